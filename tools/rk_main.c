@@ -1,8 +1,25 @@
-/* `npukit rk ...`: one row per subcommand, each implemented in its own rk_*.c file. */
+/* `npukit rk ...`: the subcommand tables of each RK module, joined in one list.
+ * Each table lives beside the commands it names (rk_cmds_*.c). */
+#include <stdio.h>
+#include <string.h>
+
 #include "cli.h"
 
-static const cli_command rk_commands[] = {
-    {NULL, NULL, NULL},
-};
+extern const cli_command rk_core_commands[];    /* decode, diff, synth */
+extern const cli_command rk_plan_commands[];    /* plan */
+extern const cli_command rk_sim_commands[];     /* exec */
+extern const cli_command rk_runtime_commands[]; /* matmul, bench, info */
 
-int rk_main(int argc, char **argv) { return cli_dispatch("npukit rk", rk_commands, argc, argv); }
+int rk_main(int argc, char **argv)
+{
+    const cli_command *tables[] = {rk_core_commands, rk_plan_commands, rk_sim_commands,
+                                   rk_runtime_commands};
+    enum { MAX_COMMANDS = 64 };
+    cli_command all[MAX_COMMANDS + 1];
+    size_t n = 0;
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const cli_command *c = tables[t]; c->name && n < MAX_COMMANDS; c++)
+            all[n++] = *c;
+    all[n] = (cli_command){NULL, NULL, NULL};
+    return cli_dispatch("npukit rk", all, argc, argv);
+}
