@@ -1,0 +1,147 @@
+/* The limits of one matmul task, each with an error that names the value and the limit. */
+#include "npukit/rk_sched.h"
+#include "npukit/rk_synth.h"
+
+npk_rk_matmul npk_rk_matmul_default(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n)
+{
+    npk_rk_matmul mm = {0};
+    mm.in = in;
+    mm.out = npk_rk_default_out(in);
+    mm.m = m;
+    mm.k = k;
+    mm.n = n;
+    mm.mode = -1;
+    mm.sched = NPK_SCHED_AUTO;
+    return mm;
+}
+
+static const char *pname(npk_rk_prec p)
+{
+    const char *s = npk_rk_prec_name(p);
+    return s ? s : "?";
+}
+
+/* Checks that hold even for --unchecked: without them there is no program to emit. */
+static npk_status check_encodable(const npk_rk_matmul *mm)
+{
+    if (mm->in != NPK_PREC_FP16 && mm->in != NPK_PREC_INT8 && mm->in != NPK_PREC_INT4)
+        return npk_fail(NPK_EINVAL, "input dtype %s is not synthesized (fp16, int8, int4)",
+                        pname(mm->in));
+    if (!npk_rk_out_stage_find(mm->in, mm->out))
+        return npk_fail(NPK_EINVAL, "%s inputs cannot produce %s output (%s)", pname(mm->in),
+                        pname(mm->out),
+                        mm->in == NPK_PREC_FP16   ? "fp32 or fp16"
+                        : mm->in == NPK_PREC_INT8 ? "int32; int16/int8 never complete"
+                                                  : "int16");
+    if (!mm->m || !mm->k || !mm->n)
+        return npk_fail(NPK_EINVAL, "M=%u K=%u N=%u: every dimension must be at least 1",
+                        mm->m, mm->k, mm->n);
+    if (mm->mode != -1 && mm->mode != NPK_MODE_LINE && mm->mode != NPK_MODE_CUBE)
+        return npk_fail(NPK_EINVAL, "mode %d is neither line (0) nor cube (1)", mm->mode);
+    if (mm->sched != NPK_SCHED_AUTO && mm->sched != NPK_SCHED_0 && mm->sched != NPK_SCHED_1)
+        return npk_fail(NPK_EINVAL, "sched %d is not auto, 0 or 1", mm->sched);
+    return NPK_OK;
+}
+
+static npk_status check_pitches(const npk_rk_matmul *mm, npk_rk_mode mode)
+{
+    if (mode == NPK_MODE_CUBE) {
+        if ((mm->a_pitch && mm->a_pitch != mm->k) || (mm->c_pitch && mm->c_pitch != mm->n))
+            return npk_fail(NPK_EINVAL,
+                            "row pitches apply to line mode only (cube layouts have none)");
+        return NPK_OK;
+    }
+    /* LINE_STRIDE counts 16-byte units; int4 rows use int8's 16-element entries (spec). */
+    uint32_t per16 = mm->in == NPK_PREC_FP16 ? 8 : 16;
+    if (mm->a_pitch && (mm->a_pitch < mm->k || mm->a_pitch % per16))
+        return npk_fail(NPK_EINVAL,
+                        "feature row pitch %u must be >= K=%u and a multiple of %u elements "
+                        "(one 16-byte LINE_STRIDE unit)",
+                        mm->a_pitch, mm->k, per16);
+    uint32_t out_per16 = 128 / npk_rk_prec_bits(mm->out);
+    if (mm->c_pitch && (mm->c_pitch < mm->n || mm->c_pitch % out_per16))
+        return npk_fail(NPK_EINVAL,
+                        "output row stride %u must be >= N=%u and a multiple of %u elements "
+                        "(one 16-byte notch unit)",
+                        mm->c_pitch, mm->n, out_per16);
+    return NPK_OK;
+}
+
+npk_status npk_rk_matmul_check(const npk_rk_matmul *mm, npk_rk_synth_info *info)
+{
+    npk_status s = check_encodable(mm);
+    if (s)
+        return s;
+    const npk_rk_soc *soc = mm->soc ? mm->soc : npk_rk_soc_default();
+    npk_rk_synth_info r = {0};
+    r.mode = mm->mode == -1 ? npk_rk_default_mode(mm->in) : (npk_rk_mode)mm->mode;
+    r.sched = mm->sched == NPK_SCHED_AUTO ? npk_rk_sched_choose(mm->in, mm->m, mm->k)
+                                          : mm->sched;
+    if (r.sched == NPK_SCHED_AUTO && mm->unchecked)
+        r.sched = NPK_SCHED_0; /* nothing holds M: emit the template schedule */
+
+    if (!mm->unchecked) {
+        const char *in = pname(mm->in);
+        uint32_t nal = npk_rk_n_align(mm->in);
+        if (mm->k % 32)
+            return npk_fail(NPK_ELIMIT, "K=%u is not a multiple of 32 (the K-tile)", mm->k);
+        if (mm->n % nal)
+            return npk_fail(NPK_ELIMIT, "N=%u is not a multiple of %u (the %s N-tile)", mm->n,
+                            nal, in);
+        if (mm->k > soc->k_max_single)
+            return npk_fail(NPK_ELIMIT,
+                            "K=%u exceeds the single-op limit %u (larger K wedges the submit; "
+                            "split K)",
+                            mm->k, soc->k_max_single);
+        if (mm->n > soc->n_max)
+            return npk_fail(NPK_ELIMIT,
+                            "N=%u exceeds %u per task (wider output is silently wrong; tile N)",
+                            mm->n, soc->n_max);
+        if (mm->in == NPK_PREC_INT4 && (uint64_t)mm->k * 64 > 32767)
+            return npk_fail(NPK_ELIMIT,
+                            "int4 K=%u: K x 64 = %llu overflows the int16 accumulator (32767) "
+                            "for full-range operands; K must be <= 511",
+                            mm->k, (unsigned long long)mm->k * 64);
+        const npk_rk_out_stage *st = npk_rk_out_stage_find(mm->in, mm->out);
+        if (!st->completes)
+            return npk_fail(NPK_EUNSUPPORTED,
+                            "%s->%s output never completes on the hardware (only int32 and "
+                            "fp16/fp32 matmul outputs do); --unchecked emits it anyway",
+                            in, pname(mm->out));
+        if (r.mode == NPK_MODE_CUBE && mm->m != 1 && mm->m % 4)
+            return npk_fail(NPK_ELIMIT, "cube mode needs M = 1 or a multiple of 4, got M=%u",
+                            mm->m);
+        if (r.sched == NPK_SCHED_AUTO)
+            return npk_fail(NPK_ELIMIT,
+                            "M=%u exceeds every schedule's ceiling for %s K=%u (sched 0: %u, "
+                            "sched 1: %u); tile M",
+                            mm->m, in, mm->k, npk_rk_m_ceiling(mm->in, mm->k, NPK_SCHED_0),
+                            npk_rk_m_ceiling(mm->in, mm->k, NPK_SCHED_1));
+        const char *why = "";
+        if (!npk_rk_sched_valid(mm->in, mm->k, r.sched, &why))
+            return npk_fail(NPK_ELIMIT, "sched %d at K=%u: %s", r.sched, mm->k, why);
+        uint32_t cap = npk_rk_m_ceiling(mm->in, mm->k, r.sched);
+        if (mm->m > cap)
+            return npk_fail(NPK_ELIMIT,
+                            "M=%u exceeds the ceiling %u for %s K=%u with sched %d (above it "
+                            "the result is miscomputed)",
+                            mm->m, cap, in, mm->k, r.sched);
+        if (mm->m > soc->m_max)
+            return npk_fail(NPK_ELIMIT, "M=%u exceeds %u (DATA_SIZE0 height is 11 bits)", mm->m,
+                            soc->m_max);
+        uint32_t grains = npk_rk_feature_grains(mm->in, mm->m, mm->k);
+        if (grains > soc->grains_max)
+            return npk_fail(NPK_ELIMIT,
+                            "M=%u needs FEATURE_GRAINS=%u, beyond its 10-bit field (%u); tile M",
+                            mm->m, grains, soc->grains_max);
+        s = check_pitches(mm, r.mode);
+        if (s)
+            return s;
+    }
+    r.cbuf_con0 = npk_rk_cbuf_con0(mm->in, mm->m, mm->k, r.sched);
+    r.feature_grains = npk_rk_feature_grains(mm->in, mm->m, mm->k);
+    r.m_ceiling = npk_rk_m_ceiling(mm->in, mm->k, r.sched);
+    if (info)
+        *info = r;
+    return NPK_OK;
+}
