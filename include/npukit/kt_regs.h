@@ -1,0 +1,158 @@
+/* KohakuTPU register surfaces as data: the orchestrator's control window (AXI, §2 of the
+ * control-register specification) and the per-unit CU_CTRL block (over the mesh, §1).
+ *
+ * The driver uses the offsets and decoders; the simulator uses the same table for reset values,
+ * access kinds and names, so a register is described once.
+ */
+#ifndef NPUKIT_KT_REGS_H
+#define NPUKIT_KT_REGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npukit/kt_flit.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fixed-decode registers of the orchestrator window (byte offsets). */
+enum kt_orch_reg {
+    KT_CTRL = 0x0000,
+    KT_STATUS = 0x0008,
+    KT_CAPS = 0x0010,
+    KT_IRQ_STAT = 0x0018,
+    KT_IRQ_EN = 0x0020,
+    KT_PROG_DST = 0x0040,
+    KT_PROG_LEN = 0x0048,
+    KT_PROG_KICK = 0x0050,
+    KT_PROG_STAT = 0x0058,
+    KT_PROG_CRED = 0x0060,
+    KT_PROG_BASE = 0x0068,
+    KT_SIG_DONE = 0x0070,
+    KT_AUX_STAT = 0x0078,
+    KT_AUX_STATW = 0x0080,    /* 16 words from the attached client */
+    KT_TX_FLIT = 0x0100,      /* FLIT_WORDS words */
+    KT_TX_KICK = 0x0140,
+    KT_TX_STATUS = 0x0148,
+    KT_RX_FLIT = 0x0180,      /* FLIT_WORDS words */
+    KT_RX_POP = 0x01C0,
+    KT_RX_STATUS = 0x01C8,
+    KT_AUX_CFG = 0x0800,      /* 0x800-0x8FF, forwarded verbatim */
+    KT_NODE_STATUS = 0x1000,  /* 0x1000 + {y,x}*8 */
+    KT_STAGE = 0x2000,        /* STAGE_FLITS * FLIT_WORDS * 8 bytes */
+};
+
+enum {
+    KT_AUX_STATW_WORDS = 16,
+    KT_AUX_CFG_BYTES = 0x100,
+    KT_NODE_SLOTS = 256,
+    KT_WINDOW_BYTES = 0x10000,   /* only addr[15:0] is decoded: the window aliases every 64 KB */
+    KT_STAGE_FLITS_DEFAULT = 128,
+    KT_BUS_FLIT_BYTES = 32,      /* the station bus packs every host write into 32-byte flits */
+};
+
+/* How the host sees a register. */
+typedef enum kt_access {
+    KT_ACC_RW,     /* stored and read back */
+    KT_ACC_RO,     /* read-only, derived from live state */
+    KT_ACC_W1C,    /* write-1-to-clear */
+    KT_ACC_W,      /* write-only: a pulse or a write into a RAM; reads zero */
+    KT_ACC_RLIVE,  /* write seeds, read returns a live counter (PROG_CRED) */
+    KT_ACC_RCLR,   /* read a count; any write clears (SIG_DONE) */
+} kt_access;
+
+typedef struct kt_reg_desc {
+    uint32_t offset;
+    uint32_t words;     /* 1 for a register, more for an array or window */
+    const char *name;
+    kt_access access;
+    uint8_t width;      /* stored / decoded bits (64 for full words) */
+    uint64_t reset;
+    const char *fields; /* one line: the bit fields, for listings */
+} kt_reg_desc;
+
+/* The orchestrator map at the reference build (FLIT_WORDS 5, STAGE_FLITS 128); rows in offset
+ * order, terminated by name == NULL. */
+extern const kt_reg_desc kt_orch_regs[];
+/* The row covering `offset` (NULL for an unlisted offset, which reads zero). */
+const kt_reg_desc *kt_orch_reg_find(uint32_t offset);
+const char *kt_access_name(kt_access a);
+
+/* Staging geometry: slots of FLIT_WORDS words from 0x2000. Derived, never assumed 40 bytes. */
+static inline uint32_t kt_stage_slot_offset(unsigned slot, unsigned flit_words)
+{
+    return KT_STAGE + slot * flit_words * 8u;
+}
+static inline uint32_t kt_stage_end(unsigned stage_flits, unsigned flit_words)
+{
+    return KT_STAGE + stage_flits * flit_words * 8u;
+}
+static inline uint32_t kt_node_status_offset(kt_coord c) { return KT_NODE_STATUS + kt_coord_pack(c) * 8u; }
+
+/* ---- decoded register values ---- */
+typedef struct kt_agent_caps {
+    uint16_t flit_width;
+    uint8_t pos_width, grid_lo, grid_hi;
+} kt_agent_caps;
+kt_agent_caps kt_agent_caps_decode(uint64_t v);
+uint64_t kt_agent_caps_encode(const kt_agent_caps *c);
+
+typedef struct kt_status_reg {
+    bool busy, error, mesh_ready;
+} kt_status_reg;
+kt_status_reg kt_status_decode(uint64_t v);
+
+typedef struct kt_prog_stat {
+    bool run;
+    uint16_t flits_left;
+    uint16_t credit;
+} kt_prog_stat;
+kt_prog_stat kt_prog_stat_decode(uint64_t v);
+uint64_t kt_prog_stat_encode(const kt_prog_stat *p);
+
+typedef struct kt_node_status {
+    uint8_t code;
+    uint32_t arg;
+    uint16_t count;
+    bool valid;
+} kt_node_status;
+kt_node_status kt_node_status_decode(uint64_t v);
+uint64_t kt_node_status_encode(const kt_node_status *n);
+
+enum { KT_TX_FULL_BIT = 16, KT_RX_EMPTY_BIT = 16, KT_RX_OVERFLOW_BIT = 17 };
+
+/* ---- CU_CTRL indices (§1.2) ---- */
+enum kt_cu_index { KT_CU_CAPS = 0, KT_CU_STATUS = 1, KT_CU_COUNTERS = 2, KT_CU_DBG = 3 };
+
+typedef struct kt_cu_caps {
+    uint16_t type;       /* conventionally two ASCII letters, e.g. 'SX' 0x5358 */
+    uint8_t version;     /* mesh-wide build number */
+    uint8_t n_buffers;   /* 4 bits */
+    uint16_t inst_depth; /* instruction FIFO depth: the credit a dispatcher may seed */
+} kt_cu_caps;
+kt_cu_caps kt_cu_caps_decode(uint64_t v);
+uint64_t kt_cu_caps_encode(const kt_cu_caps *c);
+/* The type as two printable letters ("SX"), or "??" style hex when not printable. */
+void kt_cu_type_text(uint16_t type, char out[8]);
+
+typedef struct kt_cu_status {
+    bool busy, error;
+    uint16_t inst_space;
+} kt_cu_status;
+kt_cu_status kt_cu_status_decode(uint64_t v);
+uint64_t kt_cu_status_encode(const kt_cu_status *s);
+
+typedef struct kt_cu_counters {
+    uint32_t retired, busy_cycles;
+} kt_cu_counters;
+kt_cu_counters kt_cu_counters_decode(uint64_t v);
+/* A measurement is the difference of two reads modulo 2^32 (the counters wrap in seconds). */
+static inline uint32_t kt_counter_delta32(uint32_t before, uint32_t after) { return after - before; }
+static inline uint16_t kt_count_delta16(uint16_t before, uint16_t after) { return (uint16_t)(after - before); }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,155 @@
+/* ktsim: a cycle-stepped, register-accurate simulator of the KohakuAccel control plane.
+ *
+ * It models the orchestrator window (both bitstream generations), the mesh (XY routing with the
+ * clamp, router FIFOs, hold-until-taken links), the compute-unit shell with unit models behind
+ * it, and the memory agent with DRAM. It is reached only as a kt_transport, exactly like a card:
+ * every host access costs simulated cycles, and nothing in the registers says which bitstream
+ * generation is modelled.
+ *
+ * Extension points for other modules (mover, interlink, host control-program engine) are table
+ * rows: an AUX_CFG client (a sub-range of 0x800-0x8FF plus AUX_STAT / AUX_STATW words) and a bus
+ * region (an address range on the host bus, e.g. the engine at ORC_BASE), each with a per-cycle
+ * tick. A region's logic can master the bus itself (ktsim_bus_write64 / ktsim_bus_read64).
+ */
+#ifndef NPUKIT_KTSIM_H
+#define NPUKIT_KTSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npukit/kt_flit.h"
+#include "npukit/kt_transport.h"
+#include "npukit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which orchestrator bitstream is modelled. */
+typedef enum ktsim_gen {
+    KTSIM_GEN_CURRENT = 0,   /* honours AXI byte strobes */
+    KTSIM_GEN_PRESTROBE = 1, /* every beat of a 32-byte bus flit acts: neighbours are zeroed */
+} ktsim_gen;
+const char *ktsim_gen_name(ktsim_gen g);
+
+enum { KTSIM_MAX_UNITS = 64, KTSIM_MAX_MEM_PORTS = 4, KTSIM_NAME_MAX = 32 };
+
+typedef struct ktsim_unit_cfg {
+    kt_coord at;
+    char kind[16];         /* a unit model: "saxpy", "test" */
+    uint16_t type;         /* CU_CAPS cu_type (0: the model's default) */
+    uint8_t version;       /* CU_CAPS cu_version */
+    uint8_t n_buffers;
+    uint16_t inst_depth;   /* instruction FIFO depth (CU_CAPS inst_depth) */
+    uint32_t latency;      /* test unit: cycles per instruction */
+    uint32_t result;       /* test unit: default exec_result */
+    uint32_t reply_delay;  /* cycles before a CU_CTRL reply may leave (slow replies) */
+} ktsim_unit_cfg;
+
+typedef struct ktsim_config {
+    char name[KTSIM_NAME_MAX];
+    ktsim_gen gen;
+    bool stale_lanes;          /* pre-strobe: unstrobed beats carry stale bytes rather than zeros */
+    uint16_t flit_width;       /* 288 */
+    uint8_t pos_width;         /* 4 */
+    uint8_t grid_lo, grid_hi;  /* routers at grid_lo..grid_hi on both axes */
+    unsigned stage_flits;      /* STAGE_FLITS (128) */
+    unsigned tx_depth, rx_depth;
+    unsigned router_fifo;      /* per router input port */
+    unsigned recv_depth;       /* a shell's receive FIFO */
+    unsigned mem_queue;        /* a memory port's intake queue */
+    kt_coord mem_port[KTSIM_MAX_MEM_PORTS];
+    unsigned n_mem_ports;      /* port 0 hosts the orchestrator */
+    uint64_t ctrl_base;        /* the orchestrator window on the host bus */
+    uint64_t mem_base;         /* the host memory window (DRAM offset 0) */
+    uint64_t engine_base;      /* where a host control-program engine region belongs */
+    uint64_t dram_size;
+    unsigned host_access_cycles; /* mesh cycles one host transaction takes */
+    ktsim_unit_cfg units[KTSIM_MAX_UNITS];
+    unsigned n_units;
+} ktsim_config;
+
+/* The reference defaults (no units). */
+void ktsim_config_default(ktsim_config *cfg);
+/* Load a preset: a name resolves to <data>/kt/<name>.mesh, anything with '/' or '.' is a path. */
+npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg);
+/* Parse preset text (the file format is described in data/kt/README). */
+npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config *cfg);
+/* Names of the bundled presets, NULL-terminated. */
+const char *const *ktsim_preset_names(void);
+
+typedef struct ktsim ktsim;
+
+npk_status ktsim_create(const ktsim_config *cfg, ktsim **out);
+void ktsim_destroy(ktsim *s);
+const ktsim_config *ktsim_get_config(const ktsim *s);
+
+/* The simulator as a transport (bulk = true). Owned by the simulator. */
+kt_transport *ktsim_transport(ktsim *s);
+
+/* Advance the clock. */
+void ktsim_step(ktsim *s, uint64_t cycles);
+uint64_t ktsim_cycle(const ktsim *s);
+/* Assert resetn: orchestrator registers, FIFOs, dispatcher, mesh and units return to reset;
+ * NODE_STATUS (initialised only with the bitstream) and DRAM keep their contents. */
+void ktsim_reset(ktsim *s);
+
+/* The first thing the model refused to guess (NULL when none), e.g. a dispatch reading past
+ * the staging RAM, a mesh read of never-written DRAM. Sticky until ktsim_clear_fault. */
+const char *ktsim_fault(const ktsim *s);
+void ktsim_clear_fault(ktsim *s);
+
+/* Cycles since any flit last moved anywhere while work was outstanding (a stalled mesh grows
+ * this without bound; an idle one keeps it at 0). */
+uint64_t ktsim_stalled_cycles(const ktsim *s);
+
+/* DRAM backdoor (local offsets, no granule effects), as the Verilator backdoor offers. */
+npk_status ktsim_dram_write(ktsim *s, uint64_t offset, const void *buf, size_t len);
+npk_status ktsim_dram_read(ktsim *s, uint64_t offset, void *buf, size_t len);
+
+/* Test backdoors: the mirror's bitstream-init contents, and a unit's counters. */
+void ktsim_poke_node_status(ktsim *s, kt_coord at, uint64_t value);
+npk_status ktsim_poke_unit_counters(ktsim *s, kt_coord at, uint32_t retired, uint32_t busy_cycles);
+/* Flits that reached an edge position with nobody there, and were dropped. */
+uint64_t ktsim_dropped_flits(const ktsim *s);
+
+/* ---- extension rows ---- */
+
+/* An AUX_CFG client: the mover owns client offsets 0x00-0x7F, the interlink 0x80-0xFF. Each
+ * pulse is (client offset, 64-bit value); how many pulses a host write produces, and at which
+ * offsets, is the generation's business, not the client's. */
+typedef struct ktsim_aux_client {
+    const char *name;
+    uint8_t lo, hi;                                         /* inclusive client offsets */
+    void (*cfg)(void *ctx, uint8_t offset, uint64_t value); /* one cfg pulse */
+    uint64_t (*stat)(void *ctx);                 /* AUX_STAT bits [63:40] and [7:0], or NULL */
+    uint64_t (*statw)(void *ctx, unsigned index); /* AUX_STATW[index], or NULL */
+    void (*tick)(void *ctx);                     /* once per cycle, or NULL */
+    void *ctx;
+} ktsim_aux_client;
+npk_status ktsim_add_aux_client(ktsim *s, const ktsim_aux_client *c);
+
+/* A host-bus region (another AXI slave beside the orchestrator window and memory window). */
+typedef struct ktsim_region {
+    const char *name;
+    uint64_t base, size;
+    npk_status (*read64)(void *ctx, uint64_t offset, uint64_t *value);
+    npk_status (*write64)(void *ctx, uint64_t offset, uint64_t value, uint8_t strobes);
+    void (*tick)(void *ctx);
+    void *ctx;
+} ktsim_region;
+npk_status ktsim_add_region(ktsim *s, const ktsim_region *r);
+
+/* Bus-master access from inside the machine (e.g. an engine's AXI master): one single-beat
+ * transaction with all strobes, straight to the slave — no host station bus, no access cost. */
+npk_status ktsim_bus_write64(ktsim *s, uint64_t addr, uint64_t value);
+npk_status ktsim_bus_read64(ktsim *s, uint64_t addr, uint64_t *value);
+
+/* Memory-agent traffic counters (AXI transactions, summed across ports; 16-bit, free-running). */
+void ktsim_mem_traffic(const ktsim *s, uint16_t *reads, uint16_t *writes);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,316 @@
+/* The 288-bit flit codec: field positions as tables, generic bit access, typed encoders. */
+#include "npukit/kt_flit.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Header at the reference geometry, MSB first: {dst_x, dst_y, src_x, src_y, type, txn, last,
+ * rsvd}. Routers read only dst; src must be the sender's own coordinate. */
+const kt_field kt_layout_header[] = {
+    {"dst_x", 284, 4}, {"dst_y", 280, 4}, {"src_x", 276, 4}, {"src_y", 272, 4},
+    {"type", 268, 4},  {"txn", 260, 8},   {"last", 259, 1},  {"rsvd", 256, 3},
+    {NULL, 0, 0},
+};
+
+/* CU_CTRL: the request's op is not decoded by the shell; the reply carries op 0x02. */
+const kt_field kt_layout_ctrl[] = {
+    {"op", 248, 8}, {"index", 240, 8}, {"value", 176, 64}, {NULL, 0, 0},
+};
+
+const kt_field kt_layout_signal[] = {
+    {"code", 248, 8}, {"arg", 216, 32}, {NULL, 0, 0},
+};
+
+/* The port reads a 40-bit address (an older document shows 34 bits; the RTL reads 40). */
+const kt_field kt_layout_mem_req[] = {
+    {"addr", 216, 40},       {"len", 208, 8},   {"flags", 200, 8},  {"count", 192, 8},
+    {"peer", 168, 24},       {"n_peer", 166, 2}, {"entry_words", 158, 8}, {NULL, 0, 0},
+};
+
+const kt_field kt_layout_cu_data[] = {
+    {"buf_id", 248, 8}, {"offset", 232, 16}, {"len", 224, 8}, {"flags", 216, 8},
+    {"ack_y", 212, 4},  {"ack_x", 208, 4},   {NULL, 0, 0},
+};
+
+const kt_field kt_layout_wr_ack[] = {
+    {"dropped", 0, 1}, {NULL, 0, 0},
+};
+
+/* The saxpy example unit: an 8-bit opcode at the top (not the 4-bit KohakuTPU convention). */
+const kt_field kt_layout_saxpy[] = {
+    {"op", 248, 8}, {"n", 224, 24}, {"a", 192, 32}, {"x_addr", 128, 64}, {"y_addr", 64, 64},
+    {NULL, 0, 0},
+};
+
+static const char *const type_names[16] = {
+    "MEM_RD_REQ", "MEM_WR_REQ", "MEM_RD_RESP", "MEM_WR_ACK", "MEM_WR_DATA", "CU_INST",
+    "CU_SIGNAL",  "CU_CTRL",    "CU_DATA",     "RSVD9",      "RSVDA",       "RSVDB",
+    "RSVDC",      "RSVDD",      "RSVDE",       "ERROR",
+};
+
+const char *kt_type_name(unsigned type) { return type < 16 ? type_names[type] : "?"; }
+
+const char *kt_signal_name(unsigned code)
+{
+    static const char *const names[] = {"INST_COMPLETE", "BATCH_COMPLETE", "BARRIER_REACHED",
+                                        "DATA_RECEIVED", "FAULT"};
+    if (code < sizeof names / sizeof names[0])
+        return names[code];
+    return code >= 0x40 ? "UNIT_DEFINED" : "RESERVED";
+}
+
+const kt_field *kt_layout_for_type(unsigned type)
+{
+    switch (type) {
+    case KT_T_MEM_RD_REQ:
+    case KT_T_MEM_WR_REQ: return kt_layout_mem_req;
+    case KT_T_MEM_WR_ACK: return kt_layout_wr_ack;
+    case KT_T_CU_SIGNAL: return kt_layout_signal;
+    case KT_T_CU_CTRL: return kt_layout_ctrl;
+    default: return NULL;
+    }
+}
+
+static uint64_t width_mask(unsigned width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
+
+uint64_t kt_flit_bits(const kt_flit *f, unsigned lo, unsigned width)
+{
+    if (width == 0 || width > 64 || lo + width > KT_FLIT_WIDTH)
+        return 0;
+    unsigned word = lo / 64, shift = lo % 64;
+    uint64_t v = f->w[word] >> shift;
+    if (shift && word + 1 < KT_FLIT_WORDS)
+        v |= f->w[word + 1] << (64 - shift);
+    return v & width_mask(width);
+}
+
+void kt_flit_set_bits(kt_flit *f, unsigned lo, unsigned width, uint64_t value)
+{
+    if (width == 0 || width > 64 || lo + width > KT_FLIT_WIDTH)
+        return;
+    uint64_t m = width_mask(width);
+    value &= m;
+    unsigned word = lo / 64, shift = lo % 64;
+    f->w[word] = (f->w[word] & ~(m << shift)) | (value << shift);
+    if (shift && shift + width > 64) {
+        unsigned hi_bits = shift + width - 64;
+        uint64_t hm = width_mask(hi_bits);
+        f->w[word + 1] = (f->w[word + 1] & ~hm) | (value >> (64 - shift));
+    }
+}
+
+const kt_field *kt_field_find(const kt_field *layout, const char *name)
+{
+    for (const kt_field *fl = layout; fl && fl->name; fl++)
+        if (!strcmp(fl->name, name))
+            return fl;
+    return NULL;
+}
+
+npk_status kt_field_put(kt_flit *f, const kt_field *field, uint64_t value)
+{
+    if (field->width < 64 && value > width_mask(field->width))
+        return npk_fail(NPK_ELIMIT, "flit field %s=0x%" PRIx64 " does not fit %u bits (max 0x%" PRIx64 ")",
+                        field->name, value, field->width, width_mask(field->width));
+    kt_flit_set_bits(f, field->lo, field->width, value);
+    return NPK_OK;
+}
+
+/* Put a list of values into the fields of `layout`, in table order. */
+static npk_status put_all(kt_flit *f, const kt_field *layout, const uint64_t *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        npk_status s = kt_field_put(f, &layout[i], values[i]);
+        if (s != NPK_OK)
+            return s;
+    }
+    return NPK_OK;
+}
+
+static npk_status check_coord(const char *what, kt_coord c)
+{
+    if (c.x > KT_COORD_MAX || c.y > KT_COORD_MAX)
+        return npk_fail(NPK_ELIMIT, "%s coordinate (%u,%u) exceeds %u per axis", what, c.x, c.y,
+                        KT_COORD_MAX);
+    return NPK_OK;
+}
+
+npk_status kt_header_put(kt_flit *f, const kt_header *h)
+{
+    npk_status s;
+    if ((s = check_coord("dst", h->dst)) || (s = check_coord("src", h->src)))
+        return s;
+    uint64_t v[] = {h->dst.x, h->dst.y, h->src.x, h->src.y, h->type, h->txn, h->last, h->rsvd};
+    s = put_all(f, kt_layout_header, v, 8);
+    f->w[4] &= 0xFFFFFFFFull; /* the host word 4 has no bits above 287 */
+    return s;
+}
+
+kt_header kt_header_get(const kt_flit *f)
+{
+    const kt_field *L = kt_layout_header;
+    kt_header h;
+    h.dst.x = (uint8_t)kt_field_get(f, &L[0]);
+    h.dst.y = (uint8_t)kt_field_get(f, &L[1]);
+    h.src.x = (uint8_t)kt_field_get(f, &L[2]);
+    h.src.y = (uint8_t)kt_field_get(f, &L[3]);
+    h.type = (uint8_t)kt_field_get(f, &L[4]);
+    h.txn = (uint8_t)kt_field_get(f, &L[5]);
+    h.last = kt_field_get(f, &L[6]) != 0;
+    h.rsvd = (uint8_t)kt_field_get(f, &L[7]);
+    return h;
+}
+
+npk_status kt_ctrl_put(kt_flit *f, const kt_ctrl *c)
+{
+    kt_payload_clear(f);
+    uint64_t v[] = {c->op, c->index, c->value};
+    return put_all(f, kt_layout_ctrl, v, 3);
+}
+
+kt_ctrl kt_ctrl_get(const kt_flit *f)
+{
+    return (kt_ctrl){(uint8_t)kt_field_get(f, &kt_layout_ctrl[0]),
+                     (uint8_t)kt_field_get(f, &kt_layout_ctrl[1]), kt_field_get(f, &kt_layout_ctrl[2])};
+}
+
+npk_status kt_signal_put(kt_flit *f, const kt_signal *s)
+{
+    kt_payload_clear(f);
+    uint64_t v[] = {s->code, s->arg};
+    return put_all(f, kt_layout_signal, v, 2);
+}
+
+kt_signal kt_signal_get(const kt_flit *f)
+{
+    return (kt_signal){(uint8_t)kt_field_get(f, &kt_layout_signal[0]),
+                       (uint32_t)kt_field_get(f, &kt_layout_signal[1])};
+}
+
+npk_status kt_mem_req_put(kt_flit *f, const kt_mem_req *r)
+{
+    if (r->n_peer > 3)
+        return npk_fail(NPK_ELIMIT, "memory request n_peer=%u exceeds 3", r->n_peer);
+    npk_status s;
+    uint64_t peers = 0;
+    for (int i = 0; i < 3; i++) {
+        if ((s = check_coord("peer", r->peer[i])))
+            return s;
+        peers |= (uint64_t)kt_coord_pack(r->peer[i]) << (8 * i); /* peer0 in the lowest byte */
+    }
+    kt_payload_clear(f);
+    uint64_t v[] = {r->addr, r->len, r->flags, r->count, peers, r->n_peer, r->entry_words};
+    return put_all(f, kt_layout_mem_req, v, 7);
+}
+
+kt_mem_req kt_mem_req_get(const kt_flit *f)
+{
+    const kt_field *L = kt_layout_mem_req;
+    kt_mem_req r;
+    memset(&r, 0, sizeof r);
+    r.addr = kt_field_get(f, &L[0]);
+    r.len = (uint8_t)kt_field_get(f, &L[1]);
+    r.flags = (uint8_t)kt_field_get(f, &L[2]);
+    r.count = (uint8_t)kt_field_get(f, &L[3]);
+    uint64_t peers = kt_field_get(f, &L[4]);
+    for (int i = 0; i < 3; i++)
+        r.peer[i] = kt_coord_unpack((uint8_t)(peers >> (8 * i)));
+    r.n_peer = (uint8_t)kt_field_get(f, &L[5]);
+    r.entry_words = (uint8_t)kt_field_get(f, &L[6]);
+    return r;
+}
+
+npk_status kt_cu_data_put(kt_flit *f, const kt_cu_data *d)
+{
+    npk_status s;
+    if ((s = check_coord("ack", d->ack)))
+        return s;
+    kt_payload_clear(f);
+    uint64_t v[] = {d->buf_id, d->offset, d->len, d->flags, d->ack.y, d->ack.x};
+    return put_all(f, kt_layout_cu_data, v, 6);
+}
+
+kt_cu_data kt_cu_data_get(const kt_flit *f)
+{
+    const kt_field *L = kt_layout_cu_data;
+    kt_cu_data d;
+    d.buf_id = (uint8_t)kt_field_get(f, &L[0]);
+    d.offset = (uint16_t)kt_field_get(f, &L[1]);
+    d.len = (uint8_t)kt_field_get(f, &L[2]);
+    d.flags = (uint8_t)kt_field_get(f, &L[3]);
+    d.ack.y = (uint8_t)kt_field_get(f, &L[4]);
+    d.ack.x = (uint8_t)kt_field_get(f, &L[5]);
+    return d;
+}
+
+npk_status kt_flit_ctrl_request(kt_flit *f, kt_coord dst, kt_coord src, uint8_t index, uint8_t txn)
+{
+    memset(f, 0, sizeof *f);
+    kt_header h = {dst, src, KT_T_CU_CTRL, txn, true, 0};
+    kt_ctrl c = {KT_CTRL_OP_READ, index, 0};
+    npk_status s = kt_ctrl_put(f, &c);
+    return s ? s : kt_header_put(f, &h);
+}
+
+npk_status kt_flit_ctrl_reply(kt_flit *f, kt_coord dst, kt_coord src, uint8_t index, uint8_t txn,
+                              uint64_t value)
+{
+    memset(f, 0, sizeof *f);
+    kt_header h = {dst, src, KT_T_CU_CTRL, txn, true, 0};
+    kt_ctrl c = {KT_CTRL_OP_REPLY, index, value};
+    npk_status s = kt_ctrl_put(f, &c);
+    return s ? s : kt_header_put(f, &h);
+}
+
+npk_status kt_flit_signal(kt_flit *f, kt_coord dst, kt_coord src, uint8_t txn, uint8_t code,
+                          uint32_t arg)
+{
+    memset(f, 0, sizeof *f);
+    kt_header h = {dst, src, KT_T_CU_SIGNAL, txn, true, 0};
+    kt_signal sg = {code, arg};
+    npk_status s = kt_signal_put(f, &sg);
+    return s ? s : kt_header_put(f, &h);
+}
+
+void kt_flit_to_words(const kt_flit *f, uint64_t out[KT_FLIT_WORDS])
+{
+    memcpy(out, f->w, sizeof f->w);
+    out[4] &= 0xFFFFFFFFull;
+}
+
+npk_status kt_flit_from_words(kt_flit *f, const uint64_t in[KT_FLIT_WORDS])
+{
+    if (in[4] >> 32)
+        return npk_fail(NPK_EINVAL, "flit word 4 = 0x%016" PRIx64 " has bits above 287 (upper 32 must be 0)",
+                        in[4]);
+    memcpy(f->w, in, sizeof f->w);
+    return NPK_OK;
+}
+
+void kt_flit_to_bytes(const kt_flit *f, uint8_t out[KT_FLIT_WORDS * 8])
+{
+    for (int w = 0; w < KT_FLIT_WORDS; w++) {
+        uint64_t v = w == 4 ? (f->w[w] & 0xFFFFFFFFull) : f->w[w];
+        for (int b = 0; b < 8; b++)
+            out[w * 8 + b] = (uint8_t)(v >> (8 * b));
+    }
+}
+
+size_t kt_flit_describe(const kt_flit *f, char *buf, size_t len)
+{
+    if (!len)
+        return 0;
+    kt_header h = kt_header_get(f);
+    int n = snprintf(buf, len, "%s dst=(%u,%u) src=(%u,%u) txn=0x%02x last=%u rsvd=%u",
+                     kt_type_name(h.type), h.dst.x, h.dst.y, h.src.x, h.src.y, h.txn, h.last, h.rsvd);
+    size_t used = n < 0 ? 0 : (size_t)n;
+    const kt_field *layout = kt_layout_for_type(h.type);
+    for (const kt_field *fl = layout; fl && fl->name && used < len; fl++) {
+        n = snprintf(buf + used, len - used, " %s=0x%" PRIx64, fl->name, kt_field_get(f, fl));
+        used += n < 0 ? 0 : (size_t)n;
+    }
+    if (used >= len)
+        used = len - 1;
+    return used;
+}
