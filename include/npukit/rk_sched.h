@@ -24,17 +24,20 @@ enum { NPK_SCHED_AUTO = -1, NPK_SCHED_0 = 0, NPK_SCHED_1 = 1 };
 
 /* The spec's linear fit for clean power-of-two K: base = 0xB1 - 15*(K/S - 1), slope =
  * 15*K/S (S = 256 fp16, 512 int8), both truncated toward zero as the hardware code does;
- * value = base - slope*(mg - 1), mg = max(1, M/64), floored at 0x1B. Below the reference K
- * the base climbs above 0xB1 (0xBC at K=64, 0xBE at K=32 for fp16) and at K=128 the slope
- * is 7 (half-bank steps): those values are not valid bank splits, which is why synthesis
- * uses npk_rk_cbuf_con0() instead. Exposed for tests and for decoding vendor values. */
+ * value = base - slope*(mg - 1), mg = max(1, ceil(M/64)), floored at 0x1B. Below the
+ * reference K the base climbs above 0xB1 (0xBC at K=64, 0xBE at K=32 for fp16) and at K=128
+ * the slope is 7 (half-bank steps): those values are not valid bank splits, which is what the
+ * small-K validity rule and the K=128 cap guard against. */
 int npk_rk_sched_fit_base(npk_rk_prec p, uint32_t k);
 int npk_rk_sched_fit_slope(npk_rk_prec p, uint32_t k);
 uint32_t npk_rk_sched_fit_value(npk_rk_prec p, uint32_t m, uint32_t k);
 
-/* The bank-split reading: DATA_BANK = D, WEIGHT_BANK = 12 - D.
- * sched 0: D = 1 (0xB1). sched 1: D = ceil(64*ceil(M/64) * K*eb / 32 KB), clamped to 1..11. */
+/* The value synthesis writes: sched 0 the template 0xB1; sched 1 the fit above. */
 uint32_t npk_rk_cbuf_con0(npk_rk_prec p, uint32_t m, uint32_t k, int sched);
+/* The bank-split reading of the fit: DATA_BANK = D = ceil(64*ceil(M/64) * K*eb / 32 KB)
+ * clamped to 1..11, WEIGHT_BANK = 12 - D. Equal to the fit at every clean power-of-two K at
+ * or above the reference K (each mg step moves one bank from weights to data). */
+uint32_t npk_rk_cbuf_con0_banks(npk_rk_prec p, uint32_t m, uint32_t k);
 /* Bank split of a CBUF_CON0 value; false when DATA+WEIGHT != 12 or DATA > 11. */
 bool npk_rk_cbuf_split(uint32_t cbuf_con0, unsigned *data_bank, unsigned *weight_bank);
 

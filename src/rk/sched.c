@@ -25,17 +25,23 @@ int npk_rk_sched_fit_slope(npk_rk_prec p, uint32_t k)
 
 uint32_t npk_rk_sched_fit_value(npk_rk_prec p, uint32_t m, uint32_t k)
 {
-    int mg = m / 64 > 1 ? (int)(m / 64) : 1;
+    /* mg rounds up (facts C.3, the later form) so the data banks always hold the tile. */
+    int mg = m > 64 ? (int)((m + 63) / 64) : 1;
     int v = npk_rk_sched_fit_base(p, k) - npk_rk_sched_fit_slope(p, k) * (mg - 1);
     return v < (int)NPK_RK_CBUF_FLOOR ? NPK_RK_CBUF_FLOOR : (uint32_t)v;
 }
 
 uint32_t npk_rk_cbuf_con0(npk_rk_prec p, uint32_t m, uint32_t k, int sched)
 {
-    if (sched != NPK_SCHED_1)
-        return NPK_RK_CBUF_TEMPLATE;
-    /* Data banks that hold the tile rounded up to whole 64-row groups (facts C.3 closed form;
-     * it equals the linear fit at every clean power-of-two K >= the reference K). */
+    /* sched 1 emits the formula the hardware was measured with (spec), not an idealised
+     * split: the validity rules and ceilings below describe exactly these values. */
+    return sched == NPK_SCHED_1 ? npk_rk_sched_fit_value(p, m, k) : NPK_RK_CBUF_TEMPLATE;
+}
+
+uint32_t npk_rk_cbuf_con0_banks(npk_rk_prec p, uint32_t m, uint32_t k)
+{
+    /* Data banks that hold the tile rounded up to whole 64-row groups (facts C.3 closed
+     * form), weight banks the rest of the 12. */
     uint64_t rows = 64ull * ((m + 63) / 64);
     uint64_t bytes = rows * k * cbuf_bytes_per_elem(p);
     uint64_t d = (bytes + 32767) / 32768;
@@ -102,9 +108,10 @@ bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why)
                    "garbage at M>1)";
             return false;
         }
-        if (!is_pow2(k) || k > 4096) {
-            /* The int8 ceilings are measured at K = 512..4096 only, powers of two. */
-            *why = "int8 sched 1 is measured only at power-of-two K in 256..4096";
+        if (!is_pow2(k) || k < 512 || k > 4096) {
+            /* The int8 ceilings are measured at K = 512..4096 only, powers of two; below 512
+             * the formula takes fractional bank steps (as fp16 does at K=128). */
+            *why = "int8 sched 1 is measured only at power-of-two K in 512..4096";
             return false;
         }
         return true;

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# npukit rk synth / decode / diff / regs from the command line.
+set -u
+cli=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" >&2; fi; }
+has() { grep -q -- "$2" "$1"; }
+
+# synth: 112 u64 lines (108 body + 4 trailer), the capture's first entry.
+"$cli" rk synth --dtype fp16 -m 4 -k 32 -n 16 > "$tmp/f16.u64"
+ok test "$(wc -l < "$tmp/f16.u64")" = 112
+ok test "$(head -1 "$tmp/f16.u64")" = 0x0201000000b11040
+ok test "$(tail -1 "$tmp/f16.u64")" = 0x00810000000d0008
+
+# decode reads u64 text, binary, and RKDUMP-style u32 word pairs identically.
+"$cli" rk synth --dtype fp16 -m 4 -k 32 -n 16 --format bin > "$tmp/f16.bin"
+ok test "$(wc -c < "$tmp/f16.bin")" = 896
+"$cli" rk decode "$tmp/f16.u64" > "$tmp/d1"
+"$cli" rk decode "$tmp/f16.bin" > "$tmp/d2"
+awk '{v=substr($0,3); lo=substr(v,9,8); hi=substr(v,1,8); printf "[%03d] %s %s // regcmd\n", NR-1, lo, hi}' \
+    "$tmp/f16.u64" > "$tmp/f16.rkdump"
+"$cli" rk decode - < "$tmp/f16.rkdump" > "$tmp/d3"
+ok cmp -s "$tmp/d1" "$tmp/d2"
+ok cmp -s "$tmp/d1" "$tmp/d3"
+ok test "$(wc -l < "$tmp/d1")" = 112
+ok has "$tmp/d1" "CNA_CBUF_CON0 .*0x000000b1  WEIGHT_REUSE=0 DATA_REUSE=0 FC_DATA_BANK=0 WEIGHT_BANK=11 DATA_BANK=1"
+ok has "$tmp/d1" "DPU_DATA_FORMAT .*OUT_PRECISION=5 IN_PRECISION=2"
+ok has "$tmp/d1" "PC_OP_ENABLE"
+# Unknown registers and targets are shown, never dropped.
+printf '0x0201000000001234\n0x0301000000050040\n' > "$tmp/unknown.u64"
+"$cli" rk decode "$tmp/unknown.u64" > "$tmp/d4"
+ok test "$(wc -l < "$tmp/d4")" = 2
+ok has "$tmp/d4" "CNA .*0x1234 UNKNOWN"
+ok has "$tmp/d4" "T0301"
+# Bad input: a clear error, non-zero exit.
+printf 'abc' > "$tmp/bad.txt"
+ok bash -c "! '$cli' rk decode '$tmp/bad.txt' 2>/dev/null"
+ok bash -c "'$cli' rk decode '$tmp/bad.txt' 2>&1 | grep -q 'no regcmd entries'"
+ok bash -c "! '$cli' rk decode /nonexistent 2>/dev/null"
+
+# diff: identical -> 0; a changed schedule -> 1 with the fields named.
+"$cli" rk synth --dtype fp16 -m 4 -k 32 -n 16 --format bin > "$tmp/same.bin"
+ok "$cli" rk diff "$tmp/f16.u64" "$tmp/same.bin"
+"$cli" rk synth --dtype fp16 -m 200 -k 512 -n 16 > "$tmp/big.u64"
+"$cli" rk diff "$tmp/f16.u64" "$tmp/big.u64" > "$tmp/diff"; rc=$?
+ok test "$rc" = 1
+ok has "$tmp/diff" "first divergence at entry 0"
+ok has "$tmp/diff" "CNA_CBUF_CON0 .*A=0x000000b1  B=0x00000048"
+ok has "$tmp/diff" "DATA_BANK: 1 (0x1) -> "
+ok has "$tmp/diff" "DATAIN_HEIGHT: 4 (0x4) -> 200"
+
+# Limits: clear errors naming value and limit; --unchecked emits anyway.
+ok bash -c "'$cli' rk synth --dtype fp16 -m 1 -k 10784 -n 16 2>&1 | grep -q 'K=10784 exceeds the single-op limit 10752'"
+ok bash -c "'$cli' rk synth --dtype fp16 -m 1 -k 10784 -n 16 --unchecked | wc -l | grep -q 112"
+ok bash -c "'$cli' rk synth --dtype int8 --out int16 -m 4 -k 512 -n 32 2>&1 | grep -q 'never completes'"
+ok bash -c "'$cli' rk synth --dtype int8 --out int16 -m 4 -k 512 -n 32 --unchecked >/dev/null"
+ok bash -c "'$cli' rk synth --dtype fp16 -m 4 -k 64 -n 16 --sched 1 2>&1 | grep -q 'K >= 96'"
+ok bash -c "'$cli' rk synth --dtype fp16 -m x -k 64 -n 16 2>&1 | grep -q \"'x' is not a number\""
+ok bash -c "'$cli' rk synth --dtype fp8 -m 1 -k 64 -n 16 2>&1 | grep -q 'fp8'"
+ok bash -c "'$cli' rk synth --dtype int4 -m 1 -k 64 -n 64 --a 0xFFFFD000 --b 0xFFFFC000 --c 0xFFFFB000 --format text | grep -q 'cube mode'"
+ok bash -c "'$cli' rk synth --dtype int4 -m 1 -k 64 -n 64 --mode line --format text | grep -q 'GROUP_LINE_OFF=1'"
+
+# regs
+ok bash -c "'$cli' rk regs | grep -q 'CNA_CBUF_CON0'"
+ok bash -c "'$cli' rk regs DPU_DATA_FORMAT | grep -q '\[31:29\] OUT_PRECISION'"
+ok bash -c "! '$cli' rk regs NOPE 2>/dev/null"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,128 @@
+/* `npukit rk synth`: one matmul task's regcmd program (body, then the single-task trailer). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "npukit/rk_decode.h"
+#include "npukit/rk_sched.h"
+#include "npukit/rk_synth.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: npukit rk synth --dtype fp16|int8|int4 -m M -k K -n N [options]\n"
+            "  --out fp32|fp16|int32|int16|int8   output precision (default fp32/int32/int16)\n"
+            "  --sched auto|0|1                  M-tiling schedule (default auto)\n"
+            "  --mode line|cube                  feature/output geometry (default: vendor's)\n"
+            "  --a IOVA --b IOVA --c IOVA        feature, weight, output addresses\n"
+            "  --a-pitch E --c-pitch E           line-mode row pitches in elements\n"
+            "  --scale S --shift S               int8->int8/int16 requantization\n"
+            "  --soc NAME                        rk3588 (default) or rk3576\n"
+            "  --format u64|text|bin             output format (default u64)\n"
+            "  --unchecked                       emit even when a hardware limit is broken\n");
+}
+
+int rk_synth_main(int argc, char **argv)
+{
+    npk_rk_matmul mm = npk_rk_matmul_default(NPK_PREC_FP16, 0, 0, 0);
+    bool have_dtype = false, have_out = false;
+    const char *format = "u64";
+    npk_rk_prec out = NPK_PREC_FP32;
+    for (int i = 1; i < argc; i++) {
+        const char *o = argv[i], *v;
+        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(o, "--unchecked")) {
+            mm.unchecked = true;
+            continue;
+        }
+        if (!(v = cli_value(argc, argv, &i)))
+            return 2;
+        if (!strcmp(o, "--dtype")) {
+            if (!npk_rk_prec_parse(v, &mm.in)) {
+                fprintf(stderr, "npukit: --dtype '%s' is not fp16, int8 or int4\n", v);
+                return 2;
+            }
+            have_dtype = true;
+        } else if (!strcmp(o, "--out")) {
+            if (!npk_rk_prec_parse(v, &out)) {
+                fprintf(stderr, "npukit: --out '%s' is not a precision\n", v);
+                return 2;
+            }
+            have_out = true;
+        } else if (!strcmp(o, "-m") || !strcmp(o, "-k") || !strcmp(o, "-n")) {
+            uint32_t *dst = o[1] == 'm' ? &mm.m : o[1] == 'k' ? &mm.k : &mm.n;
+            if (!cli_u32(o, v, dst))
+                return 2;
+        } else if (!strcmp(o, "--sched")) {
+            if (!strcmp(v, "auto"))
+                mm.sched = NPK_SCHED_AUTO;
+            else if (!cli_int(o, v, 0, 1, &mm.sched))
+                return 2;
+        } else if (!strcmp(o, "--mode")) {
+            if (strcmp(v, "line") && strcmp(v, "cube")) {
+                fprintf(stderr, "npukit: --mode '%s' is not line or cube\n", v);
+                return 2;
+            }
+            mm.mode = !strcmp(v, "line") ? NPK_MODE_LINE : NPK_MODE_CUBE;
+        } else if (!strcmp(o, "--a") || !strcmp(o, "--b") || !strcmp(o, "--c")) {
+            uint32_t *dst = o[2] == 'a' ? &mm.a : o[2] == 'b' ? &mm.b : &mm.c;
+            if (!cli_u32(o, v, dst))
+                return 2;
+        } else if (!strcmp(o, "--a-pitch") || !strcmp(o, "--c-pitch")) {
+            if (!cli_u32(o, v, o[2] == 'a' ? &mm.a_pitch : &mm.c_pitch))
+                return 2;
+        } else if (!strcmp(o, "--scale") || !strcmp(o, "--shift")) {
+            int x;
+            if (!cli_int(o, v, 0, 0xffff, &x))
+                return 2;
+            *(o[3] == 'c' ? &mm.requant_scale : &mm.requant_shift) = (uint16_t)x;
+        } else if (!strcmp(o, "--soc")) {
+            if (!(mm.soc = npk_rk_soc_find(v))) {
+                fprintf(stderr, "npukit: --soc '%s' is not rk3588 or rk3576\n", v);
+                return 2;
+            }
+        } else if (!strcmp(o, "--format")) {
+            if (strcmp(v, "u64") && strcmp(v, "text") && strcmp(v, "bin")) {
+                fprintf(stderr, "npukit: --format '%s' is not u64, text or bin\n", v);
+                return 2;
+            }
+            format = v;
+        } else {
+            fprintf(stderr, "npukit: rk synth: unknown option '%s'\n", o);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!have_dtype || !mm.m || !mm.k || !mm.n) {
+        fprintf(stderr, "npukit: rk synth needs --dtype, -m, -k and -n (each >= 1)\n");
+        return 2;
+    }
+    mm.out = have_out ? out : npk_rk_default_out(mm.in);
+
+    npk_rk_entry prog[NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES];
+    npk_rk_synth_info info;
+    if (npk_rk_synth_matmul(&mm, prog, &info))
+        return cli_lib_error("synth");
+    if (npk_rk_trailer(prog + NPK_RK_MATMUL_BODY, 0, 0, NPK_RK_ENABLE_MATMUL))
+        return cli_lib_error("synth");
+    size_t n = sizeof prog / sizeof prog[0];
+    if (!strcmp(format, "u64")) {
+        for (size_t i = 0; i < n; i++)
+            printf("0x%016llx\n", (unsigned long long)prog[i]);
+    } else if (!strcmp(format, "text")) {
+        printf("# %s %ux%ux%u -> %s, %s mode, sched %d, CBUF_CON0 0x%02x\n",
+               npk_rk_prec_name(mm.in), mm.m, mm.k, mm.n, npk_rk_prec_name(mm.out),
+               info.mode == NPK_MODE_LINE ? "line" : "cube", info.sched, info.cbuf_con0);
+        npk_rk_decode_print(stdout, prog, n);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            unsigned char le[8];
+            for (int b = 0; b < 8; b++)
+                le[b] = (unsigned char)(prog[i] >> (8 * b));
+            fwrite(le, 1, 8, stdout);
+        }
+    }
+    return 0;
+}
