@@ -67,5 +67,13 @@ ok bash -c "'$cli' rk regs | grep -q 'CNA_CBUF_CON0'"
 ok bash -c "'$cli' rk regs DPU_DATA_FORMAT | grep -q '\[31:29\] OUT_PRECISION'"
 ok bash -c "! '$cli' rk regs NOPE 2>/dev/null"
 
+# plan: JSON with half-open ranges over the user's shape.
+"$cli" rk plan --dtype int8 -m 1 -k 10784 -n 4096 --cores 3 --json > "$tmp/plan.json"
+ok has "$tmp/plan.json" '^{"tasks":\[{"m0":0,"m1":1,"k0":0,"k1":10752,"n0":0,"n1":1344,"core":0,"sched":0,"cbuf_con0":177}'
+ok has "$tmp/plan.json" '"k0":10752,"k1":10784'
+ok test "$(grep -o '"core":2' "$tmp/plan.json" | wc -l)" = 2
+ok bash -c "'$cli' rk plan --dtype fp16 -m 704 -k 256 -n 64 | grep -q '1 tasks, 1 K slice'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 64 -n 16 --cores 9 2>&1 | grep -q 'cores=9: rk3588 has 1..3'"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -85,7 +85,11 @@ static void test_validity(void)
     CHECK(!npk_rk_sched_valid(NPK_PREC_FP16, 32, 1, &why));
     CHECK(!npk_rk_sched_valid(NPK_PREC_FP16, 64, 1, &why));
     CHECK_STR_HAS(why, "K >= 96");
-    CHECK(npk_rk_sched_valid(NPK_PREC_FP16, 96, 1, &why));
+    CHECK(!npk_rk_sched_valid(NPK_PREC_FP16, 96, 1, &why));
+    CHECK_STR_HAS(why, "power-of-two");
+    CHECK(!npk_rk_sched_valid(NPK_PREC_FP16, 640, 1, &why));
+    CHECK(!npk_rk_sched_valid(NPK_PREC_FP16, 2048, 1, &why));
+    CHECK_STR_HAS(why, "K >= 2048");
     CHECK(npk_rk_sched_valid(NPK_PREC_FP16, 128, 1, &why));
     for (uint32_t k = 32; k <= 128; k += 32)
         CHECK(!npk_rk_sched_valid(NPK_PREC_INT8, k, 1, &why));

@@ -96,6 +96,11 @@ bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why)
                    "garbage at M>1)";
             return false;
         }
+        if (!is_pow2(k)) {
+            /* Off powers of two the fit takes fractional bank steps (invalid splits). */
+            *why = "fp16 sched 1 is used only at power-of-two K (128..1024)";
+            return false;
+        }
         if (k >= 2048) {
             /* facts C.3: "fp16 sched=1 gives wrong rows when M>8 at Kp>=2048". */
             *why = "fp16 sched 1 gives wrong rows at K >= 2048; use sched 0 or a K-split";
@@ -132,8 +137,7 @@ uint32_t npk_rk_m_ceiling(npk_rk_prec p, uint32_t k, int sched)
         return 32768 / (k * cbuf_bytes_per_elem(p));
     }
     if (p == NPK_PREC_FP16) {
-        /* K=128 needs half-bank steps and its envelope is non-monotonic: cap at 256. The cap
-         * covers K=96 too, which shares the fractional step. */
+        /* K=128 needs half-bank steps and its envelope is non-monotonic: cap at 256. */
         if (k <= 128)
             return 256;
         return 180224 / k; /* 11 banks x 32 KB / (K x 2 B) */

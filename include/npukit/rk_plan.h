@@ -1,0 +1,61 @@
+/* The planner: any M x K x N matmul as tasks that each satisfy every hardware limit.
+ *
+ * K is split into slices whose partials the host accumulates; N into tiles of at most the
+ * SoC's N limit, spread over cores; M into tiles as large as the slice's (dtype, K,
+ * schedule) ceiling allows — bigger M tiles mean fewer submits for the same MACs, and the
+ * weights are streamed once per M tile (spec "M-tiling scheduler", "Limits & tiling"). */
+#ifndef NPUKIT_RK_PLAN_H
+#define NPUKIT_RK_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "npukit/rk_soc.h"
+#include "npukit/rk_types.h"
+#include "npukit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct npk_rk_plan_request {
+    npk_rk_prec in, out; /* out: 0-initialised requests should call npk_rk_plan_request_init */
+    uint32_t m, k, n;
+    unsigned cores;       /* 1..soc->cores */
+    int mode;             /* -1: vendor default for the dtype */
+    const npk_rk_soc *soc; /* NULL: RK3588 */
+    uint32_t k_slice_max; /* 0: the planner's choice; else the largest K per task */
+} npk_rk_plan_request;
+
+typedef struct npk_rk_task_plan {
+    uint32_t m0, m1, k0, k1, n0, n1; /* half-open ranges over the user's shape */
+    uint32_t mp, kp, np;             /* the task's synthesized (padded) M, K, N */
+    unsigned core;
+    int sched;
+    uint32_t cbuf_con0;
+} npk_rk_task_plan;
+
+typedef struct npk_rk_plan {
+    npk_rk_plan_request req;
+    npk_rk_mode mode;
+    unsigned cores_used;
+    size_t k_slices;         /* number of K slices (partials per output element) */
+    npk_rk_task_plan *tasks;
+    size_t count;
+} npk_rk_plan;
+
+void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m, uint32_t k,
+                              uint32_t n);
+npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out);
+void npk_rk_plan_free(npk_rk_plan *p);
+
+/* `{"tasks":[{"m0":..,"m1":..,"k0":..,"k1":..,"n0":..,"n1":..,"core":..,"sched":..,
+ * "cbuf_con0":..}, ...]}` */
+void npk_rk_plan_print_json(FILE *out, const npk_rk_plan *p);
+void npk_rk_plan_print_text(FILE *out, const npk_rk_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,229 @@
+/* Matmul planning: K slices, per-core N ranges, N tiles and M tiles. */
+#include <stdlib.h>
+
+#include "npukit/rk_plan.h"
+#include "npukit/rk_sched.h"
+#include "npukit/rk_synth.h"
+
+/* Plans beyond this many tasks are refused rather than allocated. */
+#define PLAN_MAX_TASKS (1u << 22)
+
+void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m, uint32_t k,
+                              uint32_t n)
+{
+    *r = (npk_rk_plan_request){0};
+    r->in = in;
+    r->out = npk_rk_default_out(in);
+    r->m = m;
+    r->k = k;
+    r->n = n;
+    r->cores = 1;
+    r->mode = -1;
+}
+
+static uint32_t round_up(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
+
+/* The largest K one task may hold: the single-op limit, and for int4 the accumulator bound
+ * (K x 8 x 8 <= 32767 for operands in [-8, 7], so every int16 partial is exact). */
+static uint32_t k_task_max(const npk_rk_plan_request *r, const npk_rk_soc *soc)
+{
+    uint32_t kmax = soc->k_max_single;
+    if (r->in == NPK_PREC_INT4)
+        kmax = 32767 / 64;
+    if (r->k_slice_max && r->k_slice_max < kmax)
+        kmax = r->k_slice_max;
+    return kmax / 32 * 32;
+}
+
+/* The best (schedule, M tile) for a K slice of kp: the larger ceiling wins. */
+static void best_m_tile(const npk_rk_plan_request *r, const npk_rk_soc *soc, npk_rk_mode mode,
+                        uint32_t kp, int *sched, uint32_t *mt)
+{
+    uint32_t c0 = npk_rk_m_ceiling(r->in, kp, NPK_SCHED_0);
+    uint32_t c1 = npk_rk_m_ceiling(r->in, kp, NPK_SCHED_1);
+    *sched = c1 > c0 ? NPK_SCHED_1 : NPK_SCHED_0;
+    uint32_t cap = c1 > c0 ? c1 : c0;
+    if (cap > soc->m_max)
+        cap = soc->m_max;
+    /* FEATURE_GRAINS = min(M+1, R) must fit its field. */
+    uint32_t r_rows = npk_rk_rows_per_tile(r->in, kp);
+    if (r_rows > soc->grains_max && cap + 1 > soc->grains_max)
+        cap = soc->grains_max - 1;
+    if (mode == NPK_MODE_CUBE && cap >= 4)
+        cap = cap / 4 * 4; /* cube mode needs M = 1 or a multiple of 4 */
+    *mt = cap ? cap : 1;
+}
+
+/* Choose the K slice: among the whole (padded) K when it fits one task and the candidates the
+ * schedules are measured at, the one giving the fewest tasks (ties: the larger slice, fewer
+ * partials to accumulate). */
+static uint32_t choose_k_slice(const npk_rk_plan_request *r, const npk_rk_soc *soc,
+                               npk_rk_mode mode, uint32_t kmax)
+{
+    uint32_t kp_all = round_up(r->k, 32);
+    uint32_t cands[16], nc = 0;
+    cands[nc++] = kp_all < kmax ? kp_all : kmax;
+    for (uint32_t ks = 128; ks <= 4096; ks *= 2)
+        if (ks < cands[0])
+            cands[nc++] = ks;
+    uint32_t best = cands[0];
+    uint64_t best_tasks = UINT64_MAX;
+    for (uint32_t i = 0; i < nc; i++) {
+        uint32_t ks = cands[i];
+        uint64_t slices = (kp_all + ks - 1) / ks, tasks = 0;
+        for (uint64_t s = 0; s < slices; s++) {
+            uint32_t kp = s + 1 < slices ? ks : kp_all - (uint32_t)s * ks;
+            int sched;
+            uint32_t mt;
+            best_m_tile(r, soc, mode, kp, &sched, &mt);
+            tasks += (r->m + mt - 1) / mt;
+        }
+        if (tasks < best_tasks || (tasks == best_tasks && ks > best)) {
+            best_tasks = tasks;
+            best = ks;
+        }
+    }
+    return best;
+}
+
+static npk_status push_task(npk_rk_plan *p, const npk_rk_task_plan *t, size_t *cap)
+{
+    if (p->count == *cap) {
+        if (*cap >= PLAN_MAX_TASKS)
+            return npk_fail(NPK_ELIMIT, "the plan needs more than %u tasks; shape too large",
+                            PLAN_MAX_TASKS);
+        size_t ncap = *cap ? *cap * 2 : 64;
+        npk_rk_task_plan *grown = realloc(p->tasks, ncap * sizeof *grown);
+        if (!grown)
+            return npk_fail(NPK_ENOMEM, "plan of %zu tasks: out of memory", ncap);
+        p->tasks = grown;
+        *cap = ncap;
+    }
+    p->tasks[p->count++] = *t;
+    return NPK_OK;
+}
+
+npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
+{
+    *out = (npk_rk_plan){0};
+    const npk_rk_soc *soc = req->soc ? req->soc : npk_rk_soc_default();
+    const char *dt = npk_rk_prec_name(req->in) ? npk_rk_prec_name(req->in) : "?";
+    if (req->in != NPK_PREC_FP16 && req->in != NPK_PREC_INT8 && req->in != NPK_PREC_INT4)
+        return npk_fail(NPK_EINVAL, "dtype %s cannot be planned (fp16, int8, int4)", dt);
+    const npk_rk_out_stage *st = npk_rk_out_stage_find(req->in, req->out);
+    if (!st || !st->completes)
+        return npk_fail(NPK_EINVAL, "%s -> %s is not a completing matmul output", dt,
+                        npk_rk_prec_name(req->out) ? npk_rk_prec_name(req->out) : "?");
+    if (!req->m || !req->k || !req->n)
+        return npk_fail(NPK_EINVAL, "M=%u K=%u N=%u: every dimension must be at least 1",
+                        req->m, req->k, req->n);
+    if (req->cores < 1 || req->cores > soc->cores)
+        return npk_fail(NPK_EINVAL, "cores=%u: %s has 1..%u cores", req->cores, soc->name,
+                        soc->cores);
+    if (req->k_slice_max && req->k_slice_max < 32)
+        return npk_fail(NPK_EINVAL, "K slice limit %u is below the 32-element K-tile",
+                        req->k_slice_max);
+    npk_rk_mode mode = req->mode == -1 ? npk_rk_default_mode(req->in) : (npk_rk_mode)req->mode;
+    out->req = *req;
+    out->mode = mode;
+
+    const uint32_t nal = npk_rk_n_align(req->in);
+    const uint32_t kmax = k_task_max(req, soc);
+    const uint32_t ks = choose_k_slice(req, soc, mode, kmax);
+    const uint32_t kp_all = round_up(req->k, 32);
+    const uint32_t slices = (kp_all + ks - 1) / ks;
+    out->k_slices = slices;
+
+    /* Cores take contiguous ranges of N groups; fewer cores while each would get < 2 groups
+     * (facts E.3). */
+    const uint32_t groups = (req->n + nal - 1) / nal;
+    unsigned nc = req->cores;
+    while (nc > 1 && groups < 2 * nc)
+        nc--;
+    out->cores_used = nc;
+    const uint32_t tile_groups = soc->n_max / nal;
+    size_t cap = 0;
+    for (unsigned c = 0; c < nc; c++) {
+        uint32_t g0 = (uint32_t)((uint64_t)groups * c / nc);
+        uint32_t g1 = (uint32_t)((uint64_t)groups * (c + 1) / nc);
+        for (uint32_t s = 0; s < slices; s++) {
+            uint32_t k0 = s * ks, k1 = k0 + ks;
+            if (k1 > req->k)
+                k1 = req->k;
+            uint32_t kp = round_up(k1 - k0, 32);
+            int sched;
+            uint32_t mt;
+            best_m_tile(req, soc, mode, kp, &sched, &mt);
+            for (uint32_t m0 = 0; m0 < req->m; m0 += mt) {
+                uint32_t m1 = m0 + mt < req->m ? m0 + mt : req->m;
+                uint32_t mp = m1 - m0;
+                if (mode == NPK_MODE_CUBE && mp != 1)
+                    mp = round_up(mp, 4); /* padded rows are computed and dropped */
+                for (uint32_t t0 = g0; t0 < g1; t0 += tile_groups) {
+                    uint32_t t1 = t0 + tile_groups < g1 ? t0 + tile_groups : g1;
+                    npk_rk_task_plan t = {0};
+                    t.m0 = m0;
+                    t.m1 = m1;
+                    t.k0 = k0;
+                    t.k1 = k1;
+                    t.n0 = t0 * nal;
+                    t.n1 = t1 * nal < req->n ? t1 * nal : req->n;
+                    t.mp = mp;
+                    t.kp = kp;
+                    t.np = (t1 - t0) * nal;
+                    t.core = c;
+                    t.sched = mp <= npk_rk_m_ceiling(req->in, kp, NPK_SCHED_0) ? NPK_SCHED_0
+                                                                              : sched;
+                    t.cbuf_con0 = npk_rk_cbuf_con0(req->in, mp, kp, t.sched);
+                    npk_status st2 = push_task(out, &t, &cap);
+                    if (st2) {
+                        npk_rk_plan_free(out);
+                        return st2;
+                    }
+                }
+            }
+        }
+    }
+    return NPK_OK;
+}
+
+void npk_rk_plan_free(npk_rk_plan *p)
+{
+    free(p->tasks);
+    p->tasks = NULL;
+    p->count = 0;
+}
+
+void npk_rk_plan_print_json(FILE *out, const npk_rk_plan *p)
+{
+    fprintf(out, "{\"tasks\":[");
+    for (size_t i = 0; i < p->count; i++) {
+        const npk_rk_task_plan *t = &p->tasks[i];
+        fprintf(out,
+                "%s{\"m0\":%u,\"m1\":%u,\"k0\":%u,\"k1\":%u,\"n0\":%u,\"n1\":%u,\"core\":%u,"
+                "\"sched\":%d,\"cbuf_con0\":%u}",
+                i ? "," : "", t->m0, t->m1, t->k0, t->k1, t->n0, t->n1, t->core, t->sched,
+                t->cbuf_con0);
+    }
+    fprintf(out, "]}\n");
+}
+
+void npk_rk_plan_print_text(FILE *out, const npk_rk_plan *p)
+{
+    const npk_rk_plan_request *r = &p->req;
+    fprintf(out, "%s %ux%ux%u -> %s: %zu tasks, %zu K slice%s, %u core%s, %s mode\n",
+            npk_rk_prec_name(r->in), r->m, r->k, r->n, npk_rk_prec_name(r->out), p->count,
+            p->k_slices, p->k_slices == 1 ? "" : "s", p->cores_used,
+            p->cores_used == 1 ? "" : "s", p->mode == NPK_MODE_LINE ? "line" : "cube");
+    fprintf(out, "%6s %-13s %-13s %-13s %4s %5s %6s  %s\n", "task", "m", "k", "n", "core", "sched",
+            "0x1040", "synth M x K x N");
+    for (size_t i = 0; i < p->count; i++) {
+        const npk_rk_task_plan *t = &p->tasks[i];
+        char m[32], k[32], n[32];
+        snprintf(m, sizeof m, "%u..%u", t->m0, t->m1);
+        snprintf(k, sizeof k, "%u..%u", t->k0, t->k1);
+        snprintf(n, sizeof n, "%u..%u", t->n0, t->n1);
+        fprintf(out, "%6zu %-13s %-13s %-13s %4u %5d   0x%02x  %ux%ux%u\n", i, m, k, n, t->core,
+                t->sched, t->cbuf_con0, t->mp, t->kp, t->np);
+    }
+}

@@ -1,0 +1,205 @@
+/* The planner: over a grid of shapes (edges included) every plan covers the user's shape
+ * exactly once, every task passes the synthesizer's limit checks, M tiles are as large as
+ * the slice's ceiling allows, and bad requests fail with clear errors. */
+#include <stdlib.h>
+
+#include "check.h"
+#include "npukit/rk_plan.h"
+#include "npukit/rk_sched.h"
+#include "npukit/rk_synth.h"
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorted distinct boundaries of one axis. */
+static size_t bounds(const npk_rk_plan *p, int axis, uint32_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        const npk_rk_task_plan *t = &p->tasks[i];
+        out[n++] = axis == 0 ? t->m0 : axis == 1 ? t->k0 : t->n0;
+        out[n++] = axis == 0 ? t->m1 : axis == 1 ? t->k1 : t->n1;
+    }
+    qsort(out, n, sizeof *out, cmp_u32);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!u || out[u - 1] != out[i])
+            out[u++] = out[i];
+    return u;
+}
+
+static size_t find(const uint32_t *b, size_t n, uint32_t v)
+{
+    size_t i = 0;
+    while (i < n && b[i] != v)
+        i++;
+    return i;
+}
+
+/* Each cell of the boundary grid is covered exactly once. */
+static int coverage_errors(const npk_rk_plan *p)
+{
+    uint32_t *bm = malloc(2 * p->count * sizeof *bm), *bk = malloc(2 * p->count * sizeof *bk),
+             *bn = malloc(2 * p->count * sizeof *bn);
+    size_t nm = bounds(p, 0, bm), nk = bounds(p, 1, bk), nn = bounds(p, 2, bn);
+    int err = 0;
+    if (bm[0] != 0 || bm[nm - 1] != p->req.m || bk[0] != 0 || bk[nk - 1] != p->req.k ||
+        bn[0] != 0 || bn[nn - 1] != p->req.n)
+        err++;
+    unsigned char *cells = calloc(nm * nk * nn, 1);
+    for (size_t i = 0; i < p->count; i++) {
+        const npk_rk_task_plan *t = &p->tasks[i];
+        for (size_t a = find(bm, nm, t->m0); a < find(bm, nm, t->m1); a++)
+            for (size_t b = find(bk, nk, t->k0); b < find(bk, nk, t->k1); b++)
+                for (size_t c = find(bn, nn, t->n0); c < find(bn, nn, t->n1); c++)
+                    cells[(a * nk + b) * nn + c]++;
+    }
+    for (size_t a = 0; a + 1 < nm; a++)
+        for (size_t b = 0; b + 1 < nk; b++)
+            for (size_t c = 0; c + 1 < nn; c++)
+                if (cells[(a * nk + b) * nn + c] != 1)
+                    err++;
+    free(cells);
+    free(bm);
+    free(bk);
+    free(bn);
+    return err;
+}
+
+static int task_errors(const npk_rk_plan *p)
+{
+    int err = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        const npk_rk_task_plan *t = &p->tasks[i];
+        npk_rk_matmul mm = npk_rk_matmul_default(p->req.in, t->mp, t->kp, t->np);
+        mm.out = p->req.out;
+        mm.mode = (int)p->mode;
+        mm.sched = t->sched;
+        npk_rk_synth_info info;
+        if (npk_rk_matmul_check(&mm, &info) != NPK_OK) {
+            if (err < 3)
+                fprintf(stderr, "task %zu (%ux%ux%u): %s\n", i, t->mp, t->kp, t->np,
+                        npk_last_error());
+            err++;
+            continue;
+        }
+        if (info.cbuf_con0 != t->cbuf_con0 || t->core >= p->cores_used ||
+            t->mp < t->m1 - t->m0 || t->kp < t->k1 - t->k0 || t->np < t->n1 - t->n0)
+            err++;
+        /* The padding stays within one tile: K to 32, N to the dtype's group, M to 4. */
+        if (t->kp - (t->k1 - t->k0) >= 32 || t->np - (t->n1 - t->n0) >= npk_rk_n_align(p->req.in) ||
+            t->mp - (t->m1 - t->m0) >= 4)
+            err++;
+    }
+    return err;
+}
+
+static void test_grid(void)
+{
+    static const npk_rk_prec dts[] = {NPK_PREC_FP16, NPK_PREC_INT8, NPK_PREC_INT4};
+    static const uint32_t ms[] = {1, 3, 64, 353, 2049};
+    static const uint32_t ks[] = {32, 100, 2048, 10752, 10784, 20000};
+    static const uint32_t ns[] = {16, 17, 8192, 8193, 20000};
+    static const unsigned cores[] = {1, 3};
+    int plans = 0, cov = 0, tasks = 0;
+    for (size_t d = 0; d < 3; d++)
+        for (size_t a = 0; a < 5; a++)
+            for (size_t b = 0; b < 6; b++)
+                for (size_t c = 0; c < 5; c++)
+                    for (size_t e = 0; e < 2; e++) {
+                        npk_rk_plan_request r;
+                        npk_rk_plan_request_init(&r, dts[d], ms[a], ks[b], ns[c]);
+                        r.cores = cores[e];
+                        npk_rk_plan p;
+                        if (npk_rk_plan_matmul(&r, &p) != NPK_OK) {
+                            fprintf(stderr, "plan failed: %s\n", npk_last_error());
+                            plans++;
+                            continue;
+                        }
+                        cov += coverage_errors(&p);
+                        tasks += task_errors(&p);
+                        npk_rk_plan_free(&p);
+                    }
+    CHECK_EQ(plans, 0);
+    CHECK_EQ(cov, 0);
+    CHECK_EQ(tasks, 0);
+}
+
+static void test_choices(void)
+{
+    npk_rk_plan_request r;
+    npk_rk_plan p;
+    /* M=1 decode: one task per core for any K up to 10752 (sched 0, 0xB1). */
+    npk_rk_plan_request_init(&r, NPK_PREC_INT8, 1, 10752, 4096);
+    r.cores = 3;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.count, 3);
+    CHECK_EQ(p.k_slices, 1);
+    CHECK_EQ(p.tasks[0].cbuf_con0, 0xB1);
+    CHECK_EQ(p.tasks[2].n1, 4096);
+    npk_rk_plan_free(&p);
+    /* Past 10752 the K is split; the partials are the host's to add. */
+    r.k = 10784;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.k_slices, 2);
+    npk_rk_plan_free(&p);
+    /* fp16 prefill: M tiles at the slice's sched-1 ceiling (352 at K=512 / 176 at 1024). */
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 704, 1024, 256);
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    uint32_t mt = p.tasks[0].m1 - p.tasks[0].m0;
+    CHECK(mt == 352 || mt == 176 || mt == 704);
+    CHECK_EQ(mt, npk_rk_m_ceiling(NPK_PREC_FP16, p.tasks[0].kp, 1));
+    CHECK_EQ(p.tasks[0].sched, 1);
+    npk_rk_plan_free(&p);
+    /* N tiles never exceed 8192 and a narrow N uses fewer cores. */
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 1, 64, 20000);
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    for (size_t i = 0; i < p.count; i++)
+        CHECK(p.tasks[i].np <= 8192);
+    npk_rk_plan_free(&p);
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 1, 64, 32);
+    r.cores = 3;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.cores_used, 1);
+    npk_rk_plan_free(&p);
+    /* int4 K slices keep every int16 partial exact: K x 64 <= 32767. */
+    npk_rk_plan_request_init(&r, NPK_PREC_INT4, 4, 4096, 64);
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    for (size_t i = 0; i < p.count; i++)
+        CHECK(p.tasks[i].kp * 64 <= 32767);
+    npk_rk_plan_free(&p);
+}
+
+static void test_errors(void)
+{
+    npk_rk_plan_request r;
+    npk_rk_plan p;
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 0, 64, 16);
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "M=0");
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 1, 64, 16);
+    r.cores = 4;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "cores=4: rk3588 has 1..3");
+    r.cores = 3;
+    r.soc = npk_rk_soc_find("rk3576");
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "rk3576 has 1..2");
+    npk_rk_plan_request_init(&r, NPK_PREC_INT8, 1, 64, 32);
+    r.out = NPK_PREC_INT8;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "not a completing");
+    npk_rk_plan_request_init(&r, NPK_PREC_BF16, 1, 64, 32);
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
+}
+
+int main(void)
+{
+    test_grid();
+    test_choices();
+    test_errors();
+    return check_done();
+}
