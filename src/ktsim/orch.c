@@ -464,6 +464,14 @@ void ksim_orch_tick_aux(ksim_orch *o)
             o->aux[i].tick(o->aux[i].ctx);
 }
 
+bool ksim_orch_has_aux_ticks(const ksim_orch *o)
+{
+    for (unsigned i = 0; i < o->n_aux; i++)
+        if (o->aux[i].tick)
+            return true;
+    return false;
+}
+
 void ksim_orch_set_traffic(ksim_orch *o, uint16_t reads, uint16_t writes)
 {
     o->traffic_rd = reads;

@@ -56,6 +56,7 @@ void ksim_orch_out_pop(ksim_orch *o);
 /* Plug an AUX_CFG client (rows kept in order; later rows may not overlap earlier ones). */
 npk_status ksim_orch_add_aux(ksim_orch *o, const ktsim_aux_client *c);
 void ksim_orch_tick_aux(ksim_orch *o);
+bool ksim_orch_has_aux_ticks(const ksim_orch *o);
 /* The memory agent's traffic counters, merged into AUX_STAT [39:24] and [23:8]. */
 void ksim_orch_set_traffic(ksim_orch *o, uint16_t reads, uint16_t writes);
 

@@ -1,0 +1,121 @@
+/* KohakuTPU host driver core: find and check the orchestrator window, enumerate the mesh over
+ * the mailbox, stage programs, dispatch with credit, wait for completions, raw mailbox flits.
+ *
+ * Everything goes through a kt_transport; the driver never knows what is behind it. Every poll
+ * has a budget (counted in reads) and a budget that runs out is an error naming what was seen.
+ * Nothing in the registers tells a driver which bitstream generation it faces, so every
+ * sequence here is the one that is correct on both, unless the caller states the bitstream is
+ * current (kt_options.bitstream_current), which only unlocks the SIG_DONE wait.
+ */
+#ifndef NPUKIT_KT_H
+#define NPUKIT_KT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npukit/kt_flit.h"
+#include "npukit/kt_regs.h"
+#include "npukit/kt_transport.h"
+#include "npukit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kt_options {
+    unsigned stage_flits;     /* STAGE_FLITS of the bitstream (not discoverable; 0 = 128) */
+    uint32_t reply_budget;    /* reads spent waiting for one CU_CTRL reply (0 = 256) */
+    uint32_t poll_budget;     /* reads without progress before a wait gives up (0 = 20000) */
+    kt_coord reply_to;        /* src of mailbox requests; replies come back here ({0,0}) */
+    bool bitstream_current;   /* the caller knows the bitstream honours strobes */
+    uint8_t expect_version;   /* refuse units of another cu_version (0 = the first unit's) */
+} kt_options;
+
+typedef struct kt_dev {
+    kt_transport *t;
+    uint64_t base;            /* the orchestrator window */
+    kt_options opt;
+    kt_agent_caps caps;
+    unsigned flit_words;      /* ceil(FLIT_WIDTH / 64), derived from CAPS */
+    uint8_t next_txn;
+    unsigned stale_drained;   /* mailbox flits found and dropped at open */
+} kt_dev;
+
+/* Find and check the window: CAPS must say a 288-bit flit with 0 < POS_WIDTH <= 8, STATUS must
+ * show mesh_ready; then drain stale mailbox traffic. `opt` may be NULL. */
+npk_status kt_open(kt_dev *d, kt_transport *t, uint64_t base, const kt_options *opt);
+
+/* Register access relative to the window. */
+npk_status kt_reg_read(kt_dev *d, uint32_t off, uint64_t *v);
+npk_status kt_reg_write(kt_dev *d, uint32_t off, uint64_t v);
+
+/* ---- mailbox ---- */
+/* Send one flit verbatim (the mailbox stamps nothing). Waits, within the budget, for
+ * PROG_STAT.run == 0 and tx_full == 0, since a kick is silently ignored otherwise. */
+npk_status kt_mailbox_send(kt_dev *d, const kt_flit *f);
+/* Receive the head flit if there is one (*got false when empty); pops it. */
+npk_status kt_mailbox_recv(kt_dev *d, kt_flit *f, bool *got);
+/* Pop everything queued, at most `limit` flits. */
+npk_status kt_mailbox_drain(kt_dev *d, unsigned limit, unsigned *drained);
+
+/* ---- CU_CTRL and enumeration ---- */
+/* One CU_CTRL read of `index` at `at`. Polls for the reply within the reply budget and accepts
+ * only op 0x02 with the index, txn and source asked for. *present is false when nothing (or
+ * only a memory port's looped-back request) answered. */
+npk_status kt_ctrl_read(kt_dev *d, kt_coord at, uint8_t index, uint64_t *value, bool *present);
+
+typedef struct kt_unit {
+    kt_coord at;
+    kt_cu_caps caps;
+    char type_text[8];
+} kt_unit;
+
+/* CU_CAPS confirmed by two agreeing reads (at most four tries). */
+npk_status kt_unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present);
+/* Walk GRID_LO-1 .. GRID_HI+1 row by row (corners hold no endpoint). Refuses a version mismatch. */
+npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n);
+const kt_unit *kt_find_unit(const kt_unit *units, size_t n, uint16_t type);
+
+/* ---- programs ---- */
+/* Stage flits at slots base.. as one contiguous ascending block (refuses a transport without a
+ * bulk path, and base + n > STAGE_FLITS). */
+npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n);
+
+typedef struct kt_ticket {
+    kt_coord dst;
+    uint16_t baseline;  /* NODE_STATUS count before the kick */
+    uint16_t n;         /* signals expected: one per instruction */
+    uint8_t txn;
+} kt_ticket;
+
+/* Dispatch n staged flits at slot `base` to `unit`, seeding credit min(credit, inst_depth)
+ * (credit 0 = inst_depth). Order BASE, LEN, DST, CRED, KICK, none elided, each a whole 64-bit
+ * write; the NODE_STATUS baseline is read before any of them. */
+npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit, kt_ticket *tk);
+
+typedef struct kt_wait_result {
+    kt_node_status last;     /* the final NODE_STATUS */
+    bool fault_seen;         /* a SIG_FAULT was observed while waiting */
+    uint32_t fault_arg;
+    uint32_t polls;
+} kt_wait_result;
+
+/* Wait until the node has sent n more signals (16-bit, wrap-aware). A fault observed on the
+ * way, or as the last code, fails with NPK_EFAULT. A budget without progress fails with
+ * NPK_ETIMEDOUT and a diagnosis from PROG_STAT (starved of credit / never addressed). */
+npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res);
+/* SIG_DONE: clear, and wait for a total. Only when opt.bitstream_current is set. */
+npk_status kt_sig_done_clear(kt_dev *d);
+npk_status kt_wait_sig_done(kt_dev *d, uint16_t total);
+
+/* Decode PROG_STAT into one line: "run=1 flits_left=3 credit=0 (starved: ...)". */
+size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len);
+
+/* Build the saxpy unit's instruction (§3.3): y[0:n] = a*x + y, n 1..64, addresses 32-aligned. */
+npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr, uint64_t y_addr, uint8_t txn, bool last);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,134 @@
+/* Discovery over the mailbox: CU_CTRL reads with a reply budget and strict matching, CU_CAPS
+ * confirmed by two agreeing reads, and the row-major walk of the mesh's span. */
+#include <stdio.h>
+#include <string.h>
+
+#include "npukit/kt.h"
+
+enum { CAPS_TRIES = 4 };
+
+/* What came back for our request. */
+typedef enum reply_kind { R_OURS, R_LOOPED, R_OTHER } reply_kind;
+
+static reply_kind classify(const kt_flit *f, kt_coord at, uint8_t index, uint8_t txn)
+{
+    kt_header h = kt_header_get(f);
+    kt_ctrl c = kt_ctrl_get(f);
+    if (h.type != KT_T_CU_CTRL || h.txn != txn || c.index != index)
+        return R_OTHER; /* a stale reply, or someone else's traffic */
+    if (c.op != KT_CTRL_OP_REPLY)
+        return kt_coord_eq(h.dst, at) ? R_LOOPED : R_OTHER; /* a memory port hands requests back */
+    /* The router clamp makes an edge coordinate reach a neighbour, which answers with its own
+     * source: only a reply from the coordinate asked is this coordinate's. */
+    return kt_coord_eq(h.src, at) ? R_OURS : R_OTHER;
+}
+
+npk_status kt_ctrl_read(kt_dev *d, kt_coord at, uint8_t index, uint64_t *value, bool *present)
+{
+    *present = false;
+    uint8_t txn = d->next_txn++;
+    if (!d->next_txn)
+        d->next_txn = 1;
+    kt_flit req;
+    npk_status s = kt_flit_ctrl_request(&req, at, d->opt.reply_to, index, txn);
+    if (s || (s = kt_mailbox_drain(d, 64, NULL)) || (s = kt_mailbox_send(d, &req)))
+        return s;
+    /* Poll: the reply takes mesh time to arrive, and the transport may be faster than the mesh. */
+    for (uint32_t i = 0; i < d->opt.reply_budget; i++) {
+        kt_flit f;
+        bool got;
+        if ((s = kt_mailbox_recv(d, &f, &got)))
+            return s;
+        if (!got)
+            continue;
+        switch (classify(&f, at, index, txn)) {
+        case R_OURS:
+            *value = kt_ctrl_get(&f).value;
+            *present = true;
+            return NPK_OK;
+        case R_LOOPED: return NPK_OK; /* a memory port, not a unit */
+        case R_OTHER: break;          /* dropped; keep waiting for ours */
+        }
+    }
+    return NPK_OK;
+}
+
+npk_status kt_unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present)
+{
+    uint64_t prev = 0;
+    bool have_prev = false;
+    *present = false;
+    for (int i = 0; i < CAPS_TRIES; i++) {
+        uint64_t v;
+        bool p;
+        npk_status s = kt_ctrl_read(d, at, KT_CU_CAPS, &v, &p);
+        if (s)
+            return s;
+        if (!p) {
+            if (!have_prev)
+                return NPK_OK; /* nobody there */
+            continue;
+        }
+        /* A wrong value with the right source has been seen on hardware: demand agreement. */
+        if (have_prev && v == prev) {
+            *caps = kt_cu_caps_decode(v);
+            *present = true;
+            return NPK_OK;
+        }
+        prev = v;
+        have_prev = true;
+    }
+    return npk_fail(NPK_EPROTO, "CU_CAPS at (%u,%u): no two of %d reads agreed (last 0x%016llx)", at.x, at.y,
+                    CAPS_TRIES, (unsigned long long)prev);
+}
+
+npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n)
+{
+    *n = 0;
+    int lo = d->caps.grid_lo - 1, hi = d->caps.grid_hi + 1;
+    uint8_t version = d->opt.expect_version;
+    kt_coord version_from = {0, 0};
+    for (int y = lo; y <= hi; y++) {
+        for (int x = lo; x <= hi; x++) {
+            bool xedge = x == lo || x == hi, yedge = y == lo || y == hi;
+            if (xedge && yedge)
+                continue; /* mesh corners can hold no endpoint */
+            if (x < 0 || y < 0 || x > KT_COORD_MAX || y > KT_COORD_MAX)
+                continue;
+            kt_coord at = {(uint8_t)x, (uint8_t)y};
+            kt_cu_caps caps;
+            bool present;
+            npk_status s = kt_unit_caps(d, at, &caps, &present);
+            if (s)
+                return s;
+            if (!present)
+                continue;
+            /* Every endpoint of an image carries the same build number; a different one is a
+             * stale bitstream silently running something else with new programs' bits. */
+            if (!version) {
+                version = caps.version;
+                version_from = at;
+            } else if (caps.version != version) {
+                return npk_fail(NPK_EMISMATCH,
+                                "unit at (%u,%u) reports cu_version %u but %s (%u,%u) %u: refusing a mixed image",
+                                x, y, caps.version, d->opt.expect_version ? "the expected version is" : "the unit at",
+                                version_from.x, version_from.y, version);
+            }
+            if (*n >= max)
+                return npk_fail(NPK_ELIMIT, "more than %zu units in the mesh", max);
+            kt_unit *u = &units[(*n)++];
+            u->at = at;
+            u->caps = caps;
+            kt_cu_type_text(caps.type, u->type_text);
+        }
+    }
+    return NPK_OK;
+}
+
+const kt_unit *kt_find_unit(const kt_unit *units, size_t n, uint16_t type)
+{
+    for (size_t i = 0; i < n; i++)
+        if (units[i].caps.type == type)
+            return &units[i];
+    return NULL;
+}

@@ -1,0 +1,216 @@
+/* Staging, dispatch with credit, and completion waits — in the forms that are correct on both
+ * bitstream generations (spec §2.3, §2.4, §2.7). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npukit/kt.h"
+
+npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
+{
+    if (!n)
+        return npk_fail(NPK_EINVAL, "staging 0 flits");
+    if (base + n > d->opt.stage_flits)
+        return npk_fail(NPK_ELIMIT, "staging slots %u..%zu exceed STAGE_FLITS=%u", base, base + n - 1,
+                        d->opt.stage_flits);
+    /* Word by word, a pre-strobe bitstream keeps one staging word in four, silently; so staging
+     * exists only as a block, and a transport without a block path is refused. */
+    if (!d->t->bulk)
+        return npk_fail(NPK_EUNSUPPORTED, "transport '%s' has no bulk path: staging must be one contiguous "
+                                          "ascending block (word writes lose 3 words in 4 on pre-strobe bitstreams)",
+                        d->t->name ? d->t->name : "?");
+    size_t stride = d->flit_words * 8u; /* derived, never assumed to be 40 */
+    uint8_t *buf = malloc(n * stride);
+    if (!buf)
+        return npk_fail(NPK_ENOMEM, "staging %zu flits: out of memory", n);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t bytes[KT_FLIT_WORDS * 8];
+        kt_flit_to_bytes(&flits[i], bytes);
+        memcpy(buf + i * stride, bytes, stride);
+    }
+    /* The extent is STAGE_FLITS x FLIT_WORDS x 8 from 0x2000 and runs past 0x2FFF: one block. */
+    npk_status s = kt_write_block(d->t, d->base + kt_stage_slot_offset(base, d->flit_words), buf, n * stride);
+    free(buf);
+    return s;
+}
+
+size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len)
+{
+    const char *why = "";
+    if (p->run && p->flits_left > 0 && p->credit == 0)
+        why = " (a starved stream: the dispatcher waits for credit that no INST_COMPLETE returns)";
+    else if (p->run)
+        why = " (streaming)";
+    int n = snprintf(buf, len, "run=%u flits_left=%u credit=%u%s", p->run, p->flits_left, p->credit, why);
+    return n < 0 ? 0 : (size_t)n;
+}
+
+/* Poll PROG_STAT until run == 0. Progress (flits_left or credit moving) renews the budget. */
+static npk_status wait_idle(kt_dev *d, const char *before)
+{
+    uint64_t v = 0, prev = ~0ull;
+    uint32_t quiet = 0;
+    while (quiet < d->opt.poll_budget) {
+        npk_status s = kt_reg_read(d, KT_PROG_STAT, &v);
+        if (s)
+            return s;
+        if (!(v & 1))
+            return NPK_OK;
+        quiet = v == prev ? quiet + 1 : 0;
+        prev = v;
+    }
+    kt_prog_stat p = kt_prog_stat_decode(v);
+    char txt[160];
+    kt_prog_stat_text(&p, txt, sizeof txt);
+    return npk_fail(NPK_ETIMEDOUT, "dispatcher still running before %s after %u polls without progress: %s", before,
+                    d->opt.poll_budget, txt);
+}
+
+npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit, kt_ticket *tk)
+{
+    if (n == 0 || n > 0xFFFF)
+        return npk_fail(NPK_ELIMIT, "program length %u outside 1..65535", n);
+    if (base + n > d->opt.stage_flits)
+        return npk_fail(NPK_ELIMIT, "slots %u..%u exceed STAGE_FLITS=%u (the 10-bit read pointer would leave the "
+                                    "staging RAM)",
+                        base, base + n - 1, d->opt.stage_flits);
+    uint16_t depth = unit->caps.inst_depth;
+    if (depth == 0)
+        return npk_fail(NPK_EPROTO, "unit at (%u,%u) reports inst_depth 0: no credit can be seeded", unit->at.x,
+                        unit->at.y);
+    /* Seeding more than the target's FIFO holds is the one way to reintroduce the deadlock. */
+    if (credit > depth)
+        return npk_fail(NPK_ELIMIT, "credit %u exceeds the inst_depth %u of the unit at (%u,%u)", credit, depth,
+                        unit->at.x, unit->at.y);
+    if (!credit)
+        credit = depth;
+    npk_status s = wait_idle(d, "a new dispatch");
+    if (s)
+        return s;
+    /* The baseline comes before any write: counts are cumulative and 16-bit. */
+    uint64_t v;
+    if ((s = kt_reg_read(d, kt_node_status_offset(unit->at), &v)))
+        return s;
+    tk->dst = unit->at;
+    tk->baseline = kt_node_status_decode(v).count;
+    tk->n = (uint16_t)n;
+    /* BASE, LEN, DST, CRED, KICK — each a whole 64-bit write, none elided. On a pre-strobe
+     * bitstream BASE zeroes the credit (holding the dispatch LEN then fires), DST repairs the
+     * destination LEN zeroed, CRED releases the stream, and KICK (which zeroes DST) is a no-op. */
+    static const uint32_t order[] = {KT_PROG_BASE, KT_PROG_LEN, KT_PROG_DST, KT_PROG_CRED};
+    uint64_t values[] = {base, n, kt_coord_pack(unit->at), credit};
+    for (size_t i = 0; i < 4; i++)
+        if ((s = kt_reg_write(d, order[i], values[i])))
+            return s;
+    /* PROG_DST is read live at every push, and on a pre-strobe bitstream the KICK write zeroes
+     * it: kicking while the stream still runs would send the rest to {0,0}. On a current
+     * bitstream nothing runs yet, so this costs one read. */
+    if ((s = wait_idle(d, "PROG_KICK")))
+        return s;
+    return kt_reg_write(d, KT_PROG_KICK, 1);
+}
+
+npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
+{
+    kt_wait_result r;
+    memset(&r, 0, sizeof r);
+    uint16_t want = (uint16_t)(tk->baseline + tk->n);
+    uint16_t prev = tk->baseline;
+    uint32_t quiet = 0;
+    uint32_t off = kt_node_status_offset(tk->dst);
+    npk_status s = NPK_OK;
+    while (quiet < d->opt.poll_budget) {
+        uint64_t v;
+        if ((s = kt_reg_read(d, off, &v)))
+            break;
+        r.polls++;
+        r.last = kt_node_status_decode(v);
+        if (r.last.valid && r.last.code == KT_SIG_FAULT && r.last.count != tk->baseline && !r.fault_seen) {
+            r.fault_seen = true;
+            r.fault_arg = r.last.arg;
+        }
+        /* A count alone is satisfied by a fault, so the code is checked too. */
+        if (r.last.valid && r.last.count == want)
+            break;
+        /* Wrap-aware progress: how far past the baseline, modulo 2^16. */
+        uint16_t done = kt_count_delta16(tk->baseline, r.last.count);
+        if (done > tk->n) {
+            s = npk_fail(NPK_EPROTO,
+                         "node (%u,%u) sent %u signals for a program of %u (baseline %u, now %u): another "
+                         "dispatcher is using this node",
+                         tk->dst.x, tk->dst.y, done, tk->n, tk->baseline, r.last.count);
+            break;
+        }
+        quiet = r.last.count == prev ? quiet + 1 : 0;
+        prev = r.last.count;
+    }
+    if (res)
+        *res = r;
+    if (s)
+        return s;
+    if (r.last.count != want || !r.last.valid) {
+        uint64_t ps = 0;
+        kt_reg_read(d, KT_PROG_STAT, &ps);
+        kt_prog_stat p = kt_prog_stat_decode(ps);
+        char txt[160];
+        kt_prog_stat_text(&p, txt, sizeof txt);
+        uint16_t done = kt_count_delta16(tk->baseline, r.last.count);
+        return npk_fail(NPK_ETIMEDOUT, "node (%u,%u): %u of %u completions after %u polls without progress%s; "
+                                       "PROG_STAT %s",
+                        tk->dst.x, tk->dst.y, done, tk->n, d->opt.poll_budget,
+                        done == 0 ? " (its count never moved: the node was never addressed)" : "", txt);
+    }
+    if (r.fault_seen || r.last.code == KT_SIG_FAULT)
+        return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x) during the program", tk->dst.x,
+                        tk->dst.y, r.fault_seen ? r.fault_arg : r.last.arg);
+    return NPK_OK;
+}
+
+npk_status kt_sig_done_clear(kt_dev *d)
+{
+    if (!d->opt.bitstream_current)
+        return npk_fail(NPK_EUNSUPPORTED, "SIG_DONE is only usable on a bitstream known to honour strobes "
+                                          "(pre-strobe dispatch writes clear it); wait on NODE_STATUS instead");
+    return kt_reg_write(d, KT_SIG_DONE, 0);
+}
+
+npk_status kt_wait_sig_done(kt_dev *d, uint16_t total)
+{
+    if (!d->opt.bitstream_current)
+        return kt_sig_done_clear(d);
+    uint64_t v = 0, prev = ~0ull;
+    uint32_t quiet = 0;
+    while (quiet < d->opt.poll_budget) {
+        npk_status s = kt_reg_read(d, KT_SIG_DONE, &v);
+        if (s)
+            return s;
+        if ((uint16_t)v == total)
+            return NPK_OK;
+        quiet = v == prev ? quiet + 1 : 0;
+        prev = v;
+    }
+    return npk_fail(NPK_ETIMEDOUT, "SIG_DONE=%u, waited for %u over %u polls without progress", (unsigned)v, total,
+                    d->opt.poll_budget);
+}
+
+npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr, uint64_t y_addr, uint8_t txn, bool last)
+{
+    if (n == 0 || n > 64)
+        return npk_fail(NPK_ELIMIT, "saxpy n=%u outside 1..64 (one burst write of at most 8 beats)", n);
+    if ((x_addr | y_addr) & 31)
+        return npk_fail(NPK_EINVAL, "saxpy addresses x=0x%" PRIx64 " y=0x%" PRIx64 " must be 32-byte aligned", x_addr,
+                        y_addr);
+    memset(f, 0, sizeof *f);
+    uint32_t abits;
+    memcpy(&abits, &a, sizeof abits);
+    const kt_field *L = kt_layout_saxpy;
+    uint64_t v[] = {0x01, n, abits, x_addr, y_addr};
+    for (int i = 0; i < 5; i++) {
+        npk_status s = kt_field_put(f, &L[i], v[i]);
+        if (s)
+            return s;
+    }
+    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, txn, last, 0}; /* dst/src are rewritten at dispatch */
+    return kt_header_put(f, &h);
+}

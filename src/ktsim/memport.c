@@ -1,0 +1,271 @@
+/* The memory port's engine: an intake queue served in order, plain and streaming reads (one
+ * response beat per cycle, peers served entry by entry), writes with one open write per source
+ * and len <= 7, an acknowledgement after the data has landed. Faults are not reported on the
+ * mesh (as in the RTL); what the model cannot represent is reported as a model error. */
+#include "memport.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fifo.h"
+
+enum { OUT_DEPTH = 4, MAX_WRITERS = 256, LOCAL_BITS = 36 };
+
+typedef struct write_slot {
+    bool open;
+    uint64_t addr;
+    unsigned beats, got;
+    uint8_t txn;
+} write_slot;
+
+typedef struct read_op {
+    bool active;
+    kt_coord dst[4];
+    unsigned n_dst;
+    uint64_t addr;
+    unsigned entries, words; /* entries x words per entry */
+    bool stream;
+    uint8_t tag;
+    unsigned entry, dest, word;
+} read_op;
+
+struct ksim_memport {
+    kt_coord at;
+    ksim_dram *dram;
+    ksim_orch *orch;
+    ksim_fault_fn fault;
+    void *fault_user;
+    uint64_t cycle;
+    ksim_fifo intake, out;
+    read_op rd;
+    write_slot slot[MAX_WRITERS]; /* by source {y,x} */
+    bool out_from_agent;
+    uint16_t reads, writes;
+};
+
+static void port_fault(ksim_memport *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void port_fault(ksim_memport *p, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (p->fault)
+        p->fault(p->fault_user, msg);
+}
+
+ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram, ksim_orch *orch,
+                                  ksim_fault_fn fault, void *fault_user)
+{
+    ksim_memport *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->at = at;
+    p->dram = dram;
+    p->orch = orch;
+    p->fault = fault;
+    p->fault_user = fault_user;
+    if (!ksim_fifo_init(&p->intake, queue_depth) || !ksim_fifo_init(&p->out, OUT_DEPTH)) {
+        ksim_memport_destroy(p);
+        return NULL;
+    }
+    return p;
+}
+
+void ksim_memport_destroy(ksim_memport *p)
+{
+    if (!p)
+        return;
+    ksim_fifo_free(&p->intake);
+    ksim_fifo_free(&p->out);
+    free(p);
+}
+
+void ksim_memport_reset(ksim_memport *p)
+{
+    ksim_fifo_clear(&p->intake);
+    ksim_fifo_clear(&p->out);
+    memset(&p->rd, 0, sizeof p->rd);
+    memset(p->slot, 0, sizeof p->slot);
+}
+
+uint16_t ksim_memport_reads(const ksim_memport *p) { return p->reads; }
+uint16_t ksim_memport_writes(const ksim_memport *p) { return p->writes; }
+
+bool ksim_memport_idle(const ksim_memport *p)
+{
+    return ksim_fifo_empty(&p->intake) && ksim_fifo_empty(&p->out) && !p->rd.active;
+}
+
+/* Decode a 40-bit address to a local DRAM offset; false for what the model does not serve. */
+static bool local_offset(ksim_memport *p, uint64_t addr, uint64_t *off)
+{
+    if (addr >> 39 & 1) {
+        port_fault(p, "memory request to aperture address 0x%010" PRIx64 " (staging) is not modelled", addr);
+        return false;
+    }
+    /* The mesh field [37:36] is not checked by the port: another mesh's address aliases here. */
+    *off = addr & ((1ull << LOCAL_BITS) - 1);
+    return true;
+}
+
+static bool port_offer(void *ep, const kt_flit *f)
+{
+    ksim_memport *p = ep;
+    kt_header h = kt_header_get(f);
+    if (kt_type_is_mem(h.type) && h.type != KT_T_MEM_RD_RESP && h.type != KT_T_MEM_WR_ACK)
+        return ksim_fifo_push(&p->intake, f, p->cycle); /* full: the port backpressures */
+    /* Everything else goes to the control agent. The agent never blocks a memory port: what it
+     * cannot take is accepted here and dropped. */
+    if (p->orch)
+        ksim_orch_accept(p->orch, f);
+    return true;
+}
+
+static const kt_flit *port_out_peek(void *ep)
+{
+    ksim_memport *p = ep;
+    const kt_flit *f = p->orch ? ksim_orch_out_peek(p->orch) : NULL;
+    p->out_from_agent = f != NULL; /* the agent's outbound wins over the engine's */
+    if (f)
+        return f;
+    return ksim_fifo_empty(&p->out) ? NULL : ksim_fifo_head(&p->out);
+}
+
+static void port_out_pop(void *ep)
+{
+    ksim_memport *p = ep;
+    if (p->out_from_agent)
+        ksim_orch_out_pop(p->orch);
+    else
+        ksim_fifo_pop(&p->out);
+}
+
+static void start_read(ksim_memport *p, const kt_flit *f)
+{
+    kt_header h = kt_header_get(f);
+    kt_mem_req r = kt_mem_req_get(f);
+    read_op *op = &p->rd;
+    memset(op, 0, sizeof *op);
+    if (r.flags & KT_MEM_FLAG_QUANT) {
+        port_fault(p, "quantising fetch (flags 0x%02x) from (%u,%u) is not modelled", r.flags, h.src.x, h.src.y);
+        return;
+    }
+    if (!local_offset(p, r.addr, &op->addr))
+        return;
+    op->dst[0] = h.src;
+    op->n_dst = 1;
+    for (unsigned i = 0; i < r.n_peer && i < 3; i++)
+        op->dst[op->n_dst++] = r.peer[i];
+    op->stream = (r.flags & KT_MEM_FLAG_STREAM) != 0;
+    op->tag = h.txn;
+    if (op->stream) {
+        op->entries = r.count ? r.count : 1;
+        op->words = (r.entry_words == 0 || r.entry_words > 4) ? 4 : r.entry_words;
+    } else {
+        op->entries = 1;
+        op->words = r.len + 1u;
+    }
+    op->active = true;
+    p->reads++;
+}
+
+/* Emit one response beat of the current read. */
+static void step_read(ksim_memport *p)
+{
+    read_op *op = &p->rd;
+    if (!op->active || ksim_fifo_full(&p->out))
+        return;
+    uint64_t addr = op->addr + ((uint64_t)op->entry * op->words + op->word) * 32;
+    kt_flit f = {{0}};
+    uint8_t beat[32];
+    if (ksim_dram_read(p->dram, addr, beat, sizeof beat) != NPK_OK)
+        port_fault(p, "memory port (%u,%u): %s", p->at.x, p->at.y, npk_last_error());
+    for (int w = 0; w < 4; w++)
+        f.w[w] = kt_le64(beat + 8 * w);
+    bool last = op->word + 1 == op->words;
+    kt_header h = {op->dst[op->dest], p->at, KT_T_MEM_RD_RESP,
+                   (uint8_t)(op->stream ? op->tag + op->entry : op->tag), last,
+                   (uint8_t)(op->stream ? op->word & 3 : 0)};
+    kt_header_put(&f, &h);
+    ksim_fifo_push(&p->out, &f, p->cycle);
+    /* Word, then destination, then entry: every destination gets an entry before the next. */
+    if (++op->word == op->words) {
+        op->word = 0;
+        if (++op->dest == op->n_dst) {
+            op->dest = 0;
+            if (++op->entry == op->entries)
+                op->active = false;
+        }
+    }
+}
+
+static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
+{
+    kt_header h = kt_header_get(f);
+    write_slot *s = &p->slot[kt_coord_pack(h.src)];
+    *consumed = true;
+    if (h.type == KT_T_MEM_WR_REQ) {
+        kt_mem_req r = kt_mem_req_get(f);
+        if (s->open) {
+            port_fault(p, "second MEM_WR_REQ from (%u,%u) while its write is open (one per source)", h.src.x,
+                       h.src.y);
+            return;
+        }
+        if (r.len > KT_MEM_WR_MAX_LEN) {
+            port_fault(p, "MEM_WR_REQ from (%u,%u) with len %u exceeds %u", h.src.x, h.src.y, r.len,
+                       KT_MEM_WR_MAX_LEN);
+            return;
+        }
+        uint64_t off;
+        if (!local_offset(p, r.addr, &off))
+            return;
+        *s = (write_slot){true, off, r.len + 1u, 0, h.txn};
+        return;
+    }
+    /* MEM_WR_DATA */
+    if (!s->open) {
+        port_fault(p, "MEM_WR_DATA from (%u,%u) without an open write", h.src.x, h.src.y);
+        return;
+    }
+    if (s->got + 1 == s->beats && ksim_fifo_full(&p->out)) {
+        *consumed = false; /* the acknowledgement needs room: hold the final beat */
+        return;
+    }
+    uint8_t beat[32];
+    for (int w = 0; w < 4; w++)
+        kt_put_le64(beat + 8 * w, f->w[w]);
+    if (ksim_dram_write(p->dram, s->addr + s->got * 32ull, beat, 32) != NPK_OK)
+        port_fault(p, "memory port (%u,%u): %s", p->at.x, p->at.y, npk_last_error());
+    if (++s->got == s->beats) {
+        kt_flit ack = {{0}};
+        kt_header ah = {h.src, p->at, KT_T_MEM_WR_ACK, s->txn, true, 0};
+        kt_header_put(&ack, &ah);
+        ksim_fifo_push(&p->out, &ack, p->cycle);
+        s->open = false;
+        p->writes++;
+    }
+}
+
+static void port_tick(void *ep, uint64_t cycle)
+{
+    ksim_memport *p = ep;
+    p->cycle = cycle;
+    step_read(p);
+    if (p->rd.active || !ksim_fifo_ready(&p->intake, cycle))
+        return; /* one request at a time, in order */
+    const kt_flit *f = ksim_fifo_head(&p->intake);
+    kt_header h = kt_header_get(f);
+    bool consumed = true;
+    if (h.type == KT_T_MEM_RD_REQ)
+        start_read(p, f);
+    else
+        handle_write(p, f, &consumed);
+    if (consumed)
+        ksim_fifo_pop(&p->intake);
+}
+
+const ksim_endpoint_ops ksim_memport_endpoint = {port_offer, port_out_peek, port_out_pop, port_tick};

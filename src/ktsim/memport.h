@@ -1,0 +1,24 @@
+/* A memory-agent port: a mesh endpoint that serves MEM_RD_REQ / MEM_WR_REQ / MEM_WR_DATA from
+ * DRAM and, at port 0, hands every other flit to the orchestrator (which answers at this
+ * coordinate; it has no endpoint of its own). */
+#ifndef NPUKIT_KTSIM_MEMPORT_H
+#define NPUKIT_KTSIM_MEMPORT_H
+
+#include "dram.h"
+#include "mesh.h"
+#include "orch.h"
+
+typedef struct ksim_memport ksim_memport;
+
+/* `orch` is non-NULL at port 0 only. */
+ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram, ksim_orch *orch,
+                                  ksim_fault_fn fault, void *fault_user);
+void ksim_memport_destroy(ksim_memport *p);
+void ksim_memport_reset(ksim_memport *p);
+extern const ksim_endpoint_ops ksim_memport_endpoint;
+/* AXI transactions issued (16-bit, free-running). */
+uint16_t ksim_memport_reads(const ksim_memport *p);
+uint16_t ksim_memport_writes(const ksim_memport *p);
+bool ksim_memport_idle(const ksim_memport *p);
+
+#endif

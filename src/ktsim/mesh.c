@@ -1,0 +1,238 @@
+/* Routers with an input FIFO per port and an output register per port (round-robin over the
+ * inputs), XY routing with the clamp, endpoints on local ports and on the edge ring. */
+#include "mesh.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fifo.h"
+
+typedef struct ksim_router {
+    ksim_fifo in[KSIM_PORTS];
+    bool out_valid[KSIM_PORTS];
+    kt_flit out[KSIM_PORTS];
+    unsigned rr[KSIM_PORTS]; /* next input to favour, per output */
+} ksim_router;
+
+typedef struct ksim_attach {
+    const ksim_endpoint_ops *ops;
+    void *ep;
+} ksim_attach;
+
+struct ksim_mesh {
+    uint8_t lo, hi, n; /* routers per axis: hi - lo + 1 */
+    ksim_router *routers;
+    ksim_attach at[16][16]; /* endpoints by [y][x] */
+    kt_coord list[256];     /* attached positions, in attach order */
+    unsigned n_list;
+    uint64_t dropped;
+    bool moved;
+};
+
+static ksim_router *router(ksim_mesh *m, int x, int y) { return &m->routers[(y - m->lo) * m->n + (x - m->lo)]; }
+static bool in_grid(const ksim_mesh *m, int x, int y) { return x >= m->lo && x <= m->hi && y >= m->lo && y <= m->hi; }
+
+ksim_mesh *ksim_mesh_create(uint8_t grid_lo, uint8_t grid_hi, unsigned fifo_depth)
+{
+    if (grid_lo < 1 || grid_hi < grid_lo || grid_hi > 14)
+        return NULL;
+    ksim_mesh *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->lo = grid_lo;
+    m->hi = grid_hi;
+    m->n = (uint8_t)(grid_hi - grid_lo + 1);
+    m->routers = calloc((size_t)m->n * m->n, sizeof *m->routers);
+    if (!m->routers) {
+        free(m);
+        return NULL;
+    }
+    for (int i = 0; i < m->n * m->n; i++)
+        for (int p = 0; p < KSIM_PORTS; p++)
+            if (!ksim_fifo_init(&m->routers[i].in[p], fifo_depth)) {
+                ksim_mesh_destroy(m);
+                return NULL;
+            }
+    return m;
+}
+
+void ksim_mesh_destroy(ksim_mesh *m)
+{
+    if (!m)
+        return;
+    if (m->routers)
+        for (int i = 0; i < m->n * m->n; i++)
+            for (int p = 0; p < KSIM_PORTS; p++)
+                ksim_fifo_free(&m->routers[i].in[p]);
+    free(m->routers);
+    free(m);
+}
+
+void ksim_mesh_reset(ksim_mesh *m)
+{
+    for (int i = 0; i < m->n * m->n; i++) {
+        for (int p = 0; p < KSIM_PORTS; p++) {
+            ksim_fifo_clear(&m->routers[i].in[p]);
+            m->routers[i].out_valid[p] = false;
+            m->routers[i].rr[p] = 0;
+        }
+    }
+}
+
+bool ksim_mesh_position_ok(const ksim_mesh *m, kt_coord at)
+{
+    int x = at.x, y = at.y;
+    bool xin = x >= m->lo && x <= m->hi, yin = y >= m->lo && y <= m->hi;
+    bool xedge = x == m->lo - 1 || x == m->hi + 1, yedge = y == m->lo - 1 || y == m->hi + 1;
+    return (xin && yin) || (xin && yedge) || (xedge && yin);
+}
+
+npk_status ksim_mesh_attach(ksim_mesh *m, kt_coord at, const ksim_endpoint_ops *ops, void *ep)
+{
+    if (!ksim_mesh_position_ok(m, at))
+        return npk_fail(NPK_EINVAL,
+                        "endpoint at (%u,%u) is neither a router position nor on the edge ring of grid "
+                        "%u..%u (corners hold no endpoint)",
+                        at.x, at.y, m->lo, m->hi);
+    if (m->at[at.y][at.x].ops)
+        return npk_fail(NPK_EINVAL, "two endpoints at (%u,%u)", at.x, at.y);
+    m->at[at.y][at.x] = (ksim_attach){ops, ep};
+    m->list[m->n_list++] = at;
+    return NPK_OK;
+}
+
+static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+ksim_port ksim_route(uint8_t grid_lo, uint8_t grid_hi, uint8_t rx, uint8_t ry, kt_coord dst)
+{
+    int cx = clamp(dst.x, grid_lo, grid_hi), cy = clamp(dst.y, grid_lo, grid_hi);
+    if (cx < rx) return KSIM_W;
+    if (cx > rx) return KSIM_E;
+    if (cy < ry) return KSIM_N; /* north is the smaller y */
+    if (cy > ry) return KSIM_S;
+    /* At the clamped router: at most one outward hop toward an edge position. */
+    if (dst.x < rx) return KSIM_W;
+    if (dst.x > rx) return KSIM_E;
+    if (dst.y < ry) return KSIM_N;
+    if (dst.y > ry) return KSIM_S;
+    return KSIM_L;
+}
+
+static void neighbour(int x, int y, ksim_port p, int *nx, int *ny)
+{
+    *nx = x + (p == KSIM_E) - (p == KSIM_W);
+    *ny = y + (p == KSIM_S) - (p == KSIM_N);
+}
+
+static ksim_port opposite(ksim_port p)
+{
+    static const ksim_port o[KSIM_PORTS] = {KSIM_L, KSIM_E, KSIM_W, KSIM_S, KSIM_N};
+    return o[p];
+}
+
+/* Deliver the output register of router (x,y) port p to the next hop, if it takes it. */
+static void deliver(ksim_mesh *m, int x, int y, ksim_port p, uint64_t cycle)
+{
+    ksim_router *r = router(m, x, y);
+    if (!r->out_valid[p])
+        return;
+    int nx = x, ny = y;
+    if (p != KSIM_L)
+        neighbour(x, y, p, &nx, &ny);
+    bool taken;
+    if (p != KSIM_L && in_grid(m, nx, ny)) {
+        taken = ksim_fifo_push(&router(m, nx, ny)->in[opposite(p)], &r->out[p], cycle);
+    } else {
+        ksim_attach *a = (nx >= 0 && ny >= 0 && nx < 16 && ny < 16) ? &m->at[ny][nx] : NULL;
+        if (a && a->ops) {
+            taken = a->ops->offer(a->ep, &r->out[p]);
+        } else {
+            m->dropped++; /* an edge with nobody there: the flit leaves the mesh */
+            taken = true;
+        }
+    }
+    if (taken) {
+        r->out_valid[p] = false;
+        m->moved = true;
+    }
+}
+
+static void arbitrate(ksim_mesh *m, int x, int y, uint64_t cycle)
+{
+    ksim_router *r = router(m, x, y);
+    for (int p = 0; p < KSIM_PORTS; p++) {
+        if (r->out_valid[p])
+            continue;
+        for (int k = 0; k < KSIM_PORTS; k++) {
+            int i = (int)((r->rr[p] + k) % KSIM_PORTS);
+            if (!ksim_fifo_ready(&r->in[i], cycle))
+                continue;
+            kt_header h = kt_header_get(ksim_fifo_head(&r->in[i]));
+            if (ksim_route(m->lo, m->hi, (uint8_t)x, (uint8_t)y, h.dst) != (ksim_port)p)
+                continue;
+            r->out[p] = *ksim_fifo_head(&r->in[i]);
+            r->out_valid[p] = true;
+            ksim_fifo_pop(&r->in[i]);
+            r->rr[p] = (unsigned)(i + 1) % KSIM_PORTS;
+            m->moved = true;
+            break;
+        }
+    }
+}
+
+/* The router an endpoint at (x,y) talks to, and the router port facing it. */
+static bool attach_point(const ksim_mesh *m, int x, int y, int *rx, int *ry, ksim_port *port)
+{
+    *rx = clamp(x, m->lo, m->hi);
+    *ry = clamp(y, m->lo, m->hi);
+    if (x < m->lo) *port = KSIM_W;
+    else if (x > m->hi) *port = KSIM_E;
+    else if (y < m->lo) *port = KSIM_N;
+    else if (y > m->hi) *port = KSIM_S;
+    else *port = KSIM_L;
+    return true;
+}
+
+void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
+{
+    m->moved = false;
+    for (unsigned i = 0; i < m->n_list; i++) {
+        ksim_attach *a = &m->at[m->list[i].y][m->list[i].x];
+        if (a->ops->tick)
+            a->ops->tick(a->ep, cycle);
+    }
+    for (int y = m->lo; y <= m->hi; y++)
+        for (int x = m->lo; x <= m->hi; x++)
+            for (int p = 0; p < KSIM_PORTS; p++)
+                deliver(m, x, y, (ksim_port)p, cycle);
+    for (int y = m->lo; y <= m->hi; y++)
+        for (int x = m->lo; x <= m->hi; x++)
+            arbitrate(m, x, y, cycle);
+    /* Endpoints inject their output register into the router input facing them. */
+    for (unsigned i = 0; i < m->n_list; i++) {
+            int x = m->list[i].x, y = m->list[i].y;
+            ksim_attach *a = &m->at[y][x];
+            const kt_flit *f = a->ops->out_peek(a->ep);
+            if (!f)
+                continue;
+            int rx, ry;
+            ksim_port port;
+            attach_point(m, x, y, &rx, &ry, &port);
+            if (ksim_fifo_push(&router(m, rx, ry)->in[port], f, cycle)) {
+                a->ops->out_pop(a->ep);
+                m->moved = true;
+            }
+        }
+}
+
+unsigned ksim_mesh_in_flight(const ksim_mesh *m)
+{
+    unsigned n = 0;
+    for (int i = 0; i < m->n * m->n; i++)
+        for (int p = 0; p < KSIM_PORTS; p++)
+            n += m->routers[i].in[p].count + m->routers[i].out_valid[p];
+    return n;
+}
+
+bool ksim_mesh_moved(const ksim_mesh *m) { return m->moved; }
+uint64_t ksim_mesh_dropped(const ksim_mesh *m) { return m->dropped; }

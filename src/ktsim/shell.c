@@ -1,0 +1,238 @@
+/* The compute-unit shell. Rules reproduced from the RTL: one instruction in flight; an
+ * exec_done with nothing in flight is discarded but still counted as retired; a completion is
+ * addressed to the src of its CU_INST with its txn; completion code priority fault > batch >
+ * instruction; the input refuses everything while the instruction or receive FIFO is full (which
+ * is how an over-dispatched node stalls its link); one CU_CTRL request at a time, a second one
+ * accepted and discarded; output priority signal > CU_CTRL reply > the unit's own traffic. */
+#include "shell.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fifo.h"
+#include "npukit/kt_regs.h"
+
+enum { SIGQ_DEPTH = 16 };
+
+typedef struct pending_signal {
+    kt_coord dst;
+    uint8_t txn, code;
+    uint32_t arg;
+} pending_signal;
+
+struct ksim_shell {
+    ktsim_unit_cfg cfg;
+    const ksim_unit_ops *ops;
+    void *unit;
+    uint64_t cycle;
+
+    ksim_fifo inst, recv;
+    bool in_flight;
+    kt_coord rep_src;
+    uint8_t rep_txn;
+    bool rep_last;
+
+    pending_signal sigq[SIGQ_DEPTH];
+    unsigned sig_head, sig_count;
+
+    bool ctrl_pend;
+    kt_coord ctrl_src;
+    uint8_t ctrl_txn, ctrl_index;
+    uint64_t ctrl_value, ctrl_ready_at;
+
+    bool out_valid;
+    kt_flit out;
+    uint32_t ctr_inst, ctr_busy;
+};
+
+ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops, kt_coord mem_port,
+                              unsigned recv_depth)
+{
+    ksim_shell *sh = calloc(1, sizeof *sh);
+    if (!sh)
+        return NULL;
+    sh->cfg = *cfg;
+    if (!sh->cfg.type)
+        sh->cfg.type = ops->default_type;
+    sh->ops = ops;
+    sh->unit = ops->create(&sh->cfg, mem_port);
+    if (!sh->unit || !ksim_fifo_init(&sh->inst, cfg->inst_depth) || !ksim_fifo_init(&sh->recv, recv_depth)) {
+        ksim_shell_destroy(sh);
+        return NULL;
+    }
+    return sh;
+}
+
+void ksim_shell_destroy(ksim_shell *sh)
+{
+    if (!sh)
+        return;
+    if (sh->unit)
+        sh->ops->destroy(sh->unit);
+    ksim_fifo_free(&sh->inst);
+    ksim_fifo_free(&sh->recv);
+    free(sh);
+}
+
+void ksim_shell_reset(ksim_shell *sh)
+{
+    ksim_fifo_clear(&sh->inst);
+    ksim_fifo_clear(&sh->recv);
+    sh->in_flight = false;
+    sh->sig_head = sh->sig_count = 0;
+    sh->ctrl_pend = false;
+    sh->out_valid = false;
+    sh->ctr_inst = sh->ctr_busy = 0; /* counters clear only on resetn */
+    if (sh->ops->reset)
+        sh->ops->reset(sh->unit);
+}
+
+kt_coord ksim_shell_coord(const ksim_shell *sh) { return sh->cfg.at; }
+
+static bool busy(const ksim_shell *sh)
+{
+    /* Busy covers completions generated but not yet on the wire. */
+    return sh->in_flight || !ksim_fifo_empty(&sh->inst) || sh->sig_count;
+}
+
+static uint64_t ctrl_value(const ksim_shell *sh, uint8_t index)
+{
+    switch (index) {
+    case KT_CU_CAPS: {
+        kt_cu_caps c = {sh->cfg.type, sh->cfg.version, sh->cfg.n_buffers, sh->cfg.inst_depth};
+        return kt_cu_caps_encode(&c);
+    }
+    case KT_CU_STATUS: {
+        kt_cu_status s = {busy(sh), false, (uint16_t)(sh->cfg.inst_depth - sh->inst.count)};
+        return kt_cu_status_encode(&s);
+    }
+    case KT_CU_COUNTERS: return (uint64_t)sh->ctr_inst << 32 | sh->ctr_busy;
+    case KT_CU_DBG: return sh->ops->dbg ? sh->ops->dbg(sh->unit) : 0;
+    default: return 0; /* 4-255: reserved to the framework, read zero */
+    }
+}
+
+static bool shell_offer(void *ep, const kt_flit *f)
+{
+    ksim_shell *sh = ep;
+    /* noc_in_busy = inst_full | recv_full: a full instruction FIFO refuses memory responses too. */
+    if (ksim_fifo_full(&sh->inst) || ksim_fifo_full(&sh->recv))
+        return false;
+    kt_header h = kt_header_get(f);
+    switch (h.type) {
+    case KT_T_CU_INST: return ksim_fifo_push(&sh->inst, f, sh->cycle);
+    case KT_T_CU_CTRL:
+        if (!sh->ctrl_pend) {
+            /* The value is snapshotted when the request is accepted, not when the reply leaves. */
+            sh->ctrl_pend = true;
+            sh->ctrl_src = h.src;
+            sh->ctrl_txn = h.txn;
+            sh->ctrl_index = kt_ctrl_get(f).index;
+            sh->ctrl_value = ctrl_value(sh, sh->ctrl_index);
+            sh->ctrl_ready_at = sh->cycle + sh->cfg.reply_delay;
+        }
+        return true; /* a second request while one is pending is accepted and discarded */
+    default: return ksim_fifo_push(&sh->recv, f, sh->cycle);
+    }
+}
+
+static const kt_flit *shell_out_peek(void *ep)
+{
+    ksim_shell *sh = ep;
+    return sh->out_valid ? &sh->out : NULL;
+}
+
+static void shell_out_pop(void *ep) { ((ksim_shell *)ep)->out_valid = false; }
+
+void ksim_shell_done(ksim_shell *sh, uint32_t result, bool fault)
+{
+    sh->ctr_inst++; /* every exec_done counts, even one with nothing in flight */
+    if (!sh->in_flight)
+        return;
+    sh->in_flight = false;
+    pending_signal s = {sh->rep_src, sh->rep_txn, KT_SIG_INST_COMPLETE, result};
+    if (fault) {
+        s.code = KT_SIG_FAULT;
+    } else if (sh->rep_last) {
+        s.code = KT_SIG_BATCH_COMPLETE;
+        s.arg = sh->rep_txn; /* exec_result is discarded */
+    }
+    /* Issue is held while the queue is full, so there is always room here. */
+    sh->sigq[(sh->sig_head + sh->sig_count++) % SIGQ_DEPTH] = s;
+}
+
+bool ksim_shell_send(ksim_shell *sh, const kt_flit *f)
+{
+    if (sh->out_valid || sh->sig_count || sh->ctrl_pend)
+        return false;
+    sh->out = *f;
+    sh->out_valid = true;
+    return true;
+}
+
+static void fill_output(ksim_shell *sh)
+{
+    if (sh->out_valid)
+        return;
+    if (sh->sig_count) {
+        pending_signal *s = &sh->sigq[sh->sig_head];
+        kt_flit_signal(&sh->out, s->dst, sh->cfg.at, s->txn, s->code, s->arg);
+        sh->sig_head = (sh->sig_head + 1) % SIGQ_DEPTH;
+        sh->sig_count--;
+        sh->out_valid = true;
+    } else if (sh->ctrl_pend && sh->cycle >= sh->ctrl_ready_at) {
+        kt_flit_ctrl_reply(&sh->out, sh->ctrl_src, sh->cfg.at, sh->ctrl_index, sh->ctrl_txn, sh->ctrl_value);
+        sh->ctrl_pend = false;
+        sh->out_valid = true;
+    }
+}
+
+static void shell_tick(void *ep, uint64_t cycle)
+{
+    ksim_shell *sh = ep;
+    sh->cycle = cycle;
+    /* Issue: one instruction in flight, and only with room for its completion. */
+    if (ksim_fifo_ready(&sh->inst, cycle) && !sh->in_flight && sh->sig_count < SIGQ_DEPTH &&
+        sh->ops->ready(sh->unit)) {
+        kt_flit inst = *ksim_fifo_head(&sh->inst);
+        ksim_fifo_pop(&sh->inst);
+        kt_header h = kt_header_get(&inst);
+        sh->rep_src = h.src;
+        sh->rep_txn = h.txn;
+        sh->rep_last = h.last;
+        sh->in_flight = true;
+        sh->ops->issue(sh->unit, &inst);
+    }
+    /* The receive path feeds the unit. */
+    if (ksim_fifo_ready(&sh->recv, cycle) && sh->ops->recv(sh->unit, ksim_fifo_head(&sh->recv)))
+        ksim_fifo_pop(&sh->recv);
+    fill_output(sh);
+    sh->ops->tick(sh->unit, sh);
+    fill_output(sh);
+    if (busy(sh))
+        sh->ctr_busy++;
+}
+
+const ksim_endpoint_ops ksim_shell_endpoint = {shell_offer, shell_out_peek, shell_out_pop, shell_tick};
+
+void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles)
+{
+    sh->ctr_inst = retired;
+    sh->ctr_busy = busy_cycles;
+}
+
+bool ksim_shell_idle(const ksim_shell *sh)
+{
+    return !busy(sh) && !sh->ctrl_pend && !sh->out_valid && ksim_fifo_empty(&sh->recv) &&
+           (!sh->ops->idle || sh->ops->idle(sh->unit));
+}
+
+static const ksim_unit_ops *const unit_table[] = {&ksim_unit_test, &ksim_unit_saxpy};
+
+const ksim_unit_ops *ksim_unit_find(const char *kind)
+{
+    for (size_t i = 0; i < sizeof unit_table / sizeof unit_table[0]; i++)
+        if (!strcmp(unit_table[i]->kind, kind))
+            return unit_table[i];
+    return NULL;
+}

@@ -1,0 +1,51 @@
+/* The compute-unit shell (noc_cu_base): the instruction FIFO, one instruction in flight, the
+ * completion queue and its priority, CU_CTRL answered inside the shell, the counters, and the
+ * output arbitration. A unit model sits behind it through ksim_unit_ops. */
+#ifndef NPUKIT_KTSIM_SHELL_H
+#define NPUKIT_KTSIM_SHELL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mesh.h"
+#include "npukit/ktsim.h"
+
+typedef struct ksim_shell ksim_shell;
+
+/* What a unit model implements. The shell calls issue() when it hands over an instruction
+ * (inst_valid && inst_ready) and tick() every cycle; the unit answers through
+ * ksim_shell_done / ksim_shell_send. */
+typedef struct ksim_unit_ops {
+    const char *kind;
+    uint16_t default_type;
+    void *(*create)(const ktsim_unit_cfg *cfg, kt_coord mem_port);
+    void (*destroy)(void *u);
+    void (*reset)(void *u);
+    bool (*ready)(void *u);                             /* inst_ready */
+    void (*issue)(void *u, const kt_flit *inst);
+    void (*tick)(void *u, ksim_shell *sh);
+    bool (*recv)(void *u, const kt_flit *f);            /* receive path; false = not yet */
+    uint64_t (*dbg)(void *u);                           /* CU_DBG */
+    bool (*idle)(void *u);
+} ksim_unit_ops;
+
+/* The unit-model table (data): one row per model. */
+const ksim_unit_ops *ksim_unit_find(const char *kind);
+extern const ksim_unit_ops ksim_unit_test;
+extern const ksim_unit_ops ksim_unit_saxpy;
+
+ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops, kt_coord mem_port,
+                              unsigned recv_depth);
+void ksim_shell_destroy(ksim_shell *sh);
+void ksim_shell_reset(ksim_shell *sh);
+extern const ksim_endpoint_ops ksim_shell_endpoint;
+
+/* Unit side. */
+void ksim_shell_done(ksim_shell *sh, uint32_t result, bool fault); /* exec_done */
+bool ksim_shell_send(ksim_shell *sh, const kt_flit *f);            /* send_valid; false = not ready */
+kt_coord ksim_shell_coord(const ksim_shell *sh);
+
+void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles);
+bool ksim_shell_idle(const ksim_shell *sh);
+
+#endif

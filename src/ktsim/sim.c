@@ -1,0 +1,473 @@
+/* The simulator's top level: builds the machine from a configuration, runs the clock, and
+ * presents it as a kt_transport. Host accesses go through a station-bus front end that packs
+ * every write into 32-byte flits of four beats, exactly one of them strobed — which a current
+ * orchestrator ignores and a pre-strobe one does not. The host bus is a table of regions. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dram.h"
+#include "memport.h"
+#include "mesh.h"
+#include "npukit/kt_regs.h"
+#include "npukit/ktsim.h"
+#include "orch.h"
+#include "shell.h"
+
+enum { MAX_REGIONS = 8 };
+
+typedef enum region_kind { R_CTRL, R_MEM, R_PLUGGED } region_kind;
+
+typedef struct bus_region {
+    region_kind kind;
+    ktsim_region r;
+} bus_region;
+
+struct ktsim {
+    ktsim_config cfg;
+    uint64_t cycle;
+    ksim_orch *orch;
+    ksim_mesh *mesh;
+    ksim_dram *dram;
+    ksim_memport *ports[KTSIM_MAX_MEM_PORTS];
+    ksim_shell *shells[KTSIM_MAX_UNITS];
+    unsigned n_shells;
+    bus_region regions[MAX_REGIONS];
+    unsigned n_regions;
+    kt_transport transport;
+    char fault[320];
+    bool has_fault;
+    uint64_t lane[4]; /* station-bus lanes, for the stale-bytes variant */
+    uint64_t stalled;
+};
+
+static void sim_fault(void *user, const char *msg)
+{
+    ktsim *s = user;
+    if (!s->has_fault) {
+        snprintf(s->fault, sizeof s->fault, "cycle %" PRIu64 ": %s", s->cycle, msg);
+        s->has_fault = true;
+    }
+}
+
+void ktsim_config_default(ktsim_config *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "custom");
+    c->gen = KTSIM_GEN_CURRENT;
+    c->flit_width = KT_FLIT_WIDTH;
+    c->pos_width = KT_POS_WIDTH;
+    c->grid_lo = 1;
+    c->grid_hi = 1;
+    c->stage_flits = KT_STAGE_FLITS_DEFAULT;
+    c->tx_depth = 16;
+    c->rx_depth = 16;
+    c->router_fifo = 32;
+    c->recv_depth = 16;
+    c->mem_queue = 64;
+    c->mem_port[0] = (kt_coord){0, 1};
+    c->n_mem_ports = 1;
+    /* The simulation bench map: host engine at ORC_BASE, orchestrator at MAG_BASE; DRAM of
+     * mesh 0 at (0 + 1) << 40 as the card's host memory window. */
+    c->engine_base = 0x00000000;
+    c->ctrl_base = 0x10000000;
+    c->mem_base = 1ull << 40;
+    c->dram_size = 256ull << 20;
+    c->host_access_cycles = 8;
+}
+
+const ktsim_config *ktsim_get_config(const ktsim *s) { return &s->cfg; }
+uint64_t ktsim_cycle(const ktsim *s) { return s->cycle; }
+const char *ktsim_fault(const ktsim *s) { return s->has_fault ? s->fault : NULL; }
+void ktsim_clear_fault(ktsim *s) { s->has_fault = false; }
+uint64_t ktsim_stalled_cycles(const ktsim *s) { return s->stalled; }
+uint64_t ktsim_dropped_flits(const ktsim *s) { return ksim_mesh_dropped(s->mesh); }
+
+static bool machine_idle(const ktsim *s)
+{
+    if (!ksim_orch_idle(s->orch) || ksim_mesh_in_flight(s->mesh))
+        return false;
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        if (!ksim_memport_idle(s->ports[i]))
+            return false;
+    for (unsigned i = 0; i < s->n_shells; i++)
+        if (!ksim_shell_idle(s->shells[i]))
+            return false;
+    return true;
+}
+
+static bool has_plugged_ticks(const ktsim *s)
+{
+    if (ksim_orch_has_aux_ticks(s->orch))
+        return true;
+    for (unsigned i = 0; i < s->n_regions; i++)
+        if (s->regions[i].r.tick)
+            return true;
+    return false;
+}
+
+void ktsim_step(ktsim *s, uint64_t cycles)
+{
+    while (cycles--) {
+        /* An idle machine with nothing plugged in changes nothing but the clock. */
+        if (!has_plugged_ticks(s) && machine_idle(s)) {
+            s->cycle += cycles + 1;
+            s->stalled = 0;
+            return;
+        }
+        s->cycle++;
+        ksim_orch_tick_begin(s->orch, s->cycle);
+        ksim_mesh_tick(s->mesh, s->cycle);
+        ksim_orch_tick_aux(s->orch);
+        for (unsigned i = 0; i < s->n_regions; i++)
+            if (s->regions[i].r.tick)
+                s->regions[i].r.tick(s->regions[i].r.ctx);
+        ksim_orch_tick_end(s->orch);
+        uint16_t rd, wr;
+        ktsim_mem_traffic(s, &rd, &wr);
+        ksim_orch_set_traffic(s->orch, rd, wr);
+        if (ksim_mesh_moved(s->mesh) || machine_idle(s))
+            s->stalled = 0;
+        else
+            s->stalled++;
+    }
+}
+
+void ktsim_mem_traffic(const ktsim *s, uint16_t *reads, uint16_t *writes)
+{
+    uint16_t r = 0, w = 0;
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++) {
+        r = (uint16_t)(r + ksim_memport_reads(s->ports[i]));
+        w = (uint16_t)(w + ksim_memport_writes(s->ports[i]));
+    }
+    *reads = r;
+    *writes = w;
+}
+
+void ktsim_reset(ktsim *s)
+{
+    ksim_orch_reset(s->orch);
+    ksim_mesh_reset(s->mesh);
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        ksim_memport_reset(s->ports[i]);
+    for (unsigned i = 0; i < s->n_shells; i++)
+        ksim_shell_reset(s->shells[i]);
+    s->stalled = 0;
+}
+
+/* ---- host bus ---- */
+
+static bus_region *find_region(ktsim *s, uint64_t addr, size_t len, uint64_t *off)
+{
+    for (unsigned i = 0; i < s->n_regions; i++) {
+        bus_region *b = &s->regions[i];
+        if (addr >= b->r.base && addr - b->r.base < b->r.size && len <= b->r.size - (addr - b->r.base)) {
+            *off = addr - b->r.base;
+            return b;
+        }
+    }
+    return NULL;
+}
+
+static npk_status no_slave(uint64_t addr, size_t len)
+{
+    return npk_fail(NPK_EFAULT, "no slave answers at 0x%" PRIx64 "+%zu on the host bus (decode error)", addr, len);
+}
+
+/* One beat into the orchestrator, then one cycle. */
+static void ctrl_beat(ktsim *s, uint32_t off, uint64_t data, uint8_t strb)
+{
+    ksim_orch_write_beat(s->orch, off, data, strb);
+    ktsim_step(s, 1);
+}
+
+/* The station bus: `words` words starting at window offset `off`, packed into 32-byte flits of
+ * four beats each, with strobes only on the words the host sent. */
+static void ctrl_write_words(ktsim *s, uint32_t off, const uint8_t *bytes, size_t words)
+{
+    uint32_t first = off & ~(uint32_t)(KT_BUS_FLIT_BYTES - 1);
+    uint32_t end = off + (uint32_t)words * 8;
+    for (uint32_t flit = first; flit < end; flit += KT_BUS_FLIT_BYTES) {
+        for (unsigned b = 0; b < 4; b++) {
+            uint32_t a = flit + b * 8;
+            if (a >= off && a < end) {
+                uint64_t v = kt_le64(bytes + (a - off));
+                s->lane[b] = v;
+                ctrl_beat(s, a, v, 0xFF);
+            } else {
+                /* The packer clears at the flit's first beat: unsent lanes carry zeros (or, in
+                 * the variant some boards show, whatever the lane last held). */
+                ctrl_beat(s, a, s->cfg.stale_lanes ? s->lane[b] : 0, 0x00);
+            }
+        }
+    }
+}
+
+static npk_status sim_write(ktsim *s, uint64_t addr, const uint8_t *bytes, size_t len, bool block)
+{
+    uint64_t off;
+    bus_region *b = find_region(s, addr, len, &off);
+    if (!b)
+        return no_slave(addr, len);
+    ktsim_step(s, s->cfg.host_access_cycles);
+    switch (b->kind) {
+    case R_CTRL:
+        ctrl_write_words(s, (uint32_t)off, bytes, len / 8);
+        return NPK_OK;
+    case R_MEM: {
+        npk_status st = ksim_dram_host_write(s->dram, off, bytes, len);
+        ktsim_step(s, (len + 31) / 32); /* one 256-bit beat per cycle */
+        return st;
+    }
+    case R_PLUGGED:
+        for (size_t i = 0; i < len; i += 8) {
+            npk_status st = b->r.write64 ? b->r.write64(b->r.ctx, off + i, kt_le64(bytes + i), 0xFF)
+                                         : npk_fail(NPK_EFAULT, "%s: not writable", b->r.name);
+            if (st)
+                return st;
+            ktsim_step(s, 1);
+        }
+        (void)block;
+        return NPK_OK;
+    }
+    return no_slave(addr, len);
+}
+
+static npk_status sim_read(ktsim *s, uint64_t addr, uint8_t *bytes, size_t len)
+{
+    uint64_t off;
+    bus_region *b = find_region(s, addr, len, &off);
+    if (!b)
+        return no_slave(addr, len);
+    ktsim_step(s, s->cfg.host_access_cycles);
+    switch (b->kind) {
+    case R_CTRL:
+        for (size_t i = 0; i < len; i += 8) {
+            kt_put_le64(bytes + i, ksim_orch_read(s->orch, (uint32_t)(off + i)));
+            ktsim_step(s, 1);
+        }
+        return NPK_OK;
+    case R_MEM: {
+        npk_status st = ksim_dram_read(s->dram, off, bytes, len);
+        ktsim_step(s, (len + 31) / 32);
+        return st;
+    }
+    case R_PLUGGED:
+        for (size_t i = 0; i < len; i += 8) {
+            uint64_t v = 0;
+            npk_status st = b->r.read64 ? b->r.read64(b->r.ctx, off + i, &v) : NPK_OK;
+            if (st)
+                return st;
+            kt_put_le64(bytes + i, v);
+            ktsim_step(s, 1);
+        }
+        return NPK_OK;
+    }
+    return no_slave(addr, len);
+}
+
+static npk_status t_read64(void *ctx, uint64_t addr, uint64_t *value)
+{
+    uint8_t b[8];
+    npk_status st = sim_read(ctx, addr, b, 8);
+    *value = kt_le64(b);
+    return st;
+}
+
+static npk_status t_write64(void *ctx, uint64_t addr, uint64_t value)
+{
+    uint8_t b[8];
+    kt_put_le64(b, value);
+    return sim_write(ctx, addr, b, 8, false);
+}
+
+static npk_status t_read_block(void *ctx, uint64_t addr, void *buf, size_t len) { return sim_read(ctx, addr, buf, len); }
+static npk_status t_write_block(void *ctx, uint64_t addr, const void *buf, size_t len)
+{
+    return sim_write(ctx, addr, buf, len, true);
+}
+
+static const kt_transport_ops sim_ops = {t_read64, t_write64, t_read_block, t_write_block, NULL};
+
+kt_transport *ktsim_transport(ktsim *s) { return &s->transport; }
+
+npk_status ktsim_bus_write64(ktsim *s, uint64_t addr, uint64_t value)
+{
+    uint64_t off;
+    bus_region *b = find_region(s, addr, 8, &off);
+    if (!b || (addr & 7))
+        return no_slave(addr, 8);
+    switch (b->kind) {
+    case R_CTRL: ksim_orch_write_beat(s->orch, (uint32_t)off, value, 0xFF); return NPK_OK;
+    case R_MEM: {
+        uint8_t bytes[8];
+        kt_put_le64(bytes, value);
+        return ksim_dram_host_write(s->dram, off, bytes, 8);
+    }
+    case R_PLUGGED: return b->r.write64 ? b->r.write64(b->r.ctx, off, value, 0xFF) : NPK_OK;
+    }
+    return no_slave(addr, 8);
+}
+
+npk_status ktsim_bus_read64(ktsim *s, uint64_t addr, uint64_t *value)
+{
+    uint64_t off;
+    bus_region *b = find_region(s, addr, 8, &off);
+    if (!b || (addr & 7))
+        return no_slave(addr, 8);
+    switch (b->kind) {
+    case R_CTRL: *value = ksim_orch_read(s->orch, (uint32_t)off); return NPK_OK;
+    case R_MEM: {
+        uint8_t bytes[8];
+        npk_status st = ksim_dram_read(s->dram, off, bytes, 8);
+        *value = kt_le64(bytes);
+        return st;
+    }
+    case R_PLUGGED: *value = 0; return b->r.read64 ? b->r.read64(b->r.ctx, off, value) : NPK_OK;
+    }
+    return no_slave(addr, 8);
+}
+
+static npk_status add_region(ktsim *s, region_kind kind, const ktsim_region *r)
+{
+    if (s->n_regions >= MAX_REGIONS)
+        return npk_fail(NPK_ELIMIT, "bus region '%s': %u regions already (limit %u)", r->name, s->n_regions,
+                        MAX_REGIONS);
+    if (!r->size)
+        return npk_fail(NPK_EINVAL, "bus region '%s' has size 0", r->name);
+    for (unsigned i = 0; i < s->n_regions; i++) {
+        const ktsim_region *o = &s->regions[i].r;
+        if (r->base < o->base + o->size && o->base < r->base + r->size)
+            return npk_fail(NPK_EINVAL,
+                            "bus region '%s' 0x%" PRIx64 "+0x%" PRIx64 " overlaps '%s' 0x%" PRIx64 "+0x%" PRIx64,
+                            r->name, r->base, r->size, o->name, o->base, o->size);
+    }
+    s->regions[s->n_regions++] = (bus_region){kind, *r};
+    return NPK_OK;
+}
+
+npk_status ktsim_add_region(ktsim *s, const ktsim_region *r) { return add_region(s, R_PLUGGED, r); }
+npk_status ktsim_add_aux_client(ktsim *s, const ktsim_aux_client *c) { return ksim_orch_add_aux(s->orch, c); }
+
+/* ---- construction ---- */
+
+static npk_status check_config(const ktsim_config *c)
+{
+    if (c->flit_width != KT_FLIT_WIDTH || c->pos_width != KT_POS_WIDTH)
+        return npk_fail(NPK_EUNSUPPORTED, "flit %u bits / position %u bits: only the reference 288/4 is modelled",
+                        c->flit_width, c->pos_width);
+    if (c->grid_lo < 1 || c->grid_hi < c->grid_lo || c->grid_hi > 14)
+        return npk_fail(NPK_EINVAL, "grid %u..%u: need 1 <= GRID_LO <= GRID_HI <= 14", c->grid_lo, c->grid_hi);
+    if (c->stage_flits < 1 || c->stage_flits > 204)
+        return npk_fail(NPK_ELIMIT, "stage_flits=%u outside 1..204 (the 10-bit word pointer)", c->stage_flits);
+    if (c->n_mem_ports < 1 || c->n_mem_ports > KTSIM_MAX_MEM_PORTS)
+        return npk_fail(NPK_EINVAL, "%u memory ports, need 1..%u", c->n_mem_ports, KTSIM_MAX_MEM_PORTS);
+    if (!c->tx_depth || !c->rx_depth || !c->router_fifo || !c->recv_depth || !c->mem_queue)
+        return npk_fail(NPK_EINVAL, "a FIFO depth of 0 in preset '%s'", c->name);
+    for (unsigned i = 0; i < c->n_units; i++) {
+        if (!ksim_unit_find(c->units[i].kind))
+            return npk_fail(NPK_EINVAL, "unit at (%u,%u): unknown model '%s' (known: test, saxpy)", c->units[i].at.x,
+                            c->units[i].at.y, c->units[i].kind);
+        if (c->units[i].inst_depth == 0)
+            return npk_fail(NPK_EINVAL, "unit at (%u,%u): inst_depth 0", c->units[i].at.x, c->units[i].at.y);
+    }
+    return NPK_OK;
+}
+
+npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
+{
+    *out = NULL;
+    npk_status st = check_config(cfg);
+    if (st)
+        return st;
+    ktsim *s = calloc(1, sizeof *s);
+    if (!s)
+        return npk_fail(NPK_ENOMEM, "simulator: out of memory");
+    s->cfg = *cfg;
+    ksim_orch_params p = {cfg->flit_width, cfg->pos_width, cfg->grid_lo, cfg->grid_hi,
+                          (cfg->flit_width + 63) / 64, cfg->stage_flits, cfg->tx_depth, cfg->rx_depth,
+                          cfg->mem_port[0], cfg->gen};
+    s->orch = ksim_orch_create(&p, sim_fault, s);
+    s->mesh = ksim_mesh_create(cfg->grid_lo, cfg->grid_hi, cfg->router_fifo);
+    s->dram = ksim_dram_create(cfg->dram_size);
+    if (!s->orch || !s->mesh || !s->dram) {
+        ktsim_destroy(s);
+        return npk_fail(NPK_ENOMEM, "simulator: out of memory building '%s'", cfg->name);
+    }
+    for (unsigned i = 0; i < cfg->n_mem_ports; i++) {
+        s->ports[i] = ksim_memport_create(cfg->mem_port[i], cfg->mem_queue, s->dram, i == 0 ? s->orch : NULL,
+                                          sim_fault, s);
+        if (!s->ports[i]) {
+            ktsim_destroy(s);
+            return npk_fail(NPK_ENOMEM, "simulator: out of memory (memory port %u)", i);
+        }
+        if ((st = ksim_mesh_attach(s->mesh, cfg->mem_port[i], &ksim_memport_endpoint, s->ports[i]))) {
+            ktsim_destroy(s);
+            return st;
+        }
+    }
+    for (unsigned i = 0; i < cfg->n_units; i++) {
+        const ktsim_unit_cfg *u = &cfg->units[i];
+        ksim_shell *sh = ksim_shell_create(u, ksim_unit_find(u->kind), cfg->mem_port[0], cfg->recv_depth);
+        if (!sh) {
+            ktsim_destroy(s);
+            return npk_fail(NPK_ENOMEM, "simulator: out of memory (unit %u)", i);
+        }
+        s->shells[s->n_shells++] = sh;
+        if ((st = ksim_mesh_attach(s->mesh, u->at, &ksim_shell_endpoint, sh))) {
+            ktsim_destroy(s);
+            return st;
+        }
+    }
+    ktsim_region ctrl = {"orchestrator", cfg->ctrl_base, KT_WINDOW_BYTES, NULL, NULL, NULL, NULL};
+    ktsim_region mem = {"memory", cfg->mem_base, cfg->dram_size, NULL, NULL, NULL, NULL};
+    if ((st = add_region(s, R_CTRL, &ctrl)) || (st = add_region(s, R_MEM, &mem))) {
+        ktsim_destroy(s);
+        return st;
+    }
+    kt_transport_init(&s->transport, "ktsim", &sim_ops, s);
+    s->transport.bulk = true;
+    *out = s;
+    return NPK_OK;
+}
+
+void ktsim_destroy(ktsim *s)
+{
+    if (!s)
+        return;
+    for (unsigned i = 0; i < s->n_shells; i++)
+        ksim_shell_destroy(s->shells[i]);
+    for (unsigned i = 0; i < KTSIM_MAX_MEM_PORTS; i++)
+        ksim_memport_destroy(s->ports[i]);
+    ksim_mesh_destroy(s->mesh);
+    ksim_orch_destroy(s->orch);
+    ksim_dram_destroy(s->dram);
+    free(s);
+}
+
+npk_status ktsim_dram_write(ktsim *s, uint64_t offset, const void *buf, size_t len)
+{
+    return ksim_dram_write(s->dram, offset, buf, len);
+}
+
+npk_status ktsim_dram_read(ktsim *s, uint64_t offset, void *buf, size_t len)
+{
+    return ksim_dram_read(s->dram, offset, buf, len);
+}
+
+void ktsim_poke_node_status(ktsim *s, kt_coord at, uint64_t value)
+{
+    ksim_orch_poke_node_status(s->orch, kt_coord_pack(at), value);
+}
+
+npk_status ktsim_poke_unit_counters(ktsim *s, kt_coord at, uint32_t retired, uint32_t busy_cycles)
+{
+    for (unsigned i = 0; i < s->n_shells; i++)
+        if (kt_coord_eq(ksim_shell_coord(s->shells[i]), at)) {
+            ksim_shell_poke_counters(s->shells[i], retired, busy_cycles);
+            return NPK_OK;
+        }
+    return npk_fail(NPK_ENODEV, "no unit at (%u,%u)", at.x, at.y);
+}

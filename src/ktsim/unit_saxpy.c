@@ -1,0 +1,165 @@
+/* The saxpy example unit ('SX' 0x5358): y[0:n] = a*x + y over float32, through the memory
+ * protocol — one plain read of x, one of y, one burst write of y — like the example bench.
+ *
+ * Instruction: [255:248] op (0x01; an 8-bit opcode, not the 4-bit convention), [247:224] n,
+ * [223:192] a (float32 bits), [191:128] x_addr, [127:64] y_addr.
+ * A burst write carries at most 8 beats (MEM_WR_REQ len <= 7), so n is 1..64 per instruction.
+ * The write acknowledgement is dropped (no write fence): the completion does not order against
+ * the DRAM write, and a host must poll the result.
+ * Faults (SIG_FAULT arg): 1 bad opcode, 2 n outside 1..64, 3 an address not 32-byte aligned.
+ * CU_DBG: cumulative elements processed. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shell.h"
+
+enum { SX_OP = 0x01, SX_MAX_N = 64, SX_TXN_X = 0x10, SX_TXN_Y = 0x20, SX_TXN_W = 0x30 };
+enum { SX_FAULT_OPCODE = 1, SX_FAULT_LENGTH = 2, SX_FAULT_ALIGN = 3 };
+
+typedef enum sx_state { SX_IDLE, SX_REQ_X, SX_REQ_Y, SX_WAIT, SX_WR_REQ, SX_WR_DATA, SX_RETIRE } sx_state;
+
+typedef struct saxpy_unit {
+    kt_coord mem;
+    sx_state state;
+    uint32_t n, beats, got_x, got_y, sent;
+    float a;
+    uint64_t x_addr, y_addr;
+    uint32_t fault;
+    float x[SX_MAX_N], y[SX_MAX_N];
+    uint8_t ybytes[SX_MAX_N * 4]; /* y beats as read, so lanes past n are written back unchanged */
+    uint64_t elements;
+} saxpy_unit;
+
+static void *sx_create(const ktsim_unit_cfg *cfg, kt_coord mem)
+{
+    (void)cfg;
+    saxpy_unit *u = calloc(1, sizeof *u);
+    if (u)
+        u->mem = mem;
+    return u;
+}
+
+static void sx_destroy(void *u) { free(u); }
+static void sx_reset(void *p) { ((saxpy_unit *)p)->state = SX_IDLE; }
+static bool sx_ready(void *p) { return ((saxpy_unit *)p)->state == SX_IDLE; }
+
+static void sx_issue(void *p, const kt_flit *inst)
+{
+    saxpy_unit *u = p;
+    unsigned op = (unsigned)kt_flit_bits(inst, 248, 8);
+    u->n = (uint32_t)kt_flit_bits(inst, 224, 24);
+    uint32_t abits = (uint32_t)kt_flit_bits(inst, 192, 32);
+    memcpy(&u->a, &abits, sizeof u->a);
+    u->x_addr = kt_flit_bits(inst, 128, 64);
+    u->y_addr = kt_flit_bits(inst, 64, 64);
+    u->fault = 0;
+    if (op != SX_OP)
+        u->fault = SX_FAULT_OPCODE;
+    else if (u->n == 0 || u->n > SX_MAX_N)
+        u->fault = SX_FAULT_LENGTH;
+    else if ((u->x_addr | u->y_addr) & 31)
+        u->fault = SX_FAULT_ALIGN;
+    u->beats = (u->n + 7) / 8;
+    u->got_x = u->got_y = u->sent = 0;
+    u->state = u->fault ? SX_RETIRE : SX_REQ_X;
+}
+
+static bool send_read(saxpy_unit *u, ksim_shell *sh, uint64_t addr, uint8_t txn)
+{
+    kt_flit f = {{0}};
+    kt_mem_req r = {0};
+    r.addr = addr & ((1ull << KT_MEM_ADDR_BITS) - 1);
+    r.len = (uint8_t)(u->beats - 1);
+    kt_mem_req_put(&f, &r);
+    kt_header h = {u->mem, ksim_shell_coord(sh), KT_T_MEM_RD_REQ, txn, true, 0};
+    kt_header_put(&f, &h);
+    return ksim_shell_send(sh, &f);
+}
+
+static void sx_tick(void *p, ksim_shell *sh)
+{
+    saxpy_unit *u = p;
+    switch (u->state) {
+    case SX_IDLE: break;
+    case SX_REQ_X:
+        if (send_read(u, sh, u->x_addr, SX_TXN_X))
+            u->state = SX_REQ_Y;
+        break;
+    case SX_REQ_Y:
+        if (send_read(u, sh, u->y_addr, SX_TXN_Y))
+            u->state = SX_WAIT;
+        break;
+    case SX_WAIT:
+        if (u->got_x == u->beats && u->got_y == u->beats) {
+            for (uint32_t i = 0; i < u->n; i++)
+                u->y[i] = u->a * u->x[i] + u->y[i];
+            for (uint32_t i = 0; i < u->n; i++)
+                memcpy(u->ybytes + 4 * i, &u->y[i], 4);
+            u->state = SX_WR_REQ;
+        }
+        break;
+    case SX_WR_REQ: {
+        kt_flit f = {{0}};
+        kt_mem_req r = {0};
+        r.addr = u->y_addr & ((1ull << KT_MEM_ADDR_BITS) - 1);
+        r.len = (uint8_t)(u->beats - 1);
+        kt_mem_req_put(&f, &r);
+        kt_header h = {u->mem, ksim_shell_coord(sh), KT_T_MEM_WR_REQ, SX_TXN_W, true, 0};
+        kt_header_put(&f, &h);
+        if (ksim_shell_send(sh, &f))
+            u->state = SX_WR_DATA;
+        break;
+    }
+    case SX_WR_DATA: {
+        kt_flit f = {{0}};
+        for (int w = 0; w < 4; w++) {
+            uint64_t v = 0;
+            memcpy(&v, u->ybytes + u->sent * 32 + w * 8, 8);
+            f.w[w] = v;
+        }
+        kt_header h = {u->mem, ksim_shell_coord(sh), KT_T_MEM_WR_DATA, SX_TXN_W, u->sent + 1 == u->beats, 0};
+        kt_header_put(&f, &h);
+        if (ksim_shell_send(sh, &f) && ++u->sent == u->beats)
+            u->state = SX_RETIRE; /* sent, not landed: there is no fence */
+        break;
+    }
+    case SX_RETIRE:
+        if (!u->fault)
+            u->elements += u->n;
+        u->state = SX_IDLE;
+        ksim_shell_done(sh, u->fault ? u->fault : u->n, u->fault != 0);
+        break;
+    }
+}
+
+static bool sx_recv(void *p, const kt_flit *f)
+{
+    saxpy_unit *u = p;
+    kt_header h = kt_header_get(f);
+    if (h.type != KT_T_MEM_RD_RESP || u->state != SX_WAIT)
+        return true; /* write acks and strays are dropped */
+    bool is_x = h.txn == SX_TXN_X;
+    uint32_t *got = is_x ? &u->got_x : &u->got_y;
+    if (h.txn != SX_TXN_X && h.txn != SX_TXN_Y)
+        return true;
+    if (*got >= u->beats)
+        return true;
+    uint8_t beat[32];
+    for (int w = 0; w < 4; w++)
+        for (int b = 0; b < 8; b++)
+            beat[w * 8 + b] = (uint8_t)(f->w[w] >> (8 * b));
+    if (is_x)
+        memcpy((uint8_t *)u->x + *got * 32, beat, 32);
+    else {
+        memcpy((uint8_t *)u->y + *got * 32, beat, 32);
+        memcpy(u->ybytes + *got * 32, beat, 32);
+    }
+    (*got)++;
+    return true;
+}
+
+static uint64_t sx_dbg(void *p) { return ((saxpy_unit *)p)->elements; }
+static bool sx_idle(void *p) { return ((saxpy_unit *)p)->state == SX_IDLE; }
+
+const ksim_unit_ops ksim_unit_saxpy = {"saxpy", 0x5358 /* 'SX' */, sx_create, sx_destroy, sx_reset, sx_ready,
+                                       sx_issue, sx_tick, sx_recv, sx_dbg, sx_idle};

@@ -1,0 +1,104 @@
+/* The configurable test unit ('TU'): retires each instruction after N cycles with a result, can
+ * fault, and can fetch one memory word (so that it depends on the link the credit rule protects).
+ *
+ * Instruction payload (opcode in the top nibble, the KohakuTPU convention):
+ *   [255:252] op: 1 RETIRE, 2 FAULT, 3 FETCH; anything else retires next cycle with result 0
+ *             (an unknown opcode must still retire, or its credit is lost forever)
+ *   [239:224] cycles to take (0: the preset's latency)
+ *   [223:184] FETCH: 40-bit address of one 32-byte word; the result is its low 32 bits
+ *   [31:0]    RETIRE / FAULT: the result (exec_result, the signal's arg)
+ * CU_DBG: cumulative cycles spent executing. */
+#include <stdlib.h>
+
+#include "shell.h"
+
+enum { TU_RETIRE = 1, TU_FAULT = 2, TU_FETCH = 3, TU_FETCH_TXN = 0x5A };
+
+typedef struct test_unit {
+    ktsim_unit_cfg cfg;
+    kt_coord mem;
+    bool active, fetch_sent, fetch_done, fault;
+    unsigned op;
+    uint32_t remaining, result;
+    uint64_t addr;
+    uint64_t dbg;
+} test_unit;
+
+static void *tu_create(const ktsim_unit_cfg *cfg, kt_coord mem)
+{
+    test_unit *u = calloc(1, sizeof *u);
+    if (u) {
+        u->cfg = *cfg;
+        u->mem = mem;
+    }
+    return u;
+}
+
+static void tu_destroy(void *u) { free(u); }
+static void tu_reset(void *p)
+{
+    test_unit *u = p;
+    u->active = false;
+}
+static bool tu_ready(void *p) { return !((test_unit *)p)->active; }
+
+static void tu_issue(void *p, const kt_flit *inst)
+{
+    test_unit *u = p;
+    u->active = true;
+    u->op = (unsigned)kt_flit_bits(inst, 252, 4);
+    uint32_t cycles = (uint32_t)kt_flit_bits(inst, 224, 16);
+    u->remaining = cycles ? cycles : (u->cfg.latency ? u->cfg.latency : 1);
+    u->result = (uint32_t)kt_flit_bits(inst, 0, 32);
+    u->addr = kt_flit_bits(inst, 184, 40);
+    u->fetch_sent = u->fetch_done = false;
+    u->fault = u->op == TU_FAULT;
+    if (u->op != TU_RETIRE && u->op != TU_FAULT && u->op != TU_FETCH) {
+        u->remaining = 1;
+        u->result = 0;
+    }
+}
+
+static void tu_tick(void *p, ksim_shell *sh)
+{
+    test_unit *u = p;
+    if (!u->active)
+        return;
+    u->dbg++;
+    if (u->op == TU_FETCH) {
+        if (!u->fetch_sent) {
+            kt_flit f = {{0}};
+            kt_mem_req r = {0};
+            r.addr = u->addr;
+            kt_mem_req_put(&f, &r);
+            kt_header h = {u->mem, ksim_shell_coord(sh), KT_T_MEM_RD_REQ, TU_FETCH_TXN, true, 0};
+            kt_header_put(&f, &h);
+            u->fetch_sent = ksim_shell_send(sh, &f);
+        }
+        if (!u->fetch_done)
+            return;
+    }
+    if (u->remaining > 1) {
+        u->remaining--;
+        return;
+    }
+    u->active = false;
+    ksim_shell_done(sh, u->result, u->fault);
+}
+
+static bool tu_recv(void *p, const kt_flit *f)
+{
+    test_unit *u = p;
+    kt_header h = kt_header_get(f);
+    if (h.type == KT_T_MEM_RD_RESP && h.txn == TU_FETCH_TXN && u->active && u->op == TU_FETCH) {
+        u->result = (uint32_t)f->w[0];
+        u->fetch_done = true;
+    }
+    return true; /* everything else is folded, as a unit without a receive path does */
+}
+
+static uint64_t tu_dbg(void *p) { return ((test_unit *)p)->dbg; }
+static bool tu_idle(void *p) { return !((test_unit *)p)->active; }
+
+const ksim_unit_ops ksim_unit_test = {"test", 0x5455 /* 'TU' */, tu_create, tu_destroy, tu_reset, tu_ready,
+                                      tu_issue, tu_tick, tu_recv, tu_dbg, tu_idle};
