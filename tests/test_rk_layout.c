@@ -298,6 +298,29 @@ static void test_weights(void)
         free(b);
     }
 
+    /* bf16 and int16 weights share fp16's tiles (facts D.1): the same bits, the same bytes. */
+    {
+        void *b = random_matrix(NPK_PREC_FP16, 64, 48);
+        npk_rk_cmatrix src = {b, 64, 48, 48};
+        size_t size = npk_rk_b_bytes(NPK_PREC_FP16, 64, 48);
+        CHECK_EQ(npk_rk_b_bytes(NPK_PREC_BF16, 64, 48), size);
+        uint8_t *f16 = malloc(size), *other = malloc(size);
+        CHECK_EQ(npk_rk_pack_b(NPK_PREC_FP16, &src, (npk_rk_range){0, 64}, (npk_rk_range){0, 48},
+                               f16, size),
+                 NPK_OK);
+        CHECK_EQ(npk_rk_pack_b(NPK_PREC_BF16, &src, (npk_rk_range){0, 64}, (npk_rk_range){0, 48},
+                               other, size),
+                 NPK_OK);
+        CHECK(memcmp(f16, other, size) == 0);
+        CHECK_EQ(npk_rk_pack_b(NPK_PREC_INT16, &src, (npk_rk_range){0, 64}, (npk_rk_range){0, 48},
+                               other, size),
+                 NPK_OK);
+        CHECK(memcmp(f16, other, size) == 0);
+        free(other);
+        free(f16);
+        free(b);
+    }
+
     /* int4 nibble order by hand: B[0][0] = 1, B[1][0] = -2 share byte 0 (even K low);
      * B[0][1] = 5 starts the tile's second row, 32 nibbles = 16 bytes in. */
     int8_t b4[32 * 64] = {0};

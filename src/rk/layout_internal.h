@@ -1,16 +1,16 @@
 /* Shared by the layout modules: element widths per precision, argument checks, and small
- * memory helpers. Not a public header. */
+ * size helpers. Not a public header. */
 #ifndef NPUKIT_RK_LAYOUT_INTERNAL_H
 #define NPUKIT_RK_LAYOUT_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "npukit/rk_layout.h"
 
-/* The packing kernels read and write several elements through one 64-bit word and rely on the
- * first element sitting in the low bits; the NPU's memory order is little-endian as well. */
+/* The packing kernels treat a 16-byte vector as 8 16-bit or 16 8-bit lanes in memory order, and
+ * the int4 nibble order (even index in the low nibble) is a statement about byte values: both
+ * hold as written on a little-endian host, which is what the NPU's memory order is too. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "npukit's RK layout code assumes a little-endian host"
 #endif
@@ -35,15 +35,6 @@ static inline size_t npk_layout_packed_bytes(size_t count, unsigned bits)
 
 static inline size_t npk_layout_round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 static inline size_t npk_layout_min(size_t a, size_t b) { return a < b ? a : b; }
-
-/* Unaligned 64-bit loads and stores; compilers turn these into single instructions. */
-static inline uint64_t npk_load64(const void *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-static inline void npk_store64(void *p, uint64_t v) { memcpy(p, &v, sizeof v); }
 
 /* Argument checks. `fn` is the public function's name, used as the message prefix. Each returns
  * NPK_OK or records an NPK_EINVAL message naming the value and the limit. */

@@ -4,15 +4,21 @@
  * Unpack, accumulate and pack all walk the same segments: a user row segment and the block
  * bytes it maps to (a whole row in line mode, one atom in cube mode). The walk is inlined into
  * each operation so the per-segment work is straight-line code for a known element size. */
+#include <string.h>
+
 #include "npukit/fp16.h"
 #include "rk/layout_internal.h"
+#include "rk/layout_vec.h"
 
 /* An operation on `count` elements between a user row segment and block bytes. The block
  * pointer is read-only for unpack/accumulate; only pack writes through it. */
 typedef void (*segment_op)(uint8_t *user, uint8_t *block, size_t count);
 
-/* Rows walked together in cube mode: four atoms of a plane fill one 64-byte cache line. */
-enum { CUBE_ROW_GROUP = 4 };
+/* The cube layout is a transpose of 16-byte atoms between the user's [rows][planes] and the
+ * block's [planes][rows]; it is walked in blocks of PLANE_BLOCK planes × ROW_GROUP rows so
+ * that both sides move whole cache lines with few pages open at once (the same walk as the
+ * feature's cube, layout_feature.c). */
+enum { ROW_GROUP = 8, PLANE_BLOCK = 32 };
 
 /* ob: bytes of a block element; ub: bytes of a user element (4 when accumulating a narrower
  * partial into float or int32). */
@@ -25,21 +31,25 @@ NPK_LAYOUT_INLINE void walk_segments(const npk_rk_block *blk, size_t ob, size_t 
             op(user + i * user_pitch, block + i * blk->stride * ob, cols);
         return;
     }
-    const size_t atom = NPK_RK_CUBE_ATOM_BYTES, c2 = atom / ob;
-    size_t planes = (cols + c2 - 1) / c2, full_planes = cols / c2;
-    size_t plane_bytes = blk->rows * atom;
-    for (size_t g = 0; g < rows; g += CUBE_ROW_GROUP) {
-        size_t g_end = npk_layout_min(g + CUBE_ROW_GROUP, rows);
-        for (size_t p = 0; p < planes; p++) {
-            uint8_t *b = block + p * plane_bytes + g * atom;
-            uint8_t *u = user + g * user_pitch + p * c2 * ub;
-            for (size_t i = g; i < g_end; i++, b += atom, u += user_pitch) {
-                if (p < full_planes)
-                    op(u, b, c2); /* a constant count: the op unrolls */
-                else
-                    op(u, b, cols - p * c2);
+    const size_t atom = NPK_RK_CUBE_ATOM_BYTES, c2 = atom / ob; /* C2o, facts D.3 */
+    size_t full_planes = cols / c2, plane_bytes = blk->rows * atom;
+    for (size_t pb = 0; pb < full_planes; pb += PLANE_BLOCK) {
+        size_t pb_end = npk_layout_min(pb + PLANE_BLOCK, full_planes);
+        for (size_t g = 0; g < rows; g += ROW_GROUP) {
+            size_t g_end = npk_layout_min(g + ROW_GROUP, rows);
+            for (size_t p = pb; p < pb_end; p++) {
+                uint8_t *b = block + p * plane_bytes + g * atom;
+                uint8_t *u = user + g * user_pitch + p * c2 * ub;
+                for (size_t i = g; i < g_end; i++, b += atom, u += user_pitch)
+                    op(u, b, c2); /* a constant count: the op compiles to a few moves */
             }
         }
+    }
+    if (cols % c2) { /* the plane the columns end in */
+        size_t p = full_planes;
+        for (size_t i = 0; i < rows; i++)
+            op(user + i * user_pitch + p * c2 * ub, block + p * plane_bytes + i * atom,
+               cols - p * c2);
     }
 }
 
@@ -54,9 +64,17 @@ NPK_LAYOUT_INLINE void copy_in1(uint8_t *u, uint8_t *b, size_t n) { memcpy(b, u,
 
 NPK_LAYOUT_INLINE void add_f32_f32(uint8_t *u, uint8_t *b, size_t n)
 {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        npk_v4f32 x, y;
+        memcpy(&x, u + 4 * i, sizeof x);
+        memcpy(&y, b + 4 * i, sizeof y);
+        x += y;
+        memcpy(u + 4 * i, &x, sizeof x);
+    }
     float *dst = (float *)(void *)u;
     const float *src = (const float *)(void *)b;
-    for (size_t i = 0; i < n; i++)
+    for (; i < n; i++)
         dst[i] += src[i];
 }
 
@@ -69,7 +87,7 @@ NPK_LAYOUT_INLINE void add_f32_f16(uint8_t *u, uint8_t *b, size_t n)
 }
 
 /* Integer sums wrap at 32 bits like the hardware's int32 accumulator instead of overflowing
- * (undefined behaviour) in C. */
+ * (undefined behaviour) in C: the additions are done on unsigned lanes. */
 NPK_LAYOUT_INLINE int32_t wrap_add(int32_t a, int32_t b)
 {
     return (int32_t)((uint32_t)a + (uint32_t)b);
@@ -77,17 +95,34 @@ NPK_LAYOUT_INLINE int32_t wrap_add(int32_t a, int32_t b)
 
 NPK_LAYOUT_INLINE void add_i32_i32(uint8_t *u, uint8_t *b, size_t n)
 {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        npk_v4u32 x, y;
+        memcpy(&x, u + 4 * i, sizeof x);
+        memcpy(&y, b + 4 * i, sizeof y);
+        x += y;
+        memcpy(u + 4 * i, &x, sizeof x);
+    }
     int32_t *dst = (int32_t *)(void *)u;
     const int32_t *src = (const int32_t *)(void *)b;
-    for (size_t i = 0; i < n; i++)
+    for (; i < n; i++)
         dst[i] = wrap_add(dst[i], src[i]);
 }
 
 NPK_LAYOUT_INLINE void add_i32_i16(uint8_t *u, uint8_t *b, size_t n)
 {
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        npk_v4u32 x;
+        npk_v4i16 y;
+        memcpy(&x, u + 4 * i, sizeof x);
+        memcpy(&y, b + 2 * i, sizeof y);
+        x += (npk_v4u32)__builtin_convertvector(y, npk_v4i32); /* sign-extend, then wrap */
+        memcpy(u + 4 * i, &x, sizeof x);
+    }
     int32_t *dst = (int32_t *)(void *)u;
     const int16_t *src = (const int16_t *)(void *)b;
-    for (size_t i = 0; i < n; i++)
+    for (; i < n; i++)
         dst[i] = wrap_add(dst[i], src[i]);
 }
 

@@ -1,0 +1,185 @@
+/* RK operand layout throughput next to memcpy.
+ *
+ * For each operation at a realistic size (B 4096×4096, A 512×4096, C 512×4096) it times RUNS
+ * runs of the operation and RUNS runs of a memcpy of the same number of bytes, interleaved in
+ * the same process, and prints the medians, GB/s for both, and the ratio (operation GB/s over
+ * memcpy GB/s). "Bytes" is what the operation reads from its source (the user matrix for a
+ * pack, the packed block for an unpack); for int4 packing the output is half of that.
+ *
+ * Usage: bench_rk_pack [runs]   (default 7) */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "npukit/rk_layout.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void *alloc_filled(size_t bytes, uint8_t mask)
+{
+    uint8_t *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!p) {
+        fprintf(stderr, "bench_rk_pack: out of memory for %zu bytes\n", bytes);
+        exit(1);
+    }
+    for (size_t i = 0; i < bytes; i++) /* touch every page now, outside the timings */
+        p[i] = (uint8_t)((i * 2654435761u) >> 13) & mask;
+    return p;
+}
+
+/* One operation under test: run() performs it once and returns its status. */
+typedef struct bench_case {
+    const char *name;
+    size_t bytes; /* bytes read from the source */
+    npk_status (*run)(const struct bench_case *c);
+    /* arguments */
+    npk_rk_prec prec;
+    npk_rk_block blk;
+    size_t rows, cols;
+    void *user;
+    void *packed;
+    size_t packed_size;
+} bench_case;
+
+static npk_status run_pack_b(const bench_case *c)
+{
+    npk_rk_cmatrix b = {c->user, c->rows, c->cols, c->cols};
+    return npk_rk_pack_b(c->prec, &b, (npk_rk_range){0, c->rows}, (npk_rk_range){0, c->cols},
+                         c->packed, c->packed_size);
+}
+
+static npk_status run_pack_a(const bench_case *c)
+{
+    npk_rk_cmatrix a = {c->user, c->rows, c->cols, c->cols};
+    return npk_rk_pack_a(&c->blk, &a, (npk_rk_range){0, c->rows}, (npk_rk_range){0, c->cols},
+                         c->packed, c->packed_size);
+}
+
+static npk_status run_unpack_c(const bench_case *c)
+{
+    npk_rk_matrix m = {c->user, c->rows, c->cols, c->cols};
+    return npk_rk_unpack_c(&c->blk, c->packed, c->packed_size, &m, (npk_rk_range){0, c->rows},
+                           (npk_rk_range){0, c->cols});
+}
+
+static npk_status run_accumulate_c(const bench_case *c)
+{
+    npk_rk_matrix m = {c->user, c->rows, c->cols, c->cols};
+    return npk_rk_accumulate_c(&c->blk, c->packed, c->packed_size, &m, (npk_rk_range){0, c->rows},
+                               (npk_rk_range){0, c->cols});
+}
+
+static int measure(bench_case *c, int runs, void *copy_src, void *copy_dst)
+{
+    double op[64], cp[64];
+    if (c->run(c) != NPK_OK) { /* a warm-up that also checks the arguments */
+        fprintf(stderr, "bench_rk_pack: %s: %s\n", c->name, npk_last_error());
+        return 1;
+    }
+    memcpy(copy_dst, copy_src, c->bytes);
+    for (int r = 0; r < runs; r++) {
+        double t0 = now_ms();
+        c->run(c);
+        double t1 = now_ms();
+        memcpy(copy_dst, copy_src, c->bytes);
+        double t2 = now_ms();
+        op[r] = t1 - t0;
+        cp[r] = t2 - t1;
+    }
+    double op_ms = median(op, runs), cp_ms = median(cp, runs);
+    double gb = (double)c->bytes / 1e9;
+    double op_gbs = gb / (op_ms / 1e3), cp_gbs = gb / (cp_ms / 1e3);
+    printf("%-34s %8.1f %9.2f %7.2f %10.2f %7.2f %6.2f\n", c->name, (double)c->bytes / 1e6, op_ms,
+           op_gbs, cp_ms, cp_gbs, op_gbs / cp_gbs);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = argc > 1 ? atoi(argv[1]) : 7;
+    if (runs < 1 || runs > 64) {
+        fprintf(stderr, "usage: bench_rk_pack [runs 1..64]\n");
+        return 2;
+    }
+    enum { BK = 4096, BN = 4096, AM = 512, AK = 4096, CM = 512, CN = 4096 };
+    size_t biggest = (size_t)BK * BN * 2;
+    void *copy_src = alloc_filled(biggest, 0xff), *copy_dst = alloc_filled(biggest, 0xff);
+    void *user = alloc_filled(biggest, 0xff), *packed = alloc_filled(biggest, 0xff);
+    /* int4 user values must be in [-8, 7]: a second matrix masked to one nibble */
+    void *user4 = alloc_filled((size_t)BK * BN, 0x07);
+    /* C: normal floats (1.0 and 0.25), so accumulation never meets slow subnormals */
+    size_t c_elems = (size_t)CM * CN;
+    float *cuser = alloc_filled(c_elems * 4, 0), *cpacked = alloc_filled(c_elems * 4, 0);
+    for (size_t i = 0; i < c_elems; i++) {
+        cuser[i] = 1.0f;
+        cpacked[i] = 0.25f;
+    }
+
+    bench_case cases[] = {
+        {"pack_b fp16 4096x4096", (size_t)BK * BN * 2, run_pack_b, NPK_PREC_FP16, {0}, BK, BN,
+         user, packed, 0},
+        {"pack_b int8 4096x4096", (size_t)BK * BN, run_pack_b, NPK_PREC_INT8, {0}, BK, BN, user,
+         packed, 0},
+        {"pack_b int4 4096x4096", (size_t)BK * BN, run_pack_b, NPK_PREC_INT4, {0}, BK, BN, user4,
+         packed, 0},
+        {"pack_a fp16 line 512x4096", (size_t)AM * AK * 2, run_pack_a, NPK_PREC_FP16,
+         npk_rk_a_block(NPK_PREC_FP16, NPK_MODE_LINE, AM, AK), AM, AK, user, packed, 0},
+        {"pack_a fp16 cube 512x4096", (size_t)AM * AK * 2, run_pack_a, NPK_PREC_FP16,
+         npk_rk_a_block(NPK_PREC_FP16, NPK_MODE_CUBE, AM, AK), AM, AK, user, packed, 0},
+        {"pack_a int8 line 512x4096", (size_t)AM * AK, run_pack_a, NPK_PREC_INT8,
+         npk_rk_a_block(NPK_PREC_INT8, NPK_MODE_LINE, AM, AK), AM, AK, user, packed, 0},
+        {"pack_a int8 cube 512x4096", (size_t)AM * AK, run_pack_a, NPK_PREC_INT8,
+         npk_rk_a_block(NPK_PREC_INT8, NPK_MODE_CUBE, AM, AK), AM, AK, user, packed, 0},
+        {"pack_a int4 line 512x4096", (size_t)AM * AK, run_pack_a, NPK_PREC_INT4,
+         npk_rk_a_block(NPK_PREC_INT4, NPK_MODE_LINE, AM, AK), AM, AK, user4, packed, 0},
+        {"pack_a int4 cube 512x4096", (size_t)AM * AK, run_pack_a, NPK_PREC_INT4,
+         npk_rk_a_block(NPK_PREC_INT4, NPK_MODE_CUBE, AM, AK), AM, AK, user4, packed, 0},
+        {"unpack_c fp32 line 512x4096", (size_t)CM * CN * 4, run_unpack_c, NPK_PREC_FP32,
+         npk_rk_c_block(NPK_PREC_FP32, NPK_MODE_LINE, CM, CN), CM, CN, cuser, cpacked, 0},
+        {"unpack_c fp32 cube 512x4096", (size_t)CM * CN * 4, run_unpack_c, NPK_PREC_FP32,
+         npk_rk_c_block(NPK_PREC_FP32, NPK_MODE_CUBE, CM, CN), CM, CN, cuser, cpacked, 0},
+        {"accumulate_c fp32 line 512x4096", (size_t)CM * CN * 4, run_accumulate_c, NPK_PREC_FP32,
+         npk_rk_c_block(NPK_PREC_FP32, NPK_MODE_LINE, CM, CN), CM, CN, cuser, cpacked, 0},
+        {"accumulate_c fp32 cube 512x4096", (size_t)CM * CN * 4, run_accumulate_c, NPK_PREC_FP32,
+         npk_rk_c_block(NPK_PREC_FP32, NPK_MODE_CUBE, CM, CN), CM, CN, cuser, cpacked, 0},
+        {"accumulate_c int16 cube 512x4096", (size_t)CM * CN * 2, run_accumulate_c,
+         NPK_PREC_INT16, npk_rk_c_block(NPK_PREC_INT16, NPK_MODE_CUBE, CM, CN), CM, CN, cuser,
+         cpacked, 0},
+    };
+    printf("medians of %d runs; memcpy copies the same bytes in the same run\n", runs);
+    printf("%-34s %8s %9s %7s %10s %7s %6s\n", "operation", "MB", "op ms", "GB/s", "memcpy ms",
+           "GB/s", "ratio");
+    int failed = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cases[i].packed_size = cases[i].packed == cpacked ? c_elems * 4 : biggest;
+        failed |= measure(&cases[i], runs, copy_src, copy_dst);
+    }
+    free(cpacked);
+    free(cuser);
+    free(user4);
+    free(packed);
+    free(user);
+    free(copy_dst);
+    free(copy_src);
+    return failed;
+}
