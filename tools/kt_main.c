@@ -1,7 +1,16 @@
 /* `npukit kt ...`: one row per subcommand, each implemented in its own kt_*.c file. */
 #include "cli.h"
 
+int kt_enum_main(int argc, char **argv);
+int kt_saxpy_main(int argc, char **argv);
+int kt_status_main(int argc, char **argv);
+
 static const cli_command kt_commands[] = {
+    {"enum", "enumerate the mesh's units over the mailbox [--sim PRESET] [--prestrobe] [--json]", kt_enum_main},
+    {"saxpy", "stage, dispatch and check y = a*x + y on the saxpy units -n N [--sim P] [--prestrobe] [--json]",
+     kt_saxpy_main},
+    {"status", "print the orchestrator registers and every NODE_STATUS [--sim P] [--prestrobe] [--json]",
+     kt_status_main},
     {NULL, NULL, NULL},
 };
 

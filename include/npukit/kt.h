@@ -32,6 +32,14 @@ typedef struct kt_options {
     uint8_t expect_version;   /* refuse units of another cu_version (0 = the first unit's) */
 } kt_options;
 
+enum { KT_MAX_PENDING = 32 };
+
+/* A dispatched program whose credit-returning completions may still be arriving. */
+typedef struct kt_pending {
+    kt_coord dst;
+    uint16_t until; /* NODE_STATUS count after its last INST_COMPLETE: baseline + n - 1 */
+} kt_pending;
+
 typedef struct kt_dev {
     kt_transport *t;
     uint64_t base;            /* the orchestrator window */
@@ -40,6 +48,8 @@ typedef struct kt_dev {
     unsigned flit_words;      /* ceil(FLIT_WIDTH / 64), derived from CAPS */
     uint8_t next_txn;
     unsigned stale_drained;   /* mailbox flits found and dropped at open */
+    kt_pending pending[KT_MAX_PENDING];
+    unsigned n_pending;
 } kt_dev;
 
 /* Find and check the window: CAPS must say a 288-bit flit with 0 < POS_WIDTH <= 8, STATUS must
@@ -91,7 +101,11 @@ typedef struct kt_ticket {
 
 /* Dispatch n staged flits at slot `base` to `unit`, seeding credit min(credit, inst_depth)
  * (credit 0 = inst_depth). Order BASE, LEN, DST, CRED, KICK, none elided, each a whole 64-bit
- * write; the NODE_STATUS baseline is read before any of them. */
+ * write; the NODE_STATUS baseline is read before any of them.
+ * Before BASE, every earlier program has returned its INST_COMPLETEs: credit is refilled by a
+ * completion from any node, and on a pre-strobe bitstream a late one arriving between BASE
+ * (which zeroes the credit) and DST (which repairs the destination) would release the
+ * dispatch PROG_LEN fired while PROG_DST still reads 0 — its first flit lost at {0,0}. */
 npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit, kt_ticket *tk);
 
 typedef struct kt_wait_result {

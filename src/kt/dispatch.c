@@ -67,6 +67,35 @@ static npk_status wait_idle(kt_dev *d, const char *before)
                     d->opt.poll_budget, txt);
 }
 
+/* Wait until every earlier program's credit-returning completions have arrived. */
+static npk_status settle_pending(kt_dev *d)
+{
+    for (unsigned i = 0; i < d->n_pending; i++) {
+        kt_pending *p = &d->pending[i];
+        uint16_t prev = 0;
+        uint32_t quiet = 0;
+        for (;;) {
+            uint64_t v;
+            npk_status s = kt_reg_read(d, kt_node_status_offset(p->dst), &v);
+            if (s)
+                return s;
+            kt_node_status ns = kt_node_status_decode(v);
+            /* Reached (wrap-aware: within half the 16-bit space past `until`). */
+            if ((uint16_t)(ns.count - p->until) < 0x8000)
+                break;
+            quiet = ns.count == prev ? quiet + 1 : 0;
+            prev = ns.count;
+            if (quiet >= d->opt.poll_budget)
+                return npk_fail(NPK_ETIMEDOUT,
+                                "an earlier program on (%u,%u) never returned its credit (count %u, want %u) "
+                                "after %u polls without progress",
+                                p->dst.x, p->dst.y, ns.count, p->until, d->opt.poll_budget);
+        }
+    }
+    d->n_pending = 0;
+    return NPK_OK;
+}
+
 npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit, kt_ticket *tk)
 {
     if (n == 0 || n > 0xFFFF)
@@ -86,7 +115,7 @@ npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n
     if (!credit)
         credit = depth;
     npk_status s = wait_idle(d, "a new dispatch");
-    if (s)
+    if (s || (s = settle_pending(d)))
         return s;
     /* The baseline comes before any write: counts are cumulative and 16-bit. */
     uint64_t v;
@@ -95,6 +124,9 @@ npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n
     tk->dst = unit->at;
     tk->baseline = kt_node_status_decode(v).count;
     tk->n = (uint16_t)n;
+    if (d->n_pending == KT_MAX_PENDING)
+        memmove(d->pending, d->pending + 1, --d->n_pending * sizeof d->pending[0]);
+    d->pending[d->n_pending++] = (kt_pending){unit->at, (uint16_t)(tk->baseline + n - 1)};
     /* BASE, LEN, DST, CRED, KICK — each a whole 64-bit write, none elided. On a pre-strobe
      * bitstream BASE zeroes the credit (holding the dispatch LEN then fires), DST repairs the
      * destination LEN zeroed, CRED releases the stream, and KICK (which zeroes DST) is a no-op. */

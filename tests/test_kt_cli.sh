@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# `npukit kt`: enum, saxpy and status on the simulator presets, both generations, --json, errors.
+set -u
+cli=$1
+pass=0 fail=0
+ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" >&2; fi; }
+ok bash -c "'$cli' kt enum | grep -q '^3 units'"
+ok bash -c "'$cli' kt enum | grep -q '(1,2) *TU'"
+ok bash -c "'$cli' kt enum --sim mesh2x2 --prestrobe | grep -q '^6 units'"
+ok bash -c "'$cli' kt enum --json | grep -q '\"inst_depth\": 8'"
+ok bash -c "'$cli' kt enum | grep -q '^transport: [0-9]* transactions'"
+ok bash -c "'$cli' kt saxpy -n 1000 | grep -q 'check: ok (0 of 1000'"
+ok bash -c "'$cli' kt saxpy -n 300 --prestrobe --sim mesh2x2 | grep -q 'check: ok'"
+ok bash -c "'$cli' kt saxpy -n 9000 --prestrobe --sim card --json | grep -q '\"ok\": true'"
+ok bash -c "'$cli' kt status | grep -q 'mesh_ready'"
+ok bash -c "'$cli' kt status --json | grep -q '\"node_status\": \['"
+ok bash -c "! '$cli' kt saxpy -n 0 2>/dev/null"
+ok bash -c "'$cli' kt enum --sim nosuch 2>&1 | grep -q \"preset 'nosuch' not found\""
+ok bash -c "'$cli' kt enum --bogus 2>&1 | grep -q \"unknown option '--bogus'\""
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

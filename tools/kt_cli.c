@@ -1,0 +1,70 @@
+/* Shared plumbing of the `npukit kt` subcommands. */
+#include "kt_cli.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int kt_cli_option(kt_cli *c, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--sim")) {
+        const char *v = cli_value(argc, argv, i);
+        if (!v)
+            return -1;
+        c->preset = v;
+        return 1;
+    }
+    if (!strcmp(a, "--prestrobe")) {
+        c->prestrobe = true;
+        return 1;
+    }
+    if (!strcmp(a, "--json")) {
+        c->json = true;
+        return 1;
+    }
+    return 0;
+}
+
+int kt_cli_open(kt_cli *c)
+{
+    ktsim_config cfg;
+    if (ktsim_preset_load(c->preset ? c->preset : "default", &cfg) != NPK_OK)
+        return cli_lib_error("kt");
+    if (c->prestrobe)
+        cfg.gen = KTSIM_GEN_PRESTROBE;
+    if (ktsim_create(&cfg, &c->sim) != NPK_OK)
+        return cli_lib_error("kt");
+    kt_options opt = {0};
+    opt.stage_flits = cfg.stage_flits;
+    if (kt_open(&c->dev, ktsim_transport(c->sim), cfg.ctrl_base, &opt) != NPK_OK) {
+        int rc = cli_lib_error("kt: opening the control window");
+        kt_cli_close(c);
+        return rc;
+    }
+    return 0;
+}
+
+void kt_cli_close(kt_cli *c)
+{
+    ktsim_destroy(c->sim);
+    c->sim = NULL;
+}
+
+void kt_cli_print_counts(const kt_cli *c)
+{
+    const kt_counters *k = &ktsim_transport(c->sim)->count;
+    if (c->json) {
+        printf("\"transport\": {\"transactions\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64
+               ", \"block_reads\": %" PRIu64 ", \"block_writes\": %" PRIu64 ", \"bytes_read\": %" PRIu64
+               ", \"bytes_written\": %" PRIu64 ", \"cycles\": %" PRIu64 "}",
+               kt_counters_transactions(k), k->reads, k->writes, k->block_reads, k->block_writes, k->bytes_read,
+               k->bytes_written, ktsim_cycle(c->sim));
+    } else {
+        char line[256];
+        kt_counters_format(k, line, sizeof line);
+        printf("transport: %s; %" PRIu64 " mesh cycles\n", line, ktsim_cycle(c->sim));
+    }
+}

@@ -1,0 +1,56 @@
+/* `npukit kt enum`: find the window, walk the mesh with CU_CTRL reads, print the units. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kt_cli.h"
+
+int kt_enum_main(int argc, char **argv)
+{
+    kt_cli c = {0};
+    for (int i = 1; i < argc; i++) {
+        int r = kt_cli_option(&c, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (!r) {
+            fprintf(stderr, "npukit kt enum: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    int rc = kt_cli_open(&c);
+    if (rc)
+        return rc;
+    kt_unit u[64];
+    size_t n = 0;
+    if (kt_enumerate(&c.dev, u, 64, &n) != NPK_OK) {
+        rc = cli_lib_error("kt enum");
+        kt_cli_close(&c);
+        return rc;
+    }
+    const kt_agent_caps *a = &c.dev.caps;
+    if (c.json) {
+        printf("{\"preset\": \"%s\", \"simulated_bitstream\": \"%s\", \"flit_width\": %u, \"pos_width\": %u, "
+               "\"grid_lo\": %u, \"grid_hi\": %u, \"units\": [",
+               ktsim_get_config(c.sim)->name, ktsim_gen_name(ktsim_get_config(c.sim)->gen), a->flit_width,
+               a->pos_width, a->grid_lo, a->grid_hi);
+        for (size_t i = 0; i < n; i++)
+            printf("%s{\"x\": %u, \"y\": %u, \"type\": \"%s\", \"type_code\": %u, \"version\": %u, "
+                   "\"n_buffers\": %u, \"inst_depth\": %u}",
+                   i ? ", " : "", u[i].at.x, u[i].at.y, u[i].type_text, u[i].caps.type, u[i].caps.version,
+                   u[i].caps.n_buffers, u[i].caps.inst_depth);
+        printf("], ");
+        kt_cli_print_counts(&c);
+        printf("}\n");
+    } else {
+        printf("mesh: flit %u bits, position %u bits, routers %u..%u (preset %s)\n", a->flit_width, a->pos_width,
+               a->grid_lo, a->grid_hi, ktsim_get_config(c.sim)->name);
+        printf("%-8s %-6s %-8s %-10s %s\n", "coord", "type", "version", "n_buffers", "inst_depth");
+        for (size_t i = 0; i < n; i++)
+            printf("(%u,%u)%*s %-6s %-8u %-10u %u\n", u[i].at.x, u[i].at.y, u[i].at.x > 9 || u[i].at.y > 9 ? 1 : 3,
+                   "", u[i].type_text, u[i].caps.version, u[i].caps.n_buffers, u[i].caps.inst_depth);
+        printf("%zu units\n", n);
+        kt_cli_print_counts(&c);
+    }
+    kt_cli_close(&c);
+    return 0;
+}

@@ -1,0 +1,80 @@
+/* `npukit kt status`: the orchestrator's registers by name, and every NODE_STATUS of the span
+ * decoded (plus any other slot that ever signalled). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kt_cli.h"
+
+int kt_status_main(int argc, char **argv)
+{
+    kt_cli c = {0};
+    for (int i = 1; i < argc; i++) {
+        int r = kt_cli_option(&c, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (!r) {
+            fprintf(stderr, "npukit kt status: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    int rc = kt_cli_open(&c);
+    if (rc)
+        return rc;
+    if (c.json)
+        printf("{\"registers\": [");
+    bool first = true;
+    for (const kt_reg_desc *r = kt_orch_regs; r->name; r++) {
+        if (r->words != 1 || r->access == KT_ACC_W)
+            continue; /* arrays are shown below or are write-only */
+        uint64_t v;
+        if (kt_reg_read(&c.dev, r->offset, &v))
+            return cli_lib_error("kt status");
+        char extra[200] = "";
+        if (r->offset == KT_PROG_STAT) {
+            kt_prog_stat p = kt_prog_stat_decode(v);
+            kt_prog_stat_text(&p, extra, sizeof extra);
+        }
+        if (c.json)
+            printf("%s{\"name\": \"%s\", \"offset\": %u, \"value\": %" PRIu64 "}", first ? "" : ", ", r->name,
+                   r->offset, v);
+        else
+            printf("0x%04x %-10s %-8s 0x%016" PRIx64 "  %s\n", r->offset, r->name, kt_access_name(r->access), v,
+                   extra[0] ? extra : r->fields);
+        first = false;
+    }
+    if (c.json)
+        printf("], \"node_status\": [");
+    else
+        printf("\nNODE_STATUS (coord: code arg count valid)\n");
+    first = true;
+    int lo = c.dev.caps.grid_lo - 1, hi = c.dev.caps.grid_hi + 1;
+    for (unsigned idx = 0; idx < KT_NODE_SLOTS; idx++) {
+        kt_coord at = kt_coord_unpack((uint8_t)idx);
+        uint64_t v;
+        if (kt_reg_read(&c.dev, kt_node_status_offset(at), &v))
+            return cli_lib_error("kt status");
+        bool in_span = at.x >= lo && at.x <= hi && at.y >= lo && at.y <= hi;
+        if (!in_span && !v)
+            continue;
+        kt_node_status ns = kt_node_status_decode(v);
+        if (c.json)
+            printf("%s{\"x\": %u, \"y\": %u, \"code\": %u, \"arg\": %u, \"count\": %u, \"valid\": %s}",
+                   first ? "" : ", ", at.x, at.y, ns.code, ns.arg, ns.count, ns.valid ? "true" : "false");
+        else if (ns.valid)
+            printf("(%u,%u): %s arg=0x%08x count=%u\n", at.x, at.y, kt_signal_name(ns.code), ns.arg, ns.count);
+        else
+            printf("(%u,%u): never signalled\n", at.x, at.y);
+        first = false;
+    }
+    if (c.json) {
+        printf("], ");
+        kt_cli_print_counts(&c);
+        printf("}\n");
+    } else {
+        kt_cli_print_counts(&c);
+    }
+    kt_cli_close(&c);
+    return 0;
+}
