@@ -1,0 +1,76 @@
+/* The RK NPU device layer: the rknpu kernel interface's operations (facts A.1) behind one
+ * interface with two backends, the real kernel (ioctl + mmap on /dev/dri/cardN) and the rksim
+ * simulator. Code above this layer does not know which one it talks to.
+ *
+ * Semantics are the kernel's: buffers have a GEM handle, a 32-bit NPU IOVA and an obj_addr
+ * (passed back to SUBMIT as task_obj_addr and to MEM_SYNC); CACHEABLE buffers need
+ * npk_rk_mem_sync() TO_DEVICE after CPU writes and FROM_DEVICE before CPU reads; SUBMIT takes a
+ * struct rknpu_submit and fills task_counter and hw_elapse_time. */
+#ifndef NPUKIT_RK_DEVICE_H
+#define NPUKIT_RK_DEVICE_H
+
+#include <stdint.h>
+
+#include "npukit/rknpu_uapi.h"
+#include "npukit/rksim.h"
+#include "npukit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct npk_rk_device npk_rk_device;
+
+/* One device buffer, created and mapped. */
+typedef struct npk_rk_mem {
+    uint32_t handle;
+    uint32_t flags;      /* RKNPU_MEM_* */
+    uint64_t size;
+    uint64_t obj_addr;   /* for task_obj_addr / MEM_SYNC / MEM_DESTROY */
+    uint32_t iova;       /* the NPU address (regcmds carry it) */
+    void *host;          /* CPU mapping */
+    uint64_t map_offset; /* the mmap offset MEM_MAP returned */
+} npk_rk_mem;
+
+/* Open the kernel driver. path NULL: the first /dev/dri/cardN (then renderD*) whose
+ * DRM_IOCTL_VERSION driver name is "rknpu"; the card node is preferred because raw SUBMIT runs
+ * no tasks through the render node (facts A.1). */
+npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out);
+/* Open a fresh simulator (cfg NULL: defaults, then the NPUKIT_RKSIM_* environment). */
+npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out);
+/* By name: "sim", "kernel" (auto-detected node) or a device path. NULL or "auto": the
+ * environment variable NPUKIT_RK_DEVICE if set, else the kernel when an rknpu node exists,
+ * else the simulator. */
+npk_status npk_rk_device_open(const char *spec, npk_rk_device **out);
+/* Closes the device (and, for the simulator, destroys it: re-opening is a reboot). Buffers
+ * still alive are unmapped and destroyed first. */
+void npk_rk_device_close(npk_rk_device *dev);
+
+/* "sim" or the device path. */
+const char *npk_rk_device_name(const npk_rk_device *dev);
+/* The simulator behind the device, for diagnostics only (its last report); NULL for the kernel. */
+rksim *npk_rk_device_sim(npk_rk_device *dev);
+
+/* MEM_CREATE + MEM_MAP + mmap. */
+npk_status npk_rk_mem_create(npk_rk_device *dev, uint64_t size, uint32_t flags, npk_rk_mem *out);
+/* MEM_SYNC of [offset, offset+size) in direction RKNPU_MEM_SYNC_TO_DEVICE / _FROM_DEVICE. */
+npk_status npk_rk_mem_sync(npk_rk_device *dev, const npk_rk_mem *mem, uint64_t offset,
+                           uint64_t size, uint32_t dir);
+/* munmap + MEM_DESTROY; clears *mem. */
+npk_status npk_rk_mem_destroy(npk_rk_device *dev, npk_rk_mem *mem);
+
+/* ACTION: code RKNPU_GET_HW_VERSION, RKNPU_ACT_RESET, ...; *value in/out (may be NULL). */
+npk_status npk_rk_action(npk_rk_device *dev, uint32_t code, uint32_t *value);
+
+/* SUBMIT with the rknpu_submit semantics. On a timeout returns NPK_ETIMEDOUT naming the
+ * task_counter (sub->task_counter holds it); EOPNOTSUPP from the simulator ("unsupported by the
+ * model") is NPK_EUNSUPPORTED. */
+npk_status npk_rk_submit(npk_rk_device *dev, struct rknpu_submit *sub);
+
+/* The raw request, for tools that speak the uAPI directly: 0 or a negative errno. */
+int npk_rk_device_ioctl(npk_rk_device *dev, unsigned long request, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

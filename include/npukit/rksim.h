@@ -1,0 +1,121 @@
+/* rksim: a functional simulator of the RK3588 NPU that sits behind the vendor rknpu kernel
+ * interface. It answers the same requests (struct rknpu_* from rknpu_uapi.h, with the DRM
+ * core's size rules and the kernel's errno values), keeps every buffer at its own 32-bit IOVA,
+ * walks regcmd programs with a PC per core and executes the matmuls they configure.
+ *
+ * The documented hardware hazards are reproduced in the faithful mode (the default) and can be
+ * switched off one by one (the ideal mode); see rksim_hazards[].
+ */
+#ifndef NPUKIT_RKSIM_H
+#define NPUKIT_RKSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npukit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct rksim rksim;
+
+/* The documented hazards (issue list, spec "State gotchas", facts A.1/E). Numbers match the
+ * issue's list; rksim_hazards[id - 1] is the row. */
+typedef enum rksim_hazard_id {
+    RKSIM_HZ_STALE_FRESH_OUTPUT = 1, /* first submit to a fresh cacheable output is stale */
+    RKSIM_HZ_FEATURE_ADDR_CACHE,     /* rotating feature buffers corrupts results */
+    RKSIM_HZ_INT8_ENTRY_WEDGE,       /* first integer submit after mode entry wedges */
+    RKSIM_HZ_SUBCORE_NULL_CRASH,     /* core_mask != 1 with an empty subcore_task: Oops */
+    RKSIM_HZ_WEDGE_STORM_HANG,       /* wedging submits without reset: hard hang */
+    RKSIM_HZ_K_CEILING,              /* single-op K > 10752 wedges */
+    RKSIM_HZ_N_CEILING,              /* N > 8192 per task silently wrong */
+    RKSIM_HZ_CBUF_FLOOR,             /* 0x1040 below 0x1b hangs */
+    RKSIM_HZ_SCHED_SMALL_K,          /* sched 1 at small K: zeros (M=1) / garbage (M>1) */
+    RKSIM_HZ_B1_LARGE_M,             /* 0xB1 at K > 256 with large M: wrong partial rows */
+    RKSIM_HZ_M_CEILING,              /* M above the ceiling for its K/dtype/schedule */
+    RKSIM_HZ_K128_ENVELOPE,          /* fp16 K=128 sched 1: non-monotonic M envelope */
+    RKSIM_HZ_DUPLICATE_REG,          /* a later stale copy of a duplicated register wins */
+    RKSIM_HZ_SURFACE_ADD_WILD,       /* 0x40c0 holding a non-geometry value wild-writes */
+    RKSIM_HZ_FP16_OUT_STAGE,         /* fp16 out w/o FP32TOFP16_EN zeros; BS 0x20150 and
+                                        atom-8 fp16 output hang */
+    RKSIM_HZ_NARROW_INT_OUT,         /* int16/int8 matmul output never completes */
+    RKSIM_HZ_UNCHAINED_TASKS,        /* several tasks without chained trailers time out */
+    RKSIM_HZ_INT4_SATURATION,        /* int4's int16 accumulator saturates at 0x7fff */
+    RKSIM_HZ_COUNT_PLUS_ONE
+} rksim_hazard_id;
+#define RKSIM_HZ_COUNT (RKSIM_HZ_COUNT_PLUS_ONE - 1)
+#define RKSIM_HZ_BIT(id) (1u << ((id) - 1))
+#define RKSIM_HZ_ALL ((1u << RKSIM_HZ_COUNT) - 1)
+
+/* One row of the hazard table: what triggers it, what the faithful model does, what the ideal
+ * mode does instead, the driver-side defence, and where the hazard is documented. */
+typedef struct rksim_hazard {
+    rksim_hazard_id id;
+    const char *name;     /* short identifier */
+    const char *trigger;  /* the register/state condition */
+    const char *faithful; /* modelled board behaviour */
+    const char *ideal;    /* behaviour with the hazard switched off */
+    const char *defence;  /* what a driver does about it */
+    const char *source;   /* spec/facts section */
+} rksim_hazard;
+
+extern const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT];
+
+typedef struct rksim_config {
+    uint32_t ideal_mask;    /* RKSIM_HZ_BIT(id) set: hazard id behaves ideally */
+    double timeout_scale;   /* a wedge sleeps submit.timeout * this (0: no sleep) */
+    unsigned cores;         /* 3 on RK3588 */
+} rksim_config;
+
+/* Faithful mode, 3 cores, timeouts scaled by 1/1000 (6000 ms -> 6 ms). The environment
+ * variable NPUKIT_RKSIM_IDEAL=1 (or a hex mask) and NPUKIT_RKSIM_TIMEOUT_SCALE override. */
+void rksim_config_default(rksim_config *cfg);
+void rksim_config_from_env(rksim_config *cfg);
+
+npk_status rksim_create(const rksim_config *cfg, rksim **out);
+void rksim_destroy(rksim *sim);
+
+/* The kernel interface: one rknpu/DRM request. `request` carries the caller's struct size; the
+ * front end copies in min(caller size, kernel size), zero-fills the rest and copies back what
+ * fits, as the DRM core does. Returns 0 or a negative errno (the kernel's values). */
+int rksim_ioctl(rksim *sim, unsigned long request, void *arg);
+
+/* mmap of a MEM_MAP offset: the CPU view of that buffer, or NULL with *err = errno value. */
+void *rksim_mmap(rksim *sim, uint64_t offset, size_t length, int *err);
+/* Release a CPU mapping returned by rksim_mmap. Returns false when addr is not one. */
+bool rksim_munmap(rksim *sim, void *addr, size_t length);
+
+/* What the last SUBMIT did, for diagnostics (the kernel interface itself only has errno,
+ * task_counter and hw_elapse_time). */
+typedef enum rksim_outcome {
+    RKSIM_OK = 0,
+    RKSIM_WEDGE,       /* never completed: ETIMEDOUT, core needs ACT_RESET */
+    RKSIM_FAULT,       /* DMA outside live buffers: the job fails like a wedge */
+    RKSIM_UNSUPPORTED, /* a register combination outside the model: EOPNOTSUPP */
+    RKSIM_CRASH,       /* modelled kernel crash / hard hang: dead until re-opened */
+    RKSIM_REJECTED,    /* the kernel rejected the request (EINVAL, ...) */
+} rksim_outcome;
+
+typedef struct rksim_report {
+    rksim_outcome outcome;
+    uint32_t hazards;        /* RKSIM_HZ_BIT of each hazard that fired in this submit */
+    uint32_t task_counter;
+    uint32_t ops;            /* operations (op-enables) executed */
+    uint64_t fault_iova;     /* first faulting address (RKSIM_FAULT) */
+    double model_us;         /* modelled hardware time (a model, not a measurement) */
+    char message[256];       /* what happened, naming the register or value */
+} rksim_report;
+
+const rksim_report *rksim_last_report(const rksim *sim);
+const char *rksim_outcome_name(rksim_outcome o);
+
+/* True once a modelled kernel crash or hard hang happened: every request fails with ENODEV
+ * until the simulator is destroyed and created again (a reboot). */
+bool rksim_is_dead(const rksim *sim);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,198 @@
+/* The device layer's shared part: every operation as kernel requests through a backend, with
+ * errno values turned into npukit statuses whose messages name the request and the values. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk/device_backend.h"
+
+struct npk_rk_device {
+    npk_rk_backend be;
+    void *ctx;
+    char name[128];
+    rksim *sim;
+    npk_rk_mem *live; /* buffers created and not yet destroyed, for close */
+    size_t nlive, caplive;
+};
+
+npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *name, rksim *sim,
+                              npk_rk_device **out)
+{
+    npk_rk_device *d = calloc(1, sizeof *d);
+    if (!d) {
+        be->close(ctx);
+        return npk_fail(NPK_ENOMEM, "rk device: out of memory");
+    }
+    d->be = *be;
+    d->ctx = ctx;
+    d->sim = sim;
+    strncpy(d->name, name, sizeof d->name - 1);
+    *out = d;
+    return NPK_OK;
+}
+
+static npk_status from_errno(int err)
+{
+    switch (err) {
+    case EINVAL:
+        return NPK_EINVAL;
+    case ENOMEM:
+        return NPK_ENOMEM;
+    case ETIMEDOUT:
+        return NPK_ETIMEDOUT;
+    case EOPNOTSUPP:
+        return NPK_EUNSUPPORTED;
+    case ENODEV:
+    case ENOENT:
+        return NPK_ENODEV;
+    case EFAULT:
+        return NPK_EFAULT;
+    case EBUSY:
+    case EAGAIN:
+        return NPK_EBUSY;
+    default:
+        return NPK_EIO;
+    }
+}
+
+static npk_status req_fail(npk_rk_device *d, int rc, const char *what, const char *detail_fmt,
+                           unsigned long long a, unsigned long long b)
+{
+    char detail[160];
+    snprintf(detail, sizeof detail, detail_fmt, a, b);
+    const char *extra = d->be.detail ? d->be.detail(d->ctx) : NULL;
+    return npk_fail(from_errno(-rc), "rknpu %s on %s: %s (%s)%s%s", what, d->name,
+                    strerror(-rc), detail, extra && *extra ? ": " : "", extra ? extra : "");
+}
+
+const char *npk_rk_device_name(const npk_rk_device *d) { return d->name; }
+rksim *npk_rk_device_sim(npk_rk_device *d) { return d->sim; }
+
+int npk_rk_device_ioctl(npk_rk_device *d, unsigned long request, void *arg)
+{
+    return d->be.ioctl(d->ctx, request, arg);
+}
+
+static void forget(npk_rk_device *d, uint32_t handle)
+{
+    for (size_t i = 0; i < d->nlive; i++)
+        if (d->live[i].handle == handle) {
+            d->live[i] = d->live[--d->nlive];
+            return;
+        }
+}
+
+npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, npk_rk_mem *out)
+{
+    memset(out, 0, sizeof *out);
+    if (size == 0)
+        return npk_fail(NPK_EINVAL, "rk mem_create: size 0");
+    if (d->nlive == d->caplive) {
+        size_t cap = d->caplive ? d->caplive * 2 : 16;
+        npk_rk_mem *n = realloc(d->live, cap * sizeof *n);
+        if (!n)
+            return npk_fail(NPK_ENOMEM, "rk mem_create: out of memory for the buffer list");
+        d->live = n;
+        d->caplive = cap;
+    }
+    struct rknpu_mem_create c = {.flags = flags, .size = size};
+    int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_CREATE, &c);
+    if (rc)
+        return req_fail(d, rc, "MEM_CREATE", "size %llu, flags 0x%llx", size, flags);
+    if (c.dma_addr > 0xffffffffull) {
+        struct rknpu_mem_destroy x = {.handle = c.handle, .obj_addr = c.obj_addr};
+        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+        return npk_fail(NPK_EPROTO, "rknpu MEM_CREATE on %s returned IOVA 0x%llx, not 32-bit",
+                        d->name, (unsigned long long)c.dma_addr);
+    }
+    struct rknpu_mem_map m = {.handle = c.handle};
+    rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_MAP, &m);
+    int err = 0;
+    void *host = rc ? NULL : d->be.map(d->ctx, m.offset, size, &err);
+    if (!host) {
+        struct rknpu_mem_destroy x = {.handle = c.handle, .obj_addr = c.obj_addr};
+        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+        if (rc)
+            return req_fail(d, rc, "MEM_MAP", "handle %llu%.0llu", c.handle, 0);
+        return npk_fail(from_errno(err), "rk mem_create: mmap of %llu bytes at offset 0x%llx "
+                        "on %s failed: %s", (unsigned long long)size,
+                        (unsigned long long)m.offset, d->name, strerror(err));
+    }
+    *out = (npk_rk_mem){.handle = c.handle,
+                        .flags = flags,
+                        .size = size,
+                        .obj_addr = c.obj_addr,
+                        .iova = (uint32_t)c.dma_addr,
+                        .host = host,
+                        .map_offset = m.offset};
+    d->live[d->nlive++] = *out;
+    return NPK_OK;
+}
+
+npk_status npk_rk_mem_sync(npk_rk_device *d, const npk_rk_mem *mem, uint64_t offset,
+                           uint64_t size, uint32_t dir)
+{
+    struct rknpu_mem_sync y = {.flags = dir, .obj_addr = mem->obj_addr, .offset = offset,
+                               .size = size};
+    int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_SYNC, &y);
+    if (rc)
+        return req_fail(d, rc, "MEM_SYNC", "offset %llu, size %llu", offset, size);
+    return NPK_OK;
+}
+
+npk_status npk_rk_mem_destroy(npk_rk_device *d, npk_rk_mem *mem)
+{
+    if (!mem->handle)
+        return NPK_OK;
+    if (mem->host)
+        d->be.unmap(d->ctx, mem->host, mem->size);
+    struct rknpu_mem_destroy x = {.handle = mem->handle, .obj_addr = mem->obj_addr};
+    int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+    forget(d, mem->handle);
+    uint32_t handle = mem->handle;
+    memset(mem, 0, sizeof *mem);
+    if (rc)
+        return req_fail(d, rc, "MEM_DESTROY", "handle %llu%.0llu", handle, 0);
+    return NPK_OK;
+}
+
+npk_status npk_rk_action(npk_rk_device *d, uint32_t code, uint32_t *value)
+{
+    struct rknpu_action a = {.flags = code, .value = value ? *value : 0};
+    int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_ACTION, &a);
+    if (rc)
+        return req_fail(d, rc, "ACTION", "code %llu, value %llu", code, a.value);
+    if (value)
+        *value = a.value;
+    return NPK_OK;
+}
+
+npk_status npk_rk_submit(npk_rk_device *d, struct rknpu_submit *sub)
+{
+    int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_SUBMIT, sub);
+    if (rc == -ETIMEDOUT)
+        return req_fail(d, rc, "SUBMIT", "task_counter %llu of %llu; the core needs ACT_RESET",
+                        sub->task_counter, sub->task_number);
+    if (rc)
+        return req_fail(d, rc, "SUBMIT", "task_number %llu, core_mask 0x%llx", sub->task_number,
+                        sub->core_mask);
+    return NPK_OK;
+}
+
+void npk_rk_device_close(npk_rk_device *d)
+{
+    if (!d)
+        return;
+    while (d->nlive) {
+        npk_rk_mem m = d->live[d->nlive - 1];
+        uint32_t handle = m.handle;
+        npk_rk_mem_destroy(d, &m);
+        /* a failed destroy still forgets the buffer */
+        if (d->nlive && d->live[d->nlive - 1].handle == handle)
+            d->nlive--;
+    }
+    free(d->live);
+    d->be.close(d->ctx);
+    free(d);
+}

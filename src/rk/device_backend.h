@@ -1,0 +1,30 @@
+/* The device layer's backend contract: a request function with the kernel's ioctl semantics
+ * (0 or -errno) and an mmap of MEM_MAP offsets. The kernel and the simulator each provide one;
+ * everything else in the device layer is shared. */
+#ifndef NPUKIT_RK_DEVICE_BACKEND_H
+#define NPUKIT_RK_DEVICE_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npukit/rk_device.h"
+
+typedef struct npk_rk_backend {
+    const char *kind; /* "kernel" or "sim" */
+    int (*ioctl)(void *ctx, unsigned long request, void *arg);
+    void *(*map)(void *ctx, uint64_t offset, size_t length, int *err);
+    void (*unmap)(void *ctx, void *addr, size_t length);
+    void (*close)(void *ctx);
+    /* extra words for a failure message (the simulator's report), may be NULL */
+    const char *(*detail)(void *ctx);
+} npk_rk_backend;
+
+/* Wrap a backend context into a device (takes ownership of ctx). */
+npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *name,
+                              rksim *sim, npk_rk_device **out);
+
+/* True when an rknpu DRM node can be opened (the auto-detection of the kernel backend). */
+bool npk_rk_kernel_available(void);
+
+#endif

@@ -1,0 +1,126 @@
+/* The kernel backend: ioctl and mmap on the rknpu DRM node. */
+#define _DEFAULT_SOURCE /* ioctl, mmap flags */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rk/device_backend.h"
+
+typedef struct kernel_ctx {
+    int fd;
+} kernel_ctx;
+
+static int k_ioctl(void *ctx, unsigned long request, void *arg)
+{
+    kernel_ctx *k = ctx;
+    int rc;
+    /* like libdrm's drmIoctl: restart on signals */
+    do {
+        rc = ioctl(k->fd, request, arg);
+    } while (rc == -1 && (errno == EINTR || errno == EAGAIN));
+    return rc == -1 ? -errno : 0;
+}
+
+static void *k_map(void *ctx, uint64_t offset, size_t length, int *err)
+{
+    kernel_ctx *k = ctx;
+    void *p = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, k->fd, (off_t)offset);
+    if (p == MAP_FAILED) {
+        *err = errno;
+        return NULL;
+    }
+    return p;
+}
+
+static void k_unmap(void *ctx, void *addr, size_t length)
+{
+    (void)ctx;
+    munmap(addr, length);
+}
+
+static void k_close(void *ctx)
+{
+    kernel_ctx *k = ctx;
+    close(k->fd);
+    free(k);
+}
+
+static const npk_rk_backend kernel_backend = {"kernel", k_ioctl, k_map, k_unmap, k_close, NULL};
+
+/* True when fd's DRM driver is "rknpu". */
+static bool is_rknpu(int fd)
+{
+    char name[32] = {0};
+    struct rknpu_drm_version v = {.name_len = sizeof name - 1, .name = (uintptr_t)name};
+    if (ioctl(fd, RKNPU_DRM_IOCTL_VERSION, &v) != 0)
+        return false;
+    return strcmp(name, "rknpu") == 0;
+}
+
+static int open_node(const char *path, bool check)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (check && !is_rknpu(fd)) {
+        close(fd);
+        return -ENODEV;
+    }
+    return fd;
+}
+
+/* The first card node, then render node, whose driver is rknpu. */
+static int find_node(char *path, size_t len)
+{
+    static const char *const patterns[] = {"/dev/dri/card%d", "/dev/dri/renderD%d"};
+    static const int first[] = {0, 128};
+    for (int p = 0; p < 2; p++)
+        for (int i = first[p]; i < first[p] + 16; i++) {
+            snprintf(path, len, patterns[p], i);
+            int fd = open_node(path, true);
+            if (fd >= 0)
+                return fd;
+        }
+    return -ENODEV;
+}
+
+npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out)
+{
+    char found[64];
+    int fd;
+    if (path) {
+        fd = open_node(path, true);
+        if (fd == -ENODEV)
+            return npk_fail(NPK_ENODEV, "%s: its DRM driver is not rknpu", path);
+        if (fd < 0)
+            return npk_fail(NPK_ENODEV, "%s: %s", path, strerror(-fd));
+    } else {
+        fd = find_node(found, sizeof found);
+        if (fd < 0)
+            return npk_fail(NPK_ENODEV, "no /dev/dri node with the rknpu driver (card0..15, "
+                                        "renderD128..143)");
+        path = found;
+    }
+    kernel_ctx *k = malloc(sizeof *k);
+    if (!k) {
+        close(fd);
+        return npk_fail(NPK_ENOMEM, "rk device: out of memory");
+    }
+    k->fd = fd;
+    return npk_rk_device_wrap(&kernel_backend, k, path, NULL, out);
+}
+
+bool npk_rk_kernel_available(void)
+{
+    char path[64];
+    int fd = find_node(path, sizeof path);
+    if (fd < 0)
+        return false;
+    close(fd);
+    return true;
+}

@@ -1,0 +1,56 @@
+/* Operation dispatch: an op-enable entry (target 0x0081, value = the per-block enable mask,
+ * facts B.2) runs the operation the core's registers configure. CNA|CORE|DPU (0x0D, or 0x0F
+ * with the WAIT bit of CORE_CTRL, spec "Key registers") is the matmul; +DPU_RDMA (0x1D) is the
+ * same matmul when the RDMA block disables its main read (facts C.6), else the DPU waits for a
+ * feed that never comes. Anything else is outside the model. */
+#include <stdio.h>
+
+#include "npukit/rk_regs.h"
+#include "npukit/rk_types.h"
+#include "rksim/matmul.h"
+#include "rksim/regs_view.h"
+
+#define OPEN(field) NPK_RKF(PC_OP_ENABLE, field)
+
+void rksim_exec_op(rksim *s, unsigned core, uint32_t enable, bool first_in_job,
+                   rksim_core_result *r)
+{
+    rksim_core *c = &s->core[core];
+    const rksim_regfile *rf = &c->regs;
+    uint32_t matmul = npk_rk_field_put(OPEN(CNA), 1) | npk_rk_field_put(OPEN(CORE), 1) |
+                      npk_rk_field_put(OPEN(DPU), 1);
+    uint32_t wait = npk_rk_field_put(OPEN(WAIT), 1);
+    uint32_t rdma = npk_rk_field_put(OPEN(DPU_RDMA), 1);
+    uint32_t blocks = enable & ~wait;
+    if (blocks != matmul && blocks != (matmul | rdma)) {
+        rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                          "unsupported by the model: op-enable 0x%x (only the CNA|CORE|DPU "
+                          "matmul, 0x0D/0x0F/0x1D, is modelled)",
+                          enable);
+        return;
+    }
+    if ((blocks & rdma) && !rksim_field(rf, NPK_RKF(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE))) {
+        rksim_result_fail(r, RKSIM_WEDGE,
+                          "op-enable 0x%x with DPU_RDMA_FEATURE_MODE_CFG.MRDMA_DISABLE = 0: the "
+                          "DPU waits for a main-RDMA feed (facts B.3 MRDMA trap)",
+                          enable);
+        return;
+    }
+    rksim_mm mm;
+    if (!rksim_mm_decode(s, rf, &mm, &r->hazards, r))
+        return;
+    rksim_effect e;
+    rksim_hazards_op(s, core, rf, &mm, first_in_job, &e, &r->hazards, r);
+    if (r->outcome != RKSIM_OK)
+        return;
+    if (e.wedge) {
+        rksim_result_fail(r, RKSIM_WEDGE, "wedge: %s", e.why);
+        return;
+    }
+    if (!rksim_mm_run(s, core, &mm, &e, first_in_job, r))
+        return;
+    /* mode bookkeeping for hazard 3: leaving integer mode un-primes the core */
+    if (mm.in == NPK_PREC_FP16)
+        c->int_primed = false;
+    c->last_prec = mm.in;
+}

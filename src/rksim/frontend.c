@@ -1,0 +1,289 @@
+/* The kernel-interface front end: answers DRM/rknpu requests with the vendor driver's
+ * semantics and errno values (facts A.1), after the DRM core's size adaptation. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npukit/rknpu_uapi.h"
+#include "rksim/sim.h"
+
+/* What GET_* actions report: the board values the fact sheet quotes where it quotes one. */
+static const uint32_t VOLT_UV = 850000u;             /* not in the facts: a plausible value */
+
+static int do_version(struct rknpu_drm_version *v)
+{
+    /* Driver 0.9.8, the version the fact sheet saw (facts A.1). */
+    static const char name[] = "rknpu", date[] = "20240424", desc[] = "RKNPU driver";
+    const struct {
+        const char *s;
+        uint64_t *len, *ptr;
+    } f[3] = {{name, &v->name_len, &v->name},
+              {date, &v->date_len, &v->date},
+              {desc, &v->desc_len, &v->desc}};
+    v->version_major = 0;
+    v->version_minor = 9;
+    v->version_patchlevel = 8;
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(f[i].s);
+        if (*f[i].ptr && *f[i].len)
+            memcpy((void *)(uintptr_t)*f[i].ptr, f[i].s, n < *f[i].len ? n : *f[i].len);
+        *f[i].len = n; /* the DRM core reports the full length */
+    }
+    return 0;
+}
+
+static int do_action(rksim *s, struct rknpu_action *a)
+{
+    switch (a->flags) {
+    case RKNPU_GET_HW_VERSION:
+        a->value = RKNPU_HW_VERSION_RK3588;
+        return 0;
+    case RKNPU_GET_DRV_VERSION:
+        a->value = RKNPU_DRV_VERSION_098;
+        return 0;
+    case RKNPU_GET_FREQ:
+        a->value = s->freq_hz;
+        return 0;
+    case RKNPU_SET_FREQ:
+        if (a->value == 0)
+            return -EINVAL;
+        s->freq_hz = a->value;
+        return 0;
+    case RKNPU_GET_VOLT:
+        a->value = VOLT_UV;
+        return 0;
+    case RKNPU_ACT_RESET:
+        /* Soft-resets every core: clears wedge/queue state, primes integer mode (spec "State
+         * gotchas": the int8 fix and the wedge recovery). */
+        for (unsigned i = 0; i < s->cfg.cores; i++)
+            rksim_core_reset(&s->core[i], false);
+        return 0;
+    case RKNPU_GET_BW_PRIORITY:
+    case RKNPU_GET_BW_EXPECT:
+    case RKNPU_GET_BW_TW:
+        a->value = 0;
+        return 0;
+    case RKNPU_SET_BW_PRIORITY:
+    case RKNPU_SET_BW_EXPECT:
+    case RKNPU_SET_BW_TW:
+    case RKNPU_SET_VOLT:
+    case RKNPU_ACT_CLR_TOTAL_RW_AMOUNT:
+    case RKNPU_SET_PROC_NICE:
+    case RKNPU_SET_IOMMU_DOMAIN_ID:
+        return 0;
+    case RKNPU_GET_DT_WR_AMOUNT:
+    case RKNPU_GET_DT_RD_AMOUNT:
+    case RKNPU_GET_WT_RD_AMOUNT:
+    case RKNPU_GET_TOTAL_RW_AMOUNT:
+        a->value = 0; /* RK3588's amount_top config is NULL: these read 0 (facts A.1) */
+        return 0;
+    case RKNPU_GET_IOMMU_EN:
+        a->value = 1;
+        return 0;
+    case RKNPU_POWER_ON:
+        s->power_refs++;
+        return 0;
+    case RKNPU_POWER_OFF:
+        if (s->power_refs)
+            s->power_refs--;
+        return 0;
+    case RKNPU_GET_TOTAL_SRAM_SIZE:
+    case RKNPU_GET_FREE_SRAM_SIZE:
+        a->value = 0; /* no SRAM is modelled: TRY_ALLOC_SRAM falls back to DRAM */
+        return 0;
+    case RKNPU_GET_IOMMU_DOMAIN_ID:
+        a->value = 0;
+        return 0;
+    default:
+        return -EINVAL;
+    }
+}
+
+static int do_mem_create(rksim *s, struct rknpu_mem_create *c)
+{
+    if (c->flags & RKNPU_MEM_SECURE)
+        return -EINVAL; /* secure buffers need the TEE; not modelled */
+    rksim_buf *b;
+    int rc = rksim_mem_create(&s->mem, c->size, c->flags, &b);
+    if (rc)
+        return rc;
+    c->handle = b->handle;
+    c->obj_addr = b->obj_addr;
+    c->dma_addr = b->iova;
+    c->sram_size = 0;
+    return 0;
+}
+
+static int do_mem_map(rksim *s, struct rknpu_mem_map *m)
+{
+    rksim_buf *b = rksim_mem_by_handle(&s->mem, m->handle);
+    if (!b)
+        return -EINVAL;
+    m->offset = b->map_offset;
+    return 0;
+}
+
+static int do_mem_destroy(rksim *s, struct rknpu_mem_destroy *d)
+{
+    return rksim_mem_destroy(&s->mem, d->handle, d->obj_addr);
+}
+
+static int do_mem_sync(rksim *s, struct rknpu_mem_sync *y)
+{
+    /* The BSP driver dereferences obj_addr as a kernel pointer; a bad one is refused here. */
+    rksim_buf *b = rksim_mem_by_obj(&s->mem, y->obj_addr);
+    if (!b)
+        return -EINVAL;
+    return rksim_mem_sync(&s->mem, b, y->flags, y->offset, y->size);
+}
+
+static void report_reject(rksim *s, const char *msg)
+{
+    memset(&s->report, 0, sizeof s->report);
+    s->report.outcome = RKSIM_REJECTED;
+    snprintf(s->report.message, sizeof s->report.message, "%s", msg);
+}
+
+static int do_submit(rksim *s, struct rknpu_submit *sub)
+{
+    if (!(sub->flags & RKNPU_JOB_PC)) {
+        report_reject(s, "submit without RKNPU_JOB_PC: only the PC path is modelled");
+        return -EINVAL;
+    }
+    if (sub->flags & (RKNPU_JOB_FENCE_IN | RKNPU_JOB_FENCE_OUT)) {
+        report_reject(s, "fence flags are not modelled");
+        return -EINVAL;
+    }
+    if (sub->task_number == 0 || sub->task_number > RKNPU_MAX_SUBMIT_NUMBER) {
+        report_reject(s, "task_number must be 1..4095 (pc_task_number_bits 12)");
+        return -EINVAL;
+    }
+    if (sub->core_mask > RKNPU_CORE_ALL_MASK) {
+        report_reject(s, "core_mask above 0x7");
+        return -EINVAL;
+    }
+    rksim_buf *tb = rksim_mem_by_obj(&s->mem, sub->task_obj_addr);
+    if (!tb) {
+        report_reject(s, "task_obj_addr names no live buffer");
+        return -EINVAL;
+    }
+    if (!(tb->flags & RKNPU_MEM_KERNEL_MAPPING)) {
+        /* the kernel reads the task records through its own mapping (facts A.1) */
+        report_reject(s, "task buffer was created without RKNPU_MEM_KERNEL_MAPPING");
+        return -EINVAL;
+    }
+    /* The kernel's mapping sees the CPU's writes (same physical lines): read the CPU view. */
+    return rksim_run_submit(s, sub, tb->cpu, tb->size);
+}
+
+/* Kernel-side size of each request's struct (nr -> size); the generation-specific sizes are
+ * the 0.9.8 ones, the largest. */
+static size_t kernel_size(unsigned nr)
+{
+    switch (nr) {
+    case 0x00:
+        return sizeof(struct rknpu_drm_version);
+    case 0x40 + RKNPU_NR_ACTION:
+        return sizeof(struct rknpu_action);
+    case 0x40 + RKNPU_NR_SUBMIT:
+        return sizeof(struct rknpu_submit);
+    case 0x40 + RKNPU_NR_MEM_CREATE:
+        return sizeof(struct rknpu_mem_create);
+    case 0x40 + RKNPU_NR_MEM_MAP:
+        return sizeof(struct rknpu_mem_map);
+    case 0x40 + RKNPU_NR_MEM_DESTROY:
+        return sizeof(struct rknpu_mem_destroy);
+    case 0x40 + RKNPU_NR_MEM_SYNC:
+        return sizeof(struct rknpu_mem_sync);
+    default:
+        return 0;
+    }
+}
+
+int rksim_ioctl(rksim *s, unsigned long request, void *arg)
+{
+    if (RKNPU_IOC_TYPE(request) != RKNPU_DRM_IOCTL_BASE)
+        return -ENOTTY;
+    unsigned nr = (unsigned)RKNPU_IOC_NR(request);
+    size_t ksize = kernel_size(nr);
+    if (!ksize)
+        return -EINVAL; /* the DRM core's answer for an unknown request */
+    if (s->dead)
+        return -ENODEV;
+    size_t usize = RKNPU_IOC_SIZE(request);
+    unsigned dir = (unsigned)RKNPU_IOC_DIR(request);
+    if (usize && !arg)
+        return -EFAULT;
+
+    /* The DRM core: copy in the smaller size, zero-fill the rest, copy back what fits. */
+    union {
+        struct rknpu_drm_version version;
+        struct rknpu_action action;
+        struct rknpu_submit submit;
+        struct rknpu_mem_create create;
+        struct rknpu_mem_map map;
+        struct rknpu_mem_destroy destroy;
+        struct rknpu_mem_sync sync;
+    } k;
+    memset(&k, 0, sizeof k);
+    size_t n = usize < ksize ? usize : ksize;
+    if (dir & RKNPU_IOC_WRITE)
+        memcpy(&k, arg, n);
+
+    if (nr == 0x40 + RKNPU_NR_MEM_CREATE)
+        s->gen_510 = usize < sizeof(struct rknpu_mem_create);
+
+    int rc;
+    switch (nr) {
+    case 0x00:
+        rc = do_version(&k.version);
+        break;
+    case 0x40 + RKNPU_NR_ACTION:
+        rc = do_action(s, &k.action);
+        break;
+    case 0x40 + RKNPU_NR_SUBMIT:
+        rc = do_submit(s, &k.submit);
+        break;
+    case 0x40 + RKNPU_NR_MEM_CREATE:
+        rc = do_mem_create(s, &k.create);
+        break;
+    case 0x40 + RKNPU_NR_MEM_MAP:
+        rc = do_mem_map(s, &k.map);
+        break;
+    case 0x40 + RKNPU_NR_MEM_DESTROY:
+        rc = do_mem_destroy(s, &k.destroy);
+        break;
+    default: /* MEM_SYNC */
+        rc = do_mem_sync(s, &k.sync);
+        break;
+    }
+    /* drm_ioctl copies the struct back even on failure (submit's task_counter matters then) */
+    if (dir & RKNPU_IOC_READ)
+        memcpy(arg, &k, n);
+    return rc;
+}
+
+void *rksim_mmap(rksim *s, uint64_t offset, size_t length, int *err)
+{
+    if (s->dead) {
+        *err = ENODEV;
+        return NULL;
+    }
+    rksim_buf *b = rksim_mem_by_offset(&s->mem, offset);
+    if (!b || length == 0 || length > b->span) {
+        *err = EINVAL;
+        return NULL;
+    }
+    b->cpu_maps++;
+    return b->cpu;
+}
+
+bool rksim_munmap(rksim *s, void *addr, size_t length)
+{
+    (void)length;
+    rksim_buf *b = rksim_mem_by_cpu(&s->mem, addr);
+    if (!b)
+        return false;
+    rksim_mem_release_cpu(&s->mem, b);
+    return true;
+}

@@ -1,0 +1,57 @@
+/* The simulator's arithmetic: fp32 GEMM through CBLAS when CMake found OpenBLAS, else a
+ * portable blocked loop; integer GEMM exact through fp32 chunks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rksim/matmul.h"
+
+#ifdef NPUKIT_HAVE_CBLAS
+#include <cblas.h>
+#endif
+
+void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
+                    const float *b, uint32_t ldb, float *c, uint32_t ldc)
+{
+#ifdef NPUKIT_HAVE_CBLAS
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)n, (int)k, 1.0f, a,
+                (int)lda, b, (int)ldb, 0.0f, c, (int)ldc);
+#else
+    /* Portable: blocks of rows and columns so that B's rows stay in cache. */
+    enum { BM = 16, BN = 64 };
+    for (uint32_t i0 = 0; i0 < m; i0 += BM)
+        for (uint32_t j0 = 0; j0 < n; j0 += BN) {
+            uint32_t i1 = i0 + BM < m ? i0 + BM : m, j1 = j0 + BN < n ? j0 + BN : n;
+            for (uint32_t i = i0; i < i1; i++)
+                for (uint32_t j = j0; j < j1; j++) {
+                    const float *ar = a + (size_t)i * lda, *br = b + (size_t)j * ldb;
+                    float s = 0.0f;
+                    for (uint32_t p = 0; p < k; p++)
+                        s += ar[p] * br[p];
+                    c[(size_t)i * ldc + j] = s;
+                }
+        }
+#endif
+}
+
+bool rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b,
+                    int64_t *c, uint32_t max_abs)
+{
+    /* fp32 holds every integer up to 2^24 exactly; with |a*b| <= max_abs^2 a chunk of
+     * 2^24 / max_abs^2 products (int8: 1024, int4: 262144) sums exactly in any order. */
+    uint64_t prod = (uint64_t)max_abs * max_abs;
+    uint32_t chunk = (uint32_t)((1u << 24) / (prod ? prod : 1));
+    if (chunk == 0)
+        chunk = 1;
+    memset(c, 0, (size_t)m * n * sizeof *c);
+    float *part = malloc((size_t)m * n * sizeof *part);
+    if (!part)
+        return false;
+    for (uint32_t k0 = 0; k0 < k; k0 += chunk) {
+        uint32_t kk = k - k0 < chunk ? k - k0 : chunk;
+        rksim_sgemm_nt(m, n, kk, a + k0, k, b + k0, k, part, n);
+        for (size_t i = 0; i < (size_t)m * n; i++)
+            c[i] += (int64_t)part[i];
+    }
+    free(part);
+    return true;
+}

@@ -1,0 +1,389 @@
+/* The hazard table: every documented hazard is a row (what triggers it, what the faithful
+ * model does, what the ideal mode does, the driver's defence, the source), and the ones decided
+ * per operation have a check function in op_rows[] below. The others live where their state
+ * lives: hazard 1 in the memory model (mem.c), 4 and 5 in SUBMIT (submit.c), 17 in the PC
+ * (pc.c), 7 and 14 in the output geometry (matmul_decode.c, matmul.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "npukit/rk_sched.h"
+#include "npukit/rk_soc.h"
+#include "npukit/rk_types.h"
+#include "rksim/matmul.h"
+#include "rksim/regs_view.h"
+
+const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
+    {RKSIM_HZ_STALE_FRESH_OUTPUT, "stale-fresh-output",
+     "first job that DMA-writes a freshly created CACHEABLE buffer whose lines were never "
+     "cleaned (MEM_SYNC TO_DEVICE of the whole buffer)",
+     "CPU-cache incoherence: the buffer's dirty CPU lines are written back over the NPU's "
+     "result when the job ends, so that result reads stale; the lines are clean afterwards",
+     "cacheable buffers are coherent (one view)",
+     "a warm-up submit on each fresh output buffer, or MEM_SYNC TO_DEVICE of it before the "
+     "first submit; or non-cacheable buffers (flags 0)",
+     "spec State gotchas (cold start); facts E.4, J.8"},
+    {RKSIM_HZ_FEATURE_ADDR_CACHE, "feature-address-cache",
+     "a job's first operation reads its feature from another address than the previous job's "
+     "first operation on that core (no ACT_RESET in between)",
+     "the CBUF keeps the previous job's feature rows: the overlapping rows and channels of the "
+     "new feature are read from that stale copy",
+     "the feature is always read from memory",
+     "one stable feature buffer per core (copy each M-chunk into it)",
+     "spec State gotchas (feature address caching); facts E.4"},
+    {RKSIM_HZ_INT8_ENTRY_WEDGE, "int8-entry-wedge",
+     "an int8/int4 operation on a core whose previous operation was not integer (or none since "
+     "power-on) and that saw no reset since",
+     "the job never completes: ETIMEDOUT, task counter 0, the kernel soft-resets the core "
+     "(which primes it: the retry works)",
+     "integer mode needs no priming",
+     "RKNPU_ACT_RESET when entering int8/int4 mode",
+     "spec State gotchas (int8 cold-start wedge); facts E.4"},
+    {RKSIM_HZ_SUBCORE_NULL_CRASH, "subcore-null-crash",
+     "SUBMIT whose core_mask selects a subcore_task entry with task_number 0 (e.g. core_mask "
+     "0x2 with only subcore_task[0] filled)",
+     "kernel Oops (NULL deref in rknpu_job_subcore_commit): the ioctl fails with ENODEV and "
+     "every later request too until the device is re-opened (a reboot)",
+     "the submit is rejected with EINVAL",
+     "fill subcore_task[0..2] with valid ranges for every submit",
+     "spec Multi-core submit trap 1; facts A.1 Sub-core selection"},
+    {RKSIM_HZ_WEDGE_STORM_HANG, "wedge-storm-hang",
+     "3 wedged or faulted jobs on a core without an ACT_RESET in between",
+     "hard hang (job queue corrupted): ENODEV for every request until re-opened",
+     "the kernel's soft reset after each timeout is enough",
+     "RKNPU_ACT_RESET after any wedge, before the next submit",
+     "spec Multi-core submit trap 2; facts E.4"},
+    {RKSIM_HZ_K_CEILING, "k-ceiling",
+     "one operation with K (CNA_DATA_SIZE1.DATAIN_CHANNEL) above 10752",
+     "the job wedges (ETIMEDOUT)", "any K completes",
+     "split K above 10752 and accumulate on the host",
+     "spec Limits & tiling (single-op K); rk_soc k_max_single"},
+    {RKSIM_HZ_N_CEILING, "n-ceiling",
+     "N above 8192 in one task: the 13-bit DPU_DATA_CUBE_CHANNEL cannot hold N-1",
+     "silently wrong: the DPU writes only the truncated channel count",
+     "all N columns are written",
+     "tile N at 8192", "spec Limits & tiling; facts B.4 (13-bit channel)"},
+    {RKSIM_HZ_CBUF_FLOOR, "cbuf-floor",
+     "CNA_CBUF_CON0 below 0x1B (more than 11 data banks / no weight bank)",
+     "the job hangs (ETIMEDOUT)", "computed with the banks given",
+     "floor the bank split at 0x1B", "spec The M-tiling scheduler (0x1b floor)"},
+    {RKSIM_HZ_SCHED_SMALL_K, "sched1-small-k",
+     "CBUF_CON0 above the 0xB1 template (the sched-1 fit's base) at fp16 K <= 64 or int8 "
+     "K <= 128",
+     "an invalid K-reduction atom: zeros at M=1, garbage at M>1 (modelled as a reduction over "
+     "the first 8 channels only)",
+     "the reduction covers K", "sched 0 (0xB1) below fp16 K=96 / int8 K=256",
+     "spec Small-K validity of the 0x1040 schedule"},
+    {RKSIM_HZ_B1_LARGE_M, "b1-large-m",
+     "CBUF_CON0 = 0xB1 (one data bank) at K > 256 with more rows than one bank holds",
+     "wrong partial rows: rows past the bank's capacity read the feature of row "
+     "(m mod capacity), the CBUF wrapping",
+     "every row is read", "track 0x1040 with K and the row group (sched 1) or tile M",
+     "spec Small-K validity (0xB1 wrong above ~K=256 at large mc)"},
+    {RKSIM_HZ_M_CEILING, "m-ceiling",
+     "M above the ceiling of its data banks: fp16 D*16384/K, int8 D*32768/K (and the measured "
+     "64*floor(11*512/K) when D > 1), int4 D*16384/K",
+     "rows past the ceiling read the feature of row (m mod ceiling)",
+     "every row is read", "tile M at npk_rk_m_ceiling()",
+     "spec The M-tiling scheduler (M ceilings); facts C.3"},
+    {RKSIM_HZ_K128_ENVELOPE, "k128-envelope",
+     "fp16 K=128 with a sched-1 split (DATA_BANK > 1) and M > 256 with ceil(M/64) odd",
+     "non-monotonic envelope (256 ok, 320 bad, 384 ok): rows from 256 on read row (m mod 256)",
+     "every row is read", "cap fp16 K=128 at M=256",
+     "spec The M-tiling scheduler (K=128 is broken)"},
+    {RKSIM_HZ_DUPLICATE_REG, "duplicate-register",
+     "a register written twice before an op-enable with different values",
+     "the later copy is used (a register file keeps the last write); an earlier patched copy "
+     "is silently lost",
+     "refused as unsupported, naming the register, so a half-patched program is caught",
+     "patch every copy of a duplicated register (CBUF_CON0, CONV_CON1, DCOMP_*)",
+     "spec regcmd encoding (patching note)"},
+    {RKSIM_HZ_SURFACE_ADD_WILD, "surface-add-wild",
+     "DPU_SURFACE_ADD other than F * DST_SURF_STRIDE (e.g. a size or an address left in it)",
+     "the N-tiles after the first are written at DST + t*SURFACE_ADD: a DMA fault when that "
+     "leaves the live buffers (the job hangs), silent corruption when it lands in another",
+     "the tile step the geometry implies is used",
+     "compute 0x40C0 with the geometry (F<<4 line, M*F<<4 cube) and patch it per shape",
+     "spec rocket_registers.h cross-reference (0x40c0); facts C.1 #94"},
+    {RKSIM_HZ_FP16_OUT_STAGE, "fp16-out-stage",
+     "fp16 output without OUT_CVT_SCALE.FP32TOFP16_EN; or DPU_BS_CFG = 0x20150 (the conv's "
+     "BS-active value); or fp16 output with SIZE_E 0 or a cube (atom-8) surface stride",
+     "no FP32TOFP16_EN: all zeros written; BS 0x20150 or atom-8: the job hangs",
+     "fp16 written either way; atom-8 written as the geometry says",
+     "FP32TOFP16_EN, BS fully bypassed (0x53), contiguous [M][N] fp16 output",
+     "spec fp16 matmul -> fp16 output stage"},
+    {RKSIM_HZ_NARROW_INT_OUT, "narrow-int-out",
+     "an int8 matmul whose DPU output precision is int16 or int8",
+     "never completes (ETIMEDOUT), nothing written",
+     "refused as unsupported (the requant rounding is disputed, facts J.7)",
+     "int32 output and requantize on the host",
+     "spec int16/narrow-output MATMUL does NOT self-complete"},
+    {RKSIM_HZ_UNCHAINED_TASKS, "unchained-tasks",
+     "a job of task_number > 1 whose trailer does not chain (PC_BASE_ADDRESS/AMOUNTS 0)",
+     "the PC waits forever: ETIMEDOUT with task counter 0",
+     "the next task record's regcmd is fetched as if chained",
+     "chain every trailer to the next task (npk_rk_trailer)",
+     "facts A.1 Batching, B.3; spec Ruled out (task batching)"},
+    {RKSIM_HZ_INT4_SATURATION, "int4-saturation",
+     "an int4 matmul whose int16 accumulator would leave +-32767",
+     "the element saturates silently at +-32767 (indistinguishable from the 0x7fff sentinel)",
+     "refused as unsupported, naming DPU_DATA_FORMAT, instead of saturating",
+     "cap the K-slice so K*max|a|*max|b| < 32768 and accumulate slices on the host",
+     "spec The precision enum (0x7fff); facts E.1, I.1"},
+};
+
+/* ---- operation rows ---- */
+
+typedef bool (*op_check_fn)(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
+                            rksim_effect *e);
+
+static bool is_int(int p) { return p == NPK_PREC_INT8 || p == NPK_PREC_INT4; }
+
+static bool h3_int_entry(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
+                         rksim_effect *e)
+{
+    (void)s;
+    (void)first;
+    if (!is_int(mm->in) || is_int(c->last_prec) || c->int_primed)
+        return false;
+    e->wedge = true;
+    snprintf(e->why, sizeof e->why, "first %s operation after entering integer mode without "
+             "ACT_RESET", npk_rk_prec_name((npk_rk_prec)mm->in));
+    return true;
+}
+
+static bool h6_k_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
+                         rksim_effect *e)
+{
+    (void)s, (void)c, (void)first;
+    unsigned kmax = npk_rk_soc_default()->k_max_single;
+    if (mm->k <= kmax)
+        return false;
+    e->wedge = true;
+    snprintf(e->why, sizeof e->why, "single-op K=%u above %u", mm->k, kmax);
+    return true;
+}
+
+static bool h8_cbuf_floor(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
+                          rksim_effect *e)
+{
+    (void)s, (void)c, (void)first;
+    if (mm->cbuf_con0 >= NPK_RK_CBUF_FLOOR)
+        return false;
+    e->wedge = true;
+    snprintf(e->why, sizeof e->why, "CNA_CBUF_CON0 = 0x%X below the 0x1B floor", mm->cbuf_con0);
+    return true;
+}
+
+static bool small_k(const rksim_mm *mm)
+{
+    return (mm->in == NPK_PREC_FP16 && mm->k <= 64) || (mm->in == NPK_PREC_INT8 && mm->k <= 128);
+}
+
+static bool h9_sched_small_k(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
+                             rksim_effect *e)
+{
+    (void)s, (void)c, (void)first;
+    if (mm->cbuf_con0 <= NPK_RK_CBUF_TEMPLATE || !small_k(mm))
+        return false;
+    if (mm->m == 1)
+        e->zeros = true;
+    else
+        e->k_limit = 8;
+    snprintf(e->why, sizeof e->why, "CBUF_CON0 = 0x%X too large for K=%u", mm->cbuf_con0, mm->k);
+    return true;
+}
+
+/* Rows one data bank set holds, as the spec measures them (see the table row of hazard 11). */
+static uint32_t rows_capacity(const rksim_mm *mm)
+{
+    unsigned d = mm->data_bank > 11 ? 11 : mm->data_bank;
+    if (d == 0)
+        d = 1;
+    const uint32_t bank = npk_rk_soc_default()->bank_bytes;
+    uint32_t cap;
+    if (mm->in == NPK_PREC_INT8)
+        cap = d * bank / mm->k;
+    else /* fp16 2 bytes per element; int4 measured at rows x K <= 16384 per bank */
+        cap = d * (bank / 2) / mm->k;
+    if (mm->in == NPK_PREC_INT8 && d > 1) {
+        uint32_t measured = npk_rk_m_ceiling(NPK_PREC_INT8, mm->k, NPK_SCHED_1);
+        if (measured && measured < cap)
+            cap = measured;
+    }
+    return cap ? cap : 1;
+}
+
+static bool h10_b1_large_m(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
+                           rksim_effect *e)
+{
+    (void)s, (void)c, (void)first;
+    if (mm->cbuf_con0 != NPK_RK_CBUF_TEMPLATE || mm->k <= 256)
+        return false;
+    uint32_t cap = rows_capacity(mm);
+    if (mm->m <= cap)
+        return false;
+    e->good_rows = cap;
+    snprintf(e->why, sizeof e->why, "0xB1 at K=%u holds %u rows, M=%u", mm->k, cap, mm->m);
+    return true;
+}
+
+static bool h12_k128(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
+{
+    (void)s, (void)c, (void)first;
+    if (mm->in != NPK_PREC_FP16 || mm->k != 128 || mm->data_bank <= 1 || mm->m <= 256 ||
+        ((mm->m + 63) / 64) % 2 == 0)
+        return false;
+    e->good_rows = 256;
+    snprintf(e->why, sizeof e->why, "fp16 K=128 sched 1 at M=%u (non-monotonic envelope)", mm->m);
+    return true;
+}
+
+static bool h11_m_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
+                          rksim_effect *e)
+{
+    (void)s, (void)c, (void)first;
+    if (e->good_rows)
+        return false; /* hazard 10 or 12 already describes these rows */
+    uint32_t cap = rows_capacity(mm);
+    if (mm->m <= cap)
+        return false;
+    e->good_rows = cap;
+    snprintf(e->why, sizeof e->why, "M=%u above the %u-row ceiling of %u data bank(s) at K=%u",
+             mm->m, cap, mm->data_bank, mm->k);
+    return true;
+}
+
+static bool h15_fp16_out(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
+                         rksim_effect *e)
+{
+    (void)s, (void)c, (void)first;
+    if (mm->bs_cfg == 0x20150) {
+        e->wedge = true;
+        snprintf(e->why, sizeof e->why, "DPU_BS_CFG = 0x20150 (the conv's BS-active value)");
+        return true;
+    }
+    if (mm->out != NPK_PREC_FP16)
+        return false;
+    if (mm->size_e == 0 || (mm->out_surf_bytes > 16 && mm->m > 1)) {
+        e->wedge = true;
+        snprintf(e->why, sizeof e->why, "atom-8 fp16 matmul output (SIZE_E %u, surface stride "
+                 "%llu bytes)", mm->size_e, (unsigned long long)mm->out_surf_bytes);
+        return true;
+    }
+    if (!mm->fp32tofp16) {
+        e->zeros = true;
+        snprintf(e->why, sizeof e->why, "fp16 output without OUT_CVT_SCALE.FP32TOFP16_EN");
+        return true;
+    }
+    return false;
+}
+
+static bool h16_narrow(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
+{
+    (void)s, (void)c, (void)first;
+    if (mm->in != NPK_PREC_INT8 || mm->out == NPK_PREC_INT32)
+        return false;
+    e->wedge = true;
+    snprintf(e->why, sizeof e->why, "int8 matmul with %s output never completes",
+             npk_rk_prec_name((npk_rk_prec)mm->out));
+    return true;
+}
+
+static bool h2_feature_cache(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
+                             rksim_effect *e)
+{
+    (void)s;
+    if (!first || !c->feat_valid || c->feat_addr == mm->feat)
+        return false;
+    e->stale_feature = true;
+    snprintf(e->why, sizeof e->why, "feature at 0x%x after 0x%x in the previous job", mm->feat,
+             c->feat_addr);
+    return true;
+}
+
+static bool h18_int4_sat(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
+                         rksim_effect *e)
+{
+    (void)s, (void)c, (void)first;
+    if (mm->in != NPK_PREC_INT4)
+        return false;
+    e->saturate16 = true; /* whether an element actually saturates is known after the sum */
+    return false;
+}
+
+static const struct {
+    rksim_hazard_id id;
+    op_check_fn check;
+} op_rows[] = {
+    {RKSIM_HZ_INT8_ENTRY_WEDGE, h3_int_entry}, {RKSIM_HZ_K_CEILING, h6_k_ceiling},
+    {RKSIM_HZ_CBUF_FLOOR, h8_cbuf_floor},      {RKSIM_HZ_FP16_OUT_STAGE, h15_fp16_out},
+    {RKSIM_HZ_NARROW_INT_OUT, h16_narrow},     {RKSIM_HZ_SCHED_SMALL_K, h9_sched_small_k},
+    {RKSIM_HZ_B1_LARGE_M, h10_b1_large_m},     {RKSIM_HZ_K128_ENVELOPE, h12_k128},
+    {RKSIM_HZ_M_CEILING, h11_m_ceiling},       {RKSIM_HZ_FEATURE_ADDR_CACHE, h2_feature_cache},
+    {RKSIM_HZ_INT4_SATURATION, h18_int4_sat},
+};
+
+/* Hazard 13: a register written more than once with different values before this op-enable. */
+static bool duplicate_differs(const rksim_regfile *rf, npk_rk_reg_id *which)
+{
+    for (int id = 0; id < NPK_REG_COUNT; id++) {
+        uint32_t first;
+        if (rksim_reg_writes(rf, (npk_rk_reg_id)id, &first) > 1 &&
+            first != rksim_reg(rf, (npk_rk_reg_id)id)) {
+            *which = (npk_rk_reg_id)id;
+            return true;
+        }
+    }
+    return false;
+}
+
+void rksim_hazards_op(rksim *s, unsigned core, const rksim_regfile *rf, rksim_mm *mm,
+                      bool first_in_job, rksim_effect *e, uint32_t *fired, rksim_core_result *r)
+{
+    rksim_core *c = &s->core[core];
+    memset(e, 0, sizeof *e);
+    npk_rk_reg_id dup;
+    if (duplicate_differs(rf, &dup)) {
+        const npk_rk_reg *info = npk_rk_reg_info(dup);
+        if (!rksim_faithful(s, RKSIM_HZ_DUPLICATE_REG)) {
+            rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                              "unsupported by the model (ideal): %s (0x%04X) was written twice "
+                              "with different values before the op-enable",
+                              info->name, info->offset);
+            return;
+        }
+        *fired |= RKSIM_HZ_BIT(RKSIM_HZ_DUPLICATE_REG);
+    }
+    if (mm->out_tile_bytes != mm->out_tile_expected && mm->n_dpu > mm->ntile) {
+        /* only matters when there is a second N-tile to place */
+        *fired |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
+        if (!rksim_faithful(s, RKSIM_HZ_SURFACE_ADD_WILD))
+            mm->out_tile_bytes = mm->out_tile_expected;
+    }
+    for (size_t i = 0; i < sizeof op_rows / sizeof op_rows[0]; i++) {
+        rksim_effect trial = *e;
+        if (!op_rows[i].check(s, c, mm, first_in_job, &trial)) {
+            e->saturate16 |= trial.saturate16;
+            continue;
+        }
+        if (!rksim_faithful(s, op_rows[i].id)) {
+            /* ideal: the hazard does not happen; hazards 16 refuses instead */
+            if (op_rows[i].id == RKSIM_HZ_NARROW_INT_OUT) {
+                rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                  "unsupported by the model (ideal): int8 -> %s requantization "
+                                  "(DPU_OUT_CVT_SHIFT rounding is disputed, facts J.7)",
+                                  npk_rk_prec_name((npk_rk_prec)mm->out));
+                return;
+            }
+            continue;
+        }
+        *fired |= RKSIM_HZ_BIT(op_rows[i].id);
+        *e = trial;
+        if (e->wedge)
+            return;
+    }
+    if (e->saturate16 && !rksim_faithful(s, RKSIM_HZ_INT4_SATURATION)) {
+        e->saturate16 = false;
+        e->strict16 = true;
+    }
+}

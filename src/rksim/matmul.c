@@ -1,0 +1,292 @@
+/* The matmul executor: reads the feature and the weights through bounds-checked DMA at the
+ * addresses the registers give (geometry in matmul_decode.c), computes with the hardware's
+ * numerics, applies the hazard table's effects, and writes the output geometry.
+ *
+ * Numerics (facts I.1): fp16 products are exact in fp32 and accumulate in fp32; int8 -> int32
+ * exact; int4 -> int16 saturating at +-32767 (hazard 18); fp32 -> fp16 output rounds to
+ * nearest even. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npukit/fp16.h"
+#include "npukit/rk_types.h"
+#include "rksim/matmul.h"
+#include "rksim/timing.h"
+
+/* fp16 -> float through a table: the conversion dominates large simulated matmuls. */
+static float f16_table[65536];
+static pthread_once_t f16_once = PTHREAD_ONCE_INIT;
+static void f16_table_build(void)
+{
+    for (uint32_t i = 0; i < 65536; i++)
+        f16_table[i] = npk_f16_to_f32((uint16_t)i);
+}
+
+/* A DMA window: one bounds check for a whole operand when it lies in one buffer, else a check
+ * per access so the first address outside the live buffers is the one reported. */
+typedef struct dma_window {
+    rksim_mem *mem;
+    uint64_t lo;
+    uint8_t *base;
+    bool write;
+    const char *what;
+    rksim_fault fault;
+} dma_window;
+
+static void win_open(dma_window *w, rksim_mem *mem, uint64_t lo, uint64_t hi, bool write,
+                     const char *what)
+{
+    memset(w, 0, sizeof *w);
+    w->mem = mem;
+    w->lo = lo;
+    w->write = write;
+    w->what = what;
+    w->base = hi > lo ? rksim_dma(mem, lo, hi - lo, write, what, NULL) : NULL;
+}
+
+static uint8_t *win_at(dma_window *w, uint64_t addr, uint64_t len)
+{
+    if (w->base)
+        return w->base + (addr - w->lo);
+    return rksim_dma(w->mem, addr, len, w->write, w->what, &w->fault);
+}
+
+static bool win_fail(const dma_window *w, rksim_core_result *r)
+{
+    r->fault_iova = w->fault.iova;
+    return rksim_result_fail(r, RKSIM_FAULT,
+                             "DMA fault: %s of %llu bytes at IOVA 0x%llx is outside every live "
+                             "buffer",
+                             w->what, (unsigned long long)w->fault.len,
+                             (unsigned long long)w->fault.iova);
+}
+
+static float element(int prec, const uint8_t *p, uint32_t index)
+{
+    switch (prec) {
+    case NPK_PREC_FP16: {
+        uint16_t h;
+        memcpy(&h, p + 2 * (size_t)index, 2);
+        return f16_table[h];
+    }
+    case NPK_PREC_INT8:
+        return (float)(int8_t)p[index];
+    default: { /* int4: two per byte, even index in the low nibble (facts D.1, D.2) */
+        uint8_t b = p[index / 2];
+        int v = (index & 1) ? b >> 4 : b & 0xf;
+        return (float)(v >= 8 ? v - 16 : v);
+    }
+    }
+}
+
+/* Feature address of element (m, k) relative to FEATURE_DATA_ADDR, in bits (int4 is a nibble). */
+static uint64_t feature_bit(const rksim_mm *mm, uint32_t m, uint32_t k)
+{
+    if (mm->line)
+        return (m * mm->row_bytes) * 8 + (uint64_t)k * mm->in_bits;
+    return ((k / mm->c2) * (uint64_t)mm->surf_bytes + (m / 4) * mm->group_bytes + (m % 4) * 16) * 8 +
+           (uint64_t)(k % mm->c2) * mm->in_bits;
+}
+
+static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_result *r)
+{
+    /* one past the farthest byte: the end of the last row (line) or of the last row's atom in
+     * the last surface (cube) */
+    uint64_t end = mm->line ? (mm->m - 1) * mm->row_bytes + (uint64_t)mm->k * mm->in_bits / 8
+                            : ((mm->k - 1) / mm->c2) * (uint64_t)mm->surf_bytes +
+                                  ((mm->m - 1) / 4) * mm->group_bytes + ((mm->m - 1) % 4) * 16 + 16;
+    dma_window w;
+    win_open(&w, &s->mem, mm->feat, mm->feat + end, false, "feature read");
+    uint32_t atom = 128 / mm->in_bits; /* elements per 16-byte atom */
+    for (uint32_t m = 0; m < mm->m; m++)
+        for (uint32_t k0 = 0; k0 < mm->k; k0 += atom) {
+            uint64_t bit = feature_bit(mm, m, k0);
+            const uint8_t *p = win_at(&w, mm->feat + bit / 8, 16);
+            if (!p)
+                return win_fail(&w, r);
+            uint32_t nib = (uint32_t)(bit % 8) / 4;
+            for (uint32_t j = 0; j < atom && k0 + j < mm->k; j++)
+                a[(size_t)m * mm->k + k0 + j] = element(mm->in, p, nib + j);
+        }
+    return true;
+}
+
+/* Weights: [N/G][K/32][G][32] (facts D.1); one DMA of WEIGHT_BYTES. */
+static bool gather_weights(rksim *s, const rksim_mm *mm, float *b, rksim_core_result *r)
+{
+    uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
+    dma_window w;
+    win_open(&w, &s->mem, mm->weight, mm->weight + bytes, false, "weight read");
+    const uint8_t *p = w.base;
+    if (!p) {
+        win_at(&w, mm->weight, bytes);
+        return win_fail(&w, r);
+    }
+    const uint32_t g = mm->ntile, k = mm->k;
+    for (uint32_t n = 0; n < mm->n; n++)
+        for (uint32_t kk = 0; kk < k; kk++) {
+            uint32_t idx = (n / g) * g * k + (kk / 32) * 32 * g + (n % g) * 32 + kk % 32;
+            b[(size_t)n * k + kk] = element(mm->in, p, idx);
+        }
+    return true;
+}
+
+/* Hazard 2: the CBUF's copy of the previous job's first feature (bounded). */
+static void remember_feature(rksim_core *c, const rksim_mm *mm, const float *a)
+{
+    enum { MAX_CACHED = 1 << 20 }; /* floats */
+    uint32_t rows = mm->m;
+    if ((uint64_t)rows * mm->k > MAX_CACHED)
+        rows = MAX_CACHED / mm->k;
+    float *n = realloc(c->feat_cache, (size_t)rows * mm->k * sizeof *n);
+    if (!n) {
+        c->feat_valid = false;
+        return;
+    }
+    memcpy(n, a, (size_t)rows * mm->k * sizeof *n);
+    c->feat_cache = n;
+    c->feat_rows = rows;
+    c->feat_k = mm->k;
+    c->feat_addr = mm->feat;
+    c->feat_valid = true;
+}
+
+static void apply_feature_effects(rksim_core *c, const rksim_mm *mm, const rksim_effect *e,
+                                  float *a)
+{
+    if (e->stale_feature && c->feat_valid) {
+        uint32_t rows = c->feat_rows < mm->m ? c->feat_rows : mm->m;
+        uint32_t kk = c->feat_k < mm->k ? c->feat_k : mm->k;
+        for (uint32_t m = 0; m < rows; m++)
+            memcpy(a + (size_t)m * mm->k, c->feat_cache + (size_t)m * c->feat_k,
+                   kk * sizeof *a);
+    }
+    if (e->good_rows)
+        for (uint32_t m = e->good_rows; m < mm->m; m++)
+            memcpy(a + (size_t)m * mm->k, a + (size_t)(m % e->good_rows) * mm->k,
+                   mm->k * sizeof *a);
+    if (e->k_limit)
+        for (uint32_t m = 0; m < mm->m; m++)
+            for (uint32_t k = e->k_limit; k < mm->k; k++)
+                a[(size_t)m * mm->k + k] = 0.0f;
+}
+
+static void store(int out, uint8_t *p, double v)
+{
+    switch (out) {
+    case NPK_PREC_FP32: {
+        float f = (float)v;
+        memcpy(p, &f, 4);
+        break;
+    }
+    case NPK_PREC_FP16: {
+        uint16_t h = npk_f32_to_f16((float)v);
+        memcpy(p, &h, 2);
+        break;
+    }
+    case NPK_PREC_INT32: {
+        int32_t i = (int32_t)(uint32_t)(int64_t)v;
+        memcpy(p, &i, 4);
+        break;
+    }
+    default: { /* int16 (int4 matmul) */
+        int16_t i = (int16_t)v;
+        memcpy(p, &i, 2);
+        break;
+    }
+    }
+}
+
+/* Output element (m, n) lives in the atom of (tile, surface, row); see matmul_decode.c. */
+static uint64_t out_atom(const rksim_mm *mm, uint32_t m, uint32_t n)
+{
+    uint32_t t = n / mm->ntile, sfc = (n % mm->ntile) / mm->c2o;
+    return t * mm->out_tile_bytes + sfc * mm->out_surf_bytes + m * mm->out_line_bytes;
+}
+
+static bool write_output(rksim *s, const rksim_mm *mm, const double *c, rksim_core_result *r)
+{
+    const uint32_t ob = mm->out_bits / 8, nw = mm->n_dpu;
+    uint64_t hi = 0;
+    for (uint32_t n = 0; n < nw; n += mm->c2o) {
+        uint64_t a = out_atom(mm, mm->m - 1, n) + 16;
+        if (a > hi)
+            hi = a;
+    }
+    dma_window w;
+    win_open(&w, &s->mem, mm->dst, mm->dst + hi, true, "output write");
+    for (uint32_t m = 0; m < mm->m; m++)
+        for (uint32_t n0 = 0; n0 < nw; n0 += mm->c2o) {
+            uint32_t lanes = nw - n0 < mm->c2o ? nw - n0 : mm->c2o;
+            uint8_t *p = win_at(&w, mm->dst + out_atom(mm, m, n0), (uint64_t)lanes * ob);
+            if (!p)
+                return win_fail(&w, r);
+            for (uint32_t j = 0; j < lanes; j++)
+                store(mm->out, p + j * ob, c ? c[(size_t)m * mm->n + n0 + j] : 0.0);
+        }
+    return true;
+}
+
+bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effect *e,
+                  bool first_in_job, rksim_core_result *r)
+{
+    pthread_once(&f16_once, f16_table_build);
+    rksim_core *cr = &s->core[core];
+    size_t mk = (size_t)mm->m * mm->k, nk = (size_t)mm->n * mm->k, mn = (size_t)mm->m * mm->n;
+    float *a = malloc(mk * sizeof *a), *b = malloc(nk * sizeof *b);
+    double *c = malloc(mn * sizeof *c);
+    void *tmp = malloc(mn * (mm->in == NPK_PREC_FP16 ? sizeof(float) : sizeof(int64_t)));
+    bool ok = false;
+    if (!a || !b || !c || !tmp) {
+        rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
+                          mm->m, mm->k, mm->n);
+        goto done;
+    }
+    if (!gather_feature(s, mm, a, r) || !gather_weights(s, mm, b, r))
+        goto done;
+    apply_feature_effects(cr, mm, e, a);
+    if (first_in_job)
+        remember_feature(cr, mm, a);
+
+    if (mm->in == NPK_PREC_FP16) {
+        float *cf = tmp;
+        rksim_sgemm_nt(mm->m, mm->n, mm->k, a, mm->k, b, mm->k, cf, mm->n);
+        for (size_t i = 0; i < mn; i++)
+            c[i] = cf[i];
+    } else {
+        int64_t *ci = tmp;
+        /* int8 operands are at most 128 in magnitude, int4 at most 8 */
+        if (!rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, mm->in == NPK_PREC_INT8 ? 128 : 8)) {
+            rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < mn; i++) {
+            int64_t v = ci[i];
+            if (mm->out == NPK_PREC_INT16 && (v > 32767 || v < -32767)) {
+                if (e->strict16) {
+                    rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                      "unsupported by the model (ideal): int4 sum %lld at "
+                                      "element %zu leaves the int16 output (DPU_DATA_FORMAT)",
+                                      (long long)v, i);
+                    goto done;
+                }
+                r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_INT4_SATURATION);
+                v = v > 0 ? 32767 : -32767;
+            }
+            c[i] = (double)v;
+        }
+    }
+    ok = write_output(s, mm, e->zeros ? NULL : c, r);
+    if (!ok && mm->out_tile_bytes != mm->out_tile_expected)
+        r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
+    r->model_us += rksim_time_matmul_us(mm->in, mm->m, mm->k, mm->n,
+                                        (double)(mk + nk) * mm->in_bits / 8,
+                                        (double)mm->m * mm->n_dpu * mm->out_bits / 8);
+done:
+    free(a);
+    free(b);
+    free(c);
+    free(tmp);
+    return ok;
+}

@@ -1,0 +1,246 @@
+/* librksim_shim.so: run an unmodified rknpu program against the simulator.
+ *
+ *   LD_PRELOAD=build/librksim_shim.so ./my_rknpu_program
+ *
+ * open() of /dev/dri/card1 or /dev/dri/renderD129 (plus any path in NPUKIT_SHIM_DEVICES,
+ * colon-separated) returns a real descriptor of /dev/null that the shim remembers; ioctl() on it
+ * goes to rksim's kernel-interface front end (which applies the DRM core's struct-size rules,
+ * so 5.10 and 6.1 programs both work), mmap() of a MEM_MAP offset returns the buffer's CPU
+ * view, munmap() of such a view releases it, close() forgets the descriptor.
+ *
+ * The simulator is created at the first open and shared by every descriptor, like the one NPU
+ * of a board. After a modelled kernel crash or hard hang the next open creates a new one (the
+ * reboot). NPUKIT_RKSIM_IDEAL / NPUKIT_RKSIM_TIMEOUT_SCALE configure it; NPUKIT_SHIM_VERBOSE=1
+ * prints each submit's outcome on stderr.
+ */
+#define _GNU_SOURCE /* RTLD_NEXT */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "npukit/rknpu_uapi.h"
+#include "npukit/rksim.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+enum { MAX_FDS = 4096 };
+
+static atomic_bool sim_fd[MAX_FDS];
+static pthread_mutex_t lock;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static rksim *sim;
+/* Set while the shim itself runs simulator code: its own mmap/munmap go straight through. */
+static _Thread_local int inside;
+
+static int (*real_open)(const char *, int, ...);
+static int (*real_openat)(int, const char *, int, ...);
+static int (*real_close)(int);
+static int (*real_ioctl)(int, unsigned long, ...);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
+
+static void init(void)
+{
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&lock, &a);
+    real_open = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+    real_openat = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
+    real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+    real_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+    real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+    real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+}
+
+static bool is_npu_path(const char *path)
+{
+    if (!path)
+        return false;
+    if (!strcmp(path, "/dev/dri/card1") || !strcmp(path, "/dev/dri/renderD129"))
+        return true;
+    const char *extra = getenv("NPUKIT_SHIM_DEVICES");
+    size_t n = strlen(path);
+    while (extra && *extra) {
+        const char *end = strchr(extra, ':');
+        size_t len = end ? (size_t)(end - extra) : strlen(extra);
+        if (len == n && !strncmp(extra, path, n))
+            return true;
+        extra = end ? end + 1 : NULL;
+    }
+    return false;
+}
+
+static bool is_sim_fd(int fd) { return fd >= 0 && fd < MAX_FDS && atomic_load(&sim_fd[fd]); }
+
+static int open_sim(int flags)
+{
+    pthread_once(&once, init);
+    pthread_mutex_lock(&lock);
+    inside++;
+    if (sim && rksim_is_dead(sim)) {
+        rksim_destroy(sim); /* the modelled reboot */
+        sim = NULL;
+    }
+    if (!sim) {
+        rksim_config cfg;
+        rksim_config_default(&cfg);
+        rksim_config_from_env(&cfg);
+        if (rksim_create(&cfg, &sim) != NPK_OK)
+            sim = NULL;
+    }
+    int fd = sim ? real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC)) : -1;
+    if (fd >= MAX_FDS) {
+        real_close(fd);
+        fd = -1;
+        errno = EMFILE;
+    } else if (fd >= 0) {
+        atomic_store(&sim_fd[fd], true);
+    } else if (!sim) {
+        errno = ENOMEM;
+    }
+    inside--;
+    pthread_mutex_unlock(&lock);
+    return fd;
+}
+
+static mode_t mode_arg(int flags, va_list ap)
+{
+    return (flags & (O_CREAT | O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
+}
+
+EXPORT int open(const char *path, int flags, ...)
+{
+    pthread_once(&once, init);
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    if (!inside && is_npu_path(path))
+        return open_sim(flags);
+    return real_open(path, flags, mode);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return open(path, flags, mode);
+}
+
+EXPORT int __open_2(const char *path, int flags) { return open(path, flags); }
+EXPORT int __open64_2(const char *path, int flags) { return open(path, flags); }
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+    pthread_once(&once, init);
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    if (!inside && is_npu_path(path))
+        return open_sim(flags);
+    return real_openat(dirfd, path, flags, mode);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+    va_list ap;
+    va_start(ap, flags);
+    mode_t mode = mode_arg(flags, ap);
+    va_end(ap);
+    return openat(dirfd, path, flags, mode);
+}
+
+EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+    return openat(dirfd, path, flags);
+}
+
+EXPORT int close(int fd)
+{
+    pthread_once(&once, init);
+    if (is_sim_fd(fd))
+        atomic_store(&sim_fd[fd], false);
+    return real_close(fd);
+}
+
+static void verbose_report(unsigned long request)
+{
+    const char *v = getenv("NPUKIT_SHIM_VERBOSE");
+    if (!v || !*v || *v == '0' || RKNPU_IOC_NR(request) != 0x40 + RKNPU_NR_SUBMIT)
+        return;
+    const rksim_report *r = rksim_last_report(sim);
+    fprintf(stderr, "rksim: submit %s, %u op(s), task_counter %u, modelled %.1f us%s%s\n",
+            rksim_outcome_name(r->outcome), r->ops, r->task_counter, r->model_us,
+            r->message[0] ? ": " : "", r->message);
+}
+
+EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+    pthread_once(&once, init);
+    va_list ap;
+    va_start(ap, request);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    if (!is_sim_fd(fd))
+        return real_ioctl(fd, request, arg);
+    pthread_mutex_lock(&lock);
+    inside++;
+    int rc = rksim_ioctl(sim, request, arg);
+    verbose_report(request);
+    inside--;
+    pthread_mutex_unlock(&lock);
+    if (rc < 0) {
+        errno = -rc;
+        return -1;
+    }
+    return rc;
+}
+
+EXPORT void *mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    pthread_once(&once, init);
+    if (inside || !is_sim_fd(fd))
+        return real_mmap(addr, length, prot, flags, fd, offset);
+    pthread_mutex_lock(&lock);
+    inside++;
+    int err = 0;
+    void *p = rksim_mmap(sim, (uint64_t)offset, length, &err);
+    inside--;
+    pthread_mutex_unlock(&lock);
+    if (!p) {
+        errno = err;
+        return MAP_FAILED;
+    }
+    return p;
+}
+
+EXPORT void *mmap64(void *addr, size_t length, int prot, int flags, int fd, off_t offset)
+{
+    return mmap(addr, length, prot, flags, fd, offset);
+}
+
+EXPORT int munmap(void *addr, size_t length)
+{
+    pthread_once(&once, init);
+    if (inside || !sim)
+        return real_munmap(addr, length);
+    pthread_mutex_lock(&lock);
+    inside++;
+    bool ours = sim && rksim_munmap(sim, addr, length);
+    inside--;
+    pthread_mutex_unlock(&lock);
+    return ours ? 0 : real_munmap(addr, length);
+}

@@ -1,0 +1,88 @@
+/* The simulator instance: configuration, creation, per-core reset, diagnostics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rksim/sim.h"
+
+void rksim_config_default(rksim_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->ideal_mask = 0;         /* faithful */
+    cfg->timeout_scale = 0.001;  /* a 6000 ms submit timeout waits 6 ms */
+    cfg->cores = RKSIM_MAX_CORES;
+}
+
+void rksim_config_from_env(rksim_config *cfg)
+{
+    const char *ideal = getenv("NPUKIT_RKSIM_IDEAL");
+    if (ideal && *ideal) {
+        char *end;
+        unsigned long v = strtoul(ideal, &end, 0);
+        /* "1" (or anything non-numeric) means every hazard ideal; a larger number is a mask */
+        cfg->ideal_mask = (*end || v <= 1) ? (v || *end ? RKSIM_HZ_ALL : 0)
+                                           : (uint32_t)v & RKSIM_HZ_ALL;
+    }
+    const char *scale = getenv("NPUKIT_RKSIM_TIMEOUT_SCALE");
+    if (scale && *scale)
+        cfg->timeout_scale = strtod(scale, NULL);
+}
+
+npk_status rksim_create(const rksim_config *cfg, rksim **out)
+{
+    rksim_config def;
+    if (!cfg) {
+        rksim_config_default(&def);
+        cfg = &def;
+    }
+    if (cfg->cores == 0 || cfg->cores > RKSIM_MAX_CORES)
+        return npk_fail(NPK_EINVAL, "rksim: cores = %u, RK3588 has 1..%d", cfg->cores,
+                        RKSIM_MAX_CORES);
+    if (!(cfg->timeout_scale >= 0))
+        return npk_fail(NPK_EINVAL, "rksim: timeout_scale = %g, must be >= 0",
+                        cfg->timeout_scale);
+    rksim *s = calloc(1, sizeof *s);
+    if (!s)
+        return npk_fail(NPK_ENOMEM, "rksim: out of memory for the simulator state");
+    s->cfg = *cfg;
+    rksim_mem_init(&s->mem, rksim_faithful(s, RKSIM_HZ_STALE_FRESH_OUTPUT));
+    for (unsigned i = 0; i < RKSIM_MAX_CORES; i++) {
+        s->core[i].last_prec = -1;
+        s->core[i].int_primed = false; /* power-on is not integer mode (hazard 3) */
+    }
+    s->freq_hz = 1000000000u; /* 1 GHz max NPU clock (greg perf/clock.md, facts G) */
+    *out = s;
+    return NPK_OK;
+}
+
+void rksim_destroy(rksim *s)
+{
+    if (!s)
+        return;
+    for (unsigned i = 0; i < RKSIM_MAX_CORES; i++)
+        free(s->core[i].feat_cache);
+    rksim_mem_free(&s->mem);
+    free(s);
+}
+
+void rksim_core_reset(rksim_core *c, bool soft_after_timeout)
+{
+    /* A reset clears the queue/wedge state and primes the integer mode (spec "State gotchas":
+     * ACT_RESET on int8 entry; the kernel's own soft reset after a timeout recovers too). */
+    /* the kernel's own soft reset after a timeout does not clear the storm count (hazard 5) */
+    if (!soft_after_timeout)
+        c->storm = 0;
+    c->int_primed = true;
+    c->feat_valid = false;
+    memset(&c->regs, 0, sizeof c->regs);
+}
+
+const rksim_report *rksim_last_report(const rksim *s) { return &s->report; }
+
+bool rksim_is_dead(const rksim *s) { return s->dead; }
+
+const char *rksim_outcome_name(rksim_outcome o)
+{
+    static const char *const names[] = {"ok", "wedge", "fault", "unsupported", "crash",
+                                        "rejected"};
+    return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "?";
+}

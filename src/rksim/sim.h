@@ -1,0 +1,65 @@
+/* rksim internals shared by the front end, the PC walker, the executor and the hazard table. */
+#ifndef NPUKIT_RKSIM_SIM_H
+#define NPUKIT_RKSIM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "npukit/rk_regs.h"
+#include "npukit/rksim.h"
+#include "rksim/mem.h"
+
+enum {
+    RKSIM_MAX_CORES = 3, /* RK3588 (facts E.1) */
+    /* One file per block of the register table (npk_rk_block); each block owns 0x1000 bytes
+     * of offsets (facts B.2). The two PC control targets have slots too, unused. */
+    RKSIM_BLOCKS = NPK_BLK_COUNT,
+    RKSIM_BLOCK_WORDS = 0x1000 / 4,
+};
+
+/* The register files of one core, one per block, plus per-register write counts since the
+ * last op-enable (for the duplicate-register check, hazard 13). */
+typedef struct rksim_regfile {
+    uint32_t val[RKSIM_BLOCKS][RKSIM_BLOCK_WORDS];
+    uint16_t writes[RKSIM_BLOCKS][RKSIM_BLOCK_WORDS];
+    uint32_t first[RKSIM_BLOCKS][RKSIM_BLOCK_WORDS]; /* value of the first such write */
+} rksim_regfile;
+
+/* Per-core state that survives between jobs (the register file persists too, facts B.1). */
+typedef struct rksim_core {
+    rksim_regfile regs;
+    int last_prec;          /* CNA input precision of the last op (-1: none since reset) */
+    bool int_primed;        /* ACT_RESET (or the kernel's soft reset) since integer entry */
+    unsigned storm;         /* consecutive wedges without ACT_RESET (hazard 5) */
+    /* hazard 2: the feature rows the CBUF kept from the previous submit, tagged by address */
+    bool feat_valid;
+    uint32_t feat_addr;
+    uint32_t feat_rows, feat_k;
+    float *feat_cache;      /* feat_rows x feat_k values as read then */
+} rksim_core;
+
+struct rksim {
+    rksim_config cfg;
+    rksim_mem mem;
+    rksim_core core[RKSIM_MAX_CORES];
+    bool dead;              /* modelled kernel crash or hard hang */
+    bool gen_510;           /* the caller speaks the 5.10 structs (a 40-byte MEM_CREATE) */
+    unsigned power_refs;
+    uint32_t freq_hz;
+    rksim_report report;
+};
+
+static inline bool rksim_faithful(const rksim *s, rksim_hazard_id id)
+{
+    return !(s->cfg.ideal_mask & RKSIM_HZ_BIT(id));
+}
+
+/* Reset one core (ACT_RESET or the kernel's soft reset after a timeout). */
+void rksim_core_reset(rksim_core *c, bool soft_after_timeout);
+
+/* Run a submit's tasks on the selected cores (front end has validated the request). */
+struct rknpu_submit;
+int rksim_run_submit(rksim *s, struct rknpu_submit *sub, const uint8_t *task_buf,
+                     uint64_t task_buf_size);
+
+#endif

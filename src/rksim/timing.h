@@ -1,0 +1,34 @@
+/* rksim timing model: a modelled hardware duration for each job, reported as hw_elapse_time.
+ * It is a MODEL built from published figures, not a measurement; every constant names its
+ * source in the fact sheet (facts G unless noted). */
+#ifndef NPUKIT_RKSIM_TIMING_H
+#define NPUKIT_RKSIM_TIMING_H
+
+#include <stdint.h>
+
+/* Per-job floor: the mainline-rocket submit floor, 51-54 us by default (greg perf, facts G). */
+#define RKSIM_T_JOB_FLOOR_US 54.0
+/* Per chained task: the PC fetch of the next body. Chained S=6 int8 streaming reached 19.9
+ * GB/s against 8.6 GB/s single (facts G), i.e. the per-task cost is small against the floor;
+ * modelled as one regcmd fetch of 112 entries at the DMA rate plus a few microseconds. */
+#define RKSIM_T_TASK_US 3.0
+/* NPU clock: 1 GHz maximum (greg perf/clock.md, facts G). */
+#define RKSIM_T_CLOCK_HZ 1.0e9
+/* MACs per cycle per core: int8 1024 (spec, "The precision enum": the 1 KB int8 B atom is
+ * 1024 MACs = one cycle at 6 TOPS / 3 cores / 1 GHz / 2); fp16 half of that (3 TFLOPS vs
+ * 6 TOPS, facts G); int4 modelled at the int8 rate because a 2x-wide int4 array is an open
+ * question (spec) and no measurement came within 10x of either. */
+#define RKSIM_T_MACS_INT8 1024.0
+#define RKSIM_T_MACS_FP16 512.0
+#define RKSIM_T_MACS_INT4 1024.0
+/* Achieved fraction of the MAC peak: ~15% (greg perf/not-mac-bound.md, facts G: ~460 GOP/s
+ * against the ~3 TFLOPS fp16 peak; "the bottleneck is DMA and dispatch"). */
+#define RKSIM_T_MAC_EFFICIENCY 0.15
+/* DMA bandwidth of one core: 8.6 GB/s, ork's single-submit M=1 int8 weight streaming. */
+#define RKSIM_T_DMA_BYTES_PER_S 8.6e9
+
+/* Modelled duration of one matmul operation (us): the slower of the MAC array and the DMA. */
+double rksim_time_matmul_us(int in_prec, uint64_t m, uint64_t k, uint64_t n, double in_bytes,
+                            double out_bytes);
+
+#endif

@@ -1,0 +1,135 @@
+/* The device layer over the simulator backend: buffers, actions, submit errors, the kernel
+ * backend's refusals, and the DRM core's struct-size rule in the front end. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "npukit/rk_device.h"
+#include "npukit/rknpu_uapi.h"
+#include "npukit/rksim.h"
+
+static void test_ioctl_numbers(void)
+{
+    /* facts A.1 table */
+    CHECK_EQ(DRM_IOCTL_RKNPU_ACTION, 0xC0086440u);
+    CHECK_EQ(DRM_IOCTL_RKNPU_SUBMIT, 0xC0686441u);
+    CHECK_EQ(DRM_IOCTL_RKNPU_MEM_CREATE, 0xC0306442u);
+    CHECK_EQ(DRM_IOCTL_RKNPU_MEM_CREATE_V510, 0xC0286442u);
+    CHECK_EQ(DRM_IOCTL_RKNPU_MEM_MAP, 0xC0106443u);
+    CHECK_EQ(DRM_IOCTL_RKNPU_MEM_DESTROY, 0xC0106444u);
+    CHECK_EQ(DRM_IOCTL_RKNPU_MEM_SYNC, 0xC0206445u);
+    CHECK_EQ(RKNPU_DRM_IOCTL_VERSION, 0xC0406400u);
+}
+
+static void test_buffers(npk_rk_device *d)
+{
+    npk_rk_mem a, b;
+    CHECK_EQ(npk_rk_mem_create(d, 1000, 0, &a), NPK_OK);
+    CHECK_EQ(npk_rk_mem_create(d, 5000, RKNPU_MEM_CACHEABLE, &b), NPK_OK);
+    CHECK(a.iova != 0 && b.iova != 0 && a.iova != b.iova);
+    CHECK(a.iova % 4096 == 0 && b.iova % 4096 == 0);
+    /* separate IOVA ranges */
+    CHECK(b.iova + 8192 <= a.iova || a.iova + 4096 <= b.iova);
+    CHECK(a.host != NULL && b.host != NULL);
+    memset(a.host, 0x5a, 1000);
+    CHECK_EQ(npk_rk_mem_sync(d, &b, 0, 5000, RKNPU_MEM_SYNC_TO_DEVICE), NPK_OK);
+    CHECK_EQ(npk_rk_mem_sync(d, &b, 4000, 2000, RKNPU_MEM_SYNC_FROM_DEVICE), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "MEM_SYNC");
+    CHECK_EQ(npk_rk_mem_create(d, 0, 0, &a) == NPK_OK, 0);
+    CHECK_EQ(npk_rk_mem_destroy(d, &b), NPK_OK);
+    CHECK_EQ(b.handle, 0);
+    /* a fresh buffer may reuse the freed IOVA range */
+    npk_rk_mem c;
+    CHECK_EQ(npk_rk_mem_create(d, 4096, 0, &c), NPK_OK);
+    CHECK_EQ(npk_rk_mem_destroy(d, &c), NPK_OK);
+    /* `a` stays alive: close must clean it up (ASan checks the leak) */
+}
+
+static void test_actions(npk_rk_device *d)
+{
+    uint32_t v = 0;
+    CHECK_EQ(npk_rk_action(d, RKNPU_GET_HW_VERSION, &v), NPK_OK);
+    CHECK_EQ(v, 0x46495245u);
+    CHECK_EQ(npk_rk_action(d, RKNPU_GET_DRV_VERSION, &v), NPK_OK);
+    CHECK_EQ(v, 908);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    CHECK_EQ(npk_rk_action(d, RKNPU_POWER_ON, NULL), NPK_OK);
+    CHECK_EQ(npk_rk_action(d, RKNPU_POWER_OFF, NULL), NPK_OK);
+    CHECK_EQ(npk_rk_action(d, RKNPU_GET_TOTAL_RW_AMOUNT, &v), NPK_OK);
+    CHECK_EQ(v, 0);
+    CHECK_EQ(npk_rk_action(d, 77, &v), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "ACTION");
+}
+
+static void test_submit_errors(npk_rk_device *d)
+{
+    npk_rk_mem t;
+    CHECK_EQ(npk_rk_mem_create(d, 64, 0, &t), NPK_OK);
+    struct rknpu_submit s = {.flags = RKNPU_JOB_PC, .timeout = 100, .task_number = 1,
+                             .task_obj_addr = t.obj_addr, .core_mask = 1};
+    s.subcore_task[0] = (struct rknpu_subcore_task){0, 1};
+    /* no KERNEL_MAPPING on the task buffer */
+    CHECK_EQ(npk_rk_submit(d, &s), NPK_EINVAL);
+    s.task_obj_addr = 0x1234;
+    CHECK_EQ(npk_rk_submit(d, &s), NPK_EINVAL);
+    s.task_number = 0;
+    CHECK_EQ(npk_rk_submit(d, &s), NPK_EINVAL);
+    CHECK_EQ(npk_rk_mem_destroy(d, &t), NPK_OK);
+}
+
+/* The DRM core's rule in the front end: a 40-byte MEM_CREATE is answered in 40 bytes. */
+static void test_size_rule(void)
+{
+    rksim *sim;
+    CHECK_EQ(rksim_create(NULL, &sim), NPK_OK);
+    struct {
+        struct rknpu_mem_create_v510 c;
+        uint32_t canary[2];
+    } old = {{.size = 100}, {0xdeadbeef, 0xdeadbeef}};
+    CHECK_EQ(rksim_ioctl(sim, DRM_IOCTL_RKNPU_MEM_CREATE_V510, &old.c), 0);
+    CHECK(old.c.handle != 0 && old.c.dma_addr != 0);
+    CHECK_EQ(old.canary[0], 0xdeadbeef);
+    CHECK_EQ(old.canary[1], 0xdeadbeef);
+    /* an oversized caller struct: the extra bytes come back as they were */
+    struct {
+        struct rknpu_action a;
+        uint32_t extra;
+    } big = {{.flags = RKNPU_GET_HW_VERSION}, 7};
+    CHECK_EQ(rksim_ioctl(sim, RKNPU_DRM_IOWR(0x40, sizeof big), &big), 0);
+    CHECK_EQ(big.a.value, 0x46495245u);
+    CHECK_EQ(big.extra, 7);
+    /* a short ACTION struct (4 bytes): the value is zero-filled in, not copied back */
+    uint32_t code_only = RKNPU_GET_DRV_VERSION;
+    CHECK_EQ(rksim_ioctl(sim, RKNPU_DRM_IOWR(0x40, 4), &code_only), 0);
+    CHECK_EQ(code_only, RKNPU_GET_DRV_VERSION);
+    CHECK_EQ(rksim_ioctl(sim, RKNPU_DRM_IOWR(0x49, 8), &code_only), -EINVAL);
+    CHECK_EQ(rksim_ioctl(sim, 0x12345678ul, &code_only), -ENOTTY);
+    /* mmap of an unknown offset */
+    int err = 0;
+    CHECK(rksim_mmap(sim, 0x42, 4096, &err) == NULL && err == EINVAL);
+    rksim_destroy(sim);
+}
+
+int main(void)
+{
+    test_ioctl_numbers();
+    npk_rk_device *d = NULL;
+    CHECK_EQ(npk_rk_device_open_sim(NULL, &d), NPK_OK);
+    CHECK(!strcmp(npk_rk_device_name(d), "sim"));
+    CHECK(npk_rk_device_sim(d) != NULL);
+    test_buffers(d);
+    test_actions(d);
+    test_submit_errors(d);
+    npk_rk_device_close(d);
+
+    CHECK_EQ(npk_rk_device_open("sim", &d), NPK_OK);
+    npk_rk_device_close(d);
+    CHECK_EQ(npk_rk_device_open_kernel("/nonexistent/card9", &d), NPK_ENODEV);
+    CHECK_STR_HAS(npk_last_error(), "/nonexistent/card9");
+    /* /dev/null is not a DRM node: refused, not misused */
+    CHECK_EQ(npk_rk_device_open_kernel("/dev/null", &d), NPK_ENODEV);
+    CHECK_STR_HAS(npk_last_error(), "rknpu");
+    test_size_rule();
+    return check_done();
+}
