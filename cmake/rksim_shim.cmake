@@ -20,6 +20,8 @@ if(NPUKIT_HAVE_CBLAS)
   target_compile_definitions(rksim_shim PRIVATE NPUKIT_HAVE_CBLAS=1)
 endif()
 
+# this file is included before the top level enables testing; enabling twice is harmless
+enable_testing()
 file(GLOB NPUKIT_SHIM_TEST_SOURCES CONFIGURE_DEPENDS tests/shim/*.c)
 foreach(src ${NPUKIT_SHIM_TEST_SOURCES})
   get_filename_component(name ${src} NAME_WE)
