@@ -138,9 +138,10 @@ static void unpack_line(const npk_rk_block *blk, unsigned bits, const uint8_t *s
 /* The cube layout is a transpose of 16-byte atoms between [rows][planes] (the user's rows)
  * and [planes][rows] (the block). It is walked in blocks of PLANE_BLOCK planes × ROW_GROUP
  * rows: a row group's atoms of one plane are two whole cache lines, and a block's atoms of one
- * user row are 1 KB to 2 KB contiguous, so both sides move whole lines while few pages are
- * open at once. (Measured on 512×4096: about twice as fast as a plane at a time for the
- * whole height.) */
+ * user row are 512 bytes (1 KB for int4) contiguous, so both sides move whole lines while few
+ * pages are open at once. The sizes were picked by measuring 512×4096 blocks: taller row
+ * groups suffer from user rows a power of two apart sharing cache sets, and a plane at a time
+ * for the whole height was about twice as slow. */
 enum { ROW_GROUP = 8, PLANE_BLOCK = 32 };
 
 NPK_LAYOUT_INLINE void pack_cube(const npk_rk_block *blk, unsigned bits, const uint8_t *src,
