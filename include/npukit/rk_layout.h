@@ -90,7 +90,7 @@ unsigned npk_rk_b_n_group(npk_rk_prec in);
 /* n rounded up to the N-group of `in` (0 for a precision with no weight layout). */
 size_t npk_rk_n_padded(npk_rk_prec in, size_t n);
 /* Channels per cube atom, 128 / element bits: feature C2 (fp16 8, int8 16, int4 32) and output
- * C2o (fp32/int32 4, fp16/int16 8, int8 16); 0 for a precision of no other width. */
+ * C2o (fp32/int32 4, fp16/int16 8, int8 16); 0 for a value outside the precision enum. */
 unsigned npk_rk_cube_channels(npk_rk_prec p);
 
 /* Element index (nibble index for int4) of block element (row, col):
