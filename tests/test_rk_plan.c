@@ -74,12 +74,12 @@ static int task_errors(const npk_rk_plan *p)
     int err = 0;
     for (size_t i = 0; i < p->count; i++) {
         const npk_rk_task_plan *t = &p->tasks[i];
-        npk_rk_matmul mm = npk_rk_matmul_default(p->req.in, t->mp, t->kp, t->np);
+        npk_rk_mm mm = npk_rk_mm_default(p->req.in, t->mp, t->kp, t->np);
         mm.out = p->req.out;
         mm.mode = (int)p->mode;
         mm.sched = t->sched;
         npk_rk_synth_info info;
-        if (npk_rk_matmul_check(&mm, &info) != NPK_OK) {
+        if (npk_rk_mm_check(&mm, &info) != NPK_OK) {
             if (err < 3)
                 fprintf(stderr, "task %zu (%ux%ux%u): %s\n", i, t->mp, t->kp, t->np,
                         npk_last_error());

@@ -128,7 +128,7 @@ static uint32_t expected_value(const row *r, const golden *g)
 
 static void check_golden(const golden *g)
 {
-    npk_rk_matmul mm = npk_rk_matmul_default(g->in, g->m, g->k, g->n);
+    npk_rk_mm mm = npk_rk_mm_default(g->in, g->m, g->k, g->n);
     mm.a = g->a;
     mm.b = g->b;
     mm.c = g->c;

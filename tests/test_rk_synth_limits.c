@@ -12,7 +12,7 @@ static uint32_t value_of(const npk_rk_entry *body, uint16_t reg, int copy)
     return 0xDEADBEEF;
 }
 
-static npk_status synth(npk_rk_matmul *mm, npk_rk_entry *body)
+static npk_status synth(npk_rk_mm *mm, npk_rk_entry *body)
 {
     npk_clear_error();
     return npk_rk_synth_matmul(mm, body, NULL);
@@ -21,7 +21,7 @@ static npk_status synth(npk_rk_matmul *mm, npk_rk_entry *body)
 static void test_fp16_out(void)
 {
     npk_rk_entry b[NPK_RK_MATMUL_BODY];
-    npk_rk_matmul mm = npk_rk_matmul_default(NPK_PREC_FP16, 8, 64, 32);
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, 8, 64, 32);
     mm.out = NPK_PREC_FP16;
     CHECK_EQ(synth(&mm, b), NPK_OK);
     CHECK_EQ(value_of(b, 0x4010, 0), 0x48000002);
@@ -37,7 +37,7 @@ static void test_strides_and_cube(void)
 {
     npk_rk_entry b[NPK_RK_MATMUL_BODY];
     /* Strided activations: LINE_STRIDE = pitch/8 for fp16; a wider output row via the notch. */
-    npk_rk_matmul mm = npk_rk_matmul_default(NPK_PREC_FP16, 4, 64, 16);
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, 4, 64, 16);
     mm.a_pitch = 256;
     mm.c_pitch = 64;
     CHECK_EQ(synth(&mm, b), NPK_OK);
@@ -48,7 +48,7 @@ static void test_strides_and_cube(void)
     CHECK_STR_HAS(npk_last_error(), "pitch 60");
     /* fp16 in cube mode (mtx's geometry): LINE_STRIDE 4, SURF_STRIDE 4*(M/4-1), DST stride
      * M<<4, notch 0, SURFACE_ADD (M*F)<<4. */
-    mm = npk_rk_matmul_default(NPK_PREC_FP16, 8, 64, 32);
+    mm = npk_rk_mm_default(NPK_PREC_FP16, 8, 64, 32);
     mm.mode = NPK_MODE_CUBE;
     CHECK_EQ(synth(&mm, b), NPK_OK);
     CHECK_EQ(value_of(b, 0x100C, 0), 0x120);
@@ -61,7 +61,7 @@ static void test_strides_and_cube(void)
     CHECK_EQ(synth(&mm, b), NPK_ELIMIT);
     CHECK_STR_HAS(npk_last_error(), "M=6");
     /* int4 in line mode: LINE_STRIDE K/16 (int8's entry), notch N*2/16-1. */
-    mm = npk_rk_matmul_default(NPK_PREC_INT4, 2, 128, 64);
+    mm = npk_rk_mm_default(NPK_PREC_INT4, 2, 128, 64);
     mm.mode = NPK_MODE_LINE;
     CHECK_EQ(synth(&mm, b), NPK_OK);
     CHECK_EQ(value_of(b, 0x107C, 0), 128 / 16);
@@ -72,7 +72,7 @@ static void test_strides_and_cube(void)
 static void test_sched1_patches_every_copy(void)
 {
     npk_rk_entry b[NPK_RK_MATMUL_BODY];
-    npk_rk_matmul mm = npk_rk_matmul_default(NPK_PREC_FP16, 300, 512, 64);
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, 300, 512, 64);
     npk_rk_synth_info info;
     CHECK_EQ(npk_rk_synth_matmul(&mm, b, &info), NPK_OK);
     CHECK_EQ(info.sched, 1);
@@ -89,7 +89,7 @@ static void test_sched1_patches_every_copy(void)
 static void test_limits(void)
 {
     npk_rk_entry b[NPK_RK_MATMUL_BODY];
-    npk_rk_matmul mm;
+    npk_rk_mm mm;
     struct {
         npk_rk_prec in;
         uint32_t m, k, n;
@@ -119,7 +119,7 @@ static void test_limits(void)
         {NPK_PREC_BF16, 1, 32, 16, -1, NPK_EINVAL, "bf16"},
     };
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        mm = npk_rk_matmul_default(cases[i].in, cases[i].m, cases[i].k, cases[i].n);
+        mm = npk_rk_mm_default(cases[i].in, cases[i].m, cases[i].k, cases[i].n);
         mm.sched = cases[i].sched;
         npk_status s = synth(&mm, b);
         if (s != cases[i].want)
@@ -128,7 +128,7 @@ static void test_limits(void)
         CHECK_STR_HAS(npk_last_error(), cases[i].msg);
     }
     /* Outputs: narrow int8 outputs are refused (they never complete) unless unchecked. */
-    mm = npk_rk_matmul_default(NPK_PREC_INT8, 4, 512, 32);
+    mm = npk_rk_mm_default(NPK_PREC_INT8, 4, 512, 32);
     mm.out = NPK_PREC_INT16;
     CHECK_EQ(synth(&mm, b), NPK_EUNSUPPORTED);
     CHECK_STR_HAS(npk_last_error(), "never completes");
@@ -142,18 +142,18 @@ static void test_limits(void)
     CHECK_EQ(value_of(b, 0x4050, 0), 0x124);
     CHECK_EQ(value_of(b, 0x4084, 0), 0x4000);
     CHECK_EQ(value_of(b, 0x4088, 0), 14);
-    mm = npk_rk_matmul_default(NPK_PREC_FP16, 4, 64, 16);
+    mm = npk_rk_mm_default(NPK_PREC_FP16, 4, 64, 16);
     mm.out = NPK_PREC_INT32;
     CHECK_EQ(synth(&mm, b), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "fp32 or fp16");
     /* --unchecked emits what the hardware is shown: K past the limit, N past 8192 (the 13-bit
      * channel fields wrap, which is why the hardware is silently wrong), sched 1 at small K. */
-    mm = npk_rk_matmul_default(NPK_PREC_FP16, 1, 10784, 8208);
+    mm = npk_rk_mm_default(NPK_PREC_FP16, 1, 10784, 8208);
     mm.unchecked = true;
     CHECK_EQ(synth(&mm, b), NPK_OK);
     CHECK_EQ(value_of(b, 0x1088, 0), 10784);
     CHECK_EQ(value_of(b, 0x403C, 0) & 0x1FFF, (8208 - 1) & 0x1FFF);
-    mm = npk_rk_matmul_default(NPK_PREC_FP16, 4, 64, 16);
+    mm = npk_rk_mm_default(NPK_PREC_FP16, 4, 64, 16);
     mm.sched = 1;
     mm.unchecked = true;
     CHECK_EQ(synth(&mm, b), NPK_OK);

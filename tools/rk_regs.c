@@ -7,7 +7,7 @@
 
 static void print_reg(const npk_rk_reg *r, int with_fields)
 {
-    printf("%-9s 0x%04x 0x%04x %s\n", npk_rk_block_name(r->block), r->target, r->offset, r->name);
+    printf("%-9s 0x%04x 0x%04x %s\n", npk_rk_unit_name(r->block), r->target, r->offset, r->name);
     for (unsigned i = 0; with_fields && i < r->nfields; i++) {
         const npk_rk_field *f = npk_rk_field_info((npk_rk_field_id)(r->first_field + i));
         if (f->hi == f->lo)

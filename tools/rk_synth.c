@@ -24,7 +24,7 @@ static void usage(FILE *f)
 
 int rk_synth_main(int argc, char **argv)
 {
-    npk_rk_matmul mm = npk_rk_matmul_default(NPK_PREC_FP16, 0, 0, 0);
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, 0, 0, 0);
     bool have_dtype = false, have_out = false;
     const char *format = "u64";
     npk_rk_prec out = NPK_PREC_FP32;

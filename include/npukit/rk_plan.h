@@ -26,6 +26,8 @@ typedef struct npk_rk_plan_request {
     int mode;             /* -1: vendor default for the dtype */
     const npk_rk_soc *soc; /* NULL: RK3588 */
     uint32_t k_slice_max; /* 0: the planner's choice; else the largest K per task */
+    uint32_t k_slice;     /* 0: the planner's choice; else exactly this K per slice (a multiple
+                             of 32 within the limits), e.g. the slicing weights were packed in */
 } npk_rk_plan_request;
 
 typedef struct npk_rk_task_plan {
@@ -49,6 +51,9 @@ void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m
                               uint32_t n);
 npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out);
 void npk_rk_plan_free(npk_rk_plan *p);
+/* The K slice the planner chooses for this request (req->k_slice when set); 0 and an error
+ * message for an invalid request. */
+uint32_t npk_rk_plan_k_slice(const npk_rk_plan_request *req);
 
 /* `{"tasks":[{"m0":..,"m1":..,"k0":..,"k1":..,"n0":..,"n1":..,"core":..,"sched":..,
  * "cbuf_con0":..}, ...]}` */

@@ -15,7 +15,7 @@ extern "C" {
 
 /* Regcmd targets (the top 16 bits of an entry): one-hot block bit << 8 | 1 ("write"), and the
  * two PC control ops 0x41 / 0x81 of the trailer. Facts B.2. */
-typedef enum npk_rk_block {
+typedef enum npk_rk_unit {
     NPK_BLK_PC,       /* 0x0101  0x00xx */
     NPK_BLK_CNA,      /* 0x0201  0x10xx-0x11xx */
     NPK_BLK_CMAC,     /* 0x0401  0x20xx (seen only as an S_POINTER wake) */
@@ -27,7 +27,7 @@ typedef enum npk_rk_block {
     NPK_BLK_PC_OP40,  /* 0x0041  the pre-op-enable entry */
     NPK_BLK_PC_OPEN,  /* 0x0081  the op-enable entry */
     NPK_BLK_COUNT
-} npk_rk_block;
+} npk_rk_unit;
 
 enum {
     NPK_TARGET_NOP = 0x0000,
@@ -69,7 +69,7 @@ typedef struct npk_rk_field {
 
 typedef struct npk_rk_reg {
     const char *name; /* "CNA_CBUF_CON0" */
-    npk_rk_block block;
+    npk_rk_unit block;
     uint16_t target;
     uint16_t offset;
     uint16_t first_field; /* index into the field table */
@@ -77,10 +77,10 @@ typedef struct npk_rk_reg {
 } npk_rk_reg;
 
 /* Blocks */
-uint16_t npk_rk_block_target(npk_rk_block b);
-const char *npk_rk_block_name(npk_rk_block b); /* "CNA", "DPU", ... */
+uint16_t npk_rk_unit_target(npk_rk_unit b);
+const char *npk_rk_unit_name(npk_rk_unit b); /* "CNA", "DPU", ... */
 /* false when the target is not a known block (or the no-op target 0). */
-bool npk_rk_block_of_target(uint16_t target, npk_rk_block *out);
+bool npk_rk_unit_of_target(uint16_t target, npk_rk_unit *out);
 /* The write target an ordinary register offset belongs to (0x1040 -> 0x0201), 0 if none. */
 uint16_t npk_rk_target_for_offset(uint16_t offset);
 

@@ -36,7 +36,7 @@ uint32_t npk_rk_n_align(npk_rk_prec in);
 /* F = 2 * output bits / input bits: the SIZE_E / SURFACE_ADD unit (facts C.1 #71, #94). */
 uint32_t npk_rk_out_factor(npk_rk_prec in, npk_rk_prec out);
 
-typedef struct npk_rk_matmul {
+typedef struct npk_rk_mm {
     npk_rk_prec in;        /* NPK_PREC_FP16, NPK_PREC_INT8 or NPK_PREC_INT4 */
     npk_rk_prec out;       /* see npk_rk_out_stage_find */
     uint32_t m, k, n;      /* rows, contraction, columns of this task */
@@ -49,10 +49,10 @@ typedef struct npk_rk_matmul {
     uint16_t requant_shift; /* ... and OUT_CVT_SHIFT (identity 14) */
     bool unchecked;        /* emit even when a hardware limit is broken (fields truncate) */
     const npk_rk_soc *soc; /* NULL: RK3588 */
-} npk_rk_matmul;
+} npk_rk_mm;
 
 /* A matmul with the defaults: out = default, mode = vendor, sched = auto, pitches = 0. */
-npk_rk_matmul npk_rk_matmul_default(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n);
+npk_rk_mm npk_rk_mm_default(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n);
 
 /* What synthesis resolved. */
 typedef struct npk_rk_synth_info {
@@ -65,10 +65,10 @@ typedef struct npk_rk_synth_info {
 
 /* Check every limit of the task and resolve the defaults. With mm->unchecked only the
  * checks that keep the program encodable remain (known dtype pair, M, K, N >= 1). */
-npk_status npk_rk_matmul_check(const npk_rk_matmul *mm, npk_rk_synth_info *info);
+npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info);
 
 /* Synthesize the 108-entry body. The trailer is separate (npk_rk_trailer). */
-npk_status npk_rk_synth_matmul(const npk_rk_matmul *mm, npk_rk_entry body[NPK_RK_MATMUL_BODY],
+npk_status npk_rk_synth_matmul(const npk_rk_mm *mm, npk_rk_entry body[NPK_RK_MATMUL_BODY],
                                npk_rk_synth_info *info);
 
 #ifdef __cplusplus

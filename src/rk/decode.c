@@ -35,9 +35,9 @@ static void put_field_value(sink *s, const npk_rk_field *f, uint32_t v)
 
 static const char *block_label(uint16_t target, char tmp[8])
 {
-    npk_rk_block b;
-    if (npk_rk_block_of_target(target, &b))
-        return npk_rk_block_name(b);
+    npk_rk_unit b;
+    if (npk_rk_unit_of_target(target, &b))
+        return npk_rk_unit_name(b);
     snprintf(tmp, 8, "T%04x", target);
     return tmp;
 }
@@ -170,8 +170,8 @@ size_t npk_rk_diff_print(FILE *out, const npk_rk_entry *a, size_t na, const npk_
         const reg_state *x = c <= 0 ? &sa[i] : &sb[j];
         char tmp[8];
         const npk_rk_reg *r = npk_rk_reg_lookup(x->target, x->reg);
-        npk_rk_block blk;
-        const char *bname = npk_rk_block_of_target(x->target, &blk) ? npk_rk_block_name(blk)
+        npk_rk_unit blk;
+        const char *bname = npk_rk_unit_of_target(x->target, &blk) ? npk_rk_unit_name(blk)
                                                                      : (snprintf(tmp, sizeof tmp, "T%04x", x->target), tmp);
         const char *rname = r ? r->name : "UNKNOWN";
         if (c < 0) {

@@ -129,7 +129,10 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
 
     const uint32_t nal = npk_rk_n_align(req->in);
     const uint32_t kmax = k_task_max(req, soc);
-    const uint32_t ks = choose_k_slice(req, soc, mode, kmax);
+    if (req->k_slice && (req->k_slice % 32 || req->k_slice > kmax))
+        return npk_fail(NPK_EINVAL, "K slice %u must be a multiple of 32 and at most %u",
+                        req->k_slice, kmax);
+    const uint32_t ks = req->k_slice ? req->k_slice : choose_k_slice(req, soc, mode, kmax);
     const uint32_t kp_all = round_up(req->k, 32);
     const uint32_t slices = (kp_all + ks - 1) / ks;
     out->k_slices = slices;
@@ -185,6 +188,19 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
         }
     }
     return NPK_OK;
+}
+
+uint32_t npk_rk_plan_k_slice(const npk_rk_plan_request *req)
+{
+    npk_rk_plan_request one = *req;
+    one.n = npk_rk_n_align(req->in); /* the slice depends on M and K only */
+    one.cores = 1;
+    npk_rk_plan p;
+    if (npk_rk_plan_matmul(&one, &p))
+        return 0;
+    uint32_t ks = p.count ? p.tasks[0].kp : 0; /* the first slice is whole (or padded) */
+    npk_rk_plan_free(&p);
+    return ks;
 }
 
 void npk_rk_plan_free(npk_rk_plan *p)

@@ -67,21 +67,21 @@ static void build_table(void)
 
 static void ensure_table(void) { pthread_once(&table_once, build_table); }
 
-uint16_t npk_rk_block_target(npk_rk_block b)
+uint16_t npk_rk_unit_target(npk_rk_unit b)
 {
     return (unsigned)b < NPK_BLK_COUNT ? blocks[b].target : 0;
 }
 
-const char *npk_rk_block_name(npk_rk_block b)
+const char *npk_rk_unit_name(npk_rk_unit b)
 {
     return (unsigned)b < NPK_BLK_COUNT ? blocks[b].name : "?";
 }
 
-bool npk_rk_block_of_target(uint16_t target, npk_rk_block *out)
+bool npk_rk_unit_of_target(uint16_t target, npk_rk_unit *out)
 {
     for (unsigned b = 0; b < NPK_BLK_COUNT; b++)
         if (blocks[b].target == target) {
-            *out = (npk_rk_block)b;
+            *out = (npk_rk_unit)b;
             return true;
         }
     return false;

@@ -95,7 +95,7 @@ static uint32_t cube_surf_stride(uint32_t m)
     return (uint32_t)s & 0x0FFFFFFFu;
 }
 
-static void compute_values(const npk_rk_matmul *mm, const npk_rk_synth_info *info, uint32_t *v)
+static void compute_values(const npk_rk_mm *mm, const npk_rk_synth_info *info, uint32_t *v)
 {
     const npk_rk_out_stage *st = npk_rk_out_stage_find(mm->in, mm->out);
     const bool line = info->mode == NPK_MODE_LINE;
@@ -177,11 +177,11 @@ static void compute_values(const npk_rk_matmul *mm, const npk_rk_synth_info *inf
     v[NPK_REG_DPU_SURFACE_ADD] = PUT(DPU_SURFACE_ADD, SURF_ADD, line ? f : m * f);
 }
 
-npk_status npk_rk_synth_matmul(const npk_rk_matmul *mm, npk_rk_entry body[NPK_RK_MATMUL_BODY],
+npk_status npk_rk_synth_matmul(const npk_rk_mm *mm, npk_rk_entry body[NPK_RK_MATMUL_BODY],
                                npk_rk_synth_info *info)
 {
     npk_rk_synth_info r;
-    npk_status s = npk_rk_matmul_check(mm, &r);
+    npk_status s = npk_rk_mm_check(mm, &r);
     if (s)
         return s;
     uint32_t values[NPK_REG_COUNT] = {0};

@@ -2,9 +2,9 @@
 #include "npukit/rk_sched.h"
 #include "npukit/rk_synth.h"
 
-npk_rk_matmul npk_rk_matmul_default(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n)
+npk_rk_mm npk_rk_mm_default(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n)
 {
-    npk_rk_matmul mm = {0};
+    npk_rk_mm mm = {0};
     mm.in = in;
     mm.out = npk_rk_default_out(in);
     mm.m = m;
@@ -22,7 +22,7 @@ static const char *pname(npk_rk_prec p)
 }
 
 /* Checks that hold even for --unchecked: without them there is no program to emit. */
-static npk_status check_encodable(const npk_rk_matmul *mm)
+static npk_status check_encodable(const npk_rk_mm *mm)
 {
     if (mm->in != NPK_PREC_FP16 && mm->in != NPK_PREC_INT8 && mm->in != NPK_PREC_INT4)
         return npk_fail(NPK_EINVAL, "input dtype %s is not synthesized (fp16, int8, int4)",
@@ -43,7 +43,7 @@ static npk_status check_encodable(const npk_rk_matmul *mm)
     return NPK_OK;
 }
 
-static npk_status check_pitches(const npk_rk_matmul *mm, npk_rk_mode mode)
+static npk_status check_pitches(const npk_rk_mm *mm, npk_rk_mode mode)
 {
     if (mode == NPK_MODE_CUBE) {
         if ((mm->a_pitch && mm->a_pitch != mm->k) || (mm->c_pitch && mm->c_pitch != mm->n))
@@ -67,7 +67,7 @@ static npk_status check_pitches(const npk_rk_matmul *mm, npk_rk_mode mode)
     return NPK_OK;
 }
 
-npk_status npk_rk_matmul_check(const npk_rk_matmul *mm, npk_rk_synth_info *info)
+npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
 {
     npk_status s = check_encodable(mm);
     if (s)

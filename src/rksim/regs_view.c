@@ -17,7 +17,7 @@ bool rksim_decode_entry(uint64_t e, rksim_entry *out, rksim_core_result *r)
         out->kind = RKSIM_ENTRY_NOP;
         return true;
     }
-    if (!npk_rk_block_of_target(out->target, &out->block))
+    if (!npk_rk_unit_of_target(out->target, &out->block))
         return rksim_result_fail(r, RKSIM_UNSUPPORTED,
                                  "unsupported by the model: regcmd target 0x%04x (entry "
                                  "0x%016llx) is not a block the facts describe",
@@ -27,7 +27,7 @@ bool rksim_decode_entry(uint64_t e, rksim_entry *out, rksim_core_result *r)
         return rksim_result_fail(r, RKSIM_UNSUPPORTED,
                                  "unsupported by the model: register 0x%04x of block %s "
                                  "(value 0x%08x) is not in the register table",
-                                 out->reg, npk_rk_block_name(out->block), out->value);
+                                 out->reg, npk_rk_unit_name(out->block), out->value);
     switch (out->block) {
     case NPK_BLK_PC_OP40:
         out->kind = RKSIM_ENTRY_PRE_OP;

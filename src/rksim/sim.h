@@ -11,7 +11,7 @@
 
 enum {
     RKSIM_MAX_CORES = 3, /* RK3588 (facts E.1) */
-    /* One file per block of the register table (npk_rk_block); each block owns 0x1000 bytes
+    /* One file per block of the register table (npk_rk_unit); each block owns 0x1000 bytes
      * of offsets (facts B.2). The two PC control targets have slots too, unused. */
     RKSIM_BLOCKS = NPK_BLK_COUNT,
     RKSIM_BLOCK_WORDS = 0x1000 / 4,

@@ -1,0 +1,62 @@
+/* Runtime state shared by the runtime's files. */
+#ifndef NPUKIT_RK_RUNTIME_INTERNAL_H
+#define NPUKIT_RK_RUNTIME_INTERNAL_H
+
+#include <pthread.h>
+
+#include "npukit/rk.h"
+#include "npukit/rk_device.h"
+#include "npukit/rk_soc.h"
+
+/* Per-core buffers: the feature buffer is allocated once and never moves (the NPU caches
+ * feature state by address, spec "Feature address caching"); the task buffer holds the
+ * rknpu_task record and the regcmd program; the output buffer grows when a task needs more. */
+typedef struct npk_rk_core_bufs {
+    npk_rk_mem feature;
+    npk_rk_mem task;
+    npk_rk_mem output;
+    bool output_warm;
+} npk_rk_core_bufs;
+
+enum { NPK_RK_MAX_CORES = 3 };
+
+struct npk_rk {
+    npk_rk_device *dev;
+    const npk_rk_soc *soc;
+    unsigned cores;
+    bool simulated;
+    uint32_t drv_version, hw_version;
+    pthread_mutex_t lock;
+    /* policy state */
+    bool have_prec;
+    npk_rk_prec last_prec;
+    bool needs_reset;
+    npk_rk_core_bufs core[NPK_RK_MAX_CORES];
+};
+
+struct npk_rk_weights {
+    npk_rk_prec in;
+    uint32_t k, n;
+    uint32_t k_slice;   /* K per slice (multiple of 32); the last slice may be shorter */
+    uint32_t slices;
+    uint32_t np;        /* N padded to the dtype's group */
+    uint64_t slice_bytes; /* bytes of one full slice over all Np columns */
+    npk_rk_mem mem;
+};
+
+/* Buffer flags (facts A.1): data buffers NON_CONTIGUOUS | CACHEABLE | IOVA alignment, synced
+ * both ways; the task buffer additionally KERNEL_MAPPING, which SUBMIT requires. */
+#define NPK_RK_DATA_FLAGS                                                                     \
+    (RKNPU_MEM_NON_CONTIGUOUS | RKNPU_MEM_CACHEABLE | RKNPU_MEM_IOMMU_LIMIT_IOVA_ALIGNMENT)
+#define NPK_RK_TASK_FLAGS (NPK_RK_DATA_FLAGS | RKNPU_MEM_KERNEL_MAPPING)
+
+/* The feature buffer holds the largest feature tile any task has: the 12 CBUF banks. */
+#define NPK_RK_FEATURE_BYTES (512u * 1024u)
+/* Task buffer: rknpu_task at 0, regcmd at 64 (16-byte aligned, as PC_SOURCE_ADDR needs). */
+#define NPK_RK_REGCMD_OFFSET 64u
+
+uint64_t npk_rk_now_ns(void);
+/* NPK_EINVAL naming the first element outside [-8, 7]. */
+npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what);
+
+#endif

@@ -1,0 +1,184 @@
+#define _POSIX_C_SOURCE 200809L
+/* The runtime on the faithful simulator: results against the CPU reference, the state policy
+ * against the hazards it exists for, and every bad argument. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "npukit/fp16.h"
+#include "npukit/rk.h"
+#include "npukit/rk_reference.h"
+#include "npukit/rksim.h"
+#include "rk/runtime_internal.h"
+
+static uint64_t seed = 42;
+static uint32_t rnd(void)
+{
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(seed >> 33);
+}
+
+static void *make(npk_rk_prec p, size_t count)
+{
+    if (p == NPK_PREC_FP16) {
+        uint16_t *v = malloc(count * 2);
+        for (size_t i = 0; i < count; i++)
+            v[i] = npk_f32_to_f16((float)((int)(rnd() % 17) - 8) / 8.0f);
+        return v;
+    }
+    int8_t *v = malloc(count);
+    for (size_t i = 0; i < count; i++)
+        v[i] = p == NPK_PREC_INT8 ? (int8_t)(rnd() & 0xff) : (int8_t)((int)(rnd() % 16) - 8);
+    return v;
+}
+
+/* Run one matmul and compare with the reference; returns the mismatching elements. */
+static uint64_t run_checked(npk_rk *rt, npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
+                            uint32_t n, npk_rk_stats *st)
+{
+    void *a = make(in, (size_t)m * k), *b = make(in, (size_t)k * n);
+    size_t ob = out == NPK_PREC_FP16 ? 2 : 4;
+    void *c = calloc((size_t)m * n, ob), *ref = calloc((size_t)m * n, ob);
+    npk_rk_weights *w = NULL;
+    uint64_t bad = UINT64_MAX;
+    if (npk_rk_weights_pack(rt, in, k, n, b, m, &w) == NPK_OK &&
+        npk_rk_matmul(rt, w, m, a, out, c, st) == NPK_OK &&
+        npk_rk_reference_matmul(in, out, m, k, n, a, b, ref) == NPK_OK) {
+        /* These operands (multiples of 1/8, small K) are exact in fp32 accumulation. */
+        bad = npk_rk_compare(out, c, ref, (uint64_t)m * n).mismatches;
+    } else {
+        fprintf(stderr, "run %ux%ux%u: %s\n", m, k, n, npk_last_error());
+    }
+    npk_rk_weights_free(rt, w);
+    free(a);
+    free(b);
+    free(c);
+    free(ref);
+    return bad;
+}
+
+static void test_open_query(void)
+{
+    npk_rk *rt;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    npk_rk_info info;
+    CHECK_EQ(npk_rk_query(rt, &info), NPK_OK);
+    CHECK(info.simulated);
+    CHECK_STR_HAS(info.soc, "rk3588");
+    CHECK_EQ(info.cores, 3);
+    CHECK_EQ(info.drv_version, 908);
+    CHECK_EQ(npk_rk_set_cores(rt, 4), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "cores=4");
+    CHECK_EQ(npk_rk_set_cores(rt, 2), NPK_OK);
+    npk_rk_close(rt);
+    CHECK(npk_rk_open("/nonexistent/card9", &rt) != NPK_OK);
+}
+
+/* Hazards 1-4 in the faithful simulator: the runtime's warm-up, stable feature buffer, reset
+ * on integer entry and filled subcore entries give exact results on every core. */
+static void test_policy_defences(void)
+{
+    npk_rk *rt;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    npk_rk_stats st;
+    /* fp16 first: fresh output buffers are warmed once per core, no reset (fp16 never wedges). */
+    CHECK_EQ(run_checked(rt, NPK_PREC_FP16, NPK_PREC_FP32, 8, 64, 96, &st), 0);
+    CHECK_EQ(st.warmups, 3);
+    CHECK_EQ(st.resets, 0);
+    CHECK_EQ(st.retries, 0);
+    /* Warm buffers stay warm: no second warm-up; a new A in the same feature buffer is fine. */
+    CHECK_EQ(run_checked(rt, NPK_PREC_FP16, NPK_PREC_FP32, 8, 64, 96, &st), 0);
+    CHECK_EQ(st.warmups, 0);
+    /* Entering int8: one ACT_RESET, the warm-ups again, and no wedge. */
+    CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 5, 96, 96, &st), 0);
+    CHECK_EQ(st.resets, 1);
+    CHECK_EQ(st.retries, 0);
+    CHECK(st.warmups >= 1);
+    CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 5, 96, 96, &st), 0);
+    CHECK_EQ(st.resets, 0);
+    /* int4, then back to fp16 with fp16 output. */
+    CHECK_EQ(run_checked(rt, NPK_PREC_INT4, NPK_PREC_INT32, 3, 1000, 200, &st), 0);
+    CHECK_EQ(st.resets, 1);
+    CHECK_EQ(run_checked(rt, NPK_PREC_FP16, NPK_PREC_FP16, 4, 64, 64, &st), 0);
+    CHECK_EQ(st.resets, 0);
+    /* The simulator saw no crash (hazard 4) and no wedge. */
+    CHECK(!rksim_is_dead(npk_rk_device_sim(rt->dev)));
+    npk_rk_close(rt);
+}
+
+/* A wedge is recovered with a reset and one retry, never a submit straight over it: make the
+ * runtime believe int8 is already entered so its first int8 submit wedges (hazard 3). */
+static void test_wedge_recovery(void)
+{
+    npk_rk *rt;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    npk_rk_stats st;
+    rt->have_prec = true;
+    rt->last_prec = NPK_PREC_INT8;
+    CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 4, 64, 32, &st), 0);
+    CHECK_EQ(st.retries, 1);
+    CHECK_EQ(st.resets, 1);
+    CHECK(!rksim_is_dead(npk_rk_device_sim(rt->dev)));
+    npk_rk_close(rt);
+}
+
+static void test_bad_arguments(void)
+{
+    npk_rk *rt;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    int8_t b[64 * 32] = {0}, a[64] = {0};
+    int32_t c[32];
+    npk_rk_weights *w = NULL;
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_BF16, 64, 32, b, 1, &w), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "bf16");
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, 0, 32, b, 1, &w), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "K=0");
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, 64, 32, NULL, 1, &w), NPK_EINVAL);
+    b[5] = 9;
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT4, 64, 32, b, 1, &w), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "B[5] = 9 is outside the int4 range [-8, 7]");
+    b[5] = 0;
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT4, 64, 32, b, 1, &w), NPK_OK);
+    a[3] = -9;
+    CHECK_EQ(npk_rk_matmul(rt, w, 1, a, NPK_PREC_INT32, c, NULL), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "A[3] = -9");
+    a[3] = 0;
+    CHECK_EQ(npk_rk_matmul(rt, w, 1, a, NPK_PREC_FP32, c, NULL), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "int4 weights give int32, not fp32");
+    CHECK_EQ(npk_rk_matmul(rt, w, 0, a, NPK_PREC_INT32, c, NULL), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "M=0");
+    CHECK_EQ(npk_rk_matmul(rt, w, 1, NULL, NPK_PREC_INT32, c, NULL), NPK_EINVAL);
+    CHECK_EQ(npk_rk_matmul(rt, NULL, 1, a, NPK_PREC_INT32, c, NULL), NPK_EINVAL);
+    CHECK_EQ(npk_rk_matmul(rt, w, 1, a, NPK_PREC_INT32, c, NULL), NPK_OK);
+    npk_rk_weights_free(rt, w);
+    npk_rk_close(rt);
+}
+
+/* A call that finds another in progress gets NPK_EBUSY at once. */
+static void test_busy(void)
+{
+    npk_rk *rt;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    int8_t b[64 * 32] = {0}, a[64] = {0};
+    int32_t c[32];
+    npk_rk_weights *w = NULL;
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, 64, 32, b, 1, &w), NPK_OK);
+    pthread_mutex_lock(&rt->lock); /* stands for a call in progress on another thread */
+    CHECK_EQ(npk_rk_matmul(rt, w, 1, a, NPK_PREC_INT32, c, NULL), NPK_EBUSY);
+    CHECK_STR_HAS(npk_last_error(), "another call is running");
+    pthread_mutex_unlock(&rt->lock);
+    CHECK_EQ(npk_rk_matmul(rt, w, 1, a, NPK_PREC_INT32, c, NULL), NPK_OK);
+    npk_rk_weights_free(rt, w);
+    npk_rk_close(rt);
+}
+
+int main(void)
+{
+    setenv("NPUKIT_RKSIM_TIMEOUT_SCALE", "0", 1);
+    test_open_query();
+    test_policy_defences();
+    test_wedge_recovery();
+    test_bad_arguments();
+    test_busy();
+    return check_done();
+}

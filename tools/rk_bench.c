@@ -1,0 +1,206 @@
+/* `npukit rk bench`: repeated matmuls after warm-up; medians of NPU time (modelled on the
+ * simulator, measured on hardware), host time, and the host overhead per submit split into
+ * synthesis, packing, sync and accumulation, next to a memcpy of the same bytes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "npukit/rk.h"
+#include "rk_operands.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_u64);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The vendor matmul demo's type numbers (RKNN matmul API, spec "Platform support matrix"). */
+static bool vendor_type(int t, npk_rk_prec *in, npk_rk_prec *out)
+{
+    switch (t) {
+    case 1: *in = NPK_PREC_FP16; *out = NPK_PREC_FP32; return true;
+    case 2: *in = NPK_PREC_INT8; *out = NPK_PREC_INT32; return true;
+    case 4: *in = NPK_PREC_FP16; *out = NPK_PREC_FP16; return true;
+    case 10: *in = NPK_PREC_INT4; *out = NPK_PREC_INT32; return true;
+    default: return false;
+    }
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: npukit rk bench --dtype D [--out O] -m M -k K -n N [options]\n"
+               "       npukit rk bench M K N [TYPE]    (the vendor matmul demo's form; TYPE 1\n"
+               "                                       fp16->fp32, 2 int8->int32, 4 fp16->fp16,\n"
+               "                                       10 int4; default 1)\n"
+               "  --iters N (default 10)  --warmup N (default 2)  --cores 1..3\n"
+               "  --device sim|npu|auto|PATH  --json\n");
+}
+
+int rk_bench_main(int argc, char **argv)
+{
+    rk_operands o = {0};
+    o.in = NPK_PREC_FP16;
+    o.out = NPK_PREC_FP32;
+    bool have_out = false, json = false;
+    const char *device = "auto";
+    int iters = 10, warm = 2, cores = 0, positional = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i], *v;
+        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(opt, "--json")) {
+            json = true;
+            continue;
+        }
+        if (opt[0] != '-') { /* M K N [TYPE] */
+            uint32_t *dims[3] = {&o.m, &o.k, &o.n};
+            if (positional < 3) {
+                if (!cli_u32("M/K/N", opt, dims[positional]))
+                    return 2;
+            } else if (positional == 3) {
+                int t;
+                if (!cli_int("TYPE", opt, 0, 64, &t) || !vendor_type(t, &o.in, &o.out)) {
+                    fprintf(stderr, "npukit: matmul type %s is not supported on RK3588 "
+                                    "(1, 2, 4, 10)\n", opt);
+                    return 2;
+                }
+                have_out = true;
+            } else {
+                usage(stderr);
+                return 2;
+            }
+            positional++;
+            continue;
+        }
+        if (!(v = cli_value(argc, argv, &i)))
+            return 2;
+        if (!strcmp(opt, "--dtype") || !strcmp(opt, "--out")) {
+            npk_rk_prec p;
+            if (!npk_rk_prec_parse(v, &p)) {
+                fprintf(stderr, "npukit: %s '%s' is not a precision\n", opt, v);
+                return 2;
+            }
+            *(opt[2] == 'd' ? &o.in : &o.out) = p;
+            if (opt[2] == 'o')
+                have_out = true;
+        } else if (!strcmp(opt, "-m") || !strcmp(opt, "-k") || !strcmp(opt, "-n")) {
+            if (!cli_u32(opt, v, opt[1] == 'm' ? &o.m : opt[1] == 'k' ? &o.k : &o.n))
+                return 2;
+        } else if (!strcmp(opt, "--iters")) {
+            if (!cli_int(opt, v, 1, 100000, &iters))
+                return 2;
+        } else if (!strcmp(opt, "--warmup")) {
+            if (!cli_int(opt, v, 0, 1000, &warm))
+                return 2;
+        } else if (!strcmp(opt, "--cores")) {
+            if (!cli_int(opt, v, 1, 3, &cores))
+                return 2;
+        } else if (!strcmp(opt, "--device")) {
+            device = v;
+        } else {
+            fprintf(stderr, "npukit: rk bench: unknown option '%s'\n", opt);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!o.m || !o.k || !o.n) {
+        fprintf(stderr, "npukit: rk bench needs M, K and N (each >= 1)\n");
+        return 2;
+    }
+    if (!have_out)
+        o.out = o.in == NPK_PREC_FP16 ? NPK_PREC_FP32 : NPK_PREC_INT32;
+    if (!rk_operands_make(&o, NULL, NULL, 1)) {
+        rk_operands_free(&o);
+        return 1;
+    }
+    npk_rk *rt = NULL;
+    npk_rk_weights *w = NULL;
+    npk_rk_info info;
+    uint64_t *host = calloc((size_t)iters, 8), *npu = calloc((size_t)iters, 8),
+             *over = calloc((size_t)iters, 8), *syn = calloc((size_t)iters, 8),
+             *pack = calloc((size_t)iters, 8), *sync = calloc((size_t)iters, 8),
+             *acc = calloc((size_t)iters, 8), *cpy = calloc((size_t)iters, 8);
+    /* The bytes the host moves per call: A in, C out. */
+    size_t moved = (size_t)o.m * o.k * rk_elem_bytes(o.in) + (size_t)o.m * o.n * rk_elem_bytes(o.out);
+    char *src = malloc(moved), *dst = malloc(moved);
+    int rc = 1;
+    npk_rk_stats st = {0};
+    if (!host || !npu || !over || !syn || !pack || !sync || !acc || !cpy || !src || !dst) {
+        fprintf(stderr, "npukit: out of memory\n");
+        goto done;
+    }
+    memset(src, 1, moved);
+    if (npk_rk_open(device, &rt) || (cores && npk_rk_set_cores(rt, (unsigned)cores)) ||
+        npk_rk_query(rt, &info) || npk_rk_weights_pack(rt, o.in, o.k, o.n, o.b, o.m, &w)) {
+        cli_lib_error("rk bench");
+        goto done;
+    }
+    for (int i = -warm; i < iters; i++) {
+        if (npk_rk_matmul(rt, w, o.m, o.a, o.out, o.c, &st)) {
+            cli_lib_error("rk bench");
+            goto done;
+        }
+        if (i < 0)
+            continue;
+        uint32_t subs = st.submits ? st.submits : 1;
+        host[i] = st.host_ns;
+        npu[i] = st.npu_ns;
+        syn[i] = st.synth_ns / subs;
+        pack[i] = st.pack_ns / subs;
+        sync[i] = st.sync_ns / subs;
+        acc[i] = st.accumulate_ns / subs;
+        over[i] = (st.synth_ns + st.pack_ns + st.sync_ns + st.accumulate_ns) / subs;
+        uint64_t t0 = npk_rk_now_ns_tool();
+        memcpy(dst, src, moved);
+        cpy[i] = (npk_rk_now_ns_tool() - t0) / subs;
+        src[i % moved] ^= dst[(i * 7) % moved]; /* keep the copy observable */
+    }
+    {
+        double ops = 2.0 * o.m * o.k * o.n;
+        uint64_t mh = median(host, iters), mn = median(npu, iters), mo = median(over, iters),
+                 mc = median(cpy, iters);
+        const char *label = info.simulated ? "modelled" : "measured";
+        double gops = mn ? ops / (double)mn : 0;
+        if (json) {
+            printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
+                   "\"iters\":%d,\"tasks\":%u,\"submits\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\","
+                   "\"gops\":%.3f,\"host_ms\":%.6f,\"overhead_us_per_submit\":{\"total\":%.3f,"
+                   "\"synth\":%.3f,\"pack\":%.3f,\"sync\":%.3f,\"accumulate\":%.3f},"
+                   "\"memcpy_us_per_submit\":%.3f,\"overhead_vs_memcpy\":%.3f}\n",
+                   npk_rk_prec_name(o.in), npk_rk_prec_name(o.out), o.m, o.k, o.n, info.device,
+                   iters, st.tasks, st.submits, mn / 1e6, label, gops, mh / 1e6, mo / 1e3,
+                   median(syn, iters) / 1e3, median(pack, iters) / 1e3, median(sync, iters) / 1e3,
+                   median(acc, iters) / 1e3, mc / 1e3, mc ? (double)mo / (double)mc : 0);
+        } else {
+            printf("%s %ux%ux%u -> %s on %s: %d runs after %d warm-up, medians\n",
+                   npk_rk_prec_name(o.in), o.m, o.k, o.n, npk_rk_prec_name(o.out), info.device,
+                   iters, warm);
+            printf("  %u tasks, %u submits per call\n", st.tasks, st.submits);
+            printf("  NPU time   %10.3f ms  (%s)  %8.2f GOP/s\n", mn / 1e6, label, gops);
+            printf("  host time  %10.3f ms  (wall, whole call)\n", mh / 1e6);
+            printf("  host overhead per submit %8.2f us: synth %.2f, pack %.2f, sync %.2f, "
+                   "accumulate %.2f\n",
+                   mo / 1e3, median(syn, iters) / 1e3, median(pack, iters) / 1e3,
+                   median(sync, iters) / 1e3, median(acc, iters) / 1e3);
+            printf("  memcpy of the same bytes per submit %8.2f us  (overhead / memcpy = %.2f)\n",
+                   mc / 1e3, mc ? (double)mo / (double)mc : 0);
+        }
+        rc = 0;
+    }
+done:
+    npk_rk_weights_free(rt, w);
+    npk_rk_close(rt);
+    rk_operands_free(&o);
+    free(host); free(npu); free(over); free(syn); free(pack); free(sync); free(acc); free(cpy);
+    free(src); free(dst);
+    return rc;
+}

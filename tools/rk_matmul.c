@@ -1,0 +1,129 @@
+/* `npukit rk matmul`: one any-shape matmul through the runtime, optionally checked. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "npukit/rk.h"
+#include "rk_operands.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: npukit rk matmul --dtype fp16|int8|int4 -m M -k K -n N [options]\n"
+               "  --out fp32|fp16|int32     output (default fp32 for fp16, int32 otherwise)\n"
+               "  --cores 1..3              cores to use (default all)\n"
+               "  --device sim|npu|auto|PATH  (default auto: the NPU if present)\n"
+               "  --a FILE --b FILE         raw row-major operands (fp16 bits, int8, int4 as int8)\n"
+               "  --seed S                  random operands' seed (default 1)\n"
+               "  --check                   compare with a CPU reference\n"
+               "  --json                    machine-readable output\n");
+}
+
+static void print_result(bool json, const npk_rk_info *info, const rk_operands *o,
+                         const npk_rk_stats *st, bool checked, const npk_rk_error *e, bool ok)
+{
+    const char *label = info->simulated ? "modelled" : "measured";
+    if (json) {
+        printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
+               "\"soc\":\"%s\",\"tasks\":%u,\"submits\":%u,\"warmups\":%u,\"resets\":%u,"
+               "\"retries\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\",\"host_ms\":%.6f",
+               npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n,
+               info->device, info->soc, st->tasks, st->submits, st->warmups, st->resets,
+               st->retries, st->npu_ns / 1e6, label, st->host_ns / 1e6);
+        if (checked)
+            printf(",\"check\":{\"max_abs\":%.9g,\"max_rel\":%.9g,\"mismatches\":%llu,\"ok\":%s}",
+                   e->max_abs, e->max_rel, (unsigned long long)e->mismatches,
+                   ok ? "true" : "false");
+        printf("}\n");
+        return;
+    }
+    printf("%s %ux%ux%u -> %s on %s (%s, %u core%s)\n", npk_rk_prec_name(o->in), o->m, o->k,
+           o->n, npk_rk_prec_name(o->out), info->device, info->soc, info->cores,
+           info->cores == 1 ? "" : "s");
+    printf("  tasks %u, submits %u (warm-ups %u, resets %u, retries %u)\n", st->tasks,
+           st->submits, st->warmups, st->resets, st->retries);
+    printf("  NPU time %.3f ms (%s), host time %.3f ms\n", st->npu_ns / 1e6, label,
+           st->host_ns / 1e6);
+    if (checked)
+        printf("  check vs CPU: max abs error %.3g, max rel error %.3g, %llu elements differ: %s\n",
+               e->max_abs, e->max_rel, (unsigned long long)e->mismatches,
+               ok ? "ok" : "MISMATCH");
+}
+
+int rk_matmul_main(int argc, char **argv)
+{
+    rk_operands o = {0};
+    bool have_dtype = false, have_out = false, check = false, json = false;
+    const char *device = "auto", *a_file = NULL, *b_file = NULL;
+    int cores = 0;
+    uint64_t seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i], *v;
+        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(opt, "--check") || !strcmp(opt, "--json")) {
+            *(opt[2] == 'c' ? &check : &json) = true;
+            continue;
+        }
+        if (!(v = cli_value(argc, argv, &i)))
+            return 2;
+        if (!strcmp(opt, "--dtype") || !strcmp(opt, "--out")) {
+            npk_rk_prec p;
+            if (!npk_rk_prec_parse(v, &p)) {
+                fprintf(stderr, "npukit: %s '%s' is not a precision\n", opt, v);
+                return 2;
+            }
+            *(opt[2] == 'd' ? &o.in : &o.out) = p;
+            *(opt[2] == 'd' ? &have_dtype : &have_out) = true;
+        } else if (!strcmp(opt, "-m") || !strcmp(opt, "-k") || !strcmp(opt, "-n")) {
+            if (!cli_u32(opt, v, opt[1] == 'm' ? &o.m : opt[1] == 'k' ? &o.k : &o.n))
+                return 2;
+        } else if (!strcmp(opt, "--cores")) {
+            if (!cli_int(opt, v, 1, 3, &cores))
+                return 2;
+        } else if (!strcmp(opt, "--device")) {
+            device = v;
+        } else if (!strcmp(opt, "--a") || !strcmp(opt, "--b")) {
+            *(opt[2] == 'a' ? &a_file : &b_file) = v;
+        } else if (!strcmp(opt, "--seed")) {
+            if (!cli_u64(opt, v, UINT64_MAX, &seed))
+                return 2;
+        } else {
+            fprintf(stderr, "npukit: rk matmul: unknown option '%s'\n", opt);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!have_dtype || !o.m || !o.k || !o.n) {
+        fprintf(stderr, "npukit: rk matmul needs --dtype, -m, -k and -n (each >= 1)\n");
+        return 2;
+    }
+    if (!have_out)
+        o.out = o.in == NPK_PREC_FP16 ? NPK_PREC_FP32 : NPK_PREC_INT32;
+    if (!rk_operands_make(&o, a_file, b_file, seed)) {
+        rk_operands_free(&o);
+        return 1;
+    }
+    npk_rk *rt = NULL;
+    npk_rk_weights *w = NULL;
+    npk_rk_stats st;
+    npk_rk_info info;
+    int rc = 1;
+    if (npk_rk_open(device, &rt) || (cores && npk_rk_set_cores(rt, (unsigned)cores)) ||
+        npk_rk_query(rt, &info) || npk_rk_weights_pack(rt, o.in, o.k, o.n, o.b, o.m, &w) ||
+        npk_rk_matmul(rt, w, o.m, o.a, o.out, o.c, &st)) {
+        cli_lib_error("rk matmul");
+    } else {
+        npk_rk_error e = {0, 0, 0};
+        bool ok = true;
+        if (check && !rk_operands_check(&o, &e, &ok))
+            ok = false;
+        print_result(json, &info, &o, &st, check, &e, ok);
+        rc = ok ? 0 : 1;
+    }
+    npk_rk_weights_free(rt, w);
+    npk_rk_close(rt);
+    rk_operands_free(&o);
+    return rc;
+}

@@ -1,0 +1,119 @@
+#define _POSIX_C_SOURCE 200809L
+/* Operand setup and the CPU check for rk matmul / bench / demo. */
+#include "rk_operands.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npukit/fp16.h"
+#include <time.h>
+
+uint64_t npk_rk_now_ns_tool(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+unsigned rk_elem_bytes(npk_rk_prec p)
+{
+    switch (p) {
+    case NPK_PREC_FP16:
+    case NPK_PREC_INT16:
+        return 2;
+    case NPK_PREC_FP32:
+    case NPK_PREC_INT32:
+        return 4;
+    default:
+        return 1;
+    }
+}
+
+/* splitmix64: small, seedable, the same numbers on every machine. */
+static uint64_t next_rand(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static void fill_random(npk_rk_prec p, void *dst, uint64_t count, uint64_t *seed)
+{
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t r = next_rand(seed);
+        if (p == NPK_PREC_FP16)
+            ((uint16_t *)dst)[i] = npk_f32_to_f16((float)((double)(r >> 11) / 4503599627370496.0 - 1.0));
+        else if (p == NPK_PREC_INT8)
+            ((int8_t *)dst)[i] = (int8_t)(uint8_t)r;
+        else
+            ((int8_t *)dst)[i] = (int8_t)((int)(r % 16) - 8);
+    }
+}
+
+static bool read_file(const char *path, void *dst, uint64_t bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "npukit: %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    size_t got = fread(dst, 1, (size_t)bytes, f);
+    int extra = fgetc(f);
+    fclose(f);
+    if (got != bytes || extra != EOF) {
+        fprintf(stderr, "npukit: %s holds %s%zu bytes; the shape needs exactly %llu\n", path,
+                extra != EOF ? "more than " : "", got, (unsigned long long)bytes);
+        return false;
+    }
+    return true;
+}
+
+bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, uint64_t seed)
+{
+    uint64_t na = (uint64_t)o->m * o->k, nb = (uint64_t)o->k * o->n, nc = (uint64_t)o->m * o->n;
+    unsigned eb = rk_elem_bytes(o->in), ob = rk_elem_bytes(o->out);
+    o->a = malloc(na * eb);
+    o->b = malloc(nb * eb);
+    o->c = malloc(nc * ob);
+    o->ref = NULL;
+    if (!o->a || !o->b || !o->c) {
+        fprintf(stderr, "npukit: out of memory for %ux%ux%u operands\n", o->m, o->k, o->n);
+        return false;
+    }
+    uint64_t s = seed;
+    if (a_file ? !read_file(a_file, o->a, na * eb) : (fill_random(o->in, o->a, na, &s), false))
+        return false;
+    if (b_file ? !read_file(b_file, o->b, nb * eb) : (fill_random(o->in, o->b, nb, &s), false))
+        return false;
+    return true;
+}
+
+void rk_operands_free(rk_operands *o)
+{
+    free(o->a);
+    free(o->b);
+    free(o->c);
+    free(o->ref);
+    o->a = o->b = o->c = o->ref = NULL;
+}
+
+bool rk_operands_check(rk_operands *o, npk_rk_error *err, bool *ok)
+{
+    uint64_t nc = (uint64_t)o->m * o->n;
+    o->ref = malloc(nc * rk_elem_bytes(o->out));
+    if (!o->ref || npk_rk_reference_matmul(o->in, o->out, o->m, o->k, o->n, o->a, o->b, o->ref)) {
+        fprintf(stderr, "npukit: the CPU reference failed\n");
+        return false;
+    }
+    *err = npk_rk_compare(o->out, o->c, o->ref, nc);
+    if (o->out == NPK_PREC_INT32)
+        *ok = err->mismatches == 0;
+    else if (o->out == NPK_PREC_FP32)
+        *ok = err->max_abs <= 1e-6 * o->k + 1e-6;
+    else
+        *ok = err->max_rel <= 1.0 / 1024;
+    return true;
+}

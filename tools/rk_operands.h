@@ -1,0 +1,33 @@
+/* Operands for the rk runtime commands: random or read from files, and the CPU check. */
+#ifndef NPUKIT_TOOLS_RK_OPERANDS_H
+#define NPUKIT_TOOLS_RK_OPERANDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "npukit/rk_reference.h"
+#include "npukit/rk_types.h"
+
+typedef struct rk_operands {
+    npk_rk_prec in, out;
+    uint32_t m, k, n;
+    void *a, *b, *c, *ref;
+} rk_operands;
+
+/* Bytes per element of a user array (int4 is held one per int8_t). */
+unsigned rk_elem_bytes(npk_rk_prec p);
+
+/* Allocate; fill A and B from the files when given, else random (seeded): fp16 uniform in
+ * [-1, 1), int8 full range, int4 [-8, 7]. Returns false with a message printed. */
+bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, uint64_t seed);
+void rk_operands_free(rk_operands *o);
+
+/* Compare C with the CPU reference; *ok is whether it is within the documented tolerance:
+ * integers exact; fp32 max abs <= 1e-6 * K + 1e-6 (fp32 accumulation of products of
+ * [-1, 1) values); fp16 max rel <= 2^-10 (one fp16 rounding on top). */
+bool rk_operands_check(rk_operands *o, npk_rk_error *err, bool *ok);
+
+/* Monotonic nanoseconds. */
+uint64_t npk_rk_now_ns_tool(void);
+
+#endif
