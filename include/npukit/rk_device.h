@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "npukit/rk_synth.h"
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
 #include "npukit/status.h"
@@ -69,6 +70,42 @@ npk_status npk_rk_submit(npk_rk_device *dev, struct rknpu_submit *sub);
 
 /* The raw request, for tools that speak the uAPI directly: 0 or a negative errno. */
 int npk_rk_device_ioctl(npk_rk_device *dev, unsigned long request, void *arg);
+
+/* ---- One matmul task on a device ----
+ * A small driver-side helper used by the simulator's tests, `npukit rk exec` and the
+ * benchmark: the five buffers of one task (feature, weights, output, regcmd, task record),
+ * the synthesized 108-entry body with its trailer, operand packing through rk_layout.h and the
+ * submit with every subcore_task entry filled (spec "Multi-core submit" trap 1). */
+typedef struct npk_rk_devtask {
+    npk_rk_matmul mm;                   /* as synthesized, addresses filled in */
+    npk_rk_synth_info info;
+    npk_rk_entry body[NPK_RK_MATMUL_BODY]; /* edit, then npk_rk_devtask_write_program() */
+    npk_rk_mem a, b, c, regcmd, task;
+    /* operand layouts the registers describe (rk_layout.h blocks): the mode is info.mode;
+     * line-mode row strides in elements (nibbles for int4), 0 in cube mode */
+    size_t a_stride, c_stride;
+    uint32_t data_flags;
+} npk_rk_devtask;
+
+/* Allocate the buffers (data buffers with data_flags, the task record with KERNEL_MAPPING
+ * added), synthesize mm at their addresses and write the program. */
+npk_status npk_rk_devtask_create(npk_rk_device *dev, const npk_rk_matmul *mm,
+                                 uint32_t data_flags, npk_rk_devtask *t);
+/* Write t->body + a single-task trailer into the regcmd buffer (and sync it). */
+npk_status npk_rk_devtask_write_program(npk_rk_device *dev, npk_rk_devtask *t);
+/* Pack the user's A[M][K] and B[K][N] (fp16 bits as uint16_t, int8/int4 as int8_t) into the
+ * task's buffers and sync them to the device. */
+npk_status npk_rk_devtask_load(npk_rk_device *dev, npk_rk_devtask *t, const void *a,
+                               const void *b);
+/* Clean the output buffer's CPU lines (MEM_SYNC TO_DEVICE of all of it). */
+npk_status npk_rk_devtask_clean_output(npk_rk_device *dev, npk_rk_devtask *t);
+/* Submit the task on one core (0..2); sub receives task_counter / hw_elapse_time. */
+npk_status npk_rk_devtask_submit(npk_rk_device *dev, npk_rk_devtask *t, unsigned core,
+                                 uint32_t timeout_ms, struct rknpu_submit *sub);
+/* Sync the output from the device and unpack it into the user's C[M][N] (float, int32_t,
+ * int16_t or fp16 bits as uint16_t, by the output precision). */
+npk_status npk_rk_devtask_read(npk_rk_device *dev, npk_rk_devtask *t, void *c);
+void npk_rk_devtask_destroy(npk_rk_device *dev, npk_rk_devtask *t);
 
 #ifdef __cplusplus
 }

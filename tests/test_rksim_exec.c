@@ -1,0 +1,249 @@
+/* rksim execution: every dtype the synthesizer emits, in line and cube mode, against a CPU
+ * reference; values come from the registers (edit one register, the result changes as the
+ * spec says); register order does not matter; several matmuls in one task (CORE_CTRL) and in a
+ * chained job; three cores; DMA faults and unsupported combinations fail cleanly. */
+#include "rksim_testlib.h"
+
+#include "npukit/rk_regcmd.h"
+
+/* Run one case through the device layer: reset (the driver's int8 defence), synthesize, pack,
+ * submit, unpack. Returns the submit status. */
+static npk_status run(npk_rk_device *d, tl_case *t, int mode, uint32_t a_pitch, uint32_t c_pitch,
+                      npk_rk_devtask *keep)
+{
+    npk_rk_matmul mm = npk_rk_matmul_default(t->in, t->m, t->k, t->n);
+    mm.out = t->out;
+    mm.mode = mode;
+    mm.a_pitch = a_pitch;
+    mm.c_pitch = c_pitch;
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    npk_rk_devtask task, *tk = keep ? keep : &task;
+    npk_status s = npk_rk_devtask_create(d, &mm, 0, tk);
+    CHECK_EQ(s, NPK_OK);
+    if (s) {
+        fprintf(stderr, "%s\n", npk_last_error());
+        return s;
+    }
+    CHECK_EQ(npk_rk_devtask_load(d, tk, t->a, t->b), NPK_OK);
+    struct rknpu_submit sub;
+    s = npk_rk_devtask_submit(d, tk, 0, 6000, &sub);
+    if (s == NPK_OK) {
+        CHECK_EQ(sub.task_counter, 1);
+        CHECK(sub.u48_.hw_elapse_time > 0);
+        CHECK_EQ(npk_rk_devtask_read(d, tk, t->c), NPK_OK);
+    }
+    if (!keep)
+        npk_rk_devtask_destroy(d, tk);
+    return s;
+}
+
+static void dtype_case(npk_rk_prec in, npk_rk_prec out, int mode, uint32_t m, uint32_t k,
+                       uint32_t n)
+{
+    npk_rk_device *d = tl_open(0);
+    tl_case t;
+    tl_case_init(&t, in, out, m, k, n);
+    tl_case_reference(&t);
+    CHECK_EQ(run(d, &t, mode, 0, 0, NULL), NPK_OK);
+    size_t bad = tl_mismatches(&t);
+    if (bad)
+        fprintf(stderr, "%s->%s mode %d %ux%ux%u: %zu mismatches\n", npk_rk_prec_name(in),
+                npk_rk_prec_name(out), mode, m, k, n, bad);
+    CHECK_EQ(bad, 0);
+    tl_case_free(&t);
+    npk_rk_device_close(d);
+}
+
+static void test_dtypes(void)
+{
+    dtype_case(NPK_PREC_FP16, NPK_PREC_FP32, NPK_MODE_LINE, 4, 64, 32);
+    dtype_case(NPK_PREC_FP16, NPK_PREC_FP32, NPK_MODE_LINE, 7, 96, 48);
+    dtype_case(NPK_PREC_FP16, NPK_PREC_FP32, NPK_MODE_CUBE, 8, 64, 32);
+    dtype_case(NPK_PREC_FP16, NPK_PREC_FP32, NPK_MODE_CUBE, 1, 128, 16);
+    dtype_case(NPK_PREC_FP16, NPK_PREC_FP16, NPK_MODE_LINE, 5, 64, 48);
+    dtype_case(NPK_PREC_INT8, NPK_PREC_INT32, NPK_MODE_LINE, 6, 128, 64);
+    dtype_case(NPK_PREC_INT8, NPK_PREC_INT32, NPK_MODE_CUBE, 8, 64, 64);
+    dtype_case(NPK_PREC_INT8, NPK_PREC_INT32, NPK_MODE_LINE, 2, 2048, 32);
+    dtype_case(NPK_PREC_INT4, NPK_PREC_INT16, NPK_MODE_CUBE, 1, 64, 64);
+    dtype_case(NPK_PREC_INT4, NPK_PREC_INT16, NPK_MODE_CUBE, 4, 128, 128);
+    dtype_case(NPK_PREC_INT4, NPK_PREC_INT16, NPK_MODE_LINE, 3, 64, 64);
+}
+
+/* fp32 -> fp16 output rounds to nearest even: 1 + 2^-11 is a tie between 1 and 1 + 2^-10. */
+static void test_fp16_rounding(void)
+{
+    npk_rk_device *d = tl_open(0);
+    tl_case t;
+    tl_case_init(&t, NPK_PREC_FP16, NPK_PREC_FP16, 1, 32, 16);
+    uint16_t *a = t.a, *b = t.b;
+    memset(a, 0, 32 * 2);
+    memset(b, 0, 32 * 16 * 2);
+    a[0] = npk_f32_to_f16(1.0f);
+    a[1] = npk_f32_to_f16(1.0f / 2048);   /* 2^-11 */
+    a[2] = npk_f32_to_f16(3.0f / 2048);   /* column 1: 1 + 3*2^-11 rounds up to 1 + 2^-9 */
+    for (int n = 0; n < 16; n++)
+        b[0 * 16 + n] = npk_f32_to_f16(1.0f);
+    b[1 * 16 + 0] = npk_f32_to_f16(1.0f); /* C[0][0] = 1 + 2^-11: ties to even -> 1 */
+    b[2 * 16 + 1] = npk_f32_to_f16(1.0f); /* C[0][1] = 1 + 3*2^-11 -> 1 + 2^-9 */
+    CHECK_EQ(run(d, &t, NPK_MODE_LINE, 0, 0, NULL), NPK_OK);
+    const uint16_t *c = t.c;
+    CHECK_EQ(c[0], 0x3C00);
+    CHECK_EQ(c[1], 0x3C02);
+    tl_case_free(&t);
+    npk_rk_device_close(d);
+}
+
+/* Find the (first) body entry of a register. */
+static int entry_of(const npk_rk_entry *body, unsigned count, npk_rk_reg_id id)
+{
+    const npk_rk_reg *r = npk_rk_reg_info(id);
+    for (unsigned i = 0; i < count; i++)
+        if (npk_rk_entry_target(body[i]) == r->target && npk_rk_entry_reg(body[i]) == r->offset)
+            return (int)i;
+    return -1;
+}
+
+static void set_reg(npk_rk_devtask *tk, npk_rk_reg_id id, uint32_t value)
+{
+    for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++)
+        if (npk_rk_entry_target(tk->body[i]) == npk_rk_reg_info(id)->target &&
+            npk_rk_entry_reg(tk->body[i]) == npk_rk_reg_info(id)->offset)
+            tk->body[i] = npk_rk_entry_reg_write(id, value);
+}
+
+static uint32_t get_reg(const npk_rk_devtask *tk, npk_rk_reg_id id)
+{
+    int i = entry_of(tk->body, NPK_RK_MATMUL_BODY, id);
+    return i < 0 ? 0 : npk_rk_entry_value(tk->body[i]);
+}
+
+static npk_status resubmit(npk_rk_device *d, npk_rk_devtask *tk, void *c)
+{
+    CHECK_EQ(npk_rk_devtask_write_program(d, tk), NPK_OK);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    struct rknpu_submit sub;
+    npk_status s = npk_rk_devtask_submit(d, tk, 0, 6000, &sub);
+    if (s == NPK_OK && c)
+        CHECK_EQ(npk_rk_devtask_read(d, tk, c), NPK_OK);
+    return s;
+}
+
+/* Values come from the registers: edit one register of a correct program. */
+static void test_register_edits(void)
+{
+    npk_rk_device *d = tl_open(0);
+    tl_case t;
+    const uint32_t M = 4, K = 64, N = 32;
+    tl_case_init(&t, NPK_PREC_FP16, NPK_PREC_FP32, M, K, N);
+    tl_case_reference(&t);
+
+    /* 0x107C LINE_STRIDE: store A at a row pitch of 2K (the synthesizer's a_pitch), then the
+     * program still saying K/8 reads the wrong rows; LINE_STRIDE = 2K/8 reads them right
+     * (spec "0x107c ... the matmul reads STRIDED activations"). */
+    npk_rk_devtask tk;
+    CHECK_EQ(run(d, &t, NPK_MODE_LINE, 2 * K, 0, &tk), NPK_OK);
+    CHECK_EQ(tl_mismatches(&t), 0);
+    CHECK_EQ(npk_rk_field_get(NPK_RKF(CNA_DMA_CON1, LINE_STRIDE), get_reg(&tk, NPK_REG_CNA_DMA_CON1)),
+             2 * K / 8);
+    set_reg(&tk, NPK_REG_CNA_DMA_CON1, NPK_RKPUT(CNA_DMA_CON1, LINE_STRIDE, K / 8));
+    CHECK_EQ(resubmit(d, &tk, t.c), NPK_OK);
+    CHECK(tl_mismatches(&t) > 0);
+    /* rows 0 and 1 of the dense reading are A's row 0 and the padding between rows: row 0 is
+     * still right, row 2 of the dense reading is A's row 1 */
+    const float *c = t.c;
+    CHECK_EQ(c[0] == (float)t.ref[0], 1);
+    CHECK_EQ(c[2 * N + 5] == (float)t.ref[1 * N + 5], 1);
+    set_reg(&tk, NPK_REG_CNA_DMA_CON1, NPK_RKPUT(CNA_DMA_CON1, LINE_STRIDE, 2 * K / 8));
+    CHECK_EQ(resubmit(d, &tk, t.c), NPK_OK);
+    CHECK_EQ(tl_mismatches(&t), 0);
+    npk_rk_devtask_destroy(d, &tk);
+
+    /* 0x4038 NOTCH_ADDR_1 (the output row stride): doubling it writes row m at 2m rows. */
+    CHECK_EQ(run(d, &t, NPK_MODE_LINE, 0, 2 * N, &tk), NPK_OK);
+    CHECK_EQ(tl_mismatches(&t), 0);
+    set_reg(&tk, NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR,
+            NPK_RKPUT(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1, N * 4 / 16 - 1) |
+                NPK_RKPUT(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0, N * 4 / 16 - 1));
+    memset(tk.c.host, 0, tk.c.size);
+    CHECK_EQ(resubmit(d, &tk, NULL), NPK_OK);
+    /* dense rows now: row m at m*N floats */
+    const float *raw = tk.c.host;
+    CHECK_EQ(raw[1 * N + 3] == (float)t.ref[1 * N + 3], 1);
+    CHECK_EQ(raw[3 * N + 31] == (float)t.ref[3 * N + 31], 1);
+    CHECK_EQ(raw[5 * N] == 0.0f, 1); /* nothing written past M rows */
+
+    /* 0x4020 DST_BASE_ADDR: 64 bytes further moves the whole output by 16 floats */
+    set_reg(&tk, NPK_REG_DPU_DST_BASE_ADDR, tk.c.iova + 64);
+    memset(tk.c.host, 0, tk.c.size);
+    CHECK_EQ(resubmit(d, &tk, NULL), NPK_OK);
+    CHECK_EQ(raw[16] == (float)t.ref[0], 1);
+
+    /* 0x3018 CORE DATAOUT_CHANNEL no longer matching the CNA: refused, naming the register */
+    set_reg(&tk, NPK_REG_CORE_DATAOUT_SIZE_1, 7);
+    CHECK_EQ(resubmit(d, &tk, NULL), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "CORE_DATAOUT_SIZE_1");
+    CHECK_STR_HAS(tl_report(d)->message, "unsupported by the model");
+    set_reg(&tk, NPK_REG_CORE_DATAOUT_SIZE_1, N - 1);
+    /* 0x1068 PAD_CON0: padding is outside the model */
+    set_reg(&tk, NPK_REG_CNA_PAD_CON0, 1);
+    CHECK_EQ(resubmit(d, &tk, NULL), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "CNA_PAD_CON0");
+    npk_rk_devtask_destroy(d, &tk);
+    tl_case_free(&t);
+    npk_rk_device_close(d);
+}
+
+/* The simulator does not depend on register order: the vendor order shuffled, and a 104-entry
+ * body without the duplicate entries (the mtx-style program, facts C.4). */
+static void test_register_order(void)
+{
+    npk_rk_device *d = tl_open(0);
+    tl_case t;
+    tl_case_init(&t, NPK_PREC_INT8, NPK_PREC_INT32, 8, 64, 32);
+    tl_case_reference(&t);
+    npk_rk_devtask tk;
+    CHECK_EQ(run(d, &t, NPK_MODE_LINE, 0, 0, &tk), NPK_OK);
+    CHECK_EQ(tl_mismatches(&t), 0);
+    /* reverse the body */
+    for (unsigned i = 0; i < NPK_RK_MATMUL_BODY / 2; i++) {
+        npk_rk_entry x = tk.body[i];
+        tk.body[i] = tk.body[NPK_RK_MATMUL_BODY - 1 - i];
+        tk.body[NPK_RK_MATMUL_BODY - 1 - i] = x;
+    }
+    memset(t.c, 0, (size_t)t.m * t.n * 4);
+    CHECK_EQ(resubmit(d, &tk, t.c), NPK_OK);
+    CHECK_EQ(tl_mismatches(&t), 0);
+
+    /* 104 entries: drop the four duplicates, write the body with regcfg_amount 104 */
+    npk_rk_entry *r = tk.regcmd.host;
+    unsigned n = 0;
+    for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++) {
+        bool dup = false;
+        for (unsigned j = 0; j < n; j++)
+            dup |= r[j] == tk.body[i];
+        if (!dup)
+            r[n++] = tk.body[i];
+    }
+    CHECK_EQ(n, 104);
+    CHECK_EQ(npk_rk_trailer(r + n, 0, 0, NPK_RK_ENABLE_MATMUL), NPK_OK);
+    ((struct rknpu_task *)tk.task.host)->regcfg_amount = n;
+    memset(t.c, 0, (size_t)t.m * t.n * 4);
+    memset(tk.c.host, 0, tk.c.size);
+    struct rknpu_submit sub;
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_submit(d, &tk, 0, 6000, &sub), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_read(d, &tk, t.c), NPK_OK);
+    CHECK_EQ(tl_mismatches(&t), 0);
+    npk_rk_devtask_destroy(d, &tk);
+    tl_case_free(&t);
+    npk_rk_device_close(d);
+}
+
+int main(void)
+{
+    test_dtypes();
+    test_fp16_rounding();
+    test_register_edits();
+    test_register_order();
+    return check_done();
+}
