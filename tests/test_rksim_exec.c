@@ -11,7 +11,7 @@
 static npk_status run(npk_rk_device *d, tl_case *t, int mode, uint32_t a_pitch, uint32_t c_pitch,
                       npk_rk_devtask *keep)
 {
-    npk_rk_matmul mm = npk_rk_matmul_default(t->in, t->m, t->k, t->n);
+    npk_rk_mm mm = npk_rk_mm_default(t->in, t->m, t->k, t->n);
     mm.out = t->out;
     mm.mode = mode;
     mm.a_pitch = a_pitch;

@@ -77,7 +77,7 @@ int npk_rk_device_ioctl(npk_rk_device *dev, unsigned long request, void *arg);
  * the synthesized 108-entry body with its trailer, operand packing through rk_layout.h and the
  * submit with every subcore_task entry filled (spec "Multi-core submit" trap 1). */
 typedef struct npk_rk_devtask {
-    npk_rk_matmul mm;                   /* as synthesized, addresses filled in */
+    npk_rk_mm mm;                   /* as synthesized, addresses filled in */
     npk_rk_synth_info info;
     npk_rk_entry body[NPK_RK_MATMUL_BODY]; /* edit, then npk_rk_devtask_write_program() */
     npk_rk_mem a, b, c, regcmd, task;
@@ -89,7 +89,7 @@ typedef struct npk_rk_devtask {
 
 /* Allocate the buffers (data buffers with data_flags, the task record with KERNEL_MAPPING
  * added), synthesize mm at their addresses and write the program. */
-npk_status npk_rk_devtask_create(npk_rk_device *dev, const npk_rk_matmul *mm,
+npk_status npk_rk_devtask_create(npk_rk_device *dev, const npk_rk_mm *mm,
                                  uint32_t data_flags, npk_rk_devtask *t);
 /* Write t->body + a single-task trailer into the regcmd buffer (and sync it). */
 npk_status npk_rk_devtask_write_program(npk_rk_device *dev, npk_rk_devtask *t);

@@ -28,7 +28,7 @@ static size_t a_stride_of(const npk_rk_entry *body, npk_rk_prec in)
     return 0;
 }
 
-npk_status npk_rk_devtask_create(npk_rk_device *d, const npk_rk_matmul *mm, uint32_t data_flags,
+npk_status npk_rk_devtask_create(npk_rk_device *d, const npk_rk_mm *mm, uint32_t data_flags,
                                  npk_rk_devtask *t)
 {
     memset(t, 0, sizeof *t);
