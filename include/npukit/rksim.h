@@ -100,7 +100,8 @@ typedef enum rksim_outcome {
 
 typedef struct rksim_report {
     rksim_outcome outcome;
-    uint32_t hazards;        /* RKSIM_HZ_BIT of each hazard that fired in this submit */
+    uint32_t hazards;        /* RKSIM_HZ_BIT of each hazard whose trigger occurred in this
+                                submit (in the ideal mode too, where it had no effect) */
     uint32_t task_counter;
     uint32_t ops;            /* operations (op-enables) executed */
     uint64_t fault_iova;     /* first faulting address (RKSIM_FAULT) */

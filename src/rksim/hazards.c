@@ -366,8 +366,9 @@ void rksim_hazards_op(rksim *s, unsigned core, const rksim_regfile *rf, rksim_mm
             e->saturate16 |= trial.saturate16;
             continue;
         }
+        *fired |= RKSIM_HZ_BIT(op_rows[i].id);
         if (!rksim_faithful(s, op_rows[i].id)) {
-            /* ideal: the hazard does not happen; hazards 16 refuses instead */
+            /* ideal: the hazard does not happen; hazard 16 refuses instead */
             if (op_rows[i].id == RKSIM_HZ_NARROW_INT_OUT) {
                 rksim_result_fail(r, RKSIM_UNSUPPORTED,
                                   "unsupported by the model (ideal): int8 -> %s requantization "
@@ -377,7 +378,6 @@ void rksim_hazards_op(rksim *s, unsigned core, const rksim_regfile *rf, rksim_mm
             }
             continue;
         }
-        *fired |= RKSIM_HZ_BIT(op_rows[i].id);
         *e = trial;
         if (e->wedge)
             return;

@@ -105,8 +105,8 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
         uint32_t next_amount =
             npk_rk_field_get(NPK_RKF(PC_REGISTER_AMOUNTS, PC_DATA_AMOUNT), pc_amount);
         if (next_addr == 0 || next_amount == 0) {
+            r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_UNCHAINED_TASKS);
             if (rksim_faithful(s, RKSIM_HZ_UNCHAINED_TASKS)) {
-                r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_UNCHAINED_TASKS);
                 r->completed = 0; /* the board reports "task counter 0" (facts A.1 Batching) */
                 rksim_result_fail(r, RKSIM_WEDGE,
                                   "task %u's trailer does not chain (PC_BASE_ADDRESS 0x%x, "

@@ -1,0 +1,259 @@
+/* rksim's PC and jobs: CORE_CTRL (op-enable 0x000f) inside one concatenated task, trailer
+ * chaining across task records, three cores with their own state, DMA faults (never a host
+ * crash) and refused operations. */
+#include "rksim_testlib.h"
+
+#include "npukit/rk_regcmd.h"
+
+typedef struct job {
+    tl_case t;
+    npk_rk_devtask tk;
+} job;
+
+static void job_make(npk_rk_device *d, job *j, npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n)
+{
+    tl_case_init(&j->t, in, npk_rk_default_out(in), m, k, n);
+    tl_case_reference(&j->t);
+    npk_rk_mm mm = npk_rk_mm_default(in, m, k, n);
+    CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &j->tk), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_load(d, &j->tk, j->t.a, j->t.b), NPK_OK);
+}
+
+static size_t job_check(npk_rk_device *d, job *j)
+{
+    memset(j->t.c, 0, (size_t)j->t.m * j->t.n * 4);
+    CHECK_EQ(npk_rk_devtask_read(d, &j->tk, j->t.c), NPK_OK);
+    return tl_mismatches(&j->t);
+}
+
+static void job_free(npk_rk_device *d, job *j)
+{
+    npk_rk_devtask_destroy(d, &j->tk);
+    tl_case_free(&j->t);
+}
+
+static struct rknpu_submit submit_of(const npk_rk_mem *task, uint32_t n, uint32_t core_mask)
+{
+    struct rknpu_submit s = {.flags = RKNPU_JOB_PC | RKNPU_JOB_PINGPONG,
+                             .timeout = 6000,
+                             .task_number = n,
+                             .task_obj_addr = task->obj_addr,
+                             .core_mask = core_mask,
+                             .fence_fd = -1};
+    for (int i = 0; i < 5; i++)
+        s.subcore_task[i] = (struct rknpu_subcore_task){0, n};
+    return s;
+}
+
+static void write_record(npk_rk_mem *task, unsigned i, uint32_t regcmd, uint32_t amount)
+{
+    ((struct rknpu_task *)task->host)[i] = (struct rknpu_task){
+        .enable_mask = 0xd, .int_mask = 0x300, .int_clear = 0x1ffff, .regcfg_amount = amount,
+        .regcmd_addr = regcmd};
+}
+
+/* Two matmuls in one task: body1, op-enable 0x000f (start and wait), body2, trailer. */
+static void test_core_ctrl_concat(void)
+{
+    npk_rk_device *d = tl_open(0);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    job j1, j2;
+    job_make(d, &j1, NPK_PREC_FP16, 4, 64, 32);
+    job_make(d, &j2, NPK_PREC_FP16, 4, 64, 32); /* same feature address rule: separate */
+    npk_rk_mem r, task;
+    const unsigned body = 2 * NPK_RK_MATMUL_BODY + 1;
+    CHECK_EQ(npk_rk_mem_create(d, (body + 8) * 8, 0, &r), NPK_OK);
+    CHECK_EQ(npk_rk_mem_create(d, 64, RKNPU_MEM_KERNEL_MAPPING, &task), NPK_OK);
+    npk_rk_entry *e = r.host;
+    memcpy(e, j1.tk.body, sizeof j1.tk.body);
+    e[NPK_RK_MATMUL_BODY] = npk_rk_entry_make(NPK_TARGET_PC_OPEN, 0x0008, 0x000f);
+    memcpy(e + NPK_RK_MATMUL_BODY + 1, j2.tk.body, sizeof j2.tk.body);
+    CHECK_EQ(npk_rk_trailer(e + body, 0, 0, NPK_RK_ENABLE_MATMUL), NPK_OK);
+    write_record(&task, 0, r.iova, body);
+    struct rknpu_submit s = submit_of(&task, 1, 1);
+    CHECK_EQ(npk_rk_submit(d, &s), NPK_OK);
+    CHECK_EQ(s.task_counter, 1);
+    CHECK_EQ(tl_report(d)->ops, 2);
+    CHECK_EQ(job_check(d, &j1), 0);
+    CHECK_EQ(job_check(d, &j2), 0);
+    npk_rk_mem_destroy(d, &r);
+    npk_rk_mem_destroy(d, &task);
+    job_free(d, &j1);
+    job_free(d, &j2);
+    npk_rk_device_close(d);
+}
+
+/* Two task records whose first trailer chains to the second (facts B.3). */
+static void test_chain(uint32_t ideal, bool chained)
+{
+    npk_rk_device *d = tl_open(ideal);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    job j1, j2;
+    job_make(d, &j1, NPK_PREC_INT8, 4, 64, 32);
+    job_make(d, &j2, NPK_PREC_INT8, 8, 128, 64);
+    if (chained) {
+        npk_rk_entry *e = j1.tk.regcmd.host;
+        CHECK_EQ(npk_rk_trailer(e + NPK_RK_MATMUL_BODY, j2.tk.regcmd.iova, NPK_RK_MATMUL_BODY,
+                                NPK_RK_ENABLE_MATMUL), NPK_OK);
+        CHECK_EQ(npk_rk_mem_sync(d, &j1.tk.regcmd, 0, j1.tk.regcmd.size,
+                                 RKNPU_MEM_SYNC_TO_DEVICE), NPK_OK);
+    }
+    npk_rk_mem task;
+    CHECK_EQ(npk_rk_mem_create(d, 2 * sizeof(struct rknpu_task), RKNPU_MEM_KERNEL_MAPPING,
+                               &task), NPK_OK);
+    write_record(&task, 0, j1.tk.regcmd.iova, NPK_RK_MATMUL_BODY);
+    write_record(&task, 1, j2.tk.regcmd.iova, NPK_RK_MATMUL_BODY);
+    struct rknpu_submit s = submit_of(&task, 2, 1);
+    npk_status st = npk_rk_submit(d, &s);
+    if (chained || ideal) {
+        CHECK_EQ(st, NPK_OK);
+        CHECK_EQ(s.task_counter, 2);
+        CHECK_EQ(job_check(d, &j1), 0);
+        CHECK_EQ(job_check(d, &j2), 0);
+        /* the report names a triggered hazard in the ideal mode too */
+        CHECK_EQ(!!(tl_report(d)->hazards & RKSIM_HZ_BIT(RKSIM_HZ_UNCHAINED_TASKS)), !chained);
+    } else {
+        /* hazard 17: the PC waits forever; the board says "task counter 0" */
+        CHECK_EQ(st, NPK_ETIMEDOUT);
+        CHECK_EQ(s.task_counter, 0);
+        CHECK(tl_report(d)->hazards & RKSIM_HZ_BIT(RKSIM_HZ_UNCHAINED_TASKS));
+        CHECK_STR_HAS(npk_last_error(), "task_counter 0 of 2");
+    }
+    npk_rk_mem_destroy(d, &task);
+    job_free(d, &j1);
+    job_free(d, &j2);
+    npk_rk_device_close(d);
+}
+
+/* Three cores in one submit (core_mask 0x7 takes subcore_task[core + 2]), and per-core state. */
+static void test_three_cores(void)
+{
+    npk_rk_device *d = tl_open(0);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    job j[3];
+    job_make(d, &j[0], NPK_PREC_FP16, 4, 64, 32);
+    job_make(d, &j[1], NPK_PREC_INT8, 4, 64, 32);
+    job_make(d, &j[2], NPK_PREC_INT4, 1, 64, 64);
+    npk_rk_mem task;
+    CHECK_EQ(npk_rk_mem_create(d, 3 * sizeof(struct rknpu_task), RKNPU_MEM_KERNEL_MAPPING,
+                               &task), NPK_OK);
+    for (unsigned i = 0; i < 3; i++)
+        write_record(&task, i, j[i].tk.regcmd.iova, NPK_RK_MATMUL_BODY);
+    struct rknpu_submit s = submit_of(&task, 1, 0x7);
+    for (unsigned c = 0; c < 3; c++)
+        s.subcore_task[c + 2] = (struct rknpu_subcore_task){c, 1};
+    s.subcore_task[0] = s.subcore_task[1] = (struct rknpu_subcore_task){0, 0};
+    CHECK_EQ(npk_rk_submit(d, &s), NPK_OK);
+    CHECK_EQ(s.task_counter, 3);
+    for (unsigned i = 0; i < 3; i++)
+        CHECK_EQ(job_check(d, &j[i]), 0);
+
+    /* Per-core mode state: core 0 ran fp16 (leaving integer mode), core 1 ran int8. An int8
+     * job now wedges on core 0 only (hazard 3); core 1 stays in integer mode. */
+    struct rknpu_submit one;
+    CHECK_EQ(npk_rk_devtask_submit(d, &j[1].tk, 1, 100, &one), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_submit(d, &j[1].tk, 0, 100, &one), NPK_ETIMEDOUT);
+    CHECK(tl_report(d)->hazards & RKSIM_HZ_BIT(RKSIM_HZ_INT8_ENTRY_WEDGE));
+    npk_rk_mem_destroy(d, &task);
+    for (unsigned i = 0; i < 3; i++)
+        job_free(d, &j[i]);
+    npk_rk_device_close(d);
+}
+
+/* Every DMA is bounds-checked: a fault fails the job (ETIMEDOUT, the board's answer), never
+ * the host. */
+static void test_dma_faults(void)
+{
+    npk_rk_device *d = tl_open(0);
+    job j;
+    job_make(d, &j, NPK_PREC_FP16, 4, 64, 32);
+    const npk_rk_reg_id regs[] = {NPK_REG_CNA_FEATURE_DATA_ADDR, NPK_REG_CNA_DCOMP_ADDR0,
+                                  NPK_REG_DPU_DST_BASE_ADDR};
+    const char *what[] = {"feature read", "weight read", "output write"};
+    for (unsigned i = 0; i < 3; i++) {
+        npk_rk_devtask tk = j.tk;
+        for (unsigned e = 0; e < NPK_RK_MATMUL_BODY; e++)
+            if (npk_rk_reg_lookup(npk_rk_entry_target(tk.body[e]), npk_rk_entry_reg(tk.body[e])) ==
+                npk_rk_reg_info(regs[i]))
+                tk.body[e] = npk_rk_entry_reg_write(regs[i], 0x1000); /* never mapped */
+        CHECK_EQ(npk_rk_devtask_write_program(d, &tk), NPK_OK);
+        CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+        struct rknpu_submit s;
+        CHECK_EQ(npk_rk_devtask_submit(d, &tk, 0, 100, &s), NPK_ETIMEDOUT);
+        CHECK_EQ(tl_report(d)->outcome, RKSIM_FAULT);
+        CHECK_EQ(tl_report(d)->fault_iova, 0x1000);
+        CHECK_STR_HAS(tl_report(d)->message, what[i]);
+    }
+    /* the regcmd fetch itself */
+    struct rknpu_task *rec = j.tk.task.host;
+    rec->regcmd_addr = 0x2000;
+    struct rknpu_submit s;
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_ETIMEDOUT);
+    CHECK_STR_HAS(tl_report(d)->message, "regcmd fetch");
+    /* an output that runs past the end of its buffer (a too-large row stride) */
+    CHECK_EQ(npk_rk_devtask_write_program(d, &j.tk), NPK_OK);
+    for (unsigned e = 0; e < NPK_RK_MATMUL_BODY; e++)
+        if (npk_rk_entry_reg(j.tk.body[e]) == 0x4038)
+            j.tk.body[e] = npk_rk_entry_reg_write(NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR,
+                                                  NPK_RKPUT(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1, 4095) |
+                                                      NPK_RKPUT(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0, 7));
+    CHECK_EQ(npk_rk_devtask_write_program(d, &j.tk), NPK_OK);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_ETIMEDOUT);
+    CHECK_EQ(tl_report(d)->outcome, RKSIM_FAULT);
+    job_free(d, &j);
+    npk_rk_device_close(d);
+}
+
+/* Operations outside the model are refused with the register named; the MRDMA trap wedges. */
+static void test_refusals(void)
+{
+    npk_rk_device *d = tl_open(0);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    job j;
+    job_make(d, &j, NPK_PREC_FP16, 4, 64, 32);
+    npk_rk_entry *e = j.tk.regcmd.host;
+    struct rknpu_submit s;
+    /* an SDP-only op-enable (DPU|DPU_RDMA, 0x18) */
+    e[NPK_RK_MATMUL_BODY + 3] = npk_rk_entry_make(NPK_TARGET_PC_OPEN, 0x0008, 0x18);
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "op-enable 0x18");
+    /* 0x1D without DPU_RDMA's MRDMA_DISABLE: the DPU waits for a feed (facts B.3) */
+    e[NPK_RK_MATMUL_BODY + 3] = npk_rk_entry_make(NPK_TARGET_PC_OPEN, 0x0008, 0x1D);
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_ETIMEDOUT);
+    CHECK_STR_HAS(tl_report(d)->message, "MRDMA_DISABLE");
+    /* ... and with it (one more entry before the trailer), the matmul runs */
+    memmove(e + NPK_RK_MATMUL_BODY + 1, e + NPK_RK_MATMUL_BODY, 4 * 8);
+    e[NPK_RK_MATMUL_BODY] = npk_rk_entry_reg_write(NPK_REG_DPU_RDMA_FEATURE_MODE_CFG,
+                                                   NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE, 1));
+    ((struct rknpu_task *)j.tk.task.host)->regcfg_amount = NPK_RK_MATMUL_BODY + 1;
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_OK);
+    CHECK_EQ(job_check(d, &j), 0);
+    /* a register the table does not know */
+    e[5] = npk_rk_entry_make(NPK_TARGET_CNA, 0x10FC, 1);
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "0x10fc");
+    /* a target that is no block */
+    e[5] = npk_rk_entry_make(0x0301, 0x1000, 1);
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "target 0x0301");
+    /* a task whose body has no op-enable never raises its interrupt */
+    for (unsigned i = 0; i < NPK_RK_MATMUL_BODY + 5; i++)
+        e[i] = 0;
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_ETIMEDOUT);
+    job_free(d, &j);
+    npk_rk_device_close(d);
+}
+
+int main(void)
+{
+    test_core_ctrl_concat();
+    test_chain(0, true);
+    test_chain(0, false);
+    test_chain(RKSIM_HZ_BIT(RKSIM_HZ_UNCHAINED_TASKS), false);
+    test_three_cores();
+    test_dma_faults();
+    test_refusals();
+    return check_done();
+}
