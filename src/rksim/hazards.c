@@ -108,7 +108,9 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "fp16 output without OUT_CVT_SCALE.FP32TOFP16_EN; or DPU_BS_CFG = 0x20150 (the conv's "
      "BS-active value); or fp16 output with SIZE_E 0 or a cube (atom-8) surface stride",
      "no FP32TOFP16_EN: all zeros written; BS 0x20150 or atom-8: the job hangs",
-     "fp16 written either way; atom-8 written as the geometry says",
+     "fp16 written without the enable bit; BS 0x20150 and SIZE_E 0 refused as unsupported "
+     "(their effect on a matmul is not described); a cube fp16 output written as its "
+     "geometry says",
      "FP32TOFP16_EN, BS fully bypassed (0x53), contiguous [M][N] fp16 output",
      "spec fp16 matmul -> fp16 output stage"},
     {RKSIM_HZ_NARROW_INT_OUT, "narrow-int-out",

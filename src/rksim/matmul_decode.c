@@ -231,6 +231,16 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *
         F(DPU_BS_OW_CFG, SIZE_E_0) != F(DPU_BS_OW_CFG, SIZE_E_2))
         return unsup(r, rf, NPK_REG_DPU_BS_OW_CFG, "the three SIZE_E fields differ");
     mm->size_e = F(DPU_BS_OW_CFG, SIZE_E_0);
+    /* SIZE_E = F - 1 in every described program (facts C.1 #71); an fp16 output with SIZE_E 0
+     * is the atom-8 trap of hazard 15, left to the hazard table in the faithful mode */
+    bool atom8 = out == NPK_PREC_FP16 && mm->size_e == 0;
+    if (mm->size_e != mm->factor - 1 && !(atom8 && rksim_faithful(s, RKSIM_HZ_FP16_OUT_STAGE)))
+        return unsup(r, rf, NPK_REG_DPU_BS_OW_CFG, "SIZE_E %u is not F-1 = %u", mm->size_e,
+                     mm->factor - 1);
+    /* the BS stage must be bypassed; the conv's BS-active 0x20150 is hazard 15 */
+    if (!F(DPU_BS_CFG, BS_BYPASS) &&
+        (mm->bs_cfg != 0x20150 || !rksim_faithful(s, RKSIM_HZ_FP16_OUT_STAGE)))
+        return unsup(r, rf, NPK_REG_DPU_BS_CFG, "the BS stage must be bypassed");
     mm->fp32tofp16 = F(DPU_OUT_CVT_SCALE, FP32TOFP16_EN);
     bool narrow_int = in == NPK_PREC_INT8 && out != NPK_PREC_INT32;
     if (!narrow_int) {
@@ -256,7 +266,9 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *
         return unsup(r, rf, NPK_REG_DPU_DST_SURF_STRIDE, "a zero surface stride");
     if (mm->out_surf_bytes == 16) {
         /* row-major rows: NOTCH_ADDR_0 is the row's width, NOTCH_ADDR_1 its stride, in 16 B */
-        uint32_t width16 = (uint32_t)(((uint64_t)mm->n_dpu * mm->out_bits + 127) / 128);
+        /* the width the CNA's N implies (with hazard 7 the DPU writes fewer channels into
+         * rows of this width) */
+        uint32_t width16 = (uint32_t)(((uint64_t)mm->n * mm->out_bits + 127) / 128);
         if (notch0 + 1 != width16 && !(mm->m == 1 && notch0 == 0 && notch1 == 0))
             return unsup(r, rf, NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR, "NOTCH_ADDR_0 is not the row "
                          "width N*ob/16-1 = %u", width16 - 1);
