@@ -244,8 +244,8 @@ static bool h11_m_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool firs
                           rksim_effect *e)
 {
     (void)s, (void)c, (void)first;
-    if (e->good_rows)
-        return false; /* hazard 10 or 12 already describes these rows */
+    if (e->good_rows || (mm->cbuf_con0 == NPK_RK_CBUF_TEMPLATE && mm->k > 256))
+        return false; /* hazard 10 or 12 describes these rows */
     uint32_t cap = rows_capacity(mm);
     if (mm->m <= cap)
         return false;

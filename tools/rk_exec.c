@@ -1,0 +1,306 @@
+/* `npukit rk exec`: synthesize one matmul task, run it on the simulator with random operands,
+ * compare with a CPU reference, print the errors, one status word (ok, mismatch, wedge, fault,
+ * unsupported) and the modelled time. Exit status 0 only for ok.
+ *
+ * The driver's defences are applied unless --no-defences: ACT_RESET when the task enters
+ * int8/int4 mode (hazard 3) and a warm-up submit on the fresh output buffer (hazard 1); the
+ * task uses one stable feature buffer (hazard 2). Buffers are cacheable like ork's (flags
+ * 0x403), so the raw hazards show without the defences. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "npukit/fp16.h"
+#include "npukit/rk_device.h"
+#include "npukit/rk_sched.h"
+#include "npukit/rksim.h"
+
+/* ork's data-buffer flags: NON_CONTIGUOUS | CACHEABLE | IOMMU_LIMIT_IOVA_ALIGNMENT (facts A.1). */
+static const uint32_t EXEC_DATA_FLAGS = 0x403;
+static const uint32_t EXEC_TIMEOUT_MS = 6000; /* the working userspace's timeout (facts A.1) */
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: npukit rk exec --dtype fp16|int8|int4 [--out fp32|fp16|int32|int16|int8]\n"
+            "                      -m M -k K -n N [--sched 0|1] [--mode line|cube] [--core 0..2]\n"
+            "                      [--unchecked] [--ideal] [--no-defences] [--seed S]\n");
+}
+
+typedef struct exec_opts {
+    npk_rk_prec in, out;
+    bool have_out;
+    uint32_t m, k, n;
+    int sched, mode, core;
+    bool unchecked, ideal, no_defences;
+    uint64_t seed;
+} exec_opts;
+
+static int parse(int argc, char **argv, exec_opts *o)
+{
+    *o = (exec_opts){.in = NPK_PREC_FP16, .sched = NPK_SCHED_AUTO, .mode = -1, .seed = 1};
+    bool have_dtype = false, hm = false, hk = false, hn = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (!strcmp(a, "--dtype") || !strcmp(a, "--out")) {
+            npk_rk_prec p;
+            if (!(v = cli_value(argc, argv, &i)))
+                return 2;
+            if (!npk_rk_prec_parse(v, &p)) {
+                fprintf(stderr, "npukit: %s: unknown precision '%s'\n", a, v);
+                return 2;
+            }
+            if (!strcmp(a, "--dtype")) {
+                o->in = p;
+                have_dtype = true;
+            } else {
+                o->out = p;
+                o->have_out = true;
+            }
+        } else if (!strcmp(a, "-m") || !strcmp(a, "-k") || !strcmp(a, "-n")) {
+            uint32_t *dst = a[1] == 'm' ? &o->m : a[1] == 'k' ? &o->k : &o->n;
+            if (!(v = cli_value(argc, argv, &i)) || !cli_u32(a, v, dst))
+                return 2;
+            *(a[1] == 'm' ? &hm : a[1] == 'k' ? &hk : &hn) = true;
+        } else if (!strcmp(a, "--sched")) {
+            if (!(v = cli_value(argc, argv, &i)) || !cli_int(a, v, 0, 1, &o->sched))
+                return 2;
+        } else if (!strcmp(a, "--mode")) {
+            if (!(v = cli_value(argc, argv, &i)))
+                return 2;
+            if (!strcmp(v, "line"))
+                o->mode = NPK_MODE_LINE;
+            else if (!strcmp(v, "cube"))
+                o->mode = NPK_MODE_CUBE;
+            else {
+                fprintf(stderr, "npukit: --mode: '%s' is neither line nor cube\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--core")) {
+            if (!(v = cli_value(argc, argv, &i)) || !cli_int(a, v, 0, 2, &o->core))
+                return 2;
+        } else if (!strcmp(a, "--seed")) {
+            if (!(v = cli_value(argc, argv, &i)) || !cli_u64(a, v, UINT64_MAX, &o->seed))
+                return 2;
+        } else if (!strcmp(a, "--unchecked")) {
+            o->unchecked = true;
+        } else if (!strcmp(a, "--ideal")) {
+            o->ideal = true;
+        } else if (!strcmp(a, "--no-defences")) {
+            o->no_defences = true;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage();
+            return 1;
+        } else {
+            fprintf(stderr, "npukit: rk exec: unknown option '%s'\n", a);
+            usage();
+            return 2;
+        }
+    }
+    if (!have_dtype || !hm || !hk || !hn) {
+        fprintf(stderr, "npukit: rk exec needs --dtype, -m, -k and -n\n");
+        usage();
+        return 2;
+    }
+    if (!o->have_out)
+        o->out = npk_rk_default_out(o->in);
+    return 0;
+}
+
+static uint64_t rng;
+static uint32_t next_rand(void)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng >> 33);
+}
+
+/* Random operands: fp16 uniform in [-1, 1), int8 full range, int4 [-8, 7]. */
+static void fill(npk_rk_prec p, void *v, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        if (p == NPK_PREC_FP16)
+            ((uint16_t *)v)[i] = npk_f32_to_f16((float)next_rand() / 2147483648.0f - 1.0f);
+        else if (p == NPK_PREC_INT8)
+            ((int8_t *)v)[i] = (int8_t)next_rand();
+        else
+            ((int8_t *)v)[i] = (int8_t)((int)(next_rand() % 16) - 8);
+    }
+}
+
+static double in_value(npk_rk_prec p, const void *v, size_t i)
+{
+    return p == NPK_PREC_FP16 ? npk_f16_to_f32(((const uint16_t *)v)[i]) : ((const int8_t *)v)[i];
+}
+
+static double out_value(npk_rk_prec p, const void *c, size_t i)
+{
+    switch (p) {
+    case NPK_PREC_FP32:
+        return ((const float *)c)[i];
+    case NPK_PREC_FP16:
+        return npk_f16_to_f32(((const uint16_t *)c)[i]);
+    case NPK_PREC_INT32:
+        return ((const int32_t *)c)[i];
+    case NPK_PREC_INT16:
+        return ((const int16_t *)c)[i];
+    default:
+        return ((const int8_t *)c)[i];
+    }
+}
+
+typedef struct errors {
+    double max_abs, max_rel, ref_max;
+    size_t bad;
+} errors;
+
+/* Compare with a double-precision reference. Integers must be exact (int4's int16 output
+ * saturating at +-32767 like the hardware); floats within the fp32 accumulation bound
+ * K * 2^-24 * sum|a*b| plus, for fp16 output, half an fp16 ulp of the result. */
+static errors compare(const exec_opts *o, const void *a, const void *b, const void *c)
+{
+    errors e = {0};
+    for (uint32_t i = 0; i < o->m; i++)
+        for (uint32_t j = 0; j < o->n; j++) {
+            double ref = 0, scale = 0;
+            for (uint32_t p = 0; p < o->k; p++) {
+                double x = in_value(o->in, a, (size_t)i * o->k + p) *
+                           in_value(o->in, b, (size_t)p * o->n + j);
+                ref += x;
+                scale += fabs(x);
+            }
+            if (o->out == NPK_PREC_INT16)
+                ref = ref > 32767 ? 32767 : ref < -32767 ? -32767 : ref;
+            double got = out_value(o->out, c, (size_t)i * o->n + j);
+            double err = fabs(got - ref);
+            double tol = 0;
+            if (o->in == NPK_PREC_FP16) {
+                tol = (o->k * ldexp(1.0, -24) + ldexp(1.0, -30)) * scale;
+                if (o->out == NPK_PREC_FP16)
+                    tol += ldexp(fabs(ref), -11) + ldexp(1.0, -25);
+            }
+            if (!(err <= tol))
+                e.bad++;
+            if (err > e.max_abs || err != err)
+                e.max_abs = err;
+            if (fabs(ref) > e.ref_max)
+                e.ref_max = fabs(ref);
+            double rel = fabs(ref) > 0 ? err / fabs(ref) : err;
+            if (rel > e.max_rel)
+                e.max_rel = rel;
+        }
+    return e;
+}
+
+static const char *status_word(npk_status s, const rksim_report *r)
+{
+    if (s == NPK_EUNSUPPORTED)
+        return "unsupported";
+    if (r->outcome == RKSIM_FAULT)
+        return "fault";
+    return "wedge"; /* ETIMEDOUT, or a modelled crash */
+}
+
+static void print_hazards(uint32_t bits)
+{
+    printf("hazards:");
+    if (!bits)
+        printf(" none");
+    for (unsigned i = 0; i < RKSIM_HZ_COUNT; i++)
+        if (bits & RKSIM_HZ_BIT(rksim_hazards[i].id))
+            printf(" %u:%s", rksim_hazards[i].id, rksim_hazards[i].name);
+    printf("\n");
+}
+
+static int run(const exec_opts *o)
+{
+    rksim_config cfg;
+    rksim_config_default(&cfg);
+    if (o->ideal)
+        cfg.ideal_mask = RKSIM_HZ_ALL;
+    npk_rk_device *d;
+    if (npk_rk_device_open_sim(&cfg, &d))
+        return cli_lib_error("rk exec");
+    npk_rk_mm mm = npk_rk_mm_default(o->in, o->m, o->k, o->n);
+    mm.out = o->out;
+    mm.sched = o->sched;
+    mm.mode = o->mode;
+    mm.unchecked = o->unchecked;
+    void *a = calloc((size_t)o->m * o->k, 2), *b = calloc((size_t)o->k * o->n, 2);
+    void *c = calloc((size_t)o->m * o->n, 4);
+    npk_rk_devtask t;
+    int rc = 1;
+    if (!a || !b || !c) {
+        fprintf(stderr, "npukit: rk exec: out of memory\n");
+        goto out;
+    }
+    rng = o->seed;
+    fill(o->in, a, (size_t)o->m * o->k);
+    fill(o->in, b, (size_t)o->k * o->n);
+
+    /* the driver's int8/int4 entry defence comes first: a fresh device is not in integer mode */
+    bool integer = o->in == NPK_PREC_INT8 || o->in == NPK_PREC_INT4;
+    if (!o->no_defences && integer && npk_rk_action(d, RKNPU_ACT_RESET, NULL)) {
+        rc = cli_lib_error("rk exec: ACT_RESET");
+        goto out;
+    }
+    if (npk_rk_devtask_create(d, &mm, EXEC_DATA_FLAGS, &t)) {
+        rc = cli_lib_error("rk exec: synthesis");
+        goto out;
+    }
+    printf("rk exec: %s -> %s, M=%u K=%u N=%u, %s mode, sched %d (CBUF_CON0 0x%X), core %d, "
+           "%s, defences %s\n",
+           npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n,
+           t.info.mode == NPK_MODE_LINE ? "line" : "cube", t.info.sched, t.info.cbuf_con0,
+           o->core, o->ideal ? "ideal" : "faithful", o->no_defences ? "off" : "on");
+    npk_status s = npk_rk_devtask_load(d, &t, a, b);
+    struct rknpu_submit sub;
+    uint32_t hazards = 0;
+    if (s == NPK_OK && !o->no_defences) {
+        /* warm-up: one throwaway submit into the fresh output buffer (facts E.4) */
+        s = npk_rk_devtask_submit(d, &t, (unsigned)o->core, EXEC_TIMEOUT_MS, &sub);
+        hazards |= rksim_last_report(npk_rk_device_sim(d))->hazards;
+    }
+    if (s == NPK_OK) {
+        s = npk_rk_devtask_submit(d, &t, (unsigned)o->core, EXEC_TIMEOUT_MS, &sub);
+        hazards |= rksim_last_report(npk_rk_device_sim(d))->hazards;
+    }
+    if (s == NPK_OK)
+        s = npk_rk_devtask_read(d, &t, c);
+    const rksim_report *rep = rksim_last_report(npk_rk_device_sim(d));
+    const char *word;
+    if (s == NPK_OK) {
+        errors e = compare(o, a, b, c);
+        printf("errors: max_abs %.6g, max_rel %.6g (|ref| up to %.6g), %zu of %zu outside "
+               "tolerance\n",
+               e.max_abs, e.max_rel, e.ref_max, e.bad, (size_t)o->m * o->n);
+        word = e.bad ? "mismatch" : "ok";
+    } else {
+        word = status_word(s, rep);
+        printf("errors: none computed: %s\n", npk_last_error());
+        if (rep->message[0] && !strstr(npk_last_error(), rep->message))
+            printf("simulator: %s\n", rep->message);
+    }
+    printf("modelled time: %.1f us (hw_elapse_time of the timing model, not a measurement)\n",
+           rep->model_us);
+    print_hazards(hazards);
+    printf("status: %s\n", word);
+    rc = !strcmp(word, "ok") ? 0 : 1;
+    npk_rk_devtask_destroy(d, &t);
+out:
+    free(a);
+    free(b);
+    free(c);
+    npk_rk_device_close(d);
+    return rc;
+}
+
+int rk_exec_main(int argc, char **argv)
+{
+    exec_opts o;
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc;
+    return run(&o);
+}
