@@ -1,0 +1,130 @@
+/* KohakuTPU host control programs (spec §5, facts §2.3): a program is data.
+ *
+ *   setup  — block writes the host makes itself before anything runs (staging flits);
+ *   cmds   — WR addr data / POLL addr want mask / DONE code.
+ *
+ * The same program runs two ways: on the host over any transport (kt_hp_run_host: every WR is a
+ * write64, every POLL a read loop with a budget), or loaded into the host control-program engine
+ * and started with one GO (kt_hp_run_engine), so that a whole stage + dispatch + wait costs the
+ * host the setup block, the command words and a GO, and the host is not in the loop per poll.
+ *
+ * Every command may carry a label ("NODE_STATUS(1,1)"); a poll that runs out of budget names the
+ * command, its register, what it wanted and the last value read.
+ */
+#ifndef NPUKIT_KT_HOSTPROG_H
+#define NPUKIT_KT_HOSTPROG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npukit/kt.h"
+#include "npukit/kt_mover.h"
+#include "npukit/kt_transport.h"
+#include "npukit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum kt_hp_op { KT_HP_WR = 1, KT_HP_POLL = 2, KT_HP_DONE = 3 } kt_hp_op;
+
+/* The engine's window (spec §5). */
+enum kt_engine_reg {
+    KT_ENG_CTRL = 0x0000,  /* W: [0] GO. R: [0] busy, [1] done, [2] err */
+    KT_ENG_PC = 0x0008,
+    KT_ENG_CODE = 0x0010,
+    KT_ENG_POLLS = 0x0018,
+    KT_ENG_CMD = 0x1000,   /* command n, field f at 0x1000 + n*32 + f*8 */
+};
+enum {
+    KT_ENG_NCMD = 128,      /* command slots (NCMD) */
+    KT_ENG_ADDR_BITS = 32,  /* ADDR_W: the engine's master reaches 32-bit addresses only */
+    KT_HP_LABEL = 40,
+};
+static inline uint32_t kt_eng_cmd_offset(unsigned n, unsigned field) { return KT_ENG_CMD + n * 32u + field * 8u; }
+
+typedef struct kt_hp_cmd {
+    uint8_t op;
+    uint64_t addr, data, mask; /* WR: data. POLL: want and mask. DONE: data = code */
+    char what[KT_HP_LABEL];    /* the register's name, for diagnostics */
+} kt_hp_cmd;
+
+typedef struct kt_hp_block {
+    uint64_t addr;
+    uint8_t *bytes;
+    size_t len;
+} kt_hp_block;
+
+typedef struct kt_hostprog {
+    kt_hp_block *setup;
+    size_t n_setup, cap_setup;
+    kt_hp_cmd *cmds;
+    size_t n_cmds, cap_cmds;
+} kt_hostprog;
+
+void kt_hp_init(kt_hostprog *p);
+void kt_hp_free(kt_hostprog *p);
+const char *kt_hp_op_name(unsigned op);
+
+/* Append. `what` may be NULL (the address is named instead). */
+npk_status kt_hp_setup(kt_hostprog *p, uint64_t addr, const void *bytes, size_t len);
+npk_status kt_hp_wr(kt_hostprog *p, uint64_t addr, uint64_t data, const char *what);
+npk_status kt_hp_poll(kt_hostprog *p, uint64_t addr, uint64_t want, uint64_t mask, const char *what);
+npk_status kt_hp_done(kt_hostprog *p, uint64_t code);
+
+/* One line per command / setup block: "WR   0x10000068 <- 0x0 PROG_BASE". */
+size_t kt_hp_format(const kt_hostprog *p, char *buf, size_t len);
+
+/* ---- the core's sequences, emitted as program data ---- */
+/* Staging as one setup block (a block: word by word a pre-strobe bitstream keeps 1 word in 4). */
+npk_status kt_hp_stage(kt_hostprog *p, const kt_dev *d, unsigned base, const kt_flit *flits, size_t n);
+/* The dispatch: POLL PROG_STAT.run == 0, then BASE, LEN, DST, CRED, KICK — none elided. The
+ * NODE_STATUS baseline is read now, on the host, because the wait needs an absolute count. */
+npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base, unsigned n,
+                          unsigned credit, kt_ticket *tk);
+/* The wait: POLL NODE_STATUS until count == baseline + n (16-bit) and valid. */
+npk_status kt_hp_await(kt_hostprog *p, const kt_dev *d, const kt_ticket *tk);
+/* After the run: the final NODE_STATUS must not carry SIG_FAULT (a count alone is satisfied by
+ * a fault). */
+npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk);
+/* A move: its ordered writes into AUX_CFG, then POLL AUX_STAT.busy == 0. Check the fault with
+ * kt_mv_status_decode on AUX_STAT afterwards. */
+npk_status kt_hp_move(kt_hostprog *p, uint64_t ctrl_base, const kt_mv_write *w, size_t n);
+
+/* ---- running ---- */
+typedef struct kt_hp_opts {
+    uint32_t poll_budget; /* reads per POLL (host) or CTRL reads (engine) before giving up; 0 = 100000 */
+    /* Called between two unsuccessful reads: a real host sleeps, a simulated one advances the
+     * clock. NULL = read back to back. */
+    void (*idle)(void *user);
+    void *idle_user;
+} kt_hp_opts;
+
+typedef struct kt_hp_result {
+    uint64_t code;   /* the DONE code */
+    uint32_t polls;  /* reads spent polling (host) / engine POLLS register (engine) */
+    uint32_t waits;  /* engine form: host reads of the engine's CTRL */
+    unsigned pc;
+} kt_hp_result;
+
+npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opts *o, kt_hp_result *r);
+
+/* Engine form: refuses more than 128 commands and addresses beyond the engine's 32 bits. Load
+ * writes the setup blocks, then each command's fields as single writes (the engine takes one
+ * beat per write; a burst would hang its slave) — op, addr and data for WR, all four for POLL, op
+ * and code for DONE. */
+npk_status kt_hp_load(kt_transport *t, uint64_t engine_base, const kt_hostprog *p);
+/* GO. Refuses a busy engine (a GO while busy is lost and there is no abort). */
+npk_status kt_hp_go(kt_transport *t, uint64_t engine_base);
+/* Poll CTRL until done; err = an invalid opcode was reached (named with its PC). A budget that
+ * runs out names the command at the PC, its register, and the value the host reads there now. */
+npk_status kt_hp_wait_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p, const kt_hp_opts *o,
+                             kt_hp_result *r);
+npk_status kt_hp_run_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p, const kt_hp_opts *o,
+                            kt_hp_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,109 @@
+/* The core driver's sequences (stage, dispatch, wait) and a move, emitted as host-program data,
+ * so the same stage + dispatch + wait can run on the host or in the engine. The order and the
+ * rules are the core's (spec §2.3, §2.7): BASE, LEN, DST, CRED, KICK, none elided, each a whole
+ * 64-bit write, the NODE_STATUS baseline read before any of them. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npukit/kt_hostprog.h"
+
+npk_status kt_hp_stage(kt_hostprog *p, const kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
+{
+    if (!n)
+        return npk_fail(NPK_EINVAL, "staging 0 flits");
+    if (base + n > d->opt.stage_flits)
+        return npk_fail(NPK_ELIMIT, "staging slots %u..%zu exceed STAGE_FLITS=%u", base, base + n - 1,
+                        d->opt.stage_flits);
+    size_t stride = d->flit_words * 8u;
+    uint8_t *buf = malloc(n * stride);
+    if (!buf)
+        return npk_fail(NPK_ENOMEM, "staging %zu flits: out of memory", n);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t bytes[KT_FLIT_WORDS * 8];
+        kt_flit_to_bytes(&flits[i], bytes);
+        memcpy(buf + i * stride, bytes, stride);
+    }
+    npk_status s = kt_hp_setup(p, d->base + kt_stage_slot_offset(base, d->flit_words), buf, n * stride);
+    free(buf);
+    return s;
+}
+
+npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base, unsigned n,
+                          unsigned credit, kt_ticket *tk)
+{
+    if (n == 0 || n > 0xFFFF)
+        return npk_fail(NPK_ELIMIT, "program length %u outside 1..65535", n);
+    if (base + n > d->opt.stage_flits)
+        return npk_fail(NPK_ELIMIT, "slots %u..%u exceed STAGE_FLITS=%u", base, base + n - 1, d->opt.stage_flits);
+    uint16_t depth = unit->caps.inst_depth;
+    if (!depth)
+        return npk_fail(NPK_EPROTO, "unit at (%u,%u) reports inst_depth 0: no credit can be seeded", unit->at.x,
+                        unit->at.y);
+    if (credit > depth)
+        return npk_fail(NPK_ELIMIT, "credit %u exceeds the inst_depth %u of the unit at (%u,%u)", credit, depth,
+                        unit->at.x, unit->at.y);
+    if (!credit)
+        credit = depth;
+    uint64_t v;
+    npk_status s = kt_reg_read(d, kt_node_status_offset(unit->at), &v);
+    if (s)
+        return s;
+    tk->dst = unit->at;
+    tk->baseline = kt_node_status_decode(v).count;
+    tk->n = (uint16_t)n;
+    uint64_t b = d->base;
+    const uint64_t run = 1; /* PROG_STAT [0] */
+    if ((s = kt_hp_poll(p, b + KT_PROG_STAT, 0, run, "PROG_STAT.run")) ||
+        (s = kt_hp_wr(p, b + KT_PROG_BASE, base, "PROG_BASE")) || (s = kt_hp_wr(p, b + KT_PROG_LEN, n, "PROG_LEN")) ||
+        (s = kt_hp_wr(p, b + KT_PROG_DST, kt_coord_pack(unit->at), "PROG_DST")) ||
+        (s = kt_hp_wr(p, b + KT_PROG_CRED, credit, "PROG_CRED")) ||
+        /* On a pre-strobe bitstream LEN already launched the stream and KICK zeroes PROG_DST,
+         * which every push reads live: wait for the stream to end before the (no-op) kick. */
+        (s = kt_hp_poll(p, b + KT_PROG_STAT, 0, run, "PROG_STAT.run")) ||
+        (s = kt_hp_wr(p, b + KT_PROG_KICK, 1, "PROG_KICK")))
+        return s;
+    return NPK_OK;
+}
+
+npk_status kt_hp_await(kt_hostprog *p, const kt_dev *d, const kt_ticket *tk)
+{
+    char what[KT_HP_LABEL];
+    snprintf(what, sizeof what, "NODE_STATUS(%u,%u).count", tk->dst.x, tk->dst.y);
+    uint16_t want = (uint16_t)(tk->baseline + tk->n);
+    /* [23:8] count and [0] valid; the code is checked after the run (a count alone is satisfied
+     * by a fault, and a poll that wanted a specific code would hang forever on one). */
+    return kt_hp_poll(p, d->base + kt_node_status_offset(tk->dst), (uint64_t)want << 8 | 1, 0xFFFF01ull, what);
+}
+
+npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk)
+{
+    uint64_t v;
+    npk_status s = kt_reg_read(d, kt_node_status_offset(tk->dst), &v);
+    if (s)
+        return s;
+    kt_node_status ns = kt_node_status_decode(v);
+    if (ns.code == KT_SIG_FAULT)
+        return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x)", tk->dst.x, tk->dst.y, ns.arg);
+    uint16_t done = kt_count_delta16(tk->baseline, ns.count);
+    if (!ns.valid || done != tk->n)
+        return npk_fail(NPK_EPROTO, "node (%u,%u): %u of %u completions after the program ended", tk->dst.x,
+                        tk->dst.y, done, tk->n);
+    return NPK_OK;
+}
+
+npk_status kt_hp_move(kt_hostprog *p, uint64_t ctrl_base, const kt_mv_write *w, size_t n)
+{
+    npk_status s;
+    for (size_t i = 0; i < n; i++) {
+        char what[KT_HP_LABEL];
+        snprintf(what, sizeof what, "mover %s", kt_mv_reg_name(w[i].offset));
+        if (w[i].offset >= KT_MV_AUX_LIMIT)
+            return npk_fail(NPK_EINVAL, "mover write at client offset 0x%02x: beyond the mover's 0x00-0x7F",
+                            w[i].offset);
+        if ((s = kt_hp_wr(p, ctrl_base + KT_AUX_CFG + w[i].offset, w[i].value, what)))
+            return s;
+    }
+    return kt_hp_poll(p, ctrl_base + KT_AUX_STAT, 0, 1, "AUX_STAT.busy");
+}

@@ -1,0 +1,186 @@
+/* Interlink driver: detect, mesh id, doorbells, counters and faults, and the ordered cross-mesh
+ * write + doorbell. Writes go to AUX_CFG 0x880+, reads to AUX_STATW 0x080 + index * 8. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npukit/kt_interlink.h"
+#include "npukit/kt_regs.h"
+
+static const char *const fault_names[] = {"RD_REMOTE", "ACK0", "SWITCH", "AXI", "INJ"};
+
+const char *kt_il_fault_name(unsigned bit) { return bit < 5 ? fault_names[bit] : "?"; }
+
+size_t kt_il_faults_text(uint8_t faults, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len)
+        buf[0] = 0;
+    for (unsigned b = 0; b < 8; b++) {
+        if (!(faults >> b & 1))
+            continue;
+        int k = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, "%s%s", used ? "|" : "",
+                         b < 5 ? fault_names[b] : "bit?");
+        if (k > 0)
+            used += (size_t)k;
+    }
+    if (!used) {
+        int k = snprintf(buf, len, "none");
+        used = k > 0 ? (size_t)k : 0;
+    }
+    return used;
+}
+
+static npk_status statw(kt_transport *t, uint64_t base, unsigned index, uint64_t *v)
+{
+    return kt_read64(t, base + KT_AUX_STATW + index * 8u, v);
+}
+
+static npk_status cfg(kt_transport *t, uint64_t base, unsigned off, uint64_t v)
+{
+    return kt_write64(t, base + KT_AUX_CFG + off, v);
+}
+
+npk_status kt_il_detect(kt_transport *t, uint64_t base, kt_il_caps *caps)
+{
+    uint64_t v;
+    npk_status s = statw(t, base, KT_IL_W_CAPS, &v);
+    if (s)
+        return s;
+    caps->raw = v;
+    /* Zero = no interlink, or one that is disabled: the driver cannot tell which, and needs
+     * neither. Anything else must carry 'IL'. */
+    caps->present = v != 0;
+    caps->mesh_id = (uint8_t)(v >> 20 & 3);
+    if (v && (v & 0xFFFF) != KT_IL_CAP_MAGIC)
+        return npk_fail(NPK_EPROTO, "AUX_STATW[0] = 0x%016" PRIx64 ": not zero and not an 'IL' capability word", v);
+    return NPK_OK;
+}
+
+static npk_status require(kt_transport *t, uint64_t base, kt_il_caps *caps)
+{
+    npk_status s = kt_il_detect(t, base, caps);
+    if (s)
+        return s;
+    if (!caps->present)
+        return npk_fail(NPK_ENODEV, "no interlink at window 0x%" PRIx64 " (capability word 0: absent or disabled)",
+                        base);
+    return NPK_OK;
+}
+
+npk_status kt_il_set_mesh_id(kt_transport *t, uint64_t base, unsigned mesh)
+{
+    if (mesh >= KT_IL_MAX_MESHES)
+        return npk_fail(NPK_ELIMIT, "mesh id %u: the register holds 2 bits (0..3)", mesh);
+    kt_il_caps caps;
+    npk_status s = require(t, base, &caps);
+    if (s || (s = cfg(t, base, KT_IL_MESH_ID, mesh)))
+        return s;
+    if ((s = kt_il_detect(t, base, &caps)))
+        return s;
+    if (caps.mesh_id != mesh)
+        return npk_fail(NPK_EPROTO, "mesh id written %u, capability word reports %u (0x%016" PRIx64 ")", mesh,
+                        caps.mesh_id, caps.raw);
+    return NPK_OK;
+}
+
+npk_status kt_il_ring(kt_transport *t, uint64_t base, unsigned dst_mesh, uint8_t tag)
+{
+    if (dst_mesh >= KT_IL_MAX_MESHES)
+        return npk_fail(NPK_ELIMIT, "doorbell destination mesh %u, need 0..3", dst_mesh);
+    return cfg(t, base, KT_IL_RING, (uint64_t)dst_mesh | (uint64_t)tag << 8);
+}
+
+npk_status kt_il_read_doorbells(kt_transport *t, uint64_t base, kt_il_doorbells *db)
+{
+    for (unsigned m = 0; m < KT_IL_MAX_MESHES; m++) {
+        uint64_t v;
+        npk_status s = statw(t, base, KT_IL_W_DOORBELL0 + m, &v);
+        if (s)
+            return s;
+        db->received[m] = (uint16_t)v;
+        db->sent[m] = (uint16_t)(v >> 16);
+    }
+    return NPK_OK;
+}
+
+npk_status kt_il_read_faults(kt_transport *t, uint64_t base, uint8_t *faults)
+{
+    uint64_t v;
+    npk_status s = statw(t, base, KT_IL_W_FAULTS, &v);
+    *faults = (uint8_t)v;
+    return s;
+}
+
+npk_status kt_il_read_counters(kt_transport *t, uint64_t base, kt_il_counters *c)
+{
+    /* One block read of the twelve words 6..15 would be one transaction; the window answers
+     * bursts (every beat re-decodes), so use it. */
+    uint8_t buf[10 * 8];
+    npk_status s = kt_read_block(t, base + KT_AUX_STATW + KT_IL_W_LINK0_TX * 8u, buf, sizeof buf);
+    if (s)
+        return s;
+    uint64_t w[10];
+    for (unsigned i = 0; i < 10; i++)
+        w[i] = kt_le64(buf + 8 * i);
+    c->link_tx[0] = w[0];
+    c->link_rx[0] = w[1];
+    c->link_tx[1] = w[2];
+    c->link_rx[1] = w[3];
+    c->stalls[0] = w[4];
+    c->stalls[1] = w[5];
+    c->forwarded = w[6];
+    c->credits[0] = (uint32_t)w[7];
+    c->credits[1] = (uint32_t)(w[7] >> 32);
+    c->doorbells_sent = w[8];
+    c->egress_blocks = w[9];
+    return NPK_OK;
+}
+
+npk_status kt_il_clear(kt_transport *t, uint64_t base, bool doorbells, bool faults)
+{
+    /* The control register is one word: a clear written without bit 0 would also disable. */
+    uint64_t v = KT_IL_CTRL_ENABLE | (doorbells ? KT_IL_CTRL_CLEAR_DOORBELLS : 0) | (faults ? KT_IL_CTRL_CLEAR_FAULTS : 0);
+    return cfg(t, base, KT_IL_CONTROL, v);
+}
+
+npk_status kt_il_enable(kt_transport *t, uint64_t base, bool on)
+{
+    return cfg(t, base, KT_IL_CONTROL, on ? KT_IL_CTRL_ENABLE : 0);
+}
+
+static bool walker_touches_mesh(const kt_mv_walker *w, unsigned mesh)
+{
+    /* Every element of a walker stays in one mesh when base and extremes agree. */
+    uint32_t idx[KT_MV_MAX_DIMS] = {0};
+    kt_mv_point first = kt_mv_walker_point(w, idx);
+    for (unsigned i = 0; i < w->ndim && i < KT_MV_MAX_DIMS; i++)
+        idx[i] = w->dims[i].count ? w->dims[i].count - 1u : 0u;
+    kt_mv_point last = kt_mv_walker_point(w, idx);
+    return kt_il_addr_mesh((uint64_t)first.addr) == mesh && kt_il_addr_mesh((uint64_t)last.addr) == mesh;
+}
+
+npk_status kt_il_write_and_ring(kt_transport *t, uint64_t base, const kt_mv_move *m, unsigned dst_mesh, uint8_t tag,
+                                uint32_t poll_budget)
+{
+    kt_il_caps caps;
+    npk_status s = require(t, base, &caps);
+    if (s)
+        return s;
+    if (dst_mesh >= KT_IL_MAX_MESHES || dst_mesh == caps.mesh_id)
+        return npk_fail(NPK_EINVAL, "cross-mesh write to mesh %u from mesh %u: need another mesh 0..3", dst_mesh,
+                        caps.mesh_id);
+    if (m->mode == KT_MV_COPY || m->mode == KT_MV_GATHER_MODE || m->mode == KT_MV_XFORM)
+        if (!walker_touches_mesh(&m->src, caps.mesh_id))
+            return npk_fail(NPK_EINVAL, "source 0x%" PRIx64 " is not in this mesh (%u): reads never cross the link",
+                            m->src.base, caps.mesh_id);
+    if (!walker_touches_mesh(&m->dst, dst_mesh))
+        return npk_fail(NPK_EINVAL, "destination 0x%" PRIx64 " does not name mesh %u in [37:36]", m->dst.base,
+                        dst_mesh);
+    /* Writes first, and the mover idle — its remote writes have all left over the link — and only
+     * then the ring: the outbound arbiter rotates priority, so a ring issued earlier may pass the
+     * data it announces. */
+    if ((s = kt_mv_run(t, base, m, poll_budget, NULL)))
+        return s;
+    return kt_il_ring(t, base, dst_mesh, tag);
+}

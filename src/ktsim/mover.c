@@ -1,0 +1,461 @@
+/* The memory mover model: register decode, the IDLE checks in the RTL's order, then a walk of
+ * one 32-byte transfer per cycle, and a short drain before busy drops (a move ends only after
+ * every write's response). See mover.h for what is live and what is latched. */
+#include "mover.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    DRAIN_CYCLES = 4,  /* the last write's B response */
+    MAX_OUT = 4,       /* OUT_WORDS is at most 4: the bank presents four word outputs */
+    MAX_IN = 16,
+};
+
+typedef enum phase { P_IDLE, P_INDEX, P_WALK, P_DRAIN } phase;
+
+struct ksim_mover {
+    ksim_mover_mem mem;
+    ksim_mover_fault_fn model_fault;
+    void *user;
+
+    /* registers */
+    uint8_t mode, ewidth, flags;
+    kt_mv_walker walker[2];
+    unsigned last_sel;
+    kt_mv_dim staged;        /* DIM stages count and stride; AXIS commits */
+    unsigned staged_dim;
+    uint64_t index_base;
+    uint16_t index_count;
+    uint64_t seed;
+    uint32_t imm;
+    uint32_t gather_pitch;
+    uint16_t gather_words;
+
+    /* the running move (registers sampled at GO) */
+    phase ph;
+    uint8_t run_mode, run_ewidth;
+    uint32_t run_imm;
+    uint64_t run_seed, run_index_base;
+    uint16_t run_index_count, run_gather_words;
+    uint32_t run_gather_pitch;
+    uint32_t idx_src[KT_MV_MAX_DIMS], idx_dst[KT_MV_MAX_DIMS];
+    uint64_t element;        /* destination elements done (gather row/word from it) */
+    uint32_t indices[KT_MV_MAX_INDICES];
+    unsigned index_words_read;
+    const ksim_occupant *occ;
+    unsigned beats_in, words_out;
+    uint8_t in_buf[MAX_IN * KT_MV_WORD], out_buf[MAX_OUT * KT_MV_WORD];
+    unsigned drain;
+    bool ok_so_far;
+
+    /* status */
+    uint32_t moves_done;
+    uint8_t fault;
+    uint64_t reads, writes;
+};
+
+/* ---- transform occupants (spec §3.2) ---- */
+
+static void bypass_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
+{
+    (void)xmode;
+    memcpy(out, in, KT_MV_WORD);
+}
+
+/* Slot 1 stands in for KohakuTPU's quantiser with its geometry (2048 source bits -> 4 words):
+ * each 16-bit source element keeps one byte, the high one, or the low one when XFORM_MODE[0] is
+ * set (the occupant reads mode[0] as its packing select). The real occupant's MXFP7 arithmetic is
+ * not modelled; the walker arithmetic around it is exact. */
+static void pack16_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
+{
+    unsigned pick = (xmode & 1) ? 0 : 1;
+    for (unsigned i = 0; i < 8 * KT_MV_WORD / 2; i++)
+        out[i] = in[2 * i + pick];
+}
+
+static const ksim_occupant occupants[] = {
+    {"bypass", 1, 1, bypass_convert},
+    {"pack16 (quantiser geometry)", 8, 4, pack16_convert},
+};
+
+const ksim_occupant *ksim_occupant_slot(unsigned id)
+{
+    return id < sizeof occupants / sizeof occupants[0] ? &occupants[id] : NULL;
+}
+
+/* ---- life cycle ---- */
+
+static void model_fault(ksim_mover *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void model_fault(ksim_mover *m, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (m->model_fault)
+        m->model_fault(m->user, msg);
+}
+
+void ksim_mover_reset(ksim_mover *m)
+{
+    ksim_mover_mem mem = m->mem;
+    ksim_mover_fault_fn f = m->model_fault;
+    void *user = m->user;
+    memset(m, 0, sizeof *m);
+    m->mem = mem;
+    m->model_fault = f;
+    m->user = user;
+    /* Reset values (facts §1.10): width 16-bit, one gather word, walkers of one dimension. */
+    m->ewidth = KT_MV_W16;
+    m->gather_words = 1;
+    m->walker[0].ndim = m->walker[1].ndim = 1;
+}
+
+ksim_mover *ksim_mover_create(const ksim_mover_mem *mem, ksim_mover_fault_fn fault, void *user)
+{
+    ksim_mover *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    if (mem)
+        m->mem = *mem;
+    m->model_fault = fault;
+    m->user = user;
+    ksim_mover_reset(m);
+    return m;
+}
+
+void ksim_mover_destroy(ksim_mover *m) { free(m); }
+void ksim_mover_set_mem(ksim_mover *m, const ksim_mover_mem *mem) { m->mem = *mem; }
+bool ksim_mover_busy(const ksim_mover *m) { return m->ph != P_IDLE; }
+
+uint64_t ksim_mover_stat(const ksim_mover *m)
+{
+    return (uint64_t)(m->moves_done & 0xFFFFFF) << 40 | (uint64_t)(m->fault & 0xF) << 4 | (m->ph != P_IDLE);
+}
+
+void ksim_mover_traffic(const ksim_mover *m, uint64_t *reads, uint64_t *writes)
+{
+    *reads = m->reads;
+    *writes = m->writes;
+}
+
+void ksim_mover_walker(const ksim_mover *m, unsigned sel, kt_mv_walker *out) { *out = m->walker[sel & 1]; }
+
+/* ---- GO and the IDLE checks ---- */
+
+static bool walker_binds_axis(const kt_mv_walker *w) { return w->window[0].extent || w->window[1].extent; }
+
+static void finish(ksim_mover *m, uint8_t fault)
+{
+    /* A fault stops the walk; what was issued still drains before busy drops. */
+    if (fault)
+        m->fault = fault;
+    m->ok_so_far = !fault && m->ok_so_far;
+    m->ph = P_DRAIN;
+    m->drain = DRAIN_CYCLES;
+}
+
+static void go(ksim_mover *m)
+{
+    if (m->ph != P_IDLE)
+        return; /* GO is sampled only in IDLE */
+    m->fault = 0; /* a fault is cleared at the next GO */
+    /* The RTL's order of checks. */
+    if (m->ewidth == KT_MV_W_INVALID) {
+        m->fault = KT_MV_F_EWIDTH;
+        return;
+    }
+    if (m->mode == KT_MV_TRANSPOSE || m->mode > KT_MV_XFORM) {
+        m->fault = KT_MV_F_MODE;
+        return;
+    }
+    if (m->mode == KT_MV_GATHER_MODE && m->index_count > KT_MV_MAX_INDICES) {
+        m->fault = KT_MV_F_IDXLEN;
+        return;
+    }
+    if (m->mode == KT_MV_XFORM && (walker_binds_axis(&m->walker[0]) || walker_binds_axis(&m->walker[1]))) {
+        m->fault = KT_MV_F_XFORM_AXIS;
+        return;
+    }
+    m->run_mode = m->mode;
+    m->run_ewidth = m->ewidth;
+    m->run_imm = m->imm;
+    m->run_seed = m->seed;
+    m->run_index_base = m->index_base;
+    m->run_index_count = m->index_count;
+    m->run_gather_pitch = m->gather_pitch;
+    m->run_gather_words = m->gather_words ? m->gather_words : 1;
+    memset(m->idx_src, 0, sizeof m->idx_src);
+    memset(m->idx_dst, 0, sizeof m->idx_dst);
+    m->element = 0;
+    m->index_words_read = 0;
+    m->beats_in = m->words_out = 0;
+    m->ok_so_far = true;
+    m->occ = NULL;
+    if (m->mode == KT_MV_XFORM) {
+        m->occ = ksim_occupant_slot(m->walker[0].xform_id);
+        if (!m->occ) {
+            model_fault(m, "mover: transform through slot %u, which holds no occupant in this model",
+                        m->walker[0].xform_id);
+            finish(m, 0);
+            m->ok_so_far = false;
+            return;
+        }
+    }
+    m->ph = m->mode == KT_MV_GATHER_MODE ? P_INDEX : P_WALK;
+}
+
+/* ---- register decode ---- */
+
+static int64_t sext(uint64_t v, unsigned bits) { return (int64_t)(v << (64 - bits)) >> (64 - bits); }
+
+void ksim_mover_cfg(ksim_mover *m, uint8_t offset, uint64_t v)
+{
+    switch (offset & ~7u) {
+    case KT_MV_CTRL:
+        m->mode = v & 7;
+        m->ewidth = v >> 3 & 3;
+        m->flags = (uint8_t)(v >> 8);
+        if (v >> 16 & 1)
+            go(m);
+        break;
+    case KT_MV_HDR: {
+        unsigned sel = v & 1;
+        kt_mv_walker *w = &m->walker[sel];
+        w->base = v >> 4 & ((1ull << KT_MV_ADDR_BITS) - 1);
+        w->ndim = v >> 44 & 7;
+        if (sel == 0) {
+            w->xform_id = v >> 47 & 0xF;
+            w->xform_mode = v >> 55 & 0xF;
+        }
+        m->last_sel = sel;
+        break;
+    }
+    case KT_MV_DIM:
+        m->last_sel = v & 1;
+        m->staged_dim = v >> 1 & 7;
+        m->staged.count = (uint16_t)(v >> 4);
+        m->staged.stride = (int32_t)sext(v >> 20, 32);
+        break;
+    case KT_MV_AXIS:
+        if (m->staged_dim < KT_MV_MAX_DIMS) {
+            kt_mv_dim *d = &m->walker[m->last_sel].dims[m->staged_dim];
+            d->count = m->staged.count;
+            d->stride = m->staged.stride;
+            d->axis = v & 3;
+            d->astep = (int16_t)sext(v >> 2, 16);
+        }
+        break;
+    case KT_MV_WINDOW: {
+        unsigned sel = v & 1;
+        m->last_sel = sel;
+        kt_mv_window *win = &m->walker[sel].window[v >> 1 & 1];
+        win->base = (int16_t)sext(v >> 2, 16);
+        win->extent = (uint16_t)(v >> 18);
+        break;
+    }
+    case KT_MV_INDEX:
+        m->index_base = v & ((1ull << KT_MV_ADDR_BITS) - 1);
+        m->index_count = (uint16_t)(v >> 40);
+        break;
+    case KT_MV_SEED: m->seed = v; break;
+    case KT_MV_IMM: m->imm = (uint32_t)v; break;
+    case KT_MV_GATHER:
+        m->gather_pitch = (uint32_t)v;
+        m->gather_words = (uint16_t)(v >> 32);
+        break;
+    default: break; /* 0x08, 0x48, 0x58-0x78 decode to nothing */
+    }
+}
+
+/* ---- the walk ---- */
+
+static ksim_mem_result mem_read(ksim_mover *m, int64_t addr, uint8_t *out, uint8_t *fault)
+{
+    if (!kt_mv_addr_in_range(addr)) {
+        *fault = KT_MV_F_RANGE;
+        return KSIM_MEM_ERROR;
+    }
+    ksim_mem_result r = m->mem.read ? m->mem.read(m->mem.ctx, (uint64_t)addr, out) : KSIM_MEM_ERROR;
+    if (r == KSIM_MEM_OK)
+        m->reads++;
+    if (r == KSIM_MEM_ERROR)
+        *fault = KT_MV_F_AXI;
+    return r;
+}
+
+static ksim_mem_result mem_write(ksim_mover *m, int64_t addr, const uint8_t *in, uint8_t *fault)
+{
+    if (!kt_mv_addr_in_range(addr)) {
+        *fault = KT_MV_F_RANGE;
+        return KSIM_MEM_ERROR;
+    }
+    if (addr % KT_MV_WORD) { /* checked per destination element */
+        *fault = KT_MV_F_ALIGN;
+        return KSIM_MEM_ERROR;
+    }
+    ksim_mem_result r = m->mem.write ? m->mem.write(m->mem.ctx, (uint64_t)addr, in) : KSIM_MEM_ERROR;
+    if (r == KSIM_MEM_OK)
+        m->writes++;
+    if (r == KSIM_MEM_ERROR)
+        *fault = KT_MV_F_AXI;
+    return r;
+}
+
+static void step_index_fetch(ksim_mover *m)
+{
+    unsigned words = (m->run_index_count + 7) / 8; /* eight 32-bit indices per word */
+    if (m->index_words_read < words) {
+        uint8_t buf[KT_MV_WORD], fault = 0;
+        ksim_mem_result r = mem_read(m, (int64_t)(m->run_index_base + m->index_words_read * KT_MV_WORD), buf, &fault);
+        if (r == KSIM_MEM_RETRY)
+            return;
+        if (r == KSIM_MEM_ERROR) {
+            finish(m, fault);
+            return;
+        }
+        for (unsigned i = 0; i < 8; i++) {
+            unsigned k = m->index_words_read * 8 + i;
+            if (k < KT_MV_MAX_INDICES)
+                m->indices[k] = (uint32_t)buf[4 * i] | (uint32_t)buf[4 * i + 1] << 8 |
+                                (uint32_t)buf[4 * i + 2] << 16 | (uint32_t)buf[4 * i + 3] << 24;
+        }
+        m->index_words_read++;
+        return;
+    }
+    m->ph = P_WALK;
+}
+
+/* The source word of the current element: read, pattern, or padding. */
+static ksim_mem_result source_word(ksim_mover *m, uint8_t *word, uint8_t *fault)
+{
+    switch (m->run_mode) {
+    case KT_MV_FILL: kt_mv_fill_word(m->run_ewidth, m->run_imm, word); return KSIM_MEM_OK;
+    case KT_MV_GENERATE: return KSIM_MEM_OK; /* built from the destination address by the caller */
+    case KT_MV_GATHER_MODE: {
+        uint64_t row = m->element / m->run_gather_words, w = m->element % m->run_gather_words;
+        if (row >= m->run_index_count) {
+            model_fault(m, "mover: gather destination walks past %u indices x %u words", m->run_index_count,
+                        m->run_gather_words);
+            *fault = 0;
+            return KSIM_MEM_ERROR;
+        }
+        int64_t a = (int64_t)m->walker[0].base + (int64_t)m->indices[row] * m->run_gather_pitch + (int64_t)w * KT_MV_WORD;
+        return mem_read(m, a, word, fault);
+    }
+    default: { /* copy: the source odometer steps in lockstep; an invalid element is padding */
+        kt_mv_point p = kt_mv_walker_point(&m->walker[0], m->idx_src);
+        if (!p.valid) {
+            kt_mv_fill_word(m->run_ewidth, m->run_imm, word);
+            return KSIM_MEM_OK;
+        }
+        return mem_read(m, p.addr, word, fault);
+    }
+    }
+}
+
+static void step_element(ksim_mover *m)
+{
+    uint8_t word[KT_MV_WORD], fault = 0;
+    kt_mv_point d = kt_mv_walker_point(&m->walker[1], m->idx_dst);
+    if (d.valid) {
+        ksim_mem_result r = source_word(m, word, &fault);
+        if (r == KSIM_MEM_RETRY)
+            return;
+        if (r == KSIM_MEM_ERROR) {
+            finish(m, fault);
+            if (!fault)
+                m->ok_so_far = false;
+            return;
+        }
+        if (m->run_mode == KT_MV_GENERATE && kt_mv_addr_in_range(d.addr))
+            kt_mv_generate_word(m->run_seed, (uint64_t)d.addr, word);
+        r = mem_write(m, d.addr, word, &fault);
+        if (r == KSIM_MEM_RETRY)
+            return; /* the source is re-fetched next cycle: harmless in a model with no side effects */
+        if (r == KSIM_MEM_ERROR) {
+            finish(m, fault);
+            return;
+        }
+    }
+    /* An invalid destination element is still walked: its write is suppressed. */
+    m->element++;
+    kt_mv_walker_next(&m->walker[0], m->idx_src);
+    if (!kt_mv_walker_next(&m->walker[1], m->idx_dst))
+        finish(m, 0);
+}
+
+/* Transform: the source defines the iteration space; IN beats feed one entry, whose OUT words
+ * land at consecutive words from the destination element's address. */
+static void step_xform(ksim_mover *m)
+{
+    const ksim_occupant *o = m->occ;
+    uint8_t fault = 0;
+    if (m->beats_in < o->in_beats) {
+        kt_mv_point p = kt_mv_walker_point(&m->walker[0], m->idx_src);
+        ksim_mem_result r = mem_read(m, p.addr, m->in_buf + m->beats_in * KT_MV_WORD, &fault);
+        if (r == KSIM_MEM_RETRY)
+            return;
+        if (r == KSIM_MEM_ERROR) {
+            finish(m, fault);
+            return;
+        }
+        m->beats_in++;
+        bool more = kt_mv_walker_next(&m->walker[0], m->idx_src);
+        if (!more && m->beats_in < o->in_beats) {
+            model_fault(m, "mover: transform source ends %u beats into an entry of %u (the occupant would wait "
+                           "forever)", m->beats_in, o->in_beats);
+            finish(m, 0);
+            m->ok_so_far = false;
+            return;
+        }
+        if (m->beats_in == o->in_beats)
+            o->convert(m->walker[0].xform_mode, m->in_buf, m->out_buf);
+        return;
+    }
+    kt_mv_point d = kt_mv_walker_point(&m->walker[1], m->idx_dst);
+    ksim_mem_result r = mem_write(m, d.addr + (int64_t)m->words_out * KT_MV_WORD, m->out_buf + m->words_out * KT_MV_WORD,
+                                  &fault);
+    if (r == KSIM_MEM_RETRY)
+        return;
+    if (r == KSIM_MEM_ERROR) {
+        finish(m, fault);
+        return;
+    }
+    if (++m->words_out < o->out_words)
+        return;
+    m->words_out = m->beats_in = 0;
+    bool src_more = m->idx_src[0] || m->idx_src[1] || m->idx_src[2] || m->idx_src[3] || m->idx_src[4] ||
+                    m->idx_src[5]; /* the source odometer wrapped to zero = the last entry is done */
+    kt_mv_walker_next(&m->walker[1], m->idx_dst);
+    if (!src_more)
+        finish(m, 0);
+}
+
+void ksim_mover_tick(ksim_mover *m)
+{
+    switch (m->ph) {
+    case P_IDLE: return;
+    case P_INDEX: step_index_fetch(m); return;
+    case P_WALK:
+        if (m->run_mode == KT_MV_XFORM)
+            step_xform(m);
+        else
+            step_element(m);
+        return;
+    case P_DRAIN:
+        if (m->drain && --m->drain)
+            return;
+        if (m->mem.drained && !m->mem.drained(m->mem.ctx))
+            return;
+        m->ph = P_IDLE;
+        if (m->ok_so_far && !m->fault)
+            m->moves_done = (m->moves_done + 1) & 0xFFFFFF; /* only a fault-free move counts */
+        return;
+    }
+}

@@ -1,0 +1,63 @@
+/* The memory mover model (mm_mover, spec §3, facts §1.10, §2.5), standalone: it takes cfg
+ * pulses (client offset, value) exactly as the AUX_CFG window hands them over, reaches memory
+ * through a 32-byte-word interface, and reports AUX_STAT's mover fields. One transfer per cycle.
+ *
+ * What is live and what is latched: the walkers' registers are the walker's own (a HDR, WINDOW or
+ * AXIS pulse commits into it immediately, even mid-move — which is what a pre-strobe window's
+ * zeroed neighbours do to a running move); mode, width, flags, immediate, seed, index and gather
+ * registers are sampled at GO. */
+#ifndef NPUKIT_KTSIM_MOVER_H
+#define NPUKIT_KTSIM_MOVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "npukit/kt_mover.h"
+
+typedef enum ksim_mem_result {
+    KSIM_MEM_OK = 0,
+    KSIM_MEM_ERROR = 1, /* an AXI error response (SLVERR / DECERR) */
+    KSIM_MEM_RETRY = 2, /* not accepted this cycle (back-pressure): try again next cycle */
+} ksim_mem_result;
+
+/* Memory as the mover's AXI master sees it: whole 32-byte words at 40-bit addresses. */
+typedef struct ksim_mover_mem {
+    ksim_mem_result (*read)(void *ctx, uint64_t addr, uint8_t out[KT_MV_WORD]);
+    ksim_mem_result (*write)(void *ctx, uint64_t addr, const uint8_t in[KT_MV_WORD]);
+    /* Optional: true once every write accepted so far has its response — a remote write is
+     * answered when it leaves over the link, and the mover stays busy until then. */
+    bool (*drained)(void *ctx);
+    void *ctx;
+} ksim_mover_mem;
+
+/* A transform occupant: IN beats of source in, OUT words out per entry (spec §3.2). */
+typedef struct ksim_occupant {
+    const char *name;
+    unsigned in_beats, out_words;
+    void (*convert)(unsigned xform_mode, const uint8_t *in, uint8_t *out);
+} ksim_occupant;
+/* The occupant in slot `id` (0 = bypass), NULL for an empty slot. */
+const ksim_occupant *ksim_occupant_slot(unsigned id);
+
+typedef void (*ksim_mover_fault_fn)(void *user, const char *msg);
+
+typedef struct ksim_mover ksim_mover;
+
+ksim_mover *ksim_mover_create(const ksim_mover_mem *mem, ksim_mover_fault_fn model_fault, void *user);
+void ksim_mover_destroy(ksim_mover *m);
+void ksim_mover_reset(ksim_mover *m);
+void ksim_mover_set_mem(ksim_mover *m, const ksim_mover_mem *mem);
+
+/* One cfg pulse: `offset` is the client offset (the register is offset & ~7). */
+void ksim_mover_cfg(ksim_mover *m, uint8_t offset, uint64_t value);
+/* One clock cycle. */
+void ksim_mover_tick(ksim_mover *m);
+bool ksim_mover_busy(const ksim_mover *m);
+/* AUX_STAT's mover fields: [63:40] moves completed, [7:4] fault, [0] busy. */
+uint64_t ksim_mover_stat(const ksim_mover *m);
+/* The mover's own AXI traffic (words read and written), for tests. */
+void ksim_mover_traffic(const ksim_mover *m, uint64_t *reads, uint64_t *writes);
+/* The walker registers as they stand (sel 0 source, 1 destination). */
+void ksim_mover_walker(const ksim_mover *m, unsigned sel, kt_mv_walker *out);
+
+#endif
