@@ -1,0 +1,262 @@
+/* The interlink on a simulated card: detection, mesh ids, doorbells and their counters, faults,
+ * cross-mesh writes landing by the top address bit, reads never crossing, forwarding through a
+ * middle mesh, and the doorbell that overtakes its data unless the driver orders it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "npukit/kt_interlink.h"
+#include "npukit/kt_regs.h"
+#include "npukit/ktsim_card.h"
+
+static ktsim_card *card(unsigned meshes, bool interlink)
+{
+    ktsim_card *c = NULL;
+    ktsim_card_opts o = {meshes, interlink, false, 0, 0, 0};
+    if (ktsim_card_open_preset("default", false, &o, &c) != NPK_OK)
+        fprintf(stderr, "%s\n", npk_last_error());
+    return c;
+}
+
+static void fill(kt_transport *t, uint64_t addr, size_t len, uint8_t seed)
+{
+    uint8_t *b = malloc(len);
+    for (size_t i = 0; i < len; i++)
+        b[i] = (uint8_t)(seed + i * 11);
+    CHECK_EQ(kt_write_block(t, addr, b, len), NPK_OK);
+    free(b);
+}
+
+/* How many of `words` 32-byte words at DRAM offset `off` of mesh m hold the expected pattern. */
+static unsigned landed(ktsim_card *c, unsigned m, uint64_t off, unsigned words, uint8_t seed)
+{
+    unsigned ok = 0;
+    for (unsigned w = 0; w < words; w++) {
+        uint8_t got[32];
+        if (ktsim_dram_read(ktsim_card_mesh(c, m), off + 32 * w, got, 32) != NPK_OK)
+            continue; /* never written yet */
+        bool same = true;
+        for (unsigned i = 0; i < 32; i++)
+            same &= got[i] == (uint8_t)(seed + (32 * w + i) * 11);
+        ok += same;
+    }
+    return ok;
+}
+
+static void test_detect(void)
+{
+    ktsim_card *c = card(1, false);
+    if (!c)
+        return;
+    kt_transport *t = ktsim_card_transport(c);
+    kt_il_caps caps;
+    CHECK_EQ(kt_il_detect(t, ktsim_card_ctrl_base(c, 0), &caps), NPK_OK);
+    CHECK(!caps.present);
+    CHECK_EQ(kt_il_ring(t, ktsim_card_ctrl_base(c, 0), 1, 0), NPK_OK); /* harmless: the mover ignores 0x90 */
+    CHECK_EQ(kt_il_set_mesh_id(t, ktsim_card_ctrl_base(c, 0), 1), NPK_ENODEV);
+    ktsim_card_destroy(c);
+
+    c = card(2, true);
+    if (!c)
+        return;
+    t = ktsim_card_transport(c);
+    uint64_t b0 = ktsim_card_ctrl_base(c, 0), b1 = ktsim_card_ctrl_base(c, 1);
+    CHECK_EQ(kt_il_detect(t, b1, &caps), NPK_OK);
+    CHECK(caps.present);
+    CHECK_EQ(caps.mesh_id, 1);
+    CHECK_EQ(caps.raw, 0x1402494Cull | 1u << 20);
+    /* Disabled reads zero, exactly like absent. */
+    CHECK_EQ(kt_il_enable(t, b0, false), NPK_OK);
+    CHECK_EQ(kt_il_detect(t, b0, &caps), NPK_OK);
+    CHECK(!caps.present);
+    CHECK_EQ(kt_il_enable(t, b0, true), NPK_OK);
+    CHECK_EQ(kt_il_detect(t, b0, &caps), NPK_OK);
+    CHECK(caps.present && caps.mesh_id == 0);
+    /* The id is a runtime register. */
+    CHECK_EQ(kt_il_set_mesh_id(t, b0, 2), NPK_OK);
+    CHECK_EQ(kt_il_detect(t, b0, &caps), NPK_OK);
+    CHECK_EQ(caps.mesh_id, 2);
+    CHECK_EQ(kt_il_set_mesh_id(t, b0, 0), NPK_OK);
+    CHECK_EQ(kt_il_set_mesh_id(t, b0, 4), NPK_ELIMIT);
+    ktsim_card_destroy(c);
+}
+
+static void test_doorbells_and_counters(void)
+{
+    ktsim_card *c = card(2, true);
+    if (!c)
+        return;
+    kt_transport *t = ktsim_card_transport(c);
+    uint64_t b0 = ktsim_card_ctrl_base(c, 0), b1 = ktsim_card_ctrl_base(c, 1);
+    CHECK_EQ(kt_il_ring(t, b0, 1, 0x5A), NPK_OK);
+    CHECK_EQ(kt_il_ring(t, b0, 1, 0x5B), NPK_OK);
+    CHECK_EQ(kt_il_ring(t, b1, 0, 0x01), NPK_OK);
+    ktsim_card_step(c, 200);
+    kt_il_doorbells d0, d1;
+    CHECK_EQ(kt_il_read_doorbells(t, b0, &d0), NPK_OK);
+    CHECK_EQ(kt_il_read_doorbells(t, b1, &d1), NPK_OK);
+    CHECK_EQ(d0.sent[1], 2);
+    CHECK_EQ(d1.received[0], 2);
+    CHECK_EQ(d1.sent[0], 1);
+    CHECK_EQ(d0.received[1], 1);
+    CHECK_EQ(ktsim_card_db_status(c, 1), 2);                 /* mesh 0's count in [15:0] */
+    CHECK_EQ(ktsim_card_db_status(c, 0), 1ull << 16);        /* mesh 1's in [31:16] */
+    kt_il_counters k0, k1;
+    CHECK_EQ(kt_il_read_counters(t, b0, &k0), NPK_OK);
+    CHECK_EQ(kt_il_read_counters(t, b1, &k1), NPK_OK);
+    CHECK_EQ(k0.link_tx[1], 2); /* mesh 0 reaches mesh 1 by link 1 (one up) */
+    CHECK_EQ(k0.link_rx[1], 1);
+    CHECK_EQ(k1.link_rx[0], 2);
+    CHECK_EQ(k0.doorbells_sent, 2);
+    CHECK_EQ(k0.credits[1], 64); /* every beat consumed: all credit back */
+    CHECK_EQ(k0.credits[0], 0);  /* no link below mesh 0 */
+    /* Clearing keeps the link enabled. */
+    CHECK_EQ(kt_il_clear(t, b1, true, false), NPK_OK);
+    CHECK_EQ(kt_il_read_doorbells(t, b1, &d1), NPK_OK);
+    CHECK_EQ(d1.received[0], 0);
+    CHECK_EQ(d1.sent[0], 1); /* only the inbound counts clear */
+    kt_il_caps caps;
+    CHECK_EQ(kt_il_detect(t, b1, &caps), NPK_OK);
+    CHECK(caps.present);
+    /* A ring to a mesh that is not there: the switch refuses the turn. */
+    CHECK_EQ(kt_il_ring(t, b1, 3, 0), NPK_OK);
+    ktsim_card_step(c, 50);
+    uint8_t f;
+    CHECK_EQ(kt_il_read_faults(t, b1, &f), NPK_OK);
+    CHECK_EQ(f, 1u << KT_IL_F_SWITCH);
+    char txt[64];
+    kt_il_faults_text(f, txt, sizeof txt);
+    CHECK_STR_HAS(txt, "SWITCH");
+    CHECK_EQ(kt_il_clear(t, b1, false, true), NPK_OK);
+    CHECK_EQ(kt_il_read_faults(t, b1, &f), NPK_OK);
+    CHECK_EQ(f, 0);
+    ktsim_card_destroy(c);
+}
+
+static void test_cross_mesh_landing(void)
+{
+    ktsim_card *c = card(2, true);
+    if (!c)
+        return;
+    kt_transport *t = ktsim_card_transport(c);
+    uint64_t b0 = ktsim_card_ctrl_base(c, 0);
+    fill(t, ktsim_card_mem_base(c, 0) + 0x1000, 256, 3);
+    /* DRAM: by the low 32 bits on the far side. */
+    kt_mv_move m = kt_mv_copy(kt_il_dram_addr(1, 0x8000), 0x1000, 8);
+    CHECK_EQ(kt_il_write_and_ring(t, b0, &m, 1, 7, 0), NPK_OK);
+    ktsim_card_step(c, 100);
+    CHECK_EQ(landed(c, 1, 0x8000, 8, 3), 8);
+    uint8_t host[64], back[64];
+    CHECK_EQ(kt_read_block(t, ktsim_card_mem_base(c, 1) + 0x8000, host, 64), NPK_OK);
+    CHECK_EQ(kt_read_block(t, ktsim_card_mem_base(c, 0) + 0x1000, back, 64), NPK_OK);
+    CHECK(!memcmp(host, back, 64));
+    /* Staging: at the full 40-bit address. */
+    m = kt_mv_copy(kt_il_stage_addr(1, 0x200), 0x1000, 2);
+    CHECK_EQ(kt_il_write_and_ring(t, b0, &m, 1, 8, 0), NPK_OK);
+    ktsim_card_step(c, 100);
+    uint8_t st[64];
+    CHECK_EQ(ktsim_card_stage_read(c, 1, 0x200, st, 64), NPK_OK);
+    CHECK(!memcmp(st, back, 64));
+    CHECK_EQ(ktsim_card_stage_read(c, 0, 0x200, st, 64), NPK_OK);
+    CHECK(memcmp(st, back, 64) != 0); /* not in the sender's own staging */
+    kt_il_doorbells d1;
+    CHECK_EQ(kt_il_read_doorbells(t, ktsim_card_ctrl_base(c, 1), &d1), NPK_OK);
+    CHECK_EQ(d1.received[0], 2);
+
+    /* Reads never cross: a source naming mesh 1 reads mesh 0's memory and raises RD_REMOTE. */
+    fill(t, ktsim_card_mem_base(c, 1) + 0x1000, 64, 99);
+    m = kt_mv_copy(0x3000, kt_il_dram_addr(1, 0x1000), 2);
+    CHECK_EQ(kt_il_write_and_ring(t, b0, &m, 1, 0, 0), NPK_EINVAL); /* the helper refuses it */
+    CHECK_EQ(kt_mv_run(t, b0, &m, 0, NULL), NPK_OK);                /* the hardware aliases it */
+    uint8_t f;
+    CHECK_EQ(kt_il_read_faults(t, b0, &f), NPK_OK);
+    CHECK_EQ(f, 1u << KT_IL_F_RD_REMOTE);
+    CHECK_EQ(landed(c, 0, 0x3000, 2, 3), 2); /* mesh 0's own bytes at 0x1000 */
+    /* The helper refuses a destination in the local mesh. */
+    m = kt_mv_copy(0x3000, 0x1000, 2);
+    CHECK_EQ(kt_il_write_and_ring(t, b0, &m, 0, 0, 0), NPK_EINVAL);
+    ktsim_card_destroy(c);
+}
+
+static void test_forwarding(void)
+{
+    ktsim_card *c = card(3, true);
+    if (!c)
+        return;
+    kt_transport *t = ktsim_card_transport(c);
+    fill(t, ktsim_card_mem_base(c, 0) + 0x1000, 128, 17);
+    kt_mv_move m = kt_mv_copy(kt_il_dram_addr(2, 0x4000), 0x1000, 4);
+    CHECK_EQ(kt_il_write_and_ring(t, ktsim_card_ctrl_base(c, 0), &m, 2, 1, 0), NPK_OK);
+    ktsim_card_step(c, 300);
+    CHECK_EQ(landed(c, 2, 0x4000, 4, 17), 4);
+    kt_il_counters k1;
+    CHECK_EQ(kt_il_read_counters(t, ktsim_card_ctrl_base(c, 1), &k1), NPK_OK);
+    CHECK_EQ(k1.forwarded, 5); /* four writes and the doorbell passed through mesh 1 */
+    kt_il_doorbells d2;
+    CHECK_EQ(kt_il_read_doorbells(t, ktsim_card_ctrl_base(c, 2), &d2), NPK_OK);
+    CHECK_EQ(d2.received[0], 1);
+    ktsim_card_destroy(c);
+}
+
+/* Poll mesh 1's inbound count from mesh 0 until it shows one doorbell; return how many of the
+ * `words` data words had landed at that moment. */
+static unsigned landed_when_rung(ktsim_card *c, unsigned words, uint8_t seed)
+{
+    kt_transport *t = ktsim_card_transport(c);
+    for (int i = 0; i < 2000; i++) {
+        kt_il_doorbells d;
+        kt_il_read_doorbells(t, ktsim_card_ctrl_base(c, 1), &d);
+        if (d.received[0])
+            return landed(c, 1, 0x8000, words, seed);
+    }
+    return 9999;
+}
+
+static void test_doorbell_order(void)
+{
+    enum { WORDS = 64 };
+    /* Wrong: ring while the mover is still sending. The rotating arbiter lets the doorbell out
+     * ahead of writes still queued, so the far side hears the bell before its data is there. */
+    ktsim_card *c = card(2, true);
+    if (!c)
+        return;
+    kt_transport *t = ktsim_card_transport(c);
+    uint64_t b0 = ktsim_card_ctrl_base(c, 0);
+    fill(t, ktsim_card_mem_base(c, 0) + 0x1000, WORDS * 32, 41);
+    kt_mv_move m = kt_mv_copy(kt_il_dram_addr(1, 0x8000), 0x1000, WORDS);
+    kt_mv_write w[KT_MV_MAX_WRITES];
+    size_t n;
+    CHECK_EQ(kt_mv_build(&m, w, KT_MV_MAX_WRITES, &n), NPK_OK);
+    CHECK_EQ(kt_mv_issue(t, b0, w, n), NPK_OK);
+    CHECK_EQ(kt_il_ring(t, b0, 1, 1), NPK_OK);
+    unsigned early = landed_when_rung(c, WORDS, 41);
+    CHECK(early < WORDS);
+    /* The data does arrive — later. */
+    ktsim_card_step(c, 2000);
+    CHECK_EQ(landed(c, 1, 0x8000, WORDS, 41), WORDS);
+    kt_il_counters k;
+    CHECK_EQ(kt_il_read_counters(t, b0, &k), NPK_OK);
+    CHECK(k.egress_blocks > 0); /* the link is slower than the mover: the queue filled */
+    ktsim_card_destroy(c);
+
+    /* Right: writes, mover idle, then ring — every word is there when the bell is heard. */
+    c = card(2, true);
+    if (!c)
+        return;
+    t = ktsim_card_transport(c);
+    b0 = ktsim_card_ctrl_base(c, 0);
+    fill(t, ktsim_card_mem_base(c, 0) + 0x1000, WORDS * 32, 41);
+    CHECK_EQ(kt_il_write_and_ring(t, b0, &m, 1, 1, 0), NPK_OK);
+    CHECK_EQ(landed_when_rung(c, WORDS, 41), WORDS);
+    ktsim_card_destroy(c);
+}
+
+int main(void)
+{
+    test_detect();
+    test_doorbells_and_counters();
+    test_cross_mesh_landing();
+    test_forwarding();
+    test_doorbell_order();
+    return check_done();
+}
