@@ -9,6 +9,15 @@
 #include <cblas.h>
 #endif
 
+bool rksim_gemm_uses_blas(void)
+{
+#ifdef NPUKIT_HAVE_CBLAS
+    return true;
+#else
+    return false;
+#endif
+}
+
 void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
                     const float *b, uint32_t ldb, float *c, uint32_t ldc)
 {

@@ -124,11 +124,22 @@ static bool gather_weights(rksim *s, const rksim_mm *mm, float *b, rksim_core_re
         return win_fail(&w, r);
     }
     const uint32_t g = mm->ntile, k = mm->k;
-    for (uint32_t n = 0; n < mm->n; n++)
-        for (uint32_t kk = 0; kk < k; kk++) {
-            uint32_t idx = (n / g) * g * k + (kk / 32) * 32 * g + (n % g) * 32 + kk % 32;
-            b[(size_t)n * k + kk] = element(mm->in, p, idx);
-        }
+    /* walk the packed block in memory order: tile, K-tile of 32, column in tile, 32 k's */
+    uint32_t idx = 0;
+    for (uint32_t t = 0; t < mm->n / g; t++)
+        for (uint32_t kt = 0; kt < k / 32; kt++)
+            for (uint32_t nl = 0; nl < g; nl++, idx += 32) {
+                float *dst = b + (size_t)(t * g + nl) * k + kt * 32;
+                if (mm->in == NPK_PREC_FP16) {
+                    uint16_t h[32];
+                    memcpy(h, p + 2 * (size_t)idx, sizeof h);
+                    for (unsigned j = 0; j < 32; j++)
+                        dst[j] = f16_table[h[j]];
+                } else {
+                    for (unsigned j = 0; j < 32; j++)
+                        dst[j] = element(mm->in, p, idx + j);
+                }
+            }
     return true;
 }
 
@@ -172,32 +183,6 @@ static void apply_feature_effects(rksim_core *c, const rksim_mm *mm, const rksim
                 a[(size_t)m * mm->k + k] = 0.0f;
 }
 
-static void store(int out, uint8_t *p, double v)
-{
-    switch (out) {
-    case NPK_PREC_FP32: {
-        float f = (float)v;
-        memcpy(p, &f, 4);
-        break;
-    }
-    case NPK_PREC_FP16: {
-        uint16_t h = npk_f32_to_f16((float)v);
-        memcpy(p, &h, 2);
-        break;
-    }
-    case NPK_PREC_INT32: {
-        int32_t i = (int32_t)(uint32_t)(int64_t)v;
-        memcpy(p, &i, 4);
-        break;
-    }
-    default: { /* int16 (int4 matmul) */
-        int16_t i = (int16_t)v;
-        memcpy(p, &i, 2);
-        break;
-    }
-    }
-}
-
 /* Output element (m, n) lives in the atom of (tile, surface, row); see matmul_decode.c. */
 static uint64_t out_atom(const rksim_mm *mm, uint32_t m, uint32_t n)
 {
@@ -205,7 +190,38 @@ static uint64_t out_atom(const rksim_mm *mm, uint32_t m, uint32_t n)
     return t * mm->out_tile_bytes + sfc * mm->out_surf_bytes + m * mm->out_line_bytes;
 }
 
-static bool write_output(rksim *s, const rksim_mm *mm, const double *c, rksim_core_result *r)
+/* Write `lanes` results into one output atom in the output precision; cf (fp16 inputs) or ci
+ * (integer inputs) holds them, both NULL for the zeros of hazards 9/15. */
+static void store_atom(int out, uint8_t *p, const float *cf, const int64_t *ci, uint32_t lanes)
+{
+    for (uint32_t j = 0; j < lanes; j++) {
+        switch (out) {
+        case NPK_PREC_FP32: {
+            float f = cf ? cf[j] : 0.0f;
+            memcpy(p + 4 * j, &f, 4);
+            break;
+        }
+        case NPK_PREC_FP16: {
+            uint16_t h = npk_f32_to_f16(cf ? cf[j] : 0.0f);
+            memcpy(p + 2 * j, &h, 2);
+            break;
+        }
+        case NPK_PREC_INT32: {
+            int32_t i = ci ? (int32_t)(uint32_t)ci[j] : 0;
+            memcpy(p + 4 * j, &i, 4);
+            break;
+        }
+        default: { /* int16 (int4 matmul), already saturated */
+            int16_t i = ci ? (int16_t)ci[j] : 0;
+            memcpy(p + 2 * j, &i, 2);
+            break;
+        }
+        }
+    }
+}
+
+static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const int64_t *ci,
+                         rksim_core_result *r)
 {
     const uint32_t ob = mm->out_bits / 8, nw = mm->n_dpu;
     uint64_t hi = 0;
@@ -222,8 +238,8 @@ static bool write_output(rksim *s, const rksim_mm *mm, const double *c, rksim_co
             uint8_t *p = win_at(&w, mm->dst + out_atom(mm, m, n0), (uint64_t)lanes * ob);
             if (!p)
                 return win_fail(&w, r);
-            for (uint32_t j = 0; j < lanes; j++)
-                store(mm->out, p + j * ob, c ? c[(size_t)m * mm->n + n0 + j] : 0.0);
+            size_t at = (size_t)m * mm->n + n0;
+            store_atom(mm->out, p, cf ? cf + at : NULL, ci ? ci + at : NULL, lanes);
         }
     return true;
 }
@@ -235,10 +251,11 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     rksim_core *cr = &s->core[core];
     size_t mk = (size_t)mm->m * mm->k, nk = (size_t)mm->n * mm->k, mn = (size_t)mm->m * mm->n;
     float *a = malloc(mk * sizeof *a), *b = malloc(nk * sizeof *b);
-    double *c = malloc(mn * sizeof *c);
-    void *tmp = malloc(mn * (mm->in == NPK_PREC_FP16 ? sizeof(float) : sizeof(int64_t)));
+    bool fp = mm->in == NPK_PREC_FP16;
+    float *cf = fp ? malloc(mn * sizeof *cf) : NULL;
+    int64_t *ci = fp ? NULL : malloc(mn * sizeof *ci);
     bool ok = false;
-    if (!a || !b || !c || !tmp) {
+    if (!a || !b || (fp ? !cf : !ci)) {
         rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
                           mm->m, mm->k, mm->n);
         goto done;
@@ -249,35 +266,30 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     if (first_in_job)
         remember_feature(cr, mm, a);
 
-    if (mm->in == NPK_PREC_FP16) {
-        float *cf = tmp;
+    if (fp) {
         rksim_sgemm_nt(mm->m, mm->n, mm->k, a, mm->k, b, mm->k, cf, mm->n);
-        for (size_t i = 0; i < mn; i++)
-            c[i] = cf[i];
     } else {
-        int64_t *ci = tmp;
         /* int8 operands are at most 128 in magnitude, int4 at most 8 */
         if (!rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, mm->in == NPK_PREC_INT8 ? 128 : 8)) {
             rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory");
             goto done;
         }
-        for (size_t i = 0; i < mn; i++) {
+        for (size_t i = 0; mm->out == NPK_PREC_INT16 && i < mn; i++) {
             int64_t v = ci[i];
-            if (mm->out == NPK_PREC_INT16 && (v > 32767 || v < -32767)) {
-                if (e->strict16) {
-                    rksim_result_fail(r, RKSIM_UNSUPPORTED,
-                                      "unsupported by the model (ideal): int4 sum %lld at "
-                                      "element %zu leaves the int16 output (DPU_DATA_FORMAT)",
-                                      (long long)v, i);
-                    goto done;
-                }
-                r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_INT4_SATURATION);
-                v = v > 0 ? 32767 : -32767;
+            if (v <= 32767 && v >= -32767)
+                continue;
+            if (e->strict16) {
+                rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                  "unsupported by the model (ideal): int4 sum %lld at element "
+                                  "%zu leaves the int16 output (DPU_DATA_FORMAT)",
+                                  (long long)v, i);
+                goto done;
             }
-            c[i] = (double)v;
+            r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_INT4_SATURATION);
+            ci[i] = v > 0 ? 32767 : -32767;
         }
     }
-    ok = write_output(s, mm, e->zeros ? NULL : c, r);
+    ok = e->zeros ? write_output(s, mm, NULL, NULL, r) : write_output(s, mm, cf, ci, r);
     if (!ok && mm->out_tile_bytes != mm->out_tile_expected)
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
     r->model_us += rksim_time_matmul_us(mm->in, mm->m, mm->k, mm->n,
@@ -286,7 +298,7 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
 done:
     free(a);
     free(b);
-    free(c);
-    free(tmp);
+    free(cf);
+    free(ci);
     return ok;
 }

@@ -62,6 +62,8 @@ void rksim_hazards_op(rksim *s, unsigned core, const rksim_regfile *rf, rksim_mm
 bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effect *e,
                   bool first_in_job, rksim_core_result *r);
 
+/* True when the arithmetic goes through CBLAS (OpenBLAS found by CMake). */
+bool rksim_gemm_uses_blas(void);
 /* C[M][N] = A[M][K] . B[N][K]^T in fp32 (CBLAS sgemm when available). */
 void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
                     const float *b, uint32_t ldb, float *c, uint32_t ldc);
