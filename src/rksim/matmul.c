@@ -250,10 +250,10 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     pthread_once(&f16_once, f16_table_build);
     rksim_core *cr = &s->core[core];
     size_t mk = (size_t)mm->m * mm->k, nk = (size_t)mm->n * mm->k, mn = (size_t)mm->m * mm->n;
-    float *a = malloc(mk * sizeof *a), *b = malloc(nk * sizeof *b);
+    float *a = rksim_scratch(s, 0, mk * sizeof *a), *b = rksim_scratch(s, 1, nk * sizeof *b);
     bool fp = mm->in == NPK_PREC_FP16;
-    float *cf = fp ? malloc(mn * sizeof *cf) : NULL;
-    int64_t *ci = fp ? NULL : malloc(mn * sizeof *ci);
+    float *cf = fp ? rksim_scratch(s, 2, mn * sizeof *cf) : NULL;
+    int64_t *ci = fp ? NULL : rksim_scratch(s, 3, mn * sizeof *ci);
     bool ok = false;
     if (!a || !b || (fp ? !cf : !ci)) {
         rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
@@ -296,9 +296,5 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                                         (double)(mk + nk) * mm->in_bits / 8,
                                         (double)mm->m * mm->n_dpu * mm->out_bits / 8);
 done:
-    free(a);
-    free(b);
-    free(cf);
-    free(ci);
     return ok;
 }

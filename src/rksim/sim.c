@@ -60,6 +60,8 @@ void rksim_destroy(rksim *s)
         return;
     for (unsigned i = 0; i < RKSIM_MAX_CORES; i++)
         free(s->core[i].feat_cache);
+    for (unsigned i = 0; i < 4; i++)
+        free(s->scratch[i]);
     rksim_mem_free(&s->mem);
     free(s);
 }
@@ -74,6 +76,16 @@ void rksim_core_reset(rksim_core *c, bool soft_after_timeout)
     c->int_primed = true;
     c->feat_valid = false;
     memset(&c->regs, 0, sizeof c->regs);
+}
+
+void *rksim_scratch(rksim *s, unsigned slot, size_t bytes)
+{
+    if (bytes > s->scratch_size[slot]) {
+        free(s->scratch[slot]);
+        s->scratch[slot] = malloc(bytes);
+        s->scratch_size[slot] = s->scratch[slot] ? bytes : 0;
+    }
+    return s->scratch[slot];
 }
 
 const rksim_report *rksim_last_report(const rksim *s) { return &s->report; }

@@ -47,7 +47,15 @@ struct rksim {
     unsigned power_refs;
     uint32_t freq_hz;
     rksim_report report;
+    /* operand scratch reused across operations: fresh large allocations cost page faults
+     * that would dominate the simulated matmul */
+    void *scratch[4];
+    size_t scratch_size[4];
 };
+
+/* A scratch buffer of at least `bytes` (slot 0..3), kept by the simulator; NULL when out of
+ * memory. */
+void *rksim_scratch(rksim *s, unsigned slot, size_t bytes);
 
 static inline bool rksim_faithful(const rksim *s, rksim_hazard_id id)
 {
