@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "npukit/rk.h"
 #include "rk_operands.h"
+#include "rk_opts.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -45,12 +46,11 @@ static void usage(FILE *f)
 
 int rk_bench_main(int argc, char **argv)
 {
-    rk_operands o = {0};
-    o.in = NPK_PREC_FP16;
-    o.out = NPK_PREC_FP32;
-    bool have_out = false, json = false;
-    const char *device = "auto";
-    int iters = 10, warm = 2, cores = 0, positional = 0;
+    rk_shape_opts so;
+    rk_shape_opts_init(&so);
+    so.have_in = true; /* fp16 unless --dtype or TYPE says otherwise */
+    bool json = false;
+    int iters = 10, warm = 2, positional = 0;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *v;
         if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
@@ -62,18 +62,18 @@ int rk_bench_main(int argc, char **argv)
             continue;
         }
         if (opt[0] != '-') { /* M K N [TYPE] */
-            uint32_t *dims[3] = {&o.m, &o.k, &o.n};
+            uint32_t *dims[3] = {&so.m, &so.k, &so.n};
             if (positional < 3) {
                 if (!cli_u32("M/K/N", opt, dims[positional]))
                     return 2;
             } else if (positional == 3) {
                 int t;
-                if (!cli_int("TYPE", opt, 0, 64, &t) || !vendor_type(t, &o.in, &o.out)) {
+                if (!cli_int("TYPE", opt, 0, 64, &t) || !vendor_type(t, &so.in, &so.out)) {
                     fprintf(stderr, "npukit: matmul type %s is not supported on RK3588 "
                                     "(1, 2, 4, 10)\n", opt);
                     return 2;
                 }
-                have_out = true;
+                so.have_out = true;
             } else {
                 usage(stderr);
                 return 2;
@@ -83,41 +83,29 @@ int rk_bench_main(int argc, char **argv)
         }
         if (!(v = cli_value(argc, argv, &i)))
             return 2;
-        if (!strcmp(opt, "--dtype") || !strcmp(opt, "--out")) {
-            npk_rk_prec p;
-            if (!npk_rk_prec_parse(v, &p)) {
-                fprintf(stderr, "npukit: %s '%s' is not a precision\n", opt, v);
-                return 2;
-            }
-            *(opt[2] == 'd' ? &o.in : &o.out) = p;
-            if (opt[2] == 'o')
-                have_out = true;
-        } else if (!strcmp(opt, "-m") || !strcmp(opt, "-k") || !strcmp(opt, "-n")) {
-            if (!cli_u32(opt, v, opt[1] == 'm' ? &o.m : opt[1] == 'k' ? &o.k : &o.n))
-                return 2;
-        } else if (!strcmp(opt, "--iters")) {
+        int r = rk_shape_opt(&so, opt, v);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (!strcmp(opt, "--iters")) {
             if (!cli_int(opt, v, 1, 100000, &iters))
                 return 2;
         } else if (!strcmp(opt, "--warmup")) {
             if (!cli_int(opt, v, 0, 1000, &warm))
                 return 2;
-        } else if (!strcmp(opt, "--cores")) {
-            if (!cli_int(opt, v, 1, 3, &cores))
-                return 2;
-        } else if (!strcmp(opt, "--device")) {
-            device = v;
         } else {
             fprintf(stderr, "npukit: rk bench: unknown option '%s'\n", opt);
             usage(stderr);
             return 2;
         }
     }
-    if (!o.m || !o.k || !o.n) {
-        fprintf(stderr, "npukit: rk bench needs M, K and N (each >= 1)\n");
+    if (!rk_shape_complete(&so, "rk bench"))
         return 2;
-    }
-    if (!have_out)
-        o.out = o.in == NPK_PREC_FP16 ? NPK_PREC_FP32 : NPK_PREC_INT32;
+    rk_operands o = {0};
+    rk_operands_from_opts(&o, &so);
+    const char *device = so.device;
+    int cores = so.cores;
     if (!rk_operands_make(&o, NULL, NULL, 1)) {
         rk_operands_free(&o);
         return 1;

@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "npukit/rk.h"
 #include "rk_operands.h"
+#include "rk_opts.h"
 
 static void usage(FILE *f)
 {
@@ -51,10 +52,10 @@ static void print_result(bool json, const npk_rk_info *info, const rk_operands *
 
 int rk_matmul_main(int argc, char **argv)
 {
-    rk_operands o = {0};
-    bool have_dtype = false, have_out = false, check = false, json = false;
-    const char *device = "auto", *a_file = NULL, *b_file = NULL;
-    int cores = 0;
+    rk_shape_opts so;
+    rk_shape_opts_init(&so);
+    bool check = false, json = false;
+    const char *a_file = NULL, *b_file = NULL;
     uint64_t seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *v;
@@ -68,23 +69,12 @@ int rk_matmul_main(int argc, char **argv)
         }
         if (!(v = cli_value(argc, argv, &i)))
             return 2;
-        if (!strcmp(opt, "--dtype") || !strcmp(opt, "--out")) {
-            npk_rk_prec p;
-            if (!npk_rk_prec_parse(v, &p)) {
-                fprintf(stderr, "npukit: %s '%s' is not a precision\n", opt, v);
-                return 2;
-            }
-            *(opt[2] == 'd' ? &o.in : &o.out) = p;
-            *(opt[2] == 'd' ? &have_dtype : &have_out) = true;
-        } else if (!strcmp(opt, "-m") || !strcmp(opt, "-k") || !strcmp(opt, "-n")) {
-            if (!cli_u32(opt, v, opt[1] == 'm' ? &o.m : opt[1] == 'k' ? &o.k : &o.n))
-                return 2;
-        } else if (!strcmp(opt, "--cores")) {
-            if (!cli_int(opt, v, 1, 3, &cores))
-                return 2;
-        } else if (!strcmp(opt, "--device")) {
-            device = v;
-        } else if (!strcmp(opt, "--a") || !strcmp(opt, "--b")) {
+        int r = rk_shape_opt(&so, opt, v);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (!strcmp(opt, "--a") || !strcmp(opt, "--b")) {
             *(opt[2] == 'a' ? &a_file : &b_file) = v;
         } else if (!strcmp(opt, "--seed")) {
             if (!cli_u64(opt, v, UINT64_MAX, &seed))
@@ -95,12 +85,12 @@ int rk_matmul_main(int argc, char **argv)
             return 2;
         }
     }
-    if (!have_dtype || !o.m || !o.k || !o.n) {
-        fprintf(stderr, "npukit: rk matmul needs --dtype, -m, -k and -n (each >= 1)\n");
+    if (!rk_shape_complete(&so, "rk matmul"))
         return 2;
-    }
-    if (!have_out)
-        o.out = o.in == NPK_PREC_FP16 ? NPK_PREC_FP32 : NPK_PREC_INT32;
+    rk_operands o = {0};
+    rk_operands_from_opts(&o, &so);
+    const char *device = so.device;
+    int cores = so.cores;
     if (!rk_operands_make(&o, a_file, b_file, seed)) {
         rk_operands_free(&o);
         return 1;

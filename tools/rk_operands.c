@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "npukit/fp16.h"
+#include "rk_opts.h"
 #include <time.h>
 
 uint64_t npk_rk_now_ns_tool(void)
@@ -15,6 +16,15 @@ uint64_t npk_rk_now_ns_tool(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void rk_operands_from_opts(rk_operands *o, const rk_shape_opts *so)
+{
+    o->in = so->in;
+    o->out = so->have_out ? so->out : so->in == NPK_PREC_FP16 ? NPK_PREC_FP32 : NPK_PREC_INT32;
+    o->m = so->m;
+    o->k = so->k;
+    o->n = so->n;
 }
 
 unsigned rk_elem_bytes(npk_rk_prec p)

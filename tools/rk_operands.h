@@ -14,6 +14,10 @@ typedef struct rk_operands {
     void *a, *b, *c, *ref;
 } rk_operands;
 
+struct rk_shape_opts;
+/* Shape and precisions from the parsed options; the runtime's integer output is int32. */
+void rk_operands_from_opts(rk_operands *o, const struct rk_shape_opts *so);
+
 /* Bytes per element of a user array (int4 is held one per int8_t). */
 unsigned rk_elem_bytes(npk_rk_prec p);
 

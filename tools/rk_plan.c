@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_synth.h"
+#include "rk_opts.h"
 
 static void usage(FILE *f)
 {
@@ -15,10 +16,10 @@ static void usage(FILE *f)
 
 int rk_plan_main(int argc, char **argv)
 {
-    npk_rk_plan_request req;
-    npk_rk_plan_request_init(&req, NPK_PREC_FP16, 0, 0, 0);
-    bool json = false, have_dtype = false, have_out = false;
-    npk_rk_prec out = NPK_PREC_FP32;
+    rk_shape_opts so;
+    rk_shape_opts_init(&so);
+    uint32_t k_slice_max = 0;
+    bool json = false;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v;
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -31,52 +32,30 @@ int rk_plan_main(int argc, char **argv)
         }
         if (!(v = cli_value(argc, argv, &i)))
             return 2;
-        if (!strcmp(o, "--dtype") || !strcmp(o, "--out")) {
-            npk_rk_prec p;
-            if (!npk_rk_prec_parse(v, &p)) {
-                fprintf(stderr, "npukit: %s '%s' is not a precision\n", o, v);
+        int r = rk_shape_opt(&so, o, v);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (!strcmp(o, "--k-slice")) {
+            if (!cli_u32(o, v, &k_slice_max))
                 return 2;
-            }
-            if (o[2] == 'd') {
-                req.in = p;
-                have_dtype = true;
-            } else {
-                out = p;
-                have_out = true;
-            }
-        } else if (!strcmp(o, "-m") || !strcmp(o, "-k") || !strcmp(o, "-n")) {
-            if (!cli_u32(o, v, o[1] == 'm' ? &req.m : o[1] == 'k' ? &req.k : &req.n))
-                return 2;
-        } else if (!strcmp(o, "--cores")) {
-            int c;
-            if (!cli_int(o, v, 1, 64, &c))
-                return 2;
-            req.cores = (unsigned)c;
-        } else if (!strcmp(o, "--k-slice")) {
-            if (!cli_u32(o, v, &req.k_slice_max))
-                return 2;
-        } else if (!strcmp(o, "--mode")) {
-            if (strcmp(v, "line") && strcmp(v, "cube")) {
-                fprintf(stderr, "npukit: --mode '%s' is not line or cube\n", v);
-                return 2;
-            }
-            req.mode = !strcmp(v, "line") ? NPK_MODE_LINE : NPK_MODE_CUBE;
-        } else if (!strcmp(o, "--soc")) {
-            if (!(req.soc = npk_rk_soc_find(v))) {
-                fprintf(stderr, "npukit: --soc '%s' is not rk3588 or rk3576\n", v);
-                return 2;
-            }
         } else {
             fprintf(stderr, "npukit: rk plan: unknown option '%s'\n", o);
             usage(stderr);
             return 2;
         }
     }
-    if (!have_dtype) {
-        fprintf(stderr, "npukit: rk plan needs --dtype, -m, -k and -n\n");
+    if (!rk_shape_complete(&so, "rk plan"))
         return 2;
-    }
-    req.out = have_out ? out : npk_rk_default_out(req.in);
+    npk_rk_plan_request req;
+    npk_rk_plan_request_init(&req, so.in, so.m, so.k, so.n);
+    req.out = so.out;
+    req.cores = so.cores ? (unsigned)so.cores : 1;
+    req.mode = so.mode;
+    req.soc = so.soc;
+    req.k_slice_max = k_slice_max;
+
     npk_rk_plan plan;
     if (npk_rk_plan_matmul(&req, &plan))
         return cli_lib_error("plan");

@@ -6,6 +6,7 @@
 #include "npukit/rk_decode.h"
 #include "npukit/rk_sched.h"
 #include "npukit/rk_synth.h"
+#include "rk_opts.h"
 
 static void usage(FILE *f)
 {
@@ -24,10 +25,10 @@ static void usage(FILE *f)
 
 int rk_synth_main(int argc, char **argv)
 {
+    rk_shape_opts so;
+    rk_shape_opts_init(&so);
     npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, 0, 0, 0);
-    bool have_dtype = false, have_out = false;
     const char *format = "u64";
-    npk_rk_prec out = NPK_PREC_FP32;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v;
         if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
@@ -39,33 +40,16 @@ int rk_synth_main(int argc, char **argv)
         }
         if (!(v = cli_value(argc, argv, &i)))
             return 2;
-        if (!strcmp(o, "--dtype")) {
-            if (!npk_rk_prec_parse(v, &mm.in)) {
-                fprintf(stderr, "npukit: --dtype '%s' is not fp16, int8 or int4\n", v);
-                return 2;
-            }
-            have_dtype = true;
-        } else if (!strcmp(o, "--out")) {
-            if (!npk_rk_prec_parse(v, &out)) {
-                fprintf(stderr, "npukit: --out '%s' is not a precision\n", v);
-                return 2;
-            }
-            have_out = true;
-        } else if (!strcmp(o, "-m") || !strcmp(o, "-k") || !strcmp(o, "-n")) {
-            uint32_t *dst = o[1] == 'm' ? &mm.m : o[1] == 'k' ? &mm.k : &mm.n;
-            if (!cli_u32(o, v, dst))
-                return 2;
-        } else if (!strcmp(o, "--sched")) {
+        int r = rk_shape_opt(&so, o, v);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (!strcmp(o, "--sched")) {
             if (!strcmp(v, "auto"))
                 mm.sched = NPK_SCHED_AUTO;
             else if (!cli_int(o, v, 0, 1, &mm.sched))
                 return 2;
-        } else if (!strcmp(o, "--mode")) {
-            if (strcmp(v, "line") && strcmp(v, "cube")) {
-                fprintf(stderr, "npukit: --mode '%s' is not line or cube\n", v);
-                return 2;
-            }
-            mm.mode = !strcmp(v, "line") ? NPK_MODE_LINE : NPK_MODE_CUBE;
         } else if (!strcmp(o, "--a") || !strcmp(o, "--b") || !strcmp(o, "--c")) {
             uint32_t *dst = o[2] == 'a' ? &mm.a : o[2] == 'b' ? &mm.b : &mm.c;
             if (!cli_u32(o, v, dst))
@@ -78,11 +62,6 @@ int rk_synth_main(int argc, char **argv)
             if (!cli_int(o, v, 0, 0xffff, &x))
                 return 2;
             *(o[3] == 'c' ? &mm.requant_scale : &mm.requant_shift) = (uint16_t)x;
-        } else if (!strcmp(o, "--soc")) {
-            if (!(mm.soc = npk_rk_soc_find(v))) {
-                fprintf(stderr, "npukit: --soc '%s' is not rk3588 or rk3576\n", v);
-                return 2;
-            }
         } else if (!strcmp(o, "--format")) {
             if (strcmp(v, "u64") && strcmp(v, "text") && strcmp(v, "bin")) {
                 fprintf(stderr, "npukit: --format '%s' is not u64, text or bin\n", v);
@@ -95,11 +74,15 @@ int rk_synth_main(int argc, char **argv)
             return 2;
         }
     }
-    if (!have_dtype || !mm.m || !mm.k || !mm.n) {
-        fprintf(stderr, "npukit: rk synth needs --dtype, -m, -k and -n (each >= 1)\n");
+    if (!rk_shape_complete(&so, "rk synth"))
         return 2;
-    }
-    mm.out = have_out ? out : npk_rk_default_out(mm.in);
+    mm.in = so.in;
+    mm.out = so.out;
+    mm.m = so.m;
+    mm.k = so.k;
+    mm.n = so.n;
+    mm.mode = so.mode;
+    mm.soc = so.soc;
 
     npk_rk_entry prog[NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES];
     npk_rk_synth_info info;

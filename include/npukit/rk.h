@@ -46,7 +46,7 @@ void npk_rk_close(npk_rk *rt);
 
 typedef struct npk_rk_info {
     const char *soc;       /* "rk3588" */
-    const char *device;    /* "sim" or the node path */
+    char device[64];       /* "sim" or the node path */
     bool simulated;
     unsigned cores;
     uint32_t drv_version;  /* GET_DRV_VERSION (e.g. 908 for 0.9.8) */

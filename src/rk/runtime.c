@@ -104,7 +104,7 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
     if (!rt || !info)
         return npk_fail(NPK_EINVAL, "query: NULL runtime or info");
     info->soc = rt->soc->name;
-    info->device = npk_rk_device_name(rt->dev);
+    snprintf(info->device, sizeof info->device, "%s", npk_rk_device_name(rt->dev));
     info->simulated = rt->simulated;
     info->cores = rt->cores;
     info->drv_version = rt->drv_version;

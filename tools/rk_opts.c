@@ -1,0 +1,65 @@
+/* Parsing of the shared rk shape options. */
+#include "rk_opts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "npukit/rk_synth.h"
+
+void rk_shape_opts_init(rk_shape_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->in = NPK_PREC_FP16;
+    o->out = NPK_PREC_FP32;
+    o->mode = -1;
+    o->device = "auto";
+}
+
+int rk_shape_opt(rk_shape_opts *o, const char *opt, const char *v)
+{
+    if (!strcmp(opt, "--dtype") || !strcmp(opt, "--out")) {
+        npk_rk_prec p;
+        if (!npk_rk_prec_parse(v, &p)) {
+            fprintf(stderr, "npukit: %s '%s' is not a precision (fp16, int8, int4, fp32, ...)\n",
+                    opt, v);
+            return -1;
+        }
+        bool in = opt[2] == 'd';
+        *(in ? &o->in : &o->out) = p;
+        *(in ? &o->have_in : &o->have_out) = true;
+    } else if (!strcmp(opt, "-m") || !strcmp(opt, "-k") || !strcmp(opt, "-n")) {
+        if (!cli_u32(opt, v, opt[1] == 'm' ? &o->m : opt[1] == 'k' ? &o->k : &o->n))
+            return -1;
+    } else if (!strcmp(opt, "--mode")) {
+        if (strcmp(v, "line") && strcmp(v, "cube")) {
+            fprintf(stderr, "npukit: --mode '%s' is not line or cube\n", v);
+            return -1;
+        }
+        o->mode = !strcmp(v, "line") ? NPK_MODE_LINE : NPK_MODE_CUBE;
+    } else if (!strcmp(opt, "--soc")) {
+        if (!(o->soc = npk_rk_soc_find(v))) {
+            fprintf(stderr, "npukit: --soc '%s' is not rk3588 or rk3576\n", v);
+            return -1;
+        }
+    } else if (!strcmp(opt, "--cores")) {
+        if (!cli_int(opt, v, 1, 64, &o->cores))
+            return -1;
+    } else if (!strcmp(opt, "--device")) {
+        o->device = v;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+bool rk_shape_complete(rk_shape_opts *o, const char *cmd)
+{
+    if (!o->have_in || !o->m || !o->k || !o->n) {
+        fprintf(stderr, "npukit: %s needs --dtype, -m, -k and -n (each >= 1)\n", cmd);
+        return false;
+    }
+    if (!o->have_out)
+        o->out = npk_rk_default_out(o->in);
+    return true;
+}

@@ -1,0 +1,29 @@
+/* The options the rk matmul-shaped commands share (synth, plan, matmul, bench), parsed once. */
+#ifndef NPUKIT_TOOLS_RK_OPTS_H
+#define NPUKIT_TOOLS_RK_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "npukit/rk_soc.h"
+#include "npukit/rk_types.h"
+
+typedef struct rk_shape_opts {
+    npk_rk_prec in, out;
+    bool have_in, have_out;
+    uint32_t m, k, n;
+    int mode;              /* -1: the dtype's default */
+    const npk_rk_soc *soc; /* NULL: RK3588 */
+    int cores;             /* 0: all */
+    const char *device;    /* "auto" */
+} rk_shape_opts;
+
+void rk_shape_opts_init(rk_shape_opts *o);
+/* One option and its value: --dtype, --out, -m, -k, -n, --mode, --soc, --cores, --device.
+ * Returns 1 when consumed, 0 when `opt` is not one of them, -1 for a bad value (printed). */
+int rk_shape_opt(rk_shape_opts *o, const char *opt, const char *value);
+/* True when --dtype, -m, -k and -n were all given; otherwise prints what `cmd` needs. Fills in
+ * the default output precision. */
+bool rk_shape_complete(rk_shape_opts *o, const char *cmd);
+
+#endif
