@@ -74,7 +74,7 @@ typedef struct ktsim_config {
 void ktsim_config_default(ktsim_config *cfg);
 /* Load a preset: a name resolves to <data>/kt/<name>.mesh, anything with '/' or '.' is a path. */
 npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg);
-/* Parse preset text (the file format is described in data/kt/README). */
+/* Parse preset text (the file format and the bundled presets are described in data/kt/README.md). */
 npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config *cfg);
 /* Names of the bundled presets, NULL-terminated. */
 const char *const *ktsim_preset_names(void);

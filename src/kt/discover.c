@@ -108,11 +108,16 @@ npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n)
             if (!version) {
                 version = caps.version;
                 version_from = at;
+            } else if (caps.version != version && d->opt.expect_version) {
+                return npk_fail(NPK_EMISMATCH,
+                                "unit at (%u,%u) reports cu_version %u, expected %u (kt_options.expect_version): "
+                                "refusing a bitstream built for another program",
+                                x, y, caps.version, version);
             } else if (caps.version != version) {
                 return npk_fail(NPK_EMISMATCH,
-                                "unit at (%u,%u) reports cu_version %u but %s (%u,%u) %u: refusing a mixed image",
-                                x, y, caps.version, d->opt.expect_version ? "the expected version is" : "the unit at",
-                                version_from.x, version_from.y, version);
+                                "unit at (%u,%u) reports cu_version %u but the unit at (%u,%u) reports %u: "
+                                "refusing a mixed image",
+                                x, y, caps.version, version_from.x, version_from.y, version);
             }
             if (*n >= max)
                 return npk_fail(NPK_ELIMIT, "more than %zu units in the mesh", max);

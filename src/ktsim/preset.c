@@ -1,4 +1,5 @@
-/* Mesh presets: small text files under data/kt/, one setting per line.
+/* Mesh presets: small text files under data/kt/, one setting per line (data/kt/README.md
+ * documents every key and the bundled presets).
  *
  *   # comment
  *   name default

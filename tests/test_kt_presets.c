@@ -1,0 +1,159 @@
+/* Presets as data: every bundled preset loads, builds and presents the address map and units its
+ * documentation (data/kt/README.md) states — the bench map of facts §1.9 and the card map as a
+ * preset — plus parse errors, and the driver's cu_version refusal in both of its forms. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "npukit/kt.h"
+#include "npukit/ktsim.h"
+
+static ktsim *build(const char *name, ktsim_config *c)
+{
+    CHECK_EQ(ktsim_preset_load(name, c), NPK_OK);
+    ktsim *s = NULL;
+    CHECK_EQ(ktsim_create(c, &s), NPK_OK);
+    return s;
+}
+
+static void test_bundled_documented(void)
+{
+    /* Every bundled preset has a paragraph in the README, under its own name. */
+    const char *src = getenv("NPUKIT_SRC");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data/kt/README.md", src ? src : ".");
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    static char text[32768];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    text[n] = '\0';
+    if (f)
+        fclose(f);
+    for (const char *const *p = ktsim_preset_names(); *p; p++) {
+        char want[64];
+        snprintf(want, sizeof want, "**`%s`**", *p);
+        CHECK_STR_HAS(text, want);
+        ktsim_config c;
+        ktsim *s = build(*p, &c);
+        CHECK(s != NULL);
+        CHECK_EQ(strcmp(c.name, *p), 0); /* the file names itself */
+        ktsim_destroy(s);
+    }
+}
+
+/* The bench map: orchestrator at MAG_BASE 0x1000_0000, DRAM of mesh 0 at 1 << 40. */
+static void test_default_bench_map(void)
+{
+    ktsim_config c;
+    ktsim *s = build("default", &c);
+    if (!s)
+        return;
+    CHECK_EQ(c.ctrl_base, 0x10000000);
+    CHECK_EQ(c.engine_base, 0);
+    CHECK_EQ(c.mem_base, 1ull << 40);
+    CHECK_EQ(c.gen, KTSIM_GEN_CURRENT);
+    uint64_t caps;
+    CHECK_EQ(kt_read64(ktsim_transport(s), 0x10000000 + KT_CAPS, &caps), NPK_OK);
+    CHECK_EQ(caps, 0x0000000101040120ull); /* 288-bit flit, POS_WIDTH 4, grid 1..1 */
+    kt_dev d;
+    CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, NULL), NPK_OK);
+    kt_unit u[8];
+    size_t nu = 0;
+    CHECK_EQ(kt_enumerate(&d, u, 8, &nu), NPK_OK);
+    CHECK_EQ(nu, 3);
+    ktsim_destroy(s);
+}
+
+/* The card map (v6.x/v7 boards): control window at 0x80_0000, nothing at the bench MAG_BASE, the
+ * v6.7 card's measured CAPS, generated tops' INST_DEPTH 512, a pre-strobe bitstream, and 4 GiB
+ * of DRAM behind (mesh + 1) << 40. */
+static void test_card_map(void)
+{
+    ktsim_config c;
+    ktsim *s = build("card", &c);
+    if (!s)
+        return;
+    kt_transport *t = ktsim_transport(s);
+    CHECK_EQ(c.gen, KTSIM_GEN_PRESTROBE);
+    uint64_t v;
+    CHECK_EQ(kt_read64(t, 0x800000 + KT_CAPS, &v), NPK_OK);
+    CHECK_EQ(v, 0x0000000201040120ull);
+    CHECK_EQ(kt_read64(t, 0x10000000 + KT_CAPS, &v), NPK_EFAULT); /* no main_orch, no bench map */
+    kt_dev d;
+    CHECK_EQ(kt_open(&d, t, 0x800000, NULL), NPK_OK);
+    kt_unit u[8];
+    size_t nu = 0;
+    CHECK_EQ(kt_enumerate(&d, u, 8, &nu), NPK_OK);
+    CHECK_EQ(nu, 4);
+    for (size_t i = 0; i < nu; i++) {
+        CHECK_EQ(u[i].caps.inst_depth, 512);
+        CHECK_EQ(u[i].caps.version, 4);
+    }
+    /* The last granule of the populated 4 GiB is writable; one past it has no slave. */
+    uint8_t g[32] = {1};
+    CHECK_EQ(kt_write_block(t, (1ull << 40) + 0xFFFFFFE0ull, g, 32), NPK_OK);
+    CHECK_EQ(kt_write_block(t, (1ull << 40) + 0x100000000ull, g, 32), NPK_EFAULT);
+    ktsim_destroy(s);
+}
+
+static void test_parse_errors(void)
+{
+    ktsim_config c;
+    CHECK_EQ(ktsim_preset_parse("grid 1 2\nbogus 3\n", "x.mesh", &c), NPK_EPARSE);
+    CHECK_STR_HAS(npk_last_error(), "x.mesh:2: unknown setting 'bogus'");
+    CHECK_EQ(ktsim_preset_parse("stage_flits 205\n", "x.mesh", &c), NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "exceeds 204");
+    CHECK_EQ(ktsim_preset_parse("unit 1 1 test inst_depth=70000\n", "x.mesh", &c), NPK_ELIMIT);
+    CHECK_EQ(ktsim_preset_parse("generation old\n", "x.mesh", &c), NPK_EPARSE);
+    /* Defaults the README states, and a unit with a two-letter type. */
+    CHECK_EQ(ktsim_preset_parse("# only a unit\nunit 2 1 test type=QQ\n", "y.mesh", &c), NPK_OK);
+    CHECK_EQ(c.stage_flits, 128);
+    CHECK_EQ(c.router_fifo, 32);
+    CHECK_EQ(c.n_mem_ports, 1);
+    CHECK_EQ(c.mem_port[0].x, 0);
+    CHECK_EQ(c.mem_port[0].y, 1);
+    CHECK_EQ(c.units[0].type, 0x5151);
+    CHECK_EQ(c.units[0].inst_depth, 32);
+    CHECK_EQ(c.units[0].version, 1);
+    CHECK_EQ(c.units[0].latency, 16);
+}
+
+/* cu_version (spec §1.3): every endpoint of an image carries the same build number. The error
+ * names the value found and the value it was compared with. */
+static void test_version_messages(void)
+{
+    ktsim_config c;
+    CHECK_EQ(ktsim_preset_load("default", &c), NPK_OK);
+    c.units[2].version = 5; /* the test unit at (1,2), enumerated last */
+    ktsim *s;
+    CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
+    kt_dev d;
+    kt_unit u[8];
+    size_t n;
+    /* Without an expectation: the first unit found sets it. */
+    CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, NULL), NPK_OK);
+    CHECK_EQ(kt_enumerate(&d, u, 8, &n), NPK_EMISMATCH);
+    CHECK_STR_HAS(npk_last_error(), "unit at (1,2) reports cu_version 5 but the unit at (1,1) reports 4");
+    /* With the caller's expectation: found and expected, both named. */
+    kt_options o = {0};
+    o.expect_version = 5;
+    CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, &o), NPK_OK);
+    CHECK_EQ(kt_enumerate(&d, u, 8, &n), NPK_EMISMATCH);
+    CHECK_STR_HAS(npk_last_error(), "unit at (1,1) reports cu_version 4, expected 5");
+    o.expect_version = 4;
+    CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, &o), NPK_OK);
+    CHECK_EQ(kt_enumerate(&d, u, 8, &n), NPK_EMISMATCH);
+    CHECK_STR_HAS(npk_last_error(), "unit at (1,2) reports cu_version 5, expected 4");
+    ktsim_destroy(s);
+}
+
+int main(void)
+{
+    test_bundled_documented();
+    test_default_bench_map();
+    test_card_map();
+    test_parse_errors();
+    test_version_messages();
+    return check_done();
+}
