@@ -193,6 +193,38 @@ static void test_register_edits(void)
     npk_rk_device_close(d);
 }
 
+/* Cube output geometry from the registers: doubling DST_SURF_STRIDE and SURFACE_ADD spreads
+ * the [N/4][M][4] surfaces of an fp32 output to twice the pitch (facts D.3). */
+static void test_cube_surface_stride(void)
+{
+    npk_rk_device *d = tl_open(0);
+    tl_case t;
+    const uint32_t M = 8, K = 64, N = 32;
+    tl_case_init(&t, NPK_PREC_FP16, NPK_PREC_FP32, M, K, N);
+    tl_case_reference(&t);
+    npk_rk_devtask tk;
+    CHECK_EQ(run(d, &t, NPK_MODE_CUBE, 0, 0, &tk), NPK_OK);
+    CHECK_EQ(tl_mismatches(&t), 0);
+    CHECK_EQ(get_reg(&tk, NPK_REG_DPU_DST_SURF_STRIDE), M << 4);
+    CHECK_EQ(get_reg(&tk, NPK_REG_DPU_SURFACE_ADD), (M * 4) << 4);
+    /* 8 surfaces of M*16 bytes; at twice the pitch they still fit the buffer's page */
+    CHECK(tk.c.size <= 2048);
+    set_reg(&tk, NPK_REG_DPU_DST_SURF_STRIDE, (2 * M) << 4);
+    set_reg(&tk, NPK_REG_DPU_SURFACE_ADD, (2 * M * 4) << 4);
+    memset(tk.c.host, 0, 4096);
+    CHECK_EQ(resubmit(d, &tk, NULL), NPK_OK);
+    const float *raw = tk.c.host;
+    size_t bad = 0;
+    for (uint32_t m = 0; m < M; m++)
+        for (uint32_t n = 0; n < N; n++)
+            bad += raw[(n / 4) * (2 * M * 4) + m * 4 + n % 4] != (float)t.ref[m * N + n];
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(raw[M * 4] == 0.0f, 1); /* the old place of surface 1 stays empty */
+    npk_rk_devtask_destroy(d, &tk);
+    tl_case_free(&t);
+    npk_rk_device_close(d);
+}
+
 /* The simulator does not depend on register order: the vendor order shuffled, and a 104-entry
  * body without the duplicate entries (the mtx-style program, facts C.4). */
 static void test_register_order(void)
@@ -245,5 +277,6 @@ int main(void)
     test_fp16_rounding();
     test_register_edits();
     test_register_order();
+    test_cube_surface_stride();
     return check_done();
 }

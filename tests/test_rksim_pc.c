@@ -52,8 +52,9 @@ static void write_record(npk_rk_mem *task, unsigned i, uint32_t regcmd, uint32_t
         .regcmd_addr = regcmd};
 }
 
-/* Two matmuls in one task: body1, op-enable 0x000f (start and wait), body2, trailer. */
-static void test_core_ctrl_concat(void)
+/* Two matmuls in one task: body1, op-enable 0x000f (start and wait) or 0x000d (start),
+ * body2, trailer. */
+static void test_core_ctrl_concat(uint32_t core_ctrl)
 {
     npk_rk_device *d = tl_open(0);
     CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
@@ -66,7 +67,7 @@ static void test_core_ctrl_concat(void)
     CHECK_EQ(npk_rk_mem_create(d, 64, RKNPU_MEM_KERNEL_MAPPING, &task), NPK_OK);
     npk_rk_entry *e = r.host;
     memcpy(e, j1.tk.body, sizeof j1.tk.body);
-    e[NPK_RK_MATMUL_BODY] = npk_rk_entry_make(NPK_TARGET_PC_OPEN, 0x0008, 0x000f);
+    e[NPK_RK_MATMUL_BODY] = npk_rk_entry_make(NPK_TARGET_PC_OPEN, 0x0008, core_ctrl);
     memcpy(e + NPK_RK_MATMUL_BODY + 1, j2.tk.body, sizeof j2.tk.body);
     CHECK_EQ(npk_rk_trailer(e + body, 0, 0, NPK_RK_ENABLE_MATMUL), NPK_OK);
     write_record(&task, 0, r.iova, body);
@@ -248,7 +249,8 @@ static void test_refusals(void)
 
 int main(void)
 {
-    test_core_ctrl_concat();
+    test_core_ctrl_concat(0x000f);
+    test_core_ctrl_concat(0x000d);
     test_chain(0, true);
     test_chain(0, false);
     test_chain(RKSIM_HZ_BIT(RKSIM_HZ_UNCHAINED_TASKS), false);

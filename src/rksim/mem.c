@@ -219,8 +219,12 @@ int rksim_mem_sync(rksim_mem *m, rksim_buf *b, uint32_t dir, uint64_t offset, ui
         if (offset == 0 && size == b->size)
             b->cpu_dirty = false;
     }
-    if (dir & RKNPU_MEM_SYNC_FROM_DEVICE)
+    if (dir & RKNPU_MEM_SYNC_FROM_DEVICE) {
         memcpy(b->cpu + offset, b->dev + offset, size);
+        /* an invalidate drops the dirty lines too: nothing is left to be written back */
+        if (offset == 0 && size == b->size)
+            b->cpu_dirty = false;
+    }
     return 0;
 }
 

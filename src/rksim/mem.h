@@ -7,7 +7,9 @@
  * copies CPU -> device (a cache clean), FROM_DEVICE copies device -> CPU (an invalidate). A
  * freshly created cacheable buffer starts with dirty CPU lines; the first job that DMA-writes
  * it gets those lines written back over its output when the job ends (eviction), so that one
- * result is stale. See rksim_hazards[0] for why this model was chosen.
+ * result is stale. A MEM_SYNC of the whole buffer in either direction (a clean, or an
+ * invalidate that discards the lines) leaves no dirty line. See rksim_hazards[0] and the
+ * README for why this model was chosen.
  */
 #ifndef NPUKIT_RKSIM_MEM_H
 #define NPUKIT_RKSIM_MEM_H
