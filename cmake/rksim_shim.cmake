@@ -1,39 +1,58 @@
 # librksim_shim.so: the LD_PRELOAD shim that runs unmodified rknpu programs on the simulator,
-# and its stand-alone test program (written only against rknpu_uapi.h).
+# and the programs that test it:
+#   tests/shim/*_program.c   stand-alone, written only against rknpu_uapi.h (no npukit);
+#   tests/shim/npukit_*.c    npukit's own kernel backend (ioctl + mmap on /dev/dri/card1)
+#                            talking to the simulator through the shim.
 #
-# Both are built WITHOUT the sanitizers even in the sanitized test build: a preloaded shim
-# cannot carry its own ASan runtime into a program that does not link it, and the test program
-# is the "unmodified program" the shim exists for.
+# All of it is built WITHOUT the sanitizers even in the sanitized test build: a preloaded
+# library cannot bring its own ASan runtime into a program that does not link it, and the
+# programs are the "unmodified programs" the shim exists for.
 set(NPUKIT_PLAIN_WARNINGS -Wall -Wextra -Werror)
 
-add_library(rksim_shim SHARED ${NPUKIT_LIB_SOURCES} src/rksim/shim/shim.c)
+# The library sources once more, position-independent, unsanitized, symbols hidden so the
+# shim exports nothing but the functions it interposes.
+add_library(npukit_plain_objs OBJECT ${NPUKIT_LIB_SOURCES})
+set_target_properties(npukit_plain_objs PROPERTIES
+  COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
+  POSITION_INDEPENDENT_CODE ON)
+target_include_directories(npukit_plain_objs PRIVATE include src)
+target_compile_definitions(npukit_plain_objs PRIVATE
+  NPUKIT_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
+if(NPUKIT_HAVE_CBLAS)
+  target_include_directories(npukit_plain_objs PRIVATE ${NPUKIT_CBLAS_INCLUDE})
+  target_compile_definitions(npukit_plain_objs PRIVATE NPUKIT_HAVE_CBLAS=1)
+endif()
+
+add_library(rksim_shim SHARED $<TARGET_OBJECTS:npukit_plain_objs> src/rksim/shim/shim.c)
 set_target_properties(rksim_shim PROPERTIES
   COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
   LINK_OPTIONS ""
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 target_include_directories(rksim_shim PRIVATE include src)
-target_compile_definitions(rksim_shim PRIVATE
-  NPUKIT_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
 target_link_libraries(rksim_shim PRIVATE ${NPUKIT_BLAS_LIBS} Threads::Threads m ${CMAKE_DL_LIBS})
-if(NPUKIT_HAVE_CBLAS)
-  target_include_directories(rksim_shim PRIVATE ${NPUKIT_CBLAS_INCLUDE})
-  target_compile_definitions(rksim_shim PRIVATE NPUKIT_HAVE_CBLAS=1)
-endif()
 
 # this file is included before the top level enables testing; enabling twice is harmless
 enable_testing()
 file(GLOB NPUKIT_SHIM_TEST_SOURCES CONFIGURE_DEPENDS tests/shim/*.c)
 foreach(src ${NPUKIT_SHIM_TEST_SOURCES})
   get_filename_component(name ${src} NAME_WE)
-  add_executable(${name} ${src})
+  if(name MATCHES "^npukit_")
+    add_executable(${name} ${src} $<TARGET_OBJECTS:npukit_plain_objs>)
+    target_link_libraries(${name} PRIVATE ${NPUKIT_BLAS_LIBS} Threads::Threads m)
+    target_include_directories(${name} PRIVATE include src tests)
+    set(gens "6.1")
+  else()
+    # the uAPI header only: no npukit library
+    add_executable(${name} ${src})
+    target_include_directories(${name} PRIVATE include)
+    set(gens 6.1 5.10)
+  endif()
   set_target_properties(${name} PROPERTIES
     COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS}"
     LINK_OPTIONS ""
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
-  # the uAPI header only: no npukit library
-  target_include_directories(${name} PRIVATE include)
   add_dependencies(${name} rksim_shim)
-  foreach(gen 6.1 5.10)
+  foreach(gen ${gens})
     add_test(NAME test_rksim_shim_${name}_${gen} COMMAND ${name} ${gen})
     set_tests_properties(test_rksim_shim_${name}_${gen} PROPERTIES
       ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:rksim_shim>;NPUKIT_RKSIM_TIMEOUT_SCALE=0")

@@ -271,6 +271,69 @@ static void test_register_order(void)
     npk_rk_device_close(d);
 }
 
+/* The 104-entry program of another tool (mtx, facts C.4): cube mode, its own register order,
+ * no duplicated entries, CORE QD_EN 0 and OD_BYPASS 1 for int8. */
+static void mtx_case(npk_rk_prec in)
+{
+    static const npk_rk_reg_id order[] = {
+        NPK_REG_DPU_S_POINTER, NPK_REG_CNA_CONV_CON1, NPK_REG_CNA_CONV_CON2,
+        NPK_REG_CNA_CONV_CON3, NPK_REG_CNA_DATA_SIZE0, NPK_REG_CNA_DATA_SIZE1,
+        NPK_REG_CNA_DATA_SIZE2, NPK_REG_CNA_DATA_SIZE3, NPK_REG_CNA_WEIGHT_SIZE0,
+        NPK_REG_CNA_WEIGHT_SIZE1, NPK_REG_CNA_WEIGHT_SIZE2, NPK_REG_CNA_CBUF_CON0,
+        NPK_REG_CNA_CBUF_CON1, NPK_REG_CNA_CVT_CON0, NPK_REG_CNA_CVT_CON1, NPK_REG_CNA_CVT_CON2,
+        NPK_REG_CNA_CVT_CON3, NPK_REG_CNA_CVT_CON4, NPK_REG_CNA_FC_CON0, NPK_REG_CNA_FC_CON1,
+        NPK_REG_CNA_PAD_CON0, NPK_REG_CNA_FEATURE_DATA_ADDR, NPK_REG_CNA_FC_CON2,
+        NPK_REG_CNA_DMA_CON0, NPK_REG_CNA_DMA_CON1, NPK_REG_CNA_DMA_CON2,
+        NPK_REG_CNA_FC_DATA_SIZE0, NPK_REG_CNA_FC_DATA_SIZE1, NPK_REG_CNA_DCOMP_CTRL,
+        NPK_REG_CNA_DCOMP_REGNUM, NPK_REG_CNA_DCOMP_ADDR0};
+    npk_rk_device *d = tl_open(0);
+    tl_case t;
+    tl_case_init(&t, in, npk_rk_default_out(in), 8, 128, 64);
+    tl_case_reference(&t);
+    npk_rk_devtask tk;
+    CHECK_EQ(run(d, &t, NPK_MODE_CUBE, 0, 0, &tk), NPK_OK);
+    npk_rk_entry e[112];
+    unsigned n = 0;
+    for (unsigned i = 0; i < sizeof order / sizeof order[0]; i++)
+        e[n++] = npk_rk_entry_reg_write(order[i], get_reg(&tk, order[i]));
+    for (int r = NPK_REG_CNA_DCOMP_AMOUNT0; r <= NPK_REG_CNA_DCOMP_AMOUNT15; r++)
+        e[n++] = npk_rk_entry_reg_write((npk_rk_reg_id)r, 0);
+    e[n++] = npk_rk_entry_reg_write(NPK_REG_CNA_CVT_CON5, 0);
+    e[n++] = npk_rk_entry_reg_write(NPK_REG_CNA_PAD_CON1, 0);
+    uint32_t misc = get_reg(&tk, NPK_REG_CORE_MISC_CFG);
+    if (in == NPK_PREC_INT8) /* mtx runs int8 with QD_EN 0 */
+        misc &= ~npk_rk_field_mask(NPK_RKF(CORE_MISC_CFG, QD_EN));
+    e[n++] = npk_rk_entry_reg_write(NPK_REG_CORE_MISC_CFG, misc);
+    e[n++] = npk_rk_entry_reg_write(NPK_REG_CORE_DATAOUT_SIZE_0,
+                                    get_reg(&tk, NPK_REG_CORE_DATAOUT_SIZE_0));
+    e[n++] = npk_rk_entry_reg_write(NPK_REG_CORE_DATAOUT_SIZE_1,
+                                    get_reg(&tk, NPK_REG_CORE_DATAOUT_SIZE_1));
+    e[n++] = npk_rk_entry_reg_write(NPK_REG_CORE_CLIP_TRUNCATE, 0);
+    e[n++] = npk_rk_entry_reg_write(NPK_REG_CORE_3030, 0);
+    /* then the DPU registers in the vendor order (entries 58..107) */
+    for (unsigned i = 58; i < NPK_RK_MATMUL_BODY; i++) {
+        npk_rk_entry x = tk.body[i];
+        if (npk_rk_entry_reg(x) == 0x4050) /* mtx: OD_BYPASS 1 */
+            x = npk_rk_entry_reg_write(NPK_REG_DPU_BS_OW_CFG,
+                                       npk_rk_entry_value(x) | NPK_RKPUT(DPU_BS_OW_CFG, OD_BYPASS, 1));
+        e[n++] = x;
+    }
+    CHECK_EQ(n, 104);
+    CHECK_EQ(npk_rk_trailer(e + n, 0, 0, NPK_RK_ENABLE_MATMUL), NPK_OK);
+    memcpy(tk.regcmd.host, e, sizeof e);
+    ((struct rknpu_task *)tk.task.host)->regcfg_amount = n;
+    memset(tk.c.host, 0, tk.c.size);
+    memset(t.c, 0, (size_t)t.m * t.n * 4);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    struct rknpu_submit sub;
+    CHECK_EQ(npk_rk_devtask_submit(d, &tk, 0, 6000, &sub), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_read(d, &tk, t.c), NPK_OK);
+    CHECK_EQ(tl_mismatches(&t), 0);
+    npk_rk_devtask_destroy(d, &tk);
+    tl_case_free(&t);
+    npk_rk_device_close(d);
+}
+
 int main(void)
 {
     test_dtypes();
@@ -278,5 +341,7 @@ int main(void)
     test_register_edits();
     test_register_order();
     test_cube_surface_stride();
+    mtx_case(NPK_PREC_FP16);
+    mtx_case(NPK_PREC_INT8);
     return check_done();
 }
