@@ -57,11 +57,11 @@ void kt_cli_print_counts(const kt_cli *c)
 {
     const kt_counters *k = &ktsim_transport(c->sim)->count;
     if (c->json) {
-        printf("\"transport\": {\"transactions\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64
-               ", \"block_reads\": %" PRIu64 ", \"block_writes\": %" PRIu64 ", \"bytes_read\": %" PRIu64
-               ", \"bytes_written\": %" PRIu64 ", \"cycles\": %" PRIu64 "}",
-               kt_counters_transactions(k), k->reads, k->writes, k->block_reads, k->block_writes, k->bytes_read,
-               k->bytes_written, ktsim_cycle(c->sim));
+        printf("\"transport\": {\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"reads\": %" PRIu64
+               ", \"writes\": %" PRIu64 ", \"block_reads\": %" PRIu64 ", \"block_writes\": %" PRIu64
+               ", \"bytes_read\": %" PRIu64 ", \"bytes_written\": %" PRIu64 ", \"cycles\": %" PRIu64 "}",
+               kt_counters_transactions(k), k->bytes_read + k->bytes_written, k->reads, k->writes, k->block_reads,
+               k->block_writes, k->bytes_read, k->bytes_written, ktsim_cycle(c->sim));
     } else {
         char line[256];
         kt_counters_format(k, line, sizeof line);

@@ -4,6 +4,7 @@
 int kt_enum_main(int argc, char **argv);
 int kt_saxpy_main(int argc, char **argv);
 int kt_status_main(int argc, char **argv);
+int kt_move_main(int argc, char **argv);
 
 static const cli_command kt_commands[] = {
     {"enum", "enumerate the mesh's units over the mailbox [--sim PRESET] [--prestrobe] [--json]", kt_enum_main},
@@ -11,6 +12,8 @@ static const cli_command kt_commands[] = {
      kt_saxpy_main},
     {"status", "print the orchestrator registers and every NODE_STATUS [--sim P] [--prestrobe] [--json]",
      kt_status_main},
+    {"move", "run one memory-mover move and check it: copy|fill|gather|generate [--words N] [--dst-mesh M] [--sim P]",
+     kt_move_main},
     {NULL, NULL, NULL},
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "kt_card_cli.h"
 #include "kt_cli.h"
 
 enum { CHUNK = 64, MAX_UNITS = 16, CHECK_POLLS = 64 };
@@ -21,6 +22,9 @@ static int fail(kt_cli *c, const char *what)
 
 int kt_saxpy_main(int argc, char **argv)
 {
+    for (int i = 1; i < argc; i++) /* the engine form lives in kt_saxpy_engine.c */
+        if (!strcmp(argv[i], "--engine"))
+            return kt_saxpy_engine_main(argc, argv);
     kt_cli c = {0};
     uint64_t n = 1000;
     double a = 2.5;

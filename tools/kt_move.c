@@ -1,0 +1,261 @@
+/* `npukit kt move copy|fill|gather|generate ...`: describe one move, let the driver validate and
+ * issue it on the simulated card, wait for the mover, and check the destination against what the
+ * mode promises — a copy of the source, the fill pattern, the gathered rows, or the PRNG's words
+ * (a pure function of seed and destination address). With --dst-mesh the destination is another
+ * mesh of the card: the data crosses the interlink and the doorbell is rung after it. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kt_card_cli.h"
+#include "npukit/kt_interlink.h"
+#include "npukit/kt_mover.h"
+
+enum { MAX_INDICES = 256, ARRIVAL_POLLS = 1000 };
+static const uint64_t INDEX_OFF = 0x30000;
+
+typedef struct move_args {
+    kt_mv_mode mode;
+    uint64_t words, src, dst, value, seed, pitch, row_words;
+    unsigned width_bits, dst_mesh;
+    uint32_t indices[MAX_INDICES];
+    unsigned n_indices;
+} move_args;
+
+static int usage(const char *why)
+{
+    fprintf(stderr,
+            "npukit kt move: %s\n"
+            "usage: npukit kt move copy|fill|gather|generate [--words N] [--src OFF] [--dst OFF] [--value V]\n"
+            "         [--width 8|16|32] [--seed S] [--indices I,J,...] [--pitch BYTES] [--row-words N]\n"
+            "         [--dst-mesh M] [--meshes K] [--sim PRESET] [--prestrobe] [--json]\n",
+            why);
+    return 2;
+}
+
+static bool parse_indices(const char *text, move_args *a)
+{
+    a->n_indices = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        unsigned long v = strtoul(p, &end, 0);
+        if (end == p || a->n_indices >= MAX_INDICES) {
+            fprintf(stderr, "npukit kt move: --indices '%s': expected up to %d comma-separated numbers\n", text,
+                    MAX_INDICES);
+            return false;
+        }
+        a->indices[a->n_indices++] = (uint32_t)v;
+        p = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') {
+            fprintf(stderr, "npukit kt move: --indices '%s': unexpected '%c'\n", text, *end);
+            return false;
+        }
+    }
+    return a->n_indices > 0;
+}
+
+static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
+{
+    if (argc < 2 || argv[1][0] == '-')
+        return usage("name a mode");
+    if (kt_mv_mode_parse(argv[1], &a->mode) != NPK_OK || a->mode == KT_MV_TRANSPOSE || a->mode == KT_MV_XFORM)
+        return usage("the mode is one of copy, fill, gather, generate");
+    for (int i = 2; i < argc; i++) {
+        int r = kt_card_cli_option(c, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r)
+            continue;
+        const char *o = argv[i];
+        const char *v = NULL;
+        uint64_t *target = NULL, max = 0;
+        if (!strcmp(o, "--words"))
+            target = &a->words, max = 0xFFFF;
+        else if (!strcmp(o, "--src"))
+            target = &a->src, max = (1ull << 36) - 1;
+        else if (!strcmp(o, "--dst"))
+            target = &a->dst, max = (1ull << 36) - 1;
+        else if (!strcmp(o, "--value"))
+            target = &a->value, max = 0xFFFFFFFFu;
+        else if (!strcmp(o, "--seed"))
+            target = &a->seed, max = ~0ull;
+        else if (!strcmp(o, "--pitch"))
+            target = &a->pitch, max = 0xFFFFFFFFu;
+        else if (!strcmp(o, "--row-words"))
+            target = &a->row_words, max = 0xFFFF;
+        if (target) {
+            if (!(v = cli_value(argc, argv, &i)) || !cli_u64(o, v, max, target))
+                return 2;
+        } else if (!strcmp(o, "--width")) {
+            int w;
+            if (!(v = cli_value(argc, argv, &i)) || !cli_int(o, v, 8, 32, &w) || (w != 8 && w != 16 && w != 32))
+                return usage("--width is 8, 16 or 32");
+            a->width_bits = (unsigned)w;
+        } else if (!strcmp(o, "--dst-mesh")) {
+            int m;
+            if (!(v = cli_value(argc, argv, &i)) || !cli_int(o, v, 0, 3, &m))
+                return 2;
+            a->dst_mesh = (unsigned)m;
+        } else if (!strcmp(o, "--indices")) {
+            if (!(v = cli_value(argc, argv, &i)) || !parse_indices(v, a))
+                return 2;
+        } else {
+            fprintf(stderr, "npukit kt move: unknown option '%s'\n", o);
+            return 2;
+        }
+    }
+    if (a->dst_mesh + 1 > c->meshes)
+        c->meshes = a->dst_mesh + 1;
+    return 0;
+}
+
+static kt_mv_width width_of(unsigned bits) { return bits == 8 ? KT_MV_W8 : bits == 32 ? KT_MV_W32 : KT_MV_W16; }
+
+/* The destination's expected bytes. */
+static void expected(const move_args *a, const kt_mv_move *m, const uint8_t *src, uint8_t *want, size_t words)
+{
+    for (size_t w = 0; w < words; w++) {
+        uint8_t *out = want + 32 * w;
+        switch (a->mode) {
+        case KT_MV_FILL: kt_mv_fill_word(m->width, m->imm, out); break;
+        case KT_MV_GENERATE: kt_mv_generate_word(m->seed, m->dst.base + 32 * w, out); break;
+        case KT_MV_GATHER_MODE: {
+            size_t row = w / a->row_words, k = w % a->row_words;
+            memcpy(out, src + a->indices[row] * a->pitch + 32 * k, 32);
+            break;
+        }
+        default: memcpy(out, src + 32 * w, 32); break;
+        }
+    }
+}
+
+/* Bytes of source the move reads, from the source offset. */
+static size_t source_bytes(const move_args *a)
+{
+    if (a->mode == KT_MV_COPY)
+        return (size_t)a->words * 32;
+    if (a->mode != KT_MV_GATHER_MODE)
+        return 0;
+    uint32_t top = 0;
+    for (unsigned i = 0; i < a->n_indices; i++)
+        top = a->indices[i] > top ? a->indices[i] : top;
+    return (size_t)top * a->pitch + a->row_words * 32;
+}
+
+int kt_move_main(int argc, char **argv)
+{
+    kt_card_cli c = {0};
+    c.meshes = 1;
+    move_args a = {0};
+    a.words = 16;
+    a.src = 0x10000;
+    a.dst = 0x20000;
+    a.value = 0x5A5A;
+    a.seed = 1;
+    a.pitch = 64;
+    a.row_words = 1;
+    a.width_bits = 16;
+    parse_indices("3,1,2,0", &a);
+    int rc = parse(argc, argv, &c, &a);
+    if (rc)
+        return rc;
+
+    kt_mv_move m;
+    uint64_t dst = a.dst_mesh ? kt_il_dram_addr(a.dst_mesh, a.dst) : a.dst;
+    switch (a.mode) {
+    case KT_MV_FILL: m = kt_mv_fill(dst, (uint16_t)a.words, width_of(a.width_bits), (uint32_t)a.value); break;
+    case KT_MV_GENERATE: m = kt_mv_generate(dst, (uint16_t)a.words, a.seed); break;
+    case KT_MV_GATHER_MODE:
+        a.words = (uint64_t)a.n_indices * a.row_words;
+        if (a.words > 0xFFFF)
+            return usage("--indices x --row-words exceeds 65535 words");
+        m = kt_mv_gather(dst, a.src, a.indices, (uint16_t)a.n_indices, INDEX_OFF, (uint32_t)a.pitch,
+                         (uint16_t)a.row_words);
+        break;
+    default: m = kt_mv_copy(dst, a.src, (uint16_t)a.words); break;
+    }
+    if (a.mode != KT_MV_FILL)
+        m.width = width_of(a.width_bits);
+    if (kt_mv_validate(&m) != NPK_OK)
+        return cli_lib_error("kt move");
+
+    if ((rc = kt_card_cli_open(&c)))
+        return rc;
+    size_t words = (size_t)a.words, sbytes = (source_bytes(&a) + 31) / 32 * 32;
+    uint8_t *src = calloc(sbytes ? sbytes : 32, 1), *want = calloc(words, 32), *got = calloc(words, 32);
+    if (!src || !want || !got) {
+        fprintf(stderr, "npukit kt move: out of memory\n");
+        return 1;
+    }
+    uint64_t ctrl = ktsim_card_ctrl_base(c.card, 0), mem0 = ktsim_card_mem_base(c.card, 0);
+    /* The source and the index buffer go in through the host memory window, in whole granules. */
+    for (size_t i = 0; i < sbytes; i++)
+        src[i] = (uint8_t)(i * 29 + 7);
+    if (sbytes && kt_write_block(c.t, mem0 + a.src, src, sbytes) != NPK_OK)
+        return cli_lib_error("kt move: writing the source");
+    if (a.mode == KT_MV_GATHER_MODE) {
+        uint32_t idx[MAX_INDICES + 8] = {0};
+        memcpy(idx, a.indices, a.n_indices * 4);
+        size_t ib = ((size_t)a.n_indices * 4 + 31) / 32 * 32;
+        if (kt_write_block(c.t, mem0 + INDEX_OFF, idx, ib) != NPK_OK)
+            return cli_lib_error("kt move: writing the index buffer");
+    }
+    kt_counters_reset(c.t); /* count the move itself: descriptor, polls, and the doorbell */
+
+    kt_mv_result r = {0};
+    npk_status s;
+    if (a.dst_mesh)
+        s = kt_il_write_and_ring(c.t, ctrl, &m, a.dst_mesh, 1, 0);
+    else
+        s = kt_mv_run(c.t, ctrl, &m, 0, &r);
+    if (s != NPK_OK) {
+        rc = cli_lib_error("kt move");
+        kt_card_cli_close(&c);
+        return rc;
+    }
+    kt_counters move_traffic = c.t->count;
+    if (a.dst_mesh) {
+        /* The ring left after the data: once it is heard on the far side, the data is there. */
+        kt_il_doorbells db = {0};
+        for (int i = 0; i < ARRIVAL_POLLS && !db.received[0]; i++)
+            kt_il_read_doorbells(c.t, ktsim_card_ctrl_base(c.card, a.dst_mesh), &db);
+        uint64_t v;
+        kt_read64(c.t, ctrl + 0x78, &v);
+        r.after = kt_mv_status_decode(v);
+    }
+    c.t->count = move_traffic; /* the check below is not part of the move */
+    expected(&a, &m, src, want, words);
+    if (kt_read_block(c.t, ktsim_card_mem_base(c.card, a.dst_mesh) + a.dst, got, words * 32) != NPK_OK) {
+        rc = cli_lib_error("kt move: reading the destination");
+        kt_card_cli_close(&c);
+        return rc;
+    }
+    c.t->count = move_traffic;
+    size_t bad = 0;
+    for (size_t w = 0; w < words; w++)
+        bad += memcmp(got + 32 * w, want + 32 * w, 32) != 0;
+    bool fault = kt_card_cli_report_fault(&c, "kt move");
+    if (c.json) {
+        printf("{\"mode\": \"%s\", \"words\": %zu, \"src\": %" PRIu64 ", \"dst\": %" PRIu64 ", \"dst_mesh\": %u, "
+               "\"moves_done\": %u, \"fault\": \"%s\", \"polls\": %u, \"mismatched_words\": %zu, \"ok\": %s, ",
+               kt_mv_mode_name(a.mode), words, a.src, a.dst, a.dst_mesh, r.after.moves_done,
+               kt_mv_fault_name(r.after.fault), r.polls, bad, bad || fault ? "false" : "true");
+        kt_card_cli_print_counts(&c);
+        printf("}\n");
+    } else {
+        printf("move %s: %zu words -> 0x%" PRIx64 " in mesh %u%s\n", kt_mv_mode_name(a.mode), words, a.dst,
+               a.dst_mesh, a.dst_mesh ? " (over the interlink, doorbell after the data)" : "");
+        printf("mover: %u moves completed, fault %u (%s)\n", r.after.moves_done, r.after.fault,
+               kt_mv_fault_name(r.after.fault));
+        printf("check: %s (%zu of %zu words differ)\n", bad ? "MISMATCH" : "ok", bad, words);
+        kt_card_cli_print_counts(&c);
+    }
+    free(src);
+    free(want);
+    free(got);
+    kt_card_cli_close(&c);
+    return bad || fault ? 1 : 0;
+}
