@@ -129,32 +129,13 @@ int kt_saxpy_engine_main(int argc, char **argv)
         kt_hp_init(&hp);
         kt_ticket tk[MAX_UNITS];
         npk_status s = kt_hp_stage(&hp, &dev, 0, prog, slot);
-        /* PROG_CRED is one counter, refilled by INST_COMPLETE from any node. A unit dispatched
-         * while an earlier one still has instructions queued will also receive that unit's
-         * returns — up to min(seeded, n - 1) of them — so its own seed is cut by that much,
-         * and when nothing is left the earlier units are awaited first. Seeding the full depth
-         * here over-fills the second unit's FIFO and deadlocks the mesh. */
-        unsigned pending = 0;
-        bool awaited[MAX_UNITS] = {false};
-        for (size_t u = 0; u < nsx && !s; u++) {
-            if (!count[u])
-                continue;
-            unsigned depth = sx[u].caps.inst_depth;
-            if (pending >= depth) {
-                for (size_t e = 0; e < u && !s; e++)
-                    if (count[e] && !awaited[e]) {
-                        s = kt_hp_await(&hp, &dev, &tk[e]);
-                        awaited[e] = true;
-                    }
-                pending = 0;
-            }
-            unsigned credit = depth - pending;
-            if (!s)
-                s = kt_hp_dispatch(&hp, &dev, &sx[u], base[u], count[u], credit, &tk[u]);
-            pending += credit < count[u] - 1 ? credit : count[u] - 1;
-        }
+        /* kt_hp_dispatch emits the core's rule: a dispatch waits for the earlier program's
+         * credit returns (PROG_CRED is one counter refilled from any node). */
         for (size_t u = 0; u < nsx && !s; u++)
-            if (count[u] && !awaited[u])
+            if (count[u])
+                s = kt_hp_dispatch(&hp, &dev, &sx[u], base[u], count[u], 0, &tk[u]);
+        for (size_t u = 0; u < nsx && !s; u++)
+            if (count[u])
                 s = kt_hp_await(&hp, &dev, &tk[u]);
         if (!s)
             s = kt_hp_done(&hp, txn);

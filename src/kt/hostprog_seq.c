@@ -55,7 +55,23 @@ npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsign
     tk->n = (uint16_t)n;
     uint64_t b = d->base;
     const uint64_t run = 1; /* PROG_STAT [0] */
-    if ((s = kt_hp_poll(p, b + KT_PROG_STAT, 0, run, "PROG_STAT.run")) ||
+    if ((s = kt_hp_poll(p, b + KT_PROG_STAT, 0, run, "PROG_STAT.run")))
+        return s;
+    /* PROG_CRED is one counter refilled by INST_COMPLETE from any node: a program still
+     * returning credit would inflate this one's seed past its target's FIFO and deadlock the
+     * mesh. The core waits for those returns before a new dispatch; a POLL matches only an
+     * exact value, so the program waits for each earlier program's final count instead. */
+    for (unsigned i = 0; i < d->n_pending; i++) {
+        const kt_pending *e = &d->pending[i];
+        char what[KT_HP_LABEL];
+        snprintf(what, sizeof what, "NODE_STATUS(%u,%u).count", e->dst.x, e->dst.y);
+        if ((s = kt_hp_poll(p, b + kt_node_status_offset(e->dst), (uint64_t)(uint16_t)(e->until + 1) << 8 | 1,
+                            0xFFFF01ull, what)))
+            return s;
+    }
+    d->n_pending = 0;
+    d->pending[d->n_pending++] = (kt_pending){unit->at, (uint16_t)(tk->baseline + n - 1)};
+    if (
         (s = kt_hp_wr(p, b + KT_PROG_BASE, base, "PROG_BASE")) || (s = kt_hp_wr(p, b + KT_PROG_LEN, n, "PROG_LEN")) ||
         (s = kt_hp_wr(p, b + KT_PROG_DST, kt_coord_pack(unit->at), "PROG_DST")) ||
         (s = kt_hp_wr(p, b + KT_PROG_CRED, credit, "PROG_CRED")) ||
