@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* setenv */
 /* The device layer over the simulator backend: buffers, actions, submit errors, the kernel
  * backend's refusals, and the DRM core's struct-size rule in the front end. */
 #include <errno.h>
@@ -111,8 +112,33 @@ static void test_size_rule(void)
     rksim_destroy(sim);
 }
 
+/* NPUKIT_RKSIM_IDEAL: "all" or hazard numbers. */
+static void test_env_config(void)
+{
+    rksim_config cfg;
+    rksim_config_default(&cfg);
+    setenv("NPUKIT_RKSIM_IDEAL", "1,3,17", 1);
+    setenv("NPUKIT_RKSIM_TIMEOUT_SCALE", "0", 1);
+    rksim_config_from_env(&cfg);
+    CHECK_EQ(cfg.ideal_mask, RKSIM_HZ_BIT(1) | RKSIM_HZ_BIT(3) | RKSIM_HZ_BIT(17));
+    CHECK(cfg.timeout_scale == 0);
+    setenv("NPUKIT_RKSIM_IDEAL", "all", 1);
+    rksim_config_from_env(&cfg);
+    CHECK_EQ(cfg.ideal_mask, RKSIM_HZ_ALL);
+    setenv("NPUKIT_RKSIM_IDEAL", "99", 1);
+    rksim_config_from_env(&cfg);
+    CHECK_EQ(cfg.ideal_mask, 0);
+    unsetenv("NPUKIT_RKSIM_IDEAL");
+    unsetenv("NPUKIT_RKSIM_TIMEOUT_SCALE");
+    cfg.cores = 4;
+    rksim *sim;
+    CHECK_EQ(rksim_create(&cfg, &sim), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "cores = 4");
+}
+
 int main(void)
 {
+    test_env_config();
     test_ioctl_numbers();
     npk_rk_device *d = NULL;
     CHECK_EQ(npk_rk_device_open_sim(NULL, &d), NPK_OK);

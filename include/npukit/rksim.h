@@ -69,8 +69,8 @@ typedef struct rksim_config {
     unsigned cores;         /* 3 on RK3588 */
 } rksim_config;
 
-/* Faithful mode, 3 cores, timeouts scaled by 1/1000 (6000 ms -> 6 ms). The environment
- * variable NPUKIT_RKSIM_IDEAL=1 (or a hex mask) and NPUKIT_RKSIM_TIMEOUT_SCALE override. */
+/* Faithful mode, 3 cores, timeouts scaled by 1/1000 (6000 ms -> 6 ms). from_env applies
+ * NPUKIT_RKSIM_IDEAL ("all", or hazard numbers such as "1,3") and NPUKIT_RKSIM_TIMEOUT_SCALE. */
 void rksim_config_default(rksim_config *cfg);
 void rksim_config_from_env(rksim_config *cfg);
 

@@ -14,13 +14,25 @@ void rksim_config_default(rksim_config *cfg)
 
 void rksim_config_from_env(rksim_config *cfg)
 {
+    /* NPUKIT_RKSIM_IDEAL: "all", or a comma-separated list of hazard numbers ("1,3") */
     const char *ideal = getenv("NPUKIT_RKSIM_IDEAL");
     if (ideal && *ideal) {
-        char *end;
-        unsigned long v = strtoul(ideal, &end, 0);
-        /* "1" (or anything non-numeric) means every hazard ideal; a larger number is a mask */
-        cfg->ideal_mask = (*end || v <= 1) ? (v || *end ? RKSIM_HZ_ALL : 0)
-                                           : (uint32_t)v & RKSIM_HZ_ALL;
+        if (!strcmp(ideal, "all")) {
+            cfg->ideal_mask = RKSIM_HZ_ALL;
+        } else {
+            cfg->ideal_mask = 0;
+            for (const char *p = ideal; *p;) {
+                char *end;
+                unsigned long n = strtoul(p, &end, 10);
+                if (end == p)
+                    break; /* not a number: stop at the first bad item */
+                if (n >= 1 && n <= RKSIM_HZ_COUNT)
+                    cfg->ideal_mask |= RKSIM_HZ_BIT(n);
+                p = *end == ',' ? end + 1 : end;
+                if (*end && *end != ',')
+                    break;
+            }
+        }
     }
     const char *scale = getenv("NPUKIT_RKSIM_TIMEOUT_SCALE");
     if (scale && *scale)
