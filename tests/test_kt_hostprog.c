@@ -188,7 +188,7 @@ typedef struct fixture {
     ktsim_card *card;
     kt_transport *t;
     kt_dev dev;
-    kt_unit sx;
+    kt_unit sx, sx2;
     uint64_t mem;
 } fixture;
 
@@ -206,6 +206,7 @@ static bool open_fixture(fixture *f, bool prestrobe)
     if (kt_enumerate(&f->dev, u, 8, &n) != NPK_OK || !n)
         return false;
     f->sx = u[0];
+    f->sx2 = u[1];
     f->mem = ktsim_card_mem_base(f->card, 0);
     return true;
 }
@@ -342,6 +343,53 @@ static void test_move_program(void)
     ktsim_card_destroy(f.card);
 }
 
+
+/* Two units, 48 instructions each, one engine program. PROG_CRED is one counter refilled by
+ * completions from any node: seeding the second unit while the first still returns credit lets
+ * the second overfill its FIFO and the mesh deadlocks. kt_hp_dispatch emits the core's wait for
+ * the earlier program; a hand-made program without it shows why. */
+static void test_shared_credit(bool with_wait)
+{
+    enum { K = 48 };
+    fixture f;
+    CHECK(open_fixture(&f, false));
+    if (!f.card)
+        return;
+    static float zeros[2 * K * 64];
+    kt_write_block(f.t, f.mem + 0x40000, zeros, sizeof zeros);
+    kt_flit prog[2 * K];
+    for (unsigned i = 0; i < 2 * K; i++)
+        kt_saxpy_inst(&prog[i], 64, 1.0f, 0x40000 + i * 256, 0x40000 + i * 256, 3, i % K == K - 1);
+    kt_hostprog p;
+    kt_hp_init(&p);
+    kt_ticket a, b;
+    CHECK_EQ(kt_hp_stage(&p, &f.dev, 0, prog, 2 * K), NPK_OK);
+    CHECK_EQ(kt_hp_dispatch(&p, &f.dev, &f.sx, 0, K, 0, &a), NPK_OK);
+    size_t before_second = p.n_cmds;
+    CHECK_EQ(kt_hp_dispatch(&p, &f.dev, &f.sx2, K, K, 0, &b), NPK_OK);
+    CHECK_EQ(p.n_cmds - before_second, 8); /* the run-bit poll, one wait, five writes, the kick poll */
+    if (!with_wait) { /* drop the wait for the first program's credit returns */
+        memmove(&p.cmds[before_second + 1], &p.cmds[before_second + 2],
+                (p.n_cmds - before_second - 2) * sizeof p.cmds[0]);
+        p.n_cmds--;
+    }
+    kt_hp_await(&p, &f.dev, &a);
+    kt_hp_await(&p, &f.dev, &b);
+    kt_hp_done(&p, 0);
+    kt_hp_opts o = {3000, NULL, NULL};
+    npk_status s = kt_hp_run_engine(f.t, ktsim_card_engine_base(f.card), &p, &o, NULL);
+    if (with_wait) {
+        CHECK_EQ(s, NPK_OK);
+        CHECK_EQ(kt_hp_check_ticket(&f.dev, &a), NPK_OK);
+        CHECK_EQ(kt_hp_check_ticket(&f.dev, &b), NPK_OK);
+    } else {
+        CHECK_EQ(s, NPK_ETIMEDOUT);
+        CHECK(ktsim_stalled_cycles(ktsim_card_mesh(f.card, 0)) > 1000); /* nothing moves any more */
+    }
+    kt_hp_free(&p);
+    ktsim_card_destroy(f.card);
+}
+
 int main(void)
 {
     test_program_data();
@@ -351,5 +399,7 @@ int main(void)
     test_both_forms(true);
     test_engine_diagnostics();
     test_move_program();
+    test_shared_credit(true);
+    test_shared_credit(false);
     return check_done();
 }

@@ -41,6 +41,9 @@ static void test_modes_through_the_window(void)
     CHECK_EQ(kt_mv_run(t, ctrl, &m, 0, &r), NPK_OK);
     CHECK_EQ(r.after.moves_done, 1);
     CHECK(r.polls >= 1);
+    /* The memory agent's 16-bit traffic counters see the move: read deltas, not totals. */
+    CHECK_EQ((uint16_t)(r.after.reads - r.before.reads), 16);
+    CHECK_EQ((uint16_t)(r.after.writes - r.before.writes), 16);
     CHECK_EQ(kt_read_block(t, mem + 0x20000, got, 512), NPK_OK);
     CHECK(!memcmp(got, src, 512));
 

@@ -22,6 +22,12 @@ ok bash -c "'$cli' kt move copy --src 0x10008 2>&1 | grep -q 'source walker base
 ok bash -c "'$cli' kt move rotate 2>&1 | grep -q 'the mode is one of'"
 ok bash -c "'$cli' kt move copy --width 12 2>&1 | grep -q 'width is 8, 16 or 32'"
 ok bash -c "'$cli' kt move copy --bogus 2>&1 | grep -q \"unknown option '--bogus'\""
+# The interlink's state, read through each mesh's window; a forwarded doorbell.
+ok bash -c "'$cli' kt link --meshes 3 --ring 0:2:7 | grep -q 'forwarded 1'"
+ok bash -c "'$cli' kt link --meshes 3 --ring 0:2:7 | grep -q 'mesh 2: interlink 0x000000001422494c, mesh id 2'"
+ok bash -c "'$cli' kt link --json --ring 1:0 | grep -q '\"received\": \[0, 1, 0, 0\]'"
+ok bash -c "'$cli' kt link --meshes 1 | grep -q 'no interlink'"
+ok bash -c "'$cli' kt link --ring 0:3 2>&1 | grep -q 'beyond the card'"
 # The same saxpy, host form and engine form; both report transactions and bytes.
 ok bash -c "'$cli' kt saxpy -n 1000 --json | grep -q '\"transactions\": [0-9]*, \"bytes\": [0-9]*'"
 ok bash -c "'$cli' kt saxpy -n 1000 --engine --json | grep -q '\"transactions\": [0-9]*, \"bytes\": [0-9]*'"

@@ -5,6 +5,7 @@ int kt_enum_main(int argc, char **argv);
 int kt_saxpy_main(int argc, char **argv);
 int kt_status_main(int argc, char **argv);
 int kt_move_main(int argc, char **argv);
+int kt_link_main(int argc, char **argv);
 
 static const cli_command kt_commands[] = {
     {"enum", "enumerate the mesh's units over the mailbox [--sim PRESET] [--prestrobe] [--json]", kt_enum_main},
@@ -14,6 +15,8 @@ static const cli_command kt_commands[] = {
      kt_status_main},
     {"move", "run one memory-mover move and check it: copy|fill|gather|generate [--words N] [--dst-mesh M] [--sim P]",
      kt_move_main},
+    {"link", "ring doorbells between the meshes of a card, print interlink state [--meshes K] [--ring F:T[:TAG]]",
+     kt_link_main},
     {NULL, NULL, NULL},
 };
 

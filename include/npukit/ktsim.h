@@ -148,6 +148,8 @@ npk_status ktsim_bus_read64(ktsim *s, uint64_t addr, uint64_t *value);
 
 /* Memory-agent traffic counters (AXI transactions, summed across ports; 16-bit, free-running). */
 void ktsim_mem_traffic(const ktsim *s, uint16_t *reads, uint16_t *writes);
+/* Add the AXI transactions of a plugged memory-agent master (the mover) to those counters. */
+void ktsim_count_mem_traffic(ktsim *s, unsigned reads, unsigned writes);
 
 #ifdef __cplusplus
 }

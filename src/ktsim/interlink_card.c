@@ -106,6 +106,7 @@ static ksim_mem_result local_read(mesh_ctx *m, uint64_t addr, uint8_t *out)
 
 static ksim_mem_result local_write(mesh_ctx *m, uint64_t addr, const uint8_t *in)
 {
+    ktsim_count_mem_traffic(m->sim, 0, 1); /* an AXI write, whatever its response */
     if (addr >> 39 & 1) {
         int64_t off = stage_offset(addr);
         uint8_t *st = stage_of(m);
@@ -124,7 +125,10 @@ static ksim_mem_result mover_read(void *ctx, uint64_t addr, uint8_t out[KT_MV_WO
     /* Reads never cross: a read naming another mesh aliases to local memory, and says so. */
     if (m->card->ilink && kt_il_addr_mesh(addr) != local_id(m))
         ksim_ilink_raise(m->card->ilink, m->pos, KT_IL_F_RD_REMOTE);
-    return local_read(m, addr, out);
+    ksim_mem_result r = local_read(m, addr, out);
+    if (r == KSIM_MEM_OK) /* AUX_STAT's memory-agent traffic counters see the mover's reads */
+        ktsim_count_mem_traffic(m->sim, 1, 0);
+    return r;
 }
 
 static ksim_mem_result mover_write(void *ctx, uint64_t addr, const uint8_t in[KT_MV_WORD])

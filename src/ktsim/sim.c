@@ -41,6 +41,7 @@ struct ktsim {
     bool has_fault;
     uint64_t lane[4]; /* station-bus lanes, for the stale-bytes variant */
     uint64_t stalled;
+    uint16_t plugged_rd, plugged_wr; /* AXI traffic of plugged agent-side masters (the mover) */
 };
 
 static void sim_fault(void *user, const char *msg)
@@ -137,13 +138,19 @@ void ktsim_step(ktsim *s, uint64_t cycles)
 
 void ktsim_mem_traffic(const ktsim *s, uint16_t *reads, uint16_t *writes)
 {
-    uint16_t r = 0, w = 0;
+    uint16_t r = s->plugged_rd, w = s->plugged_wr;
     for (unsigned i = 0; i < s->cfg.n_mem_ports; i++) {
         r = (uint16_t)(r + ksim_memport_reads(s->ports[i]));
         w = (uint16_t)(w + ksim_memport_writes(s->ports[i]));
     }
     *reads = r;
     *writes = w;
+}
+
+void ktsim_count_mem_traffic(ktsim *s, unsigned reads, unsigned writes)
+{
+    s->plugged_rd = (uint16_t)(s->plugged_rd + reads);
+    s->plugged_wr = (uint16_t)(s->plugged_wr + writes);
 }
 
 void ktsim_reset(ktsim *s)

@@ -1,0 +1,120 @@
+/* `npukit kt link`: the interlink of a simulated multi-mesh card — ring doorbells between meshes,
+ * then print every mesh's capability word, doorbell counts, link counters, credit state and
+ * sticky faults, read through its own control window as a driver reads them. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kt_card_cli.h"
+#include "npukit/kt_interlink.h"
+
+enum { MAX_RINGS = 16, SETTLE_CYCLES = 400 };
+
+typedef struct ring_req {
+    unsigned from, to, tag;
+} ring_req;
+
+static bool parse_ring(const char *text, ring_req *r)
+{
+    r->tag = 0;
+    int n = sscanf(text, "%u:%u:%u", &r->from, &r->to, &r->tag);
+    if (n < 2 || r->from > 3 || r->to > 3 || r->tag > 255) {
+        fprintf(stderr, "npukit kt link: --ring '%s': expected FROM:TO[:TAG] with meshes 0..3, tag 0..255\n", text);
+        return false;
+    }
+    return true;
+}
+
+static void print_mesh(kt_card_cli *c, unsigned m, bool last)
+{
+    uint64_t base = ktsim_card_ctrl_base(c->card, m);
+    kt_il_caps caps = {0};
+    kt_il_doorbells db = {0};
+    kt_il_counters k = {0};
+    uint8_t faults = 0;
+    kt_il_detect(c->t, base, &caps);
+    kt_il_read_doorbells(c->t, base, &db);
+    kt_il_read_counters(c->t, base, &k);
+    kt_il_read_faults(c->t, base, &faults);
+    char ftxt[64];
+    kt_il_faults_text(faults, ftxt, sizeof ftxt);
+    if (c->json) {
+        printf("    {\"mesh\": %u, \"present\": %s, \"mesh_id\": %u, \"caps\": %" PRIu64 ", \"received\": [%u, %u, %u, %u], "
+               "\"sent\": [%u, %u, %u, %u], \"link_tx\": [%" PRIu64 ", %" PRIu64 "], \"link_rx\": [%" PRIu64 ", %" PRIu64
+               "], \"stalls\": [%" PRIu64 ", %" PRIu64 "], \"forwarded\": %" PRIu64 ", \"credits\": [%u, %u], "
+               "\"doorbells_sent\": %" PRIu64 ", \"egress_blocks\": %" PRIu64 ", \"faults\": \"%s\"}%s\n",
+               m, caps.present ? "true" : "false", caps.mesh_id, caps.raw, db.received[0], db.received[1],
+               db.received[2], db.received[3], db.sent[0], db.sent[1], db.sent[2], db.sent[3], k.link_tx[0],
+               k.link_tx[1], k.link_rx[0], k.link_rx[1], k.stalls[0], k.stalls[1], k.forwarded, k.credits[0],
+               k.credits[1], k.doorbells_sent, k.egress_blocks, ftxt, last ? "" : ",");
+        return;
+    }
+    if (!caps.present) {
+        printf("mesh %u: no interlink (capability word 0)\n", m);
+        return;
+    }
+    printf("mesh %u: interlink 0x%016" PRIx64 ", mesh id %u, faults %s\n", m, caps.raw, caps.mesh_id, ftxt);
+    printf("  doorbells received from mesh 0..3: %u %u %u %u; sent to: %u %u %u %u\n", db.received[0],
+           db.received[1], db.received[2], db.received[3], db.sent[0], db.sent[1], db.sent[2], db.sent[3]);
+    printf("  link 0 (down): tx %" PRIu64 " rx %" PRIu64 " stalls %" PRIu64 " credits %u; link 1 (up): tx %" PRIu64
+           " rx %" PRIu64 " stalls %" PRIu64 " credits %u\n",
+           k.link_tx[0], k.link_rx[0], k.stalls[0], k.credits[0], k.link_tx[1], k.link_rx[1], k.stalls[1],
+           k.credits[1]);
+    printf("  forwarded %" PRIu64 ", doorbells sent %" PRIu64 ", local egress blocks %" PRIu64 "\n", k.forwarded,
+           k.doorbells_sent, k.egress_blocks);
+}
+
+int kt_link_main(int argc, char **argv)
+{
+    kt_card_cli c = {0};
+    c.meshes = 2;
+    ring_req rings[MAX_RINGS];
+    unsigned n_rings = 0;
+    for (int i = 1; i < argc; i++) {
+        int r = kt_card_cli_option(&c, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r)
+            continue;
+        if (!strcmp(argv[i], "--ring")) {
+            const char *v = cli_value(argc, argv, &i);
+            if (!v || n_rings >= MAX_RINGS || !parse_ring(v, &rings[n_rings]))
+                return 2;
+            n_rings++;
+        } else {
+            fprintf(stderr, "npukit kt link: unknown option '%s'\n", argv[i]);
+            return 2;
+        }
+    }
+    for (unsigned i = 0; i < n_rings; i++)
+        if (rings[i].from >= c.meshes || rings[i].to >= c.meshes) {
+            fprintf(stderr, "npukit kt link: --ring %u:%u names a mesh beyond the card's %u\n", rings[i].from,
+                    rings[i].to, c.meshes);
+            return 2;
+        }
+    int rc = kt_card_cli_open(&c);
+    if (rc)
+        return rc;
+    for (unsigned i = 0; i < n_rings; i++)
+        if (kt_il_ring(c.t, ktsim_card_ctrl_base(c.card, rings[i].from), rings[i].to, (uint8_t)rings[i].tag)) {
+            rc = cli_lib_error("kt link: ring");
+            kt_card_cli_close(&c);
+            return rc;
+        }
+    ktsim_card_step(c.card, SETTLE_CYCLES); /* let the doorbells cross */
+    if (c.json)
+        printf("{\"meshes\": [\n");
+    for (unsigned m = 0; m < c.meshes; m++)
+        print_mesh(&c, m, m + 1 == c.meshes);
+    if (c.json) {
+        printf("  ], ");
+        kt_card_cli_print_counts(&c);
+        printf("}\n");
+    } else {
+        kt_card_cli_print_counts(&c);
+    }
+    bool fault = kt_card_cli_report_fault(&c, "kt link");
+    kt_card_cli_close(&c);
+    return fault ? 1 : 0;
+}
