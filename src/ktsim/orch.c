@@ -483,8 +483,10 @@ uint64_t ksim_orch_node_status(const ksim_orch *o, uint8_t index) { return o->no
 
 bool ksim_orch_idle(const ksim_orch *o)
 {
+    /* A request a beat registered for the next cycle is work too: skipping that cycle would leave
+     * a CRED load, a SIG_DONE clear or an RX pop waiting for unrelated traffic. */
     return !o->run && !o->push_pending && ksim_fifo_empty(&o->tx) && !o->out_valid && !o->kick_req &&
-           !o->tx_push_req;
+           !o->tx_push_req && !o->cred_req && !o->done_clr_req && !o->rx_pop_req;
 }
 
 void ksim_orch_prog(const ksim_orch *o, bool *run, unsigned *left, unsigned *credit)
