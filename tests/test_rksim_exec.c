@@ -184,10 +184,15 @@ static void test_register_edits(void)
     CHECK_STR_HAS(npk_last_error(), "CORE_DATAOUT_SIZE_1");
     CHECK_STR_HAS(tl_report(d)->message, "unsupported by the model");
     set_reg(&tk, NPK_REG_CORE_DATAOUT_SIZE_1, N - 1);
-    /* 0x1068 PAD_CON0: padding is outside the model */
+    /* 0x1068 PAD_CON0: described for int8 only, so an fp16 program is refused */
     set_reg(&tk, NPK_REG_CNA_PAD_CON0, 1);
     CHECK_EQ(resubmit(d, &tk, NULL), NPK_EUNSUPPORTED);
     CHECK_STR_HAS(npk_last_error(), "CNA_PAD_CON0");
+    set_reg(&tk, NPK_REG_CNA_PAD_CON0, 0);
+    /* 0x1044 DATA_ENTRIES must match K */
+    set_reg(&tk, NPK_REG_CNA_CBUF_CON1, 5);
+    CHECK_EQ(resubmit(d, &tk, NULL), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "CNA_CBUF_CON1");
     npk_rk_devtask_destroy(d, &tk);
     tl_case_free(&t);
     npk_rk_device_close(d);
@@ -271,6 +276,36 @@ static void test_register_order(void)
     npk_rk_device_close(d);
 }
 
+/* 0x1068 as the int8 output row offset (spec, K=512 M=8 N=64): v shifts every row to m + v. */
+static void test_int8_row_offset(void)
+{
+    npk_rk_device *d = tl_open(0);
+    tl_case t;
+    const uint32_t M = 8, N = 64;
+    tl_case_init(&t, NPK_PREC_INT8, NPK_PREC_INT32, M, 512, N);
+    tl_case_reference(&t);
+    npk_rk_devtask tk;
+    CHECK_EQ(run(d, &t, NPK_MODE_LINE, 0, 0, &tk), NPK_OK);
+    CHECK_EQ(tl_mismatches(&t), 0);
+    const uint32_t shifts[2] = {1, 4};
+    for (int i = 0; i < 2; i++) {
+        uint32_t v = shifts[i];
+        set_reg(&tk, NPK_REG_CNA_PAD_CON0, NPK_RKPUT(CNA_PAD_CON0, PAD_TOP, v));
+        CHECK_EQ(resubmit(d, &tk, t.c), NPK_OK);
+        const int32_t *c = t.c;
+        size_t bad = 0;
+        for (uint32_t m = 0; m + v < M; m++)
+            for (uint32_t n = 0; n < N; n++)
+                bad += c[(m + v) * N + n] != (int32_t)t.ref[m * N + n];
+        for (uint32_t n = 0; n < v * N; n++)
+            bad += c[n] != 0; /* the padded rows */
+        CHECK_EQ(bad, 0);
+    }
+    npk_rk_devtask_destroy(d, &tk);
+    tl_case_free(&t);
+    npk_rk_device_close(d);
+}
+
 /* The 104-entry program of another tool (mtx, facts C.4): cube mode, its own register order,
  * no duplicated entries, CORE QD_EN 0 and OD_BYPASS 1 for int8. */
 static void mtx_case(npk_rk_prec in)
@@ -341,6 +376,7 @@ int main(void)
     test_register_edits();
     test_register_order();
     test_cube_surface_stride();
+    test_int8_row_offset();
     mtx_case(NPK_PREC_FP16);
     mtx_case(NPK_PREC_INT8);
     return check_done();

@@ -177,6 +177,13 @@ static void apply_feature_effects(rksim_core *c, const rksim_mm *mm, const rksim
         for (uint32_t m = e->good_rows; m < mm->m; m++)
             memcpy(a + (size_t)m * mm->k, a + (size_t)(m % e->good_rows) * mm->k,
                    mm->k * sizeof *a);
+    if (mm->pad_top) {
+        /* zero rows padded on top: output row r computes feature row r - pad (or the zero
+         * pad), so logical row m lands at m + pad and the last rows fall off */
+        uint32_t pad = mm->pad_top < mm->m ? mm->pad_top : mm->m;
+        memmove(a + (size_t)pad * mm->k, a, (size_t)(mm->m - pad) * mm->k * sizeof *a);
+        memset(a, 0, (size_t)pad * mm->k * sizeof *a);
+    }
     if (e->k_limit)
         for (uint32_t m = 0; m < mm->m; m++)
             for (uint32_t k = e->k_limit; k < mm->k; k++)

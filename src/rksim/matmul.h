@@ -36,6 +36,7 @@ typedef struct rksim_mm {
     bool fp32tofp16;           /* OUT_CVT_SCALE.FP32TOFP16_EN */
     uint32_t bs_cfg;
     uint32_t size_e;           /* BS_OW_CFG.SIZE_E_0 */
+    uint32_t pad_top;          /* CNA_PAD_CON0.PAD_TOP: int8 output rows shift down by it */
 } rksim_mm;
 
 /* What the hazard table makes of an operation (faithful mode). */

@@ -127,14 +127,28 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *
         return unsup(r, rf, NPK_REG_CNA_DCOMP_CTRL, "weight decompression is not modelled");
     if (F(CNA_CVT_CON0, CVT_BYPASS) != 1)
         return unsup(r, rf, NPK_REG_CNA_CVT_CON0, "the input converter must be bypassed");
-    if (R(CNA_PAD_CON0) || R(CNA_FC_CON0) || R(CNA_FC_CON1) || R(CNA_FC_CON2) ||
-        F(CNA_CVT_CON5, PER_CHANNEL_CVT_EN))
-        return unsup(r, rf, R(CNA_PAD_CON0) ? NPK_REG_CNA_PAD_CON0
-                            : R(CNA_FC_CON0) ? NPK_REG_CNA_FC_CON0
+    if (R(CNA_FC_CON0) || R(CNA_FC_CON1) || R(CNA_FC_CON2) || F(CNA_CVT_CON5, PER_CHANNEL_CVT_EN))
+        return unsup(r, rf, R(CNA_FC_CON0) ? NPK_REG_CNA_FC_CON0
                             : R(CNA_FC_CON1) ? NPK_REG_CNA_FC_CON1
                             : R(CNA_FC_CON2) ? NPK_REG_CNA_FC_CON2
                                              : NPK_REG_CNA_CVT_CON5,
-                     "padding, skips, offsets and per-channel converts are not modelled");
+                     "skips, offsets and per-channel converts are not modelled");
+    /* CNA_PAD_CON0: measured only for int8, and only as a top pad (spec "0x1068 ... int8
+     * output row-offset": v shifts every output row to physrow m + v; rows pushed past the
+     * M-row output are lost), with a zero pad value */
+    mm->pad_top = F(CNA_PAD_CON0, PAD_TOP);
+    if (F(CNA_PAD_CON0, PAD_LEFT) || (mm->pad_top && in != NPK_PREC_INT8))
+        return unsup(r, rf, NPK_REG_CNA_PAD_CON0, "padding is described only as the int8 top "
+                     "row offset");
+    if (mm->pad_top && R(CNA_PAD_CON1))
+        return unsup(r, rf, NPK_REG_CNA_PAD_CON1, "only a zero pad value is described");
+    if (F(CNA_DATA_SIZE2, DATAOUT_WIDTH) != 1)
+        return unsup(r, rf, NPK_REG_CNA_DATA_SIZE2, "DATAOUT_WIDTH must be 1 (it perturbs the "
+                     "output incoherently otherwise, spec)");
+    uint32_t entries = (uint32_t)((kbytes + 63) / 64); /* facts C.1 #16: ceil(K*eb/64) */
+    if (F(CNA_CBUF_CON1, DATA_ENTRIES) != entries)
+        return unsup(r, rf, NPK_REG_CNA_CBUF_CON1, "DATA_ENTRIES is not ceil(K*eb/64) = %u",
+                     entries);
     mm->feat = R(CNA_FEATURE_DATA_ADDR);
     mm->weight = R(CNA_DCOMP_ADDR0);
     mm->c2 = 128 / mm->in_bits;
