@@ -251,6 +251,44 @@ static void test_doorbell_order(void)
     ktsim_card_destroy(c);
 }
 
+
+/* On a pre-strobe bitstream the interlink's three registers share one 32-byte flit: a ring at
+ * 0x90 also writes control (0x80) and mesh id (0x88) with zero — the link disables itself and
+ * the doorbell never leaves. */
+static void test_prestrobe_ring(void)
+{
+    ktsim_card *c = NULL;
+    ktsim_card_opts o = {2, true, false, 0, 0, 0};
+    CHECK_EQ(ktsim_card_open_preset("default", true, &o, &c), NPK_OK);
+    if (!c)
+        return;
+    kt_transport *t = ktsim_card_transport(c);
+    uint64_t b1 = ktsim_card_ctrl_base(c, 1);
+    kt_il_caps caps;
+    CHECK_EQ(kt_il_detect(t, b1, &caps), NPK_OK);
+    CHECK(caps.present && caps.mesh_id == 1);
+    CHECK_EQ(kt_il_ring(t, b1, 0, 9), NPK_OK);
+    ktsim_card_step(c, 200);
+    CHECK_EQ(kt_il_detect(t, b1, &caps), NPK_OK);
+    CHECK(!caps.present); /* disabled by the zeroed control register */
+    kt_il_doorbells d0;
+    CHECK_EQ(kt_il_read_doorbells(t, ktsim_card_ctrl_base(c, 0), &d0), NPK_OK);
+    CHECK_EQ(d0.received[1], 0);
+    /* Re-enabling (0x80) zeroes the id (0x88) and rings nothing (0x90 gets zero too: a ring of
+     * mesh 0, which is now this mesh itself). */
+    CHECK_EQ(kt_il_enable(t, b1, true), NPK_OK);
+    CHECK_EQ(kt_il_detect(t, b1, &caps), NPK_OK);
+    CHECK(caps.present);
+    CHECK_EQ(caps.mesh_id, 0);
+    ktsim_card_step(c, 50);
+    kt_il_doorbells d1;
+    CHECK_EQ(kt_il_read_doorbells(t, b1, &d1), NPK_OK);
+    /* Two rings from "mesh 0" to itself: the first one (its id had just been zeroed, so it names
+     * this mesh), held while the link was disabled, and the spurious one. */
+    CHECK_EQ(d1.received[0], 2);
+    ktsim_card_destroy(c);
+}
+
 int main(void)
 {
     test_detect();
@@ -258,5 +296,6 @@ int main(void)
     test_cross_mesh_landing();
     test_forwarding();
     test_doorbell_order();
+    test_prestrobe_ring();
     return check_done();
 }
