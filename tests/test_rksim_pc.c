@@ -126,6 +126,36 @@ static void test_chain(uint32_t ideal, bool chained)
     npk_rk_device_close(d);
 }
 
+/* task_counter tells how far a chained job got: the second task faults, the first counted. */
+static void test_chain_counter(void)
+{
+    npk_rk_device *d = tl_open(0);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    job j1, j2;
+    job_make(d, &j1, NPK_PREC_FP16, 4, 64, 32);
+    job_make(d, &j2, NPK_PREC_FP16, 4, 64, 32);
+    npk_rk_entry *e1 = j1.tk.regcmd.host, *e2 = j2.tk.regcmd.host;
+    CHECK_EQ(npk_rk_trailer(e1 + NPK_RK_MATMUL_BODY, j2.tk.regcmd.iova, NPK_RK_MATMUL_BODY,
+                            NPK_RK_ENABLE_MATMUL), NPK_OK);
+    for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++)
+        if (npk_rk_entry_reg(e2[i]) == 0x4020) /* DST_BASE_ADDR */
+            e2[i] = npk_rk_entry_reg_write(NPK_REG_DPU_DST_BASE_ADDR, 0x3000);
+    npk_rk_mem task;
+    CHECK_EQ(npk_rk_mem_create(d, 2 * sizeof(struct rknpu_task), RKNPU_MEM_KERNEL_MAPPING,
+                               &task), NPK_OK);
+    write_record(&task, 0, j1.tk.regcmd.iova, NPK_RK_MATMUL_BODY);
+    write_record(&task, 1, j2.tk.regcmd.iova, NPK_RK_MATMUL_BODY);
+    struct rknpu_submit s = submit_of(&task, 2, 1);
+    CHECK_EQ(npk_rk_submit(d, &s), NPK_ETIMEDOUT);
+    CHECK_EQ(s.task_counter, 1);
+    CHECK_EQ(tl_report(d)->outcome, RKSIM_FAULT);
+    CHECK_EQ(job_check(d, &j1), 0); /* the first task's output was written */
+    npk_rk_mem_destroy(d, &task);
+    job_free(d, &j1);
+    job_free(d, &j2);
+    npk_rk_device_close(d);
+}
+
 /* Three cores in one submit (core_mask 0x7 takes subcore_task[core + 2]), and per-core state. */
 static void test_three_cores(void)
 {
@@ -254,6 +284,7 @@ int main(void)
     test_chain(0, true);
     test_chain(0, false);
     test_chain(RKSIM_HZ_BIT(RKSIM_HZ_UNCHAINED_TASKS), false);
+    test_chain_counter();
     test_three_cores();
     test_dma_faults();
     test_refusals();

@@ -26,6 +26,13 @@ bool rksim_result_fail(rksim_core_result *r, rksim_outcome o, const char *fmt, .
  * ceil((amount + 4) / pc_data_amount_scale(2)) - 1 (facts A.1 step 4: 108 -> 55). */
 static uint32_t kernel_pc_amount(uint32_t regcfg_amount) { return npk_rk_pc_amount(regcfg_amount); }
 
+/* The address the kernel's PC_BASE_ADDRESS write gives the PC: the register keeps
+ * PC_SOURCE_ADDR (bits [31:4], facts B.4) of the 32-bit value. */
+static uint32_t pc_address(uint64_t iova)
+{
+    return npk_rk_field_get(NPK_RKF(PC_BASE_ADDRESS, PC_SOURCE_ADDR), (uint32_t)iova) << 4;
+}
+
 /* Interrupt-status bits a CNA+CORE+DPU operation raises (facts B.4 INTERRUPT_* layout):
  * CNA feature/weight/CSC groups [5:0], CORE [7:6], DPU [9:8]. The IRQ handler "fuzzes" each
  * pair to both bits, so a finished matmul satisfies any mask within 0x3ff. */
@@ -39,8 +46,7 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
     rksim_core *c = &s->core[core];
     const struct rknpu_task *t0 = &tasks[first];
     const struct rknpu_task *last = &tasks[first + count - 1];
-    /* PC_SOURCE_ADDR is bits [31:4] of the base address (facts B.4). */
-    uint64_t addr = t0->regcmd_addr & 0xfffffff0u;
+    uint64_t addr = pc_address(t0->regcmd_addr);
     uint32_t amount = kernel_pc_amount(t0->regcfg_amount);
     r->model_us = RKSIM_T_JOB_FLOOR_US;
     bool first_op = true;
@@ -100,8 +106,7 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
             break;
         r->model_us += RKSIM_T_TASK_US;
         /* The trailer's PC_BASE_ADDRESS / PC_REGISTER_AMOUNTS point at the next body. */
-        uint32_t next_addr =
-            npk_rk_field_get(NPK_RKF(PC_BASE_ADDRESS, PC_SOURCE_ADDR), pc_next) << 4;
+        uint32_t next_addr = pc_address(pc_next);
         uint32_t next_amount =
             npk_rk_field_get(NPK_RKF(PC_REGISTER_AMOUNTS, PC_DATA_AMOUNT), pc_amount);
         if (next_addr == 0 || next_amount == 0) {
@@ -115,7 +120,7 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
                 return;
             }
             const struct rknpu_task *t = &tasks[first + task + 1];
-            addr = t->regcmd_addr & 0xfffffff0u;
+            addr = pc_address(t->regcmd_addr);
             amount = kernel_pc_amount(t->regcfg_amount);
         } else {
             addr = next_addr;
