@@ -15,6 +15,9 @@ ok bash -c "'$cli' kt move copy --dst-mesh 1 --words 32 | grep -q 'mesh 1 (over 
 ok bash -c "'$cli' kt move generate --dst-mesh 3 | grep -q 'check: ok'"
 ok bash -c "'$cli' kt move copy --json | grep -q '\"transactions\": [0-9]*, \"bytes\": [0-9]*'"
 ok bash -c "'$cli' kt move fill --json | grep -q '\"ok\": true'"
+ok bash -c "'$cli' kt move gather --engine --indices 4,4,1 | grep -q 'check: ok (0 of 3'"
+ok bash -c "'$cli' kt move fill --engine --json | grep -q '\"form\": \"engine\"'"
+ok bash -c "'$cli' kt move copy --engine --dst-mesh 1 2>&1 | grep -q 'runs a local move'"
 # A pre-strobe bitstream: the descriptor shares flits with CTRL and the move goes wrong.
 ok bash -c "! '$cli' kt move copy --prestrobe >/dev/null 2>&1"
 # Refused before anything is issued, with the value named.

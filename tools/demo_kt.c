@@ -4,6 +4,7 @@
 
 int kt_enum_main(int argc, char **argv);
 int kt_saxpy_main(int argc, char **argv);
+int demo_kt_mover(void); /* kt_demo_mover.c */
 
 int demo_kt(void)
 {
@@ -19,5 +20,7 @@ int demo_kt(void)
         return rc;
     printf("\n== KohakuTPU: the same on a pre-strobe bitstream (same driver, same sequence)\n");
     char *pre_argv[] = {"saxpy", "-n", "1000", "--prestrobe", NULL};
-    return kt_saxpy_main(4, pre_argv);
+    if ((rc = kt_saxpy_main(4, pre_argv)))
+        return rc;
+    return demo_kt_mover();
 }

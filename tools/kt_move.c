@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "kt_card_cli.h"
+#include "npukit/kt_hostprog.h"
 #include "npukit/kt_interlink.h"
 #include "npukit/kt_mover.h"
 
@@ -20,6 +21,7 @@ typedef struct move_args {
     kt_mv_mode mode;
     uint64_t words, src, dst, value, seed, pitch, row_words;
     unsigned width_bits, dst_mesh;
+    bool engine;
     uint32_t indices[MAX_INDICES];
     unsigned n_indices;
 } move_args;
@@ -30,7 +32,7 @@ static int usage(const char *why)
             "npukit kt move: %s\n"
             "usage: npukit kt move copy|fill|gather|generate [--words N] [--src OFF] [--dst OFF] [--value V]\n"
             "         [--width 8|16|32] [--seed S] [--indices I,J,...] [--pitch BYTES] [--row-words N]\n"
-            "         [--dst-mesh M] [--meshes K] [--sim PRESET] [--prestrobe] [--json]\n",
+            "         [--dst-mesh M | --engine] [--meshes K] [--sim PRESET] [--prestrobe] [--json]\n",
             why);
     return 2;
 }
@@ -99,6 +101,8 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
             if (!(v = cli_value(argc, argv, &i)) || !cli_int(o, v, 0, 3, &m))
                 return 2;
             a->dst_mesh = (unsigned)m;
+        } else if (!strcmp(o, "--engine")) {
+            a->engine = true;
         } else if (!strcmp(o, "--indices")) {
             if (!(v = cli_value(argc, argv, &i)) || !parse_indices(v, a))
                 return 2;
@@ -109,6 +113,9 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
     }
     if (a->dst_mesh + 1 > c->meshes)
         c->meshes = a->dst_mesh + 1;
+    if (a->engine && a->dst_mesh)
+        return usage("--engine runs a local move (the doorbell ordering is the host's job here)");
+    c->engine = a->engine;
     return 0;
 }
 
@@ -143,6 +150,33 @@ static size_t source_bytes(const move_args *a)
     for (unsigned i = 0; i < a->n_indices; i++)
         top = a->indices[i] > top ? a->indices[i] : top;
     return (size_t)top * a->pitch + a->row_words * 32;
+}
+
+/* The move as a host control program: its writes, a POLL of AUX_STAT.busy, DONE — loaded into
+ * the engine and started with one GO. The host reads AUX_STAT before and after, as kt_mv_run. */
+static npk_status run_in_engine(kt_card_cli *c, const kt_mv_move *m, kt_mv_result *r)
+{
+    uint64_t ctrl = ktsim_card_ctrl_base(c->card, 0), v;
+    kt_mv_write w[KT_MV_MAX_WRITES];
+    size_t n;
+    npk_status s = kt_mv_build(m, w, KT_MV_MAX_WRITES, &n);
+    if (s || (s = kt_read64(c->t, ctrl + 0x78, &v)))
+        return s;
+    r->before = kt_mv_status_decode(v);
+    kt_hostprog p;
+    kt_hp_init(&p);
+    kt_hp_result hr;
+    if (!(s = kt_hp_move(&p, ctrl, w, n)) && !(s = kt_hp_done(&p, 0)))
+        s = kt_hp_run_engine(c->t, ktsim_card_engine_base(c->card), &p, NULL, &hr);
+    kt_hp_free(&p);
+    if (s || (s = kt_read64(c->t, ctrl + 0x78, &v)))
+        return s;
+    r->after = kt_mv_status_decode(v);
+    r->polls = hr.polls;
+    if (r->after.fault)
+        return npk_fail(NPK_EFAULT, "mover fault %u (%s) on a %s move", r->after.fault,
+                        kt_mv_fault_name(r->after.fault), kt_mv_mode_name(m->mode));
+    return NPK_OK;
 }
 
 int kt_move_main(int argc, char **argv)
@@ -209,6 +243,8 @@ int kt_move_main(int argc, char **argv)
     npk_status s;
     if (a.dst_mesh)
         s = kt_il_write_and_ring(c.t, ctrl, &m, a.dst_mesh, 1, 0);
+    else if (a.engine)
+        s = run_in_engine(&c, &m, &r);
     else
         s = kt_mv_run(c.t, ctrl, &m, 0, &r);
     if (s != NPK_OK) {
@@ -240,14 +276,18 @@ int kt_move_main(int argc, char **argv)
     bool fault = kt_card_cli_report_fault(&c, "kt move");
     if (c.json) {
         printf("{\"mode\": \"%s\", \"words\": %zu, \"src\": %" PRIu64 ", \"dst\": %" PRIu64 ", \"dst_mesh\": %u, "
-               "\"moves_done\": %u, \"fault\": \"%s\", \"polls\": %u, \"mismatched_words\": %zu, \"ok\": %s, ",
-               kt_mv_mode_name(a.mode), words, a.src, a.dst, a.dst_mesh, r.after.moves_done,
+               "\"form\": \"%s\", \"moves_done\": %u, \"fault\": \"%s\", \"polls\": %u, \"mismatched_words\": %zu, "
+               "\"ok\": %s, ",
+               kt_mv_mode_name(a.mode), words, a.src, a.dst, a.dst_mesh, a.engine ? "engine" : "host", r.after.moves_done,
                kt_mv_fault_name(r.after.fault), r.polls, bad, bad || fault ? "false" : "true");
         kt_card_cli_print_counts(&c);
         printf("}\n");
     } else {
         printf("move %s: %zu words -> 0x%" PRIx64 " in mesh %u%s\n", kt_mv_mode_name(a.mode), words, a.dst,
-               a.dst_mesh, a.dst_mesh ? " (over the interlink, doorbell after the data)" : "");
+               a.dst_mesh,
+               a.dst_mesh ? " (over the interlink, doorbell after the data)"
+               : a.engine ? " (one engine program: writes, poll, DONE)"
+                          : "");
         printf("mover: %u moves completed, fault %u (%s)\n", r.after.moves_done, r.after.fault,
                kt_mv_fault_name(r.after.fault));
         printf("check: %s (%zu of %zu words differ)\n", bad ? "MISMATCH" : "ok", bad, words);
