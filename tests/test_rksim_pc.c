@@ -3,7 +3,10 @@
  * crash) and refused operations. */
 #include "rksim_testlib.h"
 
+#include <pthread.h>
+
 #include "npukit/rk_regcmd.h"
+#include "rksim/timing.h"
 
 typedef struct job {
     tl_case t;
@@ -277,6 +280,70 @@ static void test_refusals(void)
     npk_rk_device_close(d);
 }
 
+/* Threads sharing one simulator device, each on its own core, each with its own stable
+ * buffers: the device layer serializes the requests, every result is right. */
+typedef struct worker {
+    npk_rk_device *d;
+    job j;
+    unsigned core;
+    int failures;
+} worker;
+
+static void *work(void *p)
+{
+    worker *w = p;
+    for (int i = 0; i < 4; i++) {
+        struct rknpu_submit s;
+        if (npk_rk_devtask_submit(w->d, &w->j.tk, w->core, 6000, &s) != NPK_OK)
+            w->failures++;
+    }
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    npk_rk_device *d = tl_open(0);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    worker w[3];
+    pthread_t th[3];
+    for (unsigned i = 0; i < 3; i++) {
+        w[i] = (worker){.d = d, .core = i};
+        job_make(d, &w[i].j, i == 1 ? NPK_PREC_INT8 : NPK_PREC_FP16, 8, 64, 32);
+    }
+    for (unsigned i = 0; i < 3; i++)
+        CHECK_EQ(pthread_create(&th[i], NULL, work, &w[i]), 0);
+    for (unsigned i = 0; i < 3; i++) {
+        pthread_join(th[i], NULL);
+        CHECK_EQ(w[i].failures, 0);
+        CHECK_EQ(job_check(d, &w[i].j), 0);
+        job_free(d, &w[i].j);
+    }
+    npk_rk_device_close(d);
+}
+
+/* The timing model: the documented constants give the documented numbers. */
+static void test_timing(void)
+{
+    /* fp16 512x2048x2048: compute-bound, 2^31 MACs / (512 MAC/cycle * 1 GHz * 15%) */
+    double us = rksim_time_matmul_us(NPK_PREC_FP16, 512, 2048, 2048, (512.0 * 2048 + 2048.0 * 2048) * 2,
+                                     512.0 * 2048 * 4);
+    CHECK(us > 27900 && us < 28000);
+    /* int8 decode 1x4096x4096: DMA-bound, 16 MiB of weights at 8.6 GB/s */
+    us = rksim_time_matmul_us(NPK_PREC_INT8, 1, 4096, 4096, 4096.0 + 4096.0 * 4096, 4096.0 * 4);
+    CHECK(us > 1950 && us < 1960);
+    /* a submit reports the floor plus the operation */
+    npk_rk_device *d = tl_open(0);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    job j;
+    job_make(d, &j, NPK_PREC_FP16, 4, 64, 32);
+    struct rknpu_submit s;
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 6000, &s), NPK_OK);
+    CHECK(s.u48_.hw_elapse_time >= (int64_t)RKSIM_T_JOB_FLOOR_US);
+    CHECK(s.u48_.hw_elapse_time < 2 * (int64_t)RKSIM_T_JOB_FLOOR_US);
+    job_free(d, &j);
+    npk_rk_device_close(d);
+}
+
 int main(void)
 {
     test_core_ctrl_concat(0x000f);
@@ -288,5 +355,7 @@ int main(void)
     test_three_cores();
     test_dma_faults();
     test_refusals();
+    test_threads();
+    test_timing();
     return check_done();
 }

@@ -1,27 +1,59 @@
-/* The simulator backend: the same requests answered by rksim's kernel-interface front end. */
+/* The simulator backend: the same requests answered by rksim's kernel-interface front end.
+ * Requests are serialized like the kernel's ioctl path (the simulator itself is not
+ * thread-safe): threads sharing one device may call it concurrently. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rk/device_backend.h"
 
+typedef struct sim_ctx {
+    rksim *sim;
+    pthread_mutex_t lock;
+    char detail[sizeof(((rksim_report *)0)->message)];
+} sim_ctx;
+
 static int s_ioctl(void *ctx, unsigned long request, void *arg)
 {
-    return rksim_ioctl(ctx, request, arg);
+    sim_ctx *c = ctx;
+    pthread_mutex_lock(&c->lock);
+    int rc = rksim_ioctl(c->sim, request, arg);
+    /* keep this request's report message for the error text, before another thread runs */
+    const rksim_report *r = rksim_last_report(c->sim);
+    strcpy(c->detail, r->outcome == RKSIM_OK ? "" : r->message);
+    pthread_mutex_unlock(&c->lock);
+    return rc;
 }
 
 static void *s_map(void *ctx, uint64_t offset, size_t length, int *err)
 {
-    return rksim_mmap(ctx, offset, length, err);
+    sim_ctx *c = ctx;
+    pthread_mutex_lock(&c->lock);
+    void *p = rksim_mmap(c->sim, offset, length, err);
+    pthread_mutex_unlock(&c->lock);
+    return p;
 }
 
-static void s_unmap(void *ctx, void *addr, size_t length) { rksim_munmap(ctx, addr, length); }
+static void s_unmap(void *ctx, void *addr, size_t length)
+{
+    sim_ctx *c = ctx;
+    pthread_mutex_lock(&c->lock);
+    rksim_munmap(c->sim, addr, length);
+    pthread_mutex_unlock(&c->lock);
+}
 
-static void s_close(void *ctx) { rksim_destroy(ctx); }
+static void s_close(void *ctx)
+{
+    sim_ctx *c = ctx;
+    rksim_destroy(c->sim);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
 
 static const char *s_detail(void *ctx)
 {
-    const rksim_report *r = rksim_last_report(ctx);
-    return r->outcome == RKSIM_OK ? NULL : r->message;
+    sim_ctx *c = ctx;
+    return c->detail[0] ? c->detail : NULL;
 }
 
 static const npk_rk_backend sim_backend = {"sim", s_ioctl, s_map, s_unmap, s_close, s_detail};
@@ -34,11 +66,16 @@ npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out)
         rksim_config_from_env(&def);
         cfg = &def;
     }
-    rksim *sim;
-    npk_status s = rksim_create(cfg, &sim);
-    if (s)
+    sim_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return npk_fail(NPK_ENOMEM, "rk device: out of memory");
+    npk_status s = rksim_create(cfg, &c->sim);
+    if (s) {
+        free(c);
         return s;
-    return npk_rk_device_wrap(&sim_backend, sim, "sim", sim, out);
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    return npk_rk_device_wrap(&sim_backend, c, "sim", c->sim, out);
 }
 
 npk_status npk_rk_device_open(const char *spec, npk_rk_device **out)
