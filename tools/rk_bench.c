@@ -40,7 +40,7 @@ static void usage(FILE *f)
                "       npukit rk bench M K N [TYPE]    (the vendor matmul demo's form; TYPE 1\n"
                "                                       fp16->fp32, 2 int8->int32, 4 fp16->fp16,\n"
                "                                       10 int4; default 1)\n"
-               "  --iters N (default 10)  --warmup N (default 2)  --cores 1..3\n"
+               "  --iters N (default 10)  --warmup N (default 2)  --cores 1..3  --chain 1..64\n"
                "  --device sim|npu|auto|PATH  --json\n");
 }
 
@@ -128,6 +128,7 @@ int rk_bench_main(int argc, char **argv)
     }
     memset(src, 1, moved);
     if (npk_rk_open(device, &rt) || (cores && npk_rk_set_cores(rt, (unsigned)cores)) ||
+        (so.chain && npk_rk_set_chain(rt, (unsigned)so.chain)) ||
         npk_rk_query(rt, &info) || npk_rk_weights_pack(rt, o.in, o.k, o.n, o.b, o.m, &w)) {
         cli_lib_error("rk bench");
         goto done;

@@ -12,6 +12,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: npukit rk matmul --dtype fp16|int8|int4 -m M -k K -n N [options]\n"
                "  --out fp32|fp16|int32     output (default fp32 for fp16, int32 otherwise)\n"
                "  --cores 1..3              cores to use (default all)\n"
+               "  --chain 1..64             tasks chained into one submit (default 1)\n"
                "  --device sim|npu|auto|PATH  (default auto: the NPU if present)\n"
                "  --a FILE --b FILE         raw row-major operands (fp16 bits, int8, int4 as int8)\n"
                "  --seed S                  random operands' seed (default 1)\n"
@@ -101,6 +102,7 @@ int rk_matmul_main(int argc, char **argv)
     npk_rk_info info;
     int rc = 1;
     if (npk_rk_open(device, &rt) || (cores && npk_rk_set_cores(rt, (unsigned)cores)) ||
+        (so.chain && npk_rk_set_chain(rt, (unsigned)so.chain)) ||
         npk_rk_query(rt, &info) || npk_rk_weights_pack(rt, o.in, o.k, o.n, o.b, o.m, &w) ||
         npk_rk_matmul(rt, w, o.m, o.a, o.out, o.c, &st)) {
         cli_lib_error("rk matmul");

@@ -45,6 +45,9 @@ int rk_shape_opt(rk_shape_opts *o, const char *opt, const char *v)
     } else if (!strcmp(opt, "--cores")) {
         if (!cli_int(opt, v, 1, 64, &o->cores))
             return -1;
+    } else if (!strcmp(opt, "--chain")) {
+        if (!cli_int(opt, v, 1, 64, &o->chain))
+            return -1;
     } else if (!strcmp(opt, "--device")) {
         o->device = v;
     } else {

@@ -15,11 +15,13 @@ typedef struct rk_shape_opts {
     int mode;              /* -1: the dtype's default */
     const npk_rk_soc *soc; /* NULL: RK3588 */
     int cores;             /* 0: all */
+    int chain;             /* 0: the runtime's default (1 task per submit) */
     const char *device;    /* "auto" */
 } rk_shape_opts;
 
 void rk_shape_opts_init(rk_shape_opts *o);
-/* One option and its value: --dtype, --out, -m, -k, -n, --mode, --soc, --cores, --device.
+/* One option and its value: --dtype, --out, -m, -k, -n, --mode, --soc, --cores, --chain,
+ * --device.
  * Returns 1 when consumed, 0 when `opt` is not one of them, -1 for a bad value (printed). */
 int rk_shape_opt(rk_shape_opts *o, const char *opt, const char *value);
 /* True when --dtype, -m, -k and -n were all given; otherwise prints what `cmd` needs. Fills in

@@ -57,6 +57,12 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 /* Use at most `cores` cores (1..the SoC's count; default all). */
 npk_status npk_rk_set_cores(npk_rk *rt, unsigned cores);
 
+/* Chain up to `tasks_per_submit` (1..64, default 1) consecutive tasks of a core into one SUBMIT:
+ * their regcmd trailers link each program to the next (task_number > 1), which saves the
+ * per-submit floor. Each task of a job has its own feature and output slot; a job's first task
+ * always uses the core's first feature slot. Changing it re-creates the per-core buffers. */
+npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit);
+
 /* Pack B [K][N] (row-major, `in` elements) into NPU memory once; it stays resident until freed.
  * m_hint is the typical M it will be multiplied with: it chooses the K slicing (1: decode, the
  * whole K per task where it fits; >= 64: prefill, slices where the M-tile schedule holds the

@@ -34,12 +34,19 @@ static const npk_rk_soc *detect_soc(bool simulated)
     return npk_rk_soc_default();
 }
 
+/* The feature and task buffers of core c for jobs of up to rt->chain tasks. */
 static npk_status create_core_buffers(npk_rk *rt, unsigned c)
 {
     npk_rk_core_bufs *b = &rt->core[c];
-    npk_status s = npk_rk_mem_create(rt->dev, NPK_RK_FEATURE_BYTES, NPK_RK_DATA_FLAGS, &b->feature);
+    if (b->feature.size)
+        npk_rk_mem_destroy(rt->dev, &b->feature);
+    if (b->task.size)
+        npk_rk_mem_destroy(rt->dev, &b->task);
+    npk_status s = npk_rk_mem_create(rt->dev, (uint64_t)rt->chain * NPK_RK_FEATURE_BYTES,
+                                     NPK_RK_DATA_FLAGS, &b->feature);
     if (s == NPK_OK)
-        s = npk_rk_mem_create(rt->dev, 4096, NPK_RK_TASK_FLAGS, &b->task);
+        s = npk_rk_mem_create(rt->dev, npk_rk_regcmd_offset(rt->chain, rt->chain),
+                              NPK_RK_TASK_FLAGS, &b->task);
     return s;
 }
 
@@ -60,6 +67,7 @@ npk_status npk_rk_open(const char *device, npk_rk **out)
     rt->simulated = npk_rk_device_sim(rt->dev) != NULL;
     rt->soc = detect_soc(rt->simulated);
     rt->cores = rt->soc->cores > NPK_RK_MAX_CORES ? NPK_RK_MAX_CORES : rt->soc->cores;
+    rt->chain = 1;
     pthread_mutex_init(&rt->lock, NULL);
     /* POWER_ON is refused (EINVAL) by the 6.1 kernel, where the NPU is powered on demand:
      * its failure is not an error (facts A.1). */
@@ -124,4 +132,27 @@ npk_status npk_rk_set_cores(npk_rk *rt, unsigned cores)
     rt->cores = cores;
     pthread_mutex_unlock(&rt->lock);
     return NPK_OK;
+}
+
+npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit)
+{
+    if (!rt)
+        return npk_fail(NPK_EINVAL, "set_chain: NULL runtime");
+    if (tasks_per_submit < 1 || tasks_per_submit > NPK_RK_MAX_CHAIN)
+        return npk_fail(NPK_EINVAL, "chain=%u: tasks per submit must be 1..%u", tasks_per_submit,
+                        NPK_RK_MAX_CHAIN);
+    if (pthread_mutex_trylock(&rt->lock))
+        return npk_fail(NPK_EBUSY, "set_chain: another call is running on this runtime");
+    npk_status s = NPK_OK;
+    if (tasks_per_submit != rt->chain) {
+        rt->chain = tasks_per_submit;
+        unsigned max = rt->soc->cores < NPK_RK_MAX_CORES ? rt->soc->cores : NPK_RK_MAX_CORES;
+        for (unsigned c = 0; c < max && s == NPK_OK; c++)
+            s = create_core_buffers(rt, c);
+        /* The feature buffers moved: reset so no core reads feature state cached for the old
+         * address (spec "Feature address caching"). */
+        rt->needs_reset = true;
+    }
+    pthread_mutex_unlock(&rt->lock);
+    return s;
 }

@@ -6,6 +6,7 @@
 
 #include "npukit/rk.h"
 #include "npukit/rk_device.h"
+#include "npukit/rk_regcmd.h"
 #include "npukit/rk_soc.h"
 
 /* Per-core buffers: the feature buffer is allocated once and never moves (the NPU caches
@@ -24,6 +25,7 @@ struct npk_rk {
     npk_rk_device *dev;
     const npk_rk_soc *soc;
     unsigned cores;
+    uint32_t chain; /* tasks per SUBMIT (1: one task per job) */
     bool simulated;
     uint32_t drv_version, hw_version;
     pthread_mutex_t lock;
@@ -50,10 +52,18 @@ struct npk_rk_weights {
     (RKNPU_MEM_NON_CONTIGUOUS | RKNPU_MEM_CACHEABLE | RKNPU_MEM_IOMMU_LIMIT_IOVA_ALIGNMENT)
 #define NPK_RK_TASK_FLAGS (NPK_RK_DATA_FLAGS | RKNPU_MEM_KERNEL_MAPPING)
 
-/* The feature buffer holds the largest feature tile any task has: the 12 CBUF banks. */
+/* One feature slot holds the largest feature tile any task has: the 12 CBUF banks. A job of
+ * L chained tasks uses L slots. */
 #define NPK_RK_FEATURE_BYTES (512u * 1024u)
-/* Task buffer: rknpu_task at 0, regcmd at 64 (16-byte aligned, as PC_SOURCE_ADDR needs). */
-#define NPK_RK_REGCMD_OFFSET 64u
+/* Most tasks chained into one job (the kernel accepts up to 4095; this bounds the buffers). */
+#define NPK_RK_MAX_CHAIN 64u
+/* Task buffer of a job of up to L tasks: L rknpu_task records from 0, then the L regcmd
+ * programs (108 + 4 entries each) from a 64-byte boundary (PC_SOURCE_ADDR needs 16). */
+static inline uint64_t npk_rk_regcmd_offset(uint32_t chain, uint32_t i)
+{
+    uint64_t records = ((uint64_t)chain * 40 + 63) / 64 * 64;
+    return records + (uint64_t)i * (NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES) * 8;
+}
 
 uint64_t npk_rk_now_ns(void);
 /* NPK_EINVAL naming the first element outside [-8, 7]. */

@@ -45,21 +45,21 @@ static npk_status reset_if_due(npk_rk *rt, npk_rk_stats *st)
     return NPK_OK;
 }
 
-/* One SUBMIT of the task in core c's task buffer. */
-static npk_status submit(npk_rk *rt, unsigned c, bool warmup, npk_rk_stats *st)
+/* One SUBMIT of the `tasks` chained tasks in core c's task buffer. */
+static npk_status submit(npk_rk *rt, unsigned c, uint32_t tasks, bool warmup, npk_rk_stats *st)
 {
     struct rknpu_submit sub;
     memset(&sub, 0, sizeof sub);
     sub.flags = RKNPU_JOB_PC | RKNPU_JOB_BLOCK | RKNPU_JOB_PINGPONG;
     sub.timeout = npk_rk_policy_timeout_ms(warmup);
     sub.task_start = 0;
-    sub.task_number = 1;
+    sub.task_number = tasks;
     sub.task_obj_addr = rt->core[c].task.obj_addr;
     sub.core_mask = 1u << c;
     sub.fence_fd = -1;
     /* Every subcore entry filled: core_mask != 1 with only entry 0 set crashes the kernel. */
     for (unsigned i = 0; i < 5; i++)
-        sub.subcore_task[i] = (struct rknpu_subcore_task){0, 1};
+        sub.subcore_task[i] = (struct rknpu_subcore_task){0, tasks};
     uint64_t t0 = npk_rk_now_ns();
     npk_status s = npk_rk_submit(rt->dev, &sub);
     st->submit_ns += npk_rk_now_ns() - t0;
@@ -71,7 +71,7 @@ static npk_status submit(npk_rk *rt, unsigned c, bool warmup, npk_rk_stats *st)
 
 /* Submit with the policy: reset when due, warm a fresh output buffer, recover a wedge with a
  * reset and one retry, and never submit over a wedge without the reset in between. */
-static npk_status submit_with_policy(npk_rk *rt, unsigned c, npk_rk_stats *st)
+static npk_status submit_with_policy(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st)
 {
     unsigned retries = npk_rk_policy_retries();
     for (unsigned attempt = 0;; attempt++) {
@@ -79,13 +79,13 @@ static npk_status submit_with_policy(npk_rk *rt, unsigned c, npk_rk_stats *st)
         if (s)
             return s;
         if (!rt->core[c].output_warm && npk_rk_policy_warmup_fresh_output()) {
-            s = submit(rt, c, true, st);
+            s = submit(rt, c, tasks, true, st);
             st->warmups++;
             if (s == NPK_OK)
                 rt->core[c].output_warm = true;
         }
         if (s == NPK_OK)
-            s = submit(rt, c, false, st);
+            s = submit(rt, c, tasks, false, st);
         if (s != NPK_ETIMEDOUT)
             return s; /* success, or a fault that a retry would only repeat */
         apply(rt, npk_rk_policy_on_wedge());
@@ -100,7 +100,7 @@ static npk_status submit_with_policy(npk_rk *rt, unsigned c, npk_rk_stats *st)
     }
 }
 
-/* ---- one task -------------------------------------------------------------------------------- */
+/* ---- one job: up to rt->chain consecutive tasks of one core ------------------------------------- */
 
 static npk_status ensure_output(npk_rk *rt, unsigned c, uint64_t bytes)
 {
@@ -115,7 +115,16 @@ static npk_status ensure_output(npk_rk *rt, unsigned c, uint64_t bytes)
     return s;
 }
 
-static npk_status run_task(run *r, const npk_rk_task_plan *t)
+typedef struct slot {
+    npk_rk_block ablk, cblk;
+    size_t abytes;
+    uint64_t cbytes, out_off;
+} slot;
+
+/* Pack task t's feature into feature slot i and write its program and task record; the
+ * trailer chains to slot i+1 unless it is the last task of the job. */
+static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bool last,
+                               slot *sl)
 {
     npk_rk *rt = r->rt;
     const npk_rk_weights *w = r->w;
@@ -124,82 +133,115 @@ static npk_status run_task(run *r, const npk_rk_task_plan *t)
     const npk_rk_mode mode = r->plan.mode;
     npk_status s;
 
-    /* Feature: rows [m0, m1) and the K slice into the core's stable buffer. */
+    /* Feature: rows [m0, m1) and the K slice. Slot 0 holds every job's first feature, so the
+     * address the NPU caches feature state by never changes between jobs. */
     uint64_t t0 = npk_rk_now_ns();
-    npk_rk_block ablk = npk_rk_a_block(w->in, mode, mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0,
-                                       t->k1 - t->k0);
-    size_t abytes = npk_rk_a_bytes(&ablk, t->k1 - t->k0);
-    if (abytes > b->feature.size)
-        return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %llu-byte buffer",
-                        abytes, (unsigned long long)b->feature.size);
-    s = npk_rk_pack_a(&ablk, &r->a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
-                      b->feature.host, (size_t)b->feature.size);
+    uint64_t aoff = (uint64_t)i * NPK_RK_FEATURE_BYTES;
+    if (sl->abytes > NPK_RK_FEATURE_BYTES)
+        return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot",
+                        sl->abytes, NPK_RK_FEATURE_BYTES);
+    s = npk_rk_pack_a(&sl->ablk, &r->a, (npk_rk_range){t->m0, t->m1},
+                      (npk_rk_range){t->k0, t->k1}, (uint8_t *)b->feature.host + aoff,
+                      NPK_RK_FEATURE_BYTES);
     st->pack_ns += npk_rk_now_ns() - t0;
     if (s)
         return s;
 
-    npk_rk_block cblk = npk_rk_c_block(r->task_out, mode, t->mp, t->np);
-    uint64_t cbytes = npk_rk_c_bytes(&cblk, t->np);
-    if ((s = ensure_output(rt, t->core, cbytes)))
-        return s;
-
     /* The program: the weights of this slice and column range are one contiguous block. */
     t0 = npk_rk_now_ns();
-    uint32_t slice = t->k0 / w->k_slice;
-    uint64_t boff = (uint64_t)slice * w->slice_bytes +
+    uint32_t k_slice = t->k0 / w->k_slice;
+    uint64_t boff = (uint64_t)k_slice * w->slice_bytes +
                     npk_rk_b_tile_offset(t->kp, t->n0 / npk_rk_b_n_group(w->in));
     npk_rk_mm mm = npk_rk_mm_default(w->in, t->mp, t->kp, t->np);
     mm.out = r->task_out;
     mm.mode = (int)mode;
     mm.sched = t->sched;
     mm.soc = rt->soc;
-    mm.a = b->feature.iova;
+    mm.a = (uint32_t)(b->feature.iova + aoff);
     mm.b = (uint32_t)(w->mem.iova + boff);
-    mm.c = b->output.iova;
-    npk_rk_entry *prog = (npk_rk_entry *)((uint8_t *)b->task.host + NPK_RK_REGCMD_OFFSET);
+    mm.c = (uint32_t)(b->output.iova + sl->out_off);
+    uint64_t prog_off = npk_rk_regcmd_offset(rt->chain, i);
+    npk_rk_entry *prog = (npk_rk_entry *)((uint8_t *)b->task.host + prog_off);
     if ((s = npk_rk_synth_matmul(&mm, prog, NULL)))
         return s;
-    if ((s = npk_rk_trailer(prog + NPK_RK_MATMUL_BODY, 0, 0, NPK_RK_ENABLE_MATMUL)))
+    uint32_t next = last ? 0 : (uint32_t)(b->task.iova + npk_rk_regcmd_offset(rt->chain, i + 1));
+    if ((s = npk_rk_trailer(prog + NPK_RK_MATMUL_BODY, next, next ? NPK_RK_MATMUL_BODY : 0,
+                            NPK_RK_ENABLE_MATMUL)))
         return s;
     struct rknpu_task task = {0};
     task.enable_mask = NPK_RK_ENABLE_MATMUL;
     task.int_mask = 0x300; /* the DPU interrupt ends a matmul (facts A.1) */
     task.int_clear = RKNPU_INT_CLEAR;
     task.regcfg_amount = NPK_RK_MATMUL_BODY;
-    task.regcmd_addr = b->task.iova + NPK_RK_REGCMD_OFFSET;
-    memcpy(b->task.host, &task, sizeof task);
+    task.regcmd_addr = b->task.iova + prog_off;
+    memcpy((uint8_t *)b->task.host + i * sizeof task, &task, sizeof task);
     st->synth_ns += npk_rk_now_ns() - t0;
 
     t0 = npk_rk_now_ns();
-    s = npk_rk_mem_sync(rt->dev, &b->feature, 0, abytes, RKNPU_MEM_SYNC_TO_DEVICE);
-    if (s == NPK_OK)
-        s = npk_rk_mem_sync(rt->dev, &b->task, 0,
-                            NPK_RK_REGCMD_OFFSET +
-                                (NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES) * sizeof(npk_rk_entry),
-                            RKNPU_MEM_SYNC_TO_DEVICE);
-    /* The output is never written by the CPU, so it needs no TO_DEVICE sync; its first
-     * submit's stale read is what the warm-up is for. */
+    s = npk_rk_mem_sync(rt->dev, &b->feature, aoff, sl->abytes, RKNPU_MEM_SYNC_TO_DEVICE);
     st->sync_ns += npk_rk_now_ns() - t0;
-    if (s)
-        return s;
+    return s;
+}
 
-    if ((s = submit_with_policy(rt, t->core, st)))
-        return s;
-
-    t0 = npk_rk_now_ns();
-    s = npk_rk_mem_sync(rt->dev, &b->output, 0, cbytes, RKNPU_MEM_SYNC_FROM_DEVICE);
-    st->sync_ns += npk_rk_now_ns() - t0;
+/* Read task t's output back from its slot and add it into the result. */
+static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
+{
+    npk_rk_core_bufs *b = &r->rt->core[t->core];
+    uint64_t t0 = npk_rk_now_ns();
+    npk_status s = npk_rk_mem_sync(r->rt->dev, &b->output, sl->out_off, sl->cbytes,
+                                   RKNPU_MEM_SYNC_FROM_DEVICE);
+    r->st->sync_ns += npk_rk_now_ns() - t0;
     if (s)
         return s;
     t0 = npk_rk_now_ns();
+    const uint8_t *src = (const uint8_t *)b->output.host + sl->out_off;
+    size_t room = (size_t)(b->output.size - sl->out_off);
     /* fp16 output only comes from a single K slice: a copy. Partials add up on the host. */
     if (r->task_out == NPK_PREC_FP16)
-        s = npk_rk_unpack_c(&cblk, b->output.host, (size_t)b->output.size, &r->acc,
-                            (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->n0, t->n1});
+        s = npk_rk_unpack_c(&sl->cblk, src, room, &r->acc, (npk_rk_range){t->m0, t->m1},
+                            (npk_rk_range){t->n0, t->n1});
     else
-        s = npk_rk_accumulate_c(&cblk, b->output.host, (size_t)b->output.size, &r->acc,
-                                (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->n0, t->n1});
-    st->accumulate_ns += npk_rk_now_ns() - t0;
+        s = npk_rk_accumulate_c(&sl->cblk, src, room, &r->acc, (npk_rk_range){t->m0, t->m1},
+                                (npk_rk_range){t->n0, t->n1});
+    r->st->accumulate_ns += npk_rk_now_ns() - t0;
+    return s;
+}
+
+/* One job: `count` tasks of one core, chained through their trailers, in one SUBMIT. */
+static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
+{
+    npk_rk *rt = r->rt;
+    unsigned core = tasks[0].core;
+    npk_rk_core_bufs *b = &rt->core[core];
+    slot slots[NPK_RK_MAX_CHAIN];
+    uint64_t out_total = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const npk_rk_task_plan *t = &tasks[i];
+        slot *sl = &slots[i];
+        sl->ablk = npk_rk_a_block(r->w->in, r->plan.mode,
+                                  r->plan.mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0,
+                                  t->k1 - t->k0);
+        sl->abytes = npk_rk_a_bytes(&sl->ablk, t->k1 - t->k0);
+        sl->cblk = npk_rk_c_block(r->task_out, r->plan.mode, t->mp, t->np);
+        sl->cbytes = npk_rk_c_bytes(&sl->cblk, t->np);
+        sl->out_off = out_total;
+        out_total += (sl->cbytes + 63) / 64 * 64;
+    }
+    npk_status s = ensure_output(rt, core, out_total);
+    for (uint32_t i = 0; s == NPK_OK && i < count; i++)
+        s = prepare_task(r, &tasks[i], i, i + 1 == count, &slots[i]);
+    if (s == NPK_OK) {
+        uint64_t t0 = npk_rk_now_ns();
+        s = npk_rk_mem_sync(rt->dev, &b->task, 0, npk_rk_regcmd_offset(rt->chain, count),
+                            RKNPU_MEM_SYNC_TO_DEVICE);
+        /* The output is never written by the CPU, so it needs no TO_DEVICE sync; its first
+         * submit's stale read is what the warm-up is for. */
+        r->st->sync_ns += npk_rk_now_ns() - t0;
+    }
+    if (s == NPK_OK)
+        s = submit_with_policy(rt, core, count, r->st);
+    for (uint32_t i = 0; s == NPK_OK && i < count; i++)
+        s = finish_task(r, &tasks[i], &slots[i]);
     return s;
 }
 
@@ -277,8 +319,15 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
         apply(rt, npk_rk_policy_on_enter(rt->have_prec, rt->last_prec, w->in));
         rt->have_prec = true;
         rt->last_prec = w->in;
-        for (size_t i = 0; s == NPK_OK && i < r.plan.count; i++)
-            s = run_task(&r, &r.plan.tasks[i]);
+        /* Consecutive tasks of one core form a job of at most rt->chain tasks. */
+        for (size_t i = 0; s == NPK_OK && i < r.plan.count;) {
+            uint32_t n = 1;
+            while (n < rt->chain && i + n < r.plan.count &&
+                   r.plan.tasks[i + n].core == r.plan.tasks[i].core)
+                n++;
+            s = run_job(&r, &r.plan.tasks[i], n);
+            i += n;
+        }
         npk_rk_plan_free(&r.plan);
     }
     if (s == NPK_OK && scratch) {
