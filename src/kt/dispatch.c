@@ -182,16 +182,21 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
     if (s)
         return s;
     if (r.last.count != want || !r.last.valid) {
-        uint64_t ps = 0;
+        uint64_t ps = 0, dst = 0;
         kt_reg_read(d, KT_PROG_STAT, &ps);
+        kt_reg_read(d, KT_PROG_DST, &dst);
         kt_prog_stat p = kt_prog_stat_decode(ps);
         char txt[160];
         kt_prog_stat_text(&p, txt, sizeof txt);
         uint16_t done = kt_count_delta16(tk->baseline, r.last.count);
+        /* A stream starved while aimed at this node has sent it flits: its silence is the unit
+         * holding them, not a missing address. */
+        bool starved_here = p.run && p.flits_left > 0 && p.credit == 0 && dst == kt_coord_pack(tk->dst);
         return npk_fail(NPK_ETIMEDOUT, "node (%u,%u): %u of %u completions after %u polls without progress%s; "
                                        "PROG_STAT %s",
                         tk->dst.x, tk->dst.y, done, tk->n, d->opt.poll_budget,
-                        done == 0 ? " (its count never moved: the node was never addressed)" : "", txt);
+                        done == 0 && !starved_here ? " (its count never moved: the node was never addressed)" : "",
+                        txt);
     }
     if (r.fault_seen || r.last.code == KT_SIG_FAULT)
         return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x) during the program", tk->dst.x,
