@@ -390,9 +390,50 @@ static void test_shared_credit(bool with_wait)
     ktsim_card_destroy(f.card);
 }
 
+
+static void test_text_form(void)
+{
+    kt_hostprog p, q;
+    kt_hp_init(&p);
+    kt_hp_init(&q);
+    uint8_t bytes[16];
+    for (int i = 0; i < 16; i++)
+        bytes[i] = (uint8_t)(0xA0 + i);
+    kt_hp_setup(&p, 0x10002000, bytes, 16);
+    kt_hp_wr(&p, 0x10000068, 3, "PROG_BASE");
+    kt_hp_poll(&p, 0x10001088, 0x501, 0xFFFF01, "NODE_STATUS(1,1).count");
+    kt_hp_done(&p, 7);
+    char text[1024];
+    size_t need = kt_hp_to_text(&p, text, sizeof text);
+    CHECK(need < sizeof text);
+    CHECK_STR_HAS(text, "SETUP 0x10002000 a0a1a2a3a4a5a6a7a8a9aaabacadaeaf\n");
+    CHECK_STR_HAS(text, "POLL 0x10001088 0x501 0xffff01 NODE_STATUS(1,1).count\n");
+    CHECK_EQ(kt_hp_parse(text, "t", &q), NPK_OK);
+    CHECK_EQ(q.n_setup, 1);
+    CHECK_EQ(q.n_cmds, 3);
+    if (q.n_setup == 1 && q.n_cmds == 3) {
+        CHECK(!memcmp(q.setup[0].bytes, bytes, 16));
+        CHECK_EQ(q.cmds[1].mask, 0xFFFF01);
+        CHECK(!strcmp(q.cmds[1].what, "NODE_STATUS(1,1).count"));
+        CHECK_EQ(q.cmds[2].data, 7);
+    }
+    kt_hp_free(&q);
+    kt_hp_init(&q);
+    CHECK_EQ(kt_hp_parse("# nothing\n\nDONE 1 # end\n", "t", &q), NPK_OK);
+    CHECK_EQ(q.n_cmds, 1);
+    CHECK_EQ(kt_hp_parse("JUMP 4\n", "prog.txt", &q), NPK_EPARSE);
+    CHECK_STR_HAS(npk_last_error(), "prog.txt:1: unknown command 'JUMP'");
+    CHECK_EQ(kt_hp_parse("DONE 1\nPOLL 0x58 0x2 0x1\n", "p", &q), NPK_EINVAL); /* want outside mask */
+    CHECK_EQ(kt_hp_parse("SETUP 0x2000 abc\n", "p", &q), NPK_EPARSE);
+    CHECK_EQ(kt_hp_parse("WR 0x20 -1\n", "p", &q), NPK_EPARSE);
+    kt_hp_free(&p);
+    kt_hp_free(&q);
+}
+
 int main(void)
 {
     test_program_data();
+    test_text_form();
     test_run_on_host();
     test_engine_model();
     test_both_forms(false);

@@ -18,6 +18,15 @@ ok bash -c "'$cli' kt move fill --json | grep -q '\"ok\": true'"
 ok bash -c "'$cli' kt move gather --engine --indices 4,4,1 | grep -q 'check: ok (0 of 3'"
 ok bash -c "'$cli' kt move fill --engine --json | grep -q '\"form\": \"engine\"'"
 ok bash -c "'$cli' kt move copy --engine --dst-mesh 1 2>&1 | grep -q 'runs a local move'"
+# A move as program text, run by `kt prog` on the host and in the engine.
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+"$cli" kt move fill --words 4 --emit > "$tmp"
+ok grep -q '^WR 0x10000800 0x1080c mover_CTRL$' "$tmp"
+ok bash -c "'$cli' kt prog '$tmp' | grep -q 'DONE code 0'"
+ok bash -c "'$cli' kt prog '$tmp' --engine --json | grep -q '\"form\": \"engine\"'"
+ok bash -c "printf 'WR 0x10000020 5 IRQ_EN\nPOLL 0x10000020 4 0xf IRQ_EN\nDONE 0\n' | '$cli' kt prog - --budget 20 2>&1 | grep -q 'last read 0x0000000000000005 after 20 reads'"
+ok bash -c "printf 'JUMP 1\n' | '$cli' kt prog - 2>&1 | grep -q \"unknown command 'JUMP'\""
 # A pre-strobe bitstream: the descriptor shares flits with CTRL and the move goes wrong.
 ok bash -c "! '$cli' kt move copy --prestrobe >/dev/null 2>&1"
 # Refused before anything is issued, with the value named.

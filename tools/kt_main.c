@@ -6,6 +6,7 @@ int kt_saxpy_main(int argc, char **argv);
 int kt_status_main(int argc, char **argv);
 int kt_move_main(int argc, char **argv);
 int kt_link_main(int argc, char **argv);
+int kt_prog_main(int argc, char **argv);
 
 static const cli_command kt_commands[] = {
     {"enum", "enumerate the mesh's units over the mailbox [--sim PRESET] [--prestrobe] [--json]", kt_enum_main},
@@ -17,6 +18,8 @@ static const cli_command kt_commands[] = {
      kt_move_main},
     {"link", "ring doorbells between the meshes of a card, print interlink state [--meshes K] [--ring F:T[:TAG]]",
      kt_link_main},
+    {"prog", "run a host control program from a text file on the host or in the engine FILE [--engine] [--sim P]",
+     kt_prog_main},
     {NULL, NULL, NULL},
 };
 

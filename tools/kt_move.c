@@ -21,7 +21,7 @@ typedef struct move_args {
     kt_mv_mode mode;
     uint64_t words, src, dst, value, seed, pitch, row_words;
     unsigned width_bits, dst_mesh;
-    bool engine;
+    bool engine, emit;
     uint32_t indices[MAX_INDICES];
     unsigned n_indices;
 } move_args;
@@ -32,7 +32,7 @@ static int usage(const char *why)
             "npukit kt move: %s\n"
             "usage: npukit kt move copy|fill|gather|generate [--words N] [--src OFF] [--dst OFF] [--value V]\n"
             "         [--width 8|16|32] [--seed S] [--indices I,J,...] [--pitch BYTES] [--row-words N]\n"
-            "         [--dst-mesh M | --engine] [--meshes K] [--sim PRESET] [--prestrobe] [--json]\n",
+            "         [--dst-mesh M | --engine | --emit] [--meshes K] [--sim PRESET] [--prestrobe] [--json]\n",
             why);
     return 2;
 }
@@ -103,6 +103,8 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
             a->dst_mesh = (unsigned)m;
         } else if (!strcmp(o, "--engine")) {
             a->engine = true;
+        } else if (!strcmp(o, "--emit")) {
+            a->emit = true;
         } else if (!strcmp(o, "--indices")) {
             if (!(v = cli_value(argc, argv, &i)) || !parse_indices(v, a))
                 return 2;
@@ -236,6 +238,28 @@ int kt_move_main(int argc, char **argv)
         size_t ib = ((size_t)a.n_indices * 4 + 31) / 32 * 32;
         if (kt_write_block(c.t, mem0 + INDEX_OFF, idx, ib) != NPK_OK)
             return cli_lib_error("kt move: writing the index buffer");
+    }
+    if (a.emit) { /* the move as a host control program, as text for `kt prog` */
+        kt_mv_write w[KT_MV_MAX_WRITES];
+        size_t n;
+        kt_hostprog p;
+        kt_hp_init(&p);
+        npk_status es = kt_mv_build(&m, w, KT_MV_MAX_WRITES, &n);
+        if (!es && !(es = kt_hp_move(&p, ctrl, w, n)))
+            es = kt_hp_done(&p, 0);
+        size_t need = kt_hp_to_text(&p, NULL, 0) + 1;
+        char *text = malloc(need);
+        if (!es && text) {
+            kt_hp_to_text(&p, text, need);
+            fputs(text, stdout);
+        }
+        free(text);
+        kt_hp_free(&p);
+        free(src);
+        free(want);
+        free(got);
+        kt_card_cli_close(&c);
+        return es ? cli_lib_error("kt move --emit") : 0;
     }
     kt_counters_reset(c.t); /* count the move itself: descriptor, polls, and the doorbell */
 

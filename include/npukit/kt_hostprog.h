@@ -76,6 +76,16 @@ npk_status kt_hp_done(kt_hostprog *p, uint64_t code);
 /* One line per command / setup block: "WR   0x10000068 <- 0x0 PROG_BASE". */
 size_t kt_hp_format(const kt_hostprog *p, char *buf, size_t len);
 
+/* ---- text form: one command per line, '#' starts a comment ----
+ *   SETUP <addr> <hex bytes, memory order>
+ *   WR    <addr> <data> [label]
+ *   POLL  <addr> <want> <mask> [label]
+ *   DONE  <code>
+ * Numbers are decimal or 0x hex. kt_hp_to_text writes what kt_hp_parse reads. */
+npk_status kt_hp_parse(const char *text, const char *origin, kt_hostprog *p);
+/* Returns the length the whole text needs (like snprintf). */
+size_t kt_hp_to_text(const kt_hostprog *p, char *buf, size_t len);
+
 /* ---- the core's sequences, emitted as program data ---- */
 /* Staging as one setup block (a block: word by word a pre-strobe bitstream keeps 1 word in 4). */
 npk_status kt_hp_stage(kt_hostprog *p, const kt_dev *d, unsigned base, const kt_flit *flits, size_t n);

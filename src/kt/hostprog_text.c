@@ -1,0 +1,148 @@
+/* The text form of a host control program, so a program can live in a file, be read back, and be
+ * run on the host or in the engine by `npukit kt prog`. */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npukit/kt_hostprog.h"
+
+enum { MAX_TOKENS = 6, MAX_LINE = 1 << 16 };
+
+static bool number(const char *tok, uint64_t *v)
+{
+    if (!tok || !*tok)
+        return false;
+    char *end;
+    errno = 0;
+    *v = strtoull(tok, &end, 0);
+    return !*end && errno == 0 && tok[0] != '-';
+}
+
+static int hexval(int c) { return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1; }
+
+static npk_status parse_setup(kt_hostprog *p, const char *origin, unsigned line, const char *addr_tok,
+                              const char *hex)
+{
+    uint64_t addr;
+    if (!number(addr_tok, &addr))
+        return npk_fail(NPK_EPARSE, "%s:%u: SETUP address '%s' is not a number", origin, line,
+                        addr_tok ? addr_tok : "");
+    size_t digits = hex ? strlen(hex) : 0;
+    if (!digits || digits % 2)
+        return npk_fail(NPK_EPARSE, "%s:%u: SETUP needs an even number of hex digits, got %zu", origin, line, digits);
+    uint8_t *bytes = malloc(digits / 2);
+    if (!bytes)
+        return npk_fail(NPK_ENOMEM, "%s:%u: out of memory", origin, line);
+    for (size_t i = 0; i < digits / 2; i++) {
+        int hi = hexval((unsigned char)hex[2 * i]), lo = hexval((unsigned char)hex[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            free(bytes);
+            return npk_fail(NPK_EPARSE, "%s:%u: SETUP byte %zu '%.2s' is not hex", origin, line, i, hex + 2 * i);
+        }
+        bytes[i] = (uint8_t)(hi << 4 | lo);
+    }
+    npk_status s = kt_hp_setup(p, addr, bytes, digits / 2);
+    free(bytes);
+    return s;
+}
+
+static npk_status parse_line(kt_hostprog *p, const char *origin, unsigned line, char *text)
+{
+    char *hash = strchr(text, '#');
+    if (hash)
+        *hash = 0;
+    char *tok[MAX_TOKENS] = {0};
+    unsigned n = 0;
+    for (char *t = text; *t && n < MAX_TOKENS;) { /* split on blanks, in place */
+        while (*t && isspace((unsigned char)*t))
+            *t++ = 0;
+        if (!*t)
+            break;
+        tok[n++] = t;
+        while (*t && !isspace((unsigned char)*t))
+            t++;
+    }
+    if (!n)
+        return NPK_OK;
+    uint64_t a, b, c;
+    if (!strcmp(tok[0], "SETUP"))
+        return parse_setup(p, origin, line, tok[1], tok[2]);
+    if (!strcmp(tok[0], "WR")) {
+        if (n < 3 || !number(tok[1], &a) || !number(tok[2], &b))
+            return npk_fail(NPK_EPARSE, "%s:%u: expected 'WR <addr> <data> [label]'", origin, line);
+        return kt_hp_wr(p, a, b, n > 3 ? tok[3] : NULL);
+    }
+    if (!strcmp(tok[0], "POLL")) {
+        if (n < 4 || !number(tok[1], &a) || !number(tok[2], &b) || !number(tok[3], &c))
+            return npk_fail(NPK_EPARSE, "%s:%u: expected 'POLL <addr> <want> <mask> [label]'", origin, line);
+        return kt_hp_poll(p, a, b, c, n > 4 ? tok[4] : NULL);
+    }
+    if (!strcmp(tok[0], "DONE")) {
+        if (n < 2 || !number(tok[1], &a))
+            return npk_fail(NPK_EPARSE, "%s:%u: expected 'DONE <code>'", origin, line);
+        return kt_hp_done(p, a);
+    }
+    return npk_fail(NPK_EPARSE, "%s:%u: unknown command '%s' (SETUP, WR, POLL, DONE)", origin, line, tok[0]);
+}
+
+npk_status kt_hp_parse(const char *text, const char *origin, kt_hostprog *p)
+{
+    unsigned line = 0;
+    const char *at = text;
+    while (*at) {
+        const char *nl = strchr(at, '\n');
+        size_t len = nl ? (size_t)(nl - at) : strlen(at);
+        line++;
+        if (len >= MAX_LINE)
+            return npk_fail(NPK_ELIMIT, "%s:%u: line of %zu characters (limit %u)", origin, line, len, MAX_LINE - 1);
+        char *copy = malloc(len + 1);
+        if (!copy)
+            return npk_fail(NPK_ENOMEM, "%s:%u: out of memory", origin, line);
+        memcpy(copy, at, len);
+        copy[len] = 0;
+        npk_status s = parse_line(p, origin, line, copy);
+        free(copy);
+        if (s)
+            return s;
+        at += len + (nl ? 1 : 0);
+    }
+    return NPK_OK;
+}
+
+size_t kt_hp_to_text(const kt_hostprog *p, char *buf, size_t len)
+{
+    size_t used = 0;
+#define OUT(...)                                                                                       \
+    do {                                                                                               \
+        int k_ = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, __VA_ARGS__);  \
+        if (k_ > 0)                                                                                    \
+            used += (size_t)k_;                                                                        \
+    } while (0)
+    for (size_t i = 0; i < p->n_setup; i++) {
+        OUT("SETUP 0x%" PRIx64 " ", p->setup[i].addr);
+        for (size_t b = 0; b < p->setup[i].len; b++)
+            OUT("%02x", p->setup[i].bytes[b]);
+        OUT("\n");
+    }
+    for (size_t i = 0; i < p->n_cmds; i++) {
+        const kt_hp_cmd *c = &p->cmds[i];
+        /* A label is one token in the text form. */
+        char label[KT_HP_LABEL];
+        snprintf(label, sizeof label, "%s", c->what);
+        for (char *q = label; *q; q++)
+            if (isspace((unsigned char)*q) || *q == '#')
+                *q = '_';
+        switch (c->op) {
+        case KT_HP_WR: OUT("WR 0x%" PRIx64 " 0x%" PRIx64 " %s\n", c->addr, c->data, label); break;
+        case KT_HP_POLL:
+            OUT("POLL 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", c->addr, c->data, c->mask, label);
+            break;
+        default: OUT("DONE 0x%" PRIx64 "\n", c->data); break;
+        }
+    }
+#undef OUT
+    return used;
+}

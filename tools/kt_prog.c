@@ -1,0 +1,120 @@
+/* `npukit kt prog FILE [--engine]`: run a host control program kept as text (SETUP / WR / POLL /
+ * DONE, see kt_hostprog.h) on the simulated card — on the host over the transport, or loaded into
+ * the engine and started with one GO — and print the DONE code, the polls and the host traffic. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kt_card_cli.h"
+#include "npukit/kt_hostprog.h"
+
+enum { MAX_FILE = 16 << 20 };
+
+static char *slurp(const char *path)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        fprintf(stderr, "npukit kt prog: cannot open '%s'\n", path);
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0)
+            break;
+        if (n + 1 == cap) {
+            if (cap >= MAX_FILE) {
+                fprintf(stderr, "npukit kt prog: '%s' is larger than %d bytes\n", path, MAX_FILE);
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            char *more = realloc(buf, cap * 2);
+            if (!more) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = more;
+            cap *= 2;
+        }
+    }
+    if (f != stdin)
+        fclose(f);
+    if (buf)
+        buf[n] = 0;
+    return buf;
+}
+
+int kt_prog_main(int argc, char **argv)
+{
+    kt_card_cli c = {0};
+    c.engine = true; /* the engine is on the bus either way; --engine decides who runs the program */
+    const char *path = NULL;
+    bool in_engine = false;
+    uint64_t budget = 0;
+    for (int i = 1; i < argc; i++) {
+        int r = kt_card_cli_option(&c, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r)
+            continue;
+        if (!strcmp(argv[i], "--engine")) {
+            in_engine = true;
+        } else if (!strcmp(argv[i], "--budget")) {
+            const char *v = cli_value(argc, argv, &i);
+            if (!v || !cli_u64("--budget", v, 0xFFFFFFFFu, &budget))
+                return 2;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "npukit kt prog: unknown option '%s'\n", argv[i]);
+            return 2;
+        } else if (!path) {
+            path = argv[i];
+        } else {
+            fprintf(stderr, "npukit kt prog: one program file, got '%s' and '%s'\n", path, argv[i]);
+            return 2;
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "usage: npukit kt prog FILE|- [--engine] [--budget N] [--sim PRESET] [--prestrobe] [--json]\n");
+        return 2;
+    }
+    char *text = slurp(path);
+    if (!text)
+        return 1;
+    kt_hostprog p;
+    kt_hp_init(&p);
+    npk_status s = kt_hp_parse(text, path, &p);
+    free(text);
+    if (s)
+        return cli_lib_error("kt prog");
+    int rc = kt_card_cli_open(&c);
+    if (rc) {
+        kt_hp_free(&p);
+        return rc;
+    }
+    kt_hp_opts o = {(uint32_t)budget, NULL, NULL};
+    kt_hp_result r = {0};
+    s = in_engine ? kt_hp_run_engine(c.t, ktsim_card_engine_base(c.card), &p, &o, &r) : kt_hp_run_host(c.t, &p, &o, &r);
+    if (s) {
+        rc = cli_lib_error("kt prog");
+    } else if (c.json) {
+        printf("{\"form\": \"%s\", \"setup_blocks\": %zu, \"commands\": %zu, \"code\": %" PRIu64 ", \"polls\": %u, ",
+               in_engine ? "engine" : "host", p.n_setup, p.n_cmds, r.code, r.polls);
+        kt_card_cli_print_counts(&c);
+        printf("}\n");
+    } else {
+        printf("program %s: %zu setup blocks, %zu commands, run %s: DONE code %" PRIu64 " after %u polls\n", path,
+               p.n_setup, p.n_cmds, in_engine ? "in the engine" : "on the host", r.code, r.polls);
+        kt_card_cli_print_counts(&c);
+    }
+    if (kt_card_cli_report_fault(&c, "kt prog") && !rc)
+        rc = 1;
+    kt_hp_free(&p);
+    kt_card_cli_close(&c);
+    return rc;
+}
