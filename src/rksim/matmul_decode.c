@@ -65,7 +65,15 @@ static bool known_pair(unsigned in, unsigned out)
     }
 }
 
-static int64_t sign28(uint32_t v) { return (int64_t)(int32_t)(v << 4) >> 4; }
+/* A field's value read as two's complement over the field's width (SURF_STRIDE is "negative"
+ * for M=1 cube programs: 0x0FFFFFFD = -3, facts C.1 #29). */
+static int64_t field_signed(npk_rk_field_id f, uint32_t v)
+{
+    const npk_rk_field *fi = npk_rk_field_info(f);
+    unsigned width = (unsigned)(fi->hi - fi->lo + 1);
+    int64_t x = v;
+    return (x & (1ll << (width - 1))) ? x - (1ll << width) : x;
+}
 
 bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
                      rksim_core_result *r)
@@ -168,7 +176,7 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *
             return unsup(r, rf, NPK_REG_CNA_DMA_CON1, "cube mode reads with LINE_STRIDE 4*W = 4");
         mm->row_bytes = 16;
         mm->group_bytes = (uint64_t)ls * 16;
-        mm->surf_bytes = ((int64_t)ls + sign28(ss)) * 16;
+        mm->surf_bytes = ((int64_t)ls + field_signed(NPK_RKF(CNA_DMA_CON2, SURF_STRIDE), ss)) * 16;
         if (mm->surf_bytes <= 0)
             return unsup(r, rf, NPK_REG_CNA_DMA_CON2, "the surface pitch LINE_STRIDE + "
                          "SURF_STRIDE is not positive");
@@ -271,8 +279,9 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *
 
     /* output geometry */
     mm->dst = R(DPU_DST_BASE_ADDR);
-    mm->out_surf_bytes = (uint64_t)F(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE) * 16;
-    mm->out_tile_bytes = (uint64_t)F(DPU_SURFACE_ADD, SURF_ADD) * 16;
+    /* both fields hold bits [31:4] of a byte count: the field in place is the byte value */
+    mm->out_surf_bytes = R(DPU_DST_SURF_STRIDE) & npk_rk_field_mask(NPK_RKF(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE));
+    mm->out_tile_bytes = R(DPU_SURFACE_ADD) & npk_rk_field_mask(NPK_RKF(DPU_SURFACE_ADD, SURF_ADD));
     mm->out_tile_expected = (uint64_t)mm->factor * mm->out_surf_bytes;
     uint32_t notch0 = F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0);
     uint32_t notch1 = F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1);

@@ -30,7 +30,7 @@ static uint32_t kernel_pc_amount(uint32_t regcfg_amount) { return npk_rk_pc_amou
  * PC_SOURCE_ADDR (bits [31:4], facts B.4) of the 32-bit value. */
 static uint32_t pc_address(uint64_t iova)
 {
-    return npk_rk_field_get(NPK_RKF(PC_BASE_ADDRESS, PC_SOURCE_ADDR), (uint32_t)iova) << 4;
+    return (uint32_t)iova & npk_rk_field_mask(NPK_RKF(PC_BASE_ADDRESS, PC_SOURCE_ADDR));
 }
 
 /* Interrupt-status bits a CNA+CORE+DPU operation raises (facts B.4 INTERRUPT_* layout):
