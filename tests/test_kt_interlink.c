@@ -150,6 +150,11 @@ static void test_cross_mesh_landing(void)
     CHECK_EQ(kt_read_block(t, ktsim_card_mem_base(c, 1) + 0x8000, host, 64), NPK_OK);
     CHECK_EQ(kt_read_block(t, ktsim_card_mem_base(c, 0) + 0x1000, back, 64), NPK_OK);
     CHECK(!memcmp(host, back, 64));
+    /* DRAM keeps only the low 32 bits: bits [35:32] of the local offset are dropped. */
+    m = kt_mv_copy(kt_il_dram_addr(1, 0x300010000ull), 0x1000, 2);
+    CHECK_EQ(kt_il_write_and_ring(t, b0, &m, 1, 9, 0), NPK_OK);
+    ktsim_card_step(c, 100);
+    CHECK_EQ(landed(c, 1, 0x10000, 2, 3), 2);
     /* Staging: at the full 40-bit address. */
     m = kt_mv_copy(kt_il_stage_addr(1, 0x200), 0x1000, 2);
     CHECK_EQ(kt_il_write_and_ring(t, b0, &m, 1, 8, 0), NPK_OK);
@@ -161,7 +166,7 @@ static void test_cross_mesh_landing(void)
     CHECK(memcmp(st, back, 64) != 0); /* not in the sender's own staging */
     kt_il_doorbells d1;
     CHECK_EQ(kt_il_read_doorbells(t, ktsim_card_ctrl_base(c, 1), &d1), NPK_OK);
-    CHECK_EQ(d1.received[0], 2);
+    CHECK_EQ(d1.received[0], 3);
 
     /* Reads never cross: a source naming mesh 1 reads mesh 0's memory and raises RD_REMOTE. */
     fill(t, ktsim_card_mem_base(c, 1) + 0x1000, 64, 99);
