@@ -44,6 +44,14 @@ static void test_buffers(npk_rk_device *d)
     npk_rk_mem c;
     CHECK_EQ(npk_rk_mem_create(d, 4096, 0, &c), NPK_OK);
     CHECK_EQ(npk_rk_mem_destroy(d, &c), NPK_OK);
+    /* the 32-bit IOVA space: two 2 GiB buffers do not fit (facts I.3) */
+    npk_rk_mem big1, big2;
+    CHECK_EQ(npk_rk_mem_create(d, 2ull << 30, 0, &big1), NPK_OK);
+    CHECK_EQ(npk_rk_mem_create(d, 2ull << 30, 0, &big2), NPK_ENOMEM);
+    CHECK_STR_HAS(npk_last_error(), "MEM_CREATE");
+    CHECK_EQ(npk_rk_mem_destroy(d, &big1), NPK_OK);
+    CHECK_EQ(npk_rk_mem_create(d, 2ull << 30, 0, &big2), NPK_OK);
+    CHECK_EQ(npk_rk_mem_destroy(d, &big2), NPK_OK);
     /* `a` stays alive: close must clean it up (ASan checks the leak) */
 }
 

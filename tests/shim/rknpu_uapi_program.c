@@ -314,7 +314,25 @@ int main(int argc, char **argv)
     destroy(fd, &task);
     struct rknpu_mem_destroy d = {.handle = 12345};
     EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_MEM_DESTROY, &d) == -1 && errno == EINVAL);
+
+    /* core_mask 0x2 with only subcore_task[0] filled: the modelled kernel Oops. The device
+     * stays dead until it is opened again (the reboot). */
+    buf t2;
+    EXPECT(create(fd, 64, task_flags, &t2) == 0);
+    struct rknpu_submit bad_mask = {.flags = RKNPU_JOB_PC, .timeout = 100, .task_number = 1,
+                                    .task_obj_addr = t2.obj, .core_mask = RKNPU_CORE1_MASK};
+    bad_mask.subcore_task[0] = (struct rknpu_subcore_task){0, 1};
+    EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_SUBMIT, &bad_mask) == -1 && errno == ENODEV);
+    act = (struct rknpu_action){.flags = RKNPU_GET_HW_VERSION};
+    EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_ACTION, &act) == -1 && errno == ENODEV);
     EXPECT(close(fd) == 0);
+    fd = open("/dev/dri/renderD129", O_RDWR);
+    EXPECT(fd >= 0);
+    act = (struct rknpu_action){.flags = RKNPU_GET_HW_VERSION};
+    EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_ACTION, &act) == 0 && act.value == 0x46495245u);
+    EXPECT(close(fd) == 0);
+    /* other paths are left to the C library */
+    EXPECT(open("/dev/dri/card7", O_RDWR) == -1 && errno == ENOENT);
     printf("%d passed, %d failed\n", passed, failed);
     return failed ? 1 : 0;
 }
