@@ -104,8 +104,6 @@ int rk_bench_main(int argc, char **argv)
         return 2;
     rk_operands o = {0};
     rk_operands_from_opts(&o, &so);
-    const char *device = so.device;
-    int cores = so.cores;
     if (!rk_operands_make(&o, NULL, NULL, 1)) {
         rk_operands_free(&o);
         return 1;
@@ -127,10 +125,7 @@ int rk_bench_main(int argc, char **argv)
         goto done;
     }
     memset(src, 1, moved);
-    if (npk_rk_open(device, &rt) || (cores && npk_rk_set_cores(rt, (unsigned)cores)) ||
-        (so.chain && npk_rk_set_chain(rt, (unsigned)so.chain)) ||
-        npk_rk_query(rt, &info) || npk_rk_weights_pack(rt, o.in, o.k, o.n, o.b, o.m, &w)) {
-        cli_lib_error("rk bench");
+    if (!rk_runtime_setup(&so, &o, &rt, &w, &info, "rk bench")) {
         goto done;
     }
     for (int i = -warm; i < iters; i++) {

@@ -90,8 +90,6 @@ int rk_matmul_main(int argc, char **argv)
         return 2;
     rk_operands o = {0};
     rk_operands_from_opts(&o, &so);
-    const char *device = so.device;
-    int cores = so.cores;
     if (!rk_operands_make(&o, a_file, b_file, seed)) {
         rk_operands_free(&o);
         return 1;
@@ -101,10 +99,9 @@ int rk_matmul_main(int argc, char **argv)
     npk_rk_stats st;
     npk_rk_info info;
     int rc = 1;
-    if (npk_rk_open(device, &rt) || (cores && npk_rk_set_cores(rt, (unsigned)cores)) ||
-        (so.chain && npk_rk_set_chain(rt, (unsigned)so.chain)) ||
-        npk_rk_query(rt, &info) || npk_rk_weights_pack(rt, o.in, o.k, o.n, o.b, o.m, &w) ||
-        npk_rk_matmul(rt, w, o.m, o.a, o.out, o.c, &st)) {
+    if (!rk_runtime_setup(&so, &o, &rt, &w, &info, "rk matmul")) {
+        /* printed */
+    } else if (npk_rk_matmul(rt, w, o.m, o.a, o.out, o.c, &st)) {
         cli_lib_error("rk matmul");
     } else {
         npk_rk_error e = {0, 0, 0};

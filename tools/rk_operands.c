@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "npukit/fp16.h"
+#include "npukit/rk.h"
+#include "cli.h"
 #include "rk_opts.h"
 #include <time.h>
 
@@ -125,5 +127,19 @@ bool rk_operands_check(rk_operands *o, npk_rk_error *err, bool *ok)
         *ok = err->max_abs <= 1e-6 * o->k + 1e-6;
     else
         *ok = err->max_rel <= 1.0 / 1024;
+    return true;
+}
+
+bool rk_runtime_setup(const rk_shape_opts *so, const rk_operands *o, npk_rk **rt,
+                      npk_rk_weights **w, npk_rk_info *info, const char *cmd)
+{
+    *rt = NULL;
+    *w = NULL;
+    if (npk_rk_open(so->device, rt) || (so->cores && npk_rk_set_cores(*rt, (unsigned)so->cores)) ||
+        (so->chain && npk_rk_set_chain(*rt, (unsigned)so->chain)) || npk_rk_query(*rt, info) ||
+        npk_rk_weights_pack(*rt, o->in, o->k, o->n, o->b, o->m, w)) {
+        cli_lib_error(cmd);
+        return false;
+    }
     return true;
 }

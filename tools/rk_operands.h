@@ -31,6 +31,15 @@ void rk_operands_free(rk_operands *o);
  * [-1, 1) values); fp16 max rel <= 2^-10 (one fp16 rounding on top). */
 bool rk_operands_check(rk_operands *o, npk_rk_error *err, bool *ok);
 
+/* Open the runtime on so->device with so->cores / so->chain, query it, and pack o's B with
+ * M as the hint. Prints the error and returns false on failure (*rt, *w may then be set and
+ * must still be released with npk_rk_weights_free / npk_rk_close). */
+struct npk_rk;
+struct npk_rk_weights;
+struct npk_rk_info;
+bool rk_runtime_setup(const struct rk_shape_opts *so, const rk_operands *o, struct npk_rk **rt,
+                      struct npk_rk_weights **w, struct npk_rk_info *info, const char *cmd);
+
 /* Monotonic nanoseconds. */
 uint64_t npk_rk_now_ns_tool(void);
 
