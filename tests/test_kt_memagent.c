@@ -340,8 +340,50 @@ static void test_unit_reads_unwritten(void)
     ktsim_destroy(s);
 }
 
+/* Two memory ports (facts §1.8, §2.4): each serves the same DRAM, and non-memory traffic arriving
+ * at either reaches the control agent — here CU_CTRL replies addressed to the second port. */
+static void test_second_port(void)
+{
+    ktsim_config c;
+    CHECK_EQ(ktsim_preset_load("default", &c), NPK_OK);
+    c.mem_port[1] = (kt_coord){1, 0}; /* the north edge of router (1,1) */
+    c.n_mem_ports = 2;
+    ktsim *s;
+    CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
+    kt_options o = {0};
+    o.reply_to = c.mem_port[1];
+    kt_dev d;
+    CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, &o), NPK_OK);
+    kt_unit u[8];
+    size_t n = 0;
+    CHECK_EQ(kt_enumerate(&d, u, 8, &n), NPK_OK);
+    CHECK_EQ(n, 3);
+    /* A read served by port 1, answered to (0,0): it comes back through port 0's agent. */
+    uint8_t word[32] = {0x5A};
+    CHECK_EQ(kt_write_block(d.t, c.mem_base + 0x7000, word, 32), NPK_OK);
+    kt_flit req = {{0}};
+    kt_mem_req q = {.addr = 0x7000};
+    kt_mem_req_put(&req, &q);
+    kt_header h = {c.mem_port[1], {0, 0}, KT_T_MEM_RD_REQ, 0x66, true, 0};
+    kt_header_put(&req, &h);
+    CHECK_EQ(kt_mailbox_send(&d, &req), NPK_OK);
+    ktsim_step(s, 300);
+    kt_flit rep;
+    bool got = false;
+    CHECK_EQ(kt_mailbox_recv(&d, &rep, &got), NPK_OK);
+    CHECK(got);
+    kt_header rh = kt_header_get(&rep);
+    CHECK_EQ(rh.type, KT_T_MEM_RD_RESP);
+    CHECK(kt_coord_eq(rh.src, c.mem_port[1]));
+    CHECK_EQ(rh.txn, 0x66);
+    CHECK_EQ(rep.w[0], 0x5A);
+    CHECK(ktsim_fault(s) == NULL);
+    ktsim_destroy(s);
+}
+
 int main(void)
 {
+    test_second_port();
     test_plain_read();
     test_streaming_peers();
     test_stream_defaults();

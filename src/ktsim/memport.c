@@ -34,7 +34,8 @@ typedef struct read_op {
 struct ksim_memport {
     kt_coord at;
     ksim_dram *dram;
-    ksim_orch *orch;
+    ksim_orch *orch;     /* port 0: the agent answers here, inbound and outbound */
+    ksim_orch *agent_in; /* other ports: their control traffic still reaches the agent */
     ksim_fault_fn fault;
     void *fault_user;
     uint64_t cycle;
@@ -74,6 +75,8 @@ ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *
     }
     return p;
 }
+
+void ksim_memport_share_agent(ksim_memport *p, ksim_orch *orch) { p->agent_in = orch; }
 
 void ksim_memport_destroy(ksim_memport *p)
 {
@@ -118,10 +121,11 @@ static bool port_offer(void *ep, const kt_flit *f)
     kt_header h = kt_header_get(f);
     if (kt_type_is_mem(h.type) && h.type != KT_T_MEM_RD_RESP && h.type != KT_T_MEM_WR_ACK)
         return ksim_fifo_push(&p->intake, f, p->cycle); /* full: the port backpressures */
-    /* Everything else goes to the control agent. The agent never blocks a memory port: what it
-     * cannot take is accepted here and dropped. */
-    if (p->orch)
-        ksim_orch_accept(p->orch, f);
+    /* Everything else goes to the control agent, from whichever port it arrived at. The agent
+     * never blocks a memory port: what it cannot take is accepted here and dropped. */
+    ksim_orch *agent = p->orch ? p->orch : p->agent_in;
+    if (agent)
+        ksim_orch_accept(agent, f);
     return true;
 }
 

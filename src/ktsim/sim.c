@@ -410,6 +410,8 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
             ktsim_destroy(s);
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (memory port %u)", i);
         }
+        if (i)
+            ksim_memport_share_agent(s->ports[i], s->orch);
         if ((st = ksim_mesh_attach(s->mesh, cfg->mem_port[i], &ksim_memport_endpoint, s->ports[i]))) {
             ktsim_destroy(s);
             return st;
