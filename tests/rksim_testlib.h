@@ -14,7 +14,7 @@
 #include "npukit/rksim.h"
 
 static uint64_t tl_rng = 0x9e3779b97f4a7c15ull;
-static uint32_t tl_rand(void)
+static inline uint32_t tl_rand(void)
 {
     tl_rng ^= tl_rng << 13;
     tl_rng ^= tl_rng >> 7;
@@ -32,16 +32,16 @@ typedef struct tl_case {
     void *c;       /* simulator output, user layout */
 } tl_case;
 
-static size_t tl_in_size(npk_rk_prec p) { return p == NPK_PREC_FP16 ? 2 : 1; }
+static inline size_t tl_in_size(npk_rk_prec p) { return p == NPK_PREC_FP16 ? 2 : 1; }
 
-static double tl_in_value(npk_rk_prec p, const void *v, size_t i)
+static inline double tl_in_value(npk_rk_prec p, const void *v, size_t i)
 {
     if (p == NPK_PREC_FP16)
         return npk_f16_to_f32(((const uint16_t *)v)[i]);
     return ((const int8_t *)v)[i];
 }
 
-static void tl_fill(npk_rk_prec p, void *v, size_t count)
+static inline void tl_fill(npk_rk_prec p, void *v, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         if (p == NPK_PREC_FP16)
@@ -53,7 +53,7 @@ static void tl_fill(npk_rk_prec p, void *v, size_t count)
     }
 }
 
-static void tl_case_init(tl_case *t, npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
+static inline void tl_case_init(tl_case *t, npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
                          uint32_t n)
 {
     memset(t, 0, sizeof *t);
@@ -70,7 +70,7 @@ static void tl_case_init(tl_case *t, npk_rk_prec in, npk_rk_prec out, uint32_t m
     tl_fill(in, t->b, (size_t)k * n);
 }
 
-static void tl_case_reference(tl_case *t)
+static inline void tl_case_reference(tl_case *t)
 {
     for (uint32_t i = 0; i < t->m; i++)
         for (uint32_t j = 0; j < t->n; j++) {
@@ -84,7 +84,7 @@ static void tl_case_reference(tl_case *t)
         }
 }
 
-static void tl_case_free(tl_case *t)
+static inline void tl_case_free(tl_case *t)
 {
     free(t->a);
     free(t->b);
@@ -93,7 +93,7 @@ static void tl_case_free(tl_case *t)
 }
 
 /* The simulator's output element as a double. */
-static double tl_out_value(const tl_case *t, size_t i)
+static inline double tl_out_value(const tl_case *t, size_t i)
 {
     switch (t->out) {
     case NPK_PREC_FP32:
@@ -108,7 +108,7 @@ static double tl_out_value(const tl_case *t, size_t i)
 }
 
 /* Elements that differ from the reference (fp16 output: from its round-to-nearest-even). */
-static size_t tl_mismatches(const tl_case *t)
+static inline size_t tl_mismatches(const tl_case *t)
 {
     size_t bad = 0;
     for (size_t i = 0; i < (size_t)t->m * t->n; i++) {
@@ -122,7 +122,7 @@ static size_t tl_mismatches(const tl_case *t)
 }
 
 /* Simulator device with hazards as given and no timeout sleep. */
-static npk_rk_device *tl_open(uint32_t ideal_mask)
+static inline npk_rk_device *tl_open(uint32_t ideal_mask)
 {
     rksim_config cfg;
     rksim_config_default(&cfg);
@@ -133,7 +133,7 @@ static npk_rk_device *tl_open(uint32_t ideal_mask)
     return d;
 }
 
-static const rksim_report *tl_report(npk_rk_device *d)
+static inline const rksim_report *tl_report(npk_rk_device *d)
 {
     return rksim_last_report(npk_rk_device_sim(d));
 }

@@ -89,6 +89,9 @@ static uint64_t feature_bit(const rksim_mm *mm, uint32_t m, uint32_t k)
            (uint64_t)(k % mm->c2) * mm->in_bits;
 }
 
+/* Read the feature into a[M][K]; with a NULL only check that every access is inside the live
+ * buffers (done before the scratch is allocated, so a wild program cannot make the simulator
+ * allocate more than the memory it really maps). */
 static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_result *r)
 {
     /* one past the farthest byte: the end of the last row (line) or of the last row's atom in
@@ -98,6 +101,8 @@ static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_re
                                   ((mm->m - 1) / 4) * mm->group_bytes + ((mm->m - 1) % 4) * 16 + 16;
     dma_window w;
     win_open(&w, &s->mem, mm->feat, mm->feat + end, false, "feature read");
+    if (!a && w.base)
+        return true;
     uint32_t atom = 128 / mm->in_bits; /* elements per 16-byte atom */
     for (uint32_t m = 0; m < mm->m; m++)
         for (uint32_t k0 = 0; k0 < mm->k; k0 += atom) {
@@ -105,6 +110,8 @@ static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_re
             const uint8_t *p = win_at(&w, mm->feat + bit / 8, 16);
             if (!p)
                 return win_fail(&w, r);
+            if (!a)
+                continue;
             uint32_t nib = (uint32_t)(bit % 8) / 4;
             for (uint32_t j = 0; j < atom && k0 + j < mm->k; j++)
                 a[(size_t)m * mm->k + k0 + j] = element(mm->in, p, nib + j);
@@ -257,6 +264,16 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     pthread_once(&f16_once, f16_table_build);
     rksim_core *cr = &s->core[core];
     size_t mk = (size_t)mm->m * mm->k, nk = (size_t)mm->n * mm->k, mn = (size_t)mm->m * mm->n;
+    rksim_fault f = {0};
+    if (!rksim_dma(&s->mem, mm->weight, nk * mm->in_bits / 8, false, "weight read", &f)) {
+        r->fault_iova = f.iova;
+        return rksim_result_fail(r, RKSIM_FAULT,
+                                 "DMA fault: weight read of %llu bytes at IOVA 0x%llx is outside "
+                                 "every live buffer",
+                                 (unsigned long long)f.len, (unsigned long long)f.iova);
+    }
+    if (!gather_feature(s, mm, NULL, r))
+        return false;
     float *a = rksim_scratch(s, 0, mk * sizeof *a), *b = rksim_scratch(s, 1, nk * sizeof *b);
     bool fp = mm->in == NPK_PREC_FP16;
     float *cf = fp ? rksim_scratch(s, 2, mn * sizeof *cf) : NULL;
