@@ -272,6 +272,24 @@ static void test_refusals(void)
     e[5] = npk_rk_entry_make(0x0301, 0x1000, 1);
     CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_EUNSUPPORTED);
     CHECK_STR_HAS(npk_last_error(), "target 0x0301");
+    /* an int_mask the matmul's interrupts never satisfy (a PPU group) times out */
+    e[5] = j.tk.body[5];
+    struct rknpu_task *rec = j.tk.task.host;
+    rec->int_mask = 0xc00;
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_ETIMEDOUT);
+    CHECK_STR_HAS(tl_report(d)->message, "int_mask 0xc00");
+    rec->int_mask = 0x300;
+    /* the kernel requests the PC path; others are not modelled */
+    struct rknpu_submit raw = {.flags = RKNPU_JOB_PINGPONG, .timeout = 100, .task_number = 1,
+                               .task_obj_addr = j.tk.task.obj_addr, .core_mask = 1};
+    raw.subcore_task[0] = (struct rknpu_subcore_task){0, 1};
+    CHECK_EQ(npk_rk_submit(d, &raw), NPK_EINVAL);
+    raw.flags = RKNPU_JOB_PC | RKNPU_JOB_FENCE_OUT;
+    CHECK_EQ(npk_rk_submit(d, &raw), NPK_EINVAL);
+    raw.flags = RKNPU_JOB_PC;
+    raw.subcore_task[0] = (struct rknpu_subcore_task){1, 1}; /* past the one record */
+    CHECK_EQ(npk_rk_submit(d, &raw), NPK_EINVAL);
     /* a task whose body has no op-enable never raises its interrupt */
     for (unsigned i = 0; i < NPK_RK_MATMUL_BODY + 5; i++)
         e[i] = 0;
