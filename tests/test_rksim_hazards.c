@@ -370,6 +370,14 @@ static void test_h10_h11_h12_rows(void)
         CHECK_EQ(tl_mismatches(&h.t), 0);
         hc_free(d, &h);
 
+        /* 11 too: fp16 sched 1 at K >= 2048 gives wrong rows above M=8 (facts C.3) */
+        CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+        hc_make(d, &h, NPK_PREC_FP16, NPK_PREC_FP32, -1, 16, 2048, 16, NPK_SCHED_1, true, 0);
+        CHECK_EQ(hc_run(d, &h, NULL), NPK_OK);
+        CHECK(fired(d, HZ(M_CEILING)));
+        CHECK_EQ(tl_mismatches(&h.t) > 0, !ideal);
+        hc_free(d, &h);
+
         /* 12: fp16 K=128 sched 1: 256 ok, 320 bad, 384 ok */
         const uint32_t ms[3] = {256, 320, 384};
         for (int i = 0; i < 3; i++) {

@@ -80,8 +80,8 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "every row is read", "track 0x1040 with K and the row group (sched 1) or tile M",
      "spec Small-K validity (0xB1 wrong above ~K=256 at large mc)"},
     {RKSIM_HZ_M_CEILING, "m-ceiling",
-     "M above the ceiling of its data banks: fp16 D*16384/K, int8 D*32768/K (and the measured "
-     "64*floor(11*512/K) when D > 1), int4 D*16384/K",
+     "M above the ceiling of its data banks: fp16 D*16384/K (8 with D > 1 at K >= 2048), int8 "
+     "D*32768/K (and the measured 64*floor(11*512/K) when D > 1), int4 D*16384/K",
      "rows past the ceiling read the feature of row (m mod ceiling)",
      "every row is read", "tile M at npk_rk_m_ceiling()",
      "spec The M-tiling scheduler (M ceilings); facts C.3"},
@@ -207,6 +207,9 @@ static uint32_t rows_capacity(const rksim_mm *mm)
         cap = d * bank / mm->k;
     else /* fp16 2 bytes per element; int4 measured at rows x K <= 16384 per bank */
         cap = d * (bank / 2) / mm->k;
+    /* facts C.3: fp16 with the sched-1 split gives wrong rows above M=8 at K >= 2048 */
+    if (mm->in == NPK_PREC_FP16 && d > 1 && mm->k >= 2048 && cap > 8)
+        cap = 8;
     if (mm->in == NPK_PREC_INT8 && d > 1) {
         uint32_t measured = npk_rk_m_ceiling(NPK_PREC_INT8, mm->k, NPK_SCHED_1);
         if (measured && measured < cap)
