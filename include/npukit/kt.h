@@ -50,6 +50,12 @@ typedef struct kt_dev {
     unsigned stale_drained;   /* mailbox flits found and dropped at open */
     kt_pending pending[KT_MAX_PENDING];
     unsigned n_pending;
+    /* The most recent dispatch and the credit it seeded: credit is refilled only by
+     * INST_COMPLETE, so once that program is done PROG_CRED tells whether every non-final
+     * instruction completed without a fault, even one no NODE_STATUS poll happened to see. */
+    bool have_last;
+    kt_coord last_dst;
+    uint16_t last_baseline, last_n, last_seed;
 } kt_dev;
 
 /* Find and check the window: CAPS must say a 288-bit flit with 0 < POS_WIDTH <= 8, STATUS must
@@ -116,7 +122,9 @@ typedef struct kt_wait_result {
 } kt_wait_result;
 
 /* Wait until the node has sent n more signals (16-bit, wrap-aware). A fault observed on the
- * way, or as the last code, fails with NPK_EFAULT. A budget without progress fails with
+ * way, or as the last code, fails with NPK_EFAULT; so does, for the most recent dispatch, a
+ * credit short of seed - 1 at the end (NODE_STATUS keeps only the last code, so a fault
+ * followed by more completions between two polls is visible only as credit never returned). A budget without progress fails with
  * NPK_ETIMEDOUT and a diagnosis from PROG_STAT (starved of credit / never addressed). */
 npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res);
 /* SIG_DONE: clear, and wait for a total. Only when opt.bitstream_current is set. */

@@ -138,9 +138,37 @@ npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n
     /* PROG_DST is read live at every push, and on a pre-strobe bitstream the KICK write zeroes
      * it: kicking while the stream still runs would send the rest to {0,0}. On a current
      * bitstream nothing runs yet, so this costs one read. */
-    if ((s = wait_idle(d, "PROG_KICK")))
+    if ((s = wait_idle(d, "PROG_KICK")) || (s = kt_reg_write(d, KT_PROG_KICK, 1)))
         return s;
-    return kt_reg_write(d, KT_PROG_KICK, 1);
+    d->have_last = true;
+    d->last_dst = unit->at;
+    d->last_baseline = tk->baseline;
+    d->last_n = tk->n;
+    d->last_seed = (uint16_t)credit;
+    return NPK_OK;
+}
+
+/* Every instruction but the last returns one credit as INST_COMPLETE; a FAULT returns none. For
+ * the most recent dispatch (earlier programs settled before its seed, none since) the credit at
+ * the end is therefore seed - 1 minus the faults, whatever the polls saw. */
+static npk_status check_credit_returned(kt_dev *d, const kt_ticket *tk)
+{
+    if (!d->have_last || !kt_coord_eq(d->last_dst, tk->dst) || d->last_baseline != tk->baseline ||
+        d->last_n != tk->n)
+        return NPK_OK;
+    uint64_t v;
+    npk_status s = kt_reg_read(d, KT_PROG_STAT, &v);
+    if (s)
+        return s;
+    kt_prog_stat p = kt_prog_stat_decode(v);
+    uint16_t want = (uint16_t)(d->last_seed - 1);
+    uint16_t missing = (uint16_t)(want - p.credit);
+    if (p.run || missing == 0 || missing >= tk->n)
+        return NPK_OK; /* still streaming, all returned, or re-seeded since: nothing to conclude */
+    return npk_fail(NPK_EFAULT,
+                    "node (%u,%u): all %u signals arrived but %u instruction(s) returned no credit (PROG_CRED %u, "
+                    "seeded %u): a FAULT that a later completion overwrote in NODE_STATUS before any poll",
+                    tk->dst.x, tk->dst.y, tk->n, missing, p.credit, d->last_seed);
 }
 
 npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
@@ -201,7 +229,7 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
     if (r.fault_seen || r.last.code == KT_SIG_FAULT)
         return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x) during the program", tk->dst.x,
                         tk->dst.y, r.fault_seen ? r.fault_arg : r.last.arg);
-    return NPK_OK;
+    return check_credit_returned(d, tk);
 }
 
 npk_status kt_sig_done_clear(kt_dev *d)

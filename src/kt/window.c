@@ -7,7 +7,14 @@
 enum { STALE_DRAIN_LIMIT = 64 };
 
 npk_status kt_reg_read(kt_dev *d, uint32_t off, uint64_t *v) { return kt_read64(d->t, d->base + off, v); }
-npk_status kt_reg_write(kt_dev *d, uint32_t off, uint64_t v) { return kt_write64(d->t, d->base + off, v); }
+npk_status kt_reg_write(kt_dev *d, uint32_t off, uint64_t v)
+{
+    /* A write anywhere in the 32-byte flit holding PROG_CRED may change the credit (directly, or
+     * by zeroing it on a pre-strobe bitstream): the last dispatch's credit says nothing after. */
+    if ((off & ~(uint32_t)(KT_BUS_FLIT_BYTES - 1)) == KT_PROG_CRED)
+        d->have_last = false;
+    return kt_write64(d->t, d->base + off, v);
+}
 
 npk_status kt_open(kt_dev *d, kt_transport *t, uint64_t base, const kt_options *opt)
 {
