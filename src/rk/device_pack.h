@@ -1,5 +1,5 @@
-/* Operand packing for npk_rk_devtask, kept in its own translation unit: rk_layout.h and
- * rk_regs.h both define a type named npk_rk_block, so no file includes both. */
+/* Operand packing for npk_rk_devtask: the glue between a task's geometry and the layout
+ * module (rk_layout.h), in plain types so the task code needs only this header. */
 #ifndef NPUKIT_RK_DEVICE_PACK_H
 #define NPUKIT_RK_DEVICE_PACK_H
 
