@@ -182,9 +182,12 @@ static void verbose_report(unsigned long request)
     if (!v || !*v || *v == '0' || RKNPU_IOC_NR(request) != 0x40 + RKNPU_NR_SUBMIT)
         return;
     const rksim_report *r = rksim_last_report(sim);
-    fprintf(stderr, "rksim: submit %s, %u op(s), task_counter %u, modelled %.1f us%s%s\n",
-            rksim_outcome_name(r->outcome), r->ops, r->task_counter, r->model_us,
-            r->message[0] ? ": " : "", r->message);
+    fprintf(stderr, "rksim: submit %s, %u op(s), task_counter %u, modelled %.1f us",
+            rksim_outcome_name(r->outcome), r->ops, r->task_counter, r->model_us);
+    for (unsigned i = 0; i < RKSIM_HZ_COUNT; i++)
+        if (r->hazards & RKSIM_HZ_BIT(rksim_hazards[i].id))
+            fprintf(stderr, ", hazard %u %s", rksim_hazards[i].id, rksim_hazards[i].name);
+    fprintf(stderr, "%s%s\n", r->message[0] ? ": " : "", r->message);
 }
 
 EXPORT int ioctl(int fd, unsigned long request, ...)
