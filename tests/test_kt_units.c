@@ -222,8 +222,71 @@ static void test_fault_between_polls(void)
     ktsim_destroy(s);
 }
 
+/* Spec §2.7.1: a staging block whose ends fall inside a 32-byte bus flit zeroes the flit's other
+ * words on a pre-strobe bitstream — below the run as well as above it. Two programs staged as
+ * separate ascending blocks (the PROG_BASE use) would lose the first one's last header; a lower
+ * range staged under a live higher one would lose the higher one's first words. The driver pads
+ * each block with the words it staged there before; words it never wrote are left alone. */
+static void mk(kt_flit *f, uint32_t result, bool last)
+{
+    memset(f, 0, sizeof *f);
+    kt_flit_set_bits(f, 252, 4, 1);
+    kt_flit_set_bits(f, 0, 32, result);
+    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, 3, last, 0};
+    kt_header_put(f, &h);
+}
+
+static void expect_run(kt_dev *d, unsigned base, unsigned n, uint32_t last_result)
+{
+    kt_unit tu = {{1, 2}, {0x5455, 4, 1, 4}, "TU"};
+    kt_ticket tk;
+    kt_wait_result r;
+    CHECK_EQ(kt_dispatch(d, &tu, base, n, 0, &tk), NPK_OK);
+    CHECK_EQ(kt_wait(d, &tk, &r), NPK_OK);
+    CHECK_EQ(r.last.arg, last_result);
+}
+
+static void test_staging_neighbours(ktsim_gen gen)
+{
+    ktsim_config c;
+    CHECK_EQ(ktsim_preset_load("default", &c), NPK_OK);
+    c.gen = gen;
+    kt_options o = {0};
+    o.poll_budget = 2000;
+    ktsim *s;
+    CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
+    kt_dev d;
+    CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, &o), NPK_OK);
+    kt_flit a[2], b[2];
+    mk(&a[0], 0xA0, false);
+    mk(&a[1], 0xA1, false);
+    mk(&b[0], 0xB0, false);
+    mk(&b[1], 0xB1, false);
+    /* Ascending: A at slots 0-1 (words 0-9), then B at 2-3 (words 10-19, first flit 8-11). */
+    CHECK_EQ(kt_stage(&d, 0, a, 2), NPK_OK);
+    CHECK_EQ(kt_stage(&d, 2, b, 2), NPK_OK);
+    expect_run(&d, 0, 2, 0xA1);
+    expect_run(&d, 2, 2, 0xB1);
+    /* Downwards: B at slot 6 (words 30-34), then A at 4-5 (words 20-29, last flit 28-31). */
+    CHECK_EQ(kt_stage(&d, 6, b, 1), NPK_OK);
+    CHECK_EQ(kt_stage(&d, 4, a, 2), NPK_OK);
+    expect_run(&d, 6, 1, 0xB0); /* its result word survived */
+    expect_run(&d, 4, 2, 0xA1);
+    /* A new session does not know slots 8-9 and pads nothing into them: on a current bitstream
+     * the earlier session's program there survives staging slots 10-11. */
+    CHECK_EQ(kt_stage(&d, 8, a, 2), NPK_OK);
+    CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, &o), NPK_OK);
+    CHECK_EQ(kt_stage(&d, 10, b, 2), NPK_OK);
+    if (gen == KTSIM_GEN_CURRENT)
+        expect_run(&d, 8, 2, 0xA1);
+    CHECK(ktsim_fault(s) == NULL);
+    ktsim_destroy(s);
+}
+
 int main(void)
 {
+    test_staging_neighbours(KTSIM_GEN_CURRENT);
+    test_staging_neighbours(KTSIM_GEN_PRESTROBE);
     test_fault_between_polls();
     test_fetch();
     test_saxpy(KTSIM_GEN_CURRENT);

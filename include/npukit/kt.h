@@ -32,7 +32,7 @@ typedef struct kt_options {
     uint8_t expect_version;   /* refuse units of another cu_version (0 = the first unit's) */
 } kt_options;
 
-enum { KT_MAX_PENDING = 32 };
+enum { KT_MAX_PENDING = 32, KT_STAGE_SHADOW_WORDS = 1024 /* the dispatcher's 10-bit word pointer */ };
 
 /* A dispatched program whose credit-returning completions may still be arriving. */
 typedef struct kt_pending {
@@ -56,6 +56,12 @@ typedef struct kt_dev {
     bool have_last;
     kt_coord last_dst;
     uint16_t last_baseline, last_n, last_seed;
+    /* What this session wrote into the staging RAM (write-only, so only the writer knows): a
+     * staging block is padded out to whole 32-byte bus flits with these words, because a
+     * pre-strobe bitstream zeroes every unsent word of a flit the block touches — the last words
+     * of the slot below, the first of the slot above. Unknown words are never used as padding. */
+    uint64_t stage_shadow[KT_STAGE_SHADOW_WORDS];
+    uint8_t stage_known[KT_STAGE_SHADOW_WORDS / 8];
 } kt_dev;
 
 /* Find and check the window: CAPS must say a 288-bit flit with 0 < POS_WIDTH <= 8, STATUS must

@@ -7,6 +7,16 @@
 
 #include "npukit/kt.h"
 
+static bool known(const kt_dev *d, size_t w) { return d->stage_known[w / 8] >> (w % 8) & 1; }
+
+static bool all_known(const kt_dev *d, size_t from, size_t to)
+{
+    for (size_t w = from; w < to; w++)
+        if (!known(d, w))
+            return false;
+    return true;
+}
+
 npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
 {
     if (!n)
@@ -20,17 +30,41 @@ npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
         return npk_fail(NPK_EUNSUPPORTED, "transport '%s' has no bulk path: staging must be one contiguous "
                                           "ascending block (word writes lose 3 words in 4 on pre-strobe bitstreams)",
                         d->t->name ? d->t->name : "?");
-    size_t stride = d->flit_words * 8u; /* derived, never assumed to be 40 */
-    uint8_t *buf = malloc(n * stride);
+    size_t fw = d->flit_words; /* derived, never assumed to be five */
+    size_t first = (size_t)base * fw, end = first + n * fw, lo = first, hi = end;
+    size_t stage_words = (size_t)d->opt.stage_flits * fw;
+    /* A 32-byte bus flit is four words; extend the block to whole flits where this session knows
+     * what the neighbouring words hold, so no beat of a touched flit goes out unstrobed. */
+    size_t per_flit = KT_BUS_FLIT_BYTES / 8;
+    bool shadowed = stage_words <= KT_STAGE_SHADOW_WORDS;
+    if (shadowed) {
+        size_t plo = first & ~(per_flit - 1), phi = (end + per_flit - 1) & ~(per_flit - 1);
+        if (phi > stage_words)
+            phi = stage_words;
+        if (all_known(d, plo, first))
+            lo = plo;
+        if (all_known(d, end, phi))
+            hi = phi;
+    }
+    uint8_t *buf = malloc((hi - lo) * 8);
     if (!buf)
         return npk_fail(NPK_ENOMEM, "staging %zu flits: out of memory", n);
+    for (size_t w = lo; w < first; w++)
+        kt_put_le64(buf + (w - lo) * 8, d->stage_shadow[w]);
     for (size_t i = 0; i < n; i++) {
         uint8_t bytes[KT_FLIT_WORDS * 8];
         kt_flit_to_bytes(&flits[i], bytes);
-        memcpy(buf + i * stride, bytes, stride);
+        memcpy(buf + (first - lo + i * fw) * 8, bytes, fw * 8);
     }
+    for (size_t w = end; w < hi; w++)
+        kt_put_le64(buf + (w - lo) * 8, d->stage_shadow[w]);
     /* The extent is STAGE_FLITS x FLIT_WORDS x 8 from 0x2000 and runs past 0x2FFF: one block. */
-    npk_status s = kt_write_block(d->t, d->base + kt_stage_slot_offset(base, d->flit_words), buf, n * stride);
+    npk_status s = kt_write_block(d->t, d->base + KT_STAGE + lo * 8, buf, (hi - lo) * 8);
+    if (!s && shadowed)
+        for (size_t w = first; w < end; w++) {
+            d->stage_shadow[w] = kt_le64(buf + (w - lo) * 8);
+            d->stage_known[w / 8] |= (uint8_t)(1u << (w % 8));
+        }
     free(buf);
     return s;
 }
