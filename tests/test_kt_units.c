@@ -283,8 +283,31 @@ static void test_staging_neighbours(ktsim_gen gen)
     ktsim_destroy(s);
 }
 
+/* A transport with a block limit (the card daemon's is 64 bytes) splits a staging block; the
+ * pieces must meet on 32-byte boundaries, or the pre-strobe window zeroes the start of a bus flit
+ * the previous piece already wrote — here slot 4's result word. */
+static void test_split_blocks(void)
+{
+    ktsim_config c;
+    CHECK_EQ(ktsim_preset_load("default", &c), NPK_OK);
+    c.gen = KTSIM_GEN_PRESTROBE;
+    ktsim *s;
+    CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
+    kt_transport *t = ktsim_transport(s);
+    t->max_block = 64;
+    kt_dev d;
+    CHECK_EQ(kt_open(&d, t, c.ctrl_base, NULL), NPK_OK);
+    kt_flit p[2];
+    mk(&p[0], 0x30, false);
+    mk(&p[1], 0x40, false);
+    CHECK_EQ(kt_stage(&d, 3, p, 2), NPK_OK); /* 0x2078-0x20C7: three pieces at 0x2080, 0x20C0 */
+    expect_run(&d, 3, 2, 0x40);
+    ktsim_destroy(s);
+}
+
 int main(void)
 {
+    test_split_blocks();
     test_staging_neighbours(KTSIM_GEN_CURRENT);
     test_staging_neighbours(KTSIM_GEN_PRESTROBE);
     test_fault_between_polls();

@@ -123,8 +123,15 @@ npk_status kt_write_block(kt_transport *t, uint64_t addr, const void *buf, size_
     size_t chunk = t->max_block ? t->max_block & ~(size_t)7 : len;
     if (!chunk)
         chunk = 8;
-    for (size_t off = 0; off < len; off += chunk) {
-        size_t n = len - off < chunk ? len - off : chunk;
+    /* Split only at 32-byte boundaries (when the limit allows): the card's station bus packs a
+     * write into 32-byte flits, and a pre-strobe window zeroes the unsent words of every flit a
+     * piece touches, so a split inside one would erase what the previous piece wrote there. */
+    if (t->max_block && chunk >= 32)
+        chunk &= ~(size_t)31;
+    for (size_t off = 0, n; off < len; off += n) {
+        n = t->max_block ? chunk - (size_t)((addr + off) % chunk) : len;
+        if (n > len - off)
+            n = len - off;
         s = t->ops->write_block(t->ctx, addr + off, p + off, n);
         t->count.block_writes++;
         if (s)
