@@ -12,28 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "npukit/measure.h"
 #include "npukit/rk_layout.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void *alloc_filled(size_t bytes, uint8_t mask)
 {
@@ -98,15 +79,15 @@ static int measure(bench_case *c, int runs, void *copy_src, void *copy_dst)
     }
     memcpy(copy_dst, copy_src, c->bytes);
     for (int r = 0; r < runs; r++) {
-        double t0 = now_ms();
+        double t0 = npk_now_ms();
         c->run(c);
-        double t1 = now_ms();
+        double t1 = npk_now_ms();
         memcpy(copy_dst, copy_src, c->bytes);
-        double t2 = now_ms();
+        double t2 = npk_now_ms();
         op[r] = t1 - t0;
         cp[r] = t2 - t1;
     }
-    double op_ms = median(op, runs), cp_ms = median(cp, runs);
+    double op_ms = npk_median(op, (size_t)(runs)), cp_ms = npk_median(cp, (size_t)(runs));
     double gb = (double)c->bytes / 1e9;
     double op_gbs = gb / (op_ms / 1e3), cp_gbs = gb / (cp_ms / 1e3);
     printf("%-34s %8.1f %9.2f %7.2f %10.2f %7.2f %6.2f\n", c->name, (double)c->bytes / 1e6, op_ms,

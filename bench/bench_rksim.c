@@ -12,33 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "npukit/measure.h"
 #include "npukit/fp16.h"
 #include "npukit/rk_device.h"
 #include "npukit/rk_sched.h"
 #include "rksim/matmul.h"
 
 enum { M = 176, K = 1024, N = 8192 };
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 int main(int argc, char **argv)
 {
@@ -88,11 +69,11 @@ int main(int argc, char **argv)
     }
     rksim_sgemm_nt(M, N, K, af, K, btf, K, cref, N);
     for (int r = 0; r < runs; r++) {
-        double t0 = now_ms();
+        double t0 = npk_now_ms();
         npk_status st = npk_rk_devtask_submit(d, &t, 0, 6000, &sub);
-        double t1 = now_ms();
+        double t1 = npk_now_ms();
         rksim_sgemm_nt(M, N, K, af, K, btf, K, cref, N);
-        double t2 = now_ms();
+        double t2 = npk_now_ms();
         if (st) {
             fprintf(stderr, "bench_rksim: %s\n", npk_last_error());
             return 1;
@@ -108,7 +89,7 @@ int main(int argc, char **argv)
         if (dlt > maxdiff)
             maxdiff = dlt;
     }
-    double ms_sim = median(t_sim, runs), ms_blas = median(t_blas, runs);
+    double ms_sim = npk_median(t_sim, (size_t)(runs)), ms_blas = npk_median(t_blas, (size_t)(runs));
     double gflop = 2.0 * M * K * N / 1e9;
     printf("rksim fp16 matmul M=%d K=%d N=%d (%.2f GFLOP), %d runs, arithmetic: %s\n", M, K, N,
            gflop, runs, rksim_gemm_uses_blas() ? "OpenBLAS sgemm" : "portable loop");

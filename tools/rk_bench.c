@@ -6,21 +6,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "npukit/measure.h"
 #include "npukit/rk.h"
 #include "rk_operands.h"
 #include "rk_opts.h"
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_u64);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* The vendor matmul demo's type numbers (RKNN matmul API, spec "Platform support matrix"). */
 static bool vendor_type(int t, npk_rk_prec *in, npk_rk_prec *out)
@@ -111,10 +100,10 @@ int rk_bench_main(int argc, char **argv)
     npk_rk *rt = NULL;
     npk_rk_weights *w = NULL;
     npk_rk_info info;
-    uint64_t *host = calloc((size_t)iters, 8), *npu = calloc((size_t)iters, 8),
-             *over = calloc((size_t)iters, 8), *syn = calloc((size_t)iters, 8),
-             *pack = calloc((size_t)iters, 8), *sync = calloc((size_t)iters, 8),
-             *acc = calloc((size_t)iters, 8), *cpy = calloc((size_t)iters, 8);
+    double *host = calloc((size_t)iters, 8), *npu = calloc((size_t)iters, 8),
+           *over = calloc((size_t)iters, 8), *syn = calloc((size_t)iters, 8),
+           *pack = calloc((size_t)iters, 8), *sync = calloc((size_t)iters, 8),
+           *acc = calloc((size_t)iters, 8), *cpy = calloc((size_t)iters, 8);
     /* The bytes the host moves per call: A in, C out. */
     size_t moved = (size_t)o.m * o.k * rk_elem_bytes(o.in) + (size_t)o.m * o.n * rk_elem_bytes(o.out);
     char *src = malloc(moved), *dst = malloc(moved);
@@ -143,17 +132,17 @@ int rk_bench_main(int argc, char **argv)
         sync[i] = st.sync_ns / subs;
         acc[i] = st.accumulate_ns / subs;
         over[i] = (st.synth_ns + st.pack_ns + st.sync_ns + st.accumulate_ns) / subs;
-        uint64_t t0 = npk_rk_now_ns_tool();
+        uint64_t t0 = npk_now_ns();
         memcpy(dst, src, moved);
-        cpy[i] = (npk_rk_now_ns_tool() - t0) / subs;
+        cpy[i] = (npk_now_ns() - t0) / subs;
         src[i % moved] ^= dst[(i * 7) % moved]; /* keep the copy observable */
     }
     {
         double ops = 2.0 * o.m * o.k * o.n;
-        uint64_t mh = median(host, iters), mn = median(npu, iters), mo = median(over, iters),
-                 mc = median(cpy, iters);
+        double mh = npk_median(host, (size_t)iters), mn = npk_median(npu, (size_t)iters),
+               mo = npk_median(over, (size_t)iters), mc = npk_median(cpy, (size_t)iters);
         const char *label = info.simulated ? "modelled" : "measured";
-        double gops = mn ? ops / (double)mn : 0;
+        double gops = mn > 0 ? ops / mn : 0;
         if (json) {
             printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
                    "\"iters\":%d,\"tasks\":%u,\"submits\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\","
@@ -162,8 +151,8 @@ int rk_bench_main(int argc, char **argv)
                    "\"memcpy_us_per_submit\":%.3f,\"overhead_vs_memcpy\":%.3f}\n",
                    npk_rk_prec_name(o.in), npk_rk_prec_name(o.out), o.m, o.k, o.n, info.device,
                    iters, st.tasks, st.submits, mn / 1e6, label, gops, mh / 1e6, mo / 1e3,
-                   median(syn, iters) / 1e3, median(pack, iters) / 1e3, median(sync, iters) / 1e3,
-                   median(acc, iters) / 1e3, mc / 1e3, mc ? (double)mo / (double)mc : 0);
+                   npk_median(syn, (size_t)iters) / 1e3, npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
+                   npk_median(acc, (size_t)iters) / 1e3, mc / 1e3, mc > 0 ? mo / mc : 0);
         } else {
             printf("%s %ux%ux%u -> %s on %s: %d runs after %d warm-up, medians\n",
                    npk_rk_prec_name(o.in), o.m, o.k, o.n, npk_rk_prec_name(o.out), info.device,
@@ -173,10 +162,10 @@ int rk_bench_main(int argc, char **argv)
             printf("  host time  %10.3f ms  (wall, whole call)\n", mh / 1e6);
             printf("  host overhead per submit %8.2f us: synth %.2f, pack %.2f, sync %.2f, "
                    "accumulate %.2f\n",
-                   mo / 1e3, median(syn, iters) / 1e3, median(pack, iters) / 1e3,
-                   median(sync, iters) / 1e3, median(acc, iters) / 1e3);
+                   mo / 1e3, npk_median(syn, (size_t)iters) / 1e3, npk_median(pack, (size_t)iters) / 1e3,
+                   npk_median(sync, (size_t)iters) / 1e3, npk_median(acc, (size_t)iters) / 1e3);
             printf("  memcpy of the same bytes per submit %8.2f us  (overhead / memcpy = %.2f)\n",
-                   mc / 1e3, mc ? (double)mo / (double)mc : 0);
+                   mc / 1e3, mc > 0 ? mo / mc : 0);
         }
         rc = 0;
     }

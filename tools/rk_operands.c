@@ -1,4 +1,3 @@
-#define _POSIX_C_SOURCE 200809L
 /* Operand setup and the CPU check for rk matmul / bench / demo. */
 #include "rk_operands.h"
 
@@ -11,14 +10,7 @@
 #include "npukit/rk.h"
 #include "cli.h"
 #include "rk_opts.h"
-#include <time.h>
 
-uint64_t npk_rk_now_ns_tool(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void rk_operands_from_opts(rk_operands *o, const rk_shape_opts *so)
 {

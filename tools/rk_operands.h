@@ -40,7 +40,5 @@ struct npk_rk_info;
 bool rk_runtime_setup(const struct rk_shape_opts *so, const rk_operands *o, struct npk_rk **rt,
                       struct npk_rk_weights **w, struct npk_rk_info *info, const char *cmd);
 
-/* Monotonic nanoseconds. */
-uint64_t npk_rk_now_ns_tool(void);
 
 #endif

@@ -1,18 +1,9 @@
-#define _POSIX_C_SOURCE 200809L
 /* Runtime: open/close, queries, the per-core buffers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "runtime_internal.h"
-
-uint64_t npk_rk_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* The SoC of the board, from the device tree; the simulator models RK3588. */
 static const npk_rk_soc *detect_soc(bool simulated)

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 
+#include "npukit/measure.h"
 #include "npukit/rk.h"
 #include "npukit/rk_device.h"
 #include "npukit/rk_regcmd.h"
@@ -65,7 +66,6 @@ static inline uint64_t npk_rk_regcmd_offset(uint32_t chain, uint32_t i)
     return records + (uint64_t)i * (NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES) * 8;
 }
 
-uint64_t npk_rk_now_ns(void);
 /* NPK_EINVAL naming the first element outside [-8, 7]. */
 npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what);
 

@@ -60,9 +60,9 @@ static npk_status submit(npk_rk *rt, unsigned c, uint32_t tasks, bool warmup, np
     /* Every subcore entry filled: core_mask != 1 with only entry 0 set crashes the kernel. */
     for (unsigned i = 0; i < 5; i++)
         sub.subcore_task[i] = (struct rknpu_subcore_task){0, tasks};
-    uint64_t t0 = npk_rk_now_ns();
+    uint64_t t0 = npk_now_ns();
     npk_status s = npk_rk_submit(rt->dev, &sub);
-    st->submit_ns += npk_rk_now_ns() - t0;
+    st->submit_ns += npk_now_ns() - t0;
     st->submits++;
     if (s == NPK_OK && sub.u48_.hw_elapse_time > 0)
         st->npu_ns += (uint64_t)sub.u48_.hw_elapse_time * 1000u;
@@ -135,7 +135,7 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bo
 
     /* Feature: rows [m0, m1) and the K slice. Slot 0 holds every job's first feature, so the
      * address the NPU caches feature state by never changes between jobs. */
-    uint64_t t0 = npk_rk_now_ns();
+    uint64_t t0 = npk_now_ns();
     uint64_t aoff = (uint64_t)i * NPK_RK_FEATURE_BYTES;
     if (sl->abytes > NPK_RK_FEATURE_BYTES)
         return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot",
@@ -143,12 +143,12 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bo
     s = npk_rk_pack_a(&sl->ablk, &r->a, (npk_rk_range){t->m0, t->m1},
                       (npk_rk_range){t->k0, t->k1}, (uint8_t *)b->feature.host + aoff,
                       NPK_RK_FEATURE_BYTES);
-    st->pack_ns += npk_rk_now_ns() - t0;
+    st->pack_ns += npk_now_ns() - t0;
     if (s)
         return s;
 
     /* The program: the weights of this slice and column range are one contiguous block. */
-    t0 = npk_rk_now_ns();
+    t0 = npk_now_ns();
     uint32_t k_slice = t->k0 / w->k_slice;
     uint64_t boff = (uint64_t)k_slice * w->slice_bytes +
                     npk_rk_b_tile_offset(t->kp, t->n0 / npk_rk_b_n_group(w->in));
@@ -175,11 +175,11 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bo
     task.regcfg_amount = NPK_RK_MATMUL_BODY;
     task.regcmd_addr = b->task.iova + prog_off;
     memcpy((uint8_t *)b->task.host + i * sizeof task, &task, sizeof task);
-    st->synth_ns += npk_rk_now_ns() - t0;
+    st->synth_ns += npk_now_ns() - t0;
 
-    t0 = npk_rk_now_ns();
+    t0 = npk_now_ns();
     s = npk_rk_mem_sync(rt->dev, &b->feature, aoff, sl->abytes, RKNPU_MEM_SYNC_TO_DEVICE);
-    st->sync_ns += npk_rk_now_ns() - t0;
+    st->sync_ns += npk_now_ns() - t0;
     return s;
 }
 
@@ -187,13 +187,13 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bo
 static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
 {
     npk_rk_core_bufs *b = &r->rt->core[t->core];
-    uint64_t t0 = npk_rk_now_ns();
+    uint64_t t0 = npk_now_ns();
     npk_status s = npk_rk_mem_sync(r->rt->dev, &b->output, sl->out_off, sl->cbytes,
                                    RKNPU_MEM_SYNC_FROM_DEVICE);
-    r->st->sync_ns += npk_rk_now_ns() - t0;
+    r->st->sync_ns += npk_now_ns() - t0;
     if (s)
         return s;
-    t0 = npk_rk_now_ns();
+    t0 = npk_now_ns();
     const uint8_t *src = (const uint8_t *)b->output.host + sl->out_off;
     size_t room = (size_t)(b->output.size - sl->out_off);
     /* fp16 output only comes from a single K slice: a copy. Partials add up on the host. */
@@ -203,7 +203,7 @@ static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
     else
         s = npk_rk_accumulate_c(&sl->cblk, src, room, &r->acc, (npk_rk_range){t->m0, t->m1},
                                 (npk_rk_range){t->n0, t->n1});
-    r->st->accumulate_ns += npk_rk_now_ns() - t0;
+    r->st->accumulate_ns += npk_now_ns() - t0;
     return s;
 }
 
@@ -231,12 +231,12 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
         s = prepare_task(r, &tasks[i], i, i + 1 == count, &slots[i]);
     if (s == NPK_OK) {
-        uint64_t t0 = npk_rk_now_ns();
+        uint64_t t0 = npk_now_ns();
         s = npk_rk_mem_sync(rt->dev, &b->task, 0, npk_rk_regcmd_offset(rt->chain, count),
                             RKNPU_MEM_SYNC_TO_DEVICE);
         /* The output is never written by the CPU, so it needs no TO_DEVICE sync; its first
          * submit's stale read is what the warm-up is for. */
-        r->st->sync_ns += npk_rk_now_ns() - t0;
+        r->st->sync_ns += npk_now_ns() - t0;
     }
     if (s == NPK_OK)
         s = submit_with_policy(rt, core, count, r->st);
@@ -275,7 +275,7 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
     npk_rk_stats local;
     npk_rk_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
-    uint64_t start = npk_rk_now_ns();
+    uint64_t start = npk_now_ns();
     npk_status s = check_args(rt, w, m, a, out, c);
     if (s)
         return s;
@@ -337,6 +337,6 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
     }
     free(scratch);
     pthread_mutex_unlock(&rt->lock);
-    st->host_ns = npk_rk_now_ns() - start;
+    st->host_ns = npk_now_ns() - start;
     return s;
 }
