@@ -242,8 +242,43 @@ static void test_starved(void)
     ktsim_destroy(s);
 }
 
+/* Pre-strobe, two programs back to back on different nodes: a late INST_COMPLETE from the first,
+ * arriving between the second's BASE write (credit zeroed) and its DST write, would release the
+ * dispatch PROG_LEN fired while PROG_DST read 0 — the second program's first flit lost. The
+ * driver settles earlier programs' credit returns first; swept over the first program's pace. */
+static void test_back_to_back(void)
+{
+    unsigned bad = 0;
+    for (unsigned lat = 1; lat < 200; lat += 3) {
+        ktsim_config c;
+        CHECK_EQ(ktsim_preset_load("mesh2x2", &c), NPK_OK);
+        c.gen = KTSIM_GEN_PRESTROBE;
+        ktsim *s = make(&c);
+        kt_options o = {0};
+        o.poll_budget = 3000;
+        kt_dev d;
+        CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, &o), NPK_OK);
+        kt_flit p[8];
+        for (int i = 0; i < 8; i++) {
+            memset(&p[i], 0, sizeof p[i]);
+            kt_flit_set_bits(&p[i], 252, 4, 1);
+            kt_flit_set_bits(&p[i], 224, 16, i < 4 ? lat : 1);
+            kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, 3, i == 3 || i == 7, 0};
+            kt_header_put(&p[i], &h);
+        }
+        CHECK_EQ(kt_stage(&d, 0, p, 8), NPK_OK);
+        kt_unit a = {{1, 2}, {0x5455, 4, 1, 4}, "TU"}, b = {{2, 2}, {0x5455, 4, 1, 16}, "TU"};
+        kt_ticket ta, tb;
+        bad += kt_dispatch(&d, &a, 0, 4, 0, &ta) || kt_dispatch(&d, &b, 4, 4, 0, &tb) || kt_wait(&d, &ta, NULL) ||
+               kt_wait(&d, &tb, NULL);
+        ktsim_destroy(s);
+    }
+    CHECK_EQ(bad, 0);
+}
+
 int main(void)
 {
+    test_back_to_back();
     test_routing();
     test_clamp_neighbour();
     test_stale_drain();
