@@ -75,5 +75,10 @@ ok test "$(grep -o '"core":2' "$tmp/plan.json" | wc -l)" = 2
 ok bash -c "'$cli' rk plan --dtype fp16 -m 704 -k 256 -n 64 | grep -q '1 tasks, 1 K slice'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 64 -n 16 --cores 9 2>&1 | grep -q 'cores=9: rk3588 has 1..3'"
 
+# --help on every command prints its usage and succeeds.
+for c in synth decode diff regs plan; do
+  ok bash -c "'$cli' rk $c --help | grep -q '^usage: npukit rk $c'"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

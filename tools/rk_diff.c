@@ -1,11 +1,18 @@
 /* `npukit rk diff A B`: capture -> diff. Exit 0 when identical, 1 when they differ. */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "npukit/rk_decode.h"
 
 int rk_diff_main(int argc, char **argv)
 {
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        printf("usage: npukit rk diff A B   (each a program file, or - for stdin)\n"
+               "  prints the first differing entry, then every register whose effective value\n"
+               "  (the later copy wins) differs, field by field; exits 0 only when identical\n");
+        return 0;
+    }
     if (argc != 3) {
         fprintf(stderr, "usage: npukit rk diff A B   (each a program file, or - for stdin)\n");
         return 2;

@@ -16,8 +16,10 @@ int rk_info_main(int argc, char **argv)
             if (!(device = cli_value(argc, argv, &i)))
                 return 2;
         } else {
-            fprintf(stderr, "usage: npukit rk info [--device sim|npu|auto|PATH] [--json]\n");
-            return 2;
+            bool help = !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
+            fprintf(help ? stdout : stderr,
+                    "usage: npukit rk info [--device sim|npu|auto|PATH] [--json]\n");
+            return help ? 0 : 2;
         }
     }
     npk_rk *rt;

@@ -23,6 +23,10 @@ int rk_regs_main(int argc, char **argv)
         fprintf(stderr, "usage: npukit rk regs [NAME]\n");
         return 2;
     }
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        printf("usage: npukit rk regs [NAME]   (the register table, or NAME's fields)\n");
+        return 0;
+    }
     if (argc == 2) {
         const npk_rk_reg *r = npk_rk_reg_by_name(argv[1]);
         if (!r) {
