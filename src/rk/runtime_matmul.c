@@ -1,5 +1,6 @@
-/* The one submit spine of the RK runtime: plan -> for each task: pack the feature into the
- * core's stable buffer, synthesize the regcmd, apply the state policy, submit, read back and
+/* The one submit spine of the RK runtime: plan -> for each job (one task, or up to rt->chain
+ * consecutive tasks of a core linked by their trailers): pack each feature into the core's
+ * stable feature slots, synthesize the regcmds, apply the state policy, submit, read back and
  * accumulate on the host. */
 #include <stdlib.h>
 #include <string.h>
