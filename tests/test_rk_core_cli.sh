@@ -74,6 +74,12 @@ ok has "$tmp/plan.json" '"k0":10752,"k1":10784'
 ok test "$(grep -o '"core":2' "$tmp/plan.json" | wc -l)" = 2
 ok bash -c "'$cli' rk plan --dtype fp16 -m 704 -k 256 -n 64 | grep -q '1 tasks, 1 K slice'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 64 -n 16 --cores 9 2>&1 | grep -q 'cores=9: rk3588 has 1..3'"
+# Shapes near 2^32 once wrapped the padding: K divided by zero (SIGFPE), N planned 0 tasks.
+ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 4294967295 -n 16 2>&1 | grep -q 'K=4294967295 N=16: each must be at most 16777216'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 32 -n 4294967295 2>&1 | grep -q 'each must be at most 16777216'"
+# Row pitches beyond their register fields are refused, not cut to the low bits.
+ok bash -c "'$cli' rk synth --dtype fp16 -m 4 -k 32 -n 16 --c-pitch 32772 2>&1 | grep -q \"beyond NOTCH_ADDR_1's 13 bits\""
+ok bash -c "'$cli' rk synth --dtype fp16 -m 4 -k 32 -n 16 --a-pitch 4294967288 2>&1 | grep -q \"beyond LINE_STRIDE's 28 bits\""
 
 # --help on every command prints its usage and succeeds.
 for c in synth decode diff regs plan; do

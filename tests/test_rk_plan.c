@@ -194,6 +194,21 @@ static void test_errors(void)
     CHECK_STR_HAS(npk_last_error(), "not a completing");
     npk_rk_plan_request_init(&r, NPK_PREC_BF16, 1, 64, 32);
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
+    /* Near 2^32 the padding of K and N wrapped: K divided by zero, N planned no task at all. */
+    const uint32_t huge[] = {NPK_RK_PLAN_MAX_DIM + 1, 4294967264u, 4294967295u};
+    for (unsigned i = 0; i < 3; i++)
+        for (unsigned dim = 0; dim < 3; dim++) {
+            npk_rk_plan_request_init(&r, NPK_PREC_FP16, dim == 0 ? huge[i] : 1,
+                                     dim == 1 ? huge[i] : 32, dim == 2 ? huge[i] : 16);
+            CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_ELIMIT);
+            CHECK_STR_HAS(npk_last_error(), "each must be at most 16777216");
+            CHECK_EQ(p.count, 0);
+        }
+    /* The limit itself plans (one row, one column: K slices only). */
+    npk_rk_plan_request_init(&r, NPK_PREC_INT8, 1, NPK_RK_PLAN_MAX_DIM, 1);
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.tasks[p.count - 1].k1, NPK_RK_PLAN_MAX_DIM);
+    npk_rk_plan_free(&p);
 }
 
 int main(void)

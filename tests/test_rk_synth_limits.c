@@ -46,6 +46,23 @@ static void test_strides_and_cube(void)
     mm.a_pitch = 60;
     CHECK_EQ(synth(&mm, b), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "pitch 60");
+    /* The widest pitches the two fields hold, and one unit beyond: refused, never cut to the
+     * field's low bits (which silently read and wrote other rows). */
+    mm.a_pitch = 0x0FFFFFFFu * 8; /* LINE_STRIDE all ones */
+    mm.c_pitch = 8192 * 4;         /* NOTCH_ADDR_1 = 8191 for fp32 */
+    CHECK_EQ(synth(&mm, b), NPK_OK);
+    CHECK_EQ(value_of(b, 0x107C, 0), 0x0FFFFFFF);
+    CHECK_EQ(value_of(b, 0x4038, 0) >> 16, 8191);
+    mm.a_pitch += 8;
+    CHECK_EQ(synth(&mm, b), NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "feature row pitch 2147483648 is 268435456 16-byte units, "
+                                    "beyond LINE_STRIDE's 28 bits (at most 2147483640 elements)");
+    mm.a_pitch = 0;
+    mm.c_pitch += 4;
+    CHECK_EQ(synth(&mm, b), NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "output row stride 32772 is 8193 16-byte units, beyond "
+                                    "NOTCH_ADDR_1's 13 bits (at most 32768 elements of fp32)");
+    mm.c_pitch = 0;
     /* fp16 in cube mode (mtx's geometry): LINE_STRIDE 4, SURF_STRIDE 4*(M/4-1), DST stride
      * M<<4, notch 0, SURFACE_ADD (M*F)<<4. */
     mm = npk_rk_mm_default(NPK_PREC_FP16, 8, 64, 32);

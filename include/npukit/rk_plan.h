@@ -19,6 +19,10 @@
 extern "C" {
 #endif
 
+/* Largest M, K or N a plan accepts: the layouts' limit (rk_layout.h), which the runtime
+ * shares. It keeps the padding and range arithmetic of every task far from 32-bit wrap-around. */
+#define NPK_RK_PLAN_MAX_DIM (1u << 24)
+
 typedef struct npk_rk_plan_request {
     npk_rk_prec in, out; /* out: 0-initialised requests should call npk_rk_plan_request_init */
     uint32_t m, k, n;

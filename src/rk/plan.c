@@ -117,6 +117,10 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
     if (!req->m || !req->k || !req->n)
         return npk_fail(NPK_EINVAL, "M=%u K=%u N=%u: every dimension must be at least 1",
                         req->m, req->k, req->n);
+    if (req->m > NPK_RK_PLAN_MAX_DIM || req->k > NPK_RK_PLAN_MAX_DIM ||
+        req->n > NPK_RK_PLAN_MAX_DIM)
+        return npk_fail(NPK_ELIMIT, "M=%u K=%u N=%u: each must be at most %u", req->m, req->k,
+                        req->n, NPK_RK_PLAN_MAX_DIM);
     if (req->cores < 1 || req->cores > soc->cores)
         return npk_fail(NPK_EINVAL, "cores=%u: %s has 1..%u cores", req->cores, soc->name,
                         soc->cores);

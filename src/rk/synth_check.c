@@ -1,4 +1,5 @@
 /* The limits of one matmul task, each with an error that names the value and the limit. */
+#include "npukit/rk_regs.h"
 #include "npukit/rk_sched.h"
 #include "npukit/rk_synth.h"
 
@@ -43,6 +44,12 @@ static npk_status check_encodable(const npk_rk_mm *mm)
     return NPK_OK;
 }
 
+/* The largest value a register field holds. */
+static uint64_t field_max(npk_rk_field_id f)
+{
+    return npk_rk_field_mask(f) >> npk_rk_field_info(f)->lo;
+}
+
 static npk_status check_pitches(const npk_rk_mm *mm, npk_rk_mode mode)
 {
     if (mode == NPK_MODE_CUBE) {
@@ -64,6 +71,23 @@ static npk_status check_pitches(const npk_rk_mm *mm, npk_rk_mode mode)
                         "output row stride %u must be >= N=%u and a multiple of %u elements "
                         "(one 16-byte notch unit)",
                         mm->c_pitch, mm->n, out_per16);
+    /* Both pitches are register fields: a wider value would be cut to its low bits and the
+     * task would read or write other rows than asked (LINE_STRIDE 28 bits, NOTCH_ADDR_1 13). */
+    uint64_t line = (uint64_t)mm->a_pitch / per16;
+    if (!npk_rk_field_fits(NPK_RKF(CNA_DMA_CON1, LINE_STRIDE), line))
+        return npk_fail(NPK_ELIMIT,
+                        "feature row pitch %u is %llu 16-byte units, beyond LINE_STRIDE's "
+                        "28 bits (at most %llu elements)",
+                        mm->a_pitch, (unsigned long long)line,
+                        (unsigned long long)field_max(NPK_RKF(CNA_DMA_CON1, LINE_STRIDE)) * per16);
+    uint64_t notch = mm->c_pitch ? (uint64_t)mm->c_pitch / out_per16 - 1 : 0;
+    uint64_t notch_max = field_max(NPK_RKF(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1));
+    if (notch > notch_max)
+        return npk_fail(NPK_ELIMIT,
+                        "output row stride %u is %llu 16-byte units, beyond NOTCH_ADDR_1's "
+                        "13 bits (at most %llu elements of %s)",
+                        mm->c_pitch, (unsigned long long)notch + 1,
+                        (unsigned long long)(notch_max + 1) * out_per16, pname(mm->out));
     return NPK_OK;
 }
 
