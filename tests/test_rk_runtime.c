@@ -164,6 +164,16 @@ static void test_bad_arguments(void)
     CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, 0, 32, b, 1, &w), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "K=0");
     CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, 64, 32, NULL, 1, &w), NPK_EINVAL);
+    /* The limits are checked before B is read. */
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, (1u << 24) + 1, 32, b, 1, &w), NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "K=16777217 N=32: each must be at most 16777216");
+    /* m_hint is a hint: one beyond the planner's limit slices as the limit does (it used to
+     * fail with the planner's error about an M the caller never asked to multiply). */
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, 64, 32, b, UINT32_MAX, &w), NPK_OK);
+    CHECK_EQ(npk_rk_matmul(rt, w, (1u << 24) + 1, a, NPK_PREC_INT32, c, NULL), NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "M=16777217 exceeds 16777216");
+    npk_rk_weights_free(rt, w);
+    w = NULL;
     b[5] = 9;
     CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT4, 64, 32, b, 1, &w), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "B[5] = 9 is outside the int4 range [-8, 7]");

@@ -23,6 +23,10 @@ ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 3 -k 32 -n 16 --a '$tm
 ok bash -c "'$cli' rk matmul --device sim --dtype fp16 --out int32 -m 1 -k 32 -n 16 2>&1 | grep -q 'fp16 weights give fp32 or fp16, not int32'"
 ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 1 -k 32 -n 16 --cores 4 2>&1 | grep -q 'cores=4: rk3588 has 1..3 cores'"
 ok bash -c "! '$cli' rk matmul --device sim --dtype fp16 -m 0 -k 32 -n 16 2>/dev/null"
+# A shape beyond the runtime's limits is refused before any operand is allocated (it used to
+# fill gigabytes of random operands for minutes first).
+ok bash -c "timeout 10 '$cli' rk matmul --device sim --dtype fp16 -m 1 -k 4294967295 -n 1 2>&1 | grep -q 'K=4294967295 exceeds the runtime.s limit 16777216'"
+ok bash -c "timeout 10 '$cli' rk bench 4294967295 1 1 1 --device sim 2>&1 | grep -q 'M=4294967295 exceeds the runtime.s limit 16777216'"
 ok bash -c "'$cli' rk matmul --device sim --dtype int4 -m 64 -k 1000 -n 128 --chain 8 --check --json | grep -q '\"tasks\":4,\"submits\":2,.*\"ok\":true'"
 ok bash -c "'$cli' rk matmul --device sim --dtype int4 -m 1 -k 64 -n 64 --chain 65 2>&1 | grep -q 'outside 1..64'"
 # bench: the vendor demo's positional form and the named form.

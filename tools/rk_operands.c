@@ -8,6 +8,7 @@
 
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
+#include "npukit/rk_layout.h"
 #include "cli.h"
 #include "rk_opts.h"
 
@@ -77,6 +78,16 @@ static bool read_file(const char *path, void *dst, uint64_t bytes)
 
 bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, uint64_t seed)
 {
+    /* The runtime refuses larger shapes; checking first keeps a huge M, K or N from
+     * allocating and filling gigabytes of operands before that error (it used to take minutes
+     * and tens of GB of memory). */
+    const uint32_t dims[3] = {o->m, o->k, o->n};
+    for (unsigned i = 0; i < 3; i++)
+        if (dims[i] > NPK_RK_LAYOUT_MAX_DIM) {
+            fprintf(stderr, "npukit: %c=%u exceeds the runtime's limit %zu\n", "MKN"[i], dims[i],
+                    (size_t)NPK_RK_LAYOUT_MAX_DIM);
+            return false;
+        }
     uint64_t na = (uint64_t)o->m * o->k, nb = (uint64_t)o->k * o->n, nc = (uint64_t)o->m * o->n;
     unsigned eb = rk_elem_bytes(o->in), ob = rk_elem_bytes(o->out);
     o->a = malloc(na * eb);

@@ -103,9 +103,10 @@ static npk_status push_task(npk_rk_plan *p, const npk_rk_task_plan *t, size_t *c
     return NPK_OK;
 }
 
-npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
+/* Every check of a request, and what the plan derives from it before tiling. */
+static npk_status validate(const npk_rk_plan_request *req, const npk_rk_soc **soc_out,
+                           npk_rk_mode *mode_out, uint32_t *ks_out)
 {
-    *out = (npk_rk_plan){0};
     const npk_rk_soc *soc = req->soc ? req->soc : npk_rk_soc_default();
     const char *dt = npk_rk_prec_name(req->in) ? npk_rk_prec_name(req->in) : "?";
     if (req->in != NPK_PREC_FP16 && req->in != NPK_PREC_INT8 && req->in != NPK_PREC_INT4)
@@ -128,15 +129,29 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
         return npk_fail(NPK_EINVAL, "K slice limit %u is below the 32-element K-tile",
                         req->k_slice_max);
     npk_rk_mode mode = req->mode == -1 ? npk_rk_default_mode(req->in) : (npk_rk_mode)req->mode;
-    out->req = *req;
-    out->mode = mode;
-
-    const uint32_t nal = npk_rk_n_align(req->in);
     const uint32_t kmax = k_task_max(req, soc);
     if (req->k_slice && (req->k_slice % 32 || req->k_slice > kmax))
         return npk_fail(NPK_EINVAL, "K slice %u must be a multiple of 32 and at most %u",
                         req->k_slice, kmax);
-    const uint32_t ks = req->k_slice ? req->k_slice : choose_k_slice(req, soc, mode, kmax);
+    *soc_out = soc;
+    *mode_out = mode;
+    *ks_out = req->k_slice ? req->k_slice : choose_k_slice(req, soc, mode, kmax);
+    return NPK_OK;
+}
+
+npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
+{
+    *out = (npk_rk_plan){0};
+    const npk_rk_soc *soc;
+    npk_rk_mode mode;
+    uint32_t ks;
+    npk_status vs = validate(req, &soc, &mode, &ks);
+    if (vs)
+        return vs;
+    out->req = *req;
+    out->mode = mode;
+
+    const uint32_t nal = npk_rk_n_align(req->in);
     const uint32_t kp_all = round_up(req->k, 32);
     const uint32_t slices = (kp_all + ks - 1) / ks;
     out->k_slices = slices;
@@ -196,15 +211,12 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
 
 uint32_t npk_rk_plan_k_slice(const npk_rk_plan_request *req)
 {
-    npk_rk_plan_request one = *req;
-    one.n = npk_rk_n_align(req->in); /* the slice depends on M and K only */
-    one.cores = 1;
-    npk_rk_plan p;
-    if (npk_rk_plan_matmul(&one, &p))
-        return 0;
-    uint32_t ks = p.count ? p.tasks[0].kp : 0; /* the first slice is whole (or padded) */
-    npk_rk_plan_free(&p);
-    return ks;
+    /* The slice depends on M and K only, so no plan is built (a large M would build a large
+     * one just to read its first slice). */
+    const npk_rk_soc *soc;
+    npk_rk_mode mode;
+    uint32_t ks;
+    return validate(req, &soc, &mode, &ks) ? 0 : ks;
 }
 
 void npk_rk_plan_free(npk_rk_plan *p)

@@ -44,7 +44,9 @@ npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
             return s;
     }
     npk_rk_plan_request req;
-    npk_rk_plan_request_init(&req, in, m_hint ? m_hint : 1, k, n);
+    /* A hint only: any M above the planner's limit slices K as the limit does. */
+    uint32_t hint = m_hint < 1 ? 1 : m_hint > NPK_RK_PLAN_MAX_DIM ? NPK_RK_PLAN_MAX_DIM : m_hint;
+    npk_rk_plan_request_init(&req, in, hint, k, n);
     req.soc = rt->soc;
     uint32_t ks = npk_rk_plan_k_slice(&req);
     if (!ks)
