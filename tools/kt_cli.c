@@ -7,33 +7,64 @@
 
 #include "cli.h"
 
-int kt_cli_option(kt_cli *c, int argc, char **argv, int *i)
+int kt_cli_opts_parse(kt_cli_opts *o, int argc, char **argv, int *i)
 {
     const char *a = argv[*i];
     if (!strcmp(a, "--sim")) {
         const char *v = cli_value(argc, argv, i);
         if (!v)
             return -1;
-        c->preset = v;
+        o->preset = v;
         return 1;
     }
     if (!strcmp(a, "--prestrobe")) {
-        c->prestrobe = true;
+        o->prestrobe = true;
         return 1;
     }
     if (!strcmp(a, "--json")) {
-        c->json = true;
+        o->json = true;
         return 1;
     }
     return 0;
 }
 
+void kt_cli_print_traffic(const kt_counters *k, uint64_t cycles, bool json)
+{
+    uint64_t bytes = k->bytes_read + k->bytes_written;
+    if (json) {
+        printf("\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"transport\": {\"transactions\": %" PRIu64
+               ", \"bytes\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64 ", \"block_reads\": %" PRIu64
+               ", \"block_writes\": %" PRIu64 ", \"bytes_read\": %" PRIu64 ", \"bytes_written\": %" PRIu64
+               ", \"cycles\": %" PRIu64 "}",
+               kt_counters_transactions(k), bytes, kt_counters_transactions(k), bytes, k->reads, k->writes,
+               k->block_reads, k->block_writes, k->bytes_read, k->bytes_written, cycles);
+    } else {
+        char line[256];
+        kt_counters_format(k, line, sizeof line);
+        printf("transport: %s; %" PRIu64 " mesh cycles\n", line, cycles);
+    }
+}
+
+int kt_cli_start(kt_cli *c, const char *cmd, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        int r = kt_cli_opts_parse(&c->o, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (!r) {
+            fprintf(stderr, "npukit %s: unknown option '%s'\n", cmd, argv[i]);
+            return 2;
+        }
+    }
+    return kt_cli_open(c);
+}
+
 int kt_cli_open(kt_cli *c)
 {
     ktsim_config cfg;
-    if (ktsim_preset_load(c->preset ? c->preset : "default", &cfg) != NPK_OK)
+    if (ktsim_preset_load(c->o.preset ? c->o.preset : "default", &cfg) != NPK_OK)
         return cli_lib_error("kt");
-    if (c->prestrobe)
+    if (c->o.prestrobe)
         cfg.gen = KTSIM_GEN_PRESTROBE;
     if (ktsim_create(&cfg, &c->sim) != NPK_OK)
         return cli_lib_error("kt");
@@ -55,16 +86,5 @@ void kt_cli_close(kt_cli *c)
 
 void kt_cli_print_counts(const kt_cli *c)
 {
-    const kt_counters *k = &ktsim_transport(c->sim)->count;
-    if (c->json) {
-        printf("\"transport\": {\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"reads\": %" PRIu64
-               ", \"writes\": %" PRIu64 ", \"block_reads\": %" PRIu64 ", \"block_writes\": %" PRIu64
-               ", \"bytes_read\": %" PRIu64 ", \"bytes_written\": %" PRIu64 ", \"cycles\": %" PRIu64 "}",
-               kt_counters_transactions(k), k->bytes_read + k->bytes_written, k->reads, k->writes, k->block_reads,
-               k->block_writes, k->bytes_read, k->bytes_written, ktsim_cycle(c->sim));
-    } else {
-        char line[256];
-        kt_counters_format(k, line, sizeof line);
-        printf("transport: %s; %" PRIu64 " mesh cycles\n", line, ktsim_cycle(c->sim));
-    }
+    kt_cli_print_traffic(&ktsim_transport(c->sim)->count, ktsim_cycle(c->sim), c->o.json);
 }

@@ -8,16 +8,7 @@
 int kt_enum_main(int argc, char **argv)
 {
     kt_cli c = {0};
-    for (int i = 1; i < argc; i++) {
-        int r = kt_cli_option(&c, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (!r) {
-            fprintf(stderr, "npukit kt enum: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
-    int rc = kt_cli_open(&c);
+    int rc = kt_cli_start(&c, "kt enum", argc, argv);
     if (rc)
         return rc;
     kt_unit u[64];
@@ -28,7 +19,7 @@ int kt_enum_main(int argc, char **argv)
         return rc;
     }
     const kt_agent_caps *a = &c.dev.caps;
-    if (c.json) {
+    if (c.o.json) {
         printf("{\"preset\": \"%s\", \"simulated_bitstream\": \"%s\", \"flit_width\": %u, \"pos_width\": %u, "
                "\"grid_lo\": %u, \"grid_hi\": %u, \"units\": [",
                ktsim_get_config(c.sim)->name, ktsim_gen_name(ktsim_get_config(c.sim)->gen), a->flit_width,

@@ -39,7 +39,7 @@ static void print_mesh(kt_card_cli *c, unsigned m, bool last)
     kt_il_read_faults(c->t, base, &faults);
     char ftxt[64];
     kt_il_faults_text(faults, ftxt, sizeof ftxt);
-    if (c->json) {
+    if (c->o.json) {
         printf("    {\"mesh\": %u, \"present\": %s, \"mesh_id\": %u, \"caps\": %" PRIu64 ", \"received\": [%u, %u, %u, %u], "
                "\"sent\": [%u, %u, %u, %u], \"link_tx\": [%" PRIu64 ", %" PRIu64 "], \"link_rx\": [%" PRIu64 ", %" PRIu64
                "], \"stalls\": [%" PRIu64 ", %" PRIu64 "], \"forwarded\": %" PRIu64 ", \"credits\": [%u, %u], "
@@ -103,11 +103,11 @@ int kt_link_main(int argc, char **argv)
             return rc;
         }
     ktsim_card_step(c.card, SETTLE_CYCLES); /* let the doorbells cross */
-    if (c.json)
+    if (c.o.json)
         printf("{\"meshes\": [\n");
     for (unsigned m = 0; m < c.meshes; m++)
         print_mesh(&c, m, m + 1 == c.meshes);
-    if (c.json) {
+    if (c.o.json) {
         printf("  ], ");
         kt_card_cli_print_counts(&c);
         printf("}\n");

@@ -298,7 +298,7 @@ int kt_move_main(int argc, char **argv)
     for (size_t w = 0; w < words; w++)
         bad += memcmp(got + 32 * w, want + 32 * w, 32) != 0;
     bool fault = kt_card_cli_report_fault(&c, "kt move");
-    if (c.json) {
+    if (c.o.json) {
         printf("{\"mode\": \"%s\", \"words\": %zu, \"src\": %" PRIu64 ", \"dst\": %" PRIu64 ", \"dst_mesh\": %u, "
                "\"form\": \"%s\", \"moves_done\": %u, \"fault\": \"%s\", \"polls\": %u, \"mismatched_words\": %zu, "
                "\"ok\": %s, ",

@@ -102,7 +102,7 @@ int kt_prog_main(int argc, char **argv)
     s = in_engine ? kt_hp_run_engine(c.t, ktsim_card_engine_base(c.card), &p, &o, &r) : kt_hp_run_host(c.t, &p, &o, &r);
     if (s) {
         rc = cli_lib_error("kt prog");
-    } else if (c.json) {
+    } else if (c.o.json) {
         printf("{\"form\": \"%s\", \"setup_blocks\": %zu, \"commands\": %zu, \"code\": %" PRIu64 ", \"polls\": %u, ",
                in_engine ? "engine" : "host", p.n_setup, p.n_cmds, r.code, r.polls);
         kt_card_cli_print_counts(&c);

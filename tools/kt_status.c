@@ -7,22 +7,20 @@
 #include "cli.h"
 #include "kt_cli.h"
 
+static int fail(kt_cli *c)
+{
+    int rc = cli_lib_error("kt status");
+    kt_cli_close(c);
+    return rc;
+}
+
 int kt_status_main(int argc, char **argv)
 {
     kt_cli c = {0};
-    for (int i = 1; i < argc; i++) {
-        int r = kt_cli_option(&c, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (!r) {
-            fprintf(stderr, "npukit kt status: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
-    int rc = kt_cli_open(&c);
+    int rc = kt_cli_start(&c, "kt status", argc, argv);
     if (rc)
         return rc;
-    if (c.json)
+    if (c.o.json)
         printf("{\"registers\": [");
     bool first = true;
     for (const kt_reg_desc *r = kt_orch_regs; r->name; r++) {
@@ -30,13 +28,13 @@ int kt_status_main(int argc, char **argv)
             continue; /* arrays are shown below or are write-only */
         uint64_t v;
         if (kt_reg_read(&c.dev, r->offset, &v))
-            return cli_lib_error("kt status");
+            return fail(&c);
         char extra[200] = "";
         if (r->offset == KT_PROG_STAT) {
             kt_prog_stat p = kt_prog_stat_decode(v);
             kt_prog_stat_text(&p, extra, sizeof extra);
         }
-        if (c.json)
+        if (c.o.json)
             printf("%s{\"name\": \"%s\", \"offset\": %u, \"value\": %" PRIu64 "}", first ? "" : ", ", r->name,
                    r->offset, v);
         else
@@ -44,7 +42,7 @@ int kt_status_main(int argc, char **argv)
                    extra[0] ? extra : r->fields);
         first = false;
     }
-    if (c.json)
+    if (c.o.json)
         printf("], \"node_status\": [");
     else
         printf("\nNODE_STATUS (coord: code arg count valid)\n");
@@ -54,12 +52,12 @@ int kt_status_main(int argc, char **argv)
         kt_coord at = kt_coord_unpack((uint8_t)idx);
         uint64_t v;
         if (kt_reg_read(&c.dev, kt_node_status_offset(at), &v))
-            return cli_lib_error("kt status");
+            return fail(&c);
         bool in_span = at.x >= lo && at.x <= hi && at.y >= lo && at.y <= hi;
         if (!in_span && !v)
             continue;
         kt_node_status ns = kt_node_status_decode(v);
-        if (c.json)
+        if (c.o.json)
             printf("%s{\"x\": %u, \"y\": %u, \"code\": %u, \"arg\": %u, \"count\": %u, \"valid\": %s}",
                    first ? "" : ", ", at.x, at.y, ns.code, ns.arg, ns.count, ns.valid ? "true" : "false");
         else if (ns.valid)
@@ -68,7 +66,7 @@ int kt_status_main(int argc, char **argv)
             printf("(%u,%u): never signalled\n", at.x, at.y);
         first = false;
     }
-    if (c.json) {
+    if (c.o.json) {
         printf("], ");
         kt_cli_print_counts(&c);
         printf("}\n");

@@ -1,0 +1,127 @@
+/* The work of `npukit kt saxpy`, shared by the host form and the engine form. */
+#include "kt_saxpy_job.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum { SAXPY_TYPE = 0x5358 /* "SX" */, CHECK_POLLS = 64, MAX_ENUM = 64 };
+static const uint64_t X_OFF = 0x100000, OPERAND_ALIGN = 0x100000;
+
+int kt_saxpy_n_option(int argc, char **argv, int *i, uint64_t *n)
+{
+    if (strcmp(argv[*i], "-n"))
+        return 0;
+    const char *v = cli_value(argc, argv, i);
+    if (!v || !cli_u64("-n", v, KT_SAXPY_MAX_N, n))
+        return -1;
+    if (!*n) {
+        fprintf(stderr, "npukit kt saxpy: -n 0: at least 1 element\n");
+        return -1;
+    }
+    return 1;
+}
+
+npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_t dram_size, uint64_t n,
+                             const char *preset)
+{
+    memset(j, 0, sizeof *j);
+    j->n = n;
+    j->a = 2.5f;
+    j->txn = 0x40;
+    j->stage_flits = dev->opt.stage_flits;
+    j->chunks = (n + KT_SAXPY_CHUNK - 1) / KT_SAXPY_CHUNK;
+    kt_unit all[MAX_ENUM];
+    size_t nall = 0;
+    npk_status s = kt_enumerate(dev, all, MAX_ENUM, &nall);
+    if (s)
+        return s;
+    for (size_t i = 0; i < nall && j->nsx < KT_SAXPY_MAX_UNITS; i++)
+        if (all[i].caps.type == SAXPY_TYPE)
+            j->sx[j->nsx++] = all[i];
+    if (!j->nsx)
+        return npk_fail(NPK_ENODEV, "no saxpy unit ('SX') in preset %s", preset);
+    /* Operands in whole 32-byte granules (the memory window zero-fills partial ones); y starts
+     * past the end of x, so no -n lets the upload of y overwrite the tail of x. */
+    j->padded = (size_t)((n + 7) / 8 * 8);
+    j->x_off = X_OFF;
+    j->y_off = X_OFF + (j->padded * 4 + OPERAND_ALIGN - 1) / OPERAND_ALIGN * OPERAND_ALIGN;
+    if (j->y_off + j->padded * 4 > dram_size)
+        return npk_fail(NPK_ELIMIT, "saxpy n=%" PRIu64 ": x and y end at 0x%" PRIx64 ", past the preset's DRAM of 0x%" PRIx64
+                        " bytes", n, j->y_off + j->padded * 4, dram_size);
+    j->x = calloc(j->padded, sizeof *j->x);
+    j->y = calloc(j->padded, sizeof *j->y);
+    j->want = calloc(j->padded, sizeof *j->want);
+    j->prog = calloc(j->stage_flits, sizeof *j->prog);
+    if (!j->x || !j->y || !j->want || !j->prog)
+        return npk_fail(NPK_ENOMEM, "saxpy n=%" PRIu64 ": out of memory for the operands", n);
+    for (size_t i = 0; i < n; i++) {
+        j->x[i] = (float)(i % 97) * 0.25f;
+        j->y[i] = 1.0f + (float)(i % 13);
+        j->want[i] = j->a * j->x[i] + j->y[i];
+    }
+    if ((s = kt_write_block(dev->t, mem + j->x_off, j->x, j->padded * 4)))
+        return s;
+    return kt_write_block(dev->t, mem + j->y_off, j->y, j->padded * 4);
+}
+
+bool kt_saxpy_job_next_round(kt_saxpy_job *j, kt_saxpy_round *r, npk_status *s)
+{
+    *s = NPK_OK;
+    if (j->next >= j->chunks)
+        return false;
+    /* Each unit gets a contiguous run of chunks; all of them fit one staging page. */
+    unsigned per = (unsigned)((j->chunks - j->next + j->nsx - 1) / j->nsx);
+    if (per * j->nsx > j->stage_flits)
+        per = j->stage_flits / (unsigned)j->nsx;
+    r->flits = 0;
+    for (size_t u = 0; u < j->nsx; u++) {
+        r->base[u] = r->flits;
+        r->count[u] = 0;
+        for (unsigned k = 0; k < per && j->next < j->chunks; k++, j->next++) {
+            uint64_t first = j->next * KT_SAXPY_CHUNK;
+            uint32_t len = (uint32_t)(j->n - first < KT_SAXPY_CHUNK ? j->n - first : KT_SAXPY_CHUNK);
+            r->count[u]++;
+            *s = kt_saxpy_inst(&j->prog[r->flits++], len, j->a, j->x_off + first * 4, j->y_off + first * 4, j->txn,
+                               false);
+            if (*s)
+                return false;
+        }
+        if (r->count[u])
+            kt_flit_set_bits(&j->prog[r->flits - 1], 259, 1, 1); /* `last` on each program's final flit */
+    }
+    j->txn++;
+    return true;
+}
+
+npk_status kt_saxpy_job_check(kt_saxpy_job *j, kt_transport *t, uint64_t mem, size_t *bad)
+{
+    float *got = calloc(j->padded, sizeof *got);
+    if (!got)
+        return npk_fail(NPK_ENOMEM, "saxpy n=%" PRIu64 ": out of memory for the result", j->n);
+    npk_status s = NPK_OK;
+    for (int poll = 0; poll < CHECK_POLLS; poll++) {
+        if ((s = kt_read_block(t, mem + j->y_off, got, j->padded * 4)))
+            break;
+        *bad = 0;
+        for (size_t i = 0; i < j->padded; i++)
+            *bad += memcmp(&got[i], &j->want[i], 4) != 0;
+        if (!*bad)
+            break;
+    }
+    free(got);
+    return s;
+}
+
+void kt_saxpy_job_free(kt_saxpy_job *j)
+{
+    free(j->x);
+    free(j->y);
+    free(j->want);
+    free(j->prog);
+    j->x = j->y = j->want = NULL;
+    j->prog = NULL;
+}
