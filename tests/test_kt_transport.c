@@ -48,6 +48,12 @@ static void test_block_equivalence(void)
     CHECK_EQ(kt_write_block(&bulk_t, 0x3000, buf, sizeof buf), NPK_OK);
     CHECK_EQ(bulk_t.count.block_writes, 1 + 3);
     CHECK_EQ(kt_memt_writes(bulk_m, NULL, NULL), 5);
+    /* Reads split at the same aligned addresses: 8 bytes up to 0x3010, then 16, then 8. */
+    uint8_t part[32] = {0};
+    uint64_t before = bulk_t.count.block_reads;
+    CHECK_EQ(kt_read_block(&bulk_t, 0x3008, part, sizeof part), NPK_OK);
+    CHECK_EQ(bulk_t.count.block_reads - before, 3);
+    CHECK_EQ(memcmp(part, buf + 8, 32), 0);
     kt_transport_close(&word_t);
     kt_transport_close(&bulk_t);
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dispatch_rules.h"
 #include "npukit/kt.h"
 
 static bool known(const kt_dev *d, size_t w) { return d->stage_known[w / 8] >> (w % 8) & 1; }
@@ -17,13 +18,31 @@ static bool all_known(const kt_dev *d, size_t from, size_t to)
     return true;
 }
 
-npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
+npk_status kt_stage_check(const kt_dev *d, unsigned base, size_t n)
 {
     if (!n)
         return npk_fail(NPK_EINVAL, "staging 0 flits");
     if (base + n > d->opt.stage_flits)
         return npk_fail(NPK_ELIMIT, "staging slots %u..%zu exceed STAGE_FLITS=%u", base, base + n - 1,
                         d->opt.stage_flits);
+    return NPK_OK;
+}
+
+void kt_stage_pack(const kt_dev *d, const kt_flit *flits, size_t n, uint8_t *out)
+{
+    size_t stride = d->flit_words * 8u; /* derived from CAPS, never assumed to be five words */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t bytes[KT_FLIT_WORDS * 8];
+        kt_flit_to_bytes(&flits[i], bytes);
+        memcpy(out + i * stride, bytes, stride);
+    }
+}
+
+npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
+{
+    npk_status s = kt_stage_check(d, base, n);
+    if (s)
+        return s;
     /* Word by word, a pre-strobe bitstream keeps one staging word in four, silently; so staging
      * exists only as a block, and a transport without a block path is refused. */
     if (!d->t->bulk)
@@ -51,15 +70,11 @@ npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
         return npk_fail(NPK_ENOMEM, "staging %zu flits: out of memory", n);
     for (size_t w = lo; w < first; w++)
         kt_put_le64(buf + (w - lo) * 8, d->stage_shadow[w]);
-    for (size_t i = 0; i < n; i++) {
-        uint8_t bytes[KT_FLIT_WORDS * 8];
-        kt_flit_to_bytes(&flits[i], bytes);
-        memcpy(buf + (first - lo + i * fw) * 8, bytes, fw * 8);
-    }
+    kt_stage_pack(d, flits, n, buf + (first - lo) * 8);
     for (size_t w = end; w < hi; w++)
         kt_put_le64(buf + (w - lo) * 8, d->stage_shadow[w]);
     /* The extent is STAGE_FLITS x FLIT_WORDS x 8 from 0x2000 and runs past 0x2FFF: one block. */
-    npk_status s = kt_write_block(d->t, d->base + KT_STAGE + lo * 8, buf, (hi - lo) * 8);
+    s = kt_write_block(d->t, d->base + KT_STAGE + lo * 8, buf, (hi - lo) * 8);
     if (!s && shadowed)
         for (size_t w = first; w < end; w++) {
             d->stage_shadow[w] = kt_le64(buf + (w - lo) * 8);
@@ -130,7 +145,7 @@ static npk_status settle_pending(kt_dev *d)
     return NPK_OK;
 }
 
-npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit, kt_ticket *tk)
+npk_status kt_dispatch_check(const kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned *credit)
 {
     if (n == 0 || n > 0xFFFF)
         return npk_fail(NPK_ELIMIT, "program length %u outside 1..65535", n);
@@ -143,21 +158,32 @@ npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n
         return npk_fail(NPK_EPROTO, "unit at (%u,%u) reports inst_depth 0: no credit can be seeded", unit->at.x,
                         unit->at.y);
     /* Seeding more than the target's FIFO holds is the one way to reintroduce the deadlock. */
-    if (credit > depth)
-        return npk_fail(NPK_ELIMIT, "credit %u exceeds the inst_depth %u of the unit at (%u,%u)", credit, depth,
+    if (*credit > depth)
+        return npk_fail(NPK_ELIMIT, "credit %u exceeds the inst_depth %u of the unit at (%u,%u)", *credit, depth,
                         unit->at.x, unit->at.y);
-    if (!credit)
-        credit = depth;
-    npk_status s = wait_idle(d, "a new dispatch");
-    if (s || (s = settle_pending(d)))
-        return s;
-    /* The baseline comes before any write: counts are cumulative and 16-bit. */
+    if (!*credit)
+        *credit = depth;
+    return NPK_OK;
+}
+
+npk_status kt_ticket_baseline(kt_dev *d, const kt_unit *unit, unsigned n, kt_ticket *tk)
+{
     uint64_t v;
-    if ((s = kt_reg_read(d, kt_node_status_offset(unit->at), &v)))
+    npk_status s = kt_reg_read(d, kt_node_status_offset(unit->at), &v);
+    if (s)
         return s;
     tk->dst = unit->at;
     tk->baseline = kt_node_status_decode(v).count;
     tk->n = (uint16_t)n;
+    return NPK_OK;
+}
+
+npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit, kt_ticket *tk)
+{
+    npk_status s = kt_dispatch_check(d, unit, base, n, &credit);
+    if (s || (s = wait_idle(d, "a new dispatch")) || (s = settle_pending(d)) ||
+        (s = kt_ticket_baseline(d, unit, n, tk)))
+        return s;
     if (d->n_pending == KT_MAX_PENDING)
         memmove(d->pending, d->pending + 1, --d->n_pending * sizeof d->pending[0]);
     d->pending[d->n_pending++] = (kt_pending){unit->at, (uint16_t)(tk->baseline + n - 1)};

@@ -7,25 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dispatch_rules.h"
 #include "npukit/kt_hostprog.h"
 
 npk_status kt_hp_stage(kt_hostprog *p, const kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
 {
-    if (!n)
-        return npk_fail(NPK_EINVAL, "staging 0 flits");
-    if (base + n > d->opt.stage_flits)
-        return npk_fail(NPK_ELIMIT, "staging slots %u..%zu exceed STAGE_FLITS=%u", base, base + n - 1,
-                        d->opt.stage_flits);
-    size_t stride = d->flit_words * 8u;
-    uint8_t *buf = malloc(n * stride);
+    npk_status s = kt_stage_check(d, base, n);
+    if (s)
+        return s;
+    size_t bytes = n * d->flit_words * 8u;
+    uint8_t *buf = malloc(bytes);
     if (!buf)
         return npk_fail(NPK_ENOMEM, "staging %zu flits: out of memory", n);
-    for (size_t i = 0; i < n; i++) {
-        uint8_t bytes[KT_FLIT_WORDS * 8];
-        kt_flit_to_bytes(&flits[i], bytes);
-        memcpy(buf + i * stride, bytes, stride);
-    }
-    npk_status s = kt_hp_setup(p, d->base + kt_stage_slot_offset(base, d->flit_words), buf, n * stride);
+    kt_stage_pack(d, flits, n, buf);
+    s = kt_hp_setup(p, d->base + kt_stage_slot_offset(base, d->flit_words), buf, bytes);
     free(buf);
     return s;
 }
@@ -33,26 +28,9 @@ npk_status kt_hp_stage(kt_hostprog *p, const kt_dev *d, unsigned base, const kt_
 npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base, unsigned n,
                           unsigned credit, kt_ticket *tk)
 {
-    if (n == 0 || n > 0xFFFF)
-        return npk_fail(NPK_ELIMIT, "program length %u outside 1..65535", n);
-    if (base + n > d->opt.stage_flits)
-        return npk_fail(NPK_ELIMIT, "slots %u..%u exceed STAGE_FLITS=%u", base, base + n - 1, d->opt.stage_flits);
-    uint16_t depth = unit->caps.inst_depth;
-    if (!depth)
-        return npk_fail(NPK_EPROTO, "unit at (%u,%u) reports inst_depth 0: no credit can be seeded", unit->at.x,
-                        unit->at.y);
-    if (credit > depth)
-        return npk_fail(NPK_ELIMIT, "credit %u exceeds the inst_depth %u of the unit at (%u,%u)", credit, depth,
-                        unit->at.x, unit->at.y);
-    if (!credit)
-        credit = depth;
-    uint64_t v;
-    npk_status s = kt_reg_read(d, kt_node_status_offset(unit->at), &v);
-    if (s)
+    npk_status s = kt_dispatch_check(d, unit, base, n, &credit);
+    if (s || (s = kt_ticket_baseline(d, unit, n, tk)))
         return s;
-    tk->dst = unit->at;
-    tk->baseline = kt_node_status_decode(v).count;
-    tk->n = (uint16_t)n;
     uint64_t b = d->base;
     const uint64_t run = 1; /* PROG_STAT [0] */
     if ((s = kt_hp_poll(p, b + KT_PROG_STAT, 0, run, "PROG_STAT.run")))

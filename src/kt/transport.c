@@ -77,6 +77,24 @@ npk_status kt_write64(kt_transport *t, uint64_t addr, uint64_t value)
     return s;
 }
 
+/* The length of the next call of a block at `at` with `left` bytes to go: all of it without a
+ * limit, else up to the next multiple of max_block (rounded down to whole 32-byte flits when the
+ * limit allows). The card's station bus packs a write into 32-byte flits and a pre-strobe window
+ * zeroes the unsent words of every flit a piece touches, so a split inside one would erase what
+ * the previous piece wrote there; reads split the same way, so both directions match. */
+static size_t block_piece(const kt_transport *t, uint64_t at, size_t left)
+{
+    if (!t->max_block)
+        return left;
+    size_t chunk = t->max_block & ~(size_t)7;
+    if (!chunk)
+        chunk = 8;
+    if (chunk >= 32)
+        chunk &= ~(size_t)31;
+    size_t n = chunk - (size_t)(at % chunk);
+    return n < left ? n : left;
+}
+
 npk_status kt_read_block(kt_transport *t, uint64_t addr, void *buf, size_t len)
 {
     npk_status s;
@@ -92,11 +110,8 @@ npk_status kt_read_block(kt_transport *t, uint64_t addr, void *buf, size_t len)
         }
         return NPK_OK;
     }
-    size_t chunk = t->max_block ? t->max_block & ~(size_t)7 : len;
-    if (!chunk)
-        chunk = 8;
-    for (size_t off = 0; off < len; off += chunk) {
-        size_t n = len - off < chunk ? len - off : chunk;
+    for (size_t off = 0, n; off < len; off += n) {
+        n = block_piece(t, addr + off, len - off);
         s = t->ops->read_block(t->ctx, addr + off, p + off, n);
         t->count.block_reads++;
         if (s)
@@ -120,18 +135,8 @@ npk_status kt_write_block(kt_transport *t, uint64_t addr, const void *buf, size_
                 return s;
         return NPK_OK;
     }
-    size_t chunk = t->max_block ? t->max_block & ~(size_t)7 : len;
-    if (!chunk)
-        chunk = 8;
-    /* Split only at 32-byte boundaries (when the limit allows): the card's station bus packs a
-     * write into 32-byte flits, and a pre-strobe window zeroes the unsent words of every flit a
-     * piece touches, so a split inside one would erase what the previous piece wrote there. */
-    if (t->max_block && chunk >= 32)
-        chunk &= ~(size_t)31;
     for (size_t off = 0, n; off < len; off += n) {
-        n = t->max_block ? chunk - (size_t)((addr + off) % chunk) : len;
-        if (n > len - off)
-            n = len - off;
+        n = block_piece(t, addr + off, len - off);
         s = t->ops->write_block(t->ctx, addr + off, p + off, n);
         t->count.block_writes++;
         if (s)

@@ -1,0 +1,19 @@
+/* The rules the core's staging and dispatch (dispatch.c) and their host-program forms
+ * (hostprog_seq.c) share, so the two forms refuse the same arguments with the same words. */
+#ifndef NPUKIT_KT_DISPATCH_RULES_H
+#define NPUKIT_KT_DISPATCH_RULES_H
+
+#include "npukit/kt.h"
+
+/* n flits from slot `base` must be at least one and stay inside STAGE_FLITS. */
+npk_status kt_stage_check(const kt_dev *d, unsigned base, size_t n);
+/* Flits in the staging RAM's layout: flit_words words each, ascending, into out. */
+void kt_stage_pack(const kt_dev *d, const kt_flit *flits, size_t n, uint8_t *out);
+/* A program of n flits at `base` for `unit`; *credit 0 becomes the unit's inst_depth, more than
+ * that is refused (it is the one way to reintroduce the deadlock). */
+npk_status kt_dispatch_check(const kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned *credit);
+/* The ticket of a dispatch to `unit`: its NODE_STATUS count now, read before any dispatch write
+ * (counts are cumulative and 16-bit). */
+npk_status kt_ticket_baseline(kt_dev *d, const kt_unit *unit, unsigned n, kt_ticket *tk);
+
+#endif
