@@ -152,6 +152,34 @@ static void test_chained_jobs(void)
     npk_rk_close(rt);
 }
 
+/* Weights belong to the runtime that packed them: their IOVAs name buffers of its device. On
+ * another device the same IOVA may be another live buffer, which used to give a silently wrong
+ * result (here the other runtime's own weights). */
+static void test_foreign_weights(void)
+{
+    npk_rk *r1, *r2;
+    CHECK_EQ(npk_rk_open("sim", &r1), NPK_OK);
+    CHECK_EQ(npk_rk_open("sim", &r2), NPK_OK);
+    int8_t b1[64 * 32], b2[64 * 32], a[64];
+    int32_t c[32] = {0};
+    memset(b1, 1, sizeof b1);
+    memset(b2, 2, sizeof b2);
+    memset(a, 1, sizeof a);
+    npk_rk_weights *w1, *w2;
+    CHECK_EQ(npk_rk_weights_pack(r1, NPK_PREC_INT8, 64, 32, b1, 1, &w1), NPK_OK);
+    CHECK_EQ(npk_rk_weights_pack(r2, NPK_PREC_INT8, 64, 32, b2, 1, &w2), NPK_OK);
+    CHECK_EQ(npk_rk_matmul(r2, w1, 1, a, NPK_PREC_INT32, c, NULL), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "packed by another runtime");
+    /* Freed through the wrong runtime: the owner's buffer goes, r2's weights stay intact. */
+    npk_rk_weights_free(r2, w1);
+    CHECK_EQ(npk_rk_matmul(r2, w2, 1, a, NPK_PREC_INT32, c, NULL), NPK_OK);
+    CHECK_EQ(c[0], 128);
+    CHECK_EQ(c[31], 128);
+    npk_rk_weights_free(r2, w2);
+    npk_rk_close(r1);
+    npk_rk_close(r2);
+}
+
 static void test_bad_arguments(void)
 {
     npk_rk *rt;
@@ -220,6 +248,7 @@ int main(void)
     test_wedge_recovery();
     test_chained_jobs();
     test_bad_arguments();
+    test_foreign_weights();
     test_busy();
     return check_done();
 }

@@ -69,6 +69,8 @@ npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit);
  * most rows). Any M works with either. */
 npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n, const void *b,
                                uint32_t m_hint, npk_rk_weights **out);
+/* Frees w's NPU buffer in the runtime that packed it (weights belong to one runtime; a matmul
+ * on another refuses them). Call it before closing that runtime. */
 void npk_rk_weights_free(npk_rk *rt, npk_rk_weights *w);
 
 /* What one call did. Times in nanoseconds; the NPU time is the device's hw_elapse_time: a

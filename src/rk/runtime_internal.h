@@ -38,6 +38,8 @@ struct npk_rk {
 };
 
 struct npk_rk_weights {
+    const npk_rk *owner; /* the runtime whose device holds mem: its IOVAs mean nothing to
+                            another device, or name another buffer there */
     npk_rk_prec in;
     uint32_t k, n;
     uint32_t k_slice;   /* K per slice (multiple of 32); the last slice may be shorter */

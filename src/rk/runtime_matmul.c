@@ -254,6 +254,10 @@ static npk_status check_args(npk_rk *rt, const npk_rk_weights *w, uint32_t m, co
     if (!rt || !w || !a || !c)
         return npk_fail(NPK_EINVAL, "matmul: NULL %s",
                         !rt ? "runtime" : !w ? "weights" : !a ? "A" : "C");
+    if (w->owner != rt)
+        return npk_fail(NPK_EINVAL, "matmul: the weights were packed by another runtime (their "
+                                    "IOVAs are that device's; here they would read another "
+                                    "buffer or fault)");
     if (!m)
         return npk_fail(NPK_EINVAL, "matmul: M=0; M must be at least 1");
     if (m > NPK_RK_LAYOUT_MAX_DIM)

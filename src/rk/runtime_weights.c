@@ -55,6 +55,7 @@ npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
     npk_rk_weights *w = calloc(1, sizeof *w);
     if (!w)
         return npk_fail(NPK_ENOMEM, "weights: out of memory");
+    w->owner = rt;
     w->in = in;
     w->k = k;
     w->n = n;
@@ -104,8 +105,11 @@ void npk_rk_weights_free(npk_rk *rt, npk_rk_weights *w)
 {
     if (!w)
         return;
-    if (rt && w->mem.size)
-        npk_rk_mem_destroy(rt->dev, &w->mem);
+    /* The buffer lives in the owner's device; destroying it through another runtime would
+     * destroy whatever buffer has the same handle there. */
+    (void)rt;
+    if (w->owner && w->mem.size)
+        npk_rk_mem_destroy(w->owner->dev, &w->mem);
     free(w);
 }
 
