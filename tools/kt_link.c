@@ -1,7 +1,9 @@
 /* `npukit kt link`: the interlink of a simulated multi-mesh card — ring doorbells between meshes,
  * then print every mesh's capability word, doorbell counts, link counters, credit state and
  * sticky faults, read through its own control window as a driver reads them. */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,11 +17,31 @@ typedef struct ring_req {
     unsigned from, to, tag;
 } ring_req;
 
+/* One decimal field of FROM:TO[:TAG], ending at `stop` (':' or the end); NULL when malformed. */
+static const char *ring_field(const char *p, char stop, unsigned max, unsigned *out)
+{
+    if (*p < '0' || *p > '9')
+        return NULL;
+    errno = 0;
+    char *end;
+    unsigned long v = strtoul(p, &end, 10);
+    if (errno || v > max || (*end != stop && !(stop == ':' && !*end)))
+        return NULL;
+    *out = (unsigned)v;
+    return end;
+}
+
 static bool parse_ring(const char *text, ring_req *r)
 {
     r->tag = 0;
-    int n = sscanf(text, "%u:%u:%u", &r->from, &r->to, &r->tag);
-    if (n < 2 || r->from > 3 || r->to > 3 || r->tag > 255) {
+    const char *p = ring_field(text, ':', 3, &r->from);
+    if (p && *p == ':')
+        p = ring_field(p + 1, ':', 3, &r->to);
+    else
+        p = NULL;
+    if (p && *p == ':')
+        p = ring_field(p + 1, '\0', 255, &r->tag);
+    if (!p || *p) {
         fprintf(stderr, "npukit kt link: --ring '%s': expected FROM:TO[:TAG] with meshes 0..3, tag 0..255\n", text);
         return false;
     }
@@ -79,7 +101,11 @@ int kt_link_main(int argc, char **argv)
             continue;
         if (!strcmp(argv[i], "--ring")) {
             const char *v = cli_value(argc, argv, &i);
-            if (!v || n_rings >= MAX_RINGS || !parse_ring(v, &rings[n_rings]))
+            if (v && n_rings == MAX_RINGS) {
+                fprintf(stderr, "npukit kt link: --ring '%s': at most %d --ring options\n", v, MAX_RINGS);
+                return 2;
+            }
+            if (!v || !parse_ring(v, &rings[n_rings]))
                 return 2;
             n_rings++;
         } else {

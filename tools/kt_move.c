@@ -3,6 +3,7 @@
  * mode promises — a copy of the source, the fill pattern, the gathered rows, or the PRNG's words
  * (a pure function of seed and destination address). With --dst-mesh the destination is another
  * mesh of the card: the data crosses the interlink and the doorbell is rung after it. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 #include "npukit/kt_interlink.h"
 #include "npukit/kt_mover.h"
 
-enum { MAX_INDICES = 256, ARRIVAL_POLLS = 1000 };
+enum { MAX_INDICES = 256, ARRIVAL_POLLS = 1000, MAX_SOURCE = 64 << 20 };
 static const uint64_t INDEX_OFF = 0x30000;
 
 typedef struct move_args {
@@ -37,26 +38,34 @@ static int usage(const char *why)
     return 2;
 }
 
+/* "I,J,..": 1..MAX_INDICES row indices, each a 32-bit number (the INDEX buffer's element). */
 static bool parse_indices(const char *text, move_args *a)
 {
     a->n_indices = 0;
     const char *p = text;
-    while (*p) {
+    for (;;) {
         char *end;
-        unsigned long v = strtoul(p, &end, 0);
-        if (end == p || a->n_indices >= MAX_INDICES) {
-            fprintf(stderr, "npukit kt move: --indices '%s': expected up to %d comma-separated numbers\n", text,
-                    MAX_INDICES);
+        errno = 0;
+        unsigned long long v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 0) : (end = (char *)p, 0);
+        if (end == p || (*end && *end != ',')) {
+            fprintf(stderr, "npukit kt move: --indices '%s': expected 1 to %d comma-separated non-negative numbers\n",
+                    text, MAX_INDICES);
+            return false;
+        }
+        if (errno || v > UINT32_MAX) {
+            fprintf(stderr, "npukit kt move: --indices: index %.*s exceeds the limit %" PRIu32 "\n", (int)(end - p), p,
+                    UINT32_MAX);
+            return false;
+        }
+        if (a->n_indices == MAX_INDICES) {
+            fprintf(stderr, "npukit kt move: --indices: more than %d indices\n", MAX_INDICES);
             return false;
         }
         a->indices[a->n_indices++] = (uint32_t)v;
-        p = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') {
-            fprintf(stderr, "npukit kt move: --indices '%s': unexpected '%c'\n", text, *end);
-            return false;
-        }
+        if (!*end)
+            return true;
+        p = end + 1;
     }
-    return a->n_indices > 0;
 }
 
 static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
@@ -91,9 +100,15 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
         if (target) {
             if (!(v = cli_value(argc, argv, &i)) || !cli_u64(o, v, max, target))
                 return 2;
+            if ((target == &a->words || target == &a->row_words) && !*target) {
+                fprintf(stderr, "npukit kt move: %s 0: at least 1 word\n", o);
+                return 2;
+            }
         } else if (!strcmp(o, "--width")) {
             int w;
-            if (!(v = cli_value(argc, argv, &i)) || !cli_int(o, v, 8, 32, &w) || (w != 8 && w != 16 && w != 32))
+            if (!(v = cli_value(argc, argv, &i)))
+                return 2;
+            if (!cli_int(o, v, 8, 32, &w) || (w != 8 && w != 16 && w != 32))
                 return usage("--width is 8, 16 or 32");
             a->width_bits = (unsigned)w;
         } else if (!strcmp(o, "--dst-mesh")) {
@@ -113,8 +128,13 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
             return 2;
         }
     }
-    if (a->dst_mesh + 1 > c->meshes)
+    if (a->dst_mesh + 1 > c->meshes) {
+        if (c->meshes_given) {
+            fprintf(stderr, "npukit kt move: --dst-mesh %u is beyond a card of --meshes %u\n", a->dst_mesh, c->meshes);
+            return 2;
+        }
         c->meshes = a->dst_mesh + 1;
+    }
     if (a->engine && a->dst_mesh)
         return usage("--engine runs a local move (the doorbell ordering is the host's job here)");
     c->engine = a->engine;
@@ -142,16 +162,16 @@ static void expected(const move_args *a, const kt_mv_move *m, const uint8_t *src
 }
 
 /* Bytes of source the move reads, from the source offset. */
-static size_t source_bytes(const move_args *a)
+static uint64_t source_bytes(const move_args *a)
 {
     if (a->mode == KT_MV_COPY)
-        return (size_t)a->words * 32;
+        return a->words * 32;
     if (a->mode != KT_MV_GATHER_MODE)
         return 0;
-    uint32_t top = 0;
+    uint64_t top = 0; /* 32-bit index x 32-bit pitch: fits 64 bits */
     for (unsigned i = 0; i < a->n_indices; i++)
         top = a->indices[i] > top ? a->indices[i] : top;
-    return (size_t)top * a->pitch + a->row_words * 32;
+    return top * a->pitch + a->row_words * 32;
 }
 
 /* The move as a host control program: its writes, a POLL of AUX_STAT.busy, DONE — loaded into
@@ -218,26 +238,51 @@ int kt_move_main(int argc, char **argv)
     if (kt_mv_validate(&m) != NPK_OK)
         return cli_lib_error("kt move");
 
+    uint64_t sbytes = (source_bytes(&a) + 31) / 32 * 32;
+    if (sbytes > MAX_SOURCE)
+        return usage("the source would be larger than the 64 MiB this command fills (indices x pitch too large)");
     if ((rc = kt_card_cli_open(&c)))
         return rc;
-    size_t words = (size_t)a.words, sbytes = (source_bytes(&a) + 31) / 32 * 32;
+    /* Both ends inside the mesh's DRAM: the host writes the source, the check reads the result. */
+    uint64_t dram = ktsim_get_config(ktsim_card_mesh(c.card, 0))->dram_size;
+    const char *end_name = a.src + sbytes > dram ? "--src" : a.dst + a.words * 32 > dram ? "--dst" : NULL;
+    if (end_name) {
+        uint64_t at = end_name[2] == 's' ? a.src : a.dst, len = end_name[2] == 's' ? sbytes : a.words * 32;
+        fprintf(stderr, "npukit kt move: %s 0x%" PRIx64 " + %" PRIu64 " bytes ends past the mesh's DRAM of 0x%" PRIx64
+                        " bytes\n", end_name, at, len, dram);
+        kt_card_cli_close(&c);
+        return 2;
+    }
+    size_t words = (size_t)a.words;
     uint8_t *src = calloc(sbytes ? sbytes : 32, 1), *want = calloc(words, 32), *got = calloc(words, 32);
     if (!src || !want || !got) {
         fprintf(stderr, "npukit kt move: out of memory\n");
+        free(src);
+        free(want);
+        free(got);
+        kt_card_cli_close(&c);
         return 1;
     }
     uint64_t ctrl = ktsim_card_ctrl_base(c.card, 0), mem0 = ktsim_card_mem_base(c.card, 0);
     /* The source and the index buffer go in through the host memory window, in whole granules. */
     for (size_t i = 0; i < sbytes; i++)
         src[i] = (uint8_t)(i * 29 + 7);
-    if (sbytes && kt_write_block(c.t, mem0 + a.src, src, sbytes) != NPK_OK)
-        return cli_lib_error("kt move: writing the source");
-    if (a.mode == KT_MV_GATHER_MODE) {
+    npk_status s = NPK_OK;
+    if (sbytes)
+        s = kt_write_block(c.t, mem0 + a.src, src, sbytes);
+    if (!s && a.mode == KT_MV_GATHER_MODE) {
         uint32_t idx[MAX_INDICES + 8] = {0};
         memcpy(idx, a.indices, a.n_indices * 4);
         size_t ib = ((size_t)a.n_indices * 4 + 31) / 32 * 32;
-        if (kt_write_block(c.t, mem0 + INDEX_OFF, idx, ib) != NPK_OK)
-            return cli_lib_error("kt move: writing the index buffer");
+        s = kt_write_block(c.t, mem0 + INDEX_OFF, idx, ib);
+    }
+    if (s) {
+        rc = cli_lib_error("kt move: writing the source and indices");
+        free(src);
+        free(want);
+        free(got);
+        kt_card_cli_close(&c);
+        return rc;
     }
     if (a.emit) { /* the move as a host control program, as text for `kt prog` */
         kt_mv_write w[KT_MV_MAX_WRITES];
@@ -264,7 +309,6 @@ int kt_move_main(int argc, char **argv)
     kt_counters_reset(c.t); /* count the move itself: descriptor, polls, and the doorbell */
 
     kt_mv_result r = {0};
-    npk_status s;
     if (a.dst_mesh)
         s = kt_il_write_and_ring(c.t, ctrl, &m, a.dst_mesh, 1, 0);
     else if (a.engine)

@@ -1,6 +1,7 @@
 /* `npukit kt prog FILE [--engine]`: run a host control program kept as text (SETUP / WR / POLL /
  * DONE, see kt_hostprog.h) on the simulated card — on the host over the transport, or loaded into
  * the engine and started with one GO — and print the DONE code, the polls and the host traffic. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +44,14 @@ static char *slurp(const char *path)
             cap *= 2;
         }
     }
+    int err = ferror(f) ? errno : 0; /* a directory opens, then fails to read (EISDIR) */
     if (f != stdin)
         fclose(f);
+    if (buf && err) {
+        fprintf(stderr, "npukit kt prog: cannot read '%s': %s\n", path, strerror(err));
+        free(buf);
+        buf = NULL;
+    }
     if (buf)
         buf[n] = 0;
     return buf;
