@@ -74,6 +74,11 @@ ok has "$tmp/plan.json" '"k0":10752,"k1":10784'
 ok test "$(grep -o '"core":2' "$tmp/plan.json" | wc -l)" = 2
 ok bash -c "'$cli' rk plan --dtype fp16 -m 704 -k 256 -n 64 | grep -q '1 tasks, 1 K slice'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 64 -n 16 --cores 9 2>&1 | grep -q 'cores=9: rk3588 has 1..3'"
+# An unvalidated SoC row says so on stderr; the JSON on stdout is unchanged.
+"$cli" rk plan --dtype fp16 -m 4 -k 64 -n 64 --soc rk3576 --json > "$tmp/p3576" 2> "$tmp/e3576"
+ok has "$tmp/e3576" "warning: rk3576 is not validated on a board (facts E.1 (cores); other numbers assumed from rk3588)"
+ok has "$tmp/p3576" '^{"tasks":\[{"m0":0,"m1":4,'
+ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 64 --soc rk3588 2>&1 >/dev/null | wc -c | grep -qx 0"
 # Shapes near 2^32 once wrapped the padding: K divided by zero (SIGFPE), N planned 0 tasks.
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 4294967295 -n 16 2>&1 | grep -q 'K=4294967295 N=16: each must be at most 16777216'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 32 -n 4294967295 2>&1 | grep -q 'each must be at most 16777216'"

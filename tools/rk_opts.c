@@ -42,6 +42,11 @@ int rk_shape_opt(rk_shape_opts *o, const char *opt, const char *v)
             fprintf(stderr, "npukit: --soc '%s' is not rk3588 or rk3576\n", v);
             return -1;
         }
+        /* On stderr, so --json output stays clean: an unvalidated row's numbers are partly
+         * assumed, and a program for the wrong part may complete and write nothing. */
+        if (!o->soc->validated)
+            fprintf(stderr, "npukit: warning: %s is not validated on a board (%s)\n",
+                    o->soc->name, o->soc->source);
     } else if (!strcmp(opt, "--cores")) {
         if (!cli_int(opt, v, 1, 64, &o->cores))
             return -1;

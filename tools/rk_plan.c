@@ -11,7 +11,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: npukit rk plan --dtype fp16|int8|int4 -m M -k K -n N [--cores 1..3]\n"
                "                      [--out O] [--mode line|cube] [--k-slice K] [--soc S]"
-               " [--json]\n");
+               " [--json]\n"
+               "  --cores defaults to 1 (rk matmul and rk bench use every core)\n");
 }
 
 int rk_plan_main(int argc, char **argv)
