@@ -31,6 +31,7 @@ ok has "--dtype fp16 -m 64 -k 512 -n 16 --sched 0 --unchecked" 1 '^status: misma
 ok has "--dtype fp16 -m 64 -k 512 -n 16 --sched 0 --unchecked --ideal" 0 '^status: ok$'
 ok has "--dtype int8 --out int16 -m 4 -k 64 -n 32 --unchecked" 1 '^status: wedge$' 'narrow-int-out'
 ok has "--dtype int8 --out int16 -m 4 -k 64 -n 32 --unchecked --ideal" 1 '^status: unsupported$' 'unsupported by the model'
+ok has "--dtype fp16 -m 64 -k 512 -n 64 --sched auto" 0 '^status: ok$' 'sched 1 \(CBUF_CON0 0xA2\)'
 # usage errors
 ok has "--dtype fp16 -m 4 -k 64" 2 'needs --dtype, -m, -k and -n'
 ok has "--dtype fp16 -m 4 -k 20000 -n 32" 1 'synthesis'

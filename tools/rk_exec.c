@@ -27,7 +27,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: npukit rk exec --dtype fp16|int8|int4 [--out fp32|fp16|int32|int16|int8]\n"
-            "                      -m M -k K -n N [--sched 0|1] [--mode line|cube] [--core 0..2]\n"
+            "                      -m M -k K -n N [--sched auto|0|1] [--mode line|cube] [--core 0..2]\n"
             "                      [--unchecked] [--ideal] [--no-defences] [--seed S]\n");
 }
 
@@ -67,7 +67,11 @@ static int parse(int argc, char **argv, exec_opts *o)
                 return 2;
             *(a[1] == 'm' ? &hm : a[1] == 'k' ? &hk : &hn) = true;
         } else if (!strcmp(a, "--sched")) {
-            if (!(v = cli_value(argc, argv, &i)) || !cli_int(a, v, 0, 1, &o->sched))
+            if (!(v = cli_value(argc, argv, &i)))
+                return 2;
+            if (!strcmp(v, "auto")) /* as on rk synth: the synthesizer's choice */
+                o->sched = NPK_SCHED_AUTO;
+            else if (!cli_int(a, v, 0, 1, &o->sched))
                 return 2;
         } else if (!strcmp(a, "--mode")) {
             if (!(v = cli_value(argc, argv, &i)))
