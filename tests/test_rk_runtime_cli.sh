@@ -35,6 +35,16 @@ ok grep -q '^int8 8x64x64 -> int32 on sim: 3 runs after 1 warm-up, medians' "$tm
 ok grep -q 'memcpy of the same bytes per submit' "$tmp/b"
 ok bash -c "'$cli' rk bench --dtype fp16 -m 4 -k 64 -n 32 --iters 2 --json --device sim | grep -q '\"overhead_vs_memcpy\"'"
 ok bash -c "'$cli' rk bench 8 64 64 3 2>&1 | grep -q 'type 3 is not supported'"
+# TYPE and --dtype together were resolved by their order, silently.
+ok bash -c "'$cli' rk bench 8 64 64 2 --dtype int4 2>&1 | grep -q 'TYPE and --dtype/--out both set the precision'"
+ok bash -c "'$cli' rk bench 8 64 64 --dtype int8 --iters 1 --device sim | grep -q '^int8 8x64x64 -> int32'"
+# An unknown last option is unknown, not an option missing its value.
+for c in "synth --dtype fp16 -m 4 -k 32 -n 16" "plan --dtype fp16 -m 4 -k 32 -n 16" \
+         "matmul --dtype fp16 -m 4 -k 32 -n 16" "bench 1 1 1 1"; do
+  name=${c%% *}
+  ok bash -c "'$cli' rk $c --chek 2>&1 | grep -q \"rk $name: unknown option '--chek'\""
+done
+ok bash -c "'$cli' rk synth --dtype fp16 -m 4 -k 32 -n 16 --format 2>&1 | grep -q 'option --format needs a value'"
 ok bash -c "'$cli' rk info --device sim --json | grep -q '\"soc\":\"rk3588\",\"cores\":3,\"drv_version\":908'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

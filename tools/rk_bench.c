@@ -40,6 +40,7 @@ int rk_bench_main(int argc, char **argv)
     so.have_in = true; /* fp16 unless --dtype or TYPE says otherwise */
     bool json = false;
     int iters = 10, warm = 2, positional = 0;
+    bool named_prec = false; /* --dtype or --out given: TYPE would silently lose to it */
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i], *v;
         if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
@@ -70,8 +71,16 @@ int rk_bench_main(int argc, char **argv)
             positional++;
             continue;
         }
+        static const char *const own[] = {"--iters", "--warmup", NULL};
+        if (!rk_opt_takes_value(opt, own)) {
+            fprintf(stderr, "npukit: rk bench: unknown option '%s'\n", opt);
+            usage(stderr);
+            return 2;
+        }
         if (!(v = cli_value(argc, argv, &i)))
             return 2;
+        if (!strcmp(opt, "--dtype") || !strcmp(opt, "--out"))
+            named_prec = true;
         int r = rk_shape_opt(&so, opt, v);
         if (r < 0)
             return 2;
@@ -88,6 +97,11 @@ int rk_bench_main(int argc, char **argv)
             usage(stderr);
             return 2;
         }
+    }
+    if (positional > 3 && named_prec) {
+        fprintf(stderr, "npukit: rk bench: TYPE and --dtype/--out both set the precision; give "
+                        "one of them\n");
+        return 2;
     }
     if (!rk_shape_complete(&so, "rk bench"))
         return 2;

@@ -68,6 +68,12 @@ int rk_matmul_main(int argc, char **argv)
             *(opt[2] == 'c' ? &check : &json) = true;
             continue;
         }
+        static const char *const own[] = {"--a", "--b", "--seed", NULL};
+        if (!rk_opt_takes_value(opt, own)) {
+            fprintf(stderr, "npukit: rk matmul: unknown option '%s'\n", opt);
+            usage(stderr);
+            return 2;
+        }
         if (!(v = cli_value(argc, argv, &i)))
             return 2;
         int r = rk_shape_opt(&so, opt, v);

@@ -61,6 +61,20 @@ int rk_shape_opt(rk_shape_opts *o, const char *opt, const char *v)
     return 1;
 }
 
+bool rk_opt_takes_value(const char *opt, const char *const *own)
+{
+    static const char *const shared[] = {"--dtype", "--out",   "-m",     "-k",     "-n",
+                                         "--mode",  "--soc",   "--cores", "--chain", "--device",
+                                         NULL};
+    for (const char *const *p = shared; *p; p++)
+        if (!strcmp(opt, *p))
+            return true;
+    for (const char *const *p = own; p && *p; p++)
+        if (!strcmp(opt, *p))
+            return true;
+    return false;
+}
+
 bool rk_shape_complete(rk_shape_opts *o, const char *cmd)
 {
     if (!o->have_in || !o->m || !o->k || !o->n) {

@@ -24,6 +24,10 @@ void rk_shape_opts_init(rk_shape_opts *o);
  * --device.
  * Returns 1 when consumed, 0 when `opt` is not one of them, -1 for a bad value (printed). */
 int rk_shape_opt(rk_shape_opts *o, const char *opt, const char *value);
+/* True when `opt` takes a value: one of rk_shape_opt's options or one of `own` (NULL-ended).
+ * Checked before the value is taken, so an unknown last option is reported as unknown rather
+ * than as an option missing its value. */
+bool rk_opt_takes_value(const char *opt, const char *const *own);
 /* True when --dtype, -m, -k and -n were all given; otherwise prints what `cmd` needs. Fills in
  * the default output precision. */
 bool rk_shape_complete(rk_shape_opts *o, const char *cmd);

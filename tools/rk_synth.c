@@ -38,6 +38,13 @@ int rk_synth_main(int argc, char **argv)
             mm.unchecked = true;
             continue;
         }
+        static const char *const own[] = {"--sched", "--a",     "--b",     "--c",    "--a-pitch",
+                                          "--c-pitch", "--scale", "--shift", "--format", NULL};
+        if (!rk_opt_takes_value(o, own)) {
+            fprintf(stderr, "npukit: rk synth: unknown option '%s'\n", o);
+            usage(stderr);
+            return 2;
+        }
         if (!(v = cli_value(argc, argv, &i)))
             return 2;
         int r = rk_shape_opt(&so, o, v);
