@@ -408,6 +408,13 @@ static void test_text_form(void)
     CHECK(need < sizeof text);
     CHECK_STR_HAS(text, "SETUP 0x10002000 a0a1a2a3a4a5a6a7a8a9aaabacadaeaf\n");
     CHECK_STR_HAS(text, "POLL 0x10001088 0x501 0xffff01 NODE_STATUS(1,1).count\n");
+    /* The length comes back whole for a NULL or short buffer, and a short one ends terminated. */
+    CHECK_EQ(kt_hp_to_text(&p, NULL, 0), need);
+    char small[20];
+    CHECK_EQ(kt_hp_to_text(&p, small, sizeof small), need);
+    CHECK_EQ(strlen(small), sizeof small - 1);
+    char listing[1024];
+    CHECK_EQ(kt_hp_format(&p, NULL, 0), kt_hp_format(&p, listing, sizeof listing));
     CHECK_EQ(kt_hp_parse(text, "t", &q), NPK_OK);
     CHECK_EQ(q.n_setup, 1);
     CHECK_EQ(q.n_cmds, 3);

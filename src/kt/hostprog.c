@@ -1,10 +1,12 @@
 /* Host control programs as data, and the two ways of running one: on the host over a transport,
  * or loaded into the host control-program engine and started with one GO. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostprog_out.h"
 #include "npukit/kt_hostprog.h"
 
 static const char *const op_names[4] = {"?", "WR", "POLL", "DONE"};
@@ -84,29 +86,33 @@ npk_status kt_hp_poll(kt_hostprog *p, uint64_t addr, uint64_t want, uint64_t mas
 
 npk_status kt_hp_done(kt_hostprog *p, uint64_t code) { return append(p, KT_HP_DONE, 0, code, 0, NULL); }
 
+void kt_hp_outf(kt_hp_out *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(o->buf ? o->buf + (o->used < o->len ? o->used : o->len) : NULL,
+                      o->buf && o->used < o->len ? o->len - o->used : 0, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        o->used += (size_t)k;
+}
+
 size_t kt_hp_format(const kt_hostprog *p, char *buf, size_t len)
 {
-    size_t used = 0;
-#define OUT(...)                                                                                   \
-    do {                                                                                           \
-        int k_ = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, __VA_ARGS__); \
-        if (k_ > 0)                                                                                \
-            used += (size_t)k_;                                                                    \
-    } while (0)
+    kt_hp_out o = {buf, len, 0};
     for (size_t i = 0; i < p->n_setup; i++)
-        OUT("SETUP 0x%" PRIx64 " <- %zu bytes\n", p->setup[i].addr, p->setup[i].len);
+        kt_hp_outf(&o, "SETUP 0x%" PRIx64 " <- %zu bytes\n", p->setup[i].addr, p->setup[i].len);
     for (size_t i = 0; i < p->n_cmds; i++) {
         const kt_hp_cmd *c = &p->cmds[i];
         switch (c->op) {
-        case KT_HP_WR: OUT("%3zu WR   0x%" PRIx64 " <- 0x%" PRIx64 "  %s\n", i, c->addr, c->data, c->what); break;
+        case KT_HP_WR: kt_hp_outf(&o, "%3zu WR   0x%" PRIx64 " <- 0x%" PRIx64 "  %s\n", i, c->addr, c->data, c->what); break;
         case KT_HP_POLL:
-            OUT("%3zu POLL 0x%" PRIx64 " & 0x%" PRIx64 " == 0x%" PRIx64 "  %s\n", i, c->addr, c->mask, c->data, c->what);
+            kt_hp_outf(&o, "%3zu POLL 0x%" PRIx64 " & 0x%" PRIx64 " == 0x%" PRIx64 "  %s\n", i, c->addr, c->mask, c->data, c->what);
             break;
-        default: OUT("%3zu DONE %" PRIu64 "\n", i, c->data); break;
+        default: kt_hp_outf(&o, "%3zu DONE %" PRIu64 "\n", i, c->data); break;
         }
     }
-#undef OUT
-    return used;
+    return o.used;
 }
 
 /* ---- running on the host ---- */

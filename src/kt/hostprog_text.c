@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostprog_out.h"
 #include "npukit/kt_hostprog.h"
 
 enum { MAX_TOKENS = 6, MAX_LINE = 1 << 16 };
@@ -114,18 +115,12 @@ npk_status kt_hp_parse(const char *text, const char *origin, kt_hostprog *p)
 
 size_t kt_hp_to_text(const kt_hostprog *p, char *buf, size_t len)
 {
-    size_t used = 0;
-#define OUT(...)                                                                                       \
-    do {                                                                                               \
-        int k_ = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, __VA_ARGS__);  \
-        if (k_ > 0)                                                                                    \
-            used += (size_t)k_;                                                                        \
-    } while (0)
+    kt_hp_out o = {buf, len, 0};
     for (size_t i = 0; i < p->n_setup; i++) {
-        OUT("SETUP 0x%" PRIx64 " ", p->setup[i].addr);
+        kt_hp_outf(&o, "SETUP 0x%" PRIx64 " ", p->setup[i].addr);
         for (size_t b = 0; b < p->setup[i].len; b++)
-            OUT("%02x", p->setup[i].bytes[b]);
-        OUT("\n");
+            kt_hp_outf(&o, "%02x", p->setup[i].bytes[b]);
+        kt_hp_outf(&o, "\n");
     }
     for (size_t i = 0; i < p->n_cmds; i++) {
         const kt_hp_cmd *c = &p->cmds[i];
@@ -136,13 +131,12 @@ size_t kt_hp_to_text(const kt_hostprog *p, char *buf, size_t len)
             if (isspace((unsigned char)*q) || *q == '#')
                 *q = '_';
         switch (c->op) {
-        case KT_HP_WR: OUT("WR 0x%" PRIx64 " 0x%" PRIx64 " %s\n", c->addr, c->data, label); break;
+        case KT_HP_WR: kt_hp_outf(&o, "WR 0x%" PRIx64 " 0x%" PRIx64 " %s\n", c->addr, c->data, label); break;
         case KT_HP_POLL:
-            OUT("POLL 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", c->addr, c->data, c->mask, label);
+            kt_hp_outf(&o, "POLL 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", c->addr, c->data, c->mask, label);
             break;
-        default: OUT("DONE 0x%" PRIx64 "\n", c->data); break;
+        default: kt_hp_outf(&o, "DONE 0x%" PRIx64 "\n", c->data); break;
         }
     }
-#undef OUT
-    return used;
+    return o.used;
 }
