@@ -32,5 +32,17 @@ ok bash -c "'$cli' kt saxpy --sim nosuch 2>&1 | grep -q \"preset 'nosuch' not fo
 ok bash -c "'$cli' kt status --sim 2>&1 | grep -q 'option --sim needs a value'"
 ok bash -c "'$cli' kt enum --sim nosuch 2>&1 | grep -q \"preset 'nosuch' not found\""
 ok bash -c "'$cli' kt enum --bogus 2>&1 | grep -q \"unknown option '--bogus'\""
+# Presets from a file: a staging page of one flit for two saxpy units (a round stages what fits,
+# never an empty block), and a zero FIFO depth named by its key.
+src=${2:-.}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+sed 's/^stage_flits .*/stage_flits 1/' "$src/data/kt/default.mesh" > "$tmp/page1.mesh"
+sed 's/^tx_depth .*/tx_depth 0/' "$src/data/kt/default.mesh" > "$tmp/tx0.mesh"
+sed 's/inst_depth=8/inst_depth=0/' "$src/data/kt/default.mesh" > "$tmp/depth0.mesh"
+ok bash -c "'$cli' kt saxpy -n 200 --sim '$tmp/page1.mesh' | grep -q 'check: ok (0 of 200'"
+ok bash -c "'$cli' kt saxpy -n 200 --engine --sim '$tmp/page1.mesh' | grep -q 'check: ok (0 of 200'"
+ok bash -c "'$cli' kt enum --sim '$tmp/tx0.mesh' 2>&1 | grep -q 'tx_depth=0 in preset .default.: a FIFO holds at least 1'"
+ok bash -c "'$cli' kt status --sim '$tmp/depth0.mesh' 2>&1 | grep -q 'inst_depth=0, at least 1'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -73,15 +73,16 @@ bool kt_saxpy_job_next_round(kt_saxpy_job *j, kt_saxpy_round *r, npk_status *s)
     *s = NPK_OK;
     if (j->next >= j->chunks)
         return false;
-    /* Each unit gets a contiguous run of chunks; all of them fit one staging page. */
+    /* Each unit gets a contiguous run of chunks; all of them fit one staging page. A page
+     * smaller than one flit per unit leaves the last units idle this round. */
     unsigned per = (unsigned)((j->chunks - j->next + j->nsx - 1) / j->nsx);
     if (per * j->nsx > j->stage_flits)
-        per = j->stage_flits / (unsigned)j->nsx;
+        per = j->stage_flits / (unsigned)j->nsx ? j->stage_flits / (unsigned)j->nsx : 1;
     r->flits = 0;
     for (size_t u = 0; u < j->nsx; u++) {
         r->base[u] = r->flits;
         r->count[u] = 0;
-        for (unsigned k = 0; k < per && j->next < j->chunks; k++, j->next++) {
+        for (unsigned k = 0; k < per && j->next < j->chunks && r->flits < j->stage_flits; k++, j->next++) {
             uint64_t first = j->next * KT_SAXPY_CHUNK;
             uint32_t len = (uint32_t)(j->n - first < KT_SAXPY_CHUNK ? j->n - first : KT_SAXPY_CHUNK);
             r->count[u]++;

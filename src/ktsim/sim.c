@@ -371,14 +371,21 @@ static npk_status check_config(const ktsim_config *c)
         return npk_fail(NPK_ELIMIT, "stage_flits=%u outside 1..204 (the 10-bit word pointer)", c->stage_flits);
     if (c->n_mem_ports < 1 || c->n_mem_ports > KTSIM_MAX_MEM_PORTS)
         return npk_fail(NPK_EINVAL, "%u memory ports, need 1..%u", c->n_mem_ports, KTSIM_MAX_MEM_PORTS);
-    if (!c->tx_depth || !c->rx_depth || !c->router_fifo || !c->recv_depth || !c->mem_queue)
-        return npk_fail(NPK_EINVAL, "a FIFO depth of 0 in preset '%s'", c->name);
+    const struct {
+        const char *key;
+        unsigned depth;
+    } fifos[] = {{"tx_depth", c->tx_depth}, {"rx_depth", c->rx_depth}, {"router_fifo", c->router_fifo},
+                 {"recv_depth", c->recv_depth}, {"mem_queue", c->mem_queue}};
+    for (size_t i = 0; i < sizeof fifos / sizeof fifos[0]; i++)
+        if (!fifos[i].depth)
+            return npk_fail(NPK_EINVAL, "%s=0 in preset '%s': a FIFO holds at least 1 entry", fifos[i].key, c->name);
     for (unsigned i = 0; i < c->n_units; i++) {
         if (!ksim_unit_find(c->units[i].kind))
             return npk_fail(NPK_EINVAL, "unit at (%u,%u): unknown model '%s' (known: test, saxpy)", c->units[i].at.x,
                             c->units[i].at.y, c->units[i].kind);
         if (c->units[i].inst_depth == 0)
-            return npk_fail(NPK_EINVAL, "unit at (%u,%u): inst_depth 0", c->units[i].at.x, c->units[i].at.y);
+            return npk_fail(NPK_EINVAL, "unit at (%u,%u): inst_depth=0, at least 1 (credit is seeded from it)",
+                            c->units[i].at.x, c->units[i].at.y);
     }
     return NPK_OK;
 }
