@@ -117,6 +117,31 @@ static void test_parse(void)
     const char *odd = "00b11040\n";
     CHECK_EQ(npk_rk_program_parse((const uint8_t *)odd, strlen(odd), &p), NPK_EPARSE);
     CHECK_STR_HAS(npk_last_error(), "odd number");
+    /* Words pair within a line: a header with a lone 8-digit address used to shift every
+     * later pair by one word (all entries wrong, or silently so with two such headers). */
+    const char *hdr = "task 0 regcmd @ 0xffff3000 (2 entries)\n[0] 00b11040 02010000\n"
+                      "[1] 00001104 02010000\n";
+    CHECK_EQ(npk_rk_program_parse((const uint8_t *)hdr, strlen(hdr), &p), NPK_EPARSE);
+    CHECK_STR_HAS(npk_last_error(), "line 1: odd number of 32-bit words (1; each entry is a "
+                                    "word0, word1 pair on one line");
+    /* ... unless the address is a label (followed by ':'), as hexdump offsets are. */
+    const char *lbl = "0xffff3000: 00b11040 02010000\n00000008: 00001104 02010000\n";
+    CHECK_EQ(npk_rk_program_parse((const uint8_t *)lbl, strlen(lbl), &p), NPK_OK);
+    CHECK_EQ(p.count, 2);
+    CHECK_EQ(p.entries[0], 0x0201000000B11040ull);
+    CHECK_EQ(p.entries[1], 0x0201000000001104ull);
+    npk_rk_program_free(&p);
+    /* A u32-per-line dump still pairs consecutive lines. */
+    const char *col = "00b11040\n02010000\n00001104\n02010000\n";
+    CHECK_EQ(npk_rk_program_parse((const uint8_t *)col, strlen(col), &p), NPK_OK);
+    CHECK_EQ(p.count, 2);
+    CHECK_EQ(p.entries[1], 0x0201000000001104ull);
+    npk_rk_program_free(&p);
+    /* Two entries on one line. */
+    const char *two = "00b11040 02010000 00001104 02010000\n";
+    CHECK_EQ(npk_rk_program_parse((const uint8_t *)two, strlen(two), &p), NPK_OK);
+    CHECK_EQ(p.count, 2);
+    npk_rk_program_free(&p);
     CHECK_EQ(npk_rk_program_parse((const uint8_t *)"hello", 5, &p), NPK_EPARSE);
     CHECK_EQ(npk_rk_program_load("/nonexistent/prog.bin", &p), NPK_EIO);
     CHECK_STR_HAS(npk_last_error(), "/nonexistent/prog.bin");

@@ -11,7 +11,8 @@ int rk_decode_main(int argc, char **argv)
         fprintf(argc > 2 ? stderr : stdout,
                 "usage: npukit rk decode [FILE|-]\n"
                 "  FILE: little-endian u64 entries, or text with 8-hex-digit u32 words\n"
-                "  (word0 word1 pairs, any surrounding text) or 16-hex-digit u64 words.\n");
+                "  (word0 word1 pairs on one line, any surrounding text; a token ending in\n"
+                "  ':' is a label) or 16-hex-digit u64 words.\n");
         return argc > 2 ? 2 : 0;
     }
     npk_rk_program p;

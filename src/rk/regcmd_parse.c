@@ -32,14 +32,26 @@ static npk_status parse_binary(const uint8_t *b, size_t len, npk_rk_program *out
     return NPK_OK;
 }
 
-/* Text: every token of exactly 8 hex digits is a u32 word (paired word0, word1); every token
- * of exactly 16 hex digits is a whole u64 entry. Other tokens (indices, labels) are text. */
+/* One hex word found in text: its value, width (32 or 64) and line. */
+typedef struct word {
+    uint64_t v;
+    size_t line;
+    bool wide;
+} word;
+
+/* Text: every token of exactly 8 hex digits is a u32 word, every token of exactly 16 a whole
+ * u64 entry; other tokens (indices, labels) are text, and so is a token followed by ':' (an
+ * address or offset label, as hexdump and many capture printers put before the data).
+ * u32 words pair as word0, word1 within a line: a header line holding a lone 8-digit address
+ * used to shift every later pair by one word and turn the whole capture into wrong entries.
+ * A line with an odd number of words is therefore an error naming it — unless every line holds
+ * exactly one word (a u32-per-line dump), where consecutive lines pair. */
 static npk_status parse_text(const uint8_t *b, size_t len, npk_rk_program *out)
 {
-    size_t i = 0, line = 1, pending_line = 0;
-    uint32_t pending = 0;
-    bool have_pending = false;
-    while (i < len) {
+    word *w = NULL;
+    size_t nw = 0, cap = 0, line = 1;
+    npk_status s = NPK_OK;
+    for (size_t i = 0; i < len && s == NPK_OK;) {
         if (b[i] == '\n')
             line++;
         if (!isalnum(b[i])) {
@@ -55,7 +67,7 @@ static npk_status parse_text(const uint8_t *b, size_t len, npk_rk_program *out)
             t += 2;
             tlen -= 2;
         }
-        if (tlen != 8 && tlen != 16)
+        if ((tlen != 8 && tlen != 16) || (i < len && b[i] == ':'))
             continue;
         bool hex = true;
         for (size_t k = 0; k < tlen && hex; k++)
@@ -67,31 +79,54 @@ static npk_status parse_text(const uint8_t *b, size_t len, npk_rk_program *out)
             int c = tolower(t[k]);
             v = (v << 4) | (uint64_t)(c <= '9' ? c - '0' : c - 'a' + 10);
         }
-        npk_status s;
-        if (tlen == 16) {
-            if (have_pending)
-                return npk_fail(NPK_EPARSE,
-                                "line %zu: a 64-bit entry follows an unpaired 32-bit word "
-                                "(line %zu)",
-                                line, pending_line);
-            s = npk_rk_program_push(out, v);
-        } else if (!have_pending) {
-            pending = (uint32_t)v;
-            pending_line = line;
-            have_pending = true;
-            continue;
-        } else {
-            s = npk_rk_program_push(out, npk_rk_entry_from_words(pending, (uint32_t)v));
-            have_pending = false;
+        if (nw == cap) {
+            size_t ncap = cap ? cap * 2 : 256;
+            word *grown = realloc(w, ncap * sizeof *w);
+            if (!grown) {
+                s = npk_fail(NPK_ENOMEM, "out of memory reading %zu bytes of text", len);
+                break;
+            }
+            w = grown;
+            cap = ncap;
         }
-        if (s)
-            return s;
+        w[nw++] = (word){v, line, tlen == 16};
     }
-    if (have_pending)
-        return npk_fail(NPK_EPARSE,
-                        "line %zu: odd number of 32-bit words (each entry is a word0, word1 pair)",
-                        pending_line);
-    return NPK_OK;
+    /* Does every line with a 32-bit word hold exactly one (a u32-per-line dump)? */
+    bool one_per_line = true;
+    for (size_t i = 0; s == NPK_OK && i < nw && one_per_line; i++)
+        if (!w[i].wide && ((i > 0 && !w[i - 1].wide && w[i - 1].line == w[i].line) ||
+                           (i + 1 < nw && !w[i + 1].wide && w[i + 1].line == w[i].line)))
+            one_per_line = false;
+    for (size_t i = 0; s == NPK_OK && i < nw;) {
+        if (w[i].wide) {
+            s = npk_rk_program_push(out, w[i].v);
+            i++;
+            continue;
+        }
+        bool paired = i + 1 < nw && !w[i + 1].wide &&
+                      (one_per_line || w[i + 1].line == w[i].line);
+        if (!paired) {
+            size_t on_line = 0;
+            for (size_t k = 0; k < nw; k++)
+                on_line += !w[k].wide && w[k].line == w[i].line;
+            s = one_per_line
+                    ? npk_fail(NPK_EPARSE,
+                               "line %zu: odd number of 32-bit words (each entry is a word0, "
+                               "word1 pair)",
+                               w[i].line)
+                    : npk_fail(NPK_EPARSE,
+                               "line %zu: odd number of 32-bit words (%zu; each entry is a "
+                               "word0, word1 pair on one line: remove or comment out a lone "
+                               "address, or end it with ':')",
+                               w[i].line, on_line);
+            break;
+        }
+        s = npk_rk_program_push(out, npk_rk_entry_from_words((uint32_t)w[i].v,
+                                                              (uint32_t)w[i + 1].v));
+        i += 2;
+    }
+    free(w);
+    return s;
 }
 
 npk_status npk_rk_program_parse(const uint8_t *bytes, size_t len, npk_rk_program *out)
