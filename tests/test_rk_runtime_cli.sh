@@ -11,6 +11,9 @@ ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" 
 for d in "fp16" "fp16 --out fp16" "int8" "int4"; do
   ok bash -c "'$cli' rk matmul --device sim --dtype $d -m 5 -k 100 -n 70 --check | grep -q ': ok$'"
 done
+# The verdict line says what it is measured against (a float result is rarely bit-equal).
+ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 5 -k 100 -n 70 --check | grep -q '0 of 350 elements differ (exact required): ok$'"
+ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 5 -k 100 -n 70 --check | grep -q 'of 350 elements not bit-equal to the double reference; tolerance max abs <= 1e-6\*K + 1e-6): ok$'"
 "$cli" rk matmul --device sim --dtype int8 -m 3 -k 64 -n 32 --check --json > "$tmp/j"
 ok grep -q '"tasks":1,"submits":2,"warmups":1,"resets":1' "$tmp/j"
 ok grep -q '"npu_time":"modelled"' "$tmp/j"
