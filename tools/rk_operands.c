@@ -67,6 +67,11 @@ static bool read_file(const char *path, void *dst, uint64_t bytes)
     }
     size_t got = fread(dst, 1, (size_t)bytes, f);
     int extra = fgetc(f);
+    if (ferror(f)) { /* e.g. a directory: say why rather than "holds 0 bytes" */
+        fprintf(stderr, "npukit: %s: %s\n", path, strerror(errno ? errno : EIO));
+        fclose(f);
+        return false;
+    }
     fclose(f);
     if (got != bytes || extra != EOF) {
         fprintf(stderr, "npukit: %s holds %s%zu bytes; the shape needs exactly %llu\n", path,
