@@ -32,6 +32,8 @@ ok has "--dtype fp16 -m 64 -k 512 -n 16 --sched 0 --unchecked --ideal" 0 '^statu
 ok has "--dtype int8 --out int16 -m 4 -k 64 -n 32 --unchecked" 1 '^status: wedge$' 'narrow-int-out'
 ok has "--dtype int8 --out int16 -m 4 -k 64 -n 32 --unchecked --ideal" 1 '^status: unsupported$' 'unsupported by the model'
 ok has "--dtype fp16 -m 64 -k 512 -n 64 --sched auto" 0 '^status: ok$' 'sched 1 \(CBUF_CON0 0xA2\)'
+# an --unchecked shape whose operand cannot be one NPU buffer: refused before allocating it
+ok has "--dtype fp16 -m 100000 -k 100000 -n 16 --unchecked" 1 'A of M=100000 K=100000 N=16 needs 20000000000 bytes; one buffer must fit the 32-bit IOVA space'
 # usage errors
 ok has "--dtype fp16 -m 4 -k 64" 2 'needs --dtype, -m, -k and -n'
 ok has "--dtype fp16 -m 4 -k 20000 -n 32" 1 'synthesis'

@@ -19,6 +19,9 @@
 #include "npukit/rk_sched.h"
 #include "npukit/rksim.h"
 
+/* NPU addresses are 32-bit IOVAs (facts B.1, I.3): no buffer can be larger. */
+#define RK_EXEC_MAX_OPERAND (1ull << 32)
+
 /* ork's data-buffer flags: NON_CONTIGUOUS | CACHEABLE | IOMMU_LIMIT_IOVA_ALIGNMENT (facts A.1). */
 static const uint32_t EXEC_DATA_FLAGS = 0x403;
 static const uint32_t EXEC_TIMEOUT_MS = 6000; /* the working userspace's timeout (facts A.1) */
@@ -259,6 +262,23 @@ static int run(const exec_opts *o)
     mm.sched = o->sched;
     mm.mode = o->mode;
     mm.unchecked = o->unchecked;
+    /* Each operand becomes one NPU buffer at a 32-bit IOVA: refuse what cannot fit before
+     * allocating it (an --unchecked shape can ask for hundreds of GB). */
+    const struct {
+        char name;
+        uint64_t bytes;
+    } ops[3] = {{'A', (uint64_t)o->m * o->k * 2}, {'B', (uint64_t)o->k * o->n * 2},
+                {'C', (uint64_t)o->m * o->n * 4}};
+    for (unsigned i = 0; i < 3; i++)
+        if (ops[i].bytes > RK_EXEC_MAX_OPERAND) {
+            fprintf(stderr,
+                    "npukit: rk exec: %c of M=%u K=%u N=%u needs %llu bytes; one buffer must "
+                    "fit the 32-bit IOVA space (at most %llu)\n",
+                    ops[i].name, o->m, o->k, o->n, (unsigned long long)ops[i].bytes,
+                    (unsigned long long)RK_EXEC_MAX_OPERAND);
+            npk_rk_device_close(d);
+            return 1;
+        }
     void *a = calloc((size_t)o->m * o->k, 2), *b = calloc((size_t)o->k * o->n, 2);
     void *c = calloc((size_t)o->m * o->n, 4);
     npk_rk_devtask t;
