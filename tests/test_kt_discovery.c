@@ -177,12 +177,8 @@ static void test_never_elided(void)
     kt_dev d;
     CHECK_EQ(kt_open(&d, ktsim_transport(s), 0x10000000, NULL), NPK_OK);
     kt_flit prog[4];
-    for (int i = 0; i < 4; i++) {
-        memset(&prog[i], 0, sizeof prog[i]);
-        kt_flit_set_bits(&prog[i], 252, 4, 1);
-        kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, 2, i % 2 == 1, 0};
-        kt_header_put(&prog[i], &h);
-    }
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(kt_test_inst(&prog[i], KT_TU_RETIRE, 0, 0, 2, i % 2 == 1), NPK_OK);
     CHECK_EQ(kt_stage(&d, 0, prog, 4), NPK_OK);
     kt_unit tu = {{1, 2}, {0x5455, 4, 1, 4}, "TU"};
     prog_log log = {{0}, 0};
@@ -215,12 +211,8 @@ static void test_starved(void)
     kt_dev d;
     CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, &o), NPK_OK);
     kt_flit prog[3];
-    for (int i = 0; i < 3; i++) {
-        memset(&prog[i], 0, sizeof prog[i]);
-        kt_flit_set_bits(&prog[i], 252, 4, 1); /* latency 0 in the payload: the preset's */
-        kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, 4, i == 2, 0};
-        kt_header_put(&prog[i], &h);
-    }
+    for (int i = 0; i < 3; i++) /* latency 0 in the payload: the preset's */
+        CHECK_EQ(kt_test_inst(&prog[i], KT_TU_RETIRE, 0, 0, 4, i == 2), NPK_OK);
     CHECK_EQ(kt_stage(&d, 0, prog, 3), NPK_OK);
     kt_unit tu = {{1, 2}, {0x5455, 4, 1, 4}, "TU"};
     kt_ticket tk;
@@ -259,13 +251,8 @@ static void test_back_to_back(void)
         kt_dev d;
         CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, &o), NPK_OK);
         kt_flit p[8];
-        for (int i = 0; i < 8; i++) {
-            memset(&p[i], 0, sizeof p[i]);
-            kt_flit_set_bits(&p[i], 252, 4, 1);
-            kt_flit_set_bits(&p[i], 224, 16, i < 4 ? lat : 1);
-            kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, 3, i == 3 || i == 7, 0};
-            kt_header_put(&p[i], &h);
-        }
+        for (int i = 0; i < 8; i++)
+            CHECK_EQ(kt_test_inst(&p[i], KT_TU_RETIRE, (uint16_t)(i < 4 ? lat : 1), 0, 3, i == 3 || i == 7), NPK_OK);
         CHECK_EQ(kt_stage(&d, 0, p, 8), NPK_OK);
         kt_unit a = {{1, 2}, {0x5455, 4, 1, 4}, "TU"}, b = {{2, 2}, {0x5455, 4, 1, 16}, "TU"};
         kt_ticket ta, tb;

@@ -134,13 +134,9 @@ static void test_version_mismatch(void)
 /* Build n test-unit instructions: RETIRE with result i, or FAULT at index `fault_at`. */
 static void test_program(kt_flit *f, unsigned n, int fault_at, uint8_t txn)
 {
-    for (unsigned i = 0; i < n; i++) {
-        memset(&f[i], 0, sizeof f[i]);
-        kt_flit_set_bits(&f[i], 252, 4, (int)i == fault_at ? 2 : 1);
-        kt_flit_set_bits(&f[i], 0, 32, 0x100 + i);
-        kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, txn, i + 1 == n, 0};
-        kt_header_put(&f[i], &h);
-    }
+    for (unsigned i = 0; i < n; i++)
+        CHECK_EQ(kt_test_inst(&f[i], (int)i == fault_at ? KT_TU_FAULT : KT_TU_RETIRE, 0, 0x100 + i, txn, i + 1 == n),
+                 NPK_OK);
 }
 
 static void test_dispatch_and_wait(ktsim_gen gen)

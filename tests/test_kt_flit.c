@@ -1,5 +1,6 @@
 /* The 288-bit flit codec: header positions, every payload layout, host packing, range errors. */
 #include "check.h"
+#include "npukit/kt.h"
 #include "npukit/kt_flit.h"
 #include "npukit/kt_regs.h"
 
@@ -191,8 +192,31 @@ static void test_packing_and_fields(void)
     CHECK_EQ(kt_stage_end(128, 5), 0x3400); /* the staging window ends past the 0x2xxx page */
 }
 
+/* The test unit's instruction at the positions the simulated unit decodes (src/ktsim/unit_test.c). */
+static void test_test_unit_inst(void)
+{
+    kt_flit f;
+    CHECK_EQ(kt_test_inst(&f, KT_TU_FAULT, 7, 0xCAFEF00D, 9, true), NPK_OK);
+    CHECK_EQ(kt_flit_bits(&f, 252, 4), KT_TU_FAULT);
+    CHECK_EQ(kt_flit_bits(&f, 224, 16), 7);
+    CHECK_EQ(kt_flit_bits(&f, 0, 32), 0xCAFEF00D);
+    CHECK_EQ(kt_flit_bits(&f, 184, 40), 0);
+    kt_header h = kt_header_get(&f);
+    CHECK_EQ(h.type, KT_T_CU_INST);
+    CHECK_EQ(h.txn, 9);
+    CHECK(h.last);
+    CHECK_EQ(kt_test_inst(&f, KT_TU_FETCH, 0, 0xFF00003000ull, 1, false), NPK_OK);
+    CHECK_EQ(kt_flit_bits(&f, 184, 40), 0xFF00003000ull);
+    CHECK_EQ(kt_flit_bits(&f, 0, 32), 0);
+    CHECK_EQ(kt_test_inst(&f, KT_TU_FETCH, 0, 1ull << 40, 1, false), NPK_ELIMIT); /* past 40 bits */
+    CHECK_STR_HAS(npk_last_error(), "fetch_addr");
+    CHECK_EQ(kt_test_inst(&f, KT_TU_RETIRE, 0, 1ull << 32, 1, false), NPK_ELIMIT); /* result is 32 bits */
+    CHECK_EQ(kt_test_inst(&f, 16, 0, 0, 1, false), NPK_ELIMIT);                   /* op is 4 bits */
+}
+
 int main(void)
 {
+    test_test_unit_inst();
     test_header_positions();
     test_ctrl();
     test_signal_and_status_words();

@@ -20,11 +20,7 @@ static ktsim *sim_for(ktsim_gen gen)
 
 static void retire_flit(kt_flit *f, uint32_t result, uint8_t txn, bool last)
 {
-    memset(f, 0, sizeof *f);
-    kt_flit_set_bits(f, 252, 4, 1);
-    kt_flit_set_bits(f, 0, 32, result);
-    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, txn, last, 0};
-    kt_header_put(f, &h);
+    CHECK_EQ(kt_test_inst(f, KT_TU_RETIRE, 0, result, txn, last), NPK_OK);
 }
 
 static uint16_t count_at(kt_dev *d, kt_coord at)

@@ -85,13 +85,8 @@ static void test_stage_extent(void)
     kt_dev d;
     CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, &o), NPK_OK);
     kt_flit f[2];
-    memset(f, 0, sizeof f);
-    for (int i = 0; i < 2; i++) {
-        kt_flit_set_bits(&f[i], 252, 4, 1);
-        kt_flit_set_bits(&f[i], 0, 32, 0x70 + (unsigned)i);
-        kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, 1, false, 0};
-        kt_header_put(&f[i], &h);
-    }
+    for (int i = 0; i < 2; i++)
+        CHECK_EQ(kt_test_inst(&f[i], KT_TU_RETIRE, 0, 0x70 + (unsigned)i, 1, false), NPK_OK);
     CHECK_EQ(kt_stage(&d, 3, f, 2), NPK_ELIMIT);
     CHECK_STR_HAS(npk_last_error(), "STAGE_FLITS=4");
     CHECK_EQ(kt_stage(&d, 3, f, 1), NPK_OK); /* the last slot, 0x2078-0x209F */
@@ -159,11 +154,8 @@ static void test_fetch(void)
     CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, NULL), NPK_OK);
     uint64_t word[4] = {0x1122334455667788ull, 1, 2, 3};
     CHECK_EQ(kt_write_block(d.t, c.mem_base + 0x3000, word, 32), NPK_OK);
-    kt_flit f = {{0}};
-    kt_flit_set_bits(&f, 252, 4, 3);
-    kt_flit_set_bits(&f, 184, 40, 0x3000);
-    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, 1, false, 0};
-    kt_header_put(&f, &h);
+    kt_flit f;
+    CHECK_EQ(kt_test_inst(&f, KT_TU_FETCH, 0, 0x3000, 1, false), NPK_OK);
     CHECK_EQ(kt_stage(&d, 0, &f, 1), NPK_OK);
     kt_unit tu = {{1, 2}, {0x5455, 4, 1, 4}, "TU"};
     kt_ticket tk;
@@ -182,13 +174,8 @@ static void test_fetch(void)
 static void run_prog(kt_dev *d, const kt_unit *u, int fault_at, kt_wait_result *r, npk_status *st)
 {
     kt_flit p[8];
-    for (int i = 0; i < 8; i++) {
-        memset(&p[i], 0, sizeof p[i]);
-        kt_flit_set_bits(&p[i], 252, 4, i == fault_at ? 2 : 1);
-        kt_flit_set_bits(&p[i], 224, 16, 1); /* one cycle each: faster than any poll */
-        kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, 3, i == 7, 0};
-        kt_header_put(&p[i], &h);
-    }
+    for (int i = 0; i < 8; i++) /* one cycle each: faster than any poll */
+        CHECK_EQ(kt_test_inst(&p[i], i == fault_at ? KT_TU_FAULT : KT_TU_RETIRE, 1, 0, 3, i == 7), NPK_OK);
     kt_ticket tk;
     CHECK_EQ(kt_stage(d, 0, p, 8), NPK_OK);
     CHECK_EQ(kt_dispatch(d, u, 0, 8, 0, &tk), NPK_OK);
@@ -229,11 +216,7 @@ static void test_fault_between_polls(void)
  * each block with the words it staged there before; words it never wrote are left alone. */
 static void mk(kt_flit *f, uint32_t result, bool last)
 {
-    memset(f, 0, sizeof *f);
-    kt_flit_set_bits(f, 252, 4, 1);
-    kt_flit_set_bits(f, 0, 32, result);
-    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, 3, last, 0};
-    kt_header_put(f, &h);
+    CHECK_EQ(kt_test_inst(f, KT_TU_RETIRE, 0, result, 3, last), NPK_OK);
 }
 
 static void expect_run(kt_dev *d, unsigned base, unsigned n, uint32_t last_result)

@@ -37,11 +37,7 @@ static void wr(ktsim *s, uint32_t off, uint64_t v)
 
 static void retire_flit(kt_flit *f, uint32_t result, uint8_t txn, bool last)
 {
-    memset(f, 0, sizeof *f);
-    kt_flit_set_bits(f, 252, 4, 1);
-    kt_flit_set_bits(f, 0, 32, result);
-    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, txn, last, 0};
-    kt_header_put(f, &h);
+    CHECK_EQ(kt_test_inst(f, KT_TU_RETIRE, 0, result, txn, last), NPK_OK);
 }
 
 static uint16_t count(ktsim *s, kt_coord at) { return kt_node_status_decode(rd(s, kt_node_status_offset(at))).count; }

@@ -90,6 +90,10 @@ extern const kt_field kt_layout_mem_req[];  /* MEM_RD_REQ / MEM_WR_REQ descripto
 extern const kt_field kt_layout_cu_data[];  /* CU_DATA descriptor */
 extern const kt_field kt_layout_wr_ack[];   /* MEM_WR_ACK */
 extern const kt_field kt_layout_saxpy[];    /* the saxpy example unit's instruction */
+extern const kt_field kt_layout_test_unit[]; /* the configurable test unit's instruction */
+
+/* The test unit's opcodes ([255:252], the KohakuTPU convention); any other retires with 0. */
+enum { KT_TU_RETIRE = 1, KT_TU_FAULT = 2, KT_TU_FETCH = 3 };
 
 /* The payload layout that describes a flit of this type (NULL for pure data beats). */
 const kt_field *kt_layout_for_type(unsigned type);

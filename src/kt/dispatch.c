@@ -339,3 +339,18 @@ npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr, uint6
     kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, txn, last, 0}; /* dst/src are rewritten at dispatch */
     return kt_header_put(f, &h);
 }
+
+npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg, uint8_t txn, bool last)
+{
+    memset(f, 0, sizeof *f);
+    const kt_field *L = kt_layout_test_unit;
+    npk_status s = kt_field_put(f, &L[0], op);
+    if (!s)
+        s = kt_field_put(f, &L[1], cycles);
+    if (!s)
+        s = kt_field_put(f, op == KT_TU_FETCH ? &L[2] : &L[3], arg);
+    if (s)
+        return s;
+    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, txn, last, 0}; /* dst/src are rewritten at dispatch */
+    return kt_header_put(f, &h);
+}

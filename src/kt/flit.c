@@ -43,6 +43,13 @@ const kt_field kt_layout_saxpy[] = {
     {NULL, 0, 0},
 };
 
+/* The configurable test unit: takes `cycles` (0: the preset's latency) and retires (or faults)
+ * with `result`; FETCH reads one 32-byte word at the 40-bit `fetch_addr` and retires with its
+ * low 32 bits. */
+const kt_field kt_layout_test_unit[] = {
+    {"op", 252, 4}, {"cycles", 224, 16}, {"fetch_addr", 184, 40}, {"result", 0, 32}, {NULL, 0, 0},
+};
+
 static const char *const type_names[16] = {
     "MEM_RD_REQ", "MEM_WR_REQ", "MEM_RD_RESP", "MEM_WR_ACK", "MEM_WR_DATA", "CU_INST",
     "CU_SIGNAL",  "CU_CTRL",    "CU_DATA",     "RSVD9",      "RSVDA",       "RSVDB",

@@ -12,7 +12,7 @@
 
 #include "shell.h"
 
-enum { TU_RETIRE = 1, TU_FAULT = 2, TU_FETCH = 3, TU_FETCH_TXN = 0x5A };
+enum { TU_RETIRE = KT_TU_RETIRE, TU_FAULT = KT_TU_FAULT, TU_FETCH = KT_TU_FETCH, TU_FETCH_TXN = 0x5A };
 
 typedef struct test_unit {
     ktsim_unit_cfg cfg;
@@ -46,11 +46,12 @@ static void tu_issue(void *p, const kt_flit *inst)
 {
     test_unit *u = p;
     u->active = true;
-    u->op = (unsigned)kt_flit_bits(inst, 252, 4);
-    uint32_t cycles = (uint32_t)kt_flit_bits(inst, 224, 16);
+    const kt_field *L = kt_layout_test_unit; /* op, cycles, fetch_addr, result */
+    u->op = (unsigned)kt_field_get(inst, &L[0]);
+    uint32_t cycles = (uint32_t)kt_field_get(inst, &L[1]);
     u->remaining = cycles ? cycles : (u->cfg.latency ? u->cfg.latency : 1);
-    u->result = (uint32_t)kt_flit_bits(inst, 0, 32);
-    u->addr = kt_flit_bits(inst, 184, 40);
+    u->result = (uint32_t)kt_field_get(inst, &L[3]);
+    u->addr = kt_field_get(inst, &L[2]);
     u->fetch_sent = u->fetch_done = false;
     u->fault = u->op == TU_FAULT;
     if (u->op != TU_RETIRE && u->op != TU_FAULT && u->op != TU_FETCH) {
