@@ -79,6 +79,9 @@ ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 64 -n 16 --cores 9 2>&1 | grep -
 ok has "$tmp/e3576" "warning: rk3576 is not validated on a board (facts E.1 (cores); other numbers assumed from rk3588)"
 ok has "$tmp/p3576" '^{"tasks":\[{"m0":0,"m1":4,'
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 64 --soc rk3588 2>&1 >/dev/null | wc -c | grep -qx 0"
+# --k-slice caps the K per task, rounded down to the 32-element K-tile.
+ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 4096 -n 16 --k-slice 1000 | grep -q '5 tasks, 5 K slices'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 4096 -n 16 --k-slice 16 2>&1 | grep -q 'K slice limit 16 is below the 32-element K-tile'"
 # Shapes near 2^32 once wrapped the padding: K divided by zero (SIGFPE), N planned 0 tasks.
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 4294967295 -n 16 2>&1 | grep -q 'K=4294967295 N=16: each must be at most 16777216'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 32 -n 4294967295 2>&1 | grep -q 'each must be at most 16777216'"
