@@ -50,5 +50,15 @@ for c in "synth --dtype fp16 -m 4 -k 32 -n 16" "plan --dtype fp16 -m 4 -k 32 -n 
 done
 ok bash -c "'$cli' rk synth --dtype fp16 -m 4 -k 32 -n 16 --format 2>&1 | grep -q 'option --format needs a value'"
 ok bash -c "'$cli' rk info --device sim --json | grep -q '\"soc\":\"rk3588\",\"cores\":3,\"drv_version\":908'"
+# Device selection errors name the device, and where the name came from.
+ok bash -c "'$cli' rk info --device /dev/null 2>&1 | grep -q '/dev/null: its DRM driver is not rknpu'"
+ok bash -c "'$cli' rk info --device /nonexistent 2>&1 | grep -q '/nonexistent: No such file or directory'"
+ok bash -c "NPUKIT_RK_DEVICE=/nonexistent '$cli' rk info 2>&1 | grep -q 'NPUKIT_RK_DEVICE=/nonexistent: /nonexistent: No such file'"
+ok bash -c "NPUKIT_RK_DEVICE=sim '$cli' rk info | grep -q '^device sim (simulator)'"
+if ! ls /dev/dri/card* /dev/dri/renderD* >/dev/null 2>&1; then # no DRM node on this machine
+  ok bash -c "'$cli' rk info --device npu 2>&1 | grep -q 'no /dev/dri node with the rknpu driver'"
+  # "npu" in the variable means what it means to --device (it was read as a file name)
+  ok bash -c "NPUKIT_RK_DEVICE=npu '$cli' rk info 2>&1 | grep -q 'NPUKIT_RK_DEVICE=npu: no /dev/dri node with the rknpu driver'"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -2,6 +2,7 @@
  * Requests are serialized like the kernel's ioctl path (the simulator itself is not
  * thread-safe): threads sharing one device may call it concurrently. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,14 +83,21 @@ npk_status npk_rk_device_open(const char *spec, npk_rk_device **out)
 {
     if (!spec || !strcmp(spec, "auto")) {
         const char *env = getenv("NPUKIT_RK_DEVICE");
-        if (env && *env && strcmp(env, "auto"))
-            return npk_rk_device_open(env, out);
+        if (env && *env && strcmp(env, "auto")) {
+            npk_status s = npk_rk_device_open(env, out);
+            if (s) { /* the user never typed this name on the command line: say where from */
+                char msg[512];
+                snprintf(msg, sizeof msg, "%s", npk_last_error());
+                npk_fail(s, "NPUKIT_RK_DEVICE=%s: %s", env, msg);
+            }
+            return s;
+        }
         return npk_rk_kernel_available() ? npk_rk_device_open_kernel(NULL, out)
                                          : npk_rk_device_open_sim(NULL, out);
     }
     if (!strcmp(spec, "sim"))
         return npk_rk_device_open_sim(NULL, out);
-    if (!strcmp(spec, "kernel"))
+    if (!strcmp(spec, "kernel") || !strcmp(spec, "npu")) /* "npu": the runtime's name for it */
         return npk_rk_device_open_kernel(NULL, out);
     return npk_rk_device_open_kernel(spec, out);
 }
