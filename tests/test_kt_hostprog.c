@@ -431,6 +431,12 @@ static void test_text_form(void)
     CHECK_EQ(kt_hp_parse("JUMP 4\n", "prog.txt", &q), NPK_EPARSE);
     CHECK_STR_HAS(npk_last_error(), "prog.txt:1: unknown command 'JUMP'");
     CHECK_EQ(kt_hp_parse("DONE 1\nPOLL 0x58 0x2 0x1\n", "p", &q), NPK_EINVAL); /* want outside mask */
+    CHECK_STR_HAS(npk_last_error(), "p:2: POLL"); /* the builder's refusal, at its line */
+    CHECK_EQ(kt_hp_parse("WR 0x20 1 IRQ_EN extra\n", "p", &q), NPK_EPARSE);
+    CHECK_STR_HAS(npk_last_error(), "p:1: unexpected 'extra' after WR");
+    CHECK_EQ(kt_hp_parse("DONE 0 1\n", "p", &q), NPK_EPARSE);
+    CHECK_EQ(kt_hp_parse("SETUP 0x2001 0011223344556677\n", "p", &q), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "p:1: setup block 0x2001");
     CHECK_EQ(kt_hp_parse("SETUP 0x2000 abc\n", "p", &q), NPK_EPARSE);
     CHECK_EQ(kt_hp_parse("WR 0x20 -1\n", "p", &q), NPK_EPARSE);
     kt_hp_free(&p);

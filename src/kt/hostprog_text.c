@@ -50,6 +50,17 @@ static npk_status parse_setup(kt_hostprog *p, const char *origin, unsigned line,
     return s;
 }
 
+/* A refusal from the program builder (kt_hp_wr, _poll, _setup), placed at its line; this file's
+ * own parse errors (NPK_EPARSE) carry the line already. */
+static npk_status at_line(const char *origin, unsigned line, npk_status s)
+{
+    if (!s || s == NPK_EPARSE)
+        return s;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", npk_last_error());
+    return npk_fail(s, "%s:%u: %s", origin, line, msg);
+}
+
 static npk_status parse_line(kt_hostprog *p, const char *origin, unsigned line, char *text)
 {
     char *hash = strchr(text, '#');
@@ -68,23 +79,32 @@ static npk_status parse_line(kt_hostprog *p, const char *origin, unsigned line, 
     }
     if (!n)
         return NPK_OK;
+    /* Tokens each command takes at most (with its label); more is a typo, not a longer label. */
+    static const struct {
+        const char *name;
+        unsigned max;
+    } arity[] = {{"SETUP", 3}, {"WR", 4}, {"POLL", 5}, {"DONE", 2}};
+    for (size_t i = 0; i < sizeof arity / sizeof arity[0]; i++)
+        if (!strcmp(tok[0], arity[i].name) && n > arity[i].max)
+            return npk_fail(NPK_EPARSE, "%s:%u: unexpected '%s' after %s (a label is one word)", origin, line,
+                            tok[arity[i].max], tok[0]);
     uint64_t a, b, c;
     if (!strcmp(tok[0], "SETUP"))
-        return parse_setup(p, origin, line, tok[1], tok[2]);
+        return at_line(origin, line, parse_setup(p, origin, line, tok[1], tok[2]));
     if (!strcmp(tok[0], "WR")) {
         if (n < 3 || !number(tok[1], &a) || !number(tok[2], &b))
             return npk_fail(NPK_EPARSE, "%s:%u: expected 'WR <addr> <data> [label]'", origin, line);
-        return kt_hp_wr(p, a, b, n > 3 ? tok[3] : NULL);
+        return at_line(origin, line, kt_hp_wr(p, a, b, n > 3 ? tok[3] : NULL));
     }
     if (!strcmp(tok[0], "POLL")) {
         if (n < 4 || !number(tok[1], &a) || !number(tok[2], &b) || !number(tok[3], &c))
             return npk_fail(NPK_EPARSE, "%s:%u: expected 'POLL <addr> <want> <mask> [label]'", origin, line);
-        return kt_hp_poll(p, a, b, c, n > 4 ? tok[4] : NULL);
+        return at_line(origin, line, kt_hp_poll(p, a, b, c, n > 4 ? tok[4] : NULL));
     }
     if (!strcmp(tok[0], "DONE")) {
         if (n < 2 || !number(tok[1], &a))
             return npk_fail(NPK_EPARSE, "%s:%u: expected 'DONE <code>'", origin, line);
-        return kt_hp_done(p, a);
+        return at_line(origin, line, kt_hp_done(p, a));
     }
     return npk_fail(NPK_EPARSE, "%s:%u: unknown command '%s' (SETUP, WR, POLL, DONE)", origin, line, tok[0]);
 }
