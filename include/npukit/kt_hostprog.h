@@ -96,7 +96,8 @@ npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsign
 /* The wait: POLL NODE_STATUS until count == baseline + n (16-bit) and valid. */
 npk_status kt_hp_await(kt_hostprog *p, const kt_dev *d, const kt_ticket *tk);
 /* After the run: the final NODE_STATUS must not carry SIG_FAULT (a count alone is satisfied by
- * a fault). */
+ * a fault), and for the program's last dispatch PROG_CRED must be back at seed - 1 (a fault that
+ * later completions overwrote in NODE_STATUS returned no credit), as kt_wait checks. */
 npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk);
 /* A move: its ordered writes into AUX_CFG, then POLL AUX_STAT.busy == 0. Check the fault with
  * kt_mv_status_decode on AUX_STAT afterwards. */

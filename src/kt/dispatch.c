@@ -200,18 +200,23 @@ npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n
      * bitstream nothing runs yet, so this costs one read. */
     if ((s = wait_idle(d, "PROG_KICK")) || (s = kt_reg_write(d, KT_PROG_KICK, 1)))
         return s;
+    kt_note_last_dispatch(d, tk, credit);
+    return NPK_OK;
+}
+
+void kt_note_last_dispatch(kt_dev *d, const kt_ticket *tk, unsigned credit)
+{
     d->have_last = true;
-    d->last_dst = unit->at;
+    d->last_dst = tk->dst;
     d->last_baseline = tk->baseline;
     d->last_n = tk->n;
     d->last_seed = (uint16_t)credit;
-    return NPK_OK;
 }
 
 /* Every instruction but the last returns one credit as INST_COMPLETE; a FAULT returns none. For
  * the most recent dispatch (earlier programs settled before its seed, none since) the credit at
  * the end is therefore seed - 1 minus the faults, whatever the polls saw. */
-static npk_status check_credit_returned(kt_dev *d, const kt_ticket *tk)
+npk_status kt_check_credit_returned(kt_dev *d, const kt_ticket *tk)
 {
     if (!d->have_last || !kt_coord_eq(d->last_dst, tk->dst) || d->last_baseline != tk->baseline ||
         d->last_n != tk->n)
@@ -289,7 +294,7 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
     if (r.fault_seen || r.last.code == KT_SIG_FAULT)
         return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x) during the program", tk->dst.x,
                         tk->dst.y, r.fault_seen ? r.fault_arg : r.last.arg);
-    return check_credit_returned(d, tk);
+    return kt_check_credit_returned(d, tk);
 }
 
 npk_status kt_sig_done_clear(kt_dev *d)

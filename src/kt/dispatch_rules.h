@@ -16,4 +16,10 @@ npk_status kt_dispatch_check(const kt_dev *d, const kt_unit *unit, unsigned base
  * (counts are cumulative and 16-bit). */
 npk_status kt_ticket_baseline(kt_dev *d, const kt_unit *unit, unsigned n, kt_ticket *tk);
 
+/* Remember the most recent dispatch and the credit it seeded, for kt_check_credit_returned. */
+void kt_note_last_dispatch(kt_dev *d, const kt_ticket *tk, unsigned credit);
+/* For the most recent dispatch, once its signals have all arrived: PROG_CRED must have come back
+ * to seed - 1, or an instruction faulted where NODE_STATUS (last code only) no longer shows it. */
+npk_status kt_check_credit_returned(kt_dev *d, const kt_ticket *tk);
+
 #endif

@@ -58,6 +58,7 @@ npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsign
         (s = kt_hp_poll(p, b + KT_PROG_STAT, 0, run, "PROG_STAT.run")) ||
         (s = kt_hp_wr(p, b + KT_PROG_KICK, 1, "PROG_KICK")))
         return s;
+    kt_note_last_dispatch(d, tk, credit);
     return NPK_OK;
 }
 
@@ -84,7 +85,7 @@ npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk)
     if (!ns.valid || done != tk->n)
         return npk_fail(NPK_EPROTO, "node (%u,%u): %u of %u completions after the program ended", tk->dst.x,
                         tk->dst.y, done, tk->n);
-    return NPK_OK;
+    return kt_check_credit_returned(d, tk);
 }
 
 npk_status kt_hp_move(kt_hostprog *p, uint64_t ctrl_base, const kt_mv_write *w, size_t n)
