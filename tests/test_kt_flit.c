@@ -64,6 +64,8 @@ static void test_ctrl(void)
     CHECK_STR_HAS(txt, "SX");
     kt_cu_type_text(0x0001, txt);
     CHECK_STR_HAS(txt, "0x0001");
+    kt_cu_type_text(0x225C, txt); /* '"' and '\\' would break the JSON kt enum prints */
+    CHECK_STR_HAS(txt, "0x225c");
 }
 
 static void test_signal_and_status_words(void)

@@ -1,6 +1,7 @@
 /* The orchestrator register map and the CU_CTRL word layouts, as data plus small decoders. */
 #include "npukit/kt_regs.h"
 
+#include <ctype.h>
 #include <stdio.h>
 
 /* Reset values and widths are those of the RTL; the staging extent shown is the reference
@@ -99,8 +100,9 @@ uint64_t kt_cu_caps_encode(const kt_cu_caps *c)
 
 void kt_cu_type_text(uint16_t type, char out[8])
 {
+    /* Letters and digits only: the text goes into JSON and tables unquoted and unescaped. */
     char hi = (char)(type >> 8), lo = (char)type;
-    if (hi >= 0x20 && hi < 0x7F && lo >= 0x20 && lo < 0x7F)
+    if (isalnum((unsigned char)hi) && isalnum((unsigned char)lo))
         snprintf(out, 8, "%c%c", hi, lo);
     else
         snprintf(out, 8, "0x%04x", type);

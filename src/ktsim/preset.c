@@ -161,7 +161,15 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
         if (!strcmp(key, "unit")) {
             st = parse_unit(tok, ntok, origin, line, c);
         } else if (!strcmp(key, "name") && ntok == 2) {
-            snprintf(c->name, sizeof c->name, "%s", tok[1]);
+            /* Printed unescaped in text and JSON: letters, digits, '-', '_' and '.' only. */
+            if (strspn(tok[1], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") != strlen(tok[1]))
+                st = npk_fail(NPK_EPARSE, "%s:%d: name '%s': letters, digits, '-', '_' and '.' only", origin, line,
+                              tok[1]);
+            else if (strlen(tok[1]) >= sizeof c->name)
+                st = npk_fail(NPK_ELIMIT, "%s:%d: name of %zu characters (limit %zu)", origin, line, strlen(tok[1]),
+                              sizeof c->name - 1);
+            else
+                snprintf(c->name, sizeof c->name, "%s", tok[1]);
         } else if (!strcmp(key, "generation") && ntok == 2) {
             if (!strcmp(tok[1], "current"))
                 c->gen = KTSIM_GEN_CURRENT;
