@@ -27,6 +27,8 @@ ok bash -c "'$cli' kt prog '$tmp' | grep -q 'DONE code 0'"
 ok bash -c "'$cli' kt prog '$tmp' --engine --json | grep -q '\"form\": \"engine\"'"
 ok bash -c "printf 'WR 0x10000020 5 IRQ_EN\nPOLL 0x10000020 4 0xf IRQ_EN\nDONE 0\n' | '$cli' kt prog - --budget 20 2>&1 | grep -q 'last read 0x0000000000000005 after 20 reads'"
 ok bash -c "printf 'JUMP 1\n' | '$cli' kt prog - 2>&1 | grep -q \"unknown command 'JUMP'\""
+ok bash -c "printf 'WR 0x100000000 1\nDONE 0\n' | '$cli' kt prog - 2>&1 | grep -q 'no slave answers at 0x100000000+8 on the card.s host bus'"
+ok bash -c "printf 'WR 0x100000000 1\nDONE 0\n' | '$cli' kt prog - --engine 2>&1 | grep -q 'beyond the engine.s 32-bit master'"
 # A pre-strobe bitstream: the descriptor shares flits with CTRL and the move goes wrong.
 ok bash -c "! '$cli' kt move copy --prestrobe >/dev/null 2>&1"
 # Refused before anything is issued, with the value named.

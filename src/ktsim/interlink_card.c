@@ -242,69 +242,55 @@ static void sync_clocks(ktsim_card *c)
             ktsim_step(c->mesh[i].sim, now - ktsim_cycle(c->mesh[i].sim));
 }
 
-static npk_status no_route(uint64_t addr, size_t len)
+/* The mesh whose host bus decodes addr..addr+len, or NULL after failing with a decode error. */
+static ktsim *decode(ktsim_card *c, uint64_t addr, size_t len)
 {
-    return npk_fail(NPK_EFAULT, "no slave answers at 0x%" PRIx64 "+%zu on the card's host bus (decode error)", addr,
-                    len);
+    int m = route_of(c, addr, len);
+    if (m >= 0)
+        return c->mesh[m].sim;
+    npk_fail(NPK_EFAULT, "no slave answers at 0x%" PRIx64 "+%zu on the card's host bus (decode error)", addr, len);
+    return NULL;
+}
+
+/* A host access ran on one mesh's clock: bring the others level, then hand back its status. */
+static npk_status synced(ktsim_card *c, npk_status s)
+{
+    sync_clocks(c);
+    return s;
 }
 
 /* The engine's AXI master: one beat straight to the slave that decodes the address. */
 static npk_status eng_bus_read(void *ctx, uint64_t addr, uint64_t *v)
 {
-    ktsim_card *c = ctx;
-    int m = route_of(c, addr, 8);
-    if (m < 0)
-        return no_route(addr, 8);
-    return ktsim_bus_read64(c->mesh[m].sim, addr, v);
+    ktsim *m = decode(ctx, addr, 8);
+    return m ? ktsim_bus_read64(m, addr, v) : NPK_EFAULT;
 }
 static npk_status eng_bus_write(void *ctx, uint64_t addr, uint64_t v)
 {
-    ktsim_card *c = ctx;
-    int m = route_of(c, addr, 8);
-    if (m < 0)
-        return no_route(addr, 8);
-    return ktsim_bus_write64(c->mesh[m].sim, addr, v);
+    ktsim *m = decode(ctx, addr, 8);
+    return m ? ktsim_bus_write64(m, addr, v) : NPK_EFAULT;
 }
 
+/* The card's host transport: each access goes to the mesh that decodes it. */
 static npk_status t_read64(void *ctx, uint64_t addr, uint64_t *v)
 {
-    ktsim_card *c = ctx;
-    int m = route_of(c, addr, 8);
-    if (m < 0)
-        return no_route(addr, 8);
-    npk_status s = kt_read64(ktsim_transport(c->mesh[m].sim), addr, v);
-    sync_clocks(c);
-    return s;
+    ktsim *m = decode(ctx, addr, 8);
+    return m ? synced(ctx, kt_read64(ktsim_transport(m), addr, v)) : NPK_EFAULT;
 }
 static npk_status t_write64(void *ctx, uint64_t addr, uint64_t v)
 {
-    ktsim_card *c = ctx;
-    int m = route_of(c, addr, 8);
-    if (m < 0)
-        return no_route(addr, 8);
-    npk_status s = kt_write64(ktsim_transport(c->mesh[m].sim), addr, v);
-    sync_clocks(c);
-    return s;
+    ktsim *m = decode(ctx, addr, 8);
+    return m ? synced(ctx, kt_write64(ktsim_transport(m), addr, v)) : NPK_EFAULT;
 }
 static npk_status t_read_block(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-    ktsim_card *c = ctx;
-    int m = route_of(c, addr, len);
-    if (m < 0)
-        return no_route(addr, len);
-    npk_status s = kt_read_block(ktsim_transport(c->mesh[m].sim), addr, buf, len);
-    sync_clocks(c);
-    return s;
+    ktsim *m = decode(ctx, addr, len);
+    return m ? synced(ctx, kt_read_block(ktsim_transport(m), addr, buf, len)) : NPK_EFAULT;
 }
 static npk_status t_write_block(void *ctx, uint64_t addr, const void *buf, size_t len)
 {
-    ktsim_card *c = ctx;
-    int m = route_of(c, addr, len);
-    if (m < 0)
-        return no_route(addr, len);
-    npk_status s = kt_write_block(ktsim_transport(c->mesh[m].sim), addr, buf, len);
-    sync_clocks(c);
-    return s;
+    ktsim *m = decode(ctx, addr, len);
+    return m ? synced(ctx, kt_write_block(ktsim_transport(m), addr, buf, len)) : NPK_EFAULT;
 }
 
 static const kt_transport_ops card_ops = {t_read64, t_write64, t_read_block, t_write_block, NULL};
