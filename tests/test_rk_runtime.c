@@ -183,6 +183,8 @@ static void test_foreign_weights(void)
 static void test_bad_arguments(void)
 {
     npk_rk *rt;
+    CHECK_EQ(npk_rk_open("sim", NULL), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "NULL output handle");
     CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
     int8_t b[64 * 32] = {0}, a[64] = {0};
     int32_t c[32];

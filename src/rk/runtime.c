@@ -43,6 +43,8 @@ static npk_status create_core_buffers(npk_rk *rt, unsigned c)
 
 npk_status npk_rk_open(const char *device, npk_rk **out)
 {
+    if (!out)
+        return npk_fail(NPK_EINVAL, "open: NULL output handle");
     *out = NULL;
     const char *spec = device;
     if (device && !strcmp(device, "npu"))
