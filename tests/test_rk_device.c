@@ -133,9 +133,31 @@ static void test_env_config(void)
     setenv("NPUKIT_RKSIM_IDEAL", "all", 1);
     rksim_config_from_env(&cfg);
     CHECK_EQ(cfg.ideal_mask, RKSIM_HZ_ALL);
-    setenv("NPUKIT_RKSIM_IDEAL", "99", 1);
-    rksim_config_from_env(&cfg);
-    CHECK_EQ(cfg.ideal_mask, 0);
+    /* A setting that does not parse is an error naming it (it was ignored: a typo ran the
+     * faithful simulator while the user believed hazards were off); cfg stays as it was. */
+    const char *bad_ideal[] = {"99", "0", "garbage", "1,,2", "1,3x", "-1", ""};
+    for (unsigned i = 0; i + 1 < sizeof bad_ideal / sizeof bad_ideal[0]; i++) {
+        setenv("NPUKIT_RKSIM_IDEAL", bad_ideal[i], 1);
+        CHECK_EQ(rksim_config_from_env(&cfg), NPK_EINVAL);
+        CHECK_STR_HAS(npk_last_error(), "expected 'all' or hazard numbers 1..18");
+        CHECK_EQ(cfg.ideal_mask, RKSIM_HZ_ALL);
+    }
+    unsetenv("NPUKIT_RKSIM_IDEAL");
+    const char *bad_scale[] = {"abc", "-1", "nan", "1e9", "0.5x"};
+    for (unsigned i = 0; i < sizeof bad_scale / sizeof bad_scale[0]; i++) {
+        setenv("NPUKIT_RKSIM_TIMEOUT_SCALE", bad_scale[i], 1);
+        CHECK_EQ(rksim_config_from_env(&cfg), NPK_EINVAL);
+        CHECK_STR_HAS(npk_last_error(), "NPUKIT_RKSIM_TIMEOUT_SCALE=");
+        CHECK(cfg.timeout_scale == 0);
+    }
+    setenv("NPUKIT_RKSIM_TIMEOUT_SCALE", "0.25", 1);
+    CHECK_EQ(rksim_config_from_env(&cfg), NPK_OK);
+    CHECK(cfg.timeout_scale == 0.25);
+    /* ... and the runtime's simulator device refuses to open with it. */
+    setenv("NPUKIT_RKSIM_IDEAL", "42", 1);
+    npk_rk_device *dev = NULL;
+    CHECK_EQ(npk_rk_device_open_sim(NULL, &dev), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "NPUKIT_RKSIM_IDEAL='42'");
     unsetenv("NPUKIT_RKSIM_IDEAL");
     unsetenv("NPUKIT_RKSIM_TIMEOUT_SCALE");
     cfg.cores = 4;

@@ -70,9 +70,10 @@ typedef struct rksim_config {
 } rksim_config;
 
 /* Faithful mode, 3 cores, timeouts scaled by 1/1000 (6000 ms -> 6 ms). from_env applies
- * NPUKIT_RKSIM_IDEAL ("all", or hazard numbers such as "1,3") and NPUKIT_RKSIM_TIMEOUT_SCALE. */
+ * NPUKIT_RKSIM_IDEAL ("all", or hazard numbers such as "1,3") and NPUKIT_RKSIM_TIMEOUT_SCALE;
+ * a value that does not parse is NPK_EINVAL naming it, and cfg is left unchanged. */
 void rksim_config_default(rksim_config *cfg);
-void rksim_config_from_env(rksim_config *cfg);
+npk_status rksim_config_from_env(rksim_config *cfg);
 
 npk_status rksim_create(const rksim_config *cfg, rksim **out);
 void rksim_destroy(rksim *sim);

@@ -64,7 +64,9 @@ npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out)
     rksim_config def;
     if (!cfg) {
         rksim_config_default(&def);
-        rksim_config_from_env(&def);
+        npk_status s = rksim_config_from_env(&def);
+        if (s)
+            return s;
         cfg = &def;
     }
     sim_ctx *c = calloc(1, sizeof *c);

@@ -1,4 +1,5 @@
 /* The simulator instance: configuration, creation, per-core reset, diagnostics. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,31 +13,47 @@ void rksim_config_default(rksim_config *cfg)
     cfg->cores = RKSIM_MAX_CORES;
 }
 
-void rksim_config_from_env(rksim_config *cfg)
+npk_status rksim_config_from_env(rksim_config *cfg)
 {
-    /* NPUKIT_RKSIM_IDEAL: "all", or a comma-separated list of hazard numbers ("1,3") */
+    /* A value that does not parse is an error naming it: ignoring it would run the faithful
+     * simulator while the user believes some hazards are off (or the reverse). */
+    rksim_config c = *cfg;
     const char *ideal = getenv("NPUKIT_RKSIM_IDEAL");
     if (ideal && *ideal) {
         if (!strcmp(ideal, "all")) {
-            cfg->ideal_mask = RKSIM_HZ_ALL;
+            c.ideal_mask = RKSIM_HZ_ALL;
         } else {
-            cfg->ideal_mask = 0;
-            for (const char *p = ideal; *p;) {
+            /* "all", or a comma-separated list of hazard numbers ("1,3") */
+            c.ideal_mask = 0;
+            for (const char *p = ideal;;) {
                 char *end;
                 unsigned long n = strtoul(p, &end, 10);
-                if (end == p)
-                    break; /* not a number: stop at the first bad item */
-                if (n >= 1 && n <= RKSIM_HZ_COUNT)
-                    cfg->ideal_mask |= RKSIM_HZ_BIT(n);
-                p = *end == ',' ? end + 1 : end;
-                if (*end && *end != ',')
+                if (end == p || !isdigit((unsigned char)*p) || n < 1 || n > RKSIM_HZ_COUNT ||
+                    (*end && *end != ','))
+                    return npk_fail(NPK_EINVAL,
+                                    "NPUKIT_RKSIM_IDEAL='%s': expected 'all' or hazard numbers "
+                                    "1..%d separated by commas",
+                                    ideal, RKSIM_HZ_COUNT);
+                c.ideal_mask |= RKSIM_HZ_BIT(n);
+                if (!*end)
                     break;
+                p = end + 1;
             }
         }
     }
     const char *scale = getenv("NPUKIT_RKSIM_TIMEOUT_SCALE");
-    if (scale && *scale)
-        cfg->timeout_scale = strtod(scale, NULL);
+    if (scale && *scale) {
+        char *end;
+        double v = strtod(scale, &end);
+        if (*end || !(v >= 0) || v > 1e6)
+            return npk_fail(NPK_EINVAL,
+                            "NPUKIT_RKSIM_TIMEOUT_SCALE='%s': expected a number in 0..1e6 "
+                            "(1 waits the real submit timeout, 0 not at all)",
+                            scale);
+        c.timeout_scale = v;
+    }
+    *cfg = c;
+    return NPK_OK;
 }
 
 npk_status rksim_create(const rksim_config *cfg, rksim **out)

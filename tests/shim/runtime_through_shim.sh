@@ -14,6 +14,11 @@ for dtype in fp16 int8 int4; do
     ok grep -q '"ok":true' <<<"$out"
   done
 done
+# A simulator setting that does not parse fails the open (EINVAL), naming it on stderr.
+out=$(NPUKIT_RKSIM_IDEAL=99 LD_PRELOAD="$shim" "$cli" rk matmul --device /dev/dri/card1 \
+      --dtype fp16 -m 1 -k 32 -n 16 2>&1)
+ok grep -q "rksim: NPUKIT_RKSIM_IDEAL='99': expected 'all' or hazard numbers 1..18" <<<"$out"
+ok grep -q '/dev/dri/card1: Invalid argument' <<<"$out"
 # Without the shim there is no such device here: a clear error, not a crash.
 ok bash -c "! '$cli' rk matmul --device /dev/dri/card1 --dtype fp16 -m 1 -k 32 -n 16 2>/dev/null"
 echo "$pass passed, $fail failed"

@@ -87,6 +87,7 @@ static int open_sim(int flags)
     pthread_once(&once, init);
     pthread_mutex_lock(&lock);
     inside++;
+    int open_errno = ENOMEM;
     if (sim && rksim_is_dead(sim)) {
         rksim_destroy(sim); /* the modelled reboot */
         sim = NULL;
@@ -94,9 +95,16 @@ static int open_sim(int flags)
     if (!sim) {
         rksim_config cfg;
         rksim_config_default(&cfg);
-        rksim_config_from_env(&cfg);
-        if (rksim_create(&cfg, &sim) != NPK_OK)
+        /* A bad setting fails the open with EINVAL, saying why on stderr: the program has no
+         * other way to learn. */
+        npk_status cs = rksim_config_from_env(&cfg);
+        if (cs == NPK_OK)
+            cs = rksim_create(&cfg, &sim);
+        if (cs != NPK_OK) {
+            fprintf(stderr, "rksim: %s\n", npk_last_error());
             sim = NULL;
+            open_errno = cs == NPK_ENOMEM ? ENOMEM : EINVAL;
+        }
     }
     int fd = sim ? real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC)) : -1;
     if (fd >= MAX_FDS) {
@@ -106,7 +114,7 @@ static int open_sim(int flags)
     } else if (fd >= 0) {
         atomic_store(&sim_fd[fd], true);
     } else if (!sim) {
-        errno = ENOMEM;
+        errno = open_errno;
     }
     inside--;
     pthread_mutex_unlock(&lock);
