@@ -251,23 +251,24 @@ kt_cu_data kt_cu_data_get(const kt_flit *f)
     return d;
 }
 
-npk_status kt_flit_ctrl_request(kt_flit *f, kt_coord dst, kt_coord src, uint8_t index, uint8_t txn)
+/* A whole single-flit CU_CTRL message: the request and the reply differ only in op and value. */
+static npk_status ctrl_flit(kt_flit *f, kt_coord dst, kt_coord src, kt_ctrl c, uint8_t txn)
 {
     memset(f, 0, sizeof *f);
     kt_header h = {dst, src, KT_T_CU_CTRL, txn, true, 0};
-    kt_ctrl c = {KT_CTRL_OP_READ, index, 0};
     npk_status s = kt_ctrl_put(f, &c);
     return s ? s : kt_header_put(f, &h);
+}
+
+npk_status kt_flit_ctrl_request(kt_flit *f, kt_coord dst, kt_coord src, uint8_t index, uint8_t txn)
+{
+    return ctrl_flit(f, dst, src, (kt_ctrl){KT_CTRL_OP_READ, index, 0}, txn);
 }
 
 npk_status kt_flit_ctrl_reply(kt_flit *f, kt_coord dst, kt_coord src, uint8_t index, uint8_t txn,
                               uint64_t value)
 {
-    memset(f, 0, sizeof *f);
-    kt_header h = {dst, src, KT_T_CU_CTRL, txn, true, 0};
-    kt_ctrl c = {KT_CTRL_OP_REPLY, index, value};
-    npk_status s = kt_ctrl_put(f, &c);
-    return s ? s : kt_header_put(f, &h);
+    return ctrl_flit(f, dst, src, (kt_ctrl){KT_CTRL_OP_REPLY, index, value}, txn);
 }
 
 npk_status kt_flit_signal(kt_flit *f, kt_coord dst, kt_coord src, uint8_t txn, uint8_t code,

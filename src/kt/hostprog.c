@@ -23,20 +23,28 @@ void kt_hp_free(kt_hostprog *p)
     memset(p, 0, sizeof *p);
 }
 
+/* `arr` with room for element n (doubling from `first`), or NULL when out of memory (arr intact). */
+static void *room(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
+{
+    if (n < *cap)
+        return arr;
+    size_t want = *cap ? 2 * *cap : first;
+    void *more = realloc(arr, want * elem);
+    if (more)
+        *cap = want;
+    return more;
+}
+
 npk_status kt_hp_setup(kt_hostprog *p, uint64_t addr, const void *bytes, size_t len)
 {
     if (!len || len % 8 || addr % 8)
         return npk_fail(NPK_EINVAL, "setup block 0x%" PRIx64 "+%zu: need an 8-aligned address and a non-zero "
                                     "multiple of 8 bytes",
                         addr, len);
-    if (p->n_setup == p->cap_setup) {
-        size_t cap = p->cap_setup ? 2 * p->cap_setup : 4;
-        kt_hp_block *b = realloc(p->setup, cap * sizeof *b);
-        if (!b)
-            return npk_fail(NPK_ENOMEM, "setup block: out of memory");
-        p->setup = b;
-        p->cap_setup = cap;
-    }
+    kt_hp_block *blocks = room(p->setup, &p->cap_setup, p->n_setup, sizeof *blocks, 4);
+    if (!blocks)
+        return npk_fail(NPK_ENOMEM, "setup block: out of memory");
+    p->setup = blocks;
     uint8_t *copy = malloc(len);
     if (!copy)
         return npk_fail(NPK_ENOMEM, "setup block of %zu bytes: out of memory", len);
@@ -49,14 +57,10 @@ static npk_status append(kt_hostprog *p, uint8_t op, uint64_t addr, uint64_t dat
 {
     if (addr % 8)
         return npk_fail(NPK_EINVAL, "%s at 0x%" PRIx64 ": not 8-byte aligned", kt_hp_op_name(op), addr);
-    if (p->n_cmds == p->cap_cmds) {
-        size_t cap = p->cap_cmds ? 2 * p->cap_cmds : 16;
-        kt_hp_cmd *c = realloc(p->cmds, cap * sizeof *c);
-        if (!c)
-            return npk_fail(NPK_ENOMEM, "program command: out of memory");
-        p->cmds = c;
-        p->cap_cmds = cap;
-    }
+    kt_hp_cmd *cmds = room(p->cmds, &p->cap_cmds, p->n_cmds, sizeof *cmds, 16);
+    if (!cmds)
+        return npk_fail(NPK_ENOMEM, "program command: out of memory");
+    p->cmds = cmds;
     kt_hp_cmd *c = &p->cmds[p->n_cmds++];
     memset(c, 0, sizeof *c);
     c->op = op;
