@@ -211,6 +211,14 @@ int main(int argc, char **argv)
 
     struct rknpu_action act = {.flags = RKNPU_GET_HW_VERSION};
     EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_ACTION, &act) == 0 && act.value == 0x46495245u);
+    /* A duplicated descriptor reaches the same device; closing it leaves the original. */
+    int fd2 = dup(fd);
+    EXPECT(fd2 >= 0);
+    act = (struct rknpu_action){.flags = RKNPU_GET_HW_VERSION};
+    EXPECT(ioctl(fd2, DRM_IOCTL_RKNPU_ACTION, &act) == 0 && act.value == 0x46495245u);
+    EXPECT(close(fd2) == 0);
+    act = (struct rknpu_action){.flags = RKNPU_GET_HW_VERSION};
+    EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_ACTION, &act) == 0);
     act = (struct rknpu_action){.flags = RKNPU_GET_DRV_VERSION};
     EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_ACTION, &act) == 0 && act.value == 908);
     act = (struct rknpu_action){.flags = RKNPU_POWER_ON};

@@ -47,6 +47,9 @@ static int (*real_close)(int);
 static int (*real_ioctl)(int, unsigned long, ...);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
+static int (*real_dup)(int);
+static int (*real_dup2)(int, int);
+static int (*real_dup3)(int, int, int);
 
 static void init(void)
 {
@@ -60,6 +63,9 @@ static void init(void)
     real_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
     real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
     real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
+    real_dup = (int (*)(int))dlsym(RTLD_NEXT, "dup");
+    real_dup2 = (int (*)(int, int))dlsym(RTLD_NEXT, "dup2");
+    real_dup3 = (int (*)(int, int, int))dlsym(RTLD_NEXT, "dup3");
 }
 
 static bool is_npu_path(const char *path)
@@ -174,6 +180,38 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
     return openat(dirfd, path, flags);
+}
+
+/* A duplicate of an NPU descriptor is an NPU descriptor too (as a dup of the real node would
+ * be); a descriptor dup2'd over one stops being one. */
+static int track_dup(int oldfd, int newfd)
+{
+    if (newfd >= 0 && newfd < MAX_FDS)
+        atomic_store(&sim_fd[newfd], is_sim_fd(oldfd));
+    else if (newfd >= MAX_FDS && is_sim_fd(oldfd)) {
+        real_close(newfd);
+        errno = EMFILE;
+        return -1;
+    }
+    return newfd;
+}
+
+EXPORT int dup(int fd)
+{
+    pthread_once(&once, init);
+    return track_dup(fd, real_dup(fd));
+}
+
+EXPORT int dup2(int fd, int fd2)
+{
+    pthread_once(&once, init);
+    return track_dup(fd, real_dup2(fd, fd2));
+}
+
+EXPORT int dup3(int fd, int fd2, int flags)
+{
+    pthread_once(&once, init);
+    return track_dup(fd, real_dup3(fd, fd2, flags));
 }
 
 EXPORT int close(int fd)
