@@ -62,6 +62,14 @@ ok bash -c "'$cli' kt link --meshes 3 --ring 0:2:7 | grep -q 'mesh 2: interlink 
 ok bash -c "'$cli' kt link --json --ring 1:0 | grep -q '\"received\": \[0, 1, 0, 0\]'"
 ok bash -c "'$cli' kt link --meshes 1 | grep -q 'no interlink'"
 ok bash -c "'$cli' kt link --ring 0:3 2>&1 | grep -q 'beyond the card'"
+# Runtime mesh ids and clearing, through the driver's kt_il_set_mesh_id and kt_il_clear.
+ok bash -c "'$cli' kt link --mesh-id 1:2 --ring 0:2 | grep -q 'mesh 1: interlink 0x000000001422494c, mesh id 2'"
+ok bash -c "'$cli' kt link --mesh-id 1:2 --ring 0:2 | grep -A1 '^mesh 1' | grep -q 'received from mesh 0..3: 1 0 0 0'"
+ok bash -c "'$cli' kt link --mesh-id 1:2 --ring 0:1 2>&1 | grep -q 'no mesh has that id'"
+ok bash -c "'$cli' kt link --ring 0:1 --clear | grep -A1 '^mesh 1' | grep -q 'received from mesh 0..3: 0 0 0 0'"
+ok bash -c "'$cli' kt link --ring 0:1 | grep -A1 '^mesh 1' | grep -q 'received from mesh 0..3: 1 0 0 0'"
+ok bash -c "'$cli' kt link --mesh-id 1:5 2>&1 | grep -q \"mesh-id '1:5': expected MESH:ID, both 0..3\""
+ok bash -c "'$cli' kt link --mesh-id 2:1 2>&1 | grep -q 'mesh-id 2:1 names a mesh beyond the card.s 2'"
 # The same saxpy, host form and engine form; both report transactions and bytes.
 ok bash -c "'$cli' kt saxpy -n 1000 --json | grep -q '\"transactions\": [0-9]*, \"bytes\": [0-9]*'"
 ok bash -c "'$cli' kt saxpy -n 1000 --engine --json | grep -q '\"transactions\": [0-9]*, \"bytes\": [0-9]*'"

@@ -1,6 +1,7 @@
-/* `npukit kt link`: the interlink of a simulated multi-mesh card — ring doorbells between meshes,
- * then print every mesh's capability word, doorbell counts, link counters, credit state and
- * sticky faults, read through its own control window as a driver reads them. */
+/* `npukit kt link`: the interlink of a simulated multi-mesh card — set runtime mesh ids, ring
+ * doorbells between meshes, optionally clear the doorbell counts and sticky faults, then print
+ * every mesh's capability word, doorbell counts, link counters, credit state and sticky faults,
+ * read through its own control window as a driver reads them. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -48,6 +49,23 @@ static bool parse_ring(const char *text, ring_req *r)
     return true;
 }
 
+/* "M:ID": give mesh M the runtime mesh id ID (both 0..3). */
+static bool parse_mesh_id(const char *text, unsigned id_of[4])
+{
+    unsigned m, id;
+    const char *p = ring_field(text, ':', 3, &m);
+    if (p && *p == ':')
+        p = ring_field(p + 1, '\0', 3, &id);
+    else
+        p = NULL;
+    if (!p || *p) {
+        fprintf(stderr, "npukit kt link: --mesh-id '%s': expected MESH:ID, both 0..3\n", text);
+        return false;
+    }
+    id_of[m] = id;
+    return true;
+}
+
 static void print_mesh(kt_card_cli *c, unsigned m, bool last)
 {
     uint64_t base = ktsim_card_ctrl_base(c->card, m);
@@ -92,7 +110,8 @@ int kt_link_main(int argc, char **argv)
     kt_card_cli c = {0};
     c.meshes = 2;
     ring_req rings[MAX_RINGS];
-    unsigned n_rings = 0;
+    unsigned n_rings = 0, id_of[4] = {~0u, ~0u, ~0u, ~0u}; /* ~0: keep the id the card gave */
+    bool clear = false;
     for (int i = 1; i < argc; i++) {
         int r = kt_card_cli_option(&c, argc, argv, &i);
         if (r < 0)
@@ -108,20 +127,42 @@ int kt_link_main(int argc, char **argv)
             if (!v || !parse_ring(v, &rings[n_rings]))
                 return 2;
             n_rings++;
+        } else if (!strcmp(argv[i], "--mesh-id")) {
+            const char *v = cli_value(argc, argv, &i);
+            if (!v || !parse_mesh_id(v, id_of))
+                return 2;
+        } else if (!strcmp(argv[i], "--clear")) {
+            clear = true;
         } else {
             fprintf(stderr, "npukit kt link: unknown option '%s'\n", argv[i]);
             return 2;
         }
     }
+    for (unsigned m = 0; m < 4; m++)
+        if (id_of[m] != ~0u && m >= c.meshes) {
+            fprintf(stderr, "npukit kt link: --mesh-id %u:%u names a mesh beyond the card's %u\n", m, id_of[m],
+                    c.meshes);
+            return 2;
+        }
+    /* FROM is a mesh's position on the card; TO is the runtime id a doorbell is addressed to. */
+    bool id_taken[4] = {false};
+    for (unsigned m = 0; m < c.meshes && m < 4; m++)
+        id_taken[id_of[m] != ~0u ? id_of[m] : m] = true;
     for (unsigned i = 0; i < n_rings; i++)
-        if (rings[i].from >= c.meshes || rings[i].to >= c.meshes) {
-            fprintf(stderr, "npukit kt link: --ring %u:%u names a mesh beyond the card's %u\n", rings[i].from,
-                    rings[i].to, c.meshes);
+        if (rings[i].from >= c.meshes || !id_taken[rings[i].to]) {
+            fprintf(stderr, "npukit kt link: --ring %u:%u names a mesh beyond the card's %u (%s)\n", rings[i].from,
+                    rings[i].to, c.meshes, rings[i].from >= c.meshes ? "no mesh at that position" : "no mesh has that id");
             return 2;
         }
     int rc = kt_card_cli_open(&c);
     if (rc)
         return rc;
+    for (unsigned m = 0; m < c.meshes; m++)
+        if (id_of[m] != ~0u && kt_il_set_mesh_id(c.t, ktsim_card_ctrl_base(c.card, m), id_of[m])) {
+            rc = cli_lib_error("kt link: --mesh-id");
+            kt_card_cli_close(&c);
+            return rc;
+        }
     for (unsigned i = 0; i < n_rings; i++)
         if (kt_il_ring(c.t, ktsim_card_ctrl_base(c.card, rings[i].from), rings[i].to, (uint8_t)rings[i].tag)) {
             rc = cli_lib_error("kt link: ring");
@@ -129,6 +170,12 @@ int kt_link_main(int argc, char **argv)
             return rc;
         }
     ktsim_card_step(c.card, SETTLE_CYCLES); /* let the doorbells cross */
+    for (unsigned m = 0; clear && m < c.meshes; m++) /* inbound doorbell counts and sticky faults */
+        if (kt_il_clear(c.t, ktsim_card_ctrl_base(c.card, m), true, true)) {
+            rc = cli_lib_error("kt link: --clear");
+            kt_card_cli_close(&c);
+            return rc;
+        }
     if (c.o.json)
         printf("{\"meshes\": [\n");
     for (unsigned m = 0; m < c.meshes; m++)
