@@ -157,13 +157,15 @@ int rk_bench_main(int argc, char **argv)
                mo = npk_median(over, (size_t)iters), mc = npk_median(cpy, (size_t)iters);
         const char *label = info.simulated ? "modelled" : "measured";
         double gops = mn > 0 ? ops / mn : 0;
+        char esc[6 * sizeof info.device + 1];
         if (json) {
             printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
                    "\"iters\":%d,\"tasks\":%u,\"submits\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\","
                    "\"gops\":%.3f,\"host_ms\":%.6f,\"overhead_us_per_submit\":{\"total\":%.3f,"
                    "\"synth\":%.3f,\"pack\":%.3f,\"sync\":%.3f,\"accumulate\":%.3f},"
                    "\"memcpy_us_per_submit\":%.3f,\"overhead_vs_memcpy\":%.3f}\n",
-                   npk_rk_prec_name(o.in), npk_rk_prec_name(o.out), o.m, o.k, o.n, info.device,
+                   npk_rk_prec_name(o.in), npk_rk_prec_name(o.out), o.m, o.k, o.n,
+                   rk_json_escape(info.device, esc, sizeof esc),
                    iters, st.tasks, st.submits, mn / 1e6, label, gops, mh / 1e6, mo / 1e3,
                    npk_median(syn, (size_t)iters) / 1e3, npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
                    npk_median(acc, (size_t)iters) / 1e3, mc / 1e3, mc > 0 ? mo / mc : 0);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rk_opts.h"
 #include "npukit/rk.h"
 
 int rk_info_main(int argc, char **argv)
@@ -30,11 +31,12 @@ int rk_info_main(int argc, char **argv)
     npk_rk_close(rt);
     if (s)
         return cli_lib_error("rk info");
+    char esc[6 * sizeof info.device + 1];
     if (json)
         printf("{\"device\":\"%s\",\"simulated\":%s,\"soc\":\"%s\",\"cores\":%u,"
                "\"drv_version\":%u,\"hw_version\":%u}\n",
-               info.device, info.simulated ? "true" : "false", info.soc, info.cores,
-               info.drv_version, info.hw_version);
+               rk_json_escape(info.device, esc, sizeof esc), info.simulated ? "true" : "false",
+               info.soc, info.cores, info.drv_version, info.hw_version);
     else
         printf("device %s%s\nsoc %s, %u cores\ndriver version %u, hardware version 0x%08x\n",
                info.device, info.simulated ? " (simulator)" : "", info.soc, info.cores,

@@ -24,12 +24,13 @@ static void print_result(bool json, const npk_rk_info *info, const rk_operands *
                          const npk_rk_stats *st, bool checked, const npk_rk_error *e, bool ok)
 {
     const char *label = info->simulated ? "modelled" : "measured";
+    char esc[6 * sizeof info->device + 1];
     if (json) {
         printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
                "\"soc\":\"%s\",\"tasks\":%u,\"submits\":%u,\"warmups\":%u,\"resets\":%u,"
                "\"retries\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\",\"host_ms\":%.6f",
                npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n,
-               info->device, info->soc, st->tasks, st->submits, st->warmups, st->resets,
+               rk_json_escape(info->device, esc, sizeof esc), info->soc, st->tasks, st->submits, st->warmups, st->resets,
                st->retries, st->npu_ns / 1e6, label, st->host_ns / 1e6);
         if (checked)
             printf(",\"check\":{\"max_abs\":%.9g,\"max_rel\":%.9g,\"mismatches\":%llu,\"ok\":%s}",

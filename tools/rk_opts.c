@@ -61,6 +61,22 @@ int rk_shape_opt(rk_shape_opts *o, const char *opt, const char *v)
     return 1;
 }
 
+const char *rk_json_escape(const char *s, char *buf, size_t len)
+{
+    size_t o = 0;
+    for (; *s && o + 7 < len; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            o += (size_t)snprintf(buf + o, len - o, "\\%c", c);
+        else if (c < 0x20)
+            o += (size_t)snprintf(buf + o, len - o, "\\u%04x", c);
+        else
+            buf[o++] = (char)c;
+    }
+    buf[o] = 0;
+    return buf;
+}
+
 bool rk_opt_takes_value(const char *opt, const char *const *own)
 {
     static const char *const shared[] = {"--dtype", "--out",   "-m",     "-k",     "-n",

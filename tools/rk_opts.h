@@ -3,6 +3,7 @@
 #define NPUKIT_TOOLS_RK_OPTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "npukit/rk_soc.h"
@@ -20,6 +21,9 @@ typedef struct rk_shape_opts {
 } rk_shape_opts;
 
 void rk_shape_opts_init(rk_shape_opts *o);
+/* s as the inside of a JSON string (quotes, backslashes and control characters escaped), in
+ * buf; returns buf. A device path is the one free-form value the rk commands print in JSON. */
+const char *rk_json_escape(const char *s, char *buf, size_t len);
 /* One option and its value: --dtype, --out, -m, -k, -n, --mode, --soc, --cores, --chain,
  * --device.
  * Returns 1 when consumed, 0 when `opt` is not one of them, -1 for a bad value (printed). */

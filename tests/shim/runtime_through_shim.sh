@@ -19,6 +19,15 @@ out=$(NPUKIT_RKSIM_IDEAL=99 LD_PRELOAD="$shim" "$cli" rk matmul --device /dev/dr
       --dtype fp16 -m 1 -k 32 -n 16 2>&1)
 ok grep -q "rksim: NPUKIT_RKSIM_IDEAL='99': expected 'all' or hazard numbers 1..18" <<<"$out"
 ok grep -q '/dev/dri/card1: Invalid argument' <<<"$out"
+# A device path is printed in JSON escaped (a quote in it broke the output).
+tmp=$(mktemp -d)
+ln -s /dev/null "$tmp/ca\"rd"
+out=$(NPUKIT_SHIM_DEVICES="$tmp/ca\"rd" LD_PRELOAD="$shim" "$cli" rk info --device "$tmp/ca\"rd" --json)
+ok grep -qF "{\"device\":\"$tmp/ca\\\"rd\",\"simulated\":false," <<<"$out"
+out=$(NPUKIT_SHIM_DEVICES="$tmp/ca\"rd" LD_PRELOAD="$shim" "$cli" rk matmul --device "$tmp/ca\"rd" \
+      --dtype int8 -m 1 -k 32 -n 32 --json)
+ok grep -qF "\"device\":\"$tmp/ca\\\"rd\",\"soc\"" <<<"$out"
+rm -rf "$tmp"
 # Without the shim there is no such device here: a clear error, not a crash.
 ok bash -c "! '$cli' rk matmul --device /dev/dri/card1 --dtype fp16 -m 1 -k 32 -n 16 2>/dev/null"
 echo "$pass passed, $fail failed"
