@@ -74,6 +74,7 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
         return usage("name a mode");
     if (kt_mv_mode_parse(argv[1], &a->mode) != NPK_OK || a->mode == KT_MV_TRANSPOSE || a->mode == KT_MV_XFORM)
         return usage("the mode is one of copy, fill, gather, generate");
+    bool value_given = false;
     for (int i = 2; i < argc; i++) {
         int r = kt_card_cli_option(c, argc, argv, &i);
         if (r < 0)
@@ -100,6 +101,7 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
         if (target) {
             if (!(v = cli_value(argc, argv, &i)) || !cli_u64(o, v, max, target))
                 return 2;
+            value_given |= target == &a->value;
             if ((target == &a->words || target == &a->row_words) && !*target) {
                 fprintf(stderr, "npukit kt move: %s 0: at least 1 word\n", o);
                 return 2;
@@ -134,6 +136,13 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
             return 2;
         }
         c->meshes = a->dst_mesh + 1;
+    }
+    if (!value_given && a->width_bits < 32) /* the default pattern, cut to the element */
+        a->value &= (1u << a->width_bits) - 1;
+    if (a->mode == KT_MV_FILL && a->width_bits < 32 && a->value >> a->width_bits) {
+        fprintf(stderr, "npukit kt move: --value 0x%" PRIx64 " does not fit a %u-bit element (max 0x%x)\n", a->value,
+                a->width_bits, (1u << a->width_bits) - 1);
+        return 2;
     }
     if (a->engine && a->dst_mesh)
         return usage("--engine runs a local move (the doorbell ordering is the host's job here)");
@@ -172,6 +181,28 @@ static uint64_t source_bytes(const move_args *a)
     for (unsigned i = 0; i < a->n_indices; i++)
         top = a->indices[i] > top ? a->indices[i] : top;
     return top * a->pitch + a->row_words * 32;
+}
+
+/* The check compares the destination with what the source held before the move, so the regions
+ * the command writes (source, index buffer, destination in mesh 0) must be apart. */
+static bool overlapping(const move_args *a, uint64_t sbytes)
+{
+    struct {
+        const char *name;
+        uint64_t at, len;
+    } r[3] = {{"--src", a->src, sbytes},
+              {"the index buffer", INDEX_OFF, a->mode == KT_MV_GATHER_MODE ? (a->n_indices * 4ull + 31) / 32 * 32 : 0},
+              {"--dst", a->dst, a->dst_mesh ? 0 : a->words * 32}};
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (r[i].len && r[j].len && r[i].at < r[j].at + r[j].len && r[j].at < r[i].at + r[i].len) {
+                fprintf(stderr,
+                        "npukit kt move: %s 0x%" PRIx64 "+%" PRIu64 " overlaps %s 0x%" PRIx64 "+%" PRIu64
+                        " (the check needs the source intact)\n",
+                        r[i].name, r[i].at, r[i].len, r[j].name, r[j].at, r[j].len);
+                return true;
+            }
+    return false;
 }
 
 /* The move as a host control program: its writes, a POLL of AUX_STAT.busy, DONE — loaded into
@@ -241,6 +272,8 @@ int kt_move_main(int argc, char **argv)
     uint64_t sbytes = (source_bytes(&a) + 31) / 32 * 32;
     if (sbytes > MAX_SOURCE)
         return usage("the source would be larger than the 64 MiB this command fills (indices x pitch too large)");
+    if (overlapping(&a, sbytes))
+        return 2;
     if ((rc = kt_card_cli_open(&c)))
         return rc;
     /* Both ends inside the mesh's DRAM: the host writes the source, the check reads the result. */
