@@ -21,6 +21,8 @@ ok bash -c "'$cli' kt status --json | grep -q '\"transport\": {\"transactions\":
 ok bash -c "'$cli' kt enum --json | grep -q '\"transport\": {\"transactions\": [0-9]'"
 ok bash -c "'$cli' kt saxpy -n 0 2>&1 | grep -q -- '-n 0: at least 1 element'"
 ok bash -c "'$cli' kt saxpy -n 1048577 2>&1 | grep -q -- '-n=1048577 exceeds the limit 1048576'"
+ok bash -c "'$cli' kt saxpy -n 99999999999999999999 2>&1 | grep -q -- '-n=99999999999999999999 exceeds the limit 1048576'"
+ok bash -c "'$cli' kt move copy --meshes 99999999999999999999 2>&1 | grep -q -- '--meshes=99999999999999999999 is outside 1..4'"
 # Past 262144 elements x is longer than 1 MiB: y must not be uploaded over its tail.
 ok bash -c "'$cli' kt saxpy -n 262152 | grep -q 'check: ok (0 of 262152'"
 ok bash -c "'$cli' kt saxpy -n 262152 --engine --wait-cycles 200 | grep -q 'check: ok (0 of 262152'"

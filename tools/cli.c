@@ -37,6 +37,10 @@ bool cli_u64(const char *opt, const char *text, uint64_t max, uint64_t *out)
     errno = 0;
     char *end = NULL;
     unsigned long long v = strtoull(text, &end, 0);
+    if (errno == ERANGE && end && !*end) { /* a number, only too large for 64 bits */
+        fprintf(stderr, "npukit: %s=%s exceeds the limit %" PRIu64 "\n", opt, text, max);
+        return false;
+    }
     if (errno || !end || *end) {
         fprintf(stderr, "npukit: %s: '%s' is not a number\n", opt, text);
         return false;
@@ -63,6 +67,10 @@ bool cli_int(const char *opt, const char *text, int min, int max, int *out)
     errno = 0;
     char *end = NULL;
     long v = text ? strtol(text, &end, 0) : 0;
+    if (text && *text && errno == ERANGE && end && !*end) { /* a number, only too large for long */
+        fprintf(stderr, "npukit: %s=%s is outside %d..%d\n", opt, text, min, max);
+        return false;
+    }
     if (!text || !*text || errno || !end || *end) {
         fprintf(stderr, "npukit: %s: '%s' is not a number\n", opt, text ? text : "");
         return false;
