@@ -82,6 +82,12 @@ ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 64 --soc rk3588 2>&1 >/dev
 # --k-slice caps the K per task, rounded down to the 32-element K-tile.
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 4096 -n 16 --k-slice 1000 | grep -q '5 tasks, 5 K slices'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 4096 -n 16 --k-slice 16 2>&1 | grep -q 'K slice limit 16 is below the 32-element K-tile'"
+# rk regs: a name in any case, or an offset (every register there).
+ok bash -c "'$cli' rk regs cna_cbuf_con0 | grep -q '^CNA       0x0201 0x1040 CNA_CBUF_CON0'"
+ok bash -c "'$cli' rk regs 0x1040 | grep -q '\\[3:0\\] DATA_BANK'"
+ok test "$("$cli" rk regs 0x0008 | grep -c '^PC')" = 2
+ok bash -c "'$cli' rk regs 0x9999 2>&1 | grep -q \"no register at offset '0x9999'\""
+ok bash -c "'$cli' rk regs NOPE 2>&1 | grep -q \"no register named 'NOPE'\""
 # Shapes near 2^32 once wrapped the padding: K divided by zero (SIGFPE), N planned 0 tasks.
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 4294967295 -n 16 2>&1 | grep -q 'K=4294967295 N=16: each must be at most 16777216'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 32 -n 4294967295 2>&1 | grep -q 'each must be at most 16777216'"

@@ -1,6 +1,10 @@
-/* `npukit rk regs [NAME]`: the register table, or one register with its fields. */
+/* `npukit rk regs [NAME|OFFSET]`: the register table, or one register with its fields. NAME
+ * matches in any case; an offset (0x1040) lists every register at it, since captures and
+ * decoded dumps name registers by offset. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 #include "npukit/rk_regs.h"
@@ -20,21 +24,33 @@ static void print_reg(const npk_rk_reg *r, int with_fields)
 int rk_regs_main(int argc, char **argv)
 {
     if (argc > 2) {
-        fprintf(stderr, "usage: npukit rk regs [NAME]\n");
+        fprintf(stderr, "usage: npukit rk regs [NAME|OFFSET]\n");
         return 2;
     }
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("usage: npukit rk regs [NAME]   (the register table, or NAME's fields)\n");
+        printf("usage: npukit rk regs [NAME|OFFSET]   (the register table, or the fields of\n"
+               "       the register NAME, in any case, or of every register at OFFSET, e.g. "
+               "0x1040)\n");
         return 0;
     }
     if (argc == 2) {
-        const npk_rk_reg *r = npk_rk_reg_by_name(argv[1]);
-        if (!r) {
-            fprintf(stderr, "npukit: no register named '%s' (npukit rk regs lists them)\n",
-                    argv[1]);
+        const char *a = argv[1];
+        char *end;
+        unsigned long off = strtoul(a, &end, 16);
+        bool is_off = (a[0] == '0' && (a[1] == 'x' || a[1] == 'X')) && a[2] && !*end;
+        unsigned found = 0;
+        for (unsigned i = 0; i < NPK_REG_COUNT; i++) {
+            const npk_rk_reg *r = npk_rk_reg_info((npk_rk_reg_id)i);
+            if (is_off ? r->offset == off : !strcasecmp(r->name, a)) {
+                print_reg(r, 1);
+                found++;
+            }
+        }
+        if (!found) {
+            fprintf(stderr, "npukit: no register %s '%s' (npukit rk regs lists them)\n",
+                    is_off ? "at offset" : "named", a);
             return 1;
         }
-        print_reg(r, 1);
         return 0;
     }
     printf("%-9s %-6s %-6s %s\n", "block", "target", "offset", "name");
