@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "kt_testlib.h"
 #include "ktsim/mesh.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
@@ -17,12 +18,7 @@ static ktsim *make(ktsim_config *c)
     return s;
 }
 
-static ktsim *preset(const char *name)
-{
-    ktsim_config c;
-    CHECK_EQ(ktsim_preset_load(name, &c), NPK_OK);
-    return make(&c);
-}
+static ktsim *preset(const char *name) { return kt_test_sim(name, KT_GEN_PRESET, NULL); }
 
 /* Facts §1.2: clamp into the grid, X first, then Y, then at most one outward hop; West > East >
  * North > South > Local; north is the smaller y. */

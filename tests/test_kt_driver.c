@@ -5,22 +5,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "kt_testlib.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
 
-static ktsim *make(const char *preset, ktsim_gen gen)
-{
-    ktsim_config c;
-    if (ktsim_preset_load(preset, &c) != NPK_OK) {
-        fprintf(stderr, "%s\n", npk_last_error());
-        return NULL;
-    }
-    c.gen = gen;
-    ktsim *s = NULL;
-    if (ktsim_create(&c, &s) != NPK_OK)
-        fprintf(stderr, "%s\n", npk_last_error());
-    return s;
-}
+static ktsim *make(const char *preset, ktsim_gen gen) { return kt_test_sim(preset, (int)gen, NULL); }
 
 static npk_status open_dev(kt_dev *d, ktsim *s)
 {

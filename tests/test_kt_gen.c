@@ -5,18 +5,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "kt_testlib.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
 
-static ktsim *sim_for(ktsim_gen gen)
-{
-    ktsim_config c;
-    ktsim_preset_load("default", &c);
-    c.gen = gen;
-    ktsim *s = NULL;
-    ktsim_create(&c, &s);
-    return s;
-}
+static ktsim *sim_for(ktsim_gen gen) { return kt_test_sim("default", (int)gen, NULL); }
 
 static void retire_flit(kt_flit *f, uint32_t result, uint8_t txn, bool last)
 {

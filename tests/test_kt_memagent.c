@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "kt_testlib.h"
 #include "ktsim/dram.h"
 #include "ktsim/memport.h"
 #include "ktsim/mesh.h"
@@ -275,9 +276,7 @@ static void test_write_refusals(void)
 static void test_host_window(void)
 {
     ktsim_config c;
-    CHECK_EQ(ktsim_preset_load("default", &c), NPK_OK);
-    ktsim *s;
-    CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
+    ktsim *s = kt_test_sim("default", KT_GEN_PRESET, &c);
     kt_transport *t = ktsim_transport(s);
     uint64_t mem = c.mem_base;
     uint8_t ones[64], got[64];
@@ -321,9 +320,7 @@ static void test_host_window(void)
 static void test_unit_reads_unwritten(void)
 {
     ktsim_config c;
-    CHECK_EQ(ktsim_preset_load("default", &c), NPK_OK);
-    ktsim *s;
-    CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
+    ktsim *s = kt_test_sim("default", KT_GEN_PRESET, &c);
     kt_dev d;
     CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, NULL), NPK_OK);
     uint8_t y[32] = {0};

@@ -6,16 +6,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "kt_testlib.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
 
-static ktsim *build(const char *name, ktsim_config *c)
-{
-    CHECK_EQ(ktsim_preset_load(name, c), NPK_OK);
-    ktsim *s = NULL;
-    CHECK_EQ(ktsim_create(c, &s), NPK_OK);
-    return s;
-}
+static ktsim *build(const char *name, ktsim_config *c) { return kt_test_sim(name, KT_GEN_PRESET, c); }
 
 static void test_bundled_documented(void)
 {

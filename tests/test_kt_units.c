@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "kt_testlib.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
 
@@ -147,9 +148,7 @@ static void test_window_refusals(void)
 static void test_fetch(void)
 {
     ktsim_config c;
-    CHECK_EQ(ktsim_preset_load("default", &c), NPK_OK);
-    ktsim *s;
-    CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
+    ktsim *s = kt_test_sim("default", KT_GEN_PRESET, &c);
     kt_dev d;
     CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, NULL), NPK_OK);
     uint64_t word[4] = {0x1122334455667788ull, 1, 2, 3};
@@ -185,9 +184,7 @@ static void run_prog(kt_dev *d, const kt_unit *u, int fault_at, kt_wait_result *
 static void test_fault_between_polls(void)
 {
     ktsim_config c;
-    CHECK_EQ(ktsim_preset_load("card", &c), NPK_OK);
-    ktsim *s;
-    CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
+    ktsim *s = kt_test_sim("card", KT_GEN_PRESET, &c);
     kt_dev d;
     CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, NULL), NPK_OK);
     kt_unit tu = {{1, 2}, {0x5455, 4, 1, 512}, "TU"};
