@@ -88,6 +88,10 @@ ok bash -c "'$cli' rk regs 0x1040 | grep -q '\\[3:0\\] DATA_BANK'"
 ok test "$("$cli" rk regs 0x0008 | grep -c '^PC')" = 2
 ok bash -c "'$cli' rk regs 0x9999 2>&1 | grep -q \"no register at offset '0x9999'\""
 ok bash -c "'$cli' rk regs NOPE 2>&1 | grep -q \"no register named 'NOPE'\""
+# Every rk command's --help prints its usage on stdout and succeeds.
+for c in decode diff synth regs plan exec matmul bench info; do
+  ok bash -c "'$cli' rk $c --help 2>/dev/null | grep -q '^usage: npukit rk $c'"
+done
 # Shapes near 2^32 once wrapped the padding: K divided by zero (SIGFPE), N planned 0 tasks.
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 4294967295 -n 16 2>&1 | grep -q 'K=4294967295 N=16: each must be at most 16777216'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 32 -n 4294967295 2>&1 | grep -q 'each must be at most 16777216'"

@@ -26,9 +26,9 @@
 static const uint32_t EXEC_DATA_FLAGS = 0x403;
 static const uint32_t EXEC_TIMEOUT_MS = 6000; /* the working userspace's timeout (facts A.1) */
 
-static void usage(void)
+static void usage(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: npukit rk exec --dtype fp16|int8|int4 [--out fp32|fp16|int32|int16|int8]\n"
             "                      -m M -k K -n N [--sched auto|0|1] [--mode line|cube] [--core 0..2]\n"
             "                      [--unchecked] [--ideal] [--no-defences] [--seed S]\n");
@@ -100,17 +100,17 @@ static int parse(int argc, char **argv, exec_opts *o)
         } else if (!strcmp(a, "--no-defences")) {
             o->no_defences = true;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage();
-            return 1;
+            usage(stdout);
+            return -1; /* asked for: success, nothing to run */
         } else {
             fprintf(stderr, "npukit: rk exec: unknown option '%s'\n", a);
-            usage();
+            usage(stderr);
             return 2;
         }
     }
     if (!have_dtype || !hm || !hk || !hn) {
         fprintf(stderr, "npukit: rk exec needs --dtype, -m, -k and -n\n");
-        usage();
+        usage(stderr);
         return 2;
     }
     if (!o->have_out)
@@ -370,6 +370,6 @@ int rk_exec_main(int argc, char **argv)
     exec_opts o;
     int rc = parse(argc, argv, &o);
     if (rc)
-        return rc;
+        return rc < 0 ? 0 : rc;
     return run(&o);
 }
