@@ -7,6 +7,7 @@
 #include "check.h"
 #include "kt_testlib.h"
 #include "npukit/kt.h"
+#include "npukit/kt_hostprog.h"
 #include "npukit/ktsim.h"
 
 static const kt_unit SX = {{1, 1}, {0x5358, 4, 0, 8}, "SX"};
@@ -226,7 +227,25 @@ static void expect_run(kt_dev *d, unsigned base, unsigned n, uint32_t last_resul
     CHECK_EQ(r.last.arg, last_result);
 }
 
-static void test_staging_neighbours(ktsim_gen gen)
+/* Staging the way kt_stage does, and as a host program's setup block (kt_hp_stage) run on the
+ * host: the same padded block either way. */
+typedef npk_status (*stage_fn)(kt_dev *d, unsigned base, const kt_flit *f, size_t n);
+
+static npk_status stage_as_program(kt_dev *d, unsigned base, const kt_flit *f, size_t n)
+{
+    kt_hostprog p;
+    kt_hp_init(&p);
+    kt_hp_result r;
+    npk_status s = kt_hp_stage(&p, d, base, f, n);
+    if (!s)
+        s = kt_hp_done(&p, 0);
+    if (!s)
+        s = kt_hp_run_host(d->t, &p, NULL, &r);
+    kt_hp_free(&p);
+    return s;
+}
+
+static void test_staging_neighbours(ktsim_gen gen, stage_fn stage)
 {
     ktsim_config c;
     CHECK_EQ(ktsim_preset_load("default", &c), NPK_OK);
@@ -243,20 +262,20 @@ static void test_staging_neighbours(ktsim_gen gen)
     mk(&b[0], 0xB0, false);
     mk(&b[1], 0xB1, false);
     /* Ascending: A at slots 0-1 (words 0-9), then B at 2-3 (words 10-19, first flit 8-11). */
-    CHECK_EQ(kt_stage(&d, 0, a, 2), NPK_OK);
-    CHECK_EQ(kt_stage(&d, 2, b, 2), NPK_OK);
+    CHECK_EQ(stage(&d, 0, a, 2), NPK_OK);
+    CHECK_EQ(stage(&d, 2, b, 2), NPK_OK);
     expect_run(&d, 0, 2, 0xA1);
     expect_run(&d, 2, 2, 0xB1);
     /* Downwards: B at slot 6 (words 30-34), then A at 4-5 (words 20-29, last flit 28-31). */
-    CHECK_EQ(kt_stage(&d, 6, b, 1), NPK_OK);
-    CHECK_EQ(kt_stage(&d, 4, a, 2), NPK_OK);
+    CHECK_EQ(stage(&d, 6, b, 1), NPK_OK);
+    CHECK_EQ(stage(&d, 4, a, 2), NPK_OK);
     expect_run(&d, 6, 1, 0xB0); /* its result word survived */
     expect_run(&d, 4, 2, 0xA1);
     /* A new session does not know slots 8-9 and pads nothing into them: on a current bitstream
      * the earlier session's program there survives staging slots 10-11. */
-    CHECK_EQ(kt_stage(&d, 8, a, 2), NPK_OK);
+    CHECK_EQ(stage(&d, 8, a, 2), NPK_OK);
     CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, &o), NPK_OK);
-    CHECK_EQ(kt_stage(&d, 10, b, 2), NPK_OK);
+    CHECK_EQ(stage(&d, 10, b, 2), NPK_OK);
     if (gen == KTSIM_GEN_CURRENT)
         expect_run(&d, 8, 2, 0xA1);
     CHECK(ktsim_fault(s) == NULL);
@@ -288,8 +307,10 @@ static void test_split_blocks(void)
 int main(void)
 {
     test_split_blocks();
-    test_staging_neighbours(KTSIM_GEN_CURRENT);
-    test_staging_neighbours(KTSIM_GEN_PRESTROBE);
+    test_staging_neighbours(KTSIM_GEN_CURRENT, kt_stage);
+    test_staging_neighbours(KTSIM_GEN_PRESTROBE, kt_stage);
+    test_staging_neighbours(KTSIM_GEN_CURRENT, stage_as_program);
+    test_staging_neighbours(KTSIM_GEN_PRESTROBE, stage_as_program);
     test_fault_between_polls();
     test_fetch();
     test_saxpy(KTSIM_GEN_CURRENT);

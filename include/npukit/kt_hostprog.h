@@ -87,8 +87,10 @@ npk_status kt_hp_parse(const char *text, const char *origin, kt_hostprog *p);
 size_t kt_hp_to_text(const kt_hostprog *p, char *buf, size_t len);
 
 /* ---- the core's sequences, emitted as program data ---- */
-/* Staging as one setup block (a block: word by word a pre-strobe bitstream keeps 1 word in 4). */
-npk_status kt_hp_stage(kt_hostprog *p, const kt_dev *d, unsigned base, const kt_flit *flits, size_t n);
+/* Staging as one setup block (a block: word by word a pre-strobe bitstream keeps 1 word in 4),
+ * padded to whole 32-byte bus flits with words staged before, exactly as kt_stage writes it; `d`
+ * records the block as staged (the program is expected to run). */
+npk_status kt_hp_stage(kt_hostprog *p, kt_dev *d, unsigned base, const kt_flit *flits, size_t n);
 /* The dispatch: POLL PROG_STAT.run == 0, then BASE, LEN, DST, CRED, KICK — none elided. The
  * NODE_STATUS baseline is read now, on the host, because the wait needs an absolute count. */
 npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base, unsigned n,

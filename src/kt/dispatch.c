@@ -38,25 +38,18 @@ void kt_stage_pack(const kt_dev *d, const kt_flit *flits, size_t n, uint8_t *out
     }
 }
 
-npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
+npk_status kt_stage_block(const kt_dev *d, unsigned base, const kt_flit *flits, size_t n, kt_stage_buf *b)
 {
     npk_status s = kt_stage_check(d, base, n);
     if (s)
         return s;
-    /* Word by word, a pre-strobe bitstream keeps one staging word in four, silently; so staging
-     * exists only as a block, and a transport without a block path is refused. */
-    if (!d->t->bulk)
-        return npk_fail(NPK_EUNSUPPORTED, "transport '%s' has no bulk path: staging must be one contiguous "
-                                          "ascending block (word writes lose 3 words in 4 on pre-strobe bitstreams)",
-                        d->t->name ? d->t->name : "?");
     size_t fw = d->flit_words; /* derived, never assumed to be five */
     size_t first = (size_t)base * fw, end = first + n * fw, lo = first, hi = end;
     size_t stage_words = (size_t)d->opt.stage_flits * fw;
     /* A 32-byte bus flit is four words; extend the block to whole flits where this session knows
      * what the neighbouring words hold, so no beat of a touched flit goes out unstrobed. */
     size_t per_flit = KT_BUS_FLIT_BYTES / 8;
-    bool shadowed = stage_words <= KT_STAGE_SHADOW_WORDS;
-    if (shadowed) {
+    if (stage_words <= KT_STAGE_SHADOW_WORDS) {
         size_t plo = first & ~(per_flit - 1), phi = (end + per_flit - 1) & ~(per_flit - 1);
         if (phi > stage_words)
             phi = stage_words;
@@ -65,22 +58,50 @@ npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
         if (all_known(d, end, phi))
             hi = phi;
     }
-    uint8_t *buf = malloc((hi - lo) * 8);
-    if (!buf)
+    b->bytes = malloc((hi - lo) * 8);
+    if (!b->bytes)
         return npk_fail(NPK_ENOMEM, "staging %zu flits: out of memory", n);
+    b->first = first;
+    b->lo = lo;
+    b->len = (hi - lo) * 8;
+    b->offset = KT_STAGE + lo * 8; /* the extent runs from 0x2000 past 0x2FFF: one block */
     for (size_t w = lo; w < first; w++)
-        kt_put_le64(buf + (w - lo) * 8, d->stage_shadow[w]);
-    kt_stage_pack(d, flits, n, buf + (first - lo) * 8);
+        kt_put_le64(b->bytes + (w - lo) * 8, d->stage_shadow[w]);
+    kt_stage_pack(d, flits, n, b->bytes + (first - lo) * 8);
     for (size_t w = end; w < hi; w++)
-        kt_put_le64(buf + (w - lo) * 8, d->stage_shadow[w]);
-    /* The extent is STAGE_FLITS x FLIT_WORDS x 8 from 0x2000 and runs past 0x2FFF: one block. */
-    s = kt_write_block(d->t, d->base + KT_STAGE + lo * 8, buf, (hi - lo) * 8);
-    if (!s && shadowed)
-        for (size_t w = first; w < end; w++) {
-            d->stage_shadow[w] = kt_le64(buf + (w - lo) * 8);
+        kt_put_le64(b->bytes + (w - lo) * 8, d->stage_shadow[w]);
+    b->end = end;
+    return NPK_OK;
+}
+
+void kt_stage_commit(kt_dev *d, kt_stage_buf *b)
+{
+    if ((size_t)d->opt.stage_flits * d->flit_words <= KT_STAGE_SHADOW_WORDS)
+        for (size_t w = b->first; w < b->end; w++) {
+            d->stage_shadow[w] = kt_le64(b->bytes + (w - b->lo) * 8);
             d->stage_known[w / 8] |= (uint8_t)(1u << (w % 8));
         }
-    free(buf);
+    free(b->bytes);
+    b->bytes = NULL;
+}
+
+npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
+{
+    /* Word by word, a pre-strobe bitstream keeps one staging word in four, silently; so staging
+     * exists only as a block, and a transport without a block path is refused. */
+    if (n && base + n <= d->opt.stage_flits && !d->t->bulk)
+        return npk_fail(NPK_EUNSUPPORTED, "transport '%s' has no bulk path: staging must be one contiguous "
+                                          "ascending block (word writes lose 3 words in 4 on pre-strobe bitstreams)",
+                        d->t->name ? d->t->name : "?");
+    kt_stage_buf b;
+    npk_status s = kt_stage_block(d, base, flits, n, &b);
+    if (s)
+        return s;
+    s = kt_write_block(d->t, d->base + b.offset, b.bytes, b.len);
+    if (s)
+        free(b.bytes);
+    else
+        kt_stage_commit(d, &b);
     return s;
 }
 

@@ -9,6 +9,19 @@
 npk_status kt_stage_check(const kt_dev *d, unsigned base, size_t n);
 /* Flits in the staging RAM's layout: flit_words words each, ascending, into out. */
 void kt_stage_pack(const kt_dev *d, const kt_flit *flits, size_t n, uint8_t *out);
+/* A staging block ready to write at window offset `offset`: `len` bytes from staging word `lo`,
+ * the flits' words [first, end) plus the padding around them. */
+typedef struct kt_stage_buf {
+    uint8_t *bytes;
+    size_t len, lo, first, end;
+    uint32_t offset;
+} kt_stage_buf;
+/* Build the block for n flits at `base`, padded out to whole 32-byte bus flits with the words this
+ * session staged there before (a pre-strobe bitstream zeroes every unsent word of a flit the block
+ * touches); never with words it did not write. */
+npk_status kt_stage_block(const kt_dev *d, unsigned base, const kt_flit *flits, size_t n, kt_stage_buf *b);
+/* The block is on its way: remember its words as staged, free it. */
+void kt_stage_commit(kt_dev *d, kt_stage_buf *b);
 /* A program of n flits at `base` for `unit`; *credit 0 becomes the unit's inst_depth, more than
  * that is refused (it is the one way to reintroduce the deadlock). */
 npk_status kt_dispatch_check(const kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned *credit);

@@ -10,18 +10,19 @@
 #include "dispatch_rules.h"
 #include "npukit/kt_hostprog.h"
 
-npk_status kt_hp_stage(kt_hostprog *p, const kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
+npk_status kt_hp_stage(kt_hostprog *p, kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
 {
-    npk_status s = kt_stage_check(d, base, n);
+    /* The same padded block kt_stage writes, as a setup block; the session's record of what is
+     * staged is updated now, since the program carries the block from here. */
+    kt_stage_buf b;
+    npk_status s = kt_stage_block(d, base, flits, n, &b);
     if (s)
         return s;
-    size_t bytes = n * d->flit_words * 8u;
-    uint8_t *buf = malloc(bytes);
-    if (!buf)
-        return npk_fail(NPK_ENOMEM, "staging %zu flits: out of memory", n);
-    kt_stage_pack(d, flits, n, buf);
-    s = kt_hp_setup(p, d->base + kt_stage_slot_offset(base, d->flit_words), buf, bytes);
-    free(buf);
+    s = kt_hp_setup(p, d->base + b.offset, b.bytes, b.len);
+    if (s)
+        free(b.bytes);
+    else
+        kt_stage_commit(d, &b);
     return s;
 }
 
