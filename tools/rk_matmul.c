@@ -55,11 +55,16 @@ static void print_result(bool json, const npk_rk_info *info, const rk_operands *
         printf("  check vs CPU: max abs error %.3g, %llu of %llu elements differ (exact "
                "required): %s\n",
                e->max_abs, (unsigned long long)e->mismatches, total, ok ? "ok" : "MISMATCH");
+    else if (o->out == NPK_PREC_FP32)
+        printf("  check vs CPU: max abs error %.3g, max rel error %.3g (%llu of %llu elements "
+               "not bit-equal to the double reference; tolerance max abs <= %.3g = (1e-6*K + "
+               "1e-6) * max(1, max|a|*max|b|)): %s\n",
+               e->max_abs, e->max_rel, (unsigned long long)e->mismatches, total,
+               rk_operands_fp32_tolerance(o), ok ? "ok" : "MISMATCH");
     else
         printf("  check vs CPU: max abs error %.3g, max rel error %.3g (%llu of %llu elements "
-               "not bit-equal to the double reference; tolerance %s): %s\n",
+               "not bit-equal to the double reference; tolerance max rel <= 2^-10): %s\n",
                e->max_abs, e->max_rel, (unsigned long long)e->mismatches, total,
-               o->out == NPK_PREC_FP32 ? "max abs <= 1e-6*K + 1e-6" : "max rel <= 2^-10",
                ok ? "ok" : "MISMATCH");
 }
 

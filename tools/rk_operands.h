@@ -27,9 +27,11 @@ bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, ui
 void rk_operands_free(rk_operands *o);
 
 /* Compare C with the CPU reference; *ok is whether it is within the documented tolerance:
- * integers exact; fp32 max abs <= 1e-6 * K + 1e-6 (fp32 accumulation of products of
- * [-1, 1) values); fp16 max rel <= 2^-10 (one fp16 rounding on top). */
+ * integers exact; fp32 max abs <= (1e-6 * K + 1e-6) * max(1, max|a| * max|b|) (fp32
+ * accumulation of the products); fp16 max rel <= 2^-10 (one fp16 rounding on top). */
 bool rk_operands_check(rk_operands *o, npk_rk_error *err, bool *ok);
+/* The fp32-output bound: (1e-6 * K + 1e-6) * max(1, max|a| * max|b|). */
+double rk_operands_fp32_tolerance(const rk_operands *o);
 
 /* Open the runtime on so->device with so->cores / so->chain, query it, and pack o's B with
  * M as the hint. Prints the error and returns false on failure (*rt, *w may then be set and
