@@ -18,7 +18,8 @@ static bool all_known(const kt_dev *d, size_t from, size_t to)
     return true;
 }
 
-npk_status kt_stage_check(const kt_dev *d, unsigned base, size_t n)
+/* n flits from slot `base` must be at least one and stay inside STAGE_FLITS. */
+static npk_status stage_check(const kt_dev *d, unsigned base, size_t n)
 {
     if (!n)
         return npk_fail(NPK_EINVAL, "staging 0 flits");
@@ -28,7 +29,8 @@ npk_status kt_stage_check(const kt_dev *d, unsigned base, size_t n)
     return NPK_OK;
 }
 
-void kt_stage_pack(const kt_dev *d, const kt_flit *flits, size_t n, uint8_t *out)
+/* Flits in the staging RAM's layout: flit_words words each, ascending, into out. */
+static void stage_pack(const kt_dev *d, const kt_flit *flits, size_t n, uint8_t *out)
 {
     size_t stride = d->flit_words * 8u; /* derived from CAPS, never assumed to be five words */
     for (size_t i = 0; i < n; i++) {
@@ -40,7 +42,7 @@ void kt_stage_pack(const kt_dev *d, const kt_flit *flits, size_t n, uint8_t *out
 
 npk_status kt_stage_block(const kt_dev *d, unsigned base, const kt_flit *flits, size_t n, kt_stage_buf *b)
 {
-    npk_status s = kt_stage_check(d, base, n);
+    npk_status s = stage_check(d, base, n);
     if (s)
         return s;
     size_t fw = d->flit_words; /* derived, never assumed to be five */
@@ -67,7 +69,7 @@ npk_status kt_stage_block(const kt_dev *d, unsigned base, const kt_flit *flits, 
     b->offset = KT_STAGE + lo * 8; /* the extent runs from 0x2000 past 0x2FFF: one block */
     for (size_t w = lo; w < first; w++)
         kt_put_le64(b->bytes + (w - lo) * 8, d->stage_shadow[w]);
-    kt_stage_pack(d, flits, n, b->bytes + (first - lo) * 8);
+    stage_pack(d, flits, n, b->bytes + (first - lo) * 8);
     for (size_t w = end; w < hi; w++)
         kt_put_le64(b->bytes + (w - lo) * 8, d->stage_shadow[w]);
     b->end = end;

@@ -1,14 +1,10 @@
-/* The rules the core's staging and dispatch (dispatch.c) and their host-program forms
- * (hostprog_seq.c) share, so the two forms refuse the same arguments with the same words. */
+/* What the core's staging and dispatch (dispatch.c) and their host-program forms (hostprog_seq.c)
+ * share, so the two forms build the same blocks and refuse the same arguments with the same words. */
 #ifndef NPUKIT_KT_DISPATCH_RULES_H
 #define NPUKIT_KT_DISPATCH_RULES_H
 
 #include "npukit/kt.h"
 
-/* n flits from slot `base` must be at least one and stay inside STAGE_FLITS. */
-npk_status kt_stage_check(const kt_dev *d, unsigned base, size_t n);
-/* Flits in the staging RAM's layout: flit_words words each, ascending, into out. */
-void kt_stage_pack(const kt_dev *d, const kt_flit *flits, size_t n, uint8_t *out);
 /* A staging block ready to write at window offset `offset`: `len` bytes from staging word `lo`,
  * the flits' words [first, end) plus the padding around them. */
 typedef struct kt_stage_buf {
