@@ -7,8 +7,6 @@
 #include "npukit/rknpu_uapi.h"
 #include "rksim/sim.h"
 
-/* What GET_* actions report: the board values the fact sheet quotes where it quotes one. */
-static const uint32_t VOLT_UV = 850000u;             /* not in the facts: a plausible value */
 
 static int do_version(struct rknpu_drm_version *v)
 {
@@ -50,8 +48,9 @@ static int do_action(rksim *s, struct rknpu_action *a)
         s->freq_hz = a->value;
         return 0;
     case RKNPU_GET_VOLT:
-        a->value = VOLT_UV;
-        return 0;
+        /* No source gives the NPU's voltage: the model refuses rather than invent one
+         * (EOPNOTSUPP, which the driver never returns). */
+        return -EOPNOTSUPP;
     case RKNPU_ACT_RESET:
         /* Soft-resets every core: clears wedge/queue state, primes integer mode (spec "State
          * gotchas": the int8 fix and the wedge recovery). */
