@@ -150,8 +150,9 @@ int kt_link_main(int argc, char **argv)
         id_taken[id_of[m] != ~0u ? id_of[m] : m] = true;
     for (unsigned i = 0; i < n_rings; i++)
         if (rings[i].from >= c.meshes || !id_taken[rings[i].to]) {
+            const char *why = rings[i].from >= c.meshes ? "no mesh at that position" : "no mesh has that id";
             fprintf(stderr, "npukit kt link: --ring %u:%u names a mesh beyond the card's %u (%s)\n", rings[i].from,
-                    rings[i].to, c.meshes, rings[i].from >= c.meshes ? "no mesh at that position" : "no mesh has that id");
+                    rings[i].to, c.meshes, why);
             return 2;
         }
     int rc = kt_card_cli_open(&c);

@@ -16,7 +16,9 @@ static const cli_command kt_commands[] = {
      kt_status_main},
     {"move", "run one memory-mover move and check it: copy|fill|gather|generate [--words N] [--dst-mesh M] [--sim P]",
      kt_move_main},
-    {"link", "ring doorbells between the meshes of a card, print interlink state [--meshes K] [--mesh-id M:ID] [--ring F:T[:TAG]] [--clear]",
+    {"link",
+     "ring doorbells between the meshes of a card, print interlink state [--meshes K] [--mesh-id M:ID] "
+     "[--ring F:T[:TAG]] [--clear]",
      kt_link_main},
     {"prog", "run a host control program from a text file on the host or in the engine FILE [--engine] [--sim P]",
      kt_prog_main},

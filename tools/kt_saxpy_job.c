@@ -50,8 +50,9 @@ npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_
     j->x_off = X_OFF;
     j->y_off = X_OFF + (j->padded * 4 + OPERAND_ALIGN - 1) / OPERAND_ALIGN * OPERAND_ALIGN;
     if (j->y_off + j->padded * 4 > dram_size)
-        return npk_fail(NPK_ELIMIT, "saxpy n=%" PRIu64 ": x and y end at 0x%" PRIx64 ", past the preset's DRAM of 0x%" PRIx64
-                        " bytes", n, j->y_off + j->padded * 4, dram_size);
+        return npk_fail(NPK_ELIMIT,
+                        "saxpy n=%" PRIu64 ": x and y end at 0x%" PRIx64 ", past the preset's DRAM of 0x%" PRIx64 " bytes",
+                        n, j->y_off + j->padded * 4, dram_size);
     j->x = calloc(j->padded, sizeof *j->x);
     j->y = calloc(j->padded, sizeof *j->y);
     j->want = calloc(j->padded, sizeof *j->want);
