@@ -88,6 +88,9 @@ ok bash -c "'$cli' rk regs 0x1040 | grep -q '\\[3:0\\] DATA_BANK'"
 ok test "$("$cli" rk regs 0x0008 | grep -c '^PC')" = 2
 ok bash -c "'$cli' rk regs 0x9999 2>&1 | grep -q \"no register at offset '0x9999'\""
 ok bash -c "'$cli' rk regs NOPE 2>&1 | grep -q \"no register named 'NOPE'\""
+# --scale/--shift: refused where they would be ignored or cut to the field.
+ok bash -c "'$cli' rk synth --dtype fp16 -m 4 -k 32 -n 16 --scale 5 2>&1 | grep -q 'applies only to int8->int8 and int8->int16 outputs'"
+ok bash -c "'$cli' rk synth --dtype int8 --out int8 -m 4 -k 512 -n 32 --unchecked --scale 3 --shift 4096 2>&1 | grep -q 'at most 4095'"
 # Every rk command's --help prints its usage on stdout and succeeds.
 for c in decode diff synth regs plan exec matmul bench info; do
   ok bash -c "'$cli' rk $c --help 2>/dev/null | grep -q '^usage: npukit rk $c'"

@@ -63,6 +63,26 @@ static void test_strides_and_cube(void)
     CHECK_STR_HAS(npk_last_error(), "output row stride 32772 is 8193 16-byte units, beyond "
                                     "NOTCH_ADDR_1's 13 bits (at most 32768 elements of fp32)");
     mm.c_pitch = 0;
+    /* Requantization settings are refused where they would be ignored or cut (they were). */
+    mm.requant_scale = 5;
+    CHECK_EQ(synth(&mm, b), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "applies only to int8->int8 and int8->int16 outputs, not "
+                                    "fp16->fp32");
+    mm = npk_rk_mm_default(NPK_PREC_INT8, 4, 512, 32);
+    mm.out = NPK_PREC_INT8;
+    mm.unchecked = true;
+    mm.requant_shift = 7;
+    CHECK_EQ(synth(&mm, b), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "shift 7 needs its multiplier");
+    mm.requant_scale = 1234;
+    mm.requant_shift = 4096;
+    CHECK_EQ(synth(&mm, b), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "shift 4096 exceeds OUT_CVT_SHIFT's 12 bits (at most 4095)");
+    mm.requant_shift = 4095;
+    CHECK_EQ(synth(&mm, b), NPK_OK);
+    CHECK_EQ(value_of(b, 0x4084, 0), 1234);
+    CHECK_EQ(value_of(b, 0x4088, 0), 4095);
+    mm = npk_rk_mm_default(NPK_PREC_FP16, 4, 64, 16);
     /* fp16 in cube mode (mtx's geometry): LINE_STRIDE 4, SURF_STRIDE 4*(M/4-1), DST stride
      * M<<4, notch 0, SURFACE_ADD (M*F)<<4. */
     mm = npk_rk_mm_default(NPK_PREC_FP16, 8, 64, 32);

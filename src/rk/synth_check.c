@@ -41,6 +41,26 @@ static npk_status check_encodable(const npk_rk_mm *mm)
         return npk_fail(NPK_EINVAL, "mode %d is neither line (0) nor cube (1)", mm->mode);
     if (mm->sched != NPK_SCHED_AUTO && mm->sched != NPK_SCHED_0 && mm->sched != NPK_SCHED_1)
         return npk_fail(NPK_EINVAL, "sched %d is not auto, 0 or 1", mm->sched);
+    /* The requantization converter: only the narrow int8 outputs use it, and the shift is a
+     * 12-bit field (facts B.4 OUT_CVT_SHIFT[11:0]). Anything else used to be ignored or cut. */
+    if (mm->requant_scale || mm->requant_shift) {
+        if (npk_rk_out_stage_find(mm->in, mm->out)->completes)
+            return npk_fail(NPK_EINVAL,
+                            "requantization (scale %u, shift %u) applies only to int8->int8 "
+                            "and int8->int16 outputs, not %s->%s",
+                            mm->requant_scale, mm->requant_shift, pname(mm->in),
+                            pname(mm->out));
+        if (!mm->requant_scale)
+            return npk_fail(NPK_EINVAL,
+                            "requantization shift %u needs its multiplier (scale 1..65535; "
+                            "0 selects the identity 0x4000 >> 14)",
+                            mm->requant_shift);
+        if (!npk_rk_field_fits(NPK_RKF(DPU_OUT_CVT_SHIFT, OUT_CVT_SHIFT), mm->requant_shift))
+            return npk_fail(NPK_EINVAL,
+                            "requantization shift %u exceeds OUT_CVT_SHIFT's 12 bits (at most "
+                            "4095)",
+                            mm->requant_shift);
+    }
     return NPK_OK;
 }
 
