@@ -46,12 +46,13 @@ static bool sx_ready(void *p) { return ((saxpy_unit *)p)->state == SX_IDLE; }
 static void sx_issue(void *p, const kt_flit *inst)
 {
     saxpy_unit *u = p;
-    unsigned op = (unsigned)kt_flit_bits(inst, 248, 8);
-    u->n = (uint32_t)kt_flit_bits(inst, 224, 24);
-    uint32_t abits = (uint32_t)kt_flit_bits(inst, 192, 32);
+    const kt_field *L = kt_layout_saxpy; /* op, n, a, x_addr, y_addr */
+    unsigned op = (unsigned)kt_field_get(inst, &L[0]);
+    u->n = (uint32_t)kt_field_get(inst, &L[1]);
+    uint32_t abits = (uint32_t)kt_field_get(inst, &L[2]);
     memcpy(&u->a, &abits, sizeof u->a);
-    u->x_addr = kt_flit_bits(inst, 128, 64);
-    u->y_addr = kt_flit_bits(inst, 64, 64);
+    u->x_addr = kt_field_get(inst, &L[3]);
+    u->y_addr = kt_field_get(inst, &L[4]);
     u->fault = 0;
     if (op != SX_OP)
         u->fault = SX_FAULT_OPCODE;
