@@ -40,6 +40,9 @@ ok bash -c "timeout 10 '$cli' rk matmul --device sim --dtype fp16 -m 1 -k 429496
 ok bash -c "timeout 10 '$cli' rk bench 4294967295 1 1 1 --device sim 2>&1 | grep -q 'M=4294967295 exceeds the runtime.s limit 16777216'"
 ok bash -c "'$cli' rk matmul --device sim --dtype int4 -m 64 -k 1000 -n 128 --chain 8 --check --json | grep -q '\"tasks\":4,\"submits\":2,.*\"ok\":true'"
 ok bash -c "'$cli' rk matmul --device sim --dtype int4 -m 1 -k 64 -n 64 --chain 65 2>&1 | grep -q 'outside 1..64'"
+# How many cores a call used: fewer than allowed when N has fewer than two groups per core.
+ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 4 -k 32 -n 16 | grep -q '^fp16 4x32x16 -> fp32 on sim (rk3588, 3 cores, 1 used)$'"
+ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 4 -k 32 -n 160 --json | grep -q '\"soc\":\"rk3588\",\"cores_used\":3,\"tasks\":3,'"
 # bench: the vendor demo's positional form and the named form.
 "$cli" rk bench 8 64 64 2 --iters 3 --warmup 1 --device sim > "$tmp/b"
 ok grep -q '^int8 8x64x64 -> int32 on sim: 3 runs after 1 warm-up, medians' "$tmp/b"

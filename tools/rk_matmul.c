@@ -27,10 +27,10 @@ static void print_result(bool json, const npk_rk_info *info, const rk_operands *
     char esc[6 * sizeof info->device + 1];
     if (json) {
         printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
-               "\"soc\":\"%s\",\"tasks\":%u,\"submits\":%u,\"warmups\":%u,\"resets\":%u,"
+               "\"soc\":\"%s\",\"cores_used\":%u,\"tasks\":%u,\"submits\":%u,\"warmups\":%u,\"resets\":%u,"
                "\"retries\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\",\"host_ms\":%.6f",
                npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n,
-               rk_json_escape(info->device, esc, sizeof esc), info->soc, st->tasks, st->submits, st->warmups, st->resets,
+               rk_json_escape(info->device, esc, sizeof esc), info->soc, st->cores_used, st->tasks, st->submits, st->warmups, st->resets,
                st->retries, st->npu_ns / 1e6, label, st->host_ns / 1e6);
         if (checked)
             printf(",\"check\":{\"max_abs\":%.9g,\"max_rel\":%.9g,\"mismatches\":%llu,\"ok\":%s}",
@@ -39,9 +39,9 @@ static void print_result(bool json, const npk_rk_info *info, const rk_operands *
         printf("}\n");
         return;
     }
-    printf("%s %ux%ux%u -> %s on %s (%s, %u core%s)\n", npk_rk_prec_name(o->in), o->m, o->k,
-           o->n, npk_rk_prec_name(o->out), info->device, info->soc, info->cores,
-           info->cores == 1 ? "" : "s");
+    printf("%s %ux%ux%u -> %s on %s (%s, %u core%s, %u used)\n", npk_rk_prec_name(o->in), o->m,
+           o->k, o->n, npk_rk_prec_name(o->out), info->device, info->soc, info->cores,
+           info->cores == 1 ? "" : "s", st->cores_used);
     printf("  tasks %u, submits %u (warm-ups %u, resets %u, retries %u)\n", st->tasks,
            st->submits, st->warmups, st->resets, st->retries);
     printf("  NPU time %.3f ms (%s), host time %.3f ms\n", st->npu_ns / 1e6, label,

@@ -84,6 +84,7 @@ typedef struct npk_rk_stats {
     uint64_t npu_ns;         /* sum of hw_elapse_time */
     uint64_t host_ns;        /* wall time of the whole call */
     uint64_t synth_ns, pack_ns, sync_ns, submit_ns, accumulate_ns; /* host-side parts */
+    uint32_t cores_used;     /* cores the plan spread N over (fewer than allowed for narrow N) */
 } npk_rk_stats;
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32

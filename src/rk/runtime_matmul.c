@@ -321,6 +321,7 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
     s = npk_rk_plan_matmul(&req, &r.plan);
     if (s == NPK_OK) {
         st->tasks = (uint32_t)r.plan.count;
+        st->cores_used = r.plan.cores_used;
         apply(rt, npk_rk_policy_on_enter(rt->have_prec, rt->last_prec, w->in));
         rt->have_prec = true;
         rt->last_prec = w->in;
