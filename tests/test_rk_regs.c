@@ -131,6 +131,12 @@ static void test_parse(void)
     CHECK_EQ(p.entries[0], 0x0201000000B11040ull);
     CHECK_EQ(p.entries[1], 0x0201000000001104ull);
     npk_rk_program_free(&p);
+    /* "w0:w1" is a pair, not a label and a word. */
+    const char *colon = "00b11040:02010000\n";
+    CHECK_EQ(npk_rk_program_parse((const uint8_t *)colon, strlen(colon), &p), NPK_OK);
+    CHECK_EQ(p.count, 1);
+    CHECK_EQ(p.entries[0], 0x0201000000B11040ull);
+    npk_rk_program_free(&p);
     /* A u32-per-line dump still pairs consecutive lines. */
     const char *col = "00b11040\n02010000\n00001104\n02010000\n";
     CHECK_EQ(npk_rk_program_parse((const uint8_t *)col, strlen(col), &p), NPK_OK);

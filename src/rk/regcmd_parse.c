@@ -40,8 +40,9 @@ typedef struct word {
 } word;
 
 /* Text: every token of exactly 8 hex digits is a u32 word, every token of exactly 16 a whole
- * u64 entry; other tokens (indices, labels) are text, and so is a token followed by ':' (an
- * address or offset label, as hexdump and many capture printers put before the data).
+ * u64 entry; other tokens (indices, labels) are text, and so is a token followed by ':' and a
+ * blank (an address or offset label, as hexdump and many capture printers put before the
+ * data; "w0:w1" stays a pair).
  * u32 words pair as word0, word1 within a line: a header line holding a lone 8-digit address
  * used to shift every later pair by one word and turn the whole capture into wrong entries.
  * A line with an odd number of words is therefore an error naming it — unless every line holds
@@ -67,7 +68,10 @@ static npk_status parse_text(const uint8_t *b, size_t len, npk_rk_program *out)
             t += 2;
             tlen -= 2;
         }
-        if ((tlen != 8 && tlen != 16) || (i < len && b[i] == ':'))
+        /* "label: " (a colon then a blank or the line's end) names an address or offset;
+         * "w0:w1" is a pair and stays two words. */
+        bool label = i < len && b[i] == ':' && (i + 1 == len || isspace(b[i + 1]));
+        if ((tlen != 8 && tlen != 16) || label)
             continue;
         bool hex = true;
         for (size_t k = 0; k < tlen && hex; k++)
