@@ -180,6 +180,28 @@ static void test_foreign_weights(void)
     npk_rk_close(r2);
 }
 
+/* Three cores driven from three threads, and all of them wedging at once: the reset waits for
+ * every in-flight job, happens once for all, and each core retries once (hazards 3 and 5). */
+static void test_parallel_cores_wedge(void)
+{
+    npk_rk *rt;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    npk_rk_stats st;
+    CHECK_EQ(run_checked(rt, NPK_PREC_FP16, NPK_PREC_FP32, 64, 512, 192, &st), 0);
+    CHECK_EQ(st.cores_used, 3);
+    rt->have_prec = true;
+    rt->last_prec = NPK_PREC_INT8; /* the runtime misses the int8 entry reset on every core */
+    CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 64, 512, 192, &st), 0);
+    CHECK_EQ(st.cores_used, 3);
+    CHECK(st.retries >= 1 && st.retries <= 3);
+    CHECK(st.resets >= 1 && st.resets <= st.retries);
+    CHECK(!rksim_is_dead(npk_rk_device_sim(rt->dev)));
+    /* And the next call runs clean. */
+    CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 64, 512, 192, &st), 0);
+    CHECK_EQ(st.retries, 0);
+    npk_rk_close(rt);
+}
+
 static void test_bad_arguments(void)
 {
     npk_rk *rt;
@@ -249,6 +271,7 @@ int main(void)
     test_policy_defences();
     test_wedge_recovery();
     test_chained_jobs();
+    test_parallel_cores_wedge();
     test_bad_arguments();
     test_foreign_weights();
     test_busy();

@@ -63,7 +63,7 @@ static int run_layer(npk_rk *rt, npk_rk_prec in, npk_rk_prec out)
         printf("   %-5s -> %-5s %3u tasks, %3u submits (%u warm-ups, %u resets), NPU %7.3f ms "
                "(modelled), max abs err %.2g: %s\n",
                npk_rk_prec_name(in), npk_rk_prec_name(out), st.tasks, st.submits, st.warmups,
-               st.resets, st.npu_ns / 1e6, e.max_abs, ok ? "ok" : "MISMATCH");
+               st.resets, st.npu_span_ns / 1e6, e.max_abs, ok ? "ok" : "MISMATCH");
         rc = ok ? 0 : 1;
     } else {
         fprintf(stderr, "demo: %s matmul failed: %s\n", npk_rk_prec_name(in), npk_last_error());

@@ -140,7 +140,7 @@ int rk_bench_main(int argc, char **argv)
             continue;
         uint32_t subs = st.submits ? st.submits : 1;
         host[i] = st.host_ns;
-        npu[i] = st.npu_ns;
+        npu[i] = st.npu_span_ns;
         syn[i] = st.synth_ns / subs;
         pack[i] = st.pack_ns / subs;
         sync[i] = st.sync_ns / subs;
@@ -180,6 +180,11 @@ int rk_bench_main(int argc, char **argv)
                    "accumulate %.2f\n",
                    mo / 1e3, npk_median(syn, (size_t)iters) / 1e3, npk_median(pack, (size_t)iters) / 1e3,
                    npk_median(sync, (size_t)iters) / 1e3, npk_median(acc, (size_t)iters) / 1e3);
+            if (info.simulated && st.cores_used > 1)
+                printf("  (%u cores on the simulator: its requests are serialised, so sync includes "
+                       "waiting for the other cores' submits; --cores 1 gives the host's own "
+                       "cost)\n",
+                       st.cores_used);
             printf("  memcpy of the same bytes per submit %8.2f us  (overhead / memcpy = %.2f)\n",
                    mc / 1e3, mc > 0 ? mo / mc : 0);
         }

@@ -81,7 +81,9 @@ typedef struct npk_rk_stats {
     uint32_t warmups;        /* throwaway submits to fresh output buffers */
     uint32_t resets;         /* ACT_RESETs issued by the state policy */
     uint32_t retries;        /* submits retried after a recovery */
-    uint64_t npu_ns;         /* sum of hw_elapse_time */
+    uint64_t npu_ns;         /* sum of hw_elapse_time over every submit of every core */
+    uint64_t npu_span_ns;    /* the busiest core's sum: the call's NPU time, as the cores run
+                                concurrently (one submitting thread each) */
     uint64_t host_ns;        /* wall time of the whole call */
     uint64_t synth_ns, pack_ns, sync_ns, submit_ns, accumulate_ns; /* host-side parts */
     uint32_t cores_used;     /* cores the plan spread N over (fewer than allowed for narrow N) */

@@ -1,6 +1,7 @@
 /* The device layer's shared part: every operation as kernel requests through a backend, with
  * errno values turned into npukit statuses whose messages name the request and the values. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ struct npk_rk_device {
     rksim *sim;
     npk_rk_mem *live; /* buffers created and not yet destroyed, for close */
     size_t nlive, caplive;
+    pthread_mutex_t live_lock; /* threads (one per core) create and destroy buffers */
 };
 
 npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *name, rksim *sim,
@@ -27,6 +29,7 @@ npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *n
     d->be = *be;
     d->ctx = ctx;
     d->sim = sim;
+    pthread_mutex_init(&d->live_lock, NULL);
     strncpy(d->name, name, sizeof d->name - 1);
     *out = d;
     return NPK_OK;
@@ -76,11 +79,34 @@ int npk_rk_device_ioctl(npk_rk_device *d, unsigned long request, void *arg)
 
 static void forget(npk_rk_device *d, uint32_t handle)
 {
+    pthread_mutex_lock(&d->live_lock);
     for (size_t i = 0; i < d->nlive; i++)
         if (d->live[i].handle == handle) {
             d->live[i] = d->live[--d->nlive];
-            return;
+            break;
         }
+    pthread_mutex_unlock(&d->live_lock);
+}
+
+/* Record a created buffer for close; false when the list cannot grow. */
+static bool remember(npk_rk_device *d, const npk_rk_mem *m)
+{
+    bool ok = true;
+    pthread_mutex_lock(&d->live_lock);
+    if (d->nlive == d->caplive) {
+        size_t cap = d->caplive ? d->caplive * 2 : 16;
+        npk_rk_mem *n = realloc(d->live, cap * sizeof *n);
+        if (n) {
+            d->live = n;
+            d->caplive = cap;
+        } else {
+            ok = false;
+        }
+    }
+    if (ok)
+        d->live[d->nlive++] = *m;
+    pthread_mutex_unlock(&d->live_lock);
+    return ok;
 }
 
 npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, npk_rk_mem *out)
@@ -88,14 +114,6 @@ npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, np
     memset(out, 0, sizeof *out);
     if (size == 0)
         return npk_fail(NPK_EINVAL, "rk mem_create: size 0");
-    if (d->nlive == d->caplive) {
-        size_t cap = d->caplive ? d->caplive * 2 : 16;
-        npk_rk_mem *n = realloc(d->live, cap * sizeof *n);
-        if (!n)
-            return npk_fail(NPK_ENOMEM, "rk mem_create: out of memory for the buffer list");
-        d->live = n;
-        d->caplive = cap;
-    }
     struct rknpu_mem_create c = {.flags = flags, .size = size};
     int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_CREATE, &c);
     if (rc)
@@ -126,7 +144,13 @@ npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, np
                         .iova = (uint32_t)c.dma_addr,
                         .host = host,
                         .map_offset = m.offset};
-    d->live[d->nlive++] = *out;
+    if (!remember(d, out)) {
+        d->be.unmap(d->ctx, host, size);
+        struct rknpu_mem_destroy x = {.handle = c.handle, .obj_addr = c.obj_addr};
+        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+        memset(out, 0, sizeof *out);
+        return npk_fail(NPK_ENOMEM, "rk mem_create: out of memory for the buffer list");
+    }
     return NPK_OK;
 }
 
@@ -194,5 +218,6 @@ void npk_rk_device_close(npk_rk_device *d)
     }
     free(d->live);
     d->be.close(d->ctx);
+    pthread_mutex_destroy(&d->live_lock);
     free(d);
 }

@@ -53,8 +53,13 @@ static void s_close(void *ctx)
 
 static const char *s_detail(void *ctx)
 {
+    /* A copy per thread, taken under the lock: another core's thread may be mid-request. */
+    static _Thread_local char copy[sizeof(((sim_ctx *)0)->detail)];
     sim_ctx *c = ctx;
-    return c->detail[0] ? c->detail : NULL;
+    pthread_mutex_lock(&c->lock);
+    memcpy(copy, c->detail, sizeof copy);
+    pthread_mutex_unlock(&c->lock);
+    return copy[0] ? copy : NULL;
 }
 
 static const npk_rk_backend sim_backend = {"sim", s_ioctl, s_map, s_unmap, s_close, s_detail};

@@ -1,8 +1,10 @@
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 /* Runtime: open/close, queries, the per-core buffers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy.h"
 #include "runtime_internal.h"
 
 /* The SoC of the board, from the device tree; the simulator models RK3588. */
@@ -62,6 +64,7 @@ npk_status npk_rk_open(const char *device, npk_rk **out)
     rt->cores = rt->soc->cores > NPK_RK_MAX_CORES ? NPK_RK_MAX_CORES : rt->soc->cores;
     rt->chain = 1;
     pthread_mutex_init(&rt->lock, NULL);
+    pthread_rwlock_init(&rt->npu_lock, NULL);
     /* POWER_ON is refused (EINVAL) by the 6.1 kernel, where the NPU is powered on demand:
      * its failure is not an error (facts A.1). */
     uint32_t v = 0;
@@ -97,6 +100,7 @@ void npk_rk_close(npk_rk *rt)
     }
     npk_rk_device_close(rt->dev);
     pthread_mutex_destroy(&rt->lock);
+    pthread_rwlock_destroy(&rt->npu_lock);
     free(rt);
 }
 
@@ -144,7 +148,7 @@ npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit)
             s = create_core_buffers(rt, c);
         /* The feature buffers moved: reset so no core reads feature state cached for the old
          * address (spec "Feature address caching"). */
-        rt->needs_reset = true;
+        atomic_fetch_or(&rt->pending, NPK_POLICY_RESET);
     }
     pthread_mutex_unlock(&rt->lock);
     return s;

@@ -3,6 +3,7 @@
 #define NPUKIT_RK_RUNTIME_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "npukit/measure.h"
 #include "npukit/rk.h"
@@ -17,7 +18,7 @@ typedef struct npk_rk_core_bufs {
     npk_rk_mem feature;
     npk_rk_mem task;
     npk_rk_mem output;
-    bool output_warm;
+    atomic_bool output_warm; /* read by its core's worker, cleared by a reset on any core */
 } npk_rk_core_bufs;
 
 enum { NPK_RK_MAX_CORES = 3 };
@@ -29,11 +30,14 @@ struct npk_rk {
     uint32_t chain; /* tasks per SUBMIT (1: one task per job) */
     bool simulated;
     uint32_t drv_version, hw_version;
-    pthread_mutex_t lock;
+    pthread_mutex_t lock;     /* one call at a time (others get NPK_EBUSY) */
+    /* Cores are driven by one worker thread each. A submit holds npu_lock shared; a reset
+     * holds it exclusively, so it never lands under another core's running job. */
+    pthread_rwlock_t npu_lock;
     /* policy state */
     bool have_prec;
     npk_rk_prec last_prec;
-    bool needs_reset;
+    atomic_uint pending;      /* NPK_POLICY_* actions due before the next submit */
     npk_rk_core_bufs core[NPK_RK_MAX_CORES];
 };
 

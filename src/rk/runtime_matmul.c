@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 /* The one submit spine of the RK runtime: plan -> for each job (one task, or up to rt->chain
  * consecutive tasks of a core linked by their trailers): pack each feature into the core's
  * stable feature slots, synthesize the regcmds, apply the state policy, submit, read back and
@@ -25,25 +26,31 @@ typedef struct run {
 
 /* ---- the state policy, applied ------------------------------------------------------------ */
 
-static void apply(npk_rk *rt, unsigned actions)
-{
-    if (actions & NPK_POLICY_RESET)
-        rt->needs_reset = true;
-    if (actions & NPK_POLICY_CLEAR_WARM)
-        for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
-            rt->core[c].output_warm = false;
-}
+/* Policy actions become due; they are carried out, all at once, by the next reset_if_due. */
+static void apply(npk_rk *rt, unsigned actions) { atomic_fetch_or(&rt->pending, actions); }
 
+/* Carry out the due actions while no core has a job in flight: a reset under another core's
+ * running job is the queue corruption the spec warns about ("never storm concurrent submits
+ * over wedging values"). */
 static npk_status reset_if_due(npk_rk *rt, npk_rk_stats *st)
 {
-    if (!rt->needs_reset)
+    if (!atomic_load(&rt->pending))
         return NPK_OK;
-    npk_status s = npk_rk_action(rt->dev, RKNPU_ACT_RESET, NULL);
-    if (s)
-        return s;
-    rt->needs_reset = false;
-    st->resets++;
-    return NPK_OK;
+    pthread_rwlock_wrlock(&rt->npu_lock);
+    npk_status s = NPK_OK;
+    unsigned due = atomic_exchange(&rt->pending, 0u);
+    if (due & NPK_POLICY_RESET) {
+        s = npk_rk_action(rt->dev, RKNPU_ACT_RESET, NULL);
+        if (s)
+            atomic_fetch_or(&rt->pending, due); /* still due */
+        else
+            st->resets++;
+    }
+    if (s == NPK_OK && (due & NPK_POLICY_CLEAR_WARM))
+        for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
+            atomic_store(&rt->core[c].output_warm, false);
+    pthread_rwlock_unlock(&rt->npu_lock);
+    return s;
 }
 
 /* One SUBMIT of the `tasks` chained tasks in core c's task buffer. */
@@ -70,30 +77,37 @@ static npk_status submit(npk_rk *rt, unsigned c, uint32_t tasks, bool warmup, np
     return s;
 }
 
-/* Submit with the policy: reset when due, warm a fresh output buffer, recover a wedge with a
- * reset and one retry, and never submit over a wedge without the reset in between. */
+/* Submit with the policy: carry out due actions first, warm a fresh output buffer, recover a
+ * wedge with a reset and one retry, and never submit over a wedge without the reset in
+ * between — also when the wedge happened on another core. */
 static npk_status submit_with_policy(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st)
 {
     unsigned retries = npk_rk_policy_retries();
-    for (unsigned attempt = 0;; attempt++) {
+    for (unsigned attempt = 0;;) {
         npk_status s = reset_if_due(rt, st);
         if (s)
             return s;
-        if (!rt->core[c].output_warm && npk_rk_policy_warmup_fresh_output()) {
+        pthread_rwlock_rdlock(&rt->npu_lock);
+        if (atomic_load(&rt->pending)) { /* another core wedged meanwhile: reset first */
+            pthread_rwlock_unlock(&rt->npu_lock);
+            continue;
+        }
+        if (!atomic_load(&rt->core[c].output_warm) && npk_rk_policy_warmup_fresh_output()) {
             s = submit(rt, c, tasks, true, st);
             st->warmups++;
             if (s == NPK_OK)
-                rt->core[c].output_warm = true;
+                atomic_store(&rt->core[c].output_warm, true);
         }
         if (s == NPK_OK)
             s = submit(rt, c, tasks, false, st);
+        pthread_rwlock_unlock(&rt->npu_lock);
         if (s != NPK_ETIMEDOUT)
             return s; /* success, or a fault that a retry would only repeat */
         apply(rt, npk_rk_policy_on_wedge());
-        if (attempt >= retries) {
+        if (attempt++ >= retries) {
             char msg[512];
             snprintf(msg, sizeof msg, "%s", npk_last_error());
-            (void)reset_if_due(rt, st); /* leave the core usable for the next call */
+            (void)reset_if_due(rt, st); /* leave the cores usable for the next call */
             return npk_fail(NPK_ETIMEDOUT, "submit on core %u wedged again after a reset: %s",
                             c, msg);
         }
@@ -112,7 +126,8 @@ static npk_status ensure_output(npk_rk *rt, unsigned c, uint64_t bytes)
         npk_rk_mem_destroy(rt->dev, &b->output);
     uint64_t size = bytes < 65536 ? 65536 : bytes;
     npk_status s = npk_rk_mem_create(rt->dev, size, NPK_RK_DATA_FLAGS, &b->output);
-    b->output_warm = false; /* a fresh output buffer returns stale data on its first submit */
+    /* A fresh output buffer returns stale data on its first submit. */
+    atomic_store(&b->output_warm, false);
     return s;
 }
 
@@ -246,6 +261,101 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
     return s;
 }
 
+/* ---- the cores, each from its own thread ------------------------------------------------------ */
+
+/* The jobs of one core: its tasks (the plan lists them contiguously) in groups of at most
+ * rt->chain, in plan order (so a K slice's partials follow the first one's). */
+static npk_status run_core(run *r, size_t first, size_t count)
+{
+    npk_status s = NPK_OK;
+    for (size_t i = first; s == NPK_OK && i < first + count;) {
+        uint32_t n = 1;
+        while (n < r->rt->chain && i + n < first + count)
+            n++;
+        s = run_job(r, &r->plan.tasks[i], n);
+        i += n;
+    }
+    return s;
+}
+
+typedef struct worker {
+    run r; /* the call's run with this worker's own stats */
+    npk_rk_stats st;
+    size_t first, count;
+    npk_status status;
+    char msg[512]; /* npk_last_error() is per thread: carried back to the caller */
+    pthread_t thread;
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *wk = arg;
+    wk->status = run_core(&wk->r, wk->first, wk->count);
+    if (wk->status)
+        snprintf(wk->msg, sizeof wk->msg, "%s", npk_last_error());
+    return NULL;
+}
+
+static void add_stats(npk_rk_stats *to, const npk_rk_stats *from)
+{
+    to->submits += from->submits;
+    to->warmups += from->warmups;
+    to->resets += from->resets;
+    to->retries += from->retries;
+    to->npu_ns += from->npu_ns;
+    to->synth_ns += from->synth_ns;
+    to->pack_ns += from->pack_ns;
+    to->sync_ns += from->sync_ns;
+    to->submit_ns += from->submit_ns;
+    to->accumulate_ns += from->accumulate_ns;
+}
+
+/* Every core's jobs at once, one thread per core, as the vendor runtime drives the cores (a
+ * blocking submit per core). The cores write disjoint column ranges of the result. */
+static npk_status run_all_cores(run *r)
+{
+    worker wk[NPK_RK_MAX_CORES];
+    unsigned n = 0;
+    for (size_t i = 0; i < r->plan.count;) {
+        size_t j = i;
+        while (j < r->plan.count && r->plan.tasks[j].core == r->plan.tasks[i].core)
+            j++;
+        if (n == NPK_RK_MAX_CORES)
+            return npk_fail(NPK_EINVAL, "plan: a core's tasks are not contiguous");
+        wk[n] = (worker){.r = *r, .first = i, .count = j - i};
+        i = j;
+        n++;
+    }
+    if (n <= 1) { /* one core: no thread */
+        npk_status s1 = n ? run_core(r, 0, r->plan.count) : NPK_OK;
+        r->st->npu_span_ns = r->st->npu_ns;
+        return s1;
+    }
+    unsigned started = 0;
+    for (; started < n; started++) {
+        wk[started].r.st = &wk[started].st;
+        if (pthread_create(&wk[started].thread, NULL, worker_main, &wk[started])) {
+            wk[started].status = npk_fail(NPK_ENOMEM, "could not start the core %u thread",
+                                          r->plan.tasks[wk[started].first].core);
+            snprintf(wk[started].msg, sizeof wk[started].msg, "%s", npk_last_error());
+            break;
+        }
+    }
+    npk_status s = NPK_OK;
+    for (unsigned i = 0; i < n; i++) {
+        if (i < started)
+            pthread_join(wk[i].thread, NULL);
+        else if (i > started)
+            continue; /* never started (a start failed before it) */
+        add_stats(r->st, &wk[i].st);
+        if (wk[i].st.npu_ns > r->st->npu_span_ns)
+            r->st->npu_span_ns = wk[i].st.npu_ns;
+        if (wk[i].status && s == NPK_OK)
+            s = npk_fail(wk[i].status, "%s", wk[i].msg);
+    }
+    return s;
+}
+
 /* ---- the call ---------------------------------------------------------------------------------- */
 
 static npk_status check_args(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
@@ -325,15 +435,7 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
         apply(rt, npk_rk_policy_on_enter(rt->have_prec, rt->last_prec, w->in));
         rt->have_prec = true;
         rt->last_prec = w->in;
-        /* Consecutive tasks of one core form a job of at most rt->chain tasks. */
-        for (size_t i = 0; s == NPK_OK && i < r.plan.count;) {
-            uint32_t n = 1;
-            while (n < rt->chain && i + n < r.plan.count &&
-                   r.plan.tasks[i + n].core == r.plan.tasks[i].core)
-                n++;
-            s = run_job(&r, &r.plan.tasks[i], n);
-            i += n;
-        }
+        s = run_all_cores(&r);
         npk_rk_plan_free(&r.plan);
     }
     if (s == NPK_OK && scratch) {
