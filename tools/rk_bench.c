@@ -72,18 +72,11 @@ int rk_bench_main(int argc, char **argv)
             continue;
         }
         static const char *const own[] = {"--iters", "--warmup", NULL};
-        if (!rk_opt_takes_value(opt, own)) {
-            fprintf(stderr, "npukit: rk bench: unknown option '%s'\n", opt);
-            usage(stderr);
-            return 2;
-        }
-        if (!(v = cli_value(argc, argv, &i)))
+        int r = rk_opt_value("rk bench", argc, argv, &i, own, &so, &v, usage);
+        if (r < 0)
             return 2;
         if (!strcmp(opt, "--dtype") || !strcmp(opt, "--out"))
             named_prec = true;
-        int r = rk_shape_opt(&so, opt, v);
-        if (r < 0)
-            return 2;
         if (r > 0)
             continue;
         if (!strcmp(opt, "--iters")) {

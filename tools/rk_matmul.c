@@ -87,14 +87,7 @@ int rk_matmul_main(int argc, char **argv)
             continue;
         }
         static const char *const own[] = {"--a", "--b", "--seed", NULL};
-        if (!rk_opt_takes_value(opt, own)) {
-            fprintf(stderr, "npukit: rk matmul: unknown option '%s'\n", opt);
-            usage(stderr);
-            return 2;
-        }
-        if (!(v = cli_value(argc, argv, &i)))
-            return 2;
-        int r = rk_shape_opt(&so, opt, v);
+        int r = rk_opt_value("rk matmul", argc, argv, &i, own, &so, &v, usage);
         if (r < 0)
             return 2;
         if (r > 0)

@@ -101,3 +101,17 @@ bool rk_shape_complete(rk_shape_opts *o, const char *cmd)
         o->out = npk_rk_default_out(o->in);
     return true;
 }
+
+int rk_opt_value(const char *cmd, int argc, char **argv, int *i, const char *const *own,
+                 rk_shape_opts *so, const char **value, void (*usage)(FILE *))
+{
+    const char *opt = argv[*i];
+    if (!rk_opt_takes_value(opt, own)) {
+        fprintf(stderr, "npukit: %s: unknown option '%s'\n", cmd, opt);
+        usage(stderr);
+        return -1;
+    }
+    if (!(*value = cli_value(argc, argv, i)))
+        return -1;
+    return rk_shape_opt(so, opt, *value);
+}

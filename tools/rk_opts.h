@@ -3,6 +3,7 @@
 #define NPUKIT_TOOLS_RK_OPTS_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,5 +36,12 @@ bool rk_opt_takes_value(const char *opt, const char *const *own);
 /* True when --dtype, -m, -k and -n were all given; otherwise prints what `cmd` needs. Fills in
  * the default output precision. */
 bool rk_shape_complete(rk_shape_opts *o, const char *cmd);
+
+/* The option at argv[*i], which takes a value: refuses one that is neither a shape option nor
+ * one of `own` (printing "unknown option" and the usage), fetches its value (advancing *i) and
+ * parses it when it is a shape option. Returns -1 after printing an error, 1 when a shape
+ * option took it, 0 when it is one of `own`, its value in *value. */
+int rk_opt_value(const char *cmd, int argc, char **argv, int *i, const char *const *own,
+                 rk_shape_opts *so, const char **value, void (*usage)(FILE *));
 
 #endif

@@ -32,14 +32,7 @@ int rk_plan_main(int argc, char **argv)
             continue;
         }
         static const char *const own[] = {"--k-slice", NULL};
-        if (!rk_opt_takes_value(o, own)) {
-            fprintf(stderr, "npukit: rk plan: unknown option '%s'\n", o);
-            usage(stderr);
-            return 2;
-        }
-        if (!(v = cli_value(argc, argv, &i)))
-            return 2;
-        int r = rk_shape_opt(&so, o, v);
+        int r = rk_opt_value("rk plan", argc, argv, &i, own, &so, &v, usage);
         if (r < 0)
             return 2;
         if (r > 0)

@@ -40,14 +40,7 @@ int rk_synth_main(int argc, char **argv)
         }
         static const char *const own[] = {"--sched", "--a",     "--b",     "--c",    "--a-pitch",
                                           "--c-pitch", "--scale", "--shift", "--format", NULL};
-        if (!rk_opt_takes_value(o, own)) {
-            fprintf(stderr, "npukit: rk synth: unknown option '%s'\n", o);
-            usage(stderr);
-            return 2;
-        }
-        if (!(v = cli_value(argc, argv, &i)))
-            return 2;
-        int r = rk_shape_opt(&so, o, v);
+        int r = rk_opt_value("rk synth", argc, argv, &i, own, &so, &v, usage);
         if (r < 0)
             return 2;
         if (r > 0)

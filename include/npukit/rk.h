@@ -18,7 +18,9 @@
  *
  * Thread safety: one npk_rk may be shared between threads, but its calls are not interleaved:
  * a call that finds another in progress on the same runtime returns NPK_EBUSY at once (it
- * never waits and never interleaves submits). Separate runtimes are independent.
+ * never waits and never interleaves submits). Separate runtimes are independent. Inside a call
+ * the runtime drives each core from its own thread (blocking single-core submits), and a reset
+ * waits until no core has a job in flight.
  *
  * Errors are npk_status codes; npk_last_error() names the bad argument and the limit. A submit
  * that fails (after the one recovery retry the state policy allows) returns an error — never a
