@@ -5,8 +5,8 @@
 set -u
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
-command -v cc >/dev/null 2>&1 || need+=(gcc)
-command -v make >/dev/null 2>&1 || need+=(make)
+# build-essential brings the compiler, the C library headers and make together.
+{ command -v cc >/dev/null 2>&1 && [ -e /usr/include/stdio.h ]; } || need+=(build-essential)
 optional=()
 if [ ! -e /usr/include/x86_64-linux-gnu/cblas.h ] && [ ! -e /usr/include/cblas.h ] \
    && ! ls /usr/include/*/cblas.h >/dev/null 2>&1; then
