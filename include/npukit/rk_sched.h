@@ -21,6 +21,7 @@ enum { NPK_SCHED_AUTO = -1, NPK_SCHED_0 = 0, NPK_SCHED_1 = 1 };
 #define NPK_RK_CBUF_TEMPLATE 0xB1u /* weight 11, data 1 */
 #define NPK_RK_CBUF_FLOOR 0x1Bu    /* weight 1, data 11: lower values hang */
 #define NPK_RK_CBUF_BANKS 12u      /* DATA_BANK + WEIGHT_BANK */
+#define NPK_RK_BANK_BYTES 32768u   /* one CBUF bank: 32 KB (spec "Bank = 32 KB"; facts E.1) */
 
 /* The spec's linear fit for clean power-of-two K: base = 0xB1 - 15*(K/S - 1), slope =
  * 15*K/S (S = 256 fp16, 512 int8), both truncated toward zero as the hardware code does;

@@ -35,6 +35,9 @@ npk_rk_mode npk_rk_default_mode(npk_rk_prec in);
 uint32_t npk_rk_n_align(npk_rk_prec in);
 /* F = 2 * output bits / input bits: the SIZE_E / SURFACE_ADD unit (facts C.1 #71, #94). */
 uint32_t npk_rk_out_factor(npk_rk_prec in, npk_rk_prec out);
+/* The largest int4 K whose int16 accumulator cannot saturate for full-range operands: the
+ * worst product is (-8)(-8) = 64, so K x 64 <= 32767 (facts E.1, I.1) -> 511. */
+uint32_t npk_rk_int4_k_max(void);
 
 typedef struct npk_rk_mm {
     npk_rk_prec in;        /* NPK_PREC_FP16, NPK_PREC_INT8 or NPK_PREC_INT4 */

@@ -60,3 +60,5 @@ uint32_t npk_rk_out_factor(npk_rk_prec in, npk_rk_prec out)
     unsigned eb = npk_rk_prec_bits(in);
     return eb ? 2 * npk_rk_prec_bits(out) / eb : 0;
 }
+
+uint32_t npk_rk_int4_k_max(void) { return 32767 / 64; }

@@ -24,12 +24,12 @@ void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m
 static uint32_t round_up(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
 
 /* The largest K one task may hold: the single-op limit, and for int4 the accumulator bound
- * (K x 8 x 8 <= 32767 for operands in [-8, 7], so every int16 partial is exact). */
+ * (so every int16 partial is exact), rounded down to the 32-element K-tile. */
 static uint32_t k_task_max(const npk_rk_plan_request *r, const npk_rk_soc *soc)
 {
     uint32_t kmax = soc->k_max_single;
     if (r->in == NPK_PREC_INT4)
-        kmax = 32767 / 64;
+        kmax = npk_rk_int4_k_max();
     if (r->k_slice_max && r->k_slice_max < kmax)
         kmax = r->k_slice_max;
     return kmax / 32 * 32;

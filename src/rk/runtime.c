@@ -35,7 +35,7 @@ static npk_status create_core_buffers(npk_rk *rt, unsigned c)
         npk_rk_mem_destroy(rt->dev, &b->feature);
     if (b->task.size)
         npk_rk_mem_destroy(rt->dev, &b->task);
-    npk_status s = npk_rk_mem_create(rt->dev, (uint64_t)rt->chain * NPK_RK_FEATURE_BYTES,
+    npk_status s = npk_rk_mem_create(rt->dev, (uint64_t)rt->chain * rt->feature_slot,
                                      NPK_RK_DATA_FLAGS, &b->feature);
     if (s == NPK_OK)
         s = npk_rk_mem_create(rt->dev, npk_rk_regcmd_offset(rt->chain, rt->chain),
@@ -63,6 +63,7 @@ npk_status npk_rk_open(const char *device, npk_rk **out)
     rt->soc = detect_soc(rt->simulated);
     rt->cores = rt->soc->cores > NPK_RK_MAX_CORES ? NPK_RK_MAX_CORES : rt->soc->cores;
     rt->chain = 1;
+    rt->feature_slot = rt->soc->cbuf_banks * rt->soc->bank_bytes;
     pthread_mutex_init(&rt->lock, NULL);
     pthread_rwlock_init(&rt->npu_lock, NULL);
     /* POWER_ON is refused (EINVAL) by the 6.1 kernel, where the NPU is powered on demand:

@@ -28,6 +28,10 @@ struct npk_rk {
     const npk_rk_soc *soc;
     unsigned cores;
     uint32_t chain; /* tasks per SUBMIT (1: one task per job) */
+    /* Bytes of one feature slot: the whole CBUF (banks x bank size). The planner's M ceilings
+     * keep every feature tile within the data banks (at most 11); the slot's spare bank covers
+     * cube-mode padding rows. A job of L chained tasks uses L slots. */
+    uint32_t feature_slot;
     bool simulated;
     uint32_t drv_version, hw_version;
     pthread_mutex_t lock;     /* one call at a time (others get NPK_EBUSY) */
@@ -59,9 +63,6 @@ struct npk_rk_weights {
     (RKNPU_MEM_NON_CONTIGUOUS | RKNPU_MEM_CACHEABLE | RKNPU_MEM_IOMMU_LIMIT_IOVA_ALIGNMENT)
 #define NPK_RK_TASK_FLAGS (NPK_RK_DATA_FLAGS | RKNPU_MEM_KERNEL_MAPPING)
 
-/* One feature slot holds the largest feature tile any task has: the 12 CBUF banks. A job of
- * L chained tasks uses L slots. */
-#define NPK_RK_FEATURE_BYTES (512u * 1024u)
 /* Most tasks chained into one job (the kernel accepts up to 4095; this bounds the buffers). */
 #define NPK_RK_MAX_CHAIN 64u
 /* Task buffer of a job of up to L tasks: L rknpu_task records from 0, then the L regcmd

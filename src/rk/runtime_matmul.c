@@ -122,9 +122,11 @@ static npk_status ensure_output(npk_rk *rt, unsigned c, uint64_t bytes)
     npk_rk_core_bufs *b = &rt->core[c];
     if (b->output.size >= bytes)
         return NPK_OK;
+    /* Grow at least twofold: every new output buffer costs a warm-up submit, so a run of
+     * slowly growing tiles must not re-create it each time. */
+    uint64_t size = b->output.size * 2 > bytes ? b->output.size * 2 : bytes;
     if (b->output.size)
         npk_rk_mem_destroy(rt->dev, &b->output);
-    uint64_t size = bytes < 65536 ? 65536 : bytes;
     npk_status s = npk_rk_mem_create(rt->dev, size, NPK_RK_DATA_FLAGS, &b->output);
     /* A fresh output buffer returns stale data on its first submit. */
     atomic_store(&b->output_warm, false);
@@ -152,13 +154,13 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bo
     /* Feature: rows [m0, m1) and the K slice. Slot 0 holds every job's first feature, so the
      * address the NPU caches feature state by never changes between jobs. */
     uint64_t t0 = npk_now_ns();
-    uint64_t aoff = (uint64_t)i * NPK_RK_FEATURE_BYTES;
-    if (sl->abytes > NPK_RK_FEATURE_BYTES)
+    uint64_t aoff = (uint64_t)i * rt->feature_slot;
+    if (sl->abytes > rt->feature_slot)
         return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot",
-                        sl->abytes, NPK_RK_FEATURE_BYTES);
+                        sl->abytes, rt->feature_slot);
     s = npk_rk_pack_a(&sl->ablk, &r->a, (npk_rk_range){t->m0, t->m1},
                       (npk_rk_range){t->k0, t->k1}, (uint8_t *)b->feature.host + aoff,
-                      NPK_RK_FEATURE_BYTES);
+                      rt->feature_slot);
     st->pack_ns += npk_now_ns() - t0;
     if (s)
         return s;

@@ -44,7 +44,7 @@ uint32_t npk_rk_cbuf_con0_banks(npk_rk_prec p, uint32_t m, uint32_t k)
      * form), weight banks the rest of the 12. */
     uint64_t rows = 64ull * ((m + 63) / 64);
     uint64_t bytes = rows * k * cbuf_bytes_per_elem(p);
-    uint64_t d = (bytes + 32767) / 32768;
+    uint64_t d = (bytes + NPK_RK_BANK_BYTES - 1) / NPK_RK_BANK_BYTES;
     if (d < 1)
         d = 1;
     if (d > NPK_RK_CBUF_BANKS - 1)
@@ -134,7 +134,7 @@ uint32_t npk_rk_m_ceiling(npk_rk_prec p, uint32_t k, int sched)
         /* One data bank holds the feature tile: 32 KB / (K * eb); int4 rows x K <= 16384. */
         if (p == NPK_PREC_INT4)
             return 16384 / k;
-        return 32768 / (k * cbuf_bytes_per_elem(p));
+        return NPK_RK_BANK_BYTES / (k * cbuf_bytes_per_elem(p));
     }
     if (p == NPK_PREC_FP16) {
         /* K=128 needs half-bank steps and its envelope is non-monotonic: cap at 256. */

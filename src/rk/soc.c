@@ -4,12 +4,13 @@
  * row is marked unvalidated (rocket-userspace notes it packs geometry registers differently). */
 #include <string.h>
 
+#include "npukit/rk_sched.h"
 #include "npukit/rk_soc.h"
 
 static const npk_rk_soc socs[] = {
-    {"rk3588", 3, 12, 32768, 10752, 8192, 2047, 1023, true,
+    {"rk3588", 3, NPK_RK_CBUF_BANKS, NPK_RK_BANK_BYTES, 10752, 8192, 2047, 1023, true,
      "spec Limits & tiling; facts B.4, E.1"},
-    {"rk3576", 2, 12, 32768, 10752, 8192, 2047, 1023, false,
+    {"rk3576", 2, NPK_RK_CBUF_BANKS, NPK_RK_BANK_BYTES, 10752, 8192, 2047, 1023, false,
      "facts E.1 (cores); other numbers assumed from rk3588"},
 };
 

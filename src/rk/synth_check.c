@@ -141,11 +141,11 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
             return npk_fail(NPK_ELIMIT,
                             "N=%u exceeds %u per task (wider output is silently wrong; tile N)",
                             mm->n, soc->n_max);
-        if (mm->in == NPK_PREC_INT4 && (uint64_t)mm->k * 64 > 32767)
+        if (mm->in == NPK_PREC_INT4 && mm->k > npk_rk_int4_k_max())
             return npk_fail(NPK_ELIMIT,
                             "int4 K=%u: K x 64 = %llu overflows the int16 accumulator (32767) "
-                            "for full-range operands; K must be <= 511",
-                            mm->k, (unsigned long long)mm->k * 64);
+                            "for full-range operands; K must be <= %u",
+                            mm->k, (unsigned long long)mm->k * 64, npk_rk_int4_k_max());
         const npk_rk_out_stage *st = npk_rk_out_stage_find(mm->in, mm->out);
         if (!st->completes)
             return npk_fail(NPK_EUNSUPPORTED,
