@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rk_operands.h"
 #include "npukit/fp16.h"
 #include "npukit/rk_device.h"
 #include "npukit/rk_regcmd.h"
@@ -116,26 +117,6 @@ static int parse(int argc, char **argv, exec_opts *o)
     if (!o->have_out)
         o->out = npk_rk_default_out(o->in);
     return 0;
-}
-
-static uint64_t rng;
-static uint32_t next_rand(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(rng >> 33);
-}
-
-/* Random operands: fp16 uniform in [-1, 1), int8 full range, int4 [-8, 7]. */
-static void fill(npk_rk_prec p, void *v, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        if (p == NPK_PREC_FP16)
-            ((uint16_t *)v)[i] = npk_f32_to_f16((float)next_rand() / 2147483648.0f - 1.0f);
-        else if (p == NPK_PREC_INT8)
-            ((int8_t *)v)[i] = (int8_t)next_rand();
-        else
-            ((int8_t *)v)[i] = (int8_t)((int)(next_rand() % 16) - 8);
-    }
 }
 
 static double in_value(npk_rk_prec p, const void *v, size_t i)
@@ -287,9 +268,9 @@ static int run(const exec_opts *o)
         fprintf(stderr, "npukit: rk exec: out of memory\n");
         goto out;
     }
-    rng = o->seed;
-    fill(o->in, a, (size_t)o->m * o->k);
-    fill(o->in, b, (size_t)o->k * o->n);
+    uint64_t rng = o->seed; /* advanced by each fill */
+    rk_fill_random(o->in, a, (uint64_t)o->m * o->k, &rng);
+    rk_fill_random(o->in, b, (uint64_t)o->k * o->n, &rng);
 
     /* the driver's int8/int4 entry defence comes first: a fresh device is not in integer mode */
     bool integer = o->in == NPK_PREC_INT8 || o->in == NPK_PREC_INT4;
@@ -332,7 +313,7 @@ static int run(const exec_opts *o)
         bool go = !strcmp(word, "ok") || !strcmp(word, "mismatch");
         if (go && npk_rk_mem_create(d, t.a.size, EXEC_DATA_FLAGS, &next) == NPK_OK) {
             /* the second call's rows: new random A, packed into the next buffer */
-            fill(o->in, a, (size_t)o->m * o->k);
+            rk_fill_random(o->in, a, (uint64_t)o->m * o->k, &rng);
             t.a = next;
             for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++)
                 if (npk_rk_reg_lookup(npk_rk_entry_target(t.body[i]),

@@ -46,7 +46,7 @@ static uint64_t next_rand(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static void fill_random(npk_rk_prec p, void *dst, uint64_t count, uint64_t *seed)
+void rk_fill_random(npk_rk_prec p, void *dst, uint64_t count, uint64_t *seed)
 {
     for (uint64_t i = 0; i < count; i++) {
         uint64_t r = next_rand(seed);
@@ -105,9 +105,9 @@ bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, ui
         return false;
     }
     uint64_t s = seed;
-    if (a_file ? !read_file(a_file, o->a, na * eb) : (fill_random(o->in, o->a, na, &s), false))
+    if (a_file ? !read_file(a_file, o->a, na * eb) : (rk_fill_random(o->in, o->a, na, &s), false))
         return false;
-    if (b_file ? !read_file(b_file, o->b, nb * eb) : (fill_random(o->in, o->b, nb, &s), false))
+    if (b_file ? !read_file(b_file, o->b, nb * eb) : (rk_fill_random(o->in, o->b, nb, &s), false))
         return false;
     return true;
 }

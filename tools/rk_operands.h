@@ -18,6 +18,10 @@ struct rk_shape_opts;
 /* Shape and precisions from the parsed options; the runtime's integer output is int32. */
 void rk_operands_from_opts(rk_operands *o, const struct rk_shape_opts *so);
 
+/* count random elements of p from *seed (advanced): fp16 uniform in [-1, 1), int8 full range,
+ * int4 [-8, 7]. The same numbers on every machine for the same seed. */
+void rk_fill_random(npk_rk_prec p, void *dst, uint64_t count, uint64_t *seed);
+
 /* Bytes per element of a user array (int4 is held one per int8_t). */
 unsigned rk_elem_bytes(npk_rk_prec p);
 
