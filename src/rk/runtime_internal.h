@@ -69,8 +69,9 @@ struct npk_rk_weights {
  * programs (108 + 4 entries each) from a 64-byte boundary (PC_SOURCE_ADDR needs 16). */
 static inline uint64_t npk_rk_regcmd_offset(uint32_t chain, uint32_t i)
 {
-    uint64_t records = ((uint64_t)chain * 40 + 63) / 64 * 64;
-    return records + (uint64_t)i * (NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES) * 8;
+    uint64_t records = ((uint64_t)chain * sizeof(struct rknpu_task) + 63) / 64 * 64;
+    return records +
+           (uint64_t)i * (NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES) * sizeof(npk_rk_entry);
 }
 
 /* NPK_EINVAL naming the first element outside [-8, 7]. */
