@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "ktsim/mover.h"
+#include "npukit/kt_mover.h"
 
 enum { MEM = 1 << 16, GRAN = MEM / 32 };
 

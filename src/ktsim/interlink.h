@@ -12,8 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "npukit/kt_interlink.h"
-#include "npukit/kt_mover.h"
+#include "npukit/kt_interlink_hw.h"
+#include "npukit/kt_mover_hw.h"
 
 enum { KSIM_ILINK_MAX_MESHES = 4 };
 

@@ -11,7 +11,7 @@
 #include "engine.h"
 #include "interlink.h"
 #include "mover.h"
-#include "npukit/kt_interlink.h"
+#include "npukit/kt_interlink_hw.h"
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim_card.h"
 

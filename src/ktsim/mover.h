@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "npukit/kt_mover.h"
+#include "npukit/kt_mover_hw.h"
 
 typedef enum ksim_mem_result {
     KSIM_MEM_OK = 0,
