@@ -4,8 +4,14 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: all deps demo test bench clean
 
+# Configure build dir $(1) with options $(2): the log is kept, shown in full on failure, and
+# the build's choices (the simulator's arithmetic) are printed.
+configure = @mkdir -p $(1) && if cmake -S . -B $(1) $(2) > $(1)/configure.log 2>&1; then \
+	grep '^-- npukit:' $(1)/configure.log | sed 's/^-- //'; \
+	else cat $(1)/configure.log; exit 1; fi
+
 all: deps
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	$(call configure,build,-DCMAKE_BUILD_TYPE=RelWithDebInfo)
 	cmake --build build -j $(JOBS)
 
 deps:
@@ -15,7 +21,7 @@ demo: all
 	./build/npukit demo
 
 test: deps
-	cmake -S . -B build/san -DNPUKIT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	$(call configure,build/san,-DNPUKIT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 	cmake --build build/san -j $(JOBS)
 	cd build/san && ctest --output-on-failure -j $(JOBS)
 

@@ -8,9 +8,29 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 # build-essential brings the compiler, the C library headers and make together.
 { command -v cc >/dev/null 2>&1 && [ -e /usr/include/stdio.h ]; } || need+=(build-essential)
 optional=()
-if [ ! -e /usr/include/x86_64-linux-gnu/cblas.h ] && [ ! -e /usr/include/cblas.h ] \
-   && ! ls /usr/include/*/cblas.h >/dev/null 2>&1; then
-  optional+=(libopenblas-dev)
+# OpenBLAS counts as present only when a program that includes cblas.h and calls cblas_sgemm
+# compiles and links against -lopenblas, as the build does: a cblas.h header without the library
+# (or the runtime .so.0 without the -dev link) is not enough.
+have_openblas() {
+  local cc=${CC:-cc} dir rc arch
+  command -v "$cc" >/dev/null 2>&1 || return 1
+  arch=$("$cc" -print-multiarch 2>/dev/null || true)
+  dir=$(mktemp -d) || return 1
+  printf '%s\n' '#include <cblas.h>' \
+    'int main(void) { float x = 1; cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,' \
+    '  1, 1, 1, 1.0f, &x, 1, &x, 1, 0.0f, &x, 1); return x == 1 ? 0 : 1; }' > "$dir/t.c"
+  "$cc" -I/usr/include/openblas ${arch:+-I/usr/include/$arch/openblas-pthread} "$dir/t.c" \
+    -o "$dir/t" -lopenblas >/dev/null 2>&1
+  rc=$?
+  rm -rf "$dir"
+  return $rc
+}
+# Without a compiler the check cannot run: ask for the library with the compiler.
+if [ ${#need[@]} -gt 0 ] || ! have_openblas; then optional+=(libopenblas-dev); fi
+# NPUKIT_DEPS_REPORT=1: say what is missing, install nothing.
+if [ "${NPUKIT_DEPS_REPORT:-0}" = 1 ]; then
+  echo "npukit: missing: ${need[*]:-none}; optional missing: ${optional[*]:-none}"
+  exit 0
 fi
 [ ${#need[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
 

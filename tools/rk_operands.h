@@ -11,7 +11,7 @@
 typedef struct rk_operands {
     npk_rk_prec in, out;
     uint32_t m, k, n;
-    void *a, *b, *c, *ref;
+    void *a, *b, *c;
 } rk_operands;
 
 struct rk_shape_opts;
@@ -30,12 +30,10 @@ unsigned rk_elem_bytes(npk_rk_prec p);
 bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, uint64_t seed);
 void rk_operands_free(rk_operands *o);
 
-/* Compare C with the CPU reference; *ok is whether it is within the documented tolerance:
- * integers exact; fp32 max abs <= (1e-6 * K + 1e-6) * max(1, max|a| * max|b|) (fp32
- * accumulation of the products); fp16 max rel <= 2^-10 (one fp16 rounding on top). */
-bool rk_operands_check(rk_operands *o, npk_rk_error *err, bool *ok);
-/* The fp32-output bound: (1e-6 * K + 1e-6) * max(1, max|a| * max|b|). */
-double rk_operands_fp32_tolerance(const rk_operands *o);
+/* Judge C against the exact product (npk_rk_check_matmul: integers exact, floats within the
+ * bound that holds for any fp32 summation order). Returns false with a message printed when
+ * the check itself cannot run; the verdict is v->outside == 0. */
+bool rk_operands_check(const rk_operands *o, npk_rk_verdict *v);
 
 /* Open the runtime on so->device with so->cores / so->chain, query it, and pack o's B with
  * M as the hint. Prints the error and returns false on failure (*rt, *w may then be set and

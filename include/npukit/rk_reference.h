@@ -25,6 +25,37 @@ typedef struct npk_rk_error {
 } npk_rk_error;
 npk_rk_error npk_rk_compare(npk_rk_prec out, const void *got, const void *want, uint64_t count);
 
+/* The verdict on a result: every element of `got` (m*n `out` elements) against the exact value
+ * of its dot product, with a bound that holds whatever order the hardware adds in.
+ *
+ * Integers must be exact (int32 wraps like the accumulator; int16, the int4 task's output,
+ * saturates at +-32767). For fp16 inputs the products are exact in fp32 and the K of them are
+ * summed in fp32 in an order nobody documents, so element (i, j) may differ from the exact
+ * sum s by at most
+ *     gamma_K * S + r_out + ulp_out(s),   gamma_K = K*u / (1 - K*u),  S = sum_k |a_ik * b_kj|
+ * with u = 2^-24 (fp32), r_out the fp16 output rounding, half an fp16 ulp at |s| + gamma_K*S
+ * (zero for fp32 output), and ulp_out(s) one unit in the last place of s in the output
+ * precision (the double reference's own error, below K*2^-53*S, is added too). With K*u >= 1 no finite bound holds.
+ * Non-finite values: a NaN or Inf operand gives a non-finite s, which every summation order
+ * reproduces, so got must equal it (any NaN matches NaN); where s is finite, a NaN or Inf in got
+ * is outside the bound, except an Inf of s's sign where fp16 rounding may overflow. */
+typedef struct npk_rk_verdict {
+    double max_abs;         /* largest |got - s| over finite pairs */
+    double max_rel;         /* largest |got - s| / max(|s|, 1) */
+    double max_ratio;       /* largest |got - s| / bound (<= 1 passes; inf for a non-finite miss) */
+    double ref_max;         /* largest finite |s| */
+    uint64_t mismatches;    /* elements not equal to s rounded to the output precision */
+    uint64_t outside;       /* elements beyond the bound: the result is wrong */
+    uint64_t first_outside; /* index of the first of them (m*n when none) */
+} npk_rk_verdict;
+npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
+                               uint32_t n, const void *a, const void *b, const void *got,
+                               npk_rk_verdict *v);
+
+/* The bound above for one element: exact value s, S = sum |a*b|, K terms, output precision
+ * (fp32 or fp16; 0 for the integer outputs). */
+double npk_rk_error_bound(npk_rk_prec out, uint32_t k, double s, double abs_sum);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,203 @@
+/* The verdict on a matmul result: exact integers, and for floats a per-element bound that
+ * holds for any order of fp32 summation (see rk_reference.h for the rule it implements). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "npukit/fp16.h"
+#include "npukit/rk_reference.h"
+
+/* A floating output format: its significand bits after the point, the exponent of its smallest
+ * normal, and its largest finite value. */
+typedef struct float_format {
+    npk_rk_prec prec;
+    int mant_bits, emin;
+    double max_finite;
+} float_format;
+
+static const float_format formats[] = {
+    {NPK_PREC_FP32, 23, -126, 3.4028234663852886e38},
+    {NPK_PREC_FP16, 10, -14, 65504.0},
+};
+
+/* fp16 products are exact in fp32 and are summed in fp32 (facts I.1). */
+#define ACC_UNIT_ROUNDOFF 0x1p-24
+
+static const float_format *format_of(npk_rk_prec p)
+{
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (formats[i].prec == p)
+            return &formats[i];
+    return NULL;
+}
+
+/* One unit in the last place of |x| in format f (the subnormal spacing below the normals). */
+static double ulp(const float_format *f, double x)
+{
+    int e = 0;
+    if (x != 0)
+        frexp(fabs(x), &e); /* |x| = g * 2^e, g in [0.5, 1) */
+    int top = x == 0 || e - 1 < f->emin ? f->emin : e - 1;
+    return ldexp(1.0, top - f->mant_bits);
+}
+
+double npk_rk_error_bound(npk_rk_prec out, uint32_t k, double s, double abs_sum)
+{
+    const float_format *f = format_of(out);
+    if (!f)
+        return 0; /* integer outputs are exact */
+    double ku = k * ACC_UNIT_ROUNDOFF;
+    if (ku >= 1)
+        return INFINITY;
+    double acc = ku / (1 - ku) * abs_sum;
+    /* the double reference's own rounding: at most K * 2^-53 * S, counted generously */
+    double ref = k * 0x1p-52 * abs_sum;
+    double narrow = out == NPK_PREC_FP32 ? 0 : ulp(f, fabs(s) + acc) / 2;
+    return acc + ref + narrow + ulp(f, s);
+}
+
+static double got_value(npk_rk_prec out, const void *got, size_t i)
+{
+    switch (out) {
+    case NPK_PREC_FP32:
+        return ((const float *)got)[i];
+    case NPK_PREC_FP16:
+        return npk_f16_to_f32(((const uint16_t *)got)[i]);
+    case NPK_PREC_INT16:
+        return ((const int16_t *)got)[i];
+    default:
+        return ((const int32_t *)got)[i];
+    }
+}
+
+/* The exact integer result as the hardware stores it: int32 wraps, int16 saturates. */
+static double stored_integer(npk_rk_prec out, int64_t s)
+{
+    if (out == NPK_PREC_INT16)
+        return s > 32767 ? 32767 : s < -32767 ? -32767 : (double)s;
+    return (int32_t)(uint32_t)s;
+}
+
+static double rounded_to(npk_rk_prec out, double s)
+{
+    if (out == NPK_PREC_FP32)
+        return (float)s;
+    return npk_f16_to_f32(npk_f32_to_f16((float)s));
+}
+
+/* Judge one element; updates the verdict. */
+static void judge(npk_rk_verdict *v, npk_rk_prec out, uint32_t k, size_t idx, double got,
+                  double s, double abs_sum)
+{
+    const float_format *f = format_of(out);
+    double bound = npk_rk_error_bound(out, k, s, abs_sum);
+    bool inside;
+    double ratio;
+    if (!isfinite(s)) {
+        /* every order of summation gives the same NaN or Inf */
+        inside = isnan(s) ? isnan(got) : got == s;
+        ratio = inside ? 0 : INFINITY;
+    } else if (!isfinite(got)) {
+        /* only an fp16 narrowing that may overflow can give an Inf (of s's sign) */
+        inside = f && isinf(got) && (got > 0) == (s > 0) && fabs(s) + bound > f->max_finite;
+        ratio = inside ? 0 : INFINITY;
+    } else {
+        double d = fabs(got - s);
+        if (d > v->max_abs)
+            v->max_abs = d;
+        double r = d / (fabs(s) > 1 ? fabs(s) : 1);
+        if (r > v->max_rel)
+            v->max_rel = r;
+        inside = d <= bound;
+        ratio = bound > 0 ? d / bound : d > 0 ? INFINITY : 0;
+    }
+    if (isfinite(s) && fabs(s) > v->ref_max)
+        v->ref_max = fabs(s);
+    if (ratio > v->max_ratio)
+        v->max_ratio = ratio;
+    double want = f ? rounded_to(out, s) : s;
+    if (!(got == want || (isnan(got) && isnan(want))))
+        v->mismatches++;
+    if (!inside && v->outside++ == 0)
+        v->first_outside = idx;
+}
+
+static npk_status check_fp16(npk_rk_prec out, uint32_t m, uint32_t k, uint32_t n,
+                             const uint16_t *a, const uint16_t *b, const void *got,
+                             npk_rk_verdict *v)
+{
+    double *s = malloc(2 * (size_t)n * sizeof *s);
+    float *bf = malloc((size_t)k * n * sizeof *bf);
+    if (!s || !bf) {
+        free(s);
+        free(bf);
+        return npk_fail(NPK_ENOMEM, "matmul check: out of memory for K=%u N=%u", k, n);
+    }
+    double *abs_sum = s + n;
+    for (size_t i = 0; i < (size_t)k * n; i++)
+        bf[i] = npk_f16_to_f32(b[i]);
+    for (uint32_t i = 0; i < m; i++) {
+        for (uint32_t j = 0; j < n; j++)
+            s[j] = abs_sum[j] = 0;
+        for (uint32_t p = 0; p < k; p++) {
+            double x = npk_f16_to_f32(a[(size_t)i * k + p]);
+            const float *br = bf + (size_t)p * n;
+            for (uint32_t j = 0; j < n; j++) {
+                double prod = x * br[j];
+                s[j] += prod;
+                abs_sum[j] += fabs(prod);
+            }
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            size_t idx = (size_t)i * n + j;
+            judge(v, out, k, idx, got_value(out, got, idx), s[j], abs_sum[j]);
+        }
+    }
+    free(s);
+    free(bf);
+    return NPK_OK;
+}
+
+static npk_status check_int(npk_rk_prec out, uint32_t m, uint32_t k, uint32_t n,
+                            const int8_t *a, const int8_t *b, const void *got, npk_rk_verdict *v)
+{
+    int64_t *s = malloc((size_t)n * sizeof *s);
+    if (!s)
+        return npk_fail(NPK_ENOMEM, "matmul check: out of memory for N=%u", n);
+    for (uint32_t i = 0; i < m; i++) {
+        for (uint32_t j = 0; j < n; j++)
+            s[j] = 0;
+        for (uint32_t p = 0; p < k; p++) {
+            int64_t x = a[(size_t)i * k + p];
+            const int8_t *br = b + (size_t)p * n;
+            for (uint32_t j = 0; j < n; j++)
+                s[j] += x * br[j];
+        }
+        for (uint32_t j = 0; j < n; j++) {
+            size_t idx = (size_t)i * n + j;
+            judge(v, out, k, idx, got_value(out, got, idx), stored_integer(out, s[j]), 0);
+        }
+    }
+    free(s);
+    return NPK_OK;
+}
+
+npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
+                               uint32_t n, const void *a, const void *b, const void *got,
+                               npk_rk_verdict *v)
+{
+    if (!a || !b || !got || !v)
+        return npk_fail(NPK_EINVAL, "matmul check: NULL operand");
+    *v = (npk_rk_verdict){0, 0, 0, 0, 0, 0, (uint64_t)m * n};
+    if (in == NPK_PREC_FP16) {
+        if (out != NPK_PREC_FP32 && out != NPK_PREC_FP16)
+            return npk_fail(NPK_EINVAL, "matmul check: fp16 inputs give fp32 or fp16, not %s",
+                            npk_rk_prec_name(out) ? npk_rk_prec_name(out) : "?");
+        return check_fp16(out, m, k, n, a, b, got, v);
+    }
+    if (in != NPK_PREC_INT8 && in != NPK_PREC_INT4)
+        return npk_fail(NPK_EINVAL, "matmul check: inputs must be fp16, int8 or int4");
+    if (out != NPK_PREC_INT32 && out != NPK_PREC_INT16)
+        return npk_fail(NPK_EINVAL, "matmul check: integer inputs give int32 or int16, not %s",
+                        npk_rk_prec_name(out) ? npk_rk_prec_name(out) : "?");
+    return check_int(out, m, k, n, a, b, got, v);
+}
