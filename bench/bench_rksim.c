@@ -16,6 +16,7 @@
 #include "npukit/measure.h"
 #include "npukit/fp16.h"
 #include "npukit/rk_device.h"
+#include "npukit/rk_device_sim.h"
 #include "npukit/rk_sched.h"
 #include "rksim/matmul.h"
 

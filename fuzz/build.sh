@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 out=build/fuzz
 mkdir -p "$out"
 flags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude -Isrc"
-srcs=$(ls src/common/*.c src/rk/*.c src/rksim/*.c)
+srcs=$(ls src/common/*.c src/rk/hw/*.c src/rk/*.c src/rksim/*.c)
 for t in fuzz/fuzz_*.c; do
   name=$(basename "$t" .c)
   clang $flags -DNPUKIT_DATA_DIR=\"$PWD/data\" "$t" $srcs -lm -lpthread -o "$out/$name"

@@ -11,6 +11,7 @@
 #include "check.h"
 #include "npukit/fp16.h"
 #include "npukit/rk_device.h"
+#include "npukit/rk_device_sim.h"
 #include "npukit/rksim.h"
 
 static uint64_t tl_rng = 0x9e3779b97f4a7c15ull;

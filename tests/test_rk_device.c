@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "npukit/rk_device.h"
+#include "npukit/rk_device_sim.h"
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
 

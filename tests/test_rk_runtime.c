@@ -7,6 +7,7 @@
 #include "check.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
+#include "npukit/rk_device_sim.h"
 #include "npukit/rk_reference.h"
 #include "npukit/rksim.h"
 #include "rk/runtime_internal.h"

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "rk_operands.h"
 #include "npukit/rk_device.h"
+#include "npukit/rk_device_sim.h"
 #include "npukit/rk_reference.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_sched.h"

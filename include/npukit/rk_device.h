@@ -1,6 +1,7 @@
 /* The RK NPU device layer: the rknpu kernel interface's operations (facts A.1) behind one
  * interface with two backends, the real kernel (ioctl + mmap on /dev/dri/cardN) and the rksim
- * simulator. Code above this layer does not know which one it talks to.
+ * simulator (opened through rk_device_sim.h). Code above this layer does not know which one it
+ * talks to: what it needs to know about the device it asks with npk_rk_device_query().
  *
  * Semantics are the kernel's: buffers have a GEM handle, a 32-bit NPU IOVA and an obj_addr
  * (passed back to SUBMIT as task_obj_addr and to MEM_SYNC); CACHEABLE buffers need
@@ -9,11 +10,12 @@
 #ifndef NPUKIT_RK_DEVICE_H
 #define NPUKIT_RK_DEVICE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "npukit/rk_soc.h"
 #include "npukit/rk_synth.h"
 #include "npukit/rknpu_uapi.h"
-#include "npukit/rksim.h"
 #include "npukit/status.h"
 
 #ifdef __cplusplus
@@ -37,8 +39,6 @@ typedef struct npk_rk_mem {
  * DRM_IOCTL_VERSION driver name is "rknpu"; the card node is preferred because raw SUBMIT runs
  * no tasks through the render node (facts A.1). */
 npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out);
-/* Open a fresh simulator (cfg NULL: defaults, then the NPUKIT_RKSIM_* environment). */
-npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out);
 /* By name: "sim", "kernel" (auto-detected node) or a device path. NULL or "auto": the
  * environment variable NPUKIT_RK_DEVICE if set, else the kernel when an rknpu node exists,
  * else the simulator. */
@@ -49,8 +49,15 @@ void npk_rk_device_close(npk_rk_device *dev);
 
 /* "sim" or the device path. */
 const char *npk_rk_device_name(const npk_rk_device *dev);
-/* The simulator behind the device, for diagnostics only (its last report); NULL for the kernel. */
-rksim *npk_rk_device_sim(npk_rk_device *dev);
+
+/* What a device is, as its backend reports it: both backends answer the same questions. */
+typedef struct npk_rk_device_info {
+    const char *backend;   /* "kernel" or "sim" */
+    bool simulated;        /* a model of the NPU rather than the NPU */
+    const npk_rk_soc *soc; /* the SoC whose NPU it is (the kernel: from the device tree; the
+                              simulator: the one it models) */
+} npk_rk_device_info;
+void npk_rk_device_query(const npk_rk_device *dev, npk_rk_device_info *info);
 
 /* MEM_CREATE + MEM_MAP + mmap. */
 npk_status npk_rk_mem_create(npk_rk_device *dev, uint64_t size, uint32_t flags, npk_rk_mem *out);

@@ -1,59 +1,19 @@
-/* The internal M-tiling scheduler: CNA_CONV_CON2.FEATURE_GRAINS (0x1010) and the CBUF bank
- * split CNA_CBUF_CON0 (0x1040), with the M ceilings and validity rules of the spec
- * ("The M-tiling scheduler", "Small-K validity of the 0x1040 schedule"). */
+/* The internal M-tiling scheduler's choice: which schedule a task of M rows uses. The formulas
+ * the choice weighs (bank split, rows per tile, M ceilings, validity) are hardware facts in
+ * rk_cbuf.h, which this header includes. */
 #ifndef NPUKIT_RK_SCHED_H
 #define NPUKIT_RK_SCHED_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "npukit/rk_cbuf.h"
 #include "npukit/rk_types.h"
-#include "npukit/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* sched 0: the template's one data bank (0x1040 = 0xB1), any K, M within one bank.
- * sched 1: the bank split walks data-ward with M, up to 11 data banks. */
-enum { NPK_SCHED_AUTO = -1, NPK_SCHED_0 = 0, NPK_SCHED_1 = 1 };
-
-#define NPK_RK_CBUF_TEMPLATE 0xB1u /* weight 11, data 1 */
-#define NPK_RK_CBUF_FLOOR 0x1Bu    /* weight 1, data 11: lower values hang */
-#define NPK_RK_CBUF_BANKS 12u      /* DATA_BANK + WEIGHT_BANK */
-#define NPK_RK_BANK_BYTES 32768u   /* one CBUF bank: 32 KB (spec "Bank = 32 KB"; facts E.1) */
-
-/* The spec's linear fit for clean power-of-two K: base = 0xB1 - 15*(K/S - 1), slope =
- * 15*K/S (S = 256 fp16, 512 int8), both truncated toward zero as the hardware code does;
- * value = base - slope*(mg - 1), mg = max(1, ceil(M/64)), floored at 0x1B. Below the
- * reference K the base climbs above 0xB1 (0xBC at K=64, 0xBE at K=32 for fp16) and at K=128
- * the slope is 7 (half-bank steps): those values are not valid bank splits, which is what the
- * small-K validity rule and the K=128 cap guard against. */
-int npk_rk_sched_fit_base(npk_rk_prec p, uint32_t k);
-int npk_rk_sched_fit_slope(npk_rk_prec p, uint32_t k);
-uint32_t npk_rk_sched_fit_value(npk_rk_prec p, uint32_t m, uint32_t k);
-
-/* The value synthesis writes: sched 0 the template 0xB1; sched 1 the fit above. */
-uint32_t npk_rk_cbuf_con0(npk_rk_prec p, uint32_t m, uint32_t k, int sched);
-/* The bank-split reading of the fit: DATA_BANK = D = ceil(64*ceil(M/64) * K*eb / 32 KB)
- * clamped to 1..11, WEIGHT_BANK = 12 - D. Equal to the fit at every clean power-of-two K at
- * or above the reference K (each mg step moves one bank from weights to data). */
-uint32_t npk_rk_cbuf_con0_banks(npk_rk_prec p, uint32_t m, uint32_t k);
-/* Bank split of a CBUF_CON0 value; false when DATA+WEIGHT != 12 or DATA > 11. */
-bool npk_rk_cbuf_split(uint32_t cbuf_con0, unsigned *data_bank, unsigned *weight_bank);
-
-/* R = rows per internal M-tile = cbuf_elems / K (RK3588: 32768 fp16, 65536 int8/int4). */
-uint32_t npk_rk_rows_per_tile(npk_rk_prec p, uint32_t k);
-/* FEATURE_GRAINS = min(M + 1, R). */
-uint32_t npk_rk_feature_grains(npk_rk_prec p, uint32_t m, uint32_t k);
-
-/* Whether a schedule is valid for (dtype, K); on false, *why says which rule. */
-bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why);
-/* The largest M one task computes correctly at this (dtype, K, schedule); 0 when the
- * schedule is not valid there. fp16: sched 0 16384/K, sched 1 180224/K (256 at K <= 128);
- * int8: sched 0 32768/K, sched 1 64*floor(11*512/K) (704/320/128/64 at K=512..4096);
- * int4: sched 0 16384/K (rows x K <= 16384). Not clamped to the register limits. */
-uint32_t npk_rk_m_ceiling(npk_rk_prec p, uint32_t k, int sched);
 /* The schedule auto picks for M rows: sched 0 while M fits one bank, else sched 1 when it
  * is valid and M fits its ceiling. Returns NPK_SCHED_AUTO (-1) when neither holds. */
 int npk_rk_sched_choose(npk_rk_prec p, uint32_t m, uint32_t k);

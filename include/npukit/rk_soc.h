@@ -8,6 +8,11 @@
 extern "C" {
 #endif
 
+/* The CBUF of one RK3588 core (facts E.1; spec "Bank = 32 KB"): the numbers of the SoC rows
+ * below, named because the bank-split formulas (rk_cbuf.h) are written in them. */
+#define NPK_RK_CBUF_BANKS 12u    /* DATA_BANK + WEIGHT_BANK */
+#define NPK_RK_BANK_BYTES 32768u /* one CBUF bank: 32 KB */
+
 typedef struct npk_rk_soc {
     const char *name;        /* "rk3588" */
     unsigned cores;          /* NPU cores (core_mask bits) */

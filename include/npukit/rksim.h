@@ -77,6 +77,8 @@ npk_status rksim_config_from_env(rksim_config *cfg);
 
 npk_status rksim_create(const rksim_config *cfg, rksim **out);
 void rksim_destroy(rksim *sim);
+/* The SoC the simulator models, by its name in the SoC table ("rk3588"). */
+const char *rksim_soc_name(const rksim *sim);
 
 /* The kernel interface: one rknpu/DRM request. `request` carries the caller's struct size; the
  * front end copies in min(caller size, kernel size), zero-fills the rest and copies back what

@@ -12,13 +12,13 @@ struct npk_rk_device {
     npk_rk_backend be;
     void *ctx;
     char name[128];
-    rksim *sim;
+    const npk_rk_soc *soc;
     npk_rk_mem *live; /* buffers created and not yet destroyed, for close */
     size_t nlive, caplive;
     pthread_mutex_t live_lock; /* threads (one per core) create and destroy buffers */
 };
 
-npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *name, rksim *sim,
+npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *name,
                               npk_rk_device **out)
 {
     npk_rk_device *d = calloc(1, sizeof *d);
@@ -28,7 +28,7 @@ npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *n
     }
     d->be = *be;
     d->ctx = ctx;
-    d->sim = sim;
+    d->soc = be->soc(ctx);
     pthread_mutex_init(&d->live_lock, NULL);
     strncpy(d->name, name, sizeof d->name - 1);
     *out = d;
@@ -70,7 +70,18 @@ static npk_status req_fail(npk_rk_device *d, int rc, const char *what, const cha
 }
 
 const char *npk_rk_device_name(const npk_rk_device *d) { return d->name; }
-rksim *npk_rk_device_sim(npk_rk_device *d) { return d->sim; }
+
+void npk_rk_device_query(const npk_rk_device *d, npk_rk_device_info *info)
+{
+    info->backend = d->be.kind;
+    info->simulated = d->be.simulated;
+    info->soc = d->soc;
+}
+
+void *npk_rk_device_ctx(npk_rk_device *d, const npk_rk_backend *be)
+{
+    return d->be.ioctl == be->ioctl ? d->ctx : NULL;
+}
 
 int npk_rk_device_ioctl(npk_rk_device *d, unsigned long request, void *arg)
 {

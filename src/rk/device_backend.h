@@ -12,17 +12,22 @@
 
 typedef struct npk_rk_backend {
     const char *kind; /* "kernel" or "sim" */
+    bool simulated;   /* a model of the NPU */
     int (*ioctl)(void *ctx, unsigned long request, void *arg);
     void *(*map)(void *ctx, uint64_t offset, size_t length, int *err);
     void (*unmap)(void *ctx, void *addr, size_t length);
     void (*close)(void *ctx);
     /* extra words for a failure message (the simulator's report), may be NULL */
     const char *(*detail)(void *ctx);
+    /* the SoC whose NPU this is (a row of the SoC table) */
+    const npk_rk_soc *(*soc)(void *ctx);
 } npk_rk_backend;
 
 /* Wrap a backend context into a device (takes ownership of ctx). */
 npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *name,
-                              rksim *sim, npk_rk_device **out);
+                              npk_rk_device **out);
+/* The backend context of a device when its backend is `be`, else NULL. */
+void *npk_rk_device_ctx(npk_rk_device *dev, const npk_rk_backend *be);
 
 /* True when an rknpu DRM node can be opened (the auto-detection of the kernel backend). */
 bool npk_rk_kernel_available(void);

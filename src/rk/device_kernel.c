@@ -50,7 +50,28 @@ static void k_close(void *ctx)
     free(k);
 }
 
-static const npk_rk_backend kernel_backend = {"kernel", k_ioctl, k_map, k_unmap, k_close, NULL};
+/* The SoC of the board, from the device tree's compatible strings; a board that names none
+ * of the table's SoCs is taken for the default (validated) one. */
+static const npk_rk_soc *k_soc(void *ctx)
+{
+    (void)ctx;
+    FILE *f = fopen("/proc/device-tree/compatible", "rb");
+    if (!f)
+        return npk_rk_soc_default();
+    char buf[512] = {0};
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    for (size_t i = 0; i < n; i++) /* the property is NUL-separated strings */
+        if (!buf[i])
+            buf[i] = ' ';
+    for (unsigned i = 0; i < npk_rk_soc_count(); i++)
+        if (strstr(buf, npk_rk_soc_at(i)->name))
+            return npk_rk_soc_at(i);
+    return npk_rk_soc_default();
+}
+
+static const npk_rk_backend kernel_backend = {"kernel", false,   k_ioctl, k_map,
+                                              k_unmap,  k_close, NULL,    k_soc};
 
 /* True when fd's DRM driver is "rknpu". */
 static bool is_rknpu(int fd)
@@ -112,7 +133,7 @@ npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out)
         return npk_fail(NPK_ENOMEM, "rk device: out of memory");
     }
     k->fd = fd;
-    return npk_rk_device_wrap(&kernel_backend, k, path, NULL, out);
+    return npk_rk_device_wrap(&kernel_backend, k, path, out);
 }
 
 bool npk_rk_kernel_available(void)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npukit/rk_device_sim.h"
 #include "rk/device_backend.h"
 
 typedef struct sim_ctx {
@@ -62,7 +63,22 @@ static const char *s_detail(void *ctx)
     return copy[0] ? copy : NULL;
 }
 
-static const npk_rk_backend sim_backend = {"sim", s_ioctl, s_map, s_unmap, s_close, s_detail};
+/* The SoC the simulator models. */
+static const npk_rk_soc *s_soc(void *ctx)
+{
+    sim_ctx *c = ctx;
+    const npk_rk_soc *soc = npk_rk_soc_find(rksim_soc_name(c->sim));
+    return soc ? soc : npk_rk_soc_default();
+}
+
+static const npk_rk_backend sim_backend = {"sim",   true,    s_ioctl,  s_map,
+                                           s_unmap, s_close, s_detail, s_soc};
+
+rksim *npk_rk_device_sim(npk_rk_device *dev)
+{
+    sim_ctx *c = npk_rk_device_ctx(dev, &sim_backend);
+    return c ? c->sim : NULL;
+}
 
 npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out)
 {
@@ -83,7 +99,7 @@ npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out)
         return s;
     }
     pthread_mutex_init(&c->lock, NULL);
-    return npk_rk_device_wrap(&sim_backend, c, "sim", c->sim, out);
+    return npk_rk_device_wrap(&sim_backend, c, "sim", out);
 }
 
 npk_status npk_rk_device_open(const char *spec, npk_rk_device **out)

@@ -7,26 +7,6 @@
 #include "policy.h"
 #include "runtime_internal.h"
 
-/* The SoC of the board, from the device tree; the simulator models RK3588. */
-static const npk_rk_soc *detect_soc(bool simulated)
-{
-    if (simulated)
-        return npk_rk_soc_default();
-    FILE *f = fopen("/proc/device-tree/compatible", "rb");
-    if (!f)
-        return npk_rk_soc_default();
-    char buf[512] = {0};
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    for (size_t i = 0; i < n; i++) /* the property is NUL-separated strings */
-        if (!buf[i])
-            buf[i] = ' ';
-    for (unsigned i = 0; i < npk_rk_soc_count(); i++)
-        if (strstr(buf, npk_rk_soc_at(i)->name))
-            return npk_rk_soc_at(i);
-    return npk_rk_soc_default();
-}
-
 /* The feature and task buffers of core c for jobs of up to rt->chain tasks. */
 static npk_status create_core_buffers(npk_rk *rt, unsigned c)
 {
@@ -59,8 +39,10 @@ npk_status npk_rk_open(const char *device, npk_rk **out)
         free(rt);
         return s;
     }
-    rt->simulated = npk_rk_device_sim(rt->dev) != NULL;
-    rt->soc = detect_soc(rt->simulated);
+    npk_rk_device_info dev_info;
+    npk_rk_device_query(rt->dev, &dev_info);
+    rt->simulated = dev_info.simulated;
+    rt->soc = dev_info.soc;
     rt->cores = rt->soc->cores > NPK_RK_MAX_CORES ? NPK_RK_MAX_CORES : rt->soc->cores;
     rt->chain = 1;
     rt->feature_slot = rt->soc->cbuf_banks * rt->soc->bank_bytes;

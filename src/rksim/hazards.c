@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "npukit/rk_sched.h"
+#include "npukit/rk_cbuf.h"
 #include "npukit/rk_soc.h"
 #include "npukit/rk_types.h"
 #include "rksim/matmul.h"
@@ -156,8 +156,8 @@ static bool h3_int_entry(rksim *s, rksim_core *c, const rksim_mm *mm, bool first
 static bool h6_k_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
                          rksim_effect *e)
 {
-    (void)s, (void)c, (void)first;
-    unsigned kmax = npk_rk_soc_default()->k_max_single;
+    (void)c, (void)first;
+    unsigned kmax = s->soc->k_max_single;
     if (mm->k <= kmax)
         return false;
     e->wedge = true;
@@ -196,12 +196,12 @@ static bool h9_sched_small_k(rksim *s, rksim_core *c, const rksim_mm *mm, bool f
 }
 
 /* Rows one data bank set holds, as the spec measures them (see the table row of hazard 11). */
-static uint32_t rows_capacity(const rksim_mm *mm)
+static uint32_t rows_capacity(const rksim *s, const rksim_mm *mm)
 {
     unsigned d = mm->data_bank > 11 ? 11 : mm->data_bank;
     if (d == 0)
         d = 1;
-    const uint32_t bank = npk_rk_soc_default()->bank_bytes;
+    const uint32_t bank = s->soc->bank_bytes;
     uint32_t cap;
     if (mm->in == NPK_PREC_INT8)
         cap = d * bank / mm->k;
@@ -224,7 +224,7 @@ static bool h10_b1_large_m(rksim *s, rksim_core *c, const rksim_mm *mm, bool fir
     (void)s, (void)c, (void)first;
     if (mm->cbuf_con0 != NPK_RK_CBUF_TEMPLATE || mm->k <= 256)
         return false;
-    uint32_t cap = rows_capacity(mm);
+    uint32_t cap = rows_capacity(s, mm);
     if (mm->m <= cap)
         return false;
     e->good_rows = cap;
@@ -249,7 +249,7 @@ static bool h11_m_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool firs
     (void)s, (void)c, (void)first;
     if (e->good_rows || (mm->cbuf_con0 == NPK_RK_CBUF_TEMPLATE && mm->k > 256))
         return false; /* hazard 10 or 12 describes these rows */
-    uint32_t cap = rows_capacity(mm);
+    uint32_t cap = rows_capacity(s, mm);
     if (mm->m <= cap)
         return false;
     e->good_rows = cap;

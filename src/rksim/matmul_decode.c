@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "npukit/rk_regs.h"
-#include "npukit/rk_sched.h"
+#include "npukit/rk_cbuf.h"
 #include "npukit/rk_soc.h"
 #include "npukit/rk_types.h"
 #include "rksim/matmul.h"
@@ -78,7 +78,7 @@ static int64_t field_signed(npk_rk_field_id f, uint32_t v)
 bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
                      rksim_core_result *r)
 {
-    const npk_rk_soc *soc = npk_rk_soc_default();
+    const npk_rk_soc *soc = s->soc;
     *mm = (rksim_mm){0};
 
     /* ---- CNA: a 1x1 direct convolution over a W=1, H=M, C=K feature ---- */

@@ -79,9 +79,12 @@ npk_status rksim_create(const rksim_config *cfg, rksim **out)
         s->core[i].int_primed = false; /* power-on is not integer mode (hazard 3) */
     }
     s->freq_hz = 1000000000u; /* 1 GHz max NPU clock (greg perf/clock.md, facts G) */
+    s->soc = npk_rk_soc_default(); /* the model is of the validated part */
     *out = s;
     return NPK_OK;
 }
+
+const char *rksim_soc_name(const rksim *s) { return s->soc->name; }
 
 void rksim_destroy(rksim *s)
 {

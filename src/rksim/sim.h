@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "npukit/rk_regs.h"
+#include "npukit/rk_soc.h"
 #include "npukit/rksim.h"
 #include "rksim/mem.h"
 
@@ -44,6 +45,7 @@ struct rksim {
     rksim_core core[RKSIM_MAX_CORES];
     bool dead;              /* modelled kernel crash or hard hang */
     bool gen_510;           /* the caller speaks the 5.10 structs (a 40-byte MEM_CREATE) */
+    const npk_rk_soc *soc;  /* the SoC whose NPU is modelled (its limits and CBUF) */
     unsigned power_refs;
     uint32_t freq_hz;
     rksim_report report;

@@ -4,7 +4,6 @@
  * row is marked unvalidated (rocket-userspace notes it packs geometry registers differently). */
 #include <string.h>
 
-#include "npukit/rk_sched.h"
 #include "npukit/rk_soc.h"
 
 static const npk_rk_soc socs[] = {

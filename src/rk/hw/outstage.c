@@ -2,7 +2,7 @@
  * a matmul, and the per-dtype defaults. */
 #include <stddef.h>
 
-#include "npukit/rk_synth.h"
+#include "npukit/rk_outstage.h"
 
 static const npk_rk_out_stage stages[] = {
     /* in             out              OD  0x4084    0x4088 completes */

@@ -1,0 +1,41 @@
+/* The DPU output stage as data: one row per (input, output) precision pair a matmul can
+ * produce, and the per-dtype defaults the synthesizer, the planner and the simulator share. */
+#ifndef NPUKIT_RK_OUTSTAGE_H
+#define NPUKIT_RK_OUTSTAGE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "npukit/rk_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One row per (input, output) precision pair the output stage knows (facts C.1 #59, #71,
+ * #84, #85; spec "DPU output stages", "int16/narrow-output MATMUL does NOT self-complete"). */
+typedef struct npk_rk_out_stage {
+    npk_rk_prec in, out;
+    unsigned od_bypass;     /* DPU_BS_OW_CFG.OD_BYPASS as the vendor/ork programs set it */
+    uint32_t out_cvt_scale; /* DPU_OUT_CVT_SCALE (FP32TOFP16_EN | scale) */
+    uint32_t out_cvt_shift; /* DPU_OUT_CVT_SHIFT */
+    bool completes;         /* false: the hardware never raises the done interrupt */
+} npk_rk_out_stage;
+
+const npk_rk_out_stage *npk_rk_out_stage_find(npk_rk_prec in, npk_rk_prec out);
+/* The default output of an input precision: fp16 -> fp32, int8 -> int32, int4 -> int16. */
+npk_rk_prec npk_rk_default_out(npk_rk_prec in);
+/* The vendor's feature/output mode: line for fp16 and int8, cube for int4 (facts C.0). */
+npk_rk_mode npk_rk_default_mode(npk_rk_prec in);
+/* The N alignment of a dtype's weight tiles: fp16 16, int8 32, int4 64 (facts D.1). */
+uint32_t npk_rk_n_align(npk_rk_prec in);
+/* F = 2 * output bits / input bits: the SIZE_E / SURFACE_ADD unit (facts C.1 #71, #94). */
+uint32_t npk_rk_out_factor(npk_rk_prec in, npk_rk_prec out);
+/* The largest int4 K whose int16 accumulator cannot saturate for full-range operands: the
+ * worst product is (-8)(-8) = 64, so K x 64 <= 32767 (facts E.1, I.1) -> 511. */
+uint32_t npk_rk_int4_k_max(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
