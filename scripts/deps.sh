@@ -7,6 +7,8 @@ need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 # build-essential brings the compiler, the C library headers and make together.
 { command -v cc >/dev/null 2>&1 && [ -e /usr/include/stdio.h ]; } || need+=(build-essential)
+# libelf: the RV64 program loader reads ELF executables through it.
+[ -e /usr/include/gelf.h ] || need+=(libelf-dev)
 optional=()
 # OpenBLAS counts as present only when a program that includes cblas.h and calls cblas_sgemm
 # compiles and links against -lopenblas, as the build does: a cblas.h header without the library
@@ -27,6 +29,11 @@ have_openblas() {
 }
 # Without a compiler the check cannot run: ask for the library with the compiler.
 if [ ${#need[@]} -gt 0 ] || ! have_openblas; then optional+=(libopenblas-dev); fi
+# The RV64 programs and their QEMU cross-check; without them those tests skip and say so.
+command -v riscv64-unknown-elf-gcc >/dev/null 2>&1 || optional+=(gcc-riscv64-unknown-elf)
+[ -e /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs ] || optional+=(picolibc-riscv64-unknown-elf)
+command -v riscv64-linux-gnu-gcc >/dev/null 2>&1 || optional+=(gcc-riscv64-linux-gnu)
+command -v qemu-riscv64 >/dev/null 2>&1 || optional+=(qemu-user)
 # NPUKIT_DEPS_REPORT=1: say what is missing, install nothing.
 if [ "${NPUKIT_DEPS_REPORT:-0}" = 1 ]; then
   echo "npukit: missing: ${need[*]:-none}; optional missing: ${optional[*]:-none}"
@@ -40,8 +47,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   if apt-get update -qq && apt-get install -y -qq "${need[@]}" "${optional[@]}" >/dev/null; then
     exit 0
   fi
-  # The optional library may be unavailable; the required tools may not.
-  [ ${#need[@]} -eq 0 ] && { echo "npukit: OpenBLAS unavailable, using the portable fallback"; exit 0; }
+  # Optional packages may be unavailable; the required ones may not. Install what exists.
+  for p in "${optional[@]}"; do
+    apt-get install -y -qq "$p" >/dev/null 2>&1 || echo "npukit: optional $p unavailable; continuing without"
+  done
+  [ ${#need[@]} -eq 0 ] && exit 0
   apt-get install -y -qq "${need[@]}" >/dev/null && exit 0
   echo "npukit: could not install ${need[*]}" >&2
   exit 1
@@ -50,5 +60,5 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "npukit: missing ${need[*]}; run as root: apt-get install -y ${need[*]}" >&2
   exit 1
 fi
-echo "npukit: OpenBLAS not installed (apt-get install -y libopenblas-dev); using the portable fallback"
+echo "npukit: optional ${optional[*]} not installed (apt-get install -y ${optional[*]}); continuing without"
 exit 0

@@ -1,0 +1,64 @@
+/* Running programs on the KohakuTPU RV64 control complex from the host.
+ *
+ * An image is the PT_LOAD segments of an RV64 ELF executable, each checked to lie wholly in
+ * the complex's instruction memory or its scratchpad. kt_rv64_run streams an image through
+ * the load window (control window + 0x8000), preloads stdin, boots, drains the console while
+ * polling HR_STATUS, and reads the exit word and halt state. It never writes the scratchpad
+ * while the core runs. */
+#ifndef NPUKIT_KT_RV64_LOAD_H
+#define NPUKIT_KT_RV64_LOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npukit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where programs may be placed: the complex's memories (the reference build by default). */
+typedef struct kt_rv64_limits {
+    uint32_t imem_bytes; /* instruction memory at address 0 */
+    uint64_t spad_base;
+    uint32_t spad_bytes;
+} kt_rv64_limits;
+void kt_rv64_limits_default(kt_rv64_limits *l);
+
+enum { KT_RV64_MAX_SEGMENTS = 16 };
+
+typedef enum kt_rv64_region { KT_RV64_IMEM = 0, KT_RV64_SPAD = 1 } kt_rv64_region;
+
+typedef struct kt_rv64_segment {
+    unsigned phdr;        /* its index among the program headers */
+    kt_rv64_region region;
+    uint32_t offset;      /* byte offset inside the region */
+    uint64_t vaddr;
+    uint64_t filesz, memsz; /* bytes past filesz up to memsz are zero */
+    const uint8_t *data;  /* filesz bytes, inside the image's copy of the file */
+} kt_rv64_segment;
+
+typedef struct kt_rv64_image {
+    kt_rv64_segment seg[KT_RV64_MAX_SEGMENTS];
+    unsigned n_seg;
+    uint64_t entry;
+    uint8_t *file; /* owned copy of the file */
+    size_t size;
+} kt_rv64_image;
+
+/* Parse an ELF held in memory (copied) or read from a file. Refuses, naming the value and
+ * the limit: anything not a little-endian 64-bit RISC-V executable, an entry point other than
+ * 0 (the core always starts there), a segment whose file bytes lie outside the file, one that
+ * does not fit the instruction memory or the scratchpad, a writable segment in the
+ * instruction memory (the core cannot store there) or an executable one in the scratchpad
+ * (it cannot fetch there), and an image with no loadable bytes. */
+npk_status kt_rv64_image_parse(const void *data, size_t size, const char *origin,
+                               const kt_rv64_limits *lim, kt_rv64_image *img);
+npk_status kt_rv64_image_read(const char *path, const kt_rv64_limits *lim, kt_rv64_image *img);
+void kt_rv64_image_free(kt_rv64_image *img);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,397 @@
+/* The RV64 core's executor: memories, reset, and the run loop.
+ *
+ * Speed comes from three choices: the instruction memory is decoded once per host write (fetch
+ * is an array index), the loop keeps pc and the counters in locals and writes them back only
+ * when it leaves the fast path (a CSR, a trap, a control-region access), and the scratchpad is
+ * a flat byte array tested with one unsigned compare per access. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rv64.h"
+#include "rv64_ops.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the scratchpad is accessed with host loads and stores: a little-endian host is required"
+#endif
+
+enum { CTRL_BYTES = 256 };
+
+void ksim_rv64_cfg_default(ksim_rv64_cfg *cfg)
+{
+    cfg->imem_words = 8192;
+    cfg->spad_words = 4096;
+    cfg->spad_base = 0x10000;
+    cfg->ctrl_base = 0x20000;
+    ksim_rv64_costs_default(&cfg->costs);
+}
+
+static bool pow2(uint32_t v) { return v && !(v & (v - 1)); }
+
+static bool regions_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+    return a < b + blen && b < a + alen;
+}
+
+bool ksim_rv64_init(ksim_rv64 *c, const ksim_rv64_cfg *cfg, const ksim_rv64_bus *bus)
+{
+    memset(c, 0, sizeof *c);
+    if (!pow2(cfg->imem_words) || !pow2(cfg->spad_words) || cfg->imem_words > (1u << 24) ||
+        cfg->spad_words > (1u << 24) || (cfg->ctrl_base & (CTRL_BYTES - 1)) ||
+        (cfg->spad_base & 7))
+        return false;
+    c->cfg = *cfg;
+    c->bus = *bus;
+    c->imem_bytes = cfg->imem_words * 4;
+    c->spad_bytes = cfg->spad_words * 8;
+    if (regions_overlap(0, c->imem_bytes, cfg->spad_base, c->spad_bytes) ||
+        regions_overlap(0, c->imem_bytes, cfg->ctrl_base, CTRL_BYTES) ||
+        regions_overlap(cfg->spad_base, c->spad_bytes, cfg->ctrl_base, CTRL_BYTES))
+        return false;
+    c->imem = calloc(cfg->imem_words, sizeof *c->imem);
+    c->dec = calloc(cfg->imem_words, sizeof *c->dec);
+    c->spad = calloc(c->spad_bytes, 1);
+    if (!c->imem || !c->dec || !c->spad)
+        return false;
+    for (uint32_t i = 0; i < cfg->imem_words; i++)
+        ksim_rv64_decode(&cfg->costs, 0, &c->dec[i]);
+    ksim_rv64_reset(c);
+    return true;
+}
+
+void ksim_rv64_free(ksim_rv64 *c)
+{
+    free(c->imem);
+    free(c->dec);
+    free(c->spad);
+    c->imem = NULL;
+    c->dec = NULL;
+    c->spad = NULL;
+}
+
+void ksim_rv64_reset(ksim_rv64 *c)
+{
+    memset(c->x, 0, sizeof c->x);
+    memset(&c->csr, 0, sizeof c->csr);
+    c->pc = 0;
+    c->cycles = c->retired = 0;
+    c->halted = false;
+    c->halt_cause = 0;
+    c->halt_pc = 0;
+    c->wfi = false;
+    c->store_valid = false;
+    c->irq_ready = false;
+}
+
+void ksim_rv64_imem_write(ksim_rv64 *c, uint32_t index, uint32_t word)
+{
+    index &= c->cfg.imem_words - 1;
+    c->imem[index] = word;
+    ksim_rv64_decode(&c->cfg.costs, word, &c->dec[index]);
+}
+
+void ksim_rv64_spad_write(ksim_rv64 *c, uint32_t index, uint64_t value, uint8_t strobes, uint64_t cycle)
+{
+    index &= c->cfg.spad_words - 1;
+    uint32_t base = index * 8;
+    /* The host takes the scratchpad's one write port: a core store issued in this same cycle
+     * never happened. Undo it before the host's bytes land. */
+    if (c->store_valid && c->store_cycle == cycle) {
+        memcpy(c->spad + c->store_off, c->store_old, c->store_width);
+        c->store_valid = false;
+        c->lost_stores++;
+    }
+    for (unsigned b = 0; b < 8; b++)
+        if (strobes & (1u << b))
+            c->spad[base + b] = (uint8_t)(value >> (8 * b));
+}
+
+void ksim_rv64_idle_until(ksim_rv64 *c, uint64_t cycle)
+{
+    if (cycle > c->cycles)
+        c->cycles = cycle;
+}
+
+static int64_t sx32(uint64_t v) { return (int64_t)(int32_t)(uint32_t)v; }
+
+/* Division by the rules of the M extension: no trap, x/0 = all ones, x%0 = x, and the one
+ * overflowing quotient (most negative / -1) is the dividend with remainder 0. */
+static uint64_t div_s(int64_t a, int64_t b)
+{
+    if (b == 0)
+        return UINT64_MAX;
+    if (a == INT64_MIN && b == -1)
+        return (uint64_t)a;
+    return (uint64_t)(a / b);
+}
+static uint64_t rem_s(int64_t a, int64_t b)
+{
+    if (b == 0)
+        return (uint64_t)a;
+    if (a == INT64_MIN && b == -1)
+        return 0;
+    return (uint64_t)(a % b);
+}
+static uint64_t div_u(uint64_t a, uint64_t b) { return b ? a / b : UINT64_MAX; }
+static uint64_t rem_u(uint64_t a, uint64_t b) { return b ? a % b : a; }
+static uint64_t divw_s(int32_t a, int32_t b)
+{
+    if (b == 0)
+        return UINT64_MAX;
+    if (a == INT32_MIN && b == -1)
+        return (uint64_t)(int64_t)a;
+    return (uint64_t)(int64_t)(a / b);
+}
+static uint64_t remw_s(int32_t a, int32_t b)
+{
+    if (b == 0)
+        return (uint64_t)(int64_t)a;
+    if (a == INT32_MIN && b == -1)
+        return 0;
+    return (uint64_t)(int64_t)(a % b);
+}
+static uint64_t divw_u(uint32_t a, uint32_t b) { return (uint64_t)sx32(b ? a / b : UINT32_MAX); }
+static uint64_t remw_u(uint32_t a, uint32_t b) { return (uint64_t)sx32(b ? a % b : a); }
+
+static uint64_t mulh_ss(int64_t a, int64_t b) { return (uint64_t)(((__int128)a * b) >> 64); }
+static uint64_t mulh_uu(uint64_t a, uint64_t b)
+{
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+}
+static uint64_t mulh_su(int64_t a, uint64_t b)
+{
+    /* a signed × b unsigned: the unsigned product minus b·2^64 when a is negative. */
+    uint64_t hi = mulh_uu((uint64_t)a, b);
+    return a < 0 ? hi - b : hi;
+}
+
+/* A control-region access: offset within the 256 bytes, or -1 when the address is elsewhere. */
+static int64_t ctrl_offset(const ksim_rv64 *c, uint64_t a)
+{
+    return (a >> 8) == (c->cfg.ctrl_base >> 8) ? (int64_t)(a & (CTRL_BYTES - 1)) : -1;
+}
+
+/* Load width and sign per load operation. */
+static const struct { uint8_t width; bool sign; } load_kind[] = {
+    [RV_LB - RV_LB] = {1, true},  [RV_LH - RV_LB] = {2, true},  [RV_LW - RV_LB] = {4, true},
+    [RV_LD - RV_LB] = {8, false}, [RV_LBU - RV_LB] = {1, false}, [RV_LHU - RV_LB] = {2, false},
+    [RV_LWU - RV_LB] = {4, false},
+};
+static const uint8_t store_width[] = {1, 2, 4, 8};
+
+static uint64_t extend(uint64_t v, unsigned width, bool sign)
+{
+    if (width == 8)
+        return v;
+    unsigned sh = 64 - 8 * width;
+    return sign ? (uint64_t)((int64_t)(v << sh) >> sh) : (v << sh) >> sh;
+}
+
+ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_limit)
+{
+    if (c->halted)
+        return KSIM_RV64_HALTED;
+    if (c->wfi) {
+        if (!(c->csr.mip & c->csr.mie))
+            return KSIM_RV64_WFI;
+        c->wfi = false;
+    }
+    uint64_t *const x = c->x;
+    uint8_t *const spad = c->spad;
+    const ksim_rv64_insn *const dec = c->dec;
+    const uint64_t spad_base = c->cfg.spad_base, imem_bytes = c->imem_bytes;
+    const uint32_t spad_bytes = c->spad_bytes;
+    const uint32_t taken = c->cfg.costs.cycles[KSIM_RV64_TAKEN];
+    const uint32_t ctrl_cost = c->cfg.costs.cycles[KSIM_RV64_CTRL];
+    uint64_t pc = c->pc, cycles = c->cycles, retired = c->retired;
+    uint64_t cause = 0, tval = 0;
+    ksim_rv64_stop stop = KSIM_RV64_BUDGET;
+
+/* Leave the fast path: write the locals back; come back: reload them. */
+#define SYNC() (c->pc = pc, c->cycles = cycles, c->retired = retired)
+#define RELOAD() (pc = c->pc, cycles = c->cycles, retired = c->retired)
+#define RAISE(code, value) do { cause = (code); tval = (value); goto exception; } while (0)
+
+    for (; max_insns; max_insns--) {
+        if (cycles >= cycle_limit)
+            break;
+        if (c->irq_ready) {
+            SYNC();
+            ksim_rv64_interrupt(c);
+            RELOAD();
+        }
+        if (pc >= imem_bytes)
+            RAISE(KSIM_RV64_EXC_FETCH_FAULT, pc);
+        const ksim_rv64_insn *in = &dec[pc >> 2];
+        const uint64_t a = x[in->rs1], b = x[in->rs2];
+        uint64_t next = pc + 4;
+        cycles += in->cycles;
+        switch ((enum ksim_rv64_op)in->op) {
+        case RV_LUI: x[in->rd] = (uint64_t)in->imm; break;
+        case RV_AUIPC: x[in->rd] = pc + (uint64_t)in->imm; break;
+        case RV_JAL: x[in->rd] = next; next = pc + (uint64_t)in->imm; break;
+        case RV_JALR: {
+            uint64_t t = (a + (uint64_t)in->imm) & ~1ull;
+            if (t & 3)
+                RAISE(KSIM_RV64_EXC_FETCH_MISALIGNED, t);
+            x[in->rd] = next;
+            next = t;
+            break;
+        }
+#define BRANCH(cond) if (cond) { next = pc + (uint64_t)in->imm; cycles += taken; } break
+        case RV_BEQ: BRANCH(a == b);
+        case RV_BNE: BRANCH(a != b);
+        case RV_BLT: BRANCH((int64_t)a < (int64_t)b);
+        case RV_BGE: BRANCH((int64_t)a >= (int64_t)b);
+        case RV_BLTU: BRANCH(a < b);
+        case RV_BGEU: BRANCH(a >= b);
+#undef BRANCH
+        case RV_LB: case RV_LH: case RV_LW: case RV_LD: case RV_LBU: case RV_LHU: case RV_LWU: {
+            unsigned w = load_kind[in->op - RV_LB].width;
+            uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base, v = 0;
+            if (addr & (w - 1))
+                RAISE(KSIM_RV64_EXC_LOAD_MISALIGNED, addr);
+            if (off <= (uint64_t)spad_bytes - w) {
+                memcpy(&v, spad + off, w);
+            } else {
+                int64_t co = ctrl_offset(c, addr);
+                if (co < 0)
+                    RAISE(KSIM_RV64_EXC_LOAD_FAULT, addr);
+                cycles += ctrl_cost;
+                SYNC();
+                v = c->bus.ctrl_load(c->bus.ctx, (uint32_t)co, w);
+            }
+            x[in->rd] = extend(v, w, load_kind[in->op - RV_LB].sign);
+            break;
+        }
+        case RV_SB: case RV_SH: case RV_SW: case RV_SD: {
+            unsigned w = store_width[in->op - RV_SB];
+            uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base;
+            if (addr & (w - 1))
+                RAISE(KSIM_RV64_EXC_STORE_MISALIGNED, addr);
+            if (off <= (uint64_t)spad_bytes - w) {
+                /* Remember what the store replaced, for a host write in the cycle it issued. */
+                c->store_cycle = cycles - in->cycles;
+                c->store_off = (uint32_t)off;
+                c->store_width = (uint8_t)w;
+                memcpy(c->store_old, spad + off, w);
+                c->store_valid = true;
+                memcpy(spad + off, &b, w);
+            } else {
+                int64_t co = ctrl_offset(c, addr);
+                if (co < 0)
+                    RAISE(KSIM_RV64_EXC_STORE_FAULT, addr);
+                cycles += ctrl_cost;
+                c->pc = next;
+                c->cycles = cycles;
+                c->retired = retired + 1;
+                bool halt = c->bus.ctrl_store(c->bus.ctx, (uint32_t)co, w, b);
+                RELOAD();
+                if (halt) {
+                    stop = KSIM_RV64_BUS_STOP;
+                    goto out;
+                }
+                continue;
+            }
+            break;
+        }
+        case RV_ADDI: x[in->rd] = a + (uint64_t)in->imm; break;
+        case RV_SLTI: x[in->rd] = (int64_t)a < in->imm; break;
+        case RV_SLTIU: x[in->rd] = a < (uint64_t)in->imm; break;
+        case RV_XORI: x[in->rd] = a ^ (uint64_t)in->imm; break;
+        case RV_ORI: x[in->rd] = a | (uint64_t)in->imm; break;
+        case RV_ANDI: x[in->rd] = a & (uint64_t)in->imm; break;
+        case RV_SLLI: x[in->rd] = a << in->imm; break;
+        case RV_SRLI: x[in->rd] = a >> in->imm; break;
+        case RV_SRAI: x[in->rd] = (uint64_t)((int64_t)a >> in->imm); break;
+        case RV_ADDIW: x[in->rd] = (uint64_t)sx32(a + (uint64_t)in->imm); break;
+        case RV_SLLIW: x[in->rd] = (uint64_t)sx32((uint32_t)a << in->imm); break;
+        case RV_SRLIW: x[in->rd] = (uint64_t)sx32((uint32_t)a >> in->imm); break;
+        case RV_SRAIW: x[in->rd] = (uint64_t)(int64_t)((int32_t)(uint32_t)a >> in->imm); break;
+        case RV_ADD: x[in->rd] = a + b; break;
+        case RV_SUB: x[in->rd] = a - b; break;
+        case RV_SLL: x[in->rd] = a << (b & 63); break;
+        case RV_SLT: x[in->rd] = (int64_t)a < (int64_t)b; break;
+        case RV_SLTU: x[in->rd] = a < b; break;
+        case RV_XOR: x[in->rd] = a ^ b; break;
+        case RV_SRL: x[in->rd] = a >> (b & 63); break;
+        case RV_SRA: x[in->rd] = (uint64_t)((int64_t)a >> (b & 63)); break;
+        case RV_OR: x[in->rd] = a | b; break;
+        case RV_AND: x[in->rd] = a & b; break;
+        case RV_ADDW: x[in->rd] = (uint64_t)sx32(a + b); break;
+        case RV_SUBW: x[in->rd] = (uint64_t)sx32(a - b); break;
+        case RV_SLLW: x[in->rd] = (uint64_t)sx32((uint32_t)a << (b & 31)); break;
+        case RV_SRLW: x[in->rd] = (uint64_t)sx32((uint32_t)a >> (b & 31)); break;
+        case RV_SRAW: x[in->rd] = (uint64_t)(int64_t)((int32_t)(uint32_t)a >> (b & 31)); break;
+        case RV_MUL: x[in->rd] = a * b; break;
+        case RV_MULH: x[in->rd] = mulh_ss((int64_t)a, (int64_t)b); break;
+        case RV_MULHSU: x[in->rd] = mulh_su((int64_t)a, b); break;
+        case RV_MULHU: x[in->rd] = mulh_uu(a, b); break;
+        case RV_DIV: x[in->rd] = div_s((int64_t)a, (int64_t)b); break;
+        case RV_DIVU: x[in->rd] = div_u(a, b); break;
+        case RV_REM: x[in->rd] = rem_s((int64_t)a, (int64_t)b); break;
+        case RV_REMU: x[in->rd] = rem_u(a, b); break;
+        case RV_MULW: x[in->rd] = (uint64_t)sx32((uint32_t)a * (uint32_t)b); break;
+        case RV_DIVW: x[in->rd] = divw_s((int32_t)(uint32_t)a, (int32_t)(uint32_t)b); break;
+        case RV_DIVUW: x[in->rd] = divw_u((uint32_t)a, (uint32_t)b); break;
+        case RV_REMW: x[in->rd] = remw_s((int32_t)(uint32_t)a, (int32_t)(uint32_t)b); break;
+        case RV_REMUW: x[in->rd] = remw_u((uint32_t)a, (uint32_t)b); break;
+        case RV_FENCE: case RV_FENCE_I: break; /* one hart, no cache model: ordering is free */
+        case RV_ECALL: RAISE(KSIM_RV64_EXC_ECALL_M, 0);
+        case RV_EBREAK: RAISE(KSIM_RV64_EXC_BREAKPOINT, pc);
+        case RV_MRET:
+            SYNC();
+            ksim_rv64_mret(c);
+            next = c->pc;
+            break;
+        case RV_WFI:
+            if (!(c->csr.mip & c->csr.mie)) {
+                c->wfi = true;
+                pc = next;
+                retired++;
+                stop = KSIM_RV64_WFI;
+                goto out;
+            }
+            break;
+        case RV_CSRRW: case RV_CSRRS: case RV_CSRRC: case RV_CSRRWI: case RV_CSRRSI: case RV_CSRRCI: {
+            int row = (int)in->imm;
+            bool imm_form = in->op >= RV_CSRRWI;
+            uint64_t src = imm_form ? in->rs1 : a;
+            unsigned kind = (in->op - RV_CSRRW) % 3; /* 0 write, 1 set, 2 clear */
+            SYNC();
+            /* CSRRW with rd = x0 does not read (a read could have a side effect). */
+            uint64_t old = (kind == 0 && in->rd == 32) ? 0 : ksim_rv64_csr_read(c, row);
+            if (kind == 0)
+                ksim_rv64_csr_write(c, row, src);
+            else if (in->rs1 != 0)
+                ksim_rv64_csr_write(c, row, kind == 1 ? old | src : old & ~src);
+            RELOAD();
+            x[in->rd] = old;
+            break;
+        }
+        case RV_JUMP_MISALIGNED:
+            RAISE(KSIM_RV64_EXC_FETCH_MISALIGNED, pc + (uint64_t)in->imm);
+        case RV_ILLEGAL:
+        case RV_OP_COUNT:
+        default:
+            RAISE(KSIM_RV64_EXC_ILLEGAL, c->imem[pc >> 2]);
+        }
+        pc = next;
+        retired++;
+        continue;
+
+    exception:
+        SYNC();
+        ksim_rv64_exception(c, cause, tval);
+        RELOAD();
+        if (c->halted) {
+            stop = KSIM_RV64_HALTED;
+            goto out;
+        }
+    }
+out:
+    SYNC();
+    return stop;
+#undef SYNC
+#undef RELOAD
+#undef RAISE
+}
