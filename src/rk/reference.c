@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "npukit/fp16.h"
+#include "npukit/rk_outstage.h"
 #include "npukit/rk_reference.h"
 
 npk_status npk_rk_reference_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
@@ -10,8 +11,9 @@ npk_status npk_rk_reference_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, 
 {
     if (!a || !b || !c)
         return npk_fail(NPK_EINVAL, "reference matmul: NULL operand");
-    if (in == NPK_PREC_FP16) {
-        if (out != NPK_PREC_FP32 && out != NPK_PREC_FP16)
+    const npk_rk_prec_row *in_row = npk_rk_input_row(in);
+    if (in_row && in_row->is_float) {
+        if (!npk_rk_host_out_ok(in, out))
             return npk_fail(NPK_EINVAL, "reference: fp16 inputs give fp32 or fp16");
         const uint16_t *ah = a, *bh = b;
         double *row = malloc(n * sizeof *row);
@@ -43,9 +45,9 @@ npk_status npk_rk_reference_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, 
         free(bf);
         return NPK_OK;
     }
-    if (in != NPK_PREC_INT8 && in != NPK_PREC_INT4)
+    if (!in_row)
         return npk_fail(NPK_EINVAL, "reference: inputs must be fp16, int8 or int4");
-    if (out != NPK_PREC_INT32)
+    if (!npk_rk_host_out_ok(in, out))
         return npk_fail(NPK_EINVAL, "reference: integer inputs give int32");
     const int8_t *ai = a, *bi = b;
     int64_t *row = malloc(n * sizeof *row);

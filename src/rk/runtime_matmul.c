@@ -374,12 +374,10 @@ static npk_status check_args(npk_rk *rt, const npk_rk_weights *w, uint32_t m, co
         return npk_fail(NPK_EINVAL, "matmul: M=0; M must be at least 1");
     if (m > NPK_RK_LAYOUT_MAX_DIM)
         return npk_fail(NPK_ELIMIT, "matmul: M=%u exceeds %zu", m, (size_t)NPK_RK_LAYOUT_MAX_DIM);
-    bool ok = w->in == NPK_PREC_FP16 ? (out == NPK_PREC_FP32 || out == NPK_PREC_FP16)
-                                     : out == NPK_PREC_INT32;
-    if (!ok)
+    char outs[64];
+    if (!npk_rk_host_out_ok(w->in, out))
         return npk_fail(NPK_EINVAL, "matmul: %s weights give %s, not %s",
-                        npk_rk_prec_name(w->in),
-                        w->in == NPK_PREC_FP16 ? "fp32 or fp16" : "int32",
+                        npk_rk_prec_name(w->in), npk_rk_host_outs(w->in, outs, sizeof outs),
                         npk_rk_prec_name(out) ? npk_rk_prec_name(out) : "?");
     if (w->in == NPK_PREC_INT4)
         return npk_rk_check_int4(a, (uint64_t)m * w->k, "A");
@@ -404,14 +402,17 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
     r.w = w;
     r.st = st;
     r.a = (npk_rk_cmatrix){a, m, w->k, w->k};
-    /* Tasks write fp32/int32 partials (int4: int16, exact by the slice size); a single-slice
-     * fp16 output is narrowed by the NPU itself (FP32TOFP16_EN). */
-    r.task_out = w->in == NPK_PREC_FP16 ? (out == NPK_PREC_FP16 && w->slices == 1 ? NPK_PREC_FP16
-                                                                                  : NPK_PREC_FP32)
-                 : w->in == NPK_PREC_INT8 ? NPK_PREC_INT32
-                                          : NPK_PREC_INT16;
+    /* Tasks write the input's accumulator as partials (fp32, int32; int4: int16, exact by the
+     * slice size); a single-slice output the NPU itself can produce (fp16 through
+     * FP32TOFP16_EN) is written directly. */
+    const npk_rk_out_stage *direct = npk_rk_out_stage_find(w->in, out);
+    r.task_out = direct && direct->completes && w->slices == 1 ? out
+                                                               : npk_rk_input_row(w->in)->acc;
+    /* Partials add up in the host accumulator; an output narrower than it (fp16 from fp32
+     * partials) is accumulated aside and narrowed at the end. */
+    const npk_rk_prec host_acc = npk_rk_out_stage_find(w->in, r.task_out)->host_acc;
     float *scratch = NULL;
-    if (out == NPK_PREC_FP16 && r.task_out == NPK_PREC_FP32) {
+    if (out != r.task_out && out != host_acc) {
         scratch = calloc((size_t)m * w->n, sizeof *scratch);
         if (!scratch) {
             pthread_mutex_unlock(&rt->lock);
@@ -419,7 +420,7 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
         }
         r.acc = (npk_rk_matrix){scratch, m, w->n, w->n};
     } else {
-        size_t eb = out == NPK_PREC_FP16 ? 2 : 4;
+        size_t eb = npk_rk_prec_bits(out) / 8;
         memset(c, 0, (size_t)m * w->n * eb);
         r.acc = (npk_rk_matrix){c, m, w->n, w->n};
     }

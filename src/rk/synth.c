@@ -129,7 +129,7 @@ static void compute_values(const npk_rk_mm *mm, const npk_rk_synth_info *info, u
     if (line) {
         /* One feature row in 16-byte units: fp16 K/8, int8 K/16, and int4 K/16 too (it uses
          * int8's 16-element CBUF entry, spec "0x107c"). The surface stride is unused. */
-        uint32_t per16 = mm->in == NPK_PREC_FP16 ? 8 : 16;
+        uint32_t per16 = npk_rk_input_row(mm->in)->line_unit;
         v[NPK_REG_CNA_DMA_CON1] = PUT(CNA_DMA_CON1, LINE_STRIDE, a_pitch / per16);
         v[NPK_REG_CNA_DMA_CON2] = 0;
     } else {

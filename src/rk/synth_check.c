@@ -1,4 +1,6 @@
 /* The limits of one matmul task, each with an error that names the value and the limit. */
+#include <stdio.h>
+
 #include "npukit/rk_regs.h"
 #include "npukit/rk_sched.h"
 #include "npukit/rk_synth.h"
@@ -22,18 +24,38 @@ static const char *pname(npk_rk_prec p)
     return s ? s : "?";
 }
 
+/* The outputs the stage table has for `in`, for a message: the completing ones joined by
+ * "or", then those that never complete ("int32; int16/int8 never complete"). */
+static const char *stage_outs(npk_rk_prec in, char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        bool first = true;
+        const npk_rk_out_stage *st;
+        for (unsigned i = 0; (st = npk_rk_out_stage_at(i)); i++) {
+            if (st->in != in || st->completes != (pass == 0) || n >= size)
+                continue;
+            const char *sep = first ? (pass && n ? "; " : "") : (pass ? "/" : " or ");
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, pname(st->out));
+            first = false;
+        }
+        if (pass && !first && n < size)
+            n += (size_t)snprintf(buf + n, size - n, " never complete");
+    }
+    return buf;
+}
+
 /* Checks that hold even for --unchecked: without them there is no program to emit. */
 static npk_status check_encodable(const npk_rk_mm *mm)
 {
-    if (mm->in != NPK_PREC_FP16 && mm->in != NPK_PREC_INT8 && mm->in != NPK_PREC_INT4)
+    if (!npk_rk_input_row(mm->in))
         return npk_fail(NPK_EINVAL, "input dtype %s is not synthesized (fp16, int8, int4)",
                         pname(mm->in));
+    char outs[96];
     if (!npk_rk_out_stage_find(mm->in, mm->out))
         return npk_fail(NPK_EINVAL, "%s inputs cannot produce %s output (%s)", pname(mm->in),
-                        pname(mm->out),
-                        mm->in == NPK_PREC_FP16   ? "fp32 or fp16"
-                        : mm->in == NPK_PREC_INT8 ? "int32; int16/int8 never complete"
-                                                  : "int16");
+                        pname(mm->out), stage_outs(mm->in, outs, sizeof outs));
     if (!mm->m || !mm->k || !mm->n)
         return npk_fail(NPK_EINVAL, "M=%u K=%u N=%u: every dimension must be at least 1",
                         mm->m, mm->k, mm->n);
@@ -79,7 +101,7 @@ static npk_status check_pitches(const npk_rk_mm *mm, npk_rk_mode mode)
         return NPK_OK;
     }
     /* LINE_STRIDE counts 16-byte units; int4 rows use int8's 16-element entries (spec). */
-    uint32_t per16 = mm->in == NPK_PREC_FP16 ? 8 : 16;
+    uint32_t per16 = npk_rk_input_row(mm->in)->line_unit;
     if (mm->a_pitch && (mm->a_pitch < mm->k || mm->a_pitch % per16))
         return npk_fail(NPK_EINVAL,
                         "feature row pitch %u must be >= K=%u and a multiple of %u elements "

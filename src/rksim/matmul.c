@@ -275,7 +275,8 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     if (!gather_feature(s, mm, NULL, r))
         return false;
     float *a = rksim_scratch(s, 0, mk * sizeof *a), *b = rksim_scratch(s, 1, nk * sizeof *b);
-    bool fp = mm->in == NPK_PREC_FP16;
+    const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
+    bool fp = row->is_float;
     float *cf = fp ? rksim_scratch(s, 2, mn * sizeof *cf) : NULL;
     int64_t *ci = fp ? NULL : rksim_scratch(s, 3, mn * sizeof *ci);
     bool ok = false;
@@ -293,12 +294,13 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     if (fp) {
         rksim_sgemm_nt(mm->m, mm->n, mm->k, a, mm->k, b, mm->k, cf, mm->n);
     } else {
-        /* int8 operands are at most 128 in magnitude, int4 at most 8 */
-        if (!rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, mm->in == NPK_PREC_INT8 ? 128 : 8)) {
+        /* integer operands are at most |op_min| in magnitude (int8 128, int4 8) */
+        if (!rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, (uint32_t)-row->op_min)) {
             rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory");
             goto done;
         }
-        for (size_t i = 0; mm->out == NPK_PREC_INT16 && i < mn; i++) {
+        /* an accumulator narrower than 32 bits (int4's int16) saturates (hazard 18) */
+        for (size_t i = 0; row->acc_bits < 32 && i < mn; i++) {
             int64_t v = ci[i];
             if (v <= 32767 && v >= -32767)
                 continue;

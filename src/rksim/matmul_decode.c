@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "npukit/rk_regs.h"
-#include "npukit/rk_cbuf.h"
+#include "npukit/rk_outstage.h"
 #include "npukit/rk_soc.h"
 #include "npukit/rk_types.h"
 #include "rksim/matmul.h"
@@ -44,25 +44,15 @@ static bool unsup(rksim_core_result *r, const rksim_regfile *rf, npk_rk_reg_id i
                              info->offset, rksim_reg(rf, id), why);
 }
 
-/* The matmul input precisions the facts describe end to end (B.5, C.1). */
-static bool known_input(unsigned p)
-{
-    return p == NPK_PREC_FP16 || p == NPK_PREC_INT8 || p == NPK_PREC_INT4;
-}
+/* The matmul input precisions the facts describe end to end (B.5, C.1): the precision rows'
+ * inputs. */
+static bool known_input(unsigned p) { return npk_rk_input_row((npk_rk_prec)p) != NULL; }
 
-/* Output precisions per input: completing ones and the narrow int8 outputs of hazard 16. */
+/* Output precisions per input: the output-stage rows, completing ones and the narrow int8
+ * outputs of hazard 16. */
 static bool known_pair(unsigned in, unsigned out)
 {
-    switch (in) {
-    case NPK_PREC_FP16:
-        return out == NPK_PREC_FP32 || out == NPK_PREC_FP16;
-    case NPK_PREC_INT8:
-        return out == NPK_PREC_INT32 || out == NPK_PREC_INT16 || out == NPK_PREC_INT8;
-    case NPK_PREC_INT4:
-        return out == NPK_PREC_INT16;
-    default:
-        return false;
-    }
+    return npk_rk_out_stage_find((npk_rk_prec)in, (npk_rk_prec)out) != NULL;
 }
 
 /* A field's value read as two's complement over the field's width (SURF_STRIDE is "negative"
@@ -124,7 +114,7 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *
     if (F(CNA_WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL) != kbytes)
         return unsup(r, rf, NPK_REG_CNA_WEIGHT_SIZE1, "bytes per kernel is not K*eb = %llu",
                      (unsigned long long)kbytes);
-    mm->ntile = in == NPK_PREC_FP16 ? 16 : in == NPK_PREC_INT8 ? 32 : 64; /* facts D.1 */
+    mm->ntile = npk_rk_input_row((npk_rk_prec)in)->n_tile; /* facts D.1 */
     if (mm->n % mm->ntile)
         return unsup(r, rf, NPK_REG_CNA_WEIGHT_SIZE2, "N=%u is not a multiple of the %u-wide "
                      "weight tile", mm->n, mm->ntile);
@@ -264,7 +254,8 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *
         (mm->bs_cfg != 0x20150 || !rksim_faithful(s, RKSIM_HZ_FP16_OUT_STAGE)))
         return unsup(r, rf, NPK_REG_DPU_BS_CFG, "the BS stage must be bypassed");
     mm->fp32tofp16 = F(DPU_OUT_CVT_SCALE, FP32TOFP16_EN);
-    bool narrow_int = in == NPK_PREC_INT8 && out != NPK_PREC_INT32;
+    /* the narrow int8 outputs (hazard 16) program a requantizing converter */
+    bool narrow_int = !npk_rk_out_stage_find((npk_rk_prec)in, (npk_rk_prec)out)->completes;
     if (!narrow_int) {
         if (F(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE) != 1 || R(DPU_OUT_CVT_SHIFT) ||
             R(DPU_OUT_CVT_OFFSET))

@@ -4,12 +4,16 @@
 
 #include "npukit/rk_cbuf.h"
 
-/* The reference K of the linear fit: 256 for fp16, 512 for int8 ("int8 uses the same formula
- * at effective K = K/2"). int4 has no sched-1 data; it shares int8's CBUF entry (spec 0x107c). */
-static uint32_t fit_reference_k(npk_rk_prec p) { return p == NPK_PREC_FP16 ? 256 : 512; }
+/* The CBUF facts of a precision (its row). A precision that is no matmul input has none; the
+ * formulas then answer with int8's, as they are only asked after the input was checked. */
+static const npk_rk_prec_row *cbuf_row(npk_rk_prec p)
+{
+    const npk_rk_prec_row *r = npk_rk_input_row(p);
+    return r ? r : npk_rk_input_row(NPK_PREC_INT8);
+}
 
-/* CBUF bytes per feature element: fp16 2, int8 1; int4 reuses int8's entries (spec 0x107c). */
-static uint32_t cbuf_bytes_per_elem(npk_rk_prec p) { return p == NPK_PREC_FP16 ? 2 : 1; }
+/* The reference K of the linear fit ("int8 uses the same formula at effective K = K/2"). */
+static uint32_t fit_reference_k(npk_rk_prec p) { return cbuf_row(p)->fit_ref_k; }
 
 int npk_rk_sched_fit_base(npk_rk_prec p, uint32_t k)
 {
@@ -43,7 +47,7 @@ uint32_t npk_rk_cbuf_con0_banks(npk_rk_prec p, uint32_t m, uint32_t k)
     /* Data banks that hold the tile rounded up to whole 64-row groups (facts C.3 closed
      * form), weight banks the rest of the 12. */
     uint64_t rows = 64ull * ((m + 63) / 64);
-    uint64_t bytes = rows * k * cbuf_bytes_per_elem(p);
+    uint64_t bytes = rows * k * cbuf_row(p)->cbuf_bytes;
     uint64_t d = (bytes + NPK_RK_BANK_BYTES - 1) / NPK_RK_BANK_BYTES;
     if (d < 1)
         d = 1;
@@ -64,9 +68,7 @@ bool npk_rk_cbuf_split(uint32_t v, unsigned *data_bank, unsigned *weight_bank)
 
 uint32_t npk_rk_rows_per_tile(npk_rk_prec p, uint32_t k)
 {
-    /* cbuf_elems: 32768 fp16, int8 packs twice the rows (spec). */
-    uint32_t elems = p == NPK_PREC_FP16 ? 32768u : 65536u;
-    return k ? elems / k : 0;
+    return k ? cbuf_row(p)->tile_elems / k : 0;
 }
 
 uint32_t npk_rk_feature_grains(npk_rk_prec p, uint32_t m, uint32_t k)
@@ -132,9 +134,7 @@ uint32_t npk_rk_m_ceiling(npk_rk_prec p, uint32_t k, int sched)
         return 0;
     if (sched == NPK_SCHED_0) {
         /* One data bank holds the feature tile: 32 KB / (K * eb); int4 rows x K <= 16384. */
-        if (p == NPK_PREC_INT4)
-            return 16384 / k;
-        return NPK_RK_BANK_BYTES / (k * cbuf_bytes_per_elem(p));
+        return cbuf_row(p)->bank_elems / k;
     }
     if (p == NPK_PREC_FP16) {
         /* K=128 needs half-bank steps and its envelope is non-monotonic: cap at 256. */

@@ -1,21 +1,24 @@
 /* The output-stage table: one row per (input, output) precision the DPU is known to handle in
- * a matmul, and the per-dtype defaults. */
+ * a matmul, and the per-dtype defaults (read from the precision rows). */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "npukit/rk_outstage.h"
 
 static const npk_rk_out_stage stages[] = {
-    /* in             out              OD  0x4084    0x4088 completes */
-    {NPK_PREC_FP16, NPK_PREC_FP32, 1, 0x00001, 0, true},
-    /* FP32TOFP16_EN (bit 16): without it fp16 output is all zeros (spec). */
-    {NPK_PREC_FP16, NPK_PREC_FP16, 1, 0x10001, 0, true},
+    /* in             out              OD  0x4084    0x4088 completes bytes host acc  result */
+    {NPK_PREC_FP16, NPK_PREC_FP32, 1, 0x00001, 0, true, 4, NPK_PREC_FP32, true},
+    /* FP32TOFP16_EN (bit 16): without it fp16 output is all zeros (spec). Partials of a
+     * K-split add in fp32 on the host and are narrowed once at the end. */
+    {NPK_PREC_FP16, NPK_PREC_FP16, 1, 0x10001, 0, true, 2, NPK_PREC_FP32, true},
     /* The vendor int8 capture clears OD_BYPASS (0x7FC). */
-    {NPK_PREC_INT8, NPK_PREC_INT32, 0, 0x00001, 0, true},
+    {NPK_PREC_INT8, NPK_PREC_INT32, 0, 0x00001, 0, true, 4, NPK_PREC_INT32, true},
     /* Requantized outputs: identity multiplier 0x4000 with shift 14 (ork out8); the narrow
      * write-out never completes on RK3588 (spec "int16/narrow-output MATMUL"). */
-    {NPK_PREC_INT8, NPK_PREC_INT16, 1, 0x04000, 14, false},
-    {NPK_PREC_INT8, NPK_PREC_INT8, 0, 0x04000, 14, false},
-    {NPK_PREC_INT4, NPK_PREC_INT16, 1, 0x00001, 0, true},
+    {NPK_PREC_INT8, NPK_PREC_INT16, 1, 0x04000, 14, false, 2, NPK_PREC_INT32, false},
+    {NPK_PREC_INT8, NPK_PREC_INT8, 0, 0x04000, 14, false, 1, NPK_PREC_INT32, false},
+    /* int4's int16 accumulator: exact per slice, the host widens the sum to int32 */
+    {NPK_PREC_INT4, NPK_PREC_INT16, 1, 0x00001, 0, true, 2, NPK_PREC_INT32, false},
 };
 
 const npk_rk_out_stage *npk_rk_out_stage_find(npk_rk_prec in, npk_rk_prec out)
@@ -26,33 +29,45 @@ const npk_rk_out_stage *npk_rk_out_stage_find(npk_rk_prec in, npk_rk_prec out)
     return NULL;
 }
 
+const npk_rk_out_stage *npk_rk_out_stage_at(unsigned i)
+{
+    return i < sizeof stages / sizeof stages[0] ? &stages[i] : NULL;
+}
+
+bool npk_rk_host_out_ok(npk_rk_prec in, npk_rk_prec out)
+{
+    const npk_rk_prec_row *r = npk_rk_input_row(in);
+    const npk_rk_out_stage *st = npk_rk_out_stage_find(in, out);
+    return r && (out == r->host_acc || (st && st->host_result));
+}
+
+const char *npk_rk_host_outs(npk_rk_prec in, char *buf, unsigned size)
+{
+    const npk_rk_prec_row *r = npk_rk_input_row(in);
+    int n = snprintf(buf, size, "%s", r ? npk_rk_prec_name(r->host_acc) : "nothing");
+    for (size_t i = 0; r && i < sizeof stages / sizeof stages[0]; i++)
+        if (stages[i].in == in && stages[i].host_result && stages[i].out != r->host_acc &&
+            n >= 0 && (unsigned)n < size)
+            n += snprintf(buf + n, size - (unsigned)n, " or %s", npk_rk_prec_name(stages[i].out));
+    return buf;
+}
+
 npk_rk_prec npk_rk_default_out(npk_rk_prec in)
 {
-    switch (in) {
-    case NPK_PREC_FP16:
-        return NPK_PREC_FP32;
-    case NPK_PREC_INT4:
-        return NPK_PREC_INT16;
-    default:
-        return NPK_PREC_INT32;
-    }
+    const npk_rk_prec_row *r = npk_rk_input_row(in);
+    return r ? r->acc : in;
 }
 
 npk_rk_mode npk_rk_default_mode(npk_rk_prec in)
 {
-    return in == NPK_PREC_INT4 ? NPK_MODE_CUBE : NPK_MODE_LINE;
+    const npk_rk_prec_row *r = npk_rk_input_row(in);
+    return r ? r->mode : NPK_MODE_LINE;
 }
 
 uint32_t npk_rk_n_align(npk_rk_prec in)
 {
-    switch (in) {
-    case NPK_PREC_FP16:
-        return 16;
-    case NPK_PREC_INT4:
-        return 64;
-    default:
-        return 32;
-    }
+    const npk_rk_prec_row *r = npk_rk_input_row(in);
+    return r ? r->n_tile : 0;
 }
 
 uint32_t npk_rk_out_factor(npk_rk_prec in, npk_rk_prec out)
@@ -61,4 +76,10 @@ uint32_t npk_rk_out_factor(npk_rk_prec in, npk_rk_prec out)
     return eb ? 2 * npk_rk_prec_bits(out) / eb : 0;
 }
 
-uint32_t npk_rk_int4_k_max(void) { return 32767 / 64; }
+uint32_t npk_rk_int4_k_max(void)
+{
+    /* the worst product (-8)(-8) summed K times stays within the int16 accumulator */
+    const npk_rk_prec_row *r = npk_rk_input_row(NPK_PREC_INT4);
+    uint32_t worst = (uint32_t)(r->op_min * r->op_min);
+    return ((1u << (r->acc_bits - 1)) - 1) / worst;
+}
