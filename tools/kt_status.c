@@ -33,13 +33,15 @@ int kt_status_main(int argc, char **argv)
         if (r->offset == KT_PROG_STAT) {
             kt_prog_stat p = kt_prog_stat_decode(v);
             kt_prog_stat_text(&p, extra, sizeof extra);
+        } else {
+            kt_reg_describe(r, extra, sizeof extra);
         }
         if (c.o.json)
             printf("%s{\"name\": \"%s\", \"offset\": %u, \"value\": %" PRIu64 "}", first ? "" : ", ", r->name,
                    r->offset, v);
         else
             printf("0x%04x %-10s %-8s 0x%016" PRIx64 "  %s\n", r->offset, r->name, kt_access_name(r->access), v,
-                   extra[0] ? extra : r->fields);
+                   extra);
         first = false;
     }
     if (c.o.json)

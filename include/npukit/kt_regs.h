@@ -2,7 +2,8 @@
  * control-register specification) and the per-unit CU_CTRL block (over the mesh, §1).
  *
  * The driver uses the offsets and decoders; the simulator uses the same table for reset values,
- * access kinds and names, so a register is described once.
+ * access kinds and names, so a register is described once. Every register word with fields is a
+ * field table (kt_words.h): decoders, encoders and the listing text all come from it.
  */
 #ifndef NPUKIT_KT_REGS_H
 #define NPUKIT_KT_REGS_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "npukit/kt_flit.h"
+#include "npukit/kt_words.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,9 +70,10 @@ typedef struct kt_reg_desc {
     uint32_t words;     /* 1 for a register, more for an array or window */
     const char *name;
     kt_access access;
-    uint8_t width;      /* stored / decoded bits (64 for full words) */
+    uint8_t width;      /* stored bits of a word without a layout (64 for full words) */
     uint64_t reset;
-    const char *fields; /* one line: the bit fields, for listings */
+    const kt_word_layout *layout; /* the word's fields, or NULL */
+    const char *note;   /* what the fields do not say (may be NULL) */
 } kt_reg_desc;
 
 /* The orchestrator map at the reference build (FLIT_WORDS 5, STAGE_FLITS 128); rows in offset
@@ -79,6 +82,11 @@ extern const kt_reg_desc kt_orch_regs[];
 /* The row covering `offset` (NULL for an unlisted offset, which reads zero). */
 const kt_reg_desc *kt_orch_reg_find(uint32_t offset);
 const char *kt_access_name(kt_access a);
+/* Decoded bits of a register: its layout's width, or the row's width. */
+unsigned kt_reg_width(const kt_reg_desc *r);
+/* One line for listings: the layout's fields ("[0] run [16:1] flits_left [32:17] credit") then
+ * the note. Always terminated. */
+size_t kt_reg_describe(const kt_reg_desc *r, char *buf, size_t len);
 
 /* Staging geometry: slots of FLIT_WORDS words from 0x2000. Derived, never assumed 40 bytes. */
 static inline uint32_t kt_stage_slot_offset(unsigned slot, unsigned flit_words)
@@ -91,24 +99,33 @@ static inline uint32_t kt_stage_end(unsigned stage_flits, unsigned flit_words)
 }
 static inline uint32_t kt_node_status_offset(kt_coord c) { return KT_NODE_STATUS + kt_coord_pack(c) * 8u; }
 
-/* ---- decoded register values ---- */
+/* ---- decoded register values ----
+ * Each struct has a field table (kt_word_*) whose rows are indexed by the enum beside it; the
+ * decode/encode functions are loops over that table. */
 typedef struct kt_agent_caps {
     uint16_t flit_width;
     uint8_t pos_width, grid_lo, grid_hi;
 } kt_agent_caps;
+enum { KT_CAPS_F_FLIT_WIDTH, KT_CAPS_F_POS_WIDTH, KT_CAPS_F_GRID_LO, KT_CAPS_F_GRID_HI };
+extern const kt_word_layout kt_word_caps;
 kt_agent_caps kt_agent_caps_decode(uint64_t v);
 uint64_t kt_agent_caps_encode(const kt_agent_caps *c);
 
 typedef struct kt_status_reg {
     bool busy, error, mesh_ready;
 } kt_status_reg;
+enum { KT_STATUS_F_BUSY, KT_STATUS_F_ERROR, KT_STATUS_F_MESH_READY };
+extern const kt_word_layout kt_word_status;
 kt_status_reg kt_status_decode(uint64_t v);
+uint64_t kt_status_encode(const kt_status_reg *s);
 
 typedef struct kt_prog_stat {
     bool run;
     uint16_t flits_left;
     uint16_t credit;
 } kt_prog_stat;
+enum { KT_PROG_STAT_F_RUN, KT_PROG_STAT_F_FLITS_LEFT, KT_PROG_STAT_F_CREDIT };
+extern const kt_word_layout kt_word_prog_stat;
 kt_prog_stat kt_prog_stat_decode(uint64_t v);
 uint64_t kt_prog_stat_encode(const kt_prog_stat *p);
 
@@ -118,10 +135,32 @@ typedef struct kt_node_status {
     uint16_t count;
     bool valid;
 } kt_node_status;
+enum { KT_NODE_STATUS_F_CODE, KT_NODE_STATUS_F_ARG, KT_NODE_STATUS_F_COUNT, KT_NODE_STATUS_F_VALID };
+extern const kt_word_layout kt_word_node_status;
 kt_node_status kt_node_status_decode(uint64_t v);
 uint64_t kt_node_status_encode(const kt_node_status *n);
 
-enum { KT_TX_FULL_BIT = 16, KT_RX_EMPTY_BIT = 16, KT_RX_OVERFLOW_BIT = 17 };
+/* PROG_DST: the {y,x} coordinate of the dispatch target. */
+enum { KT_PROG_DST_F_X, KT_PROG_DST_F_Y };
+extern const kt_word_layout kt_word_prog_dst;
+
+/* The mailbox FIFOs' flags. */
+typedef struct kt_tx_status {
+    bool full;
+} kt_tx_status;
+enum { KT_TX_STATUS_F_FULL };
+extern const kt_word_layout kt_word_tx_status;
+typedef struct kt_rx_status {
+    bool empty, overflow;
+} kt_rx_status;
+enum { KT_RX_STATUS_F_EMPTY, KT_RX_STATUS_F_OVERFLOW };
+extern const kt_word_layout kt_word_rx_status;
+
+/* Registers that hold one count (PROG_LEN, PROG_CRED, PROG_BASE, SIG_DONE). */
+typedef struct kt_reg_count {
+    uint16_t value;
+} kt_reg_count;
+extern const kt_word_layout kt_word_prog_len, kt_word_prog_cred, kt_word_prog_base, kt_word_sig_done;
 
 /* ---- CU_CTRL indices (§1.2) ---- */
 enum kt_cu_index { KT_CU_CAPS = 0, KT_CU_STATUS = 1, KT_CU_COUNTERS = 2, KT_CU_DBG = 3 };
@@ -132,6 +171,8 @@ typedef struct kt_cu_caps {
     uint8_t n_buffers;   /* 4 bits */
     uint16_t inst_depth; /* instruction FIFO depth: the credit a dispatcher may seed */
 } kt_cu_caps;
+enum { KT_CU_CAPS_F_TYPE, KT_CU_CAPS_F_VERSION, KT_CU_CAPS_F_N_BUFFERS, KT_CU_CAPS_F_INST_DEPTH };
+extern const kt_word_layout kt_word_cu_caps;
 kt_cu_caps kt_cu_caps_decode(uint64_t v);
 uint64_t kt_cu_caps_encode(const kt_cu_caps *c);
 /* The type as two printable letters ("SX"), or "??" style hex when not printable. */
@@ -141,13 +182,18 @@ typedef struct kt_cu_status {
     bool busy, error;
     uint16_t inst_space;
 } kt_cu_status;
+enum { KT_CU_STATUS_F_BUSY, KT_CU_STATUS_F_ERROR, KT_CU_STATUS_F_INST_SPACE };
+extern const kt_word_layout kt_word_cu_status;
 kt_cu_status kt_cu_status_decode(uint64_t v);
 uint64_t kt_cu_status_encode(const kt_cu_status *s);
 
 typedef struct kt_cu_counters {
     uint32_t retired, busy_cycles;
 } kt_cu_counters;
+enum { KT_CU_COUNTERS_F_RETIRED, KT_CU_COUNTERS_F_BUSY_CYCLES };
+extern const kt_word_layout kt_word_cu_counters;
 kt_cu_counters kt_cu_counters_decode(uint64_t v);
+uint64_t kt_cu_counters_encode(const kt_cu_counters *c);
 /* A measurement is the difference of two reads modulo 2^32 (the counters wrap in seconds). */
 static inline uint32_t kt_counter_delta32(uint32_t before, uint32_t after) { return after - before; }
 static inline uint16_t kt_count_delta16(uint16_t before, uint16_t after) { return (uint16_t)(after - before); }

@@ -118,20 +118,58 @@ size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len)
     return n < 0 ? 0 : (size_t)n;
 }
 
-/* Poll PROG_STAT until run == 0. Progress (flits_left or credit moving) renews the budget. */
-static npk_status wait_idle(kt_dev *d, const char *before)
+/* Read register `off` until done(value, want) holds. A value that changes is progress and renews
+ * the budget; poll_budget reads of the same value end the wait with *reached false and *last
+ * holding that value, for the caller's message. */
+typedef bool (*poll_done_fn)(uint64_t value, uint64_t want);
+
+static npk_status poll_until(kt_dev *d, uint32_t off, poll_done_fn done, uint64_t want, uint64_t *last,
+                             bool *reached)
 {
     uint64_t v = 0, prev = ~0ull;
     uint32_t quiet = 0;
+    *reached = false;
+    *last = 0;
     while (quiet < d->opt.poll_budget) {
-        npk_status s = kt_reg_read(d, KT_PROG_STAT, &v);
+        npk_status s = kt_reg_read(d, off, &v);
+        *last = v;
         if (s)
             return s;
-        if (!(v & 1))
+        if (done(v, want)) {
+            *reached = true;
             return NPK_OK;
+        }
         quiet = v == prev ? quiet + 1 : 0;
         prev = v;
     }
+    return NPK_OK;
+}
+
+static bool stream_ended(uint64_t prog_stat, uint64_t want)
+{
+    (void)want;
+    return !kt_prog_stat_decode(prog_stat).run;
+}
+
+/* Wrap-aware: the count is within half the 16-bit space past `want`. */
+static bool count_reached(uint64_t node_status, uint64_t want)
+{
+    return (uint16_t)(kt_node_status_decode(node_status).count - (uint16_t)want) < 0x8000;
+}
+
+static bool sig_done_is(uint64_t sig_done, uint64_t want)
+{
+    return kt_word_get(&kt_word_sig_done, 0, sig_done) == want;
+}
+
+/* Poll PROG_STAT until run == 0. Progress (flits_left or credit moving) renews the budget. */
+static npk_status wait_idle(kt_dev *d, const char *before)
+{
+    uint64_t v;
+    bool reached;
+    npk_status s = poll_until(d, KT_PROG_STAT, stream_ended, 0, &v, &reached);
+    if (s || reached)
+        return s;
     kt_prog_stat p = kt_prog_stat_decode(v);
     char txt[160];
     kt_prog_stat_text(&p, txt, sizeof txt);
@@ -144,25 +182,16 @@ static npk_status settle_pending(kt_dev *d)
 {
     for (unsigned i = 0; i < d->n_pending; i++) {
         kt_pending *p = &d->pending[i];
-        uint16_t prev = 0;
-        uint32_t quiet = 0;
-        for (;;) {
-            uint64_t v;
-            npk_status s = kt_reg_read(d, kt_node_status_offset(p->dst), &v);
-            if (s)
-                return s;
-            kt_node_status ns = kt_node_status_decode(v);
-            /* Reached (wrap-aware: within half the 16-bit space past `until`). */
-            if ((uint16_t)(ns.count - p->until) < 0x8000)
-                break;
-            quiet = ns.count == prev ? quiet + 1 : 0;
-            prev = ns.count;
-            if (quiet >= d->opt.poll_budget)
-                return npk_fail(NPK_ETIMEDOUT,
-                                "an earlier program on (%u,%u) never returned its credit (count %u, want %u) "
-                                "after %u polls without progress",
-                                p->dst.x, p->dst.y, ns.count, p->until, d->opt.poll_budget);
-        }
+        uint64_t v;
+        bool reached;
+        npk_status s = poll_until(d, kt_node_status_offset(p->dst), count_reached, p->until, &v, &reached);
+        if (s)
+            return s;
+        if (!reached)
+            return npk_fail(NPK_ETIMEDOUT,
+                            "an earlier program on (%u,%u) never returned its credit (count %u, want %u) "
+                            "after %u polls without progress",
+                            p->dst.x, p->dst.y, kt_node_status_decode(v).count, p->until, d->opt.poll_budget);
     }
     d->n_pending = 0;
     return NPK_OK;
@@ -307,7 +336,9 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
         uint16_t done = kt_count_delta16(tk->baseline, r.last.count);
         /* A stream starved while aimed at this node has sent it flits: its silence is the unit
          * holding them, not a missing address. */
-        bool starved_here = p.run && p.flits_left > 0 && p.credit == 0 && dst == kt_coord_pack(tk->dst);
+        kt_coord aimed;
+        kt_word_decode(&kt_word_prog_dst, dst, &aimed);
+        bool starved_here = p.run && p.flits_left > 0 && p.credit == 0 && kt_coord_eq(aimed, tk->dst);
         return npk_fail(NPK_ETIMEDOUT, "node (%u,%u): %u of %u completions after %u polls without progress%s; "
                                        "PROG_STAT %s",
                         tk->dst.x, tk->dst.y, done, tk->n, d->opt.poll_budget,
@@ -332,17 +363,11 @@ npk_status kt_wait_sig_done(kt_dev *d, uint16_t total)
 {
     if (!d->opt.bitstream_current)
         return kt_sig_done_clear(d);
-    uint64_t v = 0, prev = ~0ull;
-    uint32_t quiet = 0;
-    while (quiet < d->opt.poll_budget) {
-        npk_status s = kt_reg_read(d, KT_SIG_DONE, &v);
-        if (s)
-            return s;
-        if ((uint16_t)v == total)
-            return NPK_OK;
-        quiet = v == prev ? quiet + 1 : 0;
-        prev = v;
-    }
+    uint64_t v;
+    bool reached;
+    npk_status s = poll_until(d, KT_SIG_DONE, sig_done_is, total, &v, &reached);
+    if (s || reached)
+        return s;
     return npk_fail(NPK_ETIMEDOUT, "SIG_DONE=%u, waited for %u over %u polls without progress", (unsigned)v, total,
                     d->opt.poll_budget);
 }

@@ -26,6 +26,15 @@ npk_status kt_hp_stage(kt_hostprog *p, kt_dev *d, unsigned base, const kt_flit *
     return s;
 }
 
+/* A POLL on a NODE_STATUS: count == `count` and valid, the code and arg free. */
+static npk_status poll_count(kt_hostprog *p, uint64_t addr, uint16_t count, const char *what)
+{
+    const kt_word_layout *L = &kt_word_node_status;
+    uint64_t want = kt_word_bits(L, KT_NODE_STATUS_F_COUNT, count) | kt_word_bits(L, KT_NODE_STATUS_F_VALID, 1);
+    uint64_t mask = kt_word_mask(L, KT_NODE_STATUS_F_COUNT) | kt_word_mask(L, KT_NODE_STATUS_F_VALID);
+    return kt_hp_poll(p, addr, want, mask, what);
+}
+
 npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base, unsigned n,
                           unsigned credit, kt_ticket *tk)
 {
@@ -33,7 +42,7 @@ npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsign
     if (s || (s = kt_ticket_baseline(d, unit, n, tk)))
         return s;
     uint64_t b = d->base;
-    const uint64_t run = 1; /* PROG_STAT [0] */
+    const uint64_t run = kt_word_mask(&kt_word_prog_stat, KT_PROG_STAT_F_RUN);
     if ((s = kt_hp_poll(p, b + KT_PROG_STAT, 0, run, "PROG_STAT.run")))
         return s;
     /* PROG_CRED is one counter refilled by INST_COMPLETE from any node: a program still
@@ -44,8 +53,7 @@ npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsign
         const kt_pending *e = &d->pending[i];
         char what[KT_HP_LABEL];
         snprintf(what, sizeof what, "NODE_STATUS(%u,%u).count", e->dst.x, e->dst.y);
-        if ((s = kt_hp_poll(p, b + kt_node_status_offset(e->dst), (uint64_t)(uint16_t)(e->until + 1) << 8 | 1,
-                            0xFFFF01ull, what)))
+        if ((s = poll_count(p, b + kt_node_status_offset(e->dst), (uint16_t)(e->until + 1), what)))
             return s;
     }
     d->n_pending = 0;
@@ -67,10 +75,9 @@ npk_status kt_hp_await(kt_hostprog *p, const kt_dev *d, const kt_ticket *tk)
 {
     char what[KT_HP_LABEL];
     snprintf(what, sizeof what, "NODE_STATUS(%u,%u).count", tk->dst.x, tk->dst.y);
-    uint16_t want = (uint16_t)(tk->baseline + tk->n);
-    /* [23:8] count and [0] valid; the code is checked after the run (a count alone is satisfied
-     * by a fault, and a poll that wanted a specific code would hang forever on one). */
-    return kt_hp_poll(p, d->base + kt_node_status_offset(tk->dst), (uint64_t)want << 8 | 1, 0xFFFF01ull, what);
+    /* Count and valid; the code is checked after the run (a count alone is satisfied by a fault,
+     * and a poll that wanted a specific code would hang forever on one). */
+    return poll_count(p, d->base + kt_node_status_offset(tk->dst), (uint16_t)(tk->baseline + tk->n), what);
 }
 
 npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk)

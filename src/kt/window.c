@@ -63,12 +63,13 @@ static npk_status wait_can_send(kt_dev *d)
         npk_status s;
         if ((s = kt_reg_read(d, KT_PROG_STAT, &ps)) || (s = kt_reg_read(d, KT_TX_STATUS, &tx)))
             return s;
-        if (!(ps & 1) && !(tx >> KT_TX_FULL_BIT & 1))
+        if (!kt_prog_stat_decode(ps).run && !kt_word_get(&kt_word_tx_status, KT_TX_STATUS_F_FULL, tx))
             return NPK_OK;
     }
     return npk_fail(NPK_ETIMEDOUT,
                     "mailbox kick would be ignored: after %u polls PROG_STAT.run=%u, TX_STATUS.tx_full=%u",
-                    d->opt.poll_budget, (unsigned)(ps & 1), (unsigned)(tx >> KT_TX_FULL_BIT & 1));
+                    d->opt.poll_budget, kt_prog_stat_decode(ps).run,
+                    (unsigned)kt_word_get(&kt_word_tx_status, KT_TX_STATUS_F_FULL, tx));
 }
 
 npk_status kt_mailbox_send(kt_dev *d, const kt_flit *f)
@@ -92,7 +93,7 @@ npk_status kt_mailbox_recv(kt_dev *d, kt_flit *f, bool *got)
     uint64_t st;
     *got = false;
     npk_status s = kt_reg_read(d, KT_RX_STATUS, &st);
-    if (s || (st >> KT_RX_EMPTY_BIT & 1))
+    if (s || kt_word_get(&kt_word_rx_status, KT_RX_STATUS_F_EMPTY, st))
         return s;
     uint8_t bytes[KT_FLIT_WORDS * 8] = {0};
     if (d->t->bulk)

@@ -280,8 +280,8 @@ uint64_t ksim_orch_read(ksim_orch *o, uint32_t off)
     switch (off) {
     case KT_CTRL: return o->ctrl;
     case KT_STATUS: {
-        bool busy = !ksim_fifo_empty(&o->tx) || o->run;
-        return (uint64_t)busy | 0u << 1 | 1u << 2; /* error tied 0, mesh_ready tied 1 */
+        kt_status_reg st = {!ksim_fifo_empty(&o->tx) || o->run, false, true}; /* error tied 0, mesh_ready 1 */
+        return kt_status_encode(&st);
     }
     case KT_CAPS: {
         kt_agent_caps c = {o->p.flit_width, o->p.pos_width, o->p.grid_lo, o->p.grid_hi};
@@ -306,10 +306,14 @@ uint64_t ksim_orch_read(ksim_orch *o, uint32_t off)
         return (client & 0xFFFFFF00000000FFull) | (uint64_t)o->traffic_rd << 24 |
                (uint64_t)o->traffic_wr << 8;
     }
-    case KT_TX_STATUS: return (uint64_t)ksim_fifo_full(&o->tx) << KT_TX_FULL_BIT;
-    case KT_RX_STATUS:
-        return (uint64_t)o->rx_overflow << KT_RX_OVERFLOW_BIT |
-               (uint64_t)ksim_fifo_empty(&o->rx) << KT_RX_EMPTY_BIT;
+    case KT_TX_STATUS: {
+        kt_tx_status tx = {ksim_fifo_full(&o->tx)};
+        return kt_word_pack(&kt_word_tx_status, &tx);
+    }
+    case KT_RX_STATUS: {
+        kt_rx_status rx = {ksim_fifo_empty(&o->rx), o->rx_overflow};
+        return kt_word_pack(&kt_word_rx_status, &rx);
+    }
     default: return 0; /* write-only registers, AUX_CFG, STAGE, TX_FLIT and unlisted offsets */
     }
 }

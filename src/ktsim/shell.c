@@ -106,7 +106,10 @@ static uint64_t ctrl_value(const ksim_shell *sh, uint8_t index)
         kt_cu_status s = {busy(sh), false, (uint16_t)(sh->cfg.inst_depth - sh->inst.count)};
         return kt_cu_status_encode(&s);
     }
-    case KT_CU_COUNTERS: return (uint64_t)sh->ctr_inst << 32 | sh->ctr_busy;
+    case KT_CU_COUNTERS: {
+        kt_cu_counters c = {sh->ctr_inst, sh->ctr_busy};
+        return kt_cu_counters_encode(&c);
+    }
     case KT_CU_DBG: return sh->ops->dbg ? sh->ops->dbg(sh->unit) : 0;
     default: return 0; /* 4-255: reserved to the framework, read zero */
     }

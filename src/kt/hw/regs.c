@@ -4,35 +4,117 @@
 #include <ctype.h>
 #include <stdio.h>
 
-/* Reset values and widths are those of the RTL; the staging extent shown is the reference
- * build's (STAGE_FLITS 128 x FLIT_WORDS 5), the decode itself is derived from the parameters. */
+/* ---- register words: the one description of each field ---- */
+
+static const kt_wfield status_rows[] = {
+    [KT_STATUS_F_BUSY] = KT_WF(kt_status_reg, busy, "busy", 0, 1),
+    [KT_STATUS_F_ERROR] = KT_WF(kt_status_reg, error, "error", 1, 1),
+    [KT_STATUS_F_MESH_READY] = KT_WF(kt_status_reg, mesh_ready, "mesh_ready", 2, 1),
+};
+const kt_word_layout kt_word_status = KT_WORD_LAYOUT("STATUS", status_rows);
+
+static const kt_wfield caps_rows[] = {
+    [KT_CAPS_F_FLIT_WIDTH] = KT_WF(kt_agent_caps, flit_width, "FLIT_WIDTH", 0, 16),
+    [KT_CAPS_F_POS_WIDTH] = KT_WF(kt_agent_caps, pos_width, "POS_WIDTH", 16, 8),
+    [KT_CAPS_F_GRID_LO] = KT_WF(kt_agent_caps, grid_lo, "GRID_LO", 24, 8),
+    [KT_CAPS_F_GRID_HI] = KT_WF(kt_agent_caps, grid_hi, "GRID_HI", 32, 8),
+};
+const kt_word_layout kt_word_caps = KT_WORD_LAYOUT("CAPS", caps_rows);
+
+static const kt_wfield prog_stat_rows[] = {
+    [KT_PROG_STAT_F_RUN] = KT_WF(kt_prog_stat, run, "run", 0, 1),
+    [KT_PROG_STAT_F_FLITS_LEFT] = KT_WF(kt_prog_stat, flits_left, "flits_left", 1, 16),
+    [KT_PROG_STAT_F_CREDIT] = KT_WF(kt_prog_stat, credit, "credit", 17, 16),
+};
+const kt_word_layout kt_word_prog_stat = KT_WORD_LAYOUT("PROG_STAT", prog_stat_rows);
+
+static const kt_wfield node_status_rows[] = {
+    [KT_NODE_STATUS_F_CODE] = KT_WF(kt_node_status, code, "code", 56, 8),
+    [KT_NODE_STATUS_F_ARG] = KT_WF(kt_node_status, arg, "arg", 24, 32),
+    [KT_NODE_STATUS_F_COUNT] = KT_WF(kt_node_status, count, "count", 8, 16),
+    [KT_NODE_STATUS_F_VALID] = KT_WF(kt_node_status, valid, "valid", 0, 1),
+};
+const kt_word_layout kt_word_node_status = KT_WORD_LAYOUT("NODE_STATUS", node_status_rows);
+
+/* {y,x}: y in the high nibble, as the hardware packs every coordinate. */
+static const kt_wfield prog_dst_rows[] = {
+    [KT_PROG_DST_F_X] = KT_WF(kt_coord, x, "x", 0, KT_POS_WIDTH),
+    [KT_PROG_DST_F_Y] = KT_WF(kt_coord, y, "y", KT_POS_WIDTH, KT_POS_WIDTH),
+};
+const kt_word_layout kt_word_prog_dst = KT_WORD_LAYOUT("PROG_DST", prog_dst_rows);
+
+static const kt_wfield tx_status_rows[] = {
+    [KT_TX_STATUS_F_FULL] = KT_WF(kt_tx_status, full, "tx_full", 16, 1),
+};
+const kt_word_layout kt_word_tx_status = KT_WORD_LAYOUT("TX_STATUS", tx_status_rows);
+
+static const kt_wfield rx_status_rows[] = {
+    [KT_RX_STATUS_F_EMPTY] = KT_WF(kt_rx_status, empty, "rx_empty", 16, 1),
+    [KT_RX_STATUS_F_OVERFLOW] = KT_WF(kt_rx_status, overflow, "rx_overflow", 17, 1),
+};
+const kt_word_layout kt_word_rx_status = KT_WORD_LAYOUT("RX_STATUS", rx_status_rows);
+
+static const kt_wfield prog_len_rows[] = {KT_WF(kt_reg_count, value, "flits", 0, 16)};
+const kt_word_layout kt_word_prog_len = KT_WORD_LAYOUT("PROG_LEN", prog_len_rows);
+static const kt_wfield prog_cred_rows[] = {KT_WF(kt_reg_count, value, "credit", 0, 16)};
+const kt_word_layout kt_word_prog_cred = KT_WORD_LAYOUT("PROG_CRED", prog_cred_rows);
+static const kt_wfield prog_base_rows[] = {KT_WF(kt_reg_count, value, "first_slot", 0, 16)};
+const kt_word_layout kt_word_prog_base = KT_WORD_LAYOUT("PROG_BASE", prog_base_rows);
+static const kt_wfield sig_done_rows[] = {KT_WF(kt_reg_count, value, "completions", 0, 16)};
+const kt_word_layout kt_word_sig_done = KT_WORD_LAYOUT("SIG_DONE", sig_done_rows);
+
+static const kt_wfield cu_caps_rows[] = {
+    [KT_CU_CAPS_F_TYPE] = KT_WF(kt_cu_caps, type, "type", 48, 16),
+    [KT_CU_CAPS_F_VERSION] = KT_WF(kt_cu_caps, version, "version", 40, 8),
+    [KT_CU_CAPS_F_N_BUFFERS] = KT_WF(kt_cu_caps, n_buffers, "n_buffers", 36, 4),
+    [KT_CU_CAPS_F_INST_DEPTH] = KT_WF(kt_cu_caps, inst_depth, "inst_depth", 20, 16),
+};
+const kt_word_layout kt_word_cu_caps = KT_WORD_LAYOUT("CU_CAPS", cu_caps_rows);
+
+static const kt_wfield cu_status_rows[] = {
+    [KT_CU_STATUS_F_BUSY] = KT_WF(kt_cu_status, busy, "busy", 63, 1),
+    [KT_CU_STATUS_F_ERROR] = KT_WF(kt_cu_status, error, "error", 62, 1),
+    [KT_CU_STATUS_F_INST_SPACE] = KT_WF(kt_cu_status, inst_space, "inst_space", 32, 16),
+};
+const kt_word_layout kt_word_cu_status = KT_WORD_LAYOUT("CU_STATUS", cu_status_rows);
+
+static const kt_wfield cu_counters_rows[] = {
+    [KT_CU_COUNTERS_F_RETIRED] = KT_WF(kt_cu_counters, retired, "retired", 32, 32),
+    [KT_CU_COUNTERS_F_BUSY_CYCLES] = KT_WF(kt_cu_counters, busy_cycles, "busy_cycles", 0, 32),
+};
+const kt_word_layout kt_word_cu_counters = KT_WORD_LAYOUT("CU_COUNTERS", cu_counters_rows);
+
+/* ---- the orchestrator map ----
+ * Reset values and widths are those of the RTL; the staging extent shown is the reference
+ * build's (STAGE_FLITS 128 x FLIT_WORDS 5), the decode itself is derived from the parameters.
+ * A row with a layout takes its width and its description from the layout. */
 const kt_reg_desc kt_orch_regs[] = {
-    {KT_CTRL, 1, "CTRL", KT_ACC_RW, 64, 0, "stored and read back; nothing reads it"},
-    {KT_STATUS, 1, "STATUS", KT_ACC_RO, 3, 0, "[0] busy [1] error(0) [2] mesh_ready(1)"},
-    {KT_CAPS, 1, "CAPS", KT_ACC_RO, 40, 0, "[15:0] FLIT_WIDTH [23:16] POS_WIDTH [31:24] GRID_LO [39:32] GRID_HI"},
-    {KT_IRQ_STAT, 1, "IRQ_STAT", KT_ACC_W1C, 64, 0, "write-1-to-clear; nothing sets it"},
-    {KT_IRQ_EN, 1, "IRQ_EN", KT_ACC_RW, 64, 0, "stored; no interrupt output exists"},
-    {KT_PROG_DST, 1, "PROG_DST", KT_ACC_RW, 8, 0, "[7:0] {y,x} of the dispatch target"},
-    {KT_PROG_LEN, 1, "PROG_LEN", KT_ACC_RW, 16, 0, "[15:0] flits to send"},
-    {KT_PROG_KICK, 1, "PROG_KICK", KT_ACC_W, 0, 0, "any write starts dispatch"},
-    {KT_PROG_STAT, 1, "PROG_STAT", KT_ACC_RO, 33, 0, "[0] run [16:1] flits left [32:17] credit"},
-    {KT_PROG_CRED, 1, "PROG_CRED", KT_ACC_RLIVE, 16, 0, "[15:0] credit; write seeds, read is live"},
-    {KT_PROG_BASE, 1, "PROG_BASE", KT_ACC_RW, 16, 0, "[15:0] first staging slot"},
-    {KT_SIG_DONE, 1, "SIG_DONE", KT_ACC_RCLR, 16, 0, "completions from every node; write clears"},
-    {KT_AUX_STAT, 1, "AUX_STAT", KT_ACC_RO, 64, 0, "one word from the attached client"},
-    {KT_AUX_STATW, KT_AUX_STATW_WORDS, "AUX_STATW", KT_ACC_RO, 64, 0, "sixteen words from the attached client"},
-    {KT_TX_FLIT, KT_FLIT_WORDS, "TX_FLIT", KT_ACC_W, 64, 0, "mailbox flit, low word first, byte-enabled (reads 0)"},
-    {KT_TX_KICK, 1, "TX_KICK", KT_ACC_W, 0, 0, "push TX_FLIT into the transmit FIFO"},
-    {KT_TX_STATUS, 1, "TX_STATUS", KT_ACC_RO, 17, 0, "[16] tx_full"},
-    {KT_RX_FLIT, KT_FLIT_WORDS, "RX_FLIT", KT_ACC_RO, 64, 0, "head of the receive FIFO, low word first"},
-    {KT_RX_POP, 1, "RX_POP", KT_ACC_W, 0, 0, "pop the receive FIFO"},
-    {KT_RX_STATUS, 1, "RX_STATUS", KT_ACC_RO, 18, 0, "[16] rx_empty [17] rx_overflow (sticky)"},
-    {KT_AUX_CFG, KT_AUX_CFG_BYTES / 8, "AUX_CFG", KT_ACC_W, 64, 0, "forwarded verbatim to the client"},
-    {KT_NODE_STATUS, KT_NODE_SLOTS * 2, "NODE_STATUS", KT_ACC_RO, 64, 0,
-     "[63:56] code [55:24] arg [23:8] count [0] valid; 0x1800+ aliases 0x1000+"},
-    {KT_STAGE, KT_STAGE_FLITS_DEFAULT * KT_FLIT_WORDS, "STAGE", KT_ACC_W, 64, 0,
+    {KT_CTRL, 1, "CTRL", KT_ACC_RW, 64, 0, NULL, "stored and read back; nothing reads it"},
+    {KT_STATUS, 1, "STATUS", KT_ACC_RO, 0, 0, &kt_word_status, "(error tied 0, mesh_ready tied 1)"},
+    {KT_CAPS, 1, "CAPS", KT_ACC_RO, 0, 0, &kt_word_caps, NULL},
+    {KT_IRQ_STAT, 1, "IRQ_STAT", KT_ACC_W1C, 64, 0, NULL, "write-1-to-clear; nothing sets it"},
+    {KT_IRQ_EN, 1, "IRQ_EN", KT_ACC_RW, 64, 0, NULL, "stored; no interrupt output exists"},
+    {KT_PROG_DST, 1, "PROG_DST", KT_ACC_RW, 0, 0, &kt_word_prog_dst, "of the dispatch target"},
+    {KT_PROG_LEN, 1, "PROG_LEN", KT_ACC_RW, 0, 0, &kt_word_prog_len, "to send"},
+    {KT_PROG_KICK, 1, "PROG_KICK", KT_ACC_W, 0, 0, NULL, "any write starts dispatch"},
+    {KT_PROG_STAT, 1, "PROG_STAT", KT_ACC_RO, 0, 0, &kt_word_prog_stat, NULL},
+    {KT_PROG_CRED, 1, "PROG_CRED", KT_ACC_RLIVE, 0, 0, &kt_word_prog_cred, "write seeds, read is live"},
+    {KT_PROG_BASE, 1, "PROG_BASE", KT_ACC_RW, 0, 0, &kt_word_prog_base, "in staging"},
+    {KT_SIG_DONE, 1, "SIG_DONE", KT_ACC_RCLR, 0, 0, &kt_word_sig_done, "from every node; write clears"},
+    {KT_AUX_STAT, 1, "AUX_STAT", KT_ACC_RO, 64, 0, NULL, "one word from the attached client"},
+    {KT_AUX_STATW, KT_AUX_STATW_WORDS, "AUX_STATW", KT_ACC_RO, 64, 0, NULL, "sixteen words from the attached client"},
+    {KT_TX_FLIT, KT_FLIT_WORDS, "TX_FLIT", KT_ACC_W, 64, 0, NULL, "mailbox flit, low word first, byte-enabled (reads 0)"},
+    {KT_TX_KICK, 1, "TX_KICK", KT_ACC_W, 0, 0, NULL, "push TX_FLIT into the transmit FIFO"},
+    {KT_TX_STATUS, 1, "TX_STATUS", KT_ACC_RO, 0, 0, &kt_word_tx_status, NULL},
+    {KT_RX_FLIT, KT_FLIT_WORDS, "RX_FLIT", KT_ACC_RO, 64, 0, NULL, "head of the receive FIFO, low word first"},
+    {KT_RX_POP, 1, "RX_POP", KT_ACC_W, 0, 0, NULL, "pop the receive FIFO"},
+    {KT_RX_STATUS, 1, "RX_STATUS", KT_ACC_RO, 0, 0, &kt_word_rx_status, "(overflow sticky)"},
+    {KT_AUX_CFG, KT_AUX_CFG_BYTES / 8, "AUX_CFG", KT_ACC_W, 64, 0, NULL, "forwarded verbatim to the client"},
+    {KT_NODE_STATUS, KT_NODE_SLOTS * 2, "NODE_STATUS", KT_ACC_RO, 0, 0, &kt_word_node_status,
+     "per {y,x}; 0x1800+ aliases 0x1000+"},
+    {KT_STAGE, KT_STAGE_FLITS_DEFAULT * KT_FLIT_WORDS, "STAGE", KT_ACC_W, 64, 0, NULL,
      "instruction staging RAM (reads 0)"},
-    {0, 0, NULL, KT_ACC_RO, 0, 0, NULL},
+    {0, 0, NULL, KT_ACC_RO, 0, 0, NULL, NULL},
 };
 
 const kt_reg_desc *kt_orch_reg_find(uint32_t offset)
@@ -50,53 +132,67 @@ const char *kt_access_name(kt_access a)
     return (unsigned)a < sizeof n / sizeof n[0] ? n[a] : "?";
 }
 
-kt_agent_caps kt_agent_caps_decode(uint64_t v)
+unsigned kt_reg_width(const kt_reg_desc *r) { return r->layout ? kt_word_width(r->layout) : r->width; }
+
+size_t kt_reg_describe(const kt_reg_desc *r, char *buf, size_t len)
 {
-    return (kt_agent_caps){(uint16_t)v, (uint8_t)(v >> 16), (uint8_t)(v >> 24), (uint8_t)(v >> 32)};
+    if (!len)
+        return 0;
+    size_t used = r->layout ? kt_word_describe(r->layout, buf, len) : 0;
+    if (r->note) {
+        int n = snprintf(buf + used, len - used, "%s%s", used ? " " : "", r->note);
+        used += n < 0 ? 0 : (size_t)n;
+    }
+    buf[used < len ? used : len - 1] = 0;
+    return used < len ? used : len - 1;
 }
 
-uint64_t kt_agent_caps_encode(const kt_agent_caps *c)
+/* ---- decoders and encoders: loops over the layouts above ---- */
+
+kt_agent_caps kt_agent_caps_decode(uint64_t v)
 {
-    return (uint64_t)c->flit_width | (uint64_t)c->pos_width << 16 | (uint64_t)c->grid_lo << 24 |
-           (uint64_t)c->grid_hi << 32;
+    kt_agent_caps c;
+    kt_word_decode(&kt_word_caps, v, &c);
+    return c;
 }
+
+uint64_t kt_agent_caps_encode(const kt_agent_caps *c) { return kt_word_pack(&kt_word_caps, c); }
 
 kt_status_reg kt_status_decode(uint64_t v)
 {
-    return (kt_status_reg){(v & 1) != 0, (v & 2) != 0, (v & 4) != 0};
+    kt_status_reg s;
+    kt_word_decode(&kt_word_status, v, &s);
+    return s;
 }
+
+uint64_t kt_status_encode(const kt_status_reg *s) { return kt_word_pack(&kt_word_status, s); }
 
 kt_prog_stat kt_prog_stat_decode(uint64_t v)
 {
-    return (kt_prog_stat){(v & 1) != 0, (uint16_t)(v >> 1), (uint16_t)(v >> 17)};
+    kt_prog_stat p;
+    kt_word_decode(&kt_word_prog_stat, v, &p);
+    return p;
 }
 
-uint64_t kt_prog_stat_encode(const kt_prog_stat *p)
-{
-    return (uint64_t)p->run | (uint64_t)p->flits_left << 1 | (uint64_t)p->credit << 17;
-}
+uint64_t kt_prog_stat_encode(const kt_prog_stat *p) { return kt_word_pack(&kt_word_prog_stat, p); }
 
 kt_node_status kt_node_status_decode(uint64_t v)
 {
-    return (kt_node_status){(uint8_t)(v >> 56), (uint32_t)(v >> 24), (uint16_t)(v >> 8), (v & 1) != 0};
+    kt_node_status n;
+    kt_word_decode(&kt_word_node_status, v, &n);
+    return n;
 }
 
-uint64_t kt_node_status_encode(const kt_node_status *n)
-{
-    return (uint64_t)n->code << 56 | (uint64_t)n->arg << 24 | (uint64_t)n->count << 8 | (uint64_t)n->valid;
-}
+uint64_t kt_node_status_encode(const kt_node_status *n) { return kt_word_pack(&kt_word_node_status, n); }
 
 kt_cu_caps kt_cu_caps_decode(uint64_t v)
 {
-    return (kt_cu_caps){(uint16_t)(v >> 48), (uint8_t)(v >> 40), (uint8_t)((v >> 36) & 0xF),
-                        (uint16_t)(v >> 20)};
+    kt_cu_caps c;
+    kt_word_decode(&kt_word_cu_caps, v, &c);
+    return c;
 }
 
-uint64_t kt_cu_caps_encode(const kt_cu_caps *c)
-{
-    return (uint64_t)c->type << 48 | (uint64_t)c->version << 40 | (uint64_t)(c->n_buffers & 0xF) << 36 |
-           (uint64_t)c->inst_depth << 20;
-}
+uint64_t kt_cu_caps_encode(const kt_cu_caps *c) { return kt_word_pack(&kt_word_cu_caps, c); }
 
 void kt_cu_type_text(uint16_t type, char out[8])
 {
@@ -110,15 +206,18 @@ void kt_cu_type_text(uint16_t type, char out[8])
 
 kt_cu_status kt_cu_status_decode(uint64_t v)
 {
-    return (kt_cu_status){(v >> 63) != 0, ((v >> 62) & 1) != 0, (uint16_t)(v >> 32)};
+    kt_cu_status s;
+    kt_word_decode(&kt_word_cu_status, v, &s);
+    return s;
 }
 
-uint64_t kt_cu_status_encode(const kt_cu_status *s)
-{
-    return (uint64_t)s->busy << 63 | (uint64_t)s->error << 62 | (uint64_t)s->inst_space << 32;
-}
+uint64_t kt_cu_status_encode(const kt_cu_status *s) { return kt_word_pack(&kt_word_cu_status, s); }
 
 kt_cu_counters kt_cu_counters_decode(uint64_t v)
 {
-    return (kt_cu_counters){(uint32_t)(v >> 32), (uint32_t)v};
+    kt_cu_counters c;
+    kt_word_decode(&kt_word_cu_counters, v, &c);
+    return c;
 }
+
+uint64_t kt_cu_counters_encode(const kt_cu_counters *c) { return kt_word_pack(&kt_word_cu_counters, c); }
