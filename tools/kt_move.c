@@ -87,9 +87,9 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
         if (!strcmp(o, "--words"))
             target = &a->words, max = 0xFFFF;
         else if (!strcmp(o, "--src"))
-            target = &a->src, max = (1ull << 36) - 1;
+            target = &a->src, max = kt_mesh_local_max();
         else if (!strcmp(o, "--dst"))
-            target = &a->dst, max = (1ull << 36) - 1;
+            target = &a->dst, max = kt_mesh_local_max();
         else if (!strcmp(o, "--value"))
             target = &a->value, max = 0xFFFFFFFFu;
         else if (!strcmp(o, "--seed"))

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "npukit/kt_words.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -57,13 +59,10 @@ const char *kt_il_fault_name(unsigned bit);
 /* "RD_REMOTE|AXI" (or "none"). */
 size_t kt_il_faults_text(uint8_t faults, char *buf, size_t len);
 
-/* Inside-the-machine addresses (facts §1.9): [39] aperture, [37:36] mesh, [35:0] local. */
-static inline uint64_t kt_il_dram_addr(unsigned mesh, uint64_t local) { return (uint64_t)(mesh & 3) << 36 | local; }
-static inline uint64_t kt_il_stage_addr(unsigned mesh, uint64_t off)
-{
-    return 1ull << 39 | (uint64_t)(mesh & 3) << 36 | off;
-}
-static inline unsigned kt_il_addr_mesh(uint64_t addr) { return (unsigned)(addr >> 36) & 3; }
+/* Inside-the-machine addresses: the layout kt_word_mesh_addr (kt_words.h). */
+static inline uint64_t kt_il_dram_addr(unsigned mesh, uint64_t local) { return kt_mesh_addr_make(false, mesh, local); }
+static inline uint64_t kt_il_stage_addr(unsigned mesh, uint64_t off) { return kt_mesh_addr_make(true, mesh, off); }
+static inline unsigned kt_il_addr_mesh(uint64_t addr) { return kt_mesh_addr_split(addr).mesh; }
 
 #ifdef __cplusplus
 }

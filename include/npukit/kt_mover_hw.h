@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "npukit/kt_words.h"
 #include "npukit/status.h"
 
 #ifdef __cplusplus
@@ -17,16 +18,17 @@ extern "C" {
 #endif
 
 /* Mover register offsets inside AUX_CFG (client offsets; the window forwards them verbatim). */
+/* The fields of each register are the field tables below (kt_mv_regs). */
 enum kt_mv_reg {
-    KT_MV_CTRL = 0x00,   /* [2:0] mode, [4:3] element width, [15:8] flags, [16] GO */
-    KT_MV_HDR = 0x10,    /* [0] walker, [43:4] base, [46:44] ndim, src: [50:47] XFORM_ID, [58:55] XFORM_MODE */
-    KT_MV_DIM = 0x18,    /* [0] walker, [3:1] dim, [19:4] count, [51:20] signed stride (staged) */
-    KT_MV_AXIS = 0x20,   /* [1:0] axis, [17:2] signed axis step (commits the staged dimension) */
-    KT_MV_WINDOW = 0x28, /* [0] walker, [1] bound axis, [17:2] signed base, [33:18] extent */
-    KT_MV_INDEX = 0x30,  /* [39:0] index-buffer base, [55:40] index count */
-    KT_MV_SEED = 0x38,   /* [63:0] PRNG key */
-    KT_MV_IMM = 0x40,    /* [31:0] fill value and padding */
-    KT_MV_GATHER = 0x50, /* [31:0] pitch, [47:32] words per index */
+    KT_MV_CTRL = 0x00,   /* GO starts a move */
+    KT_MV_HDR = 0x10,    /* commits into walker `sel` immediately */
+    KT_MV_DIM = 0x18,    /* stages one dimension */
+    KT_MV_AXIS = 0x20,   /* commits the staged dimension into the walker last selected */
+    KT_MV_WINDOW = 0x28, /* commits a bound-axis window immediately */
+    KT_MV_INDEX = 0x30,
+    KT_MV_SEED = 0x38,
+    KT_MV_IMM = 0x40,    /* fill value and padding */
+    KT_MV_GATHER = 0x50,
     KT_MV_AUX_LIMIT = 0x80, /* the mover owns client offsets 0x00-0x7F */
 };
 
@@ -96,13 +98,100 @@ const char *kt_mv_reg_name(unsigned offset);
 /* Parse a mode name (copy|transpose|gather|generate|fill|transform). */
 npk_status kt_mv_mode_parse(const char *text, kt_mv_mode *mode);
 
-/* AUX_STAT (orchestrator offset 0x78) decoded. */
+/* ---- register words (kt_words.h field tables) ----
+ * One struct per register; the same table packs the driver's writes and decodes the model's cfg
+ * pulses. Bound-axis selectors: axis 0 none, 1 bound axis 0, 2 bound axis 1. */
+typedef struct kt_mv_ctrl_word {
+    uint8_t mode, width, flags;
+    bool go;
+} kt_mv_ctrl_word;
+enum { KT_MV_CTRL_F_MODE, KT_MV_CTRL_F_WIDTH, KT_MV_CTRL_F_FLAGS, KT_MV_CTRL_F_GO };
+
+typedef struct kt_mv_hdr_word {
+    uint8_t sel; /* 0 source, 1 destination */
+    uint64_t base;
+    uint8_t ndim;
+    uint8_t xform_id, xform_mode; /* read from the source walker's header only */
+} kt_mv_hdr_word;
+enum { KT_MV_HDR_F_SEL, KT_MV_HDR_F_BASE, KT_MV_HDR_F_NDIM, KT_MV_HDR_F_XFORM_ID, KT_MV_HDR_F_XFORM_MODE };
+
+typedef struct kt_mv_dim_word {
+    uint8_t sel, dim;
+    uint16_t count;
+    int32_t stride;
+} kt_mv_dim_word;
+enum { KT_MV_DIM_F_SEL, KT_MV_DIM_F_DIM, KT_MV_DIM_F_COUNT, KT_MV_DIM_F_STRIDE };
+
+typedef struct kt_mv_axis_word {
+    uint8_t axis;
+    int16_t astep;
+} kt_mv_axis_word;
+enum { KT_MV_AXIS_F_AXIS, KT_MV_AXIS_F_ASTEP };
+
+typedef struct kt_mv_window_word {
+    uint8_t sel, axis; /* axis: which bound axis, 0 or 1 */
+    int16_t base;
+    uint16_t extent;
+} kt_mv_window_word;
+enum { KT_MV_WINDOW_F_SEL, KT_MV_WINDOW_F_AXIS, KT_MV_WINDOW_F_BASE, KT_MV_WINDOW_F_EXTENT };
+
+typedef struct kt_mv_index_word {
+    uint64_t base;
+    uint16_t count;
+} kt_mv_index_word;
+enum { KT_MV_INDEX_F_BASE, KT_MV_INDEX_F_COUNT };
+
+typedef struct kt_mv_gather_word {
+    uint32_t pitch;
+    uint16_t words;
+} kt_mv_gather_word;
+enum { KT_MV_GATHER_F_PITCH, KT_MV_GATHER_F_WORDS };
+
+typedef struct kt_mv_seed_word {
+    uint64_t seed;
+} kt_mv_seed_word;
+typedef struct kt_mv_imm_word {
+    uint32_t imm;
+} kt_mv_imm_word;
+
+/* Any one register's word, decoded. */
+typedef union kt_mv_word {
+    kt_mv_ctrl_word ctrl;
+    kt_mv_hdr_word hdr;
+    kt_mv_dim_word dim;
+    kt_mv_axis_word axis;
+    kt_mv_window_word window;
+    kt_mv_index_word index;
+    kt_mv_gather_word gather;
+    kt_mv_seed_word seed;
+    kt_mv_imm_word imm;
+} kt_mv_word;
+
+/* The mover's registers: offset, name, fields. Terminated by name == NULL. */
+typedef struct kt_mv_reg_row {
+    uint8_t offset;
+    const char *name;
+    const kt_word_layout *layout;
+} kt_mv_reg_row;
+extern const kt_mv_reg_row kt_mv_regs[];
+/* The register a cfg pulse at client `offset` lands in (offset & ~7), NULL where nothing decodes. */
+const kt_mv_reg_row *kt_mv_reg_find(unsigned offset);
+/* The word of the register at `offset` from its decoded struct, refusing a member that does not
+ * fit its field (names register, field, value and limit). */
+npk_status kt_mv_word_encode(unsigned offset, const kt_mv_word *w, uint64_t *value);
+/* A cfg pulse's value decoded by its register's fields; false where nothing decodes. */
+bool kt_mv_word_decode(unsigned offset, uint64_t value, kt_mv_word *w);
+
+/* AUX_STAT (orchestrator offset 0x78) decoded: the mover's fields and the memory agent's
+ * traffic counters, which the orchestrator fills in. */
 typedef struct kt_mv_status {
     uint32_t moves_done; /* 24 bits */
     uint16_t reads, writes; /* memory-agent traffic, 16-bit free-running */
     uint8_t fault;
     bool busy;
 } kt_mv_status;
+enum { KT_MV_STAT_F_MOVES_DONE, KT_MV_STAT_F_READS, KT_MV_STAT_F_WRITES, KT_MV_STAT_F_FAULT, KT_MV_STAT_F_BUSY };
+extern const kt_word_layout kt_word_aux_stat;
 kt_mv_status kt_mv_status_decode(uint64_t aux_stat);
 uint64_t kt_mv_status_encode(const kt_mv_status *s);
 

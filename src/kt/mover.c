@@ -189,43 +189,38 @@ npk_status kt_mv_validate(const kt_mv_move *m)
     return NPK_OK;
 }
 
-/* ---- encoding ---- */
-
-static uint64_t mask(unsigned bits) { return bits >= 64 ? ~0ull : (1ull << bits) - 1; }
-
-static uint64_t hdr_value(unsigned sel, const kt_mv_walker *w)
-{
-    uint64_t v = sel | (w->base & mask(KT_MV_ADDR_BITS)) << 4 | (uint64_t)(w->ndim & 7) << 44;
-    if (sel == 0)
-        v |= (uint64_t)(w->xform_id & 0xF) << 47 | (uint64_t)(w->xform_mode & 0xF) << 55;
-    return v;
-}
+/* ---- encoding: every word through the mover's register table ---- */
 
 typedef struct emitter {
     kt_mv_write *out;
     size_t cap, n;
+    npk_status s; /* the first refusal; later words are skipped */
 } emitter;
 
-static void emit(emitter *e, uint8_t off, uint64_t v)
+static void emit(emitter *e, uint8_t off, kt_mv_word w)
 {
+    uint64_t v = 0;
+    if (e->s || (e->s = kt_mv_word_encode(off, &w, &v)))
+        return;
     if (e->n < e->cap)
         e->out[e->n] = (kt_mv_write){off, v};
     e->n++;
 }
 
-static void emit_walker(emitter *e, unsigned sel, const kt_mv_walker *w)
+static void emit_walker(emitter *e, uint8_t sel, const kt_mv_walker *w)
 {
-    emit(e, KT_MV_HDR, hdr_value(sel, w));
+    /* The transform fields are read from the source walker's header only. */
+    kt_mv_hdr_word hdr = {sel, w->base, (uint8_t)w->ndim, sel ? 0 : w->xform_id, sel ? 0 : w->xform_mode};
+    emit(e, KT_MV_HDR, (kt_mv_word){.hdr = hdr});
     for (unsigned i = 0; i < w->ndim; i++) {
         const kt_mv_dim *d = &w->dims[i];
         /* DIM only stages; the AXIS write that follows commits it into walker `sel`. */
-        emit(e, KT_MV_DIM, sel | (uint64_t)i << 1 | (uint64_t)d->count << 4 | (uint64_t)(uint32_t)d->stride << 20);
-        emit(e, KT_MV_AXIS, (uint64_t)(d->axis & 3) | (uint64_t)(uint16_t)d->astep << 2);
+        emit(e, KT_MV_DIM, (kt_mv_word){.dim = {sel, (uint8_t)i, d->count, d->stride}});
+        emit(e, KT_MV_AXIS, (kt_mv_word){.axis = {d->axis, d->astep}});
     }
     /* Windows persist across moves (only reset clears them): always restate both. */
-    for (unsigned a = 0; a < 2; a++)
-        emit(e, KT_MV_WINDOW, sel | (uint64_t)a << 1 | (uint64_t)(uint16_t)w->window[a].base << 2 |
-                                  (uint64_t)w->window[a].extent << 18);
+    for (uint8_t a = 0; a < 2; a++)
+        emit(e, KT_MV_WINDOW, (kt_mv_word){.window = {sel, a, w->window[a].base, w->window[a].extent}});
 }
 
 npk_status kt_mv_build(const kt_mv_move *m, kt_mv_write *out, size_t cap, size_t *n)
@@ -234,20 +229,22 @@ npk_status kt_mv_build(const kt_mv_move *m, kt_mv_write *out, size_t cap, size_t
     npk_status s = kt_mv_validate(m);
     if (s)
         return s;
-    emitter e = {out, cap, 0};
+    emitter e = {out, cap, 0, NPK_OK};
     if (uses_src_walker(m->mode))
         emit_walker(&e, 0, &m->src);
     emit_walker(&e, 1, &m->dst);
     if (m->mode == KT_MV_GATHER_MODE) {
-        emit(&e, KT_MV_INDEX, (m->index_base & mask(KT_MV_ADDR_BITS)) | (uint64_t)m->index_count << 40);
-        emit(&e, KT_MV_GATHER, m->gather_pitch | (uint64_t)m->gather_words << 32);
+        emit(&e, KT_MV_INDEX, (kt_mv_word){.index = {m->index_base, m->index_count}});
+        emit(&e, KT_MV_GATHER, (kt_mv_word){.gather = {m->gather_pitch, m->gather_words}});
     }
     if (m->mode == KT_MV_GENERATE)
-        emit(&e, KT_MV_SEED, m->seed);
+        emit(&e, KT_MV_SEED, (kt_mv_word){.seed = {m->seed}});
     /* IMM is the fill value, and the padding of any element a source window marks invalid. */
     if (m->mode == KT_MV_FILL || (uses_src_walker(m->mode) && binds_axis(&m->src)))
-        emit(&e, KT_MV_IMM, m->imm);
-    emit(&e, KT_MV_CTRL, (uint64_t)m->mode | (uint64_t)m->width << 3 | (uint64_t)m->flags << 8 | 1ull << 16);
+        emit(&e, KT_MV_IMM, (kt_mv_word){.imm = {m->imm}});
+    emit(&e, KT_MV_CTRL, (kt_mv_word){.ctrl = {(uint8_t)m->mode, (uint8_t)m->width, m->flags, true}});
+    if (e.s)
+        return e.s;
     if (e.n > cap)
         return npk_fail(NPK_ELIMIT, "move needs %zu register writes, room for %zu", e.n, cap);
     *n = e.n;

@@ -223,7 +223,7 @@ static void consume(ksim_ilink *f, unsigned pos, const beat *b)
     }
     /* Staging keeps the whole 40-bit address (the aperture is named by the high bits); DRAM
      * takes the low 32 (local DRAM starts at zero and the mesh field sits high). */
-    uint64_t where = (b->addr >> 39 & 1) ? b->addr : (b->addr & 0xFFFFFFFFull);
+    uint64_t where = kt_mesh_addr_split(b->addr).aperture ? b->addr : (b->addr & 0xFFFFFFFFull);
     if (!f->land || !f->land(f->user, pos, where, b->data))
         n->faults |= 1u << KT_IL_F_AXI;
 }

@@ -72,14 +72,15 @@ static uint8_t *stage_of(mesh_ctx *m)
     return m->stage;
 }
 
-/* Aperture offset of an inside address (bit 39 set), or -1 when it names another aperture or
- * lies beyond the store. */
-static int64_t stage_offset(uint64_t addr)
+/* Offset in the staging store of an aperture address's local part, or -1 when it names another
+ * aperture (index 0 is staging, the only one served) or lies beyond the store. */
+static int64_t stage_offset(uint64_t local)
 {
-    if ((addr >> 32 & 0xF) != 0) /* [35:32] aperture index: 0 is staging, the only one served */
+    kt_aperture_addr ap;
+    kt_word_decode(&kt_word_aperture_offset, local, &ap);
+    if (ap.index != 0)
         return -1;
-    uint64_t off = addr & 0xFFFFFFFFull;
-    return off + KT_MV_WORD <= STAGE_BYTES ? (int64_t)off : -1;
+    return ap.offset + (uint64_t)KT_MV_WORD <= STAGE_BYTES ? (int64_t)ap.offset : -1;
 }
 
 /* ---- the mover's memory ---- */
@@ -91,32 +92,32 @@ static unsigned local_id(const mesh_ctx *m)
 
 static ksim_mem_result local_read(mesh_ctx *m, uint64_t addr, uint8_t *out)
 {
-    if (addr >> 39 & 1) {
-        int64_t off = stage_offset(addr);
+    kt_mesh_addr a = kt_mesh_addr_split(addr);
+    if (a.aperture) {
+        int64_t off = stage_offset(a.local);
         uint8_t *st = stage_of(m);
         if (off < 0 || !st)
             return KSIM_MEM_ERROR; /* DECERR: no such aperture */
         memcpy(out, st + off, KT_MV_WORD);
         return KSIM_MEM_OK;
     }
-    uint64_t local = addr & ((1ull << 36) - 1);
     /* Never-written DRAM answers SLVERR (uninitialised ECC), beyond it DECERR: both AXI faults. */
-    return ktsim_dram_read(m->sim, local, out, KT_MV_WORD) == NPK_OK ? KSIM_MEM_OK : KSIM_MEM_ERROR;
+    return ktsim_dram_read(m->sim, a.local, out, KT_MV_WORD) == NPK_OK ? KSIM_MEM_OK : KSIM_MEM_ERROR;
 }
 
 static ksim_mem_result local_write(mesh_ctx *m, uint64_t addr, const uint8_t *in)
 {
     ktsim_count_mem_traffic(m->sim, 0, 1); /* an AXI write, whatever its response */
-    if (addr >> 39 & 1) {
-        int64_t off = stage_offset(addr);
+    kt_mesh_addr a = kt_mesh_addr_split(addr);
+    if (a.aperture) {
+        int64_t off = stage_offset(a.local);
         uint8_t *st = stage_of(m);
         if (off < 0 || !st)
             return KSIM_MEM_ERROR;
         memcpy(st + off, in, KT_MV_WORD);
         return KSIM_MEM_OK;
     }
-    uint64_t local = addr & ((1ull << 36) - 1);
-    return ktsim_dram_write(m->sim, local, in, KT_MV_WORD) == NPK_OK ? KSIM_MEM_OK : KSIM_MEM_ERROR;
+    return ktsim_dram_write(m->sim, a.local, in, KT_MV_WORD) == NPK_OK ? KSIM_MEM_OK : KSIM_MEM_ERROR;
 }
 
 static ksim_mem_result mover_read(void *ctx, uint64_t addr, uint8_t out[KT_MV_WORD])

@@ -10,8 +10,9 @@
 #include <string.h>
 
 #include "fifo.h"
+#include "npukit/kt_words.h"
 
-enum { OUT_DEPTH = 4, MAX_WRITERS = 256, LOCAL_BITS = 36 };
+enum { OUT_DEPTH = 4, MAX_WRITERS = 256 };
 
 typedef struct write_slot {
     bool open;
@@ -36,8 +37,7 @@ struct ksim_memport {
     ksim_dram *dram;
     ksim_orch *orch;     /* port 0: the agent answers here, inbound and outbound */
     ksim_orch *agent_in; /* other ports: their control traffic still reaches the agent */
-    ksim_fault_fn fault;
-    void *fault_user;
+    ksim_fault_sink fault;
     uint64_t cycle;
     ksim_fifo intake, out;
     read_op rd;
@@ -45,18 +45,6 @@ struct ksim_memport {
     bool out_from_agent;
     uint16_t reads, writes;
 };
-
-static void port_fault(ksim_memport *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void port_fault(ksim_memport *p, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (p->fault)
-        p->fault(p->fault_user, msg);
-}
 
 ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram, ksim_orch *orch,
                                   ksim_fault_fn fault, void *fault_user)
@@ -67,8 +55,7 @@ ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *
     p->at = at;
     p->dram = dram;
     p->orch = orch;
-    p->fault = fault;
-    p->fault_user = fault_user;
+    p->fault = (ksim_fault_sink){fault, fault_user};
     if (!ksim_fifo_init(&p->intake, queue_depth) || !ksim_fifo_init(&p->out, OUT_DEPTH)) {
         ksim_memport_destroy(p);
         return NULL;
@@ -106,12 +93,13 @@ bool ksim_memport_idle(const ksim_memport *p)
 /* Decode a 40-bit address to a local DRAM offset; false for what the model does not serve. */
 static bool local_offset(ksim_memport *p, uint64_t addr, uint64_t *off)
 {
-    if (addr >> 39 & 1) {
-        port_fault(p, "memory request to aperture address 0x%010" PRIx64 " (staging) is not modelled", addr);
+    kt_mesh_addr a = kt_mesh_addr_split(addr);
+    if (a.aperture) {
+        ksim_report(&p->fault, "memory request to aperture address 0x%010" PRIx64 " (staging) is not modelled", addr);
         return false;
     }
-    /* The mesh field [37:36] is not checked by the port: another mesh's address aliases here. */
-    *off = addr & ((1ull << LOCAL_BITS) - 1);
+    /* The mesh field is not checked by the port: another mesh's address aliases here. */
+    *off = a.local;
     return true;
 }
 
@@ -155,7 +143,7 @@ static void start_read(ksim_memport *p, const kt_flit *f)
     read_op *op = &p->rd;
     memset(op, 0, sizeof *op);
     if (r.flags & KT_MEM_FLAG_QUANT) {
-        port_fault(p, "quantising fetch (flags 0x%02x) from (%u,%u) is not modelled", r.flags, h.src.x, h.src.y);
+        ksim_report(&p->fault, "quantising fetch (flags 0x%02x) from (%u,%u) is not modelled", r.flags, h.src.x, h.src.y);
         return;
     }
     if (!local_offset(p, r.addr, &op->addr))
@@ -187,7 +175,7 @@ static void step_read(ksim_memport *p)
     kt_flit f = {{0}};
     uint8_t beat[32];
     if (ksim_dram_read(p->dram, addr, beat, sizeof beat) != NPK_OK)
-        port_fault(p, "memory port (%u,%u): %s", p->at.x, p->at.y, npk_last_error());
+        ksim_report(&p->fault, "memory port (%u,%u): %s", p->at.x, p->at.y, npk_last_error());
     for (int w = 0; w < 4; w++)
         f.w[w] = kt_le64(beat + 8 * w);
     bool last = op->word + 1 == op->words;
@@ -215,12 +203,12 @@ static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
     if (h.type == KT_T_MEM_WR_REQ) {
         kt_mem_req r = kt_mem_req_get(f);
         if (s->open) {
-            port_fault(p, "second MEM_WR_REQ from (%u,%u) while its write is open (one per source)", h.src.x,
+            ksim_report(&p->fault, "second MEM_WR_REQ from (%u,%u) while its write is open (one per source)", h.src.x,
                        h.src.y);
             return;
         }
         if (r.len > KT_MEM_WR_MAX_LEN) {
-            port_fault(p, "MEM_WR_REQ from (%u,%u) with len %u exceeds %u", h.src.x, h.src.y, r.len,
+            ksim_report(&p->fault, "MEM_WR_REQ from (%u,%u) with len %u exceeds %u", h.src.x, h.src.y, r.len,
                        KT_MEM_WR_MAX_LEN);
             return;
         }
@@ -232,7 +220,7 @@ static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
     }
     /* MEM_WR_DATA */
     if (!s->open) {
-        port_fault(p, "MEM_WR_DATA from (%u,%u) without an open write", h.src.x, h.src.y);
+        ksim_report(&p->fault, "MEM_WR_DATA from (%u,%u) without an open write", h.src.x, h.src.y);
         return;
     }
     if (s->got + 1 == s->beats && ksim_fifo_full(&p->out)) {
@@ -243,7 +231,7 @@ static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
     for (int w = 0; w < 4; w++)
         kt_put_le64(beat + 8 * w, f->w[w]);
     if (ksim_dram_write(p->dram, s->addr + s->got * 32ull, beat, 32) != NPK_OK)
-        port_fault(p, "memory port (%u,%u): %s", p->at.x, p->at.y, npk_last_error());
+        ksim_report(&p->fault, "memory port (%u,%u): %s", p->at.x, p->at.y, npk_last_error());
     if (++s->got == s->beats) {
         kt_flit ack = {{0}};
         kt_header ah = {h.src, p->at, KT_T_MEM_WR_ACK, s->txn, true, 0};

@@ -4,7 +4,6 @@
 #include "mover.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +18,7 @@ typedef enum phase { P_IDLE, P_INDEX, P_WALK, P_DRAIN } phase;
 
 struct ksim_mover {
     ksim_mover_mem mem;
-    ksim_mover_fault_fn model_fault;
-    void *user;
+    ksim_fault_sink model; /* what the model cannot represent */
 
     /* registers */
     uint8_t mode, ewidth, flags;
@@ -89,42 +87,27 @@ const ksim_occupant *ksim_occupant_slot(unsigned id)
 
 /* ---- life cycle ---- */
 
-static void model_fault(ksim_mover *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void model_fault(ksim_mover *m, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (m->model_fault)
-        m->model_fault(m->user, msg);
-}
-
 void ksim_mover_reset(ksim_mover *m)
 {
     ksim_mover_mem mem = m->mem;
-    ksim_mover_fault_fn f = m->model_fault;
-    void *user = m->user;
+    ksim_fault_sink model = m->model;
     memset(m, 0, sizeof *m);
     m->mem = mem;
-    m->model_fault = f;
-    m->user = user;
+    m->model = model;
     /* Reset values (facts §1.10): width 16-bit, one gather word, walkers of one dimension. */
     m->ewidth = KT_MV_W16;
     m->gather_words = 1;
     m->walker[0].ndim = m->walker[1].ndim = 1;
 }
 
-ksim_mover *ksim_mover_create(const ksim_mover_mem *mem, ksim_mover_fault_fn fault, void *user)
+ksim_mover *ksim_mover_create(const ksim_mover_mem *mem, ksim_fault_fn fault, void *user)
 {
     ksim_mover *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
     if (mem)
         m->mem = *mem;
-    m->model_fault = fault;
-    m->user = user;
+    m->model = (ksim_fault_sink){fault, user};
     ksim_mover_reset(m);
     return m;
 }
@@ -135,7 +118,9 @@ bool ksim_mover_busy(const ksim_mover *m) { return m->ph != P_IDLE; }
 
 uint64_t ksim_mover_stat(const ksim_mover *m)
 {
-    return (uint64_t)(m->moves_done & 0xFFFFFF) << 40 | (uint64_t)(m->fault & 0xF) << 4 | (m->ph != P_IDLE);
+    /* The traffic counters are the memory agent's: the orchestrator fills them in. */
+    kt_mv_status st = {m->moves_done, 0, 0, m->fault, m->ph != P_IDLE};
+    return kt_mv_status_encode(&st);
 }
 
 void ksim_mover_traffic(const ksim_mover *m, uint64_t *reads, uint64_t *writes)
@@ -200,7 +185,7 @@ static void go(ksim_mover *m)
     if (m->mode == KT_MV_XFORM) {
         m->occ = ksim_occupant_slot(m->walker[0].xform_id);
         if (!m->occ) {
-            model_fault(m, "mover: transform through slot %u, which holds no occupant in this model",
+            ksim_report(&m->model, "mover: transform through slot %u, which holds no occupant in this model",
                         m->walker[0].xform_id);
             finish(m, 0);
             m->ok_so_far = false;
@@ -210,66 +195,62 @@ static void go(ksim_mover *m)
     m->ph = m->mode == KT_MV_GATHER_MODE ? P_INDEX : P_WALK;
 }
 
-/* ---- register decode ---- */
-
-static int64_t sext(uint64_t v, unsigned bits) { return (int64_t)(v << (64 - bits)) >> (64 - bits); }
+/* ---- register decode: the fields come from the mover's register table ---- */
 
 void ksim_mover_cfg(ksim_mover *m, uint8_t offset, uint64_t v)
 {
+    kt_mv_word w;
+    if (!kt_mv_word_decode(offset, v, &w))
+        return; /* 0x08, 0x48, 0x58-0x78 decode to nothing */
     switch (offset & ~7u) {
     case KT_MV_CTRL:
-        m->mode = v & 7;
-        m->ewidth = v >> 3 & 3;
-        m->flags = (uint8_t)(v >> 8);
-        if (v >> 16 & 1)
+        m->mode = w.ctrl.mode;
+        m->ewidth = w.ctrl.width;
+        m->flags = w.ctrl.flags;
+        if (w.ctrl.go)
             go(m);
         break;
     case KT_MV_HDR: {
-        unsigned sel = v & 1;
-        kt_mv_walker *w = &m->walker[sel];
-        w->base = v >> 4 & ((1ull << KT_MV_ADDR_BITS) - 1);
-        w->ndim = v >> 44 & 7;
-        if (sel == 0) {
-            w->xform_id = v >> 47 & 0xF;
-            w->xform_mode = v >> 55 & 0xF;
+        kt_mv_walker *wk = &m->walker[w.hdr.sel];
+        wk->base = w.hdr.base;
+        wk->ndim = w.hdr.ndim;
+        if (w.hdr.sel == 0) {
+            wk->xform_id = w.hdr.xform_id;
+            wk->xform_mode = w.hdr.xform_mode;
         }
-        m->last_sel = sel;
+        m->last_sel = w.hdr.sel;
         break;
     }
     case KT_MV_DIM:
-        m->last_sel = v & 1;
-        m->staged_dim = v >> 1 & 7;
-        m->staged.count = (uint16_t)(v >> 4);
-        m->staged.stride = (int32_t)sext(v >> 20, 32);
+        m->last_sel = w.dim.sel;
+        m->staged_dim = w.dim.dim;
+        m->staged.count = w.dim.count;
+        m->staged.stride = w.dim.stride;
         break;
     case KT_MV_AXIS:
         if (m->staged_dim < KT_MV_MAX_DIMS) {
             kt_mv_dim *d = &m->walker[m->last_sel].dims[m->staged_dim];
             d->count = m->staged.count;
             d->stride = m->staged.stride;
-            d->axis = v & 3;
-            d->astep = (int16_t)sext(v >> 2, 16);
+            d->axis = w.axis.axis;
+            d->astep = w.axis.astep;
         }
         break;
-    case KT_MV_WINDOW: {
-        unsigned sel = v & 1;
-        m->last_sel = sel;
-        kt_mv_window *win = &m->walker[sel].window[v >> 1 & 1];
-        win->base = (int16_t)sext(v >> 2, 16);
-        win->extent = (uint16_t)(v >> 18);
+    case KT_MV_WINDOW:
+        m->last_sel = w.window.sel;
+        m->walker[w.window.sel].window[w.window.axis] = (kt_mv_window){w.window.base, w.window.extent};
         break;
-    }
     case KT_MV_INDEX:
-        m->index_base = v & ((1ull << KT_MV_ADDR_BITS) - 1);
-        m->index_count = (uint16_t)(v >> 40);
+        m->index_base = w.index.base;
+        m->index_count = w.index.count;
         break;
-    case KT_MV_SEED: m->seed = v; break;
-    case KT_MV_IMM: m->imm = (uint32_t)v; break;
+    case KT_MV_SEED: m->seed = w.seed.seed; break;
+    case KT_MV_IMM: m->imm = w.imm.imm; break;
     case KT_MV_GATHER:
-        m->gather_pitch = (uint32_t)v;
-        m->gather_words = (uint16_t)(v >> 32);
+        m->gather_pitch = w.gather.pitch;
+        m->gather_words = w.gather.words;
         break;
-    default: break; /* 0x08, 0x48, 0x58-0x78 decode to nothing */
+    default: break;
     }
 }
 
@@ -340,7 +321,7 @@ static ksim_mem_result source_word(ksim_mover *m, uint8_t *word, uint8_t *fault)
     case KT_MV_GATHER_MODE: {
         uint64_t row = m->element / m->run_gather_words, w = m->element % m->run_gather_words;
         if (row >= m->run_index_count) {
-            model_fault(m, "mover: gather destination walks past %u indices x %u words", m->run_index_count,
+            ksim_report(&m->model, "mover: gather destination walks past %u indices x %u words", m->run_index_count,
                         m->run_gather_words);
             *fault = 0;
             return KSIM_MEM_ERROR;
@@ -408,7 +389,7 @@ static void step_xform(ksim_mover *m)
         m->beats_in++;
         bool more = kt_mv_walker_next(&m->walker[0], m->idx_src);
         if (!more && m->beats_in < o->in_beats) {
-            model_fault(m, "mover: transform source ends %u beats into an entry of %u (the occupant would wait "
+            ksim_report(&m->model, "mover: transform source ends %u beats into an entry of %u (the occupant would wait "
                            "forever)", m->beats_in, o->in_beats);
             finish(m, 0);
             m->ok_so_far = false;

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fault.h"
 #include "npukit/kt_mover_hw.h"
 
 typedef enum ksim_mem_result {
@@ -39,11 +40,9 @@ typedef struct ksim_occupant {
 /* The occupant in slot `id` (0 = bypass), NULL for an empty slot. */
 const ksim_occupant *ksim_occupant_slot(unsigned id);
 
-typedef void (*ksim_mover_fault_fn)(void *user, const char *msg);
-
 typedef struct ksim_mover ksim_mover;
 
-ksim_mover *ksim_mover_create(const ksim_mover_mem *mem, ksim_mover_fault_fn model_fault, void *user);
+ksim_mover *ksim_mover_create(const ksim_mover_mem *mem, ksim_fault_fn model_fault, void *user);
 void ksim_mover_destroy(ksim_mover *m);
 void ksim_mover_reset(ksim_mover *m);
 void ksim_mover_set_mem(ksim_mover *m, const ksim_mover_mem *mem);

@@ -4,11 +4,11 @@
 #include "orch.h"
 
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "npukit/kt_mover_hw.h"
 #include "npukit/kt_regs.h"
 
 static const ksim_generation generations[] = {
@@ -28,8 +28,7 @@ enum { MAX_AUX = 8 };
 struct ksim_orch {
     ksim_orch_params p;
     const ksim_generation *gen;
-    ksim_fault_fn fault;
-    void *fault_user;
+    ksim_fault_sink fault;
     uint64_t cycle;
 
     /* plain storage */
@@ -72,18 +71,6 @@ struct ksim_orch {
     uint16_t traffic_rd, traffic_wr;
 };
 
-static void model_fault(ksim_orch *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void model_fault(ksim_orch *o, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (o->fault)
-        o->fault(o->fault_user, msg);
-}
-
 ksim_orch *ksim_orch_create(const ksim_orch_params *p, ksim_fault_fn fault, void *fault_user)
 {
     ksim_orch *o = calloc(1, sizeof *o);
@@ -91,8 +78,7 @@ ksim_orch *ksim_orch_create(const ksim_orch_params *p, ksim_fault_fn fault, void
         return NULL;
     o->p = *p;
     o->gen = ksim_generation_row(p->gen);
-    o->fault = fault;
-    o->fault_user = fault_user;
+    o->fault = (ksim_fault_sink){fault, fault_user};
     o->stage_words = p->stage_flits * p->flit_words;
     o->stage = calloc(o->stage_words ? o->stage_words : 1, sizeof *o->stage);
     if (!o->stage || !ksim_fifo_init(&o->tx, p->tx_depth) || !ksim_fifo_init(&o->rx, p->rx_depth)) {
@@ -303,8 +289,10 @@ uint64_t ksim_orch_read(ksim_orch *o, uint32_t off)
         for (unsigned i = 0; i < o->n_aux; i++)
             if (o->aux[i].stat)
                 client |= o->aux[i].stat(o->aux[i].ctx);
-        return (client & 0xFFFFFF00000000FFull) | (uint64_t)o->traffic_rd << 24 |
-               (uint64_t)o->traffic_wr << 8;
+        kt_mv_status st = kt_mv_status_decode(client);
+        st.reads = o->traffic_rd;
+        st.writes = o->traffic_wr;
+        return kt_mv_status_encode(&st);
     }
     case KT_TX_STATUS: {
         kt_tx_status tx = {ksim_fifo_full(&o->tx)};
@@ -363,7 +351,7 @@ void ksim_orch_tick_begin(ksim_orch *o, uint64_t cycle)
         if (o->rd < o->stage_words)
             v = o->stage[o->rd];
         else
-            model_fault(o, "dispatch read staging word %u, beyond the %u words of STAGE_FLITS=%u "
+            ksim_report(&o->fault, "dispatch read staging word %u, beyond the %u words of STAGE_FLITS=%u "
                            "(PROG_BASE+PROG_LEN past the staging RAM is undefined in the RTL)",
                         o->rd, o->stage_words, o->p.stage_flits);
         o->assembly[o->word] = v;

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fault.h"
 #include "fifo.h"
 #include "npukit/ktsim.h"
 
@@ -31,7 +32,6 @@ typedef struct ksim_orch_params {
 typedef struct ksim_orch ksim_orch;
 
 /* Model errors (something the model refuses to guess) are reported through this hook. */
-typedef void (*ksim_fault_fn)(void *user, const char *msg);
 
 ksim_orch *ksim_orch_create(const ksim_orch_params *p, ksim_fault_fn fault, void *fault_user);
 void ksim_orch_destroy(ksim_orch *o);
