@@ -1,7 +1,7 @@
 /* The mover's data patterns: GENERATE's counter-based PRNG (Philox-4x32-10, the mm_prng
  * construction of facts §1.10) and FILL's replicated immediate. Both are pure functions of
  * their inputs, so a host can check a generated or filled buffer without reading it twice. */
-#include "npukit/kt_mover.h"
+#include "npukit/kt_mover_hw.h"
 
 static void mulhilo32(uint32_t a, uint32_t b, uint32_t *hi, uint32_t *lo)
 {

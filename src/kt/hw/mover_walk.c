@@ -1,7 +1,7 @@
 /* The mover's walker arithmetic (facts §1.10): an odometer over up to six dimensions, dim
  * ndim-1 innermost, with two bound axes whose windows decide which elements are valid. Shared by
  * the driver's validation and the simulator's model, so both walk the same way. */
-#include "npukit/kt_mover.h"
+#include "npukit/kt_mover_hw.h"
 
 static unsigned live_dims(const kt_mv_walker *w) { return w->ndim > KT_MV_MAX_DIMS ? KT_MV_MAX_DIMS : w->ndim; }
 
