@@ -9,7 +9,7 @@ set_target_properties(npukit_plain PROPERTIES
 target_include_directories(npukit_plain PRIVATE include src tools)
 target_compile_definitions(npukit_plain PRIVATE
   NPUKIT_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
-target_link_libraries(npukit_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} Threads::Threads m)
+target_link_libraries(npukit_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} Threads::Threads m)
 if(NPUKIT_HAVE_CBLAS)
   target_include_directories(npukit_plain PRIVATE ${NPUKIT_CBLAS_INCLUDE})
   target_compile_definitions(npukit_plain PRIVATE NPUKIT_HAVE_CBLAS=1)

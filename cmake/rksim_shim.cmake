@@ -29,7 +29,7 @@ set_target_properties(rksim_shim PROPERTIES
   LINK_OPTIONS ""
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 target_include_directories(rksim_shim PRIVATE include src)
-target_link_libraries(rksim_shim PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
+target_link_libraries(rksim_shim PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
 
 # this file is included before the top level enables testing; enabling twice is harmless
 enable_testing()
@@ -38,7 +38,7 @@ foreach(src ${NPUKIT_SHIM_TEST_SOURCES})
   get_filename_component(name ${src} NAME_WE)
   if(name MATCHES "^npukit_")
     add_executable(${name} ${src} $<TARGET_OBJECTS:npukit_plain_objs>)
-    target_link_libraries(${name} PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} Threads::Threads m)
+    target_link_libraries(${name} PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} Threads::Threads m)
     target_include_directories(${name} PRIVATE include src tests)
     set(gens "6.1")
   else()

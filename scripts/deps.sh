@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks what the build needs. As root it installs what is missing with apt-get (and says so);
-# otherwise it names the command to run. OpenBLAS is optional: without it the simulator uses
-# its portable arithmetic.
+# otherwise it names the command to run. cJSON is required; OpenBLAS is optional: without it the
+# simulator uses its portable arithmetic.
 set -u
 need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
@@ -9,6 +9,8 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 { command -v cc >/dev/null 2>&1 && [ -e /usr/include/stdio.h ]; } || need+=(build-essential)
 # libelf: the RV64 program loader reads ELF executables through it.
 [ -e /usr/include/gelf.h ] || need+=(libelf-dev)
+# cJSON reads and writes the card daemon protocol's JSON frames.
+[ -e /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
 optional=()
 # OpenBLAS counts as present only when a program that includes cblas.h and calls cblas_sgemm
 # compiles and links against -lopenblas, as the build does: a cblas.h header without the library

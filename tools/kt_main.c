@@ -7,6 +7,7 @@ int kt_status_main(int argc, char **argv);
 int kt_move_main(int argc, char **argv);
 int kt_link_main(int argc, char **argv);
 int kt_prog_main(int argc, char **argv);
+int kt_serve_main(int argc, char **argv);
 
 static const cli_command kt_commands[] = {
     {"enum", "enumerate the mesh's units over the mailbox [--sim PRESET] [--prestrobe] [--json]", kt_enum_main},
@@ -22,6 +23,9 @@ static const cli_command kt_commands[] = {
      kt_link_main},
     {"prog", "run a host control program from a text file on the host or in the engine FILE [--engine] [--sim P]",
      kt_prog_main},
+    {"serve", "the simulated card behind the line protocol or the card daemon protocol [--protocol line|daemon] "
+              "[--listen HOST:PORT | --stdio] [--sim P]",
+     kt_serve_main},
     {NULL, NULL, NULL},
 };
 

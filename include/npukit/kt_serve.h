@@ -1,0 +1,58 @@
+/* Serving a machine behind the two remote protocols of kt_remote.h, so that any client of those
+ * protocols (a driver written for the Verilated card or for the card daemon, scripts, other
+ * languages) can drive it unchanged. The machine is any transport plus a few optional hooks,
+ * normally the simulator. */
+#ifndef NPUKIT_KT_SERVE_H
+#define NPUKIT_KT_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npukit/kt_transport.h"
+#include "npukit/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kt_serve_target {
+    kt_transport *t;     /* the machine's host interface */
+    const char *name;    /* shown in READY and hello */
+    unsigned meshes;
+    void *ctx;
+    /* T: run cycles with no host traffic (NULL: refused). */
+    void (*advance)(void *ctx, uint64_t cycles);
+    /* S: the clock (NULL: not reported). */
+    uint64_t (*cycle)(void *ctx);
+    /* S: the model's first fault, or NULL. */
+    const char *(*fault)(void *ctx);
+    /* BR / BW: DRAM of channel (mesh) `ch` at byte offset `off` (NULL: refused). */
+    npk_status (*dram_read)(void *ctx, unsigned ch, uint64_t off, void *buf, size_t len);
+    npk_status (*dram_write)(void *ctx, unsigned ch, uint64_t off, const void *buf, size_t len);
+} kt_serve_target;
+
+/* One line-protocol session on a pair of descriptors: READY, then commands until Q or the end of
+ * input, then both descriptors are closed. Errors in commands are E replies; only a broken
+ * channel ends the session early. */
+npk_status kt_serve_line_session(const kt_serve_target *tg, int in_fd, int out_fd);
+/* Line protocol on a listening socket: connections one after another, each a session; returns
+ * only on a failed accept. */
+npk_status kt_serve_line_listen(const kt_serve_target *tg, int listen_fd);
+
+/* Card-daemon protocol: clients on the listening socket (or, with listen_fd < 0, one client on
+ * in_fd/out_fd), each operation run to completion before the next, leases and run tokens dropped
+ * with their connection. Returns after a `shutdown` operation, or when the single client leaves.
+ * `log` (may be NULL) gets one line per connection event and per refused frame. */
+npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd, int out_fd,
+                           void (*log)(const char *line));
+
+/* A listening TCP socket on "HOST:PORT" (port 0: the system picks; *port gets the bound one).
+ * Only loopback addresses unless `any_address`: a served machine takes writes from anyone who
+ * can reach it. */
+npk_status kt_listen_tcp(const char *host_port, bool any_address, int *fd, unsigned *port);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,192 @@
+/* Frames of the card daemon protocol, and exact 64-bit integers through cJSON. */
+#include "jsonframe.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npukit/kt_remote.h"
+
+enum { EXACT_DIGITS = 15 /* every integer of up to 15 digits is exact in a double */ };
+
+npk_status kt_frame_length(const uint8_t hdr[4], size_t *len)
+{
+    uint32_t n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+    if (n > KT_DAEMON_MAX_FRAME)
+        return npk_fail(NPK_EPROTO, "a frame of %" PRIu32 " bytes exceeds the limit of %d bytes (64 MiB)", n,
+                        KT_DAEMON_MAX_FRAME);
+    if (n == 0)
+        return npk_fail(NPK_EPROTO, "an empty frame (length 0): a frame holds one JSON object");
+    *len = n;
+    return NPK_OK;
+}
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* A copy of the JSON text in which every integer too long to be exact in a double is a string
+ * of its digits; strings and other numbers are copied unchanged. */
+static char *quote_long_integers(const char *in, size_t len)
+{
+    char *out = malloc(len + len / 8 + 2); /* a quoted integer has at least 16 digits: +2 per 16 */
+    if (!out)
+        return NULL;
+    size_t o = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = in[i];
+        if (in_string) {
+            out[o++] = c;
+            if (c == '\\' && i + 1 < len)
+                out[o++] = in[++i];
+            else if (c == '"')
+                in_string = false;
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+            out[o++] = c;
+            continue;
+        }
+        if (c == '-' || is_digit(c)) {
+            size_t j = i + (c == '-');
+            while (j < len && is_digit(in[j]))
+                j++;
+            size_t digits = j - i - (c == '-');
+            bool integer = digits && !(j < len && (in[j] == '.' || in[j] == 'e' || in[j] == 'E'));
+            if (integer && digits > EXACT_DIGITS) {
+                out[o++] = '"';
+                memcpy(out + o, in + i, j - i);
+                o += j - i;
+                out[o++] = '"';
+            } else {
+                memcpy(out + o, in + i, j - i);
+                o += j - i;
+            }
+            i = j - 1;
+            continue;
+        }
+        out[o++] = c;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+npk_status kt_frame_parse(const char *body, size_t len, cJSON **out)
+{
+    *out = NULL;
+    if (memchr(body, '\0', len))
+        return npk_fail(NPK_EPARSE, "malformed frame: a NUL byte inside the JSON text");
+    char *text = quote_long_integers(body, len);
+    if (!text)
+        return npk_fail(NPK_ENOMEM, "out of memory for a frame of %zu bytes", len);
+    const char *end = NULL;
+    cJSON *j = cJSON_ParseWithLengthOpts(text, strlen(text) + 1, &end, 1);
+    if (!j) {
+        size_t at = end ? (size_t)(end - text) : 0;
+        char near[24];
+        snprintf(near, sizeof near, "%.20s", text + (at < strlen(text) ? at : strlen(text)));
+        free(text);
+        return npk_fail(NPK_EPARSE, "malformed frame: invalid JSON near byte %zu ('%s') of %zu", at, near, len);
+    }
+    free(text);
+    if (!cJSON_IsObject(j)) {
+        cJSON_Delete(j);
+        return npk_fail(NPK_EPARSE, "malformed frame: the JSON is not an object");
+    }
+    *out = j;
+    return NPK_OK;
+}
+
+npk_status kt_frame_encode(const cJSON *obj, char **frame, size_t *len)
+{
+    char *text = cJSON_PrintUnformatted(obj);
+    if (!text)
+        return npk_fail(NPK_ENOMEM, "out of memory encoding a frame");
+    size_t n = strlen(text);
+    if (n > KT_DAEMON_MAX_FRAME) {
+        free(text);
+        return npk_fail(NPK_ELIMIT, "a message of %zu bytes exceeds the frame limit of %d bytes", n,
+                        KT_DAEMON_MAX_FRAME);
+    }
+    char *f = malloc(n + 4);
+    if (!f) {
+        free(text);
+        return npk_fail(NPK_ENOMEM, "out of memory for a frame of %zu bytes", n);
+    }
+    f[0] = (char)(n >> 24);
+    f[1] = (char)(n >> 16);
+    f[2] = (char)(n >> 8);
+    f[3] = (char)n;
+    memcpy(f + 4, text, n);
+    free(text);
+    *frame = f;
+    *len = n + 4;
+    return NPK_OK;
+}
+
+npk_status kt_frame_recv(kt_carrier *c, cJSON **out)
+{
+    uint8_t hdr[4];
+    size_t len;
+    npk_status s = kt_carrier_read(c, hdr, 4);
+    if (s || (s = kt_frame_length(hdr, &len)))
+        return s;
+    char *body = malloc(len);
+    if (!body)
+        return npk_fail(NPK_ENOMEM, "out of memory for a frame of %zu bytes", len);
+    if (!(s = kt_carrier_read(c, body, len)))
+        s = kt_frame_parse(body, len, out);
+    free(body);
+    return s;
+}
+
+npk_status kt_frame_send(kt_carrier *c, const cJSON *obj)
+{
+    char *f;
+    size_t n;
+    npk_status s = kt_frame_encode(obj, &f, &n);
+    if (s)
+        return s;
+    s = kt_carrier_send(c, f, n);
+    free(f);
+    return s;
+}
+
+bool kt_json_u64(const cJSON *obj, const char *key, uint64_t *v)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (cJSON_IsNumber(it)) {
+        double d = it->valuedouble;
+        if (d < 0 || d > 9007199254740992.0 || d != (double)(uint64_t)d)
+            return false;
+        *v = (uint64_t)d;
+        return true;
+    }
+    if (cJSON_IsString(it) && is_digit(it->valuestring[0])) { /* a long integer, kept as digits */
+        char *end;
+        errno = 0;
+        unsigned long long x = strtoull(it->valuestring, &end, 10);
+        if (errno || *end)
+            return false;
+        *v = x;
+        return true;
+    }
+    return false;
+}
+
+cJSON *kt_json_u64_item(uint64_t v)
+{
+    if (v <= 999999999999999ull) /* 15 digits: exact as a double */
+        return cJSON_CreateNumber((double)v);
+    char digits[24];
+    snprintf(digits, sizeof digits, "%" PRIu64, v);
+    return cJSON_CreateRaw(digits);
+}
+
+bool kt_json_add_u64(cJSON *obj, const char *key, uint64_t v)
+{
+    cJSON *it = kt_json_u64_item(v);
+    return it && cJSON_AddItemToObject(obj, key, it);
+}
