@@ -47,6 +47,13 @@ static inline void npk_rk_entry_words(npk_rk_entry e, uint32_t *w0, uint32_t *w1
     *w1 = (uint32_t)(e >> 32);
 }
 
+/* The interrupt that ends a CNA -> CORE -> DPU task: both DPU groups of PC_INTERRUPT_MASK, the
+ * rknpu_task int_mask a matmul needs (facts A.1: 0x300). */
+static inline uint32_t npk_rk_matmul_int_mask(void)
+{
+    return NPK_RKPUT(PC_INTERRUPT_MASK, DPU_GROUP0, 1) | NPK_RKPUT(PC_INTERRUPT_MASK, DPU_GROUP1, 1);
+}
+
 /* An entry writing register `id` (its target comes from the table). */
 npk_rk_entry npk_rk_entry_reg_write(npk_rk_reg_id id, uint32_t value);
 

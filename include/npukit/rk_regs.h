@@ -118,6 +118,15 @@ static inline bool npk_rk_field_fits(npk_rk_field_id f, uint64_t v)
     return width >= 64 || v < (1ull << width);
 }
 
+/* Named values of the fields that hold an enumeration (facts B.4, C.1; the precision fields
+ * take npk_rk_prec values, GROUP_LINE_OFF is 1 for npk_rk_mode's line mode). */
+enum npk_rk_dpu_output_mode { /* DPU_FEATURE_MODE_CFG.OUTPUT_MODE */
+    NPK_DPU_OUTPUT_MODE_MEMORY = 2, /* write the result to memory (the 0x1E4 family) */
+};
+enum npk_rk_conv_mode { /* CNA_CONV_CON1.CONV_MODE, DPU_FEATURE_MODE_CFG.CONV_MODE */
+    NPK_CONV_MODE_DIRECT = 0, /* direct convolution: a matmul is a 1x1 one */
+};
+
 /* Mesa-style shorthands: NPK_RKF(CNA_CBUF_CON0, DATA_BANK) is the field id,
  * NPK_RKPUT(CNA_CBUF_CON0, DATA_BANK, 1) its packed value. */
 #define NPK_RKF(reg, field) NPK_F_##reg##_##field

@@ -7,7 +7,6 @@
 
 /* Values every working program uses for the task record (facts A.1 "Values the working
  * userspace uses"): CNA|CORE|DPU enabled, the DPU interrupt pair. */
-static const uint32_t TASK_INT_MASK = 0x300;
 
 static npk_rk_pack_geom geom(const npk_rk_devtask *t)
 {
@@ -79,7 +78,7 @@ npk_status npk_rk_devtask_write_program(npk_rk_device *d, npk_rk_devtask *t)
         return s;
     struct rknpu_task *task = t->task.host;
     *task = (struct rknpu_task){.enable_mask = NPK_RK_ENABLE_MATMUL,
-                                .int_mask = TASK_INT_MASK,
+                                .int_mask = npk_rk_matmul_int_mask(),
                                 .int_clear = RKNPU_INT_CLEAR,
                                 .regcfg_amount = NPK_RK_MATMUL_BODY,
                                 .regcmd_addr = t->regcmd.iova};

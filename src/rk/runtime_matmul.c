@@ -188,7 +188,7 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bo
         return s;
     struct rknpu_task task = {0};
     task.enable_mask = NPK_RK_ENABLE_MATMUL;
-    task.int_mask = 0x300; /* the DPU interrupt ends a matmul (facts A.1) */
+    task.int_mask = npk_rk_matmul_int_mask(); /* the DPU interrupt ends a matmul (facts A.1) */
     task.int_clear = RKNPU_INT_CLEAR;
     task.regcfg_amount = NPK_RK_MATMUL_BODY;
     task.regcmd_addr = b->task.iova + prog_off;

@@ -71,8 +71,9 @@ static void constant_values(uint32_t *v)
     v[NPK_REG_CNA_DMA_CON0] = PUT(CNA_DMA_CON0, WEIGHT_BURST_LEN, 15) |
                               PUT(CNA_DMA_CON0, DATA_BURST_LEN, 15);
     /* DPU writes to memory: BURST_LEN 15, OUTPUT_MODE 2 = 0x1E4. */
-    v[NPK_REG_DPU_FEATURE_MODE_CFG] = PUT(DPU_FEATURE_MODE_CFG, BURST_LEN, 15) |
-                                      PUT(DPU_FEATURE_MODE_CFG, OUTPUT_MODE, 2);
+    v[NPK_REG_DPU_FEATURE_MODE_CFG] =
+        PUT(DPU_FEATURE_MODE_CFG, BURST_LEN, 15) |
+        PUT(DPU_FEATURE_MODE_CFG, OUTPUT_MODE, NPK_DPU_OUTPUT_MODE_MEMORY);
     /* BS and BN stages fully bypassed (0x53); the conv's BS-active value hangs a matmul. */
     v[NPK_REG_DPU_BS_CFG] = PUT(DPU_BS_CFG, BS_RELU_BYPASS, 1) | PUT(DPU_BS_CFG, BS_MUL_BYPASS, 1) |
                             PUT(DPU_BS_CFG, BS_ALU_BYPASS, 1) | PUT(DPU_BS_CFG, BS_BYPASS, 1);

@@ -7,6 +7,7 @@
 
 #include "npukit/rk_regs.h"
 #include "npukit/rk_types.h"
+#include "rksim/exec.h"
 #include "rksim/matmul.h"
 #include "rksim/regs_view.h"
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "rksim/exec.h"
+#include "rksim/result.h"
 #include "rksim/sim.h"
 
 /* Everything the operation needs, read from the register files through the register table. */

@@ -78,7 +78,7 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *
                      in);
     if (F(CNA_CONV_CON1, PROC_PRECISION) != in)
         return unsup(r, rf, NPK_REG_CNA_CONV_CON1, "PROC_PRECISION differs from IN_PRECISION");
-    if (F(CNA_CONV_CON1, CONV_MODE) != 0 || F(CNA_CONV_CON1, DECONV) ||
+    if (F(CNA_CONV_CON1, CONV_MODE) != NPK_CONV_MODE_DIRECT || F(CNA_CONV_CON1, DECONV) ||
         F(CNA_CONV_CON1, ARGB_IN) || F(CNA_CONV_CON1, NONALIGN_DMA))
         return unsup(r, rf, NPK_REG_CNA_CONV_CON1, "only the plain direct convolution is modelled");
     if (F(CNA_CONV_CON3, CONV_X_STRIDE) != 1 || F(CNA_CONV_CON3, CONV_Y_STRIDE) != 1 ||
@@ -203,8 +203,9 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *
     mm->out_bits = npk_rk_prec_bits((npk_rk_prec)out);
     mm->c2o = 128 / mm->out_bits;
     mm->factor = 2 * mm->out_bits / mm->in_bits;
-    if (F(DPU_FEATURE_MODE_CFG, OUTPUT_MODE) != 2 || F(DPU_FEATURE_MODE_CFG, FLYING_MODE) ||
-        F(DPU_FEATURE_MODE_CFG, CONV_MODE) || F(DPU_FEATURE_MODE_CFG, TP_EN) ||
+    if (F(DPU_FEATURE_MODE_CFG, OUTPUT_MODE) != NPK_DPU_OUTPUT_MODE_MEMORY ||
+        F(DPU_FEATURE_MODE_CFG, FLYING_MODE) ||
+        F(DPU_FEATURE_MODE_CFG, CONV_MODE) != NPK_CONV_MODE_DIRECT || F(DPU_FEATURE_MODE_CFG, TP_EN) ||
         F(DPU_FEATURE_MODE_CFG, COMB_USE))
         return unsup(r, rf, NPK_REG_DPU_FEATURE_MODE_CFG, "only the write-to-memory output mode "
                      "(0x1E4 family) is modelled");

@@ -1,7 +1,6 @@
 /* The PC of one core: fetches regcmd bodies by DMA, lands register writes in the per-block
  * register files, runs an operation at each op-enable entry, and follows the trailer's chain
  * (facts A.1 "How the kernel programs the PC", B.1-B.3). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,16 +10,6 @@
 #include "rksim/regs_view.h"
 #include "rksim/sim.h"
 #include "rksim/timing.h"
-
-bool rksim_result_fail(rksim_core_result *r, rksim_outcome o, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(r->message, sizeof r->message, fmt, ap);
-    va_end(ap);
-    r->outcome = o;
-    return false;
-}
 
 /* PC_DATA_AMOUNT the kernel programs for a body of `regcfg_amount` entries:
  * ceil((amount + 4) / pc_data_amount_scale(2)) - 1 (facts A.1 step 4: 108 -> 55). */
@@ -35,8 +24,22 @@ static uint32_t pc_address(uint64_t iova)
 
 /* Interrupt-status bits a CNA+CORE+DPU operation raises (facts B.4 INTERRUPT_* layout):
  * CNA feature/weight/CSC groups [5:0], CORE [7:6], DPU [9:8]. The IRQ handler "fuzzes" each
- * pair to both bits, so a finished matmul satisfies any mask within 0x3ff. */
-static const uint32_t MATMUL_RAISED_IRQS = 0x3ff;
+ * pair to both bits, so a finished matmul satisfies any mask within these (0x3ff). */
+static uint32_t matmul_raised_irqs(void)
+{
+#define IRQ(group) NPK_RKF(PC_INTERRUPT_MASK, group)
+    static const npk_rk_field_id raised[] = {
+        IRQ(CNA_FEATURE_GROUP0), IRQ(CNA_FEATURE_GROUP1), IRQ(CNA_WEIGHT_GROUP0),
+        IRQ(CNA_WEIGHT_GROUP1),  IRQ(CNA_CSC_GROUP0),     IRQ(CNA_CSC_GROUP1),
+        IRQ(CORE_GROUP0),        IRQ(CORE_GROUP1),        IRQ(DPU_GROUP0),
+        IRQ(DPU_GROUP1),
+    };
+#undef IRQ
+    uint32_t m = 0;
+    for (size_t i = 0; i < sizeof raised / sizeof raised[0]; i++)
+        m |= npk_rk_field_mask(raised[i]);
+    return m;
+}
 
 void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint32_t first,
                   uint32_t count, bool pingpong, rksim_core_result *r)
@@ -128,11 +131,11 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
         }
     }
     /* Completion needs the fuzzed status to equal the last task's int_mask (facts A.1). */
-    if (last->int_mask == 0 || (last->int_mask & ~MATMUL_RAISED_IRQS)) {
+    if (last->int_mask == 0 || (last->int_mask & ~matmul_raised_irqs())) {
         rksim_result_fail(r, RKSIM_WEDGE,
                           "int_mask 0x%x of the last task is never satisfied by a matmul's "
-                          "interrupts (0x300 for a DPU-terminated program)",
-                          last->int_mask);
+                          "interrupts (0x%x for a DPU-terminated program)",
+                          last->int_mask, npk_rk_matmul_int_mask());
         return;
     }
 }

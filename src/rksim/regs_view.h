@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "npukit/rk_regs.h"
-#include "rksim/exec.h"
+#include "rksim/result.h"
 #include "rksim/sim.h"
 
 typedef enum rksim_entry_kind {
