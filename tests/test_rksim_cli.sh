@@ -37,6 +37,6 @@ ok has "--dtype fp16 -m 100000 -k 100000 -n 16 --unchecked" 1 'A of M=100000 K=1
 # usage errors
 ok has "--dtype fp16 -m 4 -k 64" 2 'needs --dtype, -m, -k and -n'
 ok has "--dtype fp16 -m 4 -k 20000 -n 32" 1 'synthesis'
-ok has "--dtype fp99 -m 4 -k 64 -n 32" 2 "unknown precision 'fp99'"
+ok has "--dtype fp99 -m 4 -k 64 -n 32" 2 "--dtype 'fp99' is not a precision"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -2,15 +2,21 @@
  * part lives in its own file (demo_rk.c, demo_kt.c). */
 #include <stdio.h>
 
+#include "cli.h"
+
 int demo_rk(void);
 int demo_kt(void);
 
 int demo_main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    const cli_opt *tables[] = {NULL};
+    cli_spec spec = {.cmd = "demo", .synopsis = "",
+                     .about = "a short tour of both accelerators on their simulators", .tables = tables};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
     printf("npukit demo: both accelerators, on their simulators\n\n");
-    int rc = demo_rk();
+    rc = demo_rk();
     if (rc == 0)
         rc = demo_kt();
     return rc;

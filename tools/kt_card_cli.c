@@ -5,22 +5,18 @@
 #include <string.h>
 
 #include "cli.h"
+#include "npukit/kt_interlink_hw.h"
 
-int kt_card_cli_option(kt_card_cli *c, int argc, char **argv, int *i)
+const cli_opt *kt_card_cli_rows(kt_card_cli *c)
 {
-    int r = kt_cli_opts_parse(&c->o, argc, argv, i);
-    if (r)
-        return r;
-    if (!strcmp(argv[*i], "--meshes")) {
-        const char *v = cli_value(argc, argv, i);
-        int k;
-        if (!v || !cli_int("--meshes", v, 1, 4, &k))
-            return -1;
-        c->meshes = (unsigned)k;
-        c->meshes_given = true;
-        return 1;
-    }
-    return 0;
+    const cli_opt rows[2] = {
+        {.name = "--meshes", .kind = CLI_UINT, .dest = &c->meshes, .min = 1,
+         .max = KT_IL_MAX_MESHES, .given = &c->meshes_given, .meta = "K",
+         .help = "meshes on the simulated card"},
+        CLI_END,
+    };
+    memcpy(c->rows, rows, sizeof rows);
+    return c->rows;
 }
 
 int kt_card_cli_open(kt_card_cli *c)

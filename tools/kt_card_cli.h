@@ -16,11 +16,12 @@ typedef struct kt_card_cli {
     bool engine;
     ktsim_card *card;
     kt_transport *t;
+    cli_opt rows[2]; /* --meshes */
 } kt_card_cli;
 
-/* Consume the common options and --meshes K at argv[*i]; 1 consumed, 0 not ours, -1 bad value
- * (already reported). */
-int kt_card_cli_option(kt_card_cli *c, int argc, char **argv, int *i);
+/* The rows of the card options (--meshes K, recorded in meshes_given), writing into c. A card
+ * command parses these and kt_cli_rows(&c->o). */
+const cli_opt *kt_card_cli_rows(kt_card_cli *c);
 /* Build the card; prints the error and returns 1 on failure. */
 int kt_card_cli_open(kt_card_cli *c);
 void kt_card_cli_close(kt_card_cli *c);
@@ -29,7 +30,8 @@ void kt_card_cli_print_counts(const kt_card_cli *c);
 /* The simulator's model fault, if any, to stderr; returns true when there was one. */
 bool kt_card_cli_report_fault(const kt_card_cli *c, const char *cmd);
 
-/* `npukit kt saxpy --engine`: the same stage + dispatch + wait as one engine program. */
-int kt_saxpy_engine_main(int argc, char **argv);
+/* `npukit kt saxpy --engine`: the same stage + dispatch + wait as one engine program, on the
+ * card c (options parsed, not yet open). */
+int kt_saxpy_engine_run(kt_card_cli *c, uint64_t n, uint64_t wait_cycles);
 
 #endif

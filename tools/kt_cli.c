@@ -7,25 +7,18 @@
 
 #include "cli.h"
 
-int kt_cli_opts_parse(kt_cli_opts *o, int argc, char **argv, int *i)
+const cli_opt *kt_cli_rows(kt_cli_opts *o)
 {
-    const char *a = argv[*i];
-    if (!strcmp(a, "--sim")) {
-        const char *v = cli_value(argc, argv, i);
-        if (!v)
-            return -1;
-        o->preset = v;
-        return 1;
-    }
-    if (!strcmp(a, "--prestrobe")) {
-        o->prestrobe = true;
-        return 1;
-    }
-    if (!strcmp(a, "--json")) {
-        o->json = true;
-        return 1;
-    }
-    return 0;
+    const cli_opt rows[KT_CLI_ROWS + 1] = {
+        {.name = "--sim", .kind = CLI_STR, .dest = &o->preset, .meta = "PRESET",
+         .help = "the simulated mesh: a preset name (data/kt) or a .mesh file (default: default)"},
+        {.name = "--prestrobe", .kind = CLI_FLAG, .dest = &o->prestrobe,
+         .help = "simulate the bitstream before the staging write-strobe fix"},
+        {.name = "--json", .kind = CLI_FLAG, .dest = &o->json, .help = "machine-readable output"},
+        CLI_END,
+    };
+    memcpy(o->rows, rows, sizeof rows);
+    return o->rows;
 }
 
 void kt_cli_print_traffic(const kt_counters *k, uint64_t cycles, bool json)
@@ -45,18 +38,15 @@ void kt_cli_print_traffic(const kt_counters *k, uint64_t cycles, bool json)
     }
 }
 
-int kt_cli_start(kt_cli *c, const char *cmd, int argc, char **argv)
+int kt_cli_start(kt_cli *c, const char *cmd, const char *about, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        int r = kt_cli_opts_parse(&c->o, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (!r) {
-            fprintf(stderr, "npukit %s: unknown option '%s'\n", cmd, argv[i]);
-            return 2;
-        }
-    }
-    return kt_cli_open(c);
+    const cli_opt *tables[] = {kt_cli_rows(&c->o), NULL};
+    cli_spec spec = {.cmd = cmd, .synopsis = "[options]", .about = about, .tables = tables};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
+    rc = kt_cli_open(c);
+    return rc ? rc : -1;
 }
 
 int kt_cli_open(kt_cli *c)

@@ -8,8 +8,8 @@
 int kt_enum_main(int argc, char **argv)
 {
     kt_cli c = {0};
-    int rc = kt_cli_start(&c, "kt enum", argc, argv);
-    if (rc)
+    int rc = kt_cli_start(&c, "kt enum", "enumerate the mesh's units: CU_CTRL reads over the mailbox, one line per unit", argc, argv);
+    if (rc >= 0)
         return rc;
     kt_unit u[64];
     size_t n = 0;

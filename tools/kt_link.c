@@ -2,7 +2,6 @@
  * doorbells between meshes, optionally clear the doorbell counts and sticky faults, then print
  * every mesh's capability word, doorbell counts, link counters, credit state and sticky faults,
  * read through its own control window as a driver reads them. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include "cli.h"
 #include "kt_card_cli.h"
 #include "npukit/kt_interlink.h"
+#include "npukit/kt_interlink_hw.h"
 
 enum { MAX_RINGS = 16, SETTLE_CYCLES = 400 };
 
@@ -18,51 +18,64 @@ typedef struct ring_req {
     unsigned from, to, tag;
 } ring_req;
 
+typedef struct link_args {
+    ring_req rings[MAX_RINGS];
+    unsigned n_rings;
+    unsigned id_of[KT_IL_MAX_MESHES]; /* ~0: keep the id the card gave */
+} link_args;
+
 /* One decimal field of FROM:TO[:TAG], ending at `stop` (':' or the end); NULL when malformed. */
 static const char *ring_field(const char *p, char stop, unsigned max, unsigned *out)
 {
-    if (*p < '0' || *p > '9')
-        return NULL;
-    errno = 0;
-    char *end;
-    unsigned long v = strtoul(p, &end, 10);
-    if (errno || v > max || (*end != stop && !(stop == ':' && !*end)))
+    size_t len = strcspn(p, ":");
+    uint64_t v;
+    if (cli_number_scan(p, len, false, &v) != CLI_NUM_OK || v > max || (p[len] != stop && !(stop == ':' && !p[len])))
         return NULL;
     *out = (unsigned)v;
-    return end;
+    return p + len;
 }
 
-static bool parse_ring(const char *text, ring_req *r)
+static bool parse_ring(const cli_opt *row, const char *text, const char *cmd)
 {
+    link_args *l = row->dest;
+    if (l->n_rings == MAX_RINGS) {
+        fprintf(stderr, "npukit %s: --ring '%s': at most %d --ring options\n", cmd, text, MAX_RINGS);
+        return false;
+    }
+    ring_req *r = &l->rings[l->n_rings];
     r->tag = 0;
-    const char *p = ring_field(text, ':', 3, &r->from);
+    const char *p = ring_field(text, ':', KT_IL_MAX_MESHES - 1, &r->from);
     if (p && *p == ':')
-        p = ring_field(p + 1, ':', 3, &r->to);
+        p = ring_field(p + 1, ':', KT_IL_MAX_MESHES - 1, &r->to);
     else
         p = NULL;
     if (p && *p == ':')
-        p = ring_field(p + 1, '\0', 255, &r->tag);
+        p = ring_field(p + 1, '\0', UINT8_MAX, &r->tag);
     if (!p || *p) {
-        fprintf(stderr, "npukit kt link: --ring '%s': expected FROM:TO[:TAG] with meshes 0..3, tag 0..255\n", text);
+        fprintf(stderr, "npukit %s: --ring '%s': expected FROM:TO[:TAG] with meshes 0..%d, tag 0..%d\n", cmd, text,
+                KT_IL_MAX_MESHES - 1, UINT8_MAX);
         return false;
     }
+    l->n_rings++;
     return true;
 }
 
 /* "M:ID": give mesh M the runtime mesh id ID (both 0..3). */
-static bool parse_mesh_id(const char *text, unsigned id_of[4])
+static bool parse_mesh_id(const cli_opt *row, const char *text, const char *cmd)
 {
+    link_args *l = row->dest;
     unsigned m, id;
-    const char *p = ring_field(text, ':', 3, &m);
+    const char *p = ring_field(text, ':', KT_IL_MAX_MESHES - 1, &m);
     if (p && *p == ':')
-        p = ring_field(p + 1, '\0', 3, &id);
+        p = ring_field(p + 1, '\0', KT_IL_MAX_MESHES - 1, &id);
     else
         p = NULL;
     if (!p || *p) {
-        fprintf(stderr, "npukit kt link: --mesh-id '%s': expected MESH:ID, both 0..3\n", text);
+        fprintf(stderr, "npukit %s: --mesh-id '%s': expected MESH:ID, both 0..%d\n", cmd, text,
+                KT_IL_MAX_MESHES - 1);
         return false;
     }
-    id_of[m] = id;
+    l->id_of[m] = id;
     return true;
 }
 
@@ -109,35 +122,27 @@ int kt_link_main(int argc, char **argv)
 {
     kt_card_cli c = {0};
     c.meshes = 2;
-    ring_req rings[MAX_RINGS];
-    unsigned n_rings = 0, id_of[4] = {~0u, ~0u, ~0u, ~0u}; /* ~0: keep the id the card gave */
+    link_args l = {.id_of = {~0u, ~0u, ~0u, ~0u}};
     bool clear = false;
-    for (int i = 1; i < argc; i++) {
-        int r = kt_card_cli_option(&c, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "--ring")) {
-            const char *v = cli_value(argc, argv, &i);
-            if (v && n_rings == MAX_RINGS) {
-                fprintf(stderr, "npukit kt link: --ring '%s': at most %d --ring options\n", v, MAX_RINGS);
-                return 2;
-            }
-            if (!v || !parse_ring(v, &rings[n_rings]))
-                return 2;
-            n_rings++;
-        } else if (!strcmp(argv[i], "--mesh-id")) {
-            const char *v = cli_value(argc, argv, &i);
-            if (!v || !parse_mesh_id(v, id_of))
-                return 2;
-        } else if (!strcmp(argv[i], "--clear")) {
-            clear = true;
-        } else {
-            fprintf(stderr, "npukit kt link: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
+    const cli_opt own[] = {
+        {.name = "--ring", .kind = CLI_CUSTOM, .dest = &l, .parse = parse_ring, .meta = "FROM:TO[:TAG]",
+         .help = "mesh FROM rings the mesh whose id is TO (repeatable)"},
+        {.name = "--mesh-id", .kind = CLI_CUSTOM, .dest = &l, .parse = parse_mesh_id, .meta = "MESH:ID",
+         .help = "give a mesh a runtime id first (repeatable)"},
+        {.name = "--clear", .kind = CLI_FLAG, .dest = &clear,
+         .help = "clear the doorbell counts and sticky faults after ringing"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), NULL};
+    cli_spec spec = {.cmd = "kt link", .synopsis = "[options]",
+                     .about = "ring doorbells between the meshes of a simulated card (default 2 meshes), "
+                              "then print every mesh's interlink state",
+                     .tables = tables};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
+    ring_req *rings = l.rings;
+    unsigned n_rings = l.n_rings, *id_of = l.id_of;
     for (unsigned m = 0; m < 4; m++)
         if (id_of[m] != ~0u && m >= c.meshes) {
             fprintf(stderr, "npukit kt link: --mesh-id %u:%u names a mesh beyond the card's %u\n", m, id_of[m],
@@ -155,8 +160,7 @@ int kt_link_main(int argc, char **argv)
                     rings[i].to, c.meshes, why);
             return 2;
         }
-    int rc = kt_card_cli_open(&c);
-    if (rc)
+    if ((rc = kt_card_cli_open(&c)))
         return rc;
     for (unsigned m = 0; m < c.meshes; m++)
         if (id_of[m] != ~0u && kt_il_set_mesh_id(c.t, ktsim_card_ctrl_base(c.card, m), id_of[m])) {

@@ -3,7 +3,6 @@
  * mode promises — a copy of the source, the fill pattern, the gathered rows, or the PRNG's words
  * (a pure function of seed and destination address). With --dst-mesh the destination is another
  * mesh of the card: the data crosses the interlink and the doorbell is rung after it. */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "kt_card_cli.h"
 #include "npukit/kt_hostprog.h"
 #include "npukit/kt_interlink.h"
+#include "npukit/kt_interlink_hw.h"
 #include "npukit/kt_mover.h"
 
 enum { MAX_INDICES = 256, ARRIVAL_POLLS = 1000, MAX_SOURCE = 64 << 20 };
@@ -29,107 +29,90 @@ typedef struct move_args {
 
 static int usage(const char *why)
 {
-    fprintf(stderr,
-            "npukit kt move: %s\n"
-            "usage: npukit kt move copy|fill|gather|generate [--words N] [--src OFF] [--dst OFF] [--value V]\n"
-            "         [--width 8|16|32] [--seed S] [--indices I,J,...] [--pitch BYTES] [--row-words N]\n"
-            "         [--dst-mesh M | --engine | --emit] [--meshes K] [--sim PRESET] [--prestrobe] [--json]\n",
-            why);
+    fprintf(stderr, "npukit kt move: %s (npukit kt move --help lists the options)\n", why);
     return 2;
 }
 
 /* "I,J,..": 1..MAX_INDICES row indices, each a 32-bit number (the INDEX buffer's element). */
-static bool parse_indices(const char *text, move_args *a)
+static bool parse_indices(const cli_opt *row, const char *text, const char *cmd)
 {
+    move_args *a = row->dest;
     a->n_indices = 0;
     const char *p = text;
     for (;;) {
-        char *end;
-        errno = 0;
-        unsigned long long v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 0) : (end = (char *)p, 0);
-        if (end == p || (*end && *end != ',')) {
-            fprintf(stderr, "npukit kt move: --indices '%s': expected 1 to %d comma-separated non-negative numbers\n",
+        size_t len = strcspn(p, ",");
+        uint64_t v = 0;
+        cli_num r = cli_number_scan(p, len, false, &v);
+        if (r == CLI_NUM_BAD || r == CLI_NUM_LEADING_ZERO) {
+            fprintf(stderr, "npukit %s: --indices '%s': expected 1 to %d comma-separated decimal numbers\n", cmd,
                     text, MAX_INDICES);
             return false;
         }
-        if (errno || v > UINT32_MAX) {
-            fprintf(stderr, "npukit kt move: --indices: index %.*s exceeds the limit %" PRIu32 "\n", (int)(end - p), p,
+        if (r == CLI_NUM_BIG || v > UINT32_MAX) {
+            fprintf(stderr, "npukit %s: --indices: index %.*s exceeds the limit %" PRIu32 "\n", cmd, (int)len, p,
                     UINT32_MAX);
             return false;
         }
         if (a->n_indices == MAX_INDICES) {
-            fprintf(stderr, "npukit kt move: --indices: more than %d indices\n", MAX_INDICES);
+            fprintf(stderr, "npukit %s: --indices: more than %d indices\n", cmd, MAX_INDICES);
             return false;
         }
         a->indices[a->n_indices++] = (uint32_t)v;
-        if (!*end)
+        if (!p[len])
             return true;
-        p = end + 1;
+        p += len + 1;
     }
+}
+
+static bool parse_width(const cli_opt *row, const char *text, const char *cmd)
+{
+    uint64_t w = 0;
+    if (cli_number_scan(text, strlen(text), false, &w) != CLI_NUM_OK || (w != 8 && w != 16 && w != 32)) {
+        fprintf(stderr, "npukit %s: --width '%s': the element width is 8, 16 or 32\n", cmd, text);
+        return false;
+    }
+    *(unsigned *)row->dest = (unsigned)w;
+    return true;
 }
 
 static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
 {
-    if (argc < 2 || argv[1][0] == '-')
-        return usage("name a mode");
-    if (kt_mv_mode_parse(argv[1], &a->mode) != NPK_OK || a->mode == KT_MV_TRANSPOSE || a->mode == KT_MV_XFORM)
-        return usage("the mode is one of copy, fill, gather, generate");
     bool value_given = false;
-    for (int i = 2; i < argc; i++) {
-        int r = kt_card_cli_option(c, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        const char *o = argv[i];
-        const char *v = NULL;
-        uint64_t *target = NULL, max = 0;
-        if (!strcmp(o, "--words"))
-            target = &a->words, max = 0xFFFF;
-        else if (!strcmp(o, "--src"))
-            target = &a->src, max = kt_mesh_local_max();
-        else if (!strcmp(o, "--dst"))
-            target = &a->dst, max = kt_mesh_local_max();
-        else if (!strcmp(o, "--value"))
-            target = &a->value, max = 0xFFFFFFFFu;
-        else if (!strcmp(o, "--seed"))
-            target = &a->seed, max = ~0ull;
-        else if (!strcmp(o, "--pitch"))
-            target = &a->pitch, max = 0xFFFFFFFFu;
-        else if (!strcmp(o, "--row-words"))
-            target = &a->row_words, max = 0xFFFF;
-        if (target) {
-            if (!(v = cli_value(argc, argv, &i)) || !cli_u64(o, v, max, target))
-                return 2;
-            value_given |= target == &a->value;
-            if ((target == &a->words || target == &a->row_words) && !*target) {
-                fprintf(stderr, "npukit kt move: %s 0: at least 1 word\n", o);
-                return 2;
-            }
-        } else if (!strcmp(o, "--width")) {
-            int w;
-            if (!(v = cli_value(argc, argv, &i)))
-                return 2;
-            if (!cli_int(o, v, 8, 32, &w) || (w != 8 && w != 16 && w != 32))
-                return usage("--width is 8, 16 or 32");
-            a->width_bits = (unsigned)w;
-        } else if (!strcmp(o, "--dst-mesh")) {
-            int m;
-            if (!(v = cli_value(argc, argv, &i)) || !cli_int(o, v, 0, 3, &m))
-                return 2;
-            a->dst_mesh = (unsigned)m;
-        } else if (!strcmp(o, "--engine")) {
-            a->engine = true;
-        } else if (!strcmp(o, "--emit")) {
-            a->emit = true;
-        } else if (!strcmp(o, "--indices")) {
-            if (!(v = cli_value(argc, argv, &i)) || !parse_indices(v, a))
-                return 2;
-        } else {
-            fprintf(stderr, "npukit kt move: unknown option '%s'\n", o);
-            return 2;
-        }
-    }
+    const cli_opt own[] = {
+        {.name = "--words", .kind = CLI_U64, .dest = &a->words, .min = 1, .max = UINT16_MAX, .meta = "N",
+         .help = "32-byte words to move (default 16; gather: indices x --row-words)"},
+        {.name = "--src", .kind = CLI_U64_HEX, .dest = &a->src, .max = kt_mesh_local_max(), .meta = "OFF",
+         .help = "source offset in mesh 0's DRAM (default 0x10000)"},
+        {.name = "--dst", .kind = CLI_U64_HEX, .dest = &a->dst, .max = kt_mesh_local_max(), .meta = "OFF",
+         .help = "destination offset (default 0x20000)"},
+        {.name = "--value", .kind = CLI_U64_HEX, .dest = &a->value, .max = UINT32_MAX, .meta = "V",
+         .given = &value_given, .help = "fill pattern (default 0x5a5a, cut to the width)"},
+        {.name = "--width", .kind = CLI_CUSTOM, .dest = &a->width_bits, .parse = parse_width,
+         .meta = "8|16|32", .help = "element width in bits (default 16)"},
+        {.name = "--seed", .kind = CLI_U64_HEX, .dest = &a->seed, .max = UINT64_MAX, .meta = "S",
+         .help = "generate: the PRNG seed (default 1)"},
+        {.name = "--indices", .kind = CLI_CUSTOM, .dest = a, .parse = parse_indices, .meta = "I,J,...",
+         .help = "gather: the row indices (default 3,1,2,0)"},
+        {.name = "--pitch", .kind = CLI_U64, .dest = &a->pitch, .max = UINT32_MAX, .meta = "BYTES",
+         .help = "gather: bytes between source rows (default 64)"},
+        {.name = "--row-words", .kind = CLI_U64, .dest = &a->row_words, .min = 1, .max = UINT16_MAX,
+         .meta = "N", .help = "gather: words per row (default 1)"},
+        {.name = "--dst-mesh", .kind = CLI_UINT, .dest = &a->dst_mesh, .max = KT_IL_MAX_MESHES - 1, .meta = "M",
+         .help = "write into mesh M of the card, over the interlink"},
+        {.name = "--engine", .kind = CLI_FLAG, .dest = &a->engine, .help = "run the move as an engine program"},
+        {.name = "--emit", .kind = CLI_FLAG, .dest = &a->emit, .help = "print the move as a `kt prog` program"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {own, kt_card_cli_rows(c), kt_cli_rows(&c->o), NULL};
+    const char *pos[1];
+    cli_spec spec = {.cmd = "kt move", .synopsis = "copy|fill|gather|generate [options]",
+                     .about = "run one memory-mover move on the simulated card and check the destination",
+                     .tables = tables, .pos = pos, .min_pos = 1, .max_pos = 1};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
+    if (kt_mv_mode_parse(pos[0], &a->mode) != NPK_OK || a->mode == KT_MV_TRANSPOSE || a->mode == KT_MV_XFORM)
+        return usage("the mode is one of copy, fill, gather, generate");
     if (a->dst_mesh + 1 > c->meshes) {
         if (c->meshes_given) {
             fprintf(stderr, "npukit kt move: --dst-mesh %u is beyond a card of --meshes %u\n", a->dst_mesh, c->meshes);
@@ -147,7 +130,7 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
     if (a->engine && a->dst_mesh)
         return usage("--engine runs a local move (the doorbell ordering is the host's job here)");
     c->engine = a->engine;
-    return 0;
+    return -1;
 }
 
 static kt_mv_width width_of(unsigned bits) { return bits == 8 ? KT_MV_W8 : bits == 32 ? KT_MV_W32 : KT_MV_W16; }
@@ -245,9 +228,11 @@ int kt_move_main(int argc, char **argv)
     a.pitch = 64;
     a.row_words = 1;
     a.width_bits = 16;
-    parse_indices("3,1,2,0", &a);
+    static const uint32_t default_indices[] = {3, 1, 2, 0};
+    memcpy(a.indices, default_indices, sizeof default_indices);
+    a.n_indices = 4;
     int rc = parse(argc, argv, &c, &a);
-    if (rc)
+    if (rc >= 0)
         return rc;
 
     kt_mv_move m;

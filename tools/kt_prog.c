@@ -61,35 +61,25 @@ int kt_prog_main(int argc, char **argv)
 {
     kt_card_cli c = {0};
     c.engine = true; /* the engine is on the bus either way; --engine decides who runs the program */
-    const char *path = NULL;
     bool in_engine = false;
     uint64_t budget = 0;
-    for (int i = 1; i < argc; i++) {
-        int r = kt_card_cli_option(&c, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "--engine")) {
-            in_engine = true;
-        } else if (!strcmp(argv[i], "--budget")) {
-            const char *v = cli_value(argc, argv, &i);
-            if (!v || !cli_u64("--budget", v, 0xFFFFFFFFu, &budget))
-                return 2;
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "npukit kt prog: unknown option '%s'\n", argv[i]);
-            return 2;
-        } else if (!path) {
-            path = argv[i];
-        } else {
-            fprintf(stderr, "npukit kt prog: one program file, got '%s' and '%s'\n", path, argv[i]);
-            return 2;
-        }
-    }
-    if (!path) {
-        fprintf(stderr, "usage: npukit kt prog FILE|- [--engine] [--budget N] [--sim PRESET] [--prestrobe] [--json]\n");
-        return 2;
-    }
+    const cli_opt own[] = {
+        {.name = "--engine", .kind = CLI_FLAG, .dest = &in_engine,
+         .help = "load the program into the engine and start it with one GO (default: run on the host)"},
+        {.name = "--budget", .kind = CLI_U64, .dest = &budget, .max = UINT32_MAX, .meta = "N",
+         .help = "reads per POLL before it fails (0: the default)"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), NULL};
+    const char *pos[1];
+    cli_spec spec = {.cmd = "kt prog", .synopsis = "FILE|- [options]",
+                     .about = "run a host control program kept as text (SETUP / WR / POLL / DONE, "
+                              "see kt_hostprog.h) on the simulated card",
+                     .tables = tables, .pos = pos, .min_pos = 1, .max_pos = 1};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
+    const char *path = pos[0];
     char *text = slurp(path);
     if (!text)
         return 1;
@@ -99,8 +89,7 @@ int kt_prog_main(int argc, char **argv)
     free(text);
     if (s)
         return cli_lib_error("kt prog");
-    int rc = kt_card_cli_open(&c);
-    if (rc) {
+    if ((rc = kt_card_cli_open(&c))) {
         kt_hp_free(&p);
         return rc;
     }

@@ -20,24 +20,35 @@ static int fail(kt_cli *c, kt_saxpy_job *j, const char *what)
 
 int kt_saxpy_main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) /* the engine form lives in kt_saxpy_engine.c */
-        if (!strcmp(argv[i], "--engine"))
-            return kt_saxpy_engine_main(argc, argv);
-    kt_cli c = {0};
-    uint64_t n = 1000;
-    for (int i = 1; i < argc; i++) {
-        int r = kt_cli_opts_parse(&c.o, argc, argv, &i);
-        if (!r)
-            r = kt_saxpy_n_option(argc, argv, &i, &n);
-        if (r < 0)
-            return 2;
-        if (!r) {
-            fprintf(stderr, "npukit kt saxpy: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
+    kt_card_cli card = {0};
+    uint64_t n = 1000, wait_cycles = 0;
+    bool engine = false, wait_given = false;
+    const cli_opt own[] = {
+        {.name = "-n", .kind = CLI_U64, .dest = &n, .min = 1, .max = KT_SAXPY_MAX_N, .meta = "N",
+         .help = "elements of x and y (default 1000)"},
+        {.name = "--engine", .kind = CLI_FLAG, .dest = &engine,
+         .help = "stage, dispatch and wait as one program in the card's engine"},
+        {.name = "--wait-cycles", .kind = CLI_U64, .dest = &wait_cycles, .max = 1u << 24,
+         .given = &wait_given, .meta = "C", .help = "with --engine: mesh cycles to wait per round"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {own, kt_cli_rows(&card.o), kt_card_cli_rows(&card), NULL};
+    cli_spec spec = {.cmd = "kt saxpy", .synopsis = "[-n N] [--engine] [options]",
+                     .about = "stage, dispatch and check y = a*x + y on the saxpy units",
+                     .tables = tables};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
+    if (engine) /* the engine form lives in kt_saxpy_engine.c */
+        return kt_saxpy_engine_run(&card, n, wait_cycles);
+    if (card.meshes_given || wait_given) {
+        fprintf(stderr, "npukit kt saxpy: %s applies to --engine only\n",
+                card.meshes_given ? "--meshes" : "--wait-cycles");
+        return 2;
     }
-    int rc = kt_cli_open(&c);
-    if (rc)
+    kt_cli c = {0};
+    c.o = card.o;
+    if ((rc = kt_cli_open(&c)))
         return rc;
     const ktsim_config *cfg = ktsim_get_config(c.sim);
     kt_transport *t = ktsim_transport(c.sim);

@@ -62,28 +62,10 @@ static npk_status run_round(kt_card_cli *c, kt_dev *dev, kt_saxpy_job *j, const 
     return s;
 }
 
-int kt_saxpy_engine_main(int argc, char **argv)
+int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, uint64_t wait_cycles)
 {
-    kt_card_cli c = {0};
+    kt_card_cli c = *cp;
     c.engine = true;
-    uint64_t n = 1000, wait_cycles = 0;
-    for (int i = 1; i < argc; i++) {
-        int r = kt_card_cli_option(&c, argc, argv, &i);
-        if (!r)
-            r = kt_saxpy_n_option(argc, argv, &i, &n);
-        if (r < 0)
-            return 2;
-        if (r || !strcmp(argv[i], "--engine"))
-            continue;
-        if (!strcmp(argv[i], "--wait-cycles")) {
-            const char *v = cli_value(argc, argv, &i);
-            if (!v || !cli_u64("--wait-cycles", v, 1u << 24, &wait_cycles))
-                return 2;
-        } else {
-            fprintf(stderr, "npukit kt saxpy: unknown option '%s'\n", argv[i]);
-            return 2;
-        }
-    }
     int rc = kt_card_cli_open(&c);
     if (rc)
         return rc;

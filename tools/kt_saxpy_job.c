@@ -11,20 +11,6 @@
 enum { SAXPY_TYPE = 0x5358 /* "SX" */, CHECK_POLLS = 64, MAX_ENUM = 64 };
 static const uint64_t X_OFF = 0x100000, OPERAND_ALIGN = 0x100000;
 
-int kt_saxpy_n_option(int argc, char **argv, int *i, uint64_t *n)
-{
-    if (strcmp(argv[*i], "-n"))
-        return 0;
-    const char *v = cli_value(argc, argv, i);
-    if (!v || !cli_u64("-n", v, KT_SAXPY_MAX_N, n))
-        return -1;
-    if (!*n) {
-        fprintf(stderr, "npukit kt saxpy: -n 0: at least 1 element\n");
-        return -1;
-    }
-    return 1;
-}
-
 npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_t dram_size, uint64_t n,
                              const char *preset)
 {

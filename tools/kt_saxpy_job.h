@@ -32,9 +32,6 @@ typedef struct kt_saxpy_round {
     unsigned base[KT_SAXPY_MAX_UNITS], count[KT_SAXPY_MAX_UNITS];
 } kt_saxpy_round;
 
-/* Consume "-n N" at argv[*i] (1..KT_SAXPY_MAX_N): 1 consumed, 0 not ours, -1 bad (reported). */
-int kt_saxpy_n_option(int argc, char **argv, int *i, uint64_t *n);
-
 /* Enumerate the saxpy units ('SX'), make the operands and upload x and y through the host memory
  * window at `mem` (the mesh's DRAM). Errors name the preset, the sizes and the limits. */
 npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_t dram_size, uint64_t n,

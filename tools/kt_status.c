@@ -17,8 +17,8 @@ static int fail(kt_cli *c)
 int kt_status_main(int argc, char **argv)
 {
     kt_cli c = {0};
-    int rc = kt_cli_start(&c, "kt status", argc, argv);
-    if (rc)
+    int rc = kt_cli_start(&c, "kt status", "print the orchestrator registers and every NODE_STATUS", argc, argv);
+    if (rc >= 0)
         return rc;
     if (c.o.json)
         printf("{\"registers\": [");

@@ -1,4 +1,5 @@
-/* npukit: the command-line tool. Each family of subcommands has its own table. */
+/* npukit: the command-line tool. Each family of subcommands has its own table; the top level
+ * lists every command of every family. */
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +8,8 @@
 int rk_main(int argc, char **argv);
 int kt_main(int argc, char **argv);
 int demo_main(int argc, char **argv);
+const cli_command *rk_commands(void);
+const cli_command *kt_commands(void);
 
 static int version_main(int argc, char **argv)
 {
@@ -16,12 +19,43 @@ static int version_main(int argc, char **argv)
     return 0;
 }
 
-static const cli_command families[] = {
-    {"rk", "Rockchip RK35xx NPU: synth, decode, diff, plan, exec, matmul, bench", rk_main},
-    {"kt", "KohakuTPU / KohakuAccel mesh: discovery, dispatch, mover, engine", kt_main},
-    {"demo", "a short tour of both accelerators on the simulators", demo_main},
-    {"version", "print the version", version_main},
-    {NULL, NULL, NULL},
+static const struct family {
+    cli_command cmd;
+    const cli_command *(*sub)(void); /* its subcommands, listed under it */
+} families[] = {
+    {{"rk", "Rockchip RK35xx NPU", rk_main}, rk_commands},
+    {{"kt", "KohakuTPU / KohakuAccel mesh", kt_main}, kt_commands},
+    {{"demo", "a short tour of both accelerators on the simulators", demo_main}, NULL},
+    {{"version", "print the version (also --version)", version_main}, NULL},
 };
+enum { FAMILIES = sizeof families / sizeof families[0] };
 
-int main(int argc, char **argv) { return cli_dispatch("npukit", families, argc, argv); }
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: npukit COMMAND [ARGS]   (npukit COMMAND --help: its options)\n\ncommands:\n");
+    for (size_t i = 0; i < FAMILIES; i++) {
+        fprintf(f, "  %-10s %s\n", families[i].cmd.name, families[i].cmd.help);
+        if (families[i].sub)
+            cli_list(families[i].sub(), "    ", f);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = argc > 1 ? argv[1] : NULL;
+    if (!name) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(name, "--version"))
+        return version_main(argc - 1, argv + 1);
+    for (size_t i = 0; i < FAMILIES; i++)
+        if (!strcmp(families[i].cmd.name, name))
+            return families[i].cmd.run(argc - 1, argv + 1);
+    fprintf(stderr, "npukit: unknown command '%s' (npukit --help lists them)\n", name);
+    return 2;
+}

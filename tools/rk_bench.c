@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "npukit/measure.h"
 #include "npukit/rk.h"
+#include "npukit/rk_plan.h"
 #include "rk_operands.h"
 #include "rk_opts.h"
 
@@ -23,79 +24,64 @@ static bool vendor_type(int t, npk_rk_prec *in, npk_rk_prec *out)
     }
 }
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: npukit rk bench --dtype D [--out O] -m M -k K -n N [options]\n"
-               "       npukit rk bench M K N [TYPE]    (the vendor matmul demo's form; TYPE 1\n"
-               "                                       fp16->fp32, 2 int8->int32, 4 fp16->fp16,\n"
-               "                                       10 int4; default 1)\n"
-               "  --iters N (default 10)  --warmup N (default 2)  --cores 1..3  --chain 1..64\n"
-               "  --device sim|npu|auto|PATH  --json\n");
-}
-
 int rk_bench_main(int argc, char **argv)
 {
     rk_shape_opts so;
     rk_shape_opts_init(&so);
-    so.have_in = true; /* fp16 unless --dtype or TYPE says otherwise */
     bool json = false;
-    int iters = 10, warm = 2, positional = 0;
-    bool named_prec = false; /* --dtype or --out given: TYPE would silently lose to it */
-    for (int i = 1; i < argc; i++) {
-        const char *opt = argv[i], *v;
-        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
-            usage(stdout);
-            return 0;
+    int iters = 10, warm = 2, npos = 0;
+    const cli_opt own[] = {
+        {.name = "--iters", .kind = CLI_INT, .dest = &iters, .min = 1, .max = 100000, .meta = "N",
+         .help = "timed calls (default 10)"},
+        {.name = "--warmup", .kind = CLI_INT, .dest = &warm, .max = 1000, .meta = "N",
+         .help = "untimed calls first (default 2)"},
+        {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {
+        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_CORES | RK_OPT_CHAIN | RK_OPT_DEVICE,
+                      NPK_RK_PLAN_MAX_DIM),
+        own, NULL};
+    const char *pos[4];
+    cli_spec spec = {.cmd = "rk bench", .synopsis = "--dtype D -m M -k K -n N [options]\n"
+                                                    "       npukit rk bench M K N [TYPE] [options]",
+                     .about = "repeated matmuls after warm-up: medians of NPU time, host time and the "
+                              "host overhead per submit.\nThe second form is the vendor matmul demo's: "
+                              "TYPE 1 fp16->fp32 (default), 2 int8->int32, 4 fp16->fp16, 10 int4->int32",
+                     .tables = tables, .pos = pos, .max_pos = 4, .n_pos = &npos};
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc >= 0)
+        return prc;
+    if (npos) { /* M K N [TYPE] */
+        uint32_t *dims[3] = {&so.m, &so.k, &so.n};
+        static const char *const names[3] = {"M", "K", "N"};
+        uint64_t v;
+        if (npos < 3 || so.have_m || so.have_k || so.have_n) {
+            fprintf(stderr, "npukit rk bench: give M K N as three numbers or as -m -k -n, not both\n");
+            return 2;
         }
-        if (!strcmp(opt, "--json")) {
-            json = true;
-            continue;
+        for (int d = 0; d < 3; d++) {
+            if (!cli_number("rk bench", names[d], pos[d], false, 1, NPK_RK_PLAN_MAX_DIM, &v))
+                return 2;
+            *dims[d] = (uint32_t)v;
         }
-        if (opt[0] != '-') { /* M K N [TYPE] */
-            uint32_t *dims[3] = {&so.m, &so.k, &so.n};
-            if (positional < 3) {
-                if (!cli_u32("M/K/N", opt, dims[positional]))
-                    return 2;
-            } else if (positional == 3) {
-                int t;
-                if (!cli_int("TYPE", opt, 0, 64, &t) || !vendor_type(t, &so.in, &so.out)) {
-                    fprintf(stderr, "npukit: matmul type %s is not supported on RK3588 "
-                                    "(1, 2, 4, 10)\n", opt);
-                    return 2;
-                }
-                so.have_out = true;
-            } else {
-                usage(stderr);
+        so.have_m = so.have_k = so.have_n = true;
+        if (npos == 4) {
+            if (so.have_in || so.have_out) {
+                fprintf(stderr, "npukit rk bench: TYPE and --dtype/--out both set the precision; "
+                                "give one of them\n");
                 return 2;
             }
-            positional++;
-            continue;
-        }
-        static const char *const own[] = {"--iters", "--warmup", NULL};
-        int r = rk_opt_value("rk bench", argc, argv, &i, own, &so, &v, usage);
-        if (r < 0)
-            return 2;
-        if (!strcmp(opt, "--dtype") || !strcmp(opt, "--out"))
-            named_prec = true;
-        if (r > 0)
-            continue;
-        if (!strcmp(opt, "--iters")) {
-            if (!cli_int(opt, v, 1, 100000, &iters))
+            if (cli_number_scan(pos[3], strlen(pos[3]), false, &v) != CLI_NUM_OK || v > INT32_MAX ||
+                !vendor_type((int)v, &so.in, &so.out)) {
+                fprintf(stderr, "npukit rk bench: TYPE '%s' is not a matmul type of RK3588 "
+                                "(1, 2, 4, 10)\n", pos[3]);
                 return 2;
-        } else if (!strcmp(opt, "--warmup")) {
-            if (!cli_int(opt, v, 0, 1000, &warm))
-                return 2;
-        } else {
-            fprintf(stderr, "npukit: rk bench: unknown option '%s'\n", opt);
-            usage(stderr);
-            return 2;
+            }
+            so.have_out = true;
         }
     }
-    if (positional > 3 && named_prec) {
-        fprintf(stderr, "npukit: rk bench: TYPE and --dtype/--out both set the precision; give "
-                        "one of them\n");
-        return 2;
-    }
+    so.have_in = true; /* fp16 unless --dtype or TYPE says otherwise */
     if (!rk_shape_complete(&so, "rk bench"))
         return 2;
     rk_operands o = {0};

@@ -7,20 +7,20 @@
 
 int rk_diff_main(int argc, char **argv)
 {
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("usage: npukit rk diff A B   (each a program file, or - for stdin)\n"
-               "  prints the first differing entry, then every register whose effective value\n"
-               "  (the later copy wins) differs, field by field; exits 0 only when identical\n");
-        return 0;
-    }
-    if (argc != 3) {
-        fprintf(stderr, "usage: npukit rk diff A B   (each a program file, or - for stdin)\n");
-        return 2;
-    }
+    const char *pos[2];
+    const cli_opt *tables[] = {NULL};
+    cli_spec spec = {.cmd = "rk diff", .synopsis = "A B   (each a program file, or - for stdin)",
+                     .about = "the first differing entry, then every register whose effective value "
+                              "(the later copy wins)\ndiffers, field by field; exit 0 only when "
+                              "identical, 1 when they differ",
+                     .tables = tables, .pos = pos, .min_pos = 2, .max_pos = 2};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
     npk_rk_program a, b;
-    if (npk_rk_program_load(argv[1], &a))
+    if (npk_rk_program_load(pos[0], &a))
         return cli_lib_error("diff");
-    if (npk_rk_program_load(argv[2], &b)) {
+    if (npk_rk_program_load(pos[1], &b)) {
         npk_rk_program_free(&a);
         return cli_lib_error("diff");
     }

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "rk_operands.h"
+#include "rk_opts.h"
 #include "npukit/rk_device.h"
 #include "npukit/rk_device_sim.h"
 #include "npukit/rk_reference.h"
@@ -27,96 +28,51 @@
 static const uint32_t EXEC_DATA_FLAGS = 0x403;
 static const uint32_t EXEC_TIMEOUT_MS = 6000; /* the working userspace's timeout (facts A.1) */
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: npukit rk exec --dtype fp16|int8|int4 [--out fp32|fp16|int32|int16|int8]\n"
-            "                      -m M -k K -n N [--sched auto|0|1] [--mode line|cube] [--core 0..2]\n"
-            "                      [--unchecked] [--ideal] [--no-defences] [--seed S]\n");
-}
-
 typedef struct exec_opts {
     npk_rk_prec in, out;
-    bool have_out;
     uint32_t m, k, n;
     int sched, mode, core;
     bool unchecked, ideal, no_defences;
     uint64_t seed;
 } exec_opts;
 
+/* -1 to run, else the exit status. */
 static int parse(int argc, char **argv, exec_opts *o)
 {
     *o = (exec_opts){.in = NPK_PREC_FP16, .sched = NPK_SCHED_AUTO, .mode = -1, .seed = 1};
-    bool have_dtype = false, hm = false, hk = false, hn = false;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (!strcmp(a, "--dtype") || !strcmp(a, "--out")) {
-            npk_rk_prec p;
-            if (!(v = cli_value(argc, argv, &i)))
-                return 2;
-            if (!npk_rk_prec_parse(v, &p)) {
-                fprintf(stderr, "npukit: %s: unknown precision '%s'\n", a, v);
-                return 2;
-            }
-            if (!strcmp(a, "--dtype")) {
-                o->in = p;
-                have_dtype = true;
-            } else {
-                o->out = p;
-                o->have_out = true;
-            }
-        } else if (!strcmp(a, "-m") || !strcmp(a, "-k") || !strcmp(a, "-n")) {
-            uint32_t *dst = a[1] == 'm' ? &o->m : a[1] == 'k' ? &o->k : &o->n;
-            if (!(v = cli_value(argc, argv, &i)) || !cli_u32(a, v, dst))
-                return 2;
-            *(a[1] == 'm' ? &hm : a[1] == 'k' ? &hk : &hn) = true;
-        } else if (!strcmp(a, "--sched")) {
-            if (!(v = cli_value(argc, argv, &i)))
-                return 2;
-            if (!strcmp(v, "auto")) /* as on rk synth: the synthesizer's choice */
-                o->sched = NPK_SCHED_AUTO;
-            else if (!cli_int(a, v, 0, 1, &o->sched))
-                return 2;
-        } else if (!strcmp(a, "--mode")) {
-            if (!(v = cli_value(argc, argv, &i)))
-                return 2;
-            if (!strcmp(v, "line"))
-                o->mode = NPK_MODE_LINE;
-            else if (!strcmp(v, "cube"))
-                o->mode = NPK_MODE_CUBE;
-            else {
-                fprintf(stderr, "npukit: --mode: '%s' is neither line nor cube\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--core")) {
-            if (!(v = cli_value(argc, argv, &i)) || !cli_int(a, v, 0, 2, &o->core))
-                return 2;
-        } else if (!strcmp(a, "--seed")) {
-            if (!(v = cli_value(argc, argv, &i)) || !cli_u64(a, v, UINT64_MAX, &o->seed))
-                return 2;
-        } else if (!strcmp(a, "--unchecked")) {
-            o->unchecked = true;
-        } else if (!strcmp(a, "--ideal")) {
-            o->ideal = true;
-        } else if (!strcmp(a, "--no-defences")) {
-            o->no_defences = true;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return -1; /* asked for: success, nothing to run */
-        } else {
-            fprintf(stderr, "npukit: rk exec: unknown option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (!have_dtype || !hm || !hk || !hn) {
-        fprintf(stderr, "npukit: rk exec needs --dtype, -m, -k and -n\n");
-        usage(stderr);
+    rk_shape_opts so;
+    rk_shape_opts_init(&so);
+    const cli_opt own[] = {
+        {.name = "--sched", .kind = CLI_CUSTOM, .dest = &o->sched, .parse = rk_parse_sched,
+         .meta = "auto|0|1", .help = "M-tiling schedule (default auto: the synthesizer's)"},
+        {.name = "--core", .kind = CLI_INT, .dest = &o->core, .max = npk_rk_soc_default()->cores - 1,
+         .meta = "C", .help = "the core that runs the task (default 0)"},
+        {.name = "--seed", .kind = CLI_U64_HEX, .dest = &o->seed, .max = UINT64_MAX, .meta = "S",
+         .help = "random operands' seed (default 1)"},
+        {.name = "--unchecked", .kind = CLI_FLAG, .dest = &o->unchecked,
+         .help = "synthesize even when a hardware limit is broken"},
+        {.name = "--ideal", .kind = CLI_FLAG, .dest = &o->ideal, .help = "every hazard in its ideal mode"},
+        {.name = "--no-defences", .kind = CLI_FLAG, .dest = &o->no_defences,
+         .help = "a naive driver: no reset, no warm-up, a rotating feature buffer"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_MODE, UINT32_MAX), own, NULL};
+    cli_spec spec = {.cmd = "rk exec", .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
+                     .about = "one synthesized task on the simulator against a CPU reference; prints "
+                              "ok, mismatch, wedge, fault or unsupported",
+                     .tables = tables};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
+    if (!rk_shape_complete(&so, "rk exec"))
         return 2;
-    }
-    if (!o->have_out)
-        o->out = npk_rk_default_out(o->in);
-    return 0;
+    o->in = so.in;
+    o->out = so.out;
+    o->m = so.m;
+    o->k = so.k;
+    o->n = so.n;
+    o->mode = so.mode;
+    return -1;
 }
 
 static const char *status_word(npk_status s, const rksim_report *r)
@@ -292,7 +248,7 @@ int rk_exec_main(int argc, char **argv)
 {
     exec_opts o;
     int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc < 0 ? 0 : rc;
+    if (rc >= 0)
+        return rc;
     return run(&o);
 }

@@ -8,21 +8,20 @@
 
 int rk_info_main(int argc, char **argv)
 {
-    const char *device = "auto";
+    rk_shape_opts so;
+    rk_shape_opts_init(&so);
     bool json = false;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json")) {
-            json = true;
-        } else if (!strcmp(argv[i], "--device")) {
-            if (!(device = cli_value(argc, argv, &i)))
-                return 2;
-        } else {
-            bool help = !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
-            fprintf(help ? stdout : stderr,
-                    "usage: npukit rk info [--device sim|npu|auto|PATH] [--json]\n");
-            return help ? 0 : 2;
-        }
-    }
+    const cli_opt own[] = {
+        {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_DEVICE, 0), own, NULL};
+    cli_spec spec = {.cmd = "rk info", .synopsis = "[options]",
+                     .about = "the device: SoC, cores, driver and hardware versions", .tables = tables};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
+    const char *device = so.device;
     npk_rk *rt;
     npk_rk_info info;
     if (npk_rk_open(device, &rt))

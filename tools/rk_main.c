@@ -5,21 +5,25 @@
 
 #include "cli.h"
 
-extern const cli_command rk_core_commands[];    /* decode, diff, synth */
+extern const cli_command rk_core_commands[];    /* decode, diff, synth, regs */
 extern const cli_command rk_plan_commands[];    /* plan */
 extern const cli_command rk_sim_commands[];     /* exec */
 extern const cli_command rk_runtime_commands[]; /* matmul, bench, info */
 
-int rk_main(int argc, char **argv)
+const cli_command *rk_commands(void)
 {
+    enum { MAX_COMMANDS = 64 };
+    static cli_command all[MAX_COMMANDS + 1];
+    if (all[0].name)
+        return all;
     const cli_command *tables[] = {rk_core_commands, rk_plan_commands, rk_sim_commands,
                                    rk_runtime_commands};
-    enum { MAX_COMMANDS = 64 };
-    cli_command all[MAX_COMMANDS + 1];
     size_t n = 0;
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
         for (const cli_command *c = tables[t]; c->name && n < MAX_COMMANDS; c++)
             all[n++] = *c;
     all[n] = (cli_command){NULL, NULL, NULL};
-    return cli_dispatch("npukit rk", all, argc, argv);
+    return all;
 }
+
+int rk_main(int argc, char **argv) { return cli_dispatch("npukit rk", rk_commands(), argc, argv); }

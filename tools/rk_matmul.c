@@ -4,21 +4,9 @@
 
 #include "cli.h"
 #include "npukit/rk.h"
+#include "npukit/rk_plan.h"
 #include "rk_operands.h"
 #include "rk_opts.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: npukit rk matmul --dtype fp16|int8|int4 -m M -k K -n N [options]\n"
-               "  --out fp32|fp16|int32     output (default fp32 for fp16, int32 otherwise)\n"
-               "  --cores 1..3              cores to use (default all)\n"
-               "  --chain 1..64             tasks chained into one submit (default 1)\n"
-               "  --device sim|npu|auto|PATH  (default auto: the NPU if present)\n"
-               "  --a FILE --b FILE         raw row-major operands (fp16 bits, int8, int4 as int8)\n"
-               "  --seed S                  random operands' seed (default 1)\n"
-               "  --check                   compare with a CPU reference\n"
-               "  --json                    machine-readable output\n");
-}
 
 static void print_result(bool json, const npk_rk_info *info, const rk_operands *o,
                          const npk_rk_stats *st, bool checked, const npk_rk_verdict *e)
@@ -74,33 +62,27 @@ int rk_matmul_main(int argc, char **argv)
     bool check = false, json = false;
     const char *a_file = NULL, *b_file = NULL;
     uint64_t seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *opt = argv[i], *v;
-        if (!strcmp(opt, "-h") || !strcmp(opt, "--help")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(opt, "--check") || !strcmp(opt, "--json")) {
-            *(opt[2] == 'c' ? &check : &json) = true;
-            continue;
-        }
-        static const char *const own[] = {"--a", "--b", "--seed", NULL};
-        int r = rk_opt_value("rk matmul", argc, argv, &i, own, &so, &v, usage);
-        if (r < 0)
-            return 2;
-        if (r > 0)
-            continue;
-        if (!strcmp(opt, "--a") || !strcmp(opt, "--b")) {
-            *(opt[2] == 'a' ? &a_file : &b_file) = v;
-        } else if (!strcmp(opt, "--seed")) {
-            if (!cli_u64(opt, v, UINT64_MAX, &seed))
-                return 2;
-        } else {
-            fprintf(stderr, "npukit: rk matmul: unknown option '%s'\n", opt);
-            usage(stderr);
-            return 2;
-        }
-    }
+    const cli_opt own[] = {
+        {.name = "--a", .kind = CLI_STR, .dest = &a_file, .meta = "FILE",
+         .help = "A from a raw row-major file (fp16 bits, int8, int4 as int8)"},
+        {.name = "--b", .kind = CLI_STR, .dest = &b_file, .meta = "FILE", .help = "B likewise"},
+        {.name = "--seed", .kind = CLI_U64_HEX, .dest = &seed, .max = UINT64_MAX, .meta = "S",
+         .help = "random operands' seed (default 1)"},
+        {.name = "--check", .kind = CLI_FLAG, .dest = &check,
+         .help = "judge C against the exact product (README: what it guarantees)"},
+        {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {
+        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_CORES | RK_OPT_CHAIN | RK_OPT_DEVICE,
+                      NPK_RK_PLAN_MAX_DIM),
+        own, NULL};
+    cli_spec spec = {.cmd = "rk matmul", .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
+                     .about = "C = A . B of any shape through the runtime, on the NPU or the simulator",
+                     .tables = tables};
+    int prc = cli_parse(&spec, argc, argv);
+    if (prc >= 0)
+        return prc;
     if (!rk_shape_complete(&so, "rk matmul"))
         return 2;
     rk_operands o = {0};

@@ -1,10 +1,12 @@
-/* Parsing of the shared rk shape options. */
+/* The shared rk shape options as option rows. Limits come from the library: the SoC table's
+ * core counts, the runtime's chain limit, the planner's dimension limit. */
 #include "rk_opts.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "npukit/rk.h"
+#include "npukit/rk_sched.h"
 #include "npukit/rk_synth.h"
 
 void rk_shape_opts_init(rk_shape_opts *o)
@@ -16,49 +18,98 @@ void rk_shape_opts_init(rk_shape_opts *o)
     o->device = "auto";
 }
 
-int rk_shape_opt(rk_shape_opts *o, const char *opt, const char *v)
+static bool parse_prec(const cli_opt *row, const char *v, const char *cmd)
 {
-    if (!strcmp(opt, "--dtype") || !strcmp(opt, "--out")) {
-        npk_rk_prec p;
-        if (!npk_rk_prec_parse(v, &p)) {
-            fprintf(stderr, "npukit: %s '%s' is not a precision (fp16, int8, int4, fp32, ...)\n",
-                    opt, v);
-            return -1;
-        }
-        bool in = opt[2] == 'd';
-        *(in ? &o->in : &o->out) = p;
-        *(in ? &o->have_in : &o->have_out) = true;
-    } else if (!strcmp(opt, "-m") || !strcmp(opt, "-k") || !strcmp(opt, "-n")) {
-        if (!cli_u32(opt, v, opt[1] == 'm' ? &o->m : opt[1] == 'k' ? &o->k : &o->n))
-            return -1;
-    } else if (!strcmp(opt, "--mode")) {
-        if (strcmp(v, "line") && strcmp(v, "cube")) {
-            fprintf(stderr, "npukit: --mode '%s' is not line or cube\n", v);
-            return -1;
-        }
-        o->mode = !strcmp(v, "line") ? NPK_MODE_LINE : NPK_MODE_CUBE;
-    } else if (!strcmp(opt, "--soc")) {
-        if (!(o->soc = npk_rk_soc_find(v))) {
-            fprintf(stderr, "npukit: --soc '%s' is not rk3588 or rk3576\n", v);
-            return -1;
-        }
-        /* On stderr, so --json output stays clean: an unvalidated row's numbers are partly
-         * assumed, and a program for the wrong part may complete and write nothing. */
-        if (!o->soc->validated)
-            fprintf(stderr, "npukit: warning: %s is not validated on a board (%s)\n",
-                    o->soc->name, o->soc->source);
-    } else if (!strcmp(opt, "--cores")) {
-        if (!cli_int(opt, v, 1, 64, &o->cores))
-            return -1;
-    } else if (!strcmp(opt, "--chain")) {
-        if (!cli_int(opt, v, 1, 64, &o->chain))
-            return -1;
-    } else if (!strcmp(opt, "--device")) {
-        o->device = v;
-    } else {
-        return 0;
+    if (!npk_rk_prec_parse(v, row->dest)) {
+        fprintf(stderr, "npukit %s: %s '%s' is not a precision (fp16, int8, int4, fp32, ...)\n", cmd,
+                row->name, v);
+        return false;
     }
-    return 1;
+    return true;
+}
+
+static bool parse_soc(const cli_opt *row, const char *v, const char *cmd)
+{
+    const npk_rk_soc *soc = npk_rk_soc_find(v);
+    if (!soc) {
+        fprintf(stderr, "npukit %s: --soc '%s' is not one of", cmd, v);
+        for (unsigned i = 0; i < npk_rk_soc_count(); i++)
+            fprintf(stderr, "%s %s", i ? "," : "", npk_rk_soc_at(i)->name);
+        fprintf(stderr, "\n");
+        return false;
+    }
+    /* On stderr, so --json output stays clean: an unvalidated row's numbers are partly
+     * assumed, and a program for the wrong part may complete and write nothing. */
+    if (!soc->validated)
+        fprintf(stderr, "npukit: warning: %s is not validated on a board (%s)\n", soc->name,
+                soc->source);
+    *(const npk_rk_soc **)row->dest = soc;
+    return true;
+}
+
+/* The most cores of any SoC in the table: the runtime and the planner then check the chosen
+ * SoC's own count. */
+static unsigned max_cores(void)
+{
+    unsigned m = 1;
+    for (unsigned i = 0; i < npk_rk_soc_count(); i++)
+        if (npk_rk_soc_at(i)->cores > m)
+            m = npk_rk_soc_at(i)->cores;
+    return m;
+}
+
+const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim)
+{
+    static const char *const modes[] = {"line", "cube", NULL}; /* = npk_rk_mode's values */
+    const struct {
+        unsigned group;
+        cli_opt row;
+    } all[RK_OPT_ROWS] = {
+        {RK_OPT_SHAPE, {.name = "--dtype", .kind = CLI_CUSTOM, .dest = &o->in, .parse = parse_prec,
+                        .given = &o->have_in, .meta = "fp16|int8|int4", .help = "input precision"}},
+        {RK_OPT_SHAPE, {.name = "--out", .kind = CLI_CUSTOM, .dest = &o->out, .parse = parse_prec,
+                        .given = &o->have_out, .meta = "P",
+                        .help = "output precision (default fp32 for fp16, int32 for int8/int4)"}},
+        {RK_OPT_SHAPE, {.name = "-m", .kind = CLI_U32, .dest = &o->m, .min = 1, .max = max_dim,
+                        .given = &o->have_m, .meta = "M", .help = "rows of A and C"}},
+        {RK_OPT_SHAPE, {.name = "-k", .kind = CLI_U32, .dest = &o->k, .min = 1, .max = max_dim,
+                        .given = &o->have_k, .meta = "K", .help = "columns of A, rows of B"}},
+        {RK_OPT_SHAPE, {.name = "-n", .kind = CLI_U32, .dest = &o->n, .min = 1, .max = max_dim,
+                        .given = &o->have_n, .meta = "N", .help = "columns of B and C"}},
+        {RK_OPT_MODE, {.name = "--mode", .kind = CLI_CHOICE, .dest = &o->mode, .choices = modes,
+                       .help = "feature/output geometry (default: the dtype's)"}},
+        {RK_OPT_SOC, {.name = "--soc", .kind = CLI_CUSTOM, .dest = &o->soc, .parse = parse_soc,
+                      .meta = "rk3588|rk3576", .help = "the SoC row (default rk3588)"}},
+        {RK_OPT_CORES, {.name = "--cores", .kind = CLI_INT, .dest = &o->cores, .min = 1,
+                        .max = max_cores(), .meta = "C", .help = "NPU cores to use"}},
+        {RK_OPT_CHAIN, {.name = "--chain", .kind = CLI_INT, .dest = &o->chain, .min = 1,
+                        .max = NPK_RK_MAX_CHAIN, .meta = "T",
+                        .help = "tasks chained into one submit (default 1)"}},
+        {RK_OPT_DEVICE, {.name = "--device", .kind = CLI_STR, .dest = &o->device,
+                         .meta = "sim|npu|auto|PATH", .help = "(default auto: the NPU if present)"}},
+        {0, CLI_END},
+    };
+    size_t n = 0;
+    for (size_t i = 0; i < RK_OPT_ROWS; i++)
+        if (all[i].group & groups)
+            o->rows[n++] = all[i].row;
+    o->rows[n] = (cli_opt)CLI_END;
+    return o->rows;
+}
+
+/* --sched auto|0|1: the synthesizer's choice or a fixed schedule. */
+bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd)
+{
+    uint64_t x;
+    if (!strcmp(v, "auto"))
+        *(int *)row->dest = NPK_SCHED_AUTO;
+    else if (cli_number_scan(v, strlen(v), false, &x) == CLI_NUM_OK && x <= 1)
+        *(int *)row->dest = (int)x;
+    else {
+        fprintf(stderr, "npukit %s: --sched '%s' is not auto, 0 or 1\n", cmd, v);
+        return false;
+    }
+    return true;
 }
 
 const char *rk_json_escape(const char *s, char *buf, size_t len)
@@ -77,41 +128,13 @@ const char *rk_json_escape(const char *s, char *buf, size_t len)
     return buf;
 }
 
-bool rk_opt_takes_value(const char *opt, const char *const *own)
-{
-    static const char *const shared[] = {"--dtype", "--out",   "-m",     "-k",     "-n",
-                                         "--mode",  "--soc",   "--cores", "--chain", "--device",
-                                         NULL};
-    for (const char *const *p = shared; *p; p++)
-        if (!strcmp(opt, *p))
-            return true;
-    for (const char *const *p = own; p && *p; p++)
-        if (!strcmp(opt, *p))
-            return true;
-    return false;
-}
-
 bool rk_shape_complete(rk_shape_opts *o, const char *cmd)
 {
-    if (!o->have_in || !o->m || !o->k || !o->n) {
-        fprintf(stderr, "npukit: %s needs --dtype, -m, -k and -n (each >= 1)\n", cmd);
+    if (!o->have_in || !o->have_m || !o->have_k || !o->have_n) {
+        fprintf(stderr, "npukit %s: needs --dtype, -m, -k and -n (npukit %s --help)\n", cmd, cmd);
         return false;
     }
     if (!o->have_out)
         o->out = npk_rk_default_out(o->in);
     return true;
-}
-
-int rk_opt_value(const char *cmd, int argc, char **argv, int *i, const char *const *own,
-                 rk_shape_opts *so, const char **value, void (*usage)(FILE *))
-{
-    const char *opt = argv[*i];
-    if (!rk_opt_takes_value(opt, own)) {
-        fprintf(stderr, "npukit: %s: unknown option '%s'\n", cmd, opt);
-        usage(stderr);
-        return -1;
-    }
-    if (!(*value = cli_value(argc, argv, i)))
-        return -1;
-    return rk_shape_opt(so, opt, *value);
 }

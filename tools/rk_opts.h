@@ -1,4 +1,5 @@
-/* The options the rk matmul-shaped commands share (synth, plan, matmul, bench), parsed once. */
+/* The options the rk matmul-shaped commands share (synth, plan, exec, matmul, bench), as option
+ * rows: each command takes the groups it needs. */
 #ifndef NPUKIT_TOOLS_RK_OPTS_H
 #define NPUKIT_TOOLS_RK_OPTS_H
 
@@ -7,41 +8,43 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli.h"
 #include "npukit/rk_soc.h"
 #include "npukit/rk_types.h"
 
+/* Option groups. */
+enum {
+    RK_OPT_SHAPE = 1u << 0,  /* --dtype --out -m -k -n */
+    RK_OPT_MODE = 1u << 1,   /* --mode line|cube */
+    RK_OPT_SOC = 1u << 2,    /* --soc */
+    RK_OPT_CORES = 1u << 3,  /* --cores */
+    RK_OPT_CHAIN = 1u << 4,  /* --chain */
+    RK_OPT_DEVICE = 1u << 5, /* --device */
+    RK_OPT_ROWS = 11,
+};
+
 typedef struct rk_shape_opts {
     npk_rk_prec in, out;
-    bool have_in, have_out;
+    bool have_in, have_out, have_m, have_k, have_n;
     uint32_t m, k, n;
     int mode;              /* -1: the dtype's default */
     const npk_rk_soc *soc; /* NULL: RK3588 */
     int cores;             /* 0: all */
     int chain;             /* 0: the runtime's default (1 task per submit) */
     const char *device;    /* "auto" */
+    cli_opt rows[RK_OPT_ROWS + 1];
 } rk_shape_opts;
 
 void rk_shape_opts_init(rk_shape_opts *o);
+/* The rows of the groups in `groups`, writing into o; -m/-k/-n take 1..max_dim. */
+const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim);
+/* CLI_CUSTOM parser of --sched auto|0|1 into an int (NPK_SCHED_AUTO for auto). */
+bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd);
 /* s as the inside of a JSON string (quotes, backslashes and control characters escaped), in
  * buf; returns buf. A device path is the one free-form value the rk commands print in JSON. */
 const char *rk_json_escape(const char *s, char *buf, size_t len);
-/* One option and its value: --dtype, --out, -m, -k, -n, --mode, --soc, --cores, --chain,
- * --device.
- * Returns 1 when consumed, 0 when `opt` is not one of them, -1 for a bad value (printed). */
-int rk_shape_opt(rk_shape_opts *o, const char *opt, const char *value);
-/* True when `opt` takes a value: one of rk_shape_opt's options or one of `own` (NULL-ended).
- * Checked before the value is taken, so an unknown last option is reported as unknown rather
- * than as an option missing its value. */
-bool rk_opt_takes_value(const char *opt, const char *const *own);
 /* True when --dtype, -m, -k and -n were all given; otherwise prints what `cmd` needs. Fills in
  * the default output precision. */
 bool rk_shape_complete(rk_shape_opts *o, const char *cmd);
-
-/* The option at argv[*i], which takes a value: refuses one that is neither a shape option nor
- * one of `own` (printing "unknown option" and the usage), fetches its value (advancing *i) and
- * parses it when it is a shape option. Returns -1 after printing an error, 1 when a shape
- * option took it, 0 when it is one of `own`, its value in *value. */
-int rk_opt_value(const char *cmd, int argc, char **argv, int *i, const char *const *own,
-                 rk_shape_opts *so, const char **value, void (*usage)(FILE *));
 
 #endif

@@ -7,45 +7,29 @@
 #include "npukit/rk_synth.h"
 #include "rk_opts.h"
 
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: npukit rk plan --dtype fp16|int8|int4 -m M -k K -n N [--cores 1..3]\n"
-               "                      [--out O] [--mode line|cube] [--k-slice K] [--soc S]"
-               " [--json]\n"
-               "  --cores defaults to 1 (rk matmul and rk bench use every core)\n");
-}
-
 int rk_plan_main(int argc, char **argv)
 {
     rk_shape_opts so;
     rk_shape_opts_init(&so);
     uint32_t k_slice_max = 0;
     bool json = false;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v;
-        if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(o, "--json")) {
-            json = true;
-            continue;
-        }
-        static const char *const own[] = {"--k-slice", NULL};
-        int r = rk_opt_value("rk plan", argc, argv, &i, own, &so, &v, usage);
-        if (r < 0)
-            return 2;
-        if (r > 0)
-            continue;
-        if (!strcmp(o, "--k-slice")) {
-            if (!cli_u32(o, v, &k_slice_max))
-                return 2;
-        } else {
-            fprintf(stderr, "npukit: rk plan: unknown option '%s'\n", o);
-            usage(stderr);
-            return 2;
-        }
-    }
+    const cli_opt own[] = {
+        {.name = "--k-slice", .kind = CLI_U32, .dest = &k_slice_max, .max = NPK_RK_PLAN_MAX_DIM,
+         .meta = "K", .help = "cap the K of a task (rounded down to a multiple of 32; 0: none)"},
+        {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {
+        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_MODE | RK_OPT_SOC | RK_OPT_CORES,
+                      NPK_RK_PLAN_MAX_DIM),
+        own, NULL};
+    cli_spec spec = {.cmd = "rk plan", .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
+                     .about = "split any M x K x N matmul into tasks within every limit "
+                              "(--cores defaults to 1; rk matmul and rk bench use every core)",
+                     .tables = tables};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
     if (!rk_shape_complete(&so, "rk plan"))
         return 2;
     npk_rk_plan_request req;

@@ -23,21 +23,20 @@ static void print_reg(const npk_rk_reg *r, int with_fields)
 
 int rk_regs_main(int argc, char **argv)
 {
-    if (argc > 2) {
-        fprintf(stderr, "usage: npukit rk regs [NAME|OFFSET]\n");
-        return 2;
-    }
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("usage: npukit rk regs [NAME|OFFSET]   (the register table, or the fields of\n"
-               "       the register NAME, in any case, or of every register at OFFSET, e.g. "
-               "0x1040)\n");
-        return 0;
-    }
-    if (argc == 2) {
-        const char *a = argv[1];
-        char *end;
-        unsigned long off = strtoul(a, &end, 16);
-        bool is_off = (a[0] == '0' && (a[1] == 'x' || a[1] == 'X')) && a[2] && !*end;
+    const char *pos[1] = {NULL};
+    const cli_opt *tables[] = {NULL};
+    cli_spec spec = {.cmd = "rk regs", .synopsis = "[NAME|OFFSET]",
+                     .about = "the register table, or the fields of the register NAME (any case), or "
+                              "of every register\nat OFFSET (0x1040)",
+                     .tables = tables, .pos = pos, .max_pos = 1};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
+    if (pos[0]) {
+        const char *a = pos[0];
+        uint64_t off = 0;
+        bool is_off = a[0] == '0' && (a[1] == 'x' || a[1] == 'X') &&
+                      cli_number_scan(a, strlen(a), true, &off) == CLI_NUM_OK;
         unsigned found = 0;
         for (unsigned i = 0; i < NPK_REG_COUNT; i++) {
             const npk_rk_reg *r = npk_rk_reg_info((npk_rk_reg_id)i);

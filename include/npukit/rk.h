@@ -59,7 +59,11 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 /* Use at most `cores` cores (1..the SoC's count; default all). */
 npk_status npk_rk_set_cores(npk_rk *rt, unsigned cores);
 
-/* Chain up to `tasks_per_submit` (1..64, default 1) consecutive tasks of a core into one SUBMIT:
+/* The most tasks one submit chains (npk_rk_set_chain; the kernel accepts up to 4095, this
+ * bounds the runtime's buffers). */
+#define NPK_RK_MAX_CHAIN 64u
+
+/* Chain up to `tasks_per_submit` (1..NPK_RK_MAX_CHAIN, default 1) consecutive tasks of a core into one SUBMIT:
  * their regcmd trailers link each program to the next (task_number > 1), which saves the
  * per-submit floor. Each task of a job has its own feature and output slot; a job's first task
  * always uses the core's first feature slot. Changing it re-creates the per-core buffers. */

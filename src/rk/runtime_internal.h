@@ -63,8 +63,6 @@ struct npk_rk_weights {
     (RKNPU_MEM_NON_CONTIGUOUS | RKNPU_MEM_CACHEABLE | RKNPU_MEM_IOMMU_LIMIT_IOVA_ALIGNMENT)
 #define NPK_RK_TASK_FLAGS (NPK_RK_DATA_FLAGS | RKNPU_MEM_KERNEL_MAPPING)
 
-/* Most tasks chained into one job (the kernel accepts up to 4095; this bounds the buffers). */
-#define NPK_RK_MAX_CHAIN 64u
 /* Task buffer of a job of up to L tasks: L rknpu_task records from 0, then the L regcmd
  * programs (108 + 4 entries each) from a 64-byte boundary (PC_SOURCE_ADDR needs 16). */
 static inline uint64_t npk_rk_regcmd_offset(uint32_t chain, uint32_t i)
