@@ -22,8 +22,7 @@ static const cli_command commands[] = {
      kt_link_main},
     {"prog", "run a host control program from a text file, on the host or in the engine",
      kt_prog_main},
-    {"serve", "the simulated card behind the line protocol or the card daemon protocol [--protocol line|daemon] "
-              "[--listen HOST:PORT | --stdio] [--sim P]",
+    {"serve", "the simulated card behind the line protocol or the card daemon protocol",
      kt_serve_main},
     {NULL, NULL, NULL},
 };

@@ -28,44 +28,33 @@ static npk_status dram_write(void *ctx, unsigned ch, uint64_t off, const void *b
 
 static void log_line(const char *line) { fprintf(stderr, "npukit kt serve: %s\n", line); }
 
-static const char usage[] =
-    "usage: npukit kt serve [--protocol line|daemon] [--listen HOST:PORT | --stdio] [--any-address]\n"
-    "                       [--sim PRESET] [--prestrobe] [--meshes K]\n"
-    "  line protocol: --stdio by default (as the Verilated card harness); daemon: 127.0.0.1:47155\n";
-
 int kt_serve_main(int argc, char **argv)
 {
     kt_card_cli c = {0};
-    const char *protocol = "line", *listen_at = NULL;
+    static const char *const protocols[] = {"line", "daemon", NULL};
+    int proto = 0;
+    const char *listen_at = NULL;
     bool use_stdio = false, any = false;
-    for (int i = 1; i < argc; i++) {
-        int r = kt_card_cli_option(&c, argc, argv, &i);
-        if (r < 0)
-            return 2;
-        if (r)
-            continue;
-        if (!strcmp(argv[i], "--protocol")) {
-            if (!(protocol = cli_value(argc, argv, &i)))
-                return 2;
-            if (strcmp(protocol, "line") && strcmp(protocol, "daemon")) {
-                fprintf(stderr, "npukit kt serve: --protocol %s: line or daemon\n", protocol);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--listen")) {
-            if (!(listen_at = cli_value(argc, argv, &i)))
-                return 2;
-        } else if (!strcmp(argv[i], "--stdio")) {
-            use_stdio = true;
-        } else if (!strcmp(argv[i], "--any-address")) {
-            any = true;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "npukit kt serve: unknown option '%s'\n%s", argv[i], usage);
-            return 2;
-        }
-    }
+    const cli_opt own[] = {
+        {.name = "--protocol", .kind = CLI_CHOICE, .dest = &proto, .choices = protocols,
+         .help = "the Verilated card harness's line protocol (default) or the card daemon's frames"},
+        {.name = "--listen", .kind = CLI_STR, .dest = &listen_at, .meta = "HOST:PORT",
+         .help = "serve on a TCP socket (daemon default 127.0.0.1:47155)"},
+        {.name = "--stdio", .kind = CLI_FLAG, .dest = &use_stdio,
+         .help = "serve on stdin/stdout (the line protocol's default)"},
+        {.name = "--any-address", .kind = CLI_FLAG, .dest = &any,
+         .help = "allow --listen on an address other than loopback (no authentication)"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), NULL};
+    cli_spec spec = {.cmd = "kt serve", .synopsis = "[--protocol line|daemon] [--listen HOST:PORT | --stdio] [options]",
+                     .about = "the simulated card behind the line protocol of the Verilated card harness or "
+                              "the card daemon's JSON frames",
+                     .tables = tables};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
+    const char *protocol = protocols[proto];
     if (use_stdio && listen_at) {
         fprintf(stderr, "npukit kt serve: --stdio and --listen exclude each other\n");
         return 2;
