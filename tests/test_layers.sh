@@ -17,8 +17,8 @@ cd "$src_dir" || exit 2
 declare -A layer=(
     [status.h]=common [fp16.h]=common [measure.h]=common
     [rk_regs.h]=rk-hw [rk_regs.def]=rk-hw [rk_types.h]=rk-hw [rk_soc.h]=rk-hw
-    [rk_regcmd.h]=rk-hw [rk_cbuf.h]=rk-hw [rk_outstage.h]=rk-hw [rknpu_uapi.h]=rk-hw
-    [rksim.h]=rk-sim
+    [rk_regcmd.h]=rk-hw [rk_cbuf.h]=rk-hw [rk_outstage.h]=rk-hw [rknpu_uapi.h]=rk-hw [rocket_uapi.h]=rk-hw
+    [rksim.h]=rk-sim [rksim_rocket.h]=rk-sim
     [rk.h]=rk-driver [rk_decode.h]=rk-driver [rk_device.h]=rk-driver
     [rk_device_sim.h]=rk-driver [rk_layout.h]=rk-driver [rk_plan.h]=rk-driver
     [rk_reference.h]=rk-driver [rk_sched.h]=rk-driver [rk_synth.h]=rk-driver

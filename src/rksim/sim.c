@@ -94,6 +94,7 @@ void rksim_destroy(rksim *s)
         free(s->core[i].feat_cache);
     for (unsigned i = 0; i < 4; i++)
         free(s->scratch[i]);
+    rksim_rocket_free(s);
     rksim_mem_free(&s->mem);
     free(s);
 }

@@ -44,6 +44,8 @@ struct rksim {
     rksim_mem mem;
     rksim_core core[RKSIM_MAX_CORES];
     bool dead;              /* modelled kernel crash or hard hang */
+    bool rocket_job;        /* the job running now came through the rocket front end */
+    struct rksim_rocket *rocket; /* the rocket front end's files and fences (rocket.c) */
     bool gen_510;           /* the caller speaks the 5.10 structs (a 40-byte MEM_CREATE) */
     const npk_rk_soc *soc;  /* the SoC whose NPU is modelled (its limits and CBUF) */
     unsigned power_refs;
@@ -66,6 +68,9 @@ static inline bool rksim_faithful(const rksim *s, rksim_hazard_id id)
 
 /* Reset one core (ACT_RESET or the kernel's soft reset after a timeout). */
 void rksim_core_reset(rksim_core *c, bool soft_after_timeout);
+
+/* Free the rocket front end's state (rocket.c). */
+void rksim_rocket_free(rksim *s);
 
 /* Run a submit's tasks on the selected cores (front end has validated the request). */
 struct rknpu_submit;

@@ -1,6 +1,10 @@
-/* librksim_shim.so: run an unmodified rknpu program against the simulator.
+/* librksim_shim.so: run an unmodified rknpu or rocket program against the simulator.
  *
  *   LD_PRELOAD=build/librksim_shim.so ./my_rknpu_program
+ *
+ * /dev/accel/accel0 (plus any path in NPUKIT_SHIM_ROCKET_DEVICES) is the mainline rocket
+ * driver: its descriptors go to rksim's rocket front end, one rocket file per open (a dup
+ * shares the file), over the same simulator as the rknpu descriptors.
  *
  * open() of /dev/dri/card1 or /dev/dri/renderD129 (plus any path in NPUKIT_SHIM_DEVICES,
  * colon-separated) returns a real descriptor of /dev/null that the shim remembers; ioctl() on it
@@ -29,12 +33,15 @@
 
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
+#include "npukit/rksim_rocket.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 enum { MAX_FDS = 4096 };
 
-static atomic_bool sim_fd[MAX_FDS];
+/* What a descriptor is: 0 not ours, KIND_RKNPU, or KIND_ROCKET + the rocket file id. */
+enum { KIND_NONE = 0, KIND_RKNPU = 1, KIND_ROCKET = 2 };
+static atomic_int sim_fd[MAX_FDS];
 static pthread_mutex_t lock;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static rksim *sim;
@@ -68,13 +75,10 @@ static void init(void)
     real_dup3 = (int (*)(int, int, int))dlsym(RTLD_NEXT, "dup3");
 }
 
-static bool is_npu_path(const char *path)
+/* Whether path is in the colon-separated list in environment variable `var`. */
+static bool in_list(const char *path, const char *var)
 {
-    if (!path)
-        return false;
-    if (!strcmp(path, "/dev/dri/card1") || !strcmp(path, "/dev/dri/renderD129"))
-        return true;
-    const char *extra = getenv("NPUKIT_SHIM_DEVICES");
+    const char *extra = getenv(var);
     size_t n = strlen(path);
     while (extra && *extra) {
         const char *end = strchr(extra, ':');
@@ -86,9 +90,23 @@ static bool is_npu_path(const char *path)
     return false;
 }
 
-static bool is_sim_fd(int fd) { return fd >= 0 && fd < MAX_FDS && atomic_load(&sim_fd[fd]); }
+/* The kind of simulated node a path names (KIND_NONE: none). */
+static int npu_path_kind(const char *path)
+{
+    if (!path)
+        return KIND_NONE;
+    if (!strcmp(path, "/dev/dri/card1") || !strcmp(path, "/dev/dri/renderD129") ||
+        in_list(path, "NPUKIT_SHIM_DEVICES"))
+        return KIND_RKNPU;
+    if (!strcmp(path, "/dev/accel/accel0") || in_list(path, "NPUKIT_SHIM_ROCKET_DEVICES"))
+        return KIND_ROCKET;
+    return KIND_NONE;
+}
 
-static int open_sim(int flags)
+static int fd_kind(int fd) { return fd >= 0 && fd < MAX_FDS ? atomic_load(&sim_fd[fd]) : 0; }
+static bool is_sim_fd(int fd) { return fd_kind(fd) != KIND_NONE; }
+
+static int open_sim(int kind, int flags)
 {
     pthread_once(&once, init);
     pthread_mutex_lock(&lock);
@@ -112,14 +130,20 @@ static int open_sim(int flags)
             open_errno = cs == NPK_ENOMEM ? ENOMEM : EINVAL;
         }
     }
-    int fd = sim ? real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC)) : -1;
-    if (fd >= MAX_FDS) {
-        real_close(fd);
+    int file = 0;
+    if (sim && kind == KIND_ROCKET && (file = rksim_rocket_open(sim)) < 0)
+        open_errno = -file;
+    int fd = sim && file >= 0 ? real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC)) : -1;
+    if (fd >= MAX_FDS || (fd < 0 && kind == KIND_ROCKET && file >= 0)) {
+        if (fd >= 0)
+            real_close(fd);
+        if (kind == KIND_ROCKET && file >= 0)
+            rksim_rocket_close(sim, file);
         fd = -1;
         errno = EMFILE;
     } else if (fd >= 0) {
-        atomic_store(&sim_fd[fd], true);
-    } else if (!sim) {
+        atomic_store(&sim_fd[fd], kind == KIND_ROCKET ? KIND_ROCKET + file : KIND_RKNPU);
+    } else if (!sim || file < 0) {
         errno = open_errno;
     }
     inside--;
@@ -139,8 +163,9 @@ EXPORT int open(const char *path, int flags, ...)
     va_start(ap, flags);
     mode_t mode = mode_arg(flags, ap);
     va_end(ap);
-    if (!inside && is_npu_path(path))
-        return open_sim(flags);
+    int kind = inside ? KIND_NONE : npu_path_kind(path);
+    if (kind)
+        return open_sim(kind, flags);
     return real_open(path, flags, mode);
 }
 
@@ -163,8 +188,9 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
     va_start(ap, flags);
     mode_t mode = mode_arg(flags, ap);
     va_end(ap);
-    if (!inside && is_npu_path(path))
-        return open_sim(flags);
+    int kind = inside ? KIND_NONE : npu_path_kind(path);
+    if (kind)
+        return open_sim(kind, flags);
     return real_openat(dirfd, path, flags, mode);
 }
 
@@ -184,10 +210,14 @@ EXPORT int __openat_2(int dirfd, const char *path, int flags)
 
 /* A duplicate of an NPU descriptor is an NPU descriptor too (as a dup of the real node would
  * be); a descriptor dup2'd over one stops being one. */
+static void forget_fd(int fd);
 static int track_dup(int oldfd, int newfd)
 {
-    if (newfd >= 0 && newfd < MAX_FDS)
-        atomic_store(&sim_fd[newfd], is_sim_fd(oldfd));
+    if (newfd >= 0 && newfd < MAX_FDS && newfd != oldfd) {
+        forget_fd(newfd); /* dup2 over a simulated descriptor closes it */
+        atomic_store(&sim_fd[newfd], fd_kind(oldfd));
+    } else if (newfd >= 0 && newfd < MAX_FDS)
+        atomic_store(&sim_fd[newfd], fd_kind(oldfd));
     else if (newfd >= MAX_FDS && is_sim_fd(oldfd)) {
         real_close(newfd);
         errno = EMFILE;
@@ -214,11 +244,28 @@ EXPORT int dup3(int fd, int fd2, int flags)
     return track_dup(fd, real_dup3(fd, fd2, flags));
 }
 
+/* Forget a descriptor; a rocket file whose last descriptor goes is closed. */
+static void forget_fd(int fd)
+{
+    int kind = fd_kind(fd);
+    if (kind == KIND_NONE)
+        return;
+    atomic_store(&sim_fd[fd], KIND_NONE);
+    if (kind < KIND_ROCKET)
+        return;
+    for (int i = 0; i < MAX_FDS; i++)
+        if (atomic_load(&sim_fd[i]) == kind)
+            return; /* a dup still refers to the file */
+    pthread_mutex_lock(&lock);
+    if (sim)
+        rksim_rocket_close(sim, kind - KIND_ROCKET);
+    pthread_mutex_unlock(&lock);
+}
+
 EXPORT int close(int fd)
 {
     pthread_once(&once, init);
-    if (is_sim_fd(fd))
-        atomic_store(&sim_fd[fd], false);
+    forget_fd(fd);
     return real_close(fd);
 }
 
@@ -226,7 +273,7 @@ static void verbose_report(unsigned long request)
 {
     const char *v = getenv("NPUKIT_SHIM_VERBOSE");
     if (!v || !*v || *v == '0' || RKNPU_IOC_NR(request) != 0x40 + RKNPU_NR_SUBMIT)
-        return;
+        return; /* rknpu SUBMIT and rocket SUBMIT share the number 0x41 */
     const rksim_report *r = rksim_last_report(sim);
     fprintf(stderr, "rksim: submit %s, %u op(s), task_counter %u, modelled %.1f us",
             rksim_outcome_name(r->outcome), r->ops, r->task_counter, r->model_us);
@@ -247,7 +294,9 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
         return real_ioctl(fd, request, arg);
     pthread_mutex_lock(&lock);
     inside++;
-    int rc = rksim_ioctl(sim, request, arg);
+    int kind = fd_kind(fd);
+    int rc = kind >= KIND_ROCKET ? rksim_rocket_ioctl(sim, kind - KIND_ROCKET, request, arg)
+                                 : rksim_ioctl(sim, request, arg);
     verbose_report(request);
     inside--;
     pthread_mutex_unlock(&lock);

@@ -1,0 +1,413 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
+/* The rocket front end (see rksim_rocket.h): the mainline accel driver's requests answered
+ * over the simulated cores, with the DRM core's struct-size rule and the kernel's errno
+ * values. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "npukit/rknpu_uapi.h"
+#include "npukit/rksim_rocket.h"
+#include "npukit/rocket_uapi.h"
+#include "rksim/exec.h"
+#include "rksim/sim.h"
+
+enum { MAX_FILES = 64 };
+
+/* When the last job using a buffer signals its fence (CLOCK_MONOTONIC ns). */
+typedef struct fence {
+    uint32_t handle;
+    int64_t signal_ns;
+} fence;
+
+struct rksim_rocket {
+    bool open[MAX_FILES];
+    fence *fences;
+    size_t nfences, cap;
+};
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t t)
+{
+    int64_t d = t - now_ns();
+    if (d <= 0)
+        return;
+    struct timespec ts = {(time_t)(d / 1000000000), (long)(d % 1000000000)};
+    nanosleep(&ts, NULL);
+}
+
+static struct rksim_rocket *state(rksim *s)
+{
+    if (!s->rocket)
+        s->rocket = calloc(1, sizeof *s->rocket);
+    return s->rocket;
+}
+
+void rksim_rocket_free(rksim *s)
+{
+    if (!s->rocket)
+        return;
+    free(s->rocket->fences);
+    free(s->rocket);
+    s->rocket = NULL;
+}
+
+int rksim_rocket_open(rksim *s)
+{
+    struct rksim_rocket *r = state(s);
+    if (!r)
+        return -ENOMEM;
+    if (s->dead)
+        return -ENODEV;
+    for (int i = 0; i < MAX_FILES; i++)
+        if (!r->open[i]) {
+            r->open[i] = true;
+            return i;
+        }
+    return -EMFILE;
+}
+
+void rksim_rocket_close(rksim *s, int file)
+{
+    if (s->rocket && file >= 0 && file < MAX_FILES)
+        s->rocket->open[file] = false;
+}
+
+unsigned rksim_rocket_core(const rksim *s, int file) { return (unsigned)file % s->cfg.cores; }
+
+static fence *fence_of(struct rksim_rocket *r, uint32_t handle)
+{
+    for (size_t i = 0; i < r->nfences; i++)
+        if (r->fences[i].handle == handle)
+            return &r->fences[i];
+    return NULL;
+}
+
+/* The buffer's fence signals no earlier than t. */
+static int fence_extend(struct rksim_rocket *r, uint32_t handle, int64_t t)
+{
+    fence *f = fence_of(r, handle);
+    if (!f) {
+        if (r->nfences == r->cap) {
+            size_t cap = r->cap ? 2 * r->cap : 16;
+            fence *n = realloc(r->fences, cap * sizeof *n);
+            if (!n)
+                return -ENOMEM;
+            r->fences = n;
+            r->cap = cap;
+        }
+        f = &r->fences[r->nfences++];
+        *f = (fence){handle, t};
+    }
+    if (t > f->signal_ns)
+        f->signal_ns = t;
+    return 0;
+}
+
+static void fence_forget(struct rksim_rocket *r, uint32_t handle)
+{
+    fence *f = fence_of(r, handle);
+    if (f)
+        *f = r->fences[--r->nfences];
+}
+
+static int do_version(struct rocket_drm_version *v)
+{
+    /* The facts give no version number for rocket; programs identify it by its name. */
+    static const char name[] = "rocket", date[] = "0", desc[] = "rocket NPU (rksim model)";
+    const struct {
+        const char *s;
+        uint64_t *len, *ptr;
+    } f[3] = {{name, &v->name_len, &v->name},
+              {date, &v->date_len, &v->date},
+              {desc, &v->desc_len, &v->desc}};
+    v->version_major = 1;
+    v->version_minor = 0;
+    v->version_patchlevel = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t n = strlen(f[i].s);
+        if (*f[i].ptr && *f[i].len)
+            memcpy((void *)(uintptr_t)*f[i].ptr, f[i].s, n < *f[i].len ? n : *f[i].len);
+        *f[i].len = n;
+    }
+    return 0;
+}
+
+static int do_create(rksim *s, struct drm_rocket_create_bo *c)
+{
+    if (c->size == 0)
+        return -EINVAL;
+    rksim_buf *b;
+    /* flags 0: one coherent view (the cache model is rknpu's CACHEABLE buffers) */
+    int rc = rksim_mem_create(&s->mem, c->size, 0, &b);
+    if (rc)
+        return rc;
+    c->handle = b->handle;
+    c->dma_address = b->iova;
+    c->offset = b->map_offset;
+    return 0;
+}
+
+static int do_close(rksim *s, struct rocket_gem_close *g)
+{
+    rksim_buf *b = rksim_mem_by_handle(&s->mem, g->handle);
+    if (!b || g->pad)
+        return -EINVAL; /* the DRM core's answer for an unknown handle */
+    fence_forget(s->rocket, g->handle);
+    return rksim_mem_destroy(&s->mem, g->handle, b->obj_addr);
+}
+
+static int do_prep(rksim *s, struct drm_rocket_prep_bo *p)
+{
+    if (!rksim_mem_by_handle(&s->mem, p->handle))
+        return -ENOENT;
+    if (p->reserved)
+        return -EINVAL;
+    fence *f = fence_of(s->rocket, p->handle);
+    int64_t now = now_ns();
+    if (!f || f->signal_ns <= now)
+        return 0;
+    /* The timeout is an absolute time: one already past means "do not wait". */
+    if (p->timeout_ns <= now)
+        return -EBUSY;
+    int64_t signal = f->signal_ns; /* the table may move while sleeping elsewhere: copy */
+    if (signal <= p->timeout_ns) {
+        sleep_until(signal);
+        return 0;
+    }
+    sleep_until(p->timeout_ns);
+    return -ETIMEDOUT;
+}
+
+static int do_fini(rksim *s, struct drm_rocket_fini_bo *f)
+{
+    if (!rksim_mem_by_handle(&s->mem, f->handle))
+        return -ENOENT;
+    return f->reserved ? -EINVAL : 0;
+}
+
+/* Copy a user array of `count` structs of the caller's size `usize` into `dst` structs of
+ * `ksize`, the DRM way: the smaller size, zero-filled. */
+static int copy_array(void *dst, size_t ksize, uint64_t src, uint32_t count, uint32_t usize)
+{
+    if (count && !src)
+        return -EFAULT;
+    size_t n = usize < ksize ? usize : ksize;
+    memset(dst, 0, ksize * count);
+    for (uint32_t i = 0; i < count; i++)
+        memcpy((uint8_t *)dst + i * ksize, (const uint8_t *)(uintptr_t)src + (size_t)i * usize,
+               n);
+    return 0;
+}
+
+static void report_reject(rksim *s, const char *msg)
+{
+    memset(&s->report, 0, sizeof s->report);
+    s->report.outcome = RKSIM_REJECTED;
+    snprintf(s->report.message, sizeof s->report.message, "%s", msg);
+}
+
+/* Check that every handle of a job's list names a live buffer. */
+static int check_handles(rksim *s, uint64_t ptr, uint32_t count)
+{
+    if (count && !ptr)
+        return -EFAULT;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t h;
+        memcpy(&h, (const uint8_t *)(uintptr_t)ptr + 4 * (size_t)i, 4);
+        if (!rksim_mem_by_handle(&s->mem, h))
+            return -ENOENT;
+    }
+    return 0;
+}
+
+/* One task as its own PC kick: what rocket_job_hw_submit programs (facts A.2), i.e. a one-task
+ * rknpu job with the DPU interrupt mask. */
+static void run_task(rksim *s, unsigned core, const struct drm_rocket_task *t,
+                     rksim_core_result *r)
+{
+    struct rknpu_task rec = {.int_mask = ROCKET_INT_MASK,
+                             .regcfg_amount = t->regcmd_count - ROCKET_TRAILER_ENTRIES,
+                             .regcmd_addr = t->regcmd};
+    rksim_mem_job_begin(&s->mem);
+    rksim_pc_run(s, core, &rec, 0, 1, true, r);
+    rksim_mem_job_end(&s->mem);
+}
+
+/* Run one job on the file's core; returns 0, or -EOPNOTSUPP for a program outside the model.
+ * *signal receives when the job's fence signals. */
+static int run_job(rksim *s, unsigned core, const struct drm_rocket_job *j, int64_t *signal)
+{
+    rksim_report *rep = &s->report;
+    struct drm_rocket_task *tasks = calloc(j->task_count, sizeof *tasks);
+    if (!tasks)
+        return -ENOMEM;
+    int rc = copy_array(tasks, sizeof *tasks, j->tasks, j->task_count, j->task_struct_size);
+    double model_us = 0;
+    bool failed = false;
+    for (uint32_t i = 0; rc == 0 && i < j->task_count && !failed; i++) {
+        if (tasks[i].regcmd_count < ROCKET_TRAILER_ENTRIES) {
+            /* the kernel would program a wrapped amount; the model does not guess */
+            rep->outcome = RKSIM_UNSUPPORTED;
+            snprintf(rep->message, sizeof rep->message,
+                     "unsupported by the model: task %u has regcmd_count %u, fewer than the "
+                     "%u trailer entries it includes",
+                     i, tasks[i].regcmd_count, ROCKET_TRAILER_ENTRIES);
+            rc = -EOPNOTSUPP;
+            break;
+        }
+        rksim_core_result r;
+        run_task(s, core, &tasks[i], &r);
+        rep->ops += r.ops;
+        rep->hazards |= r.hazards;
+        rep->task_counter += r.completed;
+        model_us += r.model_us;
+        if (r.outcome == RKSIM_OK)
+            continue;
+        rep->outcome = r.outcome;
+        rep->fault_iova = r.fault_iova;
+        snprintf(rep->message, sizeof rep->message, "core %u, task %u: %s", core, i, r.message);
+        if (r.outcome == RKSIM_UNSUPPORTED) {
+            rc = -EOPNOTSUPP;
+            break;
+        }
+        /* A wedge or a fault: the job timeout fires, the kernel resets the core and drops
+         * the job's remaining tasks. The reset is rocket's own: the vendor driver's queue
+         * corruption (hazard 5) has no counterpart here. */
+        rksim_core_reset(&s->core[core], false);
+        failed = true;
+    }
+    rep->model_us += model_us;
+    free(tasks);
+    double wait_ms = failed ? ROCKET_JOB_TIMEOUT_MS * s->cfg.timeout_scale : 0;
+    *signal = now_ns() + (int64_t)(wait_ms * 1e6);
+    return rc;
+}
+
+static int do_submit(rksim *s, int file, struct drm_rocket_submit *sub)
+{
+    memset(&s->report, 0, sizeof s->report);
+    if (sub->reserved) {
+        report_reject(s, "SUBMIT reserved field is not zero");
+        return -EINVAL;
+    }
+    struct drm_rocket_job *jobs = calloc(sub->job_count ? sub->job_count : 1, sizeof *jobs);
+    if (!jobs)
+        return -ENOMEM;
+    int rc = copy_array(jobs, sizeof *jobs, sub->jobs, sub->job_count, sub->job_struct_size);
+    for (uint32_t i = 0; rc == 0 && i < sub->job_count; i++) {
+        const struct drm_rocket_job *j = &jobs[i];
+        if (!j->task_count) {
+            report_reject(s, "a job without tasks");
+            rc = -EINVAL;
+        } else if ((rc = check_handles(s, j->in_bo_handles, j->in_bo_handle_count)) ||
+                   (rc = check_handles(s, j->out_bo_handles, j->out_bo_handle_count))) {
+            report_reject(s, "a job names a buffer handle that does not exist");
+        }
+    }
+    unsigned core = rksim_rocket_core(s, file);
+    s->rocket_job = true;
+    for (uint32_t i = 0; rc == 0 && i < sub->job_count; i++) {
+        const struct drm_rocket_job *j = &jobs[i];
+        int64_t signal;
+        rc = run_job(s, core, j, &signal);
+        for (uint32_t k = 0; rc != -ENOMEM && k < j->in_bo_handle_count + j->out_bo_handle_count;
+             k++) {
+            uint32_t h;
+            uint64_t list = k < j->in_bo_handle_count ? j->in_bo_handles : j->out_bo_handles;
+            uint32_t at = k < j->in_bo_handle_count ? k : k - j->in_bo_handle_count;
+            memcpy(&h, (const uint8_t *)(uintptr_t)list + 4 * (size_t)at, 4);
+            if (fence_extend(s->rocket, h, signal))
+                rc = -ENOMEM;
+        }
+    }
+    s->rocket_job = false;
+    free(jobs);
+    return rc;
+}
+
+/* Kernel-side struct size of each request (nr -> size). */
+static size_t kernel_size(unsigned nr)
+{
+    switch (nr) {
+    case 0x00:
+        return sizeof(struct rocket_drm_version);
+    case 0x09:
+        return sizeof(struct rocket_gem_close);
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO:
+        return sizeof(struct drm_rocket_create_bo);
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT:
+        return sizeof(struct drm_rocket_submit);
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO:
+        return sizeof(struct drm_rocket_prep_bo);
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_FINI_BO:
+        return sizeof(struct drm_rocket_fini_bo);
+    default:
+        return 0;
+    }
+}
+
+int rksim_rocket_ioctl(rksim *s, int file, unsigned long request, void *arg)
+{
+    if (ROCKET_IOC_TYPE(request) != 'd')
+        return -ENOTTY;
+    struct rksim_rocket *st = state(s);
+    if (!st)
+        return -ENOMEM;
+    if (file < 0 || file >= MAX_FILES || !st->open[file])
+        return -EBADF;
+    unsigned nr = (unsigned)ROCKET_IOC_NR(request);
+    size_t ksize = kernel_size(nr);
+    if (!ksize)
+        return -EINVAL;
+    if (s->dead)
+        return -ENODEV;
+    size_t usize = ROCKET_IOC_SIZE(request);
+    unsigned dir = (unsigned)ROCKET_IOC_DIR(request);
+    if (usize && !arg)
+        return -EFAULT;
+    union {
+        struct rocket_drm_version version;
+        struct rocket_gem_close close;
+        struct drm_rocket_create_bo create;
+        struct drm_rocket_submit submit;
+        struct drm_rocket_prep_bo prep;
+        struct drm_rocket_fini_bo fini;
+    } k;
+    memset(&k, 0, sizeof k);
+    size_t n = usize < ksize ? usize : ksize;
+    if (dir & ROCKET_IOC_WRITE)
+        memcpy(&k, arg, n);
+    int rc;
+    switch (nr) {
+    case 0x00:
+        rc = do_version(&k.version);
+        break;
+    case 0x09:
+        rc = do_close(s, &k.close);
+        break;
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO:
+        rc = do_create(s, &k.create);
+        break;
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT:
+        rc = do_submit(s, file, &k.submit);
+        break;
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO:
+        rc = do_prep(s, &k.prep);
+        break;
+    default:
+        rc = do_fini(s, &k.fini);
+        break;
+    }
+    if (rc == 0 && (dir & ROCKET_IOC_READ))
+        memcpy(arg, &k, n);
+    return rc;
+}
