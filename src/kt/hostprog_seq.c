@@ -108,5 +108,5 @@ npk_status kt_hp_move(kt_hostprog *p, uint64_t ctrl_base, const kt_mv_write *w, 
         if ((s = kt_hp_wr(p, ctrl_base + KT_AUX_CFG + w[i].offset, w[i].value, what)))
             return s;
     }
-    return kt_hp_poll(p, ctrl_base + KT_AUX_STAT, 0, 1, "AUX_STAT.busy");
+    return kt_hp_poll(p, ctrl_base + KT_AUX_STAT, 0, kt_word_mask(&kt_word_aux_stat, KT_MV_STAT_F_BUSY), "AUX_STAT.busy");
 }
