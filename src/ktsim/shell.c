@@ -43,6 +43,7 @@ struct ksim_shell {
     bool out_valid;
     kt_flit out;
     uint32_t ctr_inst, ctr_busy;
+    ksim_fault_sink model;
 };
 
 ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops, kt_coord mem_port,
@@ -88,6 +89,8 @@ void ksim_shell_reset(ksim_shell *sh)
 }
 
 kt_coord ksim_shell_coord(const ksim_shell *sh) { return sh->cfg.at; }
+const ksim_fault_sink *ksim_shell_model(const ksim_shell *sh) { return &sh->model; }
+void ksim_shell_set_model_fault(ksim_shell *sh, ksim_fault_fn fn, void *user) { sh->model = (ksim_fault_sink){fn, user}; }
 
 static bool busy(const ksim_shell *sh)
 {

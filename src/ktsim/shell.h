@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "fault.h"
 #include "mesh.h"
 #include "npukit/ktsim.h"
 
@@ -44,6 +45,9 @@ extern const ksim_endpoint_ops ksim_shell_endpoint;
 void ksim_shell_done(ksim_shell *sh, uint32_t result, bool fault); /* exec_done */
 bool ksim_shell_send(ksim_shell *sh, const kt_flit *f);            /* send_valid; false = not ready */
 kt_coord ksim_shell_coord(const ksim_shell *sh);
+/* Where the unit reports what its model cannot represent (ksim_report). */
+const ksim_fault_sink *ksim_shell_model(const ksim_shell *sh);
+void ksim_shell_set_model_fault(ksim_shell *sh, ksim_fault_fn fn, void *user);
 
 void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles);
 bool ksim_shell_idle(const ksim_shell *sh);

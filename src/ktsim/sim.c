@@ -431,6 +431,7 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
             ktsim_destroy(s);
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (unit %u)", i);
         }
+        ksim_shell_set_model_fault(sh, sim_fault, s);
         s->shells[s->n_shells++] = sh;
         if ((st = ksim_mesh_attach(s->mesh, u->at, &ksim_shell_endpoint, sh))) {
             ktsim_destroy(s);

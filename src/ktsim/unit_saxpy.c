@@ -6,15 +6,23 @@
  * A burst write carries at most 8 beats (MEM_WR_REQ len <= 7), so n is 1..64 per instruction.
  * The write acknowledgement is dropped (no write fence): the completion does not order against
  * the DRAM write, and a host must poll the result.
- * Faults (SIG_FAULT arg): 1 bad opcode, 2 n outside 1..64, 3 an address not 32-byte aligned.
+ *
+ * Arithmetic as the RTL does it (measured under Verilator): each float operand is converted to an
+ * integer (toward zero), the multiply-add is done on 32-bit integers, and the result is converted
+ * back, so the unit is exact only for whole-valued operands (x = 0.25, y = 2, a = 2.5 gives 2).
+ * An operand the conversion cannot represent (NaN, infinity, beyond 32 bits) is a model error.
+ * Faults (SIG_FAULT arg, the RTL's codes): 0xBAD00001 a bad opcode, 0xBAD00002 n > 64. n = 0
+ * retires normally without touching memory; alignment is never checked.
  * CU_DBG: cumulative elements processed. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shell.h"
 
 enum { SX_OP = 0x01, SX_MAX_N = 64, SX_TXN_X = 0x10, SX_TXN_Y = 0x20, SX_TXN_W = 0x30 };
-enum { SX_FAULT_OPCODE = 1, SX_FAULT_LENGTH = 2, SX_FAULT_ALIGN = 3 };
+#define SX_FAULT_OPCODE 0xBAD00001u
+#define SX_FAULT_LENGTH 0xBAD00002u
 
 typedef enum sx_state { SX_IDLE, SX_REQ_X, SX_REQ_Y, SX_WAIT, SX_WR_REQ, SX_WR_DATA, SX_RETIRE } sx_state;
 
@@ -56,13 +64,11 @@ static void sx_issue(void *p, const kt_flit *inst)
     u->fault = 0;
     if (op != SX_OP)
         u->fault = SX_FAULT_OPCODE;
-    else if (u->n == 0 || u->n > SX_MAX_N)
+    else if (u->n > SX_MAX_N)
         u->fault = SX_FAULT_LENGTH;
-    else if ((u->x_addr | u->y_addr) & 31)
-        u->fault = SX_FAULT_ALIGN;
     u->beats = (u->n + 7) / 8;
     u->got_x = u->got_y = u->sent = 0;
-    u->state = u->fault ? SX_RETIRE : SX_REQ_X;
+    u->state = u->fault || u->n == 0 ? SX_RETIRE : SX_REQ_X;
 }
 
 static bool send_read(saxpy_unit *u, ksim_shell *sh, uint64_t addr, uint8_t txn)
@@ -75,6 +81,26 @@ static bool send_read(saxpy_unit *u, ksim_shell *sh, uint64_t addr, uint8_t txn)
     kt_header h = {u->mem, ksim_shell_coord(sh), KT_T_MEM_RD_REQ, txn, true, 0};
     kt_header_put(&f, &h);
     return ksim_shell_send(sh, &f);
+}
+
+/* The RTL's float-to-integer conversion (toward zero); false where it has no 32-bit answer. */
+static bool to_int(float f, int32_t *out)
+{
+    if (!isfinite(f) || f >= 2147483648.0f || f < -2147483648.0f)
+        return false;
+    *out = (int32_t)f;
+    return true;
+}
+
+/* y = a*x + y as the unit computes it: 32-bit integer multiply-add, wrapping, back to float. */
+static bool rtl_saxpy(float a, float x, float *y)
+{
+    int32_t ia, ix, iy;
+    if (!to_int(a, &ia) || !to_int(x, &ix) || !to_int(*y, &iy))
+        return false;
+    uint32_t r = (uint32_t)ia * (uint32_t)ix + (uint32_t)iy;
+    *y = (float)(int32_t)r;
+    return true;
 }
 
 static void sx_tick(void *p, ksim_shell *sh)
@@ -93,7 +119,10 @@ static void sx_tick(void *p, ksim_shell *sh)
     case SX_WAIT:
         if (u->got_x == u->beats && u->got_y == u->beats) {
             for (uint32_t i = 0; i < u->n; i++)
-                u->y[i] = u->a * u->x[i] + u->y[i];
+                if (!rtl_saxpy(u->a, u->x[i], &u->y[i]))
+                    ksim_report(ksim_shell_model(sh), "saxpy operand a=%g x=%g y=%g has no 32-bit integer value (the "
+                                               "RTL's conversion is not modelled there)",
+                                           (double)u->a, (double)u->x[i], (double)u->y[i]);
             for (uint32_t i = 0; i < u->n; i++)
                 memcpy(u->ybytes + 4 * i, &u->y[i], 4);
             u->state = SX_WR_REQ;
