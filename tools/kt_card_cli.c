@@ -21,28 +21,21 @@ const cli_opt *kt_card_cli_rows(kt_card_cli *c)
 
 int kt_card_cli_open(kt_card_cli *c)
 {
-    ktsim_card_opts o = {c->meshes ? c->meshes : 1, false, c->engine, 0, 0, 0};
-    if (ktsim_card_open_preset(c->o.preset ? c->o.preset : "default", c->o.prestrobe, &o, &c->card) != NPK_OK)
-        return cli_lib_error("kt");
-    c->t = ktsim_card_transport(c->card);
+    if (kt_machine_open(&c->m, &c->o.m, c->meshes, c->engine))
+        return 1;
+    c->t = c->m.t;
     return 0;
 }
 
-void kt_card_cli_close(kt_card_cli *c)
-{
-    ktsim_card_destroy(c->card);
-    c->card = NULL;
-}
+int kt_card_cli_close(kt_card_cli *c) { return kt_machine_close(&c->m); }
 
-void kt_card_cli_print_counts(const kt_card_cli *c)
-{
-    kt_cli_print_traffic(&c->t->count, ktsim_card_cycle(c->card), c->o.json);
-}
+void kt_card_cli_print_counts(kt_card_cli *c) { kt_cli_print_traffic(&c->m, &c->t->count, c->o.json); }
 
-bool kt_card_cli_report_fault(const kt_card_cli *c, const char *cmd)
+bool kt_card_cli_report_fault(kt_card_cli *c, const char *cmd)
 {
-    const char *f = ktsim_card_fault(c->card);
-    if (f)
-        fprintf(stderr, "npukit %s: simulator: %s\n", cmd, f);
-    return f != NULL;
+    char f[512];
+    bool got = kt_machine_fault(&c->m, f, sizeof f);
+    if (got)
+        fprintf(stderr, "npukit %s: %s: %s\n", cmd, c->m.sim ? "simulator" : "machine", f);
+    return got;
 }

@@ -14,7 +14,7 @@ typedef struct kt_card_cli {
     unsigned meshes;
     bool meshes_given; /* --meshes was on the command line (a command may not raise it then) */
     bool engine;
-    ktsim_card *card;
+    kt_machine m;
     kt_transport *t;
     cli_opt rows[2]; /* --meshes */
 } kt_card_cli;
@@ -22,13 +22,14 @@ typedef struct kt_card_cli {
 /* The rows of the card options (--meshes K, recorded in meshes_given), writing into c. A card
  * command parses these and kt_cli_rows(&c->o). */
 const cli_opt *kt_card_cli_rows(kt_card_cli *c);
-/* Build the card; prints the error and returns 1 on failure. */
+/* Open the machine (the simulated card, or --card); prints the error and returns 1 on failure. */
 int kt_card_cli_open(kt_card_cli *c);
-void kt_card_cli_close(kt_card_cli *c);
-/* kt_cli_print_traffic for the card's transport and clock. */
-void kt_card_cli_print_counts(const kt_card_cli *c);
-/* The simulator's model fault, if any, to stderr; returns true when there was one. */
-bool kt_card_cli_report_fault(const kt_card_cli *c, const char *cmd);
+/* Close it; 1 (reported) when a --card child exited with a failure. */
+int kt_card_cli_close(kt_card_cli *c);
+/* kt_cli_print_traffic for the machine's transport and clock. */
+void kt_card_cli_print_counts(kt_card_cli *c);
+/* The machine's model fault, if any, to stderr; returns true when there was one. */
+bool kt_card_cli_report_fault(kt_card_cli *c, const char *cmd);
 
 /* `npukit kt saxpy --engine`: the same stage + dispatch + wait as one engine program, on the
  * card c (options parsed, not yet open). */

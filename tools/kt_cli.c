@@ -10,10 +10,22 @@
 const cli_opt *kt_cli_rows(kt_cli_opts *o)
 {
     const cli_opt rows[KT_CLI_ROWS + 1] = {
-        {.name = "--sim", .kind = CLI_STR, .dest = &o->preset, .meta = "PRESET",
-         .help = "the simulated mesh: a preset name (data/kt) or a .mesh file (default: default)"},
-        {.name = "--prestrobe", .kind = CLI_FLAG, .dest = &o->prestrobe,
+        {.name = "--sim", .kind = CLI_STR, .dest = &o->m.preset, .meta = "PRESET",
+         .help = "the simulated mesh: a preset name (data/kt) or a .mesh file (default: default); with --card, "
+                 "the board's description (address map, STAGE_FLITS, DRAM size)"},
+        {.name = "--prestrobe", .kind = CLI_FLAG, .dest = &o->m.prestrobe,
          .help = "simulate the bitstream before the staging write-strobe fix"},
+        {.name = "--card", .kind = CLI_STR, .dest = &o->m.card, .meta = "SPEC",
+         .help = "a machine outside the process: pipe:'CMD ARGS' or tcp:HOST:PORT (line protocol), "
+                 "daemon[:HOST:PORT] (card daemon, default 127.0.0.1:47155)"},
+        {.name = "--ctrl-base", .kind = CLI_U64_HEX, .dest = &o->m.ctrl_base, .max = UINT64_MAX,
+         .given = &o->m.ctrl_given, .meta = "ADDR", .help = "mesh 0's control window (default: the preset's)"},
+        {.name = "--mem-base", .kind = CLI_U64_HEX, .dest = &o->m.mem_base, .max = UINT64_MAX,
+         .given = &o->m.mem_given, .meta = "ADDR", .help = "mesh 0's host memory window (default: the preset's)"},
+        {.name = "--timeout-ms", .kind = CLI_UINT, .dest = &o->m.timeout_ms, .min = 1, .max = 3600000,
+         .meta = "MS", .help = "--card: how long to wait for each reply (default 10000)"},
+        {.name = "--backdoor", .kind = CLI_FLAG, .dest = &o->m.backdoor,
+         .help = "--card pipe:/tcp:: DRAM blocks through the BR/BW backdoor where the peer offers it"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &o->json, .help = "machine-readable output"},
         CLI_END,
     };
@@ -21,20 +33,29 @@ const cli_opt *kt_cli_rows(kt_cli_opts *o)
     return o->rows;
 }
 
-void kt_cli_print_traffic(const kt_counters *k, uint64_t cycles, bool json)
+void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
 {
-    uint64_t bytes = k->bytes_read + k->bytes_written;
+    uint64_t bytes = k->bytes_read + k->bytes_written, cycles = 0;
+    bool clock = kt_machine_cycle(m, &cycles);
+    char cyc[24] = "null";
+    if (clock)
+        snprintf(cyc, sizeof cyc, "%" PRIu64, cycles);
     if (json) {
         printf("\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"transport\": {\"transactions\": %" PRIu64
                ", \"bytes\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64 ", \"block_reads\": %" PRIu64
                ", \"block_writes\": %" PRIu64 ", \"bytes_read\": %" PRIu64 ", \"bytes_written\": %" PRIu64
-               ", \"cycles\": %" PRIu64 "}",
+               ", \"cycles\": %s, \"machine\": \"%s\"}",
                kt_counters_transactions(k), bytes, kt_counters_transactions(k), bytes, k->reads, k->writes,
-               k->block_reads, k->block_writes, k->bytes_read, k->bytes_written, cycles);
+               k->block_reads, k->block_writes, k->bytes_read, k->bytes_written, cyc, kt_machine_kind(m));
     } else {
         char line[256];
         kt_counters_format(k, line, sizeof line);
-        printf("transport: %s; %" PRIu64 " mesh cycles\n", line, cycles);
+        if (m->sim)
+            printf("transport: %s; %" PRIu64 " mesh cycles\n", line, cycles);
+        else if (clock)
+            printf("transport (%s): %s; %" PRIu64 " mesh cycles\n", kt_machine_kind(m), line, cycles);
+        else
+            printf("transport (%s): %s\n", kt_machine_kind(m), line);
     }
 }
 
@@ -51,16 +72,11 @@ int kt_cli_start(kt_cli *c, const char *cmd, const char *about, int argc, char *
 
 int kt_cli_open(kt_cli *c)
 {
-    ktsim_config cfg;
-    if (ktsim_preset_load(c->o.preset ? c->o.preset : "default", &cfg) != NPK_OK)
-        return cli_lib_error("kt");
-    if (c->o.prestrobe)
-        cfg.gen = KTSIM_GEN_PRESTROBE;
-    if (ktsim_create(&cfg, &c->sim) != NPK_OK)
-        return cli_lib_error("kt");
+    if (kt_machine_open(&c->m, &c->o.m, 1, false))
+        return 1;
     kt_options opt = {0};
-    opt.stage_flits = cfg.stage_flits;
-    if (kt_open(&c->dev, ktsim_transport(c->sim), cfg.ctrl_base, &opt) != NPK_OK) {
+    opt.stage_flits = c->m.cfg.stage_flits;
+    if (kt_open(&c->dev, c->m.t, kt_machine_ctrl_base(&c->m, 0), &opt) != NPK_OK) {
         int rc = cli_lib_error("kt: opening the control window");
         kt_cli_close(c);
         return rc;
@@ -68,13 +84,6 @@ int kt_cli_open(kt_cli *c)
     return 0;
 }
 
-void kt_cli_close(kt_cli *c)
-{
-    ktsim_destroy(c->sim);
-    c->sim = NULL;
-}
+int kt_cli_close(kt_cli *c) { return kt_machine_close(&c->m); }
 
-void kt_cli_print_counts(const kt_cli *c)
-{
-    kt_cli_print_traffic(&ktsim_transport(c->sim)->count, ktsim_cycle(c->sim), c->o.json);
-}
+void kt_cli_print_counts(kt_cli *c) { kt_cli_print_traffic(&c->m, &c->m.t->count, c->o.json); }

@@ -1,5 +1,6 @@
-/* Shared plumbing of the `npukit kt` subcommands: the common options, the simulator transport,
- * and the traffic line every command prints. */
+/* Shared plumbing of the `npukit kt` subcommands: the common options (the machine: a simulator
+ * preset or --card, and the board's bases), the machine, and the traffic line every command
+ * prints. */
 #ifndef NPUKIT_TOOLS_KT_CLI_H
 #define NPUKIT_TOOLS_KT_CLI_H
 
@@ -8,35 +9,39 @@
 
 #include "cli.h"
 #include "npukit/kt.h"
+#include "kt_machine.h"
 #include "npukit/ktsim.h"
 
 /* The options every kt subcommand takes, and the option rows that fill them. */
-enum { KT_CLI_ROWS = 3 };
+enum { KT_CLI_ROWS = 8 };
 typedef struct kt_cli_opts {
-    const char *preset;
-    bool prestrobe, json;
+    kt_machine_opts m;
+    bool json;
     cli_opt rows[KT_CLI_ROWS + 1];
 } kt_cli_opts;
 
 typedef struct kt_cli {
     kt_cli_opts o;
-    ktsim *sim;
+    kt_machine m;
     kt_dev dev;
 } kt_cli;
 
-/* The rows of the common options (--sim, --prestrobe, --json), writing into o. */
+/* The rows of the common options (--sim, --prestrobe, --card, --ctrl-base, --mem-base,
+ * --timeout-ms, --backdoor, --json), writing into o. */
 const cli_opt *kt_cli_rows(kt_cli_opts *o);
-/* The traffic a command cost. Text: "transport: ...; N mesh cycles". JSON: "\"transactions\": T,
- * \"bytes\": B, \"transport\": {...}" (no trailing comma), the same members on every command. */
-void kt_cli_print_traffic(const kt_counters *k, uint64_t cycles, bool json);
+/* The traffic a command cost on machine m. Text: "transport: ...; N mesh cycles". JSON:
+ * "\"transactions\": T, \"bytes\": B, \"transport\": {...}" (no trailing comma), the same members on
+ * every command; "cycles" is null when the machine does not report its clock. */
+void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json);
 
 /* For a command that takes only the common options: parse them (cli_parse, with `about` in its
  * --help), build the simulator from the preset and open the window. Returns -1 to go on, or the
  * exit status (0 after --help). */
 int kt_cli_start(kt_cli *c, const char *cmd, const char *about, int argc, char **argv);
-/* Build the simulator from the preset and open the window; prints the error and returns 1. */
+/* Open the machine and its control window; prints the error and returns 1. */
 int kt_cli_open(kt_cli *c);
-void kt_cli_close(kt_cli *c);
-void kt_cli_print_counts(const kt_cli *c);
+/* Close the machine; 1 (reported) when a --card child exited with a failure. */
+int kt_cli_close(kt_cli *c);
+void kt_cli_print_counts(kt_cli *c);
 
 #endif

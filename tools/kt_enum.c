@@ -22,7 +22,7 @@ int kt_enum_main(int argc, char **argv)
     if (c.o.json) {
         printf("{\"preset\": \"%s\", \"simulated_bitstream\": \"%s\", \"flit_width\": %u, \"pos_width\": %u, "
                "\"grid_lo\": %u, \"grid_hi\": %u, \"units\": [",
-               ktsim_get_config(c.sim)->name, ktsim_gen_name(ktsim_get_config(c.sim)->gen), a->flit_width,
+               c.m.cfg.name, c.m.sim ? ktsim_gen_name(c.m.cfg.gen) : "unknown", a->flit_width,
                a->pos_width, a->grid_lo, a->grid_hi);
         for (size_t i = 0; i < n; i++)
             printf("%s{\"x\": %u, \"y\": %u, \"type\": \"%s\", \"type_code\": %u, \"version\": %u, "
@@ -34,7 +34,7 @@ int kt_enum_main(int argc, char **argv)
         printf("}\n");
     } else {
         printf("mesh: flit %u bits, position %u bits, routers %u..%u (preset %s)\n", a->flit_width, a->pos_width,
-               a->grid_lo, a->grid_hi, ktsim_get_config(c.sim)->name);
+               a->grid_lo, a->grid_hi, c.m.cfg.name);
         printf("%-8s %-6s %-8s %-10s %s\n", "coord", "type", "version", "n_buffers", "inst_depth");
         for (size_t i = 0; i < n; i++)
             printf("(%u,%u)%*s %-6s %-8u %-10u %u\n", u[i].at.x, u[i].at.y, u[i].at.x > 9 || u[i].at.y > 9 ? 1 : 3,
@@ -42,6 +42,5 @@ int kt_enum_main(int argc, char **argv)
         printf("%zu units\n", n);
         kt_cli_print_counts(&c);
     }
-    kt_cli_close(&c);
-    return 0;
+    return kt_cli_close(&c);
 }

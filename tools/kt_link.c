@@ -81,7 +81,7 @@ static bool parse_mesh_id(const cli_opt *row, const char *text, const char *cmd)
 
 static void print_mesh(kt_card_cli *c, unsigned m, bool last)
 {
-    uint64_t base = ktsim_card_ctrl_base(c->card, m);
+    uint64_t base = kt_machine_ctrl_base(&c->m, m);
     kt_il_caps caps = {0};
     kt_il_doorbells db = {0};
     kt_il_counters k = {0};
@@ -163,20 +163,20 @@ int kt_link_main(int argc, char **argv)
     if ((rc = kt_card_cli_open(&c)))
         return rc;
     for (unsigned m = 0; m < c.meshes; m++)
-        if (id_of[m] != ~0u && kt_il_set_mesh_id(c.t, ktsim_card_ctrl_base(c.card, m), id_of[m])) {
+        if (id_of[m] != ~0u && kt_il_set_mesh_id(c.t, kt_machine_ctrl_base(&c.m, m), id_of[m])) {
             rc = cli_lib_error("kt link: --mesh-id");
             kt_card_cli_close(&c);
             return rc;
         }
     for (unsigned i = 0; i < n_rings; i++)
-        if (kt_il_ring(c.t, ktsim_card_ctrl_base(c.card, rings[i].from), rings[i].to, (uint8_t)rings[i].tag)) {
+        if (kt_il_ring(c.t, kt_machine_ctrl_base(&c.m, rings[i].from), rings[i].to, (uint8_t)rings[i].tag)) {
             rc = cli_lib_error("kt link: ring");
             kt_card_cli_close(&c);
             return rc;
         }
-    ktsim_card_step(c.card, SETTLE_CYCLES); /* let the doorbells cross */
+    kt_machine_step(&c.m, SETTLE_CYCLES); /* let the doorbells cross */
     for (unsigned m = 0; clear && m < c.meshes; m++) /* inbound doorbell counts and sticky faults */
-        if (kt_il_clear(c.t, ktsim_card_ctrl_base(c.card, m), true, true)) {
+        if (kt_il_clear(c.t, kt_machine_ctrl_base(&c.m, m), true, true)) {
             rc = cli_lib_error("kt link: --clear");
             kt_card_cli_close(&c);
             return rc;
@@ -193,6 +193,5 @@ int kt_link_main(int argc, char **argv)
         kt_card_cli_print_counts(&c);
     }
     bool fault = kt_card_cli_report_fault(&c, "kt link");
-    kt_card_cli_close(&c);
-    return fault ? 1 : 0;
+    return kt_card_cli_close(&c) || fault ? 1 : 0;
 }

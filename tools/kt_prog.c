@@ -95,7 +95,7 @@ int kt_prog_main(int argc, char **argv)
     }
     kt_hp_opts o = {(uint32_t)budget, NULL, NULL};
     kt_hp_result r = {0};
-    s = in_engine ? kt_hp_run_engine(c.t, ktsim_card_engine_base(c.card), &p, &o, &r) : kt_hp_run_host(c.t, &p, &o, &r);
+    s = in_engine ? kt_hp_run_engine(c.t, c.m.cfg.engine_base, &p, &o, &r) : kt_hp_run_host(c.t, &p, &o, &r);
     if (s) {
         rc = cli_lib_error("kt prog");
     } else if (c.o.json) {
@@ -111,6 +111,5 @@ int kt_prog_main(int argc, char **argv)
     if (kt_card_cli_report_fault(&c, "kt prog") && !rc)
         rc = 1;
     kt_hp_free(&p);
-    kt_card_cli_close(&c);
-    return rc;
+    return kt_card_cli_close(&c) && !rc ? 1 : rc;
 }

@@ -50,10 +50,11 @@ int kt_saxpy_main(int argc, char **argv)
     c.o = card.o;
     if ((rc = kt_cli_open(&c)))
         return rc;
-    const ktsim_config *cfg = ktsim_get_config(c.sim);
-    kt_transport *t = ktsim_transport(c.sim);
+    const ktsim_config *cfg = &c.m.cfg;
+    uint64_t mem = kt_machine_mem_base(&c.m, 0);
+    kt_transport *t = c.m.t;
     kt_saxpy_job j;
-    if (kt_saxpy_job_init(&j, &c.dev, cfg->mem_base, cfg->dram_size, n, cfg->name))
+    if (kt_saxpy_job_init(&j, &c.dev, mem, cfg->dram_size, n, cfg->name))
         return fail(&c, &j, "kt saxpy");
     kt_counters_reset(t); /* count the control plane's work from here */
     uint64_t programs = 0;
@@ -75,9 +76,10 @@ int kt_saxpy_main(int argc, char **argv)
         }
     }
     size_t bad = 0;
-    if (s || kt_saxpy_job_check(&j, t, cfg->mem_base, &bad))
+    if (s || kt_saxpy_job_check(&j, t, mem, &bad))
         return fail(&c, &j, "kt saxpy");
-    const char *fault = ktsim_fault(c.sim);
+    char fault_text[512];
+    const char *fault = kt_machine_fault(&c.m, fault_text, sizeof fault_text) ? fault_text : NULL;
     if (c.o.json) {
         printf("{\"n\": %" PRIu64 ", \"a\": %g, \"units\": %zu, \"instructions\": %" PRIu64 ", \"programs\": %" PRIu64
                ", \"mismatches\": %zu, \"ok\": %s, ",
@@ -92,8 +94,7 @@ int kt_saxpy_main(int argc, char **argv)
         kt_cli_print_counts(&c);
     }
     if (fault)
-        fprintf(stderr, "npukit kt saxpy: simulator: %s\n", fault);
+        fprintf(stderr, "npukit kt saxpy: %s: %s\n", c.m.sim ? "simulator" : "machine", fault);
     kt_saxpy_job_free(&j);
-    kt_cli_close(&c);
-    return bad || fault ? 1 : 0;
+    return kt_cli_close(&c) || bad || fault ? 1 : 0;
 }

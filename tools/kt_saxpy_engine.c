@@ -14,14 +14,14 @@
 #include "npukit/kt_hostprog.h"
 
 typedef struct sleeper {
-    ktsim_card *card;
+    kt_machine *m;
     uint64_t cycles;
 } sleeper;
 
 static void host_sleep(void *user)
 {
     sleeper *s = user;
-    ktsim_card_step(s->card, s->cycles);
+    kt_machine_step(s->m, s->cycles);
 }
 
 static int fail(kt_card_cli *c, kt_saxpy_job *j, const char *what)
@@ -52,7 +52,7 @@ static npk_status run_round(kt_card_cli *c, kt_dev *dev, kt_saxpy_job *j, const 
         s = kt_hp_done(&hp, (uint64_t)(uint8_t)(j->txn - 1));
     kt_hp_result r = {0};
     if (!s)
-        s = kt_hp_run_engine(c->t, ktsim_card_engine_base(c->card), &hp, ho, &r);
+        s = kt_hp_run_engine(c->t, c->m.cfg.engine_base, &hp, ho, &r);
     for (size_t u = 0; u < j->nsx && !s; u++)
         if (rd->count[u])
             s = kt_hp_check_ticket(dev, &tk[u]);
@@ -71,16 +71,16 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, uint64_t wait_cycles)
         return rc;
     kt_dev dev;
     kt_saxpy_job j = {0};
-    const ktsim_config *cfg = ktsim_get_config(ktsim_card_mesh(c.card, 0));
+    const ktsim_config *cfg = &c.m.cfg;
     kt_options opt = {0};
     opt.stage_flits = cfg->stage_flits;
-    if (kt_open(&dev, c.t, ktsim_card_ctrl_base(c.card, 0), &opt) != NPK_OK)
+    if (kt_open(&dev, c.t, kt_machine_ctrl_base(&c.m, 0), &opt) != NPK_OK)
         return fail(&c, &j, "kt saxpy --engine: opening the control window");
-    uint64_t mem = ktsim_card_mem_base(c.card, 0);
+    uint64_t mem = kt_machine_mem_base(&c.m, 0);
     if (kt_saxpy_job_init(&j, &dev, mem, cfg->dram_size, n, cfg->name))
         return fail(&c, &j, "kt saxpy --engine");
     kt_counters_reset(c.t); /* count the control plane's work from here, as `kt saxpy` does */
-    sleeper sl = {c.card, wait_cycles};
+    sleeper sl = {&c.m, wait_cycles};
     kt_hp_opts ho = {0, wait_cycles ? host_sleep : NULL, &sl};
     uint64_t programs = 0, commands = 0, engine_polls = 0;
     kt_saxpy_round rd;
@@ -110,6 +110,5 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, uint64_t wait_cycles)
         kt_card_cli_print_counts(&c);
     }
     kt_saxpy_job_free(&j);
-    kt_card_cli_close(&c);
-    return bad || fault ? 1 : 0;
+    return kt_card_cli_close(&c) || bad || fault ? 1 : 0;
 }

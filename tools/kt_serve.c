@@ -10,19 +10,32 @@
 #include "npukit/kt_remote.h"
 #include "npukit/kt_serve.h"
 
-static void step(void *ctx, uint64_t cycles) { ktsim_card_step(ctx, cycles); }
-static uint64_t cycle(void *ctx) { return ktsim_card_cycle(ctx); }
-static const char *fault(void *ctx) { return ktsim_card_fault(ctx); }
+/* The hooks over the machine the options name: the simulated card, or (as a bridge from one
+ * protocol to the other) a --card machine, whose clock and faults are asked of it. */
+static void step(void *ctx, uint64_t cycles) { kt_machine_step(ctx, cycles); }
+
+static uint64_t cycle(void *ctx)
+{
+    uint64_t c = 0;
+    kt_machine_cycle(ctx, &c);
+    return c;
+}
+
+static const char *fault(void *ctx)
+{
+    static char text[512];
+    return kt_machine_fault(ctx, text, sizeof text) ? text : NULL;
+}
 
 static npk_status dram_read(void *ctx, unsigned ch, uint64_t off, void *buf, size_t len)
 {
-    ktsim *m = ktsim_card_mesh(ctx, ch);
+    ktsim *m = ktsim_card_mesh(((kt_machine *)ctx)->sim, ch);
     return m ? ktsim_dram_read(m, off, buf, len) : npk_fail(NPK_EINVAL, "no mesh %u", ch);
 }
 
 static npk_status dram_write(void *ctx, unsigned ch, uint64_t off, const void *buf, size_t len)
 {
-    ktsim *m = ktsim_card_mesh(ctx, ch);
+    ktsim *m = ktsim_card_mesh(((kt_machine *)ctx)->sim, ch);
     return m ? ktsim_dram_write(m, off, buf, len) : npk_fail(NPK_EINVAL, "no mesh %u", ch);
 }
 
@@ -69,11 +82,12 @@ int kt_serve_main(int argc, char **argv)
             listen_at = def;
         }
     }
-    c.engine = true; /* the whole card: a client may run engine programs */
+    c.engine = !c.o.m.card; /* the whole simulated card: a client may run engine programs */
     if (kt_card_cli_open(&c))
         return 1;
-    kt_serve_target tg = {c.t, ktsim_get_config(ktsim_card_mesh(c.card, 0))->name, ktsim_card_meshes(c.card),
-                          c.card, step, cycle, fault, dram_read, dram_write};
+    bool sim = c.m.sim != NULL; /* the DRAM backdoor reaches the simulator's arrays only */
+    kt_serve_target tg = {c.t,         c.m.cfg.name, c.m.meshes,           &c.m, step, cycle, fault,
+                          sim ? dram_read : NULL, sim ? dram_write : NULL, c.m.engine};
     int fd = -1;
     unsigned port = 0;
     if (listen_at) {

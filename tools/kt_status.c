@@ -75,6 +75,5 @@ int kt_status_main(int argc, char **argv)
     } else {
         kt_cli_print_counts(&c);
     }
-    kt_cli_close(&c);
-    return 0;
+    return kt_cli_close(&c);
 }

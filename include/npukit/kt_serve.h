@@ -30,6 +30,9 @@ typedef struct kt_serve_target {
     /* BR / BW: DRAM of channel (mesh) `ch` at byte offset `off` (NULL: refused). */
     npk_status (*dram_read)(void *ctx, unsigned ch, uint64_t off, void *buf, size_t len);
     npk_status (*dram_write)(void *ctx, unsigned ch, uint64_t off, const void *buf, size_t len);
+    /* A control-program engine answers on the bus (announced as engine=1 / "engine": true; a
+     * card has none, so a client runs engine programs only where this is said). */
+    bool engine;
 } kt_serve_target;
 
 /* One line-protocol session on a pair of descriptors: READY, then commands until Q or the end of

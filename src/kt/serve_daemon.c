@@ -107,6 +107,7 @@ static npk_status op_hello(server *sv, client *cl, const cJSON *req, cJSON **val
     cJSON_AddStringToObject(v, "backend", "ktsim");
     cJSON_AddNumberToObject(v, "beat_bytes", 8);
     cJSON_AddBoolToObject(v, "governor", 0);
+    cJSON_AddBoolToObject(v, "engine", sv->tg->engine);
     *value = v;
     return NPK_OK;
 }

@@ -216,8 +216,8 @@ npk_status kt_serve_line_session(const kt_serve_target *tg, int in_fd, int out_f
         s = npk_fail(NPK_ENOMEM, "line server: out of memory");
         goto out;
     }
-    snprintf(ss.reply, REPLY_CAP, "READY model=ktsim machine=%s meshes=%x backdoor=%d\n", tg->name, tg->meshes,
-             tg->dram_read && tg->dram_write);
+    snprintf(ss.reply, REPLY_CAP, "READY model=ktsim machine=%s meshes=%x backdoor=%d engine=%d\n", tg->name,
+             tg->meshes, tg->dram_read && tg->dram_write, tg->engine);
     if ((s = kt_carrier_send(&ss.c, ss.reply, strlen(ss.reply))))
         goto out;
     for (;;) {

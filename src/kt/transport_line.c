@@ -12,7 +12,8 @@
 enum {
     CMD_MAX = 2 * KT_LINE_MAX_BLOCK + 64,
     REPLY_MAX = 2 * KT_LINE_MAX_BLOCK + 4096, /* a reply line, or one line of model output */
-    SHOWN = 60,                               /* characters of a command or reply quoted in errors */
+    SHOWN = 60,                               /* characters of a command quoted in errors */
+    SHOWN_REPLY = 240,                        /* of a reply (an E line's text is the peer's reason) */
     CHATTER_CHARS = 120,
     MAX_BACKDOOR = 4,
     FINISH_GRACE_MS = 2000,
@@ -58,23 +59,23 @@ static void chatter_text(const kt_line *l, char *buf, size_t len)
     }
 }
 
-/* A command or reply cut to SHOWN characters for a message. */
-static const char *shown(const char *s, char *buf, size_t len)
+/* A command or reply cut to `max` characters for a message. */
+static const char *shown(const char *s, int max, char *buf, size_t len)
 {
     size_t n = strlen(s);
-    if (n <= SHOWN)
+    if (n <= (size_t)max)
         snprintf(buf, len, "%s", s);
     else
-        snprintf(buf, len, "%.*s...(%zu characters)", SHOWN, s, n);
+        snprintf(buf, len, "%.*s...(%zu characters)", max, s, n);
     return buf;
 }
 
 static npk_status bad_reply(kt_line *l, npk_status st, const char *reply, const char *why)
 {
-    char c[SHOWN + 40], r[SHOWN + 40], chat[4 * CHATTER_CHARS];
+    char c[SHOWN + 40], r[SHOWN_REPLY + 40], chat[4 * CHATTER_CHARS];
     chatter_text(l, chat, sizeof chat);
-    return npk_fail(st, "%s: `%s` answered `%s`: %s%s", l->c.what, shown(l->cmd, c, sizeof c),
-                    shown(reply, r, sizeof r), why, chat);
+    return npk_fail(st, "%s: `%s` answered `%s`: %s%s", l->c.what, shown(l->cmd, SHOWN, c, sizeof c),
+                    shown(reply, SHOWN_REPLY, r, sizeof r), why, chat);
 }
 
 /* The carrier's own failure (timeout, peer gone) with the command it interrupted. */
@@ -83,7 +84,7 @@ static npk_status lost(kt_line *l, npk_status st)
     char why[512], c[SHOWN + 40], chat[4 * CHATTER_CHARS];
     snprintf(why, sizeof why, "%s", npk_last_error());
     chatter_text(l, chat, sizeof chat);
-    return npk_fail(st, "%s, waiting for the reply to `%s`%s", why, shown(l->cmd, c, sizeof c), chat);
+    return npk_fail(st, "%s, waiting for the reply to `%s`%s", why, shown(l->cmd, SHOWN, c, sizeof c), chat);
 }
 
 static bool starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
