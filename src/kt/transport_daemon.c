@@ -103,15 +103,18 @@ static npk_status call_void(kt_daemon *d, const char *op, cJSON *req)
     return s;
 }
 
-static cJSON *req_addr(uint64_t addr)
+/* A request holding key: v (NULL when out of memory; call() then fails cleanly). */
+static cJSON *req_u64(const char *key, uint64_t v)
 {
     cJSON *q = cJSON_CreateObject();
-    if (q && !kt_json_add_u64(q, "addr", addr)) {
+    if (q && !kt_json_add_u64(q, key, v)) {
         cJSON_Delete(q);
         q = NULL;
     }
     return q;
 }
+
+static cJSON *req_addr(uint64_t addr) { return req_u64("addr", addr); }
 
 static npk_status d_read64(void *ctx, uint64_t addr, uint64_t *value)
 {
@@ -209,8 +212,8 @@ unsigned kt_daemon_beat_bytes(const kt_daemon *d) { return d->beat_bytes; }
 
 npk_status kt_daemon_claim(kt_daemon *d, unsigned mesh, uint64_t base, uint64_t size, uint64_t *lease)
 {
-    cJSON *q = cJSON_CreateObject();
-    if (q && !(kt_json_add_u64(q, "mesh", mesh) && kt_json_add_u64(q, "base", base) && kt_json_add_u64(q, "size", size))) {
+    cJSON *q = req_u64("mesh", mesh);
+    if (q && !(kt_json_add_u64(q, "base", base) && kt_json_add_u64(q, "size", size))) {
         cJSON_Delete(q);
         q = NULL;
     }
@@ -219,10 +222,7 @@ npk_status kt_daemon_claim(kt_daemon *d, unsigned mesh, uint64_t base, uint64_t 
 
 npk_status kt_daemon_release(kt_daemon *d, uint64_t lease)
 {
-    cJSON *q = cJSON_CreateObject();
-    if (q)
-        kt_json_add_u64(q, "lease", lease);
-    return call_void(d, "release", q);
+    return call_void(d, "release", req_u64("lease", lease));
 }
 
 npk_status kt_daemon_run_begin(kt_daemon *d, unsigned mesh_mask, const char *level, uint64_t *token)
@@ -238,10 +238,7 @@ npk_status kt_daemon_run_begin(kt_daemon *d, unsigned mesh_mask, const char *lev
 
 npk_status kt_daemon_run_end(kt_daemon *d, uint64_t token)
 {
-    cJSON *q = cJSON_CreateObject();
-    if (q)
-        kt_json_add_u64(q, "token", token);
-    return call_void(d, "run_end", q);
+    return call_void(d, "run_end", req_u64("token", token));
 }
 
 npk_status kt_daemon_status(kt_daemon *d, char *buf, size_t len)

@@ -223,38 +223,39 @@ static npk_status bus_write(kt_line *l, uint64_t addr, const uint8_t *buf, size_
     return NPK_OK;
 }
 
-static npk_status line_read_block(void *ctx, uint64_t addr, void *buf, size_t len)
+static npk_status bus(kt_line *l, bool write, uint64_t addr, uint8_t *p, size_t len)
 {
-    kt_line *l = ctx;
-    uint8_t *p = buf;
+    return write ? bus_write(l, addr, p, len) : bus_read(l, addr, p, len);
+}
+
+/* A block: through the bus, or its whole DRAM words through the backdoor and the ragged ends
+ * through the bus. `p` is only read when writing. */
+static npk_status block(kt_line *l, bool write, uint64_t addr, uint8_t *p, size_t len)
+{
     bd_span sp = backdoor_span(l, addr, len);
     if (sp.win < 0)
-        return bus_read(l, addr, p, len);
-    npk_status s = sp.head ? bus_read(l, addr, p, sp.head) : NPK_OK;
+        return bus(l, write, addr, p, len);
+    npk_status s = sp.head ? bus(l, write, addr, p, sp.head) : NPK_OK;
+    unsigned ch = l->bd[sp.win].ch;
     uint64_t word0 = (addr + sp.head - l->bd[sp.win].base) / KT_BACKDOOR_WORD;
-    for (size_t i = 0; i < sp.words && !s; i++)
-        s = kt_line_backdoor_read(l, l->bd[sp.win].ch, word0 + i, p + sp.head + i * KT_BACKDOOR_WORD);
+    for (size_t i = 0; i < sp.words && !s; i++) {
+        uint8_t *w = p + sp.head + i * KT_BACKDOOR_WORD;
+        s = write ? kt_line_backdoor_write(l, ch, word0 + i, w) : kt_line_backdoor_read(l, ch, word0 + i, w);
+    }
     size_t done = sp.head + sp.words * KT_BACKDOOR_WORD;
     if (!s && done < len)
-        s = bus_read(l, addr + done, p + done, len - done);
+        s = bus(l, write, addr + done, p + done, len - done);
     return s;
+}
+
+static npk_status line_read_block(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    return block(ctx, false, addr, buf, len);
 }
 
 static npk_status line_write_block(void *ctx, uint64_t addr, const void *buf, size_t len)
 {
-    kt_line *l = ctx;
-    const uint8_t *p = buf;
-    bd_span sp = backdoor_span(l, addr, len);
-    if (sp.win < 0)
-        return bus_write(l, addr, p, len);
-    npk_status s = sp.head ? bus_write(l, addr, p, sp.head) : NPK_OK;
-    uint64_t word0 = (addr + sp.head - l->bd[sp.win].base) / KT_BACKDOOR_WORD;
-    for (size_t i = 0; i < sp.words && !s; i++)
-        s = kt_line_backdoor_write(l, l->bd[sp.win].ch, word0 + i, p + sp.head + i * KT_BACKDOOR_WORD);
-    size_t done = sp.head + sp.words * KT_BACKDOOR_WORD;
-    if (!s && done < len)
-        s = bus_write(l, addr + done, p + done, len - done);
-    return s;
+    return block(ctx, true, addr, (uint8_t *)(uintptr_t)buf, len); /* never written through */
 }
 
 static void line_close(void *ctx)
