@@ -114,8 +114,8 @@ static void test_wedge_recovery(void)
     npk_rk *rt;
     CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
     npk_rk_stats st;
-    rt->have_prec = true;
-    rt->last_prec = NPK_PREC_INT8;
+    rt->eng->have_prec = true;
+    rt->eng->last_prec = NPK_PREC_INT8;
     CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 4, 64, 32, &st), 0);
     CHECK_EQ(st.retries, 1);
     CHECK_EQ(st.resets, 1);
@@ -145,8 +145,8 @@ static void test_chained_jobs(void)
     /* A wedge in a chained job: reset, retry once, exact result. After fp16, make the runtime
      * believe int8 is current so it misses the entry reset. */
     CHECK_EQ(run_checked(rt, NPK_PREC_FP16, NPK_PREC_FP32, 400, 3000, 100, &st), 0);
-    rt->have_prec = true;
-    rt->last_prec = NPK_PREC_INT8;
+    rt->eng->have_prec = true;
+    rt->eng->last_prec = NPK_PREC_INT8;
     CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 300, 5000, 64, &st), 0);
     CHECK_EQ(st.retries, 1);
     CHECK(!rksim_is_dead(npk_rk_device_sim(rt->dev)));
@@ -190,8 +190,8 @@ static void test_parallel_cores_wedge(void)
     npk_rk_stats st;
     CHECK_EQ(run_checked(rt, NPK_PREC_FP16, NPK_PREC_FP32, 64, 512, 192, &st), 0);
     CHECK_EQ(st.cores_used, 3);
-    rt->have_prec = true;
-    rt->last_prec = NPK_PREC_INT8; /* the runtime misses the int8 entry reset on every core */
+    rt->eng->have_prec = true;
+    rt->eng->last_prec = NPK_PREC_INT8; /* the runtime misses the int8 entry reset on every core */
     CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 64, 512, 192, &st), 0);
     CHECK_EQ(st.cores_used, 3);
     CHECK(st.retries >= 1 && st.retries <= 3);

@@ -44,6 +44,13 @@ typedef struct npk_rk_weights npk_rk_weights;
 /* device: "auto" or NULL (the NPU if an rknpu node exists, else the simulator), "sim", "npu"
  * (auto-detected node; fails if none), or a device path such as /dev/dri/card1. */
 npk_status npk_rk_open(const char *device, npk_rk **out);
+/* The same, but every runtime opened this way with the same device name shares one engine:
+ * the device, its per-core buffers and its reset lock. Device buffers and weights resident on
+ * it serve all of them; their calls run at once on different cores and take turns (waiting,
+ * not NPK_EBUSY) on a core they both use, so a core's feature buffer keeps one address (spec
+ * "Feature address caching") and a reset never lands under another runtime's job. A runtime
+ * opened with npk_rk_open shares nothing with any other. */
+npk_status npk_rk_open_shared(const char *device, npk_rk **out);
 void npk_rk_close(npk_rk *rt);
 
 typedef struct npk_rk_info {
@@ -56,8 +63,14 @@ typedef struct npk_rk_info {
 } npk_rk_info;
 npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 
-/* Use at most `cores` cores (1..the SoC's count; default all). */
+/* Use at most `cores` cores (1..the SoC's count; default all): cores 0..cores-1. */
 npk_status npk_rk_set_cores(npk_rk *rt, unsigned cores);
+/* Pin the runtime's calls to the cores in `mask` (bit c: core c; 0: every core, the default).
+ * A call spreads N over the pinned cores in mask order; a single bit runs every task on that
+ * core. Bits beyond the SoC's cores are refused. */
+npk_status npk_rk_set_core_mask(npk_rk *rt, unsigned mask);
+/* The pinned cores as a mask (after set_cores(n): the low n bits). */
+unsigned npk_rk_core_mask(const npk_rk *rt);
 
 /* The most tasks one submit chains (npk_rk_set_chain; the kernel accepts up to 4095, this
  * bounds the runtime's buffers). */
@@ -93,6 +106,9 @@ typedef struct npk_rk_stats {
     uint64_t host_ns;        /* wall time of the whole call */
     uint64_t synth_ns, pack_ns, sync_ns, submit_ns, accumulate_ns; /* host-side parts */
     uint32_t cores_used;     /* cores the plan spread N over (fewer than allowed for narrow N) */
+    uint32_t core_mask;      /* the cores the tasks ran on */
+    uint32_t b_repacks;      /* bound weights repacked because their bytes changed */
+    uint64_t b_check_ns;     /* time spent checking bound weights for changes (checksum) */
 } npk_rk_stats;
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32
@@ -102,6 +118,88 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
 
 /* The weights' shape and precision. */
 void npk_rk_weights_shape(const npk_rk_weights *w, npk_rk_prec *in, uint32_t *k, uint32_t *n);
+
+/* ---- Device memory --------------------------------------------------------------------------
+ * NPU-visible buffers allocated through the runtime: a host pointer and a size. They are
+ * process-wide: a buffer serves any runtime's calls (as A, B or C by its host pointer, and as
+ * weights read in place by the NPU on any runtime sharing its engine), may be freed after the
+ * runtime that created it is closed, and keeps that engine open until it is freed. The CPU sees
+ * the bytes through npk_rk_buffer_host(); after writing bytes the NPU reads, or before reading
+ * bytes the NPU wrote, sync them (the runtime syncs what its own calls read and write). */
+typedef struct npk_rk_buffer npk_rk_buffer;
+
+typedef enum npk_rk_sync_dir {
+    NPK_RK_SYNC_TO_DEVICE = 1,   /* CPU writes -> NPU */
+    NPK_RK_SYNC_FROM_DEVICE = 2, /* NPU writes -> CPU */
+    NPK_RK_SYNC_BOTH = 3,
+} npk_rk_sync_dir;
+
+npk_status npk_rk_buffer_create(npk_rk *rt, uint64_t size, npk_rk_buffer **out);
+/* Frees the buffer's device memory (whatever runtime created it); NULL is a no-op. */
+void npk_rk_buffer_free(npk_rk_buffer *buf);
+void *npk_rk_buffer_host(const npk_rk_buffer *buf);
+uint64_t npk_rk_buffer_size(const npk_rk_buffer *buf);
+/* The buffer's NPU address (32-bit IOVA). */
+uint32_t npk_rk_buffer_iova(const npk_rk_buffer *buf);
+/* Sync [offset, offset + size) (size 0: to the end). */
+npk_status npk_rk_buffer_sync(npk_rk_buffer *buf, uint64_t offset, uint64_t size,
+                              npk_rk_sync_dir dir);
+
+/* ---- Operand layouts -------------------------------------------------------------------------
+ * B may be given row-major [K][N], transposed [N][K], or in the NPU's native weight layout
+ * (rk_layout.h: [Np/G][Kp/32][G][32], G = 16 fp16, 32 int8, 64 int4; int4 two per byte, the
+ * even index in the low nibble). A native B whose K exceeds NPK_RK_NATIVE_B_SEGMENT_K is a
+ * sequence of ceil(K / NPK_RK_NATIVE_B_SEGMENT_K) segments, each a native block of its own K
+ * range over all Np columns, the last one holding the remainder; the runtime runs them as its K
+ * slices. A and C may be row-major or in the NPU's native (cube) layouts: A [Kp/C2][M][C2]
+ * (C2 = 8 fp16, 16 int8, 32 int4, int4 two per byte), C [Np/C2o][M][C2o] (C2o = 4 for fp32 and
+ * int32, 8 for fp16). Row-major int4 stays one int8_t per element. */
+typedef enum npk_rk_layout {
+    NPK_RK_ROWS = 0,       /* row-major: B [K][N], A [M][K], C [M][N] */
+    NPK_RK_NATIVE = 1,     /* the NPU's own layout */
+    NPK_RK_TRANSPOSED = 2, /* B only: [N][K] */
+} npk_rk_layout;
+typedef npk_rk_layout npk_rk_b_layout;
+
+/* K per segment of a native B on the RK3588. */
+#define NPK_RK_NATIVE_B_SEGMENT_K 8192u
+
+/* Bytes B of this shape occupies in a layout (native: the padded, segmented blocks). */
+uint64_t npk_rk_b_layout_bytes(npk_rk_prec in, uint32_t k, uint32_t n, npk_rk_layout layout);
+/* Convert row-major B [K][N] into the native layout (dst of npk_rk_b_layout_bytes(.., NATIVE)
+ * bytes), segments and padding included. */
+npk_status npk_rk_b_to_native(npk_rk_prec in, uint32_t k, uint32_t n, const void *b, void *dst,
+                              uint64_t dst_size);
+
+/* npk_rk_weights_pack with B in any layout. */
+npk_status npk_rk_weights_pack_layout(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
+                                      const void *b, npk_rk_layout layout, uint32_t m_hint,
+                                      npk_rk_weights **out);
+
+/* Weights that live in a device buffer, at `offset`, in `layout`, and are read at every call:
+ * bytes changed between calls give the new result.
+ *   - A native fp16 or int8 B on a buffer of this runtime's engine (offset a multiple of 64) is
+ *     read in place by the NPU: no copy, its K slices are the segments; each call syncs it to
+ *     the device.
+ *   - Otherwise (row-major or transposed B, int4 whose K slices must stay short enough for the
+ *     exact int16 partials, another engine's buffer) the runtime keeps a packed copy and checks
+ *     the buffer's bytes with a 64-bit checksum at every call, repacking when it changed: the
+ *     check costs one read of B per call (stats.b_check_ns), the repack only when B changed.
+ * The buffer must stay alive while the weights are used; npk_rk_weights_free releases only the
+ * runtime's copy. */
+npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
+                               npk_rk_buffer *buf, uint64_t offset, npk_rk_layout layout,
+                               uint32_t m_hint, npk_rk_weights **out);
+/* True when the NPU reads the bound weights straight from their buffer. */
+bool npk_rk_weights_in_place(const npk_rk_weights *w);
+
+/* npk_rk_matmul with A and C in a layout each (NPK_RK_ROWS or NPK_RK_NATIVE). */
+npk_status npk_rk_matmul_layout(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                npk_rk_layout a_layout, npk_rk_prec out, void *c,
+                                npk_rk_layout c_layout, npk_rk_stats *stats);
+/* Bytes A [M][K] or C [M][N] occupies in a layout. */
+uint64_t npk_rk_a_layout_bytes(npk_rk_prec in, uint32_t m, uint32_t k, npk_rk_layout layout);
+uint64_t npk_rk_c_layout_bytes(npk_rk_prec out, uint32_t m, uint32_t n, npk_rk_layout layout);
 
 #ifdef __cplusplus
 }

@@ -19,30 +19,67 @@ typedef struct npk_rk_core_bufs {
     npk_rk_mem task;
     npk_rk_mem output;
     atomic_bool output_warm; /* read by its core's worker, cleared by a reset on any core */
+    /* Held for a whole job: runtimes sharing an engine take turns on a core, so its feature
+     * slot keeps one address and its task and output buffers hold one job at a time. */
+    pthread_mutex_t job_lock;
 } npk_rk_core_bufs;
 
 enum { NPK_RK_MAX_CORES = 3 };
 
-struct npk_rk {
+/* A device and what its cores hold: the per-core buffers, the reset lock and the state
+ * policy's view of the NPU. A runtime opened with npk_rk_open has an engine of its own;
+ * runtimes opened with npk_rk_open_shared on the same device name share one, so device
+ * buffers and weights resident there serve all of them, jobs on a core take turns and a reset
+ * waits for every runtime's job in flight. Buffers hold a reference too: the engine (and its
+ * device) goes with the last runtime or buffer. */
+typedef struct npk_rk_engine {
     npk_rk_device *dev;
     const npk_rk_soc *soc;
-    unsigned cores;
-    uint32_t chain; /* tasks per SUBMIT (1: one task per job) */
+    bool simulated;
+    uint32_t drv_version, hw_version;
+    uint32_t chain;        /* tasks per SUBMIT the core buffers are sized for */
     /* Bytes of one feature slot: the whole CBUF (banks x bank size). The planner's M ceilings
      * keep every feature tile within the data banks (at most 11); the slot's spare bank covers
      * cube-mode padding rows. A job of L chained tasks uses L slots. */
     uint32_t feature_slot;
-    bool simulated;
-    uint32_t drv_version, hw_version;
-    pthread_mutex_t lock;     /* one call at a time (others get NPK_EBUSY) */
-    /* Cores are driven by one worker thread each. A submit holds npu_lock shared; a reset
-     * holds it exclusively, so it never lands under another core's running job. */
+    /* A submit holds npu_lock shared; a reset holds it exclusively, so it never lands under
+     * another core's running job. */
     pthread_rwlock_t npu_lock;
-    /* policy state */
+    atomic_uint pending;      /* NPK_POLICY_* actions due before the next submit */
+    pthread_mutex_t policy_lock; /* the precision the NPU was last entered in */
     bool have_prec;
     npk_rk_prec last_prec;
-    atomic_uint pending;      /* NPK_POLICY_* actions due before the next submit */
     npk_rk_core_bufs core[NPK_RK_MAX_CORES];
+    /* sharing (under the registry's lock) */
+    unsigned refs;
+    bool shared;
+    char key[128];
+    struct npk_rk_engine *next;
+} npk_rk_engine;
+
+/* Open a private engine, or find/open the shared one for `device`; release drops a reference. */
+npk_status npk_rk_engine_get(const char *device, bool shared, npk_rk_engine **out);
+void npk_rk_engine_retain(npk_rk_engine *e);
+void npk_rk_engine_release(npk_rk_engine *e);
+/* (Re-)create the feature and task buffers of every core for jobs of `chain` tasks. */
+npk_status npk_rk_engine_set_chain(npk_rk_engine *e, uint32_t chain);
+/* Runtimes (and buffers) holding the engine. */
+unsigned npk_rk_engine_refs(npk_rk_engine *e);
+
+struct npk_rk {
+    npk_rk_engine *eng;
+    /* the engine's, copied: the submit spine reads them on every job */
+    npk_rk_device *dev;
+    const npk_rk_soc *soc;
+    uint32_t chain;
+    uint32_t feature_slot;
+    bool simulated;
+    npk_rk_core_bufs *core;    /* eng->core */
+    pthread_rwlock_t *npu_lock; /* &eng->npu_lock */
+    atomic_uint *pending;      /* &eng->pending */
+    unsigned cores;            /* cores a call spreads over */
+    uint8_t core_map[NPK_RK_MAX_CORES]; /* the planner's core i runs on core_map[i] */
+    pthread_mutex_t lock;     /* one call at a time (others get NPK_EBUSY) */
 };
 
 struct npk_rk_weights {
@@ -54,8 +91,33 @@ struct npk_rk_weights {
     uint32_t slices;
     uint32_t np;        /* N padded to the dtype's group */
     uint64_t slice_bytes; /* bytes of one full slice over all Np columns */
+    npk_rk_mem mem;     /* owned, or (in_place) a view of the bound buffer's bytes */
+    /* Weights bound to a device buffer (npk_rk_weights_bind): re-read at every call. */
+    struct npk_rk_buffer *src;
+    uint64_t src_off, src_bytes;
+    npk_rk_b_layout layout;
+    bool in_place;      /* the NPU reads src directly (native layout in the runtime's slicing) */
+    bool have_sum;
+    uint64_t sum;       /* checksum of src's bytes when mem was last packed */
+};
+
+/* The device memory behind an npk_rk_buffer. */
+struct npk_rk_buffer {
+    npk_rk_engine *eng;
     npk_rk_mem mem;
 };
+
+/* Bring bound weights up to date with their buffer before a call: sync the bytes the NPU
+ * reads in place, or repack when the checksum changed. */
+npk_status npk_rk_weights_refresh(npk_rk *rt, npk_rk_weights *w, npk_rk_stats *st);
+/* A weights object of this shape with its slicing chosen (k_slice 0: the planner's choice for
+ * m_hint, else exactly that), no memory yet. */
+npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
+                              uint32_t m_hint, uint32_t k_slice, npk_rk_weights **out);
+/* Bytes of w's packed slices. */
+uint64_t npk_rk_weights_bytes(const npk_rk_weights *w);
+/* Pack row-major B (the runtime's element convention) into w->mem over w's slicing. */
+npk_status npk_rk_weights_fill(npk_rk *rt, npk_rk_weights *w, const void *b);
 
 /* Buffer flags (facts A.1): data buffers NON_CONTIGUOUS | CACHEABLE | IOVA alignment, synced
  * both ways; the task buffer additionally KERNEL_MAPPING, which SUBMIT requires. */

@@ -27,29 +27,29 @@ typedef struct run {
 /* ---- the state policy, applied ------------------------------------------------------------ */
 
 /* Policy actions become due; they are carried out, all at once, by the next reset_if_due. */
-static void apply(npk_rk *rt, unsigned actions) { atomic_fetch_or(&rt->pending, actions); }
+static void apply(npk_rk *rt, unsigned actions) { atomic_fetch_or(rt->pending, actions); }
 
 /* Carry out the due actions while no core has a job in flight: a reset under another core's
  * running job is the queue corruption the spec warns about ("never storm concurrent submits
  * over wedging values"). */
 static npk_status reset_if_due(npk_rk *rt, npk_rk_stats *st)
 {
-    if (!atomic_load(&rt->pending))
+    if (!atomic_load(rt->pending))
         return NPK_OK;
-    pthread_rwlock_wrlock(&rt->npu_lock);
+    pthread_rwlock_wrlock(rt->npu_lock);
     npk_status s = NPK_OK;
-    unsigned due = atomic_exchange(&rt->pending, 0u);
+    unsigned due = atomic_exchange(rt->pending, 0u);
     if (due & NPK_POLICY_RESET) {
         s = npk_rk_action(rt->dev, RKNPU_ACT_RESET, NULL);
         if (s)
-            atomic_fetch_or(&rt->pending, due); /* still due */
+            atomic_fetch_or(rt->pending, due); /* still due */
         else
             st->resets++;
     }
     if (s == NPK_OK && (due & NPK_POLICY_CLEAR_WARM))
         for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
             atomic_store(&rt->core[c].output_warm, false);
-    pthread_rwlock_unlock(&rt->npu_lock);
+    pthread_rwlock_unlock(rt->npu_lock);
     return s;
 }
 
@@ -87,9 +87,9 @@ static npk_status submit_with_policy(npk_rk *rt, unsigned c, uint32_t tasks, npk
         npk_status s = reset_if_due(rt, st);
         if (s)
             return s;
-        pthread_rwlock_rdlock(&rt->npu_lock);
-        if (atomic_load(&rt->pending)) { /* another core wedged meanwhile: reset first */
-            pthread_rwlock_unlock(&rt->npu_lock);
+        pthread_rwlock_rdlock(rt->npu_lock);
+        if (atomic_load(rt->pending)) { /* another core wedged meanwhile: reset first */
+            pthread_rwlock_unlock(rt->npu_lock);
             continue;
         }
         if (!atomic_load(&rt->core[c].output_warm) && npk_rk_policy_warmup_fresh_output()) {
@@ -100,7 +100,7 @@ static npk_status submit_with_policy(npk_rk *rt, unsigned c, uint32_t tasks, npk
         }
         if (s == NPK_OK)
             s = submit(rt, c, tasks, false, st);
-        pthread_rwlock_unlock(&rt->npu_lock);
+        pthread_rwlock_unlock(rt->npu_lock);
         if (s != NPK_ETIMEDOUT)
             return s; /* success, or a fault that a retry would only repeat */
         apply(rt, npk_rk_policy_on_wedge());
@@ -274,7 +274,10 @@ static npk_status run_core(run *r, size_t first, size_t count)
         uint32_t n = 1;
         while (n < r->rt->chain && i + n < first + count)
             n++;
+        pthread_mutex_t *job_lock = &r->rt->core[r->plan.tasks[i].core].job_lock;
+        pthread_mutex_lock(job_lock);
         s = run_job(r, &r->plan.tasks[i], n);
+        pthread_mutex_unlock(job_lock);
         i += n;
     }
     return s;
@@ -396,6 +399,12 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
         return s;
     if (pthread_mutex_trylock(&rt->lock))
         return npk_fail(NPK_EBUSY, "matmul: another call is running on this runtime");
+    /* Weights bound to a buffer are read at every call: bring them up to date (the object is
+     * the caller's B; only its cache of the buffer changes). */
+    if (w->src && (s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st))) {
+        pthread_mutex_unlock(&rt->lock);
+        return s;
+    }
 
     run r = {0};
     r.rt = rt;
@@ -435,9 +444,16 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
     if (s == NPK_OK) {
         st->tasks = (uint32_t)r.plan.count;
         st->cores_used = r.plan.cores_used;
-        apply(rt, npk_rk_policy_on_enter(rt->have_prec, rt->last_prec, w->in));
-        rt->have_prec = true;
-        rt->last_prec = w->in;
+        /* The runtime's cores are the engine's: tasks go to the pinned ones. */
+        for (size_t i = 0; i < r.plan.count; i++)
+            r.plan.tasks[i].core = rt->core_map[r.plan.tasks[i].core];
+        st->core_mask = npk_rk_core_mask(rt);
+        npk_rk_engine *e = rt->eng;
+        pthread_mutex_lock(&e->policy_lock);
+        apply(rt, npk_rk_policy_on_enter(e->have_prec, e->last_prec, w->in));
+        e->have_prec = true;
+        e->last_prec = w->in;
+        pthread_mutex_unlock(&e->policy_lock);
         s = run_all_cores(&r);
         npk_rk_plan_free(&r.plan);
     }

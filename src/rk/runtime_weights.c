@@ -23,14 +23,10 @@ npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what)
     return check_int4(v, count, what);
 }
 
-npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n, const void *b,
-                               uint32_t m_hint, npk_rk_weights **out)
+npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
+                              uint32_t m_hint, uint32_t k_slice, npk_rk_weights **out)
 {
-    if (!out)
-        return npk_fail(NPK_EINVAL, "weights_pack: NULL output handle");
     *out = NULL;
-    if (!rt || !b)
-        return npk_fail(NPK_EINVAL, "weights_pack: NULL %s", rt ? "B" : "runtime");
     if (in != NPK_PREC_FP16 && in != NPK_PREC_INT8 && in != NPK_PREC_INT4)
         return npk_fail(NPK_EINVAL, "weights dtype %s: the runtime takes fp16, int8 or int4",
                         npk_rk_prec_name(in) ? npk_rk_prec_name(in) : "?");
@@ -39,16 +35,12 @@ npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
     if (k > NPK_RK_LAYOUT_MAX_DIM || n > NPK_RK_LAYOUT_MAX_DIM)
         return npk_fail(NPK_ELIMIT, "weights K=%u N=%u: each must be at most %zu", k, n,
                         (size_t)NPK_RK_LAYOUT_MAX_DIM);
-    if (in == NPK_PREC_INT4) {
-        npk_status s = check_int4(b, (uint64_t)k * n, "B");
-        if (s)
-            return s;
-    }
     npk_rk_plan_request req;
     /* A hint only: any M above the planner's limit slices K as the limit does. */
     uint32_t hint = m_hint < 1 ? 1 : m_hint > NPK_RK_PLAN_MAX_DIM ? NPK_RK_PLAN_MAX_DIM : m_hint;
     npk_rk_plan_request_init(&req, in, hint, k, n);
     req.soc = rt->soc;
+    req.k_slice = k_slice;
     uint32_t ks = npk_rk_plan_k_slice(&req);
     if (!ks)
         return NPK_EINVAL;
@@ -64,33 +56,49 @@ npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
     w->slices = (k + ks - 1) / ks;
     w->np = (uint32_t)npk_rk_n_padded(in, n);
     w->slice_bytes = npk_rk_b_bytes(in, ks, w->np);
-    uint64_t total = 0;
-    for (uint32_t s = 0; s < w->slices; s++) {
-        uint32_t len = s + 1 < w->slices ? ks : k - s * ks;
-        total += npk_rk_b_bytes(in, len, w->np);
-    }
-    if (total > 0xF0000000ull) {
-        free(w);
-        return npk_fail(NPK_ELIMIT, "weights of %llu bytes do not fit the 32-bit IOVA space",
-                        (unsigned long long)total);
-    }
-    npk_status s = pthread_mutex_trylock(&rt->lock)
-                       ? npk_fail(NPK_EBUSY, "weights_pack: another call is running")
-                       : NPK_OK;
-    if (s) {
+    if (npk_rk_weights_bytes(w) > 0xF0000000ull) {
+        npk_status s = npk_fail(NPK_ELIMIT, "weights of %llu bytes do not fit the 32-bit IOVA "
+                                            "space", (unsigned long long)npk_rk_weights_bytes(w));
         free(w);
         return s;
     }
-    s = npk_rk_mem_create(rt->dev, total, NPK_RK_DATA_FLAGS, &w->mem);
-    const npk_rk_cmatrix bm = {b, k, n, n};
-    for (uint32_t i = 0; s == NPK_OK && i < w->slices; i++) {
-        uint32_t k0 = i * ks, k1 = k0 + ks < k ? k0 + ks : k;
-        uint64_t off = (uint64_t)i * w->slice_bytes;
-        s = npk_rk_pack_b(in, &bm, (npk_rk_range){k0, k1}, (npk_rk_range){0, n},
-                          (uint8_t *)w->mem.host + off, (size_t)(total - off));
+    *out = w;
+    return NPK_OK;
+}
+
+uint64_t npk_rk_weights_bytes(const npk_rk_weights *w)
+{
+    uint64_t total = 0;
+    for (uint32_t s = 0; s < w->slices; s++) {
+        uint32_t len = s + 1 < w->slices ? w->k_slice : w->k - s * w->k_slice;
+        total += npk_rk_b_bytes(w->in, len, w->np);
     }
+    return total;
+}
+
+npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n, const void *b,
+                               uint32_t m_hint, npk_rk_weights **out)
+{
+    if (!out)
+        return npk_fail(NPK_EINVAL, "weights_pack: NULL output handle");
+    *out = NULL;
+    if (!rt || !b)
+        return npk_fail(NPK_EINVAL, "weights_pack: NULL %s", rt ? "B" : "runtime");
+    npk_rk_weights *w;
+    npk_status s = npk_rk_weights_new(rt, in, k, n, m_hint, 0, &w);
+    if (s)
+        return s;
+    if (in == NPK_PREC_INT4 && (s = check_int4(b, (uint64_t)k * n, "B"))) {
+        free(w);
+        return s;
+    }
+    if (pthread_mutex_trylock(&rt->lock)) {
+        free(w);
+        return npk_fail(NPK_EBUSY, "weights_pack: another call is running");
+    }
+    s = npk_rk_mem_create(rt->dev, npk_rk_weights_bytes(w), NPK_RK_DATA_FLAGS, &w->mem);
     if (s == NPK_OK)
-        s = npk_rk_mem_sync(rt->dev, &w->mem, 0, total, RKNPU_MEM_SYNC_TO_DEVICE);
+        s = npk_rk_weights_fill(rt, w, b);
     if (s && w->mem.size)
         npk_rk_mem_destroy(rt->dev, &w->mem);
     pthread_mutex_unlock(&rt->lock);
@@ -102,6 +110,21 @@ npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
     return NPK_OK;
 }
 
+npk_status npk_rk_weights_fill(npk_rk *rt, npk_rk_weights *w, const void *b)
+{
+    npk_status s = NPK_OK;
+    const npk_rk_cmatrix bm = {b, w->k, w->n, w->n};
+    for (uint32_t i = 0; s == NPK_OK && i < w->slices; i++) {
+        uint32_t k0 = i * w->k_slice, k1 = k0 + w->k_slice < w->k ? k0 + w->k_slice : w->k;
+        uint64_t off = (uint64_t)i * w->slice_bytes;
+        s = npk_rk_pack_b(w->in, &bm, (npk_rk_range){k0, k1}, (npk_rk_range){0, w->n},
+                          (uint8_t *)w->mem.host + off, (size_t)(w->mem.size - off));
+    }
+    if (s == NPK_OK)
+        s = npk_rk_mem_sync(rt->dev, &w->mem, 0, w->mem.size, RKNPU_MEM_SYNC_TO_DEVICE);
+    return s;
+}
+
 void npk_rk_weights_free(npk_rk *rt, npk_rk_weights *w)
 {
     if (!w)
@@ -109,7 +132,7 @@ void npk_rk_weights_free(npk_rk *rt, npk_rk_weights *w)
     /* The buffer lives in the owner's device; destroying it through another runtime would
      * destroy whatever buffer has the same handle there. */
     (void)rt;
-    if (w->owner && w->mem.size)
+    if (w->owner && w->mem.size && !w->in_place)
         npk_rk_mem_destroy(w->owner->dev, &w->mem);
     free(w);
 }
