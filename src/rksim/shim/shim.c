@@ -14,8 +14,9 @@
  *
  * The simulator is created at the first open and shared by every descriptor, like the one NPU
  * of a board. After a modelled kernel crash or hard hang the next open creates a new one (the
- * reboot). NPUKIT_RKSIM_IDEAL / NPUKIT_RKSIM_TIMEOUT_SCALE configure it; NPUKIT_SHIM_VERBOSE=1
- * prints each submit's outcome on stderr.
+ * reboot). NPUKIT_RKSIM_IDEAL / NPUKIT_RKSIM_TIMEOUT_SCALE configure it. A failed submit prints
+ * one line on stderr (the hazard or the refusal); NPUKIT_SHIM_VERBOSE=1 prints every submit's
+ * outcome, NPUKIT_SHIM_VERBOSE=0 none.
  */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
@@ -24,6 +25,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,18 +271,23 @@ EXPORT int close(int fd)
     return real_close(fd);
 }
 
-static void verbose_report(unsigned long request)
+/* NPUKIT_SHIM_VERBOSE: unset, one line per failed submit (so a CI log says why a program saw
+ * -1); 1, one line per submit; 0, nothing. */
+static void report_submit(unsigned long request, int rc)
 {
     const char *v = getenv("NPUKIT_SHIM_VERBOSE");
-    if (!v || !*v || *v == '0' || RKNPU_IOC_NR(request) != 0x40 + RKNPU_NR_SUBMIT)
+    bool every = v && *v && *v != '0', silent = v && *v == '0';
+    if (RKNPU_IOC_NR(request) != 0x40 + RKNPU_NR_SUBMIT || silent || (!every && rc >= 0))
         return; /* rknpu SUBMIT and rocket SUBMIT share the number 0x41 */
     const rksim_report *r = rksim_last_report(sim);
-    fprintf(stderr, "rksim: submit %s, %u op(s), task_counter %u, modelled %.1f us",
-            rksim_outcome_name(r->outcome), r->ops, r->task_counter, r->model_us);
+    fprintf(stderr, "rksim: submit %s (%s), %u op(s), task_counter %u, modelled %.1f us",
+            rksim_outcome_name(r->outcome), rc < 0 ? strerror(-rc) : "ok", r->ops,
+            r->task_counter, r->model_us);
     for (unsigned i = 0; i < RKSIM_HZ_COUNT; i++)
         if (r->hazards & RKSIM_HZ_BIT(rksim_hazards[i].id))
             fprintf(stderr, ", hazard %u %s", rksim_hazards[i].id, rksim_hazards[i].name);
-    fprintf(stderr, "%s%s\n", r->message[0] ? ": " : "", r->message);
+    fprintf(stderr, "%s%s%s\n", r->message[0] ? ": " : "", r->message,
+            every ? "" : " (NPUKIT_SHIM_VERBOSE=0 silences this, =1 reports every submit)");
 }
 
 EXPORT int ioctl(int fd, unsigned long request, ...)
@@ -297,7 +304,7 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
     int kind = fd_kind(fd);
     int rc = kind >= KIND_ROCKET ? rksim_rocket_ioctl(sim, kind - KIND_ROCKET, request, arg)
                                  : rksim_ioctl(sim, request, arg);
-    verbose_report(request);
+    report_submit(request, rc);
     inside--;
     pthread_mutex_unlock(&lock);
     if (rc < 0) {
