@@ -482,8 +482,26 @@ static void test_engine_hidden_fault(void)
     ktsim_card_destroy(f.card);
 }
 
+/* An empty program prints as an empty string: both printers terminate the buffer even when
+ * they write nothing (a caller printing it must not see stale bytes). */
+static void test_empty_program_text(void)
+{
+    kt_hostprog p;
+    kt_hp_init(&p);
+    char buf[32];
+    memset(buf, 'x', sizeof buf);
+    CHECK_EQ(kt_hp_to_text(&p, buf, sizeof buf), 0);
+    CHECK_EQ(buf[0], 0);
+    memset(buf, 'x', sizeof buf);
+    CHECK_EQ(kt_hp_format(&p, buf, sizeof buf), 0);
+    CHECK_EQ(buf[0], 0);
+    CHECK_EQ(kt_hp_to_text(&p, NULL, 0), 0);
+    kt_hp_free(&p);
+}
+
 int main(void)
 {
+    test_empty_program_text();
     test_engine_hidden_fault();
     test_program_data();
     test_text_form();

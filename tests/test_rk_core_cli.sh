@@ -39,6 +39,26 @@ printf 'abc' > "$tmp/bad.txt"
 ok bash -c "! '$cli' rk decode '$tmp/bad.txt' 2>/dev/null"
 ok bash -c "'$cli' rk decode '$tmp/bad.txt' 2>&1 | grep -q 'no regcmd entries'"
 ok bash -c "! '$cli' rk decode /nonexistent 2>/dev/null"
+# Text vs binary: a byte-order mark or a non-ASCII byte in a comment keeps a capture text.
+{ printf '\357\273\277'; cat "$tmp/f16.u64"; } > "$tmp/bom.u64"
+"$cli" rk decode "$tmp/bom.u64" > "$tmp/d5"
+ok cmp -s "$tmp/d1" "$tmp/d5"
+{ printf '# capture of the fp16 task \342\200\224 caf\303\251\n'; cat "$tmp/f16.rkdump"; } > "$tmp/utf8.rkdump"
+"$cli" rk decode "$tmp/utf8.rkdump" > "$tmp/d6"
+ok cmp -s "$tmp/d1" "$tmp/d6"
+ok "$cli" rk diff "$tmp/bom.u64" "$tmp/utf8.rkdump"
+# A file that is neither text nor a program is refused (never exit 0), saying why.
+printf '# caf\351 latin-1 text, not a program\n' > "$tmp/latin1.txt"
+ok bash -c "'$cli' rk decode '$tmp/latin1.txt' 2>&1 | grep -q 'neither text (not UTF-8, or control bytes) nor a binary program'"
+head -c 4096 /dev/urandom > "$tmp/random.bin"
+ok bash -c "! '$cli' rk decode '$tmp/random.bin' >/dev/null 2>&1"
+ok bash -c "! '$cli' rk diff '$tmp/random.bin' '$tmp/f16.bin' >/dev/null 2>&1"
+head -c 800 /dev/zero > "$tmp/zeros.bin"
+ok bash -c "'$cli' rk decode '$tmp/zeros.bin' 2>&1 | grep -q 'no regcmd entries: 800 bytes of zeros'"
+# Unbounded input is capped, and a directory says why it cannot be read.
+ok bash -c "timeout 20 '$cli' rk decode /dev/zero 2>&1 | grep -q 'larger than 16777216 bytes, the limit of a program file'"
+ok bash -c "timeout 20 '$cli' rk diff '$tmp/f16.bin' /dev/zero 2>&1 | grep -q 'larger than 16777216 bytes'"
+ok bash -c "'$cli' rk decode '$tmp' 2>&1 | grep -q 'cannot read: Is a directory'"
 
 # diff: identical -> 0; a changed schedule -> 1 with the fields named.
 "$cli" rk synth --dtype fp16 -m 4 -k 32 -n 16 --format bin > "$tmp/same.bin"

@@ -82,7 +82,12 @@ npk_status npk_rk_program_append(npk_rk_program *p, const npk_rk_entry *e, size_
  * words in any surrounding text, paired as (word0, word1); or 16-hex-digit u64 words one
  * per line). The format is detected from the bytes. */
 npk_status npk_rk_program_parse(const uint8_t *bytes, size_t len, npk_rk_program *out);
-/* Read a whole file ("-" = standard input) and parse it. */
+/* The largest program file npk_rk_program_load reads (a 4095-task chain is ~4 MB of binary). */
+#define NPK_RK_PROGRAM_MAX_BYTES (16u << 20)
+/* Read a whole file ("-" = standard input) and parse it. A file is text when it is UTF-8 (a
+ * byte-order mark allowed) without NUL or control bytes other than blanks, else binary
+ * entries, most naming a known block (zero is padding); a file that is neither, holds no
+ * entries, is larger than NPK_RK_PROGRAM_MAX_BYTES or cannot be read (a directory) is an error naming why. */
 npk_status npk_rk_program_load(const char *path, npk_rk_program *out);
 
 #ifdef __cplusplus

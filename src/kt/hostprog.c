@@ -103,7 +103,7 @@ void kt_hp_outf(kt_hp_out *o, const char *fmt, ...)
 
 size_t kt_hp_format(const kt_hostprog *p, char *buf, size_t len)
 {
-    kt_hp_out o = {buf, len, 0};
+    kt_hp_out o = kt_hp_out_start(buf, len);
     for (size_t i = 0; i < p->n_setup; i++)
         kt_hp_outf(&o, "SETUP 0x%" PRIx64 " <- %zu bytes\n", p->setup[i].addr, p->setup[i].len);
     for (size_t i = 0; i < p->n_cmds; i++) {

@@ -12,4 +12,13 @@ typedef struct kt_hp_out {
 
 void kt_hp_outf(kt_hp_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A writer over buf[len], which holds "" until something is written (an empty program prints
+ * as an empty string, never as stale bytes). */
+static inline kt_hp_out kt_hp_out_start(char *buf, size_t len)
+{
+    if (buf && len)
+        buf[0] = '\0';
+    return (kt_hp_out){buf, len, 0};
+}
+
 #endif

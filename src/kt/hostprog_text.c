@@ -135,7 +135,7 @@ npk_status kt_hp_parse(const char *text, const char *origin, kt_hostprog *p)
 
 size_t kt_hp_to_text(const kt_hostprog *p, char *buf, size_t len)
 {
-    kt_hp_out o = {buf, len, 0};
+    kt_hp_out o = kt_hp_out_start(buf, len);
     for (size_t i = 0; i < p->n_setup; i++) {
         kt_hp_outf(&o, "SETUP 0x%" PRIx64 " ", p->setup[i].addr);
         for (size_t b = 0; b < p->setup[i].len; b++)

@@ -6,29 +6,70 @@
 #include <string.h>
 
 #include "npukit/rk_regcmd.h"
+#include "npukit/rk_regs.h"
 
-static bool looks_binary(const uint8_t *b, size_t len)
+/* Text is UTF-8 (an optional byte-order mark first) without NUL or control bytes other than
+ * blanks: a capture with an accented comment or a BOM is text. Anything else is binary. */
+static bool is_text(const uint8_t *b, size_t len)
 {
-    for (size_t i = 0; i < len; i++)
-        if (b[i] == 0 || (b[i] < 0x20 && !isspace(b[i])) || b[i] >= 0x7f)
-            return true;
-    return false;
+    size_t i = len >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF ? 3 : 0;
+    while (i < len) {
+        uint8_t c = b[i];
+        if (c < 0x80) {
+            if (c == 0 || (c < 0x20 && !isspace(c)) || c == 0x7f)
+                return false;
+            i++;
+            continue;
+        }
+        /* a UTF-8 sequence: lead byte 110xxxxx, 1110xxxx or 11110xxx, then 10xxxxxx bytes */
+        size_t more = c >= 0xC2 && c <= 0xDF   ? 1
+                      : c >= 0xE0 && c <= 0xEF ? 2
+                      : c >= 0xF0 && c <= 0xF4 ? 3
+                                               : 0;
+        if (!more || len - i <= more)
+            return false;
+        for (size_t k = 1; k <= more; k++)
+            if ((b[i + k] & 0xC0) != 0x80)
+                return false;
+        i += more + 1;
+    }
+    return true;
 }
 
+/* Binary: little-endian u64 entries. Bytes that are not text must still look like a program:
+ * most non-zero entries (zero is a regcmd buffer's padding) write a block the register table
+ * knows. Other bytes are refused rather than decoded as garbage; an odd entry with an unknown
+ * target in a real program is still shown, as in text. */
 static npk_status parse_binary(const uint8_t *b, size_t len, npk_rk_program *out)
 {
     if (len % 8)
         return npk_fail(NPK_EPARSE,
-                        "binary program of %zu bytes is not a whole number of 8-byte entries",
+                        "neither text (not UTF-8, or control bytes) nor a binary program: %zu "
+                        "bytes are not a whole number of 8-byte entries",
                         len);
+    size_t nonzero = 0, unknown = 0, first_unknown = 0;
     for (size_t i = 0; i < len; i += 8) {
         uint64_t e = 0;
         for (int k = 7; k >= 0; k--) /* little-endian */
             e = (e << 8) | b[i + (size_t)k];
+        npk_rk_unit unit;
+        if (e) {
+            nonzero++;
+            if (!npk_rk_unit_of_target(npk_rk_entry_target(e), &unit) && unknown++ == 0)
+                first_unknown = i / 8;
+        }
         npk_status s = npk_rk_program_push(out, e);
         if (s)
             return s;
     }
+    if (!nonzero)
+        return npk_fail(NPK_EPARSE, "no regcmd entries: %zu bytes of zeros", len);
+    if (unknown * 2 > nonzero)
+        return npk_fail(NPK_EPARSE,
+                        "neither text nor a binary program: %zu of %zu entries name a target no "
+                        "block has (the first, entry %zu, is 0x%016llx)",
+                        unknown, nonzero, first_unknown,
+                        (unsigned long long)out->entries[first_unknown]);
     return NPK_OK;
 }
 
@@ -136,8 +177,7 @@ static npk_status parse_text(const uint8_t *b, size_t len, npk_rk_program *out)
 npk_status npk_rk_program_parse(const uint8_t *bytes, size_t len, npk_rk_program *out)
 {
     npk_rk_program_init(out);
-    npk_status s = looks_binary(bytes, len) ? parse_binary(bytes, len, out)
-                                            : parse_text(bytes, len, out);
+    npk_status s = is_text(bytes, len) ? parse_text(bytes, len, out) : parse_binary(bytes, len, out);
     if (s == NPK_OK && out->count == 0)
         s = npk_fail(NPK_EPARSE, "no regcmd entries found (%zu bytes read)", len);
     if (s)
@@ -154,11 +194,20 @@ npk_status npk_rk_program_load(const char *path, npk_rk_program *out)
     size_t cap = 1 << 16, len = 0;
     uint8_t *buf = malloc(cap);
     npk_status s = NPK_OK;
+    int err = 0;
     while (buf) {
+        errno = 0;
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
-        if (len < cap)
+        if (len < cap) {
+            err = ferror(f) ? (errno ? errno : EIO) : 0; /* a directory: EISDIR */
             break;
+        }
+        if (cap >= NPK_RK_PROGRAM_MAX_BYTES) { /* /dev/zero, or not a capture at all */
+            s = npk_fail(NPK_ELIMIT, "%s: larger than %u bytes, the limit of a program file", path,
+                         NPK_RK_PROGRAM_MAX_BYTES);
+            break;
+        }
         uint8_t *grown = realloc(buf, cap * 2);
         if (!grown) {
             free(buf);
@@ -170,8 +219,8 @@ npk_status npk_rk_program_load(const char *path, npk_rk_program *out)
     }
     if (!buf)
         s = npk_fail(NPK_ENOMEM, "%s: out of memory while reading", path);
-    else if (ferror(f))
-        s = npk_fail(NPK_EIO, "%s: read error", path);
+    else if (s == NPK_OK && err)
+        s = npk_fail(NPK_EIO, "%s: cannot read: %s", path, strerror(err));
     if (!is_stdin)
         fclose(f);
     if (s == NPK_OK)
