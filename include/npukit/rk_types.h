@@ -55,6 +55,8 @@ typedef struct npk_rk_prec_row {
     npk_rk_prec acc;         /* ... and its precision: the default output of a task */
     npk_rk_prec host_acc;    /* the precision the host adds partial results in and returns */
     npk_rk_mode mode;        /* the vendor's default feature/output mode (facts C.0) */
+    bool top_pad;            /* CNA_PAD_CON0.PAD_TOP is described as an output row offset
+                                (spec "0x1068": measured for int8 only) */
 } npk_rk_prec_row;
 
 /* The row of a precision; NULL for a value outside the enum. */

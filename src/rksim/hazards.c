@@ -2,7 +2,8 @@
  * model does, what the ideal mode does, the driver's defence, the source), and the ones decided
  * per operation have a check function in op_rows[] below. The others live where their state
  * lives: hazard 1 in the memory model (mem.c), 4 and 5 in SUBMIT (submit.c), 17 in the PC
- * (pc.c), 7 and 14 in the output geometry (matmul_decode.c, matmul.c). */
+ * (pc.c), 14 in the output geometry (matmul.c). The decoder refuses values outside its
+ * constraints except the deviations accept_rows[] below describe (hazards 7 and 15). */
 #include <stdio.h>
 #include <string.h>
 
@@ -133,6 +134,63 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "spec The precision enum (0x7fff); facts E.1, I.1"},
 };
 
+/* DPU_BS_CFG of the vendor's convolution programs (BS stage active): hazard 15. */
+#define CONV_BS_CFG 0x20150u
+
+/* ---- deviation rows: decoded values the hazard table accepts ---- */
+
+typedef bool (*accept_fn)(rksim *s, uint32_t value, rksim_mm *mm);
+
+/* Hazard 7: the 13-bit DPU channel field cannot hold N > 8192; the CNA computes N columns, the
+ * DPU writes the truncated count (the ideal mode writes all N). */
+static bool h7_truncated(rksim *s, uint32_t value, rksim_mm *mm)
+{
+    npk_rk_field_id f = NPK_RKF(DPU_DATA_CUBE_CHANNEL, CHANNEL);
+    uint32_t truncated = npk_rk_field_get(f, npk_rk_field_put(f, mm->n - 1));
+    if (mm->n <= s->soc->n_max || value != truncated)
+        return false;
+    if (!rksim_faithful(s, RKSIM_HZ_N_CEILING))
+        mm->n_dpu = mm->n;
+    return true;
+}
+
+/* Hazard 15: an fp16 output with SIZE_E 0 is the atom-8 trap (the op row wedges it). */
+static bool h15_atom8(rksim *s, uint32_t value, rksim_mm *mm)
+{
+    return mm->out == NPK_PREC_FP16 && value == 0 && rksim_faithful(s, RKSIM_HZ_FP16_OUT_STAGE);
+}
+
+/* Hazard 15: the conv's BS-active BS_CFG (the op row wedges it). */
+static bool h15_conv_bs(rksim *s, uint32_t value, rksim_mm *mm)
+{
+    (void)value;
+    return mm->bs_cfg == CONV_BS_CFG && rksim_faithful(s, RKSIM_HZ_FP16_OUT_STAGE);
+}
+
+static const struct {
+    rksim_hazard_id id;
+    npk_rk_field_id field;
+    accept_fn accept;
+    bool record; /* the hazard fires here (else its op row decides) */
+} accept_rows[] = {
+    {RKSIM_HZ_N_CEILING, NPK_RKF(DPU_DATA_CUBE_CHANNEL, CHANNEL), h7_truncated, true},
+    {RKSIM_HZ_FP16_OUT_STAGE, NPK_RKF(DPU_BS_OW_CFG, SIZE_E_0), h15_atom8, false},
+    {RKSIM_HZ_FP16_OUT_STAGE, NPK_RKF(DPU_BS_CFG, BS_BYPASS), h15_conv_bs, false},
+};
+
+bool rksim_hazards_accept(rksim *s, npk_rk_field_id f, uint32_t value, rksim_mm *mm,
+                          uint32_t *fired)
+{
+    for (size_t i = 0; i < sizeof accept_rows / sizeof accept_rows[0]; i++) {
+        if (accept_rows[i].field != f || !accept_rows[i].accept(s, value, mm))
+            continue;
+        if (accept_rows[i].record)
+            *fired |= RKSIM_HZ_BIT(accept_rows[i].id);
+        return true;
+    }
+    return false;
+}
+
 /* ---- operation rows ---- */
 
 typedef bool (*op_check_fn)(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
@@ -262,7 +320,7 @@ static bool h15_fp16_out(rksim *s, rksim_core *c, const rksim_mm *mm, bool first
                          rksim_effect *e)
 {
     (void)s, (void)c, (void)first;
-    if (mm->bs_cfg == 0x20150) {
+    if (mm->bs_cfg == CONV_BS_CFG) {
         e->wedge = true;
         snprintf(e->why, sizeof e->why, "DPU_BS_CFG = 0x20150 (the conv's BS-active value)");
         return true;

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "npukit/rk_regs.h"
 #include "rksim/result.h"
 #include "rksim/sim.h"
 
@@ -54,6 +55,13 @@ typedef struct rksim_effect {
 /* Decode and check the matmul registers; false with r = "unsupported" naming the register. */
 bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
                      rksim_core_result *r);
+
+/* Whether the hazard table describes a decoded field's deviation from the value the decoder
+ * requires (hazard 7's truncated DPU channel count, hazard 15's SIZE_E 0 and the conv's
+ * BS_CFG): true accepts the value, recording the hazard and applying the ideal mode's
+ * correction to mm; false leaves the refusal to the decoder. */
+bool rksim_hazards_accept(rksim *s, npk_rk_field_id f, uint32_t value, rksim_mm *mm,
+                          uint32_t *fired);
 
 /* Run the hazard table's operation rows against one decoded matmul on one core. */
 void rksim_hazards_op(rksim *s, unsigned core, const rksim_regfile *rf, rksim_mm *mm,

@@ -1,6 +1,9 @@
 /* Decoding a matmul from the register files. Every value comes from a register field named
- * through the register table; a combination the spec and the facts do not describe is refused
- * as "unsupported by the model", naming the register. The geometry model:
+ * through the register table. What the model requires of the registers is one table of
+ * constraints (field, relation, expected value, reason) checked by one loop; a value outside
+ * them is refused as "unsupported by the model", naming the register and the field, unless
+ * the hazard table describes that deviation (rksim_hazards_accept). Only the geometry that is
+ * genuinely computed is code. The geometry model:
  *
  *   feature, line mode (GROUP_LINE_OFF=1): row m at FEATURE + m*LINE_STRIDE*16, K elements
  *     contiguous (facts C.1 #28, spec "0x107c ... reads STRIDED activations");
@@ -14,12 +17,10 @@
  *     the [N/C2o][M][C2o] of cube mode (surface stride M*16, SURFACE_ADD M*F*16, notch 0) of
  *     facts C.1 #62/#65/#94 and D.3.
  */
-#include <stdarg.h>
 #include <stdio.h>
 
-#include "npukit/rk_regs.h"
 #include "npukit/rk_outstage.h"
-#include "npukit/rk_soc.h"
+#include "npukit/rk_regs.h"
 #include "npukit/rk_types.h"
 #include "rksim/matmul.h"
 #include "rksim/regs_view.h"
@@ -27,33 +28,187 @@
 #define F(reg, field) rksim_field(rf, NPK_RKF(reg, field))
 #define R(reg) rksim_reg(rf, NPK_REG_##reg)
 
-static bool unsup(rksim_core_result *r, const rksim_regfile *rf, npk_rk_reg_id id,
-                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The K tile of the weight layout [N/G][K/32][G][32] (facts D.1). */
+enum { K_TILE = 32 };
 
-static bool unsup(rksim_core_result *r, const rksim_regfile *rf, npk_rk_reg_id id,
-                  const char *fmt, ...)
-{
-    char why[120];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    const npk_rk_reg *info = npk_rk_reg_info(id);
-    return rksim_result_fail(r, RKSIM_UNSUPPORTED,
-                             "unsupported by the model: %s (0x%04X) = 0x%08X: %s", info->name,
-                             info->offset, rksim_reg(rf, id), why);
-}
+/* Which rows apply: a condition on what was decoded. */
+typedef enum guard {
+    G_ALL,
+    G_LINE,         /* line-mode feature */
+    G_CUBE,         /* cube-mode feature */
+    G_PAD_UNDESCRIBED, /* the input precision has no described top pad (precision row) */
+    G_PAD_TOP,      /* a top pad is programmed */
+    G_COMPLETES,    /* the output stage completes (not the narrow requantized outputs) */
+    G_ROWS,         /* row-major output (surface stride 16) */
+    G_ROWS_NOTCHED, /* ... other than the M=1 output written with a zero notch */
+    G_CUBE_OUT,     /* cube output */
+} guard;
 
-/* The matmul input precisions the facts describe end to end (B.5, C.1): the precision rows'
- * inputs. */
-static bool known_input(unsigned p) { return npk_rk_input_row((npk_rk_prec)p) != NULL; }
+/* How the field's value must relate to the expected value. */
+typedef enum relation {
+    REL_EQ,
+    REL_NE,
+    REL_GE,
+    REL_LE,
+    REL_MULTIPLE,  /* a multiple of the expected value */
+    REL_SIGNED_GT, /* the field read as two's complement is above the expected value */
+    REL_INPUT,     /* a matmul input precision (the precision rows) */
+    REL_STAGE,     /* an output precision of the input's output-stage rows */
+} relation;
 
-/* Output precisions per input: the output-stage rows, completing ones and the narrow int8
- * outputs of hazard 16. */
-static bool known_pair(unsigned in, unsigned out)
-{
-    return npk_rk_out_stage_find((npk_rk_prec)in, (npk_rk_prec)out) != NULL;
-}
+/* Where the expected value comes from. */
+typedef enum quantity {
+    Q_CONST,       /* the row's constant */
+    Q_FIELD,       /* the value of another field, whose id is the row's constant */
+    Q_IN,          /* the CNA's input precision */
+    Q_M, Q_M_1, Q_K, Q_K_1, Q_N_1,
+    Q_KBYTES,      /* K*eb: one kernel's bytes */
+    Q_WBYTES,      /* K*N*eb */
+    Q_ENTRIES,     /* ceil(K*eb/64) (facts C.1 #16) */
+    Q_KLINES,      /* ceil(K*eb/16): 16-byte units of one feature row */
+    Q_NTILE,       /* the input's weight N tile (precision row, facts D.1) */
+    Q_F_1,         /* F - 1 (facts C.1 #71) */
+    Q_ROW16_1,     /* ceil(N*ob/16) - 1: a row-major output row in 16-byte units, minus 1 */
+    Q_STAGE_FP16,  /* FP32TOFP16_EN as the output-stage row programs it */
+    Q_NEG_LINE_STRIDE, /* -LINE_STRIDE */
+} quantity;
+
+enum { WHOLE = -1 }; /* a row about the register's whole value */
+
+typedef struct decode_row {
+    npk_rk_reg_id reg;
+    int field; /* npk_rk_field_id or WHOLE */
+    guard when;
+    relation rel;
+    quantity q;
+    uint32_t c; /* Q_CONST's value, Q_FIELD's field id */
+    const char *why;
+} decode_row;
+
+#define FLD(reg, field) NPK_REG_##reg, NPK_RKF(reg, field)
+#define REG(reg) NPK_REG_##reg, WHOLE
+#define IS(v) REL_EQ, Q_CONST, (v)
+#define IS_Q(q) REL_EQ, q, 0
+#define SAME_AS(reg, field) REL_EQ, Q_FIELD, NPK_RKF(reg, field)
+
+static const char direct[] = "only the plain direct convolution is modelled";
+static const char no_fc[] = "skips, offsets and per-channel converts are not modelled";
+static const char pad[] = "padding is described only as the int8 top row offset";
+static const char no_shift[] = "shift/truncate fields are not modelled";
+static const char to_memory[] = "only the write-to-memory output mode (0x1E4 family) is modelled";
+static const char cvt[] = "the output converter is modelled at scale 1, shift 0, offset 0";
+
+static const decode_row rows[] = {
+    /* ---- CNA: a 1x1 direct convolution over a W=1, H=M, C=K feature ---- */
+    {FLD(CNA_CONV_CON1, IN_PRECISION), G_ALL, REL_INPUT, Q_CONST, 0, "the precision rows"},
+    {FLD(CNA_CONV_CON1, PROC_PRECISION), G_ALL, IS_Q(Q_IN), "IN_PRECISION"},
+    {FLD(CNA_CONV_CON1, CONV_MODE), G_ALL, IS(NPK_CONV_MODE_DIRECT), direct},
+    {FLD(CNA_CONV_CON1, DECONV), G_ALL, IS(0), direct},
+    {FLD(CNA_CONV_CON1, ARGB_IN), G_ALL, IS(0), direct},
+    {FLD(CNA_CONV_CON1, NONALIGN_DMA), G_ALL, IS(0), direct},
+    {FLD(CNA_CONV_CON3, CONV_X_STRIDE), G_ALL, IS(1), "a matmul convolves with stride 1"},
+    {FLD(CNA_CONV_CON3, CONV_Y_STRIDE), G_ALL, IS(1), "a matmul convolves with stride 1"},
+    {FLD(CNA_CONV_CON3, NN_MODE), G_ALL, IS(0), "a matmul convolves with stride 1"},
+    {FLD(CORE_MISC_CFG, PROC_PRECISION), G_ALL, IS_Q(Q_IN), "the CNA's precision"},
+    {FLD(CNA_DATA_SIZE0, DATAIN_WIDTH), G_ALL, IS(1), "a W=1 feature"},
+    {FLD(CNA_DATA_SIZE0, DATAIN_HEIGHT), G_ALL, REL_NE, Q_CONST, 0, "M, a zero dimension"},
+    {FLD(CNA_DATA_SIZE1, DATAIN_CHANNEL), G_ALL, REL_NE, Q_CONST, 0, "K, a zero dimension"},
+    {FLD(CNA_WEIGHT_SIZE2, WEIGHT_KERNELS), G_ALL, REL_NE, Q_CONST, 0, "N, a zero dimension"},
+    {FLD(CNA_DATA_SIZE1, DATAIN_CHANNEL_REAL), G_ALL, IS_Q(Q_K_1), "K-1"},
+    {FLD(CNA_DATA_SIZE1, DATAIN_CHANNEL), G_ALL, REL_MULTIPLE, Q_CONST, K_TILE,
+     "the weight layout's K tile"},
+    {FLD(CNA_FC_DATA_SIZE1, DMA_CHANNEL), G_ALL, IS_Q(Q_K), "K"},
+    {FLD(CNA_FC_DATA_SIZE0, DMA_HEIGHT), G_ALL, IS_Q(Q_M), "a 1 x M DMA"},
+    {FLD(CNA_FC_DATA_SIZE0, DMA_WIDTH), G_ALL, IS(1), "a 1 x M DMA"},
+    {FLD(CNA_WEIGHT_SIZE2, WEIGHT_WIDTH), G_ALL, IS(1), "1x1 kernels"},
+    {FLD(CNA_WEIGHT_SIZE2, WEIGHT_HEIGHT), G_ALL, IS(1), "1x1 kernels"},
+    {FLD(CNA_WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL), G_ALL, IS_Q(Q_KBYTES), "K*eb"},
+    {FLD(CNA_WEIGHT_SIZE2, WEIGHT_KERNELS), G_ALL, REL_MULTIPLE, Q_NTILE, 0,
+     "the input's weight N tile"},
+    {FLD(CNA_WEIGHT_SIZE0, WEIGHT_BYTES), G_ALL, IS_Q(Q_WBYTES), "K*N*eb"},
+    {FLD(CNA_DCOMP_CTRL, DECOMP_CONTROL), G_ALL, IS(0), "weight decompression is not modelled"},
+    {REG(CNA_DCOMP_REGNUM), G_ALL, IS(0), "weight decompression is not modelled"},
+    {FLD(CNA_CVT_CON0, CVT_BYPASS), G_ALL, IS(1), "the input converter must be bypassed"},
+    {REG(CNA_FC_CON0), G_ALL, IS(0), no_fc},
+    {REG(CNA_FC_CON1), G_ALL, IS(0), no_fc},
+    {REG(CNA_FC_CON2), G_ALL, IS(0), no_fc},
+    {FLD(CNA_CVT_CON5, PER_CHANNEL_CVT_EN), G_ALL, IS(0), no_fc},
+    /* CNA_PAD_CON0: measured only as a top pad (spec "0x1068 ... int8 output row-offset": v
+     * shifts every output row to physrow m + v; rows pushed past the M-row output are lost),
+     * with a zero pad value */
+    {FLD(CNA_PAD_CON0, PAD_LEFT), G_ALL, IS(0), pad},
+    {FLD(CNA_PAD_CON0, PAD_TOP), G_PAD_UNDESCRIBED, IS(0), pad},
+    {REG(CNA_PAD_CON1), G_PAD_TOP, IS(0), "only a zero pad value is described"},
+    {FLD(CNA_DATA_SIZE2, DATAOUT_WIDTH), G_ALL, IS(1),
+     "it perturbs the output incoherently otherwise, spec"},
+    {FLD(CNA_CBUF_CON1, DATA_ENTRIES), G_ALL, IS_Q(Q_ENTRIES), "ceil(K*eb/64)"},
+    /* feature geometry */
+    {FLD(CNA_DMA_CON2, SURF_STRIDE), G_LINE, IS(0), "line mode reads with SURF_STRIDE 0"},
+    {FLD(CNA_DMA_CON1, LINE_STRIDE), G_LINE, REL_GE, Q_KLINES, 0,
+     "a feature row of K*eb bytes fits LINE_STRIDE x 16 bytes"},
+    {FLD(CNA_DMA_CON1, LINE_STRIDE), G_CUBE, IS(4), "cube mode reads with LINE_STRIDE 4*W"},
+    {FLD(CNA_DMA_CON2, SURF_STRIDE), G_CUBE, REL_SIGNED_GT, Q_NEG_LINE_STRIDE, 0,
+     "the surface pitch LINE_STRIDE + SURF_STRIDE is positive"},
+    /* the CBUF bank split (spec "The M-tiling scheduler"): DATA_BANK + WEIGHT_BANK banks */
+    {FLD(CNA_CBUF_CON0, DATA_REUSE), G_ALL, IS(0), "DATA_REUSE is not modelled"},
+    {FLD(CNA_CBUF_CON0, FC_DATA_BANK), G_ALL, IS(0), "FC_DATA_BANK is not modelled"},
+
+    /* ---- CORE ---- */
+    {FLD(CORE_DATAOUT_SIZE_0, DATAOUT_HEIGHT), G_ALL, IS_Q(Q_M_1), "a 1 x M output"},
+    {FLD(CORE_DATAOUT_SIZE_0, DATAOUT_WIDTH), G_ALL, IS(0), "a 1 x M output"},
+    {FLD(CORE_DATAOUT_SIZE_1, DATAOUT_CHANNEL), G_ALL, IS_Q(Q_N_1), "N-1"},
+    {REG(CORE_CLIP_TRUNCATE), G_ALL, IS(0), "accumulator clipping is not modelled"},
+
+    /* ---- DPU ---- */
+    {FLD(DPU_DATA_FORMAT, IN_PRECISION), G_ALL, IS_Q(Q_IN), "the CNA's precision"},
+    {FLD(DPU_DATA_FORMAT, PROC_PRECISION), G_ALL, IS_Q(Q_IN), "the CNA's precision"},
+    {FLD(DPU_DATA_FORMAT, OUT_PRECISION), G_ALL, REL_STAGE, Q_CONST, 0, "the output-stage rows"},
+    {FLD(DPU_DATA_FORMAT, EW_TRUNCATE_NEG), G_ALL, IS(0), no_shift},
+    {FLD(DPU_DATA_FORMAT, BN_MUL_SHIFT_VALUE_NEG), G_ALL, IS(0), no_shift},
+    {FLD(DPU_DATA_FORMAT, BS_MUL_SHIFT_VALUE_NEG), G_ALL, IS(0), no_shift},
+    {FLD(DPU_DATA_FORMAT, MC_SURF_OUT), G_ALL, IS(0), no_shift},
+    {FLD(DPU_FEATURE_MODE_CFG, OUTPUT_MODE), G_ALL, IS(NPK_DPU_OUTPUT_MODE_MEMORY), to_memory},
+    {FLD(DPU_FEATURE_MODE_CFG, FLYING_MODE), G_ALL, IS(0), to_memory},
+    {FLD(DPU_FEATURE_MODE_CFG, CONV_MODE), G_ALL, IS(NPK_CONV_MODE_DIRECT), to_memory},
+    {FLD(DPU_FEATURE_MODE_CFG, TP_EN), G_ALL, IS(0), to_memory},
+    {FLD(DPU_FEATURE_MODE_CFG, COMB_USE), G_ALL, IS(0), to_memory},
+    {FLD(DPU_DATA_CUBE_WIDTH, WIDTH), G_ALL, IS(0), "the output width is 1"},
+    {FLD(DPU_DATA_CUBE_HEIGHT, HEIGHT), G_ALL, IS_Q(Q_M_1), "M-1"},
+    {FLD(DPU_DATA_CUBE_HEIGHT, MINMAX_CTL), G_ALL, IS(0), "min/max tracking is not modelled"},
+    {FLD(DPU_WDMA_SIZE_1, HEIGHT_WDMA), G_ALL, IS_Q(Q_M_1), "M-1"},
+    {FLD(DPU_WDMA_SIZE_1, WIDTH_WDMA), G_ALL, IS(0), "the output width is 1"},
+    {FLD(DPU_DATA_CUBE_CHANNEL, ORIG_CHANNEL), G_ALL, SAME_AS(DPU_DATA_CUBE_CHANNEL, CHANNEL),
+     "DPU channel counts agree"},
+    {FLD(DPU_WDMA_SIZE_0, CHANNEL_WDMA), G_ALL, SAME_AS(DPU_DATA_CUBE_CHANNEL, CHANNEL),
+     "DPU channel counts agree"},
+    {FLD(DPU_DATA_CUBE_CHANNEL, CHANNEL), G_ALL, IS_Q(Q_N_1), "the CNA's N-1"},
+    /* a stage is bypassed when its BYPASS bit is set (0x53 in the vendor program) */
+    {FLD(DPU_BN_CFG, BN_BYPASS), G_ALL, IS(1), "the BN stage must be bypassed"},
+    {FLD(DPU_EW_CFG, EW_BYPASS), G_ALL, IS(1), "the EW stage must be bypassed"},
+    {FLD(DPU_BS_OW_CFG, SIZE_E_1), G_ALL, SAME_AS(DPU_BS_OW_CFG, SIZE_E_0),
+     "the three SIZE_E fields agree"},
+    {FLD(DPU_BS_OW_CFG, SIZE_E_2), G_ALL, SAME_AS(DPU_BS_OW_CFG, SIZE_E_0),
+     "the three SIZE_E fields agree"},
+    {FLD(DPU_BS_OW_CFG, SIZE_E_0), G_ALL, IS_Q(Q_F_1), "F-1 in every described program"},
+    {FLD(DPU_BS_CFG, BS_BYPASS), G_ALL, IS(1), "the BS stage must be bypassed"},
+    /* the narrow int8 outputs (hazard 16) program a requantizing converter */
+    {FLD(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE), G_COMPLETES, IS(1), cvt},
+    {REG(DPU_OUT_CVT_SHIFT), G_COMPLETES, IS(0), cvt},
+    {REG(DPU_OUT_CVT_OFFSET), G_COMPLETES, IS(0), cvt},
+    {FLD(DPU_OUT_CVT_SCALE, FP32TOFP16_EN), G_COMPLETES, REL_LE, Q_STAGE_FP16, 0,
+     "set only for an fp16 output"},
+    /* output geometry: row-major rows have NOTCH_ADDR_0 as their width and NOTCH_ADDR_1 as
+     * their stride, in 16 B; the width is the one the CNA's N implies (with hazard 7 the DPU
+     * writes fewer channels into rows of this width) */
+    {FLD(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE), G_ALL, REL_NE, Q_CONST, 0,
+     "a zero surface stride"},
+    {FLD(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0), G_ROWS_NOTCHED, IS_Q(Q_ROW16_1),
+     "the row width N*ob/16 - 1"},
+    {FLD(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1), G_ROWS, REL_GE, Q_FIELD,
+     NPK_RKF(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0), "the row stride is at least the width"},
+    {FLD(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0), G_CUBE_OUT, IS(0), "a cube output has no notch"},
+    {FLD(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1), G_CUBE_OUT, IS(0), "a cube output has no notch"},
+};
 
 /* A field's value read as two's complement over the field's width (SURF_STRIDE is "negative"
  * for M=1 cube programs: 0x0FFFFFFD = -3, facts C.1 #29). */
@@ -65,236 +220,234 @@ static int64_t field_signed(npk_rk_field_id f, uint32_t v)
     return (x & (1ll << (width - 1))) ? x - (1ll << width) : x;
 }
 
-bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
-                     rksim_core_result *r)
-{
-    const npk_rk_soc *soc = s->soc;
-    *mm = (rksim_mm){0};
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-    /* ---- CNA: a 1x1 direct convolution over a W=1, H=M, C=K feature ---- */
-    unsigned in = F(CNA_CONV_CON1, IN_PRECISION);
-    if (!known_input(in))
-        return unsup(r, rf, NPK_REG_CNA_CONV_CON1, "input precision %u is not fp16/int8/int4",
-                     in);
-    if (F(CNA_CONV_CON1, PROC_PRECISION) != in)
-        return unsup(r, rf, NPK_REG_CNA_CONV_CON1, "PROC_PRECISION differs from IN_PRECISION");
-    if (F(CNA_CONV_CON1, CONV_MODE) != NPK_CONV_MODE_DIRECT || F(CNA_CONV_CON1, DECONV) ||
-        F(CNA_CONV_CON1, ARGB_IN) || F(CNA_CONV_CON1, NONALIGN_DMA))
-        return unsup(r, rf, NPK_REG_CNA_CONV_CON1, "only the plain direct convolution is modelled");
-    if (F(CNA_CONV_CON3, CONV_X_STRIDE) != 1 || F(CNA_CONV_CON3, CONV_Y_STRIDE) != 1 ||
-        F(CNA_CONV_CON3, NN_MODE))
-        return unsup(r, rf, NPK_REG_CNA_CONV_CON3, "a matmul convolves with stride 1");
-    if (F(CORE_MISC_CFG, PROC_PRECISION) != in)
-        return unsup(r, rf, NPK_REG_CORE_MISC_CFG, "CORE precision differs from the CNA's");
-    mm->in = (int)in;
-    mm->in_bits = npk_rk_prec_bits((npk_rk_prec)in);
+/* Read every value the rows and the executor use; derived values only where the precisions
+ * are known (the precision rows come first in the table). */
+static void read_fields(const rksim_regfile *rf, rksim_mm *mm)
+{
+    mm->in = (int)F(CNA_CONV_CON1, IN_PRECISION);
+    mm->out = (int)F(DPU_DATA_FORMAT, OUT_PRECISION);
+    mm->in_bits = npk_rk_prec_bits((npk_rk_prec)mm->in);
+    mm->out_bits = npk_rk_prec_bits((npk_rk_prec)mm->out);
+    const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
+    mm->ntile = row ? row->n_tile : 0; /* facts D.1 */
+    mm->c2 = mm->in_bits ? 128 / mm->in_bits : 0;
+    mm->c2o = mm->out_bits ? 128 / mm->out_bits : 0;
+    mm->factor = npk_rk_out_factor((npk_rk_prec)mm->in, (npk_rk_prec)mm->out);
     mm->line = F(CNA_CONV_CON1, GROUP_LINE_OFF);
     mm->m = F(CNA_DATA_SIZE0, DATAIN_HEIGHT);
     mm->k = F(CNA_DATA_SIZE1, DATAIN_CHANNEL);
     mm->n = F(CNA_WEIGHT_SIZE2, WEIGHT_KERNELS);
-    if (F(CNA_DATA_SIZE0, DATAIN_WIDTH) != 1)
-        return unsup(r, rf, NPK_REG_CNA_DATA_SIZE0, "DATAIN_WIDTH must be 1 (W=1 feature)");
-    if (mm->m == 0 || mm->k == 0 || mm->n == 0)
-        return unsup(r, rf, mm->m == 0 ? NPK_REG_CNA_DATA_SIZE0
-                            : mm->k == 0 ? NPK_REG_CNA_DATA_SIZE1
-                                         : NPK_REG_CNA_WEIGHT_SIZE2,
-                     "a zero dimension");
-    if (F(CNA_DATA_SIZE1, DATAIN_CHANNEL_REAL) != mm->k - 1)
-        return unsup(r, rf, NPK_REG_CNA_DATA_SIZE1, "DATAIN_CHANNEL_REAL is not K-1");
-    if (mm->k % 32)
-        return unsup(r, rf, NPK_REG_CNA_DATA_SIZE1, "K=%u is not a multiple of the 32-wide K tile",
-                     mm->k);
-    if (F(CNA_FC_DATA_SIZE1, DMA_CHANNEL) != mm->k)
-        return unsup(r, rf, NPK_REG_CNA_FC_DATA_SIZE1, "DMA_CHANNEL differs from K=%u", mm->k);
-    if (F(CNA_FC_DATA_SIZE0, DMA_HEIGHT) != mm->m || F(CNA_FC_DATA_SIZE0, DMA_WIDTH) != 1)
-        return unsup(r, rf, NPK_REG_CNA_FC_DATA_SIZE0, "DMA size differs from 1 x M=%u", mm->m);
-    if (F(CNA_WEIGHT_SIZE2, WEIGHT_WIDTH) != 1 || F(CNA_WEIGHT_SIZE2, WEIGHT_HEIGHT) != 1)
-        return unsup(r, rf, NPK_REG_CNA_WEIGHT_SIZE2, "kernels must be 1x1");
-    uint64_t kbytes = (uint64_t)mm->k * mm->in_bits / 8;
-    if (F(CNA_WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL) != kbytes)
-        return unsup(r, rf, NPK_REG_CNA_WEIGHT_SIZE1, "bytes per kernel is not K*eb = %llu",
-                     (unsigned long long)kbytes);
-    mm->ntile = npk_rk_input_row((npk_rk_prec)in)->n_tile; /* facts D.1 */
-    if (mm->n % mm->ntile)
-        return unsup(r, rf, NPK_REG_CNA_WEIGHT_SIZE2, "N=%u is not a multiple of the %u-wide "
-                     "weight tile", mm->n, mm->ntile);
-    if (F(CNA_WEIGHT_SIZE0, WEIGHT_BYTES) != kbytes * mm->n)
-        return unsup(r, rf, NPK_REG_CNA_WEIGHT_SIZE0, "weight bytes is not K*N*eb = %llu",
-                     (unsigned long long)(kbytes * mm->n));
-    if (F(CNA_DCOMP_CTRL, DECOMP_CONTROL) || R(CNA_DCOMP_REGNUM))
-        return unsup(r, rf, NPK_REG_CNA_DCOMP_CTRL, "weight decompression is not modelled");
-    if (F(CNA_CVT_CON0, CVT_BYPASS) != 1)
-        return unsup(r, rf, NPK_REG_CNA_CVT_CON0, "the input converter must be bypassed");
-    if (R(CNA_FC_CON0) || R(CNA_FC_CON1) || R(CNA_FC_CON2) || F(CNA_CVT_CON5, PER_CHANNEL_CVT_EN))
-        return unsup(r, rf, R(CNA_FC_CON0) ? NPK_REG_CNA_FC_CON0
-                            : R(CNA_FC_CON1) ? NPK_REG_CNA_FC_CON1
-                            : R(CNA_FC_CON2) ? NPK_REG_CNA_FC_CON2
-                                             : NPK_REG_CNA_CVT_CON5,
-                     "skips, offsets and per-channel converts are not modelled");
-    /* CNA_PAD_CON0: measured only for int8, and only as a top pad (spec "0x1068 ... int8
-     * output row-offset": v shifts every output row to physrow m + v; rows pushed past the
-     * M-row output are lost), with a zero pad value */
+    mm->n_dpu = F(DPU_DATA_CUBE_CHANNEL, CHANNEL) + 1;
     mm->pad_top = F(CNA_PAD_CON0, PAD_TOP);
-    if (F(CNA_PAD_CON0, PAD_LEFT) || (mm->pad_top && in != NPK_PREC_INT8))
-        return unsup(r, rf, NPK_REG_CNA_PAD_CON0, "padding is described only as the int8 top "
-                     "row offset");
-    if (mm->pad_top && R(CNA_PAD_CON1))
-        return unsup(r, rf, NPK_REG_CNA_PAD_CON1, "only a zero pad value is described");
-    if (F(CNA_DATA_SIZE2, DATAOUT_WIDTH) != 1)
-        return unsup(r, rf, NPK_REG_CNA_DATA_SIZE2, "DATAOUT_WIDTH must be 1 (it perturbs the "
-                     "output incoherently otherwise, spec)");
-    uint32_t entries = (uint32_t)((kbytes + 63) / 64); /* facts C.1 #16: ceil(K*eb/64) */
-    if (F(CNA_CBUF_CON1, DATA_ENTRIES) != entries)
-        return unsup(r, rf, NPK_REG_CNA_CBUF_CON1, "DATA_ENTRIES is not ceil(K*eb/64) = %u",
-                     entries);
     mm->feat = R(CNA_FEATURE_DATA_ADDR);
     mm->weight = R(CNA_DCOMP_ADDR0);
-    mm->c2 = 128 / mm->in_bits;
-
-    /* feature geometry */
-    uint32_t ls = F(CNA_DMA_CON1, LINE_STRIDE);
-    uint32_t ss = F(CNA_DMA_CON2, SURF_STRIDE);
-    if (mm->line) {
-        if (ss != 0)
-            return unsup(r, rf, NPK_REG_CNA_DMA_CON2, "line mode reads with SURF_STRIDE 0");
-        if (ls == 0 || (uint64_t)ls * 16 < kbytes)
-            return unsup(r, rf, NPK_REG_CNA_DMA_CON1, "a feature row of K=%u does not fit a "
-                         "LINE_STRIDE of %u x 16 bytes", mm->k, ls);
-        mm->row_bytes = (uint64_t)ls * 16;
-    } else {
-        if (ls != 4)
-            return unsup(r, rf, NPK_REG_CNA_DMA_CON1, "cube mode reads with LINE_STRIDE 4*W = 4");
-        mm->row_bytes = 16;
-        mm->group_bytes = (uint64_t)ls * 16;
-        mm->surf_bytes = ((int64_t)ls + field_signed(NPK_RKF(CNA_DMA_CON2, SURF_STRIDE), ss)) * 16;
-        if (mm->surf_bytes <= 0)
-            return unsup(r, rf, NPK_REG_CNA_DMA_CON2, "the surface pitch LINE_STRIDE + "
-                         "SURF_STRIDE is not positive");
-    }
-
-    /* CBUF bank split (spec "The M-tiling scheduler"): DATA_BANK + WEIGHT_BANK banks */
+    mm->dst = R(DPU_DST_BASE_ADDR);
     mm->cbuf_con0 = R(CNA_CBUF_CON0);
     mm->data_bank = F(CNA_CBUF_CON0, DATA_BANK);
     mm->weight_bank = F(CNA_CBUF_CON0, WEIGHT_BANK);
-    if (F(CNA_CBUF_CON0, DATA_REUSE) || F(CNA_CBUF_CON0, FC_DATA_BANK))
-        return unsup(r, rf, NPK_REG_CNA_CBUF_CON0, "DATA_REUSE / FC_DATA_BANK are not modelled");
-
-    /* ---- CORE ---- */
-    if (F(CORE_DATAOUT_SIZE_0, DATAOUT_HEIGHT) != mm->m - 1 ||
-        F(CORE_DATAOUT_SIZE_0, DATAOUT_WIDTH) != 0)
-        return unsup(r, rf, NPK_REG_CORE_DATAOUT_SIZE_0, "CORE output is not 1 x M=%u", mm->m);
-    if (F(CORE_DATAOUT_SIZE_1, DATAOUT_CHANNEL) != mm->n - 1)
-        return unsup(r, rf, NPK_REG_CORE_DATAOUT_SIZE_1, "CORE channels differ from N=%u", mm->n);
-    if (R(CORE_CLIP_TRUNCATE))
-        return unsup(r, rf, NPK_REG_CORE_CLIP_TRUNCATE, "accumulator clipping is not modelled");
-
-    /* ---- DPU ---- */
-    unsigned out = F(DPU_DATA_FORMAT, OUT_PRECISION);
-    if (F(DPU_DATA_FORMAT, IN_PRECISION) != in || F(DPU_DATA_FORMAT, PROC_PRECISION) != in)
-        return unsup(r, rf, NPK_REG_DPU_DATA_FORMAT, "DPU in/proc precision differ from the CNA's");
-    if (!known_pair(in, out))
-        return unsup(r, rf, NPK_REG_DPU_DATA_FORMAT, "%s input to output precision %u is not in "
-                     "the facts", npk_rk_prec_name((npk_rk_prec)in), out);
-    if (R(DPU_DATA_FORMAT) & ~(npk_rk_field_mask(NPK_RKF(DPU_DATA_FORMAT, OUT_PRECISION)) |
-                               npk_rk_field_mask(NPK_RKF(DPU_DATA_FORMAT, IN_PRECISION)) |
-                               npk_rk_field_mask(NPK_RKF(DPU_DATA_FORMAT, PROC_PRECISION))))
-        return unsup(r, rf, NPK_REG_DPU_DATA_FORMAT, "shift/truncate fields are not modelled");
-    mm->out = (int)out;
-    mm->out_bits = npk_rk_prec_bits((npk_rk_prec)out);
-    mm->c2o = 128 / mm->out_bits;
-    mm->factor = 2 * mm->out_bits / mm->in_bits;
-    if (F(DPU_FEATURE_MODE_CFG, OUTPUT_MODE) != NPK_DPU_OUTPUT_MODE_MEMORY ||
-        F(DPU_FEATURE_MODE_CFG, FLYING_MODE) ||
-        F(DPU_FEATURE_MODE_CFG, CONV_MODE) != NPK_CONV_MODE_DIRECT || F(DPU_FEATURE_MODE_CFG, TP_EN) ||
-        F(DPU_FEATURE_MODE_CFG, COMB_USE))
-        return unsup(r, rf, NPK_REG_DPU_FEATURE_MODE_CFG, "only the write-to-memory output mode "
-                     "(0x1E4 family) is modelled");
-    if (F(DPU_DATA_CUBE_WIDTH, WIDTH) != 0)
-        return unsup(r, rf, NPK_REG_DPU_DATA_CUBE_WIDTH, "output width must be 1");
-    if (F(DPU_DATA_CUBE_HEIGHT, HEIGHT) != mm->m - 1 || F(DPU_DATA_CUBE_HEIGHT, MINMAX_CTL))
-        return unsup(r, rf, NPK_REG_DPU_DATA_CUBE_HEIGHT, "output height differs from M=%u", mm->m);
-    if (F(DPU_WDMA_SIZE_1, HEIGHT_WDMA) != mm->m - 1 || F(DPU_WDMA_SIZE_1, WIDTH_WDMA) != 0)
-        return unsup(r, rf, NPK_REG_DPU_WDMA_SIZE_1, "WDMA height differs from M=%u", mm->m);
-    mm->n_dpu = F(DPU_DATA_CUBE_CHANNEL, CHANNEL) + 1;
-    if (F(DPU_DATA_CUBE_CHANNEL, ORIG_CHANNEL) + 1 != mm->n_dpu ||
-        F(DPU_WDMA_SIZE_0, CHANNEL_WDMA) + 1 != mm->n_dpu)
-        return unsup(r, rf, F(DPU_DATA_CUBE_CHANNEL, ORIG_CHANNEL) + 1 != mm->n_dpu
-                                ? NPK_REG_DPU_DATA_CUBE_CHANNEL
-                                : NPK_REG_DPU_WDMA_SIZE_0,
-                     "DPU channel counts disagree");
-    if (mm->n_dpu != mm->n) {
-        /* Hazard 7: the 13-bit DPU channel field cannot hold N > 8192; the CNA computes N
-         * columns, the DPU writes the truncated count. */
-        uint32_t trunc = ((mm->n - 1) & (npk_rk_field_mask(NPK_RKF(DPU_DATA_CUBE_CHANNEL, CHANNEL)) >>
-                                         npk_rk_field_info(NPK_RKF(DPU_DATA_CUBE_CHANNEL, CHANNEL))->lo)) + 1;
-        if (mm->n <= soc->n_max || mm->n_dpu != trunc)
-            return unsup(r, rf, NPK_REG_DPU_DATA_CUBE_CHANNEL, "DPU channels differ from N=%u",
-                         mm->n);
-        *hazards |= RKSIM_HZ_BIT(RKSIM_HZ_N_CEILING);
-        if (!rksim_faithful(s, RKSIM_HZ_N_CEILING))
-            mm->n_dpu = mm->n;
-    }
     mm->bs_cfg = R(DPU_BS_CFG);
-    /* A stage is bypassed when its BYPASS bit is set (0x53 in the vendor program). */
-    if (!F(DPU_BN_CFG, BN_BYPASS))
-        return unsup(r, rf, NPK_REG_DPU_BN_CFG, "the BN stage must be bypassed");
-    if (!F(DPU_EW_CFG, EW_BYPASS))
-        return unsup(r, rf, NPK_REG_DPU_EW_CFG, "the EW stage must be bypassed");
-    if (F(DPU_BS_OW_CFG, SIZE_E_0) != F(DPU_BS_OW_CFG, SIZE_E_1) ||
-        F(DPU_BS_OW_CFG, SIZE_E_0) != F(DPU_BS_OW_CFG, SIZE_E_2))
-        return unsup(r, rf, NPK_REG_DPU_BS_OW_CFG, "the three SIZE_E fields differ");
     mm->size_e = F(DPU_BS_OW_CFG, SIZE_E_0);
-    /* SIZE_E = F - 1 in every described program (facts C.1 #71); an fp16 output with SIZE_E 0
-     * is the atom-8 trap of hazard 15, left to the hazard table in the faithful mode */
-    bool atom8 = out == NPK_PREC_FP16 && mm->size_e == 0;
-    if (mm->size_e != mm->factor - 1 && !(atom8 && rksim_faithful(s, RKSIM_HZ_FP16_OUT_STAGE)))
-        return unsup(r, rf, NPK_REG_DPU_BS_OW_CFG, "SIZE_E %u is not F-1 = %u", mm->size_e,
-                     mm->factor - 1);
-    /* the BS stage must be bypassed; the conv's BS-active 0x20150 is hazard 15 */
-    if (!F(DPU_BS_CFG, BS_BYPASS) &&
-        (mm->bs_cfg != 0x20150 || !rksim_faithful(s, RKSIM_HZ_FP16_OUT_STAGE)))
-        return unsup(r, rf, NPK_REG_DPU_BS_CFG, "the BS stage must be bypassed");
     mm->fp32tofp16 = F(DPU_OUT_CVT_SCALE, FP32TOFP16_EN);
-    /* the narrow int8 outputs (hazard 16) program a requantizing converter */
-    bool narrow_int = !npk_rk_out_stage_find((npk_rk_prec)in, (npk_rk_prec)out)->completes;
-    if (!narrow_int) {
-        if (F(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE) != 1 || R(DPU_OUT_CVT_SHIFT) ||
-            R(DPU_OUT_CVT_OFFSET))
-            return unsup(r, rf, F(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE) != 1
-                                    ? NPK_REG_DPU_OUT_CVT_SCALE
-                                    : R(DPU_OUT_CVT_SHIFT) ? NPK_REG_DPU_OUT_CVT_SHIFT
-                                                           : NPK_REG_DPU_OUT_CVT_OFFSET,
-                         "the output converter is modelled at scale 1, shift 0, offset 0");
-        if (mm->fp32tofp16 && out != NPK_PREC_FP16)
-            return unsup(r, rf, NPK_REG_DPU_OUT_CVT_SCALE, "FP32TOFP16_EN with a non-fp16 output");
-    }
-
-    /* output geometry */
-    mm->dst = R(DPU_DST_BASE_ADDR);
     /* both fields hold bits [31:4] of a byte count: the field in place is the byte value */
-    mm->out_surf_bytes = R(DPU_DST_SURF_STRIDE) & npk_rk_field_mask(NPK_RKF(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE));
+    mm->out_surf_bytes =
+        R(DPU_DST_SURF_STRIDE) & npk_rk_field_mask(NPK_RKF(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE));
     mm->out_tile_bytes = R(DPU_SURFACE_ADD) & npk_rk_field_mask(NPK_RKF(DPU_SURFACE_ADD, SURF_ADD));
     mm->out_tile_expected = (uint64_t)mm->factor * mm->out_surf_bytes;
-    uint32_t notch0 = F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0);
-    uint32_t notch1 = F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1);
-    if (mm->out_surf_bytes == 0)
-        return unsup(r, rf, NPK_REG_DPU_DST_SURF_STRIDE, "a zero surface stride");
-    if (mm->out_surf_bytes == 16) {
-        /* row-major rows: NOTCH_ADDR_0 is the row's width, NOTCH_ADDR_1 its stride, in 16 B */
-        /* the width the CNA's N implies (with hazard 7 the DPU writes fewer channels into
-         * rows of this width) */
-        uint32_t width16 = (uint32_t)(((uint64_t)mm->n * mm->out_bits + 127) / 128);
-        if (notch0 + 1 != width16 && !(mm->m == 1 && notch0 == 0 && notch1 == 0))
-            return unsup(r, rf, NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR, "NOTCH_ADDR_0 is not the row "
-                         "width N*ob/16-1 = %u", width16 - 1);
-        if (notch1 < notch0)
-            return unsup(r, rf, NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR, "row stride below the row width");
-        mm->out_line_bytes = ((uint64_t)notch1 + 1) * 16;
-    } else {
-        if (notch0 || notch1)
-            return unsup(r, rf, NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR, "a notch with a cube output "
-                         "(surface stride %llu bytes)", (unsigned long long)mm->out_surf_bytes);
-        mm->out_line_bytes = 16;
+}
+
+static bool applies(guard g, const rksim_regfile *rf, const rksim_mm *mm)
+{
+    const npk_rk_out_stage *st;
+    switch (g) {
+    case G_ALL:
+        return true;
+    case G_LINE:
+        return mm->line;
+    case G_CUBE:
+        return !mm->line;
+    case G_PAD_UNDESCRIBED:
+        return !npk_rk_input_row((npk_rk_prec)mm->in)->top_pad;
+    case G_PAD_TOP:
+        return mm->pad_top != 0;
+    case G_COMPLETES:
+        st = npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out);
+        return st->completes;
+    case G_ROWS:
+        return mm->out_surf_bytes == 16;
+    case G_ROWS_NOTCHED:
+        return mm->out_surf_bytes == 16 &&
+               !(mm->m == 1 && F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0) == 0 &&
+                 F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1) == 0);
+    case G_CUBE_OUT:
+        return mm->out_surf_bytes != 16;
     }
+    return true;
+}
+
+static int64_t expected(const decode_row *row, const rksim_regfile *rf, const rksim_mm *mm)
+{
+    int64_t kbytes = (int64_t)mm->k * mm->in_bits / 8;
+    switch (row->q) {
+    case Q_CONST:
+        return row->c;
+    case Q_FIELD:
+        return rksim_field(rf, (npk_rk_field_id)row->c);
+    case Q_IN:
+        return mm->in;
+    case Q_M:
+        return mm->m;
+    case Q_M_1:
+        return (int64_t)mm->m - 1;
+    case Q_K:
+        return mm->k;
+    case Q_K_1:
+        return (int64_t)mm->k - 1;
+    case Q_N_1:
+        return (int64_t)mm->n - 1;
+    case Q_KBYTES:
+        return kbytes;
+    case Q_WBYTES:
+        return kbytes * mm->n;
+    case Q_ENTRIES:
+        return ceil_div(kbytes, 64);
+    case Q_KLINES:
+        return ceil_div(kbytes, 16) > 0 ? ceil_div(kbytes, 16) : 1;
+    case Q_NTILE:
+        return mm->ntile;
+    case Q_F_1:
+        return (int64_t)mm->factor - 1;
+    case Q_ROW16_1:
+        return ceil_div((int64_t)mm->n * mm->out_bits, 128) - 1;
+    case Q_STAGE_FP16:
+        return npk_rk_field_get(
+            NPK_RKF(DPU_OUT_CVT_SCALE, FP32TOFP16_EN),
+            npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out)->out_cvt_scale);
+    case Q_NEG_LINE_STRIDE:
+        return -(int64_t)F(CNA_DMA_CON1, LINE_STRIDE);
+    }
+    return 0;
+}
+
+static bool holds(relation rel, int64_t v, int64_t want, const rksim_mm *mm)
+{
+    switch (rel) {
+    case REL_EQ:
+        return v == want;
+    case REL_NE:
+        return v != want;
+    case REL_GE:
+        return v >= want;
+    case REL_LE:
+        return v <= want;
+    case REL_MULTIPLE:
+        return want > 0 && v % want == 0;
+    case REL_SIGNED_GT:
+        return v > want;
+    case REL_INPUT:
+        return npk_rk_input_row((npk_rk_prec)v) != NULL;
+    case REL_STAGE:
+        return npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)v) != NULL;
+    }
+    return false;
+}
+
+/* What a value should have been, as text: "2", "at least 4", "a matmul input (int8/fp16/int4)". */
+static void describe(const decode_row *row, int64_t want, const rksim_mm *mm, char *buf,
+                     size_t size)
+{
+    static const char *const prefix[] = {
+        [REL_EQ] = "", [REL_NE] = "not ", [REL_GE] = "at least ", [REL_LE] = "at most ",
+        [REL_MULTIPLE] = "a multiple of ", [REL_SIGNED_GT] = "above ",
+    };
+    size_t n = 0;
+    if (row->rel == REL_INPUT || row->rel == REL_STAGE) {
+        if (row->rel == REL_INPUT)
+            n = (size_t)snprintf(buf, size, "a matmul input (");
+        else
+            n = (size_t)snprintf(buf, size, "an output of %s inputs (",
+                                 npk_rk_prec_name((npk_rk_prec)mm->in));
+        for (unsigned p = 0; n < size && npk_rk_prec_name((npk_rk_prec)p); p++) {
+            bool fits = row->rel == REL_INPUT
+                            ? npk_rk_input_row((npk_rk_prec)p) != NULL
+                            : npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)p) != NULL;
+            if (fits)
+                n += (size_t)snprintf(buf + n, size - n, "%s%s", buf[n - 1] == '(' ? "" : "/",
+                                      npk_rk_prec_name((npk_rk_prec)p));
+        }
+        if (n < size)
+            snprintf(buf + n, size - n, ")");
+        return;
+    }
+    snprintf(buf, size, "%s%lld", prefix[row->rel], (long long)want);
+}
+
+/* The one refusal: the register, its value, the field, what the row expected and why. */
+static bool refuse(rksim_core_result *r, const rksim_regfile *rf, const decode_row *row,
+                   int64_t v, int64_t want, const rksim_mm *mm)
+{
+    const npk_rk_reg *info = npk_rk_reg_info(row->reg);
+    char what[64];
+    describe(row, want, mm, what, sizeof what);
+    return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                             "unsupported by the model: %s (0x%04X) = 0x%08X: %s = %lld, "
+                             "expected %s (%s)",
+                             info->name, info->offset, rksim_reg(rf, row->reg),
+                             row->field == WHOLE
+                                 ? "the value"
+                                 : npk_rk_field_info((npk_rk_field_id)row->field)->name,
+                             (long long)v, what, row->why);
+}
+
+static bool check_rows(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
+                       rksim_core_result *r)
+{
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const decode_row *row = &rows[i];
+        if (!applies(row->when, rf, mm))
+            continue;
+        uint32_t raw = row->field == WHOLE ? rksim_reg(rf, row->reg)
+                                           : rksim_field(rf, (npk_rk_field_id)row->field);
+        int64_t v = row->rel == REL_SIGNED_GT ? field_signed((npk_rk_field_id)row->field, raw)
+                                              : (int64_t)raw;
+        int64_t want = expected(row, rf, mm);
+        if (holds(row->rel, v, want, mm))
+            continue;
+        /* a deviation some hazard describes is the hazard table's to judge */
+        if (row->field != WHOLE &&
+            rksim_hazards_accept(s, (npk_rk_field_id)row->field, raw, mm, hazards))
+            continue;
+        return refuse(r, rf, row, v, want, mm);
+    }
+    return true;
+}
+
+/* The computed geometry (every value was checked by the rows). */
+static void geometry(const rksim_regfile *rf, rksim_mm *mm)
+{
+    uint32_t ls = F(CNA_DMA_CON1, LINE_STRIDE);
+    if (mm->line) {
+        mm->row_bytes = (uint64_t)ls * 16;
+    } else {
+        mm->row_bytes = 16;
+        mm->group_bytes = (uint64_t)ls * 16;
+        mm->surf_bytes = ((int64_t)ls + field_signed(NPK_RKF(CNA_DMA_CON2, SURF_STRIDE),
+                                                     F(CNA_DMA_CON2, SURF_STRIDE))) *
+                         16;
+    }
+    mm->out_line_bytes =
+        mm->out_surf_bytes == 16 ? ((uint64_t)F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1) + 1) * 16
+                                 : 16;
+}
+
+bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
+                     rksim_core_result *r)
+{
+    *mm = (rksim_mm){0};
+    read_fields(rf, mm);
+    if (!check_rows(s, rf, mm, hazards, r))
+        return false;
+    geometry(rf, mm);
     return true;
 }

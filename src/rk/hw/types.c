@@ -8,14 +8,14 @@
 #define NPK_PREC_COUNT 8
 
 static const npk_rk_prec_row rows[NPK_PREC_COUNT] = {
-    /* name    bits input float cbuf line ntile refK  tile   bank   op range  acc */
+    /* name    bits input float cbuf line ntile refK  tile   bank   op range  acc ... top pad */
     [NPK_PREC_FP16] = {"fp16", 16, true, true, 2, 8, 16, 256, 32768, 16384, 0, 0, 32,
-                       NPK_PREC_FP32, NPK_PREC_FP32, NPK_MODE_LINE},
+                       NPK_PREC_FP32, NPK_PREC_FP32, NPK_MODE_LINE, false},
     [NPK_PREC_INT8] = {"int8", 8, true, false, 1, 16, 32, 512, 65536, 32768, -128, 127, 32,
-                       NPK_PREC_INT32, NPK_PREC_INT32, NPK_MODE_LINE},
+                       NPK_PREC_INT32, NPK_PREC_INT32, NPK_MODE_LINE, true},
     /* int4: two per byte; its int16 accumulator (facts E.1, I.1) is widened on the host */
     [NPK_PREC_INT4] = {"int4", 4, true, false, 1, 16, 64, 512, 65536, 16384, -8, 7, 16,
-                       NPK_PREC_INT16, NPK_PREC_INT32, NPK_MODE_CUBE},
+                       NPK_PREC_INT16, NPK_PREC_INT32, NPK_MODE_CUBE, false},
     [NPK_PREC_INT16] = {.name = "int16", .bits = 16},
     [NPK_PREC_BF16] = {.name = "bf16", .bits = 16, .is_float = true},
     [NPK_PREC_INT32] = {.name = "int32", .bits = 32},
