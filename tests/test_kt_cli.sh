@@ -53,5 +53,29 @@ ok bash -c "'$cli' kt saxpy -n 200 --sim '$tmp/page1.mesh' | grep -q 'check: ok 
 ok bash -c "'$cli' kt saxpy -n 200 --engine --sim '$tmp/page1.mesh' | grep -q 'check: ok (0 of 200'"
 ok bash -c "'$cli' kt enum --sim '$tmp/tx0.mesh' 2>&1 | grep -q 'tx_depth=0 in preset .default.: a FIFO holds at least 1'"
 ok bash -c "'$cli' kt status --sim '$tmp/depth0.mesh' 2>&1 | grep -q 'inst_depth=0, at least 1'"
+# Hostile presets: a key given twice (the second used to win silently), a unit setting given
+# twice, a NUL byte (it used to cut the preset short), a directory (it used to be an empty mesh).
+{ cat "$src/data/kt/default.mesh"; echo 'tx_depth 4'; } > "$tmp/dup.mesh"
+ok bash -c "'$cli' kt enum --sim '$tmp/dup.mesh' 2>&1 | grep -q \"dup.mesh:21: 'tx_depth' given again (first on line 7); each setting once\""
+{ cat "$src/data/kt/default.mesh"; echo 'grid 1 2'; } > "$tmp/dupgrid.mesh"
+ok bash -c "'$cli' kt enum --sim '$tmp/dupgrid.mesh' 2>&1 | grep -q \"'grid' given again (first on line 5)\""
+sed 's/latency=24/latency=24 latency=2/' "$src/data/kt/default.mesh" > "$tmp/dupunit.mesh"
+ok bash -c "'$cli' kt enum --sim '$tmp/dupunit.mesh' 2>&1 | grep -q \"unit setting 'latency' given twice\""
+{ head -c 100 "$src/data/kt/default.mesh"; printf '\000'; tail -c +101 "$src/data/kt/default.mesh"; } > "$tmp/nul.mesh"
+ok bash -c "! '$cli' kt enum --sim '$tmp/nul.mesh' >/dev/null 2>&1"
+ok bash -c "'$cli' kt enum --sim '$tmp/nul.mesh' 2>&1 | grep -q 'a NUL byte at offset 100 (a preset is text)'"
+mkdir "$tmp/dir.mesh"
+ok bash -c "! '$cli' kt enum --sim '$tmp/dir.mesh' >/dev/null 2>&1"
+ok bash -c "'$cli' kt enum --sim '$tmp/dir.mesh' 2>&1 | grep -q 'cannot read: Is a directory'"
+# A unit that answers CU_CTRL after the reply budget is named, not taken for an empty
+# coordinate; a larger budget finds it.
+sed 's/latency=24/latency=24 reply_delay=3000/' "$src/data/kt/default.mesh" > "$tmp/slow.mesh"
+ok bash -c "! '$cli' kt enum --sim '$tmp/slow.mesh' >/dev/null 2>&1"
+ok bash -c "'$cli' kt enum --sim '$tmp/slow.mesh' 2>&1 | grep -q 'CU_CTRL replies from (1,2) arrived after the reply budget of 256 mailbox reads: those units were not enumerated; raise kt_options.reply_budget (--reply-budget N'"
+ok bash -c "'$cli' kt enum --sim '$tmp/slow.mesh' --reply-budget 2000 | grep -q '^3 units'"
+ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/slow.mesh' --reply-budget 2000 | grep -q 'check: ok'"
+# A host program with a NUL byte is refused where it is, not blamed on a cut-off line.
+printf 'WR 0x10000020 5 IRQ_EN\n\000DONE 0\n' > "$tmp/nul.prog"
+ok bash -c "'$cli' kt prog '$tmp/nul.prog' 2>&1 | grep -q 'a NUL byte at offset 23 (a program is text)'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

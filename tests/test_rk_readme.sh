@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # Every `build/npukit rk ...` command in the README's code blocks, pasted as written (in a
-# scratch directory, with the CLI under test in place of build/npukit): none may fail to run,
+# scratch directory, with the CLI under test in place of build/npukit, and $tmp, where the
+# README's examples put their files, naming that directory): none may fail to run,
 # and each exits with the status its comment promises (1 only for "status: wedge" or "status:
 # mismatch", which rk exec reports through its exit status, and for "exit 1").
 set -u
 cli=$1
 src=$2
 export NPUKIT_RKSIM_TIMEOUT_SCALE=0 NPUKIT_RK_DEVICE=sim
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/build"
-ln -s "$cli" "$tmp/build/npukit"
+work=$(mktemp -d) tmp=$(mktemp -d)
+export tmp
+trap 'rm -rf "$work" "$tmp"' EXIT
+mkdir -p "$work/build"
+ln -s "$cli" "$work/build/npukit"
 pass=0 fail=0
 cmds=$(awk '/^```/{inblock=!inblock; next} inblock && /^build\/npukit rk /' "$src/README.md")
 [ -n "$cmds" ] || { echo "no rk commands found in README.md" >&2; exit 1; }
-cd "$tmp"
+cd "$work"
 while IFS= read -r line; do
   want=0
   case "$line" in *"status: wedge"*|*"status: mismatch"*|*"exit 1"*) want=1 ;; esac
@@ -29,4 +31,7 @@ while IFS= read -r line; do
   fi
 done <<< "$cmds"
 echo "$pass passed, $fail failed"
+# The examples write nothing into the directory they run in (the repository, for a reader).
+ok_clean=$(ls "$work" | grep -v -x -e build -e out.txt -e err.txt)
+[ -z "$ok_clean" ] || { echo "README examples wrote into the working directory: $ok_clean" >&2; fail=$((fail+1)); }
 [ "$fail" = 0 ] && [ "$pass" -ge 12 ]

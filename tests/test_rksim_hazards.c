@@ -1,5 +1,8 @@
 /* The hazard table: each of the 18 documented hazards shown in the faithful mode, with the
  * driver-side defence that avoids it and the ideal mode that switches it off. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <time.h>
+
 #include "rksim_testlib.h"
 
 #include "npukit/rk_regcmd.h"
@@ -582,8 +585,31 @@ static void test_h18_int4_saturation(void)
     }
 }
 
+/* A hostile submit timeout (2^32 - 1 ms: 71 minutes at the default 1/1000 scale) on a wedging
+ * job still answers ETIMEDOUT, after at most RKSIM_MAX_WAIT_MS. */
+static void test_capped_wait(void)
+{
+    rksim_config cfg;
+    rksim_config_default(&cfg); /* the default scale, not the tests' 0 */
+    npk_rk_device *d = NULL;
+    CHECK_EQ(npk_rk_device_open_sim(&cfg, &d), NPK_OK);
+    hcase h;
+    hc_make(d, &h, NPK_PREC_INT8, NPK_PREC_INT32, -1, 4, 64, 32, -1, false, 0);
+    struct rknpu_submit sub;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CHECK_EQ(npk_rk_devtask_submit(d, &h.tk, 0, UINT32_MAX, &sub), NPK_ETIMEDOUT); /* hazard 3 */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    CHECK(fired(d, HZ(INT8_ENTRY_WEDGE)));
+    CHECK(ms < RKSIM_MAX_WAIT_MS + 30000); /* not a timing test: a hang check (uncapped: 71 min) */
+    hc_free(d, &h);
+    npk_rk_device_close(d);
+}
+
 int main(void)
 {
+    test_capped_wait();
     test_table();
     test_h1_stale_output();
     test_h2_feature_cache();

@@ -33,6 +33,17 @@ const cli_opt *kt_cli_rows(kt_cli_opts *o)
     return o->rows;
 }
 
+const cli_opt *kt_cli_discovery_rows(kt_cli_opts *o)
+{
+    const cli_opt rows[2] = {
+        {.name = "--reply-budget", .kind = CLI_U32, .dest = &o->reply_budget, .min = 1, .max = 1u << 24,
+         .meta = "N", .help = "mailbox reads to wait for one CU_CTRL reply while enumerating (default 256)"},
+        CLI_END,
+    };
+    memcpy(o->discovery_rows, rows, sizeof rows);
+    return o->discovery_rows;
+}
+
 void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
 {
     uint64_t bytes = k->bytes_read + k->bytes_written, cycles = 0;
@@ -61,7 +72,7 @@ void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
 
 int kt_cli_start(kt_cli *c, const char *cmd, const char *about, int argc, char **argv)
 {
-    const cli_opt *tables[] = {kt_cli_rows(&c->o), NULL};
+    const cli_opt *tables[] = {kt_cli_rows(&c->o), kt_cli_discovery_rows(&c->o), NULL};
     cli_spec spec = {.cmd = cmd, .synopsis = "[options]", .about = about, .tables = tables};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
@@ -76,6 +87,7 @@ int kt_cli_open(kt_cli *c)
         return 1;
     kt_options opt = {0};
     opt.stage_flits = c->m.cfg.stage_flits;
+    opt.reply_budget = c->o.reply_budget;
     if (kt_open(&c->dev, c->m.t, kt_machine_ctrl_base(&c->m, 0), &opt) != NPK_OK) {
         int rc = cli_lib_error("kt: opening the control window");
         kt_cli_close(c);

@@ -17,7 +17,9 @@ enum { KT_CLI_ROWS = 8 };
 typedef struct kt_cli_opts {
     kt_machine_opts m;
     bool json;
+    uint32_t reply_budget; /* kt_options.reply_budget (0: the driver's default) */
     cli_opt rows[KT_CLI_ROWS + 1];
+    cli_opt discovery_rows[2];
 } kt_cli_opts;
 
 typedef struct kt_cli {
@@ -29,6 +31,8 @@ typedef struct kt_cli {
 /* The rows of the common options (--sim, --prestrobe, --card, --ctrl-base, --mem-base,
  * --timeout-ms, --backdoor, --json), writing into o. */
 const cli_opt *kt_cli_rows(kt_cli_opts *o);
+/* The row of the commands that enumerate the mesh (--reply-budget N, into o->reply_budget). */
+const cli_opt *kt_cli_discovery_rows(kt_cli_opts *o);
 /* The traffic a command cost on machine m. Text: "transport: ...; N mesh cycles". JSON:
  * "\"transactions\": T, \"bytes\": B, \"transport\": {...}" (no trailing comma), the same members on
  * every command; "cycles" is null when the machine does not report its clock. */

@@ -52,6 +52,13 @@ static char *slurp(const char *path)
         free(buf);
         buf = NULL;
     }
+    const char *nul = buf ? memchr(buf, 0, n) : NULL;
+    if (nul) { /* the parser would stop there and blame what follows a cut-off line */
+        fprintf(stderr, "npukit kt prog: '%s': a NUL byte at offset %zu (a program is text)\n", path,
+                (size_t)(nul - buf));
+        free(buf);
+        buf = NULL;
+    }
     if (buf)
         buf[n] = 0;
     return buf;

@@ -32,7 +32,8 @@ int kt_saxpy_main(int argc, char **argv)
          .given = &wait_given, .meta = "C", .help = "with --engine: mesh cycles to wait per round"},
         CLI_END,
     };
-    const cli_opt *tables[] = {own, kt_cli_rows(&card.o), kt_card_cli_rows(&card), NULL};
+    const cli_opt *tables[] = {own, kt_cli_rows(&card.o), kt_cli_discovery_rows(&card.o), kt_card_cli_rows(&card),
+                               NULL};
     cli_spec spec = {.cmd = "kt saxpy", .synopsis = "[-n N] [--engine] [options]",
                      .about = "stage, dispatch and check y = a*x + y on the saxpy units",
                      .tables = tables};

@@ -74,6 +74,7 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, uint64_t wait_cycles)
     const ktsim_config *cfg = &c.m.cfg;
     kt_options opt = {0};
     opt.stage_flits = cfg->stage_flits;
+    opt.reply_budget = c.o.reply_budget;
     if (kt_open(&dev, c.t, kt_machine_ctrl_base(&c.m, 0), &opt) != NPK_OK)
         return fail(&c, &j, "kt saxpy --engine: opening the control window");
     uint64_t mem = kt_machine_mem_base(&c.m, 0);

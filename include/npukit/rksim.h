@@ -63,9 +63,14 @@ typedef struct rksim_hazard {
 
 extern const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT];
 
+/* The longest a wedge sleeps, whatever the submit's timeout and the scale: a hostile timeout
+ * (2^32 - 1 ms, scaled by 1/1000, is 71 minutes) still returns ETIMEDOUT within a second. */
+#define RKSIM_MAX_WAIT_MS 1000.0
+
 typedef struct rksim_config {
     uint32_t ideal_mask;    /* RKSIM_HZ_BIT(id) set: hazard id behaves ideally */
-    double timeout_scale;   /* a wedge sleeps submit.timeout * this (0: no sleep) */
+    double timeout_scale;   /* a wedge sleeps submit.timeout * this, at most RKSIM_MAX_WAIT_MS
+                             * (0: no sleep) */
     unsigned cores;         /* 3 on RK3588 */
 } rksim_config;
 

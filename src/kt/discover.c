@@ -1,6 +1,7 @@
 /* Discovery over the mailbox: CU_CTRL reads with a reply budget and strict matching, CU_CAPS
  * confirmed by two agreeing reads, and the row-major walk of the mesh's span. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "npukit/kt.h"
@@ -23,7 +24,48 @@ static reply_kind classify(const kt_flit *f, kt_coord at, uint8_t index, uint8_t
     return kt_coord_eq(h.src, at) ? R_OURS : R_OTHER;
 }
 
-npk_status kt_ctrl_read(kt_dev *d, kt_coord at, uint8_t index, uint64_t *value, bool *present)
+/* The CU_CTRL requests of an enumeration that ran out of reply budget, so that a reply arriving
+ * later tells a slow unit from an empty coordinate (which never answers). */
+enum { MAX_TIMED_OUT = (KT_COORD_MAX + 1) * (KT_COORD_MAX + 1) };
+typedef struct late_watch {
+    struct {
+        kt_coord at;
+        uint8_t index, txn;
+        bool answered;
+    } req[MAX_TIMED_OUT];
+    unsigned n;
+} late_watch;
+
+/* A reply that is not the one awaited: is it a timed-out request's, arriving late? */
+static void note_late(late_watch *w, const kt_flit *f)
+{
+    if (!w)
+        return;
+    kt_header h = kt_header_get(f);
+    kt_ctrl c = kt_ctrl_get(f);
+    if (h.type != KT_T_CU_CTRL || c.op != KT_CTRL_OP_REPLY)
+        return;
+    for (unsigned i = 0; i < w->n; i++)
+        if (w->req[i].txn == h.txn && w->req[i].index == c.index && kt_coord_eq(w->req[i].at, h.src))
+            w->req[i].answered = true;
+}
+
+/* Empty the mailbox of earlier traffic, watching for late replies. */
+static npk_status drain(kt_dev *d, unsigned limit, late_watch *w)
+{
+    for (unsigned n = 0; n < limit; n++) {
+        kt_flit f;
+        bool got;
+        npk_status s = kt_mailbox_recv(d, &f, &got);
+        if (s || !got)
+            return s;
+        note_late(w, &f);
+    }
+    return NPK_OK;
+}
+
+static npk_status ctrl_read(kt_dev *d, kt_coord at, uint8_t index, uint64_t *value, bool *present,
+                            late_watch *w)
 {
     *present = false;
     uint8_t txn = d->next_txn++;
@@ -31,7 +73,7 @@ npk_status kt_ctrl_read(kt_dev *d, kt_coord at, uint8_t index, uint64_t *value, 
         d->next_txn = 1;
     kt_flit req;
     npk_status s = kt_flit_ctrl_request(&req, at, d->opt.reply_to, index, txn);
-    if (s || (s = kt_mailbox_drain(d, 64, NULL)) || (s = kt_mailbox_send(d, &req)))
+    if (s || (s = drain(d, 64, w)) || (s = kt_mailbox_send(d, &req)))
         return s;
     /* Poll: the reply takes mesh time to arrive, and the transport may be faster than the mesh. */
     for (uint32_t i = 0; i < d->opt.reply_budget; i++) {
@@ -47,13 +89,25 @@ npk_status kt_ctrl_read(kt_dev *d, kt_coord at, uint8_t index, uint64_t *value, 
             *present = true;
             return NPK_OK;
         case R_LOOPED: return NPK_OK; /* a memory port, not a unit */
-        case R_OTHER: break;          /* dropped; keep waiting for ours */
+        case R_OTHER: note_late(w, &f); break; /* dropped; keep waiting for ours */
         }
+    }
+    if (w && w->n < MAX_TIMED_OUT) {
+        w->req[w->n].at = at;
+        w->req[w->n].index = index;
+        w->req[w->n].txn = txn;
+        w->req[w->n].answered = false;
+        w->n++;
     }
     return NPK_OK;
 }
 
-npk_status kt_unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present)
+npk_status kt_ctrl_read(kt_dev *d, kt_coord at, uint8_t index, uint64_t *value, bool *present)
+{
+    return ctrl_read(d, at, index, value, present, NULL);
+}
+
+static npk_status unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present, late_watch *w)
 {
     uint64_t prev = 0;
     bool have_prev = false;
@@ -61,7 +115,7 @@ npk_status kt_unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present)
     for (int i = 0; i < CAPS_TRIES; i++) {
         uint64_t v;
         bool p;
-        npk_status s = kt_ctrl_read(d, at, KT_CU_CAPS, &v, &p);
+        npk_status s = ctrl_read(d, at, KT_CU_CAPS, &v, &p, w);
         if (s)
             return s;
         if (!p) {
@@ -82,9 +136,42 @@ npk_status kt_unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present)
                     CAPS_TRIES, (unsigned long long)prev);
 }
 
-npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n)
+npk_status kt_unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present)
 {
-    *n = 0;
+    return unit_caps(d, at, caps, present, NULL);
+}
+
+/* After the walk: one more reply budget of polls for replies still under way, then an error
+ * naming every coordinate that answered too late — a missed unit is not an empty one. */
+static npk_status report_late(kt_dev *d, late_watch *w)
+{
+    npk_status s = NPK_OK;
+    for (uint32_t i = 0; w->n && i < d->opt.reply_budget && !s; i++) {
+        kt_flit f;
+        bool got;
+        if (!(s = kt_mailbox_recv(d, &f, &got)) && got)
+            note_late(w, &f);
+    }
+    if (s)
+        return s;
+    char list[256] = "";
+    size_t used = 0;
+    unsigned late = 0;
+    for (unsigned i = 0; i < w->n; i++)
+        if (w->req[i].answered && late++ < 8 && used < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s(%u,%u)", late > 1 ? ", " : "",
+                                     w->req[i].at.x, w->req[i].at.y);
+    if (!late)
+        return NPK_OK;
+    return npk_fail(NPK_ETIMEDOUT,
+                    "CU_CTRL replies from %s%s arrived after the reply budget of %u mailbox reads: those units "
+                    "were not enumerated; raise kt_options.reply_budget (--reply-budget N on npukit kt enum, status, saxpy)",
+                    list, late > 8 ? " and more" : "", d->opt.reply_budget);
+}
+
+/* The row-major walk of the span, one CU_CAPS per coordinate. */
+static npk_status walk(kt_dev *d, kt_unit *units, size_t max, size_t *n, late_watch *w)
+{
     int lo = d->caps.grid_lo - 1, hi = d->caps.grid_hi + 1;
     uint8_t version = d->opt.expect_version;
     kt_coord version_from = {0, 0};
@@ -98,7 +185,7 @@ npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n)
             kt_coord at = {(uint8_t)x, (uint8_t)y};
             kt_cu_caps caps;
             bool present;
-            npk_status s = kt_unit_caps(d, at, &caps, &present);
+            npk_status s = unit_caps(d, at, &caps, &present, w);
             if (s)
                 return s;
             if (!present)
@@ -128,6 +215,19 @@ npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n)
         }
     }
     return NPK_OK;
+}
+
+npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n)
+{
+    *n = 0;
+    late_watch *w = calloc(1, sizeof *w);
+    if (!w)
+        return npk_fail(NPK_ENOMEM, "enumeration: out of memory");
+    npk_status s = walk(d, units, max, n, w);
+    if (!s)
+        s = report_late(d, w);
+    free(w);
+    return s;
 }
 
 const kt_unit *kt_find_unit(const kt_unit *units, size_t n, uint16_t type)

@@ -93,6 +93,7 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
     u->version = 1;
     u->inst_depth = 32; /* the RTL default INST_DEPTH */
     u->latency = 16;
+    unsigned given = 0; /* bit j: unit setting j of the limit table below was given */
     for (int i = 4; i < ntok; i++) {
         char *eq = strchr(tok[i], '=');
         if (!eq)
@@ -101,6 +102,9 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
         const char *k = tok[i], *val = eq + 1;
         uint64_t v = 0;
         if (!strcmp(k, "type") && strlen(val) == 2 && isprint((unsigned char)val[0]) && isprint((unsigned char)val[1])) {
+            if (given & 1u)
+                return npk_fail(NPK_EPARSE, "%s:%d: unit setting 'type' given twice", origin, line);
+            given |= 1u;
             u->type = (uint16_t)((uint8_t)val[0] << 8 | (uint8_t)val[1]);
             continue;
         }
@@ -116,6 +120,9 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
             return npk_fail(NPK_EPARSE, "%s:%d: unknown unit setting '%s'", origin, line, k);
         if (v > lim[j].max)
             return npk_fail(NPK_ELIMIT, "%s:%d: %s=%" PRIu64 " exceeds %" PRIu64, origin, line, k, v, lim[j].max);
+        if (given & (1u << j))
+            return npk_fail(NPK_EPARSE, "%s:%d: unit setting '%s' given twice", origin, line, k);
+        given |= 1u << j;
         switch (j) {
         case 0: u->type = (uint16_t)v; break;
         case 1: u->version = (uint8_t)v; break;
@@ -130,9 +137,29 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
     return NPK_OK;
 }
 
+/* The scalar keys beyond the settings table; each key may appear once (a second value used to
+ * win silently). */
+enum { KEY_NAME, KEY_GENERATION, KEY_GRID, OTHER_KEYS };
+
+static const char *const other_keys[OTHER_KEYS] = {"name", "generation", "grid"};
+
+/* The slot of a key that may appear once, or -1 (unit and mem_port lines repeat). */
+static int once_slot(const char *key)
+{
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
+        if (!strcmp(settings[i].key, key))
+            return (int)i;
+    for (int i = 0; i < OTHER_KEYS; i++)
+        if (!strcmp(other_keys[i], key))
+            return (int)(sizeof settings / sizeof settings[0]) + i;
+    return -1;
+}
+
 npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config *c)
 {
     ktsim_config_default(c);
+    enum { NSETTINGS = sizeof settings / sizeof settings[0] };
+    int first[NSETTINGS + OTHER_KEYS] = {0}; /* the line a key was first given on */
     bool ports_given = false;
     int line = 0;
     const char *p = text;
@@ -157,6 +184,12 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
             continue;
         const char *key = tok[0];
         npk_status st = NPK_OK;
+        int slot = once_slot(key);
+        if (slot >= 0 && first[slot])
+            return npk_fail(NPK_EPARSE, "%s:%d: '%s' given again (first on line %d); each setting once", origin,
+                            line, key, first[slot]);
+        if (slot >= 0)
+            first[slot] = line;
         uint64_t a, b;
         if (!strcmp(key, "unit")) {
             st = parse_unit(tok, ntok, origin, line, c);
@@ -230,12 +263,18 @@ npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg)
         fclose(f);
         return npk_fail(NPK_ENOMEM, "preset: out of memory");
     }
+    errno = 0;
     size_t n = fread(text, 1, 65535, f);
-    bool more = fgetc(f) != EOF;
+    int err = ferror(f) ? (errno ? errno : EIO) : 0; /* a directory opens, then fails: EISDIR */
+    bool more = !err && fgetc(f) != EOF;
     fclose(f);
     text[n] = '\0';
-    npk_status st = more ? npk_fail(NPK_ELIMIT, "preset %s is larger than 64 KiB", path)
-                         : ktsim_preset_parse(text, path, cfg);
+    const char *nul = memchr(text, '\0', n);
+    npk_status st = err    ? npk_fail(NPK_EIO, "preset %s: cannot read: %s", path, strerror(err))
+                    : more ? npk_fail(NPK_ELIMIT, "preset %s is larger than 64 KiB", path)
+                    : nul  ? npk_fail(NPK_EPARSE, "preset %s: a NUL byte at offset %zu (a preset is text)", path,
+                                      (size_t)(nul - text))
+                           : ktsim_preset_parse(text, path, cfg);
     free(text);
     return st;
 }

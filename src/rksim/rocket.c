@@ -287,7 +287,7 @@ static int run_job(rksim *s, unsigned core, const struct drm_rocket_job *j, int6
     }
     rep->model_us += model_us;
     free(tasks);
-    double wait_ms = failed ? ROCKET_JOB_TIMEOUT_MS * s->cfg.timeout_scale : 0;
+    double wait_ms = failed ? rksim_wait_ms(s, ROCKET_JOB_TIMEOUT_MS) : 0;
     *signal = now_ns() + (int64_t)(wait_ms * 1e6);
     return rc;
 }

@@ -61,6 +61,14 @@ struct rksim {
  * memory. */
 void *rksim_scratch(rksim *s, unsigned slot, size_t bytes);
 
+/* How long a failed job waits before its timeout answer: timeout_ms scaled, at most
+ * RKSIM_MAX_WAIT_MS. */
+static inline double rksim_wait_ms(const rksim *s, double timeout_ms)
+{
+    double ms = timeout_ms * s->cfg.timeout_scale;
+    return ms > RKSIM_MAX_WAIT_MS ? RKSIM_MAX_WAIT_MS : ms;
+}
+
 static inline bool rksim_faithful(const rksim *s, rksim_hazard_id id)
 {
     return !(s->cfg.ideal_mask & RKSIM_HZ_BIT(id));

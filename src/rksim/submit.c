@@ -19,7 +19,7 @@ enum { STORM_HANG_WEDGES = 3 };
 
 static void sleep_scaled_timeout(const rksim *s, uint32_t timeout_ms)
 {
-    double ms = timeout_ms * s->cfg.timeout_scale;
+    double ms = rksim_wait_ms(s, timeout_ms);
     if (ms <= 0)
         return;
     struct timespec ts = {(time_t)(ms / 1000), (long)((ms - (time_t)(ms / 1000) * 1000) * 1e6)};
