@@ -190,6 +190,8 @@ npk_status npk_rk_weights_pack_layout(npk_rk *rt, npk_rk_prec in, uint32_t k, ui
 npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
                                npk_rk_buffer *buf, uint64_t offset, npk_rk_layout layout,
                                uint32_t m_hint, npk_rk_weights **out);
+/* The 64-bit checksum bound weights are checked with (not cryptographic: it detects changes). */
+uint64_t npk_rk_checksum(const void *bytes, uint64_t n);
 /* True when the NPU reads the bound weights straight from their buffer. */
 bool npk_rk_weights_in_place(const npk_rk_weights *w);
 

@@ -143,8 +143,9 @@ npk_status npk_rk_weights_pack_layout(npk_rk *rt, npk_rk_prec in, uint32_t k, ui
 
 /* 64-bit checksum of the bytes: four independent multiply-xor lanes over 8-byte words (so the
  * multiplies overlap), folded with the tail and the length. */
-static uint64_t checksum(const uint8_t *p, uint64_t n)
+uint64_t npk_rk_checksum(const void *bytes, uint64_t n)
 {
+    const uint8_t *p = bytes;
     const uint64_t mul = 0x9E3779B97F4A7C15ull;
     uint64_t h[4] = {1, 2, 3, 4};
     uint64_t i = 0;
@@ -221,7 +222,7 @@ npk_status npk_rk_weights_refresh(npk_rk *rt, npk_rk_weights *w, npk_rk_stats *s
                                RKNPU_MEM_SYNC_TO_DEVICE);
     const uint8_t *src = (const uint8_t *)buf->mem.host + w->src_off;
     uint64_t t0 = npk_now_ns();
-    uint64_t sum = checksum(src, w->src_bytes);
+    uint64_t sum = npk_rk_checksum(src, w->src_bytes);
     st->b_check_ns += npk_now_ns() - t0;
     if (w->have_sum && sum == w->sum)
         return NPK_OK;

@@ -1,0 +1,128 @@
+/* NPU memory of the compatible layer: rknn_tensor_mem over npukit's device buffers. Memory is
+ * process-wide (made through one context, used and destroyed through any), and every pointer a
+ * caller passes back is looked up among the live mems before it is touched, so a destroyed or
+ * foreign pointer is an error code, not a crash. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rknn_internal.h"
+
+static pthread_mutex_t mems_lock = PTHREAD_MUTEX_INITIALIZER;
+static rknn_mem_obj **mems;
+static size_t nmems, capmems;
+static uint64_t next_id = 1;
+
+/* Under mems_lock. */
+static size_t index_of(const rknn_tensor_mem *mem)
+{
+    for (size_t i = 0; i < nmems; i++)
+        if (&mems[i]->pub == mem)
+            return i;
+    return SIZE_MAX;
+}
+
+rknn_mem_obj *rknn_mem_find(const rknn_tensor_mem *mem, uint64_t id)
+{
+    pthread_mutex_lock(&mems_lock);
+    size_t i = mem ? index_of(mem) : SIZE_MAX;
+    rknn_mem_obj *o = i == SIZE_MAX || (id && mems[i]->id != id) ? NULL : mems[i];
+    pthread_mutex_unlock(&mems_lock);
+    return o;
+}
+
+/* A runtime of the context's engine for the allocation: every context shares the process's
+ * engine, so any live context (or none: a runtime opened for the call) will do. */
+static rknn_tensor_mem *create(rknn_context ctx, uint64_t size)
+{
+    (void)ctx;
+    if (!size || size > UINT32_MAX) {
+        rknn_error(NPK_EINVAL, "rknn_create_mem: size %llu: 1 .. %u bytes",
+                   (unsigned long long)size, UINT32_MAX);
+        return NULL;
+    }
+    npk_rk *rt;
+    npk_status s = rknn_runtime_open(&rt);
+    rknn_mem_obj *o = NULL;
+    if (s == NPK_OK && !(o = calloc(1, sizeof *o)))
+        s = npk_fail(NPK_ENOMEM, "rknn_create_mem: out of memory");
+    if (s == NPK_OK)
+        s = npk_rk_buffer_create(rt, size, &o->buf);
+    if (s == NPK_OK) {
+        pthread_mutex_lock(&mems_lock);
+        if (nmems == capmems) {
+            size_t cap = capmems ? capmems * 2 : 16;
+            rknn_mem_obj **grown = realloc(mems, cap * sizeof *grown);
+            if (grown) {
+                mems = grown;
+                capmems = cap;
+            }
+        }
+        if (nmems < capmems) {
+            o->id = next_id++;
+            mems[nmems++] = o;
+        } else {
+            s = npk_fail(NPK_ENOMEM, "rknn_create_mem: out of memory");
+        }
+        pthread_mutex_unlock(&mems_lock);
+    }
+    npk_rk_close(rt); /* the buffer keeps the engine */
+    if (s) {
+        if (o)
+            npk_rk_buffer_free(o->buf);
+        free(o);
+        rknn_fail(s);
+        return NULL;
+    }
+    o->pub.virt_addr = npk_rk_buffer_host(o->buf);
+    o->pub.phys_addr = npk_rk_buffer_iova(o->buf);
+    o->pub.fd = -1; /* no dma-buf export */
+    o->pub.offset = 0;
+    o->pub.size = (uint32_t)size;
+    o->pub.flags = RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE;
+    o->pub.priv_data = NULL;
+    return &o->pub;
+}
+
+rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size) { return create(ctx, size); }
+
+/* Cacheable or not, the buffers are synced by the runtime around every run; the flags are
+ * accepted for compatibility. SRAM is not used. */
+rknn_tensor_mem *rknn_create_mem2(rknn_context ctx, uint64_t size, uint64_t alloc_flags)
+{
+    if (alloc_flags & ~(uint64_t)(RKNN_FLAG_MEMORY_CACHEABLE | RKNN_FLAG_MEMORY_NON_CACHEABLE |
+                                  RKNN_FLAG_MEMORY_TRY_ALLOC_SRAM)) {
+        rknn_error(NPK_EINVAL, "rknn_create_mem2: unknown flags 0x%llx",
+                   (unsigned long long)alloc_flags);
+        return NULL;
+    }
+    return create(ctx, size);
+}
+
+int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
+{
+    (void)ctx;
+    pthread_mutex_lock(&mems_lock);
+    size_t i = mem ? index_of(mem) : SIZE_MAX;
+    rknn_mem_obj *o = i == SIZE_MAX ? NULL : mems[i];
+    if (o)
+        mems[i] = mems[--nmems];
+    pthread_mutex_unlock(&mems_lock);
+    if (!o)
+        return rknn_error(NPK_EINVAL, "rknn_destroy_mem: %p is not a live rknn_tensor_mem "
+                                      "(NULL, destroyed already, or not made by rknn_create_mem)",
+                          (void *)mem);
+    npk_rk_buffer_free(o->buf);
+    free(o);
+    return RKNN_SUCC;
+}
+
+int rknn_mem_sync(rknn_context ctx, rknn_tensor_mem *mem, rknn_mem_sync_mode mode)
+{
+    (void)ctx;
+    rknn_mem_obj *o = rknn_mem_find(mem, 0);
+    if (!o)
+        return rknn_error(NPK_EINVAL, "rknn_mem_sync: %p is not a live rknn_tensor_mem",
+                          (void *)mem);
+    npk_status s = npk_rk_buffer_sync(o->buf, 0, 0, (npk_rk_sync_dir)mode);
+    return s ? rknn_fail(s) : RKNN_SUCC;
+}
