@@ -51,5 +51,34 @@ int main(void)
     mm.out = NPK_PREC_INT32;
     CHECK_EQ(npk_rk_mm_check(&mm, NULL), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "(fp32 or fp16)");
+
+    /* element encodings against bit patterns stated independently: IEEE half 1.0 = 0x3C00,
+     * bfloat16 -2.0 = 0xC000, binary32 0.5 = 0x3F000000, int4 nibbles low first */
+    const uint8_t half_one[2] = {0x00, 0x3C}, bf_m2[2] = {0x00, 0xC0};
+    const uint8_t f32_half[4] = {0x00, 0x00, 0x00, 0x3F}, nibbles[1] = {0x9F};
+    CHECK(npk_rk_prec_load(NPK_PREC_FP16, half_one, 0) == 1.0);
+    CHECK(npk_rk_prec_load(NPK_PREC_BF16, bf_m2, 0) == -2.0);
+    CHECK(npk_rk_prec_load(NPK_PREC_FP32, f32_half, 0) == 0.5);
+    CHECK(npk_rk_prec_load(NPK_PREC_INT4, nibbles, 0) == -1.0); /* 0xF */
+    CHECK(npk_rk_prec_load(NPK_PREC_INT4, nibbles, 1) == -7.0); /* 0x9 */
+    CHECK(npk_rk_prec_load((npk_rk_prec)99, nibbles, 0) == 0.0);
+    uint8_t out[8] = {0};
+    npk_rk_prec_store(NPK_PREC_INT16, out, 1, -2.0);
+    CHECK_EQ(out[2], 0xFE);
+    CHECK_EQ(out[3], 0xFF);
+    npk_rk_prec_store(NPK_PREC_INT32, out, 1, 4294967297.0); /* 2^32 + 1 wraps to 1 */
+    CHECK_EQ(out[4], 1);
+    CHECK_EQ(out[7], 0);
+    npk_rk_prec_store(NPK_PREC_INT4, out, 1, 5.0); /* the high nibble only */
+    CHECK_EQ(out[0], 0x50);
+    npk_rk_prec_store(NPK_PREC_FP16, out, 0, 65520.0); /* rounds to nearest even: inf */
+    CHECK_EQ(out[0], 0x00);
+    CHECK_EQ(out[1], 0x7C);
+    for (unsigned p = 0; npk_rk_prec_name((npk_rk_prec)p); p++) {
+        /* every precision round-trips a value its format holds exactly */
+        uint8_t e[4] = {0};
+        npk_rk_prec_store((npk_rk_prec)p, e, 0, -3.0);
+        CHECK(npk_rk_prec_load((npk_rk_prec)p, e, 0) == -3.0);
+    }
     return check_done();
 }

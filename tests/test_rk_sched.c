@@ -98,6 +98,17 @@ static void test_validity(void)
     CHECK_STR_HAS(why, "512..4096");
     CHECK(npk_rk_sched_valid(NPK_PREC_INT8, 512, 1, &why));
     CHECK(!npk_rk_sched_valid(NPK_PREC_INT4, 512, 1, &why));
+    CHECK_STR_HAS(why, "described only for");
+    CHECK_STR_HAS(why, "fp16");
+    CHECK_STR_HAS(why, "int8");
+    /* the sched-1 ceilings against the spec's closed forms at every valid K: fp16 11 banks x
+     * 32 KB / (K x 2 B), 256 at K=128; int8 64*floor(11*512/K) */
+    for (uint32_t k = 32; k <= 8192; k += 32) {
+        uint32_t fp16 = k == 128 ? 256 : 11u * 32768 / (k * 2), int8 = 64 * ((11u * 512) / k);
+        bool pow2 = !(k & (k - 1));
+        CHECK_EQ(npk_rk_m_ceiling(NPK_PREC_FP16, k, 1), pow2 && k >= 128 && k <= 1024 ? fp16 : 0);
+        CHECK_EQ(npk_rk_m_ceiling(NPK_PREC_INT8, k, 1), pow2 && k >= 512 && k <= 4096 ? int8 : 0);
+    }
     CHECK(npk_rk_sched_valid(NPK_PREC_INT4, 512, 0, &why));
     CHECK_EQ(npk_rk_m_ceiling(NPK_PREC_FP16, 64, 1), 0);
     /* auto: sched 0 while one bank holds M, sched 1 above it, none past the ceiling. */

@@ -49,6 +49,10 @@ uint32_t npk_rk_feature_grains(npk_rk_prec p, uint32_t m, uint32_t k);
 
 /* Whether a schedule is valid for (dtype, K); on false, *why says which rule. */
 bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why);
+/* The rows the 11 data banks of the widest split hold at K, in the precision's row groups
+ * (fp16 180224/K, int8 64*floor(11*512/K)); 0 where sched 1 is not described. Without the
+ * validity rules and the K=128 envelope: the simulator's rows-capacity model reads it too. */
+uint32_t npk_rk_sched1_rows(npk_rk_prec p, uint32_t k);
 /* The largest M one task computes correctly at this (dtype, K, schedule); 0 when the
  * schedule is not valid there. fp16: sched 0 16384/K, sched 1 180224/K (256 at K <= 128);
  * int8: sched 0 32768/K, sched 1 64*floor(11*512/K) (704/320/128/64 at K=512..4096);

@@ -8,6 +8,7 @@
 #define NPUKIT_RK_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -32,13 +33,40 @@ typedef enum npk_rk_mode {
     NPK_MODE_CUBE = 1,
 } npk_rk_mode;
 
+/* How an element's bits encode its value. */
+typedef enum npk_rk_encoding {
+    NPK_ENC_TWOS = 0, /* two's complement integer of the row's width */
+    NPK_ENC_IEEE,     /* IEEE 754 binary16 (fp16) or binary32 (fp32; tf32 in its container) */
+    NPK_ENC_BFLOAT,   /* bfloat16: the top half of a binary32 */
+} npk_rk_encoding;
+
+/* The bank-split (sched 1) facts of a matmul input (spec "Small-K validity of the 0x1040
+ * schedule", "The M-tiling scheduler"; facts C.3); all 0 where sched 1 is not described. */
+typedef struct npk_rk_sched1 {
+    unsigned small_k;      /* at K <= this a split above 0xB1 breaks the K reduction: zeros
+                              at M=1, garbage at M>1 (hazard 9; fp16 64, int8 128) */
+    unsigned k_min;        /* the defence: sched 1 only from this K (fp16 96, int8 256) */
+    unsigned k_lo, k_hi;   /* the power-of-two K it is used at (fp16 128..1024, int8
+                              512..4096; off powers of two the fit takes fractional steps) */
+    unsigned wrong_k;      /* from this K on, rows above wrong_m are wrong (fp16 2048: M 8) */
+    unsigned wrong_m;
+    unsigned row_group;    /* the ceiling of 11 data banks counts whole groups of this many
+                              rows (fp16 1; int8 64: the measured mg_max x 64) */
+    unsigned envelope_k;   /* at K <= this (fp16 128: half-bank steps) the envelope is
+                              non-monotonic: the ceiling is envelope_m */
+    unsigned envelope_m;
+} npk_rk_sched1;
+
 /* Every per-precision fact, one row per enum value. The matmul inputs (fp16, int8, int4) fill
- * every field; the other precisions have a name and a size only (the rest 0). */
+ * every field; the other precisions have a name, a size and their layout roles only. */
 typedef struct npk_rk_prec_row {
     const char *name;
     unsigned bits;           /* element size (int4 4, int8 8, fp16 16, fp32 32, ...) */
     bool input;              /* a matmul input the synthesizer and the simulator know */
-    bool is_float;
+    bool is_float;           /* a floating-point format (fp16, bf16, fp32, tf32) */
+    npk_rk_encoding enc;     /* how its bits encode a value */
+    bool layout_in;          /* the layout packers take it as an operand (A, B) */
+    bool layout_out;         /* ... and as an output (C); tf32 has its own 16x16 tiles */
     unsigned cbuf_bytes;     /* CBUF bytes per feature element (int4 uses int8's entries,
                                 spec 0x107c) */
     unsigned line_unit;      /* feature elements per 16-byte LINE_STRIDE unit (fp16 8, int8 and
@@ -57,6 +85,11 @@ typedef struct npk_rk_prec_row {
     npk_rk_mode mode;        /* the vendor's default feature/output mode (facts C.0) */
     bool top_pad;            /* CNA_PAD_CON0.PAD_TOP is described as an output row offset
                                 (spec "0x1068": measured for int8 only) */
+    unsigned macs_per_cycle; /* MAC-array peak per core and cycle (spec "The precision enum":
+                                the 1 KB int8 B atom is 1024 MACs; fp16 half of it, 3 TFLOPS
+                                vs 6 TOPS, facts G; int4 taken at the int8 rate, a 2x-wide
+                                int4 array being an open question) */
+    npk_rk_sched1 sched1;
 } npk_rk_prec_row;
 
 /* The row of a precision; NULL for a value outside the enum. */
@@ -70,6 +103,12 @@ const char *npk_rk_prec_name(npk_rk_prec p);
 bool npk_rk_prec_parse(const char *name, npk_rk_prec *out);
 /* Element size in bits (int4 4, int8 8, fp16 16, fp32 32, ...). */
 unsigned npk_rk_prec_bits(npk_rk_prec p);
+/* Element i of an array of precision p, little-endian like the NPU and every host it serves
+ * (int4 two per byte, the even index in the low nibble, facts D.1), as its value; 0 for a
+ * value outside the enum. */
+double npk_rk_prec_load(npk_rk_prec p, const void *base, size_t i);
+/* Store v as element i: floats rounded to nearest even, integers wrapped to the width. */
+void npk_rk_prec_store(npk_rk_prec p, void *base, size_t i, double v);
 
 #ifdef __cplusplus
 }

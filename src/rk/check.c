@@ -55,33 +55,24 @@ double npk_rk_error_bound(npk_rk_prec out, uint32_t k, double s, double abs_sum)
     return acc + ref + narrow + ulp(f, s);
 }
 
-static double got_value(npk_rk_prec out, const void *got, size_t i)
-{
-    switch (out) {
-    case NPK_PREC_FP32:
-        return ((const float *)got)[i];
-    case NPK_PREC_FP16:
-        return npk_f16_to_f32(((const uint16_t *)got)[i]);
-    case NPK_PREC_INT16:
-        return ((const int16_t *)got)[i];
-    default:
-        return ((const int32_t *)got)[i];
-    }
-}
-
-/* The exact integer result as the hardware stores it: int32 wraps, int16 saturates. */
+/* The exact integer result as the hardware stores it: a 32-bit output wraps, a narrower one
+ * (int4's int16 accumulator) saturates at its largest magnitude. */
 static double stored_integer(npk_rk_prec out, int64_t s)
 {
-    if (out == NPK_PREC_INT16)
-        return s > 32767 ? 32767 : s < -32767 ? -32767 : (double)s;
+    unsigned bits = npk_rk_prec_bits(out);
+    if (bits < 32) {
+        int64_t top = ((int64_t)1 << (bits - 1)) - 1;
+        return s > top ? (double)top : s < -top ? (double)-top : (double)s;
+    }
     return (int32_t)(uint32_t)s;
 }
 
+/* s as the output format stores it: to fp32 first (the accumulator), then to the output. */
 static double rounded_to(npk_rk_prec out, double s)
 {
-    if (out == NPK_PREC_FP32)
-        return (float)s;
-    return npk_f16_to_f32(npk_f32_to_f16((float)s));
+    uint8_t buf[4];
+    npk_rk_prec_store(out, buf, 0, (float)s);
+    return npk_rk_prec_load(out, buf, 0);
 }
 
 /* Judge one element; updates the verdict. */
@@ -149,7 +140,7 @@ static npk_status check_fp16(npk_rk_prec out, uint32_t m, uint32_t k, uint32_t n
         }
         for (uint32_t j = 0; j < n; j++) {
             size_t idx = (size_t)i * n + j;
-            judge(v, out, k, idx, got_value(out, got, idx), s[j], abs_sum[j]);
+            judge(v, out, k, idx, npk_rk_prec_load(out, got, idx), s[j], abs_sum[j]);
         }
     }
     free(s);
@@ -174,7 +165,7 @@ static npk_status check_int(npk_rk_prec out, uint32_t m, uint32_t k, uint32_t n,
         }
         for (uint32_t j = 0; j < n; j++) {
             size_t idx = (size_t)i * n + j;
-            judge(v, out, k, idx, got_value(out, got, idx), stored_integer(out, s[j]), 0);
+            judge(v, out, k, idx, npk_rk_prec_load(out, got, idx), stored_integer(out, s[j]), 0);
         }
     }
     free(s);

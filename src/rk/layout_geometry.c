@@ -8,36 +8,18 @@
  * 64-bit size_t; every target of this code (aarch64 boards, x86-64 hosts) has one. */
 _Static_assert(SIZE_MAX >= UINT64_MAX, "the layout size arithmetic needs a 64-bit size_t");
 
+/* The element widths the packers handle, from the precision rows (0: not a layout operand /
+ * output; int32 and fp32 are outputs only, tf32 has its own 16x16 tiles, facts D.1). */
 unsigned npk_layout_in_bits(npk_rk_prec p)
 {
-    switch (p) {
-    case NPK_PREC_FP16:
-    case NPK_PREC_BF16:
-    case NPK_PREC_INT16:
-        return 16;
-    case NPK_PREC_INT8:
-        return 8;
-    case NPK_PREC_INT4:
-        return 4;
-    default:
-        return 0; /* int32/fp32 are outputs only; tf32 has its own 16x16 tiles (facts D.1) */
-    }
+    const npk_rk_prec_row *r = npk_rk_prec_row_of(p);
+    return r && r->layout_in ? r->bits : 0;
 }
 
 unsigned npk_layout_out_bits(npk_rk_prec p)
 {
-    switch (p) {
-    case NPK_PREC_FP32:
-    case NPK_PREC_INT32:
-        return 32;
-    case NPK_PREC_FP16:
-    case NPK_PREC_INT16:
-        return 16;
-    case NPK_PREC_INT8:
-        return 8;
-    default:
-        return 0;
-    }
+    const npk_rk_prec_row *r = npk_rk_prec_row_of(p);
+    return r && r->layout_out ? r->bits : 0;
 }
 
 size_t npk_rk_k_padded(size_t k) { return npk_layout_round_up(k, NPK_RK_K_TILE); }

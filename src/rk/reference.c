@@ -34,12 +34,8 @@ npk_status npk_rk_reference_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, 
                 for (uint32_t j = 0; j < n; j++)
                     row[j] += x * br[j];
             }
-            for (uint32_t j = 0; j < n; j++) {
-                if (out == NPK_PREC_FP32)
-                    ((float *)c)[(size_t)i * n + j] = (float)row[j];
-                else
-                    ((uint16_t *)c)[(size_t)i * n + j] = npk_f32_to_f16((float)row[j]);
-            }
+            for (uint32_t j = 0; j < n; j++) /* rounded once to fp32, then to the output */
+                npk_rk_prec_store(out, c, (size_t)i * n + j, (float)row[j]);
         }
         free(row);
         free(bf);
@@ -73,17 +69,7 @@ npk_rk_error npk_rk_compare(npk_rk_prec out, const void *got, const void *want, 
 {
     npk_rk_error e = {0, 0, 0};
     for (uint64_t i = 0; i < count; i++) {
-        double g, w;
-        if (out == NPK_PREC_FP32) {
-            g = ((const float *)got)[i];
-            w = ((const float *)want)[i];
-        } else if (out == NPK_PREC_FP16) {
-            g = npk_f16_to_f32(((const uint16_t *)got)[i]);
-            w = npk_f16_to_f32(((const uint16_t *)want)[i]);
-        } else {
-            g = ((const int32_t *)got)[i];
-            w = ((const int32_t *)want)[i];
-        }
+        double g = npk_rk_prec_load(out, got, i), w = npk_rk_prec_load(out, want, i);
         double d = fabs(g - w);
         if (isnan(g) != isnan(w))
             d = INFINITY;

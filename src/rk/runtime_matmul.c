@@ -214,8 +214,9 @@ static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
     t0 = npk_now_ns();
     const uint8_t *src = (const uint8_t *)b->output.host + sl->out_off;
     size_t room = (size_t)(b->output.size - sl->out_off);
-    /* fp16 output only comes from a single K slice: a copy. Partials add up on the host. */
-    if (r->task_out == NPK_PREC_FP16)
+    /* Partials in the input's accumulator add up on the host; any other task output (fp16)
+     * is the whole result of a single K slice, narrowed by the NPU: a copy. */
+    if (r->task_out != npk_rk_input_row(r->w->in)->acc)
         s = npk_rk_unpack_c(&sl->cblk, src, room, &r->acc, (npk_rk_range){t->m0, t->m1},
                             (npk_rk_range){t->n0, t->n1});
     else

@@ -61,7 +61,7 @@ void rksim_exec_op(rksim *s, unsigned core, uint32_t enable, bool first_in_job,
     if (!rksim_mm_run(s, core, &mm, &e, first_in_job, r))
         return;
     /* mode bookkeeping for hazard 3: leaving integer mode un-primes the core */
-    if (mm.in == NPK_PREC_FP16)
+    if (npk_rk_input_row((npk_rk_prec)mm.in)->is_float)
         c->int_primed = false;
     c->last_prec = mm.in;
 }

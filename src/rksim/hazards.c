@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "npukit/rk_cbuf.h"
+#include "npukit/rk_outstage.h"
 #include "npukit/rk_soc.h"
 #include "npukit/rk_types.h"
 #include "rksim/matmul.h"
@@ -196,7 +197,18 @@ bool rksim_hazards_accept(rksim *s, npk_rk_field_id f, uint32_t value, rksim_mm 
 typedef bool (*op_check_fn)(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
                             rksim_effect *e);
 
-static bool is_int(int p) { return p == NPK_PREC_INT8 || p == NPK_PREC_INT4; }
+/* An integer matmul input (int8, int4): the precision rows. */
+static bool is_int(int p)
+{
+    const npk_rk_prec_row *r = npk_rk_input_row((npk_rk_prec)p);
+    return r && !r->is_float;
+}
+
+/* The sched-1 facts of the operation's input precision. */
+static const npk_rk_sched1 *sched1_of(const rksim_mm *mm)
+{
+    return &npk_rk_input_row((npk_rk_prec)mm->in)->sched1;
+}
 
 static bool h3_int_entry(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
                          rksim_effect *e)
@@ -234,10 +246,7 @@ static bool h8_cbuf_floor(rksim *s, rksim_core *c, const rksim_mm *mm, bool firs
     return true;
 }
 
-static bool small_k(const rksim_mm *mm)
-{
-    return (mm->in == NPK_PREC_FP16 && mm->k <= 64) || (mm->in == NPK_PREC_INT8 && mm->k <= 128);
-}
+static bool small_k(const rksim_mm *mm) { return mm->k <= sched1_of(mm)->small_k; }
 
 static bool h9_sched_small_k(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
                              rksim_effect *e)
@@ -254,22 +263,21 @@ static bool h9_sched_small_k(rksim *s, rksim_core *c, const rksim_mm *mm, bool f
 }
 
 /* Rows one data bank set holds, as the spec measures them (see the table row of hazard 11). */
-static uint32_t rows_capacity(const rksim *s, const rksim_mm *mm)
+static uint32_t rows_capacity(const rksim_mm *mm)
 {
     unsigned d = mm->data_bank > 11 ? 11 : mm->data_bank;
     if (d == 0)
         d = 1;
-    const uint32_t bank = s->soc->bank_bytes;
-    uint32_t cap;
-    if (mm->in == NPK_PREC_INT8)
-        cap = d * bank / mm->k;
-    else /* fp16 2 bytes per element; int4 measured at rows x K <= 16384 per bank */
-        cap = d * (bank / 2) / mm->k;
+    const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
+    const npk_rk_sched1 *f = &row->sched1;
+    /* elements per bank: fp16 2 bytes each; int4 measured at rows x K <= 16384 per bank */
+    uint32_t cap = d * row->bank_elems / mm->k;
     /* facts C.3: fp16 with the sched-1 split gives wrong rows above M=8 at K >= 2048 */
-    if (mm->in == NPK_PREC_FP16 && d > 1 && mm->k >= 2048 && cap > 8)
-        cap = 8;
-    if (mm->in == NPK_PREC_INT8 && d > 1) {
-        uint32_t measured = npk_rk_m_ceiling(NPK_PREC_INT8, mm->k, NPK_SCHED_1);
+    if (d > 1 && f->wrong_k && mm->k >= f->wrong_k && cap > f->wrong_m)
+        cap = f->wrong_m;
+    /* the measured sched-1 ceilings (int8's whole 64-row groups) where sched 1 is valid */
+    if (d > 1 && npk_rk_sched_valid((npk_rk_prec)mm->in, mm->k, NPK_SCHED_1, NULL)) {
+        uint32_t measured = npk_rk_sched1_rows((npk_rk_prec)mm->in, mm->k);
         if (measured && measured < cap)
             cap = measured;
     }
@@ -282,7 +290,7 @@ static bool h10_b1_large_m(rksim *s, rksim_core *c, const rksim_mm *mm, bool fir
     (void)s, (void)c, (void)first;
     if (mm->cbuf_con0 != NPK_RK_CBUF_TEMPLATE || mm->k <= 256)
         return false;
-    uint32_t cap = rows_capacity(s, mm);
+    uint32_t cap = rows_capacity(mm);
     if (mm->m <= cap)
         return false;
     e->good_rows = cap;
@@ -293,11 +301,13 @@ static bool h10_b1_large_m(rksim *s, rksim_core *c, const rksim_mm *mm, bool fir
 static bool h12_k128(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
 {
     (void)s, (void)c, (void)first;
-    if (mm->in != NPK_PREC_FP16 || mm->k != 128 || mm->data_bank <= 1 || mm->m <= 256 ||
-        ((mm->m + 63) / 64) % 2 == 0)
+    const npk_rk_sched1 *f = sched1_of(mm);
+    if (!f->envelope_k || mm->k != f->envelope_k || mm->data_bank <= 1 ||
+        mm->m <= f->envelope_m || ((mm->m + 63) / 64) % 2 == 0)
         return false;
-    e->good_rows = 256;
-    snprintf(e->why, sizeof e->why, "fp16 K=128 sched 1 at M=%u (non-monotonic envelope)", mm->m);
+    e->good_rows = f->envelope_m;
+    snprintf(e->why, sizeof e->why, "%s K=%u sched 1 at M=%u (non-monotonic envelope)",
+             npk_rk_prec_name((npk_rk_prec)mm->in), mm->k, mm->m);
     return true;
 }
 
@@ -307,7 +317,7 @@ static bool h11_m_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool firs
     (void)s, (void)c, (void)first;
     if (e->good_rows || (mm->cbuf_con0 == NPK_RK_CBUF_TEMPLATE && mm->k > 256))
         return false; /* hazard 10 or 12 describes these rows */
-    uint32_t cap = rows_capacity(s, mm);
+    uint32_t cap = rows_capacity(mm);
     if (mm->m <= cap)
         return false;
     e->good_rows = cap;
@@ -344,7 +354,8 @@ static bool h15_fp16_out(rksim *s, rksim_core *c, const rksim_mm *mm, bool first
 static bool h16_narrow(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
 {
     (void)s, (void)c, (void)first;
-    if (mm->in != NPK_PREC_INT8 || mm->out == NPK_PREC_INT32)
+    /* the output-stage rows: the narrow int8 outputs never complete */
+    if (npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out)->completes)
         return false;
     e->wedge = true;
     snprintf(e->why, sizeof e->why, "int8 matmul with %s output never completes",
@@ -368,7 +379,7 @@ static bool h18_int4_sat(rksim *s, rksim_core *c, const rksim_mm *mm, bool first
                          rksim_effect *e)
 {
     (void)s, (void)c, (void)first;
-    if (mm->in != NPK_PREC_INT4)
+    if (npk_rk_input_row((npk_rk_prec)mm->in)->acc_bits >= 32)
         return false;
     e->saturate16 = true; /* whether an element actually saturates is known after the sum */
     return false;

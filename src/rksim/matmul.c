@@ -62,22 +62,19 @@ static bool win_fail(const dma_window *w, rksim_core_result *r)
                              (unsigned long long)w->fault.iova);
 }
 
-static float element(int prec, const uint8_t *p, uint32_t index)
+/* Element `index` of a packed operand of the precision `row` describes: fp16 through the
+ * table and int8 directly (the hot paths), any other through the row's encoding. */
+static float element(const npk_rk_prec_row *row, npk_rk_prec p, const uint8_t *base,
+                     uint32_t index)
 {
-    switch (prec) {
-    case NPK_PREC_FP16: {
+    if (row->enc == NPK_ENC_IEEE && row->bits == 16) {
         uint16_t h;
-        memcpy(&h, p + 2 * (size_t)index, 2);
+        memcpy(&h, base + 2 * (size_t)index, 2);
         return f16_table[h];
     }
-    case NPK_PREC_INT8:
-        return (float)(int8_t)p[index];
-    default: { /* int4: two per byte, even index in the low nibble (facts D.1, D.2) */
-        uint8_t b = p[index / 2];
-        int v = (index & 1) ? b >> 4 : b & 0xf;
-        return (float)(v >= 8 ? v - 16 : v);
-    }
-    }
+    if (row->enc == NPK_ENC_TWOS && row->bits == 8)
+        return (float)(int8_t)base[index];
+    return (float)npk_rk_prec_load(p, base, index);
 }
 
 /* Feature address of element (m, k) relative to FEATURE_DATA_ADDR, in bits (int4 is a nibble). */
@@ -104,6 +101,7 @@ static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_re
     if (!a && w.base)
         return true;
     uint32_t atom = 128 / mm->in_bits; /* elements per 16-byte atom */
+    const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
     for (uint32_t m = 0; m < mm->m; m++)
         for (uint32_t k0 = 0; k0 < mm->k; k0 += atom) {
             uint64_t bit = feature_bit(mm, m, k0);
@@ -114,7 +112,7 @@ static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_re
                 continue;
             uint32_t nib = (uint32_t)(bit % 8) / 4;
             for (uint32_t j = 0; j < atom && k0 + j < mm->k; j++)
-                a[(size_t)m * mm->k + k0 + j] = element(mm->in, p, nib + j);
+                a[(size_t)m * mm->k + k0 + j] = element(row, (npk_rk_prec)mm->in, p, nib + j);
         }
     return true;
 }
@@ -131,20 +129,21 @@ static bool gather_weights(rksim *s, const rksim_mm *mm, float *b, rksim_core_re
         return win_fail(&w, r);
     }
     const uint32_t g = mm->ntile, k = mm->k;
+    const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
     /* walk the packed block in memory order: tile, K-tile of 32, column in tile, 32 k's */
     uint32_t idx = 0;
     for (uint32_t t = 0; t < mm->n / g; t++)
         for (uint32_t kt = 0; kt < k / 32; kt++)
             for (uint32_t nl = 0; nl < g; nl++, idx += 32) {
                 float *dst = b + (size_t)(t * g + nl) * k + kt * 32;
-                if (mm->in == NPK_PREC_FP16) {
+                if (row->enc == NPK_ENC_IEEE && row->bits == 16) { /* fp16: the table, whole tiles */
                     uint16_t h[32];
                     memcpy(h, p + 2 * (size_t)idx, sizeof h);
                     for (unsigned j = 0; j < 32; j++)
                         dst[j] = f16_table[h[j]];
                 } else {
                     for (unsigned j = 0; j < 32; j++)
-                        dst[j] = element(mm->in, p, idx + j);
+                        dst[j] = element(row, (npk_rk_prec)mm->in, p, idx + j);
                 }
             }
     return true;
@@ -204,34 +203,14 @@ static uint64_t out_atom(const rksim_mm *mm, uint32_t m, uint32_t n)
     return t * mm->out_tile_bytes + sfc * mm->out_surf_bytes + m * mm->out_line_bytes;
 }
 
-/* Write `lanes` results into one output atom in the output precision; cf (fp16 inputs) or ci
- * (integer inputs) holds them, both NULL for the zeros of hazards 9/15. */
-static void store_atom(int out, uint8_t *p, const float *cf, const int64_t *ci, uint32_t lanes)
+/* Write `lanes` results into one output atom in the output precision (an int16 output comes
+ * saturated); cf (float inputs) or ci (integer inputs) holds them, both NULL for the zeros of
+ * hazards 9/15. */
+static void store_atom(npk_rk_prec out, uint8_t *p, const float *cf, const int64_t *ci,
+                       uint32_t lanes)
 {
-    for (uint32_t j = 0; j < lanes; j++) {
-        switch (out) {
-        case NPK_PREC_FP32: {
-            float f = cf ? cf[j] : 0.0f;
-            memcpy(p + 4 * j, &f, 4);
-            break;
-        }
-        case NPK_PREC_FP16: {
-            uint16_t h = npk_f32_to_f16(cf ? cf[j] : 0.0f);
-            memcpy(p + 2 * j, &h, 2);
-            break;
-        }
-        case NPK_PREC_INT32: {
-            int32_t i = ci ? (int32_t)(uint32_t)ci[j] : 0;
-            memcpy(p + 4 * j, &i, 4);
-            break;
-        }
-        default: { /* int16 (int4 matmul), already saturated */
-            int16_t i = ci ? (int16_t)ci[j] : 0;
-            memcpy(p + 2 * j, &i, 2);
-            break;
-        }
-        }
-    }
+    for (uint32_t j = 0; j < lanes; j++)
+        npk_rk_prec_store(out, p, j, cf ? (double)cf[j] : ci ? (double)ci[j] : 0.0);
 }
 
 static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const int64_t *ci,
@@ -253,7 +232,7 @@ static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const in
             if (!p)
                 return win_fail(&w, r);
             size_t at = (size_t)m * mm->n + n0;
-            store_atom(mm->out, p, cf ? cf + at : NULL, ci ? ci + at : NULL, lanes);
+            store_atom((npk_rk_prec)mm->out, p, cf ? cf + at : NULL, ci ? ci + at : NULL, lanes);
         }
     return true;
 }
@@ -300,9 +279,10 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
             goto done;
         }
         /* an accumulator narrower than 32 bits (int4's int16) saturates (hazard 18) */
+        const int64_t top = ((int64_t)1 << (row->acc_bits - 1)) - 1;
         for (size_t i = 0; row->acc_bits < 32 && i < mn; i++) {
             int64_t v = ci[i];
-            if (v <= 32767 && v >= -32767)
+            if (v <= top && v >= -top)
                 continue;
             if (e->strict16) {
                 rksim_result_fail(r, RKSIM_UNSUPPORTED,
@@ -312,7 +292,7 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                 goto done;
             }
             r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_INT4_SATURATION);
-            ci[i] = v > 0 ? 32767 : -32767;
+            ci[i] = v > 0 ? top : -top;
         }
     }
     ok = e->zeros ? write_output(s, mm, NULL, NULL, r) : write_output(s, mm, cf, ci, r);

@@ -6,9 +6,10 @@
 double rksim_time_matmul_us(int in_prec, uint64_t m, uint64_t k, uint64_t n, double in_bytes,
                             double out_bytes)
 {
-    double macs_per_cycle = in_prec == NPK_PREC_INT8   ? RKSIM_T_MACS_INT8
-                            : in_prec == NPK_PREC_INT4 ? RKSIM_T_MACS_INT4
-                                                       : RKSIM_T_MACS_FP16;
+    const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)in_prec);
+    double macs_per_cycle = row ? row->macs_per_cycle : 0;
+    if (macs_per_cycle <= 0)
+        return 0; /* not a matmul input: the decoder refuses it before any timing */
     double macs = (double)m * (double)k * (double)n;
     double compute_s = macs / (macs_per_cycle * RKSIM_T_CLOCK_HZ * RKSIM_T_MAC_EFFICIENCY);
     double dma_s = (in_bytes + out_bytes) / RKSIM_T_DMA_BYTES_PER_S;

@@ -14,13 +14,7 @@
 #define RKSIM_T_TASK_US 3.0
 /* NPU clock: 1 GHz maximum (greg perf/clock.md, facts G). */
 #define RKSIM_T_CLOCK_HZ 1.0e9
-/* MACs per cycle per core: int8 1024 (spec, "The precision enum": the 1 KB int8 B atom is
- * 1024 MACs = one cycle at 6 TOPS / 3 cores / 1 GHz / 2); fp16 half of that (3 TFLOPS vs
- * 6 TOPS, facts G); int4 modelled at the int8 rate because a 2x-wide int4 array is an open
- * question (spec) and no measurement came within 10x of either. */
-#define RKSIM_T_MACS_INT8 1024.0
-#define RKSIM_T_MACS_FP16 512.0
-#define RKSIM_T_MACS_INT4 1024.0
+/* MACs per cycle per core: the precision row's macs_per_cycle (its sources are there). */
 /* Achieved fraction of the MAC peak: ~15% (greg perf/not-mac-bound.md, facts G: ~460 GOP/s
  * against the ~3 TFLOPS fp16 peak; "the bottleneck is DMA and dispatch"). */
 #define RKSIM_T_MAC_EFFICIENCY 0.15

@@ -1,6 +1,7 @@
 /* The CBUF scheduler's formulas, ceilings and validity rules. Every constant is from the
  * spec's "M-tiling scheduler" and "Small-K validity" sections unless a comment says otherwise. */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "npukit/rk_cbuf.h"
 
@@ -79,8 +80,76 @@ uint32_t npk_rk_feature_grains(npk_rk_prec p, uint32_t m, uint32_t k)
 
 static bool is_pow2(uint32_t x) { return x && !(x & (x - 1)); }
 
+/* The sched-1 validity rules, checked in this order; the bounds are the precision row's. */
+typedef enum sched1_rule {
+    RULE_DESCRIBED, /* the precision has sched-1 facts at all */
+    RULE_SMALL_K,   /* K >= k_min */
+    RULE_WRONG_K,   /* K below wrong_k */
+    RULE_MEASURED,  /* a power of two in k_lo..k_hi */
+} sched1_rule;
+
+static const struct {
+    sched1_rule rule;
+    const char *why; /* printf format; the arguments are listed per rule in rule_fails() */
+} sched1_rules[] = {
+    {RULE_DESCRIBED, "sched 1 is described only for %s"},
+    {RULE_SMALL_K, "%s sched 1 needs K >= %u (below it the MAC array emits zeros at M=1 and "
+                   "garbage at M>1)"},
+    {RULE_WRONG_K, "%s sched 1 gives wrong rows at K >= %u; use sched 0 or a K-split"},
+    {RULE_MEASURED, "%s sched 1 is measured only at power-of-two K in %u..%u"},
+};
+
+/* The precisions with sched-1 facts, as text ("int8/fp16"). */
+static void described_list(char *buf, size_t size)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (unsigned p = 0; npk_rk_prec_name((npk_rk_prec)p); p++) {
+        const npk_rk_prec_row *r = npk_rk_input_row((npk_rk_prec)p);
+        if (r && r->sched1.k_min && n < size)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? "/" : "",
+                                  npk_rk_prec_name((npk_rk_prec)p));
+    }
+}
+
+/* Whether rule i rejects K; then the message is printed into msg. */
+static bool rule_fails(unsigned i, npk_rk_prec p, uint32_t k, char *msg, size_t size)
+{
+    const npk_rk_prec_row *r = npk_rk_input_row(p);
+    const npk_rk_sched1 *f = r ? &r->sched1 : NULL;
+    const char *name = npk_rk_prec_name(p) ? npk_rk_prec_name(p) : "?";
+    char list[64];
+    switch (sched1_rules[i].rule) {
+    case RULE_DESCRIBED:
+        if (f && f->k_min)
+            return false;
+        described_list(list, sizeof list);
+        snprintf(msg, size, sched1_rules[i].why, list);
+        return true;
+    case RULE_SMALL_K:
+        if (k >= f->k_min)
+            return false;
+        snprintf(msg, size, sched1_rules[i].why, name, f->k_min);
+        return true;
+    case RULE_WRONG_K:
+        if (!f->wrong_k || k < f->wrong_k)
+            return false;
+        snprintf(msg, size, sched1_rules[i].why, name, f->wrong_k);
+        return true;
+    case RULE_MEASURED:
+        if (is_pow2(k) && k >= f->k_lo && k <= f->k_hi)
+            return false;
+        snprintf(msg, size, sched1_rules[i].why, name, f->k_lo, f->k_hi);
+        return true;
+    }
+    return false;
+}
+
 bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why)
 {
+    /* the reason names the dtype and its bounds: printed per thread, valid until the next
+     * call on the same thread */
+    static _Thread_local char msg[160];
     const char *dummy;
     if (!why)
         why = &dummy;
@@ -91,57 +160,32 @@ bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why)
         *why = "the schedule must be 0 or 1";
         return false;
     }
-    switch (p) {
-    case NPK_PREC_FP16:
-        if (k < 96) {
-            *why = "fp16 sched 1 needs K >= 96 (below it the MAC array emits zeros at M=1 and "
-                   "garbage at M>1)";
+    for (unsigned i = 0; i < sizeof sched1_rules / sizeof sched1_rules[0]; i++)
+        if (rule_fails(i, p, k, msg, sizeof msg)) {
+            *why = msg;
             return false;
         }
-        if (!is_pow2(k)) {
-            /* Off powers of two the fit takes fractional bank steps (invalid splits). */
-            *why = "fp16 sched 1 is used only at power-of-two K (128..1024)";
-            return false;
-        }
-        if (k >= 2048) {
-            /* facts C.3: "fp16 sched=1 gives wrong rows when M>8 at Kp>=2048". */
-            *why = "fp16 sched 1 gives wrong rows at K >= 2048; use sched 0 or a K-split";
-            return false;
-        }
-        return true;
-    case NPK_PREC_INT8:
-        if (k < 256) {
-            *why = "int8 sched 1 needs K >= 256 (below it the MAC array emits zeros at M=1 and "
-                   "garbage at M>1)";
-            return false;
-        }
-        if (!is_pow2(k) || k < 512 || k > 4096) {
-            /* The int8 ceilings are measured at K = 512..4096 only, powers of two; below 512
-             * the formula takes fractional bank steps (as fp16 does at K=128). */
-            *why = "int8 sched 1 is measured only at power-of-two K in 512..4096";
-            return false;
-        }
-        return true;
-    default:
-        *why = "sched 1 is described only for fp16 and int8";
-        return false;
-    }
+    return true;
+}
+
+uint32_t npk_rk_sched1_rows(npk_rk_prec p, uint32_t k)
+{
+    const npk_rk_prec_row *r = npk_rk_input_row(p);
+    if (!k || !r || !r->sched1.row_group)
+        return 0;
+    uint32_t rows = (NPK_RK_CBUF_BANKS - 1) * r->bank_elems / k;
+    return rows / r->sched1.row_group * r->sched1.row_group;
 }
 
 uint32_t npk_rk_m_ceiling(npk_rk_prec p, uint32_t k, int sched)
 {
     if (!k || !npk_rk_sched_valid(p, k, sched, NULL))
         return 0;
-    if (sched == NPK_SCHED_0) {
-        /* One data bank holds the feature tile: 32 KB / (K * eb); int4 rows x K <= 16384. */
+    /* sched 0: one data bank holds the feature tile: 32 KB / (K * eb); int4 rows x K <= 16384 */
+    if (sched == NPK_SCHED_0)
         return cbuf_row(p)->bank_elems / k;
-    }
-    if (p == NPK_PREC_FP16) {
-        /* K=128 needs half-bank steps and its envelope is non-monotonic: cap at 256. */
-        if (k <= 128)
-            return 256;
-        return 180224 / k; /* 11 banks x 32 KB / (K x 2 B) */
-    }
-    /* int8: the truncated mg_max x 64 of the measurements (weights stay CBUF-resident). */
-    return 64 * ((11 * 512) / k);
+    const npk_rk_sched1 *f = &cbuf_row(p)->sched1;
+    if (k <= f->envelope_k)
+        return f->envelope_m;
+    return npk_rk_sched1_rows(p, k);
 }
