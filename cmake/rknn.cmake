@@ -35,3 +35,11 @@ if(CMAKE_CXX_COMPILER)
 else()
   message(STATUS "npukit: no C++ compiler: the rknn C++ ABI test is not built")
 endif()
+
+# `npukit rk bench` compares the layer with npk_rk_matmul: the CLI carries its sources.
+foreach(cli npukit npukit_plain)
+  if(TARGET ${cli})
+    target_sources(${cli} PRIVATE ${NPUKIT_RKNN_SOURCES})
+    target_include_directories(${cli} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn)
+  endif()
+endforeach()

@@ -9,6 +9,7 @@
 #include "npukit/measure.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
+#include "rk_bench_rknn.h"
 #include "rk_operands.h"
 #include "rk_opts.h"
 
@@ -135,6 +136,11 @@ int rk_bench_main(int argc, char **argv)
         double mh = npk_median(host, (size_t)iters), mn = npk_median(npu, (size_t)iters),
                mo = npk_median(over, (size_t)iters), mc = npk_median(cpy, (size_t)iters);
         const char *label = info.simulated ? "modelled" : "measured";
+        /* The compatible layer on the same shape: its cost per run over npk_rk_matmul's. */
+        double rknn_ns = 0, direct_ns = 0;
+        const char *why = NULL;
+        bool have_rknn = rk_bench_rknn(rt, w, &o, so.device, iters, warm, &rknn_ns, &direct_ns,
+                                       &why);
         double gops = mn > 0 ? ops / mn : 0;
         char esc[6 * sizeof info.device + 1];
         if (json) {
@@ -142,12 +148,16 @@ int rk_bench_main(int argc, char **argv)
                    "\"iters\":%d,\"tasks\":%u,\"submits\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\","
                    "\"gops\":%.3f,\"host_ms\":%.6f,\"overhead_us_per_submit\":{\"total\":%.3f,"
                    "\"synth\":%.3f,\"pack\":%.3f,\"sync\":%.3f,\"accumulate\":%.3f},"
-                   "\"memcpy_us_per_submit\":%.3f,\"overhead_vs_memcpy\":%.3f}\n",
+                   "\"memcpy_us_per_submit\":%.3f,\"overhead_vs_memcpy\":%.3f",
                    npk_rk_prec_name(o.in), npk_rk_prec_name(o.out), o.m, o.k, o.n,
                    rk_json_escape(info.device, esc, sizeof esc),
                    iters, st.tasks, st.submits, mn / 1e6, label, gops, mh / 1e6, mo / 1e3,
                    npk_median(syn, (size_t)iters) / 1e3, npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
                    npk_median(acc, (size_t)iters) / 1e3, mc / 1e3, mc > 0 ? mo / mc : 0);
+            if (have_rknn)
+                printf(",\"rknn_run_us\":%.3f,\"rk_matmul_us\":%.3f,\"rknn_overhead_us\":%.3f",
+                       rknn_ns / 1e3, direct_ns / 1e3, (rknn_ns - direct_ns) / 1e3);
+            printf("}\n");
         } else {
             printf("%s %ux%ux%u -> %s on %s: %d runs after %d warm-up, medians\n",
                    npk_rk_prec_name(o.in), o.m, o.k, o.n, npk_rk_prec_name(o.out), info.device,
@@ -166,6 +176,13 @@ int rk_bench_main(int argc, char **argv)
                        st.cores_used);
             printf("  memcpy of the same bytes per submit %8.2f us  (overhead / memcpy = %.2f)\n",
                    mc / 1e3, mc > 0 ? mo / mc : 0);
+            if (have_rknn)
+                printf("  rknn_matmul_run %8.2f us per run, npk_rk_matmul %8.2f us: the compatible "
+                       "layer's overhead %+.2f us per run (%.2fx)\n",
+                       rknn_ns / 1e3, direct_ns / 1e3, (rknn_ns - direct_ns) / 1e3,
+                       direct_ns > 0 ? rknn_ns / direct_ns : 0);
+            else
+                printf("  rknn_matmul_run: not compared (%s)\n", why);
         }
         rc = 0;
     }

@@ -76,12 +76,9 @@ static void free_ctx(rknn_mm_ctx *c)
 
 static int check_info(const rknn_matmul_info *info)
 {
-    if (info->type >= RKNN_FLOAT16_MM_INT8_TO_FLOAT32 && info->type <= RKNN_INT8_MM_INT4_TO_INT32 &&
-        !rknn_type_find(info->type))
-        return rknn_error(NPK_EUNSUPPORTED, "unsupported matmul dtype %s (%d) in this platform "
-                                            "(rk3588 runs types 1, 2, 3, 4, 9 and 10)",
-                          get_matmul_type_string(info->type), (int)info->type);
-    if (info->type == RKNN_FLOAT16_MM_INT4_TO_BFLOAT16)
+    /* The matmul types of the interface the RK3588 does not run (the mixed ones). */
+    if (info->type >= RKNN_FLOAT16_MM_INT8_TO_FLOAT32 &&
+        info->type <= RKNN_FLOAT16_MM_INT4_TO_BFLOAT16 && !rknn_type_find(info->type))
         return rknn_error(NPK_EUNSUPPORTED, "unsupported matmul dtype %s (%d) in this platform "
                                             "(rk3588 runs types 1, 2, 3, 4, 9 and 10)",
                           get_matmul_type_string(info->type), (int)info->type);
