@@ -1,5 +1,6 @@
 /* The register table's integrity and the regcmd codec against the spec's own formulas. */
 #include "check.h"
+#include "npukit/rk_decode.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_regs.h"
 #include "npukit/rk_types.h"
@@ -153,8 +154,33 @@ static void test_parse(void)
     CHECK_STR_HAS(npk_last_error(), "/nonexistent/prog.bin");
 }
 
+/* Named field values: the packed values the facts list (C.1 #17 CVT_CON0 0xB, #27 DMA_CON0
+ * 0xF000F, #58 FEATURE_MODE_CFG 0x1E4) and their names in the register decoder. */
+static void test_value_names(void)
+{
+    CHECK_EQ(NPK_RKPUT(CNA_CVT_CON0, DATA_SIGN, NPK_DATA_SIGN_SIGNED) |
+                 NPK_RKPUT(CNA_CVT_CON0, CVT_TYPE, NPK_CVT_TYPE_DESCRIBED) |
+                 NPK_RKPUT(CNA_CVT_CON0, CVT_BYPASS, 1),
+             0xB);
+    CHECK_EQ(NPK_RKPUT(CNA_DMA_CON0, WEIGHT_BURST_LEN, NPK_BURST_LEN_LONGEST) |
+                 NPK_RKPUT(CNA_DMA_CON0, DATA_BURST_LEN, NPK_BURST_LEN_LONGEST),
+             0xF000F);
+    CHECK_EQ(NPK_RKPUT(DPU_FEATURE_MODE_CFG, BURST_LEN, NPK_BURST_LEN_LONGEST) |
+                 NPK_RKPUT(DPU_FEATURE_MODE_CFG, OUTPUT_MODE, NPK_DPU_OUTPUT_MODE_MEMORY),
+             0x1E4);
+    CHECK_STR_HAS(npk_rk_field_value_name(NPK_RKF(CNA_CVT_CON0, DATA_SIGN), 1), "signed");
+    CHECK(npk_rk_field_value_name(NPK_RKF(DPU_FEATURE_MODE_CFG, OUTPUT_MODE), 3) == NULL);
+    CHECK(npk_rk_field_value_name(NPK_RKF(CNA_CBUF_CON0, DATA_BANK), 1) == NULL);
+    char line[256];
+    npk_rk_entry_describe(npk_rk_entry_reg_write(NPK_REG_DPU_FEATURE_MODE_CFG, 0x1E4), line,
+                          sizeof line);
+    CHECK_STR_HAS(line, "BURST_LEN=15(longest)");
+    CHECK_STR_HAS(line, "OUTPUT_MODE=2(memory) FLYING_MODE=0");
+}
+
 int main(void)
 {
+    test_value_names();
     test_table_integrity();
     test_named_registers();
     test_precision_enum();

@@ -24,13 +24,17 @@ static void put(sink *s, const char *fmt, ...)
         s->used = s->used + (size_t)n < s->len ? s->used + (size_t)n : s->len - 1;
 }
 
-static void put_field_value(sink *s, const npk_rk_field *f, uint32_t v)
+static void put_field_value(sink *s, npk_rk_field_id id, uint32_t v)
 {
+    const npk_rk_field *f = npk_rk_field_info(id);
+    const char *name = npk_rk_field_value_name(id, v);
     /* Addresses and wide fields read best in hex; counts and enums in decimal. */
     if (f->hi - f->lo + 1 >= 28)
         put(s, "%s=0x%" PRIx32, f->name, v);
     else
         put(s, "%s=%" PRIu32, f->name, v);
+    if (name)
+        put(s, "(%s)", name);
 }
 
 static const char *block_label(uint16_t target, char tmp[8])
@@ -61,7 +65,7 @@ size_t npk_rk_entry_describe(npk_rk_entry e, char *buf, size_t len)
         for (unsigned i = 0; i < r->nfields; i++) {
             npk_rk_field_id f = (npk_rk_field_id)(r->first_field + i);
             put(&s, "%s", i ? " " : "  ");
-            put_field_value(&s, npk_rk_field_info(f), npk_rk_field_get(f, value));
+            put_field_value(&s, f, npk_rk_field_get(f, value));
         }
     }
     return s.used;

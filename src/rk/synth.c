@@ -61,18 +61,19 @@ static void constant_values(uint32_t *v)
                                PUT(CNA_CONV_CON3, CONV_X_STRIDE, 1);
     v[NPK_REG_CNA_DATA_SIZE2] = PUT(CNA_DATA_SIZE2, DATAOUT_WIDTH, 1);
     /* Input convert bypassed: DATA_SIGN | CVT_TYPE | CVT_BYPASS = 0xB; scale 1, offset 0. */
-    v[NPK_REG_CNA_CVT_CON0] = PUT(CNA_CVT_CON0, DATA_SIGN, 1) | PUT(CNA_CVT_CON0, CVT_TYPE, 1) |
+    v[NPK_REG_CNA_CVT_CON0] = PUT(CNA_CVT_CON0, DATA_SIGN, NPK_DATA_SIGN_SIGNED) |
+                              PUT(CNA_CVT_CON0, CVT_TYPE, NPK_CVT_TYPE_DESCRIBED) |
                               PUT(CNA_CVT_CON0, CVT_BYPASS, 1);
     v[NPK_REG_CNA_CVT_CON1] = PUT(CNA_CVT_CON1, CVT_SCALE0, 1);
     v[NPK_REG_CNA_CVT_CON2] = PUT(CNA_CVT_CON2, CVT_SCALE1, 1);
     v[NPK_REG_CNA_CVT_CON3] = PUT(CNA_CVT_CON3, CVT_SCALE2, 1);
     v[NPK_REG_CNA_CVT_CON4] = PUT(CNA_CVT_CON4, CVT_SCALE3, 1);
-    /* Weight and data bursts of 15. */
-    v[NPK_REG_CNA_DMA_CON0] = PUT(CNA_DMA_CON0, WEIGHT_BURST_LEN, 15) |
-                              PUT(CNA_DMA_CON0, DATA_BURST_LEN, 15);
+    /* The longest weight and data bursts (15). */
+    v[NPK_REG_CNA_DMA_CON0] = PUT(CNA_DMA_CON0, WEIGHT_BURST_LEN, NPK_BURST_LEN_LONGEST) |
+                              PUT(CNA_DMA_CON0, DATA_BURST_LEN, NPK_BURST_LEN_LONGEST);
     /* DPU writes to memory: BURST_LEN 15, OUTPUT_MODE 2 = 0x1E4. */
     v[NPK_REG_DPU_FEATURE_MODE_CFG] =
-        PUT(DPU_FEATURE_MODE_CFG, BURST_LEN, 15) |
+        PUT(DPU_FEATURE_MODE_CFG, BURST_LEN, NPK_BURST_LEN_LONGEST) |
         PUT(DPU_FEATURE_MODE_CFG, OUTPUT_MODE, NPK_DPU_OUTPUT_MODE_MEMORY);
     /* BS and BN stages fully bypassed (0x53); the conv's BS-active value hangs a matmul. */
     v[NPK_REG_DPU_BS_CFG] = PUT(DPU_BS_CFG, BS_RELU_BYPASS, 1) | PUT(DPU_BS_CFG, BS_MUL_BYPASS, 1) |

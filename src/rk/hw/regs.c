@@ -148,3 +148,28 @@ int npk_rk_field_find(const npk_rk_reg *r, const char *field_name)
             return (int)(r->first_field + i);
     return -1;
 }
+
+/* The named field values (rk_regs.h), as text. */
+static const struct {
+    npk_rk_field_id field;
+    uint32_t value;
+    const char *name;
+} value_names[] = {
+    {NPK_RKF(DPU_FEATURE_MODE_CFG, OUTPUT_MODE), NPK_DPU_OUTPUT_MODE_MEMORY, "memory"},
+    {NPK_RKF(CNA_CONV_CON1, CONV_MODE), NPK_CONV_MODE_DIRECT, "direct"},
+    {NPK_RKF(DPU_FEATURE_MODE_CFG, CONV_MODE), NPK_CONV_MODE_DIRECT, "direct"},
+    {NPK_RKF(CNA_CVT_CON0, DATA_SIGN), NPK_DATA_SIGN_UNSIGNED, "unsigned"},
+    {NPK_RKF(CNA_CVT_CON0, DATA_SIGN), NPK_DATA_SIGN_SIGNED, "signed"},
+    {NPK_RKF(CNA_DMA_CON0, WEIGHT_BURST_LEN), NPK_BURST_LEN_LONGEST, "longest"},
+    {NPK_RKF(CNA_DMA_CON0, DATA_BURST_LEN), NPK_BURST_LEN_LONGEST, "longest"},
+    {NPK_RKF(DPU_FEATURE_MODE_CFG, BURST_LEN), NPK_BURST_LEN_LONGEST, "longest"},
+    {NPK_RKF(DPU_RDMA_FEATURE_MODE_CFG, BURST_LEN), NPK_BURST_LEN_LONGEST, "longest"},
+};
+
+const char *npk_rk_field_value_name(npk_rk_field_id f, uint32_t v)
+{
+    for (size_t i = 0; i < sizeof value_names / sizeof value_names[0]; i++)
+        if (value_names[i].field == f && value_names[i].value == v)
+            return value_names[i].name;
+    return NULL;
+}
