@@ -6,9 +6,9 @@ set_target_properties(npukit_plain PROPERTIES
   COMPILE_OPTIONS "-Wall;-Wextra;-Werror"
   LINK_OPTIONS ""
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
-target_include_directories(npukit_plain PRIVATE include src tools)
+target_include_directories(npukit_plain PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src tools)
 target_compile_definitions(npukit_plain PRIVATE
-  NPUKIT_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
+  ${NPUKIT_DATA_DEFINE})
 target_link_libraries(npukit_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} Threads::Threads m)
 if(NPUKIT_HAVE_CBLAS)
   target_include_directories(npukit_plain PRIVATE ${NPUKIT_CBLAS_INCLUDE})

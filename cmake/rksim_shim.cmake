@@ -15,9 +15,9 @@ add_library(npukit_plain_objs OBJECT ${NPUKIT_LIB_SOURCES})
 set_target_properties(npukit_plain_objs PROPERTIES
   COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
   POSITION_INDEPENDENT_CODE ON)
-target_include_directories(npukit_plain_objs PRIVATE include src)
+target_include_directories(npukit_plain_objs PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src)
 target_compile_definitions(npukit_plain_objs PRIVATE
-  NPUKIT_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/data")
+  ${NPUKIT_DATA_DEFINE})
 if(NPUKIT_HAVE_CBLAS)
   target_include_directories(npukit_plain_objs PRIVATE ${NPUKIT_CBLAS_INCLUDE})
   target_compile_definitions(npukit_plain_objs PRIVATE NPUKIT_HAVE_CBLAS=1)
@@ -28,8 +28,9 @@ set_target_properties(rksim_shim PROPERTIES
   COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
   LINK_OPTIONS ""
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
-target_include_directories(rksim_shim PRIVATE include src)
+target_include_directories(rksim_shim PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src)
 target_link_libraries(rksim_shim PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
+install(TARGETS rksim_shim LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit)
 
 # this file is included before the top level enables testing; enabling twice is harmless
 enable_testing()

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "npukit/version.h"
 
 int rk_main(int argc, char **argv);
 int kt_main(int argc, char **argv);
@@ -15,7 +16,7 @@ static int version_main(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    printf("npukit 0.1.0\n");
+    printf("npukit %s\n", npk_version());
     return 0;
 }
 

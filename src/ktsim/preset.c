@@ -19,11 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npukit/data.h"
 #include "npukit/ktsim.h"
 
-#ifndef NPUKIT_DATA_DIR
-#define NPUKIT_DATA_DIR "data"
-#endif
 
 static const char *const bundled[] = {"default", "mesh2x2", "card", NULL};
 const char *const *ktsim_preset_names(void) { return bundled; }
@@ -250,11 +248,15 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
 
 npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg)
 {
-    char path[1024];
-    if (strchr(name_or_path, '/') || strchr(name_or_path, '.'))
+    char path[4096];
+    if (strchr(name_or_path, '/') || strchr(name_or_path, '.')) {
         snprintf(path, sizeof path, "%s", name_or_path);
-    else
-        snprintf(path, sizeof path, "%s/kt/%s.mesh", NPUKIT_DATA_DIR, name_or_path);
+    } else {
+        char rel[256];
+        snprintf(rel, sizeof rel, "kt/%s.mesh", name_or_path);
+        if (!npk_data_path(rel, path, sizeof path))
+            return npk_fail(NPK_ENODEV, "mesh preset '%s' not found: %s", name_or_path, path);
+    }
     FILE *f = fopen(path, "rb");
     if (!f)
         return npk_fail(NPK_ENODEV, "mesh preset '%s' not found (looked for %s)", name_or_path, path);

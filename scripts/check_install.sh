@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Install npukit into a temporary prefix (through DESTDIR, as a package build does) and build
+# examples/ against the installed copy only: with find_package (shared and static targets) and
+# with pkg-config (shared, and static through Libs.private); run every example, the plain
+# rknpu program under the installed LD_PRELOAD shim. A broken install fails here.
+#   bash scripts/check_install.sh [BUILD_DIR]   (an unsanitized build dir; default build/install-check)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/install-check}
+jobs=$(nproc 2>/dev/null || echo 2)
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+prefix=/opt/npukit-check
+cmake -S . -B "$build" -DCMAKE_INSTALL_PREFIX=$prefix > /dev/null
+cmake --build "$build" -j "$jobs" --target npukit npukit_lib npukit_shared rksim_shim > /dev/null
+DESTDIR="$stage" cmake --install "$build" > /dev/null
+root=$stage$prefix
+for f in lib/libnpukit.a lib/libnpukit.so lib/libnpukit.so.0 include/npukit/rk.h include/npukit/version.h \
+         bin/npukit lib/npukit/librksim_shim.so share/npukit/kt/default.mesh lib/pkgconfig/npukit.pc \
+         lib/cmake/npukit/npukitConfig.cmake; do
+  [ -e "$root/$f" ] || { echo "check_install: $f was not installed" >&2; exit 1; }
+done
+objdump -p "$root/lib/libnpukit.so" | grep -q 'SONAME *libnpukit.so.0' || { echo "check_install: soname" >&2; exit 1; }
+# The installed CLI finds its presets relative to itself, not through the source tree.
+(cd / && "$root/bin/npukit" --version && "$root/bin/npukit" kt enum > /dev/null)
+
+# find_package
+cmake -S examples -B "$stage/ex-cmake" -DCMAKE_PREFIX_PATH="$root" > /dev/null
+cmake --build "$stage/ex-cmake" -j "$jobs" > /dev/null
+run() { LD_LIBRARY_PATH="$root/lib" "$@" > "$stage/out" || { cat "$stage/out"; echo "check_install: $* failed" >&2; exit 1; }; }
+for e in matmul_fp16 matmul_int8 matmul_int8_static kt_enumerate; do
+  (cd / && run "$stage/ex-cmake/$e")
+done
+(cd / && LD_PRELOAD="$root/lib/npukit/librksim_shim.so" run "$stage/ex-cmake/shim_rknpu")
+grep -q 'NPU hardware version 0x46495245' "$stage/out"
+
+# pkg-config: shared, and static with Libs.private
+export PKG_CONFIG_PATH="$root/lib/pkgconfig"
+mkdir -p "$stage/ex-pc"
+for e in matmul_fp16 matmul_int8 kt_enumerate; do
+  cc -std=c11 -Wall -Wextra -Werror examples/$e.c $(pkg-config --cflags --libs npukit) -o "$stage/ex-pc/$e"
+  (cd / && run "$stage/ex-pc/$e")
+done
+cc -std=c11 -Wall -Wextra -Werror -static-libgcc examples/matmul_int8.c $(pkg-config --cflags npukit) \
+  "$root/lib/libnpukit.a" $(pkg-config --libs-only-l --static npukit | sed 's/-lnpukit//') -o "$stage/ex-pc/static"
+(cd / && run "$stage/ex-pc/static")
+cc -std=c11 -Wall -Wextra -Werror examples/shim_rknpu.c $(pkg-config --cflags npukit) -o "$stage/ex-pc/shim_rknpu"
+(cd / && LD_PRELOAD="$root/lib/npukit/librksim_shim.so" run "$stage/ex-pc/shim_rknpu")
+echo "check_install: installed copy complete; examples build and run with find_package and pkg-config"
