@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Thin wrapper over CMake. `make` builds build/npukit; `make test` builds a sanitized
 # copy in build/san and runs ctest there; `make demo` runs the simulator tour.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)

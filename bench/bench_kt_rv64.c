@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RV64 core's instruction rate: a hash-and-update loop over 512 scratchpad words
  * (load, multiply, add, xor, shift, store, pointer and counter updates, a taken branch — ten
  * instructions per element) run on the simulated core, against the same loop compiled natively

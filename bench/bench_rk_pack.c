@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RK operand layout throughput next to memcpy.
  *
  * For each operation at a realistic size (B 4096×4096, A 512×4096, C 512×4096) it times RUNS

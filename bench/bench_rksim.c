@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulator's speed: one large fp16 matmul task submitted to rksim (regcmd walk, operand
  * reads from the NPU layouts, fp32 arithmetic, output geometry) against the same BLAS call
  * (sgemm, fp32) on the same data, in the same run. Prints the medians and their ratio, and the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `cmake --install` (or `make install`; PREFIX and DESTDIR honoured): the static and shared
 # library, the public headers under include/npukit, the CLI, the LD_PRELOAD shim, the KohakuTPU
 # presets under share/npukit (found at run time relative to the installed programs), a CMake

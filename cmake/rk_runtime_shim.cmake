@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The runtime through the kernel backend and the LD_PRELOAD shim: a copy of the CLI built
 # without sanitizers (a preloaded shim cannot bring its own ASan runtime), run as
 # `rk matmul --device /dev/dri/card1`, so every request goes open -> ioctl -> mmap -> shim.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The rknn_matmul_* compatible layer: librknnrt.so in its own directory (build/rknn), so it is
 # only found where a program is pointed at it, never instead of a vendor library by accident.
 file(GLOB NPUKIT_RKNN_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/rknn/*.c)

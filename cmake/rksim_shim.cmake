@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # librksim_shim.so: the LD_PRELOAD shim that runs unmodified rknpu programs on the simulator,
 # and the programs that test it:
 #   tests/shim/*_program.c   stand-alone, written only against rknpu_uapi.h (no npukit);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Programs for the KohakuTPU RV64 control complex, built when the bare-metal RISC-V compiler
 # and picolibc are installed (gcc-riscv64-unknown-elf, picolibc-riscv64-unknown-elf): every
 # examples/rv64/*.c and tests/rv64/*.c becomes build/rv64/NAME.elf, linked with the runtime in

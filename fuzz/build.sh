@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets with clang (ASan + UBSan + libFuzzer) into build/fuzz and, given
 # a number of seconds, runs each that long:   bash fuzz/build.sh [SECONDS]
 set -eu

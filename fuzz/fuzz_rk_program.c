@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: any bytes as a regcmd capture -> parse, decode, diff against itself and
  * against its first half. Must never crash, leak or read out of bounds. */
 #include <stdio.h>

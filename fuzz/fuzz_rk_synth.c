@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer target: arbitrary matmul descriptions -> check, synthesize (checked and
  * unchecked), decode, and plan. Every refusal must be an error status, never a crash, and a
  * checked program must hold the pitches it was asked for (a value cut to its field is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Start-up for programs on the RV64 control complex. The core leaves reset at address 0 with
  * every register zero and no trap handler (a fault halts it). Set the global, thread and stack
  * pointers, zero .bss (a boot does not clear the scratchpad), run main, and hand its return

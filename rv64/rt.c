@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's functions: console and stdin through the control region, picolibc's standard
  * streams bound to them, exit, trap vector, and credit-keeping dispatch through the mailbox. */
 #include "rt.h"

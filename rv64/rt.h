@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime for programs on the KohakuTPU RV64 control complex: console, stdin, exit, the
  * control region, and dispatch through the mailbox with credit kept by the program (the
  * hardware keeps none). printf and friends from picolibc write to the console. */

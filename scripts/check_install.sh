@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Install npukit into a temporary prefix (through DESTDIR, as a package build does) and build
 # examples/ against the installed copy only: with find_package (shared and static targets) and
 # with pkg-config (shared, and static through Libs.private); run every example, the plain

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks what the build needs. As root it installs what is missing with apt-get (and says so);
 # otherwise it names the command to run. cJSON is required; OpenBLAS is optional: without it the
 # simulator uses its portable arithmetic.

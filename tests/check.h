@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A minimal test harness: CHECK macros count failures; check_done() prints the summary
  * line "N passed, N failed" and returns the exit status. */
 #ifndef NPUKIT_TESTS_CHECK_H

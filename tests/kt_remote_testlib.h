@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Starting and stopping `npukit kt serve` (and other peers) from a test: the CLI's path comes from
  * NPUKIT_CLI, a TCP server prints its ephemeral port on its first line, and every wait is bounded. */
 #ifndef NPUKIT_TESTS_KT_REMOTE_TESTLIB_H

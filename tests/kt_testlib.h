@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared set-up of the KohakuTPU tests: a simulator built from a bundled preset, checked. */
 #ifndef NPUKIT_TESTS_KT_TESTLIB_H
 #define NPUKIT_TESTS_KT_TESTLIB_H

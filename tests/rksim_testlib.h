@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers of the rksim tests: random operands, CPU references, one task run through
  * the device layer on the simulator. Header-only (static), included by test_rksim_*.c. */
 #ifndef NPUKIT_TESTS_RKSIM_TESTLIB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared pieces of the RV64 tests: where the built RV64 programs are, the skip rule when the
  * RISC-V toolchain is absent, and a bare core with a console-and-exit control region for
  * running a program on the processor alone. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The CLI's top level: help, version, and a clear error for an unknown command.
 set -u
 cli=$1

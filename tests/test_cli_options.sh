@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The option tables: every command answers --help from its rows, numbers are decimal (0x only
 # where an address or register value is meant), an error is one line naming the option and
 # the same limits whichever side of the range is broken.

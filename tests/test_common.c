@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Status messages and the fp16/bf16 conversions against values worked out by hand. */
 #include <math.h>
 

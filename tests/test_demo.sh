@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `npukit demo` (what `make demo` runs) completes, and every checked step reports ok.
 set -u
 cli=$1

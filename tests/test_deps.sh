@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # scripts/deps.sh decides whether OpenBLAS is present by what the build needs (a program that
 # includes cblas.h and links -lopenblas), not by a header: a machine with the header but not the
 # library must be told to install it.

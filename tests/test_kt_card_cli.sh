@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every kt command over --card: the driver reaches `npukit kt serve` through a real pipe, a
 # loopback TCP socket (line protocol) and the card daemon protocol, and must print the same
 # results and spend the same transactions and bytes as on the simulator in-process (blocks stay

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `npukit kt`: enum, saxpy and status on the simulator presets, both generations, --json, errors.
 set -u
 cli=$1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Driver behaviours against the simulator that the older tests leave open: XY routing with the
  * clamp and the neighbour it makes answer for an edge coordinate (rejected by source), stale
  * mailbox traffic drained at open, CU_CAPS confirmed only by two agreeing reads, the dispatch

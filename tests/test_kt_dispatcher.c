@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The orchestrator's dispatcher and counters cycle by cycle (spec §2.3-§2.5, facts §2.1.4): one
  * flit per FLIT_WORDS cycles from staging, PROG_DST read live at every push, a kick while running
  * ignored, TX_KICK ignored while a program runs, the credit rules when a push and a completion

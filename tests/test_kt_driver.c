@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The driver against the simulator: window checks, enumeration (also with slow replies),
  * dispatch and waits on both generations, a program larger than one staging page, faults,
  * NODE_STATUS wrap, and the counters' 32-bit wrap. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The 288-bit flit codec: header positions, every payload layout, host packing, range errors. */
 #include "check.h"
 #include "npukit/kt.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The two bitstream generations behind the same registers, and the credit deadlock: naive
  * sequences fail on the pre-strobe bitstream exactly as spec §2.7 says (and work on the current
  * one), the driver's sequence works on both, and over-seeding credit wedges the mesh while the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host control programs: the data form, running on the host (poll budgets that name the
  * register and the last value), the engine model on its own (WR, POLL with mask and interval,
  * DONE, err, GO while busy, no abort), and a whole stage + dispatch + wait on the simulated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The interlink on a simulated card: detection, mesh ids, doorbells and their counters, faults,
  * cross-mesh writes landing by the top address bit, reads never crossing, forwarding through a
  * middle mesh, and the doorbell that overtakes its data unless the driver orders it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The memory agent (facts §1.8) on a small mesh of probe endpoints: plain reads, streaming reads
  * with peers (entry by entry, destination 0 first, txn = tag + entry with 8-bit wrap, the word in
  * rsvd[1:0], last per entry), entry_words and count defaults, writes with one open write per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mover driver: encoding, ordering, validation, names, and the PRNG's known answer. */
 #include <stdlib.h>
 #include <string.h>

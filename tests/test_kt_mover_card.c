@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mover through the whole machine: the AUX_CFG window forwarding the driver's writes,
  * AUX_STAT (completed count, fault, busy, traffic), fault names through kt_mv_run, and the
  * pre-strobe bitstream's flit sharing reproduced by the station bus itself. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `npukit kt move` (every mode, cross-mesh, pre-strobe, refusals, --json) and
 # `npukit kt saxpy --engine` (both forms print transactions and bytes).
 set -u

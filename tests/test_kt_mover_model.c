@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mover model on its own: every mode, padding, transform through an occupant, every fault
  * code, the completed count, busy, and what a pre-strobe window's zeroed neighbours do to a move. */
 #include <stdlib.h>

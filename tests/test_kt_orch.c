@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The orchestrator model on its own, beat by beat and cycle by cycle: reset and read values,
  * W1C, field widths, unlisted offsets, the dispatcher's header rewrite and credit rules, the
  * status mirror, SIG_DONE, and AUX_CFG forwarding — against the spec's own numbers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Presets as data: every bundled preset loads, builds and presents the address map and units its
  * documentation (data/kt/README.md) states — the bench map of facts §1.9 and the card map as a
  * preset — plus parse errors, and the driver's cu_version refusal in both of its forms. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The remote transports: the line protocol over a child's pipes and over TCP, the card daemon
  * client, the address maps, and `npukit kt serve` behind both protocols. Peers that misbehave
  * (die, stall, refuse, babble, send oversized or malformed frames) are scripted here; every wait

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RV64 core on hand-encoded programs: traps and their CSRs, the halt without a handler,
  * interrupts (priority, vectored mode, WFI), counters and cycle costs per class, the M
  * extension's division corners as the ISA manual tabulates them, every kind of illegal

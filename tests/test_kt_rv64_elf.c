@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RV64 program reader on hand-built and hostile ELF files: each refusal names what is
  * wrong (the segment, the value, the limit), every truncation of a real program fails cleanly,
  * and random bytes never crash it. */

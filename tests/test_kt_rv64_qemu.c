@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RV64 core against an independent implementation: the compute kernels of
  * tests/rv64/kernels.c run on the simulated core and, built as a static Linux program, under
  * qemu-riscv64. Every line must match. Skips (and says why) when the RISC-V toolchains or QEMU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compute-unit shell (spec §1, facts §1.3 and §2.2) driven cycle by cycle with a scripted
  * unit behind it: one instruction in flight, completion addressed to the CU_INST's source with
  * its txn, completion priority fault > batch > instruction, an exec_done with nothing in flight

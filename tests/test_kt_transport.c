@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The transport contract: block paths equal ascending word loops, counting, argument errors. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The saxpy unit behind the shell (facts §3.3: y = a*x + y through the memory protocol, CU_DBG
  * counting elements; the RTL's integer arithmetic and fault codes as measured under Verilator),
  * the staging extent at a non-default

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The orchestrator window through the simulator's station bus (spec §2.2, §2.7): what each write
  * of the dispatch sequence also does on a pre-strobe bitstream (and does not do on a current
  * one), IRQ_STAT zeroing CTRL, the four AUX_CFG pulses of one pre-strobe 64-bit write against the

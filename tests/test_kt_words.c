@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Register words as field tables: generic get/put and their refusals, decode/encode loops against
  * words composed by hand from the spec's bit positions, the generated description text, sanity
  * of every table (no overlaps, inside 64 bits), the mover's words round-tripping through the one

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The layers of the source tree, checked over the #include lines:
 #   - a file under src/rk/hw, src/kt/hw or a simulator (src/rksim, src/ktsim) includes only
 #     system headers, src/common and the public common headers, the hardware layer of its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The matmul verdict (npk_rk_check_matmul): results summed in fp32 in several orders here
  * (left to right, right to left, pairwise, in 32-wide partials as a K-split does) must all pass
  * its bound, a result pushed past the bound must fail, integers are exact, and non-finite

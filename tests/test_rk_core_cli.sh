@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # npukit rk synth / decode / diff / regs from the command line.
 set -u
 cli=$1

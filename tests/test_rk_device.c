@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 /* The device layer over the simulator backend: buffers, actions, submit errors, the kernel
  * backend's refusals, and the DRM core's struct-size rule in the front end. */

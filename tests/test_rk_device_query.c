@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a device says it is: the simulator backend reports itself as a model of the SoC the
  * simulator names, and the runtime learns its SoC and "simulated" from that query alone. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RK operand layouts: every packed element is checked against the fact sheet's offset formulas
  * (written out again here, independently of the library), plus round trips, sub-blocks, padding,
  * int4 nibble order, accumulation and every error path. */

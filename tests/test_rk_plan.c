@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The planner: over a grid of shapes (edges included) every plan covers the user's shape
  * exactly once, every task passes the synthesizer's limit checks, M tiles are as large as
  * the slice's ceiling allows, and bad requests fail with clear errors. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The precision and output-stage rows against facts stated independently of them: every
  * weight tile is 1024 bytes (facts D.1), integer operands span their two's-complement range,
  * a LINE_STRIDE unit is 16 bytes of CBUF entry, and the messages built from the rows. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every `build/npukit rk ...` command in the README's code blocks, pasted as written (in a
 # scratch directory, with the CLI under test in place of build/npukit, and $tmp, where the
 # README's examples put their files, naming that directory): none may fail to run,

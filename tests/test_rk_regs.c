@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The register table's integrity and the regcmd codec against the spec's own formulas. */
 #include "check.h"
 #include "npukit/rk_decode.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* The runtime on the faithful simulator: results against the CPU reference, the state policy
  * against the hazards it exists for, and every bad argument. */

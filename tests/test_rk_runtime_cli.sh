@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # npukit rk matmul / bench / info on the simulator.
 set -u
 cli=$1

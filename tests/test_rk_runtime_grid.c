@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime against the CPU reference over the edge shapes of every limit, on the faithful
  * simulator: M in {1, 3, 64, 353, 2049}, K in {32, 100, 2048, 10752, 10784, 20000}, N in
  * {16, 17, 8192, 8193, 20000}, 1 and 3 cores, every dtype. Each axis is swept with the other two

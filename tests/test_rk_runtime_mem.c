@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* The runtime's device memory, core pinning, operand layouts and bound weights on the faithful
  * simulator, every result against the CPU reference. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The scheduler numbers of the spec ("The M-tiling scheduler", "Small-K validity"). */
 #include "check.h"
 #include "npukit/rk_sched.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The three vendor captures (facts C.1: fp16 4x32x16 -> fp32, int8 4x32x32 -> int32, both in
  * line mode; int4 1x64x64 -> int16 in cube mode, task 0 of a chain), transcribed here column
  * by column, must equal the synthesized programs entry for entry. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Synthesis beyond the three captures: the parametric formulas (facts C.7) for the other
  * outputs and modes, and every limit with an error naming the value and the limit. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every program the synthesizer emits without `unchecked` runs on the faithful simulator without
  * tripping a hazard and gives the exact product: every dtype x output x mode x schedule over
  * shapes at the edges of the schedules (small and large K, M = 1, a multiple of 4, M above a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `npukit rk exec`: status words, exit codes, defences and the raw hazards 1-3.
 set -u
 cli=$1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim execution: every dtype the synthesizer emits, in line and cube mode, against a CPU
  * reference; values come from the registers (edit one register, the result changes as the
  * spec says); register order does not matter; several matmuls in one task (CORE_CTRL) and in a

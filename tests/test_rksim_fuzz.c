@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Robustness: valid programs with random register edits (values, targets, whole entries) and
  * random task records are submitted; every one must end as a kernel answer (ok, ETIMEDOUT,
  * EINVAL, ENODEV after a modelled crash) or an "unsupported by the model" refusal, and never

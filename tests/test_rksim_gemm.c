@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulator's arithmetic: the build's GEMM (CBLAS when CMake found OpenBLAS) and the
  * portable fallback compiled here without NPUKIT_HAVE_CBLAS agree; integer GEMM is exact
  * through both, including sums beyond 2^24 that one fp32 sum would round. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hazard table: each of the 18 documented hazards shown in the faithful mode, with the
  * driver-side defence that avoids it and the ideal mode that switches it off. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */

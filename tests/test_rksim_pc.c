@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim's PC and jobs: CORE_CTRL (op-enable 0x000f) inside one concatenated task, trailer
  * chaining across task records, three cores with their own state, DMA faults (never a host
  * crash) and refused operations. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Argument-parsing helpers shared by every subcommand. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared helpers for the npukit subcommands: the command tables, and one option-row mechanism
  * with one parser for every subcommand, whose rows also generate its --help. */
 #ifndef NPUKIT_TOOLS_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit demo`: a short tour of what npukit does, on the simulators. Each accelerator's
  * part lives in its own file (demo_rk.c, demo_kt.c). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The KohakuTPU part of `npukit demo`: each step is a kt command line run as written, with a
  * title saying what it shows and what the control plane costs in transport transactions. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RK part of `npukit demo`: synthesize and decode a task, plan a realistic layer, and run
  * it in fp16, int8 and int4 on the simulator, each checked against the CPU. */
 #include <stdio.h>

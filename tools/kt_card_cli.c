@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared plumbing of `npukit kt move`, `kt link`, `kt prog` and `kt saxpy --engine`. */
 #include "kt_card_cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared plumbing of the mover, interlink and engine subcommands: the common options, a simulated
  * card (meshes, movers, interlink, engine) behind one transport, and the traffic report. */
 #ifndef NPUKIT_TOOLS_KT_CARD_CLI_H

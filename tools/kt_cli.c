@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared plumbing of the `npukit kt` subcommands. */
 #include "kt_cli.h"
 

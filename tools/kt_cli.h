@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared plumbing of the `npukit kt` subcommands: the common options (the machine: a simulator
  * preset or --card, and the board's bases), the machine, and the traffic line every command
  * prints. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit kt enum`: find the window, walk the mesh with CU_CTRL reads, print the units. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit kt link`: the interlink of a simulated multi-mesh card — set runtime mesh ids, ring
  * doorbells between meshes, optionally clear the doorbell counts and sticky faults, then print
  * every mesh's capability word, doorbell counts, link counters, credit state and sticky faults,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The machine behind every `npukit kt` command: the simulated card, or --card. */
 #include "kt_machine.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The machine a `npukit kt` command drives: the simulated card of a preset, or a machine outside
  * the process named by --card (a Verilated card harness or `kt serve` over a pipe or TCP, a card
  * daemon). Either way the preset describes the board — its address map, STAGE_FLITS (which the

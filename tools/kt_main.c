@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit kt ...`: one row per subcommand, each implemented in its own kt_*.c file. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit kt move copy|fill|gather|generate ...`: describe one move, let the driver validate and
  * issue it on the simulated card, wait for the mover, and check the destination against what the
  * mode promises — a copy of the source, the fill pattern, the gathered rows, or the PRNG's words

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit kt prog FILE [--engine]`: run a host control program kept as text (SETUP / WR / POLL /
  * DONE, see kt_hostprog.h) on the simulated card — on the host over the transport, or loaded into
  * the engine and started with one GO — and print the DONE code, the polls and the host traffic. */

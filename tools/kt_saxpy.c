@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit kt saxpy -n N`: put x and y in simulated DRAM, stage one program per saxpy unit (64
  * elements per instruction), dispatch with credit from each unit's CU_CAPS, wait on NODE_STATUS,
  * and check y against the host's own a*x + y (the job itself is kt_saxpy_job.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit kt saxpy --engine -n N`: the same work as `kt saxpy` (same operands, 64 elements per
  * instruction, one program per saxpy unit per round), but each round's stage + dispatch + wait is
  * one host control program loaded into the engine and started with one GO. The host's part is

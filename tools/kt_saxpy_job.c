@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The work of `npukit kt saxpy`, shared by the host form and the engine form. */
 #include "kt_saxpy_job.h"
 

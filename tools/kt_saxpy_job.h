@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The work of `npukit kt saxpy`, shared by its two forms (host: kt_saxpy.c, engine program:
  * kt_saxpy_engine.c): the -n option, the saxpy units, the operands in simulated DRAM, the rounds
  * of programs (64 elements per instruction, one program per unit per round, staged upward in one

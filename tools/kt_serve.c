@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit kt serve`: the simulated card (meshes, movers, interlink, engine) behind the line
  * protocol of the Verilated card harness or the card daemon's JSON frames, so that clients of
  * either drive the simulator unchanged. */

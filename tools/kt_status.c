@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit kt status`: the orchestrator's registers by name, and every NODE_STATUS of the span
  * decoded (plus any other slot that ever signalled). */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npukit: the command-line tool. Each family of subcommands has its own table; the top level
  * lists every command of every family. */
 #include <stdio.h>

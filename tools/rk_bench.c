@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit rk bench`: repeated matmuls after warm-up; medians of NPU time (modelled on the
  * simulator, measured on hardware), host time, and the host overhead per submit split into
  * synthesis, packing, sync and accumulation, next to a memcpy of the same bytes. */

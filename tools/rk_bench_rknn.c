@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 /* `npukit rk bench`'s comparison of the rknn_matmul_* compatible layer with npk_rk_matmul: the
  * same shape and operands through both, calls interleaved, medians of the wall time per call. */

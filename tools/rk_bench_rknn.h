@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compatible layer against npk_rk_matmul, for `npukit rk bench`. */
 #ifndef NPUKIT_TOOLS_RK_BENCH_RKNN_H
 #define NPUKIT_TOOLS_RK_BENCH_RKNN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rk subcommands of the core module: registers, programs, synthesis. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rk subcommands of the runtime module. */
 #include "cli.h"
 

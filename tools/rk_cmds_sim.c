@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rk subcommands of the simulator module (exec). */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit rk decode [FILE|-]`: one line per entry, every field by name. */
 #include <stdio.h>
 #include <string.h>

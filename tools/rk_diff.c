@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit rk diff A B`: capture -> diff. Exit 0 when identical, 1 when they differ. */
 #include <stdio.h>
 #include <string.h>

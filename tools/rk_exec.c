@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit rk exec`: synthesize one matmul task, run it on the simulator with random operands,
  * compare with a CPU reference, print the errors, one status word (ok, mismatch, wedge, fault,
  * unsupported) and the modelled time. Exit status 0 only for ok.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit rk info [--device D] [--json]`. */
 #include <stdio.h>
 #include <string.h>

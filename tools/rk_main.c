@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit rk ...`: the subcommand tables of each RK module, joined in one list.
  * Each table lives beside the commands it names (rk_cmds_*.c). */
 #include <stdio.h>

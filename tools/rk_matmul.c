@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit rk matmul`: one any-shape matmul through the runtime, optionally checked. */
 #include <stdio.h>
 #include <string.h>

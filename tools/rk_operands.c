@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Operand setup and the CPU check for rk matmul / bench / demo. */
 #include "rk_operands.h"
 

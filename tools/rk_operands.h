@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Operands for the rk runtime commands: random or read from files, and the CPU check. */
 #ifndef NPUKIT_TOOLS_RK_OPERANDS_H
 #define NPUKIT_TOOLS_RK_OPERANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The shared rk shape options as option rows. Limits come from the library: the SoC table's
  * core counts, the runtime's chain limit, the planner's dimension limit. */
 #include "rk_opts.h"

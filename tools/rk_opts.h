@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The options the rk matmul-shaped commands share (synth, plan, exec, matmul, bench), as option
  * rows: each command takes the groups it needs. */
 #ifndef NPUKIT_TOOLS_RK_OPTS_H

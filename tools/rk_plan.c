@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit rk plan --dtype D -m M -k K -n N [--cores C] [--out O] [--mode M] [--json]`. */
 #include <stdio.h>
 #include <string.h>

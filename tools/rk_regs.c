@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit rk regs [NAME|OFFSET]`: the register table, or one register with its fields. NAME
  * matches in any case; an offset (0x1040) lists every register at it, since captures and
  * decoded dumps name registers by offset. */

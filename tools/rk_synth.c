@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `npukit rk synth`: one matmul task's regcmd program (body, then the single-task trailer). */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A matmul program written only against the compatible rknn headers (rknn_api.h,
  * rknn_matmul_api.h), with the argument shape users know from the vendor SDK's demo:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where npukit's data files (the KohakuTPU mesh presets) are found at run time. */
 #ifndef NPUKIT_DATA_H
 #define NPUKIT_DATA_H

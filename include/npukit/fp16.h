@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IEEE binary16 and bfloat16 conversions (round to nearest, ties to even). */
 #ifndef NPUKIT_FP16_H
 #define NPUKIT_FP16_H

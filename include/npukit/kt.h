@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU host driver core: find and check the orchestrator window, enumerate the mesh over
  * the mailbox, stage programs, dispatch with credit, wait for completions, raw mailbox flits.
  *

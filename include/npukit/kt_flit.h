@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU 288-bit flit codec.
  *
  * A flit is one indivisible beat on a mesh link: a 32-bit routing header over a 256-bit

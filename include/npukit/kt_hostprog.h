@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU host control programs (spec §5, facts §2.3): a program is data.
  *
  *   setup  — block writes the host makes itself before anything runs (staging flits);

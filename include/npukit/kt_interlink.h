@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU interlink, driver side (spec §4, §7.4, facts §1.11).
  *
  * Present only when the interlink is built: writes go to AUX_CFG client offsets 0x80+ (window

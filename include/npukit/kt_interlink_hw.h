@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU interlink as hardware (mag_ilink, spec §4, §7.4, facts §1.9, §1.11): its registers
  * at AUX_CFG client offsets 0x80+, the sixteen AUX_STATW words, the sticky fault bits, and the
  * inside-the-machine address that names a mesh. The driver (kt_interlink.h) and the simulator's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU memory mover, driver side (spec §3, facts §1.10).
  *
  * A move is data: two walkers (source and destination), a mode, an element width, flags, an

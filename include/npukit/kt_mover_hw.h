@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU memory mover as hardware (mm_mover, spec §3, facts §1.10): its registers inside
  * AUX_CFG, modes, element widths, fault codes, the walker (an odometer over up to six dimensions
  * with two bound-axis windows), AUX_STAT, and the FILL and GENERATE patterns. The driver's moves

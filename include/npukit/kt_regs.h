@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU register surfaces as data: the orchestrator's control window (AXI, §2 of the
  * control-register specification) and the per-unit CU_CTRL block (over the mesh, §1).
  *

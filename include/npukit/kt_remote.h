@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU transports to machines outside this process, and address maps that wrap transports.
  *
  * Line protocol (the Verilated card harness speaks it on stdin/stdout): one command per line,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The KohakuTPU RV64 control complex as data: its address map, the host window's registers,
  * the processor's control region and the dispatch mailbox (control-registers §6-§7, the load
  * window of the RV64 node). Plain constants only, so programs that run on the complex include

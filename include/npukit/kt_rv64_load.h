@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Running programs on the KohakuTPU RV64 control complex from the host.
  *
  * An image is the PT_LOAD segments of an RV64 ELF executable, each checked to lie wholly in

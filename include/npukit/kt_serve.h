@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Serving a machine behind the two remote protocols of kt_remote.h, so that any client of those
  * protocols (a driver written for the Verilated card or for the card daemon, scripts, other
  * languages) can drive it unchanged. The machine is any transport plus a few optional hooks,

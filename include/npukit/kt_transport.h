@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU transport contract: how the driver reaches a machine.
  *
  * One small contract every backend implements — the simulator today; the card daemon's TCP

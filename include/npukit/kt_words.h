@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* KohakuTPU register words as field tables.
  *
  * A 64-bit register word is described the way a flit is (kt_flit.h): rows of {name, lo, width}.

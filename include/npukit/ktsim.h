@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ktsim: a cycle-stepped, register-accurate simulator of the KohakuAccel control plane.
  *
  * It models the orchestrator window (both bitstream generations), the mesh (XY routing with the

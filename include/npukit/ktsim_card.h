@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A simulated KohakuTPU card: one to four meshes (each a full ktsim machine) with their memory
  * movers, the interlink joining them, each mesh's staging aperture, and the host control-program
  * engine on the host bus — all behind one kt_transport, like the card's host interface.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Measuring: a monotonic clock and the median the benchmarks report (noisy machines: compare
  * medians of runs measured side by side). */
 #ifndef NPUKIT_MEASURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RK NPU runtime: C = A . B for any shape, on the real NPU or the simulator.
  *
  *   npk_rk *rt;

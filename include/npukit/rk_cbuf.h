@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CBUF scheduler's formulas (hardware facts, no choice): the bank split CNA_CBUF_CON0
  * (0x1040) and its linear fit, rows per internal M-tile (FEATURE_GRAINS, 0x1010), the validity
  * rules of the split and the M ceilings (spec "The M-tiling scheduler", "Small-K validity of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Naming regcmd entries through the register table, and the capture -> diff methodology:
  * find the first divergence of two programs and every register whose effective value (the
  * later copy wins, as on the NPU) differs, field by field. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RK NPU device layer: the rknpu kernel interface's operations (facts A.1) behind one
  * interface with two backends, the real kernel (ioctl + mmap on /dev/dri/cardN) and the rksim
  * simulator (opened through rk_device_sim.h). Code above this layer does not know which one it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulator backend of the device layer: a device whose requests rksim answers. Kept
  * apart from rk_device.h so that code above the device layer does not see the simulator. */
 #ifndef NPUKIT_RK_DEVICE_SIM_H

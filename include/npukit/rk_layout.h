@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RK NPU operand layouts: pack the user's row-major A, B and C into the layouts the NPU reads
  * and writes, and back.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The DPU output stage as data: one row per (input, output) precision pair a matmul can
  * produce, and the per-dtype defaults the synthesizer, the planner and the simulator share. */
 #ifndef NPUKIT_RK_OUTSTAGE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The planner: any M x K x N matmul as tasks that each satisfy every hardware limit.
  *
  * K is split into slices whose partials the host accumulates; N into tiles of at most the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU reference matmuls, the independent check of every NPU result. */
 #ifndef NPUKIT_RK_REFERENCE_H
 #define NPUKIT_RK_REFERENCE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Regcmd entries, programs and the PC trailer.
  *
  * An entry is one u64: target:16 | value:32 | reg:16. In the little-endian u32 view

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RK NPU register table: blocks, registers and fields as data.
  *
  * The table itself is include/npukit/rk_regs.def. The synthesizer packs values through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The internal M-tiling scheduler's choice: which schedule a task of M rows uses. The formulas
  * the choice weighs (bank split, rows per tile, M ceilings, validity) are hardware facts in
  * rk_cbuf.h, which this header includes. */

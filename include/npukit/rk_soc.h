@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-SoC numbers of the RK NPU family: one row per SoC, never a branch. */
 #ifndef NPUKIT_RK_SOC_H
 #define NPUKIT_RK_SOC_H

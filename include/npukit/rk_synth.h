@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Matmul program synthesis: one task of C[M][N] = A[M][K] . B[K][N] as the vendor's
  * 108-entry regcmd body (facts C.1), for fp16->fp32, fp16->fp16, int8->int32, int4->int16
  * (and, refused unless unchecked, the int8->int16 / int8->int8 outputs that never complete). */

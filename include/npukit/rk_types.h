@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RK NPU basic types: the precision enum (the one place it is defined) and one row of facts
  * per precision.
  *

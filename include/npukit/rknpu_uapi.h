@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The vendor `rknpu` DRM driver's user-space interface (Rockchip BSP kernels), written from
  * the fact sheet (facts A.1): ioctl numbers, structs for both kernel generations, flags and
  * action codes. Stand-alone: no npukit types, so unmodified-style programs can use it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim: a functional simulator of the RK3588 NPU that sits behind the vendor rknpu kernel
  * interface. It answers the same requests (struct rknpu_* from rknpu_uapi.h, with the DRM
  * core's size rules and the kernel's errno values), keeps every buffer at its own 32-bit IOVA,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim's second front end: the mainline `rocket` accel driver's interface (rocket_uapi.h)
  * over the same simulated cores, memory and hazards as the rknpu front end.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mainline Linux `rocket` accel driver's user-space interface (/dev/accel/accel0), written
  * from the fact sheet (facts A.2). Stand-alone: no npukit types, so a program can be written
  * against this header alone.

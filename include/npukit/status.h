@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npukit status codes and error messages.
  *
  * Every library function that can fail returns an npk_status. On failure a message that

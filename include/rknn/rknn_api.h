@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npukit's compatible declarations of the general RKNN runtime interface that matmul programs
  * use: the context handle, error codes, tensor types, core masks and NPU memory. Written from
  * the interface's public documentation; implemented by npukit's librknnrt.so (build/rknn/).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npukit's compatible declarations of the RKNN matmul interface (rknn_matmul_*), written from
  * its public documentation and implemented on npukit's RK runtime by librknnrt.so
  * (build/rknn/). C = A . B for one (M, K, N, type, layouts) per context. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Locating data files: an environment variable, the installed layout relative to the binary,
  * then the configured prefix. Never the source tree: an installed copy must not depend on it. */
 #define _GNU_SOURCE /* dladdr */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Half-precision conversions, bit-exact with a C compiler's (_Float16)f on x86:
  * round to nearest, ties to even, subnormals kept, NaN stays NaN (quiet). */
 #include "npukit/fp16.h"

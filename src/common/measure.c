@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The monotonic clock and the median. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Status names and the per-thread last-error message. */
 #include "npukit/status.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Byte streams to a child process or a TCP peer, with every wait bounded. */
 #define _POSIX_C_SOURCE 200809L /* getaddrinfo, sigtimedwait, clock_gettime */
 #include "carrier.h"

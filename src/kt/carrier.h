@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A byte stream to a peer that may die, hang or babble: a child process on two pipes, or a TCP
  * connection. Every read and write waits at most `timeout_ms` (0: forever, for servers), a peer
  * that closes is reported with its exit status when it was our child, and writing to a dead peer

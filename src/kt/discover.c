@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Discovery over the mailbox: CU_CTRL reads with a reply budget and strict matching, CU_CAPS
  * confirmed by two agreeing reads, and the row-major walk of the mesh's span. */
 #include <stdio.h>

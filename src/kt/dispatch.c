@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Staging, dispatch with credit, and completion waits — in the forms that are correct on both
  * bitstream generations (spec §2.3, §2.4, §2.7). */
 #include <inttypes.h>

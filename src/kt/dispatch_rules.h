@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the core's staging and dispatch (dispatch.c) and their host-program forms (hostprog_seq.c)
  * share, so the two forms build the same blocks and refuse the same arguments with the same words. */
 #ifndef NPUKIT_KT_DISPATCH_RULES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hex text of the remote protocols. */
 #include "hexcodec.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Lowercase hex as the remote protocols write it: bytes in address order, and whole tokens as
  * numbers. Decoding accepts either case and refuses anything else (odd lengths, stray
  * characters, numbers wider than 64 bits). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host control programs as data, and the two ways of running one: on the host over a transport,
  * or loaded into the host control-program engine and started with one GO. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A bounded text writer for the two printers of a host program (kt_hp_format, kt_hp_to_text):
  * snprintf semantics over the whole text, so a NULL or short buffer still yields the length. */
 #ifndef NPUKIT_KT_HOSTPROG_OUT_H

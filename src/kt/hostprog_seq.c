@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The core driver's sequences (stage, dispatch, wait) and a move, emitted as host-program data,
  * so the same stage + dispatch + wait can run on the host or in the engine. The order and the
  * rules are the core's (spec §2.3, §2.7): BASE, LEN, DST, CRED, KICK, none elided, each a whole

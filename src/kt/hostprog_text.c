@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The text form of a host control program, so a program can live in a file, be read back, and be
  * run on the host or in the engine by `npukit kt prog`. */
 #include <ctype.h>

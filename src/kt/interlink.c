@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Interlink driver: detect, mesh id, doorbells, counters and faults, and the ordered cross-mesh
  * write + doorbell. Writes go to AUX_CFG 0x880+, reads to AUX_STATW 0x080 + index * 8. */
 #include <inttypes.h>

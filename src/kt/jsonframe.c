@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frames of the card daemon protocol, and exact 64-bit integers through cJSON. */
 #include "jsonframe.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The card daemon's framing: a 4-byte big-endian length, then one UTF-8 JSON object of at most
  * KT_DAEMON_MAX_FRAME bytes. JSON goes through cJSON, which keeps numbers as doubles; register
  * values need all 64 bits, so integers a double cannot hold travel as raw digits on the way out

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mover driver: a move as data -> validated -> ordered register writes -> issue -> wait.
  * Register fields and names are tables; every refusal names the field, its value and the limit. */
 #include <inttypes.h>

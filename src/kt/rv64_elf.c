@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading an RV64 program: the PT_LOAD segments of an ELF executable, through libelf's
  * class-independent (gelf) interface, each checked against the complex's memories.
  *

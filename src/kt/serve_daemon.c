@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The card-daemon protocol, served: many clients, one operation at a time (a single thread runs
  * every operation to completion before reading the next frame), leases and run tokens that die
  * with their connection. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The line protocol, served: what a Verilated card harness answers, from any transport. */
 #define _POSIX_C_SOURCE 200809L /* accept */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The card daemon client: the daemon's JSON-frame protocol behind the transport contract, plus
  * the daemon's own operations (leases, runs, status). */
 #include <inttypes.h>

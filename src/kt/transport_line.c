@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The line-protocol transport: a Verilated card harness (or `npukit kt serve --protocol line`)
  * behind the transport contract, over a child's pipes or a TCP connection. */
 #include <inttypes.h>

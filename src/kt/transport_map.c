@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Address maps as transports over a transport: the bench map's orchestrator moved onto a card's
  * control window, and bounded (optionally granule-checked) windows. One mapping record serves
  * both; each access is checked whole before anything reaches the inner transport. */

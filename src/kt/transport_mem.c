@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An in-memory transport: a sparse word store with a write log and a read hook. It lets tests
  * drive poll loops (a register that changes on the nth read) and check write sequences without
  * a simulator. */

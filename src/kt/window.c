@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Opening the orchestrator window, register access, and the raw-flit mailbox. */
 #include <inttypes.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sparse DRAM with per-granule written tracking. Pages live in an open-addressing hash table
  * keyed by page number, so a 4 GiB address space costs only what is touched. */
 #include "dram.h"

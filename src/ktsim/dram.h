@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Simulated DRAM: sparse 4 KiB pages with a written bit per 32-byte granule, because reading a
  * granule that was never written is an error on the card (uninitialised ECC answers SLVERR). */
 #ifndef NPUKIT_KTSIM_DRAM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host control-program engine: FETCH one cycle, then WR (one write, wait for the response),
  * POLL (read; on a mismatch wait POLL_IVL + 1 cycles and read again, forever), DONE (latch the
  * code, raise done). Any other opcode — including the 0 every slot holds after reset — ends the

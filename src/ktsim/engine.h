@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host control-program engine model (main_orch, spec §5, facts §2.3), standalone: an AXI
  * slave holding NCMD commands of four fields, and an AXI master that executes them — WR, POLL
  * (retry every POLL_IVL + 1 cycles, no timeout), DONE — over read/write callbacks. No abort. */

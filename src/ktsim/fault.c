@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulator's one model-error formatter. */
 #include "fault.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How a simulator part reports what the model cannot represent (a model error, not a hardware
  * fault): one callback and its user, and one formatter every part shares. */
 #ifndef NPUKIT_KTSIM_FAULT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A bounded FIFO of flits, as every queue in the model is (router inputs, instruction and
  * receive FIFOs, TX/RX). Each entry remembers the cycle it arrived, so a consumer can model
  * the one-cycle registered latency of a hardware FIFO. Header-only: it is tiny. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The interlink fabric of one card: per-mesh nodes with three outbound class queues and a
  * rotating-priority arbiter, chain links with latency, pacing and credit, doorbell counters and
  * sticky faults. See interlink.h. */

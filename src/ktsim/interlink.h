@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The interlink model (mag_ilink / mag_switch / mag_link, spec §4, §7.4, facts §1.11): one node
  * per mesh of a card, joined in a chain — link 0 to the mesh one position down, link 1 to the one
  * up. A node carries remote writes from its mover and doorbells (and forwards what passes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A simulated card: meshes, movers, interlink, staging apertures and the engine, wired behind
  * one transport. The glue here decides where each mover access goes — local DRAM, the local
  * staging aperture, or (a write naming another mesh) the interlink — and keeps the meshes'

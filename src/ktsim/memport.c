@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The memory port's engine: an intake queue served in order, plain and streaming reads (one
  * response beat per cycle, peers served entry by entry), writes with one open write per source
  * and len <= 7, an acknowledgement after the data has landed. Faults are not reported on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A memory-agent port: a mesh endpoint that serves MEM_RD_REQ / MEM_WR_REQ / MEM_WR_DATA from
  * DRAM and, at port 0, hands every other flit to the orchestrator (which answers at this
  * coordinate; it has no endpoint of its own). */

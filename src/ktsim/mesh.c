@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Routers with an input FIFO per port and an output register per port (round-robin over the
  * inputs), XY routing with the clamp, endpoints on local ports and on the edge ring. */
 #include "mesh.h"

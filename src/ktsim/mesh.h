@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mesh: routers on GRID_LO..GRID_HI in both axes, endpoints on router local ports or on the
  * edge ring just outside the grid, XY routing with the clamp, and hop-by-hop flow control in
  * which a flit is held until the next hop takes it (so a full endpoint stalls the link). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The memory mover model: register decode, the IDLE checks in the RTL's order, then a walk of
  * one 32-byte transfer per cycle, and a short drain before busy drops (a move ends only after
  * every write's response). See mover.h for what is live and what is latched. */

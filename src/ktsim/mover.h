@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The memory mover model (mm_mover, spec §3, facts §1.10, §2.5), standalone: it takes cfg
  * pulses (client offset, value) exactly as the AUX_CFG window hands them over, reaches memory
  * through a 32-byte-word interface, and reports AUX_STAT's mover fields. One transfer per cycle.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The orchestrator model: register file, write-beat decode, dispatcher, credit, mailbox FIFOs,
  * the status mirror and the AUX_CFG forwarding. Behaviour follows the RTL per beat and per
  * cycle; the two bitstream generations differ only in their ksim_generation row. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The orchestrator: the memory agent's control plane, modelled per AXI beat and per cycle.
  *
  * The host (through the station-bus front end) hands it beats with byte strobes; the mesh hands

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mesh presets: small text files under data/kt/, one setting per line (data/kt/README.md
  * documents every key and the bundled presets).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RV64 control complex's processor: an RV64IM + Zicsr + Zifencei instruction-set simulator
  * with machine-mode traps and interrupts.
  *

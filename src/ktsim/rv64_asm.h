@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Encoders for RV64 instruction words, for programs written inline in C (benchmarks, tests of
  * the core that must run without a RISC-V toolchain). Each function returns the 32-bit word of
  * one instruction, by the base ISA's formats. Header-only: tiny and pure. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RV64 core's machine-mode state: the CSR table, traps, interrupts, MRET, and the cost
  * table's defaults.
  *

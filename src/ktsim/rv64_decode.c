@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Decoding one 32-bit RV64IM + Zicsr + Zifencei instruction into the executor's form.
  *
  * The major opcode picks a row; inside a row funct3 (and funct7 for register-register forms)

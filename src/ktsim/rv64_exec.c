@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The RV64 core's executor: memories, reset, and the run loop.
  *
  * Speed comes from three choices: the instruction memory is decoded once per host write (fetch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The operations the RV64 decoder produces and the executor dispatches on. One value per
  * instruction the core implements, plus ILLEGAL (anything else) and JUMP_MISALIGNED (a JAL or
  * branch whose target is not 4-byte aligned: with no compressed instructions that traps on the

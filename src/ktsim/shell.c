@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compute-unit shell. Rules reproduced from the RTL: one instruction in flight; an
  * exec_done with nothing in flight is discarded but still counted as retired; a completion is
  * addressed to the src of its CU_INST with its txn; completion code priority fault > batch >

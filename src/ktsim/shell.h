@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compute-unit shell (noc_cu_base): the instruction FIFO, one instruction in flight, the
  * completion queue and its priority, CU_CTRL answered inside the shell, the counters, and the
  * output arbitration. A unit model sits behind it through ksim_unit_ops. */

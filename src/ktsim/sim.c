@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulator's top level: builds the machine from a configuration, runs the clock, and
  * presents it as a kt_transport. Host accesses go through a station-bus front end that packs
  * every write into 32-byte flits of four beats, exactly one of them strobed — which a current

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The saxpy example unit ('SX' 0x5358): y[0:n] = a*x + y over float32, through the memory
  * protocol — one plain read of x, one of y, one burst write of y — like the example bench.
  *

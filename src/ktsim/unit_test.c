@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The configurable test unit ('TU'): retires each instruction after N cycles with a result, can
  * fault, and can fetch one memory word (so that it depends on the link the credit rule protects).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The verdict on a matmul result: exact integers, and for floats a per-element bound that
  * holds for any order of fp32 summation (see rk_reference.h for the rule it implements). */
 #include <math.h>

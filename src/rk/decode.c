@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Entry naming and program diffs through the register table. */
 #include <inttypes.h>
 #include <stdarg.h>

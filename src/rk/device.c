@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The device layer's shared part: every operation as kernel requests through a backend, with
  * errno values turned into npukit statuses whose messages name the request and the values. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The device layer's backend contract: a request function with the kernel's ioctl semantics
  * (0 or -errno) and an mmap of MEM_MAP offsets. The kernel and the simulator each provide one;
  * everything else in the device layer is shared. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel backend: ioctl and mmap on the rknpu DRM node. */
 #define _DEFAULT_SOURCE /* ioctl, mmap flags */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Operand packing for npk_rk_devtask through the layout module (see device_pack.h). */
 #include "rk/device_pack.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Operand packing for npk_rk_devtask: the glue between a task's geometry and the layout
  * module (rk_layout.h), in plain types so the task code needs only this header. */
 #ifndef NPUKIT_RK_DEVICE_PACK_H

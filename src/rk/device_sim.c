@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulator backend: the same requests answered by rksim's kernel-interface front end.
  * Requests are serialized like the kernel's ioctl path (the simulator itself is not
  * thread-safe): threads sharing one device may call it concurrently. */

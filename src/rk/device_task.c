@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npk_rk_devtask: one synthesized matmul task on a device (see rk_device.h). */
 #include <string.h>
 

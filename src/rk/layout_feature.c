@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A, the feature (facts D.2): line mode row-major [M][Kp]; cube mode [Kp/C2][M][C2] with
  * C2 = 16/eb, i.e. planes of 16-byte atoms, one atom per row and channel group. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Layout geometry shared by A, B and C: element widths, padding, cube channels, element
  * indices, block sizes, and the argument checks every pack/unpack function starts with. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the layout modules: element widths per precision, argument checks, and small
  * size helpers. Not a public header. */
 #ifndef NPUKIT_RK_LAYOUT_INTERNAL_H

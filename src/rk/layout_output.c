@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* C, the output (facts D.3): line mode row-major [M][s]; cube mode [Np/C2o][M][C2o] with
  * C2o = 16/ob, i.e. planes of 16-byte atoms, one atom per row and channel group.
  *

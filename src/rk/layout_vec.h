@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 16-byte vector helpers for the layout kernels, written with the GCC/Clang vector extension so
  * one source compiles to SSE2 on x86-64 and to NEON on the RK3588's Cortex-A76/A55 cores.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* B, the weights (facts D.1): the user's row-major B[K][N] as N-major tiles of 32 K,
  *   fp16/bf16/int16 [N/16][K/32][16][32], int8 [N/32][K/32][32][32], int4 [N/64][K/32][64][32].
  * Inside a tile the rows are the N-group's columns of B and the columns are 32 consecutive K,

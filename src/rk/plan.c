@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Matmul planning: K slices, per-core N ranges, N tiles and M tiles. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The state-policy tables. */
 #include "policy.h"
 

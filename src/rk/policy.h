@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime's state policy as data (spec "State gotchas", facts E.4): which precision
  * transitions need an ACT_RESET, when a throwaway warm-up submit is due, and how a wedge is
  * recovered. The runtime consults these tables; it has no policy of its own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPU reference: plain loops in double / int64, ordered i-k-j so B is read by rows. */
 #include <math.h>
 #include <stdlib.h>

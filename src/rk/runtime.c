@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 /* Runtime: open/close, queries, the per-core buffers. */
 #include <stdio.h>

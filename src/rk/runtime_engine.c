@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 /* Engines: a device and its per-core buffers, private to one runtime or shared process-wide by
  * the runtimes opened on the same device name (runtime_internal.h). */

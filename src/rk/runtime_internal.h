@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runtime state shared by the runtime's files. */
 #ifndef NPUKIT_RK_RUNTIME_INTERNAL_H
 #define NPUKIT_RK_RUNTIME_INTERNAL_H

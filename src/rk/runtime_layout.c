@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 /* Operand layouts at the runtime's API: B row-major, transposed or native (segmented above
  * NPK_RK_NATIVE_B_SEGMENT_K), A and C row-major or native; and weights bound to a device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 /* The one submit spine of the RK runtime: plan -> for each job (one task, or up to rt->chain
  * consecutive tasks of a core linked by their trailers): pack each feature into the core's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 /* Device memory: NPU-visible buffers that outlive the runtime that created them (they hold a
  * reference on its engine) and serve any runtime's calls. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 /* Resident weights: B packed once per K slice over all (padded) N columns, so a task for any
  * column range of a slice is one contiguous block at a known offset (facts D.1). */

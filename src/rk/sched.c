@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The scheduler's choice: the formulas it weighs are the hardware's (hw/cbuf.c). */
 #include "npukit/rk_sched.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Matmul program synthesis. Every register's value is computed once into a value map; the
  * body is then emitted in the vendor's 108-entry order, so the registers the vendor writes
  * twice (CBUF_CON0, CONV_CON1, DCOMP_CTRL, DCOMP_REGNUM) always carry the same value: the NPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The limits of one matmul task, each with an error that names the value and the limit. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compatible layer's shared parts: error codes, the type table, shapes and io attributes,
  * element conversions. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rknn_matmul contexts: the handle table, create (plain and dynamic shapes), shape selection,
  * binding memory, core masks, quantisation parameters, destroy. */
 #include <math.h>

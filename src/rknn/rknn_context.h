@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A matmul context of the compatible layer (rknn_context.c, rknn_run.c). */
 #ifndef NPUKIT_RKNN_CONTEXT_H
 #define NPUKIT_RKNN_CONTEXT_H

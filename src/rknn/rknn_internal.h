@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rknn_matmul_* compatible layer on npukit's RK runtime: what its files share. */
 #ifndef NPUKIT_RKNN_INTERNAL_H
 #define NPUKIT_RKNN_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NPU memory of the compatible layer: rknn_tensor_mem over npukit's device buffers. Memory is
  * process-wide (made through one context, used and destroyed through any), and every pointer a
  * caller passes back is looked up among the live mems before it is touched, so a destroyed or

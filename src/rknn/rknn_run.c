@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rknn_matmul_run on the runtime, and the host-side B repacking helper.
  *
  * The NPU computes fp16 -> fp32 or fp16, and int8/int4 -> the exact int32 sum. What the types

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Operation dispatch: an op-enable entry (target 0x0081, value = the per-block enable mask,
  * facts B.2) runs the operation the core's registers configure. CNA|CORE|DPU (0x0D, or 0x0F
  * with the WAIT bit of CORE_CTRL, spec "Key registers") is the matmul; +DPU_RDMA (0x1D) is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim execution: the PC walker (regcmd fetch, register writes, op-enable, trailer chaining)
  * and the operation executor it calls. */
 #ifndef NPUKIT_RKSIM_EXEC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel-interface front end: answers DRM/rknpu requests with the vendor driver's
  * semantics and errno values (facts A.1), after the DRM core's size adaptation. */
 #include <errno.h>

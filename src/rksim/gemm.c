@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulator's arithmetic: fp32 GEMM through CBLAS when CMake found OpenBLAS, else a
  * portable blocked loop; integer GEMM exact through fp32 chunks. */
 #include <stdlib.h>

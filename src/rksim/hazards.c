@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The hazard table: every documented hazard is a row (what triggers it, what the faithful
  * model does, what the ideal mode does, the driver's defence, the source), and the ones decided
  * per operation have a check function in op_rows[] below. The others live where their state

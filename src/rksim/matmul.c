@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The matmul executor: reads the feature and the weights through bounds-checked DMA at the
  * addresses the registers give (geometry in matmul_decode.c), computes with the hardware's
  * numerics, applies the hazard table's effects, and writes the output geometry.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CNA + CORE + DPU matmul as the registers configure it: decoded geometry, the effects
  * the hazard table can impose, and the executor. */
 #ifndef NPUKIT_RKSIM_MATMUL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Decoding a matmul from the register files. Every value comes from a register field named
  * through the register table. What the model requires of the registers is one table of
  * constraints (field, relation, expected value, reason) checked by one loop; a value outside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim IOVA memory (see mem.h). */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "rksim/mem.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim IOVA memory: every buffer at its own 32-bit IOVA, bounds-checked DMA, and the CPU-cache
  * model behind hazard 1.
  *

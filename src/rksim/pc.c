@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The PC of one core: fetches regcmd bodies by DMA, lands register writes in the per-block
  * register files, runs an operation at each op-enable entry, and follows the trailer's chain
  * (facts A.1 "How the kernel programs the PC", B.1-B.3). */

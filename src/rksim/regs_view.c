@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* regcmd entry classification and per-block register files (see regs_view.h). Entries are
  * taken apart by the regcmd codec and named by the register table; no field position is
  * written down here. */

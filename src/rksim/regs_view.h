@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim's view of regcmd entries and of the per-block register files: entry classification
  * (facts B.1/B.2) and register writes routed to the block their target names. */
 #ifndef NPUKIT_RKSIM_REGS_VIEW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Recording a failure in a core result. */
 #include <stdarg.h>
 #include <stdio.h>

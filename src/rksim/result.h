@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The outcome of one core's part of a job or of one operation, and the one way every part of
  * the simulator records a failure in it. */
 #ifndef NPUKIT_RKSIM_RESULT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, nanosleep */
 /* The rocket front end (see rksim_rocket.h): the mainline accel driver's requests answered
  * over the simulated cores, with the DRM core's struct-size rule and the kernel's errno

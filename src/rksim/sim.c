@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulator instance: configuration, creation, per-core reset, diagnostics. */
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim internals shared by the front end, the PC walker, the executor and the hazard table. */
 #ifndef NPUKIT_RKSIM_SIM_H
 #define NPUKIT_RKSIM_SIM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 /* SUBMIT: picks the cores and task ranges the way rknpu_job.c does (facts A.1), runs each
  * core's PC, and turns the outcome into the kernel's answer (0, ETIMEDOUT after the scaled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim timing model (constants and their sources in timing.h). */
 #include "rksim/timing.h"
 

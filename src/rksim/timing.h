@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rksim timing model: a modelled hardware duration for each job, reported as hw_elapse_time.
  * It is a MODEL built from published figures, not a measurement; every constant names its
  * source in the fact sheet (facts G unless noted). */

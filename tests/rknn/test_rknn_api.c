@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* The compatible rknn_matmul_* interface, through librknnrt.so only: the io attributes the
  * documentation gives, bad input as error codes, and programs in the style of its open users

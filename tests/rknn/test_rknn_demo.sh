@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The compatible demo on the simulator: every type x B layout x A/C layout, then the edge
 # shapes (M = 1, K at 32 and 10240, N at the alignment, K above 8192 with a segmented native
 # B), then the refusals the documented API makes. Each run checks itself against its CPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compute kernels for checking the RV64 core against QEMU: the same source is built for the
  * simulated complex (console through the control region) and as a static Linux program run
  * under qemu-riscv64; both must print the same lines. Every instruction under test is issued

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A stand-alone rknpu program (uAPI header only) whose submit is refused — it lacks
  * RKNPU_JOB_PC — checks what a CI log of an unmodified program shows under the shim: the ioctl
  * fails with EINVAL and the shim prints exactly one stderr line naming the cause and how to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* npukit's kernel backend (ioctl + mmap on the rknpu node) running against the simulator
  * through the LD_PRELOAD shim: node auto-detection by DRM_IOCTL_VERSION, buffers, actions,
  * and synthesized fp16 / int8 / int4 tasks checked against a CPU reference. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A stand-alone rknpu program, written only against the uAPI header (no npukit calls), the
  * way programs in the wild talk to the vendor driver: open /dev/dri/card1, check the DRM
  * version, create/map/sync buffers, write the vendor's 108-entry fp16 matmul regcmd (facts C.1,

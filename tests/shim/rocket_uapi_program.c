@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A stand-alone program for the mainline rocket driver, written only against the uAPI header
  * (no npukit calls): open /dev/accel/accel0, check the driver name, create and map buffer
  * objects, write an fp16 M=4 K=32 N=16 matmul program by hand in the form rocket expects

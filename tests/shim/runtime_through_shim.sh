@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # rk matmul through the kernel backend on /dev/dri/card1, answered by the LD_PRELOAD shim:
 # every dtype checked against the CPU, on 1 and 3 cores.
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The 288-bit flit codec: field positions as tables, generic bit access, typed encoders. */
 #include "npukit/kt_flit.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The interlink's sticky fault bits by name. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mover's data patterns: GENERATE's counter-based PRNG (Philox-4x32-10, the mm_prng
  * construction of facts §1.10) and FILL's replicated immediate. Both are pure functions of
  * their inputs, so a host can check a generated or filled buffer without reading it twice. */

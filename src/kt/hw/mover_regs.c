@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mover's registers as data: their names, the mode and fault names, AUX_STAT's layout. */
 #include <string.h>
 

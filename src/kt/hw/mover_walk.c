@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The mover's walker arithmetic (facts §1.10): an odometer over up to six dimensions, dim
  * ndim-1 innermost, with two bound axes whose windows decide which elements are valid. Shared by
  * the driver's validation and the simulator's model, so both walk the same way. */

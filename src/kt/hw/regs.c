@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The orchestrator register map and the CU_CTRL word layouts, as data plus small decoders. */
 #include "npukit/kt_regs.h"
 

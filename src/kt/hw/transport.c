@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The transport contract's one spine: argument checks, word-loop fallbacks, counting, tracing. */
 #include "npukit/kt_transport.h"
 

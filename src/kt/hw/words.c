@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Register words as field tables: one generic get/put, decode/encode loops over the rows, the
  * description text generated from the same rows, and the 40-bit inside address. */
 #include "npukit/kt_words.h"

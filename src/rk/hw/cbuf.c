@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CBUF scheduler's formulas, ceilings and validity rules. Every constant is from the
  * spec's "M-tiling scheduler" and "Small-K validity" sections unless a comment says otherwise. */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The output-stage table: one row per (input, output) precision the DPU is known to handle in
  * a matmul, and the per-dtype defaults (read from the precision rows). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Regcmd entry helpers, the PC trailer and the program buffer. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading regcmd programs from captures: binary u64 entries or hex text. */
 #include <ctype.h>
 #include <errno.h>

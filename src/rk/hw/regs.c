@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The register table built from rk_regs.def, and look-ups over it. */
 #include <pthread.h>
 #include <string.h>

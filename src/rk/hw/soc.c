@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The SoC table. RK3588 numbers: spec "Limits & tiling (RK3588)" (K 10752, N 8192), facts E.1
  * (12 banks x 32 KB, 3 cores), B.4 (DATA_SIZE0 11-bit height, FEATURE_GRAINS 10-bit).
  * RK3576: the facts give only its core count (2); the rest is assumed equal to RK3588 and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The precision rows: every per-dtype fact of the RK NPU in one place. Sources: spec "The
  * precision enum", "The M-tiling scheduler", "Small-K validity of the 0x1040 schedule",
  * "0x107c"; facts B.5, C.0, C.1, C.3, D.1, E.1, G, I.1. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* librksim_shim.so: run an unmodified rknpu or rocket program against the simulator.
  *
  *   LD_PRELOAD=build/librksim_shim.so ./my_rknpu_program
