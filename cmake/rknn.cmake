@@ -11,6 +11,19 @@ set_target_properties(rknnrt PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_
 target_link_options(rknnrt PRIVATE
                     -Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/cmake/rknnrt.map)
 
+# Installed apart from libnpukit too: PREFIX/lib/npukit/rknn/librknnrt.so and the headers under
+# PREFIX/include/npukit/rknn, so neither is found by a default search path in place of a vendor
+# copy; npukit-rknn.pc gives a program the include path, the library path and an rpath.
+install(TARGETS rknnrt LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit/rknn)
+install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn/rknn_api.h
+              ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn/rknn_matmul_api.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/npukit/rknn)
+if(DEFINED NPUKIT_PC_PREFIX)
+  configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/in/npukit-rknn.pc.in
+                 ${CMAKE_BINARY_DIR}/npukit-rknn.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/npukit-rknn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
+
 # A program written against the compatible headers only, in the vendor demo's argument shape.
 add_executable(rknn_matmul_demo ${CMAKE_CURRENT_SOURCE_DIR}/examples/rknn/rknn_matmul_demo.c)
 target_link_libraries(rknn_matmul_demo PRIVATE rknnrt m)

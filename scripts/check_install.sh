@@ -13,12 +13,13 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 prefix=/opt/npukit-check
 cmake -S . -B "$build" -DCMAKE_INSTALL_PREFIX=$prefix > /dev/null
-cmake --build "$build" -j "$jobs" --target npukit npukit_lib npukit_shared rksim_shim > /dev/null
+cmake --build "$build" -j "$jobs" --target npukit npukit_lib npukit_shared rksim_shim rknnrt > /dev/null
 DESTDIR="$stage" cmake --install "$build" > /dev/null
 root=$stage$prefix
 for f in lib/libnpukit.a lib/libnpukit.so lib/libnpukit.so.0 include/npukit/rk.h include/npukit/version.h \
          bin/npukit lib/npukit/librksim_shim.so share/npukit/kt/default.mesh lib/pkgconfig/npukit.pc \
-         lib/cmake/npukit/npukitConfig.cmake; do
+         lib/cmake/npukit/npukitConfig.cmake lib/npukit/rknn/librknnrt.so \
+         include/npukit/rknn/rknn_api.h include/npukit/rknn/rknn_matmul_api.h lib/pkgconfig/npukit-rknn.pc; do
   [ -e "$root/$f" ] || { echo "check_install: $f was not installed" >&2; exit 1; }
 done
 objdump -p "$root/lib/libnpukit.so" | grep -q 'SONAME *libnpukit.so.0' || { echo "check_install: soname" >&2; exit 1; }
@@ -47,4 +48,10 @@ cc -std=c11 -Wall -Wextra -Werror -static-libgcc examples/matmul_int8.c $(pkg-co
 (cd / && run "$stage/ex-pc/static")
 cc -std=c11 -Wall -Wextra -Werror examples/shim_rknpu.c $(pkg-config --cflags npukit) -o "$stage/ex-pc/shim_rknpu"
 (cd / && LD_PRELOAD="$root/lib/npukit/librksim_shim.so" run "$stage/ex-pc/shim_rknpu")
+# The rknn_matmul_* compatible layer: a program written against the vendor API's documented
+# interface builds against the installed headers and library (pkg-config npukit-rknn) and runs.
+cc -std=c11 -Wall -Wextra -Werror examples/rknn/rknn_matmul_demo.c $(pkg-config --cflags --libs npukit-rknn) \
+  -lm -o "$stage/ex-pc/rknn_matmul_demo"
+(cd / && NPUKIT_RK_DEVICE=sim run "$stage/ex-pc/rknn_matmul_demo" 2 4,64,32)
+grep -q 'result is correct' "$stage/out"
 echo "check_install: installed copy complete; examples build and run with find_package and pkg-config"
