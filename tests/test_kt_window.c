@@ -19,6 +19,7 @@ static ktsim *sim(ktsim_gen gen, bool stale)
     ktsim_preset_load("default", &c);
     c.gen = gen;
     c.stale_lanes = stale;
+    c.mover = false; /* these tests plug their own AUX_CFG clients where the agent's mover sits */
     ktsim *s = NULL;
     CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
     return s;

@@ -49,16 +49,18 @@ void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
 {
     uint64_t bytes = k->bytes_read + k->bytes_written, cycles = 0;
     bool clock = kt_machine_cycle(m, &cycles);
-    char cyc[24] = "null";
+    char cyc[24] = "null", access[24] = "null";
     if (clock)
         snprintf(cyc, sizeof cyc, "%" PRIu64, cycles);
+    if (m->sim) /* the preset's charge per host access; a real machine has its own clock */
+        snprintf(access, sizeof access, "%u", m->cfg.host_access_cycles);
     if (json) {
         printf("\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"transport\": {\"transactions\": %" PRIu64
                ", \"bytes\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64 ", \"block_reads\": %" PRIu64
                ", \"block_writes\": %" PRIu64 ", \"bytes_read\": %" PRIu64 ", \"bytes_written\": %" PRIu64
-               ", \"cycles\": %s, \"machine\": \"%s\"}",
+               ", \"cycles\": %s, \"host_access_cycles\": %s, \"machine\": \"%s\"}",
                kt_counters_transactions(k), bytes, kt_counters_transactions(k), bytes, k->reads, k->writes,
-               k->block_reads, k->block_writes, k->bytes_read, k->bytes_written, cyc, kt_machine_kind(m));
+               k->block_reads, k->block_writes, k->bytes_read, k->bytes_written, cyc, access, kt_machine_kind(m));
     } else {
         char line[256];
         kt_counters_format(k, line, sizeof line);

@@ -333,6 +333,7 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
         m->card = c;
         m->pos = i;
         ktsim_config mc = *cfg;
+        mc.mover = false; /* the card plugs its own, which also reaches the staging aperture and the link */
         m->ctrl_base = mc.ctrl_base = cfg->ctrl_base + (uint64_t)i * MESH_STRIDE;
         /* (mesh + 1) << 40 | inside address, the inside address carrying the mesh in [37:36]. */
         m->mem_base = mc.mem_base = cfg->mem_base + ((uint64_t)i << 40) + kt_il_dram_addr(i, 0);

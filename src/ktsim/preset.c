@@ -57,6 +57,7 @@ static const setting settings[] = {
     SETTING("ctrl_base", ctrl_base, UINT64_MAX), SETTING("mem_base", mem_base, UINT64_MAX),
     SETTING("engine_base", engine_base, UINT64_MAX), SETTING("dram_size", dram_size, 1ull << 36),
     SETTING("host_access_cycles", host_access_cycles, 1000000), SETTING("stale_lanes", stale_lanes, 1),
+    SETTING("mover", mover, 1),
 };
 
 static void store(void *base, const setting *s, uint64_t v)

@@ -12,6 +12,7 @@
 #include "dram.h"
 #include "memport.h"
 #include "mesh.h"
+#include "mover.h"
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim.h"
 #include "orch.h"
@@ -43,6 +44,7 @@ struct ktsim {
     uint64_t lane[4]; /* station-bus lanes, for the stale-bytes variant */
     uint64_t stalled;
     uint16_t plugged_rd, plugged_wr; /* AXI traffic of plugged agent-side masters (the mover) */
+    ksim_mover *mover;                /* the memory agent's own mover, unless the preset drops it */
 };
 
 static void sim_fault(void *user, const char *msg)
@@ -78,6 +80,7 @@ void ktsim_config_default(ktsim_config *c)
     c->mem_base = 1ull << 40;
     c->dram_size = 256ull << 20;
     c->host_access_cycles = 8;
+    c->mover = true; /* every memory agent carries the mover unless a preset says otherwise */
 }
 
 const ktsim_config *ktsim_get_config(const ktsim *s) { return &s->cfg; }
@@ -162,6 +165,8 @@ void ktsim_reset(ktsim *s)
         ksim_memport_reset(s->ports[i]);
     for (unsigned i = 0; i < s->n_shells; i++)
         ksim_shell_reset(s->shells[i]);
+    if (s->mover)
+        ksim_mover_reset(s->mover);
     s->stalled = 0;
 }
 
@@ -359,6 +364,43 @@ static npk_status add_region(ktsim *s, region_kind kind, const ktsim_region *r)
 npk_status ktsim_add_region(ktsim *s, const ktsim_region *r) { return add_region(s, R_PLUGGED, r); }
 npk_status ktsim_add_aux_client(ktsim *s, const ktsim_aux_client *c) { return ksim_orch_add_aux(s->orch, c); }
 
+/* ---- the memory agent's mover: its AXI master reaches this mesh's DRAM ---- */
+
+static ksim_mem_result agent_mover_read(void *ctx, uint64_t addr, uint8_t out[KT_MV_WORD])
+{
+    ktsim *s = ctx;
+    kt_mesh_addr a = kt_mesh_addr_split(addr);
+    /* A lone mesh serves no aperture (DECERR); never-written DRAM answers SLVERR: AXI faults. */
+    if (a.aperture || ktsim_dram_read(s, a.local, out, KT_MV_WORD) != NPK_OK)
+        return KSIM_MEM_ERROR;
+    ktsim_count_mem_traffic(s, 1, 0);
+    return KSIM_MEM_OK;
+}
+
+static ksim_mem_result agent_mover_write(void *ctx, uint64_t addr, const uint8_t in[KT_MV_WORD])
+{
+    ktsim *s = ctx;
+    kt_mesh_addr a = kt_mesh_addr_split(addr);
+    ktsim_count_mem_traffic(s, 0, 1); /* an AXI write, whatever its response */
+    if (a.aperture || ktsim_dram_write(s, a.local, in, KT_MV_WORD) != NPK_OK)
+        return KSIM_MEM_ERROR;
+    return KSIM_MEM_OK;
+}
+
+static void agent_mover_cfg(void *ctx, uint8_t off, uint64_t v) { ksim_mover_cfg(ctx, off, v); }
+static uint64_t agent_mover_stat(void *ctx) { return ksim_mover_stat(ctx); }
+static void agent_mover_tick(void *ctx) { ksim_mover_tick(ctx); }
+
+static npk_status add_agent_mover(ktsim *s)
+{
+    ksim_mover_mem mem = {agent_mover_read, agent_mover_write, NULL, s};
+    if (!(s->mover = ksim_mover_create(&mem, sim_fault, s)))
+        return npk_fail(NPK_ENOMEM, "simulator: out of memory (mover)");
+    ktsim_aux_client c = {"mover", 0x00, KT_MV_AUX_LIMIT - 1, agent_mover_cfg, agent_mover_stat, NULL,
+                          agent_mover_tick, s->mover};
+    return ktsim_add_aux_client(s, &c);
+}
+
 /* ---- construction ---- */
 
 static npk_status check_config(const ktsim_config *c)
@@ -439,6 +481,10 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
             return st;
         }
     }
+    if (cfg->mover && (st = add_agent_mover(s))) {
+        ktsim_destroy(s);
+        return st;
+    }
     ktsim_region ctrl = {"orchestrator", cfg->ctrl_base, KT_WINDOW_BYTES, NULL, NULL, NULL, NULL};
     ktsim_region mem = {"memory", cfg->mem_base, cfg->dram_size, NULL, NULL, NULL, NULL};
     if ((st = add_region(s, R_CTRL, &ctrl)) || (st = add_region(s, R_MEM, &mem))) {
@@ -455,6 +501,7 @@ void ktsim_destroy(ktsim *s)
 {
     if (!s)
         return;
+    ksim_mover_destroy(s->mover);
     for (unsigned i = 0; i < s->n_shells; i++)
         ksim_shell_destroy(s->shells[i]);
     for (unsigned i = 0; i < KTSIM_MAX_MEM_PORTS; i++)
