@@ -1,21 +1,47 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds the libFuzzer targets with clang (ASan + UBSan + libFuzzer) into build/fuzz and, given
-# a number of seconds, runs each that long:   bash fuzz/build.sh [SECONDS]
+# Builds the libFuzzer targets with clang (ASan + UBSan + libFuzzer) into build/fuzz and, given a
+# number of seconds, runs each that long from its corpus in fuzz/corpus/NAME (new inputs go to a
+# scratch copy; a crash writes build/fuzz/crash-* and fails):   bash fuzz/build.sh [SECONDS]
 set -eu
 cd "$(dirname "$0")/.."
 out=build/fuzz
-mkdir -p "$out"
-flags="-std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude -Isrc"
-srcs=$(ls src/common/*.c src/rk/hw/*.c src/rk/*.c src/rksim/*.c)
+cc=${CLANG:-clang}
+mkdir -p "$out/obj" "$out/include/npukit"
+# the version header CMake generates, from the project's version
+ver=$(sed -n 's/^project(npukit VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+IFS=. read -r major minor patch <<< "$ver"
+sed -e "s/@PROJECT_VERSION_MAJOR@/$major/; s/@PROJECT_VERSION_MINOR@/$minor/" \
+    -e "s/@PROJECT_VERSION_PATCH@/$patch/; s/@PROJECT_VERSION@/$ver/" \
+    cmake/in/version.h.in > "$out/include/npukit/version.h"
+common="-std=c11 -g -O1 -Wall -Wextra -Werror -fno-sanitize-recover=undefined -Iinclude -I$out/include -Isrc -I/usr/include/cjson"
+# The library once, instrumented for coverage, then each target linked with libFuzzer.
+objs=()
+for s in src/common/*.c src/*/hw/*.c src/rk/*.c src/rksim/*.c src/kt/*.c src/ktsim/*.c; do
+  o="$out/obj/$(echo "${s%.c}" | tr / _).o"
+  if [ ! -e "$o" ] || [ "$s" -nt "$o" ]; then
+    $cc $common -fsanitize=fuzzer-no-link,address,undefined -c "$s" -o "$o"
+  fi
+  objs+=("$o")
+done
+rm -f "$out/libnpukit_fuzz.a"
+ar rcs "$out/libnpukit_fuzz.a" "${objs[@]}"
 for t in fuzz/fuzz_*.c; do
   name=$(basename "$t" .c)
-  clang $flags -DNPUKIT_DATA_DIR=\"$PWD/data\" "$t" $srcs -lm -lpthread -o "$out/$name"
+  $cc $common -fsanitize=fuzzer,address,undefined "$t" "$out/libnpukit_fuzz.a" \
+      -lelf -lcjson -lpthread -lm -ldl -o "$out/$name"
 done
+echo "fuzz: built $(ls fuzz/fuzz_*.c | wc -l) targets in $out"
 secs=${1:-0}
 if [ "$secs" -gt 0 ]; then
-  for t in "$out"/fuzz_*; do
-    mkdir -p "$out/corpus_$(basename "$t")"
-    "$t" -max_total_time="$secs" -print_final_stats=1 "$out/corpus_$(basename "$t")"
+  export NPUKIT_DATA_DIR=$PWD/data NPUKIT_RKSIM_TIMEOUT_SCALE=0
+  for t in fuzz/fuzz_*.c; do
+    name=$(basename "$t" .c)
+    work="$out/corpus_$name"
+    mkdir -p "$work"
+    echo "== $name, $secs s"
+    "$out/$name" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$out/crash-$name-" "$work" "fuzz/corpus/$name" 2>&1 | tail -4
+    [ "${PIPESTATUS[0]}" = 0 ] || { echo "fuzz: $name failed; the input is in $out/crash-$name-*" >&2; exit 1; }
   done
 fi

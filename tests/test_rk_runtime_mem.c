@@ -12,7 +12,8 @@
 #include "npukit/rk_reference.h"
 #include "rk/runtime_internal.h"
 
-static uint64_t seed = 7;
+/* one generator per thread: the shared-runtime test fills operands from several threads */
+static _Thread_local uint64_t seed = 7;
 static uint32_t rnd(void)
 {
     seed = seed * 6364136223846793005ull + 1442695040888963407ull;
