@@ -150,50 +150,23 @@ size_t kt_reg_describe(const kt_reg_desc *r, char *buf, size_t len)
 
 /* ---- decoders and encoders: loops over the layouts above ---- */
 
-kt_agent_caps kt_agent_caps_decode(uint64_t v)
-{
-    kt_agent_caps c;
-    kt_word_decode(&kt_word_caps, v, &c);
-    return c;
-}
+/* The typed decoder and encoder of one word, both loops over its layout. */
+#define WORD_CODEC(type, prefix, layout)                                         \
+    type prefix##_decode(uint64_t v)                                             \
+    {                                                                            \
+        type x;                                                                  \
+        kt_word_decode(&layout, v, &x);                                          \
+        return x;                                                                \
+    }                                                                            \
+    uint64_t prefix##_encode(const type *x) { return kt_word_pack(&layout, x); }
 
-uint64_t kt_agent_caps_encode(const kt_agent_caps *c) { return kt_word_pack(&kt_word_caps, c); }
-
-kt_status_reg kt_status_decode(uint64_t v)
-{
-    kt_status_reg s;
-    kt_word_decode(&kt_word_status, v, &s);
-    return s;
-}
-
-uint64_t kt_status_encode(const kt_status_reg *s) { return kt_word_pack(&kt_word_status, s); }
-
-kt_prog_stat kt_prog_stat_decode(uint64_t v)
-{
-    kt_prog_stat p;
-    kt_word_decode(&kt_word_prog_stat, v, &p);
-    return p;
-}
-
-uint64_t kt_prog_stat_encode(const kt_prog_stat *p) { return kt_word_pack(&kt_word_prog_stat, p); }
-
-kt_node_status kt_node_status_decode(uint64_t v)
-{
-    kt_node_status n;
-    kt_word_decode(&kt_word_node_status, v, &n);
-    return n;
-}
-
-uint64_t kt_node_status_encode(const kt_node_status *n) { return kt_word_pack(&kt_word_node_status, n); }
-
-kt_cu_caps kt_cu_caps_decode(uint64_t v)
-{
-    kt_cu_caps c;
-    kt_word_decode(&kt_word_cu_caps, v, &c);
-    return c;
-}
-
-uint64_t kt_cu_caps_encode(const kt_cu_caps *c) { return kt_word_pack(&kt_word_cu_caps, c); }
+WORD_CODEC(kt_agent_caps, kt_agent_caps, kt_word_caps)
+WORD_CODEC(kt_status_reg, kt_status, kt_word_status)
+WORD_CODEC(kt_prog_stat, kt_prog_stat, kt_word_prog_stat)
+WORD_CODEC(kt_node_status, kt_node_status, kt_word_node_status)
+WORD_CODEC(kt_cu_caps, kt_cu_caps, kt_word_cu_caps)
+WORD_CODEC(kt_cu_status, kt_cu_status, kt_word_cu_status)
+WORD_CODEC(kt_cu_counters, kt_cu_counters, kt_word_cu_counters)
 
 void kt_cu_type_text(uint16_t type, char out[8])
 {
@@ -204,21 +177,3 @@ void kt_cu_type_text(uint16_t type, char out[8])
     else
         snprintf(out, 8, "0x%04x", type);
 }
-
-kt_cu_status kt_cu_status_decode(uint64_t v)
-{
-    kt_cu_status s;
-    kt_word_decode(&kt_word_cu_status, v, &s);
-    return s;
-}
-
-uint64_t kt_cu_status_encode(const kt_cu_status *s) { return kt_word_pack(&kt_word_cu_status, s); }
-
-kt_cu_counters kt_cu_counters_decode(uint64_t v)
-{
-    kt_cu_counters c;
-    kt_word_decode(&kt_word_cu_counters, v, &c);
-    return c;
-}
-
-uint64_t kt_cu_counters_encode(const kt_cu_counters *c) { return kt_word_pack(&kt_word_cu_counters, c); }
