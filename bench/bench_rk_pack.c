@@ -7,6 +7,8 @@
  * memcpy GB/s). "Bytes" is what the operation reads from its source (the user matrix for a
  * pack, the packed block for an unpack); for int4 packing the output is half of that.
  *
+ * The SDP's atom layout (npk_rk_atom_pack/unpack) is measured the same way.
+ *
  * Usage: bench_rk_pack [runs]   (default 7) */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -16,6 +18,7 @@
 
 #include "npukit/measure.h"
 #include "npukit/rk_layout.h"
+#include "npukit/rk_sdp.h"
 
 static void *alloc_filled(size_t bytes, uint8_t mask)
 {
@@ -69,6 +72,19 @@ static npk_status run_accumulate_c(const bench_case *c)
     npk_rk_matrix m = {c->user, c->rows, c->cols, c->cols};
     return npk_rk_accumulate_c(&c->blk, c->packed, c->packed_size, &m, (npk_rk_range){0, c->rows},
                                (npk_rk_range){0, c->cols});
+}
+
+/* The SDP's atom layout (rk_sdp.h): the feature pack and the output unpack of an M x N block. */
+static npk_status run_atom_pack(const bench_case *c)
+{
+    return npk_rk_atom_pack(c->prec, c->rows, c->cols, c->user, c->cols, c->packed,
+                            c->packed_size);
+}
+
+static npk_status run_atom_unpack(const bench_case *c)
+{
+    return npk_rk_atom_unpack(c->prec, c->rows, c->cols, c->packed, c->packed_size, c->user,
+                              c->cols);
 }
 
 static int measure(bench_case *c, int runs, void *copy_src, void *copy_dst)
@@ -147,6 +163,14 @@ int main(int argc, char **argv)
         {"accumulate_c int16 cube 512x4096", (size_t)CM * CN * 2, run_accumulate_c,
          NPK_PREC_INT16, npk_rk_c_block(NPK_PREC_INT16, NPK_MODE_CUBE, CM, CN), CM, CN, cuser,
          cpacked, 0},
+        {"atom_pack fp16 512x4096", (size_t)CM * CN * 2, run_atom_pack, NPK_PREC_FP16, {0}, CM,
+         CN, user, packed, 0},
+        {"atom_unpack fp16 512x4096", (size_t)CM * CN * 2, run_atom_unpack, NPK_PREC_FP16, {0},
+         CM, CN, user, packed, 0},
+        {"atom_pack int8 512x4096", (size_t)CM * CN, run_atom_pack, NPK_PREC_INT8, {0}, CM, CN,
+         user, packed, 0},
+        {"atom_pack fp16 64x2048 (per-channel)", (size_t)64 * 2048 * 2, run_atom_pack,
+         NPK_PREC_FP16, {0}, 64, 2048, user, packed, 0},
     };
     printf("medians of %d runs; memcpy copies the same bytes in the same run\n", runs);
     printf("%-34s %8s %9s %7s %10s %7s %6s\n", "operation", "MB", "op ms", "GB/s", "memcpy ms",

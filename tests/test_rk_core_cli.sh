@@ -128,5 +128,33 @@ for c in synth decode diff regs plan; do
   ok bash -c "'$cli' rk $c --help | grep -q '^usage: npukit rk $c'"
 done
 
+# SDP programs: synth --ew, decode naming the EW/RDMA fields, diff between the two operand modes.
+"$cli" rk synth --ew mul --dtype fp16 -m 64 -n 256 > "$tmp/sdp_pe.u64"
+ok test "$(wc -l < "$tmp/sdp_pe.u64")" = 52
+ok test "$(tail -1 "$tmp/sdp_pe.u64")" = 0x0081000000180008
+"$cli" rk decode "$tmp/sdp_pe.u64" > "$tmp/sdp_pe.txt"
+ok has "$tmp/sdp_pe.txt" "DPU_EW_CFG .*0x20800384  EW_CVT_TYPE=0 EW_CVT_ROUND=0 EW_DATA_MODE=2 EDATA_SIZE=2"
+ok has "$tmp/sdp_pe.txt" "EW_ALU_ALGO=0 .*EW_OP_TYPE=1 EW_OP_BYPASS=0 EW_BYPASS=0"
+ok has "$tmp/sdp_pe.txt" "DPU_RDMA_ERDMA_CFG .*0x8000000a  ERDMA_DATA_MODE=2 ERDMA_DATA_SIZE=2 OV4K_BYPASS=1 ERDMA_DISABLE=0"
+ok has "$tmp/sdp_pe.txt" "DPU_RDMA_FEATURE_MODE_CFG .*0x00017849  IN_PRECISION=2 BURST_LEN=15"
+ok has "$tmp/sdp_pe.txt" "DPU_RDMA_SRC_DMA_CFG .*LINE_NOTCH_ADDR=0"
+"$cli" rk synth --ew mul --dtype fp16 -m 64 -n 256 --per-channel > "$tmp/sdp_pc.u64"
+"$cli" rk diff "$tmp/sdp_pe.u64" "$tmp/sdp_pc.u64" > "$tmp/sdp_diff"; rc=$?
+ok test "$rc" = 1
+ok has "$tmp/sdp_diff" "DPU_EW_CFG"
+ok has "$tmp/sdp_diff" "DPU_RDMA_ERDMA_CFG"
+"$cli" rk synth --ew relu --dtype int16 -m 4 -n 8 --notch 56 --format text > "$tmp/relu.txt"
+ok has "$tmp/relu.txt" "DPU_RDMA_SRC_DMA_CFG .*LINE_NOTCH_ADDR=56"
+ok has "$tmp/relu.txt" "DPU_RDMA_ERDMA_CFG .*ERDMA_DISABLE=1"
+"$cli" rk synth --ew add --dtype fp32 -m 4 -n 8 2> "$tmp/err"; rc=$?
+ok test "$rc" != 0
+ok has "$tmp/err" "not an SDP precision"
+"$cli" rk synth --ew relu --dtype int16 -m 1 -n 64 --feature int32 --rdma-channels 128 2> "$tmp/err"; rc=$?
+ok test "$rc" != 0
+ok has "$tmp/err" "under-fetch"
+ok bash -c "'$cli' rk synth --ew relu --dtype int16 -m 1 -n 64 --feature int32 --rdma-channels 128 --unchecked > /dev/null"
+"$cli" rk synth --ew nand --dtype fp16 -m 1 -n 8 2> "$tmp/err"; rc=$?
+ok test "$rc" = 2
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

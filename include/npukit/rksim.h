@@ -44,6 +44,9 @@ typedef enum rksim_hazard_id {
     RKSIM_HZ_NARROW_INT_OUT,         /* int16/int8 matmul output never completes */
     RKSIM_HZ_UNCHAINED_TASKS,        /* several tasks without chained trailers time out */
     RKSIM_HZ_INT4_SATURATION,        /* int4's int16 accumulator saturates at 0x7fff */
+    RKSIM_HZ_SDP_CHAIN_PRECISION,    /* chained 2-input SDP fed another precision stalls */
+    RKSIM_HZ_SDP_INT32_UNDERFETCH,   /* an int32 SDP feature under-fetches and stalls */
+    RKSIM_HZ_SDP_INT32_TWO_LANE,     /* ... with 2N RDMA channels it runs as two int16 lanes */
     RKSIM_HZ_COUNT_PLUS_ONE
 } rksim_hazard_id;
 #define RKSIM_HZ_COUNT (RKSIM_HZ_COUNT_PLUS_ONE - 1)

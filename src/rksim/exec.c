@@ -3,7 +3,8 @@
  * facts B.2) runs the operation the core's registers configure. CNA|CORE|DPU (0x0D, or 0x0F
  * with the WAIT bit of CORE_CTRL, spec "Key registers") is the matmul; +DPU_RDMA (0x1D) is the
  * same matmul when the RDMA block disables its main read (facts C.6), else the DPU waits for a
- * feed that never comes. Anything else is outside the model. */
+ * feed that never comes. DPU|DPU_RDMA (0x18) is an SDP element-wise task (rksim/sdp.c).
+ * Anything else is outside the model. */
 #include <stdio.h>
 
 #include "npukit/rk_regs.h"
@@ -11,6 +12,7 @@
 #include "rksim/exec.h"
 #include "rksim/matmul.h"
 #include "rksim/regs_view.h"
+#include "rksim/sdp.h"
 
 #define OPEN(field) NPK_RKF(PC_OP_ENABLE, field)
 
@@ -24,10 +26,17 @@ void rksim_exec_op(rksim *s, unsigned core, uint32_t enable, bool first_in_job,
     uint32_t wait = npk_rk_field_put(OPEN(WAIT), 1);
     uint32_t rdma = npk_rk_field_put(OPEN(DPU_RDMA), 1);
     uint32_t blocks = enable & ~wait;
+    if (first_in_job)
+        c->job_out_prec = -1;
+    if (blocks == NPK_RK_ENABLE_SDP) { /* DPU | DPU_RDMA: an SDP task (rksim/sdp.c) */
+        rksim_sdp_op(s, core, first_in_job, r);
+        return;
+    }
     if (blocks != matmul && blocks != (matmul | rdma)) {
         rksim_result_fail(r, RKSIM_UNSUPPORTED,
                           "unsupported by the model: op-enable 0x%x (only the CNA|CORE|DPU "
-                          "matmul, 0x0D/0x0F/0x1D, is modelled)",
+                          "matmul, 0x0D/0x0F/0x1D, and the DPU|DPU_RDMA SDP task, 0x18, are "
+                          "modelled)",
                           enable);
         return;
     }
@@ -65,4 +74,5 @@ void rksim_exec_op(rksim *s, unsigned core, uint32_t enable, bool first_in_job,
     if (npk_rk_input_row((npk_rk_prec)mm.in)->is_float)
         c->int_primed = false;
     c->last_prec = mm.in;
+    c->job_out_prec = mm.out;
 }

@@ -134,6 +134,26 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "refused as unsupported, naming DPU_DATA_FORMAT, instead of saturating",
      "cap the K-slice so K*max|a|*max|b| < 32768 and accumulate slices on the host",
      "spec The precision enum (0x7fff); facts E.1, I.1"},
+    {RKSIM_HZ_SDP_CHAIN_PRECISION, "sdp-chain-precision",
+     "a 2-input SDP task (ERDMA enabled) chained behind an operation of the same job that "
+     "wrote another precision than the SDP's feature precision",
+     "the chained DMA stalls: ETIMEDOUT (errno 110), nothing written",
+     "the SDP reads the bytes as its own precision",
+     "emit the matmul output in the SDP's precision (fp16 matmul -> fp16 SDP); 1-input SDPs "
+     "chain regardless", "spec Chained 2-input SDP (the dtype-path rule)"},
+    {RKSIM_HZ_SDP_INT32_UNDERFETCH, "sdp-int32-underfetch",
+     "an SDP whose RDMA feature precision is int32 with as many RDMA channels as DPU channels",
+     "the RDMA reads 2 bytes per element, fetches half the feature and the math engine "
+     "starves: ETIMEDOUT", "refused as unsupported (a true int32 feature path is not described)",
+     "requantize int32 accumulators on the host; the SDP takes int8/int16/fp16 features",
+     "spec Shape-INVARIANT ... the SDP loopback mirror"},
+    {RKSIM_HZ_SDP_INT32_TWO_LANE, "sdp-int32-two-lane",
+     "an SDP with an int32 RDMA feature and DPU_RDMA_DATA_CUBE_CHANNEL = 2N-1 (the over-fetch)",
+     "completes, but each int32 is processed as two int16 lanes: out[2k] = low16(a[k]), "
+     "out[2k+1] = high16(a[k]), 2N lanes written",
+     "refused as unsupported (a true int32 feature path is not described)",
+     "use the even (low) lanes only for int16-range accumulators; recombine on the host",
+     "spec OVER-FETCH"},
 };
 
 /* DPU_BS_CFG of the vendor's convolution programs (BS stage active): hazard 15. */

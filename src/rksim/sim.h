@@ -32,6 +32,8 @@ typedef struct rksim_core {
     rksim_regfile regs;
     int last_prec;          /* CNA input precision of the last op (-1: none since reset) */
     bool int_primed;        /* ACT_RESET (or the kernel's soft reset) since integer entry */
+    int job_out_prec;       /* precision the job's previous operation wrote (-1: none yet;
+                               the chained-SDP precision path, hazard 19) */
     unsigned storm;         /* consecutive wedges without ACT_RESET (hazard 5) */
     /* hazard 2: the feature rows the CBUF kept from the previous submit, tagged by address */
     bool feat_valid;

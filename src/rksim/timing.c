@@ -16,3 +16,9 @@ double rksim_time_matmul_us(int in_prec, uint64_t m, uint64_t k, uint64_t n, dou
     double dma_s = (in_bytes + out_bytes) / RKSIM_T_DMA_BYTES_PER_S;
     return 1e6 * (compute_s > dma_s ? compute_s : dma_s);
 }
+
+double rksim_time_sdp_us(double read_bytes, double write_bytes)
+{
+    double bytes = read_bytes > write_bytes ? read_bytes : write_bytes;
+    return 1e6 * bytes / RKSIM_T_DMA_BYTES_PER_S;
+}

@@ -22,6 +22,13 @@
 /* DMA bandwidth of one core: 8.6 GB/s, ork's single-submit M=1 int8 weight streaming. */
 #define RKSIM_T_DMA_BYTES_PER_S 8.6e9
 
+/* Modelled duration of one SDP task (us): the DPU_RDMA streams the feature and the operand in
+ * while the WDMA streams the output out, each at the DMA rate above; reads and writes use the
+ * bus's separate channels, so the slower stream decides. Checked against the spec's per-channel
+ * path ("Per-channel-scaled fp16 matmul": ~40-110 us flat across N = 64..2048 at M = 64, submit
+ * floor included): M=64, N=2048 fp16 reads 260 KiB, 31 us + the 54 us floor. */
+double rksim_time_sdp_us(double read_bytes, double write_bytes);
+
 /* Modelled duration of one matmul operation (us): the slower of the MAC array and the DMA. */
 double rksim_time_matmul_us(int in_prec, uint64_t m, uint64_t k, uint64_t n, double in_bytes,
                             double out_bytes);

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* The DPU's SDP element-wise engine as data: the operations it is known to perform, the
+ * precisions its feature path takes, and the field values that select them. The synthesizer
+ * encodes through these rows and the simulator decodes through the same rows.
+ *
+ * Sources: spec "SDP element-wise + DPU output-stage registers", "0x4070 DPU_EW_CFG + 0x5034
+ * ERDMA_CFG data-mode fields", "Chained 2-input SDP", "OVER-FETCH"; facts B.4 (field layout). */
+#ifndef NPUKIT_RK_SDP_HW_H
+#define NPUKIT_RK_SDP_HW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "npukit/rk_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* out = a OP b (b per element or per channel), or a 1-input op on a alone. */
+typedef enum npk_rk_ew_op {
+    NPK_EW_ADD,  /* EW ALU, SUM */
+    NPK_EW_MUL,  /* EW MUL unit */
+    NPK_EW_MAX,  /* EW ALU, MAX */
+    NPK_EW_MIN,  /* EW ALU, MIN */
+    NPK_EW_RELU, /* 1-input: the BS stage's ReLU, ERDMA disabled */
+    NPK_EW_OP_COUNT
+} npk_rk_ew_op;
+
+/* Where the second operand comes from. */
+typedef enum npk_rk_ew_operand {
+    NPK_EW_PER_ELEMENT, /* b[M][N], in the feature's atom layout */
+    NPK_EW_PER_CHANNEL, /* b[N], contiguous, broadcast across the rows */
+    NPK_EW_NO_OPERAND,  /* 1-input op */
+} npk_rk_ew_operand;
+
+/* Field values (spec): EW_ALU_ALGO in the NVDLA order, SUM=2 confirmed on silicon; EW_OP_TYPE
+ * 1 selects the MUL unit; EW_OP_SRC 0 reads the operand from memory (the vendor capture has it
+ * clear); the data modes of EW_CFG [29:28] and ERDMA_CFG [31:30] as the vendor capture sets
+ * them (per-element 2, per-channel 0). The spec's first ERDMA table gives per-element as 1;
+ * the capture (0x8000000a) is the value reproduced here. */
+enum npk_rk_ew_alu_algo {
+    NPK_EW_ALU_MAX = 0,
+    NPK_EW_ALU_MIN = 1,
+    NPK_EW_ALU_SUM = 2,
+    NPK_EW_ALU_EQL = 3,
+};
+enum {
+    NPK_EW_OP_TYPE_ALU = 0,
+    NPK_EW_OP_TYPE_MUL = 1,
+    NPK_EW_OP_SRC_MEMORY = 0,
+    NPK_EW_DATA_MODE_PER_CHANNEL = 0,
+    NPK_EW_DATA_MODE_PER_ELEMENT = 2,
+};
+
+typedef struct npk_rk_ew_op_row {
+    npk_rk_ew_op op;
+    const char *name;  /* "add", "mul", ... */
+    bool binary;       /* reads a second operand through the ERDMA */
+    unsigned op_type;  /* DPU_EW_CFG.EW_OP_TYPE */
+    unsigned alu_algo; /* DPU_EW_CFG.EW_ALU_ALGO (0 for the MUL unit, as captured) */
+    bool bs_relu;      /* 1-input: the BS stage with only its ReLU active */
+} npk_rk_ew_op_row;
+
+/* NULL for a value outside the enum. */
+const npk_rk_ew_op_row *npk_rk_ew_op_row_of(npk_rk_ew_op op);
+bool npk_rk_ew_op_parse(const char *name, npk_rk_ew_op *out);
+/* The binary op an (EW_OP_TYPE, EW_ALU_ALGO) pair selects; NULL when no row has it (EQL, or an
+ * algorithm value the spec does not describe). */
+const npk_rk_ew_op_row *npk_rk_ew_op_decode(unsigned op_type, unsigned alu_algo);
+/* "add|mul|max|min|relu" */
+const char *npk_rk_ew_op_names(void);
+
+/* The precisions the SDP's feature path takes (spec: the DPU compute lanes are int8, int16 and
+ * fp16; fp16 is read through MRDMA_FP16TOFP32_EN and written through FP32TOFP16_EN). */
+typedef struct npk_rk_sdp_prec_row {
+    npk_rk_prec prec;
+    unsigned bytes;     /* element size */
+    unsigned data_size; /* ERDMA_DATA_SIZE / EDATA_SIZE: 1 one byte, 2 two bytes */
+    bool fp32_compute;  /* fp16: MRDMA_FP16TOFP32_EN in, FP32TOFP16_EN out */
+    int32_t min, max;   /* integer output range (0, 0 for fp16) */
+} npk_rk_sdp_prec_row;
+
+/* NULL for a precision the SDP does not take as its feature. */
+const npk_rk_sdp_prec_row *npk_rk_sdp_prec_row_of(npk_rk_prec p);
+/* Channels in one 16-byte atom of the SDP's feature/output layout (16 / element bytes: fp16
+ * and int16 8, int8 16); 0 for a precision the SDP does not take. */
+unsigned npk_rk_sdp_atom_channels(npk_rk_prec p);
+
+/* The op-enable of a DPU-only SDP task: DPU | DPU_RDMA = 0x18 (spec "int16/narrow-output
+ * MATMUL": "The SDP (enable=0x18, DPU-only)"). */
+#define NPK_RK_ENABLE_SDP 0x18u
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* The SDP element-wise rows (see rk_sdp_hw.h for the sources). */
+#include <stddef.h>
+#include <string.h>
+
+#include "npukit/rk_sdp_hw.h"
+
+static const npk_rk_ew_op_row ops[NPK_EW_OP_COUNT] = {
+    /* op          name    binary op_type              alu_algo         bs_relu */
+    {NPK_EW_ADD, "add", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_SUM, false},
+    {NPK_EW_MUL, "mul", true, NPK_EW_OP_TYPE_MUL, 0, false},
+    {NPK_EW_MAX, "max", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_MAX, false},
+    {NPK_EW_MIN, "min", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_MIN, false},
+    {NPK_EW_RELU, "relu", false, NPK_EW_OP_TYPE_ALU, 0, true},
+};
+
+const npk_rk_ew_op_row *npk_rk_ew_op_row_of(npk_rk_ew_op op)
+{
+    return (unsigned)op < NPK_EW_OP_COUNT ? &ops[op] : NULL;
+}
+
+bool npk_rk_ew_op_parse(const char *name, npk_rk_ew_op *out)
+{
+    for (unsigned i = 0; name && i < NPK_EW_OP_COUNT; i++)
+        if (!strcmp(name, ops[i].name)) {
+            *out = ops[i].op;
+            return true;
+        }
+    return false;
+}
+
+const npk_rk_ew_op_row *npk_rk_ew_op_decode(unsigned op_type, unsigned alu_algo)
+{
+    for (unsigned i = 0; i < NPK_EW_OP_COUNT; i++) {
+        if (!ops[i].binary || ops[i].op_type != op_type)
+            continue;
+        /* the MUL unit ignores the ALU's algorithm */
+        if (op_type == NPK_EW_OP_TYPE_MUL || ops[i].alu_algo == alu_algo)
+            return &ops[i];
+    }
+    return NULL;
+}
+
+const char *npk_rk_ew_op_names(void) { return "add|mul|max|min|relu"; }
+
+static const npk_rk_sdp_prec_row precs[] = {
+    /* prec            bytes size fp32   min     max */
+    {NPK_PREC_FP16, 2, 2, true, 0, 0},
+    {NPK_PREC_INT16, 2, 2, false, -32768, 32767},
+    /* ERDMA_DATA_SIZE 1 = ONE_BYTE (int8), spec */
+    {NPK_PREC_INT8, 1, 1, false, -128, 127},
+};
+
+const npk_rk_sdp_prec_row *npk_rk_sdp_prec_row_of(npk_rk_prec p)
+{
+    for (size_t i = 0; i < sizeof precs / sizeof precs[0]; i++)
+        if (precs[i].prec == p)
+            return &precs[i];
+    return NULL;
+}
+
+unsigned npk_rk_sdp_atom_channels(npk_rk_prec p)
+{
+    const npk_rk_sdp_prec_row *r = npk_rk_sdp_prec_row_of(p);
+    return r ? 16u / r->bytes : 0;
+}

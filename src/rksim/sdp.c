@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* The SDP executor: the hazard rows of an SDP task, then the operation itself from the decoded
+ * registers (sdp_decode.c), operands through bounds-checked DMA.
+ *
+ * Numerics: fp16 is read through MRDMA_FP16TOFP32_EN, computed in fp32 and written through
+ * FP32TOFP16_EN (round to nearest even); int16 and int8 are computed exactly and the output
+ * converter (scale 1, shift 0) saturates to the element's range — the NVDLA converter's clamp.
+ * max/min keep a NaN of either operand. ReLU maps values below zero to zero. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "npukit/fp16.h"
+#include "npukit/rk_regs.h"
+#include "rksim/regs_view.h"
+#include "rksim/sdp.h"
+#include "rksim/timing.h"
+
+/* ---- the hazard rows of an SDP task ---- */
+
+/* The effect the rows decide: a stall, a refusal (ideal mode), or the two-lane reading. */
+typedef struct sdp_effect {
+    bool wedge;
+    bool two_lane;
+    char why[160];
+} sdp_effect;
+
+static bool hazards(rksim *s, rksim_core *c, rksim_sdp *t, bool first, sdp_effect *e,
+                    rksim_core_result *r)
+{
+    memset(e, 0, sizeof *e);
+    if (t->feature == NPK_PREC_INT32) {
+        rksim_hazard_id id;
+        if (t->rdma_ch == t->n)
+            id = RKSIM_HZ_SDP_INT32_UNDERFETCH;
+        else if (t->rdma_ch == 2 * t->n)
+            id = RKSIM_HZ_SDP_INT32_TWO_LANE;
+        else
+            return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                     "unsupported by the model: DPU_RDMA_DATA_CUBE_CHANNEL "
+                                     "(0x5014) = 0x%08X: an int32 feature is described with N "
+                                     "or 2N RDMA channels (N=%u), spec OVER-FETCH",
+                                     t->rdma_ch - 1, t->n);
+        r->hazards |= RKSIM_HZ_BIT(id);
+        if (!rksim_faithful(s, id))
+            return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                     "unsupported by the model (ideal): DPU_RDMA_FEATURE_MODE_CFG "
+                                     "(0x5044) IN_PRECISION int32: a true int32 SDP feature "
+                                     "path is not described");
+        if (id == RKSIM_HZ_SDP_INT32_UNDERFETCH) {
+            e->wedge = true;
+            snprintf(e->why, sizeof e->why, "int32 SDP feature: the RDMA fetches 2 bytes per "
+                     "element (%u of %u bytes per row) and the DPU starves", 2 * t->n, 4 * t->n);
+            return true;
+        }
+        e->two_lane = true;
+        t->lanes = 2 * t->n;
+    }
+    if (t->op->binary && !first && c->job_out_prec >= 0 && c->job_out_prec != t->feature) {
+        r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SDP_CHAIN_PRECISION);
+        if (rksim_faithful(s, RKSIM_HZ_SDP_CHAIN_PRECISION)) {
+            e->wedge = true;
+            snprintf(e->why, sizeof e->why, "chained 2-input %s SDP fed %s by the previous "
+                     "task: the chained DMA stalls",
+                     npk_rk_prec_name((npk_rk_prec)t->feature),
+                     npk_rk_prec_name((npk_rk_prec)c->job_out_prec));
+        }
+    }
+    return true;
+}
+
+/* ---- the operation ---- */
+
+static bool dma_fail(const rksim_fault *f, rksim_core_result *r)
+{
+    r->fault_iova = f->iova;
+    return rksim_result_fail(r, RKSIM_FAULT,
+                             "DMA fault: %s of %llu bytes at IOVA 0x%llx is outside every live "
+                             "buffer",
+                             f->what, (unsigned long long)f->len, (unsigned long long)f->iova);
+}
+
+/* One element as a double: fp16 bits through fp32 (exact), integers as they are. */
+static double load(const rksim_sdp *t, const uint8_t *p)
+{
+    if (t->eb == 1)
+        return (double)(int8_t)p[0];
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return t->prec == NPK_PREC_FP16 ? (double)npk_f16_to_f32(h) : (double)(int16_t)h;
+}
+
+static void store(const rksim_sdp *t, uint8_t *p, double v)
+{
+    if (t->prec == NPK_PREC_FP16) {
+        uint16_t h = npk_f32_to_f16((float)v);
+        memcpy(p, &h, 2);
+        return;
+    }
+    const npk_rk_sdp_prec_row *pr = npk_rk_sdp_prec_row_of((npk_rk_prec)t->prec);
+    double x = v < pr->min ? pr->min : v > pr->max ? pr->max : v;
+    if (t->eb == 1) {
+        p[0] = (uint8_t)(int8_t)x;
+    } else {
+        int16_t h = (int16_t)x;
+        memcpy(p, &h, 2);
+    }
+}
+
+/* The op in the SDP's arithmetic: fp16 operands are exact in fp32 and the op rounds in fp32;
+ * integer operands are exact in double (|a op b| < 2^31). */
+static double apply(const rksim_sdp *t, double a, double b)
+{
+    double v;
+    switch (t->op->op) {
+    case NPK_EW_ADD:
+        v = a + b;
+        break;
+    case NPK_EW_MUL:
+        v = a * b;
+        break;
+    case NPK_EW_MAX:
+        v = (isnan(a) || a >= b) ? a : b;
+        break;
+    case NPK_EW_MIN:
+        v = (isnan(a) || a <= b) ? a : b;
+        break;
+    default: /* the BS stage's ReLU */
+        v = a < 0 ? 0 : a;
+        break;
+    }
+    return t->prec == NPK_PREC_FP16 ? (double)(float)v : v;
+}
+
+static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
+{
+    const uint32_t surfaces = (t->lanes + t->c2 - 1) / t->c2;
+    rksim_fault f = {0};
+    /* the whole extent of each operand in one bounds check: a wild program faults before
+     * anything is written */
+    uint64_t feat_len = (uint64_t)(surfaces - 1) * t->surf_bytes + (uint64_t)(t->m - 1) *
+                        t->line_bytes + 16;
+    const uint8_t *feat = rksim_dma(&s->mem, t->src, feat_len, false, "SDP feature read", &f);
+    if (!feat)
+        return dma_fail(&f, r);
+    const uint8_t *ew = NULL;
+    uint64_t ew_len = 0;
+    if (t->operand == NPK_EW_PER_ELEMENT)
+        ew_len = (uint64_t)(surfaces - 1) * t->ew_surf_bytes + (uint64_t)t->m * 16;
+    else if (t->operand == NPK_EW_PER_CHANNEL)
+        ew_len = (uint64_t)t->lanes * t->eb;
+    if (ew_len && !(ew = rksim_dma(&s->mem, t->ew, ew_len, false, "SDP operand read", &f)))
+        return dma_fail(&f, r);
+    uint64_t out_len = (uint64_t)surfaces * t->out_surf_bytes;
+    uint8_t *out = rksim_dma(&s->mem, t->dst, out_len, true, "SDP output write", &f);
+    if (!out)
+        return dma_fail(&f, r);
+
+    for (uint32_t sf = 0; sf < surfaces; sf++)
+        for (uint32_t m = 0; m < t->m; m++) {
+            const uint8_t *a = feat + sf * t->surf_bytes + m * t->line_bytes;
+            uint8_t *o = out + sf * t->out_surf_bytes + (uint64_t)m * 16;
+            for (uint32_t j = 0; j < t->c2 && sf * t->c2 + j < t->lanes; j++) {
+                uint32_t ch = sf * t->c2 + j;
+                double b = 0;
+                if (t->operand == NPK_EW_PER_ELEMENT)
+                    b = load(t, ew + sf * t->ew_surf_bytes + (uint64_t)m * 16 + j * t->eb);
+                else if (t->operand == NPK_EW_PER_CHANNEL)
+                    b = load(t, ew + (uint64_t)ch * t->eb);
+                store(t, o + j * t->eb, apply(t, load(t, a + j * t->eb), b));
+            }
+        }
+    r->model_us += rksim_time_sdp_us((double)feat_len + (double)ew_len, (double)out_len);
+    return true;
+}
+
+void rksim_sdp_op(rksim *s, unsigned core, bool first_in_job, rksim_core_result *r)
+{
+    rksim_core *c = &s->core[core];
+    rksim_sdp t;
+    if (!rksim_sdp_decode(&c->regs, &t, r))
+        return;
+    sdp_effect e;
+    if (!hazards(s, c, &t, first_in_job, &e, r))
+        return;
+    if (e.wedge) {
+        rksim_result_fail(r, RKSIM_WEDGE, "wedge: %s", e.why);
+        return;
+    }
+    if (!run(s, &t, r))
+        return;
+    /* The SDP is transient: it leaves the core's matmul precision mode alone (spec
+     * "RC_SDPKW", setdt=0). */
+    c->job_out_prec = t.prec;
+}
