@@ -249,10 +249,15 @@ static void test_refusals(void)
     job_make(d, &j, NPK_PREC_FP16, 4, 64, 32);
     npk_rk_entry *e = j.tk.regcmd.host;
     struct rknpu_submit s;
-    /* an SDP-only op-enable (DPU|DPU_RDMA, 0x18) */
+    /* an SDP op-enable (DPU|DPU_RDMA, 0x18) over a matmul's registers: the SDP decoder
+     * refuses the matmul's ping-pong S_POINTER by name */
     e[NPK_RK_MATMUL_BODY + 3] = npk_rk_entry_make(NPK_TARGET_PC_OPEN, 0x0008, 0x18);
     CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_EUNSUPPORTED);
-    CHECK_STR_HAS(npk_last_error(), "op-enable 0x18");
+    CHECK_STR_HAS(npk_last_error(), "DPU_S_POINTER");
+    /* an op-enable the model has no operation for (CNA alone) */
+    e[NPK_RK_MATMUL_BODY + 3] = npk_rk_entry_make(NPK_TARGET_PC_OPEN, 0x0008, 0x01);
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "op-enable 0x1");
     /* 0x1D without DPU_RDMA's MRDMA_DISABLE: the DPU waits for a feed (facts B.3) */
     e[NPK_RK_MATMUL_BODY + 3] = npk_rk_entry_make(NPK_TARGET_PC_OPEN, 0x0008, 0x1D);
     CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_ETIMEDOUT);

@@ -18,7 +18,7 @@ done
 # A simulator setting that does not parse fails the open (EINVAL), naming it on stderr.
 out=$(NPUKIT_RKSIM_IDEAL=99 LD_PRELOAD="$shim" "$cli" rk matmul --device /dev/dri/card1 \
       --dtype fp16 -m 1 -k 32 -n 16 2>&1)
-ok grep -q "rksim: NPUKIT_RKSIM_IDEAL='99': expected 'all' or hazard numbers 1..18" <<<"$out"
+ok grep -q "rksim: NPUKIT_RKSIM_IDEAL='99': expected 'all' or hazard numbers 1\.\.[0-9]" <<<"$out"
 ok grep -q '/dev/dri/card1: Invalid argument' <<<"$out"
 # A device path is printed in JSON escaped (a quote in it broke the output).
 tmp=$(mktemp -d)
