@@ -133,11 +133,13 @@ done
 ok test "$(wc -l < "$tmp/sdp_pe.u64")" = 52
 ok test "$(tail -1 "$tmp/sdp_pe.u64")" = 0x0081000000180008
 "$cli" rk decode "$tmp/sdp_pe.u64" > "$tmp/sdp_pe.txt"
-ok has "$tmp/sdp_pe.txt" "DPU_EW_CFG .*0x20800384  EW_CVT_TYPE=0 EW_CVT_ROUND=0 EW_DATA_MODE=2 EDATA_SIZE=2"
-ok has "$tmp/sdp_pe.txt" "EW_ALU_ALGO=0 .*EW_OP_TYPE=1 EW_OP_BYPASS=0 EW_BYPASS=0"
-ok has "$tmp/sdp_pe.txt" "DPU_RDMA_ERDMA_CFG .*0x8000000a  ERDMA_DATA_MODE=2 ERDMA_DATA_SIZE=2 OV4K_BYPASS=1 ERDMA_DISABLE=0"
+ok has "$tmp/sdp_pe.txt" "DPU_EW_CFG .*0x20800384  EW_CVT_TYPE=0 EW_CVT_ROUND=0 EW_DATA_MODE=2(per-element) EDATA_SIZE=2(two-byte)"
+ok has "$tmp/sdp_pe.txt" "EW_OP_SRC=0(memory) EW_MUL_PRELU=0 EW_OP_TYPE=1(mul) EW_OP_BYPASS=0 EW_BYPASS=0"
+ok has "$tmp/sdp_pe.txt" "DPU_RDMA_ERDMA_CFG .*0x8000000a  ERDMA_DATA_MODE=2(per-element) ERDMA_DATA_SIZE=2(two-byte) OV4K_BYPASS=1 ERDMA_DISABLE=0"
 ok has "$tmp/sdp_pe.txt" "DPU_RDMA_FEATURE_MODE_CFG .*0x00017849  IN_PRECISION=2 BURST_LEN=15"
 ok has "$tmp/sdp_pe.txt" "DPU_RDMA_SRC_DMA_CFG .*LINE_NOTCH_ADDR=0"
+"$cli" rk synth --ew add --dtype fp16 -m 64 -n 256 --per-channel --format text > "$tmp/sdp_add.txt"
+ok has "$tmp/sdp_add.txt" "EW_DATA_MODE=0(per-channel) .*EW_ALU_ALGO=2(sum) .*EW_OP_TYPE=0(alu)"
 "$cli" rk synth --ew mul --dtype fp16 -m 64 -n 256 --per-channel > "$tmp/sdp_pc.u64"
 "$cli" rk diff "$tmp/sdp_pe.u64" "$tmp/sdp_pc.u64" > "$tmp/sdp_diff"; rc=$?
 ok test "$rc" = 1

@@ -51,6 +51,9 @@ enum {
     NPK_EW_OP_SRC_MEMORY = 0,
     NPK_EW_DATA_MODE_PER_CHANNEL = 0,
     NPK_EW_DATA_MODE_PER_ELEMENT = 2,
+    /* ERDMA_DATA_SIZE (and EDATA_SIZE, "2=fp16"): 1 = ONE_BYTE, 2 = TWO_BYTE (spec) */
+    NPK_SDP_DATA_SIZE_ONE_BYTE = 1,
+    NPK_SDP_DATA_SIZE_TWO_BYTES = 2,
 };
 
 typedef struct npk_rk_ew_op_row {

@@ -33,9 +33,6 @@ static const npk_rk_reg_id order[NPK_RK_SDP_BODY] = {
 
 /* DPU_RDMA_WEIGHT: the E/N/B/M arbitration weights, 1 each (facts C.6). */
 #define RDMA_WEIGHTS_EQUAL 0x01010101u
-/* DPU_RDMA_FEATURE_MODE_CFG.BURST_LEN and DPU_FEATURE_MODE_CFG.BURST_LEN: 15, as in every
- * captured program (facts C.1, C.6; the vendor SDP's 0x17849). */
-#define BURST_15 15u
 
 static npk_rk_sdp_prec_row const *row(npk_rk_prec p) { return npk_rk_sdp_prec_row_of(p); }
 
@@ -52,7 +49,7 @@ static void values(const npk_rk_sdp *t, uint32_t *v)
     /* The feature comes from the RDMA, not the CORE: FLYING_MODE set as in the RDMA's own
      * FEATURE_MODE_CFG of the vendor SDP (0x17849); results go to memory. */
     v[NPK_REG_DPU_FEATURE_MODE_CFG] =
-        PUT(DPU_FEATURE_MODE_CFG, BURST_LEN, BURST_15) |
+        PUT(DPU_FEATURE_MODE_CFG, BURST_LEN, NPK_BURST_LEN_LONGEST) |
         PUT(DPU_FEATURE_MODE_CFG, OUTPUT_MODE, NPK_DPU_OUTPUT_MODE_MEMORY) |
         PUT(DPU_FEATURE_MODE_CFG, FLYING_MODE, 1);
     v[NPK_REG_DPU_DATA_FORMAT] = PUT(DPU_DATA_FORMAT, OUT_PRECISION, t->prec) |
@@ -124,7 +121,7 @@ static void values(const npk_rk_sdp *t, uint32_t *v)
     }
     v[NPK_REG_DPU_RDMA_FEATURE_MODE_CFG] =
         PUT(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION, t->feature) |
-        PUT(DPU_RDMA_FEATURE_MODE_CFG, BURST_LEN, BURST_15) |
+        PUT(DPU_RDMA_FEATURE_MODE_CFG, BURST_LEN, NPK_BURST_LEN_LONGEST) |
         PUT(DPU_RDMA_FEATURE_MODE_CFG, PROC_PRECISION, t->prec) |
         PUT(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, pr->fp32_compute) |
         PUT(DPU_RDMA_FEATURE_MODE_CFG, FLYING_MODE, 1);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "npukit/rk_regs.h"
+#include "npukit/rk_sdp_hw.h"
 
 static const struct {
     const char *name;
@@ -165,6 +166,22 @@ static const struct {
     {NPK_RKF(CNA_DMA_CON0, DATA_BURST_LEN), NPK_BURST_LEN_LONGEST, "longest"},
     {NPK_RKF(DPU_FEATURE_MODE_CFG, BURST_LEN), NPK_BURST_LEN_LONGEST, "longest"},
     {NPK_RKF(DPU_RDMA_FEATURE_MODE_CFG, BURST_LEN), NPK_BURST_LEN_LONGEST, "longest"},
+    /* the SDP element-wise fields (rk_sdp_hw.h) */
+    {NPK_RKF(DPU_EW_CFG, EW_ALU_ALGO), NPK_EW_ALU_MAX, "max"},
+    {NPK_RKF(DPU_EW_CFG, EW_ALU_ALGO), NPK_EW_ALU_MIN, "min"},
+    {NPK_RKF(DPU_EW_CFG, EW_ALU_ALGO), NPK_EW_ALU_SUM, "sum"},
+    {NPK_RKF(DPU_EW_CFG, EW_ALU_ALGO), NPK_EW_ALU_EQL, "eql"},
+    {NPK_RKF(DPU_EW_CFG, EW_OP_TYPE), NPK_EW_OP_TYPE_ALU, "alu"},
+    {NPK_RKF(DPU_EW_CFG, EW_OP_TYPE), NPK_EW_OP_TYPE_MUL, "mul"},
+    {NPK_RKF(DPU_EW_CFG, EW_OP_SRC), NPK_EW_OP_SRC_MEMORY, "memory"},
+    {NPK_RKF(DPU_EW_CFG, EW_DATA_MODE), NPK_EW_DATA_MODE_PER_CHANNEL, "per-channel"},
+    {NPK_RKF(DPU_EW_CFG, EW_DATA_MODE), NPK_EW_DATA_MODE_PER_ELEMENT, "per-element"},
+    {NPK_RKF(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_MODE), NPK_EW_DATA_MODE_PER_CHANNEL, "per-channel"},
+    {NPK_RKF(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_MODE), NPK_EW_DATA_MODE_PER_ELEMENT, "per-element"},
+    {NPK_RKF(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_SIZE), NPK_SDP_DATA_SIZE_ONE_BYTE, "one-byte"},
+    {NPK_RKF(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_SIZE), NPK_SDP_DATA_SIZE_TWO_BYTES, "two-byte"},
+    {NPK_RKF(DPU_EW_CFG, EDATA_SIZE), NPK_SDP_DATA_SIZE_ONE_BYTE, "one-byte"},
+    {NPK_RKF(DPU_EW_CFG, EDATA_SIZE), NPK_SDP_DATA_SIZE_TWO_BYTES, "two-byte"},
 };
 
 const char *npk_rk_field_value_name(npk_rk_field_id f, uint32_t v)

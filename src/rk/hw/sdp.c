@@ -45,10 +45,9 @@ const char *npk_rk_ew_op_names(void) { return "add|mul|max|min|relu"; }
 
 static const npk_rk_sdp_prec_row precs[] = {
     /* prec            bytes size fp32   min     max */
-    {NPK_PREC_FP16, 2, 2, true, 0, 0},
-    {NPK_PREC_INT16, 2, 2, false, -32768, 32767},
-    /* ERDMA_DATA_SIZE 1 = ONE_BYTE (int8), spec */
-    {NPK_PREC_INT8, 1, 1, false, -128, 127},
+    {NPK_PREC_FP16, 2, NPK_SDP_DATA_SIZE_TWO_BYTES, true, 0, 0},
+    {NPK_PREC_INT16, 2, NPK_SDP_DATA_SIZE_TWO_BYTES, false, -32768, 32767},
+    {NPK_PREC_INT8, 1, NPK_SDP_DATA_SIZE_ONE_BYTE, false, -128, 127},
 };
 
 const npk_rk_sdp_prec_row *npk_rk_sdp_prec_row_of(npk_rk_prec p)
