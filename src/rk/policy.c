@@ -2,6 +2,8 @@
 /* The state-policy tables. */
 #include "policy.h"
 
+#include <stddef.h>
+
 /* Rows: the precision being entered; columns: the precision that ran before (NONE = nothing
  * yet). int8 and int4 regcmd modes are stateful: the first submit after entering them wedges
  * unless ACT_RESET primes the NPU, and the reset invalidates the warm-up state (spec "int8
@@ -28,6 +30,27 @@ unsigned npk_rk_policy_on_enter(bool from_known, npk_rk_prec from, npk_rk_prec t
 {
     int t = to == NPK_PREC_INT8 ? TO_INT8 : to == NPK_PREC_INT4 ? TO_INT4 : TO_FP16;
     return enter_table[t][from_index(from_known, from)];
+}
+
+/* RC_SDPKW: an SDP entry resets only when keep-warm is turned off (the default skips the
+ * ~105 us reset: "NEVER set XP_SDP to RC_ALWAYS"), and leaves the last precision (setdt=0:
+ * the SDP is transient, it puts no integer-mode marker). */
+static const npk_rk_policy_transient_row transients[] = {
+    {NPK_RK_TRANSIENT_SDP, "RC_SDPKW", 0, RESET_CLEAR, false},
+};
+
+const npk_rk_policy_transient_row *npk_rk_policy_transient(npk_rk_transient op)
+{
+    for (size_t i = 0; i < sizeof transients / sizeof transients[0]; i++)
+        if (transients[i].op == op)
+            return &transients[i];
+    return NULL;
+}
+
+unsigned npk_rk_policy_on_sdp(bool keep_warm)
+{
+    const npk_rk_policy_transient_row *r = npk_rk_policy_transient(NPK_RK_TRANSIENT_SDP);
+    return keep_warm ? r->actions : r->no_keep_warm;
 }
 
 /* A timed-out job leaves the queue state dirty: reset after ANY wedge before the next submit
