@@ -9,6 +9,7 @@ int kt_move_main(int argc, char **argv);
 int kt_link_main(int argc, char **argv);
 int kt_prog_main(int argc, char **argv);
 int kt_serve_main(int argc, char **argv);
+int kt_rv64_main(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"enum", "enumerate the mesh's units over the mailbox", kt_enum_main},
@@ -25,6 +26,7 @@ static const cli_command commands[] = {
      kt_prog_main},
     {"serve", "the simulated card behind the line protocol or the card daemon protocol",
      kt_serve_main},
+    {"rv64", "the RV64 control complex: run PROG.elf [--sim P] [--stdin TEXT] [--timeout S] [--json]", kt_rv64_main},
     {NULL, NULL, NULL},
 };
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "npukit/kt_transport.h"
 #include "npukit/status.h"
 
 #ifdef __cplusplus
@@ -58,6 +59,33 @@ npk_status kt_rv64_image_parse(const void *data, size_t size, const char *origin
                                const kt_rv64_limits *lim, kt_rv64_image *img);
 npk_status kt_rv64_image_read(const char *path, const kt_rv64_limits *lim, kt_rv64_image *img);
 void kt_rv64_image_free(kt_rv64_image *img);
+
+/* ---- running ---- */
+
+typedef struct kt_rv64_run_opts {
+    const char *stdin_text; /* preloaded before boot (at most 64 bytes: the queue's depth) */
+    size_t stdin_len;
+    uint32_t timeout_ms;    /* wall-clock budget for the program (0 = 10 s) */
+} kt_rv64_run_opts;
+
+typedef struct kt_rv64_result {
+    bool exited, halted, timed_out;
+    unsigned cause;         /* HR_STATUS[1:0] when halted */
+    uint64_t exit_word, halt_pc, cycles, retired;
+    char *console;          /* NUL-terminated, owned: kt_rv64_result_free */
+    size_t console_len;
+} kt_rv64_result;
+void kt_rv64_result_free(kt_rv64_result *r);
+/* The model's names for the two-bit halt cause (ecall, ebreak, illegal, fault). */
+const char *kt_rv64_cause_name(unsigned cause);
+
+/* Stop the core, stream the image through the load window at node_base + 0x8000 (every word
+ * of the memories a segment touches; bytes no segment names are zero), preload stdin, boot,
+ * drain the console while polling HR_STATUS, then read HR_EXIT, HR_HALTPC and the counters.
+ * A program still running at the timeout is stopped (HR_BOOT = 0) and the result is
+ * NPK_ETIMEDOUT with what was seen; the machine can be loaded and booted again. */
+npk_status kt_rv64_run(kt_transport *t, uint64_t node_base, const kt_rv64_image *img,
+                       const kt_rv64_run_opts *opt, kt_rv64_result *r);
 
 #ifdef __cplusplus
 }

@@ -70,6 +70,13 @@ typedef struct ktsim_config {
     bool mover;                /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
     ktsim_unit_cfg units[KTSIM_MAX_UNITS];
     unsigned n_units;
+    /* CPU_RV64 = 1: the RV64 control complex sits at rv64_at (no compute-unit shell; it reaches
+     * the mesh through its mailbox) and its load window at ctrl_base + 0x8000, which the
+     * orchestrator window then stops short of. rv64_cost[k] overrides the core's cycle cost of
+     * instruction class k (0 keeps the default; the classes are listed in data/kt/README.md). */
+    bool cpu_rv64;
+    kt_coord rv64_at;
+    uint32_t rv64_cost[16];
 } ktsim_config;
 
 /* The reference defaults (no units). */
@@ -113,6 +120,10 @@ npk_status ktsim_dram_read(ktsim *s, uint64_t offset, void *buf, size_t len);
 /* Test backdoors: the mirror's bitstream-init contents, and a unit's counters. */
 void ktsim_poke_node_status(ktsim *s, kt_coord at, uint64_t value);
 npk_status ktsim_poke_unit_counters(ktsim *s, kt_coord at, uint32_t retired, uint32_t busy_cycles);
+/* The RV64 complex (NULL without CPU_RV64), for tests that look inside it. */
+struct ksim_rv64c;
+struct ksim_rv64c *ktsim_rv64(ktsim *s);
+
 /* Flits that reached an edge position with nobody there, and were dropped. */
 uint64_t ktsim_dropped_flits(const ktsim *s);
 

@@ -22,9 +22,10 @@
 
 #include "npukit/data.h"
 #include "npukit/ktsim.h"
+#include "rv64.h"
 
 
-static const char *const bundled[] = {"default", "mesh2x2", "card", NULL};
+static const char *const bundled[] = {"default", "mesh2x2", "card", "rv64", NULL};
 const char *const *ktsim_preset_names(void) { return bundled; }
 
 static bool parse_u64(const char *t, uint64_t *v)
@@ -217,6 +218,21 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
                 c->grid_lo = (uint8_t)a;
                 c->grid_hi = (uint8_t)b;
             }
+        } else if (!strcmp(key, "rv64") && ntok == 3) {
+            if (!parse_u64(tok[1], &a) || !parse_u64(tok[2], &b) || a > 15 || b > 15)
+                st = npk_fail(NPK_EPARSE, "%s:%d: rv64 '%s %s' is not two numbers 0..15", origin, line, tok[1], tok[2]);
+            else {
+                c->cpu_rv64 = true;
+                c->rv64_at = (kt_coord){(uint8_t)a, (uint8_t)b};
+            }
+        } else if (!strcmp(key, "rv64_cost") && ntok == 3) {
+            int k = ksim_rv64_class_find(tok[1]);
+            if (k < 0)
+                st = npk_fail(NPK_EPARSE, "%s:%d: rv64_cost: no instruction class '%s'", origin, line, tok[1]);
+            else if (!parse_u64(tok[2], &a) || a < 1 || a > 1000)
+                st = npk_fail(NPK_EPARSE, "%s:%d: rv64_cost %s '%s' is not a number 1..1000", origin, line, tok[1], tok[2]);
+            else
+                c->rv64_cost[k] = (uint32_t)a;
         } else if (!strcmp(key, "mem_port") && ntok == 3) {
             if (!ports_given)
                 c->n_mem_ports = 0;

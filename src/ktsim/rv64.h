@@ -50,6 +50,7 @@ typedef struct ksim_rv64_costs {
  * multiplier and an iterative divider. A model, not a measurement. */
 void ksim_rv64_costs_default(ksim_rv64_costs *c);
 const char *ksim_rv64_class_name(ksim_rv64_class k);
+int ksim_rv64_class_find(const char *name); /* -1 when no class has that name */
 
 /* The halt cause latched in HR_STATUS[1:0]. */
 typedef enum ksim_rv64_halt_cause {

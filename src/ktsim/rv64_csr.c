@@ -5,6 +5,8 @@
  * The core runs in machine mode only. mstatus.MPP reads 3 (machine) always; there is no
  * supervisor or user mode to return to, so MRET only restores MIE from MPIE. satp is kept as
  * storage (the control region mirrors it at R_SATP); the model translates no address. */
+#include <string.h>
+
 #include "rv64.h"
 
 /* What a CSR row is backed by. */
@@ -194,6 +196,14 @@ void ksim_rv64_costs_default(ksim_rv64_costs *c)
 {
     for (int i = 0; i < KSIM_RV64_CLASS_COUNT; i++)
         c->cycles[i] = class_rows[i].cycles;
+}
+
+int ksim_rv64_class_find(const char *name)
+{
+    for (int i = 0; i < KSIM_RV64_CLASS_COUNT; i++)
+        if (!strcmp(class_rows[i].name, name))
+            return i;
+    return -1;
 }
 
 const char *ksim_rv64_class_name(ksim_rv64_class k)

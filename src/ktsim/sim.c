@@ -16,6 +16,7 @@
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim.h"
 #include "orch.h"
+#include "rv64_complex.h"
 #include "shell.h"
 
 enum { MAX_REGIONS = 8 };
@@ -45,6 +46,7 @@ struct ktsim {
     uint64_t stalled;
     uint16_t plugged_rd, plugged_wr; /* AXI traffic of plugged agent-side masters (the mover) */
     ksim_mover *mover;                /* the memory agent's own mover, unless the preset drops it */
+    ksim_rv64c *rv64;                /* CPU_RV64 = 1 */
 };
 
 static void sim_fault(void *user, const char *msg)
@@ -433,6 +435,45 @@ static npk_status check_config(const ktsim_config *c)
     return NPK_OK;
 }
 
+/* ---- the RV64 complex ---- */
+
+static npk_status rv64_lw_read(void *ctx, uint64_t off, uint64_t *v)
+{
+    *v = ksim_rv64c_lw_read(ctx, (uint32_t)off);
+    return NPK_OK;
+}
+static npk_status rv64_lw_write(void *ctx, uint64_t off, uint64_t v, uint8_t strobes)
+{
+    (void)strobes;
+    ksim_rv64c_lw_write(ctx, (uint32_t)off, v);
+    return NPK_OK;
+}
+static void rv64_tick(void *ctx) { ksim_rv64c_tick(ctx); }
+
+static npk_status add_rv64(ktsim *s)
+{
+    const ktsim_config *cfg = &s->cfg;
+    ksim_rv64_cfg rc;
+    ksim_rv64_cfg_default(&rc);
+    for (unsigned k = 0; k < KSIM_RV64_CLASS_COUNT; k++)
+        if (cfg->rv64_cost[k])
+            rc.costs.cycles[k] = cfg->rv64_cost[k];
+    s->rv64 = calloc(1, sizeof *s->rv64);
+    if (!s->rv64 || !ksim_rv64c_init(s->rv64, &rc, cfg->rv64_at, NULL))
+        return npk_fail(NPK_ENOMEM, "simulator: out of memory (RV64 complex)");
+    /* The complex ticks with the clock from the moment it exists (its cycle counter runs while
+     * the core is out of reset). */
+    s->rv64->now = s->cycle;
+    npk_status st = ksim_mesh_attach(s->mesh, cfg->rv64_at, &ksim_rv64c_endpoint, s->rv64);
+    if (st)
+        return st;
+    ktsim_region lw = {"rv64 load window", cfg->ctrl_base + KT_RV64_LOAD_WINDOW, KT_RV64_LOAD_WINDOW_SIZE,
+                       rv64_lw_read, rv64_lw_write, rv64_tick, s->rv64};
+    return add_region(s, R_PLUGGED, &lw);
+}
+
+struct ksim_rv64c *ktsim_rv64(ktsim *s) { return s->rv64; }
+
 npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
 {
     *out = NULL;
@@ -485,9 +526,13 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
         ktsim_destroy(s);
         return st;
     }
-    ktsim_region ctrl = {"orchestrator", cfg->ctrl_base, KT_WINDOW_BYTES, NULL, NULL, NULL, NULL};
+    /* With the RV64 complex the node's control window holds its load window at +0x8000, so the
+     * orchestrator window ends there. */
+    ktsim_region ctrl = {"orchestrator", cfg->ctrl_base, cfg->cpu_rv64 ? KT_RV64_LOAD_WINDOW : KT_WINDOW_BYTES,
+                         NULL, NULL, NULL, NULL};
     ktsim_region mem = {"memory", cfg->mem_base, cfg->dram_size, NULL, NULL, NULL, NULL};
-    if ((st = add_region(s, R_CTRL, &ctrl)) || (st = add_region(s, R_MEM, &mem))) {
+    if ((st = add_region(s, R_CTRL, &ctrl)) || (st = add_region(s, R_MEM, &mem)) ||
+        (cfg->cpu_rv64 && (st = add_rv64(s)))) {
         ktsim_destroy(s);
         return st;
     }
@@ -502,6 +547,10 @@ void ktsim_destroy(ktsim *s)
     if (!s)
         return;
     ksim_mover_destroy(s->mover);
+    if (s->rv64) {
+        ksim_rv64c_free(s->rv64);
+        free(s->rv64);
+    }
     for (unsigned i = 0; i < s->n_shells; i++)
         ksim_shell_destroy(s->shells[i]);
     for (unsigned i = 0; i < KTSIM_MAX_MEM_PORTS; i++)

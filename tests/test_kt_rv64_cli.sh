@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `npukit kt rv64 run`: a program's console, exit word and counters in text and JSON; refusals
+# of bad input with a clear message; the timeout of a runaway program. Skips when the RV64
+# programs are not built (the RISC-V compiler or picolibc is missing).
+set -u
+cli=$1
+rv=$(dirname "$cli")/rv64
+if [ ! -e "$rv/hello.elf" ]; then
+  echo "SKIP: build/rv64/hello.elf not built (needs gcc-riscv64-unknown-elf and picolibc-riscv64-unknown-elf)"
+  exit 77
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" >&2; fi; }
+has() { grep -q -- "$2" <<< "$1"; }
+
+out=$("$cli" kt rv64 run "$rv/hello.elf" --stdin "hi there" 2>&1); rc=$?
+ok [ $rc -eq 0 ]
+ok has "$out" "hello from the RV64 complex"
+ok has "$out" "stdin: 8 bytes: hi there"
+ok has "$out" "exit 0x108 (264)"
+ok has "$out" "instructions retired"
+
+out=$("$cli" kt rv64 run "$rv/hello.elf" --json); rc=$?
+ok [ $rc -eq 0 ]
+ok has "$out" '"console": "hello from the RV64 complex\\u000astdin: 0 bytes: \\u000a"'
+ok has "$out" '"exited": true, "exit": 256, "halted": false'
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["retired"] > 0 and d["timed_out"] is False' "$out"
+ok [ $? -eq 0 ]
+
+# The same run on a machine behind the line protocol (kt serve over a pipe).
+out=$("$cli" kt rv64 run "$rv/hello.elf" --stdin hi --card "pipe:'$cli' kt serve --sim rv64 --stdio" 2>&1); rc=$?
+ok [ $rc -eq 0 ]
+ok has "$out" "exit 0x102 (258)"
+
+# Bad input: not an ELF, a truncated one, a missing file, a preset without the complex.
+echo "not a program" > "$tmp/text.elf"
+out=$("$cli" kt rv64 run "$tmp/text.elf" 2>&1); rc=$?
+ok [ $rc -ne 0 ]
+ok has "$out" "text.elf: not an ELF file"
+head -c 200 "$rv/hello.elf" > "$tmp/cut.elf"
+out=$("$cli" kt rv64 run "$tmp/cut.elf" 2>&1); rc=$?
+ok [ $rc -ne 0 ]
+ok has "$out" "cut.elf"
+out=$("$cli" kt rv64 run "$tmp/none.elf" 2>&1); rc=$?
+ok [ $rc -ne 0 ]
+ok has "$out" "none.elf: cannot open"
+out=$("$cli" kt rv64 run "$rv/hello.elf" --sim default 2>&1); rc=$?
+ok [ $rc -ne 0 ]
+ok has "$out" "has no RV64 complex"
+out=$("$cli" kt rv64 run "$rv/hello.elf" --timeout zero 2>&1); rc=$?
+ok [ $rc -eq 2 ]
+
+# A runaway program stops at the timeout with a clear message.
+out=$("$cli" kt rv64 run "$rv/runaway.elf" --timeout 0.3 2>&1); rc=$?
+ok [ $rc -ne 0 ]
+ok has "$out" "spinning"
+ok has "$out" "neither exited nor halted within 300 ms"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

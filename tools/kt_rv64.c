@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* `npukit kt rv64 run PROG.elf`: load an RV64 program into the control complex through its load
+ * window, boot it, print its console, exit word, halt state and counters. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "kt_cli.h"
+#include "npukit/kt_rv64_load.h"
+
+static void json_string(const char *s, size_t n)
+{
+    putchar('"');
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch < 0x20 || ch >= 0x7f)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+static void print_result(const kt_rv64_result *r, bool json)
+{
+    if (json) {
+        printf("{\"console\": ");
+        json_string(r->console ? r->console : "", r->console_len);
+        printf(", \"exited\": %s, \"exit\": %" PRIu64 ", \"halted\": %s, \"cause\": %u, \"cause_name\": \"%s\", "
+               "\"halt_pc\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"retired\": %" PRIu64 ", \"timed_out\": %s}\n",
+               r->exited ? "true" : "false", r->exit_word, r->halted ? "true" : "false", r->cause,
+               r->halted ? kt_rv64_cause_name(r->cause) : "", r->halt_pc, r->cycles, r->retired,
+               r->timed_out ? "true" : "false");
+        return;
+    }
+    if (r->console_len)
+        fwrite(r->console, 1, r->console_len, stdout);
+    if (r->console_len && r->console[r->console_len - 1] != '\n')
+        putchar('\n');
+    if (r->exited)
+        printf("exit 0x%" PRIx64 " (%" PRId64 ")\n", r->exit_word, (int64_t)r->exit_word);
+    if (r->halted)
+        printf("halted: cause %u (%s) at pc 0x%" PRIx64 "\n", r->cause, kt_rv64_cause_name(r->cause), r->halt_pc);
+    printf("%" PRIu64 " cycles, %" PRIu64 " instructions retired\n", r->cycles, r->retired);
+}
+
+/* --timeout SECONDS (a decimal, up to an hour) into milliseconds. */
+static bool parse_timeout(const cli_opt *row, const char *value, const char *cmd)
+{
+    char *end;
+    double sec = strtod(value, &end);
+    if (end == value || *end || !(sec > 0 && sec <= 3600)) {
+        fprintf(stderr, "npukit %s: %s '%s' must be seconds in (0, 3600]\n", cmd, row->name, value);
+        return false;
+    }
+    uint32_t ms = (uint32_t)(sec * 1000 + 0.5);
+    *(uint32_t *)row->dest = ms ? ms : 1;
+    return true;
+}
+
+static int run_main(int argc, char **argv)
+{
+    kt_cli c = {0};
+    const char *text = NULL;
+    uint32_t timeout_ms = 10000;
+    const cli_opt own[] = {
+        {.name = "--stdin", .kind = CLI_STR, .dest = &text, .meta = "TEXT",
+         .help = "bytes preloaded into the complex's stdin queue before boot (at most 64)"},
+        {.name = "--timeout", .kind = CLI_CUSTOM, .dest = &timeout_ms, .meta = "SECONDS", .parse = parse_timeout,
+         .help = "stop a program still running after this long (default 10)"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {own, kt_cli_rows(&c.o), NULL};
+    const char *pos[1];
+    cli_spec spec = {.cmd = "kt rv64 run", .synopsis = "PROG.elf [options]",
+                     .about = "load an RV64 program into the control complex through its load window, boot it, "
+                              "print its console, exit word, halt state and counters (default preset: rv64)",
+                     .tables = tables, .pos = pos, .min_pos = 1, .max_pos = 1};
+    int rc = cli_parse(&spec, argc, argv);
+    if (rc >= 0)
+        return rc;
+    const char *prog = pos[0];
+    if (!c.o.m.preset)
+        c.o.m.preset = "rv64";
+    kt_rv64_image img;
+    if (kt_rv64_image_read(prog, NULL, &img))
+        return cli_lib_error("kt rv64 run");
+    rc = kt_cli_open(&c);
+    if (rc) {
+        kt_rv64_image_free(&img);
+        return rc;
+    }
+    /* The preset describes the board, also behind --card: it must have the complex. */
+    if (!c.m.cfg.cpu_rv64) {
+        fprintf(stderr, "npukit kt rv64 run: preset '%s' has no RV64 complex (CPU_RV64 = 0; add 'rv64 X Y')\n",
+                c.o.m.preset);
+        kt_rv64_image_free(&img);
+        kt_cli_close(&c);
+        return 1;
+    }
+    kt_rv64_run_opts opt = {text, text ? strlen(text) : 0, timeout_ms};
+    kt_rv64_result res;
+    npk_status s = kt_rv64_run(c.dev.t, kt_machine_ctrl_base(&c.m, 0), &img, &opt, &res);
+    if (s == NPK_OK || s == NPK_ETIMEDOUT)
+        print_result(&res, c.o.json);
+    if (s)
+        rc = cli_lib_error("kt rv64 run");
+    else
+        rc = res.exited ? 0 : 1;
+    kt_rv64_result_free(&res);
+    kt_rv64_image_free(&img);
+    return kt_cli_close(&c) ? 1 : rc;
+}
+
+/* `kt rv64` has one command, run; its help is the family's. */
+int kt_rv64_main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "run"))
+        return run_main(argc - 1, argv + 1);
+    if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+        return run_main(argc, argv);
+    fprintf(stderr, "npukit kt rv64: %s%s; the command is: npukit kt rv64 run PROG.elf (--help: its options)\n",
+            argc > 1 ? "unknown command " : "no command", argc > 1 ? argv[1] : "");
+    return 2;
+}
