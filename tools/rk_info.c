@@ -34,12 +34,13 @@ int rk_info_main(int argc, char **argv)
     char esc[6 * sizeof info.device + 1];
     if (json)
         printf("{\"device\":\"%s\",\"simulated\":%s,\"soc\":\"%s\",\"cores\":%u,"
-               "\"drv_version\":%u,\"hw_version\":%u}\n",
+               "\"drv_version\":%u,\"hw_version\":%u,\"kernel\":\"%s\"}\n",
                rk_json_escape(info.device, esc, sizeof esc), info.simulated ? "true" : "false",
-               info.soc, info.cores, info.drv_version, info.hw_version);
+               info.soc, info.cores, info.drv_version, info.hw_version, info.kernel);
     else
-        printf("device %s%s\nsoc %s, %u cores\ndriver version %u, hardware version 0x%08x\n",
-               info.device, info.simulated ? " (simulator)" : "", info.soc, info.cores,
-               info.drv_version, info.hw_version);
+        printf("device %s%s\nkernel interface %s\nsoc %s, %u cores\n"
+               "driver version %u, hardware version 0x%08x\n",
+               info.device, info.simulated ? " (simulator)" : "", info.kernel, info.soc,
+               info.cores, info.drv_version, info.hw_version);
     return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "npukit/rk_decode.h"
+#include "npukit/rk_kernel.h"
 #include "npukit/rk_sched.h"
 #include "npukit/rk_sdp.h"
 #include "npukit/rk_synth.h"
@@ -81,6 +82,8 @@ int rk_synth_main(int argc, char **argv)
     npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, 0, 0, 0);
     static const char *const formats[] = {"u64", "text", "bin", NULL};
     int format = 0;
+    static const char *const kernels[] = {"rknpu", "rocket", NULL};
+    int kernel = 0;
     npk_rk_sdp sdp = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 0, 0);
     bool is_sdp = false, per_channel = false, have_feature = false;
     uint32_t scale = mm.requant_scale, shift = mm.requant_shift;
@@ -103,6 +106,9 @@ int rk_synth_main(int argc, char **argv)
          .meta = "S", .help = "int8->int8/int16 requantization shift"},
         {.name = "--format", .kind = CLI_CHOICE, .dest = &format, .choices = formats,
          .help = "output: 0x%016x per entry, a decoded listing, or little-endian binary"},
+        {.name = "--kernel", .kind = CLI_CHOICE, .dest = &kernel, .choices = kernels,
+         .help = "the program form of the vendor driver (enable 0x0D) or mainline rocket "
+                 "(0x1D with the DPU_RDMA block)"},
         {.name = "--unchecked", .kind = CLI_FLAG, .dest = &mm.unchecked,
          .help = "emit even when a hardware limit is broken"},
         {.name = "--ew", .kind = CLI_CUSTOM, .dest = &sdp.op, .parse = parse_ew,
@@ -146,16 +152,22 @@ int rk_synth_main(int argc, char **argv)
     mm.mode = so.mode;
     mm.soc = so.soc;
 
-    npk_rk_entry prog[NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES];
+    const npk_rk_kernel_form *form = npk_rk_kernel_form_find(kernels[kernel]);
+    npk_rk_entry prog[NPK_RK_BODY_MAX + NPK_RK_TRAILER_ENTRIES];
     npk_rk_synth_info info;
-    if (npk_rk_synth_matmul(&mm, prog, &info))
+    size_t nb;
+    if (npk_rk_synth_for(form, &mm, prog, &nb, &info))
         return cli_lib_error("synth");
-    if (npk_rk_trailer(prog + NPK_RK_MATMUL_BODY, 0, 0, NPK_RK_ENABLE_MATMUL))
+    if (npk_rk_trailer(prog + nb, 0, 0, form->enable))
         return cli_lib_error("synth");
-    if (format == 1)
+    size_t n = nb + NPK_RK_TRAILER_ENTRIES;
+    if (format == 1) {
         printf("# %s %ux%ux%u -> %s, %s mode, sched %d, CBUF_CON0 0x%02x\n",
                npk_rk_prec_name(mm.in), mm.m, mm.k, mm.n, npk_rk_prec_name(mm.out),
                info.mode == NPK_MODE_LINE ? "line" : "cube", info.sched, info.cbuf_con0);
-    print_program(prog, sizeof prog / sizeof prog[0], format);
+        printf("# %s form: %zu body entries, task entry count %u\n", form->name, nb,
+               npk_rk_kernel_task_count(form, (uint32_t)nb));
+    }
+    print_program(prog, n, format);
     return 0;
 }

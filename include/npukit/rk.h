@@ -42,8 +42,10 @@ extern "C" {
 typedef struct npk_rk npk_rk;
 typedef struct npk_rk_weights npk_rk_weights;
 
-/* device: "auto" or NULL (the NPU if an rknpu node exists, else the simulator), "sim", "npu"
- * (auto-detected node; fails if none), or a device path such as /dev/dri/card1. */
+/* device: "auto" or NULL (an rknpu node if one exists, else a rocket node, else the
+ * simulator), "sim", "sim-rocket" (the simulator behind the rocket interface), "npu"
+ * (auto-detected rknpu node; fails if none), "rocket" (auto-detected /dev/accel node), or a
+ * device path such as /dev/dri/card1 or /dev/accel/accel0 (its driver picks the interface). */
 npk_status npk_rk_open(const char *device, npk_rk **out);
 /* The same, but every runtime opened this way with the same device name shares one engine:
  * the device, its per-core buffers and its reset lock. Device buffers and weights resident on
@@ -61,6 +63,7 @@ typedef struct npk_rk_info {
     unsigned cores;
     uint32_t drv_version;  /* GET_DRV_VERSION (e.g. 908 for 0.9.8) */
     uint32_t hw_version;   /* GET_HW_VERSION */
+    char kernel[16];       /* the kernel interface: "rknpu" or "rocket" */
 } npk_rk_info;
 npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 

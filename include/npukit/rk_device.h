@@ -40,9 +40,11 @@ typedef struct npk_rk_mem {
  * DRM_IOCTL_VERSION driver name is "rknpu"; the card node is preferred because raw SUBMIT runs
  * no tasks through the render node (facts A.1). */
 npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out);
-/* By name: "sim", "kernel" (auto-detected node) or a device path. NULL or "auto": the
- * environment variable NPUKIT_RK_DEVICE if set, else the kernel when an rknpu node exists,
- * else the simulator. */
+/* By name: "sim" (the simulator behind the rknpu interface), "sim-rocket" (behind the rocket
+ * interface), "kernel" (auto-detected rknpu node), "rocket" (auto-detected rocket node) or a
+ * device path, whose DRM driver name picks the backend. NULL or "auto": the environment
+ * variable NPUKIT_RK_DEVICE if set, else an rknpu node, else a rocket node, else the
+ * simulator. */
 npk_status npk_rk_device_open(const char *spec, npk_rk_device **out);
 /* Closes the device (and, for the simulator, destroys it: re-opening is a reboot). Buffers
  * still alive are unmapped and destroyed first. */
@@ -57,6 +59,9 @@ typedef struct npk_rk_device_info {
     bool simulated;        /* a model of the NPU rather than the NPU */
     const npk_rk_soc *soc; /* the SoC whose NPU it is (the kernel: from the device tree; the
                               simulator: the one it models) */
+    const char *kernel;    /* the kernel interface: "rknpu" or "rocket" */
+    unsigned cores;        /* cores a caller can address: the SoC's on rknpu, 1 on rocket
+                              (one file is one scheduler entity) */
 } npk_rk_device_info;
 void npk_rk_device_query(const npk_rk_device *dev, npk_rk_device_info *info);
 
@@ -67,6 +72,15 @@ npk_status npk_rk_mem_sync(npk_rk_device *dev, const npk_rk_mem *mem, uint64_t o
                            uint64_t size, uint32_t dir);
 /* munmap + MEM_DESTROY; clears *mem. */
 npk_status npk_rk_mem_destroy(npk_rk_device *dev, npk_rk_mem *mem);
+
+/* Open the mainline rocket driver (/dev/accel/accelN): its requests carry out the rknpu-shaped
+ * operations of this layer. path NULL: the first /dev/accel/accel0..15 whose DRM driver is
+ * "rocket". */
+npk_status npk_rk_device_open_rocket(const char *path, npk_rk_device **out);
+
+/* Wait until core `core`'s NONBLOCK submits have completed (a no-op where SUBMIT completes
+ * them itself). */
+npk_status npk_rk_wait(npk_rk_device *dev, unsigned core, uint32_t timeout_ms);
 
 /* ACTION: code RKNPU_GET_HW_VERSION, RKNPU_ACT_RESET, ...; *value in/out (may be NULL). */
 npk_status npk_rk_action(npk_rk_device *dev, uint32_t code, uint32_t *value);

@@ -14,6 +14,8 @@ extern "C" {
 
 /* Open a fresh simulator (cfg NULL: defaults, then the NPUKIT_RKSIM_* environment). */
 npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out);
+/* A fresh simulator answering through its rocket front end (one rocket file). */
+npk_status npk_rk_device_open_sim_rocket(const rksim_config *cfg, npk_rk_device **out);
 /* The simulator behind the device, for diagnostics only (its last report); NULL for any other
  * backend. */
 rksim *npk_rk_device_sim(npk_rk_device *dev);

@@ -77,6 +77,8 @@ void npk_rk_device_query(const npk_rk_device *d, npk_rk_device_info *info)
     info->backend = d->be.kind;
     info->simulated = d->be.simulated;
     info->soc = d->soc;
+    info->kernel = d->be.kernel ? d->be.kernel : "rknpu";
+    info->cores = d->be.cores ? d->be.cores : d->soc->cores;
 }
 
 void *npk_rk_device_ctx(npk_rk_device *d, const npk_rk_backend *be)
@@ -213,6 +215,17 @@ npk_status npk_rk_submit(npk_rk_device *d, struct rknpu_submit *sub)
     if (rc)
         return req_fail(d, rc, "SUBMIT", "task_number %llu, core_mask 0x%llx", sub->task_number,
                         sub->core_mask);
+    return NPK_OK;
+}
+
+npk_status npk_rk_wait(npk_rk_device *d, unsigned core, uint32_t timeout_ms)
+{
+    if (!d->be.wait)
+        return NPK_OK;
+    int rc = d->be.wait(d->ctx, core);
+    if (rc)
+        return req_fail(d, rc, "completion wait", "core %llu, timeout %llu ms", core,
+                        timeout_ms);
     return NPK_OK;
 }
 

@@ -22,6 +22,17 @@ typedef struct npk_rk_backend {
     const char *(*detail)(void *ctx);
     /* the SoC whose NPU this is (a row of the SoC table) */
     const npk_rk_soc *(*soc)(void *ctx);
+    /* The kernel driver whose interface the device has ("rknpu" when NULL): it chooses the
+     * program form (rk_kernel.h). */
+    const char *kernel;
+    /* Cores a caller can address (0: the SoC's). */
+    unsigned cores;
+    /* Optional: the NPU time of the last blocking job in microseconds, when the backend knows
+     * it better than the kernel's answer (the simulator's model). */
+    double (*job_us)(void *ctx);
+    /* Optional: wait for core `core`'s NONBLOCK jobs; 0 or -errno (-ETIMEDOUT). NULL: the
+     * backend's NONBLOCK jobs are complete when SUBMIT returns. */
+    int (*wait)(void *ctx, unsigned core);
 } npk_rk_backend;
 
 /* Wrap a backend context into a device (takes ownership of ctx). */
@@ -32,5 +43,19 @@ void *npk_rk_device_ctx(npk_rk_device *dev, const npk_rk_backend *be);
 
 /* True when an rknpu DRM node can be opened (the auto-detection of the kernel backend). */
 bool npk_rk_kernel_available(void);
+
+/* The kernel backend's operations on an open node, as an inner backend for an adapter that
+ * speaks another driver's requests over it (the rocket backend): a context owning fd, or NULL
+ * (fd closed) when out of memory. */
+extern const npk_rk_backend npk_rk_kernel_fd_backend;
+void *npk_rk_kernel_fd_ctx(int fd);
+/* The DRM driver name of the node at path ("rknpu", "rocket", ...): an open descriptor, or a
+ * negative errno (-ENODEV when it answers no DRM_IOCTL_VERSION). */
+int npk_rk_node_open(const char *path, char *driver, size_t len);
+
+/* The rocket adapter over an inner backend speaking the rocket requests (device_rocket.c);
+ * takes ownership of ictx. */
+npk_status npk_rk_device_wrap_rocket(const npk_rk_backend *inner, void *ictx, const char *name,
+                                     npk_rk_device **out);
 
 #endif

@@ -71,17 +71,50 @@ static const npk_rk_soc *k_soc(void *ctx)
     return npk_rk_soc_default();
 }
 
-static const npk_rk_backend kernel_backend = {"kernel", false,   k_ioctl, k_map,
-                                              k_unmap,  k_close, NULL,    k_soc};
+static const npk_rk_backend kernel_backend = {.kind = "kernel", .ioctl = k_ioctl, .map = k_map,
+                                              .unmap = k_unmap, .close = k_close, .soc = k_soc,
+                                              .kernel = "rknpu"};
+/* the same operations for a node of another driver: the adapter over it says which */
+const npk_rk_backend npk_rk_kernel_fd_backend = {.kind = "kernel", .ioctl = k_ioctl,
+                                                 .map = k_map, .unmap = k_unmap,
+                                                 .close = k_close, .soc = k_soc};
+
+void *npk_rk_kernel_fd_ctx(int fd)
+{
+    kernel_ctx *k = malloc(sizeof *k);
+    if (!k) {
+        close(fd);
+        return NULL;
+    }
+    k->fd = fd;
+    return k;
+}
+
+/* fd's DRM driver name into name[len]; false when it answers no DRM_IOCTL_VERSION. */
+static bool driver_name(int fd, char *name, size_t len)
+{
+    memset(name, 0, len);
+    struct rknpu_drm_version v = {.name_len = len - 1, .name = (uintptr_t)name};
+    return ioctl(fd, RKNPU_DRM_IOCTL_VERSION, &v) == 0;
+}
+
+int npk_rk_node_open(const char *path, char *driver, size_t len)
+{
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    if (!driver_name(fd, driver, len)) {
+        close(fd);
+        return -ENODEV;
+    }
+    return fd;
+}
 
 /* True when fd's DRM driver is "rknpu". */
 static bool is_rknpu(int fd)
 {
-    char name[32] = {0};
-    struct rknpu_drm_version v = {.name_len = sizeof name - 1, .name = (uintptr_t)name};
-    if (ioctl(fd, RKNPU_DRM_IOCTL_VERSION, &v) != 0)
-        return false;
-    return strcmp(name, "rknpu") == 0;
+    char name[32];
+    return driver_name(fd, name, sizeof name) && strcmp(name, "rknpu") == 0;
 }
 
 static int open_node(const char *path, bool check)

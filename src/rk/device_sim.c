@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "npukit/rk_device_sim.h"
 #include "rk/device_backend.h"
@@ -72,8 +73,9 @@ static const npk_rk_soc *s_soc(void *ctx)
     return soc ? soc : npk_rk_soc_default();
 }
 
-static const npk_rk_backend sim_backend = {"sim",   true,    s_ioctl,  s_map,
-                                           s_unmap, s_close, s_detail, s_soc};
+static const npk_rk_backend sim_backend = {.kind = "sim", .simulated = true, .ioctl = s_ioctl,
+                                           .map = s_map, .unmap = s_unmap, .close = s_close,
+                                           .detail = s_detail, .soc = s_soc, .kernel = "rknpu"};
 
 rksim *npk_rk_device_sim(npk_rk_device *dev)
 {
@@ -116,12 +118,27 @@ npk_status npk_rk_device_open(const char *spec, npk_rk_device **out)
             }
             return s;
         }
-        return npk_rk_kernel_available() ? npk_rk_device_open_kernel(NULL, out)
-                                         : npk_rk_device_open_sim(NULL, out);
+        if (npk_rk_kernel_available())
+            return npk_rk_device_open_kernel(NULL, out);
+        if (npk_rk_device_open_rocket(NULL, out) == NPK_OK)
+            return NPK_OK;
+        return npk_rk_device_open_sim(NULL, out);
     }
     if (!strcmp(spec, "sim"))
         return npk_rk_device_open_sim(NULL, out);
+    if (!strcmp(spec, "sim-rocket"))
+        return npk_rk_device_open_sim_rocket(NULL, out);
     if (!strcmp(spec, "kernel") || !strcmp(spec, "npu")) /* "npu": the runtime's name for it */
         return npk_rk_device_open_kernel(NULL, out);
+    if (!strcmp(spec, "rocket"))
+        return npk_rk_device_open_rocket(NULL, out);
+    /* a path: its driver says which interface it has */
+    char driver[32];
+    int fd = npk_rk_node_open(spec, driver, sizeof driver);
+    if (fd >= 0) {
+        close(fd);
+        if (!strcmp(driver, "rocket"))
+            return npk_rk_device_open_rocket(spec, out);
+    }
     return npk_rk_device_open_kernel(spec, out);
 }

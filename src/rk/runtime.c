@@ -30,7 +30,9 @@ static npk_status open_runtime(const char *device, bool shared, npk_rk **out)
     rt->core = e->core;
     rt->npu_lock = &e->npu_lock;
     rt->pending = &e->pending;
-    rt->cores = rt->soc->cores > NPK_RK_MAX_CORES ? NPK_RK_MAX_CORES : rt->soc->cores;
+    rt->form = e->form;
+    rt->max_cores = e->max_cores;
+    rt->cores = rt->max_cores;
     for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
         rt->core_map[c] = (uint8_t)c;
     pthread_mutex_init(&rt->lock, NULL);
@@ -63,6 +65,7 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
         return npk_fail(NPK_EINVAL, "query: NULL runtime or info");
     info->soc = rt->soc->name;
     snprintf(info->device, sizeof info->device, "%s", npk_rk_device_name(rt->dev));
+    snprintf(info->kernel, sizeof info->kernel, "%s", rt->form->name);
     info->simulated = rt->simulated;
     info->cores = rt->cores;
     info->drv_version = rt->eng->drv_version;
@@ -74,9 +77,10 @@ npk_status npk_rk_set_cores(npk_rk *rt, unsigned cores)
 {
     if (!rt)
         return npk_fail(NPK_EINVAL, "set_cores: NULL runtime");
-    unsigned max = rt->soc->cores < NPK_RK_MAX_CORES ? rt->soc->cores : NPK_RK_MAX_CORES;
+    unsigned max = rt->max_cores;
     if (cores < 1 || cores > max)
-        return npk_fail(NPK_EINVAL, "cores=%u: %s has 1..%u cores", cores, rt->soc->name, max);
+        return npk_fail(NPK_EINVAL, "cores=%u: %s through %s addresses 1..%u cores", cores,
+                        rt->soc->name, rt->form->name, max);
     if (pthread_mutex_trylock(&rt->lock))
         return npk_fail(NPK_EBUSY, "set_cores: another call is running on this runtime");
     rt->cores = cores;
@@ -90,7 +94,7 @@ npk_status npk_rk_set_core_mask(npk_rk *rt, unsigned mask)
 {
     if (!rt)
         return npk_fail(NPK_EINVAL, "set_core_mask: NULL runtime");
-    unsigned max = rt->soc->cores < NPK_RK_MAX_CORES ? rt->soc->cores : NPK_RK_MAX_CORES;
+    unsigned max = rt->max_cores;
     unsigned all = (1u << max) - 1;
     if (mask & ~all)
         return npk_fail(NPK_EINVAL, "core mask 0x%x: %s has cores 0..%u (mask 0x%x)", mask,
@@ -123,6 +127,12 @@ npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit)
     if (tasks_per_submit < 1 || tasks_per_submit > NPK_RK_MAX_CHAIN)
         return npk_fail(NPK_EINVAL, "chain=%u: tasks per submit must be 1..%u", tasks_per_submit,
                         NPK_RK_MAX_CHAIN);
+    if (tasks_per_submit > 1 && rt->form->kick_per_task)
+        return npk_fail(NPK_EUNSUPPORTED,
+                        "chain=%u: the %s kernel runs every task of a job as its own PC kick, "
+                        "so a job's tasks would rotate the feature address the NPU caches "
+                        "(hazard 2); use 1 task per submit",
+                        tasks_per_submit, rt->form->name);
     if (pthread_mutex_trylock(&rt->lock))
         return npk_fail(NPK_EBUSY, "set_chain: another call is running on this runtime");
     npk_status s = NPK_OK;

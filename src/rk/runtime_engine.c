@@ -40,10 +40,7 @@ static npk_status create_core_buffers(npk_rk_engine *e, unsigned c, uint32_t cha
     return s;
 }
 
-static unsigned engine_cores(const npk_rk_engine *e)
-{
-    return e->soc->cores > NPK_RK_MAX_CORES ? NPK_RK_MAX_CORES : e->soc->cores;
-}
+static unsigned engine_cores(const npk_rk_engine *e) { return e->max_cores; }
 
 static void engine_destroy(npk_rk_engine *e)
 {
@@ -79,6 +76,15 @@ static npk_status engine_open(const char *device, npk_rk_engine **out)
     npk_rk_device_query(e->dev, &info);
     e->simulated = info.simulated;
     e->soc = info.soc;
+    e->form = npk_rk_kernel_form_find(info.kernel);
+    if (!e->form) {
+        engine_destroy(e);
+        return npk_fail(NPK_EUNSUPPORTED, "open: no program form for the %s kernel interface",
+                        info.kernel);
+    }
+    e->max_cores = info.cores < e->soc->cores ? info.cores : e->soc->cores;
+    if (e->max_cores > NPK_RK_MAX_CORES)
+        e->max_cores = NPK_RK_MAX_CORES;
     e->chain = 1;
     e->feature_slot = e->soc->cbuf_banks * e->soc->bank_bytes;
     e->refs = 1;

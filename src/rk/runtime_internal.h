@@ -9,6 +9,7 @@
 #include "npukit/measure.h"
 #include "npukit/rk.h"
 #include "npukit/rk_device.h"
+#include "npukit/rk_kernel.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_soc.h"
 
@@ -39,6 +40,8 @@ typedef struct npk_rk_engine {
     bool simulated;
     uint32_t drv_version, hw_version;
     uint32_t chain;        /* tasks per SUBMIT the core buffers are sized for */
+    const npk_rk_kernel_form *form; /* the program form the device's kernel expects */
+    unsigned max_cores;             /* cores the device can address */
     /* Bytes of one feature slot: the whole CBUF (banks x bank size). The planner's M ceilings
      * keep every feature tile within the data banks (at most 11); the slot's spare bank covers
      * cube-mode padding rows. A job of L chained tasks uses L slots. */
@@ -69,6 +72,8 @@ unsigned npk_rk_engine_refs(npk_rk_engine *e);
 
 struct npk_rk {
     npk_rk_engine *eng;
+    const npk_rk_kernel_form *form; /* eng->form */
+    unsigned max_cores;             /* eng->max_cores */
     /* the engine's, copied: the submit spine reads them on every job */
     npk_rk_device *dev;
     const npk_rk_soc *soc;
@@ -127,12 +132,13 @@ npk_status npk_rk_weights_fill(npk_rk *rt, npk_rk_weights *w, const void *b);
 #define NPK_RK_TASK_FLAGS (NPK_RK_DATA_FLAGS | RKNPU_MEM_KERNEL_MAPPING)
 
 /* Task buffer of a job of up to L tasks: L rknpu_task records from 0, then the L regcmd
- * programs (108 + 4 entries each) from a 64-byte boundary (PC_SOURCE_ADDR needs 16). */
+ * programs (room for the largest form's body + 4 entries each) from a 64-byte boundary
+ * (PC_SOURCE_ADDR needs 16). */
 static inline uint64_t npk_rk_regcmd_offset(uint32_t chain, uint32_t i)
 {
     uint64_t records = ((uint64_t)chain * sizeof(struct rknpu_task) + 63) / 64 * 64;
     return records +
-           (uint64_t)i * (NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES) * sizeof(npk_rk_entry);
+           (uint64_t)i * (NPK_RK_BODY_MAX + NPK_RK_TRAILER_ENTRIES) * sizeof(npk_rk_entry);
 }
 
 /* NPK_EINVAL naming the first element outside [-8, 7]. */

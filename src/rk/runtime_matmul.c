@@ -181,17 +181,17 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bo
     mm.c = (uint32_t)(b->output.iova + sl->out_off);
     uint64_t prog_off = npk_rk_regcmd_offset(rt->chain, i);
     npk_rk_entry *prog = (npk_rk_entry *)((uint8_t *)b->task.host + prog_off);
-    if ((s = npk_rk_synth_matmul(&mm, prog, NULL)))
+    size_t nb; /* the body in the form the device's kernel expects; every task's is as long */
+    if ((s = npk_rk_synth_for(rt->form, &mm, prog, &nb, NULL)))
         return s;
     uint32_t next = last ? 0 : (uint32_t)(b->task.iova + npk_rk_regcmd_offset(rt->chain, i + 1));
-    if ((s = npk_rk_trailer(prog + NPK_RK_MATMUL_BODY, next, next ? NPK_RK_MATMUL_BODY : 0,
-                            NPK_RK_ENABLE_MATMUL)))
+    if ((s = npk_rk_trailer(prog + nb, next, next ? (uint32_t)nb : 0, rt->form->enable)))
         return s;
     struct rknpu_task task = {0};
-    task.enable_mask = NPK_RK_ENABLE_MATMUL;
+    task.enable_mask = rt->form->enable;
     task.int_mask = npk_rk_matmul_int_mask(); /* the DPU interrupt ends a matmul (facts A.1) */
     task.int_clear = RKNPU_INT_CLEAR;
-    task.regcfg_amount = NPK_RK_MATMUL_BODY;
+    task.regcfg_amount = (uint32_t)nb; /* rknpu-shaped: a rocket device adds the trailer */
     task.regcmd_addr = b->task.iova + prog_off;
     memcpy((uint8_t *)b->task.host + i * sizeof task, &task, sizeof task);
     st->synth_ns += npk_now_ns() - t0;

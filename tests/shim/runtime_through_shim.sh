@@ -15,6 +15,17 @@ for dtype in fp16 int8 int4; do
     ok grep -q '"ok":true' <<<"$out"
   done
 done
+# The same runtime through the rocket backend on /dev/accel/accel0 (one core: one file).
+for dtype in fp16 int8 int4; do
+  out=$(LD_PRELOAD="$shim" "$cli" rk matmul --device /dev/accel/accel0 --dtype "$dtype" \
+        -m 33 -k 200 -n 130 --check --json 2>&1)
+  ok grep -q '"device":"/dev/accel/accel0"' <<<"$out"
+  ok grep -q '"ok":true' <<<"$out"
+done
+out=$(LD_PRELOAD="$shim" "$cli" rk info --device /dev/accel/accel0 --json)
+ok grep -q '"kernel":"rocket"' <<<"$out"
+out=$(LD_PRELOAD="$shim" "$cli" rk info --device /dev/dri/card1 --json)
+ok grep -q '"kernel":"rknpu"' <<<"$out"
 # A simulator setting that does not parse fails the open (EINVAL), naming it on stderr.
 out=$(NPUKIT_RKSIM_IDEAL=99 LD_PRELOAD="$shim" "$cli" rk matmul --device /dev/dri/card1 \
       --dtype fp16 -m 1 -k 32 -n 16 2>&1)
