@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # librkcapture.so: the LD_PRELOAD capture library (tools/capture/rkcapture.c). Built without
 # the sanitizers like the simulator shim: it is preloaded into programs that do not link them.
 add_library(rkcapture SHARED tools/capture/rkcapture.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* The rocket kernel interface end to end on the simulator: the per-kernel program forms, the
  * device layer's rocket backend over rksim's rocket front end, and the unchanged runtime on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The program form each kernel driver expects, as rows of one table: the vendor rknpu driver
  * runs the vendor's CNA|CORE|DPU program (op-enable 0x0D, trailer outside regcfg_amount); the
  * mainline rocket driver needs op-enable 0x1D with a DPU_RDMA block whose main read is

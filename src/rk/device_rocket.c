@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _DEFAULT_SOURCE /* clock_gettime, close */
 /* The rocket backend: the device layer's rknpu-shaped requests carried out with the mainline
  * rocket driver's (rocket_uapi.h, facts A.2), over an inner backend that speaks rocket — the

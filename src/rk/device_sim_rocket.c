@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulator behind the rocket interface: rksim's rocket front end as the inner backend of
  * the rocket adapter (device_rocket.c), one rocket file of a fresh simulator. */
 #include <pthread.h>

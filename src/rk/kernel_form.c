@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The per-kernel program forms (see rk_kernel.h). */
 #include <string.h>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The capture library stacked over the simulator shim (capture first, the simulator behind
 # it): a capture of npukit's own rk matmul decodes, and diffs equal to rk synth of the same
 # task (the addresses taken from the capture), on both kernel interfaces; the program's own

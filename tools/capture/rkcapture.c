@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* librkcapture.so: record what a program submits to the NPU, changing nothing it sees.
  *
  *   NPUKIT_CAPTURE_DIR=caps LD_PRELOAD=build/librkcapture.so ./vendor_program
