@@ -36,7 +36,9 @@ npk_rk_error npk_rk_compare(npk_rk_prec out, const void *got, const void *want, 
  *     gamma_K * S + r_out + ulp_out(s),   gamma_K = K*u / (1 - K*u),  S = sum_k |a_ik * b_kj|
  * with u = 2^-24 (fp32), r_out the fp16 output rounding, half an fp16 ulp at |s| + gamma_K*S
  * (zero for fp32 output), and ulp_out(s) one unit in the last place of s in the output
- * precision (the double reference's own error, below K*2^-53*S, is added too). With K*u >= 1 no finite bound holds.
+ * precision (the double reference's own error, below K*2^-53*S, is added too). S is taken at
+ * an upper value (summed in fp32, then widened by 1/(1 - 2Ku)). With K*u >= 1 no finite bound
+ * holds.
  * Non-finite values: a NaN or Inf operand gives a non-finite s, which every summation order
  * reproduces, so got must equal it (any NaN matches NaN); where s is finite, a NaN or Inf in got
  * is outside the bound, except an Inf of s's sign where fp16 rounding may overflow. */

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The verdict on a matmul result: exact integers, and for floats a per-element bound that
- * holds for any order of fp32 summation (see rk_reference.h for the rule it implements). */
+ * holds for any order of fp32 summation (see rk_reference.h for the rule it implements). The
+ * exact values and sum|a*b| come block by block from npk_rk_ref_blocks (dgemm). */
 #include <math.h>
-#include <stdlib.h>
 
 #include "npukit/fp16.h"
 #include "npukit/rk_reference.h"
+#include "rk/reference_internal.h"
 
 /* A floating output format: its significand bits after the point, the exponent of its smallest
  * normal, and its largest finite value. */
@@ -109,68 +110,32 @@ static void judge(npk_rk_verdict *v, npk_rk_prec out, uint32_t k, size_t idx, do
     double want = f ? rounded_to(out, s) : s;
     if (!(got == want || (isnan(got) && isnan(want))))
         v->mismatches++;
-    if (!inside && v->outside++ == 0)
+    /* blocks arrive in any order: keep the lowest index outside */
+    if (!inside && (v->outside++ == 0 || idx < v->first_outside))
         v->first_outside = idx;
 }
 
-static npk_status check_fp16(npk_rk_prec out, uint32_t m, uint32_t k, uint32_t n,
-                             const uint16_t *a, const uint16_t *b, const void *got,
-                             npk_rk_verdict *v)
-{
-    double *s = malloc(2 * (size_t)n * sizeof *s);
-    float *bf = malloc((size_t)k * n * sizeof *bf);
-    if (!s || !bf) {
-        free(s);
-        free(bf);
-        return npk_fail(NPK_ENOMEM, "matmul check: out of memory for K=%u N=%u", k, n);
-    }
-    double *abs_sum = s + n;
-    for (size_t i = 0; i < (size_t)k * n; i++)
-        bf[i] = npk_f16_to_f32(b[i]);
-    for (uint32_t i = 0; i < m; i++) {
-        for (uint32_t j = 0; j < n; j++)
-            s[j] = abs_sum[j] = 0;
-        for (uint32_t p = 0; p < k; p++) {
-            double x = npk_f16_to_f32(a[(size_t)i * k + p]);
-            const float *br = bf + (size_t)p * n;
-            for (uint32_t j = 0; j < n; j++) {
-                double prod = x * br[j];
-                s[j] += prod;
-                abs_sum[j] += fabs(prod);
-            }
-        }
-        for (uint32_t j = 0; j < n; j++) {
-            size_t idx = (size_t)i * n + j;
-            judge(v, out, k, idx, npk_rk_prec_load(out, got, idx), s[j], abs_sum[j]);
-        }
-    }
-    free(s);
-    free(bf);
-    return NPK_OK;
-}
+/* Judge one block of the reference product against the result. */
+typedef struct judge_ctx {
+    npk_rk_prec out;
+    uint32_t k, n;
+    const void *got;
+    npk_rk_verdict *v;
+} judge_ctx;
 
-static npk_status check_int(npk_rk_prec out, uint32_t m, uint32_t k, uint32_t n,
-                            const int8_t *a, const int8_t *b, const void *got, npk_rk_verdict *v)
+static void judge_block(void *ctx, uint32_t i0, uint32_t rows, uint32_t j0, uint32_t cols,
+                        const double *s, const double *abs_sum, size_t ld)
 {
-    int64_t *s = malloc((size_t)n * sizeof *s);
-    if (!s)
-        return npk_fail(NPK_ENOMEM, "matmul check: out of memory for N=%u", n);
-    for (uint32_t i = 0; i < m; i++) {
-        for (uint32_t j = 0; j < n; j++)
-            s[j] = 0;
-        for (uint32_t p = 0; p < k; p++) {
-            int64_t x = a[(size_t)i * k + p];
-            const int8_t *br = b + (size_t)p * n;
-            for (uint32_t j = 0; j < n; j++)
-                s[j] += x * br[j];
+    const judge_ctx *j = ctx;
+    for (uint32_t r = 0; r < rows; r++)
+        for (uint32_t c = 0; c < cols; c++) {
+            size_t idx = (size_t)(i0 + r) * j->n + j0 + c, at = r * ld + c;
+            double got = npk_rk_prec_load(j->out, j->got, idx);
+            if (abs_sum)
+                judge(j->v, j->out, j->k, idx, got, s[at], abs_sum[at]);
+            else /* integers: the sum is exact (reference_internal.h) */
+                judge(j->v, j->out, j->k, idx, got, stored_integer(j->out, (int64_t)s[at]), 0);
         }
-        for (uint32_t j = 0; j < n; j++) {
-            size_t idx = (size_t)i * n + j;
-            judge(v, out, k, idx, npk_rk_prec_load(out, got, idx), stored_integer(out, s[j]), 0);
-        }
-    }
-    free(s);
-    return NPK_OK;
 }
 
 npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
@@ -184,12 +149,14 @@ npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint
         if (out != NPK_PREC_FP32 && out != NPK_PREC_FP16)
             return npk_fail(NPK_EINVAL, "matmul check: fp16 inputs give fp32 or fp16, not %s",
                             npk_rk_prec_name(out) ? npk_rk_prec_name(out) : "?");
-        return check_fp16(out, m, k, n, a, b, got, v);
+    } else {
+        if (in != NPK_PREC_INT8 && in != NPK_PREC_INT4)
+            return npk_fail(NPK_EINVAL, "matmul check: inputs must be fp16, int8 or int4");
+        if (out != NPK_PREC_INT32 && out != NPK_PREC_INT16)
+            return npk_fail(NPK_EINVAL,
+                            "matmul check: integer inputs give int32 or int16, not %s",
+                            npk_rk_prec_name(out) ? npk_rk_prec_name(out) : "?");
     }
-    if (in != NPK_PREC_INT8 && in != NPK_PREC_INT4)
-        return npk_fail(NPK_EINVAL, "matmul check: inputs must be fp16, int8 or int4");
-    if (out != NPK_PREC_INT32 && out != NPK_PREC_INT16)
-        return npk_fail(NPK_EINVAL, "matmul check: integer inputs give int32 or int16, not %s",
-                        npk_rk_prec_name(out) ? npk_rk_prec_name(out) : "?");
-    return check_int(out, m, k, n, a, b, got, v);
+    judge_ctx j = {out, k, n, got, v};
+    return npk_rk_ref_blocks(in, m, k, n, a, b, in == NPK_PREC_FP16, judge_block, &j);
 }

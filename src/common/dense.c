@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* Batch fp16 conversions and the double GEMM (see dense.h). */
+#include "common/dense.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "npukit/fp16.h"
+
+#ifdef NPUKIT_HAVE_CBLAS
+#include <cblas.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define DENSE_X86 1
+#endif
+
+/* fp16 -> fp32 through a table on the portable path: one load per element. */
+static float f16_table[65536];
+static bool have_f16c;
+static atomic_bool forced_portable;
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+
+static void dense_init(void)
+{
+    for (uint32_t i = 0; i < 65536; i++)
+        f16_table[i] = npk_f16_to_f32((uint16_t)i);
+#ifdef DENSE_X86
+    __builtin_cpu_init();
+    have_f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+#endif
+}
+
+static bool use_f16c(void)
+{
+    pthread_once(&init_once, dense_init);
+    return have_f16c && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
+}
+
+const char *npk_dense_f16_path(void) { return use_f16c() ? "f16c" : "portable"; }
+
+void npk_dense_force_portable(bool on) { atomic_store(&forced_portable, on); }
+
+#ifdef DENSE_X86
+/* VCVTPH2PS quiets a signalling NaN where npk_f16_to_f32 keeps its payload as it is, so a
+ * group of 8 holding any Inf/NaN exponent goes through the table instead. */
+__attribute__((target("avx,f16c"))) static size_t f16_to_f32_f16c(const uint16_t *h, float *f,
+                                                                 size_t n)
+{
+    const __m128i expmask = _mm_set1_epi16(0x7c00);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(h + i));
+        if (_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(x, expmask), expmask))) {
+            for (size_t j = i; j < i + 8; j++)
+                f[j] = f16_table[h[j]];
+            continue;
+        }
+        _mm256_storeu_ps(f + i, _mm256_cvtph_ps(x));
+    }
+    return i;
+}
+
+/* VCVTPS2PH with round-to-nearest-even is bit-exact with npk_f32_to_f16, NaNs included. */
+__attribute__((target("avx,f16c"))) static size_t f32_to_f16_f16c(const float *f, uint16_t *h,
+                                                                 size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i x = _mm256_cvtps_ph(_mm256_loadu_ps(f + i),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        _mm_storeu_si128((__m128i *)(void *)(h + i), x);
+    }
+    return i;
+}
+#endif
+
+void npk_f16_to_f32_n(const uint16_t *h, float *f, size_t n)
+{
+    size_t i = 0;
+#ifdef DENSE_X86
+    if (use_f16c())
+        i = f16_to_f32_f16c(h, f, n);
+#else
+    pthread_once(&init_once, dense_init);
+#endif
+    for (; i < n; i++)
+        f[i] = f16_table[h[i]];
+}
+
+void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+#ifdef DENSE_X86
+    if (use_f16c())
+        i = f32_to_f16_f16c(f, h, n);
+#endif
+    for (; i < n; i++)
+        h[i] = npk_f32_to_f16(f[i]);
+}
+
+bool npk_dense_uses_blas(void)
+{
+#ifdef NPUKIT_HAVE_CBLAS
+    return true;
+#else
+    return false;
+#endif
+}
+
+void npk_dgemm(uint32_t m, uint32_t n, uint32_t k, const double *a, size_t lda, const double *b,
+               size_t ldb, double *c, size_t ldc)
+{
+    if (!m || !n)
+        return;
+#ifdef NPUKIT_HAVE_CBLAS
+    if (k) {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a,
+                    (int)lda, b, (int)ldb, 0.0, c, (int)ldc);
+        return;
+    }
+#endif
+    npk_dgemm_plain(m, n, k, a, lda, b, ldb, c, ldc);
+}
+
+void npk_dgemm_plain(uint32_t m, uint32_t n, uint32_t k, const double *a, size_t lda,
+                     const double *b, size_t ldb, double *c, size_t ldc)
+{
+    for (uint32_t i = 0; i < m; i++)
+        memset(c + i * ldc, 0, n * sizeof *c);
+    /* Blocks of B (KB x NB, a few hundred KB) stay in cache while every row of A passes over
+     * them; each element still sums its products in increasing k. */
+    enum { KB = 128, NB = 256 };
+    for (uint32_t j0 = 0; j0 < n; j0 += NB) {
+        uint32_t nb = n - j0 < NB ? n - j0 : NB;
+        for (uint32_t p0 = 0; p0 < k; p0 += KB) {
+            uint32_t kb = k - p0 < KB ? k - p0 : KB;
+            for (uint32_t i = 0; i < m; i++) {
+                double *cr = c + i * ldc + j0;
+                for (uint32_t p = p0; p < p0 + kb; p++) {
+                    double x = a[i * lda + p];
+                    const double *br = b + p * ldb + j0;
+                    for (uint32_t j = 0; j < nb; j++)
+                        cr[j] += x * br[j];
+                }
+            }
+        }
+    }
+}
+
+void npk_sgemm(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda, const float *b,
+               size_t ldb, float *c, size_t ldc)
+{
+    if (!m || !n)
+        return;
+#ifdef NPUKIT_HAVE_CBLAS
+    if (k) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a,
+                    (int)lda, b, (int)ldb, 0.0f, c, (int)ldc);
+        return;
+    }
+#endif
+    for (uint32_t i = 0; i < m; i++) {
+        float *cr = c + i * ldc;
+        memset(cr, 0, n * sizeof *c);
+        for (uint32_t p = 0; p < k; p++) {
+            float x = a[i * lda + p];
+            const float *br = b + p * ldb;
+            for (uint32_t j = 0; j < n; j++)
+                cr[j] += x * br[j];
+        }
+    }
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Dense arithmetic shared by the CPU reference and the simulator: batch fp16 conversions
+ * (F16C when the CPU has it, chosen at run time) and a double GEMM (CBLAS dgemm when CMake
+ * found OpenBLAS, else a blocked loop). */
+#ifndef NPUKIT_COMMON_DENSE_H
+#define NPUKIT_COMMON_DENSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* f[i] = npk_f16_to_f32(h[i]) for n elements, bit for bit (signalling NaNs included). */
+void npk_f16_to_f32_n(const uint16_t *h, float *f, size_t n);
+/* h[i] = npk_f32_to_f16(f[i]) for n elements, bit for bit. */
+void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n);
+/* The conversions' path: "f16c" or "portable"; npk_dense_force_portable(true) pins the
+ * portable path (tests compare the two). */
+const char *npk_dense_f16_path(void);
+void npk_dense_force_portable(bool on);
+
+/* True when npk_dgemm goes through CBLAS. */
+bool npk_dense_uses_blas(void);
+typedef void npk_dgemm_fn(uint32_t m, uint32_t n, uint32_t k, const double *a, size_t lda,
+                          const double *b, size_t ldb, double *c, size_t ldc);
+/* C[M][N] = A[M][K] . B[K][N], row-major double with leading dimensions. Without BLAS each
+ * element is summed over k in increasing order, exactly as a plain i-k-j loop would. */
+void npk_dgemm(uint32_t m, uint32_t n, uint32_t k, const double *a, size_t lda, const double *b,
+               size_t ldb, double *c, size_t ldc);
+/* The same always through the loop: every product is formed, so Inf * 0 gives NaN (a BLAS
+ * may skip zero operands). */
+void npk_dgemm_plain(uint32_t m, uint32_t n, uint32_t k, const double *a, size_t lda,
+                     const double *b, size_t ldb, double *c, size_t ldc);
+
+/* The same in fp32 (CBLAS sgemm, else the loop in increasing k). */
+void npk_sgemm(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda, const float *b,
+               size_t ldb, float *c, size_t ldc);
+
+#endif
