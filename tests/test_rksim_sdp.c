@@ -15,6 +15,9 @@ typedef struct sim_job {
     npk_rk_mem feat, opnd, out, task, mm_a, mm_b;
 } sim_job;
 
+static npk_status resubmit(sim_job *j, uint32_t count);
+
+/* Write the job into a fresh task buffer and submit it. */
 static npk_status submit_job(sim_job *j, npk_rk_job_task *tasks, uint32_t count)
 {
     npk_rk_mem_destroy(j->d, &j->task);
@@ -24,15 +27,7 @@ static npk_status submit_job(sim_job *j, npk_rk_job_task *tasks, uint32_t count)
         return s;
     if ((s = npk_rk_job_write(j->task.host, j->task.iova, j->task.size, tasks, count)))
         return s;
-    struct rknpu_submit sub = {.flags = RKNPU_JOB_PC | RKNPU_JOB_BLOCK,
-                               .timeout = 6000,
-                               .task_number = count,
-                               .task_obj_addr = j->task.obj_addr,
-                               .core_mask = 1,
-                               .fence_fd = -1};
-    for (unsigned i = 0; i < 5; i++)
-        sub.subcore_task[i] = (struct rknpu_subcore_task){0, count};
-    return npk_rk_submit(j->d, &sub);
+    return resubmit(j, count);
 }
 
 static void job_free(sim_job *j)

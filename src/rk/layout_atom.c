@@ -2,6 +2,7 @@
 /* The SDP's atom layout: [ceil(N/C2)][M][C2] atoms of 16 bytes (see rk_sdp.h). Each atom is one
  * 16-byte copy from (or to) a row of the row-major matrix; only the last surface of a width
  * that is not a multiple of C2 copies a partial atom (zero-filled on packing). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "npukit/rk_layout.h"
@@ -40,51 +41,47 @@ static npk_status check(const char *what, npk_rk_prec p, size_t m, size_t n, con
     return NPK_OK;
 }
 
+/* Copy between the row-major matrix (pitch elements per row) and the atoms, in the direction
+ * `pack`. Rows go in bands of BAND: the band's rows stay in cache while the surfaces are
+ * walked, and each surface takes BAND consecutive atoms. */
+static void copy_atoms(npk_rk_prec p, size_t m, size_t n, uint8_t *rows, size_t pitch,
+                       uint8_t *atoms, bool pack)
+{
+    const size_t eb = 16u / npk_rk_sdp_atom_channels(p), c2 = 16u / eb;
+    const size_t surfaces = (n + c2 - 1) / c2;
+    for (size_t r0 = 0; r0 < m; r0 += BAND) {
+        size_t r1 = r0 + BAND < m ? r0 + BAND : m;
+        for (size_t sf = 0; sf < surfaces; sf++) {
+            size_t bytes = (n - sf * c2 < c2 ? n - sf * c2 : c2) * eb;
+            for (size_t r = r0; r < r1; r++) {
+                uint8_t *row = rows + (r * pitch + sf * c2) * eb, *atom = atoms + (sf * m + r) * 16;
+                if (bytes == 16) /* a constant size: one 16-byte move */
+                    memcpy(pack ? atom : row, pack ? row : atom, 16);
+                else if (!pack)
+                    memcpy(row, atom, bytes);
+                else { /* the last atom: the channels past N are zero */
+                    memcpy(atom, row, bytes);
+                    memset(atom + bytes, 0, 16 - bytes);
+                }
+            }
+        }
+    }
+}
+
 npk_status npk_rk_atom_pack(npk_rk_prec p, size_t m, size_t n, const void *src, size_t pitch,
                             void *dst, size_t dst_size)
 {
     npk_status s = check("atom pack", p, m, n, src, dst, pitch, dst_size);
-    if (s)
-        return s;
-    const size_t eb = 16u / npk_rk_sdp_atom_channels(p), c2 = 16u / eb;
-    const uint8_t *in = src;
-    uint8_t *out = dst;
-    const size_t full = n / c2, tail = (n % c2) * eb;
-    /* rows in bands of BAND: the band's source rows stay in cache while the surfaces are
-     * walked, and each surface receives BAND consecutive atoms */
-    for (size_t r0 = 0; r0 < m; r0 += BAND) {
-        size_t r1 = r0 + BAND < m ? r0 + BAND : m;
-        for (size_t sf = 0; sf < full; sf++)
-            for (size_t r = r0; r < r1; r++)
-                memcpy(out + (sf * m + r) * 16, in + (r * pitch + sf * c2) * eb, 16);
-        if (tail)
-            for (size_t r = r0; r < r1; r++) {
-                uint8_t *o = out + (full * m + r) * 16;
-                memcpy(o, in + (r * pitch + full * c2) * eb, tail);
-                memset(o + tail, 0, 16 - tail);
-            }
-    }
-    return NPK_OK;
+    if (s == NPK_OK) /* src is only read: the pack direction never writes rows */
+        copy_atoms(p, m, n, (uint8_t *)(uintptr_t)src, pitch, dst, true);
+    return s;
 }
 
 npk_status npk_rk_atom_unpack(npk_rk_prec p, size_t m, size_t n, const void *src,
                               size_t src_size, void *dst, size_t pitch)
 {
     npk_status s = check("atom unpack", p, m, n, src, dst, pitch, src_size);
-    if (s)
-        return s;
-    const size_t eb = 16u / npk_rk_sdp_atom_channels(p), c2 = 16u / eb;
-    const uint8_t *in = src;
-    uint8_t *out = dst;
-    const size_t full = n / c2, tail = (n % c2) * eb;
-    for (size_t r0 = 0; r0 < m; r0 += BAND) {
-        size_t r1 = r0 + BAND < m ? r0 + BAND : m;
-        for (size_t sf = 0; sf < full; sf++)
-            for (size_t r = r0; r < r1; r++)
-                memcpy(out + (r * pitch + sf * c2) * eb, in + (sf * m + r) * 16, 16);
-        if (tail)
-            for (size_t r = r0; r < r1; r++)
-                memcpy(out + (r * pitch + full * c2) * eb, in + (full * m + r) * 16, tail);
-    }
-    return NPK_OK;
+    if (s == NPK_OK) /* src is only read: the unpack direction never writes atoms */
+        copy_atoms(p, m, n, dst, pitch, (uint8_t *)(uintptr_t)src, false);
+    return s;
 }
