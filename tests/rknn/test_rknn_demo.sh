@@ -34,6 +34,11 @@ for t in 1 2 3 4 9 10; do
     run 255 $t 4,48,$a 0 0 1 0 0        # K not a multiple of 32
     run 255 $t 4,64,$(( a / 2 )) 0 0 1 0 0 # N below the alignment
 done
+# The same programs on the mainline rocket kernel interface (the simulator's rocket front end):
+# the layer runs unchanged on either kernel.
+for t in 1 2 3 4 9 10; do
+    NPUKIT_RK_DEVICE=sim-rocket run 0 $t 5,96,$(( $(align $t) * 3 )) 1 0 1 0 0
+done
 for t in 5 6 7 8 11 12; do
     out=$("$demo" $t 4,64,128 2>&1)
     grep -q "unsupported matmul dtype .* in this platform" <<<"$out" && grep -q "ret=-5" <<<"$out" \
