@@ -12,3 +12,5 @@ enable_testing()
 add_test(NAME test_rk_capture
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/shim/capture_through_shim.sh
           $<TARGET_FILE:npukit_plain> $<TARGET_FILE:rkcapture> $<TARGET_FILE:rksim_shim>)
+# Installed beside the simulator shim: PREFIX/lib/npukit/librkcapture.so, for LD_PRELOAD on a board.
+install(TARGETS rkcapture LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit)

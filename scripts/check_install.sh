@@ -13,11 +13,11 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 prefix=/opt/npukit-check
 cmake -S . -B "$build" -DCMAKE_INSTALL_PREFIX=$prefix > /dev/null
-cmake --build "$build" -j "$jobs" --target npukit npukit_lib npukit_shared rksim_shim rknnrt > /dev/null
+cmake --build "$build" -j "$jobs" --target npukit npukit_lib npukit_shared rksim_shim rkcapture rknnrt > /dev/null
 DESTDIR="$stage" cmake --install "$build" > /dev/null
 root=$stage$prefix
 for f in lib/libnpukit.a lib/libnpukit.so lib/libnpukit.so.0 include/npukit/rk.h include/npukit/version.h \
-         bin/npukit lib/npukit/librksim_shim.so share/npukit/kt/default.mesh lib/pkgconfig/npukit.pc \
+         bin/npukit lib/npukit/librksim_shim.so lib/npukit/librkcapture.so share/npukit/kt/default.mesh lib/pkgconfig/npukit.pc \
          lib/cmake/npukit/npukitConfig.cmake lib/npukit/rknn/librknnrt.so \
          include/npukit/rknn/rknn_api.h include/npukit/rknn/rknn_matmul_api.h lib/pkgconfig/npukit-rknn.pc; do
   [ -e "$root/$f" ] || { echo "check_install: $f was not installed" >&2; exit 1; }
