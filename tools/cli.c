@@ -20,8 +20,8 @@ int cli_dispatch(const char *prefix, const cli_command *cmds, int argc, char **a
 {
     const char *name = argc > 1 ? argv[1] : NULL;
     if (name && (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help"))) {
-        printf("usage: %s COMMAND [ARGS]   (%s COMMAND --help: its options)\n\ncommands:\n",
-               prefix, prefix);
+        printf("usage: %s COMMAND [ARGS]   (%s COMMAND --help: its options)\n\ncommands:\n", prefix,
+               prefix);
         cli_list(cmds, "  ", stdout);
         return 0;
     }
@@ -46,9 +46,10 @@ cli_num cli_number_scan(const char *text, size_t len, bool hex, uint64_t *out)
     if (hex && len > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
         for (size_t i = 2; i < len; i++) {
             char c = text[i];
-            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                    : c >= 'A' && c <= 'F'                ? c - 'A' + 10
-                                                          : -1;
+            int d = c >= '0' && c <= '9'   ? c - '0'
+                    : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                           : -1;
             if (d < 0)
                 return CLI_NUM_BAD;
             if (v >> 60)
@@ -124,9 +125,7 @@ static bool apply(const cli_spec *spec, const cli_opt *r, const char *v)
 {
     uint64_t x;
     switch (r->kind) {
-    case CLI_STR:
-        *(const char **)r->dest = v;
-        return true;
+    case CLI_STR: *(const char **)r->dest = v; return true;
     case CLI_CHOICE:
         for (int i = 0; r->choices[i]; i++)
             if (!strcmp(r->choices[i], v)) {
@@ -138,10 +137,8 @@ static bool apply(const cli_spec *spec, const cli_opt *r, const char *v)
             fprintf(stderr, "%s %s", i ? "," : "", r->choices[i]);
         fprintf(stderr, "\n");
         return false;
-    case CLI_CUSTOM:
-        return r->parse(r, v, spec->cmd);
-    default:
-        break;
+    case CLI_CUSTOM: return r->parse(r, v, spec->cmd);
+    default: break;
     }
     if (!cli_number(spec->cmd, r->name, v, is_hex(r->kind), r->min, r->max, &x))
         return false;
@@ -202,8 +199,8 @@ int cli_parse(const cli_spec *spec, int argc, char **argv)
             return 2;
     }
     if (npos < spec->min_pos) {
-        fprintf(stderr, "npukit %s: missing argument (usage: npukit %s %s)\n", spec->cmd,
-                spec->cmd, spec->synopsis);
+        fprintf(stderr, "npukit %s: missing argument (usage: npukit %s %s)\n", spec->cmd, spec->cmd,
+                spec->synopsis);
         return 2;
     }
     if (spec->n_pos)

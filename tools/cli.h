@@ -26,11 +26,11 @@ void cli_list(const cli_command *cmds, const char *indent, FILE *f);
 /* What an option row holds. Numbers are decimal (no sign, no blanks, no leading zero); the
  * _HEX kinds, for addresses and register values, also take an explicit 0x. */
 typedef enum cli_kind {
-    CLI_FLAG,   /* bool *: set to true, no value */
-    CLI_INT,    /* int * */
-    CLI_UINT,   /* unsigned * */
-    CLI_U32,    /* uint32_t * */
-    CLI_U64,    /* uint64_t * */
+    CLI_FLAG, /* bool *: set to true, no value */
+    CLI_INT,  /* int * */
+    CLI_UINT, /* unsigned * */
+    CLI_U32,  /* uint32_t * */
+    CLI_U64,  /* uint64_t * */
     CLI_U32_HEX,
     CLI_U64_HEX,
     CLI_STR,    /* const char **: the value as given */
@@ -45,12 +45,15 @@ struct cli_opt {
     void *dest;
     uint64_t min, max; /* numbers: the inclusive range, named in errors and --help */
     const char *help;
-    const char *meta;              /* the value's placeholder in --help ("N", "FILE") */
-    const char *const *choices;    /* CLI_CHOICE: NULL-ended words */
-    bool *given;                   /* set when the option appears (may be NULL) */
+    const char *meta;           /* the value's placeholder in --help ("N", "FILE") */
+    const char *const *choices; /* CLI_CHOICE: NULL-ended words */
+    bool *given;                /* set when the option appears (may be NULL) */
     bool (*parse)(const cli_opt *row, const char *value, const char *cmd); /* CLI_CUSTOM */
 };
-#define CLI_END {NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL}
+#define CLI_END                                                                                    \
+    {                                                                                              \
+        NULL, CLI_FLAG, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL                                   \
+    }
 
 /* A command's interface: its name ("kt move"), the synopsis after it, one line on what it does,
  * option tables (NULL-ended list of CLI_END-ended rows), and up to max_pos positional

@@ -11,8 +11,10 @@ int demo_kt(void);
 int demo_main(int argc, char **argv)
 {
     const cli_opt *tables[] = {NULL};
-    cli_spec spec = {.cmd = "demo", .synopsis = "",
-                     .about = "a short tour of both accelerators on their simulators", .tables = tables};
+    cli_spec spec = {.cmd = "demo",
+                     .synopsis = "",
+                     .about = "a short tour of both accelerators on their simulators",
+                     .tables = tables};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;

@@ -15,14 +15,20 @@ typedef struct demo_step {
 
 static const demo_step steps[] = {
     {"enumerate the default simulated mesh over the mailbox", kt_enum_main, {"enum"}},
-    {"saxpy (n=1000) staged, dispatched with credit, checked in DRAM", kt_saxpy_main, {"saxpy", "-n", "1000"}},
-    {"the same on a pre-strobe bitstream (same driver, same sequence)", kt_saxpy_main,
+    {"saxpy (n=1000) staged, dispatched with credit, checked in DRAM",
+     kt_saxpy_main,
+     {"saxpy", "-n", "1000"}},
+    {"the same on a pre-strobe bitstream (same driver, same sequence)",
+     kt_saxpy_main,
      {"saxpy", "-n", "1000", "--prestrobe"}},
-    {"memory mover, a 64-word copy through AUX_CFG, checked in DRAM", kt_move_main,
+    {"memory mover, a 64-word copy through AUX_CFG, checked in DRAM",
+     kt_move_main,
      {"move", "copy", "--words", "64"}},
-    {"generate into mesh 2 of a three-mesh card: over the interlink, doorbell after the data", kt_move_main,
+    {"generate into mesh 2 of a three-mesh card: over the interlink, doorbell after the data",
+     kt_move_main,
      {"move", "generate", "--dst-mesh", "2", "--words", "32"}},
-    {"the saxpy (n=1000) as one host control program in the engine", kt_saxpy_main,
+    {"the saxpy (n=1000) as one host control program in the engine",
+     kt_saxpy_main,
      {"saxpy", "-n", "1000", "--engine", "--wait-cycles", "500"}},
 };
 

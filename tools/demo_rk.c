@@ -58,8 +58,7 @@ static int run_layer(npk_rk *rt, npk_rk_prec in, npk_rk_prec out)
     int rc = 1;
     if (rk_operands_make(&o, NULL, NULL, 1) &&
         npk_rk_weights_pack(rt, in, LAYER_K, LAYER_N, o.b, LAYER_M, &w) == NPK_OK &&
-        npk_rk_matmul(rt, w, LAYER_M, o.a, out, o.c, &st) == NPK_OK &&
-        rk_operands_check(&o, &e)) {
+        npk_rk_matmul(rt, w, LAYER_M, o.a, out, o.c, &st) == NPK_OK && rk_operands_check(&o, &e)) {
         bool ok = e.outside == 0;
         printf("   %-5s -> %-5s %3u tasks, %3u submits (%u warm-ups, %u resets), NPU %7.3f ms "
                "(modelled), max abs err %.2g: %s\n",

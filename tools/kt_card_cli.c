@@ -11,8 +11,13 @@
 const cli_opt *kt_card_cli_rows(kt_card_cli *c)
 {
     const cli_opt rows[2] = {
-        {.name = "--meshes", .kind = CLI_UINT, .dest = &c->meshes, .min = 1,
-         .max = KT_IL_MAX_MESHES, .given = &c->meshes_given, .meta = "K",
+        {.name = "--meshes",
+         .kind = CLI_UINT,
+         .dest = &c->meshes,
+         .min = 1,
+         .max = KT_IL_MAX_MESHES,
+         .given = &c->meshes_given,
+         .meta = "K",
          .help = "meshes on the simulated card"},
         CLI_END,
     };
@@ -30,7 +35,10 @@ int kt_card_cli_open(kt_card_cli *c)
 
 int kt_card_cli_close(kt_card_cli *c) { return kt_machine_close(&c->m); }
 
-void kt_card_cli_print_counts(kt_card_cli *c) { kt_cli_print_traffic(&c->m, &c->t->count, c->o.json); }
+void kt_card_cli_print_counts(kt_card_cli *c)
+{
+    kt_cli_print_traffic(&c->m, &c->t->count, c->o.json);
+}
 
 bool kt_card_cli_report_fault(kt_card_cli *c, const char *cmd)
 {

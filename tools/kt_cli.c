@@ -11,22 +11,49 @@
 const cli_opt *kt_cli_rows(kt_cli_opts *o)
 {
     const cli_opt rows[KT_CLI_ROWS + 1] = {
-        {.name = "--sim", .kind = CLI_STR, .dest = &o->m.preset, .meta = "PRESET",
-         .help = "the simulated mesh: a preset name (data/kt) or a .mesh file (default: default); with --card, "
+        {.name = "--sim",
+         .kind = CLI_STR,
+         .dest = &o->m.preset,
+         .meta = "PRESET",
+         .help = "the simulated mesh: a preset name (data/kt) or a .mesh file (default: default); "
+                 "with --card, "
                  "the board's description (address map, STAGE_FLITS, DRAM size)"},
-        {.name = "--prestrobe", .kind = CLI_FLAG, .dest = &o->m.prestrobe,
+        {.name = "--prestrobe",
+         .kind = CLI_FLAG,
+         .dest = &o->m.prestrobe,
          .help = "simulate the bitstream before the staging write-strobe fix"},
-        {.name = "--card", .kind = CLI_STR, .dest = &o->m.card, .meta = "SPEC",
+        {.name = "--card",
+         .kind = CLI_STR,
+         .dest = &o->m.card,
+         .meta = "SPEC",
          .help = "a machine outside the process: pipe:'CMD ARGS' or tcp:HOST:PORT (line protocol), "
                  "daemon[:HOST:PORT] (card daemon, default 127.0.0.1:47155)"},
-        {.name = "--ctrl-base", .kind = CLI_U64_HEX, .dest = &o->m.ctrl_base, .max = UINT64_MAX,
-         .given = &o->m.ctrl_given, .meta = "ADDR", .help = "mesh 0's control window (default: the preset's)"},
-        {.name = "--mem-base", .kind = CLI_U64_HEX, .dest = &o->m.mem_base, .max = UINT64_MAX,
-         .given = &o->m.mem_given, .meta = "ADDR", .help = "mesh 0's host memory window (default: the preset's)"},
-        {.name = "--timeout-ms", .kind = CLI_UINT, .dest = &o->m.timeout_ms, .min = 1, .max = 3600000,
-         .meta = "MS", .help = "--card: how long to wait for each reply (default 10000)"},
-        {.name = "--backdoor", .kind = CLI_FLAG, .dest = &o->m.backdoor,
-         .help = "--card pipe:/tcp:: DRAM blocks through the BR/BW backdoor where the peer offers it"},
+        {.name = "--ctrl-base",
+         .kind = CLI_U64_HEX,
+         .dest = &o->m.ctrl_base,
+         .max = UINT64_MAX,
+         .given = &o->m.ctrl_given,
+         .meta = "ADDR",
+         .help = "mesh 0's control window (default: the preset's)"},
+        {.name = "--mem-base",
+         .kind = CLI_U64_HEX,
+         .dest = &o->m.mem_base,
+         .max = UINT64_MAX,
+         .given = &o->m.mem_given,
+         .meta = "ADDR",
+         .help = "mesh 0's host memory window (default: the preset's)"},
+        {.name = "--timeout-ms",
+         .kind = CLI_UINT,
+         .dest = &o->m.timeout_ms,
+         .min = 1,
+         .max = 3600000,
+         .meta = "MS",
+         .help = "--card: how long to wait for each reply (default 10000)"},
+        {.name = "--backdoor",
+         .kind = CLI_FLAG,
+         .dest = &o->m.backdoor,
+         .help =
+             "--card pipe:/tcp:: DRAM blocks through the BR/BW backdoor where the peer offers it"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &o->json, .help = "machine-readable output"},
         CLI_END,
     };
@@ -37,8 +64,13 @@ const cli_opt *kt_cli_rows(kt_cli_opts *o)
 const cli_opt *kt_cli_discovery_rows(kt_cli_opts *o)
 {
     const cli_opt rows[2] = {
-        {.name = "--reply-budget", .kind = CLI_U32, .dest = &o->reply_budget, .min = 1, .max = 1u << 24,
-         .meta = "N", .help = "mailbox reads to wait for one CU_CTRL reply while enumerating (default 256)"},
+        {.name = "--reply-budget",
+         .kind = CLI_U32,
+         .dest = &o->reply_budget,
+         .min = 1,
+         .max = 1u << 24,
+         .meta = "N",
+         .help = "mailbox reads to wait for one CU_CTRL reply while enumerating (default 256)"},
         CLI_END,
     };
     memcpy(o->discovery_rows, rows, sizeof rows);
@@ -55,19 +87,23 @@ void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
     if (m->sim) /* the preset's charge per host access; a real machine has its own clock */
         snprintf(access, sizeof access, "%u", m->cfg.host_access_cycles);
     if (json) {
-        printf("\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"transport\": {\"transactions\": %" PRIu64
-               ", \"bytes\": %" PRIu64 ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64 ", \"block_reads\": %" PRIu64
-               ", \"block_writes\": %" PRIu64 ", \"bytes_read\": %" PRIu64 ", \"bytes_written\": %" PRIu64
+        printf("\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64
+               ", \"transport\": {\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64
+               ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64 ", \"block_reads\": %" PRIu64
+               ", \"block_writes\": %" PRIu64 ", \"bytes_read\": %" PRIu64
+               ", \"bytes_written\": %" PRIu64
                ", \"cycles\": %s, \"host_access_cycles\": %s, \"machine\": \"%s\"}",
-               kt_counters_transactions(k), bytes, kt_counters_transactions(k), bytes, k->reads, k->writes,
-               k->block_reads, k->block_writes, k->bytes_read, k->bytes_written, cyc, access, kt_machine_kind(m));
+               kt_counters_transactions(k), bytes, kt_counters_transactions(k), bytes, k->reads,
+               k->writes, k->block_reads, k->block_writes, k->bytes_read, k->bytes_written, cyc,
+               access, kt_machine_kind(m));
     } else {
         char line[256];
         kt_counters_format(k, line, sizeof line);
         if (m->sim)
             printf("transport: %s; %" PRIu64 " mesh cycles\n", line, cycles);
         else if (clock)
-            printf("transport (%s): %s; %" PRIu64 " mesh cycles\n", kt_machine_kind(m), line, cycles);
+            printf("transport (%s): %s; %" PRIu64 " mesh cycles\n", kt_machine_kind(m), line,
+                   cycles);
         else
             printf("transport (%s): %s\n", kt_machine_kind(m), line);
     }

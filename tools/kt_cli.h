@@ -35,8 +35,8 @@ const cli_opt *kt_cli_rows(kt_cli_opts *o);
 /* The row of the commands that enumerate the mesh (--reply-budget N, into o->reply_budget). */
 const cli_opt *kt_cli_discovery_rows(kt_cli_opts *o);
 /* The traffic a command cost on machine m. Text: "transport: ...; N mesh cycles". JSON:
- * "\"transactions\": T, \"bytes\": B, \"transport\": {...}" (no trailing comma), the same members on
- * every command; "cycles" is null when the machine does not report its clock. */
+ * "\"transactions\": T, \"bytes\": B, \"transport\": {...}" (no trailing comma), the same members
+ * on every command; "cycles" is null when the machine does not report its clock. */
 void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json);
 
 /* For a command that takes only the common options: parse them (cli_parse, with `about` in its

@@ -9,7 +9,10 @@
 int kt_enum_main(int argc, char **argv)
 {
     kt_cli c = {0};
-    int rc = kt_cli_start(&c, "kt enum", "enumerate the mesh's units: CU_CTRL reads over the mailbox, one line per unit", argc, argv);
+    int rc = kt_cli_start(
+        &c, "kt enum",
+        "enumerate the mesh's units: CU_CTRL reads over the mailbox, one line per unit", argc,
+        argv);
     if (rc >= 0)
         return rc;
     kt_unit u[64];
@@ -21,25 +24,27 @@ int kt_enum_main(int argc, char **argv)
     }
     const kt_agent_caps *a = &c.dev.caps;
     if (c.o.json) {
-        printf("{\"preset\": \"%s\", \"simulated_bitstream\": \"%s\", \"flit_width\": %u, \"pos_width\": %u, "
+        printf("{\"preset\": \"%s\", \"simulated_bitstream\": \"%s\", \"flit_width\": %u, "
+               "\"pos_width\": %u, "
                "\"grid_lo\": %u, \"grid_hi\": %u, \"units\": [",
                c.m.cfg.name, c.m.sim ? ktsim_gen_name(c.m.cfg.gen) : "unknown", a->flit_width,
                a->pos_width, a->grid_lo, a->grid_hi);
         for (size_t i = 0; i < n; i++)
             printf("%s{\"x\": %u, \"y\": %u, \"type\": \"%s\", \"type_code\": %u, \"version\": %u, "
                    "\"n_buffers\": %u, \"inst_depth\": %u}",
-                   i ? ", " : "", u[i].at.x, u[i].at.y, u[i].type_text, u[i].caps.type, u[i].caps.version,
-                   u[i].caps.n_buffers, u[i].caps.inst_depth);
+                   i ? ", " : "", u[i].at.x, u[i].at.y, u[i].type_text, u[i].caps.type,
+                   u[i].caps.version, u[i].caps.n_buffers, u[i].caps.inst_depth);
         printf("], ");
         kt_cli_print_counts(&c);
         printf("}\n");
     } else {
-        printf("mesh: flit %u bits, position %u bits, routers %u..%u (preset %s)\n", a->flit_width, a->pos_width,
-               a->grid_lo, a->grid_hi, c.m.cfg.name);
+        printf("mesh: flit %u bits, position %u bits, routers %u..%u (preset %s)\n", a->flit_width,
+               a->pos_width, a->grid_lo, a->grid_hi, c.m.cfg.name);
         printf("%-8s %-6s %-8s %-10s %s\n", "coord", "type", "version", "n_buffers", "inst_depth");
         for (size_t i = 0; i < n; i++)
-            printf("(%u,%u)%*s %-6s %-8u %-10u %u\n", u[i].at.x, u[i].at.y, u[i].at.x > 9 || u[i].at.y > 9 ? 1 : 3,
-                   "", u[i].type_text, u[i].caps.version, u[i].caps.n_buffers, u[i].caps.inst_depth);
+            printf("(%u,%u)%*s %-6s %-8u %-10u %u\n", u[i].at.x, u[i].at.y,
+                   u[i].at.x > 9 || u[i].at.y > 9 ? 1 : 3, "", u[i].type_text, u[i].caps.version,
+                   u[i].caps.n_buffers, u[i].caps.inst_depth);
         printf("%zu units\n", n);
         kt_cli_print_counts(&c);
     }

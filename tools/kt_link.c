@@ -30,7 +30,8 @@ static const char *ring_field(const char *p, char stop, unsigned max, unsigned *
 {
     size_t len = strcspn(p, ":");
     uint64_t v;
-    if (cli_number_scan(p, len, false, &v) != CLI_NUM_OK || v > max || (p[len] != stop && !(stop == ':' && !p[len])))
+    if (cli_number_scan(p, len, false, &v) != CLI_NUM_OK || v > max ||
+        (p[len] != stop && !(stop == ':' && !p[len])))
         return NULL;
     *out = (unsigned)v;
     return p + len;
@@ -40,7 +41,8 @@ static bool parse_ring(const cli_opt *row, const char *text, const char *cmd)
 {
     link_args *l = row->dest;
     if (l->n_rings == MAX_RINGS) {
-        fprintf(stderr, "npukit %s: --ring '%s': at most %d --ring options\n", cmd, text, MAX_RINGS);
+        fprintf(stderr, "npukit %s: --ring '%s': at most %d --ring options\n", cmd, text,
+                MAX_RINGS);
         return false;
     }
     ring_req *r = &l->rings[l->n_rings];
@@ -53,8 +55,9 @@ static bool parse_ring(const cli_opt *row, const char *text, const char *cmd)
     if (p && *p == ':')
         p = ring_field(p + 1, '\0', UINT8_MAX, &r->tag);
     if (!p || *p) {
-        fprintf(stderr, "npukit %s: --ring '%s': expected FROM:TO[:TAG] with meshes 0..%d, tag 0..%d\n", cmd, text,
-                KT_IL_MAX_MESHES - 1, UINT8_MAX);
+        fprintf(stderr,
+                "npukit %s: --ring '%s': expected FROM:TO[:TAG] with meshes 0..%d, tag 0..%d\n",
+                cmd, text, KT_IL_MAX_MESHES - 1, UINT8_MAX);
         return false;
     }
     l->n_rings++;
@@ -94,29 +97,36 @@ static void print_mesh(kt_card_cli *c, unsigned m, bool last)
     char ftxt[64];
     kt_il_faults_text(faults, ftxt, sizeof ftxt);
     if (c->o.json) {
-        printf("    {\"mesh\": %u, \"present\": %s, \"mesh_id\": %u, \"caps\": %" PRIu64 ", \"received\": [%u, %u, %u, %u], "
-               "\"sent\": [%u, %u, %u, %u], \"link_tx\": [%" PRIu64 ", %" PRIu64 "], \"link_rx\": [%" PRIu64 ", %" PRIu64
-               "], \"stalls\": [%" PRIu64 ", %" PRIu64 "], \"forwarded\": %" PRIu64 ", \"credits\": [%u, %u], "
-               "\"doorbells_sent\": %" PRIu64 ", \"egress_blocks\": %" PRIu64 ", \"faults\": \"%s\"}%s\n",
-               m, caps.present ? "true" : "false", caps.mesh_id, caps.raw, db.received[0], db.received[1],
-               db.received[2], db.received[3], db.sent[0], db.sent[1], db.sent[2], db.sent[3], k.link_tx[0],
-               k.link_tx[1], k.link_rx[0], k.link_rx[1], k.stalls[0], k.stalls[1], k.forwarded, k.credits[0],
-               k.credits[1], k.doorbells_sent, k.egress_blocks, ftxt, last ? "" : ",");
+        printf("    {\"mesh\": %u, \"present\": %s, \"mesh_id\": %u, \"caps\": %" PRIu64
+               ", \"received\": [%u, %u, %u, %u], "
+               "\"sent\": [%u, %u, %u, %u], \"link_tx\": [%" PRIu64 ", %" PRIu64
+               "], \"link_rx\": [%" PRIu64 ", %" PRIu64 "], \"stalls\": [%" PRIu64 ", %" PRIu64
+               "], \"forwarded\": %" PRIu64 ", \"credits\": [%u, %u], "
+               "\"doorbells_sent\": %" PRIu64 ", \"egress_blocks\": %" PRIu64
+               ", \"faults\": \"%s\"}%s\n",
+               m, caps.present ? "true" : "false", caps.mesh_id, caps.raw, db.received[0],
+               db.received[1], db.received[2], db.received[3], db.sent[0], db.sent[1], db.sent[2],
+               db.sent[3], k.link_tx[0], k.link_tx[1], k.link_rx[0], k.link_rx[1], k.stalls[0],
+               k.stalls[1], k.forwarded, k.credits[0], k.credits[1], k.doorbells_sent,
+               k.egress_blocks, ftxt, last ? "" : ",");
         return;
     }
     if (!caps.present) {
         printf("mesh %u: no interlink (capability word 0)\n", m);
         return;
     }
-    printf("mesh %u: interlink 0x%016" PRIx64 ", mesh id %u, faults %s\n", m, caps.raw, caps.mesh_id, ftxt);
-    printf("  doorbells received from mesh 0..3: %u %u %u %u; sent to: %u %u %u %u\n", db.received[0],
-           db.received[1], db.received[2], db.received[3], db.sent[0], db.sent[1], db.sent[2], db.sent[3]);
-    printf("  link 0 (down): tx %" PRIu64 " rx %" PRIu64 " stalls %" PRIu64 " credits %u; link 1 (up): tx %" PRIu64
-           " rx %" PRIu64 " stalls %" PRIu64 " credits %u\n",
-           k.link_tx[0], k.link_rx[0], k.stalls[0], k.credits[0], k.link_tx[1], k.link_rx[1], k.stalls[1],
-           k.credits[1]);
-    printf("  forwarded %" PRIu64 ", doorbells sent %" PRIu64 ", local egress blocks %" PRIu64 "\n", k.forwarded,
-           k.doorbells_sent, k.egress_blocks);
+    printf("mesh %u: interlink 0x%016" PRIx64 ", mesh id %u, faults %s\n", m, caps.raw,
+           caps.mesh_id, ftxt);
+    printf("  doorbells received from mesh 0..3: %u %u %u %u; sent to: %u %u %u %u\n",
+           db.received[0], db.received[1], db.received[2], db.received[3], db.sent[0], db.sent[1],
+           db.sent[2], db.sent[3]);
+    printf("  link 0 (down): tx %" PRIu64 " rx %" PRIu64 " stalls %" PRIu64
+           " credits %u; link 1 (up): tx %" PRIu64 " rx %" PRIu64 " stalls %" PRIu64
+           " credits %u\n",
+           k.link_tx[0], k.link_rx[0], k.stalls[0], k.credits[0], k.link_tx[1], k.link_rx[1],
+           k.stalls[1], k.credits[1]);
+    printf("  forwarded %" PRIu64 ", doorbells sent %" PRIu64 ", local egress blocks %" PRIu64 "\n",
+           k.forwarded, k.doorbells_sent, k.egress_blocks);
 }
 
 int kt_link_main(int argc, char **argv)
@@ -126,19 +136,31 @@ int kt_link_main(int argc, char **argv)
     link_args l = {.id_of = {~0u, ~0u, ~0u, ~0u}};
     bool clear = false;
     const cli_opt own[] = {
-        {.name = "--ring", .kind = CLI_CUSTOM, .dest = &l, .parse = parse_ring, .meta = "FROM:TO[:TAG]",
+        {.name = "--ring",
+         .kind = CLI_CUSTOM,
+         .dest = &l,
+         .parse = parse_ring,
+         .meta = "FROM:TO[:TAG]",
          .help = "mesh FROM rings the mesh whose id is TO (repeatable)"},
-        {.name = "--mesh-id", .kind = CLI_CUSTOM, .dest = &l, .parse = parse_mesh_id, .meta = "MESH:ID",
+        {.name = "--mesh-id",
+         .kind = CLI_CUSTOM,
+         .dest = &l,
+         .parse = parse_mesh_id,
+         .meta = "MESH:ID",
          .help = "give a mesh a runtime id first (repeatable)"},
-        {.name = "--clear", .kind = CLI_FLAG, .dest = &clear,
+        {.name = "--clear",
+         .kind = CLI_FLAG,
+         .dest = &clear,
          .help = "clear the doorbell counts and sticky faults after ringing"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), NULL};
-    cli_spec spec = {.cmd = "kt link", .synopsis = "[options]",
-                     .about = "ring doorbells between the meshes of a simulated card (default 2 meshes), "
-                              "then print every mesh's interlink state",
-                     .tables = tables};
+    cli_spec spec = {
+        .cmd = "kt link",
+        .synopsis = "[options]",
+        .about = "ring doorbells between the meshes of a simulated card (default 2 meshes), "
+                 "then print every mesh's interlink state",
+        .tables = tables};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
@@ -146,8 +168,8 @@ int kt_link_main(int argc, char **argv)
     unsigned n_rings = l.n_rings, *id_of = l.id_of;
     for (unsigned m = 0; m < 4; m++)
         if (id_of[m] != ~0u && m >= c.meshes) {
-            fprintf(stderr, "npukit kt link: --mesh-id %u:%u names a mesh beyond the card's %u\n", m, id_of[m],
-                    c.meshes);
+            fprintf(stderr, "npukit kt link: --mesh-id %u:%u names a mesh beyond the card's %u\n",
+                    m, id_of[m], c.meshes);
             return 2;
         }
     /* FROM is a mesh's position on the card; TO is the runtime id a doorbell is addressed to. */
@@ -156,9 +178,10 @@ int kt_link_main(int argc, char **argv)
         id_taken[id_of[m] != ~0u ? id_of[m] : m] = true;
     for (unsigned i = 0; i < n_rings; i++)
         if (rings[i].from >= c.meshes || !id_taken[rings[i].to]) {
-            const char *why = rings[i].from >= c.meshes ? "no mesh at that position" : "no mesh has that id";
-            fprintf(stderr, "npukit kt link: --ring %u:%u names a mesh beyond the card's %u (%s)\n", rings[i].from,
-                    rings[i].to, c.meshes, why);
+            const char *why =
+                rings[i].from >= c.meshes ? "no mesh at that position" : "no mesh has that id";
+            fprintf(stderr, "npukit kt link: --ring %u:%u names a mesh beyond the card's %u (%s)\n",
+                    rings[i].from, rings[i].to, c.meshes, why);
             return 2;
         }
     if ((rc = kt_card_cli_open(&c)))
@@ -170,12 +193,13 @@ int kt_link_main(int argc, char **argv)
             return rc;
         }
     for (unsigned i = 0; i < n_rings; i++)
-        if (kt_il_ring(c.t, kt_machine_ctrl_base(&c.m, rings[i].from), rings[i].to, (uint8_t)rings[i].tag)) {
+        if (kt_il_ring(c.t, kt_machine_ctrl_base(&c.m, rings[i].from), rings[i].to,
+                       (uint8_t)rings[i].tag)) {
             rc = cli_lib_error("kt link: ring");
             kt_card_cli_close(&c);
             return rc;
         }
-    kt_machine_step(&c.m, SETTLE_CYCLES); /* let the doorbells cross */
+    kt_machine_step(&c.m, SETTLE_CYCLES);            /* let the doorbells cross */
     for (unsigned m = 0; clear && m < c.meshes; m++) /* inbound doorbell counts and sticky faults */
         if (kt_il_clear(c.t, kt_machine_ctrl_base(&c.m, m), true, true)) {
             rc = cli_lib_error("kt link: --clear");

@@ -36,15 +36,16 @@ static npk_status open_remote(kt_machine *m, const kt_machine_opts *o)
         if (card_forms[i].needs_arg && !*arg)
             break;
         switch (card_forms[i].kind) {
-        case CARD_PIPE:
-            return kt_line_spawn(arg, &ro, &m->line, &m->remote);
-        case CARD_TCP:
-            return kt_line_connect(arg, &ro, &m->line, &m->remote);
+        case CARD_PIPE: return kt_line_spawn(arg, &ro, &m->line, &m->remote);
+        case CARD_TCP: return kt_line_connect(arg, &ro, &m->line, &m->remote);
         case CARD_DAEMON:
-            return kt_daemon_connect(card_forms[i].needs_arg ? arg : NULL, &ro, &m->daemon, &m->remote);
+            return kt_daemon_connect(card_forms[i].needs_arg ? arg : NULL, &ro, &m->daemon,
+                                     &m->remote);
         }
     }
-    return npk_fail(NPK_EINVAL, "--card '%s': use pipe:'COMMAND ARGS', tcp:HOST:PORT or daemon[:HOST:PORT]", o->card);
+    return npk_fail(NPK_EINVAL,
+                    "--card '%s': use pipe:'COMMAND ARGS', tcp:HOST:PORT or daemon[:HOST:PORT]",
+                    o->card);
 }
 
 /* Leases on every mesh's control window and a run at full clocks, as the card daemon expects of
@@ -53,7 +54,8 @@ static npk_status open_remote(kt_machine *m, const kt_machine_opts *o)
 static npk_status daemon_session(kt_machine *m)
 {
     for (unsigned i = 0; i < m->meshes; i++) {
-        npk_status s = kt_daemon_claim(m->daemon, i, kt_machine_ctrl_base(m, i), MESH_WINDOW, &m->lease[i]);
+        npk_status s =
+            kt_daemon_claim(m->daemon, i, kt_machine_ctrl_base(m, i), MESH_WINDOW, &m->lease[i]);
         if (s)
             return s;
         m->leases++;
@@ -61,7 +63,8 @@ static npk_status daemon_session(kt_machine *m)
     if (kt_daemon_run_begin(m->daemon, (1u << m->meshes) - 1, "ship", &m->token) == NPK_OK)
         m->running = true;
     else
-        fprintf(stderr, "npukit kt: note: %s; running at the card's current clocks\n", npk_last_error());
+        fprintf(stderr, "npukit kt: note: %s; running at the card's current clocks\n",
+                npk_last_error());
     return NPK_OK;
 }
 
@@ -99,7 +102,8 @@ int kt_machine_open(kt_machine *m, const kt_machine_opts *o, unsigned meshes, bo
     npk_status s = NPK_OK;
     if (engine && !m->engine)
         s = npk_fail(NPK_EUNSUPPORTED,
-                     "the machine at --card %s announces no control-program engine (a card has none): run the "
+                     "the machine at --card %s announces no control-program engine (a card has "
+                     "none): run the "
                      "program from the host instead",
                      o->card);
     for (unsigned i = 0; !s && o->backdoor && m->line && i < m->meshes; i++)
@@ -137,7 +141,8 @@ int kt_machine_close(kt_machine *m)
 
 uint64_t kt_machine_ctrl_base(const kt_machine *m, unsigned mesh)
 {
-    return m->sim ? ktsim_card_ctrl_base(m->sim, mesh) : m->cfg.ctrl_base + (uint64_t)mesh * MESH_STRIDE;
+    return m->sim ? ktsim_card_ctrl_base(m->sim, mesh)
+                  : m->cfg.ctrl_base + (uint64_t)mesh * MESH_STRIDE;
 }
 
 /* The card map (ktsim_card.h): mesh m's DRAM at (m + 1) << 40 | m << 36 from mesh 0's base. */
@@ -152,7 +157,8 @@ void kt_machine_step(kt_machine *m, uint64_t cycles)
     if (m->sim)
         ktsim_card_step(m->sim, cycles);
     else if (m->line)
-        kt_line_advance(m->line, cycles); /* a peer that cannot advance answers E: time passes anyway */
+        kt_line_advance(m->line,
+                        cycles); /* a peer that cannot advance answers E: time passes anyway */
 }
 
 /* A served machine's status: the line protocol's S, or the daemon's status op. */

@@ -16,22 +16,23 @@
 
 /* What names and shapes the machine (filled by the common kt options). */
 typedef struct kt_machine_opts {
-    const char *preset;    /* --sim (NULL: "default") */
-    bool prestrobe;        /* --prestrobe (the simulator only) */
-    const char *card;      /* --card pipe:CMD | tcp:HOST:PORT | daemon[:HOST:PORT] (NULL: the simulator) */
+    const char *preset; /* --sim (NULL: "default") */
+    bool prestrobe;     /* --prestrobe (the simulator only) */
+    const char
+        *card; /* --card pipe:CMD | tcp:HOST:PORT | daemon[:HOST:PORT] (NULL: the simulator) */
     uint64_t ctrl_base, mem_base;
     bool ctrl_given, mem_given;
-    unsigned timeout_ms;   /* --timeout-ms, per reply (0: the transport's default) */
-    bool backdoor;         /* --backdoor: DRAM blocks through BR/BW where the line peer offers them */
+    unsigned timeout_ms; /* --timeout-ms, per reply (0: the transport's default) */
+    bool backdoor;       /* --backdoor: DRAM blocks through BR/BW where the line peer offers them */
 } kt_machine_opts;
 
 typedef struct kt_machine {
-    ktsim_config cfg;      /* the board description (the preset, bases overridden) */
+    ktsim_config cfg; /* the board description (the preset, bases overridden) */
     unsigned meshes;
-    bool engine;           /* a control-program engine answers at cfg.engine_base */
-    kt_transport *t;       /* what the driver uses */
-    ktsim_card *sim;       /* the simulator, or NULL */
-    kt_transport remote;   /* the --card transport */
+    bool engine;         /* a control-program engine answers at cfg.engine_base */
+    kt_transport *t;     /* what the driver uses */
+    ktsim_card *sim;     /* the simulator, or NULL */
+    kt_transport remote; /* the --card transport */
     kt_line *line;
     kt_daemon *daemon;
     uint64_t lease[4], token;

@@ -13,20 +13,18 @@ int kt_rv64_main(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"enum", "enumerate the mesh's units over the mailbox", kt_enum_main},
-    {"saxpy", "stage, dispatch and check y = a*x + y on the saxpy units",
-     kt_saxpy_main},
-    {"status", "print the orchestrator registers and every NODE_STATUS",
-     kt_status_main},
-    {"move", "run one memory-mover move (copy, fill, gather, generate) and check it",
-     kt_move_main},
-    {"link",
-     "ring doorbells between the meshes of a card, print the interlink state",
+    {"saxpy", "stage, dispatch and check y = a*x + y on the saxpy units", kt_saxpy_main},
+    {"status", "print the orchestrator registers and every NODE_STATUS", kt_status_main},
+    {"move", "run one memory-mover move (copy, fill, gather, generate) and check it", kt_move_main},
+    {"link", "ring doorbells between the meshes of a card, print the interlink state",
      kt_link_main},
     {"prog", "run a host control program from a text file, on the host or in the engine",
      kt_prog_main},
     {"serve", "the simulated card behind the line protocol or the card daemon protocol",
      kt_serve_main},
-    {"rv64", "the RV64 control complex: run PROG.elf [--sim P] [--stdin TEXT] [--timeout S] [--json]", kt_rv64_main},
+    {"rv64",
+     "the RV64 control complex: run PROG.elf [--sim P] [--stdin TEXT] [--timeout S] [--json]",
+     kt_rv64_main},
     {NULL, NULL, NULL},
 };
 

@@ -45,13 +45,14 @@ static bool parse_indices(const cli_opt *row, const char *text, const char *cmd)
         uint64_t v = 0;
         cli_num r = cli_number_scan(p, len, false, &v);
         if (r == CLI_NUM_BAD || r == CLI_NUM_LEADING_ZERO) {
-            fprintf(stderr, "npukit %s: --indices '%s': expected 1 to %d comma-separated decimal numbers\n", cmd,
-                    text, MAX_INDICES);
+            fprintf(stderr,
+                    "npukit %s: --indices '%s': expected 1 to %d comma-separated decimal numbers\n",
+                    cmd, text, MAX_INDICES);
             return false;
         }
         if (r == CLI_NUM_BIG || v > UINT32_MAX) {
-            fprintf(stderr, "npukit %s: --indices: index %.*s exceeds the limit %" PRIu32 "\n", cmd, (int)len, p,
-                    UINT32_MAX);
+            fprintf(stderr, "npukit %s: --indices: index %.*s exceeds the limit %" PRIu32 "\n", cmd,
+                    (int)len, p, UINT32_MAX);
             return false;
         }
         if (a->n_indices == MAX_INDICES) {
@@ -68,7 +69,8 @@ static bool parse_indices(const cli_opt *row, const char *text, const char *cmd)
 static bool parse_width(const cli_opt *row, const char *text, const char *cmd)
 {
     uint64_t w = 0;
-    if (cli_number_scan(text, strlen(text), false, &w) != CLI_NUM_OK || (w != 8 && w != 16 && w != 32)) {
+    if (cli_number_scan(text, strlen(text), false, &w) != CLI_NUM_OK ||
+        (w != 8 && w != 16 && w != 32)) {
         fprintf(stderr, "npukit %s: --width '%s': the element width is 8, 16 or 32\n", cmd, text);
         return false;
     }
@@ -80,43 +82,99 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
 {
     bool value_given = false;
     const cli_opt own[] = {
-        {.name = "--words", .kind = CLI_U64, .dest = &a->words, .min = 1, .max = UINT16_MAX, .meta = "N",
+        {.name = "--words",
+         .kind = CLI_U64,
+         .dest = &a->words,
+         .min = 1,
+         .max = UINT16_MAX,
+         .meta = "N",
          .help = "32-byte words to move (default 16; gather: indices x --row-words)"},
-        {.name = "--src", .kind = CLI_U64_HEX, .dest = &a->src, .max = kt_mesh_local_max(), .meta = "OFF",
+        {.name = "--src",
+         .kind = CLI_U64_HEX,
+         .dest = &a->src,
+         .max = kt_mesh_local_max(),
+         .meta = "OFF",
          .help = "source offset in mesh 0's DRAM (default 0x10000)"},
-        {.name = "--dst", .kind = CLI_U64_HEX, .dest = &a->dst, .max = kt_mesh_local_max(), .meta = "OFF",
+        {.name = "--dst",
+         .kind = CLI_U64_HEX,
+         .dest = &a->dst,
+         .max = kt_mesh_local_max(),
+         .meta = "OFF",
          .help = "destination offset (default 0x20000)"},
-        {.name = "--value", .kind = CLI_U64_HEX, .dest = &a->value, .max = UINT32_MAX, .meta = "V",
-         .given = &value_given, .help = "fill pattern (default 0x5a5a, cut to the width)"},
-        {.name = "--width", .kind = CLI_CUSTOM, .dest = &a->width_bits, .parse = parse_width,
-         .meta = "8|16|32", .help = "element width in bits (default 16)"},
-        {.name = "--seed", .kind = CLI_U64_HEX, .dest = &a->seed, .max = UINT64_MAX, .meta = "S",
+        {.name = "--value",
+         .kind = CLI_U64_HEX,
+         .dest = &a->value,
+         .max = UINT32_MAX,
+         .meta = "V",
+         .given = &value_given,
+         .help = "fill pattern (default 0x5a5a, cut to the width)"},
+        {.name = "--width",
+         .kind = CLI_CUSTOM,
+         .dest = &a->width_bits,
+         .parse = parse_width,
+         .meta = "8|16|32",
+         .help = "element width in bits (default 16)"},
+        {.name = "--seed",
+         .kind = CLI_U64_HEX,
+         .dest = &a->seed,
+         .max = UINT64_MAX,
+         .meta = "S",
          .help = "generate: the PRNG seed (default 1)"},
-        {.name = "--indices", .kind = CLI_CUSTOM, .dest = a, .parse = parse_indices, .meta = "I,J,...",
+        {.name = "--indices",
+         .kind = CLI_CUSTOM,
+         .dest = a,
+         .parse = parse_indices,
+         .meta = "I,J,...",
          .help = "gather: the row indices (default 3,1,2,0)"},
-        {.name = "--pitch", .kind = CLI_U64, .dest = &a->pitch, .max = UINT32_MAX, .meta = "BYTES",
+        {.name = "--pitch",
+         .kind = CLI_U64,
+         .dest = &a->pitch,
+         .max = UINT32_MAX,
+         .meta = "BYTES",
          .help = "gather: bytes between source rows (default 64)"},
-        {.name = "--row-words", .kind = CLI_U64, .dest = &a->row_words, .min = 1, .max = UINT16_MAX,
-         .meta = "N", .help = "gather: words per row (default 1)"},
-        {.name = "--dst-mesh", .kind = CLI_UINT, .dest = &a->dst_mesh, .max = KT_IL_MAX_MESHES - 1, .meta = "M",
+        {.name = "--row-words",
+         .kind = CLI_U64,
+         .dest = &a->row_words,
+         .min = 1,
+         .max = UINT16_MAX,
+         .meta = "N",
+         .help = "gather: words per row (default 1)"},
+        {.name = "--dst-mesh",
+         .kind = CLI_UINT,
+         .dest = &a->dst_mesh,
+         .max = KT_IL_MAX_MESHES - 1,
+         .meta = "M",
          .help = "write into mesh M of the card, over the interlink"},
-        {.name = "--engine", .kind = CLI_FLAG, .dest = &a->engine, .help = "run the move as an engine program"},
-        {.name = "--emit", .kind = CLI_FLAG, .dest = &a->emit, .help = "print the move as a `kt prog` program"},
+        {.name = "--engine",
+         .kind = CLI_FLAG,
+         .dest = &a->engine,
+         .help = "run the move as an engine program"},
+        {.name = "--emit",
+         .kind = CLI_FLAG,
+         .dest = &a->emit,
+         .help = "print the move as a `kt prog` program"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_card_cli_rows(c), kt_cli_rows(&c->o), NULL};
     const char *pos[1];
-    cli_spec spec = {.cmd = "kt move", .synopsis = "copy|fill|gather|generate [options]",
-                     .about = "run one memory-mover move on the simulated card and check the destination",
-                     .tables = tables, .pos = pos, .min_pos = 1, .max_pos = 1};
+    cli_spec spec = {
+        .cmd = "kt move",
+        .synopsis = "copy|fill|gather|generate [options]",
+        .about = "run one memory-mover move on the simulated card and check the destination",
+        .tables = tables,
+        .pos = pos,
+        .min_pos = 1,
+        .max_pos = 1};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
-    if (kt_mv_mode_parse(pos[0], &a->mode) != NPK_OK || a->mode == KT_MV_TRANSPOSE || a->mode == KT_MV_XFORM)
+    if (kt_mv_mode_parse(pos[0], &a->mode) != NPK_OK || a->mode == KT_MV_TRANSPOSE ||
+        a->mode == KT_MV_XFORM)
         return usage("the mode is one of copy, fill, gather, generate");
     if (a->dst_mesh + 1 > c->meshes) {
         if (c->meshes_given) {
-            fprintf(stderr, "npukit kt move: --dst-mesh %u is beyond a card of --meshes %u\n", a->dst_mesh, c->meshes);
+            fprintf(stderr, "npukit kt move: --dst-mesh %u is beyond a card of --meshes %u\n",
+                    a->dst_mesh, c->meshes);
             return 2;
         }
         c->meshes = a->dst_mesh + 1;
@@ -124,8 +182,9 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
     if (!value_given && a->width_bits < 32) /* the default pattern, cut to the element */
         a->value &= (1u << a->width_bits) - 1;
     if (a->mode == KT_MV_FILL && a->width_bits < 32 && a->value >> a->width_bits) {
-        fprintf(stderr, "npukit kt move: --value 0x%" PRIx64 " does not fit a %u-bit element (max 0x%x)\n", a->value,
-                a->width_bits, (1u << a->width_bits) - 1);
+        fprintf(stderr,
+                "npukit kt move: --value 0x%" PRIx64 " does not fit a %u-bit element (max 0x%x)\n",
+                a->value, a->width_bits, (1u << a->width_bits) - 1);
         return 2;
     }
     if (a->engine && a->dst_mesh)
@@ -134,10 +193,14 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
     return -1;
 }
 
-static kt_mv_width width_of(unsigned bits) { return bits == 8 ? KT_MV_W8 : bits == 32 ? KT_MV_W32 : KT_MV_W16; }
+static kt_mv_width width_of(unsigned bits)
+{
+    return bits == 8 ? KT_MV_W8 : bits == 32 ? KT_MV_W32 : KT_MV_W16;
+}
 
 /* The destination's expected bytes. */
-static void expected(const move_args *a, const kt_mv_move *m, const uint8_t *src, uint8_t *want, size_t words)
+static void expected(const move_args *a, const kt_mv_move *m, const uint8_t *src, uint8_t *want,
+                     size_t words)
 {
     for (size_t w = 0; w < words; w++) {
         uint8_t *out = want + 32 * w;
@@ -175,14 +238,16 @@ static bool overlapping(const move_args *a, uint64_t sbytes)
         const char *name;
         uint64_t at, len;
     } r[3] = {{"--src", a->src, sbytes},
-              {"the index buffer", INDEX_OFF, a->mode == KT_MV_GATHER_MODE ? (a->n_indices * 4ull + 31) / 32 * 32 : 0},
+              {"the index buffer", INDEX_OFF,
+               a->mode == KT_MV_GATHER_MODE ? (a->n_indices * 4ull + 31) / 32 * 32 : 0},
               {"--dst", a->dst, a->dst_mesh ? 0 : a->words * 32}};
     for (int i = 0; i < 3; i++)
         for (int j = i + 1; j < 3; j++)
-            if (r[i].len && r[j].len && r[i].at < r[j].at + r[j].len && r[j].at < r[i].at + r[i].len) {
+            if (r[i].len && r[j].len && r[i].at < r[j].at + r[j].len &&
+                r[j].at < r[i].at + r[i].len) {
                 fprintf(stderr,
-                        "npukit kt move: %s 0x%" PRIx64 "+%" PRIu64 " overlaps %s 0x%" PRIx64 "+%" PRIu64
-                        " (the check needs the source intact)\n",
+                        "npukit kt move: %s 0x%" PRIx64 "+%" PRIu64 " overlaps %s 0x%" PRIx64
+                        "+%" PRIu64 " (the check needs the source intact)\n",
                         r[i].name, r[i].at, r[i].len, r[j].name, r[j].at, r[j].len);
                 return true;
             }
@@ -239,7 +304,9 @@ int kt_move_main(int argc, char **argv)
     kt_mv_move m;
     uint64_t dst = a.dst_mesh ? kt_il_dram_addr(a.dst_mesh, a.dst) : a.dst;
     switch (a.mode) {
-    case KT_MV_FILL: m = kt_mv_fill(dst, (uint16_t)a.words, width_of(a.width_bits), (uint32_t)a.value); break;
+    case KT_MV_FILL:
+        m = kt_mv_fill(dst, (uint16_t)a.words, width_of(a.width_bits), (uint32_t)a.value);
+        break;
     case KT_MV_GENERATE: m = kt_mv_generate(dst, (uint16_t)a.words, a.seed); break;
     case KT_MV_GATHER_MODE:
         a.words = (uint64_t)a.n_indices * a.row_words;
@@ -257,23 +324,30 @@ int kt_move_main(int argc, char **argv)
 
     uint64_t sbytes = (source_bytes(&a) + 31) / 32 * 32;
     if (sbytes > MAX_SOURCE)
-        return usage("the source would be larger than the 64 MiB this command fills (indices x pitch too large)");
+        return usage("the source would be larger than the 64 MiB this command fills (indices x "
+                     "pitch too large)");
     if (overlapping(&a, sbytes))
         return 2;
     if ((rc = kt_card_cli_open(&c)))
         return rc;
     /* Both ends inside the mesh's DRAM: the host writes the source, the check reads the result. */
     uint64_t dram = c.m.cfg.dram_size;
-    const char *end_name = a.src + sbytes > dram ? "--src" : a.dst + a.words * 32 > dram ? "--dst" : NULL;
+    const char *end_name = a.src + sbytes > dram         ? "--src"
+                           : a.dst + a.words * 32 > dram ? "--dst"
+                                                         : NULL;
     if (end_name) {
-        uint64_t at = end_name[2] == 's' ? a.src : a.dst, len = end_name[2] == 's' ? sbytes : a.words * 32;
-        fprintf(stderr, "npukit kt move: %s 0x%" PRIx64 " + %" PRIu64 " bytes ends past the mesh's DRAM of 0x%" PRIx64
-                        " bytes\n", end_name, at, len, dram);
+        uint64_t at = end_name[2] == 's' ? a.src : a.dst,
+                 len = end_name[2] == 's' ? sbytes : a.words * 32;
+        fprintf(stderr,
+                "npukit kt move: %s 0x%" PRIx64 " + %" PRIu64
+                " bytes ends past the mesh's DRAM of 0x%" PRIx64 " bytes\n",
+                end_name, at, len, dram);
         kt_card_cli_close(&c);
         return 2;
     }
     size_t words = (size_t)a.words;
-    uint8_t *src = calloc(sbytes ? sbytes : 32, 1), *want = calloc(words, 32), *got = calloc(words, 32);
+    uint8_t *src = calloc(sbytes ? sbytes : 32, 1), *want = calloc(words, 32),
+            *got = calloc(words, 32);
     if (!src || !want || !got) {
         fprintf(stderr, "npukit kt move: out of memory\n");
         free(src);
@@ -351,7 +425,8 @@ int kt_move_main(int argc, char **argv)
     }
     c.t->count = move_traffic; /* the check below is not part of the move */
     expected(&a, &m, src, want, words);
-    if (kt_read_block(c.t, kt_machine_mem_base(&c.m, a.dst_mesh) + a.dst, got, words * 32) != NPK_OK) {
+    if (kt_read_block(c.t, kt_machine_mem_base(&c.m, a.dst_mesh) + a.dst, got, words * 32) !=
+        NPK_OK) {
         rc = cli_lib_error("kt move: reading the destination");
         kt_card_cli_close(&c);
         return rc;
@@ -362,16 +437,19 @@ int kt_move_main(int argc, char **argv)
         bad += memcmp(got + 32 * w, want + 32 * w, 32) != 0;
     bool fault = kt_card_cli_report_fault(&c, "kt move");
     if (c.o.json) {
-        printf("{\"mode\": \"%s\", \"words\": %zu, \"src\": %" PRIu64 ", \"dst\": %" PRIu64 ", \"dst_mesh\": %u, "
-               "\"form\": \"%s\", \"moves_done\": %u, \"fault\": \"%s\", \"polls\": %u, \"mismatched_words\": %zu, "
+        printf("{\"mode\": \"%s\", \"words\": %zu, \"src\": %" PRIu64 ", \"dst\": %" PRIu64
+               ", \"dst_mesh\": %u, "
+               "\"form\": \"%s\", \"moves_done\": %u, \"fault\": \"%s\", \"polls\": %u, "
+               "\"mismatched_words\": %zu, "
                "\"ok\": %s, ",
-               kt_mv_mode_name(a.mode), words, a.src, a.dst, a.dst_mesh, a.engine ? "engine" : "host", r.after.moves_done,
-               kt_mv_fault_name(r.after.fault), r.polls, bad, bad || fault ? "false" : "true");
+               kt_mv_mode_name(a.mode), words, a.src, a.dst, a.dst_mesh,
+               a.engine ? "engine" : "host", r.after.moves_done, kt_mv_fault_name(r.after.fault),
+               r.polls, bad, bad || fault ? "false" : "true");
         kt_card_cli_print_counts(&c);
         printf("}\n");
     } else {
-        printf("move %s: %zu words -> 0x%" PRIx64 " in mesh %u%s\n", kt_mv_mode_name(a.mode), words, a.dst,
-               a.dst_mesh,
+        printf("move %s: %zu words -> 0x%" PRIx64 " in mesh %u%s\n", kt_mv_mode_name(a.mode), words,
+               a.dst, a.dst_mesh,
                a.dst_mesh ? " (over the interlink, doorbell after the data)"
                : a.engine ? " (one engine program: writes, poll, DONE)"
                           : "");

@@ -55,8 +55,8 @@ static char *slurp(const char *path)
     }
     const char *nul = buf ? memchr(buf, 0, n) : NULL;
     if (nul) { /* the parser would stop there and blame what follows a cut-off line */
-        fprintf(stderr, "npukit kt prog: '%s': a NUL byte at offset %zu (a program is text)\n", path,
-                (size_t)(nul - buf));
+        fprintf(stderr, "npukit kt prog: '%s': a NUL byte at offset %zu (a program is text)\n",
+                path, (size_t)(nul - buf));
         free(buf);
         buf = NULL;
     }
@@ -68,22 +68,34 @@ static char *slurp(const char *path)
 int kt_prog_main(int argc, char **argv)
 {
     kt_card_cli c = {0};
-    c.engine = true; /* the engine is on the bus either way; --engine decides who runs the program */
+    c.engine =
+        true; /* the engine is on the bus either way; --engine decides who runs the program */
     bool in_engine = false;
     uint64_t budget = 0;
     const cli_opt own[] = {
-        {.name = "--engine", .kind = CLI_FLAG, .dest = &in_engine,
-         .help = "load the program into the engine and start it with one GO (default: run on the host)"},
-        {.name = "--budget", .kind = CLI_U64, .dest = &budget, .max = UINT32_MAX, .meta = "N",
+        {.name = "--engine",
+         .kind = CLI_FLAG,
+         .dest = &in_engine,
+         .help = "load the program into the engine and start it with one GO (default: run on the "
+                 "host)"},
+        {.name = "--budget",
+         .kind = CLI_U64,
+         .dest = &budget,
+         .max = UINT32_MAX,
+         .meta = "N",
          .help = "reads per POLL before it fails (0: the default)"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), NULL};
     const char *pos[1];
-    cli_spec spec = {.cmd = "kt prog", .synopsis = "FILE|- [options]",
+    cli_spec spec = {.cmd = "kt prog",
+                     .synopsis = "FILE|- [options]",
                      .about = "run a host control program kept as text (SETUP / WR / POLL / DONE, "
                               "see kt_hostprog.h) on the simulated card",
-                     .tables = tables, .pos = pos, .min_pos = 1, .max_pos = 1};
+                     .tables = tables,
+                     .pos = pos,
+                     .min_pos = 1,
+                     .max_pos = 1};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
@@ -103,17 +115,21 @@ int kt_prog_main(int argc, char **argv)
     }
     kt_hp_opts o = {(uint32_t)budget, NULL, NULL};
     kt_hp_result r = {0};
-    s = in_engine ? kt_hp_run_engine(c.t, c.m.cfg.engine_base, &p, &o, &r) : kt_hp_run_host(c.t, &p, &o, &r);
+    s = in_engine ? kt_hp_run_engine(c.t, c.m.cfg.engine_base, &p, &o, &r)
+                  : kt_hp_run_host(c.t, &p, &o, &r);
     if (s) {
         rc = cli_lib_error("kt prog");
     } else if (c.o.json) {
-        printf("{\"form\": \"%s\", \"setup_blocks\": %zu, \"commands\": %zu, \"code\": %" PRIu64 ", \"polls\": %u, ",
+        printf("{\"form\": \"%s\", \"setup_blocks\": %zu, \"commands\": %zu, \"code\": %" PRIu64
+               ", \"polls\": %u, ",
                in_engine ? "engine" : "host", p.n_setup, p.n_cmds, r.code, r.polls);
         kt_card_cli_print_counts(&c);
         printf("}\n");
     } else {
-        printf("program %s: %zu setup blocks, %zu commands, run %s: DONE code %" PRIu64 " after %u polls\n", path,
-               p.n_setup, p.n_cmds, in_engine ? "in the engine" : "on the host", r.code, r.polls);
+        printf("program %s: %zu setup blocks, %zu commands, run %s: DONE code %" PRIu64
+               " after %u polls\n",
+               path, p.n_setup, p.n_cmds, in_engine ? "in the engine" : "on the host", r.code,
+               r.polls);
         kt_card_cli_print_counts(&c);
     }
     if (kt_card_cli_report_fault(&c, "kt prog") && !rc)

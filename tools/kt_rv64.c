@@ -30,8 +30,10 @@ static void print_result(const kt_rv64_result *r, bool json)
     if (json) {
         printf("{\"console\": ");
         json_string(r->console ? r->console : "", r->console_len);
-        printf(", \"exited\": %s, \"exit\": %" PRIu64 ", \"halted\": %s, \"cause\": %u, \"cause_name\": \"%s\", "
-               "\"halt_pc\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"retired\": %" PRIu64 ", \"timed_out\": %s}\n",
+        printf(", \"exited\": %s, \"exit\": %" PRIu64
+               ", \"halted\": %s, \"cause\": %u, \"cause_name\": \"%s\", "
+               "\"halt_pc\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"retired\": %" PRIu64
+               ", \"timed_out\": %s}\n",
                r->exited ? "true" : "false", r->exit_word, r->halted ? "true" : "false", r->cause,
                r->halted ? kt_rv64_cause_name(r->cause) : "", r->halt_pc, r->cycles, r->retired,
                r->timed_out ? "true" : "false");
@@ -44,7 +46,8 @@ static void print_result(const kt_rv64_result *r, bool json)
     if (r->exited)
         printf("exit 0x%" PRIx64 " (%" PRId64 ")\n", r->exit_word, (int64_t)r->exit_word);
     if (r->halted)
-        printf("halted: cause %u (%s) at pc 0x%" PRIx64 "\n", r->cause, kt_rv64_cause_name(r->cause), r->halt_pc);
+        printf("halted: cause %u (%s) at pc 0x%" PRIx64 "\n", r->cause,
+               kt_rv64_cause_name(r->cause), r->halt_pc);
     printf("%" PRIu64 " cycles, %" PRIu64 " instructions retired\n", r->cycles, r->retired);
 }
 
@@ -68,18 +71,30 @@ static int run_main(int argc, char **argv)
     const char *text = NULL;
     uint32_t timeout_ms = 10000;
     const cli_opt own[] = {
-        {.name = "--stdin", .kind = CLI_STR, .dest = &text, .meta = "TEXT",
+        {.name = "--stdin",
+         .kind = CLI_STR,
+         .dest = &text,
+         .meta = "TEXT",
          .help = "bytes preloaded into the complex's stdin queue before boot (at most 64)"},
-        {.name = "--timeout", .kind = CLI_CUSTOM, .dest = &timeout_ms, .meta = "SECONDS", .parse = parse_timeout,
+        {.name = "--timeout",
+         .kind = CLI_CUSTOM,
+         .dest = &timeout_ms,
+         .meta = "SECONDS",
+         .parse = parse_timeout,
          .help = "stop a program still running after this long (default 10)"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_cli_rows(&c.o), NULL};
     const char *pos[1];
-    cli_spec spec = {.cmd = "kt rv64 run", .synopsis = "PROG.elf [options]",
-                     .about = "load an RV64 program into the control complex through its load window, boot it, "
-                              "print its console, exit word, halt state and counters (default preset: rv64)",
-                     .tables = tables, .pos = pos, .min_pos = 1, .max_pos = 1};
+    cli_spec spec = {
+        .cmd = "kt rv64 run",
+        .synopsis = "PROG.elf [options]",
+        .about = "load an RV64 program into the control complex through its load window, boot it, "
+                 "print its console, exit word, halt state and counters (default preset: rv64)",
+        .tables = tables,
+        .pos = pos,
+        .min_pos = 1,
+        .max_pos = 1};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
@@ -96,8 +111,10 @@ static int run_main(int argc, char **argv)
     }
     /* The preset describes the board, also behind --card: it must have the complex. */
     if (!c.m.cfg.cpu_rv64) {
-        fprintf(stderr, "npukit kt rv64 run: preset '%s' has no RV64 complex (CPU_RV64 = 0; add 'rv64 X Y')\n",
-                c.o.m.preset);
+        fprintf(
+            stderr,
+            "npukit kt rv64 run: preset '%s' has no RV64 complex (CPU_RV64 = 0; add 'rv64 X Y')\n",
+            c.o.m.preset);
         kt_rv64_image_free(&img);
         kt_cli_close(&c);
         return 1;
@@ -123,7 +140,9 @@ int kt_rv64_main(int argc, char **argv)
         return run_main(argc - 1, argv + 1);
     if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
         return run_main(argc, argv);
-    fprintf(stderr, "npukit kt rv64: %s%s; the command is: npukit kt rv64 run PROG.elf (--help: its options)\n",
-            argc > 1 ? "unknown command " : "no command", argc > 1 ? argv[1] : "");
+    fprintf(
+        stderr,
+        "npukit kt rv64: %s%s; the command is: npukit kt rv64 run PROG.elf (--help: its options)\n",
+        argc > 1 ? "unknown command " : "no command", argc > 1 ? argv[1] : "");
     return 2;
 }

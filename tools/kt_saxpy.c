@@ -25,17 +25,30 @@ int kt_saxpy_main(int argc, char **argv)
     uint64_t n = 1000, wait_cycles = 0;
     bool engine = false, wait_given = false;
     const cli_opt own[] = {
-        {.name = "-n", .kind = CLI_U64, .dest = &n, .min = 1, .max = KT_SAXPY_MAX_N, .meta = "N",
+        {.name = "-n",
+         .kind = CLI_U64,
+         .dest = &n,
+         .min = 1,
+         .max = KT_SAXPY_MAX_N,
+         .meta = "N",
          .help = "elements of x and y (default 1000)"},
-        {.name = "--engine", .kind = CLI_FLAG, .dest = &engine,
+        {.name = "--engine",
+         .kind = CLI_FLAG,
+         .dest = &engine,
          .help = "stage, dispatch and wait as one program in the card's engine"},
-        {.name = "--wait-cycles", .kind = CLI_U64, .dest = &wait_cycles, .max = 1u << 24,
-         .given = &wait_given, .meta = "C", .help = "with --engine: mesh cycles to wait per round"},
+        {.name = "--wait-cycles",
+         .kind = CLI_U64,
+         .dest = &wait_cycles,
+         .max = 1u << 24,
+         .given = &wait_given,
+         .meta = "C",
+         .help = "with --engine: mesh cycles to wait per round"},
         CLI_END,
     };
-    const cli_opt *tables[] = {own, kt_cli_rows(&card.o), kt_cli_discovery_rows(&card.o), kt_card_cli_rows(&card),
-                               NULL};
-    cli_spec spec = {.cmd = "kt saxpy", .synopsis = "[-n N] [--engine] [options]",
+    const cli_opt *tables[] = {own, kt_cli_rows(&card.o), kt_cli_discovery_rows(&card.o),
+                               kt_card_cli_rows(&card), NULL};
+    cli_spec spec = {.cmd = "kt saxpy",
+                     .synopsis = "[-n N] [--engine] [options]",
                      .about = "stage, dispatch and check y = a*x + y on the saxpy units",
                      .tables = tables};
     int rc = cli_parse(&spec, argc, argv);
@@ -83,14 +96,14 @@ int kt_saxpy_main(int argc, char **argv)
     char fault_text[512];
     const char *fault = kt_machine_fault(&c.m, fault_text, sizeof fault_text) ? fault_text : NULL;
     if (c.o.json) {
-        printf("{\"n\": %" PRIu64 ", \"a\": %g, \"units\": %zu, \"instructions\": %" PRIu64 ", \"programs\": %" PRIu64
-               ", \"mismatches\": %zu, \"ok\": %s, ",
+        printf("{\"n\": %" PRIu64 ", \"a\": %g, \"units\": %zu, \"instructions\": %" PRIu64
+               ", \"programs\": %" PRIu64 ", \"mismatches\": %zu, \"ok\": %s, ",
                n, j.a, j.nsx, j.chunks, programs, bad, bad || fault ? "false" : "true");
         kt_cli_print_counts(&c);
         printf("}\n");
     } else {
-        printf("saxpy: y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64 " instructions in %" PRIu64
-               " programs\n",
+        printf("saxpy: y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64
+               " instructions in %" PRIu64 " programs\n",
                j.a, n, j.nsx, j.chunks, programs);
         printf("check: %s (%zu of %zu elements differ)\n", bad ? "MISMATCH" : "ok", bad, (size_t)n);
         kt_cli_print_counts(&c);

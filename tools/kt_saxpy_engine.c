@@ -98,15 +98,18 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, uint64_t wait_cycles)
         return fail(&c, &j, "kt saxpy --engine");
     bool fault = kt_card_cli_report_fault(&c, "kt saxpy --engine");
     if (c.o.json) {
-        printf("{\"form\": \"engine\", \"n\": %" PRIu64 ", \"a\": %g, \"units\": %zu, \"instructions\": %" PRIu64
-               ", \"programs\": %" PRIu64 ", \"engine_commands\": %" PRIu64 ", \"engine_polls\": %" PRIu64
+        printf("{\"form\": \"engine\", \"n\": %" PRIu64
+               ", \"a\": %g, \"units\": %zu, \"instructions\": %" PRIu64 ", \"programs\": %" PRIu64
+               ", \"engine_commands\": %" PRIu64 ", \"engine_polls\": %" PRIu64
                ", \"mismatches\": %zu, \"ok\": %s, ",
-               n, j.a, j.nsx, j.chunks, programs, commands, engine_polls, bad, bad || fault ? "false" : "true");
+               n, j.a, j.nsx, j.chunks, programs, commands, engine_polls, bad,
+               bad || fault ? "false" : "true");
         kt_card_cli_print_counts(&c);
         printf("}\n");
     } else {
-        printf("saxpy (engine): y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64 " instructions in %" PRIu64
-               " programs, %" PRIu64 " engine commands, %" PRIu64 " polls run by the engine\n",
+        printf("saxpy (engine): y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64
+               " instructions in %" PRIu64 " programs, %" PRIu64 " engine commands, %" PRIu64
+               " polls run by the engine\n",
                j.a, n, j.nsx, j.chunks, programs, commands, engine_polls);
         printf("check: %s (%zu of %zu elements differ)\n", bad ? "MISMATCH" : "ok", bad, (size_t)n);
         kt_card_cli_print_counts(&c);

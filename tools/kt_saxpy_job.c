@@ -12,12 +12,13 @@
 enum { SAXPY_TYPE = 0x5358 /* "SX" */, CHECK_POLLS = 64, MAX_ENUM = 64 };
 static const uint64_t X_OFF = 0x100000, OPERAND_ALIGN = 0x100000;
 
-npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_t dram_size, uint64_t n,
-                             const char *preset)
+npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_t dram_size,
+                             uint64_t n, const char *preset)
 {
     memset(j, 0, sizeof *j);
     j->n = n;
-    j->a = 2.0f; /* whole-valued operands: the saxpy unit computes on integers (exact only for them) */
+    j->a =
+        2.0f; /* whole-valued operands: the saxpy unit computes on integers (exact only for them) */
     j->txn = 0x40;
     j->stage_flits = dev->opt.stage_flits;
     j->chunks = (n + KT_SAXPY_CHUNK - 1) / KT_SAXPY_CHUNK;
@@ -38,7 +39,8 @@ npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_
     j->y_off = X_OFF + (j->padded * 4 + OPERAND_ALIGN - 1) / OPERAND_ALIGN * OPERAND_ALIGN;
     if (j->y_off + j->padded * 4 > dram_size)
         return npk_fail(NPK_ELIMIT,
-                        "saxpy n=%" PRIu64 ": x and y end at 0x%" PRIx64 ", past the preset's DRAM of 0x%" PRIx64 " bytes",
+                        "saxpy n=%" PRIu64 ": x and y end at 0x%" PRIx64
+                        ", past the preset's DRAM of 0x%" PRIx64 " bytes",
                         n, j->y_off + j->padded * 4, dram_size);
     j->x = calloc(j->padded, sizeof *j->x);
     j->y = calloc(j->padded, sizeof *j->y);
@@ -70,17 +72,20 @@ bool kt_saxpy_job_next_round(kt_saxpy_job *j, kt_saxpy_round *r, npk_status *s)
     for (size_t u = 0; u < j->nsx; u++) {
         r->base[u] = r->flits;
         r->count[u] = 0;
-        for (unsigned k = 0; k < per && j->next < j->chunks && r->flits < j->stage_flits; k++, j->next++) {
+        for (unsigned k = 0; k < per && j->next < j->chunks && r->flits < j->stage_flits;
+             k++, j->next++) {
             uint64_t first = j->next * KT_SAXPY_CHUNK;
-            uint32_t len = (uint32_t)(j->n - first < KT_SAXPY_CHUNK ? j->n - first : KT_SAXPY_CHUNK);
+            uint32_t len =
+                (uint32_t)(j->n - first < KT_SAXPY_CHUNK ? j->n - first : KT_SAXPY_CHUNK);
             r->count[u]++;
-            *s = kt_saxpy_inst(&j->prog[r->flits++], len, j->a, j->x_off + first * 4, j->y_off + first * 4, j->txn,
-                               false);
+            *s = kt_saxpy_inst(&j->prog[r->flits++], len, j->a, j->x_off + first * 4,
+                               j->y_off + first * 4, j->txn, false);
             if (*s)
                 return false;
         }
         if (r->count[u])
-            kt_flit_set_bits(&j->prog[r->flits - 1], 259, 1, 1); /* `last` on each program's final flit */
+            kt_flit_set_bits(&j->prog[r->flits - 1], 259, 1,
+                             1); /* `last` on each program's final flit */
     }
     j->txn++;
     return true;

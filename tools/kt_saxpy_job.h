@@ -19,7 +19,7 @@ typedef struct kt_saxpy_job {
     uint64_t x_off, y_off; /* DRAM offsets; y sits past the whole of x, however long */
     size_t padded;         /* n rounded up to whole 32-byte granules of floats */
     float *x, *y, *want;
-    kt_flit *prog;         /* one staging page */
+    kt_flit *prog; /* one staging page */
     unsigned stage_flits;
     kt_unit sx[KT_SAXPY_MAX_UNITS];
     size_t nsx;
@@ -35,8 +35,8 @@ typedef struct kt_saxpy_round {
 
 /* Enumerate the saxpy units ('SX'), make the operands and upload x and y through the host memory
  * window at `mem` (the mesh's DRAM). Errors name the preset, the sizes and the limits. */
-npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_t dram_size, uint64_t n,
-                             const char *preset);
+npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_t dram_size,
+                             uint64_t n, const char *preset);
 /* Build the next round's programs into j->prog; false when every instruction is staged. */
 bool kt_saxpy_job_next_round(kt_saxpy_job *j, kt_saxpy_round *r, npk_status *s);
 /* Read y back until it matches the host's a*x + y (a completion does not order against the unit's

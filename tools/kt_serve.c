@@ -50,21 +50,34 @@ int kt_serve_main(int argc, char **argv)
     const char *listen_at = NULL;
     bool use_stdio = false, any = false;
     const cli_opt own[] = {
-        {.name = "--protocol", .kind = CLI_CHOICE, .dest = &proto, .choices = protocols,
-         .help = "the Verilated card harness's line protocol (default) or the card daemon's frames"},
-        {.name = "--listen", .kind = CLI_STR, .dest = &listen_at, .meta = "HOST:PORT",
+        {.name = "--protocol",
+         .kind = CLI_CHOICE,
+         .dest = &proto,
+         .choices = protocols,
+         .help =
+             "the Verilated card harness's line protocol (default) or the card daemon's frames"},
+        {.name = "--listen",
+         .kind = CLI_STR,
+         .dest = &listen_at,
+         .meta = "HOST:PORT",
          .help = "serve on a TCP socket (daemon default 127.0.0.1:47155)"},
-        {.name = "--stdio", .kind = CLI_FLAG, .dest = &use_stdio,
+        {.name = "--stdio",
+         .kind = CLI_FLAG,
+         .dest = &use_stdio,
          .help = "serve on stdin/stdout (the line protocol's default)"},
-        {.name = "--any-address", .kind = CLI_FLAG, .dest = &any,
+        {.name = "--any-address",
+         .kind = CLI_FLAG,
+         .dest = &any,
          .help = "allow --listen on an address other than loopback (no authentication)"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), NULL};
-    cli_spec spec = {.cmd = "kt serve", .synopsis = "[--protocol line|daemon] [--listen HOST:PORT | --stdio] [options]",
-                     .about = "the simulated card behind the line protocol of the Verilated card harness or "
-                              "the card daemon's JSON frames",
-                     .tables = tables};
+    cli_spec spec = {
+        .cmd = "kt serve",
+        .synopsis = "[--protocol line|daemon] [--listen HOST:PORT | --stdio] [options]",
+        .about = "the simulated card behind the line protocol of the Verilated card harness or "
+                 "the card daemon's JSON frames",
+        .tables = tables};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
@@ -87,8 +100,16 @@ int kt_serve_main(int argc, char **argv)
     if (kt_card_cli_open(&c))
         return 1;
     bool sim = c.m.sim != NULL; /* the DRAM backdoor reaches the simulator's arrays only */
-    kt_serve_target tg = {c.t,         c.m.cfg.name, c.m.meshes,           &c.m, step, cycle, fault,
-                          sim ? dram_read : NULL, sim ? dram_write : NULL, c.m.engine};
+    kt_serve_target tg = {c.t,
+                          c.m.cfg.name,
+                          c.m.meshes,
+                          &c.m,
+                          step,
+                          cycle,
+                          fault,
+                          sim ? dram_read : NULL,
+                          sim ? dram_write : NULL,
+                          c.m.engine};
     int fd = -1;
     unsigned port = 0;
     if (listen_at) {
@@ -99,8 +120,8 @@ int kt_serve_main(int argc, char **argv)
         /* Clients (and tests) learn an ephemeral port from this line. */
         char host[256];
         snprintf(host, sizeof host, "%.*s", (int)(strrchr(listen_at, ':') - listen_at), listen_at);
-        printf("listening on %s:%u (%s protocol, machine %s, %u mesh%s)\n", host, port, protocol, tg.name, tg.meshes,
-               tg.meshes > 1 ? "es" : "");
+        printf("listening on %s:%u (%s protocol, machine %s, %u mesh%s)\n", host, port, protocol,
+               tg.name, tg.meshes, tg.meshes > 1 ? "es" : "");
         fflush(stdout);
     }
     npk_status s;

@@ -18,7 +18,8 @@ static int fail(kt_cli *c)
 int kt_status_main(int argc, char **argv)
 {
     kt_cli c = {0};
-    int rc = kt_cli_start(&c, "kt status", "print the orchestrator registers and every NODE_STATUS", argc, argv);
+    int rc = kt_cli_start(&c, "kt status", "print the orchestrator registers and every NODE_STATUS",
+                          argc, argv);
     if (rc >= 0)
         return rc;
     if (c.o.json)
@@ -38,11 +39,11 @@ int kt_status_main(int argc, char **argv)
             kt_reg_describe(r, extra, sizeof extra);
         }
         if (c.o.json)
-            printf("%s{\"name\": \"%s\", \"offset\": %u, \"value\": %" PRIu64 "}", first ? "" : ", ", r->name,
-                   r->offset, v);
+            printf("%s{\"name\": \"%s\", \"offset\": %u, \"value\": %" PRIu64 "}",
+                   first ? "" : ", ", r->name, r->offset, v);
         else
-            printf("0x%04x %-10s %-8s 0x%016" PRIx64 "  %s\n", r->offset, r->name, kt_access_name(r->access), v,
-                   extra);
+            printf("0x%04x %-10s %-8s 0x%016" PRIx64 "  %s\n", r->offset, r->name,
+                   kt_access_name(r->access), v, extra);
         first = false;
     }
     if (c.o.json)
@@ -61,10 +62,13 @@ int kt_status_main(int argc, char **argv)
             continue;
         kt_node_status ns = kt_node_status_decode(v);
         if (c.o.json)
-            printf("%s{\"x\": %u, \"y\": %u, \"code\": %u, \"arg\": %u, \"count\": %u, \"valid\": %s}",
-                   first ? "" : ", ", at.x, at.y, ns.code, ns.arg, ns.count, ns.valid ? "true" : "false");
+            printf(
+                "%s{\"x\": %u, \"y\": %u, \"code\": %u, \"arg\": %u, \"count\": %u, \"valid\": %s}",
+                first ? "" : ", ", at.x, at.y, ns.code, ns.arg, ns.count,
+                ns.valid ? "true" : "false");
         else if (ns.valid)
-            printf("(%u,%u): %s arg=0x%08x count=%u\n", at.x, at.y, kt_signal_name(ns.code), ns.arg, ns.count);
+            printf("(%u,%u): %s arg=0x%08x count=%u\n", at.x, at.y, kt_signal_name(ns.code), ns.arg,
+                   ns.count);
         else
             printf("(%u,%u): never signalled\n", at.x, at.y);
         first = false;

@@ -34,7 +34,8 @@ enum { FAMILIES = sizeof families / sizeof families[0] };
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: npukit COMMAND [ARGS]   (npukit COMMAND --help: its options)\n\ncommands:\n");
+    fprintf(f,
+            "usage: npukit COMMAND [ARGS]   (npukit COMMAND --help: its options)\n\ncommands:\n");
     for (size_t i = 0; i < FAMILIES; i++) {
         fprintf(f, "  %-10s %s\n", families[i].cmd.name, families[i].cmd.help);
         if (families[i].sub)

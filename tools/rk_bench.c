@@ -18,10 +18,22 @@
 static bool vendor_type(int t, npk_rk_prec *in, npk_rk_prec *out)
 {
     switch (t) {
-    case 1: *in = NPK_PREC_FP16; *out = NPK_PREC_FP32; return true;
-    case 2: *in = NPK_PREC_INT8; *out = NPK_PREC_INT32; return true;
-    case 4: *in = NPK_PREC_FP16; *out = NPK_PREC_FP16; return true;
-    case 10: *in = NPK_PREC_INT4; *out = NPK_PREC_INT32; return true;
+    case 1:
+        *in = NPK_PREC_FP16;
+        *out = NPK_PREC_FP32;
+        return true;
+    case 2:
+        *in = NPK_PREC_INT8;
+        *out = NPK_PREC_INT32;
+        return true;
+    case 4:
+        *in = NPK_PREC_FP16;
+        *out = NPK_PREC_FP16;
+        return true;
+    case 10:
+        *in = NPK_PREC_INT4;
+        *out = NPK_PREC_INT32;
+        return true;
     default: return false;
     }
 }
@@ -33,9 +45,18 @@ int rk_bench_main(int argc, char **argv)
     bool json = false;
     int iters = 10, warm = 2, npos = 0;
     const cli_opt own[] = {
-        {.name = "--iters", .kind = CLI_INT, .dest = &iters, .min = 1, .max = 100000, .meta = "N",
+        {.name = "--iters",
+         .kind = CLI_INT,
+         .dest = &iters,
+         .min = 1,
+         .max = 100000,
+         .meta = "N",
          .help = "timed calls (default 10)"},
-        {.name = "--warmup", .kind = CLI_INT, .dest = &warm, .max = 1000, .meta = "N",
+        {.name = "--warmup",
+         .kind = CLI_INT,
+         .dest = &warm,
+         .max = 1000,
+         .meta = "N",
          .help = "untimed calls first (default 2)"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
         CLI_END,
@@ -45,12 +66,17 @@ int rk_bench_main(int argc, char **argv)
                       NPK_RK_PLAN_MAX_DIM),
         own, NULL};
     const char *pos[4];
-    cli_spec spec = {.cmd = "rk bench", .synopsis = "--dtype D -m M -k K -n N [options]\n"
-                                                    "       npukit rk bench M K N [TYPE] [options]",
-                     .about = "repeated matmuls after warm-up: medians of NPU time, host time and the "
-                              "host overhead per submit.\nThe second form is the vendor matmul demo's: "
-                              "TYPE 1 fp16->fp32 (default), 2 int8->int32, 4 fp16->fp16, 10 int4->int32",
-                     .tables = tables, .pos = pos, .max_pos = 4, .n_pos = &npos};
+    cli_spec spec = {.cmd = "rk bench",
+                     .synopsis = "--dtype D -m M -k K -n N [options]\n"
+                                 "       npukit rk bench M K N [TYPE] [options]",
+                     .about =
+                         "repeated matmuls after warm-up: medians of NPU time, host time and the "
+                         "host overhead per submit.\nThe second form is the vendor matmul demo's: "
+                         "TYPE 1 fp16->fp32 (default), 2 int8->int32, 4 fp16->fp16, 10 int4->int32",
+                     .tables = tables,
+                     .pos = pos,
+                     .max_pos = 4,
+                     .n_pos = &npos};
     int prc = cli_parse(&spec, argc, argv);
     if (prc >= 0)
         return prc;
@@ -59,7 +85,8 @@ int rk_bench_main(int argc, char **argv)
         static const char *const names[3] = {"M", "K", "N"};
         uint64_t v;
         if (npos < 3 || so.have_m || so.have_k || so.have_n) {
-            fprintf(stderr, "npukit rk bench: give M K N as three numbers or as -m -k -n, not both\n");
+            fprintf(stderr,
+                    "npukit rk bench: give M K N as three numbers or as -m -k -n, not both\n");
             return 2;
         }
         for (int d = 0; d < 3; d++) {
@@ -76,8 +103,10 @@ int rk_bench_main(int argc, char **argv)
             }
             if (cli_number_scan(pos[3], strlen(pos[3]), false, &v) != CLI_NUM_OK || v > INT32_MAX ||
                 !vendor_type((int)v, &so.in, &so.out)) {
-                fprintf(stderr, "npukit rk bench: TYPE '%s' is not a matmul type of RK3588 "
-                                "(1, 2, 4, 10)\n", pos[3]);
+                fprintf(stderr,
+                        "npukit rk bench: TYPE '%s' is not a matmul type of RK3588 "
+                        "(1, 2, 4, 10)\n",
+                        pos[3]);
                 return 2;
             }
             so.have_out = true;
@@ -100,7 +129,8 @@ int rk_bench_main(int argc, char **argv)
            *pack = calloc((size_t)iters, 8), *sync = calloc((size_t)iters, 8),
            *acc = calloc((size_t)iters, 8), *cpy = calloc((size_t)iters, 8);
     /* The bytes the host moves per call: A in, C out. */
-    size_t moved = (size_t)o.m * o.k * rk_elem_bytes(o.in) + (size_t)o.m * o.n * rk_elem_bytes(o.out);
+    size_t moved =
+        (size_t)o.m * o.k * rk_elem_bytes(o.in) + (size_t)o.m * o.n * rk_elem_bytes(o.out);
     char *src = malloc(moved), *dst = malloc(moved);
     int rc = 1;
     npk_rk_stats st = {0};
@@ -140,8 +170,8 @@ int rk_bench_main(int argc, char **argv)
         /* The compatible layer on the same shape: its cost per run over npk_rk_matmul's. */
         double rknn_ns = 0, direct_ns = 0;
         const char *why = NULL;
-        bool have_rknn = rk_bench_rknn(rt, w, &o, so.device, iters, warm, &rknn_ns, &direct_ns,
-                                       &why);
+        bool have_rknn =
+            rk_bench_rknn(rt, w, &o, so.device, iters, warm, &rknn_ns, &direct_ns, &why);
         double gops = mn > 0 ? ops / mn : 0;
         char esc[6 * sizeof info.device + 1];
         if (json) {
@@ -151,9 +181,9 @@ int rk_bench_main(int argc, char **argv)
                    "\"synth\":%.3f,\"pack\":%.3f,\"sync\":%.3f,\"accumulate\":%.3f},"
                    "\"memcpy_us_per_submit\":%.3f,\"overhead_vs_memcpy\":%.3f",
                    npk_rk_prec_name(o.in), npk_rk_prec_name(o.out), o.m, o.k, o.n,
-                   rk_json_escape(info.device, esc, sizeof esc),
-                   iters, st.tasks, st.submits, mn / 1e6, label, gops, mh / 1e6, mo / 1e3,
-                   npk_median(syn, (size_t)iters) / 1e3, npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
+                   rk_json_escape(info.device, esc, sizeof esc), iters, st.tasks, st.submits,
+                   mn / 1e6, label, gops, mh / 1e6, mo / 1e3, npk_median(syn, (size_t)iters) / 1e3,
+                   npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
                    npk_median(acc, (size_t)iters) / 1e3, mc / 1e3, mc > 0 ? mo / mc : 0);
             if (have_rknn)
                 printf(",\"rknn_run_us\":%.3f,\"rk_matmul_us\":%.3f,\"rknn_overhead_us\":%.3f",
@@ -168,13 +198,15 @@ int rk_bench_main(int argc, char **argv)
             printf("  host time  %10.3f ms  (wall, whole call)\n", mh / 1e6);
             printf("  host overhead per submit %8.2f us: synth %.2f, pack %.2f, sync %.2f, "
                    "accumulate %.2f\n",
-                   mo / 1e3, npk_median(syn, (size_t)iters) / 1e3, npk_median(pack, (size_t)iters) / 1e3,
-                   npk_median(sync, (size_t)iters) / 1e3, npk_median(acc, (size_t)iters) / 1e3);
+                   mo / 1e3, npk_median(syn, (size_t)iters) / 1e3,
+                   npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
+                   npk_median(acc, (size_t)iters) / 1e3);
             if (info.simulated && st.cores_used > 1)
-                printf("  (%u cores on the simulator: its requests are serialised, so sync includes "
-                       "waiting for the other cores' submits; --cores 1 gives the host's own "
-                       "cost)\n",
-                       st.cores_used);
+                printf(
+                    "  (%u cores on the simulator: its requests are serialised, so sync includes "
+                    "waiting for the other cores' submits; --cores 1 gives the host's own "
+                    "cost)\n",
+                    st.cores_used);
             printf("  memcpy of the same bytes per submit %8.2f us  (overhead / memcpy = %.2f)\n",
                    mc / 1e3, mc > 0 ? mo / mc : 0);
             if (have_rknn)
@@ -191,7 +223,15 @@ done:
     npk_rk_weights_free(rt, w);
     npk_rk_close(rt);
     rk_operands_free(&o);
-    free(host); free(npu); free(over); free(syn); free(pack); free(sync); free(acc); free(cpy);
-    free(src); free(dst);
+    free(host);
+    free(npu);
+    free(over);
+    free(syn);
+    free(pack);
+    free(sync);
+    free(acc);
+    free(cpy);
+    free(src);
+    free(dst);
     return rc;
 }

@@ -10,12 +10,16 @@ int rk_decode_main(int argc, char **argv)
 {
     const char *pos[1] = {"-"};
     const cli_opt *tables[] = {NULL};
-    cli_spec spec = {.cmd = "rk decode", .synopsis = "[FILE|-]",
-                     .about = "one line per entry, every field by name. FILE: little-endian u64 "
-                              "entries, or text with\n8-hex-digit u32 words (word0 word1 pairs on "
-                              "one line, any surrounding text; a token\nending in ':' is a label) or "
-                              "16-hex-digit u64 words",
-                     .tables = tables, .pos = pos, .max_pos = 1};
+    cli_spec spec = {.cmd = "rk decode",
+                     .synopsis = "[FILE|-]",
+                     .about =
+                         "one line per entry, every field by name. FILE: little-endian u64 "
+                         "entries, or text with\n8-hex-digit u32 words (word0 word1 pairs on "
+                         "one line, any surrounding text; a token\nending in ':' is a label) or "
+                         "16-hex-digit u64 words",
+                     .tables = tables,
+                     .pos = pos,
+                     .max_pos = 1};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;

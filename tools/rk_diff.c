@@ -10,11 +10,16 @@ int rk_diff_main(int argc, char **argv)
 {
     const char *pos[2];
     const cli_opt *tables[] = {NULL};
-    cli_spec spec = {.cmd = "rk diff", .synopsis = "A B   (each a program file, or - for stdin)",
-                     .about = "the first differing entry, then every register whose effective value "
-                              "(the later copy wins)\ndiffers, field by field; exit 0 only when "
-                              "identical, 1 when they differ",
-                     .tables = tables, .pos = pos, .min_pos = 2, .max_pos = 2};
+    cli_spec spec = {.cmd = "rk diff",
+                     .synopsis = "A B   (each a program file, or - for stdin)",
+                     .about =
+                         "the first differing entry, then every register whose effective value "
+                         "(the later copy wins)\ndiffers, field by field; exit 0 only when "
+                         "identical, 1 when they differ",
+                     .tables = tables,
+                     .pos = pos,
+                     .min_pos = 2,
+                     .max_pos = 2};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;

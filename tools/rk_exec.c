@@ -44,23 +44,45 @@ static int parse(int argc, char **argv, exec_opts *o)
     rk_shape_opts so;
     rk_shape_opts_init(&so);
     const cli_opt own[] = {
-        {.name = "--sched", .kind = CLI_CUSTOM, .dest = &o->sched, .parse = rk_parse_sched,
-         .meta = "auto|0|1", .help = "M-tiling schedule (default auto: the synthesizer's)"},
-        {.name = "--core", .kind = CLI_INT, .dest = &o->core, .max = npk_rk_soc_default()->cores - 1,
-         .meta = "C", .help = "the core that runs the task (default 0)"},
-        {.name = "--seed", .kind = CLI_U64_HEX, .dest = &o->seed, .max = UINT64_MAX, .meta = "S",
+        {.name = "--sched",
+         .kind = CLI_CUSTOM,
+         .dest = &o->sched,
+         .parse = rk_parse_sched,
+         .meta = "auto|0|1",
+         .help = "M-tiling schedule (default auto: the synthesizer's)"},
+        {.name = "--core",
+         .kind = CLI_INT,
+         .dest = &o->core,
+         .max = npk_rk_soc_default()->cores - 1,
+         .meta = "C",
+         .help = "the core that runs the task (default 0)"},
+        {.name = "--seed",
+         .kind = CLI_U64_HEX,
+         .dest = &o->seed,
+         .max = UINT64_MAX,
+         .meta = "S",
          .help = "random operands' seed (default 1)"},
-        {.name = "--unchecked", .kind = CLI_FLAG, .dest = &o->unchecked,
+        {.name = "--unchecked",
+         .kind = CLI_FLAG,
+         .dest = &o->unchecked,
          .help = "synthesize even when a hardware limit is broken"},
-        {.name = "--ideal", .kind = CLI_FLAG, .dest = &o->ideal, .help = "every hazard in its ideal mode"},
-        {.name = "--no-defences", .kind = CLI_FLAG, .dest = &o->no_defences,
+        {.name = "--ideal",
+         .kind = CLI_FLAG,
+         .dest = &o->ideal,
+         .help = "every hazard in its ideal mode"},
+        {.name = "--no-defences",
+         .kind = CLI_FLAG,
+         .dest = &o->no_defences,
          .help = "a naive driver: no reset, no warm-up, a rotating feature buffer"},
         CLI_END,
     };
-    const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_MODE, UINT32_MAX), own, NULL};
-    cli_spec spec = {.cmd = "rk exec", .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
-                     .about = "one synthesized task on the simulator against a CPU reference; prints "
-                              "ok, mismatch, wedge, fault or unsupported",
+    const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_MODE, UINT32_MAX), own,
+                               NULL};
+    cli_spec spec = {.cmd = "rk exec",
+                     .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
+                     .about =
+                         "one synthesized task on the simulator against a CPU reference; prints "
+                         "ok, mismatch, wedge, fault or unsupported",
                      .tables = tables};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
@@ -147,7 +169,8 @@ static int run(const exec_opts *o)
     const struct {
         char name;
         uint64_t bytes;
-    } ops[3] = {{'A', (uint64_t)o->m * o->k * 2}, {'B', (uint64_t)o->k * o->n * 2},
+    } ops[3] = {{'A', (uint64_t)o->m * o->k * 2},
+                {'B', (uint64_t)o->k * o->n * 2},
                 {'C', (uint64_t)o->m * o->n * 4}};
     for (unsigned i = 0; i < 3; i++)
         if (ops[i].bytes > RK_EXEC_MAX_OPERAND) {
@@ -184,8 +207,8 @@ static int run(const exec_opts *o)
     printf("rk exec: %s -> %s, M=%u K=%u N=%u, %s mode, sched %d (CBUF_CON0 0x%X), core %d, "
            "%s, defences %s\n",
            npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n,
-           t.info.mode == NPK_MODE_LINE ? "line" : "cube", t.info.sched, t.info.cbuf_con0,
-           o->core, o->ideal ? "ideal" : "faithful", o->no_defences ? "off" : "on");
+           t.info.mode == NPK_MODE_LINE ? "line" : "cube", t.info.sched, t.info.cbuf_con0, o->core,
+           o->ideal ? "ideal" : "faithful", o->no_defences ? "off" : "on");
     npk_status s = npk_rk_devtask_load(d, &t, a, b);
     uint32_t hazards = 0;
     const char *word = NULL;
@@ -221,8 +244,7 @@ static int run(const exec_opts *o)
                     t.body[i] = npk_rk_entry_reg_write(NPK_REG_CNA_FEATURE_DATA_ADDR, next.iova);
             if (npk_rk_devtask_load(d, &t, a, b) == NPK_OK &&
                 npk_rk_devtask_write_program(d, &t) == NPK_OK) {
-                const char *w2 = call(d, &t, o, a, b, c, "call 2 (next feature buffer)",
-                                      &hazards);
+                const char *w2 = call(d, &t, o, a, b, c, "call 2 (next feature buffer)", &hazards);
                 if (!strcmp(word, "ok"))
                     word = w2;
             }

@@ -17,8 +17,10 @@ int rk_info_main(int argc, char **argv)
         CLI_END,
     };
     const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_DEVICE, 0), own, NULL};
-    cli_spec spec = {.cmd = "rk info", .synopsis = "[options]",
-                     .about = "the device: SoC, cores, driver and hardware versions", .tables = tables};
+    cli_spec spec = {.cmd = "rk info",
+                     .synopsis = "[options]",
+                     .about = "the device: SoC, cores, driver and hardware versions",
+                     .tables = tables};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
@@ -40,7 +42,7 @@ int rk_info_main(int argc, char **argv)
     else
         printf("device %s%s\nkernel interface %s\nsoc %s, %u cores\n"
                "driver version %u, hardware version 0x%08x\n",
-               info.device, info.simulated ? " (simulator)" : "", info.kernel, info.soc,
-               info.cores, info.drv_version, info.hw_version);
+               info.device, info.simulated ? " (simulator)" : "", info.kernel, info.soc, info.cores,
+               info.drv_version, info.hw_version);
     return 0;
 }

@@ -17,12 +17,14 @@ static void print_result(bool json, const npk_rk_info *info, const rk_operands *
     bool ok = e->outside == 0;
     if (json) {
         printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
-               "\"soc\":\"%s\",\"cores_used\":%u,\"tasks\":%u,\"submits\":%u,\"warmups\":%u,\"resets\":%u,"
+               "\"soc\":\"%s\",\"cores_used\":%u,\"tasks\":%u,\"submits\":%u,\"warmups\":%u,"
+               "\"resets\":%u,"
                "\"retries\":%u,\"npu_ms\":%.6f,\"npu_busy_ms\":%.6f,\"npu_time\":\"%s\","
                "\"host_ms\":%.6f",
                npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n,
-               rk_json_escape(info->device, esc, sizeof esc), info->soc, st->cores_used, st->tasks, st->submits, st->warmups, st->resets,
-               st->retries, st->npu_span_ns / 1e6, st->npu_ns / 1e6, label, st->host_ns / 1e6);
+               rk_json_escape(info->device, esc, sizeof esc), info->soc, st->cores_used, st->tasks,
+               st->submits, st->warmups, st->resets, st->retries, st->npu_span_ns / 1e6,
+               st->npu_ns / 1e6, label, st->host_ns / 1e6);
         if (checked)
             printf(",\"check\":{\"max_abs\":%.9g,\"max_rel\":%.9g,\"mismatches\":%llu,"
                    "\"outside_bound\":%llu,\"ok\":%s}",
@@ -34,8 +36,8 @@ static void print_result(bool json, const npk_rk_info *info, const rk_operands *
     printf("%s %ux%ux%u -> %s on %s (%s, %u core%s, %u used)\n", npk_rk_prec_name(o->in), o->m,
            o->k, o->n, npk_rk_prec_name(o->out), info->device, info->soc, info->cores,
            info->cores == 1 ? "" : "s", st->cores_used);
-    printf("  tasks %u, submits %u (warm-ups %u, resets %u, retries %u)\n", st->tasks,
-           st->submits, st->warmups, st->resets, st->retries);
+    printf("  tasks %u, submits %u (warm-ups %u, resets %u, retries %u)\n", st->tasks, st->submits,
+           st->warmups, st->resets, st->retries);
     printf("  NPU time %.3f ms (%s; %.3f ms summed over the cores), host time %.3f ms\n",
            st->npu_span_ns / 1e6, label, st->npu_ns / 1e6, st->host_ns / 1e6);
     if (!checked)
@@ -64,12 +66,21 @@ int rk_matmul_main(int argc, char **argv)
     const char *a_file = NULL, *b_file = NULL;
     uint64_t seed = 1;
     const cli_opt own[] = {
-        {.name = "--a", .kind = CLI_STR, .dest = &a_file, .meta = "FILE",
+        {.name = "--a",
+         .kind = CLI_STR,
+         .dest = &a_file,
+         .meta = "FILE",
          .help = "A from a raw row-major file (fp16 bits, int8, int4 as int8)"},
         {.name = "--b", .kind = CLI_STR, .dest = &b_file, .meta = "FILE", .help = "B likewise"},
-        {.name = "--seed", .kind = CLI_U64_HEX, .dest = &seed, .max = UINT64_MAX, .meta = "S",
+        {.name = "--seed",
+         .kind = CLI_U64_HEX,
+         .dest = &seed,
+         .max = UINT64_MAX,
+         .meta = "S",
          .help = "random operands' seed (default 1)"},
-        {.name = "--check", .kind = CLI_FLAG, .dest = &check,
+        {.name = "--check",
+         .kind = CLI_FLAG,
+         .dest = &check,
          .help = "judge C against the exact product (README: what it guarantees)"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
         CLI_END,
@@ -78,8 +89,10 @@ int rk_matmul_main(int argc, char **argv)
         rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_CORES | RK_OPT_CHAIN | RK_OPT_DEVICE,
                       NPK_RK_PLAN_MAX_DIM),
         own, NULL};
-    cli_spec spec = {.cmd = "rk matmul", .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
-                     .about = "C = A . B of any shape through the runtime, on the NPU or the simulator",
+    cli_spec spec = {.cmd = "rk matmul",
+                     .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
+                     .about =
+                         "C = A . B of any shape through the runtime, on the NPU or the simulator",
                      .tables = tables};
     int prc = cli_parse(&spec, argc, argv);
     if (prc >= 0)

@@ -13,7 +13,6 @@
 #include "cli.h"
 #include "rk_opts.h"
 
-
 void rk_operands_from_opts(rk_operands *o, const rk_shape_opts *so)
 {
     o->in = so->in;
@@ -27,13 +26,10 @@ unsigned rk_elem_bytes(npk_rk_prec p)
 {
     switch (p) {
     case NPK_PREC_FP16:
-    case NPK_PREC_INT16:
-        return 2;
+    case NPK_PREC_INT16: return 2;
     case NPK_PREC_FP32:
-    case NPK_PREC_INT32:
-        return 4;
-    default:
-        return 1;
+    case NPK_PREC_INT32: return 4;
+    default: return 1;
     }
 }
 
@@ -51,7 +47,8 @@ void rk_fill_random(npk_rk_prec p, void *dst, uint64_t count, uint64_t *seed)
     for (uint64_t i = 0; i < count; i++) {
         uint64_t r = next_rand(seed);
         if (p == NPK_PREC_FP16)
-            ((uint16_t *)dst)[i] = npk_f32_to_f16((float)((double)(r >> 11) / 4503599627370496.0 - 1.0));
+            ((uint16_t *)dst)[i] =
+                npk_f32_to_f16((float)((double)(r >> 11) / 4503599627370496.0 - 1.0));
         else if (p == NPK_PREC_INT8)
             ((int8_t *)dst)[i] = (int8_t)(uint8_t)r;
         else

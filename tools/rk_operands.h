@@ -45,5 +45,4 @@ struct npk_rk_info;
 bool rk_runtime_setup(const struct rk_shape_opts *so, const rk_operands *o, struct npk_rk **rt,
                       struct npk_rk_weights **w, struct npk_rk_info *info, const char *cmd);
 
-
 #endif

@@ -15,16 +15,21 @@ int rk_plan_main(int argc, char **argv)
     uint32_t k_slice_max = 0;
     bool json = false;
     const cli_opt own[] = {
-        {.name = "--k-slice", .kind = CLI_U32, .dest = &k_slice_max, .max = NPK_RK_PLAN_MAX_DIM,
-         .meta = "K", .help = "cap the K of a task (rounded down to a multiple of 32; 0: none)"},
+        {.name = "--k-slice",
+         .kind = CLI_U32,
+         .dest = &k_slice_max,
+         .max = NPK_RK_PLAN_MAX_DIM,
+         .meta = "K",
+         .help = "cap the K of a task (rounded down to a multiple of 32; 0: none)"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
         CLI_END,
     };
-    const cli_opt *tables[] = {
-        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_MODE | RK_OPT_SOC | RK_OPT_CORES,
-                      NPK_RK_PLAN_MAX_DIM),
-        own, NULL};
-    cli_spec spec = {.cmd = "rk plan", .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
+    const cli_opt *tables[] = {rk_shape_rows(&so,
+                                             RK_OPT_SHAPE | RK_OPT_MODE | RK_OPT_SOC | RK_OPT_CORES,
+                                             NPK_RK_PLAN_MAX_DIM),
+                               own, NULL};
+    cli_spec spec = {.cmd = "rk plan",
+                     .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
                      .about = "split any M x K x N matmul into tasks within every limit "
                               "(--cores defaults to 1; rk matmul and rk bench use every core)",
                      .tables = tables};

@@ -26,10 +26,14 @@ int rk_regs_main(int argc, char **argv)
 {
     const char *pos[1] = {NULL};
     const cli_opt *tables[] = {NULL};
-    cli_spec spec = {.cmd = "rk regs", .synopsis = "[NAME|OFFSET]",
-                     .about = "the register table, or the fields of the register NAME (any case), or "
-                              "of every register\nat OFFSET (0x1040)",
-                     .tables = tables, .pos = pos, .max_pos = 1};
+    cli_spec spec = {.cmd = "rk regs",
+                     .synopsis = "[NAME|OFFSET]",
+                     .about =
+                         "the register table, or the fields of the register NAME (any case), or "
+                         "of every register\nat OFFSET (0x1040)",
+                     .tables = tables,
+                     .pos = pos,
+                     .max_pos = 1};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;

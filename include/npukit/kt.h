@@ -25,15 +25,18 @@ extern "C" {
 #endif
 
 typedef struct kt_options {
-    unsigned stage_flits;     /* STAGE_FLITS of the bitstream (not discoverable; 0 = 128) */
-    uint32_t reply_budget;    /* reads spent waiting for one CU_CTRL reply (0 = 256) */
-    uint32_t poll_budget;     /* reads without progress before a wait gives up (0 = 20000) */
-    kt_coord reply_to;        /* src of mailbox requests; replies come back here ({0,0}) */
-    bool bitstream_current;   /* the caller knows the bitstream honours strobes */
-    uint8_t expect_version;   /* refuse units of another cu_version (0 = the first unit's) */
+    unsigned stage_flits;   /* STAGE_FLITS of the bitstream (not discoverable; 0 = 128) */
+    uint32_t reply_budget;  /* reads spent waiting for one CU_CTRL reply (0 = 256) */
+    uint32_t poll_budget;   /* reads without progress before a wait gives up (0 = 20000) */
+    kt_coord reply_to;      /* src of mailbox requests; replies come back here ({0,0}) */
+    bool bitstream_current; /* the caller knows the bitstream honours strobes */
+    uint8_t expect_version; /* refuse units of another cu_version (0 = the first unit's) */
 } kt_options;
 
-enum { KT_MAX_PENDING = 32, KT_STAGE_SHADOW_WORDS = 1024 /* the dispatcher's 10-bit word pointer */ };
+enum {
+    KT_MAX_PENDING = 32,
+    KT_STAGE_SHADOW_WORDS = 1024 /* the dispatcher's 10-bit word pointer */
+};
 
 /* A dispatched program whose credit-returning completions may still be arriving. */
 typedef struct kt_pending {
@@ -43,12 +46,12 @@ typedef struct kt_pending {
 
 typedef struct kt_dev {
     kt_transport *t;
-    uint64_t base;            /* the orchestrator window */
+    uint64_t base; /* the orchestrator window */
     kt_options opt;
     kt_agent_caps caps;
-    unsigned flit_words;      /* ceil(FLIT_WIDTH / 64), derived from CAPS */
+    unsigned flit_words; /* ceil(FLIT_WIDTH / 64), derived from CAPS */
     uint8_t next_txn;
-    unsigned stale_drained;   /* mailbox flits found and dropped at open */
+    unsigned stale_drained; /* mailbox flits found and dropped at open */
     kt_pending pending[KT_MAX_PENDING];
     unsigned n_pending;
     /* The most recent dispatch and the credit it seeded: credit is refilled only by
@@ -107,8 +110,8 @@ npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n);
 
 typedef struct kt_ticket {
     kt_coord dst;
-    uint16_t baseline;  /* NODE_STATUS count before the kick */
-    uint16_t n;         /* signals expected: one per instruction */
+    uint16_t baseline; /* NODE_STATUS count before the kick */
+    uint16_t n;        /* signals expected: one per instruction */
     uint8_t txn;
 } kt_ticket;
 
@@ -119,11 +122,12 @@ typedef struct kt_ticket {
  * completion from any node, and on a pre-strobe bitstream a late one arriving between BASE
  * (which zeroes the credit) and DST (which repairs the destination) would release the
  * dispatch PROG_LEN fired while PROG_DST still reads 0 — its first flit lost at {0,0}. */
-npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit, kt_ticket *tk);
+npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit,
+                       kt_ticket *tk);
 
 typedef struct kt_wait_result {
-    kt_node_status last;     /* the final NODE_STATUS */
-    bool fault_seen;         /* a SIG_FAULT was observed while waiting */
+    kt_node_status last; /* the final NODE_STATUS */
+    bool fault_seen;     /* a SIG_FAULT was observed while waiting */
     uint32_t fault_arg;
     uint32_t polls;
 } kt_wait_result;
@@ -131,8 +135,9 @@ typedef struct kt_wait_result {
 /* Wait until the node has sent n more signals (16-bit, wrap-aware). A fault observed on the
  * way, or as the last code, fails with NPK_EFAULT; so does, for the most recent dispatch, a
  * credit short of seed - 1 at the end (NODE_STATUS keeps only the last code, so a fault
- * followed by more completions between two polls is visible only as credit never returned). A budget without progress fails with
- * NPK_ETIMEDOUT and a diagnosis from PROG_STAT (starved of credit / never addressed). */
+ * followed by more completions between two polls is visible only as credit never returned). A
+ * budget without progress fails with NPK_ETIMEDOUT and a diagnosis from PROG_STAT (starved of
+ * credit / never addressed). */
 npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res);
 /* SIG_DONE: clear, and wait for a total. Only when opt.bitstream_current is set. */
 npk_status kt_sig_done_clear(kt_dev *d);
@@ -142,11 +147,13 @@ npk_status kt_wait_sig_done(kt_dev *d, uint16_t total);
 size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len);
 
 /* Build the saxpy unit's instruction (§3.3): y[0:n] = a*x + y, n 1..64, addresses 32-aligned. */
-npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr, uint64_t y_addr, uint8_t txn, bool last);
+npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr, uint64_t y_addr,
+                         uint8_t txn, bool last);
 /* Build the test unit's instruction: op KT_TU_RETIRE / KT_TU_FAULT with `arg` as the result (the
  * signal's arg), or KT_TU_FETCH of the 32-byte word at `arg` (a 40-bit address); `cycles` to take,
  * 0 for the unit's configured latency. */
-npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg, uint8_t txn, bool last);
+npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg, uint8_t txn,
+                        bool last);
 
 #ifdef __cplusplus
 }

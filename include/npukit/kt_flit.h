@@ -25,9 +25,9 @@ extern "C" {
 #endif
 
 enum {
-    KT_FLIT_WIDTH = 288,  /* bits in a flit at the reference build */
-    KT_POS_WIDTH = 4,     /* bits per coordinate */
-    KT_FLIT_WORDS = 5,    /* 64-bit words per flit on the host side */
+    KT_FLIT_WIDTH = 288, /* bits in a flit at the reference build */
+    KT_POS_WIDTH = 4,    /* bits per coordinate */
+    KT_FLIT_WORDS = 5,   /* 64-bit words per flit on the host side */
     KT_PAYLOAD_BITS = 256,
     KT_COORD_MAX = (1 << KT_POS_WIDTH) - 1,
 };
@@ -85,12 +85,12 @@ typedef struct kt_field {
 
 /* Layout tables, each terminated by a row with name == NULL. */
 extern const kt_field kt_layout_header[];
-extern const kt_field kt_layout_ctrl[];     /* CU_CTRL request and reply */
-extern const kt_field kt_layout_signal[];   /* CU_SIGNAL */
-extern const kt_field kt_layout_mem_req[];  /* MEM_RD_REQ / MEM_WR_REQ descriptor */
-extern const kt_field kt_layout_cu_data[];  /* CU_DATA descriptor */
-extern const kt_field kt_layout_wr_ack[];   /* MEM_WR_ACK */
-extern const kt_field kt_layout_saxpy[];    /* the saxpy example unit's instruction */
+extern const kt_field kt_layout_ctrl[];      /* CU_CTRL request and reply */
+extern const kt_field kt_layout_signal[];    /* CU_SIGNAL */
+extern const kt_field kt_layout_mem_req[];   /* MEM_RD_REQ / MEM_WR_REQ descriptor */
+extern const kt_field kt_layout_cu_data[];   /* CU_DATA descriptor */
+extern const kt_field kt_layout_wr_ack[];    /* MEM_WR_ACK */
+extern const kt_field kt_layout_saxpy[];     /* the saxpy example unit's instruction */
 extern const kt_field kt_layout_test_unit[]; /* the configurable test unit's instruction */
 
 /* The test unit's opcodes ([255:252], the KohakuTPU convention); any other retires with 0. */
@@ -115,10 +115,10 @@ static inline uint64_t kt_field_get(const kt_flit *f, const kt_field *field)
 /* ---- header ---- */
 typedef struct kt_header {
     kt_coord dst, src;
-    uint8_t type;  /* 4 bits */
+    uint8_t type; /* 4 bits */
     uint8_t txn;
     bool last;
-    uint8_t rsvd;  /* 3 bits: [2] remote-mesh marker, [1:0] mesh id or word index */
+    uint8_t rsvd; /* 3 bits: [2] remote-mesh marker, [1:0] mesh id or word index */
 } kt_header;
 
 npk_status kt_header_put(kt_flit *f, const kt_header *h);
@@ -126,9 +126,9 @@ kt_header kt_header_get(const kt_flit *f);
 
 /* ---- payloads ---- */
 typedef struct kt_ctrl {
-    uint8_t op;      /* request: 0 (read; not decoded by the shell). reply: 0x02 */
+    uint8_t op; /* request: 0 (read; not decoded by the shell). reply: 0x02 */
     uint8_t index;
-    uint64_t value;  /* reply: the register */
+    uint64_t value; /* reply: the register */
 } kt_ctrl;
 enum { KT_CTRL_OP_READ = 0x00, KT_CTRL_OP_REPLY = 0x02 };
 
@@ -139,23 +139,23 @@ typedef struct kt_signal {
 
 /* Memory request descriptor (MEM_RD_REQ; MEM_WR_REQ reads only addr and len). */
 typedef struct kt_mem_req {
-    uint64_t addr;         /* 40 bits: [39] aperture, [38] 0, [37:36] mesh, [35:0] offset */
-    uint8_t len;           /* beats - 1 */
-    uint8_t flags;         /* [6] STREAM, [5] BLAYOUT, [4] QUANT, [2:0] cache hints */
-    uint8_t count;         /* entries of a streaming read; 0 reads as 1 */
+    uint64_t addr; /* 40 bits: [39] aperture, [38] 0, [37:36] mesh, [35:0] offset */
+    uint8_t len;   /* beats - 1 */
+    uint8_t flags; /* [6] STREAM, [5] BLAYOUT, [4] QUANT, [2:0] cache hints */
+    uint8_t count; /* entries of a streaming read; 0 reads as 1 */
     kt_coord peer[3];
-    uint8_t n_peer;        /* 0..3 */
-    uint8_t entry_words;   /* words per entry; 0 or > 4 reads as 4 */
+    uint8_t n_peer;      /* 0..3 */
+    uint8_t entry_words; /* words per entry; 0 or > 4 reads as 4 */
 } kt_mem_req;
 enum { KT_MEM_FLAG_STREAM = 1u << 6, KT_MEM_FLAG_BLAYOUT = 1u << 5, KT_MEM_FLAG_QUANT = 1u << 4 };
 enum { KT_MEM_ADDR_BITS = 40, KT_MEM_WR_MAX_LEN = 7 };
 
 typedef struct kt_cu_data {
     uint8_t buf_id;
-    uint16_t offset;  /* in 32-byte granules */
-    uint8_t len;      /* data flits - 1 */
-    uint8_t flags;    /* [0] signal on complete */
-    kt_coord ack;     /* {0,0}: acknowledge to the descriptor's source */
+    uint16_t offset; /* in 32-byte granules */
+    uint8_t len;     /* data flits - 1 */
+    uint8_t flags;   /* [0] signal on complete */
+    kt_coord ack;    /* {0,0}: acknowledge to the descriptor's source */
 } kt_cu_data;
 
 /* Encoders write the payload only (the header is separate); the payload is cleared first. */

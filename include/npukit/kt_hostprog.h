@@ -32,18 +32,21 @@ typedef enum kt_hp_op { KT_HP_WR = 1, KT_HP_POLL = 2, KT_HP_DONE = 3 } kt_hp_op;
 
 /* The engine's window (spec §5). */
 enum kt_engine_reg {
-    KT_ENG_CTRL = 0x0000,  /* W: [0] GO. R: [0] busy, [1] done, [2] err */
+    KT_ENG_CTRL = 0x0000, /* W: [0] GO. R: [0] busy, [1] done, [2] err */
     KT_ENG_PC = 0x0008,
     KT_ENG_CODE = 0x0010,
     KT_ENG_POLLS = 0x0018,
-    KT_ENG_CMD = 0x1000,   /* command n, field f at 0x1000 + n*32 + f*8 */
+    KT_ENG_CMD = 0x1000, /* command n, field f at 0x1000 + n*32 + f*8 */
 };
 enum {
-    KT_ENG_NCMD = 128,      /* command slots (NCMD) */
-    KT_ENG_ADDR_BITS = 32,  /* ADDR_W: the engine's master reaches 32-bit addresses only */
+    KT_ENG_NCMD = 128,     /* command slots (NCMD) */
+    KT_ENG_ADDR_BITS = 32, /* ADDR_W: the engine's master reaches 32-bit addresses only */
     KT_HP_LABEL = 40,
 };
-static inline uint32_t kt_eng_cmd_offset(unsigned n, unsigned field) { return KT_ENG_CMD + n * 32u + field * 8u; }
+static inline uint32_t kt_eng_cmd_offset(unsigned n, unsigned field)
+{
+    return KT_ENG_CMD + n * 32u + field * 8u;
+}
 
 typedef struct kt_hp_cmd {
     uint8_t op;
@@ -71,7 +74,8 @@ const char *kt_hp_op_name(unsigned op);
 /* Append. `what` may be NULL (the address is named instead). */
 npk_status kt_hp_setup(kt_hostprog *p, uint64_t addr, const void *bytes, size_t len);
 npk_status kt_hp_wr(kt_hostprog *p, uint64_t addr, uint64_t data, const char *what);
-npk_status kt_hp_poll(kt_hostprog *p, uint64_t addr, uint64_t want, uint64_t mask, const char *what);
+npk_status kt_hp_poll(kt_hostprog *p, uint64_t addr, uint64_t want, uint64_t mask,
+                      const char *what);
 npk_status kt_hp_done(kt_hostprog *p, uint64_t code);
 
 /* One line per command / setup block: "WR   0x10000068 <- 0x0 PROG_BASE". */
@@ -108,7 +112,8 @@ npk_status kt_hp_move(kt_hostprog *p, uint64_t ctrl_base, const kt_mv_write *w, 
 
 /* ---- running ---- */
 typedef struct kt_hp_opts {
-    uint32_t poll_budget; /* reads per POLL (host) or CTRL reads (engine) before giving up; 0 = 100000 */
+    uint32_t
+        poll_budget; /* reads per POLL (host) or CTRL reads (engine) before giving up; 0 = 100000 */
     /* Called between two unsuccessful reads: a real host sleeps, a simulated one advances the
      * clock. NULL = read back to back. */
     void (*idle)(void *user);
@@ -116,13 +121,14 @@ typedef struct kt_hp_opts {
 } kt_hp_opts;
 
 typedef struct kt_hp_result {
-    uint64_t code;   /* the DONE code */
-    uint32_t polls;  /* reads spent polling (host) / engine POLLS register (engine) */
-    uint32_t waits;  /* engine form: host reads of the engine's CTRL */
+    uint64_t code;  /* the DONE code */
+    uint32_t polls; /* reads spent polling (host) / engine POLLS register (engine) */
+    uint32_t waits; /* engine form: host reads of the engine's CTRL */
     unsigned pc;
 } kt_hp_result;
 
-npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opts *o, kt_hp_result *r);
+npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opts *o,
+                          kt_hp_result *r);
 
 /* Engine form: refuses more than 128 commands and addresses beyond the engine's 32 bits. Load
  * writes the setup blocks, then each command's fields as single writes (the engine takes one
@@ -133,10 +139,10 @@ npk_status kt_hp_load(kt_transport *t, uint64_t engine_base, const kt_hostprog *
 npk_status kt_hp_go(kt_transport *t, uint64_t engine_base);
 /* Poll CTRL until done; err = an invalid opcode was reached (named with its PC). A budget that
  * runs out names the command at the PC, its register, and the value the host reads there now. */
-npk_status kt_hp_wait_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p, const kt_hp_opts *o,
-                             kt_hp_result *r);
-npk_status kt_hp_run_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p, const kt_hp_opts *o,
-                            kt_hp_result *r);
+npk_status kt_hp_wait_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p,
+                             const kt_hp_opts *o, kt_hp_result *r);
+npk_status kt_hp_run_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p,
+                            const kt_hp_opts *o, kt_hp_result *r);
 
 #ifdef __cplusplus
 }

@@ -28,8 +28,8 @@ extern "C" {
 #endif
 
 typedef struct kt_il_caps {
-    bool present;     /* capability word non-zero */
-    uint8_t mesh_id;  /* the live id */
+    bool present;    /* capability word non-zero */
+    uint8_t mesh_id; /* the live id */
     uint64_t raw;
 } kt_il_caps;
 
@@ -60,8 +60,8 @@ npk_status kt_il_enable(kt_transport *t, uint64_t ctrl_base, bool on);
  * the mover idle means every remote write has left over the link — then ring dst_mesh with
  * `tag`. Refuses a source outside the local mesh (reads never cross) and a destination in the
  * local mesh (nothing to ring about). */
-npk_status kt_il_write_and_ring(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m, unsigned dst_mesh,
-                                uint8_t tag, uint32_t poll_budget);
+npk_status kt_il_write_and_ring(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m,
+                                unsigned dst_mesh, uint8_t tag, uint32_t poll_budget);
 
 #ifdef __cplusplus
 }

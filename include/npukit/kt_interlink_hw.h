@@ -19,7 +19,8 @@ extern "C" {
 
 /* Client offsets (inside AUX_CFG). */
 enum kt_il_reg {
-    KT_IL_CONTROL = 0x80, /* [0] enable (reset 1), [1] clear inbound doorbell counts, [2] clear faults */
+    KT_IL_CONTROL =
+        0x80, /* [0] enable (reset 1), [1] clear inbound doorbell counts, [2] clear faults */
     KT_IL_MESH_ID = 0x88, /* [1:0] this mesh's id: a runtime value */
     KT_IL_RING = 0x90,    /* [1:0] destination mesh, [15:8] tag; the write rings */
 };
@@ -43,7 +44,7 @@ enum kt_il_statw {
     KT_IL_W_LINK0_STALL = 10,
     KT_IL_W_LINK1_STALL = 11,
     KT_IL_W_FORWARDED = 12,
-    KT_IL_W_CREDITS = 13,  /* [31:0] link 0, [63:32] link 1 */
+    KT_IL_W_CREDITS = 13, /* [31:0] link 0, [63:32] link 1 */
     KT_IL_W_DOORBELLS_SENT = 14,
     KT_IL_W_EGRESS_BLOCKS = 15,
 };
@@ -61,8 +62,14 @@ const char *kt_il_fault_name(unsigned bit);
 size_t kt_il_faults_text(uint8_t faults, char *buf, size_t len);
 
 /* Inside-the-machine addresses: the layout kt_word_mesh_addr (kt_words.h). */
-static inline uint64_t kt_il_dram_addr(unsigned mesh, uint64_t local) { return kt_mesh_addr_make(false, mesh, local); }
-static inline uint64_t kt_il_stage_addr(unsigned mesh, uint64_t off) { return kt_mesh_addr_make(true, mesh, off); }
+static inline uint64_t kt_il_dram_addr(unsigned mesh, uint64_t local)
+{
+    return kt_mesh_addr_make(false, mesh, local);
+}
+static inline uint64_t kt_il_stage_addr(unsigned mesh, uint64_t off)
+{
+    return kt_mesh_addr_make(true, mesh, off);
+}
 static inline unsigned kt_il_addr_mesh(uint64_t addr) { return kt_mesh_addr_split(addr).mesh; }
 
 #ifdef __cplusplus

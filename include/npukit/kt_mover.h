@@ -51,8 +51,8 @@ kt_mv_walker kt_mv_linear(uint64_t base, uint16_t words);
 kt_mv_move kt_mv_copy(uint64_t dst, uint64_t src, uint16_t words);
 kt_mv_move kt_mv_fill(uint64_t dst, uint16_t words, kt_mv_width width, uint32_t value);
 kt_mv_move kt_mv_generate(uint64_t dst, uint16_t words, uint64_t seed);
-kt_mv_move kt_mv_gather(uint64_t dst, uint64_t src, const uint32_t *indices, uint16_t count, uint64_t index_base,
-                        uint32_t pitch, uint16_t words_per_index);
+kt_mv_move kt_mv_gather(uint64_t dst, uint64_t src, const uint32_t *indices, uint16_t count,
+                        uint64_t index_base, uint32_t pitch, uint16_t words_per_index);
 
 /* Refuse what the hardware would fault on or cannot run: transpose and undefined modes, element
  * width 3, too many indices, a source or destination (base, stride, pitch, index buffer) not

@@ -28,7 +28,7 @@ enum kt_mv_reg {
     KT_MV_WINDOW = 0x28, /* commits a bound-axis window immediately */
     KT_MV_INDEX = 0x30,
     KT_MV_SEED = 0x38,
-    KT_MV_IMM = 0x40,    /* fill value and padding */
+    KT_MV_IMM = 0x40, /* fill value and padding */
     KT_MV_GATHER = 0x50,
     KT_MV_AUX_LIMIT = 0x80, /* the mover owns client offsets 0x00-0x7F */
 };
@@ -42,38 +42,43 @@ typedef enum kt_mv_mode {
     KT_MV_XFORM = 5,
 } kt_mv_mode;
 
-typedef enum kt_mv_width { KT_MV_W8 = 0, KT_MV_W16 = 1, KT_MV_W32 = 2, KT_MV_W_INVALID = 3 } kt_mv_width;
+typedef enum kt_mv_width {
+    KT_MV_W8 = 0,
+    KT_MV_W16 = 1,
+    KT_MV_W32 = 2,
+    KT_MV_W_INVALID = 3
+} kt_mv_width;
 
 typedef enum kt_mv_fault {
     KT_MV_F_NONE = 0,
-    KT_MV_F_IDXLEN = 1,  /* more indices than the index RAM holds */
-    KT_MV_F_RANGE = 2,   /* an address outside the 40-bit space */
-    KT_MV_F_AXI = 3,     /* an AXI error response on a read or write */
-    KT_MV_F_MODE = 4,    /* transpose, or an undefined mode */
-    KT_MV_F_EWIDTH = 5,  /* element width 3 */
-    KT_MV_F_ALIGN = 6,   /* a destination word not 32-byte aligned */
+    KT_MV_F_IDXLEN = 1,     /* more indices than the index RAM holds */
+    KT_MV_F_RANGE = 2,      /* an address outside the 40-bit space */
+    KT_MV_F_AXI = 3,        /* an AXI error response on a read or write */
+    KT_MV_F_MODE = 4,       /* transpose, or an undefined mode */
+    KT_MV_F_EWIDTH = 5,     /* element width 3 */
+    KT_MV_F_ALIGN = 6,      /* a destination word not 32-byte aligned */
     KT_MV_F_XFORM_AXIS = 7, /* a bound axis in a transform move */
 } kt_mv_fault;
 
 /* Flags byte (CTRL [15:8]). */
 enum {
-    KT_MV_FLAG_WCOAL = 1u << 3,       /* write coalescing */
-    KT_MV_FLAG_BURST_SHIFT = 5,       /* [7:5] log2 of the burst cap; 0 = 128 words */
+    KT_MV_FLAG_WCOAL = 1u << 3, /* write coalescing */
+    KT_MV_FLAG_BURST_SHIFT = 5, /* [7:5] log2 of the burst cap; 0 = 128 words */
 };
 
 enum {
-    KT_MV_MAX_DIMS = 6,          /* NDIM of the walker */
-    KT_MV_WORD = 32,             /* bytes per transfer */
-    KT_MV_MAX_INDICES = 2048,    /* IDX_WORDS (256) x 8 indices per word */
+    KT_MV_MAX_DIMS = 6,       /* NDIM of the walker */
+    KT_MV_WORD = 32,          /* bytes per transfer */
+    KT_MV_MAX_INDICES = 2048, /* IDX_WORDS (256) x 8 indices per word */
     KT_MV_ADDR_BITS = 40,
-    KT_MV_MAX_WRITES = 64,       /* enough for any move kt_mv_build emits */
+    KT_MV_MAX_WRITES = 64, /* enough for any move kt_mv_build emits */
 };
 
 /* Bound axes: a dimension may add its index times `astep` to axis 1 or 2 (0 = none). */
 typedef struct kt_mv_dim {
-    uint16_t count;   /* words (0 is treated as 1 by the hardware; refused here) */
-    int32_t stride;   /* bytes, signed, multiple of 32 */
-    uint8_t axis;     /* 0 none, 1 bound axis 0, 2 bound axis 1 */
+    uint16_t count; /* words (0 is treated as 1 by the hardware; refused here) */
+    int32_t stride; /* bytes, signed, multiple of 32 */
+    uint8_t axis;   /* 0 none, 1 bound axis 0, 2 bound axis 1 */
     int16_t astep;
 } kt_mv_dim;
 
@@ -85,11 +90,11 @@ typedef struct kt_mv_window {
 } kt_mv_window;
 
 typedef struct kt_mv_walker {
-    uint64_t base;                 /* 40-bit byte address: [39] aperture, [37:36] mesh */
-    unsigned ndim;                 /* 1..6 */
+    uint64_t base;                  /* 40-bit byte address: [39] aperture, [37:36] mesh */
+    unsigned ndim;                  /* 1..6 */
     kt_mv_dim dims[KT_MV_MAX_DIMS]; /* outermost first: dims[ndim-1] is innermost */
     kt_mv_window window[2];
-    uint8_t xform_id, xform_mode;  /* source walker of a transform move only */
+    uint8_t xform_id, xform_mode; /* source walker of a transform move only */
 } kt_mv_walker;
 
 /* Names: "copy", "fill", ...; "index length", "alignment", ... ("?" beyond the tables). */
@@ -114,7 +119,13 @@ typedef struct kt_mv_hdr_word {
     uint8_t ndim;
     uint8_t xform_id, xform_mode; /* read from the source walker's header only */
 } kt_mv_hdr_word;
-enum { KT_MV_HDR_F_SEL, KT_MV_HDR_F_BASE, KT_MV_HDR_F_NDIM, KT_MV_HDR_F_XFORM_ID, KT_MV_HDR_F_XFORM_MODE };
+enum {
+    KT_MV_HDR_F_SEL,
+    KT_MV_HDR_F_BASE,
+    KT_MV_HDR_F_NDIM,
+    KT_MV_HDR_F_XFORM_ID,
+    KT_MV_HDR_F_XFORM_MODE
+};
 
 typedef struct kt_mv_dim_word {
     uint8_t sel, dim;
@@ -175,7 +186,8 @@ typedef struct kt_mv_reg_row {
     const kt_word_layout *layout;
 } kt_mv_reg_row;
 extern const kt_mv_reg_row kt_mv_regs[];
-/* The register a cfg pulse at client `offset` lands in (offset & ~7), NULL where nothing decodes. */
+/* The register a cfg pulse at client `offset` lands in (offset & ~7), NULL where nothing decodes.
+ */
 const kt_mv_reg_row *kt_mv_reg_find(unsigned offset);
 /* The word of the register at `offset` from its decoded struct, refusing a member that does not
  * fit its field (names register, field, value and limit). */
@@ -186,12 +198,18 @@ bool kt_mv_word_decode(unsigned offset, uint64_t value, kt_mv_word *w);
 /* AUX_STAT (orchestrator offset 0x78) decoded: the mover's fields and the memory agent's
  * traffic counters, which the orchestrator fills in. */
 typedef struct kt_mv_status {
-    uint32_t moves_done; /* 24 bits */
+    uint32_t moves_done;    /* 24 bits */
     uint16_t reads, writes; /* memory-agent traffic, 16-bit free-running */
     uint8_t fault;
     bool busy;
 } kt_mv_status;
-enum { KT_MV_STAT_F_MOVES_DONE, KT_MV_STAT_F_READS, KT_MV_STAT_F_WRITES, KT_MV_STAT_F_FAULT, KT_MV_STAT_F_BUSY };
+enum {
+    KT_MV_STAT_F_MOVES_DONE,
+    KT_MV_STAT_F_READS,
+    KT_MV_STAT_F_WRITES,
+    KT_MV_STAT_F_FAULT,
+    KT_MV_STAT_F_BUSY
+};
 extern const kt_word_layout kt_word_aux_stat;
 kt_mv_status kt_mv_status_decode(uint64_t aux_stat);
 uint64_t kt_mv_status_encode(const kt_mv_status *s);
@@ -208,8 +226,8 @@ void kt_mv_fill_word(kt_mv_width width, uint32_t imm, uint8_t out[KT_MV_WORD]);
 /* ---- walking (shared by validation and the simulator's model) ----
  * A walker is an odometer over its dimensions, the innermost (dims[ndim-1]) fastest. */
 typedef struct kt_mv_point {
-    int64_t addr;  /* base + sum(idx * stride): may leave the 40-bit space (then out of range) */
-    bool valid;    /* every enabled bound axis inside its window */
+    int64_t addr; /* base + sum(idx * stride): may leave the 40-bit space (then out of range) */
+    bool valid;   /* every enabled bound axis inside its window */
 } kt_mv_point;
 
 /* Elements the walker visits: the product of its counts (a count of 0 counts as 1). */
@@ -218,7 +236,10 @@ uint64_t kt_mv_walker_elements(const kt_mv_walker *w);
 kt_mv_point kt_mv_walker_point(const kt_mv_walker *w, const uint32_t idx[KT_MV_MAX_DIMS]);
 /* Advance the odometer; returns false when it wrapped back to the start. */
 bool kt_mv_walker_next(const kt_mv_walker *w, uint32_t idx[KT_MV_MAX_DIMS]);
-static inline bool kt_mv_addr_in_range(int64_t a) { return a >= 0 && a < ((int64_t)1 << KT_MV_ADDR_BITS); }
+static inline bool kt_mv_addr_in_range(int64_t a)
+{
+    return a >= 0 && a < ((int64_t)1 << KT_MV_ADDR_BITS);
+}
 
 #ifdef __cplusplus
 }

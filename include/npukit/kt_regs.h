@@ -35,46 +35,46 @@ enum kt_orch_reg {
     KT_PROG_BASE = 0x0068,
     KT_SIG_DONE = 0x0070,
     KT_AUX_STAT = 0x0078,
-    KT_AUX_STATW = 0x0080,    /* 16 words from the attached client */
-    KT_TX_FLIT = 0x0100,      /* FLIT_WORDS words */
+    KT_AUX_STATW = 0x0080, /* 16 words from the attached client */
+    KT_TX_FLIT = 0x0100,   /* FLIT_WORDS words */
     KT_TX_KICK = 0x0140,
     KT_TX_STATUS = 0x0148,
-    KT_RX_FLIT = 0x0180,      /* FLIT_WORDS words */
+    KT_RX_FLIT = 0x0180, /* FLIT_WORDS words */
     KT_RX_POP = 0x01C0,
     KT_RX_STATUS = 0x01C8,
-    KT_AUX_CFG = 0x0800,      /* 0x800-0x8FF, forwarded verbatim */
-    KT_NODE_STATUS = 0x1000,  /* 0x1000 + {y,x}*8 */
-    KT_STAGE = 0x2000,        /* STAGE_FLITS * FLIT_WORDS * 8 bytes */
+    KT_AUX_CFG = 0x0800,     /* 0x800-0x8FF, forwarded verbatim */
+    KT_NODE_STATUS = 0x1000, /* 0x1000 + {y,x}*8 */
+    KT_STAGE = 0x2000,       /* STAGE_FLITS * FLIT_WORDS * 8 bytes */
 };
 
 enum {
     KT_AUX_STATW_WORDS = 16,
     KT_AUX_CFG_BYTES = 0x100,
     KT_NODE_SLOTS = 256,
-    KT_WINDOW_BYTES = 0x10000,   /* only addr[15:0] is decoded: the window aliases every 64 KB */
+    KT_WINDOW_BYTES = 0x10000, /* only addr[15:0] is decoded: the window aliases every 64 KB */
     KT_STAGE_FLITS_DEFAULT = 128,
-    KT_BUS_FLIT_BYTES = 32,      /* the station bus packs every host write into 32-byte flits */
+    KT_BUS_FLIT_BYTES = 32, /* the station bus packs every host write into 32-byte flits */
 };
 
 /* How the host sees a register. */
 typedef enum kt_access {
-    KT_ACC_RW,     /* stored and read back */
-    KT_ACC_RO,     /* read-only, derived from live state */
-    KT_ACC_W1C,    /* write-1-to-clear */
-    KT_ACC_W,      /* write-only: a pulse or a write into a RAM; reads zero */
-    KT_ACC_RLIVE,  /* write seeds, read returns a live counter (PROG_CRED) */
-    KT_ACC_RCLR,   /* read a count; any write clears (SIG_DONE) */
+    KT_ACC_RW,    /* stored and read back */
+    KT_ACC_RO,    /* read-only, derived from live state */
+    KT_ACC_W1C,   /* write-1-to-clear */
+    KT_ACC_W,     /* write-only: a pulse or a write into a RAM; reads zero */
+    KT_ACC_RLIVE, /* write seeds, read returns a live counter (PROG_CRED) */
+    KT_ACC_RCLR,  /* read a count; any write clears (SIG_DONE) */
 } kt_access;
 
 typedef struct kt_reg_desc {
     uint32_t offset;
-    uint32_t words;     /* 1 for a register, more for an array or window */
+    uint32_t words; /* 1 for a register, more for an array or window */
     const char *name;
     kt_access access;
-    uint8_t width;      /* stored bits of a word without a layout (64 for full words) */
+    uint8_t width; /* stored bits of a word without a layout (64 for full words) */
     uint64_t reset;
     const kt_word_layout *layout; /* the word's fields, or NULL */
-    const char *note;   /* what the fields do not say (may be NULL) */
+    const char *note;             /* what the fields do not say (may be NULL) */
 } kt_reg_desc;
 
 /* The orchestrator map at the reference build (FLIT_WORDS 5, STAGE_FLITS 128); rows in offset
@@ -98,7 +98,10 @@ static inline uint32_t kt_stage_end(unsigned stage_flits, unsigned flit_words)
 {
     return KT_STAGE + stage_flits * flit_words * 8u;
 }
-static inline uint32_t kt_node_status_offset(kt_coord c) { return KT_NODE_STATUS + kt_coord_pack(c) * 8u; }
+static inline uint32_t kt_node_status_offset(kt_coord c)
+{
+    return KT_NODE_STATUS + kt_coord_pack(c) * 8u;
+}
 
 /* ---- decoded register values ----
  * Each struct has a field table (kt_word_*) whose rows are indexed by the enum beside it; the
@@ -136,7 +139,12 @@ typedef struct kt_node_status {
     uint16_t count;
     bool valid;
 } kt_node_status;
-enum { KT_NODE_STATUS_F_CODE, KT_NODE_STATUS_F_ARG, KT_NODE_STATUS_F_COUNT, KT_NODE_STATUS_F_VALID };
+enum {
+    KT_NODE_STATUS_F_CODE,
+    KT_NODE_STATUS_F_ARG,
+    KT_NODE_STATUS_F_COUNT,
+    KT_NODE_STATUS_F_VALID
+};
 extern const kt_word_layout kt_word_node_status;
 kt_node_status kt_node_status_decode(uint64_t v);
 uint64_t kt_node_status_encode(const kt_node_status *n);
@@ -161,7 +169,8 @@ extern const kt_word_layout kt_word_rx_status;
 typedef struct kt_reg_count {
     uint16_t value;
 } kt_reg_count;
-extern const kt_word_layout kt_word_prog_len, kt_word_prog_cred, kt_word_prog_base, kt_word_sig_done;
+extern const kt_word_layout kt_word_prog_len, kt_word_prog_cred, kt_word_prog_base,
+    kt_word_sig_done;
 
 /* ---- CU_CTRL indices (§1.2) ---- */
 enum kt_cu_index { KT_CU_CAPS = 0, KT_CU_STATUS = 1, KT_CU_COUNTERS = 2, KT_CU_DBG = 3 };
@@ -196,8 +205,14 @@ extern const kt_word_layout kt_word_cu_counters;
 kt_cu_counters kt_cu_counters_decode(uint64_t v);
 uint64_t kt_cu_counters_encode(const kt_cu_counters *c);
 /* A measurement is the difference of two reads modulo 2^32 (the counters wrap in seconds). */
-static inline uint32_t kt_counter_delta32(uint32_t before, uint32_t after) { return after - before; }
-static inline uint16_t kt_count_delta16(uint16_t before, uint16_t after) { return (uint16_t)(after - before); }
+static inline uint32_t kt_counter_delta32(uint32_t before, uint32_t after)
+{
+    return after - before;
+}
+static inline uint16_t kt_count_delta16(uint16_t before, uint16_t after)
+{
+    return (uint16_t)(after - before);
+}
 
 #ifdef __cplusplus
 }

@@ -35,13 +35,13 @@ extern "C" {
 #endif
 
 enum {
-    KT_LINE_MAX_BLOCK = 2048,          /* bytes of one RB/WB line */
+    KT_LINE_MAX_BLOCK = 2048, /* bytes of one RB/WB line */
     KT_DAEMON_PORT = 47155,
-    KT_DAEMON_MAX_FRAME = 64 << 20,    /* bytes of one JSON frame */
-    KT_DAEMON_MAX_BLOCK = 4 << 20,     /* bytes of one read_block/write_block (8 MiB of hex) */
+    KT_DAEMON_MAX_FRAME = 64 << 20, /* bytes of one JSON frame */
+    KT_DAEMON_MAX_BLOCK = 4 << 20,  /* bytes of one read_block/write_block (8 MiB of hex) */
     KT_REMOTE_TIMEOUT_MS = 10000,
-    KT_LINE_CHATTER_KEEP = 4,          /* model output lines quoted in an error */
-    KT_BACKDOOR_WORD = 64,             /* bytes of one BR/BW DRAM word */
+    KT_LINE_CHATTER_KEEP = 4, /* model output lines quoted in an error */
+    KT_BACKDOOR_WORD = 64,    /* bytes of one BR/BW DRAM word */
 };
 
 typedef struct kt_remote_opts {
@@ -55,7 +55,8 @@ typedef struct kt_line kt_line;
  * max_block = KT_LINE_MAX_BLOCK; kt_transport_close sends Q, closes and reaps. */
 npk_status kt_line_spawn(const char *cmd, const kt_remote_opts *o, kt_line **out, kt_transport *t);
 /* Connect to a harness listening on "HOST:PORT" and wait for its READY line. */
-npk_status kt_line_connect(const char *host_port, const kt_remote_opts *o, kt_line **out, kt_transport *t);
+npk_status kt_line_connect(const char *host_port, const kt_remote_opts *o, kt_line **out,
+                           kt_transport *t);
 /* The READY line the peer opened with. */
 const char *kt_line_banner(const kt_line *l);
 /* T: let the model run `cycles` cycles with no host traffic. */
@@ -63,8 +64,10 @@ npk_status kt_line_advance(kt_line *l, uint64_t cycles);
 /* S: the status text after "V " (key=value pairs). */
 npk_status kt_line_status(kt_line *l, char *buf, size_t len);
 /* BR / BW: one 64-byte DRAM word of channel `ch` at word index `word`, bytes in address order. */
-npk_status kt_line_backdoor_read(kt_line *l, unsigned ch, uint64_t word, uint8_t out[KT_BACKDOOR_WORD]);
-npk_status kt_line_backdoor_write(kt_line *l, unsigned ch, uint64_t word, const uint8_t in[KT_BACKDOOR_WORD]);
+npk_status kt_line_backdoor_read(kt_line *l, unsigned ch, uint64_t word,
+                                 uint8_t out[KT_BACKDOOR_WORD]);
+npk_status kt_line_backdoor_write(kt_line *l, unsigned ch, uint64_t word,
+                                  const uint8_t in[KT_BACKDOOR_WORD]);
 /* Serve whole 64-byte words of blocks that lie inside [host_base, host_base + size) through the
  * DRAM backdoor of channel `ch` instead of the modelled bus (the rest of a block still goes as
  * RB/WB). Checked once with a BR of word 0: a peer that answers E does not offer the backdoor
@@ -79,16 +82,20 @@ npk_status kt_line_finish(kt_line *l);
 /* ---- card daemon ---- */
 typedef struct kt_daemon kt_daemon;
 
-/* Connect ("HOST:PORT", NULL = 127.0.0.1:47155) and say hello. bulk; max_block KT_DAEMON_MAX_BLOCK. */
-npk_status kt_daemon_connect(const char *host_port, const kt_remote_opts *o, kt_daemon **out, kt_transport *t);
+/* Connect ("HOST:PORT", NULL = 127.0.0.1:47155) and say hello. bulk; max_block KT_DAEMON_MAX_BLOCK.
+ */
+npk_status kt_daemon_connect(const char *host_port, const kt_remote_opts *o, kt_daemon **out,
+                             kt_transport *t);
 /* The hello reply's value as JSON text, and its beat_bytes (0 when the daemon did not say). */
 const char *kt_daemon_hello(const kt_daemon *d);
 unsigned kt_daemon_beat_bytes(const kt_daemon *d);
 /* A lease on [base, base + size) of mesh `mesh` (refused while another client holds an overlap). */
-npk_status kt_daemon_claim(kt_daemon *d, unsigned mesh, uint64_t base, uint64_t size, uint64_t *lease);
+npk_status kt_daemon_claim(kt_daemon *d, unsigned mesh, uint64_t base, uint64_t size,
+                           uint64_t *lease);
 npk_status kt_daemon_release(kt_daemon *d, uint64_t lease);
 /* A run on the meshes in `mesh_mask` at clock profile `level` ("low", "mid", "ship"). */
-npk_status kt_daemon_run_begin(kt_daemon *d, unsigned mesh_mask, const char *level, uint64_t *token);
+npk_status kt_daemon_run_begin(kt_daemon *d, unsigned mesh_mask, const char *level,
+                               uint64_t *token);
 npk_status kt_daemon_run_end(kt_daemon *d, uint64_t token);
 /* The status op's value as JSON text. */
 npk_status kt_daemon_status(kt_daemon *d, char *buf, size_t len);
@@ -102,11 +109,13 @@ npk_status kt_daemon_status(kt_daemon *d, char *buf, size_t len);
 /* The bench map's orchestrator at `mag_base` (0x1000_0000) moved to a card's control window at
  * `ctrl_window`: a → ctrl_window + (a - mag_base). Addresses below mag_base belong to the
  * control-program engine, which a card does not have: refused. */
-npk_status kt_map_rebased(kt_transport *inner, uint64_t mag_base, uint64_t ctrl_window, kt_transport *out);
+npk_status kt_map_rebased(kt_transport *inner, uint64_t mag_base, uint64_t ctrl_window,
+                          kt_transport *out);
 /* `size` bytes at `base` addressed from 0. With `granule` (a power of two, e.g. 32) only whole,
  * aligned granules may be written — card DRAM zero-fills the rest of a partial one — so write64
  * is refused when granule > 8 and blocks must start and end on granule boundaries. */
-npk_status kt_map_window(kt_transport *inner, uint64_t base, uint64_t size, unsigned granule, kt_transport *out);
+npk_status kt_map_window(kt_transport *inner, uint64_t base, uint64_t size, unsigned granule,
+                         kt_transport *out);
 
 #ifdef __cplusplus
 }

@@ -33,12 +33,12 @@ enum { KT_RV64_MAX_SEGMENTS = 16 };
 typedef enum kt_rv64_region { KT_RV64_IMEM = 0, KT_RV64_SPAD = 1 } kt_rv64_region;
 
 typedef struct kt_rv64_segment {
-    unsigned phdr;        /* its index among the program headers */
+    unsigned phdr; /* its index among the program headers */
     kt_rv64_region region;
-    uint32_t offset;      /* byte offset inside the region */
+    uint32_t offset; /* byte offset inside the region */
     uint64_t vaddr;
     uint64_t filesz, memsz; /* bytes past filesz up to memsz are zero */
-    const uint8_t *data;  /* filesz bytes, inside the image's copy of the file */
+    const uint8_t *data;    /* filesz bytes, inside the image's copy of the file */
 } kt_rv64_segment;
 
 typedef struct kt_rv64_image {
@@ -65,14 +65,14 @@ void kt_rv64_image_free(kt_rv64_image *img);
 typedef struct kt_rv64_run_opts {
     const char *stdin_text; /* preloaded before boot (at most 64 bytes: the queue's depth) */
     size_t stdin_len;
-    uint32_t timeout_ms;    /* wall-clock budget for the program (0 = 10 s) */
+    uint32_t timeout_ms; /* wall-clock budget for the program (0 = 10 s) */
 } kt_rv64_run_opts;
 
 typedef struct kt_rv64_result {
     bool exited, halted, timed_out;
-    unsigned cause;         /* HR_STATUS[1:0] when halted */
+    unsigned cause; /* HR_STATUS[1:0] when halted */
     uint64_t exit_word, halt_pc, cycles, retired;
-    char *console;          /* NUL-terminated, owned: kt_rv64_result_free */
+    char *console; /* NUL-terminated, owned: kt_rv64_result_free */
     size_t console_len;
 } kt_rv64_result;
 void kt_rv64_result_free(kt_rv64_result *r);

@@ -18,8 +18,8 @@ extern "C" {
 #endif
 
 typedef struct kt_serve_target {
-    kt_transport *t;     /* the machine's host interface */
-    const char *name;    /* shown in READY and hello */
+    kt_transport *t;  /* the machine's host interface */
+    const char *name; /* shown in READY and hello */
     unsigned meshes;
     void *ctx;
     /* T: run cycles with no host traffic (NULL: refused). */

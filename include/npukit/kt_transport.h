@@ -58,9 +58,10 @@ typedef struct kt_transport {
     const kt_transport_ops *ops;
     void *ctx;
     const char *name;
-    bool bulk;           /* a real block path exists (default false) */
-    size_t max_block;    /* largest block in one call (0 = unlimited); larger writes are split at addresses
-                          * aligned to it (rounded down to 32 bytes: the bus flit), never mid-flit */
+    bool bulk;        /* a real block path exists (default false) */
+    size_t max_block; /* largest block in one call (0 = unlimited); larger writes are split at
+                       * addresses aligned to it (rounded down to 32 bytes: the bus flit), never
+                       * mid-flit */
     kt_counters count;
     kt_trace_fn trace;
     void *trace_user;

@@ -23,10 +23,10 @@ extern "C" {
 
 /* One field of a word, bound to the member of the decoded struct that holds it. */
 typedef struct kt_wfield {
-    kt_field f;        /* name, lowest bit, width (1..64) */
-    uint16_t member;   /* offsetof the member */
-    uint8_t size;      /* sizeof the member: 1 (also bool), 2, 4 or 8 */
-    bool is_signed;    /* two's complement in the word, sign-extended into the member */
+    kt_field f;      /* name, lowest bit, width (1..64) */
+    uint16_t member; /* offsetof the member */
+    uint8_t size;    /* sizeof the member: 1 (also bool), 2, 4 or 8 */
+    bool is_signed;  /* two's complement in the word, sign-extended into the member */
 } kt_wfield;
 
 /* A word: its name (for messages) and its fields, indexed by the word's field enum. */
@@ -36,12 +36,22 @@ typedef struct kt_word_layout {
     unsigned n;
 } kt_word_layout;
 
-/* Rows of a layout table: KT_WF(struct type, member, "name", lo, width); KT_WFS for a signed one. */
-#define KT_WF(type, member, name, lo, width) \
-    {{name, lo, width}, (uint16_t)offsetof(type, member), (uint8_t)sizeof(((type *)0)->member), false}
-#define KT_WFS(type, member, name, lo, width) \
-    {{name, lo, width}, (uint16_t)offsetof(type, member), (uint8_t)sizeof(((type *)0)->member), true}
-#define KT_WORD_LAYOUT(name, rows) {name, rows, (unsigned)(sizeof rows / sizeof rows[0])}
+/* Rows of a layout table: KT_WF(struct type, member, "name", lo, width); KT_WFS for a signed one.
+ */
+#define KT_WF(type, member, name, lo, width)                                                       \
+    {                                                                                              \
+        {name, lo, width}, (uint16_t)offsetof(type, member), (uint8_t)sizeof(((type *)0)->member), \
+            false                                                                                  \
+    }
+#define KT_WFS(type, member, name, lo, width)                                                      \
+    {                                                                                              \
+        {name, lo, width}, (uint16_t)offsetof(type, member), (uint8_t)sizeof(((type *)0)->member), \
+            true                                                                                   \
+    }
+#define KT_WORD_LAYOUT(name, rows)                                                                 \
+    {                                                                                              \
+        name, rows, (unsigned)(sizeof rows / sizeof rows[0])                                       \
+    }
 
 /* ---- one field at a time (field i of layout L) ---- */
 /* The field's bits, unsigned. */
@@ -80,7 +90,7 @@ enum kt_mesh_addr_field { KT_MADDR_LOCAL, KT_MADDR_MESH, KT_MADDR_APERTURE };
 extern const kt_word_layout kt_word_mesh_addr;
 
 typedef struct kt_aperture_addr {
-    uint8_t index;    /* 0: the staging aperture */
+    uint8_t index; /* 0: the staging aperture */
     uint32_t offset;
 } kt_aperture_addr;
 enum kt_aperture_addr_field { KT_AADDR_OFFSET, KT_AADDR_INDEX };

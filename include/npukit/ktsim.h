@@ -38,36 +38,36 @@ enum { KTSIM_MAX_UNITS = 64, KTSIM_MAX_MEM_PORTS = 4, KTSIM_NAME_MAX = 32 };
 
 typedef struct ktsim_unit_cfg {
     kt_coord at;
-    char kind[16];         /* a unit model: "saxpy", "test" */
-    uint16_t type;         /* CU_CAPS cu_type (0: the model's default) */
-    uint8_t version;       /* CU_CAPS cu_version */
+    char kind[16];   /* a unit model: "saxpy", "test" */
+    uint16_t type;   /* CU_CAPS cu_type (0: the model's default) */
+    uint8_t version; /* CU_CAPS cu_version */
     uint8_t n_buffers;
-    uint16_t inst_depth;   /* instruction FIFO depth (CU_CAPS inst_depth) */
-    uint32_t latency;      /* test unit: cycles per instruction */
-    uint32_t result;       /* test unit: default exec_result */
-    uint32_t reply_delay;  /* cycles before a CU_CTRL reply may leave (slow replies) */
+    uint16_t inst_depth;  /* instruction FIFO depth (CU_CAPS inst_depth) */
+    uint32_t latency;     /* test unit: cycles per instruction */
+    uint32_t result;      /* test unit: default exec_result */
+    uint32_t reply_delay; /* cycles before a CU_CTRL reply may leave (slow replies) */
 } ktsim_unit_cfg;
 
 typedef struct ktsim_config {
     char name[KTSIM_NAME_MAX];
     ktsim_gen gen;
-    bool stale_lanes;          /* pre-strobe: unstrobed beats carry stale bytes rather than zeros */
-    uint16_t flit_width;       /* 288 */
-    uint8_t pos_width;         /* 4 */
-    uint8_t grid_lo, grid_hi;  /* routers at grid_lo..grid_hi on both axes */
-    unsigned stage_flits;      /* STAGE_FLITS (128) */
+    bool stale_lanes;         /* pre-strobe: unstrobed beats carry stale bytes rather than zeros */
+    uint16_t flit_width;      /* 288 */
+    uint8_t pos_width;        /* 4 */
+    uint8_t grid_lo, grid_hi; /* routers at grid_lo..grid_hi on both axes */
+    unsigned stage_flits;     /* STAGE_FLITS (128) */
     unsigned tx_depth, rx_depth;
-    unsigned router_fifo;      /* per router input port */
-    unsigned recv_depth;       /* a shell's receive FIFO */
-    unsigned mem_queue;        /* a memory port's intake queue */
+    unsigned router_fifo; /* per router input port */
+    unsigned recv_depth;  /* a shell's receive FIFO */
+    unsigned mem_queue;   /* a memory port's intake queue */
     kt_coord mem_port[KTSIM_MAX_MEM_PORTS];
-    unsigned n_mem_ports;      /* port 0 hosts the orchestrator */
-    uint64_t ctrl_base;        /* the orchestrator window on the host bus */
-    uint64_t mem_base;         /* the host memory window (DRAM offset 0) */
-    uint64_t engine_base;      /* where a host control-program engine region belongs */
+    unsigned n_mem_ports; /* port 0 hosts the orchestrator */
+    uint64_t ctrl_base;   /* the orchestrator window on the host bus */
+    uint64_t mem_base;    /* the host memory window (DRAM offset 0) */
+    uint64_t engine_base; /* where a host control-program engine region belongs */
     uint64_t dram_size;
     unsigned host_access_cycles; /* mesh cycles one host transaction takes */
-    bool mover;                /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
+    bool mover; /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
     ktsim_unit_cfg units[KTSIM_MAX_UNITS];
     unsigned n_units;
     /* CPU_RV64 = 1: the RV64 control complex sits at rv64_at (no compute-unit shell; it reaches
@@ -83,7 +83,8 @@ typedef struct ktsim_config {
 void ktsim_config_default(ktsim_config *cfg);
 /* Load a preset: a name resolves to <data>/kt/<name>.mesh, anything with '/' or '.' is a path. */
 npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg);
-/* Parse preset text (the file format and the bundled presets are described in data/kt/README.md). */
+/* Parse preset text (the file format and the bundled presets are described in data/kt/README.md).
+ */
 npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config *cfg);
 /* Names of the bundled presets, NULL-terminated. */
 const char *const *ktsim_preset_names(void);
@@ -136,9 +137,9 @@ typedef struct ktsim_aux_client {
     const char *name;
     uint8_t lo, hi;                                         /* inclusive client offsets */
     void (*cfg)(void *ctx, uint8_t offset, uint64_t value); /* one cfg pulse */
-    uint64_t (*stat)(void *ctx);                 /* AUX_STAT bits [63:40] and [7:0], or NULL */
+    uint64_t (*stat)(void *ctx);                  /* AUX_STAT bits [63:40] and [7:0], or NULL */
     uint64_t (*statw)(void *ctx, unsigned index); /* AUX_STATW[index], or NULL */
-    void (*tick)(void *ctx);                     /* once per cycle, or NULL */
+    void (*tick)(void *ctx);                      /* once per cycle, or NULL */
     void *ctx;
 } ktsim_aux_client;
 npk_status ktsim_add_aux_client(ktsim *s, const ktsim_aux_client *c);

@@ -38,7 +38,8 @@ typedef struct ktsim_card_opts {
 
 typedef struct ktsim_card ktsim_card;
 
-npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opts, ktsim_card **out);
+npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opts,
+                             ktsim_card **out);
 /* A preset by name or path (see ktsim_preset_load), with the options, and a generation override
  * when `prestrobe` is set. */
 npk_status ktsim_card_open_preset(const char *preset, bool prestrobe, const ktsim_card_opts *opts,

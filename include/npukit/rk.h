@@ -57,13 +57,13 @@ npk_status npk_rk_open_shared(const char *device, npk_rk **out);
 void npk_rk_close(npk_rk *rt);
 
 typedef struct npk_rk_info {
-    const char *soc;       /* "rk3588" */
-    char device[64];       /* "sim" or the node path */
+    const char *soc; /* "rk3588" */
+    char device[64]; /* "sim" or the node path */
     bool simulated;
     unsigned cores;
-    uint32_t drv_version;  /* GET_DRV_VERSION (e.g. 908 for 0.9.8) */
-    uint32_t hw_version;   /* GET_HW_VERSION */
-    char kernel[16];       /* the kernel interface: "rknpu" or "rocket" */
+    uint32_t drv_version; /* GET_DRV_VERSION (e.g. 908 for 0.9.8) */
+    uint32_t hw_version;  /* GET_HW_VERSION */
+    char kernel[16];      /* the kernel interface: "rknpu" or "rocket" */
 } npk_rk_info;
 npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 
@@ -80,9 +80,9 @@ unsigned npk_rk_core_mask(const npk_rk *rt);
  * bounds the runtime's buffers). */
 #define NPK_RK_MAX_CHAIN 64u
 
-/* Chain up to `tasks_per_submit` (1..NPK_RK_MAX_CHAIN, default 1) consecutive tasks of a core into one SUBMIT:
- * their regcmd trailers link each program to the next (task_number > 1), which saves the
- * per-submit floor. Each task of a job has its own feature and output slot; a job's first task
+/* Chain up to `tasks_per_submit` (1..NPK_RK_MAX_CHAIN, default 1) consecutive tasks of a core into
+ * one SUBMIT: their regcmd trailers link each program to the next (task_number > 1), which saves
+ * the per-submit floor. Each task of a job has its own feature and output slot; a job's first task
  * always uses the core's first feature slot. Changing it re-creates the per-core buffers. */
 npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit);
 
@@ -99,20 +99,20 @@ void npk_rk_weights_free(npk_rk *rt, npk_rk_weights *w);
 /* What one call did. Times in nanoseconds; the NPU time is the device's hw_elapse_time: a
  * model when the device is the simulator. */
 typedef struct npk_rk_stats {
-    uint32_t tasks;          /* planned tasks */
-    uint32_t submits;        /* SUBMIT ioctls, warm-ups and retries included */
-    uint32_t warmups;        /* throwaway submits to fresh output buffers */
-    uint32_t resets;         /* ACT_RESETs issued by the state policy */
-    uint32_t retries;        /* submits retried after a recovery */
-    uint64_t npu_ns;         /* sum of hw_elapse_time over every submit of every core */
-    uint64_t npu_span_ns;    /* the busiest core's sum: the call's NPU time, as the cores run
-                                concurrently (one submitting thread each) */
-    uint64_t host_ns;        /* wall time of the whole call */
+    uint32_t tasks;       /* planned tasks */
+    uint32_t submits;     /* SUBMIT ioctls, warm-ups and retries included */
+    uint32_t warmups;     /* throwaway submits to fresh output buffers */
+    uint32_t resets;      /* ACT_RESETs issued by the state policy */
+    uint32_t retries;     /* submits retried after a recovery */
+    uint64_t npu_ns;      /* sum of hw_elapse_time over every submit of every core */
+    uint64_t npu_span_ns; /* the busiest core's sum: the call's NPU time, as the cores run
+                             concurrently (one submitting thread each) */
+    uint64_t host_ns;     /* wall time of the whole call */
     uint64_t synth_ns, pack_ns, sync_ns, submit_ns, accumulate_ns; /* host-side parts */
-    uint32_t cores_used;     /* cores the plan spread N over (fewer than allowed for narrow N) */
-    uint32_t core_mask;      /* the cores the tasks ran on */
-    uint32_t b_repacks;      /* bound weights repacked because their bytes changed */
-    uint64_t b_check_ns;     /* time spent checking bound weights for changes (checksum) */
+    uint32_t cores_used; /* cores the plan spread N over (fewer than allowed for narrow N) */
+    uint32_t core_mask;  /* the cores the tasks ran on */
+    uint32_t b_repacks;  /* bound weights repacked because their bytes changed */
+    uint64_t b_check_ns; /* time spent checking bound weights for changes (checksum) */
 } npk_rk_stats;
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32

@@ -28,7 +28,7 @@ typedef struct npk_rk_device npk_rk_device;
 /* One device buffer, created and mapped. */
 typedef struct npk_rk_mem {
     uint32_t handle;
-    uint32_t flags;      /* RKNPU_MEM_* */
+    uint32_t flags; /* RKNPU_MEM_* */
     uint64_t size;
     uint64_t obj_addr;   /* for task_obj_addr / MEM_SYNC / MEM_DESTROY */
     uint32_t iova;       /* the NPU address (regcmds carry it) */
@@ -99,7 +99,7 @@ int npk_rk_device_ioctl(npk_rk_device *dev, unsigned long request, void *arg);
  * the synthesized 108-entry body with its trailer, operand packing through rk_layout.h and the
  * submit with every subcore_task entry filled (spec "Multi-core submit" trap 1). */
 typedef struct npk_rk_devtask {
-    npk_rk_mm mm;                   /* as synthesized, addresses filled in */
+    npk_rk_mm mm; /* as synthesized, addresses filled in */
     npk_rk_synth_info info;
     npk_rk_entry body[NPK_RK_MATMUL_BODY]; /* edit, then npk_rk_devtask_write_program() */
     npk_rk_mem a, b, c, regcmd, task;
@@ -111,14 +111,13 @@ typedef struct npk_rk_devtask {
 
 /* Allocate the buffers (data buffers with data_flags, the task record with KERNEL_MAPPING
  * added), synthesize mm at their addresses and write the program. */
-npk_status npk_rk_devtask_create(npk_rk_device *dev, const npk_rk_mm *mm,
-                                 uint32_t data_flags, npk_rk_devtask *t);
+npk_status npk_rk_devtask_create(npk_rk_device *dev, const npk_rk_mm *mm, uint32_t data_flags,
+                                 npk_rk_devtask *t);
 /* Write t->body + a single-task trailer into the regcmd buffer (and sync it). */
 npk_status npk_rk_devtask_write_program(npk_rk_device *dev, npk_rk_devtask *t);
 /* Pack the user's A[M][K] and B[K][N] (fp16 bits as uint16_t, int8/int4 as int8_t) into the
  * task's buffers and sync them to the device. */
-npk_status npk_rk_devtask_load(npk_rk_device *dev, npk_rk_devtask *t, const void *a,
-                               const void *b);
+npk_status npk_rk_devtask_load(npk_rk_device *dev, npk_rk_devtask *t, const void *a, const void *b);
 /* Clean the output buffer's CPU lines (MEM_SYNC TO_DEVICE of all of it). */
 npk_status npk_rk_devtask_clean_output(npk_rk_device *dev, npk_rk_devtask *t);
 /* Submit the task on one core (0..2); sub receives task_counter / hw_elapse_time. */

@@ -19,13 +19,13 @@ extern "C" {
 #endif
 
 typedef struct npk_rk_kernel_form {
-    const char *name;      /* "rknpu" or "rocket": the DRM driver name */
-    uint32_t enable;       /* the op-enable mask in every trailer */
-    bool rdma_block;       /* DPU_RDMA S_POINTER + the RDMA block with MRDMA_DISABLE */
-    bool trailer_counted;  /* the task's entry count includes the 4 trailer entries */
-    bool kick_per_task;    /* each task of a job is its own PC run (rocket's TASK_NUMBER 1):
-                              the trailers do not chain, and every task is a "first" task for
-                              the feature cache (hazard 2) */
+    const char *name;     /* "rknpu" or "rocket": the DRM driver name */
+    uint32_t enable;      /* the op-enable mask in every trailer */
+    bool rdma_block;      /* DPU_RDMA S_POINTER + the RDMA block with MRDMA_DISABLE */
+    bool trailer_counted; /* the task's entry count includes the 4 trailer entries */
+    bool kick_per_task;   /* each task of a job is its own PC run (rocket's TASK_NUMBER 1):
+                             the trailers do not chain, and every task is a "first" task for
+                             the feature cache (hazard 2) */
     const char *source;
 } npk_rk_kernel_form;
 

@@ -137,8 +137,8 @@ size_t npk_rk_b_index(npk_rk_prec in, size_t k_len, size_t k, size_t n);
 npk_status npk_rk_pack_b(npk_rk_prec in, const npk_rk_cmatrix *b, npk_rk_range k, npk_rk_range n,
                          void *dst, size_t dst_size);
 /* The inverse: packed elements (j < |k|, i < |n|) into B[k.begin + j][n.begin + i]. */
-npk_status npk_rk_unpack_b(npk_rk_prec in, const void *src, size_t src_size,
-                           const npk_rk_matrix *b, npk_rk_range k, npk_rk_range n);
+npk_status npk_rk_unpack_b(npk_rk_prec in, const void *src, size_t src_size, const npk_rk_matrix *b,
+                           npk_rk_range k, npk_rk_range n);
 
 /* ---- C, the output ------------------------------------------------------------------------- */
 

@@ -27,12 +27,12 @@ extern "C" {
 typedef struct npk_rk_plan_request {
     npk_rk_prec in, out; /* out: 0-initialised requests should call npk_rk_plan_request_init */
     uint32_t m, k, n;
-    unsigned cores;       /* 1..soc->cores */
-    int mode;             /* -1: vendor default for the dtype */
+    unsigned cores;        /* 1..soc->cores */
+    int mode;              /* -1: vendor default for the dtype */
     const npk_rk_soc *soc; /* NULL: RK3588 */
-    uint32_t k_slice_max; /* 0: the planner's choice; else the largest K per task */
-    uint32_t k_slice;     /* 0: the planner's choice; else exactly this K per slice (a multiple
-                             of 32 within the limits), e.g. the slicing weights were packed in */
+    uint32_t k_slice_max;  /* 0: the planner's choice; else the largest K per task */
+    uint32_t k_slice;      /* 0: the planner's choice; else exactly this K per slice (a multiple
+                              of 32 within the limits), e.g. the slicing weights were packed in */
 } npk_rk_plan_request;
 
 typedef struct npk_rk_task_plan {
@@ -47,7 +47,7 @@ typedef struct npk_rk_plan {
     npk_rk_plan_request req;
     npk_rk_mode mode;
     unsigned cores_used;
-    size_t k_slices;         /* number of K slices (partials per output element) */
+    size_t k_slices; /* number of K slices (partials per output element) */
     npk_rk_task_plan *tasks;
     size_t count;
 } npk_rk_plan;

@@ -51,9 +51,8 @@ typedef struct npk_rk_verdict {
     uint64_t outside;       /* elements beyond the bound: the result is wrong */
     uint64_t first_outside; /* index of the first of them (m*n when none) */
 } npk_rk_verdict;
-npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
-                               uint32_t n, const void *a, const void *b, const void *got,
-                               npk_rk_verdict *v);
+npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k, uint32_t n,
+                               const void *a, const void *b, const void *got, npk_rk_verdict *v);
 
 /* The bound above for one element: exact value s, S = sum |a*b|, K terms, output precision
  * (fp32 or fp16; 0 for the integer outputs). */

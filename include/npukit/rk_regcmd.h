@@ -52,7 +52,8 @@ static inline void npk_rk_entry_words(npk_rk_entry e, uint32_t *w0, uint32_t *w1
  * rknpu_task int_mask a matmul needs (facts A.1: 0x300). */
 static inline uint32_t npk_rk_matmul_int_mask(void)
 {
-    return NPK_RKPUT(PC_INTERRUPT_MASK, DPU_GROUP0, 1) | NPK_RKPUT(PC_INTERRUPT_MASK, DPU_GROUP1, 1);
+    return NPK_RKPUT(PC_INTERRUPT_MASK, DPU_GROUP0, 1) |
+           NPK_RKPUT(PC_INTERRUPT_MASK, DPU_GROUP1, 1);
 }
 
 /* An entry writing register `id` (its target comes from the table). */
@@ -88,7 +89,8 @@ npk_status npk_rk_program_parse(const uint8_t *bytes, size_t len, npk_rk_program
 /* Read a whole file ("-" = standard input) and parse it. A file is text when it is UTF-8 (a
  * byte-order mark allowed) without NUL or control bytes other than blanks, else binary
  * entries, most naming a known block (zero is padding); a file that is neither, holds no
- * entries, is larger than NPK_RK_PROGRAM_MAX_BYTES or cannot be read (a directory) is an error naming why. */
+ * entries, is larger than NPK_RK_PROGRAM_MAX_BYTES or cannot be read (a directory) is an error
+ * naming why. */
 npk_status npk_rk_program_load(const char *path, npk_rk_program *out);
 
 #ifdef __cplusplus

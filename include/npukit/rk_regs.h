@@ -122,22 +122,25 @@ static inline bool npk_rk_field_fits(npk_rk_field_id f, uint64_t v)
 /* Named values of the fields that hold an enumeration (facts B.4, C.1; the precision fields
  * take npk_rk_prec values, GROUP_LINE_OFF is 1 for npk_rk_mode's line mode). */
 enum npk_rk_dpu_output_mode { /* DPU_FEATURE_MODE_CFG.OUTPUT_MODE */
-    NPK_DPU_OUTPUT_MODE_MEMORY = 2, /* write the result to memory (the 0x1E4 family) */
+                              NPK_DPU_OUTPUT_MODE_MEMORY =
+                                  2, /* write the result to memory (the 0x1E4 family) */
 };
 enum npk_rk_conv_mode { /* CNA_CONV_CON1.CONV_MODE, DPU_FEATURE_MODE_CFG.CONV_MODE */
-    NPK_CONV_MODE_DIRECT = 0, /* direct convolution: a matmul is a 1x1 one */
+                        NPK_CONV_MODE_DIRECT = 0, /* direct convolution: a matmul is a 1x1 one */
 };
 enum npk_rk_data_sign { /* CNA_CVT_CON0.DATA_SIGN */
-    NPK_DATA_SIGN_UNSIGNED = 0,
-    NPK_DATA_SIGN_SIGNED = 1, /* signed operands, as every described program (facts C.1 #17) */
+                        NPK_DATA_SIGN_UNSIGNED = 0,
+                        NPK_DATA_SIGN_SIGNED =
+                            1, /* signed operands, as every described program (facts C.1 #17) */
 };
 enum npk_rk_cvt_type { /* CNA_CVT_CON0.CVT_TYPE: what its values select is not described */
-    NPK_CVT_TYPE_DESCRIBED = 1, /* the value every described program writes (facts C.1 #17) */
+                       NPK_CVT_TYPE_DESCRIBED =
+                           1, /* the value every described program writes (facts C.1 #17) */
 };
 enum npk_rk_burst_len { /* CNA_DMA_CON0.WEIGHT_BURST_LEN and DATA_BURST_LEN, the BURST_LEN of
                          * DPU_FEATURE_MODE_CFG and DPU_RDMA_FEATURE_MODE_CFG */
-    NPK_BURST_LEN_LONGEST = 15, /* the 4-bit field's largest value, in every described program
-                                   (facts C.1 #27, #58) */
+                        NPK_BURST_LEN_LONGEST = 15, /* the 4-bit field's largest value, in every
+                                                       described program (facts C.1 #27, #58) */
 };
 
 /* The name of a field's value where the value has one ("memory", "signed"), else NULL; the

@@ -81,8 +81,8 @@ uint64_t npk_rk_job_program_offset(uint32_t count, uint32_t i);
  * another task is checked against the fusion rule (npk_rk_sdp_chain_check) unless it is
  * unchecked.
  */
-npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size,
-                            const npk_rk_job_task *tasks, uint32_t count);
+npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_rk_job_task *tasks,
+                            uint32_t count);
 
 /* ---- the atom layout ---- */
 
@@ -94,8 +94,8 @@ uint64_t npk_rk_atom_bytes(npk_rk_prec p, size_t m, size_t n);
 npk_status npk_rk_atom_pack(npk_rk_prec p, size_t m, size_t n, const void *src, size_t pitch,
                             void *dst, size_t dst_size);
 /* Atom src -> row-major dst (pitch elements per row); only the M x N elements are written. */
-npk_status npk_rk_atom_unpack(npk_rk_prec p, size_t m, size_t n, const void *src,
-                              size_t src_size, void *dst, size_t pitch);
+npk_status npk_rk_atom_unpack(npk_rk_prec p, size_t m, size_t n, const void *src, size_t src_size,
+                              void *dst, size_t pitch);
 
 #ifdef __cplusplus
 }

@@ -15,16 +15,16 @@ extern "C" {
 #define NPK_RK_BANK_BYTES 32768u /* one CBUF bank: 32 KB */
 
 typedef struct npk_rk_soc {
-    const char *name;        /* "rk3588" */
-    unsigned cores;          /* NPU cores (core_mask bits) */
-    unsigned cbuf_banks;     /* CBUF banks per core */
-    unsigned bank_bytes;     /* bytes per CBUF bank */
-    unsigned k_max_single;   /* largest K one operation completes (raw, dtype-independent) */
-    unsigned n_max;          /* largest N per task (13-bit DPU channel) */
-    unsigned m_max;          /* largest M per task (11-bit DATA_SIZE0 height) */
-    unsigned grains_max;     /* FEATURE_GRAINS field limit (10 bits) */
-    bool validated;          /* numbers checked on a board */
-    const char *source;      /* where the numbers come from */
+    const char *name;      /* "rk3588" */
+    unsigned cores;        /* NPU cores (core_mask bits) */
+    unsigned cbuf_banks;   /* CBUF banks per core */
+    unsigned bank_bytes;   /* bytes per CBUF bank */
+    unsigned k_max_single; /* largest K one operation completes (raw, dtype-independent) */
+    unsigned n_max;        /* largest N per task (13-bit DPU channel) */
+    unsigned m_max;        /* largest M per task (11-bit DATA_SIZE0 height) */
+    unsigned grains_max;   /* FEATURE_GRAINS field limit (10 bits) */
+    bool validated;        /* numbers checked on a board */
+    const char *source;    /* where the numbers come from */
 } npk_rk_soc;
 
 /* NULL for an unknown name. */

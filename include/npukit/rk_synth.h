@@ -19,18 +19,18 @@ extern "C" {
 #endif
 
 typedef struct npk_rk_mm {
-    npk_rk_prec in;        /* NPK_PREC_FP16, NPK_PREC_INT8 or NPK_PREC_INT4 */
-    npk_rk_prec out;       /* see npk_rk_out_stage_find */
-    uint32_t m, k, n;      /* rows, contraction, columns of this task */
-    int mode;              /* -1: the vendor default for `in`; else an npk_rk_mode */
-    int sched;             /* NPK_SCHED_AUTO, NPK_SCHED_0 or NPK_SCHED_1 */
-    uint32_t a, b, c;      /* IOVAs of the feature, the packed weights, the output */
-    uint32_t a_pitch;      /* line mode: feature row pitch in elements (0: K) */
-    uint32_t c_pitch;      /* line mode: output row stride in elements (0: N) */
+    npk_rk_prec in;         /* NPK_PREC_FP16, NPK_PREC_INT8 or NPK_PREC_INT4 */
+    npk_rk_prec out;        /* see npk_rk_out_stage_find */
+    uint32_t m, k, n;       /* rows, contraction, columns of this task */
+    int mode;               /* -1: the vendor default for `in`; else an npk_rk_mode */
+    int sched;              /* NPK_SCHED_AUTO, NPK_SCHED_0 or NPK_SCHED_1 */
+    uint32_t a, b, c;       /* IOVAs of the feature, the packed weights, the output */
+    uint32_t a_pitch;       /* line mode: feature row pitch in elements (0: K) */
+    uint32_t c_pitch;       /* line mode: output row stride in elements (0: N) */
     uint16_t requant_scale; /* int8->int8/int16 only: OUT_CVT_SCALE (0: identity 0x4000) */
     uint16_t requant_shift; /* ... and OUT_CVT_SHIFT (identity 14) */
-    bool unchecked;        /* emit even when a hardware limit is broken (fields truncate) */
-    const npk_rk_soc *soc; /* NULL: RK3588 */
+    bool unchecked;         /* emit even when a hardware limit is broken (fields truncate) */
+    const npk_rk_soc *soc;  /* NULL: RK3588 */
 } npk_rk_mm;
 
 /* A matmul with the defaults: out = default, mode = vendor, sched = auto, pitches = 0. */

@@ -24,7 +24,7 @@ typedef enum npk_rk_prec {
     NPK_PREC_INT32 = 4, /* output only */
     NPK_PREC_FP32 = 5,  /* output only (DPU proc precision for tf32) */
     NPK_PREC_INT4 = 6,
-    NPK_PREC_TF32 = 7,  /* CNA/CORE only */
+    NPK_PREC_TF32 = 7, /* CNA/CORE only */
 } npk_rk_prec;
 
 /* Feature/output geometry: line mode (CONV_CON1.GROUP_LINE_OFF=1, row-major operands) or the
@@ -44,17 +44,17 @@ typedef enum npk_rk_encoding {
 /* The bank-split (sched 1) facts of a matmul input (spec "Small-K validity of the 0x1040
  * schedule", "The M-tiling scheduler"; facts C.3); all 0 where sched 1 is not described. */
 typedef struct npk_rk_sched1 {
-    unsigned small_k;      /* at K <= this a split above 0xB1 breaks the K reduction: zeros
-                              at M=1, garbage at M>1 (hazard 9; fp16 64, int8 128) */
-    unsigned k_min;        /* the defence: sched 1 only from this K (fp16 96, int8 256) */
-    unsigned k_lo, k_hi;   /* the power-of-two K it is used at (fp16 128..1024, int8
-                              512..4096; off powers of two the fit takes fractional steps) */
-    unsigned wrong_k;      /* from this K on, rows above wrong_m are wrong (fp16 2048: M 8) */
+    unsigned small_k;    /* at K <= this a split above 0xB1 breaks the K reduction: zeros
+                            at M=1, garbage at M>1 (hazard 9; fp16 64, int8 128) */
+    unsigned k_min;      /* the defence: sched 1 only from this K (fp16 96, int8 256) */
+    unsigned k_lo, k_hi; /* the power-of-two K it is used at (fp16 128..1024, int8
+                            512..4096; off powers of two the fit takes fractional steps) */
+    unsigned wrong_k;    /* from this K on, rows above wrong_m are wrong (fp16 2048: M 8) */
     unsigned wrong_m;
-    unsigned row_group;    /* the ceiling of 11 data banks counts whole groups of this many
-                              rows (fp16 1; int8 64: the measured mg_max x 64) */
-    unsigned envelope_k;   /* at K <= this (fp16 128: half-bank steps) the envelope is
-                              non-monotonic: the ceiling is envelope_m */
+    unsigned row_group;  /* the ceiling of 11 data banks counts whole groups of this many
+                            rows (fp16 1; int8 64: the measured mg_max x 64) */
+    unsigned envelope_k; /* at K <= this (fp16 128: half-bank steps) the envelope is
+                            non-monotonic: the ceiling is envelope_m */
     unsigned envelope_m;
 } npk_rk_sched1;
 

@@ -32,8 +32,8 @@ extern "C" {
 #define RKNPU_IOC_DIRSHIFT 30
 #define RKNPU_IOC_WRITE 1u
 #define RKNPU_IOC_READ 2u
-#define RKNPU_IOC(dir, type, nr, size)                                                        \
-    (((unsigned long)(dir) << RKNPU_IOC_DIRSHIFT) |                                           \
+#define RKNPU_IOC(dir, type, nr, size)                                                             \
+    (((unsigned long)(dir) << RKNPU_IOC_DIRSHIFT) |                                                \
      ((unsigned long)(type) << RKNPU_IOC_TYPESHIFT) | ((unsigned long)(nr) << RKNPU_IOC_NRSHIFT) | \
      ((unsigned long)(size) << RKNPU_IOC_SIZESHIFT))
 #define RKNPU_IOC_NR(req) (((req) >> RKNPU_IOC_NRSHIFT) & 0xffu)
@@ -43,7 +43,7 @@ extern "C" {
 
 #define RKNPU_DRM_IOCTL_BASE 'd'    /* DRM ioctls have type 'd' (0x64) */
 #define RKNPU_DRM_COMMAND_BASE 0x40 /* driver-private ioctls start at nr 0x40 */
-#define RKNPU_DRM_IOWR(nr, size)                                                              \
+#define RKNPU_DRM_IOWR(nr, size)                                                                   \
     RKNPU_IOC(RKNPU_IOC_READ | RKNPU_IOC_WRITE, RKNPU_DRM_IOCTL_BASE, nr, size)
 
 /* ---- DRM core: the one generic request a program uses to find the NPU node ---- */
@@ -52,7 +52,7 @@ struct rknpu_drm_version {
     int32_t version_major;
     int32_t version_minor;
     int32_t version_patchlevel;
-    uint32_t pad_;  /* alignment hole before the first size_t */
+    uint32_t pad_;     /* alignment hole before the first size_t */
     uint64_t name_len; /* in: buffer size; out: full length */
     uint64_t name;     /* char * */
     uint64_t date_len;
@@ -147,7 +147,7 @@ struct rknpu_action {
 
 /* rknpu_mem_create, driver 0.9.8 (6.1 kernel): 48 bytes. */
 struct rknpu_mem_create {
-    uint32_t handle;   /* out */
+    uint32_t handle; /* out */
     uint32_t flags;
     uint64_t size;
     uint64_t obj_addr; /* out: kernel object pointer, passed back as obj_addr/task_obj_addr */
@@ -201,7 +201,7 @@ struct rknpu_task {
     uint32_t int_status;
     uint32_t regcfg_amount; /* body entries, without the 4-entry PC trailer */
     uint32_t regcfg_offset;
-    uint64_t regcmd_addr;   /* IOVA of the regcmd array */
+    uint64_t regcmd_addr; /* IOVA of the regcmd array */
 } __attribute__((packed));
 
 struct rknpu_subcore_task {
@@ -237,18 +237,20 @@ struct rknpu_submit {
 
 #define DRM_IOCTL_RKNPU_ACTION RKNPU_DRM_IOWR(0x40 + RKNPU_NR_ACTION, sizeof(struct rknpu_action))
 #define DRM_IOCTL_RKNPU_SUBMIT RKNPU_DRM_IOWR(0x40 + RKNPU_NR_SUBMIT, sizeof(struct rknpu_submit))
-#define DRM_IOCTL_RKNPU_MEM_CREATE                                                            \
+#define DRM_IOCTL_RKNPU_MEM_CREATE                                                                 \
     RKNPU_DRM_IOWR(0x40 + RKNPU_NR_MEM_CREATE, sizeof(struct rknpu_mem_create))
-#define DRM_IOCTL_RKNPU_MEM_CREATE_V510                                                       \
+#define DRM_IOCTL_RKNPU_MEM_CREATE_V510                                                            \
     RKNPU_DRM_IOWR(0x40 + RKNPU_NR_MEM_CREATE, sizeof(struct rknpu_mem_create_v510))
-#define DRM_IOCTL_RKNPU_MEM_MAP RKNPU_DRM_IOWR(0x40 + RKNPU_NR_MEM_MAP, sizeof(struct rknpu_mem_map))
-#define DRM_IOCTL_RKNPU_MEM_DESTROY                                                           \
+#define DRM_IOCTL_RKNPU_MEM_MAP                                                                    \
+    RKNPU_DRM_IOWR(0x40 + RKNPU_NR_MEM_MAP, sizeof(struct rknpu_mem_map))
+#define DRM_IOCTL_RKNPU_MEM_DESTROY                                                                \
     RKNPU_DRM_IOWR(0x40 + RKNPU_NR_MEM_DESTROY, sizeof(struct rknpu_mem_destroy))
-#define DRM_IOCTL_RKNPU_MEM_SYNC RKNPU_DRM_IOWR(0x40 + RKNPU_NR_MEM_SYNC, sizeof(struct rknpu_mem_sync))
+#define DRM_IOCTL_RKNPU_MEM_SYNC                                                                   \
+    RKNPU_DRM_IOWR(0x40 + RKNPU_NR_MEM_SYNC, sizeof(struct rknpu_mem_sync))
 
 /* Values the fact sheet quotes for the RK3588 board (facts A.1). */
 #define RKNPU_HW_VERSION_RK3588 0x46495245u
-#define RKNPU_DRV_VERSION_098 908u /* 0.9.8 -> 908 */
+#define RKNPU_DRV_VERSION_098 908u    /* 0.9.8 -> 908 */
 #define RKNPU_PC_DATA_EXTRA_AMOUNT 4u /* the trailer entries the kernel adds to regcfg_amount */
 #define RKNPU_INT_CLEAR 0x1ffffu
 #define RKNPU_MAX_SUBMIT_NUMBER 4095u /* (1 << pc_task_number_bits(12)) - 1 */

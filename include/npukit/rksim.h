@@ -50,7 +50,7 @@ typedef enum rksim_hazard_id {
     RKSIM_HZ_COUNT_PLUS_ONE
 } rksim_hazard_id;
 #define RKSIM_HZ_COUNT (RKSIM_HZ_COUNT_PLUS_ONE - 1)
-#define RKSIM_HZ_BIT(id) (1u << ((id) - 1))
+#define RKSIM_HZ_BIT(id) (1u << ((id)-1))
 #define RKSIM_HZ_ALL ((1u << RKSIM_HZ_COUNT) - 1)
 
 /* One row of the hazard table: what triggers it, what the faithful model does, what the ideal
@@ -72,10 +72,10 @@ extern const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT];
 #define RKSIM_MAX_WAIT_MS 1000.0
 
 typedef struct rksim_config {
-    uint32_t ideal_mask;    /* RKSIM_HZ_BIT(id) set: hazard id behaves ideally */
-    double timeout_scale;   /* a wedge sleeps submit.timeout * this, at most RKSIM_MAX_WAIT_MS
-                             * (0: no sleep) */
-    unsigned cores;         /* 3 on RK3588 */
+    uint32_t ideal_mask;  /* RKSIM_HZ_BIT(id) set: hazard id behaves ideally */
+    double timeout_scale; /* a wedge sleeps submit.timeout * this, at most RKSIM_MAX_WAIT_MS
+                           * (0: no sleep) */
+    unsigned cores;       /* 3 on RK3588 */
 } rksim_config;
 
 /* Faithful mode, 3 cores, timeouts scaled by 1/1000 (6000 ms -> 6 ms). from_env applies
@@ -112,13 +112,13 @@ typedef enum rksim_outcome {
 
 typedef struct rksim_report {
     rksim_outcome outcome;
-    uint32_t hazards;        /* RKSIM_HZ_BIT of each hazard whose trigger occurred in this
-                                submit (in the ideal mode too, where it had no effect) */
+    uint32_t hazards; /* RKSIM_HZ_BIT of each hazard whose trigger occurred in this
+                         submit (in the ideal mode too, where it had no effect) */
     uint32_t task_counter;
-    uint32_t ops;            /* operations (op-enables) executed */
-    uint64_t fault_iova;     /* first faulting address (RKSIM_FAULT) */
-    double model_us;         /* modelled hardware time (a model, not a measurement) */
-    char message[256];       /* what happened, naming the register or value */
+    uint32_t ops;        /* operations (op-enables) executed */
+    uint64_t fault_iova; /* first faulting address (RKSIM_FAULT) */
+    double model_us;     /* modelled hardware time (a model, not a measurement) */
+    char message[256];   /* what happened, naming the register or value */
 } rksim_report;
 
 const rksim_report *rksim_last_report(const rksim *sim);

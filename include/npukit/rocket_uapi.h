@@ -29,8 +29,8 @@ extern "C" {
 /* ---- ioctl number encoding (Linux asm-generic/ioctl.h layout) ---- */
 #define ROCKET_IOC_WRITE 1u
 #define ROCKET_IOC_READ 2u
-#define ROCKET_IOC(dir, nr, size)                                                             \
-    (((unsigned long)(dir) << 30) | ((unsigned long)'d' << 8) | ((unsigned long)(nr)) |       \
+#define ROCKET_IOC(dir, nr, size)                                                                  \
+    (((unsigned long)(dir) << 30) | ((unsigned long)'d' << 8) | ((unsigned long)(nr)) |            \
      ((unsigned long)(size) << 16))
 #define ROCKET_IOC_NR(req) (((req) >> 0) & 0xffu)
 #define ROCKET_IOC_TYPE(req) (((req) >> 8) & 0xffu)
@@ -52,7 +52,7 @@ struct rocket_drm_version {
     uint64_t desc_len;
     uint64_t desc;
 };
-#define ROCKET_DRM_IOCTL_VERSION                                                              \
+#define ROCKET_DRM_IOCTL_VERSION                                                                   \
     ROCKET_IOC(ROCKET_IOC_READ | ROCKET_IOC_WRITE, 0x00, sizeof(struct rocket_drm_version))
 
 /* struct drm_gem_close: releases a buffer object's handle. */
@@ -60,7 +60,7 @@ struct rocket_gem_close {
     uint32_t handle;
     uint32_t pad;
 };
-#define ROCKET_DRM_IOCTL_GEM_CLOSE                                                            \
+#define ROCKET_DRM_IOCTL_GEM_CLOSE                                                                 \
     ROCKET_IOC(ROCKET_IOC_WRITE, 0x09, sizeof(struct rocket_gem_close))
 
 /* ---- rocket requests (facts A.2 table) ---- */
@@ -117,23 +117,23 @@ struct drm_rocket_fini_bo {
     uint32_t reserved;
 };
 
-#define DRM_IOCTL_ROCKET_CREATE_BO                                                            \
-    ROCKET_IOC(ROCKET_IOC_READ | ROCKET_IOC_WRITE, ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO, \
+#define DRM_IOCTL_ROCKET_CREATE_BO                                                                 \
+    ROCKET_IOC(ROCKET_IOC_READ | ROCKET_IOC_WRITE, ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO,  \
                sizeof(struct drm_rocket_create_bo))
-#define DRM_IOCTL_ROCKET_SUBMIT                                                               \
-    ROCKET_IOC(ROCKET_IOC_WRITE, ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT,                  \
+#define DRM_IOCTL_ROCKET_SUBMIT                                                                    \
+    ROCKET_IOC(ROCKET_IOC_WRITE, ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT,                       \
                sizeof(struct drm_rocket_submit))
-#define DRM_IOCTL_ROCKET_PREP_BO                                                              \
-    ROCKET_IOC(ROCKET_IOC_WRITE, ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO,                 \
+#define DRM_IOCTL_ROCKET_PREP_BO                                                                   \
+    ROCKET_IOC(ROCKET_IOC_WRITE, ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO,                      \
                sizeof(struct drm_rocket_prep_bo))
-#define DRM_IOCTL_ROCKET_FINI_BO                                                              \
-    ROCKET_IOC(ROCKET_IOC_WRITE, ROCKET_DRM_COMMAND_BASE + ROCKET_NR_FINI_BO,                 \
+#define DRM_IOCTL_ROCKET_FINI_BO                                                                   \
+    ROCKET_IOC(ROCKET_IOC_WRITE, ROCKET_DRM_COMMAND_BASE + ROCKET_NR_FINI_BO,                      \
                sizeof(struct drm_rocket_fini_bo))
 
 /* What the kernel fixes for every task (facts A.2 "Kernel programming per task"). */
-#define ROCKET_TRAILER_ENTRIES 4u   /* counted inside regcmd_count */
-#define ROCKET_INT_MASK 0x300u      /* DPU_0 | DPU_1: the job ends on the DPU's interrupt */
-#define ROCKET_JOB_TIMEOUT_MS 500u  /* the kernel resets a core whose job runs longer */
+#define ROCKET_TRAILER_ENTRIES 4u  /* counted inside regcmd_count */
+#define ROCKET_INT_MASK 0x300u     /* DPU_0 | DPU_1: the job ends on the DPU's interrupt */
+#define ROCKET_JOB_TIMEOUT_MS 500u /* the kernel resets a core whose job runs longer */
 
 _Static_assert(sizeof(struct drm_rocket_create_bo) == 24, "CREATE_BO is 24 bytes");
 _Static_assert(sizeof(struct drm_rocket_submit) == 24, "SUBMIT is 24 bytes");

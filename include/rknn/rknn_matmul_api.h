@@ -123,7 +123,8 @@ int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *inf
                                      rknn_matmul_io_attr io_attrs[]);
 int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape);
 /* Bind mem as the operand attr names. B is read at every run. */
-int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem, rknn_matmul_tensor_attr *attr);
+int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
+                           rknn_matmul_tensor_attr *attr);
 int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask);
 int rknn_matmul_set_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params);
 int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params *params, float *scale);

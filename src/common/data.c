@@ -18,7 +18,8 @@
 static bool readable(const char *path) { return access(path, R_OK) == 0; }
 
 /* dir/rel into out when it exists; appends dir to the list of places tried. */
-static bool try_dir(const char *dir, const char *rel, char *out, size_t len, char *tried, size_t tlen)
+static bool try_dir(const char *dir, const char *rel, char *out, size_t len, char *tried,
+                    size_t tlen)
 {
     if (!dir || !*dir)
         return false;
@@ -41,7 +42,8 @@ static void dirname_of(char *path)
 }
 
 /* share/npukit beside (a build tree) and above (PREFIX/bin, PREFIX/lib) the file `binary`. */
-static bool near(const char *binary, const char *rel, char *out, size_t len, char *tried, size_t tlen)
+static bool near(const char *binary, const char *rel, char *out, size_t len, char *tried,
+                 size_t tlen)
 {
     char dir[PATH_MAX], cand[PATH_MAX + 32];
     snprintf(dir, sizeof dir, "%s", binary);

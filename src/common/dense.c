@@ -46,7 +46,7 @@ void npk_dense_force_portable(bool on) { atomic_store(&forced_portable, on); }
 /* VCVTPH2PS quiets a signalling NaN where npk_f16_to_f32 keeps its payload as it is, so a
  * group of 8 holding any Inf/NaN exponent goes through the table instead. */
 __attribute__((target("avx,f16c"))) static size_t f16_to_f32_f16c(const uint16_t *h, float *f,
-                                                                 size_t n)
+                                                                  size_t n)
 {
     const __m128i expmask = _mm_set1_epi16(0x7c00);
     size_t i = 0;
@@ -64,12 +64,12 @@ __attribute__((target("avx,f16c"))) static size_t f16_to_f32_f16c(const uint16_t
 
 /* VCVTPS2PH with round-to-nearest-even is bit-exact with npk_f32_to_f16, NaNs included. */
 __attribute__((target("avx,f16c"))) static size_t f32_to_f16_f16c(const float *f, uint16_t *h,
-                                                                 size_t n)
+                                                                  size_t n)
 {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        __m128i x = _mm256_cvtps_ph(_mm256_loadu_ps(f + i),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        __m128i x =
+            _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         _mm_storeu_si128((__m128i *)(void *)(h + i), x);
     }
     return i;

@@ -49,7 +49,10 @@ static npk_status wait_fd(kt_carrier *c, int fd, short events, int64_t deadline)
     }
 }
 
-static int64_t deadline_of(const kt_carrier *c) { return c->timeout_ms ? now_ms() + c->timeout_ms : -1; }
+static int64_t deadline_of(const kt_carrier *c)
+{
+    return c->timeout_ms ? now_ms() + c->timeout_ms : -1;
+}
 
 static void init(kt_carrier *c, unsigned timeout_ms)
 {
@@ -117,7 +120,8 @@ npk_status kt_split_host_port(const char *text, char *host, size_t hostlen, unsi
         hl -= 2;
     }
     if (hl + 1 > hostlen)
-        return npk_fail(NPK_ELIMIT, "host in '%s' is longer than %zu characters", text, hostlen - 1);
+        return npk_fail(NPK_ELIMIT, "host in '%s' is longer than %zu characters", text,
+                        hostlen - 1);
     char *end = NULL;
     errno = 0;
     unsigned long p = strtoul(colon + 1, &end, 10);
@@ -172,7 +176,8 @@ npk_status kt_carrier_connect(kt_carrier *c, const char *host_port, unsigned tim
             if ((s = wait_fd(c, fd, POLLOUT, deadline))) {
                 close(fd);
                 freeaddrinfo(res);
-                return npk_fail(NPK_ETIMEDOUT, "%s: no connection within %u ms", c->what, timeout_ms);
+                return npk_fail(NPK_ETIMEDOUT, "%s: no connection within %u ms", c->what,
+                                timeout_ms);
             }
             socklen_t len = sizeof err;
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
@@ -187,11 +192,13 @@ npk_status kt_carrier_connect(kt_carrier *c, const char *host_port, unsigned tim
         }
         fcntl(fd, F_SETFL, fl);
         int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one); /* one small request per reply */
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
+                   sizeof one); /* one small request per reply */
     }
     freeaddrinfo(res);
     if (fd < 0)
-        return npk_fail(NPK_ENODEV, "%s: cannot connect: %s", c->what, strerror(err ? err : ECONNREFUSED));
+        return npk_fail(NPK_ENODEV, "%s: cannot connect: %s", c->what,
+                        strerror(err ? err : ECONNREFUSED));
     c->rfd = c->wfd = fd;
     return NPK_OK;
 }
@@ -269,7 +276,8 @@ static npk_status fill(kt_carrier *c, int64_t deadline, size_t *got)
             size_t cap = c->cap ? c->cap * 2 : 2 * READ_CHUNK;
             char *b = realloc(c->buf, cap);
             if (!b)
-                return npk_fail(NPK_ENOMEM, "%s: out of memory for %zu bytes of input", c->what, cap);
+                return npk_fail(NPK_ENOMEM, "%s: out of memory for %zu bytes of input", c->what,
+                                cap);
             c->buf = b;
             c->cap = cap;
         }
@@ -305,8 +313,8 @@ static npk_status closed_error(kt_carrier *c, const char *during)
         }
         kt_carrier_exit_text(c, st, sizeof st);
     }
-    return npk_fail(NPK_EIO, "%s: the peer closed the connection%s%s%s%s", c->what, during[0] ? " " : "", during,
-                    st[0] ? "; child " : "", st);
+    return npk_fail(NPK_EIO, "%s: the peer closed the connection%s%s%s%s", c->what,
+                    during[0] ? " " : "", during, st[0] ? "; child " : "", st);
 }
 
 npk_status kt_carrier_line(kt_carrier *c, size_t max, char **line, bool *eof)
@@ -316,7 +324,8 @@ npk_status kt_carrier_line(kt_carrier *c, size_t max, char **line, bool *eof)
     if (eof)
         *eof = false;
     for (;;) {
-        char *nl = c->buf ? memchr(c->buf + c->start + scanned, '\n', c->end - c->start - scanned) : NULL;
+        char *nl =
+            c->buf ? memchr(c->buf + c->start + scanned, '\n', c->end - c->start - scanned) : NULL;
         if (nl) {
             char *l = c->buf + c->start;
             size_t n = (size_t)(nl - l);
@@ -444,10 +453,11 @@ npk_status kt_listen_tcp(const char *host_port, bool any_address, int *fd_out, u
     struct addrinfo *a = res;
     if (!any_address && !is_loopback(a->ai_addr)) {
         freeaddrinfo(res);
-        return npk_fail(NPK_EINVAL,
-                        "'%s' is not a loopback address: the machine would be reachable from the network "
-                        "(allow it explicitly)",
-                        host_port);
+        return npk_fail(
+            NPK_EINVAL,
+            "'%s' is not a loopback address: the machine would be reachable from the network "
+            "(allow it explicitly)",
+            host_port);
     }
     int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
     if (fd < 0) {

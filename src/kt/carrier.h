@@ -15,13 +15,13 @@
 #include "npukit/status.h"
 
 typedef struct kt_carrier {
-    int rfd, wfd;       /* the same socket for TCP */
-    pid_t pid;          /* the spawned child's process group leader (0: none) */
+    int rfd, wfd; /* the same socket for TCP */
+    pid_t pid;    /* the spawned child's process group leader (0: none) */
     bool reaped;
-    int wstatus;        /* waitpid status once reaped */
-    char what[200];     /* "pipe 'CMD'" or "tcp 127.0.0.1:47155", for messages */
+    int wstatus;    /* waitpid status once reaped */
+    char what[200]; /* "pipe 'CMD'" or "tcp 127.0.0.1:47155", for messages */
     unsigned timeout_ms;
-    char *buf;          /* bytes read and not yet consumed: buf[start, end) */
+    char *buf; /* bytes read and not yet consumed: buf[start, end) */
     size_t start, end, cap;
 } kt_carrier;
 

@@ -47,7 +47,8 @@ static void note_late(late_watch *w, const kt_flit *f)
     if (h.type != KT_T_CU_CTRL || c.op != KT_CTRL_OP_REPLY)
         return;
     for (unsigned i = 0; i < w->n; i++)
-        if (w->req[i].txn == h.txn && w->req[i].index == c.index && kt_coord_eq(w->req[i].at, h.src))
+        if (w->req[i].txn == h.txn && w->req[i].index == c.index &&
+            kt_coord_eq(w->req[i].at, h.src))
             w->req[i].answered = true;
 }
 
@@ -89,7 +90,7 @@ static npk_status ctrl_read(kt_dev *d, kt_coord at, uint8_t index, uint64_t *val
             *value = kt_ctrl_get(&f).value;
             *present = true;
             return NPK_OK;
-        case R_LOOPED: return NPK_OK; /* a memory port, not a unit */
+        case R_LOOPED: return NPK_OK;          /* a memory port, not a unit */
         case R_OTHER: note_late(w, &f); break; /* dropped; keep waiting for ours */
         }
     }
@@ -133,8 +134,8 @@ static npk_status unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *pres
         prev = v;
         have_prev = true;
     }
-    return npk_fail(NPK_EPROTO, "CU_CAPS at (%u,%u): no two of %d reads agreed (last 0x%016llx)", at.x, at.y,
-                    CAPS_TRIES, (unsigned long long)prev);
+    return npk_fail(NPK_EPROTO, "CU_CAPS at (%u,%u): no two of %d reads agreed (last 0x%016llx)",
+                    at.x, at.y, CAPS_TRIES, (unsigned long long)prev);
 }
 
 npk_status kt_unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present)
@@ -160,14 +161,16 @@ static npk_status report_late(kt_dev *d, late_watch *w)
     unsigned late = 0;
     for (unsigned i = 0; i < w->n; i++)
         if (w->req[i].answered && late++ < 8 && used < sizeof list)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s(%u,%u)", late > 1 ? ", " : "",
-                                     w->req[i].at.x, w->req[i].at.y);
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s(%u,%u)",
+                                     late > 1 ? ", " : "", w->req[i].at.x, w->req[i].at.y);
     if (!late)
         return NPK_OK;
-    return npk_fail(NPK_ETIMEDOUT,
-                    "CU_CTRL replies from %s%s arrived after the reply budget of %u mailbox reads: those units "
-                    "were not enumerated; raise kt_options.reply_budget (--reply-budget N on npukit kt enum, status, saxpy)",
-                    list, late > 8 ? " and more" : "", d->opt.reply_budget);
+    return npk_fail(
+        NPK_ETIMEDOUT,
+        "CU_CTRL replies from %s%s arrived after the reply budget of %u mailbox reads: those units "
+        "were not enumerated; raise kt_options.reply_budget (--reply-budget N on npukit kt enum, "
+        "status, saxpy)",
+        list, late > 8 ? " and more" : "", d->opt.reply_budget);
 }
 
 /* The row-major walk of the span, one CU_CAPS per coordinate. */
@@ -198,14 +201,16 @@ static npk_status walk(kt_dev *d, kt_unit *units, size_t max, size_t *n, late_wa
                 version_from = at;
             } else if (caps.version != version && d->opt.expect_version) {
                 return npk_fail(NPK_EMISMATCH,
-                                "unit at (%u,%u) reports cu_version %u, expected %u (kt_options.expect_version): "
+                                "unit at (%u,%u) reports cu_version %u, expected %u "
+                                "(kt_options.expect_version): "
                                 "refusing a bitstream built for another program",
                                 x, y, caps.version, version);
             } else if (caps.version != version) {
-                return npk_fail(NPK_EMISMATCH,
-                                "unit at (%u,%u) reports cu_version %u but the unit at (%u,%u) reports %u: "
-                                "refusing a mixed image",
-                                x, y, caps.version, version_from.x, version_from.y, version);
+                return npk_fail(
+                    NPK_EMISMATCH,
+                    "unit at (%u,%u) reports cu_version %u but the unit at (%u,%u) reports %u: "
+                    "refusing a mixed image",
+                    x, y, caps.version, version_from.x, version_from.y, version);
             }
             if (*n >= max)
                 return npk_fail(NPK_ELIMIT, "more than %zu units in the mesh", max);

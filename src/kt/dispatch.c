@@ -25,8 +25,8 @@ static npk_status stage_check(const kt_dev *d, unsigned base, size_t n)
     if (!n)
         return npk_fail(NPK_EINVAL, "staging 0 flits");
     if (base + n > d->opt.stage_flits)
-        return npk_fail(NPK_ELIMIT, "staging slots %u..%zu exceed STAGE_FLITS=%u", base, base + n - 1,
-                        d->opt.stage_flits);
+        return npk_fail(NPK_ELIMIT, "staging slots %u..%zu exceed STAGE_FLITS=%u", base,
+                        base + n - 1, d->opt.stage_flits);
     return NPK_OK;
 }
 
@@ -41,7 +41,8 @@ static void stage_pack(const kt_dev *d, const kt_flit *flits, size_t n, uint8_t 
     }
 }
 
-npk_status kt_stage_block(const kt_dev *d, unsigned base, const kt_flit *flits, size_t n, kt_stage_buf *b)
+npk_status kt_stage_block(const kt_dev *d, unsigned base, const kt_flit *flits, size_t n,
+                          kt_stage_buf *b)
 {
     npk_status s = stage_check(d, base, n);
     if (s)
@@ -93,8 +94,9 @@ npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n)
     /* Word by word, a pre-strobe bitstream keeps one staging word in four, silently; so staging
      * exists only as a block, and a transport without a block path is refused. */
     if (n && base + n <= d->opt.stage_flits && !d->t->bulk)
-        return npk_fail(NPK_EUNSUPPORTED, "transport '%s' has no bulk path: staging must be one contiguous "
-                                          "ascending block (word writes lose 3 words in 4 on pre-strobe bitstreams)",
+        return npk_fail(NPK_EUNSUPPORTED,
+                        "transport '%s' has no bulk path: staging must be one contiguous "
+                        "ascending block (word writes lose 3 words in 4 on pre-strobe bitstreams)",
                         d->t->name ? d->t->name : "?");
     kt_stage_buf b;
     npk_status s = kt_stage_block(d, base, flits, n, &b);
@@ -115,7 +117,8 @@ size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len)
         why = " (a starved stream: the dispatcher waits for credit that no INST_COMPLETE returns)";
     else if (p->run)
         why = " (streaming)";
-    int n = snprintf(buf, len, "run=%u flits_left=%u credit=%u%s", p->run, p->flits_left, p->credit, why);
+    int n = snprintf(buf, len, "run=%u flits_left=%u credit=%u%s", p->run, p->flits_left, p->credit,
+                     why);
     return n < 0 ? 0 : (size_t)n;
 }
 
@@ -124,8 +127,8 @@ size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len)
  * holding that value, for the caller's message. */
 typedef bool (*poll_done_fn)(uint64_t value, uint64_t want);
 
-static npk_status poll_until(kt_dev *d, uint32_t off, poll_done_fn done, uint64_t want, uint64_t *last,
-                             bool *reached)
+static npk_status poll_until(kt_dev *d, uint32_t off, poll_done_fn done, uint64_t want,
+                             uint64_t *last, bool *reached)
 {
     uint64_t v = 0, prev = ~0ull;
     uint32_t quiet = 0;
@@ -174,8 +177,9 @@ static npk_status wait_idle(kt_dev *d, const char *before)
     kt_prog_stat p = kt_prog_stat_decode(v);
     char txt[160];
     kt_prog_stat_text(&p, txt, sizeof txt);
-    return npk_fail(NPK_ETIMEDOUT, "dispatcher still running before %s after %u polls without progress: %s", before,
-                    d->opt.poll_budget, txt);
+    return npk_fail(NPK_ETIMEDOUT,
+                    "dispatcher still running before %s after %u polls without progress: %s",
+                    before, d->opt.poll_budget, txt);
 }
 
 /* Wait until every earlier program's credit-returning completions have arrived. */
@@ -185,35 +189,40 @@ static npk_status settle_pending(kt_dev *d)
         kt_pending *p = &d->pending[i];
         uint64_t v;
         bool reached;
-        npk_status s = poll_until(d, kt_node_status_offset(p->dst), count_reached, p->until, &v, &reached);
+        npk_status s =
+            poll_until(d, kt_node_status_offset(p->dst), count_reached, p->until, &v, &reached);
         if (s)
             return s;
         if (!reached)
-            return npk_fail(NPK_ETIMEDOUT,
-                            "an earlier program on (%u,%u) never returned its credit (count %u, want %u) "
-                            "after %u polls without progress",
-                            p->dst.x, p->dst.y, kt_node_status_decode(v).count, p->until, d->opt.poll_budget);
+            return npk_fail(
+                NPK_ETIMEDOUT,
+                "an earlier program on (%u,%u) never returned its credit (count %u, want %u) "
+                "after %u polls without progress",
+                p->dst.x, p->dst.y, kt_node_status_decode(v).count, p->until, d->opt.poll_budget);
     }
     d->n_pending = 0;
     return NPK_OK;
 }
 
-npk_status kt_dispatch_check(const kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned *credit)
+npk_status kt_dispatch_check(const kt_dev *d, const kt_unit *unit, unsigned base, unsigned n,
+                             unsigned *credit)
 {
     if (n == 0 || n > 0xFFFF)
         return npk_fail(NPK_ELIMIT, "program length %u outside 1..65535", n);
     if (base + n > d->opt.stage_flits)
-        return npk_fail(NPK_ELIMIT, "slots %u..%u exceed STAGE_FLITS=%u (the 10-bit read pointer would leave the "
-                                    "staging RAM)",
-                        base, base + n - 1, d->opt.stage_flits);
+        return npk_fail(
+            NPK_ELIMIT,
+            "slots %u..%u exceed STAGE_FLITS=%u (the 10-bit read pointer would leave the "
+            "staging RAM)",
+            base, base + n - 1, d->opt.stage_flits);
     uint16_t depth = unit->caps.inst_depth;
     if (depth == 0)
-        return npk_fail(NPK_EPROTO, "unit at (%u,%u) reports inst_depth 0: no credit can be seeded", unit->at.x,
-                        unit->at.y);
+        return npk_fail(NPK_EPROTO, "unit at (%u,%u) reports inst_depth 0: no credit can be seeded",
+                        unit->at.x, unit->at.y);
     /* Seeding more than the target's FIFO holds is the one way to reintroduce the deadlock. */
     if (*credit > depth)
-        return npk_fail(NPK_ELIMIT, "credit %u exceeds the inst_depth %u of the unit at (%u,%u)", *credit, depth,
-                        unit->at.x, unit->at.y);
+        return npk_fail(NPK_ELIMIT, "credit %u exceeds the inst_depth %u of the unit at (%u,%u)",
+                        *credit, depth, unit->at.x, unit->at.y);
     if (!*credit)
         *credit = depth;
     return NPK_OK;
@@ -231,7 +240,8 @@ npk_status kt_ticket_baseline(kt_dev *d, const kt_unit *unit, unsigned n, kt_tic
     return NPK_OK;
 }
 
-npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit, kt_ticket *tk)
+npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit,
+                       kt_ticket *tk)
 {
     npk_status s = kt_dispatch_check(d, unit, base, n, &credit);
     if (s || (s = wait_idle(d, "a new dispatch")) || (s = settle_pending(d)) ||
@@ -283,10 +293,12 @@ npk_status kt_check_credit_returned(kt_dev *d, const kt_ticket *tk)
     uint16_t missing = (uint16_t)(want - p.credit);
     if (p.run || missing == 0 || missing >= tk->n)
         return NPK_OK; /* still streaming, all returned, or re-seeded since: nothing to conclude */
-    return npk_fail(NPK_EFAULT,
-                    "node (%u,%u): all %u signals arrived but %u instruction(s) returned no credit (PROG_CRED %u, "
-                    "seeded %u): a FAULT that a later completion overwrote in NODE_STATUS before any poll",
-                    tk->dst.x, tk->dst.y, tk->n, missing, p.credit, d->last_seed);
+    return npk_fail(
+        NPK_EFAULT,
+        "node (%u,%u): all %u signals arrived but %u instruction(s) returned no credit (PROG_CRED "
+        "%u, "
+        "seeded %u): a FAULT that a later completion overwrote in NODE_STATUS before any poll",
+        tk->dst.x, tk->dst.y, tk->n, missing, p.credit, d->last_seed);
 }
 
 npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
@@ -304,7 +316,8 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
             break;
         r.polls++;
         r.last = kt_node_status_decode(v);
-        if (r.last.valid && r.last.code == KT_SIG_FAULT && r.last.count != tk->baseline && !r.fault_seen) {
+        if (r.last.valid && r.last.code == KT_SIG_FAULT && r.last.count != tk->baseline &&
+            !r.fault_seen) {
             r.fault_seen = true;
             r.fault_arg = r.last.arg;
         }
@@ -314,10 +327,11 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
         /* Wrap-aware progress: how far past the baseline, modulo 2^16. */
         uint16_t done = kt_count_delta16(tk->baseline, r.last.count);
         if (done > tk->n) {
-            s = npk_fail(NPK_EPROTO,
-                         "node (%u,%u) sent %u signals for a program of %u (baseline %u, now %u): another "
-                         "dispatcher is using this node",
-                         tk->dst.x, tk->dst.y, done, tk->n, tk->baseline, r.last.count);
+            s = npk_fail(
+                NPK_EPROTO,
+                "node (%u,%u) sent %u signals for a program of %u (baseline %u, now %u): another "
+                "dispatcher is using this node",
+                tk->dst.x, tk->dst.y, done, tk->n, tk->baseline, r.last.count);
             break;
         }
         quiet = r.last.count == prev ? quiet + 1 : 0;
@@ -339,24 +353,29 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
          * holding them, not a missing address. */
         kt_coord aimed;
         kt_word_decode(&kt_word_prog_dst, dst, &aimed);
-        bool starved_here = p.run && p.flits_left > 0 && p.credit == 0 && kt_coord_eq(aimed, tk->dst);
-        return npk_fail(NPK_ETIMEDOUT, "node (%u,%u): %u of %u completions after %u polls without progress%s; "
-                                       "PROG_STAT %s",
+        bool starved_here =
+            p.run && p.flits_left > 0 && p.credit == 0 && kt_coord_eq(aimed, tk->dst);
+        return npk_fail(NPK_ETIMEDOUT,
+                        "node (%u,%u): %u of %u completions after %u polls without progress%s; "
+                        "PROG_STAT %s",
                         tk->dst.x, tk->dst.y, done, tk->n, d->opt.poll_budget,
-                        done == 0 && !starved_here ? " (its count never moved: the node was never addressed)" : "",
+                        done == 0 && !starved_here
+                            ? " (its count never moved: the node was never addressed)"
+                            : "",
                         txt);
     }
     if (r.fault_seen || r.last.code == KT_SIG_FAULT)
-        return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x) during the program", tk->dst.x,
-                        tk->dst.y, r.fault_seen ? r.fault_arg : r.last.arg);
+        return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x) during the program",
+                        tk->dst.x, tk->dst.y, r.fault_seen ? r.fault_arg : r.last.arg);
     return kt_check_credit_returned(d, tk);
 }
 
 npk_status kt_sig_done_clear(kt_dev *d)
 {
     if (!d->opt.bitstream_current)
-        return npk_fail(NPK_EUNSUPPORTED, "SIG_DONE is only usable on a bitstream known to honour strobes "
-                                          "(pre-strobe dispatch writes clear it); wait on NODE_STATUS instead");
+        return npk_fail(NPK_EUNSUPPORTED,
+                        "SIG_DONE is only usable on a bitstream known to honour strobes "
+                        "(pre-strobe dispatch writes clear it); wait on NODE_STATUS instead");
     return kt_reg_write(d, KT_SIG_DONE, 0);
 }
 
@@ -369,17 +388,20 @@ npk_status kt_wait_sig_done(kt_dev *d, uint16_t total)
     npk_status s = poll_until(d, KT_SIG_DONE, sig_done_is, total, &v, &reached);
     if (s || reached)
         return s;
-    return npk_fail(NPK_ETIMEDOUT, "SIG_DONE=%u, waited for %u over %u polls without progress", (unsigned)v, total,
-                    d->opt.poll_budget);
+    return npk_fail(NPK_ETIMEDOUT, "SIG_DONE=%u, waited for %u over %u polls without progress",
+                    (unsigned)v, total, d->opt.poll_budget);
 }
 
-npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr, uint64_t y_addr, uint8_t txn, bool last)
+npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr, uint64_t y_addr,
+                         uint8_t txn, bool last)
 {
     if (n == 0 || n > 64)
-        return npk_fail(NPK_ELIMIT, "saxpy n=%u outside 1..64 (one burst write of at most 8 beats)", n);
+        return npk_fail(NPK_ELIMIT, "saxpy n=%u outside 1..64 (one burst write of at most 8 beats)",
+                        n);
     if ((x_addr | y_addr) & 31)
-        return npk_fail(NPK_EINVAL, "saxpy addresses x=0x%" PRIx64 " y=0x%" PRIx64 " must be 32-byte aligned", x_addr,
-                        y_addr);
+        return npk_fail(NPK_EINVAL,
+                        "saxpy addresses x=0x%" PRIx64 " y=0x%" PRIx64 " must be 32-byte aligned",
+                        x_addr, y_addr);
     memset(f, 0, sizeof *f);
     uint32_t abits;
     memcpy(&abits, &a, sizeof abits);
@@ -390,11 +412,13 @@ npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr, uint6
         if (s)
             return s;
     }
-    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, txn, last, 0}; /* dst/src are rewritten at dispatch */
+    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST,
+                   txn,    last,   0}; /* dst/src are rewritten at dispatch */
     return kt_header_put(f, &h);
 }
 
-npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg, uint8_t txn, bool last)
+npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg, uint8_t txn,
+                        bool last)
 {
     memset(f, 0, sizeof *f);
     const kt_field *L = kt_layout_test_unit;
@@ -405,6 +429,7 @@ npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg, 
         s = kt_field_put(f, op == KT_TU_FETCH ? &L[2] : &L[3], arg);
     if (s)
         return s;
-    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST, txn, last, 0}; /* dst/src are rewritten at dispatch */
+    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST,
+                   txn,    last,   0}; /* dst/src are rewritten at dispatch */
     return kt_header_put(f, &h);
 }

@@ -24,7 +24,8 @@ void kt_hp_free(kt_hostprog *p)
     memset(p, 0, sizeof *p);
 }
 
-/* `arr` with room for element n (doubling from `first`), or NULL when out of memory (arr intact). */
+/* `arr` with room for element n (doubling from `first`), or NULL when out of memory (arr intact).
+ */
 static void *room(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
 {
     if (n < *cap)
@@ -39,8 +40,9 @@ static void *room(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
 npk_status kt_hp_setup(kt_hostprog *p, uint64_t addr, const void *bytes, size_t len)
 {
     if (!len || len % 8 || addr % 8)
-        return npk_fail(NPK_EINVAL, "setup block 0x%" PRIx64 "+%zu: need an 8-aligned address and a non-zero "
-                                    "multiple of 8 bytes",
+        return npk_fail(NPK_EINVAL,
+                        "setup block 0x%" PRIx64 "+%zu: need an 8-aligned address and a non-zero "
+                        "multiple of 8 bytes",
                         addr, len);
     kt_hp_block *blocks = room(p->setup, &p->cap_setup, p->n_setup, sizeof *blocks, 4);
     if (!blocks)
@@ -54,10 +56,12 @@ npk_status kt_hp_setup(kt_hostprog *p, uint64_t addr, const void *bytes, size_t 
     return NPK_OK;
 }
 
-static npk_status append(kt_hostprog *p, uint8_t op, uint64_t addr, uint64_t data, uint64_t mask, const char *what)
+static npk_status append(kt_hostprog *p, uint8_t op, uint64_t addr, uint64_t data, uint64_t mask,
+                         const char *what)
 {
     if (addr % 8)
-        return npk_fail(NPK_EINVAL, "%s at 0x%" PRIx64 ": not 8-byte aligned", kt_hp_op_name(op), addr);
+        return npk_fail(NPK_EINVAL, "%s at 0x%" PRIx64 ": not 8-byte aligned", kt_hp_op_name(op),
+                        addr);
     kt_hp_cmd *cmds = room(p->cmds, &p->cap_cmds, p->n_cmds, sizeof *cmds, 16);
     if (!cmds)
         return npk_fail(NPK_ENOMEM, "program command: out of memory");
@@ -83,13 +87,17 @@ npk_status kt_hp_wr(kt_hostprog *p, uint64_t addr, uint64_t data, const char *wh
 npk_status kt_hp_poll(kt_hostprog *p, uint64_t addr, uint64_t want, uint64_t mask, const char *what)
 {
     if (want & ~mask)
-        return npk_fail(NPK_EINVAL, "POLL %s: want 0x%" PRIx64 " has bits outside mask 0x%" PRIx64
-                                    " and could never match",
+        return npk_fail(NPK_EINVAL,
+                        "POLL %s: want 0x%" PRIx64 " has bits outside mask 0x%" PRIx64
+                        " and could never match",
                         what ? what : "?", want, mask);
     return append(p, KT_HP_POLL, addr, want, mask, what);
 }
 
-npk_status kt_hp_done(kt_hostprog *p, uint64_t code) { return append(p, KT_HP_DONE, 0, code, 0, NULL); }
+npk_status kt_hp_done(kt_hostprog *p, uint64_t code)
+{
+    return append(p, KT_HP_DONE, 0, code, 0, NULL);
+}
 
 void kt_hp_outf(kt_hp_out *o, const char *fmt, ...)
 {
@@ -110,9 +118,13 @@ size_t kt_hp_format(const kt_hostprog *p, char *buf, size_t len)
     for (size_t i = 0; i < p->n_cmds; i++) {
         const kt_hp_cmd *c = &p->cmds[i];
         switch (c->op) {
-        case KT_HP_WR: kt_hp_outf(&o, "%3zu WR   0x%" PRIx64 " <- 0x%" PRIx64 "  %s\n", i, c->addr, c->data, c->what); break;
+        case KT_HP_WR:
+            kt_hp_outf(&o, "%3zu WR   0x%" PRIx64 " <- 0x%" PRIx64 "  %s\n", i, c->addr, c->data,
+                       c->what);
+            break;
         case KT_HP_POLL:
-            kt_hp_outf(&o, "%3zu POLL 0x%" PRIx64 " & 0x%" PRIx64 " == 0x%" PRIx64 "  %s\n", i, c->addr, c->mask, c->data, c->what);
+            kt_hp_outf(&o, "%3zu POLL 0x%" PRIx64 " & 0x%" PRIx64 " == 0x%" PRIx64 "  %s\n", i,
+                       c->addr, c->mask, c->data, c->what);
             break;
         default: kt_hp_outf(&o, "%3zu DONE %" PRIu64 "\n", i, c->data); break;
         }
@@ -122,14 +134,18 @@ size_t kt_hp_format(const kt_hostprog *p, char *buf, size_t len)
 
 /* ---- running on the host ---- */
 
-static uint32_t budget_of(const kt_hp_opts *o) { return o && o->poll_budget ? o->poll_budget : 100000; }
+static uint32_t budget_of(const kt_hp_opts *o)
+{
+    return o && o->poll_budget ? o->poll_budget : 100000;
+}
 static void idle(const kt_hp_opts *o)
 {
     if (o && o->idle)
         o->idle(o->idle_user);
 }
 
-npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opts *o, kt_hp_result *r)
+npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opts *o,
+                          kt_hp_result *r)
 {
     kt_hp_result local;
     if (!r)
@@ -158,8 +174,9 @@ npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opt
                     break;
                 if (n + 1 >= budget)
                     return npk_fail(NPK_ETIMEDOUT,
-                                    "POLL %s (command %zu, 0x%" PRIx64 "): wanted 0x%" PRIx64 " under mask 0x%" PRIx64
-                                    ", last read 0x%016" PRIx64 " after %" PRIu32 " reads",
+                                    "POLL %s (command %zu, 0x%" PRIx64 "): wanted 0x%" PRIx64
+                                    " under mask 0x%" PRIx64 ", last read 0x%016" PRIx64
+                                    " after %" PRIu32 " reads",
                                     c->what, pc, c->addr, c->data, c->mask, v, n + 1);
                 idle(o);
             }
@@ -167,10 +184,13 @@ npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opt
         }
         case KT_HP_DONE: r->code = c->data; return NPK_OK;
         default:
-            return npk_fail(NPK_EINVAL, "command %zu has opcode %u: only WR (1), POLL (2) and DONE (3) exist", pc, c->op);
+            return npk_fail(NPK_EINVAL,
+                            "command %zu has opcode %u: only WR (1), POLL (2) and DONE (3) exist",
+                            pc, c->op);
         }
     }
-    return npk_fail(NPK_EINVAL, "program of %zu commands has no DONE (the engine would run into an empty slot)",
+    return npk_fail(NPK_EINVAL,
+                    "program of %zu commands has no DONE (the engine would run into an empty slot)",
                     p->n_cmds);
 }
 
@@ -179,22 +199,27 @@ npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opt
 static npk_status check_for_engine(const kt_hostprog *p)
 {
     if (p->n_cmds > KT_ENG_NCMD)
-        return npk_fail(NPK_ELIMIT, "program of %zu commands: the engine holds %u", p->n_cmds, KT_ENG_NCMD);
+        return npk_fail(NPK_ELIMIT, "program of %zu commands: the engine holds %u", p->n_cmds,
+                        KT_ENG_NCMD);
     bool has_done = false;
     for (size_t i = 0; i < p->n_cmds; i++) {
         const kt_hp_cmd *c = &p->cmds[i];
         if (c->op < KT_HP_WR || c->op > KT_HP_DONE)
-            return npk_fail(NPK_EINVAL, "command %zu has opcode %u: only WR, POLL and DONE exist", i, c->op);
+            return npk_fail(NPK_EINVAL, "command %zu has opcode %u: only WR, POLL and DONE exist",
+                            i, c->op);
         if (c->op != KT_HP_DONE && c->addr >> KT_ENG_ADDR_BITS)
-            return npk_fail(NPK_ELIMIT, "command %zu (%s %s) addresses 0x%" PRIx64
-                                        ": beyond the engine's %u-bit master",
+            return npk_fail(NPK_ELIMIT,
+                            "command %zu (%s %s) addresses 0x%" PRIx64
+                            ": beyond the engine's %u-bit master",
                             i, kt_hp_op_name(c->op), c->what, c->addr, KT_ENG_ADDR_BITS);
         has_done |= c->op == KT_HP_DONE;
     }
     if (!has_done)
-        return npk_fail(NPK_EINVAL, "program of %zu commands has no DONE: the engine would run into an empty slot "
-                                    "(err) or wrap its 7-bit PC",
-                        p->n_cmds);
+        return npk_fail(
+            NPK_EINVAL,
+            "program of %zu commands has no DONE: the engine would run into an empty slot "
+            "(err) or wrap its 7-bit PC",
+            p->n_cmds);
     return NPK_OK;
 }
 
@@ -225,12 +250,14 @@ npk_status kt_hp_go(kt_transport *t, uint64_t eng)
     if (s)
         return s;
     if (v & 1)
-        return npk_fail(NPK_EBUSY, "engine busy (CTRL 0x%" PRIx64 "): a GO now is lost and there is no abort", v);
+        return npk_fail(NPK_EBUSY,
+                        "engine busy (CTRL 0x%" PRIx64 "): a GO now is lost and there is no abort",
+                        v);
     return kt_write64(t, eng + KT_ENG_CTRL, 1);
 }
 
-npk_status kt_hp_wait_engine(kt_transport *t, uint64_t eng, const kt_hostprog *p, const kt_hp_opts *o,
-                             kt_hp_result *r)
+npk_status kt_hp_wait_engine(kt_transport *t, uint64_t eng, const kt_hostprog *p,
+                             const kt_hp_opts *o, kt_hp_result *r)
 {
     kt_hp_result local;
     if (!r)
@@ -252,12 +279,14 @@ npk_status kt_hp_wait_engine(kt_transport *t, uint64_t eng, const kt_hostprog *p
             uint64_t now = 0;
             if (c && c->op == KT_HP_POLL && kt_read64(t, c->addr, &now) == NPK_OK)
                 return npk_fail(NPK_ETIMEDOUT,
-                                "engine still busy after %" PRIu32 " reads: at command %" PRIu64 " POLL %s (0x%" PRIx64
-                                ") wanting 0x%" PRIx64 " under mask 0x%" PRIx64 "; the register reads 0x%016" PRIx64
+                                "engine still busy after %" PRIu32 " reads: at command %" PRIu64
+                                " POLL %s (0x%" PRIx64 ") wanting 0x%" PRIx64
+                                " under mask 0x%" PRIx64 "; the register reads 0x%016" PRIx64
                                 " now; %" PRIu64 " polls so far",
                                 r->waits, pc, c->what, c->addr, c->data, c->mask, now, polls);
-            return npk_fail(NPK_ETIMEDOUT, "engine still busy after %" PRIu32 " reads: at command %" PRIu64
-                                           " (%s), %" PRIu64 " polls so far",
+            return npk_fail(NPK_ETIMEDOUT,
+                            "engine still busy after %" PRIu32 " reads: at command %" PRIu64
+                            " (%s), %" PRIu64 " polls so far",
                             r->waits, pc, c ? kt_hp_op_name(c->op) : "?", polls);
         }
         idle(o);
@@ -266,8 +295,9 @@ npk_status kt_hp_wait_engine(kt_transport *t, uint64_t eng, const kt_hostprog *p
         return s;
     r->pc = (unsigned)pc;
     if (ctrl & 4)
-        return npk_fail(NPK_EPROTO, "engine stopped with err at command %" PRIu64 ": an invalid opcode (never "
-                                    "written, or overwritten)",
+        return npk_fail(NPK_EPROTO,
+                        "engine stopped with err at command %" PRIu64 ": an invalid opcode (never "
+                        "written, or overwritten)",
                         pc);
     if ((s = kt_read64(t, eng + KT_ENG_CODE, &r->code)))
         return s;
@@ -277,7 +307,8 @@ npk_status kt_hp_wait_engine(kt_transport *t, uint64_t eng, const kt_hostprog *p
     return NPK_OK;
 }
 
-npk_status kt_hp_run_engine(kt_transport *t, uint64_t eng, const kt_hostprog *p, const kt_hp_opts *o, kt_hp_result *r)
+npk_status kt_hp_run_engine(kt_transport *t, uint64_t eng, const kt_hostprog *p,
+                            const kt_hp_opts *o, kt_hp_result *r)
 {
     npk_status s = kt_hp_load(t, eng, p);
     if (!s)

@@ -31,8 +31,10 @@ npk_status kt_hp_stage(kt_hostprog *p, kt_dev *d, unsigned base, const kt_flit *
 static npk_status poll_count(kt_hostprog *p, uint64_t addr, uint16_t count, const char *what)
 {
     const kt_word_layout *L = &kt_word_node_status;
-    uint64_t want = kt_word_bits(L, KT_NODE_STATUS_F_COUNT, count) | kt_word_bits(L, KT_NODE_STATUS_F_VALID, 1);
-    uint64_t mask = kt_word_mask(L, KT_NODE_STATUS_F_COUNT) | kt_word_mask(L, KT_NODE_STATUS_F_VALID);
+    uint64_t want =
+        kt_word_bits(L, KT_NODE_STATUS_F_COUNT, count) | kt_word_bits(L, KT_NODE_STATUS_F_VALID, 1);
+    uint64_t mask =
+        kt_word_mask(L, KT_NODE_STATUS_F_COUNT) | kt_word_mask(L, KT_NODE_STATUS_F_VALID);
     return kt_hp_poll(p, addr, want, mask, what);
 }
 
@@ -59,8 +61,8 @@ npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsign
     }
     d->n_pending = 0;
     d->pending[d->n_pending++] = (kt_pending){unit->at, (uint16_t)(tk->baseline + n - 1)};
-    if (
-        (s = kt_hp_wr(p, b + KT_PROG_BASE, base, "PROG_BASE")) || (s = kt_hp_wr(p, b + KT_PROG_LEN, n, "PROG_LEN")) ||
+    if ((s = kt_hp_wr(p, b + KT_PROG_BASE, base, "PROG_BASE")) ||
+        (s = kt_hp_wr(p, b + KT_PROG_LEN, n, "PROG_LEN")) ||
         (s = kt_hp_wr(p, b + KT_PROG_DST, kt_coord_pack(unit->at), "PROG_DST")) ||
         (s = kt_hp_wr(p, b + KT_PROG_CRED, credit, "PROG_CRED")) ||
         /* On a pre-strobe bitstream LEN already launched the stream and KICK zeroes PROG_DST,
@@ -78,7 +80,8 @@ npk_status kt_hp_await(kt_hostprog *p, const kt_dev *d, const kt_ticket *tk)
     snprintf(what, sizeof what, "NODE_STATUS(%u,%u).count", tk->dst.x, tk->dst.y);
     /* Count and valid; the code is checked after the run (a count alone is satisfied by a fault,
      * and a poll that wanted a specific code would hang forever on one). */
-    return poll_count(p, d->base + kt_node_status_offset(tk->dst), (uint16_t)(tk->baseline + tk->n), what);
+    return poll_count(p, d->base + kt_node_status_offset(tk->dst), (uint16_t)(tk->baseline + tk->n),
+                      what);
 }
 
 npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk)
@@ -89,11 +92,12 @@ npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk)
         return s;
     kt_node_status ns = kt_node_status_decode(v);
     if (ns.code == KT_SIG_FAULT)
-        return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x)", tk->dst.x, tk->dst.y, ns.arg);
+        return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x)", tk->dst.x, tk->dst.y,
+                        ns.arg);
     uint16_t done = kt_count_delta16(tk->baseline, ns.count);
     if (!ns.valid || done != tk->n)
-        return npk_fail(NPK_EPROTO, "node (%u,%u): %u of %u completions after the program ended", tk->dst.x,
-                        tk->dst.y, done, tk->n);
+        return npk_fail(NPK_EPROTO, "node (%u,%u): %u of %u completions after the program ended",
+                        tk->dst.x, tk->dst.y, done, tk->n);
     return kt_check_credit_returned(d, tk);
 }
 
@@ -104,10 +108,12 @@ npk_status kt_hp_move(kt_hostprog *p, uint64_t ctrl_base, const kt_mv_write *w, 
         char what[KT_HP_LABEL];
         snprintf(what, sizeof what, "mover %s", kt_mv_reg_name(w[i].offset));
         if (w[i].offset >= KT_MV_AUX_LIMIT)
-            return npk_fail(NPK_EINVAL, "mover write at client offset 0x%02x: beyond the mover's 0x00-0x7F",
+            return npk_fail(NPK_EINVAL,
+                            "mover write at client offset 0x%02x: beyond the mover's 0x00-0x7F",
                             w[i].offset);
         if ((s = kt_hp_wr(p, ctrl_base + KT_AUX_CFG + w[i].offset, w[i].value, what)))
             return s;
     }
-    return kt_hp_poll(p, ctrl_base + KT_AUX_STAT, 0, kt_word_mask(&kt_word_aux_stat, KT_MV_STAT_F_BUSY), "AUX_STAT.busy");
+    return kt_hp_poll(p, ctrl_base + KT_AUX_STAT, 0,
+                      kt_word_mask(&kt_word_aux_stat, KT_MV_STAT_F_BUSY), "AUX_STAT.busy");
 }

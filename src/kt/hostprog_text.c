@@ -23,10 +23,13 @@ static bool number(const char *tok, uint64_t *v)
     return !*end && errno == 0 && tok[0] != '-';
 }
 
-static int hexval(int c) { return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1; }
+static int hexval(int c)
+{
+    return isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
+}
 
-static npk_status parse_setup(kt_hostprog *p, const char *origin, unsigned line, const char *addr_tok,
-                              const char *hex)
+static npk_status parse_setup(kt_hostprog *p, const char *origin, unsigned line,
+                              const char *addr_tok, const char *hex)
 {
     uint64_t addr;
     if (!number(addr_tok, &addr))
@@ -34,7 +37,8 @@ static npk_status parse_setup(kt_hostprog *p, const char *origin, unsigned line,
                         addr_tok ? addr_tok : "");
     size_t digits = hex ? strlen(hex) : 0;
     if (!digits || digits % 2)
-        return npk_fail(NPK_EPARSE, "%s:%u: SETUP needs an even number of hex digits, got %zu", origin, line, digits);
+        return npk_fail(NPK_EPARSE, "%s:%u: SETUP needs an even number of hex digits, got %zu",
+                        origin, line, digits);
     uint8_t *bytes = malloc(digits / 2);
     if (!bytes)
         return npk_fail(NPK_ENOMEM, "%s:%u: out of memory", origin, line);
@@ -42,7 +46,8 @@ static npk_status parse_setup(kt_hostprog *p, const char *origin, unsigned line,
         int hi = hexval((unsigned char)hex[2 * i]), lo = hexval((unsigned char)hex[2 * i + 1]);
         if (hi < 0 || lo < 0) {
             free(bytes);
-            return npk_fail(NPK_EPARSE, "%s:%u: SETUP byte %zu '%.2s' is not hex", origin, line, i, hex + 2 * i);
+            return npk_fail(NPK_EPARSE, "%s:%u: SETUP byte %zu '%.2s' is not hex", origin, line, i,
+                            hex + 2 * i);
         }
         bytes[i] = (uint8_t)(hi << 4 | lo);
     }
@@ -87,8 +92,8 @@ static npk_status parse_line(kt_hostprog *p, const char *origin, unsigned line, 
     } arity[] = {{"SETUP", 3}, {"WR", 4}, {"POLL", 5}, {"DONE", 2}};
     for (size_t i = 0; i < sizeof arity / sizeof arity[0]; i++)
         if (!strcmp(tok[0], arity[i].name) && n > arity[i].max)
-            return npk_fail(NPK_EPARSE, "%s:%u: unexpected '%s' after %s (a label is one word)", origin, line,
-                            tok[arity[i].max], tok[0]);
+            return npk_fail(NPK_EPARSE, "%s:%u: unexpected '%s' after %s (a label is one word)",
+                            origin, line, tok[arity[i].max], tok[0]);
     uint64_t a, b, c;
     if (!strcmp(tok[0], "SETUP"))
         return at_line(origin, line, parse_setup(p, origin, line, tok[1], tok[2]));
@@ -99,7 +104,8 @@ static npk_status parse_line(kt_hostprog *p, const char *origin, unsigned line, 
     }
     if (!strcmp(tok[0], "POLL")) {
         if (n < 4 || !number(tok[1], &a) || !number(tok[2], &b) || !number(tok[3], &c))
-            return npk_fail(NPK_EPARSE, "%s:%u: expected 'POLL <addr> <want> <mask> [label]'", origin, line);
+            return npk_fail(NPK_EPARSE, "%s:%u: expected 'POLL <addr> <want> <mask> [label]'",
+                            origin, line);
         return at_line(origin, line, kt_hp_poll(p, a, b, c, n > 4 ? tok[4] : NULL));
     }
     if (!strcmp(tok[0], "DONE")) {
@@ -107,7 +113,8 @@ static npk_status parse_line(kt_hostprog *p, const char *origin, unsigned line, 
             return npk_fail(NPK_EPARSE, "%s:%u: expected 'DONE <code>'", origin, line);
         return at_line(origin, line, kt_hp_done(p, a));
     }
-    return npk_fail(NPK_EPARSE, "%s:%u: unknown command '%s' (SETUP, WR, POLL, DONE)", origin, line, tok[0]);
+    return npk_fail(NPK_EPARSE, "%s:%u: unknown command '%s' (SETUP, WR, POLL, DONE)", origin, line,
+                    tok[0]);
 }
 
 npk_status kt_hp_parse(const char *text, const char *origin, kt_hostprog *p)
@@ -119,7 +126,8 @@ npk_status kt_hp_parse(const char *text, const char *origin, kt_hostprog *p)
         size_t len = nl ? (size_t)(nl - at) : strlen(at);
         line++;
         if (len >= MAX_LINE)
-            return npk_fail(NPK_ELIMIT, "%s:%u: line of %zu characters (limit %u)", origin, line, len, MAX_LINE - 1);
+            return npk_fail(NPK_ELIMIT, "%s:%u: line of %zu characters (limit %u)", origin, line,
+                            len, MAX_LINE - 1);
         char *copy = malloc(len + 1);
         if (!copy)
             return npk_fail(NPK_ENOMEM, "%s:%u: out of memory", origin, line);
@@ -152,9 +160,12 @@ size_t kt_hp_to_text(const kt_hostprog *p, char *buf, size_t len)
             if (isspace((unsigned char)*q) || *q == '#')
                 *q = '_';
         switch (c->op) {
-        case KT_HP_WR: kt_hp_outf(&o, "WR 0x%" PRIx64 " 0x%" PRIx64 " %s\n", c->addr, c->data, label); break;
+        case KT_HP_WR:
+            kt_hp_outf(&o, "WR 0x%" PRIx64 " 0x%" PRIx64 " %s\n", c->addr, c->data, label);
+            break;
         case KT_HP_POLL:
-            kt_hp_outf(&o, "POLL 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", c->addr, c->data, c->mask, label);
+            kt_hp_outf(&o, "POLL 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 " %s\n", c->addr, c->data,
+                       c->mask, label);
             break;
         default: kt_hp_outf(&o, "DONE 0x%" PRIx64 "\n", c->data); break;
         }

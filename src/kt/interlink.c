@@ -30,7 +30,9 @@ npk_status kt_il_detect(kt_transport *t, uint64_t base, kt_il_caps *caps)
     caps->present = v != 0;
     caps->mesh_id = (uint8_t)(v >> 20 & 3);
     if (v && (v & 0xFFFF) != KT_IL_CAP_MAGIC)
-        return npk_fail(NPK_EPROTO, "AUX_STATW[0] = 0x%016" PRIx64 ": not zero and not an 'IL' capability word", v);
+        return npk_fail(NPK_EPROTO,
+                        "AUX_STATW[0] = 0x%016" PRIx64 ": not zero and not an 'IL' capability word",
+                        v);
     return NPK_OK;
 }
 
@@ -40,8 +42,9 @@ static npk_status require(kt_transport *t, uint64_t base, kt_il_caps *caps)
     if (s)
         return s;
     if (!caps->present)
-        return npk_fail(NPK_ENODEV, "no interlink at window 0x%" PRIx64 " (capability word 0: absent or disabled)",
-                        base);
+        return npk_fail(
+            NPK_ENODEV,
+            "no interlink at window 0x%" PRIx64 " (capability word 0: absent or disabled)", base);
     return NPK_OK;
 }
 
@@ -56,7 +59,8 @@ npk_status kt_il_set_mesh_id(kt_transport *t, uint64_t base, unsigned mesh)
     if ((s = kt_il_detect(t, base, &caps)))
         return s;
     if (caps.mesh_id != mesh)
-        return npk_fail(NPK_EPROTO, "mesh id written %u, capability word reports %u (0x%016" PRIx64 ")", mesh,
+        return npk_fail(NPK_EPROTO,
+                        "mesh id written %u, capability word reports %u (0x%016" PRIx64 ")", mesh,
                         caps.mesh_id, caps.raw);
     return NPK_OK;
 }
@@ -117,7 +121,8 @@ npk_status kt_il_read_counters(kt_transport *t, uint64_t base, kt_il_counters *c
 npk_status kt_il_clear(kt_transport *t, uint64_t base, bool doorbells, bool faults)
 {
     /* The control register is one word: a clear written without bit 0 would also disable. */
-    uint64_t v = KT_IL_CTRL_ENABLE | (doorbells ? KT_IL_CTRL_CLEAR_DOORBELLS : 0) | (faults ? KT_IL_CTRL_CLEAR_FAULTS : 0);
+    uint64_t v = KT_IL_CTRL_ENABLE | (doorbells ? KT_IL_CTRL_CLEAR_DOORBELLS : 0) |
+                 (faults ? KT_IL_CTRL_CLEAR_FAULTS : 0);
     return cfg(t, base, KT_IL_CONTROL, v);
 }
 
@@ -134,26 +139,30 @@ static bool walker_touches_mesh(const kt_mv_walker *w, unsigned mesh)
     for (unsigned i = 0; i < w->ndim && i < KT_MV_MAX_DIMS; i++)
         idx[i] = w->dims[i].count ? w->dims[i].count - 1u : 0u;
     kt_mv_point last = kt_mv_walker_point(w, idx);
-    return kt_il_addr_mesh((uint64_t)first.addr) == mesh && kt_il_addr_mesh((uint64_t)last.addr) == mesh;
+    return kt_il_addr_mesh((uint64_t)first.addr) == mesh &&
+           kt_il_addr_mesh((uint64_t)last.addr) == mesh;
 }
 
-npk_status kt_il_write_and_ring(kt_transport *t, uint64_t base, const kt_mv_move *m, unsigned dst_mesh, uint8_t tag,
-                                uint32_t poll_budget)
+npk_status kt_il_write_and_ring(kt_transport *t, uint64_t base, const kt_mv_move *m,
+                                unsigned dst_mesh, uint8_t tag, uint32_t poll_budget)
 {
     kt_il_caps caps;
     npk_status s = require(t, base, &caps);
     if (s)
         return s;
     if (dst_mesh >= KT_IL_MAX_MESHES || dst_mesh == caps.mesh_id)
-        return npk_fail(NPK_EINVAL, "cross-mesh write to mesh %u from mesh %u: need another mesh 0..3", dst_mesh,
-                        caps.mesh_id);
+        return npk_fail(NPK_EINVAL,
+                        "cross-mesh write to mesh %u from mesh %u: need another mesh 0..3",
+                        dst_mesh, caps.mesh_id);
     if (m->mode == KT_MV_COPY || m->mode == KT_MV_GATHER_MODE || m->mode == KT_MV_XFORM)
         if (!walker_touches_mesh(&m->src, caps.mesh_id))
-            return npk_fail(NPK_EINVAL, "source 0x%" PRIx64 " is not in this mesh (%u): reads never cross the link",
+            return npk_fail(NPK_EINVAL,
+                            "source 0x%" PRIx64
+                            " is not in this mesh (%u): reads never cross the link",
                             m->src.base, caps.mesh_id);
     if (!walker_touches_mesh(&m->dst, dst_mesh))
-        return npk_fail(NPK_EINVAL, "destination 0x%" PRIx64 " does not name mesh %u in [37:36]", m->dst.base,
-                        dst_mesh);
+        return npk_fail(NPK_EINVAL, "destination 0x%" PRIx64 " does not name mesh %u in [37:36]",
+                        m->dst.base, dst_mesh);
     /* Writes first, and the mover idle — its remote writes have all left over the link — and only
      * then the ring: the outbound arbiter rotates priority, so a ring issued earlier may pass the
      * data it announces. */

@@ -16,7 +16,8 @@ npk_status kt_frame_length(const uint8_t hdr[4], size_t *len)
 {
     uint32_t n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
     if (n > KT_DAEMON_MAX_FRAME)
-        return npk_fail(NPK_EPROTO, "a frame of %" PRIu32 " bytes exceeds the limit of %d bytes (64 MiB)", n,
+        return npk_fail(NPK_EPROTO,
+                        "a frame of %" PRIu32 " bytes exceeds the limit of %d bytes (64 MiB)", n,
                         KT_DAEMON_MAX_FRAME);
     if (n == 0)
         return npk_fail(NPK_EPROTO, "an empty frame (length 0): a frame holds one JSON object");
@@ -89,7 +90,8 @@ npk_status kt_frame_parse(const char *body, size_t len, cJSON **out)
         char near[24];
         snprintf(near, sizeof near, "%.20s", text + (at < strlen(text) ? at : strlen(text)));
         free(text);
-        return npk_fail(NPK_EPARSE, "malformed frame: invalid JSON near byte %zu ('%s') of %zu", at, near, len);
+        return npk_fail(NPK_EPARSE, "malformed frame: invalid JSON near byte %zu ('%s') of %zu", at,
+                        near, len);
     }
     free(text);
     if (!cJSON_IsObject(j)) {

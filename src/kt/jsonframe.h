@@ -24,7 +24,8 @@ npk_status kt_frame_encode(const cJSON *obj, char **frame, size_t *len);
 npk_status kt_frame_recv(kt_carrier *c, cJSON **out);
 npk_status kt_frame_send(kt_carrier *c, const cJSON *obj);
 
-/* obj[key] as an unsigned integer (a JSON integer, exact to 64 bits); false if absent or not one. */
+/* obj[key] as an unsigned integer (a JSON integer, exact to 64 bits); false if absent or not one.
+ */
 bool kt_json_u64(const cJSON *obj, const char *key, uint64_t *v);
 /* Add key: v, exactly. */
 bool kt_json_add_u64(cJSON *obj, const char *key, uint64_t v);

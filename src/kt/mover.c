@@ -57,8 +57,8 @@ kt_mv_move kt_mv_generate(uint64_t dst, uint16_t words, uint64_t seed)
     return m;
 }
 
-kt_mv_move kt_mv_gather(uint64_t dst, uint64_t src, const uint32_t *indices, uint16_t count, uint64_t index_base,
-                        uint32_t pitch, uint16_t words_per_index)
+kt_mv_move kt_mv_gather(uint64_t dst, uint64_t src, const uint32_t *indices, uint16_t count,
+                        uint64_t index_base, uint32_t pitch, uint16_t words_per_index)
 {
     kt_mv_move m = blank(KT_MV_GATHER_MODE);
     m.src = kt_mv_linear(src, 1);
@@ -73,7 +73,10 @@ kt_mv_move kt_mv_gather(uint64_t dst, uint64_t src, const uint32_t *indices, uin
 
 /* ---- validation ---- */
 
-static bool uses_src_walker(kt_mv_mode m) { return m == KT_MV_COPY || m == KT_MV_GATHER_MODE || m == KT_MV_XFORM; }
+static bool uses_src_walker(kt_mv_mode m)
+{
+    return m == KT_MV_COPY || m == KT_MV_GATHER_MODE || m == KT_MV_XFORM;
+}
 
 enum { ENUMERATE_LIMIT = 1u << 20 }; /* walk every element below this; bound the extremes above */
 
@@ -102,8 +105,9 @@ static npk_status check_range(const char *which, const kt_mv_walker *w)
             hi += span;
     }
     if (!kt_mv_addr_in_range(lo) || !kt_mv_addr_in_range(hi))
-        return npk_fail(NPK_ELIMIT, "%s walker spans addresses %" PRId64 "..%" PRId64
-                                    ", outside the 40-bit space [0, 2^40) (mover fault 2, range)",
+        return npk_fail(NPK_ELIMIT,
+                        "%s walker spans addresses %" PRId64 "..%" PRId64
+                        ", outside the 40-bit space [0, 2^40) (mover fault 2, range)",
                         which, lo, hi);
     return NPK_OK;
 }
@@ -111,79 +115,95 @@ static npk_status check_range(const char *which, const kt_mv_walker *w)
 static npk_status check_walker(const char *which, const kt_mv_walker *w)
 {
     if (w->ndim < 1 || w->ndim > KT_MV_MAX_DIMS)
-        return npk_fail(NPK_EINVAL, "%s walker ndim=%u, need 1..%u", which, w->ndim, KT_MV_MAX_DIMS);
+        return npk_fail(NPK_EINVAL, "%s walker ndim=%u, need 1..%u", which, w->ndim,
+                        KT_MV_MAX_DIMS);
     if (w->base >> KT_MV_ADDR_BITS)
-        return npk_fail(NPK_ELIMIT, "%s walker base 0x%" PRIx64 " does not fit 40 bits (mover fault 2, range)", which,
-                        w->base);
+        return npk_fail(NPK_ELIMIT,
+                        "%s walker base 0x%" PRIx64 " does not fit 40 bits (mover fault 2, range)",
+                        which, w->base);
     /* Every transfer is one 32-byte word (AXI size 5): the destination is checked per element
      * by the hardware (fault 6); the source is not checked at all and would issue an illegal
      * burst, so both are refused here. */
     if (w->base % KT_MV_WORD)
-        return npk_fail(NPK_EINVAL, "%s walker base 0x%" PRIx64 " is not 32-byte aligned (mover fault 6, alignment)",
+        return npk_fail(NPK_EINVAL,
+                        "%s walker base 0x%" PRIx64
+                        " is not 32-byte aligned (mover fault 6, alignment)",
                         which, w->base);
     for (unsigned i = 0; i < w->ndim; i++) {
         const kt_mv_dim *d = &w->dims[i];
         if (!d->count)
-            return npk_fail(NPK_EINVAL, "%s walker dim %u count 0 (the hardware reads it as 1: say 1)", which, i);
+            return npk_fail(NPK_EINVAL,
+                            "%s walker dim %u count 0 (the hardware reads it as 1: say 1)", which,
+                            i);
         if (d->stride % KT_MV_WORD)
-            return npk_fail(NPK_EINVAL, "%s walker dim %u stride %" PRId32
-                                        " is not a multiple of 32 (mover fault 6, alignment)",
+            return npk_fail(NPK_EINVAL,
+                            "%s walker dim %u stride %" PRId32
+                            " is not a multiple of 32 (mover fault 6, alignment)",
                             which, i, d->stride);
         if (d->axis > 2)
-            return npk_fail(NPK_EINVAL, "%s walker dim %u axis %u, need 0 (none), 1 or 2", which, i, d->axis);
+            return npk_fail(NPK_EINVAL, "%s walker dim %u axis %u, need 0 (none), 1 or 2", which, i,
+                            d->axis);
     }
     if (w->xform_id > 15 || w->xform_mode > 15)
-        return npk_fail(NPK_ELIMIT, "%s walker XFORM_ID %u / XFORM_MODE %u exceed 4 bits", which, w->xform_id,
-                        w->xform_mode);
+        return npk_fail(NPK_ELIMIT, "%s walker XFORM_ID %u / XFORM_MODE %u exceed 4 bits", which,
+                        w->xform_id, w->xform_mode);
     return check_range(which, w);
 }
 
-static bool binds_axis(const kt_mv_walker *w)
-{
-    return w->window[0].extent || w->window[1].extent;
-}
+static bool binds_axis(const kt_mv_walker *w) { return w->window[0].extent || w->window[1].extent; }
 
 npk_status kt_mv_validate(const kt_mv_move *m)
 {
     if (m->mode == KT_MV_TRANSPOSE || m->mode > KT_MV_XFORM)
-        return npk_fail(NPK_EUNSUPPORTED, "mover mode %u (%s) is not implemented by the hardware (mover fault 4, mode)",
-                        m->mode, kt_mv_mode_name(m->mode));
+        return npk_fail(
+            NPK_EUNSUPPORTED,
+            "mover mode %u (%s) is not implemented by the hardware (mover fault 4, mode)", m->mode,
+            kt_mv_mode_name(m->mode));
     if (m->width > KT_MV_W32)
-        return npk_fail(NPK_EINVAL, "element width %u: need 0 (8-bit), 1 (16-bit) or 2 (32-bit) (mover fault 5)",
-                        m->width);
+        return npk_fail(
+            NPK_EINVAL,
+            "element width %u: need 0 (8-bit), 1 (16-bit) or 2 (32-bit) (mover fault 5)", m->width);
     npk_status s = check_walker("destination", &m->dst);
     if (s)
         return s;
     if (uses_src_walker(m->mode) && (s = check_walker("source", &m->src)))
         return s;
     if (m->mode == KT_MV_XFORM && (binds_axis(&m->src) || binds_axis(&m->dst)))
-        return npk_fail(NPK_EINVAL, "a transform move with a bound axis (window extent %u/%u source, %u/%u "
-                                    "destination): the occupant would wait forever for a padded beat (mover fault 7)",
-                        m->src.window[0].extent, m->src.window[1].extent, m->dst.window[0].extent,
-                        m->dst.window[1].extent);
+        return npk_fail(
+            NPK_EINVAL,
+            "a transform move with a bound axis (window extent %u/%u source, %u/%u "
+            "destination): the occupant would wait forever for a padded beat (mover fault 7)",
+            m->src.window[0].extent, m->src.window[1].extent, m->dst.window[0].extent,
+            m->dst.window[1].extent);
     if (m->mode == KT_MV_GATHER_MODE) {
         if (m->index_count == 0 || m->index_count > KT_MV_MAX_INDICES)
-            return npk_fail(NPK_ELIMIT, "gather index count %u, need 1..%u (mover fault 1, index length)",
+            return npk_fail(NPK_ELIMIT,
+                            "gather index count %u, need 1..%u (mover fault 1, index length)",
                             m->index_count, KT_MV_MAX_INDICES);
         if (m->index_base % KT_MV_WORD || m->index_base >> KT_MV_ADDR_BITS)
-            return npk_fail(NPK_EINVAL, "gather index buffer 0x%" PRIx64 " must be 32-byte aligned, below 2^40",
+            return npk_fail(NPK_EINVAL,
+                            "gather index buffer 0x%" PRIx64 " must be 32-byte aligned, below 2^40",
                             m->index_base);
         if (m->gather_pitch % KT_MV_WORD)
-            return npk_fail(NPK_EINVAL, "gather pitch %" PRIu32 " is not a multiple of 32 (mover fault 6)",
+            return npk_fail(NPK_EINVAL,
+                            "gather pitch %" PRIu32 " is not a multiple of 32 (mover fault 6)",
                             m->gather_pitch);
         if (!m->gather_words)
             return npk_fail(NPK_EINVAL, "gather words per index 0, need >= 1");
-        uint64_t want = (uint64_t)m->index_count * m->gather_words, have = kt_mv_walker_elements(&m->dst);
+        uint64_t want = (uint64_t)m->index_count * m->gather_words,
+                 have = kt_mv_walker_elements(&m->dst);
         if (want != have)
-            return npk_fail(NPK_EINVAL, "gather of %u indices x %u words = %" PRIu64
-                                        " words, but the destination walks %" PRIu64,
+            return npk_fail(NPK_EINVAL,
+                            "gather of %u indices x %u words = %" PRIu64
+                            " words, but the destination walks %" PRIu64,
                             m->index_count, m->gather_words, want, have);
         for (unsigned i = 0; m->indices && i < m->index_count; i++) {
             int64_t row = (int64_t)m->src.base + (int64_t)m->indices[i] * m->gather_pitch;
             int64_t end = row + (int64_t)(m->gather_words - 1) * KT_MV_WORD;
             if (!kt_mv_addr_in_range(row) || !kt_mv_addr_in_range(end))
-                return npk_fail(NPK_ELIMIT, "gather index %u = %" PRIu32 " names address %" PRId64
-                                            ", outside the 40-bit space (mover fault 2, range)",
+                return npk_fail(NPK_ELIMIT,
+                                "gather index %u = %" PRIu32 " names address %" PRId64
+                                ", outside the 40-bit space (mover fault 2, range)",
                                 i, m->indices[i], row);
         }
     }
@@ -211,7 +231,8 @@ static void emit(emitter *e, uint8_t off, kt_mv_word w)
 static void emit_walker(emitter *e, uint8_t sel, const kt_mv_walker *w)
 {
     /* The transform fields are read from the source walker's header only. */
-    kt_mv_hdr_word hdr = {sel, w->base, (uint8_t)w->ndim, sel ? 0 : w->xform_id, sel ? 0 : w->xform_mode};
+    kt_mv_hdr_word hdr = {sel, w->base, (uint8_t)w->ndim, sel ? 0 : w->xform_id,
+                          sel ? 0 : w->xform_mode};
     emit(e, KT_MV_HDR, (kt_mv_word){.hdr = hdr});
     for (unsigned i = 0; i < w->ndim; i++) {
         const kt_mv_dim *d = &w->dims[i];
@@ -221,7 +242,8 @@ static void emit_walker(emitter *e, uint8_t sel, const kt_mv_walker *w)
     }
     /* Windows persist across moves (only reset clears them): always restate both. */
     for (uint8_t a = 0; a < 2; a++)
-        emit(e, KT_MV_WINDOW, (kt_mv_word){.window = {sel, a, w->window[a].base, w->window[a].extent}});
+        emit(e, KT_MV_WINDOW,
+             (kt_mv_word){.window = {sel, a, w->window[a].base, w->window[a].extent}});
 }
 
 npk_status kt_mv_build(const kt_mv_move *m, kt_mv_write *out, size_t cap, size_t *n)
@@ -243,7 +265,8 @@ npk_status kt_mv_build(const kt_mv_move *m, kt_mv_write *out, size_t cap, size_t
     /* IMM is the fill value, and the padding of any element a source window marks invalid. */
     if (m->mode == KT_MV_FILL || (uses_src_walker(m->mode) && binds_axis(&m->src)))
         emit(&e, KT_MV_IMM, (kt_mv_word){.imm = {m->imm}});
-    emit(&e, KT_MV_CTRL, (kt_mv_word){.ctrl = {(uint8_t)m->mode, (uint8_t)m->width, m->flags, true}});
+    emit(&e, KT_MV_CTRL,
+         (kt_mv_word){.ctrl = {(uint8_t)m->mode, (uint8_t)m->width, m->flags, true}});
     if (e.s)
         return e.s;
     if (e.n > cap)
@@ -258,8 +281,9 @@ npk_status kt_mv_issue(kt_transport *t, uint64_t ctrl_base, const kt_mv_write *w
 {
     for (size_t i = 0; i < n; i++)
         if (w[i].offset >= KT_MV_AUX_LIMIT || w[i].offset % 8)
-            return npk_fail(NPK_EINVAL, "mover write %zu at client offset 0x%02x: the mover owns 8-aligned "
-                                        "offsets 0x00-0x7F of AUX_CFG",
+            return npk_fail(NPK_EINVAL,
+                            "mover write %zu at client offset 0x%02x: the mover owns 8-aligned "
+                            "offsets 0x00-0x7F of AUX_CFG",
                             i, w[i].offset);
     /* One whole 64-bit write per register, in order: the cfg port pulses once per write and
      * the order is part of the protocol (DIM stages, AXIS commits, CTRL|GO starts). */
@@ -290,7 +314,8 @@ npk_status kt_mv_run(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m, u
     /* A GO while busy is ignored by the hardware, and the descriptor writes would land in the
      * running move's walkers: refuse instead. */
     if (res->before.busy)
-        return npk_fail(NPK_EBUSY, "mover busy (AUX_STAT 0x%016" PRIx64 "): a GO now would be ignored", v);
+        return npk_fail(NPK_EBUSY,
+                        "mover busy (AUX_STAT 0x%016" PRIx64 "): a GO now would be ignored", v);
     if ((s = kt_mv_issue(t, ctrl_base, w, n)))
         return s;
     uint32_t budget = poll_budget ? poll_budget : 100000;
@@ -302,17 +327,21 @@ npk_status kt_mv_run(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m, u
         if (!res->after.busy)
             break;
         if (res->polls >= budget)
-            return npk_fail(NPK_ETIMEDOUT, "mover still busy after %" PRIu32 " AUX_STAT reads (last 0x%016" PRIx64 ")",
+            return npk_fail(NPK_ETIMEDOUT,
+                            "mover still busy after %" PRIu32 " AUX_STAT reads (last 0x%016" PRIx64
+                            ")",
                             res->polls, v);
     }
     if (res->after.fault)
-        return npk_fail(NPK_EFAULT, "mover fault %u (%s) on a %s move (AUX_STAT 0x%016" PRIx64 ")", res->after.fault,
-                        kt_mv_fault_name(res->after.fault), kt_mv_mode_name(m->mode), v);
+        return npk_fail(NPK_EFAULT, "mover fault %u (%s) on a %s move (AUX_STAT 0x%016" PRIx64 ")",
+                        res->after.fault, kt_mv_fault_name(res->after.fault),
+                        kt_mv_mode_name(m->mode), v);
     /* A fault-free move advances the completed count by one (24-bit). Anything else means the
      * GO never reached the mover (a pre-strobe window, or another writer). */
     if (((res->after.moves_done - res->before.moves_done) & 0xFFFFFF) != 1)
-        return npk_fail(NPK_EPROTO, "mover idle without fault but moves completed went %" PRIu32 " -> %" PRIu32
-                                    " (expected +1): the GO did not start a move",
+        return npk_fail(NPK_EPROTO,
+                        "mover idle without fault but moves completed went %" PRIu32 " -> %" PRIu32
+                        " (expected +1): the GO did not start a move",
                         res->before.moves_done, res->after.moves_done);
     return NPK_OK;
 }

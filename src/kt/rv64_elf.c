@@ -32,22 +32,28 @@ void kt_rv64_image_free(kt_rv64_image *img)
 }
 
 /* Place one PT_LOAD segment in a region, or say why it does not fit. */
-static npk_status place(const char *origin, unsigned i, const GElf_Phdr *ph, const kt_rv64_limits *lim,
-                        kt_rv64_segment *s)
+static npk_status place(const char *origin, unsigned i, const GElf_Phdr *ph,
+                        const kt_rv64_limits *lim, kt_rv64_segment *s)
 {
     uint64_t v = ph->p_vaddr, n = ph->p_memsz;
     bool x = ph->p_flags & PF_X, w = ph->p_flags & PF_W;
     if (v < lim->imem_bytes) {
         if (n > lim->imem_bytes - v)
             return npk_fail(NPK_ELIMIT,
-                            "%s: segment %u (0x%" PRIx64 "..0x%" PRIx64 ") runs past the instruction "
-                            "memory, which ends at 0x%" PRIx32, origin, i, v, v + n, lim->imem_bytes);
+                            "%s: segment %u (0x%" PRIx64 "..0x%" PRIx64
+                            ") runs past the instruction "
+                            "memory, which ends at 0x%" PRIx32,
+                            origin, i, v, v + n, lim->imem_bytes);
         if (w)
-            return npk_fail(NPK_EINVAL, "%s: segment %u at 0x%" PRIx64 " is writable but lies in the "
-                            "instruction memory, which the core cannot store to", origin, i, v);
+            return npk_fail(NPK_EINVAL,
+                            "%s: segment %u at 0x%" PRIx64 " is writable but lies in the "
+                            "instruction memory, which the core cannot store to",
+                            origin, i, v);
         if (v & 3)
-            return npk_fail(NPK_EINVAL, "%s: segment %u at 0x%" PRIx64 " is not word-aligned; the "
-                            "instruction memory takes whole 32-bit words", origin, i, v);
+            return npk_fail(NPK_EINVAL,
+                            "%s: segment %u at 0x%" PRIx64 " is not word-aligned; the "
+                            "instruction memory takes whole 32-bit words",
+                            origin, i, v);
         s->region = KT_RV64_IMEM;
         s->offset = (uint32_t)v;
         return NPK_OK;
@@ -56,19 +62,24 @@ static npk_status place(const char *origin, unsigned i, const GElf_Phdr *ph, con
         uint64_t off = v - lim->spad_base;
         if (n > lim->spad_bytes - off)
             return npk_fail(NPK_ELIMIT,
-                            "%s: segment %u (0x%" PRIx64 "..0x%" PRIx64 ") runs past the scratchpad, "
-                            "which ends at 0x%" PRIx64, origin, i, v, v + n, lim->spad_base + lim->spad_bytes);
+                            "%s: segment %u (0x%" PRIx64 "..0x%" PRIx64
+                            ") runs past the scratchpad, "
+                            "which ends at 0x%" PRIx64,
+                            origin, i, v, v + n, lim->spad_base + lim->spad_bytes);
         if (x)
-            return npk_fail(NPK_EINVAL, "%s: segment %u at 0x%" PRIx64 " is executable but lies in the "
-                            "scratchpad, which the core cannot fetch from", origin, i, v);
+            return npk_fail(NPK_EINVAL,
+                            "%s: segment %u at 0x%" PRIx64 " is executable but lies in the "
+                            "scratchpad, which the core cannot fetch from",
+                            origin, i, v);
         s->region = KT_RV64_SPAD;
         s->offset = (uint32_t)off;
         return NPK_OK;
     }
-    return npk_fail(NPK_ELIMIT,
-                    "%s: segment %u at 0x%" PRIx64 " (%" PRIu64 " bytes) is in neither the instruction "
-                    "memory (0x0..0x%" PRIx32 ") nor the scratchpad (0x%" PRIx64 "..0x%" PRIx64 ")",
-                    origin, i, v, n, lim->imem_bytes, lim->spad_base, lim->spad_base + lim->spad_bytes);
+    return npk_fail(
+        NPK_ELIMIT,
+        "%s: segment %u at 0x%" PRIx64 " (%" PRIu64 " bytes) is in neither the instruction "
+        "memory (0x0..0x%" PRIx32 ") nor the scratchpad (0x%" PRIx64 "..0x%" PRIx64 ")",
+        origin, i, v, n, lim->imem_bytes, lim->spad_base, lim->spad_base + lim->spad_bytes);
 }
 
 static npk_status check_header(Elf *e, const char *origin, GElf_Ehdr *eh)
@@ -86,11 +97,13 @@ static npk_status check_header(Elf *e, const char *origin, GElf_Ehdr *eh)
         return npk_fail(NPK_EPARSE, "%s: ELF machine %u, expected RISC-V (%u)", origin,
                         (unsigned)eh->e_machine, (unsigned)EM_RISCV);
     if (eh->e_type != ET_EXEC)
-        return npk_fail(NPK_EPARSE, "%s: ELF type %u, expected an executable (ET_EXEC = %u)", origin,
-                        (unsigned)eh->e_type, (unsigned)ET_EXEC);
+        return npk_fail(NPK_EPARSE, "%s: ELF type %u, expected an executable (ET_EXEC = %u)",
+                        origin, (unsigned)eh->e_type, (unsigned)ET_EXEC);
     if (eh->e_entry != 0)
-        return npk_fail(NPK_EINVAL, "%s: entry point 0x%" PRIx64 ", but the core always starts at 0 "
-                        "(HR_PC is not used)", origin, (uint64_t)eh->e_entry);
+        return npk_fail(NPK_EINVAL,
+                        "%s: entry point 0x%" PRIx64 ", but the core always starts at 0 "
+                        "(HR_PC is not used)",
+                        origin, (uint64_t)eh->e_entry);
     return NPK_OK;
 }
 
@@ -102,31 +115,38 @@ static npk_status parse(Elf *e, const char *origin, const kt_rv64_limits *lim, k
         return s;
     size_t nph;
     if (elf_getphdrnum(e, &nph) != 0)
-        return npk_fail(NPK_EPARSE, "%s: unreadable program header table (%s)", origin, elf_errmsg(-1));
+        return npk_fail(NPK_EPARSE, "%s: unreadable program header table (%s)", origin,
+                        elf_errmsg(-1));
     img->entry = eh.e_entry;
     uint64_t loadable = 0;
     for (size_t i = 0; i < nph; i++) {
         GElf_Phdr ph;
         if (!gelf_getphdr(e, (int)i, &ph))
-            return npk_fail(NPK_EPARSE, "%s: program header %zu unreadable (%s)", origin, i, elf_errmsg(-1));
+            return npk_fail(NPK_EPARSE, "%s: program header %zu unreadable (%s)", origin, i,
+                            elf_errmsg(-1));
         if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
             continue;
         if (img->n_seg == KT_RV64_MAX_SEGMENTS)
-            return npk_fail(NPK_ELIMIT, "%s: more than %d loadable segments", origin, KT_RV64_MAX_SEGMENTS);
+            return npk_fail(NPK_ELIMIT, "%s: more than %d loadable segments", origin,
+                            KT_RV64_MAX_SEGMENTS);
         if (ph.p_filesz > ph.p_memsz)
-            return npk_fail(NPK_EPARSE, "%s: segment %zu has %" PRIu64 " file bytes but only %" PRIu64
-                            " in memory", origin, i, (uint64_t)ph.p_filesz, (uint64_t)ph.p_memsz);
+            return npk_fail(NPK_EPARSE,
+                            "%s: segment %zu has %" PRIu64 " file bytes but only %" PRIu64
+                            " in memory",
+                            origin, i, (uint64_t)ph.p_filesz, (uint64_t)ph.p_memsz);
         if (ph.p_offset > img->size || ph.p_filesz > img->size - ph.p_offset)
-            return npk_fail(NPK_EPARSE, "%s: segment %zu's bytes (offset %" PRIu64 ", %" PRIu64
-                            " bytes) lie past the end of the %zu-byte file (truncated?)", origin, i,
-                            (uint64_t)ph.p_offset, (uint64_t)ph.p_filesz, img->size);
+            return npk_fail(NPK_EPARSE,
+                            "%s: segment %zu's bytes (offset %" PRIu64 ", %" PRIu64
+                            " bytes) lie past the end of the %zu-byte file (truncated?)",
+                            origin, i, (uint64_t)ph.p_offset, (uint64_t)ph.p_filesz, img->size);
         kt_rv64_segment *sg = &img->seg[img->n_seg];
         if ((s = place(origin, (unsigned)i, &ph, lim, sg)))
             return s;
         /* Two segments over the same bytes would silently overwrite each other. */
         for (unsigned k = 0; k < img->n_seg; k++) {
             const kt_rv64_segment *o = &img->seg[k];
-            if (o->region == sg->region && sg->offset < o->offset + o->memsz && o->offset < sg->offset + ph.p_memsz)
+            if (o->region == sg->region && sg->offset < o->offset + o->memsz &&
+                o->offset < sg->offset + ph.p_memsz)
                 return npk_fail(NPK_EINVAL, "%s: segments %u and %zu overlap at 0x%" PRIx64, origin,
                                 o->phdr, i, (uint64_t)ph.p_vaddr);
         }
@@ -194,7 +214,8 @@ npk_status kt_rv64_image_read(const char *path, const kt_rv64_limits *lim, kt_rv
     else if (err)
         s = npk_fail(NPK_EIO, "%s: read error", path);
     else if (more)
-        s = npk_fail(NPK_ELIMIT, "%s: larger than %d bytes, not a program for the complex", path, MAX_FILE);
+        s = npk_fail(NPK_ELIMIT, "%s: larger than %d bytes, not a program for the complex", path,
+                     MAX_FILE);
     else
         s = kt_rv64_image_parse(buf, n, path, lim, img);
     free(buf);

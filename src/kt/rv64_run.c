@@ -12,7 +12,8 @@
 #include "npukit/kt_rv64_load.h"
 #include "npukit/measure.h"
 
-static const char *const cause_names[4] = {"ecall", "ebreak", "illegal instruction", "access fault"};
+static const char *const cause_names[4] = {"ecall", "ebreak", "illegal instruction",
+                                           "access fault"};
 const char *kt_rv64_cause_name(unsigned cause) { return cause_names[cause & 3]; }
 
 void kt_rv64_result_free(kt_rv64_result *r)
@@ -26,8 +27,14 @@ typedef struct lw {
     uint64_t base; /* the load window */
 } lw;
 
-static npk_status lw_write(const lw *w, uint32_t off, uint64_t v) { return kt_write64(w->t, w->base + off, v); }
-static npk_status lw_read(const lw *w, uint32_t off, uint64_t *v) { return kt_read64(w->t, w->base + off, v); }
+static npk_status lw_write(const lw *w, uint32_t off, uint64_t v)
+{
+    return kt_write64(w->t, w->base + off, v);
+}
+static npk_status lw_read(const lw *w, uint32_t off, uint64_t *v)
+{
+    return kt_read64(w->t, w->base + off, v);
+}
 
 /* One memory's image: the bytes every segment in it puts there, and the covered word range. */
 typedef struct region_image {
@@ -35,7 +42,8 @@ typedef struct region_image {
     uint32_t lo, hi; /* byte range touched, [lo, hi) */
 } region_image;
 
-static npk_status build(const kt_rv64_image *img, kt_rv64_region which, uint32_t size, region_image *out)
+static npk_status build(const kt_rv64_image *img, kt_rv64_region which, uint32_t size,
+                        region_image *out)
 {
     out->bytes = calloc(size, 1);
     out->lo = size;
@@ -115,10 +123,14 @@ static npk_status collect(const lw *w, kt_rv64_result *r)
 {
     uint64_t st;
     npk_status s = lw_read(w, KT_RV64_HR_STATUS, &st);
-    if (!s) s = lw_read(w, KT_RV64_HR_EXIT, &r->exit_word);
-    if (!s) s = lw_read(w, KT_RV64_HR_HALTPC, &r->halt_pc);
-    if (!s) s = lw_read(w, KT_RV64_HR_CYCLES, &r->cycles);
-    if (!s) s = lw_read(w, KT_RV64_HR_RETIRED, &r->retired);
+    if (!s)
+        s = lw_read(w, KT_RV64_HR_EXIT, &r->exit_word);
+    if (!s)
+        s = lw_read(w, KT_RV64_HR_HALTPC, &r->halt_pc);
+    if (!s)
+        s = lw_read(w, KT_RV64_HR_CYCLES, &r->cycles);
+    if (!s)
+        s = lw_read(w, KT_RV64_HR_RETIRED, &r->retired);
     r->exited = st & KT_RV64_STATUS_EXITED;
     r->halted = st & KT_RV64_STATUS_HALTED;
     r->cause = (unsigned)(st & KT_RV64_STATUS_CAUSE);
@@ -133,8 +145,8 @@ npk_status kt_rv64_run(kt_transport *t, uint64_t node_base, const kt_rv64_image 
     if (!opt)
         opt = &def;
     if (opt->stdin_len > KT_RV64_STDIN_DEPTH)
-        return npk_fail(NPK_ELIMIT, "stdin: %zu bytes, the complex's queue holds %u", opt->stdin_len,
-                        KT_RV64_STDIN_DEPTH);
+        return npk_fail(NPK_ELIMIT, "stdin: %zu bytes, the complex's queue holds %u",
+                        opt->stdin_len, KT_RV64_STDIN_DEPTH);
     lw w = {t, node_base + KT_RV64_LOAD_WINDOW};
     size_t cap = 0;
     /* Stop the core first: only then may the scratchpad be written. The stop also leaves an

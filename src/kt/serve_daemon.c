@@ -88,8 +88,8 @@ static npk_status need_mesh(server *sv, const cJSON *req, const char *op, unsign
     if (s)
         return s;
     if (m >= sv->tg->meshes)
-        return npk_fail(NPK_EINVAL, "op %s: mesh %" PRIu64 " does not exist (the machine has %u)", op, m,
-                        sv->tg->meshes);
+        return npk_fail(NPK_EINVAL, "op %s: mesh %" PRIu64 " does not exist (the machine has %u)",
+                        op, m, sv->tg->meshes);
     *mesh = (unsigned)m;
     return NPK_OK;
 }
@@ -160,7 +160,9 @@ static npk_status op_write32(server *sv, client *cl, const cJSON *req, cJSON **v
     if (!s)
         s = need_u64(req, "write32", "data", &d);
     if (!s && ((a & 3) || d > 0xFFFFFFFFu))
-        s = npk_fail(NPK_EINVAL, "write32 at 0x%" PRIx64 " of 0x%" PRIx64 ": 4-byte aligned 32-bit values only", a, d);
+        s = npk_fail(NPK_EINVAL,
+                     "write32 at 0x%" PRIx64 " of 0x%" PRIx64 ": 4-byte aligned 32-bit values only",
+                     a, d);
     if (!s)
         s = kt_read64(sv->tg->t, a & ~(uint64_t)7, &w);
     if (s)
@@ -212,7 +214,8 @@ static npk_status op_write_block(server *sv, client *cl, const cJSON *req, cJSON
     if (!buf)
         return npk_fail(NPK_ENOMEM, "write_block of %zu bytes: out of memory", digits / 2);
     if (!kt_hex_decode(d->valuestring, digits, buf))
-        s = npk_fail(NPK_EINVAL, "write_block data is not whole bytes of hex (%zu characters)", digits);
+        s = npk_fail(NPK_EINVAL, "write_block data is not whole bytes of hex (%zu characters)",
+                     digits);
     else
         s = kt_write_block(sv->tg->t, a, buf, digits / 2);
     free(buf);
@@ -260,14 +263,16 @@ static npk_status op_claim(server *sv, client *cl, const cJSON *req, cJSON **val
     if (!s)
         s = need_u64(req, "claim", "size", &size);
     if (!s && (!size || base + size < base))
-        s = npk_fail(NPK_EINVAL, "claim of 0x%" PRIx64 " bytes at 0x%" PRIx64 ": empty or wrapping", size, base);
+        s = npk_fail(NPK_EINVAL, "claim of 0x%" PRIx64 " bytes at 0x%" PRIx64 ": empty or wrapping",
+                     size, base);
     if (s)
         return s;
     for (unsigned i = 0; i < sv->nleases; i++) {
         const lease *l = &sv->leases[i];
         if (l->mesh == mesh && base < l->end && l->base < base + size)
             return npk_fail(NPK_EBUSY,
-                            "mesh %u already has a lease on [0x%" PRIx64 ", 0x%" PRIx64 ") held by client %u, "
+                            "mesh %u already has a lease on [0x%" PRIx64 ", 0x%" PRIx64
+                            ") held by client %u, "
                             "overlapping [0x%" PRIx64 ", 0x%" PRIx64 ")",
                             mesh, l->base, l->end, l->client, base, base + size);
     }
@@ -289,8 +294,8 @@ static npk_status op_release(server *sv, client *cl, const cJSON *req, cJSON **v
     for (unsigned i = 0; i < sv->nleases; i++)
         if (sv->leases[i].id == id) {
             if (sv->leases[i].client != cl->id)
-                return npk_fail(NPK_EBUSY, "lease %" PRIu64 " is held by client %u, not this one", id,
-                                sv->leases[i].client);
+                return npk_fail(NPK_EBUSY, "lease %" PRIu64 " is held by client %u, not this one",
+                                id, sv->leases[i].client);
             sv->leases[i] = sv->leases[--sv->nleases];
             return NPK_OK;
         }
@@ -360,10 +365,19 @@ static const struct {
     const char *name;
     op_fn fn;
 } ops[] = {
-    {"hello", op_hello},         {"read64", op_read64},   {"write64", op_write64},     {"read32", op_read32},
-    {"write32", op_write32},     {"read_block", op_read_block}, {"write_block", op_write_block},
-    {"status", op_status},       {"claim", op_claim},     {"release", op_release},     {"run_begin", op_run_begin},
-    {"run_end", op_run_end},     {"shutdown", op_shutdown},
+    {"hello", op_hello},
+    {"read64", op_read64},
+    {"write64", op_write64},
+    {"read32", op_read32},
+    {"write32", op_write32},
+    {"read_block", op_read_block},
+    {"write_block", op_write_block},
+    {"status", op_status},
+    {"claim", op_claim},
+    {"release", op_release},
+    {"run_begin", op_run_begin},
+    {"run_end", op_run_end},
+    {"shutdown", op_shutdown},
 };
 
 /* ---- connections ---- */
@@ -402,7 +416,8 @@ static bool handle(server *sv, client *cl, const char *body, size_t len)
         if (!strcmp(op->valuestring, ops[i].name))
             fn = ops[i].fn;
     if (!fn)
-        s = npk_fail(NPK_EINVAL, "unknown op %.60s", cJSON_IsString(op) ? op->valuestring : "(none)");
+        s = npk_fail(NPK_EINVAL, "unknown op %.60s",
+                     cJSON_IsString(op) ? op->valuestring : "(none)");
     else
         s = fn(sv, cl, req, &value);
     if (s) {
@@ -437,7 +452,8 @@ static bool client_readable(server *sv, client *cl)
         cl->body = malloc(cl->need);
         cl->have = 0;
         if (!cl->body) {
-            say(sv, "client %u: out of memory for a frame of %zu bytes; connection closed", cl->id, cl->need);
+            say(sv, "client %u: out of memory for a frame of %zu bytes; connection closed", cl->id,
+                cl->need);
             return false;
         }
     } else if (cl->body && cl->have == cl->need) {

@@ -15,7 +15,7 @@
 #include "npukit/kt_serve.h"
 
 enum {
-    SERVE_MAX_BLOCK = 64 * 1024,                    /* bytes of one RB/WB served */
+    SERVE_MAX_BLOCK = 64 * 1024, /* bytes of one RB/WB served */
     SERVE_LINE_MAX = 2 * SERVE_MAX_BLOCK + 64,
     REPLY_CAP = 2 * SERVE_MAX_BLOCK + 16,
 };
@@ -116,7 +116,8 @@ static void do_backdoor(session *ss, char **tok, bool write)
         return;
     }
     if (write) {
-        if (strlen(tok[3]) != 2 * KT_BACKDOOR_WORD || !kt_hex_decode(tok[3], 2 * KT_BACKDOOR_WORD, msb)) {
+        if (strlen(tok[3]) != 2 * KT_BACKDOOR_WORD ||
+            !kt_hex_decode(tok[3], 2 * KT_BACKDOOR_WORD, msb)) {
             set_error(ss, "E %s", "BW data is not 128 hex digits");
             return;
         }
@@ -127,7 +128,8 @@ static void do_backdoor(session *ss, char **tok, bool write)
         strcpy(ss->reply, "OK");
         return;
     }
-    npk_status s = tg->dram_read(tg->ctx, (unsigned)ch, w * KT_BACKDOOR_WORD, word, KT_BACKDOOR_WORD);
+    npk_status s =
+        tg->dram_read(tg->ctx, (unsigned)ch, w * KT_BACKDOOR_WORD, word, KT_BACKDOOR_WORD);
     if (s && s != NPK_EFAULT)
         return lib_error(ss);
     npk_clear_error();
@@ -142,7 +144,8 @@ static void do_status(session *ss)
     const kt_serve_target *tg = ss->tg;
     uint64_t cyc = tg->cycle ? tg->cycle(tg->ctx) : 0;
     const char *f = tg->fault ? tg->fault(tg->ctx) : NULL;
-    snprintf(ss->reply, REPLY_CAP, "V cycle=%" PRIx64 " meshes=%x fault=%x", cyc, tg->meshes, f != NULL);
+    snprintf(ss->reply, REPLY_CAP, "V cycle=%" PRIx64 " meshes=%x fault=%x", cyc, tg->meshes,
+             f != NULL);
 }
 
 /* One command line into ss->reply; returns false for Q (no reply). */
@@ -158,7 +161,8 @@ static bool command(session *ss, char *line)
     static const struct {
         const char *name;
         int args;
-    } forms[] = {{"R", 1}, {"W", 2}, {"RB", 2}, {"WB", 2}, {"T", 1}, {"S", 0}, {"Q", 0}, {"BR", 2}, {"BW", 3}};
+    } forms[] = {{"R", 1}, {"W", 2}, {"RB", 2}, {"WB", 2}, {"T", 1},
+                 {"S", 0}, {"Q", 0}, {"BR", 2}, {"BW", 3}};
     int want = -1;
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
         if (!strcmp(name, forms[i].name))
@@ -217,8 +221,8 @@ npk_status kt_serve_line_session(const kt_serve_target *tg, int in_fd, int out_f
         s = npk_fail(NPK_ENOMEM, "line server: out of memory");
         goto out;
     }
-    snprintf(ss.reply, REPLY_CAP, "READY model=ktsim machine=%s meshes=%x backdoor=%d engine=%d\n", tg->name,
-             tg->meshes, tg->dram_read && tg->dram_write, tg->engine);
+    snprintf(ss.reply, REPLY_CAP, "READY model=ktsim machine=%s meshes=%x backdoor=%d engine=%d\n",
+             tg->name, tg->meshes, tg->dram_read && tg->dram_write, tg->engine);
     if ((s = kt_carrier_send(&ss.c, ss.reply, strlen(ss.reply))))
         goto out;
     for (;;) {

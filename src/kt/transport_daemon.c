@@ -16,8 +16,8 @@ struct kt_daemon {
     uint64_t next_id;
     unsigned beat_bytes;
     char *hello;
-    char op[32];         /* the operation in flight, for messages */
-    bool dead;           /* the connection failed; every later call repeats why */
+    char op[32]; /* the operation in flight, for messages */
+    bool dead;   /* the connection failed; every later call repeats why */
     char dead_why[400];
 };
 
@@ -27,7 +27,8 @@ static npk_status kill_conn(kt_daemon *d, npk_status s)
     snprintf(d->dead_why, sizeof d->dead_why, "%s", npk_last_error());
     d->dead = true;
     kt_carrier_close(&d->c, 0);
-    return npk_fail(s, "daemon %s, op %s: %s (connection closed)", d->c.what + 4, d->op, d->dead_why);
+    return npk_fail(s, "daemon %s, op %s: %s (connection closed)", d->c.what + 4, d->op,
+                    d->dead_why);
 }
 
 /* Send {"id", "op", ...args} and return the reply object (caller deletes) once it says ok. */
@@ -39,7 +40,8 @@ static npk_status call(kt_daemon *d, const char *op, cJSON *req, cJSON **reply)
         req = cJSON_CreateObject();
     if (d->dead) {
         cJSON_Delete(req);
-        return npk_fail(NPK_EIO, "daemon op %s: the connection was closed earlier: %s", op, d->dead_why);
+        return npk_fail(NPK_EIO, "daemon op %s: the connection was closed earlier: %s", op,
+                        d->dead_why);
     }
     uint64_t id = ++d->next_id;
     if (!req || !kt_json_add_u64(req, "id", id) || !cJSON_AddStringToObject(req, "op", op)) {
@@ -57,7 +59,8 @@ static npk_status call(kt_daemon *d, const char *op, cJSON *req, cJSON **reply)
     const cJSON *ok = cJSON_GetObjectItemCaseSensitive(r, "ok");
     if (!kt_json_u64(r, "id", &rid) || rid != id || !cJSON_IsBool(ok)) {
         char *text = cJSON_PrintUnformatted(r);
-        npk_fail(NPK_EPROTO, "the reply %.120s is not {\"id\": %" PRIu64 ", \"ok\": true|false, ...}",
+        npk_fail(NPK_EPROTO,
+                 "the reply %.120s is not {\"id\": %" PRIu64 ", \"ok\": true|false, ...}",
                  text ? text : "?", id);
         free(text);
         cJSON_Delete(r);
@@ -77,8 +80,8 @@ static npk_status call(kt_daemon *d, const char *op, cJSON *req, cJSON **reply)
 static npk_status bad_value(kt_daemon *d, cJSON *r, const char *want)
 {
     char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(r, "value"));
-    npk_fail(NPK_EPROTO, "daemon %s answered %s with value %.80s: expected %s", d->c.what + 4, d->op,
-             text ? text : "(none)", want);
+    npk_fail(NPK_EPROTO, "daemon %s answered %s with value %.80s: expected %s", d->c.what + 4,
+             d->op, text ? text : "(none)", want);
     free(text);
     cJSON_Delete(r);
     return NPK_EPROTO;
@@ -140,7 +143,8 @@ static npk_status d_read_block(void *ctx, uint64_t addr, void *buf, size_t len)
     if (s)
         return s;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "value");
-    if (!cJSON_IsString(v) || strlen(v->valuestring) != 2 * len || !kt_hex_decode(v->valuestring, 2 * len, buf)) {
+    if (!cJSON_IsString(v) || strlen(v->valuestring) != 2 * len ||
+        !kt_hex_decode(v->valuestring, 2 * len, buf)) {
         char want[64];
         snprintf(want, sizeof want, "%zu bytes as %zu hex digits", len, 2 * len);
         return bad_value(d, r, want);
@@ -171,9 +175,11 @@ static void d_close(void *ctx)
     free(d);
 }
 
-static const kt_transport_ops daemon_ops = {d_read64, d_write64, d_read_block, d_write_block, d_close};
+static const kt_transport_ops daemon_ops = {d_read64, d_write64, d_read_block, d_write_block,
+                                            d_close};
 
-npk_status kt_daemon_connect(const char *host_port, const kt_remote_opts *o, kt_daemon **out, kt_transport *t)
+npk_status kt_daemon_connect(const char *host_port, const kt_remote_opts *o, kt_daemon **out,
+                             kt_transport *t)
 {
     char def[32];
     if (!host_port) {
@@ -183,7 +189,8 @@ npk_status kt_daemon_connect(const char *host_port, const kt_remote_opts *o, kt_
     kt_daemon *d = calloc(1, sizeof *d);
     if (!d)
         return npk_fail(NPK_ENOMEM, "daemon client: out of memory");
-    npk_status s = kt_carrier_connect(&d->c, host_port, o && o->timeout_ms ? o->timeout_ms : KT_REMOTE_TIMEOUT_MS);
+    npk_status s = kt_carrier_connect(&d->c, host_port,
+                                      o && o->timeout_ms ? o->timeout_ms : KT_REMOTE_TIMEOUT_MS);
     cJSON *r = NULL;
     if (!s)
         s = call(d, "hello", NULL, &r);
@@ -211,7 +218,8 @@ npk_status kt_daemon_connect(const char *host_port, const kt_remote_opts *o, kt_
 const char *kt_daemon_hello(const kt_daemon *d) { return d->hello ? d->hello : "{}"; }
 unsigned kt_daemon_beat_bytes(const kt_daemon *d) { return d->beat_bytes; }
 
-npk_status kt_daemon_claim(kt_daemon *d, unsigned mesh, uint64_t base, uint64_t size, uint64_t *lease)
+npk_status kt_daemon_claim(kt_daemon *d, unsigned mesh, uint64_t base, uint64_t size,
+                           uint64_t *lease)
 {
     cJSON *q = req_u64("mesh", mesh);
     if (q && !(kt_json_add_u64(q, "base", base) && kt_json_add_u64(q, "size", size))) {

@@ -14,7 +14,7 @@ enum {
     CMD_MAX = 2 * KT_LINE_MAX_BLOCK + 64,
     REPLY_MAX = 2 * KT_LINE_MAX_BLOCK + 4096, /* a reply line, or one line of model output */
     SHOWN = 60,                               /* characters of a command quoted in errors */
-    SHOWN_REPLY = 240,                        /* of a reply (an E line's text is the peer's reason) */
+    SHOWN_REPLY = 240, /* of a reply (an E line's text is the peer's reason) */
     CHATTER_CHARS = 120,
     MAX_BACKDOOR = 4,
     FINISH_GRACE_MS = 2000,
@@ -75,8 +75,9 @@ static npk_status bad_reply(kt_line *l, npk_status st, const char *reply, const 
 {
     char c[SHOWN + 40], r[SHOWN_REPLY + 40], chat[4 * CHATTER_CHARS];
     chatter_text(l, chat, sizeof chat);
-    return npk_fail(st, "%s: `%s` answered `%s`: %s%s", l->c.what, shown(l->cmd, SHOWN, c, sizeof c),
-                    shown(reply, SHOWN_REPLY, r, sizeof r), why, chat);
+    return npk_fail(st, "%s: `%s` answered `%s`: %s%s", l->c.what,
+                    shown(l->cmd, SHOWN, c, sizeof c), shown(reply, SHOWN_REPLY, r, sizeof r), why,
+                    chat);
 }
 
 /* The carrier's own failure (timeout, peer gone) with the command it interrupted. */
@@ -85,7 +86,8 @@ static npk_status lost(kt_line *l, npk_status st)
     char why[512], c[SHOWN + 40], chat[4 * CHATTER_CHARS];
     snprintf(why, sizeof why, "%s", npk_last_error());
     chatter_text(l, chat, sizeof chat);
-    return npk_fail(st, "%s, waiting for the reply to `%s`%s", why, shown(l->cmd, SHOWN, c, sizeof c), chat);
+    return npk_fail(st, "%s, waiting for the reply to `%s`%s", why,
+                    shown(l->cmd, SHOWN, c, sizeof c), chat);
 }
 
 static bool starts(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
@@ -114,7 +116,8 @@ static npk_status exchange(kt_line *l, bool value, char **payload)
         }
         if (starts(line, "OK")) {
             if (value || line[2])
-                return bad_reply(l, NPK_EPROTO, line, value ? "expected a value (V ...)" : "expected a bare OK");
+                return bad_reply(l, NPK_EPROTO, line,
+                                 value ? "expected a value (V ...)" : "expected a bare OK");
             return NPK_OK;
         }
         if (starts(line, "READY"))
@@ -241,7 +244,8 @@ static npk_status block(kt_line *l, bool write, uint64_t addr, uint8_t *p, size_
     uint64_t word0 = (addr + sp.head - l->bd[sp.win].base) / KT_BACKDOOR_WORD;
     for (size_t i = 0; i < sp.words && !s; i++) {
         uint8_t *w = p + sp.head + i * KT_BACKDOOR_WORD;
-        s = write ? kt_line_backdoor_write(l, ch, word0 + i, w) : kt_line_backdoor_read(l, ch, word0 + i, w);
+        s = write ? kt_line_backdoor_write(l, ch, word0 + i, w)
+                  : kt_line_backdoor_read(l, ch, word0 + i, w);
     }
     size_t done = sp.head + sp.words * KT_BACKDOOR_WORD;
     if (!s && done < len)
@@ -266,7 +270,8 @@ static void line_close(void *ctx)
     free(l);
 }
 
-static const kt_transport_ops line_ops = {line_read64, line_write64, line_read_block, line_write_block, line_close};
+static const kt_transport_ops line_ops = {line_read64, line_write64, line_read_block,
+                                          line_write_block, line_close};
 
 /* ---- opening ---- */
 
@@ -292,7 +297,8 @@ static npk_status await_ready(kt_line *l)
     }
 }
 
-static npk_status finish_open(kt_line *l, npk_status s, const char *name, kt_line **out, kt_transport *t)
+static npk_status finish_open(kt_line *l, npk_status s, const char *name, kt_line **out,
+                              kt_transport *t)
 {
     if (!s)
         s = await_ready(l);
@@ -334,7 +340,8 @@ npk_status kt_line_spawn(const char *cmd, const kt_remote_opts *o, kt_line **out
     return finish_open(l, kt_carrier_spawn(&l->c, cmd, timeout_of(o)), "line(pipe)", out, t);
 }
 
-npk_status kt_line_connect(const char *host_port, const kt_remote_opts *o, kt_line **out, kt_transport *t)
+npk_status kt_line_connect(const char *host_port, const kt_remote_opts *o, kt_line **out,
+                           kt_transport *t)
 {
     kt_line *l = line_new();
     if (!l)
@@ -362,7 +369,8 @@ npk_status kt_line_status(kt_line *l, char *buf, size_t len)
 
 /* BR/BW carry the word as one 512-bit number, most significant digit first: the reverse of the
  * address-order bytes. */
-npk_status kt_line_backdoor_read(kt_line *l, unsigned ch, uint64_t word, uint8_t out[KT_BACKDOOR_WORD])
+npk_status kt_line_backdoor_read(kt_line *l, unsigned ch, uint64_t word,
+                                 uint8_t out[KT_BACKDOOR_WORD])
 {
     snprintf(l->cmd, sizeof l->cmd, "BR %x %" PRIx64, ch, word);
     uint8_t msb_first[KT_BACKDOOR_WORD];
@@ -375,7 +383,8 @@ npk_status kt_line_backdoor_read(kt_line *l, unsigned ch, uint64_t word, uint8_t
     return NPK_OK;
 }
 
-npk_status kt_line_backdoor_write(kt_line *l, unsigned ch, uint64_t word, const uint8_t in[KT_BACKDOOR_WORD])
+npk_status kt_line_backdoor_write(kt_line *l, unsigned ch, uint64_t word,
+                                  const uint8_t in[KT_BACKDOOR_WORD])
 {
     uint8_t msb_first[KT_BACKDOOR_WORD];
     for (int i = 0; i < KT_BACKDOOR_WORD; i++)
@@ -394,7 +403,8 @@ npk_status kt_line_use_backdoor(kt_line *l, unsigned ch, uint64_t host_base, uin
         return npk_fail(NPK_ELIMIT, "line protocol: at most %d backdoor windows", MAX_BACKDOOR);
     if (host_base % KT_BACKDOOR_WORD || !size)
         return npk_fail(NPK_EINVAL,
-                        "backdoor window at 0x%" PRIx64 " (size 0x%" PRIx64 ") must be non-empty and start on a "
+                        "backdoor window at 0x%" PRIx64 " (size 0x%" PRIx64
+                        ") must be non-empty and start on a "
                         "%d-byte DRAM word",
                         host_base, size, KT_BACKDOOR_WORD);
     l->bd[l->n_bd].ch = ch;

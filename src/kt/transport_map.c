@@ -19,20 +19,24 @@ static npk_status map_addr(const kt_map *m, uint64_t addr, size_t len, uint64_t 
 {
     if (addr < m->from) {
         if (m->rebased)
-            return npk_fail(NPK_EINVAL,
-                            "address 0x%" PRIx64 " lies below the orchestrator's 0x%" PRIx64 ", in the control-program "
-                            "engine's window, which a card does not have: run the program from the host",
-                            addr, m->from);
-        return npk_fail(NPK_EINVAL, "address 0x%" PRIx64 " is below the window's start 0x%" PRIx64, addr, m->from);
+            return npk_fail(
+                NPK_EINVAL,
+                "address 0x%" PRIx64 " lies below the orchestrator's 0x%" PRIx64
+                ", in the control-program "
+                "engine's window, which a card does not have: run the program from the host",
+                addr, m->from);
+        return npk_fail(NPK_EINVAL, "address 0x%" PRIx64 " is below the window's start 0x%" PRIx64,
+                        addr, m->from);
     }
     uint64_t off = addr - m->from;
     if (m->size && (off > m->size || len > m->size - off))
         return npk_fail(NPK_ELIMIT,
-                        "[0x%" PRIx64 ", 0x%" PRIx64 ") runs outside the window's 0x%" PRIx64 " bytes (mapped to 0x%" PRIx64
-                        ")",
+                        "[0x%" PRIx64 ", 0x%" PRIx64 ") runs outside the window's 0x%" PRIx64
+                        " bytes (mapped to 0x%" PRIx64 ")",
                         addr, addr + len, m->size, m->to);
     if (m->to + off < m->to)
-        return npk_fail(NPK_ELIMIT, "address 0x%" PRIx64 " maps past the top of the address space", addr);
+        return npk_fail(NPK_ELIMIT, "address 0x%" PRIx64 " maps past the top of the address space",
+                        addr);
     *out = m->to + off;
     return NPK_OK;
 }
@@ -42,7 +46,8 @@ static npk_status check_granule(const kt_map *m, uint64_t addr, size_t len)
     if (m->granule <= 8 || (addr % m->granule == 0 && len % m->granule == 0))
         return NPK_OK;
     return npk_fail(NPK_EINVAL,
-                    "write of %zu bytes at 0x%" PRIx64 " covers part of a %u-byte DRAM granule: the card zero-fills the "
+                    "write of %zu bytes at 0x%" PRIx64
+                    " covers part of a %u-byte DRAM granule: the card zero-fills the "
                     "rest of a partial granule, so only whole aligned granules may be written",
                     len, addr, m->granule);
 }
@@ -85,9 +90,11 @@ static npk_status map_write_block(void *ctx, uint64_t addr, const void *buf, siz
 
 static void map_close(void *ctx) { free(ctx); }
 
-static const kt_transport_ops map_ops = {map_read64, map_write64, map_read_block, map_write_block, map_close};
+static const kt_transport_ops map_ops = {map_read64, map_write64, map_read_block, map_write_block,
+                                         map_close};
 
-static npk_status map_new(kt_transport *inner, const kt_map *spec, const char *name, kt_transport *out)
+static npk_status map_new(kt_transport *inner, const kt_map *spec, const char *name,
+                          kt_transport *out)
 {
     if (!inner || !inner->ops)
         return npk_fail(NPK_EINVAL, "address map: the inner transport is not open");
@@ -103,21 +110,24 @@ static npk_status map_new(kt_transport *inner, const kt_map *spec, const char *n
     return NPK_OK;
 }
 
-npk_status kt_map_rebased(kt_transport *inner, uint64_t mag_base, uint64_t ctrl_window, kt_transport *out)
+npk_status kt_map_rebased(kt_transport *inner, uint64_t mag_base, uint64_t ctrl_window,
+                          kt_transport *out)
 {
     kt_map m = {inner, mag_base, 0, ctrl_window, 0, true};
     return map_new(inner, &m, "rebased", out);
 }
 
-npk_status kt_map_window(kt_transport *inner, uint64_t base, uint64_t size, unsigned granule, kt_transport *out)
+npk_status kt_map_window(kt_transport *inner, uint64_t base, uint64_t size, unsigned granule,
+                         kt_transport *out)
 {
     if (!size)
         return npk_fail(NPK_EINVAL, "window at 0x%" PRIx64 ": size 0", base);
     if (granule & (granule - 1))
         return npk_fail(NPK_EINVAL, "window granule %u is not a power of two", granule);
     if (base + size - 1 < base)
-        return npk_fail(NPK_ELIMIT, "window of 0x%" PRIx64 " bytes at 0x%" PRIx64 " wraps the address space", size,
-                        base);
+        return npk_fail(NPK_ELIMIT,
+                        "window of 0x%" PRIx64 " bytes at 0x%" PRIx64 " wraps the address space",
+                        size, base);
     kt_map m = {inner, 0, size, base, granule, false};
     return map_new(inner, &m, granule > 8 ? "window(granule)" : "window", out);
 }

@@ -44,7 +44,8 @@ static npk_status memt_read64(void *ctx, uint64_t addr, uint64_t *value)
     kt_memt *m = ctx;
     memt_word *w = find(m, addr, true);
     if (!w)
-        return npk_fail(NPK_ENOMEM, "memory transport: no room for word 0x%llx", (unsigned long long)addr);
+        return npk_fail(NPK_ENOMEM, "memory transport: no room for word 0x%llx",
+                        (unsigned long long)addr);
     uint64_t nth = w->reads++;
     if (m->hook && m->hook(m->hook_user, addr, nth, value))
         return NPK_OK;
@@ -57,7 +58,8 @@ static npk_status memt_write64(void *ctx, uint64_t addr, uint64_t value)
     kt_memt *m = ctx;
     memt_word *w = find(m, addr, true);
     if (!w)
-        return npk_fail(NPK_ENOMEM, "memory transport: no room for word 0x%llx", (unsigned long long)addr);
+        return npk_fail(NPK_ENOMEM, "memory transport: no room for word 0x%llx",
+                        (unsigned long long)addr);
     w->value = value;
     if (m->log_n == m->log_cap) {
         size_t cap = m->log_cap ? m->log_cap * 2 : 64;
@@ -117,7 +119,8 @@ npk_status kt_memt_create(kt_memt **out, bool bulk, kt_transport *t)
     kt_memt *m = calloc(1, sizeof *m);
     if (!m)
         return npk_fail(NPK_ENOMEM, "memory transport: out of memory");
-    kt_transport_init(t, bulk ? "memory(bulk)" : "memory", bulk ? &memt_ops_bulk : &memt_ops_word, m);
+    kt_transport_init(t, bulk ? "memory(bulk)" : "memory", bulk ? &memt_ops_bulk : &memt_ops_word,
+                      m);
     t->bulk = bulk;
     *out = m;
     return NPK_OK;

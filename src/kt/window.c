@@ -7,7 +7,10 @@
 
 enum { STALE_DRAIN_LIMIT = 64 };
 
-npk_status kt_reg_read(kt_dev *d, uint32_t off, uint64_t *v) { return kt_read64(d->t, d->base + off, v); }
+npk_status kt_reg_read(kt_dev *d, uint32_t off, uint64_t *v)
+{
+    return kt_read64(d->t, d->base + off, v);
+}
 npk_status kt_reg_write(kt_dev *d, uint32_t off, uint64_t v)
 {
     /* A write anywhere in the 32-byte flit holding PROG_CRED may change the credit (directly, or
@@ -40,11 +43,13 @@ npk_status kt_open(kt_dev *d, kt_transport *t, uint64_t base, const kt_options *
      * else is not a control window (or not one this driver speaks to). */
     if (d->caps.flit_width != KT_FLIT_WIDTH || d->caps.pos_width == 0 || d->caps.pos_width > 8)
         return npk_fail(NPK_ENODEV,
-                        "no orchestrator at 0x%" PRIx64 ": CAPS=0x%016" PRIx64 " (flit width %u, want %u; "
+                        "no orchestrator at 0x%" PRIx64 ": CAPS=0x%016" PRIx64
+                        " (flit width %u, want %u; "
                         "position width %u, want 1..8)",
                         base, v, d->caps.flit_width, KT_FLIT_WIDTH, d->caps.pos_width);
     if (d->caps.pos_width != KT_POS_WIDTH)
-        return npk_fail(NPK_EUNSUPPORTED, "position width %u: the flit codec handles the reference %u only",
+        return npk_fail(NPK_EUNSUPPORTED,
+                        "position width %u: the flit codec handles the reference %u only",
                         d->caps.pos_width, KT_POS_WIDTH);
     if (d->caps.grid_lo < 1 || d->caps.grid_hi < d->caps.grid_lo)
         return npk_fail(NPK_EPROTO, "CAPS grid %u..%u is empty", d->caps.grid_lo, d->caps.grid_hi);
@@ -64,13 +69,15 @@ static npk_status wait_can_send(kt_dev *d)
         npk_status s;
         if ((s = kt_reg_read(d, KT_PROG_STAT, &ps)) || (s = kt_reg_read(d, KT_TX_STATUS, &tx)))
             return s;
-        if (!kt_prog_stat_decode(ps).run && !kt_word_get(&kt_word_tx_status, KT_TX_STATUS_F_FULL, tx))
+        if (!kt_prog_stat_decode(ps).run &&
+            !kt_word_get(&kt_word_tx_status, KT_TX_STATUS_F_FULL, tx))
             return NPK_OK;
     }
-    return npk_fail(NPK_ETIMEDOUT,
-                    "mailbox kick would be ignored: after %u polls PROG_STAT.run=%u, TX_STATUS.tx_full=%u",
-                    d->opt.poll_budget, kt_prog_stat_decode(ps).run,
-                    (unsigned)kt_word_get(&kt_word_tx_status, KT_TX_STATUS_F_FULL, tx));
+    return npk_fail(
+        NPK_ETIMEDOUT,
+        "mailbox kick would be ignored: after %u polls PROG_STAT.run=%u, TX_STATUS.tx_full=%u",
+        d->opt.poll_budget, kt_prog_stat_decode(ps).run,
+        (unsigned)kt_word_get(&kt_word_tx_status, KT_TX_STATUS_F_FULL, tx));
 }
 
 npk_status kt_mailbox_send(kt_dev *d, const kt_flit *f)

@@ -48,7 +48,10 @@ void ksim_dram_destroy(ksim_dram *d)
 
 uint64_t ksim_dram_size(const ksim_dram *d) { return d->size; }
 
-static size_t slot_of(uint64_t number, size_t cap) { return (size_t)((number * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1); }
+static size_t slot_of(uint64_t number, size_t cap)
+{
+    return (size_t)((number * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
 
 static dram_page *lookup(const ksim_dram *d, uint64_t number)
 {
@@ -103,7 +106,8 @@ static dram_page *page_for_write(ksim_dram *d, uint64_t number)
 static npk_status check_range(const ksim_dram *d, uint64_t off, size_t len)
 {
     if (off > d->size || len > d->size - off)
-        return npk_fail(NPK_EFAULT, "DRAM access 0x%" PRIx64 "+%zu is outside the %" PRIu64 " MiB populated",
+        return npk_fail(NPK_EFAULT,
+                        "DRAM access 0x%" PRIx64 "+%zu is outside the %" PRIu64 " MiB populated",
                         off, len, d->size >> 20);
     return NPK_OK;
 }
@@ -150,8 +154,8 @@ npk_status ksim_dram_read(ksim_dram *d, uint64_t off, void *buf, size_t len)
             memcpy(dst, p->bytes + in, n);
         else
             memset(dst, 0, n);
-        for (uint64_t a = off & ~(uint64_t)(KSIM_GRANULE - 1); a < off + n && first_unwritten == UINT64_MAX;
-             a += KSIM_GRANULE)
+        for (uint64_t a = off & ~(uint64_t)(KSIM_GRANULE - 1);
+             a < off + n && first_unwritten == UINT64_MAX; a += KSIM_GRANULE)
             if (!ksim_dram_written(d, a))
                 first_unwritten = a;
         off += n;

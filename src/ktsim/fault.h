@@ -12,6 +12,7 @@ typedef struct ksim_fault_sink {
 } ksim_fault_sink;
 
 /* Format the message and hand it to the sink's callback, if any. */
-void ksim_report(const ksim_fault_sink *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ksim_report(const ksim_fault_sink *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -57,7 +57,7 @@ void ksim_ilink_params_default(ksim_ilink_params *p, unsigned meshes)
     p->meshes = meshes;
     p->latency = 24;
     p->beat_cycles = 4;
-    p->rx_beats = 64;  /* RX_BEATS */
+    p->rx_beats = 64; /* RX_BEATS */
     p->queue_depth = 8;
 }
 
@@ -159,10 +159,14 @@ uint64_t ksim_ilink_statw(ksim_ilink *f, unsigned pos, unsigned index)
     switch (index) {
     case KT_IL_W_CAPS:
         /* 'IL', then three constant nibbles the source leaves unnamed, and the live mesh id. */
-        return n->enable ? (uint64_t)KT_IL_CAP_MAGIC | 2u << 16 | (uint64_t)n->mesh_id << 20 | 4u << 24 | 1u << 28 : 0;
+        return n->enable ? (uint64_t)KT_IL_CAP_MAGIC | 2u << 16 | (uint64_t)n->mesh_id << 20 |
+                               4u << 24 | 1u << 28
+                         : 0;
     case KT_IL_W_FAULTS: return n->faults;
-    case 2: case 3: case 4: case 5:
-        return (uint64_t)n->db_sent[index - 2] << 16 | n->db_received[index - 2];
+    case 2:
+    case 3:
+    case 4:
+    case 5: return (uint64_t)n->db_sent[index - 2] << 16 | n->db_received[index - 2];
     case KT_IL_W_LINK0_TX: return n->link_tx[0];
     case KT_IL_W_LINK0_RX: return n->link_rx[0];
     case KT_IL_W_LINK1_TX: return n->link_tx[1];
@@ -184,7 +188,8 @@ uint64_t ksim_ilink_statw(ksim_ilink *f, unsigned pos, unsigned index)
 
 uint8_t ksim_ilink_mesh_id(const ksim_ilink *f, unsigned pos) { return f->nodes[pos].mesh_id; }
 
-bool ksim_ilink_remote_write(ksim_ilink *f, unsigned pos, uint64_t addr, const uint8_t data[KT_MV_WORD])
+bool ksim_ilink_remote_write(ksim_ilink *f, unsigned pos, uint64_t addr,
+                             const uint8_t data[KT_MV_WORD])
 {
     node *n = &f->nodes[pos];
     beat b;
@@ -200,8 +205,14 @@ bool ksim_ilink_remote_write(ksim_ilink *f, unsigned pos, uint64_t addr, const u
     return false;
 }
 
-bool ksim_ilink_writes_drained(const ksim_ilink *f, unsigned pos) { return f->nodes[pos].q[CLASS_WRITE].n == 0; }
-void ksim_ilink_raise(ksim_ilink *f, unsigned pos, unsigned bit) { f->nodes[pos].faults |= (uint8_t)(1u << bit); }
+bool ksim_ilink_writes_drained(const ksim_ilink *f, unsigned pos)
+{
+    return f->nodes[pos].q[CLASS_WRITE].n == 0;
+}
+void ksim_ilink_raise(ksim_ilink *f, unsigned pos, unsigned bit)
+{
+    f->nodes[pos].faults |= (uint8_t)(1u << bit);
+}
 
 uint64_t ksim_ilink_db_status(const ksim_ilink *f, unsigned pos)
 {

@@ -19,11 +19,12 @@
 enum { KSIM_ILINK_MAX_MESHES = 4 };
 
 typedef struct ksim_ilink_params {
-    unsigned meshes;       /* 1..4, positions 0..meshes-1 along the chain */
-    unsigned latency;      /* cycles a beat spends on a link */
-    unsigned beat_cycles;  /* cycles between two beats on one link (serial links are slower than the mover) */
-    unsigned rx_beats;     /* credits per link direction (RX_BEATS) */
-    unsigned queue_depth;  /* each outbound class queue */
+    unsigned meshes;      /* 1..4, positions 0..meshes-1 along the chain */
+    unsigned latency;     /* cycles a beat spends on a link */
+    unsigned beat_cycles; /* cycles between two beats on one link (serial links are slower than the
+                             mover) */
+    unsigned rx_beats;    /* credits per link direction (RX_BEATS) */
+    unsigned queue_depth; /* each outbound class queue */
 } ksim_ilink_params;
 void ksim_ilink_params_default(ksim_ilink_params *p, unsigned meshes);
 
@@ -31,7 +32,8 @@ typedef struct ksim_ilink ksim_ilink; /* the fabric: every node and link of one 
 
 /* Where an arriving write lands in the destination mesh: bit 39 set -> its staging at the full
  * 40-bit address; otherwise its DRAM by the low 32 bits. false = an AXI error. */
-typedef bool (*ksim_ilink_land_fn)(void *user, unsigned position, uint64_t addr, const uint8_t data[KT_MV_WORD]);
+typedef bool (*ksim_ilink_land_fn)(void *user, unsigned position, uint64_t addr,
+                                   const uint8_t data[KT_MV_WORD]);
 
 ksim_ilink *ksim_ilink_create(const ksim_ilink_params *p, ksim_ilink_land_fn land, void *user);
 void ksim_ilink_destroy(ksim_ilink *f);
@@ -46,7 +48,8 @@ void ksim_ilink_tick(ksim_ilink *f, unsigned position, uint64_t cycle);
 /* Mover side. */
 uint8_t ksim_ilink_mesh_id(const ksim_ilink *f, unsigned position);
 /* Queue a remote write; false = the queue is full this cycle (counted as a local-egress block). */
-bool ksim_ilink_remote_write(ksim_ilink *f, unsigned position, uint64_t addr, const uint8_t data[KT_MV_WORD]);
+bool ksim_ilink_remote_write(ksim_ilink *f, unsigned position, uint64_t addr,
+                             const uint8_t data[KT_MV_WORD]);
 /* Every remote write queued at this node has left over its link. */
 bool ksim_ilink_writes_drained(const ksim_ilink *f, unsigned position);
 /* Raise a sticky fault bit (e.g. RD_REMOTE when the mover reads another mesh). */

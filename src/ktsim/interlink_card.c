@@ -59,7 +59,8 @@ static void card_fault(void *user, const char *msg)
     mesh_ctx *m = user;
     ktsim_card *c = m->card;
     if (!c->has_fault) {
-        snprintf(c->fault, sizeof c->fault, "mesh %u, cycle %" PRIu64 ": %s", m->pos, ktsim_cycle(m->sim), msg);
+        snprintf(c->fault, sizeof c->fault, "mesh %u, cycle %" PRIu64 ": %s", m->pos,
+                 ktsim_cycle(m->sim), msg);
         c->has_fault = true;
     }
 }
@@ -103,7 +104,8 @@ static ksim_mem_result local_read(mesh_ctx *m, uint64_t addr, uint8_t *out)
         return KSIM_MEM_OK;
     }
     /* Never-written DRAM answers SLVERR (uninitialised ECC), beyond it DECERR: both AXI faults. */
-    return ktsim_dram_read(m->sim, a.local, out, KT_MV_WORD) == NPK_OK ? KSIM_MEM_OK : KSIM_MEM_ERROR;
+    return ktsim_dram_read(m->sim, a.local, out, KT_MV_WORD) == NPK_OK ? KSIM_MEM_OK
+                                                                       : KSIM_MEM_ERROR;
 }
 
 static ksim_mem_result local_write(mesh_ctx *m, uint64_t addr, const uint8_t *in)
@@ -118,7 +120,8 @@ static ksim_mem_result local_write(mesh_ctx *m, uint64_t addr, const uint8_t *in
         memcpy(st + off, in, KT_MV_WORD);
         return KSIM_MEM_OK;
     }
-    return ktsim_dram_write(m->sim, a.local, in, KT_MV_WORD) == NPK_OK ? KSIM_MEM_OK : KSIM_MEM_ERROR;
+    return ktsim_dram_write(m->sim, a.local, in, KT_MV_WORD) == NPK_OK ? KSIM_MEM_OK
+                                                                       : KSIM_MEM_ERROR;
 }
 
 static ksim_mem_result mover_read(void *ctx, uint64_t addr, uint8_t out[KT_MV_WORD])
@@ -137,7 +140,8 @@ static ksim_mem_result mover_write(void *ctx, uint64_t addr, const uint8_t in[KT
 {
     mesh_ctx *m = ctx;
     if (m->card->ilink && kt_il_addr_mesh(addr) != local_id(m))
-        return ksim_ilink_remote_write(m->card->ilink, m->pos, addr, in) ? KSIM_MEM_OK : KSIM_MEM_RETRY;
+        return ksim_ilink_remote_write(m->card->ilink, m->pos, addr, in) ? KSIM_MEM_OK
+                                                                         : KSIM_MEM_RETRY;
     ksim_mem_result r = local_write(m, addr, in);
     if (r == KSIM_MEM_ERROR && m->card->ilink)
         ksim_ilink_raise(m->card->ilink, m->pos, KT_IL_F_AXI);
@@ -159,7 +163,10 @@ static bool ilink_land(void *user, unsigned pos, uint64_t where, const uint8_t d
 
 /* ---- AUX_CFG clients ---- */
 
-static void mv_cfg(void *ctx, uint8_t off, uint64_t v) { ksim_mover_cfg(((mesh_ctx *)ctx)->mover, off, v); }
+static void mv_cfg(void *ctx, uint8_t off, uint64_t v)
+{
+    ksim_mover_cfg(((mesh_ctx *)ctx)->mover, off, v);
+}
 static uint64_t mv_stat(void *ctx) { return ksim_mover_stat(((mesh_ctx *)ctx)->mover); }
 static void mv_tick(void *ctx) { ksim_mover_tick(((mesh_ctx *)ctx)->mover); }
 
@@ -250,7 +257,9 @@ static ktsim *decode(ktsim_card *c, uint64_t addr, size_t len)
     int m = route_of(c, addr, len);
     if (m >= 0)
         return c->mesh[m].sim;
-    npk_fail(NPK_EFAULT, "no slave answers at 0x%" PRIx64 "+%zu on the card's host bus (decode error)", addr, len);
+    npk_fail(NPK_EFAULT,
+             "no slave answers at 0x%" PRIx64 "+%zu on the card's host bus (decode error)", addr,
+             len);
     return NULL;
 }
 
@@ -306,7 +315,8 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
     if (!o.meshes)
         o.meshes = 1;
     if (o.meshes > MAX_MESHES)
-        return npk_fail(NPK_ELIMIT, "%u meshes on one card: the interlink joins at most %u", o.meshes, MAX_MESHES);
+        return npk_fail(NPK_ELIMIT, "%u meshes on one card: the interlink joins at most %u",
+                        o.meshes, MAX_MESHES);
     if (o.meshes > 1)
         o.interlink = true;
     ktsim_card *c = calloc(1, sizeof *c);
@@ -333,7 +343,8 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
         m->card = c;
         m->pos = i;
         ktsim_config mc = *cfg;
-        mc.mover = false; /* the card plugs its own, which also reaches the staging aperture and the link */
+        mc.mover = false; /* the card plugs its own, which also reaches the staging aperture and the
+                             link */
         m->ctrl_base = mc.ctrl_base = cfg->ctrl_base + (uint64_t)i * MESH_STRIDE;
         /* (mesh + 1) << 40 | inside address, the inside address carrying the mesh in [37:36]. */
         m->mem_base = mc.mem_base = cfg->mem_base + ((uint64_t)i << 40) + kt_il_dram_addr(i, 0);
@@ -346,7 +357,8 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
             break;
         }
         /* With no interlink the split is a constant and the mover sees every AUX_CFG write. */
-        ktsim_aux_client mv = {"mover", 0x00, (uint8_t)(c->ilink ? 0x7F : 0xFF), mv_cfg, mv_stat, NULL, mv_tick, m};
+        ktsim_aux_client mv = {
+            "mover", 0x00, (uint8_t)(c->ilink ? 0x7F : 0xFF), mv_cfg, mv_stat, NULL, mv_tick, m};
         if ((s = ktsim_add_aux_client(m->sim, &mv)))
             break;
         if (c->ilink) {
@@ -354,7 +366,8 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
             if ((s = ktsim_add_aux_client(m->sim, &il)))
                 break;
         }
-        ktsim_region st = {"staging aperture", m->stage_base, STAGE_BYTES, stage_r, stage_w, NULL, m};
+        ktsim_region st = {
+            "staging aperture", m->stage_base, STAGE_BYTES, stage_r, stage_w, NULL, m};
         if ((s = ktsim_add_region(m->sim, &st)))
             break;
         add_route(c, m->ctrl_base, KT_WINDOW_BYTES, i);
@@ -363,12 +376,17 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
     }
     if (!s && o.engine) {
         ksim_engine_bus bus = {eng_bus_read, eng_bus_write, c};
-        if (!(c->engine = ksim_engine_create(&bus, o.engine_poll_ivl ? o.engine_poll_ivl : KSIM_ENGINE_POLL_IVL,
-                                             32))) {
+        if (!(c->engine = ksim_engine_create(
+                  &bus, o.engine_poll_ivl ? o.engine_poll_ivl : KSIM_ENGINE_POLL_IVL, 32))) {
             s = npk_fail(NPK_ENOMEM, "card: out of memory (engine)");
         } else {
-            ktsim_region er = {"host control-program engine", cfg->engine_base, ENGINE_WINDOW, eng_r, eng_w,
-                               eng_tick, c->engine};
+            ktsim_region er = {"host control-program engine",
+                               cfg->engine_base,
+                               ENGINE_WINDOW,
+                               eng_r,
+                               eng_w,
+                               eng_tick,
+                               c->engine};
             s = ktsim_add_region(c->mesh[0].sim, &er);
             add_route(c, cfg->engine_base, ENGINE_WINDOW, 0);
         }
@@ -383,7 +401,8 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
     return NPK_OK;
 }
 
-npk_status ktsim_card_open_preset(const char *preset, bool prestrobe, const ktsim_card_opts *opts, ktsim_card **out)
+npk_status ktsim_card_open_preset(const char *preset, bool prestrobe, const ktsim_card_opts *opts,
+                                  ktsim_card **out)
 {
     ktsim_config cfg;
     npk_status s = ktsim_preset_load(preset ? preset : "default", &cfg);
@@ -411,9 +430,18 @@ void ktsim_card_destroy(ktsim_card *c)
 kt_transport *ktsim_card_transport(ktsim_card *c) { return &c->transport; }
 unsigned ktsim_card_meshes(const ktsim_card *c) { return c->n; }
 ktsim *ktsim_card_mesh(ktsim_card *c, unsigned m) { return m < c->n ? c->mesh[m].sim : NULL; }
-uint64_t ktsim_card_ctrl_base(const ktsim_card *c, unsigned m) { return c->mesh[m % MAX_MESHES].ctrl_base; }
-uint64_t ktsim_card_mem_base(const ktsim_card *c, unsigned m) { return c->mesh[m % MAX_MESHES].mem_base; }
-uint64_t ktsim_card_stage_base(const ktsim_card *c, unsigned m) { return c->mesh[m % MAX_MESHES].stage_base; }
+uint64_t ktsim_card_ctrl_base(const ktsim_card *c, unsigned m)
+{
+    return c->mesh[m % MAX_MESHES].ctrl_base;
+}
+uint64_t ktsim_card_mem_base(const ktsim_card *c, unsigned m)
+{
+    return c->mesh[m % MAX_MESHES].mem_base;
+}
+uint64_t ktsim_card_stage_base(const ktsim_card *c, unsigned m)
+{
+    return c->mesh[m % MAX_MESHES].stage_base;
+}
 uint64_t ktsim_card_engine_base(const ktsim_card *c) { return c->cfg.engine_base; }
 bool ktsim_card_has_engine(const ktsim_card *c) { return c->engine != NULL; }
 bool ktsim_card_has_interlink(const ktsim_card *c) { return c->ilink != NULL; }
@@ -444,8 +472,9 @@ const char *ktsim_card_fault(const ktsim_card *c)
 npk_status ktsim_card_stage_read(ktsim_card *c, unsigned m, uint64_t off, void *buf, size_t len)
 {
     if (m >= c->n || off > STAGE_BYTES || len > STAGE_BYTES - off)
-        return npk_fail(NPK_EINVAL, "staging read mesh %u 0x%" PRIx64 "+%zu: outside %u meshes x %u bytes", m, off,
-                        len, c->n, STAGE_BYTES);
+        return npk_fail(NPK_EINVAL,
+                        "staging read mesh %u 0x%" PRIx64 "+%zu: outside %u meshes x %u bytes", m,
+                        off, len, c->n, STAGE_BYTES);
     uint8_t *st = stage_of(&c->mesh[m]);
     if (!st)
         return npk_fail(NPK_ENOMEM, "staging store: out of memory");

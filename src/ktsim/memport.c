@@ -47,8 +47,8 @@ struct ksim_memport {
     uint16_t reads, writes;
 };
 
-ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram, ksim_orch *orch,
-                                  ksim_fault_fn fault, void *fault_user)
+ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram,
+                                  ksim_orch *orch, ksim_fault_fn fault, void *fault_user)
 {
     ksim_memport *p = calloc(1, sizeof *p);
     if (!p)
@@ -96,7 +96,9 @@ static bool local_offset(ksim_memport *p, uint64_t addr, uint64_t *off)
 {
     kt_mesh_addr a = kt_mesh_addr_split(addr);
     if (a.aperture) {
-        ksim_report(&p->fault, "memory request to aperture address 0x%010" PRIx64 " (staging) is not modelled", addr);
+        ksim_report(&p->fault,
+                    "memory request to aperture address 0x%010" PRIx64 " (staging) is not modelled",
+                    addr);
         return false;
     }
     /* The mesh field is not checked by the port: another mesh's address aliases here. */
@@ -144,7 +146,8 @@ static void start_read(ksim_memport *p, const kt_flit *f)
     read_op *op = &p->rd;
     memset(op, 0, sizeof *op);
     if (r.flags & KT_MEM_FLAG_QUANT) {
-        ksim_report(&p->fault, "quantising fetch (flags 0x%02x) from (%u,%u) is not modelled", r.flags, h.src.x, h.src.y);
+        ksim_report(&p->fault, "quantising fetch (flags 0x%02x) from (%u,%u) is not modelled",
+                    r.flags, h.src.x, h.src.y);
         return;
     }
     if (!local_offset(p, r.addr, &op->addr))
@@ -180,8 +183,11 @@ static void step_read(ksim_memport *p)
     for (int w = 0; w < 4; w++)
         f.w[w] = kt_le64(beat + 8 * w);
     bool last = op->word + 1 == op->words;
-    kt_header h = {op->dst[op->dest], p->at, KT_T_MEM_RD_RESP,
-                   (uint8_t)(op->stream ? op->tag + op->entry : op->tag), last,
+    kt_header h = {op->dst[op->dest],
+                   p->at,
+                   KT_T_MEM_RD_RESP,
+                   (uint8_t)(op->stream ? op->tag + op->entry : op->tag),
+                   last,
                    (uint8_t)(op->stream ? op->word & 3 : 0)};
     kt_header_put(&f, &h);
     ksim_fifo_push(&p->out, &f, p->cycle);
@@ -204,13 +210,14 @@ static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
     if (h.type == KT_T_MEM_WR_REQ) {
         kt_mem_req r = kt_mem_req_get(f);
         if (s->open) {
-            ksim_report(&p->fault, "second MEM_WR_REQ from (%u,%u) while its write is open (one per source)", h.src.x,
-                       h.src.y);
+            ksim_report(&p->fault,
+                        "second MEM_WR_REQ from (%u,%u) while its write is open (one per source)",
+                        h.src.x, h.src.y);
             return;
         }
         if (r.len > KT_MEM_WR_MAX_LEN) {
-            ksim_report(&p->fault, "MEM_WR_REQ from (%u,%u) with len %u exceeds %u", h.src.x, h.src.y, r.len,
-                       KT_MEM_WR_MAX_LEN);
+            ksim_report(&p->fault, "MEM_WR_REQ from (%u,%u) with len %u exceeds %u", h.src.x,
+                        h.src.y, r.len, KT_MEM_WR_MAX_LEN);
             return;
         }
         uint64_t off;
@@ -261,4 +268,5 @@ static void port_tick(void *ep, uint64_t cycle)
         ksim_fifo_pop(&p->intake);
 }
 
-const ksim_endpoint_ops ksim_memport_endpoint = {port_offer, port_out_peek, port_out_pop, port_tick};
+const ksim_endpoint_ops ksim_memport_endpoint = {port_offer, port_out_peek, port_out_pop,
+                                                 port_tick};

@@ -12,8 +12,8 @@
 typedef struct ksim_memport ksim_memport;
 
 /* `orch` is non-NULL at port 0 only. */
-ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram, ksim_orch *orch,
-                                  ksim_fault_fn fault, void *fault_user);
+ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram,
+                                  ksim_orch *orch, ksim_fault_fn fault, void *fault_user);
 /* A port other than 0 hands its non-memory traffic to the agent too (the agent arbitrates over
  * every port's inbound); only port 0 carries the agent's outbound. */
 void ksim_memport_share_agent(ksim_memport *p, ksim_orch *orch);

@@ -30,8 +30,14 @@ struct ksim_mesh {
     bool moved;
 };
 
-static ksim_router *router(ksim_mesh *m, int x, int y) { return &m->routers[(y - m->lo) * m->n + (x - m->lo)]; }
-static bool in_grid(const ksim_mesh *m, int x, int y) { return x >= m->lo && x <= m->hi && y >= m->lo && y <= m->hi; }
+static ksim_router *router(ksim_mesh *m, int x, int y)
+{
+    return &m->routers[(y - m->lo) * m->n + (x - m->lo)];
+}
+static bool in_grid(const ksim_mesh *m, int x, int y)
+{
+    return x >= m->lo && x <= m->hi && y >= m->lo && y <= m->hi;
+}
 
 ksim_mesh *ksim_mesh_create(uint8_t grid_lo, uint8_t grid_hi, unsigned fifo_depth)
 {
@@ -91,10 +97,11 @@ bool ksim_mesh_position_ok(const ksim_mesh *m, kt_coord at)
 npk_status ksim_mesh_attach(ksim_mesh *m, kt_coord at, const ksim_endpoint_ops *ops, void *ep)
 {
     if (!ksim_mesh_position_ok(m, at))
-        return npk_fail(NPK_EINVAL,
-                        "endpoint at (%u,%u) is neither a router position nor on the edge ring of grid "
-                        "%u..%u (corners hold no endpoint)",
-                        at.x, at.y, m->lo, m->hi);
+        return npk_fail(
+            NPK_EINVAL,
+            "endpoint at (%u,%u) is neither a router position nor on the edge ring of grid "
+            "%u..%u (corners hold no endpoint)",
+            at.x, at.y, m->lo, m->hi);
     if (m->at[at.y][at.x].ops)
         return npk_fail(NPK_EINVAL, "two endpoints at (%u,%u)", at.x, at.y);
     m->at[at.y][at.x] = (ksim_attach){ops, ep};
@@ -107,15 +114,23 @@ static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; 
 ksim_port ksim_route(uint8_t grid_lo, uint8_t grid_hi, uint8_t rx, uint8_t ry, kt_coord dst)
 {
     int cx = clamp(dst.x, grid_lo, grid_hi), cy = clamp(dst.y, grid_lo, grid_hi);
-    if (cx < rx) return KSIM_W;
-    if (cx > rx) return KSIM_E;
-    if (cy < ry) return KSIM_N; /* north is the smaller y */
-    if (cy > ry) return KSIM_S;
+    if (cx < rx)
+        return KSIM_W;
+    if (cx > rx)
+        return KSIM_E;
+    if (cy < ry)
+        return KSIM_N; /* north is the smaller y */
+    if (cy > ry)
+        return KSIM_S;
     /* At the clamped router: at most one outward hop toward an edge position. */
-    if (dst.x < rx) return KSIM_W;
-    if (dst.x > rx) return KSIM_E;
-    if (dst.y < ry) return KSIM_N;
-    if (dst.y > ry) return KSIM_S;
+    if (dst.x < rx)
+        return KSIM_W;
+    if (dst.x > rx)
+        return KSIM_E;
+    if (dst.y < ry)
+        return KSIM_N;
+    if (dst.y > ry)
+        return KSIM_S;
     return KSIM_L;
 }
 
@@ -186,11 +201,16 @@ static bool attach_point(const ksim_mesh *m, int x, int y, int *rx, int *ry, ksi
 {
     *rx = clamp(x, m->lo, m->hi);
     *ry = clamp(y, m->lo, m->hi);
-    if (x < m->lo) *port = KSIM_W;
-    else if (x > m->hi) *port = KSIM_E;
-    else if (y < m->lo) *port = KSIM_N;
-    else if (y > m->hi) *port = KSIM_S;
-    else *port = KSIM_L;
+    if (x < m->lo)
+        *port = KSIM_W;
+    else if (x > m->hi)
+        *port = KSIM_E;
+    else if (y < m->lo)
+        *port = KSIM_N;
+    else if (y > m->hi)
+        *port = KSIM_S;
+    else
+        *port = KSIM_L;
     return true;
 }
 
@@ -211,19 +231,19 @@ void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
             arbitrate(m, x, y, cycle);
     /* Endpoints inject their output register into the router input facing them. */
     for (unsigned i = 0; i < m->n_list; i++) {
-            int x = m->list[i].x, y = m->list[i].y;
-            ksim_attach *a = &m->at[y][x];
-            const kt_flit *f = a->ops->out_peek(a->ep);
-            if (!f)
-                continue;
-            int rx, ry;
-            ksim_port port;
-            attach_point(m, x, y, &rx, &ry, &port);
-            if (ksim_fifo_push(&router(m, rx, ry)->in[port], f, cycle)) {
-                a->ops->out_pop(a->ep);
-                m->moved = true;
-            }
+        int x = m->list[i].x, y = m->list[i].y;
+        ksim_attach *a = &m->at[y][x];
+        const kt_flit *f = a->ops->out_peek(a->ep);
+        if (!f)
+            continue;
+        int rx, ry;
+        ksim_port port;
+        attach_point(m, x, y, &rx, &ry, &port);
+        if (ksim_fifo_push(&router(m, rx, ry)->in[port], f, cycle)) {
+            a->ops->out_pop(a->ep);
+            m->moved = true;
         }
+    }
 }
 
 unsigned ksim_mesh_in_flight(const ksim_mesh *m)

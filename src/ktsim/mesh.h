@@ -13,10 +13,10 @@
 
 /* What the mesh needs from an endpoint. */
 typedef struct ksim_endpoint_ops {
-    bool (*offer)(void *ep, const kt_flit *f);  /* inbound: true = taken this cycle */
-    const kt_flit *(*out_peek)(void *ep);       /* outbound register, NULL when empty */
+    bool (*offer)(void *ep, const kt_flit *f); /* inbound: true = taken this cycle */
+    const kt_flit *(*out_peek)(void *ep);      /* outbound register, NULL when empty */
     void (*out_pop)(void *ep);
-    void (*tick)(void *ep, uint64_t cycle);     /* the endpoint's own cycle */
+    void (*tick)(void *ep, uint64_t cycle); /* the endpoint's own cycle */
 } ksim_endpoint_ops;
 
 typedef enum ksim_port { KSIM_L = 0, KSIM_W, KSIM_E, KSIM_N, KSIM_S, KSIM_PORTS } ksim_port;

@@ -10,8 +10,8 @@
 #include <string.h>
 
 enum {
-    DRAIN_CYCLES = 4,  /* the last write's B response */
-    MAX_OUT = 4,       /* OUT_WORDS is at most 4: the bank presents four word outputs */
+    DRAIN_CYCLES = 4, /* the last write's B response */
+    MAX_OUT = 4,      /* OUT_WORDS is at most 4: the bank presents four word outputs */
     MAX_IN = 16,
 };
 
@@ -25,7 +25,7 @@ struct ksim_mover {
     uint8_t mode, ewidth, flags;
     kt_mv_walker walker[2];
     unsigned last_sel;
-    kt_mv_dim staged;        /* DIM stages count and stride; AXIS commits */
+    kt_mv_dim staged; /* DIM stages count and stride; AXIS commits */
     unsigned staged_dim;
     uint64_t index_base;
     uint16_t index_count;
@@ -42,7 +42,7 @@ struct ksim_mover {
     uint16_t run_index_count, run_gather_words;
     uint32_t run_gather_pitch;
     uint32_t idx_src[KT_MV_MAX_DIMS], idx_dst[KT_MV_MAX_DIMS];
-    uint64_t element;        /* destination elements done (gather row/word from it) */
+    uint64_t element; /* destination elements done (gather row/word from it) */
     uint32_t indices[KT_MV_MAX_INDICES];
     unsigned index_words_read;
     const ksim_occupant *occ;
@@ -130,11 +130,17 @@ void ksim_mover_traffic(const ksim_mover *m, uint64_t *reads, uint64_t *writes)
     *writes = m->writes;
 }
 
-void ksim_mover_walker(const ksim_mover *m, unsigned sel, kt_mv_walker *out) { *out = m->walker[sel & 1]; }
+void ksim_mover_walker(const ksim_mover *m, unsigned sel, kt_mv_walker *out)
+{
+    *out = m->walker[sel & 1];
+}
 
 /* ---- GO and the IDLE checks ---- */
 
-static bool walker_binds_axis(const kt_mv_walker *w) { return w->window[0].extent || w->window[1].extent; }
+static bool walker_binds_axis(const kt_mv_walker *w)
+{
+    return w->window[0].extent || w->window[1].extent;
+}
 
 static void finish(ksim_mover *m, uint8_t fault)
 {
@@ -149,7 +155,7 @@ static void finish(ksim_mover *m, uint8_t fault)
 static void go(ksim_mover *m)
 {
     if (m->ph != P_IDLE)
-        return; /* GO is sampled only in IDLE */
+        return;   /* GO is sampled only in IDLE */
     m->fault = 0; /* a fault is cleared at the next GO */
     /* The RTL's order of checks. */
     if (m->ewidth == KT_MV_W_INVALID) {
@@ -164,7 +170,8 @@ static void go(ksim_mover *m)
         m->fault = KT_MV_F_IDXLEN;
         return;
     }
-    if (m->mode == KT_MV_XFORM && (walker_binds_axis(&m->walker[0]) || walker_binds_axis(&m->walker[1]))) {
+    if (m->mode == KT_MV_XFORM &&
+        (walker_binds_axis(&m->walker[0]) || walker_binds_axis(&m->walker[1]))) {
         m->fault = KT_MV_F_XFORM_AXIS;
         return;
     }
@@ -186,7 +193,8 @@ static void go(ksim_mover *m)
     if (m->mode == KT_MV_XFORM) {
         m->occ = ksim_occupant_slot(m->walker[0].xform_id);
         if (!m->occ) {
-            ksim_report(&m->model, "mover: transform through slot %u, which holds no occupant in this model",
+            ksim_report(&m->model,
+                        "mover: transform through slot %u, which holds no occupant in this model",
                         m->walker[0].xform_id);
             finish(m, 0);
             m->ok_so_far = false;
@@ -239,7 +247,8 @@ void ksim_mover_cfg(ksim_mover *m, uint8_t offset, uint64_t v)
         break;
     case KT_MV_WINDOW:
         m->last_sel = w.window.sel;
-        m->walker[w.window.sel].window[w.window.axis] = (kt_mv_window){w.window.base, w.window.extent};
+        m->walker[w.window.sel].window[w.window.axis] =
+            (kt_mv_window){w.window.base, w.window.extent};
         break;
     case KT_MV_INDEX:
         m->index_base = w.index.base;
@@ -281,7 +290,8 @@ static ksim_mem_result mem_write(ksim_mover *m, int64_t addr, const uint8_t *in,
         *fault = KT_MV_F_ALIGN;
         return KSIM_MEM_ERROR;
     }
-    ksim_mem_result r = m->mem.write ? m->mem.write(m->mem.ctx, (uint64_t)addr, in) : KSIM_MEM_ERROR;
+    ksim_mem_result r =
+        m->mem.write ? m->mem.write(m->mem.ctx, (uint64_t)addr, in) : KSIM_MEM_ERROR;
     if (r == KSIM_MEM_OK)
         m->writes++;
     if (r == KSIM_MEM_ERROR)
@@ -294,7 +304,8 @@ static void step_index_fetch(ksim_mover *m)
     unsigned words = (m->run_index_count + 7) / 8; /* eight 32-bit indices per word */
     if (m->index_words_read < words) {
         uint8_t buf[KT_MV_WORD], fault = 0;
-        ksim_mem_result r = mem_read(m, (int64_t)(m->run_index_base + m->index_words_read * KT_MV_WORD), buf, &fault);
+        ksim_mem_result r = mem_read(
+            m, (int64_t)(m->run_index_base + m->index_words_read * KT_MV_WORD), buf, &fault);
         if (r == KSIM_MEM_RETRY)
             return;
         if (r == KSIM_MEM_ERROR) {
@@ -322,12 +333,13 @@ static ksim_mem_result source_word(ksim_mover *m, uint8_t *word, uint8_t *fault)
     case KT_MV_GATHER_MODE: {
         uint64_t row = m->element / m->run_gather_words, w = m->element % m->run_gather_words;
         if (row >= m->run_index_count) {
-            ksim_report(&m->model, "mover: gather destination walks past %u indices x %u words", m->run_index_count,
-                        m->run_gather_words);
+            ksim_report(&m->model, "mover: gather destination walks past %u indices x %u words",
+                        m->run_index_count, m->run_gather_words);
             *fault = 0;
             return KSIM_MEM_ERROR;
         }
-        int64_t a = (int64_t)m->walker[0].base + (int64_t)m->indices[row] * m->run_gather_pitch + (int64_t)w * KT_MV_WORD;
+        int64_t a = (int64_t)m->walker[0].base + (int64_t)m->indices[row] * m->run_gather_pitch +
+                    (int64_t)w * KT_MV_WORD;
         return mem_read(m, a, word, fault);
     }
     default: { /* copy: the source odometer steps in lockstep; an invalid element is padding */
@@ -359,7 +371,8 @@ static void step_element(ksim_mover *m)
             kt_mv_generate_word(m->run_seed, (uint64_t)d.addr, word);
         r = mem_write(m, d.addr, word, &fault);
         if (r == KSIM_MEM_RETRY)
-            return; /* the source is re-fetched next cycle: harmless in a model with no side effects */
+            return; /* the source is re-fetched next cycle: harmless in a model with no side effects
+                     */
         if (r == KSIM_MEM_ERROR) {
             finish(m, fault);
             return;
@@ -390,8 +403,11 @@ static void step_xform(ksim_mover *m)
         m->beats_in++;
         bool more = kt_mv_walker_next(&m->walker[0], m->idx_src);
         if (!more && m->beats_in < o->in_beats) {
-            ksim_report(&m->model, "mover: transform source ends %u beats into an entry of %u (the occupant would wait "
-                           "forever)", m->beats_in, o->in_beats);
+            ksim_report(&m->model,
+                        "mover: transform source ends %u beats into an entry of %u (the occupant "
+                        "would wait "
+                        "forever)",
+                        m->beats_in, o->in_beats);
             finish(m, 0);
             m->ok_so_far = false;
             return;
@@ -401,8 +417,8 @@ static void step_xform(ksim_mover *m)
         return;
     }
     kt_mv_point d = kt_mv_walker_point(&m->walker[1], m->idx_dst);
-    ksim_mem_result r = mem_write(m, d.addr + (int64_t)m->words_out * KT_MV_WORD, m->out_buf + m->words_out * KT_MV_WORD,
-                                  &fault);
+    ksim_mem_result r = mem_write(m, d.addr + (int64_t)m->words_out * KT_MV_WORD,
+                                  m->out_buf + m->words_out * KT_MV_WORD, &fault);
     if (r == KSIM_MEM_RETRY)
         return;
     if (r == KSIM_MEM_ERROR) {
@@ -412,8 +428,9 @@ static void step_xform(ksim_mover *m)
     if (++m->words_out < o->out_words)
         return;
     m->words_out = m->beats_in = 0;
-    bool src_more = m->idx_src[0] || m->idx_src[1] || m->idx_src[2] || m->idx_src[3] || m->idx_src[4] ||
-                    m->idx_src[5]; /* the source odometer wrapped to zero = the last entry is done */
+    bool src_more =
+        m->idx_src[0] || m->idx_src[1] || m->idx_src[2] || m->idx_src[3] || m->idx_src[4] ||
+        m->idx_src[5]; /* the source odometer wrapped to zero = the last entry is done */
     kt_mv_walker_next(&m->walker[1], m->idx_dst);
     if (!src_more)
         finish(m, 0);

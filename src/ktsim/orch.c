@@ -19,7 +19,8 @@ static const ksim_generation generations[] = {
 
 const ksim_generation *ksim_generation_row(ktsim_gen gen)
 {
-    return (unsigned)gen < sizeof generations / sizeof generations[0] ? &generations[gen] : &generations[0];
+    return (unsigned)gen < sizeof generations / sizeof generations[0] ? &generations[gen]
+                                                                      : &generations[0];
 }
 
 const char *ktsim_gen_name(ktsim_gen g) { return ksim_generation_row(g)->name; }
@@ -267,7 +268,8 @@ uint64_t ksim_orch_read(ksim_orch *o, uint32_t off)
     switch (off) {
     case KT_CTRL: return o->ctrl;
     case KT_STATUS: {
-        kt_status_reg st = {!ksim_fifo_empty(&o->tx) || o->run, false, true}; /* error tied 0, mesh_ready 1 */
+        kt_status_reg st = {!ksim_fifo_empty(&o->tx) || o->run, false,
+                            true}; /* error tied 0, mesh_ready 1 */
         return kt_status_encode(&st);
     }
     case KT_CAPS: {
@@ -352,8 +354,9 @@ void ksim_orch_tick_begin(ksim_orch *o, uint64_t cycle)
         if (o->rd < o->stage_words)
             v = o->stage[o->rd];
         else
-            ksim_report(&o->fault, "dispatch read staging word %u, beyond the %u words of STAGE_FLITS=%u "
-                           "(PROG_BASE+PROG_LEN past the staging RAM is undefined in the RTL)",
+            ksim_report(&o->fault,
+                        "dispatch read staging word %u, beyond the %u words of STAGE_FLITS=%u "
+                        "(PROG_BASE+PROG_LEN past the staging RAM is undefined in the RTL)",
                         o->rd, o->stage_words, o->p.stage_flits);
         o->assembly[o->word] = v;
         o->rd = (o->rd + 1) & 0x3FF;
@@ -373,7 +376,8 @@ void ksim_orch_tick_begin(ksim_orch *o, uint64_t cycle)
         memset(&f, 0, sizeof f);
         for (unsigned w = 0; w < o->p.flit_words && w < KT_FLIT_WORDS; w++)
             f.w[w] = o->tx_stage[w];
-        f.w[4] &= 0xFFFFFFFFull; /* the mailbox stamps nothing: the flit is exactly what was written */
+        f.w[4] &=
+            0xFFFFFFFFull; /* the mailbox stamps nothing: the flit is exactly what was written */
         ksim_fifo_push(&o->tx, &f, cycle);
     }
     if (o->rx_pop_req) {
@@ -443,9 +447,9 @@ npk_status ksim_orch_add_aux(ksim_orch *o, const ktsim_aux_client *c)
                         c->name ? c->name : "?", c->lo, c->hi);
     for (unsigned i = 0; i < o->n_aux; i++)
         if (c->lo <= o->aux[i].hi && o->aux[i].lo <= c->hi)
-            return npk_fail(NPK_EINVAL, "AUX_CFG client '%s' 0x%02x-0x%02x overlaps '%s' 0x%02x-0x%02x",
-                            c->name ? c->name : "?", c->lo, c->hi, o->aux[i].name, o->aux[i].lo,
-                            o->aux[i].hi);
+            return npk_fail(
+                NPK_EINVAL, "AUX_CFG client '%s' 0x%02x-0x%02x overlaps '%s' 0x%02x-0x%02x",
+                c->name ? c->name : "?", c->lo, c->hi, o->aux[i].name, o->aux[i].lo, o->aux[i].hi);
     o->aux[o->n_aux++] = *c;
     return NPK_OK;
 }
@@ -471,15 +475,18 @@ void ksim_orch_set_traffic(ksim_orch *o, uint16_t reads, uint16_t writes)
     o->traffic_wr = writes;
 }
 
-void ksim_orch_poke_node_status(ksim_orch *o, uint8_t index, uint64_t value) { o->node_status[index] = value; }
+void ksim_orch_poke_node_status(ksim_orch *o, uint8_t index, uint64_t value)
+{
+    o->node_status[index] = value;
+}
 uint64_t ksim_orch_node_status(const ksim_orch *o, uint8_t index) { return o->node_status[index]; }
 
 bool ksim_orch_idle(const ksim_orch *o)
 {
     /* A request a beat registered for the next cycle is work too: skipping that cycle would leave
      * a CRED load, a SIG_DONE clear or an RX pop waiting for unrelated traffic. */
-    return !o->run && !o->push_pending && ksim_fifo_empty(&o->tx) && !o->out_valid && !o->kick_req &&
-           !o->tx_push_req && !o->cred_req && !o->done_clr_req && !o->rx_pop_req;
+    return !o->run && !o->push_pending && ksim_fifo_empty(&o->tx) && !o->out_valid &&
+           !o->kick_req && !o->tx_push_req && !o->cred_req && !o->done_clr_req && !o->rx_pop_req;
 }
 
 void ksim_orch_prog(const ksim_orch *o, bool *run, unsigned *left, unsigned *credit)

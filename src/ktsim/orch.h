@@ -23,10 +23,10 @@ const ksim_generation *ksim_generation_row(ktsim_gen gen);
 typedef struct ksim_orch_params {
     uint16_t flit_width;
     uint8_t pos_width, grid_lo, grid_hi;
-    unsigned flit_words;  /* ceil(FLIT_WIDTH / DATA_WIDTH) */
+    unsigned flit_words; /* ceil(FLIT_WIDTH / DATA_WIDTH) */
     unsigned stage_flits;
     unsigned tx_depth, rx_depth;
-    kt_coord self;        /* ORC_X/ORC_Y: memory-agent port 0, stamped as src of every dispatch */
+    kt_coord self; /* ORC_X/ORC_Y: memory-agent port 0, stamped as src of every dispatch */
     ktsim_gen gen;
 } ksim_orch_params;
 

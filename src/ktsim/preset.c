@@ -24,7 +24,6 @@
 #include "npukit/ktsim.h"
 #include "rv64.h"
 
-
 static const char *const bundled[] = {"default", "mesh2x2", "card", "rv64", NULL};
 const char *const *ktsim_preset_names(void) { return bundled; }
 
@@ -48,16 +47,25 @@ typedef struct setting {
     uint64_t max;
 } setting;
 
-#define SETTING(k, field, max) {k, offsetof(ktsim_config, field), sizeof(((ktsim_config *)0)->field), max}
+#define SETTING(k, field, max)                                                                     \
+    {                                                                                              \
+        k, offsetof(ktsim_config, field), sizeof(((ktsim_config *)0)->field), max                  \
+    }
 
 /* Scalar settings as a table: the key, where it lands, and its limit. */
 static const setting settings[] = {
-    SETTING("stage_flits", stage_flits, 204),   SETTING("tx_depth", tx_depth, 4096),
-    SETTING("rx_depth", rx_depth, 4096),        SETTING("router_fifo", router_fifo, 4096),
-    SETTING("recv_depth", recv_depth, 4096),    SETTING("mem_queue", mem_queue, 4096),
-    SETTING("ctrl_base", ctrl_base, UINT64_MAX), SETTING("mem_base", mem_base, UINT64_MAX),
-    SETTING("engine_base", engine_base, UINT64_MAX), SETTING("dram_size", dram_size, 1ull << 36),
-    SETTING("host_access_cycles", host_access_cycles, 1000000), SETTING("stale_lanes", stale_lanes, 1),
+    SETTING("stage_flits", stage_flits, 204),
+    SETTING("tx_depth", tx_depth, 4096),
+    SETTING("rx_depth", rx_depth, 4096),
+    SETTING("router_fifo", router_fifo, 4096),
+    SETTING("recv_depth", recv_depth, 4096),
+    SETTING("mem_queue", mem_queue, 4096),
+    SETTING("ctrl_base", ctrl_base, UINT64_MAX),
+    SETTING("mem_base", mem_base, UINT64_MAX),
+    SETTING("engine_base", engine_base, UINT64_MAX),
+    SETTING("dram_size", dram_size, 1ull << 36),
+    SETTING("host_access_cycles", host_access_cycles, 1000000),
+    SETTING("stale_lanes", stale_lanes, 1),
     SETTING("mover", mover, 1),
 };
 
@@ -66,8 +74,16 @@ static void store(void *base, const setting *s, uint64_t v)
     uint8_t *p = (uint8_t *)base + s->offset;
     switch (s->size) {
     case 1: *p = (uint8_t)v; break;
-    case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-    case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+    case 2: {
+        uint16_t x = (uint16_t)v;
+        memcpy(p, &x, 2);
+        break;
+    }
+    case 4: {
+        uint32_t x = (uint32_t)v;
+        memcpy(p, &x, 4);
+        break;
+    }
     default: memcpy(p, &v, 8); break;
     }
 }
@@ -87,8 +103,8 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
     memset(u, 0, sizeof *u);
     uint64_t x, y;
     if (!parse_u64(tok[1], &x) || !parse_u64(tok[2], &y) || x > 15 || y > 15)
-        return npk_fail(NPK_EPARSE, "%s:%d: unit coordinate '%s %s' is not two numbers 0..15", origin, line,
-                        tok[1], tok[2]);
+        return npk_fail(NPK_EPARSE, "%s:%d: unit coordinate '%s %s' is not two numbers 0..15",
+                        origin, line, tok[1], tok[2]);
     u->at = (kt_coord){(uint8_t)x, (uint8_t)y};
     snprintf(u->kind, sizeof u->kind, "%s", tok[3]);
     u->version = 1;
@@ -102,7 +118,8 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
         *eq = '\0';
         const char *k = tok[i], *val = eq + 1;
         uint64_t v = 0;
-        if (!strcmp(k, "type") && strlen(val) == 2 && isprint((unsigned char)val[0]) && isprint((unsigned char)val[1])) {
+        if (!strcmp(k, "type") && strlen(val) == 2 && isprint((unsigned char)val[0]) &&
+            isprint((unsigned char)val[1])) {
             if (given & 1u)
                 return npk_fail(NPK_EPARSE, "%s:%d: unit setting 'type' given twice", origin, line);
             given |= 1u;
@@ -111,8 +128,12 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
         }
         if (!parse_u64(val, &v))
             return npk_fail(NPK_EPARSE, "%s:%d: %s='%s' is not a number", origin, line, k, val);
-        struct { const char *k; uint64_t max; } lim[] = {{"type", 0xFFFF}, {"version", 0xFF}, {"n_buffers", 15},
-            {"inst_depth", 0xFFFF}, {"latency", 1u << 24}, {"result", UINT32_MAX}, {"reply_delay", 1u << 24}};
+        struct {
+            const char *k;
+            uint64_t max;
+        } lim[] = {{"type", 0xFFFF},         {"version", 0xFF},     {"n_buffers", 15},
+                   {"inst_depth", 0xFFFF},   {"latency", 1u << 24}, {"result", UINT32_MAX},
+                   {"reply_delay", 1u << 24}};
         size_t j;
         for (j = 0; j < sizeof lim / sizeof lim[0]; j++)
             if (!strcmp(k, lim[j].k))
@@ -120,7 +141,8 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
         if (j == sizeof lim / sizeof lim[0])
             return npk_fail(NPK_EPARSE, "%s:%d: unknown unit setting '%s'", origin, line, k);
         if (v > lim[j].max)
-            return npk_fail(NPK_ELIMIT, "%s:%d: %s=%" PRIu64 " exceeds %" PRIu64, origin, line, k, v, lim[j].max);
+            return npk_fail(NPK_ELIMIT, "%s:%d: %s=%" PRIu64 " exceeds %" PRIu64, origin, line, k,
+                            v, lim[j].max);
         if (given & (1u << j))
             return npk_fail(NPK_EPARSE, "%s:%d: unit setting '%s' given twice", origin, line, k);
         given |= 1u << j;
@@ -187,7 +209,8 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
         npk_status st = NPK_OK;
         int slot = once_slot(key);
         if (slot >= 0 && first[slot])
-            return npk_fail(NPK_EPARSE, "%s:%d: '%s' given again (first on line %d); each setting once", origin,
+            return npk_fail(NPK_EPARSE,
+                            "%s:%d: '%s' given again (first on line %d); each setting once", origin,
                             line, key, first[slot]);
         if (slot >= 0)
             first[slot] = line;
@@ -196,12 +219,15 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
             st = parse_unit(tok, ntok, origin, line, c);
         } else if (!strcmp(key, "name") && ntok == 2) {
             /* Printed unescaped in text and JSON: letters, digits, '-', '_' and '.' only. */
-            if (strspn(tok[1], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") != strlen(tok[1]))
-                st = npk_fail(NPK_EPARSE, "%s:%d: name '%s': letters, digits, '-', '_' and '.' only", origin, line,
-                              tok[1]);
+            if (strspn(tok[1],
+                       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") !=
+                strlen(tok[1]))
+                st =
+                    npk_fail(NPK_EPARSE, "%s:%d: name '%s': letters, digits, '-', '_' and '.' only",
+                             origin, line, tok[1]);
             else if (strlen(tok[1]) >= sizeof c->name)
-                st = npk_fail(NPK_ELIMIT, "%s:%d: name of %zu characters (limit %zu)", origin, line, strlen(tok[1]),
-                              sizeof c->name - 1);
+                st = npk_fail(NPK_ELIMIT, "%s:%d: name of %zu characters (limit %zu)", origin, line,
+                              strlen(tok[1]), sizeof c->name - 1);
             else
                 snprintf(c->name, sizeof c->name, "%s", tok[1]);
         } else if (!strcmp(key, "generation") && ntok == 2) {
@@ -210,17 +236,20 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
             else if (!strcmp(tok[1], "prestrobe"))
                 c->gen = KTSIM_GEN_PRESTROBE;
             else
-                st = npk_fail(NPK_EPARSE, "%s:%d: generation '%s' is not current or prestrobe", origin, line, tok[1]);
+                st = npk_fail(NPK_EPARSE, "%s:%d: generation '%s' is not current or prestrobe",
+                              origin, line, tok[1]);
         } else if (!strcmp(key, "grid") && ntok == 3) {
             if (!parse_u64(tok[1], &a) || !parse_u64(tok[2], &b) || a < 1 || b < a || b > 14)
-                st = npk_fail(NPK_EPARSE, "%s:%d: grid '%s %s' needs 1 <= LO <= HI <= 14", origin, line, tok[1], tok[2]);
+                st = npk_fail(NPK_EPARSE, "%s:%d: grid '%s %s' needs 1 <= LO <= HI <= 14", origin,
+                              line, tok[1], tok[2]);
             else {
                 c->grid_lo = (uint8_t)a;
                 c->grid_hi = (uint8_t)b;
             }
         } else if (!strcmp(key, "rv64") && ntok == 3) {
             if (!parse_u64(tok[1], &a) || !parse_u64(tok[2], &b) || a > 15 || b > 15)
-                st = npk_fail(NPK_EPARSE, "%s:%d: rv64 '%s %s' is not two numbers 0..15", origin, line, tok[1], tok[2]);
+                st = npk_fail(NPK_EPARSE, "%s:%d: rv64 '%s %s' is not two numbers 0..15", origin,
+                              line, tok[1], tok[2]);
             else {
                 c->cpu_rv64 = true;
                 c->rv64_at = (kt_coord){(uint8_t)a, (uint8_t)b};
@@ -228,9 +257,11 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
         } else if (!strcmp(key, "rv64_cost") && ntok == 3) {
             int k = ksim_rv64_class_find(tok[1]);
             if (k < 0)
-                st = npk_fail(NPK_EPARSE, "%s:%d: rv64_cost: no instruction class '%s'", origin, line, tok[1]);
+                st = npk_fail(NPK_EPARSE, "%s:%d: rv64_cost: no instruction class '%s'", origin,
+                              line, tok[1]);
             else if (!parse_u64(tok[2], &a) || a < 1 || a > 1000)
-                st = npk_fail(NPK_EPARSE, "%s:%d: rv64_cost %s '%s' is not a number 1..1000", origin, line, tok[1], tok[2]);
+                st = npk_fail(NPK_EPARSE, "%s:%d: rv64_cost %s '%s' is not a number 1..1000",
+                              origin, line, tok[1], tok[2]);
             else
                 c->rv64_cost[k] = (uint32_t)a;
         } else if (!strcmp(key, "mem_port") && ntok == 3) {
@@ -238,9 +269,11 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
                 c->n_mem_ports = 0;
             ports_given = true;
             if (!parse_u64(tok[1], &a) || !parse_u64(tok[2], &b) || a > 15 || b > 15)
-                st = npk_fail(NPK_EPARSE, "%s:%d: mem_port '%s %s' is not two numbers 0..15", origin, line, tok[1], tok[2]);
+                st = npk_fail(NPK_EPARSE, "%s:%d: mem_port '%s %s' is not two numbers 0..15",
+                              origin, line, tok[1], tok[2]);
             else if (c->n_mem_ports >= KTSIM_MAX_MEM_PORTS)
-                st = npk_fail(NPK_ELIMIT, "%s:%d: more than %d memory ports", origin, line, KTSIM_MAX_MEM_PORTS);
+                st = npk_fail(NPK_ELIMIT, "%s:%d: more than %d memory ports", origin, line,
+                              KTSIM_MAX_MEM_PORTS);
             else
                 c->mem_port[c->n_mem_ports++] = (kt_coord){(uint8_t)a, (uint8_t)b};
         } else {
@@ -249,12 +282,14 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
                 if (!strcmp(settings[i].key, key))
                     break;
             if (i == sizeof settings / sizeof settings[0] || ntok != 2)
-                st = npk_fail(NPK_EPARSE, "%s:%d: unknown setting '%s' (or wrong number of values)", origin, line, key);
+                st = npk_fail(NPK_EPARSE, "%s:%d: unknown setting '%s' (or wrong number of values)",
+                              origin, line, key);
             else if (!parse_u64(tok[1], &a))
-                st = npk_fail(NPK_EPARSE, "%s:%d: %s='%s' is not a number", origin, line, key, tok[1]);
+                st = npk_fail(NPK_EPARSE, "%s:%d: %s='%s' is not a number", origin, line, key,
+                              tok[1]);
             else if (a > settings[i].max)
-                st = npk_fail(NPK_ELIMIT, "%s:%d: %s=%" PRIu64 " exceeds %" PRIu64, origin, line, key, a,
-                              settings[i].max);
+                st = npk_fail(NPK_ELIMIT, "%s:%d: %s=%" PRIu64 " exceeds %" PRIu64, origin, line,
+                              key, a, settings[i].max);
             else
                 store(c, &settings[i], a);
         }
@@ -277,7 +312,8 @@ npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg)
     }
     FILE *f = fopen(path, "rb");
     if (!f)
-        return npk_fail(NPK_ENODEV, "mesh preset '%s' not found (looked for %s)", name_or_path, path);
+        return npk_fail(NPK_ENODEV, "mesh preset '%s' not found (looked for %s)", name_or_path,
+                        path);
     char *text = malloc(65536);
     if (!text) {
         fclose(f);
@@ -290,11 +326,12 @@ npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg)
     fclose(f);
     text[n] = '\0';
     const char *nul = memchr(text, '\0', n);
-    npk_status st = err    ? npk_fail(NPK_EIO, "preset %s: cannot read: %s", path, strerror(err))
-                    : more ? npk_fail(NPK_ELIMIT, "preset %s is larger than 64 KiB", path)
-                    : nul  ? npk_fail(NPK_EPARSE, "preset %s: a NUL byte at offset %zu (a preset is text)", path,
-                                      (size_t)(nul - text))
-                           : ktsim_preset_parse(text, path, cfg);
+    npk_status st =
+        err    ? npk_fail(NPK_EIO, "preset %s: cannot read: %s", path, strerror(err))
+        : more ? npk_fail(NPK_ELIMIT, "preset %s is larger than 64 KiB", path)
+        : nul ? npk_fail(NPK_EPARSE, "preset %s: a NUL byte at offset %zu (a preset is text)", path,
+                         (size_t)(nul - text))
+              : ktsim_preset_parse(text, path, cfg);
     free(text);
     return st;
 }

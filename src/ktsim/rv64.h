@@ -27,18 +27,18 @@
 
 /* Instruction classes, each with a cycle cost. */
 typedef enum ksim_rv64_class {
-    KSIM_RV64_ALU,      /* integer register/immediate arithmetic, LUI, AUIPC */
-    KSIM_RV64_MUL,      /* MUL* */
-    KSIM_RV64_DIV,      /* DIV*, REM* */
+    KSIM_RV64_ALU, /* integer register/immediate arithmetic, LUI, AUIPC */
+    KSIM_RV64_MUL, /* MUL* */
+    KSIM_RV64_DIV, /* DIV*, REM* */
     KSIM_RV64_LOAD,
     KSIM_RV64_STORE,
-    KSIM_RV64_BRANCH,   /* a conditional branch, not taken */
-    KSIM_RV64_TAKEN,    /* extra cycles when a branch is taken */
-    KSIM_RV64_JUMP,     /* JAL, JALR */
-    KSIM_RV64_CSR,      /* CSR* */
-    KSIM_RV64_SYSTEM,   /* FENCE, FENCE.I, ECALL, EBREAK, MRET, WFI */
-    KSIM_RV64_TRAP,     /* extra cycles to enter a trap or interrupt handler */
-    KSIM_RV64_CTRL,     /* extra cycles for a control-region access (uncached, a bus trip) */
+    KSIM_RV64_BRANCH, /* a conditional branch, not taken */
+    KSIM_RV64_TAKEN,  /* extra cycles when a branch is taken */
+    KSIM_RV64_JUMP,   /* JAL, JALR */
+    KSIM_RV64_CSR,    /* CSR* */
+    KSIM_RV64_SYSTEM, /* FENCE, FENCE.I, ECALL, EBREAK, MRET, WFI */
+    KSIM_RV64_TRAP,   /* extra cycles to enter a trap or interrupt handler */
+    KSIM_RV64_CTRL,   /* extra cycles for a control-region access (uncached, a bus trip) */
     KSIM_RV64_CLASS_COUNT
 } ksim_rv64_class;
 
@@ -77,10 +77,10 @@ typedef struct ksim_rv64_bus {
 } ksim_rv64_bus;
 
 typedef struct ksim_rv64_cfg {
-    uint32_t imem_words;  /* 32-bit words, a power of two */
-    uint32_t spad_words;  /* 64-bit words, a power of two */
+    uint32_t imem_words; /* 32-bit words, a power of two */
+    uint32_t spad_words; /* 64-bit words, a power of two */
     uint64_t spad_base;
-    uint64_t ctrl_base;   /* 256-byte aligned */
+    uint64_t ctrl_base; /* 256-byte aligned */
     ksim_rv64_costs costs;
 } ksim_rv64_cfg;
 
@@ -100,17 +100,17 @@ typedef struct ksim_rv64_csrs {
 } ksim_rv64_csrs;
 
 typedef struct ksim_rv64 {
-    uint64_t x[33];   /* x[32] absorbs writes to x0, so x[0] stays zero without a test */
+    uint64_t x[33]; /* x[32] absorbs writes to x0, so x[0] stays zero without a test */
     uint64_t pc;
     uint64_t cycles, retired;
     ksim_rv64_csrs csr;
-    bool irq_ready;   /* mstatus.MIE && (mip & mie): an interrupt is taken before the next fetch */
+    bool irq_ready; /* mstatus.MIE && (mip & mie): an interrupt is taken before the next fetch */
     bool halted;
-    bool wfi;         /* stopped in WFI: runs again once an enabled interrupt is pending */
+    bool wfi; /* stopped in WFI: runs again once an enabled interrupt is pending */
     uint8_t halt_cause;
     uint64_t halt_pc;
-    /* The last scratchpad store: the cycle it issued, byte offset, width and the bytes it replaced, so a
-     * host write in the same cycle can take the scratchpad's one write port instead. */
+    /* The last scratchpad store: the cycle it issued, byte offset, width and the bytes it replaced,
+     * so a host write in the same cycle can take the scratchpad's one write port instead. */
     uint64_t store_cycle;
     uint32_t store_off;
     uint8_t store_width;
@@ -140,7 +140,8 @@ void ksim_rv64_reset(ksim_rv64 *c);
  * through that cycle first (every instruction issued at or before it); a core store issued in
  * that same cycle loses the write port to the host and never lands. */
 void ksim_rv64_imem_write(ksim_rv64 *c, uint32_t index, uint32_t word);
-void ksim_rv64_spad_write(ksim_rv64 *c, uint32_t index, uint64_t value, uint8_t strobes, uint64_t cycle);
+void ksim_rv64_spad_write(ksim_rv64 *c, uint32_t index, uint64_t value, uint8_t strobes,
+                          uint64_t cycle);
 #define KSIM_RV64_NO_CYCLE UINT64_MAX /* a host write while the core is not running */
 
 /* Let idle time pass (WFI, or a stopped core): the cycle counter moves to cycle. */
@@ -151,7 +152,10 @@ void ksim_rv64_set_irq(ksim_rv64 *c, bool soft, bool external);
 
 /* Run at most max_insns instructions, stopping early when cycles reaches cycle_limit. */
 ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_limit);
-static inline ksim_rv64_stop ksim_rv64_step(ksim_rv64 *c) { return ksim_rv64_run(c, 1, UINT64_MAX); }
+static inline ksim_rv64_stop ksim_rv64_step(ksim_rv64 *c)
+{
+    return ksim_rv64_run(c, 1, UINT64_MAX);
+}
 
 /* Internal to the core's files: decode one word, CSR access, traps. */
 void ksim_rv64_decode(const ksim_rv64_costs *costs, uint32_t word, ksim_rv64_insn *out);

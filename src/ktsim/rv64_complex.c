@@ -6,7 +6,8 @@
 #include "rv64_complex.h"
 #include "rv64_ctrl.h"
 
-bool ksim_rv64c_init(ksim_rv64c *c, const ksim_rv64_cfg *cfg, kt_coord at, const ksim_rv64_side *side)
+bool ksim_rv64c_init(ksim_rv64c *c, const ksim_rv64_cfg *cfg, kt_coord at,
+                     const ksim_rv64_side *side)
 {
     memset(c, 0, sizeof *c);
     c->at = at;
@@ -106,10 +107,12 @@ void ksim_rv64c_lw_write(ksim_rv64c *c, uint32_t off, uint64_t v)
         break;
     case KT_RV64_LW_LOAD_DATA:
         if (c->load_region == 0) {
-            ksim_rv64c_hs_write(c, (KT_RV64_HS_IMEM << KT_RV64_HS_REGION_SHIFT) | c->load_off, v, 0xff);
+            ksim_rv64c_hs_write(c, (KT_RV64_HS_IMEM << KT_RV64_HS_REGION_SHIFT) | c->load_off, v,
+                                0xff);
             c->load_off += 4;
         } else {
-            ksim_rv64c_hs_write(c, (KT_RV64_HS_SPAD << KT_RV64_HS_REGION_SHIFT) | c->load_off, v, 0xff);
+            ksim_rv64c_hs_write(c, (KT_RV64_HS_SPAD << KT_RV64_HS_REGION_SHIFT) | c->load_off, v,
+                                0xff);
             c->load_off += 8;
         }
         break;

@@ -20,10 +20,10 @@
 
 typedef struct ksim_rv64_side {
     void *ctx;
-    void (*mover_cfg)(void *ctx, uint8_t reg, uint64_t value);  /* mover register pulse */
-    uint64_t (*mover_status)(void *ctx);  /* {busy[32], fault[31:28], done[27:0]} */
-    void (*ilink_cfg)(void *ctx, uint8_t reg, uint64_t value);  /* interlink register pulse */
-    uint64_t (*db_status)(void *ctx);     /* the four inbound doorbell counts */
+    void (*mover_cfg)(void *ctx, uint8_t reg, uint64_t value); /* mover register pulse */
+    uint64_t (*mover_status)(void *ctx); /* {busy[32], fault[31:28], done[27:0]} */
+    void (*ilink_cfg)(void *ctx, uint8_t reg, uint64_t value); /* interlink register pulse */
+    uint64_t (*db_status)(void *ctx); /* the four inbound doorbell counts */
 } ksim_rv64_side;
 
 typedef struct ksim_rv64c {
@@ -56,7 +56,8 @@ typedef struct ksim_rv64c {
     uint64_t ignored_go, dropped_flits;
 } ksim_rv64c;
 
-bool ksim_rv64c_init(ksim_rv64c *c, const ksim_rv64_cfg *cfg, kt_coord at, const ksim_rv64_side *side);
+bool ksim_rv64c_init(ksim_rv64c *c, const ksim_rv64_cfg *cfg, kt_coord at,
+                     const ksim_rv64_side *side);
 void ksim_rv64c_free(ksim_rv64c *c);
 
 /* The hs_* port: one write (takes effect this cycle) and one read (a pure function of the

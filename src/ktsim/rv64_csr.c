@@ -11,9 +11,18 @@
 
 /* What a CSR row is backed by. */
 typedef enum csr_kind {
-    CSR_CONST,    /* a constant (value) */
-    CSR_MSTATUS, CSR_MIE, CSR_MIP, CSR_MTVEC, CSR_MSCRATCH, CSR_MEPC, CSR_MCAUSE, CSR_MTVAL,
-    CSR_SATP, CSR_CYCLE, CSR_RETIRED,
+    CSR_CONST, /* a constant (value) */
+    CSR_MSTATUS,
+    CSR_MIE,
+    CSR_MIP,
+    CSR_MTVEC,
+    CSR_MSCRATCH,
+    CSR_MEPC,
+    CSR_MCAUSE,
+    CSR_MTVAL,
+    CSR_SATP,
+    CSR_CYCLE,
+    CSR_RETIRED,
 } csr_kind;
 
 typedef struct csr_row {
@@ -29,14 +38,14 @@ typedef struct csr_row {
 /* Every CSR the core has. The top two bits of the number (11) mark the read-only ones. */
 static const csr_row csr_table[] = {
     {0x300, "mstatus", CSR_MSTATUS, 0},
-    {0x301, "misa", CSR_CONST, MISA_VALUE},   /* WARL, writes ignored */
+    {0x301, "misa", CSR_CONST, MISA_VALUE}, /* WARL, writes ignored */
     {0x304, "mie", CSR_MIE, 0},
     {0x305, "mtvec", CSR_MTVEC, 0},
     {0x340, "mscratch", CSR_MSCRATCH, 0},
     {0x341, "mepc", CSR_MEPC, 0},
     {0x342, "mcause", CSR_MCAUSE, 0},
     {0x343, "mtval", CSR_MTVAL, 0},
-    {0x344, "mip", CSR_MIP, 0},               /* levels from the complex; writes ignored */
+    {0x344, "mip", CSR_MIP, 0}, /* levels from the complex; writes ignored */
     {0x180, "satp", CSR_SATP, 0},
     {0xB00, "mcycle", CSR_CYCLE, 0},
     {0xB02, "minstret", CSR_RETIRED, 0},
@@ -87,7 +96,8 @@ uint64_t ksim_rv64_csr_read(ksim_rv64 *c, int row)
 void ksim_rv64_csr_write(ksim_rv64 *c, int row, uint64_t v)
 {
     switch (csr_table[row].kind) {
-    case CSR_CONST: case CSR_MIP: break;
+    case CSR_CONST:
+    case CSR_MIP: break;
     case CSR_MSTATUS: c->csr.mstatus = v & (MSTATUS_MIE | MSTATUS_MPIE); break;
     case CSR_MIE: c->csr.mie = v & mie_writable; break;
     case CSR_MTVEC:
@@ -125,7 +135,8 @@ static void trap_enter(ksim_rv64 *c, uint64_t cause, uint64_t tval, bool interru
     c->csr.mcause = cause | (interrupt ? 1ull << 63 : 0);
     c->csr.mtval = tval;
     uint64_t mie = c->csr.mstatus & MSTATUS_MIE;
-    c->csr.mstatus = (c->csr.mstatus & ~(uint64_t)(MSTATUS_MIE | MSTATUS_MPIE)) | (mie ? MSTATUS_MPIE : 0);
+    c->csr.mstatus =
+        (c->csr.mstatus & ~(uint64_t)(MSTATUS_MIE | MSTATUS_MPIE)) | (mie ? MSTATUS_MPIE : 0);
     uint64_t base = c->csr.mtvec & ~3ull;
     c->pc = (interrupt && (c->csr.mtvec & 3) == 1) ? base + 4 * cause : base;
     c->cycles += c->cfg.costs.cycles[KSIM_RV64_TRAP];
@@ -171,24 +182,24 @@ void ksim_rv64_interrupt(ksim_rv64 *c)
 void ksim_rv64_mret(ksim_rv64 *c)
 {
     uint64_t mpie = c->csr.mstatus & MSTATUS_MPIE;
-    c->csr.mstatus = (c->csr.mstatus & ~(uint64_t)MSTATUS_MIE) | (mpie ? MSTATUS_MIE : 0) | MSTATUS_MPIE;
+    c->csr.mstatus =
+        (c->csr.mstatus & ~(uint64_t)MSTATUS_MIE) | (mpie ? MSTATUS_MIE : 0) | MSTATUS_MPIE;
     c->pc = c->csr.mepc;
     ksim_rv64_update_irq(c);
 }
 
 /* Cycle costs per class. */
-static const struct { const char *name; uint32_t cycles; } class_rows[KSIM_RV64_CLASS_COUNT] = {
-    [KSIM_RV64_ALU] = {"alu", 1},
-    [KSIM_RV64_MUL] = {"mul", 3},
-    [KSIM_RV64_DIV] = {"div", 34},    /* a one-bit-per-cycle divider plus set-up */
-    [KSIM_RV64_LOAD] = {"load", 2},   /* one load-use cycle */
-    [KSIM_RV64_STORE] = {"store", 1},
-    [KSIM_RV64_BRANCH] = {"branch", 1},
+static const struct {
+    const char *name;
+    uint32_t cycles;
+} class_rows[KSIM_RV64_CLASS_COUNT] = {
+    [KSIM_RV64_ALU] = {"alu", 1},       [KSIM_RV64_MUL] = {"mul", 3},
+    [KSIM_RV64_DIV] = {"div", 34},  /* a one-bit-per-cycle divider plus set-up */
+    [KSIM_RV64_LOAD] = {"load", 2}, /* one load-use cycle */
+    [KSIM_RV64_STORE] = {"store", 1},   [KSIM_RV64_BRANCH] = {"branch", 1},
     [KSIM_RV64_TAKEN] = {"taken", 2}, /* the refetch after a taken branch */
-    [KSIM_RV64_JUMP] = {"jump", 3},
-    [KSIM_RV64_CSR] = {"csr", 2},
-    [KSIM_RV64_SYSTEM] = {"system", 3},
-    [KSIM_RV64_TRAP] = {"trap", 4},
+    [KSIM_RV64_JUMP] = {"jump", 3},     [KSIM_RV64_CSR] = {"csr", 2},
+    [KSIM_RV64_SYSTEM] = {"system", 3}, [KSIM_RV64_TRAP] = {"trap", 4},
     [KSIM_RV64_CTRL] = {"ctrl", 1},
 };
 

@@ -27,8 +27,12 @@ static void mbox_go(ksim_rv64c *c)
         c->ignored_go++;
         return;
     }
-    kt_header h = {{(uint8_t)(c->m_dst & 0xf), (uint8_t)((c->m_dst >> 8) & 0xf)}, c->at, KT_T_CU_INST,
-                   c->txn++, true, 0};
+    kt_header h = {{(uint8_t)(c->m_dst & 0xf), (uint8_t)((c->m_dst >> 8) & 0xf)},
+                   c->at,
+                   KT_T_CU_INST,
+                   c->txn++,
+                   true,
+                   0};
     memset(&c->out, 0, sizeof c->out);
     kt_header_put(&c->out, &h);
     for (unsigned i = 0; i < 4; i++)
@@ -40,7 +44,10 @@ static uint64_t mbox_read(const ksim_rv64c *c, unsigned idx)
 {
     switch (idx) {
     case 0: return c->m_dst;
-    case 1: case 2: case 3: case 4: return c->m_arg[idx - 1];
+    case 1:
+    case 2:
+    case 3:
+    case 4: return c->m_arg[idx - 1];
     case 6:
         return (c->cq_count & KT_RV64_MSTAT_QUEUED) | (c->offered ? KT_RV64_MSTAT_OFFERED : 0) |
                (c->overflow ? KT_RV64_MSTAT_OVERFLOW : 0);
@@ -53,7 +60,10 @@ static void mbox_write(ksim_rv64c *c, unsigned idx, uint64_t v)
 {
     switch (idx) {
     case 0: c->m_dst = v & 0xf0f; break; /* x [3:0], y [11:8] */
-    case 1: case 2: case 3: case 4: c->m_arg[idx - 1] = v; break;
+    case 1:
+    case 2:
+    case 3:
+    case 4: c->m_arg[idx - 1] = v; break;
     case 5: mbox_go(c); break;
     case 7: /* a store pops */
         if (c->cq_count) {

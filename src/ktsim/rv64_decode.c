@@ -39,8 +39,10 @@ static int64_t imm_j(uint32_t w)
 static const uint8_t op_load[8] = {RV_LB, RV_LH, RV_LW, RV_LD, RV_LBU, RV_LHU, RV_LWU, 0};
 static const uint8_t op_store[8] = {RV_SB, RV_SH, RV_SW, RV_SD, 0, 0, 0, 0};
 static const uint8_t op_branch[8] = {RV_BEQ, RV_BNE, 0, 0, RV_BLT, RV_BGE, RV_BLTU, RV_BGEU};
-static const uint8_t op_imm[8] = {RV_ADDI, RV_SLLI, RV_SLTI, RV_SLTIU, RV_XORI, RV_SRLI, RV_ORI, RV_ANDI};
-static const uint8_t op_csr[8] = {0, RV_CSRRW, RV_CSRRS, RV_CSRRC, 0, RV_CSRRWI, RV_CSRRSI, RV_CSRRCI};
+static const uint8_t op_imm[8] = {RV_ADDI, RV_SLLI, RV_SLTI, RV_SLTIU,
+                                  RV_XORI, RV_SRLI, RV_ORI,  RV_ANDI};
+static const uint8_t op_csr[8] = {0, RV_CSRRW,  RV_CSRRS,  RV_CSRRC,
+                                  0, RV_CSRRWI, RV_CSRRSI, RV_CSRRCI};
 /* Register-register forms: [funct7 row][funct3]; row 0 = funct7 0, 1 = 0x20, 2 = 0x01 (M). */
 static const uint8_t op_reg[3][8] = {
     {RV_ADD, RV_SLL, RV_SLT, RV_SLTU, RV_XOR, RV_SRL, RV_OR, RV_AND},
@@ -53,14 +55,17 @@ static const uint8_t op_reg32[3][8] = {
     {RV_MULW, 0, 0, 0, RV_DIVW, RV_DIVUW, RV_REMW, RV_REMUW},
 };
 /* SYSTEM with funct3 0: the whole word names the instruction. */
-static const struct { uint32_t word; uint8_t op; } op_system[] = {
-    {0x00000073u, RV_ECALL}, {0x00100073u, RV_EBREAK}, {0x30200073u, RV_MRET}, {0x10500073u, RV_WFI},
+static const struct {
+    uint32_t word;
+    uint8_t op;
+} op_system[] = {
+    {0x00000073u, RV_ECALL},
+    {0x00100073u, RV_EBREAK},
+    {0x30200073u, RV_MRET},
+    {0x10500073u, RV_WFI},
 };
 
-static int funct7_row(uint32_t f7)
-{
-    return f7 == 0 ? 0 : f7 == 0x20 ? 1 : f7 == 0x01 ? 2 : -1;
-}
+static int funct7_row(uint32_t f7) { return f7 == 0 ? 0 : f7 == 0x20 ? 1 : f7 == 0x01 ? 2 : -1; }
 
 /* The class (and so the cycle cost) of each operation. */
 static ksim_rv64_class op_class(unsigned op)
@@ -98,9 +103,7 @@ static unsigned decode_op(uint32_t w, ksim_rv64_insn *o)
     switch ((w >> 2) & 31) {
     case 0x0D: o->imm = imm_u(w); return RV_LUI;
     case 0x05: o->imm = imm_u(w); return RV_AUIPC;
-    case 0x1B:
-        o->imm = imm_j(w);
-        return (o->imm & 3) ? RV_JUMP_MISALIGNED : RV_JAL;
+    case 0x1B: o->imm = imm_j(w); return (o->imm & 3) ? RV_JUMP_MISALIGNED : RV_JAL;
     case 0x19: o->imm = imm_i(w); return f3 == 0 ? RV_JALR : RV_ILLEGAL;
     case 0x18:
         o->imm = imm_b(w);
@@ -129,12 +132,8 @@ static unsigned decode_op(uint32_t w, ksim_rv64_insn *o)
         if (f3 == 5)
             return f7 == 0 ? RV_SRLIW : f7 == 0x20 ? RV_SRAIW : RV_ILLEGAL;
         return RV_ILLEGAL;
-    case 0x0C:
-        row = funct7_row(f7);
-        return row < 0 ? RV_ILLEGAL : op_reg[row][f3];
-    case 0x0E:
-        row = funct7_row(f7);
-        return row < 0 ? RV_ILLEGAL : op_reg32[row][f3];
+    case 0x0C: row = funct7_row(f7); return row < 0 ? RV_ILLEGAL : op_reg[row][f3];
+    case 0x0E: row = funct7_row(f7); return row < 0 ? RV_ILLEGAL : op_reg32[row][f3];
     case 0x03:
         /* Reserved FENCE encodings behave as FENCE; FENCE.I is Zifencei. */
         return f3 == 0 ? RV_FENCE : f3 == 1 ? RV_FENCE_I : RV_ILLEGAL;
@@ -158,8 +157,7 @@ static unsigned decode_op(uint32_t w, ksim_rv64_insn *o)
             o->imm = r;
         }
         return op_csr[f3];
-    default:
-        return RV_ILLEGAL;
+    default: return RV_ILLEGAL;
     }
 }
 

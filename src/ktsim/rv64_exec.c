@@ -37,8 +37,7 @@ bool ksim_rv64_init(ksim_rv64 *c, const ksim_rv64_cfg *cfg, const ksim_rv64_bus 
 {
     memset(c, 0, sizeof *c);
     if (!pow2(cfg->imem_words) || !pow2(cfg->spad_words) || cfg->imem_words > (1u << 24) ||
-        cfg->spad_words > (1u << 24) || (cfg->ctrl_base & (CTRL_BYTES - 1)) ||
-        (cfg->spad_base & 7))
+        cfg->spad_words > (1u << 24) || (cfg->ctrl_base & (CTRL_BYTES - 1)) || (cfg->spad_base & 7))
         return false;
     c->cfg = *cfg;
     c->bus = *bus;
@@ -90,7 +89,8 @@ void ksim_rv64_imem_write(ksim_rv64 *c, uint32_t index, uint32_t word)
     ksim_rv64_decode(&c->cfg.costs, word, &c->dec[index]);
 }
 
-void ksim_rv64_spad_write(ksim_rv64 *c, uint32_t index, uint64_t value, uint8_t strobes, uint64_t cycle)
+void ksim_rv64_spad_write(ksim_rv64 *c, uint32_t index, uint64_t value, uint8_t strobes,
+                          uint64_t cycle)
 {
     index &= c->cfg.spad_words - 1;
     uint32_t base = index * 8;
@@ -172,9 +172,12 @@ static int64_t ctrl_offset(const ksim_rv64 *c, uint64_t a)
 }
 
 /* Load width and sign per load operation. */
-static const struct { uint8_t width; bool sign; } load_kind[] = {
-    [RV_LB - RV_LB] = {1, true},  [RV_LH - RV_LB] = {2, true},  [RV_LW - RV_LB] = {4, true},
-    [RV_LD - RV_LB] = {8, false}, [RV_LBU - RV_LB] = {1, false}, [RV_LHU - RV_LB] = {2, false},
+static const struct {
+    uint8_t width;
+    bool sign;
+} load_kind[] = {
+    [RV_LB - RV_LB] = {1, true},   [RV_LH - RV_LB] = {2, true},   [RV_LW - RV_LB] = {4, true},
+    [RV_LD - RV_LB] = {8, false},  [RV_LBU - RV_LB] = {1, false}, [RV_LHU - RV_LB] = {2, false},
     [RV_LWU - RV_LB] = {4, false},
 };
 static const uint8_t store_width[] = {1, 2, 4, 8};
@@ -210,7 +213,12 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
 /* Leave the fast path: write the locals back; come back: reload them. */
 #define SYNC() (c->pc = pc, c->cycles = cycles, c->retired = retired)
 #define RELOAD() (pc = c->pc, cycles = c->cycles, retired = c->retired)
-#define RAISE(code, value) do { cause = (code); tval = (value); goto exception; } while (0)
+#define RAISE(code, value)                                                                         \
+    do {                                                                                           \
+        cause = (code);                                                                            \
+        tval = (value);                                                                            \
+        goto exception;                                                                            \
+    } while (0)
 
     for (; max_insns; max_insns--) {
         if (cycles >= cycle_limit)
@@ -229,7 +237,10 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
         switch ((enum ksim_rv64_op)in->op) {
         case RV_LUI: x[in->rd] = (uint64_t)in->imm; break;
         case RV_AUIPC: x[in->rd] = pc + (uint64_t)in->imm; break;
-        case RV_JAL: x[in->rd] = next; next = pc + (uint64_t)in->imm; break;
+        case RV_JAL:
+            x[in->rd] = next;
+            next = pc + (uint64_t)in->imm;
+            break;
         case RV_JALR: {
             uint64_t t = (a + (uint64_t)in->imm) & ~1ull;
             if (t & 3)
@@ -238,7 +249,12 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
             next = t;
             break;
         }
-#define BRANCH(cond) if (cond) { next = pc + (uint64_t)in->imm; cycles += taken; } break
+#define BRANCH(cond)                                                                               \
+    if (cond) {                                                                                    \
+        next = pc + (uint64_t)in->imm;                                                             \
+        cycles += taken;                                                                           \
+    }                                                                                              \
+    break
         case RV_BEQ: BRANCH(a == b);
         case RV_BNE: BRANCH(a != b);
         case RV_BLT: BRANCH((int64_t)a < (int64_t)b);
@@ -246,7 +262,13 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
         case RV_BLTU: BRANCH(a < b);
         case RV_BGEU: BRANCH(a >= b);
 #undef BRANCH
-        case RV_LB: case RV_LH: case RV_LW: case RV_LD: case RV_LBU: case RV_LHU: case RV_LWU: {
+        case RV_LB:
+        case RV_LH:
+        case RV_LW:
+        case RV_LD:
+        case RV_LBU:
+        case RV_LHU:
+        case RV_LWU: {
             unsigned w = load_kind[in->op - RV_LB].width;
             uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base, v = 0;
             if (addr & (w - 1))
@@ -264,7 +286,10 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
             x[in->rd] = extend(v, w, load_kind[in->op - RV_LB].sign);
             break;
         }
-        case RV_SB: case RV_SH: case RV_SW: case RV_SD: {
+        case RV_SB:
+        case RV_SH:
+        case RV_SW:
+        case RV_SD: {
             unsigned w = store_width[in->op - RV_SB];
             uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base;
             if (addr & (w - 1))
@@ -336,7 +361,8 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
         case RV_DIVUW: x[in->rd] = divw_u((uint32_t)a, (uint32_t)b); break;
         case RV_REMW: x[in->rd] = remw_s((int32_t)(uint32_t)a, (int32_t)(uint32_t)b); break;
         case RV_REMUW: x[in->rd] = remw_u((uint32_t)a, (uint32_t)b); break;
-        case RV_FENCE: case RV_FENCE_I: break; /* one hart, no cache model: ordering is free */
+        case RV_FENCE:
+        case RV_FENCE_I: break; /* one hart, no cache model: ordering is free */
         case RV_ECALL: RAISE(KSIM_RV64_EXC_ECALL_M, 0);
         case RV_EBREAK: RAISE(KSIM_RV64_EXC_BREAKPOINT, pc);
         case RV_MRET:
@@ -353,7 +379,12 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
                 goto out;
             }
             break;
-        case RV_CSRRW: case RV_CSRRS: case RV_CSRRC: case RV_CSRRWI: case RV_CSRRSI: case RV_CSRRCI: {
+        case RV_CSRRW:
+        case RV_CSRRS:
+        case RV_CSRRC:
+        case RV_CSRRWI:
+        case RV_CSRRSI:
+        case RV_CSRRCI: {
             int row = (int)in->imm;
             bool imm_form = in->op >= RV_CSRRWI;
             uint64_t src = imm_form ? in->rs1 : a;
@@ -369,12 +400,10 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
             x[in->rd] = old;
             break;
         }
-        case RV_JUMP_MISALIGNED:
-            RAISE(KSIM_RV64_EXC_FETCH_MISALIGNED, pc + (uint64_t)in->imm);
+        case RV_JUMP_MISALIGNED: RAISE(KSIM_RV64_EXC_FETCH_MISALIGNED, pc + (uint64_t)in->imm);
         case RV_ILLEGAL:
         case RV_OP_COUNT:
-        default:
-            RAISE(KSIM_RV64_EXC_ILLEGAL, c->imem[pc >> 2]);
+        default: RAISE(KSIM_RV64_EXC_ILLEGAL, c->imem[pc >> 2]);
         }
         pc = next;
         retired++;

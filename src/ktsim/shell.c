@@ -47,8 +47,8 @@ struct ksim_shell {
     ksim_fault_sink model;
 };
 
-ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops, kt_coord mem_port,
-                              unsigned recv_depth)
+ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops,
+                              kt_coord mem_port, unsigned recv_depth)
 {
     ksim_shell *sh = calloc(1, sizeof *sh);
     if (!sh)
@@ -58,7 +58,8 @@ ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *op
         sh->cfg.type = ops->default_type;
     sh->ops = ops;
     sh->unit = ops->create(&sh->cfg, mem_port);
-    if (!sh->unit || !ksim_fifo_init(&sh->inst, cfg->inst_depth) || !ksim_fifo_init(&sh->recv, recv_depth)) {
+    if (!sh->unit || !ksim_fifo_init(&sh->inst, cfg->inst_depth) ||
+        !ksim_fifo_init(&sh->recv, recv_depth)) {
         ksim_shell_destroy(sh);
         return NULL;
     }
@@ -91,7 +92,10 @@ void ksim_shell_reset(ksim_shell *sh)
 
 kt_coord ksim_shell_coord(const ksim_shell *sh) { return sh->cfg.at; }
 const ksim_fault_sink *ksim_shell_model(const ksim_shell *sh) { return &sh->model; }
-void ksim_shell_set_model_fault(ksim_shell *sh, ksim_fault_fn fn, void *user) { sh->model = (ksim_fault_sink){fn, user}; }
+void ksim_shell_set_model_fault(ksim_shell *sh, ksim_fault_fn fn, void *user)
+{
+    sh->model = (ksim_fault_sink){fn, user};
+}
 
 static bool busy(const ksim_shell *sh)
 {
@@ -188,7 +192,8 @@ static void fill_output(ksim_shell *sh)
         sh->sig_count--;
         sh->out_valid = true;
     } else if (sh->ctrl_pend && sh->cycle >= sh->ctrl_ready_at) {
-        kt_flit_ctrl_reply(&sh->out, sh->ctrl_src, sh->cfg.at, sh->ctrl_index, sh->ctrl_txn, sh->ctrl_value);
+        kt_flit_ctrl_reply(&sh->out, sh->ctrl_src, sh->cfg.at, sh->ctrl_index, sh->ctrl_txn,
+                           sh->ctrl_value);
         sh->ctrl_pend = false;
         sh->out_valid = true;
     }
@@ -220,7 +225,8 @@ static void shell_tick(void *ep, uint64_t cycle)
         sh->ctr_busy++;
 }
 
-const ksim_endpoint_ops ksim_shell_endpoint = {shell_offer, shell_out_peek, shell_out_pop, shell_tick};
+const ksim_endpoint_ops ksim_shell_endpoint = {shell_offer, shell_out_peek, shell_out_pop,
+                                               shell_tick};
 
 void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles)
 {

@@ -23,11 +23,11 @@ typedef struct ksim_unit_ops {
     void *(*create)(const ktsim_unit_cfg *cfg, kt_coord mem_port);
     void (*destroy)(void *u);
     void (*reset)(void *u);
-    bool (*ready)(void *u);                             /* inst_ready */
+    bool (*ready)(void *u); /* inst_ready */
     void (*issue)(void *u, const kt_flit *inst);
     void (*tick)(void *u, ksim_shell *sh);
-    bool (*recv)(void *u, const kt_flit *f);            /* receive path; false = not yet */
-    uint64_t (*dbg)(void *u);                           /* CU_DBG */
+    bool (*recv)(void *u, const kt_flit *f); /* receive path; false = not yet */
+    uint64_t (*dbg)(void *u);                /* CU_DBG */
     bool (*idle)(void *u);
 } ksim_unit_ops;
 
@@ -36,15 +36,15 @@ const ksim_unit_ops *ksim_unit_find(const char *kind);
 extern const ksim_unit_ops ksim_unit_test;
 extern const ksim_unit_ops ksim_unit_saxpy;
 
-ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops, kt_coord mem_port,
-                              unsigned recv_depth);
+ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops,
+                              kt_coord mem_port, unsigned recv_depth);
 void ksim_shell_destroy(ksim_shell *sh);
 void ksim_shell_reset(ksim_shell *sh);
 extern const ksim_endpoint_ops ksim_shell_endpoint;
 
 /* Unit side. */
 void ksim_shell_done(ksim_shell *sh, uint32_t result, bool fault); /* exec_done */
-bool ksim_shell_send(ksim_shell *sh, const kt_flit *f);            /* send_valid; false = not ready */
+bool ksim_shell_send(ksim_shell *sh, const kt_flit *f); /* send_valid; false = not ready */
 kt_coord ksim_shell_coord(const ksim_shell *sh);
 /* Where the unit reports what its model cannot represent (ksim_report). */
 const ksim_fault_sink *ksim_shell_model(const ksim_shell *sh);

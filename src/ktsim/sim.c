@@ -45,7 +45,7 @@ struct ktsim {
     uint64_t lane[4]; /* station-bus lanes, for the stale-bytes variant */
     uint64_t stalled;
     uint16_t plugged_rd, plugged_wr; /* AXI traffic of plugged agent-side masters (the mover) */
-    ksim_mover *mover;                /* the memory agent's own mover, unless the preset drops it */
+    ksim_mover *mover;               /* the memory agent's own mover, unless the preset drops it */
     ksim_rv64c *rv64;                /* CPU_RV64 = 1 */
 };
 
@@ -178,7 +178,8 @@ static bus_region *find_region(ktsim *s, uint64_t addr, size_t len, uint64_t *of
 {
     for (unsigned i = 0; i < s->n_regions; i++) {
         bus_region *b = &s->regions[i];
-        if (addr >= b->r.base && addr - b->r.base < b->r.size && len <= b->r.size - (addr - b->r.base)) {
+        if (addr >= b->r.base && addr - b->r.base < b->r.size &&
+            len <= b->r.size - (addr - b->r.base)) {
             *off = addr - b->r.base;
             return b;
         }
@@ -188,7 +189,9 @@ static bus_region *find_region(ktsim *s, uint64_t addr, size_t len, uint64_t *of
 
 static npk_status no_slave(uint64_t addr, size_t len)
 {
-    return npk_fail(NPK_EFAULT, "no slave answers at 0x%" PRIx64 "+%zu on the host bus (decode error)", addr, len);
+    return npk_fail(NPK_EFAULT,
+                    "no slave answers at 0x%" PRIx64 "+%zu on the host bus (decode error)", addr,
+                    len);
 }
 
 /* One beat into the orchestrator, then one cycle. */
@@ -228,9 +231,7 @@ static npk_status sim_write(ktsim *s, uint64_t addr, const uint8_t *bytes, size_
         return no_slave(addr, len);
     ktsim_step(s, s->cfg.host_access_cycles);
     switch (b->kind) {
-    case R_CTRL:
-        ctrl_write_words(s, (uint32_t)off, bytes, len / 8);
-        return NPK_OK;
+    case R_CTRL: ctrl_write_words(s, (uint32_t)off, bytes, len / 8); return NPK_OK;
     case R_MEM: {
         npk_status st = ksim_dram_host_write(s->dram, off, bytes, len);
         ktsim_step(s, (len + 31) / 32); /* one 256-bit beat per cycle */
@@ -298,7 +299,10 @@ static npk_status t_write64(void *ctx, uint64_t addr, uint64_t value)
     return sim_write(ctx, addr, b, 8, false);
 }
 
-static npk_status t_read_block(void *ctx, uint64_t addr, void *buf, size_t len) { return sim_read(ctx, addr, buf, len); }
+static npk_status t_read_block(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    return sim_read(ctx, addr, buf, len);
+}
 static npk_status t_write_block(void *ctx, uint64_t addr, const void *buf, size_t len)
 {
     return sim_write(ctx, addr, buf, len, true);
@@ -348,15 +352,16 @@ npk_status ktsim_bus_read64(ktsim *s, uint64_t addr, uint64_t *value)
 static npk_status add_region(ktsim *s, region_kind kind, const ktsim_region *r)
 {
     if (s->n_regions >= MAX_REGIONS)
-        return npk_fail(NPK_ELIMIT, "bus region '%s': %u regions already (limit %u)", r->name, s->n_regions,
-                        MAX_REGIONS);
+        return npk_fail(NPK_ELIMIT, "bus region '%s': %u regions already (limit %u)", r->name,
+                        s->n_regions, MAX_REGIONS);
     if (!r->size)
         return npk_fail(NPK_EINVAL, "bus region '%s' has size 0", r->name);
     for (unsigned i = 0; i < s->n_regions; i++) {
         const ktsim_region *o = &s->regions[i].r;
         if (r->base < o->base + o->size && o->base < r->base + r->size)
             return npk_fail(NPK_EINVAL,
-                            "bus region '%s' 0x%" PRIx64 "+0x%" PRIx64 " overlaps '%s' 0x%" PRIx64 "+0x%" PRIx64,
+                            "bus region '%s' 0x%" PRIx64 "+0x%" PRIx64 " overlaps '%s' 0x%" PRIx64
+                            "+0x%" PRIx64,
                             r->name, r->base, r->size, o->name, o->base, o->size);
     }
     s->regions[s->n_regions++] = (bus_region){kind, *r};
@@ -364,7 +369,10 @@ static npk_status add_region(ktsim *s, region_kind kind, const ktsim_region *r)
 }
 
 npk_status ktsim_add_region(ktsim *s, const ktsim_region *r) { return add_region(s, R_PLUGGED, r); }
-npk_status ktsim_add_aux_client(ktsim *s, const ktsim_aux_client *c) { return ksim_orch_add_aux(s->orch, c); }
+npk_status ktsim_add_aux_client(ktsim *s, const ktsim_aux_client *c)
+{
+    return ksim_orch_add_aux(s->orch, c);
+}
 
 /* ---- the memory agent's mover: its AXI master reaches this mesh's DRAM ---- */
 
@@ -398,8 +406,8 @@ static npk_status add_agent_mover(ktsim *s)
     ksim_mover_mem mem = {agent_mover_read, agent_mover_write, NULL, s};
     if (!(s->mover = ksim_mover_create(&mem, sim_fault, s)))
         return npk_fail(NPK_ENOMEM, "simulator: out of memory (mover)");
-    ktsim_aux_client c = {"mover", 0x00, KT_MV_AUX_LIMIT - 1, agent_mover_cfg, agent_mover_stat, NULL,
-                          agent_mover_tick, s->mover};
+    ktsim_aux_client c = {"mover",          0x00, KT_MV_AUX_LIMIT - 1, agent_mover_cfg,
+                          agent_mover_stat, NULL, agent_mover_tick,    s->mover};
     return ktsim_add_aux_client(s, &c);
 }
 
@@ -408,28 +416,37 @@ static npk_status add_agent_mover(ktsim *s)
 static npk_status check_config(const ktsim_config *c)
 {
     if (c->flit_width != KT_FLIT_WIDTH || c->pos_width != KT_POS_WIDTH)
-        return npk_fail(NPK_EUNSUPPORTED, "flit %u bits / position %u bits: only the reference 288/4 is modelled",
+        return npk_fail(NPK_EUNSUPPORTED,
+                        "flit %u bits / position %u bits: only the reference 288/4 is modelled",
                         c->flit_width, c->pos_width);
     if (c->grid_lo < 1 || c->grid_hi < c->grid_lo || c->grid_hi > 14)
-        return npk_fail(NPK_EINVAL, "grid %u..%u: need 1 <= GRID_LO <= GRID_HI <= 14", c->grid_lo, c->grid_hi);
+        return npk_fail(NPK_EINVAL, "grid %u..%u: need 1 <= GRID_LO <= GRID_HI <= 14", c->grid_lo,
+                        c->grid_hi);
     if (c->stage_flits < 1 || c->stage_flits > 204)
-        return npk_fail(NPK_ELIMIT, "stage_flits=%u outside 1..204 (the 10-bit word pointer)", c->stage_flits);
+        return npk_fail(NPK_ELIMIT, "stage_flits=%u outside 1..204 (the 10-bit word pointer)",
+                        c->stage_flits);
     if (c->n_mem_ports < 1 || c->n_mem_ports > KTSIM_MAX_MEM_PORTS)
-        return npk_fail(NPK_EINVAL, "%u memory ports, need 1..%u", c->n_mem_ports, KTSIM_MAX_MEM_PORTS);
+        return npk_fail(NPK_EINVAL, "%u memory ports, need 1..%u", c->n_mem_ports,
+                        KTSIM_MAX_MEM_PORTS);
     const struct {
         const char *key;
         unsigned depth;
-    } fifos[] = {{"tx_depth", c->tx_depth}, {"rx_depth", c->rx_depth}, {"router_fifo", c->router_fifo},
-                 {"recv_depth", c->recv_depth}, {"mem_queue", c->mem_queue}};
+    } fifos[] = {{"tx_depth", c->tx_depth},
+                 {"rx_depth", c->rx_depth},
+                 {"router_fifo", c->router_fifo},
+                 {"recv_depth", c->recv_depth},
+                 {"mem_queue", c->mem_queue}};
     for (size_t i = 0; i < sizeof fifos / sizeof fifos[0]; i++)
         if (!fifos[i].depth)
-            return npk_fail(NPK_EINVAL, "%s=0 in preset '%s': a FIFO holds at least 1 entry", fifos[i].key, c->name);
+            return npk_fail(NPK_EINVAL, "%s=0 in preset '%s': a FIFO holds at least 1 entry",
+                            fifos[i].key, c->name);
     for (unsigned i = 0; i < c->n_units; i++) {
         if (!ksim_unit_find(c->units[i].kind))
-            return npk_fail(NPK_EINVAL, "unit at (%u,%u): unknown model '%s' (known: test, saxpy)", c->units[i].at.x,
-                            c->units[i].at.y, c->units[i].kind);
+            return npk_fail(NPK_EINVAL, "unit at (%u,%u): unknown model '%s' (known: test, saxpy)",
+                            c->units[i].at.x, c->units[i].at.y, c->units[i].kind);
         if (c->units[i].inst_depth == 0)
-            return npk_fail(NPK_EINVAL, "unit at (%u,%u): inst_depth=0, at least 1 (credit is seeded from it)",
+            return npk_fail(NPK_EINVAL,
+                            "unit at (%u,%u): inst_depth=0, at least 1 (credit is seeded from it)",
                             c->units[i].at.x, c->units[i].at.y);
     }
     return NPK_OK;
@@ -467,8 +484,13 @@ static npk_status add_rv64(ktsim *s)
     npk_status st = ksim_mesh_attach(s->mesh, cfg->rv64_at, &ksim_rv64c_endpoint, s->rv64);
     if (st)
         return st;
-    ktsim_region lw = {"rv64 load window", cfg->ctrl_base + KT_RV64_LOAD_WINDOW, KT_RV64_LOAD_WINDOW_SIZE,
-                       rv64_lw_read, rv64_lw_write, rv64_tick, s->rv64};
+    ktsim_region lw = {"rv64 load window",
+                       cfg->ctrl_base + KT_RV64_LOAD_WINDOW,
+                       KT_RV64_LOAD_WINDOW_SIZE,
+                       rv64_lw_read,
+                       rv64_lw_write,
+                       rv64_tick,
+                       s->rv64};
     return add_region(s, R_PLUGGED, &lw);
 }
 
@@ -484,9 +506,16 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
     if (!s)
         return npk_fail(NPK_ENOMEM, "simulator: out of memory");
     s->cfg = *cfg;
-    ksim_orch_params p = {cfg->flit_width, cfg->pos_width, cfg->grid_lo, cfg->grid_hi,
-                          (cfg->flit_width + 63) / 64, cfg->stage_flits, cfg->tx_depth, cfg->rx_depth,
-                          cfg->mem_port[0], cfg->gen};
+    ksim_orch_params p = {cfg->flit_width,
+                          cfg->pos_width,
+                          cfg->grid_lo,
+                          cfg->grid_hi,
+                          (cfg->flit_width + 63) / 64,
+                          cfg->stage_flits,
+                          cfg->tx_depth,
+                          cfg->rx_depth,
+                          cfg->mem_port[0],
+                          cfg->gen};
     s->orch = ksim_orch_create(&p, sim_fault, s);
     s->mesh = ksim_mesh_create(cfg->grid_lo, cfg->grid_hi, cfg->router_fifo);
     s->dram = ksim_dram_create(cfg->dram_size);
@@ -495,22 +524,24 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
         return npk_fail(NPK_ENOMEM, "simulator: out of memory building '%s'", cfg->name);
     }
     for (unsigned i = 0; i < cfg->n_mem_ports; i++) {
-        s->ports[i] = ksim_memport_create(cfg->mem_port[i], cfg->mem_queue, s->dram, i == 0 ? s->orch : NULL,
-                                          sim_fault, s);
+        s->ports[i] = ksim_memport_create(cfg->mem_port[i], cfg->mem_queue, s->dram,
+                                          i == 0 ? s->orch : NULL, sim_fault, s);
         if (!s->ports[i]) {
             ktsim_destroy(s);
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (memory port %u)", i);
         }
         if (i)
             ksim_memport_share_agent(s->ports[i], s->orch);
-        if ((st = ksim_mesh_attach(s->mesh, cfg->mem_port[i], &ksim_memport_endpoint, s->ports[i]))) {
+        if ((st = ksim_mesh_attach(s->mesh, cfg->mem_port[i], &ksim_memport_endpoint,
+                                   s->ports[i]))) {
             ktsim_destroy(s);
             return st;
         }
     }
     for (unsigned i = 0; i < cfg->n_units; i++) {
         const ktsim_unit_cfg *u = &cfg->units[i];
-        ksim_shell *sh = ksim_shell_create(u, ksim_unit_find(u->kind), cfg->mem_port[0], cfg->recv_depth);
+        ksim_shell *sh =
+            ksim_shell_create(u, ksim_unit_find(u->kind), cfg->mem_port[0], cfg->recv_depth);
         if (!sh) {
             ktsim_destroy(s);
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (unit %u)", i);
@@ -528,8 +559,13 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
     }
     /* With the RV64 complex the node's control window holds its load window at +0x8000, so the
      * orchestrator window ends there. */
-    ktsim_region ctrl = {"orchestrator", cfg->ctrl_base, cfg->cpu_rv64 ? KT_RV64_LOAD_WINDOW : KT_WINDOW_BYTES,
-                         NULL, NULL, NULL, NULL};
+    ktsim_region ctrl = {"orchestrator",
+                         cfg->ctrl_base,
+                         cfg->cpu_rv64 ? KT_RV64_LOAD_WINDOW : KT_WINDOW_BYTES,
+                         NULL,
+                         NULL,
+                         NULL,
+                         NULL};
     ktsim_region mem = {"memory", cfg->mem_base, cfg->dram_size, NULL, NULL, NULL, NULL};
     if ((st = add_region(s, R_CTRL, &ctrl)) || (st = add_region(s, R_MEM, &mem)) ||
         (cfg->cpu_rv64 && (st = add_rv64(s)))) {

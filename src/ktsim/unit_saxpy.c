@@ -25,7 +25,15 @@ enum { SX_OP = 0x01, SX_MAX_N = 64, SX_TXN_X = 0x10, SX_TXN_Y = 0x20, SX_TXN_W =
 #define SX_FAULT_OPCODE 0xBAD00001u
 #define SX_FAULT_LENGTH 0xBAD00002u
 
-typedef enum sx_state { SX_IDLE, SX_REQ_X, SX_REQ_Y, SX_WAIT, SX_WR_REQ, SX_WR_DATA, SX_RETIRE } sx_state;
+typedef enum sx_state {
+    SX_IDLE,
+    SX_REQ_X,
+    SX_REQ_Y,
+    SX_WAIT,
+    SX_WR_REQ,
+    SX_WR_DATA,
+    SX_RETIRE
+} sx_state;
 
 typedef struct saxpy_unit {
     kt_coord mem;
@@ -121,9 +129,10 @@ static void sx_tick(void *p, ksim_shell *sh)
         if (u->got_x == u->beats && u->got_y == u->beats) {
             for (uint32_t i = 0; i < u->n; i++)
                 if (!rtl_saxpy(u->a, u->x[i], &u->y[i]))
-                    ksim_report(ksim_shell_model(sh), "saxpy operand a=%g x=%g y=%g has no 32-bit integer value (the "
-                                               "RTL's conversion is not modelled there)",
-                                           (double)u->a, (double)u->x[i], (double)u->y[i]);
+                    ksim_report(ksim_shell_model(sh),
+                                "saxpy operand a=%g x=%g y=%g has no 32-bit integer value (the "
+                                "RTL's conversion is not modelled there)",
+                                (double)u->a, (double)u->x[i], (double)u->y[i]);
             for (uint32_t i = 0; i < u->n; i++)
                 memcpy(u->ybytes + 4 * i, &u->y[i], 4);
             u->state = SX_WR_REQ;
@@ -148,7 +157,8 @@ static void sx_tick(void *p, ksim_shell *sh)
             memcpy(&v, u->ybytes + u->sent * 32 + w * 8, 8);
             f.w[w] = v;
         }
-        kt_header h = {u->mem, ksim_shell_coord(sh), KT_T_MEM_WR_DATA, SX_TXN_W, u->sent + 1 == u->beats, 0};
+        kt_header h = {u->mem,   ksim_shell_coord(sh),    KT_T_MEM_WR_DATA,
+                       SX_TXN_W, u->sent + 1 == u->beats, 0};
         kt_header_put(&f, &h);
         if (ksim_shell_send(sh, &f) && ++u->sent == u->beats)
             u->state = SX_RETIRE; /* sent, not landed: there is no fence */
@@ -192,5 +202,6 @@ static bool sx_recv(void *p, const kt_flit *f)
 static uint64_t sx_dbg(void *p) { return ((saxpy_unit *)p)->elements; }
 static bool sx_idle(void *p) { return ((saxpy_unit *)p)->state == SX_IDLE; }
 
-const ksim_unit_ops ksim_unit_saxpy = {"saxpy", 0x5358 /* 'SX' */, sx_create, sx_destroy, sx_reset, sx_ready,
-                                       sx_issue, sx_tick, sx_recv, sx_dbg, sx_idle};
+const ksim_unit_ops ksim_unit_saxpy = {"saxpy",  0x5358 /* 'SX' */, sx_create, sx_destroy, sx_reset,
+                                       sx_ready, sx_issue,          sx_tick,   sx_recv,    sx_dbg,
+                                       sx_idle};

@@ -13,7 +13,12 @@
 
 #include "shell.h"
 
-enum { TU_RETIRE = KT_TU_RETIRE, TU_FAULT = KT_TU_FAULT, TU_FETCH = KT_TU_FETCH, TU_FETCH_TXN = 0x5A };
+enum {
+    TU_RETIRE = KT_TU_RETIRE,
+    TU_FAULT = KT_TU_FAULT,
+    TU_FETCH = KT_TU_FETCH,
+    TU_FETCH_TXN = 0x5A
+};
 
 typedef struct test_unit {
     ktsim_unit_cfg cfg;
@@ -102,5 +107,6 @@ static bool tu_recv(void *p, const kt_flit *f)
 static uint64_t tu_dbg(void *p) { return ((test_unit *)p)->dbg; }
 static bool tu_idle(void *p) { return !((test_unit *)p)->active; }
 
-const ksim_unit_ops ksim_unit_test = {"test", 0x5455 /* 'TU' */, tu_create, tu_destroy, tu_reset, tu_ready,
-                                      tu_issue, tu_tick, tu_recv, tu_dbg, tu_idle};
+const ksim_unit_ops ksim_unit_test = {"test",   0x5455 /* 'TU' */, tu_create, tu_destroy, tu_reset,
+                                      tu_ready, tu_issue,          tu_tick,   tu_recv,    tu_dbg,
+                                      tu_idle};

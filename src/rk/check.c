@@ -78,8 +78,8 @@ static double rounded_to(npk_rk_prec out, double s)
 }
 
 /* Judge one element; updates the verdict. */
-static void judge(npk_rk_verdict *v, npk_rk_prec out, uint32_t k, size_t idx, double got,
-                  double s, double abs_sum)
+static void judge(npk_rk_verdict *v, npk_rk_prec out, uint32_t k, size_t idx, double got, double s,
+                  double abs_sum)
 {
     const float_format *f = format_of(out);
     double bound = npk_rk_error_bound(out, k, s, abs_sum);
@@ -138,9 +138,8 @@ static void judge_block(void *ctx, uint32_t i0, uint32_t rows, uint32_t j0, uint
         }
 }
 
-npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
-                               uint32_t n, const void *a, const void *b, const void *got,
-                               npk_rk_verdict *v)
+npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k, uint32_t n,
+                               const void *a, const void *b, const void *got, npk_rk_verdict *v)
 {
     if (!a || !b || !got || !v)
         return npk_fail(NPK_EINVAL, "matmul check: NULL operand");
@@ -153,8 +152,7 @@ npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint
         if (in != NPK_PREC_INT8 && in != NPK_PREC_INT4)
             return npk_fail(NPK_EINVAL, "matmul check: inputs must be fp16, int8 or int4");
         if (out != NPK_PREC_INT32 && out != NPK_PREC_INT16)
-            return npk_fail(NPK_EINVAL,
-                            "matmul check: integer inputs give int32 or int16, not %s",
+            return npk_fail(NPK_EINVAL, "matmul check: integer inputs give int32 or int16, not %s",
                             npk_rk_prec_name(out) ? npk_rk_prec_name(out) : "?");
     }
     judge_ctx j = {out, k, n, got, v};

@@ -176,17 +176,18 @@ size_t npk_rk_diff_print(FILE *out, const npk_rk_entry *a, size_t na, const npk_
         char tmp[8];
         const npk_rk_reg *r = npk_rk_reg_lookup(x->target, x->reg);
         npk_rk_unit blk;
-        const char *bname = npk_rk_unit_of_target(x->target, &blk) ? npk_rk_unit_name(blk)
-                                                                     : (snprintf(tmp, sizeof tmp, "T%04x", x->target), tmp);
+        const char *bname = npk_rk_unit_of_target(x->target, &blk)
+                                ? npk_rk_unit_name(blk)
+                                : (snprintf(tmp, sizeof tmp, "T%04x", x->target), tmp);
         const char *rname = r ? r->name : "UNKNOWN";
         if (c < 0) {
-            fprintf(out, "  %-8s 0x%04x %-27s A=0x%08" PRIx32 "  B: not written\n", bname,
-                    x->reg, rname, x->value);
+            fprintf(out, "  %-8s 0x%04x %-27s A=0x%08" PRIx32 "  B: not written\n", bname, x->reg,
+                    rname, x->value);
             differing++;
             i++;
         } else if (c > 0) {
-            fprintf(out, "  %-8s 0x%04x %-27s A: not written  B=0x%08" PRIx32 "\n", bname,
-                    x->reg, rname, x->value);
+            fprintf(out, "  %-8s 0x%04x %-27s A: not written  B=0x%08" PRIx32 "\n", bname, x->reg,
+                    rname, x->value);
             differing++;
             j++;
         } else {

@@ -39,24 +39,16 @@ npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *n
 static npk_status from_errno(int err)
 {
     switch (err) {
-    case EINVAL:
-        return NPK_EINVAL;
-    case ENOMEM:
-        return NPK_ENOMEM;
-    case ETIMEDOUT:
-        return NPK_ETIMEDOUT;
-    case EOPNOTSUPP:
-        return NPK_EUNSUPPORTED;
+    case EINVAL: return NPK_EINVAL;
+    case ENOMEM: return NPK_ENOMEM;
+    case ETIMEDOUT: return NPK_ETIMEDOUT;
+    case EOPNOTSUPP: return NPK_EUNSUPPORTED;
     case ENODEV:
-    case ENOENT:
-        return NPK_ENODEV;
-    case EFAULT:
-        return NPK_EFAULT;
+    case ENOENT: return NPK_ENODEV;
+    case EFAULT: return NPK_EFAULT;
     case EBUSY:
-    case EAGAIN:
-        return NPK_EBUSY;
-    default:
-        return NPK_EIO;
+    case EAGAIN: return NPK_EBUSY;
+    default: return NPK_EIO;
     }
 }
 
@@ -66,8 +58,8 @@ static npk_status req_fail(npk_rk_device *d, int rc, const char *what, const cha
     char detail[160];
     snprintf(detail, sizeof detail, detail_fmt, a, b);
     const char *extra = d->be.detail ? d->be.detail(d->ctx) : NULL;
-    return npk_fail(from_errno(-rc), "rknpu %s on %s: %s (%s)%s%s", what, d->name,
-                    strerror(-rc), detail, extra && *extra ? ": " : "", extra ? extra : "");
+    return npk_fail(from_errno(-rc), "rknpu %s on %s: %s (%s)%s%s", what, d->name, strerror(-rc),
+                    detail, extra && *extra ? ": " : "", extra ? extra : "");
 }
 
 const char *npk_rk_device_name(const npk_rk_device *d) { return d->name; }
@@ -147,9 +139,11 @@ npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, np
         d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
         if (rc)
             return req_fail(d, rc, "MEM_MAP", "handle %llu%.0llu", c.handle, 0);
-        return npk_fail(from_errno(err), "rk mem_create: mmap of %llu bytes at offset 0x%llx "
-                        "on %s failed: %s", (unsigned long long)size,
-                        (unsigned long long)m.offset, d->name, strerror(err));
+        return npk_fail(from_errno(err),
+                        "rk mem_create: mmap of %llu bytes at offset 0x%llx "
+                        "on %s failed: %s",
+                        (unsigned long long)size, (unsigned long long)m.offset, d->name,
+                        strerror(err));
     }
     *out = (npk_rk_mem){.handle = c.handle,
                         .flags = flags,
@@ -168,11 +162,11 @@ npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, np
     return NPK_OK;
 }
 
-npk_status npk_rk_mem_sync(npk_rk_device *d, const npk_rk_mem *mem, uint64_t offset,
-                           uint64_t size, uint32_t dir)
+npk_status npk_rk_mem_sync(npk_rk_device *d, const npk_rk_mem *mem, uint64_t offset, uint64_t size,
+                           uint32_t dir)
 {
-    struct rknpu_mem_sync y = {.flags = dir, .obj_addr = mem->obj_addr, .offset = offset,
-                               .size = size};
+    struct rknpu_mem_sync y = {
+        .flags = dir, .obj_addr = mem->obj_addr, .offset = offset, .size = size};
     int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_SYNC, &y);
     if (rc)
         return req_fail(d, rc, "MEM_SYNC", "offset %llu, size %llu", offset, size);
@@ -224,8 +218,7 @@ npk_status npk_rk_wait(npk_rk_device *d, unsigned core, uint32_t timeout_ms)
         return NPK_OK;
     int rc = d->be.wait(d->ctx, core);
     if (rc)
-        return req_fail(d, rc, "completion wait", "core %llu, timeout %llu ms", core,
-                        timeout_ms);
+        return req_fail(d, rc, "completion wait", "core %llu, timeout %llu ms", core, timeout_ms);
     return NPK_OK;
 }
 

@@ -71,13 +71,20 @@ static const npk_rk_soc *k_soc(void *ctx)
     return npk_rk_soc_default();
 }
 
-static const npk_rk_backend kernel_backend = {.kind = "kernel", .ioctl = k_ioctl, .map = k_map,
-                                              .unmap = k_unmap, .close = k_close, .soc = k_soc,
+static const npk_rk_backend kernel_backend = {.kind = "kernel",
+                                              .ioctl = k_ioctl,
+                                              .map = k_map,
+                                              .unmap = k_unmap,
+                                              .close = k_close,
+                                              .soc = k_soc,
                                               .kernel = "rknpu"};
 /* the same operations for a node of another driver: the adapter over it says which */
-const npk_rk_backend npk_rk_kernel_fd_backend = {.kind = "kernel", .ioctl = k_ioctl,
-                                                 .map = k_map, .unmap = k_unmap,
-                                                 .close = k_close, .soc = k_soc};
+const npk_rk_backend npk_rk_kernel_fd_backend = {.kind = "kernel",
+                                                 .ioctl = k_ioctl,
+                                                 .map = k_map,
+                                                 .unmap = k_unmap,
+                                                 .close = k_close,
+                                                 .soc = k_soc};
 
 void *npk_rk_kernel_fd_ctx(int fd)
 {

@@ -26,7 +26,10 @@ size_t npk_rk_devpack_a_bytes(const npk_rk_pack_geom *g)
     return npk_rk_a_bytes(&b, g->k);
 }
 
-size_t npk_rk_devpack_b_bytes(const npk_rk_pack_geom *g) { return npk_rk_b_bytes(g->in, g->k, g->n); }
+size_t npk_rk_devpack_b_bytes(const npk_rk_pack_geom *g)
+{
+    return npk_rk_b_bytes(g->in, g->k, g->n);
+}
 
 size_t npk_rk_devpack_c_bytes(const npk_rk_pack_geom *g)
 {
@@ -44,12 +47,10 @@ npk_status npk_rk_devpack_a(const npk_rk_pack_geom *g, const void *a, void *dst,
 npk_status npk_rk_devpack_b(const npk_rk_pack_geom *g, const void *bm, void *dst, size_t size)
 {
     npk_rk_cmatrix src = {bm, g->k, g->n, g->n};
-    return npk_rk_pack_b(g->in, &src, (npk_rk_range){0, g->k}, (npk_rk_range){0, g->n}, dst,
-                         size);
+    return npk_rk_pack_b(g->in, &src, (npk_rk_range){0, g->k}, (npk_rk_range){0, g->n}, dst, size);
 }
 
-npk_status npk_rk_devpack_unpack_c(const npk_rk_pack_geom *g, const void *src, size_t size,
-                                   void *c)
+npk_status npk_rk_devpack_unpack_c(const npk_rk_pack_geom *g, const void *src, size_t size, void *c)
 {
     npk_rk_block b = c_block(g);
     npk_rk_matrix dst = {c, g->m, g->n, g->n};

@@ -146,10 +146,8 @@ static int action(struct rknpu_action *a)
     switch (a->flags) {
     case RKNPU_ACT_RESET:
     case RKNPU_POWER_ON:
-    case RKNPU_POWER_OFF:
-        return 0;
-    default:
-        return -EOPNOTSUPP;
+    case RKNPU_POWER_OFF: return 0;
+    default: return -EOPNOTSUPP;
     }
 }
 
@@ -195,8 +193,8 @@ static int submit(rocket_ctx *r, struct rknpu_submit *sub)
                                  .task_count = range.task_number,
                                  .task_struct_size = sizeof *tasks,
                                  .out_bo_handle_count = nout};
-    struct drm_rocket_submit s = {.jobs = (uintptr_t)&job, .job_count = 1,
-                                  .job_struct_size = sizeof job};
+    struct drm_rocket_submit s = {
+        .jobs = (uintptr_t)&job, .job_count = 1, .job_struct_size = sizeof job};
     int64_t t0 = now_ns(), deadline = t0 + (int64_t)sub->timeout * 1000000;
     int rc = r->inner.ioctl(r->ictx, DRM_IOCTL_ROCKET_SUBMIT, &s);
     free(tasks);
@@ -227,12 +225,9 @@ static int r_ioctl(void *ctx, unsigned long request, void *arg)
     if (RKNPU_IOC_TYPE(request) != RKNPU_DRM_IOCTL_BASE)
         return -ENOTTY;
     switch (RKNPU_IOC_NR(request)) {
-    case 0x40 + RKNPU_NR_ACTION:
-        return action(arg);
-    case 0x40 + RKNPU_NR_SUBMIT:
-        return submit(r, arg);
-    case 0x40 + RKNPU_NR_MEM_CREATE:
-        return mem_create(r, arg);
+    case 0x40 + RKNPU_NR_ACTION: return action(arg);
+    case 0x40 + RKNPU_NR_SUBMIT: return submit(r, arg);
+    case 0x40 + RKNPU_NR_MEM_CREATE: return mem_create(r, arg);
     case 0x40 + RKNPU_NR_MEM_MAP: {
         struct rknpu_mem_map *m = arg;
         rbo b;
@@ -241,12 +236,9 @@ static int r_ioctl(void *ctx, unsigned long request, void *arg)
         m->offset = b.offset;
         return 0;
     }
-    case 0x40 + RKNPU_NR_MEM_DESTROY:
-        return mem_destroy(r, arg);
-    case 0x40 + RKNPU_NR_MEM_SYNC:
-        return mem_sync(r, arg);
-    default:
-        return -EINVAL;
+    case 0x40 + RKNPU_NR_MEM_DESTROY: return mem_destroy(r, arg);
+    case 0x40 + RKNPU_NR_MEM_SYNC: return mem_sync(r, arg);
+    default: return -EINVAL;
     }
 }
 

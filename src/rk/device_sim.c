@@ -73,9 +73,15 @@ static const npk_rk_soc *s_soc(void *ctx)
     return soc ? soc : npk_rk_soc_default();
 }
 
-static const npk_rk_backend sim_backend = {.kind = "sim", .simulated = true, .ioctl = s_ioctl,
-                                           .map = s_map, .unmap = s_unmap, .close = s_close,
-                                           .detail = s_detail, .soc = s_soc, .kernel = "rknpu"};
+static const npk_rk_backend sim_backend = {.kind = "sim",
+                                           .simulated = true,
+                                           .ioctl = s_ioctl,
+                                           .map = s_map,
+                                           .unmap = s_unmap,
+                                           .close = s_close,
+                                           .detail = s_detail,
+                                           .soc = s_soc,
+                                           .kernel = "rknpu"};
 
 rksim *npk_rk_device_sim(npk_rk_device *dev)
 {

@@ -11,8 +11,8 @@
 
 static npk_rk_pack_geom geom(const npk_rk_devtask *t)
 {
-    return (npk_rk_pack_geom){t->mm.in, t->mm.out, t->info.mode, t->mm.m, t->mm.k, t->mm.n,
-                              t->a_stride, t->c_stride};
+    return (npk_rk_pack_geom){t->mm.in, t->mm.out, t->info.mode, t->mm.m,
+                              t->mm.k,  t->mm.n,   t->a_stride,  t->c_stride};
 }
 
 /* The feature row stride the synthesized LINE_STRIDE describes, in elements. */
@@ -21,8 +21,8 @@ static size_t a_stride_of(const npk_rk_entry *body, npk_rk_prec in)
     for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++)
         if (npk_rk_reg_lookup(npk_rk_entry_target(body[i]), npk_rk_entry_reg(body[i])) ==
             npk_rk_reg_info(NPK_REG_CNA_DMA_CON1)) {
-            uint32_t ls = npk_rk_field_get(NPK_RKF(CNA_DMA_CON1, LINE_STRIDE),
-                                           npk_rk_entry_value(body[i]));
+            uint32_t ls =
+                npk_rk_field_get(NPK_RKF(CNA_DMA_CON1, LINE_STRIDE), npk_rk_entry_value(body[i]));
             return (size_t)ls * 128 / npk_rk_prec_bits(in);
         }
     return 0;
@@ -54,8 +54,8 @@ npk_status npk_rk_devtask_create(npk_rk_device *d, const npk_rk_mm *mm, uint32_t
         (s = npk_rk_mem_create(d, cb, data_flags, &t->c)) ||
         (s = npk_rk_mem_create(d, (NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES) * 8, data_flags,
                                &t->regcmd)) ||
-        (s = npk_rk_mem_create(d, sizeof(struct rknpu_task),
-                               data_flags | RKNPU_MEM_KERNEL_MAPPING, &t->task))) {
+        (s = npk_rk_mem_create(d, sizeof(struct rknpu_task), data_flags | RKNPU_MEM_KERNEL_MAPPING,
+                               &t->task))) {
         npk_rk_devtask_destroy(d, t);
         return s;
     }

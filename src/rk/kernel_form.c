@@ -55,16 +55,16 @@ npk_status npk_rk_synth_for(const npk_rk_kernel_form *k, const npk_rk_mm *mm,
         return NPK_OK;
     }
     /* The RDMA cube is the output's: rows and channels as the DPU writes them. */
-    uint32_t rows = npk_rk_field_get(NPK_RKF(DPU_DATA_CUBE_HEIGHT, HEIGHT),
-                                     body_value(base, NPK_RK_MATMUL_BODY,
-                                                NPK_REG_DPU_DATA_CUBE_HEIGHT));
-    uint32_t chans = npk_rk_field_get(NPK_RKF(DPU_WDMA_SIZE_0, CHANNEL_WDMA),
-                                      body_value(base, NPK_RK_MATMUL_BODY,
-                                                 NPK_REG_DPU_WDMA_SIZE_0));
-    uint32_t mode = NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, BURST_LEN, 15) |
-                    NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE, 1) |
-                    NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN,
-                              mm->out == NPK_PREC_FP16);
+    uint32_t rows =
+        npk_rk_field_get(NPK_RKF(DPU_DATA_CUBE_HEIGHT, HEIGHT),
+                         body_value(base, NPK_RK_MATMUL_BODY, NPK_REG_DPU_DATA_CUBE_HEIGHT));
+    uint32_t chans =
+        npk_rk_field_get(NPK_RKF(DPU_WDMA_SIZE_0, CHANNEL_WDMA),
+                         body_value(base, NPK_RK_MATMUL_BODY, NPK_REG_DPU_WDMA_SIZE_0));
+    uint32_t mode =
+        NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, BURST_LEN, 15) |
+        NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE, 1) |
+        NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN, mm->out == NPK_PREC_FP16);
     const struct {
         npk_rk_reg_id id;
         uint32_t value;
@@ -92,11 +92,11 @@ npk_status npk_rk_synth_for(const npk_rk_kernel_form *k, const npk_rk_mm *mm,
     bool pointer_done = false;
     for (size_t i = 0; i < NPK_RK_MATMUL_BODY; i++) {
         body[n++] = base[i];
-        if (!pointer_done && npk_rk_entry_reg(base[i]) ==
-                                 npk_rk_reg_info(NPK_REG_DPU_S_POINTER)->offset) {
+        if (!pointer_done &&
+            npk_rk_entry_reg(base[i]) == npk_rk_reg_info(NPK_REG_DPU_S_POINTER)->offset) {
             /* the RDMA's S_POINTER right after the DPU's, the same ping-pong value */
-            body[n++] = npk_rk_entry_reg_write(NPK_REG_DPU_RDMA_S_POINTER,
-                                               npk_rk_entry_value(base[i]));
+            body[n++] =
+                npk_rk_entry_reg_write(NPK_REG_DPU_RDMA_S_POINTER, npk_rk_entry_value(base[i]));
             pointer_done = true;
         }
     }

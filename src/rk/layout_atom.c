@@ -32,12 +32,14 @@ static npk_status check(const char *what, npk_rk_prec p, size_t m, size_t n, con
         return npk_fail(NPK_EINVAL, "%s: M=%zu N=%zu must be 1..%zu", what, m, n,
                         (size_t)NPK_RK_LAYOUT_MAX_DIM);
     if (pitch < n || pitch > NPK_RK_LAYOUT_MAX_DIM)
-        return npk_fail(NPK_EINVAL, "%s: row pitch %zu is below N=%zu or above %zu", what, pitch,
-                        n, (size_t)NPK_RK_LAYOUT_MAX_DIM);
+        return npk_fail(NPK_EINVAL, "%s: row pitch %zu is below N=%zu or above %zu", what, pitch, n,
+                        (size_t)NPK_RK_LAYOUT_MAX_DIM);
     uint64_t need = npk_rk_atom_bytes(p, m, n);
     if (room < need)
-        return npk_fail(NPK_EINVAL, "%s: the atom buffer has %zu bytes, the %zux%zu block needs "
-                        "%llu", what, room, m, n, (unsigned long long)need);
+        return npk_fail(NPK_EINVAL,
+                        "%s: the atom buffer has %zu bytes, the %zux%zu block needs "
+                        "%llu",
+                        what, room, m, n, (unsigned long long)need);
     return NPK_OK;
 }
 
@@ -77,8 +79,8 @@ npk_status npk_rk_atom_pack(npk_rk_prec p, size_t m, size_t n, const void *src, 
     return s;
 }
 
-npk_status npk_rk_atom_unpack(npk_rk_prec p, size_t m, size_t n, const void *src,
-                              size_t src_size, void *dst, size_t pitch)
+npk_status npk_rk_atom_unpack(npk_rk_prec p, size_t m, size_t n, const void *src, size_t src_size,
+                              void *dst, size_t pitch)
 {
     npk_status s = check("atom unpack", p, m, n, src, dst, pitch, src_size);
     if (s == NPK_OK) /* src is only read: the unpack direction never writes atoms */

@@ -42,8 +42,7 @@ NPK_LAYOUT_INLINE void pack_elems(uint8_t *dst, const uint8_t *src, size_t count
         memcpy(dst, src, count * bits / 8);
 }
 
-NPK_LAYOUT_INLINE void unpack_elems(uint8_t *dst, const uint8_t *src, size_t count,
-                                    unsigned bits)
+NPK_LAYOUT_INLINE void unpack_elems(uint8_t *dst, const uint8_t *src, size_t count, unsigned bits)
 {
     if (bits == 4)
         unpack_nibbles((int8_t *)dst, src, count);
@@ -111,8 +110,8 @@ static npk_status check_feature_args(const char *fn, const npk_rk_block *blk, co
 
 /* ---- line mode ----------------------------------------------------------------------------- */
 
-static void pack_line(const npk_rk_block *blk, unsigned bits, const uint8_t *src,
-                      size_t src_pitch, size_t rows, size_t cols, uint8_t *dst)
+static void pack_line(const npk_rk_block *blk, unsigned bits, const uint8_t *src, size_t src_pitch,
+                      size_t rows, size_t cols, uint8_t *dst)
 {
     size_t kp = npk_rk_k_padded(cols);
     size_t row_bytes = npk_layout_packed_bytes(kp, bits);
@@ -173,8 +172,7 @@ NPK_LAYOUT_INLINE void pack_cube(const npk_rk_block *blk, unsigned bits, const u
         memset(out, 0, rows * atom);
         if (p * c2 < cols)
             for (size_t i = 0; i < rows; i++)
-                pack_elems(out + i * atom, src + i * src_pitch + p * src_step, cols - p * c2,
-                           bits);
+                pack_elems(out + i * atom, src + i * src_pitch + p * src_step, cols - p * c2, bits);
     }
     for (size_t p = 0; p < planes && rows < blk->rows; p++) /* padding rows are zero */
         memset(dst + p * plane_bytes + rows * atom, 0, (blk->rows - rows) * atom);
@@ -208,8 +206,8 @@ NPK_LAYOUT_INLINE void unpack_cube(const npk_rk_block *blk, unsigned bits, const
 }
 
 /* The body of pack and unpack once per element width, so every copy has a known size. */
-static void pack_any(const npk_rk_block *blk, unsigned bits, const uint8_t *src,
-                     size_t src_pitch, size_t rows, size_t cols, uint8_t *dst)
+static void pack_any(const npk_rk_block *blk, unsigned bits, const uint8_t *src, size_t src_pitch,
+                     size_t rows, size_t cols, uint8_t *dst)
 {
     if (blk->mode == NPK_MODE_LINE)
         pack_line(blk, bits, src, src_pitch, rows, cols, dst);
@@ -239,9 +237,9 @@ static void unpack_any(const npk_rk_block *blk, unsigned bits, const uint8_t *sr
 npk_status npk_rk_pack_a(const npk_rk_block *blk, const npk_rk_cmatrix *a, npk_rk_range m,
                          npk_rk_range k, void *dst, size_t dst_size)
 {
-    npk_status st = check_feature_args("npk_rk_pack_a", blk, a, a ? a->data : NULL,
-                                       a ? a->rows : 0, a ? a->cols : 0, a ? a->pitch : 0, m, k,
-                                       dst, dst_size, "dst");
+    npk_status st =
+        check_feature_args("npk_rk_pack_a", blk, a, a ? a->data : NULL, a ? a->rows : 0,
+                           a ? a->cols : 0, a ? a->pitch : 0, m, k, dst, dst_size, "dst");
     if (st)
         return st;
     unsigned bits = npk_layout_in_bits(blk->prec);
@@ -255,9 +253,9 @@ npk_status npk_rk_pack_a(const npk_rk_block *blk, const npk_rk_cmatrix *a, npk_r
 npk_status npk_rk_unpack_a(const npk_rk_block *blk, const void *src, size_t src_size,
                            const npk_rk_matrix *a, npk_rk_range m, npk_rk_range k)
 {
-    npk_status st = check_feature_args("npk_rk_unpack_a", blk, a, a ? a->data : NULL,
-                                       a ? a->rows : 0, a ? a->cols : 0, a ? a->pitch : 0, m, k,
-                                       src, src_size, "src");
+    npk_status st =
+        check_feature_args("npk_rk_unpack_a", blk, a, a ? a->data : NULL, a ? a->rows : 0,
+                           a ? a->cols : 0, a ? a->pitch : 0, m, k, src, src_size, "src");
     if (st)
         return st;
     unsigned bits = npk_layout_in_bits(blk->prec);

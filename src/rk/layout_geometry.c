@@ -126,8 +126,8 @@ npk_status npk_layout_check_matrix(const char *fn, const char *name, const void 
         return npk_fail(NPK_EINVAL, "%s: %s->pitch=%zu is below its %zu columns", fn, name, pitch,
                         cols);
     if ((uintptr_t)data % elem_bytes)
-        return npk_fail(NPK_EINVAL, "%s: %s->data=%p is not aligned to its %zu-byte elements",
-                        fn, name, data, elem_bytes);
+        return npk_fail(NPK_EINVAL, "%s: %s->data=%p is not aligned to its %zu-byte elements", fn,
+                        name, data, elem_bytes);
     return NPK_OK;
 }
 
@@ -163,8 +163,8 @@ npk_status npk_layout_check_block(const char *fn, const npk_rk_block *blk, bool 
     if (blk->mode == NPK_MODE_CUBE) {
         if (blk->stride != 0)
             return npk_fail(NPK_EINVAL,
-                            "%s: block stride=%zu applies to line mode only; cube mode needs 0",
-                            fn, blk->stride);
+                            "%s: block stride=%zu applies to line mode only; cube mode needs 0", fn,
+                            blk->stride);
         return NPK_OK;
     }
     if (blk->stride < min_cols || blk->stride > NPK_RK_LAYOUT_MAX_DIM)
@@ -172,8 +172,10 @@ npk_status npk_layout_check_block(const char *fn, const npk_rk_block *blk, bool 
                         blk->stride, min_cols, NPK_RK_LAYOUT_MAX_DIM);
     unsigned bits = is_output ? npk_layout_out_bits(blk->prec) : npk_layout_in_bits(blk->prec);
     if (blk->stride * bits % 8)
-        return npk_fail(NPK_EINVAL, "%s: line stride=%zu int4 elements splits a byte; use an even "
-                        "stride", fn, blk->stride);
+        return npk_fail(NPK_EINVAL,
+                        "%s: line stride=%zu int4 elements splits a byte; use an even "
+                        "stride",
+                        fn, blk->stride);
     return NPK_OK;
 }
 

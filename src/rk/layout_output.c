@@ -24,9 +24,9 @@ enum { ROW_GROUP = 8, PLANE_BLOCK = 16 };
 
 /* ob: bytes of a block element; ub: bytes of a user element (4 when accumulating a narrower
  * partial into float or int32). */
-NPK_LAYOUT_INLINE void walk_segments(const npk_rk_block *blk, size_t ob, size_t ub,
-                                     uint8_t *block, uint8_t *user, size_t user_pitch,
-                                     size_t rows, size_t cols, segment_op op)
+NPK_LAYOUT_INLINE void walk_segments(const npk_rk_block *blk, size_t ob, size_t ub, uint8_t *block,
+                                     uint8_t *user, size_t user_pitch, size_t rows, size_t cols,
+                                     segment_op op)
 {
     if (blk->mode == NPK_MODE_LINE) {
         for (size_t i = 0; i < rows; i++)
@@ -119,7 +119,7 @@ NPK_LAYOUT_INLINE void add_i32_i16(uint8_t *u, uint8_t *b, size_t n)
         npk_v4i16 y;
         memcpy(&x, u + 4 * i, sizeof x);
         memcpy(&y, b + 2 * i, sizeof y);
-        x += (npk_v4u32)__builtin_convertvector(y, npk_v4i32); /* sign-extend, then wrap */
+        x += (npk_v4u32) __builtin_convertvector(y, npk_v4i32); /* sign-extend, then wrap */
         memcpy(u + 4 * i, &x, sizeof x);
     }
     int32_t *dst = (int32_t *)(void *)u;
@@ -179,9 +179,9 @@ static npk_status check_output_args(const char *fn, const npk_rk_block *blk, con
 npk_status npk_rk_unpack_c(const npk_rk_block *blk, const void *src, size_t src_size,
                            const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n)
 {
-    npk_status st = check_output_args("npk_rk_unpack_c", blk, c, c ? c->data : NULL,
-                                      c ? c->rows : 0, c ? c->cols : 0, c ? c->pitch : 0, false,
-                                      m, n, src, src_size, "src");
+    npk_status st =
+        check_output_args("npk_rk_unpack_c", blk, c, c ? c->data : NULL, c ? c->rows : 0,
+                          c ? c->cols : 0, c ? c->pitch : 0, false, m, n, src, src_size, "src");
     if (st)
         return st;
     size_t ob = npk_layout_out_bits(blk->prec) / 8;
@@ -200,27 +200,19 @@ npk_status npk_rk_unpack_c(const npk_rk_block *blk, const void *src, size_t src_
 npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t src_size,
                                const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n)
 {
-    npk_status st = check_output_args("npk_rk_accumulate_c", blk, c, c ? c->data : NULL,
-                                      c ? c->rows : 0, c ? c->cols : 0, c ? c->pitch : 0, true,
-                                      m, n, src, src_size, "src");
+    npk_status st =
+        check_output_args("npk_rk_accumulate_c", blk, c, c ? c->data : NULL, c ? c->rows : 0,
+                          c ? c->cols : 0, c ? c->pitch : 0, true, m, n, src, src_size, "src");
     if (st)
         return st;
     uint8_t *user = (uint8_t *)c->data + (m.begin * c->pitch + n.begin) * 4;
     uint8_t *block = (uint8_t *)(uintptr_t)src; /* only read: see segment_op */
     size_t up = c->pitch * 4, rows = m.end - m.begin, cols = n.end - n.begin;
     switch (blk->prec) {
-    case NPK_PREC_FP32:
-        walk_segments(blk, 4, 4, block, user, up, rows, cols, add_f32_f32);
-        break;
-    case NPK_PREC_FP16:
-        walk_segments(blk, 2, 4, block, user, up, rows, cols, add_f32_f16);
-        break;
-    case NPK_PREC_INT32:
-        walk_segments(blk, 4, 4, block, user, up, rows, cols, add_i32_i32);
-        break;
-    case NPK_PREC_INT16:
-        walk_segments(blk, 2, 4, block, user, up, rows, cols, add_i32_i16);
-        break;
+    case NPK_PREC_FP32: walk_segments(blk, 4, 4, block, user, up, rows, cols, add_f32_f32); break;
+    case NPK_PREC_FP16: walk_segments(blk, 2, 4, block, user, up, rows, cols, add_f32_f16); break;
+    case NPK_PREC_INT32: walk_segments(blk, 4, 4, block, user, up, rows, cols, add_i32_i32); break;
+    case NPK_PREC_INT16: walk_segments(blk, 2, 4, block, user, up, rows, cols, add_i32_i16); break;
     default: /* NPK_PREC_INT8: check_output_args admits no other */
         walk_segments(blk, 1, 4, block, user, up, rows, cols, add_i32_i8);
         break;
@@ -231,9 +223,9 @@ npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t 
 npk_status npk_rk_pack_c(const npk_rk_block *blk, const npk_rk_cmatrix *c, npk_rk_range m,
                          npk_rk_range n, void *dst, size_t dst_size)
 {
-    npk_status st = check_output_args("npk_rk_pack_c", blk, c, c ? c->data : NULL,
-                                      c ? c->rows : 0, c ? c->cols : 0, c ? c->pitch : 0, false,
-                                      m, n, dst, dst_size, "dst");
+    npk_status st =
+        check_output_args("npk_rk_pack_c", blk, c, c ? c->data : NULL, c ? c->rows : 0,
+                          c ? c->cols : 0, c ? c->pitch : 0, false, m, n, dst, dst_size, "dst");
     if (st)
         return st;
     size_t ob = npk_layout_out_bits(blk->prec) / 8;

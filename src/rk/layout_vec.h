@@ -67,36 +67,36 @@ static inline npk_v16u8 npk_odd8(npk_v16u8 a, npk_v16u8 b)
 /* One round of the register transpose: row i is interleaved with row i + n/2 into rows 2i
  * and 2i + 1 (a = the rows in, b = the rows out; written out because compilers keep named
  * variables in registers but often leave small arrays on the stack). */
-#define NPK_ZIP8_ROUND(a, b) \
-    do { \
-        b##0 = npk_zip_lo8(a##0, a##8); \
-        b##1 = npk_zip_hi8(a##0, a##8); \
-        b##2 = npk_zip_lo8(a##1, a##9); \
-        b##3 = npk_zip_hi8(a##1, a##9); \
-        b##4 = npk_zip_lo8(a##2, a##10); \
-        b##5 = npk_zip_hi8(a##2, a##10); \
-        b##6 = npk_zip_lo8(a##3, a##11); \
-        b##7 = npk_zip_hi8(a##3, a##11); \
-        b##8 = npk_zip_lo8(a##4, a##12); \
-        b##9 = npk_zip_hi8(a##4, a##12); \
-        b##10 = npk_zip_lo8(a##5, a##13); \
-        b##11 = npk_zip_hi8(a##5, a##13); \
-        b##12 = npk_zip_lo8(a##6, a##14); \
-        b##13 = npk_zip_hi8(a##6, a##14); \
-        b##14 = npk_zip_lo8(a##7, a##15); \
-        b##15 = npk_zip_hi8(a##7, a##15); \
+#define NPK_ZIP8_ROUND(a, b)                                                                       \
+    do {                                                                                           \
+        b##0 = npk_zip_lo8(a##0, a##8);                                                            \
+        b##1 = npk_zip_hi8(a##0, a##8);                                                            \
+        b##2 = npk_zip_lo8(a##1, a##9);                                                            \
+        b##3 = npk_zip_hi8(a##1, a##9);                                                            \
+        b##4 = npk_zip_lo8(a##2, a##10);                                                           \
+        b##5 = npk_zip_hi8(a##2, a##10);                                                           \
+        b##6 = npk_zip_lo8(a##3, a##11);                                                           \
+        b##7 = npk_zip_hi8(a##3, a##11);                                                           \
+        b##8 = npk_zip_lo8(a##4, a##12);                                                           \
+        b##9 = npk_zip_hi8(a##4, a##12);                                                           \
+        b##10 = npk_zip_lo8(a##5, a##13);                                                          \
+        b##11 = npk_zip_hi8(a##5, a##13);                                                          \
+        b##12 = npk_zip_lo8(a##6, a##14);                                                          \
+        b##13 = npk_zip_hi8(a##6, a##14);                                                          \
+        b##14 = npk_zip_lo8(a##7, a##15);                                                          \
+        b##15 = npk_zip_hi8(a##7, a##15);                                                          \
     } while (0)
 
-#define NPK_ZIP16_ROUND(a, b) \
-    do { \
-        b##0 = npk_zip_lo16(a##0, a##4); \
-        b##1 = npk_zip_hi16(a##0, a##4); \
-        b##2 = npk_zip_lo16(a##1, a##5); \
-        b##3 = npk_zip_hi16(a##1, a##5); \
-        b##4 = npk_zip_lo16(a##2, a##6); \
-        b##5 = npk_zip_hi16(a##2, a##6); \
-        b##6 = npk_zip_lo16(a##3, a##7); \
-        b##7 = npk_zip_hi16(a##3, a##7); \
+#define NPK_ZIP16_ROUND(a, b)                                                                      \
+    do {                                                                                           \
+        b##0 = npk_zip_lo16(a##0, a##4);                                                           \
+        b##1 = npk_zip_hi16(a##0, a##4);                                                           \
+        b##2 = npk_zip_lo16(a##1, a##5);                                                           \
+        b##3 = npk_zip_hi16(a##1, a##5);                                                           \
+        b##4 = npk_zip_lo16(a##2, a##6);                                                           \
+        b##5 = npk_zip_hi16(a##2, a##6);                                                           \
+        b##6 = npk_zip_lo16(a##3, a##7);                                                           \
+        b##7 = npk_zip_hi16(a##3, a##7);                                                           \
     } while (0)
 
 /* dst[c][r] = src[r][c] for a 16×16 block of bytes (row pitches sp, dp in bytes).

@@ -127,21 +127,15 @@ NPK_LAYOUT_INLINE void pack_block(unsigned bits, const npk_rk_cmatrix *b, npk_rk
 npk_status npk_rk_pack_b(npk_rk_prec in, const npk_rk_cmatrix *b, npk_rk_range k, npk_rk_range n,
                          void *dst, size_t dst_size)
 {
-    npk_status st = check_weight_args("npk_rk_pack_b", in, b, b ? b->data : NULL,
-                                      b ? b->rows : 0, b ? b->cols : 0, b ? b->pitch : 0, k, n,
-                                      dst, dst_size, "dst");
+    npk_status st =
+        check_weight_args("npk_rk_pack_b", in, b, b ? b->data : NULL, b ? b->rows : 0,
+                          b ? b->cols : 0, b ? b->pitch : 0, k, n, dst, dst_size, "dst");
     if (st)
         return st;
     switch (npk_layout_in_bits(in)) {
-    case 16:
-        pack_block(16, b, k, n, dst);
-        break;
-    case 8:
-        pack_block(8, b, k, n, dst);
-        break;
-    default:
-        pack_block(4, b, k, n, dst);
-        break;
+    case 16: pack_block(16, b, k, n, dst); break;
+    case 8: pack_block(8, b, k, n, dst); break;
+    default: pack_block(4, b, k, n, dst); break;
     }
     return NPK_OK;
 }
@@ -173,24 +167,18 @@ NPK_LAYOUT_INLINE void unpack_block(unsigned bits, const uint8_t *packed, const 
     }
 }
 
-npk_status npk_rk_unpack_b(npk_rk_prec in, const void *src, size_t src_size,
-                           const npk_rk_matrix *b, npk_rk_range k, npk_rk_range n)
+npk_status npk_rk_unpack_b(npk_rk_prec in, const void *src, size_t src_size, const npk_rk_matrix *b,
+                           npk_rk_range k, npk_rk_range n)
 {
-    npk_status st = check_weight_args("npk_rk_unpack_b", in, b, b ? b->data : NULL,
-                                      b ? b->rows : 0, b ? b->cols : 0, b ? b->pitch : 0, k, n,
-                                      src, src_size, "src");
+    npk_status st =
+        check_weight_args("npk_rk_unpack_b", in, b, b ? b->data : NULL, b ? b->rows : 0,
+                          b ? b->cols : 0, b ? b->pitch : 0, k, n, src, src_size, "src");
     if (st)
         return st;
     switch (npk_layout_in_bits(in)) {
-    case 16:
-        unpack_block(16, src, b, k, n);
-        break;
-    case 8:
-        unpack_block(8, src, b, k, n);
-        break;
-    default:
-        unpack_block(4, src, b, k, n);
-        break;
+    case 16: unpack_block(16, src, b, k, n); break;
+    case 8: unpack_block(8, src, b, k, n); break;
+    default: unpack_block(4, src, b, k, n); break;
     }
     return NPK_OK;
 }

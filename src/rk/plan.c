@@ -117,8 +117,8 @@ static npk_status validate(const npk_rk_plan_request *req, const npk_rk_soc **so
         return npk_fail(NPK_EINVAL, "%s -> %s is not a completing matmul output", dt,
                         npk_rk_prec_name(req->out) ? npk_rk_prec_name(req->out) : "?");
     if (!req->m || !req->k || !req->n)
-        return npk_fail(NPK_EINVAL, "M=%u K=%u N=%u: every dimension must be at least 1",
-                        req->m, req->k, req->n);
+        return npk_fail(NPK_EINVAL, "M=%u K=%u N=%u: every dimension must be at least 1", req->m,
+                        req->k, req->n);
     if (req->m > NPK_RK_PLAN_MAX_DIM || req->k > NPK_RK_PLAN_MAX_DIM ||
         req->n > NPK_RK_PLAN_MAX_DIM)
         return npk_fail(NPK_ELIMIT, "M=%u K=%u N=%u: each must be at most %u", req->m, req->k,
@@ -195,8 +195,8 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
                     t.kp = kp;
                     t.np = (t1 - t0) * nal;
                     t.core = c;
-                    t.sched = mp <= npk_rk_m_ceiling(req->in, kp, NPK_SCHED_0) ? NPK_SCHED_0
-                                                                              : sched;
+                    t.sched =
+                        mp <= npk_rk_m_ceiling(req->in, kp, NPK_SCHED_0) ? NPK_SCHED_0 : sched;
                     t.cbuf_con0 = npk_rk_cbuf_con0(req->in, mp, kp, t.sched);
                     npk_status st2 = push_task(out, &t, &cap);
                     if (st2) {
@@ -246,8 +246,8 @@ void npk_rk_plan_print_text(FILE *out, const npk_rk_plan *p)
     const npk_rk_plan_request *r = &p->req;
     fprintf(out, "%s %ux%ux%u -> %s: %zu tasks, %zu K slice%s, %u core%s, %s mode\n",
             npk_rk_prec_name(r->in), r->m, r->k, r->n, npk_rk_prec_name(r->out), p->count,
-            p->k_slices, p->k_slices == 1 ? "" : "s", p->cores_used,
-            p->cores_used == 1 ? "" : "s", p->mode == NPK_MODE_LINE ? "line" : "cube");
+            p->k_slices, p->k_slices == 1 ? "" : "s", p->cores_used, p->cores_used == 1 ? "" : "s",
+            p->mode == NPK_MODE_LINE ? "line" : "cube");
     fprintf(out, "%6s %-13s %-13s %-13s %4s %5s %6s  %s\n", "task", "m", "k", "n", "core", "sched",
             "0x1040", "synth M x K x N");
     for (size_t i = 0; i < p->count; i++) {

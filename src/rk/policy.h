@@ -23,10 +23,10 @@ unsigned npk_rk_policy_on_enter(bool from_known, npk_rk_prec from, npk_rk_prec t
 typedef enum npk_rk_transient { NPK_RK_TRANSIENT_SDP } npk_rk_transient;
 typedef struct npk_rk_policy_transient_row {
     npk_rk_transient op;
-    const char *name;       /* the row's name in the spec ("RC_SDPKW") */
-    unsigned actions;       /* by default */
-    unsigned no_keep_warm;  /* when keep-warm is turned off */
-    bool sets_mode;         /* false: the precision mode stays what it was */
+    const char *name;      /* the row's name in the spec ("RC_SDPKW") */
+    unsigned actions;      /* by default */
+    unsigned no_keep_warm; /* when keep-warm is turned off */
+    bool sets_mode;        /* false: the precision mode stays what it was */
 } npk_rk_policy_transient_row;
 const npk_rk_policy_transient_row *npk_rk_policy_transient(npk_rk_transient op);
 /* Actions on entering an SDP task: none by default (keep-warm). */

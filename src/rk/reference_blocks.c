@@ -28,8 +28,8 @@ static double abs_sum_upper(uint32_t k)
 /* Rows [r0, r0+rows) x columns [c0, c0+cols) of a row-major matrix with `ld` elements per row,
  * as doubles into d (cols per row) and, when abs_f is given, their magnitudes in fp32. True
  * when every value is finite. */
-static bool widen(bool fp16, const void *src, size_t ld, uint32_t r0, uint32_t rows,
-                  uint32_t c0, uint32_t cols, double *d, float *abs_f, float *tmp)
+static bool widen(bool fp16, const void *src, size_t ld, uint32_t r0, uint32_t rows, uint32_t c0,
+                  uint32_t cols, double *d, float *abs_f, float *tmp)
 {
     bool finite = true;
     for (uint32_t r = 0; r < rows; r++) {

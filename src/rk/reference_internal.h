@@ -13,9 +13,8 @@
 
 /* One block of the product: rows i0..i0+rows-1, columns j0..j0+cols-1; s[r*ld + c] is the
  * product's element (i0 + r, j0 + c) and abs_sum (NULL unless asked for) its sum of |a*b|. */
-typedef void npk_rk_ref_block_fn(void *ctx, uint32_t i0, uint32_t rows, uint32_t j0,
-                                 uint32_t cols, const double *s, const double *abs_sum,
-                                 size_t ld);
+typedef void npk_rk_ref_block_fn(void *ctx, uint32_t i0, uint32_t rows, uint32_t j0, uint32_t cols,
+                                 const double *s, const double *abs_sum, size_t ld);
 
 /* A[M][K] . B[K][N] in double, block by block, every element exactly once; with want_abs also
  * an upper value of sum|a*b| (within 2Ku of it, see reference_blocks.c). fp16 operands

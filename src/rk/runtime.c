@@ -139,8 +139,9 @@ npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit)
     /* Buffers sized for longer jobs serve shorter ones; growing them moves the buffers other
      * runtimes' jobs may be using. */
     if (tasks_per_submit > rt->eng->chain && npk_rk_engine_refs(rt->eng) > 1)
-        s = npk_fail(NPK_EBUSY, "set_chain=%u: the engine's buffers hold jobs of %u tasks and "
-                                "are shared with other runtimes or buffers",
+        s = npk_fail(NPK_EBUSY,
+                     "set_chain=%u: the engine's buffers hold jobs of %u tasks and "
+                     "are shared with other runtimes or buffers",
                      tasks_per_submit, rt->eng->chain);
     else if (tasks_per_submit > rt->eng->chain)
         s = npk_rk_engine_set_chain(rt->eng, tasks_per_submit);

@@ -32,8 +32,8 @@ static npk_status create_core_buffers(npk_rk_engine *e, unsigned c, uint32_t cha
         npk_rk_mem_destroy(e->dev, &b->feature);
     if (b->task.size)
         npk_rk_mem_destroy(e->dev, &b->task);
-    npk_status s = npk_rk_mem_create(e->dev, (uint64_t)chain * e->feature_slot,
-                                     NPK_RK_DATA_FLAGS, &b->feature);
+    npk_status s = npk_rk_mem_create(e->dev, (uint64_t)chain * e->feature_slot, NPK_RK_DATA_FLAGS,
+                                     &b->feature);
     if (s == NPK_OK)
         s = npk_rk_mem_create(e->dev, npk_rk_regcmd_offset(chain, chain), NPK_RK_TASK_FLAGS,
                               &b->task);

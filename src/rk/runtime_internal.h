@@ -39,7 +39,7 @@ typedef struct npk_rk_engine {
     const npk_rk_soc *soc;
     bool simulated;
     uint32_t drv_version, hw_version;
-    uint32_t chain;        /* tasks per SUBMIT the core buffers are sized for */
+    uint32_t chain;                 /* tasks per SUBMIT the core buffers are sized for */
     const npk_rk_kernel_form *form; /* the program form the device's kernel expects */
     unsigned max_cores;             /* cores the device can address */
     /* Bytes of one feature slot: the whole CBUF (banks x bank size). The planner's M ceilings
@@ -49,7 +49,7 @@ typedef struct npk_rk_engine {
     /* A submit holds npu_lock shared; a reset holds it exclusively, so it never lands under
      * another core's running job. */
     pthread_rwlock_t npu_lock;
-    atomic_uint pending;      /* NPK_POLICY_* actions due before the next submit */
+    atomic_uint pending;         /* NPK_POLICY_* actions due before the next submit */
     pthread_mutex_t policy_lock; /* the precision the NPU was last entered in */
     bool have_prec;
     npk_rk_prec last_prec;
@@ -80,12 +80,12 @@ struct npk_rk {
     uint32_t chain;
     uint32_t feature_slot;
     bool simulated;
-    npk_rk_core_bufs *core;    /* eng->core */
-    pthread_rwlock_t *npu_lock; /* &eng->npu_lock */
-    atomic_uint *pending;      /* &eng->pending */
-    unsigned cores;            /* cores a call spreads over */
+    npk_rk_core_bufs *core;             /* eng->core */
+    pthread_rwlock_t *npu_lock;         /* &eng->npu_lock */
+    atomic_uint *pending;               /* &eng->pending */
+    unsigned cores;                     /* cores a call spreads over */
     uint8_t core_map[NPK_RK_MAX_CORES]; /* the planner's core i runs on core_map[i] */
-    pthread_mutex_t lock;     /* one call at a time (others get NPK_EBUSY) */
+    pthread_mutex_t lock;               /* one call at a time (others get NPK_EBUSY) */
 };
 
 struct npk_rk_weights {
@@ -93,18 +93,18 @@ struct npk_rk_weights {
                             another device, or name another buffer there */
     npk_rk_prec in;
     uint32_t k, n;
-    uint32_t k_slice;   /* K per slice (multiple of 32); the last slice may be shorter */
+    uint32_t k_slice; /* K per slice (multiple of 32); the last slice may be shorter */
     uint32_t slices;
-    uint32_t np;        /* N padded to the dtype's group */
+    uint32_t np;          /* N padded to the dtype's group */
     uint64_t slice_bytes; /* bytes of one full slice over all Np columns */
-    npk_rk_mem mem;     /* owned, or (in_place) a view of the bound buffer's bytes */
+    npk_rk_mem mem;       /* owned, or (in_place) a view of the bound buffer's bytes */
     /* Weights bound to a device buffer (npk_rk_weights_bind): re-read at every call. */
     struct npk_rk_buffer *src;
     uint64_t src_off, src_bytes;
     npk_rk_b_layout layout;
-    bool in_place;      /* the NPU reads src directly (native layout in the runtime's slicing) */
+    bool in_place; /* the NPU reads src directly (native layout in the runtime's slicing) */
     bool have_sum;
-    uint64_t sum;       /* checksum of src's bytes when mem was last packed */
+    uint64_t sum; /* checksum of src's bytes when mem was last packed */
 };
 
 /* The device memory behind an npk_rk_buffer. */
@@ -118,8 +118,8 @@ struct npk_rk_buffer {
 npk_status npk_rk_weights_refresh(npk_rk *rt, npk_rk_weights *w, npk_rk_stats *st);
 /* A weights object of this shape with its slicing chosen (k_slice 0: the planner's choice for
  * m_hint, else exactly that), no memory yet. */
-npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
-                              uint32_t m_hint, uint32_t k_slice, npk_rk_weights **out);
+npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n, uint32_t m_hint,
+                              uint32_t k_slice, npk_rk_weights **out);
 /* Bytes of w's packed slices. */
 uint64_t npk_rk_weights_bytes(const npk_rk_weights *w);
 /* Pack row-major B (the runtime's element convention) into w->mem over w's slicing. */
@@ -127,7 +127,7 @@ npk_status npk_rk_weights_fill(npk_rk *rt, npk_rk_weights *w, const void *b);
 
 /* Buffer flags (facts A.1): data buffers NON_CONTIGUOUS | CACHEABLE | IOVA alignment, synced
  * both ways; the task buffer additionally KERNEL_MAPPING, which SUBMIT requires. */
-#define NPK_RK_DATA_FLAGS                                                                     \
+#define NPK_RK_DATA_FLAGS                                                                          \
     (RKNPU_MEM_NON_CONTIGUOUS | RKNPU_MEM_CACHEABLE | RKNPU_MEM_IOMMU_LIMIT_IOVA_ALIGNMENT)
 #define NPK_RK_TASK_FLAGS (NPK_RK_DATA_FLAGS | RKNPU_MEM_KERNEL_MAPPING)
 

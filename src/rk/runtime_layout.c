@@ -10,10 +10,7 @@
 #include "runtime_internal.h"
 
 /* Bytes of one element in the user's row-major arrays (int4: one int8_t per element). */
-static size_t user_bytes(npk_rk_prec p)
-{
-    return p == NPK_PREC_INT4 ? 1 : npk_rk_prec_bits(p) / 8;
-}
+static size_t user_bytes(npk_rk_prec p) { return p == NPK_PREC_INT4 ? 1 : npk_rk_prec_bits(p) / 8; }
 
 static bool weight_prec(npk_rk_prec in)
 {
@@ -130,7 +127,10 @@ npk_status npk_rk_weights_pack_layout(npk_rk *rt, npk_rk_prec in, uint32_t k, ui
     if (s)
         return s;
     if (!b || !rt || !out)
-        return npk_fail(NPK_EINVAL, "weights_pack: NULL %s", !b ? "B" : !rt ? "runtime" : "output handle");
+        return npk_fail(NPK_EINVAL, "weights_pack: NULL %s",
+                        !b    ? "B"
+                        : !rt ? "runtime"
+                              : "output handle");
     const void *rows;
     void *owned;
     if ((s = b_rows(in, k, n, b, layout, &rows, &owned)))
@@ -176,17 +176,21 @@ npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
         return s;
     if (!rt || !buf || !out)
         return npk_fail(NPK_EINVAL, "weights_bind: NULL %s",
-                        !rt ? "runtime" : !buf ? "buffer" : "output handle");
+                        !rt    ? "runtime"
+                        : !buf ? "buffer"
+                               : "output handle");
     uint64_t bytes = npk_rk_b_layout_bytes(in, k, n, layout);
     if (offset > buf->mem.size || bytes > buf->mem.size - offset)
-        return npk_fail(NPK_EINVAL, "weights_bind: B of %llu bytes at offset %llu does not fit "
-                                    "the %llu-byte buffer", (unsigned long long)bytes,
-                        (unsigned long long)offset, (unsigned long long)buf->mem.size);
+        return npk_fail(NPK_EINVAL,
+                        "weights_bind: B of %llu bytes at offset %llu does not fit "
+                        "the %llu-byte buffer",
+                        (unsigned long long)bytes, (unsigned long long)offset,
+                        (unsigned long long)buf->mem.size);
     /* In place: the segments are the slices (each within one task's K), int4 excluded (its
      * slices stay short so the int16 partials are exact), the buffer on this engine (its IOVA
      * means nothing to another device). */
-    bool in_place = layout == NPK_RK_NATIVE && in != NPK_PREC_INT4 && buf->eng == rt->eng &&
-                    offset % 64 == 0;
+    bool in_place =
+        layout == NPK_RK_NATIVE && in != NPK_PREC_INT4 && buf->eng == rt->eng && offset % 64 == 0;
     uint32_t kp = (uint32_t)npk_rk_k_padded(k);
     uint32_t ks = !in_place ? 0 : kp < NPK_RK_NATIVE_B_SEGMENT_K ? kp : NPK_RK_NATIVE_B_SEGMENT_K;
     npk_rk_weights *w;

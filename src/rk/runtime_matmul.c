@@ -19,8 +19,8 @@ typedef struct run {
     npk_rk *rt;
     const npk_rk_weights *w;
     npk_rk_plan plan;
-    npk_rk_prec task_out;   /* what each task writes: fp32, fp16, int32 or int16 */
-    npk_rk_matrix acc;      /* C itself, or a float scratch for fp16 output over K slices */
+    npk_rk_prec task_out; /* what each task writes: fp32, fp16, int32 or int16 */
+    npk_rk_matrix acc;    /* C itself, or a float scratch for fp16 output over K slices */
     npk_rk_cmatrix a;
     npk_rk_stats *st;
 } run;
@@ -109,14 +109,15 @@ static npk_status submit_with_policy(npk_rk *rt, unsigned c, uint32_t tasks, npk
             char msg[512];
             snprintf(msg, sizeof msg, "%s", npk_last_error());
             (void)reset_if_due(rt, st); /* leave the cores usable for the next call */
-            return npk_fail(NPK_ETIMEDOUT, "submit on core %u wedged again after a reset: %s",
-                            c, msg);
+            return npk_fail(NPK_ETIMEDOUT, "submit on core %u wedged again after a reset: %s", c,
+                            msg);
         }
         st->retries++;
     }
 }
 
-/* ---- one job: up to rt->chain consecutive tasks of one core ------------------------------------- */
+/* ---- one job: up to rt->chain consecutive tasks of one core -------------------------------------
+ */
 
 static npk_status ensure_output(npk_rk *rt, unsigned c, uint64_t bytes)
 {
@@ -142,8 +143,7 @@ typedef struct slot {
 
 /* Pack task t's feature into feature slot i and write its program and task record; the
  * trailer chains to slot i+1 unless it is the last task of the job. */
-static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bool last,
-                               slot *sl)
+static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bool last, slot *sl)
 {
     npk_rk *rt = r->rt;
     const npk_rk_weights *w = r->w;
@@ -159,9 +159,8 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bo
     if (sl->abytes > rt->feature_slot)
         return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot",
                         sl->abytes, rt->feature_slot);
-    s = npk_rk_pack_a(&sl->ablk, &r->a, (npk_rk_range){t->m0, t->m1},
-                      (npk_rk_range){t->k0, t->k1}, (uint8_t *)b->feature.host + aoff,
-                      rt->feature_slot);
+    s = npk_rk_pack_a(&sl->ablk, &r->a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
+                      (uint8_t *)b->feature.host + aoff, rt->feature_slot);
     st->pack_ns += npk_now_ns() - t0;
     if (s)
         return s;
@@ -238,9 +237,9 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
     for (uint32_t i = 0; i < count; i++) {
         const npk_rk_task_plan *t = &tasks[i];
         slot *sl = &slots[i];
-        sl->ablk = npk_rk_a_block(r->w->in, r->plan.mode,
-                                  r->plan.mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0,
-                                  t->k1 - t->k0);
+        sl->ablk =
+            npk_rk_a_block(r->w->in, r->plan.mode,
+                           r->plan.mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0, t->k1 - t->k0);
         sl->abytes = npk_rk_a_bytes(&sl->ablk, t->k1 - t->k0);
         sl->cblk = npk_rk_c_block(r->task_out, r->plan.mode, t->mp, t->np);
         sl->cbytes = npk_rk_c_bytes(&sl->cblk, t->np);
@@ -265,7 +264,8 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
     return s;
 }
 
-/* ---- the cores, each from its own thread ------------------------------------------------------ */
+/* ---- the cores, each from its own thread ------------------------------------------------------
+ */
 
 /* The jobs of one core: its tasks (the plan lists them contiguously) in groups of at most
  * rt->chain, in plan order (so a K slice's partials follow the first one's). */
@@ -363,14 +363,18 @@ static npk_status run_all_cores(run *r)
     return s;
 }
 
-/* ---- the call ---------------------------------------------------------------------------------- */
+/* ---- the call ----------------------------------------------------------------------------------
+ */
 
 static npk_status check_args(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                              npk_rk_prec out, void *c)
 {
     if (!rt || !w || !a || !c)
         return npk_fail(NPK_EINVAL, "matmul: NULL %s",
-                        !rt ? "runtime" : !w ? "weights" : !a ? "A" : "C");
+                        !rt  ? "runtime"
+                        : !w ? "weights"
+                        : !a ? "A"
+                             : "C");
     if (w->owner != rt)
         return npk_fail(NPK_EINVAL, "matmul: the weights were packed by another runtime (their "
                                     "IOVAs are that device's; here they would read another "
@@ -381,8 +385,8 @@ static npk_status check_args(npk_rk *rt, const npk_rk_weights *w, uint32_t m, co
         return npk_fail(NPK_ELIMIT, "matmul: M=%u exceeds %zu", m, (size_t)NPK_RK_LAYOUT_MAX_DIM);
     char outs[64];
     if (!npk_rk_host_out_ok(w->in, out))
-        return npk_fail(NPK_EINVAL, "matmul: %s weights give %s, not %s",
-                        npk_rk_prec_name(w->in), npk_rk_host_outs(w->in, outs, sizeof outs),
+        return npk_fail(NPK_EINVAL, "matmul: %s weights give %s, not %s", npk_rk_prec_name(w->in),
+                        npk_rk_host_outs(w->in, outs, sizeof outs),
                         npk_rk_prec_name(out) ? npk_rk_prec_name(out) : "?");
     if (w->in == NPK_PREC_INT4)
         return npk_rk_check_int4(a, (uint64_t)m * w->k, "A");
@@ -417,8 +421,7 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
      * slice size); a single-slice output the NPU itself can produce (fp16 through
      * FP32TOFP16_EN) is written directly. */
     const npk_rk_out_stage *direct = npk_rk_out_stage_find(w->in, out);
-    r.task_out = direct && direct->completes && w->slices == 1 ? out
-                                                               : npk_rk_input_row(w->in)->acc;
+    r.task_out = direct && direct->completes && w->slices == 1 ? out : npk_rk_input_row(w->in)->acc;
     /* Partials add up in the host accumulator; an output narrower than it (fp16 from fp32
      * partials) is accumulated aside and narrowed at the end. */
     const npk_rk_prec host_acc = npk_rk_out_stage_find(w->in, r.task_out)->host_acc;

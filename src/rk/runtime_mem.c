@@ -44,14 +44,15 @@ void *npk_rk_buffer_host(const npk_rk_buffer *b) { return b ? b->mem.host : NULL
 uint64_t npk_rk_buffer_size(const npk_rk_buffer *b) { return b ? b->mem.size : 0; }
 uint32_t npk_rk_buffer_iova(const npk_rk_buffer *b) { return b ? b->mem.iova : 0; }
 
-npk_status npk_rk_buffer_sync(npk_rk_buffer *b, uint64_t offset, uint64_t size,
-                              npk_rk_sync_dir dir)
+npk_status npk_rk_buffer_sync(npk_rk_buffer *b, uint64_t offset, uint64_t size, npk_rk_sync_dir dir)
 {
     if (!b)
         return npk_fail(NPK_EINVAL, "buffer_sync: NULL buffer");
     if (dir < NPK_RK_SYNC_TO_DEVICE || dir > NPK_RK_SYNC_BOTH)
-        return npk_fail(NPK_EINVAL, "buffer_sync: direction %d is not 1 (to device), 2 (from "
-                                    "device) or 3 (both)", (int)dir);
+        return npk_fail(NPK_EINVAL,
+                        "buffer_sync: direction %d is not 1 (to device), 2 (from "
+                        "device) or 3 (both)",
+                        (int)dir);
     if (offset > b->mem.size || size > b->mem.size - offset)
         return npk_fail(NPK_EINVAL, "buffer_sync: [%llu, +%llu) is outside the %llu-byte buffer",
                         (unsigned long long)offset, (unsigned long long)size,

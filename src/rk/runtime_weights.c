@@ -24,8 +24,8 @@ npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what)
     return check_int4(v, count, what);
 }
 
-npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
-                              uint32_t m_hint, uint32_t k_slice, npk_rk_weights **out)
+npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n, uint32_t m_hint,
+                              uint32_t k_slice, npk_rk_weights **out)
 {
     *out = NULL;
     if (in != NPK_PREC_FP16 && in != NPK_PREC_INT8 && in != NPK_PREC_INT4)
@@ -58,8 +58,10 @@ npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n
     w->np = (uint32_t)npk_rk_n_padded(in, n);
     w->slice_bytes = npk_rk_b_bytes(in, ks, w->np);
     if (npk_rk_weights_bytes(w) > 0xF0000000ull) {
-        npk_status s = npk_fail(NPK_ELIMIT, "weights of %llu bytes do not fit the 32-bit IOVA "
-                                            "space", (unsigned long long)npk_rk_weights_bytes(w));
+        npk_status s = npk_fail(NPK_ELIMIT,
+                                "weights of %llu bytes do not fit the 32-bit IOVA "
+                                "space",
+                                (unsigned long long)npk_rk_weights_bytes(w));
         free(w);
         return s;
     }

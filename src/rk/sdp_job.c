@@ -40,8 +40,8 @@ static npk_status task_fail(npk_status s, uint32_t i)
     return npk_fail(s, "job task %u: %s", i, msg);
 }
 
-npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size,
-                            const npk_rk_job_task *tasks, uint32_t count)
+npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_rk_job_task *tasks,
+                            uint32_t count)
 {
     if (!host || !tasks || !count)
         return npk_fail(NPK_EINVAL, "job: NULL buffer or no task");
@@ -50,8 +50,10 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size,
                         (unsigned long long)size, count,
                         (unsigned long long)npk_rk_job_bytes(count));
     if (iova % 16)
-        return npk_fail(NPK_EINVAL, "job: task buffer IOVA 0x%x is not 16-byte aligned "
-                        "(PC_SOURCE_ADDR)", iova);
+        return npk_fail(NPK_EINVAL,
+                        "job: task buffer IOVA 0x%x is not 16-byte aligned "
+                        "(PC_SOURCE_ADDR)",
+                        iova);
     npk_status s;
     for (uint32_t i = 0; i < count; i++) {
         const npk_rk_job_task *t = &tasks[i];
@@ -65,8 +67,8 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size,
             return task_fail(s, i);
         bool last = i + 1 == count;
         uint32_t next = last ? 0 : iova + (uint32_t)npk_rk_job_program_offset(count, i + 1);
-        if ((s = npk_rk_trailer(prog + body_entries(t), next, last ? 0 : body_entries(&tasks[i + 1]),
-                                enable_of(t))))
+        if ((s = npk_rk_trailer(prog + body_entries(t), next,
+                                last ? 0 : body_entries(&tasks[i + 1]), enable_of(t))))
             return s;
         struct rknpu_task rec = {0};
         rec.enable_mask = enable_of(t);

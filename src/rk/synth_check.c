@@ -58,8 +58,8 @@ static npk_status check_encodable(const npk_rk_mm *mm)
         return npk_fail(NPK_EINVAL, "%s inputs cannot produce %s output (%s)", pname(mm->in),
                         pname(mm->out), stage_outs(mm->in, outs, sizeof outs));
     if (!mm->m || !mm->k || !mm->n)
-        return npk_fail(NPK_EINVAL, "M=%u K=%u N=%u: every dimension must be at least 1",
-                        mm->m, mm->k, mm->n);
+        return npk_fail(NPK_EINVAL, "M=%u K=%u N=%u: every dimension must be at least 1", mm->m,
+                        mm->k, mm->n);
     if (mm->mode != -1 && mm->mode != NPK_MODE_LINE && mm->mode != NPK_MODE_CUBE)
         return npk_fail(NPK_EINVAL, "mode %d is neither line (0) nor cube (1)", mm->mode);
     if (mm->sched != NPK_SCHED_AUTO && mm->sched != NPK_SCHED_0 && mm->sched != NPK_SCHED_1)
@@ -71,8 +71,7 @@ static npk_status check_encodable(const npk_rk_mm *mm)
             return npk_fail(NPK_EINVAL,
                             "requantization (scale %u, shift %u) applies only to int8->int8 "
                             "and int8->int16 outputs, not %s->%s",
-                            mm->requant_scale, mm->requant_shift, pname(mm->in),
-                            pname(mm->out));
+                            mm->requant_scale, mm->requant_shift, pname(mm->in), pname(mm->out));
         if (!mm->requant_scale)
             return npk_fail(NPK_EINVAL,
                             "requantization shift %u needs its multiplier (scale 1..65535; "
@@ -142,8 +141,7 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
     const npk_rk_soc *soc = mm->soc ? mm->soc : npk_rk_soc_default();
     npk_rk_synth_info r = {0};
     r.mode = mm->mode == -1 ? npk_rk_default_mode(mm->in) : (npk_rk_mode)mm->mode;
-    r.sched = mm->sched == NPK_SCHED_AUTO ? npk_rk_sched_choose(mm->in, mm->m, mm->k)
-                                          : mm->sched;
+    r.sched = mm->sched == NPK_SCHED_AUTO ? npk_rk_sched_choose(mm->in, mm->m, mm->k) : mm->sched;
     if (r.sched == NPK_SCHED_AUTO && mm->unchecked)
         r.sched = NPK_SCHED_0; /* nothing holds M: emit the template schedule */
 
@@ -153,8 +151,8 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
         if (mm->k % 32)
             return npk_fail(NPK_ELIMIT, "K=%u is not a multiple of 32 (the K-tile)", mm->k);
         if (mm->n % nal)
-            return npk_fail(NPK_ELIMIT, "N=%u is not a multiple of %u (the %s N-tile)", mm->n,
-                            nal, in);
+            return npk_fail(NPK_ELIMIT, "N=%u is not a multiple of %u (the %s N-tile)", mm->n, nal,
+                            in);
         if (mm->k > soc->k_max_single)
             return npk_fail(NPK_ELIMIT,
                             "K=%u exceeds the single-op limit %u (larger K wedges the submit; "

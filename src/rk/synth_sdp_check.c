@@ -31,12 +31,16 @@ static npk_status check_encodable(const npk_rk_sdp *t)
         return npk_fail(NPK_EINVAL, "sdp: op %d is not one of %s", (int)t->op,
                         npk_rk_ew_op_names());
     if (!npk_rk_sdp_prec_row_of(t->prec))
-        return npk_fail(NPK_EINVAL, "sdp: precision %s is not an SDP precision (fp16, int16, "
-                        "int8: the DPU lanes are at most 16 bits, spec)", pname(t->prec));
+        return npk_fail(NPK_EINVAL,
+                        "sdp: precision %s is not an SDP precision (fp16, int16, "
+                        "int8: the DPU lanes are at most 16 bits, spec)",
+                        pname(t->prec));
     if (t->operand != NPK_EW_PER_ELEMENT && t->operand != NPK_EW_PER_CHANNEL &&
         t->operand != NPK_EW_NO_OPERAND)
-        return npk_fail(NPK_EINVAL, "sdp: operand mode %d is not per-element, per-channel or "
-                        "none", (int)t->operand);
+        return npk_fail(NPK_EINVAL,
+                        "sdp: operand mode %d is not per-element, per-channel or "
+                        "none",
+                        (int)t->operand);
     if (op->binary != (t->operand != NPK_EW_NO_OPERAND))
         return npk_fail(NPK_EINVAL, "sdp: %s %s", op->name,
                         op->binary ? "needs a second operand (per-element or per-channel)"
@@ -44,9 +48,10 @@ static npk_status check_encodable(const npk_rk_sdp *t)
     if (!t->m || !t->n)
         return npk_fail(NPK_EINVAL, "sdp: M=%u N=%u: both must be at least 1", t->m, t->n);
     if (t->feature != t->prec && t->feature != NPK_PREC_INT32)
-        return npk_fail(NPK_EINVAL, "sdp: feature precision %s differs from the SDP's %s (only "
-                        "an int32 feature is described, spec OVER-FETCH)", pname(t->feature),
-                        pname(t->prec));
+        return npk_fail(NPK_EINVAL,
+                        "sdp: feature precision %s differs from the SDP's %s (only "
+                        "an int32 feature is described, spec OVER-FETCH)",
+                        pname(t->feature), pname(t->prec));
     if (!npk_rk_field_fits(NPK_RKF(DPU_DATA_CUBE_HEIGHT, HEIGHT), t->m - 1))
         return npk_fail(NPK_ELIMIT, "sdp: M=%u exceeds the 13-bit DATA_CUBE_HEIGHT (M <= 8192)",
                         t->m);
@@ -57,8 +62,10 @@ static npk_status check_encodable(const npk_rk_sdp *t)
         return npk_fail(NPK_ELIMIT, "sdp: line notch %u exceeds the 13-bit LINE_NOTCH_ADDR",
                         t->line_notch);
     if (t->rdma_channels > 2u * 8192u)
-        return npk_fail(NPK_ELIMIT, "sdp: RDMA channel count %u exceeds 16384 (twice the DPU's "
-                        "13-bit channel count)", t->rdma_channels);
+        return npk_fail(NPK_ELIMIT,
+                        "sdp: RDMA channel count %u exceeds 16384 (twice the DPU's "
+                        "13-bit channel count)",
+                        t->rdma_channels);
     return NPK_OK;
 }
 
@@ -70,20 +77,27 @@ npk_status npk_rk_sdp_check(const npk_rk_sdp *t)
     if (s || t->unchecked)
         return s;
     if (t->feature != t->prec)
-        return npk_fail(NPK_EINVAL, "sdp: an int32 feature under-fetches (the RDMA reads 2 "
+        return npk_fail(NPK_EINVAL,
+                        "sdp: an int32 feature under-fetches (the RDMA reads 2 "
                         "bytes per element and the job stalls) or, with the channel count "
                         "doubled, is processed as two int16 lanes (spec OVER-FETCH); emitted "
                         "only unchecked");
     if (t->rdma_channels && t->rdma_channels != t->n)
-        return npk_fail(NPK_EINVAL, "sdp: RDMA channel count %u differs from N=%u (the "
-                        "over-fetch experiment; emitted only unchecked)", t->rdma_channels, t->n);
+        return npk_fail(NPK_EINVAL,
+                        "sdp: RDMA channel count %u differs from N=%u (the "
+                        "over-fetch experiment; emitted only unchecked)",
+                        t->rdma_channels, t->n);
     unsigned c2 = npk_rk_sdp_atom_channels(t->prec);
     if (t->line_notch && t->n > c2)
-        return npk_fail(NPK_EINVAL, "sdp: a line notch reads one %u-channel tile of a "
-                        "contiguous buffer; N=%u is wider", c2, t->n);
+        return npk_fail(NPK_EINVAL,
+                        "sdp: a line notch reads one %u-channel tile of a "
+                        "contiguous buffer; N=%u is wider",
+                        c2, t->n);
     if ((t->a | t->c) % 16 || (t->operand == NPK_EW_PER_ELEMENT && t->b % 16))
-        return npk_fail(NPK_EINVAL, "sdp: feature 0x%x, output 0x%x and a per-element operand "
-                        "0x%x must be 16-byte aligned (atoms)", t->a, t->c, t->b);
+        return npk_fail(NPK_EINVAL,
+                        "sdp: feature 0x%x, output 0x%x and a per-element operand "
+                        "0x%x must be 16-byte aligned (atoms)",
+                        t->a, t->c, t->b);
     if (t->operand == NPK_EW_PER_CHANNEL && t->b % npk_rk_sdp_prec_row_of(t->prec)->bytes)
         return npk_fail(NPK_EINVAL, "sdp: per-channel operand 0x%x is not %s-aligned", t->b,
                         pname(t->prec));

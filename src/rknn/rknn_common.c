@@ -12,20 +12,14 @@ int rknn_fail(npk_status s)
 {
     fprintf(stderr, "E RKNN: %s\n", npk_last_error());
     switch (s) {
-    case NPK_OK:
-        return RKNN_SUCC;
+    case NPK_OK: return RKNN_SUCC;
     case NPK_EINVAL:
     case NPK_ELIMIT:
-    case NPK_EUNSUPPORTED:
-        return RKNN_ERR_PARAM_INVALID;
-    case NPK_ENOMEM:
-        return RKNN_ERR_MALLOC_FAIL;
-    case NPK_ETIMEDOUT:
-        return RKNN_ERR_TIMEOUT;
-    case NPK_ENODEV:
-        return RKNN_ERR_DEVICE_UNAVAILABLE;
-    default:
-        return RKNN_ERR_FAIL;
+    case NPK_EUNSUPPORTED: return RKNN_ERR_PARAM_INVALID;
+    case NPK_ENOMEM: return RKNN_ERR_MALLOC_FAIL;
+    case NPK_ETIMEDOUT: return RKNN_ERR_TIMEOUT;
+    case NPK_ENODEV: return RKNN_ERR_DEVICE_UNAVAILABLE;
+    default: return RKNN_ERR_FAIL;
     }
 }
 
@@ -46,16 +40,16 @@ npk_status rknn_runtime_open(npk_rk **rt) { return npk_rk_open_shared(NULL, rt);
 static const rknn_type_row types[] = {
     {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, NPK_PREC_FP16, NPK_PREC_FP32, RKNN_TENSOR_FLOAT16,
      RKNN_TENSOR_FLOAT32, 16, 32, 4, false},
-    {RKNN_INT8_MM_INT8_TO_INT32, NPK_PREC_INT8, NPK_PREC_INT32, RKNN_TENSOR_INT8,
-     RKNN_TENSOR_INT32, 8, 32, 4, true},
-    {RKNN_INT8_MM_INT8_TO_INT8, NPK_PREC_INT8, NPK_PREC_INT32, RKNN_TENSOR_INT8,
-     RKNN_TENSOR_INT8, 8, 8, 4, true},
+    {RKNN_INT8_MM_INT8_TO_INT32, NPK_PREC_INT8, NPK_PREC_INT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT32,
+     8, 32, 4, true},
+    {RKNN_INT8_MM_INT8_TO_INT8, NPK_PREC_INT8, NPK_PREC_INT32, RKNN_TENSOR_INT8, RKNN_TENSOR_INT8,
+     8, 8, 4, true},
     {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT16, NPK_PREC_FP16, NPK_PREC_FP16, RKNN_TENSOR_FLOAT16,
      RKNN_TENSOR_FLOAT16, 16, 16, 4, false},
     {RKNN_INT8_MM_INT8_TO_FLOAT32, NPK_PREC_INT8, NPK_PREC_INT32, RKNN_TENSOR_INT8,
      RKNN_TENSOR_FLOAT32, 8, 32, 4, true},
-    {RKNN_INT4_MM_INT4_TO_INT16, NPK_PREC_INT4, NPK_PREC_INT32, RKNN_TENSOR_INT4,
-     RKNN_TENSOR_INT16, 4, 16, 8, false},
+    {RKNN_INT4_MM_INT4_TO_INT16, NPK_PREC_INT4, NPK_PREC_INT32, RKNN_TENSOR_INT4, RKNN_TENSOR_INT16,
+     4, 16, 8, false},
 };
 
 const rknn_type_row *rknn_type_find(rknn_matmul_type t)
@@ -101,8 +95,10 @@ int rknn_shape_attrs(const rknn_matmul_info *info, const rknn_matmul_shape *shap
         return rknn_error(NPK_EINVAL, "N=%d must be a multiple of %u for %s", n, n_align,
                           get_matmul_type_string(info->type));
     if ((uint64_t)m * (uint64_t)(k > n ? k : n) * 4 > 0xF0000000ull)
-        return rknn_error(NPK_ELIMIT, "M=%d K=%d N=%d: an operand exceeds the NPU's 32-bit "
-                                      "address space", m, k, n);
+        return rknn_error(NPK_ELIMIT,
+                          "M=%d K=%d N=%d: an operand exceeds the NPU's 32-bit "
+                          "address space",
+                          m, k, n);
     const uint32_t c2 = 128 / t->ab_bits; /* native A channels: 8 fp16, 16 int8, 32 int4 */
     const uint32_t gb = t->in == NPK_PREC_FP16 ? 16 : t->in == NPK_PREC_INT8 ? 32 : 64;
     uint32_t d[4];
@@ -139,8 +135,7 @@ void rknn_int4_unpack(const uint8_t *src, int8_t *dst, size_t count)
     }
 }
 
-void rknn_rows_to_groups(const void *src, void *dst, size_t rows, size_t cols, size_t eb,
-                         size_t g)
+void rknn_rows_to_groups(const void *src, void *dst, size_t rows, size_t cols, size_t eb, size_t g)
 {
     const uint8_t *s = src;
     uint8_t *d = dst;

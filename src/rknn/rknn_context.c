@@ -27,8 +27,10 @@ rknn_mm_ctx *rknn_ctx_lock(rknn_matmul_ctx h, const char *fn)
         pthread_mutex_lock(&c->lock); /* taken under the table lock: destroy waits for it */
     pthread_mutex_unlock(&table_lock);
     if (!c)
-        rknn_error(NPK_EINVAL, "%s: context 0x%llx is not a live matmul context (destroyed, "
-                               "or never created)", fn, (unsigned long long)h);
+        rknn_error(NPK_EINVAL,
+                   "%s: context 0x%llx is not a live matmul context (destroyed, "
+                   "or never created)",
+                   fn, (unsigned long long)h);
     return c;
 }
 
@@ -80,8 +82,9 @@ static int check_info(const rknn_matmul_info *info)
     /* The matmul types of the interface the RK3588 does not run (the mixed ones). */
     if (info->type >= RKNN_FLOAT16_MM_INT8_TO_FLOAT32 &&
         info->type <= RKNN_FLOAT16_MM_INT4_TO_BFLOAT16 && !rknn_type_find(info->type))
-        return rknn_error(NPK_EUNSUPPORTED, "unsupported matmul dtype %s (%d) in this platform "
-                                            "(rk3588 runs types 1, 2, 3, 4, 9 and 10)",
+        return rknn_error(NPK_EUNSUPPORTED,
+                          "unsupported matmul dtype %s (%d) in this platform "
+                          "(rk3588 runs types 1, 2, 3, 4, 9 and 10)",
                           get_matmul_type_string(info->type), (int)info->type);
     if (!rknn_type_find(info->type))
         return rknn_error(NPK_EINVAL, "matmul type %d is not a matmul type (1..12)",
@@ -106,22 +109,26 @@ static int check_info(const rknn_matmul_info *info)
     return RKNN_SUCC;
 }
 
-int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *info,
-                                     int shape_num, rknn_matmul_shape shapes[],
-                                     rknn_matmul_io_attr io_attrs[])
+int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *info, int shape_num,
+                                     rknn_matmul_shape shapes[], rknn_matmul_io_attr io_attrs[])
 {
     if (!ctx || !info || !shapes || !io_attrs)
         return rknn_error(NPK_EINVAL, "rknn_matmul_create: NULL %s",
-                          !ctx ? "ctx" : !info ? "info" : !shapes ? "shapes" : "io_attr");
+                          !ctx      ? "ctx"
+                          : !info   ? "info"
+                          : !shapes ? "shapes"
+                                    : "io_attr");
     *ctx = 0;
     if (shape_num < 1)
         return rknn_error(NPK_EINVAL, "rknn_matmul_create: shape_num %d: at least 1", shape_num);
     int rc = check_info(info);
     for (int i = 0; rc == RKNN_SUCC && i < shape_num; i++) {
         if (shapes[i].K != shapes[0].K || shapes[i].N != shapes[0].N)
-            rc = rknn_error(NPK_EINVAL, "dynamic shape %d (%d, %d, %d): only M may differ from "
-                                        "shape 0 (%d, %d, %d)", i, shapes[i].M, shapes[i].K,
-                            shapes[i].N, shapes[0].M, shapes[0].K, shapes[0].N);
+            rc = rknn_error(NPK_EINVAL,
+                            "dynamic shape %d (%d, %d, %d): only M may differ from "
+                            "shape 0 (%d, %d, %d)",
+                            i, shapes[i].M, shapes[i].K, shapes[i].N, shapes[0].M, shapes[0].K,
+                            shapes[0].N);
         else
             rc = rknn_shape_attrs(info, &shapes[i], &io_attrs[i]);
     }
@@ -181,9 +188,10 @@ int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
         while (i < c->nshapes && memcmp(&c->shapes[i], shape, sizeof *shape))
             i++;
         if (i == c->nshapes)
-            rc = rknn_error(NPK_EINVAL, "rknn_matmul_set_dynamic_shape: (%d, %d, %d) is not "
-                                        "one of the context's %d shapes", shape->M, shape->K,
-                            shape->N, c->nshapes);
+            rc = rknn_error(NPK_EINVAL,
+                            "rknn_matmul_set_dynamic_shape: (%d, %d, %d) is not "
+                            "one of the context's %d shapes",
+                            shape->M, shape->K, shape->N, c->nshapes);
         else
             c->cur = i;
     }
@@ -206,16 +214,17 @@ int rknn_matmul_destroy(rknn_matmul_ctx ctx)
     }
     pthread_mutex_unlock(&table_lock);
     if (!c) {
-        rknn_error(NPK_EINVAL, "rknn_matmul_destroy: context 0x%llx is not a live matmul "
-                               "context (destroyed, or never created)", (unsigned long long)ctx);
+        rknn_error(NPK_EINVAL,
+                   "rknn_matmul_destroy: context 0x%llx is not a live matmul "
+                   "context (destroyed, or never created)",
+                   (unsigned long long)ctx);
         return RKNN_ERR_CTX_INVALID;
     }
     free_ctx(c);
     return RKNN_SUCC;
 }
 
-int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
-                           rknn_matmul_tensor_attr *attr)
+int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem, rknn_matmul_tensor_attr *attr)
 {
     rknn_mm_ctx *c = rknn_ctx_lock(ctx, "rknn_matmul_set_io_mem");
     if (!c)
@@ -228,9 +237,11 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
     if (!attr)
         rc = rknn_error(NPK_EINVAL, "rknn_matmul_set_io_mem: NULL attr");
     else if (!o)
-        rc = rknn_error(NPK_EINVAL, "rknn_matmul_set_io_mem: mem %p is not a live "
-                                    "rknn_tensor_mem (NULL, destroyed, or not made by "
-                                    "rknn_create_mem)", (void *)mem);
+        rc = rknn_error(NPK_EINVAL,
+                        "rknn_matmul_set_io_mem: mem %p is not a live "
+                        "rknn_tensor_mem (NULL, destroyed, or not made by "
+                        "rknn_create_mem)",
+                        (void *)mem);
     else if (!strcmp(attr->name, "A"))
         b = &c->a, mine = &cur->A;
     else if (!strcmp(attr->name, "B"))
@@ -238,17 +249,20 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem,
     else if (!strcmp(attr->name, "C"))
         b = &c->c, mine = &cur->C;
     else
-        rc = rknn_error(NPK_EINVAL, "rknn_matmul_set_io_mem: attr name \"%.16s\" is not A, B "
-                                    "or C", attr->name);
+        rc = rknn_error(NPK_EINVAL,
+                        "rknn_matmul_set_io_mem: attr name \"%.16s\" is not A, B "
+                        "or C",
+                        attr->name);
     if (b) {
         /* The mem must hold the operand of the largest shape it may run with: checked here for
          * the current shape, and again at every run. */
         uint64_t room = (uint64_t)npk_rk_buffer_size(o->buf);
         uint64_t off = mem->offset < 0 ? UINT64_MAX : (uint64_t)mem->offset;
         if (off > room || mine->size > room - off || mine->size > mem->size)
-            rc = rknn_error(NPK_EINVAL, "rknn_matmul_set_io_mem: %s needs %u bytes; mem %p has "
-                                        "%u (offset %d)", mine->name, mine->size, (void *)mem,
-                            mem->size, mem->offset);
+            rc = rknn_error(NPK_EINVAL,
+                            "rknn_matmul_set_io_mem: %s needs %u bytes; mem %p has "
+                            "%u (offset %d)",
+                            mine->name, mine->size, (void *)mem, mem->size, mem->offset);
         else
             *b = (rknn_binding){o, o->id, off};
     }
@@ -264,8 +278,10 @@ int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask)
     unsigned mask = core_mask == RKNN_NPU_CORE_ALL ? 0 : (unsigned)core_mask;
     int rc = RKNN_SUCC;
     npk_status s = (unsigned)core_mask > 7 && core_mask != RKNN_NPU_CORE_ALL
-                       ? npk_fail(NPK_EINVAL, "core mask 0x%x: RKNN_NPU_CORE_* (bits 0..2, or "
-                                              "0xffff for all)", (unsigned)core_mask)
+                       ? npk_fail(NPK_EINVAL,
+                                  "core mask 0x%x: RKNN_NPU_CORE_* (bits 0..2, or "
+                                  "0xffff for all)",
+                                  (unsigned)core_mask)
                        : npk_rk_set_core_mask(c->rt, mask);
     if (s)
         rc = rknn_fail(s);
@@ -276,29 +292,35 @@ int rknn_matmul_set_core_mask(rknn_matmul_ctx ctx, rknn_core_mask core_mask)
 static int set_quant(rknn_mm_ctx *c, const rknn_quant_params *p)
 {
     if (!c->row->quant)
-        return rknn_error(NPK_EINVAL, "quantisation parameters: %s takes none (types 2, 3 and "
-                                      "9 do)", get_matmul_type_string(c->info.type));
+        return rknn_error(NPK_EINVAL,
+                          "quantisation parameters: %s takes none (types 2, 3 and "
+                          "9 do)",
+                          get_matmul_type_string(c->info.type));
     if (!p->scale || p->scale_len < 1 || (p->zp_len > 0 && !p->zp) || p->zp_len < 0)
-        return rknn_error(NPK_EINVAL, "quantisation parameters of %.16s: scale %p (%d), zp %p "
-                                      "(%d)", p->name, (void *)p->scale, p->scale_len,
-                          (void *)p->zp, p->zp_len);
+        return rknn_error(NPK_EINVAL,
+                          "quantisation parameters of %.16s: scale %p (%d), zp %p "
+                          "(%d)",
+                          p->name, (void *)p->scale, p->scale_len, (void *)p->zp, p->zp_len);
     for (int i = 0; i < p->scale_len; i++)
         if (!isfinite(p->scale[i]) || p->scale[i] == 0.0f)
-            return rknn_error(NPK_EINVAL, "%.16s scale[%d] = %g: finite and non-zero", p->name,
-                              i, p->scale[i]);
+            return rknn_error(NPK_EINVAL, "%.16s scale[%d] = %g: finite and non-zero", p->name, i,
+                              p->scale[i]);
     const int32_t n = c->shapes[0].N;
     bool per_channel = c->info.B_quant_type == RKNN_QUANT_TYPE_PER_CHANNEL_SYM ||
                        c->info.B_quant_type == RKNN_QUANT_TYPE_PER_CHANNEL_ASYM;
     if (!strcmp(p->name, "A") || !strcmp(p->name, "C")) {
         if (p->scale_len != 1 || p->zp_len > 1)
-            return rknn_error(NPK_EINVAL, "%s is quantised per layer: one scale and at most one "
-                                          "zero point, not %d and %d", p->name, p->scale_len,
-                              p->zp_len);
+            return rknn_error(NPK_EINVAL,
+                              "%s is quantised per layer: one scale and at most one "
+                              "zero point, not %d and %d",
+                              p->name, p->scale_len, p->zp_len);
         int32_t zp = p->zp_len ? p->zp[0] : 0;
         if (!strcmp(p->name, "A")) {
             if (zp)
-                return rknn_error(NPK_EINVAL, "A's zero point %d: A is symmetric "
-                                              "(AC_quant_type 0), its zero point is 0", zp);
+                return rknn_error(NPK_EINVAL,
+                                  "A's zero point %d: A is symmetric "
+                                  "(AC_quant_type 0), its zero point is 0",
+                                  zp);
             c->a_scale = p->scale[0];
         } else {
             if (zp < -128 || zp > 127)
@@ -309,13 +331,13 @@ static int set_quant(rknn_mm_ctx *c, const rknn_quant_params *p)
         return RKNN_SUCC;
     }
     if (strcmp(p->name, "B"))
-        return rknn_error(NPK_EINVAL, "quantisation parameters for \"%.16s\": A, B or C",
-                          p->name);
+        return rknn_error(NPK_EINVAL, "quantisation parameters for \"%.16s\": A, B or C", p->name);
     int32_t want = per_channel ? n : 1;
     if (p->scale_len != want || (p->zp_len && p->zp_len != want))
-        return rknn_error(NPK_EINVAL, "B is quantised %s: %d scales (and zero points), not %d "
-                                      "and %d", per_channel ? "per channel" : "per layer", want,
-                          p->scale_len, p->zp_len);
+        return rknn_error(NPK_EINVAL,
+                          "B is quantised %s: %d scales (and zero points), not %d "
+                          "and %d",
+                          per_channel ? "per channel" : "per layer", want, p->scale_len, p->zp_len);
     float *sc = malloc((size_t)want * sizeof *sc);
     int32_t *zp = calloc((size_t)want, sizeof *zp);
     if (!sc || !zp) {

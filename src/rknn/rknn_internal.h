@@ -35,8 +35,8 @@ int rknn_error(npk_status s, const char *fmt, ...) __attribute__((format(printf,
  * the rknn tensor types of A/B and C. */
 typedef struct rknn_type_row {
     rknn_matmul_type type;
-    npk_rk_prec in;        /* fp16, int8, int4 */
-    npk_rk_prec run_out;   /* what the runtime computes: fp32, fp16 or int32 */
+    npk_rk_prec in;      /* fp16, int8, int4 */
+    npk_rk_prec run_out; /* what the runtime computes: fp32, fp16 or int32 */
     rknn_tensor_type ab, c;
     unsigned ab_bits, c_bits;
     unsigned c_native_group; /* channels per group of a native C */
@@ -53,7 +53,6 @@ int rknn_shape_attrs(const rknn_matmul_info *info, const rknn_matmul_shape *shap
 /* int4 two per byte (the even index in the low nibble) <-> one int8_t per element. */
 void rknn_int4_unpack(const uint8_t *src, int8_t *dst, size_t count);
 /* Row-major [rows][cols] of `eb`-byte elements into [cols/g][rows][g]. */
-void rknn_rows_to_groups(const void *src, void *dst, size_t rows, size_t cols, size_t eb,
-                         size_t g);
+void rknn_rows_to_groups(const void *src, void *dst, size_t rows, size_t cols, size_t eb, size_t g);
 
 #endif

@@ -109,8 +109,9 @@ int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
         mems[i] = mems[--nmems];
     pthread_mutex_unlock(&mems_lock);
     if (!o)
-        return rknn_error(NPK_EINVAL, "rknn_destroy_mem: %p is not a live rknn_tensor_mem "
-                                      "(NULL, destroyed already, or not made by rknn_create_mem)",
+        return rknn_error(NPK_EINVAL,
+                          "rknn_destroy_mem: %p is not a live rknn_tensor_mem "
+                          "(NULL, destroyed already, or not made by rknn_create_mem)",
                           (void *)mem);
     npk_rk_buffer_free(o->buf);
     free(o);

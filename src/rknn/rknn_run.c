@@ -16,8 +16,9 @@
 
 static npk_rk_layout b_layout(int16_t l)
 {
-    return l == RKNN_MM_LAYOUT_NATIVE ? NPK_RK_NATIVE
-           : l == RKNN_MM_LAYOUT_TP_NORM ? NPK_RK_TRANSPOSED : NPK_RK_ROWS;
+    return l == RKNN_MM_LAYOUT_NATIVE    ? NPK_RK_NATIVE
+           : l == RKNN_MM_LAYOUT_TP_NORM ? NPK_RK_TRANSPOSED
+                                         : NPK_RK_ROWS;
 }
 
 /* The bound operand's bytes, checked against the current shape; NULL with the error recorded. */
@@ -29,15 +30,15 @@ static uint8_t *operand(const rknn_binding *b, const rknn_matmul_tensor_attr *at
         return NULL;
     }
     if (!rknn_mem_find(&b->mem->pub, b->id)) {
-        *s = npk_fail(NPK_EINVAL, "rknn_matmul_run: the mem bound as %s was destroyed",
-                      attr->name);
+        *s = npk_fail(NPK_EINVAL, "rknn_matmul_run: the mem bound as %s was destroyed", attr->name);
         return NULL;
     }
     uint64_t room = npk_rk_buffer_size(b->mem->buf);
     if (b->off > room || attr->size > room - b->off) {
-        *s = npk_fail(NPK_EINVAL, "rknn_matmul_run: %s needs %u bytes at offset %llu; its mem "
-                                  "has %llu", attr->name, attr->size,
-                      (unsigned long long)b->off, (unsigned long long)room);
+        *s = npk_fail(NPK_EINVAL,
+                      "rknn_matmul_run: %s needs %u bytes at offset %llu; its mem "
+                      "has %llu",
+                      attr->name, attr->size, (unsigned long long)b->off, (unsigned long long)room);
         return NULL;
     }
     return (uint8_t *)npk_rk_buffer_host(b->mem->buf) + b->off;
@@ -70,8 +71,8 @@ static npk_status weights(rknn_mm_ctx *c, const rknn_matmul_shape *sh, const uin
                                        layout, (uint32_t)sh->M, &c->w);
         free(v);
     } else {
-        s = npk_rk_weights_bind(c->rt, c->row->in, (uint32_t)sh->K, (uint32_t)sh->N,
-                                b->mem->buf, b->off, layout, (uint32_t)sh->M, &c->w);
+        s = npk_rk_weights_bind(c->rt, c->row->in, (uint32_t)sh->K, (uint32_t)sh->N, b->mem->buf,
+                                b->off, layout, (uint32_t)sh->M, &c->w);
     }
     if (s == NPK_OK) {
         c->w_mem_id = b->id;
@@ -143,19 +144,18 @@ static npk_status run_locked(rknn_mm_ctx *c)
     }
     /* C: written by the runtime straight into the mem when the element type and grouping are
      * the runtime's (fp32/int32 native groups of 4 are its cube layout), else through rows. */
-    const bool direct = row->c_bits == 32 ? !(row->run_out == NPK_PREC_INT32 &&
-                                               row->c == RKNN_TENSOR_FLOAT32)
-                                          : row->c == RKNN_TENSOR_FLOAT16 && !native;
+    const bool direct = row->c_bits == 32
+                            ? !(row->run_out == NPK_PREC_INT32 && row->c == RKNN_TENSOR_FLOAT32)
+                            : row->c == RKNN_TENSOR_FLOAT16 && !native;
     size_t run_bytes = mn * (row->run_out == NPK_PREC_FP16 ? 2 : 4);
     void *rows = direct ? NULL : malloc(run_bytes);
     void *conv = NULL;
     if (!direct && !rows)
         s = npk_fail(NPK_ENOMEM, "rknn_matmul_run: no memory for C's rows");
     if (s == NPK_OK)
-        s = npk_rk_matmul_layout(c->rt, c->w, (uint32_t)sh->M, a_run,
-                                 native ? NPK_RK_NATIVE : NPK_RK_ROWS, row->run_out,
-                                 direct ? out : rows,
-                                 direct && native ? NPK_RK_NATIVE : NPK_RK_ROWS, NULL);
+        s = npk_rk_matmul_layout(
+            c->rt, c->w, (uint32_t)sh->M, a_run, native ? NPK_RK_NATIVE : NPK_RK_ROWS, row->run_out,
+            direct ? out : rows, direct && native ? NPK_RK_NATIVE : NPK_RK_ROWS, NULL);
     if (s == NPK_OK && !direct) {
         const size_t eb = row->c_bits / 8;
         void *res = rows; /* fp16 rows of type 4 go as they are */
@@ -167,8 +167,7 @@ static npk_status run_locked(rknn_mm_ctx *c)
             res = conv;
         }
         if (s == NPK_OK && native)
-            rknn_rows_to_groups(res, out, (size_t)sh->M, (size_t)sh->N, eb,
-                                row->c_native_group);
+            rknn_rows_to_groups(res, out, (size_t)sh->M, (size_t)sh->N, eb, row->c_native_group);
         else if (s == NPK_OK)
             memcpy(out, res, mn * eb);
     }
@@ -193,11 +192,15 @@ int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, 
 {
     if (!B_input || !B_output || !info)
         return rknn_error(NPK_EINVAL, "rknn_B_normal_layout_to_native_layout: NULL %s",
-                          !B_input ? "B_input" : !B_output ? "B_output" : "info");
+                          !B_input    ? "B_input"
+                          : !B_output ? "B_output"
+                                      : "info");
     const rknn_type_row *row = rknn_type_find(info->type);
     if (!row)
-        return rknn_error(NPK_EINVAL, "rknn_B_normal_layout_to_native_layout: matmul type %d "
-                                      "does not run here", (int)info->type);
+        return rknn_error(NPK_EINVAL,
+                          "rknn_B_normal_layout_to_native_layout: matmul type %d "
+                          "does not run here",
+                          (int)info->type);
     rknn_matmul_shape sh = {1, K, N};
     rknn_matmul_io_attr attr;
     int rc = rknn_shape_attrs(info, &sh, &attr);
@@ -211,9 +214,9 @@ int rknn_B_normal_layout_to_native_layout(void *B_input, void *B_output, int K, 
         rknn_int4_unpack(B_input, v, (size_t)K * N);
         rows = v;
     }
-    npk_status s = npk_rk_b_to_native(row->in, (uint32_t)K, (uint32_t)N, rows, B_output,
-                                      npk_rk_b_layout_bytes(row->in, (uint32_t)K, (uint32_t)N,
-                                                            NPK_RK_NATIVE));
+    npk_status s =
+        npk_rk_b_to_native(row->in, (uint32_t)K, (uint32_t)N, rows, B_output,
+                           npk_rk_b_layout_bytes(row->in, (uint32_t)K, (uint32_t)N, NPK_RK_NATIVE));
     free(v);
     return s ? rknn_fail(s) : RKNN_SUCC;
 }

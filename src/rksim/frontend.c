@@ -8,7 +8,6 @@
 #include "npukit/rknpu_uapi.h"
 #include "rksim/sim.h"
 
-
 static int do_version(struct rknpu_drm_version *v)
 {
     /* Driver 0.9.8, the version the fact sheet saw (facts A.1). */
@@ -34,15 +33,9 @@ static int do_version(struct rknpu_drm_version *v)
 static int do_action(rksim *s, struct rknpu_action *a)
 {
     switch (a->flags) {
-    case RKNPU_GET_HW_VERSION:
-        a->value = RKNPU_HW_VERSION_RK3588;
-        return 0;
-    case RKNPU_GET_DRV_VERSION:
-        a->value = RKNPU_DRV_VERSION_098;
-        return 0;
-    case RKNPU_GET_FREQ:
-        a->value = s->freq_hz;
-        return 0;
+    case RKNPU_GET_HW_VERSION: a->value = RKNPU_HW_VERSION_RK3588; return 0;
+    case RKNPU_GET_DRV_VERSION: a->value = RKNPU_DRV_VERSION_098; return 0;
+    case RKNPU_GET_FREQ: a->value = s->freq_hz; return 0;
     case RKNPU_SET_FREQ:
         if (a->value == 0)
             return -EINVAL;
@@ -60,29 +53,22 @@ static int do_action(rksim *s, struct rknpu_action *a)
         return 0;
     case RKNPU_GET_BW_PRIORITY:
     case RKNPU_GET_BW_EXPECT:
-    case RKNPU_GET_BW_TW:
-        a->value = 0;
-        return 0;
+    case RKNPU_GET_BW_TW: a->value = 0; return 0;
     case RKNPU_SET_BW_PRIORITY:
     case RKNPU_SET_BW_EXPECT:
     case RKNPU_SET_BW_TW:
     case RKNPU_SET_VOLT:
     case RKNPU_ACT_CLR_TOTAL_RW_AMOUNT:
     case RKNPU_SET_PROC_NICE:
-    case RKNPU_SET_IOMMU_DOMAIN_ID:
-        return 0;
+    case RKNPU_SET_IOMMU_DOMAIN_ID: return 0;
     case RKNPU_GET_DT_WR_AMOUNT:
     case RKNPU_GET_DT_RD_AMOUNT:
     case RKNPU_GET_WT_RD_AMOUNT:
     case RKNPU_GET_TOTAL_RW_AMOUNT:
         a->value = 0; /* RK3588's amount_top config is NULL: these read 0 (facts A.1) */
         return 0;
-    case RKNPU_GET_IOMMU_EN:
-        a->value = 1;
-        return 0;
-    case RKNPU_POWER_ON:
-        s->power_refs++;
-        return 0;
+    case RKNPU_GET_IOMMU_EN: a->value = 1; return 0;
+    case RKNPU_POWER_ON: s->power_refs++; return 0;
     case RKNPU_POWER_OFF:
         if (s->power_refs)
             s->power_refs--;
@@ -91,11 +77,8 @@ static int do_action(rksim *s, struct rknpu_action *a)
     case RKNPU_GET_FREE_SRAM_SIZE:
         a->value = 0; /* no SRAM is modelled: TRY_ALLOC_SRAM falls back to DRAM */
         return 0;
-    case RKNPU_GET_IOMMU_DOMAIN_ID:
-        a->value = 0;
-        return 0;
-    default:
-        return -EINVAL;
+    case RKNPU_GET_IOMMU_DOMAIN_ID: a->value = 0; return 0;
+    default: return -EINVAL;
     }
 }
 
@@ -181,22 +164,14 @@ static int do_submit(rksim *s, struct rknpu_submit *sub)
 static size_t kernel_size(unsigned nr)
 {
     switch (nr) {
-    case 0x00:
-        return sizeof(struct rknpu_drm_version);
-    case 0x40 + RKNPU_NR_ACTION:
-        return sizeof(struct rknpu_action);
-    case 0x40 + RKNPU_NR_SUBMIT:
-        return sizeof(struct rknpu_submit);
-    case 0x40 + RKNPU_NR_MEM_CREATE:
-        return sizeof(struct rknpu_mem_create);
-    case 0x40 + RKNPU_NR_MEM_MAP:
-        return sizeof(struct rknpu_mem_map);
-    case 0x40 + RKNPU_NR_MEM_DESTROY:
-        return sizeof(struct rknpu_mem_destroy);
-    case 0x40 + RKNPU_NR_MEM_SYNC:
-        return sizeof(struct rknpu_mem_sync);
-    default:
-        return 0;
+    case 0x00: return sizeof(struct rknpu_drm_version);
+    case 0x40 + RKNPU_NR_ACTION: return sizeof(struct rknpu_action);
+    case 0x40 + RKNPU_NR_SUBMIT: return sizeof(struct rknpu_submit);
+    case 0x40 + RKNPU_NR_MEM_CREATE: return sizeof(struct rknpu_mem_create);
+    case 0x40 + RKNPU_NR_MEM_MAP: return sizeof(struct rknpu_mem_map);
+    case 0x40 + RKNPU_NR_MEM_DESTROY: return sizeof(struct rknpu_mem_destroy);
+    case 0x40 + RKNPU_NR_MEM_SYNC: return sizeof(struct rknpu_mem_sync);
+    default: return 0;
     }
 }
 
@@ -235,27 +210,13 @@ int rksim_ioctl(rksim *s, unsigned long request, void *arg)
 
     int rc;
     switch (nr) {
-    case 0x00:
-        rc = do_version(&k.version);
-        break;
-    case 0x40 + RKNPU_NR_ACTION:
-        rc = do_action(s, &k.action);
-        break;
-    case 0x40 + RKNPU_NR_SUBMIT:
-        rc = do_submit(s, &k.submit);
-        break;
-    case 0x40 + RKNPU_NR_MEM_CREATE:
-        rc = do_mem_create(s, &k.create);
-        break;
-    case 0x40 + RKNPU_NR_MEM_MAP:
-        rc = do_mem_map(s, &k.map);
-        break;
-    case 0x40 + RKNPU_NR_MEM_DESTROY:
-        rc = do_mem_destroy(s, &k.destroy);
-        break;
-    default: /* MEM_SYNC */
-        rc = do_mem_sync(s, &k.sync);
-        break;
+    case 0x00: rc = do_version(&k.version); break;
+    case 0x40 + RKNPU_NR_ACTION: rc = do_action(s, &k.action); break;
+    case 0x40 + RKNPU_NR_SUBMIT: rc = do_submit(s, &k.submit); break;
+    case 0x40 + RKNPU_NR_MEM_CREATE: rc = do_mem_create(s, &k.create); break;
+    case 0x40 + RKNPU_NR_MEM_MAP: rc = do_mem_map(s, &k.map); break;
+    case 0x40 + RKNPU_NR_MEM_DESTROY: rc = do_mem_destroy(s, &k.destroy); break;
+    default: /* MEM_SYNC */ rc = do_mem_sync(s, &k.sync); break;
     }
     /* drm_ioctl copies the struct back even on failure (submit's task_counter matters then) */
     if (dir & RKNPU_IOC_READ)

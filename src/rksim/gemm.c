@@ -23,8 +23,8 @@ void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t
                     const float *b, uint32_t ldb, float *c, uint32_t ldc)
 {
 #ifdef NPUKIT_HAVE_CBLAS
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)n, (int)k, 1.0f, a,
-                (int)lda, b, (int)ldb, 0.0f, c, (int)ldc);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)n, (int)k, 1.0f, a, (int)lda,
+                b, (int)ldb, 0.0f, c, (int)ldc);
 #else
     /* Portable: blocks of rows and columns so that B's rows stay in cache. */
     enum { BM = 16, BN = 64 };
@@ -43,8 +43,8 @@ void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t
 #endif
 }
 
-bool rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b,
-                    int64_t *c, uint32_t max_abs)
+bool rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b, int64_t *c,
+                    uint32_t max_abs)
 {
     /* fp32 holds every integer up to 2^24 exactly; with |a*b| <= max_abs^2 a chunk of
      * 2^24 / max_abs^2 products (int8: 1024, int4: 262144) sums exactly in any order. */

@@ -38,8 +38,7 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "power-on) and that saw no reset since",
      "the job never completes: ETIMEDOUT, task counter 0, the kernel soft-resets the core "
      "(which primes it: the retry works)",
-     "integer mode needs no priming",
-     "RKNPU_ACT_RESET when entering int8/int4 mode",
+     "integer mode needs no priming", "RKNPU_ACT_RESET when entering int8/int4 mode",
      "spec State gotchas (int8 cold-start wedge); facts E.4"},
     {RKSIM_HZ_SUBCORE_NULL_CRASH, "subcore-null-crash",
      "SUBMIT whose core_mask selects a subcore_task entry with task_number 0 (e.g. core_mask "
@@ -62,13 +61,12 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "spec Limits & tiling (single-op K); rk_soc k_max_single"},
     {RKSIM_HZ_N_CEILING, "n-ceiling",
      "N above 8192 in one task: the 13-bit DPU_DATA_CUBE_CHANNEL cannot hold N-1",
-     "silently wrong: the DPU writes only the truncated channel count",
-     "all N columns are written",
+     "silently wrong: the DPU writes only the truncated channel count", "all N columns are written",
      "tile N at 8192", "spec Limits & tiling; facts B.4 (13-bit channel)"},
     {RKSIM_HZ_CBUF_FLOOR, "cbuf-floor",
      "CNA_CBUF_CON0 below 0x1B (more than 11 data banks / no weight bank)",
-     "the job hangs (ETIMEDOUT)", "computed with the banks given",
-     "floor the bank split at 0x1B", "spec The M-tiling scheduler (0x1b floor)"},
+     "the job hangs (ETIMEDOUT)", "computed with the banks given", "floor the bank split at 0x1B",
+     "spec The M-tiling scheduler (0x1b floor)"},
     {RKSIM_HZ_SCHED_SMALL_K, "sched1-small-k",
      "CBUF_CON0 above the 0xB1 template (the sched-1 fit's base) at fp16 K <= 64 or int8 "
      "K <= 128",
@@ -85,9 +83,8 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
     {RKSIM_HZ_M_CEILING, "m-ceiling",
      "M above the ceiling of its data banks: fp16 D*16384/K (8 with D > 1 at K >= 2048), int8 "
      "D*32768/K (and the measured 64*floor(11*512/K) when D > 1), int4 D*16384/K",
-     "rows past the ceiling read the feature of row (m mod ceiling)",
-     "every row is read", "tile M at npk_rk_m_ceiling()",
-     "spec The M-tiling scheduler (M ceilings); facts C.3"},
+     "rows past the ceiling read the feature of row (m mod ceiling)", "every row is read",
+     "tile M at npk_rk_m_ceiling()", "spec The M-tiling scheduler (M ceilings); facts C.3"},
     {RKSIM_HZ_K128_ENVELOPE, "k128-envelope",
      "fp16 K=128 with a sched-1 split (DATA_BANK > 1) and M > 256 with ceil(M/64) odd",
      "non-monotonic envelope (256 ok, 320 bad, 384 ok): rows from 256 on read row (m mod 256)",
@@ -140,11 +137,13 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "the chained DMA stalls: ETIMEDOUT (errno 110), nothing written",
      "the SDP reads the bytes as its own precision",
      "emit the matmul output in the SDP's precision (fp16 matmul -> fp16 SDP); 1-input SDPs "
-     "chain regardless", "spec Chained 2-input SDP (the dtype-path rule)"},
+     "chain regardless",
+     "spec Chained 2-input SDP (the dtype-path rule)"},
     {RKSIM_HZ_SDP_INT32_UNDERFETCH, "sdp-int32-underfetch",
      "an SDP whose RDMA feature precision is int32 with as many RDMA channels as DPU channels",
      "the RDMA reads 2 bytes per element, fetches half the feature and the math engine "
-     "starves: ETIMEDOUT", "refused as unsupported (a true int32 feature path is not described)",
+     "starves: ETIMEDOUT",
+     "refused as unsupported (a true int32 feature path is not described)",
      "requantize int32 accumulators on the host; the SDP takes int8/int16/fp16 features",
      "spec Shape-INVARIANT ... the SDP loopback mirror"},
     {RKSIM_HZ_SDP_INT32_TWO_LANE, "sdp-int32-two-lane",
@@ -231,21 +230,21 @@ static const npk_rk_sched1 *sched1_of(const rksim_mm *mm)
     return &npk_rk_input_row((npk_rk_prec)mm->in)->sched1;
 }
 
-static bool h3_int_entry(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
-                         rksim_effect *e)
+static bool h3_int_entry(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
 {
     (void)s;
     (void)first;
     if (!is_int(mm->in) || is_int(c->last_prec) || c->int_primed)
         return false;
     e->wedge = true;
-    snprintf(e->why, sizeof e->why, "first %s operation after entering integer mode without "
-             "ACT_RESET", npk_rk_prec_name((npk_rk_prec)mm->in));
+    snprintf(e->why, sizeof e->why,
+             "first %s operation after entering integer mode without "
+             "ACT_RESET",
+             npk_rk_prec_name((npk_rk_prec)mm->in));
     return true;
 }
 
-static bool h6_k_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
-                         rksim_effect *e)
+static bool h6_k_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
 {
     (void)c, (void)first;
     unsigned kmax = s->soc->k_max_single;
@@ -256,8 +255,7 @@ static bool h6_k_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool first
     return true;
 }
 
-static bool h8_cbuf_floor(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
-                          rksim_effect *e)
+static bool h8_cbuf_floor(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
 {
     (void)s, (void)c, (void)first;
     if (mm->cbuf_con0 >= NPK_RK_CBUF_FLOOR)
@@ -305,8 +303,7 @@ static uint32_t rows_capacity(const rksim_mm *mm)
     return cap ? cap : 1;
 }
 
-static bool h10_b1_large_m(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
-                           rksim_effect *e)
+static bool h10_b1_large_m(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
 {
     (void)s, (void)c, (void)first;
     if (mm->cbuf_con0 != NPK_RK_CBUF_TEMPLATE || mm->k <= 256)
@@ -323,8 +320,8 @@ static bool h12_k128(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rk
 {
     (void)s, (void)c, (void)first;
     const npk_rk_sched1 *f = sched1_of(mm);
-    if (!f->envelope_k || mm->k != f->envelope_k || mm->data_bank <= 1 ||
-        mm->m <= f->envelope_m || ((mm->m + 63) / 64) % 2 == 0)
+    if (!f->envelope_k || mm->k != f->envelope_k || mm->data_bank <= 1 || mm->m <= f->envelope_m ||
+        ((mm->m + 63) / 64) % 2 == 0)
         return false;
     e->good_rows = f->envelope_m;
     snprintf(e->why, sizeof e->why, "%s K=%u sched 1 at M=%u (non-monotonic envelope)",
@@ -332,8 +329,7 @@ static bool h12_k128(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rk
     return true;
 }
 
-static bool h11_m_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
-                          rksim_effect *e)
+static bool h11_m_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
 {
     (void)s, (void)c, (void)first;
     if (e->good_rows || (mm->cbuf_con0 == NPK_RK_CBUF_TEMPLATE && mm->k > 256))
@@ -347,8 +343,7 @@ static bool h11_m_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool firs
     return true;
 }
 
-static bool h15_fp16_out(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
-                         rksim_effect *e)
+static bool h15_fp16_out(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
 {
     (void)s, (void)c, (void)first;
     if (mm->bs_cfg == CONV_BS_CFG) {
@@ -360,8 +355,10 @@ static bool h15_fp16_out(rksim *s, rksim_core *c, const rksim_mm *mm, bool first
         return false;
     if (mm->size_e == 0 || (mm->out_surf_bytes > 16 && mm->m > 1)) {
         e->wedge = true;
-        snprintf(e->why, sizeof e->why, "atom-8 fp16 matmul output (SIZE_E %u, surface stride "
-                 "%llu bytes)", mm->size_e, (unsigned long long)mm->out_surf_bytes);
+        snprintf(e->why, sizeof e->why,
+                 "atom-8 fp16 matmul output (SIZE_E %u, surface stride "
+                 "%llu bytes)",
+                 mm->size_e, (unsigned long long)mm->out_surf_bytes);
         return true;
     }
     if (!mm->fp32tofp16) {
@@ -396,8 +393,7 @@ static bool h2_feature_cache(rksim *s, rksim_core *c, const rksim_mm *mm, bool f
     return true;
 }
 
-static bool h18_int4_sat(rksim *s, rksim_core *c, const rksim_mm *mm, bool first,
-                         rksim_effect *e)
+static bool h18_int4_sat(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
 {
     (void)s, (void)c, (void)first;
     if (npk_rk_input_row((npk_rk_prec)mm->in)->acc_bits >= 32)

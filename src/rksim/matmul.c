@@ -65,8 +65,7 @@ static bool win_fail(const dma_window *w, rksim_core_result *r)
 
 /* Element `index` of a packed operand of the precision `row` describes: fp16 through the
  * table and int8 directly (the hot paths), any other through the row's encoding. */
-static float element(const npk_rk_prec_row *row, npk_rk_prec p, const uint8_t *base,
-                     uint32_t index)
+static float element(const npk_rk_prec_row *row, npk_rk_prec p, const uint8_t *base, uint32_t index)
 {
     if (row->enc == NPK_ENC_IEEE && row->bits == 16) {
         uint16_t h;
@@ -83,7 +82,8 @@ static uint64_t feature_bit(const rksim_mm *mm, uint32_t m, uint32_t k)
 {
     if (mm->line)
         return (m * mm->row_bytes) * 8 + (uint64_t)k * mm->in_bits;
-    return ((k / mm->c2) * (uint64_t)mm->surf_bytes + (m / 4) * mm->group_bytes + (m % 4) * 16) * 8 +
+    return ((k / mm->c2) * (uint64_t)mm->surf_bytes + (m / 4) * mm->group_bytes + (m % 4) * 16) *
+               8 +
            (uint64_t)(k % mm->c2) * mm->in_bits;
 }
 
@@ -137,7 +137,8 @@ static bool gather_weights(rksim *s, const rksim_mm *mm, float *b, rksim_core_re
         for (uint32_t kt = 0; kt < k / 32; kt++)
             for (uint32_t nl = 0; nl < g; nl++, idx += 32) {
                 float *dst = b + (size_t)(t * g + nl) * k + kt * 32;
-                if (row->enc == NPK_ENC_IEEE && row->bits == 16) { /* fp16: the table, whole tiles */
+                if (row->enc == NPK_ENC_IEEE &&
+                    row->bits == 16) { /* fp16: the table, whole tiles */
                     uint16_t h[32];
                     memcpy(h, p + 2 * (size_t)idx, sizeof h);
                     for (unsigned j = 0; j < 32; j++)
@@ -177,8 +178,7 @@ static void apply_feature_effects(rksim_core *c, const rksim_mm *mm, const rksim
         uint32_t rows = c->feat_rows < mm->m ? c->feat_rows : mm->m;
         uint32_t kk = c->feat_k < mm->k ? c->feat_k : mm->k;
         for (uint32_t m = 0; m < rows; m++)
-            memcpy(a + (size_t)m * mm->k, c->feat_cache + (size_t)m * c->feat_k,
-                   kk * sizeof *a);
+            memcpy(a + (size_t)m * mm->k, c->feat_cache + (size_t)m * c->feat_k, kk * sizeof *a);
     }
     if (e->good_rows)
         for (uint32_t m = e->good_rows; m < mm->m; m++)
@@ -299,9 +299,9 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     ok = e->zeros ? write_output(s, mm, NULL, NULL, r) : write_output(s, mm, cf, ci, r);
     if (!ok && mm->out_tile_bytes != mm->out_tile_expected)
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
-    r->model_us += rksim_time_matmul_us(mm->in, mm->m, mm->k, mm->n,
-                                        (double)(mk + nk) * mm->in_bits / 8,
-                                        (double)mm->m * mm->n_dpu * mm->out_bits / 8);
+    r->model_us +=
+        rksim_time_matmul_us(mm->in, mm->m, mm->k, mm->n, (double)(mk + nk) * mm->in_bits / 8,
+                             (double)mm->m * mm->n_dpu * mm->out_bits / 8);
 done:
     return ok;
 }

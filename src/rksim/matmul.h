@@ -13,43 +13,43 @@
 
 /* Everything the operation needs, read from the register files through the register table. */
 typedef struct rksim_mm {
-    int in, out;               /* npk_rk_prec of the operands and of the output */
-    bool line;                 /* CONV_CON1.GROUP_LINE_OFF: line (row-major) feature */
-    uint32_t m, k, n;          /* CNA: DATAIN_HEIGHT, DATAIN_CHANNEL, WEIGHT_KERNELS */
-    uint32_t n_dpu;            /* channels the DPU writes: DATA_CUBE_CHANNEL.CHANNEL + 1 */
-    uint32_t feat, weight, dst;/* FEATURE_DATA_ADDR, DCOMP_ADDR0, DST_BASE_ADDR */
+    int in, out;                /* npk_rk_prec of the operands and of the output */
+    bool line;                  /* CONV_CON1.GROUP_LINE_OFF: line (row-major) feature */
+    uint32_t m, k, n;           /* CNA: DATAIN_HEIGHT, DATAIN_CHANNEL, WEIGHT_KERNELS */
+    uint32_t n_dpu;             /* channels the DPU writes: DATA_CUBE_CHANNEL.CHANNEL + 1 */
+    uint32_t feat, weight, dst; /* FEATURE_DATA_ADDR, DCOMP_ADDR0, DST_BASE_ADDR */
     unsigned in_bits, out_bits;
     /* feature geometry (bytes) */
-    uint64_t row_bytes;        /* line: LINE_STRIDE*16; cube: 16 (one atom per row) */
-    uint64_t group_bytes;      /* cube: LINE_STRIDE*16 per group of 4 rows */
-    int64_t surf_bytes;        /* cube: (LINE_STRIDE + SURF_STRIDE)*16 per C2 channels */
-    uint32_t c2;               /* feature channels per 16-byte atom: 128 / in_bits */
-    uint32_t ntile;            /* weight N group (16 fp16, 32 int8, 64 int4) */
-    uint32_t factor;           /* F = 2*ob/eb: SIZE_E + 1 and SURFACE_ADD units */
+    uint64_t row_bytes;   /* line: LINE_STRIDE*16; cube: 16 (one atom per row) */
+    uint64_t group_bytes; /* cube: LINE_STRIDE*16 per group of 4 rows */
+    int64_t surf_bytes;   /* cube: (LINE_STRIDE + SURF_STRIDE)*16 per C2 channels */
+    uint32_t c2;          /* feature channels per 16-byte atom: 128 / in_bits */
+    uint32_t ntile;       /* weight N group (16 fp16, 32 int8, 64 int4) */
+    uint32_t factor;      /* F = 2*ob/eb: SIZE_E + 1 and SURFACE_ADD units */
     /* output geometry (bytes) */
-    uint64_t out_line_bytes;   /* (NOTCH_ADDR_1 + 1) * 16 */
-    uint64_t out_surf_bytes;   /* DST_SURF_STRIDE */
-    uint64_t out_tile_bytes;   /* SURFACE_ADD: from one N-tile to the next */
-    uint64_t out_tile_expected;/* F * DST_SURF_STRIDE, what the geometry implies */
-    uint32_t c2o;              /* output channels per 16-byte atom: 128 / out_bits */
+    uint64_t out_line_bytes;    /* (NOTCH_ADDR_1 + 1) * 16 */
+    uint64_t out_surf_bytes;    /* DST_SURF_STRIDE */
+    uint64_t out_tile_bytes;    /* SURFACE_ADD: from one N-tile to the next */
+    uint64_t out_tile_expected; /* F * DST_SURF_STRIDE, what the geometry implies */
+    uint32_t c2o;               /* output channels per 16-byte atom: 128 / out_bits */
     /* CBUF */
     uint32_t cbuf_con0;
     unsigned data_bank, weight_bank;
-    bool fp32tofp16;           /* OUT_CVT_SCALE.FP32TOFP16_EN */
+    bool fp32tofp16; /* OUT_CVT_SCALE.FP32TOFP16_EN */
     uint32_t bs_cfg;
-    uint32_t size_e;           /* BS_OW_CFG.SIZE_E_0 */
-    uint32_t pad_top;          /* CNA_PAD_CON0.PAD_TOP: int8 output rows shift down by it */
+    uint32_t size_e;  /* BS_OW_CFG.SIZE_E_0 */
+    uint32_t pad_top; /* CNA_PAD_CON0.PAD_TOP: int8 output rows shift down by it */
 } rksim_mm;
 
 /* What the hazard table makes of an operation (faithful mode). */
 typedef struct rksim_effect {
-    bool wedge;                /* never completes: nothing written */
-    bool zeros;                /* writes zeros */
-    uint32_t good_rows;        /* rows >= this read feature row (m % good_rows); 0: all good */
-    uint32_t k_limit;          /* the reduction covers only the first k_limit channels; 0: all */
-    bool stale_feature;        /* rows come from the CBUF's previous feature (hazard 2) */
-    bool saturate16;           /* int16 accumulator saturates at +-32767 (hazard 18) */
-    bool strict16;             /* ideal: refuse a sum beyond int16 instead */
+    bool wedge;         /* never completes: nothing written */
+    bool zeros;         /* writes zeros */
+    uint32_t good_rows; /* rows >= this read feature row (m % good_rows); 0: all good */
+    uint32_t k_limit;   /* the reduction covers only the first k_limit channels; 0: all */
+    bool stale_feature; /* rows come from the CBUF's previous feature (hazard 2) */
+    bool saturate16;    /* int16 accumulator saturates at +-32767 (hazard 18) */
+    bool strict16;      /* ideal: refuse a sum beyond int16 instead */
     char why[160];
 } rksim_effect;
 
@@ -79,7 +79,7 @@ void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t
                     const float *b, uint32_t ldb, float *c, uint32_t ldc);
 /* The same for integer operands held exactly in floats, exact in int64: K is cut into chunks
  * whose fp32 sums cannot round (|a|,|b| <= max_abs). False when out of memory. */
-bool rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b,
-                    int64_t *c, uint32_t max_abs);
+bool rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b, int64_t *c,
+                    uint32_t max_abs);
 
 #endif

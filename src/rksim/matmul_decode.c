@@ -35,14 +35,14 @@ enum { K_TILE = 32 };
 /* Which rows apply: a condition on what was decoded. */
 typedef enum guard {
     G_ALL,
-    G_LINE,         /* line-mode feature */
-    G_CUBE,         /* cube-mode feature */
+    G_LINE,            /* line-mode feature */
+    G_CUBE,            /* cube-mode feature */
     G_PAD_UNDESCRIBED, /* the input precision has no described top pad (precision row) */
-    G_PAD_TOP,      /* a top pad is programmed */
-    G_COMPLETES,    /* the output stage completes (not the narrow requantized outputs) */
-    G_ROWS,         /* row-major output (surface stride 16) */
-    G_ROWS_NOTCHED, /* ... other than the M=1 output written with a zero notch */
-    G_CUBE_OUT,     /* cube output */
+    G_PAD_TOP,         /* a top pad is programmed */
+    G_COMPLETES,       /* the output stage completes (not the narrow requantized outputs) */
+    G_ROWS,            /* row-major output (surface stride 16) */
+    G_ROWS_NOTCHED,    /* ... other than the M=1 output written with a zero notch */
+    G_CUBE_OUT,        /* cube output */
 } guard;
 
 /* How the field's value must relate to the expected value. */
@@ -59,18 +59,22 @@ typedef enum relation {
 
 /* Where the expected value comes from. */
 typedef enum quantity {
-    Q_CONST,       /* the row's constant */
-    Q_FIELD,       /* the value of another field, whose id is the row's constant */
-    Q_IN,          /* the CNA's input precision */
-    Q_M, Q_M_1, Q_K, Q_K_1, Q_N_1,
-    Q_KBYTES,      /* K*eb: one kernel's bytes */
-    Q_WBYTES,      /* K*N*eb */
-    Q_ENTRIES,     /* ceil(K*eb/64) (facts C.1 #16) */
-    Q_KLINES,      /* ceil(K*eb/16): 16-byte units of one feature row */
-    Q_NTILE,       /* the input's weight N tile (precision row, facts D.1) */
-    Q_F_1,         /* F - 1 (facts C.1 #71) */
-    Q_ROW16_1,     /* ceil(N*ob/16) - 1: a row-major output row in 16-byte units, minus 1 */
-    Q_STAGE_FP16,  /* FP32TOFP16_EN as the output-stage row programs it */
+    Q_CONST, /* the row's constant */
+    Q_FIELD, /* the value of another field, whose id is the row's constant */
+    Q_IN,    /* the CNA's input precision */
+    Q_M,
+    Q_M_1,
+    Q_K,
+    Q_K_1,
+    Q_N_1,
+    Q_KBYTES,          /* K*eb: one kernel's bytes */
+    Q_WBYTES,          /* K*N*eb */
+    Q_ENTRIES,         /* ceil(K*eb/64) (facts C.1 #16) */
+    Q_KLINES,          /* ceil(K*eb/16): 16-byte units of one feature row */
+    Q_NTILE,           /* the input's weight N tile (precision row, facts D.1) */
+    Q_F_1,             /* F - 1 (facts C.1 #71) */
+    Q_ROW16_1,         /* ceil(N*ob/16) - 1: a row-major output row in 16-byte units, minus 1 */
+    Q_STAGE_FP16,      /* FP32TOFP16_EN as the output-stage row programs it */
     Q_NEG_LINE_STRIDE, /* -LINE_STRIDE */
 } quantity;
 
@@ -201,8 +205,7 @@ static const decode_row rows[] = {
     /* output geometry: row-major rows have NOTCH_ADDR_0 as their width and NOTCH_ADDR_1 as
      * their stride, in 16 B; the width is the one the CNA's N implies (with hazard 7 the DPU
      * writes fewer channels into rows of this width) */
-    {FLD(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE), G_ALL, REL_NE, Q_CONST, 0,
-     "a zero surface stride"},
+    {FLD(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE), G_ALL, REL_NE, Q_CONST, 0, "a zero surface stride"},
     {FLD(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0), G_ROWS_NOTCHED, IS_Q(Q_ROW16_1),
      "the row width N*ob/16 - 1"},
     {FLD(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1), G_ROWS, REL_GE, Q_FIELD,
@@ -262,27 +265,20 @@ static bool applies(guard g, const rksim_regfile *rf, const rksim_mm *mm)
 {
     const npk_rk_out_stage *st;
     switch (g) {
-    case G_ALL:
-        return true;
-    case G_LINE:
-        return mm->line;
-    case G_CUBE:
-        return !mm->line;
-    case G_PAD_UNDESCRIBED:
-        return !npk_rk_input_row((npk_rk_prec)mm->in)->top_pad;
-    case G_PAD_TOP:
-        return mm->pad_top != 0;
+    case G_ALL: return true;
+    case G_LINE: return mm->line;
+    case G_CUBE: return !mm->line;
+    case G_PAD_UNDESCRIBED: return !npk_rk_input_row((npk_rk_prec)mm->in)->top_pad;
+    case G_PAD_TOP: return mm->pad_top != 0;
     case G_COMPLETES:
         st = npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out);
         return st->completes;
-    case G_ROWS:
-        return mm->out_surf_bytes == 16;
+    case G_ROWS: return mm->out_surf_bytes == 16;
     case G_ROWS_NOTCHED:
         return mm->out_surf_bytes == 16 &&
                !(mm->m == 1 && F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0) == 0 &&
                  F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1) == 0);
-    case G_CUBE_OUT:
-        return mm->out_surf_bytes != 16;
+    case G_CUBE_OUT: return mm->out_surf_bytes != 16;
     }
     return true;
 }
@@ -291,42 +287,26 @@ static int64_t expected(const decode_row *row, const rksim_regfile *rf, const rk
 {
     int64_t kbytes = (int64_t)mm->k * mm->in_bits / 8;
     switch (row->q) {
-    case Q_CONST:
-        return row->c;
-    case Q_FIELD:
-        return rksim_field(rf, (npk_rk_field_id)row->c);
-    case Q_IN:
-        return mm->in;
-    case Q_M:
-        return mm->m;
-    case Q_M_1:
-        return (int64_t)mm->m - 1;
-    case Q_K:
-        return mm->k;
-    case Q_K_1:
-        return (int64_t)mm->k - 1;
-    case Q_N_1:
-        return (int64_t)mm->n - 1;
-    case Q_KBYTES:
-        return kbytes;
-    case Q_WBYTES:
-        return kbytes * mm->n;
-    case Q_ENTRIES:
-        return ceil_div(kbytes, 64);
-    case Q_KLINES:
-        return ceil_div(kbytes, 16) > 0 ? ceil_div(kbytes, 16) : 1;
-    case Q_NTILE:
-        return mm->ntile;
-    case Q_F_1:
-        return (int64_t)mm->factor - 1;
-    case Q_ROW16_1:
-        return ceil_div((int64_t)mm->n * mm->out_bits, 128) - 1;
+    case Q_CONST: return row->c;
+    case Q_FIELD: return rksim_field(rf, (npk_rk_field_id)row->c);
+    case Q_IN: return mm->in;
+    case Q_M: return mm->m;
+    case Q_M_1: return (int64_t)mm->m - 1;
+    case Q_K: return mm->k;
+    case Q_K_1: return (int64_t)mm->k - 1;
+    case Q_N_1: return (int64_t)mm->n - 1;
+    case Q_KBYTES: return kbytes;
+    case Q_WBYTES: return kbytes * mm->n;
+    case Q_ENTRIES: return ceil_div(kbytes, 64);
+    case Q_KLINES: return ceil_div(kbytes, 16) > 0 ? ceil_div(kbytes, 16) : 1;
+    case Q_NTILE: return mm->ntile;
+    case Q_F_1: return (int64_t)mm->factor - 1;
+    case Q_ROW16_1: return ceil_div((int64_t)mm->n * mm->out_bits, 128) - 1;
     case Q_STAGE_FP16:
         return npk_rk_field_get(
             NPK_RKF(DPU_OUT_CVT_SCALE, FP32TOFP16_EN),
             npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out)->out_cvt_scale);
-    case Q_NEG_LINE_STRIDE:
-        return -(int64_t)F(CNA_DMA_CON1, LINE_STRIDE);
+    case Q_NEG_LINE_STRIDE: return -(int64_t)F(CNA_DMA_CON1, LINE_STRIDE);
     }
     return 0;
 }
@@ -334,22 +314,14 @@ static int64_t expected(const decode_row *row, const rksim_regfile *rf, const rk
 static bool holds(relation rel, int64_t v, int64_t want, const rksim_mm *mm)
 {
     switch (rel) {
-    case REL_EQ:
-        return v == want;
-    case REL_NE:
-        return v != want;
-    case REL_GE:
-        return v >= want;
-    case REL_LE:
-        return v <= want;
-    case REL_MULTIPLE:
-        return want > 0 && v % want == 0;
-    case REL_SIGNED_GT:
-        return v > want;
-    case REL_INPUT:
-        return npk_rk_input_row((npk_rk_prec)v) != NULL;
-    case REL_STAGE:
-        return npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)v) != NULL;
+    case REL_EQ: return v == want;
+    case REL_NE: return v != want;
+    case REL_GE: return v >= want;
+    case REL_LE: return v <= want;
+    case REL_MULTIPLE: return want > 0 && v % want == 0;
+    case REL_SIGNED_GT: return v > want;
+    case REL_INPUT: return npk_rk_input_row((npk_rk_prec)v) != NULL;
+    case REL_STAGE: return npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)v) != NULL;
     }
     return false;
 }
@@ -359,8 +331,12 @@ static void describe(const decode_row *row, int64_t want, const rksim_mm *mm, ch
                      size_t size)
 {
     static const char *const prefix[] = {
-        [REL_EQ] = "", [REL_NE] = "not ", [REL_GE] = "at least ", [REL_LE] = "at most ",
-        [REL_MULTIPLE] = "a multiple of ", [REL_SIGNED_GT] = "above ",
+        [REL_EQ] = "",
+        [REL_NE] = "not ",
+        [REL_GE] = "at least ",
+        [REL_LE] = "at most ",
+        [REL_MULTIPLE] = "a multiple of ",
+        [REL_SIGNED_GT] = "above ",
     };
     size_t n = 0;
     if (row->rel == REL_INPUT || row->rel == REL_STAGE) {
@@ -385,20 +361,19 @@ static void describe(const decode_row *row, int64_t want, const rksim_mm *mm, ch
 }
 
 /* The one refusal: the register, its value, the field, what the row expected and why. */
-static bool refuse(rksim_core_result *r, const rksim_regfile *rf, const decode_row *row,
-                   int64_t v, int64_t want, const rksim_mm *mm)
+static bool refuse(rksim_core_result *r, const rksim_regfile *rf, const decode_row *row, int64_t v,
+                   int64_t want, const rksim_mm *mm)
 {
     const npk_rk_reg *info = npk_rk_reg_info(row->reg);
     char what[64];
     describe(row, want, mm, what, sizeof what);
-    return rksim_result_fail(r, RKSIM_UNSUPPORTED,
-                             "unsupported by the model: %s (0x%04X) = 0x%08X: %s = %lld, "
-                             "expected %s (%s)",
-                             info->name, info->offset, rksim_reg(rf, row->reg),
-                             row->field == WHOLE
-                                 ? "the value"
-                                 : npk_rk_field_info((npk_rk_field_id)row->field)->name,
-                             (long long)v, what, row->why);
+    return rksim_result_fail(
+        r, RKSIM_UNSUPPORTED,
+        "unsupported by the model: %s (0x%04X) = 0x%08X: %s = %lld, "
+        "expected %s (%s)",
+        info->name, info->offset, rksim_reg(rf, row->reg),
+        row->field == WHOLE ? "the value" : npk_rk_field_info((npk_rk_field_id)row->field)->name,
+        (long long)v, what, row->why);
 }
 
 static bool check_rows(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
@@ -437,9 +412,9 @@ static void geometry(const rksim_regfile *rf, rksim_mm *mm)
                                                      F(CNA_DMA_CON2, SURF_STRIDE))) *
                          16;
     }
-    mm->out_line_bytes =
-        mm->out_surf_bytes == 16 ? ((uint64_t)F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1) + 1) * 16
-                                 : 16;
+    mm->out_line_bytes = mm->out_surf_bytes == 16
+                             ? ((uint64_t)F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1) + 1) * 16
+                             : 16;
 }
 
 bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,

@@ -21,25 +21,25 @@
 
 typedef struct rksim_buf {
     uint32_t handle;
-    uint32_t flags;        /* RKNPU_MEM_* */
-    uint64_t size;         /* as requested */
-    uint64_t span;         /* page-rounded: the IOVA range it owns */
+    uint32_t flags; /* RKNPU_MEM_* */
+    uint64_t size;  /* as requested */
+    uint64_t span;  /* page-rounded: the IOVA range it owns */
     uint64_t iova;
-    uint64_t obj_addr;     /* the fake kernel object pointer */
-    uint64_t map_offset;   /* the fake mmap offset MEM_MAP returns */
-    uint8_t *cpu;          /* CPU view (page-aligned anonymous mapping) */
-    uint8_t *dev;          /* device view: == cpu when coherent */
-    bool cpu_dirty;        /* fresh cacheable buffer: dirty CPU lines (hazard 1) */
-    bool dma_written;      /* written by DMA during the current job */
-    bool live;             /* false once destroyed (kept while still mapped) */
-    unsigned cpu_maps;     /* outstanding rksim_mmap mappings */
+    uint64_t obj_addr;   /* the fake kernel object pointer */
+    uint64_t map_offset; /* the fake mmap offset MEM_MAP returns */
+    uint8_t *cpu;        /* CPU view (page-aligned anonymous mapping) */
+    uint8_t *dev;        /* device view: == cpu when coherent */
+    bool cpu_dirty;      /* fresh cacheable buffer: dirty CPU lines (hazard 1) */
+    bool dma_written;    /* written by DMA during the current job */
+    bool live;           /* false once destroyed (kept while still mapped) */
+    unsigned cpu_maps;   /* outstanding rksim_mmap mappings */
 } rksim_buf;
 
 typedef struct rksim_mem {
-    rksim_buf **bufs;      /* live and destroyed-but-mapped buffers */
+    rksim_buf **bufs; /* live and destroyed-but-mapped buffers */
     size_t count, cap;
     uint32_t next_handle;
-    bool incoherent;       /* hazard 1 faithful: cacheable buffers get two views */
+    bool incoherent; /* hazard 1 faithful: cacheable buffers get two views */
 } rksim_mem;
 
 /* A DMA failure: the first address outside every live buffer. */
@@ -48,7 +48,7 @@ typedef struct rksim_fault {
     uint64_t iova;
     uint64_t len;
     bool write;
-    const char *what;      /* "feature read", "output write", "regcmd fetch", ... */
+    const char *what; /* "feature read", "output write", "regcmd fetch", ... */
 } rksim_fault;
 
 void rksim_mem_init(rksim_mem *m, bool incoherent);

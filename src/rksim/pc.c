@@ -79,8 +79,7 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
                 return;
             switch (en.kind) {
             case RKSIM_ENTRY_NOP:
-            case RKSIM_ENTRY_PRE_OP:
-                break;
+            case RKSIM_ENTRY_PRE_OP: break;
             case RKSIM_ENTRY_WRITE:
                 rksim_reg_write(rf, &en);
                 /* the trailer's chain registers are read back when the body ends */
@@ -101,8 +100,7 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
         }
         if (r->ops == ops_before) {
             rksim_result_fail(r, RKSIM_WEDGE,
-                              "task %u has no op-enable entry: nothing raises its interrupt",
-                              task);
+                              "task %u has no op-enable entry: nothing raises its interrupt", task);
             return;
         }
         r->completed++;

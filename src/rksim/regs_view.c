@@ -30,15 +30,9 @@ bool rksim_decode_entry(uint64_t e, rksim_entry *out, rksim_core_result *r)
                                  "(value 0x%08x) is not in the register table",
                                  out->reg, npk_rk_unit_name(out->block), out->value);
     switch (out->block) {
-    case NPK_BLK_PC_OP40:
-        out->kind = RKSIM_ENTRY_PRE_OP;
-        break;
-    case NPK_BLK_PC_OPEN:
-        out->kind = RKSIM_ENTRY_OP_ENABLE;
-        break;
-    default:
-        out->kind = RKSIM_ENTRY_WRITE;
-        break;
+    case NPK_BLK_PC_OP40: out->kind = RKSIM_ENTRY_PRE_OP; break;
+    case NPK_BLK_PC_OPEN: out->kind = RKSIM_ENTRY_OP_ENABLE; break;
+    default: out->kind = RKSIM_ENTRY_WRITE; break;
     }
     return true;
 }

@@ -21,7 +21,7 @@ typedef enum rksim_entry_kind {
 typedef struct rksim_entry {
     rksim_entry_kind kind;
     uint16_t target;
-    npk_rk_unit block;     /* for writes */
+    npk_rk_unit block;      /* for writes */
     const npk_rk_reg *info; /* the register table's row for writes */
     uint16_t reg;
     uint32_t value;

@@ -12,9 +12,9 @@
 /* The result of one core's part of a job, or of one operation. */
 typedef struct rksim_core_result {
     rksim_outcome outcome;
-    uint32_t completed;   /* tasks whose completion the PC counted */
+    uint32_t completed; /* tasks whose completion the PC counted */
     uint32_t ops;
-    uint32_t hazards;     /* RKSIM_HZ_BIT of each hazard that fired */
+    uint32_t hazards; /* RKSIM_HZ_BIT of each hazard that fired */
     uint64_t fault_iova;
     double model_us;
     char message[200];

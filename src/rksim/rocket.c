@@ -204,8 +204,7 @@ static int copy_array(void *dst, size_t ksize, uint64_t src, uint32_t count, uin
     size_t n = usize < ksize ? usize : ksize;
     memset(dst, 0, ksize * count);
     for (uint32_t i = 0; i < count; i++)
-        memcpy((uint8_t *)dst + i * ksize, (const uint8_t *)(uintptr_t)src + (size_t)i * usize,
-               n);
+        memcpy((uint8_t *)dst + i * ksize, (const uint8_t *)(uintptr_t)src + (size_t)i * usize, n);
     return 0;
 }
 
@@ -232,8 +231,7 @@ static int check_handles(rksim *s, uint64_t ptr, uint32_t count)
 
 /* One task as its own PC kick: what rocket_job_hw_submit programs (facts A.2), i.e. a one-task
  * rknpu job with the DPU interrupt mask. */
-static void run_task(rksim *s, unsigned core, const struct drm_rocket_task *t,
-                     rksim_core_result *r)
+static void run_task(rksim *s, unsigned core, const struct drm_rocket_task *t, rksim_core_result *r)
 {
     struct rknpu_task rec = {.int_mask = ROCKET_INT_MASK,
                              .regcfg_amount = t->regcmd_count - ROCKET_TRAILER_ENTRIES,
@@ -339,20 +337,13 @@ static int do_submit(rksim *s, int file, struct drm_rocket_submit *sub)
 static size_t kernel_size(unsigned nr)
 {
     switch (nr) {
-    case 0x00:
-        return sizeof(struct rocket_drm_version);
-    case 0x09:
-        return sizeof(struct rocket_gem_close);
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO:
-        return sizeof(struct drm_rocket_create_bo);
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT:
-        return sizeof(struct drm_rocket_submit);
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO:
-        return sizeof(struct drm_rocket_prep_bo);
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_FINI_BO:
-        return sizeof(struct drm_rocket_fini_bo);
-    default:
-        return 0;
+    case 0x00: return sizeof(struct rocket_drm_version);
+    case 0x09: return sizeof(struct rocket_gem_close);
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO: return sizeof(struct drm_rocket_create_bo);
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT: return sizeof(struct drm_rocket_submit);
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO: return sizeof(struct drm_rocket_prep_bo);
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_FINI_BO: return sizeof(struct drm_rocket_fini_bo);
+    default: return 0;
     }
 }
 
@@ -389,24 +380,12 @@ int rksim_rocket_ioctl(rksim *s, int file, unsigned long request, void *arg)
         memcpy(&k, arg, n);
     int rc;
     switch (nr) {
-    case 0x00:
-        rc = do_version(&k.version);
-        break;
-    case 0x09:
-        rc = do_close(s, &k.close);
-        break;
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO:
-        rc = do_create(s, &k.create);
-        break;
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT:
-        rc = do_submit(s, file, &k.submit);
-        break;
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO:
-        rc = do_prep(s, &k.prep);
-        break;
-    default:
-        rc = do_fini(s, &k.fini);
-        break;
+    case 0x00: rc = do_version(&k.version); break;
+    case 0x09: rc = do_close(s, &k.close); break;
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO: rc = do_create(s, &k.create); break;
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT: rc = do_submit(s, file, &k.submit); break;
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO: rc = do_prep(s, &k.prep); break;
+    default: rc = do_fini(s, &k.fini); break;
     }
     if (rc == 0 && (dir & ROCKET_IOC_READ))
         memcpy(arg, &k, n);

@@ -49,8 +49,10 @@ static bool hazards(rksim *s, rksim_core *c, rksim_sdp *t, bool first, sdp_effec
                                      "path is not described");
         if (id == RKSIM_HZ_SDP_INT32_UNDERFETCH) {
             e->wedge = true;
-            snprintf(e->why, sizeof e->why, "int32 SDP feature: the RDMA fetches 2 bytes per "
-                     "element (%u of %u bytes per row) and the DPU starves", 2 * t->n, 4 * t->n);
+            snprintf(e->why, sizeof e->why,
+                     "int32 SDP feature: the RDMA fetches 2 bytes per "
+                     "element (%u of %u bytes per row) and the DPU starves",
+                     2 * t->n, 4 * t->n);
             return true;
         }
         e->two_lane = true;
@@ -60,7 +62,8 @@ static bool hazards(rksim *s, rksim_core *c, rksim_sdp *t, bool first, sdp_effec
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SDP_CHAIN_PRECISION);
         if (rksim_faithful(s, RKSIM_HZ_SDP_CHAIN_PRECISION)) {
             e->wedge = true;
-            snprintf(e->why, sizeof e->why, "chained 2-input %s SDP fed %s by the previous "
+            snprintf(e->why, sizeof e->why,
+                     "chained 2-input %s SDP fed %s by the previous "
                      "task: the chained DMA stalls",
                      npk_rk_prec_name((npk_rk_prec)t->feature),
                      npk_rk_prec_name((npk_rk_prec)c->job_out_prec));
@@ -113,21 +116,11 @@ static double apply(const rksim_sdp *t, double a, double b)
 {
     double v;
     switch (t->op->op) {
-    case NPK_EW_ADD:
-        v = a + b;
-        break;
-    case NPK_EW_MUL:
-        v = a * b;
-        break;
-    case NPK_EW_MAX:
-        v = (isnan(a) || a >= b) ? a : b;
-        break;
-    case NPK_EW_MIN:
-        v = (isnan(a) || a <= b) ? a : b;
-        break;
-    default: /* the BS stage's ReLU */
-        v = a < 0 ? 0 : a;
-        break;
+    case NPK_EW_ADD: v = a + b; break;
+    case NPK_EW_MUL: v = a * b; break;
+    case NPK_EW_MAX: v = (isnan(a) || a >= b) ? a : b; break;
+    case NPK_EW_MIN: v = (isnan(a) || a <= b) ? a : b; break;
+    default: /* the BS stage's ReLU */ v = a < 0 ? 0 : a; break;
     }
     return t->prec == NPK_PREC_FP16 ? (double)(float)v : v;
 }
@@ -138,8 +131,8 @@ static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
     rksim_fault f = {0};
     /* the whole extent of each operand in one bounds check: a wild program faults before
      * anything is written */
-    uint64_t feat_len = (uint64_t)(surfaces - 1) * t->surf_bytes + (uint64_t)(t->m - 1) *
-                        t->line_bytes + 16;
+    uint64_t feat_len =
+        (uint64_t)(surfaces - 1) * t->surf_bytes + (uint64_t)(t->m - 1) * t->line_bytes + 16;
     const uint8_t *feat = rksim_dma(&s->mem, t->src, feat_len, false, "SDP feature read", &f);
     if (!feat)
         return dma_fail(&f, r);

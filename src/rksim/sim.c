@@ -9,8 +9,8 @@
 void rksim_config_default(rksim_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->ideal_mask = 0;         /* faithful */
-    cfg->timeout_scale = 0.001;  /* a 6000 ms submit timeout waits 6 ms */
+    cfg->ideal_mask = 0;        /* faithful */
+    cfg->timeout_scale = 0.001; /* a 6000 ms submit timeout waits 6 ms */
     cfg->cores = RKSIM_MAX_CORES;
 }
 
@@ -68,8 +68,7 @@ npk_status rksim_create(const rksim_config *cfg, rksim **out)
         return npk_fail(NPK_EINVAL, "rksim: cores = %u, RK3588 has 1..%d", cfg->cores,
                         RKSIM_MAX_CORES);
     if (!(cfg->timeout_scale >= 0))
-        return npk_fail(NPK_EINVAL, "rksim: timeout_scale = %g, must be >= 0",
-                        cfg->timeout_scale);
+        return npk_fail(NPK_EINVAL, "rksim: timeout_scale = %g, must be >= 0", cfg->timeout_scale);
     rksim *s = calloc(1, sizeof *s);
     if (!s)
         return npk_fail(NPK_ENOMEM, "rksim: out of memory for the simulator state");
@@ -79,7 +78,7 @@ npk_status rksim_create(const rksim_config *cfg, rksim **out)
         s->core[i].last_prec = -1;
         s->core[i].int_primed = false; /* power-on is not integer mode (hazard 3) */
     }
-    s->freq_hz = 1000000000u; /* 1 GHz max NPU clock (greg perf/clock.md, facts G) */
+    s->freq_hz = 1000000000u;      /* 1 GHz max NPU clock (greg perf/clock.md, facts G) */
     s->soc = npk_rk_soc_default(); /* the model is of the validated part */
     *out = s;
     return NPK_OK;
@@ -128,7 +127,6 @@ bool rksim_is_dead(const rksim *s) { return s->dead; }
 
 const char *rksim_outcome_name(rksim_outcome o)
 {
-    static const char *const names[] = {"ok", "wedge", "fault", "unsupported", "crash",
-                                        "rejected"};
+    static const char *const names[] = {"ok", "wedge", "fault", "unsupported", "crash", "rejected"};
     return (unsigned)o < sizeof names / sizeof names[0] ? names[o] : "?";
 }

@@ -30,27 +30,27 @@ typedef struct rksim_regfile {
 /* Per-core state that survives between jobs (the register file persists too, facts B.1). */
 typedef struct rksim_core {
     rksim_regfile regs;
-    int last_prec;          /* CNA input precision of the last op (-1: none since reset) */
-    bool int_primed;        /* ACT_RESET (or the kernel's soft reset) since integer entry */
-    int job_out_prec;       /* precision the job's previous operation wrote (-1: none yet;
-                               the chained-SDP precision path, hazard 19) */
-    unsigned storm;         /* consecutive wedges without ACT_RESET (hazard 5) */
+    int last_prec;    /* CNA input precision of the last op (-1: none since reset) */
+    bool int_primed;  /* ACT_RESET (or the kernel's soft reset) since integer entry */
+    int job_out_prec; /* precision the job's previous operation wrote (-1: none yet;
+                         the chained-SDP precision path, hazard 19) */
+    unsigned storm;   /* consecutive wedges without ACT_RESET (hazard 5) */
     /* hazard 2: the feature rows the CBUF kept from the previous submit, tagged by address */
     bool feat_valid;
     uint32_t feat_addr;
     uint32_t feat_rows, feat_k;
-    float *feat_cache;      /* feat_rows x feat_k values as read then */
+    float *feat_cache; /* feat_rows x feat_k values as read then */
 } rksim_core;
 
 struct rksim {
     rksim_config cfg;
     rksim_mem mem;
     rksim_core core[RKSIM_MAX_CORES];
-    bool dead;              /* modelled kernel crash or hard hang */
-    bool rocket_job;        /* the job running now came through the rocket front end */
+    bool dead;                   /* modelled kernel crash or hard hang */
+    bool rocket_job;             /* the job running now came through the rocket front end */
     struct rksim_rocket *rocket; /* the rocket front end's files and fences (rocket.c) */
-    bool gen_510;           /* the caller speaks the 5.10 structs (a 40-byte MEM_CREATE) */
-    const npk_rk_soc *soc;  /* the SoC whose NPU is modelled (its limits and CBUF) */
+    bool gen_510;                /* the caller speaks the 5.10 structs (a 40-byte MEM_CREATE) */
+    const npk_rk_soc *soc;       /* the SoC whose NPU is modelled (its limits and CBUF) */
     unsigned power_refs;
     uint32_t freq_hz;
     rksim_report report;

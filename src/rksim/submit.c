@@ -113,8 +113,7 @@ int rksim_run_submit(rksim *s, struct rknpu_submit *sub, const uint8_t *task_buf
             /* the kernel's timeout handler soft-resets the core */
             rksim_core_reset(core, true);
         }
-        if (core->storm >= STORM_HANG_WEDGES &&
-            rksim_faithful(s, RKSIM_HZ_WEDGE_STORM_HANG)) {
+        if (core->storm >= STORM_HANG_WEDGES && rksim_faithful(s, RKSIM_HZ_WEDGE_STORM_HANG)) {
             rksim_mem_job_end(&s->mem);
             return crash(s, RKSIM_HZ_WEDGE_STORM_HANG,
                          "hard hang: repeated wedging submits without ACT_RESET corrupted "
@@ -128,9 +127,7 @@ int rksim_run_submit(rksim *s, struct rknpu_submit *sub, const uint8_t *task_buf
     rep->task_counter = sub->task_counter;
     rep->model_us = longest_us;
     switch (worst) {
-    case RKSIM_OK:
-        rc = 0;
-        break;
+    case RKSIM_OK: rc = 0; break;
     case RKSIM_UNSUPPORTED:
         /* Not a kernel answer: the simulator refuses to guess (EOPNOTSUPP is never returned
          * by rknpu for SUBMIT, so callers can tell it apart). */

@@ -116,8 +116,7 @@ static FILE *open_out(const char *dir, const char *name, const char *mode)
 }
 
 /* One task's program into f as word pairs, its line in the index. */
-static void dump_task(int fd, FILE *f, FILE *idx, unsigned *line, uint64_t regcmd,
-                      uint32_t entries)
+static void dump_task(int fd, FILE *f, FILE *idx, unsigned *line, uint64_t regcmd, uint32_t entries)
 {
     cbuf *b = by_dma(fd, regcmd, (uint64_t)entries * 8);
     if (!b || !b->host) {
@@ -132,8 +131,8 @@ static void dump_task(int fd, FILE *f, FILE *idx, unsigned *line, uint64_t regcm
         memcpy(&w1, p + 8 * (size_t)i + 4, 4);
         fprintf(f, "%08x %08x\n", w0, w1);
     }
-    fprintf(idx, " [regcmd %llu: %u entries, lines %u-%u]", (unsigned long long)regcmd,
-            entries, *line, *line + entries - 1);
+    fprintf(idx, " [regcmd %llu: %u entries, lines %u-%u]", (unsigned long long)regcmd, entries,
+            *line, *line + entries - 1);
     *line += entries;
 }
 

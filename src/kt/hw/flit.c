@@ -9,24 +9,28 @@
 /* Header at the reference geometry, MSB first: {dst_x, dst_y, src_x, src_y, type, txn, last,
  * rsvd}. Routers read only dst; src must be the sender's own coordinate. */
 const kt_field kt_layout_header[] = {
-    {"dst_x", 284, 4}, {"dst_y", 280, 4}, {"src_x", 276, 4}, {"src_y", 272, 4},
-    {"type", 268, 4},  {"txn", 260, 8},   {"last", 259, 1},  {"rsvd", 256, 3},
-    {NULL, 0, 0},
+    {"dst_x", 284, 4}, {"dst_y", 280, 4}, {"src_x", 276, 4}, {"src_y", 272, 4}, {"type", 268, 4},
+    {"txn", 260, 8},   {"last", 259, 1},  {"rsvd", 256, 3},  {NULL, 0, 0},
 };
 
 /* CU_CTRL: the request's op is not decoded by the shell; the reply carries op 0x02. */
 const kt_field kt_layout_ctrl[] = {
-    {"op", 248, 8}, {"index", 240, 8}, {"value", 176, 64}, {NULL, 0, 0},
+    {"op", 248, 8},
+    {"index", 240, 8},
+    {"value", 176, 64},
+    {NULL, 0, 0},
 };
 
 const kt_field kt_layout_signal[] = {
-    {"code", 248, 8}, {"arg", 216, 32}, {NULL, 0, 0},
+    {"code", 248, 8},
+    {"arg", 216, 32},
+    {NULL, 0, 0},
 };
 
 /* The port reads a 40-bit address (an older document shows 34 bits; the RTL reads 40). */
 const kt_field kt_layout_mem_req[] = {
-    {"addr", 216, 40},       {"len", 208, 8},   {"flags", 200, 8},  {"count", 192, 8},
-    {"peer", 168, 24},       {"n_peer", 166, 2}, {"entry_words", 158, 8}, {NULL, 0, 0},
+    {"addr", 216, 40}, {"len", 208, 8},    {"flags", 200, 8},       {"count", 192, 8},
+    {"peer", 168, 24}, {"n_peer", 166, 2}, {"entry_words", 158, 8}, {NULL, 0, 0},
 };
 
 const kt_field kt_layout_cu_data[] = {
@@ -35,13 +39,14 @@ const kt_field kt_layout_cu_data[] = {
 };
 
 const kt_field kt_layout_wr_ack[] = {
-    {"dropped", 0, 1}, {NULL, 0, 0},
+    {"dropped", 0, 1},
+    {NULL, 0, 0},
 };
 
 /* The saxpy example unit: an 8-bit opcode at the top (not the 4-bit KohakuTPU convention). */
 const kt_field kt_layout_saxpy[] = {
-    {"op", 248, 8}, {"n", 224, 24}, {"a", 192, 32}, {"x_addr", 128, 64}, {"y_addr", 64, 64},
-    {NULL, 0, 0},
+    {"op", 248, 8},      {"n", 224, 24},     {"a", 192, 32},
+    {"x_addr", 128, 64}, {"y_addr", 64, 64}, {NULL, 0, 0},
 };
 
 /* The configurable test unit: takes `cycles` (0: the preset's latency) and retires (or faults)
@@ -119,7 +124,8 @@ const kt_field *kt_field_find(const kt_field *layout, const char *name)
 npk_status kt_field_put(kt_flit *f, const kt_field *field, uint64_t value)
 {
     if (field->width < 64 && value > width_mask(field->width))
-        return npk_fail(NPK_ELIMIT, "flit field %s=0x%" PRIx64 " does not fit %u bits (max 0x%" PRIx64 ")",
+        return npk_fail(NPK_ELIMIT,
+                        "flit field %s=0x%" PRIx64 " does not fit %u bits (max 0x%" PRIx64 ")",
                         field->name, value, field->width, width_mask(field->width));
     kt_flit_set_bits(f, field->lo, field->width, value);
     return NPK_OK;
@@ -180,7 +186,8 @@ npk_status kt_ctrl_put(kt_flit *f, const kt_ctrl *c)
 kt_ctrl kt_ctrl_get(const kt_flit *f)
 {
     return (kt_ctrl){(uint8_t)kt_field_get(f, &kt_layout_ctrl[0]),
-                     (uint8_t)kt_field_get(f, &kt_layout_ctrl[1]), kt_field_get(f, &kt_layout_ctrl[2])};
+                     (uint8_t)kt_field_get(f, &kt_layout_ctrl[1]),
+                     kt_field_get(f, &kt_layout_ctrl[2])};
 }
 
 npk_status kt_signal_put(kt_flit *f, const kt_signal *s)
@@ -291,7 +298,8 @@ void kt_flit_to_words(const kt_flit *f, uint64_t out[KT_FLIT_WORDS])
 npk_status kt_flit_from_words(kt_flit *f, const uint64_t in[KT_FLIT_WORDS])
 {
     if (in[4] >> 32)
-        return npk_fail(NPK_EINVAL, "flit word 4 = 0x%016" PRIx64 " has bits above 287 (upper 32 must be 0)",
+        return npk_fail(NPK_EINVAL,
+                        "flit word 4 = 0x%016" PRIx64 " has bits above 287 (upper 32 must be 0)",
                         in[4]);
     memcpy(f->w, in, sizeof f->w);
     return NPK_OK;
@@ -311,8 +319,9 @@ size_t kt_flit_describe(const kt_flit *f, char *buf, size_t len)
     if (!len)
         return 0;
     kt_header h = kt_header_get(f);
-    int n = snprintf(buf, len, "%s dst=(%u,%u) src=(%u,%u) txn=0x%02x last=%u rsvd=%u",
-                     kt_type_name(h.type), h.dst.x, h.dst.y, h.src.x, h.src.y, h.txn, h.last, h.rsvd);
+    int n =
+        snprintf(buf, len, "%s dst=(%u,%u) src=(%u,%u) txn=0x%02x last=%u rsvd=%u",
+                 kt_type_name(h.type), h.dst.x, h.dst.y, h.src.x, h.src.y, h.txn, h.last, h.rsvd);
     size_t used = n < 0 ? 0 : (size_t)n;
     const kt_field *layout = kt_layout_for_type(h.type);
     for (const kt_field *fl = layout; fl && fl->name && used < len; fl++) {

@@ -16,8 +16,8 @@ size_t kt_il_faults_text(uint8_t faults, char *buf, size_t len)
     for (unsigned b = 0; b < 8; b++) {
         if (!(faults >> b & 1))
             continue;
-        int k = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, "%s%s", used ? "|" : "",
-                         b < 5 ? fault_names[b] : "bit?");
+        int k = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, "%s%s",
+                         used ? "|" : "", b < 5 ? fault_names[b] : "bit?");
         if (k > 0)
             used += (size_t)k;
     }

@@ -64,10 +64,10 @@ static const kt_wfield gather_rows[] = {
 static const kt_word_layout gather_word = KT_WORD_LAYOUT("mover GATHER", gather_rows);
 
 const kt_mv_reg_row kt_mv_regs[] = {
-    {KT_MV_CTRL, "CTRL", &ctrl_word},     {KT_MV_HDR, "HDR", &hdr_word},
-    {KT_MV_DIM, "DIM", &dim_word},        {KT_MV_AXIS, "AXIS", &axis_word},
+    {KT_MV_CTRL, "CTRL", &ctrl_word},       {KT_MV_HDR, "HDR", &hdr_word},
+    {KT_MV_DIM, "DIM", &dim_word},          {KT_MV_AXIS, "AXIS", &axis_word},
     {KT_MV_WINDOW, "WINDOW", &window_word}, {KT_MV_INDEX, "INDEX", &index_word},
-    {KT_MV_SEED, "SEED", &seed_word},     {KT_MV_IMM, "IMM", &imm_word},
+    {KT_MV_SEED, "SEED", &seed_word},       {KT_MV_IMM, "IMM", &imm_word},
     {KT_MV_GATHER, "GATHER", &gather_word}, {0, NULL, NULL},
 };
 
@@ -107,11 +107,16 @@ bool kt_mv_word_decode(unsigned offset, uint64_t value, kt_mv_word *w)
     return true;
 }
 
-static const char *const mode_names[8] = {"copy", "transpose", "gather", "generate", "fill", "transform", NULL, NULL};
-static const char *const fault_names[8] = {"none",  "index length", "range",     "AXI",
-                                           "mode",  "element width", "alignment", "bound axis in a transform"};
+static const char *const mode_names[8] = {"copy", "transpose", "gather", "generate",
+                                          "fill", "transform", NULL,     NULL};
+static const char *const fault_names[8] = {
+    "none", "index length",  "range",     "AXI",
+    "mode", "element width", "alignment", "bound axis in a transform"};
 
-const char *kt_mv_mode_name(unsigned mode) { return mode < 8 && mode_names[mode] ? mode_names[mode] : "?"; }
+const char *kt_mv_mode_name(unsigned mode)
+{
+    return mode < 8 && mode_names[mode] ? mode_names[mode] : "?";
+}
 const char *kt_mv_fault_name(unsigned code) { return code < 8 ? fault_names[code] : "?"; }
 
 const char *kt_mv_reg_name(unsigned offset)
@@ -127,7 +132,9 @@ npk_status kt_mv_mode_parse(const char *text, kt_mv_mode *mode)
             *mode = (kt_mv_mode)m;
             return NPK_OK;
         }
-    return npk_fail(NPK_EINVAL, "mover mode '%s': expected copy, transpose, gather, generate, fill or transform", text);
+    return npk_fail(
+        NPK_EINVAL,
+        "mover mode '%s': expected copy, transpose, gather, generate, fill or transform", text);
 }
 
 kt_mv_status kt_mv_status_decode(uint64_t v)

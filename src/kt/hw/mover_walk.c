@@ -4,7 +4,10 @@
  * the driver's validation and the simulator's model, so both walk the same way. */
 #include "npukit/kt_mover_hw.h"
 
-static unsigned live_dims(const kt_mv_walker *w) { return w->ndim > KT_MV_MAX_DIMS ? KT_MV_MAX_DIMS : w->ndim; }
+static unsigned live_dims(const kt_mv_walker *w)
+{
+    return w->ndim > KT_MV_MAX_DIMS ? KT_MV_MAX_DIMS : w->ndim;
+}
 
 uint64_t kt_mv_walker_elements(const kt_mv_walker *w)
 {

@@ -99,21 +99,27 @@ const kt_reg_desc kt_orch_regs[] = {
     {KT_PROG_LEN, 1, "PROG_LEN", KT_ACC_RW, 0, 0, &kt_word_prog_len, "(to send)"},
     {KT_PROG_KICK, 1, "PROG_KICK", KT_ACC_W, 0, 0, NULL, "any write starts dispatch"},
     {KT_PROG_STAT, 1, "PROG_STAT", KT_ACC_RO, 0, 0, &kt_word_prog_stat, NULL},
-    {KT_PROG_CRED, 1, "PROG_CRED", KT_ACC_RLIVE, 0, 0, &kt_word_prog_cred, "(a write seeds, a read is live)"},
+    {KT_PROG_CRED, 1, "PROG_CRED", KT_ACC_RLIVE, 0, 0, &kt_word_prog_cred,
+     "(a write seeds, a read is live)"},
     {KT_PROG_BASE, 1, "PROG_BASE", KT_ACC_RW, 0, 0, &kt_word_prog_base, "(in staging)"},
-    {KT_SIG_DONE, 1, "SIG_DONE", KT_ACC_RCLR, 0, 0, &kt_word_sig_done, "(from every node; a write clears)"},
+    {KT_SIG_DONE, 1, "SIG_DONE", KT_ACC_RCLR, 0, 0, &kt_word_sig_done,
+     "(from every node; a write clears)"},
     {KT_AUX_STAT, 1, "AUX_STAT", KT_ACC_RO, 64, 0, NULL, "one word from the attached client"},
-    {KT_AUX_STATW, KT_AUX_STATW_WORDS, "AUX_STATW", KT_ACC_RO, 64, 0, NULL, "sixteen words from the attached client"},
-    {KT_TX_FLIT, KT_FLIT_WORDS, "TX_FLIT", KT_ACC_W, 64, 0, NULL, "mailbox flit, low word first, byte-enabled (reads 0)"},
+    {KT_AUX_STATW, KT_AUX_STATW_WORDS, "AUX_STATW", KT_ACC_RO, 64, 0, NULL,
+     "sixteen words from the attached client"},
+    {KT_TX_FLIT, KT_FLIT_WORDS, "TX_FLIT", KT_ACC_W, 64, 0, NULL,
+     "mailbox flit, low word first, byte-enabled (reads 0)"},
     {KT_TX_KICK, 1, "TX_KICK", KT_ACC_W, 0, 0, NULL, "push TX_FLIT into the transmit FIFO"},
     {KT_TX_STATUS, 1, "TX_STATUS", KT_ACC_RO, 0, 0, &kt_word_tx_status, NULL},
-    {KT_RX_FLIT, KT_FLIT_WORDS, "RX_FLIT", KT_ACC_RO, 64, 0, NULL, "head of the receive FIFO, low word first"},
+    {KT_RX_FLIT, KT_FLIT_WORDS, "RX_FLIT", KT_ACC_RO, 64, 0, NULL,
+     "head of the receive FIFO, low word first"},
     {KT_RX_POP, 1, "RX_POP", KT_ACC_W, 0, 0, NULL, "pop the receive FIFO"},
     {KT_RX_STATUS, 1, "RX_STATUS", KT_ACC_RO, 0, 0, &kt_word_rx_status, "(overflow sticky)"},
-    {KT_AUX_CFG, KT_AUX_CFG_BYTES / 8, "AUX_CFG", KT_ACC_W, 64, 0, NULL, "forwarded verbatim to the client"},
+    {KT_AUX_CFG, KT_AUX_CFG_BYTES / 8, "AUX_CFG", KT_ACC_W, 64, 0, NULL,
+     "forwarded verbatim to the client"},
     {KT_NODE_STATUS, KT_NODE_SLOTS * 2, "NODE_STATUS", KT_ACC_RO, 0, 0, &kt_word_node_status,
      "(per {y,x}; 0x1800+ aliases 0x1000+)"},
-    {KT_STAGE, KT_STAGE_FLITS_DEFAULT * KT_FLIT_WORDS, "STAGE", KT_ACC_W, 64, 0, NULL,
+    {KT_STAGE, KT_STAGE_FLITS_DEFAULT *KT_FLIT_WORDS, "STAGE", KT_ACC_W, 64, 0, NULL,
      "instruction staging RAM (reads 0)"},
     {0, 0, NULL, KT_ACC_RO, 0, 0, NULL, NULL},
 };
@@ -133,7 +139,10 @@ const char *kt_access_name(kt_access a)
     return (unsigned)a < sizeof n / sizeof n[0] ? n[a] : "?";
 }
 
-unsigned kt_reg_width(const kt_reg_desc *r) { return r->layout ? kt_word_width(r->layout) : r->width; }
+unsigned kt_reg_width(const kt_reg_desc *r)
+{
+    return r->layout ? kt_word_width(r->layout) : r->width;
+}
 
 size_t kt_reg_describe(const kt_reg_desc *r, char *buf, size_t len)
 {
@@ -151,13 +160,13 @@ size_t kt_reg_describe(const kt_reg_desc *r, char *buf, size_t len)
 /* ---- decoders and encoders: loops over the layouts above ---- */
 
 /* The typed decoder and encoder of one word, both loops over its layout. */
-#define WORD_CODEC(type, prefix, layout)                                         \
-    type prefix##_decode(uint64_t v)                                             \
-    {                                                                            \
-        type x;                                                                  \
-        kt_word_decode(&layout, v, &x);                                          \
-        return x;                                                                \
-    }                                                                            \
+#define WORD_CODEC(type, prefix, layout)                                                           \
+    type prefix##_decode(uint64_t v)                                                               \
+    {                                                                                              \
+        type x;                                                                                    \
+        kt_word_decode(&layout, v, &x);                                                            \
+        return x;                                                                                  \
+    }                                                                                              \
     uint64_t prefix##_encode(const type *x) { return kt_word_pack(&layout, x); }
 
 WORD_CODEC(kt_agent_caps, kt_agent_caps, kt_word_caps)

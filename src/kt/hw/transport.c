@@ -43,8 +43,9 @@ static npk_status check_block(uint64_t addr, size_t len)
     if (s)
         return s;
     if (len == 0 || (len & 7))
-        return npk_fail(NPK_EINVAL, "block length %zu at 0x%" PRIx64 " is not a non-zero multiple of 8",
-                        len, addr);
+        return npk_fail(NPK_EINVAL,
+                        "block length %zu at 0x%" PRIx64 " is not a non-zero multiple of 8", len,
+                        addr);
     return NPK_OK;
 }
 
@@ -155,8 +156,9 @@ size_t kt_counters_format(const kt_counters *c, char *buf, size_t len)
 {
     int n = snprintf(buf, len,
                      "%" PRIu64 " transactions (%" PRIu64 " reads, %" PRIu64 " writes, %" PRIu64
-                     " block reads, %" PRIu64 " block writes), %" PRIu64 " B written, %" PRIu64 " B read",
-                     kt_counters_transactions(c), c->reads, c->writes, c->block_reads, c->block_writes,
-                     c->bytes_written, c->bytes_read);
+                     " block reads, %" PRIu64 " block writes), %" PRIu64 " B written, %" PRIu64
+                     " B read",
+                     kt_counters_transactions(c), c->reads, c->writes, c->block_reads,
+                     c->block_writes, c->bytes_written, c->bytes_read);
     return n < 0 ? 0 : (size_t)n;
 }

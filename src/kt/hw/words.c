@@ -40,10 +40,13 @@ static npk_status misfit(const kt_word_layout *L, const kt_wfield *wf, uint64_t 
 {
     unsigned w = wf->f.width;
     if (wf->is_signed)
-        return npk_fail(NPK_ELIMIT, "%s field %s=%" PRId64 " does not fit %u signed bits (%" PRId64 "..%" PRId64 ")",
+        return npk_fail(NPK_ELIMIT,
+                        "%s field %s=%" PRId64 " does not fit %u signed bits (%" PRId64 "..%" PRId64
+                        ")",
                         L->name, wf->f.name, (int64_t)value, w, -((int64_t)1 << (w - 1)),
                         ((int64_t)1 << (w - 1)) - 1);
-    return npk_fail(NPK_ELIMIT, "%s field %s=0x%" PRIx64 " does not fit %u bits (max 0x%" PRIx64 ")", L->name,
+    return npk_fail(NPK_ELIMIT,
+                    "%s field %s=0x%" PRIx64 " does not fit %u bits (max 0x%" PRIx64 ")", L->name,
                     wf->f.name, value, w, width_mask(w));
 }
 
@@ -186,10 +189,12 @@ size_t kt_word_describe(const kt_word_layout *L, char *buf, size_t len)
         const kt_field *f = &L->fields[order[k]].f;
         const char *sep = k ? " " : "";
         if (f->width == 1)
-            used = append(len, used, snprintf(buf + used, len - used, "%s[%u] %s", sep, f->lo, f->name));
+            used = append(len, used,
+                          snprintf(buf + used, len - used, "%s[%u] %s", sep, f->lo, f->name));
         else
             used = append(len, used,
-                          snprintf(buf + used, len - used, "%s[%u:%u] %s", sep, f->lo + f->width - 1, f->lo, f->name));
+                          snprintf(buf + used, len - used, "%s[%u:%u] %s", sep,
+                                   f->lo + f->width - 1, f->lo, f->name));
     }
     return used;
 }
@@ -205,9 +210,12 @@ size_t kt_word_format(const kt_word_layout *L, uint64_t word, char *buf, size_t 
         uint64_t v = field_value(wf, word);
         const char *sep = i ? " " : "";
         if (wf->is_signed)
-            used = append(len, used, snprintf(buf + used, len - used, "%s%s=%" PRId64, sep, wf->f.name, (int64_t)v));
+            used = append(
+                len, used,
+                snprintf(buf + used, len - used, "%s%s=%" PRId64, sep, wf->f.name, (int64_t)v));
         else
-            used = append(len, used, snprintf(buf + used, len - used, "%s%s=%" PRIu64, sep, wf->f.name, v));
+            used = append(len, used,
+                          snprintf(buf + used, len - used, "%s%s=%" PRIu64, sep, wf->f.name, v));
     }
     return used;
 }

@@ -7,7 +7,8 @@
 #include "npukit/rk_outstage.h"
 
 static const npk_rk_out_stage stages[] = {
-    /* in             out              OD  0x4084    0x4088 completes bytes host acc  result cube M>1 */
+    /* in             out              OD  0x4084    0x4088 completes bytes host acc  result cube
+       M>1 */
     {NPK_PREC_FP16, NPK_PREC_FP32, 1, 0x00001, 0, true, 4, NPK_PREC_FP32, true, true},
     /* FP32TOFP16_EN (bit 16): without it fp16 output is all zeros (spec). Partials of a
      * K-split add in fp32 on the host and are narrowed once at the end. Its cube output
@@ -48,8 +49,8 @@ const char *npk_rk_host_outs(npk_rk_prec in, char *buf, unsigned size)
     const npk_rk_prec_row *r = npk_rk_input_row(in);
     int n = snprintf(buf, size, "%s", r ? npk_rk_prec_name(r->host_acc) : "nothing");
     for (size_t i = 0; r && i < sizeof stages / sizeof stages[0]; i++)
-        if (stages[i].in == in && stages[i].host_result && stages[i].out != r->host_acc &&
-            n >= 0 && (unsigned)n < size)
+        if (stages[i].in == in && stages[i].host_result && stages[i].out != r->host_acc && n >= 0 &&
+            (unsigned)n < size)
             n += snprintf(buf + n, size - (unsigned)n, " or %s", npk_rk_prec_name(stages[i].out));
     return buf;
 }

@@ -149,8 +149,7 @@ static npk_status parse_text(const uint8_t *b, size_t len, npk_rk_program *out)
             i++;
             continue;
         }
-        bool paired = i + 1 < nw && !w[i + 1].wide &&
-                      (one_per_line || w[i + 1].line == w[i].line);
+        bool paired = i + 1 < nw && !w[i + 1].wide && (one_per_line || w[i + 1].line == w[i].line);
         if (!paired) {
             size_t on_line = 0;
             for (size_t k = 0; k < nw; k++)
@@ -167,8 +166,8 @@ static npk_status parse_text(const uint8_t *b, size_t len, npk_rk_program *out)
                                w[i].line, on_line);
             break;
         }
-        s = npk_rk_program_push(out, npk_rk_entry_from_words((uint32_t)w[i].v,
-                                                              (uint32_t)w[i + 1].v));
+        s = npk_rk_program_push(out,
+                                npk_rk_entry_from_words((uint32_t)w[i].v, (uint32_t)w[i + 1].v));
         i += 2;
     }
     free(w);
@@ -178,7 +177,8 @@ static npk_status parse_text(const uint8_t *b, size_t len, npk_rk_program *out)
 npk_status npk_rk_program_parse(const uint8_t *bytes, size_t len, npk_rk_program *out)
 {
     npk_rk_program_init(out);
-    npk_status s = is_text(bytes, len) ? parse_text(bytes, len, out) : parse_binary(bytes, len, out);
+    npk_status s =
+        is_text(bytes, len) ? parse_text(bytes, len, out) : parse_binary(bytes, len, out);
     if (s == NPK_OK && out->count == 0)
         s = npk_fail(NPK_EPARSE, "no regcmd entries found (%zu bytes read)", len);
     if (s)

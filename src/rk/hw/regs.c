@@ -94,8 +94,8 @@ uint16_t npk_rk_target_for_offset(uint16_t offset)
     /* Facts B.2: the block's register range is its page: 0x1000 CNA (and 0x11xx), 0x2000
      * CMAC, 0x3000 CORE, 0x4000 DPU (and 0x41xx), 0x5000 DPU_RDMA, 0x6000 PPU, 0x7000
      * PPU_RDMA, 0x00xx PC. */
-    static const uint16_t by_page[8] = {NPK_TARGET_PC,   NPK_TARGET_CNA,      NPK_TARGET_CMAC,
-                                        NPK_TARGET_CORE, NPK_TARGET_DPU,      NPK_TARGET_DPU_RDMA,
+    static const uint16_t by_page[8] = {NPK_TARGET_PC,   NPK_TARGET_CNA,     NPK_TARGET_CMAC,
+                                        NPK_TARGET_CORE, NPK_TARGET_DPU,     NPK_TARGET_DPU_RDMA,
                                         NPK_TARGET_PPU,  NPK_TARGET_PPU_RDMA};
     unsigned page = offset >> 12;
     if (page >= 8 || (page == 0 && offset >= 0x100))

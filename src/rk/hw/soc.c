@@ -24,7 +24,4 @@ const npk_rk_soc *npk_rk_soc_find(const char *name)
 
 const npk_rk_soc *npk_rk_soc_default(void) { return &socs[0]; }
 unsigned npk_rk_soc_count(void) { return sizeof socs / sizeof socs[0]; }
-const npk_rk_soc *npk_rk_soc_at(unsigned i)
-{
-    return i < npk_rk_soc_count() ? &socs[i] : NULL;
-}
+const npk_rk_soc *npk_rk_soc_at(unsigned i) { return i < npk_rk_soc_count() ? &socs[i] : NULL; }

@@ -206,10 +206,7 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
     return openat(dirfd, path, flags, mode);
 }
 
-EXPORT int __openat_2(int dirfd, const char *path, int flags)
-{
-    return openat(dirfd, path, flags);
-}
+EXPORT int __openat_2(int dirfd, const char *path, int flags) { return openat(dirfd, path, flags); }
 
 /* A duplicate of an NPU descriptor is an NPU descriptor too (as a dup of the real node would
  * be); a descriptor dup2'd over one stops being one. */
@@ -282,8 +279,8 @@ static void report_submit(unsigned long request, int rc)
         return; /* rknpu SUBMIT and rocket SUBMIT share the number 0x41 */
     const rksim_report *r = rksim_last_report(sim);
     fprintf(stderr, "rksim: submit %s (%s), %u op(s), task_counter %u, modelled %.1f us",
-            rksim_outcome_name(r->outcome), rc < 0 ? strerror(-rc) : "ok", r->ops,
-            r->task_counter, r->model_us);
+            rksim_outcome_name(r->outcome), rc < 0 ? strerror(-rc) : "ok", r->ops, r->task_counter,
+            r->model_us);
     for (unsigned i = 0; i < RKSIM_HZ_COUNT; i++)
         if (r->hazards & RKSIM_HZ_BIT(rksim_hazards[i].id))
             fprintf(stderr, ", hazard %u %s", rksim_hazards[i].id, rksim_hazards[i].name);
