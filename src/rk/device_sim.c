@@ -10,77 +10,34 @@
 
 #include "npukit/rk_device_sim.h"
 #include "rk/device_backend.h"
+#include "rk/device_sim_lock.h"
 
-typedef struct sim_ctx {
-    rksim *sim;
-    pthread_mutex_t lock;
-    char detail[sizeof(((rksim_report *)0)->message)];
-} sim_ctx;
+typedef rk_sim_lock sim_ctx;
 
 static int s_ioctl(void *ctx, unsigned long request, void *arg)
 {
     sim_ctx *c = ctx;
     pthread_mutex_lock(&c->lock);
     int rc = rksim_ioctl(c->sim, request, arg);
-    /* keep this request's report message for the error text, before another thread runs */
-    const rksim_report *r = rksim_last_report(c->sim);
-    strcpy(c->detail, r->outcome == RKSIM_OK ? "" : r->message);
+    rk_sim_lock_keep_detail(c);
     pthread_mutex_unlock(&c->lock);
     return rc;
 }
 
-static void *s_map(void *ctx, uint64_t offset, size_t length, int *err)
-{
-    sim_ctx *c = ctx;
-    pthread_mutex_lock(&c->lock);
-    void *p = rksim_mmap(c->sim, offset, length, err);
-    pthread_mutex_unlock(&c->lock);
-    return p;
-}
-
-static void s_unmap(void *ctx, void *addr, size_t length)
-{
-    sim_ctx *c = ctx;
-    pthread_mutex_lock(&c->lock);
-    rksim_munmap(c->sim, addr, length);
-    pthread_mutex_unlock(&c->lock);
-}
-
 static void s_close(void *ctx)
 {
-    sim_ctx *c = ctx;
-    rksim_destroy(c->sim);
-    pthread_mutex_destroy(&c->lock);
-    free(c);
-}
-
-static const char *s_detail(void *ctx)
-{
-    /* A copy per thread, taken under the lock: another core's thread may be mid-request. */
-    static _Thread_local char copy[sizeof(((sim_ctx *)0)->detail)];
-    sim_ctx *c = ctx;
-    pthread_mutex_lock(&c->lock);
-    memcpy(copy, c->detail, sizeof copy);
-    pthread_mutex_unlock(&c->lock);
-    return copy[0] ? copy : NULL;
-}
-
-/* The SoC the simulator models. */
-static const npk_rk_soc *s_soc(void *ctx)
-{
-    sim_ctx *c = ctx;
-    const npk_rk_soc *soc = npk_rk_soc_find(rksim_soc_name(c->sim));
-    return soc ? soc : npk_rk_soc_default();
+    rk_sim_lock_fini(ctx);
+    free(ctx);
 }
 
 static const npk_rk_backend sim_backend = {.kind = "sim",
                                            .simulated = true,
                                            .ioctl = s_ioctl,
-                                           .map = s_map,
-                                           .unmap = s_unmap,
+                                           .map = rk_sim_lock_map,
+                                           .unmap = rk_sim_lock_unmap,
                                            .close = s_close,
-                                           .detail = s_detail,
-                                           .soc = s_soc,
+                                           .detail = rk_sim_lock_detail,
+                                           .soc = rk_sim_lock_soc,
                                            .kernel = "rknpu"};
 
 rksim *npk_rk_device_sim(npk_rk_device *dev)
@@ -92,22 +49,16 @@ rksim *npk_rk_device_sim(npk_rk_device *dev)
 npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out)
 {
     rksim_config def;
-    if (!cfg) {
-        rksim_config_default(&def);
-        npk_status s = rksim_config_from_env(&def);
-        if (s)
-            return s;
-        cfg = &def;
-    }
+    npk_status s = rk_sim_lock_config(cfg, &def, &cfg);
+    if (s)
+        return s;
     sim_ctx *c = calloc(1, sizeof *c);
     if (!c)
         return npk_fail(NPK_ENOMEM, "rk device: out of memory");
-    npk_status s = rksim_create(cfg, &c->sim);
-    if (s) {
+    if ((s = rk_sim_lock_init(c, cfg))) {
         free(c);
         return s;
     }
-    pthread_mutex_init(&c->lock, NULL);
     return npk_rk_device_wrap(&sim_backend, c, "sim", out);
 }
 
