@@ -8,25 +8,24 @@
 #include "npukit/rknpu_uapi.h"
 #include "rksim/sim.h"
 
+void rksim_drm_version_string(const char *str, uint64_t ptr, uint64_t *len)
+{
+    size_t n = strlen(str);
+    if (ptr && *len)
+        memcpy((void *)(uintptr_t)ptr, str, n < *len ? n : *len);
+    *len = n; /* the DRM core reports the full length */
+}
+
 static int do_version(struct rknpu_drm_version *v)
 {
     /* Driver 0.9.8, the version the fact sheet saw (facts A.1). */
     static const char name[] = "rknpu", date[] = "20240424", desc[] = "RKNPU driver";
-    const struct {
-        const char *s;
-        uint64_t *len, *ptr;
-    } f[3] = {{name, &v->name_len, &v->name},
-              {date, &v->date_len, &v->date},
-              {desc, &v->desc_len, &v->desc}};
     v->version_major = 0;
     v->version_minor = 9;
     v->version_patchlevel = 8;
-    for (int i = 0; i < 3; i++) {
-        size_t n = strlen(f[i].s);
-        if (*f[i].ptr && *f[i].len)
-            memcpy((void *)(uintptr_t)*f[i].ptr, f[i].s, n < *f[i].len ? n : *f[i].len);
-        *f[i].len = n; /* the DRM core reports the full length */
-    }
+    rksim_drm_version_string(name, v->name, &v->name_len);
+    rksim_drm_version_string(date, v->date, &v->date_len);
+    rksim_drm_version_string(desc, v->desc, &v->desc_len);
     return 0;
 }
 

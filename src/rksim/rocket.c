@@ -124,21 +124,12 @@ static int do_version(struct rocket_drm_version *v)
 {
     /* The facts give no version number for rocket; programs identify it by its name. */
     static const char name[] = "rocket", date[] = "0", desc[] = "rocket NPU (rksim model)";
-    const struct {
-        const char *s;
-        uint64_t *len, *ptr;
-    } f[3] = {{name, &v->name_len, &v->name},
-              {date, &v->date_len, &v->date},
-              {desc, &v->desc_len, &v->desc}};
     v->version_major = 1;
     v->version_minor = 0;
     v->version_patchlevel = 0;
-    for (int i = 0; i < 3; i++) {
-        size_t n = strlen(f[i].s);
-        if (*f[i].ptr && *f[i].len)
-            memcpy((void *)(uintptr_t)*f[i].ptr, f[i].s, n < *f[i].len ? n : *f[i].len);
-        *f[i].len = n;
-    }
+    rksim_drm_version_string(name, v->name, &v->name_len);
+    rksim_drm_version_string(date, v->date, &v->date_len);
+    rksim_drm_version_string(desc, v->desc, &v->desc_len);
     return 0;
 }
 

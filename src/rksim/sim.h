@@ -82,6 +82,9 @@ void rksim_core_reset(rksim_core *c, bool soft_after_timeout);
 
 /* Free the rocket front end's state (rocket.c). */
 void rksim_rocket_free(rksim *s);
+/* DRM_IOCTL_VERSION's string fields, as the DRM core fills them for both drivers: copies at
+ * most *len bytes of str to ptr (when both are set) and reports the full length in *len. */
+void rksim_drm_version_string(const char *str, uint64_t ptr, uint64_t *len);
 
 /* Run a submit's tasks on the selected cores (front end has validated the request). */
 struct rknpu_submit;
