@@ -12,6 +12,7 @@
 #include <cblas.h>
 #endif
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #define DENSE_X86 1
 #endif
@@ -22,13 +23,29 @@ static bool have_f16c;
 static atomic_bool forced_portable;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+#ifdef DENSE_X86
+/* CPUID leaf 1, ECX: bit 27 OSXSAVE, 28 AVX, 29 F16C (Intel SDM vol. 2A, CPUID); the OS must
+ * also save the YMM state (XCR0 bits 1 and 2). Read directly: clang 14's
+ * __builtin_cpu_supports does not know "f16c". */
+static bool cpu_has_f16c(void)
+{
+    unsigned a, b, c, d;
+    const unsigned need = 1u << 27 | 1u << 28 | 1u << 29;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || (c & need) != need)
+        return false;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    return (lo & 6u) == 6u;
+}
+#endif
+
 static void dense_init(void)
 {
     for (uint32_t i = 0; i < 65536; i++)
         f16_table[i] = npk_f16_to_f32((uint16_t)i);
 #ifdef DENSE_X86
-    __builtin_cpu_init();
-    have_f16c = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+    have_f16c = cpu_has_f16c();
 #endif
 }
 
