@@ -141,6 +141,15 @@ static inline uint64_t npk_rk_regcmd_offset(uint32_t chain, uint32_t i)
            (uint64_t)i * (NPK_RK_BODY_MAX + NPK_RK_TRAILER_ENTRIES) * sizeof(npk_rk_entry);
 }
 
+/* Make policy actions (NPK_POLICY_*) due: the next submit on any core carries them out first,
+ * while no job is in flight. */
+void npk_rk_policy_due(npk_rk *rt, unsigned actions);
+/* One SUBMIT of the first `tasks` task records in core c's task buffer (chained through their
+ * trailers), under the state policy: due actions first, a warm-up submit for a fresh output
+ * buffer, a reset and retry after a wedge. Accounts submits, warm-ups, resets, retries, NPU
+ * and submit time in st. */
+npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st);
+
 /* NPK_EINVAL naming the first element outside [-8, 7]. */
 npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what);
 
