@@ -83,5 +83,13 @@ ok bash -c "'$cli' kt saxpy -n 10 --json | grep -q '\"host_access_cycles\": 8,'"
 sed 's/^host_access_cycles .*/host_access_cycles 3/' "$src/data/kt/default.mesh" > "$tmp/access3.mesh"
 ok bash -c "'$cli' kt enum --json --sim '$tmp/access3.mesh' | grep -q '\"host_access_cycles\": 3,'"
 ok bash -c "'$cli' kt move copy --json --sim '$tmp/access3.mesh' | grep -q '\"host_access_cycles\": 3,'"
+# The unit timing is a preset row over the calibrated defaults, and kt saxpy reports it.
+{ cat "$src/data/kt/default.mesh"; echo 'timing saxpy read_wait=5 element=2'; } > "$tmp/slow.mesh"
+ok bash -c "'$cli' kt saxpy -n 100 --json --sim '$tmp/slow.mesh' | grep -q '\"saxpy\": {\"setup\": [0-9]*, \"read_wait\": 5, \"element\": 2,'"
+ok bash -c "'$cli' kt saxpy -n 100 --engine --json --sim '$tmp/slow.mesh' | grep -q '\"read_wait\": 5, \"element\": 2,'"
+ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/slow.mesh' | grep -q '^unit timing (cycles): saxpy setup [0-9]*, read_wait 5, element 2,'"
+ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/slow.mesh' | grep -q 'check: ok'"
+echo "timing saxpy element=0" > "$tmp/bad_timing.mesh"
+ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/bad_timing.mesh' 2>&1 | grep -q 'bad_timing.mesh:1: element=0 outside 1..65536'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

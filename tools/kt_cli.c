@@ -109,6 +109,26 @@ void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
     }
 }
 
+void kt_cli_print_timing(const kt_machine *m, bool json)
+{
+    if (json && !m->sim) {
+        printf(", \"unit_timing\": null");
+        return;
+    }
+    if (!m->sim)
+        return;
+    printf(json ? ", \"unit_timing\": {" : "unit timing (cycles):");
+    for (unsigned i = 0; i < m->cfg.n_timing; i++) {
+        const ktsim_unit_timing *t = &m->cfg.timing[i];
+        printf(json ? "%s\"%s\": {\"setup\": %u, \"read_wait\": %u, \"element\": %u, "
+                      "\"retire\": %u}"
+                    : "%s %s setup %u, read_wait %u, element %u, retire %u",
+               i ? (json ? ", " : ";") : "", t->kind, t->setup, t->read_wait, t->element,
+               t->retire);
+    }
+    printf(json ? "}" : "\n");
+}
+
 int kt_cli_start(kt_cli *c, const char *cmd, const char *about, int argc, char **argv)
 {
     const cli_opt *tables[] = {kt_cli_rows(&c->o), kt_cli_discovery_rows(&c->o), NULL};

@@ -38,6 +38,11 @@ const cli_opt *kt_cli_discovery_rows(kt_cli_opts *o);
  * "\"transactions\": T, \"bytes\": B, \"transport\": {...}" (no trailing comma), the same members
  * on every command; "cycles" is null when the machine does not report its clock. */
 void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json);
+/* The simulator's unit timing rows (the preset's `timing` lines over the calibrated defaults).
+ * JSON: ", \"unit_timing\": {\"saxpy\": {\"setup\": S, ...}}" after the traffic members (null on
+ * a machine outside the process, whose units keep their own time); text: one line, only on the
+ * simulator. */
+void kt_cli_print_timing(const kt_machine *m, bool json);
 
 /* For a command that takes only the common options: parse them (cli_parse, with `about` in its
  * --help), build the simulator from the preset and open the window. Returns -1 to go on, or the

@@ -100,12 +100,14 @@ int kt_saxpy_main(int argc, char **argv)
                ", \"programs\": %" PRIu64 ", \"mismatches\": %zu, \"ok\": %s, ",
                n, j.a, j.nsx, j.chunks, programs, bad, bad || fault ? "false" : "true");
         kt_cli_print_counts(&c);
+        kt_cli_print_timing(&c.m, true);
         printf("}\n");
     } else {
         printf("saxpy: y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64
                " instructions in %" PRIu64 " programs\n",
                j.a, n, j.nsx, j.chunks, programs);
         printf("check: %s (%zu of %zu elements differ)\n", bad ? "MISMATCH" : "ok", bad, (size_t)n);
+        kt_cli_print_timing(&c.m, false);
         kt_cli_print_counts(&c);
     }
     if (fault)

@@ -105,6 +105,7 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, uint64_t wait_cycles)
                n, j.a, j.nsx, j.chunks, programs, commands, engine_polls, bad,
                bad || fault ? "false" : "true");
         kt_card_cli_print_counts(&c);
+        kt_cli_print_timing(&c.m, true);
         printf("}\n");
     } else {
         printf("saxpy (engine): y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64
@@ -112,6 +113,7 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, uint64_t wait_cycles)
                " polls run by the engine\n",
                j.a, n, j.nsx, j.chunks, programs, commands, engine_polls);
         printf("check: %s (%zu of %zu elements differ)\n", bad ? "MISMATCH" : "ok", bad, (size_t)n);
+        kt_cli_print_timing(&c.m, false);
         kt_card_cli_print_counts(&c);
     }
     kt_saxpy_job_free(&j);

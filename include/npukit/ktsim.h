@@ -34,7 +34,21 @@ typedef enum ktsim_gen {
 } ktsim_gen;
 const char *ktsim_gen_name(ktsim_gen g);
 
-enum { KTSIM_MAX_UNITS = 64, KTSIM_MAX_MEM_PORTS = 4, KTSIM_NAME_MAX = 32 };
+enum { KTSIM_MAX_UNITS = 64, KTSIM_MAX_MEM_PORTS = 4, KTSIM_NAME_MAX = 32, KTSIM_MAX_TIMINGS = 4 };
+
+/* A unit type's timing: how long its model spends per instruction beyond what the mesh and the
+ * memory port model themselves (preset line `timing KIND key=value ...`; the defaults are
+ * calibrated against the RTL under Verilator, data/kt/README.md). A unit reads its operands one
+ * read at a time, computes, then writes one burst:
+ *   issue → setup → read (round trip + read_wait) → ... → n * element → write burst → retire. */
+typedef struct ktsim_unit_timing {
+    char kind[16];      /* the unit model it applies to ("saxpy") */
+    uint32_t setup;     /* cycles from accepting an instruction to its first memory request */
+    uint32_t read_wait; /* cycles each read round trip takes beyond the mesh and the port model
+                         * (the bench DRAM's latency and the unit's response registers) */
+    uint32_t element;   /* cycles per element computed, after the reads */
+    uint32_t retire;    /* cycles from the last write beat sent to exec_done */
+} ktsim_unit_timing;
 
 typedef struct ktsim_unit_cfg {
     kt_coord at;
@@ -46,6 +60,7 @@ typedef struct ktsim_unit_cfg {
     uint32_t latency;     /* test unit: cycles per instruction */
     uint32_t result;      /* test unit: default exec_result */
     uint32_t reply_delay; /* cycles before a CU_CTRL reply may leave (slow replies) */
+    ktsim_unit_timing timing; /* its kind's row, filled when the machine is built */
 } ktsim_unit_cfg;
 
 typedef struct ktsim_config {
@@ -70,6 +85,8 @@ typedef struct ktsim_config {
     bool mover; /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
     ktsim_unit_cfg units[KTSIM_MAX_UNITS];
     unsigned n_units;
+    ktsim_unit_timing timing[KTSIM_MAX_TIMINGS]; /* one row per unit kind that has timing */
+    unsigned n_timing;
     /* CPU_RV64 = 1: the RV64 control complex sits at rv64_at (no compute-unit shell; it reaches
      * the mesh through its mailbox) and its load window at ctrl_base + 0x8000, which the
      * orchestrator window then stops short of. rv64_cost[k] overrides the core's cycle cost of
@@ -79,8 +96,11 @@ typedef struct ktsim_config {
     uint32_t rv64_cost[16];
 } ktsim_config;
 
-/* The reference defaults (no units). */
+/* The reference defaults (no units; every unit kind's calibrated timing row). */
 void ktsim_config_default(ktsim_config *cfg);
+/* The timing row of a unit kind, or NULL when the kind has none (the test unit: its cycles are
+ * the instruction's or the unit's `latency`). */
+const ktsim_unit_timing *ktsim_timing_find(const ktsim_config *cfg, const char *kind);
 /* Load a preset: a name resolves to <data>/kt/<name>.mesh, anything with '/' or '.' is a path. */
 npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg);
 /* Parse preset text (the file format and the bundled presets are described in data/kt/README.md).

@@ -12,6 +12,7 @@
  *   stale_lanes 0|1
  *   unit X Y KIND [type=XX|0xNNNN] [version=N] [n_buffers=N] [inst_depth=N]
  *                 [latency=N] [result=N] [reply_delay=N]
+ *   timing KIND [setup=N] [read_wait=N] [element=N] [retire=N]     (timing.c)
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include "npukit/data.h"
 #include "npukit/ktsim.h"
 #include "rv64.h"
+#include "timing.h"
 
 static const char *const bundled[] = {"default", "mesh2x2", "card", "rv64", NULL};
 const char *const *ktsim_preset_names(void) { return bundled; }
@@ -184,6 +186,7 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
     enum { NSETTINGS = sizeof settings / sizeof settings[0] };
     int first[NSETTINGS + OTHER_KEYS] = {0}; /* the line a key was first given on */
     bool ports_given = false;
+    int timing_line[KTSIM_MAX_TIMINGS] = {0};
     int line = 0;
     const char *p = text;
     while (*p) {
@@ -217,6 +220,8 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
         uint64_t a, b;
         if (!strcmp(key, "unit")) {
             st = parse_unit(tok, ntok, origin, line, c);
+        } else if (!strcmp(key, "timing")) {
+            st = ksim_timing_parse(tok, ntok, origin, line, c, timing_line);
         } else if (!strcmp(key, "name") && ntok == 2) {
             /* Printed unescaped in text and JSON: letters, digits, '-', '_' and '.' only. */
             if (strspn(tok[1],

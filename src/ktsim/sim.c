@@ -18,6 +18,7 @@
 #include "orch.h"
 #include "rv64_complex.h"
 #include "shell.h"
+#include "timing.h"
 
 enum { MAX_REGIONS = 8 };
 
@@ -83,6 +84,7 @@ void ktsim_config_default(ktsim_config *c)
     c->dram_size = 256ull << 20;
     c->host_access_cycles = 8;
     c->mover = true; /* every memory agent carries the mover unless a preset says otherwise */
+    ksim_timing_defaults(c);
 }
 
 const ktsim_config *ktsim_get_config(const ktsim *s) { return &s->cfg; }
@@ -539,16 +541,19 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
         }
     }
     for (unsigned i = 0; i < cfg->n_units; i++) {
-        const ktsim_unit_cfg *u = &cfg->units[i];
+        ktsim_unit_cfg u = cfg->units[i];
+        const ktsim_unit_timing *t = ktsim_timing_find(cfg, u.kind);
+        if (t)
+            u.timing = *t;
         ksim_shell *sh =
-            ksim_shell_create(u, ksim_unit_find(u->kind), cfg->mem_port[0], cfg->recv_depth);
+            ksim_shell_create(&u, ksim_unit_find(u.kind), cfg->mem_port[0], cfg->recv_depth);
         if (!sh) {
             ktsim_destroy(s);
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (unit %u)", i);
         }
         ksim_shell_set_model_fault(sh, sim_fault, s);
         s->shells[s->n_shells++] = sh;
-        if ((st = ksim_mesh_attach(s->mesh, u->at, &ksim_shell_endpoint, sh))) {
+        if ((st = ksim_mesh_attach(s->mesh, u.at, &ksim_shell_endpoint, sh))) {
             ktsim_destroy(s);
             return st;
         }

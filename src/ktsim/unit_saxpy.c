@@ -14,7 +14,12 @@
  * An operand the conversion cannot represent (NaN, infinity, beyond 32 bits) is a model error.
  * Faults (SIG_FAULT arg, the RTL's codes): 0xBAD00001 a bad opcode, 0xBAD00002 n > 64. n = 0
  * retires normally without touching memory; alignment is never checked.
- * CU_DBG: cumulative elements processed. */
+ * CU_DBG: cumulative elements processed.
+ *
+ * Timing (the preset's `timing saxpy` row, calibrated to the RTL): `setup` cycles after the
+ * instruction is accepted, read x and wait for all its beats plus `read_wait`, then the same for
+ * y (one read at a time, as the RTL's unit does), `element` cycles per element, the write burst,
+ * and `retire` cycles before exec_done. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +33,10 @@ enum { SX_OP = 0x01, SX_MAX_N = 64, SX_TXN_X = 0x10, SX_TXN_Y = 0x20, SX_TXN_W =
 typedef enum sx_state {
     SX_IDLE,
     SX_REQ_X,
+    SX_WAIT_X,
     SX_REQ_Y,
-    SX_WAIT,
+    SX_WAIT_Y,
+    SX_COMPUTE,
     SX_WR_REQ,
     SX_WR_DATA,
     SX_RETIRE
@@ -37,7 +44,9 @@ typedef enum sx_state {
 
 typedef struct saxpy_unit {
     kt_coord mem;
+    ktsim_unit_timing timing;
     sx_state state;
+    uint32_t wait; /* cycles left before the current state may act */
     uint32_t n, beats, got_x, got_y, sent;
     float a;
     uint64_t x_addr, y_addr;
@@ -49,10 +58,11 @@ typedef struct saxpy_unit {
 
 static void *sx_create(const ktsim_unit_cfg *cfg, kt_coord mem)
 {
-    (void)cfg;
     saxpy_unit *u = calloc(1, sizeof *u);
-    if (u)
+    if (u) {
         u->mem = mem;
+        u->timing = cfg->timing;
+    }
     return u;
 }
 
@@ -77,7 +87,9 @@ static void sx_issue(void *p, const kt_flit *inst)
         u->fault = SX_FAULT_LENGTH;
     u->beats = (u->n + 7) / 8;
     u->got_x = u->got_y = u->sent = 0;
-    u->state = u->fault || u->n == 0 ? SX_RETIRE : SX_REQ_X;
+    bool work = !u->fault && u->n != 0;
+    u->state = work ? SX_REQ_X : SX_RETIRE;
+    u->wait = work ? u->timing.setup : u->timing.retire;
 }
 
 static bool send_read(saxpy_unit *u, ksim_shell *sh, uint64_t addr, uint8_t txn)
@@ -112,32 +124,52 @@ static bool rtl_saxpy(float a, float x, float *y)
     return true;
 }
 
+/* Enter `next` once `wait` more cycles have passed. */
+static void after(saxpy_unit *u, sx_state next, uint32_t wait)
+{
+    u->state = next;
+    u->wait = wait;
+}
+
 static void sx_tick(void *p, ksim_shell *sh)
 {
     saxpy_unit *u = p;
+    if (u->state != SX_IDLE && u->wait) {
+        u->wait--;
+        return;
+    }
     switch (u->state) {
     case SX_IDLE: break;
     case SX_REQ_X:
         if (send_read(u, sh, u->x_addr, SX_TXN_X))
-            u->state = SX_REQ_Y;
+            u->state = SX_WAIT_X;
+        break;
+    case SX_WAIT_X:
+        if (u->got_x == u->beats)
+            after(u, SX_REQ_Y, u->timing.read_wait);
         break;
     case SX_REQ_Y:
         if (send_read(u, sh, u->y_addr, SX_TXN_Y))
-            u->state = SX_WAIT;
+            u->state = SX_WAIT_Y;
         break;
-    case SX_WAIT:
-        if (u->got_x == u->beats && u->got_y == u->beats) {
-            for (uint32_t i = 0; i < u->n; i++)
-                if (!rtl_saxpy(u->a, u->x[i], &u->y[i]))
-                    ksim_report(ksim_shell_model(sh),
-                                "saxpy operand a=%g x=%g y=%g has no 32-bit integer value (the "
-                                "RTL's conversion is not modelled there)",
-                                (double)u->a, (double)u->x[i], (double)u->y[i]);
-            for (uint32_t i = 0; i < u->n; i++)
-                memcpy(u->ybytes + 4 * i, &u->y[i], 4);
-            u->state = SX_WR_REQ;
-        }
+    case SX_WAIT_Y:
+        if (u->got_y == u->beats)
+            after(u, SX_COMPUTE, u->timing.read_wait);
         break;
+    case SX_COMPUTE: {
+        for (uint32_t i = 0; i < u->n; i++)
+            if (!rtl_saxpy(u->a, u->x[i], &u->y[i]))
+                ksim_report(ksim_shell_model(sh),
+                            "saxpy operand a=%g x=%g y=%g has no 32-bit integer value (the "
+                            "RTL's conversion is not modelled there)",
+                            (double)u->a, (double)u->x[i], (double)u->y[i]);
+        for (uint32_t i = 0; i < u->n; i++)
+            memcpy(u->ybytes + 4 * i, &u->y[i], 4);
+        /* `element` cycles per element, this cycle the first */
+        uint32_t cycles = u->n * u->timing.element;
+        after(u, SX_WR_REQ, cycles ? cycles - 1 : 0);
+        break;
+    }
     case SX_WR_REQ: {
         kt_flit f = {{0}};
         kt_mem_req r = {0};
@@ -161,7 +193,7 @@ static void sx_tick(void *p, ksim_shell *sh)
                        SX_TXN_W, u->sent + 1 == u->beats, 0};
         kt_header_put(&f, &h);
         if (ksim_shell_send(sh, &f) && ++u->sent == u->beats)
-            u->state = SX_RETIRE; /* sent, not landed: there is no fence */
+            after(u, SX_RETIRE, u->timing.retire); /* sent, not landed: there is no fence */
         break;
     }
     case SX_RETIRE:
@@ -177,7 +209,7 @@ static bool sx_recv(void *p, const kt_flit *f)
 {
     saxpy_unit *u = p;
     kt_header h = kt_header_get(f);
-    if (h.type != KT_T_MEM_RD_RESP || u->state != SX_WAIT)
+    if (h.type != KT_T_MEM_RD_RESP || (u->state != SX_WAIT_X && u->state != SX_WAIT_Y))
         return true; /* write acks and strays are dropped */
     bool is_x = h.txn == SX_TXN_X;
     uint32_t *got = is_x ? &u->got_x : &u->got_y;

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit-type timing as data. The saxpy row is calibrated against the RTL (the saxpy_mesh top under
+ * Verilator, facts §3.3): one 64-element instruction takes 149 cycles from PROG_KICK to its
+ * NODE_STATUS update, and 8 instructions of 64 elements leave CU_COUNTERS busy_cycles at 1139 and
+ * 1120 on the two units; the unit computes one element per cycle after two read round trips, then
+ * writes one burst. The mesh and the memory port model their own cycles, so read_wait is what the
+ * bench's round trip takes beyond them. tests/test_kt_unit_timing.c checks the figures. */
+#include "timing.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const ktsim_unit_timing calibrated[] = {
+    {"saxpy", .setup = 1, .read_wait = 17, .element = 1, .retire = 1},
+};
+
+void ksim_timing_defaults(ktsim_config *c)
+{
+    c->n_timing = sizeof calibrated / sizeof calibrated[0];
+    memcpy(c->timing, calibrated, sizeof calibrated);
+}
+
+const ktsim_unit_timing *ktsim_timing_find(const ktsim_config *c, const char *kind)
+{
+    for (unsigned i = 0; i < c->n_timing; i++)
+        if (!strcmp(c->timing[i].kind, kind))
+            return &c->timing[i];
+    return NULL;
+}
+
+typedef struct timing_key {
+    const char *key;
+    size_t offset;
+    uint32_t min, max;
+} timing_key;
+
+static const timing_key keys[] = {
+    {"setup", offsetof(ktsim_unit_timing, setup), 0, 1u << 20},
+    {"read_wait", offsetof(ktsim_unit_timing, read_wait), 0, 1u << 20},
+    {"element", offsetof(ktsim_unit_timing, element), 1, 1u << 16}, /* at least a cycle each */
+    {"retire", offsetof(ktsim_unit_timing, retire), 0, 1u << 20},
+};
+enum { NKEYS = sizeof keys / sizeof keys[0] };
+
+npk_status ksim_timing_parse(char **tok, int ntok, const char *origin, int line, ktsim_config *c,
+                             int first_line[KTSIM_MAX_TIMINGS])
+{
+    if (ntok < 3)
+        return npk_fail(NPK_EPARSE, "%s:%d: timing needs KIND key=value ...", origin, line);
+    unsigned row;
+    for (row = 0; row < c->n_timing; row++)
+        if (!strcmp(c->timing[row].kind, tok[1]))
+            break;
+    if (row == c->n_timing)
+        return npk_fail(NPK_EPARSE, "%s:%d: timing: unit kind '%s' has no timing row (saxpy has)",
+                        origin, line, tok[1]);
+    if (first_line[row])
+        return npk_fail(NPK_EPARSE, "%s:%d: timing %s given again (first on line %d); once a kind",
+                        origin, line, tok[1], first_line[row]);
+    first_line[row] = line;
+    ktsim_unit_timing *t = &c->timing[row];
+    unsigned given = 0;
+    for (int i = 2; i < ntok; i++) {
+        char *eq = strchr(tok[i], '=');
+        if (!eq)
+            return npk_fail(NPK_EPARSE, "%s:%d: '%s' is not key=value", origin, line, tok[i]);
+        *eq = '\0';
+        unsigned k;
+        for (k = 0; k < NKEYS; k++)
+            if (!strcmp(keys[k].key, tok[i]))
+                break;
+        if (k == NKEYS)
+            return npk_fail(NPK_EPARSE,
+                            "%s:%d: unknown timing key '%s' (setup, read_wait, element, retire)",
+                            origin, line, tok[i]);
+        if (given & 1u << k)
+            return npk_fail(NPK_EPARSE, "%s:%d: timing key '%s' given twice", origin, line, tok[i]);
+        given |= 1u << k;
+        const char *v = eq + 1;
+        char *end;
+        unsigned long long x = strtoull(v, &end, 0);
+        if (!*v || *v == '-' || *end)
+            return npk_fail(NPK_EPARSE, "%s:%d: %s='%s' is not a number", origin, line, tok[i], v);
+        if (x < keys[k].min || x > keys[k].max)
+            return npk_fail(NPK_ELIMIT, "%s:%d: %s=%llu outside %" PRIu32 "..%" PRIu32, origin,
+                            line, tok[i], x, keys[k].min, keys[k].max);
+        uint32_t u = (uint32_t)x;
+        memcpy((uint8_t *)t + keys[k].offset, &u, sizeof u);
+    }
+    return NPK_OK;
+}
