@@ -146,10 +146,12 @@ static void saxpy_program(kt_flit *p, unsigned n)
         kt_saxpy_inst(&p[i], 64, 2.0f, 0x10000 + i * 256, 0x40000 + i * 256, 7, i + 1 == n);
 }
 
-/* Over-seeding credit deadlocks the mesh; seeding from CU_CAPS does not. */
+/* Over-seeding credit deadlocks the mesh; seeding from CU_CAPS does not. N is more flits than
+ * the path from the TX FIFO to the unit holds (every sync FIFO keeps DEPTH + 2), so the stream is
+ * still running when the link stalls. */
 static void test_credit_deadlock(void)
 {
-    enum { N = 40 };
+    enum { N = 64 };
     for (int seeded_by_driver = 0; seeded_by_driver < 2; seeded_by_driver++) {
         ktsim *s = sim_for(KTSIM_GEN_CURRENT);
         kt_dev d;

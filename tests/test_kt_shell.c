@@ -78,7 +78,7 @@ static ksim_shell *make(uint16_t depth, uint32_t reply_delay, const ksim_unit_op
     c.inst_depth = depth;
     c.reply_delay = reply_delay;
     c.latency = 16;
-    ksim_shell *sh = ksim_shell_create(&c, ops, ORC, 16);
+    ksim_shell *sh = ksim_shell_create(&c, ops, ORC, 16, 0); /* FIFOs of exactly DEPTH */
     /* A shell learns the cycle from its tick, as it does in the mesh (endpoints tick first). */
     ksim_shell_endpoint.tick(sh, ++cyc);
     return sh;

@@ -56,10 +56,10 @@ typedef struct ktsim_unit_cfg {
     uint16_t type;   /* CU_CAPS cu_type (0: the model's default) */
     uint8_t version; /* CU_CAPS cu_version */
     uint8_t n_buffers;
-    uint16_t inst_depth;  /* instruction FIFO depth (CU_CAPS inst_depth) */
-    uint32_t latency;     /* test unit: cycles per instruction */
-    uint32_t result;      /* test unit: default exec_result */
-    uint32_t reply_delay; /* cycles before a CU_CTRL reply may leave (slow replies) */
+    uint16_t inst_depth;      /* instruction FIFO depth (CU_CAPS inst_depth) */
+    uint32_t latency;         /* test unit: cycles per instruction */
+    uint32_t result;          /* test unit: default exec_result */
+    uint32_t reply_delay;     /* cycles before a CU_CTRL reply may leave (slow replies) */
     ktsim_unit_timing timing; /* its kind's row, filled when the machine is built */
 } ktsim_unit_cfg;
 
@@ -75,6 +75,12 @@ typedef struct ktsim_config {
     unsigned router_fifo; /* per router input port */
     unsigned recv_depth;  /* a shell's receive FIFO */
     unsigned mem_queue;   /* a memory port's intake queue */
+    /* Entries a synchronous FIFO holds beyond its DEPTH parameter: the RTL's xpm_fifo_sync holds
+     * FIFO_WRITE_DEPTH + 2 (facts §1.5, the upstream Verilator shims notes; measured: a 16-deep
+     * RX FIFO keeps 18 looped-back flits before RX_STATUS overflow). Applied to the TX and RX
+     * FIFOs, every router input port, and each unit's instruction and receive FIFOs; what the
+     * registers publish (CU_CAPS inst_depth, and so the credit a driver seeds) stays DEPTH. */
+    unsigned sync_fifo_extra;
     kt_coord mem_port[KTSIM_MAX_MEM_PORTS];
     unsigned n_mem_ports; /* port 0 hosts the orchestrator */
     uint64_t ctrl_base;   /* the orchestrator window on the host bus */

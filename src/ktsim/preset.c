@@ -7,6 +7,7 @@
  *   generation current|prestrobe
  *   grid LO HI                 routers at LO..HI on both axes
  *   stage_flits N | tx_depth N | rx_depth N | router_fifo N | recv_depth N | mem_queue N
+ *   sync_fifo_extra N
  *   mem_port X Y               repeatable; the first hosts the orchestrator
  *   ctrl_base A | mem_base A | engine_base A | dram_size N | host_access_cycles N
  *   stale_lanes 0|1
@@ -62,6 +63,7 @@ static const setting settings[] = {
     SETTING("router_fifo", router_fifo, 4096),
     SETTING("recv_depth", recv_depth, 4096),
     SETTING("mem_queue", mem_queue, 4096),
+    SETTING("sync_fifo_extra", sync_fifo_extra, 64),
     SETTING("ctrl_base", ctrl_base, UINT64_MAX),
     SETTING("mem_base", mem_base, UINT64_MAX),
     SETTING("engine_base", engine_base, UINT64_MAX),

@@ -48,7 +48,7 @@ struct ksim_shell {
 };
 
 ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops,
-                              kt_coord mem_port, unsigned recv_depth)
+                              kt_coord mem_port, unsigned recv_depth, unsigned fifo_extra)
 {
     ksim_shell *sh = calloc(1, sizeof *sh);
     if (!sh)
@@ -58,8 +58,8 @@ ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *op
         sh->cfg.type = ops->default_type;
     sh->ops = ops;
     sh->unit = ops->create(&sh->cfg, mem_port);
-    if (!sh->unit || !ksim_fifo_init(&sh->inst, cfg->inst_depth) ||
-        !ksim_fifo_init(&sh->recv, recv_depth)) {
+    if (!sh->unit || !ksim_fifo_init(&sh->inst, cfg->inst_depth + fifo_extra) ||
+        !ksim_fifo_init(&sh->recv, recv_depth + fifo_extra)) {
         ksim_shell_destroy(sh);
         return NULL;
     }
@@ -111,7 +111,10 @@ static uint64_t ctrl_value(const ksim_shell *sh, uint8_t index)
         return kt_cu_caps_encode(&c);
     }
     case KT_CU_STATUS: {
-        kt_cu_status s = {busy(sh), false, (uint16_t)(sh->cfg.inst_depth - sh->inst.count)};
+        /* the FIFO's slack past DEPTH is not published: inst_space never goes below 0 */
+        unsigned space =
+            sh->inst.count < sh->cfg.inst_depth ? sh->cfg.inst_depth - sh->inst.count : 0;
+        kt_cu_status s = {busy(sh), false, (uint16_t)space};
         return kt_cu_status_encode(&s);
     }
     case KT_CU_COUNTERS: {

@@ -36,8 +36,11 @@ const ksim_unit_ops *ksim_unit_find(const char *kind);
 extern const ksim_unit_ops ksim_unit_test;
 extern const ksim_unit_ops ksim_unit_saxpy;
 
+/* The instruction FIFO holds cfg->inst_depth + fifo_extra entries and the receive FIFO
+ * recv_depth + fifo_extra (a synchronous FIFO's slack beyond DEPTH); CU_CAPS publishes
+ * inst_depth. */
 ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops,
-                              kt_coord mem_port, unsigned recv_depth);
+                              kt_coord mem_port, unsigned recv_depth, unsigned fifo_extra);
 void ksim_shell_destroy(ksim_shell *sh);
 void ksim_shell_reset(ksim_shell *sh);
 extern const ksim_endpoint_ops ksim_shell_endpoint;

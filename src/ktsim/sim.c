@@ -74,6 +74,7 @@ void ktsim_config_default(ktsim_config *c)
     c->router_fifo = 32;
     c->recv_depth = 16;
     c->mem_queue = 64;
+    c->sync_fifo_extra = 2; /* xpm_fifo_sync holds DEPTH + 2 (see ktsim.h) */
     c->mem_port[0] = (kt_coord){0, 1};
     c->n_mem_ports = 1;
     /* The simulation bench map: host engine at ORC_BASE, orchestrator at MAG_BASE; DRAM of
@@ -514,12 +515,12 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
                           cfg->grid_hi,
                           (cfg->flit_width + 63) / 64,
                           cfg->stage_flits,
-                          cfg->tx_depth,
-                          cfg->rx_depth,
+                          cfg->tx_depth + cfg->sync_fifo_extra,
+                          cfg->rx_depth + cfg->sync_fifo_extra,
                           cfg->mem_port[0],
                           cfg->gen};
     s->orch = ksim_orch_create(&p, sim_fault, s);
-    s->mesh = ksim_mesh_create(cfg->grid_lo, cfg->grid_hi, cfg->router_fifo);
+    s->mesh = ksim_mesh_create(cfg->grid_lo, cfg->grid_hi, cfg->router_fifo + cfg->sync_fifo_extra);
     s->dram = ksim_dram_create(cfg->dram_size);
     if (!s->orch || !s->mesh || !s->dram) {
         ktsim_destroy(s);
@@ -545,8 +546,8 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
         const ktsim_unit_timing *t = ktsim_timing_find(cfg, u.kind);
         if (t)
             u.timing = *t;
-        ksim_shell *sh =
-            ksim_shell_create(&u, ksim_unit_find(u.kind), cfg->mem_port[0], cfg->recv_depth);
+        ksim_shell *sh = ksim_shell_create(&u, ksim_unit_find(u.kind), cfg->mem_port[0],
+                                           cfg->recv_depth, cfg->sync_fifo_extra);
         if (!sh) {
             ktsim_destroy(s);
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (unit %u)", i);
