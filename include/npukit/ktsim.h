@@ -150,6 +150,8 @@ npk_status ktsim_poke_unit_counters(ktsim *s, kt_coord at, uint32_t retired, uin
 /* The RV64 complex (NULL without CPU_RV64), for tests that look inside it. */
 struct ksim_rv64c;
 struct ksim_rv64c *ktsim_rv64(ktsim *s);
+/* Interlink writes the complex stored in a cycle the host also pulsed the interlink: lost. */
+uint64_t ktsim_rv64_ilink_lost(const ktsim *s);
 
 /* Flits that reached an edge position with nobody there, and were dropped. */
 uint64_t ktsim_dropped_flits(const ktsim *s);

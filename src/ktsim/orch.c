@@ -70,6 +70,8 @@ struct ksim_orch {
     bool aux_pulse;
     uint8_t aux_pulse_addr;
     uint64_t aux_pulse_value;
+    uint64_t host_pulse_cycle; /* the cycle of the host's last AUX_CFG pulse, and its offset */
+    uint8_t host_pulse_addr;
     uint16_t traffic_rd, traffic_wr;
 };
 
@@ -117,6 +119,7 @@ void ksim_orch_reset(ksim_orch *o)
     o->rx_overflow = false;
     o->aux_shadow_valid = false; /* the RTL resets the shadow address to an impossible 0xFF */
     o->aux_pulse = false;
+    o->host_pulse_cycle = UINT64_MAX;
     /* TX_FLIT staging, the staging RAM and NODE_STATUS are not reset (no reset in the RTL;
      * NODE_STATUS is zeroed only by the bitstream's initial contents). */
 }
@@ -174,12 +177,41 @@ static void aux_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb, bo
         o->aux_pulse_value = data;
     }
     /* The pulse leaves in the next cycle; deliver it now so two beats in a burst are two pulses. */
+    o->host_pulse_cycle = o->cycle + 1;
+    o->host_pulse_addr = o->aux_pulse_addr;
+    ksim_orch_aux_pulse(o, o->aux_pulse_addr, o->aux_pulse_value);
+    o->aux_pulse = false;
+}
+
+void ksim_orch_aux_pulse(ksim_orch *o, uint8_t addr, uint64_t value)
+{
     for (unsigned i = 0; i < o->n_aux; i++) {
         ktsim_aux_client *c = &o->aux[i];
-        if (o->aux_pulse_addr >= c->lo && o->aux_pulse_addr <= c->hi && c->cfg)
-            c->cfg(c->ctx, o->aux_pulse_addr, o->aux_pulse_value);
+        if (addr >= c->lo && addr <= c->hi && c->cfg)
+            c->cfg(c->ctx, addr, value);
     }
-    o->aux_pulse = false;
+}
+
+bool ksim_orch_host_pulsed(const ksim_orch *o, uint8_t lo, uint8_t hi)
+{
+    return o->host_pulse_cycle == o->cycle && o->host_pulse_addr >= lo && o->host_pulse_addr <= hi;
+}
+
+uint64_t ksim_orch_aux_statw(const ksim_orch *o, unsigned index)
+{
+    for (unsigned i = 0; i < o->n_aux; i++)
+        if (o->aux[i].statw)
+            return o->aux[i].statw(o->aux[i].ctx, index);
+    return 0;
+}
+
+uint64_t ksim_orch_aux_stat(const ksim_orch *o)
+{
+    uint64_t client = 0;
+    for (unsigned i = 0; i < o->n_aux; i++)
+        if (o->aux[i].stat)
+            client |= o->aux[i].stat(o->aux[i].ctx);
+    return client;
 }
 
 void ksim_orch_write_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb)
@@ -259,11 +291,7 @@ uint64_t ksim_orch_read(ksim_orch *o, uint32_t off)
         return w < KT_FLIT_WORDS ? (w == 4 ? h->w[4] & 0xFFFFFFFFull : h->w[w]) : 0;
     }
     if (off >= KT_AUX_STATW && off < KT_AUX_STATW + KT_AUX_STATW_WORDS * 8) {
-        unsigned idx = (off >> 3) & 0xF;
-        for (unsigned i = 0; i < o->n_aux; i++)
-            if (o->aux[i].statw)
-                return o->aux[i].statw(o->aux[i].ctx, idx);
-        return 0;
+        return ksim_orch_aux_statw(o, (off >> 3) & 0xF);
     }
     switch (off) {
     case KT_CTRL: return o->ctrl;
@@ -288,11 +316,7 @@ uint64_t ksim_orch_read(ksim_orch *o, uint32_t off)
     case KT_PROG_BASE: return o->prog_base;
     case KT_SIG_DONE: return o->sig_done;
     case KT_AUX_STAT: {
-        uint64_t client = 0;
-        for (unsigned i = 0; i < o->n_aux; i++)
-            if (o->aux[i].stat)
-                client |= o->aux[i].stat(o->aux[i].ctx);
-        kt_mv_status st = kt_mv_status_decode(client);
+        kt_mv_status st = kt_mv_status_decode(ksim_orch_aux_stat(o));
         st.reads = o->traffic_rd;
         st.writes = o->traffic_wr;
         return kt_mv_status_encode(&st);

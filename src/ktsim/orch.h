@@ -57,6 +57,15 @@ void ksim_orch_out_pop(ksim_orch *o);
 /* Plug an AUX_CFG client (rows kept in order; later rows may not overlap earlier ones). */
 npk_status ksim_orch_add_aux(ksim_orch *o, const ktsim_aux_client *c);
 void ksim_orch_tick_aux(ksim_orch *o);
+/* A second writer on the clients' cfg port (the RV64 complex's mover and interlink windows): one
+ * pulse to the client that decodes `addr`, delivered as a host beat's is. */
+void ksim_orch_aux_pulse(ksim_orch *o, uint8_t addr, uint64_t value);
+/* Whether a host beat pulsed a client offset in lo..hi in the current cycle (the one the last
+ * tick_begin opened): how a second writer learns it collided with the host. */
+bool ksim_orch_host_pulsed(const ksim_orch *o, uint8_t lo, uint8_t hi);
+/* The clients' status as AUX_STAT carries it (without the traffic counters), and AUX_STATW[i]. */
+uint64_t ksim_orch_aux_stat(const ksim_orch *o);
+uint64_t ksim_orch_aux_statw(const ksim_orch *o, unsigned index);
 bool ksim_orch_has_aux_ticks(const ksim_orch *o);
 /* The memory agent's traffic counters, merged into AUX_STAT [39:24] and [23:8]. */
 void ksim_orch_set_traffic(ksim_orch *o, uint16_t reads, uint16_t writes);

@@ -13,6 +13,7 @@
 #include "memport.h"
 #include "mesh.h"
 #include "mover.h"
+#include "npukit/kt_interlink_hw.h"
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim.h"
 #include "orch.h"
@@ -48,6 +49,7 @@ struct ktsim {
     uint16_t plugged_rd, plugged_wr; /* AXI traffic of plugged agent-side masters (the mover) */
     ksim_mover *mover;               /* the memory agent's own mover, unless the preset drops it */
     ksim_rv64c *rv64;                /* CPU_RV64 = 1 */
+    uint64_t rv64_ilink_lost;        /* processor interlink writes lost to a host collision */
 };
 
 static void sim_fault(void *user, const char *msg)
@@ -110,7 +112,7 @@ static bool machine_idle(const ktsim *s)
 
 static bool has_plugged_ticks(const ktsim *s)
 {
-    if (ksim_orch_has_aux_ticks(s->orch))
+    if (s->rv64 || ksim_orch_has_aux_ticks(s->orch))
         return true;
     for (unsigned i = 0; i < s->n_regions; i++)
         if (s->regions[i].r.tick)
@@ -130,6 +132,10 @@ void ktsim_step(ktsim *s, uint64_t cycles)
         s->cycle++;
         ksim_orch_tick_begin(s->orch, s->cycle);
         ksim_mesh_tick(s->mesh, s->cycle);
+        /* The complex before the clients: its stores are cfg pulses of this cycle, so a doorbell
+         * the interlink counts in this cycle survives a clear the program stores in it. */
+        if (s->rv64)
+            ksim_rv64c_tick(s->rv64);
         ksim_orch_tick_aux(s->orch);
         for (unsigned i = 0; i < s->n_regions; i++)
             if (s->regions[i].r.tick)
@@ -468,7 +474,48 @@ static npk_status rv64_lw_write(void *ctx, uint64_t off, uint64_t v, uint8_t str
     ksim_rv64c_lw_write(ctx, (uint32_t)off, v);
     return NPK_OK;
 }
-static void rv64_tick(void *ctx) { ksim_rv64c_tick(ctx); }
+
+/* The rest of the node as the complex's control region reaches it: the mover and the interlink
+ * are whatever AUX_CFG clients this machine plugged (the agent's own mover, or a card's mover and
+ * interlink), so the processor is a second writer on their cfg port. */
+static void rv64_mover_cfg(void *ctx, uint8_t reg, uint64_t v)
+{
+    /* The processor's pulse wins over a host pulse in the same cycle: delivered after it. */
+    ksim_orch_aux_pulse(((ktsim *)ctx)->orch, reg, v);
+}
+
+static void rv64_ilink_cfg(void *ctx, uint8_t reg, uint64_t v)
+{
+    ktsim *s = ctx;
+    /* The host path wins a same-cycle collision on the interlink's config port (§7.4): the
+     * processor's write is lost and it may retry. */
+    if (ksim_orch_host_pulsed(s->orch, KT_MV_AUX_LIMIT, 0xFF)) {
+        s->rv64_ilink_lost++;
+        return;
+    }
+    ksim_orch_aux_pulse(s->orch, reg, v);
+}
+
+/* AUX_STAT's mover fields repacked as the control region's 0x20 word: {busy[32], fault[31:28],
+ * moves completed[27:0]}. */
+static uint64_t rv64_mover_status(void *ctx)
+{
+    kt_mv_status st = kt_mv_status_decode(ksim_orch_aux_stat(((ktsim *)ctx)->orch));
+    return (st.busy ? KT_RV64_MOVER_BUSY : 0) |
+           ((uint64_t)(st.fault & 0xf) << KT_RV64_MOVER_FAULT_SHIFT) |
+           (st.moves_done & KT_RV64_MOVER_DONE_MASK);
+}
+
+/* db_status: the interlink's four inbound doorbell counts (AUX_STATW 2-5, received in [15:0]),
+ * zero when no interlink is plugged. */
+static uint64_t rv64_db_status(void *ctx)
+{
+    ktsim *s = ctx;
+    uint64_t v = 0;
+    for (unsigned m = 0; m < KT_IL_MAX_MESHES; m++)
+        v |= (ksim_orch_aux_statw(s->orch, KT_IL_W_DOORBELL0 + m) & 0xffff) << (16 * m);
+    return v;
+}
 
 static npk_status add_rv64(ktsim *s)
 {
@@ -479,7 +526,8 @@ static npk_status add_rv64(ktsim *s)
         if (cfg->rv64_cost[k])
             rc.costs.cycles[k] = cfg->rv64_cost[k];
     s->rv64 = calloc(1, sizeof *s->rv64);
-    if (!s->rv64 || !ksim_rv64c_init(s->rv64, &rc, cfg->rv64_at, NULL))
+    ksim_rv64_side side = {s, rv64_mover_cfg, rv64_mover_status, rv64_ilink_cfg, rv64_db_status};
+    if (!s->rv64 || !ksim_rv64c_init(s->rv64, &rc, cfg->rv64_at, &side))
         return npk_fail(NPK_ENOMEM, "simulator: out of memory (RV64 complex)");
     /* The complex ticks with the clock from the moment it exists (its cycle counter runs while
      * the core is out of reset). */
@@ -492,12 +540,13 @@ static npk_status add_rv64(ktsim *s)
                        KT_RV64_LOAD_WINDOW_SIZE,
                        rv64_lw_read,
                        rv64_lw_write,
-                       rv64_tick,
+                       NULL, /* ticked by ktsim_step ahead of the AUX_CFG clients */
                        s->rv64};
     return add_region(s, R_PLUGGED, &lw);
 }
 
 struct ksim_rv64c *ktsim_rv64(ktsim *s) { return s->rv64; }
+uint64_t ktsim_rv64_ilink_lost(const ktsim *s) { return s->rv64_ilink_lost; }
 
 npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
 {
