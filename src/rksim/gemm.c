@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulator's arithmetic: fp32 GEMM through CBLAS when CMake found OpenBLAS, else a
  * portable blocked loop; integer GEMM exact through fp32 chunks. */
-#include <stdlib.h>
 #include <string.h>
 
 #include "rksim/matmul.h"
@@ -43,25 +42,23 @@ void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t
 #endif
 }
 
-bool rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b, int64_t *c,
-                    uint32_t max_abs)
+void rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b, int64_t *c,
+                    uint32_t max_abs, float *part)
 {
-    /* fp32 holds every integer up to 2^24 exactly; with |a*b| <= max_abs^2 a chunk of
-     * 2^24 / max_abs^2 products (int8: 1024, int4: 262144) sums exactly in any order. */
+    /* fp32 holds every integer up to 2^24 exactly. With |a*b| <= max_abs^2, every partial sum
+     * of a chunk of 2^24 / max_abs^2 products (int8: 1024, int4: 262144) is an integer of at
+     * most 2^24 in magnitude, so no addition rounds whatever order or blocking the GEMM uses:
+     * each chunk's fp32 result is its exact sum, and the chunks add in int64. */
     uint64_t prod = (uint64_t)max_abs * max_abs;
     uint32_t chunk = (uint32_t)((1u << 24) / (prod ? prod : 1));
     if (chunk == 0)
         chunk = 1;
-    memset(c, 0, (size_t)m * n * sizeof *c);
-    float *part = malloc((size_t)m * n * sizeof *part);
-    if (!part)
-        return false;
+    const size_t mn = (size_t)m * n;
+    memset(c, 0, mn * sizeof *c);
     for (uint32_t k0 = 0; k0 < k; k0 += chunk) {
         uint32_t kk = k - k0 < chunk ? k - k0 : chunk;
         rksim_sgemm_nt(m, n, kk, a + k0, k, b + k0, k, part, n);
-        for (size_t i = 0; i < (size_t)m * n; i++)
+        for (size_t i = 0; i < mn; i++)
             c[i] += (int64_t)part[i];
     }
-    free(part);
-    return true;
 }

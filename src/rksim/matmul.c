@@ -5,24 +5,22 @@
  *
  * Numerics (facts I.1): fp16 products are exact in fp32 and accumulate in fp32; int8 -> int32
  * exact; int4 -> int16 saturating at +-32767 (hazard 18); fp32 -> fp16 output rounds to
- * nearest even. */
-#include <pthread.h>
+ * nearest even.
+ *
+ * Integer sums are exact: rksim_igemm_nt sums in fp32 chunks whose every partial sum is an
+ * integer below 2^24 in magnitude, so no addition rounds in any order (see gemm.c). int4's
+ * saturation is that of the int16 output conversion (spec "The precision enum": OUT_PRECISION
+ * int16 "is why the output accumulator saturates at 0x7fff"; the CACC partials are wider, facts
+ * I.1 after NVDLA), so the model is clamp(exact sum): clamping the exact sum once at the end is
+ * the model itself, whatever order the array adds its partials in. The sum is bounded by
+ * K * 64 <= 2^20 for every K the registers can express, so no wider type is ever needed. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "npukit/fp16.h"
 #include "npukit/rk_types.h"
+#include "rksim/elements.h"
 #include "rksim/matmul.h"
 #include "rksim/timing.h"
-
-/* fp16 -> float through a table: the conversion dominates large simulated matmuls. */
-static float f16_table[65536];
-static pthread_once_t f16_once = PTHREAD_ONCE_INIT;
-static void f16_table_build(void)
-{
-    for (uint32_t i = 0; i < 65536; i++)
-        f16_table[i] = npk_f16_to_f32((uint16_t)i);
-}
 
 /* A DMA window: one bounds check for a whole operand when it lies in one buffer, else a check
  * per access so the first address outside the live buffers is the one reported. */
@@ -63,20 +61,6 @@ static bool win_fail(const dma_window *w, rksim_core_result *r)
                              (unsigned long long)w->fault.iova);
 }
 
-/* Element `index` of a packed operand of the precision `row` describes: fp16 through the
- * table and int8 directly (the hot paths), any other through the row's encoding. */
-static float element(const npk_rk_prec_row *row, npk_rk_prec p, const uint8_t *base, uint32_t index)
-{
-    if (row->enc == NPK_ENC_IEEE && row->bits == 16) {
-        uint16_t h;
-        memcpy(&h, base + 2 * (size_t)index, 2);
-        return f16_table[h];
-    }
-    if (row->enc == NPK_ENC_TWOS && row->bits == 8)
-        return (float)(int8_t)base[index];
-    return (float)npk_rk_prec_load(p, base, index);
-}
-
 /* Feature address of element (m, k) relative to FEATURE_DATA_ADDR, in bits (int4 is a nibble). */
 static uint64_t feature_bit(const rksim_mm *mm, uint32_t m, uint32_t k)
 {
@@ -102,19 +86,24 @@ static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_re
     if (!a && w.base)
         return true;
     uint32_t atom = 128 / mm->in_bits; /* elements per 16-byte atom */
-    const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
-    for (uint32_t m = 0; m < mm->m; m++)
+    for (uint32_t m = 0; m < mm->m; m++) {
+        float *dst = a ? a + (size_t)m * mm->k : NULL;
+        if (mm->line && w.base) { /* a line-mode row is one run */
+            if (dst)
+                rksim_load_run((npk_rk_prec)mm->in,
+                               win_at(&w, mm->feat + feature_bit(mm, m, 0) / 8, 0), 0, mm->k, dst);
+            continue;
+        }
         for (uint32_t k0 = 0; k0 < mm->k; k0 += atom) {
             uint64_t bit = feature_bit(mm, m, k0);
             const uint8_t *p = win_at(&w, mm->feat + bit / 8, 16);
             if (!p)
                 return win_fail(&w, r);
-            if (!a)
-                continue;
-            uint32_t nib = (uint32_t)(bit % 8) / 4;
-            for (uint32_t j = 0; j < atom && k0 + j < mm->k; j++)
-                a[(size_t)m * mm->k + k0 + j] = element(row, (npk_rk_prec)mm->in, p, nib + j);
+            if (dst)
+                rksim_load_run((npk_rk_prec)mm->in, p, (bit % 8) / 4,
+                               mm->k - k0 < atom ? mm->k - k0 : atom, dst + k0);
         }
+    }
     return true;
 }
 
@@ -130,24 +119,13 @@ static bool gather_weights(rksim *s, const rksim_mm *mm, float *b, rksim_core_re
         return win_fail(&w, r);
     }
     const uint32_t g = mm->ntile, k = mm->k;
-    const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
     /* walk the packed block in memory order: tile, K-tile of 32, column in tile, 32 k's */
-    uint32_t idx = 0;
+    size_t idx = 0;
     for (uint32_t t = 0; t < mm->n / g; t++)
         for (uint32_t kt = 0; kt < k / 32; kt++)
-            for (uint32_t nl = 0; nl < g; nl++, idx += 32) {
-                float *dst = b + (size_t)(t * g + nl) * k + kt * 32;
-                if (row->enc == NPK_ENC_IEEE &&
-                    row->bits == 16) { /* fp16: the table, whole tiles */
-                    uint16_t h[32];
-                    memcpy(h, p + 2 * (size_t)idx, sizeof h);
-                    for (unsigned j = 0; j < 32; j++)
-                        dst[j] = f16_table[h[j]];
-                } else {
-                    for (unsigned j = 0; j < 32; j++)
-                        dst[j] = element(row, (npk_rk_prec)mm->in, p, idx + j);
-                }
-            }
+            for (uint32_t nl = 0; nl < g; nl++, idx += 32)
+                rksim_load_run((npk_rk_prec)mm->in, p, idx, 32,
+                               b + (size_t)(t * g + nl) * k + kt * 32);
     return true;
 }
 
@@ -204,16 +182,6 @@ static uint64_t out_atom(const rksim_mm *mm, uint32_t m, uint32_t n)
     return t * mm->out_tile_bytes + sfc * mm->out_surf_bytes + m * mm->out_line_bytes;
 }
 
-/* Write `lanes` results into one output atom in the output precision (an int16 output comes
- * saturated); cf (float inputs) or ci (integer inputs) holds them, both NULL for the zeros of
- * hazards 9/15. */
-static void store_atom(npk_rk_prec out, uint8_t *p, const float *cf, const int64_t *ci,
-                       uint32_t lanes)
-{
-    for (uint32_t j = 0; j < lanes; j++)
-        npk_rk_prec_store(out, p, j, cf ? (double)cf[j] : ci ? (double)ci[j] : 0.0);
-}
-
 static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const int64_t *ci,
                          rksim_core_result *r)
 {
@@ -233,7 +201,8 @@ static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const in
             if (!p)
                 return win_fail(&w, r);
             size_t at = (size_t)m * mm->n + n0;
-            store_atom((npk_rk_prec)mm->out, p, cf ? cf + at : NULL, ci ? ci + at : NULL, lanes);
+            rksim_store_run((npk_rk_prec)mm->out, p, cf ? cf + at : NULL, ci ? ci + at : NULL,
+                            lanes);
         }
     return true;
 }
@@ -241,7 +210,6 @@ static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const in
 bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effect *e,
                   bool first_in_job, rksim_core_result *r)
 {
-    pthread_once(&f16_once, f16_table_build);
     rksim_core *cr = &s->core[core];
     size_t mk = (size_t)mm->m * mm->k, nk = (size_t)mm->n * mm->k, mn = (size_t)mm->m * mm->n;
     rksim_fault f = {0};
@@ -257,10 +225,11 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     float *a = rksim_scratch(s, 0, mk * sizeof *a), *b = rksim_scratch(s, 1, nk * sizeof *b);
     const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
     bool fp = row->is_float;
-    float *cf = fp ? rksim_scratch(s, 2, mn * sizeof *cf) : NULL;
+    /* float results, or the integer GEMM's fp32 partial sums */
+    float *cf = rksim_scratch(s, 2, mn * sizeof *cf);
     int64_t *ci = fp ? NULL : rksim_scratch(s, 3, mn * sizeof *ci);
     bool ok = false;
-    if (!a || !b || (fp ? !cf : !ci)) {
+    if (!a || !b || !cf || (!fp && !ci)) {
         rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
                           mm->m, mm->k, mm->n);
         goto done;
@@ -275,10 +244,7 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
         rksim_sgemm_nt(mm->m, mm->n, mm->k, a, mm->k, b, mm->k, cf, mm->n);
     } else {
         /* integer operands are at most |op_min| in magnitude (int8 128, int4 8) */
-        if (!rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, (uint32_t)-row->op_min)) {
-            rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory");
-            goto done;
-        }
+        rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, (uint32_t)-row->op_min, cf);
         /* an accumulator narrower than 32 bits (int4's int16) saturates (hazard 18) */
         const int64_t top = ((int64_t)1 << (row->acc_bits - 1)) - 1;
         for (size_t i = 0; row->acc_bits < 32 && i < mn; i++) {
@@ -296,7 +262,7 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
             ci[i] = v > 0 ? top : -top;
         }
     }
-    ok = e->zeros ? write_output(s, mm, NULL, NULL, r) : write_output(s, mm, cf, ci, r);
+    ok = e->zeros ? write_output(s, mm, NULL, NULL, r) : write_output(s, mm, fp ? cf : NULL, ci, r);
     if (!ok && mm->out_tile_bytes != mm->out_tile_expected)
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
     r->model_us +=

@@ -78,8 +78,8 @@ bool rksim_gemm_uses_blas(void);
 void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
                     const float *b, uint32_t ldb, float *c, uint32_t ldc);
 /* The same for integer operands held exactly in floats, exact in int64: K is cut into chunks
- * whose fp32 sums cannot round (|a|,|b| <= max_abs). False when out of memory. */
-bool rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b, int64_t *c,
-                    uint32_t max_abs);
+ * whose fp32 sums cannot round (|a|,|b| <= max_abs); part is scratch of M*N floats. */
+void rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b, int64_t *c,
+                    uint32_t max_abs, float *part);
 
 #endif
