@@ -25,6 +25,14 @@ int rt_getc(void);
 /* Store code to R_EXIT: the host reads it at HR_EXIT. Does not return. */
 void rt_exit(uint64_t code) __attribute__((noreturn));
 
+/* Ask the host for something over the console (the loader's convention, KT_RV64_REQ):
+ * KT_RV64_REQ_RING or KT_RV64_REQ_CLEAR. The host acts when it next drains the console. */
+static inline void rt_host_request(char code)
+{
+    rt_putc((char)KT_RV64_REQ);
+    rt_putc(code);
+}
+
 /* Machine-mode interrupts. */
 static inline void rt_irq_enable(uint64_t mie_bits)
 {

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "kt_cli.h"
+#include "kt_rv64_dram.h"
 #include "npukit/kt_rv64_load.h"
 
 static void json_string(const char *s, size_t n)
@@ -33,10 +34,10 @@ static void print_result(const kt_rv64_result *r, bool json)
         printf(", \"exited\": %s, \"exit\": %" PRIu64
                ", \"halted\": %s, \"cause\": %u, \"cause_name\": \"%s\", "
                "\"halt_pc\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"retired\": %" PRIu64
-               ", \"timed_out\": %s}\n",
+               ", \"timed_out\": %s, \"rings\": %u, \"clears\": %u}\n",
                r->exited ? "true" : "false", r->exit_word, r->halted ? "true" : "false", r->cause,
                r->halted ? kt_rv64_cause_name(r->cause) : "", r->halt_pc, r->cycles, r->retired,
-               r->timed_out ? "true" : "false");
+               r->timed_out ? "true" : "false", r->rings, r->clears);
         return;
     }
     if (r->console_len)
@@ -48,6 +49,10 @@ static void print_result(const kt_rv64_result *r, bool json)
     if (r->halted)
         printf("halted: cause %u (%s) at pc 0x%" PRIx64 "\n", r->cause,
                kt_rv64_cause_name(r->cause), r->halt_pc);
+    if (r->rings || r->clears)
+        printf("host: rang the doorbell %u times, cleared it %u times (on the program's "
+               "requests)\n",
+               r->rings, r->clears);
     printf("%" PRIu64 " cycles, %" PRIu64 " instructions retired\n", r->cycles, r->retired);
 }
 
@@ -70,6 +75,7 @@ static int run_main(int argc, char **argv)
     kt_cli c = {0};
     const char *text = NULL;
     uint32_t timeout_ms = 10000;
+    kt_rv64_dram dram = {0};
     const cli_opt own[] = {
         {.name = "--stdin",
          .kind = CLI_STR,
@@ -82,6 +88,19 @@ static int run_main(int argc, char **argv)
          .meta = "SECONDS",
          .parse = parse_timeout,
          .help = "stop a program still running after this long (default 10)"},
+        {.name = "--dram-in",
+         .kind = CLI_CUSTOM,
+         .dest = &dram,
+         .meta = "ADDR:FILE",
+         .parse = kt_rv64_dram_parse_in,
+         .help = "before the boot, write FILE into card memory at ADDR (repeatable): the "
+                 "program's inputs"},
+        {.name = "--dram-out",
+         .kind = CLI_CUSTOM,
+         .dest = &dram,
+         .meta = "ADDR:BYTES:FILE",
+         .parse = kt_rv64_dram_parse_out,
+         .help = "after the run, save BYTES of card memory at ADDR to FILE (repeatable)"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_cli_rows(&c.o), NULL};
@@ -119,6 +138,12 @@ static int run_main(int argc, char **argv)
         kt_cli_close(&c);
         return 1;
     }
+    uint64_t mem = kt_machine_mem_base(&c.m, 0), dram_size = c.m.cfg.dram_size;
+    if (kt_rv64_dram_load(&dram, c.dev.t, mem, dram_size, "kt rv64 run")) {
+        kt_rv64_image_free(&img);
+        kt_cli_close(&c);
+        return 1;
+    }
     kt_rv64_run_opts opt = {text, text ? strlen(text) : 0, timeout_ms};
     kt_rv64_result res;
     npk_status s = kt_rv64_run(c.dev.t, kt_machine_ctrl_base(&c.m, 0), &img, &opt, &res);
@@ -128,6 +153,8 @@ static int run_main(int argc, char **argv)
         rc = cli_lib_error("kt rv64 run");
     else
         rc = res.exited ? 0 : 1;
+    if (!s && kt_rv64_dram_save(&dram, c.dev.t, mem, dram_size, "kt rv64 run"))
+        rc = 1;
     kt_rv64_result_free(&res);
     kt_rv64_image_free(&img);
     return kt_cli_close(&c) ? 1 : rc;

@@ -74,6 +74,7 @@ typedef struct kt_rv64_result {
     uint64_t exit_word, halt_pc, cycles, retired;
     char *console; /* NUL-terminated, owned: kt_rv64_result_free */
     size_t console_len;
+    unsigned rings, clears; /* HR_DBELL writes the program asked for (KT_RV64_REQ) */
 } kt_rv64_result;
 void kt_rv64_result_free(kt_rv64_result *r);
 /* The model's names for the two-bit halt cause (ecall, ebreak, illegal, fault). */
@@ -82,7 +83,8 @@ const char *kt_rv64_cause_name(unsigned cause);
 /* Stop the core, stream the image through the load window at node_base + 0x8000 (every word
  * of the memories a segment touches; bytes no segment names are zero), preload stdin, boot,
  * drain the console while polling HR_STATUS, then read HR_EXIT, HR_HALTPC and the counters.
- * A program still running at the timeout is stopped (HR_BOOT = 0) and the result is
+ * Requests on the console (KT_RV64_REQ) are acted on as they are drained: ring or clear HR_DBELL;
+ * an unknown request fails the run naming it. A program still running at the timeout is stopped (HR_BOOT = 0) and the result is
  * NPK_ETIMEDOUT with what was seen; the machine can be loaded and booted again. */
 npk_status kt_rv64_run(kt_transport *t, uint64_t node_base, const kt_rv64_image *img,
                        const kt_rv64_run_opts *opt, kt_rv64_result *r);

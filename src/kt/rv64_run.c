@@ -25,6 +25,7 @@ void kt_rv64_result_free(kt_rv64_result *r)
 typedef struct lw {
     kt_transport *t;
     uint64_t base; /* the load window */
+    bool request;  /* the last console byte was KT_RV64_REQ: the next one names a request */
 } lw;
 
 static npk_status lw_write(const lw *w, uint32_t off, uint64_t v)
@@ -96,14 +97,37 @@ static npk_status load(const lw *w, const kt_rv64_image *img)
     return s;
 }
 
-/* Move every console byte waiting in the FIFO into the result. */
-static npk_status drain(const lw *w, kt_rv64_result *r, size_t *cap)
+/* A request the program made on the console: the HR_DBELL write it names. */
+static npk_status request(const lw *w, uint8_t code, kt_rv64_result *r)
+{
+    switch (code) {
+    case KT_RV64_REQ_RING: r->rings++; return lw_write(w, KT_RV64_HR_DBELL, 1);
+    case KT_RV64_REQ_CLEAR: r->clears++; return lw_write(w, KT_RV64_HR_DBELL, 0);
+    default:
+        return npk_fail(NPK_EPROTO,
+                        "the program made console request 0x%02x; known: 'R' (0x%02x, ring the "
+                        "doorbell) and 'C' (0x%02x, clear it)",
+                        code, KT_RV64_REQ_RING, KT_RV64_REQ_CLEAR);
+    }
+}
+
+/* Move every console byte waiting in the FIFO into the result, acting on requests. */
+static npk_status drain(lw *w, kt_rv64_result *r, size_t *cap)
 {
     for (;;) {
         uint64_t v;
         npk_status s = lw_read(w, KT_RV64_LW_CONS, &v);
         if (s || !(v & KT_RV64_CONS_VALID))
             return s;
+        if ((s = lw_write(w, KT_RV64_LW_CONS, 0))) /* a write pops */
+            return s;
+        uint8_t byte = (uint8_t)v;
+        if (w->request || byte == KT_RV64_REQ) {
+            w->request = !w->request;
+            if (!w->request && (s = request(w, byte, r)))
+                return s;
+            continue;
+        }
         if (r->console_len + 2 > *cap) {
             size_t ncap = *cap ? 2 * *cap : 1024;
             char *n = realloc(r->console, ncap);
@@ -112,10 +136,8 @@ static npk_status drain(const lw *w, kt_rv64_result *r, size_t *cap)
             r->console = n;
             *cap = ncap;
         }
-        r->console[r->console_len++] = (char)(v & 0xff);
+        r->console[r->console_len++] = (char)byte;
         r->console[r->console_len] = '\0';
-        if ((s = lw_write(w, KT_RV64_LW_CONS, 0))) /* a write pops */
-            return s;
     }
 }
 
@@ -147,7 +169,7 @@ npk_status kt_rv64_run(kt_transport *t, uint64_t node_base, const kt_rv64_image 
     if (opt->stdin_len > KT_RV64_STDIN_DEPTH)
         return npk_fail(NPK_ELIMIT, "stdin: %zu bytes, the complex's queue holds %u",
                         opt->stdin_len, KT_RV64_STDIN_DEPTH);
-    lw w = {t, node_base + KT_RV64_LOAD_WINDOW};
+    lw w = {t, node_base + KT_RV64_LOAD_WINDOW, false};
     size_t cap = 0;
     /* Stop the core first: only then may the scratchpad be written. The stop also leaves an
      * earlier runaway program behind. Then empty the console of whatever it left. */
@@ -155,8 +177,13 @@ npk_status kt_rv64_run(kt_transport *t, uint64_t node_base, const kt_rv64_image 
     if (!s)
         s = drain(&w, r, &cap);
     r->console_len = 0;
+    r->rings = r->clears = 0;
+    w.request = false;
     if (r->console)
         r->console[0] = '\0';
+    /* A doorbell an earlier program left raised is not this program's. */
+    if (!s)
+        s = lw_write(&w, KT_RV64_HR_DBELL, 0);
     if (!s)
         s = load(&w, img);
     for (size_t i = 0; !s && i < opt->stdin_len; i++)
