@@ -32,6 +32,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "npukit/rk_sdp_hw.h"
 #include "npukit/rk_types.h"
 #include "npukit/status.h"
 
@@ -113,6 +114,8 @@ typedef struct npk_rk_stats {
     uint32_t core_mask;  /* the cores the tasks ran on */
     uint32_t b_repacks;  /* bound weights repacked because their bytes changed */
     uint64_t b_check_ns; /* time spent checking bound weights for changes (checksum) */
+    uint32_t sdp_tasks;  /* element-wise (SDP) tasks among `tasks` */
+    uint32_t fused_jobs; /* submits that chained a matmul and its element-wise epilogue */
 } npk_rk_stats;
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32
@@ -206,6 +209,67 @@ npk_status npk_rk_matmul_layout(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
 /* Bytes A [M][K] or C [M][N] occupies in a layout. */
 uint64_t npk_rk_a_layout_bytes(npk_rk_prec in, uint32_t m, uint32_t k, npk_rk_layout layout);
 uint64_t npk_rk_c_layout_bytes(npk_rk_prec out, uint32_t m, uint32_t n, npk_rk_layout layout);
+
+/* ---- Element-wise ops: the DPU's SDP engine -------------------------------------------------
+ * C [M][N] = A [M][N] OP B with OP add, mul, max or min (npk_rk_ew_op, rk_sdp_hw.h) and B per
+ * element (NPK_EW_PER_ELEMENT: [M][N]) or per channel (NPK_EW_PER_CHANNEL: a length-N vector
+ * broadcast over the rows), run as SDP tasks (DPU | DPU_RDMA, no CNA) in `prec`:
+ *   fp16  uint16_t bits; computed in fp32 and rounded to nearest even;
+ *   int16 int16_t, int8 int8_t; exact, saturating to the element's range.
+ * Any M, N >= 1 (each at most NPK_RK_EW_MAX_DIM): the call tiles the arrays onto the SDP's
+ * limits (8192 rows and 8192 channels per task, NPK_RK_EW_TILE elements per task) and chains up
+ * to npk_rk_set_chain tasks per submit, all on the first pinned core. A per-element op reads
+ * its operands as they are (the op does not care about the layout); a per-channel op packs A
+ * into the SDP's atom layout and unpacks C on the host. C may be A or B. Entering the SDP goes
+ * through the state policy's RC_SDPKW row (no reset: the NPU stays warm; the precision mode
+ * the matmuls key their resets on is left as it was). Device buffers take part through their
+ * host pointers (npk_rk_buffer_host). */
+#define NPK_RK_EW_MAX_DIM ((uint32_t)1 << 24)
+#define NPK_RK_EW_TILE ((uint32_t)1 << 18)
+npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
+                     const void *a, npk_rk_ew_operand operand, const void *b, void *c,
+                     npk_rk_stats *stats);
+
+/* One element-wise step of a matmul epilogue: C = C OP b (b in the output's precision: per
+ * element [M][N] or per channel [N]). */
+typedef struct npk_rk_ew_step {
+    npk_rk_ew_op op;
+    npk_rk_ew_operand operand;
+    const void *b;
+} npk_rk_ew_step;
+
+#define NPK_RK_EPILOGUE_MAX 4u
+/* Steps applied in order to A.B, e.g. {mul per channel by scale, add per element residual}:
+ * C = A.B (.) scale + residual. */
+typedef struct npk_rk_epilogue {
+    uint32_t count; /* 0..NPK_RK_EPILOGUE_MAX */
+    npk_rk_ew_step step[NPK_RK_EPILOGUE_MAX];
+    bool no_fuse; /* run the matmul and the element-wise steps as separate submits */
+} npk_rk_epilogue;
+
+/* npk_rk_matmul followed by an element-wise epilogue computed on the NPU's SDP. The output is
+ * fp16 (the SDP's precision for fp16 weights; int8/int4 weights' int32 accumulators cannot feed
+ * the SDP: the spec's int32 under-fetch). The fusion rules decide how it runs:
+ *   fused: each matmul task is chained with its epilogue's SDP tasks in one submit, when the
+ *     matmul task itself writes fp16 (the dtype-path rule: a 2-input SDP runs as a chained task
+ *     only behind its own precision; so fp16 weights in one K slice), the kernel chains tasks
+ *     (rknpu, not rocket), the chain setting holds 1 + count tasks and the tile is within the
+ *     SDP's limits; per-channel operands are broadcast over the tile's rows on the host, as the
+ *     vendor's compiler does;
+ *   split otherwise (or with no_fuse): the matmul, then npk_rk_ew per step.
+ * stats.fused_jobs counts the fused submits. */
+npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                  npk_rk_prec out, void *c, const npk_rk_epilogue *ep,
+                                  npk_rk_stats *stats);
+
+/* The per-channel-scaled fp16 matmul C [M][N] = (A . B)[M][N] . scale[N] by the SDP path
+ * (spec "Per-channel-scaled fp16 matmul"): the matmul writes fp16, the host repacks it into
+ * the atom layout, and per-channel SDP mul tasks of at most NPK_RK_SCALED_TILE_M rows (the
+ * spec's cap) and N padded to a multiple of 32 scale it. Any M, N >= 1; fp16 weights; scale
+ * and C fp16 bits. */
+#define NPK_RK_SCALED_TILE_M 64u
+npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                const uint16_t *scale, uint16_t *c, npk_rk_stats *stats);
 
 #ifdef __cplusplus
 }

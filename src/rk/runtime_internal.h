@@ -150,6 +150,10 @@ void npk_rk_policy_due(npk_rk *rt, unsigned actions);
  * and submit time in st. */
 npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st);
 
+/* Core c's output buffer with room for `bytes` (re-created larger when it has less, which makes
+ * it fresh: its next submit is warmed up). Jobs also stage their DMA-read operands there. */
+npk_status npk_rk_core_output(npk_rk *rt, unsigned c, uint64_t bytes);
+
 /* NPK_EINVAL naming the first element outside [-8, 7]. */
 npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what);
 

@@ -28,22 +28,6 @@ typedef struct run {
 /* ---- one job: up to rt->chain consecutive tasks of one core -------------------------------------
  */
 
-static npk_status ensure_output(npk_rk *rt, unsigned c, uint64_t bytes)
-{
-    npk_rk_core_bufs *b = &rt->core[c];
-    if (b->output.size >= bytes)
-        return NPK_OK;
-    /* Grow at least twofold: every new output buffer costs a warm-up submit, so a run of
-     * slowly growing tiles must not re-create it each time. */
-    uint64_t size = b->output.size * 2 > bytes ? b->output.size * 2 : bytes;
-    if (b->output.size)
-        npk_rk_mem_destroy(rt->dev, &b->output);
-    npk_status s = npk_rk_mem_create(rt->dev, size, NPK_RK_DATA_FLAGS, &b->output);
-    /* A fresh output buffer returns stale data on its first submit. */
-    atomic_store(&b->output_warm, false);
-    return s;
-}
-
 typedef struct slot {
     npk_rk_block ablk, cblk;
     size_t abytes;
@@ -155,7 +139,7 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
         sl->out_off = out_total;
         out_total += (sl->cbytes + 63) / 64 * 64;
     }
-    npk_status s = ensure_output(rt, core, out_total);
+    npk_status s = npk_rk_core_output(rt, core, out_total);
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
         s = prepare_task(r, &tasks[i], i, i + 1 == count, &slots[i]);
     if (s == NPK_OK) {

@@ -99,3 +99,21 @@ npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stat
         st->retries++;
     }
 }
+
+/* ---- the per-core output buffer ------------------------------------------------------------ */
+
+npk_status npk_rk_core_output(npk_rk *rt, unsigned c, uint64_t bytes)
+{
+    npk_rk_core_bufs *b = &rt->core[c];
+    if (b->output.size >= bytes)
+        return NPK_OK;
+    /* Grow at least twofold: every new output buffer costs a warm-up submit, so a run of
+     * slowly growing tiles must not re-create it each time. */
+    uint64_t size = b->output.size * 2 > bytes ? b->output.size * 2 : bytes;
+    if (b->output.size)
+        npk_rk_mem_destroy(rt->dev, &b->output);
+    npk_status s = npk_rk_mem_create(rt->dev, size, NPK_RK_DATA_FLAGS, &b->output);
+    /* A fresh output buffer returns stale data on its first submit. */
+    atomic_store(&b->output_warm, false);
+    return s;
+}
