@@ -10,6 +10,7 @@
 #include "npukit/measure.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
+#include "rk_bench_ew.h"
 #include "rk_bench_rknn.h"
 #include "rk_operands.h"
 #include "rk_opts.h"
@@ -42,7 +43,7 @@ int rk_bench_main(int argc, char **argv)
 {
     rk_shape_opts so;
     rk_shape_opts_init(&so);
-    bool json = false;
+    bool json = false, epilogue = false;
     int iters = 10, warm = 2, npos = 0;
     const cli_opt own[] = {
         {.name = "--iters",
@@ -59,6 +60,10 @@ int rk_bench_main(int argc, char **argv)
          .meta = "N",
          .help = "untimed calls first (default 2)"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
+        {.name = "--epilogue",
+         .kind = CLI_FLAG,
+         .dest = &epilogue,
+         .help = "also: matmul->SDP fused vs split, and the per-channel-scaled path (fp16)"},
         CLI_END,
     };
     const cli_opt *tables[] = {
@@ -115,6 +120,11 @@ int rk_bench_main(int argc, char **argv)
     so.have_in = true; /* fp16 unless --dtype or TYPE says otherwise */
     if (!rk_shape_complete(&so, "rk bench"))
         return 2;
+    if (epilogue && so.in != NPK_PREC_FP16) {
+        fprintf(stderr, "npukit rk bench: --epilogue needs --dtype fp16 (the dtype-path rule: "
+                        "int8/int4 accumulate in int32, which the SDP cannot read)\n");
+        return 2;
+    }
     rk_operands o = {0};
     rk_operands_from_opts(&o, &so);
     if (!rk_operands_make(&o, NULL, NULL, 1)) {
@@ -188,6 +198,8 @@ int rk_bench_main(int argc, char **argv)
             if (have_rknn)
                 printf(",\"rknn_run_us\":%.3f,\"rk_matmul_us\":%.3f,\"rknn_overhead_us\":%.3f",
                        rknn_ns / 1e3, direct_ns / 1e3, (rknn_ns - direct_ns) / 1e3);
+            if (epilogue && !rk_bench_ew(rt, w, &o, iters, warm, true))
+                goto done;
             printf("}\n");
         } else {
             printf("%s %ux%ux%u -> %s on %s: %d runs after %d warm-up, medians\n",
@@ -216,6 +228,8 @@ int rk_bench_main(int argc, char **argv)
                        direct_ns > 0 ? rknn_ns / direct_ns : 0);
             else
                 printf("  rknn_matmul_run: not compared (%s)\n", why);
+            if (epilogue && !rk_bench_ew(rt, w, &o, iters, warm, false))
+                goto done;
         }
         rc = 0;
     }

@@ -8,6 +8,7 @@
 #include "npukit/rk_plan.h"
 #include "rk_operands.h"
 #include "rk_opts.h"
+#include "rk_matmul_ep.h"
 
 static void print_result(bool json, const npk_rk_info *info, const rk_operands *o,
                          const npk_rk_stats *st, bool checked, const npk_rk_verdict *e)
@@ -63,7 +64,8 @@ int rk_matmul_main(int argc, char **argv)
     rk_shape_opts so;
     rk_shape_opts_init(&so);
     bool check = false, json = false;
-    const char *a_file = NULL, *b_file = NULL;
+    const char *a_file = NULL, *b_file = NULL, *scale_src = NULL, *res_src = NULL;
+    bool no_fuse = false;
     uint64_t seed = 1;
     const cli_opt own[] = {
         {.name = "--a",
@@ -82,6 +84,20 @@ int rk_matmul_main(int argc, char **argv)
          .kind = CLI_FLAG,
          .dest = &check,
          .help = "judge C against the exact product (README: what it guarantees)"},
+        {.name = "--scale",
+         .kind = CLI_STR,
+         .dest = &scale_src,
+         .meta = "FILE|random",
+         .help = "epilogue: C = A.B * scale[n] (fp16 [N] raw file, or random); output fp16"},
+        {.name = "--residual",
+         .kind = CLI_STR,
+         .dest = &res_src,
+         .meta = "FILE|random",
+         .help = "epilogue: then + residual[m][n] (fp16 [M][N] raw file, or random)"},
+        {.name = "--no-fuse",
+         .kind = CLI_FLAG,
+         .dest = &no_fuse,
+         .help = "run the epilogue as separate SDP submits instead of chained ones"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
         CLI_END,
     };
@@ -97,6 +113,11 @@ int rk_matmul_main(int argc, char **argv)
     int prc = cli_parse(&spec, argc, argv);
     if (prc >= 0)
         return prc;
+    rk_epilogue_opts eo = {scale_src, res_src, no_fuse};
+    if ((scale_src || res_src) && !so.have_out) { /* the SDP computes in fp16 */
+        so.out = NPK_PREC_FP16;
+        so.have_out = true;
+    }
     if (!rk_shape_complete(&so, "rk matmul"))
         return 2;
     rk_operands o = {0};
@@ -112,6 +133,8 @@ int rk_matmul_main(int argc, char **argv)
     int rc = 1;
     if (!rk_runtime_setup(&so, &o, &rt, &w, &info, "rk matmul")) {
         /* printed */
+    } else if (scale_src || res_src) {
+        rc = rk_matmul_epilogue(rt, w, &o, &eo, seed, check, json, &info);
     } else if (npk_rk_matmul(rt, w, o.m, o.a, o.out, o.c, &st)) {
         cli_lib_error("rk matmul");
     } else {

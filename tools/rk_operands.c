@@ -51,12 +51,14 @@ void rk_fill_random(npk_rk_prec p, void *dst, uint64_t count, uint64_t *seed)
                 npk_f32_to_f16((float)((double)(r >> 11) / 4503599627370496.0 - 1.0));
         else if (p == NPK_PREC_INT8)
             ((int8_t *)dst)[i] = (int8_t)(uint8_t)r;
+        else if (p == NPK_PREC_INT16)
+            ((int16_t *)dst)[i] = (int16_t)(uint16_t)r;
         else
             ((int8_t *)dst)[i] = (int8_t)((int)(r % 16) - 8);
     }
 }
 
-static bool read_file(const char *path, void *dst, uint64_t bytes)
+bool rk_read_file(const char *path, void *dst, uint64_t bytes)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -101,9 +103,11 @@ bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, ui
         return false;
     }
     uint64_t s = seed;
-    if (a_file ? !read_file(a_file, o->a, na * eb) : (rk_fill_random(o->in, o->a, na, &s), false))
+    if (a_file ? !rk_read_file(a_file, o->a, na * eb)
+               : (rk_fill_random(o->in, o->a, na, &s), false))
         return false;
-    if (b_file ? !read_file(b_file, o->b, nb * eb) : (rk_fill_random(o->in, o->b, nb, &s), false))
+    if (b_file ? !rk_read_file(b_file, o->b, nb * eb)
+               : (rk_fill_random(o->in, o->b, nb, &s), false))
         return false;
     return true;
 }
