@@ -129,6 +129,10 @@ static void test_shapes(void)
             run_shape(rt, ms[mi], 64, ns[ni], true, &fused);
             CHECK_EQ(fused, 0);
         }
+    /* N = 8192 spreads over the cores: split, as the split matmul runs them at once */
+    run_shape(rt, 65, 32, 8192, false, &fused);
+    CHECK_EQ(fused, 0);
+    CHECK_EQ(npk_rk_set_cores(rt, 1), NPK_OK);
     run_shape(rt, 65, 32, 8192, false, &fused);
     CHECK(fused >= 1);
     /* a chain too short for the matmul and two steps: split */

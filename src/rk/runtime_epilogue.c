@@ -252,6 +252,9 @@ static const char *fusion_blocker(npk_rk *rt, const npk_rk_weights *w, const npk
         return "the chain setting is shorter than the matmul and its steps";
     if (plan->k_slices != 1 || w->slices != 1)
         return "the dtype-path rule: K slices write fp32 partials, the SDP reads fp16";
+    /* the split matmul runs its cores at once; the fused jobs here run one after another */
+    if (plan->cores_used > 1)
+        return "the matmul spreads over several cores";
     if (plan->mode != NPK_MODE_LINE)
         return "the matmul output is not line mode";
     for (size_t i = 0; i < plan->count; i++) {
