@@ -410,6 +410,9 @@ int kt_move_main(int argc, char **argv)
         s = kt_mv_run(c.t, ctrl, &m, 0, &r);
     if (s != NPK_OK) {
         rc = cli_lib_error("kt move");
+        free(src);
+        free(want);
+        free(got);
         kt_card_cli_close(&c);
         return rc;
     }
@@ -428,6 +431,9 @@ int kt_move_main(int argc, char **argv)
     if (kt_read_block(c.t, kt_machine_mem_base(&c.m, a.dst_mesh) + a.dst, got, words * 32) !=
         NPK_OK) {
         rc = cli_lib_error("kt move: reading the destination");
+        free(src);
+        free(want);
+        free(got);
         kt_card_cli_close(&c);
         return rc;
     }
