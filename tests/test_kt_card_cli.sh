@@ -53,7 +53,13 @@ for c in "${commands[@]}"; do
   for card in "$pipe" "tcp:$line_addr" "daemon:$daemon_addr"; do
     # shellcheck disable=SC2086
     got=$("$cli" $c --card "$card" 2>&1)
-    for f in transactions bytes reads writes block_reads block_writes ok units mismatches mismatched_words; do
+    fields="transactions bytes reads writes block_reads block_writes ok units mismatches mismatched_words"
+    # A host-form saxpy paces its waits by letting the machine run: the simulator steps, a line
+    # peer advances, but a daemon's client sleeps while the card runs on its own — and a served
+    # simulator's clock moves only with operations, so there the status reads (and so the
+    # transaction and byte totals) differ; everything written must not.
+    case "$card:$c" in daemon:*"kt saxpy -n 500 --json") fields="writes block_reads block_writes ok units mismatches";; esac
+    for f in $fields; do
       want=$(echo "$direct" | field $f)
       have=$(echo "$got" | field $f)
       [ "$want" = "$have" ] || { echo "$c --card $card: $f $have, want $want" >&2; echo "$got" >&2; }
@@ -69,8 +75,9 @@ done
 # kt serve as a bridge: the daemon protocol in front of a line-protocol machine on a pipe.
 start daemon bridge --card "pipe:'$cli' kt serve"
 bridge_addr=$(cat "$tmp/bridge.addr")
-want=$("$cli" kt saxpy -n 200 --json | field transactions)
-ok test "$("$cli" kt saxpy -n 200 --json --card "daemon:$bridge_addr" | field transactions)" = "$want"
+want=$("$cli" kt saxpy -n 200 --json | field writes)
+ok test "$("$cli" kt saxpy -n 200 --json --card "daemon:$bridge_addr" | field writes)" = "$want"
+ok bash -c "'$cli' kt saxpy -n 200 --json --card 'daemon:$bridge_addr' | grep -q '\"ok\": true'"
 
 # The text forms name the machine.
 ok bash -c "'$cli' kt enum --card 'tcp:$line_addr' | grep -q 'line protocol (tcp)'"

@@ -91,5 +91,19 @@ ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/slow.mesh' | grep -q '^unit timin
 ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/slow.mesh' | grep -q 'check: ok'"
 echo "timing saxpy element=0" > "$tmp/bad_timing.mesh"
 ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/bad_timing.mesh' 2>&1 | grep -q 'bad_timing.mesh:1: element=0 outside 1..65536'"
+# Transaction economy (counts, not time): at n = 100 000 (13 rounds of two programs) the host form
+# writes exactly 5 dispatch registers per program and one staging block per round, and its waits
+# pace themselves from the unit timing: polls (status reads that came too early) stay under 10%
+# of all transactions, and each program costs few reads.
+out=$("$cli" kt saxpy -n 100000 --json)
+jf() { echo "$out" | grep -o "\"$1\": [0-9]*" | head -1 | sed 's/.*: //'; }
+ok test "$(jf writes)" = 130
+ok test "$(jf block_writes)" = 13
+ok test $(( $(jf polls) * 10 )) -lt "$(jf transactions)"
+ok test "$(jf reads)" -le $(( 26 * 5 ))
+# --poll-us is a fixed interval instead: the same work, more polls.
+out2=$("$cli" kt saxpy -n 100000 --json --poll-us 1)
+ok test "$(echo "$out2" | grep -o '"polls": [0-9]*' | head -1 | sed 's/.*: //')" -gt "$(jf polls)"
+ok bash -c "'$cli' kt saxpy -n 10 --poll-us 0 2>&1 | grep -q -- '--poll-us=0 is outside 1..60000000'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

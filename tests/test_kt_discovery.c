@@ -225,7 +225,7 @@ static void test_starved(void)
     CHECK_STR_HAS(npk_last_error(), "PROG_STAT.run=1");
     /* Nothing dispatched at all: the count never moved and nothing is running. */
     kt_unit sx = {{2, 1}, {0x5358, 4, 0, 8}, "SX"};
-    kt_ticket none = {sx.at, 0, 1, 1};
+    kt_ticket none = {sx.at, 0, 1, 1, 0, 0};
     CHECK_EQ(kt_wait(&d, &none, NULL), NPK_ETIMEDOUT);
     CHECK_STR_HAS(npk_last_error(), "never addressed");
     ktsim_destroy(s);

@@ -219,7 +219,7 @@ static void test_fault_between_polls(void)
     /* Once anything rewrote the credit, the driver concludes nothing from it. */
     run_prog(&d, &tu, 0, &r, &st);
     CHECK_EQ(st, NPK_EFAULT);
-    kt_ticket tk = {tu.at, (uint16_t)(r.last.count - 8), 8, 3};
+    kt_ticket tk = {tu.at, (uint16_t)(r.last.count - 8), 8, 3, 0, 0};
     CHECK_EQ(kt_reg_write(&d, KT_PROG_CRED, 509), NPK_OK); /* 2 short of 511, but not ours to judge */
     CHECK_EQ(kt_wait(&d, &tk, NULL), NPK_OK);
     ktsim_destroy(s);

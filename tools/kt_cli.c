@@ -77,6 +77,42 @@ const cli_opt *kt_cli_discovery_rows(kt_cli_opts *o)
     return o->discovery_rows;
 }
 
+const cli_opt *kt_cli_wait_rows(kt_cli_opts *o)
+{
+    const cli_opt rows[2] = {
+        {.name = "--poll-us",
+         .kind = CLI_U32,
+         .dest = &o->poll_us,
+         .min = 1,
+         .max = 60000000,
+         .meta = "US",
+         .help = "poll at this fixed interval while waiting (default: adaptive — the expected work "
+                 "first, then intervals that grow; simulated time at the preset's clock_mhz)"},
+        CLI_END,
+    };
+    memcpy(o->wait_rows, rows, sizeof rows);
+    return o->wait_rows;
+}
+
+void kt_cli_pace(kt_dev *d, kt_machine *m, const kt_cli_opts *o)
+{
+    d->opt.pause = kt_machine_pause;
+    d->opt.pause_user = m;
+    d->opt.poll_cycles = (uint64_t)o->poll_us * (m->cfg.clock_mhz ? m->cfg.clock_mhz : 300);
+}
+
+void kt_cli_print_waits(const kt_wait_stats *w, bool json)
+{
+    if (json)
+        printf(", \"polls\": %" PRIu64 ", \"waits\": {\"checks\": %" PRIu64 ", \"polls\": %" PRIu64
+               ", \"pauses\": %" PRIu64 ", \"paused_cycles\": %" PRIu64 "}",
+               w->polls, w->checks, w->polls, w->pauses, w->paused_cycles);
+    else
+        printf("waits: %" PRIu64 " status reads found what they waited for, %" PRIu64
+               " came too early (polls); %" PRIu64 " pauses, %" PRIu64 " cycles\n",
+               w->checks, w->polls, w->pauses, w->paused_cycles);
+}
+
 void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
 {
     uint64_t bytes = k->bytes_read + k->bytes_written, cycles = 0;

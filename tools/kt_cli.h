@@ -21,6 +21,8 @@ typedef struct kt_cli_opts {
     uint32_t reply_budget; /* kt_options.reply_budget (0: the driver's default) */
     cli_opt rows[KT_CLI_ROWS + 1];
     cli_opt discovery_rows[2];
+    uint32_t poll_us; /* --poll-us: a fixed interval between polls (0: adaptive) */
+    cli_opt wait_rows[2];
 } kt_cli_opts;
 
 typedef struct kt_cli {
@@ -34,6 +36,14 @@ typedef struct kt_cli {
 const cli_opt *kt_cli_rows(kt_cli_opts *o);
 /* The row of the commands that enumerate the mesh (--reply-budget N, into o->reply_budget). */
 const cli_opt *kt_cli_discovery_rows(kt_cli_opts *o);
+/* The row of the commands that wait for work (--poll-us US, into o->poll_us). */
+const cli_opt *kt_cli_wait_rows(kt_cli_opts *o);
+/* Pace the device's waits on machine m: pauses through the machine, the adaptive intervals, or
+ * --poll-us converted to mesh cycles at the preset's clock_mhz. */
+void kt_cli_pace(kt_dev *d, kt_machine *m, const kt_cli_opts *o);
+/* JSON: ", \"polls\": P, \"waits\": {\"checks\": K, \"polls\": P, \"pauses\": N,
+ * \"paused_cycles\": C}" after the traffic members; text: one line. */
+void kt_cli_print_waits(const kt_wait_stats *w, bool json);
 /* The traffic a command cost on machine m. Text: "transport: ...; N mesh cycles". JSON:
  * "\"transactions\": T, \"bytes\": B, \"transport\": {...}" (no trailing comma), the same members
  * on every command; "cycles" is null when the machine does not report its clock. */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The machine behind every `npukit kt` command: the simulated card, or --card. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "kt_machine.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -154,12 +156,20 @@ uint64_t kt_machine_mem_base(const kt_machine *m, unsigned mesh)
 
 void kt_machine_step(kt_machine *m, uint64_t cycles)
 {
-    if (m->sim)
+    if (m->sim) {
         ktsim_card_step(m->sim, cycles);
-    else if (m->line)
+    } else if (m->line) {
         kt_line_advance(m->line,
                         cycles); /* a peer that cannot advance answers E: time passes anyway */
+    } else {
+        /* A card daemon's card runs on its own clock: let that much time pass. */
+        uint64_t ns = cycles * 1000 / (m->cfg.clock_mhz ? m->cfg.clock_mhz : 300);
+        struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+        nanosleep(&ts, NULL);
+    }
 }
+
+void kt_machine_pause(void *m, uint64_t cycles) { kt_machine_step(m, cycles); }
 
 /* A served machine's status: the line protocol's S, or the daemon's status op. */
 static bool remote_status(kt_machine *m, char *buf, size_t len)

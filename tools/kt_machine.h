@@ -50,6 +50,8 @@ uint64_t kt_machine_ctrl_base(const kt_machine *m, unsigned mesh);
 uint64_t kt_machine_mem_base(const kt_machine *m, unsigned mesh);
 /* Let the machine run `cycles` cycles with no host traffic (a card daemon's card runs anyway). */
 void kt_machine_step(kt_machine *m, uint64_t cycles);
+/* kt_machine_step for kt_options.pause (the user is the machine). */
+void kt_machine_pause(void *m, uint64_t cycles);
 /* The machine's clock when it reports one (the simulator; `kt serve` behind either protocol). */
 bool kt_machine_cycle(kt_machine *m, uint64_t *cycle);
 /* The machine's model fault into buf (the simulator's text, or what a served machine reports);

@@ -45,8 +45,12 @@ int kt_saxpy_main(int argc, char **argv)
          .help = "with --engine: mesh cycles to wait per round"},
         CLI_END,
     };
-    const cli_opt *tables[] = {own, kt_cli_rows(&card.o), kt_cli_discovery_rows(&card.o),
-                               kt_card_cli_rows(&card), NULL};
+    const cli_opt *tables[] = {own,
+                               kt_cli_rows(&card.o),
+                               kt_cli_discovery_rows(&card.o),
+                               kt_cli_wait_rows(&card.o),
+                               kt_card_cli_rows(&card),
+                               NULL};
     cli_spec spec = {.cmd = "kt saxpy",
                      .synopsis = "[-n N] [--engine] [options]",
                      .about = "stage, dispatch and check y = a*x + y on the saxpy units",
@@ -71,7 +75,9 @@ int kt_saxpy_main(int argc, char **argv)
     kt_saxpy_job j;
     if (kt_saxpy_job_init(&j, &c.dev, mem, cfg->dram_size, n, cfg->name))
         return fail(&c, &j, "kt saxpy");
+    kt_cli_pace(&c.dev, &c.m, &c.o);
     kt_counters_reset(t); /* count the control plane's work from here */
+    c.dev.waits = (kt_wait_stats){0};
     uint64_t programs = 0;
     kt_saxpy_round rd;
     npk_status s;
@@ -79,6 +85,8 @@ int kt_saxpy_main(int argc, char **argv)
         if (kt_stage(&c.dev, 0, j.prog, rd.flits))
             return fail(&c, &j, "kt saxpy: staging");
         kt_ticket tk[KT_SAXPY_MAX_UNITS];
+        for (size_t u = 0; u < j.nsx; u++)
+            tk[u].expect_cycles = kt_saxpy_expect_cycles(cfg, rd.count[u]);
         for (size_t u = 0; u < j.nsx; u++)
             if (rd.count[u] && kt_dispatch(&c.dev, &j.sx[u], rd.base[u], rd.count[u], 0, &tk[u]))
                 return fail(&c, &j, "kt saxpy: dispatch");
@@ -100,6 +108,7 @@ int kt_saxpy_main(int argc, char **argv)
                ", \"programs\": %" PRIu64 ", \"mismatches\": %zu, \"ok\": %s, ",
                n, j.a, j.nsx, j.chunks, programs, bad, bad || fault ? "false" : "true");
         kt_cli_print_counts(&c);
+        kt_cli_print_waits(&c.dev.waits, true);
         kt_cli_print_timing(&c.m, true);
         printf("}\n");
     } else {
@@ -109,6 +118,7 @@ int kt_saxpy_main(int argc, char **argv)
         printf("check: %s (%zu of %zu elements differ)\n", bad ? "MISMATCH" : "ok", bad, (size_t)n);
         kt_cli_print_timing(&c.m, false);
         kt_cli_print_counts(&c);
+        kt_cli_print_waits(&c.dev.waits, false);
     }
     if (fault)
         fprintf(stderr, "npukit kt saxpy: %s: %s\n", c.m.sim ? "simulator" : "machine", fault);

@@ -119,3 +119,14 @@ void kt_saxpy_job_free(kt_saxpy_job *j)
     j->x = j->y = j->want = NULL;
     j->prog = NULL;
 }
+
+uint64_t kt_saxpy_expect_cycles(const ktsim_config *cfg, unsigned insts)
+{
+    const ktsim_unit_timing *t = ktsim_timing_find(cfg, "saxpy");
+    if (!t)
+        return 0;
+    const uint64_t beats = KT_SAXPY_CHUNK * 4 / 32; /* per read and for the write burst */
+    uint64_t per = t->setup + 2 * (t->read_wait + beats) + (uint64_t)KT_SAXPY_CHUNK * t->element +
+                   beats + t->retire;
+    return per * insts;
+}

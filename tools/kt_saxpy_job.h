@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "npukit/kt.h"
+#include "npukit/ktsim.h"
 
 enum { KT_SAXPY_CHUNK = 64, KT_SAXPY_MAX_UNITS = 16, KT_SAXPY_MAX_N = 1 << 20 };
 
@@ -43,5 +44,10 @@ bool kt_saxpy_job_next_round(kt_saxpy_job *j, kt_saxpy_round *r, npk_status *s);
  * DRAM write, so a few reads may be needed); *bad = elements that still differ. */
 npk_status kt_saxpy_job_check(kt_saxpy_job *j, kt_transport *t, uint64_t mem, size_t *bad);
 void kt_saxpy_job_free(kt_saxpy_job *j);
+/* The work of a program of `insts` instructions of KT_SAXPY_CHUNK elements, in mesh cycles, from
+ * the preset's saxpy timing row (setup, two reads of 8 beats each with read_wait, the elements,
+ * the 8-beat write burst, retire) — a lower bound, as it leaves out the mesh hops; 0 without a
+ * row. Waits pause this long before their first read. */
+uint64_t kt_saxpy_expect_cycles(const ktsim_config *cfg, unsigned insts);
 
 #endif

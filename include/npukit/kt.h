@@ -31,7 +31,25 @@ typedef struct kt_options {
     kt_coord reply_to;      /* src of mailbox requests; replies come back here ({0,0}) */
     bool bitstream_current; /* the caller knows the bitstream honours strobes */
     uint8_t expect_version; /* refuse units of another cu_version (0 = the first unit's) */
+    /* Pacing of the waits (kt_wait, and the waits kt_dispatch makes): pause(user, cycles) lets
+     * that many mesh cycles pass with no host transaction — the simulator steps its clock, a
+     * line peer is told to advance, a real host sleeps. NULL: poll back to back (the budget still
+     * counts reads). With a pause, a wait first lets the ticket's expected work pass, then polls
+     * at an interval that starts at an eighth of it (at least KT_POLL_MIN_CYCLES) and doubles up
+     * to the expected work; poll_cycles != 0 polls at that fixed interval instead. */
+    void (*pause)(void *user, uint64_t cycles);
+    void *pause_user;
+    uint64_t poll_cycles;
 } kt_options;
+
+enum { KT_POLL_MIN_CYCLES = 32 };
+
+/* What the waits cost: a status read either finds what it waits for (a check: every wait needs
+ * one) or comes too early (a poll). */
+typedef struct kt_wait_stats {
+    uint64_t checks, polls;
+    uint64_t pauses, paused_cycles;
+} kt_wait_stats;
 
 enum {
     KT_MAX_PENDING = 32,
@@ -41,7 +59,9 @@ enum {
 /* A dispatched program whose credit-returning completions may still be arriving. */
 typedef struct kt_pending {
     kt_coord dst;
-    uint16_t until; /* NODE_STATUS count after its last INST_COMPLETE: baseline + n - 1 */
+    uint16_t until;         /* NODE_STATUS count after its last INST_COMPLETE: baseline + n - 1 */
+    uint64_t expect_cycles; /* its ticket's estimate of the work */
+    uint64_t paused_at;     /* kt_wait_stats.paused_cycles at its dispatch */
 } kt_pending;
 
 typedef struct kt_dev {
@@ -66,6 +86,18 @@ typedef struct kt_dev {
      * of the slot below, the first of the slot above. Unknown words are never used as padding. */
     uint64_t stage_shadow[KT_STAGE_SHADOW_WORDS];
     uint8_t stage_known[KT_STAGE_SHADOW_WORDS / 8];
+    /* What this session knows without a read (only it dispatches): the dispatcher is idle once a
+     * read showed run == 0 or every signal of its last program arrived, until the next KICK; a
+     * node's NODE_STATUS count once a wait saw it reach its target, until the next dispatch to
+     * it. Each saves a read per dispatch. */
+    bool stream_idle;
+    uint16_t known_count[256];
+    uint8_t count_known[256 / 8];
+    kt_wait_stats waits;
+    /* Pacing learnt from the waits: estimates are scaled by expect_scale / 16 once a wait found
+     * its work took longer than estimated (estimates leave out what the caller cannot know). */
+    uint32_t expect_scale;
+    uint64_t last_expect, last_paused_at; /* the most recent dispatch's estimate */
 } kt_dev;
 
 /* Find and check the window: CAPS must say a 288-bit flit with 0 < POS_WIDTH <= 8, STATUS must
@@ -113,6 +145,8 @@ typedef struct kt_ticket {
     uint16_t baseline; /* NODE_STATUS count before the kick */
     uint16_t n;        /* signals expected: one per instruction */
     uint8_t txn;
+    uint64_t expect_cycles; /* the caller's estimate of the program's work (0: unknown) */
+    uint64_t paused_at;     /* set by the dispatch: the waits' paused cycles until then */
 } kt_ticket;
 
 /* Dispatch n staged flits at slot `base` to `unit`, seeding credit min(credit, inst_depth)

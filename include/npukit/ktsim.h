@@ -88,6 +88,7 @@ typedef struct ktsim_config {
     uint64_t engine_base; /* where a host control-program engine region belongs */
     uint64_t dram_size;
     unsigned host_access_cycles; /* mesh cycles one host transaction takes */
+    unsigned clock_mhz; /* the mesh clock, for waits given in time (--poll-us, a card's sleeps) */
     bool mover; /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
     ktsim_unit_cfg units[KTSIM_MAX_UNITS];
     unsigned n_units;

@@ -122,24 +122,92 @@ size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len)
     return n < 0 ? 0 : (size_t)n;
 }
 
+/* ---- pacing ---- */
+
+static void pause_for(kt_dev *d, uint64_t cycles)
+{
+    if (!d->opt.pause || !cycles)
+        return;
+    d->opt.pause(d->opt.pause_user, cycles);
+    d->waits.pauses++;
+    d->waits.paused_cycles += cycles;
+}
+
+/* One wait's pacing: the expected work first, then intervals that double (or a fixed one). */
+typedef struct pacer {
+    kt_dev *d;
+    uint64_t next, cap, expect, start;
+    bool missed;
+} pacer;
+
+/* `expect` cycles of work from when `paused_at` was the paused total: what is left of it now,
+ * scaled by what earlier waits learnt. */
+static pacer pace_start(kt_dev *d, uint64_t expect, uint64_t paused_at)
+{
+    if (!d->expect_scale)
+        d->expect_scale = 16;
+    expect = expect * d->expect_scale / 16;
+    uint64_t gone = d->waits.paused_cycles - paused_at;
+    uint64_t left = expect > gone ? expect - gone : 0;
+    pacer p = {d, d->opt.poll_cycles, d->opt.poll_cycles, expect, paused_at, false};
+    if (!d->opt.poll_cycles) {
+        p.next = expect / 8 > KT_POLL_MIN_CYCLES ? expect / 8 : KT_POLL_MIN_CYCLES;
+        p.cap = expect > 32 * KT_POLL_MIN_CYCLES ? expect : 32 * KT_POLL_MIN_CYCLES;
+        pause_for(d, left);
+    }
+    return p;
+}
+
+/* The read found what it waited for (a check), or came too early (a poll): then pause. A wait
+ * that found its work longer than estimated scales later estimates up to what it took. */
+static void pace_read(pacer *p, bool reached)
+{
+    kt_dev *d = p->d;
+    if (reached) {
+        d->waits.checks++;
+        uint64_t took = d->waits.paused_cycles - p->start;
+        if (p->missed && p->expect && !d->opt.poll_cycles && took > p->expect) {
+            uint64_t scale = (d->expect_scale * took + p->expect - 1) / p->expect;
+            d->expect_scale = scale > 16 * 64 ? 16 * 64 : (uint32_t)scale;
+        }
+        return;
+    }
+    d->waits.polls++;
+    p->missed = true;
+    pause_for(d, p->next);
+    p->next = p->next * 2 < p->cap ? p->next * 2 : p->cap;
+}
+
+/* A node's count is known once a wait sees it reach the target of the node's latest program
+ * (known_count holds that target while the program runs). */
+static void count_reached_target(kt_dev *d, kt_coord at, uint16_t count)
+{
+    unsigned i = kt_coord_pack(at);
+    if (d->known_count[i] == count)
+        d->count_known[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
 /* Read register `off` until done(value, want) holds. A value that changes is progress and renews
  * the budget; poll_budget reads of the same value end the wait with *reached false and *last
  * holding that value, for the caller's message. */
 typedef bool (*poll_done_fn)(uint64_t value, uint64_t want);
 
 static npk_status poll_until(kt_dev *d, uint32_t off, poll_done_fn done, uint64_t want,
-                             uint64_t *last, bool *reached)
+                             uint64_t expect, uint64_t paused_at, uint64_t *last, bool *reached)
 {
     uint64_t v = 0, prev = ~0ull;
     uint32_t quiet = 0;
     *reached = false;
     *last = 0;
+    pacer pc = pace_start(d, expect, paused_at);
     while (quiet < d->opt.poll_budget) {
         npk_status s = kt_reg_read(d, off, &v);
         *last = v;
         if (s)
             return s;
-        if (done(v, want)) {
+        bool hit = done(v, want);
+        pace_read(&pc, hit);
+        if (hit) {
             *reached = true;
             return NPK_OK;
         }
@@ -169,9 +237,17 @@ static bool sig_done_is(uint64_t sig_done, uint64_t want)
 /* Poll PROG_STAT until run == 0. Progress (flits_left or credit moving) renews the budget. */
 static npk_status wait_idle(kt_dev *d, const char *before)
 {
+    if (d->stream_idle)
+        return NPK_OK; /* seen idle, and nothing kicked since */
     uint64_t v;
     bool reached;
-    npk_status s = poll_until(d, KT_PROG_STAT, stream_ended, 0, &v, &reached);
+    /* A stream of n flits seeded with c credits ends once n - c of its instructions completed. */
+    uint64_t expect = 0;
+    if (d->have_last && d->last_n > d->last_seed)
+        expect = d->last_expect * (uint64_t)(d->last_n - d->last_seed) / d->last_n;
+    npk_status s =
+        poll_until(d, KT_PROG_STAT, stream_ended, 0, expect, d->last_paused_at, &v, &reached);
+    d->stream_idle = reached;
     if (s || reached)
         return s;
     kt_prog_stat p = kt_prog_stat_decode(v);
@@ -189,8 +265,8 @@ static npk_status settle_pending(kt_dev *d)
         kt_pending *p = &d->pending[i];
         uint64_t v;
         bool reached;
-        npk_status s =
-            poll_until(d, kt_node_status_offset(p->dst), count_reached, p->until, &v, &reached);
+        npk_status s = poll_until(d, kt_node_status_offset(p->dst), count_reached, p->until,
+                                  p->expect_cycles, p->paused_at, &v, &reached);
         if (s)
             return s;
         if (!reached)
@@ -230,12 +306,20 @@ npk_status kt_dispatch_check(const kt_dev *d, const kt_unit *unit, unsigned base
 
 npk_status kt_ticket_baseline(kt_dev *d, const kt_unit *unit, unsigned n, kt_ticket *tk)
 {
-    uint64_t v;
-    npk_status s = kt_reg_read(d, kt_node_status_offset(unit->at), &v);
-    if (s)
-        return s;
+    unsigned i = kt_coord_pack(unit->at);
+    if (d->count_known[i / 8] >> (i % 8) & 1) {
+        tk->baseline = d->known_count[i]; /* a wait saw it there; nothing was sent since */
+    } else {
+        uint64_t v;
+        npk_status s = kt_reg_read(d, kt_node_status_offset(unit->at), &v);
+        if (s)
+            return s;
+        tk->baseline = kt_node_status_decode(v).count;
+    }
+    /* The program about to be sent moves it: unknown until a wait sees its target. */
+    d->count_known[i / 8] &= (uint8_t) ~(1u << (i % 8));
+    d->known_count[i] = (uint16_t)(tk->baseline + n);
     tk->dst = unit->at;
-    tk->baseline = kt_node_status_decode(v).count;
     tk->n = (uint16_t)n;
     return NPK_OK;
 }
@@ -249,7 +333,9 @@ npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n
         return s;
     if (d->n_pending == KT_MAX_PENDING)
         memmove(d->pending, d->pending + 1, --d->n_pending * sizeof d->pending[0]);
-    d->pending[d->n_pending++] = (kt_pending){unit->at, (uint16_t)(tk->baseline + n - 1)};
+    tk->paused_at = d->waits.paused_cycles;
+    d->pending[d->n_pending++] =
+        (kt_pending){unit->at, (uint16_t)(tk->baseline + n - 1), tk->expect_cycles, tk->paused_at};
     /* BASE, LEN, DST, CRED, KICK — each a whole 64-bit write, none elided. On a pre-strobe
      * bitstream BASE zeroes the credit (holding the dispatch LEN then fires), DST repairs the
      * destination LEN zeroed, CRED releases the stream, and KICK (which zeroes DST) is a no-op. */
@@ -274,6 +360,8 @@ void kt_note_last_dispatch(kt_dev *d, const kt_ticket *tk, unsigned credit)
     d->last_baseline = tk->baseline;
     d->last_n = tk->n;
     d->last_seed = (uint16_t)credit;
+    d->last_expect = tk->expect_cycles;
+    d->last_paused_at = tk->paused_at;
 }
 
 /* Every instruction but the last returns one credit as INST_COMPLETE; a FAULT returns none. For
@@ -310,12 +398,14 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
     uint32_t quiet = 0;
     uint32_t off = kt_node_status_offset(tk->dst);
     npk_status s = NPK_OK;
+    pacer pc = pace_start(d, tk->expect_cycles, tk->paused_at);
     while (quiet < d->opt.poll_budget) {
         uint64_t v;
         if ((s = kt_reg_read(d, off, &v)))
             break;
         r.polls++;
         r.last = kt_node_status_decode(v);
+        pace_read(&pc, r.last.valid && r.last.count == want);
         if (r.last.valid && r.last.code == KT_SIG_FAULT && r.last.count != tk->baseline &&
             !r.fault_seen) {
             r.fault_seen = true;
@@ -367,6 +457,11 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
     if (r.fault_seen || r.last.code == KT_SIG_FAULT)
         return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x) during the program",
                         tk->dst.x, tk->dst.y, r.fault_seen ? r.fault_arg : r.last.arg);
+    count_reached_target(d, tk->dst, want);
+    /* Every flit of the most recent program reached its node: that stream has ended. */
+    if (d->have_last && kt_coord_eq(d->last_dst, tk->dst) && d->last_baseline == tk->baseline &&
+        d->last_n == tk->n)
+        d->stream_idle = true;
     return kt_check_credit_returned(d, tk);
 }
 
@@ -385,7 +480,8 @@ npk_status kt_wait_sig_done(kt_dev *d, uint16_t total)
         return kt_sig_done_clear(d);
     uint64_t v;
     bool reached;
-    npk_status s = poll_until(d, KT_SIG_DONE, sig_done_is, total, &v, &reached);
+    npk_status s =
+        poll_until(d, KT_SIG_DONE, sig_done_is, total, 0, d->waits.paused_cycles, &v, &reached);
     if (s || reached)
         return s;
     return npk_fail(NPK_ETIMEDOUT, "SIG_DONE=%u, waited for %u over %u polls without progress",

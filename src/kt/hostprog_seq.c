@@ -60,7 +60,9 @@ npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsign
             return s;
     }
     d->n_pending = 0;
-    d->pending[d->n_pending++] = (kt_pending){unit->at, (uint16_t)(tk->baseline + n - 1)};
+    d->pending[d->n_pending++] = (kt_pending){unit->at, (uint16_t)(tk->baseline + n - 1),
+                                              tk->expect_cycles, d->waits.paused_cycles};
+    d->stream_idle = false; /* the engine kicks */
     if ((s = kt_hp_wr(p, b + KT_PROG_BASE, base, "PROG_BASE")) ||
         (s = kt_hp_wr(p, b + KT_PROG_LEN, n, "PROG_LEN")) ||
         (s = kt_hp_wr(p, b + KT_PROG_DST, kt_coord_pack(unit->at), "PROG_DST")) ||

@@ -9,7 +9,7 @@
  *   stage_flits N | tx_depth N | rx_depth N | router_fifo N | recv_depth N | mem_queue N
  *   sync_fifo_extra N
  *   mem_port X Y               repeatable; the first hosts the orchestrator
- *   ctrl_base A | mem_base A | engine_base A | dram_size N | host_access_cycles N
+ *   ctrl_base A | mem_base A | engine_base A | dram_size N | host_access_cycles N | clock_mhz N
  *   stale_lanes 0|1
  *   unit X Y KIND [type=XX|0xNNNN] [version=N] [n_buffers=N] [inst_depth=N]
  *                 [latency=N] [result=N] [reply_delay=N]
@@ -69,6 +69,7 @@ static const setting settings[] = {
     SETTING("engine_base", engine_base, UINT64_MAX),
     SETTING("dram_size", dram_size, 1ull << 36),
     SETTING("host_access_cycles", host_access_cycles, 1000000),
+    SETTING("clock_mhz", clock_mhz, 10000),
     SETTING("stale_lanes", stale_lanes, 1),
     SETTING("mover", mover, 1),
 };

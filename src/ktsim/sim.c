@@ -86,6 +86,7 @@ void ktsim_config_default(ktsim_config *c)
     c->mem_base = 1ull << 40;
     c->dram_size = 256ull << 20;
     c->host_access_cycles = 8;
+    c->clock_mhz = 300; /* the mesh (noc) clock of the boards' ship profile, facts §4.1 */
     c->mover = true; /* every memory agent carries the mover unless a preset says otherwise */
     ksim_timing_defaults(c);
 }
