@@ -30,6 +30,16 @@ static inline const char *rv64_test_program(const char *name, char *buf, size_t 
     return access(buf, R_OK) == 0 ? buf : NULL;
 }
 
+/* Read build/rv64/NAME into img; false when it was not built. */
+static inline bool rv64_test_image(const char *name, kt_rv64_image *img)
+{
+    char path[4096];
+    if (!rv64_test_program(name, path, sizeof path))
+        return false;
+    CHECK_EQ(kt_rv64_image_read(path, NULL, img), NPK_OK);
+    return true;
+}
+
 static inline int rv64_test_skip(const char *what)
 {
     printf("SKIP: %s not built. RV64 programs need gcc-riscv64-unknown-elf and "

@@ -10,15 +10,6 @@
 #include "npukit/ktsim_card.h"
 #include "rv64_testlib.h"
 
-static bool image(const char *name, kt_rv64_image *img)
-{
-    char path[4096];
-    if (!rv64_test_program(name, path, sizeof path))
-        return false;
-    CHECK_EQ(kt_rv64_image_read(path, NULL, img), NPK_OK);
-    return true;
-}
-
 static void test_doorbell(ktsim_card *card, const kt_rv64_image *img)
 {
     kt_rv64_result r;
@@ -72,9 +63,9 @@ static void test_mover_copy(ktsim_card *card, const kt_rv64_image *img)
 int main(void)
 {
     kt_rv64_image bell, copy;
-    if (!image("doorbell.elf", &bell))
+    if (!rv64_test_image("doorbell.elf", &bell))
         return rv64_test_skip("build/rv64/doorbell.elf");
-    if (!image("mover_copy.elf", &copy)) {
+    if (!rv64_test_image("mover_copy.elf", &copy)) {
         kt_rv64_image_free(&bell);
         return rv64_test_skip("build/rv64/mover_copy.elf");
     }

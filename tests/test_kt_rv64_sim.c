@@ -12,15 +12,6 @@
 static ktsim *sim;
 static kt_dev dev;
 
-static bool image(const char *name, kt_rv64_image *img)
-{
-    char path[4096];
-    if (!rv64_test_program(name, path, sizeof path))
-        return false;
-    CHECK_EQ(kt_rv64_image_read(path, NULL, img), NPK_OK);
-    return true;
-}
-
 static npk_status run(const kt_rv64_image *img, const char *in, uint32_t ms, kt_rv64_result *r)
 {
     kt_rv64_run_opts o = {in, in ? strlen(in) : 0, ms};
@@ -131,8 +122,9 @@ static void test_not_enumerable(void)
 int main(void)
 {
     kt_rv64_image hello, spin, saxpy, over;
-    if (!image("hello.elf", &hello) || !image("runaway.elf", &spin) || !image("saxpy_dispatch.elf", &saxpy) ||
-        !image("overdispatch.elf", &over))
+    if (!rv64_test_image("hello.elf", &hello) || !rv64_test_image("runaway.elf", &spin) ||
+        !rv64_test_image("saxpy_dispatch.elf", &saxpy) ||
+        !rv64_test_image("overdispatch.elf", &over))
         return rv64_test_skip("build/rv64/*.elf");
     sim = kt_test_sim("rv64", KT_GEN_PRESET, NULL);
     CHECK(sim && ktsim_rv64(sim));
