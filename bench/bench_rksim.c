@@ -1,109 +1,224 @@
 /* SPDX-License-Identifier: MIT */
-/* The simulator's speed: one large fp16 matmul task submitted to rksim (regcmd walk, operand
- * reads from the NPU layouts, fp32 arithmetic, output geometry) against the same BLAS call
- * (sgemm, fp32) on the same data, in the same run. Prints the medians and their ratio, and the
- * modelled NPU time (hw_elapse_time, a model).
- *
- * The task is a valid one for the hardware: fp16 K=1024 with the sched-1 split holds 176 rows
- * (the M ceiling), N=8192 is the per-task N limit.
+/* The simulator's speed against the CPU's, in one run, as medians of interleaved runs:
+ *   - one large valid task per dtype submitted to rksim (regcmd walk, operand reads from the
+ *     NPU layouts, the arithmetic, output geometry) against an sgemm of the same shape on
+ *     fp32 copies of the same data (goals: fp16 <= 1.15, int8 and int4 <= 1.5);
+ *   - the whole runtime call `npukit rk bench 512 3840 4096` makes (npk_rk_matmul on the
+ *     simulator, 3 cores, weights packed beforehand) per dtype against the sgemm of that
+ *     shape (goal <= 1.5).
+ * Every simulated result is checked against the sgemm: bit for bit (integers, and fp16 in
+ * the task rows, whose arithmetic is the same fp32 GEMM). The modelled NPU time is a model.
  *
  * Usage: bench_rksim [runs]   (default 7) */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "npukit/measure.h"
 #include "npukit/fp16.h"
+#include "npukit/measure.h"
+#include "npukit/rk.h"
 #include "npukit/rk_device.h"
 #include "npukit/rk_device_sim.h"
-#include "npukit/rk_sched.h"
 #include "rksim/matmul.h"
 
-enum { M = 176, K = 1024, N = 8192 };
+static int runs = 7;
+static int failed;
 
-int main(int argc, char **argv)
+/* User operands A[M][K], B[K][N] of a dtype (fp16 bits or int8_t, int4 in int8_t), and fp32
+ * copies af[M][K], bt[N][K] for the sgemm. Values: fp16 in [-0.5, 0.5), integers full range. */
+typedef struct operands {
+    npk_rk_prec in;
+    uint32_t m, k, n;
+    void *a, *b;
+    float *af, *bt;
+} operands;
+
+static uint64_t rng = 12345;
+static uint32_t next_u32(void)
 {
-    int runs = argc > 1 ? atoi(argv[1]) : 7;
-    if (runs < 1 || runs > 1000) {
-        fprintf(stderr, "bench_rksim: runs = %d, must be 1..1000\n", runs);
-        return 2;
-    }
-    uint16_t *a = malloc((size_t)M * K * 2), *b = malloc((size_t)K * N * 2);
-    float *af = malloc((size_t)M * K * 4), *btf = malloc((size_t)N * K * 4);
-    float *c = malloc((size_t)M * N * 4), *cref = malloc((size_t)M * N * 4);
-    double *t_sim = malloc(runs * sizeof *t_sim), *t_blas = malloc(runs * sizeof *t_blas);
-    if (!a || !b || !af || !btf || !c || !cref || !t_sim || !t_blas) {
-        fprintf(stderr, "bench_rksim: out of memory\n");
-        return 1;
-    }
-    uint64_t s = 12345;
-    for (size_t i = 0; i < (size_t)M * K; i++) {
-        s = s * 6364136223846793005ull + 1;
-        a[i] = npk_f32_to_f16((float)(s >> 40) / (float)(1 << 24) - 0.5f);
-        af[i] = npk_f16_to_f32(a[i]);
-    }
-    for (size_t i = 0; i < (size_t)K * N; i++) {
-        s = s * 6364136223846793005ull + 1;
-        b[i] = npk_f32_to_f16((float)(s >> 40) / (float)(1 << 24) - 0.5f);
-    }
-    for (size_t k = 0; k < K; k++)
-        for (size_t n = 0; n < N; n++)
-            btf[n * K + k] = npk_f16_to_f32(b[k * N + n]);
+    rng = rng * 6364136223846793005ull + 1;
+    return (uint32_t)(rng >> 32);
+}
 
+static float element_value(npk_rk_prec in, void *v, size_t i)
+{
+    if (in == NPK_PREC_FP16) {
+        uint16_t h = npk_f32_to_f16((float)(next_u32() >> 8) / (float)(1 << 24) - 0.5f);
+        ((uint16_t *)v)[i] = h;
+        return npk_f16_to_f32(h);
+    }
+    int x = in == NPK_PREC_INT8 ? (int)(next_u32() % 256) - 128 : (int)(next_u32() % 16) - 8;
+    ((int8_t *)v)[i] = (int8_t)x;
+    return (float)x;
+}
+
+static bool operands_make(operands *o, npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n)
+{
+    size_t eb = in == NPK_PREC_FP16 ? 2 : 1;
+    *o = (operands){.in = in, .m = m, .k = k, .n = n};
+    o->a = malloc((size_t)m * k * eb);
+    o->b = malloc((size_t)k * n * eb);
+    o->af = malloc((size_t)m * k * sizeof(float));
+    o->bt = malloc((size_t)n * k * sizeof(float));
+    if (!o->a || !o->b || !o->af || !o->bt)
+        return false;
+    for (size_t i = 0; i < (size_t)m * k; i++)
+        o->af[i] = element_value(in, o->a, i);
+    for (size_t kk = 0; kk < k; kk++)
+        for (size_t j = 0; j < n; j++)
+            o->bt[j * k + kk] = element_value(in, o->b, kk * n + j);
+    return true;
+}
+
+static void operands_free(operands *o)
+{
+    free(o->a), free(o->b), free(o->af), free(o->bt);
+}
+
+/* Elements of the simulated C (user layout, by output precision) that differ from the sgemm's. */
+static size_t mismatches(npk_rk_prec out, const void *c, const float *ref, size_t count)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < count; i++) {
+        double v = out == NPK_PREC_FP32    ? ((const float *)c)[i]
+                   : out == NPK_PREC_INT32 ? ((const int32_t *)c)[i]
+                                           : ((const int16_t *)c)[i];
+        bad += v != (double)ref[i];
+    }
+    return bad;
+}
+
+static void report(const char *what, double sim, double ref, double goal)
+{
+    bool met = sim / ref <= goal;
+    printf("  %-44s sim %8.2f ms  sgemm %8.2f ms  ratio %5.2f  (goal <= %.2f: %s)\n", what, sim,
+           ref, sim / ref, goal, met ? "met" : "MISSED");
+}
+
+/* One task on the simulator against the sgemm of its shape. */
+static void task_row(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, double goal)
+{
+    operands o;
+    npk_rk_device *d = NULL;
+    npk_rk_devtask t;
     rksim_config cfg;
     rksim_config_default(&cfg);
     cfg.timeout_scale = 0;
-    npk_rk_device *d;
-    npk_rk_devtask t;
-    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, M, K, N);
-    mm.sched = NPK_SCHED_1;
-    if (npk_rk_device_open_sim(&cfg, &d) || npk_rk_devtask_create(d, &mm, 0, &t) ||
-        npk_rk_devtask_load(d, &t, a, b)) {
-        fprintf(stderr, "bench_rksim: %s\n", npk_last_error());
-        return 1;
-    }
+    npk_rk_mm mm = npk_rk_mm_default(in, m, k, n); /* the schedule the limits allow */
+    npk_rk_prec out = mm.out;
+    size_t mn = (size_t)m * n;
+    float *ref = malloc(mn * sizeof *ref);
+    void *c = malloc(mn * 4);
+    double *ts = malloc(runs * sizeof *ts), *tb = malloc(runs * sizeof *tb);
     struct rknpu_submit sub;
-    if (npk_rk_devtask_submit(d, &t, 0, 6000, &sub)) { /* warm: page faults, tables */
-        fprintf(stderr, "bench_rksim: %s\n", npk_last_error());
-        return 1;
+    if (!operands_make(&o, in, m, k, n) || !ref || !c || !ts || !tb ||
+        npk_rk_device_open_sim(&cfg, &d) || npk_rk_action(d, RKNPU_ACT_RESET, NULL) ||
+        npk_rk_devtask_create(d, &mm, 0, &t) ||
+        npk_rk_devtask_load(d, &t, o.a, o.b) || npk_rk_devtask_submit(d, &t, 0, 6000, &sub)) {
+        fprintf(stderr, "bench_rksim: %s task: %s\n", npk_rk_prec_name(in), npk_last_error());
+        exit(1);
     }
-    rksim_sgemm_nt(M, N, K, af, K, btf, K, cref, N);
+    rksim_sgemm_nt(m, n, k, o.af, k, o.bt, k, ref, n); /* warm */
     for (int r = 0; r < runs; r++) {
         double t0 = npk_now_ms();
         npk_status st = npk_rk_devtask_submit(d, &t, 0, 6000, &sub);
         double t1 = npk_now_ms();
-        rksim_sgemm_nt(M, N, K, af, K, btf, K, cref, N);
+        rksim_sgemm_nt(m, n, k, o.af, k, o.bt, k, ref, n);
         double t2 = npk_now_ms();
         if (st) {
             fprintf(stderr, "bench_rksim: %s\n", npk_last_error());
-            return 1;
+            exit(1);
         }
-        t_sim[r] = t1 - t0;
-        t_blas[r] = t2 - t1;
+        ts[r] = t1 - t0;
+        tb[r] = t2 - t1;
     }
-    /* the simulator's output must be the BLAS result (same fp32 arithmetic) */
     npk_rk_devtask_read(d, &t, c);
-    double maxdiff = 0;
-    for (size_t i = 0; i < (size_t)M * N; i++) {
-        double dlt = c[i] > cref[i] ? c[i] - cref[i] : cref[i] - c[i];
-        if (dlt > maxdiff)
-            maxdiff = dlt;
+    size_t bad = mismatches(out, c, ref, mn);
+    char what[96];
+    snprintf(what, sizeof what, "%s task %ux%ux%u (%.2f GOP)", npk_rk_prec_name(in), m, k, n,
+             2.0 * m * k * n / 1e9);
+    report(what, npk_median(ts, (size_t)runs), npk_median(tb, (size_t)runs), goal);
+    if (bad) {
+        printf("    %zu elements differ from the sgemm\n", bad);
+        failed = 1;
     }
-    double ms_sim = npk_median(t_sim, (size_t)(runs)), ms_blas = npk_median(t_blas, (size_t)(runs));
-    double gflop = 2.0 * M * K * N / 1e9;
-    printf("rksim fp16 matmul M=%d K=%d N=%d (%.2f GFLOP), %d runs, arithmetic: %s\n", M, K, N,
-           gflop, runs, rksim_gemm_uses_blas() ? "OpenBLAS sgemm" : "portable loop");
-    printf("  simulator submit   median %8.2f ms  %6.1f GFLOP/s\n", ms_sim, gflop / ms_sim * 1e3);
-    printf("  BLAS sgemm         median %8.2f ms  %6.1f GFLOP/s\n", ms_blas,
-           gflop / ms_blas * 1e3);
-    printf("  ratio simulator / BLAS: %.2f\n", ms_sim / ms_blas);
-    printf("  max |simulator - BLAS|: %.3g\n", maxdiff);
-    printf("  modelled NPU time (timing model, not a measurement): %lld us\n",
-           (long long)sub.u48_.hw_elapse_time);
     npk_rk_devtask_destroy(d, &t);
     npk_rk_device_close(d);
-    free(a), free(b), free(af), free(btf), free(c), free(cref), free(t_sim), free(t_blas);
-    return 0;
+    operands_free(&o);
+    free(ref), free(c), free(ts), free(tb);
+}
+
+/* The whole runtime call on the simulator (3 cores, weights packed once) against the sgemm. */
+static void call_row(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, double goal)
+{
+    operands o;
+    npk_rk *rt = NULL;
+    npk_rk_weights *w = NULL;
+    npk_rk_prec out = in == NPK_PREC_FP16 ? NPK_PREC_FP32 : NPK_PREC_INT32;
+    size_t mn = (size_t)m * n;
+    float *ref = malloc(mn * sizeof *ref);
+    void *c = malloc(mn * 4);
+    double *ts = malloc(runs * sizeof *ts), *tb = malloc(runs * sizeof *tb),
+           *tn = malloc(runs * sizeof *tn);
+    npk_rk_stats st;
+    if (!operands_make(&o, in, m, k, n) || !ref || !c || !ts || !tb || !tn ||
+        npk_rk_open("sim", &rt) || npk_rk_set_cores(rt, 3) ||
+        npk_rk_weights_pack(rt, in, k, n, o.b, m, &w) ||
+        npk_rk_matmul(rt, w, m, o.a, out, c, &st)) {
+        fprintf(stderr, "bench_rksim: %s call: %s\n", npk_rk_prec_name(in), npk_last_error());
+        exit(1);
+    }
+    for (int r = 0; r < runs; r++) {
+        double t0 = npk_now_ms();
+        npk_status s = npk_rk_matmul(rt, w, m, o.a, out, c, &st);
+        double t1 = npk_now_ms();
+        rksim_sgemm_nt(m, n, k, o.af, k, o.bt, k, ref, n);
+        double t2 = npk_now_ms();
+        if (s) {
+            fprintf(stderr, "bench_rksim: %s\n", npk_last_error());
+            exit(1);
+        }
+        ts[r] = t1 - t0;
+        tb[r] = t2 - t1;
+        tn[r] = st.npu_span_ns / 1e6;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "%s call %ux%ux%u, %u tasks", npk_rk_prec_name(in), m, k, n,
+             st.tasks);
+    report(what, npk_median(ts, (size_t)runs), npk_median(tb, (size_t)runs), goal);
+    double npu = npk_median(tn, (size_t)runs);
+    printf("    modelled NPU time (timing model, not a measurement): %.2f ms, %.0f GOP/s\n", npu,
+           2.0 * m * k * n / npu / 1e6);
+    /* integers are exact both ways; fp16 sums K slices on the host in another order */
+    if (in != NPK_PREC_FP16 && mismatches(out, c, ref, mn)) {
+        printf("    the result differs from the sgemm\n");
+        failed = 1;
+    }
+    npk_rk_weights_free(rt, w);
+    npk_rk_close(rt);
+    operands_free(&o);
+    free(ref), free(c), free(ts), free(tb), free(tn);
+}
+
+int main(int argc, char **argv)
+{
+    runs = argc > 1 ? atoi(argv[1]) : 7;
+    if (runs < 1 || runs > 1000) {
+        fprintf(stderr, "bench_rksim: runs = %d, must be 1..1000\n", runs);
+        return 2;
+    }
+    printf("rksim against sgemm, medians of %d interleaved runs, arithmetic: %s\n", runs,
+           rksim_gemm_uses_blas() ? "OpenBLAS sgemm" : "portable loop");
+    /* the largest valid task of each dtype at its planner K slice: fp16 K=1024 sched 1 holds
+     * 176 rows, int8 K=512 holds 704, int4 K=256 64 (sched 0); N=8192 is the per-task limit */
+    task_row(NPK_PREC_FP16, 176, 1024, 8192, 1.15);
+    task_row(NPK_PREC_INT8, 704, 512, 8192, 1.5);
+    task_row(NPK_PREC_INT4, 64, 256, 8192, 1.5);
+    call_row(NPK_PREC_FP16, 512, 3840, 4096, 1.5);
+    call_row(NPK_PREC_INT8, 512, 3840, 4096, 1.5);
+    call_row(NPK_PREC_INT4, 512, 3840, 4096, 1.5);
+    return failed;
 }

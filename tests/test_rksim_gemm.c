@@ -12,13 +12,16 @@
 #define rksim_gemm_uses_blas fallback_uses_blas
 #define rksim_sgemm_nt fallback_sgemm_nt
 #define rksim_igemm_nt fallback_igemm_nt
+#define rksim_igemm_fp32_exact fallback_igemm_fp32_exact
 #undef NPUKIT_HAVE_CBLAS
 #include "../src/rksim/gemm.c"
 #undef rksim_gemm_uses_blas
 #undef rksim_sgemm_nt
 #undef rksim_igemm_nt
+#undef rksim_igemm_fp32_exact
 
 bool fallback_uses_blas(void);
+bool fallback_igemm_fp32_exact(uint32_t, uint32_t);
 void fallback_sgemm_nt(uint32_t, uint32_t, uint32_t, const float *, uint32_t, const float *,
                        uint32_t, float *, uint32_t);
 void fallback_igemm_nt(uint32_t, uint32_t, uint32_t, const float *, const float *, int64_t *,
@@ -38,6 +41,9 @@ int main(void)
     float *c1 = malloc(sizeof(float) * M * N), *c2 = malloc(sizeof(float) * M * N);
     int64_t *i1 = malloc(sizeof(int64_t) * M * N), *i2 = malloc(sizeof(int64_t) * M * N);
     CHECK(!fallback_uses_blas());
+    /* one fp32 GEMM is exact up to 2^24 / max^2 products: int8 1024, int4 262144 */
+    CHECK(rksim_igemm_fp32_exact(1024, 128) && !rksim_igemm_fp32_exact(1025, 128));
+    CHECK(rksim_igemm_fp32_exact(262144, 8) && !rksim_igemm_fp32_exact(262145, 8));
     /* int8 extremes: every product 16384, K=3000: 49,152,000 > 2^24 */
     for (int i = 0; i < M * K; i++)
         a[i] = i % 3 ? -128.0f : (float)next(256);

@@ -29,10 +29,8 @@ static void load_int4(const uint8_t *base, size_t first, size_t n, float *dst)
     if (first % 2 && n) { /* starts on a high nibble */
         dst[j++] = int4_pair[*p++][1];
     }
-    for (; j + 2 <= n; j += 2, p++) {
-        dst[j] = int4_pair[*p][0];
-        dst[j + 1] = int4_pair[*p][1];
-    }
+    for (; j + 2 <= n; j += 2, p++)
+        memcpy(dst + j, int4_pair[*p], sizeof int4_pair[0]); /* both nibbles in one move */
     if (j < n)
         dst[j] = int4_pair[*p][0];
 }
@@ -61,32 +59,64 @@ void rksim_load_run(npk_rk_prec p, const uint8_t *base, size_t first, size_t n, 
     }
 }
 
-/* An integer output keeps the low bits of the value (npk_rk_prec_store wraps), stored
- * little-endian byte by byte so the host's byte order does not matter. */
-static void store_int(uint8_t *base, const int64_t *ci, size_t n, unsigned bytes)
+/* An integer output keeps the low bits of the value (npk_rk_prec_store wraps). Integer results
+ * come as int64 or as exact integer-valued floats. Stores are little-endian: memcpy on such a
+ * host, byte by byte elsewhere. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define HOST_LE 1
+#else
+#define HOST_LE 0
+#endif
+
+#define STORE_INT(T, UT, bytes, value)                                                             \
+    for (size_t j = 0; j < n; j++) {                                                               \
+        T v = (T)(UT)(value);                                                                      \
+        if (HOST_LE)                                                                               \
+            memcpy(base + (bytes)*j, &v, bytes);                                                   \
+        else                                                                                       \
+            for (unsigned b = 0; b < (bytes); b++)                                                 \
+                base[(bytes)*j + b] = (uint8_t)((UT)v >> (8 * b));                                 \
+    }
+
+static bool store_int(npk_rk_prec p, uint8_t *base, const float *cf, const int64_t *ci, size_t n)
 {
-    for (size_t j = 0; j < n; j++) {
-        uint64_t u = ci ? (uint64_t)ci[j] : 0;
-        for (unsigned b = 0; b < bytes; b++)
-            base[j * bytes + b] = (uint8_t)(u >> (8 * b));
+    if (!cf && !ci)
+        return false;
+    switch (p) {
+    case NPK_PREC_INT32:
+        if (ci) {
+            STORE_INT(int32_t, uint32_t, 4, ci[j]);
+        } else {
+            STORE_INT(int32_t, uint32_t, 4, (int64_t)cf[j]);
+        }
+        return true;
+    case NPK_PREC_INT16:
+        if (ci) {
+            STORE_INT(int16_t, uint16_t, 2, ci[j]);
+        } else {
+            STORE_INT(int16_t, uint16_t, 2, (int64_t)cf[j]);
+        }
+        return true;
+    case NPK_PREC_INT8:
+        if (ci) {
+            STORE_INT(int8_t, uint8_t, 1, ci[j]);
+        } else {
+            STORE_INT(int8_t, uint8_t, 1, (int64_t)cf[j]);
+        }
+        return true;
+    default: return false;
     }
 }
 
 void rksim_store_run(npk_rk_prec p, uint8_t *base, const float *cf, const int64_t *ci, size_t n)
 {
-    if (!cf && p == NPK_PREC_INT32) {
-        store_int(base, ci, n, 4);
+    if (store_int(p, base, cf, ci, n))
         return;
-    }
-    if (!cf && p == NPK_PREC_INT16) {
-        store_int(base, ci, n, 2);
-        return;
-    }
-    if (!cf && p == NPK_PREC_INT8) {
-        store_int(base, ci, n, 1);
-        return;
-    }
     if (cf && p == NPK_PREC_FP32) {
+        if (HOST_LE) {
+            memcpy(base, cf, 4 * n);
+            return;
+        }
         for (size_t j = 0; j < n; j++) {
             uint32_t w;
             memcpy(&w, &cf[j], 4);
@@ -100,6 +130,10 @@ void rksim_store_run(npk_rk_prec p, uint8_t *base, const float *cf, const int64_
         for (size_t j = 0; j < n; j += 256) {
             size_t c = n - j < 256 ? n - j : 256;
             npk_f32_to_f16_n(cf + j, h, c);
+            if (HOST_LE) {
+                memcpy(base + 2 * j, h, 2 * c);
+                continue;
+            }
             for (size_t i = 0; i < c; i++) {
                 base[2 * (j + i)] = (uint8_t)h[i];
                 base[2 * (j + i) + 1] = (uint8_t)(h[i] >> 8);

@@ -42,17 +42,23 @@ void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t
 #endif
 }
 
+/* fp32 holds every integer up to 2^24 exactly. With |a*b| <= max_abs^2, every partial sum of
+ * at most 2^24 / max_abs^2 products (int8: 1024, int4: 262144) is an integer of at most 2^24 in
+ * magnitude, so no addition rounds whatever order or blocking the GEMM uses. */
+static uint32_t exact_chunk(uint32_t max_abs)
+{
+    uint64_t prod = (uint64_t)max_abs * max_abs;
+    uint64_t chunk = (1u << 24) / (prod ? prod : 1);
+    return chunk ? (uint32_t)chunk : 1;
+}
+
+bool rksim_igemm_fp32_exact(uint32_t k, uint32_t max_abs) { return k <= exact_chunk(max_abs); }
+
 void rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b, int64_t *c,
                     uint32_t max_abs, float *part)
 {
-    /* fp32 holds every integer up to 2^24 exactly. With |a*b| <= max_abs^2, every partial sum
-     * of a chunk of 2^24 / max_abs^2 products (int8: 1024, int4: 262144) is an integer of at
-     * most 2^24 in magnitude, so no addition rounds whatever order or blocking the GEMM uses:
-     * each chunk's fp32 result is its exact sum, and the chunks add in int64. */
-    uint64_t prod = (uint64_t)max_abs * max_abs;
-    uint32_t chunk = (uint32_t)((1u << 24) / (prod ? prod : 1));
-    if (chunk == 0)
-        chunk = 1;
+    /* each chunk's fp32 result is its exact sum; the chunks add in int64 */
+    const uint32_t chunk = exact_chunk(max_abs);
     const size_t mn = (size_t)m * n;
     memset(c, 0, mn * sizeof *c);
     for (uint32_t k0 = 0; k0 < k; k0 += chunk) {

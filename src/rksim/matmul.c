@@ -194,17 +194,34 @@ static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const in
     }
     dma_window w;
     win_open(&w, &s->mem, mm->dst, mm->dst + hi, true, "output write");
-    for (uint32_t m = 0; m < mm->m; m++)
-        for (uint32_t n0 = 0; n0 < nw; n0 += mm->c2o) {
-            uint32_t lanes = nw - n0 < mm->c2o ? nw - n0 : mm->c2o;
+    /* Runs of atoms adjacent in memory (a line-mode row is one): their offsets are the same in
+     * every row but for m * line, so they are found once. Without a single window each atom
+     * is its own run, so a fault names the first atom outside the live buffers. */
+    uint32_t natoms = (nw + mm->c2o - 1) / mm->c2o, nruns = 0;
+    uint32_t *run_n0 = malloc((size_t)(natoms + 1) * sizeof *run_n0);
+    if (!run_n0)
+        return rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory");
+    for (uint32_t n0 = 0; n0 < nw; n0 += mm->c2o)
+        if (!w.base || n0 == 0 ||
+            out_atom(mm, 0, n0) != out_atom(mm, 0, run_n0[nruns - 1]) +
+                                       (uint64_t)(n0 - run_n0[nruns - 1]) / mm->c2o * 16)
+            run_n0[nruns++] = n0;
+    run_n0[nruns] = nw;
+    bool ok = true;
+    for (uint32_t m = 0; m < mm->m && ok; m++)
+        for (uint32_t i = 0; i < nruns; i++) {
+            uint32_t n0 = run_n0[i], lanes = run_n0[i + 1] - n0;
             uint8_t *p = win_at(&w, mm->dst + out_atom(mm, m, n0), (uint64_t)lanes * ob);
-            if (!p)
-                return win_fail(&w, r);
+            if (!p) {
+                ok = win_fail(&w, r);
+                break;
+            }
             size_t at = (size_t)m * mm->n + n0;
             rksim_store_run((npk_rk_prec)mm->out, p, cf ? cf + at : NULL, ci ? ci + at : NULL,
                             lanes);
         }
-    return true;
+    free(run_n0);
+    return ok;
 }
 
 bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effect *e,
@@ -225,11 +242,15 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     float *a = rksim_scratch(s, 0, mk * sizeof *a), *b = rksim_scratch(s, 1, nk * sizeof *b);
     const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
     bool fp = row->is_float;
-    /* float results, or the integer GEMM's fp32 partial sums */
+    /* integer operands are at most |op_min| in magnitude (int8 128, int4 8); their sums are
+     * exact in the fp32 results when K fits one chunk (every int4 task, int8 to K = 1024),
+     * else in int64 */
+    const uint32_t max_abs = (uint32_t)-row->op_min;
+    bool in_float = fp || rksim_igemm_fp32_exact(mm->k, max_abs);
     float *cf = rksim_scratch(s, 2, mn * sizeof *cf);
-    int64_t *ci = fp ? NULL : rksim_scratch(s, 3, mn * sizeof *ci);
+    int64_t *ci = in_float ? NULL : rksim_scratch(s, 3, mn * sizeof *ci);
     bool ok = false;
-    if (!a || !b || !cf || (!fp && !ci)) {
+    if (!a || !b || !cf || (!in_float && !ci)) {
         rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
                           mm->m, mm->k, mm->n);
         goto done;
@@ -240,29 +261,32 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     if (first_in_job)
         remember_feature(cr, mm, a);
 
-    if (fp) {
+    if (in_float)
         rksim_sgemm_nt(mm->m, mm->n, mm->k, a, mm->k, b, mm->k, cf, mm->n);
-    } else {
-        /* integer operands are at most |op_min| in magnitude (int8 128, int4 8) */
-        rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, (uint32_t)-row->op_min, cf);
-        /* an accumulator narrower than 32 bits (int4's int16) saturates (hazard 18) */
-        const int64_t top = ((int64_t)1 << (row->acc_bits - 1)) - 1;
-        for (size_t i = 0; row->acc_bits < 32 && i < mn; i++) {
-            int64_t v = ci[i];
-            if (v <= top && v >= -top)
-                continue;
-            if (e->strict16) {
-                rksim_result_fail(r, RKSIM_UNSUPPORTED,
-                                  "unsupported by the model (ideal): int4 sum %lld at element "
-                                  "%zu leaves the int16 output (DPU_DATA_FORMAT)",
-                                  (long long)v, i);
-                goto done;
-            }
-            r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_INT4_SATURATION);
-            ci[i] = v > 0 ? top : -top;
+    else
+        rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, max_abs, cf);
+    /* an accumulator narrower than 32 bits (int4's int16) saturates (hazard 18); the float
+     * results are exact integers, so they compare as floats */
+    const int64_t top = ((int64_t)1 << (row->acc_bits - 1)) - 1;
+    const float topf = (float)top;
+    for (size_t i = 0; !fp && row->acc_bits < 32 && i < mn; i++) {
+        if (ci ? ci[i] <= top && ci[i] >= -top : cf[i] <= topf && cf[i] >= -topf)
+            continue;
+        int64_t v = ci ? ci[i] : (int64_t)cf[i];
+        if (e->strict16) {
+            rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                              "unsupported by the model (ideal): int4 sum %lld at element "
+                              "%zu leaves the int16 output (DPU_DATA_FORMAT)",
+                              (long long)v, i);
+            goto done;
         }
+        r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_INT4_SATURATION);
+        if (ci)
+            ci[i] = v > 0 ? top : -top;
+        else
+            cf[i] = v > 0 ? topf : -topf;
     }
-    ok = e->zeros ? write_output(s, mm, NULL, NULL, r) : write_output(s, mm, fp ? cf : NULL, ci, r);
+    ok = e->zeros ? write_output(s, mm, NULL, NULL, r) : write_output(s, mm, ci ? NULL : cf, ci, r);
     if (!ok && mm->out_tile_bytes != mm->out_tile_expected)
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
     r->model_us +=

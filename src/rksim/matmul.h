@@ -79,6 +79,8 @@ void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t
                     const float *b, uint32_t ldb, float *c, uint32_t ldc);
 /* The same for integer operands held exactly in floats, exact in int64: K is cut into chunks
  * whose fp32 sums cannot round (|a|,|b| <= max_abs); part is scratch of M*N floats. */
+/* Whether rksim_sgemm_nt itself is exact on such operands at this K (one chunk). */
+bool rksim_igemm_fp32_exact(uint32_t k, uint32_t max_abs);
 void rksim_igemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, const float *b, int64_t *c,
                     uint32_t max_abs, float *part);
 
