@@ -13,12 +13,15 @@
  * GB/s against 8.6 GB/s single (facts G), i.e. the per-task cost is small against the floor;
  * modelled as one regcmd fetch of 112 entries at the DMA rate plus a few microseconds. */
 #define RKSIM_T_TASK_US 3.0
-/* NPU clock: 1 GHz maximum (greg perf/clock.md, facts G). */
-#define RKSIM_T_CLOCK_HZ 1.0e9
+/* NPU clock: 600 MHz, the clock of the published multi-core figures the efficiencies below are
+ * fitted to (greg raised it from the 200 MHz boot clock; 1 GHz is the maximum; facts G). */
+#define RKSIM_T_CLOCK_HZ 600.0e6
 /* MACs per cycle per core: the precision row's macs_per_cycle (its sources are there). */
-/* Achieved fraction of the MAC peak: ~15% (greg perf/not-mac-bound.md, facts G: ~460 GOP/s
- * against the ~3 TFLOPS fp16 peak; "the bottleneck is DMA and dispatch"). */
-#define RKSIM_T_MAC_EFFICIENCY 0.15
+/* Achieved fraction of the MAC peak per input precision: fitted so that the plans the runtime
+ * runs for 512x3840x4096 on 3 cores at 600 MHz give greg's 461 (fp16), 386 (int8) and 413
+ * (int4) GOP/s (facts G: "the bottleneck is DMA and dispatch, not MACs"); see
+ * tests/test_rk_timing_calibration.c for every published figure against the model. */
+double rksim_time_mac_efficiency(int in_prec);
 /* DMA bandwidth of one core: 8.6 GB/s, ork's single-submit M=1 int8 weight streaming. */
 #define RKSIM_T_DMA_BYTES_PER_S 8.6e9
 
@@ -29,8 +32,11 @@
  * floor included): M=64, N=2048 fp16 reads 260 KiB, 31 us + the 54 us floor. */
 double rksim_time_sdp_us(double read_bytes, double write_bytes);
 
-/* Modelled duration of one matmul operation (us): the slower of the MAC array and the DMA. */
+/* Modelled duration of one matmul operation (us): the slower of the MAC array and the DMA, at
+ * the model's clock or at clock_hz (the DMA rate does not follow the NPU clock). */
 double rksim_time_matmul_us(int in_prec, uint64_t m, uint64_t k, uint64_t n, double in_bytes,
                             double out_bytes);
+double rksim_time_matmul_us_at(double clock_hz, int in_prec, uint64_t m, uint64_t k, uint64_t n,
+                               double in_bytes, double out_bytes);
 
 #endif
