@@ -87,12 +87,14 @@ static int task_errors(const npk_rk_plan *p)
             err++;
             continue;
         }
-        if (info.cbuf_con0 != t->cbuf_con0 || t->core >= p->cores_used ||
-            t->mp < t->m1 - t->m0 || t->kp < t->k1 - t->k0 || t->np < t->n1 - t->n0)
+        if (info.cbuf_con0 != t->cbuf_con0 || t->core >= p->cores_used || t->mp < t->m1 - t->m0 ||
+            t->kp < t->k1 - t->k0 || t->np < t->n1 - t->n0)
             err++;
-        /* The padding stays within one tile: K to 32, N to the dtype's group, M to 4. */
-        if (t->kp - (t->k1 - t->k0) >= 32 || t->np - (t->n1 - t->n0) >= npk_rk_n_align(p->req.in) ||
-            t->mp - (t->m1 - t->m0) >= 4)
+        /* The padding stays within one tile: K to 32 (or, for a zero-padded last slice, to the
+         * plan's slice), N to the dtype's group, M to 4. */
+        bool padded_last = p->k_padded && t->k1 == p->req.k;
+        if ((padded_last ? t->kp != p->k_slice : t->kp - (t->k1 - t->k0) >= 32) ||
+            t->np - (t->n1 - t->n0) >= npk_rk_n_align(p->req.in) || t->mp - (t->m1 - t->m0) >= 4)
             err++;
     }
     return err;
@@ -127,6 +129,62 @@ static void test_grid(void)
     CHECK_EQ(plans, 0);
     CHECK_EQ(cov, 0);
     CHECK_EQ(tasks, 0);
+}
+
+/* The planner compares candidates by the timing model: fp16 300x5000x9000 on 3 cores sliced at
+ * 512 leaves a 392-wide last slice whose sched-0 ceiling cuts 300 rows into eight tasks per
+ * core (51 tasks); zero-padded to 512 it keeps one 300-row sched-1 task (30 tasks), which the
+ * model finds cheaper, so it is chosen. */
+static void test_cost_choice(void)
+{
+    npk_rk_plan_request r;
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 300, 5000, 9000);
+    r.cores = 3;
+    npk_rk_plan p;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.count, 30);
+    CHECK_EQ(p.k_slice, 512);
+    CHECK(p.k_padded);
+    CHECK_EQ(coverage_errors(&p), 0);
+    CHECK_EQ(task_errors(&p), 0);
+    for (size_t i = 0; i < p.count; i++) {
+        CHECK_EQ(p.tasks[i].m1 - p.tasks[i].m0, 300);
+        CHECK_EQ(p.tasks[i].sched, NPK_SCHED_1);
+        CHECK_EQ(p.tasks[i].kp, 512);
+    }
+    double chosen_us = p.model_us;
+    npk_rk_plan_free(&p);
+
+    /* the candidates: the chosen one is the cheapest; the unpadded 512 slicing is the 51 */
+    npk_rk_plan_candidate c[32];
+    size_t n = npk_rk_plan_candidates(&r, c, 32);
+    CHECK(n >= 4 && n <= 32);
+    size_t chosen = 0, unpadded = 0;
+    for (size_t i = 0; i < n; i++) {
+        chosen += c[i].chosen;
+        CHECK(c[i].model_us >= chosen_us - 1e-6);
+        if (c[i].chosen)
+            CHECK(c[i].k_slice == 512 && c[i].k_padded && c[i].tasks == 30);
+        if (c[i].k_slice == 512 && !c[i].k_padded) {
+            unpadded++;
+            CHECK_EQ(c[i].tasks, 51);
+            CHECK(c[i].model_us > chosen_us);
+        }
+    }
+    CHECK_EQ(chosen, 1);
+    CHECK_EQ(unpadded, 1);
+
+    /* padding refused: the 51-task plan */
+    r.k_pad = 0;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.count, 51);
+    CHECK(!p.k_padded);
+    CHECK_EQ(coverage_errors(&p), 0);
+    CHECK_EQ(task_errors(&p), 0);
+    npk_rk_plan_free(&p);
+    r.k_pad = 2;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "k_pad 2");
 }
 
 static void test_choices(void)
@@ -215,6 +273,7 @@ static void test_errors(void)
 int main(void)
 {
     test_grid();
+    test_cost_choice();
     test_choices();
     test_errors();
     return check_done();

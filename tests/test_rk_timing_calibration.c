@@ -11,7 +11,7 @@
 #include "check.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_types.h"
-#include "rksim/timing.h"
+#include "npukit/rk_timing.h"
 
 typedef enum kind {
     GOPS,      /* a matmul's throughput, 2MKN / the busiest core's modelled time */
@@ -63,21 +63,12 @@ static const row rows[] = {
      "is the kernel's (greg's 51-54 us)"},
 };
 
-static double task_us(const npk_rk_task_plan *t, npk_rk_prec in, npk_rk_prec out, double clock)
-{
-    double ib = npk_rk_prec_bits(in) / 8.0, ob = npk_rk_prec_bits(out) / 8.0;
-    return RKSIM_T_JOB_FLOOR_US + RKSIM_T_TASK_US +
-           rksim_time_matmul_us_at(clock, in, t->mp, t->kp, t->np,
-                                   ((double)t->mp * t->kp + (double)t->kp * t->np) * ib,
-                                   (double)t->mp * t->np * ob);
-}
-
 /* The modelled figure of a row, in its unit. */
 static double model(const row *r)
 {
     if (r->kind == SDP_US) /* fp16 feature and per-channel operand in, fp16 out */
-        return RKSIM_T_JOB_FLOOR_US + RKSIM_T_TASK_US +
-               rksim_time_sdp_us(2.0 * r->m * r->n + 2.0 * r->n, 2.0 * r->m * r->n);
+        return NPK_RK_T_JOB_FLOOR_US + NPK_RK_T_TASK_US +
+               npk_rk_time_sdp_us(2.0 * r->m * r->n + 2.0 * r->n, 2.0 * r->m * r->n);
     npk_rk_plan_request q;
     npk_rk_plan_request_init(&q, r->in, r->m, r->k, r->n);
     q.cores = r->cores;
@@ -85,7 +76,8 @@ static double model(const row *r)
     CHECK_EQ(npk_rk_plan_matmul(&q, &p), NPK_OK);
     double core_us[8] = {0};
     for (size_t i = 0; i < p.count; i++)
-        core_us[p.tasks[i].core] += task_us(&p.tasks[i], r->in, q.out, r->mhz * 1e6);
+        core_us[p.tasks[i].core] += npk_rk_time_task_us_at(
+            r->mhz * 1e6, r->in, q.out, p.tasks[i].mp, p.tasks[i].kp, p.tasks[i].np);
     double span = 0;
     for (unsigned c = 0; c < 8; c++)
         span = core_us[c] > span ? core_us[c] : span;

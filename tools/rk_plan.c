@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `npukit rk plan --dtype D -m M -k K -n N [--cores C] [--out O] [--mode M] [--json]`. */
+/* `npukit rk plan --dtype D -m M -k K -n N [--cores C] [--out O] [--mode M] [--json]
+ * [--explain]`. */
 #include <stdio.h>
 #include <string.h>
 
@@ -13,7 +14,7 @@ int rk_plan_main(int argc, char **argv)
     rk_shape_opts so;
     rk_shape_opts_init(&so);
     uint32_t k_slice_max = 0;
-    bool json = false;
+    bool json = false, explain = false;
     const cli_opt own[] = {
         {.name = "--k-slice",
          .kind = CLI_U32,
@@ -22,6 +23,10 @@ int rk_plan_main(int argc, char **argv)
          .meta = "K",
          .help = "cap the K of a task (rounded down to a multiple of 32; 0: none)"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
+        {.name = "--explain",
+         .kind = CLI_FLAG,
+         .dest = &explain,
+         .help = "print the candidate plans and their modelled cost first"},
         CLI_END,
     };
     const cli_opt *tables[] = {rk_shape_rows(&so,
@@ -49,6 +54,8 @@ int rk_plan_main(int argc, char **argv)
     npk_rk_plan plan;
     if (npk_rk_plan_matmul(&req, &plan))
         return cli_lib_error("plan");
+    if (explain && !json)
+        npk_rk_plan_print_candidates(stdout, &req);
     if (json)
         npk_rk_plan_print_json(stdout, &plan);
     else

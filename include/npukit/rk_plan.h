@@ -8,6 +8,7 @@
 #ifndef NPUKIT_RK_PLAN_H
 #define NPUKIT_RK_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,9 @@ typedef struct npk_rk_plan_request {
     uint32_t k_slice_max;  /* 0: the planner's choice; else the largest K per task */
     uint32_t k_slice;      /* 0: the planner's choice; else exactly this K per slice (a multiple
                               of 32 within the limits), e.g. the slicing weights were packed in */
+    int k_pad;             /* a last K slice shorter than the others: -1 the planner's choice
+                              (default), 0 as it is, 1 zero-padded to the slice's K (the
+                              operands' padding must then be zero: weights packed so) */
 } npk_rk_plan_request;
 
 typedef struct npk_rk_task_plan {
@@ -47,7 +51,10 @@ typedef struct npk_rk_plan {
     npk_rk_plan_request req;
     npk_rk_mode mode;
     unsigned cores_used;
-    size_t k_slices; /* number of K slices (partials per output element) */
+    size_t k_slices;  /* number of K slices (partials per output element) */
+    uint32_t k_slice; /* K per slice */
+    bool k_padded;    /* the last slice is synthesized at k_slice, its tail zero */
+    double model_us;  /* the busiest core's modelled NPU time (rk_timing.h: a model) */
     npk_rk_task_plan *tasks;
     size_t count;
 } npk_rk_plan;
@@ -57,8 +64,25 @@ void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m
 npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out);
 void npk_rk_plan_free(npk_rk_plan *p);
 /* The K slice the planner chooses for this request (req->k_slice when set); 0 and an error
- * message for an invalid request. */
+ * message for an invalid request. *pad (may be NULL) receives whether the last slice is
+ * zero-padded to it. */
 uint32_t npk_rk_plan_k_slice(const npk_rk_plan_request *req);
+uint32_t npk_rk_plan_k_choice(const npk_rk_plan_request *req, bool *pad);
+
+/* The candidates the planner compares, with their modelled cost: every K slice it considers,
+ * each with the last slice as it is and zero-padded (where that differs). */
+typedef struct npk_rk_plan_candidate {
+    uint32_t k_slice;
+    bool k_padded;
+    uint64_t tasks;
+    double model_us; /* the busiest core's modelled NPU time */
+    bool chosen;
+} npk_rk_plan_candidate;
+/* Up to max candidates into out; returns how many there are (0 and an error message for an
+ * invalid request). */
+size_t npk_rk_plan_candidates(const npk_rk_plan_request *req, npk_rk_plan_candidate *out,
+                              size_t max);
+void npk_rk_plan_print_candidates(FILE *out, const npk_rk_plan_request *req);
 
 /* `{"tasks":[{"m0":..,"m1":..,"k0":..,"k1":..,"n0":..,"n1":..,"core":..,"sched":..,
  * "cbuf_con0":..}, ...]}` */

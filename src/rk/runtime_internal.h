@@ -94,6 +94,7 @@ struct npk_rk_weights {
     npk_rk_prec in;
     uint32_t k, n;
     uint32_t k_slice; /* K per slice (multiple of 32); the last slice may be shorter */
+    bool k_pad;       /* ... and is then packed at k_slice, its tail zero (the plan's choice) */
     uint32_t slices;
     uint32_t np;          /* N padded to the dtype's group */
     uint64_t slice_bytes; /* bytes of one full slice over all Np columns */

@@ -52,6 +52,8 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bo
     if (sl->abytes > rt->feature_slot)
         return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot",
                         sl->abytes, rt->feature_slot);
+    if (t->kp > npk_rk_k_padded(t->k1 - t->k0)) /* a zero-padded last slice: the tail is zero */
+        memset((uint8_t *)b->feature.host + aoff, 0, sl->abytes);
     s = npk_rk_pack_a(&sl->ablk, &r->a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
                       (uint8_t *)b->feature.host + aoff, rt->feature_slot);
     st->pack_ns += npk_now_ns() - t0;
@@ -130,10 +132,9 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
     for (uint32_t i = 0; i < count; i++) {
         const npk_rk_task_plan *t = &tasks[i];
         slot *sl = &slots[i];
-        sl->ablk =
-            npk_rk_a_block(r->w->in, r->plan.mode,
-                           r->plan.mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0, t->k1 - t->k0);
-        sl->abytes = npk_rk_a_bytes(&sl->ablk, t->k1 - t->k0);
+        sl->ablk = npk_rk_a_block(r->w->in, r->plan.mode,
+                                  r->plan.mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0, t->kp);
+        sl->abytes = npk_rk_a_bytes(&sl->ablk, t->kp);
         sl->cblk = npk_rk_c_block(r->task_out, r->plan.mode, t->mp, t->np);
         sl->cbytes = npk_rk_c_bytes(&sl->cblk, t->np);
         sl->out_off = out_total;
@@ -338,6 +339,7 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
     req.cores = rt->cores;
     req.soc = rt->soc;
     req.k_slice = w->k_slice;
+    req.k_pad = w->k_pad; /* the slicing the weights were packed in */
     s = npk_rk_plan_matmul(&req, &r.plan);
     if (s == NPK_OK) {
         st->tasks = (uint32_t)r.plan.count;

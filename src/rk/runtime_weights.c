@@ -42,7 +42,11 @@ npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n
     npk_rk_plan_request_init(&req, in, hint, k, n);
     req.soc = rt->soc;
     req.k_slice = k_slice;
-    uint32_t ks = npk_rk_plan_k_slice(&req);
+    /* a slicing given by the caller's layout is kept as it is; else the planner may pad the
+     * last slice to the others' K (packed with a zero tail) */
+    req.k_pad = k_slice ? 0 : -1;
+    bool pad = false;
+    uint32_t ks = npk_rk_plan_k_choice(&req, &pad);
     if (!ks)
         return NPK_EINVAL;
 
@@ -54,6 +58,7 @@ npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n
     w->k = k;
     w->n = n;
     w->k_slice = ks;
+    w->k_pad = pad;
     w->slices = (k + ks - 1) / ks;
     w->np = (uint32_t)npk_rk_n_padded(in, n);
     w->slice_bytes = npk_rk_b_bytes(in, ks, w->np);
@@ -73,7 +78,7 @@ uint64_t npk_rk_weights_bytes(const npk_rk_weights *w)
 {
     uint64_t total = 0;
     for (uint32_t s = 0; s < w->slices; s++) {
-        uint32_t len = s + 1 < w->slices ? w->k_slice : w->k - s * w->k_slice;
+        uint32_t len = s + 1 < w->slices || w->k_pad ? w->k_slice : w->k - s * w->k_slice;
         total += npk_rk_b_bytes(w->in, len, w->np);
     }
     return total;
@@ -113,6 +118,24 @@ npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
     return NPK_OK;
 }
 
+/* The last slice, shorter than k_slice, packed at k_slice: B's rows [k0, k1) staged with zero
+ * rows after them up to k_slice. */
+static npk_status pack_padded_slice(const npk_rk_weights *w, const npk_rk_cmatrix *bm, uint32_t k0,
+                                    uint32_t k1, uint8_t *dst, size_t room)
+{
+    size_t ub = w->in == NPK_PREC_FP16 ? 2 : 1; /* user bytes per element (int4 in int8_t) */
+    uint8_t *staged = calloc((size_t)w->k_slice * w->n, ub);
+    if (!staged)
+        return npk_fail(NPK_ENOMEM, "weights: out of memory for the padded last K slice");
+    memcpy(staged, (const uint8_t *)bm->data + (size_t)k0 * bm->pitch * ub,
+           (size_t)(k1 - k0) * w->n * ub);
+    const npk_rk_cmatrix sm = {staged, w->k_slice, w->n, w->n};
+    npk_status s = npk_rk_pack_b(w->in, &sm, (npk_rk_range){0, w->k_slice}, (npk_rk_range){0, w->n},
+                                 dst, room);
+    free(staged);
+    return s;
+}
+
 npk_status npk_rk_weights_fill(npk_rk *rt, npk_rk_weights *w, const void *b)
 {
     npk_status s = NPK_OK;
@@ -120,8 +143,13 @@ npk_status npk_rk_weights_fill(npk_rk *rt, npk_rk_weights *w, const void *b)
     for (uint32_t i = 0; s == NPK_OK && i < w->slices; i++) {
         uint32_t k0 = i * w->k_slice, k1 = k0 + w->k_slice < w->k ? k0 + w->k_slice : w->k;
         uint64_t off = (uint64_t)i * w->slice_bytes;
-        s = npk_rk_pack_b(w->in, &bm, (npk_rk_range){k0, k1}, (npk_rk_range){0, w->n},
-                          (uint8_t *)w->mem.host + off, (size_t)(w->mem.size - off));
+        uint8_t *dst = (uint8_t *)w->mem.host + off;
+        size_t room = (size_t)(w->mem.size - off);
+        if (w->k_pad && k1 - k0 < w->k_slice)
+            s = pack_padded_slice(w, &bm, k0, k1, dst, room);
+        else
+            s = npk_rk_pack_b(w->in, &bm, (npk_rk_range){k0, k1}, (npk_rk_range){0, w->n}, dst,
+                              room);
     }
     if (s == NPK_OK)
         s = npk_rk_mem_sync(rt->dev, &w->mem, 0, w->mem.size, RKNPU_MEM_SYNC_TO_DEVICE);

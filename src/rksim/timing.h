@@ -1,42 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* rksim timing model: a modelled hardware duration for each job, reported as hw_elapse_time.
- * It is a MODEL built from published figures, not a measurement; every constant names its
- * source in the fact sheet (facts G unless noted). */
+/* rksim's timing model is the hardware layer's (npukit/rk_timing.h), under the simulator's
+ * names. */
 #ifndef NPUKIT_RKSIM_TIMING_H
 #define NPUKIT_RKSIM_TIMING_H
 
-#include <stdint.h>
+#include "npukit/rk_timing.h"
 
-/* Per-job floor: the mainline-rocket submit floor, 51-54 us by default (greg perf, facts G). */
-#define RKSIM_T_JOB_FLOOR_US 54.0
-/* Per chained task: the PC fetch of the next body. Chained S=6 int8 streaming reached 19.9
- * GB/s against 8.6 GB/s single (facts G), i.e. the per-task cost is small against the floor;
- * modelled as one regcmd fetch of 112 entries at the DMA rate plus a few microseconds. */
-#define RKSIM_T_TASK_US 3.0
-/* NPU clock: 600 MHz, the clock of the published multi-core figures the efficiencies below are
- * fitted to (greg raised it from the 200 MHz boot clock; 1 GHz is the maximum; facts G). */
-#define RKSIM_T_CLOCK_HZ 600.0e6
-/* MACs per cycle per core: the precision row's macs_per_cycle (its sources are there). */
-/* Achieved fraction of the MAC peak per input precision: fitted so that the plans the runtime
- * runs for 512x3840x4096 on 3 cores at 600 MHz give greg's 461 (fp16), 386 (int8) and 413
- * (int4) GOP/s (facts G: "the bottleneck is DMA and dispatch, not MACs"); see
- * tests/test_rk_timing_calibration.c for every published figure against the model. */
-double rksim_time_mac_efficiency(int in_prec);
-/* DMA bandwidth of one core: 8.6 GB/s, ork's single-submit M=1 int8 weight streaming. */
-#define RKSIM_T_DMA_BYTES_PER_S 8.6e9
-
-/* Modelled duration of one SDP task (us): the DPU_RDMA streams the feature and the operand in
- * while the WDMA streams the output out, each at the DMA rate above; reads and writes use the
- * bus's separate channels, so the slower stream decides. Checked against the spec's per-channel
- * path ("Per-channel-scaled fp16 matmul": ~40-110 us flat across N = 64..2048 at M = 64, submit
- * floor included): M=64, N=2048 fp16 reads 260 KiB, 31 us + the 54 us floor. */
-double rksim_time_sdp_us(double read_bytes, double write_bytes);
-
-/* Modelled duration of one matmul operation (us): the slower of the MAC array and the DMA, at
- * the model's clock or at clock_hz (the DMA rate does not follow the NPU clock). */
-double rksim_time_matmul_us(int in_prec, uint64_t m, uint64_t k, uint64_t n, double in_bytes,
-                            double out_bytes);
-double rksim_time_matmul_us_at(double clock_hz, int in_prec, uint64_t m, uint64_t k, uint64_t n,
-                               double in_bytes, double out_bytes);
+#define RKSIM_T_JOB_FLOOR_US NPK_RK_T_JOB_FLOOR_US
+#define RKSIM_T_TASK_US NPK_RK_T_TASK_US
+#define RKSIM_T_CLOCK_HZ NPK_RK_T_CLOCK_HZ
+#define RKSIM_T_DMA_BYTES_PER_S NPK_RK_T_DMA_BYTES_PER_S
+#define rksim_time_sdp_us npk_rk_time_sdp_us
+#define rksim_time_matmul_us npk_rk_time_matmul_us
+#define rksim_time_matmul_us_at npk_rk_time_matmul_us_at
+#define rksim_time_mac_efficiency npk_rk_time_mac_efficiency
 
 #endif
