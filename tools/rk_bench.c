@@ -52,7 +52,7 @@ int rk_bench_main(int argc, char **argv)
          .min = 1,
          .max = 100000,
          .meta = "N",
-         .help = "timed calls (default 10)"},
+         .help = "timed calls (default 10); --submit all: every submission form"},
         {.name = "--warmup",
          .kind = CLI_INT,
          .dest = &warm,
@@ -131,6 +131,11 @@ int rk_bench_main(int argc, char **argv)
         rk_operands_free(&o);
         return 1;
     }
+    if (so.submit && !strcmp(so.submit, "all")) {
+        int frc = rk_bench_forms(&so, &o, iters, warm, json);
+        rk_operands_free(&o);
+        return frc;
+    }
     npk_rk *rt = NULL;
     npk_rk_weights *w = NULL;
     npk_rk_info info;
@@ -189,12 +194,14 @@ int rk_bench_main(int argc, char **argv)
                    "\"iters\":%d,\"tasks\":%u,\"submits\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\","
                    "\"gops\":%.3f,\"host_ms\":%.6f,\"overhead_us_per_submit\":{\"total\":%.3f,"
                    "\"synth\":%.3f,\"pack\":%.3f,\"sync\":%.3f,\"accumulate\":%.3f},"
-                   "\"memcpy_us_per_submit\":%.3f,\"overhead_vs_memcpy\":%.3f",
+                   "\"memcpy_us_per_submit\":%.3f,\"overhead_vs_memcpy\":%.3f,\"form\":\"%s\","
+                   "\"submit_us\":%.3f,\"wait_us\":%.3f",
                    npk_rk_prec_name(o.in), npk_rk_prec_name(o.out), o.m, o.k, o.n,
                    rk_json_escape(info.device, esc, sizeof esc), iters, st.tasks, st.submits,
                    mn / 1e6, label, gops, mh / 1e6, mo / 1e3, npk_median(syn, (size_t)iters) / 1e3,
                    npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
-                   npk_median(acc, (size_t)iters) / 1e3, mc / 1e3, mc > 0 ? mo / mc : 0);
+                   npk_median(acc, (size_t)iters) / 1e3, mc / 1e3, mc > 0 ? mo / mc : 0,
+                   npk_rk_submission(rt), st.submit_ns / 1e3, st.wait_ns / 1e3);
             if (have_rknn)
                 printf(",\"rknn_run_us\":%.3f,\"rk_matmul_us\":%.3f,\"rknn_overhead_us\":%.3f",
                        rknn_ns / 1e3, direct_ns / 1e3, (rknn_ns - direct_ns) / 1e3);
@@ -205,7 +212,10 @@ int rk_bench_main(int argc, char **argv)
             printf("%s %ux%ux%u -> %s on %s: %d runs after %d warm-up, medians\n",
                    npk_rk_prec_name(o.in), o.m, o.k, o.n, npk_rk_prec_name(o.out), info.device,
                    iters, warm);
-            printf("  %u tasks, %u submits per call\n", st.tasks, st.submits);
+            printf("  %u tasks, %u submits per call (form %s: submit %.2f us, completion wait "
+                   "%.2f us, last call)\n",
+                   st.tasks, st.submits, npk_rk_submission(rt), st.submit_ns / 1e3,
+                   st.wait_ns / 1e3);
             printf("  NPU time   %10.3f ms  (%s)  %8.2f GOP/s\n", mn / 1e6, label, gops);
             printf("  host time  %10.3f ms  (wall, whole call)\n", mh / 1e6);
             printf("  host overhead per submit %8.2f us: synth %.2f, pack %.2f, sync %.2f, "

@@ -135,7 +135,8 @@ bool rk_runtime_setup(const rk_shape_opts *so, const rk_operands *o, npk_rk **rt
     *rt = NULL;
     *w = NULL;
     if (npk_rk_open(so->device, rt) || (so->cores && npk_rk_set_cores(*rt, (unsigned)so->cores)) ||
-        (so->chain && npk_rk_set_chain(*rt, (unsigned)so->chain)) || npk_rk_query(*rt, info) ||
+        (so->chain && npk_rk_set_chain(*rt, (unsigned)so->chain)) ||
+        (so->submit && npk_rk_set_submission(*rt, so->submit)) || npk_rk_query(*rt, info) ||
         npk_rk_weights_pack(*rt, o->in, o->k, o->n, o->b, o->m, w)) {
         cli_lib_error(cmd);
         return false;

@@ -138,6 +138,13 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
           .max = NPK_RK_MAX_CHAIN,
           .meta = "T",
           .help = "tasks chained into one submit (default 1)"}},
+        {RK_OPT_CHAIN,
+         {.name = "--submit",
+          .kind = CLI_STR,
+          .dest = &o->submit,
+          .meta = "FORM",
+          .help = "submission form: single (default), chained, concat, multitask, nonblock "
+                  "(rk bench: all)"}},
         {RK_OPT_DEVICE,
          {.name = "--device",
           .kind = CLI_STR,

@@ -19,9 +19,9 @@ enum {
     RK_OPT_MODE = 1u << 1,   /* --mode line|cube */
     RK_OPT_SOC = 1u << 2,    /* --soc */
     RK_OPT_CORES = 1u << 3,  /* --cores */
-    RK_OPT_CHAIN = 1u << 4,  /* --chain */
+    RK_OPT_CHAIN = 1u << 4,  /* --chain --submit */
     RK_OPT_DEVICE = 1u << 5, /* --device */
-    RK_OPT_ROWS = 11,
+    RK_OPT_ROWS = 12,
 };
 
 typedef struct rk_shape_opts {
@@ -32,6 +32,7 @@ typedef struct rk_shape_opts {
     const npk_rk_soc *soc; /* NULL: RK3588 */
     int cores;             /* 0: all */
     int chain;             /* 0: the runtime's default (1 task per submit) */
+    const char *submit;    /* the submission form (NULL: the runtime's default) */
     const char *device;    /* "auto" */
     cli_opt rows[RK_OPT_ROWS + 1];
 } rk_shape_opts;

@@ -87,6 +87,22 @@ unsigned npk_rk_core_mask(const npk_rk *rt);
  * always uses the core's first feature slot. Changing it re-creates the per-core buffers. */
 npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit);
 
+/* Submission forms: how a call's tasks reach the NPU. "single" (the default, board-validated:
+ * one task per SUBMIT, blocking), "chained" (up to set_chain tasks linked by their trailers;
+ * set_chain > 1 on a "single" runtime selects it), "concat" (up to set_chain tasks in one regcmd
+ * array with CORE_CTRL 0x000f between them: a task_number = 1 job), "multitask" (the vendor's
+ * form: every core's tasks in one SUBMIT, later tasks of a core incremental programs),
+ * "nonblock" (SUBMIT without BLOCK, then a per-core completion wait, timed apart as submit_ns
+ * and wait_ns). A form the device's kernel cannot run is refused naming why; a matmul
+ * whose weights a form does not serve is refused at the call. */
+npk_status npk_rk_set_submission(npk_rk *rt, const char *form);
+/* The runtime's form's name. */
+const char *npk_rk_submission(const npk_rk *rt);
+/* The forms, for listing: name and one line about it (NULL past the end). */
+unsigned npk_rk_submission_count(void);
+const char *npk_rk_submission_name(unsigned i);
+const char *npk_rk_submission_about(unsigned i);
+
 /* Pack B [K][N] (row-major, `in` elements) into NPU memory once; it stays resident until freed.
  * m_hint is the typical M it will be multiplied with: it chooses the K slicing (1: decode, the
  * whole K per task where it fits; >= 64: prefill, slices where the M-tile schedule holds the
@@ -110,6 +126,7 @@ typedef struct npk_rk_stats {
                              concurrently (one submitting thread each) */
     uint64_t host_ns;     /* wall time of the whole call */
     uint64_t synth_ns, pack_ns, sync_ns, submit_ns, accumulate_ns; /* host-side parts */
+    uint64_t wait_ns;    /* completion waits after non-blocking submits (submit_ns excludes them) */
     uint32_t cores_used; /* cores the plan spread N over (fewer than allowed for narrow N) */
     uint32_t core_mask;  /* the cores the tasks ran on */
     uint32_t b_repacks;  /* bound weights repacked because their bytes changed */

@@ -78,9 +78,10 @@ npk_status npk_rk_mem_destroy(npk_rk_device *dev, npk_rk_mem *mem);
  * "rocket". */
 npk_status npk_rk_device_open_rocket(const char *path, npk_rk_device **out);
 
-/* Wait until core `core`'s NONBLOCK submits have completed (a no-op where SUBMIT completes
- * them itself). */
-npk_status npk_rk_wait(npk_rk_device *dev, unsigned core, uint32_t timeout_ms);
+/* Wait until core `core`'s NONBLOCK submit has completed: NPK_OK, or the error its job ended
+ * with (NPK_ETIMEDOUT for a job that never raised its interrupt). *npu_us (may be NULL)
+ * receives the job's NPU time where the device knows it (the simulator's model), else 0. */
+npk_status npk_rk_wait(npk_rk_device *dev, unsigned core, uint32_t timeout_ms, uint64_t *npu_us);
 
 /* ACTION: code RKNPU_GET_HW_VERSION, RKNPU_ACT_RESET, ...; *value in/out (may be NULL). */
 npk_status npk_rk_action(npk_rk_device *dev, uint32_t code, uint32_t *value);

@@ -128,6 +128,13 @@ const char *rksim_outcome_name(rksim_outcome o);
  * until the simulator is destroyed and created again (a reboot). */
 bool rksim_is_dead(const rksim *sim);
 
+/* A NONBLOCK SUBMIT returns 0 once the kernel has accepted the job; how the job ended is what
+ * its completion (the kernel's fence) tells. This takes core `core`'s pending completion: 0,
+ * or -ETIMEDOUT for a job that wedged or faulted, which the kernel reports only after the
+ * submit's timeout (*wait_ms: how long the caller should wait before it has the answer, the
+ * scaled timeout). *model_us: the job's modelled time. 0 with nothing pending. */
+int rksim_nonblock_take(rksim *sim, unsigned core, double *model_us, double *wait_ms);
+
 #ifdef __cplusplus
 }
 #endif

@@ -212,11 +212,16 @@ npk_status npk_rk_submit(npk_rk_device *d, struct rknpu_submit *sub)
     return NPK_OK;
 }
 
-npk_status npk_rk_wait(npk_rk_device *d, unsigned core, uint32_t timeout_ms)
+npk_status npk_rk_wait(npk_rk_device *d, unsigned core, uint32_t timeout_ms, uint64_t *npu_us)
 {
+    double us = 0;
+    if (npu_us)
+        *npu_us = 0;
     if (!d->be.wait)
         return NPK_OK;
-    int rc = d->be.wait(d->ctx, core);
+    int rc = d->be.wait(d->ctx, core, timeout_ms, &us);
+    if (npu_us && us > 0)
+        *npu_us = (uint64_t)(us + 0.5);
     if (rc)
         return req_fail(d, rc, "completion wait", "core %llu, timeout %llu ms", core, timeout_ms);
     return NPK_OK;

@@ -30,9 +30,10 @@ typedef struct npk_rk_backend {
     /* Optional: the NPU time of the last blocking job in microseconds, when the backend knows
      * it better than the kernel's answer (the simulator's model). */
     double (*job_us)(void *ctx);
-    /* Optional: wait for core `core`'s NONBLOCK jobs; 0 or -errno (-ETIMEDOUT). NULL: the
-     * backend's NONBLOCK jobs are complete when SUBMIT returns. */
-    int (*wait)(void *ctx, unsigned core);
+    /* Optional: wait (at most timeout_ms) for core `core`'s NONBLOCK job; 0 or -errno
+     * (-ETIMEDOUT); *us receives its NPU time when known. NULL: the backend's NONBLOCK jobs
+     * are complete when SUBMIT returns. */
+    int (*wait)(void *ctx, unsigned core, uint32_t timeout_ms, double *us);
 } npk_rk_backend;
 
 /* Wrap a backend context into a device (takes ownership of ctx). */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 
 typedef struct kernel_ctx {
     int fd;
+    int fence[3]; /* each core's NONBLOCK job's out-fence (-1: none), for k_wait */
 } kernel_ctx;
 
 static int k_ioctl(void *ctx, unsigned long request, void *arg)
@@ -25,6 +27,54 @@ static int k_ioctl(void *ctx, unsigned long request, void *arg)
         rc = ioctl(k->fd, request, arg);
     } while (rc == -1 && (errno == EINTR || errno == EAGAIN));
     return rc == -1 ? -errno : 0;
+}
+
+/* rknpu SUBMIT: a NONBLOCK job asks for an out-fence (RKNPU_JOB_FENCE_OUT), kept per core for
+ * the completion wait — the kernel's own completion path, instead of polling the output. */
+static int k_rknpu_ioctl(void *ctx, unsigned long request, void *arg)
+{
+    kernel_ctx *k = ctx;
+    struct rknpu_submit *sub = arg;
+    bool fence = request == DRM_IOCTL_RKNPU_SUBMIT && (sub->flags & RKNPU_JOB_NONBLOCK) &&
+                 !(sub->flags & RKNPU_JOB_FENCE_OUT);
+    if (fence)
+        sub->flags |= RKNPU_JOB_FENCE_OUT;
+    int rc = k_ioctl(ctx, request, arg);
+    if (!fence)
+        return rc;
+    sub->flags &= ~(uint32_t)RKNPU_JOB_FENCE_OUT;
+    if (rc || sub->fence_fd < 0)
+        return rc;
+    bool kept = false;
+    for (unsigned c = 0; c < 3; c++) {
+        if (!(sub->core_mask & (1u << c)) && !(sub->core_mask == 0 && c == 0))
+            continue;
+        if (k->fence[c] >= 0)
+            close(k->fence[c]);
+        k->fence[c] = kept ? dup(sub->fence_fd) : sub->fence_fd;
+        kept = true;
+    }
+    if (!kept)
+        close(sub->fence_fd);
+    sub->fence_fd = -1;
+    return 0;
+}
+
+/* The out-fence signals when the job's interrupt arrived (or the kernel gave up on it). */
+static int k_wait(void *ctx, unsigned core, uint32_t timeout_ms, double *us)
+{
+    kernel_ctx *k = ctx;
+    (void)us; /* a NONBLOCK job's hw_elapse_time is not returned */
+    if (core >= 3 || k->fence[core] < 0)
+        return 0;
+    struct pollfd p = {.fd = k->fence[core], .events = POLLIN};
+    int n;
+    do {
+        n = poll(&p, 1, (int)timeout_ms);
+    } while (n < 0 && errno == EINTR);
+    close(k->fence[core]);
+    k->fence[core] = -1;
+    return n > 0 ? 0 : n == 0 ? -ETIMEDOUT : -errno;
 }
 
 static void *k_map(void *ctx, uint64_t offset, size_t length, int *err)
@@ -47,6 +97,9 @@ static void k_unmap(void *ctx, void *addr, size_t length)
 static void k_close(void *ctx)
 {
     kernel_ctx *k = ctx;
+    for (unsigned c = 0; c < 3; c++)
+        if (k->fence[c] >= 0)
+            close(k->fence[c]);
     close(k->fd);
     free(k);
 }
@@ -72,7 +125,8 @@ static const npk_rk_soc *k_soc(void *ctx)
 }
 
 static const npk_rk_backend kernel_backend = {.kind = "kernel",
-                                              .ioctl = k_ioctl,
+                                              .ioctl = k_rknpu_ioctl,
+                                              .wait = k_wait,
                                               .map = k_map,
                                               .unmap = k_unmap,
                                               .close = k_close,
@@ -94,6 +148,7 @@ void *npk_rk_kernel_fd_ctx(int fd)
         return NULL;
     }
     k->fd = fd;
+    k->fence[0] = k->fence[1] = k->fence[2] = -1;
     return k;
 }
 
@@ -174,6 +229,7 @@ npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out)
         return npk_fail(NPK_ENOMEM, "rk device: out of memory");
     }
     k->fd = fd;
+    k->fence[0] = k->fence[1] = k->fence[2] = -1;
     return npk_rk_device_wrap(&kernel_backend, k, path, out);
 }
 

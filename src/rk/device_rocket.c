@@ -286,10 +286,11 @@ static const npk_rk_soc *r_soc(void *ctx)
     return r->inner.soc(r->ictx);
 }
 
-static int r_wait(void *ctx, unsigned core)
+static int r_wait(void *ctx, unsigned core, uint32_t timeout_ms, double *us)
 {
     rocket_ctx *r = ctx;
-    (void)core; /* one file, one core */
+    (void)core;       /* one file, one core */
+    (void)timeout_ms; /* the deadline was fixed at SUBMIT from its timeout */
     pthread_mutex_lock(&r->lock);
     uint32_t h = r->pending_handle;
     int64_t deadline = r->pending_deadline_ns;
@@ -298,6 +299,8 @@ static int r_wait(void *ctx, unsigned core)
     if (!h)
         return 0;
     int rc = prep(r, h, deadline);
+    if (rc == 0 && r->inner.job_us)
+        *us = r->inner.job_us(r->ictx); /* the model's; the kernel reports no NPU time */
     return rc == -EBUSY ? -ETIMEDOUT : rc;
 }
 

@@ -2,10 +2,12 @@
 /* The simulator backend: the same requests answered by rksim's kernel-interface front end.
  * Requests are serialized like the kernel's ioctl path (the simulator itself is not
  * thread-safe): threads sharing one device may call it concurrently. */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "npukit/rk_device_sim.h"
@@ -24,6 +26,24 @@ static int s_ioctl(void *ctx, unsigned long request, void *arg)
     return rc;
 }
 
+/* The completion of a NONBLOCK job: the simulator ran it at SUBMIT; a job that failed answers
+ * only after its (scaled) timeout, waited here outside the lock so other cores carry on. */
+static int s_wait(void *ctx, unsigned core, uint32_t timeout_ms, double *us)
+{
+    (void)timeout_ms; /* the job's own timeout decides, as the kernel's */
+    sim_ctx *c = ctx;
+    double wait_ms;
+    pthread_mutex_lock(&c->lock);
+    int rc = rksim_nonblock_take(c->sim, core, us, &wait_ms);
+    pthread_mutex_unlock(&c->lock);
+    if (wait_ms > 0) {
+        struct timespec ts = {(time_t)(wait_ms / 1000),
+                              (long)((wait_ms - (double)(time_t)(wait_ms / 1000) * 1000) * 1e6)};
+        nanosleep(&ts, NULL);
+    }
+    return rc;
+}
+
 static void s_close(void *ctx)
 {
     rk_sim_lock_fini(ctx);
@@ -38,7 +58,8 @@ static const npk_rk_backend sim_backend = {.kind = "sim",
                                            .close = s_close,
                                            .detail = rk_sim_lock_detail,
                                            .soc = rk_sim_lock_soc,
-                                           .kernel = "rknpu"};
+                                           .kernel = "rknpu",
+                                           .wait = s_wait};
 
 rksim *npk_rk_device_sim(npk_rk_device *dev)
 {

@@ -7,6 +7,7 @@
 
 #include "policy.h"
 #include "runtime_internal.h"
+#include "submission.h"
 
 static npk_status open_runtime(const char *device, bool shared, npk_rk **out)
 {
@@ -33,6 +34,7 @@ static npk_status open_runtime(const char *device, bool shared, npk_rk **out)
     rt->form = e->form;
     rt->max_cores = e->max_cores;
     rt->cores = rt->max_cores;
+    rt->submission = npk_rk_submission_default();
     for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
         rt->core_map[c] = (uint8_t)c;
     pthread_mutex_init(&rt->lock, NULL);
@@ -127,7 +129,11 @@ npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit)
     if (tasks_per_submit < 1 || tasks_per_submit > NPK_RK_MAX_CHAIN)
         return npk_fail(NPK_EINVAL, "chain=%u: tasks per submit must be 1..%u", tasks_per_submit,
                         NPK_RK_MAX_CHAIN);
-    if (tasks_per_submit > 1 && rt->form->kick_per_task)
+    /* Chaining a "single" runtime selects the chained form. */
+    const npk_rk_submission_row *f = rt->submission;
+    if (tasks_per_submit > 1 && f == npk_rk_submission_default())
+        f = npk_rk_submission_find("chained");
+    if (tasks_per_submit > 1 && rt->form->kick_per_task && f->groups && !f->rocket)
         return npk_fail(NPK_EUNSUPPORTED,
                         "chain=%u: the %s kernel runs every task of a job as its own PC kick, "
                         "so a job's tasks would rotate the feature address the NPU caches "
@@ -145,8 +151,35 @@ npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit)
                      tasks_per_submit, rt->eng->chain);
     else if (tasks_per_submit > rt->eng->chain)
         s = npk_rk_engine_set_chain(rt->eng, tasks_per_submit);
-    if (s == NPK_OK)
+    if (s == NPK_OK) {
         rt->chain = tasks_per_submit;
+        rt->submission = f;
+    }
     pthread_mutex_unlock(&rt->lock);
     return s;
 }
+
+npk_status npk_rk_set_submission(npk_rk *rt, const char *form)
+{
+    if (!rt)
+        return npk_fail(NPK_EINVAL, "set_submission: NULL runtime");
+    const npk_rk_submission_row *f = npk_rk_submission_find(form);
+    if (!f) {
+        char names[160] = "";
+        for (unsigned i = 0; i < npk_rk_submission_count(); i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                     npk_rk_submission_name(i));
+        return npk_fail(NPK_EINVAL, "submission form '%s': not one of %s", form ? form : "(null)",
+                        names);
+    }
+    if (!strcmp(rt->form->name, "rocket") && !f->rocket)
+        return npk_fail(NPK_EUNSUPPORTED, "submission form %s on the %s kernel: %s", f->name,
+                        rt->form->name, f->rocket_refusal);
+    if (pthread_mutex_trylock(&rt->lock))
+        return npk_fail(NPK_EBUSY, "set_submission: another call is running on this runtime");
+    rt->submission = f;
+    pthread_mutex_unlock(&rt->lock);
+    return NPK_OK;
+}
+
+const char *npk_rk_submission(const npk_rk *rt) { return rt ? rt->submission->name : NULL; }

@@ -86,6 +86,9 @@ struct npk_rk {
     unsigned cores;                     /* cores a call spreads over */
     uint8_t core_map[NPK_RK_MAX_CORES]; /* the planner's core i runs on core_map[i] */
     pthread_mutex_t lock;               /* one call at a time (others get NPK_EBUSY) */
+
+    /* the submission form jobs take (submission.h) */
+    const struct npk_rk_submission_row *submission;
 };
 
 struct npk_rk_weights {
@@ -132,12 +135,14 @@ npk_status npk_rk_weights_fill(npk_rk *rt, npk_rk_weights *w, const void *b);
     (RKNPU_MEM_NON_CONTIGUOUS | RKNPU_MEM_CACHEABLE | RKNPU_MEM_IOMMU_LIMIT_IOVA_ALIGNMENT)
 #define NPK_RK_TASK_FLAGS (NPK_RK_DATA_FLAGS | RKNPU_MEM_KERNEL_MAPPING)
 
-/* Task buffer of a job of up to L tasks: L rknpu_task records from 0, then the L regcmd
- * programs (room for the largest form's body + 4 entries each) from a 64-byte boundary
- * (PC_SOURCE_ADDR needs 16). */
+/* Task buffer of a job of up to L tasks: room for L rknpu_task records of every core from 0
+ * (a multi-task SUBMIT names one buffer for all cores' records), then the L regcmd programs
+ * (room for the largest form's body + 4 entries each) from a 64-byte boundary (PC_SOURCE_ADDR
+ * needs 16). */
 static inline uint64_t npk_rk_regcmd_offset(uint32_t chain, uint32_t i)
 {
-    uint64_t records = ((uint64_t)chain * sizeof(struct rknpu_task) + 63) / 64 * 64;
+    uint64_t records =
+        ((uint64_t)NPK_RK_MAX_CORES * chain * sizeof(struct rknpu_task) + 63) / 64 * 64;
     return records +
            (uint64_t)i * (NPK_RK_BODY_MAX + NPK_RK_TRAILER_ENTRIES) * sizeof(npk_rk_entry);
 }
@@ -154,6 +159,17 @@ npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stat
 /* Core c's output buffer with room for `bytes` (re-created larger when it has less, which makes
  * it fresh: its next submit is warmed up). Jobs also stage their DMA-read operands there. */
 npk_status npk_rk_core_output(npk_rk *rt, unsigned c, uint64_t bytes);
+
+/* One SUBMIT in any form: core c runs count[c] records from start[c] of `records` (one buffer
+ * for every core's records); nonblock submits without BLOCK and then waits for each core's
+ * completion (timed as wait_ns; npk_rk_submit_job is this with one core, blocking). */
+typedef struct npk_rk_job {
+    const npk_rk_mem *records;
+    unsigned core_mask;
+    uint32_t start[NPK_RK_MAX_CORES], count[NPK_RK_MAX_CORES];
+    bool nonblock;
+} npk_rk_job;
+npk_status npk_rk_submit_form(npk_rk *rt, const npk_rk_job *job, npk_rk_stats *st);
 
 /* NPK_EINVAL naming the first element outside [-8, 7]. */
 npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what);

@@ -13,6 +13,7 @@
 #include "npukit/rk_sched.h"
 #include "npukit/rk_synth.h"
 #include "policy.h"
+#include "runtime_forms.h"
 #include "runtime_internal.h"
 
 typedef struct run {
@@ -34,9 +35,10 @@ typedef struct slot {
     uint64_t cbytes, out_off;
 } slot;
 
-/* Pack task t's feature into feature slot i and write its program and task record; the
- * trailer chains to slot i+1 unless it is the last task of the job. */
-static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bool last, slot *sl)
+/* Pack task t's feature into feature slot i and place its program in the job (jb: the
+ * submission form's layout). */
+static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
+                               npk_rk_job_builder *jb, slot *sl)
 {
     npk_rk *rt = r->rt;
     const npk_rk_weights *w = r->w;
@@ -73,21 +75,11 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i, bo
     mm.a = (uint32_t)(b->feature.iova + aoff);
     mm.b = (uint32_t)(w->mem.iova + boff);
     mm.c = (uint32_t)(b->output.iova + sl->out_off);
-    uint64_t prog_off = npk_rk_regcmd_offset(rt->chain, i);
-    npk_rk_entry *prog = (npk_rk_entry *)((uint8_t *)b->task.host + prog_off);
-    size_t nb; /* the body in the form the device's kernel expects; every task's is as long */
-    if ((s = npk_rk_synth_for(rt->form, &mm, prog, &nb, NULL)))
+    npk_rk_entry body[NPK_RK_BODY_MAX];
+    size_t nb; /* the body in the form the device's kernel expects */
+    if ((s = npk_rk_synth_for(rt->form, &mm, body, &nb, NULL)) ||
+        (s = npk_rk_job_place(jb, i, body, nb)))
         return s;
-    uint32_t next = last ? 0 : (uint32_t)(b->task.iova + npk_rk_regcmd_offset(rt->chain, i + 1));
-    if ((s = npk_rk_trailer(prog + nb, next, next ? (uint32_t)nb : 0, rt->form->enable)))
-        return s;
-    struct rknpu_task task = {0};
-    task.enable_mask = rt->form->enable;
-    task.int_mask = npk_rk_matmul_int_mask(); /* the DPU interrupt ends a matmul (facts A.1) */
-    task.int_clear = RKNPU_INT_CLEAR;
-    task.regcfg_amount = (uint32_t)nb; /* rknpu-shaped: a rocket device adds the trailer */
-    task.regcmd_addr = b->task.iova + prog_off;
-    memcpy((uint8_t *)b->task.host + i * sizeof task, &task, sizeof task);
     st->synth_ns += npk_now_ns() - t0;
 
     t0 = npk_now_ns();
@@ -121,13 +113,15 @@ static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
     return s;
 }
 
-/* One job: `count` tasks of one core, chained through their trailers, in one SUBMIT. */
-static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
+/* Lay out and prepare one core's part of a job: `count` tasks of that core, their output slots,
+ * features, programs and records (at record0.. of `records`), synced for the NPU. */
+static npk_status prepare_job(run *r, const npk_rk_task_plan *tasks, uint32_t count,
+                              const npk_rk_mem *records, uint32_t record0, slot *slots,
+                              npk_rk_job_builder *jb)
 {
     npk_rk *rt = r->rt;
     unsigned core = tasks[0].core;
     npk_rk_core_bufs *b = &rt->core[core];
-    slot slots[NPK_RK_MAX_CHAIN];
     uint64_t out_total = 0;
     for (uint32_t i = 0; i < count; i++) {
         const npk_rk_task_plan *t = &tasks[i];
@@ -141,8 +135,9 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
         out_total += (sl->cbytes + 63) / 64 * 64;
     }
     npk_status s = npk_rk_core_output(rt, core, out_total);
+    npk_rk_job_builder_init(jb, rt, core, records, record0, count);
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
-        s = prepare_task(r, &tasks[i], i, i + 1 == count, &slots[i]);
+        s = prepare_task(r, &tasks[i], i, jb, &slots[i]);
     if (s == NPK_OK) {
         uint64_t t0 = npk_now_ns();
         s = npk_rk_mem_sync(rt->dev, &b->task, 0, npk_rk_regcmd_offset(rt->chain, count),
@@ -151,11 +146,33 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
          * submit's stale read is what the warm-up is for. */
         r->st->sync_ns += npk_now_ns() - t0;
     }
-    if (s == NPK_OK)
-        s = npk_rk_submit_job(rt, core, count, r->st);
+    return s;
+}
+
+static npk_status finish_job(run *r, const npk_rk_task_plan *tasks, uint32_t count,
+                             const slot *slots)
+{
+    npk_status s = NPK_OK;
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
         s = finish_task(r, &tasks[i], &slots[i]);
     return s;
+}
+
+/* One job: `count` tasks of one core in one SUBMIT, laid out as the runtime's form says. */
+static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
+{
+    npk_rk *rt = r->rt;
+    unsigned core = tasks[0].core;
+    slot slots[NPK_RK_MAX_CHAIN];
+    npk_rk_job_builder jb;
+    npk_status s = prepare_job(r, tasks, count, &rt->core[core].task, 0, slots, &jb);
+    npk_rk_job job = {.records = &rt->core[core].task,
+                      .core_mask = 1u << core,
+                      .nonblock = rt->submission->nonblock};
+    job.count[core] = npk_rk_job_records(&jb);
+    if (s == NPK_OK)
+        s = npk_rk_submit_form(rt, &job, r->st);
+    return s ? s : finish_job(r, tasks, count, slots);
 }
 
 /* ---- the cores, each from its own thread ------------------------------------------------------
@@ -168,7 +185,7 @@ static npk_status run_core(run *r, size_t first, size_t count)
     npk_status s = NPK_OK;
     for (size_t i = first; s == NPK_OK && i < first + count;) {
         uint32_t n = 1;
-        while (n < r->rt->chain && i + n < first + count)
+        while (n < npk_rk_tasks_per_job(r->rt) && i + n < first + count)
             n++;
         pthread_mutex_t *job_lock = &r->rt->core[r->plan.tasks[i].core].job_lock;
         pthread_mutex_lock(job_lock);
@@ -209,6 +226,64 @@ static void add_stats(npk_rk_stats *to, const npk_rk_stats *from)
     to->sync_ns += from->sync_ns;
     to->submit_ns += from->submit_ns;
     to->accumulate_ns += from->accumulate_ns;
+    to->wait_ns += from->wait_ns;
+}
+
+/* The vendor's multi-task form: from one thread, rounds of one SUBMIT each holding up to
+ * tasks-per-job tasks of every core (core_mask of them all, each core's subcore range; the
+ * records of every core in the first core's task buffer). The cores' job locks are taken in
+ * core order, so runtimes sharing the engine never hold them crosswise. */
+static npk_status run_all_in_one(run *r, const size_t *first, const size_t *count, unsigned n)
+{
+    npk_rk *rt = r->rt;
+    const uint32_t per = npk_rk_tasks_per_job(rt);
+    size_t done[NPK_RK_MAX_CORES] = {0};
+    npk_status s = NPK_OK;
+    for (bool more = true; s == NPK_OK && more;) {
+        slot slots[NPK_RK_MAX_CORES][NPK_RK_MAX_CHAIN];
+        npk_rk_job_builder jb;
+        npk_rk_job job = {0};
+        uint32_t take[NPK_RK_MAX_CORES] = {0};
+        const npk_rk_task_plan *tk[NPK_RK_MAX_CORES] = {0};
+        const npk_rk_mem *records = NULL;
+        for (unsigned i = 0; i < n; i++) {
+            take[i] = (uint32_t)(count[i] - done[i] < per ? count[i] - done[i] : per);
+            tk[i] = &r->plan.tasks[first[i] + done[i]];
+            if (take[i])
+                job.core_mask |= 1u << tk[i]->core;
+        }
+        for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
+            if (job.core_mask & (1u << c)) {
+                pthread_mutex_lock(&rt->core[c].job_lock);
+                if (!records)
+                    records = &rt->core[c].task;
+            }
+        job.records = records;
+        for (unsigned i = 0; s == NPK_OK && i < n; i++) {
+            if (!take[i])
+                continue;
+            unsigned c = tk[i]->core;
+            job.start[c] = c * rt->chain;
+            s = prepare_job(r, tk[i], take[i], records, job.start[c], slots[i], &jb);
+            job.count[c] = npk_rk_job_records(&jb);
+        }
+        if (s == NPK_OK) /* the other cores' records landed after the first core's sync */
+            s = npk_rk_mem_sync(rt->dev, records, 0, npk_rk_regcmd_offset(rt->chain, 0),
+                                RKNPU_MEM_SYNC_TO_DEVICE);
+        if (s == NPK_OK)
+            s = npk_rk_submit_form(rt, &job, r->st);
+        for (unsigned i = 0; s == NPK_OK && i < n; i++)
+            s = finish_job(r, tk[i], take[i], slots[i]);
+        for (unsigned c = NPK_RK_MAX_CORES; c-- > 0;)
+            if (job.core_mask & (1u << c))
+                pthread_mutex_unlock(&rt->core[c].job_lock);
+        more = false;
+        for (unsigned i = 0; i < n; i++) {
+            done[i] += take[i];
+            more |= done[i] < count[i];
+        }
+    }
+    return s;
 }
 
 /* Every core's jobs at once, one thread per core, as the vendor runtime drives the cores (a
@@ -216,6 +291,7 @@ static void add_stats(npk_rk_stats *to, const npk_rk_stats *from)
 static npk_status run_all_cores(run *r)
 {
     worker wk[NPK_RK_MAX_CORES];
+    size_t first[NPK_RK_MAX_CORES], count[NPK_RK_MAX_CORES];
     unsigned n = 0;
     for (size_t i = 0; i < r->plan.count;) {
         size_t j = i;
@@ -224,8 +300,15 @@ static npk_status run_all_cores(run *r)
         if (n == NPK_RK_MAX_CORES)
             return npk_fail(NPK_EINVAL, "plan: a core's tasks are not contiguous");
         wk[n] = (worker){.r = *r, .first = i, .count = j - i};
+        first[n] = i;
+        count[n] = j - i;
         i = j;
         n++;
+    }
+    if (r->rt->submission->all_cores) {
+        npk_status s1 = run_all_in_one(r, first, count, n);
+        r->st->npu_span_ns = r->st->npu_ns; /* one SUBMIT per round: the cores ran together */
+        return s1;
     }
     if (n <= 1) { /* one core: no thread */
         npk_status s1 = n ? run_core(r, 0, r->plan.count) : NPK_OK;
@@ -282,6 +365,10 @@ static npk_status check_args(npk_rk *rt, const npk_rk_weights *w, uint32_t m, co
         return npk_fail(NPK_EINVAL, "matmul: %s weights give %s, not %s", npk_rk_prec_name(w->in),
                         npk_rk_host_outs(w->in, outs, sizeof outs),
                         npk_rk_prec_name(out) ? npk_rk_prec_name(out) : "?");
+    const char *why = npk_rk_submission_refusal(rt->submission, rt->form->name, w->in);
+    if (why)
+        return npk_fail(NPK_EUNSUPPORTED, "matmul: submission form %s with %s weights: %s",
+                        rt->submission->name, npk_rk_prec_name(w->in), why);
     if (w->in == NPK_PREC_INT4)
         return npk_rk_check_int4(a, (uint64_t)m * w->k, "A");
     return NPK_OK;

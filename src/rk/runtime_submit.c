@@ -38,34 +38,84 @@ static npk_status reset_if_due(npk_rk *rt, npk_rk_stats *st)
     return s;
 }
 
-/* One SUBMIT of the `tasks` chained tasks in core c's task buffer. */
-static npk_status submit(npk_rk *rt, unsigned c, uint32_t tasks, bool warmup, npk_rk_stats *st)
+static unsigned popcount(unsigned m)
+{
+    unsigned n = 0;
+    for (; m; m &= m - 1)
+        n++;
+    return n;
+}
+
+/* The rknpu_submit of a job. Every subcore entry is filled (core_mask != 1 with only entry 0
+ * set crashes the kernel): core c's range sits where the kernel looks for it (entry c for one
+ * or two cores, c + 2 for all three, facts A.1 "Sub-core selection"), every other entry holds
+ * the first core's range. */
+static void describe(const npk_rk_job *job, bool warmup, struct rknpu_submit *sub)
+{
+    memset(sub, 0, sizeof *sub);
+    sub->flags =
+        RKNPU_JOB_PC | RKNPU_JOB_PINGPONG | (job->nonblock ? RKNPU_JOB_NONBLOCK : RKNPU_JOB_BLOCK);
+    sub->timeout = npk_rk_policy_timeout_ms(warmup);
+    sub->task_obj_addr = job->records->obj_addr;
+    sub->core_mask = job->core_mask;
+    sub->fence_fd = -1;
+    unsigned ncores = popcount(job->core_mask), first = NPK_RK_MAX_CORES;
+    for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
+        if (job->core_mask & (1u << c)) {
+            sub->task_number += job->count[c];
+            if (first == NPK_RK_MAX_CORES)
+                first = c;
+        }
+    sub->task_start = job->start[first];
+    struct rknpu_subcore_task range = {job->start[first], job->count[first]};
+    for (unsigned i = 0; i < 5; i++)
+        sub->subcore_task[i] = range;
+    for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
+        if (job->core_mask & (1u << c))
+            sub->subcore_task[ncores == 3 ? c + 2 : c] =
+                (struct rknpu_subcore_task){job->start[c], job->count[c]};
+}
+
+/* One SUBMIT of the job; a non-blocking one then waits for every core it ran on, here, by the
+ * thread that submitted it: once these waits return the job is drained and nothing polls it
+ * again (spec "Parallel per-core doorbell submit": the redundant second poll was the cost). */
+static npk_status submit(npk_rk *rt, const npk_rk_job *job, bool warmup, npk_rk_stats *st)
 {
     struct rknpu_submit sub;
-    memset(&sub, 0, sizeof sub);
-    sub.flags = RKNPU_JOB_PC | RKNPU_JOB_BLOCK | RKNPU_JOB_PINGPONG;
-    sub.timeout = npk_rk_policy_timeout_ms(warmup);
-    sub.task_start = 0;
-    sub.task_number = tasks;
-    sub.task_obj_addr = rt->core[c].task.obj_addr;
-    sub.core_mask = 1u << c;
-    sub.fence_fd = -1;
-    /* Every subcore entry filled: core_mask != 1 with only entry 0 set crashes the kernel. */
-    for (unsigned i = 0; i < 5; i++)
-        sub.subcore_task[i] = (struct rknpu_subcore_task){0, tasks};
+    describe(job, warmup, &sub);
     uint64_t t0 = npk_now_ns();
     npk_status s = npk_rk_submit(rt->dev, &sub);
     st->submit_ns += npk_now_ns() - t0;
     st->submits++;
-    if (s == NPK_OK && sub.u48_.hw_elapse_time > 0)
+    if (s == NPK_OK && !job->nonblock && sub.u48_.hw_elapse_time > 0)
         st->npu_ns += (uint64_t)sub.u48_.hw_elapse_time * 1000u;
+    if (s == NPK_OK && job->nonblock) {
+        t0 = npk_now_ns();
+        uint64_t longest = 0;
+        for (unsigned c = 0; s == NPK_OK && c < NPK_RK_MAX_CORES; c++) {
+            uint64_t us = 0;
+            if (job->core_mask & (1u << c))
+                s = npk_rk_wait(rt->dev, c, sub.timeout, &us);
+            longest = us > longest ? us : longest;
+        }
+        st->wait_ns += npk_now_ns() - t0;
+        st->npu_ns += longest * 1000u;
+    }
     return s;
 }
 
-/* Submit with the policy: carry out due actions first, warm a fresh output buffer, recover a
+static bool all_warm(npk_rk *rt, unsigned mask)
+{
+    for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
+        if ((mask & (1u << c)) && !atomic_load(&rt->core[c].output_warm))
+            return false;
+    return true;
+}
+
+/* Submit with the policy: carry out due actions first, warm fresh output buffers, recover a
  * wedge with a reset and one retry, and never submit over a wedge without the reset in
  * between — also when the wedge happened on another core. */
-npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st)
+npk_status npk_rk_submit_form(npk_rk *rt, const npk_rk_job *job, npk_rk_stats *st)
 {
     unsigned retries = npk_rk_policy_retries();
     for (unsigned attempt = 0;;) {
@@ -77,14 +127,15 @@ npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stat
             pthread_rwlock_unlock(rt->npu_lock);
             continue;
         }
-        if (!atomic_load(&rt->core[c].output_warm) && npk_rk_policy_warmup_fresh_output()) {
-            s = submit(rt, c, tasks, true, st);
+        if (!all_warm(rt, job->core_mask) && npk_rk_policy_warmup_fresh_output()) {
+            s = submit(rt, job, true, st);
             st->warmups++;
-            if (s == NPK_OK)
-                atomic_store(&rt->core[c].output_warm, true);
+            for (unsigned c = 0; s == NPK_OK && c < NPK_RK_MAX_CORES; c++)
+                if (job->core_mask & (1u << c))
+                    atomic_store(&rt->core[c].output_warm, true);
         }
         if (s == NPK_OK)
-            s = submit(rt, c, tasks, false, st);
+            s = submit(rt, job, false, st);
         pthread_rwlock_unlock(rt->npu_lock);
         if (s != NPK_ETIMEDOUT)
             return s; /* success, or a fault that a retry would only repeat */
@@ -93,11 +144,18 @@ npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stat
             char msg[512];
             snprintf(msg, sizeof msg, "%s", npk_last_error());
             (void)reset_if_due(rt, st); /* leave the cores usable for the next call */
-            return npk_fail(NPK_ETIMEDOUT, "submit on core %u wedged again after a reset: %s", c,
-                            msg);
+            return npk_fail(NPK_ETIMEDOUT, "submit on cores 0x%x wedged again after a reset: %s",
+                            job->core_mask, msg);
         }
         st->retries++;
     }
+}
+
+npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st)
+{
+    npk_rk_job job = {.records = &rt->core[c].task, .core_mask = 1u << c};
+    job.count[c] = tasks;
+    return npk_rk_submit_form(rt, &job, st);
 }
 
 /* ---- the per-core output buffer ------------------------------------------------------------ */

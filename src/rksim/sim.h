@@ -54,6 +54,12 @@ struct rksim {
     unsigned power_refs;
     uint32_t freq_hz;
     rksim_report report;
+    /* each core's NONBLOCK job not yet waited for (rksim_nonblock_take) */
+    struct {
+        bool pending;
+        int rc;
+        double model_us, wait_ms;
+    } nonblock[RKSIM_MAX_CORES];
     /* operand scratch reused across operations: fresh large allocations cost page faults
      * that would dominate the simulated matmul */
     void *scratch[4];

@@ -126,6 +126,7 @@ int rksim_run_submit(rksim *s, struct rknpu_submit *sub, const uint8_t *task_buf
     rep->outcome = worst;
     rep->task_counter = sub->task_counter;
     rep->model_us = longest_us;
+    bool nonblock = (sub->flags & RKNPU_JOB_NONBLOCK) != 0;
     switch (worst) {
     case RKSIM_OK: rc = 0; break;
     case RKSIM_UNSUPPORTED:
@@ -134,13 +135,37 @@ int rksim_run_submit(rksim *s, struct rknpu_submit *sub, const uint8_t *task_buf
         rc = -EOPNOTSUPP;
         break;
     default: /* a wedge or a DMA fault: the job never raises its interrupt */
-        sleep_scaled_timeout(s, sub->timeout);
+        if (!nonblock)
+            sleep_scaled_timeout(s, sub->timeout);
         rc = -ETIMEDOUT;
         break;
+    }
+    if (nonblock && rc != -EOPNOTSUPP) {
+        /* Accepted: the outcome waits for the completion on every core the job ran on. */
+        for (unsigned c = 0; c < s->cfg.cores; c++)
+            if (mask & (1u << c)) {
+                s->nonblock[c].pending = true;
+                s->nonblock[c].rc = rc;
+                s->nonblock[c].model_us = longest_us;
+                s->nonblock[c].wait_ms = rc ? rksim_wait_ms(s, sub->timeout) : 0;
+            }
+        rc = 0;
     }
     /* hw_elapse_time exists in the 0.9.8 struct only; the 5.10 field there is user_data,
      * which the old kernel leaves alone. */
     if (!s->gen_510)
         sub->u48_.hw_elapse_time = (int64_t)(longest_us + 0.5);
     return rc;
+}
+
+int rksim_nonblock_take(rksim *s, unsigned core, double *model_us, double *wait_ms)
+{
+    *model_us = 0;
+    *wait_ms = 0;
+    if (core >= RKSIM_MAX_CORES || !s->nonblock[core].pending)
+        return 0;
+    s->nonblock[core].pending = false;
+    *model_us = s->nonblock[core].model_us;
+    *wait_ms = s->nonblock[core].wait_ms;
+    return s->nonblock[core].rc;
 }

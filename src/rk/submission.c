@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* The submission-form table (submission.h) and the public listing of it (rk.h). */
+#include <string.h>
+
+#include "npukit/rk.h"
+#include "submission.h"
+
+static const char kick_per_task[] =
+    "the rocket kernel kicks every task of a job on its own (TASK_NUMBER 1, facts A.2), so a "
+    "job's tasks would rotate the feature address the NPU caches (hazard 2)";
+
+static const npk_rk_submission_row rows[] = {
+    {.name = "single",
+     .layout = NPK_RK_JOB_TRAILERS,
+     .rocket = true,
+     .about = "one task per SUBMIT, blocking (the board-validated default)"},
+    {.name = "chained",
+     .layout = NPK_RK_JOB_TRAILERS,
+     .groups = true,
+     .rocket_refusal = kick_per_task,
+     .about = "up to --chain tasks of a core per SUBMIT, linked by their trailers (task_number "
+              "> 1)"},
+    {.name = "concat",
+     .layout = NPK_RK_JOB_CONCAT,
+     .groups = true,
+     .rocket = true,
+     .about = "up to --chain tasks of a core in one regcmd array, CORE_CTRL 0x000f (start and "
+              "wait for the MAC array) between them: one task_number = 1 job"},
+    {.name = "multitask",
+     .layout = NPK_RK_JOB_INCREMENTAL,
+     .groups = true,
+     .all_cores = true,
+     .rocket_refusal = "the rocket uAPI has no core mask or subcore ranges, and it kicks every "
+                       "task on its own (facts A.2)",
+     .about = "the vendor's multi-task SUBMIT: up to --chain tasks per core, every core's "
+              "subcore range in one SUBMIT; later tasks of a core write only the registers "
+              "that differ"},
+    {.name = "nonblock",
+     .layout = NPK_RK_JOB_TRAILERS,
+     .nonblock = true,
+     .rocket = true,
+     .about = "one task per SUBMIT without BLOCK; each core's worker waits for its own "
+              "completion (submit and wait timed apart)"},
+};
+enum { ROWS = sizeof rows / sizeof rows[0] };
+
+const npk_rk_submission_row *npk_rk_submission_default(void) { return &rows[0]; }
+
+const npk_rk_submission_row *npk_rk_submission_find(const char *name)
+{
+    for (unsigned i = 0; name && i < ROWS; i++)
+        if (!strcmp(rows[i].name, name))
+            return &rows[i];
+    return NULL;
+}
+
+const char *npk_rk_submission_refusal(const npk_rk_submission_row *f, const char *kernel,
+                                      npk_rk_prec in)
+{
+    if (!strcmp(kernel, "rocket") && !f->rocket)
+        return f->rocket_refusal;
+    if (f->row_offset && !npk_rk_input_row(in)->top_pad)
+        return "the output row offset (0x1068) is described for int8 matmuls only (spec "
+               "\"0x1068\")";
+    return NULL;
+}
+
+unsigned npk_rk_submission_count(void) { return ROWS; }
+
+const char *npk_rk_submission_name(unsigned i) { return i < ROWS ? rows[i].name : NULL; }
+
+const char *npk_rk_submission_about(unsigned i) { return i < ROWS ? rows[i].about : NULL; }
