@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+#define _POSIX_C_SOURCE 200809L /* setenv, pthread_rwlock_t in runtime_internal.h */
 /* Matmuls with element-wise epilogues on the faithful simulator: the per-channel-scaled fp16
  * matmul and C = A.B (.) scale + residual, fused into one submit per matmul task and split into
  * separate submits, against a CPU reference over the edge shapes; the fusion rules; bad input. */
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
+#include "rk/runtime_internal.h"
 
 static uint64_t seed = 11;
 static uint32_t rnd(void)
@@ -206,11 +209,105 @@ static void test_bad_input(void)
     npk_rk_close(rt);
 }
 
+typedef struct scaled_call {
+    npk_rk *rt;
+    const npk_rk_weights *w;
+    uint32_t m;
+    const uint16_t *a, *scale;
+    uint16_t *c;
+    npk_status s;
+} scaled_call;
+
+static void *scaled_main(void *arg)
+{
+    scaled_call *x = arg;
+    x->s = npk_rk_matmul_scaled(x->rt, x->w, x->m, x->a, x->scale, x->c, NULL);
+    return NULL;
+}
+
+/* A matmul with element-wise steps is one call: it takes the runtime's lock once, so no other
+ * call runs between its matmul and its steps, and another thread's call meanwhile gets
+ * NPK_EBUSY like during any call. */
+static void test_one_call(void)
+{
+    npk_rk *rt = NULL;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    CHECK_EQ(npk_rk_set_chain(rt, 3), NPK_OK);
+    const uint32_t m = 65, k = 64, n = 33;
+    uint16_t *a = make((size_t)m * k), *b = make((size_t)k * n), *scale = make(n);
+    uint16_t *c = malloc((size_t)m * n * 2), *ref = malloc((size_t)m * n * 2);
+    npk_rk_weights *w = NULL;
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_FP16, k, n, b, m, &w), NPK_OK);
+    npk_rk_epilogue ep = {1, {{NPK_EW_MUL, NPK_EW_PER_CHANNEL, scale}}, false};
+    reference(m, k, n, a, b, &ep, ref);
+
+    /* The lock is taken once per call, whatever the phases (matmul, then SDP tasks). */
+    npk_rk_stats st;
+    uint64_t calls = rt->calls;
+    CHECK_EQ(npk_rk_matmul_scaled(rt, w, m, a, scale, c, &st), NPK_OK);
+    CHECK_EQ(rt->calls, calls + 1);
+    CHECK(st.sdp_tasks >= 2);
+    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &st), NPK_OK);
+    CHECK(st.fused_jobs >= 1);
+    CHECK_EQ(rt->calls, calls + 2);
+    ep.no_fuse = true;
+    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &st), NPK_OK);
+    CHECK_EQ(st.fused_jobs, 0);
+    CHECK_EQ(rt->calls, calls + 3);
+    CHECK_EQ(diff(c, ref, (size_t)m * n), 0);
+
+    /* A call in progress (the lock held) turns each entry point away. */
+    pthread_mutex_lock(&rt->lock);
+    CHECK_EQ(npk_rk_matmul_scaled(rt, w, m, a, scale, c, NULL), NPK_EBUSY);
+    CHECK_STR_HAS(npk_last_error(), "scaled matmul: another call is running");
+    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, NULL), NPK_EBUSY);
+    ep.no_fuse = false;
+    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, NULL), NPK_EBUSY);
+    CHECK_STR_HAS(npk_last_error(), "epilogue: another call is running");
+    pthread_mutex_unlock(&rt->lock);
+    npk_rk_weights_free(rt, w);
+    npk_rk_close(rt);
+
+    /* A scaled matmul held inside its matmul phase (its core's job lock taken here), entered
+     * once it has set the engine's precision mode: another thread's calls get NPK_EBUSY, and
+     * it completes with the right result once let go. */
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_FP16, k, n, b, m, &w), NPK_OK);
+    pthread_mutex_t *job = &rt->core[rt->core_map[0]].job_lock;
+    pthread_mutex_lock(job);
+    scaled_call x = {rt, w, m, a, scale, c, NPK_EINVAL};
+    memset(c, 0xEE, (size_t)m * n * 2);
+    pthread_t th;
+    CHECK_EQ(pthread_create(&th, NULL, scaled_main, &x), 0);
+    for (bool in = false; !in; sched_yield()) {
+        pthread_mutex_lock(&rt->eng->policy_lock);
+        in = rt->eng->have_prec;
+        pthread_mutex_unlock(&rt->eng->policy_lock);
+    }
+    uint16_t one[8] = {0};
+    CHECK_EQ(
+        npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP16, 1, 8, one, NPK_EW_PER_ELEMENT, one, one, NULL),
+        NPK_EBUSY);
+    CHECK_EQ(npk_rk_matmul(rt, w, m, a, NPK_PREC_FP16, c, NULL), NPK_EBUSY);
+    pthread_mutex_unlock(job);
+    pthread_join(th, NULL);
+    CHECK_EQ(x.s, NPK_OK);
+    CHECK_EQ(diff(c, ref, (size_t)m * n), 0);
+    npk_rk_weights_free(rt, w);
+    npk_rk_close(rt);
+    free(a);
+    free(b);
+    free(scale);
+    free(c);
+    free(ref);
+}
+
 int main(void)
 {
     setenv("NPUKIT_RKSIM_TIMEOUT_SCALE", "0", 1);
     test_shapes();
     test_k_slices_split();
     test_bad_input();
+    test_one_call();
     return check_done();
 }

@@ -75,6 +75,16 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
     return NPK_OK;
 }
 
+npk_status npk_rk_call_begin(npk_rk *rt, const char *what)
+{
+    if (pthread_mutex_trylock(&rt->lock))
+        return npk_fail(NPK_EBUSY, "%s: another call is running on this runtime", what);
+    rt->calls++;
+    return NPK_OK;
+}
+
+void npk_rk_call_end(npk_rk *rt) { pthread_mutex_unlock(&rt->lock); }
+
 npk_status npk_rk_set_cores(npk_rk *rt, unsigned cores)
 {
     if (!rt)

@@ -36,21 +36,19 @@ static void stats_add(npk_rk_stats *to, const npk_rk_stats *from)
     to->fused_jobs += from->fused_jobs;
 }
 
-/* The matmul into C (fp16), then each element-wise call on C. */
+/* The matmul into C (fp16), then each element-wise call on C, in a call that holds the
+ * runtime's lock. */
 static npk_status run_split(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                             uint16_t *c, const npk_rk_ew_call *calls, uint32_t count,
                             npk_rk_stats *st)
 {
-    npk_status s = npk_rk_matmul(rt, w, m, a, NPK_PREC_FP16, c, st);
+    npk_status s = npk_rk_matmul_held(rt, w, m, a, NPK_PREC_FP16, c, st);
     if (s)
         return s;
-    if (pthread_mutex_trylock(&rt->lock))
-        return npk_fail(NPK_EBUSY, "epilogue: another call is running on this runtime");
     npk_rk_stats ew;
     memset(&ew, 0, sizeof ew);
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
         s = npk_rk_ew_run(rt, &calls[i], &ew);
-    pthread_mutex_unlock(&rt->lock);
     stats_add(st, &ew);
     return s;
 }
@@ -89,8 +87,12 @@ npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
                         c,          NPK_RK_SCALED_TILE_M, 32};
     if (!scale)
         return npk_fail(NPK_EINVAL, "scaled matmul: NULL scale");
-    if ((s = npk_rk_ew_check(&x, "scaled matmul")) == NPK_OK)
-        s = run_split(rt, w, m, a, c, &x, 1, st);
+    if ((s = npk_rk_ew_check(&x, "scaled matmul")) ||
+        (s = npk_rk_matmul_check(rt, w, m, a, NPK_PREC_FP16, c)) ||
+        (s = npk_rk_call_begin(rt, "scaled matmul")))
+        return s;
+    s = run_split(rt, w, m, a, c, &x, 1, st);
+    npk_rk_call_end(rt);
     st->host_ns = npk_now_ns() - start;
     return s;
 }
@@ -297,32 +299,30 @@ npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t 
         if ((s = npk_rk_ew_check(&calls[i], what)))
             return s;
     }
-    if (w->owner != rt || m > NPK_RK_LAYOUT_MAX_DIM) /* npk_rk_matmul names these */
-        return npk_rk_matmul(rt, w, m, a, out, c, stats);
+    if ((s = npk_rk_matmul_check(rt, w, m, a, out, c)))
+        return s;
 
+    if ((s = npk_rk_call_begin(rt, "epilogue")))
+        return s;
     fused f = {.rt = rt, .w = w, .ep = ep, .a = {a, m, w->k, w->k}, .c = c, .st = st};
-    npk_rk_plan_request req;
+    npk_rk_plan_request req; /* the plan the split matmul makes too, for the fusion rules */
     npk_rk_plan_request_init(&req, w->in, m, w->k, w->n);
     req.out = NPK_PREC_FP16;
     req.cores = rt->cores;
     req.soc = rt->soc;
     req.k_slice = w->k_slice;
-    if ((s = npk_rk_plan_matmul(&req, &f.plan)))
-        return s;
-    if (fusion_blocker(rt, w, ep, &f.plan)) {
-        npk_rk_plan_free(&f.plan);
-        s = run_split(rt, w, m, a, c, calls, ep->count, st);
-    } else if (pthread_mutex_trylock(&rt->lock)) {
-        npk_rk_plan_free(&f.plan);
-        return npk_fail(NPK_EBUSY, "epilogue: another call is running on this runtime");
-    } else {
-        if (w->src)
-            s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st);
-        if (s == NPK_OK)
-            s = run_fused(&f);
-        pthread_mutex_unlock(&rt->lock);
+    if ((s = npk_rk_plan_matmul(&req, &f.plan)) == NPK_OK) {
+        if (fusion_blocker(rt, w, ep, &f.plan))
+            s = run_split(rt, w, m, a, c, calls, ep->count, st);
+        else {
+            if (w->src)
+                s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st);
+            if (s == NPK_OK)
+                s = run_fused(&f);
+        }
         npk_rk_plan_free(&f.plan);
     }
+    npk_rk_call_end(rt);
     st->host_ns = npk_now_ns() - start;
     return s;
 }

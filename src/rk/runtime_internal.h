@@ -89,7 +89,21 @@ struct npk_rk {
 
     /* the submission form jobs take (submission.h) */
     const struct npk_rk_submission_row *submission;
+    uint64_t calls; /* calls begun (under lock): one per API call, whatever its phases */
 };
+
+/* Begin an API call on rt: take its lock for the whole call (every phase: a matmul and its
+ * element-wise steps run as one call, no other call between them), or NPK_EBUSY naming `what`
+ * when another call holds it. */
+npk_status npk_rk_call_begin(npk_rk *rt, const char *what);
+void npk_rk_call_end(npk_rk *rt);
+
+/* npk_rk_matmul's argument checks, and the matmul itself for a call that holds the runtime's
+ * lock (npk_rk_call_begin) with checked arguments; adds to st (zeroed by the caller). */
+npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                               npk_rk_prec out, void *c);
+npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                              npk_rk_prec out, void *c, npk_rk_stats *st);
 
 struct npk_rk_weights {
     const npk_rk *owner; /* the runtime whose device holds mem: its IOVAs mean nothing to

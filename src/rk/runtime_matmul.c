@@ -343,8 +343,8 @@ static npk_status run_all_cores(run *r)
 /* ---- the call ----------------------------------------------------------------------------------
  */
 
-static npk_status check_args(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                             npk_rk_prec out, void *c)
+npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                               npk_rk_prec out, void *c)
 {
     if (!rt || !w || !a || !c)
         return npk_fail(NPK_EINVAL, "matmul: NULL %s",
@@ -374,24 +374,14 @@ static npk_status check_args(npk_rk *rt, const npk_rk_weights *w, uint32_t m, co
     return NPK_OK;
 }
 
-npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                         npk_rk_prec out, void *c, npk_rk_stats *stats)
+npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                              npk_rk_prec out, void *c, npk_rk_stats *st)
 {
-    npk_rk_stats local;
-    npk_rk_stats *st = stats ? stats : &local;
-    memset(st, 0, sizeof *st);
-    uint64_t start = npk_now_ns();
-    npk_status s = check_args(rt, w, m, a, out, c);
-    if (s)
-        return s;
-    if (pthread_mutex_trylock(&rt->lock))
-        return npk_fail(NPK_EBUSY, "matmul: another call is running on this runtime");
+    npk_status s = NPK_OK;
     /* Weights bound to a buffer are read at every call: bring them up to date (the object is
      * the caller's B; only its cache of the buffer changes). */
-    if (w->src && (s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st))) {
-        pthread_mutex_unlock(&rt->lock);
+    if (w->src && (s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st)))
         return s;
-    }
 
     run r = {0};
     r.rt = rt;
@@ -409,10 +399,8 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
     float *scratch = NULL;
     if (out != r.task_out && out != host_acc) {
         scratch = calloc((size_t)m * w->n, sizeof *scratch);
-        if (!scratch) {
-            pthread_mutex_unlock(&rt->lock);
+        if (!scratch)
             return npk_fail(NPK_ENOMEM, "matmul: no memory for the fp32 accumulator");
-        }
         r.acc = (npk_rk_matrix){scratch, m, w->n, w->n};
     } else {
         size_t eb = npk_rk_prec_bits(out) / 8;
@@ -450,7 +438,21 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
             ch[i] = npk_f32_to_f16(scratch[i]);
     }
     free(scratch);
-    pthread_mutex_unlock(&rt->lock);
+    return s;
+}
+
+npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                         npk_rk_prec out, void *c, npk_rk_stats *stats)
+{
+    npk_rk_stats local;
+    npk_rk_stats *st = stats ? stats : &local;
+    memset(st, 0, sizeof *st);
+    uint64_t start = npk_now_ns();
+    npk_status s = npk_rk_matmul_check(rt, w, m, a, out, c);
+    if (s || (s = npk_rk_call_begin(rt, "matmul")))
+        return s;
+    s = npk_rk_matmul_held(rt, w, m, a, out, c, st);
+    npk_rk_call_end(rt);
     st->host_ns = npk_now_ns() - start;
     return s;
 }

@@ -291,10 +291,10 @@ npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, 
     npk_status s = npk_rk_ew_check(&x, "ew");
     if (s)
         return s;
-    if (pthread_mutex_trylock(&rt->lock))
-        return npk_fail(NPK_EBUSY, "ew: another call is running on this runtime");
+    if ((s = npk_rk_call_begin(rt, "ew")))
+        return s;
     s = npk_rk_ew_run(rt, &x, st);
-    pthread_mutex_unlock(&rt->lock);
+    npk_rk_call_end(rt);
     st->host_ns = npk_now_ns() - start;
     return s;
 }
