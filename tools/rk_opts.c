@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 /* The shared rk shape options as option rows. Limits come from the library: the SoC table's
  * core counts, the runtime's chain limit, the planner's dimension limit. */
 #include "rk_opts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "npukit/rk.h"
@@ -151,6 +153,12 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
           .dest = &o->device,
           .meta = "sim|npu|auto|PATH",
           .help = "(default auto: the NPU if present)"}},
+        {RK_OPT_DEVICE,
+         {.name = "--trace",
+          .kind = CLI_CUSTOM,
+          .parse = rk_parse_trace,
+          .meta = "FILE",
+          .help = "write a Chrome/Perfetto trace of the runtime's phases (as NPUKIT_TRACE=FILE)"}},
         {0, CLI_END},
     };
     size_t n = 0;
@@ -162,6 +170,17 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
 }
 
 /* --sched auto|0|1: the synthesizer's choice or a fixed schedule. */
+bool rk_parse_trace(const cli_opt *row, const char *v, const char *cmd)
+{
+    (void)row;
+    if (!*v) {
+        fprintf(stderr, "npukit %s: --trace needs a file name\n", cmd);
+        return false;
+    }
+    /* the runtime opens the trace when it starts (src/rk/trace.c) */
+    return setenv("NPUKIT_TRACE", v, 1) == 0;
+}
+
 bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd)
 {
     uint64_t x;

@@ -8,6 +8,7 @@
 #include "policy.h"
 #include "runtime_internal.h"
 #include "submission.h"
+#include "trace.h"
 
 static npk_status open_runtime(const char *device, bool shared, npk_rk **out)
 {
@@ -44,6 +45,7 @@ static npk_status open_runtime(const char *device, bool shared, npk_rk **out)
 
 npk_status npk_rk_open(const char *device, npk_rk **out)
 {
+    npk_rk_trace_on(); /* NPUKIT_TRACE: the trace's clock starts before the first call */
     return open_runtime(device, false, out);
 }
 

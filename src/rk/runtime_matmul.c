@@ -15,6 +15,7 @@
 #include "policy.h"
 #include "runtime_forms.h"
 #include "runtime_internal.h"
+#include "trace.h"
 
 typedef struct run {
     npk_rk *rt;
@@ -59,6 +60,7 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     s = npk_rk_pack_a(&sl->ablk, &r->a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
                       (uint8_t *)b->feature.host + aoff, rt->feature_slot);
     st->pack_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "pack", t0, npk_now_ns());
     if (s)
         return s;
 
@@ -81,10 +83,12 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
         (s = npk_rk_job_place(jb, i, body, nb)))
         return s;
     st->synth_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "synth", t0, npk_now_ns());
 
     t0 = npk_now_ns();
     s = npk_rk_mem_sync(rt->dev, &b->feature, aoff, sl->abytes, RKNPU_MEM_SYNC_TO_DEVICE);
     st->sync_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "sync", t0, npk_now_ns());
     return s;
 }
 
@@ -96,6 +100,7 @@ static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
     npk_status s = npk_rk_mem_sync(r->rt->dev, &b->output, sl->out_off, sl->cbytes,
                                    RKNPU_MEM_SYNC_FROM_DEVICE);
     r->st->sync_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "sync", t0, npk_now_ns());
     if (s)
         return s;
     t0 = npk_now_ns();
@@ -110,6 +115,7 @@ static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
         s = npk_rk_accumulate_c(&sl->cblk, src, room, &r->acc, (npk_rk_range){t->m0, t->m1},
                                 (npk_rk_range){t->n0, t->n1});
     r->st->accumulate_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "accumulate", t0, npk_now_ns());
     return s;
 }
 
@@ -158,6 +164,37 @@ static npk_status finish_job(run *r, const npk_rk_task_plan *tasks, uint32_t cou
     return s;
 }
 
+/* npk_rk_submit_form with the trace's events: the submit (warm-ups and retries included) on the
+ * host track of the job's first core, the job's modelled NPU time on the model's, warm-ups and
+ * resets as instants. */
+static npk_status submit_traced(npk_rk *rt, npk_rk_job *job, npk_rk_stats *st, uint32_t tasks)
+{
+    const npk_rk_stats before = *st;
+    uint64_t t0 = npk_now_ns();
+    npk_status s = npk_rk_submit_form(rt, job, st);
+    if (!npk_rk_trace_on())
+        return s;
+    unsigned core = 0;
+    while (core + 1 < NPK_RK_MAX_CORES && !(job->core_mask >> core & 1))
+        core++;
+    npk_rk_trace_host(core, "submit", t0, npk_now_ns());
+    if (st->npu_ns > before.npu_ns)
+        npk_rk_trace_npu(core, tasks, st->npu_ns - before.npu_ns, t0);
+    if (st->warmups > before.warmups)
+        npk_rk_trace_instant(core, "warm-up", t0);
+    if (st->resets > before.resets)
+        npk_rk_trace_instant(core, "reset", t0);
+    return s;
+}
+
+static uint32_t total_tasks(const uint32_t *take, unsigned n)
+{
+    uint32_t sum = 0;
+    for (unsigned i = 0; i < n; i++)
+        sum += take[i];
+    return sum;
+}
+
 /* One job: `count` tasks of one core in one SUBMIT, laid out as the runtime's form says. */
 static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
 {
@@ -171,7 +208,7 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
                       .nonblock = rt->submission->nonblock};
     job.count[core] = npk_rk_job_records(&jb);
     if (s == NPK_OK)
-        s = npk_rk_submit_form(rt, &job, r->st);
+        s = submit_traced(rt, &job, r->st, count);
     return s ? s : finish_job(r, tasks, count, slots);
 }
 
@@ -271,7 +308,7 @@ static npk_status run_all_in_one(run *r, const size_t *first, const size_t *coun
             s = npk_rk_mem_sync(rt->dev, records, 0, npk_rk_regcmd_offset(rt->chain, 0),
                                 RKNPU_MEM_SYNC_TO_DEVICE);
         if (s == NPK_OK)
-            s = npk_rk_submit_form(rt, &job, r->st);
+            s = submit_traced(rt, &job, r->st, total_tasks(take, n));
         for (unsigned i = 0; s == NPK_OK && i < n; i++)
             s = finish_job(r, tk[i], take[i], slots[i]);
         for (unsigned c = NPK_RK_MAX_CORES; c-- > 0;)
