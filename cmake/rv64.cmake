@@ -28,7 +28,8 @@ if(npukit_rv64_have_picolibc)
   file(GLOB npukit_rv64_programs CONFIGURE_DEPENDS
     ${CMAKE_CURRENT_SOURCE_DIR}/examples/rv64/*.c ${CMAKE_CURRENT_SOURCE_DIR}/tests/rv64/*.c)
   file(GLOB npukit_rv64_headers CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/rv64/*.h
-    ${CMAKE_CURRENT_SOURCE_DIR}/include/npukit/kt_rv64.h)
+    ${CMAKE_CURRENT_SOURCE_DIR}/include/npukit/kt_rv64.h
+    ${CMAKE_CURRENT_SOURCE_DIR}/include/npukit/kt_rv64_request.h)
   foreach(src ${npukit_rv64_programs})
     get_filename_component(name ${src} NAME_WE)
     set(out ${NPUKIT_RV64_OUT}/${name}.elf)

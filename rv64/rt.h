@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "npukit/kt_rv64.h"
+#include "npukit/kt_rv64_request.h"
 
 /* A control-region register, by its offset. */
 static inline volatile uint64_t *rt_reg(unsigned off)
@@ -58,6 +59,9 @@ bool rt_dispatch(rt_node *n, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
  * false when the queue is empty. */
 bool rt_complete(rt_node *nodes, unsigned count, uint64_t *word);
 /* The mailbox's sticky overflow bit: completions were lost. */
-static inline bool rt_mbox_overflowed(void) { return rt_read(KT_RV64_M_STAT) & KT_RV64_MSTAT_OVERFLOW; }
+static inline bool rt_mbox_overflowed(void)
+{
+    return rt_read(KT_RV64_M_STAT) & KT_RV64_MSTAT_OVERFLOW;
+}
 
 #endif

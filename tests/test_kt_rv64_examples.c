@@ -7,6 +7,7 @@
 #include "kt_testlib.h"
 #include "npukit/kt_interlink_hw.h"
 #include "npukit/kt_mover_hw.h"
+#include "npukit/kt_rv64_request.h"
 #include "npukit/ktsim_card.h"
 #include "rv64_testlib.h"
 

@@ -28,7 +28,7 @@ declare -A layer=(
     [kt_interlink_hw.h]=kt-hw [kt_words.h]=kt-hw [kt_rv64.h]=kt-hw
     [ktsim.h]=kt-sim [ktsim_card.h]=kt-sim
     [kt.h]=kt-driver [kt_hostprog.h]=kt-driver [kt_interlink.h]=kt-driver
-    [kt_mover.h]=kt-driver [kt_rv64_load.h]=kt-driver
+    [kt_mover.h]=kt-driver [kt_rv64_load.h]=kt-driver [kt_rv64_request.h]=kt-driver
 )
 
 # Known violations on their way out: "file include" pairs reported as pending, not failures.

@@ -43,15 +43,6 @@
 #define KT_RV64_CONS_DEPTH 256u
 #define KT_RV64_CONS_VALID 0x100u
 
-/* ---- requests to the host over the console: npukit's loader convention, not hardware ----
- * The console byte KT_RV64_REQ is not text: the byte after it names something the program asks
- * the host to do. kt_rv64_run acts on it and keeps both bytes out of the console text. The
- * doorbell (HR_DBELL) is a level only the host can lower, so a program acknowledges its
- * software interrupt by asking for the clear. */
-#define KT_RV64_REQ 0x05u
-#define KT_RV64_REQ_RING 'R'  /* HR_DBELL = 1: the host rings (here, because the program asks) */
-#define KT_RV64_REQ_CLEAR 'C' /* HR_DBELL = 0: the acknowledgement of a doorbell */
-
 /* ---- the control region (§7), offsets from KT_RV64_CTRL_BASE ---- */
 #define KT_RV64_R_EXIT 0x00u      /* W: sets exited, latches the word */
 #define KT_RV64_R_CONSOLE 0x08u   /* W [7:0]: one console byte, lost if nobody looks */

@@ -10,6 +10,7 @@
 
 #include "npukit/kt_rv64.h"
 #include "npukit/kt_rv64_load.h"
+#include "npukit/kt_rv64_request.h"
 #include "npukit/measure.h"
 
 static const char *const cause_names[4] = {"ecall", "ebreak", "illegal instruction",
@@ -26,6 +27,7 @@ typedef struct lw {
     kt_transport *t;
     uint64_t base; /* the load window */
     bool request;  /* the last console byte was KT_RV64_REQ: the next one names a request */
+    bool discard;  /* emptying what an earlier program left: no byte is acted on */
 } lw;
 
 static npk_status lw_write(const lw *w, uint32_t off, uint64_t v)
@@ -122,6 +124,8 @@ static npk_status drain(lw *w, kt_rv64_result *r, size_t *cap)
         if ((s = lw_write(w, KT_RV64_LW_CONS, 0))) /* a write pops */
             return s;
         uint8_t byte = (uint8_t)v;
+        if (w->discard) /* an earlier program's bytes, requests included, are not this run's */
+            continue;
         if (w->request || byte == KT_RV64_REQ) {
             w->request = !w->request;
             if (!w->request && (s = request(w, byte, r)))
@@ -169,7 +173,7 @@ npk_status kt_rv64_run(kt_transport *t, uint64_t node_base, const kt_rv64_image 
     if (opt->stdin_len > KT_RV64_STDIN_DEPTH)
         return npk_fail(NPK_ELIMIT, "stdin: %zu bytes, the complex's queue holds %u",
                         opt->stdin_len, KT_RV64_STDIN_DEPTH);
-    lw w = {t, node_base + KT_RV64_LOAD_WINDOW, false};
+    lw w = {t, node_base + KT_RV64_LOAD_WINDOW, false, true};
     size_t cap = 0;
     /* Stop the core first: only then may the scratchpad be written. The stop also leaves an
      * earlier runaway program behind. Then empty the console of whatever it left. */
@@ -178,7 +182,7 @@ npk_status kt_rv64_run(kt_transport *t, uint64_t node_base, const kt_rv64_image 
         s = drain(&w, r, &cap);
     r->console_len = 0;
     r->rings = r->clears = 0;
-    w.request = false;
+    w.request = w.discard = false;
     if (r->console)
         r->console[0] = '\0';
     /* A doorbell an earlier program left raised is not this program's. */
