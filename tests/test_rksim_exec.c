@@ -80,8 +80,8 @@ static void test_fp16_rounding(void)
     memset(a, 0, 32 * 2);
     memset(b, 0, 32 * 16 * 2);
     a[0] = npk_f32_to_f16(1.0f);
-    a[1] = npk_f32_to_f16(1.0f / 2048);   /* 2^-11 */
-    a[2] = npk_f32_to_f16(3.0f / 2048);   /* column 1: 1 + 3*2^-11 rounds up to 1 + 2^-9 */
+    a[1] = npk_f32_to_f16(1.0f / 2048); /* 2^-11 */
+    a[2] = npk_f32_to_f16(3.0f / 2048); /* column 1: 1 + 3*2^-11 rounds up to 1 + 2^-9 */
     for (int n = 0; n < 16; n++)
         b[0 * 16 + n] = npk_f32_to_f16(1.0f);
     b[1 * 16 + 0] = npk_f32_to_f16(1.0f); /* C[0][0] = 1 + 2^-11: ties to even -> 1 */
@@ -144,8 +144,9 @@ static void test_register_edits(void)
     npk_rk_devtask tk;
     CHECK_EQ(run(d, &t, NPK_MODE_LINE, 2 * K, 0, &tk), NPK_OK);
     CHECK_EQ(tl_mismatches(&t), 0);
-    CHECK_EQ(npk_rk_field_get(NPK_RKF(CNA_DMA_CON1, LINE_STRIDE), get_reg(&tk, NPK_REG_CNA_DMA_CON1)),
-             2 * K / 8);
+    CHECK_EQ(
+        npk_rk_field_get(NPK_RKF(CNA_DMA_CON1, LINE_STRIDE), get_reg(&tk, NPK_REG_CNA_DMA_CON1)),
+        2 * K / 8);
     set_reg(&tk, NPK_REG_CNA_DMA_CON1, NPK_RKPUT(CNA_DMA_CON1, LINE_STRIDE, K / 8));
     CHECK_EQ(resubmit(d, &tk, t.c), NPK_OK);
     CHECK(tl_mismatches(&t) > 0);
@@ -277,12 +278,14 @@ static void test_register_order(void)
     npk_rk_device_close(d);
 }
 
-/* 0x1068 as the int8 output row offset (spec, K=512 M=8 N=64): v shifts every row to m + v. */
+/* 0x1068 as the int8 destination row offset (spec, K=512 M=8 N=64): v moves every row to
+ * physrow m + v; rows never written keep what was there; rows pushed past the output's M rows
+ * (the write DMA's bound, HEIGHT_WDMA) are lost; a bound beyond the buffer is a DMA fault. */
 static void test_int8_row_offset(void)
 {
     npk_rk_device *d = tl_open(0);
     tl_case t;
-    const uint32_t M = 8, N = 64;
+    const uint32_t M = 8, N = 64, SENTINEL = 0x5a5a5a5a;
     tl_case_init(&t, NPK_PREC_INT8, NPK_PREC_INT32, M, 512, N);
     tl_case_reference(&t);
     npk_rk_devtask tk;
@@ -291,6 +294,9 @@ static void test_int8_row_offset(void)
     const uint32_t shifts[2] = {1, 4};
     for (int i = 0; i < 2; i++) {
         uint32_t v = shifts[i];
+        /* the output holds a sentinel wherever the task does not write */
+        memset(tk.c.host, 0x5a, tk.c.size);
+        CHECK_EQ(npk_rk_devtask_clean_output(d, &tk), NPK_OK);
         set_reg(&tk, NPK_REG_CNA_PAD_CON0, NPK_RKPUT(CNA_PAD_CON0, PAD_TOP, v));
         CHECK_EQ(resubmit(d, &tk, t.c), NPK_OK);
         const int32_t *c = t.c;
@@ -299,9 +305,53 @@ static void test_int8_row_offset(void)
             for (uint32_t n = 0; n < N; n++)
                 bad += c[(m + v) * N + n] != (int32_t)t.ref[m * N + n];
         for (uint32_t n = 0; n < v * N; n++)
-            bad += c[n] != 0; /* the padded rows */
+            bad += (uint32_t)c[n] != SENTINEL; /* above the offset: never written */
         CHECK_EQ(bad, 0);
     }
+    /* rows that leave every live buffer fault: an output at the end of the buffer with the
+     * highest IOVA (nothing is mapped past it), shifted by one row */
+    const uint64_t row_bytes = (uint64_t)N * 4;
+    npk_rk_mem *bufs[] = {&tk.a, &tk.b, &tk.c, &tk.regcmd, &tk.task}, last = *bufs[0];
+    for (unsigned i = 1; i < sizeof bufs / sizeof bufs[0]; i++)
+        if (bufs[i]->iova > last.iova)
+            last = *bufs[i];
+    CHECK(last.size % 4096 == 0 && last.size >= M * row_bytes);
+    set_reg(&tk, NPK_REG_DPU_DST_BASE_ADDR, (uint32_t)(last.iova + last.size - row_bytes));
+    set_reg(&tk, NPK_REG_CNA_PAD_CON0, NPK_RKPUT(CNA_PAD_CON0, PAD_TOP, 0));
+    CHECK_EQ(resubmit(d, &tk, NULL), NPK_ETIMEDOUT); /* M rows from there leave it too */
+    set_reg(&tk, NPK_REG_DPU_DST_BASE_ADDR, (uint32_t)(last.iova + last.size - M * row_bytes));
+    CHECK_EQ(resubmit(d, &tk, NULL), NPK_OK); /* M rows fit exactly */
+    /* shifted by one row: the last row falls past the write DMA's M-row bound and is lost */
+    set_reg(&tk, NPK_REG_CNA_PAD_CON0, NPK_RKPUT(CNA_PAD_CON0, PAD_TOP, 1));
+    CHECK_EQ(npk_rk_devtask_load(d, &tk, t.a, t.b), NPK_OK); /* the output may be over A */
+    CHECK_EQ(resubmit(d, &tk, NULL), NPK_OK);
+    CHECK_EQ(npk_rk_mem_sync(d, &last, 0, last.size, RKNPU_MEM_SYNC_FROM_DEVICE), NPK_OK);
+    const int32_t *out = (const int32_t *)((const uint8_t *)last.host + last.size - M * row_bytes);
+    size_t wrong = 0;
+    for (uint32_t p = 1; p < M; p++)
+        for (uint32_t n = 0; n < N; n++)
+            wrong += out[p * N + n] != (int32_t)t.ref[(p - 1) * N + n];
+    CHECK_EQ(wrong, 0);
+    /* a bound one row taller: that row is written, past the buffer's end */
+    set_reg(&tk, NPK_REG_DPU_WDMA_SIZE_1, NPK_RKPUT(DPU_WDMA_SIZE_1, HEIGHT_WDMA, M));
+    CHECK_EQ(resubmit(d, &tk, NULL), NPK_ETIMEDOUT);
+    CHECK_STR_HAS(rksim_last_report(npk_rk_device_sim(d))->message, "DMA fault");
+    CHECK_STR_HAS(rksim_last_report(npk_rk_device_sim(d))->message, "output write");
+    /* the synthesizer refuses a surface too short for the offset rows (they would be lost) */
+    npk_rk_devtask tk2;
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_INT8, M, 512, N);
+    mm.row_offset = 4;
+    mm.c_rows = M;
+    CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &tk2), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "rows past it are lost");
+    mm.row_offset = 16;
+    mm.c_rows = 0;
+    CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &tk2), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "PAD_TOP's 4 bits");
+    mm = npk_rk_mm_default(NPK_PREC_FP16, M, 512, N);
+    mm.row_offset = 1;
+    CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &tk2), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "int8 matmuls only");
     npk_rk_devtask_destroy(d, &tk);
     tl_case_free(&t);
     npk_rk_device_close(d);
@@ -312,16 +362,17 @@ static void test_int8_row_offset(void)
 static void mtx_case(npk_rk_prec in)
 {
     static const npk_rk_reg_id order[] = {
-        NPK_REG_DPU_S_POINTER, NPK_REG_CNA_CONV_CON1, NPK_REG_CNA_CONV_CON2,
-        NPK_REG_CNA_CONV_CON3, NPK_REG_CNA_DATA_SIZE0, NPK_REG_CNA_DATA_SIZE1,
-        NPK_REG_CNA_DATA_SIZE2, NPK_REG_CNA_DATA_SIZE3, NPK_REG_CNA_WEIGHT_SIZE0,
-        NPK_REG_CNA_WEIGHT_SIZE1, NPK_REG_CNA_WEIGHT_SIZE2, NPK_REG_CNA_CBUF_CON0,
-        NPK_REG_CNA_CBUF_CON1, NPK_REG_CNA_CVT_CON0, NPK_REG_CNA_CVT_CON1, NPK_REG_CNA_CVT_CON2,
-        NPK_REG_CNA_CVT_CON3, NPK_REG_CNA_CVT_CON4, NPK_REG_CNA_FC_CON0, NPK_REG_CNA_FC_CON1,
-        NPK_REG_CNA_PAD_CON0, NPK_REG_CNA_FEATURE_DATA_ADDR, NPK_REG_CNA_FC_CON2,
-        NPK_REG_CNA_DMA_CON0, NPK_REG_CNA_DMA_CON1, NPK_REG_CNA_DMA_CON2,
-        NPK_REG_CNA_FC_DATA_SIZE0, NPK_REG_CNA_FC_DATA_SIZE1, NPK_REG_CNA_DCOMP_CTRL,
-        NPK_REG_CNA_DCOMP_REGNUM, NPK_REG_CNA_DCOMP_ADDR0};
+        NPK_REG_DPU_S_POINTER,         NPK_REG_CNA_CONV_CON1,    NPK_REG_CNA_CONV_CON2,
+        NPK_REG_CNA_CONV_CON3,         NPK_REG_CNA_DATA_SIZE0,   NPK_REG_CNA_DATA_SIZE1,
+        NPK_REG_CNA_DATA_SIZE2,        NPK_REG_CNA_DATA_SIZE3,   NPK_REG_CNA_WEIGHT_SIZE0,
+        NPK_REG_CNA_WEIGHT_SIZE1,      NPK_REG_CNA_WEIGHT_SIZE2, NPK_REG_CNA_CBUF_CON0,
+        NPK_REG_CNA_CBUF_CON1,         NPK_REG_CNA_CVT_CON0,     NPK_REG_CNA_CVT_CON1,
+        NPK_REG_CNA_CVT_CON2,          NPK_REG_CNA_CVT_CON3,     NPK_REG_CNA_CVT_CON4,
+        NPK_REG_CNA_FC_CON0,           NPK_REG_CNA_FC_CON1,      NPK_REG_CNA_PAD_CON0,
+        NPK_REG_CNA_FEATURE_DATA_ADDR, NPK_REG_CNA_FC_CON2,      NPK_REG_CNA_DMA_CON0,
+        NPK_REG_CNA_DMA_CON1,          NPK_REG_CNA_DMA_CON2,     NPK_REG_CNA_FC_DATA_SIZE0,
+        NPK_REG_CNA_FC_DATA_SIZE1,     NPK_REG_CNA_DCOMP_CTRL,   NPK_REG_CNA_DCOMP_REGNUM,
+        NPK_REG_CNA_DCOMP_ADDR0};
     npk_rk_device *d = tl_open(0);
     tl_case t;
     tl_case_init(&t, in, npk_rk_default_out(in), 8, 128, 64);
@@ -351,7 +402,8 @@ static void mtx_case(npk_rk_prec in)
         npk_rk_entry x = tk.body[i];
         if (npk_rk_entry_reg(x) == 0x4050) /* mtx: OD_BYPASS 1 */
             x = npk_rk_entry_reg_write(NPK_REG_DPU_BS_OW_CFG,
-                                       npk_rk_entry_value(x) | NPK_RKPUT(DPU_BS_OW_CFG, OD_BYPASS, 1));
+                                       npk_rk_entry_value(x) |
+                                           NPK_RKPUT(DPU_BS_OW_CFG, OD_BYPASS, 1));
         e[n++] = x;
     }
     CHECK_EQ(n, 104);

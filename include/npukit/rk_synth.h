@@ -29,8 +29,13 @@ typedef struct npk_rk_mm {
     uint32_t c_pitch;       /* line mode: output row stride in elements (0: N) */
     uint16_t requant_scale; /* int8->int8/int16 only: OUT_CVT_SCALE (0: identity 0x4000) */
     uint16_t requant_shift; /* ... and OUT_CVT_SHIFT (identity 14) */
-    bool unchecked;         /* emit even when a hardware limit is broken (fields truncate) */
-    const npk_rk_soc *soc;  /* NULL: RK3588 */
+    /* The output surface: rows it holds from DST (0: m; more when several M-tiles write one
+     * surface — the write DMA's row bound), and the int8 destination row offset the task's
+     * rows land at (0x1068 CNA_PAD_CON0.PAD_TOP, 0..15: spec "0x1068"). */
+    uint32_t c_rows;
+    uint32_t row_offset;
+    bool unchecked;        /* emit even when a hardware limit is broken (fields truncate) */
+    const npk_rk_soc *soc; /* NULL: RK3588 */
 } npk_rk_mm;
 
 /* A matmul with the defaults: out = default, mode = vendor, sched = auto, pitches = 0. */

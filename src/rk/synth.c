@@ -226,7 +226,9 @@ static void compute_values(const npk_rk_mm *mm, const npk_rk_synth_info *info, u
                                  PUT(DPU_DATA_FORMAT, PROC_PRECISION, mm->in);
     v[NPK_REG_DPU_DST_BASE_ADDR] = mm->c;
     /* Surface stride in 16-byte units: one unit in line mode, M units in cube mode. */
-    v[NPK_REG_DPU_DST_SURF_STRIDE] = PUT(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE, line ? 1 : m);
+    v[NPK_REG_CNA_PAD_CON0] = PUT(CNA_PAD_CON0, PAD_TOP, mm->row_offset);
+    const uint32_t rows = mm->c_rows ? mm->c_rows : m; /* of the output surface */
+    v[NPK_REG_DPU_DST_SURF_STRIDE] = PUT(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE, line ? 1 : rows);
     v[NPK_REG_DPU_DATA_CUBE_HEIGHT] = PUT(DPU_DATA_CUBE_HEIGHT, HEIGHT, m - 1);
     if (line) {
         /* The row-major output enabler: row stride and row width in 16-byte units, minus 1. */
@@ -240,7 +242,7 @@ static void compute_values(const npk_rk_mm *mm, const npk_rk_synth_info *info, u
         PUT(DPU_BS_OW_CFG, SIZE_E_2, f - 1) | PUT(DPU_BS_OW_CFG, SIZE_E_1, f - 1) |
         PUT(DPU_BS_OW_CFG, SIZE_E_0, f - 1) | PUT(DPU_BS_OW_CFG, OD_BYPASS, st->od_bypass);
     v[NPK_REG_DPU_WDMA_SIZE_0] = PUT(DPU_WDMA_SIZE_0, CHANNEL_WDMA, n - 1);
-    v[NPK_REG_DPU_WDMA_SIZE_1] = PUT(DPU_WDMA_SIZE_1, HEIGHT_WDMA, m - 1);
+    v[NPK_REG_DPU_WDMA_SIZE_1] = PUT(DPU_WDMA_SIZE_1, HEIGHT_WDMA, rows - 1);
     uint32_t scale = st->out_cvt_scale, shift = st->out_cvt_shift;
     if (!st->completes && mm->requant_scale) {
         scale = mm->requant_scale;
@@ -248,7 +250,7 @@ static void compute_values(const npk_rk_mm *mm, const npk_rk_synth_info *info, u
     }
     v[NPK_REG_DPU_OUT_CVT_SCALE] = scale;
     v[NPK_REG_DPU_OUT_CVT_SHIFT] = PUT(DPU_OUT_CVT_SHIFT, OUT_CVT_SHIFT, shift);
-    v[NPK_REG_DPU_SURFACE_ADD] = PUT(DPU_SURFACE_ADD, SURF_ADD, line ? f : m * f);
+    v[NPK_REG_DPU_SURFACE_ADD] = PUT(DPU_SURFACE_ADD, SURF_ADD, line ? f : rows * f);
 }
 
 npk_status npk_rk_synth_matmul(const npk_rk_mm *mm, npk_rk_entry body[NPK_RK_MATMUL_BODY],

@@ -83,6 +83,18 @@ static npk_status check_encodable(const npk_rk_mm *mm)
                             "4095)",
                             mm->requant_shift);
     }
+    if (mm->row_offset && !npk_rk_input_row(mm->in)->top_pad)
+        return npk_fail(NPK_EINVAL,
+                        "output row offset %u: 0x1068 is described for int8 matmuls only, not %s",
+                        mm->row_offset, pname(mm->in));
+    if (!npk_rk_field_fits(NPK_RKF(CNA_PAD_CON0, PAD_TOP), mm->row_offset))
+        return npk_fail(NPK_EINVAL, "output row offset %u exceeds PAD_TOP's 4 bits (at most 15)",
+                        mm->row_offset);
+    if (!mm->unchecked && mm->c_rows && mm->c_rows < mm->m + mm->row_offset)
+        return npk_fail(NPK_EINVAL,
+                        "output surface of %u rows: the task's M=%u rows at offset %u need %u "
+                        "(rows past it are lost)",
+                        mm->c_rows, mm->m, mm->row_offset, mm->m + mm->row_offset);
     return NPK_OK;
 }
 

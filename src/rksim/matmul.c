@@ -162,13 +162,6 @@ static void apply_feature_effects(rksim_core *c, const rksim_mm *mm, const rksim
         for (uint32_t m = e->good_rows; m < mm->m; m++)
             memcpy(a + (size_t)m * mm->k, a + (size_t)(m % e->good_rows) * mm->k,
                    mm->k * sizeof *a);
-    if (mm->pad_top) {
-        /* zero rows padded on top: output row r computes feature row r - pad (or the zero
-         * pad), so logical row m lands at m + pad and the last rows fall off */
-        uint32_t pad = mm->pad_top < mm->m ? mm->pad_top : mm->m;
-        memmove(a + (size_t)pad * mm->k, a, (size_t)(mm->m - pad) * mm->k * sizeof *a);
-        memset(a, 0, (size_t)pad * mm->k * sizeof *a);
-    }
     if (e->k_limit)
         for (uint32_t m = 0; m < mm->m; m++)
             for (uint32_t k = e->k_limit; k < mm->k; k++)
@@ -182,13 +175,20 @@ static uint64_t out_atom(const rksim_mm *mm, uint32_t m, uint32_t n)
     return t * mm->out_tile_bytes + sfc * mm->out_surf_bytes + m * mm->out_line_bytes;
 }
 
+/* Result row m goes to output row m + v (0x1068's row offset); rows at or past the write DMA's
+ * bound (HEIGHT_WDMA + 1) are lost, every written row is bounds-checked like any DMA. */
 static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const int64_t *ci,
                          rksim_core_result *r)
 {
-    const uint32_t ob = mm->out_bits / 8, nw = mm->n_dpu;
+    const uint32_t ob = mm->out_bits / 8, nw = mm->n_dpu, v = mm->row_offset;
+    const uint32_t rows = v >= mm->wdma_rows          ? 0
+                          : mm->wdma_rows - v < mm->m ? mm->wdma_rows - v
+                                                      : mm->m;
+    if (!rows)
+        return true;
     uint64_t hi = 0;
     for (uint32_t n = 0; n < nw; n += mm->c2o) {
-        uint64_t a = out_atom(mm, mm->m - 1, n) + 16;
+        uint64_t a = out_atom(mm, rows - 1 + v, n) + 16;
         if (a > hi)
             hi = a;
     }
@@ -208,10 +208,10 @@ static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const in
             run_n0[nruns++] = n0;
     run_n0[nruns] = nw;
     bool ok = true;
-    for (uint32_t m = 0; m < mm->m && ok; m++)
+    for (uint32_t m = 0; m < rows && ok; m++)
         for (uint32_t i = 0; i < nruns; i++) {
             uint32_t n0 = run_n0[i], lanes = run_n0[i + 1] - n0;
-            uint8_t *p = win_at(&w, mm->dst + out_atom(mm, m, n0), (uint64_t)lanes * ob);
+            uint8_t *p = win_at(&w, mm->dst + out_atom(mm, m + v, n0), (uint64_t)lanes * ob);
             if (!p) {
                 ok = win_fail(&w, r);
                 break;

@@ -37,8 +37,9 @@ typedef struct rksim_mm {
     unsigned data_bank, weight_bank;
     bool fp32tofp16; /* OUT_CVT_SCALE.FP32TOFP16_EN */
     uint32_t bs_cfg;
-    uint32_t size_e;  /* BS_OW_CFG.SIZE_E_0 */
-    uint32_t pad_top; /* CNA_PAD_CON0.PAD_TOP: int8 output rows shift down by it */
+    uint32_t size_e;     /* BS_OW_CFG.SIZE_E_0 */
+    uint32_t row_offset; /* CNA_PAD_CON0.PAD_TOP: int8 output row m lands at row m + v */
+    uint32_t wdma_rows;  /* WDMA_SIZE_1.HEIGHT_WDMA + 1: rows the write DMA writes */
 } rksim_mm;
 
 /* What the hazard table makes of an operation (faithful mode). */

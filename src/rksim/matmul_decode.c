@@ -138,9 +138,9 @@ static const decode_row rows[] = {
     {REG(CNA_FC_CON1), G_ALL, IS(0), no_fc},
     {REG(CNA_FC_CON2), G_ALL, IS(0), no_fc},
     {FLD(CNA_CVT_CON5, PER_CHANNEL_CVT_EN), G_ALL, IS(0), no_fc},
-    /* CNA_PAD_CON0: measured only as a top pad (spec "0x1068 ... int8 output row-offset": v
-     * shifts every output row to physrow m + v; rows pushed past the M-row output are lost),
-     * with a zero pad value */
+    /* CNA_PAD_CON0.PAD_TOP: the int8 destination row offset (spec "0x1068 ... int8 output
+     * row-offset": v moves every output row to physrow m + v, "a destination base-row offset";
+     * rows pushed past the output are lost); described for int8 only, with a zero pad value */
     {FLD(CNA_PAD_CON0, PAD_LEFT), G_ALL, IS(0), pad},
     {FLD(CNA_PAD_CON0, PAD_TOP), G_PAD_UNDESCRIBED, IS(0), pad},
     {REG(CNA_PAD_CON1), G_PAD_TOP, IS(0), "only a zero pad value is described"},
@@ -180,7 +180,10 @@ static const decode_row rows[] = {
     {FLD(DPU_DATA_CUBE_WIDTH, WIDTH), G_ALL, IS(0), "the output width is 1"},
     {FLD(DPU_DATA_CUBE_HEIGHT, HEIGHT), G_ALL, IS_Q(Q_M_1), "M-1"},
     {FLD(DPU_DATA_CUBE_HEIGHT, MINMAX_CTL), G_ALL, IS(0), "min/max tracking is not modelled"},
-    {FLD(DPU_WDMA_SIZE_1, HEIGHT_WDMA), G_ALL, IS_Q(Q_M_1), "M-1"},
+    /* the write DMA's row bound: rows at or past HEIGHT_WDMA + 1 are not written (spec
+     * "0x1068": rows shifted past the output are lost); an output surface taller than the task
+     * (several M-tiles into one surface) has a larger bound */
+    {FLD(DPU_WDMA_SIZE_1, HEIGHT_WDMA), G_ALL, REL_GE, Q_M_1, 0, "at least M-1"},
     {FLD(DPU_WDMA_SIZE_1, WIDTH_WDMA), G_ALL, IS(0), "the output width is 1"},
     {FLD(DPU_DATA_CUBE_CHANNEL, ORIG_CHANNEL), G_ALL, SAME_AS(DPU_DATA_CUBE_CHANNEL, CHANNEL),
      "DPU channel counts agree"},
@@ -244,7 +247,8 @@ static void read_fields(const rksim_regfile *rf, rksim_mm *mm)
     mm->k = F(CNA_DATA_SIZE1, DATAIN_CHANNEL);
     mm->n = F(CNA_WEIGHT_SIZE2, WEIGHT_KERNELS);
     mm->n_dpu = F(DPU_DATA_CUBE_CHANNEL, CHANNEL) + 1;
-    mm->pad_top = F(CNA_PAD_CON0, PAD_TOP);
+    mm->row_offset = F(CNA_PAD_CON0, PAD_TOP);
+    mm->wdma_rows = F(DPU_WDMA_SIZE_1, HEIGHT_WDMA) + 1;
     mm->feat = R(CNA_FEATURE_DATA_ADDR);
     mm->weight = R(CNA_DCOMP_ADDR0);
     mm->dst = R(DPU_DST_BASE_ADDR);
@@ -269,7 +273,7 @@ static bool applies(guard g, const rksim_regfile *rf, const rksim_mm *mm)
     case G_LINE: return mm->line;
     case G_CUBE: return !mm->line;
     case G_PAD_UNDESCRIBED: return !npk_rk_input_row((npk_rk_prec)mm->in)->top_pad;
-    case G_PAD_TOP: return mm->pad_top != 0;
+    case G_PAD_TOP: return mm->row_offset != 0;
     case G_COMPLETES:
         st = npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out);
         return st->completes;
