@@ -73,10 +73,7 @@ static bool operands_make(operands *o, npk_rk_prec in, uint32_t m, uint32_t k, u
     return true;
 }
 
-static void operands_free(operands *o)
-{
-    free(o->a), free(o->b), free(o->af), free(o->bt);
-}
+static void operands_free(operands *o) { free(o->a), free(o->b), free(o->af), free(o->bt); }
 
 /* Elements of the simulated C (user layout, by output precision) that differ from the sgemm's. */
 static size_t mismatches(npk_rk_prec out, const void *c, const float *ref, size_t count)
@@ -98,109 +95,162 @@ static void report(const char *what, double sim, double ref, double goal)
            ref, sim / ref, goal, met ? "met" : "MISSED");
 }
 
-/* One task on the simulator against the sgemm of its shape. */
-static void task_row(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, double goal)
+/* One simulated operation; *npu_ms receives its modelled NPU time. Before it (untimed), the
+ * row may change the operands: prepare. */
+typedef npk_status (*sim_fn)(void *ctx, double *npu_ms);
+typedef npk_status (*prepare_fn)(void *ctx);
+
+/* The operation and the sgemm of o's shape, interleaved `runs` times; prints the medians and
+ * their ratio; returns the median modelled NPU time. ref receives the sgemm's result. */
+static double side_by_side(const char *what, prepare_fn prepare, sim_fn run, void *ctx,
+                           const operands *o, float *ref, double goal)
 {
-    operands o;
-    npk_rk_device *d = NULL;
-    npk_rk_devtask t;
-    rksim_config cfg;
-    rksim_config_default(&cfg);
-    cfg.timeout_scale = 0;
-    npk_rk_mm mm = npk_rk_mm_default(in, m, k, n); /* the schedule the limits allow */
-    npk_rk_prec out = mm.out;
-    size_t mn = (size_t)m * n;
-    float *ref = malloc(mn * sizeof *ref);
-    void *c = malloc(mn * 4);
-    double *ts = malloc(runs * sizeof *ts), *tb = malloc(runs * sizeof *tb);
-    struct rknpu_submit sub;
-    if (!operands_make(&o, in, m, k, n) || !ref || !c || !ts || !tb ||
-        npk_rk_device_open_sim(&cfg, &d) || npk_rk_action(d, RKNPU_ACT_RESET, NULL) ||
-        npk_rk_devtask_create(d, &mm, 0, &t) ||
-        npk_rk_devtask_load(d, &t, o.a, o.b) || npk_rk_devtask_submit(d, &t, 0, 6000, &sub)) {
-        fprintf(stderr, "bench_rksim: %s task: %s\n", npk_rk_prec_name(in), npk_last_error());
+    double *ts = malloc(runs * sizeof *ts), *tb = malloc(runs * sizeof *tb),
+           *tn = malloc(runs * sizeof *tn);
+    if (!ts || !tb || !tn) {
+        fprintf(stderr, "bench_rksim: out of memory\n");
         exit(1);
     }
-    rksim_sgemm_nt(m, n, k, o.af, k, o.bt, k, ref, n); /* warm */
     for (int r = 0; r < runs; r++) {
+        if (prepare && prepare(ctx)) {
+            fprintf(stderr, "bench_rksim: %s: %s\n", what, npk_last_error());
+            exit(1);
+        }
         double t0 = npk_now_ms();
-        npk_status st = npk_rk_devtask_submit(d, &t, 0, 6000, &sub);
+        npk_status st = run(ctx, &tn[r]);
         double t1 = npk_now_ms();
-        rksim_sgemm_nt(m, n, k, o.af, k, o.bt, k, ref, n);
+        rksim_sgemm_nt(o->m, o->n, o->k, o->af, o->k, o->bt, o->k, ref, o->n);
         double t2 = npk_now_ms();
         if (st) {
-            fprintf(stderr, "bench_rksim: %s\n", npk_last_error());
+            fprintf(stderr, "bench_rksim: %s: %s\n", what, npk_last_error());
             exit(1);
         }
         ts[r] = t1 - t0;
         tb[r] = t2 - t1;
     }
-    npk_rk_devtask_read(d, &t, c);
-    size_t bad = mismatches(out, c, ref, mn);
+    report(what, npk_median(ts, (size_t)runs), npk_median(tb, (size_t)runs), goal);
+    double npu = npk_median(tn, (size_t)runs);
+    free(ts), free(tb), free(tn);
+    return npu;
+}
+
+typedef struct task_ctx {
+    npk_rk_device *d;
+    npk_rk_devtask t;
+    operands *o;
+} task_ctx;
+
+/* A new B for every submit (its first element flips between two values, the sgemm's copy
+ * too): the simulator reuses weights it decoded only when their bytes are unchanged, and a
+ * task row measures the whole read. */
+static npk_status new_weights(void *ctx)
+{
+    task_ctx *c = ctx;
+    operands *o = c->o;
+    if (o->in == NPK_PREC_FP16) {
+        uint16_t *h = o->b;
+        h[0] ^= 0x8000; /* the sign */
+        o->bt[0] = npk_f16_to_f32(h[0]);
+    } else {
+        int8_t *v = o->b;
+        v[0] ^= 1; /* stays within int8 and int4 */
+        o->bt[0] = v[0];
+    }
+    return npk_rk_devtask_load(c->d, &c->t, o->a, o->b);
+}
+
+static npk_status run_task(void *ctx, double *npu_ms)
+{
+    task_ctx *c = ctx;
+    struct rknpu_submit sub;
+    npk_status s = npk_rk_devtask_submit(c->d, &c->t, 0, 6000, &sub);
+    *npu_ms = sub.u48_.hw_elapse_time / 1e3;
+    return s;
+}
+
+/* One task on the simulator against the sgemm of its shape. */
+static void task_row(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, double goal)
+{
+    operands o;
+    task_ctx tc = {.o = &o};
+    rksim_config cfg;
+    rksim_config_default(&cfg);
+    cfg.timeout_scale = 0;
+    npk_rk_mm mm = npk_rk_mm_default(in, m, k, n); /* the schedule the limits allow */
+    size_t mn = (size_t)m * n;
+    float *ref = malloc(mn * sizeof *ref);
+    void *c = malloc(mn * 4);
+    double warm;
+    if (!operands_make(&o, in, m, k, n) || !ref || !c || npk_rk_device_open_sim(&cfg, &tc.d) ||
+        npk_rk_action(tc.d, RKNPU_ACT_RESET, NULL) || npk_rk_devtask_create(tc.d, &mm, 0, &tc.t) ||
+        npk_rk_devtask_load(tc.d, &tc.t, o.a, o.b) || run_task(&tc, &warm)) {
+        fprintf(stderr, "bench_rksim: %s task: %s\n", npk_rk_prec_name(in), npk_last_error());
+        exit(1);
+    }
+    rksim_sgemm_nt(m, n, k, o.af, k, o.bt, k, ref, n); /* warm */
     char what[96];
     snprintf(what, sizeof what, "%s task %ux%ux%u (%.2f GOP)", npk_rk_prec_name(in), m, k, n,
              2.0 * m * k * n / 1e9);
-    report(what, npk_median(ts, (size_t)runs), npk_median(tb, (size_t)runs), goal);
+    side_by_side(what, new_weights, run_task, &tc, &o, ref, goal);
+    npk_rk_devtask_read(tc.d, &tc.t, c);
+    size_t bad = mismatches(mm.out, c, ref, mn);
     if (bad) {
         printf("    %zu elements differ from the sgemm\n", bad);
         failed = 1;
     }
-    npk_rk_devtask_destroy(d, &t);
-    npk_rk_device_close(d);
+    npk_rk_devtask_destroy(tc.d, &tc.t);
+    npk_rk_device_close(tc.d);
     operands_free(&o);
-    free(ref), free(c), free(ts), free(tb);
+    free(ref), free(c);
+}
+
+typedef struct call_ctx {
+    npk_rk *rt;
+    npk_rk_weights *w;
+    const operands *o;
+    npk_rk_prec out;
+    void *c;
+    npk_rk_stats st;
+} call_ctx;
+
+static npk_status run_call(void *ctx, double *npu_ms)
+{
+    call_ctx *c = ctx;
+    npk_status s = npk_rk_matmul(c->rt, c->w, c->o->m, c->o->a, c->out, c->c, &c->st);
+    *npu_ms = c->st.npu_span_ns / 1e6;
+    return s;
 }
 
 /* The whole runtime call on the simulator (3 cores, weights packed once) against the sgemm. */
 static void call_row(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, double goal)
 {
     operands o;
-    npk_rk *rt = NULL;
-    npk_rk_weights *w = NULL;
-    npk_rk_prec out = in == NPK_PREC_FP16 ? NPK_PREC_FP32 : NPK_PREC_INT32;
+    call_ctx cc = {.o = &o, .out = in == NPK_PREC_FP16 ? NPK_PREC_FP32 : NPK_PREC_INT32};
     size_t mn = (size_t)m * n;
     float *ref = malloc(mn * sizeof *ref);
-    void *c = malloc(mn * 4);
-    double *ts = malloc(runs * sizeof *ts), *tb = malloc(runs * sizeof *tb),
-           *tn = malloc(runs * sizeof *tn);
-    npk_rk_stats st;
-    if (!operands_make(&o, in, m, k, n) || !ref || !c || !ts || !tb || !tn ||
-        npk_rk_open("sim", &rt) || npk_rk_set_cores(rt, 3) ||
-        npk_rk_weights_pack(rt, in, k, n, o.b, m, &w) ||
-        npk_rk_matmul(rt, w, m, o.a, out, c, &st)) {
+    cc.c = malloc(mn * 4);
+    double warm;
+    if (!operands_make(&o, in, m, k, n) || !ref || !cc.c || npk_rk_open("sim", &cc.rt) ||
+        npk_rk_set_cores(cc.rt, 3) || npk_rk_weights_pack(cc.rt, in, k, n, o.b, m, &cc.w) ||
+        run_call(&cc, &warm)) {
         fprintf(stderr, "bench_rksim: %s call: %s\n", npk_rk_prec_name(in), npk_last_error());
         exit(1);
     }
-    for (int r = 0; r < runs; r++) {
-        double t0 = npk_now_ms();
-        npk_status s = npk_rk_matmul(rt, w, m, o.a, out, c, &st);
-        double t1 = npk_now_ms();
-        rksim_sgemm_nt(m, n, k, o.af, k, o.bt, k, ref, n);
-        double t2 = npk_now_ms();
-        if (s) {
-            fprintf(stderr, "bench_rksim: %s\n", npk_last_error());
-            exit(1);
-        }
-        ts[r] = t1 - t0;
-        tb[r] = t2 - t1;
-        tn[r] = st.npu_span_ns / 1e6;
-    }
     char what[96];
     snprintf(what, sizeof what, "%s call %ux%ux%u, %u tasks", npk_rk_prec_name(in), m, k, n,
-             st.tasks);
-    report(what, npk_median(ts, (size_t)runs), npk_median(tb, (size_t)runs), goal);
-    double npu = npk_median(tn, (size_t)runs);
+             cc.st.tasks);
+    double npu = side_by_side(what, NULL, run_call, &cc, &o, ref, goal);
     printf("    modelled NPU time (timing model, not a measurement): %.2f ms, %.0f GOP/s\n", npu,
            2.0 * m * k * n / npu / 1e6);
     /* integers are exact both ways; fp16 sums K slices on the host in another order */
-    if (in != NPK_PREC_FP16 && mismatches(out, c, ref, mn)) {
+    if (in != NPK_PREC_FP16 && mismatches(cc.out, cc.c, ref, mn)) {
         printf("    the result differs from the sgemm\n");
         failed = 1;
     }
-    npk_rk_weights_free(rt, w);
-    npk_rk_close(rt);
+    npk_rk_weights_free(cc.rt, cc.w);
+    npk_rk_close(cc.rt);
     operands_free(&o);
-    free(ref), free(c), free(ts), free(tb), free(tn);
+    free(ref), free(cc.c);
 }
 
 int main(int argc, char **argv)

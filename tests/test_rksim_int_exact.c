@@ -3,7 +3,8 @@
  * random and extreme operands, at K on both sides of the fp32 chunk (int8: 1024 products) and
  * across weight tiles, in line and cube mode, against a scalar double reference; a saturating
  * int4 case and one whose running sum leaves int16 while its total does not. The element runs
- * (operand loads, result stores) against npk_rk_prec_load/store on every byte value. */
+ * (operand loads, result stores) against npk_rk_prec_load/store on every byte value; weights
+ * changed in place between two submits are read again. */
 #include "rksim_testlib.h"
 
 #include "rksim/elements.h"
@@ -147,8 +148,37 @@ static void test_element_runs(void)
     }
 }
 
+/* The simulator reuses the weights it decoded for the last operation only when the bytes are
+ * the same: the same task submitted again after one weight element changed in place (the last
+ * one, then the first) follows the new value. */
+static void test_weights_reread(void)
+{
+    npk_rk_device *d = tl_open(0);
+    tl_case t;
+    tl_case_init(&t, NPK_PREC_INT8, NPK_PREC_INT32, 4, 256, 64);
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_INT8, 4, 256, 64);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    npk_rk_devtask tk;
+    CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &tk), NPK_OK);
+    struct rknpu_submit sub;
+    const size_t where[] = {0, 256 * 64 - 1, 0};
+    for (int round = 0; round < 3; round++) {
+        if (round)
+            ((int8_t *)t.b)[where[round]] ^= 0x55;
+        tl_case_reference(&t);
+        CHECK_EQ(npk_rk_devtask_load(d, &tk, t.a, t.b), NPK_OK);
+        CHECK_EQ(npk_rk_devtask_submit(d, &tk, 0, 6000, &sub), NPK_OK);
+        CHECK_EQ(npk_rk_devtask_read(d, &tk, t.c), NPK_OK);
+        CHECK_EQ(tl_mismatches(&t), 0);
+    }
+    npk_rk_devtask_destroy(d, &tk);
+    tl_case_free(&t);
+    npk_rk_device_close(d);
+}
+
 int main(void)
 {
+    test_weights_reread();
     test_element_runs();
     test_int8();
     test_int4();

@@ -119,6 +119,14 @@ static bool gather_weights(rksim *s, const rksim_mm *mm, float *b, rksim_core_re
         return win_fail(&w, r);
     }
     const uint32_t g = mm->ntile, k = mm->k;
+    /* The same bytes decoded by the last matmul (another M tile of the same slice) are in b
+     * already: compared byte for byte, so a change anywhere decodes again. */
+    rksim_weights_cache *wc = &s->weights_cache;
+    if (wc->valid && wc->in == mm->in && wc->k == k && wc->n == mm->n && wc->bytes == bytes &&
+        !memcmp(s->scratch[4], p, bytes))
+        return true;
+    uint8_t *copy = rksim_scratch(s, 4, bytes);
+    wc->valid = false;
     /* walk the packed block in memory order: tile, K-tile of 32, column in tile, 32 k's */
     size_t idx = 0;
     for (uint32_t t = 0; t < mm->n / g; t++)
@@ -126,6 +134,10 @@ static bool gather_weights(rksim *s, const rksim_mm *mm, float *b, rksim_core_re
             for (uint32_t nl = 0; nl < g; nl++, idx += 32)
                 rksim_load_run((npk_rk_prec)mm->in, p, idx, 32,
                                b + (size_t)(t * g + nl) * k + kt * 32);
+    if (copy) {
+        memcpy(copy, p, bytes);
+        *wc = (rksim_weights_cache){true, mm->in, k, mm->n, bytes};
+    }
     return true;
 }
 

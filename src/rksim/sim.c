@@ -92,7 +92,7 @@ void rksim_destroy(rksim *s)
         return;
     for (unsigned i = 0; i < RKSIM_MAX_CORES; i++)
         free(s->core[i].feat_cache);
-    for (unsigned i = 0; i < 4; i++)
+    for (unsigned i = 0; i < RKSIM_SCRATCH_SLOTS; i++)
         free(s->scratch[i]);
     rksim_rocket_free(s);
     rksim_mem_free(&s->mem);

@@ -42,6 +42,16 @@ typedef struct rksim_core {
     float *feat_cache; /* feat_rows x feat_k values as read then */
 } rksim_core;
 
+enum { RKSIM_SCRATCH_SLOTS = 5 };
+
+/* What the floats in scratch slot 1 were decoded from (see rksim.weights_cache). */
+typedef struct rksim_weights_cache {
+    bool valid;
+    int in;
+    uint32_t k, n;
+    uint64_t bytes;
+} rksim_weights_cache;
+
 struct rksim {
     rksim_config cfg;
     rksim_mem mem;
@@ -62,12 +72,15 @@ struct rksim {
     } nonblock[RKSIM_MAX_CORES];
     /* operand scratch reused across operations: fresh large allocations cost page faults
      * that would dominate the simulated matmul */
-    void *scratch[4];
-    size_t scratch_size[4];
+    void *scratch[RKSIM_SCRATCH_SLOTS];
+    size_t scratch_size[RKSIM_SCRATCH_SLOTS];
+    /* the weights decoded into scratch slot 1 by the last matmul, and (slot 4) the packed bytes
+     * they came from: a plan's M tiles read the same weights again */
+    rksim_weights_cache weights_cache;
 };
 
-/* A scratch buffer of at least `bytes` (slot 0..3), kept by the simulator; NULL when out of
- * memory. */
+/* A scratch buffer of at least `bytes` (slot 0..RKSIM_SCRATCH_SLOTS-1), kept by the
+ * simulator; NULL when out of memory. */
 void *rksim_scratch(rksim *s, unsigned slot, size_t bytes);
 
 /* How long a failed job waits before its timeout answer: timeout_ms scaled, at most
