@@ -500,6 +500,137 @@ static void test_empty_program_text(void)
     kt_hp_free(&p);
 }
 
+/* ---- a loaded program run again ---- */
+
+static void step_card(void *card, uint64_t cycles) { ktsim_card_step(card, cycles); }
+
+/* Two dispatches (2 instructions on each saxpy unit) that wait on SIG_DONE from their own clear. */
+static void build_rerunnable(fixture *f, kt_hostprog *p, kt_ticket tk[2], uint64_t code)
+{
+    kt_flit prog[4];
+    for (unsigned i = 0; i < 4; i++)
+        kt_saxpy_inst(&prog[i], 64, 2.0f, 0x10000 + i * 256, 0x20000 + i * 256, 9, i % 2 == 1);
+    kt_hp_init(p);
+    CHECK_EQ(kt_hp_stage(p, &f->dev, 0, prog, 4), NPK_OK);
+    CHECK_EQ(kt_hp_signals_start(p, &f->dev), NPK_OK);
+    CHECK_EQ(kt_hp_dispatch_signals(p, &f->dev, &f->sx, 0, 2, 0, 0, &tk[0]), NPK_OK);
+    CHECK_EQ(kt_hp_dispatch_signals(p, &f->dev, &f->sx2, 2, 2, 0, 2, &tk[1]), NPK_OK);
+    CHECK_EQ(kt_hp_await_signals(p, &f->dev, 4), NPK_OK);
+    CHECK_EQ(kt_hp_done(p, code), NPK_OK);
+}
+
+static size_t y_mismatches(fixture *f, unsigned runs)
+{
+    float got[256];
+    size_t bad = 0;
+    for (int tries = 0; tries < 8; tries++) {
+        kt_read_block(f->t, f->mem + 0x20000, got, sizeof got);
+        bad = 0;
+        for (size_t i = 0; i < 256; i++)
+            bad += got[i] != 1.0f + (float)runs * 2.0f * (float)i;
+        if (!bad)
+            break;
+    }
+    return bad;
+}
+
+static void test_engine_rerun(void)
+{
+    fixture f;
+    CHECK(open_fixture(&f, false));
+    if (!f.card)
+        return;
+    f.dev.opt.bitstream_current = true;
+    f.dev.opt.pause = step_card;
+    f.dev.opt.pause_user = f.card;
+    float x[256], y[256];
+    for (size_t i = 0; i < 256; i++) {
+        x[i] = (float)i;
+        y[i] = 1.0f;
+    }
+    kt_write_block(f.t, f.mem + 0x10000, x, sizeof x);
+    kt_write_block(f.t, f.mem + 0x20000, y, sizeof y);
+    kt_hostprog p;
+    kt_ticket tk[2];
+    build_rerunnable(&f, &p, tk, 7);
+    kt_engine e;
+    kt_engine_init(&e, f.t, ktsim_card_engine_base(f.card), &f.dev);
+    kt_hp_result r;
+    const uint64_t expect = 4000; /* more than four 64-element instructions take */
+    CHECK_EQ(kt_engine_run(&e, &p, expect, NULL, &r), NPK_OK);
+    CHECK_EQ(r.code, 7);
+    kt_hp_signals_ended(&f.dev);
+    CHECK_EQ(kt_hp_check_ticket(&f.dev, &tk[0]), NPK_OK);
+    CHECK_EQ(kt_hp_check_ticket(&f.dev, &tk[1]), NPK_OK);
+    CHECK_EQ(y_mismatches(&f, 1), 0);
+    /* Loading the same program again writes its setup block and no command word. */
+    uint64_t words = e.cmd_writes;
+    kt_counters_reset(f.t);
+    CHECK_EQ(kt_engine_load(&e, &p), NPK_OK);
+    CHECK_EQ(f.t->count.block_writes, 1);
+    CHECK_EQ(f.t->count.writes, 0);
+    CHECK_EQ(e.cmd_writes, words);
+    /* Run again: one GO (the engine is known idle: no read first) and one CTRL read, since the
+     * pause covers the work. Three runs cost six transactions. */
+    for (int run = 2; run <= 4; run++) {
+        kt_hp_ticket_again(&f.dev, &tk[0], false);
+        kt_hp_ticket_again(&f.dev, &tk[1], true);
+        kt_counters_reset(f.t);
+        CHECK_EQ(kt_engine_go(&e), NPK_OK);
+        CHECK_EQ(kt_engine_wait(&e, &p, expect, NULL, &r), NPK_OK);
+        CHECK_EQ(f.t->count.writes, 1);
+        CHECK_EQ(f.t->count.reads, 1);
+        CHECK_EQ(r.code, 7);
+        kt_hp_signals_ended(&f.dev);
+    }
+    /* The counts moved by every run's length and the last run's credit came back. */
+    CHECK_EQ(kt_hp_check_ticket(&f.dev, &tk[0]), NPK_OK);
+    CHECK_EQ(kt_hp_check_ticket(&f.dev, &tk[1]), NPK_OK);
+    CHECK_EQ(y_mismatches(&f, 4), 0);
+    /* A ticket moved past what ran fails the check, naming the completions seen. */
+    kt_ticket wrong = tk[0];
+    kt_hp_ticket_again(&f.dev, &wrong, false);
+    CHECK_EQ(kt_hp_check_ticket(&f.dev, &wrong), NPK_EPROTO);
+    CHECK_STR_HAS(npk_last_error(), "completions after the program ended");
+    /* Another DONE code: exactly one command word is rewritten. */
+    kt_hostprog q;
+    build_rerunnable(&f, &q, tk, 8);
+    words = e.cmd_writes;
+    kt_counters_reset(f.t);
+    CHECK_EQ(kt_engine_load(&e, &q), NPK_OK);
+    CHECK_EQ(e.cmd_writes, words + 1);
+    CHECK_EQ(f.t->count.writes, 1);
+    /* A busy engine refuses GO once its idleness is no longer known. */
+    CHECK_EQ(kt_engine_go(&e), NPK_OK);
+    CHECK_EQ(kt_engine_go(&e), NPK_EBUSY);
+    CHECK_EQ(kt_engine_wait(&e, &q, expect, NULL, &r), NPK_OK);
+    CHECK_EQ(r.code, 8);
+    kt_hp_free(&p);
+    kt_hp_free(&q);
+    ktsim_card_destroy(f.card);
+}
+
+static void test_rerunnable_refusals(void)
+{
+    fixture f;
+    CHECK(open_fixture(&f, true));
+    if (!f.card)
+        return;
+    kt_hostprog p;
+    kt_hp_init(&p);
+    /* Pre-strobe: the dispatch writes clear SIG_DONE too. */
+    CHECK_EQ(kt_hp_signals_start(&p, &f.dev), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "pre-strobe");
+    /* Earlier programs still pending: their signals would count after the clear. */
+    f.dev.opt.bitstream_current = true;
+    f.dev.n_pending = 1;
+    CHECK_EQ(kt_hp_signals_start(&p, &f.dev), NPK_EBUSY);
+    CHECK_STR_HAS(npk_last_error(), "may still return credit");
+    CHECK_EQ(p.n_cmds, 0);
+    kt_hp_free(&p);
+    ktsim_card_destroy(f.card);
+}
+
 int main(void)
 {
     test_empty_program_text();
@@ -514,5 +645,7 @@ int main(void)
     test_move_program();
     test_shared_credit(true);
     test_shared_credit(false);
+    test_engine_rerun();
+    test_rerunnable_refusals();
     return check_done();
 }

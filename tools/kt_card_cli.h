@@ -32,8 +32,15 @@ void kt_card_cli_print_counts(kt_card_cli *c);
 /* The machine's model fault, if any, to stderr; returns true when there was one. */
 bool kt_card_cli_report_fault(kt_card_cli *c, const char *cmd);
 
+/* The options only the engine form of `kt saxpy` takes. */
+typedef struct kt_saxpy_engine_opts {
+    uint64_t wait_cycles; /* --wait-cycles: a fixed interval between CTRL reads (0: back to back) */
+    bool wait_given;
+    uint32_t reruns; /* --reruns: run the last round's loaded program this many more times */
+} kt_saxpy_engine_opts;
+
 /* `npukit kt saxpy --engine`: the same stage + dispatch + wait as one engine program, on the
  * card c (options parsed, not yet open). */
-int kt_saxpy_engine_run(kt_card_cli *c, uint64_t n, uint64_t wait_cycles);
+int kt_saxpy_engine_run(kt_card_cli *c, uint64_t n, const kt_saxpy_engine_opts *eo);
 
 #endif

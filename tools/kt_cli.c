@@ -183,6 +183,7 @@ int kt_cli_open(kt_cli *c)
     kt_options opt = {0};
     opt.stage_flits = c->m.cfg.stage_flits;
     opt.reply_budget = c->o.reply_budget;
+    opt.bitstream_current = c->m.cfg.gen == KTSIM_GEN_CURRENT; /* the preset says which */
     if (kt_open(&c->dev, c->m.t, kt_machine_ctrl_base(&c->m, 0), &opt) != NPK_OK) {
         int rc = cli_lib_error("kt: opening the control window");
         kt_cli_close(c);

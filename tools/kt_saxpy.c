@@ -22,8 +22,9 @@ static int fail(kt_cli *c, kt_saxpy_job *j, const char *what)
 int kt_saxpy_main(int argc, char **argv)
 {
     kt_card_cli card = {0};
-    uint64_t n = 1000, wait_cycles = 0;
-    bool engine = false, wait_given = false;
+    uint64_t n = 1000;
+    bool engine = false, reruns_given = false;
+    kt_saxpy_engine_opts eo = {0};
     const cli_opt own[] = {
         {.name = "-n",
          .kind = CLI_U64,
@@ -38,11 +39,21 @@ int kt_saxpy_main(int argc, char **argv)
          .help = "stage, dispatch and wait as one program in the card's engine"},
         {.name = "--wait-cycles",
          .kind = CLI_U64,
-         .dest = &wait_cycles,
+         .dest = &eo.wait_cycles,
          .max = 1u << 24,
-         .given = &wait_given,
+         .given = &eo.wait_given,
          .meta = "C",
-         .help = "with --engine: mesh cycles to wait per round"},
+         .help = "with --engine: poll the engine every C mesh cycles (0: back to back) instead of "
+                 "the adaptive waits"},
+        {.name = "--reruns",
+         .kind = CLI_U32,
+         .dest = &eo.reruns,
+         .min = 1,
+         .max = 1000,
+         .given = &reruns_given,
+         .meta = "R",
+         .help = "with --engine: run the last round's loaded program R more times (GO and its "
+                 "completion check each) and report their transactions"},
         CLI_END,
     };
     const cli_opt *tables[] = {own,
@@ -59,10 +70,12 @@ int kt_saxpy_main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (engine) /* the engine form lives in kt_saxpy_engine.c */
-        return kt_saxpy_engine_run(&card, n, wait_cycles);
-    if (card.meshes_given || wait_given) {
+        return kt_saxpy_engine_run(&card, n, &eo);
+    if (card.meshes_given || eo.wait_given || reruns_given) {
         fprintf(stderr, "npukit kt saxpy: %s applies to --engine only\n",
-                card.meshes_given ? "--meshes" : "--wait-cycles");
+                card.meshes_given ? "--meshes"
+                : eo.wait_given   ? "--wait-cycles"
+                                  : "--reruns");
         return 2;
     }
     kt_cli c = {0};

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit kt saxpy --engine -n N`: the same work as `kt saxpy` (same operands, 64 elements per
  * instruction, one program per saxpy unit per round), but each round's stage + dispatch + wait is
- * one host control program loaded into the engine and started with one GO. The host's part is
- * the staging block, the command words, the GO and the wait for done; the polls of PROG_STAT and
- * NODE_STATUS run in the engine. --wait-cycles C lets the host sleep C mesh cycles between two
- * reads of the engine's CTRL, as a host that is not in the loop can. */
+ * one host control program run by the engine with one GO. The host's part is the staging block,
+ * the command words that changed since the last round (none, once a round's program repeats), the
+ * GO, the completion check of CTRL (paced by the round's expected work, as `kt saxpy` paces its
+ * waits) and the fault check of each program. On a bitstream that honours strobes the program
+ * waits on SIG_DONE, which it clears first, so the same loaded program can run again: --reruns R
+ * runs the last round's program R more times for one GO and one CTRL check each. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,108 +16,211 @@
 #include "kt_saxpy_job.h"
 #include "npukit/kt_hostprog.h"
 
-typedef struct sleeper {
-    kt_machine *m;
-    uint64_t cycles;
-} sleeper;
+enum { DONE_CODE = 0x5358 /* the same on every run, so the program's words repeat */ };
 
-static void host_sleep(void *user)
-{
-    sleeper *s = user;
-    kt_machine_step(s->m, s->cycles);
-}
+typedef struct engine_run {
+    kt_card_cli c;
+    kt_dev dev;
+    kt_saxpy_job j;
+    kt_engine eng;
+    kt_hp_opts ho;
+    kt_hostprog hp; /* the round's program, kept for --reruns */
+    kt_ticket tk[KT_SAXPY_MAX_UNITS];
+    kt_saxpy_round rd;
+    uint64_t first_chunk, expect, programs, commands;
+} engine_run;
 
-static int fail(kt_card_cli *c, kt_saxpy_job *j, const char *what)
+static int fail(engine_run *e, const char *what)
 {
     int rc = cli_lib_error(what);
-    kt_saxpy_job_free(j);
-    kt_card_cli_close(c);
+    kt_hp_free(&e->hp);
+    kt_saxpy_job_free(&e->j);
+    kt_card_cli_close(&e->c);
     return rc;
 }
 
-/* One round as one engine program: stage (setup), every dispatch, every wait, DONE. */
-static npk_status run_round(kt_card_cli *c, kt_dev *dev, kt_saxpy_job *j, const kt_saxpy_round *rd,
-                            const kt_hp_opts *ho, uint64_t *commands, uint64_t *polls)
+/* The round's program: on a current bitstream one that clears SIG_DONE and waits on totals from
+ * that clear (it can run again); on a pre-strobe one the core's sequence, whose waits are on
+ * absolute NODE_STATUS counts (it runs once). */
+static npk_status build_round(engine_run *e)
 {
-    kt_hostprog hp;
-    kt_hp_init(&hp);
-    kt_ticket tk[KT_SAXPY_MAX_UNITS];
-    npk_status s = kt_hp_stage(&hp, dev, 0, j->prog, rd->flits);
-    /* kt_hp_dispatch emits the core's rule: a dispatch waits for the earlier program's credit
-     * returns (PROG_CRED is one counter refilled from any node). */
-    for (size_t u = 0; u < j->nsx && !s; u++)
+    kt_dev *d = &e->dev;
+    kt_saxpy_job *j = &e->j;
+    const kt_saxpy_round *rd = &e->rd;
+    kt_hp_free(&e->hp);
+    npk_status s = kt_hp_stage(&e->hp, d, 0, j->prog, rd->flits);
+    bool again = d->opt.bitstream_current;
+    if (!s && again)
+        s = kt_hp_signals_start(&e->hp, d);
+    uint16_t before = 0;
+    for (size_t u = 0; u < j->nsx && !s; u++) {
+        if (!rd->count[u])
+            continue;
+        if (again)
+            s = kt_hp_dispatch_signals(&e->hp, d, &j->sx[u], rd->base[u], rd->count[u], 0, before,
+                                       &e->tk[u]);
+        else /* the core's rule: wait for earlier programs' credit returns before a new seed */
+            s = kt_hp_dispatch(&e->hp, d, &j->sx[u], rd->base[u], rd->count[u], 0, &e->tk[u]);
+        before = (uint16_t)(before + rd->count[u]);
+    }
+    if (!s && again)
+        s = kt_hp_await_signals(&e->hp, d, before);
+    for (size_t u = 0; u < j->nsx && !s && !again; u++)
         if (rd->count[u])
-            s = kt_hp_dispatch(&hp, dev, &j->sx[u], rd->base[u], rd->count[u], 0, &tk[u]);
-    for (size_t u = 0; u < j->nsx && !s; u++)
-        if (rd->count[u])
-            s = kt_hp_await(&hp, dev, &tk[u]);
-    if (!s)
-        s = kt_hp_done(&hp, (uint64_t)(uint8_t)(j->txn - 1));
-    kt_hp_result r = {0};
-    if (!s)
-        s = kt_hp_run_engine(c->t, c->m.cfg.engine_base, &hp, ho, &r);
-    for (size_t u = 0; u < j->nsx && !s; u++)
-        if (rd->count[u])
-            s = kt_hp_check_ticket(dev, &tk[u]);
-    *commands += hp.n_cmds;
-    *polls += r.polls;
-    kt_hp_free(&hp);
+            s = kt_hp_await(&e->hp, d, &e->tk[u]);
+    return s ? s : kt_hp_done(&e->hp, DONE_CODE);
+}
+
+/* Run the loaded program (loading what changed), then check every program's NODE_STATUS and the
+ * last one's credit. */
+static npk_status run_and_check(engine_run *e)
+{
+    kt_hp_result r;
+    npk_status s = kt_engine_run(&e->eng, &e->hp, e->expect, &e->ho, &r);
+    if (!s && e->dev.opt.bitstream_current)
+        kt_hp_signals_ended(&e->dev);
+    for (size_t u = 0; u < e->j.nsx && !s; u++)
+        if (e->rd.count[u])
+            s = kt_hp_check_ticket(&e->dev, &e->tk[u]);
     return s;
 }
 
-int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, uint64_t wait_cycles)
+/* Run the loaded program `reruns` more times: one GO and the CTRL check each; the programs'
+ * NODE_STATUS and credit are checked once after the last run (their counts must have moved by
+ * every run's length). *run_k and *check_k: the traffic of the runs and of that check. */
+static npk_status rerun(engine_run *e, uint32_t reruns, kt_counters *run_k, kt_counters *check_k)
 {
-    kt_card_cli c = *cp;
-    c.engine = true;
-    int rc = kt_card_cli_open(&c);
+    kt_transport *t = e->c.t;
+    kt_counters at = t->count;
+    npk_status s = NPK_OK;
+    size_t last = 0;
+    for (size_t u = 0; u < e->j.nsx; u++)
+        if (e->rd.count[u])
+            last = u;
+    for (uint32_t k = 0; k < reruns && !s; k++) {
+        for (size_t u = 0; u < e->j.nsx; u++)
+            if (e->rd.count[u])
+                kt_hp_ticket_again(&e->dev, &e->tk[u], u == last);
+        if (!(s = kt_engine_go(&e->eng)))
+            s = kt_engine_wait(&e->eng, &e->hp, e->expect, &e->ho, NULL);
+        if (!s)
+            kt_hp_signals_ended(&e->dev);
+    }
+    *run_k = kt_counters_diff(&t->count, &at);
+    at = t->count;
+    for (size_t u = 0; u < e->j.nsx && !s; u++)
+        if (e->rd.count[u])
+            s = kt_hp_check_ticket(&e->dev, &e->tk[u]);
+    *check_k = kt_counters_diff(&t->count, &at);
+    if (!s)
+        kt_saxpy_job_again(&e->j, e->first_chunk, e->j.next, reruns);
+    return s;
+}
+
+static void print_rerun(uint32_t reruns, const kt_counters *run_k, const kt_counters *check_k,
+                        bool json)
+{
+    if (json) {
+        printf(", \"reruns\": {\"runs\": %" PRIu32 ", \"transactions\": %" PRIu64
+               ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64 ", \"check_transactions\": %" PRIu64
+               "}",
+               reruns, kt_counters_transactions(run_k), run_k->reads, run_k->writes,
+               kt_counters_transactions(check_k));
+        return;
+    }
+    printf("reruns of the loaded program: %" PRIu32 " runs in %" PRIu64
+           " host transactions (%" PRIu64 " writes, %" PRIu64 " reads), then %" PRIu64
+           " for the fault check\n",
+           reruns, kt_counters_transactions(run_k), run_k->writes, run_k->reads,
+           kt_counters_transactions(check_k));
+}
+
+int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, const kt_saxpy_engine_opts *eo)
+{
+    engine_run e;
+    memset(&e, 0, sizeof e);
+    e.c = *cp;
+    e.c.engine = true;
+    kt_hp_init(&e.hp);
+    int rc = kt_card_cli_open(&e.c);
     if (rc)
         return rc;
-    kt_dev dev;
-    kt_saxpy_job j = {0};
-    const ktsim_config *cfg = &c.m.cfg;
+    const ktsim_config *cfg = &e.c.m.cfg;
     kt_options opt = {0};
     opt.stage_flits = cfg->stage_flits;
-    opt.reply_budget = c.o.reply_budget;
-    if (kt_open(&dev, c.t, kt_machine_ctrl_base(&c.m, 0), &opt) != NPK_OK)
-        return fail(&c, &j, "kt saxpy --engine: opening the control window");
-    uint64_t mem = kt_machine_mem_base(&c.m, 0);
-    if (kt_saxpy_job_init(&j, &dev, mem, cfg->dram_size, n, cfg->name))
-        return fail(&c, &j, "kt saxpy --engine");
-    kt_counters_reset(c.t); /* count the control plane's work from here, as `kt saxpy` does */
-    sleeper sl = {&c.m, wait_cycles};
-    kt_hp_opts ho = {0, wait_cycles ? host_sleep : NULL, &sl};
-    uint64_t programs = 0, commands = 0, engine_polls = 0;
-    kt_saxpy_round rd;
-    npk_status s;
-    while (kt_saxpy_job_next_round(&j, &rd, &s)) {
-        for (size_t u = 0; u < j.nsx; u++)
-            programs += rd.count[u] != 0;
-        if ((s = run_round(&c, &dev, &j, &rd, &ho, &commands, &engine_polls)))
-            break;
+    opt.reply_budget = e.c.o.reply_budget;
+    /* The preset says which bitstream (the simulated one, or the board --card names). */
+    opt.bitstream_current = cfg->gen == KTSIM_GEN_CURRENT;
+    if (eo->reruns && !opt.bitstream_current) {
+        kt_card_cli_close(&e.c);
+        fprintf(stderr,
+                "npukit kt saxpy: --reruns needs a bitstream that honours strobes: a loaded "
+                "program can run again only by waiting on SIG_DONE, which it clears first, and "
+                "on a pre-strobe bitstream every dispatch's PROG_BASE/PROG_CRED write clears "
+                "SIG_DONE too (its waits are on NODE_STATUS counts, which only grow)\n");
+        return 2;
     }
+    if (kt_open(&e.dev, e.c.t, kt_machine_ctrl_base(&e.c.m, 0), &opt) != NPK_OK)
+        return fail(&e, "kt saxpy --engine: opening the control window");
+    uint64_t mem = kt_machine_mem_base(&e.c.m, 0);
+    if (kt_saxpy_job_init(&e.j, &e.dev, mem, cfg->dram_size, n, cfg->name))
+        return fail(&e, "kt saxpy --engine");
+    /* The waits on CTRL pace themselves as `kt saxpy`'s do; --wait-cycles C polls every C
+     * cycles instead (0: back to back). */
+    kt_cli_pace(&e.dev, &e.c.m, &e.c.o);
+    if (eo->wait_given && !eo->wait_cycles)
+        e.dev.opt.pause = NULL;
+    else if (eo->wait_given)
+        e.dev.opt.poll_cycles = eo->wait_cycles;
+    kt_engine_init(&e.eng, e.c.t, e.c.m.cfg.engine_base, &e.dev);
+    e.ho.poll_budget = 0;
+    kt_counters_reset(e.c.t); /* count the control plane's work from here, as `kt saxpy` does */
+    e.dev.waits = (kt_wait_stats){0};
+    npk_status s;
+    for (uint64_t first = e.j.next; kt_saxpy_job_next_round(&e.j, &e.rd, &s); first = e.j.next) {
+        e.first_chunk = first;
+        e.expect = 0;
+        for (size_t u = 0; u < e.j.nsx; u++) {
+            e.programs += e.rd.count[u] != 0;
+            e.expect += kt_saxpy_expect_cycles(cfg, e.rd.count[u]);
+        }
+        if ((s = build_round(&e)) || (s = run_and_check(&e)))
+            break;
+        e.commands += e.hp.n_cmds;
+    }
+    kt_counters run_k = {0}, check_k = {0};
+    if (!s && eo->reruns)
+        s = rerun(&e, eo->reruns, &run_k, &check_k);
     size_t bad = 0;
-    if (s || kt_saxpy_job_check(&j, c.t, mem, &bad))
-        return fail(&c, &j, "kt saxpy --engine");
-    bool fault = kt_card_cli_report_fault(&c, "kt saxpy --engine");
-    if (c.o.json) {
+    if (s || kt_saxpy_job_check(&e.j, e.c.t, mem, &bad))
+        return fail(&e, "kt saxpy --engine");
+    bool fault = kt_card_cli_report_fault(&e.c, "kt saxpy --engine");
+    if (e.c.o.json) {
         printf("{\"form\": \"engine\", \"n\": %" PRIu64
                ", \"a\": %g, \"units\": %zu, \"instructions\": %" PRIu64 ", \"programs\": %" PRIu64
-               ", \"engine_commands\": %" PRIu64 ", \"engine_polls\": %" PRIu64
-               ", \"mismatches\": %zu, \"ok\": %s, ",
-               n, j.a, j.nsx, j.chunks, programs, commands, engine_polls, bad,
-               bad || fault ? "false" : "true");
-        kt_card_cli_print_counts(&c);
-        kt_cli_print_timing(&c.m, true);
+               ", \"engine_commands\": %" PRIu64 ", \"engine_command_writes\": %" PRIu64
+               ", \"rerunnable\": %s, \"mismatches\": %zu, \"ok\": %s, ",
+               n, e.j.a, e.j.nsx, e.j.chunks, e.programs, e.commands, e.eng.cmd_writes,
+               opt.bitstream_current ? "true" : "false", bad, bad || fault ? "false" : "true");
+        kt_card_cli_print_counts(&e.c);
+        kt_cli_print_waits(&e.dev.waits, true);
+        if (eo->reruns)
+            print_rerun(eo->reruns, &run_k, &check_k, true);
+        kt_cli_print_timing(&e.c.m, true);
         printf("}\n");
     } else {
         printf("saxpy (engine): y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64
-               " instructions in %" PRIu64 " programs, %" PRIu64 " engine commands, %" PRIu64
-               " polls run by the engine\n",
-               j.a, n, j.nsx, j.chunks, programs, commands, engine_polls);
+               " instructions in %" PRIu64 " programs, %" PRIu64 " engine commands (%" PRIu64
+               " command words written)\n",
+               e.j.a, n, e.j.nsx, e.j.chunks, e.programs, e.commands, e.eng.cmd_writes);
+        if (eo->reruns)
+            print_rerun(eo->reruns, &run_k, &check_k, false);
         printf("check: %s (%zu of %zu elements differ)\n", bad ? "MISMATCH" : "ok", bad, (size_t)n);
-        kt_cli_print_timing(&c.m, false);
-        kt_card_cli_print_counts(&c);
+        kt_cli_print_timing(&e.c.m, false);
+        kt_card_cli_print_counts(&e.c);
+        kt_cli_print_waits(&e.dev.waits, false);
     }
-    kt_saxpy_job_free(&j);
-    return kt_card_cli_close(&c) || bad || fault ? 1 : 0;
+    kt_hp_free(&e.hp);
+    kt_saxpy_job_free(&e.j);
+    return kt_card_cli_close(&e.c) || bad || fault ? 1 : 0;
 }

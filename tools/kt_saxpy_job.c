@@ -130,3 +130,14 @@ uint64_t kt_saxpy_expect_cycles(const ktsim_config *cfg, unsigned insts)
                    beats + t->retire;
     return per * insts;
 }
+
+void kt_saxpy_job_again(kt_saxpy_job *j, uint64_t first, uint64_t end, uint32_t times)
+{
+    uint64_t lo = first * KT_SAXPY_CHUNK;
+    uint64_t hi = end * KT_SAXPY_CHUNK < j->n ? end * KT_SAXPY_CHUNK : j->n;
+    /* Whole-valued operands far inside float's exact integers: the unit's integer arithmetic
+     * and the host's float arithmetic agree. */
+    for (uint32_t k = 0; k < times; k++)
+        for (uint64_t i = lo; i < hi; i++)
+            j->want[i] = j->a * j->x[i] + j->want[i];
+}

@@ -44,6 +44,9 @@ bool kt_saxpy_job_next_round(kt_saxpy_job *j, kt_saxpy_round *r, npk_status *s);
  * DRAM write, so a few reads may be needed); *bad = elements that still differ. */
 npk_status kt_saxpy_job_check(kt_saxpy_job *j, kt_transport *t, uint64_t mem, size_t *bad);
 void kt_saxpy_job_free(kt_saxpy_job *j);
+/* The instructions [first, end) ran `times` more times: their elements of y, as the unit computes
+ * them, become a*x + y that many more times (what the check then wants). */
+void kt_saxpy_job_again(kt_saxpy_job *j, uint64_t first, uint64_t end, uint32_t times);
 /* The work of a program of `insts` instructions of KT_SAXPY_CHUNK elements, in mesh cycles, from
  * the preset's saxpy timing row (setup, two reads of 8 beats each with read_wait, the elements,
  * the 8-beat write burst, retire) — a lower bound, as it leaves out the mesh hops; 0 without a

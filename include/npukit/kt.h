@@ -93,12 +93,28 @@ typedef struct kt_dev {
     bool stream_idle;
     uint16_t known_count[256];
     uint8_t count_known[256 / 8];
+    /* The NODE_STATUS word a settle read at a program's final count (no FAULT in it): the wait
+     * for that program uses it instead of reading again. 0: none. */
+    uint64_t known_status[256];
     kt_wait_stats waits;
     /* Pacing learnt from the waits: estimates are scaled by expect_scale / 16 once a wait found
      * its work took longer than estimated (estimates leave out what the caller cannot know). */
     uint32_t expect_scale;
     uint64_t last_expect, last_paused_at; /* the most recent dispatch's estimate */
 } kt_dev;
+
+/* One wait's pacing on a device (its pause, --poll-us interval, learnt scale and statistics), for
+ * any wait of the session — kt_wait's, kt_dispatch's, or a wait on another register such as the
+ * control-program engine's CTRL. kt_pace_start pauses for what is left of `expect` cycles of work
+ * since the device's paused total was `paused_at`; call kt_pace_read after every status read with
+ * whether it found what it waited for (a check) or not (a poll, followed by a growing pause). */
+typedef struct kt_pacer {
+    kt_dev *d;
+    uint64_t next, cap, expect, start;
+    bool missed;
+} kt_pacer;
+kt_pacer kt_pace_start(kt_dev *d, uint64_t expect, uint64_t paused_at);
+void kt_pace_read(kt_pacer *p, bool reached);
 
 /* Find and check the window: CAPS must say a 288-bit flit with 0 < POS_WIDTH <= 8, STATUS must
  * show mesh_ready; then drain stale mailbox traffic. `opt` may be NULL. */

@@ -106,6 +106,27 @@ npk_status kt_hp_await(kt_hostprog *p, const kt_dev *d, const kt_ticket *tk);
  * a fault), and for the program's last dispatch PROG_CRED must be back at seed - 1 (a fault that
  * later completions overwrote in NODE_STATUS returned no credit), as kt_wait checks. */
 npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk);
+/* ---- programs that run again as loaded (a bitstream that honours strobes) ----
+ * NODE_STATUS counts only grow and a POLL matches one exact value, so a program that waits on
+ * them can run once. SIG_DONE is cleared by a write: a program that clears it first and waits on
+ * totals counted from that clear does the same thing every time it runs, so once loaded it runs
+ * again for one GO and one completion check. On a pre-strobe bitstream every dispatch's
+ * PROG_BASE/PROG_CRED write clears SIG_DONE as well (spec §2.7), so there is no such program.
+ *
+ * kt_hp_signals_start: WR SIG_DONE 0; refused on a pre-strobe bitstream or while earlier
+ * programs of this session may still signal. kt_hp_dispatch_signals: `before` = the signals of
+ * this run's earlier programs; POLL SIG_DONE == before (or PROG_STAT.run == 0 for the first), then
+ * BASE, LEN, DST, CRED, KICK. kt_hp_await_signals: POLL SIG_DONE == total. After a run that ended
+ * (DONE after the final await), kt_hp_signals_ended records that nothing is pending; check each
+ * ticket with kt_hp_check_ticket. kt_hp_ticket_again: the same dispatch's ticket for the next
+ * run (baseline moved by its length; `last`: the run's last dispatch, whose credit
+ * kt_hp_check_ticket checks). */
+npk_status kt_hp_signals_start(kt_hostprog *p, kt_dev *d);
+npk_status kt_hp_dispatch_signals(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base,
+                                  unsigned n, unsigned credit, uint16_t before, kt_ticket *tk);
+npk_status kt_hp_await_signals(kt_hostprog *p, const kt_dev *d, uint16_t total);
+void kt_hp_signals_ended(kt_dev *d);
+void kt_hp_ticket_again(kt_dev *d, kt_ticket *tk, bool last);
 /* A move: its ordered writes into AUX_CFG, then POLL AUX_STAT.busy == 0. Check the fault with
  * kt_mv_status_decode on AUX_STAT afterwards. */
 npk_status kt_hp_move(kt_hostprog *p, uint64_t ctrl_base, const kt_mv_write *w, size_t n);
@@ -143,6 +164,42 @@ npk_status kt_hp_wait_engine(kt_transport *t, uint64_t engine_base, const kt_hos
                              const kt_hp_opts *o, kt_hp_result *r);
 npk_status kt_hp_run_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p,
                             const kt_hp_opts *o, kt_hp_result *r);
+/* Whether the engine can hold p: at most 128 commands, a DONE, valid opcodes, 32-bit addresses. */
+npk_status kt_hp_check_engine(const kt_hostprog *p);
+
+/* ---- an engine kept across runs ----
+ * What this session knows of one engine without reading it: the command RAM is write-only and
+ * only this session writes it, so the words written are remembered and a later program rewrites
+ * only the words that differ (none, when the same program runs again); and once a read saw the
+ * engine done it stays idle until the session's next GO, so a GO needs no read first. A loaded
+ * program runs again with kt_engine_run: one GO and its completion check — when the program can
+ * run twice (see kt_hp_dispatch_signals). */
+typedef struct kt_engine {
+    kt_transport *t;
+    uint64_t base;
+    kt_dev *pace; /* when set, the waits pace themselves through this device (kt_pace_start) */
+    uint64_t words[KT_ENG_NCMD][4];
+    uint8_t known[KT_ENG_NCMD]; /* bit f: words[n][f] is what the engine holds */
+    bool idle;                  /* a read saw it not busy, and no GO since */
+    uint64_t go_paused_at;      /* pace->waits.paused_cycles at the last GO */
+    uint64_t cmd_writes;        /* command words written so far */
+} kt_engine;
+
+void kt_engine_init(kt_engine *e, kt_transport *t, uint64_t base, kt_dev *pace);
+/* The setup blocks, then the words each command's opcode reads that the engine does not hold. */
+npk_status kt_engine_load(kt_engine *e, const kt_hostprog *p);
+/* GO; refuses a busy engine (a GO while busy is lost), reading CTRL only when not known idle. */
+npk_status kt_engine_go(kt_engine *e);
+/* Wait for done after a GO, reading CTRL only: the DONE code is the program's when it has one
+ * DONE (CODE is read otherwise), PC is read on err. With a pacing device the first read waits
+ * for `expect` cycles of work, then polls at growing intervals (and counts checks and polls in
+ * the device's kt_wait_stats); without one each unsuccessful read is followed by o->idle. r->waits
+ * counts the CTRL reads; r->polls (the engine's POLLS register) is not read. */
+npk_status kt_engine_wait(kt_engine *e, const kt_hostprog *p, uint64_t expect, const kt_hp_opts *o,
+                          kt_hp_result *r);
+/* Load (only what changed), GO and wait. */
+npk_status kt_engine_run(kt_engine *e, const kt_hostprog *p, uint64_t expect, const kt_hp_opts *o,
+                         kt_hp_result *r);
 
 #ifdef __cplusplus
 }

@@ -51,6 +51,18 @@ static inline uint64_t kt_counters_transactions(const kt_counters *c)
     return c->reads + c->writes + c->block_reads + c->block_writes;
 }
 
+/* What was counted between two snapshots of the same counters. */
+static inline kt_counters kt_counters_diff(const kt_counters *now, const kt_counters *then)
+{
+    kt_counters d = {now->reads - then->reads,
+                     now->writes - then->writes,
+                     now->block_reads - then->block_reads,
+                     now->block_writes - then->block_writes,
+                     now->bytes_read - then->bytes_read,
+                     now->bytes_written - then->bytes_written};
+    return d;
+}
+
 /* Optional observer of every transaction (e.g. a CLI trace); called after it completes. */
 typedef void (*kt_trace_fn)(void *user, bool write, uint64_t addr, size_t len, uint64_t first_word);
 

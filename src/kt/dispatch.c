@@ -133,23 +133,16 @@ static void pause_for(kt_dev *d, uint64_t cycles)
     d->waits.paused_cycles += cycles;
 }
 
-/* One wait's pacing: the expected work first, then intervals that double (or a fixed one). */
-typedef struct pacer {
-    kt_dev *d;
-    uint64_t next, cap, expect, start;
-    bool missed;
-} pacer;
-
 /* `expect` cycles of work from when `paused_at` was the paused total: what is left of it now,
  * scaled by what earlier waits learnt. */
-static pacer pace_start(kt_dev *d, uint64_t expect, uint64_t paused_at)
+kt_pacer kt_pace_start(kt_dev *d, uint64_t expect, uint64_t paused_at)
 {
     if (!d->expect_scale)
         d->expect_scale = 16;
     expect = expect * d->expect_scale / 16;
     uint64_t gone = d->waits.paused_cycles - paused_at;
     uint64_t left = expect > gone ? expect - gone : 0;
-    pacer p = {d, d->opt.poll_cycles, d->opt.poll_cycles, expect, paused_at, false};
+    kt_pacer p = {d, d->opt.poll_cycles, d->opt.poll_cycles, expect, paused_at, false};
     if (!d->opt.poll_cycles) {
         p.next = expect / 8 > KT_POLL_MIN_CYCLES ? expect / 8 : KT_POLL_MIN_CYCLES;
         p.cap = expect > 32 * KT_POLL_MIN_CYCLES ? expect : 32 * KT_POLL_MIN_CYCLES;
@@ -160,7 +153,7 @@ static pacer pace_start(kt_dev *d, uint64_t expect, uint64_t paused_at)
 
 /* The read found what it waited for (a check), or came too early (a poll): then pause. A wait
  * that found its work longer than estimated scales later estimates up to what it took. */
-static void pace_read(pacer *p, bool reached)
+void kt_pace_read(kt_pacer *p, bool reached)
 {
     kt_dev *d = p->d;
     if (reached) {
@@ -180,7 +173,7 @@ static void pace_read(pacer *p, bool reached)
 
 /* A node's count is known once a wait sees it reach the target of the node's latest program
  * (known_count holds that target while the program runs). */
-static void count_reached_target(kt_dev *d, kt_coord at, uint16_t count)
+void kt_note_count_seen(kt_dev *d, kt_coord at, uint16_t count)
 {
     unsigned i = kt_coord_pack(at);
     if (d->known_count[i] == count)
@@ -199,14 +192,14 @@ static npk_status poll_until(kt_dev *d, uint32_t off, poll_done_fn done, uint64_
     uint32_t quiet = 0;
     *reached = false;
     *last = 0;
-    pacer pc = pace_start(d, expect, paused_at);
+    kt_pacer pc = kt_pace_start(d, expect, paused_at);
     while (quiet < d->opt.poll_budget) {
         npk_status s = kt_reg_read(d, off, &v);
         *last = v;
         if (s)
             return s;
         bool hit = done(v, want);
-        pace_read(&pc, hit);
+        kt_pace_read(&pc, hit);
         if (hit) {
             *reached = true;
             return NPK_OK;
@@ -258,14 +251,26 @@ static npk_status wait_idle(kt_dev *d, const char *before)
                     before, d->opt.poll_budget, txt);
 }
 
-/* Wait until every earlier program's credit-returning completions have arrived. */
+static bool count_known(const kt_dev *d, kt_coord at, uint16_t count)
+{
+    unsigned i = kt_coord_pack(at);
+    return (d->count_known[i / 8] >> (i % 8) & 1) && d->known_count[i] == count;
+}
+
+/* Wait until every earlier program's credit-returning completions have arrived. It waits for the
+ * whole program (its last signal too, one instruction later): then the program's own wait needs
+ * no read of its own (the word read here is kept), and when it was the latest dispatch its stream
+ * has ended (a flit signals only after it was delivered), so no PROG_STAT read either. */
 static npk_status settle_pending(kt_dev *d)
 {
     for (unsigned i = 0; i < d->n_pending; i++) {
         kt_pending *p = &d->pending[i];
+        uint16_t end = (uint16_t)(p->until + 1);
+        if (count_known(d, p->dst, end))
+            continue; /* its wait saw it end */
         uint64_t v;
         bool reached;
-        npk_status s = poll_until(d, kt_node_status_offset(p->dst), count_reached, p->until,
+        npk_status s = poll_until(d, kt_node_status_offset(p->dst), count_reached, end,
                                   p->expect_cycles, p->paused_at, &v, &reached);
         if (s)
             return s;
@@ -274,7 +279,15 @@ static npk_status settle_pending(kt_dev *d)
                 NPK_ETIMEDOUT,
                 "an earlier program on (%u,%u) never returned its credit (count %u, want %u) "
                 "after %u polls without progress",
-                p->dst.x, p->dst.y, kt_node_status_decode(v).count, p->until, d->opt.poll_budget);
+                p->dst.x, p->dst.y, kt_node_status_decode(v).count, end, d->opt.poll_budget);
+        kt_node_status ns = kt_node_status_decode(v);
+        if (ns.valid && ns.count == end && ns.code != KT_SIG_FAULT) {
+            kt_note_count_seen(d, p->dst, end);
+            d->known_status[kt_coord_pack(p->dst)] = v;
+        }
+        if (d->have_last && kt_coord_eq(d->last_dst, p->dst) &&
+            (uint16_t)(d->last_baseline + d->last_n) == end)
+            d->stream_idle = true;
     }
     d->n_pending = 0;
     return NPK_OK;
@@ -319,6 +332,7 @@ npk_status kt_ticket_baseline(kt_dev *d, const kt_unit *unit, unsigned n, kt_tic
     /* The program about to be sent moves it: unknown until a wait sees its target. */
     d->count_known[i / 8] &= (uint8_t) ~(1u << (i % 8));
     d->known_count[i] = (uint16_t)(tk->baseline + n);
+    d->known_status[i] = 0;
     tk->dst = unit->at;
     tk->n = (uint16_t)n;
     return NPK_OK;
@@ -328,7 +342,7 @@ npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n
                        kt_ticket *tk)
 {
     npk_status s = kt_dispatch_check(d, unit, base, n, &credit);
-    if (s || (s = wait_idle(d, "a new dispatch")) || (s = settle_pending(d)) ||
+    if (s || (s = settle_pending(d)) || (s = wait_idle(d, "a new dispatch")) ||
         (s = kt_ticket_baseline(d, unit, n, tk)))
         return s;
     if (d->n_pending == KT_MAX_PENDING)
@@ -398,14 +412,19 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
     uint32_t quiet = 0;
     uint32_t off = kt_node_status_offset(tk->dst);
     npk_status s = NPK_OK;
-    pacer pc = pace_start(d, tk->expect_cycles, tk->paused_at);
+    /* A settle before a later dispatch may already have read this program's final word. */
+    uint64_t kept = count_known(d, tk->dst, want) ? d->known_status[kt_coord_pack(tk->dst)] : 0;
+    kt_pacer pc = {0};
+    if (!kept)
+        pc = kt_pace_start(d, tk->expect_cycles, tk->paused_at);
     while (quiet < d->opt.poll_budget) {
-        uint64_t v;
-        if ((s = kt_reg_read(d, off, &v)))
+        uint64_t v = kept;
+        if (!kept && (s = kt_reg_read(d, off, &v)))
             break;
-        r.polls++;
+        r.polls += !kept;
         r.last = kt_node_status_decode(v);
-        pace_read(&pc, r.last.valid && r.last.count == want);
+        if (!kept)
+            kt_pace_read(&pc, r.last.valid && r.last.count == want);
         if (r.last.valid && r.last.code == KT_SIG_FAULT && r.last.count != tk->baseline &&
             !r.fault_seen) {
             r.fault_seen = true;
@@ -457,7 +476,7 @@ npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
     if (r.fault_seen || r.last.code == KT_SIG_FAULT)
         return npk_fail(NPK_EFAULT, "node (%u,%u) signalled FAULT (arg 0x%x) during the program",
                         tk->dst.x, tk->dst.y, r.fault_seen ? r.fault_arg : r.last.arg);
-    count_reached_target(d, tk->dst, want);
+    kt_note_count_seen(d, tk->dst, want);
     /* Every flit of the most recent program reached its node: that stream has ended. */
     if (d->have_last && kt_coord_eq(d->last_dst, tk->dst) && d->last_baseline == tk->baseline &&
         d->last_n == tk->n)

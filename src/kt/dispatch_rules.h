@@ -29,6 +29,9 @@ npk_status kt_dispatch_check(const kt_dev *d, const kt_unit *unit, unsigned base
  * (counts are cumulative and 16-bit). */
 npk_status kt_ticket_baseline(kt_dev *d, const kt_unit *unit, unsigned n, kt_ticket *tk);
 
+/* A read saw node `at` reach `count`: when that is the target of its latest program, the count
+ * is known until the next dispatch to it (its next baseline costs no read). */
+void kt_note_count_seen(kt_dev *d, kt_coord at, uint16_t count);
 /* Remember the most recent dispatch and the credit it seeded, for kt_check_credit_returned. */
 void kt_note_last_dispatch(kt_dev *d, const kt_ticket *tk, unsigned credit);
 /* For the most recent dispatch, once its signals have all arrived: PROG_CRED must have come back

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hostprog_engine.h"
 #include "hostprog_out.h"
 #include "npukit/kt_hostprog.h"
 
@@ -196,7 +197,7 @@ npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opt
 
 /* ---- the engine form ---- */
 
-static npk_status check_for_engine(const kt_hostprog *p)
+npk_status kt_hp_check_engine(const kt_hostprog *p)
 {
     if (p->n_cmds > KT_ENG_NCMD)
         return npk_fail(NPK_ELIMIT, "program of %zu commands: the engine holds %u", p->n_cmds,
@@ -225,7 +226,7 @@ static npk_status check_for_engine(const kt_hostprog *p)
 
 npk_status kt_hp_load(kt_transport *t, uint64_t eng, const kt_hostprog *p)
 {
-    npk_status s = check_for_engine(p);
+    npk_status s = kt_hp_check_engine(p);
     if (s)
         return s;
     for (size_t i = 0; i < p->n_setup; i++)
@@ -233,9 +234,9 @@ npk_status kt_hp_load(kt_transport *t, uint64_t eng, const kt_hostprog *p)
             return s;
     for (size_t i = 0; i < p->n_cmds; i++) {
         const kt_hp_cmd *c = &p->cmds[i];
-        /* Only the fields the opcode reads: fewer host transactions, same behaviour. */
-        bool want[4] = {true, c->op != KT_HP_DONE, true, c->op == KT_HP_POLL};
-        uint64_t v[4] = {c->op, c->addr, c->data, c->mask};
+        bool want[4];
+        uint64_t v[4];
+        kt_hp_cmd_fields(c, want, v);
         for (unsigned f = 0; f < 4; f++)
             if (want[f] && (s = kt_write64(t, eng + kt_eng_cmd_offset((unsigned)i, f), v[f])))
                 return s;
@@ -256,6 +257,33 @@ npk_status kt_hp_go(kt_transport *t, uint64_t eng)
     return kt_write64(t, eng + KT_ENG_CTRL, 1);
 }
 
+npk_status kt_hp_engine_err(uint64_t pc)
+{
+    return npk_fail(NPK_EPROTO,
+                    "engine stopped with err at command %" PRIu64 ": an invalid opcode (never "
+                    "written, or overwritten)",
+                    pc);
+}
+
+npk_status kt_hp_engine_stuck(kt_transport *t, uint64_t eng, const kt_hostprog *p, uint32_t reads)
+{
+    uint64_t pc = 0, polls = 0;
+    kt_read64(t, eng + KT_ENG_PC, &pc);
+    kt_read64(t, eng + KT_ENG_POLLS, &polls);
+    const kt_hp_cmd *c = p && pc < p->n_cmds ? &p->cmds[pc] : NULL;
+    uint64_t now = 0;
+    if (c && c->op == KT_HP_POLL && kt_read64(t, c->addr, &now) == NPK_OK)
+        return npk_fail(NPK_ETIMEDOUT,
+                        "engine still busy after %" PRIu32 " reads: at command %" PRIu64
+                        " POLL %s (0x%" PRIx64 ") wanting 0x%" PRIx64 " under mask 0x%" PRIx64
+                        "; the register reads 0x%016" PRIx64 " now; %" PRIu64 " polls so far",
+                        reads, pc, c->what, c->addr, c->data, c->mask, now, polls);
+    return npk_fail(NPK_ETIMEDOUT,
+                    "engine still busy after %" PRIu32 " reads: at command %" PRIu64
+                    " (%s), %" PRIu64 " polls so far",
+                    reads, pc, c ? kt_hp_op_name(c->op) : "?", polls);
+}
+
 npk_status kt_hp_wait_engine(kt_transport *t, uint64_t eng, const kt_hostprog *p,
                              const kt_hp_opts *o, kt_hp_result *r)
 {
@@ -272,33 +300,15 @@ npk_status kt_hp_wait_engine(kt_transport *t, uint64_t eng, const kt_hostprog *p
         r->waits++;
         if (ctrl & 2)
             break;
-        if (r->waits >= budget) {
-            kt_read64(t, eng + KT_ENG_PC, &pc);
-            kt_read64(t, eng + KT_ENG_POLLS, &polls);
-            const kt_hp_cmd *c = p && pc < p->n_cmds ? &p->cmds[pc] : NULL;
-            uint64_t now = 0;
-            if (c && c->op == KT_HP_POLL && kt_read64(t, c->addr, &now) == NPK_OK)
-                return npk_fail(NPK_ETIMEDOUT,
-                                "engine still busy after %" PRIu32 " reads: at command %" PRIu64
-                                " POLL %s (0x%" PRIx64 ") wanting 0x%" PRIx64
-                                " under mask 0x%" PRIx64 "; the register reads 0x%016" PRIx64
-                                " now; %" PRIu64 " polls so far",
-                                r->waits, pc, c->what, c->addr, c->data, c->mask, now, polls);
-            return npk_fail(NPK_ETIMEDOUT,
-                            "engine still busy after %" PRIu32 " reads: at command %" PRIu64
-                            " (%s), %" PRIu64 " polls so far",
-                            r->waits, pc, c ? kt_hp_op_name(c->op) : "?", polls);
-        }
+        if (r->waits >= budget)
+            return kt_hp_engine_stuck(t, eng, p, r->waits);
         idle(o);
     }
     if ((s = kt_read64(t, eng + KT_ENG_PC, &pc)))
         return s;
     r->pc = (unsigned)pc;
     if (ctrl & 4)
-        return npk_fail(NPK_EPROTO,
-                        "engine stopped with err at command %" PRIu64 ": an invalid opcode (never "
-                        "written, or overwritten)",
-                        pc);
+        return kt_hp_engine_err(pc);
     if ((s = kt_read64(t, eng + KT_ENG_CODE, &r->code)))
         return s;
     if ((s = kt_read64(t, eng + KT_ENG_POLLS, &polls)))

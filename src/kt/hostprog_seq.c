@@ -100,7 +100,79 @@ npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk)
     if (!ns.valid || done != tk->n)
         return npk_fail(NPK_EPROTO, "node (%u,%u): %u of %u completions after the program ended",
                         tk->dst.x, tk->dst.y, done, tk->n);
+    kt_note_count_seen(d, tk->dst, ns.count);
     return kt_check_credit_returned(d, tk);
+}
+
+/* ---- programs that run again as loaded ---- */
+
+npk_status kt_hp_signals_start(kt_hostprog *p, kt_dev *d)
+{
+    if (!d->opt.bitstream_current)
+        return npk_fail(
+            NPK_EUNSUPPORTED,
+            "a program that runs again needs SIG_DONE, which every dispatch's "
+            "PROG_BASE/PROG_CRED write also clears on a pre-strobe bitstream; its waits "
+            "must then be on NODE_STATUS counts, which only grow, so it runs once");
+    if (d->n_pending)
+        return npk_fail(NPK_EBUSY,
+                        "%u earlier program(s) may still return credit: their completions would "
+                        "count in SIG_DONE after its clear (wait for them first)",
+                        d->n_pending);
+    return kt_hp_wr(p, d->base + KT_SIG_DONE, 0, "SIG_DONE clear");
+}
+
+npk_status kt_hp_dispatch_signals(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base,
+                                  unsigned n, unsigned credit, uint16_t before, kt_ticket *tk)
+{
+    npk_status s = kt_dispatch_check(d, unit, base, n, &credit);
+    if (s || (s = kt_ticket_baseline(d, unit, n, tk)))
+        return s;
+    uint64_t b = d->base;
+    if (before) {
+        /* Every signal of the run's earlier programs: their credit is back (so this seed is not
+         * inflated) and their streams ended (a flit signals only after it was delivered). */
+        s = kt_hp_await_signals(p, d, before);
+    } else {
+        const uint64_t run = kt_word_mask(&kt_word_prog_stat, KT_PROG_STAT_F_RUN);
+        s = kt_hp_poll(p, b + KT_PROG_STAT, 0, run, "PROG_STAT.run");
+    }
+    /* On a current bitstream nothing runs before the KICK, so no wait sits before it. */
+    if (s || (s = kt_hp_wr(p, b + KT_PROG_BASE, base, "PROG_BASE")) ||
+        (s = kt_hp_wr(p, b + KT_PROG_LEN, n, "PROG_LEN")) ||
+        (s = kt_hp_wr(p, b + KT_PROG_DST, kt_coord_pack(unit->at), "PROG_DST")) ||
+        (s = kt_hp_wr(p, b + KT_PROG_CRED, credit, "PROG_CRED")) ||
+        (s = kt_hp_wr(p, b + KT_PROG_KICK, 1, "PROG_KICK")))
+        return s;
+    d->stream_idle = false; /* the engine kicks */
+    kt_note_last_dispatch(d, tk, credit);
+    return NPK_OK;
+}
+
+npk_status kt_hp_await_signals(kt_hostprog *p, const kt_dev *d, uint16_t total)
+{
+    char what[KT_HP_LABEL];
+    snprintf(what, sizeof what, "SIG_DONE == %u", total);
+    return kt_hp_poll(p, d->base + KT_SIG_DONE, total, 0xFFFF, what);
+}
+
+void kt_hp_signals_ended(kt_dev *d)
+{
+    d->n_pending = 0;
+    d->stream_idle = true;
+}
+
+void kt_hp_ticket_again(kt_dev *d, kt_ticket *tk, bool last)
+{
+    /* The previous run's DONE came after SIG_DONE reached its total: every one of its signals
+     * arrived, so each node moved by its program's length. The check after this run reads the
+     * count and confirms it. */
+    unsigned i = kt_coord_pack(tk->dst);
+    tk->baseline = (uint16_t)(tk->baseline + tk->n);
+    d->count_known[i / 8] &= (uint8_t) ~(1u << (i % 8));
+    d->known_count[i] = (uint16_t)(tk->baseline + tk->n);
+    if (last)
+        kt_note_last_dispatch(d, tk, d->last_seed);
 }
 
 npk_status kt_hp_move(kt_hostprog *p, uint64_t ctrl_base, const kt_mv_write *w, size_t n)

@@ -17,9 +17,10 @@ npk_status kt_reg_write(kt_dev *d, uint32_t off, uint64_t v)
      * by zeroing it on a pre-strobe bitstream): the last dispatch's credit says nothing after. */
     if ((off & ~(uint32_t)(KT_BUS_FLIT_BYTES - 1)) == KT_PROG_CRED)
         d->have_last = false;
-    /* PROG_LEN fires a dispatch on a pre-strobe bitstream and KICK on a current one: after a
-     * write into their flit the stream may run. */
-    if ((off & ~(uint32_t)(KT_BUS_FLIT_BYTES - 1)) == KT_PROG_DST)
+    /* PROG_LEN fires a dispatch on a pre-strobe bitstream (so may any write into its flit) and
+     * KICK on a current one (where nothing else starts a stream): after it the stream may run. */
+    if (d->opt.bitstream_current ? off == KT_PROG_KICK
+                                 : (off & ~(uint32_t)(KT_BUS_FLIT_BYTES - 1)) == KT_PROG_DST)
         d->stream_idle = false;
     return kt_write64(d->t, d->base + off, v);
 }
