@@ -21,7 +21,7 @@ ok bash -c "'$cli' kt move fill --engine --json | grep -q '\"form\": \"engine\"'
 ok bash -c "'$cli' kt move copy --engine --dst-mesh 1 2>&1 | grep -q 'runs a local move'"
 # A move as program text, run by `kt prog` on the host and in the engine.
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+trap 'rm -f "$tmp" "$tmp.poll"' EXIT
 "$cli" kt move fill --words 4 --emit > "$tmp"
 ok grep -q '^WR 0x10000800 0x1080c mover_CTRL$' "$tmp"
 ok bash -c "'$cli' kt prog '$tmp' | grep -q 'DONE code 0'"
@@ -90,5 +90,19 @@ ok bash -c "'$cli' kt saxpy -n 1000 --engine | grep -q 'check: ok (0 of 1000'"
 ok bash -c "'$cli' kt saxpy -n 9000 --engine --prestrobe --wait-cycles 200 --json | grep -q '\"ok\": true'"
 ok bash -c "'$cli' kt saxpy -n 300 --engine --sim mesh2x2 | grep -q 'check: ok'"
 ok bash -c "! '$cli' kt saxpy -n 0 --engine 2>/dev/null"
+# --poll-us: the host's waits (AUX_STAT on the host, CTRL for the engine form, a program's POLLs)
+# let the machine run that long between two reads that found the wait not over: fewer reads.
+pj() { echo "$1" | grep -o "\"$2\": [0-9]*" | head -1 | sed 's/.*: //'; }
+b2b=$("$cli" kt move copy --words 2048 --json)
+paced=$("$cli" kt move copy --words 2048 --poll-us 10 --json)
+ok bash -c "echo '$paced' | grep -q '\"ok\": true'"
+ok test "$(pj "$paced" polls)" -lt "$(pj "$b2b" polls)"
+b2b=$("$cli" kt move copy --words 2048 --engine --json)
+paced=$("$cli" kt move copy --words 2048 --engine --poll-us 1 --json)
+ok test "$(pj "$paced" transactions)" -lt "$(pj "$b2b" transactions)"
+printf 'WR 0x10000020 5\nPOLL 0x10000020 5 0xF IRQ_EN\nDONE 3\n' >"$tmp.poll"
+ok bash -c "'$cli' kt prog '$tmp.poll' --poll-us 1 --json | grep -q '\"code\": 3'"
+ok bash -c "'$cli' kt prog '$tmp.poll' --engine --poll-us 1 --json | grep -q '\"code\": 3'"
+ok bash -c "'$cli' kt move fill --poll-us 0 2>&1 | grep -q -- '--poll-us=0 is outside 1..60000000'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -94,11 +94,30 @@ const cli_opt *kt_cli_wait_rows(kt_cli_opts *o)
     return o->wait_rows;
 }
 
+/* --poll-us in mesh cycles at the preset's clock (0: not given). */
+static uint64_t poll_cycles(const kt_machine *m, const kt_cli_opts *o)
+{
+    return (uint64_t)o->poll_us * (m->cfg.clock_mhz ? m->cfg.clock_mhz : 300);
+}
+
 void kt_cli_pace(kt_dev *d, kt_machine *m, const kt_cli_opts *o)
 {
     d->opt.pause = kt_machine_pause;
     d->opt.pause_user = m;
-    d->opt.poll_cycles = (uint64_t)o->poll_us * (m->cfg.clock_mhz ? m->cfg.clock_mhz : 300);
+    d->opt.poll_cycles = poll_cycles(m, o);
+}
+
+bool kt_cli_idler_init(kt_cli_idler *i, kt_machine *m, const kt_cli_opts *o)
+{
+    i->m = m;
+    i->cycles = poll_cycles(m, o);
+    return i->cycles != 0;
+}
+
+void kt_cli_idle(void *idler)
+{
+    kt_cli_idler *i = idler;
+    kt_machine_step(i->m, i->cycles);
 }
 
 void kt_cli_print_waits(const kt_wait_stats *w, bool json)

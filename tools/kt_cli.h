@@ -41,6 +41,15 @@ const cli_opt *kt_cli_wait_rows(kt_cli_opts *o);
 /* Pace the device's waits on machine m: pauses through the machine, the adaptive intervals, or
  * --poll-us converted to mesh cycles at the preset's clock_mhz. */
 void kt_cli_pace(kt_dev *d, kt_machine *m, const kt_cli_opts *o);
+/* --poll-us for the waits that have no expected work (kt move, kt prog): between two reads that
+ * found the wait not over, the machine runs that long. kt_cli_idler_init says whether --poll-us
+ * was given (otherwise the reads stay back to back); kt_cli_idle is the hook (user: the idler). */
+typedef struct kt_cli_idler {
+    kt_machine *m;
+    uint64_t cycles;
+} kt_cli_idler;
+bool kt_cli_idler_init(kt_cli_idler *i, kt_machine *m, const kt_cli_opts *o);
+void kt_cli_idle(void *idler);
 /* JSON: ", \"polls\": P, \"waits\": {\"checks\": K, \"polls\": P, \"pauses\": N,
  * \"paused_cycles\": C}" after the traffic members; text: one line. */
 void kt_cli_print_waits(const kt_wait_stats *w, bool json);

@@ -155,7 +155,8 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
          .help = "print the move as a `kt prog` program"},
         CLI_END,
     };
-    const cli_opt *tables[] = {own, kt_card_cli_rows(c), kt_cli_rows(&c->o), NULL};
+    const cli_opt *tables[] = {own, kt_card_cli_rows(c), kt_cli_rows(&c->o),
+                               kt_cli_wait_rows(&c->o), NULL};
     const char *pos[1];
     cli_spec spec = {
         .cmd = "kt move",
@@ -268,8 +269,11 @@ static npk_status run_in_engine(kt_card_cli *c, const kt_mv_move *m, kt_mv_resul
     kt_hostprog p;
     kt_hp_init(&p);
     kt_hp_result hr;
+    kt_cli_idler idler;
+    bool paced = kt_cli_idler_init(&idler, &c->m, &c->o);
+    kt_hp_opts o = {0, paced ? kt_cli_idle : NULL, &idler};
     if (!(s = kt_hp_move(&p, ctrl, w, n)) && !(s = kt_hp_done(&p, 0)))
-        s = kt_hp_run_engine(c->t, c->m.cfg.engine_base, &p, NULL, &hr);
+        s = kt_hp_run_engine(c->t, c->m.cfg.engine_base, &p, &o, &hr);
     kt_hp_free(&p);
     if (s || (s = kt_read64(c->t, ctrl + 0x78, &v)))
         return s;
@@ -402,10 +406,13 @@ int kt_move_main(int argc, char **argv)
     kt_counters_reset(c.t); /* count the move itself: descriptor, polls, and the doorbell */
 
     kt_mv_result r = {0};
+    kt_cli_idler idler;
     if (a.dst_mesh)
         s = kt_il_write_and_ring(c.t, ctrl, &m, a.dst_mesh, 1, 0);
     else if (a.engine)
         s = run_in_engine(&c, &m, &r);
+    else if (kt_cli_idler_init(&idler, &c.m, &c.o))
+        s = kt_mv_run_idle(c.t, ctrl, &m, 0, kt_cli_idle, &idler, &r);
     else
         s = kt_mv_run(c.t, ctrl, &m, 0, &r);
     if (s != NPK_OK) {

@@ -86,7 +86,8 @@ int kt_prog_main(int argc, char **argv)
          .help = "reads per POLL before it fails (0: the default)"},
         CLI_END,
     };
-    const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), NULL};
+    const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), kt_cli_wait_rows(&c.o),
+                               NULL};
     const char *pos[1];
     cli_spec spec = {.cmd = "kt prog",
                      .synopsis = "FILE|- [options]",
@@ -113,7 +114,9 @@ int kt_prog_main(int argc, char **argv)
         kt_hp_free(&p);
         return rc;
     }
-    kt_hp_opts o = {(uint32_t)budget, NULL, NULL};
+    kt_cli_idler idler;
+    bool paced = kt_cli_idler_init(&idler, &c.m, &c.o);
+    kt_hp_opts o = {(uint32_t)budget, paced ? kt_cli_idle : NULL, &idler};
     kt_hp_result r = {0};
     s = in_engine ? kt_hp_run_engine(c.t, c.m.cfg.engine_base, &p, &o, &r)
                   : kt_hp_run_host(c.t, &p, &o, &r);

@@ -82,6 +82,11 @@ typedef struct kt_mv_result {
  * completed count advancing fails with NPK_EPROTO. `res` may be NULL. */
 npk_status kt_mv_run(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m, uint32_t poll_budget,
                      kt_mv_result *res);
+/* kt_mv_run calling idle(idle_user) between two AUX_STAT reads that found the mover busy (a host
+ * that sleeps, a simulator that runs; NULL: back to back). */
+npk_status kt_mv_run_idle(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m,
+                          uint32_t poll_budget, void (*idle)(void *), void *idle_user,
+                          kt_mv_result *res);
 
 #ifdef __cplusplus
 }

@@ -298,6 +298,13 @@ npk_status kt_mv_issue(kt_transport *t, uint64_t ctrl_base, const kt_mv_write *w
 npk_status kt_mv_run(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m, uint32_t poll_budget,
                      kt_mv_result *res)
 {
+    return kt_mv_run_idle(t, ctrl_base, m, poll_budget, NULL, NULL, res);
+}
+
+npk_status kt_mv_run_idle(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m,
+                          uint32_t poll_budget, void (*idle)(void *), void *idle_user,
+                          kt_mv_result *res)
+{
     kt_mv_result local;
     if (!res)
         res = &local;
@@ -331,6 +338,8 @@ npk_status kt_mv_run(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m, u
                             "mover still busy after %" PRIu32 " AUX_STAT reads (last 0x%016" PRIx64
                             ")",
                             res->polls, v);
+        if (idle)
+            idle(idle_user);
     }
     if (res->after.fault)
         return npk_fail(NPK_EFAULT, "mover fault %u (%s) on a %s move (AUX_STAT 0x%016" PRIx64 ")",
