@@ -132,9 +132,9 @@ static void test_shapes(void)
             run_shape(rt, ms[mi], 64, ns[ni], true, &fused);
             CHECK_EQ(fused, 0);
         }
-    /* N = 8192 spreads over the cores: split, as the split matmul runs them at once */
+    /* N = 8192 spreads over the cores: fused on each core at once, and on one core */
     run_shape(rt, 65, 32, 8192, false, &fused);
-    CHECK_EQ(fused, 0);
+    CHECK(fused >= 3);
     CHECK_EQ(npk_rk_set_cores(rt, 1), NPK_OK);
     run_shape(rt, 65, 32, 8192, false, &fused);
     CHECK(fused >= 1);
@@ -143,6 +143,65 @@ static void test_shapes(void)
     run_shape(rt, 64, 64, 33, false, &fused);
     CHECK_EQ(fused, 0);
     npk_rk_close(rt);
+}
+
+/* The fused jobs of a matmul spread over 3 cores run one worker per core, as the matmul's do:
+ * every core's jobs fused, the same result as on one core and split, and an NPU span (the
+ * busiest core) no longer than the split's matmul + SDP. */
+static void test_cores(void)
+{
+    npk_rk *rt = NULL;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    CHECK_EQ(npk_rk_set_chain(rt, 3), NPK_OK);
+    const uint32_t m = 64, k = 512, n = 1024;
+    uint16_t *a = make((size_t)m * k), *b = make((size_t)k * n), *scale = make(n),
+             *res = make((size_t)m * n);
+    uint16_t *c = malloc((size_t)m * n * 2), *ref = malloc((size_t)m * n * 2);
+    npk_rk_weights *w = NULL;
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_FP16, k, n, b, m, &w), NPK_OK);
+    npk_rk_epilogue ep = {
+        2, {{NPK_EW_MUL, NPK_EW_PER_CHANNEL, scale}, {NPK_EW_ADD, NPK_EW_PER_ELEMENT, res}}, false};
+    reference(m, k, n, a, b, &ep, ref);
+    npk_rk_stats fused, split;
+    /* each path once first: its output buffers grown and warmed up, so the runs compared
+     * below are submits of the work alone */
+    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &fused), NPK_OK);
+    ep.no_fuse = true;
+    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &split), NPK_OK);
+    ep.no_fuse = false;
+    memset(c, 0xEE, (size_t)m * n * 2);
+    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &fused), NPK_OK);
+    CHECK_EQ(diff(c, ref, (size_t)m * n), 0);
+    CHECK_EQ(fused.warmups, 0);
+    CHECK_EQ(fused.cores_used, 3);
+    CHECK_EQ(fused.core_mask, 7);
+    CHECK_EQ(fused.fused_jobs, fused.tasks / 3); /* each job: the matmul task and 2 steps */
+    CHECK(fused.npu_span_ns < fused.npu_ns);     /* the cores ran side by side */
+    ep.no_fuse = true;
+    memset(c, 0xEE, (size_t)m * n * 2);
+    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &split), NPK_OK);
+    CHECK_EQ(diff(c, ref, (size_t)m * n), 0);
+    CHECK_EQ(split.fused_jobs, 0);
+    CHECK_EQ(split.warmups, 0);
+    CHECK(fused.npu_span_ns <= split.npu_span_ns);
+    CHECK(fused.submits < split.submits);
+    /* one core: the same result */
+    CHECK_EQ(npk_rk_set_cores(rt, 1), NPK_OK);
+    ep.no_fuse = false;
+    memset(c, 0xEE, (size_t)m * n * 2);
+    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &fused), NPK_OK);
+    CHECK_EQ(diff(c, ref, (size_t)m * n), 0);
+    CHECK_EQ(fused.core_mask, 1);
+    CHECK(fused.fused_jobs >= 1);
+    CHECK_EQ(fused.npu_span_ns, fused.npu_ns);
+    npk_rk_weights_free(rt, w);
+    npk_rk_close(rt);
+    free(a);
+    free(b);
+    free(scale);
+    free(res);
+    free(c);
+    free(ref);
 }
 
 /* K slices write fp32 partials: the dtype-path rule keeps the steps out of the chain. */
@@ -306,6 +365,7 @@ int main(void)
 {
     setenv("NPUKIT_RKSIM_TIMEOUT_SCALE", "0", 1);
     test_shapes();
+    test_cores();
     test_k_slices_split();
     test_bad_input();
     test_one_call();

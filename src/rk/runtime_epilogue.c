@@ -15,27 +15,6 @@
 #include "policy.h"
 #include "runtime_sdp.h"
 
-/* What a phase after the first adds to the call's stats: the phases run one after the other,
- * so their NPU spans add up too. */
-static void stats_add(npk_rk_stats *to, const npk_rk_stats *from)
-{
-    to->tasks += from->tasks;
-    to->submits += from->submits;
-    to->warmups += from->warmups;
-    to->resets += from->resets;
-    to->retries += from->retries;
-    to->npu_ns += from->npu_ns;
-    to->npu_span_ns += from->npu_span_ns;
-    to->synth_ns += from->synth_ns;
-    to->pack_ns += from->pack_ns;
-    to->sync_ns += from->sync_ns;
-    to->submit_ns += from->submit_ns;
-    to->accumulate_ns += from->accumulate_ns;
-    to->core_mask |= from->core_mask;
-    to->sdp_tasks += from->sdp_tasks;
-    to->fused_jobs += from->fused_jobs;
-}
-
 /* The matmul into C (fp16), then each element-wise call on C, in a call that holds the
  * runtime's lock. */
 static npk_status run_split(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
@@ -49,7 +28,8 @@ static npk_status run_split(npk_rk *rt, const npk_rk_weights *w, uint32_t m, con
     memset(&ew, 0, sizeof ew);
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
         s = npk_rk_ew_run(rt, &calls[i], &ew);
-    stats_add(st, &ew);
+    npk_rk_stats_add(st, &ew);
+    st->npu_span_ns += ew.npu_span_ns; /* the SDP tasks run after the matmul */
     return s;
 }
 
@@ -219,6 +199,24 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
     return s;
 }
 
+/* The fused jobs of one core, from its own worker (runtime_cores.c) with stats of its own. */
+static npk_status fused_core(void *ctx, size_t first, size_t count, npk_rk_stats *st)
+{
+    fused f = *(const fused *)ctx;
+    f.st = st;
+    npk_status s = NPK_OK;
+    for (size_t i = first; s == NPK_OK && i < first + count; i++) {
+        const npk_rk_task_plan *t = &f.plan.tasks[i];
+        pthread_mutex_lock(&f.rt->core[t->core].job_lock);
+        s = fused_job(&f, t);
+        pthread_mutex_unlock(&f.rt->core[t->core].job_lock);
+        st->core_mask |= 1u << t->core;
+    }
+    return s;
+}
+
+/* Every core's fused jobs at once, one thread per core like the matmul's: each core's matmul
+ * tasks write their own column range, and their steps read and write only that range. */
 static npk_status run_fused(fused *f)
 {
     npk_rk *rt = f->rt;
@@ -229,17 +227,10 @@ static npk_status run_fused(fused *f)
     e->last_prec = f->w->in;
     pthread_mutex_unlock(&e->policy_lock);
     npk_rk_ew_enter(rt);
-    npk_status s = NPK_OK;
-    for (size_t i = 0; s == NPK_OK && i < f->plan.count; i++) {
-        npk_rk_task_plan *t = &f->plan.tasks[i];
-        t->core = rt->core_map[t->core];
-        pthread_mutex_lock(&rt->core[t->core].job_lock);
-        s = fused_job(f, t);
-        pthread_mutex_unlock(&rt->core[t->core].job_lock);
-        f->st->core_mask |= 1u << t->core;
-    }
-    f->st->npu_span_ns = f->st->npu_ns; /* the jobs run one after the other */
-    return s;
+    for (size_t i = 0; i < f->plan.count; i++) /* the runtime's cores are the engine's */
+        f->plan.tasks[i].core = rt->core_map[f->plan.tasks[i].core];
+    f->st->cores_used = f->plan.cores_used;
+    return npk_rk_run_cores(&f->plan, fused_core, f, f->st);
 }
 
 /* Why the call cannot run fused (NULL: it can): the fusion rules, each named. */
@@ -254,9 +245,6 @@ static const char *fusion_blocker(npk_rk *rt, const npk_rk_weights *w, const npk
         return "the chain setting is shorter than the matmul and its steps";
     if (plan->k_slices != 1 || w->slices != 1)
         return "the dtype-path rule: K slices write fp32 partials, the SDP reads fp16";
-    /* the split matmul runs its cores at once; the fused jobs here run one after another */
-    if (plan->cores_used > 1)
-        return "the matmul spreads over several cores";
     if (plan->mode != NPK_MODE_LINE)
         return "the matmul output is not line mode";
     for (size_t i = 0; i < plan->count; i++) {

@@ -10,6 +10,7 @@
 #include "npukit/rk.h"
 #include "npukit/rk_device.h"
 #include "npukit/rk_kernel.h"
+#include "npukit/rk_plan.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_soc.h"
 
@@ -187,5 +188,20 @@ npk_status npk_rk_submit_form(npk_rk *rt, const npk_rk_job *job, npk_rk_stats *s
 
 /* NPK_EINVAL naming the first element outside [-8, 7]. */
 npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what);
+
+/* Stats a part of a call adds to the call's: counts, times and cores (not the NPU span, the
+ * wall time or cores_used, which the parts' combination decides). */
+void npk_rk_stats_add(npk_rk_stats *to, const npk_rk_stats *from);
+/* The plan's tasks grouped by core (the planner lists a core's tasks contiguously): group i is
+ * tasks [first[i], first[i] + count[i]); *groups of them, at most NPK_RK_MAX_CORES. */
+npk_status npk_rk_core_groups(const npk_rk_plan *plan, size_t *first, size_t *count,
+                              unsigned *groups);
+/* Runs tasks [first, first + count) of one core, accounting in st (the worker's own). */
+typedef npk_status (*npk_rk_core_fn)(void *ctx, size_t first, size_t count, npk_rk_stats *st);
+/* Every core's group at once, one thread per core (none for one group), as the vendor runtime
+ * drives the cores: the workers' stats added into st, st->npu_span_ns the busiest core's NPU
+ * time. The groups must touch disjoint parts of the result. */
+npk_status npk_rk_run_cores(const npk_rk_plan *plan, npk_rk_core_fn fn, void *ctx,
+                            npk_rk_stats *st);
 
 #endif

@@ -233,39 +233,6 @@ static npk_status run_core(run *r, size_t first, size_t count)
     return s;
 }
 
-typedef struct worker {
-    run r; /* the call's run with this worker's own stats */
-    npk_rk_stats st;
-    size_t first, count;
-    npk_status status;
-    char msg[512]; /* npk_last_error() is per thread: carried back to the caller */
-    pthread_t thread;
-} worker;
-
-static void *worker_main(void *arg)
-{
-    worker *wk = arg;
-    wk->status = run_core(&wk->r, wk->first, wk->count);
-    if (wk->status)
-        snprintf(wk->msg, sizeof wk->msg, "%s", npk_last_error());
-    return NULL;
-}
-
-static void add_stats(npk_rk_stats *to, const npk_rk_stats *from)
-{
-    to->submits += from->submits;
-    to->warmups += from->warmups;
-    to->resets += from->resets;
-    to->retries += from->retries;
-    to->npu_ns += from->npu_ns;
-    to->synth_ns += from->synth_ns;
-    to->pack_ns += from->pack_ns;
-    to->sync_ns += from->sync_ns;
-    to->submit_ns += from->submit_ns;
-    to->accumulate_ns += from->accumulate_ns;
-    to->wait_ns += from->wait_ns;
-}
-
 /* The vendor's multi-task form: from one thread, rounds of one SUBMIT each holding up to
  * tasks-per-job tasks of every core (core_mask of them all, each core's subcore range; the
  * records of every core in the first core's task buffer). The cores' job locks are taken in
@@ -323,58 +290,28 @@ static npk_status run_all_in_one(run *r, const size_t *first, const size_t *coun
     return s;
 }
 
-/* Every core's jobs at once, one thread per core, as the vendor runtime drives the cores (a
- * blocking submit per core). The cores write disjoint column ranges of the result. */
+/* The jobs of one core, from its own worker (runtime_cores.c) with stats of its own. */
+static npk_status core_jobs(void *ctx, size_t first, size_t count, npk_rk_stats *st)
+{
+    run r = *(const run *)ctx;
+    r.st = st;
+    return run_core(&r, first, count);
+}
+
+/* Every core's jobs at once: one thread per core, or one SUBMIT per round for every core when
+ * the submission form says so. The cores write disjoint column ranges of the result. */
 static npk_status run_all_cores(run *r)
 {
-    worker wk[NPK_RK_MAX_CORES];
-    size_t first[NPK_RK_MAX_CORES], count[NPK_RK_MAX_CORES];
-    unsigned n = 0;
-    for (size_t i = 0; i < r->plan.count;) {
-        size_t j = i;
-        while (j < r->plan.count && r->plan.tasks[j].core == r->plan.tasks[i].core)
-            j++;
-        if (n == NPK_RK_MAX_CORES)
-            return npk_fail(NPK_EINVAL, "plan: a core's tasks are not contiguous");
-        wk[n] = (worker){.r = *r, .first = i, .count = j - i};
-        first[n] = i;
-        count[n] = j - i;
-        i = j;
-        n++;
-    }
     if (r->rt->submission->all_cores) {
-        npk_status s1 = run_all_in_one(r, first, count, n);
+        size_t first[NPK_RK_MAX_CORES], count[NPK_RK_MAX_CORES];
+        unsigned n;
+        npk_status s = npk_rk_core_groups(&r->plan, first, count, &n);
+        if (s == NPK_OK)
+            s = run_all_in_one(r, first, count, n);
         r->st->npu_span_ns = r->st->npu_ns; /* one SUBMIT per round: the cores ran together */
-        return s1;
+        return s;
     }
-    if (n <= 1) { /* one core: no thread */
-        npk_status s1 = n ? run_core(r, 0, r->plan.count) : NPK_OK;
-        r->st->npu_span_ns = r->st->npu_ns;
-        return s1;
-    }
-    unsigned started = 0;
-    for (; started < n; started++) {
-        wk[started].r.st = &wk[started].st;
-        if (pthread_create(&wk[started].thread, NULL, worker_main, &wk[started])) {
-            wk[started].status = npk_fail(NPK_ENOMEM, "could not start the core %u thread",
-                                          r->plan.tasks[wk[started].first].core);
-            snprintf(wk[started].msg, sizeof wk[started].msg, "%s", npk_last_error());
-            break;
-        }
-    }
-    npk_status s = NPK_OK;
-    for (unsigned i = 0; i < n; i++) {
-        if (i < started)
-            pthread_join(wk[i].thread, NULL);
-        else if (i > started)
-            continue; /* never started (a start failed before it) */
-        add_stats(r->st, &wk[i].st);
-        if (wk[i].st.npu_ns > r->st->npu_span_ns)
-            r->st->npu_span_ns = wk[i].st.npu_ns;
-        if (wk[i].status && s == NPK_OK)
-            s = npk_fail(wk[i].status, "%s", wk[i].msg);
-    }
-    return s;
+    return npk_rk_run_cores(&r->plan, core_jobs, r, r->st);
 }
 
 /* ---- the call ----------------------------------------------------------------------------------
