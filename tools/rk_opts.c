@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 /* The shared rk shape options as option rows. Limits come from the library: the SoC table's
  * core counts, the runtime's chain limit, the planner's dimension limit. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "rk_opts.h"
 
 #include <stdio.h>

@@ -68,9 +68,10 @@ void rksim_load_run(npk_rk_prec p, const uint8_t *base, size_t first, size_t n, 
 #define HOST_LE 0
 #endif
 
-#define STORE_INT(T, UT, bytes, value)                                                             \
+/* The run's integer results (ci, else the exact integer floats of cf) as T, low bits kept. */
+#define STORE_INT(T, UT, bytes)                                                                    \
     for (size_t j = 0; j < n; j++) {                                                               \
-        T v = (T)(UT)(value);                                                                      \
+        T v = (T)(UT)(ci ? ci[j] : (int64_t)cf[j]);                                                \
         if (HOST_LE)                                                                               \
             memcpy(base + (bytes)*j, &v, bytes);                                                   \
         else                                                                                       \
@@ -83,27 +84,9 @@ static bool store_int(npk_rk_prec p, uint8_t *base, const float *cf, const int64
     if (!cf && !ci)
         return false;
     switch (p) {
-    case NPK_PREC_INT32:
-        if (ci) {
-            STORE_INT(int32_t, uint32_t, 4, ci[j]);
-        } else {
-            STORE_INT(int32_t, uint32_t, 4, (int64_t)cf[j]);
-        }
-        return true;
-    case NPK_PREC_INT16:
-        if (ci) {
-            STORE_INT(int16_t, uint16_t, 2, ci[j]);
-        } else {
-            STORE_INT(int16_t, uint16_t, 2, (int64_t)cf[j]);
-        }
-        return true;
-    case NPK_PREC_INT8:
-        if (ci) {
-            STORE_INT(int8_t, uint8_t, 1, ci[j]);
-        } else {
-            STORE_INT(int8_t, uint8_t, 1, (int64_t)cf[j]);
-        }
-        return true;
+    case NPK_PREC_INT32: STORE_INT(int32_t, uint32_t, 4); return true;
+    case NPK_PREC_INT16: STORE_INT(int16_t, uint16_t, 2); return true;
+    case NPK_PREC_INT8: STORE_INT(int8_t, uint8_t, 1); return true;
     default: return false;
     }
 }
