@@ -90,6 +90,9 @@ typedef struct ktsim_config {
     unsigned host_access_cycles; /* mesh cycles one host transaction takes */
     unsigned clock_mhz; /* the mesh clock, for waits given in time (--poll-us, a card's sleeps) */
     bool mover; /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
+    /* Skip quiet cycles at once (default): the same cycles and state, fewer host seconds. Off,
+     * every cycle is ticked — the reference the speed benchmark measures against. */
+    bool skip_quiet;
     ktsim_unit_cfg units[KTSIM_MAX_UNITS];
     unsigned n_units;
     ktsim_unit_timing timing[KTSIM_MAX_TIMINGS]; /* one row per unit kind that has timing */
@@ -183,6 +186,13 @@ typedef struct ktsim_region {
     void *ctx;
 } ktsim_region;
 npk_status ktsim_add_region(ktsim *s, const ktsim_region *r);
+
+/* Optional, for skipping quiet cycles, on the AUX_CFG client or ticking region named `name`:
+ * quiet(ctx) says how many of its next ticks would only count down (UINT64_MAX: they do nothing),
+ * skip(ctx, n) applies n such ticks at once (NULL: nothing to count). While any ticking client or
+ * region has no quiet hook the simulator ticks every cycle. */
+npk_status ktsim_set_quiet(ktsim *s, const char *name, uint64_t (*quiet)(void *ctx),
+                           void (*skip)(void *ctx, uint64_t cycles));
 
 /* Bus-master access from inside the machine (e.g. an engine's AXI master): one single-beat
  * transaction with all strobes, straight to the slave — no host station bus, no access cost. */

@@ -56,6 +56,15 @@ void ksim_engine_reset(ksim_engine *e)
 
 bool ksim_engine_busy(const ksim_engine *e) { return e->busy; }
 
+uint64_t ksim_engine_quiet(const ksim_engine *e)
+{
+    if (e->st == S_IDLE)
+        return UINT64_MAX;
+    return e->st == S_WAIT ? e->wait - 1 : 0; /* the tick reaching 0 moves to EXEC */
+}
+
+void ksim_engine_skip(ksim_engine *e, uint64_t cycles) { e->wait -= (unsigned)cycles; }
+
 void ksim_engine_write(ksim_engine *e, uint32_t off, uint64_t v)
 {
     off &= 0xFFFF;

@@ -35,5 +35,9 @@ uint64_t ksim_engine_read(const ksim_engine *e, uint32_t off);
 /* One clock cycle. */
 void ksim_engine_tick(ksim_engine *e);
 bool ksim_engine_busy(const ksim_engine *e);
+/* Ticks ahead that only count down a POLL's retry interval (UINT64_MAX when idle), and n of them
+ * applied. */
+uint64_t ksim_engine_quiet(const ksim_engine *e);
+void ksim_engine_skip(ksim_engine *e, uint64_t cycles);
 
 #endif

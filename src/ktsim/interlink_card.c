@@ -169,6 +169,7 @@ static void mv_cfg(void *ctx, uint8_t off, uint64_t v)
 }
 static uint64_t mv_stat(void *ctx) { return ksim_mover_stat(((mesh_ctx *)ctx)->mover); }
 static void mv_tick(void *ctx) { ksim_mover_tick(((mesh_ctx *)ctx)->mover); }
+static uint64_t mv_quiet(void *ctx) { return ksim_mover_quiet(((mesh_ctx *)ctx)->mover); }
 
 static void il_cfg(void *ctx, uint8_t off, uint64_t v)
 {
@@ -220,6 +221,8 @@ static npk_status eng_w(void *ctx, uint64_t off, uint64_t v, uint8_t strobes)
     return NPK_OK;
 }
 static void eng_tick(void *ctx) { ksim_engine_tick(ctx); }
+static uint64_t eng_quiet(void *ctx) { return ksim_engine_quiet(ctx); }
+static void eng_skip(void *ctx, uint64_t cycles) { ksim_engine_skip(ctx, cycles); }
 
 /* ---- routing and clocks ---- */
 
@@ -359,7 +362,8 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
         /* With no interlink the split is a constant and the mover sees every AUX_CFG write. */
         ktsim_aux_client mv = {
             "mover", 0x00, (uint8_t)(c->ilink ? 0x7F : 0xFF), mv_cfg, mv_stat, NULL, mv_tick, m};
-        if ((s = ktsim_add_aux_client(m->sim, &mv)))
+        if ((s = ktsim_add_aux_client(m->sim, &mv)) ||
+            (s = ktsim_set_quiet(m->sim, "mover", mv_quiet, NULL)))
             break;
         if (c->ilink) {
             ktsim_aux_client il = {"interlink", 0x80, 0xFF, il_cfg, NULL, il_statw, il_tick, m};
@@ -388,6 +392,8 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
                                eng_tick,
                                c->engine};
             s = ktsim_add_region(c->mesh[0].sim, &er);
+            if (!s)
+                s = ktsim_set_quiet(c->mesh[0].sim, er.name, eng_quiet, eng_skip);
             add_route(c, cfg->engine_base, ENGINE_WINDOW, 0);
         }
     }

@@ -173,22 +173,42 @@ static void deliver(ksim_mesh *m, int x, int y, ksim_port p, uint64_t cycle)
     }
 }
 
+/* The output port the head of input i asks for this cycle, or -1 (empty, or arrived this cycle). */
+static int head_route(const ksim_mesh *m, const ksim_router *r, int i, int x, int y, uint64_t cycle)
+{
+    if (!ksim_fifo_ready(&r->in[i], cycle))
+        return -1;
+    kt_header h = kt_header_get(ksim_fifo_head(&r->in[i]));
+    return (int)ksim_route(m->lo, m->hi, (uint8_t)x, (uint8_t)y, h.dst);
+}
+
+/* Each free output takes the first input, round robin from its pointer, whose head routes to it.
+ * The routes are decoded once per head (an input that was popped offers its next head to the
+ * outputs after it, as before). */
 static void arbitrate(ksim_mesh *m, int x, int y, uint64_t cycle)
 {
     ksim_router *r = router(m, x, y);
+    int want[KSIM_PORTS];
+    bool any = false;
+    for (int i = 0; i < KSIM_PORTS; i++) {
+        want[i] = head_route(m, r, i, x, y, cycle);
+        any |= want[i] >= 0;
+    }
+    if (!any)
+        return;
     for (int p = 0; p < KSIM_PORTS; p++) {
         if (r->out_valid[p])
             continue;
         for (int k = 0; k < KSIM_PORTS; k++) {
-            int i = (int)((r->rr[p] + k) % KSIM_PORTS);
-            if (!ksim_fifo_ready(&r->in[i], cycle))
-                continue;
-            kt_header h = kt_header_get(ksim_fifo_head(&r->in[i]));
-            if (ksim_route(m->lo, m->hi, (uint8_t)x, (uint8_t)y, h.dst) != (ksim_port)p)
+            int i = (int)r->rr[p] + k;
+            if (i >= KSIM_PORTS)
+                i -= KSIM_PORTS;
+            if (want[i] != p)
                 continue;
             r->out[p] = *ksim_fifo_head(&r->in[i]);
             r->out_valid[p] = true;
             ksim_fifo_pop(&r->in[i]);
+            want[i] = head_route(m, r, i, x, y, cycle);
             r->rr[p] = (unsigned)(i + 1) % KSIM_PORTS;
             m->moved = true;
             break;

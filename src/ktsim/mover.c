@@ -116,6 +116,7 @@ ksim_mover *ksim_mover_create(const ksim_mover_mem *mem, ksim_fault_fn fault, vo
 void ksim_mover_destroy(ksim_mover *m) { free(m); }
 void ksim_mover_set_mem(ksim_mover *m, const ksim_mover_mem *mem) { m->mem = *mem; }
 bool ksim_mover_busy(const ksim_mover *m) { return m->ph != P_IDLE; }
+uint64_t ksim_mover_quiet(const ksim_mover *m) { return m->ph == P_IDLE ? UINT64_MAX : 0; }
 
 uint64_t ksim_mover_stat(const ksim_mover *m)
 {

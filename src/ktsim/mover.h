@@ -53,6 +53,8 @@ void ksim_mover_cfg(ksim_mover *m, uint8_t offset, uint64_t value);
 /* One clock cycle. */
 void ksim_mover_tick(ksim_mover *m);
 bool ksim_mover_busy(const ksim_mover *m);
+/* Its tick does nothing while idle (UINT64_MAX), anything while busy (0). */
+uint64_t ksim_mover_quiet(const ksim_mover *m);
 /* AUX_STAT's mover fields: [63:40] moves completed, [7:4] fault, [0] busy. */
 uint64_t ksim_mover_stat(const ksim_mover *m);
 /* The mover's own AXI traffic (words read and written), for tests. */

@@ -27,6 +27,11 @@ const char *ktsim_gen_name(ktsim_gen g) { return ksim_generation_row(g)->name; }
 
 enum { MAX_AUX = 8 };
 
+typedef struct aux_quiet_hooks {
+    uint64_t (*quiet)(void *ctx);
+    void (*skip)(void *ctx, uint64_t cycles);
+} aux_quiet_hooks;
+
 struct ksim_orch {
     ksim_orch_params p;
     const ksim_generation *gen;
@@ -63,6 +68,7 @@ struct ksim_orch {
 
     /* AUX_CFG */
     ktsim_aux_client aux[MAX_AUX];
+    aux_quiet_hooks aux_quiet[MAX_AUX]; /* ktsim_set_quiet, per client */
     unsigned n_aux;
     uint8_t aux_shadow_addr;
     bool aux_shadow_valid;
@@ -483,6 +489,51 @@ void ksim_orch_tick_aux(ksim_orch *o)
     for (unsigned i = 0; i < o->n_aux; i++)
         if (o->aux[i].tick)
             o->aux[i].tick(o->aux[i].ctx);
+}
+
+bool ksim_orch_quiet(const ksim_orch *o)
+{
+    /* Nothing registered, nothing to push or hand out, and a stream (if any) held by zero
+     * credit: only an arriving signal or a host beat changes that. */
+    return !o->push_pending && ksim_fifo_empty(&o->tx) && !o->out_valid && !o->kick_req &&
+           !o->tx_push_req && !o->cred_req && !o->done_clr_req && !o->rx_pop_req &&
+           (!o->run || o->credit == 0);
+}
+
+void ksim_orch_skip(ksim_orch *o, uint64_t cycle)
+{
+    o->cycle = cycle; /* as the skipped tick_begin calls left it */
+    o->pushed_this_cycle = o->inst_complete_this_cycle = o->signal_this_cycle = false;
+}
+
+uint64_t ksim_orch_aux_quiet(const ksim_orch *o)
+{
+    uint64_t q = UINT64_MAX;
+    for (unsigned i = 0; i < o->n_aux && q; i++) {
+        const ktsim_aux_client *c = &o->aux[i];
+        const aux_quiet_hooks *h = &o->aux_quiet[i];
+        uint64_t k = !c->tick ? UINT64_MAX : h->quiet ? h->quiet(c->ctx) : 0;
+        q = k < q ? k : q;
+    }
+    return q;
+}
+
+void ksim_orch_aux_skip(ksim_orch *o, uint64_t cycles)
+{
+    for (unsigned i = 0; i < o->n_aux; i++)
+        if (o->aux[i].tick && o->aux_quiet[i].skip)
+            o->aux_quiet[i].skip(o->aux[i].ctx, cycles);
+}
+
+bool ksim_orch_set_aux_quiet(ksim_orch *o, const char *name, uint64_t (*quiet)(void *ctx),
+                             void (*skip)(void *ctx, uint64_t cycles))
+{
+    for (unsigned i = 0; i < o->n_aux; i++)
+        if (o->aux[i].name && !strcmp(o->aux[i].name, name)) {
+            o->aux_quiet[i] = (aux_quiet_hooks){quiet, skip};
+            return true;
+        }
+    return false;
 }
 
 bool ksim_orch_has_aux_ticks(const ksim_orch *o)

@@ -74,6 +74,17 @@ void ksim_orch_set_traffic(ksim_orch *o, uint16_t reads, uint16_t writes);
 void ksim_orch_poke_node_status(ksim_orch *o, uint8_t index, uint64_t value);
 uint64_t ksim_orch_node_status(const ksim_orch *o, uint8_t index);
 bool ksim_orch_idle(const ksim_orch *o);
+/* A tick would change nothing (idle, or a stream held by zero credit), and the clock moved past
+ * quiet cycles to `cycle`. */
+bool ksim_orch_quiet(const ksim_orch *o);
+void ksim_orch_skip(ksim_orch *o, uint64_t cycle);
+/* The AUX_CFG clients' quiet cycles (the minimum; UINT64_MAX with none ticking), and n of them
+ * applied. */
+uint64_t ksim_orch_aux_quiet(const ksim_orch *o);
+void ksim_orch_aux_skip(ksim_orch *o, uint64_t cycles);
+/* The quiet hooks of the client named `name` (ktsim_set_quiet); false when there is none. */
+bool ksim_orch_set_aux_quiet(ksim_orch *o, const char *name, uint64_t (*quiet)(void *ctx),
+                             void (*skip)(void *ctx, uint64_t cycles));
 /* Live dispatcher view for the stall diagnosis: run, left, credit. */
 void ksim_orch_prog(const ksim_orch *o, bool *run, unsigned *left, unsigned *credit);
 

@@ -31,6 +31,16 @@ typedef struct ksim_unit_ops {
     bool (*idle)(void *u);
 } ksim_unit_ops;
 
+/* A unit model's countdowns, for skipping quiet cycles (a row per model that has them; a model
+ * without a row is quiet only when idle): how many of its next ticks would only count down
+ * (UINT64_MAX: nothing happens until something arrives), and n such ticks applied at once. */
+typedef struct ksim_unit_quiet {
+    const ksim_unit_ops *ops;
+    uint64_t (*quiet)(void *u);
+    void (*skip)(void *u, uint64_t cycles);
+} ksim_unit_quiet;
+extern const ksim_unit_quiet ksim_unit_saxpy_quiet;
+
 /* The unit-model table (data): one row per model. */
 const ksim_unit_ops *ksim_unit_find(const char *kind);
 extern const ksim_unit_ops ksim_unit_test;
@@ -55,5 +65,9 @@ void ksim_shell_set_model_fault(ksim_shell *sh, ksim_fault_fn fn, void *user);
 
 void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles);
 bool ksim_shell_idle(const ksim_shell *sh);
+/* Ticks ahead in which the shell and its unit only count (nothing to issue, receive or send),
+ * and n of them applied (the unit's countdown, busy_cycles). */
+uint64_t ksim_shell_quiet(const ksim_shell *sh);
+void ksim_shell_skip(ksim_shell *sh, uint64_t cycles);
 
 #endif

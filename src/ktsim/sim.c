@@ -28,6 +28,8 @@ typedef enum region_kind { R_CTRL, R_MEM, R_PLUGGED } region_kind;
 typedef struct bus_region {
     region_kind kind;
     ktsim_region r;
+    uint64_t (*quiet)(void *ctx); /* ktsim_set_quiet */
+    void (*skip)(void *ctx, uint64_t cycles);
 } bus_region;
 
 struct ktsim {
@@ -88,6 +90,7 @@ void ktsim_config_default(ktsim_config *c)
     c->host_access_cycles = 8;
     c->clock_mhz = 300; /* the mesh (noc) clock of the boards' ship profile, facts §4.1 */
     c->mover = true; /* every memory agent carries the mover unless a preset says otherwise */
+    c->skip_quiet = true;
     ksim_timing_defaults(c);
 }
 
@@ -111,25 +114,57 @@ static bool machine_idle(const ktsim *s)
     return true;
 }
 
-static bool has_plugged_ticks(const ktsim *s)
+/* How many of the next cycles would change nothing but countdowns and counters: the mesh and
+ * the memory ports empty, the orchestrator quiet, every shell, AUX_CFG client and ticking region
+ * idle or counting down. 0 when the next cycle does real work. */
+static uint64_t quiet_cycles(const ktsim *s)
 {
-    if (s->rv64 || ksim_orch_has_aux_ticks(s->orch))
-        return true;
+    if (!s->cfg.skip_quiet || s->rv64 || !ksim_orch_quiet(s->orch) ||
+        ksim_mesh_in_flight(s->mesh))
+        return 0;
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        if (!ksim_memport_idle(s->ports[i]))
+            return 0;
+    uint64_t q = ksim_orch_aux_quiet(s->orch);
+    for (unsigned i = 0; i < s->n_shells && q; i++) {
+        uint64_t k = ksim_shell_quiet(s->shells[i]);
+        q = k < q ? k : q;
+    }
+    for (unsigned i = 0; i < s->n_regions && q; i++) {
+        const bus_region *b = &s->regions[i];
+        uint64_t k = !b->r.tick ? UINT64_MAX : b->quiet ? b->quiet(b->r.ctx) : 0;
+        q = k < q ? k : q;
+    }
+    return q;
+}
+
+/* `cycles` quiet cycles at once, leaving every counter where ticking would have. */
+static void skip_quiet(ktsim *s, uint64_t cycles)
+{
+    s->cycle += cycles;
+    ksim_orch_skip(s->orch, s->cycle);
+    for (unsigned i = 0; i < s->n_shells; i++)
+        ksim_shell_skip(s->shells[i], cycles);
+    ksim_orch_aux_skip(s->orch, cycles);
     for (unsigned i = 0; i < s->n_regions; i++)
-        if (s->regions[i].r.tick)
-            return true;
-    return false;
+        if (s->regions[i].r.tick && s->regions[i].skip)
+            s->regions[i].skip(s->regions[i].r.ctx, cycles);
+    s->stalled = machine_idle(s) ? 0 : s->stalled + cycles;
 }
 
 void ktsim_step(ktsim *s, uint64_t cycles)
 {
-    while (cycles--) {
-        /* An idle machine with nothing plugged in changes nothing but the clock. */
-        if (!has_plugged_ticks(s) && machine_idle(s)) {
-            s->cycle += cycles + 1;
-            s->stalled = 0;
-            return;
+    while (cycles) {
+        /* Event-driven where the machine is quiet: an idle machine, or units counting down their
+         * compute and read waits, changes nothing else until the first countdown ends. */
+        uint64_t q = quiet_cycles(s);
+        if (q) {
+            uint64_t k = q < cycles ? q : cycles;
+            skip_quiet(s, k);
+            cycles -= k;
+            continue;
         }
+        cycles--;
         s->cycle++;
         ksim_orch_tick_begin(s->orch, s->cycle);
         ksim_mesh_tick(s->mesh, s->cycle);
@@ -374,7 +409,7 @@ static npk_status add_region(ktsim *s, region_kind kind, const ktsim_region *r)
                             "+0x%" PRIx64,
                             r->name, r->base, r->size, o->name, o->base, o->size);
     }
-    s->regions[s->n_regions++] = (bus_region){kind, *r};
+    s->regions[s->n_regions++] = (bus_region){kind, *r, NULL, NULL};
     return NPK_OK;
 }
 
@@ -382,6 +417,21 @@ npk_status ktsim_add_region(ktsim *s, const ktsim_region *r) { return add_region
 npk_status ktsim_add_aux_client(ktsim *s, const ktsim_aux_client *c)
 {
     return ksim_orch_add_aux(s->orch, c);
+}
+
+npk_status ktsim_set_quiet(ktsim *s, const char *name, uint64_t (*quiet)(void *ctx),
+                           void (*skip)(void *ctx, uint64_t cycles))
+{
+    if (ksim_orch_set_aux_quiet(s->orch, name, quiet, skip))
+        return NPK_OK;
+    for (unsigned i = 0; i < s->n_regions; i++)
+        if (s->regions[i].r.name && !strcmp(s->regions[i].r.name, name)) {
+            s->regions[i].quiet = quiet;
+            s->regions[i].skip = skip;
+            return NPK_OK;
+        }
+    return npk_fail(NPK_EINVAL, "quiet hooks for '%s': no AUX_CFG client or region of that name",
+                    name);
 }
 
 /* ---- the memory agent's mover: its AXI master reaches this mesh's DRAM ---- */
@@ -410,6 +460,7 @@ static ksim_mem_result agent_mover_write(void *ctx, uint64_t addr, const uint8_t
 static void agent_mover_cfg(void *ctx, uint8_t off, uint64_t v) { ksim_mover_cfg(ctx, off, v); }
 static uint64_t agent_mover_stat(void *ctx) { return ksim_mover_stat(ctx); }
 static void agent_mover_tick(void *ctx) { ksim_mover_tick(ctx); }
+static uint64_t agent_mover_quiet(void *ctx) { return ksim_mover_quiet(ctx); }
 
 static npk_status add_agent_mover(ktsim *s)
 {
@@ -418,7 +469,8 @@ static npk_status add_agent_mover(ktsim *s)
         return npk_fail(NPK_ENOMEM, "simulator: out of memory (mover)");
     ktsim_aux_client c = {"mover",          0x00, KT_MV_AUX_LIMIT - 1, agent_mover_cfg,
                           agent_mover_stat, NULL, agent_mover_tick,    s->mover};
-    return ktsim_add_aux_client(s, &c);
+    npk_status st = ktsim_add_aux_client(s, &c);
+    return st ? st : ktsim_set_quiet(s, "mover", agent_mover_quiet, NULL);
 }
 
 /* ---- construction ---- */

@@ -234,6 +234,28 @@ static bool sx_recv(void *p, const kt_flit *f)
 static uint64_t sx_dbg(void *p) { return ((saxpy_unit *)p)->elements; }
 static bool sx_idle(void *p) { return ((saxpy_unit *)p)->state == SX_IDLE; }
 
+/* A countdown only decrements; idle, or waiting for beats not yet arrived, does nothing. */
+static uint64_t sx_quiet(void *p)
+{
+    const saxpy_unit *u = p;
+    if (u->state == SX_IDLE)
+        return UINT64_MAX;
+    if (u->wait)
+        return u->wait;
+    if ((u->state == SX_WAIT_X && u->got_x < u->beats) ||
+        (u->state == SX_WAIT_Y && u->got_y < u->beats))
+        return UINT64_MAX;
+    return 0;
+}
+
+static void sx_skip(void *p, uint64_t cycles)
+{
+    saxpy_unit *u = p;
+    if (u->state != SX_IDLE && u->wait)
+        u->wait -= (uint32_t)cycles;
+}
+
 const ksim_unit_ops ksim_unit_saxpy = {"saxpy",  0x5358 /* 'SX' */, sx_create, sx_destroy, sx_reset,
                                        sx_ready, sx_issue,          sx_tick,   sx_recv,    sx_dbg,
                                        sx_idle};
+const ksim_unit_quiet ksim_unit_saxpy_quiet = {&ksim_unit_saxpy, sx_quiet, sx_skip};

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/* ktsim's speed on the saxpy workload: `npukit kt saxpy -n 1000000` on the default preset, mesh
+ * cycles per wall-clock second of the whole command (operand upload, staging, the waits and the
+ * check of y included), with quiet cycles skipped (the default) and with every cycle ticked
+ * (the same preset plus `skip_quiet 0`) in the same run: medians of 3, their ratio, and the
+ * goal of 10 million mesh cycles per second. Both must report the same mesh cycles.
+ *
+ * Runs the npukit next to this program (or $NPUKIT), with the presets in ../data/kt from it (or
+ * $NPUKIT_DATA). Usage: bench_ktsim_speed [N] */
+#define _POSIX_C_SOURCE 200809L /* popen, clock_gettime, mkstemp */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { RUNS = 3, OUT_MAX = 1 << 16 };
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One run: its wall time and the mesh cycles it reported; false when it failed. */
+static bool run_once(const char *cli, const char *n, const char *preset, double *secs,
+                     uint64_t *cycles)
+{
+    char cmd[2048], out[OUT_MAX];
+    snprintf(cmd, sizeof cmd, "'%s' kt saxpy -n %s --json --sim '%s'", cli, n, preset);
+    double t0 = now();
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return false;
+    size_t len = fread(out, 1, sizeof out - 1, f);
+    out[len] = '\0';
+    int rc = pclose(f);
+    *secs = now() - t0;
+    const char *c = strstr(out, "\"cycles\": ");
+    if (rc || !strstr(out, "\"ok\": true") || !c) {
+        fprintf(stderr, "bench_ktsim_speed: `%s` failed:\n%s\n", cmd, out);
+        return false;
+    }
+    *cycles = strtoull(c + strlen("\"cycles\": "), NULL, 10);
+    return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median wall time of RUNS runs; *cycles is what every run reported (false if they differ). */
+static bool measure(const char *cli, const char *n, const char *preset, double *median,
+                    uint64_t *cycles)
+{
+    double t[RUNS];
+    for (int i = 0; i < RUNS; i++) {
+        uint64_t c;
+        if (!run_once(cli, n, preset, &t[i], &c))
+            return false;
+        if (i && c != *cycles) {
+            fprintf(stderr,
+                    "bench_ktsim_speed: runs of one preset disagree: %" PRIu64 " and %" PRIu64
+                    " cycles\n",
+                    *cycles, c);
+            return false;
+        }
+        *cycles = c;
+    }
+    qsort(t, RUNS, sizeof t[0], cmp_double);
+    *median = t[RUNS / 2];
+    return true;
+}
+
+/* path = the directory of argv0 joined with `leaf`. */
+static void beside(char *path, size_t len, const char *argv0, const char *leaf)
+{
+    const char *slash = strrchr(argv0, '/');
+    int dir = slash ? (int)(slash - argv0) : 1;
+    snprintf(path, len, "%.*s/%s", dir, slash ? argv0 : ".", leaf);
+}
+
+int main(int argc, char **argv)
+{
+    const char *n = argc > 1 ? argv[1] : "1000000";
+    char cli[4096], preset[4096], ticked[] = "/tmp/bench_ktsim_speed_XXXXXX";
+    if (getenv("NPUKIT"))
+        snprintf(cli, sizeof cli, "%s", getenv("NPUKIT"));
+    else
+        beside(cli, sizeof cli, argv[0], "npukit");
+    if (getenv("NPUKIT_DATA"))
+        snprintf(preset, sizeof preset, "%s/kt/default.mesh", getenv("NPUKIT_DATA"));
+    else
+        beside(preset, sizeof preset, argv[0], "../data/kt/default.mesh");
+    /* The reference: the default preset, every cycle ticked. */
+    FILE *in = fopen(preset, "r");
+    int fd = mkstemp(ticked);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!in || !out) {
+        fprintf(stderr, "bench_ktsim_speed: cannot read %s or write %s\n", preset, ticked);
+        return 1;
+    }
+    char line[512];
+    while (fgets(line, sizeof line, in))
+        fputs(line, out);
+    fputs("\nskip_quiet 0\n", out);
+    fclose(in);
+    fclose(out);
+    double skip_s, tick_s;
+    uint64_t skip_c = 0, tick_c = 0;
+    bool ok =
+        measure(cli, n, preset, &skip_s, &skip_c) && measure(cli, n, ticked, &tick_s, &tick_c);
+    unlink(ticked);
+    if (!ok)
+        return 1;
+    if (skip_c != tick_c) {
+        fprintf(stderr,
+                "bench_ktsim_speed: skipping changed the cycle count: %" PRIu64 " vs %" PRIu64
+                " ticked\n",
+                skip_c, tick_c);
+        return 1;
+    }
+    double skip_rate = (double)skip_c / skip_s, tick_rate = (double)tick_c / tick_s;
+    printf("ktsim on `kt saxpy -n %s` (default preset, the whole command, median of %d): %" PRIu64
+           " mesh cycles\n",
+           n, RUNS, skip_c);
+    printf("  every cycle ticked (skip_quiet 0): %.3f s, %.2f M cycles/s\n", tick_s,
+           tick_rate / 1e6);
+    printf("  quiet cycles skipped (default):    %.3f s, %.2f M cycles/s  (%.2fx)\n", skip_s,
+           skip_rate / 1e6, skip_rate / tick_rate);
+    printf("goal: >= 10 M mesh cycles/s: %.2f M  %s\n", skip_rate / 1e6,
+           skip_rate >= 10e6 ? "met" : "NOT MET");
+    return 0;
+}
