@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_cli.h"
+
 enum { OUT_MAX = 1 << 16 };
 
 typedef struct run {
@@ -37,12 +39,7 @@ static bool saxpy(const char *cli, const char *n, const char *args, run *r)
 {
     char cmd[1024], out[OUT_MAX];
     snprintf(cmd, sizeof cmd, "'%s' kt saxpy -n %s --json %s", cli, n, args);
-    FILE *f = popen(cmd, "r");
-    if (!f)
-        return false;
-    size_t len = fread(out, 1, sizeof out - 1, f);
-    out[len] = '\0';
-    int rc = pclose(f);
+    int rc = bench_cli_run(cmd, out, sizeof out);
     memset(r, 0, sizeof *r);
     r->ok = rc == 0 && strstr(out, "\"ok\": true");
     if (!r->ok) {

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_cli.h"
+
 enum { RUNS = 3, OUT_MAX = 1 << 16 };
 
 static double now(void)
@@ -32,12 +34,7 @@ static bool run_once(const char *cli, const char *n, const char *preset, double 
     char cmd[2048], out[OUT_MAX];
     snprintf(cmd, sizeof cmd, "'%s' kt saxpy -n %s --json --sim '%s'", cli, n, preset);
     double t0 = now();
-    FILE *f = popen(cmd, "r");
-    if (!f)
-        return false;
-    size_t len = fread(out, 1, sizeof out - 1, f);
-    out[len] = '\0';
-    int rc = pclose(f);
+    int rc = bench_cli_run(cmd, out, sizeof out);
     *secs = now() - t0;
     const char *c = strstr(out, "\"cycles\": ");
     if (rc || !strstr(out, "\"ok\": true") || !c) {
