@@ -178,8 +178,11 @@ static int head_route(const ksim_mesh *m, const ksim_router *r, int i, int x, in
 {
     if (!ksim_fifo_ready(&r->in[i], cycle))
         return -1;
-    kt_header h = kt_header_get(ksim_fifo_head(&r->in[i]));
-    return (int)ksim_route(m->lo, m->hi, (uint8_t)x, (uint8_t)y, h.dst);
+    /* Only the destination matters here: two fields, not the whole header. */
+    const kt_flit *f = ksim_fifo_head(&r->in[i]);
+    kt_coord dst = {(uint8_t)kt_field_get(f, &kt_layout_header[0]),
+                    (uint8_t)kt_field_get(f, &kt_layout_header[1])};
+    return (int)ksim_route(m->lo, m->hi, (uint8_t)x, (uint8_t)y, dst);
 }
 
 /* Each free output takes the first input, round robin from its pointer, whose head routes to it.
