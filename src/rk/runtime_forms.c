@@ -4,6 +4,7 @@
  * (submission.h): programs linked by trailers, bodies concatenated around CORE_CTRL 0x000f, or
  * incremental programs after a full first one. The caller synthesizes each task's body; the
  * builder decides where it goes, what of it is written and how it is linked. */
+#include <stdint.h>
 #include <string.h>
 
 #include "npukit/rk_regs.h"
@@ -130,4 +131,21 @@ npk_status npk_rk_job_place(npk_rk_job_builder *jb, uint32_t i, const npk_rk_ent
 uint32_t npk_rk_job_records(const npk_rk_job_builder *jb)
 {
     return jb->layout == NPK_RK_JOB_CONCAT ? 1 : jb->count;
+}
+
+bool npk_rk_job_joins(const npk_rk *rt, const npk_rk_task_plan *a, const npk_rk_task_plan *b)
+{
+    if (!rt->submission->row_offset)
+        return true;
+    return a->core == b->core && a->k0 == b->k0 && a->n0 == b->n0 && a->n1 == b->n1 &&
+           b->m0 == a->m1;
+}
+
+void npk_rk_surface_place(const uint32_t *row, uint32_t count, uint32_t *base, uint32_t *v)
+{
+    const uint32_t reach = npk_rk_field_get(NPK_RKF(CNA_PAD_CON0, PAD_TOP), UINT32_MAX);
+    for (uint32_t i = 0; i < count; i++) {
+        base[i] = i && row[i] - base[i - 1] <= reach ? base[i - 1] : row[i];
+        v[i] = row[i] - base[i];
+    }
 }

@@ -4,6 +4,7 @@
 #ifndef NPUKIT_RK_RUNTIME_FORMS_H
 #define NPUKIT_RK_RUNTIME_FORMS_H
 
+#include "npukit/rk_plan.h"
 #include "runtime_internal.h"
 #include "submission.h"
 
@@ -26,6 +27,18 @@ static inline uint32_t npk_rk_tasks_per_job(const npk_rk *rt)
 {
     return rt->submission->groups ? rt->chain : 1;
 }
+
+/* Whether task b may join the job task a (the task before it on the core) is in. The forms that
+ * group tasks group any consecutive tasks of a core; the row-offset form only the M-tiles of one
+ * K slice and column range, the tiles that share one output surface. */
+bool npk_rk_job_joins(const npk_rk *rt, const npk_rk_task_plan *a, const npk_rk_task_plan *b);
+
+/* The place of each M-tile of a shared output surface: tile i starts at surface row row[i]
+ * (ascending from row[0] = 0); its DST points at surface row base[i] and its rows land
+ * v[i] = row[i] - base[i] further down by the 0x1068 row offset (at most PAD_TOP's 15). Tiles
+ * share a DST base while the offset reaches them; a tile the offset cannot reach starts a new
+ * base. */
+void npk_rk_surface_place(const uint32_t *row, uint32_t count, uint32_t *base, uint32_t *v);
 
 /* A job of `count` tasks on `core`, its records at record0.. of `records`. */
 void npk_rk_job_builder_init(npk_rk_job_builder *jb, npk_rk *rt, unsigned core,

@@ -34,6 +34,7 @@ typedef struct slot {
     npk_rk_block ablk, cblk;
     size_t abytes;
     uint64_t cbytes, out_off;
+    uint32_t c_rows, row_offset; /* the row-offset form's shared surface (npk_rk_mm) */
 } slot;
 
 /* Pack task t's feature into feature slot i and place its program in the job (jb: the
@@ -77,6 +78,8 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     mm.a = (uint32_t)(b->feature.iova + aoff);
     mm.b = (uint32_t)(w->mem.iova + boff);
     mm.c = (uint32_t)(b->output.iova + sl->out_off);
+    mm.c_rows = sl->c_rows;
+    mm.row_offset = sl->row_offset;
     npk_rk_entry body[NPK_RK_BODY_MAX];
     size_t nb; /* the body in the form the device's kernel expects */
     if ((s = npk_rk_synth_for(rt->form, &mm, body, &nb, NULL)) ||
@@ -119,6 +122,35 @@ static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
     return s;
 }
 
+/* The row-offset form: the job's M-tiles (one K slice and column range, npk_rk_job_joins) write
+ * one output surface of all their rows, each from its DST row at its 0x1068 offset
+ * (npk_rk_surface_place); the first slot describes the whole surface, read back once. The
+ * surface is laid out in line mode (int8's): rows one pitch apart. */
+static npk_status share_surface(const run *r, const npk_rk_task_plan *tasks, uint32_t count,
+                                slot *slots, uint64_t *out_total)
+{
+    if (r->plan.mode != NPK_MODE_LINE)
+        return npk_fail(NPK_EUNSUPPORTED,
+                        "submission form %s: the shared output surface is laid out in line "
+                        "mode, the plan is in cube mode",
+                        r->rt->submission->name);
+    uint32_t row[NPK_RK_MAX_CHAIN], base[NPK_RK_MAX_CHAIN], v[NPK_RK_MAX_CHAIN];
+    for (uint32_t i = 0; i < count; i++)
+        row[i] = tasks[i].m0 - tasks[0].m0;
+    npk_rk_surface_place(row, count, base, v);
+    const uint32_t rows = tasks[count - 1].m1 - tasks[0].m0;
+    slots[0].cblk = npk_rk_c_block(r->task_out, NPK_MODE_LINE, rows, tasks[0].np);
+    slots[0].cbytes = npk_rk_c_bytes(&slots[0].cblk, tasks[0].np);
+    const uint64_t pitch = slots[0].cblk.stride * npk_rk_prec_bits(r->task_out) / 8;
+    for (uint32_t i = 0; i < count; i++) {
+        slots[i].out_off = base[i] * pitch;
+        slots[i].c_rows = rows - base[i];
+        slots[i].row_offset = v[i];
+    }
+    *out_total = (slots[0].cbytes + 63) / 64 * 64;
+    return NPK_OK;
+}
+
 /* Lay out and prepare one core's part of a job: `count` tasks of that core, their output slots,
  * features, programs and records (at record0.. of `records`), synced for the NPU. */
 static npk_status prepare_job(run *r, const npk_rk_task_plan *tasks, uint32_t count,
@@ -138,9 +170,13 @@ static npk_status prepare_job(run *r, const npk_rk_task_plan *tasks, uint32_t co
         sl->cblk = npk_rk_c_block(r->task_out, r->plan.mode, t->mp, t->np);
         sl->cbytes = npk_rk_c_bytes(&sl->cblk, t->np);
         sl->out_off = out_total;
+        sl->c_rows = sl->row_offset = 0; /* a surface of its own rows */
         out_total += (sl->cbytes + 63) / 64 * 64;
     }
-    npk_status s = npk_rk_core_output(rt, core, out_total);
+    npk_status s =
+        rt->submission->row_offset ? share_surface(r, tasks, count, slots, &out_total) : NPK_OK;
+    if (s == NPK_OK)
+        s = npk_rk_core_output(rt, core, out_total);
     npk_rk_job_builder_init(jb, rt, core, records, record0, count);
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
         s = prepare_task(r, &tasks[i], i, jb, &slots[i]);
@@ -158,6 +194,11 @@ static npk_status prepare_job(run *r, const npk_rk_task_plan *tasks, uint32_t co
 static npk_status finish_job(run *r, const npk_rk_task_plan *tasks, uint32_t count,
                              const slot *slots)
 {
+    if (r->rt->submission->row_offset) { /* one shared surface: its rows read back at once */
+        npk_rk_task_plan span = tasks[0];
+        span.m1 = tasks[count - 1].m1;
+        return finish_task(r, &span, &slots[0]);
+    }
     npk_status s = NPK_OK;
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
         s = finish_task(r, &tasks[i], &slots[i]);
@@ -222,7 +263,8 @@ static npk_status run_core(run *r, size_t first, size_t count)
     npk_status s = NPK_OK;
     for (size_t i = first; s == NPK_OK && i < first + count;) {
         uint32_t n = 1;
-        while (n < npk_rk_tasks_per_job(r->rt) && i + n < first + count)
+        while (n < npk_rk_tasks_per_job(r->rt) && i + n < first + count &&
+               npk_rk_job_joins(r->rt, &r->plan.tasks[i + n - 1], &r->plan.tasks[i + n]))
             n++;
         pthread_mutex_t *job_lock = &r->rt->core[r->plan.tasks[i].core].job_lock;
         pthread_mutex_lock(job_lock);

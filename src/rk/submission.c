@@ -41,6 +41,14 @@ static const npk_rk_submission_row rows[] = {
      .rocket = true,
      .about = "one task per SUBMIT without BLOCK; each core's worker waits for its own "
               "completion (submit and wait timed apart)"},
+    {.name = "rowoffset",
+     .layout = NPK_RK_JOB_CONCAT,
+     .groups = true,
+     .row_offset = true,
+     .rocket = true,
+     .about = "int8: up to --chain M-tiles of one K slice and column range in one concat job, "
+              "writing one shared output surface through the 0x1068 row offset (at most 15 "
+              "rows from a shared DST), read back once"},
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 
