@@ -357,6 +357,60 @@ static void test_int8_row_offset(void)
     npk_rk_device_close(d);
 }
 
+/* Hazard 22, 0x405c left at 0 (spec "0x1068": it "disables a write-DMA bound"): the row the
+ * offset pushes past M is written after all instead of lost; M > 1 under it is accepted.
+ * Ideal: 0 is a one-row bound, so M > 1 is refused as unsupported. */
+static void test_wdma_size_zero(void)
+{
+    for (int ideal = 0; ideal < 2; ideal++) {
+        npk_rk_device *d = tl_open(ideal ? RKSIM_HZ_BIT(RKSIM_HZ_WDMA_SIZE_ZERO) : 0);
+        tl_case t;
+        const uint32_t M = 8, N = 64;
+        tl_case_init(&t, NPK_PREC_INT8, NPK_PREC_INT32, M, 512, N);
+        tl_case_reference(&t);
+        npk_rk_devtask tk;
+        CHECK_EQ(run(d, &t, NPK_MODE_LINE, 0, 0, &tk), NPK_OK);
+        CHECK_EQ(tl_mismatches(&t), 0);
+        /* an output with room for the shifted last row (non-cacheable: never stale) */
+        npk_rk_mem out;
+        CHECK_EQ(npk_rk_mem_create(d, (M + 1) * N * 4, 0, &out), NPK_OK);
+        memset(out.host, 0x5a, out.size);
+        CHECK_EQ(npk_rk_mem_sync(d, &out, 0, out.size, RKNPU_MEM_SYNC_TO_DEVICE), NPK_OK);
+        set_reg(&tk, NPK_REG_DPU_DST_BASE_ADDR, (uint32_t)out.iova);
+        set_reg(&tk, NPK_REG_CNA_PAD_CON0, NPK_RKPUT(CNA_PAD_CON0, PAD_TOP, 1));
+        set_reg(&tk, NPK_REG_DPU_WDMA_SIZE_1, 0);
+        npk_status s = resubmit(d, &tk, NULL);
+        const rksim_report *rep = rksim_last_report(npk_rk_device_sim(d));
+        if (ideal) {
+            CHECK_EQ(s, NPK_EUNSUPPORTED);
+            CHECK_STR_HAS(rep->message, "HEIGHT_WDMA");
+        } else {
+            CHECK_EQ(s, NPK_OK);
+            CHECK(rep->hazards & RKSIM_HZ_BIT(RKSIM_HZ_WDMA_SIZE_ZERO));
+            CHECK_EQ(npk_rk_mem_sync(d, &out, 0, out.size, RKNPU_MEM_SYNC_FROM_DEVICE), NPK_OK);
+            const int32_t *c = out.host;
+            size_t wrong = 0; /* rows 1..M hold result rows 0..M-1: the last one not lost */
+            for (uint32_t m = 0; m < M; m++)
+                for (uint32_t n = 0; n < N; n++)
+                    wrong += c[(m + 1) * N + n] != (int32_t)t.ref[m * N + n];
+            CHECK_EQ(wrong, 0);
+        }
+        /* M = 1 at offset 0: one row, bounded or not; the hazard does not fire */
+        npk_rk_mem_destroy(d, &out);
+        npk_rk_devtask_destroy(d, &tk);
+        tl_case_free(&t);
+        tl_case_init(&t, NPK_PREC_INT8, NPK_PREC_INT32, 1, 512, N);
+        tl_case_reference(&t);
+        CHECK_EQ(run(d, &t, NPK_MODE_LINE, 0, 0, &tk), NPK_OK);
+        CHECK_EQ(tl_mismatches(&t), 0);
+        CHECK(!(rksim_last_report(npk_rk_device_sim(d))->hazards &
+                RKSIM_HZ_BIT(RKSIM_HZ_WDMA_SIZE_ZERO)));
+        npk_rk_devtask_destroy(d, &tk);
+        tl_case_free(&t);
+        npk_rk_device_close(d);
+    }
+}
+
 /* The 104-entry program of another tool (mtx, facts C.4): cube mode, its own register order,
  * no duplicated entries, CORE QD_EN 0 and OD_BYPASS 1 for int8. */
 static void mtx_case(npk_rk_prec in)
@@ -430,6 +484,7 @@ int main(void)
     test_register_order();
     test_cube_surface_stride();
     test_int8_row_offset();
+    test_wdma_size_zero();
     mtx_case(NPK_PREC_FP16);
     mtx_case(NPK_PREC_INT8);
     return check_done();

@@ -47,6 +47,7 @@ typedef enum rksim_hazard_id {
     RKSIM_HZ_SDP_CHAIN_PRECISION,    /* chained 2-input SDP fed another precision stalls */
     RKSIM_HZ_SDP_INT32_UNDERFETCH,   /* an int32 SDP feature under-fetches and stalls */
     RKSIM_HZ_SDP_INT32_TWO_LANE,     /* ... with 2N RDMA channels it runs as two int16 lanes */
+    RKSIM_HZ_WDMA_SIZE_ZERO,         /* 0x405c left at 0: the write DMA's row bound is off */
     RKSIM_HZ_COUNT_PLUS_ONE
 } rksim_hazard_id;
 #define RKSIM_HZ_COUNT (RKSIM_HZ_COUNT_PLUS_ONE - 1)

@@ -4,7 +4,7 @@
  * per operation have a check function in op_rows[] below. The others live where their state
  * lives: hazard 1 in the memory model (mem.c), 4 and 5 in SUBMIT (submit.c), 17 in the PC
  * (pc.c), 14 in the output geometry (matmul.c). The decoder refuses values outside its
- * constraints except the deviations accept_rows[] below describe (hazards 7 and 15). */
+ * constraints except the deviations accept_rows[] below describe (hazards 7, 15 and 22). */
 #include <stdio.h>
 #include <string.h>
 
@@ -153,6 +153,17 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "refused as unsupported (a true int32 feature path is not described)",
      "use the even (low) lanes only for int16-range accumulators; recombine on the host",
      "spec OVER-FETCH"},
+    {RKSIM_HZ_WDMA_SIZE_ZERO, "wdma-size-zero",
+     "a matmul with DPU_WDMA_SIZE_1 (0x405c) left at 0 whose rows reach past its first row "
+     "(M > 1, or a 0x1068 row offset)",
+     "no write bound: every result row is written at its row (m + offset), past the surface the "
+     "other fields describe, bounded only by the live buffers (a DMA fault outside them)",
+     "HEIGHT_WDMA 0 is a one-row bound like any other value (rows past the first lost; M > 1 "
+     "refused as unsupported)",
+     "program HEIGHT_WDMA = the surface's rows - 1 whenever rows must be bounded (the row "
+     "offset's lost rows, a shared surface's end)",
+     "spec 0x1068 (\"leaving it at 0 disables a write-DMA bound\"); vendor int4 multi-task "
+     "capture (0x405c = 0)"},
 };
 
 /* DPU_BS_CFG of the vendor's convolution programs (BS stage active): hazard 15. */
@@ -188,6 +199,14 @@ static bool h15_conv_bs(rksim *s, uint32_t value, rksim_mm *mm)
     return mm->bs_cfg == CONV_BS_CFG && rksim_faithful(s, RKSIM_HZ_FP16_OUT_STAGE);
 }
 
+/* Hazard 22: HEIGHT_WDMA 0 (the whole register 0: WIDTH_WDMA has its own row) under more rows
+ * than one is the unbounded write DMA (the op row applies it). */
+static bool h22_wdma_zero(rksim *s, uint32_t value, rksim_mm *mm)
+{
+    (void)mm;
+    return value == 0 && rksim_faithful(s, RKSIM_HZ_WDMA_SIZE_ZERO);
+}
+
 static const struct {
     rksim_hazard_id id;
     npk_rk_field_id field;
@@ -197,6 +216,7 @@ static const struct {
     {RKSIM_HZ_N_CEILING, NPK_RKF(DPU_DATA_CUBE_CHANNEL, CHANNEL), h7_truncated, true},
     {RKSIM_HZ_FP16_OUT_STAGE, NPK_RKF(DPU_BS_OW_CFG, SIZE_E_0), h15_atom8, false},
     {RKSIM_HZ_FP16_OUT_STAGE, NPK_RKF(DPU_BS_CFG, BS_BYPASS), h15_conv_bs, false},
+    {RKSIM_HZ_WDMA_SIZE_ZERO, NPK_RKF(DPU_WDMA_SIZE_1, HEIGHT_WDMA), h22_wdma_zero, false},
 };
 
 bool rksim_hazards_accept(rksim *s, npk_rk_field_id f, uint32_t value, rksim_mm *mm,
@@ -402,6 +422,19 @@ static bool h18_int4_sat(rksim *s, rksim_core *c, const rksim_mm *mm, bool first
     return false;
 }
 
+static bool h22_unbounded(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, rksim_effect *e)
+{
+    (void)s, (void)c, (void)first;
+    /* the register is 0 exactly when HEIGHT_WDMA is (WIDTH_WDMA must be 0) */
+    if (mm->wdma_rows != 1 || (mm->m == 1 && mm->row_offset == 0))
+        return false; /* a first row alone is written either way */
+    e->no_row_bound = true;
+    snprintf(e->why, sizeof e->why,
+             "DPU_WDMA_SIZE_1 = 0 with M=%u at row offset %u: no write bound", mm->m,
+             mm->row_offset);
+    return true;
+}
+
 static const struct {
     rksim_hazard_id id;
     op_check_fn check;
@@ -411,7 +444,7 @@ static const struct {
     {RKSIM_HZ_NARROW_INT_OUT, h16_narrow},     {RKSIM_HZ_SCHED_SMALL_K, h9_sched_small_k},
     {RKSIM_HZ_B1_LARGE_M, h10_b1_large_m},     {RKSIM_HZ_K128_ENVELOPE, h12_k128},
     {RKSIM_HZ_M_CEILING, h11_m_ceiling},       {RKSIM_HZ_FEATURE_ADDR_CACHE, h2_feature_cache},
-    {RKSIM_HZ_INT4_SATURATION, h18_int4_sat},
+    {RKSIM_HZ_INT4_SATURATION, h18_int4_sat},  {RKSIM_HZ_WDMA_SIZE_ZERO, h22_unbounded},
 };
 
 /* Hazard 13: a register written more than once with different values before this op-enable. */

@@ -188,12 +188,14 @@ static uint64_t out_atom(const rksim_mm *mm, uint32_t m, uint32_t n)
 }
 
 /* Result row m goes to output row m + v (0x1068's row offset); rows at or past the write DMA's
- * bound (HEIGHT_WDMA + 1) are lost, every written row is bounds-checked like any DMA. */
+ * bound (HEIGHT_WDMA + 1, none when the hazard table lifts it) are lost, every written row is
+ * bounds-checked like any DMA. */
 static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const int64_t *ci,
-                         rksim_core_result *r)
+                         bool bounded, rksim_core_result *r)
 {
     const uint32_t ob = mm->out_bits / 8, nw = mm->n_dpu, v = mm->row_offset;
-    const uint32_t rows = v >= mm->wdma_rows          ? 0
+    const uint32_t rows = !bounded                    ? mm->m
+                          : v >= mm->wdma_rows        ? 0
                           : mm->wdma_rows - v < mm->m ? mm->wdma_rows - v
                                                       : mm->m;
     if (!rows)
@@ -298,7 +300,9 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
         else
             cf[i] = v > 0 ? topf : -topf;
     }
-    ok = e->zeros ? write_output(s, mm, NULL, NULL, r) : write_output(s, mm, ci ? NULL : cf, ci, r);
+    const bool bounded = !e->no_row_bound;
+    ok = e->zeros ? write_output(s, mm, NULL, NULL, bounded, r)
+                  : write_output(s, mm, ci ? NULL : cf, ci, bounded, r);
     if (!ok && mm->out_tile_bytes != mm->out_tile_expected)
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
     r->model_us +=

@@ -51,6 +51,7 @@ typedef struct rksim_effect {
     bool stale_feature; /* rows come from the CBUF's previous feature (hazard 2) */
     bool saturate16;    /* int16 accumulator saturates at +-32767 (hazard 18) */
     bool strict16;      /* ideal: refuse a sum beyond int16 instead */
+    bool no_row_bound;  /* the write DMA writes every row, past HEIGHT_WDMA (hazard 22) */
     char why[160];
 } rksim_effect;
 
