@@ -116,6 +116,12 @@ typedef struct kt_pacer {
 kt_pacer kt_pace_start(kt_dev *d, uint64_t expect, uint64_t paused_at);
 void kt_pace_read(kt_pacer *p, bool reached);
 
+/* Forget what the session knows without a read (the dispatcher idle, nodes' counts, settled
+ * status words): call it when something other than this kt_dev dispatched on the machine — an
+ * engine program started with kt_hp_go on the transport, another client of a shared card — or a
+ * later wait would trust a count that has moved. */
+void kt_forget_known(kt_dev *d);
+
 /* Find and check the window: CAPS must say a 288-bit flit with 0 < POS_WIDTH <= 8, STATUS must
  * show mesh_ready; then drain stale mailbox traffic. `opt` may be NULL. */
 npk_status kt_open(kt_dev *d, kt_transport *t, uint64_t base, const kt_options *opt);

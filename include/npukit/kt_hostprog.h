@@ -156,7 +156,8 @@ npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opt
  * beat per write; a burst would hang its slave) — op, addr and data for WR, all four for POLL, op
  * and code for DONE. */
 npk_status kt_hp_load(kt_transport *t, uint64_t engine_base, const kt_hostprog *p);
-/* GO. Refuses a busy engine (a GO while busy is lost and there is no abort). */
+/* GO. Refuses a busy engine (a GO while busy is lost and there is no abort). The program's
+ * dispatches are not a kt_dev's: call kt_forget_known on any kt_dev of the same machine. */
 npk_status kt_hp_go(kt_transport *t, uint64_t engine_base);
 /* Poll CTRL until done; err = an invalid opcode was reached (named with its PC). A budget that
  * runs out names the command at the PC, its register, and the value the host reads there now. */

@@ -162,6 +162,11 @@ void kt_pace_read(kt_pacer *p, bool reached)
         if (p->missed && p->expect && !d->opt.poll_cycles && took > p->expect) {
             uint64_t scale = (d->expect_scale * took + p->expect - 1) / p->expect;
             d->expect_scale = scale > 16 * 64 ? 16 * 64 : (uint32_t)scale;
+        } else if (!p->missed && d->expect_scale > 16) {
+            /* The work was done by the first read: one slow wait (a fault, contention) must not
+             * pad every later pause for good, so the learnt excess decays by a sixteenth with
+             * each such wait — slowly, since a steady estimate is usually a right one. */
+            d->expect_scale -= (d->expect_scale - 16) / 16;
         }
         return;
     }
@@ -169,6 +174,13 @@ void kt_pace_read(kt_pacer *p, bool reached)
     p->missed = true;
     pause_for(d, p->next);
     p->next = p->next * 2 < p->cap ? p->next * 2 : p->cap;
+}
+
+void kt_forget_known(kt_dev *d)
+{
+    d->stream_idle = false;
+    memset(d->count_known, 0, sizeof d->count_known);
+    memset(d->known_status, 0, sizeof d->known_status);
 }
 
 /* A node's count is known once a wait sees it reach the target of the node's latest program

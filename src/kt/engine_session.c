@@ -57,6 +57,8 @@ npk_status kt_engine_go(kt_engine *e)
     }
     e->idle = false;
     e->go_paused_at = e->pace ? e->pace->waits.paused_cycles : 0;
+    if (e->pace) /* the program dispatches behind the kt_dev's back */
+        kt_forget_known(e->pace);
     return kt_write64(e->t, e->base + KT_ENG_CTRL, 1);
 }
 
