@@ -132,6 +132,14 @@ static void test_shapes(void)
             run_shape(rt, ms[mi], 64, ns[ni], true, &fused);
             CHECK_EQ(fused, 0);
         }
+    /* K off the 32-element tiles and past them, fused and split */
+    static const uint32_t ks[] = {40, 100, 1000};
+    for (unsigned ki = 0; ki < 3; ki++) {
+        run_shape(rt, 65, ks[ki], 33, false, &fused);
+        CHECK(fused >= 1);
+        run_shape(rt, 65, ks[ki], 33, true, &fused);
+        CHECK_EQ(fused, 0);
+    }
     /* N = 8192 spreads over the cores: fused on each core at once, and on one core */
     run_shape(rt, 65, 32, 8192, false, &fused);
     CHECK(fused >= 3);

@@ -127,19 +127,17 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
     const uint32_t steps = f->ep->count;
     npk_rk_stats *st = f->st;
 
-    uint64_t t0 = npk_now_ns();
-    npk_rk_block ablk = npk_rk_a_block(w->in, mode, t->m1 - t->m0, t->k1 - t->k0);
-    size_t abytes = npk_rk_a_bytes(&ablk, t->k1 - t->k0);
-    if (abytes > rt->feature_slot)
-        return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot", abytes,
-                        rt->feature_slot);
-    npk_status s = npk_rk_pack_a(&ablk, &f->a, (npk_rk_range){t->m0, t->m1},
-                                 (npk_rk_range){t->k0, t->k1}, b->feature.host, rt->feature_slot);
     npk_rk_block cblk = npk_rk_c_block(NPK_PREC_FP16, mode, t->mp, t->np);
     const uint64_t cbytes = npk_rk_c_bytes(&cblk, t->np), slot = (cbytes + 63) / 64 * 64;
-    /* the matmul's output, then per step its operand and its output */
+    /* the matmul's output, then per step its operand and its output (first: growing the
+     * buffer moves it) */
+    npk_status s = npk_rk_core_output(rt, t->core, slot * (1 + 2 * (uint64_t)steps));
+    npk_rk_job_task jt[1 + NPK_RK_EPILOGUE_MAX];
+    memset(jt, 0, sizeof jt);
     if (s == NPK_OK)
-        s = npk_rk_core_output(rt, t->core, slot * (1 + 2 * (uint64_t)steps));
+        s = npk_rk_task_matmul(rt, w, &f->a, mode, t, 0, NPK_PREC_FP16, b->output.iova, &jt[0].mm,
+                               st);
+    uint64_t t0 = npk_now_ns();
     for (uint32_t i = 0; s == NPK_OK && i < steps; i++)
         s = stage_operand(f, t, i, &cblk, (uint8_t *)b->output.host + slot * (1 + 2 * i),
                           (size_t)cbytes);
@@ -148,17 +146,6 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
         return s;
 
     t0 = npk_now_ns();
-    npk_rk_job_task jt[1 + NPK_RK_EPILOGUE_MAX];
-    memset(jt, 0, sizeof jt);
-    npk_rk_mm *mm = &jt[0].mm;
-    *mm = npk_rk_mm_default(w->in, t->mp, t->kp, t->np);
-    mm->out = NPK_PREC_FP16;
-    mm->mode = (int)mode;
-    mm->sched = t->sched;
-    mm->soc = rt->soc;
-    mm->a = b->feature.iova;
-    mm->b = (uint32_t)(w->mem.iova + npk_rk_b_tile_offset(t->kp, t->n0 / npk_rk_b_n_group(w->in)));
-    mm->c = b->output.iova;
     for (uint32_t i = 0; i < steps; i++) {
         /* the block seen flat: its rows of np channels are contiguous in line mode */
         npk_rk_sdp *d = &jt[1 + i].sdp;
@@ -171,8 +158,6 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
     s = npk_rk_job_write(b->task.host, b->task.iova, b->task.size, jt, 1 + steps);
     st->synth_ns += npk_now_ns() - t0;
     t0 = npk_now_ns();
-    if (s == NPK_OK)
-        s = npk_rk_mem_sync(rt->dev, &b->feature, 0, abytes, RKNPU_MEM_SYNC_TO_DEVICE);
     for (uint32_t i = 0; s == NPK_OK && i < steps; i++)
         s = npk_rk_mem_sync(rt->dev, &b->output, slot * (1 + 2 * i), cbytes,
                             RKNPU_MEM_SYNC_TO_DEVICE);
@@ -294,11 +279,7 @@ npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t 
         return s;
     fused f = {.rt = rt, .w = w, .ep = ep, .a = {a, m, w->k, w->k}, .c = c, .st = st};
     npk_rk_plan_request req; /* the plan the split matmul makes too, for the fusion rules */
-    npk_rk_plan_request_init(&req, w->in, m, w->k, w->n);
-    req.out = NPK_PREC_FP16;
-    req.cores = rt->cores;
-    req.soc = rt->soc;
-    req.k_slice = w->k_slice;
+    npk_rk_matmul_request(rt, w, m, NPK_PREC_FP16, &req);
     if ((s = npk_rk_plan_matmul(&req, &f.plan)) == NPK_OK) {
         if (fusion_blocker(rt, w, ep, &f.plan))
             s = run_split(rt, w, m, a, c, calls, ep->count, st);

@@ -10,6 +10,7 @@
 #include "npukit/rk.h"
 #include "npukit/rk_device.h"
 #include "npukit/rk_kernel.h"
+#include "npukit/rk_layout.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_soc.h"
@@ -189,6 +190,18 @@ npk_status npk_rk_submit_form(npk_rk *rt, const npk_rk_job *job, npk_rk_stats *s
 /* NPK_EINVAL naming the first element outside [-8, 7]. */
 npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what);
 
+/* The plan request of a matmul of w at M = m whose tasks write task_out, on rt's cores and in
+ * the slicing the weights were packed in. */
+void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                           npk_rk_prec task_out, npk_rk_plan_request *req);
+/* Plan task t of a matmul on its core (t->core, the engine's): its feature (rows [m0, m1), its K
+ * range zero-padded to kp) packed into the core's feature slot i and synced for the NPU, and
+ * *mm, the task's matmul: the weights' block of its K slice and column range, the slot's
+ * feature, the output (task_out) at c_iova. Accounts pack, synth and sync time in st. */
+npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
+                              npk_rk_mode mode, const npk_rk_task_plan *t, unsigned i,
+                              npk_rk_prec task_out, uint32_t c_iova, npk_rk_mm *mm,
+                              npk_rk_stats *st);
 /* Stats a part of a call adds to the call's: counts, times and cores (not the NPU span, the
  * wall time or cores_used, which the parts' combination decides). */
 void npk_rk_stats_add(npk_rk_stats *to, const npk_rk_stats *from);

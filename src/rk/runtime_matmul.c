@@ -31,68 +31,80 @@ typedef struct run {
  */
 
 typedef struct slot {
-    npk_rk_block ablk, cblk;
-    size_t abytes;
+    npk_rk_block cblk;
     uint64_t cbytes, out_off;
     uint32_t c_rows, row_offset; /* the row-offset form's shared surface (npk_rk_mm) */
 } slot;
 
-/* Pack task t's feature into feature slot i and place its program in the job (jb: the
- * submission form's layout). */
-static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
-                               npk_rk_job_builder *jb, slot *sl)
+npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
+                              npk_rk_mode mode, const npk_rk_task_plan *t, unsigned i,
+                              npk_rk_prec out, uint32_t c_iova, npk_rk_mm *mm, npk_rk_stats *st)
 {
-    npk_rk *rt = r->rt;
-    const npk_rk_weights *w = r->w;
     npk_rk_core_bufs *b = &rt->core[t->core];
-    npk_rk_stats *st = r->st;
-    const npk_rk_mode mode = r->plan.mode;
-    npk_status s;
-
     /* Feature: rows [m0, m1) and the K slice. Slot 0 holds every job's first feature, so the
      * address the NPU caches feature state by never changes between jobs. */
     uint64_t t0 = npk_now_ns();
+    npk_rk_block ablk =
+        npk_rk_a_block(w->in, mode, mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0, t->kp);
+    size_t abytes = npk_rk_a_bytes(&ablk, t->kp);
     uint64_t aoff = (uint64_t)i * rt->feature_slot;
-    if (sl->abytes > rt->feature_slot)
-        return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot",
-                        sl->abytes, rt->feature_slot);
+    if (abytes > rt->feature_slot)
+        return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot", abytes,
+                        rt->feature_slot);
     if (t->kp > npk_rk_k_padded(t->k1 - t->k0)) /* a zero-padded last slice: the tail is zero */
-        memset((uint8_t *)b->feature.host + aoff, 0, sl->abytes);
-    s = npk_rk_pack_a(&sl->ablk, &r->a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
+        memset((uint8_t *)b->feature.host + aoff, 0, abytes);
+    npk_status s =
+        npk_rk_pack_a(&ablk, a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
                       (uint8_t *)b->feature.host + aoff, rt->feature_slot);
     st->pack_ns += npk_now_ns() - t0;
     npk_rk_trace_host(t->core, "pack", t0, npk_now_ns());
     if (s)
         return s;
 
-    /* The program: the weights of this slice and column range are one contiguous block. */
+    /* The task: the weights of this slice and column range are one contiguous block. */
     t0 = npk_now_ns();
     uint32_t k_slice = t->k0 / w->k_slice;
     uint64_t boff = (uint64_t)k_slice * w->slice_bytes +
                     npk_rk_b_tile_offset(t->kp, t->n0 / npk_rk_b_n_group(w->in));
-    npk_rk_mm mm = npk_rk_mm_default(w->in, t->mp, t->kp, t->np);
-    mm.out = r->task_out;
-    mm.mode = (int)mode;
-    mm.sched = t->sched;
-    mm.soc = rt->soc;
-    mm.a = (uint32_t)(b->feature.iova + aoff);
-    mm.b = (uint32_t)(w->mem.iova + boff);
-    mm.c = (uint32_t)(b->output.iova + sl->out_off);
-    mm.c_rows = sl->c_rows;
+    *mm = npk_rk_mm_default(w->in, t->mp, t->kp, t->np);
+    mm->out = out;
+    mm->mode = (int)mode;
+    mm->sched = t->sched;
+    mm->soc = rt->soc;
+    mm->a = (uint32_t)(b->feature.iova + aoff);
+    mm->b = (uint32_t)(w->mem.iova + boff);
+    mm->c = c_iova;
+    st->synth_ns += npk_now_ns() - t0;
+
+    t0 = npk_now_ns();
+    s = npk_rk_mem_sync(rt->dev, &b->feature, aoff, abytes, RKNPU_MEM_SYNC_TO_DEVICE);
+    st->sync_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "sync", t0, npk_now_ns());
+    return s;
+}
+
+/* Task t's feature and program, placed in the job (jb: the submission form's layout). */
+static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
+                               npk_rk_job_builder *jb, slot *sl)
+{
+    npk_rk *rt = r->rt;
+    npk_rk_mm mm;
+    npk_status s =
+        npk_rk_task_matmul(rt, r->w, &r->a, r->plan.mode, t, i, r->task_out,
+                           (uint32_t)(rt->core[t->core].output.iova + sl->out_off), &mm, r->st);
+    if (s)
+        return s;
+    mm.c_rows = sl->c_rows; /* the row-offset form's shared surface */
     mm.row_offset = sl->row_offset;
+    uint64_t t0 = npk_now_ns();
     npk_rk_entry body[NPK_RK_BODY_MAX];
     size_t nb; /* the body in the form the device's kernel expects */
     if ((s = npk_rk_synth_for(rt->form, &mm, body, &nb, NULL)) ||
         (s = npk_rk_job_place(jb, i, body, nb)))
         return s;
-    st->synth_ns += npk_now_ns() - t0;
+    r->st->synth_ns += npk_now_ns() - t0;
     npk_rk_trace_host(t->core, "synth", t0, npk_now_ns());
-
-    t0 = npk_now_ns();
-    s = npk_rk_mem_sync(rt->dev, &b->feature, aoff, sl->abytes, RKNPU_MEM_SYNC_TO_DEVICE);
-    st->sync_ns += npk_now_ns() - t0;
-    npk_rk_trace_host(t->core, "sync", t0, npk_now_ns());
-    return s;
+    return NPK_OK;
 }
 
 /* Read task t's output back from its slot and add it into the result. */
@@ -164,9 +176,6 @@ static npk_status prepare_job(run *r, const npk_rk_task_plan *tasks, uint32_t co
     for (uint32_t i = 0; i < count; i++) {
         const npk_rk_task_plan *t = &tasks[i];
         slot *sl = &slots[i];
-        sl->ablk = npk_rk_a_block(r->w->in, r->plan.mode,
-                                  r->plan.mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0, t->kp);
-        sl->abytes = npk_rk_a_bytes(&sl->ablk, t->kp);
         sl->cblk = npk_rk_c_block(r->task_out, r->plan.mode, t->mp, t->np);
         sl->cbytes = npk_rk_c_bytes(&sl->cblk, t->np);
         sl->out_off = out_total;
@@ -390,6 +399,17 @@ npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, 
     return NPK_OK;
 }
 
+void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                           npk_rk_prec task_out, npk_rk_plan_request *req)
+{
+    npk_rk_plan_request_init(req, w->in, m, w->k, w->n);
+    req->out = task_out;
+    req->cores = rt->cores;
+    req->soc = rt->soc;
+    req->k_slice = w->k_slice;
+    req->k_pad = w->k_pad; /* the slicing the weights were packed in */
+}
+
 npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                               npk_rk_prec out, void *c, npk_rk_stats *st)
 {
@@ -425,12 +445,7 @@ npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, c
     }
 
     npk_rk_plan_request req;
-    npk_rk_plan_request_init(&req, w->in, m, w->k, w->n);
-    req.out = r.task_out;
-    req.cores = rt->cores;
-    req.soc = rt->soc;
-    req.k_slice = w->k_slice;
-    req.k_pad = w->k_pad; /* the slicing the weights were packed in */
+    npk_rk_matmul_request(rt, w, m, r.task_out, &req);
     s = npk_rk_plan_matmul(&req, &r.plan);
     if (s == NPK_OK) {
         st->tasks = (uint32_t)r.plan.count;
