@@ -55,7 +55,6 @@ int rk_ew_main(int argc, char **argv)
     int op = 0, dtype = 0;
     uint32_t m = 0, n = 0;
     bool have_m = false, have_n = false, per_channel = false, check = false, json = false;
-    uint64_t seed = 1;
     const cli_opt own[] = {
         {.name = "--op",
          .kind = CLI_CHOICE,
@@ -87,17 +86,12 @@ int rk_ew_main(int argc, char **argv)
          .kind = CLI_FLAG,
          .dest = &per_channel,
          .help = "B is a length-N vector broadcast over the rows (default: B is [M][N])"},
-        {.name = "--seed",
-         .kind = CLI_U64_HEX,
-         .dest = &seed,
-         .max = UINT64_MAX,
-         .meta = "S",
-         .help = "random operands' seed (default 1)"},
         {.name = "--check", .kind = CLI_FLAG, .dest = &check, .help = "compare C with the CPU"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
         CLI_END,
     };
-    const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_CHAIN | RK_OPT_DEVICE, 1), own, NULL};
+    const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_CHAIN | RK_OPT_DEVICE | RK_OPT_SEED, 1),
+                               own, NULL};
     cli_spec spec = {.cmd = "rk ew",
                      .synopsis = "--op add|mul|max|min -m M -n N [options]",
                      .about = "C = A op B element-wise on the NPU's SDP (or the simulator)",
@@ -123,8 +117,8 @@ int rk_ew_main(int argc, char **argv)
         fprintf(stderr, "npukit rk ew: out of memory for %ux%u operands\n", m, n);
         goto out;
     }
-    rk_fill_random(p, a, count, &seed);
-    rk_fill_random(p, b, nb, &seed);
+    rk_fill_random(p, a, count, &so.seed);
+    rk_fill_random(p, b, nb, &so.seed);
     if (npk_rk_open(so.device, &rt) || (so.chain && npk_rk_set_chain(rt, (unsigned)so.chain)) ||
         npk_rk_query(rt, &info) || npk_rk_ew(rt, (npk_rk_ew_op)op, p, m, n, a, mode, b, c, &st)) {
         cli_lib_error("rk ew");

@@ -66,7 +66,6 @@ int rk_matmul_main(int argc, char **argv)
     bool check = false, json = false;
     const char *a_file = NULL, *b_file = NULL, *scale_src = NULL, *res_src = NULL;
     bool no_fuse = false;
-    uint64_t seed = 1;
     const cli_opt own[] = {
         {.name = "--a",
          .kind = CLI_STR,
@@ -74,12 +73,6 @@ int rk_matmul_main(int argc, char **argv)
          .meta = "FILE",
          .help = "A from a raw row-major file (fp16 bits, int8, int4 as int8)"},
         {.name = "--b", .kind = CLI_STR, .dest = &b_file, .meta = "FILE", .help = "B likewise"},
-        {.name = "--seed",
-         .kind = CLI_U64_HEX,
-         .dest = &seed,
-         .max = UINT64_MAX,
-         .meta = "S",
-         .help = "random operands' seed (default 1)"},
         {.name = "--check",
          .kind = CLI_FLAG,
          .dest = &check,
@@ -102,7 +95,7 @@ int rk_matmul_main(int argc, char **argv)
         CLI_END,
     };
     const cli_opt *tables[] = {
-        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_CORES | RK_OPT_CHAIN | RK_OPT_DEVICE,
+        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_CORES | RK_OPT_CHAIN | RK_OPT_DEVICE | RK_OPT_SEED,
                       NPK_RK_PLAN_MAX_DIM),
         own, NULL};
     cli_spec spec = {.cmd = "rk matmul",
@@ -122,7 +115,7 @@ int rk_matmul_main(int argc, char **argv)
         return 2;
     rk_operands o = {0};
     rk_operands_from_opts(&o, &so);
-    if (!rk_operands_make(&o, a_file, b_file, seed)) {
+    if (!rk_operands_make(&o, a_file, b_file, so.seed)) {
         rk_operands_free(&o);
         return 1;
     }
@@ -134,7 +127,7 @@ int rk_matmul_main(int argc, char **argv)
     if (!rk_runtime_setup(&so, &o, &rt, &w, &info, "rk matmul")) {
         /* printed */
     } else if (scale_src || res_src) {
-        rc = rk_matmul_epilogue(rt, w, &o, &eo, seed, check, json, &info);
+        rc = rk_matmul_epilogue(rt, w, &o, &eo, so.seed, check, json, &info);
     } else if (npk_rk_matmul(rt, w, o.m, o.a, o.out, o.c, &st)) {
         cli_lib_error("rk matmul");
     } else {

@@ -19,6 +19,7 @@ void rk_shape_opts_init(rk_shape_opts *o)
     o->out = NPK_PREC_FP32;
     o->mode = -1;
     o->device = "auto";
+    o->seed = 1;
 }
 
 static bool parse_prec(const cli_opt *row, const char *v, const char *cmd)
@@ -159,6 +160,13 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
           .parse = rk_parse_trace,
           .meta = "FILE",
           .help = "write a Chrome/Perfetto trace of the runtime's phases (as NPUKIT_TRACE=FILE)"}},
+        {RK_OPT_SEED,
+         {.name = "--seed",
+          .kind = CLI_U64_HEX,
+          .dest = &o->seed,
+          .max = UINT64_MAX,
+          .meta = "S",
+          .help = "random operands' seed (default 1)"}},
         {0, CLI_END},
     };
     size_t n = 0;

@@ -21,7 +21,8 @@ enum {
     RK_OPT_CORES = 1u << 3,  /* --cores */
     RK_OPT_CHAIN = 1u << 4,  /* --chain --submit */
     RK_OPT_DEVICE = 1u << 5, /* --device --trace */
-    RK_OPT_ROWS = 13,
+    RK_OPT_SEED = 1u << 6,   /* --seed */
+    RK_OPT_ROWS = 14,
 };
 
 typedef struct rk_shape_opts {
@@ -34,6 +35,7 @@ typedef struct rk_shape_opts {
     int chain;             /* 0: the runtime's default (1 task per submit) */
     const char *submit;    /* the submission form (NULL: the runtime's default) */
     const char *device;    /* "auto" */
+    uint64_t seed;         /* random operands' seed: 1 */
     cli_opt rows[RK_OPT_ROWS + 1];
 } rk_shape_opts;
 

@@ -52,31 +52,6 @@ static npk_status check_fp16_weights(npk_rk *rt, const npk_rk_weights *w, const 
     return NPK_OK;
 }
 
-npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                                const uint16_t *scale, uint16_t *c, npk_rk_stats *stats)
-{
-    npk_rk_stats local;
-    npk_rk_stats *st = stats ? stats : &local;
-    memset(st, 0, sizeof *st);
-    uint64_t start = npk_now_ns();
-    npk_status s = check_fp16_weights(rt, w, a, c, "scaled matmul");
-    if (s)
-        return s;
-    /* the spec's path: SDP tasks of at most 64 rows, N padded to a multiple of 32 */
-    npk_rk_ew_call x = {NPK_EW_MUL, NPK_PREC_FP16,        m, w->n, c, NPK_EW_PER_CHANNEL, scale,
-                        c,          NPK_RK_SCALED_TILE_M, 32};
-    if (!scale)
-        return npk_fail(NPK_EINVAL, "scaled matmul: NULL scale");
-    if ((s = npk_rk_ew_check(&x, "scaled matmul")) ||
-        (s = npk_rk_matmul_check(rt, w, m, a, NPK_PREC_FP16, c)) ||
-        (s = npk_rk_call_begin(rt, "scaled matmul")))
-        return s;
-    s = run_split(rt, w, m, a, c, &x, 1, st);
-    npk_rk_call_end(rt);
-    st->host_ns = npk_now_ns() - start;
-    return s;
-}
-
 /* ---- the fused path ------------------------------------------------------------------------ */
 
 typedef struct fused {
@@ -243,16 +218,46 @@ static const char *fusion_blocker(npk_rk *rt, const npk_rk_weights *w, const npk
     return NULL;
 }
 
+/* A checked call: its stats, the runtime's lock for its whole length, and the matmul with the
+ * steps (calls) fused when there is an epilogue ep and the fusion rules allow, split otherwise. */
+static npk_status run_call(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                           uint16_t *c, const npk_rk_ew_call *calls, uint32_t count,
+                           const npk_rk_epilogue *ep, const char *what, npk_rk_stats *stats)
+{
+    npk_rk_stats local;
+    npk_rk_stats *st = stats ? stats : &local;
+    memset(st, 0, sizeof *st);
+    uint64_t start = npk_now_ns();
+    npk_status s = npk_rk_matmul_check(rt, w, m, a, NPK_PREC_FP16, c);
+    if (s || (s = npk_rk_call_begin(rt, what)))
+        return s;
+    fused f = {.rt = rt, .w = w, .ep = ep, .a = {a, m, w->k, w->k}, .c = c, .st = st};
+    bool planned = false;
+    if (ep) { /* the plan the split matmul makes too, for the fusion rules */
+        npk_rk_plan_request req;
+        npk_rk_matmul_request(rt, w, m, NPK_PREC_FP16, &req);
+        planned = (s = npk_rk_plan_matmul(&req, &f.plan)) == NPK_OK;
+    }
+    if (planned && !fusion_blocker(rt, w, ep, &f.plan)) {
+        if (w->src)
+            s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st);
+        if (s == NPK_OK)
+            s = run_fused(&f);
+    } else if (s == NPK_OK)
+        s = run_split(rt, w, m, a, c, calls, count, st);
+    if (planned)
+        npk_rk_plan_free(&f.plan);
+    npk_rk_call_end(rt);
+    st->host_ns = npk_now_ns() - start;
+    return s;
+}
+
 npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                   npk_rk_prec out, void *c, const npk_rk_epilogue *ep,
                                   npk_rk_stats *stats)
 {
     if (!ep || !ep->count)
         return npk_rk_matmul(rt, w, m, a, out, c, stats);
-    npk_rk_stats local;
-    npk_rk_stats *st = stats ? stats : &local;
-    memset(st, 0, sizeof *st);
-    uint64_t start = npk_now_ns();
     npk_status s = check_fp16_weights(rt, w, a, c, "epilogue");
     if (s)
         return s;
@@ -272,26 +277,21 @@ npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t 
         if ((s = npk_rk_ew_check(&calls[i], what)))
             return s;
     }
-    if ((s = npk_rk_matmul_check(rt, w, m, a, out, c)))
-        return s;
+    return run_call(rt, w, m, a, c, calls, ep->count, ep, "epilogue", stats);
+}
 
-    if ((s = npk_rk_call_begin(rt, "epilogue")))
+npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                const uint16_t *scale, uint16_t *c, npk_rk_stats *stats)
+{
+    npk_status s = check_fp16_weights(rt, w, a, c, "scaled matmul");
+    if (s)
         return s;
-    fused f = {.rt = rt, .w = w, .ep = ep, .a = {a, m, w->k, w->k}, .c = c, .st = st};
-    npk_rk_plan_request req; /* the plan the split matmul makes too, for the fusion rules */
-    npk_rk_matmul_request(rt, w, m, NPK_PREC_FP16, &req);
-    if ((s = npk_rk_plan_matmul(&req, &f.plan)) == NPK_OK) {
-        if (fusion_blocker(rt, w, ep, &f.plan))
-            s = run_split(rt, w, m, a, c, calls, ep->count, st);
-        else {
-            if (w->src)
-                s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st);
-            if (s == NPK_OK)
-                s = run_fused(&f);
-        }
-        npk_rk_plan_free(&f.plan);
-    }
-    npk_rk_call_end(rt);
-    st->host_ns = npk_now_ns() - start;
-    return s;
+    if (!scale)
+        return npk_fail(NPK_EINVAL, "scaled matmul: NULL scale");
+    /* the spec's path: SDP tasks of at most 64 rows, N padded to a multiple of 32 */
+    npk_rk_ew_call x = {NPK_EW_MUL, NPK_PREC_FP16,        m, w->n, c, NPK_EW_PER_CHANNEL, scale,
+                        c,          NPK_RK_SCALED_TILE_M, 32};
+    if ((s = npk_rk_ew_check(&x, "scaled matmul")))
+        return s;
+    return run_call(rt, w, m, a, c, &x, 1, NULL, "scaled matmul", stats);
 }
