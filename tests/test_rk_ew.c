@@ -222,6 +222,114 @@ static void test_in_place(void)
     npk_rk_close(rt);
 }
 
+/* One call on device buffers (A, B, C at the given offsets of buffers of rt_buf's engine)
+ * against the reference: the mismatching elements (UINT64_MAX: the call failed). C may be A's
+ * buffer and offset (c_same). */
+static uint64_t run_buffers(npk_rk *rt, npk_rk *rt_buf, npk_rk_ew_op op, npk_rk_prec p, uint32_t m,
+                            uint32_t n, npk_rk_ew_operand mode, uint64_t off, bool c_same,
+                            npk_rk_stats *st)
+{
+    size_t count = (size_t)m * n, bytes = count * esize(p);
+    size_t nb = (mode == NPK_EW_PER_CHANNEL ? n : count) * esize(p);
+    void *a = make(p, count), *b = make(p, nb / esize(p)), *ref = malloc(bytes);
+    reference(op, p, m, n, a, mode, b, ref);
+    npk_rk_buffer *ab = NULL, *bb = NULL, *cb = NULL;
+    CHECK_EQ(npk_rk_buffer_create(rt_buf, off + bytes, &ab), NPK_OK);
+    CHECK_EQ(npk_rk_buffer_create(rt_buf, off + nb, &bb), NPK_OK);
+    CHECK_EQ(npk_rk_buffer_create(rt_buf, off + bytes, &cb), NPK_OK);
+    memcpy((char *)npk_rk_buffer_host(ab) + off, a, bytes);
+    memcpy((char *)npk_rk_buffer_host(bb) + off, b, nb);
+    memset(npk_rk_buffer_host(cb), 0xA5, off + bytes);
+    npk_rk_buffer *c = c_same ? ab : cb;
+    uint64_t bad = UINT64_MAX;
+    if (npk_rk_ew_buffers(rt, op, p, m, n, ab, off, mode, bb, off, c, off, st) == NPK_OK) {
+        const char *got = (const char *)npk_rk_buffer_host(c) + off;
+        bad = 0;
+        for (size_t i = 0; i < count; i++)
+            bad += memcmp(got + i * esize(p), (char *)ref + i * esize(p), esize(p)) != 0;
+        if (!c_same) /* nothing written before C */
+            for (size_t i = 0; i < off; i++)
+                bad += ((unsigned char *)npk_rk_buffer_host(c))[i] != 0xA5;
+    } else {
+        fprintf(stderr, "ew buffers %ux%u: %s\n", m, n, npk_last_error());
+    }
+    npk_rk_buffer_free(ab);
+    npk_rk_buffer_free(bb);
+    npk_rk_buffer_free(cb);
+    free(a);
+    free(b);
+    free(ref);
+    return bad;
+}
+
+/* Element-wise ops on device buffers: per element on the buffers themselves (every task
+ * unstaged but a tail shorter than an atom), and the staged host path where the layout or the
+ * buffers do not allow it (per channel, an unaligned offset, C on A, another engine's buffers),
+ * each against the reference; bad input. */
+static void test_buffers(void)
+{
+    npk_rk *rt = NULL, *other = NULL;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    CHECK_EQ(npk_rk_open("sim", &other), NPK_OK);
+    CHECK_EQ(npk_rk_set_chain(rt, 4), NPK_OK);
+    npk_rk_stats st;
+    static const struct {
+        npk_rk_prec p;
+        uint32_t m, n, tail; /* tail: staged tasks expected */
+    } direct[] = {
+        {NPK_PREC_FP16, 64, 64, 0},    {NPK_PREC_FP16, 1, 8, 0},   {NPK_PREC_INT16, 65, 33, 1},
+        {NPK_PREC_FP16, 1, 3, 1},      {NPK_PREC_INT8, 3, 100, 1}, {NPK_PREC_INT8, 64, 128, 0},
+        {NPK_PREC_FP16, 1100, 257, 1}, /* past one tile: full tiles, a row tail, an atom tail */
+    };
+    for (size_t i = 0; i < sizeof direct / sizeof direct[0]; i++) {
+        CHECK_EQ(run_buffers(rt, rt, NPK_EW_ADD, direct[i].p, direct[i].m, direct[i].n,
+                             NPK_EW_PER_ELEMENT, 64, false, &st),
+                 0);
+        CHECK_EQ(st.sdp_direct + direct[i].tail, st.sdp_tasks);
+        CHECK(st.sdp_direct >= 1 || direct[i].m * direct[i].n < 8);
+    }
+    CHECK_EQ(
+        run_buffers(rt, rt, NPK_EW_MUL, NPK_PREC_FP16, 65, 33, NPK_EW_PER_ELEMENT, 0, false, &st),
+        0);
+    CHECK(st.sdp_direct >= 1);
+    /* the host path */
+    CHECK_EQ(
+        run_buffers(rt, rt, NPK_EW_MAX, NPK_PREC_INT16, 65, 33, NPK_EW_PER_CHANNEL, 64, false, &st),
+        0);
+    CHECK_EQ(st.sdp_direct, 0);
+    CHECK_EQ(
+        run_buffers(rt, rt, NPK_EW_MIN, NPK_PREC_FP16, 9, 40, NPK_EW_PER_ELEMENT, 2, false, &st),
+        0);
+    CHECK_EQ(st.sdp_direct, 0);
+    CHECK_EQ(
+        run_buffers(rt, rt, NPK_EW_ADD, NPK_PREC_FP16, 9, 40, NPK_EW_PER_ELEMENT, 64, true, &st),
+        0);
+    CHECK_EQ(st.sdp_direct, 0);
+    CHECK_EQ(run_buffers(rt, other, NPK_EW_ADD, NPK_PREC_FP16, 9, 40, NPK_EW_PER_ELEMENT, 64, false,
+                         &st),
+             0);
+    CHECK_EQ(st.sdp_direct, 0);
+    CHECK(st.sdp_tasks >= 1);
+
+    npk_rk_buffer *buf = NULL;
+    CHECK_EQ(npk_rk_buffer_create(rt, 256, &buf), NPK_OK);
+    CHECK_EQ(npk_rk_ew_buffers(rt, NPK_EW_ADD, NPK_PREC_FP16, 8, 8, buf, 0, NPK_EW_PER_ELEMENT, buf,
+                               192, buf, 64, NULL),
+             NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "B at offset 192, 128 bytes, exceeds its buffer of 256");
+    CHECK_EQ(npk_rk_ew_buffers(rt, NPK_EW_ADD, NPK_PREC_FP16, 8, 8, buf, 0, NPK_EW_PER_ELEMENT,
+                               NULL, 0, buf, 0, NULL),
+             NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "NULL B buffer");
+    CHECK_EQ(npk_rk_ew_buffers(rt, NPK_EW_ADD, NPK_PREC_FP16, 0, 8, buf, 0, NPK_EW_PER_ELEMENT, buf,
+                               0, buf, 0, NULL),
+             NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "M=0");
+    npk_rk_buffer_free(buf);
+    npk_rk_close(other);
+    npk_rk_close(rt);
+}
+
 int main(void)
 {
     setenv("NPUKIT_RKSIM_TIMEOUT_SCALE", "0", 1);
@@ -230,5 +338,6 @@ int main(void)
     test_policy();
     test_bad_input();
     test_in_place();
+    test_buffers();
     return check_done();
 }

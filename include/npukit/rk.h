@@ -133,6 +133,7 @@ typedef struct npk_rk_stats {
     uint64_t b_check_ns; /* time spent checking bound weights for changes (checksum) */
     uint32_t sdp_tasks;  /* element-wise (SDP) tasks among `tasks` */
     uint32_t fused_jobs; /* submits that chained a matmul and its element-wise epilogue */
+    uint32_t sdp_direct; /* SDP tasks that read and wrote device buffers in place, unstaged */
 } npk_rk_stats;
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32
@@ -240,12 +241,26 @@ uint64_t npk_rk_c_layout_bytes(npk_rk_prec out, uint32_t m, uint32_t n, npk_rk_l
  * into the SDP's atom layout and unpacks C on the host. C may be A or B. Entering the SDP goes
  * through the state policy's RC_SDPKW row (no reset: the NPU stays warm; the precision mode
  * the matmuls key their resets on is left as it was). Device buffers take part through their
- * host pointers (npk_rk_buffer_host). */
+ * host pointers (npk_rk_buffer_host), or unstaged through npk_rk_ew_buffers. */
 #define NPK_RK_EW_MAX_DIM ((uint32_t)1 << 24)
 #define NPK_RK_EW_TILE ((uint32_t)1 << 18)
 npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
                      const void *a, npk_rk_ew_operand operand, const void *b, void *c,
                      npk_rk_stats *stats);
+
+/* npk_rk_ew on arrays in device buffers: A at a_off of a, B at b_off of b (per element [M][N]
+ * or per channel [N]), C at c_off of c, each checked against its buffer's size. A per-element
+ * op whose buffers belong to this runtime's engine, at 16-byte aligned addresses, with C
+ * overlapping neither A nor B, runs on the buffers themselves: the SDP reads A and B and writes
+ * C where they are, nothing staged or copied by the host (stats.sdp_direct counts those
+ * tasks), but for a tail of fewer than one atom (8 fp16/int16, 16 int8 elements), staged. Any
+ * other call runs as npk_rk_ew on the buffers' host bytes. The runtime syncs what it reads and
+ * writes (A and B to the device, C back); the caller syncs bytes it wrote on the CPU for
+ * another reader as usual. */
+npk_status npk_rk_ew_buffers(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
+                             npk_rk_buffer *a, uint64_t a_off, npk_rk_ew_operand operand,
+                             npk_rk_buffer *b, uint64_t b_off, npk_rk_buffer *c, uint64_t c_off,
+                             npk_rk_stats *stats);
 
 /* One element-wise step of a matmul epilogue: C = C OP b (b in the output's precision: per
  * element [M][N] or per channel [N]). */

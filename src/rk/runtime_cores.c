@@ -27,6 +27,7 @@ void npk_rk_stats_add(npk_rk_stats *to, const npk_rk_stats *from)
     to->b_check_ns += from->b_check_ns;
     to->sdp_tasks += from->sdp_tasks;
     to->fused_jobs += from->fused_jobs;
+    to->sdp_direct += from->sdp_direct;
 }
 
 npk_status npk_rk_core_groups(const npk_rk_plan *plan, size_t *first, size_t *count,

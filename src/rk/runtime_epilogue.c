@@ -272,8 +272,14 @@ npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t 
     for (uint32_t i = 0; i < ep->count; i++) {
         char what[32];
         snprintf(what, sizeof what, "epilogue step %u", i);
-        calls[i] = (npk_rk_ew_call){ep->step[i].op,      NPK_PREC_FP16, m, w->n, c,
-                                    ep->step[i].operand, ep->step[i].b, c, 0,    0};
+        calls[i] = (npk_rk_ew_call){.op = ep->step[i].op,
+                                    .prec = NPK_PREC_FP16,
+                                    .m = m,
+                                    .n = w->n,
+                                    .a = c,
+                                    .operand = ep->step[i].operand,
+                                    .b = ep->step[i].b,
+                                    .c = c};
         if ((s = npk_rk_ew_check(&calls[i], what)))
             return s;
     }
@@ -289,8 +295,16 @@ npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
     if (!scale)
         return npk_fail(NPK_EINVAL, "scaled matmul: NULL scale");
     /* the spec's path: SDP tasks of at most 64 rows, N padded to a multiple of 32 */
-    npk_rk_ew_call x = {NPK_EW_MUL, NPK_PREC_FP16,        m, w->n, c, NPK_EW_PER_CHANNEL, scale,
-                        c,          NPK_RK_SCALED_TILE_M, 32};
+    npk_rk_ew_call x = {.op = NPK_EW_MUL,
+                        .prec = NPK_PREC_FP16,
+                        .m = m,
+                        .n = w->n,
+                        .a = c,
+                        .operand = NPK_EW_PER_CHANNEL,
+                        .b = scale,
+                        .c = c,
+                        .m_cap = NPK_RK_SCALED_TILE_M,
+                        .n_pad = 32};
     if ((s = npk_rk_ew_check(&x, "scaled matmul")))
         return s;
     return run_call(rt, w, m, a, c, &x, 1, NULL, "scaled matmul", stats);

@@ -131,6 +131,10 @@ struct npk_rk_weights {
 struct npk_rk_buffer {
     npk_rk_engine *eng;
     npk_rk_mem mem;
+    /* Cleaned once whole (MEM_SYNC TO_DEVICE) before the NPU first writes it: a fresh
+     * cacheable buffer's dirty CPU lines would be written back over the NPU's result (hazard
+     * stale-fresh-output). */
+    atomic_bool clean;
 };
 
 /* Bring bound weights up to date with their buffer before a call: sync the bytes the NPU

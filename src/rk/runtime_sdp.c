@@ -28,6 +28,7 @@ enum { FLAT_ATOMS = 8 };
 typedef struct tile {
     uint32_t m0, m, n0, n; /* per channel: the user's rows and channels; flat: offset/count */
     uint32_t rows, chans;  /* the SDP task's shape */
+    bool direct;           /* read and written in the call's device buffers, not staged */
     uint64_t a_off, b_off, c_off, a_bytes, b_bytes;
 } tile;
 
@@ -105,6 +106,13 @@ static npk_status plan_tiles(const npk_rk_ew_call *x, tile **out, size_t *count)
         const uint64_t total = (uint64_t)x->m * x->n, width = (uint64_t)FLAT_ATOMS * c2;
         for (uint64_t e0 = 0; e0 < total;) {
             uint64_t e = total - e0 < NPK_RK_EW_TILE ? total - e0 : NPK_RK_EW_TILE;
+            /* In device buffers a tile's block must be exactly its elements (the NPU would
+             * write past C otherwise): whole rows of the width, else whole atoms, and the last
+             * few elements staged. */
+            if (x->cbuf && e > width)
+                e = e / width * width;
+            else if (x->cbuf && e >= c2)
+                e = e / c2 * c2;
             tile *ti = push(&t, &cap, &k);
             if (!ti)
                 return npk_fail(NPK_ENOMEM, "ew: no memory for the tiles");
@@ -112,6 +120,7 @@ static npk_status plan_tiles(const npk_rk_ew_call *x, tile **out, size_t *count)
             ti->n = (uint32_t)e;
             ti->rows = e <= width ? 1 : (uint32_t)((e + width - 1) / width);
             ti->chans = e <= width ? round_up((uint32_t)e, c2) : (uint32_t)width;
+            ti->direct = x->cbuf && (uint64_t)ti->rows * ti->chans == e;
             e0 += e;
         }
     } else {
@@ -191,21 +200,34 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
         t[i].a_bytes = npk_rk_atom_bytes(x->prec, t[i].rows, t[i].chans);
         t[i].b_bytes = x->operand == NPK_EW_PER_ELEMENT ? t[i].a_bytes
                                                         : (uint64_t)t[i].chans * ebytes(x->prec);
+        if (t[i].direct) { /* offsets into the call's own buffers */
+            uint64_t at = (uint64_t)t[i].n0 * ebytes(x->prec);
+            t[i].a_off = x->aoff + at;
+            t[i].b_off = x->boff + at;
+            t[i].c_off = x->coff + at;
+            continue;
+        }
         t[i].a_off = total;
         t[i].b_off = t[i].a_off + up64(t[i].a_bytes);
         t[i].c_off = t[i].b_off + up64(t[i].b_bytes);
         total = t[i].c_off + up64(t[i].a_bytes);
     }
-    npk_status s = npk_rk_core_output(rt, core, total);
+    npk_status s = total ? npk_rk_core_output(rt, core, total) : NPK_OK;
     if (s)
         return s;
     uint8_t *base = cb->output.host;
     uint64_t t0 = npk_now_ns();
     for (uint32_t i = 0; s == NPK_OK && i < count; i++) {
-        s = stage_in(x, &t[i], base);
         npk_rk_sdp *d = &jt[i].sdp;
         jt[i].is_sdp = true;
         *d = npk_rk_sdp_default(x->op, x->operand, x->prec, t[i].rows, t[i].chans);
+        if (t[i].direct) {
+            d->a = x->abuf->mem.iova + (uint32_t)t[i].a_off;
+            d->b = x->bbuf->mem.iova + (uint32_t)t[i].b_off;
+            d->c = x->cbuf->mem.iova + (uint32_t)t[i].c_off;
+            continue;
+        }
+        s = stage_in(x, &t[i], base);
         d->a = cb->output.iova + (uint32_t)t[i].a_off;
         d->b = cb->output.iova + (uint32_t)t[i].b_off;
         d->c = cb->output.iova + (uint32_t)t[i].c_off;
@@ -218,8 +240,16 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
     t0 = npk_now_ns();
     /* the operands (the results' bytes are only ever written by the NPU) and the programs */
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
-        s = npk_rk_mem_sync(rt->dev, &cb->output, t[i].a_off, t[i].c_off - t[i].a_off,
-                            RKNPU_MEM_SYNC_TO_DEVICE);
+        if (!t[i].direct)
+            s = npk_rk_mem_sync(rt->dev, &cb->output, t[i].a_off, t[i].c_off - t[i].a_off,
+                                RKNPU_MEM_SYNC_TO_DEVICE);
+        else if ((s = npk_rk_mem_sync(rt->dev, &x->abuf->mem, t[i].a_off, t[i].a_bytes,
+                                      RKNPU_MEM_SYNC_TO_DEVICE)) == NPK_OK &&
+                 (s = npk_rk_mem_sync(rt->dev, &x->bbuf->mem, t[i].b_off, t[i].b_bytes,
+                                      RKNPU_MEM_SYNC_TO_DEVICE)) == NPK_OK)
+            /* C's lines clean, so none is written back over the result */
+            s = npk_rk_mem_sync(rt->dev, &x->cbuf->mem, t[i].c_off, t[i].a_bytes,
+                                RKNPU_MEM_SYNC_TO_DEVICE);
     if (s == NPK_OK)
         s = npk_rk_mem_sync(rt->dev, &cb->task, 0, npk_rk_job_bytes(count),
                             RKNPU_MEM_SYNC_TO_DEVICE);
@@ -228,13 +258,21 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
         s = npk_rk_submit_job(rt, core, count, st);
     for (uint32_t i = 0; s == NPK_OK && i < count; i++) {
         t0 = npk_now_ns();
-        s = npk_rk_mem_sync(rt->dev, &cb->output, t[i].c_off, t[i].a_bytes,
-                            RKNPU_MEM_SYNC_FROM_DEVICE);
+        s = npk_rk_mem_sync(rt->dev, t[i].direct ? &x->cbuf->mem : &cb->output, t[i].c_off,
+                            t[i].a_bytes, RKNPU_MEM_SYNC_FROM_DEVICE);
         st->sync_ns += npk_now_ns() - t0;
+        st->sdp_direct += t[i].direct;
+        if (t[i].direct)
+            continue;
         t0 = npk_now_ns();
         if (s == NPK_OK)
             s = stage_out(x, &t[i], base);
         st->accumulate_ns += npk_now_ns() - t0;
+        /* a staged tile's result written into a device buffer's host bytes: to the NPU too */
+        if (s == NPK_OK && x->cbuf)
+            s = npk_rk_mem_sync(rt->dev, &x->cbuf->mem,
+                                x->coff + (uint64_t)t[i].n0 * ebytes(x->prec),
+                                (uint64_t)t[i].n * ebytes(x->prec), RKNPU_MEM_SYNC_TO_DEVICE);
     }
     return s;
 }
@@ -277,24 +315,106 @@ npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st)
     return s;
 }
 
-npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
-                     const void *a, npk_rk_ew_operand operand, const void *b, void *c,
-                     npk_rk_stats *stats)
+/* One call: its stats, the checks, the runtime's lock and the run. A C in a device buffer
+ * (cdev at coff) is cleaned whole before the NPU first writes it directly (x->cbuf), or synced
+ * to the device after the host path wrote its host bytes. */
+static npk_status ew_call(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_buffer *cdev, uint64_t coff,
+                          npk_rk_stats *stats)
 {
     npk_rk_stats local;
     npk_rk_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
     uint64_t start = npk_now_ns();
-    if (!rt)
-        return npk_fail(NPK_EINVAL, "ew: NULL runtime");
-    npk_rk_ew_call x = {op, prec, m, n, a, operand, b, c, 0, 0};
-    npk_status s = npk_rk_ew_check(&x, "ew");
-    if (s)
+    npk_status s = npk_rk_ew_check(x, "ew");
+    if (s || (s = npk_rk_call_begin(rt, "ew")))
         return s;
-    if ((s = npk_rk_call_begin(rt, "ew")))
-        return s;
-    s = npk_rk_ew_run(rt, &x, st);
+    if (x->cbuf && !atomic_load(&x->cbuf->clean)) { /* the NPU writes it for the first time */
+        s = npk_rk_mem_sync(rt->dev, &x->cbuf->mem, 0, x->cbuf->mem.size, RKNPU_MEM_SYNC_TO_DEVICE);
+        atomic_store(&x->cbuf->clean, s == NPK_OK);
+    }
+    if (s == NPK_OK)
+        s = npk_rk_ew_run(rt, x, st);
+    if (s == NPK_OK && cdev && !x->cbuf)
+        s = npk_rk_buffer_sync(cdev, coff, (uint64_t)x->m * x->n * ebytes(x->prec),
+                               NPK_RK_SYNC_TO_DEVICE);
     npk_rk_call_end(rt);
     st->host_ns = npk_now_ns() - start;
     return s;
+}
+
+npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
+                     const void *a, npk_rk_ew_operand operand, const void *b, void *c,
+                     npk_rk_stats *stats)
+{
+    if (!rt)
+        return npk_fail(NPK_EINVAL, "ew: NULL runtime");
+    npk_rk_ew_call x = {
+        .op = op, .prec = prec, .m = m, .n = n, .a = a, .operand = operand, .b = b, .c = c};
+    return ew_call(rt, &x, NULL, 0, stats);
+}
+
+/* The bytes [off, off + bytes) of buf, checked against its size; their host view. */
+static npk_status buffer_view(const npk_rk_buffer *buf, uint64_t off, uint64_t bytes,
+                              const char *what, void **host)
+{
+    if (!buf)
+        return npk_fail(NPK_EINVAL, "ew: NULL %s buffer", what);
+    if (off > buf->mem.size || bytes > buf->mem.size - off)
+        return npk_fail(
+            NPK_ELIMIT, "ew: %s at offset %llu, %llu bytes, exceeds its buffer of %llu bytes", what,
+            (unsigned long long)off, (unsigned long long)bytes, (unsigned long long)buf->mem.size);
+    *host = (uint8_t *)buf->mem.host + off;
+    return NPK_OK;
+}
+
+static bool overlap(const npk_rk_buffer *x, uint64_t xo, const npk_rk_buffer *y, uint64_t yo,
+                    uint64_t bytes)
+{
+    return x == y && xo < yo + bytes && yo < xo + bytes;
+}
+
+npk_status npk_rk_ew_buffers(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
+                             npk_rk_buffer *a, uint64_t a_off, npk_rk_ew_operand operand,
+                             npk_rk_buffer *b, uint64_t b_off, npk_rk_buffer *c, uint64_t c_off,
+                             npk_rk_stats *stats)
+{
+    if (!rt)
+        return npk_fail(NPK_EINVAL, "ew: NULL runtime");
+    uint8_t dummy = 0; /* stands for the arrays until the buffers are checked */
+    npk_rk_ew_call x = {.op = op,
+                        .prec = prec,
+                        .m = m,
+                        .n = n,
+                        .a = &dummy,
+                        .operand = operand,
+                        .b = &dummy,
+                        .c = &dummy};
+    npk_status s = npk_rk_ew_check(&x, "ew");
+    if (s)
+        return s;
+    const uint64_t bytes = (uint64_t)m * n * ebytes(prec);
+    const uint64_t b_bytes = operand == NPK_EW_PER_CHANNEL ? (uint64_t)n * ebytes(prec) : bytes;
+    void *ah, *bh, *ch;
+    if ((s = buffer_view(a, a_off, bytes, "A", &ah)) ||
+        (s = buffer_view(b, b_off, b_bytes, "B", &bh)) ||
+        (s = buffer_view(c, c_off, bytes, "C", &ch)))
+        return s;
+    x.a = ah;
+    x.b = bh;
+    x.c = ch;
+    /* On the buffers themselves where the NPU can: a per-element op (the SDP computes position
+     * by position, so the flat arrays are their own layout), buffers it addresses, atoms
+     * aligned, C apart from A and B (the spec describes no in-place SDP task). */
+    if (operand == NPK_EW_PER_ELEMENT && a->eng == rt->eng && b->eng == rt->eng &&
+        c->eng == rt->eng && !((a->mem.iova + a_off) % 16) && !((b->mem.iova + b_off) % 16) &&
+        !((c->mem.iova + c_off) % 16) && !overlap(c, c_off, a, a_off, bytes) &&
+        !overlap(c, c_off, b, b_off, bytes)) {
+        x.abuf = a;
+        x.bbuf = b;
+        x.cbuf = c;
+        x.aoff = a_off;
+        x.boff = b_off;
+        x.coff = c_off;
+    }
+    return ew_call(rt, &x, c, c_off, stats);
 }

@@ -17,6 +17,11 @@ typedef struct npk_rk_ew_call {
     /* per-channel tiling: rows per task at most m_cap (0: the SDP's limit), each task's
      * channels padded with zeros to a multiple of n_pad (0 or 1: none) */
     uint32_t m_cap, n_pad;
+    /* Per element only: a, b and c are the host bytes of these device buffers of the runtime's
+     * engine (NULL: host arrays), 16-byte aligned, c overlapping neither a nor b. Tiles that
+     * fill their SDP block exactly are then read and written there by the NPU, unstaged. */
+    npk_rk_buffer *abuf, *bbuf, *cbuf;
+    uint64_t aoff, boff, coff;
 } npk_rk_ew_call;
 
 /* The checks of npk_rk_ew, for `what` ("ew", "epilogue step 2", ...). */
