@@ -71,6 +71,16 @@ static void reference(npk_rk_ew_op op, npk_rk_prec p, uint32_t m, uint32_t n, co
     }
 }
 
+/* Elements of got that differ from ref. */
+static uint64_t mismatches(npk_rk_prec p, const void *got, const void *ref, size_t count)
+{
+    uint64_t bad = 0;
+    for (size_t i = 0; i < count; i++)
+        bad += memcmp((const char *)got + i * esize(p), (const char *)ref + i * esize(p),
+                      esize(p)) != 0;
+    return bad;
+}
+
 /* One call against the reference: the mismatching elements (UINT64_MAX: the call failed). */
 static uint64_t run_one(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec p, uint32_t m, uint32_t n,
                         npk_rk_ew_operand mode, npk_rk_stats *st)
@@ -81,13 +91,10 @@ static uint64_t run_one(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec p, uint32_t m, 
     memset(c, 0xA5, count * esize(p));
     reference(op, p, m, n, a, mode, b, ref);
     uint64_t bad = UINT64_MAX;
-    if (npk_rk_ew(rt, op, p, m, n, a, mode, b, c, st) == NPK_OK) {
-        bad = 0;
-        for (size_t i = 0; i < count; i++)
-            bad += memcmp((char *)c + i * esize(p), (char *)ref + i * esize(p), esize(p)) != 0;
-    } else {
+    if (npk_rk_ew(rt, op, p, m, n, a, mode, b, c, st) == NPK_OK)
+        bad = mismatches(p, c, ref, count);
+    else
         fprintf(stderr, "ew %ux%u: %s\n", m, n, npk_last_error());
-    }
     free(a);
     free(b);
     free(c);
@@ -243,10 +250,7 @@ static uint64_t run_buffers(npk_rk *rt, npk_rk *rt_buf, npk_rk_ew_op op, npk_rk_
     npk_rk_buffer *c = c_same ? ab : cb;
     uint64_t bad = UINT64_MAX;
     if (npk_rk_ew_buffers(rt, op, p, m, n, ab, off, mode, bb, off, c, off, st) == NPK_OK) {
-        const char *got = (const char *)npk_rk_buffer_host(c) + off;
-        bad = 0;
-        for (size_t i = 0; i < count; i++)
-            bad += memcmp(got + i * esize(p), (char *)ref + i * esize(p), esize(p)) != 0;
+        bad = mismatches(p, (const char *)npk_rk_buffer_host(c) + off, ref, count);
         if (!c_same) /* nothing written before C */
             for (size_t i = 0; i < off; i++)
                 bad += ((unsigned char *)npk_rk_buffer_host(c))[i] != 0xA5;
