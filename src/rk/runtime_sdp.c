@@ -26,9 +26,11 @@ enum { FLAT_ATOMS = 8 };
 #define JOB_BYTES ((uint64_t)8 << 20)
 
 typedef struct tile {
-    uint32_t m0, m, n0, n; /* per channel: the user's rows and channels; flat: offset/count */
-    uint32_t rows, chans;  /* the SDP task's shape */
-    bool direct;           /* read and written in the call's device buffers, not staged */
+    uint32_t m0, m, n;    /* per channel: the user's rows and channels; flat: count */
+    uint64_t n0;          /* per channel: the first channel; flat: the element offset (M and N
+                             up to 2^24 each: M x N passes 2^32) */
+    uint32_t rows, chans; /* the SDP task's shape */
+    bool direct;          /* read and written in the call's device buffers, not staged */
     uint64_t a_off, b_off, c_off, a_bytes, b_bytes;
 } tile;
 
@@ -116,7 +118,7 @@ static npk_status plan_tiles(const npk_rk_ew_call *x, tile **out, size_t *count)
             tile *ti = push(&t, &cap, &k);
             if (!ti)
                 return npk_fail(NPK_ENOMEM, "ew: no memory for the tiles");
-            ti->n0 = (uint32_t)e0; /* flat: element offset and count */
+            ti->n0 = e0; /* flat: element offset and count */
             ti->n = (uint32_t)e;
             ti->rows = e <= width ? 1 : (uint32_t)((e + width - 1) / width);
             ti->chans = e <= width ? round_up((uint32_t)e, c2) : (uint32_t)width;
