@@ -20,6 +20,13 @@ ok has "--dtype fp16 --out fp16 -m 8 -k 128 -n 32 --seed 7" 0 '^status: ok$'
 ok has "--dtype int8 -m 8 -k 256 -n 64 --core 1" 0 '^status: ok$' 'max_abs 0,'
 ok has "--dtype int4 -m 4 -k 128 -n 64" 0 '^status: ok$' 'cube mode'
 ok has "--dtype fp16 -m 8 -k 64 -n 32 --mode cube --core 2" 0 '^status: ok$'
+# through the rocket front end: the program in rocket's form (enable 0x1D, the DPU_RDMA block)
+ok has "--dtype fp16 -m 4 -k 64 -n 32" 0 'rknpu kernel \(enable 0xD, 108 entries\)'
+ok has "--dtype fp16 -m 4 -k 64 -n 32 --kernel rocket" 0 '^status: ok$' 'rocket kernel \(enable 0x1D, 126 entries\)'
+ok has "--dtype int8 -m 8 -k 256 -n 64 --kernel rocket --core 1" 0 '^status: ok$' 'max_abs 0,'
+ok has "--dtype int4 -m 4 -k 128 -n 64 --kernel rocket" 0 '^status: ok$' 'cube mode'
+ok has "--dtype fp16 -m 4 -k 64 -n 32 --kernel rocket --no-defences" 1 '^status: mismatch$' 'feature-address-cache'
+ok has "--dtype fp16 -m 4 -k 64 -n 32 --kernel vendor" 2 "--kernel 'vendor' is not one of rknpu, rocket"
 # the raw hazards without the driver's defences
 ok has "--dtype fp16 -m 4 -k 64 -n 32 --no-defences" 1 '^status: mismatch$' 'stale-fresh-output' \
    'feature-address-cache' '^call 2 \(next feature buffer\): errors: .* [1-9][0-9]* of 128 outside'

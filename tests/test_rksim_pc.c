@@ -51,9 +51,11 @@ static struct rknpu_submit submit_of(const npk_rk_mem *task, uint32_t n, uint32_
 
 static void write_record(npk_rk_mem *task, unsigned i, uint32_t regcmd, uint32_t amount)
 {
-    ((struct rknpu_task *)task->host)[i] = (struct rknpu_task){
-        .enable_mask = 0xd, .int_mask = 0x300, .int_clear = 0x1ffff, .regcfg_amount = amount,
-        .regcmd_addr = regcmd};
+    ((struct rknpu_task *)task->host)[i] = (struct rknpu_task){.enable_mask = 0xd,
+                                                               .int_mask = 0x300,
+                                                               .int_clear = 0x1ffff,
+                                                               .regcfg_amount = amount,
+                                                               .regcmd_addr = regcmd};
 }
 
 /* Two matmuls in one task: body1, op-enable 0x000f (start and wait) or 0x000d (start),
@@ -70,9 +72,9 @@ static void test_core_ctrl_concat(uint32_t core_ctrl)
     CHECK_EQ(npk_rk_mem_create(d, (body + 8) * 8, 0, &r), NPK_OK);
     CHECK_EQ(npk_rk_mem_create(d, 64, RKNPU_MEM_KERNEL_MAPPING, &task), NPK_OK);
     npk_rk_entry *e = r.host;
-    memcpy(e, j1.tk.body, sizeof j1.tk.body);
+    memcpy(e, j1.tk.body, j1.tk.body_count * sizeof *e);
     e[NPK_RK_MATMUL_BODY] = npk_rk_entry_make(NPK_TARGET_PC_OPEN, 0x0008, core_ctrl);
-    memcpy(e + NPK_RK_MATMUL_BODY + 1, j2.tk.body, sizeof j2.tk.body);
+    memcpy(e + NPK_RK_MATMUL_BODY + 1, j2.tk.body, j2.tk.body_count * sizeof *e);
     CHECK_EQ(npk_rk_trailer(e + body, 0, 0, NPK_RK_ENABLE_MATMUL), NPK_OK);
     write_record(&task, 0, r.iova, body);
     struct rknpu_submit s = submit_of(&task, 1, 1);
@@ -99,13 +101,14 @@ static void test_chain(uint32_t ideal, bool chained)
     if (chained) {
         npk_rk_entry *e = j1.tk.regcmd.host;
         CHECK_EQ(npk_rk_trailer(e + NPK_RK_MATMUL_BODY, j2.tk.regcmd.iova, NPK_RK_MATMUL_BODY,
-                                NPK_RK_ENABLE_MATMUL), NPK_OK);
-        CHECK_EQ(npk_rk_mem_sync(d, &j1.tk.regcmd, 0, j1.tk.regcmd.size,
-                                 RKNPU_MEM_SYNC_TO_DEVICE), NPK_OK);
+                                NPK_RK_ENABLE_MATMUL),
+                 NPK_OK);
+        CHECK_EQ(npk_rk_mem_sync(d, &j1.tk.regcmd, 0, j1.tk.regcmd.size, RKNPU_MEM_SYNC_TO_DEVICE),
+                 NPK_OK);
     }
     npk_rk_mem task;
-    CHECK_EQ(npk_rk_mem_create(d, 2 * sizeof(struct rknpu_task), RKNPU_MEM_KERNEL_MAPPING,
-                               &task), NPK_OK);
+    CHECK_EQ(npk_rk_mem_create(d, 2 * sizeof(struct rknpu_task), RKNPU_MEM_KERNEL_MAPPING, &task),
+             NPK_OK);
     write_record(&task, 0, j1.tk.regcmd.iova, NPK_RK_MATMUL_BODY);
     write_record(&task, 1, j2.tk.regcmd.iova, NPK_RK_MATMUL_BODY);
     struct rknpu_submit s = submit_of(&task, 2, 1);
@@ -140,13 +143,14 @@ static void test_chain_counter(void)
     job_make(d, &j2, NPK_PREC_FP16, 4, 64, 32);
     npk_rk_entry *e1 = j1.tk.regcmd.host, *e2 = j2.tk.regcmd.host;
     CHECK_EQ(npk_rk_trailer(e1 + NPK_RK_MATMUL_BODY, j2.tk.regcmd.iova, NPK_RK_MATMUL_BODY,
-                            NPK_RK_ENABLE_MATMUL), NPK_OK);
+                            NPK_RK_ENABLE_MATMUL),
+             NPK_OK);
     for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++)
         if (npk_rk_entry_reg(e2[i]) == 0x4020) /* DST_BASE_ADDR */
             e2[i] = npk_rk_entry_reg_write(NPK_REG_DPU_DST_BASE_ADDR, 0x3000);
     npk_rk_mem task;
-    CHECK_EQ(npk_rk_mem_create(d, 2 * sizeof(struct rknpu_task), RKNPU_MEM_KERNEL_MAPPING,
-                               &task), NPK_OK);
+    CHECK_EQ(npk_rk_mem_create(d, 2 * sizeof(struct rknpu_task), RKNPU_MEM_KERNEL_MAPPING, &task),
+             NPK_OK);
     write_record(&task, 0, j1.tk.regcmd.iova, NPK_RK_MATMUL_BODY);
     write_record(&task, 1, j2.tk.regcmd.iova, NPK_RK_MATMUL_BODY);
     struct rknpu_submit s = submit_of(&task, 2, 1);
@@ -170,8 +174,8 @@ static void test_three_cores(void)
     job_make(d, &j[1], NPK_PREC_INT8, 4, 64, 32);
     job_make(d, &j[2], NPK_PREC_INT4, 1, 64, 64);
     npk_rk_mem task;
-    CHECK_EQ(npk_rk_mem_create(d, 3 * sizeof(struct rknpu_task), RKNPU_MEM_KERNEL_MAPPING,
-                               &task), NPK_OK);
+    CHECK_EQ(npk_rk_mem_create(d, 3 * sizeof(struct rknpu_task), RKNPU_MEM_KERNEL_MAPPING, &task),
+             NPK_OK);
     for (unsigned i = 0; i < 3; i++)
         write_record(&task, i, j[i].tk.regcmd.iova, NPK_RK_MATMUL_BODY);
     struct rknpu_submit s = submit_of(&task, 1, 0x7);
@@ -229,9 +233,10 @@ static void test_dma_faults(void)
     CHECK_EQ(npk_rk_devtask_write_program(d, &j.tk), NPK_OK);
     for (unsigned e = 0; e < NPK_RK_MATMUL_BODY; e++)
         if (npk_rk_entry_reg(j.tk.body[e]) == 0x4038)
-            j.tk.body[e] = npk_rk_entry_reg_write(NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR,
-                                                  NPK_RKPUT(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1, 4095) |
-                                                      NPK_RKPUT(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0, 7));
+            j.tk.body[e] =
+                npk_rk_entry_reg_write(NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR,
+                                       NPK_RKPUT(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1, 4095) |
+                                           NPK_RKPUT(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0, 7));
     CHECK_EQ(npk_rk_devtask_write_program(d, &j.tk), NPK_OK);
     CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
     CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_ETIMEDOUT);
@@ -264,8 +269,8 @@ static void test_refusals(void)
     CHECK_STR_HAS(tl_report(d)->message, "MRDMA_DISABLE");
     /* ... and with it (one more entry before the trailer), the matmul runs */
     memmove(e + NPK_RK_MATMUL_BODY + 1, e + NPK_RK_MATMUL_BODY, 4 * 8);
-    e[NPK_RK_MATMUL_BODY] = npk_rk_entry_reg_write(NPK_REG_DPU_RDMA_FEATURE_MODE_CFG,
-                                                   NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE, 1));
+    e[NPK_RK_MATMUL_BODY] = npk_rk_entry_reg_write(
+        NPK_REG_DPU_RDMA_FEATURE_MODE_CFG, NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE, 1));
     ((struct rknpu_task *)j.tk.task.host)->regcfg_amount = NPK_RK_MATMUL_BODY + 1;
     CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
     CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 100, &s), NPK_OK);
@@ -287,8 +292,11 @@ static void test_refusals(void)
     CHECK_STR_HAS(tl_report(d)->message, "int_mask 0xc00");
     rec->int_mask = 0x300;
     /* the kernel requests the PC path; others are not modelled */
-    struct rknpu_submit raw = {.flags = RKNPU_JOB_PINGPONG, .timeout = 100, .task_number = 1,
-                               .task_obj_addr = j.tk.task.obj_addr, .core_mask = 1};
+    struct rknpu_submit raw = {.flags = RKNPU_JOB_PINGPONG,
+                               .timeout = 100,
+                               .task_number = 1,
+                               .task_obj_addr = j.tk.task.obj_addr,
+                               .core_mask = 1};
     raw.subcore_task[0] = (struct rknpu_subcore_task){0, 1};
     CHECK_EQ(npk_rk_submit(d, &raw), NPK_EINVAL);
     raw.flags = RKNPU_JOB_PC | RKNPU_JOB_FENCE_OUT;
@@ -350,8 +358,8 @@ static void test_timing(void)
 {
     /* fp16 512x2048x2048: 2^31 MACs / (512 MAC/cycle * 600 MHz * 31%) = 22 550 us plus the
      * DMA's 14.7 MB at 8.6 GB/s = 1 707 us */
-    double us = rksim_time_matmul_us(NPK_PREC_FP16, 512, 2048, 2048, (512.0 * 2048 + 2048.0 * 2048) * 2,
-                                     512.0 * 2048 * 4);
+    double us = rksim_time_matmul_us(NPK_PREC_FP16, 512, 2048, 2048,
+                                     (512.0 * 2048 + 2048.0 * 2048) * 2, 512.0 * 2048 * 4);
     CHECK(us > 24250 && us < 24265);
     /* int8 decode 1x4096x4096: 16 MiB of weights at 8.6 GB/s (1 953 us) plus 2^24 MACs at
      * 1024 MAC/cycle * 600 MHz * 11.7% (233 us) */

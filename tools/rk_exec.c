@@ -34,8 +34,13 @@ typedef struct exec_opts {
     uint32_t m, k, n;
     int sched, mode, core;
     bool unchecked, ideal, no_defences;
+    int kernel; /* index into exec_kernels */
     uint64_t seed;
 } exec_opts;
+
+/* The simulator's front ends: the kernel interface the task is submitted through, and so the
+ * program form it is written in (rk_kernel.h). */
+static const char *const exec_kernels[] = {"rknpu", "rocket", NULL};
 
 /* -1 to run, else the exit status. */
 static int parse(int argc, char **argv, exec_opts *o)
@@ -62,6 +67,12 @@ static int parse(int argc, char **argv, exec_opts *o)
          .max = UINT64_MAX,
          .meta = "S",
          .help = "random operands' seed (default 1)"},
+        {.name = "--kernel",
+         .kind = CLI_CHOICE,
+         .dest = &o->kernel,
+         .choices = exec_kernels,
+         .help = "the simulated kernel interface: the vendor rknpu (program enable 0x0D) or "
+                 "mainline rocket (0x1D with the DPU_RDMA block)"},
         {.name = "--unchecked",
          .kind = CLI_FLAG,
          .dest = &o->unchecked,
@@ -157,7 +168,7 @@ static int run(const exec_opts *o)
     if (o->ideal)
         cfg.ideal_mask = RKSIM_HZ_ALL;
     npk_rk_device *d;
-    if (npk_rk_device_open_sim(&cfg, &d))
+    if ((o->kernel ? npk_rk_device_open_sim_rocket : npk_rk_device_open_sim)(&cfg, &d))
         return cli_lib_error("rk exec");
     npk_rk_mm mm = npk_rk_mm_default(o->in, o->m, o->k, o->n);
     mm.out = o->out;
@@ -205,10 +216,11 @@ static int run(const exec_opts *o)
         goto out;
     }
     printf("rk exec: %s -> %s, M=%u K=%u N=%u, %s mode, sched %d (CBUF_CON0 0x%X), core %d, "
-           "%s, defences %s\n",
+           "%s, defences %s, %s kernel (enable 0x%X, %zu entries)\n",
            npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n,
            t.info.mode == NPK_MODE_LINE ? "line" : "cube", t.info.sched, t.info.cbuf_con0, o->core,
-           o->ideal ? "ideal" : "faithful", o->no_defences ? "off" : "on");
+           o->ideal ? "ideal" : "faithful", o->no_defences ? "off" : "on", t.form->name,
+           (unsigned)t.form->enable, t.body_count);
     npk_status s = npk_rk_devtask_load(d, &t, a, b);
     uint32_t hazards = 0;
     const char *word = NULL;
@@ -237,7 +249,7 @@ static int run(const exec_opts *o)
             /* the second call's rows: new random A, packed into the next buffer */
             rk_fill_random(o->in, a, (uint64_t)o->m * o->k, &rng);
             t.a = next;
-            for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++)
+            for (size_t i = 0; i < t.body_count; i++)
                 if (npk_rk_reg_lookup(npk_rk_entry_target(t.body[i]),
                                       npk_rk_entry_reg(t.body[i])) ==
                     npk_rk_reg_info(NPK_REG_CNA_FEATURE_DATA_ADDR))

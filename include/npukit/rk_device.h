@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "npukit/rk_kernel.h"
 #include "npukit/rk_soc.h"
 #include "npukit/rk_synth.h"
 #include "npukit/rknpu_uapi.h"
@@ -102,7 +103,11 @@ int npk_rk_device_ioctl(npk_rk_device *dev, unsigned long request, void *arg);
 typedef struct npk_rk_devtask {
     npk_rk_mm mm; /* as synthesized, addresses filled in */
     npk_rk_synth_info info;
-    npk_rk_entry body[NPK_RK_MATMUL_BODY]; /* edit, then npk_rk_devtask_write_program() */
+    /* The program in the form the device's kernel expects (rk_kernel.h: the rknpu body, or the
+     * rocket body with its DPU_RDMA block): edit, then npk_rk_devtask_write_program(). */
+    const npk_rk_kernel_form *form;
+    npk_rk_entry body[NPK_RK_BODY_MAX];
+    size_t body_count;
     npk_rk_mem a, b, c, regcmd, task;
     /* operand layouts the registers describe (rk_layout.h blocks): the mode is info.mode;
      * line-mode row strides in elements (nibbles for int4), 0 in cube mode */
@@ -114,7 +119,8 @@ typedef struct npk_rk_devtask {
  * added), synthesize mm at their addresses and write the program. */
 npk_status npk_rk_devtask_create(npk_rk_device *dev, const npk_rk_mm *mm, uint32_t data_flags,
                                  npk_rk_devtask *t);
-/* Write t->body + a single-task trailer into the regcmd buffer (and sync it). */
+/* Write t->body + a single-task trailer (the form's op-enable) into the regcmd buffer and the
+ * task record (and sync them). */
 npk_status npk_rk_devtask_write_program(npk_rk_device *dev, npk_rk_devtask *t);
 /* Pack the user's A[M][K] and B[K][N] (fp16 bits as uint16_t, int8/int4 as int8_t) into the
  * task's buffers and sync them to the device. */

@@ -73,6 +73,11 @@ void npk_rk_device_query(const npk_rk_device *d, npk_rk_device_info *info)
     info->cores = d->be.cores ? d->be.cores : d->soc->cores;
 }
 
+struct rksim *npk_rk_device_backend_sim(npk_rk_device *d)
+{
+    return d && d->be.sim ? d->be.sim(d->ctx) : NULL;
+}
+
 void *npk_rk_device_ctx(npk_rk_device *d, const npk_rk_backend *be)
 {
     return d->be.ioctl == be->ioctl ? d->ctx : NULL;

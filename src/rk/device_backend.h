@@ -34,6 +34,8 @@ typedef struct npk_rk_backend {
      * (-ETIMEDOUT); *us receives its NPU time when known. NULL: the backend's NONBLOCK jobs
      * are complete when SUBMIT returns. */
     int (*wait)(void *ctx, unsigned core, uint32_t timeout_ms, double *us);
+    /* Optional: the simulator behind the device (npk_rk_device_sim), through any adapter. */
+    struct rksim *(*sim)(void *ctx);
 } npk_rk_backend;
 
 /* Wrap a backend context into a device (takes ownership of ctx). */
@@ -41,6 +43,8 @@ npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *n
                               npk_rk_device **out);
 /* The backend context of a device when its backend is `be`, else NULL. */
 void *npk_rk_device_ctx(npk_rk_device *dev, const npk_rk_backend *be);
+/* The backend's simulator (its sim entry), NULL for a kernel device. */
+struct rksim *npk_rk_device_backend_sim(npk_rk_device *dev);
 
 /* True when an rknpu DRM node can be opened (the auto-detection of the kernel backend). */
 bool npk_rk_kernel_available(void);

@@ -280,6 +280,12 @@ static const char *r_detail(void *ctx)
     return r->inner.detail ? r->inner.detail(r->ictx) : NULL;
 }
 
+static struct rksim *r_sim(void *ctx)
+{
+    rocket_ctx *r = ctx;
+    return r->inner.sim(r->ictx);
+}
+
 static const npk_rk_soc *r_soc(void *ctx)
 {
     rocket_ctx *r = ctx;
@@ -325,7 +331,8 @@ npk_status npk_rk_device_wrap_rocket(const npk_rk_backend *inner, void *ictx, co
                          .soc = r_soc,
                          .kernel = "rocket",
                          .cores = 1,
-                         .wait = r_wait};
+                         .wait = r_wait,
+                         .sim = inner->sim ? r_sim : NULL};
     return npk_rk_device_wrap(&be, r, name, out);
 }
 

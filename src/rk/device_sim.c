@@ -59,13 +59,10 @@ static const npk_rk_backend sim_backend = {.kind = "sim",
                                            .detail = rk_sim_lock_detail,
                                            .soc = rk_sim_lock_soc,
                                            .kernel = "rknpu",
-                                           .wait = s_wait};
+                                           .wait = s_wait,
+                                           .sim = rk_sim_lock_sim};
 
-rksim *npk_rk_device_sim(npk_rk_device *dev)
-{
-    sim_ctx *c = npk_rk_device_ctx(dev, &sim_backend);
-    return c ? c->sim : NULL;
-}
+rksim *npk_rk_device_sim(npk_rk_device *dev) { return npk_rk_device_backend_sim(dev); }
 
 npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out)
 {

@@ -65,6 +65,8 @@ const char *rk_sim_lock_detail(void *ctx)
     return copy[0] ? copy : NULL;
 }
 
+rksim *rk_sim_lock_sim(void *ctx) { return ((rk_sim_lock *)ctx)->sim; }
+
 /* The SoC the simulator models. */
 const npk_rk_soc *rk_sim_lock_soc(void *ctx)
 {

@@ -30,5 +30,7 @@ void *rk_sim_lock_map(void *ctx, uint64_t offset, size_t length, int *err);
 void rk_sim_lock_unmap(void *ctx, void *addr, size_t length);
 const char *rk_sim_lock_detail(void *ctx);
 const npk_rk_soc *rk_sim_lock_soc(void *ctx);
+/* The simulator itself. */
+rksim *rk_sim_lock_sim(void *ctx);
 
 #endif

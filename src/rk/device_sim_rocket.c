@@ -57,7 +57,8 @@ static const npk_rk_backend sim_rocket_inner = {.kind = "sim",
                                                 .detail = rk_sim_lock_detail,
                                                 .soc = rk_sim_lock_soc,
                                                 .kernel = "rocket",
-                                                .job_us = q_job_us};
+                                                .job_us = q_job_us,
+                                                .sim = rk_sim_lock_sim};
 
 npk_status npk_rk_device_open_sim_rocket(const rksim_config *cfg, npk_rk_device **out)
 {

@@ -34,9 +34,15 @@ npk_status npk_rk_devtask_create(npk_rk_device *d, const npk_rk_mm *mm, uint32_t
     memset(t, 0, sizeof *t);
     t->mm = *mm;
     t->data_flags = data_flags;
+    npk_rk_device_info di;
+    npk_rk_device_query(d, &di);
+    t->form = npk_rk_kernel_form_find(di.kernel);
+    if (!t->form)
+        return npk_fail(NPK_EUNSUPPORTED, "devtask: no program form for the %s kernel interface",
+                        di.kernel ? di.kernel : "?");
     /* a first synthesis resolves the mode and the strides the registers will carry */
     t->mm.a = t->mm.b = t->mm.c = 0x1000;
-    npk_status s = npk_rk_synth_matmul(&t->mm, t->body, &t->info);
+    npk_status s = npk_rk_synth_for(t->form, &t->mm, t->body, &t->body_count, &t->info);
     if (s)
         return s;
     if (t->info.mode == NPK_MODE_LINE) {
@@ -52,7 +58,7 @@ npk_status npk_rk_devtask_create(npk_rk_device *d, const npk_rk_mm *mm, uint32_t
     if ((s = npk_rk_mem_create(d, ab, data_flags, &t->a)) ||
         (s = npk_rk_mem_create(d, bb, data_flags, &t->b)) ||
         (s = npk_rk_mem_create(d, cb, data_flags, &t->c)) ||
-        (s = npk_rk_mem_create(d, (NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES) * 8, data_flags,
+        (s = npk_rk_mem_create(d, (NPK_RK_BODY_MAX + NPK_RK_TRAILER_ENTRIES) * 8, data_flags,
                                &t->regcmd)) ||
         (s = npk_rk_mem_create(d, sizeof(struct rknpu_task), data_flags | RKNPU_MEM_KERNEL_MAPPING,
                                &t->task))) {
@@ -62,7 +68,7 @@ npk_status npk_rk_devtask_create(npk_rk_device *d, const npk_rk_mm *mm, uint32_t
     t->mm.a = t->a.iova;
     t->mm.b = t->b.iova;
     t->mm.c = t->c.iova;
-    if ((s = npk_rk_synth_matmul(&t->mm, t->body, &t->info)) ||
+    if ((s = npk_rk_synth_for(t->form, &t->mm, t->body, &t->body_count, &t->info)) ||
         (s = npk_rk_devtask_write_program(d, t))) {
         npk_rk_devtask_destroy(d, t);
         return s;
@@ -73,15 +79,16 @@ npk_status npk_rk_devtask_create(npk_rk_device *d, const npk_rk_mm *mm, uint32_t
 npk_status npk_rk_devtask_write_program(npk_rk_device *d, npk_rk_devtask *t)
 {
     npk_rk_entry *r = t->regcmd.host;
-    memcpy(r, t->body, sizeof t->body);
-    npk_status s = npk_rk_trailer(r + NPK_RK_MATMUL_BODY, 0, 0, NPK_RK_ENABLE_MATMUL);
+    memcpy(r, t->body, t->body_count * sizeof *r);
+    npk_status s = npk_rk_trailer(r + t->body_count, 0, 0, t->form->enable);
     if (s)
         return s;
     struct rknpu_task *task = t->task.host;
-    *task = (struct rknpu_task){.enable_mask = NPK_RK_ENABLE_MATMUL,
+    /* rknpu-shaped, as the runtime writes it: a rocket device adds the trailer to the count */
+    *task = (struct rknpu_task){.enable_mask = t->form->enable,
                                 .int_mask = npk_rk_matmul_int_mask(),
                                 .int_clear = RKNPU_INT_CLEAR,
-                                .regcfg_amount = NPK_RK_MATMUL_BODY,
+                                .regcfg_amount = (uint32_t)t->body_count,
                                 .regcmd_addr = t->regcmd.iova};
     if ((s = npk_rk_mem_sync(d, &t->regcmd, 0, t->regcmd.size, RKNPU_MEM_SYNC_TO_DEVICE)))
         return s;
