@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "check.h"
+#define RK_TEST_SEED 11
+#include "rk_operands_testlib.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
 #include "npukit/rk_device.h"
@@ -16,27 +18,6 @@
 #include "npukit/rk_regs.h"
 #include "npukit/rksim.h"
 #include "rk/runtime_forms.h"
-
-static uint64_t seed = 11;
-static uint32_t rnd(void)
-{
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(seed >> 33);
-}
-
-static void *make(npk_rk_prec p, size_t count)
-{
-    if (p == NPK_PREC_FP16) {
-        uint16_t *v = malloc(count * 2);
-        for (size_t i = 0; i < count; i++)
-            v[i] = npk_f32_to_f16((float)((int)(rnd() % 17) - 8) / 8.0f);
-        return v;
-    }
-    int8_t *v = malloc(count);
-    for (size_t i = 0; i < count; i++)
-        v[i] = p == NPK_PREC_INT8 ? (int8_t)(rnd() & 0xff) : (int8_t)((int)(rnd() % 16) - 8);
-    return v;
-}
 
 typedef struct shape {
     npk_rk_prec in, out;
@@ -50,7 +31,8 @@ static bool run_form(const char *device, const char *form, unsigned chain, const
 {
     npk_rk *rt = NULL;
     npk_rk_weights *w = NULL;
-    void *a = make(sh->in, (size_t)sh->m * sh->k), *b = make(sh->in, (size_t)sh->k * sh->n);
+    void *a = rk_test_operands(sh->in, (size_t)sh->m * sh->k),
+         *b = rk_test_operands(sh->in, (size_t)sh->k * sh->n);
     void *c = calloc((size_t)sh->m * sh->n, 4);
     bool ok = npk_rk_open(device, &rt) == NPK_OK && npk_rk_set_submission(rt, form) == NPK_OK &&
               (chain == 1 || npk_rk_set_chain(rt, chain) == NPK_OK) &&
@@ -169,7 +151,8 @@ static void test_rowoffset(void)
     for (unsigned i = 0; i < 2; i++) {
         npk_rk *rt = NULL;
         npk_rk_weights *w = NULL;
-        void *a = make(other[i].in, 4 * 64), *b = make(other[i].in, 64 * 64);
+        void *a = rk_test_operands(other[i].in, 4 * 64),
+             *b = rk_test_operands(other[i].in, 64 * 64);
         float c[4 * 64];
         CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
         CHECK_EQ(npk_rk_set_submission(rt, "rowoffset"), NPK_OK);
@@ -258,9 +241,11 @@ static void test_incremental_state(void)
     npk_rk_devtask t, t2;
     CHECK_EQ(npk_rk_devtask_create(dev, &mm, 0, &t), NPK_OK);
     CHECK_EQ(npk_rk_devtask_create(dev, &mm2, 0, &t2), NPK_OK);
-    int8_t *a = make(NPK_PREC_INT8, 4 * 64), *a2 = make(NPK_PREC_INT8, 4 * 64);
-    int8_t *b = make(NPK_PREC_INT8, 64 * 32);
-    int8_t *a3 = make(NPK_PREC_INT8, 8 * 128), *b3 = make(NPK_PREC_INT8, 128 * 64);
+    int8_t *a = rk_test_operands(NPK_PREC_INT8, 4 * 64),
+           *a2 = rk_test_operands(NPK_PREC_INT8, 4 * 64);
+    int8_t *b = rk_test_operands(NPK_PREC_INT8, 64 * 32);
+    int8_t *a3 = rk_test_operands(NPK_PREC_INT8, 8 * 128),
+           *b3 = rk_test_operands(NPK_PREC_INT8, 128 * 64);
     int32_t c[4 * 32], c3[8 * 64];
     struct rknpu_submit sub;
     CHECK_EQ(npk_rk_devtask_load(dev, &t, a, b), NPK_OK);

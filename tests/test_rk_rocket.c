@@ -6,32 +6,13 @@
 #include <stdlib.h>
 
 #include "check.h"
+#define RK_TEST_SEED 7
+#include "rk_operands_testlib.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
 #include "npukit/rk_device_sim.h"
 #include "npukit/rk_kernel.h"
 #include "npukit/rk_reference.h"
-
-static uint64_t seed = 7;
-static uint32_t rnd(void)
-{
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(seed >> 33);
-}
-
-static void *make(npk_rk_prec p, size_t count)
-{
-    if (p == NPK_PREC_FP16) {
-        uint16_t *v = malloc(count * 2);
-        for (size_t i = 0; i < count; i++)
-            v[i] = npk_f32_to_f16((float)((int)(rnd() % 17) - 8) / 8.0f);
-        return v;
-    }
-    int8_t *v = malloc(count);
-    for (size_t i = 0; i < count; i++)
-        v[i] = p == NPK_PREC_INT8 ? (int8_t)(rnd() & 0xff) : (int8_t)((int)(rnd() % 16) - 8);
-    return v;
-}
 
 /* Index of the first entry writing (target, reg) at or after `from`, or -1. */
 static long find_entry(const npk_rk_entry *p, size_t n, npk_rk_reg_id id, size_t from)
@@ -116,8 +97,11 @@ static void test_device(void)
     uint32_t v = 0;
     CHECK_EQ(npk_rk_action(d, RKNPU_GET_HW_VERSION, &v), NPK_EUNSUPPORTED);
     /* a submit naming a task buffer that is not one: the kernel's EINVAL */
-    struct rknpu_submit sub = {.flags = RKNPU_JOB_PC, .timeout = 100, .task_number = 1,
-                               .task_obj_addr = 12345, .core_mask = 1};
+    struct rknpu_submit sub = {.flags = RKNPU_JOB_PC,
+                               .timeout = 100,
+                               .task_number = 1,
+                               .task_obj_addr = 12345,
+                               .core_mask = 1};
     sub.subcore_task[0] = (struct rknpu_subcore_task){0, 1};
     CHECK_EQ(npk_rk_submit(d, &sub), NPK_EINVAL);
     CHECK_EQ(npk_rk_mem_destroy(d, &m), NPK_OK);
@@ -149,7 +133,8 @@ static void test_runtime(void)
                  {NPK_PREC_FP16, NPK_PREC_FP32, 1, 20000, 33}};
     for (unsigned c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         uint32_t m = cases[c].m, k = cases[c].k, n = cases[c].n;
-        void *a = make(cases[c].in, (size_t)m * k), *b = make(cases[c].in, (size_t)k * n);
+        void *a = rk_test_operands(cases[c].in, (size_t)m * k),
+             *b = rk_test_operands(cases[c].in, (size_t)k * n);
         size_t ob = cases[c].out == NPK_PREC_FP16 ? 2 : 4;
         void *out = calloc((size_t)m * n, ob), *ref = calloc((size_t)m * n, ob);
         npk_rk_weights *w = NULL;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 
 #include "check.h"
+#define RK_TEST_SEED 42
+#include "rk_operands_testlib.h"
 #include "npukit/rk_plan.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
@@ -14,32 +16,11 @@
 #include "npukit/rksim.h"
 #include "rk/runtime_internal.h"
 
-static uint64_t seed = 42;
-static uint32_t rnd(void)
-{
-    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(seed >> 33);
-}
-
-static void *make(npk_rk_prec p, size_t count)
-{
-    if (p == NPK_PREC_FP16) {
-        uint16_t *v = malloc(count * 2);
-        for (size_t i = 0; i < count; i++)
-            v[i] = npk_f32_to_f16((float)((int)(rnd() % 17) - 8) / 8.0f);
-        return v;
-    }
-    int8_t *v = malloc(count);
-    for (size_t i = 0; i < count; i++)
-        v[i] = p == NPK_PREC_INT8 ? (int8_t)(rnd() & 0xff) : (int8_t)((int)(rnd() % 16) - 8);
-    return v;
-}
-
 /* Run one matmul and compare with the reference; returns the mismatching elements. */
 static uint64_t run_checked(npk_rk *rt, npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
                             uint32_t n, npk_rk_stats *st)
 {
-    void *a = make(in, (size_t)m * k), *b = make(in, (size_t)k * n);
+    void *a = rk_test_operands(in, (size_t)m * k), *b = rk_test_operands(in, (size_t)k * n);
     size_t ob = out == NPK_PREC_FP16 ? 2 : 4;
     void *c = calloc((size_t)m * n, ob), *ref = calloc((size_t)m * n, ob);
     npk_rk_weights *w = NULL;
