@@ -229,6 +229,8 @@ static npk_status run_call(npk_rk *rt, const npk_rk_weights *w, uint32_t m, cons
     memset(st, 0, sizeof *st);
     uint64_t start = npk_now_ns();
     npk_status s = npk_rk_matmul_check(rt, w, m, a, NPK_PREC_FP16, c);
+    if (s == NPK_OK) /* before the matmul overwrites C with a result the call cannot finish */
+        s = npk_rk_ew_supported(rt, what);
     if (s || (s = npk_rk_call_begin(rt, what)))
         return s;
     fused f = {.rt = rt, .w = w, .ep = ep, .a = {a, m, w->k, w->k}, .c = c, .st = st};

@@ -279,13 +279,21 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
     return s;
 }
 
-npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st)
+npk_status npk_rk_ew_supported(const npk_rk *rt, const char *what)
 {
     if (rt->form->kick_per_task)
         return npk_fail(NPK_EINVAL,
-                        "ew: the %s kernel runs only the matmul program form (op-enable 0x%x); "
+                        "%s: the %s kernel runs only the matmul program form (op-enable 0x%x); "
                         "SDP tasks (0x%x) are synthesized for the rknpu form",
-                        rt->form->name, rt->form->enable, NPK_RK_ENABLE_SDP);
+                        what, rt->form->name, rt->form->enable, NPK_RK_ENABLE_SDP);
+    return NPK_OK;
+}
+
+npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st)
+{
+    npk_status ok = npk_rk_ew_supported(rt, "ew");
+    if (ok)
+        return ok;
     tile *t = NULL;
     size_t count = 0;
     npk_status s = plan_tiles(x, &t, &count);

@@ -30,5 +30,8 @@ npk_status npk_rk_ew_check(const npk_rk_ew_call *x, const char *what);
 void npk_rk_ew_enter(npk_rk *rt);
 /* Run a checked call with the runtime's lock held; adds to st. */
 npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st);
+/* NPK_EINVAL (naming `what` and the kernel) when the runtime's kernel cannot run SDP tasks:
+ * checked before a call does any work, so a refused call leaves C untouched. */
+npk_status npk_rk_ew_supported(const npk_rk *rt, const char *what);
 
 #endif
