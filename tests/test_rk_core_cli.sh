@@ -100,6 +100,16 @@ ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 64 -n 16 --cores 9 2>&1 | grep -
 ok has "$tmp/e3576" "warning: rk3576 is not validated on a board (facts E.1 (cores); other numbers assumed from rk3588)"
 ok has "$tmp/p3576" '^{"tasks":\[{"m0":0,"m1":4,'
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 64 --soc rk3588 2>&1 >/dev/null | wc -c | grep -qx 0"
+# --explain lists every axis of the candidates; a narrow N splits the rows over the cores; the
+# chain and form enter the cost (submits of the busiest core).
+"$cli" rk plan --dtype fp16 -m 1000 -k 1024 -n 32 --cores 3 --explain > "$tmp/explain"
+ok has "$tmp/explain" '^  K slice last slice  split cores M tiles   tasks submits     model ms$'
+ok has "$tmp/explain" '^     1024 as it is        N     1 ceiling       6       6 '
+ok has "$tmp/explain" '^     1024 as it is        M     3 even          6       2 '
+ok has "$tmp/explain" 'cores split M; ceiling M tiles; .* in 2 submits'
+ok bash -c "'$cli' rk plan --dtype int8 -m 1000 -k 600 -n 32 --cores 3 --submit rowoffset --chain 8 --explain | grep -q '^candidates at 8 tasks per submit'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --cores 3 --chain 8 | grep -q 'in 2 submits'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --submit fast 2>&1 | grep -q 'submission form fast is not one of'"
 # --k-slice caps the K per task, rounded down to the 32-element K-tile.
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 4096 -n 16 --k-slice 1000 | grep -q '5 tasks, 5 K slices'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 4096 -n 16 --k-slice 16 2>&1 | grep -q 'K slice limit 16 is below the 32-element K-tile'"

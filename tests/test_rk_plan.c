@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The planner: over a grid of shapes (edges included) every plan covers the user's shape
  * exactly once, every task passes the synthesizer's limit checks, M tiles are as large as
- * the slice's ceiling allows, and bad requests fail with clear errors. */
+ * the slice's ceiling allows (unless even tiles are chosen), the chosen plan never costs more by
+ * the timing model than K slicing alone, and bad requests fail with clear errors. */
 #include <stdlib.h>
 
 #include "check.h"
+#include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_sched.h"
 #include "npukit/rk_synth.h"
+#include "npukit/rk_timing.h"
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -155,17 +158,19 @@ static void test_cost_choice(void)
     double chosen_us = p.model_us;
     npk_rk_plan_free(&p);
 
-    /* the candidates: the chosen one is the cheapest; the unpadded 512 slicing is the 51 */
-    npk_rk_plan_candidate c[32];
-    size_t n = npk_rk_plan_candidates(&r, c, 32);
-    CHECK(n >= 4 && n <= 32);
+    /* the candidates: the chosen one is the cheapest; the unpadded 512 slicing over N in
+     * ceiling tiles is the 51 */
+    npk_rk_plan_candidate c[NPK_RK_PLAN_MAX_CANDIDATES];
+    size_t n = npk_rk_plan_candidates(&r, c, NPK_RK_PLAN_MAX_CANDIDATES);
+    CHECK(n >= 4 && n <= NPK_RK_PLAN_MAX_CANDIDATES);
     size_t chosen = 0, unpadded = 0;
     for (size_t i = 0; i < n; i++) {
         chosen += c[i].chosen;
         CHECK(c[i].model_us >= chosen_us - 1e-6);
         if (c[i].chosen)
             CHECK(c[i].k_slice == 512 && c[i].k_padded && c[i].tasks == 30);
-        if (c[i].k_slice == 512 && !c[i].k_padded) {
+        if (c[i].k_slice == 512 && !c[i].k_padded && c[i].core_split == NPK_RK_SPLIT_N &&
+            c[i].m_tiling == NPK_RK_MTILE_CEILING) {
             unpadded++;
             CHECK_EQ(c[i].tasks, 51);
             CHECK(c[i].model_us > chosen_us);
@@ -185,6 +190,167 @@ static void test_cost_choice(void)
     r.k_pad = 2;
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "k_pad 2");
+}
+
+/* The modelled cost of a built plan task by task, as the runtime runs it: each core's tasks in
+ * plan order grouped into jobs of up to `chain` (with m_only a task joins the job before it
+ * only as the next M tile of the same slice and column range: the row-offset form), each
+ * task's own time plus the job floor once per job; the busiest core's. */
+static double cost_by_task(const npk_rk_plan *p, uint32_t chain, bool m_only)
+{
+    double core_us[8] = {0};
+    uint32_t in_job = 0;
+    for (size_t i = 0; i < p->count; i++) {
+        const npk_rk_task_plan *t = &p->tasks[i], *prev = i ? &p->tasks[i - 1] : NULL;
+        bool joins = prev && prev->core == t->core && in_job < chain &&
+                     (!m_only || (prev->k0 == t->k0 && prev->n0 == t->n0 && prev->n1 == t->n1 &&
+                                  t->m0 == prev->m1));
+        if (!joins) {
+            core_us[t->core] += NPK_RK_T_JOB_FLOOR_US;
+            in_job = 0;
+        }
+        in_job++;
+        core_us[t->core] += npk_rk_time_task_body_us(p->req.in, p->req.out, t->mp, t->kp, t->np);
+    }
+    double span = 0;
+    for (unsigned c = 0; c < 8; c++)
+        span = core_us[c] > span ? core_us[c] : span;
+    return span;
+}
+
+/* Over a sweep of shapes the planner was not tuned on (M = 1, 64, 300, 1000; K around the slice
+ * limits; N small and large; 1 and 3 cores; a submit per task, chains of 4, the row-offset
+ * form's chains), the chosen plan never costs more by the model than the plan of K slicing
+ * alone at a submit per task (the planner before M tiling, the cores' split and the submits
+ * were axes), both costed task by task as the runtime groups them; the plan's own modelled
+ * cost (counted by kind of tile) equals the task-by-task one; every plan covers the shape. */
+static void test_sweep_vs_default(void)
+{
+    static const npk_rk_prec dts[] = {NPK_PREC_FP16, NPK_PREC_INT8, NPK_PREC_INT4};
+    static const uint32_t ms[] = {1, 64, 300, 1000};
+    static const uint32_t ks[] = {64, 480, 544, 4096, 4128, 10752, 10784};
+    static const uint32_t ns[] = {32, 100, 4096, 9000};
+    static const unsigned cores[] = {1, 3};
+    static const struct {
+        uint32_t chain;
+        bool m_only;
+    } forms[] = {{1, false}, {4, false}, {4, true}};
+    unsigned plans = 0, worse = 0, mismatch = 0, bad = 0, better_count = 0;
+    double best_ratio = 1;
+    for (size_t d = 0; d < 3; d++)
+        for (size_t a = 0; a < 4; a++)
+            for (size_t b = 0; b < 7; b++)
+                for (size_t c = 0; c < 4; c++)
+                    for (size_t e = 0; e < 2; e++)
+                        for (size_t f = 0; f < 3; f++) {
+                            if (forms[f].m_only && dts[d] != NPK_PREC_INT8)
+                                continue; /* the row-offset form is int8's */
+                            npk_rk_plan_request r;
+                            npk_rk_plan_request_init(&r, dts[d], ms[a], ks[b], ns[c]);
+                            r.cores = cores[e];
+                            npk_rk_plan_request old = r;
+                            old.core_split = NPK_RK_SPLIT_N;
+                            old.m_tiling = NPK_RK_MTILE_CEILING;
+                            r.chain = forms[f].chain;
+                            r.chain_m_tiles = forms[f].m_only;
+                            npk_rk_plan p, q;
+                            if (npk_rk_plan_matmul(&r, &p) || npk_rk_plan_matmul(&old, &q)) {
+                                fprintf(stderr, "plan failed: %s\n", npk_last_error());
+                                bad++;
+                                continue;
+                            }
+                            plans++;
+                            double cp = cost_by_task(&p, r.chain, r.chain_m_tiles);
+                            double cq = cost_by_task(&q, r.chain, r.chain_m_tiles);
+                            if (cp > cq * (1 + 1e-9)) {
+                                worse++;
+                                fprintf(stderr, "%s %ux%ux%u cores %u chain %u%s: %.1f > %.1f\n",
+                                        npk_rk_prec_name(r.in), r.m, r.k, r.n, r.cores, r.chain,
+                                        r.chain_m_tiles ? " m-only" : "", cp, cq);
+                            }
+                            if (cp < cq * 0.999)
+                                better_count++;
+                            if (cp / cq < best_ratio)
+                                best_ratio = cp / cq;
+                            if (cp > p.model_us * (1 + 1e-9) || cp < p.model_us * (1 - 1e-9))
+                                mismatch++;
+                            bad += coverage_errors(&p) + task_errors(&p);
+                            npk_rk_plan_free(&p);
+                            npk_rk_plan_free(&q);
+                        }
+    printf("sweep: %u plans, %u cheaper than K slicing alone by the model (best %.3f of it)\n",
+           plans, better_count, best_ratio);
+    CHECK(plans > 500);
+    CHECK_EQ(worse, 0);
+    CHECK_EQ(mismatch, 0);
+    CHECK_EQ(bad, 0);
+    CHECK(better_count > 0);
+}
+
+/* The new axes where they win: a narrow N leaves the N split one core, while the rows split
+ * over three; chained submits pay the job floor once per job. */
+static void test_axes(void)
+{
+    npk_rk_plan_request r;
+    npk_rk_plan p;
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 1000, 1024, 32);
+    r.cores = 3;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.core_split, NPK_RK_SPLIT_M);
+    CHECK_EQ(p.cores_used, 3);
+    CHECK_EQ(coverage_errors(&p), 0);
+    CHECK_EQ(task_errors(&p), 0);
+    for (size_t i = 0; i < p.count; i++)
+        CHECK(p.tasks[i].n0 == 0 && p.tasks[i].n1 == 32);
+    double split_m = p.model_us;
+    npk_rk_plan_free(&p);
+    r.core_split = NPK_RK_SPLIT_N;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.cores_used, 1);
+    CHECK(split_m < p.model_us / 2);
+    npk_rk_plan_free(&p);
+
+    /* even M tiles: 1000 rows at a ceiling of 352 are 352+352+296 or 334+333+333 */
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 1000, 512, 64);
+    r.m_tiling = NPK_RK_MTILE_EVEN;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.count, 3);
+    CHECK_EQ(p.tasks[0].m1 - p.tasks[0].m0, 334);
+    CHECK_EQ(p.tasks[2].m1 - p.tasks[2].m0, 333);
+    CHECK_EQ(coverage_errors(&p), 0);
+    CHECK_EQ(task_errors(&p), 0);
+    npk_rk_plan_free(&p);
+
+    /* 300x5000x9000 on 3 cores: 10 tasks a core; at 4 per submit, 3 submits, 7 floors fewer */
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 300, 5000, 9000);
+    r.cores = 3;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.jobs, 10);
+    double one = p.model_us;
+    npk_rk_plan_free(&p);
+    r.chain = 4;
+    r.k_slice = 512;
+    r.k_pad = 1;
+    r.core_split = NPK_RK_SPLIT_N;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
+    CHECK_EQ(p.count, 30);
+    CHECK_EQ(p.jobs, 3);
+    CHECK(p.model_us > one - 7 * NPK_RK_T_JOB_FLOOR_US - 1e-6 &&
+          p.model_us < one - 7 * NPK_RK_T_JOB_FLOOR_US + 1e-6);
+    npk_rk_plan_free(&p);
+
+    /* the submission forms in a request */
+    npk_rk_plan_request_init(&r, NPK_PREC_INT8, 64, 64, 64);
+    CHECK_EQ(npk_rk_submission_plan(NULL, 4, &r), NPK_OK);
+    CHECK(r.chain == 4 && !r.chain_m_tiles); /* single chained is the chained form */
+    CHECK_EQ(npk_rk_submission_plan("nonblock", 4, &r), NPK_OK);
+    CHECK_EQ(r.chain, 1);
+    CHECK_EQ(npk_rk_submission_plan("rowoffset", 8, &r), NPK_OK);
+    CHECK(r.chain == 8 && r.chain_m_tiles);
+    CHECK_EQ(npk_rk_submission_plan("fast", 1, &r), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "submission form fast");
+    CHECK_EQ(npk_rk_submission_plan("concat", 0, &r), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "chain=0");
 }
 
 static void test_choices(void)
@@ -263,6 +429,19 @@ static void test_errors(void)
             CHECK_STR_HAS(npk_last_error(), "each must be at most 16777216");
             CHECK_EQ(p.count, 0);
         }
+    /* The new axes' settings. */
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 1, 64, 16);
+    r.chain = NPK_RK_MAX_CHAIN + 1;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "chain=65: tasks per submit must be 1..64");
+    r.chain = 1;
+    r.core_split = 2;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "core_split 2");
+    r.core_split = -1;
+    r.m_tiling = 3;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "m_tiling 3");
     /* The limit itself plans (one row, one column: K slices only). */
     npk_rk_plan_request_init(&r, NPK_PREC_INT8, 1, NPK_RK_PLAN_MAX_DIM, 1);
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
@@ -274,6 +453,8 @@ int main(void)
 {
     test_grid();
     test_cost_choice();
+    test_sweep_vs_default();
+    test_axes();
     test_choices();
     test_errors();
     return check_done();

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit rk plan --dtype D -m M -k K -n N [--cores C] [--out O] [--mode M] [--json]
- * [--explain]`. */
+ * [--chain T] [--submit FORM] [--explain]`. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_synth.h"
 #include "rk_opts.h"
@@ -29,10 +30,10 @@ int rk_plan_main(int argc, char **argv)
          .help = "print the candidate plans and their modelled cost first"},
         CLI_END,
     };
-    const cli_opt *tables[] = {rk_shape_rows(&so,
-                                             RK_OPT_SHAPE | RK_OPT_MODE | RK_OPT_SOC | RK_OPT_CORES,
-                                             NPK_RK_PLAN_MAX_DIM),
-                               own, NULL};
+    const cli_opt *tables[] = {
+        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_MODE | RK_OPT_SOC | RK_OPT_CORES | RK_OPT_CHAIN,
+                      NPK_RK_PLAN_MAX_DIM),
+        own, NULL};
     cli_spec spec = {.cmd = "rk plan",
                      .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
                      .about = "split any M x K x N matmul into tasks within every limit "
@@ -50,6 +51,9 @@ int rk_plan_main(int argc, char **argv)
     req.mode = so.mode;
     req.soc = so.soc;
     req.k_slice_max = k_slice_max;
+    /* the submits the tasks would be grouped into: the job floor is paid once per submit */
+    if (npk_rk_submission_plan(so.submit, so.chain ? (unsigned)so.chain : 1, &req))
+        return cli_lib_error("plan");
 
     npk_rk_plan plan;
     if (npk_rk_plan_matmul(&req, &plan))

@@ -102,6 +102,12 @@ const char *npk_rk_submission(const npk_rk *rt);
 unsigned npk_rk_submission_count(void);
 const char *npk_rk_submission_name(unsigned i);
 const char *npk_rk_submission_about(unsigned i);
+/* How a matmul run in form `form` (NULL: single) at `chain` tasks per submit groups its tasks
+ * into submits, into a plan request (its chain and chain_m_tiles) for the plan's cost; a
+ * "single" form with chain > 1 is the chained form, as npk_rk_set_chain makes it. */
+struct npk_rk_plan_request;
+npk_status npk_rk_submission_plan(const char *form, unsigned chain,
+                                  struct npk_rk_plan_request *req);
 
 /* Pack B [K][N] (row-major, `in` elements) into NPU memory once; it stays resident until freed.
  * m_hint is the typical M it will be multiplied with: it chooses the K slicing (1: decode, the

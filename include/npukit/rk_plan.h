@@ -37,7 +37,23 @@ typedef struct npk_rk_plan_request {
     int k_pad;             /* a last K slice shorter than the others: -1 the planner's choice
                               (default), 0 as it is, 1 zero-padded to the slice's K (the
                               operands' padding must then be zero: weights packed so) */
+    uint32_t chain;        /* tasks per submit the plan will run in (the submission form's
+                              grouping; 0 or 1: a submit per task): the job floor is charged
+                              once per job, not per task */
+    bool chain_m_tiles;    /* jobs group only consecutive M tiles of one K slice and column
+                              range (the row-offset form) */
+    int core_split;        /* -1 the planner's choice, else an npk_rk_core_split */
+    int m_tiling;          /* -1 the planner's choice, else an npk_rk_m_tiling */
 } npk_rk_plan_request;
+
+/* How the cores share the work: each a contiguous range of N groups (every row), or each a
+ * contiguous range of rows (every column; uses every core however narrow N is). */
+typedef enum { NPK_RK_SPLIT_N = 0, NPK_RK_SPLIT_M = 1 } npk_rk_core_split;
+/* How a core's rows are cut into M tiles: at the slice's ceiling with a short last tile, or
+ * into as many tiles, of equal size within a row. */
+typedef enum { NPK_RK_MTILE_CEILING = 0, NPK_RK_MTILE_EVEN = 1 } npk_rk_m_tiling;
+const char *npk_rk_core_split_name(int split);
+const char *npk_rk_m_tiling_name(int tiling);
 
 typedef struct npk_rk_task_plan {
     uint32_t m0, m1, k0, k1, n0, n1; /* half-open ranges over the user's shape */
@@ -54,6 +70,9 @@ typedef struct npk_rk_plan {
     size_t k_slices;  /* number of K slices (partials per output element) */
     uint32_t k_slice; /* K per slice */
     bool k_padded;    /* the last slice is synthesized at k_slice, its tail zero */
+    int core_split;   /* npk_rk_core_split */
+    int m_tiling;     /* npk_rk_m_tiling */
+    uint64_t jobs;    /* submits of the busiest core under req.chain */
     double model_us;  /* the busiest core's modelled NPU time (rk_timing.h: a model) */
     npk_rk_task_plan *tasks;
     size_t count;
@@ -70,11 +89,18 @@ uint32_t npk_rk_plan_k_slice(const npk_rk_plan_request *req);
 uint32_t npk_rk_plan_k_choice(const npk_rk_plan_request *req, bool *pad);
 
 /* The candidates the planner compares, with their modelled cost: every K slice it considers,
- * each with the last slice as it is and zero-padded (where that differs). */
+ * each with the last slice as it is and zero-padded (where that differs), each with the cores
+ * splitting N and (on more than one core) M, each with ceiling and (where they differ) even M
+ * tiles. */
+#define NPK_RK_PLAN_MAX_CANDIDATES 64
 typedef struct npk_rk_plan_candidate {
     uint32_t k_slice;
     bool k_padded;
+    int core_split; /* npk_rk_core_split */
+    int m_tiling;   /* npk_rk_m_tiling */
+    unsigned cores; /* cores used */
     uint64_t tasks;
+    uint64_t jobs;   /* submits of the busiest core */
     double model_us; /* the busiest core's modelled NPU time */
     bool chosen;
 } npk_rk_plan_candidate;

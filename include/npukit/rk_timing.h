@@ -51,6 +51,9 @@ double npk_rk_time_matmul_us_at(double clock_hz, int in_prec, uint64_t m, uint64
 double npk_rk_time_task_us(int in_prec, int out_prec, uint32_t mp, uint32_t kp, uint32_t np);
 double npk_rk_time_task_us_at(double clock_hz, int in_prec, int out_prec, uint32_t mp, uint32_t kp,
                               uint32_t np);
+/* The same task without the job floor: what it adds to a job that already pays the floor
+ * (chained forms charge the floor once per job of up to --chain tasks). */
+double npk_rk_time_task_body_us(int in_prec, int out_prec, uint32_t mp, uint32_t kp, uint32_t np);
 
 #ifdef __cplusplus
 }

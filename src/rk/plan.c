@@ -3,6 +3,7 @@
  * cost among candidates. */
 #include <stdlib.h>
 
+#include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_sched.h"
 #include "npukit/rk_synth.h"
@@ -10,6 +11,8 @@
 
 /* Plans beyond this many tasks are refused rather than allocated. */
 #define PLAN_MAX_TASKS (1u << 22)
+/* Cores a plan spreads over at most (every SoC row has fewer). */
+enum { PLAN_MAX_CORES = 8 };
 
 void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m, uint32_t k,
                               uint32_t n)
@@ -23,6 +26,9 @@ void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m
     r->cores = 1;
     r->mode = -1;
     r->k_pad = -1;
+    r->chain = 1;
+    r->core_split = -1;
+    r->m_tiling = -1;
 }
 
 static uint32_t round_up(uint32_t x, uint32_t a) { return (x + a - 1) / a * a; }
@@ -58,17 +64,64 @@ static void best_m_tile(const npk_rk_plan_request *r, const npk_rk_soc *soc, npk
     *mt = cap ? cap : 1;
 }
 
-/* The cost of a plan, by the timing model (rk_timing.h): the busiest core's modelled NPU time
- * over its tasks, each submitted alone. Counted by kind of tile rather than task by task, so
+/* The axes' names, a row per value (the value is the index). */
+static const char *const split_names[] = {"N", "M"};
+static const char *const tiling_names[] = {"ceiling", "even"};
+
+const char *npk_rk_core_split_name(int split)
+{
+    return split >= 0 && split < 2 ? split_names[split] : "?";
+}
+
+const char *npk_rk_m_tiling_name(int tiling)
+{
+    return tiling >= 0 && tiling < 2 ? tiling_names[tiling] : "?";
+}
+
+/* One candidate's geometry. The cost is counted by kind of tile rather than task by task, so
  * that comparing candidates costs nothing next to building one. */
 typedef struct plan_shape {
     const npk_rk_plan_request *r;
     const npk_rk_soc *soc;
     npk_rk_mode mode;
-    unsigned cores; /* cores the N groups are spread over */
-    uint32_t ks;    /* K per slice */
-    bool pad;       /* the last slice synthesized at ks */
+    uint32_t ks; /* K per slice */
+    bool pad;    /* the last slice synthesized at ks */
+    int split;   /* npk_rk_core_split */
+    int tiling;  /* npk_rk_m_tiling */
 } plan_shape;
+
+/* A core's share: rows [m0, m1) and N groups [g0, g1). */
+typedef struct core_share {
+    uint32_t m0, m1, g0, g1;
+} core_share;
+
+static uint32_t n_groups(const npk_rk_plan_request *r)
+{
+    const uint32_t nal = npk_rk_n_align(r->in);
+    return (r->n + nal - 1) / nal;
+}
+
+/* Split over N: contiguous ranges of N groups, fewer cores while each would get < 2 groups
+ * (facts E.3). Split over M: contiguous row ranges, at least one row each. */
+static unsigned core_shares(const plan_shape *p, core_share *out)
+{
+    const npk_rk_plan_request *r = p->r;
+    const uint32_t groups = n_groups(r);
+    unsigned nc = r->cores;
+    if (p->split == NPK_RK_SPLIT_N)
+        while (nc > 1 && groups < 2 * nc)
+            nc--;
+    else if (nc > r->m)
+        nc = r->m;
+    const uint32_t total = p->split == NPK_RK_SPLIT_N ? groups : r->m;
+    for (unsigned c = 0; c < nc; c++) {
+        uint32_t lo = (uint32_t)((uint64_t)total * c / nc);
+        uint32_t hi = (uint32_t)((uint64_t)total * (c + 1) / nc);
+        out[c] = p->split == NPK_RK_SPLIT_N ? (core_share){0, r->m, lo, hi}
+                                            : (core_share){lo, hi, 0, groups};
+    }
+    return nc;
+}
 
 static uint32_t slice_kp(const plan_shape *p, uint32_t s, uint32_t slices)
 {
@@ -81,18 +134,45 @@ static uint32_t rows_padded(const plan_shape *p, uint32_t rows)
     return p->mode == NPK_MODE_CUBE && rows != 1 ? round_up(rows, 4) : rows;
 }
 
-/* Modelled time and tasks of one core's N groups [g0, g1) over one slice of kp. */
-static double slice_cost(const plan_shape *p, uint32_t kp, uint32_t g0, uint32_t g1,
-                         uint64_t *tasks)
+/* The rows of M tile i of `rows` cut by the tiling at most `cap` each. */
+static uint32_t m_tile_rows(int tiling, uint32_t rows, uint32_t cap, uint32_t i)
+{
+    if (tiling == NPK_RK_MTILE_CEILING)
+        return rows - i * cap < cap ? rows - i * cap : cap;
+    uint32_t tiles = (rows + cap - 1) / cap;
+    return rows / tiles + (i < rows % tiles ? 1 : 0);
+}
+
+/* The M tiles of `rows` as two kinds {count, rows}. */
+static void m_kinds(int tiling, uint32_t rows, uint32_t cap, uint32_t kind[2][2])
+{
+    uint32_t tiles = (rows + cap - 1) / cap;
+    if (tiling == NPK_RK_MTILE_CEILING) {
+        kind[0][0] = rows / cap, kind[0][1] = cap;
+        kind[1][0] = rows % cap ? 1 : 0, kind[1][1] = rows % cap;
+    } else {
+        kind[0][0] = rows % tiles, kind[0][1] = rows / tiles + 1;
+        kind[1][0] = tiles - rows % tiles, kind[1][1] = rows / tiles;
+    }
+}
+
+/* Modelled task time (without job floors), tasks and M x N tiles of one core's share over one
+ * slice of kp. */
+static double slice_cost(const plan_shape *p, const core_share *cs, uint32_t kp, uint64_t *tasks,
+                         uint32_t *m_tiles, uint32_t *n_tiles)
 {
     const npk_rk_plan_request *r = p->r;
     const uint32_t nal = npk_rk_n_align(r->in), tile_groups = p->soc->n_max / nal;
     int sched;
     uint32_t mt;
     best_m_tile(r, p->soc, p->mode, kp, &sched, &mt);
-    const uint32_t m_kind[2][2] = {{r->m / mt, mt}, {r->m % mt ? 1 : 0, r->m % mt}};
-    const uint32_t n_kind[2][2] = {{(g1 - g0) / tile_groups, tile_groups},
-                                   {(g1 - g0) % tile_groups ? 1 : 0, (g1 - g0) % tile_groups}};
+    uint32_t m_kind[2][2];
+    m_kinds(p->tiling, cs->m1 - cs->m0, mt, m_kind);
+    const uint32_t g = cs->g1 - cs->g0;
+    const uint32_t n_kind[2][2] = {{g / tile_groups, tile_groups},
+                                   {g % tile_groups ? 1 : 0, g % tile_groups}};
+    *m_tiles = m_kind[0][0] + m_kind[1][0];
+    *n_tiles = n_kind[0][0] + n_kind[1][0];
     double us = 0;
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++) {
@@ -100,48 +180,88 @@ static double slice_cost(const plan_shape *p, uint32_t kp, uint32_t g0, uint32_t
             if (!count)
                 continue;
             *tasks += count;
-            us += (double)count * npk_rk_time_task_us(r->in, r->out, rows_padded(p, m_kind[i][1]),
-                                                      kp, n_kind[j][1] * nal);
+            us += (double)count * npk_rk_time_task_body_us(r->in, r->out,
+                                                           rows_padded(p, m_kind[i][1]), kp,
+                                                           n_kind[j][1] * nal);
         }
     return us;
 }
 
-static double plan_cost(const plan_shape *p, uint64_t *tasks)
+/* Jobs of `m_tiles` x `n_tiles` tasks of one slice when jobs hold only consecutive M tiles of
+ * one column range (the plan lists a slice's tasks M tile by M tile, N tiles within). */
+static uint64_t m_tile_jobs(uint32_t m_tiles, uint32_t n_tiles, uint32_t chain)
 {
-    const uint32_t nal = npk_rk_n_align(p->r->in);
-    const uint32_t groups = (p->r->n + nal - 1) / nal;
-    const uint32_t slices = (round_up(p->r->k, 32) + p->ks - 1) / p->ks;
+    return n_tiles == 1 ? (m_tiles + chain - 1) / chain : (uint64_t)m_tiles * n_tiles;
+}
+
+/* The cost of a plan by the timing model (rk_timing.h): the busiest core's modelled NPU time,
+ * its tasks' own time plus the job floor once per job of up to req.chain tasks. */
+static double plan_cost(const plan_shape *p, uint64_t *tasks, uint64_t *jobs_out,
+                        unsigned *cores_out)
+{
+    const npk_rk_plan_request *r = p->r;
+    const uint32_t slices = (round_up(r->k, 32) + p->ks - 1) / p->ks;
+    const uint32_t chain = r->chain ? r->chain : 1;
+    core_share cs[PLAN_MAX_CORES];
+    const unsigned nc = core_shares(p, cs);
     double span = 0;
     *tasks = 0;
-    for (unsigned c = 0; c < p->cores; c++) {
-        uint32_t g0 = (uint32_t)((uint64_t)groups * c / p->cores);
-        uint32_t g1 = (uint32_t)((uint64_t)groups * (c + 1) / p->cores);
-        uint64_t full_tasks = 0;
-        double us = slices > 1 ? slice_cost(p, p->ks, g0, g1, &full_tasks) * (slices - 1) : 0;
-        *tasks += full_tasks * (slices - 1);
-        us += slice_cost(p, slice_kp(p, slices - 1, slices), g0, g1, tasks);
-        if (us > span)
+    *jobs_out = 0;
+    for (unsigned c = 0; c < nc; c++) {
+        uint64_t full = 0, last = 0;
+        uint32_t mf = 0, nf = 0, ml, nl;
+        double us = slices > 1 ? slice_cost(p, &cs[c], p->ks, &full, &mf, &nf) * (slices - 1) : 0;
+        us += slice_cost(p, &cs[c], slice_kp(p, slices - 1, slices), &last, &ml, &nl);
+        uint64_t core_tasks = full * (slices - 1) + last;
+        uint64_t jobs = r->chain_m_tiles
+                            ? (slices > 1 ? m_tile_jobs(mf, nf, chain) * (slices - 1) : 0) +
+                                  m_tile_jobs(ml, nl, chain)
+                            : (core_tasks + chain - 1) / chain;
+        us += (double)jobs * NPK_RK_T_JOB_FLOOR_US;
+        *tasks += core_tasks;
+        if (us > span) {
             span = us;
+            *jobs_out = jobs;
+        }
     }
+    *cores_out = nc;
     return span;
 }
 
-/* Cores take contiguous ranges of N groups; fewer cores while each would get < 2 groups
- * (facts E.3). */
-static unsigned cores_for(const npk_rk_plan_request *r)
+/* Whether even M tiles differ from ceiling tiles anywhere in the plan. */
+static bool even_differs(const plan_shape *p)
 {
-    const uint32_t nal = npk_rk_n_align(r->in);
-    const uint32_t groups = (r->n + nal - 1) / nal;
-    unsigned nc = r->cores;
-    while (nc > 1 && groups < 2 * nc)
-        nc--;
-    return nc;
+    core_share cs[PLAN_MAX_CORES];
+    const unsigned nc = core_shares(p, cs);
+    const uint32_t slices = (round_up(p->r->k, 32) + p->ks - 1) / p->ks;
+    for (unsigned c = 0; c < nc; c++)
+        for (uint32_t s = slices > 1 ? slices - 2 : 0; s < slices; s++) {
+            int sched;
+            uint32_t mt, rows = cs[c].m1 - cs[c].m0;
+            best_m_tile(p->r, p->soc, p->mode, slice_kp(p, s, slices), &sched, &mt);
+            if (rows > mt && rows % mt)
+                return true;
+        }
+    return false;
+}
+
+/* Whether candidate c beats the best so far: cheaper by the model; ties: fewer tasks, then the
+ * larger slice (then the earlier listed: unpadded, N split, ceiling tiles). */
+static bool better(const npk_rk_plan_candidate *c, const npk_rk_plan_candidate *b)
+{
+    const double eps = 1e-6 * (b->model_us > 1 ? b->model_us : 1);
+    if (c->model_us < b->model_us - eps)
+        return true;
+    if (c->model_us > b->model_us + eps)
+        return false;
+    return c->tasks < b->tasks || (c->tasks == b->tasks && c->k_slice > b->k_slice);
 }
 
 /* The candidates: the whole (padded) K when it fits one task and the slices the schedules are
  * measured at (or the requested slice), each with the last slice as it is and, where it is
- * shorter and padding is allowed, zero-padded. The cheapest by the model is chosen (ties: fewer
- * tasks, then the larger slice, then unpadded). */
+ * shorter and padding is allowed, zero-padded; each with the cores splitting N and, on more
+ * than one core, M; each with ceiling and, where they differ, even M tiles. The cheapest by the
+ * model is chosen. */
 static size_t list_candidates(const npk_rk_plan_request *r, const npk_rk_soc *soc, npk_rk_mode mode,
                               uint32_t kmax, npk_rk_plan_candidate *out, size_t max)
 {
@@ -156,7 +276,6 @@ static size_t list_candidates(const npk_rk_plan_request *r, const npk_rk_soc *so
                 ks_list[nk++] = ks;
     }
     size_t n = 0, best = 0;
-    plan_shape p = {r, soc, mode, cores_for(r), 0, false};
     for (uint32_t i = 0; i < nk; i++)
         for (int pad = 0; pad < 2; pad++) {
             bool shorter = kp_all % ks_list[i] != 0;
@@ -164,19 +283,24 @@ static size_t list_candidates(const npk_rk_plan_request *r, const npk_rk_soc *so
                 continue;
             if (!pad && shorter && r->k_pad == 1)
                 continue;
-            p.ks = ks_list[i];
-            p.pad = pad;
-            npk_rk_plan_candidate c = {.k_slice = p.ks, .k_padded = pad};
-            c.model_us = plan_cost(&p, &c.tasks);
-            if (n < max) {
-                out[n] = c;
-                const npk_rk_plan_candidate *b = &out[best];
-                if (n == 0 || c.model_us < b->model_us - 1e-9 ||
-                    (c.model_us <= b->model_us + 1e-9 &&
-                     (c.tasks < b->tasks || (c.tasks == b->tasks && c.k_slice > b->k_slice))))
-                    best = n;
+            for (int split = 0; split < 2; split++) {
+                if (r->core_split != -1 ? split != r->core_split : split && r->cores == 1)
+                    continue;
+                for (int tiling = 0; tiling < 2; tiling++) {
+                    plan_shape p = {r, soc, mode, ks_list[i], pad, split, tiling};
+                    if (r->m_tiling != -1 ? tiling != r->m_tiling : tiling && !even_differs(&p))
+                        continue;
+                    npk_rk_plan_candidate c = {
+                        .k_slice = p.ks, .k_padded = pad, .core_split = split, .m_tiling = tiling};
+                    c.model_us = plan_cost(&p, &c.tasks, &c.jobs, &c.cores);
+                    if (n < max) {
+                        out[n] = c;
+                        if (n == 0 || better(&c, &out[best]))
+                            best = n;
+                    }
+                    n++;
+                }
             }
-            n++;
         }
     if (n && max)
         out[best].chosen = true;
@@ -200,9 +324,9 @@ static npk_status push_task(npk_rk_plan *p, const npk_rk_task_plan *t, size_t *c
     return NPK_OK;
 }
 
-/* Every check of a request, and what the plan derives from it before tiling. */
+/* Every check of a request, and the candidate the plan is built from. */
 static npk_status validate(const npk_rk_plan_request *req, const npk_rk_soc **soc_out,
-                           npk_rk_mode *mode_out, uint32_t *ks_out, bool *pad_out)
+                           npk_rk_mode *mode_out, npk_rk_plan_candidate *chosen)
 {
     const npk_rk_soc *soc = req->soc ? req->soc : npk_rk_soc_default();
     const char *dt = npk_rk_prec_name(req->in) ? npk_rk_prec_name(req->in) : "?";
@@ -219,7 +343,7 @@ static npk_status validate(const npk_rk_plan_request *req, const npk_rk_soc **so
         req->n > NPK_RK_PLAN_MAX_DIM)
         return npk_fail(NPK_ELIMIT, "M=%u K=%u N=%u: each must be at most %u", req->m, req->k,
                         req->n, NPK_RK_PLAN_MAX_DIM);
-    if (req->cores < 1 || req->cores > soc->cores)
+    if (req->cores < 1 || req->cores > soc->cores || req->cores > PLAN_MAX_CORES)
         return npk_fail(NPK_EINVAL, "cores=%u: %s has 1..%u cores", req->cores, soc->name,
                         soc->cores);
     if (req->k_slice_max && req->k_slice_max < 32)
@@ -230,17 +354,24 @@ static npk_status validate(const npk_rk_plan_request *req, const npk_rk_soc **so
     if (req->k_slice && (req->k_slice % 32 || req->k_slice > kmax))
         return npk_fail(NPK_EINVAL, "K slice %u must be a multiple of 32 and at most %u",
                         req->k_slice, kmax);
-    *soc_out = soc;
-    *mode_out = mode;
     if (req->k_pad < -1 || req->k_pad > 1)
         return npk_fail(NPK_EINVAL, "k_pad %d must be -1 (choose), 0 or 1", req->k_pad);
-    npk_rk_plan_candidate cands[32];
-    size_t n = list_candidates(req, soc, mode, kmax, cands, 32);
-    for (size_t i = 0; i < n && i < 32; i++)
-        if (cands[i].chosen) {
-            *ks_out = cands[i].k_slice;
-            *pad_out = cands[i].k_padded;
-        }
+    if (req->chain > NPK_RK_MAX_CHAIN)
+        return npk_fail(NPK_EINVAL, "chain=%u: tasks per submit must be 1..%u", req->chain,
+                        NPK_RK_MAX_CHAIN);
+    if (req->core_split < -1 || req->core_split > NPK_RK_SPLIT_M)
+        return npk_fail(NPK_EINVAL, "core_split %d must be -1 (choose), 0 (N) or 1 (M)",
+                        req->core_split);
+    if (req->m_tiling < -1 || req->m_tiling > NPK_RK_MTILE_EVEN)
+        return npk_fail(NPK_EINVAL, "m_tiling %d must be -1 (choose), 0 (ceiling) or 1 (even)",
+                        req->m_tiling);
+    *soc_out = soc;
+    *mode_out = mode;
+    npk_rk_plan_candidate cands[NPK_RK_PLAN_MAX_CANDIDATES];
+    size_t n = list_candidates(req, soc, mode, kmax, cands, NPK_RK_PLAN_MAX_CANDIDATES);
+    for (size_t i = 0; i < n && i < NPK_RK_PLAN_MAX_CANDIDATES; i++)
+        if (cands[i].chosen)
+            *chosen = cands[i];
     return NPK_OK;
 }
 
@@ -249,32 +380,31 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
     *out = (npk_rk_plan){0};
     const npk_rk_soc *soc;
     npk_rk_mode mode;
-    uint32_t ks;
-    bool pad = false;
-    npk_status vs = validate(req, &soc, &mode, &ks, &pad);
+    npk_rk_plan_candidate ch = {0};
+    npk_status vs = validate(req, &soc, &mode, &ch);
     if (vs)
         return vs;
+    const uint32_t ks = ch.k_slice;
     out->req = *req;
     out->mode = mode;
     out->k_slice = ks;
-    out->k_padded = pad;
+    out->k_padded = ch.k_padded;
+    out->core_split = ch.core_split;
+    out->m_tiling = ch.m_tiling;
+    out->jobs = ch.jobs;
+    out->model_us = ch.model_us;
 
     const uint32_t nal = npk_rk_n_align(req->in);
-    const uint32_t kp_all = round_up(req->k, 32);
-    const uint32_t slices = (kp_all + ks - 1) / ks;
+    const uint32_t slices = (round_up(req->k, 32) + ks - 1) / ks;
     out->k_slices = slices;
-
-    const uint32_t groups = (req->n + nal - 1) / nal;
-    const plan_shape shape = {req, soc, mode, cores_for(req), ks, pad};
-    const unsigned nc = shape.cores;
+    const plan_shape shape = {req, soc, mode, ks, ch.k_padded, ch.core_split, ch.m_tiling};
+    core_share cs[PLAN_MAX_CORES];
+    const unsigned nc = core_shares(&shape, cs);
     out->cores_used = nc;
-    uint64_t ntasks;
-    out->model_us = plan_cost(&shape, &ntasks);
     const uint32_t tile_groups = soc->n_max / nal;
     size_t cap = 0;
     for (unsigned c = 0; c < nc; c++) {
-        uint32_t g0 = (uint32_t)((uint64_t)groups * c / nc);
-        uint32_t g1 = (uint32_t)((uint64_t)groups * (c + 1) / nc);
+        const uint32_t g0 = cs[c].g0, g1 = cs[c].g1, rows = cs[c].m1 - cs[c].m0;
         for (uint32_t s = 0; s < slices; s++) {
             uint32_t k0 = s * ks, k1 = k0 + ks;
             if (k1 > req->k)
@@ -283,11 +413,11 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
             int sched;
             uint32_t mt;
             best_m_tile(req, soc, mode, kp, &sched, &mt);
-            for (uint32_t m0 = 0; m0 < req->m; m0 += mt) {
-                uint32_t m1 = m0 + mt < req->m ? m0 + mt : req->m;
-                uint32_t mp = m1 - m0;
-                if (mode == NPK_MODE_CUBE && mp != 1)
-                    mp = round_up(mp, 4); /* padded rows are computed and dropped */
+            uint32_t m1 = cs[c].m0;
+            for (uint32_t i = 0; m1 < cs[c].m1; i++) {
+                uint32_t m0 = m1;
+                m1 = m0 + m_tile_rows(ch.m_tiling, rows, mt, i);
+                uint32_t mp = rows_padded(&shape, m1 - m0); /* padded rows computed, dropped */
                 for (uint32_t t0 = g0; t0 < g1; t0 += tile_groups) {
                     uint32_t t1 = t0 + tile_groups < g1 ? t0 + tile_groups : g1;
                     npk_rk_task_plan t = {0};
@@ -322,13 +452,12 @@ uint32_t npk_rk_plan_k_choice(const npk_rk_plan_request *req, bool *pad)
      * build a large one just to read its first slice). */
     const npk_rk_soc *soc;
     npk_rk_mode mode;
-    uint32_t ks;
-    bool padded = false;
-    if (validate(req, &soc, &mode, &ks, &padded))
+    npk_rk_plan_candidate ch = {0};
+    if (validate(req, &soc, &mode, &ch))
         return 0;
     if (pad)
-        *pad = padded;
-    return ks;
+        *pad = ch.k_padded;
+    return ch.k_slice;
 }
 
 uint32_t npk_rk_plan_k_slice(const npk_rk_plan_request *req)
@@ -341,24 +470,28 @@ size_t npk_rk_plan_candidates(const npk_rk_plan_request *req, npk_rk_plan_candid
 {
     const npk_rk_soc *soc;
     npk_rk_mode mode;
-    uint32_t ks;
-    bool pad;
-    if (validate(req, &soc, &mode, &ks, &pad))
+    npk_rk_plan_candidate ch;
+    if (validate(req, &soc, &mode, &ch))
         return 0;
     return list_candidates(req, soc, mode, k_task_max(req, soc), out, max);
 }
 
 void npk_rk_plan_print_candidates(FILE *out, const npk_rk_plan_request *req)
 {
-    npk_rk_plan_candidate c[32];
-    size_t n = npk_rk_plan_candidates(req, c, 32);
-    fprintf(out, "candidates (modelled NPU time of the busiest core: the timing model, not a "
-                 "measurement):\n");
-    fprintf(out, "  %7s %-13s %7s %12s\n", "K slice", "last slice", "tasks", "model ms");
-    for (size_t i = 0; i < n && i < 32; i++)
-        fprintf(out, "  %7u %-13s %7llu %12.3f%s\n", c[i].k_slice,
-                c[i].k_padded ? "zero-padded" : "as it is", (unsigned long long)c[i].tasks,
-                c[i].model_us / 1e3, c[i].chosen ? "  <- chosen" : "");
+    npk_rk_plan_candidate c[NPK_RK_PLAN_MAX_CANDIDATES];
+    size_t n = npk_rk_plan_candidates(req, c, NPK_RK_PLAN_MAX_CANDIDATES);
+    fprintf(out,
+            "candidates at %u task%s per submit (modelled NPU time of the busiest core: the "
+            "timing model, not a measurement):\n",
+            req->chain > 1 ? req->chain : 1, req->chain > 1 ? "s" : "");
+    fprintf(out, "  %7s %-11s %5s %5s %-7s %7s %7s %12s\n", "K slice", "last slice", "split",
+            "cores", "M tiles", "tasks", "submits", "model ms");
+    for (size_t i = 0; i < n && i < NPK_RK_PLAN_MAX_CANDIDATES; i++)
+        fprintf(out, "  %7u %-11s %5s %5u %-7s %7llu %7llu %12.3f%s\n", c[i].k_slice,
+                c[i].k_padded ? "zero-padded" : "as it is", npk_rk_core_split_name(c[i].core_split),
+                c[i].cores, npk_rk_m_tiling_name(c[i].m_tiling), (unsigned long long)c[i].tasks,
+                (unsigned long long)c[i].jobs, c[i].model_us / 1e3,
+                c[i].chosen ? "  <- chosen" : "");
 }
 
 void npk_rk_plan_free(npk_rk_plan *p)
@@ -401,7 +534,9 @@ void npk_rk_plan_print_text(FILE *out, const npk_rk_plan *p)
                 t->sched, t->cbuf_con0, t->mp, t->kp, t->np);
     }
     fprintf(out,
-            "K slice %u%s; modelled NPU time of the busiest core %.3f ms (timing model, not a "
-            "measurement)\n",
-            p->k_slice, p->k_padded ? ", the last zero-padded to it" : "", p->model_us / 1e3);
+            "K slice %u%s; cores split %s; %s M tiles; modelled NPU time of the busiest core "
+            "%.3f ms in %llu submit%s (timing model, not a measurement)\n",
+            p->k_slice, p->k_padded ? ", the last zero-padded to it" : "",
+            npk_rk_core_split_name(p->core_split), npk_rk_m_tiling_name(p->m_tiling),
+            p->model_us / 1e3, (unsigned long long)p->jobs, p->jobs == 1 ? "" : "s");
 }

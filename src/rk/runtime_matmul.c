@@ -408,6 +408,14 @@ void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m
     req->soc = rt->soc;
     req->k_slice = w->k_slice;
     req->k_pad = w->k_pad; /* the slicing the weights were packed in */
+    npk_rk_request_submits(rt, req);
+}
+
+void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
+{
+    /* the submits the plan's tasks will be grouped into, for its cost */
+    req->chain = npk_rk_tasks_per_job(rt);
+    req->chain_m_tiles = rt->submission->row_offset;
 }
 
 npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,

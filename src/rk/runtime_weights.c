@@ -41,6 +41,8 @@ npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n
     uint32_t hint = m_hint < 1 ? 1 : m_hint > NPK_RK_PLAN_MAX_DIM ? NPK_RK_PLAN_MAX_DIM : m_hint;
     npk_rk_plan_request_init(&req, in, hint, k, n);
     req.soc = rt->soc;
+    req.cores = rt->cores;
+    npk_rk_request_submits(rt, &req);
     req.k_slice = k_slice;
     /* a slicing given by the caller's layout is kept as it is; else the planner may pad the
      * last slice to the others' K (packed with a zero tail) */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "npukit/rk.h"
+#include "npukit/rk_plan.h"
 #include "submission.h"
 
 static const char kick_per_task[] =
@@ -78,3 +79,18 @@ unsigned npk_rk_submission_count(void) { return ROWS; }
 const char *npk_rk_submission_name(unsigned i) { return i < ROWS ? rows[i].name : NULL; }
 
 const char *npk_rk_submission_about(unsigned i) { return i < ROWS ? rows[i].about : NULL; }
+
+npk_status npk_rk_submission_plan(const char *form, unsigned chain, npk_rk_plan_request *req)
+{
+    const npk_rk_submission_row *f = form ? npk_rk_submission_find(form) : &rows[0];
+    if (!f)
+        return npk_fail(NPK_EINVAL, "submission form %s is not one of the %u forms", form, ROWS);
+    if (chain < 1 || chain > NPK_RK_MAX_CHAIN)
+        return npk_fail(NPK_EINVAL, "chain=%u: tasks per submit must be 1..%u", chain,
+                        NPK_RK_MAX_CHAIN);
+    if (chain > 1 && f == &rows[0])
+        f = npk_rk_submission_find("chained");
+    req->chain = f->groups ? chain : 1;
+    req->chain_m_tiles = f->row_offset;
+    return NPK_OK;
+}

@@ -49,15 +49,26 @@ double npk_rk_time_sdp_us(double read_bytes, double write_bytes)
     return 1e6 * bytes / NPK_RK_T_DMA_BYTES_PER_S;
 }
 
-double npk_rk_time_task_us_at(double clock_hz, int in_prec, int out_prec, uint32_t mp, uint32_t kp,
-                              uint32_t np)
+static double task_body_at(double clock_hz, int in_prec, int out_prec, uint32_t mp, uint32_t kp,
+                           uint32_t np)
 {
     /* the bytes the operation moves, as the simulator counts them */
     double ib = npk_rk_prec_bits((npk_rk_prec)in_prec) / 8.0;
     double ob = npk_rk_prec_bits((npk_rk_prec)out_prec) / 8.0;
-    return NPK_RK_T_JOB_FLOOR_US + NPK_RK_T_TASK_US +
-           npk_rk_time_matmul_us_at(clock_hz, in_prec, mp, kp, np,
-                                    ((double)mp * kp + (double)kp * np) * ib, (double)mp * np * ob);
+    return NPK_RK_T_TASK_US + npk_rk_time_matmul_us_at(clock_hz, in_prec, mp, kp, np,
+                                                       ((double)mp * kp + (double)kp * np) * ib,
+                                                       (double)mp * np * ob);
+}
+
+double npk_rk_time_task_us_at(double clock_hz, int in_prec, int out_prec, uint32_t mp, uint32_t kp,
+                              uint32_t np)
+{
+    return NPK_RK_T_JOB_FLOOR_US + task_body_at(clock_hz, in_prec, out_prec, mp, kp, np);
+}
+
+double npk_rk_time_task_body_us(int in_prec, int out_prec, uint32_t mp, uint32_t kp, uint32_t np)
+{
+    return task_body_at(NPK_RK_T_CLOCK_HZ, in_prec, out_prec, mp, kp, np);
 }
 
 double npk_rk_time_task_us(int in_prec, int out_prec, uint32_t mp, uint32_t kp, uint32_t np)
