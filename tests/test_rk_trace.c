@@ -2,7 +2,9 @@
 /* NPUKIT_TRACE: a runtime matmul on the simulator over two cores writes a trace that parses as
  * JSON in the Chrome trace-event format: every host phase on each core's track, one modelled
  * NPU span per job whose durations add up to the call's NPU time and never overlap on a core,
- * the warm-ups as instants; after the trace is closed, calls still run and write nothing. */
+ * the warm-ups as instants; an element-wise call's SDP jobs appear too (its submit on the host
+ * track, its NPU time on the model's); after the trace is closed, calls still run and write
+ * nothing. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -66,6 +68,14 @@ int main(void)
     npk_rk_stats st;
     CHECK_EQ(one_call(rt, &st), NPK_OK);
     CHECK_EQ(st.cores_used, 2);
+    /* an element-wise add: its jobs go through the same submit path */
+    enum { EM = 64, EN = 256 };
+    uint16_t *ea = calloc(EM * EN, 2), *eb = calloc(EM * EN, 2), *ec = calloc(EM * EN, 2);
+    npk_rk_stats est;
+    CHECK_EQ(npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP16, EM, EN, ea, NPK_EW_PER_ELEMENT, eb, ec, &est),
+             NPK_OK);
+    CHECK(est.npu_ns > 0);
+    free(ea), free(eb), free(ec);
     npk_rk_trace_close();
     CHECK(!npk_rk_trace_on());
 
@@ -123,7 +133,8 @@ int main(void)
             CHECK(seen[c][p] > 0);
     CHECK(warmups >= 1); /* fresh output buffers */
     CHECK(npu_us > 0);
-    CHECK(npu_us > st.npu_ns / 1e3 * 0.999 && npu_us < st.npu_ns / 1e3 * 1.001);
+    const double want_us = (st.npu_ns + est.npu_ns) / 1e3; /* the matmul's and the add's */
+    CHECK(npu_us > want_us * 0.999 && npu_us < want_us * 1.001);
     cJSON_Delete(root);
     free(text);
 

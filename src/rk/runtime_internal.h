@@ -190,6 +190,9 @@ typedef struct npk_rk_job {
     bool nonblock;
 } npk_rk_job;
 npk_status npk_rk_submit_form(npk_rk *rt, const npk_rk_job *job, npk_rk_stats *st);
+/* npk_rk_submit_form plus the trace's events for the job (NPUKIT_TRACE): every spine submits
+ * through this (npk_rk_submit_job does), so matmul, element-wise and fused jobs all appear. */
+npk_status npk_rk_submit_traced(npk_rk *rt, npk_rk_job *job, npk_rk_stats *st, uint32_t tasks);
 
 /* NPK_EINVAL naming the first element outside [-8, 7]. */
 npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what);

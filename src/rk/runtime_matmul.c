@@ -214,29 +214,6 @@ static npk_status finish_job(run *r, const npk_rk_task_plan *tasks, uint32_t cou
     return s;
 }
 
-/* npk_rk_submit_form with the trace's events: the submit (warm-ups and retries included) on the
- * host track of the job's first core, the job's modelled NPU time on the model's, warm-ups and
- * resets as instants. */
-static npk_status submit_traced(npk_rk *rt, npk_rk_job *job, npk_rk_stats *st, uint32_t tasks)
-{
-    const npk_rk_stats before = *st;
-    uint64_t t0 = npk_now_ns();
-    npk_status s = npk_rk_submit_form(rt, job, st);
-    if (!npk_rk_trace_on())
-        return s;
-    unsigned core = 0;
-    while (core + 1 < NPK_RK_MAX_CORES && !(job->core_mask >> core & 1))
-        core++;
-    npk_rk_trace_host(core, "submit", t0, npk_now_ns());
-    if (st->npu_ns > before.npu_ns)
-        npk_rk_trace_npu(core, tasks, st->npu_ns - before.npu_ns, t0);
-    if (st->warmups > before.warmups)
-        npk_rk_trace_instant(core, "warm-up", t0);
-    if (st->resets > before.resets)
-        npk_rk_trace_instant(core, "reset", t0);
-    return s;
-}
-
 static uint32_t total_tasks(const uint32_t *take, unsigned n)
 {
     uint32_t sum = 0;
@@ -258,7 +235,7 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
                       .nonblock = rt->submission->nonblock};
     job.count[core] = npk_rk_job_records(&jb);
     if (s == NPK_OK)
-        s = submit_traced(rt, &job, r->st, count);
+        s = npk_rk_submit_traced(rt, &job, r->st, count);
     return s ? s : finish_job(r, tasks, count, slots);
 }
 
@@ -326,7 +303,7 @@ static npk_status run_all_in_one(run *r, const size_t *first, const size_t *coun
             s = npk_rk_mem_sync(rt->dev, records, 0, npk_rk_regcmd_offset(rt->chain, 0),
                                 RKNPU_MEM_SYNC_TO_DEVICE);
         if (s == NPK_OK)
-            s = submit_traced(rt, &job, r->st, total_tasks(take, n));
+            s = npk_rk_submit_traced(rt, &job, r->st, total_tasks(take, n));
         for (unsigned i = 0; s == NPK_OK && i < n; i++)
             s = finish_job(r, tk[i], take[i], slots[i]);
         for (unsigned c = NPK_RK_MAX_CORES; c-- > 0;)

@@ -8,6 +8,7 @@
 
 #include "policy.h"
 #include "runtime_internal.h"
+#include "trace.h"
 
 /* ---- the state policy, applied ------------------------------------------------------------ */
 
@@ -151,11 +152,34 @@ npk_status npk_rk_submit_form(npk_rk *rt, const npk_rk_job *job, npk_rk_stats *s
     }
 }
 
+/* npk_rk_submit_form with the trace's events: the submit (warm-ups and retries included) on the
+ * host track of the job's first core, the job's modelled NPU time on the model's, warm-ups and
+ * resets as instants. */
+npk_status npk_rk_submit_traced(npk_rk *rt, npk_rk_job *job, npk_rk_stats *st, uint32_t tasks)
+{
+    const npk_rk_stats before = *st;
+    uint64_t t0 = npk_now_ns();
+    npk_status s = npk_rk_submit_form(rt, job, st);
+    if (!npk_rk_trace_on())
+        return s;
+    unsigned core = 0;
+    while (core + 1 < NPK_RK_MAX_CORES && !(job->core_mask >> core & 1))
+        core++;
+    npk_rk_trace_host(core, "submit", t0, npk_now_ns());
+    if (st->npu_ns > before.npu_ns)
+        npk_rk_trace_npu(core, tasks, st->npu_ns - before.npu_ns, t0);
+    if (st->warmups > before.warmups)
+        npk_rk_trace_instant(core, "warm-up", t0);
+    if (st->resets > before.resets)
+        npk_rk_trace_instant(core, "reset", t0);
+    return s;
+}
+
 npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st)
 {
     npk_rk_job job = {.records = &rt->core[c].task, .core_mask = 1u << c};
     job.count[c] = tasks;
-    return npk_rk_submit_form(rt, &job, st);
+    return npk_rk_submit_traced(rt, &job, st, tasks);
 }
 
 /* ---- the per-core output buffer ------------------------------------------------------------ */
