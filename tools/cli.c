@@ -242,3 +242,34 @@ int cli_lib_error(const char *what)
     fprintf(stderr, "npukit: %s: %s\n", what, npk_last_error());
     return 1;
 }
+
+char *cli_read_capped(FILE *f, size_t max, size_t *n)
+{
+    size_t cap = 0;
+    char *buf = NULL;
+    *n = 0;
+    for (;;) {
+        if (*n + 1 >= cap) { /* room for one more byte and the NUL */
+            size_t ncap = cap ? 2 * cap : 64 * 1024;
+            if (ncap > max + 2)
+                ncap = max + 2;
+            if (ncap <= cap) { /* one past the cap read: too large */
+                buf[*n] = '\0';
+                return buf;
+            }
+            char *g = realloc(buf, ncap);
+            if (!g) {
+                free(buf);
+                return NULL;
+            }
+            buf = g;
+            cap = ncap;
+        }
+        size_t got = fread(buf + *n, 1, cap - 1 - *n, f);
+        *n += got;
+        if (!got) {
+            buf[*n] = '\0';
+            return buf;
+        }
+    }
+}

@@ -85,5 +85,9 @@ bool cli_number(const char *cmd, const char *opt, const char *text, bool hex, ui
 
 /* Print "npukit: <what>: <msg>" from the library's last error. Returns the exit status 1. */
 int cli_lib_error(const char *what);
+/* The bytes of an open file, read until its end or one byte past `max` (so *n > max tells the
+ * caller the file is too large), in a buffer that grows with what was read and is NUL-terminated
+ * (text can be used as a string). NULL only when out of memory; ferror(f) tells a read error. */
+char *cli_read_capped(FILE *f, size_t max, size_t *n);
 
 #endif

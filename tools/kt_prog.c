@@ -21,29 +21,12 @@ static char *slurp(const char *path)
         fprintf(stderr, "npukit kt prog: cannot open '%s'\n", path);
         return NULL;
     }
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0)
-            break;
-        if (n + 1 == cap) {
-            if (cap >= MAX_FILE) {
-                fprintf(stderr, "npukit kt prog: '%s' is larger than %d bytes\n", path, MAX_FILE);
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            char *more = realloc(buf, cap * 2);
-            if (!more) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = more;
-            cap *= 2;
-        }
+    size_t n = 0;
+    char *buf = cli_read_capped(f, MAX_FILE, &n);
+    if (buf && n > MAX_FILE) {
+        fprintf(stderr, "npukit kt prog: '%s' is larger than %d bytes\n", path, MAX_FILE);
+        free(buf);
+        buf = NULL;
     }
     int err = ferror(f) ? errno : 0; /* a directory opens, then fails to read (EISDIR) */
     if (f != stdin)
@@ -60,8 +43,6 @@ static char *slurp(const char *path)
         free(buf);
         buf = NULL;
     }
-    if (buf)
-        buf[n] = 0;
     return buf;
 }
 

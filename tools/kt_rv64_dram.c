@@ -96,35 +96,6 @@ static bool in_dram(const char *cmd, const char *opt, const kt_rv64_dram_file *f
     return false;
 }
 
-/* The file's bytes, up to one past the cap (so an over-long file is seen), in a buffer that
- * grows with what was read rather than the cap's 64 MiB up front. NULL when out of memory. */
-static uint8_t *read_capped(FILE *fp, size_t *n)
-{
-    size_t cap = 0;
-    uint8_t *buf = NULL;
-    *n = 0;
-    for (;;) {
-        if (*n == cap) {
-            size_t ncap = cap ? 2 * cap : 64 * 1024;
-            if (ncap > (size_t)MAX_FILE_BYTES + 1)
-                ncap = (size_t)MAX_FILE_BYTES + 1;
-            if (ncap == cap)
-                return buf; /* one past the cap read: too large */
-            uint8_t *g = realloc(buf, ncap);
-            if (!g) {
-                free(buf);
-                return NULL;
-            }
-            buf = g;
-            cap = ncap;
-        }
-        size_t got = fread(buf + *n, 1, cap - *n, fp);
-        *n += got;
-        if (!got)
-            return buf;
-    }
-}
-
 int kt_rv64_dram_load(const kt_rv64_dram *d, kt_transport *t, uint64_t mem_base, uint64_t dram_size,
                       const char *cmd)
 {
@@ -136,7 +107,7 @@ int kt_rv64_dram_load(const kt_rv64_dram *d, kt_transport *t, uint64_t mem_base,
             return 1;
         }
         size_t n = 0;
-        uint8_t *buf = read_capped(fp, &n);
+        uint8_t *buf = (uint8_t *)cli_read_capped(fp, MAX_FILE_BYTES, &n);
         fclose(fp);
         int rc = 0;
         if (!buf) {
