@@ -78,6 +78,7 @@ ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/slow.mesh' --reply-budget 2000 | 
 # A host program with a NUL byte is refused where it is, not blamed on a cut-off line.
 printf 'WR 0x10000020 5 IRQ_EN\n\000DONE 0\n' > "$tmp/nul.prog"
 ok bash -c "'$cli' kt prog '$tmp/nul.prog' 2>&1 | grep -q 'a NUL byte at offset 23 (a program is text)'"
+ok bash -c "timeout 20 '$cli' kt prog /dev/zero 2>&1 | grep -q 'zero. is larger than 16777216 bytes'"
 # The cycles a host access is charged are a preset value, and --json says which.
 ok bash -c "'$cli' kt saxpy -n 10 --json | grep -q '\"host_access_cycles\": 8,'"
 sed 's/^host_access_cycles .*/host_access_cycles 3/' "$src/data/kt/default.mesh" > "$tmp/access3.mesh"
