@@ -61,7 +61,7 @@ static uint64_t sc_dbg(void *u)
     return 0xDB6DB6DB6DB6DB6Dull;
 }
 static const ksim_unit_ops script_ops = {"script", 0x5343, sc_create, sc_destroy, NULL, sc_ready,
-                                         sc_issue, sc_tick, sc_recv, sc_dbg, NULL};
+                                         sc_issue, sc_tick, sc_recv, sc_dbg, NULL, NULL};
 
 /* ---- harness ---- */
 static const kt_coord AT = {2, 1}, ORC = {0, 1}, HOST = {0, 0};

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Argument-parsing helpers shared by every subcommand. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "cli.h"
 
 #include <errno.h>
@@ -272,4 +273,14 @@ char *cli_read_capped(FILE *f, size_t max, size_t *n)
             return buf;
         }
     }
+}
+
+bool cli_parse_trace(const cli_opt *row, const char *v, const char *cmd)
+{
+    (void)row;
+    if (!*v) {
+        fprintf(stderr, "npukit %s: --trace needs a file name\n", cmd);
+        return false;
+    }
+    return setenv("NPUKIT_TRACE", v, 1) == 0;
 }

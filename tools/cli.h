@@ -85,6 +85,9 @@ bool cli_number(const char *cmd, const char *opt, const char *text, bool hex, ui
 
 /* Print "npukit: <what>: <msg>" from the library's last error. Returns the exit status 1. */
 int cli_lib_error(const char *what);
+/* CLI_CUSTOM parser of --trace FILE (rk and kt commands): sets NPUKIT_TRACE, which the library
+ * reads when it opens the trace file at its first traced event (src/common/trace_json.c). */
+bool cli_parse_trace(const cli_opt *row, const char *v, const char *cmd);
 /* The bytes of an open file, read until its end or one byte past `max` (so *n > max tells the
  * caller the file is too large), in a buffer that grows with what was read and is NUL-terminated
  * (text can be used as a string). NULL only when out of memory; ferror(f) tells a read error. */

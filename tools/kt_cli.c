@@ -54,6 +54,12 @@ const cli_opt *kt_cli_rows(kt_cli_opts *o)
          .dest = &o->m.backdoor,
          .help =
              "--card pipe:/tcp:: DRAM blocks through the BR/BW backdoor where the peer offers it"},
+        {.name = "--trace",
+         .kind = CLI_CUSTOM,
+         .parse = cli_parse_trace,
+         .meta = "FILE",
+         .help = "write a Chrome/Perfetto trace (as NPUKIT_TRACE=FILE): the simulator's units, "
+                 "mover and engine on its simulated timeline, the host's transactions and waits"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &o->json, .help = "machine-readable output"},
         CLI_END,
     };

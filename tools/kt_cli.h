@@ -14,7 +14,7 @@
 #include "npukit/ktsim.h"
 
 /* The options every kt subcommand takes, and the option rows that fill them. */
-enum { KT_CLI_ROWS = 8 };
+enum { KT_CLI_ROWS = 9 };
 typedef struct kt_cli_opts {
     kt_machine_opts m;
     bool json;
@@ -32,7 +32,7 @@ typedef struct kt_cli {
 } kt_cli;
 
 /* The rows of the common options (--sim, --prestrobe, --card, --ctrl-base, --mem-base,
- * --timeout-ms, --backdoor, --json), writing into o. */
+ * --timeout-ms, --backdoor, --trace, --json), writing into o. */
 const cli_opt *kt_cli_rows(kt_cli_opts *o);
 /* The row of the commands that enumerate the mesh (--reply-budget N, into o->reply_budget). */
 const cli_opt *kt_cli_discovery_rows(kt_cli_opts *o);

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "common/trace_json.h"
 
 enum { MESH_WINDOW = 0x10000, MESH_STRIDE = 0x10000 };
 
@@ -81,6 +82,9 @@ int kt_machine_open(kt_machine *m, const kt_machine_opts *o, unsigned meshes, bo
 {
     memset(m, 0, sizeof *m);
     m->meshes = meshes ? meshes : 1;
+    /* NPUKIT_TRACE is opened (and leaves the environment) before a --card child is started, so
+     * the child never writes into the same file */
+    npk_trace_on();
     if (ktsim_preset_load(o->preset ? o->preset : "default", &m->cfg) != NPK_OK)
         return cli_lib_error("kt");
     if (o->ctrl_given)
@@ -95,12 +99,14 @@ int kt_machine_open(kt_machine *m, const kt_machine_opts *o, unsigned meshes, bo
             return cli_lib_error("kt");
         m->t = ktsim_card_transport(m->sim);
         m->engine = engine;
+        m->t->trace_window = kt_machine_ctrl_base(m, 0) + 1; /* a trace names its registers */
         return 0;
     }
     if (open_remote(m, o) != NPK_OK)
         return cli_lib_error("kt: --card");
     m->t = &m->remote;
     m->engine = announces_engine(m);
+    m->t->trace_window = kt_machine_ctrl_base(m, 0) + 1;
     npk_status s = NPK_OK;
     if (engine && !m->engine)
         s = npk_fail(NPK_EUNSUPPORTED,

@@ -157,7 +157,7 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
         {RK_OPT_DEVICE,
          {.name = "--trace",
           .kind = CLI_CUSTOM,
-          .parse = rk_parse_trace,
+          .parse = cli_parse_trace,
           .meta = "FILE",
           .help = "write a Chrome/Perfetto trace of the runtime's phases (as NPUKIT_TRACE=FILE)"}},
         {RK_OPT_SEED,
@@ -178,17 +178,6 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
 }
 
 /* --sched auto|0|1: the synthesizer's choice or a fixed schedule. */
-bool rk_parse_trace(const cli_opt *row, const char *v, const char *cmd)
-{
-    (void)row;
-    if (!*v) {
-        fprintf(stderr, "npukit %s: --trace needs a file name\n", cmd);
-        return false;
-    }
-    /* the runtime opens the trace when it starts (src/rk/trace.c) */
-    return setenv("NPUKIT_TRACE", v, 1) == 0;
-}
-
 bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd)
 {
     uint64_t x;

@@ -42,8 +42,6 @@ typedef struct rk_shape_opts {
 void rk_shape_opts_init(rk_shape_opts *o);
 /* The rows of the groups in `groups`, writing into o; -m/-k/-n take 1..max_dim. */
 const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim);
-/* CLI_CUSTOM parser of --trace FILE: sets NPUKIT_TRACE for the runtime the command opens. */
-bool rk_parse_trace(const cli_opt *row, const char *v, const char *cmd);
 /* CLI_CUSTOM parser of --sched auto|0|1 into an int (NPK_SCHED_AUTO for auto). */
 bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd);
 /* s as the inside of a JSON string (quotes, backslashes and control characters escaped), in

@@ -77,6 +77,16 @@ typedef struct kt_transport {
     kt_counters count;
     kt_trace_fn trace;
     void *trace_user;
+    /* NPUKIT_TRACE (the trace file): a simulated machine in this process gives its clock
+     * (clock(clock_ctx) mesh cycles at clock_mhz) and its trace process, so the transactions
+     * land on its simulated timeline; without a clock they are on the host's wall clock. The
+     * driver sets trace_window to the control window's base + 1 so registers are named. */
+    uint64_t (*clock)(const void *clock_ctx);
+    const void *clock_ctx;
+    unsigned clock_mhz;
+    int trace_pid;
+    int trace_tid; /* the transactions' track, made at the first traced transaction */
+    uint64_t trace_window;
 } kt_transport;
 
 /* Fill a transport with ops and context; bulk defaults to false. */
@@ -89,6 +99,7 @@ npk_status kt_write64(kt_transport *t, uint64_t addr, uint64_t value);
 npk_status kt_read_block(kt_transport *t, uint64_t addr, void *buf, size_t len);
 npk_status kt_write_block(kt_transport *t, uint64_t addr, const void *buf, size_t len);
 
+/* Zero the counters (a trace marks the moment with a "counters reset" instant). */
 void kt_counters_reset(kt_transport *t);
 /* "12 transactions (3 reads, 8 writes, 1 block write), 104 B written, 24 B read" */
 size_t kt_counters_format(const kt_counters *c, char *buf, size_t len);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dispatch_rules.h"
+#include "kt/hw/transport_trace.h"
 #include "npukit/kt.h"
 
 static bool known(const kt_dev *d, size_t w) { return d->stage_known[w / 8] >> (w % 8) & 1; }
@@ -128,7 +129,13 @@ static void pause_for(kt_dev *d, uint64_t cycles)
 {
     if (!d->opt.pause || !cycles)
         return;
+    bool traced = kt_trace_on();
+    double t0 = traced ? kt_trace_now_us(d->t) : 0;
     d->opt.pause(d->opt.pause_user, cycles);
+    if (traced) {
+        npk_trace_arg a = NPK_TRACE_U("cycles", cycles);
+        kt_trace_span(d->t, "pause", t0, &a, 1);
+    }
     d->waits.pauses++;
     d->waits.paused_cycles += cycles;
 }
@@ -197,8 +204,8 @@ void kt_note_count_seen(kt_dev *d, kt_coord at, uint16_t count)
  * holding that value, for the caller's message. */
 typedef bool (*poll_done_fn)(uint64_t value, uint64_t want);
 
-static npk_status poll_until(kt_dev *d, uint32_t off, poll_done_fn done, uint64_t want,
-                             uint64_t expect, uint64_t paused_at, uint64_t *last, bool *reached)
+static npk_status poll_loop(kt_dev *d, uint32_t off, poll_done_fn done, uint64_t want,
+                            uint64_t expect, uint64_t paused_at, uint64_t *last, bool *reached)
 {
     uint64_t v = 0, prev = ~0ull;
     uint32_t quiet = 0;
@@ -220,6 +227,25 @@ static npk_status poll_until(kt_dev *d, uint32_t off, poll_done_fn done, uint64_
         prev = v;
     }
     return NPK_OK;
+}
+
+/* poll_loop, a span in the trace: "wait REG" with the reads it took. */
+static npk_status poll_until(kt_dev *d, uint32_t off, poll_done_fn done, uint64_t want,
+                             uint64_t expect, uint64_t paused_at, uint64_t *last, bool *reached)
+{
+    if (!kt_trace_on())
+        return poll_loop(d, off, done, want, expect, paused_at, last, reached);
+    double t0 = kt_trace_now_us(d->t);
+    kt_wait_stats before = d->waits;
+    npk_status s = poll_loop(d, off, done, want, expect, paused_at, last, reached);
+    const kt_reg_desc *r = kt_orch_reg_find(off);
+    char name[48];
+    snprintf(name, sizeof name, "wait %s", r ? r->name : "register");
+    npk_trace_arg a[] = {NPK_TRACE_U("checks", d->waits.checks - before.checks),
+                         NPK_TRACE_U("polls", d->waits.polls - before.polls),
+                         NPK_TRACE_U("reached", *reached), NPK_TRACE_X("last", *last)};
+    kt_trace_span(d->t, name, t0, a, sizeof a / sizeof a[0]);
+    return s;
 }
 
 static bool stream_ended(uint64_t prog_stat, uint64_t want)
@@ -415,7 +441,27 @@ npk_status kt_check_credit_returned(kt_dev *d, const kt_ticket *tk)
         tk->dst.x, tk->dst.y, tk->n, missing, p.credit, d->last_seed);
 }
 
+static npk_status wait_program(kt_dev *d, const kt_ticket *tk, kt_wait_result *res);
+
+/* wait_program, a span in the trace: "wait (x,y)" with the program's size and the reads. */
 npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
+{
+    if (!kt_trace_on())
+        return wait_program(d, tk, res);
+    double t0 = kt_trace_now_us(d->t);
+    kt_wait_result r;
+    npk_status s = wait_program(d, tk, &r);
+    if (res)
+        *res = r;
+    char name[32];
+    snprintf(name, sizeof name, "wait (%u,%u)", tk->dst.x, tk->dst.y);
+    npk_trace_arg a[] = {NPK_TRACE_U("instructions", tk->n), NPK_TRACE_U("polls", r.polls),
+                         NPK_TRACE_S("status", npk_status_name(s))};
+    kt_trace_span(d->t, name, t0, a, sizeof a / sizeof a[0]);
+    return s;
+}
+
+static npk_status wait_program(kt_dev *d, const kt_ticket *tk, kt_wait_result *res)
 {
     kt_wait_result r;
     memset(&r, 0, sizeof r);

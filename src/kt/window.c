@@ -30,6 +30,7 @@ npk_status kt_open(kt_dev *d, kt_transport *t, uint64_t base, const kt_options *
     memset(d, 0, sizeof *d);
     d->t = t;
     d->base = base;
+    t->trace_window = base + 1; /* a trace names the window's registers */
     if (opt)
         d->opt = *opt;
     if (!d->opt.stage_flits)

@@ -28,6 +28,10 @@ struct ksim_engine {
     bool busy, done, err;
     uint64_t code;
     uint32_t polls;
+
+    ksim_track trace; /* tr NULL: not traced */
+    uint64_t go_at, poll_at;
+    uint32_t run_cmds, poll_reads;
 };
 
 ksim_engine *ksim_engine_create(const ksim_engine_bus *bus, unsigned poll_ivl, unsigned addr_bits)
@@ -65,6 +69,37 @@ uint64_t ksim_engine_quiet(const ksim_engine *e)
 
 void ksim_engine_skip(ksim_engine *e, uint64_t cycles) { e->wait -= (unsigned)cycles; }
 
+void ksim_engine_set_trace(ksim_engine *e, ksim_track t) { e->trace = t; }
+
+/* The program ends (DONE, or an opcode the engine does not know). */
+static void trace_end(const ksim_engine *e)
+{
+    npk_trace_arg a[] = {NPK_TRACE_U("commands", e->run_cmds), NPK_TRACE_U("polls", e->polls),
+                         NPK_TRACE_X("code", e->code), NPK_TRACE_U("err", e->err)};
+    ksim_trace_span(e->trace, "program", e->go_at, ksim_track_now(e->trace), a, 4);
+}
+
+/* One command executed; a POLL's span runs from its first read to the read that matched. */
+static void trace_cmd(ksim_engine *e, const cmd *c, bool matched)
+{
+    uint64_t now = ksim_track_now(e->trace);
+    if (c->op == OP_WR) {
+        npk_trace_arg a[] = {NPK_TRACE_X("addr", c->addr), NPK_TRACE_X("value", c->data)};
+        ksim_trace_instant(e->trace, "write", now, a, 2);
+        e->run_cmds++;
+        return;
+    }
+    if (!e->poll_reads++)
+        e->poll_at = now;
+    if (!matched)
+        return;
+    npk_trace_arg a[] = {NPK_TRACE_X("addr", c->addr), NPK_TRACE_X("mask", c->mask),
+                         NPK_TRACE_X("want", c->data), NPK_TRACE_U("reads", e->poll_reads)};
+    ksim_trace_span(e->trace, "poll", e->poll_at, now, a, 4);
+    e->poll_reads = 0;
+    e->run_cmds++;
+}
+
 void ksim_engine_write(ksim_engine *e, uint32_t off, uint64_t v)
 {
     off &= 0xFFFF;
@@ -85,6 +120,10 @@ void ksim_engine_write(ksim_engine *e, uint32_t off, uint64_t v)
         e->done = e->err = false;
         e->polls = 0;
         e->st = S_FETCH;
+        if (e->trace.tr) {
+            e->go_at = ksim_track_now(e->trace);
+            e->run_cmds = e->poll_reads = 0;
+        }
     }
 }
 
@@ -115,6 +154,8 @@ void ksim_engine_tick(ksim_engine *e)
     switch (c->op) {
     case OP_WR:
         (void)e->bus.write64(e->bus.ctx, c->addr, c->data); /* bresp is not looked at */
+        if (e->trace.tr)
+            trace_cmd(e, c, true);
         e->pc = (e->pc + 1) & (KSIM_ENGINE_NCMD - 1);
         e->st = S_FETCH;
         return;
@@ -122,6 +163,8 @@ void ksim_engine_tick(ksim_engine *e)
         uint64_t v = 0;
         (void)e->bus.read64(e->bus.ctx, c->addr, &v);
         e->polls++;
+        if (e->trace.tr)
+            trace_cmd(e, c, (v & c->mask) == c->data);
         if ((v & c->mask) == c->data) {
             e->pc = (e->pc + 1) & (KSIM_ENGINE_NCMD - 1);
             e->st = S_FETCH;
@@ -136,12 +179,18 @@ void ksim_engine_tick(ksim_engine *e)
         e->busy = false;
         e->done = true;
         e->st = S_IDLE;
+        if (e->trace.tr) {
+            e->run_cmds++;
+            trace_end(e);
+        }
         return;
     default:
         e->err = true;
         e->done = true;
         e->busy = false;
         e->st = S_IDLE;
+        if (e->trace.tr)
+            trace_end(e);
         return;
     }
 }

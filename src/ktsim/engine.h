@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "npukit/status.h"
+#include "trace.h"
 
 enum {
     KSIM_ENGINE_NCMD = 128,     /* command slots; the PC is 7 bits and wraps */
@@ -28,6 +29,9 @@ typedef struct ksim_engine ksim_engine;
 ksim_engine *ksim_engine_create(const ksim_engine_bus *bus, unsigned poll_ivl, unsigned addr_bits);
 void ksim_engine_destroy(ksim_engine *e);
 void ksim_engine_reset(ksim_engine *e);
+/* Trace on track t: each program from GO to its end, each POLL from its first read to the one
+ * that matched, each WR as an instant. */
+void ksim_engine_set_trace(ksim_engine *e, ksim_track t);
 
 /* The slave side (single beat; strobes ignored). */
 void ksim_engine_write(ksim_engine *e, uint32_t off, uint64_t value);

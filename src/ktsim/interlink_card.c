@@ -359,6 +359,7 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
             s = npk_fail(NPK_ENOMEM, "card: out of memory (mover)");
             break;
         }
+        ksim_mover_set_trace(m->mover, ksim_trace_track(ktsim_trace_of(m->sim), "mover"));
         /* With no interlink the split is a constant and the mover sees every AUX_CFG write. */
         ktsim_aux_client mv = {
             "mover", 0x00, (uint8_t)(c->ilink ? 0x7F : 0xFF), mv_cfg, mv_stat, NULL, mv_tick, m};
@@ -391,6 +392,8 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
                                eng_w,
                                eng_tick,
                                c->engine};
+            ksim_engine_set_trace(c->engine,
+                                  ksim_trace_track(ktsim_trace_of(c->mesh[0].sim), "engine"));
             s = ktsim_add_region(c->mesh[0].sim, &er);
             if (!s)
                 s = ktsim_set_quiet(c->mesh[0].sim, er.name, eng_quiet, eng_skip);
@@ -403,6 +406,7 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
     }
     kt_transport_init(&c->transport, "ktsim-card", &card_ops, c);
     c->transport.bulk = true;
+    ktsim_trace_transport(c->mesh[0].sim, &c->transport);
     *out = c;
     return NPK_OK;
 }

@@ -55,6 +55,9 @@ struct ksim_mover {
     uint32_t moves_done;
     uint8_t fault;
     uint64_t reads, writes;
+
+    ksim_track trace; /* tr NULL: not traced */
+    uint64_t go_at, go_reads, go_writes;
 };
 
 /* ---- transform occupants (spec §3.2) ---- */
@@ -207,6 +210,31 @@ static void go(ksim_mover *m)
 
 /* ---- register decode: the fields come from the mover's register table ---- */
 
+void ksim_mover_set_trace(ksim_mover *m, ksim_track t) { m->trace = t; }
+
+/* A GO: the start of a move, or a move refused at once (an instant naming the fault). */
+static void trace_go(ksim_mover *m)
+{
+    m->go_at = ksim_track_now(m->trace);
+    m->go_reads = m->reads;
+    m->go_writes = m->writes;
+    if (m->ph == P_IDLE && m->fault) {
+        npk_trace_arg a[] = {NPK_TRACE_S("mode", kt_mv_mode_name(m->mode)),
+                             NPK_TRACE_S("fault", kt_mv_fault_name(m->fault))};
+        ksim_trace_instant(m->trace, "move refused", m->go_at, a, 2);
+    }
+}
+
+/* The move ends (busy drops): its span, with what it transferred. */
+static void trace_end(const ksim_mover *m)
+{
+    npk_trace_arg a[] = {NPK_TRACE_S("mode", kt_mv_mode_name(m->run_mode)),
+                         NPK_TRACE_U("words_read", m->reads - m->go_reads),
+                         NPK_TRACE_U("words_written", m->writes - m->go_writes),
+                         NPK_TRACE_S("fault", kt_mv_fault_name(m->fault))};
+    ksim_trace_span(m->trace, "move", m->go_at, ksim_track_now(m->trace), a, 4);
+}
+
 void ksim_mover_cfg(ksim_mover *m, uint8_t offset, uint64_t v)
 {
     kt_mv_word w;
@@ -217,8 +245,11 @@ void ksim_mover_cfg(ksim_mover *m, uint8_t offset, uint64_t v)
         m->mode = w.ctrl.mode;
         m->ewidth = w.ctrl.width;
         m->flags = w.ctrl.flags;
-        if (w.ctrl.go)
+        if (w.ctrl.go) {
             go(m);
+            if (m->trace.tr)
+                trace_go(m);
+        }
         break;
     case KT_MV_HDR: {
         kt_mv_walker *wk = &m->walker[w.hdr.sel];
@@ -456,6 +487,8 @@ void ksim_mover_tick(ksim_mover *m)
         m->ph = P_IDLE;
         if (m->ok_so_far && !m->fault)
             m->moves_done = (m->moves_done + 1) & 0xFFFFFF; /* only a fault-free move counts */
+        if (m->trace.tr)
+            trace_end(m);
         return;
     }
 }

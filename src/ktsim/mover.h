@@ -15,6 +15,7 @@
 
 #include "fault.h"
 #include "npukit/kt_mover_hw.h"
+#include "trace.h"
 
 typedef enum ksim_mem_result {
     KSIM_MEM_OK = 0,
@@ -47,6 +48,9 @@ ksim_mover *ksim_mover_create(const ksim_mover_mem *mem, ksim_fault_fn model_fau
 void ksim_mover_destroy(ksim_mover *m);
 void ksim_mover_reset(ksim_mover *m);
 void ksim_mover_set_mem(ksim_mover *m, const ksim_mover_mem *mem);
+/* Trace each move on track t: a span from GO to busy dropping (mode, words moved, fault), and a
+ * GO refused at once as an instant. */
+void ksim_mover_set_trace(ksim_mover *m, ksim_track t);
 
 /* One cfg pulse: `offset` is the client offset (the register is offset & ~7). */
 void ksim_mover_cfg(ksim_mover *m, uint8_t offset, uint64_t value);

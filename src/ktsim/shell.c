@@ -45,6 +45,10 @@ struct ksim_shell {
     kt_flit out;
     uint32_t ctr_inst, ctr_busy;
     ksim_fault_sink model;
+
+    ksim_track trace;   /* tr NULL: not traced */
+    uint64_t issued_at; /* the instruction in flight: when the unit took it, and its flit */
+    kt_flit issued;
 };
 
 ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops,
@@ -126,6 +130,32 @@ static uint64_t ctrl_value(const ksim_shell *sh, uint8_t index)
     }
 }
 
+void ksim_shell_set_trace(ksim_shell *sh, ksim_track t) { sh->trace = t; }
+
+/* An instruction arrives in the instruction FIFO. */
+static void trace_dispatch(const ksim_shell *sh, const kt_header *h)
+{
+    npk_trace_arg a[] = {NPK_TRACE_U("txn", h->txn), NPK_TRACE_U("src_x", h->src.x),
+                         NPK_TRACE_U("src_y", h->src.y), NPK_TRACE_U("last", h->last),
+                         NPK_TRACE_U("queued", sh->inst.count)};
+    ksim_trace_instant(sh->trace, "dispatch", sh->cycle, a, sizeof a / sizeof a[0]);
+}
+
+/* The instruction in flight retires: its busy span, its fields (the unit's layout) as arguments. */
+static void trace_busy(const ksim_shell *sh, uint32_t result, bool fault)
+{
+    enum { MAX_FIELDS = 8 };
+    npk_trace_arg a[MAX_FIELDS + 3];
+    unsigned n = 0;
+    for (const kt_field *f = sh->ops->layout; f && f->name && n < MAX_FIELDS; f++)
+        a[n++] = f->width > 32 ? NPK_TRACE_X(f->name, kt_field_get(&sh->issued, f))
+                               : NPK_TRACE_U(f->name, kt_field_get(&sh->issued, f));
+    a[n++] = NPK_TRACE_U("txn", sh->rep_txn);
+    a[n++] = NPK_TRACE_X("result", result);
+    a[n++] = NPK_TRACE_U("fault", fault);
+    ksim_trace_span(sh->trace, sh->ops->kind, sh->issued_at, sh->cycle, a, n);
+}
+
 static bool shell_offer(void *ep, const kt_flit *f)
 {
     ksim_shell *sh = ep;
@@ -134,7 +164,10 @@ static bool shell_offer(void *ep, const kt_flit *f)
         return false;
     kt_header h = kt_header_get(f);
     switch (h.type) {
-    case KT_T_CU_INST: return ksim_fifo_push(&sh->inst, f, sh->cycle);
+    case KT_T_CU_INST:
+        if (sh->trace.tr)
+            trace_dispatch(sh, &h);
+        return ksim_fifo_push(&sh->inst, f, sh->cycle); /* never full: checked above */
     case KT_T_CU_CTRL:
         if (!sh->ctrl_pend) {
             /* The value is snapshotted when the request is accepted, not when the reply leaves. */
@@ -163,6 +196,8 @@ void ksim_shell_done(ksim_shell *sh, uint32_t result, bool fault)
     sh->ctr_inst++; /* every exec_done counts, even one with nothing in flight */
     if (!sh->in_flight)
         return;
+    if (sh->trace.tr)
+        trace_busy(sh, result, fault);
     sh->in_flight = false;
     pending_signal s = {sh->rep_src, sh->rep_txn, KT_SIG_INST_COMPLETE, result};
     if (fault) {
@@ -216,6 +251,10 @@ static void shell_tick(void *ep, uint64_t cycle)
         sh->rep_txn = h.txn;
         sh->rep_last = h.last;
         sh->in_flight = true;
+        if (sh->trace.tr) {
+            sh->issued_at = cycle;
+            sh->issued = inst;
+        }
         sh->ops->issue(sh->unit, &inst);
     }
     /* The receive path feeds the unit. */

@@ -11,6 +11,7 @@
 #include "fault.h"
 #include "mesh.h"
 #include "npukit/ktsim.h"
+#include "trace.h"
 
 typedef struct ksim_shell ksim_shell;
 
@@ -29,6 +30,7 @@ typedef struct ksim_unit_ops {
     bool (*recv)(void *u, const kt_flit *f); /* receive path; false = not yet */
     uint64_t (*dbg)(void *u);                /* CU_DBG */
     bool (*idle)(void *u);
+    const kt_field *layout; /* the instruction's fields (a trace's arguments), or NULL */
 } ksim_unit_ops;
 
 /* A unit model's countdowns, for skipping quiet cycles (a row per model that has them; a model
@@ -65,6 +67,9 @@ void ksim_shell_set_model_fault(ksim_shell *sh, ksim_fault_fn fn, void *user);
 
 void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles);
 bool ksim_shell_idle(const ksim_shell *sh);
+/* Trace this shell on track t: each instruction's arrival ("dispatch") and its busy span, from
+ * the cycle the unit takes it to exec_done, named after the unit's kind. */
+void ksim_shell_set_trace(ksim_shell *sh, ksim_track t);
 /* Ticks ahead in which the shell and its unit only count (nothing to issue, receive or send),
  * and n of them applied (the unit's countdown, busy_cycles). */
 uint64_t ksim_shell_quiet(const ksim_shell *sh);

@@ -20,6 +20,7 @@
 #include "rv64_complex.h"
 #include "shell.h"
 #include "timing.h"
+#include "trace.h"
 
 enum { MAX_REGIONS = 8 };
 
@@ -52,6 +53,7 @@ struct ktsim {
     ksim_mover *mover;               /* the memory agent's own mover, unless the preset drops it */
     ksim_rv64c *rv64;                /* CPU_RV64 = 1 */
     uint64_t rv64_ilink_lost;        /* processor interlink writes lost to a host collision */
+    ksim_trace *trace;               /* NPUKIT_TRACE: this machine's trace process, or NULL */
 };
 
 static void sim_fault(void *user, const char *msg)
@@ -89,7 +91,7 @@ void ktsim_config_default(ktsim_config *c)
     c->dram_size = 256ull << 20;
     c->host_access_cycles = 8;
     c->clock_mhz = 300; /* the mesh (noc) clock of the boards' ship profile, facts §4.1 */
-    c->mover = true; /* every memory agent carries the mover unless a preset says otherwise */
+    c->mover = true;    /* every memory agent carries the mover unless a preset says otherwise */
     c->skip_quiet = true;
     ksim_timing_defaults(c);
 }
@@ -466,6 +468,7 @@ static npk_status add_agent_mover(ktsim *s)
     ksim_mover_mem mem = {agent_mover_read, agent_mover_write, NULL, s};
     if (!(s->mover = ksim_mover_create(&mem, sim_fault, s)))
         return npk_fail(NPK_ENOMEM, "simulator: out of memory (mover)");
+    ksim_mover_set_trace(s->mover, ksim_trace_track(s->trace, "mover"));
     ktsim_aux_client c = {"mover",          0x00, KT_MV_AUX_LIMIT - 1, agent_mover_cfg,
                           agent_mover_stat, NULL, agent_mover_tick,    s->mover};
     npk_status st = ktsim_add_aux_client(s, &c);
@@ -610,6 +613,9 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
     if (!s)
         return npk_fail(NPK_ENOMEM, "simulator: out of memory");
     s->cfg = *cfg;
+    char machine[KTSIM_NAME_MAX + 32];
+    snprintf(machine, sizeof machine, "'%s' at 0x%" PRIx64, cfg->name, cfg->ctrl_base);
+    s->trace = ksim_trace_open(machine, cfg->clock_mhz, &s->cycle);
     ksim_orch_params p = {cfg->flit_width,
                           cfg->pos_width,
                           cfg->grid_lo,
@@ -654,6 +660,11 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (unit %u)", i);
         }
         ksim_shell_set_model_fault(sh, sim_fault, s);
+        if (s->trace) {
+            char track[64];
+            snprintf(track, sizeof track, "CU (%u,%u) %s", u.at.x, u.at.y, u.kind);
+            ksim_shell_set_trace(sh, ksim_trace_track(s->trace, track));
+        }
         s->shells[s->n_shells++] = sh;
         if ((st = ksim_mesh_attach(s->mesh, u.at, &ksim_shell_endpoint, sh))) {
             ktsim_destroy(s);
@@ -681,6 +692,7 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
     }
     kt_transport_init(&s->transport, "ktsim", &sim_ops, s);
     s->transport.bulk = true;
+    ktsim_trace_transport(s, &s->transport);
     *out = s;
     return NPK_OK;
 }
@@ -701,7 +713,22 @@ void ktsim_destroy(ktsim *s)
     ksim_mesh_destroy(s->mesh);
     ksim_orch_destroy(s->orch);
     ksim_dram_destroy(s->dram);
+    free(s->trace);
     free(s);
+}
+
+const ksim_trace *ktsim_trace_of(const ktsim *s) { return s->trace; }
+
+static uint64_t transport_clock(const void *s) { return ktsim_cycle(s); }
+
+void ktsim_trace_transport(const ktsim *s, kt_transport *t)
+{
+    if (!s->trace)
+        return;
+    t->clock = transport_clock;
+    t->clock_ctx = s;
+    t->clock_mhz = s->trace->clock_mhz;
+    t->trace_pid = s->trace->pid;
 }
 
 npk_status ktsim_dram_write(ktsim *s, uint64_t offset, const void *buf, size_t len)

@@ -257,5 +257,5 @@ static void sx_skip(void *p, uint64_t cycles)
 
 const ksim_unit_ops ksim_unit_saxpy = {"saxpy",  0x5358 /* 'SX' */, sx_create, sx_destroy, sx_reset,
                                        sx_ready, sx_issue,          sx_tick,   sx_recv,    sx_dbg,
-                                       sx_idle};
+                                       sx_idle,  kt_layout_saxpy};
 const ksim_unit_quiet ksim_unit_saxpy_quiet = {&ksim_unit_saxpy, sx_quiet, sx_skip};

@@ -107,6 +107,6 @@ static bool tu_recv(void *p, const kt_flit *f)
 static uint64_t tu_dbg(void *p) { return ((test_unit *)p)->dbg; }
 static bool tu_idle(void *p) { return !((test_unit *)p)->active; }
 
-const ksim_unit_ops ksim_unit_test = {"test",   0x5455 /* 'TU' */, tu_create, tu_destroy, tu_reset,
-                                      tu_ready, tu_issue,          tu_tick,   tu_recv,    tu_dbg,
-                                      tu_idle};
+const ksim_unit_ops ksim_unit_test = {"test",   0x5455 /* 'TU' */,  tu_create, tu_destroy, tu_reset,
+                                      tu_ready, tu_issue,           tu_tick,   tu_recv,    tu_dbg,
+                                      tu_idle,  kt_layout_test_unit};

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kt/hw/transport_trace.h"
+
 void kt_transport_init(kt_transport *t, const char *name, const kt_transport_ops *ops, void *ctx)
 {
     memset(t, 0, sizeof *t);
@@ -54,7 +56,9 @@ npk_status kt_read64(kt_transport *t, uint64_t addr, uint64_t *value)
     npk_status s;
     if ((s = check_open(t)) || (s = check_aligned(addr)))
         return s;
+    kt_tx_mark m = kt_tx_begin(t);
     s = t->ops->read64(t->ctx, addr, value);
+    kt_tx_end(t, m, false, addr, 8, s ? 0 : *value, s);
     t->count.reads++;
     if (s == NPK_OK) {
         t->count.bytes_read += 8;
@@ -69,7 +73,9 @@ npk_status kt_write64(kt_transport *t, uint64_t addr, uint64_t value)
     npk_status s;
     if ((s = check_open(t)) || (s = check_aligned(addr)))
         return s;
+    kt_tx_mark m = kt_tx_begin(t);
     s = t->ops->write64(t->ctx, addr, value);
+    kt_tx_end(t, m, true, addr, 8, value, s);
     t->count.writes++;
     if (s == NPK_OK) {
         t->count.bytes_written += 8;
@@ -114,7 +120,9 @@ npk_status kt_read_block(kt_transport *t, uint64_t addr, void *buf, size_t len)
     }
     for (size_t off = 0, n; off < len; off += n) {
         n = block_piece(t, addr + off, len - off);
+        kt_tx_mark m = kt_tx_begin(t);
         s = t->ops->read_block(t->ctx, addr + off, p + off, n);
+        kt_tx_end(t, m, false, addr + off, n, s ? 0 : kt_le64(p + off), s);
         t->count.block_reads++;
         if (s)
             return s;
@@ -139,7 +147,9 @@ npk_status kt_write_block(kt_transport *t, uint64_t addr, const void *buf, size_
     }
     for (size_t off = 0, n; off < len; off += n) {
         n = block_piece(t, addr + off, len - off);
+        kt_tx_mark m = kt_tx_begin(t);
         s = t->ops->write_block(t->ctx, addr + off, p + off, n);
+        kt_tx_end(t, m, true, addr + off, n, kt_le64(p + off), s);
         t->count.block_writes++;
         if (s)
             return s;
@@ -150,7 +160,12 @@ npk_status kt_write_block(kt_transport *t, uint64_t addr, const void *buf, size_
     return NPK_OK;
 }
 
-void kt_counters_reset(kt_transport *t) { memset(&t->count, 0, sizeof t->count); }
+void kt_counters_reset(kt_transport *t)
+{
+    memset(&t->count, 0, sizeof t->count);
+    if (kt_trace_on())
+        kt_trace_instant(t, "counters reset", NULL, 0);
+}
 
 size_t kt_counters_format(const kt_counters *c, char *buf, size_t len)
 {

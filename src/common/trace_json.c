@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/* The trace file (see trace_json.h). */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
+#include "common/trace_json.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npukit/measure.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool active; /* the file is open: read without the lock by npk_trace_on */
+static FILE *out;
+static uint64_t epoch_ns;
+static bool any_event;
+static int next_pid = 1, next_tid = 1;
+
+/* A JSON string (quotes included); control characters as \u escapes. The caller holds the lock. */
+static void put_string(const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(out, "\\u%04x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+/* The start of one event, up to its name; the caller holds the lock and the file is open. */
+static void begin_event(const char *ph, int pid, int tid, const char *name)
+{
+    fputs(any_event ? ",\n" : "\n", out);
+    any_event = true;
+    fprintf(out, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,\"name\":", ph, pid, tid);
+    put_string(name);
+}
+
+static void put_args(const npk_trace_arg *args, unsigned n)
+{
+    if (!n)
+        return;
+    fputs(",\"args\":{", out);
+    for (unsigned i = 0; i < n; i++) {
+        if (i)
+            fputc(',', out);
+        put_string(args[i].key);
+        fputc(':', out);
+        if (args[i].str)
+            put_string(args[i].str);
+        else if (args[i].hex)
+            fprintf(out, "\"0x%" PRIx64 "\"", args[i].num);
+        else
+            fprintf(out, "%" PRIu64, args[i].num);
+    }
+    fputc('}', out);
+}
+
+static void at_exit(void) { npk_trace_close(); }
+
+static void trace_open(void)
+{
+    const char *path = getenv("NPUKIT_TRACE");
+    if (!path || !*path)
+        return;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "npukit: NPUKIT_TRACE=%s: %s (no trace written)\n", path, strerror(errno));
+        return;
+    }
+    /* a child started from here on (a served machine) must not write into this file too */
+    unsetenv("NPUKIT_TRACE");
+    pthread_mutex_lock(&lock);
+    out = f;
+    epoch_ns = npk_now_ns();
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+    atomic_store(&active, true);
+    pthread_mutex_unlock(&lock);
+    atexit(at_exit);
+}
+
+bool npk_trace_on(void)
+{
+    pthread_once(&once, trace_open);
+    return atomic_load_explicit(&active, memory_order_acquire);
+}
+
+int npk_trace_process(const char *name)
+{
+    if (!npk_trace_on())
+        return 0;
+    int pid = 0;
+    pthread_mutex_lock(&lock);
+    if (out) {
+        pid = next_pid++;
+        begin_event("M", pid, 0, "process_name");
+        npk_trace_arg a = NPK_TRACE_S("name", name);
+        put_args(&a, 1);
+        fputc('}', out);
+    }
+    pthread_mutex_unlock(&lock);
+    return pid;
+}
+
+/* The caller holds the lock. */
+static void thread_name_locked(int pid, int tid, const char *name)
+{
+    if (!out)
+        return;
+    begin_event("M", pid, tid, "thread_name");
+    npk_trace_arg a = NPK_TRACE_S("name", name);
+    put_args(&a, 1);
+    fputc('}', out);
+}
+
+void npk_trace_thread(int pid, int tid, const char *name)
+{
+    pthread_mutex_lock(&lock);
+    thread_name_locked(pid, tid, name);
+    pthread_mutex_unlock(&lock);
+}
+
+int npk_trace_thread_new(int pid, const char *name)
+{
+    pthread_mutex_lock(&lock);
+    int tid = next_tid++;
+    thread_name_locked(pid, tid, name);
+    pthread_mutex_unlock(&lock);
+    return tid;
+}
+
+void npk_trace_span(int pid, int tid, const char *name, double ts_us, double dur_us,
+                    const npk_trace_arg *args, unsigned n)
+{
+    pthread_mutex_lock(&lock);
+    if (out) {
+        begin_event("X", pid, tid, name);
+        fprintf(out, ",\"ts\":%.4f,\"dur\":%.4f", ts_us, dur_us > 0 ? dur_us : 0);
+        put_args(args, n);
+        fputc('}', out);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void npk_trace_instant(int pid, int tid, const char *name, double ts_us, const npk_trace_arg *args,
+                       unsigned n)
+{
+    pthread_mutex_lock(&lock);
+    if (out) {
+        begin_event("i", pid, tid, name);
+        fprintf(out, ",\"s\":\"t\",\"ts\":%.4f", ts_us);
+        put_args(args, n);
+        fputc('}', out);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+double npk_trace_wall_us(uint64_t t_ns) { return t_ns > epoch_ns ? (t_ns - epoch_ns) / 1e3 : 0; }
+
+void npk_trace_close(void)
+{
+    pthread_once(&once, trace_open);
+    pthread_mutex_lock(&lock);
+    if (out) {
+        fputs("\n]}\n", out);
+        fclose(out);
+        out = NULL;
+        atomic_store(&active, false);
+    }
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/* The KohakuTPU side of the trace file: `npukit kt saxpy` (host and engine forms), `kt move` and
+ * a saxpy against `kt serve` behind a pipe, each with --trace or NPUKIT_TRACE, and each trace
+ * parsed with cJSON against what the command's own --json reports:
+ *   - the file is one object whose traceEvents is an array of well-formed events (M, X, i);
+ *   - on the simulator, every unit's track holds one "dispatch" per instruction that reached it
+ *     and one busy span per instruction it retired, adding up to the instructions the run
+ *     reports, each span's start <= end and inside the run's cycle count;
+ *   - the host's transactions after the last "counters reset" are exactly the transactions the
+ *     command reports, on the simulated timeline in process (wall clock behind a pipe);
+ *   - the engine's program spans count the engine commands; the mover's spans the moves;
+ *   - with tracing off nothing is written. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "kt_remote_testlib.h"
+
+static char dir[] = "/tmp/npukit_kt_trace_XXXXXX";
+
+static char *slurp(FILE *f)
+{
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (cap - n < 2) {
+            char *more = realloc(buf, cap *= 2);
+            if (!more)
+                free(buf);
+            buf = more;
+        }
+    }
+    if (buf)
+        buf[n] = 0;
+    return buf;
+}
+
+static cJSON *parse_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *text = slurp(f);
+    fclose(f);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    return j;
+}
+
+/* Run `npukit ARGS` with the environment prefix ENV; its stdout parsed as JSON. */
+static cJSON *run(const char *env, const char *args)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s '%s' %s", env, kt_test_cli(), args);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return NULL;
+    char *out = slurp(p);
+    int rc = pclose(p);
+    CHECK_EQ(rc, 0);
+    cJSON *j = out ? cJSON_Parse(out) : NULL;
+    if (!j)
+        fprintf(stderr, "not JSON from '%s': %s\n", cmd, out ? out : "(nothing)");
+    free(out);
+    return j;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+static const char *str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+enum { MAX_TRACKS = 64 };
+
+/* What a trace holds, by track. */
+typedef struct track {
+    int pid, tid;
+    char name[128];
+    unsigned dispatch, busy, moves, programs, engine_commands, words_read;
+    unsigned tx_total, tx_since_reset, resets, last_tx_bytes;
+    double max_end_cycle;
+    unsigned bad_spans;
+} track;
+
+typedef struct summary {
+    track t[MAX_TRACKS];
+    unsigned n, bad_events;
+    char process[8][160];
+} summary;
+
+static track *find(summary *s, int pid, int tid)
+{
+    for (unsigned i = 0; i < s->n; i++)
+        if (s->t[i].pid == pid && s->t[i].tid == tid)
+            return &s->t[i];
+    if (s->n == MAX_TRACKS)
+        return NULL;
+    track *t = &s->t[s->n++];
+    memset(t, 0, sizeof *t);
+    t->pid = pid;
+    t->tid = tid;
+    return t;
+}
+
+static bool is_transaction(const char *name)
+{
+    return !strncmp(name, "read ", 5) || !strncmp(name, "write ", 6);
+}
+
+static void summarise(const cJSON *root, summary *s)
+{
+    memset(s, 0, sizeof *s);
+    CHECK(cJSON_IsObject(root));
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    CHECK(cJSON_IsArray(events));
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events)
+    {
+        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
+        const cJSON *tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
+        const char *ph = str(e, "ph"), *name = str(e, "name");
+        const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+        if (!cJSON_IsNumber(pid) || !cJSON_IsNumber(tid) || !*name) {
+            s->bad_events++;
+            continue;
+        }
+        track *t = find(s, pid->valueint, tid->valueint);
+        if (!t)
+            continue;
+        if (!strcmp(ph, "M")) {
+            const char *label = str(args, "name");
+            if (!strcmp(name, "thread_name"))
+                snprintf(t->name, sizeof t->name, "%s", label);
+            else if (!strcmp(name, "process_name") && pid->valueint > 0 && pid->valueint < 8)
+                snprintf(s->process[pid->valueint], sizeof s->process[0], "%s", label);
+            else
+                s->bad_events++;
+            continue;
+        }
+        double ts = num(e, "ts");
+        if (ts < 0) {
+            s->bad_events++;
+            continue;
+        }
+        if (!strcmp(ph, "i")) {
+            t->dispatch += !strcmp(name, "dispatch");
+            if (!strcmp(name, "counters reset")) {
+                t->resets++;
+                t->tx_since_reset = 0;
+            }
+            continue;
+        }
+        if (strcmp(ph, "X") || num(e, "dur") < 0) {
+            s->bad_events++;
+            continue;
+        }
+        if (is_transaction(name)) {
+            t->tx_total++;
+            t->tx_since_reset++;
+            t->last_tx_bytes = (unsigned)num(args, "bytes");
+            continue;
+        }
+        const cJSON *c0 = cJSON_GetObjectItemCaseSensitive(args, "start_cycle");
+        const cJSON *c1 = cJSON_GetObjectItemCaseSensitive(args, "end_cycle");
+        if (cJSON_IsNumber(c0) && cJSON_IsNumber(c1)) {
+            if (c0->valuedouble > c1->valuedouble)
+                t->bad_spans++;
+            if (c1->valuedouble > t->max_end_cycle)
+                t->max_end_cycle = c1->valuedouble;
+        }
+        if (!strcmp(name, "saxpy"))
+            t->busy++;
+        else if (!strcmp(name, "move")) {
+            t->moves++;
+            t->words_read += (unsigned)num(args, "words_read");
+        } else if (!strcmp(name, "program")) {
+            t->programs++;
+            t->engine_commands += (unsigned)num(args, "commands");
+        }
+    }
+    CHECK_EQ(s->bad_events, 0u);
+}
+
+static bool has(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+
+/* The host transactions' track (exactly one). */
+static const track *host_track(const summary *s)
+{
+    const track *h = NULL;
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->n; i++)
+        if (has(s->t[i].name, "host transactions")) {
+            h = &s->t[i];
+            n++;
+        }
+    CHECK_EQ(n, 1u);
+    return h;
+}
+
+/* Per-unit counts against the run's: instructions, cycles. */
+static void check_units(const summary *s, const cJSON *out)
+{
+    double cycles = num(cJSON_GetObjectItemCaseSensitive(out, "transport"), "cycles");
+    CHECK(cycles > 0);
+    unsigned dispatched = 0, busy = 0, units_with_work = 0;
+    for (unsigned i = 0; i < s->n; i++) {
+        const track *t = &s->t[i];
+        if (!has(t->name, "CU ("))
+            continue;
+        CHECK_EQ(t->dispatch, t->busy); /* every instruction that arrived retired */
+        CHECK_EQ(t->bad_spans, 0u);
+        CHECK(t->max_end_cycle <= cycles);
+        dispatched += t->dispatch;
+        busy += t->busy;
+        units_with_work += t->busy > 0;
+    }
+    CHECK_EQ(dispatched, (unsigned)num(out, "instructions"));
+    CHECK_EQ(busy, (unsigned)num(out, "instructions"));
+    CHECK_EQ(units_with_work, (unsigned)num(out, "units"));
+}
+
+static void check_host(const summary *s, const cJSON *out, const char *timeline)
+{
+    const track *h = host_track(s);
+    if (!h)
+        return;
+    CHECK_STR_HAS(h->name, timeline);
+    CHECK(h->resets >= 1);
+    CHECK_EQ(h->tx_since_reset, (unsigned)num(out, "transactions"));
+    CHECK(h->tx_total > h->tx_since_reset); /* opening the window came before the reset */
+}
+
+static void trace_path(char *buf, size_t len, const char *name)
+{
+    snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static void saxpy_host(void)
+{
+    char path[256], args[512];
+    trace_path(path, sizeof path, "host.json");
+    snprintf(args, sizeof args, "kt saxpy -n 1000 --json --trace '%s'", path);
+    cJSON *out = run("", args), *tr = parse_file(path);
+    CHECK(out && tr);
+    if (!out || !tr)
+        return;
+    summary s;
+    summarise(tr, &s);
+    CHECK_STR_HAS(s.process[1], "simulated time");
+    check_units(&s, out);
+    check_host(&s, out, "simulated time");
+    cJSON_Delete(out);
+    cJSON_Delete(tr);
+}
+
+static void saxpy_engine(void)
+{
+    char path[256], env[320];
+    trace_path(path, sizeof path, "engine.json");
+    snprintf(env, sizeof env, "NPUKIT_TRACE='%s'", path); /* the variable, not the option */
+    cJSON *out = run(env, "kt saxpy -n 700 --engine --json"), *tr = parse_file(path);
+    CHECK(out && tr);
+    if (!out || !tr)
+        return;
+    summary s;
+    summarise(tr, &s);
+    check_units(&s, out);
+    check_host(&s, out, "simulated time");
+    unsigned programs = 0, commands = 0;
+    for (unsigned i = 0; i < s.n; i++)
+        if (!strcmp(s.t[i].name, "engine")) {
+            programs += s.t[i].programs;
+            commands += s.t[i].engine_commands;
+        }
+    CHECK(programs >= 1);
+    CHECK_EQ(commands, (unsigned)num(out, "engine_commands"));
+    cJSON_Delete(out);
+    cJSON_Delete(tr);
+}
+
+static void move(void)
+{
+    char path[256], args[512];
+    trace_path(path, sizeof path, "move.json");
+    snprintf(args, sizeof args, "kt move copy --words 40 --json --trace '%s'", path);
+    cJSON *out = run("", args), *tr = parse_file(path);
+    CHECK(out && tr);
+    if (!out || !tr)
+        return;
+    summary s;
+    summarise(tr, &s);
+    unsigned moves = 0, words = 0;
+    double cycles = num(cJSON_GetObjectItemCaseSensitive(out, "transport"), "cycles");
+    for (unsigned i = 0; i < s.n; i++)
+        if (!strcmp(s.t[i].name, "mover")) {
+            moves += s.t[i].moves;
+            words += s.t[i].words_read;
+            CHECK_EQ(s.t[i].bad_spans, 0u);
+            CHECK(s.t[i].max_end_cycle <= cycles);
+        }
+    CHECK_EQ(moves, (unsigned)num(out, "moves_done"));
+    CHECK_EQ(words, 40u);
+    /* kt move leaves its reading of the destination (one block of the 40 words, last) out of
+     * its count */
+    const track *h = host_track(&s);
+    if (h) {
+        CHECK_EQ(h->tx_since_reset, (unsigned)num(out, "transactions") + 1);
+        CHECK_EQ(h->last_tx_bytes, 40u * 32);
+    }
+    cJSON_Delete(out);
+    cJSON_Delete(tr);
+}
+
+/* Behind a pipe the host side is on the wall clock, and the served simulator (which inherits no
+ * trace) leaves the file whole. */
+static void saxpy_remote(void)
+{
+    char path[256], args[1024];
+    trace_path(path, sizeof path, "remote.json");
+    snprintf(args, sizeof args,
+             "kt saxpy -n 300 --json --trace '%s' --card pipe:\"'%s' kt serve --protocol line "
+             "--stdio\"",
+             path, kt_test_cli());
+    cJSON *out = run("", args), *tr = parse_file(path);
+    CHECK(out && tr);
+    if (!out || !tr)
+        return;
+    summary s;
+    summarise(tr, &s);
+    check_host(&s, out, "wall clock");
+    CHECK_STR_HAS(s.process[1], "wall clock");
+    for (unsigned i = 0; i < s.n; i++)
+        CHECK(!has(s.t[i].name, "CU (")); /* the units are in the other process */
+    cJSON_Delete(out);
+    cJSON_Delete(tr);
+}
+
+/* Off (no option, NPUKIT_TRACE empty): the run writes no file. */
+static void off(void)
+{
+    char env[512];
+    snprintf(env, sizeof env, "cd '%s' && NPUKIT_TRACE=", dir);
+    cJSON *out = run(env, "kt saxpy -n 200 --json");
+    CHECK(out != NULL);
+    cJSON_Delete(out);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    unsigned files = 0;
+    for (struct dirent *e; d && (e = readdir(d));)
+        files += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    CHECK_EQ(files, 0u);
+}
+
+static void clean(void)
+{
+    static const char *const names[] = {"host.json", "engine.json", "move.json", "remote.json"};
+    char path[256];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        trace_path(path, sizeof path, names[i]);
+        unlink(path);
+    }
+}
+
+int main(void)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    off();
+    saxpy_host();
+    saxpy_engine();
+    move();
+    saxpy_remote();
+    clean();
+    rmdir(dir);
+    return check_done();
+}
