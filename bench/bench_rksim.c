@@ -9,7 +9,8 @@
  * Every simulated result is checked against the sgemm: bit for bit (integers, and fp16 in
  * the task rows, whose arithmetic is the same fp32 GEMM). The modelled NPU time is a model.
  *
- * Usage: bench_rksim [runs]   (default 7) */
+ * Usage: bench_rksim [runs [filter]]   runs default 7; with a filter only the rows whose name
+ * contains it run (e.g. "int4 task", "call"), to profile one row. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdint.h>
@@ -26,6 +27,9 @@
 
 static int runs = 7;
 static int failed;
+static const char *row_filter; /* run only rows whose name contains it; NULL: every row */
+
+static bool row_selected(const char *what) { return !row_filter || strstr(what, row_filter); }
 
 /* User operands A[M][K], B[K][N] of a dtype (fp16 bits or int8_t, int4 in int8_t), and fp32
  * copies af[M][K], bt[N][K] for the sgemm. Values: fp16 in [-0.5, 0.5), integers full range. */
@@ -171,6 +175,11 @@ static npk_status run_task(void *ctx, double *npu_ms)
 /* One task on the simulator against the sgemm of its shape. */
 static void task_row(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, double goal)
 {
+    char what[96];
+    snprintf(what, sizeof what, "%s task %ux%ux%u (%.2f GOP)", npk_rk_prec_name(in), m, k, n,
+             2.0 * m * k * n / 1e9);
+    if (!row_selected(what))
+        return;
     operands o;
     task_ctx tc = {.o = &o};
     rksim_config cfg;
@@ -188,9 +197,6 @@ static void task_row(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, double 
         exit(1);
     }
     rksim_sgemm_nt(m, n, k, o.af, k, o.bt, k, ref, n); /* warm */
-    char what[96];
-    snprintf(what, sizeof what, "%s task %ux%ux%u (%.2f GOP)", npk_rk_prec_name(in), m, k, n,
-             2.0 * m * k * n / 1e9);
     side_by_side(what, new_weights, run_task, &tc, &o, ref, goal);
     npk_rk_devtask_read(tc.d, &tc.t, c);
     size_t bad = mismatches(mm.out, c, ref, mn);
@@ -224,6 +230,11 @@ static npk_status run_call(void *ctx, double *npu_ms)
 /* The whole runtime call on the simulator (3 cores, weights packed once) against the sgemm. */
 static void call_row(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, double goal)
 {
+    char what[96];
+    /* the task count is known after the first call: the filter sees the name without it */
+    snprintf(what, sizeof what, "%s call %ux%ux%u", npk_rk_prec_name(in), m, k, n);
+    if (!row_selected(what))
+        return;
     operands o;
     call_ctx cc = {.o = &o, .out = in == NPK_PREC_FP16 ? NPK_PREC_FP32 : NPK_PREC_INT32};
     size_t mn = (size_t)m * n;
@@ -236,7 +247,6 @@ static void call_row(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, double 
         fprintf(stderr, "bench_rksim: %s call: %s\n", npk_rk_prec_name(in), npk_last_error());
         exit(1);
     }
-    char what[96];
     snprintf(what, sizeof what, "%s call %ux%ux%u, %u tasks", npk_rk_prec_name(in), m, k, n,
              cc.st.tasks);
     double npu = side_by_side(what, NULL, run_call, &cc, &o, ref, goal);
@@ -260,6 +270,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_rksim: runs = %d, must be 1..1000\n", runs);
         return 2;
     }
+    row_filter = argc > 2 ? argv[2] : NULL;
     printf("rksim against sgemm, medians of %d interleaved runs, arithmetic: %s\n", runs,
            rksim_gemm_uses_blas() ? "OpenBLAS sgemm" : "portable loop");
     /* the largest valid task of each dtype at its planner K slice: fp16 K=1024 sched 1 holds
