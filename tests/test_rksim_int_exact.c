@@ -3,10 +3,12 @@
  * random and extreme operands, at K on both sides of the fp32 chunk (int8: 1024 products) and
  * across weight tiles, in line and cube mode, against a scalar double reference; a saturating
  * int4 case and one whose running sum leaves int16 while its total does not. The element runs
- * (operand loads, result stores) against npk_rk_prec_load/store on every byte value; weights
- * changed in place between two submits are read again. */
+ * (operand loads, result stores) against npk_rk_prec_load/store on every byte value, on the
+ * vector and the portable paths; weights changed in place between two submits are read again,
+ * whichever core ran them before and whichever half of a large block changed. */
 #include "rksim_testlib.h"
 
+#include "common/dense.h"
 #include "rksim/elements.h"
 
 /* MIXED: op_min with a random value every third element, so sums pass 2^24 with low bits set
@@ -95,6 +97,57 @@ static void test_int4(void)
     int_case(NPK_PREC_INT4, NPK_MODE_CUBE, 12, 96, 192, RANDOM); /* three weight tiles */
 }
 
+/* Rows of results into strided output runs, on the vector and the portable paths, against
+ * rksim_store_run row by row: integer-valued floats past 2^31 (which the vector conversion
+ * cannot take) and negative ones wrap as that function wraps them; and the scan for results
+ * outside a bound against a plain loop. */
+static void test_store_rows(const npk_rk_prec *out, size_t nout, float *cf, const int64_t *ci,
+                            size_t n)
+{
+    for (size_t j = 0; j < n; j++)
+        cf[j] = (float)ci[j]; /* integer results as the GEMM gives them */
+    cf[5] = 3e9f;
+    cf[6] = -5e9f;
+    cf[13] = -2147483648.0f;
+    static const size_t lanes_of[] = {4, 8, 16, 5};
+    enum { ROWS = 7, STRIDE = 40 }; /* source row stride in elements */
+    for (int portable = 0; portable < 2; portable++) {
+        npk_dense_force_portable(portable);
+        for (size_t p = 0; p < nout; p++)
+            for (size_t l = 0; l < sizeof lanes_of / sizeof *lanes_of; l++)
+                for (int src_kind = 0; src_kind < 2; src_kind++) {
+                    const size_t lanes = lanes_of[l], ob = npk_rk_prec_bits(out[p]) / 8,
+                                 dstride = lanes * ob + 16;
+                    const float *f = src_kind == 0 ? cf : NULL;
+                    const int64_t *i = src_kind == 1 ? ci : NULL;
+                    uint8_t want[ROWS * (16 * 4 + 16)], got[sizeof want];
+                    memset(want, 0x5a, sizeof want);
+                    memset(got, 0x5a, sizeof got);
+                    for (size_t r = 0; r < ROWS; r++)
+                        rksim_store_run(out[p], want + r * dstride, f ? f + r * STRIDE : NULL,
+                                        i ? i + r * STRIDE : NULL, lanes);
+                    rksim_store_rows(out[p], got, dstride, f, i, STRIDE, lanes, ROWS);
+                    if (memcmp(want, got, sizeof want))
+                        fprintf(stderr, "store rows %s lanes %zu kind %d portable %d differ\n",
+                                npk_rk_prec_name(out[p]), lanes, src_kind, portable);
+                    CHECK(memcmp(want, got, sizeof want) == 0);
+                }
+        for (size_t j = 0; j < n; j++)
+            cf[j] = (float)(ci[j] % 30000);
+        static const size_t at[] = {0, 7, 8, 100, 299};
+        for (size_t a = 0; a < sizeof at / sizeof *at; a++) {
+            float keep = cf[at[a]];
+            cf[at[a]] = a % 2 ? -32768.0f : 32768.0f;
+            CHECK_EQ(rksim_first_outside(cf, n, 32767.0f), at[a]);
+            CHECK_EQ(rksim_first_outside(cf, at[a], 32767.0f), at[a]); /* none before it */
+            cf[at[a]] = keep;
+        }
+        cf[50] = NAN;
+        CHECK_EQ(rksim_first_outside(cf, n, 32767.0f), 50);
+    }
+    npk_dense_force_portable(false);
+}
+
 /* The runs against the per-element functions: every byte value, odd starts (int4's high
  * nibble first), lengths that are not a multiple of the batches. */
 static void test_element_runs(void)
@@ -122,6 +175,32 @@ static void test_element_runs(void)
             CHECK_EQ(bad, 0);
         }
     }
+    /* runs of run elements into strided rows, from a source at an odd byte, on both paths */
+    static const size_t run_lens[] = {32, 40, 37, 8};
+    for (int portable = 0; portable < 2; portable++) {
+        npk_dense_force_portable(portable);
+        for (size_t p = 0; p < sizeof in / sizeof *in; p++)
+            for (size_t l = 0; l < sizeof run_lens / sizeof *run_lens; l++) {
+                const size_t run = run_lens[l], runs = 9, stride = run + 5;
+                if (in[p] == NPK_PREC_INT4 && run % 2) /* int4 runs are whole bytes */
+                    continue;
+                float want[9 * 45], rows[9 * 45];
+                memset(rows, 0xa5, sizeof rows);
+                rksim_load_runs(in[p], src + 1, run, runs, rows, stride);
+                size_t bad = 0;
+                for (size_t r = 0; r < runs; r++) {
+                    rksim_load_run(in[p], src + 1, r * run, run, want);
+                    bad += memcmp(want, rows + r * stride, run * sizeof *want) != 0;
+                    for (size_t j = run; j < stride && r + 1 < runs; j++) /* the gap untouched */
+                        bad += memcmp(&rows[r * stride + j], "\xa5\xa5\xa5\xa5", 4) != 0;
+                }
+                if (bad)
+                    fprintf(stderr, "%s runs of %zu (portable %d): %zu bad\n",
+                            npk_rk_prec_name(in[p]), run, portable, bad);
+                CHECK_EQ(bad, 0);
+            }
+    }
+    npk_dense_force_portable(false);
     static const npk_rk_prec out[] = {NPK_PREC_FP32,  NPK_PREC_FP16, NPK_PREC_INT32,
                                       NPK_PREC_INT16, NPK_PREC_INT8, NPK_PREC_BF16};
     enum { N = 300 };
@@ -146,11 +225,12 @@ static void test_element_runs(void)
             CHECK(memcmp(want, got8, sizeof want) == 0);
         }
     }
+    test_store_rows(out, sizeof out / sizeof *out, cf, ci, N);
 }
 
-/* The simulator reuses the weights it decoded for the last operation only when the bytes are
- * the same: the same task submitted again after one weight element changed in place (the last
- * one, then the first) follows the new value. */
+/* The simulator reuses the weights a core decoded for its last operation only when the bytes
+ * are the same: the same task submitted again after one weight element changed in place (the
+ * last one, then the first) follows the new value. */
 static void test_weights_reread(void)
 {
     npk_rk_device *d = tl_open(0);
@@ -176,9 +256,69 @@ static void test_weights_reread(void)
     npk_rk_device_close(d);
 }
 
+/* Two tasks with weight blocks large enough to be decoded by two threads, submitted in turn on
+ * one core and on two, while single elements change in either half of the N tiles (or
+ * nothing changes): every result follows the weights of its own task as they are then. The
+ * tasks' features sit at two addresses: hazard 2 is off (it would read one from the other). */
+static void weights_two_tasks(npk_rk_prec in, uint32_t k, uint32_t n)
+{
+    npk_rk_device *d = tl_open(RKSIM_HZ_BIT(RKSIM_HZ_FEATURE_ADDR_CACHE));
+    const npk_rk_prec out = npk_rk_input_row(in)->acc;
+    tl_case t[2];
+    npk_rk_devtask tk[2];
+    npk_rk_mm mm = npk_rk_mm_default(in, 4, k, n);
+    mm.unchecked = in == NPK_PREC_INT4 && k > 511; /* sums may saturate: the model clamps */
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    for (int i = 0; i < 2; i++) {
+        tl_case_init(&t[i], in, out == NPK_PREC_FP16 ? NPK_PREC_FP32 : out, 4, k, n);
+        CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &tk[i]), NPK_OK);
+    }
+    /* (task, core, element of B changed before the submit: SIZE_MAX none) */
+    const size_t kn = (size_t)k * n, last_half = (size_t)(k / 2) * n + n - 1;
+    const struct {
+        int task;
+        unsigned core;
+        size_t change;
+    } steps[] = {{0, 0, SIZE_MAX}, {1, 0, SIZE_MAX},  {0, 0, SIZE_MAX}, {0, 0, last_half},
+                 {1, 1, SIZE_MAX}, {0, 0, n / 2 + 1}, {1, 1, kn - 1},   {1, 1, SIZE_MAX},
+                 {0, 1, SIZE_MAX}, {0, 0, 0}};
+    struct rknpu_submit sub;
+    for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
+        tl_case *c = &t[steps[s].task];
+        if (steps[s].change != SIZE_MAX) {
+            if (in == NPK_PREC_FP16)
+                ((uint16_t *)c->b)[steps[s].change] ^= 0x8000; /* the sign */
+            else
+                ((int8_t *)c->b)[steps[s].change] ^= 1; /* stays within int4 */
+        }
+        tl_case_reference(c);
+        npk_rk_devtask *task = &tk[steps[s].task];
+        CHECK_EQ(npk_rk_devtask_load(d, task, c->a, c->b), NPK_OK);
+        CHECK_EQ(npk_rk_devtask_submit(d, task, steps[s].core, 6000, &sub), NPK_OK);
+        CHECK_EQ(npk_rk_devtask_read(d, task, c->c), NPK_OK);
+        size_t bad = tl_mismatches(c);
+        if (bad)
+            fprintf(stderr, "%s weights step %zu: %zu mismatches\n", npk_rk_prec_name(in), s, bad);
+        CHECK_EQ(bad, 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        npk_rk_devtask_destroy(d, &tk[i]);
+        tl_case_free(&t[i]);
+    }
+    npk_rk_device_close(d);
+}
+
+static void test_weights_cores(void)
+{
+    weights_two_tasks(NPK_PREC_FP16, 512, 512); /* 512 KiB: compared against the floats */
+    weights_two_tasks(NPK_PREC_INT8, 512, 512); /* 256 KiB: against a copy of the bytes */
+    weights_two_tasks(NPK_PREC_INT4, 1024, 512);
+}
+
 int main(void)
 {
     test_weights_reread();
+    test_weights_cores();
     test_element_runs();
     test_int8();
     test_int4();

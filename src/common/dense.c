@@ -19,7 +19,7 @@
 
 /* fp16 -> fp32 through a table on the portable path: one load per element. */
 static float f16_table[65536];
-static bool have_f16c;
+static bool have_f16c, have_avx2;
 static atomic_bool forced_portable;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -38,6 +38,13 @@ static bool cpu_has_f16c(void)
     (void)hi;
     return (lo & 6u) == 6u;
 }
+
+/* CPUID leaf 7, EBX bit 5: AVX2; its YMM state is the one cpu_has_f16c checks. */
+static bool cpu_has_avx2(void)
+{
+    unsigned a, b, c, d;
+    return cpu_has_f16c() && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & 1u << 5);
+}
 #endif
 
 static void dense_init(void)
@@ -46,6 +53,7 @@ static void dense_init(void)
         f16_table[i] = npk_f16_to_f32((uint16_t)i);
 #ifdef DENSE_X86
     have_f16c = cpu_has_f16c();
+    have_avx2 = cpu_has_avx2();
 #endif
 }
 
@@ -56,6 +64,12 @@ static bool use_f16c(void)
 }
 
 const char *npk_dense_f16_path(void) { return use_f16c() ? "f16c" : "portable"; }
+
+bool npk_dense_use_avx2(void)
+{
+    pthread_once(&init_once, dense_init);
+    return have_avx2 && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
+}
 
 void npk_dense_force_portable(bool on) { atomic_store(&forced_portable, on); }
 
@@ -104,6 +118,45 @@ void npk_f16_to_f32_n(const uint16_t *h, float *f, size_t n)
 #endif
     for (; i < n; i++)
         f[i] = f16_table[h[i]];
+}
+
+#ifdef DENSE_X86
+/* As f16_to_f32_f16c from little-endian bytes at any alignment, a run at a time; the groups of
+ * 8 with an Inf/NaN exponent and each run's tail go through the table. */
+__attribute__((target("avx,f16c"))) static void
+f16le_runs_f16c(const uint8_t *src, size_t run, size_t runs, float *dst, size_t stride)
+{
+    const __m128i expmask = _mm_set1_epi16(0x7c00);
+    for (size_t r = 0; r < runs; r++, src += 2 * run, dst += stride) {
+        size_t i = 0;
+        for (; i + 8 <= run; i += 8) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(src + 2 * i));
+            if (!_mm_movemask_epi8(_mm_cmpeq_epi16(_mm_and_si128(x, expmask), expmask))) {
+                _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(x));
+                continue;
+            }
+            for (size_t j = i; j < i + 8; j++)
+                dst[j] = f16_table[src[2 * j] | src[2 * j + 1] << 8];
+        }
+        for (; i < run; i++)
+            dst[i] = f16_table[src[2 * i] | src[2 * i + 1] << 8];
+    }
+}
+#endif
+
+void npk_f16le_to_f32_runs(const uint8_t *src, size_t run, size_t runs, float *dst, size_t stride)
+{
+#ifdef DENSE_X86
+    if (use_f16c()) {
+        f16le_runs_f16c(src, run, runs, dst, stride);
+        return;
+    }
+#else
+    pthread_once(&init_once, dense_init);
+#endif
+    for (size_t r = 0; r < runs; r++, src += 2 * run, dst += stride)
+        for (size_t i = 0; i < run; i++)
+            dst[i] = f16_table[src[2 * i] | src[2 * i + 1] << 8];
 }
 
 void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n)

@@ -13,10 +13,17 @@
 void npk_f16_to_f32_n(const uint16_t *h, float *f, size_t n);
 /* h[i] = npk_f32_to_f16(f[i]) for n elements, bit for bit. */
 void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n);
+/* `runs` runs of `run` fp16 elements, little-endian and consecutive at src (any alignment), to
+ * floats at dst + r * stride, bit for bit as npk_f16_to_f32. */
+void npk_f16le_to_f32_runs(const uint8_t *src, size_t run, size_t runs, float *dst, size_t stride);
 /* The conversions' path: "f16c" or "portable"; npk_dense_force_portable(true) pins the
- * portable path (tests compare the two). */
+ * portable path of these and of every caller that asks npk_dense_use_avx2 (tests compare the
+ * two). */
 const char *npk_dense_f16_path(void);
 void npk_dense_force_portable(bool on);
+/* True when the CPU has AVX2 (with the OS saving its state) and the portable path is not
+ * pinned: vector loops elsewhere choose by it at run time. */
+bool npk_dense_use_avx2(void);
 
 /* True when npk_dgemm goes through CBLAS. */
 bool npk_dense_uses_blas(void);

@@ -9,6 +9,11 @@
 
 #include "common/dense.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ELEMENTS_X86 1
+#endif
+
 /* Both nibbles of a byte as floats: the even element in the low nibble (facts D.1). */
 static float int4_pair[256][2];
 static pthread_once_t int4_once = PTHREAD_ONCE_INIT;
@@ -59,6 +64,88 @@ void rksim_load_run(npk_rk_prec p, const uint8_t *base, size_t first, size_t n, 
     }
 }
 
+#ifdef ELEMENTS_X86
+/* 8 int8 (the low 8 bytes of x) to floats. */
+__attribute__((target("avx2"))) static inline void store8_i8(float *dst, __m128i x)
+{
+    _mm256_storeu_ps(dst, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(x)));
+}
+
+__attribute__((target("avx2"))) static void int8_runs_avx2(const uint8_t *src, size_t run,
+                                                           size_t runs, float *dst, size_t stride)
+{
+    for (size_t r = 0; r < runs; r++, src += run, dst += stride) {
+        size_t i = 0;
+        for (; i + 8 <= run; i += 8)
+            store8_i8(dst + i, _mm_loadl_epi64((const __m128i *)(const void *)(src + i)));
+        for (; i < run; i++)
+            dst[i] = (float)(int8_t)src[i];
+    }
+}
+
+/* 16 bytes are 32 int4: both nibbles sign-extended to bytes ((v ^ 8) - 8), interleaved low
+ * nibble first, then widened 8 at a time. */
+__attribute__((target("avx2"))) static void int4_runs_avx2(const uint8_t *src, size_t run,
+                                                           size_t runs, float *dst, size_t stride)
+{
+    const __m128i nib = _mm_set1_epi8(0x0f), eight = _mm_set1_epi8(8);
+    for (size_t r = 0; r < runs; r++, src += run / 2, dst += stride) {
+        size_t i = 0;
+        for (; i + 32 <= run; i += 32) {
+            __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(src + i / 2));
+            __m128i lo = _mm_and_si128(x, nib), hi = _mm_and_si128(_mm_srli_epi16(x, 4), nib);
+            lo = _mm_sub_epi8(_mm_xor_si128(lo, eight), eight);
+            hi = _mm_sub_epi8(_mm_xor_si128(hi, eight), eight);
+            __m128i e0 = _mm_unpacklo_epi8(lo, hi), e1 = _mm_unpackhi_epi8(lo, hi);
+            store8_i8(dst + i, e0);
+            store8_i8(dst + i + 8, _mm_srli_si128(e0, 8));
+            store8_i8(dst + i + 16, e1);
+            store8_i8(dst + i + 24, _mm_srli_si128(e1, 8));
+        }
+        if (i < run)
+            load_int4(src, i, run - i, dst + i);
+    }
+}
+
+/* The index of the first group of 8 holding a value outside [-lim, lim] (or NaN), else the
+ * count of whole groups: the caller looks at the elements from there. */
+__attribute__((target("avx2"))) static size_t first_outside_avx2(const float *v, size_t n,
+                                                                 float lim)
+{
+    const __m256 hi = _mm256_set1_ps(lim), lo = _mm256_set1_ps(-lim);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 x = _mm256_loadu_ps(v + i);
+        __m256 in =
+            _mm256_and_ps(_mm256_cmp_ps(x, hi, _CMP_LE_OQ), _mm256_cmp_ps(x, lo, _CMP_GE_OQ));
+        if (_mm256_movemask_ps(in) != 0xff)
+            break;
+    }
+    return i;
+}
+#endif
+
+void rksim_load_runs(npk_rk_prec p, const uint8_t *src, size_t run, size_t runs, float *dst,
+                     size_t stride)
+{
+    if (p == NPK_PREC_FP16) {
+        npk_f16le_to_f32_runs(src, run, runs, dst, stride);
+        return;
+    }
+#ifdef ELEMENTS_X86
+    if (p == NPK_PREC_INT8 && npk_dense_use_avx2()) {
+        int8_runs_avx2(src, run, runs, dst, stride);
+        return;
+    }
+    if (p == NPK_PREC_INT4 && run % 2 == 0 && npk_dense_use_avx2()) {
+        int4_runs_avx2(src, run, runs, dst, stride);
+        return;
+    }
+#endif
+    for (size_t r = 0; r < runs; r++)
+        rksim_load_run(p, src, r * run, run, dst + r * stride);
+}
+
 /* An integer output keeps the low bits of the value (npk_rk_prec_store wraps). Integer results
  * come as int64 or as exact integer-valued floats. Stores are little-endian: memcpy on such a
  * host, byte by byte elsewhere. */
@@ -89,6 +176,68 @@ static bool store_int(npk_rk_prec p, uint8_t *base, const float *cf, const int64
     case NPK_PREC_INT8: STORE_INT(int8_t, uint8_t, 1); return true;
     default: return false;
     }
+}
+
+#ifdef ELEMENTS_X86
+/* Integer-valued floats below 2^31 in magnitude to int32 or to the low 16 bits, 4 at a time;
+ * a group holding a value the conversion cannot take (CVTTPS2DQ's 0x80000000) goes through
+ * rksim_store_run, which keeps the low bits of any value. */
+__attribute__((target("avx2"))) static void int_rows_avx2(npk_rk_prec p, uint8_t *base,
+                                                          size_t dst_stride, const float *cf,
+                                                          size_t src_stride, size_t lanes,
+                                                          size_t rows)
+{
+    const __m128i wild = _mm_set1_epi32(INT32_MIN);
+    const size_t ob = p == NPK_PREC_INT32 ? 4 : 2;
+    for (size_t r = 0; r < rows; r++, base += dst_stride, cf += src_stride)
+        for (size_t j = 0; j < lanes; j += 4) {
+            __m128i x = _mm_cvttps_epi32(_mm_loadu_ps(cf + j));
+            if (_mm_movemask_epi8(_mm_cmpeq_epi32(x, wild))) {
+                rksim_store_run(p, base + ob * j, cf + j, NULL, 4);
+                continue;
+            }
+            if (ob == 4) {
+                _mm_storeu_si128((__m128i *)(void *)(base + 4 * j), x);
+                continue;
+            }
+            /* the low 16 bits, sign-extended, pack without saturating */
+            x = _mm_srai_epi32(_mm_slli_epi32(x, 16), 16);
+            _mm_storel_epi64((__m128i *)(void *)(base + 2 * j), _mm_packs_epi32(x, x));
+        }
+}
+#endif
+
+void rksim_store_rows(npk_rk_prec p, uint8_t *base, size_t dst_stride, const float *cf,
+                      const int64_t *ci, size_t src_stride, size_t lanes, size_t rows)
+{
+#ifdef ELEMENTS_X86
+    if (HOST_LE && cf && !ci && lanes % 4 == 0 && (p == NPK_PREC_INT32 || p == NPK_PREC_INT16) &&
+        npk_dense_use_avx2()) {
+        int_rows_avx2(p, base, dst_stride, cf, src_stride, lanes, rows);
+        return;
+    }
+#endif
+    if (HOST_LE && cf && p == NPK_PREC_FP32) {
+        for (size_t r = 0; r < rows; r++)
+            memcpy(base + r * dst_stride, cf + r * src_stride, 4 * lanes);
+        return;
+    }
+    for (size_t r = 0; r < rows; r++)
+        rksim_store_run(p, base + r * dst_stride, cf ? cf + r * src_stride : NULL,
+                        ci ? ci + r * src_stride : NULL, lanes);
+}
+
+size_t rksim_first_outside(const float *v, size_t n, float lim)
+{
+    size_t i = 0;
+#ifdef ELEMENTS_X86
+    if (npk_dense_use_avx2())
+        i = first_outside_avx2(v, n, lim);
+#endif
+    for (; i < n; i++)
+        if (!(v[i] <= lim && v[i] >= -lim))
+            break;
+    return i;
 }
 
 void rksim_store_run(npk_rk_prec p, uint8_t *base, const float *cf, const int64_t *ci, size_t n)

@@ -107,38 +107,24 @@ static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_re
     return true;
 }
 
-/* Weights: [N/G][K/32][G][32] (facts D.1); one DMA of WEIGHT_BYTES. */
-static bool gather_weights(rksim *s, const rksim_mm *mm, float *b, rksim_core_result *r)
+/* Weights: [N/G][K/32][G][32] (facts D.1); one DMA of WEIGHT_BYTES, decoded (or found
+ * decoded) by weights.c. */
+static const float *gather_weights(rksim *s, unsigned core, const rksim_mm *mm,
+                                   rksim_core_result *r)
 {
     uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
     dma_window w;
     win_open(&w, &s->mem, mm->weight, mm->weight + bytes, false, "weight read");
-    const uint8_t *p = w.base;
-    if (!p) {
+    if (!w.base) {
         win_at(&w, mm->weight, bytes);
-        return win_fail(&w, r);
+        win_fail(&w, r);
+        return NULL;
     }
-    const uint32_t g = mm->ntile, k = mm->k;
-    /* The same bytes decoded by the last matmul (another M tile of the same slice) are in b
-     * already: compared byte for byte, so a change anywhere decodes again. */
-    rksim_weights_cache *wc = &s->weights_cache;
-    if (wc->valid && wc->in == mm->in && wc->k == k && wc->n == mm->n && wc->bytes == bytes &&
-        !memcmp(s->scratch[4], p, bytes))
-        return true;
-    uint8_t *copy = rksim_scratch(s, 4, bytes);
-    wc->valid = false;
-    /* walk the packed block in memory order: tile, K-tile of 32, column in tile, 32 k's */
-    size_t idx = 0;
-    for (uint32_t t = 0; t < mm->n / g; t++)
-        for (uint32_t kt = 0; kt < k / 32; kt++)
-            for (uint32_t nl = 0; nl < g; nl++, idx += 32)
-                rksim_load_run((npk_rk_prec)mm->in, p, idx, 32,
-                               b + (size_t)(t * g + nl) * k + kt * 32);
-    if (copy) {
-        memcpy(copy, p, bytes);
-        *wc = (rksim_weights_cache){true, mm->in, k, mm->n, bytes};
-    }
-    return true;
+    const float *b = rksim_weights_floats(s, core, mm, w.base);
+    if (!b)
+        rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for %ux%u weights", mm->k,
+                          mm->n);
+    return b;
 }
 
 /* Hazard 2: the CBUF's copy of the previous job's first feature (bounded). */
@@ -222,7 +208,22 @@ static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const in
             run_n0[nruns++] = n0;
     run_n0[nruns] = nw;
     bool ok = true;
-    for (uint32_t m = 0; m < rows && ok; m++)
+    if (w.base) {
+        /* a block of rows per run: the destination rows of a run are consecutive atoms in
+         * memory, the source rows stay within a few pages */
+        enum { BLOCK_ROWS = 16 };
+        for (uint32_t m0 = 0; m0 < rows; m0 += BLOCK_ROWS) {
+            uint32_t mb = rows - m0 < BLOCK_ROWS ? rows - m0 : BLOCK_ROWS;
+            for (uint32_t i = 0; i < nruns; i++) {
+                uint32_t n0 = run_n0[i], lanes = run_n0[i + 1] - n0;
+                size_t at = (size_t)m0 * mm->n + n0;
+                rksim_store_rows(
+                    (npk_rk_prec)mm->out, win_at(&w, mm->dst + out_atom(mm, m0 + v, n0), 0),
+                    mm->out_line_bytes, cf ? cf + at : NULL, ci ? ci + at : NULL, mm->n, lanes, mb);
+            }
+        }
+    }
+    for (uint32_t m = 0; !w.base && m < rows && ok; m++)
         for (uint32_t i = 0; i < nruns; i++) {
             uint32_t n0 = run_n0[i], lanes = run_n0[i + 1] - n0;
             uint8_t *p = win_at(&w, mm->dst + out_atom(mm, m + v, n0), (uint64_t)lanes * ob);
@@ -253,7 +254,8 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     }
     if (!gather_feature(s, mm, NULL, r))
         return false;
-    float *a = rksim_scratch(s, 0, mk * sizeof *a), *b = rksim_scratch(s, 1, nk * sizeof *b);
+    float *a = rksim_scratch(s, 0, mk * sizeof *a);
+    const float *b = NULL;
     const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
     bool fp = row->is_float;
     /* integer operands are at most |op_min| in magnitude (int8 128, int4 8); their sums are
@@ -261,15 +263,15 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
      * else in int64 */
     const uint32_t max_abs = (uint32_t)-row->op_min;
     bool in_float = fp || rksim_igemm_fp32_exact(mm->k, max_abs);
-    float *cf = rksim_scratch(s, 2, mn * sizeof *cf);
-    int64_t *ci = in_float ? NULL : rksim_scratch(s, 3, mn * sizeof *ci);
+    float *cf = rksim_scratch(s, 1, mn * sizeof *cf);
+    int64_t *ci = in_float ? NULL : rksim_scratch(s, 2, mn * sizeof *ci);
     bool ok = false;
-    if (!a || !b || !cf || (!in_float && !ci)) {
+    if (!a || !cf || (!in_float && !ci)) {
         rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
                           mm->m, mm->k, mm->n);
         goto done;
     }
-    if (!gather_feature(s, mm, a, r) || !gather_weights(s, mm, b, r))
+    if (!gather_feature(s, mm, a, r) || !(b = gather_weights(s, core, mm, r)))
         goto done;
     apply_feature_effects(cr, mm, e, a);
     if (first_in_job)
@@ -283,7 +285,9 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
      * results are exact integers, so they compare as floats */
     const int64_t top = ((int64_t)1 << (row->acc_bits - 1)) - 1;
     const float topf = (float)top;
-    for (size_t i = 0; !fp && row->acc_bits < 32 && i < mn; i++) {
+    const bool narrow = !fp && row->acc_bits < 32;
+    /* the float results are scanned by a vector loop up to the first value outside */
+    for (size_t i = narrow && !ci ? rksim_first_outside(cf, mn, topf) : 0; narrow && i < mn; i++) {
         if (ci ? ci[i] <= top && ci[i] >= -top : cf[i] <= topf && cf[i] >= -topf)
             continue;
         int64_t v = ci ? ci[i] : (int64_t)cf[i];

@@ -74,6 +74,11 @@ void rksim_hazards_op(rksim *s, unsigned core, const rksim_regfile *rf, rksim_mm
 bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effect *e,
                   bool first_in_job, rksim_core_result *r);
 
+/* The floats b[N][K] of mm's packed weights (WEIGHT_BYTES at packed, inside the live buffers),
+ * through the core's cache of its last decode (weights.c); NULL when out of memory. */
+const float *rksim_weights_floats(rksim *s, unsigned core, const rksim_mm *mm,
+                                  const uint8_t *packed);
+
 /* True when the arithmetic goes through CBLAS (OpenBLAS found by CMake). */
 bool rksim_gemm_uses_blas(void);
 /* C[M][N] = A[M][K] . B[N][K]^T in fp32 (CBLAS sgemm when available). */

@@ -27,6 +27,20 @@ typedef struct rksim_regfile {
     uint32_t first[RKSIM_BLOCKS][RKSIM_BLOCK_WORDS]; /* value of the first such write */
 } rksim_regfile;
 
+/* The weights a core decoded last, b[N][K] (see weights.c): what they were decoded from, and
+ * for inputs of 8 bits and narrower a copy of the packed bytes. */
+typedef struct rksim_weights_cache {
+    float *b;
+    size_t b_cap; /* bytes */
+    uint8_t *packed;
+    size_t packed_cap;
+    bool valid;
+    int in;
+    uint32_t k, n;
+} rksim_weights_cache;
+
+void rksim_weights_free(rksim_weights_cache *wc);
+
 /* Per-core state that survives between jobs (the register file persists too, facts B.1). */
 typedef struct rksim_core {
     rksim_regfile regs;
@@ -40,17 +54,10 @@ typedef struct rksim_core {
     uint32_t feat_addr;
     uint32_t feat_rows, feat_k;
     float *feat_cache; /* feat_rows x feat_k values as read then */
+    rksim_weights_cache weights;
 } rksim_core;
 
-enum { RKSIM_SCRATCH_SLOTS = 5 };
-
-/* What the floats in scratch slot 1 were decoded from (see rksim.weights_cache). */
-typedef struct rksim_weights_cache {
-    bool valid;
-    int in;
-    uint32_t k, n;
-    uint64_t bytes;
-} rksim_weights_cache;
+enum { RKSIM_SCRATCH_SLOTS = 3 };
 
 struct rksim {
     rksim_config cfg;
@@ -74,9 +81,6 @@ struct rksim {
      * that would dominate the simulated matmul */
     void *scratch[RKSIM_SCRATCH_SLOTS];
     size_t scratch_size[RKSIM_SCRATCH_SLOTS];
-    /* the weights decoded into scratch slot 1 by the last matmul, and (slot 4) the packed bytes
-     * they came from: a plan's M tiles read the same weights again */
-    rksim_weights_cache weights_cache;
 };
 
 /* A scratch buffer of at least `bytes` (slot 0..RKSIM_SCRATCH_SLOTS-1), kept by the
