@@ -99,9 +99,35 @@ enum { KT_TU_RETIRE = 1, KT_TU_FAULT = 2, KT_TU_FETCH = 3 };
 /* The payload layout that describes a flit of this type (NULL for pure data beats). */
 const kt_field *kt_layout_for_type(unsigned type);
 
-/* Raw bit access, width 1..64; bits [lo+width-1 : lo] must lie inside the 288-bit flit. */
-uint64_t kt_flit_bits(const kt_flit *f, unsigned lo, unsigned width);
-void kt_flit_set_bits(kt_flit *f, unsigned lo, unsigned width, uint64_t value);
+/* Raw bit access, width 1..64; bits [lo+width-1 : lo] must lie inside the 288-bit flit (outside,
+ * a read gives 0 and a write does nothing). Inline: the simulator decodes fields every cycle. */
+static inline uint64_t kt_width_mask(unsigned width)
+{
+    return width >= 64 ? ~0ull : (1ull << width) - 1;
+}
+static inline uint64_t kt_flit_bits(const kt_flit *f, unsigned lo, unsigned width)
+{
+    if (width == 0 || width > 64 || lo + width > KT_FLIT_WIDTH)
+        return 0;
+    unsigned word = lo / 64, shift = lo % 64;
+    uint64_t v = f->w[word] >> shift;
+    if (shift && word + 1 < KT_FLIT_WORDS)
+        v |= f->w[word + 1] << (64 - shift);
+    return v & kt_width_mask(width);
+}
+static inline void kt_flit_set_bits(kt_flit *f, unsigned lo, unsigned width, uint64_t value)
+{
+    if (width == 0 || width > 64 || lo + width > KT_FLIT_WIDTH)
+        return;
+    uint64_t m = kt_width_mask(width);
+    value &= m;
+    unsigned word = lo / 64, shift = lo % 64;
+    f->w[word] = (f->w[word] & ~(m << shift)) | (value << shift);
+    if (shift && shift + width > 64) {
+        uint64_t hm = kt_width_mask(shift + width - 64);
+        f->w[word + 1] = (f->w[word + 1] & ~hm) | (value >> (64 - shift));
+    }
+}
 
 /* Find a field by name in a layout (NULL when absent). */
 const kt_field *kt_field_find(const kt_field *layout, const char *name);

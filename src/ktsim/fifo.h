@@ -41,7 +41,9 @@ static inline bool ksim_fifo_push(ksim_fifo *q, const kt_flit *f, uint64_t cycle
 {
     if (ksim_fifo_full(q))
         return false;
-    unsigned i = (q->head + q->count) % q->depth;
+    unsigned i = q->head + q->count; /* < 2 * depth: a compare, not a division */
+    if (i >= q->depth)
+        i -= q->depth;
     q->slot[i] = *f;
     q->arrived[i] = cycle;
     q->count++;
@@ -62,7 +64,8 @@ static inline void ksim_fifo_pop(ksim_fifo *q)
 {
     if (!q->count)
         return;
-    q->head = (q->head + 1) % q->depth;
+    if (++q->head == q->depth)
+        q->head = 0;
     q->count--;
 }
 

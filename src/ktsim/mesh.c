@@ -13,6 +13,7 @@ typedef struct ksim_router {
     bool out_valid[KSIM_PORTS];
     kt_flit out[KSIM_PORTS];
     unsigned rr[KSIM_PORTS]; /* next input to favour, per output */
+    unsigned held;           /* flits in its input FIFOs and output registers */
 } ksim_router;
 
 typedef struct ksim_attach {
@@ -27,8 +28,21 @@ struct ksim_mesh {
     kt_coord list[256];     /* attached positions, in attach order */
     unsigned n_list;
     uint64_t dropped;
+    unsigned in_flight; /* the routers' held flits, summed */
     bool moved;
 };
+
+/* A flit enters or leaves router r (its input FIFOs and output registers together). */
+static void held_add(ksim_mesh *m, ksim_router *r)
+{
+    r->held++;
+    m->in_flight++;
+}
+static void held_sub(ksim_mesh *m, ksim_router *r)
+{
+    r->held--;
+    m->in_flight--;
+}
 
 static ksim_router *router(ksim_mesh *m, int x, int y)
 {
@@ -83,7 +97,9 @@ void ksim_mesh_reset(ksim_mesh *m)
             m->routers[i].out_valid[p] = false;
             m->routers[i].rr[p] = 0;
         }
+        m->routers[i].held = 0;
     }
+    m->in_flight = 0;
 }
 
 bool ksim_mesh_position_ok(const ksim_mesh *m, kt_coord at)
@@ -157,7 +173,10 @@ static void deliver(ksim_mesh *m, int x, int y, ksim_port p, uint64_t cycle)
         neighbour(x, y, p, &nx, &ny);
     bool taken;
     if (p != KSIM_L && in_grid(m, nx, ny)) {
-        taken = ksim_fifo_push(&router(m, nx, ny)->in[opposite(p)], &r->out[p], cycle);
+        ksim_router *next = router(m, nx, ny);
+        taken = ksim_fifo_push(&next->in[opposite(p)], &r->out[p], cycle);
+        if (taken)
+            held_add(m, next);
     } else {
         ksim_attach *a = (nx >= 0 && ny >= 0 && nx < 16 && ny < 16) ? &m->at[ny][nx] : NULL;
         if (a && a->ops) {
@@ -169,6 +188,7 @@ static void deliver(ksim_mesh *m, int x, int y, ksim_port p, uint64_t cycle)
     }
     if (taken) {
         r->out_valid[p] = false;
+        held_sub(m, r);
         m->moved = true;
     }
 }
@@ -245,13 +265,19 @@ void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
         if (a->ops->tick)
             a->ops->tick(a->ep, cycle);
     }
-    for (int y = m->lo; y <= m->hi; y++)
-        for (int x = m->lo; x <= m->hi; x++)
-            for (int p = 0; p < KSIM_PORTS; p++)
-                deliver(m, x, y, (ksim_port)p, cycle);
-    for (int y = m->lo; y <= m->hi; y++)
-        for (int x = m->lo; x <= m->hi; x++)
-            arbitrate(m, x, y, cycle);
+    /* A router that holds nothing has nothing to deliver or arbitrate (and the mesh as a whole
+     * skips both when it holds nothing). */
+    if (m->in_flight) {
+        for (int y = m->lo; y <= m->hi; y++)
+            for (int x = m->lo; x <= m->hi; x++)
+                if (router(m, x, y)->held)
+                    for (int p = 0; p < KSIM_PORTS; p++)
+                        deliver(m, x, y, (ksim_port)p, cycle);
+        for (int y = m->lo; y <= m->hi; y++)
+            for (int x = m->lo; x <= m->hi; x++)
+                if (router(m, x, y)->held)
+                    arbitrate(m, x, y, cycle);
+    }
     /* Endpoints inject their output register into the router input facing them. */
     for (unsigned i = 0; i < m->n_list; i++) {
         int x = m->list[i].x, y = m->list[i].y;
@@ -262,21 +288,16 @@ void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
         int rx, ry;
         ksim_port port;
         attach_point(m, x, y, &rx, &ry, &port);
-        if (ksim_fifo_push(&router(m, rx, ry)->in[port], f, cycle)) {
+        ksim_router *r = router(m, rx, ry);
+        if (ksim_fifo_push(&r->in[port], f, cycle)) {
+            held_add(m, r);
             a->ops->out_pop(a->ep);
             m->moved = true;
         }
     }
 }
 
-unsigned ksim_mesh_in_flight(const ksim_mesh *m)
-{
-    unsigned n = 0;
-    for (int i = 0; i < m->n * m->n; i++)
-        for (int p = 0; p < KSIM_PORTS; p++)
-            n += m->routers[i].in[p].count + m->routers[i].out_valid[p];
-    return n;
-}
+unsigned ksim_mesh_in_flight(const ksim_mesh *m) { return m->in_flight; }
 
 bool ksim_mesh_moved(const ksim_mesh *m) { return m->moved; }
 uint64_t ksim_mesh_dropped(const ksim_mesh *m) { return m->dropped; }

@@ -85,34 +85,6 @@ const kt_field *kt_layout_for_type(unsigned type)
     }
 }
 
-static uint64_t width_mask(unsigned width) { return width >= 64 ? ~0ull : (1ull << width) - 1; }
-
-uint64_t kt_flit_bits(const kt_flit *f, unsigned lo, unsigned width)
-{
-    if (width == 0 || width > 64 || lo + width > KT_FLIT_WIDTH)
-        return 0;
-    unsigned word = lo / 64, shift = lo % 64;
-    uint64_t v = f->w[word] >> shift;
-    if (shift && word + 1 < KT_FLIT_WORDS)
-        v |= f->w[word + 1] << (64 - shift);
-    return v & width_mask(width);
-}
-
-void kt_flit_set_bits(kt_flit *f, unsigned lo, unsigned width, uint64_t value)
-{
-    if (width == 0 || width > 64 || lo + width > KT_FLIT_WIDTH)
-        return;
-    uint64_t m = width_mask(width);
-    value &= m;
-    unsigned word = lo / 64, shift = lo % 64;
-    f->w[word] = (f->w[word] & ~(m << shift)) | (value << shift);
-    if (shift && shift + width > 64) {
-        unsigned hi_bits = shift + width - 64;
-        uint64_t hm = width_mask(hi_bits);
-        f->w[word + 1] = (f->w[word + 1] & ~hm) | (value >> (64 - shift));
-    }
-}
-
 const kt_field *kt_field_find(const kt_field *layout, const char *name)
 {
     for (const kt_field *fl = layout; fl && fl->name; fl++)
@@ -123,10 +95,10 @@ const kt_field *kt_field_find(const kt_field *layout, const char *name)
 
 npk_status kt_field_put(kt_flit *f, const kt_field *field, uint64_t value)
 {
-    if (field->width < 64 && value > width_mask(field->width))
+    if (field->width < 64 && value > kt_width_mask(field->width))
         return npk_fail(NPK_ELIMIT,
                         "flit field %s=0x%" PRIx64 " does not fit %u bits (max 0x%" PRIx64 ")",
-                        field->name, value, field->width, width_mask(field->width));
+                        field->name, value, field->width, kt_width_mask(field->width));
     kt_flit_set_bits(f, field->lo, field->width, value);
     return NPK_OK;
 }
@@ -150,29 +122,39 @@ static npk_status check_coord(const char *what, kt_coord c)
     return NPK_OK;
 }
 
+/* Every header field lies in host word 4 (bits [287:256]): the header is read and written as
+ * that one word, field by field from the table. */
+enum { HEADER_WORD = 4, HEADER_LO = 256 };
+
 npk_status kt_header_put(kt_flit *f, const kt_header *h)
 {
     npk_status s;
     if ((s = check_coord("dst", h->dst)) || (s = check_coord("src", h->src)))
         return s;
     uint64_t v[] = {h->dst.x, h->dst.y, h->src.x, h->src.y, h->type, h->txn, h->last, h->rsvd};
-    s = put_all(f, kt_layout_header, v, 8);
-    f->w[4] &= 0xFFFFFFFFull; /* the host word 4 has no bits above 287 */
-    return s;
+    uint64_t word = 0;
+    for (size_t i = 0; i < 8; i++) {
+        const kt_field *fl = &kt_layout_header[i];
+        if (v[i] > kt_width_mask(fl->width))
+            return kt_field_put(f, fl, v[i]); /* refused, naming the field */
+        word |= v[i] << (fl->lo - HEADER_LO);
+    }
+    f->w[HEADER_WORD] = word; /* the host word 4 has no bits above 287 */
+    return NPK_OK;
 }
 
 kt_header kt_header_get(const kt_flit *f)
 {
     const kt_field *L = kt_layout_header;
-    kt_header h;
-    h.dst.x = (uint8_t)kt_field_get(f, &L[0]);
-    h.dst.y = (uint8_t)kt_field_get(f, &L[1]);
-    h.src.x = (uint8_t)kt_field_get(f, &L[2]);
-    h.src.y = (uint8_t)kt_field_get(f, &L[3]);
-    h.type = (uint8_t)kt_field_get(f, &L[4]);
-    h.txn = (uint8_t)kt_field_get(f, &L[5]);
-    h.last = kt_field_get(f, &L[6]) != 0;
-    h.rsvd = (uint8_t)kt_field_get(f, &L[7]);
+    uint64_t w = f->w[HEADER_WORD];
+#define HF(i) ((w >> (L[i].lo - HEADER_LO)) & kt_width_mask(L[i].width))
+    kt_header h = {{(uint8_t)HF(0), (uint8_t)HF(1)},
+                   {(uint8_t)HF(2), (uint8_t)HF(3)},
+                   (uint8_t)HF(4),
+                   (uint8_t)HF(5),
+                   HF(6) != 0,
+                   (uint8_t)HF(7)};
+#undef HF
     return h;
 }
 
