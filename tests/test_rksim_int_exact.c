@@ -89,12 +89,18 @@ static void test_int8(void)
 static void test_int4(void)
 {
     static const uint32_t ks[] = {32, 480, 512, 544, 1024, 2048};
-    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++)
-        for (int how = RANDOM; how <= MIXED; how++) {
-            int_case(NPK_PREC_INT4, NPK_MODE_CUBE, 4, ks[i], 128, (enum fill)how);
-            int_case(NPK_PREC_INT4, NPK_MODE_LINE, 3, ks[i], 64, (enum fill)how);
-        }
-    int_case(NPK_PREC_INT4, NPK_MODE_CUBE, 12, 96, 192, RANDOM); /* three weight tiles */
+    /* both arithmetics: byte products (where the CPU has AVX2) and the float GEMM; 3, 5 and
+     * 7 rows leave a partial group of the byte kernel's 4 */
+    for (int portable = 0; portable < 2; portable++) {
+        npk_dense_force_portable(portable);
+        for (size_t i = 0; i < sizeof ks / sizeof *ks; i++)
+            for (int how = RANDOM; how <= MIXED; how++) {
+                int_case(NPK_PREC_INT4, NPK_MODE_CUBE, 4, ks[i], 128, (enum fill)how);
+                int_case(NPK_PREC_INT4, NPK_MODE_LINE, 3 + 2 * (i % 3), ks[i], 64, (enum fill)how);
+            }
+        int_case(NPK_PREC_INT4, NPK_MODE_CUBE, 12, 96, 192, RANDOM); /* three weight tiles */
+    }
+    npk_dense_force_portable(false);
 }
 
 /* Rows of results into strided output runs, on the vector and the portable paths, against
@@ -273,18 +279,23 @@ static void weights_two_tasks(npk_rk_prec in, uint32_t k, uint32_t n)
         tl_case_init(&t[i], in, out == NPK_PREC_FP16 ? NPK_PREC_FP32 : out, 4, k, n);
         CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &tk[i]), NPK_OK);
     }
-    /* (task, core, element of B changed before the submit: SIZE_MAX none) */
+    /* (task, core, element of B changed before the submit: SIZE_MAX none, portable paths
+     * pinned: the int4 weights change form) */
     const size_t kn = (size_t)k * n, last_half = (size_t)(k / 2) * n + n - 1;
     const struct {
         int task;
         unsigned core;
         size_t change;
-    } steps[] = {{0, 0, SIZE_MAX}, {1, 0, SIZE_MAX},  {0, 0, SIZE_MAX}, {0, 0, last_half},
-                 {1, 1, SIZE_MAX}, {0, 0, n / 2 + 1}, {1, 1, kn - 1},   {1, 1, SIZE_MAX},
-                 {0, 1, SIZE_MAX}, {0, 0, 0}};
+        bool portable;
+    } steps[] = {{0, 0, SIZE_MAX, 0},  {1, 0, SIZE_MAX, 0}, {0, 0, SIZE_MAX, 0},
+                 {0, 0, last_half, 0}, {1, 1, SIZE_MAX, 0}, {0, 0, n / 2 + 1, 0},
+                 {1, 1, kn - 1, 0},    {1, 1, SIZE_MAX, 0}, {0, 1, SIZE_MAX, 0},
+                 {0, 0, 0, 0},         {0, 0, SIZE_MAX, 1}, {0, 0, 1, 1},
+                 {0, 0, SIZE_MAX, 0},  {0, 0, SIZE_MAX, 1}};
     struct rknpu_submit sub;
     for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
         tl_case *c = &t[steps[s].task];
+        npk_dense_force_portable(steps[s].portable);
         if (steps[s].change != SIZE_MAX) {
             if (in == NPK_PREC_FP16)
                 ((uint16_t *)c->b)[steps[s].change] ^= 0x8000; /* the sign */
@@ -301,6 +312,7 @@ static void weights_two_tasks(npk_rk_prec in, uint32_t k, uint32_t n)
             fprintf(stderr, "%s weights step %zu: %zu mismatches\n", npk_rk_prec_name(in), s, bad);
         CHECK_EQ(bad, 0);
     }
+    npk_dense_force_portable(false);
     for (int i = 0; i < 2; i++) {
         npk_rk_devtask_destroy(d, &tk[i]);
         tl_case_free(&t[i]);

@@ -109,8 +109,8 @@ static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_re
 
 /* Weights: [N/G][K/32][G][32] (facts D.1); one DMA of WEIGHT_BYTES, decoded (or found
  * decoded) by weights.c. */
-static const float *gather_weights(rksim *s, unsigned core, const rksim_mm *mm,
-                                   rksim_core_result *r)
+static const void *gather_weights(rksim *s, unsigned core, const rksim_mm *mm, bool i4,
+                                  rksim_core_result *r)
 {
     uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
     dma_window w;
@@ -120,7 +120,8 @@ static const float *gather_weights(rksim *s, unsigned core, const rksim_mm *mm,
         win_fail(&w, r);
         return NULL;
     }
-    const float *b = rksim_weights_floats(s, core, mm, w.base);
+    const void *b = i4 ? (const void *)rksim_weights_i4(s, core, mm, w.base)
+                       : (const void *)rksim_weights_floats(s, core, mm, w.base);
     if (!b)
         rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for %ux%u weights", mm->k,
                           mm->n);
@@ -255,7 +256,7 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     if (!gather_feature(s, mm, NULL, r))
         return false;
     float *a = rksim_scratch(s, 0, mk * sizeof *a);
-    const float *b = NULL;
+    const void *b = NULL;
     const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
     bool fp = row->is_float;
     /* integer operands are at most |op_min| in magnitude (int8 128, int4 8); their sums are
@@ -263,6 +264,8 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
      * else in int64 */
     const uint32_t max_abs = (uint32_t)-row->op_min;
     bool in_float = fp || rksim_igemm_fp32_exact(mm->k, max_abs);
+    /* int4 on byte products when the CPU has them: exact like the rest, results as floats */
+    const bool i4 = mm->in == NPK_PREC_INT4 && in_float && rksim_gemm_i4_available();
     float *cf = rksim_scratch(s, 1, mn * sizeof *cf);
     int64_t *ci = in_float ? NULL : rksim_scratch(s, 2, mn * sizeof *ci);
     bool ok = false;
@@ -271,13 +274,19 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                           mm->m, mm->k, mm->n);
         goto done;
     }
-    if (!gather_feature(s, mm, a, r) || !(b = gather_weights(s, core, mm, r)))
+    if (!gather_feature(s, mm, a, r) || !(b = gather_weights(s, core, mm, i4, r)))
         goto done;
     apply_feature_effects(cr, mm, e, a);
     if (first_in_job)
         remember_feature(cr, mm, a);
 
-    if (in_float)
+    if (i4) {
+        if (!rksim_gemm_i4(mm->m, mm->n, mm->k, a, b, cf)) {
+            rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
+                              mm->m, mm->k, mm->n);
+            goto done;
+        }
+    } else if (in_float)
         rksim_sgemm_nt(mm->m, mm->n, mm->k, a, mm->k, b, mm->k, cf, mm->n);
     else
         rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, max_abs, cf);

@@ -79,6 +79,25 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
 const float *rksim_weights_floats(rksim *s, unsigned core, const rksim_mm *mm,
                                   const uint8_t *packed);
 
+/* The same in the int4 kernel's form (rksim_gemm_i4); NULL when out of memory. */
+const uint8_t *rksim_weights_i4(rksim *s, unsigned core, const rksim_mm *mm, const uint8_t *packed);
+
+/* int4 GEMM on byte products (gemm_int4.c), when the CPU has AVX2: C[M][N] = A[M][K] .
+ * B[N][K]^T exact, as floats, from int4-valued floats A and the weights in the kernel's form
+ * (rksim_gemm_i4_bytes of them, filled a column's K-run of 32 at a time by rksim_gemm_i4_put
+ * from 16 packed bytes, kt = 0 first). False when out of memory. */
+bool rksim_gemm_i4_available(void);
+size_t rksim_gemm_i4_bytes(uint32_t k, uint32_t n);
+void rksim_gemm_i4_put(uint8_t *kb, uint32_t k, uint32_t n, uint32_t col, uint32_t kt,
+                       const uint8_t *src);
+bool rksim_gemm_i4(uint32_t m, uint32_t n, uint32_t k, const float *a, const uint8_t *kb, float *c);
+
+/* fn(ctx, lo, hi) over [0, count): with `two`, the halves [0, count/2) and [count/2, count) at
+ * once, the second on a thread of its own (the whole range here when no thread starts). The
+ * simulator's memory-bound passes use both cores this way. */
+typedef void rksim_range_fn(void *ctx, uint32_t lo, uint32_t hi);
+void rksim_split2(rksim_range_fn *fn, void *ctx, uint32_t count, bool two);
+
 /* True when the arithmetic goes through CBLAS (OpenBLAS found by CMake). */
 bool rksim_gemm_uses_blas(void);
 /* C[M][N] = A[M][K] . B[N][K]^T in fp32 (CBLAS sgemm when available). */

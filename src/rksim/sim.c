@@ -90,8 +90,7 @@ void rksim_destroy(rksim *s)
 {
     if (!s)
         return;
-    for (unsigned i = 0; i < RKSIM_MAX_CORES; i++)
-    {
+    for (unsigned i = 0; i < RKSIM_MAX_CORES; i++) {
         free(s->core[i].feat_cache);
         rksim_weights_free(&s->core[i].weights);
     }

@@ -27,14 +27,16 @@ typedef struct rksim_regfile {
     uint32_t first[RKSIM_BLOCKS][RKSIM_BLOCK_WORDS]; /* value of the first such write */
 } rksim_regfile;
 
-/* The weights a core decoded last, b[N][K] (see weights.c): what they were decoded from, and
- * for inputs of 8 bits and narrower a copy of the packed bytes. */
+/* The weights a core decoded last (see weights.c): b[N][K] as floats or the int4 kernel's
+ * form, what they were decoded from, and for inputs of 8 bits and narrower a copy of the
+ * packed bytes. */
 typedef struct rksim_weights_cache {
-    float *b;
-    size_t b_cap; /* bytes */
+    void *data;
+    size_t data_cap; /* bytes */
     uint8_t *packed;
     size_t packed_cap;
     bool valid;
+    bool i4_form; /* data is in the int4 kernel's form */
     int in;
     uint32_t k, n;
 } rksim_weights_cache;

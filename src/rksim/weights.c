@@ -13,7 +13,6 @@
  *
  * A large block is decoded by two threads, each a half of the N tiles: the decode is bound by
  * memory traffic, which one core does not saturate. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,11 +27,12 @@ enum {
 
 typedef struct part {
     npk_rk_prec in;
-    const uint8_t *packed; /* the whole block */
-    uint8_t *copy;         /* where the packed bytes are copied too; NULL: no copy */
-    float *b;
-    uint32_t g, k, t0, t1; /* the N tiles [t0, t1) */
-    bool check;            /* b holds the floats of the same layout: write from the first change */
+    const uint8_t *packed;    /* the whole block */
+    uint8_t *copy;            /* where the packed bytes are copied too; NULL: no copy */
+    float *b;                 /* the floats, or NULL: */
+    uint8_t *i4;              /* the int4 kernel's form */
+    uint32_t g, k, n, t0, t1; /* the N tiles [t0, t1) */
+    bool check; /* b holds the floats of the same layout: write from the first change */
 } part;
 
 static void decode_part(part *d)
@@ -43,9 +43,15 @@ static void decode_part(part *d)
     for (uint32_t t = d->t0; t < d->t1; t++)
         for (uint32_t kt = 0; kt < kts; kt++) {
             size_t at = ((size_t)t * kts + kt) * block_bytes;
-            float *dst = d->b + (size_t)t * d->g * d->k + (size_t)kt * KRUN;
+            float *dst = d->b ? d->b + (size_t)t * d->g * d->k + (size_t)kt * KRUN : NULL;
             if (d->copy)
                 memcpy(d->copy + at, d->packed + at, block_bytes);
+            if (d->i4) {
+                for (uint32_t nl = 0; nl < d->g; nl++)
+                    rksim_gemm_i4_put(d->i4, d->k, d->n, t * d->g + nl, kt,
+                                      d->packed + at + (size_t)nl * KRUN / 2);
+                continue;
+            }
             if (!d->check) {
                 rksim_load_runs(d->in, d->packed + at, KRUN, d->g, dst, d->k);
                 continue;
@@ -61,10 +67,12 @@ static void decode_part(part *d)
         }
 }
 
-static void *decode_thread(void *arg)
+static void decode_range(void *ctx, uint32_t lo, uint32_t hi)
 {
-    decode_part(arg);
-    return NULL;
+    part d = *(const part *)ctx;
+    d.t0 = lo;
+    d.t1 = hi;
+    decode_part(&d);
 }
 
 /* A buffer of at least `bytes`, its old contents dropped. */
@@ -78,61 +86,59 @@ static void *grow(void *p, size_t *cap, size_t bytes)
     return p;
 }
 
+/* The cached form (i4: the int4 kernel's) of mm's weights, decoded anew when the bytes or the
+ * form changed. */
+static const void *weights_get(rksim *s, unsigned core, const rksim_mm *mm, const uint8_t *packed,
+                               bool i4)
+{
+    rksim_weights_cache *wc = &s->core[core].weights;
+    const uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
+    const bool keep_copy = mm->in_bits <= 8;
+    const bool same =
+        wc->valid && wc->in == mm->in && wc->k == mm->k && wc->n == mm->n && wc->i4_form == i4;
+    if (same && keep_copy && !memcmp(wc->packed, packed, bytes))
+        return wc->data;
+    wc->valid = false;
+    size_t old_cap = wc->data_cap;
+    wc->data = grow(wc->data, &wc->data_cap,
+                    i4 ? rksim_gemm_i4_bytes(mm->k, mm->n) : (size_t)mm->k * mm->n * sizeof(float));
+    bool kept = wc->data && wc->data_cap == old_cap; /* not reallocated: the floats are there */
+    if (keep_copy)
+        wc->packed = grow(wc->packed, &wc->packed_cap, bytes);
+    if (!wc->data || (keep_copy && !wc->packed))
+        return NULL;
+    part whole = {.in = (npk_rk_prec)mm->in,
+                  .packed = packed,
+                  .copy = keep_copy ? wc->packed : NULL,
+                  .b = i4 ? NULL : wc->data,
+                  .i4 = i4 ? wc->data : NULL,
+                  .g = mm->ntile,
+                  .k = mm->k,
+                  .n = mm->n,
+                  .check = same && kept && !keep_copy};
+    rksim_split2(decode_range, &whole, mm->n / mm->ntile, bytes >= SPLIT_BYTES);
+    wc->valid = true;
+    wc->i4_form = i4;
+    wc->in = mm->in;
+    wc->k = mm->k;
+    wc->n = mm->n;
+    return wc->data;
+}
+
 const float *rksim_weights_floats(rksim *s, unsigned core, const rksim_mm *mm,
                                   const uint8_t *packed)
 {
-    rksim_weights_cache *wc = &s->core[core].weights;
-    const npk_rk_prec in = (npk_rk_prec)mm->in;
-    const uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
-    const bool keep_copy = mm->in_bits <= 8;
-    const bool same_shape = wc->valid && wc->in == mm->in && wc->k == mm->k && wc->n == mm->n;
-    if (same_shape && keep_copy && !memcmp(wc->packed, packed, bytes))
-        return wc->b;
-    wc->valid = false;
-    size_t floats_cap = wc->b_cap;
-    wc->b = grow(wc->b, &wc->b_cap, (size_t)mm->k * mm->n * sizeof *wc->b);
-    bool kept = wc->b && wc->b_cap == floats_cap; /* not reallocated: the floats are still there */
-    if (keep_copy)
-        wc->packed = grow(wc->packed, &wc->packed_cap, bytes);
-    if (!wc->b || (keep_copy && !wc->packed))
-        return NULL;
-    const uint32_t tiles = mm->n / mm->ntile;
-    part half[2];
-    half[0] = (part){.in = in,
-                     .packed = packed,
-                     .copy = keep_copy ? wc->packed : NULL,
-                     .b = wc->b,
-                     .g = mm->ntile,
-                     .k = mm->k,
-                     .t0 = 0,
-                     .t1 = tiles,
-                     .check = same_shape && kept && !keep_copy};
-    half[1] = half[0];
-    pthread_t th;
-    bool two = bytes >= SPLIT_BYTES && tiles >= 2;
-    if (two) {
-        half[0].t1 = half[1].t0 = tiles / 2;
-        two = pthread_create(&th, NULL, decode_thread, &half[1]) == 0;
-        if (!two)
-            half[0].t1 = tiles; /* no second thread: this one decodes everything */
-    }
-    decode_part(&half[0]);
-    if (two)
-        pthread_join(th, NULL);
-    *wc = (rksim_weights_cache){.b = wc->b,
-                                .b_cap = wc->b_cap,
-                                .packed = wc->packed,
-                                .packed_cap = wc->packed_cap,
-                                .valid = true,
-                                .in = mm->in,
-                                .k = mm->k,
-                                .n = mm->n};
-    return wc->b;
+    return weights_get(s, core, mm, packed, false);
+}
+
+const uint8_t *rksim_weights_i4(rksim *s, unsigned core, const rksim_mm *mm, const uint8_t *packed)
+{
+    return weights_get(s, core, mm, packed, true);
 }
 
 void rksim_weights_free(rksim_weights_cache *wc)
 {
-    free(wc->b);
+    free(wc->data);
     free(wc->packed);
     memset(wc, 0, sizeof *wc);
 }
