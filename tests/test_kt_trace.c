@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* The KohakuTPU side of the trace file: `npukit kt saxpy` (host and engine forms), `kt move` and
- * a saxpy against `kt serve` behind a pipe, each with --trace or NPUKIT_TRACE, and each trace
- * parsed with cJSON against what the command's own --json reports:
- *   - the file is one object whose traceEvents is an array of well-formed events (M, X, i);
- *   - on the simulator, every unit's track holds one "dispatch" per instruction that reached it
- *     and one busy span per instruction it retired, adding up to the instructions the run
- *     reports, each span's start <= end and inside the run's cycle count;
- *   - the host's transactions after the last "counters reset" are exactly the transactions the
- *     command reports, on the simulated timeline in process (wall clock behind a pipe);
- *   - the engine's program spans count the engine commands; the mover's spans the moves;
+/* The KohakuTPU side of the trace file: `npukit kt saxpy` (host and engine
+ * forms), `kt move` and a saxpy against `kt serve` behind a pipe, each with
+ * --trace or NPUKIT_TRACE, and each trace parsed with cJSON against what the
+ * command's own --json reports:
+ *   - the file is one object whose traceEvents is an array of well-formed
+ * events (M, X, i);
+ *   - on the simulator, every unit's track holds one "dispatch" per instruction
+ * that reached it and one busy span per instruction it retired, adding up to
+ * the instructions the run reports, each span's start <= end and inside the
+ * run's cycle count;
+ *   - the host's transactions after the last "counters reset" are exactly the
+ * transactions the command reports, on the simulated timeline in process (wall
+ * clock behind a pipe);
+ *   - the engine's program spans count the engine commands; the mover's spans
+ * the moves;
  *   - with tracing off nothing is written. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
@@ -55,7 +60,8 @@ static cJSON *parse_file(const char *path)
     return j;
 }
 
-/* Run `npukit ARGS` with the environment prefix ENV; its stdout parsed as JSON. */
+/* Run `npukit ARGS` with the environment prefix ENV; its stdout parsed as JSON.
+ */
 static cJSON *run(const char *env, const char *args)
 {
     char cmd[1024];
@@ -249,60 +255,64 @@ static void trace_path(char *buf, size_t len, const char *name)
     snprintf(buf, len, "%s/%s", dir, name);
 }
 
+/* Run `npukit ENV ARGS` (ARGS with %s for the trace file FILE); its --json
+ * output in *out and its trace summarised into s. False (reported) when either
+ * is missing; the caller frees *out. */
+static bool traced_run(const char *file, bool by_env, const char *args_fmt, cJSON **out, summary *s)
+{
+    char path[256], env[320] = "", args[1024];
+    trace_path(path, sizeof path, file);
+    if (by_env) /* the variable, not the option */
+        snprintf(env, sizeof env, "NPUKIT_TRACE='%s'", path);
+    snprintf(args, sizeof args, args_fmt, by_env ? "" : path);
+    *out = run(env, args);
+    cJSON *tr = parse_file(path);
+    CHECK(*out && tr);
+    if (tr)
+        summarise(tr, s);
+    cJSON_Delete(tr);
+    return *out && tr;
+}
+
 static void saxpy_host(void)
 {
-    char path[256], args[512];
-    trace_path(path, sizeof path, "host.json");
-    snprintf(args, sizeof args, "kt saxpy -n 1000 --json --trace '%s'", path);
-    cJSON *out = run("", args), *tr = parse_file(path);
-    CHECK(out && tr);
-    if (!out || !tr)
-        return;
+    cJSON *out;
     summary s;
-    summarise(tr, &s);
-    CHECK_STR_HAS(s.process[1], "simulated time");
-    check_units(&s, out);
-    check_host(&s, out, "simulated time");
+    if (traced_run("host.json", false, "kt saxpy -n 1000 --json --trace '%s'", &out, &s)) {
+        CHECK_STR_HAS(s.process[1], "simulated time");
+        check_units(&s, out);
+        check_host(&s, out, "simulated time");
+    }
     cJSON_Delete(out);
-    cJSON_Delete(tr);
 }
 
 static void saxpy_engine(void)
 {
-    char path[256], env[320];
-    trace_path(path, sizeof path, "engine.json");
-    snprintf(env, sizeof env, "NPUKIT_TRACE='%s'", path); /* the variable, not the option */
-    cJSON *out = run(env, "kt saxpy -n 700 --engine --json"), *tr = parse_file(path);
-    CHECK(out && tr);
-    if (!out || !tr)
-        return;
+    cJSON *out;
     summary s;
-    summarise(tr, &s);
-    check_units(&s, out);
-    check_host(&s, out, "simulated time");
-    unsigned programs = 0, commands = 0;
-    for (unsigned i = 0; i < s.n; i++)
-        if (!strcmp(s.t[i].name, "engine")) {
-            programs += s.t[i].programs;
-            commands += s.t[i].engine_commands;
-        }
-    CHECK(programs >= 1);
-    CHECK_EQ(commands, (unsigned)num(out, "engine_commands"));
+    if (traced_run("engine.json", true, "kt saxpy -n 700 --engine --json%s", &out, &s)) {
+        check_units(&s, out);
+        check_host(&s, out, "simulated time");
+        unsigned programs = 0, commands = 0;
+        for (unsigned i = 0; i < s.n; i++)
+            if (!strcmp(s.t[i].name, "engine")) {
+                programs += s.t[i].programs;
+                commands += s.t[i].engine_commands;
+            }
+        CHECK(programs >= 1);
+        CHECK_EQ(commands, (unsigned)num(out, "engine_commands"));
+    }
     cJSON_Delete(out);
-    cJSON_Delete(tr);
 }
 
 static void move(void)
 {
-    char path[256], args[512];
-    trace_path(path, sizeof path, "move.json");
-    snprintf(args, sizeof args, "kt move copy --words 40 --json --trace '%s'", path);
-    cJSON *out = run("", args), *tr = parse_file(path);
-    CHECK(out && tr);
-    if (!out || !tr)
-        return;
+    cJSON *out;
     summary s;
-    summarise(tr, &s);
+    if (!traced_run("move.json", false, "kt move copy --words 40 --json --trace '%s'", &out, &s)) {
+        cJSON_Delete(out);
+        return;
+    }
     unsigned moves = 0, words = 0;
     double cycles = num(cJSON_GetObjectItemCaseSensitive(out, "transport"), "cycles");
     for (unsigned i = 0; i < s.n; i++)
@@ -314,39 +324,35 @@ static void move(void)
         }
     CHECK_EQ(moves, (unsigned)num(out, "moves_done"));
     CHECK_EQ(words, 40u);
-    /* kt move leaves its reading of the destination (one block of the 40 words, last) out of
-     * its count */
+    /* kt move leaves its reading of the destination (one block of the 40 words,
+     * last) out of its count */
     const track *h = host_track(&s);
     if (h) {
         CHECK_EQ(h->tx_since_reset, (unsigned)num(out, "transactions") + 1);
         CHECK_EQ(h->last_tx_bytes, 40u * 32);
     }
     cJSON_Delete(out);
-    cJSON_Delete(tr);
 }
 
-/* Behind a pipe the host side is on the wall clock, and the served simulator (which inherits no
- * trace) leaves the file whole. */
+/* Behind a pipe the host side is on the wall clock, and the served simulator
+ * (which inherits no trace) leaves the file whole. */
 static void saxpy_remote(void)
 {
-    char path[256], args[1024];
-    trace_path(path, sizeof path, "remote.json");
-    snprintf(args, sizeof args,
-             "kt saxpy -n 300 --json --trace '%s' --card pipe:\"'%s' kt serve --protocol line "
+    char fmt[512];
+    snprintf(fmt, sizeof fmt,
+             "kt saxpy -n 300 --json --trace '%%s' --card pipe:\"'%s' kt serve "
+             "--protocol line "
              "--stdio\"",
-             path, kt_test_cli());
-    cJSON *out = run("", args), *tr = parse_file(path);
-    CHECK(out && tr);
-    if (!out || !tr)
-        return;
+             kt_test_cli());
+    cJSON *out;
     summary s;
-    summarise(tr, &s);
-    check_host(&s, out, "wall clock");
-    CHECK_STR_HAS(s.process[1], "wall clock");
-    for (unsigned i = 0; i < s.n; i++)
-        CHECK(!has(s.t[i].name, "CU (")); /* the units are in the other process */
+    if (traced_run("remote.json", false, fmt, &out, &s)) {
+        check_host(&s, out, "wall clock");
+        CHECK_STR_HAS(s.process[1], "wall clock");
+        for (unsigned i = 0; i < s.n; i++)
+            CHECK(!has(s.t[i].name, "CU (")); /* the units are in the other process */
+    }
     cJSON_Delete(out);
-    cJSON_Delete(tr);
 }
 
 /* Off (no option, NPUKIT_TRACE empty): the run writes no file. */
