@@ -4,7 +4,8 @@
  * the half-width window (a FILL takes the immediate the host left: 0x40 is out of reach), the
  * mover status word at 0x20, a doorbell rung through the interlink window and counted at the
  * other mesh (0x28, the external interrupt level, the clear), the host winning a same-cycle
- * collision on the interlink's config port, and a clear racing an arriving doorbell losing.
+ * collision on the interlink's config port, the processor winning one on the mover's (the host's
+ * write lost whatever register it addressed), and a clear racing an arriving doorbell losing.
  * Programs are instruction words built here, so this runs without the RISC-V toolchain. */
 #include "check.h"
 #include "ktsim/rv64_asm.h"
@@ -213,6 +214,120 @@ static void test_half_width(void)
     ktsim_destroy(s);
 }
 
+/* ---- the mover's config port: the processor wins a same-cycle collision (§7.3) ---- */
+
+enum { GEN_AT = 0x3000, GEN_WORDS = 2, GEN_BYTES = GEN_WORDS * KT_MV_WORD };
+enum { SEED_OLD = 0x1111, SEED_HOST = 0x2222, SEED_CORE = 0x3333 };
+
+static void host_mover_write(ktsim *s, uint8_t off, uint64_t v)
+{
+    CHECK_EQ(ktsim_bus_write64(s, ktsim_get_config(s)->ctrl_base + KT_AUX_CFG + off, v), NPK_OK);
+    ktsim_step(s, 1);
+}
+
+/* The host runs a GENERATE sending every register but the seed, so the move shows the seed the
+ * mover holds: its bytes at GEN_AT. */
+static void generate_held_seed(ktsim *s, uint8_t out[GEN_BYTES])
+{
+    kt_mv_write w[KT_MV_MAX_WRITES];
+    size_t n = 0;
+    kt_mv_move mv = kt_mv_generate(GEN_AT, GEN_WORDS, 0);
+    CHECK_EQ(kt_mv_build(&mv, w, KT_MV_MAX_WRITES, &n), NPK_OK);
+    for (size_t i = 0; i < n; i++)
+        if (w[i].offset != KT_MV_SEED)
+            host_mover_write(s, w[i].offset, w[i].value);
+    uint64_t aux = 0;
+    for (unsigned i = 0; i < 1000; i++) {
+        ktsim_step(s, 1); /* the backdoor read takes no cycles */
+        CHECK_EQ(ktsim_bus_read64(s, ktsim_get_config(s)->ctrl_base + KT_AUX_STAT, &aux), NPK_OK);
+        if (!kt_mv_status_decode(aux).busy)
+            break;
+    }
+    CHECK(!kt_mv_status_decode(aux).busy && !kt_mv_status_decode(aux).fault);
+    CHECK_EQ(ktsim_dram_read(s, GEN_AT, out, GEN_BYTES), NPK_OK);
+}
+
+/* What a GENERATE writes with `seed`, the host alone driving the mover. */
+static void seed_pattern(uint64_t seed, uint8_t out[GEN_BYTES])
+{
+    ktsim *s = rv64_sim();
+    host_mover_write(s, KT_MV_SEED, seed);
+    generate_held_seed(s, out);
+    ktsim_destroy(s);
+}
+
+static const uint64_t seeds[3] = {SEED_OLD, SEED_HOST, SEED_CORE};
+static uint8_t seed_patterns[3][GEN_BYTES]; /* seed_pattern of each */
+
+/* One run: the host sets the seed to SEED_OLD, boots a program that stores mover register
+ * `core_reg` = `core_value` through the window once, and writes the seed SEED_HOST through
+ * AUX_CFG `delay` cycles after the boot. Returns the seed the mover ends with (one of the three,
+ * told apart by the GENERATE it drives; 0 when none matches); *lost: host writes lost. */
+static uint64_t seed_after(unsigned delay, uint8_t core_reg, uint64_t core_value, uint64_t *lost)
+{
+    uint8_t got[GEN_BYTES];
+    ktsim *s = rv64_sim();
+    ksim_rv64c *c = ktsim_rv64(s);
+    host_mover_write(s, KT_MV_SEED, SEED_OLD);
+    prog p;
+    prog_start(&p);
+    store(&p, KT_RV64_R_MOVER_CFG + core_reg, core_value);
+    exit_with(&p, KT_RV64_R_MOVER);
+    load_and_boot(c, &p);
+    ktsim_step(s, delay);
+    /* One beat with no cycles of its own: it pulses in the next cycle the machine runs. */
+    CHECK_EQ(
+        ktsim_bus_write64(s, ktsim_get_config(s)->ctrl_base + KT_AUX_CFG + KT_MV_SEED, SEED_HOST),
+        NPK_OK);
+    for (unsigned i = 0; i < 2000 && !finished(c); i++)
+        ktsim_step(s, 1);
+    CHECK(c->exited);
+    *lost = ktsim_rv64_mover_host_lost(s);
+    CHECK_EQ(ktsim_rv64_ilink_lost(s), 0);
+    generate_held_seed(s, got);
+    ktsim_destroy(s);
+    for (unsigned i = 0; i < 3; i++)
+        if (!memcmp(got, seed_patterns[i], GEN_BYTES))
+            return seeds[i];
+    return 0;
+}
+
+static void test_core_wins_mover(void)
+{
+    /* The three seeds drive three different patterns, so the seed in effect is observable. */
+    for (unsigned i = 0; i < 3; i++)
+        seed_pattern(seeds[i], seed_patterns[i]);
+    CHECK(memcmp(seed_patterns[0], seed_patterns[1], GEN_BYTES) &&
+          memcmp(seed_patterns[0], seed_patterns[2], GEN_BYTES) &&
+          memcmp(seed_patterns[1], seed_patterns[2], GEN_BYTES));
+    /* The program writes CTRL (no GO), a register the host does not touch: in every cycle but
+     * one the host's seed lands; in the one the program's store is in, it is lost entirely. */
+    int when = -1, losses = 0;
+    for (unsigned d = 0; d < 40; d++) {
+        uint64_t lost;
+        uint64_t seed = seed_after(d, KT_MV_CTRL, 0, &lost);
+        CHECK_EQ(lost, seed == SEED_OLD);
+        CHECK(seed == SEED_OLD || seed == SEED_HOST);
+        if (seed == SEED_OLD) {
+            losses++;
+            when = (int)d;
+        }
+    }
+    CHECK_EQ(losses, 1);
+    CHECK(when > 0);
+    if (when <= 0)
+        return;
+    /* Both write the seed: before that cycle the program's is the later write, in it the
+     * program's wins, after it the host's is the later one. */
+    uint64_t lost;
+    CHECK_EQ(seed_after((unsigned)when - 1, KT_MV_SEED, SEED_CORE, &lost), SEED_CORE);
+    CHECK_EQ(lost, 0);
+    CHECK_EQ(seed_after((unsigned)when, KT_MV_SEED, SEED_CORE, &lost), SEED_CORE);
+    CHECK_EQ(lost, 1);
+    CHECK_EQ(seed_after((unsigned)when + 1, KT_MV_SEED, SEED_CORE, &lost), SEED_HOST);
+    CHECK_EQ(lost, 0);
+}
+
 /* ---- the interlink through the window ---- */
 
 static uint64_t statw(ktsim *m, unsigned index)
@@ -412,6 +527,7 @@ int main(void)
     test_copy();
     test_fault_status();
     test_half_width();
+    test_core_wins_mover();
     test_doorbell();
     test_mesh_id();
     test_host_wins();

@@ -156,6 +156,9 @@ struct ksim_rv64c;
 struct ksim_rv64c *ktsim_rv64(ktsim *s);
 /* Interlink writes the complex stored in a cycle the host also pulsed the interlink: lost. */
 uint64_t ktsim_rv64_ilink_lost(const ktsim *s);
+/* Host AUX_CFG mover writes pulsed in a cycle the complex stored to its mover window: lost, the
+ * processor's write wins the mover's one config port (whatever register each addressed). */
+uint64_t ktsim_rv64_mover_host_lost(const ktsim *s);
 
 /* Flits that reached an edge position with nobody there, and were dropped. */
 uint64_t ktsim_dropped_flits(const ktsim *s);

@@ -78,6 +78,10 @@ struct ksim_orch {
     uint64_t aux_pulse_value;
     uint64_t host_pulse_cycle; /* the cycle of the host's last AUX_CFG pulse, and its offset */
     uint8_t host_pulse_addr;
+    /* Client offsets where a second writer wins a same-cycle collision: a host pulse there is
+     * held (aux_pulse stays set) until the cycle's clients tick, so that writer can take it. */
+    bool hold;
+    uint8_t hold_lo, hold_hi;
     uint16_t traffic_rd, traffic_wr;
 };
 
@@ -162,8 +166,18 @@ static bool in_rx_flit(const ksim_orch *o, uint32_t off)
     return off >= KT_RX_FLIT && off < KT_RX_FLIT + o->p.flit_words * 8u;
 }
 
+/* Deliver a held host pulse (the held one's cycle has come, or a second beat arrived before it). */
+static void release_host_pulse(ksim_orch *o)
+{
+    if (o->aux_pulse) {
+        o->aux_pulse = false;
+        ksim_orch_aux_pulse(o, o->aux_pulse_addr, o->aux_pulse_value);
+    }
+}
+
 static void aux_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb, bool strobed)
 {
+    release_host_pulse(o);
     if (strobed) {
         /* Current RTL: accumulate into a one-entry shadow at the 8-aligned offset and pulse
          * the merged word, since the client has no byte enables of its own. */
@@ -173,20 +187,20 @@ static void aux_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb, bo
         o->aux_shadow = v;
         o->aux_shadow_addr = a;
         o->aux_shadow_valid = true;
-        o->aux_pulse = true;
         o->aux_pulse_addr = a;
         o->aux_pulse_value = v;
     } else {
         /* Pre-strobe: every beat pulses its own offset with its whole data. */
-        o->aux_pulse = true;
         o->aux_pulse_addr = (uint8_t)(off & 0xFF);
         o->aux_pulse_value = data;
     }
-    /* The pulse leaves in the next cycle; deliver it now so two beats in a burst are two pulses. */
+    o->aux_pulse = true;
+    /* The pulse leaves in the next cycle; deliver it now so two beats in a burst are two pulses
+     * — unless a second writer may take that client's port in that cycle (held until it ticks). */
     o->host_pulse_cycle = o->cycle + 1;
     o->host_pulse_addr = o->aux_pulse_addr;
-    ksim_orch_aux_pulse(o, o->aux_pulse_addr, o->aux_pulse_value);
-    o->aux_pulse = false;
+    if (!(o->hold && o->aux_pulse_addr >= o->hold_lo && o->aux_pulse_addr <= o->hold_hi))
+        release_host_pulse(o);
 }
 
 void ksim_orch_aux_pulse(ksim_orch *o, uint8_t addr, uint64_t value)
@@ -201,6 +215,21 @@ void ksim_orch_aux_pulse(ksim_orch *o, uint8_t addr, uint64_t value)
 bool ksim_orch_host_pulsed(const ksim_orch *o, uint8_t lo, uint8_t hi)
 {
     return o->host_pulse_cycle == o->cycle && o->host_pulse_addr >= lo && o->host_pulse_addr <= hi;
+}
+
+void ksim_orch_hold_host_pulses(ksim_orch *o, uint8_t lo, uint8_t hi)
+{
+    o->hold = true;
+    o->hold_lo = lo;
+    o->hold_hi = hi;
+}
+
+bool ksim_orch_drop_host_pulse(ksim_orch *o, uint8_t lo, uint8_t hi)
+{
+    if (!o->aux_pulse || !ksim_orch_host_pulsed(o, lo, hi))
+        return false;
+    o->aux_pulse = false;
+    return true;
 }
 
 uint64_t ksim_orch_aux_statw(const ksim_orch *o, unsigned index)
@@ -486,6 +515,7 @@ npk_status ksim_orch_add_aux(ksim_orch *o, const ktsim_aux_client *c)
 
 void ksim_orch_tick_aux(ksim_orch *o)
 {
+    release_host_pulse(o); /* a held host pulse no second writer took this cycle */
     for (unsigned i = 0; i < o->n_aux; i++)
         if (o->aux[i].tick)
             o->aux[i].tick(o->aux[i].ctx);
@@ -494,9 +524,9 @@ void ksim_orch_tick_aux(ksim_orch *o)
 bool ksim_orch_quiet(const ksim_orch *o)
 {
     /* Nothing registered, nothing to push or hand out, and a stream (if any) held by zero
-     * credit: only an arriving signal or a host beat changes that. */
-    return !o->push_pending && ksim_fifo_empty(&o->tx) && !o->out_valid && !o->kick_req &&
-           !o->tx_push_req && !o->cred_req && !o->done_clr_req && !o->rx_pop_req &&
+     * credit: only an arriving signal or a host beat changes that (a held one is pending). */
+    return !o->aux_pulse && !o->push_pending && ksim_fifo_empty(&o->tx) && !o->out_valid &&
+           !o->kick_req && !o->tx_push_req && !o->cred_req && !o->done_clr_req && !o->rx_pop_req &&
            (!o->run || o->credit == 0);
 }
 

@@ -63,6 +63,11 @@ void ksim_orch_aux_pulse(ksim_orch *o, uint8_t addr, uint64_t value);
 /* Whether a host beat pulsed a client offset in lo..hi in the current cycle (the one the last
  * tick_begin opened): how a second writer learns it collided with the host. */
 bool ksim_orch_host_pulsed(const ksim_orch *o, uint8_t lo, uint8_t hi);
+/* For a second writer that wins a same-cycle collision on the clients at lo..hi: host pulses
+ * there are held until the clients tick in their cycle (not delivered at the beat), and
+ * drop_host_pulse discards the one held for the current cycle, true when there was one. */
+void ksim_orch_hold_host_pulses(ksim_orch *o, uint8_t lo, uint8_t hi);
+bool ksim_orch_drop_host_pulse(ksim_orch *o, uint8_t lo, uint8_t hi);
 /* The clients' status as AUX_STAT carries it (without the traffic counters), and AUX_STATW[i]. */
 uint64_t ksim_orch_aux_stat(const ksim_orch *o);
 uint64_t ksim_orch_aux_statw(const ksim_orch *o, unsigned index);

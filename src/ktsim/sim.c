@@ -26,6 +26,9 @@ enum { MAX_REGIONS = 8 };
 
 typedef enum region_kind { R_CTRL, R_MEM, R_PLUGGED } region_kind;
 
+/* The RV64 complex's windows onto AUX_CFG clients' config ports (rows of rv64_windows). */
+typedef enum rv64_window { RV64_W_MOVER, RV64_W_ILINK, RV64_W_COUNT } rv64_window;
+
 typedef struct bus_region {
     region_kind kind;
     ktsim_region r;
@@ -49,11 +52,11 @@ struct ktsim {
     bool has_fault;
     uint64_t lane[4]; /* station-bus lanes, for the stale-bytes variant */
     uint64_t stalled;
-    uint16_t plugged_rd, plugged_wr; /* AXI traffic of plugged agent-side masters (the mover) */
-    ksim_mover *mover;               /* the memory agent's own mover, unless the preset drops it */
-    ksim_rv64c *rv64;                /* CPU_RV64 = 1 */
-    uint64_t rv64_ilink_lost;        /* processor interlink writes lost to a host collision */
-    ksim_trace *trace;               /* NPUKIT_TRACE: this machine's trace process, or NULL */
+    uint16_t plugged_rd, plugged_wr;  /* AXI traffic of plugged agent-side masters (the mover) */
+    ksim_mover *mover;                /* the memory agent's own mover, unless the preset drops it */
+    ksim_rv64c *rv64;                 /* CPU_RV64 = 1 */
+    uint64_t rv64_lost[RV64_W_COUNT]; /* writes lost to a same-cycle collision, per window */
+    ksim_trace *trace;                /* NPUKIT_TRACE: this machine's trace process, or NULL */
 };
 
 static void sim_fault(void *user, const char *msg)
@@ -532,23 +535,41 @@ static npk_status rv64_lw_write(void *ctx, uint64_t off, uint64_t v, uint8_t str
 
 /* The rest of the node as the complex's control region reaches it: the mover and the interlink
  * are whatever AUX_CFG clients this machine plugged (the agent's own mover, or a card's mover and
- * interlink), so the processor is a second writer on their cfg port. */
+ * interlink), so the processor is a second writer on their cfg port. Each port is one address
+ * and one data muxed between the two writers, so "wins" means the loser's pulse is gone whatever
+ * register it addressed — as the scratchpad's one write port (§6.2: the winner "replaces both
+ * the address and the data", the other store "lost silently") and the interlink (§7.4: the
+ * processor loses and "can retry"). §7.3 gives the mover's collisions to the processor. */
+static const struct rv64_window_row {
+    uint8_t lo, hi; /* the client offsets the window's port serves */
+    bool host_wins; /* who keeps a cycle both pulse */
+} rv64_windows[] = {
+    [RV64_W_MOVER] = {0x00, KT_MV_AUX_LIMIT - 1, false}, /* §7.3: a host write then is lost */
+    [RV64_W_ILINK] = {KT_MV_AUX_LIMIT, 0xFF, true},      /* §7.4: the processor's is lost */
+};
+
+static void rv64_window_write(ktsim *s, rv64_window w, uint8_t reg, uint64_t v)
+{
+    const struct rv64_window_row *row = &rv64_windows[w];
+    if (row->host_wins) {
+        if (ksim_orch_host_pulsed(s->orch, row->lo, row->hi)) {
+            s->rv64_lost[w]++;
+            return;
+        }
+    } else if (ksim_orch_drop_host_pulse(s->orch, row->lo, row->hi)) {
+        s->rv64_lost[w]++; /* held for this cycle (ksim_orch_hold_host_pulses), now discarded */
+    }
+    ksim_orch_aux_pulse(s->orch, reg, v);
+}
+
 static void rv64_mover_cfg(void *ctx, uint8_t reg, uint64_t v)
 {
-    /* The processor's pulse wins over a host pulse in the same cycle: delivered after it. */
-    ksim_orch_aux_pulse(((ktsim *)ctx)->orch, reg, v);
+    rv64_window_write(ctx, RV64_W_MOVER, reg, v);
 }
 
 static void rv64_ilink_cfg(void *ctx, uint8_t reg, uint64_t v)
 {
-    ktsim *s = ctx;
-    /* The host path wins a same-cycle collision on the interlink's config port (§7.4): the
-     * processor's write is lost and it may retry. */
-    if (ksim_orch_host_pulsed(s->orch, KT_MV_AUX_LIMIT, 0xFF)) {
-        s->rv64_ilink_lost++;
-        return;
-    }
-    ksim_orch_aux_pulse(s->orch, reg, v);
+    rv64_window_write(ctx, RV64_W_ILINK, reg, v);
 }
 
 /* AUX_STAT's mover fields repacked as the control region's 0x20 word: {busy[32], fault[31:28],
@@ -587,6 +608,9 @@ static npk_status add_rv64(ktsim *s)
     /* The complex ticks with the clock from the moment it exists (its cycle counter runs while
      * the core is out of reset). */
     s->rv64->now = s->cycle;
+    for (unsigned w = 0; w < RV64_W_COUNT; w++)
+        if (!rv64_windows[w].host_wins)
+            ksim_orch_hold_host_pulses(s->orch, rv64_windows[w].lo, rv64_windows[w].hi);
     npk_status st = ksim_mesh_attach(s->mesh, cfg->rv64_at, &ksim_rv64c_endpoint, s->rv64);
     if (st)
         return st;
@@ -601,7 +625,8 @@ static npk_status add_rv64(ktsim *s)
 }
 
 struct ksim_rv64c *ktsim_rv64(ktsim *s) { return s->rv64; }
-uint64_t ktsim_rv64_ilink_lost(const ktsim *s) { return s->rv64_ilink_lost; }
+uint64_t ktsim_rv64_ilink_lost(const ktsim *s) { return s->rv64_lost[RV64_W_ILINK]; }
+uint64_t ktsim_rv64_mover_host_lost(const ktsim *s) { return s->rv64_lost[RV64_W_MOVER]; }
 
 npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
 {
