@@ -20,19 +20,20 @@ pass=0 fail=0
 ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" >&2; fi; }
 has() { grep -q -- "$2" <<< "$1"; }
 
+# The examples exit with counts, which become the exit status (the word's low 8 bits).
 out=$("$cli" kt rv64 run "$rv/doorbell.elf" 2>&1); rc=$?
-ok [ $rc -eq 0 ]
+ok [ $rc -eq 3 ]
 ok has "$out" "round 3: doorbell taken, acknowledged, R_DBELL reads 0"
 ok has "$out" "3 doorbells handled"
 ok has "$out" "host: rang the doorbell 3 times, cleared it 3 times"
 ok has "$out" "exit 0x3 (3)"
 out=$("$cli" kt rv64 run "$rv/doorbell.elf" --json); rc=$?
-ok [ $rc -eq 0 ]
+ok [ $rc -eq 3 ]
 ok has "$out" '"rings": 3, "clears": 3'
 
 out=$("$cli" kt rv64 run "$rv/mover_copy.elf" --dram-out 0x40000:2048:"$tmp/src.bin" \
       --dram-out 0x80000:2048:"$tmp/dst.bin" 2>&1); rc=$?
-ok [ $rc -eq 0 ]
+ok [ $rc -eq 2 ]
 ok has "$out" "2 moves done, then rang mesh 1"
 ok has "$out" "exit 0x2 (2)"
 ok cmp -s "$tmp/src.bin" "$tmp/dst.bin"
@@ -62,18 +63,18 @@ ok [ $? -eq 0 ]
 
 # Bad values.
 out=$("$cli" kt rv64 run "$rv/hello.elf" --dram-in 0x100000 2>&1); rc=$?
-ok [ $rc -eq 2 ]
+ok [ $rc -eq 125 ]
 ok has "$out" "--dram-in '0x100000' must be ADDR:FILE"
 out=$("$cli" kt rv64 run "$rv/hello.elf" --dram-in 0x100000:"$tmp/none.bin" 2>&1); rc=$?
-ok [ $rc -ne 0 ]
+ok [ $rc -eq 125 ]
 ok has "$out" "none.bin: cannot open"
 out=$("$cli" kt rv64 run "$rv/hello.elf" --dram-in 0xFFFFFF0:"$tmp/x.bin" 2>&1); rc=$?
-ok [ $rc -ne 0 ]
+ok [ $rc -eq 125 ]
 ok has "$out" "lies outside card memory (0x10000000 bytes)"
 out=$("$cli" kt rv64 run "$rv/hello.elf" --dram-out 0x0:0:"$tmp/o.bin" 2>&1); rc=$?
-ok [ $rc -eq 2 ]
+ok [ $rc -eq 125 ]
 out=$("$cli" kt rv64 run "$rv/hello.elf" --dram-out 0x0:16 2>&1); rc=$?
-ok [ $rc -eq 2 ]
+ok [ $rc -eq 125 ]
 ok has "$out" "must be ADDR:BYTES:FILE"
 
 echo "$pass passed, $fail failed"

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit kt rv64 run PROG.elf`: load an RV64 program into the control complex through its load
- * window, boot it, print its console, exit word, halt state and counters. */
+ * window, boot it, print its console, exit word, halt state and counters, and exit with a status
+ * that says how the program ended (exit_status), so a script can run programs as it runs any
+ * process. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,24 @@
 #include "kt_cli.h"
 #include "kt_rv64_dram.h"
 #include "npukit/kt_rv64_load.h"
+
+/* The command's exit statuses besides a program's own. As a command that runs a program and
+ * passes its status on, it keeps two values high in the range for its own outcomes (not the 1 and
+ * 2 other npukit commands use for errors and usage), so the small codes programs use most never
+ * read as npukit's. */
+enum {
+    RV64_STATUS_NO_EXIT = 124, /* the program halted on a trap or was stopped at --timeout */
+    RV64_STATUS_ERROR = 125,   /* npukit could not run it: bad usage, the ELF, the machine, I/O */
+};
+
+/* A program that exited: 0 for the word 0, otherwise the word's low 8 bits as a POSIX process's
+ * status is, except that a word whose low 8 bits are 0 gives 1 (it must not read as success). */
+static int exit_status(uint64_t word)
+{
+    if (!word)
+        return 0;
+    return (word & 0xff) ? (int)(word & 0xff) : 1;
+}
 
 static void json_string(const char *s, size_t n)
 {
@@ -109,24 +129,29 @@ static int run_main(int argc, char **argv)
         .cmd = "kt rv64 run",
         .synopsis = "PROG.elf [options]",
         .about = "load an RV64 program into the control complex through its load window, boot it, "
-                 "print its console, exit word, halt state and counters (default preset: rv64)",
+                 "print its console, exit word, halt state and counters (default preset: rv64). "
+                 "Exit status: 0 when the program exits with 0; the exit word's low 8 bits when "
+                 "it exits with another (1 when those bits are 0); 124 when it halts on a trap or "
+                 "is stopped at --timeout; 125 when npukit cannot run it (bad usage, the ELF, the "
+                 "machine). --json carries the whole exit word",
         .tables = tables,
         .pos = pos,
         .min_pos = 1,
         .max_pos = 1};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
-        return rc;
+        return rc ? RV64_STATUS_ERROR : 0;
     const char *prog = pos[0];
     if (!c.o.m.preset)
         c.o.m.preset = "rv64";
     kt_rv64_image img;
-    if (kt_rv64_image_read(prog, NULL, &img))
-        return cli_lib_error("kt rv64 run");
-    rc = kt_cli_open(&c);
-    if (rc) {
+    if (kt_rv64_image_read(prog, NULL, &img)) {
+        cli_lib_error("kt rv64 run");
+        return RV64_STATUS_ERROR;
+    }
+    if (kt_cli_open(&c)) {
         kt_rv64_image_free(&img);
-        return rc;
+        return RV64_STATUS_ERROR;
     }
     /* The preset describes the board, also behind --card: it must have the complex. */
     if (!c.m.cfg.cpu_rv64) {
@@ -136,13 +161,13 @@ static int run_main(int argc, char **argv)
             c.o.m.preset);
         kt_rv64_image_free(&img);
         kt_cli_close(&c);
-        return 1;
+        return RV64_STATUS_ERROR;
     }
     uint64_t mem = kt_machine_mem_base(&c.m, 0), dram_size = c.m.cfg.dram_size;
     if (kt_rv64_dram_load(&dram, c.dev.t, mem, dram_size, "kt rv64 run")) {
         kt_rv64_image_free(&img);
         kt_cli_close(&c);
-        return 1;
+        return RV64_STATUS_ERROR;
     }
     kt_rv64_run_opts opt = {text, text ? strlen(text) : 0, timeout_ms};
     kt_rv64_result res;
@@ -150,14 +175,16 @@ static int run_main(int argc, char **argv)
     if (s == NPK_OK || s == NPK_ETIMEDOUT)
         print_result(&res, c.o.json);
     if (s)
-        rc = cli_lib_error("kt rv64 run");
+        cli_lib_error("kt rv64 run");
+    if (s == NPK_OK)
+        rc = res.exited ? exit_status(res.exit_word) : RV64_STATUS_NO_EXIT;
     else
-        rc = res.exited ? 0 : 1;
+        rc = s == NPK_ETIMEDOUT ? RV64_STATUS_NO_EXIT : RV64_STATUS_ERROR;
     if (!s && kt_rv64_dram_save(&dram, c.dev.t, mem, dram_size, "kt rv64 run"))
-        rc = 1;
+        rc = RV64_STATUS_ERROR;
     kt_rv64_result_free(&res);
     kt_rv64_image_free(&img);
-    return kt_cli_close(&c) ? 1 : rc;
+    return kt_cli_close(&c) ? RV64_STATUS_ERROR : rc;
 }
 
 /* `kt rv64` has one command, run; its help is the family's. */
