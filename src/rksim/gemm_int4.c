@@ -82,6 +82,13 @@ void rksim_gemm_i4_put(uint8_t *kb, uint32_t k, uint32_t n, uint32_t col, uint32
 }
 
 #ifdef GEMM_I4_X86
+static inline int32_t load4(const uint8_t *p)
+{
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
 /* MR rows of the biased feature (row stride k) against one block of 16 columns: C rows get
  * the block's 16 results each (the first `rows` of them are stored). */
 __attribute__((target("avx2"))) static void kernel(const uint8_t *ap, uint32_t k,
@@ -97,23 +104,21 @@ __attribute__((target("avx2"))) static void kernel(const uint8_t *ap, uint32_t k
         const uint32_t q1 = steps - q0 < STEPS16 ? steps : q0 + STEPS16;
         __m256i s00 = _mm256_setzero_si256(), s01 = s00, s10 = s00, s11 = s00, s20 = s00, s21 = s00,
                 s30 = s00, s31 = s00;
-        for (uint32_t q = q0; q < q1; q++) {
-            const __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)(blk + q * 64));
-            const __m256i b1 =
-                _mm256_loadu_si256((const __m256i *)(const void *)(blk + q * 64 + 32));
-            int32_t a4[MR];
-            for (int r = 0; r < MR; r++)
-                memcpy(&a4[r], ap + (size_t)r * k + 4 * q, 4);
-            __m256i a = _mm256_set1_epi32(a4[0]);
+        const uint8_t *b = blk + (size_t)q0 * 64, *a0 = ap + 4 * (size_t)q0, *a1 = a0 + k,
+                      *a2 = a1 + k, *a3 = a2 + k;
+        for (uint32_t q = q0; q < q1; q++, b += 64, a0 += 4, a1 += 4, a2 += 4, a3 += 4) {
+            const __m256i b0 = _mm256_loadu_si256((const __m256i *)(const void *)b);
+            const __m256i b1 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 32));
+            __m256i a = _mm256_set1_epi32(load4(a0));
             s00 = _mm256_add_epi16(s00, _mm256_maddubs_epi16(a, b0));
             s01 = _mm256_add_epi16(s01, _mm256_maddubs_epi16(a, b1));
-            a = _mm256_set1_epi32(a4[1]);
+            a = _mm256_set1_epi32(load4(a1));
             s10 = _mm256_add_epi16(s10, _mm256_maddubs_epi16(a, b0));
             s11 = _mm256_add_epi16(s11, _mm256_maddubs_epi16(a, b1));
-            a = _mm256_set1_epi32(a4[2]);
+            a = _mm256_set1_epi32(load4(a2));
             s20 = _mm256_add_epi16(s20, _mm256_maddubs_epi16(a, b0));
             s21 = _mm256_add_epi16(s21, _mm256_maddubs_epi16(a, b1));
-            a = _mm256_set1_epi32(a4[3]);
+            a = _mm256_set1_epi32(load4(a3));
             s30 = _mm256_add_epi16(s30, _mm256_maddubs_epi16(a, b0));
             s31 = _mm256_add_epi16(s31, _mm256_maddubs_epi16(a, b1));
         }
