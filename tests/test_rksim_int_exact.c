@@ -320,6 +320,44 @@ static void weights_two_tasks(npk_rk_prec in, uint32_t k, uint32_t n)
     npk_rk_device_close(d);
 }
 
+/* More weight blocks than a core keeps (RKSIM_WEIGHT_ENTRIES): 20 tasks in turn on one core,
+ * three rounds, one task's weights changed before each round after the first. */
+static void test_weights_evicted(void)
+{
+    enum { TASKS = 20 };
+    npk_rk_device *d = tl_open(RKSIM_HZ_BIT(RKSIM_HZ_FEATURE_ADDR_CACHE));
+    tl_case t[TASKS];
+    npk_rk_devtask tk[TASKS];
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_INT8, 4, 64, 64);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    for (int i = 0; i < TASKS; i++) {
+        tl_case_init(&t[i], NPK_PREC_INT8, NPK_PREC_INT32, 4, 64, 64);
+        tl_case_reference(&t[i]);
+        CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &tk[i]), NPK_OK);
+    }
+    struct rknpu_submit sub;
+    size_t bad = 0;
+    for (int round = 0; round < 3; round++) {
+        if (round) {
+            tl_case *c = &t[round * 7 % TASKS];
+            ((int8_t *)c->b)[round * 100] ^= 0x11;
+            tl_case_reference(c);
+        }
+        for (int i = 0; i < TASKS; i++) {
+            CHECK_EQ(npk_rk_devtask_load(d, &tk[i], t[i].a, t[i].b), NPK_OK);
+            CHECK_EQ(npk_rk_devtask_submit(d, &tk[i], 0, 6000, &sub), NPK_OK);
+            CHECK_EQ(npk_rk_devtask_read(d, &tk[i], t[i].c), NPK_OK);
+            bad += tl_mismatches(&t[i]);
+        }
+    }
+    CHECK_EQ(bad, 0);
+    for (int i = 0; i < TASKS; i++) {
+        npk_rk_devtask_destroy(d, &tk[i]);
+        tl_case_free(&t[i]);
+    }
+    npk_rk_device_close(d);
+}
+
 static void test_weights_cores(void)
 {
     weights_two_tasks(NPK_PREC_FP16, 512, 512); /* 512 KiB: compared against the floats */
@@ -331,6 +369,7 @@ int main(void)
 {
     test_weights_reread();
     test_weights_cores();
+    test_weights_evicted();
     test_element_runs();
     test_int8();
     test_int4();

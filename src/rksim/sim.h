@@ -27,9 +27,8 @@ typedef struct rksim_regfile {
     uint32_t first[RKSIM_BLOCKS][RKSIM_BLOCK_WORDS]; /* value of the first such write */
 } rksim_regfile;
 
-/* The weights a core decoded last (see weights.c): b[N][K] as floats or the int4 kernel's
- * form, what they were decoded from, and for inputs of 8 bits and narrower a copy of the
- * packed bytes. */
+/* Weights a core decoded (see weights.c): b[N][K] as floats or the int4 kernel's form, the
+ * address and shape they were read at, and a copy of the packed bytes they came from. */
 typedef struct rksim_weights_cache {
     void *data;
     size_t data_cap; /* bytes */
@@ -38,9 +37,13 @@ typedef struct rksim_weights_cache {
     bool valid;
     bool i4_form; /* data is in the int4 kernel's form */
     int in;
-    uint32_t k, n;
+    uint32_t addr, k, n;
+    uint64_t used; /* the core's matmul count at the last use */
 } rksim_weights_cache;
 
+enum { RKSIM_WEIGHT_ENTRIES = 16 }; /* per core: a plan's K slices, each read by its M tiles */
+
+/* Free every entry of a core's weights cache. */
 void rksim_weights_free(rksim_weights_cache *wc);
 
 /* Per-core state that survives between jobs (the register file persists too, facts B.1). */
@@ -56,7 +59,8 @@ typedef struct rksim_core {
     uint32_t feat_addr;
     uint32_t feat_rows, feat_k;
     float *feat_cache; /* feat_rows x feat_k values as read then */
-    rksim_weights_cache weights;
+    rksim_weights_cache weights[RKSIM_WEIGHT_ENTRIES];
+    uint64_t matmuls; /* the matmuls the core has run (the weights entries' clock) */
 } rksim_core;
 
 enum { RKSIM_SCRATCH_SLOTS = 3 };

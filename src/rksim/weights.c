@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* A matmul's weights as floats b[N][K], decoded from the packed block [N/G][K/32][G][32]
- * (facts D.1) in one pass over the packed bytes.
+/* A matmul's weights as floats b[N][K] (or the int4 kernel's form), decoded from the packed
+ * block [N/G][K/32][G][32] (facts D.1) in one pass over the packed bytes.
  *
- * Each core keeps the floats it decoded last: a plan's M tiles read the same weights again, and
- * the cores of a call interleave their submits, so one cache for the whole simulator would
- * decode every task anew. Whether the bytes are the same is decided byte for byte, by the
- * cheaper of two ways: inputs of 8 bits and narrower keep a copy of the packed bytes (an eighth
- * to a quarter of the floats' size, written in the same pass) and compare against it; fp16
- * compares each decoded run against the floats kept (the decode is one-to-one, NaN payloads
- * included), which a copy half the floats' size would cost more than. Either way a change
- * anywhere decodes again.
+ * Each core keeps what it decoded for the last RKSIM_WEIGHT_ENTRIES weight addresses, within
+ * a byte budget: a plan's M tiles read each K slice's weights again, a core's tasks cycle
+ * through the slices, and the cores of a call interleave their submits. An entry is used only
+ * when the packed bytes equal the copy it keeps (written in the decode's pass, compared byte
+ * for byte): a change anywhere decodes again.
  *
  * A large block is decoded by two threads, each a half of the N tiles: the decode is bound by
  * memory traffic, which one core does not saturate. */
@@ -21,49 +18,35 @@
 
 enum {
     KRUN = 32,             /* the k's of one column in one K-tile, contiguous in both layouts */
-    MAX_G = 64,            /* the widest weight tile (int4, facts D.1) */
     SPLIT_BYTES = 1 << 18, /* packed bytes from which a second thread decodes half the tiles */
 };
+/* what one core's entries may hold together (one entry always fits, whatever its size) */
+#define CORE_BUDGET ((size_t)192 << 20)
 
 typedef struct part {
     npk_rk_prec in;
     const uint8_t *packed;    /* the whole block */
-    uint8_t *copy;            /* where the packed bytes are copied too; NULL: no copy */
+    uint8_t *copy;            /* where the packed bytes are copied too */
     float *b;                 /* the floats, or NULL: */
     uint8_t *i4;              /* the int4 kernel's form */
     uint32_t g, k, n, t0, t1; /* the N tiles [t0, t1) */
-    bool check; /* b holds the floats of the same layout: write from the first change */
 } part;
 
-static void decode_part(part *d)
+static void decode_part(const part *d)
 {
     const uint32_t kts = d->k / KRUN;
     const size_t block_bytes = (size_t)d->g * KRUN * npk_rk_prec_bits(d->in) / 8;
-    float tmp[MAX_G * KRUN];
     for (uint32_t t = d->t0; t < d->t1; t++)
         for (uint32_t kt = 0; kt < kts; kt++) {
             size_t at = ((size_t)t * kts + kt) * block_bytes;
-            float *dst = d->b ? d->b + (size_t)t * d->g * d->k + (size_t)kt * KRUN : NULL;
-            if (d->copy)
-                memcpy(d->copy + at, d->packed + at, block_bytes);
-            if (d->i4) {
+            memcpy(d->copy + at, d->packed + at, block_bytes); /* while the bytes are in L1 */
+            if (d->i4)
                 for (uint32_t nl = 0; nl < d->g; nl++)
                     rksim_gemm_i4_put(d->i4, d->k, d->n, t * d->g + nl, kt,
                                       d->packed + at + (size_t)nl * KRUN / 2);
-                continue;
-            }
-            if (!d->check) {
-                rksim_load_runs(d->in, d->packed + at, KRUN, d->g, dst, d->k);
-                continue;
-            }
-            rksim_load_runs(d->in, d->packed + at, KRUN, d->g, tmp, KRUN);
-            for (uint32_t nl = 0; nl < d->g; nl++) {
-                float *run = dst + (size_t)nl * d->k;
-                if (d->check && memcmp(run, tmp + nl * KRUN, sizeof tmp[0] * KRUN))
-                    d->check = false; /* the first change: from here on every run is written */
-                if (!d->check)
-                    memcpy(run, tmp + nl * KRUN, sizeof tmp[0] * KRUN);
-            }
+            else
+                rksim_load_runs(d->in, d->packed + at, KRUN, d->g,
+                                d->b + (size_t)t * d->g * d->k + (size_t)kt * KRUN, d->k);
         }
 }
 
@@ -86,43 +69,75 @@ static void *grow(void *p, size_t *cap, size_t bytes)
     return p;
 }
 
-/* The cached form (i4: the int4 kernel's) of mm's weights, decoded anew when the bytes or the
- * form changed. */
+static size_t entry_bytes(const rksim_weights_cache *e) { return e->data_cap + e->packed_cap; }
+
+static void entry_free(rksim_weights_cache *e)
+{
+    free(e->data);
+    free(e->packed);
+    memset(e, 0, sizeof *e);
+}
+
+/* The entry for mm's weights: the one read at the same address in the same shape and form,
+ * else a free one or the least recently used, after dropping the least recently used others
+ * until `need` more bytes fit the budget. */
+static rksim_weights_cache *entry_for(rksim_core *c, const rksim_mm *mm, bool i4, size_t need)
+{
+    rksim_weights_cache *e = c->weights, *victim = NULL;
+    for (int i = 0; i < RKSIM_WEIGHT_ENTRIES; i++)
+        if (e[i].valid && e[i].addr == mm->weight && e[i].in == mm->in && e[i].k == mm->k &&
+            e[i].n == mm->n && e[i].i4_form == i4)
+            return &e[i];
+    for (int i = 0; i < RKSIM_WEIGHT_ENTRIES; i++)
+        if (!victim || (victim->valid && (!e[i].valid || e[i].used < victim->used)))
+            victim = &e[i];
+    for (;;) {
+        size_t held = 0;
+        rksim_weights_cache *oldest = NULL;
+        for (int i = 0; i < RKSIM_WEIGHT_ENTRIES; i++) {
+            held += entry_bytes(&e[i]);
+            if (&e[i] != victim && entry_bytes(&e[i]) && (!oldest || e[i].used < oldest->used))
+                oldest = &e[i];
+        }
+        if (!oldest || held - entry_bytes(victim) + need <= CORE_BUDGET)
+            return victim;
+        entry_free(oldest);
+    }
+}
+
+/* The cached form (i4: the int4 kernel's) of mm's weights, decoded anew when the bytes
+ * changed. */
 static const void *weights_get(rksim *s, unsigned core, const rksim_mm *mm, const uint8_t *packed,
                                bool i4)
 {
-    rksim_weights_cache *wc = &s->core[core].weights;
+    rksim_core *c = &s->core[core];
     const uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
-    const bool keep_copy = mm->in_bits <= 8;
-    const bool same =
-        wc->valid && wc->in == mm->in && wc->k == mm->k && wc->n == mm->n && wc->i4_form == i4;
-    if (same && keep_copy && !memcmp(wc->packed, packed, bytes))
-        return wc->data;
-    wc->valid = false;
-    size_t old_cap = wc->data_cap;
-    wc->data = grow(wc->data, &wc->data_cap,
-                    i4 ? rksim_gemm_i4_bytes(mm->k, mm->n) : (size_t)mm->k * mm->n * sizeof(float));
-    bool kept = wc->data && wc->data_cap == old_cap; /* not reallocated: the floats are there */
-    if (keep_copy)
-        wc->packed = grow(wc->packed, &wc->packed_cap, bytes);
-    if (!wc->data || (keep_copy && !wc->packed))
+    const size_t data = i4 ? rksim_gemm_i4_bytes(mm->k, mm->n) : (size_t)mm->k * mm->n * 4;
+    rksim_weights_cache *e = entry_for(c, mm, i4, data + bytes);
+    e->used = ++c->matmuls;
+    if (e->valid && !memcmp(e->packed, packed, bytes))
+        return e->data;
+    e->valid = false;
+    e->data = grow(e->data, &e->data_cap, data);
+    e->packed = grow(e->packed, &e->packed_cap, bytes);
+    if (!e->data || !e->packed)
         return NULL;
     part whole = {.in = (npk_rk_prec)mm->in,
                   .packed = packed,
-                  .copy = keep_copy ? wc->packed : NULL,
-                  .b = i4 ? NULL : wc->data,
-                  .i4 = i4 ? wc->data : NULL,
+                  .copy = e->packed,
+                  .b = i4 ? NULL : e->data,
+                  .i4 = i4 ? e->data : NULL,
                   .g = mm->ntile,
                   .k = mm->k,
-                  .n = mm->n,
-                  .check = same && kept && !keep_copy};
+                  .n = mm->n};
     rksim_split2(decode_range, &whole, mm->n / mm->ntile, bytes >= SPLIT_BYTES);
-    wc->valid = true;
-    wc->i4_form = i4;
-    wc->in = mm->in;
-    wc->k = mm->k;
-    wc->n = mm->n;
-    return wc->data;
+    e->valid = true;
+    e->i4_form = i4;
+    e->in = mm->in;
+    e->addr = mm->weight;
+    e->k = mm->k;
+    e->n = mm->n;
+    return e->data;
 }
 
 const float *rksim_weights_floats(rksim *s, unsigned core, const rksim_mm *mm,
@@ -138,7 +153,6 @@ const uint8_t *rksim_weights_i4(rksim *s, unsigned core, const rksim_mm *mm, con
 
 void rksim_weights_free(rksim_weights_cache *wc)
 {
-    free(wc->data);
-    free(wc->packed);
-    memset(wc, 0, sizeof *wc);
+    for (int i = 0; i < RKSIM_WEIGHT_ENTRIES; i++)
+        entry_free(&wc[i]);
 }
