@@ -320,18 +320,20 @@ static void weights_two_tasks(npk_rk_prec in, uint32_t k, uint32_t n)
     npk_rk_device_close(d);
 }
 
-/* More weight blocks than a core keeps (RKSIM_WEIGHT_ENTRIES): 20 tasks in turn on one core,
- * three rounds, one task's weights changed before each round after the first. */
+/* More weight blocks than a core keeps (RKSIM_WEIGHT_ENTRIES): 20 tasks of two sizes in turn on
+ * one core, three rounds, one task's weights changed before each round after the first (an
+ * entry taken over by weights of another size holds a shorter copy than the new bytes). */
 static void test_weights_evicted(void)
 {
     enum { TASKS = 20 };
     npk_rk_device *d = tl_open(RKSIM_HZ_BIT(RKSIM_HZ_FEATURE_ADDR_CACHE));
     tl_case t[TASKS];
     npk_rk_devtask tk[TASKS];
-    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_INT8, 4, 64, 64);
     CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
     for (int i = 0; i < TASKS; i++) {
-        tl_case_init(&t[i], NPK_PREC_INT8, NPK_PREC_INT32, 4, 64, 64);
+        const uint32_t k = i % 3 ? 64 : 128;
+        npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_INT8, 4, k, 64);
+        tl_case_init(&t[i], NPK_PREC_INT8, NPK_PREC_INT32, 4, k, 64);
         tl_case_reference(&t[i]);
         CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &tk[i]), NPK_OK);
     }

@@ -99,8 +99,10 @@ static rksim_weights_cache *entry_for(rksim_core *c, const rksim_mm *mm, bool i4
             if (&e[i] != victim && entry_bytes(&e[i]) && (!oldest || e[i].used < oldest->used))
                 oldest = &e[i];
         }
-        if (!oldest || held - entry_bytes(victim) + need <= CORE_BUDGET)
+        if (!oldest || held - entry_bytes(victim) + need <= CORE_BUDGET) {
+            victim->valid = false; /* it held other weights */
             return victim;
+        }
         entry_free(oldest);
     }
 }
