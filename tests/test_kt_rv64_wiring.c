@@ -214,6 +214,61 @@ static void test_half_width(void)
     ktsim_destroy(s);
 }
 
+/* Boot a program that stores `value` at control-region offset `off` once and exits; `delay`
+ * cycles after the boot the host writes AUX_CFG `host_off` = `host_value` (one beat with no
+ * cycles of its own: it pulses in the next cycle the machine runs); run to the program's exit. */
+static void store_against_host(ktsim *m, void (*step)(void *, uint64_t), void *ctx, unsigned off,
+                               uint64_t value, unsigned delay, uint8_t host_off,
+                               uint64_t host_value)
+{
+    ksim_rv64c *c = ktsim_rv64(m);
+    prog p;
+    prog_start(&p);
+    store(&p, off, value);
+    exit_with(&p, KT_RV64_R_DBCOUNT);
+    load_and_boot(c, &p);
+    step(ctx, delay);
+    CHECK_EQ(
+        ktsim_bus_write64(m, ktsim_get_config(m)->ctrl_base + KT_AUX_CFG + host_off, host_value),
+        NPK_OK);
+    for (unsigned i = 0; i < 2000 && !finished(c); i++)
+        step(ctx, 1);
+    CHECK(c->exited);
+}
+
+/* One collision run: the host writes through AUX_CFG `delay` cycles after the boot while the
+ * program stores once through its window, to the same register (`same`) or another. Returns the
+ * value the observed register ends with; *lost: writes the machine counted lost. */
+typedef uint64_t (*collision_run)(unsigned delay, bool same, uint64_t *lost);
+
+/* Two writers on one config port. Different registers, the host's write swept over 40 cycles:
+ * the register reads `loss` in exactly one cycle (the one the program's store is in, one write
+ * counted lost) and `kept` in every other. Same register, that cycle and the ones either side:
+ * it ends with want[0..2], a write lost only in the shared cycle. */
+static void check_collision(collision_run run, uint64_t loss, uint64_t kept, const uint64_t want[3])
+{
+    int when = -1, losses = 0;
+    for (unsigned d = 0; d < 40; d++) {
+        uint64_t lost;
+        uint64_t v = run(d, false, &lost);
+        CHECK_EQ(lost, v == loss);
+        CHECK(v == loss || v == kept);
+        if (v == loss) {
+            losses++;
+            when = (int)d;
+        }
+    }
+    CHECK_EQ(losses, 1);
+    CHECK(when > 0);
+    if (when <= 0)
+        return;
+    for (int k = -1; k <= 1; k++) {
+        uint64_t lost;
+        CHECK_EQ(run((unsigned)(when + k), true, &lost), want[k + 1]);
+        CHECK_EQ(lost, k == 0);
+    }
+}
+
 /* ---- the mover's config port: the processor wins a same-cycle collision (§7.3) ---- */
 
 enum { GEN_AT = 0x3000, GEN_WORDS = 2, GEN_BYTES = GEN_WORDS * KT_MV_WORD };
@@ -267,21 +322,9 @@ static uint64_t seed_after(unsigned delay, uint8_t core_reg, uint64_t core_value
 {
     uint8_t got[GEN_BYTES];
     ktsim *s = rv64_sim();
-    ksim_rv64c *c = ktsim_rv64(s);
     host_mover_write(s, KT_MV_SEED, SEED_OLD);
-    prog p;
-    prog_start(&p);
-    store(&p, KT_RV64_R_MOVER_CFG + core_reg, core_value);
-    exit_with(&p, KT_RV64_R_MOVER);
-    load_and_boot(c, &p);
-    ktsim_step(s, delay);
-    /* One beat with no cycles of its own: it pulses in the next cycle the machine runs. */
-    CHECK_EQ(
-        ktsim_bus_write64(s, ktsim_get_config(s)->ctrl_base + KT_AUX_CFG + KT_MV_SEED, SEED_HOST),
-        NPK_OK);
-    for (unsigned i = 0; i < 2000 && !finished(c); i++)
-        ktsim_step(s, 1);
-    CHECK(c->exited);
+    store_against_host(s, step_sim, s, KT_RV64_R_MOVER_CFG + core_reg, core_value, delay,
+                       KT_MV_SEED, SEED_HOST);
     *lost = ktsim_rv64_mover_host_lost(s);
     CHECK_EQ(ktsim_rv64_ilink_lost(s), 0);
     generate_held_seed(s, got);
@@ -292,6 +335,13 @@ static uint64_t seed_after(unsigned delay, uint8_t core_reg, uint64_t core_value
     return 0;
 }
 
+/* The program stores CTRL (no GO), a register the host does not touch, or the seed itself. */
+static uint64_t mover_run(unsigned delay, bool same, uint64_t *lost)
+{
+    return same ? seed_after(delay, KT_MV_SEED, SEED_CORE, lost)
+                : seed_after(delay, KT_MV_CTRL, 0, lost);
+}
+
 static void test_core_wins_mover(void)
 {
     /* The three seeds drive three different patterns, so the seed in effect is observable. */
@@ -300,32 +350,11 @@ static void test_core_wins_mover(void)
     CHECK(memcmp(seed_patterns[0], seed_patterns[1], GEN_BYTES) &&
           memcmp(seed_patterns[0], seed_patterns[2], GEN_BYTES) &&
           memcmp(seed_patterns[1], seed_patterns[2], GEN_BYTES));
-    /* The program writes CTRL (no GO), a register the host does not touch: in every cycle but
-     * one the host's seed lands; in the one the program's store is in, it is lost entirely. */
-    int when = -1, losses = 0;
-    for (unsigned d = 0; d < 40; d++) {
-        uint64_t lost;
-        uint64_t seed = seed_after(d, KT_MV_CTRL, 0, &lost);
-        CHECK_EQ(lost, seed == SEED_OLD);
-        CHECK(seed == SEED_OLD || seed == SEED_HOST);
-        if (seed == SEED_OLD) {
-            losses++;
-            when = (int)d;
-        }
-    }
-    CHECK_EQ(losses, 1);
-    CHECK(when > 0);
-    if (when <= 0)
-        return;
-    /* Both write the seed: before that cycle the program's is the later write, in it the
-     * program's wins, after it the host's is the later one. */
-    uint64_t lost;
-    CHECK_EQ(seed_after((unsigned)when - 1, KT_MV_SEED, SEED_CORE, &lost), SEED_CORE);
-    CHECK_EQ(lost, 0);
-    CHECK_EQ(seed_after((unsigned)when, KT_MV_SEED, SEED_CORE, &lost), SEED_CORE);
-    CHECK_EQ(lost, 1);
-    CHECK_EQ(seed_after((unsigned)when + 1, KT_MV_SEED, SEED_CORE, &lost), SEED_HOST);
-    CHECK_EQ(lost, 0);
+    /* The host's seed is lost whatever register the program's store addressed (the old seed
+     * stays); on the seed itself the program's is the later write before that cycle, wins in
+     * it, and the host's is the later one after. */
+    static const uint64_t want[3] = {SEED_CORE, SEED_CORE, SEED_HOST};
+    check_collision(mover_run, SEED_OLD, SEED_HOST, want);
 }
 
 /* ---- the interlink through the window ---- */
@@ -402,53 +431,27 @@ static unsigned collide(unsigned delay, uint8_t host_off, uint64_t host_value, u
 {
     ktsim_card *card = rv64_card(1, true);
     ktsim *m = ktsim_card_mesh(card, 0);
-    ksim_rv64c *c = ktsim_rv64(m);
-    prog p;
-    prog_start(&p);
-    store(&p, KT_RV64_R_ILINK_MESHID, 1);
-    exit_with(&p, KT_RV64_R_DBCOUNT);
-    load_and_boot(c, &p);
-    ktsim_card_step(card, delay);
-    /* One beat with no cycles of its own: it pulses in the next cycle the machine runs. */
-    CHECK_EQ(
-        ktsim_bus_write64(m, ktsim_get_config(m)->ctrl_base + KT_AUX_CFG + host_off, host_value),
-        NPK_OK);
-    for (unsigned i = 0; i < 2000 && !finished(c); i++)
-        ktsim_card_step(card, 1);
-    CHECK(c->exited);
+    store_against_host(m, step_card, card, KT_RV64_R_ILINK_MESHID, 1, delay, host_off, host_value);
     unsigned id = (unsigned)(statw(m, KT_IL_W_CAPS) >> 20 & 3);
     *lost = ktsim_rv64_ilink_lost(m);
     ktsim_card_destroy(card);
     return id;
 }
 
+/* The host pulses the control register (enable stays 1), or the mesh id itself. */
+static uint64_t ilink_run(unsigned delay, bool same, uint64_t *lost)
+{
+    return same ? collide(delay, KT_IL_MESH_ID, 2, lost)
+                : collide(delay, KT_IL_CONTROL, KT_IL_CTRL_ENABLE, lost);
+}
+
 static void test_host_wins(void)
 {
-    /* The host pulses the control register (enable stays 1) at every delay: in exactly one
-     * cycle, the one the program's store lands in, the program's mesh id is lost. */
-    int when = -1, losses = 0;
-    for (unsigned d = 0; d < 40; d++) {
-        uint64_t lost;
-        unsigned id = collide(d, KT_IL_CONTROL, KT_IL_CTRL_ENABLE, &lost);
-        CHECK_EQ(lost, id == 0);
-        if (id == 0) {
-            losses++;
-            when = (int)d;
-        }
-    }
-    CHECK_EQ(losses, 1);
-    CHECK(when > 0);
-    if (when <= 0)
-        return;
-    /* Both write the mesh id: before that cycle the program's value is the later one, from it
-     * on the host's — including the cycle they share. */
-    uint64_t lost;
-    CHECK_EQ(collide((unsigned)when - 1, KT_IL_MESH_ID, 2, &lost), 1);
-    CHECK_EQ(lost, 0);
-    CHECK_EQ(collide((unsigned)when, KT_IL_MESH_ID, 2, &lost), 2);
-    CHECK_EQ(lost, 1);
-    CHECK_EQ(collide((unsigned)when + 1, KT_IL_MESH_ID, 2, &lost), 2);
-    CHECK_EQ(lost, 0);
+    /* The program's mesh id is lost in the cycle the host pulses the interlink, whatever it
+     * addressed (the id stays 0); on the mesh id itself the program's value is the later one
+     * before that cycle, and the host's from it on — including the cycle they share. */
+    static const uint64_t want[3] = {1, 2, 2};
+    check_collision(ilink_run, 0, 1, want);
 }
 
 /* A clear racing an arriving doorbell loses to it. Mesh 1's program stores one clear (cycle T,
