@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit rk plan --dtype D -m M -k K -n N [--cores C] [--out O] [--mode M] [--json]
- * [--chain T] [--submit FORM] [--explain]`. */
+ * [--chain T] [--submit FORM] [--host-scale F] [--host-ns RATES] [--warm] [--explain]`. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -10,12 +12,41 @@
 #include "npukit/rk_synth.h"
 #include "rk_opts.h"
 
+/* --host-scale F: every host rate so far times F (0: the host costs nothing). */
+static bool parse_host_scale(const cli_opt *row, const char *v, const char *cmd)
+{
+    char *end;
+    errno = 0;
+    double f = strtod(v, &end);
+    if (!*v || *end || errno || !(f >= 0) || f > 1e6) {
+        fprintf(stderr, "npukit %s: --host-scale '%s' is not a number in 0..1e6\n", cmd, v);
+        return false;
+    }
+    npk_rk_host_model *m = row->dest;
+    m->task_ns *= f;
+    m->job_ns *= f;
+    m->pack_ns_per_byte *= f;
+    m->out_ns_per_elem *= f;
+    m->core_ns *= f;
+    return true;
+}
+
+/* --host-ns name=value,...: set host rates (rk_plan.h names them). */
+static bool parse_host_ns(const cli_opt *row, const char *v, const char *cmd)
+{
+    if (npk_rk_host_model_parse(v, row->dest) == NPK_OK)
+        return true;
+    fprintf(stderr, "npukit %s: --host-ns: %s\n", cmd, npk_last_error());
+    return false;
+}
+
 int rk_plan_main(int argc, char **argv)
 {
     rk_shape_opts so;
     rk_shape_opts_init(&so);
     uint32_t k_slice_max = 0;
-    bool json = false, explain = false;
+    bool json = false, explain = false, warm = false;
+    npk_rk_host_model host = npk_rk_host_model_get();
     const cli_opt own[] = {
         {.name = "--k-slice",
          .kind = CLI_U32,
@@ -28,6 +59,23 @@ int rk_plan_main(int argc, char **argv)
          .kind = CLI_FLAG,
          .dest = &explain,
          .help = "print the candidate plans and their modelled cost first"},
+        {.name = "--host-scale",
+         .kind = CLI_CUSTOM,
+         .dest = &host,
+         .parse = parse_host_scale,
+         .meta = "F",
+         .help = "multiply the host model's rates (0: no host cost; e.g. 2.5 for a slower host)"},
+        {.name = "--host-ns",
+         .kind = CLI_CUSTOM,
+         .dest = &host,
+         .parse = parse_host_ns,
+         .meta = "task=NS,job=NS,pack=NS,out=NS,core=NS",
+         .help = "set host rates: per task, per submit, per feature byte, per output element, "
+                 "per worker thread"},
+        {.name = "--warm",
+         .kind = CLI_FLAG,
+         .dest = &warm,
+         .help = "the cores' output buffers are warm (a runtime's later calls): no warm-ups"},
         CLI_END,
     };
     const cli_opt *tables[] = {
@@ -51,6 +99,12 @@ int rk_plan_main(int argc, char **argv)
     req.mode = so.mode;
     req.soc = so.soc;
     req.k_slice_max = k_slice_max;
+    req.host = &host;
+    if (warm)
+        for (unsigned i = 0; i < NPK_RK_PLAN_MAX_CORES; i++) {
+            req.out_bytes[i] = UINT64_MAX;
+            req.out_warm |= 1u << i;
+        }
     /* the submits the tasks would be grouped into: the job floor is paid once per submit */
     if (npk_rk_submission_plan(so.submit, so.chain ? (unsigned)so.chain : 1, &req))
         return cli_lib_error("plan");

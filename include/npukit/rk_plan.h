@@ -24,6 +24,37 @@ extern "C" {
 /* Largest M, K or N a plan accepts: the layouts' limit (rk_layout.h), which the runtime
  * shares. It keeps the padding and range arithmetic of every task far from 32-bit wrap-around. */
 #define NPK_RK_PLAN_MAX_DIM (1u << 24)
+/* Cores a plan spreads over at most (every SoC row has fewer). */
+#define NPK_RK_PLAN_MAX_CORES 8
+
+/* The host's work a plan costs, as rates (a MODEL: the defaults are a table of rates measured by
+ * bench/bench_rk_host on an x86-64 host driving the simulator; a board's Cortex-A76 host is
+ * slower, so users on a board set their own figures). What the runtime does per task, per job
+ * and per byte on the host (runtime_matmul.c), on each core's own worker thread: */
+typedef struct npk_rk_host_model {
+    double task_ns;          /* per task: its program synthesized and placed in its job, its
+                                feature slot and its output synced */
+    double job_ns;           /* per submit: the task buffer synced and the job built (the
+                                SUBMIT ioctl's round trip is in the timing model's job floor) */
+    double pack_ns_per_byte; /* per byte of feature (A) packed into a task's slot */
+    double out_ns_per_elem;  /* per output element a task writes (rows x its padded N) read back
+                                and added into C: every task, so a K slice adds M x N of them */
+    double core_ns;          /* per core's worker thread started and joined (more than one core) */
+} npk_rk_host_model;
+
+/* The process's host model: the measured table unless npk_rk_set_host_model replaced it. */
+npk_rk_host_model npk_rk_host_model_get(void);
+/* Replace the process's host model (NULL: back to the measured table). Every later plan uses it,
+ * the runtime's included; a request's own `host` wins over it. */
+void npk_rk_set_host_model(const npk_rk_host_model *m);
+/* The measured table scaled by `scale` (0: the host costs nothing; 3: a host three times
+ * slower). */
+npk_rk_host_model npk_rk_host_model_scaled(double scale);
+/* Set rates of *m from "name=value[,name=value...]" (names: task, job, pack, out, core; values in
+ * ns, >= 0); an error names the bad item. */
+npk_status npk_rk_host_model_parse(const char *spec, npk_rk_host_model *m);
+/* The rates of *m, one a line, with each default's source. */
+void npk_rk_host_model_print(FILE *out, const npk_rk_host_model *m);
 
 typedef struct npk_rk_plan_request {
     npk_rk_prec in, out; /* out: 0-initialised requests should call npk_rk_plan_request_init */
@@ -44,6 +75,14 @@ typedef struct npk_rk_plan_request {
                               range (the row-offset form) */
     int core_split;        /* -1 the planner's choice, else an npk_rk_core_split */
     int m_tiling;          /* -1 the planner's choice, else an npk_rk_m_tiling */
+    bool host_one_thread;  /* one thread submits for every core (the multi-task form): the
+                              cores' host work is serial instead of one worker per core */
+    const npk_rk_host_model *host; /* NULL: npk_rk_host_model_get() */
+    /* The cores' output buffers (the planner's core i): bytes and whether warm. A core whose
+     * buffer is cold or smaller than its first job's output pays a warm-up: that job submitted
+     * twice (runtime_submit.c). 0-initialised: a fresh runtime, every used core cold. */
+    uint64_t out_bytes[NPK_RK_PLAN_MAX_CORES];
+    uint32_t out_warm; /* bit i: core i's buffer is warm */
 } npk_rk_plan_request;
 
 /* How the cores share the work: each a contiguous range of N groups (every row), or each a
@@ -72,8 +111,11 @@ typedef struct npk_rk_plan {
     bool k_padded;    /* the last slice is synthesized at k_slice, its tail zero */
     int core_split;   /* npk_rk_core_split */
     int m_tiling;     /* npk_rk_m_tiling */
-    uint64_t jobs;    /* submits of the busiest core under req.chain */
-    double model_us;  /* the busiest core's modelled NPU time (rk_timing.h: a model) */
+    uint64_t jobs;     /* submits of the critical core under req.chain */
+    double model_us;   /* the critical core's modelled NPU time (rk_timing.h: a model) */
+    double warmup_us;  /* its warm-up submits' modelled NPU time */
+    double host_us;    /* modelled host time on the critical path (npk_rk_host_model) */
+    double total_us;   /* the call's modelled time: what the planner minimises */
     npk_rk_task_plan *tasks;
     size_t count;
 } npk_rk_plan;
@@ -88,7 +130,9 @@ void npk_rk_plan_free(npk_rk_plan *p);
 uint32_t npk_rk_plan_k_slice(const npk_rk_plan_request *req);
 uint32_t npk_rk_plan_k_choice(const npk_rk_plan_request *req, bool *pad);
 
-/* The candidates the planner compares, with their modelled cost: every K slice it considers,
+/* The candidates the planner compares, with their modelled cost (the critical core's NPU time,
+ * warm-ups and host time: the core whose sum is the largest, as the cores run concurrently),
+ * the cheapest total chosen: every K slice it considers,
  * each with the last slice as it is and zero-padded (where that differs), each with the cores
  * splitting N and (on more than one core) M, each with ceiling and (where they differ) even M
  * tiles. */
@@ -100,8 +144,11 @@ typedef struct npk_rk_plan_candidate {
     int m_tiling;   /* npk_rk_m_tiling */
     unsigned cores; /* cores used */
     uint64_t tasks;
-    uint64_t jobs;   /* submits of the busiest core */
-    double model_us; /* the busiest core's modelled NPU time */
+    uint64_t jobs;    /* submits of the critical core */
+    double model_us;  /* the critical core's modelled NPU time: task bodies and job floors */
+    double warmup_us; /* its warm-up submits' modelled NPU time */
+    double host_us;   /* modelled host time on the critical path */
+    double total_us;  /* the call's modelled time */
     bool chosen;
 } npk_rk_plan_candidate;
 /* Up to max candidates into out; returns how many there are (0 and an error message for an

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "npukit/rk.h"
+#include "npukit/rk_layout.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_sched.h"
 #include "npukit/rk_synth.h"
@@ -11,8 +12,6 @@
 
 /* Plans beyond this many tasks are refused rather than allocated. */
 #define PLAN_MAX_TASKS (1u << 22)
-/* Cores a plan spreads over at most (every SoC row has fewer). */
-enum { PLAN_MAX_CORES = 8 };
 
 void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m, uint32_t k,
                               uint32_t n)
@@ -156,13 +155,22 @@ static void m_kinds(int tiling, uint32_t rows, uint32_t cap, uint32_t kind[2][2]
     }
 }
 
-/* Modelled task time (without job floors), tasks and M x N tiles of one core's share over one
- * slice of kp. */
-static double slice_cost(const plan_shape *p, const core_share *cs, uint32_t kp, uint64_t *tasks,
-                         uint32_t *m_tiles, uint32_t *n_tiles)
+/* What one core's share costs, counted by kind of tile. */
+typedef struct core_cost {
+    double body_us;   /* its tasks' own modelled NPU time (without job floors) */
+    uint64_t tasks;   /* its tasks */
+    double a_bytes;   /* feature bytes packed into the tasks' slots */
+    double out_elems; /* output elements the tasks write (rows x padded N), read back and added */
+} core_cost;
+
+/* Add `times` slices of kp of one core's share to cc; the slice's M x N tiles into *m_tiles and
+ * *n_tiles. */
+static void slice_cost(const plan_shape *p, const core_share *cs, uint32_t kp, uint32_t times,
+                       core_cost *cc, uint32_t *m_tiles, uint32_t *n_tiles)
 {
     const npk_rk_plan_request *r = p->r;
     const uint32_t nal = npk_rk_n_align(r->in), tile_groups = p->soc->n_max / nal;
+    const double in_bytes = npk_rk_prec_bits(r->in) / 8.0;
     int sched;
     uint32_t mt;
     best_m_tile(r, p->soc, p->mode, kp, &sched, &mt);
@@ -173,18 +181,18 @@ static double slice_cost(const plan_shape *p, const core_share *cs, uint32_t kp,
                                    {g % tile_groups ? 1 : 0, g % tile_groups}};
     *m_tiles = m_kind[0][0] + m_kind[1][0];
     *n_tiles = n_kind[0][0] + n_kind[1][0];
-    double us = 0;
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++) {
-            uint64_t count = (uint64_t)m_kind[i][0] * n_kind[j][0];
+            double count = (double)m_kind[i][0] * n_kind[j][0] * times;
             if (!count)
                 continue;
-            *tasks += count;
-            us += (double)count * npk_rk_time_task_body_us(r->in, r->out,
-                                                           rows_padded(p, m_kind[i][1]), kp,
-                                                           n_kind[j][1] * nal);
+            const uint32_t rows = m_kind[i][1], np = n_kind[j][1] * nal;
+            cc->tasks += (uint64_t)count;
+            cc->body_us +=
+                count * npk_rk_time_task_body_us(r->in, r->out, rows_padded(p, rows), kp, np);
+            cc->a_bytes += count * rows * kp * in_bytes;
+            cc->out_elems += count * rows * np;
         }
-    return us;
 }
 
 /* Jobs of `m_tiles` x `n_tiles` tasks of one slice when jobs hold only consecutive M tiles of
@@ -194,44 +202,136 @@ static uint64_t m_tile_jobs(uint32_t m_tiles, uint32_t n_tiles, uint32_t chain)
     return n_tiles == 1 ? (m_tiles + chain - 1) / chain : (uint64_t)m_tiles * n_tiles;
 }
 
-/* The cost of a plan by the timing model (rk_timing.h): the busiest core's modelled NPU time,
- * its tasks' own time plus the job floor once per job of up to req.chain tasks. */
-static double plan_cost(const plan_shape *p, uint64_t *tasks, uint64_t *jobs_out,
-                        unsigned *cores_out)
+/* Task idx of a core's share in plan order (slice by slice, M tile by M tile, N tiles within):
+ * its rows, synthesized M, K and N. */
+typedef struct task_geom {
+    uint32_t rows, mp, kp, np;
+} task_geom;
+
+static task_geom task_at(const plan_shape *p, const core_share *cs, uint32_t slices, uint64_t idx)
+{
+    const uint32_t nal = npk_rk_n_align(p->r->in), tile_groups = p->soc->n_max / nal;
+    const uint32_t g = cs->g1 - cs->g0, n_tiles = (g + tile_groups - 1) / tile_groups;
+    const uint32_t rows = cs->m1 - cs->m0;
+    int sched;
+    uint32_t mt;
+    best_m_tile(p->r, p->soc, p->mode, p->ks, &sched, &mt);
+    const uint64_t per_full = (uint64_t)((rows + mt - 1) / mt) * n_tiles;
+    uint32_t kp = p->ks;
+    if (slices == 1 || idx >= per_full * (slices - 1)) { /* the last slice */
+        idx -= slices > 1 ? per_full * (slices - 1) : 0;
+        kp = slice_kp(p, slices - 1, slices);
+        best_m_tile(p->r, p->soc, p->mode, kp, &sched, &mt);
+    } else {
+        idx %= per_full;
+    }
+    const uint32_t j = (uint32_t)(idx % n_tiles);
+    task_geom t = {.kp = kp};
+    t.rows = m_tile_rows(p->tiling, rows, mt, (uint32_t)(idx / n_tiles));
+    t.mp = rows_padded(p, t.rows);
+    t.np = (g - j * tile_groups < tile_groups ? g - j * tile_groups : tile_groups) * nal;
+    return t;
+}
+
+/* The warm-up a core pays (runtime_submit.c: a cold or too small output buffer is replaced or
+ * warmed by submitting its first job twice): the modelled NPU time of the core's first job when
+ * its buffer (req.out_bytes, req.out_warm) will not serve that job warm, else 0. The first job
+ * is what the runtime groups: up to req.chain tasks of the core, or with chain_m_tiles only
+ * consecutive M tiles of one column range of the first slice, writing one surface. A later job
+ * that outgrows the buffer (the runtime grows it at least twofold) is not modelled. */
+static double warmup_us(const plan_shape *p, const core_share *cs, unsigned core, uint32_t slices,
+                        uint64_t core_tasks, uint32_t m_tiles0, uint32_t n_tiles)
+{
+    const npk_rk_plan_request *r = p->r;
+    const uint32_t chain = r->chain ? r->chain : 1;
+    uint64_t count = chain < core_tasks ? chain : core_tasks;
+    if (r->chain_m_tiles)
+        count = n_tiles == 1 ? (chain < m_tiles0 ? chain : m_tiles0) : 1;
+    double us = NPK_RK_T_JOB_FLOOR_US;
+    uint64_t bytes = 0;
+    uint32_t surface_rows = 0;
+    task_geom t = {0};
+    for (uint64_t i = 0; i < count; i++) {
+        t = task_at(p, cs, slices, i);
+        us += npk_rk_time_task_body_us(r->in, r->out, t.mp, t.kp, t.np);
+        npk_rk_block blk = npk_rk_c_block(r->out, p->mode, t.mp, t.np);
+        bytes += (npk_rk_c_bytes(&blk, t.np) + 63) / 64 * 64;
+        surface_rows += t.rows;
+    }
+    if (r->chain_m_tiles) { /* one shared surface of all the job's rows, in line mode */
+        npk_rk_block blk = npk_rk_c_block(r->out, NPK_MODE_LINE, surface_rows, t.np);
+        bytes = (npk_rk_c_bytes(&blk, t.np) + 63) / 64 * 64;
+    }
+    const bool warm = core < 32 && (r->out_warm >> core & 1) && r->out_bytes[core] >= bytes;
+    return warm ? 0 : us;
+}
+
+/* The modelled host time of a core's share (npk_rk_host_model): what its worker does between
+ * and around its submits. */
+static double host_us(const npk_rk_host_model *h, const core_cost *cc, uint64_t jobs)
+{
+    return 1e-3 * ((double)cc->tasks * h->task_ns + (double)jobs * h->job_ns +
+                   cc->a_bytes * h->pack_ns_per_byte + cc->out_elems * h->out_ns_per_elem);
+}
+
+/* The cost of a plan, as the runtime runs it. Each core's jobs run on that core's own worker
+ * thread (runtime_cores.c), each a blocking submit: within a core the host work (pack, synth,
+ * sync, read back and add) and the NPU time follow one another, while different cores overlap,
+ * so a core's span is its NPU time (task bodies, the job floor once per job of up to req.chain
+ * tasks, warm-ups) plus its host time, and the call's is the longest span plus starting and
+ * joining the workers. With req.host_one_thread one thread prepares every core's part of each
+ * submit: the host work of all cores adds up, beside the longest NPU time. The fields of `out`
+ * are those of the critical core. */
+static void plan_cost(const plan_shape *p, const npk_rk_host_model *h, npk_rk_plan_candidate *out)
 {
     const npk_rk_plan_request *r = p->r;
     const uint32_t slices = (round_up(r->k, 32) + p->ks - 1) / p->ks;
     const uint32_t chain = r->chain ? r->chain : 1;
-    core_share cs[PLAN_MAX_CORES];
+    core_share cs[NPK_RK_PLAN_MAX_CORES];
     const unsigned nc = core_shares(p, cs);
-    double span = 0;
-    *tasks = 0;
-    *jobs_out = 0;
+    double best = -1, host_all = 0, npu_max = 0;
+    out->tasks = 0;
     for (unsigned c = 0; c < nc; c++) {
-        uint64_t full = 0, last = 0;
+        core_cost cc = {0};
         uint32_t mf = 0, nf = 0, ml, nl;
-        double us = slices > 1 ? slice_cost(p, &cs[c], p->ks, &full, &mf, &nf) * (slices - 1) : 0;
-        us += slice_cost(p, &cs[c], slice_kp(p, slices - 1, slices), &last, &ml, &nl);
-        uint64_t core_tasks = full * (slices - 1) + last;
+        if (slices > 1)
+            slice_cost(p, &cs[c], p->ks, slices - 1, &cc, &mf, &nf);
+        slice_cost(p, &cs[c], slice_kp(p, slices - 1, slices), 1, &cc, &ml, &nl);
         uint64_t jobs = r->chain_m_tiles
                             ? (slices > 1 ? m_tile_jobs(mf, nf, chain) * (slices - 1) : 0) +
                                   m_tile_jobs(ml, nl, chain)
-                            : (core_tasks + chain - 1) / chain;
-        us += (double)jobs * NPK_RK_T_JOB_FLOOR_US;
-        *tasks += core_tasks;
-        if (us > span) {
-            span = us;
-            *jobs_out = jobs;
+                            : (cc.tasks + chain - 1) / chain;
+        const double npu = cc.body_us + (double)jobs * NPK_RK_T_JOB_FLOOR_US;
+        const double warm = warmup_us(p, &cs[c], c, slices, cc.tasks, slices > 1 ? mf : ml, nl);
+        const double host = host_us(h, &cc, jobs);
+        const double span = npu + warm + (r->host_one_thread ? 0 : host);
+        out->tasks += cc.tasks;
+        host_all += host;
+        if (npu + warm > npu_max)
+            npu_max = npu + warm;
+        if (span > best) {
+            best = span;
+            out->jobs = jobs;
+            out->model_us = npu;
+            out->warmup_us = warm;
+            out->host_us = host;
         }
     }
-    *cores_out = nc;
-    return span;
+    const double handoff = nc > 1 && !r->host_one_thread ? 1e-3 * h->core_ns * nc : 0;
+    out->cores = nc;
+    if (r->host_one_thread) {
+        out->host_us = host_all;
+        out->total_us = npu_max + host_all;
+    } else {
+        out->host_us += handoff;
+        out->total_us = best + handoff;
+    }
 }
 
 /* Whether even M tiles differ from ceiling tiles anywhere in the plan. */
 static bool even_differs(const plan_shape *p)
 {
-    core_share cs[PLAN_MAX_CORES];
+    core_share cs[NPK_RK_PLAN_MAX_CORES];
     const unsigned nc = core_shares(p, cs);
     const uint32_t slices = (round_up(p->r->k, 32) + p->ks - 1) / p->ks;
     for (unsigned c = 0; c < nc; c++)
@@ -245,56 +345,37 @@ static bool even_differs(const plan_shape *p)
     return false;
 }
 
-/* A split over M or even M tiles must beat the best plan that keeps the cores' N split and
- * ceiling tiles by this fraction of its modelled time: the model sees neither the host's work
- * per core used (a worker, warm-ups of the core's output buffers) nor the multi-core scaling
- * the board shows (3 cores decode 1.69x faster than one, not 3x: facts E.3), so a difference
- * within it is no evidence. */
-#define PLAN_NEW_AXIS_MARGIN 0.05
-
-static bool default_axes(const npk_rk_plan_candidate *c)
-{
-    return c->core_split == NPK_RK_SPLIT_N && c->m_tiling == NPK_RK_MTILE_CEILING;
-}
-
-/* Whether candidate c beats b: cheaper by the model; ties: fewer tasks, then the larger slice
- * (then the earlier listed: unpadded, N split, ceiling tiles). */
+/* Whether candidate c beats b: cheaper in total (NPU, warm-ups and host: the model); ties: fewer
+ * tasks, then the larger slice (then the earlier listed: unpadded, N split, ceiling tiles). */
 static bool better(const npk_rk_plan_candidate *c, const npk_rk_plan_candidate *b)
 {
-    const double eps = 1e-6 * (b->model_us > 1 ? b->model_us : 1);
-    if (c->model_us < b->model_us - eps)
+    const double eps = 1e-6 * (b->total_us > 1 ? b->total_us : 1);
+    if (c->total_us < b->total_us - eps)
         return true;
-    if (c->model_us > b->model_us + eps)
+    if (c->total_us > b->total_us + eps)
         return false;
     return c->tasks < b->tasks || (c->tasks == b->tasks && c->k_slice > b->k_slice);
 }
 
-/* The chosen candidate's index among n: the best with the default axes, unless the best of all
- * beats it by the margin (or no candidate has the default axes: a forced split or tiling). */
 static size_t choose(const npk_rk_plan_candidate *c, size_t n)
 {
-    size_t best = 0, best_default = n;
-    for (size_t i = 0; i < n; i++) {
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
         if (better(&c[i], &c[best]))
             best = i;
-        if (default_axes(&c[i]) && (best_default == n || better(&c[i], &c[best_default])))
-            best_default = i;
-    }
-    if (best_default == n ||
-        c[best].model_us < c[best_default].model_us * (1 - PLAN_NEW_AXIS_MARGIN))
-        return best;
-    return best_default;
+    return best;
 }
 
 /* The candidates: the whole (padded) K when it fits one task and the slices the schedules are
  * measured at (or the requested slice), each with the last slice as it is and, where it is
  * shorter and padding is allowed, zero-padded; each with the cores splitting N and, on more
- * than one core, M; each with ceiling and, where they differ, even M tiles. The cheapest by the
- * model is chosen (a new axis by a margin). */
+ * than one core, M; each with ceiling and, where they differ, even M tiles. The cheapest in
+ * total by the model (NPU time, warm-ups and the host's work) is chosen. */
 static size_t list_candidates(const npk_rk_plan_request *r, const npk_rk_soc *soc, npk_rk_mode mode,
                               uint32_t kmax, npk_rk_plan_candidate *out, size_t max)
 {
     uint32_t kp_all = round_up(r->k, 32);
+    const npk_rk_host_model host = r->host ? *r->host : npk_rk_host_model_get();
     uint32_t ks_list[16], nk = 0;
     if (r->k_slice) {
         ks_list[nk++] = r->k_slice;
@@ -321,7 +402,7 @@ static size_t list_candidates(const npk_rk_plan_request *r, const npk_rk_soc *so
                         continue;
                     npk_rk_plan_candidate c = {
                         .k_slice = p.ks, .k_padded = pad, .core_split = split, .m_tiling = tiling};
-                    c.model_us = plan_cost(&p, &c.tasks, &c.jobs, &c.cores);
+                    plan_cost(&p, &host, &c);
                     if (n < max)
                         out[n] = c;
                     n++;
@@ -369,7 +450,7 @@ static npk_status validate(const npk_rk_plan_request *req, const npk_rk_soc **so
         req->n > NPK_RK_PLAN_MAX_DIM)
         return npk_fail(NPK_ELIMIT, "M=%u K=%u N=%u: each must be at most %u", req->m, req->k,
                         req->n, NPK_RK_PLAN_MAX_DIM);
-    if (req->cores < 1 || req->cores > soc->cores || req->cores > PLAN_MAX_CORES)
+    if (req->cores < 1 || req->cores > soc->cores || req->cores > NPK_RK_PLAN_MAX_CORES)
         return npk_fail(NPK_EINVAL, "cores=%u: %s has 1..%u cores", req->cores, soc->name,
                         soc->cores);
     if (req->k_slice_max && req->k_slice_max < 32)
@@ -419,12 +500,15 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
     out->m_tiling = ch.m_tiling;
     out->jobs = ch.jobs;
     out->model_us = ch.model_us;
+    out->warmup_us = ch.warmup_us;
+    out->host_us = ch.host_us;
+    out->total_us = ch.total_us;
 
     const uint32_t nal = npk_rk_n_align(req->in);
     const uint32_t slices = (round_up(req->k, 32) + ks - 1) / ks;
     out->k_slices = slices;
     const plan_shape shape = {req, soc, mode, ks, ch.k_padded, ch.core_split, ch.m_tiling};
-    core_share cs[PLAN_MAX_CORES];
+    core_share cs[NPK_RK_PLAN_MAX_CORES];
     const unsigned nc = core_shares(&shape, cs);
     out->cores_used = nc;
     const uint32_t tile_groups = soc->n_max / nal;
@@ -502,22 +586,32 @@ size_t npk_rk_plan_candidates(const npk_rk_plan_request *req, npk_rk_plan_candid
     return list_candidates(req, soc, mode, k_task_max(req, soc), out, max);
 }
 
+/* The job floors' share of a candidate's NPU time: what its submits cost beside the tasks. */
+static double floors_us(uint64_t jobs) { return (double)jobs * NPK_RK_T_JOB_FLOOR_US; }
+
 void npk_rk_plan_print_candidates(FILE *out, const npk_rk_plan_request *req)
 {
     npk_rk_plan_candidate c[NPK_RK_PLAN_MAX_CANDIDATES];
     size_t n = npk_rk_plan_candidates(req, c, NPK_RK_PLAN_MAX_CANDIDATES);
+    const npk_rk_host_model host = req->host ? *req->host : npk_rk_host_model_get();
     fprintf(out,
-            "candidates at %u task%s per submit (modelled NPU time of the busiest core: the "
-            "timing model, not a measurement):\n",
-            req->chain > 1 ? req->chain : 1, req->chain > 1 ? "s" : "");
-    fprintf(out, "  %7s %-11s %5s %5s %-7s %7s %7s %12s\n", "K slice", "last slice", "split",
-            "cores", "M tiles", "tasks", "submits", "model ms");
+            "candidates at %u task%s per submit, modelled (the timing model and the host model, "
+            "not a measurement) for the critical core: NPU = its tasks, submit = its job floors "
+            "and warm-ups, host = its worker's host work%s; total = the call. Host rates:\n",
+            req->chain > 1 ? req->chain : 1, req->chain > 1 ? "s" : "",
+            req->host_one_thread ? " (one thread for every core: summed)" : "");
+    npk_rk_host_model_print(out, &host);
+    fprintf(out, "  %7s %-11s %5s %5s %-7s %7s %7s %9s %9s %9s %9s\n", "K slice", "last slice",
+            "split", "cores", "M tiles", "tasks", "submits", "NPU ms", "submit ms", "host ms",
+            "total ms");
     for (size_t i = 0; i < n && i < NPK_RK_PLAN_MAX_CANDIDATES; i++)
-        fprintf(out, "  %7u %-11s %5s %5u %-7s %7llu %7llu %12.3f%s\n", c[i].k_slice,
-                c[i].k_padded ? "zero-padded" : "as it is", npk_rk_core_split_name(c[i].core_split),
-                c[i].cores, npk_rk_m_tiling_name(c[i].m_tiling), (unsigned long long)c[i].tasks,
-                (unsigned long long)c[i].jobs, c[i].model_us / 1e3,
-                c[i].chosen ? "  <- chosen" : "");
+        fprintf(out, "  %7u %-11s %5s %5u %-7s %7llu %7llu %9.3f %9.3f %9.3f %9.3f%s\n",
+                c[i].k_slice, c[i].k_padded ? "zero-padded" : "as it is",
+                npk_rk_core_split_name(c[i].core_split), c[i].cores,
+                npk_rk_m_tiling_name(c[i].m_tiling), (unsigned long long)c[i].tasks,
+                (unsigned long long)c[i].jobs, (c[i].model_us - floors_us(c[i].jobs)) / 1e3,
+                (floors_us(c[i].jobs) + c[i].warmup_us) / 1e3, c[i].host_us / 1e3,
+                c[i].total_us / 1e3, c[i].chosen ? "  <- chosen" : "");
 }
 
 void npk_rk_plan_free(npk_rk_plan *p)
@@ -560,9 +654,11 @@ void npk_rk_plan_print_text(FILE *out, const npk_rk_plan *p)
                 t->sched, t->cbuf_con0, t->mp, t->kp, t->np);
     }
     fprintf(out,
-            "K slice %u%s; cores split %s; %s M tiles; modelled NPU time of the busiest core "
-            "%.3f ms in %llu submit%s (timing model, not a measurement)\n",
+            "K slice %u%s; cores split %s; %s M tiles; modelled (timing and host models, not a "
+            "measurement): the critical core's NPU time %.3f ms in %llu submit%s, warm-ups "
+            "%.3f ms, host %.3f ms; the call %.3f ms\n",
             p->k_slice, p->k_padded ? ", the last zero-padded to it" : "",
             npk_rk_core_split_name(p->core_split), npk_rk_m_tiling_name(p->m_tiling),
-            p->model_us / 1e3, (unsigned long long)p->jobs, p->jobs == 1 ? "" : "s");
+            p->model_us / 1e3, (unsigned long long)p->jobs, p->jobs == 1 ? "" : "s",
+            p->warmup_us / 1e3, p->host_us / 1e3, p->total_us / 1e3);
 }

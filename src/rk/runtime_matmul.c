@@ -393,6 +393,18 @@ void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
     /* the submits the plan's tasks will be grouped into, for its cost */
     req->chain = npk_rk_tasks_per_job(rt);
     req->chain_m_tiles = rt->submission->row_offset;
+    req->host_one_thread = rt->submission->all_cores;
+    /* the cores' output buffers as they are now (under each core's job lock: another runtime
+     * on the engine may be replacing one): a plan whose first job a core cannot run warm pays
+     * that core's warm-up */
+    for (unsigned i = 0; i < rt->cores && i < NPK_RK_PLAN_MAX_CORES; i++) {
+        npk_rk_core_bufs *b = &rt->core[rt->core_map[i]];
+        pthread_mutex_lock(&b->job_lock);
+        req->out_bytes[i] = b->output.size;
+        if (atomic_load(&b->output_warm))
+            req->out_warm |= 1u << i;
+        pthread_mutex_unlock(&b->job_lock);
+    }
 }
 
 npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,

@@ -92,5 +92,6 @@ npk_status npk_rk_submission_plan(const char *form, unsigned chain, npk_rk_plan_
         f = npk_rk_submission_find("chained");
     req->chain = f->groups ? chain : 1;
     req->chain_m_tiles = f->row_offset;
+    req->host_one_thread = f->all_cores;
     return NPK_OK;
 }
