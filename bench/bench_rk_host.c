@@ -185,8 +185,8 @@ int main(int argc, char **argv)
            "over tasks, feature bytes, output elements; %d runs a shape, one core, medians):\n",
            runs);
     npk_rk_host_model_print(stdout, &fit);
-    printf("\n%-22s %5s %7s %7s %7s %7s %8s %8s %8s %6s %6s\n", "shape (1 core)", "tasks",
-           "synth", "pack", "sync", "accum", "measured", "table", "fitted", "tbl/m", "fit/m");
+    printf("\n%-22s %5s %7s %7s %7s %7s %8s %8s %8s %6s %6s\n", "shape (1 core)", "tasks", "synth",
+           "pack", "sync", "accum", "measured", "table", "fitted", "tbl/m", "fit/m");
     double rt[N], rf[N];
     for (unsigned i = 0; i < N; i++) {
         char name[64];

@@ -103,13 +103,27 @@ ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 64 --soc rk3588 2>&1 >/dev
 # --explain lists every axis of the candidates; a narrow N splits the rows over the cores; the
 # chain and form enter the cost (submits of the busiest core).
 "$cli" rk plan --dtype fp16 -m 1000 -k 1024 -n 32 --cores 3 --explain > "$tmp/explain"
-ok has "$tmp/explain" '^  K slice last slice  split cores M tiles   tasks submits     model ms$'
+ok has "$tmp/explain" '^  K slice last slice  split cores M tiles   tasks submits    NPU ms submit ms   host ms  total ms$'
+ok has "$tmp/explain" '^candidates .* modelled (the timing model and the host model, not a measurement)'
+ok has "$tmp/explain" '^  host task .* ns per task'
 ok has "$tmp/explain" '^     1024 as it is        N     1 ceiling       6       6 '
 ok has "$tmp/explain" '^     1024 as it is        M     3 even          6       2 '
 ok has "$tmp/explain" 'cores split M; ceiling M tiles; .* in 2 submits'
 ok bash -c "'$cli' rk plan --dtype int8 -m 1000 -k 600 -n 32 --cores 3 --submit rowoffset --chain 8 --explain | grep -q '^candidates at 8 tasks per submit'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --cores 3 --chain 8 | grep -q 'in 2 submits'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --submit fast 2>&1 | grep -q 'submission form fast is not one of'"
+# The host model: counted, 300x5000x9000 slices K at 1024 (5 partials per output to add); a
+# host that costs nothing takes the 512 slice the NPU alone prefers; rates by name; --cold costs
+# the warm-ups of a fresh runtime; bad rates name themselves.
+ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --cores 3 | grep -q '^K slice 1024, the last zero-padded'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --cores 3 --host-scale 0 | grep -q '^K slice 512, the last zero-padded.* host 0.000 ms'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --cores 3 --host-ns task=0,pack=0,out=0,core=0 | grep -q '^K slice 512,'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --cores 3 --host-ns task=1234 --explain | grep -q '^  host task   1234.000 ns per task'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --cores 3 | grep -q 'warm-ups 0.000 ms'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --cores 3 --cold | grep -Eq 'warm-ups [1-9][0-9.]* ms'"
+ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 16 --host-ns tsk=1 2>&1 | grep -q \"host rate 'tsk=1' is not name=value\""
+ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 16 --host-ns out=-1 2>&1 | grep -q \"host rate 'out=-1': the value must be\""
+ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 16 --host-scale x 2>&1 | grep -q \"host-scale 'x' is not a number\""
 # --k-slice caps the K per task, rounded down to the 32-element K-tile.
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 4096 -n 16 --k-slice 1000 | grep -q '5 tasks, 5 K slices'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 4096 -n 16 --k-slice 16 2>&1 | grep -q 'K slice limit 16 is below the 32-element K-tile'"

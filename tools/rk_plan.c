@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit rk plan --dtype D -m M -k K -n N [--cores C] [--out O] [--mode M] [--json]
- * [--chain T] [--submit FORM] [--host-scale F] [--host-ns RATES] [--warm] [--explain]`. */
+ * [--chain T] [--submit FORM] [--host-scale F] [--host-ns RATES] [--cold] [--explain]`. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ int rk_plan_main(int argc, char **argv)
     rk_shape_opts so;
     rk_shape_opts_init(&so);
     uint32_t k_slice_max = 0;
-    bool json = false, explain = false, warm = false;
+    bool json = false, explain = false, cold = false;
     npk_rk_host_model host = npk_rk_host_model_get();
     const cli_opt own[] = {
         {.name = "--k-slice",
@@ -72,10 +72,10 @@ int rk_plan_main(int argc, char **argv)
          .meta = "task=NS,job=NS,pack=NS,out=NS,core=NS",
          .help = "set host rates: per task, per submit, per feature byte, per output element, "
                  "per worker thread"},
-        {.name = "--warm",
+        {.name = "--cold",
          .kind = CLI_FLAG,
-         .dest = &warm,
-         .help = "the cores' output buffers are warm (a runtime's later calls): no warm-ups"},
+         .dest = &cold,
+         .help = "cost a fresh runtime's first call: each core used warms its output buffer"},
         CLI_END,
     };
     const cli_opt *tables[] = {
@@ -100,11 +100,7 @@ int rk_plan_main(int argc, char **argv)
     req.soc = so.soc;
     req.k_slice_max = k_slice_max;
     req.host = &host;
-    if (warm)
-        for (unsigned i = 0; i < NPK_RK_PLAN_MAX_CORES; i++) {
-            req.out_bytes[i] = UINT64_MAX;
-            req.out_warm |= 1u << i;
-        }
+    req.cost_warmups = cold; /* the cores' buffers: none yet */
     /* the submits the tasks would be grouped into: the job floor is paid once per submit */
     if (npk_rk_submission_plan(so.submit, so.chain ? (unsigned)so.chain : 1, &req))
         return cli_lib_error("plan");

@@ -78,11 +78,14 @@ typedef struct npk_rk_plan_request {
     bool host_one_thread;  /* one thread submits for every core (the multi-task form): the
                               cores' host work is serial instead of one worker per core */
     const npk_rk_host_model *host; /* NULL: npk_rk_host_model_get() */
-    /* The cores' output buffers (the planner's core i): bytes and whether warm. A core whose
-     * buffer is cold or smaller than its first job's output pays a warm-up: that job submitted
-     * twice (runtime_submit.c). 0-initialised: a fresh runtime, every used core cold. */
-    uint64_t out_bytes[NPK_RK_PLAN_MAX_CORES];
-    uint32_t out_warm; /* bit i: core i's buffer is warm */
+    /* Warm-ups: a core whose output buffer is cold or smaller than its first job's output pays
+     * one, that job submitted twice (runtime_submit.c). false (the default): not costed, the
+     * steady state of a runtime's later calls (and what a slicing chosen once, as the weights'
+     * is, should serve); true: costed from the cores' buffers below (the runtime passes them at
+     * every call; all zero: a fresh runtime, every used core cold). */
+    bool cost_warmups;
+    uint64_t out_bytes[NPK_RK_PLAN_MAX_CORES]; /* the planner's core i's output buffer bytes */
+    uint32_t out_warm;                         /* bit i: core i's buffer is warm */
 } npk_rk_plan_request;
 
 /* How the cores share the work: each a contiguous range of N groups (every row), or each a
@@ -111,11 +114,11 @@ typedef struct npk_rk_plan {
     bool k_padded;    /* the last slice is synthesized at k_slice, its tail zero */
     int core_split;   /* npk_rk_core_split */
     int m_tiling;     /* npk_rk_m_tiling */
-    uint64_t jobs;     /* submits of the critical core under req.chain */
-    double model_us;   /* the critical core's modelled NPU time (rk_timing.h: a model) */
-    double warmup_us;  /* its warm-up submits' modelled NPU time */
-    double host_us;    /* modelled host time on the critical path (npk_rk_host_model) */
-    double total_us;   /* the call's modelled time: what the planner minimises */
+    uint64_t jobs;    /* submits of the critical core under req.chain */
+    double model_us;  /* the critical core's modelled NPU time (rk_timing.h: a model) */
+    double warmup_us; /* its warm-up submits' modelled NPU time */
+    double host_us;   /* modelled host time on the critical path (npk_rk_host_model) */
+    double total_us;  /* the call's modelled time: what the planner minimises */
     npk_rk_task_plan *tasks;
     size_t count;
 } npk_rk_plan;

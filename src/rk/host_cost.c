@@ -95,8 +95,9 @@ npk_status npk_rk_host_model_parse(const char *spec, npk_rk_host_model *m)
         errno = 0;
         double v = strtod(eq + 1, &end);
         if (end != p + len || end == eq + 1 || errno || !(v >= 0) || v > 1e12)
-            return npk_fail(NPK_EINVAL, "host rate '%.*s': the value must be a number of ns, 0..1e12",
-                            (int)len, p);
+            return npk_fail(NPK_EINVAL,
+                            "host rate '%.*s': the value must be a number of ns, 0..1e12", (int)len,
+                            p);
         *field(&out, row) = v;
         p += len;
         if (*p == ',')

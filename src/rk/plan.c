@@ -235,7 +235,8 @@ static task_geom task_at(const plan_shape *p, const core_share *cs, uint32_t sli
 
 /* The warm-up a core pays (runtime_submit.c: a cold or too small output buffer is replaced or
  * warmed by submitting its first job twice): the modelled NPU time of the core's first job when
- * its buffer (req.out_bytes, req.out_warm) will not serve that job warm, else 0. The first job
+ * warm-ups are costed and its buffer (req.out_bytes, req.out_warm) will not serve that job
+ * warm, else 0. The first job
  * is what the runtime groups: up to req.chain tasks of the core, or with chain_m_tiles only
  * consecutive M tiles of one column range of the first slice, writing one surface. A later job
  * that outgrows the buffer (the runtime grows it at least twofold) is not modelled. */
@@ -243,6 +244,8 @@ static double warmup_us(const plan_shape *p, const core_share *cs, unsigned core
                         uint64_t core_tasks, uint32_t m_tiles0, uint32_t n_tiles)
 {
     const npk_rk_plan_request *r = p->r;
+    if (!r->cost_warmups)
+        return 0;
     const uint32_t chain = r->chain ? r->chain : 1;
     uint64_t count = chain < core_tasks ? chain : core_tasks;
     if (r->chain_m_tiles)

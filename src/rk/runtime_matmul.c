@@ -386,6 +386,7 @@ void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m
     req->k_slice = w->k_slice;
     req->k_pad = w->k_pad; /* the slicing the weights were packed in */
     npk_rk_request_submits(rt, req);
+    npk_rk_request_buffers(rt, req);
 }
 
 void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
@@ -394,12 +395,22 @@ void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
     req->chain = npk_rk_tasks_per_job(rt);
     req->chain_m_tiles = rt->submission->row_offset;
     req->host_one_thread = rt->submission->all_cores;
-    /* the cores' output buffers as they are now (under each core's job lock: another runtime
-     * on the engine may be replacing one): a plan whose first job a core cannot run warm pays
-     * that core's warm-up */
+}
+
+void npk_rk_request_buffers(const npk_rk *rt, npk_rk_plan_request *req)
+{
+    /* the cores' output buffers as they are now: a plan whose first job a core cannot run warm
+     * pays that core's warm-up. A buffer is read under its core's job lock (another runtime on
+     * the engine may be replacing it), but planning never waits for it: a core busy with
+     * another runtime's job has a buffer in use, taken as warm and large enough. */
+    req->cost_warmups = true;
     for (unsigned i = 0; i < rt->cores && i < NPK_RK_PLAN_MAX_CORES; i++) {
         npk_rk_core_bufs *b = &rt->core[rt->core_map[i]];
-        pthread_mutex_lock(&b->job_lock);
+        if (pthread_mutex_trylock(&b->job_lock)) {
+            req->out_bytes[i] = UINT64_MAX;
+            req->out_warm |= 1u << i;
+            continue;
+        }
         req->out_bytes[i] = b->output.size;
         if (atomic_load(&b->output_warm))
             req->out_warm |= 1u << i;
