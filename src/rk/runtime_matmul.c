@@ -399,10 +399,14 @@ void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
 
 void npk_rk_request_buffers(const npk_rk *rt, npk_rk_plan_request *req)
 {
-    /* the cores' output buffers as they are now: a plan whose first job a core cannot run warm
-     * pays that core's warm-up. A buffer is read under its core's job lock (another runtime on
-     * the engine may be replacing it), but planning never waits for it: a core busy with
-     * another runtime's job has a buffer in use, taken as warm and large enough. */
+    /* the cores' output buffers as they are now: a core whose buffer is cold (a fresh runtime's,
+     * or cleared by a reset) warms it whatever the plan, at the cost of the plan's first job
+     * there. A warm buffer too small for a plan's first job would be replaced and warmed too,
+     * but that is paid once and the larger buffer then serves every later call: charging it to
+     * one call would hold every later call to plans that fit the old buffer, so an existing
+     * buffer counts as large enough. A buffer is read under its core's job lock (another
+     * runtime on the engine may be replacing it), but planning never waits for it: a core busy
+     * with another runtime's job has a buffer in use, taken as warm. */
     req->cost_warmups = true;
     for (unsigned i = 0; i < rt->cores && i < NPK_RK_PLAN_MAX_CORES; i++) {
         npk_rk_core_bufs *b = &rt->core[rt->core_map[i]];
@@ -411,7 +415,7 @@ void npk_rk_request_buffers(const npk_rk *rt, npk_rk_plan_request *req)
             req->out_warm |= 1u << i;
             continue;
         }
-        req->out_bytes[i] = b->output.size;
+        req->out_bytes[i] = b->output.size ? UINT64_MAX : 0;
         if (atomic_load(&b->output_warm))
             req->out_warm |= 1u << i;
         pthread_mutex_unlock(&b->job_lock);
