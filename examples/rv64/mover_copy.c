@@ -11,13 +11,17 @@
  * (0xD0): the interlink's arbiter does not order a ring behind a queued write, so the poll is
  * the fence. With no interlink on the machine the ring goes nowhere (0x28 reads zero).
  *
- * Exit word: the mover status word after the copy (moves completed in [27:0]), or 0x100 + the
- * fault code when a move faulted. */
+ * The moves-completed count at 0x20 runs on across programs, so the program compares its
+ * growth with the two moves it made; the console line reports it ("2 moves done").
+ *
+ * Exit word: 0 when both moves completed without a fault and the count grew by exactly 2;
+ * EXIT_GENERATE (0x100) or EXIT_COPY (0x200) + the fault code when that move faulted;
+ * EXIT_COUNT (0x300) + the growth when the count grew by another number. */
 #include <stdio.h>
 
 #include "rt.h"
 
-enum { WORDS = 64, RING_MESH = 1, RING_TAG = 0x5C };
+enum { WORDS = 64, MOVES = 2, RING_MESH = 1, RING_TAG = 0x5C };
 static const uint64_t SRC = 0x40000, DST = 0x80000, SEED = 0x243F6A8885A308D3ull;
 
 /* Mover register words (control-registers §3). */
@@ -30,6 +34,8 @@ enum {
     MV_SEED = 0x38
 };
 enum { MODE_COPY = 0, MODE_GENERATE = 3, WIDTH_32 = 2, WORD_BYTES = 32 };
+/* Failure exit words; success is 0. */
+enum { EXIT_GENERATE = 0x100, EXIT_COPY = 0x200, EXIT_COUNT = 0x300 };
 
 static void mv(unsigned reg, uint64_t value) { rt_write(KT_RV64_R_MOVER_CFG + reg, value); }
 
@@ -56,8 +62,11 @@ static unsigned wait_idle(void)
     return (unsigned)(st >> KT_RV64_MOVER_FAULT_SHIFT) & 0xf;
 }
 
+static uint64_t moves_done(void) { return rt_read(KT_RV64_R_MOVER) & KT_RV64_MOVER_DONE_MASK; }
+
 int main(void)
 {
+    uint64_t before = moves_done();
     walker(0, DST, WORDS); /* GENERATE reads nothing; the source walker is still written */
     walker(1, SRC, WORDS);
     mv(MV_SEED, SEED);
@@ -65,7 +74,7 @@ int main(void)
     unsigned fault = wait_idle();
     if (fault) {
         printf("mover_copy: GENERATE faulted, code %u\n", fault);
-        return 0x100 + (int)fault;
+        return EXIT_GENERATE + (int)fault;
     }
     walker(0, SRC, WORDS);
     walker(1, DST, WORDS);
@@ -73,13 +82,13 @@ int main(void)
     fault = wait_idle(); /* the fence: every write of the copy has its response */
     if (fault) {
         printf("mover_copy: COPY faulted, code %u\n", fault);
-        return 0x100 + (int)fault;
+        return EXIT_COPY + (int)fault;
     }
     rt_write(KT_RV64_R_ILINK_RING, RING_MESH | RING_TAG << 8);
-    uint64_t st = rt_read(KT_RV64_R_MOVER);
+    unsigned done = (unsigned)((moves_done() - before) & KT_RV64_MOVER_DONE_MASK);
     printf("mover_copy: generated %u words at 0x%llx (seed 0x%llx), copied them to 0x%llx, "
-           "%llu moves done, then rang mesh %u (tag 0x%x)\n",
-           WORDS, (unsigned long long)SRC, (unsigned long long)SEED, (unsigned long long)DST,
-           (unsigned long long)(st & KT_RV64_MOVER_DONE_MASK), RING_MESH, RING_TAG);
-    return (int)(st & KT_RV64_MOVER_DONE_MASK);
+           "%u moves done, then rang mesh %u (tag 0x%x)\n",
+           WORDS, (unsigned long long)SRC, (unsigned long long)SEED, (unsigned long long)DST, done,
+           RING_MESH, RING_TAG);
+    return done == MOVES ? 0 : EXIT_COUNT + (int)done;
 }

@@ -3,7 +3,10 @@
  * instructions dispatched through the mailbox to the two saxpy units, keeping each unit's
  * credit from its inst_depth (the hardware keeps none), collecting completions from M_HEAD and
  * checking the queue's overflow bit. The host stages nothing; it only provides x and y in card
- * memory (with `npukit kt rv64 run`: --dram-in, and --dram-out to read y back). Exit word: 0 when every instruction completed, else the number that did not. */
+ * memory (with `npukit kt rv64 run`: --dram-in, and --dram-out to read y back).
+ *
+ * Exit word: 0 when every instruction completed without a fault; else the number that
+ * completed with SIG_FAULT, plus 1000 when the queue overflowed (completions were lost). */
 #include <stdio.h>
 
 #include "rt.h"
