@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The RV64 example programs under `npukit kt rv64 run`: the doorbell handler (rings and clears
+# The RV64 example programs under `npukit kt rv64 run`, each exiting with status 0 when it
+# succeeds and reporting its counts on the console: the doorbell handler (rings and clears
 # the program asked for), the mover copy through the control region (source and destination
 # saved with --dram-out and compared), and the saxpy dispatcher on inputs given with --dram-in,
 # its result saved with --dram-out and checked against y = 2x + y computed here. Bad --dram-in /
