@@ -296,13 +296,13 @@ static void weights_two_tasks(npk_rk_prec in, uint32_t k, uint32_t n)
     for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
         tl_case *c = &t[steps[s].task];
         npk_dense_force_portable(steps[s].portable);
-        if (steps[s].change != SIZE_MAX) {
-            if (in == NPK_PREC_FP16)
-                ((uint16_t *)c->b)[steps[s].change] ^= 0x8000; /* the sign */
-            else
-                ((int8_t *)c->b)[steps[s].change] ^= 1; /* stays within int4 */
-        }
-        tl_case_reference(c);
+        const bool change = steps[s].change != SIZE_MAX;
+        if (change && in == NPK_PREC_FP16)
+            ((uint16_t *)c->b)[steps[s].change] ^= 0x8000; /* the sign */
+        else if (change)
+            ((int8_t *)c->b)[steps[s].change] ^= 1; /* stays within int4 */
+        if (change || s < 2)                        /* or the task's first submit */
+            tl_case_reference(c);
         npk_rk_devtask *task = &tk[steps[s].task];
         CHECK_EQ(npk_rk_devtask_load(d, task, c->a, c->b), NPK_OK);
         CHECK_EQ(npk_rk_devtask_submit(d, task, steps[s].core, 6000, &sub), NPK_OK);
@@ -362,9 +362,10 @@ static void test_weights_evicted(void)
 
 static void test_weights_cores(void)
 {
-    weights_two_tasks(NPK_PREC_FP16, 512, 512); /* 512 KiB: compared against the floats */
-    weights_two_tasks(NPK_PREC_INT8, 512, 512); /* 256 KiB: against a copy of the bytes */
+    weights_two_tasks(NPK_PREC_FP16, 512, 512); /* 512 KiB */
+    weights_two_tasks(NPK_PREC_INT8, 512, 512); /* 256 KiB */
     weights_two_tasks(NPK_PREC_INT4, 1024, 512);
+    weights_two_tasks(NPK_PREC_FP16, 1024, 2048); /* 4 MiB: the copy streams past the caches */
 }
 
 int main(void)

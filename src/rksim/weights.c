@@ -16,9 +16,15 @@
 #include "rksim/elements.h"
 #include "rksim/matmul.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define WEIGHTS_X86 1
+#endif
+
 enum {
-    KRUN = 32,             /* the k's of one column in one K-tile, contiguous in both layouts */
-    SPLIT_BYTES = 1 << 18, /* packed bytes from which a second thread decodes half the tiles */
+    KRUN = 32,              /* the k's of one column in one K-tile, contiguous in both layouts */
+    SPLIT_BYTES = 1 << 18,  /* packed bytes from which a second thread decodes half the tiles */
+    STREAM_BYTES = 1 << 22, /* packed bytes from which their copy bypasses the caches */
 };
 /* what one core's entries may hold together (one entry always fits, whatever its size) */
 #define CORE_BUDGET ((size_t)192 << 20)
@@ -27,10 +33,32 @@ typedef struct part {
     npk_rk_prec in;
     const uint8_t *packed;    /* the whole block */
     uint8_t *copy;            /* where the packed bytes are copied too */
+    bool stream;              /* around the caches (copy_block) */
     float *b;                 /* the floats, or NULL: */
     uint8_t *i4;              /* the int4 kernel's form */
     uint32_t g, k, n, t0, t1; /* the N tiles [t0, t1) */
 } part;
+
+/* The copy is read only by a later matmul's comparison. A large one (stream: from
+ * STREAM_BYTES, beside floats twice to eight times its size) would not stay in the caches
+ * anyway: on x86 it is written around them (SSE2 streaming stores, every x86-64 has them),
+ * which leaves them to the floats the GEMM reads next and saves reading the destination lines
+ * in first. A small one stays cached for the next M tile's comparison. dst is 16-byte aligned
+ * (a malloc'ed copy at a multiple of a block's bytes), n a multiple of 16. */
+static void copy_block(uint8_t *dst, const uint8_t *src, size_t n, bool stream)
+{
+#ifdef WEIGHTS_X86
+    if (stream && (uintptr_t)dst % 16 == 0 && n % 16 == 0) {
+        for (size_t i = 0; i < n; i += 16)
+            _mm_stream_si128((__m128i *)(void *)(dst + i),
+                             _mm_loadu_si128((const __m128i *)(const void *)(src + i)));
+        return;
+    }
+#else
+    (void)stream;
+#endif
+    memcpy(dst, src, n);
+}
 
 static void decode_part(const part *d)
 {
@@ -39,7 +67,8 @@ static void decode_part(const part *d)
     for (uint32_t t = d->t0; t < d->t1; t++)
         for (uint32_t kt = 0; kt < kts; kt++) {
             size_t at = ((size_t)t * kts + kt) * block_bytes;
-            memcpy(d->copy + at, d->packed + at, block_bytes); /* while the bytes are in L1 */
+            /* while the bytes are in L1 */
+            copy_block(d->copy + at, d->packed + at, block_bytes, d->stream);
             if (d->i4)
                 for (uint32_t nl = 0; nl < d->g; nl++)
                     rksim_gemm_i4_put(d->i4, d->k, d->n, t * d->g + nl, kt,
@@ -48,6 +77,10 @@ static void decode_part(const part *d)
                 rksim_load_runs(d->in, d->packed + at, KRUN, d->g,
                                 d->b + (size_t)t * d->g * d->k + (size_t)kt * KRUN, d->k);
         }
+#ifdef WEIGHTS_X86
+    if (d->stream)
+        _mm_sfence(); /* the streamed copy is complete before anyone compares against it */
+#endif
 }
 
 static void decode_range(void *ctx, uint32_t lo, uint32_t hi)
@@ -127,6 +160,7 @@ static const void *weights_get(rksim *s, unsigned core, const rksim_mm *mm, cons
     part whole = {.in = (npk_rk_prec)mm->in,
                   .packed = packed,
                   .copy = e->packed,
+                  .stream = bytes >= STREAM_BYTES,
                   .b = i4 ? NULL : e->data,
                   .i4 = i4 ? e->data : NULL,
                   .g = mm->ntile,
