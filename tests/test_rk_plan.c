@@ -378,6 +378,20 @@ static void test_sweep_vs_default(void)
     CHECK(better_count > 0);
 }
 
+/* fp16 300 x 5000 x n on 3 cores, sliced at 512 with the last slice zero-padded, the cores
+ * splitting N in ceiling M tiles: one fixed plan, whatever the costs. */
+static void padded_512_request(npk_rk_plan_request *r, uint32_t n)
+{
+    npk_rk_plan_request_init(r, NPK_PREC_FP16, 300, 5000, n);
+    r->cores = 3;
+    r->k_slice = 512;
+    r->k_pad = 1;
+    r->core_split = NPK_RK_SPLIT_N;
+    r->m_tiling = NPK_RK_MTILE_CEILING;
+}
+
+static bool near(double a, double b) { return a > b - 1e-6 && a < b + 1e-6; }
+
 /* The new axes where they win: a narrow N leaves the N split one core, while the rows split
  * over three; chained submits pay the job floor once per job. */
 static void test_axes(void)
@@ -414,11 +428,7 @@ static void test_axes(void)
 
     /* 300x5000x9000 on 3 cores sliced at 512, padded: 10 tasks a core; at 4 per submit, 3
      * submits, 7 floors (and 7 job rates of the host) fewer */
-    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 300, 5000, 9000);
-    r.cores = 3;
-    r.k_slice = 512;
-    r.k_pad = 1;
-    r.core_split = NPK_RK_SPLIT_N;
+    padded_512_request(&r, 9000);
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
     CHECK_EQ(p.jobs, 10);
     double one = p.model_us, one_host = p.host_us;
@@ -427,10 +437,8 @@ static void test_axes(void)
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
     CHECK_EQ(p.count, 30);
     CHECK_EQ(p.jobs, 3);
-    CHECK(p.model_us > one - 7 * NPK_RK_T_JOB_FLOOR_US - 1e-6 &&
-          p.model_us < one - 7 * NPK_RK_T_JOB_FLOOR_US + 1e-6);
-    CHECK(p.host_us > one_host - 7 * test_host.job_ns / 1e3 - 1e-6 &&
-          p.host_us < one_host - 7 * test_host.job_ns / 1e3 + 1e-6);
+    CHECK(near(p.model_us, one - 7 * NPK_RK_T_JOB_FLOOR_US));
+    CHECK(near(p.host_us, one_host - 7 * test_host.job_ns / 1e3));
     npk_rk_plan_free(&p);
 
     /* the submission forms in a request */
@@ -480,12 +488,7 @@ static void test_host_terms(void)
     /* warm-ups: a fresh runtime's cores each run their first job twice; warm buffers as large
      * as the first job's output run none; a warm buffer one byte short pays again (N = 9024:
      * 188 groups of 16 for each core, so every core is the critical one) */
-    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 300, 5000, 9024);
-    r.cores = 3;
-    r.k_slice = 512;
-    r.k_pad = 1;
-    r.core_split = NPK_RK_SPLIT_N;
-    r.m_tiling = NPK_RK_MTILE_CEILING;
+    padded_512_request(&r, 9024);
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
     CHECK(p.warmup_us == 0); /* not costed by default */
     const double steady = p.total_us;
@@ -495,8 +498,8 @@ static void test_host_terms(void)
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
     const double first =
         NPK_RK_T_JOB_FLOOR_US + npk_rk_time_task_body_us(r.in, r.out, t0.mp, t0.kp, t0.np);
-    CHECK(p.warmup_us > first - 1e-6 && p.warmup_us < first + 1e-6);
-    CHECK(p.total_us > steady + first - 1e-6 && p.total_us < steady + first + 1e-6);
+    CHECK(near(p.warmup_us, first));
+    CHECK(near(p.total_us, steady + first));
     npk_rk_plan_free(&p);
     npk_rk_block blk = npk_rk_c_block(r.out, NPK_MODE_LINE, t0.mp, t0.np);
     const uint64_t need = (npk_rk_c_bytes(&blk, t0.np) + 63) / 64 * 64;
@@ -508,17 +511,12 @@ static void test_host_terms(void)
     npk_rk_plan_free(&p);
     r.out_bytes[1] = need - 1;
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
-    CHECK(p.warmup_us > first - 1e-6 && p.warmup_us < first + 1e-6);
+    CHECK(near(p.warmup_us, first));
     npk_rk_plan_free(&p);
 
     /* one thread for every core: the cores' host work adds up (3 equal cores: 3x one core's,
      * without the workers' start) */
-    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 300, 5000, 9024);
-    r.cores = 3;
-    r.k_slice = 512;
-    r.k_pad = 1;
-    r.core_split = NPK_RK_SPLIT_N;
-    r.m_tiling = NPK_RK_MTILE_CEILING;
+    padded_512_request(&r, 9024);
     r.chain = 4;
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
     const double per_core = p.host_us - 3 * test_host.core_ns / 1e3;
