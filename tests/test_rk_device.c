@@ -78,8 +78,11 @@ static void test_submit_errors(npk_rk_device *d)
 {
     npk_rk_mem t;
     CHECK_EQ(npk_rk_mem_create(d, 64, 0, &t), NPK_OK);
-    struct rknpu_submit s = {.flags = RKNPU_JOB_PC, .timeout = 100, .task_number = 1,
-                             .task_obj_addr = t.obj_addr, .core_mask = 1};
+    struct rknpu_submit s = {.flags = RKNPU_JOB_PC,
+                             .timeout = 100,
+                             .task_number = 1,
+                             .task_obj_addr = t.obj_addr,
+                             .core_mask = 1};
     s.subcore_task[0] = (struct rknpu_subcore_task){0, 1};
     /* no KERNEL_MAPPING on the task buffer */
     CHECK_EQ(npk_rk_submit(d, &s), NPK_EINVAL);
@@ -158,6 +161,18 @@ static void test_env_config(void)
     setenv("NPUKIT_RKSIM_TIMEOUT_SCALE", "0.25", 1);
     CHECK_EQ(rksim_config_from_env(&cfg), NPK_OK);
     CHECK(cfg.timeout_scale == 0.25);
+    const char *bad_cache[] = {"-1", "1.5", "65537", "x", " 3"};
+    for (unsigned i = 0; i < sizeof bad_cache / sizeof bad_cache[0]; i++) {
+        setenv("NPUKIT_RKSIM_WEIGHT_CACHE_MIB", bad_cache[i], 1);
+        CHECK_EQ(rksim_config_from_env(&cfg), NPK_EINVAL);
+        CHECK_STR_HAS(npk_last_error(), "NPUKIT_RKSIM_WEIGHT_CACHE_MIB=");
+        CHECK_STR_HAS(npk_last_error(), "0..65536");
+        CHECK_EQ(cfg.weight_cache_mib, RKSIM_WEIGHT_CACHE_DEFAULT_MIB);
+    }
+    setenv("NPUKIT_RKSIM_WEIGHT_CACHE_MIB", "0", 1);
+    CHECK_EQ(rksim_config_from_env(&cfg), NPK_OK);
+    CHECK_EQ(cfg.weight_cache_mib, 0);
+    unsetenv("NPUKIT_RKSIM_WEIGHT_CACHE_MIB");
     /* ... and the runtime's simulator device refuses to open with it. */
     setenv("NPUKIT_RKSIM_IDEAL", "42", 1);
     npk_rk_device *dev = NULL;
@@ -165,8 +180,12 @@ static void test_env_config(void)
     CHECK_STR_HAS(npk_last_error(), "NPUKIT_RKSIM_IDEAL='42'");
     unsetenv("NPUKIT_RKSIM_IDEAL");
     unsetenv("NPUKIT_RKSIM_TIMEOUT_SCALE");
-    cfg.cores = 4;
     rksim *sim;
+    cfg.weight_cache_mib = RKSIM_WEIGHT_CACHE_MAX_MIB + 1;
+    CHECK_EQ(rksim_create(&cfg, &sim), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "weight_cache_mib = 65537, at most 65536");
+    cfg.weight_cache_mib = 0;
+    cfg.cores = 4;
     CHECK_EQ(rksim_create(&cfg, &sim), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "cores = 4");
 }

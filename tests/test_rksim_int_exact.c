@@ -10,6 +10,7 @@
 
 #include "common/dense.h"
 #include "rksim/elements.h"
+#include "rksim/sim.h"
 
 /* MIXED: op_min with a random value every third element, so sums pass 2^24 with low bits set
  * (one fp32 sum would round them) */
@@ -320,13 +321,20 @@ static void weights_two_tasks(npk_rk_prec in, uint32_t k, uint32_t n)
     npk_rk_device_close(d);
 }
 
-/* More weight blocks than a core keeps (RKSIM_WEIGHT_ENTRIES): 20 tasks of two sizes in turn on
- * one core, three rounds, one task's weights changed before each round after the first (an
- * entry taken over by weights of another size holds a shorter copy than the new bytes). */
-static void test_weights_evicted(void)
+/* More weight blocks than a core keeps (RKSIM_WEIGHT_ENTRIES, within the configured size): 20 tasks
+ * of two sizes in turn on one core, three rounds, one task's weights changed before each round
+ * after the first (an entry taken over by weights of another size holds a shorter copy than the new
+ * bytes). */
+static void weights_evicted(uint32_t cache_mib)
 {
     enum { TASKS = 20 };
-    npk_rk_device *d = tl_open(RKSIM_HZ_BIT(RKSIM_HZ_FEATURE_ADDR_CACHE));
+    rksim_config cfg;
+    rksim_config_default(&cfg);
+    cfg.ideal_mask = RKSIM_HZ_BIT(RKSIM_HZ_FEATURE_ADDR_CACHE);
+    cfg.timeout_scale = 0;
+    cfg.weight_cache_mib = cache_mib;
+    npk_rk_device *d = NULL;
+    CHECK_EQ(npk_rk_device_open_sim(&cfg, &d), NPK_OK);
     tl_case t[TASKS];
     npk_rk_devtask tk[TASKS];
     CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
@@ -353,11 +361,27 @@ static void test_weights_evicted(void)
         }
     }
     CHECK_EQ(bad, 0);
+    /* what core 0 holds: one block's entry (40 KiB: K = 128 floats and bytes) with no cache,
+     * more with one (16 entries of 20 or 40 KiB fit 1 MiB) */
+    const size_t held = rksim_weights_held(npk_rk_device_sim(d)->core[0].weights);
+    const size_t one = 128 * 64 * (4 + 1);
+    if (cache_mib)
+        CHECK(held > one && held <= ((size_t)cache_mib << 20) / cfg.cores + one);
+    else
+        CHECK(held <= one);
     for (int i = 0; i < TASKS; i++) {
         npk_rk_devtask_destroy(d, &tk[i]);
         tl_case_free(&t[i]);
     }
     npk_rk_device_close(d);
+}
+
+/* the same results with the default cache, one of 1 MiB and none */
+static void test_weights_evicted(void)
+{
+    weights_evicted(RKSIM_WEIGHT_CACHE_DEFAULT_MIB);
+    weights_evicted(3);
+    weights_evicted(0);
 }
 
 static void test_weights_cores(void)

@@ -72,15 +72,21 @@ extern const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT];
  * (2^32 - 1 ms, scaled by 1/1000, is 71 minutes) still returns ETIMEDOUT within a second. */
 #define RKSIM_MAX_WAIT_MS 1000.0
 
+/* The decoded-weights cache's default and largest size (MiB, all cores together). */
+enum { RKSIM_WEIGHT_CACHE_DEFAULT_MIB = 256, RKSIM_WEIGHT_CACHE_MAX_MIB = 65536 };
+
 typedef struct rksim_config {
-    uint32_t ideal_mask;  /* RKSIM_HZ_BIT(id) set: hazard id behaves ideally */
-    double timeout_scale; /* a wedge sleeps submit.timeout * this, at most RKSIM_MAX_WAIT_MS
-                           * (0: no sleep) */
-    unsigned cores;       /* 3 on RK3588 */
+    uint32_t ideal_mask;       /* RKSIM_HZ_BIT(id) set: hazard id behaves ideally */
+    double timeout_scale;      /* a wedge sleeps submit.timeout * this, at most RKSIM_MAX_WAIT_MS
+                                * (0: no sleep) */
+    unsigned cores;            /* 3 on RK3588 */
+    uint32_t weight_cache_mib; /* decoded weights kept for reuse, all cores together (MiB;
+                                * 0: only the block in use); a model cost, not an NPU one */
 } rksim_config;
 
-/* Faithful mode, 3 cores, timeouts scaled by 1/1000 (6000 ms -> 6 ms). from_env applies
- * NPUKIT_RKSIM_IDEAL ("all", or hazard numbers such as "1,3") and NPUKIT_RKSIM_TIMEOUT_SCALE;
+/* Faithful mode, 3 cores, timeouts scaled by 1/1000 (6000 ms -> 6 ms), a 256 MiB weights
+ * cache. from_env applies NPUKIT_RKSIM_IDEAL ("all", or hazard numbers such as "1,3"),
+ * NPUKIT_RKSIM_TIMEOUT_SCALE and NPUKIT_RKSIM_WEIGHT_CACHE_MIB (0..65536);
  * a value that does not parse is NPK_EINVAL naming it, and cfg is left unchanged. */
 void rksim_config_default(rksim_config *cfg);
 npk_status rksim_config_from_env(rksim_config *cfg);

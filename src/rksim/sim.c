@@ -12,6 +12,7 @@ void rksim_config_default(rksim_config *cfg)
     cfg->ideal_mask = 0;        /* faithful */
     cfg->timeout_scale = 0.001; /* a 6000 ms submit timeout waits 6 ms */
     cfg->cores = RKSIM_MAX_CORES;
+    cfg->weight_cache_mib = RKSIM_WEIGHT_CACHE_DEFAULT_MIB;
 }
 
 npk_status rksim_config_from_env(rksim_config *cfg)
@@ -53,6 +54,17 @@ npk_status rksim_config_from_env(rksim_config *cfg)
                             scale);
         c.timeout_scale = v;
     }
+    const char *cache = getenv("NPUKIT_RKSIM_WEIGHT_CACHE_MIB");
+    if (cache && *cache) {
+        char *end;
+        unsigned long v = strtoul(cache, &end, 10);
+        if (*end || !isdigit((unsigned char)*cache) || v > RKSIM_WEIGHT_CACHE_MAX_MIB)
+            return npk_fail(NPK_EINVAL,
+                            "NPUKIT_RKSIM_WEIGHT_CACHE_MIB='%s': expected MiB in 0..%d (the "
+                            "decoded weights the simulator keeps; 0: only the block in use)",
+                            cache, RKSIM_WEIGHT_CACHE_MAX_MIB);
+        c.weight_cache_mib = (uint32_t)v;
+    }
     *cfg = c;
     return NPK_OK;
 }
@@ -67,6 +79,9 @@ npk_status rksim_create(const rksim_config *cfg, rksim **out)
     if (cfg->cores == 0 || cfg->cores > RKSIM_MAX_CORES)
         return npk_fail(NPK_EINVAL, "rksim: cores = %u, RK3588 has 1..%d", cfg->cores,
                         RKSIM_MAX_CORES);
+    if (cfg->weight_cache_mib > RKSIM_WEIGHT_CACHE_MAX_MIB)
+        return npk_fail(NPK_EINVAL, "rksim: weight_cache_mib = %u, at most %d",
+                        cfg->weight_cache_mib, RKSIM_WEIGHT_CACHE_MAX_MIB);
     if (!(cfg->timeout_scale >= 0))
         return npk_fail(NPK_EINVAL, "rksim: timeout_scale = %g, must be >= 0", cfg->timeout_scale);
     rksim *s = calloc(1, sizeof *s);

@@ -45,6 +45,8 @@ enum { RKSIM_WEIGHT_ENTRIES = 16 }; /* per core: a plan's K slices, each read by
 
 /* Free every entry of a core's weights cache. */
 void rksim_weights_free(rksim_weights_cache *wc);
+/* The bytes a core's weights cache holds (decoded forms and packed copies). */
+size_t rksim_weights_held(const rksim_weights_cache *wc);
 
 /* Per-core state that survives between jobs (the register file persists too, facts B.1). */
 typedef struct rksim_core {

@@ -3,10 +3,11 @@
  * block [N/G][K/32][G][32] (facts D.1) in one pass over the packed bytes.
  *
  * Each core keeps what it decoded for the last RKSIM_WEIGHT_ENTRIES weight addresses, within
- * a byte budget: a plan's M tiles read each K slice's weights again, a core's tasks cycle
- * through the slices, and the cores of a call interleave their submits. An entry is used only
- * when the packed bytes equal the copy it keeps (written in the decode's pass, compared byte
- * for byte): a change anywhere decodes again.
+ * its share of rksim_config.weight_cache_mib (a simulator's memory, bounded because a long-lived
+ * process may cycle through a whole model's weights): a plan's M tiles read each K slice's weights
+ * again, a core's tasks cycle through the slices, and the cores of a call interleave their submits.
+ * An entry is used only when the packed bytes equal the copy it keeps (written in the decode's
+ * pass, compared byte for byte): a change anywhere decodes again.
  *
  * A large block is decoded by two threads, each a half of the N tiles: the decode is bound by
  * memory traffic, which one core does not saturate. */
@@ -26,8 +27,6 @@ enum {
     SPLIT_BYTES = 1 << 18,  /* packed bytes from which a second thread decodes half the tiles */
     STREAM_BYTES = 1 << 22, /* packed bytes from which their copy bypasses the caches */
 };
-/* what one core's entries may hold together (one entry always fits, whatever its size) */
-#define CORE_BUDGET ((size_t)192 << 20)
 
 typedef struct part {
     npk_rk_prec in;
@@ -114,7 +113,8 @@ static void entry_free(rksim_weights_cache *e)
 /* The entry for mm's weights: the one read at the same address in the same shape and form,
  * else a free one or the least recently used, after dropping the least recently used others
  * until `need` more bytes fit the budget. */
-static rksim_weights_cache *entry_for(rksim_core *c, const rksim_mm *mm, bool i4, size_t need)
+static rksim_weights_cache *entry_for(rksim_core *c, const rksim_mm *mm, bool i4, size_t need,
+                                      size_t budget)
 {
     rksim_weights_cache *e = c->weights, *victim = NULL;
     for (int i = 0; i < RKSIM_WEIGHT_ENTRIES; i++)
@@ -132,7 +132,7 @@ static rksim_weights_cache *entry_for(rksim_core *c, const rksim_mm *mm, bool i4
             if (&e[i] != victim && entry_bytes(&e[i]) && (!oldest || e[i].used < oldest->used))
                 oldest = &e[i];
         }
-        if (!oldest || held - entry_bytes(victim) + need <= CORE_BUDGET) {
+        if (!oldest || held - entry_bytes(victim) + need <= budget) {
             victim->valid = false; /* it held other weights */
             return victim;
         }
@@ -148,7 +148,9 @@ static const void *weights_get(rksim *s, unsigned core, const rksim_mm *mm, cons
     rksim_core *c = &s->core[core];
     const uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
     const size_t data = i4 ? rksim_gemm_i4_bytes(mm->k, mm->n) : (size_t)mm->k * mm->n * 4;
-    rksim_weights_cache *e = entry_for(c, mm, i4, data + bytes);
+    /* each core's share of the configured size (one entry always fits, whatever its size) */
+    const size_t budget = ((size_t)s->cfg.weight_cache_mib << 20) / s->cfg.cores;
+    rksim_weights_cache *e = entry_for(c, mm, i4, data + bytes, budget);
     e->used = ++c->matmuls;
     if (e->valid && !memcmp(e->packed, packed, bytes))
         return e->data;
@@ -185,6 +187,14 @@ const float *rksim_weights_floats(rksim *s, unsigned core, const rksim_mm *mm,
 const uint8_t *rksim_weights_i4(rksim *s, unsigned core, const rksim_mm *mm, const uint8_t *packed)
 {
     return weights_get(s, core, mm, packed, true);
+}
+
+size_t rksim_weights_held(const rksim_weights_cache *wc)
+{
+    size_t held = 0;
+    for (int i = 0; i < RKSIM_WEIGHT_ENTRIES; i++)
+        held += entry_bytes(&wc[i]);
+    return held;
 }
 
 void rksim_weights_free(rksim_weights_cache *wc)
