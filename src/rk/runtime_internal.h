@@ -203,10 +203,6 @@ void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m
                            npk_rk_prec task_out, npk_rk_plan_request *req);
 /* The runtime's submission form and chain in a plan request, for the plan's cost. */
 void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req);
-/* The request's warm-ups costed from the runtime's cores' output buffers as they are now (a
- * call's plan; a slicing chosen once for the weights serves every later call and leaves them
- * out). */
-void npk_rk_request_buffers(const npk_rk *rt, npk_rk_plan_request *req);
 /* Plan task t of a matmul on its core (t->core, the engine's): its feature (rows [m0, m1), its K
  * range zero-padded to kp) packed into the core's feature slot i and synced for the NPU, and
  * *mm, the task's matmul: the weights' block of its K slice and column range, the slot's

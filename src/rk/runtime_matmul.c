@@ -386,7 +386,10 @@ void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m
     req->k_slice = w->k_slice;
     req->k_pad = w->k_pad; /* the slicing the weights were packed in */
     npk_rk_request_submits(rt, req);
-    npk_rk_request_buffers(rt, req);
+    /* Warm-ups are not costed here: they are paid once per output buffer, and a plan that
+     * depended on the buffers' state (a fresh runtime's first call, or a buffer another
+     * runtime's job holds at that moment) would give the same call different tilings, so
+     * different fp16 rounding, from one call to the next. */
 }
 
 void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
@@ -395,31 +398,6 @@ void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
     req->chain = npk_rk_tasks_per_job(rt);
     req->chain_m_tiles = rt->submission->row_offset;
     req->host_one_thread = rt->submission->all_cores;
-}
-
-void npk_rk_request_buffers(const npk_rk *rt, npk_rk_plan_request *req)
-{
-    /* the cores' output buffers as they are now: a core whose buffer is cold (a fresh runtime's,
-     * or cleared by a reset) warms it whatever the plan, at the cost of the plan's first job
-     * there. A warm buffer too small for a plan's first job would be replaced and warmed too,
-     * but that is paid once and the larger buffer then serves every later call: charging it to
-     * one call would hold every later call to plans that fit the old buffer, so an existing
-     * buffer counts as large enough. A buffer is read under its core's job lock (another
-     * runtime on the engine may be replacing it), but planning never waits for it: a core busy
-     * with another runtime's job has a buffer in use, taken as warm. */
-    req->cost_warmups = true;
-    for (unsigned i = 0; i < rt->cores && i < NPK_RK_PLAN_MAX_CORES; i++) {
-        npk_rk_core_bufs *b = &rt->core[rt->core_map[i]];
-        if (pthread_mutex_trylock(&b->job_lock)) {
-            req->out_bytes[i] = UINT64_MAX;
-            req->out_warm |= 1u << i;
-            continue;
-        }
-        req->out_bytes[i] = b->output.size ? UINT64_MAX : 0;
-        if (atomic_load(&b->output_warm))
-            req->out_warm |= 1u << i;
-        pthread_mutex_unlock(&b->job_lock);
-    }
 }
 
 npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
