@@ -109,8 +109,7 @@ static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_re
 
 /* Weights: [N/G][K/32][G][32] (facts D.1); one DMA of WEIGHT_BYTES, decoded (or found
  * decoded) by weights.c. */
-static const void *gather_weights(rksim *s, unsigned core, const rksim_mm *mm, bool i4,
-                                  rksim_core_result *r)
+static const void *gather_weights(rksim *s, const rksim_mm *mm, bool i4, rksim_core_result *r)
 {
     uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
     dma_window w;
@@ -120,8 +119,8 @@ static const void *gather_weights(rksim *s, unsigned core, const rksim_mm *mm, b
         win_fail(&w, r);
         return NULL;
     }
-    const void *b = i4 ? (const void *)rksim_weights_i4(s, core, mm, w.base)
-                       : (const void *)rksim_weights_floats(s, core, mm, w.base);
+    const void *b = i4 ? (const void *)rksim_weights_i4(s, mm, w.base)
+                       : (const void *)rksim_weights_floats(s, mm, w.base);
     if (!b)
         rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for %ux%u weights", mm->k,
                           mm->n);
@@ -274,7 +273,7 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                           mm->m, mm->k, mm->n);
         goto done;
     }
-    if (!gather_feature(s, mm, a, r) || !(b = gather_weights(s, core, mm, i4, r)))
+    if (!gather_feature(s, mm, a, r) || !(b = gather_weights(s, mm, i4, r)))
         goto done;
     apply_feature_effects(cr, mm, e, a);
     if (first_in_job)

@@ -75,12 +75,11 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                   bool first_in_job, rksim_core_result *r);
 
 /* The floats b[N][K] of mm's packed weights (WEIGHT_BYTES at packed, inside the live buffers),
- * through the core's cache of its last decode (weights.c); NULL when out of memory. */
-const float *rksim_weights_floats(rksim *s, unsigned core, const rksim_mm *mm,
-                                  const uint8_t *packed);
+ * through the simulator's cache of what it decoded (weights.c); NULL when out of memory. */
+const float *rksim_weights_floats(rksim *s, const rksim_mm *mm, const uint8_t *packed);
 
 /* The same in the int4 kernel's form (rksim_gemm_i4); NULL when out of memory. */
-const uint8_t *rksim_weights_i4(rksim *s, unsigned core, const rksim_mm *mm, const uint8_t *packed);
+const uint8_t *rksim_weights_i4(rksim *s, const rksim_mm *mm, const uint8_t *packed);
 
 /* int4 GEMM on byte products (gemm_int4.c), when the CPU has AVX2: C[M][N] = A[M][K] .
  * B[N][K]^T exact, as floats, from int4-valued floats A and the weights in the kernel's form

@@ -107,8 +107,8 @@ void rksim_destroy(rksim *s)
         return;
     for (unsigned i = 0; i < RKSIM_MAX_CORES; i++) {
         free(s->core[i].feat_cache);
-        rksim_weights_free(s->core[i].weights);
     }
+    rksim_weights_free(s->weights);
     for (unsigned i = 0; i < RKSIM_SCRATCH_SLOTS; i++)
         free(s->scratch[i]);
     rksim_rocket_free(s);

@@ -27,7 +27,7 @@ typedef struct rksim_regfile {
     uint32_t first[RKSIM_BLOCKS][RKSIM_BLOCK_WORDS]; /* value of the first such write */
 } rksim_regfile;
 
-/* Weights a core decoded (see weights.c): b[N][K] as floats or the int4 kernel's form, the
+/* Weights the simulator decoded (see weights.c): b[N][K] as floats or the int4 kernel's form, the
  * address and shape they were read at, and a copy of the packed bytes they came from. */
 typedef struct rksim_weights_cache {
     void *data;
@@ -38,14 +38,15 @@ typedef struct rksim_weights_cache {
     bool i4_form; /* data is in the int4 kernel's form */
     int in;
     uint32_t addr, k, n;
-    uint64_t used; /* the core's matmul count at the last use */
+    uint64_t used; /* the simulator's matmul count at the last use */
 } rksim_weights_cache;
 
-enum { RKSIM_WEIGHT_ENTRIES = 16 }; /* per core: a plan's K slices, each read by its M tiles */
+/* a plan's K slices on every core, each read by its M tiles */
+enum { RKSIM_WEIGHT_ENTRIES = 48 };
 
-/* Free every entry of a core's weights cache. */
+/* Free every entry of the weights cache. */
 void rksim_weights_free(rksim_weights_cache *wc);
-/* The bytes a core's weights cache holds (decoded forms and packed copies). */
+/* The bytes the weights cache holds (decoded forms and packed copies). */
 size_t rksim_weights_held(const rksim_weights_cache *wc);
 
 /* Per-core state that survives between jobs (the register file persists too, facts B.1). */
@@ -61,8 +62,6 @@ typedef struct rksim_core {
     uint32_t feat_addr;
     uint32_t feat_rows, feat_k;
     float *feat_cache; /* feat_rows x feat_k values as read then */
-    rksim_weights_cache weights[RKSIM_WEIGHT_ENTRIES];
-    uint64_t matmuls; /* the matmuls the core has run (the weights entries' clock) */
 } rksim_core;
 
 enum { RKSIM_SCRATCH_SLOTS = 3 };
@@ -71,6 +70,10 @@ struct rksim {
     rksim_config cfg;
     rksim_mem mem;
     rksim_core core[RKSIM_MAX_CORES];
+    /* decoded weights, shared by the cores: a plan that splits M over the cores has each read
+     * every weight block (requests are serialized, so one cache serves them all) */
+    rksim_weights_cache weights[RKSIM_WEIGHT_ENTRIES];
+    uint64_t matmuls;            /* the matmuls run (the weights entries' clock) */
     bool dead;                   /* modelled kernel crash or hard hang */
     bool rocket_job;             /* the job running now came through the rocket front end */
     struct rksim_rocket *rocket; /* the rocket front end's files and fences (rocket.c) */

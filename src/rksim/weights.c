@@ -2,10 +2,12 @@
 /* A matmul's weights as floats b[N][K] (or the int4 kernel's form), decoded from the packed
  * block [N/G][K/32][G][32] (facts D.1) in one pass over the packed bytes.
  *
- * Each core keeps what it decoded for the last RKSIM_WEIGHT_ENTRIES weight addresses, within
- * its share of rksim_config.weight_cache_mib (a simulator's memory, bounded because a long-lived
- * process may cycle through a whole model's weights): a plan's M tiles read each K slice's weights
- * again, a core's tasks cycle through the slices, and the cores of a call interleave their submits.
+ * The simulator keeps what it decoded for the last RKSIM_WEIGHT_ENTRIES weight addresses, within
+ * rksim_config.weight_cache_mib (a simulator's memory, bounded because a long-lived process may
+ * cycle through a whole model's weights): a plan's M tiles read each K slice's weights again, a
+ * core's tasks cycle through the slices, the cores of a call interleave their submits, and a plan
+ * that splits M over the cores has every core read every block. One cache serves every core:
+ * the simulator answers one request at a time.
  * An entry is used only when the packed bytes equal the copy it keeps (written in the decode's
  * pass, compared byte for byte): a change anywhere decodes again.
  *
@@ -113,10 +115,10 @@ static void entry_free(rksim_weights_cache *e)
 /* The entry for mm's weights: the one read at the same address in the same shape and form,
  * else a free one or the least recently used, after dropping the least recently used others
  * until `need` more bytes fit the budget. */
-static rksim_weights_cache *entry_for(rksim_core *c, const rksim_mm *mm, bool i4, size_t need,
+static rksim_weights_cache *entry_for(rksim *s, const rksim_mm *mm, bool i4, size_t need,
                                       size_t budget)
 {
-    rksim_weights_cache *e = c->weights, *victim = NULL;
+    rksim_weights_cache *e = s->weights, *victim = NULL;
     for (int i = 0; i < RKSIM_WEIGHT_ENTRIES; i++)
         if (e[i].valid && e[i].addr == mm->weight && e[i].in == mm->in && e[i].k == mm->k &&
             e[i].n == mm->n && e[i].i4_form == i4)
@@ -142,16 +144,14 @@ static rksim_weights_cache *entry_for(rksim_core *c, const rksim_mm *mm, bool i4
 
 /* The cached form (i4: the int4 kernel's) of mm's weights, decoded anew when the bytes
  * changed. */
-static const void *weights_get(rksim *s, unsigned core, const rksim_mm *mm, const uint8_t *packed,
-                               bool i4)
+static const void *weights_get(rksim *s, const rksim_mm *mm, const uint8_t *packed, bool i4)
 {
-    rksim_core *c = &s->core[core];
     const uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
     const size_t data = i4 ? rksim_gemm_i4_bytes(mm->k, mm->n) : (size_t)mm->k * mm->n * 4;
-    /* each core's share of the configured size (one entry always fits, whatever its size) */
-    const size_t budget = ((size_t)s->cfg.weight_cache_mib << 20) / s->cfg.cores;
-    rksim_weights_cache *e = entry_for(c, mm, i4, data + bytes, budget);
-    e->used = ++c->matmuls;
+    /* the configured size (one entry always fits, whatever its size) */
+    const size_t budget = (size_t)s->cfg.weight_cache_mib << 20;
+    rksim_weights_cache *e = entry_for(s, mm, i4, data + bytes, budget);
+    e->used = ++s->matmuls;
     if (e->valid && !memcmp(e->packed, packed, bytes))
         return e->data;
     e->valid = false;
@@ -178,15 +178,14 @@ static const void *weights_get(rksim *s, unsigned core, const rksim_mm *mm, cons
     return e->data;
 }
 
-const float *rksim_weights_floats(rksim *s, unsigned core, const rksim_mm *mm,
-                                  const uint8_t *packed)
+const float *rksim_weights_floats(rksim *s, const rksim_mm *mm, const uint8_t *packed)
 {
-    return weights_get(s, core, mm, packed, false);
+    return weights_get(s, mm, packed, false);
 }
 
-const uint8_t *rksim_weights_i4(rksim *s, unsigned core, const rksim_mm *mm, const uint8_t *packed)
+const uint8_t *rksim_weights_i4(rksim *s, const rksim_mm *mm, const uint8_t *packed)
 {
-    return weights_get(s, core, mm, packed, true);
+    return weights_get(s, mm, packed, true);
 }
 
 size_t rksim_weights_held(const rksim_weights_cache *wc)
