@@ -17,6 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" >&2; fi; }
 has() { grep -q -- "$2" <<< "$1"; }
+lacks() { ! grep -q -- "$2" <<< "$1"; }
 
 out=$("$cli" kt rv64 run "$rv/hello.elf" --stdin "hi there" 2>&1); rc=$?
 ok [ $rc -eq 0 ] # exit word 0: success; what it read is on the console
@@ -55,6 +56,20 @@ ok [ $rc -eq 125 ]
 ok has "$out" "has no RV64 complex"
 out=$("$cli" kt rv64 run "$rv/hello.elf" --timeout zero 2>&1); rc=$?
 ok [ $rc -eq 125 ]
+
+# A card that stops answering while the program loads (kt serve behind a pipe that forwards its
+# first 40 requests, then holds the line open): the carrier's timeout is npukit's failure, 125,
+# not the program's 124, and no run result is printed.
+cat > "$tmp/stall.sh" <<EOF
+#!/bin/sh
+sed -u 40q | '$cli' kt serve --sim rv64 --stdio
+sleep 5
+EOF
+chmod +x "$tmp/stall.sh"
+out=$("$cli" kt rv64 run "$rv/hello.elf" --timeout-ms 400 --card "pipe:$tmp/stall.sh" 2>&1); rc=$?
+ok [ $rc -eq 125 ]
+ok has "$out" "kt rv64 run: pipe .*no progress within 400 ms"
+ok lacks "$out" "instructions retired" # no result of a run that did not happen
 
 # A runaway program stops at the timeout with a clear message.
 out=$("$cli" kt rv64 run "$rv/runaway.elf" --timeout 0.3 2>&1); rc=$?

@@ -6,6 +6,10 @@
 
 #include "rksim_testlib.h"
 
+#include <string.h>
+
+#include "common/dense.h"
+
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_sched.h"
 
@@ -19,8 +23,7 @@ typedef struct hcase {
 
 /* Build a task (unchecked synthesis when asked, so limits can be broken on purpose). */
 static void hc_make(npk_rk_device *d, hcase *h, npk_rk_prec in, npk_rk_prec out, int mode,
-                    uint32_t m, uint32_t k, uint32_t n, int sched, bool unchecked,
-                    uint32_t flags)
+                    uint32_t m, uint32_t k, uint32_t n, int sched, bool unchecked, uint32_t flags)
 {
     tl_case_init(&h->t, in, out, m, k, n);
     tl_case_reference(&h->t);
@@ -45,8 +48,8 @@ static void hc_free(npk_rk_device *d, hcase *h)
 static void hc_set(hcase *h, npk_rk_reg_id id, uint32_t v, bool every_copy)
 {
     for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++)
-        if (npk_rk_reg_lookup(npk_rk_entry_target(h->tk.body[i]), npk_rk_entry_reg(h->tk.body[i])) ==
-            npk_rk_reg_info(id)) {
+        if (npk_rk_reg_lookup(npk_rk_entry_target(h->tk.body[i]),
+                              npk_rk_entry_reg(h->tk.body[i])) == npk_rk_reg_info(id)) {
             h->tk.body[i] = npk_rk_entry_reg_write(id, v);
             if (!every_copy)
                 break;
@@ -149,6 +152,70 @@ static void test_h2_feature_cache(void)
     }
 }
 
+/* 2 across precisions: an int4 job after an int8 (or fp16) job on the same core reads the
+ * stale rows as int4 operands (rounded, clamped to -8..7, NaN as 0), with the same result on
+ * the byte kernel and the portable float GEMM: int8 rows of 90 and -100 act as 7 and -8. */
+static int16_t stale_int4_run(npk_rk_prec first, bool portable, int16_t *c4)
+{
+    npk_dense_force_portable(portable);
+    npk_rk_device *d = tl_open(RKSIM_HZ_ALL & ~HZ(FEATURE_ADDR_CACHE));
+    enum { M = 4, K = 64, N = 64 };
+    const bool fp = first == NPK_PREC_FP16;
+    npk_rk_mm mm1 = npk_rk_mm_default(first, M, K, N),
+              mm4 = npk_rk_mm_default(NPK_PREC_INT4, M, K, N);
+    uint16_t a1[M * K], b1[K * N]; /* fp16 bits or int8 bytes (the first half used) */
+    int8_t a4[M * K], b4[K * N];
+    for (int i = 0; i < M * K; i++) {
+        int8_t v = i % 2 ? -100 : 90;
+        if (fp)
+            a1[i] = i % 3 ? (i % 2 ? 0x7c00 /* inf */ : 0x7e00 /* NaN */) : 0x3c00 /* 1.0 */;
+        else
+            ((int8_t *)a1)[i] = v;
+        a4[i] = 1;
+    }
+    for (int i = 0; i < K * N; i++) {
+        if (fp)
+            b1[i] = 0x3c00;
+        else
+            ((int8_t *)b1)[i] = 1;
+        b4[i] = (int8_t)(i % 3 ? -8 : 7);
+    }
+    npk_rk_devtask t1, t4;
+    CHECK_EQ(npk_rk_devtask_create(d, &mm1, 0, &t1), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_create(d, &mm4, 0, &t4), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_load(d, &t1, a1, b1), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_load(d, &t4, a4, b4), NPK_OK);
+    struct rknpu_submit sub;
+    CHECK_EQ(npk_rk_devtask_submit(d, &t1, 0, 6000, &sub), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_submit(d, &t4, 0, 6000, &sub), NPK_OK);
+    CHECK_EQ(fired(d, HZ(FEATURE_ADDR_CACHE)), 1);
+    CHECK_EQ(npk_rk_devtask_read(d, &t4, c4), NPK_OK);
+    npk_rk_devtask_destroy(d, &t1);
+    npk_rk_devtask_destroy(d, &t4);
+    npk_rk_device_close(d);
+    npk_dense_force_portable(false);
+    return c4[0];
+}
+
+static void test_h2_across_precisions(void)
+{
+    enum { M = 4, K = 64, N = 64 };
+    int16_t fast[M * N], portable[M * N];
+    /* C[0][0] = sum over k of A[0][k] (the stale int8 row: 90 at even k, -100 at odd, as 7
+     * and -8) times B[k][0] = b4[k * N] */
+    int32_t want0 = 0;
+    for (int k = 0; k < K; k++)
+        want0 += (k % 2 ? -8 : 7) * ((k * N) % 3 ? -8 : 7);
+    for (int f = 0; f < 2; f++) {
+        npk_rk_prec first = f ? NPK_PREC_FP16 : NPK_PREC_INT8;
+        stale_int4_run(first, false, fast);
+        stale_int4_run(first, true, portable);
+        CHECK(!memcmp(fast, portable, sizeof fast));
+        if (first == NPK_PREC_INT8)
+            CHECK_EQ(fast[0], want0);
+    }
+}
+
 /* 3: the first int8 submit after entering int8 mode wedges unless ACT_RESET was issued. */
 static void test_h3_int8_entry(void)
 {
@@ -193,8 +260,10 @@ static void test_h4_subcore_crash(void)
         CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
         hcase h;
         hc_make(d, &h, NPK_PREC_FP16, NPK_PREC_FP32, -1, 4, 64, 32, -1, false, 0);
-        struct rknpu_submit s = {.flags = RKNPU_JOB_PC | RKNPU_JOB_PINGPONG, .timeout = 100,
-                                 .task_number = 1, .task_obj_addr = h.tk.task.obj_addr,
+        struct rknpu_submit s = {.flags = RKNPU_JOB_PC | RKNPU_JOB_PINGPONG,
+                                 .timeout = 100,
+                                 .task_number = 1,
+                                 .task_obj_addr = h.tk.task.obj_addr,
                                  .core_mask = 0x2};
         s.subcore_task[0] = (struct rknpu_subcore_task){0, 1};
         npk_status st = npk_rk_submit(d, &s);
@@ -538,8 +607,11 @@ static void test_h17_unchained(void)
              NPK_OK);
     struct rknpu_task *rec = task.host;
     rec[0] = rec[1] = *(struct rknpu_task *)h.tk.task.host;
-    struct rknpu_submit s = {.flags = RKNPU_JOB_PC, .timeout = 100, .task_number = 2,
-                             .task_obj_addr = task.obj_addr, .core_mask = 1};
+    struct rknpu_submit s = {.flags = RKNPU_JOB_PC,
+                             .timeout = 100,
+                             .task_number = 2,
+                             .task_obj_addr = task.obj_addr,
+                             .core_mask = 1};
     for (int i = 0; i < 5; i++)
         s.subcore_task[i] = (struct rknpu_subcore_task){0, 2};
     CHECK_EQ(npk_rk_submit(d, &s), NPK_ETIMEDOUT);
@@ -614,6 +686,7 @@ int main(void)
     test_table();
     test_h1_stale_output();
     test_h2_feature_cache();
+    test_h2_across_precisions();
     test_h3_int8_entry();
     test_h4_subcore_crash();
     test_h5_storm();

@@ -172,14 +172,16 @@ static int run_main(int argc, char **argv)
     kt_rv64_run_opts opt = {text, text ? strlen(text) : 0, timeout_ms};
     kt_rv64_result res;
     npk_status s = kt_rv64_run(c.dev.t, kt_machine_ctrl_base(&c.m, 0), &img, &opt, &res);
-    if (s == NPK_OK || s == NPK_ETIMEDOUT)
+    if (s == NPK_OK || (s == NPK_ETIMEDOUT && res.timed_out))
         print_result(&res, c.o.json);
     if (s)
         cli_lib_error("kt rv64 run");
     if (s == NPK_OK)
         rc = res.exited ? exit_status(res.exit_word) : RV64_STATUS_NO_EXIT;
     else
-        rc = s == NPK_ETIMEDOUT ? RV64_STATUS_NO_EXIT : RV64_STATUS_ERROR;
+        /* the program's --timeout, not a transport's (a carrier that stops answering also
+         * says ETIMEDOUT: that is npukit's failure) */
+        rc = s == NPK_ETIMEDOUT && res.timed_out ? RV64_STATUS_NO_EXIT : RV64_STATUS_ERROR;
     if (!s && kt_rv64_dram_save(&dram, c.dev.t, mem, dram_size, "kt rv64 run"))
         rc = RV64_STATUS_ERROR;
     kt_rv64_result_free(&res);

@@ -246,8 +246,11 @@ void ksim_mover_cfg(ksim_mover *m, uint8_t offset, uint64_t v)
         m->ewidth = w.ctrl.width;
         m->flags = w.ctrl.flags;
         if (w.ctrl.go) {
+            /* a GO while a move runs is ignored (go() samples it only in IDLE): the running
+             * move's span keeps its start and counts */
+            const bool idle = m->ph == P_IDLE;
             go(m);
-            if (m->trace.tr)
+            if (idle && m->trace.tr)
                 trace_go(m);
         }
         break;

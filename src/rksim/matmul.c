@@ -14,6 +14,7 @@
  * I.1 after NVDLA), so the model is clamp(exact sum): clamping the exact sum once at the end is
  * the model itself, whatever order the array adds its partials in. The sum is bounded by
  * K * 64 <= 2^20 for every K the registers can express, so no wider type is ever needed. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,14 +148,35 @@ static void remember_feature(rksim_core *c, const rksim_mm *mm, const float *a)
     c->feat_valid = true;
 }
 
+/* A stale value as an operand of this operation's input precision: the CBUF's copy may come
+ * from a job of another precision (an fp16 fraction, NaN or 65504 before an int4 job), and an
+ * integer operation only ever sees operands in its range; rounded to nearest and clamped, NaN
+ * as 0. The model keeps values, not the CBUF's bytes, so this stands in for reading them
+ * again in the new precision; what it guarantees is that the arithmetic stays exact and the
+ * same on every host (the int4 byte kernel takes only -8..7). */
+static float as_operand(const npk_rk_prec_row *row, float v)
+{
+    if (row->is_float)
+        return v;
+    if (v != v)
+        return 0.0f;
+    v = nearbyintf(v);
+    return v < (float)row->op_min   ? (float)row->op_min
+           : v > (float)row->op_max ? (float)row->op_max
+                                    : v;
+}
+
 static void apply_feature_effects(rksim_core *c, const rksim_mm *mm, const rksim_effect *e,
                                   float *a)
 {
     if (e->stale_feature && c->feat_valid) {
+        const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
         uint32_t rows = c->feat_rows < mm->m ? c->feat_rows : mm->m;
         uint32_t kk = c->feat_k < mm->k ? c->feat_k : mm->k;
         for (uint32_t m = 0; m < rows; m++)
-            memcpy(a + (size_t)m * mm->k, c->feat_cache + (size_t)m * c->feat_k, kk * sizeof *a);
+            for (uint32_t k = 0; k < kk; k++)
+                a[(size_t)m * mm->k + k] =
+                    as_operand(row, c->feat_cache[(size_t)m * c->feat_k + k]);
     }
     if (e->good_rows)
         for (uint32_t m = e->good_rows; m < mm->m; m++)

@@ -92,10 +92,11 @@ static void decode_range(void *ctx, uint32_t lo, uint32_t hi)
     decode_part(&d);
 }
 
-/* A buffer of at least `bytes`, its old contents dropped. */
-static void *grow(void *p, size_t *cap, size_t bytes)
+/* A buffer of exactly `bytes`, its old contents dropped: a larger one taken over from other
+ * weights would hold more than the budget counted for the entry. */
+static void *resize(void *p, size_t *cap, size_t bytes)
 {
-    if (bytes <= *cap)
+    if (bytes == *cap)
         return p;
     free(p);
     p = malloc(bytes);
@@ -149,14 +150,15 @@ static const void *weights_get(rksim *s, const rksim_mm *mm, const uint8_t *pack
     const uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
     const size_t data = i4 ? rksim_gemm_i4_bytes(mm->k, mm->n) : (size_t)mm->k * mm->n * 4;
     /* the configured size (one entry always fits, whatever its size) */
-    const size_t budget = (size_t)s->cfg.weight_cache_mib << 20;
+    const uint64_t mib = s->cfg.weight_cache_mib;
+    const size_t budget = mib << 20 > SIZE_MAX ? SIZE_MAX : (size_t)(mib << 20);
     rksim_weights_cache *e = entry_for(s, mm, i4, data + bytes, budget);
     e->used = ++s->matmuls;
     if (e->valid && !memcmp(e->packed, packed, bytes))
         return e->data;
     e->valid = false;
-    e->data = grow(e->data, &e->data_cap, data);
-    e->packed = grow(e->packed, &e->packed_cap, bytes);
+    e->data = resize(e->data, &e->data_cap, data);
+    e->packed = resize(e->packed, &e->packed_cap, bytes);
     if (!e->data || !e->packed)
         return NULL;
     part whole = {.in = (npk_rk_prec)mm->in,
