@@ -124,6 +124,8 @@ ok bash -c "'$cli' rk plan --dtype fp16 -m 300 -k 5000 -n 9000 --cores 3 --cold 
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 16 --host-ns tsk=1 2>&1 | grep -q \"host rate 'tsk=1' is not name=value\""
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 16 --host-ns out=-1 2>&1 | grep -q \"host rate 'out=-1': the value must be\""
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 16 --host-scale x 2>&1 | grep -q \"host-scale 'x' is not a number\""
+# repeated scales multiply; their product is bounded like one rate
+ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 64 -n 16 --host-scale 1e6 --host-scale 1e6 2>&1 | grep -q \"host-scale '1e6' makes a host rate .* more than 1e12\""
 # --k-slice caps the K per task, rounded down to the 32-element K-tile.
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 4096 -n 16 --k-slice 1000 | grep -q '5 tasks, 5 K slices'"
 ok bash -c "'$cli' rk plan --dtype fp16 -m 4 -k 4096 -n 16 --k-slice 16 2>&1 | grep -q 'K slice limit 16 is below the 32-element K-tile'"

@@ -23,11 +23,17 @@ static bool parse_host_scale(const cli_opt *row, const char *v, const char *cmd)
         return false;
     }
     npk_rk_host_model *m = row->dest;
-    m->task_ns *= f;
-    m->job_ns *= f;
-    m->pack_ns_per_byte *= f;
-    m->out_ns_per_elem *= f;
-    m->core_ns *= f;
+    double *rates[] = {&m->task_ns, &m->job_ns, &m->pack_ns_per_byte, &m->out_ns_per_elem,
+                       &m->core_ns};
+    for (size_t i = 0; i < sizeof rates / sizeof *rates; i++)
+        if (*rates[i] * f > 1e12) { /* repeated scales multiply: their product is bounded too */
+            fprintf(stderr,
+                    "npukit %s: --host-scale '%s' makes a host rate %g ns, more than 1e12\n", cmd,
+                    v, *rates[i] * f);
+            return false;
+        }
+    for (size_t i = 0; i < sizeof rates / sizeof *rates; i++)
+        *rates[i] *= f;
     return true;
 }
 

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* The trace file (see trace_json.h). */
-#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
+#define _POSIX_C_SOURCE 200809L /* unsetenv, fdopen, O_CLOEXEC */
 #include "common/trace_json.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "npukit/measure.h"
 
@@ -21,14 +23,15 @@ static uint64_t epoch_ns;
 static bool any_event;
 static int next_pid = 1, next_tid = 1;
 
-/* A JSON string (quotes included); control characters as \u escapes. The caller holds the lock. */
+/* A JSON string (quotes included); control characters and bytes past ASCII as \u escapes. The
+ * caller holds the lock. */
 static void put_string(const char *s)
 {
     fputc('"', out);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
             fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
+        else if (*p < 0x20 || *p >= 0x80) /* bytes past ASCII as Latin-1: always valid JSON */
             fprintf(out, "\\u%04x", *p);
         else
             fputc(*p, out);
@@ -72,8 +75,12 @@ static void trace_open(void)
     const char *path = getenv("NPUKIT_TRACE");
     if (!path || !*path)
         return;
-    FILE *f = fopen(path, "w");
+    /* close-on-exec: a program started from here on does not inherit the descriptor */
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
     if (!f) {
+        if (fd >= 0)
+            close(fd);
         fprintf(stderr, "npukit: NPUKIT_TRACE=%s: %s (no trace written)\n", path, strerror(errno));
         return;
     }
