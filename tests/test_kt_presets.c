@@ -182,6 +182,11 @@ static void test_mover_on_every_agent(void)
     CHECK_STR_HAS(npk_last_error(), "GO did not start a move");
     ktsim_destroy(s);
     CHECK_EQ(ktsim_preset_parse("mover 2\n", "text", &c), NPK_ELIMIT);
+    /* a mesh without a clock has no simulated time */
+    CHECK_EQ(ktsim_preset_parse("name still\nclock_mhz 0\nunit 1 1 test\n", "text", &c),
+             NPK_OK);
+    CHECK_EQ(ktsim_create(&c, &s), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "clock_mhz=0 in preset 'still'");
 }
 
 int main(void)

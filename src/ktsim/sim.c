@@ -492,6 +492,9 @@ static npk_status check_config(const ktsim_config *c)
     if (c->stage_flits < 1 || c->stage_flits > 204)
         return npk_fail(NPK_ELIMIT, "stage_flits=%u outside 1..204 (the 10-bit word pointer)",
                         c->stage_flits);
+    if (!c->clock_mhz) /* simulated time (the trace's timeline) is cycles over the clock */
+        return npk_fail(NPK_EINVAL, "clock_mhz=0 in preset '%s': the mesh clock needs 1..10000 MHz",
+                        c->name);
     if (c->n_mem_ports < 1 || c->n_mem_ports > KTSIM_MAX_MEM_PORTS)
         return npk_fail(NPK_EINVAL, "%u memory ports, need 1..%u", c->n_mem_ports,
                         KTSIM_MAX_MEM_PORTS);

@@ -13,8 +13,8 @@ ksim_trace *ksim_trace_open(const char *machine, unsigned clock_mhz, const uint6
         return NULL;
     ksim_trace *tr = calloc(1, sizeof *tr);
     if (!tr)
-        return NULL; /* no trace of this machine rather than no machine */
-    tr->clock_mhz = clock_mhz ? clock_mhz : 300;
+        return NULL;           /* no trace of this machine rather than no machine */
+    tr->clock_mhz = clock_mhz; /* never 0: the configuration is refused first */
     tr->cycle = cycle;
     char name[128];
     snprintf(name, sizeof name, "ktsim %s (simulated time: mesh cycles at %u MHz)", machine,

@@ -40,7 +40,7 @@ double kt_trace_now_us(kt_transport *t)
 {
     track(t); /* settles the timeline */
     if (t->clock)
-        return (double)t->clock(t->clock_ctx) / (t->clock_mhz ? t->clock_mhz : 300);
+        return (double)t->clock(t->clock_ctx) / t->clock_mhz; /* set with the clock, never 0 */
     return npk_trace_wall_us(npk_now_ns());
 }
 
