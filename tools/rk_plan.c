@@ -22,19 +22,10 @@ static bool parse_host_scale(const cli_opt *row, const char *v, const char *cmd)
         fprintf(stderr, "npukit %s: --host-scale '%s' is not a number in 0..1e6\n", cmd, v);
         return false;
     }
-    npk_rk_host_model *m = row->dest;
-    double *rates[] = {&m->task_ns, &m->job_ns, &m->pack_ns_per_byte, &m->out_ns_per_elem,
-                       &m->core_ns};
-    for (size_t i = 0; i < sizeof rates / sizeof *rates; i++)
-        if (*rates[i] * f > 1e12) { /* repeated scales multiply: their product is bounded too */
-            fprintf(stderr,
-                    "npukit %s: --host-scale '%s' makes a host rate %g ns, more than 1e12\n", cmd,
-                    v, *rates[i] * f);
-            return false;
-        }
-    for (size_t i = 0; i < sizeof rates / sizeof *rates; i++)
-        *rates[i] *= f;
-    return true;
+    if (npk_rk_host_model_scale(row->dest, f) == NPK_OK)
+        return true;
+    fprintf(stderr, "npukit %s: --host-scale '%s': %s\n", cmd, v, npk_last_error());
+    return false;
 }
 
 /* --host-ns name=value,...: set host rates (rk_plan.h names them). */

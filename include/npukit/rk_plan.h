@@ -50,8 +50,12 @@ void npk_rk_set_host_model(const npk_rk_host_model *m);
 /* The measured table scaled by `scale` (0: the host costs nothing; 3: a host three times
  * slower). */
 npk_rk_host_model npk_rk_host_model_scaled(double scale);
+/* Every rate of *m times `scale` (>= 0); NPK_ELIMIT, *m unchanged, when a rate would pass
+ * NPK_RK_HOST_RATE_MAX (scales applied one after another multiply). */
+#define NPK_RK_HOST_RATE_MAX 1e12 /* ns: more than a quarter of an hour per task or byte */
+npk_status npk_rk_host_model_scale(npk_rk_host_model *m, double scale);
 /* Set rates of *m from "name=value[,name=value...]" (names: task, job, pack, out, core; values in
- * ns, >= 0); an error names the bad item. */
+ * ns, 0..NPK_RK_HOST_RATE_MAX); an error names the bad item. */
 npk_status npk_rk_host_model_parse(const char *spec, npk_rk_host_model *m);
 /* The rates of *m, one a line, with each default's source. */
 void npk_rk_host_model_print(FILE *out, const npk_rk_host_model *m);

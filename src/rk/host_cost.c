@@ -76,6 +76,17 @@ void npk_rk_set_host_model(const npk_rk_host_model *m)
     pthread_mutex_unlock(&current_lock);
 }
 
+npk_status npk_rk_host_model_scale(npk_rk_host_model *m, double scale)
+{
+    for (unsigned i = 0; i < ROWS; i++)
+        if (!(field_of(m, &rows[i]) * scale <= NPK_RK_HOST_RATE_MAX))
+            return npk_fail(NPK_ELIMIT, "host rate %s %g ns times %g is more than %g ns",
+                            rows[i].name, field_of(m, &rows[i]), scale, NPK_RK_HOST_RATE_MAX);
+    for (unsigned i = 0; i < ROWS; i++)
+        *field(m, &rows[i]) *= scale;
+    return NPK_OK;
+}
+
 npk_status npk_rk_host_model_parse(const char *spec, npk_rk_host_model *m)
 {
     npk_rk_host_model out = *m;
@@ -94,10 +105,9 @@ npk_status npk_rk_host_model_parse(const char *spec, npk_rk_host_model *m)
         char *end;
         errno = 0;
         double v = strtod(eq + 1, &end);
-        if (end != p + len || end == eq + 1 || errno || !(v >= 0) || v > 1e12)
-            return npk_fail(NPK_EINVAL,
-                            "host rate '%.*s': the value must be a number of ns, 0..1e12", (int)len,
-                            p);
+        if (end != p + len || end == eq + 1 || errno || !(v >= 0) || v > NPK_RK_HOST_RATE_MAX)
+            return npk_fail(NPK_EINVAL, "host rate '%.*s': the value must be a number of ns, 0..%g",
+                            (int)len, p, NPK_RK_HOST_RATE_MAX);
         *field(&out, row) = v;
         p += len;
         if (*p == ',')
