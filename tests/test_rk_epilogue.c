@@ -153,6 +153,20 @@ static void test_shapes(void)
     npk_rk_close(rt);
 }
 
+/* One epilogue call (fused unless no_fuse) into a poisoned C: the mismatches against ref. */
+static uint64_t epilogue_diff(npk_rk *rt, const npk_rk_weights *w, uint32_t m, uint32_t n,
+                              const uint16_t *a, npk_rk_epilogue *ep, bool no_fuse, uint16_t *c,
+                              const uint16_t *ref, npk_rk_stats *st)
+{
+    ep->no_fuse = no_fuse;
+    memset(c, 0xEE, (size_t)m * n * 2);
+    if (npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, ep, st) != NPK_OK) {
+        fprintf(stderr, "epilogue %ux%u: %s\n", m, n, npk_last_error());
+        return UINT64_MAX;
+    }
+    return diff(c, ref, (size_t)m * n);
+}
+
 /* The fused jobs of a matmul spread over 3 cores run one worker per core, as the matmul's do:
  * every core's jobs fused, the same result as on one core and split, and an NPU span (the
  * busiest core) no longer than the split's matmul + SDP. */
@@ -176,29 +190,20 @@ static void test_cores(void)
     CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &fused), NPK_OK);
     ep.no_fuse = true;
     CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &split), NPK_OK);
-    ep.no_fuse = false;
-    memset(c, 0xEE, (size_t)m * n * 2);
-    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &fused), NPK_OK);
-    CHECK_EQ(diff(c, ref, (size_t)m * n), 0);
+    CHECK_EQ(epilogue_diff(rt, w, m, n, a, &ep, false, c, ref, &fused), 0);
     CHECK_EQ(fused.warmups, 0);
     CHECK_EQ(fused.cores_used, 3);
     CHECK_EQ(fused.core_mask, 7);
     CHECK_EQ(fused.fused_jobs, fused.tasks / 3); /* each job: the matmul task and 2 steps */
     CHECK(fused.npu_span_ns < fused.npu_ns);     /* the cores ran side by side */
-    ep.no_fuse = true;
-    memset(c, 0xEE, (size_t)m * n * 2);
-    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &split), NPK_OK);
-    CHECK_EQ(diff(c, ref, (size_t)m * n), 0);
+    CHECK_EQ(epilogue_diff(rt, w, m, n, a, &ep, true, c, ref, &split), 0);
     CHECK_EQ(split.fused_jobs, 0);
     CHECK_EQ(split.warmups, 0);
     CHECK(fused.npu_span_ns <= split.npu_span_ns);
     CHECK(fused.submits < split.submits);
     /* one core: the same result */
     CHECK_EQ(npk_rk_set_cores(rt, 1), NPK_OK);
-    ep.no_fuse = false;
-    memset(c, 0xEE, (size_t)m * n * 2);
-    CHECK_EQ(npk_rk_matmul_epilogue(rt, w, m, a, NPK_PREC_FP16, c, &ep, &fused), NPK_OK);
-    CHECK_EQ(diff(c, ref, (size_t)m * n), 0);
+    CHECK_EQ(epilogue_diff(rt, w, m, n, a, &ep, false, c, ref, &fused), 0);
     CHECK_EQ(fused.core_mask, 1);
     CHECK(fused.fused_jobs >= 1);
     CHECK_EQ(fused.npu_span_ns, fused.npu_ns);
