@@ -17,6 +17,7 @@ install(TARGETS npukit RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # (the shim installs itself in rksim_shim.cmake: lib/npukit/librksim_shim.so)
 install(DIRECTORY data/kt DESTINATION ${CMAKE_INSTALL_DATADIR}/npukit)
 install(FILES LICENSE README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} FILES_MATCHING PATTERN "*.md")
 
 set(NPUKIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/npukit)
 install(EXPORT npukitTargets NAMESPACE npukit:: DESTINATION ${NPUKIT_CMAKE_DIR})

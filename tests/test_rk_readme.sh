@@ -15,8 +15,8 @@ trap 'rm -rf "$work" "$tmp"' EXIT
 mkdir -p "$work/build"
 ln -s "$cli" "$work/build/npukit"
 pass=0 fail=0
-cmds=$(awk '/^```/{inblock=!inblock; next} inblock && /^build\/npukit rk /' "$src/README.md")
-[ -n "$cmds" ] || { echo "no rk commands found in README.md" >&2; exit 1; }
+cmds=$(awk '/^```/{inblock=!inblock; next} inblock && /^build\/npukit rk /' "$src/README.md" "$src"/docs/*.md)
+[ -n "$cmds" ] || { echo "no rk commands found in README.md or docs/" >&2; exit 1; }
 cd "$work"
 while IFS= read -r line; do
   want=0
