@@ -309,6 +309,65 @@ npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t 
 npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                 const uint16_t *scale, uint16_t *c, npk_rk_stats *stats);
 
+/* ---- Quantised matmuls: W8A8 and per-group scales --------------------------------------------
+ * C [M][N] = sum over groups g of  sa[m][g] * sb[g][n] * P_g[m][n],   P_g = sum over k in group g
+ * of A[m][k] * B[k][n], each P_g an exact int32 sum computed on the NPU (int8 x int8, or int4 x
+ * int4), scaled and added on the host in fp32; the result fp32 or fp16 (rounded once).
+ *   - per output channel (group NPK_RK_QGROUP_CHANNEL): one group over all of K, sb [N] (W8A8);
+ *   - per group: K cut into groups of `group` (a multiple of 32; the last group may be
+ *     shorter), sb [ceil(K/group)][N] — each group its own exact partial sum.
+ * A's scales sa: one for the whole tensor (a_scale_count 1), one per row / token (M), or one per
+ * row and group (M x groups, row-major [M][groups], as activations quantised in blocks along K
+ * carry).
+ * Weights are packed once and stay resident (bind B once, call many with any M). How the groups
+ * reach the NPU is chosen when they are packed, by the planner's cost model at M = m_hint:
+ * `groups_per_pass` groups share one pass over their K range — 1 is K-sliced tasks (each task's
+ * K slice is one group, its int32 output read back and scaled), more run A as that many rows per
+ * token, each row zero outside its group, so one pass over a wider K slice returns every group's
+ * partial (fewer tasks and weight passes, more rows). Any M works with either. */
+#define NPK_RK_QGROUP_CHANNEL 0u
+#define NPK_RK_QGROUP_ALIGN 32u /* K per group is a multiple of this: the weights' K granule */
+typedef struct npk_rk_qweights npk_rk_qweights;
+
+typedef struct npk_rk_qweights_desc {
+    npk_rk_prec in;       /* NPK_PREC_INT8, or NPK_PREC_INT4 (int8_t values in [-8, 7]) */
+    uint32_t k, n;        /* any K, N >= 1 (each at most NPK_RK_LAYOUT_MAX_DIM) */
+    const void *b;        /* int8_t B: [K][N] (NPK_RK_ROWS) or [N][K] (NPK_RK_TRANSPOSED) */
+    npk_rk_layout layout; /* NPK_RK_ROWS or NPK_RK_TRANSPOSED */
+    uint32_t group;       /* NPK_RK_QGROUP_CHANNEL, or K per group: a multiple of 32 */
+    /* B's scales, finite: laid out as B with K replaced by the groups: [groups][N] for ROWS,
+     * [N][groups] for TRANSPOSED (per channel: [N]); scale_count must be N x groups. */
+    const float *scale;
+    uint64_t scale_count;
+    uint32_t m_hint;          /* the typical M: the cost model's choice is made for it */
+    uint32_t groups_per_pass; /* 0: the cost model's choice; else that many (1: K-sliced) */
+} npk_rk_qweights_desc;
+
+npk_status npk_rk_qweights_pack(npk_rk *rt, const npk_rk_qweights_desc *d, npk_rk_qweights **out);
+/* Frees the weights in the runtime that packed them (which must still be open); NULL: no-op. */
+void npk_rk_qweights_free(npk_rk *rt, npk_rk_qweights *qw);
+
+/* How packed quantised weights run, and the cost model's figures behind the choice. */
+typedef struct npk_rk_qweights_info {
+    npk_rk_prec in;
+    uint32_t k, n;
+    uint32_t group;           /* as given (NPK_RK_QGROUP_CHANNEL: one group over K) */
+    uint32_t groups;          /* scales per column */
+    uint32_t groups_per_pass; /* the choice: 1 = K-sliced tasks */
+    uint32_t passes;          /* NPU passes (matmuls) per call */
+    uint32_t m_hint;
+    double ksliced_us; /* modelled time at m_hint with K-sliced tasks (0: not a candidate) */
+    double chosen_us;  /* modelled time at m_hint of the choice */
+} npk_rk_qweights_info;
+npk_status npk_rk_qweights_query(const npk_rk_qweights *qw, npk_rk_qweights_info *info);
+
+/* C [M][N] (float for NPK_PREC_FP32, uint16_t fp16 bits for NPK_PREC_FP16) from A [M][K] int8_t
+ * (int4 weights: values in [-8, 7]) and A's scales (a_scale_count 1, M or M x groups; finite).
+ * stats may be NULL; its tasks and submits add up over the passes. */
+npk_status npk_rk_matmul_quant(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m, const void *a,
+                               const float *a_scale, uint64_t a_scale_count, npk_rk_prec out,
+                               void *c, npk_rk_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

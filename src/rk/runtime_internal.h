@@ -144,6 +144,11 @@ npk_status npk_rk_weights_refresh(npk_rk *rt, npk_rk_weights *w, npk_rk_stats *s
  * m_hint, else exactly that), no memory yet. */
 npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n, uint32_t m_hint,
                               uint32_t k_slice, npk_rk_weights **out);
+/* npk_rk_weights_pack of row-major B with the slicing given as npk_rk_weights_new takes it
+ * (k_slice 0: the planner's choice for m_hint). */
+npk_status npk_rk_weights_pack_sliced(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
+                                      const void *b, uint32_t m_hint, uint32_t k_slice,
+                                      npk_rk_weights **out);
 /* Bytes of w's packed slices. */
 uint64_t npk_rk_weights_bytes(const npk_rk_weights *w);
 /* Pack row-major B (the runtime's element convention) into w->mem over w's slicing. */

@@ -94,8 +94,16 @@ npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
     *out = NULL;
     if (!rt || !b)
         return npk_fail(NPK_EINVAL, "weights_pack: NULL %s", rt ? "B" : "runtime");
+    return npk_rk_weights_pack_sliced(rt, in, k, n, b, m_hint, 0, out);
+}
+
+npk_status npk_rk_weights_pack_sliced(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
+                                      const void *b, uint32_t m_hint, uint32_t k_slice,
+                                      npk_rk_weights **out)
+{
+    *out = NULL;
     npk_rk_weights *w;
-    npk_status s = npk_rk_weights_new(rt, in, k, n, m_hint, 0, &w);
+    npk_status s = npk_rk_weights_new(rt, in, k, n, m_hint, k_slice, &w);
     if (s)
         return s;
     if (in == NPK_PREC_INT4 && (s = check_int4(b, (uint64_t)k * n, "B"))) {
