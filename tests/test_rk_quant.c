@@ -9,6 +9,7 @@
 #include "check.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
+#include "npukit/rk_reference.h"
 
 static uint64_t seed = 5;
 static uint32_t rnd(void)
@@ -120,6 +121,13 @@ static float *run(npk_rk *rt, const shape *s, const int8_t *a, const int8_t *b, 
         fprintf(stderr, "  run: %s\n", npk_last_error());
     uint64_t bad = st ? 1 : judge(s, a, b, sa, sa_count, sb, c, NPK_PREC_FP32, exact);
     CHECK_EQ(bad, 0);
+    /* the library's verdict (rk matmul --check) agrees */
+    npk_rk_quant_ref ref = {s->in, s->m, s->k, s->n, s->group, a, sa, sa_count, b, sb};
+    npk_rk_verdict v;
+    CHECK_EQ(npk_rk_check_matmul_quant(&ref, NPK_PREC_FP32, c, &v), NPK_OK);
+    CHECK_EQ(v.outside, 0);
+    if (exact)
+        CHECK_EQ(v.mismatches, 0);
     printf("%s M=%u K=%u N=%u group %u: %u groups, %u per pass, %u passes, %u tasks, modelled "
            "%.1f us (K-sliced %.1f): %s\n",
            npk_rk_prec_name(s->in), s->m, s->k, s->n, s->group, info.groups, info.groups_per_pass,
@@ -202,6 +210,19 @@ static void layouts(npk_rk *rt)
         off += h[i] != npk_f32_to_f16(c[i]);
     CHECK_EQ(off, 0);
     CHECK_EQ(judge(&s, a, b, sa, s.m, sb, h, NPK_PREC_FP16, false), 0);
+    /* the verdict catches one wrong element, in fp32 and in fp16 */
+    npk_rk_quant_ref ref = {s.in, s.m, s.k, s.n, s.group, a, sa, s.m, b, sb};
+    npk_rk_verdict v;
+    CHECK_EQ(npk_rk_check_matmul_quant(&ref, NPK_PREC_FP16, h, &v), NPK_OK);
+    CHECK_EQ(v.outside, 0);
+    c[5] += fabsf(c[5]) * 0x1p-12f + 0x1p-20f;
+    h[7] ^= 4;
+    CHECK_EQ(npk_rk_check_matmul_quant(&ref, NPK_PREC_FP32, c, &v), NPK_OK);
+    CHECK_EQ(v.outside, 1);
+    CHECK_EQ(v.first_outside, 5);
+    CHECK_EQ(npk_rk_check_matmul_quant(&ref, NPK_PREC_FP16, h, &v), NPK_OK);
+    CHECK_EQ(v.outside, 1);
+    CHECK_EQ(npk_rk_check_matmul_quant(&ref, NPK_PREC_INT32, h, &v), NPK_EINVAL);
     npk_rk_qweights_free(rt, q);
     npk_rk_qweights_free(rt, qt);
     free(a), free(b), free(bt), free(sa), free(sb), free(sbt), free(c), free(ct), free(h);

@@ -9,6 +9,7 @@
 #include "rk_operands.h"
 #include "rk_opts.h"
 #include "rk_matmul_ep.h"
+#include "rk_matmul_quant.h"
 
 static void print_result(bool json, const npk_rk_info *info, const rk_operands *o,
                          const npk_rk_stats *st, bool checked, const npk_rk_verdict *e)
@@ -66,6 +67,7 @@ int rk_matmul_main(int argc, char **argv)
     bool check = false, json = false;
     const char *a_file = NULL, *b_file = NULL, *scale_src = NULL, *res_src = NULL;
     bool no_fuse = false;
+    rk_quant_opts qo = {0};
     const cli_opt own[] = {
         {.name = "--a",
          .kind = CLI_STR,
@@ -91,6 +93,28 @@ int rk_matmul_main(int argc, char **argv)
          .kind = CLI_FLAG,
          .dest = &no_fuse,
          .help = "run the epilogue as separate SDP submits instead of chained ones"},
+        {.name = "--scale-a",
+         .kind = CLI_STR,
+         .dest = &qo.scale_a,
+         .meta = "FILE|random|X",
+         .help = "quantised: A's scales (float32 [M], or [M][groups]; default 1); output fp32"},
+        {.name = "--scale-b",
+         .kind = CLI_STR,
+         .dest = &qo.scale_b,
+         .meta = "FILE|random|X",
+         .help = "quantised: B's scales (float32 [groups][N]; default 1)"},
+        {.name = "--group",
+         .kind = CLI_STR,
+         .dest = &qo.group,
+         .meta = "G|channel",
+         .help = "quantised: K per group of B's scales (a multiple of 32), or per output channel"},
+        {.name = "--groups-per-pass",
+         .kind = CLI_U32,
+         .dest = &qo.per_pass,
+         .min = 0,
+         .max = NPK_RK_PLAN_MAX_DIM,
+         .meta = "J",
+         .help = "quantised: groups per NPU pass (1: K-sliced tasks; 0: the cost model's choice)"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
         CLI_END,
     };
@@ -107,6 +131,16 @@ int rk_matmul_main(int argc, char **argv)
     if (prc >= 0)
         return prc;
     rk_epilogue_opts eo = {scale_src, res_src, no_fuse};
+    const bool quant = rk_quant_wanted(&qo);
+    if (quant && (scale_src || res_src)) {
+        fprintf(stderr, "npukit rk matmul: --scale/--residual (the fp16 epilogue) and the "
+                        "quantised matmul's --scale-a/--scale-b/--group do not combine\n");
+        return 2;
+    }
+    if (quant && !so.have_out) { /* the scaled result is real-valued */
+        so.out = NPK_PREC_FP32;
+        so.have_out = true;
+    }
     if ((scale_src || res_src) && !so.have_out) { /* the SDP computes in fp16 */
         so.out = NPK_PREC_FP16;
         so.have_out = true;
@@ -118,6 +152,11 @@ int rk_matmul_main(int argc, char **argv)
     if (!rk_operands_make(&o, a_file, b_file, so.seed)) {
         rk_operands_free(&o);
         return 1;
+    }
+    if (quant) {
+        int qrc = rk_matmul_quant(&so, &o, &qo, check, json);
+        rk_operands_free(&o);
+        return qrc;
     }
     npk_rk *rt = NULL;
     npk_rk_weights *w = NULL;

@@ -132,12 +132,22 @@ bool rk_operands_check(const rk_operands *o, npk_rk_verdict *v)
 bool rk_runtime_setup(const rk_shape_opts *so, const rk_operands *o, npk_rk **rt,
                       npk_rk_weights **w, npk_rk_info *info, const char *cmd)
 {
-    *rt = NULL;
     *w = NULL;
+    if (!rk_runtime_open(so, rt, info, cmd))
+        return false;
+    if (npk_rk_weights_pack(*rt, o->in, o->k, o->n, o->b, o->m, w)) {
+        cli_lib_error(cmd);
+        return false;
+    }
+    return true;
+}
+
+bool rk_runtime_open(const rk_shape_opts *so, npk_rk **rt, npk_rk_info *info, const char *cmd)
+{
+    *rt = NULL;
     if (npk_rk_open(so->device, rt) || (so->cores && npk_rk_set_cores(*rt, (unsigned)so->cores)) ||
         (so->chain && npk_rk_set_chain(*rt, (unsigned)so->chain)) ||
-        (so->submit && npk_rk_set_submission(*rt, so->submit)) || npk_rk_query(*rt, info) ||
-        npk_rk_weights_pack(*rt, o->in, o->k, o->n, o->b, o->m, w)) {
+        (so->submit && npk_rk_set_submission(*rt, so->submit)) || npk_rk_query(*rt, info)) {
         cli_lib_error(cmd);
         return false;
     }

@@ -40,12 +40,15 @@ void rk_operands_free(rk_operands *o);
  * the check itself cannot run; the verdict is v->outside == 0. */
 bool rk_operands_check(const rk_operands *o, npk_rk_verdict *v);
 
-/* Open the runtime on so->device with so->cores / so->chain, query it, and pack o's B with
- * M as the hint. Prints the error and returns false on failure (*rt, *w may then be set and
- * must still be released with npk_rk_weights_free / npk_rk_close). */
+/* Open the runtime on so->device with so->cores / so->chain / so->submit and query it
+ * (rk_runtime_open), and (rk_runtime_setup) pack o's B with M as the hint. Prints the error and
+ * returns false on failure (*rt, *w may then be set and must still be released with
+ * npk_rk_weights_free / npk_rk_close). */
 struct npk_rk;
 struct npk_rk_weights;
 struct npk_rk_info;
+bool rk_runtime_open(const struct rk_shape_opts *so, struct npk_rk **rt, struct npk_rk_info *info,
+                     const char *cmd);
 bool rk_runtime_setup(const struct rk_shape_opts *so, const rk_operands *o, struct npk_rk **rt,
                       struct npk_rk_weights **w, struct npk_rk_info *info, const char *cmd);
 

@@ -58,6 +58,24 @@ npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint
  * (fp32 or fp16; 0 for the integer outputs). */
 double npk_rk_error_bound(npk_rk_prec out, uint32_t k, double s, double abs_sum);
 
+/* The operands of a quantised matmul (rk.h npk_rk_matmul_quant) for its verdict. */
+typedef struct npk_rk_quant_ref {
+    npk_rk_prec in;          /* NPK_PREC_INT8 or NPK_PREC_INT4 */
+    uint32_t m, k, n, group; /* group: 0 (one group over K, per channel) or K per group */
+    const int8_t *a;         /* [M][K] */
+    const float *a_scale;    /* 1, M or M x groups ([M][groups]) of them */
+    uint64_t a_scale_count;
+    const int8_t *b;      /* [K][N] */
+    const float *b_scale; /* [groups][N] */
+} npk_rk_quant_ref;
+/* The verdict on a quantised matmul's result `got` (M x N, fp32 or fp16): each element against
+ * s = sum over groups of sa * sb * P_g, with P_g exact and the rest in double, and the bound
+ * npk_rk_error_bound gives for 2 x (groups + 4) fp32 terms of sum |sa * sb * P_g|: each term
+ * is rounded at most three times in fp32 (P_g to float, sa * sb, the product) and the groups'
+ * terms are added in fp32 in any order; fp16 output adds its rounding. */
+npk_status npk_rk_check_matmul_quant(const npk_rk_quant_ref *r, npk_rk_prec out, const void *got,
+                                     npk_rk_verdict *v);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,9 +77,8 @@ static double rounded_to(npk_rk_prec out, double s)
     return npk_rk_prec_load(out, buf, 0);
 }
 
-/* Judge one element; updates the verdict. */
-static void judge(npk_rk_verdict *v, npk_rk_prec out, uint32_t k, size_t idx, double got, double s,
-                  double abs_sum)
+void npk_rk_judge_element(npk_rk_verdict *v, npk_rk_prec out, uint32_t k, size_t idx, double got,
+                          double s, double abs_sum)
 {
     const float_format *f = format_of(out);
     double bound = npk_rk_error_bound(out, k, s, abs_sum);
@@ -132,9 +131,10 @@ static void judge_block(void *ctx, uint32_t i0, uint32_t rows, uint32_t j0, uint
             size_t idx = (size_t)(i0 + r) * j->n + j0 + c, at = r * ld + c;
             double got = npk_rk_prec_load(j->out, j->got, idx);
             if (abs_sum)
-                judge(j->v, j->out, j->k, idx, got, s[at], abs_sum[at]);
+                npk_rk_judge_element(j->v, j->out, j->k, idx, got, s[at], abs_sum[at]);
             else /* integers: the sum is exact (reference_internal.h) */
-                judge(j->v, j->out, j->k, idx, got, stored_integer(j->out, (int64_t)s[at]), 0);
+                npk_rk_judge_element(j->v, j->out, j->k, idx, got,
+                                     stored_integer(j->out, (int64_t)s[at]), 0);
         }
 }
 

@@ -25,4 +25,10 @@ typedef void npk_rk_ref_block_fn(void *ctx, uint32_t i0, uint32_t rows, uint32_t
 npk_status npk_rk_ref_blocks(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, const void *a,
                              const void *b, bool want_abs, npk_rk_ref_block_fn *fn, void *ctx);
 
+/* Judge one element of a result against its exact value s (sum of |terms| abs_sum, k terms
+ * added in fp32: npk_rk_error_bound) and update the verdict (rk_reference.h). */
+struct npk_rk_verdict;
+void npk_rk_judge_element(struct npk_rk_verdict *v, npk_rk_prec out, uint32_t k, size_t idx,
+                          double got, double s, double abs_sum);
+
 #endif
