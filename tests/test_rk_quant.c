@@ -175,8 +175,8 @@ static void sweep(npk_rk *rt, const shape *s)
     free(sb);
 }
 
-/* B transposed [N][K] with scales [N][groups] gives what B [K][N] with [groups][N] gives; fp16
- * output is the fp32 result rounded. */
+/* B transposed [N][K] with scales [N][groups] and native B give what B [K][N] with [groups][N]
+ * gives; fp16 output is the fp32 result rounded. */
 static void layouts(npk_rk *rt)
 {
     const shape s = {NPK_PREC_INT8, 7, 200, 45, 64};
@@ -199,11 +199,26 @@ static void layouts(npk_rk *rt)
     d.layout = NPK_RK_TRANSPOSED;
     d.scale = sbt;
     CHECK_EQ(npk_rk_qweights_pack(rt, &d, &qt), NPK_OK);
+    /* native B: the scales as for row-major B */
+    npk_rk_qweights *qn = NULL;
+    uint64_t nbytes = npk_rk_b_layout_bytes(NPK_PREC_INT8, s.k, s.n, NPK_RK_NATIVE);
+    void *bn = malloc(nbytes);
+    CHECK_EQ(npk_rk_b_to_native(NPK_PREC_INT8, s.k, s.n, b, bn, nbytes), NPK_OK);
+    d.b = bn;
+    d.layout = NPK_RK_NATIVE;
+    d.scale = sb;
+    CHECK_EQ(npk_rk_qweights_pack(rt, &d, &qn), NPK_OK);
     float *c = calloc((size_t)s.m * s.n, sizeof *c), *ct = calloc((size_t)s.m * s.n, sizeof *ct);
+    float *cn = calloc((size_t)s.m * s.n, sizeof *cn);
     uint16_t *h = calloc((size_t)s.m * s.n, sizeof *h);
     CHECK_EQ(npk_rk_matmul_quant(rt, q, s.m, a, sa, s.m, NPK_PREC_FP32, c, NULL), NPK_OK);
     CHECK_EQ(npk_rk_matmul_quant(rt, qt, s.m, a, sa, s.m, NPK_PREC_FP32, ct, NULL), NPK_OK);
     CHECK(!memcmp(c, ct, (size_t)s.m * s.n * sizeof *c));
+    CHECK_EQ(npk_rk_matmul_quant(rt, qn, s.m, a, sa, s.m, NPK_PREC_FP32, cn, NULL), NPK_OK);
+    CHECK(!memcmp(c, cn, (size_t)s.m * s.n * sizeof *c));
+    npk_rk_qweights_free(rt, qn);
+    free(bn);
+    free(cn);
     CHECK_EQ(npk_rk_matmul_quant(rt, q, s.m, a, sa, s.m, NPK_PREC_FP16, h, NULL), NPK_OK);
     uint64_t off = 0;
     for (size_t i = 0; i < (size_t)s.m * s.n; i++)
@@ -286,7 +301,7 @@ static void bad_input(npk_rk *rt, npk_rk *other)
     x.in = NPK_PREC_FP16;
     CHECK_EQ(npk_rk_qweights_pack(rt, &x, &q), NPK_EINVAL);
     x = d;
-    x.layout = NPK_RK_NATIVE;
+    x.layout = (npk_rk_layout)7;
     CHECK_EQ(npk_rk_qweights_pack(rt, &x, &q), NPK_EINVAL);
     x = d;
     x.k = 0;

@@ -330,13 +330,14 @@ npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
 typedef struct npk_rk_qweights npk_rk_qweights;
 
 typedef struct npk_rk_qweights_desc {
-    npk_rk_prec in;       /* NPK_PREC_INT8, or NPK_PREC_INT4 (int8_t values in [-8, 7]) */
-    uint32_t k, n;        /* any K, N >= 1 (each at most NPK_RK_LAYOUT_MAX_DIM) */
-    const void *b;        /* int8_t B: [K][N] (NPK_RK_ROWS) or [N][K] (NPK_RK_TRANSPOSED) */
-    npk_rk_layout layout; /* NPK_RK_ROWS or NPK_RK_TRANSPOSED */
-    uint32_t group;       /* NPK_RK_QGROUP_CHANNEL, or K per group: a multiple of 32 */
-    /* B's scales, finite: laid out as B with K replaced by the groups: [groups][N] for ROWS,
-     * [N][groups] for TRANSPOSED (per channel: [N]); scale_count must be N x groups. */
+    npk_rk_prec in; /* NPK_PREC_INT8, or NPK_PREC_INT4 (int8_t values in [-8, 7]) */
+    uint32_t k, n;  /* any K, N >= 1 (each at most NPK_RK_LAYOUT_MAX_DIM) */
+    const void *b;  /* int8_t B: [K][N] (NPK_RK_ROWS), [N][K] (NPK_RK_TRANSPOSED), or
+                       the native layout (NPK_RK_NATIVE, as npk_rk_b_to_native writes it) */
+    npk_rk_layout layout;
+    uint32_t group; /* NPK_RK_QGROUP_CHANNEL, or K per group: a multiple of 32 */
+    /* B's scales, finite: [groups][N] for ROWS and NATIVE, [N][groups] for TRANSPOSED (as B
+     * with K replaced by the groups; per channel: [N]); scale_count must be N x groups. */
     const float *scale;
     uint64_t scale_count;
     uint32_t m_hint;          /* the typical M: the cost model's choice is made for it */

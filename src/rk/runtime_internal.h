@@ -149,6 +149,10 @@ npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n
 npk_status npk_rk_weights_pack_sliced(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
                                       const void *b, uint32_t m_hint, uint32_t k_slice,
                                       npk_rk_weights **out);
+/* B in `layout` into row-major [K][N] (the runtime's element convention) in *rows: src itself
+ * for row-major, else a buffer the caller frees (*owned). */
+npk_status npk_rk_b_rows(npk_rk_prec in, uint32_t k, uint32_t n, const void *src,
+                         npk_rk_layout layout, const void **rows, void **owned);
 /* Bytes of w's packed slices. */
 uint64_t npk_rk_weights_bytes(const npk_rk_weights *w);
 /* Pack row-major B (the runtime's element convention) into w->mem over w's slicing. */

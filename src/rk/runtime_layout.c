@@ -79,9 +79,7 @@ npk_status npk_rk_b_to_native(npk_rk_prec in, uint32_t k, uint32_t n, const void
     return s;
 }
 
-/* B in `layout` into row-major [K][N] (the runtime's element convention) in *rows: src itself
- * for row-major, else a buffer the caller frees (*owned). */
-static npk_status b_rows(npk_rk_prec in, uint32_t k, uint32_t n, const void *src,
+npk_status npk_rk_b_rows(npk_rk_prec in, uint32_t k, uint32_t n, const void *src,
                          npk_rk_layout layout, const void **rows, void **owned)
 {
     *owned = NULL;
@@ -133,7 +131,7 @@ npk_status npk_rk_weights_pack_layout(npk_rk *rt, npk_rk_prec in, uint32_t k, ui
                               : "output handle");
     const void *rows;
     void *owned;
-    if ((s = b_rows(in, k, n, b, layout, &rows, &owned)))
+    if ((s = npk_rk_b_rows(in, k, n, b, layout, &rows, &owned)))
         return s;
     s = npk_rk_weights_pack(rt, in, k, n, rows, m_hint, out);
     free(owned);
@@ -233,7 +231,7 @@ npk_status npk_rk_weights_refresh(npk_rk *rt, npk_rk_weights *w, npk_rk_stats *s
         return NPK_OK;
     const void *rows;
     void *owned;
-    npk_status s = b_rows(w->in, w->k, w->n, src, w->layout, &rows, &owned);
+    npk_status s = npk_rk_b_rows(w->in, w->k, w->n, src, w->layout, &rows, &owned);
     if (s == NPK_OK && w->in == NPK_PREC_INT4)
         s = npk_rk_check_int4(rows, (uint64_t)w->k * w->n, "B");
     if (s == NPK_OK)

@@ -41,10 +41,8 @@ static npk_status check_desc(const npk_rk *rt, const npk_rk_qweights_desc *d, ui
         return npk_fail(d->k && d->n ? NPK_ELIMIT : NPK_EINVAL,
                         "qweights_pack: K=%u N=%u: each 1..%zu", d->k, d->n,
                         (size_t)NPK_RK_LAYOUT_MAX_DIM);
-    if (d->layout != NPK_RK_ROWS && d->layout != NPK_RK_TRANSPOSED)
-        return npk_fail(NPK_EINVAL,
-                        "qweights_pack: B layout %d: NPK_RK_ROWS or NPK_RK_TRANSPOSED (a native "
-                        "B's K slices are the layout's, not the groups')",
+    if (d->layout != NPK_RK_ROWS && d->layout != NPK_RK_TRANSPOSED && d->layout != NPK_RK_NATIVE)
+        return npk_fail(NPK_EINVAL, "qweights_pack: B layout %d (0 rows, 1 native, 2 transposed)",
                         (int)d->layout);
     if (d->group % NPK_RK_QGROUP_ALIGN)
         return npk_fail(NPK_EINVAL,
@@ -63,25 +61,6 @@ static npk_status check_desc(const npk_rk *rt, const npk_rk_qweights_desc *d, ui
     return check_scales(d->scale, want, "B");
 }
 
-/* B as the runtime packs it: row-major [K][N] (a transposed B is transposed on the host). */
-static npk_status rows_of_b(const npk_rk_qweights_desc *d, int8_t **tmp, const int8_t **rows)
-{
-    *tmp = NULL;
-    *rows = d->b;
-    if (d->layout == NPK_RK_ROWS)
-        return NPK_OK;
-    int8_t *t = malloc((size_t)d->k * d->n);
-    if (!t)
-        return npk_fail(NPK_ENOMEM, "qweights_pack: no memory to transpose B");
-    const int8_t *src = d->b;
-    for (uint32_t j = 0; j < d->n; j++)
-        for (uint32_t x = 0; x < d->k; x++)
-            t[(size_t)x * d->n + j] = src[(size_t)j * d->k + x];
-    *tmp = t;
-    *rows = t;
-    return NPK_OK;
-}
-
 /* B's scales as [groups][N]. */
 static float *scales_by_group(const npk_rk_qweights_desc *d, uint32_t groups)
 {
@@ -90,8 +69,9 @@ static float *scales_by_group(const npk_rk_qweights_desc *d, uint32_t groups)
         return NULL;
     for (uint32_t g = 0; g < groups; g++)
         for (uint32_t j = 0; j < d->n; j++)
-            s[(size_t)g * d->n + j] = d->layout == NPK_RK_ROWS ? d->scale[(size_t)g * d->n + j]
-                                                               : d->scale[(size_t)j * groups + g];
+            s[(size_t)g * d->n + j] = d->layout != NPK_RK_TRANSPOSED
+                                          ? d->scale[(size_t)g * d->n + j]
+                                          : d->scale[(size_t)j * groups + g];
     return s;
 }
 
@@ -120,9 +100,9 @@ npk_status npk_rk_qweights_pack(npk_rk *rt, const npk_rk_qweights_desc *d, npk_r
         free(q);
         return npk_fail(NPK_ENOMEM, "qweights_pack: out of memory for the scales");
     }
-    int8_t *tmp = NULL;
-    const int8_t *rows = NULL;
-    s = rows_of_b(d, &tmp, &rows);
+    void *tmp = NULL;
+    const void *rows = NULL;
+    s = npk_rk_b_rows(d->in, d->k, d->n, d->b, d->layout, &rows, &tmp);
     if (s == NPK_OK)
         s = npk_rk_quant_choose(rt, q, d->groups_per_pass);
     if (s == NPK_OK) /* takes the runtime's lock for the device memory */
