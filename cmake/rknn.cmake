@@ -37,6 +37,13 @@ target_include_directories(test_rknn_api PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tes
                            ${CMAKE_CURRENT_SOURCE_DIR}/include)
 target_link_libraries(test_rknn_api PRIVATE rknnrt Threads::Threads m)
 add_test(NAME test_rknn_api COMMAND test_rknn_api)
+add_executable(test_rknn_group ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn/test_rknn_group.c)
+target_include_directories(test_rknn_group PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests
+                           ${CMAKE_CURRENT_SOURCE_DIR}/include)
+target_link_libraries(test_rknn_group PRIVATE rknnrt m)
+add_test(NAME test_rknn_group COMMAND test_rknn_group)
+add_test(NAME test_rknn_group_rocket COMMAND test_rknn_group)
+set_tests_properties(test_rknn_group_rocket PROPERTIES ENVIRONMENT NPUKIT_RK_DEVICE=sim-rocket)
 
 # The ABI as C++ sees it (g++ when present: the headers must be C++-compatible).
 include(CheckLanguage)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rknn_context.h"
+#include "rknn_group.h"
 
 /* Handles are (generation, slot) pairs, never pointers: a destroyed or made-up handle is found
  * missing in the table instead of being dereferenced. */
@@ -68,6 +69,7 @@ static void free_ctx(rknn_mm_ctx *c)
 {
     if (c->w)
         npk_rk_weights_free(c->rt, c->w);
+    rknn_group_free(c);
     npk_rk_close(c->rt);
     free(c->shapes);
     free(c->attrs);
@@ -100,9 +102,6 @@ static int check_info(const rknn_matmul_info *info)
     if (info->B_quant_type < RKNN_QUANT_TYPE_PER_LAYER_SYM ||
         info->B_quant_type > RKNN_QUANT_TYPE_PER_GROUP_ASYM)
         return rknn_error(NPK_EINVAL, "B_quant_type %d: 0..5", info->B_quant_type);
-    if (info->B_quant_type >= RKNN_QUANT_TYPE_PER_GROUP_SYM)
-        return rknn_error(NPK_EUNSUPPORTED, "B_quant_type %d (per group): not run on rk3588",
-                          info->B_quant_type);
     if (info->iommu_domain_id < 0)
         return rknn_error(NPK_EINVAL, "iommu_domain_id %d must not be negative",
                           info->iommu_domain_id);
@@ -122,6 +121,8 @@ int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx *ctx, rknn_matmul_info *inf
     if (shape_num < 1)
         return rknn_error(NPK_EINVAL, "rknn_matmul_create: shape_num %d: at least 1", shape_num);
     int rc = check_info(info);
+    if (rc == RKNN_SUCC)
+        rc = rknn_group_check(info, shapes[0].K);
     for (int i = 0; rc == RKNN_SUCC && i < shape_num; i++) {
         if (shapes[i].K != shapes[0].K || shapes[i].N != shapes[0].N)
             rc = rknn_error(NPK_EINVAL,
@@ -332,12 +333,16 @@ static int set_quant(rknn_mm_ctx *c, const rknn_quant_params *p)
     }
     if (strcmp(p->name, "B"))
         return rknn_error(NPK_EINVAL, "quantisation parameters for \"%.16s\": A, B or C", p->name);
-    int32_t want = per_channel ? n : 1;
+    const bool per_group = rknn_group_wanted(c);
+    int32_t want = per_group ? rknn_group_scale_len(c) : per_channel ? n : 1;
     if (p->scale_len != want || (p->zp_len && p->zp_len != want))
         return rknn_error(NPK_EINVAL,
                           "B is quantised %s: %d scales (and zero points), not %d "
                           "and %d",
-                          per_channel ? "per channel" : "per layer", want, p->scale_len, p->zp_len);
+                          per_group     ? "per group (N x K / group_size)"
+                          : per_channel ? "per channel"
+                                        : "per layer",
+                          want, p->scale_len, p->zp_len);
     float *sc = malloc((size_t)want * sizeof *sc);
     int32_t *zp = calloc((size_t)want, sizeof *zp);
     if (!sc || !zp) {

@@ -25,12 +25,13 @@ typedef struct rknn_mm_ctx {
     npk_rk_weights *w;
     uint64_t w_mem_id, w_off;
     uint64_t w_sum; /* int4 normal layouts: the layer's own checksum of the mem's bytes */
-    /* quantisation (per layer for A and C; B per layer or per channel) */
+    /* quantisation (per layer for A and C; B per layer, per channel or per group) */
     float a_scale, c_scale, b_one;
     int32_t a_zp, c_zp;
     float *b_scale;
     int32_t *b_zp;
     int32_t b_len;
+    struct rknn_group_state *group; /* B quantised per group (rknn_group.c) */
 } rknn_mm_ctx;
 
 /* The live context of a handle, locked; NULL (error recorded) for a dead handle. */

@@ -5,7 +5,7 @@
  * add on the host:
  *   3  (int8 -> int8): c = saturate_int8(round_half_even(sA * sB[j] * (acc - zB[j] * rowsum_A[i])
  *      / sC) + zC);
- *   9  (int8 -> fp32): c = sA * sB[j] * (acc - zB[j] * rowsum_A[i]);
+ *   9  (int8 -> fp32): c = sA * sB[j] * (acc - zB[j] * rowsum_A[i]); B per group: rknn_group.c;
  *   10 (int4 -> int16): c = acc saturated to [-32768, 32767].
  * Type 2 writes acc itself (its quantisation parameters are kept for get_quant_params). */
 #include <math.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rknn_context.h"
+#include "rknn_group.h"
 
 static npk_rk_layout b_layout(int16_t l)
 {
@@ -129,6 +130,8 @@ static npk_status run_locked(rknn_mm_ctx *c)
     uint8_t *out = b ? operand(&c->c, &at->C, &s) : NULL;
     if (!out)
         return s;
+    if (rknn_group_wanted(c)) /* type 9 with B per group: the runtime's quantised matmul */
+        return rknn_group_run(c, sh, at, a, b, out);
     if ((s = weights(c, sh, b, at->B.size)))
         return s;
     const bool native = c->info.AC_layout == RKNN_MM_LAYOUT_NATIVE;
