@@ -252,6 +252,7 @@ static void choice(npk_rk *rt)
     float *sb = make_scales((size_t)(k / 128) * n, 0);
     uint32_t per_pass[2];
     const uint32_t hints[2] = {1, 512};
+    double at[2][2]; /* [weights packed for hint i][M = hint j] */
     for (int i = 0; i < 2; i++) {
         npk_rk_qweights_desc d = {NPK_PREC_INT8,           k,        n, b, NPK_RK_ROWS, 128, sb,
                                   (uint64_t)(k / 128) * n, hints[i], 0};
@@ -260,6 +261,9 @@ static void choice(npk_rk *rt)
         npk_rk_qweights_info info = {0};
         npk_rk_qweights_query(q, &info);
         per_pass[i] = info.groups_per_pass;
+        for (int j = 0; j < 2; j++)
+            CHECK_EQ(npk_rk_matmul_quant_cost(rt, q, hints[j], &at[i][j]), NPK_OK);
+        CHECK(at[i][i] == info.chosen_us);
         CHECK(info.chosen_us > 0 && info.chosen_us <= info.ksliced_us);
         printf("choice at m_hint %u, K=%u N=%u group 128: %u groups per pass, modelled %.1f us "
                "(K-sliced %.1f us)\n",
@@ -268,6 +272,11 @@ static void choice(npk_rk *rt)
     }
     CHECK(per_pass[0] > 1);
     CHECK_EQ(per_pass[1], 1);
+    /* each packing is the cheaper one at its own M (modelled) */
+    CHECK(at[0][0] < at[1][0] && at[1][1] < at[0][1]);
+    printf("modelled us: decode-packed at M=1 %.1f, M=512 %.1f; prefill-packed at M=1 %.1f, "
+           "M=512 %.1f\n",
+           at[0][0], at[0][1], at[1][0], at[1][1]);
     free(b);
     free(sb);
 }

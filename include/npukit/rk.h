@@ -362,6 +362,11 @@ typedef struct npk_rk_qweights_info {
 } npk_rk_qweights_info;
 npk_status npk_rk_qweights_query(const npk_rk_qweights *qw, npk_rk_qweights_info *info);
 
+/* The modelled time of npk_rk_matmul_quant with these weights at M = m on rt (the planner's
+ * model: NPU time, modelled on the timing model, plus its host model), for an offload policy
+ * comparing it with another engine's estimate. */
+npk_status npk_rk_matmul_quant_cost(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m, double *us);
+
 /* C [M][N] (float for NPK_PREC_FP32, uint16_t fp16 bits for NPK_PREC_FP16) from A [M][K] int8_t
  * (int4 weights: values in [-8, 7]) and A's scales (a_scale_count 1, M or M x groups; finite).
  * stats may be NULL; its tasks and submits add up over the passes. */

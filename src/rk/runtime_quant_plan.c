@@ -15,7 +15,7 @@
 /* The modelled time of one spine matmul (rows x kk x n, weights sliced at k_slice), or < 0 when
  * it cannot be planned (the planner's message set). */
 static double pass_us(const npk_rk *rt, npk_rk_prec in, uint64_t rows, uint32_t kk, uint32_t n,
-                      uint32_t k_slice)
+                      uint32_t k_slice, int k_pad)
 {
     if (rows > NPK_RK_PLAN_MAX_DIM) {
         npk_fail(NPK_ELIMIT, "qweights: a pass of %llu rows exceeds %u", (unsigned long long)rows,
@@ -28,7 +28,7 @@ static double pass_us(const npk_rk *rt, npk_rk_prec in, uint64_t rows, uint32_t 
     req.cores = rt->cores;
     req.soc = rt->soc;
     req.k_slice = k_slice;
-    req.k_pad = 0; /* the weights' last slice is packed as it is */
+    req.k_pad = k_pad;
     npk_rk_request_submits(rt, &req);
     npk_rk_plan p;
     if (npk_rk_plan_matmul(&req, &p))
@@ -38,9 +38,15 @@ static double pass_us(const npk_rk *rt, npk_rk_prec in, uint64_t rows, uint32_t 
     return us;
 }
 
-/* Modelled time of a call at M = m_hint with the weights sliced at `slice` (whole groups), or
- * < 0. */
-static double cost_us(const npk_rk *rt, const npk_rk_qweights *q, uint32_t slice)
+/* The host's combine after the passes: every partial element (M x N per group) read once more,
+ * scaled and added on the calling thread, at the host model's rate per output element. */
+static double combine_us(const npk_rk_qweights *q, uint32_t m)
+{
+    return (double)m * q->groups * q->n * npk_rk_host_model_get().out_ns_per_elem / 1e3;
+}
+
+/* Modelled time of a call at M = m with the weights sliced at `slice` (whole groups), or < 0. */
+static double cost_us(const npk_rk *rt, const npk_rk_qweights *q, uint32_t m, uint32_t slice)
 {
     double total = 0;
     for (uint32_t k0 = 0; k0 < q->k; k0 += slice) {
@@ -50,12 +56,13 @@ static double cost_us(const npk_rk *rt, const npk_rk_qweights *q, uint32_t slice
             total += total / (k0 / slice);
             continue;
         }
-        double us = pass_us(rt, q->in, (uint64_t)q->m_hint * jg, kk, q->n, slice);
+        /* the last slice is packed as it is (npk_rk_weights_new with a given slicing) */
+        double us = pass_us(rt, q->in, (uint64_t)m * jg, kk, q->n, slice, 0);
         if (us < 0)
             return -1;
         total += us;
     }
-    return total;
+    return total + combine_us(q, m);
 }
 
 npk_status npk_rk_quant_choose(const npk_rk *rt, npk_rk_qweights *q, uint32_t want)
@@ -65,10 +72,10 @@ npk_status npk_rk_quant_choose(const npk_rk *rt, npk_rk_qweights *q, uint32_t wa
         q->k_slice = 0;
         q->passes = 1;
         q->ksliced_us = 0;
-        double us = pass_us(rt, q->in, q->m_hint, q->k, q->n, 0);
+        double us = pass_us(rt, q->in, q->m_hint, q->k, q->n, 0, -1);
         if (us < 0)
             return NPK_EINVAL;
-        q->chosen_us = us;
+        q->chosen_us = us + combine_us(q, q->m_hint);
         return NPK_OK;
     }
     const uint32_t whole = (uint32_t)npk_rk_k_padded(q->k); /* one pass over all of K */
@@ -77,7 +84,7 @@ npk_status npk_rk_quant_choose(const npk_rk *rt, npk_rk_qweights *q, uint32_t wa
         if (j > q->groups)
             j = q->groups;
         uint32_t slice = j == q->groups || (uint64_t)j * q->group >= q->k ? whole : j * q->group;
-        double us = cost_us(rt, q, slice);
+        double us = cost_us(rt, q, q->m_hint, slice);
         if (j == 1)
             q->ksliced_us = us > 0 ? us : 0;
         if (us >= 0 && (best < 0 || us < best)) {
@@ -121,4 +128,23 @@ void npk_rk_quant_pass_of(const npk_rk_qweights *q, uint32_t i, npk_rk_weights *
     view->in_place = false;
     view->have_sum = false;
     *p = (npk_rk_quant_pass){view, k0, k1, k0 / q->group, (k1 - k0 + q->group - 1) / q->group};
+}
+
+npk_status npk_rk_matmul_quant_cost(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m, double *us)
+{
+    if (!rt || !qw || !us)
+        return npk_fail(NPK_EINVAL, "matmul_quant_cost: NULL %s",
+                        !rt   ? "runtime"
+                        : !qw ? "weights"
+                              : "result");
+    if (!m || m > NPK_RK_PLAN_MAX_DIM)
+        return npk_fail(NPK_EINVAL, "matmul_quant_cost: M=%u: 1..%u", m, NPK_RK_PLAN_MAX_DIM);
+    /* the weights' own slicing: per channel the planner's, else whole groups per pass */
+    double t = qw->groups == 1
+                   ? pass_us(rt, qw->in, m, qw->k, qw->n, qw->w->k_slice, qw->w->k_pad ? 1 : 0)
+                   : cost_us(rt, qw, m, qw->w->k_slice);
+    if (t < 0)
+        return NPK_ELIMIT;
+    *us = qw->groups == 1 ? t + combine_us(qw, m) : t;
+    return NPK_OK;
 }
