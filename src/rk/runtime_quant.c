@@ -167,21 +167,24 @@ static float a_scale(const qcall *c, uint32_t m, uint32_t g)
     return c->sa[(size_t)m * c->q->groups + g];
 }
 
+/* c[j] += sa * sb[j] * p[j] over one row: restrict lets the compiler vectorise it (the rows
+ * never overlap). */
+static void scale_add(float *restrict c, const float *restrict sb, const int32_t *restrict p,
+                      float sa, uint32_t n)
+{
+    for (uint32_t j = 0; j < n; j++)
+        c[j] += sa * sb[j] * (float)p[j];
+}
+
 /* One pass's partials P [(m - m0) * jg + gi][N] added into C: C[m][n] += sa * sb * P. */
 static void combine(const qcall *c, const npk_rk_quant_pass *p, uint32_t m0, uint32_t m1,
                     const int32_t *part)
 {
     const uint32_t n = c->q->n;
     for (uint32_t m = m0; m < m1; m++)
-        for (uint32_t gi = 0; gi < p->groups; gi++) {
-            const uint32_t g = p->g0 + gi;
-            const float sa = a_scale(c, m, g);
-            const float *sb = c->q->scale + (size_t)g * n;
-            const int32_t *pr = part + ((size_t)(m - m0) * p->groups + gi) * n;
-            float *cr = c->acc + (size_t)m * n;
-            for (uint32_t j = 0; j < n; j++)
-                cr[j] += sa * sb[j] * (float)pr[j];
-        }
+        for (uint32_t gi = 0; gi < p->groups; gi++)
+            scale_add(c->acc + (size_t)m * n, c->q->scale + (size_t)p->g0 * n + (size_t)gi * n,
+                      part + ((size_t)(m - m0) * p->groups + gi) * n, a_scale(c, m, p->g0 + gi), n);
 }
 
 /* Rows [m0, m1) of A over the pass's K range, one row per token and group, each zero outside
