@@ -6,7 +6,8 @@
  *                    [print_result=1] [iommu_domain_id=0]
  *
  * Random operands (fp16 in [-1, 1], int8 in [-128, 127], int4 in [-8, 7]), quantisation
- * parameters for types 3 and 9, B given in its layout (row-major copy, the normal-to-native
+ * parameters for types 3 and 9 (type 9 with B per group of 32, as the vendor demo does by
+ * default), B given in its layout (row-major copy, the normal-to-native
  * helper, or a host transpose), loop_count timed runs, and a CPU reference: integer results
  * exact, float results by cosine similarity >= 0.9999 (the max abs error is printed too).
  * Exit status 0 when correct, 255 (-1) otherwise. */
@@ -124,6 +125,10 @@ int main(int argc, char **argv)
     info.type = type;
     info.B_layout = (int16_t)b_layout;
     info.AC_layout = (int16_t)ac_layout;
+    if (type == RKNN_INT8_MM_INT8_TO_FLOAT32) { /* as the vendor demo: B per group of 32 */
+        info.B_quant_type = RKNN_QUANT_TYPE_PER_GROUP_SYM;
+        info.group_size = 32;
+    }
     info.iommu_domain_id = domain;
     rknn_matmul_io_attr io;
     memset(&io, 0, sizeof io);
@@ -175,11 +180,20 @@ int main(int argc, char **argv)
         strcpy(qb.name, "B");
         qb.scale = &sb;
         qb.scale_len = 1;
+        float *sbg = NULL; /* per group: one scale per group of K and column, all sb */
+        if (info.B_quant_type == RKNN_QUANT_TYPE_PER_GROUP_SYM) {
+            qb.scale_len = N * (K / info.group_size);
+            qb.scale = sbg = malloc(sizeof(float) * qb.scale_len);
+            for (int i = 0; sbg && i < qb.scale_len; i++)
+                sbg[i] = sb;
+        }
         strcpy(qc.name, "C");
         qc.scale = &sc;
         qc.scale_len = 1;
-        if (rknn_matmul_set_quant_params(ctx, &qa) || rknn_matmul_set_quant_params(ctx, &qb) ||
-            rknn_matmul_set_quant_params(ctx, &qc)) {
+        int qrc = rknn_matmul_set_quant_params(ctx, &qa) ||
+                  rknn_matmul_set_quant_params(ctx, &qb) || rknn_matmul_set_quant_params(ctx, &qc);
+        free(sbg);
+        if (qrc) {
             fprintf(stderr, "rknn_matmul_set_quant_params fail!\n");
             rknn_matmul_destroy(ctx);
             return -1;
