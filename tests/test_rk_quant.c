@@ -329,6 +329,10 @@ static void bad_input(npk_rk *rt, npk_rk *other)
     CHECK_EQ(npk_rk_qweights_pack(rt, &x, &q), NPK_ELIMIT);
     free(b4);
     free(s4);
+    /* a per-channel int8 K whose int32 sum could wrap: refused before anything is packed */
+    x = (npk_rk_qweights_desc){NPK_PREC_INT8, 131072 + 32, 1, b, NPK_RK_ROWS, 0, sb, 1, 1, 0};
+    CHECK_EQ(npk_rk_qweights_pack(rt, &x, &q), NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "could wrap");
     CHECK_EQ(npk_rk_qweights_pack(rt, NULL, &q), NPK_EINVAL);
     CHECK(q == NULL);
 

@@ -51,6 +51,16 @@ static npk_status check_desc(const npk_rk *rt, const npk_rk_qweights_desc *d, ui
                         d->group, NPK_RK_QGROUP_ALIGN, NPK_RK_QGROUP_CHANNEL);
     /* a group as long as K or longer is one group over K: the per-channel case */
     *groups = d->group && d->group < d->k ? (d->k + d->group - 1) / d->group : 1;
+    /* a group's sum is exact while its largest magnitude, K x 128 x 128 (int8) or K x 8 x 8
+     * (int4), stays within int32 (the accumulator wraps beyond it) */
+    uint64_t longest = *groups == 1 ? d->k : d->group;
+    uint64_t top = d->in == NPK_PREC_INT8 ? 128 * 128 : 8 * 8;
+    if (longest * top > INT32_MAX)
+        return npk_fail(NPK_ELIMIT,
+                        "qweights_pack: a group of K=%llu: its int32 sum could wrap (at most "
+                        "%llu for %s); use groups of at most that",
+                        (unsigned long long)longest, (unsigned long long)(INT32_MAX / top),
+                        npk_rk_prec_name(d->in));
     uint64_t want = (uint64_t)*groups * d->n;
     if (!d->scale || d->scale_count != want)
         return npk_fail(NPK_EINVAL,
