@@ -281,6 +281,42 @@ static void choice(npk_rk *rt)
     free(sb);
 }
 
+/* Plans are kept between calls: a call after the runtime's cores, chain or M changed plans
+ * anew and is as right as the first. */
+static void kept_plans(npk_rk *rt)
+{
+    const shape s = {NPK_PREC_INT8, 9, 640, 100, 64};
+    const uint32_t groups = groups_of(&s);
+    int8_t *a = make_int((size_t)s.m * s.k, -128, 127), *b = make_int((size_t)s.k * s.n, -128, 127);
+    float *sa = make_scales(s.m, 0), *sb = make_scales((size_t)groups * s.n, 0);
+    npk_rk_qweights_desc d = {NPK_PREC_INT8,          s.k, s.n, b, NPK_RK_ROWS, s.group, sb,
+                              (uint64_t)groups * s.n, s.m, 2};
+    npk_rk_qweights *q = NULL;
+    CHECK_EQ(npk_rk_qweights_pack(rt, &d, &q), NPK_OK);
+    float *first = calloc((size_t)s.m * s.n, sizeof *first);
+    float *c = calloc((size_t)s.m * s.n, sizeof *c);
+    npk_rk_stats st[4];
+    CHECK_EQ(npk_rk_matmul_quant(rt, q, s.m, a, sa, s.m, NPK_PREC_FP32, first, &st[0]), NPK_OK);
+    CHECK_EQ(npk_rk_matmul_quant(rt, q, s.m, a, sa, s.m, NPK_PREC_FP32, c, &st[1]), NPK_OK);
+    CHECK(!memcmp(first, c, (size_t)s.m * s.n * sizeof *c));
+    CHECK_EQ(st[1].tasks, st[0].tasks);
+    CHECK_EQ(npk_rk_set_cores(rt, 1), NPK_OK);
+    CHECK_EQ(npk_rk_matmul_quant(rt, q, s.m, a, sa, s.m, NPK_PREC_FP32, c, &st[2]), NPK_OK);
+    CHECK_EQ(st[2].core_mask, 1);
+    CHECK_EQ(judge(&s, a, b, sa, s.m, sb, c, NPK_PREC_FP32, false), 0);
+    CHECK_EQ(npk_rk_set_chain(rt, 4), NPK_OK);
+    CHECK_EQ(npk_rk_matmul_quant(rt, q, s.m, a, sa, s.m, NPK_PREC_FP32, c, &st[3]), NPK_OK);
+    CHECK(st[3].submits <= st[2].submits); /* passes are separate jobs: chained within a pass */
+    CHECK_EQ(judge(&s, a, b, sa, s.m, sb, c, NPK_PREC_FP32, false), 0);
+    const shape s1 = {NPK_PREC_INT8, 1, 640, 100, 64}; /* another M: its own plans */
+    CHECK_EQ(npk_rk_matmul_quant(rt, q, 1, a, sa, 1, NPK_PREC_FP32, c, NULL), NPK_OK);
+    CHECK_EQ(judge(&s1, a, b, sa, 1, sb, c, NPK_PREC_FP32, false), 0);
+    CHECK_EQ(npk_rk_set_chain(rt, 1), NPK_OK);
+    CHECK_EQ(npk_rk_set_cores(rt, 3), NPK_OK);
+    npk_rk_qweights_free(rt, q);
+    free(a), free(b), free(sa), free(sb), free(first), free(c);
+}
+
 static void bad_input(npk_rk *rt, npk_rk *other)
 {
     int8_t b[64 * 32] = {0}, a[3 * 64] = {0};
@@ -378,6 +414,7 @@ int main(void)
         sweep(rt, &shapes[i]);
     layouts(rt);
     choice(rt);
+    kept_plans(rt);
     bad_input(rt, other);
     npk_rk_close(other);
     npk_rk_close(rt);

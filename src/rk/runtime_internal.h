@@ -106,6 +106,14 @@ npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, 
                                npk_rk_prec out, void *c);
 npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                               npk_rk_prec out, void *c, npk_rk_stats *st);
+/* npk_rk_matmul_held running `plan` (NULL: planned here), which must be the plan of
+ * npk_rk_matmul_request(rt, w, m, npk_rk_task_out(w, out)) — e.g. kept from an earlier call of
+ * the same request: planning is host work every call would otherwise repeat. */
+npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                   npk_rk_prec out, void *c, const struct npk_rk_plan *plan,
+                                   npk_rk_stats *st);
+/* What each task of a matmul of w writes for output `out`. */
+npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out);
 
 struct npk_rk_weights {
     const npk_rk *owner; /* the runtime whose device holds mem: its IOVAs mean nothing to

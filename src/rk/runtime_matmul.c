@@ -400,8 +400,35 @@ void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
     req->host_one_thread = rt->submission->all_cores;
 }
 
+npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out)
+{
+    /* Tasks write the input's accumulator as partials (fp32, int32; int4: int16, exact by the
+     * slice size); a single-slice output the NPU itself can produce (fp16 through
+     * FP32TOFP16_EN) is written directly. */
+    const npk_rk_out_stage *direct = npk_rk_out_stage_find(w->in, out);
+    return direct && direct->completes && w->slices == 1 ? out : npk_rk_input_row(w->in)->acc;
+}
+
 npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                               npk_rk_prec out, void *c, npk_rk_stats *st)
+{
+    return npk_rk_matmul_held_plan(rt, w, m, a, out, c, NULL, st);
+}
+
+/* A copy of a plan the caller keeps (its tasks are remapped to the runtime's cores here). */
+static npk_status copy_plan(const npk_rk_plan *from, npk_rk_plan *to)
+{
+    *to = *from;
+    to->tasks = malloc(from->count * sizeof *to->tasks + 1);
+    if (!to->tasks)
+        return npk_fail(NPK_ENOMEM, "matmul: no memory for the plan's %zu tasks", from->count);
+    memcpy(to->tasks, from->tasks, from->count * sizeof *to->tasks);
+    return NPK_OK;
+}
+
+npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                   npk_rk_prec out, void *c, const npk_rk_plan *plan,
+                                   npk_rk_stats *st)
 {
     npk_status s = NPK_OK;
     /* Weights bound to a buffer are read at every call: bring them up to date (the object is
@@ -414,11 +441,7 @@ npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, c
     r.w = w;
     r.st = st;
     r.a = (npk_rk_cmatrix){a, m, w->k, w->k};
-    /* Tasks write the input's accumulator as partials (fp32, int32; int4: int16, exact by the
-     * slice size); a single-slice output the NPU itself can produce (fp16 through
-     * FP32TOFP16_EN) is written directly. */
-    const npk_rk_out_stage *direct = npk_rk_out_stage_find(w->in, out);
-    r.task_out = direct && direct->completes && w->slices == 1 ? out : npk_rk_input_row(w->in)->acc;
+    r.task_out = npk_rk_task_out(w, out);
     /* Partials add up in the host accumulator; an output narrower than it (fp16 from fp32
      * partials) is accumulated aside and narrowed at the end. */
     const npk_rk_prec host_acc = npk_rk_out_stage_find(w->in, r.task_out)->host_acc;
@@ -436,7 +459,7 @@ npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, c
 
     npk_rk_plan_request req;
     npk_rk_matmul_request(rt, w, m, r.task_out, &req);
-    s = npk_rk_plan_matmul(&req, &r.plan);
+    s = plan ? copy_plan(plan, &r.plan) : npk_rk_plan_matmul(&req, &r.plan);
     if (s == NPK_OK) {
         st->tasks = (uint32_t)r.plan.count;
         st->cores_used = r.plan.cores_used;

@@ -131,6 +131,7 @@ void npk_rk_qweights_free(npk_rk *rt, npk_rk_qweights *qw)
     if (!qw)
         return;
     npk_rk_weights_free(rt, qw->w);
+    npk_rk_quant_plans_free(qw);
     free(qw->scale);
     free(qw);
 }
@@ -159,7 +160,7 @@ npk_status npk_rk_qweights_query(const npk_rk_qweights *qw, npk_rk_qweights_info
 
 typedef struct qcall {
     npk_rk *rt;
-    const npk_rk_qweights *q;
+    npk_rk_qweights *q; /* its kept plans change: under the runtime's call lock */
     uint32_t m;
     const int8_t *a;
     const float *sa;
@@ -237,8 +238,16 @@ static npk_status run_pass(qcall *c, const npk_rk_quant_pass *p)
             expand_a(c, p, m0, m1, ax);
         c->st->pack_ns += npk_now_ns() - t0;
         npk_rk_stats part_st = {0};
-        s = npk_rk_matmul_held(c->rt, p->w, (m1 - m0) * jg, whole ? (const void *)c->a : ax,
-                               NPK_PREC_INT32, part, &part_st);
+        const uint32_t rows = (m1 - m0) * jg;
+        t0 = npk_now_ns();
+        const npk_rk_plan *plan = npk_rk_quant_plan(c->q, c->rt, p->w, rows);
+        c->st->synth_ns += npk_now_ns() - t0; /* planning: host work before the tasks */
+        if (!plan) {
+            s = NPK_EINVAL;
+            break;
+        }
+        s = npk_rk_matmul_held_plan(c->rt, p->w, rows, whole ? (const void *)c->a : ax,
+                                    NPK_PREC_INT32, part, plan, &part_st);
         npk_rk_stats_add(c->st, &part_st);
         c->st->npu_span_ns += part_st.npu_span_ns; /* passes run one after another */
         if (part_st.cores_used > c->st->cores_used)
@@ -294,7 +303,7 @@ npk_status npk_rk_matmul_quant(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m
         s = npk_fail(NPK_ENOMEM, "matmul_quant: no memory for the fp32 result");
     else
         memset(acc, 0, count * sizeof *acc);
-    qcall call = {rt, qw, m, a, a_scale, a_scale_count, acc, st};
+    qcall call = {rt, (npk_rk_qweights *)qw, m, a, a_scale, a_scale_count, acc, st};
     for (uint32_t i = 0; s == NPK_OK && i < qw->passes; i++) {
         npk_rk_weights view;
         npk_rk_quant_pass p;

@@ -6,6 +6,15 @@
 
 #include "runtime_internal.h"
 
+/* A pass's plan kept across calls: planning is host work that depends only on the request
+ * (the pass's rows and K slice and the runtime's settings), the same for every full pass. */
+enum { NPK_RK_QUANT_PLANS = 2 }; /* a call's full passes and its last one */
+typedef struct npk_rk_quant_plan_slot {
+    bool used;
+    npk_rk_plan_request req;
+    npk_rk_plan plan;
+} npk_rk_quant_plan_slot;
+
 struct npk_rk_qweights {
     const npk_rk *owner;
     npk_rk_prec in;
@@ -21,7 +30,17 @@ struct npk_rk_qweights {
     uint32_t passes;
     double ksliced_us, chosen_us;
     npk_rk_weights *w; /* packed at k_slice */
+    /* plans of earlier passes (changed only under the owner runtime's call lock) */
+    npk_rk_quant_plan_slot plans[NPK_RK_QUANT_PLANS];
+    unsigned next_plan;
 };
+
+/* The plan of a pass of `rows` rows on w (a view of q's weights) for rt's settings: a kept one
+ * when its request is the same, else planned and kept; NULL with the planner's error. */
+const npk_rk_plan *npk_rk_quant_plan(npk_rk_qweights *q, const npk_rk *rt, const npk_rk_weights *w,
+                                     uint32_t rows);
+/* Frees the kept plans. */
+void npk_rk_quant_plans_free(npk_rk_qweights *q);
 
 /* One pass: a spine matmul over K range [k0, k1) holding groups [g0, g0 + groups), on w (the
  * weights as packed, when the whole K is one group; else a view of one K slice). */

@@ -148,3 +148,45 @@ npk_status npk_rk_matmul_quant_cost(npk_rk *rt, const npk_rk_qweights *qw, uint3
     *us = qw->groups == 1 ? t + combine_us(qw, m) : t;
     return NPK_OK;
 }
+
+/* Two requests plan alike: every field the planner reads (the warm-up state is not costed by the
+ * runtime's requests). */
+static bool same_request(const npk_rk_plan_request *x, const npk_rk_plan_request *y)
+{
+    return x->in == y->in && x->out == y->out && x->m == y->m && x->k == y->k && x->n == y->n &&
+           x->cores == y->cores && x->mode == y->mode && x->soc == y->soc &&
+           x->k_slice_max == y->k_slice_max && x->k_slice == y->k_slice && x->k_pad == y->k_pad &&
+           x->chain == y->chain && x->chain_m_tiles == y->chain_m_tiles &&
+           x->core_split == y->core_split && x->m_tiling == y->m_tiling &&
+           x->host_one_thread == y->host_one_thread && x->host == y->host &&
+           x->cost_warmups == y->cost_warmups && !x->cost_warmups;
+}
+
+const npk_rk_plan *npk_rk_quant_plan(npk_rk_qweights *q, const npk_rk *rt, const npk_rk_weights *w,
+                                     uint32_t rows)
+{
+    npk_rk_plan_request req;
+    npk_rk_matmul_request(rt, w, rows, npk_rk_task_out(w, NPK_PREC_INT32), &req);
+    for (unsigned i = 0; i < NPK_RK_QUANT_PLANS; i++)
+        if (q->plans[i].used && same_request(&q->plans[i].req, &req))
+            return &q->plans[i].plan;
+    npk_rk_quant_plan_slot *slot = &q->plans[q->next_plan];
+    q->next_plan = (q->next_plan + 1) % NPK_RK_QUANT_PLANS;
+    if (slot->used)
+        npk_rk_plan_free(&slot->plan);
+    slot->used = false;
+    if (npk_rk_plan_matmul(&req, &slot->plan))
+        return NULL;
+    slot->req = req;
+    slot->used = true;
+    return &slot->plan;
+}
+
+void npk_rk_quant_plans_free(npk_rk_qweights *q)
+{
+    for (unsigned i = 0; i < NPK_RK_QUANT_PLANS; i++)
+        if (q->plans[i].used) {
+            npk_rk_plan_free(&q->plans[i].plan);
+            q->plans[i].used = false;
+        }
+}
