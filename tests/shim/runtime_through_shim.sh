@@ -22,6 +22,14 @@ for dtype in fp16 int8 int4; do
   ok grep -q '"device":"/dev/accel/accel0"' <<<"$out"
   ok grep -q '"ok":true' <<<"$out"
 done
+# The quantised matmul (per-group int8, K-sliced and grouped passes) through both kernels.
+for dev in /dev/dri/card1 /dev/accel/accel0; do
+  for per in 1 0; do
+    out=$(LD_PRELOAD="$shim" "$cli" rk matmul --device "$dev" --dtype int8 -m 5 -k 320 -n 70 \
+          --group 64 --groups-per-pass "$per" --scale-a random --scale-b random --check --json 2>&1)
+    ok grep -q '"ok":true' <<<"$out"
+  done
+done
 out=$(LD_PRELOAD="$shim" "$cli" rk info --device /dev/accel/accel0 --json)
 ok grep -q '"kernel":"rocket"' <<<"$out"
 out=$(LD_PRELOAD="$shim" "$cli" rk info --device /dev/dri/card1 --json)
