@@ -119,6 +119,27 @@ static void host_stage(const rknn_mm_ctx *c, const rknn_matmul_shape *sh, const 
     }
 }
 
+/* Sync the operand's bytes of a bound mem (its offset, the current shape's size). */
+static npk_status sync_operand(const rknn_binding *b, uint32_t size, npk_rk_sync_dir dir)
+{
+    return npk_rk_buffer_sync(b->mem->buf, b->off, size, dir);
+}
+
+/* The memory contract, as the vendor's runtime keeps it: a run makes the device's copy of A and
+ * B what the CPU wrote (so a caller that never syncs is right, and a FROM_DEVICE sync of an
+ * input after the run gives back what was written), and it leaves C in the device's buffer as
+ * well as in the CPU's view (the result is computed into the CPU view here, then cleaned to the
+ * device: a FROM_DEVICE sync after the run, which every open client makes, reads the result and
+ * not the stale device bytes). Every documented sequence of rknn_mem_sync calls around a run
+ * therefore leaves the right bytes on both sides. */
+static npk_status sync_inputs(const rknn_mm_ctx *c, const rknn_matmul_io_attr *at)
+{
+    npk_status s = sync_operand(&c->a, at->A.size, NPK_RK_SYNC_TO_DEVICE);
+    if (s == NPK_OK && !npk_rk_weights_in_place(c->w)) /* in place: the runtime syncs it */
+        s = sync_operand(&c->b, at->B.size, NPK_RK_SYNC_TO_DEVICE);
+    return s;
+}
+
 static npk_status run_locked(rknn_mm_ctx *c)
 {
     const rknn_matmul_shape *sh = &c->shapes[c->cur];
@@ -129,7 +150,7 @@ static npk_status run_locked(rknn_mm_ctx *c)
     uint8_t *out = b ? operand(&c->c, &at->C, &s) : NULL;
     if (!out)
         return s;
-    if ((s = weights(c, sh, b, at->B.size)))
+    if ((s = weights(c, sh, b, at->B.size)) || (s = sync_inputs(c, at)))
         return s;
     const bool native = c->info.AC_layout == RKNN_MM_LAYOUT_NATIVE;
     const size_t mn = (size_t)sh->M * sh->N;
@@ -171,6 +192,8 @@ static npk_status run_locked(rknn_mm_ctx *c)
         else if (s == NPK_OK)
             memcpy(out, res, mn * eb);
     }
+    if (s == NPK_OK)
+        s = sync_operand(&c->c, at->C.size, NPK_RK_SYNC_TO_DEVICE);
     free(a4);
     free(rows);
     free(conv);
