@@ -72,6 +72,7 @@ function(npukit_rknn_client_test name)
   endforeach()
 endfunction()
 npukit_rknn_client_test(test_rknn_sync)
+npukit_rknn_client_test(test_rknn_lifetime)
 
 # The ABI as C++ sees it (g++ when present: the headers must be C++-compatible).
 include(CheckLanguage)

@@ -9,6 +9,7 @@
 #include "rknn_internal.h"
 
 static pthread_mutex_t mems_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t unpinned = PTHREAD_COND_INITIALIZER; /* a pin was released */
 static rknn_mem_obj **mems;
 static size_t nmems, capmems;
 static uint64_t next_id = 1;
@@ -22,13 +23,25 @@ static size_t index_of(const rknn_tensor_mem *mem)
     return SIZE_MAX;
 }
 
-rknn_mem_obj *rknn_mem_find(const rknn_tensor_mem *mem, uint64_t id)
+rknn_mem_obj *rknn_mem_pin(const rknn_tensor_mem *mem, uint64_t id)
 {
     pthread_mutex_lock(&mems_lock);
     size_t i = mem ? index_of(mem) : SIZE_MAX;
     rknn_mem_obj *o = i == SIZE_MAX || (id && mems[i]->id != id) ? NULL : mems[i];
+    if (o)
+        o->pins++;
     pthread_mutex_unlock(&mems_lock);
     return o;
+}
+
+void rknn_mem_unpin(rknn_mem_obj *o)
+{
+    if (!o)
+        return;
+    pthread_mutex_lock(&mems_lock);
+    if (!--o->pins)
+        pthread_cond_broadcast(&unpinned);
+    pthread_mutex_unlock(&mems_lock);
 }
 
 /* A runtime of the context's engine for the allocation: every context shares the process's
@@ -105,8 +118,12 @@ int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
     pthread_mutex_lock(&mems_lock);
     size_t i = mem ? index_of(mem) : SIZE_MAX;
     rknn_mem_obj *o = i == SIZE_MAX ? NULL : mems[i];
-    if (o)
+    if (o) {
+        /* no longer found by new calls; the ones using it now finish first */
         mems[i] = mems[--nmems];
+        while (o->pins)
+            pthread_cond_wait(&unpinned, &mems_lock);
+    }
     pthread_mutex_unlock(&mems_lock);
     if (!o)
         return rknn_error(NPK_EINVAL,
@@ -121,10 +138,11 @@ int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
 int rknn_mem_sync(rknn_context ctx, rknn_tensor_mem *mem, rknn_mem_sync_mode mode)
 {
     (void)ctx;
-    rknn_mem_obj *o = rknn_mem_find(mem, 0);
+    rknn_mem_obj *o = rknn_mem_pin(mem, 0);
     if (!o)
         return rknn_error(NPK_EINVAL, "rknn_mem_sync: %p is not a live rknn_tensor_mem",
                           (void *)mem);
     npk_status s = npk_rk_buffer_sync(o->buf, 0, 0, (npk_rk_sync_dir)mode);
+    rknn_mem_unpin(o);
     return s ? rknn_fail(s) : RKNN_SUCC;
 }

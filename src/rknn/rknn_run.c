@@ -21,15 +21,17 @@ static npk_rk_layout b_layout(int16_t l)
                                          : NPK_RK_ROWS;
 }
 
-/* The bound operand's bytes, checked against the current shape; NULL with the error recorded. */
-static uint8_t *operand(const rknn_binding *b, const rknn_matmul_tensor_attr *attr, npk_status *s)
+/* The bound operand's bytes, checked against the current shape, its mem pinned into *pin for
+ * the run (another thread's rknn_destroy_mem waits for it); NULL with the error recorded. */
+static uint8_t *operand(const rknn_binding *b, const rknn_matmul_tensor_attr *attr,
+                        rknn_mem_obj **pin, npk_status *s)
 {
     if (!b->mem) {
         *s = npk_fail(NPK_EINVAL, "rknn_matmul_run: %s is not bound (rknn_matmul_set_io_mem)",
                       attr->name);
         return NULL;
     }
-    if (!rknn_mem_find(&b->mem->pub, b->id)) {
+    if (!(*pin = rknn_mem_pin(&b->mem->pub, b->id))) {
         *s = npk_fail(NPK_EINVAL, "rknn_matmul_run: the mem bound as %s was destroyed", attr->name);
         return NULL;
     }
@@ -140,16 +142,13 @@ static npk_status sync_inputs(const rknn_mm_ctx *c, const rknn_matmul_io_attr *a
     return s;
 }
 
-static npk_status run_locked(rknn_mm_ctx *c)
+/* The run on pinned operands. */
+static npk_status run_pinned(rknn_mm_ctx *c, uint8_t *a, uint8_t *b, uint8_t *out)
 {
     const rknn_matmul_shape *sh = &c->shapes[c->cur];
     const rknn_matmul_io_attr *at = &c->attrs[c->cur];
     const rknn_type_row *row = c->row;
-    npk_status s = NPK_OK;
-    uint8_t *a = operand(&c->a, &at->A, &s), *b = a ? operand(&c->b, &at->B, &s) : NULL;
-    uint8_t *out = b ? operand(&c->c, &at->C, &s) : NULL;
-    if (!out)
-        return s;
+    npk_status s;
     if ((s = weights(c, sh, b, at->B.size)) || (s = sync_inputs(c, at)))
         return s;
     const bool native = c->info.AC_layout == RKNN_MM_LAYOUT_NATIVE;
@@ -197,6 +196,21 @@ static npk_status run_locked(rknn_mm_ctx *c)
     free(a4);
     free(rows);
     free(conv);
+    return s;
+}
+
+static npk_status run_locked(rknn_mm_ctx *c)
+{
+    const rknn_matmul_io_attr *at = &c->attrs[c->cur];
+    npk_status s = NPK_OK;
+    rknn_mem_obj *pins[3] = {NULL, NULL, NULL};
+    uint8_t *a = operand(&c->a, &at->A, &pins[0], &s);
+    uint8_t *b = a ? operand(&c->b, &at->B, &pins[1], &s) : NULL;
+    uint8_t *out = b ? operand(&c->c, &at->C, &pins[2], &s) : NULL;
+    if (out)
+        s = run_pinned(c, a, b, out);
+    for (int i = 0; i < 3; i++)
+        rknn_mem_unpin(pins[i]);
     return s;
 }
 
