@@ -73,6 +73,7 @@ function(npukit_rknn_client_test name)
 endfunction()
 npukit_rknn_client_test(test_rknn_sync)
 npukit_rknn_client_test(test_rknn_lifetime)
+npukit_rknn_client_test(test_rknn_dmabuf)
 
 # The ABI as C++ sees it (g++ when present: the headers must be C++-compatible).
 include(CheckLanguage)

@@ -120,6 +120,54 @@ static bool remember(npk_rk_device *d, const npk_rk_mem *m)
     return ok;
 }
 
+/* MEM_MAP + mmap of `size` bytes of an object MEM_CREATE answered for, and the record for
+ * close; on failure the object is destroyed. */
+static npk_status map_created(npk_rk_device *d, const struct rknpu_mem_create *c, uint64_t size,
+                              uint32_t flags, npk_rk_mem *out)
+{
+    struct rknpu_mem_map m = {.handle = c->handle};
+    int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_MAP, &m);
+    int err = 0;
+    void *host = rc ? NULL : d->be.map(d->ctx, m.offset, size, &err);
+    if (!host) {
+        struct rknpu_mem_destroy x = {.handle = c->handle, .obj_addr = c->obj_addr};
+        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+        if (rc)
+            return req_fail(d, rc, "MEM_MAP", "handle %llu%.0llu", c->handle, 0);
+        return npk_fail(from_errno(err),
+                        "rk mem_create: mmap of %llu bytes at offset 0x%llx "
+                        "on %s failed: %s",
+                        (unsigned long long)size, (unsigned long long)m.offset, d->name,
+                        strerror(err));
+    }
+    *out = (npk_rk_mem){.handle = c->handle,
+                        .flags = flags,
+                        .size = size,
+                        .obj_addr = c->obj_addr,
+                        .iova = (uint32_t)c->dma_addr,
+                        .host = host,
+                        .map_offset = m.offset};
+    if (!remember(d, out)) {
+        d->be.unmap(d->ctx, host, size);
+        struct rknpu_mem_destroy x = {.handle = c->handle, .obj_addr = c->obj_addr};
+        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+        memset(out, 0, sizeof *out);
+        return npk_fail(NPK_ENOMEM, "rk mem_create: out of memory for the buffer list");
+    }
+    return NPK_OK;
+}
+
+/* An IOVA above 32 bits is refused (the NPU's address registers are 32-bit). */
+static npk_status check_iova(npk_rk_device *d, const struct rknpu_mem_create *c)
+{
+    if (c->dma_addr <= 0xffffffffull)
+        return NPK_OK;
+    struct rknpu_mem_destroy x = {.handle = c->handle, .obj_addr = c->obj_addr};
+    d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+    return npk_fail(NPK_EPROTO, "rknpu MEM_CREATE on %s returned IOVA 0x%llx, not 32-bit", d->name,
+                    (unsigned long long)c->dma_addr);
+}
+
 npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, npk_rk_mem *out)
 {
     memset(out, 0, sizeof *out);
@@ -129,42 +177,35 @@ npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, np
     int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_CREATE, &c);
     if (rc)
         return req_fail(d, rc, "MEM_CREATE", "size %llu, flags 0x%llx", size, flags);
-    if (c.dma_addr > 0xffffffffull) {
+    npk_status s = check_iova(d, &c);
+    return s ? s : map_created(d, &c, size, flags, out);
+}
+
+npk_status npk_rk_mem_import(npk_rk_device *d, int fd, npk_rk_mem *out)
+{
+    memset(out, 0, sizeof *out);
+    struct rknpu_drm_prime_handle p = {.fd = fd};
+    int rc = d->be.ioctl(d->ctx, RKNPU_DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+    if (rc)
+        return req_fail(d, rc, "PRIME_FD_TO_HANDLE", "fd %lld%.0llu", (unsigned long long)fd, 0);
+    /* the driver answers MEM_CREATE for an existing handle with the object's address */
+    struct rknpu_mem_create c = {.handle = p.handle};
+    rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_CREATE, &c);
+    if (rc) {
+        struct rknpu_mem_destroy x = {.handle = p.handle};
+        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+        return req_fail(d, rc, "MEM_CREATE", "imported handle %llu%.0llu", p.handle, 0);
+    }
+    if (c.handle != p.handle || !c.size) { /* a driver that allocated instead of looking up */
         struct rknpu_mem_destroy x = {.handle = c.handle, .obj_addr = c.obj_addr};
         d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
-        return npk_fail(NPK_EPROTO, "rknpu MEM_CREATE on %s returned IOVA 0x%llx, not 32-bit",
-                        d->name, (unsigned long long)c.dma_addr);
-    }
-    struct rknpu_mem_map m = {.handle = c.handle};
-    rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_MAP, &m);
-    int err = 0;
-    void *host = rc ? NULL : d->be.map(d->ctx, m.offset, size, &err);
-    if (!host) {
-        struct rknpu_mem_destroy x = {.handle = c.handle, .obj_addr = c.obj_addr};
+        x = (struct rknpu_mem_destroy){.handle = p.handle};
         d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
-        if (rc)
-            return req_fail(d, rc, "MEM_MAP", "handle %llu%.0llu", c.handle, 0);
-        return npk_fail(from_errno(err),
-                        "rk mem_create: mmap of %llu bytes at offset 0x%llx "
-                        "on %s failed: %s",
-                        (unsigned long long)size, (unsigned long long)m.offset, d->name,
-                        strerror(err));
+        return npk_fail(NPK_EUNSUPPORTED,
+                        "rknpu on %s does not answer MEM_CREATE for an imported handle", d->name);
     }
-    *out = (npk_rk_mem){.handle = c.handle,
-                        .flags = flags,
-                        .size = size,
-                        .obj_addr = c.obj_addr,
-                        .iova = (uint32_t)c.dma_addr,
-                        .host = host,
-                        .map_offset = m.offset};
-    if (!remember(d, out)) {
-        d->be.unmap(d->ctx, host, size);
-        struct rknpu_mem_destroy x = {.handle = c.handle, .obj_addr = c.obj_addr};
-        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
-        memset(out, 0, sizeof *out);
-        return npk_fail(NPK_ENOMEM, "rk mem_create: out of memory for the buffer list");
-    }
-    return NPK_OK;
+    npk_status s = check_iova(d, &c);
+    return s ? s : map_created(d, &c, c.size, RKNPU_MEM_NON_CONTIGUOUS, out);
 }
 
 npk_status npk_rk_mem_sync(npk_rk_device *d, const npk_rk_mem *mem, uint64_t offset, uint64_t size,

@@ -132,6 +132,41 @@ int rksim_mem_create(rksim_mem *m, uint64_t size, uint32_t flags, rksim_buf **ou
     return 0;
 }
 
+int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out)
+{
+    if (size == 0 || size > IOVA_TOP - IOVA_BOTTOM)
+        return -EINVAL;
+    uint64_t span = (size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+    uint64_t iova;
+    if (!find_iova(m, span, &iova))
+        return -ENOMEM;
+    rksim_buf *b = calloc(1, sizeof *b);
+    if (!b)
+        return -ENOMEM;
+    /* the exporter's pages, shared with every other mapping of the dma-buf */
+    void *cpu = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (cpu == MAP_FAILED) {
+        free(b);
+        return -EINVAL;
+    }
+    b->cpu = b->dev = cpu;
+    b->imported = true;
+    b->handle = m->next_handle++;
+    b->flags = RKNPU_MEM_NON_CONTIGUOUS; /* what the driver marks an import */
+    b->size = size;
+    b->span = span;
+    b->iova = iova;
+    b->obj_addr = OBJ_BASE + (uint64_t)b->handle * 0x400;
+    b->map_offset = MAP_BASE + iova;
+    b->live = true;
+    if (insert_sorted(m, b)) {
+        buf_free(b);
+        return -ENOMEM;
+    }
+    *out = b;
+    return 0;
+}
+
 static void remove_at(rksim_mem *m, size_t i)
 {
     memmove(&m->bufs[i], &m->bufs[i + 1], (m->count - i - 1) * sizeof *m->bufs);
