@@ -34,6 +34,7 @@ typedef struct rksim_buf {
     bool live;           /* false once destroyed (kept while still mapped) */
     unsigned cpu_maps;   /* outstanding rksim_mmap mappings */
     bool imported;       /* a dma-buf's pages (PRIME import): one coherent view, not owned */
+    uint64_t import_dev, import_ino; /* which dma-buf (its file's identity) */
 } rksim_buf;
 
 typedef struct rksim_mem {
@@ -59,7 +60,9 @@ void rksim_mem_free(rksim_mem *m);
  * hands them out on the board). Returns 0 or -ENOMEM / -EINVAL. */
 int rksim_mem_create(rksim_mem *m, uint64_t size, uint32_t flags, rksim_buf **out);
 /* Import the `size` bytes of a dma-buf fd (PRIME): its pages mapped shared, one coherent
- * view, an IOVA like any buffer's. 0, -EINVAL (not mappable) or -ENOMEM. */
+ * view, an IOVA like any buffer's; a dma-buf imported already (any descriptor of it) answers
+ * its existing buffer, as the DRM core answers the same handle. 0, -EINVAL (not mappable) or
+ * -ENOMEM. */
 int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out);
 /* Destroy by handle; the CPU view survives until its last mapping is released. */
 int rksim_mem_destroy(rksim_mem *m, uint32_t handle, uint64_t obj_addr);
