@@ -77,7 +77,8 @@ static bool on_rocket(void)
     return d && (strstr(d, "rocket") || strstr(d, "accel"));
 }
 
-/* One layer: its B in the dma-buf at `off` (normal layout, or native through the helper). */
+/* One layer: its B in the dma-buf at `off` (normal layout, or native through
+ * rknn_B_normal_layout_to_native_layout). */
 typedef struct layer {
     rknn_matmul_ctx ctx;
     rknn_matmul_io_attr io;

@@ -76,7 +76,8 @@ typedef struct mm_case {
 } mm_case;
 
 static const mm_case cases[] = {
-    {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, RKNN_MM_LAYOUT_NORM, 1, 32, 16}, /* the report's shape */
+    {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, RKNN_MM_LAYOUT_NORM, 1, 32,
+     16}, /* the shape that lost C */
     {RKNN_FLOAT16_MM_FLOAT16_TO_FLOAT32, RKNN_MM_LAYOUT_NATIVE, 3, 64, 32},
     {RKNN_INT8_MM_INT8_TO_INT32, RKNN_MM_LAYOUT_NORM, 2, 64, 32},
     {RKNN_INT8_MM_INT8_TO_INT32, RKNN_MM_LAYOUT_NATIVE, 5, 96, 64},
@@ -121,7 +122,7 @@ static void run_client(const mm_case *mc, const mem_kind *kind, const sync_patte
     bool ok = av && bv && a_bytes && b_rows && b_bytes && mems[0] && mems[1] && mems[2];
     CHECK(ok);
     for (int i = 0; ok && i < k * n; i++) {
-        bv[i] = mc->m == 1 ? 1 : small(); /* the report's case: all ones, C[0] = K */
+        bv[i] = mc->m == 1 ? 1 : small(); /* all ones: C[0] = K */
         if (fp16)
             ((uint16_t *)b_rows)[i] = half_of_int(bv[i]);
         else
@@ -187,8 +188,8 @@ static void run_client(const mm_case *mc, const mem_kind *kind, const sync_patte
     free(b_bytes);
 }
 
-/* The report, as its program printed it: C[0] before and after a FROM_DEVICE sync. */
-static void test_report(void)
+/* The smallest program that lost C: C[0] before and after a FROM_DEVICE sync. */
+static void test_c_survives_sync(void)
 {
     rknn_matmul_info info;
     memset(&info, 0, sizeof info);
@@ -219,7 +220,7 @@ static void test_report(void)
 
 int main(void)
 {
-    test_report();
+    test_c_survives_sync();
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
             for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++)
