@@ -45,6 +45,43 @@ add_test(NAME test_rknn_group COMMAND test_rknn_group)
 add_test(NAME test_rknn_group_rocket COMMAND test_rknn_group)
 set_tests_properties(test_rknn_group_rocket PROPERTIES ENVIRONMENT NPUKIT_RK_DEVICE=sim-rocket)
 
+# Client-shaped programs of the layer, run on each kernel: in process on the simulator's rknpu
+# and rocket front ends (sanitized, through librknnrt.so), and built once more without
+# sanitizers (the layer and the library linked in) to run under the LD_PRELOAD shim on
+# /dev/dri/card1 and /dev/accel/accel0, the way a program built for a board runs on x86.
+function(npukit_rknn_client_test name)
+  add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn/${name}.c)
+  target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests
+                             ${CMAKE_CURRENT_SOURCE_DIR}/include)
+  target_link_libraries(${name} PRIVATE rknnrt Threads::Threads m)
+  foreach(dev sim sim-rocket)
+    add_test(NAME ${name}_${dev} COMMAND ${name})
+    set_tests_properties(${name}_${dev} PROPERTIES ENVIRONMENT "NPUKIT_RK_DEVICE=${dev}")
+  endforeach()
+  add_executable(${name}_plain ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn/${name}.c
+                 ${NPUKIT_RKNN_SOURCES} $<TARGET_OBJECTS:npukit_plain_objs>)
+  target_include_directories(${name}_plain PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests
+                             ${CMAKE_CURRENT_SOURCE_DIR}/include
+                             ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn)
+  target_link_libraries(${name}_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB}
+                        ${NPUKIT_CJSON_LIB} Threads::Threads m)
+  set_target_properties(${name}_plain PROPERTIES COMPILE_OPTIONS "-Wall;-Wextra;-Werror"
+                        LINK_OPTIONS "")
+  add_dependencies(${name}_plain rksim_shim)
+  foreach(dev card1 accel0)
+    set(path /dev/dri/card1)
+    if(dev STREQUAL accel0)
+      set(path /dev/accel/accel0)
+    endif()
+    add_test(NAME ${name}_shim_${dev} COMMAND ${name}_plain)
+    set_tests_properties(${name}_shim_${dev} PROPERTIES ENVIRONMENT
+      "LD_PRELOAD=$<TARGET_FILE:rksim_shim>;NPUKIT_RK_DEVICE=${path};NPUKIT_RKSIM_TIMEOUT_SCALE=0")
+  endforeach()
+endfunction()
+npukit_rknn_client_test(test_rknn_sync)
+npukit_rknn_client_test(test_rknn_lifetime)
+npukit_rknn_client_test(test_rknn_dmabuf)
+
 # The ABI as C++ sees it (g++ when present: the headers must be C++-compatible).
 include(CheckLanguage)
 check_language(CXX)

@@ -24,7 +24,8 @@ if(NPUKIT_HAVE_CBLAS)
   target_compile_definitions(npukit_plain_objs PRIVATE NPUKIT_HAVE_CBLAS=1)
 endif()
 
-add_library(rksim_shim SHARED $<TARGET_OBJECTS:npukit_plain_objs> src/rksim/shim/shim.c)
+add_library(rksim_shim SHARED $<TARGET_OBJECTS:npukit_plain_objs> src/rksim/shim/shim.c
+            src/rksim/shim/shim_dirs.c)
 set_target_properties(rksim_shim PROPERTIES
   COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
   LINK_OPTIONS ""

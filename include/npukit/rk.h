@@ -166,6 +166,14 @@ typedef enum npk_rk_sync_dir {
 } npk_rk_sync_dir;
 
 npk_status npk_rk_buffer_create(npk_rk *rt, uint64_t size, npk_rk_buffer **out);
+/* A dma-buf (fd, e.g. from a DMA heap) as a buffer: imported through the kernel (PRIME) where
+ * the driver imports (rknpu: the NPU reads it in place like a buffer of this runtime), else
+ * mapped for the CPU only (mainline rocket has no import: every call stages it). The buffer
+ * covers the whole dma-buf; it keeps its own duplicate of fd; syncs are the dma-buf's
+ * (DMA_BUF_IOCTL_SYNC). npk_rk_buffer_free releases the import, never the exporter's memory. */
+npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out);
+/* True for a buffer of npk_rk_buffer_import. */
+bool npk_rk_buffer_imported(const npk_rk_buffer *buf);
 /* Frees the buffer's device memory (whatever runtime created it); NULL is a no-op. */
 void npk_rk_buffer_free(npk_rk_buffer *buf);
 void *npk_rk_buffer_host(const npk_rk_buffer *buf);

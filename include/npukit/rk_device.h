@@ -68,6 +68,11 @@ void npk_rk_device_query(const npk_rk_device *dev, npk_rk_device_info *info);
 
 /* MEM_CREATE + MEM_MAP + mmap. */
 npk_status npk_rk_mem_create(npk_rk_device *dev, uint64_t size, uint32_t flags, npk_rk_mem *out);
+/* Import a dma-buf (DRM_IOCTL_PRIME_FD_TO_HANDLE, then MEM_CREATE with the handle for its
+ * address, MEM_MAP + mmap): the whole dma-buf as a buffer of the device; npk_rk_mem_destroy
+ * releases the import (the exporter keeps the memory). The rknpu driver imports; mainline
+ * rocket does not (NPK_EINVAL from its DRM core). fd stays the caller's. */
+npk_status npk_rk_mem_import(npk_rk_device *dev, int fd, npk_rk_mem *out);
 /* MEM_SYNC of [offset, offset+size) in direction RKNPU_MEM_SYNC_TO_DEVICE / _FROM_DEVICE. */
 npk_status npk_rk_mem_sync(npk_rk_device *dev, const npk_rk_mem *mem, uint64_t offset,
                            uint64_t size, uint32_t dir);

@@ -62,6 +62,18 @@ struct rknpu_drm_version {
 };
 #define RKNPU_DRM_IOCTL_VERSION RKNPU_DRM_IOWR(0x00, sizeof(struct rknpu_drm_version))
 
+/* DRM core PRIME import (struct drm_prime_handle): a dma-buf fd in, a GEM handle of this file
+ * out. The vendor rknpu driver imports (gem_prime_import_sg_table); MEM_CREATE with that
+ * handle then answers the object's size, obj_addr and dma_addr, and MEM_MAP its mmap offset.
+ * Mainline rocket has no import path: the DRM core answers EINVAL (docs/facts-dma-buf.md). */
+struct rknpu_drm_prime_handle {
+    uint32_t handle;
+    uint32_t flags; /* fd -> handle: unused (0) */
+    int32_t fd;
+};
+#define RKNPU_DRM_IOCTL_PRIME_FD_TO_HANDLE                                                         \
+    RKNPU_DRM_IOWR(0x2e, sizeof(struct rknpu_drm_prime_handle))
+
 /* ---- rknpu requests (facts A.1 table) ---- */
 enum {
     RKNPU_NR_ACTION = 0,

@@ -72,6 +72,13 @@ extern const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT];
  * (2^32 - 1 ms, scaled by 1/1000, is 71 minutes) still returns ETIMEDOUT within a second. */
 #define RKSIM_MAX_WAIT_MS 1000.0
 
+/* The end of the description the simulator's kernel front ends (rknpu and rocket) answer to
+ * DRM_IOCTL_VERSION, after the driver's own words: the name stays the driver's ("rknpu",
+ * "rocket") so programs find it, and the description says the NPU behind it is a model, so
+ * that whoever reads it (npukit's kernel backend, through the LD_PRELOAD shim too) labels the
+ * times it reports as modelled, not measured. */
+#define RKSIM_DRM_DESC_MARK "(npukit rksim simulator)"
+
 /* The decoded-weights cache's default and largest size (MiB, all cores together). */
 enum { RKSIM_WEIGHT_CACHE_DEFAULT_MIB = 256, RKSIM_WEIGHT_CACHE_MAX_MIB = 65536 };
 

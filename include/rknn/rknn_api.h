@@ -131,6 +131,16 @@ RKNN_STATIC_ASSERT(sizeof(rknn_tensor_mem) == 40, "rknn_tensor_mem is 40 bytes")
  * any. NULL on failure. */
 rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size);
 rknn_tensor_mem *rknn_create_mem2(rknn_context ctx, uint64_t size, uint64_t alloc_flags);
+/* Memory of a dma-buf fd (e.g. from /dev/dma_heap/system): `size` bytes at byte `offset` of
+ * it; virt is the caller's mapping of the whole dma-buf (reported back as virt_addr; NULL: the
+ * layer's own mapping), so the operand's bytes are at virt_addr + offset. The fd stays the
+ * caller's (the mem holds its own reference). */
+rknn_tensor_mem *rknn_create_mem_from_fd(rknn_context ctx, int32_t fd, void *virt, uint32_t size,
+                                         int32_t offset);
+/* Memory by physical address: refused (NULL) on both kernels, neither imports physical memory
+ * (the NPU sees only what its IOMMU maps). */
+rknn_tensor_mem *rknn_create_mem_from_phys(rknn_context ctx, uint64_t phys_addr, void *virt,
+                                           uint32_t size);
 int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem);
 int rknn_mem_sync(rknn_context ctx, rknn_tensor_mem *mem, rknn_mem_sync_mode mode);
 

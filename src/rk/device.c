@@ -16,6 +16,13 @@ struct npk_rk_device {
     const npk_rk_soc *soc;
     npk_rk_mem *live; /* buffers created and not yet destroyed, for close */
     size_t nlive, caplive;
+    /* Imported handles and how many buffers hold each: importing a dma-buf again answers the
+     * same handle (the DRM core's rule), so the handle is destroyed with its last holder. */
+    struct import_ref {
+        uint32_t handle;
+        unsigned refs;
+    } * imports;
+    size_t nimports, capimports;
     pthread_mutex_t live_lock; /* threads (one per core) create and destroy buffers */
 };
 
@@ -120,6 +127,54 @@ static bool remember(npk_rk_device *d, const npk_rk_mem *m)
     return ok;
 }
 
+/* MEM_MAP + mmap of `size` bytes of an object MEM_CREATE answered for, and the record for
+ * close; on failure the object is destroyed. */
+static npk_status map_created(npk_rk_device *d, const struct rknpu_mem_create *c, uint64_t size,
+                              uint32_t flags, npk_rk_mem *out)
+{
+    struct rknpu_mem_map m = {.handle = c->handle};
+    int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_MAP, &m);
+    int err = 0;
+    void *host = rc ? NULL : d->be.map(d->ctx, m.offset, size, &err);
+    if (!host) {
+        struct rknpu_mem_destroy x = {.handle = c->handle, .obj_addr = c->obj_addr};
+        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+        if (rc)
+            return req_fail(d, rc, "MEM_MAP", "handle %llu%.0llu", c->handle, 0);
+        return npk_fail(from_errno(err),
+                        "rk mem_create: mmap of %llu bytes at offset 0x%llx "
+                        "on %s failed: %s",
+                        (unsigned long long)size, (unsigned long long)m.offset, d->name,
+                        strerror(err));
+    }
+    *out = (npk_rk_mem){.handle = c->handle,
+                        .flags = flags,
+                        .size = size,
+                        .obj_addr = c->obj_addr,
+                        .iova = (uint32_t)c->dma_addr,
+                        .host = host,
+                        .map_offset = m.offset};
+    if (!remember(d, out)) {
+        d->be.unmap(d->ctx, host, size);
+        struct rknpu_mem_destroy x = {.handle = c->handle, .obj_addr = c->obj_addr};
+        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+        memset(out, 0, sizeof *out);
+        return npk_fail(NPK_ENOMEM, "rk mem_create: out of memory for the buffer list");
+    }
+    return NPK_OK;
+}
+
+/* An IOVA above 32 bits is refused (the NPU's address registers are 32-bit). */
+static npk_status check_iova(npk_rk_device *d, const struct rknpu_mem_create *c)
+{
+    if (c->dma_addr <= 0xffffffffull)
+        return NPK_OK;
+    struct rknpu_mem_destroy x = {.handle = c->handle, .obj_addr = c->obj_addr};
+    d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+    return npk_fail(NPK_EPROTO, "rknpu MEM_CREATE on %s returned IOVA 0x%llx, not 32-bit", d->name,
+                    (unsigned long long)c->dma_addr);
+}
+
 npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, npk_rk_mem *out)
 {
     memset(out, 0, sizeof *out);
@@ -129,42 +184,102 @@ npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, np
     int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_CREATE, &c);
     if (rc)
         return req_fail(d, rc, "MEM_CREATE", "size %llu, flags 0x%llx", size, flags);
-    if (c.dma_addr > 0xffffffffull) {
+    npk_status s = check_iova(d, &c);
+    return s ? s : map_created(d, &c, size, flags, out);
+}
+
+/* Under live_lock: the import record of handle, or NULL. */
+static struct import_ref *import_of(npk_rk_device *d, uint32_t handle)
+{
+    for (size_t i = 0; i < d->nimports; i++)
+        if (d->imports[i].handle == handle)
+            return &d->imports[i];
+    return NULL;
+}
+
+/* A buffer more of an import held already: its record copied, the count raised; false when the
+ * handle is not one held. */
+static bool share_import(npk_rk_device *d, uint32_t handle, npk_rk_mem *out)
+{
+    bool found = false;
+    pthread_mutex_lock(&d->live_lock);
+    struct import_ref *r = import_of(d, handle);
+    for (size_t i = 0; r && i < d->nlive && !found; i++)
+        if (d->live[i].handle == handle) {
+            *out = d->live[i];
+            r->refs++;
+            found = true;
+        }
+    pthread_mutex_unlock(&d->live_lock);
+    return found;
+}
+
+/* Record a new import held once; false when the table cannot grow. */
+static bool add_import(npk_rk_device *d, uint32_t handle)
+{
+    pthread_mutex_lock(&d->live_lock);
+    if (d->nimports == d->capimports) {
+        size_t cap = d->capimports ? d->capimports * 2 : 8;
+        struct import_ref *n = realloc(d->imports, cap * sizeof *n);
+        if (n) {
+            d->imports = n;
+            d->capimports = cap;
+        }
+    }
+    bool ok = d->nimports < d->capimports;
+    if (ok)
+        d->imports[d->nimports++] = (struct import_ref){handle, 1};
+    pthread_mutex_unlock(&d->live_lock);
+    return ok;
+}
+
+/* Drop one holder of an import: true when others still hold it (nothing to destroy yet). */
+static bool release_import(npk_rk_device *d, uint32_t handle)
+{
+    pthread_mutex_lock(&d->live_lock);
+    struct import_ref *r = import_of(d, handle);
+    bool held = r && r->refs > 1;
+    if (held)
+        r->refs--;
+    else if (r)
+        *r = d->imports[--d->nimports];
+    pthread_mutex_unlock(&d->live_lock);
+    return held;
+}
+
+npk_status npk_rk_mem_import(npk_rk_device *d, int fd, npk_rk_mem *out)
+{
+    memset(out, 0, sizeof *out);
+    struct rknpu_drm_prime_handle p = {.fd = fd};
+    int rc = d->be.ioctl(d->ctx, RKNPU_DRM_IOCTL_PRIME_FD_TO_HANDLE, &p);
+    if (rc)
+        return req_fail(d, rc, "PRIME_FD_TO_HANDLE", "fd %lld%.0llu", (unsigned long long)fd, 0);
+    if (share_import(d, p.handle, out))
+        return NPK_OK;
+    /* the driver answers MEM_CREATE for an existing handle with the object's address */
+    struct rknpu_mem_create c = {.handle = p.handle};
+    rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_CREATE, &c);
+    if (rc) {
+        struct rknpu_mem_destroy x = {.handle = p.handle};
+        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
+        return req_fail(d, rc, "MEM_CREATE", "imported handle %llu%.0llu", p.handle, 0);
+    }
+    if (c.handle != p.handle || !c.size) { /* a driver that allocated instead of looking up */
         struct rknpu_mem_destroy x = {.handle = c.handle, .obj_addr = c.obj_addr};
         d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
-        return npk_fail(NPK_EPROTO, "rknpu MEM_CREATE on %s returned IOVA 0x%llx, not 32-bit",
-                        d->name, (unsigned long long)c.dma_addr);
-    }
-    struct rknpu_mem_map m = {.handle = c.handle};
-    rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_MAP, &m);
-    int err = 0;
-    void *host = rc ? NULL : d->be.map(d->ctx, m.offset, size, &err);
-    if (!host) {
-        struct rknpu_mem_destroy x = {.handle = c.handle, .obj_addr = c.obj_addr};
+        x = (struct rknpu_mem_destroy){.handle = p.handle};
         d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
-        if (rc)
-            return req_fail(d, rc, "MEM_MAP", "handle %llu%.0llu", c.handle, 0);
-        return npk_fail(from_errno(err),
-                        "rk mem_create: mmap of %llu bytes at offset 0x%llx "
-                        "on %s failed: %s",
-                        (unsigned long long)size, (unsigned long long)m.offset, d->name,
-                        strerror(err));
+        return npk_fail(NPK_EUNSUPPORTED,
+                        "rknpu on %s does not answer MEM_CREATE for an imported handle", d->name);
     }
-    *out = (npk_rk_mem){.handle = c.handle,
-                        .flags = flags,
-                        .size = size,
-                        .obj_addr = c.obj_addr,
-                        .iova = (uint32_t)c.dma_addr,
-                        .host = host,
-                        .map_offset = m.offset};
-    if (!remember(d, out)) {
-        d->be.unmap(d->ctx, host, size);
-        struct rknpu_mem_destroy x = {.handle = c.handle, .obj_addr = c.obj_addr};
-        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_DESTROY, &x);
-        memset(out, 0, sizeof *out);
-        return npk_fail(NPK_ENOMEM, "rk mem_create: out of memory for the buffer list");
+    npk_status s = check_iova(d, &c);
+    if (s == NPK_OK)
+        s = map_created(d, &c, c.size, RKNPU_MEM_NON_CONTIGUOUS, out);
+    if (s == NPK_OK && !add_import(d, p.handle)) {
+        npk_rk_mem_destroy(d, out);
+        s = npk_fail(NPK_ENOMEM, "rk mem_import: out of memory for the import list");
     }
-    return NPK_OK;
+    return s;
 }
 
 npk_status npk_rk_mem_sync(npk_rk_device *d, const npk_rk_mem *mem, uint64_t offset, uint64_t size,
@@ -182,6 +297,10 @@ npk_status npk_rk_mem_destroy(npk_rk_device *d, npk_rk_mem *mem)
 {
     if (!mem->handle)
         return NPK_OK;
+    if (release_import(d, mem->handle)) { /* another buffer holds the import and its mapping */
+        memset(mem, 0, sizeof *mem);
+        return NPK_OK;
+    }
     if (mem->host)
         d->be.unmap(d->ctx, mem->host, mem->size);
     struct rknpu_mem_destroy x = {.handle = mem->handle, .obj_addr = mem->obj_addr};
@@ -236,6 +355,7 @@ void npk_rk_device_close(npk_rk_device *d)
 {
     if (!d)
         return;
+    d->nimports = 0; /* every buffer goes now: each import once */
     while (d->nlive) {
         npk_rk_mem m = d->live[d->nlive - 1];
         uint32_t handle = m.handle;
@@ -245,6 +365,7 @@ void npk_rk_device_close(npk_rk_device *d)
             d->nlive--;
     }
     free(d->live);
+    free(d->imports);
     d->be.close(d->ctx);
     pthread_mutex_destroy(&d->live_lock);
     free(d);

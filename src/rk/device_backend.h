@@ -57,6 +57,10 @@ void *npk_rk_kernel_fd_ctx(int fd);
 /* The DRM driver name of the node at path ("rknpu", "rocket", ...): an open descriptor, or a
  * negative errno (-ENODEV when it answers no DRM_IOCTL_VERSION). */
 int npk_rk_node_open(const char *path, char *driver, size_t len);
+/* True when the node's DRM_IOCTL_VERSION description names the simulator
+ * (RKSIM_DRM_DESC_MARK): a kernel interface answered by rksim, e.g. under the LD_PRELOAD shim.
+ * Its times are the model's, not measurements. */
+bool npk_rk_node_simulated(int fd);
 
 /* The rocket adapter over an inner backend speaking the rocket requests (device_rocket.c);
  * takes ownership of ictx. */

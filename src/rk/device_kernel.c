@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "npukit/rksim.h" /* RKSIM_DRM_DESC_MARK */
 #include "rk/device_backend.h"
 
 typedef struct kernel_ctx {
@@ -152,12 +153,30 @@ void *npk_rk_kernel_fd_ctx(int fd)
     return k;
 }
 
-/* fd's DRM driver name into name[len]; false when it answers no DRM_IOCTL_VERSION. */
-static bool driver_name(int fd, char *name, size_t len)
+/* fd's DRM driver name into name[len] and, when desc is not NULL, its description into
+ * desc[desc_len]; false when it answers no DRM_IOCTL_VERSION. */
+static bool driver_version(int fd, char *name, size_t len, char *desc, size_t desc_len)
 {
     memset(name, 0, len);
     struct rknpu_drm_version v = {.name_len = len - 1, .name = (uintptr_t)name};
+    if (desc) {
+        memset(desc, 0, desc_len);
+        v.desc_len = desc_len - 1;
+        v.desc = (uintptr_t)desc;
+    }
     return ioctl(fd, RKNPU_DRM_IOCTL_VERSION, &v) == 0;
+}
+
+static bool driver_name(int fd, char *name, size_t len)
+{
+    return driver_version(fd, name, len, NULL, 0);
+}
+
+bool npk_rk_node_simulated(int fd)
+{
+    char name[32], desc[128];
+    return driver_version(fd, name, sizeof name, desc, sizeof desc) &&
+           strstr(desc, RKSIM_DRM_DESC_MARK) != NULL;
 }
 
 int npk_rk_node_open(const char *path, char *driver, size_t len)
@@ -230,7 +249,9 @@ npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out)
     }
     k->fd = fd;
     k->fence[0] = k->fence[1] = k->fence[2] = -1;
-    return npk_rk_device_wrap(&kernel_backend, k, path, out);
+    npk_rk_backend be = kernel_backend;
+    be.simulated = npk_rk_node_simulated(fd);
+    return npk_rk_device_wrap(&be, k, path, out);
 }
 
 bool npk_rk_kernel_available(void)

@@ -238,6 +238,10 @@ static int r_ioctl(void *ctx, unsigned long request, void *arg)
     }
     case 0x40 + RKNPU_NR_MEM_DESTROY: return mem_destroy(r, arg);
     case 0x40 + RKNPU_NR_MEM_SYNC: return mem_sync(r, arg);
+    /* PRIME import: mainline rocket sets no gem_prime_import_sg_table, so its DRM core refuses
+     * a foreign dma-buf with EINVAL, and no rocket request could give an imported object an
+     * IOVA anyway (docs/facts-dma-buf.md): the kernel's own answer, without asking it. */
+    case 0x2e: return -EINVAL;
     default: return -EINVAL;
     }
 }
@@ -362,8 +366,10 @@ npk_status npk_rk_device_open_rocket(const char *path, npk_rk_device **out)
                                         "(accel0..15)");
         path = found;
     }
+    npk_rk_backend inner = npk_rk_kernel_fd_backend;
+    inner.simulated = npk_rk_node_simulated(fd);
     void *k = npk_rk_kernel_fd_ctx(fd);
     if (!k)
         return npk_fail(NPK_ENOMEM, "rk device: out of memory");
-    return npk_rk_device_wrap_rocket(&npk_rk_kernel_fd_backend, k, path, out);
+    return npk_rk_device_wrap_rocket(&inner, k, path, out);
 }

@@ -135,10 +135,13 @@ struct npk_rk_weights {
     uint64_t sum; /* checksum of src's bytes when mem was last packed */
 };
 
-/* The device memory behind an npk_rk_buffer. */
+/* The device memory behind an npk_rk_buffer: the runtime's own, a dma-buf imported through
+ * the kernel (PRIME: dmabuf_fd >= 0, eng set), or a dma-buf the kernel does not import, mapped
+ * for the CPU only (dmabuf_fd >= 0, eng NULL, mem.handle 0: every call stages it). */
 struct npk_rk_buffer {
     npk_rk_engine *eng;
     npk_rk_mem mem;
+    int dmabuf_fd; /* -1: the runtime's own memory */
     /* Cleaned once whole (MEM_SYNC TO_DEVICE) before the NPU first writes it: a fresh
      * cacheable buffer's dirty CPU lines would be written back over the NPU's result (hazard
      * stale-fresh-output). */

@@ -187,8 +187,8 @@ npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
     /* In place: the segments are the slices (each within one task's K), int4 excluded (its
      * slices stay short so the int16 partials are exact), the buffer on this engine (its IOVA
      * means nothing to another device). */
-    bool in_place =
-        layout == NPK_RK_NATIVE && in != NPK_PREC_INT4 && buf->eng == rt->eng && offset % 64 == 0;
+    bool in_place = layout == NPK_RK_NATIVE && in != NPK_PREC_INT4 && buf->eng == rt->eng &&
+                    buf->mem.handle && offset % 64 == 0;
     uint32_t kp = (uint32_t)npk_rk_k_padded(k);
     uint32_t ks = !in_place ? 0 : kp < NPK_RK_NATIVE_B_SEGMENT_K ? kp : NPK_RK_NATIVE_B_SEGMENT_K;
     npk_rk_weights *w;
@@ -220,9 +220,8 @@ bool npk_rk_weights_in_place(const npk_rk_weights *w) { return w && w->in_place;
 npk_status npk_rk_weights_refresh(npk_rk *rt, npk_rk_weights *w, npk_rk_stats *st)
 {
     npk_rk_buffer *buf = w->src;
-    if (w->in_place)
-        return npk_rk_mem_sync(buf->eng->dev, &buf->mem, w->src_off, w->src_bytes,
-                               RKNPU_MEM_SYNC_TO_DEVICE);
+    if (w->in_place) /* the buffer's own way (an imported dma-buf syncs through its fd) */
+        return npk_rk_buffer_sync(buf, w->src_off, w->src_bytes, NPK_RK_SYNC_TO_DEVICE);
     const uint8_t *src = (const uint8_t *)buf->mem.host + w->src_off;
     uint64_t t0 = npk_now_ns();
     uint64_t sum = npk_rk_checksum(src, w->src_bytes);

@@ -2,7 +2,15 @@
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock */
 /* Device memory: NPU-visible buffers that outlive the runtime that created them (they hold a
  * reference on its engine) and serve any runtime's calls. */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/dma-buf.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "runtime_internal.h"
 
@@ -26,18 +34,92 @@ npk_status npk_rk_buffer_create(npk_rk *rt, uint64_t size, npk_rk_buffer **out)
         return s;
     }
     b->eng = rt->eng;
+    b->dmabuf_fd = -1;
     npk_rk_engine_retain(b->eng);
     *out = b;
     return NPK_OK;
 }
 
+npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out)
+{
+    if (!out)
+        return npk_fail(NPK_EINVAL, "buffer_import: NULL output handle");
+    *out = NULL;
+    if (!rt)
+        return npk_fail(NPK_EINVAL, "buffer_import: NULL runtime");
+    off_t end = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+    if (end <= 0)
+        return npk_fail(NPK_EINVAL, "buffer_import: fd %d is not a dma-buf with a size (%s)", fd,
+                        end < 0 ? strerror(errno) : "size 0");
+    if ((uint64_t)end > 0xF0000000ull)
+        return npk_fail(NPK_ELIMIT, "buffer_import: the dma-buf's %lld bytes exceed the NPU's %llu",
+                        (long long)end, 0xF0000000ull);
+    npk_rk_buffer *b = calloc(1, sizeof *b);
+    if (!b)
+        return npk_fail(NPK_ENOMEM, "buffer_import: out of memory");
+    b->dmabuf_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0); /* syncs and unmaps outlive the caller's fd */
+    if (b->dmabuf_fd < 0) {
+        free(b);
+        return npk_fail(NPK_EINVAL, "buffer_import: fd %d: %s", fd, strerror(errno));
+    }
+    npk_status s = npk_rk_mem_import(rt->dev, b->dmabuf_fd, &b->mem);
+    if (s == NPK_OK) {
+        b->eng = rt->eng;
+        npk_rk_engine_retain(b->eng);
+        *out = b;
+        return NPK_OK;
+    }
+    /* The kernel imports no dma-buf (mainline rocket): the CPU's mapping, staged by every call
+     * like any host array, is what the kernel allows. */
+    void *host = mmap(NULL, (size_t)end, PROT_READ | PROT_WRITE, MAP_SHARED, b->dmabuf_fd, 0);
+    if (host == MAP_FAILED) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", npk_last_error());
+        close(b->dmabuf_fd);
+        free(b);
+        return npk_fail(NPK_EINVAL,
+                        "buffer_import: fd %d: the kernel did not import it (%s) and "
+                        "it cannot be mapped (%s)",
+                        fd, why, strerror(errno));
+    }
+    b->mem = (npk_rk_mem){.size = (uint64_t)end, .host = host};
+    *out = b;
+    return NPK_OK;
+}
+
+bool npk_rk_buffer_imported(const npk_rk_buffer *b) { return b && b->dmabuf_fd >= 0; }
+
 void npk_rk_buffer_free(npk_rk_buffer *b)
 {
     if (!b)
         return;
-    npk_rk_mem_destroy(b->eng->dev, &b->mem);
-    npk_rk_engine_release(b->eng);
+    if (b->eng) {
+        npk_rk_mem_destroy(b->eng->dev, &b->mem);
+        npk_rk_engine_release(b->eng);
+    } else {
+        munmap(b->mem.host, b->mem.size);
+    }
+    if (b->dmabuf_fd >= 0)
+        close(b->dmabuf_fd);
     free(b);
+}
+
+/* A dma-buf's CPU access bracket (DMA_BUF_IOCTL_SYNC start and end) in the direction's sense:
+ * what the exporter needs for its caches. A descriptor that is no dma-buf (a memfd standing for
+ * one on x86) answers ENOTTY: nothing to sync. */
+static npk_status dmabuf_sync(const npk_rk_buffer *b, npk_rk_sync_dir dir)
+{
+    uint64_t rw = (dir & NPK_RK_SYNC_TO_DEVICE ? DMA_BUF_SYNC_WRITE : 0) |
+                  (dir & NPK_RK_SYNC_FROM_DEVICE ? DMA_BUF_SYNC_READ : 0);
+    struct dma_buf_sync start = {.flags = DMA_BUF_SYNC_START | rw};
+    struct dma_buf_sync end = {.flags = DMA_BUF_SYNC_END | rw};
+    if (ioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &start) == 0 &&
+        ioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &end) == 0)
+        return NPK_OK;
+    if (errno == ENOTTY)
+        return NPK_OK;
+    return npk_fail(NPK_EIO, "buffer_sync: DMA_BUF_IOCTL_SYNC on the imported dma-buf: %s",
+                    strerror(errno));
 }
 
 void *npk_rk_buffer_host(const npk_rk_buffer *b) { return b ? b->mem.host : NULL; }
@@ -59,6 +141,8 @@ npk_status npk_rk_buffer_sync(npk_rk_buffer *b, uint64_t offset, uint64_t size, 
                         (unsigned long long)b->mem.size);
     if (!size)
         size = b->mem.size - offset;
+    if (b->dmabuf_fd >= 0) /* the exporter's memory: its own sync, whole */
+        return dmabuf_sync(b, dir);
     npk_status s = NPK_OK;
     if (dir & NPK_RK_SYNC_TO_DEVICE)
         s = npk_rk_mem_sync(b->eng->dev, &b->mem, offset, size, RKNPU_MEM_SYNC_TO_DEVICE);

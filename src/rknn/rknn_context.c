@@ -9,17 +9,25 @@
 #include "rknn_group.h"
 
 /* Handles are (generation, slot) pairs, never pointers: a destroyed or made-up handle is found
- * missing in the table instead of being dereferenced. */
-enum { SLOT_BITS = 20, GEN_BITS = 12 }; /* 32 bits: the handle fits 32-bit ARM too */
+ * missing in the table instead of being dereferenced. The slot takes the low 20 bits, the
+ * generation every bit above them: 44 bits where rknn_context is 64-bit (a slot would need
+ * 1.7e13 create/destroy cycles before a stale handle named a live context again), 12 on 32-bit
+ * ARM where the type is 32-bit. Generation 0 is never handed out. */
+enum { SLOT_BITS = 20, GEN_BITS = (int)sizeof(rknn_matmul_ctx) * 8 - SLOT_BITS };
+#define GEN_MASK ((((rknn_matmul_ctx)1 << (GEN_BITS - 1)) << 1) - 1)
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static rknn_mm_ctx **slots;
-static uint32_t *gens;
+static rknn_matmul_ctx *gens;
 static size_t nslots;
+
+/* The slot (1-based) and generation a handle names. */
+static size_t slot_of(rknn_matmul_ctx h) { return (size_t)(h & ((1u << SLOT_BITS) - 1)); }
+static rknn_matmul_ctx gen_of(rknn_matmul_ctx h) { return (h >> SLOT_BITS) & GEN_MASK; }
 
 rknn_mm_ctx *rknn_ctx_lock(rknn_matmul_ctx h, const char *fn)
 {
-    size_t slot = (size_t)(h & ((1u << SLOT_BITS) - 1));
-    uint32_t gen = (uint32_t)(h >> SLOT_BITS);
+    size_t slot = slot_of(h);
+    rknn_matmul_ctx gen = gen_of(h);
     rknn_mm_ctx *c = NULL;
     pthread_mutex_lock(&table_lock);
     if (slot >= 1 && slot <= nslots && gens[slot - 1] == gen)
@@ -46,7 +54,7 @@ static int add_ctx(rknn_mm_ctx *c, rknn_matmul_ctx *out)
         rknn_mm_ctx **ns = cap < (1u << SLOT_BITS) - 1 ? realloc(slots, cap * sizeof *ns) : NULL;
         if (ns)
             slots = ns;
-        uint32_t *ng = ns ? realloc(gens, cap * sizeof *ng) : NULL;
+        rknn_matmul_ctx *ng = ns ? realloc(gens, cap * sizeof *ng) : NULL;
         if (!ng) {
             pthread_mutex_unlock(&table_lock);
             return rknn_error(NPK_ENOMEM, "rknn_matmul_create: no room for another context");
@@ -59,7 +67,9 @@ static int add_ctx(rknn_mm_ctx *c, rknn_matmul_ctx *out)
         nslots = cap;
     }
     slots[i] = c;
-    gens[i] = (gens[i] + 1) & ((1u << GEN_BITS) - 1);
+    gens[i] = (gens[i] + 1) & GEN_MASK;
+    if (!gens[i])
+        gens[i] = 1;
     *out = ((rknn_matmul_ctx)gens[i] << SLOT_BITS) | (rknn_matmul_ctx)(i + 1);
     pthread_mutex_unlock(&table_lock);
     return RKNN_SUCC;
@@ -203,9 +213,9 @@ int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape *shape)
 int rknn_matmul_destroy(rknn_matmul_ctx ctx)
 {
     pthread_mutex_lock(&table_lock);
-    size_t slot = (size_t)(ctx & ((1u << SLOT_BITS) - 1));
+    size_t slot = slot_of(ctx);
     rknn_mm_ctx *c = NULL;
-    if (slot >= 1 && slot <= nslots && gens[slot - 1] == (uint32_t)(ctx >> SLOT_BITS)) {
+    if (slot >= 1 && slot <= nslots && gens[slot - 1] == gen_of(ctx)) {
         c = slots[slot - 1];
         slots[slot - 1] = NULL;
     }
@@ -231,7 +241,7 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem, rknn_matmu
     if (!c)
         return RKNN_ERR_CTX_INVALID;
     int rc = RKNN_SUCC;
-    rknn_mem_obj *o = rknn_mem_find(mem, 0);
+    rknn_mem_obj *o = rknn_mem_pin(mem, 0); /* its buffer's size is read below */
     const rknn_matmul_io_attr *cur = &c->attrs[c->cur];
     rknn_binding *b = NULL;
     const rknn_matmul_tensor_attr *mine = NULL;
@@ -267,6 +277,7 @@ int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem *mem, rknn_matmu
         else
             *b = (rknn_binding){o, o->id, off};
     }
+    rknn_mem_unpin(o);
     pthread_mutex_unlock(&c->lock);
     return rc;
 }

@@ -10,16 +10,21 @@
 #include "rknn_matmul_api.h"
 
 /* A rknn_tensor_mem handed out by rknn_create_mem: the caller's struct first, so the pointer
- * the caller holds is this object's. id tells a live mem from a later one at the same address. */
+ * the caller holds is this object's. id tells a live mem from a later one at the same address.
+ * pins counts the calls using its buffer right now: destroy waits for them. */
 typedef struct rknn_mem_obj {
     rknn_tensor_mem pub;
     npk_rk_buffer *buf;
     uint64_t id;
+    unsigned pins;
 } rknn_mem_obj;
 
-/* The live mem behind a caller's pointer (NULL: never made here, or destroyed); with id != 0
- * only if it is still that mem. */
-rknn_mem_obj *rknn_mem_find(const rknn_tensor_mem *mem, uint64_t id);
+/* The live mem behind a caller's pointer, pinned: its buffer stays until rknn_mem_unpin, even if
+ * another thread destroys the mem meanwhile (the destroy waits). NULL: never made here, or
+ * destroyed (or being destroyed); with id != 0, also when it is no longer that mem. */
+rknn_mem_obj *rknn_mem_pin(const rknn_tensor_mem *mem, uint64_t id);
+/* Release a pin of rknn_mem_pin (NULL: nothing). */
+void rknn_mem_unpin(rknn_mem_obj *o);
 
 /* A runtime on the process's shared engine (device "auto": NPUKIT_RK_DEVICE, the NPU if
  * present, else the simulator). */

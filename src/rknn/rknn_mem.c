@@ -9,6 +9,7 @@
 #include "rknn_internal.h"
 
 static pthread_mutex_t mems_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t unpinned = PTHREAD_COND_INITIALIZER; /* a pin was released */
 static rknn_mem_obj **mems;
 static size_t nmems, capmems;
 static uint64_t next_id = 1;
@@ -22,17 +23,82 @@ static size_t index_of(const rknn_tensor_mem *mem)
     return SIZE_MAX;
 }
 
-rknn_mem_obj *rknn_mem_find(const rknn_tensor_mem *mem, uint64_t id)
+rknn_mem_obj *rknn_mem_pin(const rknn_tensor_mem *mem, uint64_t id)
 {
     pthread_mutex_lock(&mems_lock);
     size_t i = mem ? index_of(mem) : SIZE_MAX;
     rknn_mem_obj *o = i == SIZE_MAX || (id && mems[i]->id != id) ? NULL : mems[i];
+    if (o)
+        o->pins++;
     pthread_mutex_unlock(&mems_lock);
     return o;
 }
 
-/* A runtime of the context's engine for the allocation: every context shares the process's
- * engine, so any live context (or none: a runtime opened for the call) will do. */
+void rknn_mem_unpin(rknn_mem_obj *o)
+{
+    if (!o)
+        return;
+    pthread_mutex_lock(&mems_lock);
+    if (!--o->pins)
+        pthread_cond_broadcast(&unpinned);
+    pthread_mutex_unlock(&mems_lock);
+}
+
+/* Enter o into the live list (it gets its id there). */
+static npk_status enlist(rknn_mem_obj *o)
+{
+    npk_status s = NPK_OK;
+    pthread_mutex_lock(&mems_lock);
+    if (nmems == capmems) {
+        size_t cap = capmems ? capmems * 2 : 16;
+        rknn_mem_obj **grown = realloc(mems, cap * sizeof *grown);
+        if (grown) {
+            mems = grown;
+            capmems = cap;
+        }
+    }
+    if (nmems < capmems) {
+        o->id = next_id++;
+        mems[nmems++] = o;
+    } else {
+        s = npk_fail(NPK_ENOMEM, "rknn_create_mem: out of memory");
+    }
+    pthread_mutex_unlock(&mems_lock);
+    return s;
+}
+
+/* A mem over a buffer made by `make` (a runtime of the process's shared engine: every context
+ * shares it, so any live context, or none, will do); NULL with the error printed. */
+static rknn_mem_obj *make_mem(npk_status (*make)(npk_rk *rt, const void *arg, npk_rk_buffer **b),
+                              const void *arg)
+{
+    npk_rk *rt = NULL;
+    npk_status s = rknn_runtime_open(&rt);
+    const bool opened = s == NPK_OK;
+    rknn_mem_obj *o = NULL;
+    if (s == NPK_OK && !(o = calloc(1, sizeof *o)))
+        s = npk_fail(NPK_ENOMEM, "rknn_create_mem: out of memory");
+    if (s == NPK_OK)
+        s = make(rt, arg, &o->buf);
+    if (s == NPK_OK)
+        s = enlist(o);
+    if (opened)
+        npk_rk_close(rt); /* the buffer keeps the engine */
+    if (s) {
+        if (o)
+            npk_rk_buffer_free(o->buf);
+        free(o);
+        rknn_fail(s);
+        return NULL;
+    }
+    return o;
+}
+
+static npk_status make_alloc(npk_rk *rt, const void *arg, npk_rk_buffer **b)
+{
+    return npk_rk_buffer_create(rt, *(const uint64_t *)arg, b);
+}
+
 static rknn_tensor_mem *create(rknn_context ctx, uint64_t size)
 {
     (void)ctx;
@@ -41,39 +107,9 @@ static rknn_tensor_mem *create(rknn_context ctx, uint64_t size)
                    (unsigned long long)size, UINT32_MAX);
         return NULL;
     }
-    npk_rk *rt;
-    npk_status s = rknn_runtime_open(&rt);
-    rknn_mem_obj *o = NULL;
-    if (s == NPK_OK && !(o = calloc(1, sizeof *o)))
-        s = npk_fail(NPK_ENOMEM, "rknn_create_mem: out of memory");
-    if (s == NPK_OK)
-        s = npk_rk_buffer_create(rt, size, &o->buf);
-    if (s == NPK_OK) {
-        pthread_mutex_lock(&mems_lock);
-        if (nmems == capmems) {
-            size_t cap = capmems ? capmems * 2 : 16;
-            rknn_mem_obj **grown = realloc(mems, cap * sizeof *grown);
-            if (grown) {
-                mems = grown;
-                capmems = cap;
-            }
-        }
-        if (nmems < capmems) {
-            o->id = next_id++;
-            mems[nmems++] = o;
-        } else {
-            s = npk_fail(NPK_ENOMEM, "rknn_create_mem: out of memory");
-        }
-        pthread_mutex_unlock(&mems_lock);
-    }
-    npk_rk_close(rt); /* the buffer keeps the engine */
-    if (s) {
-        if (o)
-            npk_rk_buffer_free(o->buf);
-        free(o);
-        rknn_fail(s);
+    rknn_mem_obj *o = make_mem(make_alloc, &size);
+    if (!o)
         return NULL;
-    }
     o->pub.virt_addr = npk_rk_buffer_host(o->buf);
     o->pub.phys_addr = npk_rk_buffer_iova(o->buf);
     o->pub.fd = -1; /* no dma-buf export */
@@ -82,6 +118,59 @@ static rknn_tensor_mem *create(rknn_context ctx, uint64_t size)
     o->pub.flags = RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE;
     o->pub.priv_data = NULL;
     return &o->pub;
+}
+
+static npk_status make_import(npk_rk *rt, const void *arg, npk_rk_buffer **b)
+{
+    return npk_rk_buffer_import(rt, *(const int32_t *)arg, b);
+}
+
+rknn_tensor_mem *rknn_create_mem_from_fd(rknn_context ctx, int32_t fd, void *virt, uint32_t size,
+                                         int32_t offset)
+{
+    (void)ctx;
+    if (fd < 0 || !size || offset < 0) {
+        rknn_error(NPK_EINVAL,
+                   "rknn_create_mem_from_fd: fd %d, size %u, offset %d: a descriptor, at least "
+                   "one byte, an offset of 0 or more",
+                   fd, size, offset);
+        return NULL;
+    }
+    rknn_mem_obj *o = make_mem(make_import, &fd);
+    if (!o)
+        return NULL;
+    uint64_t room = npk_rk_buffer_size(o->buf);
+    if ((uint64_t)offset + size > room) {
+        rknn_error(NPK_EINVAL,
+                   "rknn_create_mem_from_fd: %u bytes at offset %d do not fit the %llu-byte "
+                   "dma-buf of fd %d",
+                   size, offset, (unsigned long long)room, fd);
+        rknn_destroy_mem(ctx, &o->pub);
+        return NULL;
+    }
+    /* the whole dma-buf is the buffer; the mem is [offset, offset + size) of it */
+    o->pub.virt_addr = virt ? virt : npk_rk_buffer_host(o->buf);
+    o->pub.phys_addr = npk_rk_buffer_iova(o->buf);
+    o->pub.fd = fd;
+    o->pub.offset = offset;
+    o->pub.size = size;
+    o->pub.flags = RKNN_TENSOR_MEMORY_FLAGS_FROM_FD;
+    o->pub.priv_data = NULL;
+    return &o->pub;
+}
+
+rknn_tensor_mem *rknn_create_mem_from_phys(rknn_context ctx, uint64_t phys_addr, void *virt,
+                                           uint32_t size)
+{
+    (void)ctx;
+    (void)virt;
+    rknn_error(NPK_EUNSUPPORTED,
+               "rknn_create_mem_from_phys(0x%llx, %u bytes): neither kernel imports memory by "
+               "physical address (rknpu maps its own buffers and dma-bufs through the NPU's "
+               "IOMMU, rocket only its own buffers); pass the memory's dma-buf to "
+               "rknn_create_mem_from_fd",
+               (unsigned long long)phys_addr, size);
+    return NULL;
 }
 
 rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size) { return create(ctx, size); }
@@ -105,8 +194,12 @@ int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
     pthread_mutex_lock(&mems_lock);
     size_t i = mem ? index_of(mem) : SIZE_MAX;
     rknn_mem_obj *o = i == SIZE_MAX ? NULL : mems[i];
-    if (o)
+    if (o) {
+        /* no longer found by new calls; the ones using it now finish first */
         mems[i] = mems[--nmems];
+        while (o->pins)
+            pthread_cond_wait(&unpinned, &mems_lock);
+    }
     pthread_mutex_unlock(&mems_lock);
     if (!o)
         return rknn_error(NPK_EINVAL,
@@ -121,10 +214,11 @@ int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
 int rknn_mem_sync(rknn_context ctx, rknn_tensor_mem *mem, rknn_mem_sync_mode mode)
 {
     (void)ctx;
-    rknn_mem_obj *o = rknn_mem_find(mem, 0);
+    rknn_mem_obj *o = rknn_mem_pin(mem, 0);
     if (!o)
         return rknn_error(NPK_EINVAL, "rknn_mem_sync: %p is not a live rknn_tensor_mem",
                           (void *)mem);
     npk_status s = npk_rk_buffer_sync(o->buf, 0, 0, (npk_rk_sync_dir)mode);
+    rknn_mem_unpin(o);
     return s ? rknn_fail(s) : RKNN_SUCC;
 }

@@ -22,15 +22,17 @@ static npk_rk_layout b_layout(int16_t l)
                                          : NPK_RK_ROWS;
 }
 
-/* The bound operand's bytes, checked against the current shape; NULL with the error recorded. */
-static uint8_t *operand(const rknn_binding *b, const rknn_matmul_tensor_attr *attr, npk_status *s)
+/* The bound operand's bytes, checked against the current shape, its mem pinned into *pin for
+ * the run (another thread's rknn_destroy_mem waits for it); NULL with the error recorded. */
+static uint8_t *operand(const rknn_binding *b, const rknn_matmul_tensor_attr *attr,
+                        rknn_mem_obj **pin, npk_status *s)
 {
     if (!b->mem) {
         *s = npk_fail(NPK_EINVAL, "rknn_matmul_run: %s is not bound (rknn_matmul_set_io_mem)",
                       attr->name);
         return NULL;
     }
-    if (!rknn_mem_find(&b->mem->pub, b->id)) {
+    if (!(*pin = rknn_mem_pin(&b->mem->pub, b->id))) {
         *s = npk_fail(NPK_EINVAL, "rknn_matmul_run: the mem bound as %s was destroyed", attr->name);
         return NULL;
     }
@@ -120,19 +122,43 @@ static void host_stage(const rknn_mm_ctx *c, const rknn_matmul_shape *sh, const 
     }
 }
 
-static npk_status run_locked(rknn_mm_ctx *c)
+/* Sync the operand's bytes of a bound mem (its offset, the current shape's size). */
+static npk_status sync_operand(const rknn_binding *b, uint32_t size, npk_rk_sync_dir dir)
+{
+    return npk_rk_buffer_sync(b->mem->buf, b->off, size, dir);
+}
+
+/* The memory contract, as the vendor's runtime keeps it: a run makes the device's copy of A and
+ * B what the CPU wrote (so a caller that never syncs is right, and a FROM_DEVICE sync of an
+ * input after the run gives back what was written), and it leaves C in the device's buffer as
+ * well as in the CPU's view (the result is computed into the CPU view here, then cleaned to the
+ * device: a FROM_DEVICE sync after the run, which every open client makes, reads the result and
+ * not the stale device bytes). Every documented sequence of rknn_mem_sync calls around a run
+ * therefore leaves the right bytes on both sides. */
+static npk_status sync_inputs(const rknn_mm_ctx *c, const rknn_matmul_io_attr *at)
+{
+    npk_status s = sync_operand(&c->a, at->A.size, NPK_RK_SYNC_TO_DEVICE);
+    if (s == NPK_OK && !npk_rk_weights_in_place(c->w)) /* in place: the runtime syncs it */
+        s = sync_operand(&c->b, at->B.size, NPK_RK_SYNC_TO_DEVICE);
+    return s;
+}
+
+/* The run on pinned operands. */
+static npk_status run_pinned(rknn_mm_ctx *c, uint8_t *a, uint8_t *b, uint8_t *out)
 {
     const rknn_matmul_shape *sh = &c->shapes[c->cur];
     const rknn_matmul_io_attr *at = &c->attrs[c->cur];
     const rknn_type_row *row = c->row;
-    npk_status s = NPK_OK;
-    uint8_t *a = operand(&c->a, &at->A, &s), *b = a ? operand(&c->b, &at->B, &s) : NULL;
-    uint8_t *out = b ? operand(&c->c, &at->C, &s) : NULL;
-    if (!out)
-        return s;
-    if (rknn_group_wanted(c)) /* type 9 with B per group: the runtime's quantised matmul */
-        return rknn_group_run(c, sh, at, a, b, out);
-    if ((s = weights(c, sh, b, at->B.size)))
+    npk_status s;
+    if (rknn_group_wanted(c)) { /* type 9 with B per group: the runtime's quantised matmul */
+        /* The same memory contract as below: inputs to the device, the result cleaned to it. */
+        if ((s = sync_operand(&c->a, at->A.size, NPK_RK_SYNC_TO_DEVICE)) ||
+            (s = sync_operand(&c->b, at->B.size, NPK_RK_SYNC_TO_DEVICE)) ||
+            (s = rknn_group_run(c, sh, at, a, b, out)))
+            return s;
+        return sync_operand(&c->c, at->C.size, NPK_RK_SYNC_TO_DEVICE);
+    }
+    if ((s = weights(c, sh, b, at->B.size)) || (s = sync_inputs(c, at)))
         return s;
     const bool native = c->info.AC_layout == RKNN_MM_LAYOUT_NATIVE;
     const size_t mn = (size_t)sh->M * sh->N;
@@ -174,9 +200,26 @@ static npk_status run_locked(rknn_mm_ctx *c)
         else if (s == NPK_OK)
             memcpy(out, res, mn * eb);
     }
+    if (s == NPK_OK)
+        s = sync_operand(&c->c, at->C.size, NPK_RK_SYNC_TO_DEVICE);
     free(a4);
     free(rows);
     free(conv);
+    return s;
+}
+
+static npk_status run_locked(rknn_mm_ctx *c)
+{
+    const rknn_matmul_io_attr *at = &c->attrs[c->cur];
+    npk_status s = NPK_OK;
+    rknn_mem_obj *pins[3] = {NULL, NULL, NULL};
+    uint8_t *a = operand(&c->a, &at->A, &pins[0], &s);
+    uint8_t *b = a ? operand(&c->b, &at->B, &pins[1], &s) : NULL;
+    uint8_t *out = b ? operand(&c->c, &at->C, &pins[2], &s) : NULL;
+    if (out)
+        s = run_pinned(c, a, b, out);
+    for (int i = 0; i < 3; i++)
+        rknn_mem_unpin(pins[i]);
     return s;
 }
 

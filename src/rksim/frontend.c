@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The kernel-interface front end: answers DRM/rknpu requests with the vendor driver's
  * semantics and errno values (facts A.1), after the DRM core's size adaptation. */
+#define _POSIX_C_SOURCE 200809L /* lseek */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "npukit/rknpu_uapi.h"
 #include "rksim/sim.h"
@@ -19,7 +21,8 @@ void rksim_drm_version_string(const char *str, uint64_t ptr, uint64_t *len)
 static int do_version(struct rknpu_drm_version *v)
 {
     /* Driver 0.9.8, the version the fact sheet saw (facts A.1). */
-    static const char name[] = "rknpu", date[] = "20240424", desc[] = "RKNPU driver";
+    static const char name[] = "rknpu", date[] = "20240424",
+                      desc[] = "RKNPU driver " RKSIM_DRM_DESC_MARK;
     v->version_major = 0;
     v->version_minor = 9;
     v->version_patchlevel = 8;
@@ -83,6 +86,16 @@ static int do_action(rksim *s, struct rknpu_action *a)
 
 static int do_mem_create(rksim *s, struct rknpu_mem_create *c)
 {
+    /* The driver looks the handle up first: an existing object (a PRIME import) is answered
+     * as it is, without allocating. */
+    rksim_buf *old = c->handle ? rksim_mem_by_handle(&s->mem, (uint32_t)c->handle) : NULL;
+    if (old) {
+        c->size = old->size;
+        c->obj_addr = old->obj_addr;
+        c->dma_addr = old->iova;
+        c->sram_size = 0;
+        return 0;
+    }
     if (c->flags & RKNPU_MEM_SECURE)
         return -EINVAL; /* secure buffers need the TEE; not modelled */
     rksim_buf *b;
@@ -93,6 +106,24 @@ static int do_mem_create(rksim *s, struct rknpu_mem_create *c)
     c->obj_addr = b->obj_addr;
     c->dma_addr = b->iova;
     c->sram_size = 0;
+    return 0;
+}
+
+/* DRM_IOCTL_PRIME_FD_TO_HANDLE: the dma-buf's size is its file's (lseek to the end, as for a
+ * dma-buf); on x86 any shared-mappable descriptor (the LD_PRELOAD shim's DMA heap hands out
+ * memfds) stands for one. A descriptor that is not open is EBADF, one with no size EINVAL. */
+static int do_prime_import(rksim *s, struct rknpu_drm_prime_handle *p)
+{
+    if (p->flags)
+        return -EINVAL;
+    off_t end = lseek(p->fd, 0, SEEK_END);
+    if (end < 0)
+        return errno == EBADF ? -EBADF : -EINVAL;
+    rksim_buf *b;
+    int rc = rksim_mem_import(&s->mem, p->fd, (uint64_t)end, &b);
+    if (rc)
+        return rc;
+    p->handle = b->handle;
     return 0;
 }
 
@@ -164,6 +195,7 @@ static size_t kernel_size(unsigned nr)
 {
     switch (nr) {
     case 0x00: return sizeof(struct rknpu_drm_version);
+    case 0x2e: return sizeof(struct rknpu_drm_prime_handle);
     case 0x40 + RKNPU_NR_ACTION: return sizeof(struct rknpu_action);
     case 0x40 + RKNPU_NR_SUBMIT: return sizeof(struct rknpu_submit);
     case 0x40 + RKNPU_NR_MEM_CREATE: return sizeof(struct rknpu_mem_create);
@@ -198,6 +230,7 @@ int rksim_ioctl(rksim *s, unsigned long request, void *arg)
         struct rknpu_mem_map map;
         struct rknpu_mem_destroy destroy;
         struct rknpu_mem_sync sync;
+        struct rknpu_drm_prime_handle prime;
     } k;
     memset(&k, 0, sizeof k);
     size_t n = usize < ksize ? usize : ksize;
@@ -210,6 +243,7 @@ int rksim_ioctl(rksim *s, unsigned long request, void *arg)
     int rc;
     switch (nr) {
     case 0x00: rc = do_version(&k.version); break;
+    case 0x2e: rc = do_prime_import(s, &k.prime); break;
     case 0x40 + RKNPU_NR_ACTION: rc = do_action(s, &k.action); break;
     case 0x40 + RKNPU_NR_SUBMIT: rc = do_submit(s, &k.submit); break;
     case 0x40 + RKNPU_NR_MEM_CREATE: rc = do_mem_create(s, &k.create); break;

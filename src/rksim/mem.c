@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "npukit/rknpu_uapi.h"
 
@@ -118,6 +119,52 @@ int rksim_mem_create(rksim_mem *m, uint64_t size, uint32_t flags, rksim_buf **ou
     }
     b->handle = m->next_handle++;
     b->flags = flags;
+    b->size = size;
+    b->span = span;
+    b->iova = iova;
+    b->obj_addr = OBJ_BASE + (uint64_t)b->handle * 0x400;
+    b->map_offset = MAP_BASE + iova;
+    b->live = true;
+    if (insert_sorted(m, b)) {
+        buf_free(b);
+        return -ENOMEM;
+    }
+    *out = b;
+    return 0;
+}
+
+int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out)
+{
+    struct stat st;
+    if (size == 0 || size > IOVA_TOP - IOVA_BOTTOM || fstat(fd, &st))
+        return -EINVAL;
+    for (size_t i = 0; i < m->count; i++) {
+        rksim_buf *old = m->bufs[i];
+        if (old->live && old->imported && old->import_dev == (uint64_t)st.st_dev &&
+            old->import_ino == (uint64_t)st.st_ino) {
+            *out = old;
+            return 0;
+        }
+    }
+    uint64_t span = (size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
+    uint64_t iova;
+    if (!find_iova(m, span, &iova))
+        return -ENOMEM;
+    rksim_buf *b = calloc(1, sizeof *b);
+    if (!b)
+        return -ENOMEM;
+    b->import_dev = (uint64_t)st.st_dev;
+    b->import_ino = (uint64_t)st.st_ino;
+    /* the exporter's pages, shared with every other mapping of the dma-buf */
+    void *cpu = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (cpu == MAP_FAILED) {
+        free(b);
+        return -EINVAL;
+    }
+    b->cpu = b->dev = cpu;
+    b->imported = true;
+    b->handle = m->next_handle++;
+    b->flags = RKNPU_MEM_NON_CONTIGUOUS; /* what the driver marks an import */
     b->size = size;
     b->span = span;
     b->iova = iova;

@@ -33,6 +33,8 @@ typedef struct rksim_buf {
     bool dma_written;    /* written by DMA during the current job */
     bool live;           /* false once destroyed (kept while still mapped) */
     unsigned cpu_maps;   /* outstanding rksim_mmap mappings */
+    bool imported;       /* a dma-buf's pages (PRIME import): one coherent view, not owned */
+    uint64_t import_dev, import_ino; /* which dma-buf (its file's identity) */
 } rksim_buf;
 
 typedef struct rksim_mem {
@@ -57,6 +59,11 @@ void rksim_mem_free(rksim_mem *m);
 /* Allocate a buffer (top-down in the 4 GiB IOVA space, page-aligned, as the IOMMU allocator
  * hands them out on the board). Returns 0 or -ENOMEM / -EINVAL. */
 int rksim_mem_create(rksim_mem *m, uint64_t size, uint32_t flags, rksim_buf **out);
+/* Import the `size` bytes of a dma-buf fd (PRIME): its pages mapped shared, one coherent
+ * view, an IOVA like any buffer's; a dma-buf imported already (any descriptor of it) answers
+ * its existing buffer, as the DRM core answers the same handle. 0, -EINVAL (not mappable) or
+ * -ENOMEM. */
+int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out);
 /* Destroy by handle; the CPU view survives until its last mapping is released. */
 int rksim_mem_destroy(rksim_mem *m, uint32_t handle, uint64_t obj_addr);
 rksim_buf *rksim_mem_by_handle(rksim_mem *m, uint32_t handle);

@@ -123,7 +123,7 @@ static void fence_forget(struct rksim_rocket *r, uint32_t handle)
 static int do_version(struct rocket_drm_version *v)
 {
     /* The facts give no version number for rocket; programs identify it by its name. */
-    static const char name[] = "rocket", date[] = "0", desc[] = "rocket NPU (rksim model)";
+    static const char name[] = "rocket", date[] = "0", desc[] = "rocket NPU " RKSIM_DRM_DESC_MARK;
     v->version_major = 1;
     v->version_minor = 0;
     v->version_patchlevel = 0;

@@ -8,6 +8,7 @@
 #include "npukit/fp16.h"
 #include "npukit/rk_device.h"
 #include "npukit/rk_device_sim.h"
+#include "npukit/rk_regcmd.h"
 
 static int run_task(npk_rk_device *d, npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n)
 {
@@ -50,7 +51,7 @@ static int run_task(npk_rk_device *d, npk_rk_prec in, uint32_t m, uint32_t k, ui
                                                : ((int8_t *)b)[p * n + j];
                 ref += (long)(x * y);
             }
-            double got = in == NPK_PREC_FP16 ? ((float *)c)[i * n + j]
+            double got = in == NPK_PREC_FP16   ? ((float *)c)[i * n + j]
                          : in == NPK_PREC_INT8 ? c[i * n + j]
                                                : ((int16_t *)c)[i * n + j];
             bad += got != (double)ref;
@@ -61,6 +62,30 @@ static int run_task(npk_rk_device *d, npk_rk_prec in, uint32_t m, uint32_t k, ui
     free(b);
     free(c);
     return 0;
+}
+
+/* A job outside the model (CORE_DATAOUT_SIZE_1 no longer matching the CNA, which the model
+ * refuses to guess about) is answered with what the kernel says of a job that never completes,
+ * ETIMEDOUT, not the EOPNOTSUPP the rknpu driver never returns; the device says it is simulated. */
+static void test_unmodelled_job(npk_rk_device *d)
+{
+    npk_rk_device_info info;
+    npk_rk_device_query(d, &info);
+    CHECK(info.simulated);
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, 4, 64, 32);
+    npk_rk_devtask t;
+    CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &t), NPK_OK);
+    for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++)
+        if (npk_rk_entry_target(t.body[i]) ==
+                npk_rk_reg_info(NPK_REG_CORE_DATAOUT_SIZE_1)->target &&
+            npk_rk_entry_reg(t.body[i]) == npk_rk_reg_info(NPK_REG_CORE_DATAOUT_SIZE_1)->offset)
+            t.body[i] = npk_rk_entry_reg_write(NPK_REG_CORE_DATAOUT_SIZE_1, 7);
+    CHECK_EQ(npk_rk_devtask_write_program(d, &t), NPK_OK);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    struct rknpu_submit s;
+    CHECK_EQ(npk_rk_devtask_submit(d, &t, 0, 6000, &s), NPK_ETIMEDOUT);
+    CHECK_STR_HAS(npk_last_error(), "timed out");
+    npk_rk_devtask_destroy(d, &t);
 }
 
 int main(void)
@@ -80,6 +105,7 @@ int main(void)
     run_task(d, NPK_PREC_FP16, 4, 64, 32);
     run_task(d, NPK_PREC_INT8, 8, 128, 64);
     run_task(d, NPK_PREC_INT4, 1, 64, 64);
+    test_unmodelled_job(d);
     npk_rk_mem mem;
     CHECK_EQ(npk_rk_mem_create(d, 0, 0, &mem), NPK_EINVAL);
     npk_rk_device_close(d);

@@ -13,6 +13,14 @@
  * so 5.10 and 6.1 programs both work), mmap() of a MEM_MAP offset returns the buffer's CPU
  * view, munmap() of such a view releases it, close() forgets the descriptor.
  *
+ * /dev/dma_heap/system is a DMA heap, as on a board: DMA_HEAP_IOCTL_ALLOC answers a memfd of
+ * the page-rounded length standing for the dma-buf (mmap it, DMA_BUF_IOCTL_SYNC brackets are
+ * accepted), which both simulated kernels import through DRM_IOCTL_PRIME_FD_TO_HANDLE the way
+ * the real ones import a dma-buf (rknpu does; mainline rocket refuses with EINVAL).
+ *
+ * Listings of /dev/accel, /dev/dri and /dev/dma_heap (opendir/readdir, glob) and access() show
+ * these nodes where programs look for them (shim_dirs.c).
+ *
  * The simulator is created at the first open and shared by every descriptor, like the one NPU
  * of a board. After a modelled kernel crash or hard hang the next open creates a new one (the
  * reboot). NPUKIT_RKSIM_IDEAL / NPUKIT_RKSIM_TIMEOUT_SCALE configure it. A failed submit prints
@@ -30,6 +38,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
 #include <sys/mman.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -42,8 +52,9 @@
 
 enum { MAX_FDS = 4096 };
 
-/* What a descriptor is: 0 not ours, KIND_RKNPU, or KIND_ROCKET + the rocket file id. */
-enum { KIND_NONE = 0, KIND_RKNPU = 1, KIND_ROCKET = 2 };
+/* What a descriptor is: 0 not ours, KIND_RKNPU, KIND_ROCKET + the rocket file id, or (not an
+ * NPU node) the DMA heap or one of its dma-bufs. */
+enum { KIND_DMABUF = -2, KIND_HEAP = -1, KIND_NONE = 0, KIND_RKNPU = 1, KIND_ROCKET = 2 };
 static atomic_int sim_fd[MAX_FDS];
 static pthread_mutex_t lock;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -103,11 +114,74 @@ static int npu_path_kind(const char *path)
         return KIND_RKNPU;
     if (!strcmp(path, "/dev/accel/accel0") || in_list(path, "NPUKIT_SHIM_ROCKET_DEVICES"))
         return KIND_ROCKET;
+    if (!strcmp(path, "/dev/dma_heap/system"))
+        return KIND_HEAP;
     return KIND_NONE;
 }
 
 static int fd_kind(int fd) { return fd >= 0 && fd < MAX_FDS ? atomic_load(&sim_fd[fd]) : 0; }
-static bool is_sim_fd(int fd) { return fd_kind(fd) != KIND_NONE; }
+/* An NPU node's descriptor: its requests and mappings go to the simulator. */
+static bool is_sim_fd(int fd) { return fd_kind(fd) >= KIND_RKNPU; }
+
+/* Remember fd as `kind`; false (fd closed, errno EMFILE) when it is beyond the table. */
+static bool track_fd(int fd, int kind)
+{
+    if (fd < MAX_FDS) {
+        atomic_store(&sim_fd[fd], kind);
+        return true;
+    }
+    real_close(fd);
+    errno = EMFILE;
+    return false;
+}
+
+static int open_heap(int flags)
+{
+    int fd = real_open("/dev/null", O_RDWR | (flags & O_CLOEXEC));
+    return fd >= 0 && !track_fd(fd, KIND_HEAP) ? -1 : fd;
+}
+
+/* DMA_HEAP_IOCTL_ALLOC with the heap's checks: fd 0 on entry, fd_flags within O_ACCMODE |
+ * O_CLOEXEC, no heap flags, a length that rounds to at least a page. */
+static int heap_ioctl(unsigned long request, void *arg)
+{
+    if (request != DMA_HEAP_IOCTL_ALLOC)
+        return -ENOTTY;
+    struct dma_heap_allocation_data *a = arg;
+    if (!a)
+        return -EFAULT;
+    if (a->fd || (a->fd_flags & ~(uint32_t)(O_ACCMODE | O_CLOEXEC)) || a->heap_flags)
+        return -EINVAL;
+    uint64_t len = (a->len + 4095) & ~(uint64_t)4095;
+    if (!len || len < a->len)
+        return -EINVAL;
+    int fd = memfd_create("dmabuf", (a->fd_flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+    if (fd < 0)
+        return -errno;
+    if (ftruncate(fd, (off_t)len)) {
+        int e = errno;
+        real_close(fd);
+        return e == EFBIG || e == EINVAL ? -ENOMEM : -e;
+    }
+    if (!track_fd(fd, KIND_DMABUF))
+        return -EMFILE;
+    a->fd = (uint32_t)fd;
+    return 0;
+}
+
+/* DMA_BUF_IOCTL_SYNC on one of the heap's dma-bufs: the flag checks of the dma-buf core; the
+ * memfd is coherent, so a valid bracket has nothing to do. */
+static int dmabuf_ioctl(unsigned long request, void *arg)
+{
+    if (request != DMA_BUF_IOCTL_SYNC)
+        return -ENOTTY;
+    const struct dma_buf_sync *y = arg;
+    if (!y)
+        return -EFAULT;
+    if ((y->flags & ~(uint64_t)DMA_BUF_SYNC_VALID_FLAGS_MASK) || !(y->flags & DMA_BUF_SYNC_RW))
+        return -EINVAL;
+    return 0;
+}
 
 static int open_sim(int kind, int flags)
 {
@@ -167,6 +241,8 @@ EXPORT int open(const char *path, int flags, ...)
     mode_t mode = mode_arg(flags, ap);
     va_end(ap);
     int kind = inside ? KIND_NONE : npu_path_kind(path);
+    if (kind == KIND_HEAP)
+        return open_heap(flags);
     if (kind)
         return open_sim(kind, flags);
     return real_open(path, flags, mode);
@@ -192,6 +268,8 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
     mode_t mode = mode_arg(flags, ap);
     va_end(ap);
     int kind = inside ? KIND_NONE : npu_path_kind(path);
+    if (kind == KIND_HEAP)
+        return open_heap(flags);
     if (kind)
         return open_sim(kind, flags);
     return real_openat(dirfd, path, flags, mode);
@@ -295,6 +373,15 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
     va_start(ap, request);
     void *arg = va_arg(ap, void *);
     va_end(ap);
+    int own = fd_kind(fd);
+    if (own == KIND_HEAP || own == KIND_DMABUF) {
+        int rc = own == KIND_HEAP ? heap_ioctl(request, arg) : dmabuf_ioctl(request, arg);
+        if (rc < 0) {
+            errno = -rc;
+            return -1;
+        }
+        return rc;
+    }
     if (!is_sim_fd(fd))
         return real_ioctl(fd, request, arg);
     pthread_mutex_lock(&lock);
@@ -303,6 +390,12 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
     int rc = kind >= KIND_ROCKET ? rksim_rocket_ioctl(sim, kind - KIND_ROCKET, request, arg)
                                  : rksim_ioctl(sim, request, arg);
     report_submit(request, rc);
+    /* The rknpu driver never answers SUBMIT with EOPNOTSUPP: a job outside the model is given
+     * the answer of the likeliest outcome on the hardware, a job that never completes
+     * (ETIMEDOUT), and the line above says the model could not run it. (Rocket's refusals stay
+     * as its front end gives them.) */
+    if (rc == -EOPNOTSUPP && kind == KIND_RKNPU && RKNPU_IOC_NR(request) == 0x40 + RKNPU_NR_SUBMIT)
+        rc = -ETIMEDOUT;
     inside--;
     pthread_mutex_unlock(&lock);
     if (rc < 0) {
