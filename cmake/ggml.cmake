@@ -39,3 +39,46 @@ target_include_directories(ggml-npukit PRIVATE ggml include ${NPUKIT_GENERATED_I
 target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB}
                       Threads::Threads m ${CMAKE_DL_LIBS})
 install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+# The tests and the bench need a ggml build (NPUKIT_GGML_BUILD).
+if(NOT NPUKIT_GGML_BUILD)
+  add_test(NAME ggml_skipped COMMAND sh -c
+    "echo 'ggml tests SKIPPED: no -DNPUKIT_GGML_BUILD (a GGML_BACKEND_DL=ON build of the ggml tree)'; exit 77")
+  set_tests_properties(ggml_skipped PROPERTIES SKIP_RETURN_CODE 77)
+  return()
+endif()
+set(NPUKIT_GGML_BIN ${NPUKIT_GGML_BUILD}/bin)
+find_library(NPUKIT_GGML_LIB ggml PATHS ${NPUKIT_GGML_BUILD}/src ${NPUKIT_GGML_BIN} NO_DEFAULT_PATH)
+find_library(NPUKIT_GGML_BASE_LIB ggml-base PATHS ${NPUKIT_GGML_BUILD}/src ${NPUKIT_GGML_BIN}
+             NO_DEFAULT_PATH)
+if(NOT NPUKIT_GGML_LIB OR NOT NPUKIT_GGML_BASE_LIB OR NOT EXISTS ${NPUKIT_GGML_BIN}/test-backend-ops)
+  message(FATAL_ERROR "npukit: NPUKIT_GGML_BUILD=${NPUKIT_GGML_BUILD} lacks libggml, libggml-base "
+    "or bin/test-backend-ops (build targets ggml ggml-base ggml-cpu test-backend-ops)")
+endif()
+
+# Programs against ggml's API: the end-to-end model test and the bench.
+foreach(name test_ggml_model bench_ggml)
+  add_executable(${name} ggml/${name}.c)
+  target_include_directories(${name} PRIVATE ggml include ${NPUKIT_GENERATED_INCLUDE}
+                             ${NPUKIT_GGML_DIR}/include)
+  target_link_libraries(${name} PRIVATE ${NPUKIT_GGML_LIB} ${NPUKIT_GGML_BASE_LIB} m)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
+                        BUILD_RPATH "${NPUKIT_GGML_BUILD}/src;${NPUKIT_GGML_BIN}")
+endforeach()
+target_link_libraries(bench_ggml PRIVATE npukit_lib)
+target_include_directories(bench_ggml PRIVATE src)
+
+# Every test on both kernel front ends of the simulator: rknpu ("sim") and rocket ("sim-rocket").
+foreach(front sim sim-rocket)
+  string(REPLACE "-" "_" tag ${front})
+  # ggml's own conformance suite, unmodified: every MUL_MAT case the backend claims must pass
+  # (OFFLOAD=always: the backend claims every case it can compute, not only those the cost
+  # model would send it).
+  add_test(NAME ggml_backend_ops_${tag}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
+                   ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 MUL_MAT)
+  add_test(NAME ggml_model_${tag} COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
+  set_tests_properties(ggml_backend_ops_${tag} ggml_model_${tag} PROPERTIES
+    SKIP_RETURN_CODE 77
+    ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
+endforeach()

@@ -29,7 +29,7 @@
 typedef enum { NPG_OFFLOAD_AUTO = 0, NPG_OFFLOAD_ALWAYS, NPG_OFFLOAD_NEVER } npg_offload;
 
 typedef struct npg_settings {
-    char devices[256];  /* NPUKIT_GGML_DEVICE: comma-separated npk_rk_open names */
+    char devices[256];   /* NPUKIT_GGML_DEVICE: comma-separated npk_rk_open names */
     npg_offload offload; /* NPUKIT_GGML_OFFLOAD */
     double cpu_gflops;   /* NPUKIT_GGML_CPU_GFLOPS: the CPU estimate's rate */
     bool verbose;        /* NPUKIT_GGML_VERBOSE: one line per decision / fallback */

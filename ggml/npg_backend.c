@@ -16,10 +16,7 @@ static npg_device devices[NPG_MAX_DEVICES];
 static size_t device_count;
 static struct ggml_backend_reg reg;
 
-static npg_device *dev_of(ggml_backend_dev_t dev)
-{
-    return dev->context;
-}
+static npg_device *dev_of(ggml_backend_dev_t dev) { return dev->context; }
 
 /* ---- backend stream ---------------------------------------------------------------------- */
 
@@ -28,10 +25,7 @@ static const char *backend_name(ggml_backend_t backend)
     return ((npg_device *)backend->context)->name;
 }
 
-static void backend_free(ggml_backend_t backend)
-{
-    free(backend);
-}
+static void backend_free(ggml_backend_t backend) { free(backend); }
 
 /* Ops that only re-describe bytes: nothing to compute. */
 static bool is_view_op(enum ggml_op op)
@@ -48,8 +42,8 @@ static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggm
         if (is_view_op(node->op) || ggml_is_empty(node))
             continue;
         if (node->op != GGML_OP_MUL_MAT) {
-            fprintf(stderr, "ggml-npukit: %s: op %s was not claimed by this backend\n",
-                    node->name, ggml_op_name(node->op));
+            fprintf(stderr, "ggml-npukit: %s: op %s was not claimed by this backend\n", node->name,
+                    ggml_op_name(node->op));
             return GGML_STATUS_FAILED;
         }
         pthread_mutex_lock(&d->lock);
@@ -78,15 +72,9 @@ static ggml_guid_t backend_guid(void)
 
 /* ---- device ------------------------------------------------------------------------------ */
 
-static const char *dev_name(ggml_backend_dev_t dev)
-{
-    return dev_of(dev)->name;
-}
+static const char *dev_name(ggml_backend_dev_t dev) { return dev_of(dev)->name; }
 
-static const char *dev_description(ggml_backend_dev_t dev)
-{
-    return dev_of(dev)->description;
-}
+static const char *dev_description(ggml_backend_dev_t dev) { return dev_of(dev)->description; }
 
 /* The NPU works in the host's memory: report the host's. */
 static void dev_memory(ggml_backend_dev_t dev, size_t *free_bytes, size_t *total)

@@ -96,10 +96,7 @@ static void buffer_free(ggml_backend_buffer_t buf)
     free(b);
 }
 
-static void *buffer_base(ggml_backend_buffer_t buf)
-{
-    return ((npg_buffer *)buf->context)->base;
-}
+static void *buffer_base(ggml_backend_buffer_t buf) { return ((npg_buffer *)buf->context)->base; }
 
 static void buffer_memset(ggml_backend_buffer_t buf, struct ggml_tensor *t, uint8_t value,
                           size_t offset, size_t size)
@@ -216,12 +213,11 @@ static npg_packed *pack(npg_device *d, const struct ggml_tensor *src0, uint32_t 
     memcpy(p->nb, src0->nb, sizeof p->nb);
     for (int64_t i3 = 0; i3 < src0->ne[3]; i3++)
         for (int64_t i2 = 0; i2 < src0->ne[2]; i2++) {
-            const uint8_t *mat = (const uint8_t *)src0->data + i2 * src0->nb[2] +
-                                 i3 * src0->nb[3];
+            const uint8_t *mat = (const uint8_t *)src0->data + i2 * src0->nb[2] + i3 * src0->nb[3];
             bool in_range = true;
             for (int64_t r = 0; r < n; r++)
-                in_range &= npg_row_to_fp16(src0->type, mat + r * src0->nb[1], k, tmp,
-                                            rows + r * k);
+                in_range &=
+                    npg_row_to_fp16(src0->type, mat + r * src0->nb[1], k, tmp, rows + r * k);
             size_t idx = (size_t)(i3 * src0->ne[2] + i2);
             if (!in_range) {
                 /* weights fp16 cannot hold: this matrix runs on the host, in fp32 */
@@ -230,9 +226,9 @@ static npg_packed *pack(npg_device *d, const struct ggml_tensor *src0, uint32_t 
                             src0->name, idx);
                 continue;
             }
-            npk_status st = npk_rk_weights_pack_layout(d->rt, NPK_PREC_FP16, (uint32_t)k,
-                                                       (uint32_t)n, rows, NPK_RK_TRANSPOSED,
-                                                       m_hint, &p->w[idx]);
+            npk_status st =
+                npk_rk_weights_pack_layout(d->rt, NPK_PREC_FP16, (uint32_t)k, (uint32_t)n, rows,
+                                           NPK_RK_TRANSPOSED, m_hint, &p->w[idx]);
             if (st != NPK_OK) {
                 fprintf(stderr, "ggml-npukit: packing %s (%lld x %lld): %s: %s\n", src0->name,
                         (long long)n, (long long)k, npk_status_name(st), npk_last_error());
@@ -260,8 +256,8 @@ npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32
                            bool *owned)
 {
     ggml_backend_buffer_t buf = src0->buffer;
-    bool cached = buf && npg_buft_is_ours(buf->buft) &&
-                  buf->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
+    bool cached =
+        buf && npg_buft_is_ours(buf->buft) && buf->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
     *owned = !cached;
     if (!cached)
         return pack(d, src0, m_hint);

@@ -39,12 +39,9 @@ bool npg_mul_mat_cost(const struct ggml_tensor *op, unsigned cores, npg_cost *ou
 bool npg_wants(const struct ggml_tensor *op, unsigned cores)
 {
     switch (npg_settings_get()->offload) {
-    case NPG_OFFLOAD_ALWAYS:
-        return true;
-    case NPG_OFFLOAD_NEVER:
-        return false;
-    default:
-        break;
+    case NPG_OFFLOAD_ALWAYS: return true;
+    case NPG_OFFLOAD_NEVER: return false;
+    default: break;
     }
     npg_cost c;
     return npg_mul_mat_cost(op, cores, &c) && c.offload;

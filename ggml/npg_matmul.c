@@ -81,10 +81,9 @@ static const uint8_t *stacked_row(const slice *s, int64_t r, uint8_t **dst_row)
     const int64_t m = s->b->ne[1];
     const int64_t j = r / m, mi = r % m;
     const int64_t i12 = s->i02 * s->r2 + j % s->r2, i13 = s->i03 * s->r3 + j / s->r2;
-    *dst_row = (uint8_t *)s->dst->data + mi * s->dst->nb[1] + i12 * s->dst->nb[2] +
-               i13 * s->dst->nb[3];
-    return (const uint8_t *)s->b->data + mi * s->b->nb[1] + i12 * s->b->nb[2] +
-           i13 * s->b->nb[3];
+    *dst_row =
+        (uint8_t *)s->dst->data + mi * s->dst->nb[1] + i12 * s->dst->nb[2] + i13 * s->dst->nb[3];
+    return (const uint8_t *)s->b->data + mi * s->b->nb[1] + i12 * s->b->nb[2] + i13 * s->b->nb[3];
 }
 
 static void scatter(const slice *s, int64_t rows, const float *c)
@@ -107,8 +106,7 @@ static bool host_slice(const slice *s, int64_t rows)
         free(w), free(x), free(c);
         return false;
     }
-    const uint8_t *mat = (const uint8_t *)s->a->data + s->i02 * s->a->nb[2] +
-                         s->i03 * s->a->nb[3];
+    const uint8_t *mat = (const uint8_t *)s->a->data + s->i02 * s->a->nb[2] + s->i03 * s->a->nb[3];
     for (int64_t i = 0; i < n; i++)
         row_f32(s->a, mat + i * s->a->nb[1], w + i * k);
     for (int64_t r = 0; r < rows; r++) {
@@ -151,8 +149,7 @@ bool npg_mul_mat(npg_device *d, struct ggml_tensor *dst)
             }
             if (!in_range) {
                 if (!host_slice(&s, rows)) {
-                    fprintf(stderr, "ggml-npukit: %s: out of memory on the host path\n",
-                            dst->name);
+                    fprintf(stderr, "ggml-npukit: %s: out of memory on the host path\n", dst->name);
                     goto done;
                 }
                 d->counters.host_matmuls++;

@@ -85,16 +85,12 @@ void npg_settings_reload(void)
         const setting_row *r = &setting_rows[i];
         const char *v = getenv(r->env);
         if (v && !r->parse(v, (char *)&s + r->offset))
-            fprintf(stderr, "ggml-npukit: %s=\"%s\" ignored: expected %s\n", r->env, v,
-                    r->expect);
+            fprintf(stderr, "ggml-npukit: %s=\"%s\" ignored: expected %s\n", r->env, v, r->expect);
     }
     settings = s;
 }
 
-static void settings_first(void)
-{
-    npg_settings_reload();
-}
+static void settings_first(void) { npg_settings_reload(); }
 
 const npg_settings *npg_settings_get(void)
 {

@@ -15,10 +15,24 @@ static const npg_type_row type_rows[] = {
     {GGML_TYPE_F16, NPG_PREP_FP16, "fp16 as stored"},
     {GGML_TYPE_F32, NPG_PREP_ROUND, "rounded to fp16 (NMSE ~1e-7, within MUL_MAT's 5e-4)"},
     {GGML_TYPE_BF16, NPG_PREP_ROUND, "bf16 widened exactly, rounded to fp16"},
-    {GGML_TYPE_Q8_0, NPG_PREP_DEQUANT, "dequantised once to fp16 (exact blocks, fp16 rounding)"},
-    {GGML_TYPE_Q4_0, NPG_PREP_DEQUANT, "dequantised once to fp16 (exact blocks, fp16 rounding)"},
-    {GGML_TYPE_Q4_K, NPG_PREP_DEQUANT, "dequantised once to fp16 (exact blocks, fp16 rounding)"},
-    {GGML_TYPE_Q6_K, NPG_PREP_DEQUANT, "dequantised once to fp16 (exact blocks, fp16 rounding)"},
+#define DEQUANT(t)                                                                                 \
+    {                                                                                              \
+        GGML_TYPE_##t, NPG_PREP_DEQUANT, "dequantised once to fp16 (docs/ggml.md)"                 \
+    }
+    DEQUANT(Q8_0),
+    DEQUANT(Q4_0),
+    DEQUANT(Q4_1),
+    DEQUANT(Q5_0),
+    DEQUANT(Q5_1),
+    DEQUANT(Q2_K),
+    DEQUANT(Q3_K),
+    DEQUANT(Q4_K),
+    DEQUANT(Q5_K),
+    DEQUANT(Q6_K),
+    DEQUANT(IQ4_NL),
+    DEQUANT(IQ4_XS),
+    DEQUANT(MXFP4),
+#undef DEQUANT
 };
 
 const npg_type_row *npg_type_of(enum ggml_type t)
@@ -38,14 +52,9 @@ float npg_load_float(enum ggml_type t, const void *p)
         memcpy(&f, p, sizeof f);
         return f;
     }
-    case GGML_TYPE_F16:
-        memcpy(&h, p, sizeof h);
-        return npk_f16_to_f32(h);
-    case GGML_TYPE_BF16:
-        memcpy(&h, p, sizeof h);
-        return npk_bf16_to_f32(h);
-    default:
-        return NAN;
+    case GGML_TYPE_F16: memcpy(&h, p, sizeof h); return npk_f16_to_f32(h);
+    case GGML_TYPE_BF16: memcpy(&h, p, sizeof h); return npk_bf16_to_f32(h);
+    default: return NAN;
     }
 }
 
