@@ -174,7 +174,7 @@ static float *random_floats(int64_t n, float scale)
 }
 
 static int part_layers(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api,
-                       ggml_backend_dev_t cpu_dev, bool quick)
+                       ggml_backend_dev_t cpu_dev, bool quick, int only)
 {
     static const int64_t kn[3][2] = {{4096, 4096}, {4096, 11008}, {11008, 4096}};
     static const int64_t ms[4] = {1, 32, 128, 512};
@@ -183,6 +183,8 @@ static int part_layers(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *ap
     printf("%6s %6s %4s | %12s %12s | %12s | %12s %12s | %8s %s\n", "K", "N", "M", "npu_model_ms",
            "host_mdl_ms", "host_meas_ms", "cpu_meas_ms", "cpu_est_ms", "cpu/npu", "offload(auto)");
     for (int s = 0; s < (quick ? 1 : 3); s++) {
+        if (only >= 0 && s != only)
+            continue;
         const int64_t k = kn[s][0], n = kn[s][1];
         float *wf = random_floats(k * n, 1.0f / sqrtf((float)k));
         op_case cn = {0}, cc = {0};
@@ -325,9 +327,12 @@ int main(int argc, char **argv)
 {
     const char *dir = NULL;
     bool quick = false;
+    int only = -1;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             quick = true;
+        else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc)
+            only = atoi(argv[++i]);
         else
             dir = argv[i];
     }
@@ -347,7 +352,7 @@ int main(int argc, char **argv)
                    cpu = ggml_backend_dev_init(cpu_dev, NULL);
     printf("device: %s (%s); CPU backend: %s\n", ggml_backend_dev_name(npu_dev),
            ggml_backend_dev_description(npu_dev), ggml_backend_dev_description(cpu_dev));
-    int rc = part_layers(npu, cpu, &api, cpu_dev, quick);
+    int rc = part_layers(npu, cpu, &api, cpu_dev, quick, only);
     if (rc == 0)
         rc = part_types(npu, cpu, &api, cpu_dev);
     ggml_backend_free(npu);

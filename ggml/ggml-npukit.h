@@ -27,7 +27,9 @@ typedef struct ggml_npukit_counters {
     uint64_t npu_calls;    /* runtime matmul calls (one per weight matrix of a node) */
     uint64_t packs;        /* weight matrices packed into the NPU's layout */
     uint64_t npu_ns;       /* the runtime's NPU time (modelled on the simulator) */
-    uint64_t host_ns;      /* host work: conversions, gathers, the runtime's host parts */
+    uint64_t host_ns;      /* host work: conversions, gathers, the runtime's host parts
+                              (synth, pack, accumulate; syncs too on hardware, not on the
+                              simulator, whose syncs copy its own memory) */
 } ggml_npukit_counters;
 
 #define GGML_NPUKIT_COUNTERS "ggml_npukit_counters"

@@ -71,6 +71,7 @@ typedef struct npg_device {
     char description[160]; /* the runtime's device, kernel interface and SoC */
     char open_name[64];    /* what npk_rk_open was given */
     npk_rk *rt;
+    bool simulated;
     pthread_mutex_t lock; /* the runtime takes one call at a time: every caller holds this */
     npg_counters counters;
     struct ggml_backend_device dev;

@@ -242,6 +242,7 @@ static bool device_open(const char *open_name)
     snprintf(d->open_name, sizeof d->open_name, "%s", open_name);
     snprintf(d->description, sizeof d->description, "%s NPU (%s%s, %s interface, %u cores)",
              info.soc, info.simulated ? "simulated: " : "", info.device, info.kernel, info.cores);
+    d->simulated = info.simulated;
     pthread_mutex_init(&d->lock, NULL);
     d->dev.iface = device_iface;
     d->dev.reg = &reg;
@@ -269,6 +270,16 @@ static ggml_backend_reg_t npg_reg(void)
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, registry_init);
     return &reg;
+}
+
+/* Close the runtimes when the library is unloaded (ggml unloads its backends at exit). */
+__attribute__((destructor)) static void registry_fini(void)
+{
+    for (size_t i = 0; i < device_count; i++) {
+        npk_rk_close(devices[i].rt);
+        pthread_mutex_destroy(&devices[i].lock);
+    }
+    device_count = 0;
 }
 
 GGML_BACKEND_DL_IMPL(npg_reg)
