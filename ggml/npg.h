@@ -32,6 +32,7 @@ typedef struct npg_settings {
     char devices[256];   /* NPUKIT_GGML_DEVICE: comma-separated npk_rk_open names */
     npg_offload offload; /* NPUKIT_GGML_OFFLOAD */
     double cpu_gflops;   /* NPUKIT_GGML_CPU_GFLOPS: the CPU estimate's rate */
+    unsigned cores;      /* NPUKIT_GGML_CORES: cores per device (0: all) */
     bool verbose;        /* NPUKIT_GGML_VERBOSE: one line per decision / fallback */
 } npg_settings;
 
@@ -72,6 +73,7 @@ typedef struct npg_device {
     char open_name[64];    /* what npk_rk_open was given */
     npk_rk *rt;
     bool simulated;
+    unsigned cores;       /* the cores its calls use */
     pthread_mutex_t lock; /* the runtime takes one call at a time: every caller holds this */
     npg_counters counters;
     struct ggml_backend_device dev;

@@ -119,17 +119,11 @@ static ggml_backend_buffer_type_t dev_buffer_type(ggml_backend_dev_t dev)
     return &dev_of(dev)->buft;
 }
 
-static unsigned dev_cores(npg_device *d)
-{
-    npk_rk_info info;
-    return npk_rk_query(d->rt, &info) == NPK_OK ? info.cores : 1;
-}
-
 static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor *op)
 {
     if (is_view_op(op->op))
         return true;
-    return npg_can_mul_mat(op) && npg_wants(op, dev_cores(dev_of(dev)));
+    return npg_can_mul_mat(op) && npg_wants(op, dev_of(dev)->cores);
 }
 
 /* Our buffers, and any host buffer (read in place: the device works in host memory). */
@@ -170,7 +164,7 @@ static void counters(ggml_backend_dev_t dev, ggml_npukit_counters *out)
 static int cost(ggml_backend_dev_t dev, const struct ggml_tensor *op, ggml_npukit_cost *out)
 {
     npg_cost c;
-    if (!npg_mul_mat_cost(op, dev_cores(dev_of(dev)), &c))
+    if (!npg_mul_mat_cost(op, dev_of(dev)->cores, &c))
         return -1;
     *out = (ggml_npukit_cost){.npu_us = c.npu_us,
                               .host_us = c.host_us,
@@ -238,10 +232,19 @@ static bool device_open(const char *open_name)
                 npk_status_name(st), npk_last_error());
         return false;
     }
+    unsigned cores = npg_settings_get()->cores;
+    if (cores && (st = npk_rk_set_cores(d->rt, cores)) != NPK_OK) {
+        fprintf(stderr, "ggml-npukit: device \"%s\": NPUKIT_GGML_CORES=%u: %s\n", open_name, cores,
+                npk_last_error());
+        npk_rk_close(d->rt);
+        return false;
+    }
+    d->cores = cores ? cores : info.cores;
     snprintf(d->name, sizeof d->name, "NPUKIT%zu", device_count);
     snprintf(d->open_name, sizeof d->open_name, "%s", open_name);
-    snprintf(d->description, sizeof d->description, "%s NPU (%s%s, %s interface, %u cores)",
-             info.soc, info.simulated ? "simulated: " : "", info.device, info.kernel, info.cores);
+    snprintf(d->description, sizeof d->description, "%s NPU (%s%s, %s interface, %u of %u cores)",
+             info.soc, info.simulated ? "simulated: " : "", info.device, info.kernel, d->cores,
+             info.cores);
     d->simulated = info.simulated;
     pthread_mutex_init(&d->lock, NULL);
     d->dev.iface = device_iface;

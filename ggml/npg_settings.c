@@ -47,6 +47,17 @@ static bool parse_gflops(const char *v, void *out)
     return true;
 }
 
+/* Cores: 0 (every core of the SoC) or 1..8 (the runtime refuses more than its SoC has). */
+static bool parse_cores(const char *v, void *out)
+{
+    char *end;
+    long c = strtol(v, &end, 10);
+    if (end == v || *end != '\0' || c < 0 || c > 8)
+        return false;
+    *(unsigned *)out = (unsigned)c;
+    return true;
+}
+
 static bool parse_flag(const char *v, void *out)
 {
     *(bool *)out = strcmp(v, "0") != 0 && v[0] != '\0';
@@ -67,6 +78,8 @@ static const setting_row setting_rows[] = {
      "auto, always or never"},
     {"NPUKIT_GGML_CPU_GFLOPS", offsetof(npg_settings, cpu_gflops), parse_gflops,
      "a rate in GFLOP/s, > 0 and < 1e6"},
+    {"NPUKIT_GGML_CORES", offsetof(npg_settings, cores), parse_cores,
+     "0 (every core) or a count 1..8"},
     {"NPUKIT_GGML_VERBOSE", offsetof(npg_settings, verbose), parse_flag, "0 or 1"},
 };
 
