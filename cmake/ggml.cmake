@@ -82,3 +82,14 @@ foreach(front sim sim-rocket)
     SKIP_RETURN_CODE 77
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()
+
+# Bad settings: a device that does not open is reported and left out (the model test then has
+# no npukit device and skips), a bad value is reported and its default kept.
+add_test(NAME ggml_bad_device COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
+set_tests_properties(ggml_bad_device PROPERTIES
+  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=/nonexistent/npu"
+  PASS_REGULAR_EXPRESSION "device \"/nonexistent/npu\" not opened: ENODEV")
+add_test(NAME ggml_bad_setting COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
+set_tests_properties(ggml_bad_setting PROPERTIES
+  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=sometimes;NPUKIT_GGML_CPU_GFLOPS=-3"
+  PASS_REGULAR_EXPRESSION "NPUKIT_GGML_OFFLOAD=\"sometimes\" ignored: expected auto, always or never")

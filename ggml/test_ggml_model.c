@@ -206,6 +206,64 @@ static ggml_backend_dev_t find_dev(const char *reg_name)
     return NULL;
 }
 
+/* Weights and activations fp16 cannot hold (|x| up to 1e6): the device must compute them on
+ * the host in fp32 (counted), never return infinities; compared with the CPU backend. */
+static int check_fp16_range(ggml_backend_t npu, ggml_backend_t cpu, ggml_backend_dev_t npu_dev,
+                            ggml_backend_dev_t cpu_dev, ggml_npukit_counters_fn get_counters)
+{
+    enum { K = 64, N = 8, M = 3 };
+    float w[N * K], x[M * K], out[2][M * N];
+    for (int i = 0; i < N * K; i++)
+        w[i] = urand() * (i % 7 == 0 ? 1e6f : 1.0f);
+    for (int i = 0; i < M * K; i++)
+        x[i] = urand();
+    ggml_backend_t be[2] = {npu, cpu};
+    ggml_backend_dev_t dev[2] = {npu_dev, cpu_dev};
+    ggml_npukit_counters before, after;
+    get_counters(npu_dev, &before);
+    for (int b = 0; b < 2; b++) {
+        struct ggml_init_params p = {ggml_tensor_overhead() * 8 + ggml_graph_overhead(), NULL,
+                                     true};
+        struct ggml_context *ctx = ggml_init(p);
+        struct ggml_tensor *tw = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, N);
+        struct ggml_tensor *tx = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, M);
+        struct ggml_tensor *to = ggml_mul_mat(ctx, tw, tx);
+        struct ggml_cgraph *g = ggml_new_graph(ctx);
+        ggml_build_forward_expand(g, to);
+        ggml_backend_buffer_t buf =
+            ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_dev_buffer_type(dev[b]));
+        ggml_backend_tensor_set(tw, w, 0, sizeof w);
+        ggml_backend_tensor_set(tx, x, 0, sizeof x);
+        bool ok = ggml_backend_graph_compute(be[b], g) == GGML_STATUS_SUCCESS;
+        if (ok)
+            ggml_backend_tensor_get(to, out[b], 0, sizeof out[b]);
+        ggml_backend_buffer_free(buf);
+        ggml_free(ctx);
+        if (!ok) {
+            printf("FAIL: the fp16-range matmul did not compute on %s\n", b ? "CPU" : "npukit");
+            return 1;
+        }
+    }
+    get_counters(npu_dev, &after);
+    double worst = 0;
+    for (int i = 0; i < M * N; i++) {
+        if (!isfinite(out[0][i])) {
+            printf("FAIL: fp16-range matmul: element %d is %g\n", i, out[0][i]);
+            return 1;
+        }
+        worst = fmax(worst, fabs((double)out[0][i] - out[1][i]) / fmax(1.0, fabs(out[1][i])));
+    }
+    const uint64_t host = after.host_matmuls - before.host_matmuls;
+    printf("fp16 range: weights up to 1e6 computed on the host (%llu matrices), worst relative "
+           "difference from the CPU backend %.3g\n",
+           (unsigned long long)host, worst);
+    if (host != 1 || worst > 1e-5) {
+        printf("FAIL: expected 1 host matrix and a difference <= 1e-5\n");
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     ggml_backend_load_all_from_path(argc > 1 ? argv[1] : NULL);
@@ -298,6 +356,7 @@ int main(int argc, char **argv)
                (unsigned long long)on_npu, mm_npu);
         fails++;
     }
+    fails += check_fp16_range(npu, cpu, npu_dev, cpu_dev, get_counters);
     model_free(&m_cpu);
     model_free(&m_npu);
     free(lg_cpu);
