@@ -83,6 +83,14 @@ foreach(front sim sim-rocket)
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()
 
+# MUL_MAT_ID (mixture of experts) on the rknpu front end: its cases run a call per expert, so
+# the suite takes several minutes on a loaded machine; the rocket front end runs MUL_MAT above.
+add_test(NAME ggml_backend_ops_id_sim
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
+                 ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 MUL_MAT_ID)
+set_tests_properties(ggml_backend_ops_id_sim PROPERTIES
+  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=always")
+
 # Bad settings: a device that does not open is reported and left out (the model test then has
 # no npukit device and skips), a bad value is reported and its default kept.
 add_test(NAME ggml_bad_device COMMAND test_ggml_model ${NPUKIT_GGML_BIN})

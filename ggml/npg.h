@@ -117,6 +117,17 @@ void npg_packed_free(npg_device *d, npg_packed *p);
 bool npg_can_mul_mat(const struct ggml_tensor *op);
 /* dst = MUL_MAT(src0, src1) on the device; false and a message on stderr on failure. */
 bool npg_mul_mat(npg_device *d, struct ggml_tensor *dst);
+/* The same for MUL_MAT_ID (npg_matmul_id.c): src0 one matrix per expert, src2 the ids. */
+bool npg_can_mul_mat_id(const struct ggml_tensor *op);
+bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst);
+
+/* Shared by both (npg_matmul.c): the row of t at p (t's K elements, its element stride) as
+ * fp16 (false: beyond fp16's range; tmp: 2 K floats) or as float; tensors the host reads in
+ * place; activation types. */
+bool npg_tensor_row_fp16(const struct ggml_tensor *t, const uint8_t *p, float *tmp, uint16_t *dst);
+void npg_tensor_row_f32(const struct ggml_tensor *t, const uint8_t *p, float *dst);
+bool npg_host_buffer_ok(const struct ggml_tensor *t);
+bool npg_float_type(enum ggml_type t);
 
 /* ---- cost (npg_cost.c) ------------------------------------------------------------------- */
 typedef struct npg_cost {

@@ -34,6 +34,26 @@ static bool is_view_op(enum ggml_op op)
            op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
 }
 
+/* The ops the device computes: whether it can, and how. */
+typedef struct npg_op_row {
+    enum ggml_op op;
+    bool (*can)(const struct ggml_tensor *node);
+    bool (*compute)(npg_device *d, struct ggml_tensor *node);
+} npg_op_row;
+
+static const npg_op_row op_rows[] = {
+    {GGML_OP_MUL_MAT, npg_can_mul_mat, npg_mul_mat},
+    {GGML_OP_MUL_MAT_ID, npg_can_mul_mat_id, npg_mul_mat_id},
+};
+
+static const npg_op_row *op_row(enum ggml_op op)
+{
+    for (size_t i = 0; i < sizeof op_rows / sizeof op_rows[0]; i++)
+        if (op_rows[i].op == op)
+            return &op_rows[i];
+    return NULL;
+}
+
 static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *g)
 {
     npg_device *d = backend->context;
@@ -41,13 +61,14 @@ static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggm
         struct ggml_tensor *node = ggml_graph_node(g, i);
         if (is_view_op(node->op) || ggml_is_empty(node))
             continue;
-        if (node->op != GGML_OP_MUL_MAT) {
+        const npg_op_row *row = op_row(node->op);
+        if (!row) {
             fprintf(stderr, "ggml-npukit: %s: op %s was not claimed by this backend\n", node->name,
                     ggml_op_name(node->op));
             return GGML_STATUS_FAILED;
         }
         pthread_mutex_lock(&d->lock);
-        bool ok = npg_mul_mat(d, node);
+        bool ok = row->compute(d, node);
         pthread_mutex_unlock(&d->lock);
         if (!ok)
             return GGML_STATUS_FAILED;
@@ -123,7 +144,8 @@ static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor *op
 {
     if (is_view_op(op->op))
         return true;
-    return npg_can_mul_mat(op) && npg_wants(op, dev_of(dev)->cores);
+    const npg_op_row *row = op_row(op->op);
+    return row && row->can(op) && npg_wants(op, dev_of(dev)->cores);
 }
 
 /* Our buffers, and any host buffer (read in place: the device works in host memory). */
@@ -135,7 +157,7 @@ static bool dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t
 
 static bool dev_offload_op(ggml_backend_dev_t dev, const struct ggml_tensor *op)
 {
-    return op->op == GGML_OP_MUL_MAT && dev_supports_op(dev, op);
+    return op_row(op->op) && dev_supports_op(dev, op);
 }
 
 static const struct ggml_backend_device_i device_iface = {

@@ -1,19 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* The offload decision for a MUL_MAT: the planner's modelled call (NPU time from the timing
- * model plus the host model's work, rk_plan.h) plus converting the activations, against a CPU
- * estimate of 2 M N K flops at NPUKIT_GGML_CPU_GFLOPS. Small M (decode) keeps the NPU's fixed
- * per-task and per-submit costs against few flops, so it stays on the CPU unless the model
- * says otherwise; NPUKIT_GGML_OFFLOAD=always or never overrides the decision. */
+/* The offload decision for a MUL_MAT (or MUL_MAT_ID, as a call per expert picked): the planner's
+ * modelled call (NPU time from the timing model plus the host model's work, rk_plan.h) plus
+ * converting the activations, against a CPU estimate of 2 M N K flops at NPUKIT_GGML_CPU_GFLOPS.
+ * Small M (decode) keeps the NPU's fixed per-task and per-submit costs against few flops, so it
+ * stays on the CPU unless the model says otherwise; NPUKIT_GGML_OFFLOAD=always or never overrides
+ * the decision. */
 #include "npg.h"
 #include "npukit/rk_plan.h"
 
 bool npg_mul_mat_cost(const struct ggml_tensor *op, unsigned cores, npg_cost *out)
 {
     const struct ggml_tensor *a = op->src[0], *b = op->src[1];
-    if (!npg_can_mul_mat(op))
+    int64_t rows, mats; /* rows per runtime call, calls */
+    if (npg_can_mul_mat(op)) {
+        rows = b->ne[1] * (b->ne[2] / a->ne[2]) * (b->ne[3] / a->ne[3]);
+        mats = a->ne[2] * a->ne[3];
+    } else if (npg_can_mul_mat_id(op)) {
+        /* the tokens' picks spread evenly over the experts (a call per expert picked) */
+        const int64_t picks = op->src[2]->ne[0] * op->src[2]->ne[1];
+        mats = picks < a->ne[2] ? picks : a->ne[2];
+        rows = mats ? (picks + mats - 1) / mats : 0;
+    } else {
         return false;
-    const int64_t k = a->ne[0], n = a->ne[1], mats = a->ne[2] * a->ne[3];
-    const int64_t rows = b->ne[1] * (b->ne[2] / a->ne[2]) * (b->ne[3] / a->ne[3]);
+    }
+    const int64_t k = a->ne[0], n = a->ne[1];
     *out = (npg_cost){0};
     if (k == 0 || n == 0 || rows == 0)
         return true;

@@ -17,12 +17,12 @@
 #include "npg.h"
 #include "npukit/rk_plan.h" /* NPK_RK_PLAN_MAX_DIM */
 
-static bool host_buffer_ok(const struct ggml_tensor *t)
+bool npg_host_buffer_ok(const struct ggml_tensor *t)
 {
     return !t->buffer || ggml_backend_buffer_is_host(t->buffer);
 }
 
-static bool float_type(enum ggml_type t)
+bool npg_float_type(enum ggml_type t)
 {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
 }
@@ -32,7 +32,7 @@ bool npg_can_mul_mat(const struct ggml_tensor *op)
     const struct ggml_tensor *a = op->src[0], *b = op->src[1];
     if (op->op != GGML_OP_MUL_MAT || !a || !b || !npg_type_of(a->type))
         return false;
-    if (!float_type(b->type) || op->type != GGML_TYPE_F32 || op->nb[0] != sizeof(float))
+    if (!npg_float_type(b->type) || op->type != GGML_TYPE_F32 || op->nb[0] != sizeof(float))
         return false;
     /* quantised rows are read whole (blocks); float rows may be strided (permuted views) */
     if (ggml_is_quantized(a->type) && a->nb[0] != ggml_type_size(a->type))
@@ -43,11 +43,11 @@ bool npg_can_mul_mat(const struct ggml_tensor *op)
     if (a->ne[0] > NPK_RK_PLAN_MAX_DIM || a->ne[1] > NPK_RK_PLAN_MAX_DIM ||
         rows > NPK_RK_PLAN_MAX_DIM)
         return false;
-    return host_buffer_ok(a) && host_buffer_ok(b) && host_buffer_ok(op);
+    return npg_host_buffer_ok(a) && npg_host_buffer_ok(b) && npg_host_buffer_ok(op);
 }
 
 /* Row of K elements at p with element stride nb0 as fp16 (false: beyond fp16's range). */
-static bool row_fp16(const struct ggml_tensor *t, const uint8_t *p, float *tmp, uint16_t *dst)
+bool npg_tensor_row_fp16(const struct ggml_tensor *t, const uint8_t *p, float *tmp, uint16_t *dst)
 {
     const int64_t k = t->ne[0];
     if (t->nb[0] == ggml_type_size(t->type))
@@ -59,7 +59,7 @@ static bool row_fp16(const struct ggml_tensor *t, const uint8_t *p, float *tmp, 
 }
 
 /* Row of K elements as float, any supported type or stride. */
-static void row_f32(const struct ggml_tensor *t, const uint8_t *p, float *dst)
+void npg_tensor_row_f32(const struct ggml_tensor *t, const uint8_t *p, float *dst)
 {
     const int64_t k = t->ne[0];
     if (ggml_is_quantized(t->type))
@@ -108,10 +108,10 @@ static bool host_slice(const slice *s, int64_t rows)
     }
     const uint8_t *mat = (const uint8_t *)s->a->data + s->i02 * s->a->nb[2] + s->i03 * s->a->nb[3];
     for (int64_t i = 0; i < n; i++)
-        row_f32(s->a, mat + i * s->a->nb[1], w + i * k);
+        npg_tensor_row_f32(s->a, mat + i * s->a->nb[1], w + i * k);
     for (int64_t r = 0; r < rows; r++) {
         uint8_t *out;
-        row_f32(s->b, stacked_row(s, r, &out), x);
+        npg_tensor_row_f32(s->b, stacked_row(s, r, &out), x);
         for (int64_t i = 0; i < n; i++) {
             double acc = 0;
             for (int64_t e = 0; e < k; e++)
@@ -145,7 +145,7 @@ bool npg_mul_mat(npg_device *d, struct ggml_tensor *dst)
             bool in_range = w != NULL;
             for (int64_t r = 0; r < rows && in_range; r++) {
                 uint8_t *out;
-                in_range = row_fp16(b, stacked_row(&s, r, &out), tmp, a16 + r * k);
+                in_range = npg_tensor_row_fp16(b, stacked_row(&s, r, &out), tmp, a16 + r * k);
             }
             if (!in_range) {
                 if (!host_slice(&s, rows)) {
