@@ -5,7 +5,8 @@
  * M = 1, 32, 128, 512: the modelled NPU time of the call (the planner's timing model: a
  * MODEL, not a measurement), the host work per call measured on this machine (the backend's
  * conversions and the runtime's host parts, driving the simulator), the CPU backend's measured
- * time on this machine, the CPU estimate the offload decision uses, and the decision.
+ * time on this machine, the CPU estimate the offload decision uses, and the decision. (The
+ * simulator's buffer syncs are its own work and are not counted as host work.)
  *
  * Part 2, per quantised type at K = 4096 (N = 256, M = 32): the error against an fp64
  * reference of (a) this backend's path (dequantised once to fp16, fp16 activations; run on
