@@ -66,6 +66,10 @@ foreach(name test_ggml_model bench_ggml)
                         BUILD_RPATH "${NPUKIT_GGML_BUILD}/src;${NPUKIT_GGML_BIN}")
 endforeach()
 target_link_libraries(bench_ggml PRIVATE npukit_lib)
+# `make bench` runs it without arguments: the backend and ggml's CPU backend of this build.
+target_compile_definitions(bench_ggml PRIVATE NPUKIT_GGML_DEFAULT_BIN="${NPUKIT_GGML_BIN}"
+                           NPUKIT_GGML_DEFAULT_PLUGIN="$<TARGET_FILE:ggml-npukit>")
+add_dependencies(bench_ggml ggml-npukit)
 target_include_directories(bench_ggml PRIVATE src)
 
 # Every test on both kernel front ends of the simulator: rknpu ("sim") and rocket ("sim-rocket").

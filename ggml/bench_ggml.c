@@ -17,8 +17,10 @@
  * on the host, at K x N = 4096 x 4096, M = 128.
  *
  * Medians of the repetitions; every figure is measured in this run except those labelled
- * modelled.  usage: bench_ggml [CPU-BACKEND-DIR] [--quick]  (GGML_BACKEND_PATH names the
- * backend; NPUKIT_GGML_DEVICE the runtime, default auto) */
+ * modelled.
+ *   usage: bench_ggml [CPU-BACKEND-DIR] [--quick] [--shape 0|1|2]
+ * (GGML_BACKEND_PATH names the backend, NPUKIT_GGML_DEVICE the runtime (default auto); the
+ * backend and the CPU backend's directory default to this build's) */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <math.h>
 #include <stdio.h>
@@ -337,6 +339,12 @@ int main(int argc, char **argv)
         else
             dir = argv[i];
     }
+#ifdef NPUKIT_GGML_DEFAULT_PLUGIN
+    if (!dir)
+        dir = NPUKIT_GGML_DEFAULT_BIN;
+    if (!getenv("GGML_BACKEND_PATH"))
+        setenv("GGML_BACKEND_PATH", NPUKIT_GGML_DEFAULT_PLUGIN, 0);
+#endif
     ggml_backend_load_all_from_path(dir);
     ggml_backend_dev_t cpu_dev = find_dev("CPU"), npu_dev = find_dev("NPUKIT");
     if (!cpu_dev || !npu_dev) {
