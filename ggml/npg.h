@@ -127,6 +127,10 @@ bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst);
 bool npg_tensor_row_fp16(const struct ggml_tensor *t, const uint8_t *p, float *tmp, uint16_t *dst);
 void npg_tensor_row_f32(const struct ggml_tensor *t, const uint8_t *p, float *dst);
 bool npg_host_buffer_ok(const struct ggml_tensor *t);
+/* Count one runtime call of M x K x N in the device's counters (the verbose line too): its
+ * host parts into *runtime_host, its wall time out of the caller's clock (*t0). */
+void npg_count_call(npg_device *d, const npk_rk_stats *st, const char *name, int64_t m, int64_t k,
+                    int64_t n, uint64_t *t0, uint64_t *runtime_host);
 bool npg_float_type(enum ggml_type t);
 
 /* ---- cost (npg_cost.c) ------------------------------------------------------------------- */

@@ -124,6 +124,26 @@ static bool host_slice(const slice *s, int64_t rows)
     return true;
 }
 
+void npg_count_call(npg_device *d, const npk_rk_stats *st, const char *name, int64_t m, int64_t k,
+                    int64_t n, uint64_t *t0, uint64_t *runtime_host)
+{
+    if (npg_settings_get()->verbose)
+        fprintf(stderr,
+                "ggml-npukit: %s M %lld K %lld N %lld: %u tasks %u submits, call %.3f ms (synth "
+                "%.3f pack %.3f sync %.3f submit %.3f accumulate %.3f), NPU %.3f ms\n",
+                name, (long long)m, (long long)k, (long long)n, st->tasks, st->submits,
+                st->host_ns / 1e6, st->synth_ns / 1e6, st->pack_ns / 1e6, st->sync_ns / 1e6,
+                st->submit_ns / 1e6, st->accumulate_ns / 1e6, st->npu_span_ns / 1e6);
+    d->counters.npu_calls++;
+    d->counters.npu_ns += st->npu_span_ns;
+    /* The call's wall time leaves the caller's clock (t0 moves past it) and only the runtime's
+     * host parts come back; a simulated device's syncs copy the simulator's memory (its work,
+     * not the host's), so they count only on hardware. */
+    *t0 += st->host_ns;
+    *runtime_host +=
+        st->synth_ns + st->pack_ns + st->accumulate_ns + (d->simulated ? 0 : st->sync_ns);
+}
+
 bool npg_mul_mat(npg_device *d, struct ggml_tensor *dst)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
@@ -164,23 +184,7 @@ bool npg_mul_mat(npg_device *d, struct ggml_tensor *dst)
                 goto done;
             }
             scatter(&s, rows, c);
-            if (npg_settings_get()->verbose)
-                fprintf(stderr,
-                        "ggml-npukit: %s M %lld K %lld N %lld: %u tasks %u submits, call %.3f ms "
-                        "(synth %.3f pack %.3f sync %.3f submit %.3f accumulate %.3f), NPU %.3f "
-                        "ms\n",
-                        dst->name, (long long)rows, (long long)k, (long long)n, st.tasks,
-                        st.submits, st.host_ns / 1e6, st.synth_ns / 1e6, st.pack_ns / 1e6,
-                        st.sync_ns / 1e6, st.submit_ns / 1e6, st.accumulate_ns / 1e6,
-                        st.npu_span_ns / 1e6);
-            d->counters.npu_calls++;
-            d->counters.npu_ns += st.npu_span_ns;
-            /* the runtime's host parts; a simulated device's syncs copy the simulator's
-             * memory (its work, not the host's), so they count only on hardware */
-            runtime_host +=
-                st.synth_ns + st.pack_ns + st.accumulate_ns + (d->simulated ? 0 : st.sync_ns);
-            /* the call's wall time minus its submits is the host's; submits are the NPU's */
-            t0 += st.host_ns;
+            npg_count_call(d, &st, dst->name, rows, k, n, &t0, &runtime_host);
         }
     d->counters.npu_matmuls++;
     ok = true;

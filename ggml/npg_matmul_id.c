@@ -131,11 +131,7 @@ bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst)
         }
         for (int64_t r = 0; r < count; r++)
             memcpy(dst_row(dst, &rows[r]), c + r * n, (size_t)n * sizeof *c);
-        d->counters.npu_calls++;
-        d->counters.npu_ns += st.npu_span_ns;
-        runtime_host +=
-            st.synth_ns + st.pack_ns + st.accumulate_ns + (d->simulated ? 0 : st.sync_ns);
-        t0 += st.host_ns;
+        npg_count_call(d, &st, dst->name, count, k, n, &t0, &runtime_host);
     }
     d->counters.npu_matmuls++;
     ok = true;
