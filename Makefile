@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 # Thin wrapper over CMake. `make` builds build/npukit; `make test` builds a sanitized
-# copy in build/san and runs ctest there; `make demo` runs the simulator tour.
+# copy in build/san and runs ctest there (with the ggml backend's tests when the pinned ggml
+# snapshot is present); `make demo` runs the simulator tour.
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps demo test bench clean
+.PHONY: all deps demo test bench clean ggml
 
 # Configure build dir $(1) with options $(2): the log is kept, shown in full on failure, and
 # the build's choices (the simulator's arithmetic) are printed.
@@ -21,8 +22,13 @@ deps:
 demo: all
 	./build/npukit demo
 
-test: deps
-	$(call configure,build/san,-DNPUKIT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+# The ggml backend's tests: the pinned ggml snapshot unpacked and built once into build/ggml
+# (reused by later runs), or a clear "SKIPPED" when ../shared/third_party has no tarball.
+ggml:
+	@JOBS=$(JOBS) bash scripts/ggml_tree.sh build/ggml
+
+test: deps ggml
+	$(call configure,build/san,-DNPUKIT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(shell cat build/ggml/cmake-flags))
 	cmake --build build/san -j $(JOBS)
 	cd build/san && ctest --output-on-failure -j $(JOBS)
 

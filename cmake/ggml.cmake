@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: MIT
+# libggml-npukit.so: the ggml backend (ggml/), built only when a ggml source tree is given:
+#   -DNPUKIT_GGML_DIR=<ggml checkout>           the headers the backend compiles against;
+#   -DNPUKIT_GGML_BUILD=<that tree's build dir> (optional) a build of it with
+#       GGML_BACKEND_DL=ON holding libggml, libggml-base, the CPU backend module and
+#       test-backend-ops: with it the conformance suite, the end-to-end model test and the
+#       bench are built and registered (scripts/ggml_tree.sh makes both from the pinned
+#       tarball, once). Without NPUKIT_GGML_BUILD a test says the ggml tests were skipped.
+# The backend is built from the library's unsanitized objects (npukit_plain_objs) even in the
+# sanitized build: it is loaded into ggml's programs, which do not carry an ASan runtime.
+set(NPUKIT_GGML_DIR "" CACHE PATH "a ggml source tree: builds libggml-npukit.so")
+set(NPUKIT_GGML_BUILD "" CACHE PATH "that ggml tree's build directory (GGML_BACKEND_DL=ON)")
+
+enable_testing()
+if(NOT NPUKIT_GGML_DIR)
+  message(STATUS "npukit: ggml backend: not built (no -DNPUKIT_GGML_DIR)")
+  add_test(NAME ggml_skipped COMMAND sh -c
+    "echo 'ggml tests SKIPPED: no ggml tree (make test unpacks ../shared/third_party/ggml-d99724f2.tar.xz when present)'; exit 77")
+  set_tests_properties(ggml_skipped PROPERTIES SKIP_RETURN_CODE 77)
+  return()
+endif()
+if(NOT EXISTS ${NPUKIT_GGML_DIR}/src/ggml-backend-impl.h)
+  message(FATAL_ERROR "npukit: NPUKIT_GGML_DIR=${NPUKIT_GGML_DIR} holds no src/ggml-backend-impl.h")
+endif()
+message(STATUS "npukit: ggml backend: libggml-npukit.so against ${NPUKIT_GGML_DIR}")
+
+file(GLOB NPUKIT_GGML_SOURCES CONFIGURE_DEPENDS ggml/npg_*.c)
+add_library(ggml-npukit SHARED ${NPUKIT_GGML_SOURCES} $<TARGET_OBJECTS:npukit_plain_objs>)
+set_target_properties(ggml-npukit PROPERTIES
+  COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
+  LINK_OPTIONS ""
+  PREFIX "lib"
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+# ggml's symbols resolve in the program that loads the backend (it has libggml-base).
+target_compile_definitions(ggml-npukit PRIVATE GGML_BACKEND_DL GGML_BACKEND_SHARED
+                           GGML_BACKEND_BUILD)
+target_include_directories(ggml-npukit PRIVATE ggml include ${NPUKIT_GENERATED_INCLUDE}
+                           ${NPUKIT_GGML_DIR}/include ${NPUKIT_GGML_DIR}/src)
+target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB}
+                      Threads::Threads m ${CMAKE_DL_LIBS})
+install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+
+# The tests and the bench need a ggml build (NPUKIT_GGML_BUILD).
+if(NOT NPUKIT_GGML_BUILD)
+  add_test(NAME ggml_skipped COMMAND sh -c
+    "echo 'ggml tests SKIPPED: no -DNPUKIT_GGML_BUILD (a GGML_BACKEND_DL=ON build of the ggml tree)'; exit 77")
+  set_tests_properties(ggml_skipped PROPERTIES SKIP_RETURN_CODE 77)
+  return()
+endif()
+set(NPUKIT_GGML_BIN ${NPUKIT_GGML_BUILD}/bin)
+find_library(NPUKIT_GGML_LIB ggml PATHS ${NPUKIT_GGML_BUILD}/src ${NPUKIT_GGML_BIN} NO_DEFAULT_PATH)
+find_library(NPUKIT_GGML_BASE_LIB ggml-base PATHS ${NPUKIT_GGML_BUILD}/src ${NPUKIT_GGML_BIN}
+             NO_DEFAULT_PATH)
+if(NOT NPUKIT_GGML_LIB OR NOT NPUKIT_GGML_BASE_LIB OR NOT EXISTS ${NPUKIT_GGML_BIN}/test-backend-ops)
+  message(FATAL_ERROR "npukit: NPUKIT_GGML_BUILD=${NPUKIT_GGML_BUILD} lacks libggml, libggml-base "
+    "or bin/test-backend-ops (build targets ggml ggml-base ggml-cpu test-backend-ops)")
+endif()
+
+# Programs against ggml's API: the end-to-end model test and the bench.
+foreach(name test_ggml_model bench_ggml)
+  add_executable(${name} ggml/${name}.c)
+  target_include_directories(${name} PRIVATE ggml include ${NPUKIT_GENERATED_INCLUDE}
+                             ${NPUKIT_GGML_DIR}/include)
+  target_link_libraries(${name} PRIVATE ${NPUKIT_GGML_LIB} ${NPUKIT_GGML_BASE_LIB} m)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
+                        BUILD_RPATH "${NPUKIT_GGML_BUILD}/src;${NPUKIT_GGML_BIN}")
+endforeach()
+target_link_libraries(bench_ggml PRIVATE npukit_lib)
+# `make bench` runs it without arguments: the backend and ggml's CPU backend of this build.
+target_compile_definitions(bench_ggml PRIVATE NPUKIT_GGML_DEFAULT_BIN="${NPUKIT_GGML_BIN}"
+                           NPUKIT_GGML_DEFAULT_PLUGIN="$<TARGET_FILE:ggml-npukit>")
+add_dependencies(bench_ggml ggml-npukit)
+target_include_directories(bench_ggml PRIVATE src)
+
+# Every test on both kernel front ends of the simulator: rknpu ("sim") and rocket ("sim-rocket").
+foreach(front sim sim-rocket)
+  string(REPLACE "-" "_" tag ${front})
+  # ggml's own conformance suite, unmodified: every MUL_MAT case the backend claims must pass
+  # (OFFLOAD=always: the backend claims every case it can compute, not only those the cost
+  # model would send it).
+  add_test(NAME ggml_backend_ops_${tag}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
+                   ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 MUL_MAT)
+  add_test(NAME ggml_model_${tag} COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
+  set_tests_properties(ggml_backend_ops_${tag} ggml_model_${tag} PROPERTIES
+    SKIP_RETURN_CODE 77
+    ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
+endforeach()
+
+# MUL_MAT_ID (mixture of experts) on the rknpu front end: its cases run a call per expert, so
+# the suite takes several minutes on a loaded machine; the rocket front end runs MUL_MAT above.
+add_test(NAME ggml_backend_ops_id_sim
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
+                 ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 MUL_MAT_ID)
+set_tests_properties(ggml_backend_ops_id_sim PROPERTIES
+  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=always")
+
+# Bad settings: a device that does not open is reported and left out (the model test then has
+# no npukit device and skips), a bad value is reported and its default kept.
+add_test(NAME ggml_bad_device COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
+set_tests_properties(ggml_bad_device PROPERTIES
+  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=/nonexistent/npu"
+  PASS_REGULAR_EXPRESSION "device \"/nonexistent/npu\" not opened: ENODEV")
+add_test(NAME ggml_bad_setting COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
+set_tests_properties(ggml_bad_setting PROPERTIES
+  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=sometimes;NPUKIT_GGML_CPU_GFLOPS=-3"
+  PASS_REGULAR_EXPRESSION "NPUKIT_GGML_OFFLOAD=\"sometimes\" ignored: expected auto, always or never")

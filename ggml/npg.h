@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/* libggml-npukit: a ggml backend on the RK NPU runtime (npukit/rk.h), loaded by ggml's
+ * ggml_backend_load() (GGML_BACKEND_PATH or the program's directory).
+ *
+ * Pieces, one file each:
+ *   npg_settings.c  the environment settings (device names, offload policy, CPU rate);
+ *   npg_types.c     which ggml weight types run on the NPU and how they become fp16;
+ *   npg_buffer.c    the buffer type: host memory in ggml's own layout (the CPU can read it
+ *                   too) plus the weights packed once into the NPU's layout, resident;
+ *   npg_matmul.c    MUL_MAT: activations to fp16, one runtime call per weight matrix;
+ *   npg_cost.c      the offload decision: the planner's modelled time vs a CPU estimate;
+ *   npg_backend.c   registry, devices, backend streams and graph_compute. */
+#ifndef NPUKIT_GGML_NPG_H
+#define NPUKIT_GGML_NPG_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ggml-backend-impl.h"
+#include "ggml-npukit.h"
+#include "ggml.h"
+#include "npukit/rk.h"
+
+#define NPG_MAX_DEVICES 4
+
+/* ---- settings (npg_settings.c) ---------------------------------------------------------- */
+typedef enum { NPG_OFFLOAD_AUTO = 0, NPG_OFFLOAD_ALWAYS, NPG_OFFLOAD_NEVER } npg_offload;
+
+typedef struct npg_settings {
+    char devices[256];   /* NPUKIT_GGML_DEVICE: comma-separated npk_rk_open names */
+    npg_offload offload; /* NPUKIT_GGML_OFFLOAD */
+    double cpu_gflops;   /* NPUKIT_GGML_CPU_GFLOPS: the CPU estimate's rate */
+    unsigned cores;      /* NPUKIT_GGML_CORES: cores per device (0: all) */
+    bool verbose;        /* NPUKIT_GGML_VERBOSE: one line per decision / fallback */
+} npg_settings;
+
+/* The process's settings, read from the environment once. */
+const npg_settings *npg_settings_get(void);
+/* Re-read the environment (the bench and tests change the policy between runs). */
+void npg_settings_reload(void);
+const char *npg_offload_name(npg_offload o);
+
+/* ---- weight types (npg_types.c) --------------------------------------------------------- */
+typedef enum {
+    NPG_PREP_FP16 = 0, /* already fp16: copied */
+    NPG_PREP_ROUND,    /* F32 / BF16: rounded to fp16 (out-of-range values: host fallback) */
+    NPG_PREP_DEQUANT,  /* quantised: dequantised once (ggml's to_float), rounded to fp16 */
+} npg_prep;
+
+typedef struct npg_type_row {
+    enum ggml_type type;
+    npg_prep prep;
+    const char *why; /* the choice, for the docs and the verbose log */
+} npg_type_row;
+
+/* The row of a weight type, NULL when the NPU does not take it. */
+const npg_type_row *npg_type_of(enum ggml_type t);
+/* Row `row` of src (K elements, any supported type) as fp16 bits; false when a finite value
+ * is beyond fp16's range (the caller falls back to the host). tmp: K floats. */
+bool npg_row_to_fp16(enum ggml_type t, const void *src, int64_t k, float *tmp, uint16_t *dst);
+/* One element of a float-like tensor (F32, F16, BF16) as float. */
+float npg_load_float(enum ggml_type t, const void *p);
+
+/* ---- device, buffers -------------------------------------------------------------------- */
+/* What a device has done (ggml-npukit.h names the fields). */
+typedef ggml_npukit_counters npg_counters;
+
+typedef struct npg_device {
+    char name[16];         /* "NPUKIT0" */
+    char description[160]; /* the runtime's device, kernel interface and SoC */
+    char open_name[64];    /* what npk_rk_open was given */
+    npk_rk *rt;
+    bool simulated;
+    unsigned cores;       /* the cores its calls use */
+    pthread_mutex_t lock; /* the runtime takes one call at a time: every caller holds this */
+    npg_counters counters;
+    struct ggml_backend_device dev;
+    struct ggml_backend_buffer_type buft;
+} npg_device;
+
+/* Packed weights of one ggml tensor (every ne2 x ne3 matrix), kept while the bytes stay. */
+typedef struct npg_packed {
+    struct npg_packed *next;
+    const void *data; /* the tensor's data pointer, type and strides it was packed from */
+    enum ggml_type type;
+    int64_t ne[4];
+    size_t nb[4];
+    size_t lo, hi; /* the bytes it was packed from, relative to the buffer's base */
+    uint32_t count;
+    npk_rk_weights **w; /* count matrices; NULL entries run on the host (fp16 range) */
+} npg_packed;
+
+typedef struct npg_buffer {
+    npg_device *dev;
+    uint8_t *base;
+    size_t size;
+    pthread_mutex_t lock; /* the packed list */
+    npg_packed *packed;
+} npg_buffer;
+
+void npg_buft_init(npg_device *d);
+bool npg_buft_is_ours(ggml_backend_buffer_type_t buft);
+/* Forget the packed weights made from bytes in [lo, hi) of the buffer holding `data`. */
+void npg_buffer_invalidate(ggml_backend_buffer_t buf, const void *data, size_t bytes);
+
+/* The packed weights of src0 for a matmul of m rows: cached in our buffers when it holds
+ * weights (GGML_BACKEND_BUFFER_USAGE_WEIGHTS), else packed for this call (*owned = true: the
+ * caller frees with npg_packed_free). NULL and a message on failure. */
+npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32_t m_hint,
+                           bool *owned);
+void npg_packed_free(npg_device *d, npg_packed *p);
+
+/* ---- ops -------------------------------------------------------------------------------- */
+/* The device can compute this node (capability only, no policy). */
+bool npg_can_mul_mat(const struct ggml_tensor *op);
+/* dst = MUL_MAT(src0, src1) on the device; false and a message on stderr on failure. */
+bool npg_mul_mat(npg_device *d, struct ggml_tensor *dst);
+/* The same for MUL_MAT_ID (npg_matmul_id.c): src0 one matrix per expert, src2 the ids. */
+bool npg_can_mul_mat_id(const struct ggml_tensor *op);
+bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst);
+
+/* Shared by both (npg_matmul.c): the row of t at p (t's K elements, its element stride) as
+ * fp16 (false: beyond fp16's range; tmp: 2 K floats) or as float; tensors the host reads in
+ * place; activation types. */
+bool npg_tensor_row_fp16(const struct ggml_tensor *t, const uint8_t *p, float *tmp, uint16_t *dst);
+void npg_tensor_row_f32(const struct ggml_tensor *t, const uint8_t *p, float *dst);
+bool npg_host_buffer_ok(const struct ggml_tensor *t);
+/* Count one runtime call of M x K x N in the device's counters (the verbose line too): its
+ * host parts into *runtime_host, its wall time out of the caller's clock (*t0). */
+void npg_count_call(npg_device *d, const npk_rk_stats *st, const char *name, int64_t m, int64_t k,
+                    int64_t n, uint64_t *t0, uint64_t *runtime_host);
+bool npg_float_type(enum ggml_type t);
+
+/* ---- cost (npg_cost.c) ------------------------------------------------------------------- */
+typedef struct npg_cost {
+    double npu_us;  /* the planner's modelled NPU time of every call (a model) */
+    double host_us; /* the planner's host model plus activation conversion */
+    double cpu_us;  /* the CPU estimate: 2 M N K / NPUKIT_GGML_CPU_GFLOPS */
+    bool offload;   /* npu_us + host_us < cpu_us */
+} npg_cost;
+/* The modelled cost of a MUL_MAT node; false for a node the planner refuses. */
+bool npg_mul_mat_cost(const struct ggml_tensor *op, unsigned cores, npg_cost *out);
+/* The policy: NPUKIT_GGML_OFFLOAD, else the cost. */
+bool npg_wants(const struct ggml_tensor *op, unsigned cores);
+
+uint64_t npg_now_ns(void);
+
+#endif

@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+/* The registry ("NPUKIT"), one device per runtime named in NPUKIT_GGML_DEVICE (default
+ * "auto": the NPU if present, else the simulator, as npk_rk_open chooses), the backend
+ * streams and graph_compute. The device is an accelerator beside the CPU backend
+ * (GGML_BACKEND_DEVICE_TYPE_ACCEL): its buffers are host memory, so ggml_backend_sched runs
+ * on the CPU whatever this device declines, on the same bytes. */
+#define _POSIX_C_SOURCE 200809L /* strtok_r, sysconf */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "npg.h"
+
+static npg_device devices[NPG_MAX_DEVICES];
+static size_t device_count;
+static struct ggml_backend_reg reg;
+
+static npg_device *dev_of(ggml_backend_dev_t dev) { return dev->context; }
+
+/* ---- backend stream ---------------------------------------------------------------------- */
+
+static const char *backend_name(ggml_backend_t backend)
+{
+    return ((npg_device *)backend->context)->name;
+}
+
+static void backend_free(ggml_backend_t backend) { free(backend); }
+
+/* Ops that only re-describe bytes: nothing to compute. */
+static bool is_view_op(enum ggml_op op)
+{
+    return op == GGML_OP_NONE || op == GGML_OP_RESHAPE || op == GGML_OP_VIEW ||
+           op == GGML_OP_PERMUTE || op == GGML_OP_TRANSPOSE;
+}
+
+/* The ops the device computes: whether it can, and how. */
+typedef struct npg_op_row {
+    enum ggml_op op;
+    bool (*can)(const struct ggml_tensor *node);
+    bool (*compute)(npg_device *d, struct ggml_tensor *node);
+} npg_op_row;
+
+static const npg_op_row op_rows[] = {
+    {GGML_OP_MUL_MAT, npg_can_mul_mat, npg_mul_mat},
+    {GGML_OP_MUL_MAT_ID, npg_can_mul_mat_id, npg_mul_mat_id},
+};
+
+static const npg_op_row *op_row(enum ggml_op op)
+{
+    for (size_t i = 0; i < sizeof op_rows / sizeof op_rows[0]; i++)
+        if (op_rows[i].op == op)
+            return &op_rows[i];
+    return NULL;
+}
+
+static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *g)
+{
+    npg_device *d = backend->context;
+    for (int i = 0; i < ggml_graph_n_nodes(g); i++) {
+        struct ggml_tensor *node = ggml_graph_node(g, i);
+        if (is_view_op(node->op) || ggml_is_empty(node))
+            continue;
+        const npg_op_row *row = op_row(node->op);
+        if (!row) {
+            fprintf(stderr, "ggml-npukit: %s: op %s was not claimed by this backend\n", node->name,
+                    ggml_op_name(node->op));
+            return GGML_STATUS_FAILED;
+        }
+        pthread_mutex_lock(&d->lock);
+        bool ok = row->compute(d, node);
+        pthread_mutex_unlock(&d->lock);
+        if (!ok)
+            return GGML_STATUS_FAILED;
+        /* packed copies of what this node overwrote are stale */
+        npg_buffer_invalidate(node->buffer, node->data, ggml_nbytes(node));
+    }
+    return GGML_STATUS_SUCCESS;
+}
+
+static const struct ggml_backend_i backend_iface = {
+    .get_name = backend_name,
+    .free = backend_free,
+    .graph_compute = backend_graph_compute,
+};
+
+static ggml_guid_t backend_guid(void)
+{
+    static ggml_guid guid = {0x6e, 0x70, 0x75, 0x6b, 0x69, 0x74, 0x2d, 0x72,
+                             0x6b, 0x2d, 0x67, 0x67, 0x6d, 0x6c, 0x00, 0x01};
+    return &guid;
+}
+
+/* ---- device ------------------------------------------------------------------------------ */
+
+static const char *dev_name(ggml_backend_dev_t dev) { return dev_of(dev)->name; }
+
+static const char *dev_description(ggml_backend_dev_t dev) { return dev_of(dev)->description; }
+
+/* The NPU works in the host's memory: report the host's. */
+static void dev_memory(ggml_backend_dev_t dev, size_t *free_bytes, size_t *total)
+{
+    (void)dev;
+    long page = sysconf(_SC_PAGESIZE), pages = sysconf(_SC_PHYS_PAGES),
+         avail = sysconf(_SC_AVPHYS_PAGES);
+    *total = page > 0 && pages > 0 ? (size_t)page * (size_t)pages : 0;
+    *free_bytes = page > 0 && avail > 0 ? (size_t)page * (size_t)avail : 0;
+}
+
+static enum ggml_backend_dev_type dev_type(ggml_backend_dev_t dev)
+{
+    (void)dev;
+    return GGML_BACKEND_DEVICE_TYPE_ACCEL;
+}
+
+static void dev_props(ggml_backend_dev_t dev, struct ggml_backend_dev_props *props)
+{
+    memset(props, 0, sizeof *props);
+    props->name = dev_name(dev);
+    props->description = dev_description(dev);
+    props->type = dev_type(dev);
+    dev_memory(dev, &props->memory_free, &props->memory_total);
+}
+
+static ggml_backend_t dev_init_backend(ggml_backend_dev_t dev, const char *params)
+{
+    (void)params;
+    ggml_backend_t b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->guid = backend_guid();
+    b->iface = backend_iface;
+    b->device = dev;
+    b->context = dev_of(dev);
+    return b;
+}
+
+static ggml_backend_buffer_type_t dev_buffer_type(ggml_backend_dev_t dev)
+{
+    return &dev_of(dev)->buft;
+}
+
+static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor *op)
+{
+    if (is_view_op(op->op))
+        return true;
+    const npg_op_row *row = op_row(op->op);
+    return row && row->can(op) && npg_wants(op, dev_of(dev)->cores);
+}
+
+/* Our buffers, and any host buffer (read in place: the device works in host memory). */
+static bool dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft)
+{
+    (void)dev;
+    return npg_buft_is_ours(buft) || ggml_backend_buft_is_host(buft);
+}
+
+static bool dev_offload_op(ggml_backend_dev_t dev, const struct ggml_tensor *op)
+{
+    return op_row(op->op) && dev_supports_op(dev, op);
+}
+
+static const struct ggml_backend_device_i device_iface = {
+    .get_name = dev_name,
+    .get_description = dev_description,
+    .get_memory = dev_memory,
+    .get_type = dev_type,
+    .get_props = dev_props,
+    .init_backend = dev_init_backend,
+    .get_buffer_type = dev_buffer_type,
+    .supports_op = dev_supports_op,
+    .supports_buft = dev_supports_buft,
+    .offload_op = dev_offload_op,
+};
+
+/* ---- registry's own functions (ggml-npukit.h) -------------------------------------------- */
+
+static void counters(ggml_backend_dev_t dev, ggml_npukit_counters *out)
+{
+    npg_device *d = dev_of(dev);
+    pthread_mutex_lock(&d->lock);
+    *out = d->counters;
+    pthread_mutex_unlock(&d->lock);
+}
+
+static int cost(ggml_backend_dev_t dev, const struct ggml_tensor *op, ggml_npukit_cost *out)
+{
+    npg_cost c;
+    if (!npg_mul_mat_cost(op, dev_of(dev)->cores, &c))
+        return -1;
+    *out = (ggml_npukit_cost){.npu_us = c.npu_us,
+                              .host_us = c.host_us,
+                              .cpu_us = c.cpu_us,
+                              .offload_by_cost = c.offload,
+                              .offload = dev_supports_op(dev, op)};
+    return 0;
+}
+
+static const struct proc_row {
+    const char *name;
+    void *fn;
+} proc_rows[] = {
+    {GGML_NPUKIT_COUNTERS, (void *)counters},
+    {GGML_NPUKIT_COST, (void *)cost},
+    {GGML_NPUKIT_RELOAD, (void *)npg_settings_reload},
+};
+
+static void *reg_proc(ggml_backend_reg_t r, const char *name)
+{
+    (void)r;
+    for (size_t i = 0; i < sizeof proc_rows / sizeof proc_rows[0]; i++)
+        if (strcmp(name, proc_rows[i].name) == 0)
+            return proc_rows[i].fn;
+    return NULL;
+}
+
+/* ---- registry ----------------------------------------------------------------------------- */
+
+static const char *reg_name(ggml_backend_reg_t r)
+{
+    (void)r;
+    return "NPUKIT";
+}
+
+static size_t reg_device_count(ggml_backend_reg_t r)
+{
+    (void)r;
+    return device_count;
+}
+
+static ggml_backend_dev_t reg_device(ggml_backend_reg_t r, size_t i)
+{
+    (void)r;
+    return i < device_count ? &devices[i].dev : NULL;
+}
+
+static const struct ggml_backend_reg_i reg_iface = {
+    .get_name = reg_name,
+    .get_device_count = reg_device_count,
+    .get_device = reg_device,
+    .get_proc_address = reg_proc,
+};
+
+/* Open the runtime named `open_name` as device number device_count (false: reported). */
+static bool device_open(const char *open_name)
+{
+    npg_device *d = &devices[device_count];
+    npk_rk_info info;
+    npk_status st = npk_rk_open(open_name, &d->rt);
+    if (st == NPK_OK && (st = npk_rk_query(d->rt, &info)) != NPK_OK)
+        npk_rk_close(d->rt);
+    if (st != NPK_OK) {
+        fprintf(stderr, "ggml-npukit: device \"%s\" not opened: %s: %s\n", open_name,
+                npk_status_name(st), npk_last_error());
+        return false;
+    }
+    unsigned cores = npg_settings_get()->cores;
+    if (cores && (st = npk_rk_set_cores(d->rt, cores)) != NPK_OK) {
+        fprintf(stderr, "ggml-npukit: device \"%s\": NPUKIT_GGML_CORES=%u: %s\n", open_name, cores,
+                npk_last_error());
+        npk_rk_close(d->rt);
+        return false;
+    }
+    d->cores = cores ? cores : info.cores;
+    snprintf(d->name, sizeof d->name, "NPUKIT%zu", device_count);
+    snprintf(d->open_name, sizeof d->open_name, "%s", open_name);
+    snprintf(d->description, sizeof d->description, "%s NPU (%s%s, %s interface, %u of %u cores)",
+             info.soc, info.simulated ? "simulated: " : "", info.device, info.kernel, d->cores,
+             info.cores);
+    d->simulated = info.simulated;
+    pthread_mutex_init(&d->lock, NULL);
+    d->dev.iface = device_iface;
+    d->dev.reg = &reg;
+    d->dev.context = d;
+    npg_buft_init(d);
+    device_count++;
+    return true;
+}
+
+static void registry_init(void)
+{
+    char list[sizeof npg_settings_get()->devices];
+    memcpy(list, npg_settings_get()->devices, sizeof list);
+    char *save = NULL;
+    for (char *name = strtok_r(list, ",", &save); name && device_count < NPG_MAX_DEVICES;
+         name = strtok_r(NULL, ",", &save))
+        device_open(name);
+    reg.api_version = GGML_BACKEND_API_VERSION;
+    reg.iface = reg_iface;
+    reg.context = NULL;
+}
+
+static ggml_backend_reg_t npg_reg(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, registry_init);
+    return &reg;
+}
+
+/* Close the runtimes when the library is unloaded (ggml unloads its backends at exit). */
+__attribute__((destructor)) static void registry_fini(void)
+{
+    for (size_t i = 0; i < device_count; i++) {
+        npk_rk_close(devices[i].rt);
+        pthread_mutex_destroy(&devices[i].lock);
+    }
+    device_count = 0;
+}
+
+GGML_BACKEND_DL_IMPL(npg_reg)

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: MIT */
+/* The buffer type: tensors in host memory in ggml's own layout (is_host: the CPU backend
+ * reads and writes them as its own, so an op the NPU declines runs on the CPU without a
+ * copy), and for the weights the NPU multiplies with, their packed fp16 copy resident in the
+ * runtime's device memory.
+ *
+ * A weight tensor is packed the first time a matmul uses it, for every ne2 x ne3 matrix, and
+ * kept until its bytes are written again through the buffer (set_tensor, memset, copy, clear)
+ * or the buffer is freed: packing needs the matmul (which tensors are weights, and the M the
+ * slicing is chosen for), which set_tensor does not know. Only buffers marked as holding
+ * weights (GGML_BACKEND_BUFFER_USAGE_WEIGHTS, as llama.cpp and ggml_backend_sched's users
+ * mark them) keep packed copies: other buffers (activations, the KV cache) are written by ops
+ * that bypass the buffer interface, so their matrices are packed at each call. */
+#define _ISOC11_SOURCE /* aligned_alloc */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npg.h"
+
+/* Tensor alignment: the NPU's DMA alignment, also enough for every ggml type's blocks. */
+#define NPG_ALIGNMENT 64u
+
+static const char *buft_name(ggml_backend_buffer_type_t buft)
+{
+    return ((npg_device *)buft->context)->name;
+}
+
+static size_t buft_alignment(ggml_backend_buffer_type_t buft)
+{
+    (void)buft;
+    return NPG_ALIGNMENT;
+}
+
+static bool buft_is_host(ggml_backend_buffer_type_t buft)
+{
+    (void)buft;
+    return true;
+}
+
+void npg_packed_free(npg_device *d, npg_packed *p)
+{
+    if (!p)
+        return;
+    for (uint32_t i = 0; i < p->count; i++)
+        if (p->w[i])
+            npk_rk_weights_free(d->rt, p->w[i]);
+    free(p->w);
+    free(p);
+}
+
+/* Unlink the packed copies made from [lo, hi) under the buffer's lock, then free them under
+ * the device's: never both at once (a matmul holds the device's and then takes the buffer's). */
+static void packed_drop_range(npg_buffer *b, size_t lo, size_t hi)
+{
+    npg_packed *dropped = NULL;
+    pthread_mutex_lock(&b->lock);
+    npg_packed **pp = &b->packed;
+    while (*pp) {
+        npg_packed *p = *pp;
+        if (p->lo < hi && lo < p->hi) {
+            *pp = p->next;
+            p->next = dropped;
+            dropped = p;
+        } else {
+            pp = &p->next;
+        }
+    }
+    pthread_mutex_unlock(&b->lock);
+    if (!dropped)
+        return;
+    pthread_mutex_lock(&b->dev->lock);
+    while (dropped) {
+        npg_packed *next = dropped->next;
+        npg_packed_free(b->dev, dropped);
+        dropped = next;
+    }
+    pthread_mutex_unlock(&b->dev->lock);
+}
+
+void npg_buffer_invalidate(ggml_backend_buffer_t buf, const void *data, size_t bytes)
+{
+    if (!buf || !npg_buft_is_ours(buf->buft))
+        return;
+    npg_buffer *b = buf->context;
+    size_t lo = (size_t)((const uint8_t *)data - b->base);
+    packed_drop_range(b, lo, lo + bytes);
+}
+
+static void buffer_free(ggml_backend_buffer_t buf)
+{
+    npg_buffer *b = buf->context;
+    packed_drop_range(b, 0, SIZE_MAX);
+    pthread_mutex_destroy(&b->lock);
+    free(b->base);
+    free(b);
+}
+
+static void *buffer_base(ggml_backend_buffer_t buf) { return ((npg_buffer *)buf->context)->base; }
+
+static void buffer_memset(ggml_backend_buffer_t buf, struct ggml_tensor *t, uint8_t value,
+                          size_t offset, size_t size)
+{
+    memset((uint8_t *)t->data + offset, value, size);
+    npg_buffer_invalidate(buf, (uint8_t *)t->data + offset, size);
+}
+
+static void buffer_set(ggml_backend_buffer_t buf, struct ggml_tensor *t, const void *data,
+                       size_t offset, size_t size)
+{
+    memcpy((uint8_t *)t->data + offset, data, size);
+    npg_buffer_invalidate(buf, (uint8_t *)t->data + offset, size);
+}
+
+static void buffer_get(ggml_backend_buffer_t buf, const struct ggml_tensor *t, void *data,
+                       size_t offset, size_t size)
+{
+    (void)buf;
+    memcpy(data, (const uint8_t *)t->data + offset, size);
+}
+
+static bool buffer_cpy(ggml_backend_buffer_t buf, const struct ggml_tensor *src,
+                       struct ggml_tensor *dst)
+{
+    if (!src->buffer || !ggml_backend_buffer_is_host(src->buffer))
+        return false;
+    memcpy(dst->data, src->data, ggml_nbytes(src));
+    npg_buffer_invalidate(buf, dst->data, ggml_nbytes(src));
+    return true;
+}
+
+static void buffer_clear(ggml_backend_buffer_t buf, uint8_t value)
+{
+    npg_buffer *b = buf->context;
+    memset(b->base, value, b->size);
+    packed_drop_range(b, 0, SIZE_MAX);
+}
+
+static void buffer_reset(ggml_backend_buffer_t buf)
+{
+    packed_drop_range(buf->context, 0, SIZE_MAX);
+}
+
+static const struct ggml_backend_buffer_i buffer_iface = {
+    .free_buffer = buffer_free,
+    .get_base = buffer_base,
+    .memset_tensor = buffer_memset,
+    .set_tensor = buffer_set,
+    .get_tensor = buffer_get,
+    .cpy_tensor = buffer_cpy,
+    .clear = buffer_clear,
+    .reset = buffer_reset,
+};
+
+static ggml_backend_buffer_t buft_alloc(ggml_backend_buffer_type_t buft, size_t size)
+{
+    npg_buffer *b = calloc(1, sizeof *b);
+    /* a zero-sized buffer still gets a distinct, aligned base */
+    size_t bytes = (size + NPG_ALIGNMENT - 1) / NPG_ALIGNMENT * NPG_ALIGNMENT;
+    if (bytes == 0)
+        bytes = NPG_ALIGNMENT;
+    if (b)
+        b->base = aligned_alloc(NPG_ALIGNMENT, bytes);
+    if (!b || !b->base) {
+        fprintf(stderr, "ggml-npukit: %s: cannot allocate %zu bytes\n", buft_name(buft), size);
+        free(b);
+        return NULL;
+    }
+    b->dev = buft->context;
+    b->size = size;
+    pthread_mutex_init(&b->lock, NULL);
+    return ggml_backend_buffer_init(buft, buffer_iface, b, size);
+}
+
+static const struct ggml_backend_buffer_type_i buft_iface = {
+    .get_name = buft_name,
+    .alloc_buffer = buft_alloc,
+    .get_alignment = buft_alignment,
+    .is_host = buft_is_host,
+};
+
+void npg_buft_init(npg_device *d)
+{
+    d->buft.iface = buft_iface;
+    d->buft.device = &d->dev;
+    d->buft.context = d;
+}
+
+bool npg_buft_is_ours(ggml_backend_buffer_type_t buft)
+{
+    return buft && buft->iface.alloc_buffer == buft_alloc;
+}
+
+/* Pack every matrix of src0 (the caller holds d->lock). */
+static npg_packed *pack(npg_device *d, const struct ggml_tensor *src0, uint32_t m_hint)
+{
+    const int64_t k = src0->ne[0], n = src0->ne[1];
+    npg_packed *p = calloc(1, sizeof *p);
+    uint16_t *rows = malloc((size_t)(k * n) * sizeof *rows);
+    float *tmp = malloc((size_t)k * sizeof *tmp);
+    if (p) {
+        p->count = (uint32_t)(src0->ne[2] * src0->ne[3]);
+        p->w = calloc(p->count, sizeof *p->w);
+    }
+    if (!p || !rows || !tmp || !p->w) {
+        fprintf(stderr, "ggml-npukit: cannot allocate the packing of %s (%lld x %lld)\n",
+                src0->name, (long long)n, (long long)k);
+        goto fail;
+    }
+    p->data = src0->data;
+    p->type = src0->type;
+    memcpy(p->ne, src0->ne, sizeof p->ne);
+    memcpy(p->nb, src0->nb, sizeof p->nb);
+    for (int64_t i3 = 0; i3 < src0->ne[3]; i3++)
+        for (int64_t i2 = 0; i2 < src0->ne[2]; i2++) {
+            const uint8_t *mat = (const uint8_t *)src0->data + i2 * src0->nb[2] + i3 * src0->nb[3];
+            bool in_range = true;
+            for (int64_t r = 0; r < n; r++)
+                in_range &=
+                    npg_row_to_fp16(src0->type, mat + r * src0->nb[1], k, tmp, rows + r * k);
+            size_t idx = (size_t)(i3 * src0->ne[2] + i2);
+            if (!in_range) {
+                /* weights fp16 cannot hold: this matrix runs on the host, in fp32 */
+                if (npg_settings_get()->verbose)
+                    fprintf(stderr, "ggml-npukit: %s matrix %zu beyond fp16's range: host\n",
+                            src0->name, idx);
+                continue;
+            }
+            npk_status st =
+                npk_rk_weights_pack_layout(d->rt, NPK_PREC_FP16, (uint32_t)k, (uint32_t)n, rows,
+                                           NPK_RK_TRANSPOSED, m_hint, &p->w[idx]);
+            if (st != NPK_OK) {
+                fprintf(stderr, "ggml-npukit: packing %s (%lld x %lld): %s: %s\n", src0->name,
+                        (long long)n, (long long)k, npk_status_name(st), npk_last_error());
+                goto fail;
+            }
+            d->counters.packs++;
+        }
+    free(rows);
+    free(tmp);
+    return p;
+fail:
+    free(rows);
+    free(tmp);
+    npg_packed_free(d, p);
+    return NULL;
+}
+
+static bool packed_matches(const npg_packed *p, const struct ggml_tensor *t)
+{
+    return p->data == t->data && p->type == t->type && !memcmp(p->ne, t->ne, sizeof p->ne) &&
+           !memcmp(p->nb, t->nb, sizeof p->nb);
+}
+
+npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32_t m_hint,
+                           bool *owned)
+{
+    ggml_backend_buffer_t buf = src0->buffer;
+    bool cached =
+        buf && npg_buft_is_ours(buf->buft) && buf->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
+    *owned = !cached;
+    if (!cached)
+        return pack(d, src0, m_hint);
+    npg_buffer *b = buf->context;
+    pthread_mutex_lock(&b->lock);
+    npg_packed *p = b->packed;
+    while (p && !packed_matches(p, src0))
+        p = p->next;
+    if (!p) {
+        p = pack(d, src0, m_hint);
+        if (p) {
+            p->lo = (size_t)((const uint8_t *)src0->data - b->base);
+            p->hi = p->lo + ggml_nbytes(src0);
+            p->next = b->packed;
+            b->packed = p;
+        }
+    }
+    pthread_mutex_unlock(&b->lock);
+    return p;
+}

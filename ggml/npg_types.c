@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/* The weight types the NPU takes and how each becomes the runtime's fp16 weights.
+ *
+ * Every row is fp16 on the NPU (fp16 x fp16 products, fp32 accumulation): the choice per
+ * quantised type between the NPU's integer path and dequantising once at load is argued with
+ * figures in docs/ggml.md (ggml's quantised blocks carry a scale per 32 or 16 weights along
+ * K, which the integer path would have to run as K slices of one block each). */
+#include <math.h>
+#include <string.h>
+
+#include "npg.h"
+#include "npukit/fp16.h"
+
+static const npg_type_row type_rows[] = {
+    {GGML_TYPE_F16, NPG_PREP_FP16, "fp16 as stored"},
+    {GGML_TYPE_F32, NPG_PREP_ROUND, "rounded to fp16 (NMSE ~1e-7, within MUL_MAT's 5e-4)"},
+    {GGML_TYPE_BF16, NPG_PREP_ROUND, "bf16 widened exactly, rounded to fp16"},
+#define DEQUANT(t)                                                                                 \
+    {                                                                                              \
+        GGML_TYPE_##t, NPG_PREP_DEQUANT, "dequantised once to fp16 (docs/ggml.md)"                 \
+    }
+    DEQUANT(Q8_0),
+    DEQUANT(Q4_0),
+    DEQUANT(Q4_1),
+    DEQUANT(Q5_0),
+    DEQUANT(Q5_1),
+    DEQUANT(Q2_K),
+    DEQUANT(Q3_K),
+    DEQUANT(Q4_K),
+    DEQUANT(Q5_K),
+    DEQUANT(Q6_K),
+    DEQUANT(IQ4_NL),
+    DEQUANT(IQ4_XS),
+    DEQUANT(MXFP4),
+#undef DEQUANT
+};
+
+const npg_type_row *npg_type_of(enum ggml_type t)
+{
+    for (size_t i = 0; i < sizeof type_rows / sizeof type_rows[0]; i++)
+        if (type_rows[i].type == t)
+            return &type_rows[i];
+    return NULL;
+}
+
+float npg_load_float(enum ggml_type t, const void *p)
+{
+    uint16_t h;
+    switch (t) {
+    case GGML_TYPE_F32: {
+        float f;
+        memcpy(&f, p, sizeof f);
+        return f;
+    }
+    case GGML_TYPE_F16: memcpy(&h, p, sizeof h); return npk_f16_to_f32(h);
+    case GGML_TYPE_BF16: memcpy(&h, p, sizeof h); return npk_bf16_to_f32(h);
+    default: return NAN;
+    }
+}
+
+/* fp16's largest finite value: a finite float beyond it would become infinity. */
+#define NPG_FP16_MAX 65504.0f
+
+bool npg_row_to_fp16(enum ggml_type t, const void *src, int64_t k, float *tmp, uint16_t *dst)
+{
+    if (t == GGML_TYPE_F16) {
+        memcpy(dst, src, (size_t)k * sizeof *dst);
+        return true;
+    }
+    if (t == GGML_TYPE_F32)
+        memcpy(tmp, src, (size_t)k * sizeof *tmp);
+    else if (t == GGML_TYPE_BF16)
+        for (int64_t i = 0; i < k; i++)
+            tmp[i] = npg_load_float(t, (const uint16_t *)src + i);
+    else
+        ggml_get_type_traits(t)->to_float(src, tmp, k);
+    bool in_range = true;
+    for (int64_t i = 0; i < k; i++) {
+        if (isfinite(tmp[i]) && fabsf(tmp[i]) > NPG_FP16_MAX)
+            in_range = false;
+        dst[i] = npk_f32_to_f16(tmp[i]);
+    }
+    return in_range;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs ggml's conformance suite (test-backend-ops, unmodified) on one backend device and one op,
+# and prints what the backend claimed: per weight type (type_a) and activation type (type_b),
+# the cases claimed (run and compared with the CPU backend) out of all the suite's cases, and
+# the cases only the CPU reference declined (not run: there is nothing to compare with).
+# Fails when the suite fails, or when the backend claimed nothing (a backend that does not load
+# must not pass by declining).
+#   usage: scripts/ggml_backend_ops.sh TEST-BACKEND-OPS DEVICE OP
+set -uo pipefail
+tbo=${1:?usage: ggml_backend_ops.sh TEST-BACKEND-OPS DEVICE OP} dev=${2:?device} op=${3:?op}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+start=$SECONDS
+"$tbo" -b "$dev" -o "$op" > "$log" 2>&1
+rc=$?
+grep -E "Device description|tests passed|Backend $dev:" "$log" | sed 's/\x1b\[[0-9;]*m//g'
+# one line per case: "  OP(type_a=..,type_b=..,...): OK | FAIL | not supported [..]"
+sed 's/\x1b\[[0-9;]*m//g' "$log" | awk -v op="$op" -v dev="$dev" '
+  index($0, "  " op "(") == 1 {
+    ta = $0; sub(/.*type_a=/, "", ta); sub(/,.*/, "", ta)
+    tb = $0; sub(/.*type_b=/, "", tb); sub(/,.*/, "", tb)
+    key = ta " x " tb
+    total[key]++
+    if ($0 ~ /not supported/) {
+      # declined by the CPU reference alone: the suite cannot compare, whatever the backend says
+      if ($0 !~ ("not supported \\[.*" dev)) cpu_only[key]++
+      next
+    }
+    claimed[key]++
+    if ($0 ~ /FAIL/) { failed[key]++; print "FAILED: " $0 }
+  }
+  END {
+    printf "%-22s %9s %7s %6s %9s\n", op " type_a x type_b", "claimed", "total", "failed", "cpu_only"
+    for (k in total) {
+      c += claimed[k]; t += total[k]; f += failed[k]; o += cpu_only[k]
+      printf "%-22s %9d %7d %6d %9d\n", k, claimed[k], total[k], failed[k], cpu_only[k] | "sort"
+    }
+    close("sort")
+    printf "%-22s %9d %7d %6d %9d\n", "all", c, t, f, o
+    if (c == 0) { print "the backend claimed no case"; exit 1 }
+  }' || rc=1
+echo "test-backend-ops -b $dev -o $op: exit $rc in $((SECONDS - start)) s"
+exit $rc
