@@ -111,6 +111,19 @@ static inline bool rksim_faithful(const rksim *s, rksim_hazard_id id)
     return !(s->cfg.ideal_mask & RKSIM_HZ_BIT(id));
 }
 
+/* The kernel the running job came through (RKSIM_KERNEL_*). */
+static inline unsigned rksim_job_kernel(const rksim *s)
+{
+    return s->rocket_job ? RKSIM_KERNEL_ROCKET : RKSIM_KERNEL_RKNPU;
+}
+
+/* Whether hazard id's row reaches the running job's kernel (rksim_hazard.kernels): a row out
+ * of scope never fires, the job behaves as that kernel's evidence says. */
+static inline bool rksim_in_scope(const rksim *s, rksim_hazard_id id)
+{
+    return (rksim_hazards[id - 1].kernels & rksim_job_kernel(s)) != 0;
+}
+
 /* Reset one core (ACT_RESET or the kernel's soft reset after a timeout). */
 void rksim_core_reset(rksim_core *c, bool soft_after_timeout);
 
