@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npukit/fp16.h"
 #include "npukit/rk_types.h"
 #include "rksim/elements.h"
 #include "rksim/matmul.h"
@@ -261,6 +262,35 @@ static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const in
     return ok;
 }
 
+/* The K accumulation's EW add (facts C.6): the running fp16 partial, read per element through
+ * the ERDMA from its atom cube, joins each fp32 result in fp32 (the DPU's float path, one
+ * rounding) before the output converter rounds the sum to fp16 once. Every partial is read
+ * before anything is written, so the output may overwrite it in place. */
+static bool add_partial(rksim *s, const rksim_mm *mm, float *cf, rksim_core_result *r)
+{
+    const uint32_t c2 = 8; /* fp16 lanes per 16-byte atom */
+    const uint32_t surfaces = (mm->n_dpu + c2 - 1) / c2;
+    uint64_t len = (uint64_t)(surfaces - 1) * mm->ew_surf_bytes + (uint64_t)mm->m * 16;
+    rksim_fault f = {0};
+    const uint8_t *p =
+        rksim_dma(&s->mem, mm->ew_addr, len, false, "K-accumulation partial read", &f);
+    if (!p) {
+        r->fault_iova = f.iova;
+        return rksim_result_fail(r, RKSIM_FAULT,
+                                 "DMA fault: K-accumulation partial read of %llu bytes at IOVA "
+                                 "0x%llx is outside every live buffer",
+                                 (unsigned long long)f.len, (unsigned long long)f.iova);
+    }
+    for (uint32_t m = 0; m < mm->m; m++)
+        for (uint32_t n = 0; n < mm->n_dpu; n++) {
+            uint16_t h;
+            memcpy(&h, p + (n / c2) * mm->ew_surf_bytes + (uint64_t)m * 16 + (n % c2) * 2, 2);
+            float *c = &cf[(size_t)m * mm->n + n];
+            *c = *c + npk_f16_to_f32(h);
+        }
+    return true;
+}
+
 bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effect *e,
                   bool first_in_job, rksim_core_result *r)
 {
@@ -334,14 +364,17 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
         else
             cf[i] = v > 0 ? topf : -topf;
     }
+    if (mm->accumulate && !e->zeros && !add_partial(s, mm, cf, r))
+        goto done;
     const bool bounded = !e->no_row_bound;
     ok = e->zeros ? write_output(s, mm, NULL, NULL, bounded, r)
                   : write_output(s, mm, ci ? NULL : cf, ci, bounded, r);
     if (!ok && mm->out_tile_bytes != mm->out_tile_expected)
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
-    r->model_us +=
-        rksim_time_matmul_us(mm->in, mm->m, mm->k, mm->n, (double)(mk + nk) * mm->in_bits / 8,
-                             (double)mm->m * mm->n_dpu * mm->out_bits / 8);
+    r->model_us += rksim_time_matmul_us(mm->in, mm->m, mm->k, mm->n,
+                                        (double)(mk + nk) * mm->in_bits / 8 +
+                                            (mm->accumulate ? (double)mm->m * mm->n_dpu * 2 : 0),
+                                        (double)mm->m * mm->n_dpu * mm->out_bits / 8);
 done:
     return ok;
 }

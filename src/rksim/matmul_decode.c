@@ -22,6 +22,7 @@
 
 #include "npukit/rk_outstage.h"
 #include "npukit/rk_regs.h"
+#include "npukit/rk_sdp_hw.h"
 #include "npukit/rk_types.h"
 #include "rksim/matmul.h"
 #include "rksim/regs_view.h"
@@ -43,6 +44,9 @@ typedef enum guard {
     G_ROWS,            /* row-major output (surface stride 16) */
     G_ROWS_NOTCHED,    /* ... other than the M=1 output written with a zero notch */
     G_CUBE_OUT,        /* cube output */
+    G_PLAIN,           /* no K accumulation: the EW stage bypassed */
+    G_ACCUM,           /* the K accumulation (facts C.6) */
+    G_ACCUM_CVT,       /* ... with the EW operand converter on */
 } guard;
 
 /* How the field's value must relate to the expected value. */
@@ -76,6 +80,7 @@ typedef enum quantity {
     Q_ROW16_1,         /* ceil(N*ob/16) - 1: a row-major output row in 16-byte units, minus 1 */
     Q_STAGE_FP16,      /* FP32TOFP16_EN as the output-stage row programs it */
     Q_NEG_LINE_STRIDE, /* -LINE_STRIDE */
+    Q_M16,             /* M*16: a surface of M atoms in bytes */
 } quantity;
 
 enum { WHOLE = -1 }; /* a row about the register's whole value */
@@ -102,6 +107,15 @@ static const char pad[] = "padding is described only as the int8 top row offset"
 static const char no_shift[] = "shift/truncate fields are not modelled";
 static const char to_memory[] = "only the write-to-memory output mode (0x1E4 family) is modelled";
 static const char cvt[] = "the output converter is modelled at scale 1, shift 0, offset 0";
+static const char kacc_fp16[] = "on-NPU K accumulation is fp16 (facts C.6, E.5)";
+static const char kacc_add[] = "the K accumulation's EW stage is a plain per-element add";
+static const char kacc_elem[] = "the partial is read per element (facts C.6's program)";
+static const char kacc_cube[] = "the partial is an [N/8][M][8] atom cube";
+
+/* EW_DATA_MODE / ERDMA_DATA_MODE of the K accumulation's per-element partial: 1 in the rocket
+ * userspace program the facts describe (the vendor's SDP capture uses 2 for its per-element
+ * operand, rk_sdp_hw.h; the model keeps each to the program it was seen in). */
+enum { KACC_DATA_MODE = 1 };
 
 static const decode_row rows[] = {
     /* ---- CNA: a 1x1 direct convolution over a W=1, H=M, C=K feature ---- */
@@ -192,7 +206,7 @@ static const decode_row rows[] = {
     {FLD(DPU_DATA_CUBE_CHANNEL, CHANNEL), G_ALL, IS_Q(Q_N_1), "the CNA's N-1"},
     /* a stage is bypassed when its BYPASS bit is set (0x53 in the vendor program) */
     {FLD(DPU_BN_CFG, BN_BYPASS), G_ALL, IS(1), "the BN stage must be bypassed"},
-    {FLD(DPU_EW_CFG, EW_BYPASS), G_ALL, IS(1), "the EW stage must be bypassed"},
+    {FLD(DPU_EW_CFG, EW_BYPASS), G_PLAIN, IS(1), "the EW stage must be bypassed"},
     {FLD(DPU_BS_OW_CFG, SIZE_E_1), G_ALL, SAME_AS(DPU_BS_OW_CFG, SIZE_E_0),
      "the three SIZE_E fields agree"},
     {FLD(DPU_BS_OW_CFG, SIZE_E_2), G_ALL, SAME_AS(DPU_BS_OW_CFG, SIZE_E_0),
@@ -215,6 +229,41 @@ static const decode_row rows[] = {
      NPK_RKF(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0), "the row stride is at least the width"},
     {FLD(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0), G_CUBE_OUT, IS(0), "a cube output has no notch"},
     {FLD(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1), G_CUBE_OUT, IS(0), "a cube output has no notch"},
+
+    /* ---- on-NPU K accumulation (facts C.6, E.5): the DPU_RDMA armed with COMB_USE 5 and its
+     * main read on, the ERDMA reading the running fp16 partial per element, the EW stage's ALU
+     * adding it; the values are those of the rocket userspace program the facts describe
+     * (EW_CFG 0x108202C0, ERDMA_CFG 0x40000008, FEATURE_MODE_CFG 0x17D40) ---- */
+    {FLD(CNA_CONV_CON1, IN_PRECISION), G_ACCUM, IS(NPK_PREC_FP16), kacc_fp16},
+    {FLD(DPU_DATA_FORMAT, OUT_PRECISION), G_ACCUM, IS(NPK_PREC_FP16), kacc_fp16},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION), G_ACCUM, IS(NPK_PREC_FP16), kacc_fp16},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, PROC_PRECISION), G_ACCUM, IS(NPK_PREC_FP16), kacc_fp16},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DISABLE), G_ACCUM, IS(0), "the ERDMA reads the partial"},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_MODE), G_ACCUM, IS(KACC_DATA_MODE), kacc_elem},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_SIZE), G_ACCUM, IS(NPK_SDP_DATA_SIZE_TWO_BYTES), kacc_fp16},
+    {FLD(DPU_EW_CFG, EW_BYPASS), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_OP_BYPASS), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_OP_TYPE), G_ACCUM, IS(NPK_EW_OP_TYPE_ALU), kacc_add},
+    {FLD(DPU_EW_CFG, EW_ALU_ALGO), G_ACCUM, IS(NPK_EW_ALU_SUM), kacc_add},
+    {FLD(DPU_EW_CFG, EW_DATA_MODE), G_ACCUM, IS(KACC_DATA_MODE), kacc_elem},
+    {FLD(DPU_EW_CFG, EDATA_SIZE), G_ACCUM, IS(NPK_SDP_DATA_SIZE_TWO_BYTES), kacc_fp16},
+    {FLD(DPU_EW_CFG, EW_BINARY_EN), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_EQUAL_EN), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_RELUX_EN), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_RELU_BYPASS), G_ACCUM, IS(1), kacc_add},
+    {FLD(DPU_EW_CFG, EW_LUT_BYPASS), G_ACCUM, IS(1), kacc_add},
+    {FLD(DPU_EW_CFG, EW_MUL_PRELU), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_CVT_TYPE), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_CVT_ROUND), G_ACCUM, IS(0), kacc_add},
+    {REG(DPU_EW_CVT_SCALE_VALUE), G_ACCUM_CVT, IS(1), "an operand converter at scale 1"},
+    {REG(DPU_EW_CVT_OFFSET_VALUE), G_ACCUM_CVT, IS(0), "an operand converter at offset 0"},
+    {REG(DPU_RDMA_DATA_CUBE_WIDTH), G_ACCUM, IS(0), "the RDMA cube is the output's"},
+    {REG(DPU_RDMA_DATA_CUBE_HEIGHT), G_ACCUM, IS_Q(Q_M_1), "the RDMA cube is the output's"},
+    {REG(DPU_RDMA_DATA_CUBE_CHANNEL), G_ACCUM, IS_Q(Q_N_1), "the RDMA cube is the output's"},
+    /* the ERDMA has no line stride: the partial and the output are atom cubes */
+    {FLD(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE), G_ACCUM, IS_Q(Q_M), kacc_cube},
+    {REG(DPU_RDMA_EW_SURF_STRIDE), G_ACCUM, REL_GE, Q_M16, 0, kacc_cube},
+    {REG(DPU_RDMA_EW_SURF_STRIDE), G_ACCUM, REL_MULTIPLE, Q_CONST, 16, kacc_cube},
 };
 
 /* A field's value read as two's complement over the field's width (SURF_STRIDE is "negative"
@@ -283,6 +332,9 @@ static bool applies(guard g, const rksim_regfile *rf, const rksim_mm *mm)
                !(mm->m == 1 && F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0) == 0 &&
                  F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1) == 0);
     case G_CUBE_OUT: return mm->out_surf_bytes != 16;
+    case G_PLAIN: return !mm->accumulate;
+    case G_ACCUM: return mm->accumulate;
+    case G_ACCUM_CVT: return mm->accumulate && !F(DPU_EW_CFG, EW_OP_CVT_BYPASS);
     }
     return true;
 }
@@ -311,6 +363,7 @@ static int64_t expected(const decode_row *row, const rksim_regfile *rf, const rk
             NPK_RKF(DPU_OUT_CVT_SCALE, FP32TOFP16_EN),
             npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out)->out_cvt_scale);
     case Q_NEG_LINE_STRIDE: return -(int64_t)F(CNA_DMA_CON1, LINE_STRIDE);
+    case Q_M16: return (int64_t)mm->m * 16;
     }
     return 0;
 }
@@ -421,11 +474,14 @@ static void geometry(const rksim_regfile *rf, rksim_mm *mm)
                              : 16;
 }
 
-bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
-                     rksim_core_result *r)
+bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, bool accumulate, rksim_mm *mm,
+                     uint32_t *hazards, rksim_core_result *r)
 {
     *mm = (rksim_mm){0};
     read_fields(rf, mm);
+    mm->accumulate = accumulate;
+    mm->ew_addr = R(DPU_RDMA_EW_BASE_ADDR);
+    mm->ew_surf_bytes = R(DPU_RDMA_EW_SURF_STRIDE);
     if (!check_rows(s, rf, mm, hazards, r))
         return false;
     geometry(rf, mm);
