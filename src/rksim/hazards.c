@@ -467,8 +467,8 @@ static bool h2_feature_cache(rksim *s, rksim_core *c, const rksim_mm *mm, bool f
                              rksim_effect *e)
 {
     (void)s;
-    if (!first || !c->feat_valid || c->feat_addr == mm->feat)
-        return false;
+    if (!first || !c->feat_valid || c->feat_addr == mm->feat || mm->data_reuse)
+        return false; /* a reused feature is not fetched: no address to mistake */
     e->stale_feature = true;
     snprintf(e->why, sizeof e->why, "feature at 0x%x after 0x%x in the previous job", mm->feat,
              c->feat_addr);

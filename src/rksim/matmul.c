@@ -149,6 +149,53 @@ static void remember_feature(rksim_core *c, const rksim_mm *mm, const float *a)
     c->feat_valid = true;
 }
 
+/* CNA_CBUF_CON0.DATA_REUSE (spec register listing; a rocket userspace library sets it to skip
+ * the DRAM fetch of a feature tile "already resident from the previous task on this core",
+ * and its fp16 figure of facts G runs with it): the operation takes the feature the core's
+ * last operation left in the CBUF and reads nothing at FEATURE_DATA_ADDR. The facts describe
+ * reuse of the same tile only, so the model requires the resident feature's precision, M, K
+ * and data banks to be this operation's; anything else (a reset in between, nothing resident,
+ * another shape) is refused as not described rather than guessed. */
+static bool resident_fits(const rksim_core *c, const rksim_mm *mm, rksim_core_result *r)
+{
+    if (c->resident_valid && c->resident_in == mm->in && c->resident_m == mm->m &&
+        c->resident_k == mm->k && c->resident_banks == mm->data_bank)
+        return true;
+    if (!c->resident_valid)
+        return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                 "unsupported by the model: CNA_CBUF_CON0 (0x1040) DATA_REUSE "
+                                 "with no feature resident on the core (none since a reset)");
+    return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                             "unsupported by the model: CNA_CBUF_CON0 (0x1040) DATA_REUSE of a "
+                             "%s %ux%u feature in %u data bank(s) by a %s %ux%u operation in %u "
+                             "(reuse is described for the same tile only)",
+                             npk_rk_prec_name((npk_rk_prec)c->resident_in), c->resident_m,
+                             c->resident_k, c->resident_banks,
+                             npk_rk_prec_name((npk_rk_prec)mm->in), mm->m, mm->k, mm->data_bank);
+}
+
+/* The feature this operation leaves in the CBUF (as fetched or reused). */
+static void keep_resident(rksim_core *c, const rksim_mm *mm, const float *a)
+{
+    size_t count = (size_t)mm->m * mm->k;
+    if (count > c->resident_cap) {
+        float *n = realloc(c->resident, count * sizeof *n);
+        if (!n) {
+            c->resident_valid = false;
+            return;
+        }
+        c->resident = n;
+        c->resident_cap = count;
+    }
+    if (c->resident != a)
+        memcpy(c->resident, a, count * sizeof *a);
+    c->resident_valid = true;
+    c->resident_in = mm->in;
+    c->resident_m = mm->m;
+    c->resident_k = mm->k;
+    c->resident_banks = mm->data_bank;
+}
+
 /* A stale value as an operand of this operation's input precision: the CBUF's copy may come
  * from a job of another precision (an fp16 fraction, NaN or 65504 before an int4 job), and an
  * integer operation only ever sees operands in its range; rounded to nearest and clamped, NaN
@@ -304,7 +351,7 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                                  "every live buffer",
                                  (unsigned long long)f.len, (unsigned long long)f.iova);
     }
-    if (!gather_feature(s, mm, NULL, r))
+    if (mm->data_reuse ? !resident_fits(cr, mm, r) : !gather_feature(s, mm, NULL, r))
         return false;
     float *a = rksim_scratch(s, 0, mk * sizeof *a);
     const void *b = NULL;
@@ -325,8 +372,13 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                           mm->m, mm->k, mm->n);
         goto done;
     }
-    if (!gather_feature(s, mm, a, r) || !(b = gather_weights(s, mm, i4, r)))
+    if (mm->data_reuse)
+        memcpy(a, cr->resident, mk * sizeof *a);
+    else if (!gather_feature(s, mm, a, r))
         goto done;
+    if (!(b = gather_weights(s, mm, i4, r)))
+        goto done;
+    keep_resident(cr, mm, a);
     apply_feature_effects(cr, mm, e, a);
     if (first_in_job)
         remember_feature(cr, mm, a);
@@ -372,7 +424,7 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     if (!ok && mm->out_tile_bytes != mm->out_tile_expected)
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
     r->model_us += rksim_time_matmul_us(mm->in, mm->m, mm->k, mm->n,
-                                        (double)(mk + nk) * mm->in_bits / 8 +
+                                        (double)((mm->data_reuse ? 0 : mk) + nk) * mm->in_bits / 8 +
                                             (mm->accumulate ? (double)mm->m * mm->n_dpu * 2 : 0),
                                         (double)mm->m * mm->n_dpu * mm->out_bits / 8);
 done:

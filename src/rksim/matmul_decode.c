@@ -169,7 +169,6 @@ static const decode_row rows[] = {
     {FLD(CNA_DMA_CON2, SURF_STRIDE), G_CUBE, REL_SIGNED_GT, Q_NEG_LINE_STRIDE, 0,
      "the surface pitch LINE_STRIDE + SURF_STRIDE is positive"},
     /* the CBUF bank split (spec "The M-tiling scheduler"): DATA_BANK + WEIGHT_BANK banks */
-    {FLD(CNA_CBUF_CON0, DATA_REUSE), G_ALL, IS(0), "DATA_REUSE is not modelled"},
     {FLD(CNA_CBUF_CON0, FC_DATA_BANK), G_ALL, IS(0), "FC_DATA_BANK is not modelled"},
 
     /* ---- CORE ---- */
@@ -301,8 +300,12 @@ static void read_fields(const rksim_regfile *rf, rksim_mm *mm)
     mm->feat = R(CNA_FEATURE_DATA_ADDR);
     mm->weight = R(CNA_DCOMP_ADDR0);
     mm->dst = R(DPU_DST_BASE_ADDR);
-    mm->cbuf_con0 = R(CNA_CBUF_CON0);
+    /* the bank split the schedule hazards judge: the reuse bits (12, 13) are no part of it */
+    mm->cbuf_con0 = R(CNA_CBUF_CON0) & (npk_rk_field_mask(NPK_RKF(CNA_CBUF_CON0, DATA_BANK)) |
+                                        npk_rk_field_mask(NPK_RKF(CNA_CBUF_CON0, WEIGHT_BANK)) |
+                                        npk_rk_field_mask(NPK_RKF(CNA_CBUF_CON0, FC_DATA_BANK)));
     mm->data_bank = F(CNA_CBUF_CON0, DATA_BANK);
+    mm->data_reuse = F(CNA_CBUF_CON0, DATA_REUSE);
     mm->weight_bank = F(CNA_CBUF_CON0, WEIGHT_BANK);
     mm->bs_cfg = R(DPU_BS_CFG);
     mm->size_e = F(DPU_BS_OW_CFG, SIZE_E_0);

@@ -62,6 +62,13 @@ typedef struct rksim_core {
     uint32_t feat_addr;
     uint32_t feat_rows, feat_k;
     float *feat_cache; /* feat_rows x feat_k values as read then */
+    /* CNA_CBUF_CON0.DATA_REUSE: the feature the core's last operation held in the CBUF, which
+     * the next operation may take instead of fetching one (a reset forgets it) */
+    bool resident_valid;
+    int resident_in;
+    uint32_t resident_m, resident_k, resident_banks;
+    float *resident; /* resident_m x resident_k values */
+    size_t resident_cap;
 } rksim_core;
 
 enum { RKSIM_SCRATCH_SLOTS = 3 };
