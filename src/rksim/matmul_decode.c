@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Decoding a matmul from the register files. Every value comes from a register field named
  * through the register table. What the model requires of the registers is one table of
- * constraints (field, relation, expected value, reason) checked by one loop; a value outside
+ * constraints (field, relation, expected value, reason) checked by the rule engine (rules.h,
+ * shared with the SDP decoder); a value outside
  * them is refused as "unsupported by the model", naming the register and the field, unless
  * the hazard table describes that deviation (rksim_hazards_accept). Only the geometry that is
  * genuinely computed is code. The geometry model:
@@ -26,16 +27,24 @@
 #include "npukit/rk_types.h"
 #include "rksim/matmul.h"
 #include "rksim/regs_view.h"
+#include "rksim/rules.h"
 
 #define F(reg, field) rksim_field(rf, NPK_RKF(reg, field))
 #define R(reg) rksim_reg(rf, NPK_REG_##reg)
 
+/* The rule engine's context: the decoded matmul and where accepted hazards are recorded. */
+typedef struct mm_ctx {
+    rksim *s;
+    rksim_mm *mm;
+    uint32_t *hazards;
+} mm_ctx;
+
 /* The K tile of the weight layout [N/G][K/32][G][32] (facts D.1). */
 enum { K_TILE = 32 };
 
-/* Which rows apply: a condition on what was decoded. */
+/* Which rows apply: a condition on what was decoded (rules.h: 0 applies always). */
 typedef enum guard {
-    G_ALL,
+    G_ALL = RKSIM_WHEN_ALL,
     G_LINE,            /* line-mode feature */
     G_CUBE,            /* cube-mode feature */
     G_PAD_UNDESCRIBED, /* the input precision has no described top pad (precision row) */
@@ -49,23 +58,18 @@ typedef enum guard {
     G_ACCUM_CVT,       /* ... with the EW operand converter on */
 } guard;
 
-/* How the field's value must relate to the expected value. */
-typedef enum relation {
-    REL_EQ,
-    REL_NE,
-    REL_GE,
-    REL_LE,
-    REL_MULTIPLE,  /* a multiple of the expected value */
-    REL_SIGNED_GT, /* the field read as two's complement is above the expected value */
-    REL_INPUT,     /* a matmul input precision (the precision rows) */
-    REL_STAGE,     /* an output precision of the input's output-stage rows */
-} relation;
+/* The sets of RKSIM_REL_IN_SET rows. */
+enum {
+    SET_INPUT, /* a matmul input precision (the precision rows) */
+    SET_STAGE  /* an output precision of the input's output-stage rows */
+};
 
-/* Where the expected value comes from. */
+/* The quantities this decoder computes (rules.h: the constant and another field are the
+ * engine's own). */
 typedef enum quantity {
-    Q_CONST, /* the row's constant */
-    Q_FIELD, /* the value of another field, whose id is the row's constant */
-    Q_IN,    /* the CNA's input precision */
+    Q_CONST = RKSIM_Q_CONST,
+    Q_FIELD = RKSIM_Q_FIELD,
+    Q_IN = RKSIM_Q_DECODER, /* the CNA's input precision */
     Q_M,
     Q_M_1,
     Q_K,
@@ -83,23 +87,18 @@ typedef enum quantity {
     Q_M16,             /* M*16: a surface of M atoms in bytes */
 } quantity;
 
-enum { WHOLE = -1 }; /* a row about the register's whole value */
-
-typedef struct decode_row {
-    npk_rk_reg_id reg;
-    int field; /* npk_rk_field_id or WHOLE */
-    guard when;
-    relation rel;
-    quantity q;
-    uint32_t c; /* Q_CONST's value, Q_FIELD's field id */
-    const char *why;
-} decode_row;
-
 #define FLD(reg, field) NPK_REG_##reg, NPK_RKF(reg, field)
-#define REG(reg) NPK_REG_##reg, WHOLE
-#define IS(v) REL_EQ, Q_CONST, (v)
-#define IS_Q(q) REL_EQ, q, 0
-#define SAME_AS(reg, field) REL_EQ, Q_FIELD, NPK_RKF(reg, field)
+#define REG(reg) NPK_REG_##reg, RKSIM_RULE_WHOLE
+#define IS(v) RKSIM_REL_EQ, Q_CONST, (v)
+#define IS_Q(q) RKSIM_REL_EQ, q, 0
+#define SAME_AS(reg, field) RKSIM_REL_EQ, Q_FIELD, NPK_RKF(reg, field)
+#define REL_INPUT RKSIM_REL_IN_SET, Q_CONST, SET_INPUT
+#define REL_STAGE RKSIM_REL_IN_SET, Q_CONST, SET_STAGE
+#define REL_NE RKSIM_REL_NE
+#define REL_GE RKSIM_REL_GE
+#define REL_LE RKSIM_REL_LE
+#define REL_MULTIPLE RKSIM_REL_MULTIPLE
+#define REL_SIGNED_GT RKSIM_REL_SIGNED_GT
 
 static const char direct[] = "only the plain direct convolution is modelled";
 static const char no_fc[] = "skips, offsets and per-channel converts are not modelled";
@@ -117,9 +116,9 @@ static const char kacc_cube[] = "the partial is an [N/8][M][8] atom cube";
  * operand, rk_sdp_hw.h; the model keeps each to the program it was seen in). */
 enum { KACC_DATA_MODE = 1 };
 
-static const decode_row rows[] = {
+static const rksim_rule rows[] = {
     /* ---- CNA: a 1x1 direct convolution over a W=1, H=M, C=K feature ---- */
-    {FLD(CNA_CONV_CON1, IN_PRECISION), G_ALL, REL_INPUT, Q_CONST, 0, "the precision rows"},
+    {FLD(CNA_CONV_CON1, IN_PRECISION), G_ALL, REL_INPUT, "the precision rows"},
     {FLD(CNA_CONV_CON1, PROC_PRECISION), G_ALL, IS_Q(Q_IN), "IN_PRECISION"},
     {FLD(CNA_CONV_CON1, CONV_MODE), G_ALL, IS(NPK_CONV_MODE_DIRECT), direct},
     {FLD(CNA_CONV_CON1, DECONV), G_ALL, IS(0), direct},
@@ -180,7 +179,7 @@ static const decode_row rows[] = {
     /* ---- DPU ---- */
     {FLD(DPU_DATA_FORMAT, IN_PRECISION), G_ALL, IS_Q(Q_IN), "the CNA's precision"},
     {FLD(DPU_DATA_FORMAT, PROC_PRECISION), G_ALL, IS_Q(Q_IN), "the CNA's precision"},
-    {FLD(DPU_DATA_FORMAT, OUT_PRECISION), G_ALL, REL_STAGE, Q_CONST, 0, "the output-stage rows"},
+    {FLD(DPU_DATA_FORMAT, OUT_PRECISION), G_ALL, REL_STAGE, "the output-stage rows"},
     {FLD(DPU_DATA_FORMAT, EW_TRUNCATE_NEG), G_ALL, IS(0), no_shift},
     {FLD(DPU_DATA_FORMAT, BN_MUL_SHIFT_VALUE_NEG), G_ALL, IS(0), no_shift},
     {FLD(DPU_DATA_FORMAT, BS_MUL_SHIFT_VALUE_NEG), G_ALL, IS(0), no_shift},
@@ -265,16 +264,6 @@ static const decode_row rows[] = {
     {REG(DPU_RDMA_EW_SURF_STRIDE), G_ACCUM, REL_MULTIPLE, Q_CONST, 16, kacc_cube},
 };
 
-/* A field's value read as two's complement over the field's width (SURF_STRIDE is "negative"
- * for M=1 cube programs: 0x0FFFFFFD = -3, facts C.1 #29). */
-static int64_t field_signed(npk_rk_field_id f, uint32_t v)
-{
-    const npk_rk_field *fi = npk_rk_field_info(f);
-    unsigned width = (unsigned)(fi->hi - fi->lo + 1);
-    int64_t x = v;
-    return (x & (1ll << (width - 1))) ? x - (1ll << width) : x;
-}
-
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* Read every value the rows and the executor use; derived values only where the precisions
@@ -317,18 +306,17 @@ static void read_fields(const rksim_regfile *rf, rksim_mm *mm)
     mm->out_tile_expected = (uint64_t)mm->factor * mm->out_surf_bytes;
 }
 
-static bool applies(guard g, const rksim_regfile *rf, const rksim_mm *mm)
+static bool applies(int when, const rksim_regfile *rf, const void *ctx)
 {
-    const npk_rk_out_stage *st;
-    switch (g) {
+    const rksim_mm *mm = ((const mm_ctx *)ctx)->mm;
+    switch ((guard)when) {
     case G_ALL: return true;
     case G_LINE: return mm->line;
     case G_CUBE: return !mm->line;
     case G_PAD_UNDESCRIBED: return !npk_rk_input_row((npk_rk_prec)mm->in)->top_pad;
     case G_PAD_TOP: return mm->row_offset != 0;
     case G_COMPLETES:
-        st = npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out);
-        return st->completes;
+        return npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out)->completes;
     case G_ROWS: return mm->out_surf_bytes == 16;
     case G_ROWS_NOTCHED:
         return mm->out_surf_bytes == 16 &&
@@ -342,12 +330,13 @@ static bool applies(guard g, const rksim_regfile *rf, const rksim_mm *mm)
     return true;
 }
 
-static int64_t expected(const decode_row *row, const rksim_regfile *rf, const rksim_mm *mm)
+static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
 {
+    const rksim_mm *mm = ((const mm_ctx *)ctx)->mm;
     int64_t kbytes = (int64_t)mm->k * mm->in_bits / 8;
-    switch (row->q) {
-    case Q_CONST: return row->c;
-    case Q_FIELD: return rksim_field(rf, (npk_rk_field_id)row->c);
+    switch ((quantity)q) {
+    case Q_CONST:
+    case Q_FIELD: return 0; /* the engine's own */
     case Q_IN: return mm->in;
     case Q_M: return mm->m;
     case Q_M_1: return (int64_t)mm->m - 1;
@@ -371,93 +360,42 @@ static int64_t expected(const decode_row *row, const rksim_regfile *rf, const rk
     return 0;
 }
 
-static bool holds(relation rel, int64_t v, int64_t want, const rksim_mm *mm)
+static bool set_has(uint32_t set, int64_t v, const rksim_mm *mm)
 {
-    switch (rel) {
-    case REL_EQ: return v == want;
-    case REL_NE: return v != want;
-    case REL_GE: return v >= want;
-    case REL_LE: return v <= want;
-    case REL_MULTIPLE: return want > 0 && v % want == 0;
-    case REL_SIGNED_GT: return v > want;
-    case REL_INPUT: return npk_rk_input_row((npk_rk_prec)v) != NULL;
-    case REL_STAGE: return npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)v) != NULL;
-    }
-    return false;
+    if (set == SET_INPUT)
+        return npk_rk_input_row((npk_rk_prec)v) != NULL;
+    return npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)v) != NULL;
 }
 
-/* What a value should have been, as text: "2", "at least 4", "a matmul input (int8/fp16/int4)". */
-static void describe(const decode_row *row, int64_t want, const rksim_mm *mm, char *buf,
-                     size_t size)
+static bool in_set(uint32_t set, int64_t v, const rksim_regfile *rf, const void *ctx)
 {
-    static const char *const prefix[] = {
-        [REL_EQ] = "",
-        [REL_NE] = "not ",
-        [REL_GE] = "at least ",
-        [REL_LE] = "at most ",
-        [REL_MULTIPLE] = "a multiple of ",
-        [REL_SIGNED_GT] = "above ",
-    };
-    size_t n = 0;
-    if (row->rel == REL_INPUT || row->rel == REL_STAGE) {
-        if (row->rel == REL_INPUT)
-            n = (size_t)snprintf(buf, size, "a matmul input (");
-        else
-            n = (size_t)snprintf(buf, size, "an output of %s inputs (",
-                                 npk_rk_prec_name((npk_rk_prec)mm->in));
-        for (unsigned p = 0; n < size && npk_rk_prec_name((npk_rk_prec)p); p++) {
-            bool fits = row->rel == REL_INPUT
-                            ? npk_rk_input_row((npk_rk_prec)p) != NULL
-                            : npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)p) != NULL;
-            if (fits)
-                n += (size_t)snprintf(buf + n, size - n, "%s%s", buf[n - 1] == '(' ? "" : "/",
-                                      npk_rk_prec_name((npk_rk_prec)p));
-        }
-        if (n < size)
-            snprintf(buf + n, size - n, ")");
-        return;
-    }
-    snprintf(buf, size, "%s%lld", prefix[row->rel], (long long)want);
+    (void)rf;
+    return set_has(set, v, ((const mm_ctx *)ctx)->mm);
 }
 
-/* The one refusal: the register, its value, the field, what the row expected and why. */
-static bool refuse(rksim_core_result *r, const rksim_regfile *rf, const decode_row *row, int64_t v,
-                   int64_t want, const rksim_mm *mm)
+/* "a matmul input (fp16/int8/int4)", "an output of int8 inputs (int32/int16/int8)" */
+static void set_text(uint32_t set, const void *ctx, char *buf, size_t size)
 {
-    const npk_rk_reg *info = npk_rk_reg_info(row->reg);
-    char what[64];
-    describe(row, want, mm, what, sizeof what);
-    return rksim_result_fail(
-        r, RKSIM_UNSUPPORTED,
-        "unsupported by the model: %s (0x%04X) = 0x%08X: %s = %lld, "
-        "expected %s (%s)",
-        info->name, info->offset, rksim_reg(rf, row->reg),
-        row->field == WHOLE ? "the value" : npk_rk_field_info((npk_rk_field_id)row->field)->name,
-        (long long)v, what, row->why);
+    const rksim_mm *mm = ((const mm_ctx *)ctx)->mm;
+    size_t n = set == SET_INPUT ? (size_t)snprintf(buf, size, "a matmul input (")
+                                : (size_t)snprintf(buf, size, "an output of %s inputs (",
+                                                   npk_rk_prec_name((npk_rk_prec)mm->in));
+    for (unsigned p = 0; n < size && npk_rk_prec_name((npk_rk_prec)p); p++)
+        if (set_has(set, p, mm))
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", buf[n - 1] == '(' ? "" : "/",
+                                  npk_rk_prec_name((npk_rk_prec)p));
+    if (n < size)
+        snprintf(buf + n, size - n, ")");
 }
 
-static bool check_rows(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
-                       rksim_core_result *r)
+/* a deviation some hazard describes is the hazard table's to judge */
+static bool accept(npk_rk_field_id f, uint32_t raw, void *ctx)
 {
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const decode_row *row = &rows[i];
-        if (!applies(row->when, rf, mm))
-            continue;
-        uint32_t raw = row->field == WHOLE ? rksim_reg(rf, row->reg)
-                                           : rksim_field(rf, (npk_rk_field_id)row->field);
-        int64_t v = row->rel == REL_SIGNED_GT ? field_signed((npk_rk_field_id)row->field, raw)
-                                              : (int64_t)raw;
-        int64_t want = expected(row, rf, mm);
-        if (holds(row->rel, v, want, mm))
-            continue;
-        /* a deviation some hazard describes is the hazard table's to judge */
-        if (row->field != WHOLE &&
-            rksim_hazards_accept(s, (npk_rk_field_id)row->field, raw, mm, hazards))
-            continue;
-        return refuse(r, rf, row, v, want, mm);
-    }
-    return true;
+    mm_ctx *x = ctx;
+    return rksim_hazards_accept(x->s, f, raw, x->mm, x->hazards);
 }
+
+static const rksim_rule_ops mm_ops = {applies, quantity_of, in_set, set_text, accept};
 
 /* The computed geometry (every value was checked by the rows). */
 static void geometry(const rksim_regfile *rf, rksim_mm *mm)
@@ -468,8 +406,8 @@ static void geometry(const rksim_regfile *rf, rksim_mm *mm)
     } else {
         mm->row_bytes = 16;
         mm->group_bytes = (uint64_t)ls * 16;
-        mm->surf_bytes = ((int64_t)ls + field_signed(NPK_RKF(CNA_DMA_CON2, SURF_STRIDE),
-                                                     F(CNA_DMA_CON2, SURF_STRIDE))) *
+        mm->surf_bytes = ((int64_t)ls + rksim_field_signed(NPK_RKF(CNA_DMA_CON2, SURF_STRIDE),
+                                                           F(CNA_DMA_CON2, SURF_STRIDE))) *
                          16;
     }
     mm->out_line_bytes = mm->out_surf_bytes == 16
@@ -485,7 +423,8 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, bool accumulate, rksim_m
     mm->accumulate = accumulate;
     mm->ew_addr = R(DPU_RDMA_EW_BASE_ADDR);
     mm->ew_surf_bytes = R(DPU_RDMA_EW_SURF_STRIDE);
-    if (!check_rows(s, rf, mm, hazards, r))
+    mm_ctx x = {s, mm, hazards};
+    if (!rksim_rules_check(rows, sizeof rows / sizeof rows[0], rf, &mm_ops, &x, r))
         return false;
     geometry(rf, mm);
     return true;
