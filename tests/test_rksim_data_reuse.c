@@ -12,18 +12,6 @@
 
 enum { M = 8, K = 64, N = 32 };
 
-static bool set_reg(npk_rk_devtask *t, npk_rk_reg_id id, uint32_t v)
-{
-    bool found = false;
-    for (size_t i = 0; i < t->body_count; i++)
-        if (npk_rk_reg_lookup(npk_rk_entry_target(t->body[i]), npk_rk_entry_reg(t->body[i])) ==
-            npk_rk_reg_info(id)) {
-            t->body[i] = npk_rk_entry_reg_write(id, v);
-            found = true;
-        }
-    return found;
-}
-
 /* The task's CBUF_CON0 value (every copy holds the same). */
 static uint32_t cbuf_con0(const npk_rk_devtask *t)
 {
@@ -46,12 +34,7 @@ static npk_status run(npk_rk_device *d, tl_case *c, npk_rk_devtask *t)
 
 static void test_reuse(bool rocket)
 {
-    rksim_config cfg;
-    rksim_config_default(&cfg);
-    cfg.timeout_scale = 0;
-    npk_rk_device *d = NULL;
-    CHECK_EQ(rocket ? npk_rk_device_open_sim_rocket(&cfg, &d) : npk_rk_device_open_sim(&cfg, &d),
-             NPK_OK);
+    npk_rk_device *d = tl_open_kernel(rocket);
     /* task 1 computes X . W1; task 2 is armed to reuse X with W2, its own feature buffer
      * holding other rows (Y) that the reuse must not read */
     tl_case c1, c2;
@@ -65,7 +48,7 @@ static void test_reuse(bool rocket)
     CHECK_EQ(npk_rk_devtask_load(d, &t1, c1.a, c1.b), NPK_OK);
     CHECK_EQ(npk_rk_devtask_load(d, &t2, c2.a, c2.b), NPK_OK);
     const uint32_t reuse = npk_rk_field_put(NPK_RKF(CNA_CBUF_CON0, DATA_REUSE), 1);
-    CHECK(set_reg(&t2, NPK_REG_CNA_CBUF_CON0, cbuf_con0(&t2) | reuse));
+    CHECK(tl_task_set(&t2, NPK_REG_CNA_CBUF_CON0, cbuf_con0(&t2) | reuse));
     CHECK_EQ(npk_rk_devtask_write_program(d, &t2), NPK_OK);
     if (!rocket)
         CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
@@ -84,18 +67,18 @@ static void test_reuse(bool rocket)
     CHECK_EQ(run(d, &c2, &t2), NPK_OK);
     CHECK_EQ(tl_mismatches(&c2), 0);
     /* nothing is read at FEATURE_DATA_ADDR: an address outside every buffer does not fault */
-    CHECK(set_reg(&t2, NPK_REG_CNA_FEATURE_DATA_ADDR, 0x10));
+    CHECK(tl_task_set(&t2, NPK_REG_CNA_FEATURE_DATA_ADDR, 0x10));
     CHECK_EQ(npk_rk_devtask_write_program(d, &t2), NPK_OK);
     CHECK_EQ(run(d, &c2, &t2), NPK_OK);
     CHECK_EQ(tl_mismatches(&c2), 0);
     /* without the bit the address is read: a DMA fault */
-    CHECK(set_reg(&t2, NPK_REG_CNA_CBUF_CON0, cbuf_con0(&t2) & ~reuse));
+    CHECK(tl_task_set(&t2, NPK_REG_CNA_CBUF_CON0, cbuf_con0(&t2) & ~reuse));
     CHECK_EQ(npk_rk_devtask_write_program(d, &t2), NPK_OK);
     run(d, &c2, &t2);
     CHECK_EQ(tl_report(d)->outcome, RKSIM_FAULT);
     if (!rocket) {
         /* a reset forgets the CBUF's feature */
-        CHECK(set_reg(&t2, NPK_REG_CNA_CBUF_CON0, cbuf_con0(&t2) | reuse));
+        CHECK(tl_task_set(&t2, NPK_REG_CNA_CBUF_CON0, cbuf_con0(&t2) | reuse));
         CHECK_EQ(npk_rk_devtask_write_program(d, &t2), NPK_OK);
         CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
         CHECK_EQ(run(d, &c2, &t2), NPK_EUNSUPPORTED);
@@ -107,7 +90,7 @@ static void test_reuse(bool rocket)
     npk_rk_devtask t3;
     CHECK_EQ(npk_rk_devtask_create(d, &other, 0, &t3), NPK_OK);
     CHECK_EQ(npk_rk_devtask_load(d, &t3, c3.a, c3.b), NPK_OK);
-    CHECK(set_reg(&t3, NPK_REG_CNA_CBUF_CON0, cbuf_con0(&t3) | reuse));
+    CHECK(tl_task_set(&t3, NPK_REG_CNA_CBUF_CON0, cbuf_con0(&t3) | reuse));
     CHECK_EQ(npk_rk_devtask_write_program(d, &t3), NPK_OK);
     if (!rocket)
         CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);

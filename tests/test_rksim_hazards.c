@@ -98,11 +98,7 @@ static void test_kernel_scope(void)
     CHECK(!strcmp(rksim_kernels_name(RKSIM_KERNEL_ALL), "rknpu, rocket"));
     CHECK_EQ(rksim_hazards[RKSIM_HZ_FEATURE_ADDR_CACHE - 1].kernels, RKSIM_KERNEL_RKNPU);
     CHECK_EQ(rksim_hazards[RKSIM_HZ_INT8_ENTRY_WEDGE - 1].kernels, RKSIM_KERNEL_RKNPU);
-    rksim_config cfg;
-    rksim_config_default(&cfg);
-    cfg.timeout_scale = 0;
-    npk_rk_device *d = NULL;
-    CHECK_EQ(npk_rk_device_open_sim_rocket(&cfg, &d), NPK_OK);
+    npk_rk_device *d = tl_open_kernel(true);
     /* an int8 job first, no reset (rocket has none): completes */
     hcase h1, h2;
     hc_make(d, &h1, NPK_PREC_INT8, NPK_PREC_INT32, -1, 4, 64, 32, -1, false, 0);

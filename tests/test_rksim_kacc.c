@@ -22,35 +22,11 @@ enum {
     TRAP_FEATURE_MODE = 0x17840, /* the same with COMB_USE 0: the MRDMA trap */
 };
 
-/* Set every copy of a register in the task's body; false when the body has none. */
-static bool set_reg(npk_rk_devtask *t, npk_rk_reg_id id, uint32_t v)
-{
-    bool found = false;
-    for (size_t i = 0; i < t->body_count; i++)
-        if (npk_rk_reg_lookup(npk_rk_entry_target(t->body[i]), npk_rk_entry_reg(t->body[i])) ==
-            npk_rk_reg_info(id)) {
-            t->body[i] = npk_rk_entry_reg_write(id, v);
-            found = true;
-        }
-    return found;
-}
-
 static bool is_rocket(npk_rk_device *d)
 {
     npk_rk_device_info info;
     npk_rk_device_query(d, &info);
     return !strcmp(info.kernel, "rocket");
-}
-
-static npk_rk_device *open_kernel(bool rocket)
-{
-    rksim_config cfg;
-    rksim_config_default(&cfg);
-    cfg.timeout_scale = 0;
-    npk_rk_device *d = NULL;
-    CHECK_EQ(rocket ? npk_rk_device_open_sim_rocket(&cfg, &d) : npk_rk_device_open_sim(&cfg, &d),
-             NPK_OK);
-    return d;
 }
 
 /* Slice s of the operands as one fp16 -> fp16 cube task in the rocket form (0x1D). */
@@ -72,14 +48,14 @@ static void make_slice(npk_rk_device *d, npk_rk_devtask *t, const uint16_t *a, c
 /* Arm slice t to add the partial at `partial` (also its destination). */
 static void arm(npk_rk_devtask *t, uint32_t partial)
 {
-    CHECK(set_reg(t, NPK_REG_DPU_DST_BASE_ADDR, partial));
-    CHECK(set_reg(t, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG, KACC_FEATURE_MODE));
-    CHECK(set_reg(t, NPK_REG_DPU_RDMA_ERDMA_CFG, KACC_ERDMA));
-    CHECK(set_reg(t, NPK_REG_DPU_RDMA_EW_BASE_ADDR, partial));
-    CHECK(set_reg(t, NPK_REG_DPU_RDMA_EW_SURF_STRIDE, M * 16));
-    CHECK(set_reg(t, NPK_REG_DPU_EW_CFG, KACC_EW));
+    CHECK(tl_task_set(t, NPK_REG_DPU_DST_BASE_ADDR, partial));
+    CHECK(tl_task_set(t, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG, KACC_FEATURE_MODE));
+    CHECK(tl_task_set(t, NPK_REG_DPU_RDMA_ERDMA_CFG, KACC_ERDMA));
+    CHECK(tl_task_set(t, NPK_REG_DPU_RDMA_EW_BASE_ADDR, partial));
+    CHECK(tl_task_set(t, NPK_REG_DPU_RDMA_EW_SURF_STRIDE, M * 16));
+    CHECK(tl_task_set(t, NPK_REG_DPU_EW_CFG, KACC_EW));
     /* EW_OP_CVT_BYPASS is clear in the program: its converter at scale 1 */
-    CHECK(set_reg(t, NPK_REG_DPU_EW_CVT_SCALE_VALUE, 1));
+    CHECK(tl_task_set(t, NPK_REG_DPU_EW_CVT_SCALE_VALUE, 1));
 }
 
 static npk_status submit(npk_rk_device *d, npk_rk_devtask *t)
@@ -111,7 +87,7 @@ static void reference(const uint16_t *a, const uint16_t *b, uint16_t *ref)
 
 static void test_accumulation(bool rocket)
 {
-    npk_rk_device *d = open_kernel(rocket);
+    npk_rk_device *d = tl_open_kernel(rocket);
     static uint16_t a[M * K], b[K * N], c[M * N], ref[M * N];
     tl_fill(NPK_PREC_FP16, a, M * K);
     tl_fill(NPK_PREC_FP16, b, K * N);
@@ -147,24 +123,24 @@ static void test_accumulation(bool rocket)
 
     /* what tells the accumulation from the trap, register by register */
     npk_rk_devtask *x = &t[1];
-    CHECK(set_reg(x, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG, TRAP_FEATURE_MODE));
+    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG, TRAP_FEATURE_MODE));
     submit(d, x);
     CHECK_EQ(tl_report(d)->outcome, RKSIM_WEDGE);
     CHECK_STR_HAS(tl_report(d)->message, "MRDMA trap");
-    CHECK(set_reg(x, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG, KACC_FEATURE_MODE));
-    CHECK(set_reg(x, NPK_REG_DPU_RDMA_ERDMA_CFG, 1)); /* no partial read */
+    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG, KACC_FEATURE_MODE));
+    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_ERDMA_CFG, 1)); /* no partial read */
     CHECK_EQ(submit(d, x), NPK_EUNSUPPORTED);
     CHECK_STR_HAS(tl_report(d)->message, "ERDMA_DISABLE");
-    CHECK(set_reg(x, NPK_REG_DPU_RDMA_ERDMA_CFG, KACC_ERDMA));
-    CHECK(set_reg(x, NPK_REG_DPU_RDMA_EW_SURF_STRIDE, M * 16 - 16)); /* surfaces overlap */
+    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_ERDMA_CFG, KACC_ERDMA));
+    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_EW_SURF_STRIDE, M * 16 - 16)); /* surfaces overlap */
     CHECK_EQ(submit(d, x), NPK_EUNSUPPORTED);
     CHECK_STR_HAS(tl_report(d)->message, "DPU_RDMA_EW_SURF_STRIDE");
-    CHECK(set_reg(x, NPK_REG_DPU_RDMA_EW_SURF_STRIDE, M * 16));
-    CHECK(set_reg(x, NPK_REG_DPU_EW_CFG, KACC_EW | 0x4)); /* the MUL unit instead of the ALU */
+    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_EW_SURF_STRIDE, M * 16));
+    CHECK(tl_task_set(x, NPK_REG_DPU_EW_CFG, KACC_EW | 0x4)); /* the MUL unit instead of the ALU */
     CHECK_EQ(submit(d, x), NPK_EUNSUPPORTED);
     CHECK_STR_HAS(tl_report(d)->message, "EW_OP_TYPE");
-    CHECK(set_reg(x, NPK_REG_DPU_EW_CFG, KACC_EW));
-    CHECK(set_reg(x, NPK_REG_DPU_RDMA_EW_BASE_ADDR, 0x10)); /* partial outside every buffer */
+    CHECK(tl_task_set(x, NPK_REG_DPU_EW_CFG, KACC_EW));
+    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_EW_BASE_ADDR, 0x10)); /* partial outside every buffer */
     submit(d, x);
     CHECK_EQ(tl_report(d)->outcome, RKSIM_FAULT);
     CHECK_STR_HAS(tl_report(d)->message, "K-accumulation partial read");
@@ -177,7 +153,7 @@ static void test_accumulation(bool rocket)
  * impossible (facts E.5), what it would do is not described. */
 static void test_integer_refused(void)
 {
-    npk_rk_device *d = open_kernel(true);
+    npk_rk_device *d = tl_open_kernel(true);
     npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_INT8, M, KS, N);
     mm.mode = NPK_MODE_CUBE;
     npk_rk_devtask t;

@@ -2,9 +2,9 @@
 /* Decoding a matmul from the register files. Every value comes from a register field named
  * through the register table. What the model requires of the registers is one table of
  * constraints (field, relation, expected value, reason) checked by the rule engine (rules.h,
- * shared with the SDP decoder); a value outside
- * them is refused as "unsupported by the model", naming the register and the field, unless
- * the hazard table describes that deviation (rksim_hazards_accept). Only the geometry that is
+ * shared with the SDP decoder); a value outside them is refused as "unsupported by the model",
+ * naming the register and the field, unless the hazard table describes that deviation
+ * (rksim_hazards_accept). Only the geometry that is
  * genuinely computed is code. The geometry model:
  *
  *   feature, line mode (GROUP_LINE_OFF=1): row m at FEATURE + m*LINE_STRIDE*16, K elements
