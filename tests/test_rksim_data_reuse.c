@@ -83,6 +83,13 @@ static void test_reuse(bool rocket)
         CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
         CHECK_EQ(run(d, &c2, &t2), NPK_EUNSUPPORTED);
     }
+    /* WEIGHT_REUSE (bit 13) is a hint, and no part of the bank split hazards 8-12 judge */
+    const uint32_t wreuse = npk_rk_field_put(NPK_RKF(CNA_CBUF_CON0, WEIGHT_REUSE), 1);
+    CHECK(tl_task_set(&t1, NPK_REG_CNA_CBUF_CON0, cbuf_con0(&t1) | wreuse));
+    CHECK_EQ(npk_rk_devtask_write_program(d, &t1), NPK_OK);
+    CHECK_EQ(run(d, &c1, &t1), NPK_OK);
+    CHECK_EQ(tl_mismatches(&c1), 0);
+    CHECK_EQ(tl_report(d)->hazards, 0);
     /* another tile's shape: refused, naming both */
     npk_rk_mm other = npk_rk_mm_default(NPK_PREC_FP16, M, 2 * K, N);
     tl_case c3;
