@@ -13,6 +13,7 @@
 #include "npukit/fp16.h"
 #include "npukit/rk_device.h"
 #include "npukit/rk_device_sim.h"
+#include "npukit/rk_regcmd.h"
 #include "npukit/rksim.h"
 
 static uint64_t tl_rng = 0x9e3779b97f4a7c15ull;
@@ -29,9 +30,9 @@ static inline uint32_t tl_rand(void)
 typedef struct tl_case {
     npk_rk_prec in, out;
     uint32_t m, k, n;
-    void *a, *b;   /* user A[M][K], B[K][N] */
-    double *ref;   /* exact C[M][N] */
-    void *c;       /* simulator output, user layout */
+    void *a, *b; /* user A[M][K], B[K][N] */
+    double *ref; /* exact C[M][N] */
+    void *c;     /* simulator output, user layout */
 } tl_case;
 
 static inline size_t tl_in_size(npk_rk_prec p) { return p == NPK_PREC_FP16 ? 2 : 1; }
@@ -56,7 +57,7 @@ static inline void tl_fill(npk_rk_prec p, void *v, size_t count)
 }
 
 static inline void tl_case_init(tl_case *t, npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
-                         uint32_t n)
+                                uint32_t n)
 {
     memset(t, 0, sizeof *t);
     t->in = in;
@@ -98,14 +99,10 @@ static inline void tl_case_free(tl_case *t)
 static inline double tl_out_value(const tl_case *t, size_t i)
 {
     switch (t->out) {
-    case NPK_PREC_FP32:
-        return ((const float *)t->c)[i];
-    case NPK_PREC_FP16:
-        return npk_f16_to_f32(((const uint16_t *)t->c)[i]);
-    case NPK_PREC_INT32:
-        return ((const int32_t *)t->c)[i];
-    default:
-        return ((const int16_t *)t->c)[i];
+    case NPK_PREC_FP32: return ((const float *)t->c)[i];
+    case NPK_PREC_FP16: return npk_f16_to_f32(((const uint16_t *)t->c)[i]);
+    case NPK_PREC_INT32: return ((const int32_t *)t->c)[i];
+    default: return ((const int16_t *)t->c)[i];
     }
 }
 
@@ -133,6 +130,31 @@ static inline npk_rk_device *tl_open(uint32_t ideal_mask)
     npk_rk_device *d = NULL;
     CHECK_EQ(npk_rk_device_open_sim(&cfg, &d), NPK_OK);
     return d;
+}
+
+/* The simulator behind the rknpu or the rocket interface, no timeout sleep. */
+static inline npk_rk_device *tl_open_kernel(bool rocket)
+{
+    rksim_config cfg;
+    rksim_config_default(&cfg);
+    cfg.timeout_scale = 0;
+    npk_rk_device *d = NULL;
+    CHECK_EQ(rocket ? npk_rk_device_open_sim_rocket(&cfg, &d) : npk_rk_device_open_sim(&cfg, &d),
+             NPK_OK);
+    return d;
+}
+
+/* Set every copy of a register in a device task's body; false when the body has none. */
+static inline bool tl_task_set(npk_rk_devtask *t, npk_rk_reg_id id, uint32_t v)
+{
+    bool found = false;
+    for (size_t i = 0; i < t->body_count; i++)
+        if (npk_rk_reg_lookup(npk_rk_entry_target(t->body[i]), npk_rk_entry_reg(t->body[i])) ==
+            npk_rk_reg_info(id)) {
+            t->body[i] = npk_rk_entry_reg_write(id, v);
+            found = true;
+        }
+    return found;
 }
 
 static inline const rksim_report *tl_report(npk_rk_device *d)

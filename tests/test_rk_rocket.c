@@ -13,6 +13,7 @@
 #include "npukit/rk_device_sim.h"
 #include "npukit/rk_kernel.h"
 #include "npukit/rk_reference.h"
+#include "npukit/rksim.h"
 
 /* Index of the first entry writing (target, reg) at or after `from`, or -1. */
 static long find_entry(const npk_rk_entry *p, size_t n, npk_rk_reg_id id, size_t from)
@@ -154,10 +155,58 @@ static void test_runtime(void)
     npk_rk_close(rt);
 }
 
+/* Programs the vendor driver runs, through rocket: the op-enable 0x0D form (no DPU_RDMA block)
+ * runs as on rknpu (facts A.2: the kernel kicks the same PC; J.5 is open on a board), and a
+ * task shorter than its trailer gets the PC amount the kernel programs: a body without an
+ * op-enable raises nothing, the job times out (rocket tells user space nothing of it). */
+static void test_rknpu_forms_on_rocket(void)
+{
+    rksim_config cfg;
+    rksim_config_default(&cfg);
+    cfg.timeout_scale = 0;
+    npk_rk_device *d;
+    CHECK_EQ(npk_rk_device_open_sim_rocket(&cfg, &d), NPK_OK);
+    const uint32_t m = 8, k = 64, n = 32;
+    struct rknpu_submit sub;
+    for (int out = 0; out < 2; out++) {
+        npk_rk_prec op = out ? NPK_PREC_FP16 : NPK_PREC_FP32;
+        npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, m, k, n);
+        mm.out = op;
+        npk_rk_devtask t;
+        CHECK_EQ(npk_rk_devtask_create(d, &mm, 0, &t), NPK_OK);
+        CHECK(t.form == npk_rk_kernel_form_find("rocket"));
+        t.form = npk_rk_kernel_form_find("rknpu");
+        CHECK_EQ(npk_rk_synth_for(t.form, &t.mm, t.body, &t.body_count, NULL), NPK_OK);
+        CHECK_EQ(t.body_count, NPK_RK_MATMUL_BODY);
+        CHECK_EQ(npk_rk_devtask_write_program(d, &t), NPK_OK);
+        void *a = rk_test_operands(NPK_PREC_FP16, (size_t)m * k),
+             *b = rk_test_operands(NPK_PREC_FP16, (size_t)k * n);
+        void *c = calloc((size_t)m * n, 4), *ref = calloc((size_t)m * n, 4);
+        CHECK_EQ(npk_rk_devtask_load(d, &t, a, b), NPK_OK);
+        CHECK_EQ(npk_rk_devtask_submit(d, &t, 0, 100, &sub), NPK_OK);
+        CHECK_EQ(rksim_last_report(npk_rk_device_sim(d))->outcome, RKSIM_OK);
+        CHECK_EQ(npk_rk_devtask_read(d, &t, c), NPK_OK);
+        CHECK_EQ(npk_rk_reference_matmul(NPK_PREC_FP16, op, m, k, n, a, b, ref), NPK_OK);
+        CHECK_EQ(npk_rk_compare(op, c, ref, (uint64_t)m * n).mismatches, 0);
+        /* two entries of body (regcmd_count 2): the PC fetches them, no op-enable */
+        ((struct rknpu_task *)t.task.host)[0].regcfg_amount = (uint32_t)-2;
+        CHECK_EQ(npk_rk_devtask_submit(d, &t, 0, 100, &sub), NPK_OK);
+        CHECK_EQ(rksim_last_report(npk_rk_device_sim(d))->outcome, RKSIM_WEDGE);
+        CHECK_STR_HAS(rksim_last_report(npk_rk_device_sim(d))->message, "no op-enable");
+        npk_rk_devtask_destroy(d, &t);
+        free(a);
+        free(b);
+        free(c);
+        free(ref);
+    }
+    npk_rk_device_close(d);
+}
+
 int main(void)
 {
     test_forms();
     test_device();
     test_runtime();
+    test_rknpu_forms_on_rocket();
     return check_done();
 }

@@ -10,8 +10,8 @@
 
 static unsigned emitted, refused, wrong;
 
-static void run(npk_rk_device *d, npk_rk_prec in, npk_rk_prec out, int mode, int sched,
-                uint32_t m, uint32_t k, uint32_t n)
+static void run(npk_rk_device *d, npk_rk_prec in, npk_rk_prec out, int mode, int sched, uint32_t m,
+                uint32_t k, uint32_t n)
 {
     npk_rk_mm mm = npk_rk_mm_default(in, m, k, n);
     mm.out = out;
@@ -46,7 +46,8 @@ static void run(npk_rk_device *d, npk_rk_prec in, npk_rk_prec out, int mode, int
     size_t bad = s ? 0 : tl_mismatches(&t);
     if (s || hazards || bad) {
         wrong++;
-        fprintf(stderr, "FAIL %s->%s %s sched %d M=%u K=%u N=%u: %s, hazards 0x%x, %zu wrong (%s)\n",
+        fprintf(stderr,
+                "FAIL %s->%s %s sched %d M=%u K=%u N=%u: %s, hazards 0x%x, %zu wrong (%s)\n",
                 npk_rk_prec_name(in), npk_rk_prec_name(out), mode ? "cube" : "line", sched, m, k, n,
                 s ? npk_status_name(s) : "completed", hazards, bad, s ? npk_last_error() : "");
     }
@@ -56,13 +57,13 @@ static void run(npk_rk_device *d, npk_rk_prec in, npk_rk_prec out, int mode, int
 int main(void)
 {
     static const npk_rk_prec ins[] = {NPK_PREC_FP16, NPK_PREC_INT8, NPK_PREC_INT4};
-    static const npk_rk_prec outs[] = {NPK_PREC_FP32, NPK_PREC_FP16, NPK_PREC_INT32,
-                                       NPK_PREC_INT16, NPK_PREC_INT8};
+    static const npk_rk_prec outs[] = {NPK_PREC_FP32, NPK_PREC_FP16, NPK_PREC_INT32, NPK_PREC_INT16,
+                                       NPK_PREC_INT8};
     static const int scheds[] = {0, 1, NPK_SCHED_AUTO};
     static const struct {
         uint32_t m, k, n;
-    } shapes[] = {{1, 64, 64}, {4, 32, 64}, {8, 256, 64}, {64, 512, 128}, {300, 512, 64},
-                  {704, 256, 64}};
+    } shapes[] = {{1, 64, 64},    {4, 32, 64},    {8, 256, 64},
+                  {64, 512, 128}, {300, 512, 64}, {704, 256, 64}};
     npk_rk_device *d = tl_open(0);
     for (size_t i = 0; i < sizeof ins / sizeof ins[0]; i++)
         for (size_t o = 0; o < sizeof outs / sizeof outs[0]; o++)
@@ -75,16 +76,13 @@ int main(void)
     CHECK_EQ(wrong, 0);
     CHECK(emitted >= 60); /* the sweep reaches every dtype, mode and schedule */
 
-    /* the case that hung: fp16 output in cube mode (atom-8 surface, hazard 15) is refused,
-     * naming why; with M = 1 the output surface is one atom and it runs */
+    /* fp16 output in cube mode at M > 1 is an ordinary output (SIZE_E = F-1): only the forced
+     * atom-8 write-out (SIZE_E 0) hangs, hazard 15, which the synthesizer never emits */
     npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, 4, 64, 16);
     mm.out = NPK_PREC_FP16;
     mm.mode = NPK_MODE_CUBE;
     npk_rk_entry prog[NPK_RK_MATMUL_BODY];
     npk_rk_synth_info info;
-    CHECK_EQ(npk_rk_synth_matmul(&mm, prog, &info), NPK_ELIMIT);
-    CHECK_STR_HAS(npk_last_error(), "hazard 15");
-    mm.unchecked = true; /* the simulator can still show what the hardware does */
     CHECK_EQ(npk_rk_synth_matmul(&mm, prog, &info), NPK_OK);
     npk_rk_device_close(d);
     return check_done();

@@ -87,6 +87,47 @@ static void test_table(void)
     }
 }
 
+/* The rows' kernels: the vendor driver's state hazards (2 and 3 here) do not reach a rocket
+ * job, which starts clean; a hardware row (7's truncated channel count) reaches both. */
+static void test_kernel_scope(void)
+{
+    for (unsigned i = 0; i < RKSIM_HZ_COUNT; i++) {
+        const rksim_hazard *h = &rksim_hazards[i];
+        CHECK(h->kernels && !(h->kernels & ~(unsigned)RKSIM_KERNEL_ALL) && h->scope && *h->scope);
+    }
+    CHECK(!strcmp(rksim_kernels_name(RKSIM_KERNEL_ALL), "rknpu, rocket"));
+    CHECK_EQ(rksim_hazards[RKSIM_HZ_FEATURE_ADDR_CACHE - 1].kernels, RKSIM_KERNEL_RKNPU);
+    CHECK_EQ(rksim_hazards[RKSIM_HZ_INT8_ENTRY_WEDGE - 1].kernels, RKSIM_KERNEL_RKNPU);
+    npk_rk_device *d = tl_open_kernel(true);
+    /* an int8 job first, no reset (rocket has none): completes */
+    hcase h1, h2;
+    hc_make(d, &h1, NPK_PREC_INT8, NPK_PREC_INT32, -1, 4, 64, 32, -1, false, 0);
+    hc_make(d, &h2, NPK_PREC_INT8, NPK_PREC_INT32, -1, 4, 64, 32, -1, false, 0);
+    CHECK_EQ(hc_run(d, &h1, NULL), NPK_OK);
+    CHECK_EQ(tl_mismatches(&h1.t), 0);
+    CHECK(!fired(d, HZ(INT8_ENTRY_WEDGE)));
+    /* the next job's feature at another address: read from memory */
+    CHECK_EQ(hc_run(d, &h2, NULL), NPK_OK);
+    CHECK_EQ(tl_mismatches(&h2.t), 0);
+    CHECK(!fired(d, HZ(FEATURE_ADDR_CACHE)));
+    /* an fp16 job, then int8 again: still no priming */
+    hcase f;
+    hc_make(d, &f, NPK_PREC_FP16, NPK_PREC_FP32, -1, 4, 64, 32, -1, false, 0);
+    CHECK_EQ(hc_run(d, &f, NULL), NPK_OK);
+    CHECK_EQ(hc_run(d, &h1, NULL), NPK_OK);
+    CHECK_EQ(tl_mismatches(&h1.t), 0);
+    hc_free(d, &f);
+    hc_free(d, &h2);
+    hc_free(d, &h1);
+    /* a hardware row reaches rocket: N > 8192 truncates the DPU's channel count */
+    hc_make(d, &h1, NPK_PREC_FP16, NPK_PREC_FP32, -1, 1, 32, 8192 + 32, -1, true, 0);
+    CHECK_EQ(hc_run(d, &h1, NULL), NPK_OK);
+    CHECK(fired(d, HZ(N_CEILING)));
+    CHECK(tl_mismatches(&h1.t) > 0);
+    hc_free(d, &h1);
+    npk_rk_device_close(d);
+}
+
 /* 1: stale first result on a fresh cacheable output buffer. */
 static void test_h1_stale_output(void)
 {
@@ -529,7 +570,10 @@ static void test_h14_surface_add(void)
     }
 }
 
-/* 15: fp16 output without FP32TOFP16_EN is zeros; BS 0x20150 and atom-8 fp16 output hang. */
+/* 15: fp16 output without FP32TOFP16_EN is zeros; BS 0x20150 hangs; the forced atom-8 output
+ * (SIZE_E 0 with surface stride M*16 at M > 1, spec) hangs. Both sides of that line: the cube
+ * fp16 output with SIZE_E = F-1 is written as its geometry says, and SIZE_E 0 in a geometry
+ * the spec did not try is refused, not guessed. */
 static void test_h15_fp16_out(void)
 {
     for (int ideal = 0; ideal < 2; ideal++) {
@@ -552,15 +596,38 @@ static void test_h15_fp16_out(void)
         CHECK_EQ(hc_rewrite_run(d, &h), ideal ? NPK_EUNSUPPORTED : NPK_ETIMEDOUT);
         CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
         hc_set(&h, NPK_REG_DPU_BS_CFG, 0x53, true);
-        hc_set(&h, NPK_REG_DPU_BS_OW_CFG, 0x2, true); /* atom-8: SIZE_E 0 */
-        npk_status st = hc_rewrite_run(d, &h);
-        CHECK_EQ(st, ideal ? NPK_EUNSUPPORTED : NPK_ETIMEDOUT);
-        CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+        /* SIZE_E 0 on the row-major output (surface stride 16): not what the spec tried */
+        hc_set(&h, NPK_REG_DPU_BS_OW_CFG, 0x2, true);
+        CHECK_EQ(hc_rewrite_run(d, &h), NPK_EUNSUPPORTED);
+        CHECK(!fired(d, HZ(FP16_OUT_STAGE)));
+        CHECK_STR_HAS(tl_report(d)->message, "SIZE_E_0");
         /* defence: the synthesizer's output stage */
         hc_set(&h, NPK_REG_DPU_BS_OW_CFG, 0x126, true);
         CHECK_EQ(hc_rewrite_run(d, &h), NPK_OK);
         CHECK_EQ(tl_mismatches(&h.t), 0);
         hc_free(d, &h);
+
+        /* the cube fp16 output [N/8][M][8] with SIZE_E = F-1 at M = 8: written, exact */
+        hcase q;
+        hc_make(d, &q, NPK_PREC_FP16, NPK_PREC_FP16, NPK_MODE_CUBE, 8, 64, 32, -1, false, 0);
+        CHECK_EQ(hc_run(d, &q, NULL), NPK_OK);
+        CHECK_EQ(tl_mismatches(&q.t), 0);
+        CHECK(!fired(d, HZ(FP16_OUT_STAGE)));
+        /* the same surface forced to atom-8 (0x4050 = 0x2): the configuration that hung */
+        hc_set(&q, NPK_REG_DPU_BS_OW_CFG, 0x2, true);
+        CHECK_EQ(hc_rewrite_run(d, &q), ideal ? NPK_EUNSUPPORTED : NPK_ETIMEDOUT);
+        CHECK(ideal || fired(d, HZ(FP16_OUT_STAGE)));
+        CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+        hc_free(d, &q);
+
+        /* M = 1: the surface stride M*16 is 16, the row-major output: not the atom-8 line */
+        hc_make(d, &q, NPK_PREC_FP16, NPK_PREC_FP16, NPK_MODE_CUBE, 1, 64, 32, -1, false, 0);
+        CHECK_EQ(hc_run(d, &q, NULL), NPK_OK);
+        CHECK_EQ(tl_mismatches(&q.t), 0);
+        hc_set(&q, NPK_REG_DPU_BS_OW_CFG, 0x2, true);
+        CHECK_EQ(hc_rewrite_run(d, &q), NPK_EUNSUPPORTED);
+        CHECK(!fired(d, HZ(FP16_OUT_STAGE)));
+        hc_free(d, &q);
         npk_rk_device_close(d);
     }
 }
@@ -684,6 +751,7 @@ int main(void)
 {
     test_capped_wait();
     test_table();
+    test_kernel_scope();
     test_h1_stale_output();
     test_h2_feature_cache();
     test_h2_across_precisions();

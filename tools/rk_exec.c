@@ -33,7 +33,7 @@ typedef struct exec_opts {
     npk_rk_prec in, out;
     uint32_t m, k, n;
     int sched, mode, core;
-    bool unchecked, ideal, no_defences;
+    bool unchecked, ideal, no_defences, list_hazards;
     int kernel; /* index into exec_kernels */
     uint64_t seed;
 } exec_opts;
@@ -41,6 +41,17 @@ typedef struct exec_opts {
 /* The simulator's front ends: the kernel interface the task is submitted through, and so the
  * program form it is written in (rk_kernel.h). */
 static const char *const exec_kernels[] = {"rknpu", "rocket", NULL};
+
+/* The hazard table, one row a line: what docs/rk-simulator.md's table shows. */
+static int list_hazards(void)
+{
+    for (unsigned i = 0; i < RKSIM_HZ_COUNT; i++) {
+        const rksim_hazard *h = &rksim_hazards[i];
+        printf("%u\t%s\t%s\t%s\t%s\n", h->id, h->name, rksim_kernels_name(h->kernels), h->source,
+               h->scope);
+    }
+    return 0;
+}
 
 /* -1 to run, else the exit status. */
 static int parse(int argc, char **argv, exec_opts *o)
@@ -81,6 +92,11 @@ static int parse(int argc, char **argv, exec_opts *o)
          .kind = CLI_FLAG,
          .dest = &o->ideal,
          .help = "every hazard in its ideal mode"},
+        {.name = "--list-hazards",
+         .kind = CLI_FLAG,
+         .dest = &o->list_hazards,
+         .help = "print the simulator's hazard table (number, name, kernels, source, why "
+                 "those kernels; tab-separated) and exit"},
         {.name = "--no-defences",
          .kind = CLI_FLAG,
          .dest = &o->no_defences,
@@ -98,6 +114,8 @@ static int parse(int argc, char **argv, exec_opts *o)
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
+    if (o->list_hazards)
+        return list_hazards();
     if (!rk_shape_complete(&so, "rk exec"))
         return 2;
     o->in = so.in;

@@ -24,8 +24,6 @@ typedef struct npk_rk_out_stage {
     unsigned out_bytes;     /* bytes of one output element */
     npk_rk_prec host_acc;   /* the precision the host adds this stage's partials in */
     bool host_result;       /* the runtime and the CPU reference offer it as a result */
-    bool cube_multi_row;    /* a cube-mode output of M > 1 rows completes (fp16's atom-8
-                             * output surface hangs the NPU: hazard 15) */
 } npk_rk_out_stage;
 
 const npk_rk_out_stage *npk_rk_out_stage_find(npk_rk_prec in, npk_rk_prec out);

@@ -40,7 +40,7 @@ typedef enum rksim_hazard_id {
     RKSIM_HZ_DUPLICATE_REG,          /* a later stale copy of a duplicated register wins */
     RKSIM_HZ_SURFACE_ADD_WILD,       /* 0x40c0 holding a non-geometry value wild-writes */
     RKSIM_HZ_FP16_OUT_STAGE,         /* fp16 out w/o FP32TOFP16_EN zeros; BS 0x20150 and
-                                        atom-8 fp16 output hang */
+                                        the forced atom-8 fp16 output hang */
     RKSIM_HZ_NARROW_INT_OUT,         /* int16/int8 matmul output never completes */
     RKSIM_HZ_UNCHAINED_TASKS,        /* several tasks without chained trailers time out */
     RKSIM_HZ_INT4_SATURATION,        /* int4's int16 accumulator saturates at 0x7fff */
@@ -54,8 +54,18 @@ typedef enum rksim_hazard_id {
 #define RKSIM_HZ_BIT(id) (1u << ((id)-1))
 #define RKSIM_HZ_ALL ((1u << RKSIM_HZ_COUNT) - 1)
 
+/* The kernel interfaces (the simulator's front ends) a hazard row applies to. A row outside the
+ * running job's kernel never fires: the job behaves as the row's evidence says that kernel
+ * does (for the state hazards of the vendor driver, a rocket job starts clean). */
+enum {
+    RKSIM_KERNEL_RKNPU = 1u << 0,  /* the vendor rknpu driver (BSP kernel) */
+    RKSIM_KERNEL_ROCKET = 1u << 1, /* the mainline rocket accel driver */
+    RKSIM_KERNEL_ALL = RKSIM_KERNEL_RKNPU | RKSIM_KERNEL_ROCKET,
+};
+
 /* One row of the hazard table: what triggers it, what the faithful model does, what the ideal
- * mode does instead, the driver-side defence, and where the hazard is documented. */
+ * mode does instead, the driver-side defence, where the hazard is documented, and the kernels
+ * it applies to with the reason. */
 typedef struct rksim_hazard {
     rksim_hazard_id id;
     const char *name;     /* short identifier */
@@ -63,10 +73,15 @@ typedef struct rksim_hazard {
     const char *faithful; /* modelled board behaviour */
     const char *ideal;    /* behaviour with the hazard switched off */
     const char *defence;  /* what a driver does about it */
-    const char *source;   /* spec/facts section */
+    const char *source;   /* spec section, fact id, or "inferred" */
+    unsigned kernels;     /* RKSIM_KERNEL_* bits */
+    const char *scope;    /* why those kernels: the evidence for the row's reach */
 } rksim_hazard;
 
 extern const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT];
+
+/* "rknpu", "rocket" or "rknpu, rocket": the kernels of a row's kernels bits. */
+const char *rksim_kernels_name(unsigned kernels);
 
 /* The longest a wedge sleeps, whatever the submit's timeout and the scale: a hostile timeout
  * (2^32 - 1 ms, scaled by 1/1000, is 71 minutes) still returns ETIMEDOUT within a second. */

@@ -188,11 +188,6 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
         if (r.mode == NPK_MODE_CUBE && mm->m != 1 && mm->m % 4)
             return npk_fail(NPK_ELIMIT, "cube mode needs M = 1 or a multiple of 4, got M=%u",
                             mm->m);
-        if (r.mode == NPK_MODE_CUBE && mm->m > 1 && !st->cube_multi_row)
-            return npk_fail(NPK_ELIMIT,
-                            "%s->%s in cube mode at M=%u: its output surface hangs the NPU "
-                            "(hazard 15); use line mode",
-                            in, pname(mm->out), mm->m);
         if (r.sched == NPK_SCHED_AUTO)
             return npk_fail(NPK_ELIMIT,
                             "M=%u exceeds every schedule's ceiling for %s K=%u (sched 0: %u, "

@@ -40,25 +40,26 @@ void rksim_exec_op(rksim *s, unsigned core, uint32_t enable, bool first_in_job,
                           enable);
         return;
     }
-    if (s->rocket_job && blocks == matmul) {
-        /* Facts J.5: the 0x0D program works on the vendor driver; on rocket it is untested
-         * (rocket-userspace needs 0x1D with MRDMA_DISABLE). The model does not guess. */
-        rksim_result_fail(r, RKSIM_UNSUPPORTED,
-                          "unsupported by the model: op-enable 0x%x without DPU_RDMA on the "
-                          "rocket kernel (whether it hangs there is an open question, facts "
-                          "J.5; use 0x1D with the DPU_RDMA block)",
-                          enable);
-        return;
-    }
-    if ((blocks & rdma) && !rksim_field(rf, NPK_RKF(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE))) {
+    /* 0x0D on rocket runs like on rknpu: the kernel kicks the PC with the same registers and
+     * the DPU interrupt mask (facts A.2), and the NPU runs 0x0D without touching the DPU_RDMA
+     * (facts C.1, B.3). The MRDMA trap below needs the RDMA block enabled; whether a board
+     * hangs otherwise is still untested there (facts J.5, docs/rk-simulator.md). */
+    /* The DPU_RDMA's main read armed: the K accumulation when COMB_USE combines it with the
+     * ERDMA's partial (facts C.6), else the MRDMA trap (facts B.3). */
+    bool mrdma =
+        (blocks & rdma) && !rksim_field(rf, NPK_RKF(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE));
+    if (mrdma && rksim_field(rf, NPK_RKF(DPU_RDMA_FEATURE_MODE_CFG, COMB_USE)) !=
+                     RKSIM_COMB_USE_ACCUMULATE) {
         rksim_result_fail(r, RKSIM_WEDGE,
-                          "op-enable 0x%x with DPU_RDMA_FEATURE_MODE_CFG.MRDMA_DISABLE = 0: the "
-                          "DPU waits for a main-RDMA feed (facts B.3 MRDMA trap)",
-                          enable);
+                          "op-enable 0x%x with DPU_RDMA_FEATURE_MODE_CFG.MRDMA_DISABLE = 0 and "
+                          "COMB_USE %u: the DPU waits for a main-RDMA feed (facts B.3 MRDMA trap; "
+                          "COMB_USE %u is the K accumulation)",
+                          enable, rksim_field(rf, NPK_RKF(DPU_RDMA_FEATURE_MODE_CFG, COMB_USE)),
+                          RKSIM_COMB_USE_ACCUMULATE);
         return;
     }
     rksim_mm mm;
-    if (!rksim_mm_decode(s, rf, &mm, &r->hazards, r))
+    if (!rksim_mm_decode(s, rf, mrdma, &mm, &r->hazards, r))
         return;
     rksim_effect e;
     rksim_hazards_op(s, core, rf, &mm, first_in_job, &e, &r->hazards, r);

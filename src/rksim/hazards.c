@@ -15,6 +15,16 @@
 #include "rksim/matmul.h"
 #include "rksim/regs_view.h"
 
+const char *rksim_kernels_name(unsigned kernels)
+{
+    switch (kernels & RKSIM_KERNEL_ALL) {
+    case RKSIM_KERNEL_RKNPU: return "rknpu";
+    case RKSIM_KERNEL_ROCKET: return "rocket";
+    case RKSIM_KERNEL_ALL: return "rknpu, rocket";
+    default: return "none";
+    }
+}
+
 const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
     {RKSIM_HZ_STALE_FRESH_OUTPUT, "stale-fresh-output",
      "first job that DMA-writes a freshly created CACHEABLE buffer whose lines were never "
@@ -24,7 +34,9 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "cacheable buffers are coherent (one view)",
      "a warm-up submit on each fresh output buffer, or MEM_SYNC TO_DEVICE of it before the "
      "first submit; or non-cacheable buffers (flags 0)",
-     "spec State gotchas (cold start); facts E.4, J.8"},
+     "spec State gotchas (cold start); facts E.4, J.8", RKSIM_KERNEL_RKNPU,
+     "seen with rknpu's CACHEABLE buffers (ork's flags 0x403, facts E.4, J.8); rocket buffers have "
+     "no cacheable flag (one coherent view, CPU access bracketed by PREP_BO/FINI_BO, facts A.2)"},
     {RKSIM_HZ_FEATURE_ADDR_CACHE, "feature-address-cache",
      "a job's first operation reads its feature from another address than the previous job's "
      "first operation on that core (no ACT_RESET in between)",
@@ -32,14 +44,18 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "new feature are read from that stale copy",
      "the feature is always read from memory",
      "one stable feature buffer per core (copy each M-chunk into it)",
-     "spec State gotchas (feature address caching); facts E.4"},
+     "spec State gotchas (feature address caching); facts E.4", RKSIM_KERNEL_RKNPU,
+     "seen only through the vendor driver (ork, facts E.4); a board-validated rocket library "
+     "rotates buffers across jobs and relies on each job starting clean: no rocket evidence"},
     {RKSIM_HZ_INT8_ENTRY_WEDGE, "int8-entry-wedge",
      "an int8/int4 operation on a core whose previous operation was not integer (or none since "
      "power-on) and that saw no reset since",
      "the job never completes: ETIMEDOUT, task counter 0, the kernel soft-resets the core "
      "(which primes it: the retry works)",
      "integer mode needs no priming", "RKNPU_ACT_RESET when entering int8/int4 mode",
-     "spec State gotchas (int8 cold-start wedge); facts E.4"},
+     "spec State gotchas (int8 cold-start wedge); facts E.4", RKSIM_KERNEL_RKNPU,
+     "its cure is RKNPU_ACT_RESET, a vendor-driver action (spec State gotchas); mainline rocket "
+     "has no ACT_RESET and its int8/int4 userspace runs without one (facts E.5)"},
     {RKSIM_HZ_SUBCORE_NULL_CRASH, "subcore-null-crash",
      "SUBMIT whose core_mask selects a subcore_task entry with task_number 0 (e.g. core_mask "
      "0x2 with only subcore_task[0] filled)",
@@ -47,90 +63,118 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "every later request too until the device is re-opened (a reboot)",
      "the submit is rejected with EINVAL",
      "fill subcore_task[0..2] with valid ranges for every submit",
-     "spec Multi-core submit trap 1; facts A.1 Sub-core selection"},
+     "spec Multi-core submit trap 1; facts A.1 Sub-core selection", RKSIM_KERNEL_RKNPU,
+     "a bug in rknpu_job_subcore_commit; rocket's SUBMIT has no subcore_task (facts A.2)"},
     {RKSIM_HZ_WEDGE_STORM_HANG, "wedge-storm-hang",
      "3 wedged or faulted jobs on a core without an ACT_RESET in between",
      "hard hang (job queue corrupted): ENODEV for every request until re-opened",
      "the kernel's soft reset after each timeout is enough",
      "RKNPU_ACT_RESET after any wedge, before the next submit",
-     "spec Multi-core submit trap 2; facts E.4"},
+     "spec Multi-core submit trap 2; facts E.4", RKSIM_KERNEL_RKNPU,
+     "the vendor driver's job queue (rknpu_job_next); rocket's job timeout resets the core and "
+     "drops the job (facts A.2)"},
     {RKSIM_HZ_K_CEILING, "k-ceiling",
      "one operation with K (CNA_DATA_SIZE1.DATAIN_CHANNEL) above 10752",
      "the job wedges (ETIMEDOUT)", "any K completes",
      "split K above 10752 and accumulate on the host",
-     "spec Limits & tiling (single-op K); rk_soc k_max_single"},
+     "spec Limits & tiling (single-op K); rk_soc k_max_single", RKSIM_KERNEL_ALL,
+     "a hardware limit (the closed runtime obeys it too, spec); measured through rknpu on the same "
+     "NPU; a hardware behaviour of the registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_N_CEILING, "n-ceiling",
      "N above 8192 in one task: the 13-bit DPU_DATA_CUBE_CHANNEL cannot hold N-1",
      "silently wrong: the DPU writes only the truncated channel count", "all N columns are written",
-     "tile N at 8192", "spec Limits & tiling; facts B.4 (13-bit channel)"},
+     "tile N at 8192", "spec Limits & tiling; facts B.4 (13-bit channel)", RKSIM_KERNEL_ALL,
+     "a register width: the same on every kernel"},
     {RKSIM_HZ_CBUF_FLOOR, "cbuf-floor",
      "CNA_CBUF_CON0 below 0x1B (more than 11 data banks / no weight bank)",
      "the job hangs (ETIMEDOUT)", "computed with the banks given", "floor the bank split at 0x1B",
-     "spec The M-tiling scheduler (0x1b floor)"},
+     "spec The M-tiling scheduler (0x1b floor)", RKSIM_KERNEL_ALL,
+     "the CBUF bank split, a program value; measured through rknpu on the same NPU; a hardware "
+     "behaviour of the registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_SCHED_SMALL_K, "sched1-small-k",
      "CBUF_CON0 above the 0xB1 template (the sched-1 fit's base) at fp16 K <= 64 or int8 "
      "K <= 128",
      "an invalid K-reduction atom: zeros at M=1, garbage at M>1 (modelled as a reduction over "
      "the first 8 channels only)",
      "the reduction covers K", "sched 0 (0xB1) below fp16 K=96 / int8 K=256",
-     "spec Small-K validity of the 0x1040 schedule"},
+     "spec Small-K validity of the 0x1040 schedule", RKSIM_KERNEL_ALL,
+     "the CBUF schedule registers; measured through rknpu on the same NPU; a hardware behaviour of "
+     "the registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_B1_LARGE_M, "b1-large-m",
      "CBUF_CON0 = 0xB1 (one data bank) at K > 256 with more rows than one bank holds",
      "wrong partial rows: rows past the bank's capacity read the feature of row "
      "(m mod capacity), the CBUF wrapping",
      "every row is read", "track 0x1040 with K and the row group (sched 1) or tile M",
-     "spec Small-K validity (0xB1 wrong above ~K=256 at large mc)"},
+     "spec Small-K validity (0xB1 wrong above ~K=256 at large mc)", RKSIM_KERNEL_ALL,
+     "the CBUF schedule registers; measured through rknpu on the same NPU; a hardware behaviour of "
+     "the registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_M_CEILING, "m-ceiling",
      "M above the ceiling of its data banks: fp16 D*16384/K (8 with D > 1 at K >= 2048), int8 "
      "D*32768/K (and the measured 64*floor(11*512/K) when D > 1), int4 D*16384/K",
      "rows past the ceiling read the feature of row (m mod ceiling)", "every row is read",
-     "tile M at npk_rk_m_ceiling()", "spec The M-tiling scheduler (M ceilings); facts C.3"},
+     "tile M at npk_rk_m_ceiling()", "spec The M-tiling scheduler (M ceilings); facts C.3",
+     RKSIM_KERNEL_ALL,
+     "the CBUF capacity; measured through rknpu on the same NPU; a hardware behaviour of the "
+     "registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_K128_ENVELOPE, "k128-envelope",
      "fp16 K=128 with a sched-1 split (DATA_BANK > 1) and M > 256 with ceil(M/64) odd",
      "non-monotonic envelope (256 ok, 320 bad, 384 ok): rows from 256 on read row (m mod 256)",
      "every row is read", "cap fp16 K=128 at M=256",
-     "spec The M-tiling scheduler (K=128 is broken)"},
+     "spec The M-tiling scheduler (K=128 is broken)", RKSIM_KERNEL_ALL,
+     "the CBUF schedule registers; measured through rknpu on the same NPU; a hardware behaviour of "
+     "the registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_DUPLICATE_REG, "duplicate-register",
      "a register written twice before an op-enable with different values",
      "the later copy is used (a register file keeps the last write); an earlier patched copy "
      "is silently lost",
      "refused as unsupported, naming the register, so a half-patched program is caught",
      "patch every copy of a duplicated register (CBUF_CON0, CONV_CON1, DCOMP_*)",
-     "spec regcmd encoding (patching note)"},
+     "spec regcmd encoding (patching note); the last-write rule inferred", RKSIM_KERNEL_ALL,
+     "a register file keeps its last write whichever kernel kicks the PC"},
     {RKSIM_HZ_SURFACE_ADD_WILD, "surface-add-wild",
      "DPU_SURFACE_ADD other than F * DST_SURF_STRIDE (e.g. a size or an address left in it)",
      "the N-tiles after the first are written at DST + t*SURFACE_ADD: a DMA fault when that "
      "leaves the live buffers (the job hangs), silent corruption when it lands in another",
      "the tile step the geometry implies is used",
      "compute 0x40C0 with the geometry (F<<4 line, M*F<<4 cube) and patch it per shape",
-     "spec rocket_registers.h cross-reference (0x40c0); facts C.1 #94"},
+     "spec rocket_registers.h cross-reference (0x40c0); facts C.1 #94", RKSIM_KERNEL_ALL,
+     "an output geometry register, the same on every kernel"},
     {RKSIM_HZ_FP16_OUT_STAGE, "fp16-out-stage",
      "fp16 output without OUT_CVT_SCALE.FP32TOFP16_EN; or DPU_BS_CFG = 0x20150 (the conv's "
-     "BS-active value); or fp16 output with SIZE_E 0 or a cube (atom-8) surface stride",
-     "no FP32TOFP16_EN: all zeros written; BS 0x20150 or atom-8: the job hangs",
-     "fp16 written without the enable bit; BS 0x20150 and SIZE_E 0 refused as unsupported "
-     "(their effect on a matmul is not described); a cube fp16 output written as its "
-     "geometry says",
-     "FP32TOFP16_EN, BS fully bypassed (0x53), contiguous [M][N] fp16 output",
-     "spec fp16 matmul -> fp16 output stage"},
+     "BS-active value); or the forced atom-8 fp16 output: SIZE_E 0 (BS_OW_CFG 0x2) with "
+     "DST_SURF_STRIDE = M*16 at M > 1",
+     "no FP32TOFP16_EN: all zeros written; BS 0x20150 or the forced atom-8 output: the job "
+     "hangs",
+     "fp16 written without the enable bit; BS 0x20150 and the forced atom-8 output refused as "
+     "unsupported (their effect on a matmul is not described)",
+     "FP32TOFP16_EN, BS fully bypassed (0x53), SIZE_E = F-1 (contiguous [M][N] or the cube "
+     "[N/8][M][8] output)",
+     "spec fp16 matmul -> fp16 output stage", RKSIM_KERNEL_ALL,
+     "the DPU output datapath; measured through rknpu on the same NPU; a hardware behaviour of the "
+     "registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_NARROW_INT_OUT, "narrow-int-out",
      "an int8 matmul whose DPU output precision is int16 or int8",
      "never completes (ETIMEDOUT), nothing written",
      "refused as unsupported (the requant rounding is disputed, facts J.7)",
      "int32 output and requantize on the host",
-     "spec int16/narrow-output MATMUL does NOT self-complete"},
+     "spec int16/narrow-output MATMUL does NOT self-complete", RKSIM_KERNEL_ALL,
+     "the DPU output stage; measured through rknpu on the same NPU; a hardware behaviour of the "
+     "registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_UNCHAINED_TASKS, "unchained-tasks",
      "a job of task_number > 1 whose trailer does not chain (PC_BASE_ADDRESS/AMOUNTS 0)",
      "the PC waits forever: ETIMEDOUT with task counter 0",
      "the next task record's regcmd is fetched as if chained",
      "chain every trailer to the next task (npk_rk_trailer)",
-     "facts A.1 Batching, B.3; spec Ruled out (task batching)"},
+     "facts A.1 Batching, B.3; spec Ruled out (task batching)", RKSIM_KERNEL_RKNPU,
+     "the vendor kernel runs task_number > 1 on one PC kick; rocket kicks the PC once per task "
+     "(facts A.2), so a task's trailer never needs to chain"},
     {RKSIM_HZ_INT4_SATURATION, "int4-saturation",
      "an int4 matmul whose int16 accumulator would leave +-32767",
      "the element saturates silently at +-32767 (indistinguishable from the 0x7fff sentinel)",
      "refused as unsupported, naming DPU_DATA_FORMAT, instead of saturating",
      "cap the K-slice so K*max|a|*max|b| < 32768 and accumulate slices on the host",
-     "spec The precision enum (0x7fff); facts E.1, I.1"},
+     "spec The precision enum (0x7fff); facts E.1, I.1", RKSIM_KERNEL_ALL,
+     "the int16 output converter, the same on every kernel"},
     {RKSIM_HZ_SDP_CHAIN_PRECISION, "sdp-chain-precision",
      "a 2-input SDP task (ERDMA enabled) chained behind an operation of the same job that "
      "wrote another precision than the SDP's feature precision",
@@ -138,21 +182,27 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "the SDP reads the bytes as its own precision",
      "emit the matmul output in the SDP's precision (fp16 matmul -> fp16 SDP); 1-input SDPs "
      "chain regardless",
-     "spec Chained 2-input SDP (the dtype-path rule)"},
+     "spec Chained 2-input SDP (the dtype-path rule)", RKSIM_KERNEL_ALL,
+     "the DPU's chained DMA; measured through rknpu on the same NPU; a hardware behaviour of the "
+     "registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_SDP_INT32_UNDERFETCH, "sdp-int32-underfetch",
      "an SDP whose RDMA feature precision is int32 with as many RDMA channels as DPU channels",
      "the RDMA reads 2 bytes per element, fetches half the feature and the math engine "
      "starves: ETIMEDOUT",
      "refused as unsupported (a true int32 feature path is not described)",
      "requantize int32 accumulators on the host; the SDP takes int8/int16/fp16 features",
-     "spec Shape-INVARIANT ... the SDP loopback mirror"},
+     "spec Shape-INVARIANT ... the SDP loopback mirror", RKSIM_KERNEL_ALL,
+     "the DPU_RDMA feature read; measured through rknpu on the same NPU; a hardware behaviour of "
+     "the registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_SDP_INT32_TWO_LANE, "sdp-int32-two-lane",
      "an SDP with an int32 RDMA feature and DPU_RDMA_DATA_CUBE_CHANNEL = 2N-1 (the over-fetch)",
      "completes, but each int32 is processed as two int16 lanes: out[2k] = low16(a[k]), "
      "out[2k+1] = high16(a[k]), 2N lanes written",
      "refused as unsupported (a true int32 feature path is not described)",
      "use the even (low) lanes only for int16-range accumulators; recombine on the host",
-     "spec OVER-FETCH"},
+     "spec OVER-FETCH", RKSIM_KERNEL_ALL,
+     "the DPU_RDMA feature read; measured through rknpu on the same NPU; a hardware behaviour of "
+     "the registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_WDMA_SIZE_ZERO, "wdma-size-zero",
      "a matmul with DPU_WDMA_SIZE_1 (0x405c) left at 0 whose rows reach past its first row "
      "(M > 1, or a 0x1068 row offset)",
@@ -163,7 +213,8 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "program HEIGHT_WDMA = the surface's rows - 1 whenever rows must be bounded (the row "
      "offset's lost rows, a shared surface's end)",
      "spec 0x1068 (\"leaving it at 0 disables a write-DMA bound\"); vendor int4 multi-task "
-     "capture (0x405c = 0)"},
+     "capture (0x405c = 0)",
+     RKSIM_KERNEL_ALL, "a write-DMA register, the same on every kernel"},
 };
 
 /* DPU_BS_CFG of the vendor's convolution programs (BS stage active): hazard 15. */
@@ -186,10 +237,21 @@ static bool h7_truncated(rksim *s, uint32_t value, rksim_mm *mm)
     return true;
 }
 
-/* Hazard 15: an fp16 output with SIZE_E 0 is the atom-8 trap (the op row wedges it). */
+/* Hazard 15's forced atom-8 output, exactly the configuration the spec saw hang ("forcing
+ * atom-8 output (surf stride M*16, 0x4050=0x2)" on an fp16 matmul of several rows). A cube
+ * fp16 output with SIZE_E = F-1 is an ordinary output (a rocket userspace's production fp16
+ * path writes it on the board); SIZE_E 0 anywhere else is not described and stays refused. */
+static bool h15_is_atom8(const rksim_mm *mm)
+{
+    return mm->out == NPK_PREC_FP16 && mm->size_e == 0 && mm->m > 1 &&
+           mm->out_surf_bytes == (uint64_t)mm->m * 16;
+}
+
+/* Hazard 15: the forced atom-8 fp16 output (the op row wedges it). */
 static bool h15_atom8(rksim *s, uint32_t value, rksim_mm *mm)
 {
-    return mm->out == NPK_PREC_FP16 && value == 0 && rksim_faithful(s, RKSIM_HZ_FP16_OUT_STAGE);
+    (void)value;
+    return h15_is_atom8(mm) && rksim_faithful(s, RKSIM_HZ_FP16_OUT_STAGE);
 }
 
 /* Hazard 15: the conv's BS-active BS_CFG (the op row wedges it). */
@@ -373,12 +435,12 @@ static bool h15_fp16_out(rksim *s, rksim_core *c, const rksim_mm *mm, bool first
     }
     if (mm->out != NPK_PREC_FP16)
         return false;
-    if (mm->size_e == 0 || (mm->out_surf_bytes > 16 && mm->m > 1)) {
+    if (h15_is_atom8(mm)) {
         e->wedge = true;
         snprintf(e->why, sizeof e->why,
-                 "atom-8 fp16 matmul output (SIZE_E %u, surface stride "
-                 "%llu bytes)",
-                 mm->size_e, (unsigned long long)mm->out_surf_bytes);
+                 "forced atom-8 fp16 matmul output (SIZE_E 0, surface stride %llu bytes = "
+                 "M*16 at M=%u)",
+                 (unsigned long long)mm->out_surf_bytes, mm->m);
         return true;
     }
     if (!mm->fp32tofp16) {
@@ -405,8 +467,8 @@ static bool h2_feature_cache(rksim *s, rksim_core *c, const rksim_mm *mm, bool f
                              rksim_effect *e)
 {
     (void)s;
-    if (!first || !c->feat_valid || c->feat_addr == mm->feat)
-        return false;
+    if (!first || !c->feat_valid || c->feat_addr == mm->feat || mm->data_reuse)
+        return false; /* a reused feature is not fetched: no address to mistake */
     e->stale_feature = true;
     snprintf(e->why, sizeof e->why, "feature at 0x%x after 0x%x in the previous job", mm->feat,
              c->feat_addr);
@@ -485,6 +547,8 @@ void rksim_hazards_op(rksim *s, unsigned core, const rksim_regfile *rf, rksim_mm
             mm->out_tile_bytes = mm->out_tile_expected;
     }
     for (size_t i = 0; i < sizeof op_rows / sizeof op_rows[0]; i++) {
+        if (!rksim_in_scope(s, op_rows[i].id))
+            continue; /* the row's evidence does not reach this kernel */
         rksim_effect trial = *e;
         if (!op_rows[i].check(s, c, mm, first_in_job, &trial)) {
             e->saturate16 |= trial.saturate16;

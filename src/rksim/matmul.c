@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npukit/fp16.h"
 #include "npukit/rk_types.h"
 #include "rksim/elements.h"
 #include "rksim/matmul.h"
@@ -148,6 +149,53 @@ static void remember_feature(rksim_core *c, const rksim_mm *mm, const float *a)
     c->feat_valid = true;
 }
 
+/* CNA_CBUF_CON0.DATA_REUSE (spec register listing; a rocket userspace library sets it to skip
+ * the DRAM fetch of a feature tile "already resident from the previous task on this core",
+ * and its fp16 figure of facts G runs with it): the operation takes the feature the core's
+ * last operation left in the CBUF and reads nothing at FEATURE_DATA_ADDR. The facts describe
+ * reuse of the same tile only, so the model requires the resident feature's precision, M, K
+ * and data banks to be this operation's; anything else (a reset in between, nothing resident,
+ * another shape) is refused as not described rather than guessed. */
+static bool resident_fits(const rksim_core *c, const rksim_mm *mm, rksim_core_result *r)
+{
+    if (c->resident_valid && c->resident_in == mm->in && c->resident_m == mm->m &&
+        c->resident_k == mm->k && c->resident_banks == mm->data_bank)
+        return true;
+    if (!c->resident_valid)
+        return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                 "unsupported by the model: CNA_CBUF_CON0 (0x1040) DATA_REUSE "
+                                 "with no feature resident on the core (none since a reset)");
+    return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                             "unsupported by the model: CNA_CBUF_CON0 (0x1040) DATA_REUSE of a "
+                             "%s %ux%u feature in %u data bank(s) by a %s %ux%u operation in %u "
+                             "(reuse is described for the same tile only)",
+                             npk_rk_prec_name((npk_rk_prec)c->resident_in), c->resident_m,
+                             c->resident_k, c->resident_banks,
+                             npk_rk_prec_name((npk_rk_prec)mm->in), mm->m, mm->k, mm->data_bank);
+}
+
+/* The feature this operation leaves in the CBUF (as fetched or reused). */
+static void keep_resident(rksim_core *c, const rksim_mm *mm, const float *a)
+{
+    size_t count = (size_t)mm->m * mm->k;
+    if (count > c->resident_cap) {
+        float *n = realloc(c->resident, count * sizeof *n);
+        if (!n) {
+            c->resident_valid = false;
+            return;
+        }
+        c->resident = n;
+        c->resident_cap = count;
+    }
+    if (c->resident != a)
+        memcpy(c->resident, a, count * sizeof *a);
+    c->resident_valid = true;
+    c->resident_in = mm->in;
+    c->resident_m = mm->m;
+    c->resident_k = mm->k;
+    c->resident_banks = mm->data_bank;
+}
+
 /* A stale value as an operand of this operation's input precision: the CBUF's copy may come
  * from a job of another precision (an fp16 fraction, NaN or 65504 before an int4 job), and an
  * integer operation only ever sees operands in its range; rounded to nearest and clamped, NaN
@@ -261,6 +309,35 @@ static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const in
     return ok;
 }
 
+/* The K accumulation's EW add (facts C.6): the running fp16 partial, read per element through
+ * the ERDMA from its atom cube, joins each fp32 result in fp32 (the DPU's float path, one
+ * rounding) before the output converter rounds the sum to fp16 once. Every partial is read
+ * before anything is written, so the output may overwrite it in place. */
+static bool add_partial(rksim *s, const rksim_mm *mm, float *cf, rksim_core_result *r)
+{
+    const uint32_t c2 = 8; /* fp16 lanes per 16-byte atom */
+    const uint32_t surfaces = (mm->n_dpu + c2 - 1) / c2;
+    uint64_t len = (uint64_t)(surfaces - 1) * mm->ew_surf_bytes + (uint64_t)mm->m * 16;
+    rksim_fault f = {0};
+    const uint8_t *p =
+        rksim_dma(&s->mem, mm->ew_addr, len, false, "K-accumulation partial read", &f);
+    if (!p) {
+        r->fault_iova = f.iova;
+        return rksim_result_fail(r, RKSIM_FAULT,
+                                 "DMA fault: K-accumulation partial read of %llu bytes at IOVA "
+                                 "0x%llx is outside every live buffer",
+                                 (unsigned long long)f.len, (unsigned long long)f.iova);
+    }
+    for (uint32_t m = 0; m < mm->m; m++)
+        for (uint32_t n = 0; n < mm->n_dpu; n++) {
+            uint16_t h;
+            memcpy(&h, p + (n / c2) * mm->ew_surf_bytes + (uint64_t)m * 16 + (n % c2) * 2, 2);
+            float *c = &cf[(size_t)m * mm->n + n];
+            *c = *c + npk_f16_to_f32(h);
+        }
+    return true;
+}
+
 bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effect *e,
                   bool first_in_job, rksim_core_result *r)
 {
@@ -274,7 +351,7 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                                  "every live buffer",
                                  (unsigned long long)f.len, (unsigned long long)f.iova);
     }
-    if (!gather_feature(s, mm, NULL, r))
+    if (mm->data_reuse ? !resident_fits(cr, mm, r) : !gather_feature(s, mm, NULL, r))
         return false;
     float *a = rksim_scratch(s, 0, mk * sizeof *a);
     const void *b = NULL;
@@ -295,8 +372,13 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                           mm->m, mm->k, mm->n);
         goto done;
     }
-    if (!gather_feature(s, mm, a, r) || !(b = gather_weights(s, mm, i4, r)))
+    if (mm->data_reuse)
+        memcpy(a, cr->resident, mk * sizeof *a);
+    else if (!gather_feature(s, mm, a, r))
         goto done;
+    if (!(b = gather_weights(s, mm, i4, r)))
+        goto done;
+    keep_resident(cr, mm, a);
     apply_feature_effects(cr, mm, e, a);
     if (first_in_job)
         remember_feature(cr, mm, a);
@@ -334,14 +416,17 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
         else
             cf[i] = v > 0 ? topf : -topf;
     }
+    if (mm->accumulate && !e->zeros && !add_partial(s, mm, cf, r))
+        goto done;
     const bool bounded = !e->no_row_bound;
     ok = e->zeros ? write_output(s, mm, NULL, NULL, bounded, r)
                   : write_output(s, mm, ci ? NULL : cf, ci, bounded, r);
     if (!ok && mm->out_tile_bytes != mm->out_tile_expected)
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
-    r->model_us +=
-        rksim_time_matmul_us(mm->in, mm->m, mm->k, mm->n, (double)(mk + nk) * mm->in_bits / 8,
-                             (double)mm->m * mm->n_dpu * mm->out_bits / 8);
+    r->model_us += rksim_time_matmul_us(mm->in, mm->m, mm->k, mm->n,
+                                        (double)((mm->data_reuse ? 0 : mk) + nk) * mm->in_bits / 8 +
+                                            (mm->accumulate ? (double)mm->m * mm->n_dpu * 2 : 0),
+                                        (double)mm->m * mm->n_dpu * mm->out_bits / 8);
 done:
     return ok;
 }

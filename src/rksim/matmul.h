@@ -40,7 +40,19 @@ typedef struct rksim_mm {
     uint32_t size_e;     /* BS_OW_CFG.SIZE_E_0 */
     uint32_t row_offset; /* CNA_PAD_CON0.PAD_TOP: int8 output row m lands at row m + v */
     uint32_t wdma_rows;  /* WDMA_SIZE_1.HEIGHT_WDMA + 1: rows the write DMA writes */
+    bool data_reuse;     /* CBUF_CON0.DATA_REUSE: the feature the CBUF holds, not fetched */
+    /* on-NPU K accumulation (facts C.6): the EW stage adds the running fp16 partial the ERDMA
+     * reads at EW_BASE_ADDR ([N/8][M][8] atoms, surfaces EW_SURF_STRIDE bytes apart) */
+    bool accumulate;
+    uint32_t ew_addr;
+    uint64_t ew_surf_bytes;
 } rksim_mm;
+
+/* DPU_RDMA_FEATURE_MODE_CFG.COMB_USE of the K-accumulation: bit 0 "MRDMA and ERDMA read the
+ * same data", bit 2 "read data to ERDMA" (rocket userspace's field note, facts C.6). With the
+ * main read on (MRDMA_DISABLE 0) and any other value, the DPU waits for a main-RDMA feed that
+ * never comes: the MRDMA trap. */
+enum { RKSIM_COMB_USE_ACCUMULATE = 5 };
 
 /* What the hazard table makes of an operation (faithful mode). */
 typedef struct rksim_effect {
@@ -55,9 +67,11 @@ typedef struct rksim_effect {
     char why[160];
 } rksim_effect;
 
-/* Decode and check the matmul registers; false with r = "unsupported" naming the register. */
-bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
-                     rksim_core_result *r);
+/* Decode and check the matmul registers; false with r = "unsupported" naming the register.
+ * `accumulate`: the op-enable runs the DPU_RDMA with its main read armed for the
+ * K-accumulation (COMB_USE 5), so the EW stage adds the running partial. */
+bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, bool accumulate, rksim_mm *mm,
+                     uint32_t *hazards, rksim_core_result *r);
 
 /* Whether the hazard table describes a decoded field's deviation from the value the decoder
  * requires (hazard 7's truncated DPU channel count, hazard 15's SIZE_E 0 and the conv's

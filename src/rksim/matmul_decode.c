@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Decoding a matmul from the register files. Every value comes from a register field named
  * through the register table. What the model requires of the registers is one table of
- * constraints (field, relation, expected value, reason) checked by one loop; a value outside
- * them is refused as "unsupported by the model", naming the register and the field, unless
- * the hazard table describes that deviation (rksim_hazards_accept). Only the geometry that is
+ * constraints (field, relation, expected value, reason) checked by the rule engine (rules.h,
+ * shared with the SDP decoder); a value outside them is refused as "unsupported by the model",
+ * naming the register and the field, unless the hazard table describes that deviation
+ * (rksim_hazards_accept). Only the geometry that is
  * genuinely computed is code. The geometry model:
  *
  *   feature, line mode (GROUP_LINE_OFF=1): row m at FEATURE + m*LINE_STRIDE*16, K elements
@@ -22,19 +23,28 @@
 
 #include "npukit/rk_outstage.h"
 #include "npukit/rk_regs.h"
+#include "npukit/rk_sdp_hw.h"
 #include "npukit/rk_types.h"
 #include "rksim/matmul.h"
 #include "rksim/regs_view.h"
+#include "rksim/rules.h"
 
 #define F(reg, field) rksim_field(rf, NPK_RKF(reg, field))
 #define R(reg) rksim_reg(rf, NPK_REG_##reg)
 
+/* The rule engine's context: the decoded matmul and where accepted hazards are recorded. */
+typedef struct mm_ctx {
+    rksim *s;
+    rksim_mm *mm;
+    uint32_t *hazards;
+} mm_ctx;
+
 /* The K tile of the weight layout [N/G][K/32][G][32] (facts D.1). */
 enum { K_TILE = 32 };
 
-/* Which rows apply: a condition on what was decoded. */
+/* Which rows apply: a condition on what was decoded (rules.h: 0 applies always). */
 typedef enum guard {
-    G_ALL,
+    G_ALL = RKSIM_WHEN_ALL,
     G_LINE,            /* line-mode feature */
     G_CUBE,            /* cube-mode feature */
     G_PAD_UNDESCRIBED, /* the input precision has no described top pad (precision row) */
@@ -43,25 +53,23 @@ typedef enum guard {
     G_ROWS,            /* row-major output (surface stride 16) */
     G_ROWS_NOTCHED,    /* ... other than the M=1 output written with a zero notch */
     G_CUBE_OUT,        /* cube output */
+    G_PLAIN,           /* no K accumulation: the EW stage bypassed */
+    G_ACCUM,           /* the K accumulation (facts C.6) */
+    G_ACCUM_CVT,       /* ... with the EW operand converter on */
 } guard;
 
-/* How the field's value must relate to the expected value. */
-typedef enum relation {
-    REL_EQ,
-    REL_NE,
-    REL_GE,
-    REL_LE,
-    REL_MULTIPLE,  /* a multiple of the expected value */
-    REL_SIGNED_GT, /* the field read as two's complement is above the expected value */
-    REL_INPUT,     /* a matmul input precision (the precision rows) */
-    REL_STAGE,     /* an output precision of the input's output-stage rows */
-} relation;
+/* The sets of RKSIM_REL_IN_SET rows. */
+enum {
+    SET_INPUT, /* a matmul input precision (the precision rows) */
+    SET_STAGE  /* an output precision of the input's output-stage rows */
+};
 
-/* Where the expected value comes from. */
+/* The quantities this decoder computes (rules.h: the constant and another field are the
+ * engine's own). */
 typedef enum quantity {
-    Q_CONST, /* the row's constant */
-    Q_FIELD, /* the value of another field, whose id is the row's constant */
-    Q_IN,    /* the CNA's input precision */
+    Q_CONST = RKSIM_Q_CONST,
+    Q_FIELD = RKSIM_Q_FIELD,
+    Q_IN = RKSIM_Q_DECODER, /* the CNA's input precision */
     Q_M,
     Q_M_1,
     Q_K,
@@ -76,25 +84,21 @@ typedef enum quantity {
     Q_ROW16_1,         /* ceil(N*ob/16) - 1: a row-major output row in 16-byte units, minus 1 */
     Q_STAGE_FP16,      /* FP32TOFP16_EN as the output-stage row programs it */
     Q_NEG_LINE_STRIDE, /* -LINE_STRIDE */
+    Q_M16,             /* M*16: a surface of M atoms in bytes */
 } quantity;
 
-enum { WHOLE = -1 }; /* a row about the register's whole value */
-
-typedef struct decode_row {
-    npk_rk_reg_id reg;
-    int field; /* npk_rk_field_id or WHOLE */
-    guard when;
-    relation rel;
-    quantity q;
-    uint32_t c; /* Q_CONST's value, Q_FIELD's field id */
-    const char *why;
-} decode_row;
-
 #define FLD(reg, field) NPK_REG_##reg, NPK_RKF(reg, field)
-#define REG(reg) NPK_REG_##reg, WHOLE
-#define IS(v) REL_EQ, Q_CONST, (v)
-#define IS_Q(q) REL_EQ, q, 0
-#define SAME_AS(reg, field) REL_EQ, Q_FIELD, NPK_RKF(reg, field)
+#define REG(reg) NPK_REG_##reg, RKSIM_RULE_WHOLE
+#define IS(v) RKSIM_REL_EQ, Q_CONST, (v)
+#define IS_Q(q) RKSIM_REL_EQ, q, 0
+#define SAME_AS(reg, field) RKSIM_REL_EQ, Q_FIELD, NPK_RKF(reg, field)
+#define REL_INPUT RKSIM_REL_IN_SET, Q_CONST, SET_INPUT
+#define REL_STAGE RKSIM_REL_IN_SET, Q_CONST, SET_STAGE
+#define REL_NE RKSIM_REL_NE
+#define REL_GE RKSIM_REL_GE
+#define REL_LE RKSIM_REL_LE
+#define REL_MULTIPLE RKSIM_REL_MULTIPLE
+#define REL_SIGNED_GT RKSIM_REL_SIGNED_GT
 
 static const char direct[] = "only the plain direct convolution is modelled";
 static const char no_fc[] = "skips, offsets and per-channel converts are not modelled";
@@ -102,10 +106,19 @@ static const char pad[] = "padding is described only as the int8 top row offset"
 static const char no_shift[] = "shift/truncate fields are not modelled";
 static const char to_memory[] = "only the write-to-memory output mode (0x1E4 family) is modelled";
 static const char cvt[] = "the output converter is modelled at scale 1, shift 0, offset 0";
+static const char kacc_fp16[] = "on-NPU K accumulation is fp16 (facts C.6, E.5)";
+static const char kacc_add[] = "the K accumulation's EW stage is a plain per-element add";
+static const char kacc_elem[] = "the partial is read per element (facts C.6's program)";
+static const char kacc_cube[] = "the partial is an [N/8][M][8] atom cube";
 
-static const decode_row rows[] = {
+/* EW_DATA_MODE / ERDMA_DATA_MODE of the K accumulation's per-element partial: 1 in the rocket
+ * userspace program the facts describe (the vendor's SDP capture uses 2 for its per-element
+ * operand, rk_sdp_hw.h; the model keeps each to the program it was seen in). */
+enum { KACC_DATA_MODE = 1 };
+
+static const rksim_rule rows[] = {
     /* ---- CNA: a 1x1 direct convolution over a W=1, H=M, C=K feature ---- */
-    {FLD(CNA_CONV_CON1, IN_PRECISION), G_ALL, REL_INPUT, Q_CONST, 0, "the precision rows"},
+    {FLD(CNA_CONV_CON1, IN_PRECISION), G_ALL, REL_INPUT, "the precision rows"},
     {FLD(CNA_CONV_CON1, PROC_PRECISION), G_ALL, IS_Q(Q_IN), "IN_PRECISION"},
     {FLD(CNA_CONV_CON1, CONV_MODE), G_ALL, IS(NPK_CONV_MODE_DIRECT), direct},
     {FLD(CNA_CONV_CON1, DECONV), G_ALL, IS(0), direct},
@@ -155,7 +168,6 @@ static const decode_row rows[] = {
     {FLD(CNA_DMA_CON2, SURF_STRIDE), G_CUBE, REL_SIGNED_GT, Q_NEG_LINE_STRIDE, 0,
      "the surface pitch LINE_STRIDE + SURF_STRIDE is positive"},
     /* the CBUF bank split (spec "The M-tiling scheduler"): DATA_BANK + WEIGHT_BANK banks */
-    {FLD(CNA_CBUF_CON0, DATA_REUSE), G_ALL, IS(0), "DATA_REUSE is not modelled"},
     {FLD(CNA_CBUF_CON0, FC_DATA_BANK), G_ALL, IS(0), "FC_DATA_BANK is not modelled"},
 
     /* ---- CORE ---- */
@@ -167,7 +179,7 @@ static const decode_row rows[] = {
     /* ---- DPU ---- */
     {FLD(DPU_DATA_FORMAT, IN_PRECISION), G_ALL, IS_Q(Q_IN), "the CNA's precision"},
     {FLD(DPU_DATA_FORMAT, PROC_PRECISION), G_ALL, IS_Q(Q_IN), "the CNA's precision"},
-    {FLD(DPU_DATA_FORMAT, OUT_PRECISION), G_ALL, REL_STAGE, Q_CONST, 0, "the output-stage rows"},
+    {FLD(DPU_DATA_FORMAT, OUT_PRECISION), G_ALL, REL_STAGE, "the output-stage rows"},
     {FLD(DPU_DATA_FORMAT, EW_TRUNCATE_NEG), G_ALL, IS(0), no_shift},
     {FLD(DPU_DATA_FORMAT, BN_MUL_SHIFT_VALUE_NEG), G_ALL, IS(0), no_shift},
     {FLD(DPU_DATA_FORMAT, BS_MUL_SHIFT_VALUE_NEG), G_ALL, IS(0), no_shift},
@@ -192,7 +204,7 @@ static const decode_row rows[] = {
     {FLD(DPU_DATA_CUBE_CHANNEL, CHANNEL), G_ALL, IS_Q(Q_N_1), "the CNA's N-1"},
     /* a stage is bypassed when its BYPASS bit is set (0x53 in the vendor program) */
     {FLD(DPU_BN_CFG, BN_BYPASS), G_ALL, IS(1), "the BN stage must be bypassed"},
-    {FLD(DPU_EW_CFG, EW_BYPASS), G_ALL, IS(1), "the EW stage must be bypassed"},
+    {FLD(DPU_EW_CFG, EW_BYPASS), G_PLAIN, IS(1), "the EW stage must be bypassed"},
     {FLD(DPU_BS_OW_CFG, SIZE_E_1), G_ALL, SAME_AS(DPU_BS_OW_CFG, SIZE_E_0),
      "the three SIZE_E fields agree"},
     {FLD(DPU_BS_OW_CFG, SIZE_E_2), G_ALL, SAME_AS(DPU_BS_OW_CFG, SIZE_E_0),
@@ -215,17 +227,42 @@ static const decode_row rows[] = {
      NPK_RKF(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0), "the row stride is at least the width"},
     {FLD(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0), G_CUBE_OUT, IS(0), "a cube output has no notch"},
     {FLD(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1), G_CUBE_OUT, IS(0), "a cube output has no notch"},
-};
 
-/* A field's value read as two's complement over the field's width (SURF_STRIDE is "negative"
- * for M=1 cube programs: 0x0FFFFFFD = -3, facts C.1 #29). */
-static int64_t field_signed(npk_rk_field_id f, uint32_t v)
-{
-    const npk_rk_field *fi = npk_rk_field_info(f);
-    unsigned width = (unsigned)(fi->hi - fi->lo + 1);
-    int64_t x = v;
-    return (x & (1ll << (width - 1))) ? x - (1ll << width) : x;
-}
+    /* ---- on-NPU K accumulation (facts C.6, E.5): the DPU_RDMA armed with COMB_USE 5 and its
+     * main read on, the ERDMA reading the running fp16 partial per element, the EW stage's ALU
+     * adding it; the values are those of the rocket userspace program the facts describe
+     * (EW_CFG 0x108202C0, ERDMA_CFG 0x40000008, FEATURE_MODE_CFG 0x17D40) ---- */
+    {FLD(CNA_CONV_CON1, IN_PRECISION), G_ACCUM, IS(NPK_PREC_FP16), kacc_fp16},
+    {FLD(DPU_DATA_FORMAT, OUT_PRECISION), G_ACCUM, IS(NPK_PREC_FP16), kacc_fp16},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION), G_ACCUM, IS(NPK_PREC_FP16), kacc_fp16},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, PROC_PRECISION), G_ACCUM, IS(NPK_PREC_FP16), kacc_fp16},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DISABLE), G_ACCUM, IS(0), "the ERDMA reads the partial"},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_MODE), G_ACCUM, IS(KACC_DATA_MODE), kacc_elem},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_SIZE), G_ACCUM, IS(NPK_SDP_DATA_SIZE_TWO_BYTES), kacc_fp16},
+    {FLD(DPU_EW_CFG, EW_BYPASS), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_OP_BYPASS), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_OP_TYPE), G_ACCUM, IS(NPK_EW_OP_TYPE_ALU), kacc_add},
+    {FLD(DPU_EW_CFG, EW_ALU_ALGO), G_ACCUM, IS(NPK_EW_ALU_SUM), kacc_add},
+    {FLD(DPU_EW_CFG, EW_DATA_MODE), G_ACCUM, IS(KACC_DATA_MODE), kacc_elem},
+    {FLD(DPU_EW_CFG, EDATA_SIZE), G_ACCUM, IS(NPK_SDP_DATA_SIZE_TWO_BYTES), kacc_fp16},
+    {FLD(DPU_EW_CFG, EW_BINARY_EN), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_EQUAL_EN), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_RELUX_EN), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_RELU_BYPASS), G_ACCUM, IS(1), kacc_add},
+    {FLD(DPU_EW_CFG, EW_LUT_BYPASS), G_ACCUM, IS(1), kacc_add},
+    {FLD(DPU_EW_CFG, EW_MUL_PRELU), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_CVT_TYPE), G_ACCUM, IS(0), kacc_add},
+    {FLD(DPU_EW_CFG, EW_CVT_ROUND), G_ACCUM, IS(0), kacc_add},
+    {REG(DPU_EW_CVT_SCALE_VALUE), G_ACCUM_CVT, IS(1), "an operand converter at scale 1"},
+    {REG(DPU_EW_CVT_OFFSET_VALUE), G_ACCUM_CVT, IS(0), "an operand converter at offset 0"},
+    {REG(DPU_RDMA_DATA_CUBE_WIDTH), G_ACCUM, IS(0), "the RDMA cube is the output's"},
+    {REG(DPU_RDMA_DATA_CUBE_HEIGHT), G_ACCUM, IS_Q(Q_M_1), "the RDMA cube is the output's"},
+    {REG(DPU_RDMA_DATA_CUBE_CHANNEL), G_ACCUM, IS_Q(Q_N_1), "the RDMA cube is the output's"},
+    /* the ERDMA has no line stride: the partial and the output are atom cubes */
+    {FLD(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE), G_ACCUM, IS_Q(Q_M), kacc_cube},
+    {REG(DPU_RDMA_EW_SURF_STRIDE), G_ACCUM, REL_GE, Q_M16, 0, kacc_cube},
+    {REG(DPU_RDMA_EW_SURF_STRIDE), G_ACCUM, REL_MULTIPLE, Q_CONST, 16, kacc_cube},
+};
 
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -252,8 +289,12 @@ static void read_fields(const rksim_regfile *rf, rksim_mm *mm)
     mm->feat = R(CNA_FEATURE_DATA_ADDR);
     mm->weight = R(CNA_DCOMP_ADDR0);
     mm->dst = R(DPU_DST_BASE_ADDR);
-    mm->cbuf_con0 = R(CNA_CBUF_CON0);
+    /* the bank split the schedule hazards judge: the reuse bits (12, 13) are no part of it */
+    mm->cbuf_con0 = R(CNA_CBUF_CON0) & (npk_rk_field_mask(NPK_RKF(CNA_CBUF_CON0, DATA_BANK)) |
+                                        npk_rk_field_mask(NPK_RKF(CNA_CBUF_CON0, WEIGHT_BANK)) |
+                                        npk_rk_field_mask(NPK_RKF(CNA_CBUF_CON0, FC_DATA_BANK)));
     mm->data_bank = F(CNA_CBUF_CON0, DATA_BANK);
+    mm->data_reuse = F(CNA_CBUF_CON0, DATA_REUSE);
     mm->weight_bank = F(CNA_CBUF_CON0, WEIGHT_BANK);
     mm->bs_cfg = R(DPU_BS_CFG);
     mm->size_e = F(DPU_BS_OW_CFG, SIZE_E_0);
@@ -265,34 +306,37 @@ static void read_fields(const rksim_regfile *rf, rksim_mm *mm)
     mm->out_tile_expected = (uint64_t)mm->factor * mm->out_surf_bytes;
 }
 
-static bool applies(guard g, const rksim_regfile *rf, const rksim_mm *mm)
+static bool applies(int when, const rksim_regfile *rf, const void *ctx)
 {
-    const npk_rk_out_stage *st;
-    switch (g) {
+    const rksim_mm *mm = ((const mm_ctx *)ctx)->mm;
+    switch ((guard)when) {
     case G_ALL: return true;
     case G_LINE: return mm->line;
     case G_CUBE: return !mm->line;
     case G_PAD_UNDESCRIBED: return !npk_rk_input_row((npk_rk_prec)mm->in)->top_pad;
     case G_PAD_TOP: return mm->row_offset != 0;
     case G_COMPLETES:
-        st = npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out);
-        return st->completes;
+        return npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out)->completes;
     case G_ROWS: return mm->out_surf_bytes == 16;
     case G_ROWS_NOTCHED:
         return mm->out_surf_bytes == 16 &&
                !(mm->m == 1 && F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_0) == 0 &&
                  F(DPU_DATA_CUBE_NOTCH_ADDR, NOTCH_ADDR_1) == 0);
     case G_CUBE_OUT: return mm->out_surf_bytes != 16;
+    case G_PLAIN: return !mm->accumulate;
+    case G_ACCUM: return mm->accumulate;
+    case G_ACCUM_CVT: return mm->accumulate && !F(DPU_EW_CFG, EW_OP_CVT_BYPASS);
     }
     return true;
 }
 
-static int64_t expected(const decode_row *row, const rksim_regfile *rf, const rksim_mm *mm)
+static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
 {
+    const rksim_mm *mm = ((const mm_ctx *)ctx)->mm;
     int64_t kbytes = (int64_t)mm->k * mm->in_bits / 8;
-    switch (row->q) {
-    case Q_CONST: return row->c;
-    case Q_FIELD: return rksim_field(rf, (npk_rk_field_id)row->c);
+    switch ((quantity)q) {
+    case Q_CONST:
+    case Q_FIELD: return 0; /* the engine's own */
     case Q_IN: return mm->in;
     case Q_M: return mm->m;
     case Q_M_1: return (int64_t)mm->m - 1;
@@ -311,97 +355,47 @@ static int64_t expected(const decode_row *row, const rksim_regfile *rf, const rk
             NPK_RKF(DPU_OUT_CVT_SCALE, FP32TOFP16_EN),
             npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out)->out_cvt_scale);
     case Q_NEG_LINE_STRIDE: return -(int64_t)F(CNA_DMA_CON1, LINE_STRIDE);
+    case Q_M16: return (int64_t)mm->m * 16;
     }
     return 0;
 }
 
-static bool holds(relation rel, int64_t v, int64_t want, const rksim_mm *mm)
+static bool set_has(uint32_t set, int64_t v, const rksim_mm *mm)
 {
-    switch (rel) {
-    case REL_EQ: return v == want;
-    case REL_NE: return v != want;
-    case REL_GE: return v >= want;
-    case REL_LE: return v <= want;
-    case REL_MULTIPLE: return want > 0 && v % want == 0;
-    case REL_SIGNED_GT: return v > want;
-    case REL_INPUT: return npk_rk_input_row((npk_rk_prec)v) != NULL;
-    case REL_STAGE: return npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)v) != NULL;
-    }
-    return false;
+    if (set == SET_INPUT)
+        return npk_rk_input_row((npk_rk_prec)v) != NULL;
+    return npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)v) != NULL;
 }
 
-/* What a value should have been, as text: "2", "at least 4", "a matmul input (int8/fp16/int4)". */
-static void describe(const decode_row *row, int64_t want, const rksim_mm *mm, char *buf,
-                     size_t size)
+static bool in_set(uint32_t set, int64_t v, const rksim_regfile *rf, const void *ctx)
 {
-    static const char *const prefix[] = {
-        [REL_EQ] = "",
-        [REL_NE] = "not ",
-        [REL_GE] = "at least ",
-        [REL_LE] = "at most ",
-        [REL_MULTIPLE] = "a multiple of ",
-        [REL_SIGNED_GT] = "above ",
-    };
-    size_t n = 0;
-    if (row->rel == REL_INPUT || row->rel == REL_STAGE) {
-        if (row->rel == REL_INPUT)
-            n = (size_t)snprintf(buf, size, "a matmul input (");
-        else
-            n = (size_t)snprintf(buf, size, "an output of %s inputs (",
-                                 npk_rk_prec_name((npk_rk_prec)mm->in));
-        for (unsigned p = 0; n < size && npk_rk_prec_name((npk_rk_prec)p); p++) {
-            bool fits = row->rel == REL_INPUT
-                            ? npk_rk_input_row((npk_rk_prec)p) != NULL
-                            : npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)p) != NULL;
-            if (fits)
-                n += (size_t)snprintf(buf + n, size - n, "%s%s", buf[n - 1] == '(' ? "" : "/",
-                                      npk_rk_prec_name((npk_rk_prec)p));
-        }
-        if (n < size)
-            snprintf(buf + n, size - n, ")");
-        return;
-    }
-    snprintf(buf, size, "%s%lld", prefix[row->rel], (long long)want);
+    (void)rf;
+    return set_has(set, v, ((const mm_ctx *)ctx)->mm);
 }
 
-/* The one refusal: the register, its value, the field, what the row expected and why. */
-static bool refuse(rksim_core_result *r, const rksim_regfile *rf, const decode_row *row, int64_t v,
-                   int64_t want, const rksim_mm *mm)
+/* "a matmul input (fp16/int8/int4)", "an output of int8 inputs (int32/int16/int8)" */
+static void set_text(uint32_t set, const void *ctx, char *buf, size_t size)
 {
-    const npk_rk_reg *info = npk_rk_reg_info(row->reg);
-    char what[64];
-    describe(row, want, mm, what, sizeof what);
-    return rksim_result_fail(
-        r, RKSIM_UNSUPPORTED,
-        "unsupported by the model: %s (0x%04X) = 0x%08X: %s = %lld, "
-        "expected %s (%s)",
-        info->name, info->offset, rksim_reg(rf, row->reg),
-        row->field == WHOLE ? "the value" : npk_rk_field_info((npk_rk_field_id)row->field)->name,
-        (long long)v, what, row->why);
+    const rksim_mm *mm = ((const mm_ctx *)ctx)->mm;
+    size_t n = set == SET_INPUT ? (size_t)snprintf(buf, size, "a matmul input (")
+                                : (size_t)snprintf(buf, size, "an output of %s inputs (",
+                                                   npk_rk_prec_name((npk_rk_prec)mm->in));
+    for (unsigned p = 0; n < size && npk_rk_prec_name((npk_rk_prec)p); p++)
+        if (set_has(set, p, mm))
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", buf[n - 1] == '(' ? "" : "/",
+                                  npk_rk_prec_name((npk_rk_prec)p));
+    if (n < size)
+        snprintf(buf + n, size - n, ")");
 }
 
-static bool check_rows(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
-                       rksim_core_result *r)
+/* a deviation some hazard describes is the hazard table's to judge */
+static bool accept(npk_rk_field_id f, uint32_t raw, void *ctx)
 {
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-        const decode_row *row = &rows[i];
-        if (!applies(row->when, rf, mm))
-            continue;
-        uint32_t raw = row->field == WHOLE ? rksim_reg(rf, row->reg)
-                                           : rksim_field(rf, (npk_rk_field_id)row->field);
-        int64_t v = row->rel == REL_SIGNED_GT ? field_signed((npk_rk_field_id)row->field, raw)
-                                              : (int64_t)raw;
-        int64_t want = expected(row, rf, mm);
-        if (holds(row->rel, v, want, mm))
-            continue;
-        /* a deviation some hazard describes is the hazard table's to judge */
-        if (row->field != WHOLE &&
-            rksim_hazards_accept(s, (npk_rk_field_id)row->field, raw, mm, hazards))
-            continue;
-        return refuse(r, rf, row, v, want, mm);
-    }
-    return true;
+    mm_ctx *x = ctx;
+    return rksim_hazards_accept(x->s, f, raw, x->mm, x->hazards);
 }
+
+static const rksim_rule_ops mm_ops = {applies, quantity_of, in_set, set_text, accept};
 
 /* The computed geometry (every value was checked by the rows). */
 static void geometry(const rksim_regfile *rf, rksim_mm *mm)
@@ -412,8 +406,8 @@ static void geometry(const rksim_regfile *rf, rksim_mm *mm)
     } else {
         mm->row_bytes = 16;
         mm->group_bytes = (uint64_t)ls * 16;
-        mm->surf_bytes = ((int64_t)ls + field_signed(NPK_RKF(CNA_DMA_CON2, SURF_STRIDE),
-                                                     F(CNA_DMA_CON2, SURF_STRIDE))) *
+        mm->surf_bytes = ((int64_t)ls + rksim_field_signed(NPK_RKF(CNA_DMA_CON2, SURF_STRIDE),
+                                                           F(CNA_DMA_CON2, SURF_STRIDE))) *
                          16;
     }
     mm->out_line_bytes = mm->out_surf_bytes == 16
@@ -421,12 +415,16 @@ static void geometry(const rksim_regfile *rf, rksim_mm *mm)
                              : 16;
 }
 
-bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, rksim_mm *mm, uint32_t *hazards,
-                     rksim_core_result *r)
+bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, bool accumulate, rksim_mm *mm,
+                     uint32_t *hazards, rksim_core_result *r)
 {
     *mm = (rksim_mm){0};
     read_fields(rf, mm);
-    if (!check_rows(s, rf, mm, hazards, r))
+    mm->accumulate = accumulate;
+    mm->ew_addr = R(DPU_RDMA_EW_BASE_ADDR);
+    mm->ew_surf_bytes = R(DPU_RDMA_EW_SURF_STRIDE);
+    mm_ctx x = {s, mm, hazards};
+    if (!rksim_rules_check(rows, sizeof rows / sizeof rows[0], rf, &mm_ops, &x, r))
         return false;
     geometry(rf, mm);
     return true;

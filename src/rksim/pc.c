@@ -13,8 +13,13 @@
 #include "rksim/timing.h"
 
 /* PC_DATA_AMOUNT the kernel programs for a body of `regcfg_amount` entries:
- * ceil((amount + 4) / pc_data_amount_scale(2)) - 1 (facts A.1 step 4: 108 -> 55). */
-static uint32_t kernel_pc_amount(uint32_t regcfg_amount) { return npk_rk_pc_amount(regcfg_amount); }
+ * ceil((amount + 4) / pc_data_amount_scale(2)) - 1 (facts A.1 step 4: 108 -> 55), as the
+ * register's field keeps it (a wrapped value is the field's largest). */
+static uint32_t kernel_pc_amount(uint32_t regcfg_amount)
+{
+    npk_rk_field_id f = NPK_RKF(PC_REGISTER_AMOUNTS, PC_DATA_AMOUNT);
+    return npk_rk_field_get(f, npk_rk_field_put(f, npk_rk_pc_amount(regcfg_amount)));
+}
 
 /* The address the kernel's PC_BASE_ADDRESS write gives the PC: the register keeps
  * PC_SOURCE_ADDR (bits [31:4], facts B.4) of the 32-bit value. */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Decoding an SDP task from the register files. Every value comes from a field named by the
- * register table; anything outside what the spec and the facts describe for the SDP is
- * "unsupported by the model", naming the register. The geometry model (rk_sdp.h):
+ * register table; what the model requires of the registers is a table of rows on the
+ * simulator's rule engine (rules.h, shared with the matmul decoder), and anything outside them
+ * is "unsupported by the model", naming the register, the field, what was expected and why.
+ * The geometry model (rk_sdp.h):
  *
  *   feature  [ceil(C/C2)][M][C2] atoms of 16 bytes at SRC_BASE_ADDR (the RDMA has no source
  *            line stride); with LINE_NOTCH_ADDR = L one atom-wide tile whose rows are
@@ -11,285 +13,304 @@
  *   output   the atom cube at DST_BASE_ADDR, DST_SURF_STRIDE = M x 16 between surfaces, the
  *            SDP's SIZE_E 0 / OD_BYPASS write-out (BS_OW_CFG 0x2).
  */
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "npukit/rk_regs.h"
 #include "rksim/regs_view.h"
+#include "rksim/rules.h"
 #include "rksim/sdp.h"
 
 #define F(reg, field) rksim_field(rf, NPK_RKF(reg, field))
 #define R(reg) rksim_reg(rf, NPK_REG_##reg)
 #define BIT(reg, field) npk_rk_field_mask(NPK_RKF(reg, field))
 
-static bool unsup(rksim_core_result *r, const rksim_regfile *rf, npk_rk_reg_id id, const char *fmt,
-                  ...) __attribute__((format(printf, 4, 5)));
+/* What the rows see: the task decoded so far and its precision row (NULL until a row has
+ * checked that PROC_PRECISION is an SDP precision). */
+typedef struct sdp_ctx {
+    rksim_sdp *t;
+    const npk_rk_sdp_prec_row *pr;
+} sdp_ctx;
 
-static bool unsup(rksim_core_result *r, const rksim_regfile *rf, npk_rk_reg_id id, const char *fmt,
-                  ...)
+typedef enum guard {
+    G_ALL = RKSIM_WHEN_ALL,
+    G_EW_BYPASSED, /* the 1-input ReLU through the BS stage */
+    G_EW_ON,       /* a 2-input op in the EW stage */
+    G_BINARY,      /* the op reads an operand */
+    G_FEATURE_NOT_INT32,
+    G_WIDE,        /* the RDMA reads more channels than one atom holds */
+    G_PER_ELEMENT, /* the operand is per element */
+} guard;
+
+typedef enum quantity {
+    Q_CONST = RKSIM_Q_CONST,
+    Q_FIELD = RKSIM_Q_FIELD,
+    Q_FP32_COMPUTE = RKSIM_Q_DECODER, /* 1 for fp16 (read and written through fp32) */
+    Q_DATA_SIZE,                      /* the element's ERDMA/EW data size */
+    Q_M,
+    Q_M16,
+    Q_PP,             /* the S_POINTER ping-pong bits */
+    Q_EW_UNDESCRIBED, /* EW_CFG bits outside the captured configuration */
+    Q_FORMAT_OTHER,   /* DATA_FORMAT bits other than the three precisions */
+    Q_SRC_DMA_OTHER,  /* SRC_DMA_CFG bits other than LINE_NOTCH_ADDR */
+    Q_OD_BYPASS,      /* BS_OW_CFG = OD_BYPASS alone (0x2) */
+    Q_BS_RELU,        /* BS_CFG with only its ReLU (0x12) */
+    Q_BS_BYPASSED,    /* BS_CFG fully bypassed (0x53) */
+} quantity;
+
+enum {
+    SET_BS,       /* BS_CFG: fully bypassed (0x53) or only the ReLU (0x12) */
+    SET_EW_OP,    /* EW_ALU_ALGO naming an op row with this EW_OP_TYPE */
+    SET_EW_MODE,  /* per-channel (0) or per-element (2) */
+    SET_SDP_PREC, /* an SDP precision row (fp16, int16, int8) */
+    SET_FEATURE,  /* the processing precision, or int32 into int16 (the over-fetch) */
+};
+
+#define FLD(reg, field) NPK_REG_##reg, NPK_RKF(reg, field)
+#define REG(reg) NPK_REG_##reg, RKSIM_RULE_WHOLE
+#define IS(v) RKSIM_REL_EQ, Q_CONST, (v)
+#define IS_Q(q) RKSIM_REL_EQ, q, 0
+#define SAME_AS(reg, field) RKSIM_REL_EQ, Q_FIELD, NPK_RKF(reg, field)
+#define CLEAR(q) RKSIM_REL_MASK_CLEAR, q, 0
+#define IN(set) RKSIM_REL_IN_SET, Q_CONST, set
+
+static const char pp[] = "ping-pong on an SDP task is not described (off for any SDP task, spec)";
+static const char flying[] = "an SDP task takes its feature from the RDMA (FLYING_MODE) and writes "
+                             "to memory";
+static const char flying_read[] = "only the flying feature read of the captured SDP (0x17849 "
+                                  "family) is modelled";
+static const char captured_ew[] = "only the captured EW configuration (LUT, ReLU and operand "
+                                  "converter bypassed, no CVT/PReLU/binary/equal) is modelled";
+static const char no_bs_bn[] = "BS/BN operands from memory are not modelled";
+static const char cvt[] = "the output converter is modelled at scale 1, shift 0, offset 0 "
+                          "(FP32TOFP16_EN for fp16)";
+static const char channels[] = "DPU channel counts agree";
+static const char cube[] = "an SDP cube is 1 wide with no min/max control";
+static const char rdma_cube[] = "the RDMA cube is 1 x M";
+static const char notches[] = "surface notches and padding are not modelled";
+
+static const rksim_rule rows[] = {
+    /* ---- modes ---- */
+    {REG(DPU_S_POINTER), G_ALL, CLEAR(Q_PP), pp},
+    {REG(DPU_RDMA_S_POINTER), G_ALL, CLEAR(Q_PP), pp},
+    {FLD(DPU_FEATURE_MODE_CFG, OUTPUT_MODE), G_ALL, IS(NPK_DPU_OUTPUT_MODE_MEMORY), flying},
+    {FLD(DPU_FEATURE_MODE_CFG, FLYING_MODE), G_ALL, IS(1), flying},
+    {FLD(DPU_FEATURE_MODE_CFG, CONV_MODE), G_ALL, IS(0), flying},
+    {FLD(DPU_FEATURE_MODE_CFG, TP_EN), G_ALL, IS(0), flying},
+    {FLD(DPU_FEATURE_MODE_CFG, COMB_USE), G_ALL, IS(0), flying},
+    {FLD(DPU_FEATURE_MODE_CFG, NONALIGN), G_ALL, IS(0), flying},
+    {FLD(DPU_FEATURE_MODE_CFG, RGP_TYPE), G_ALL, IS(0), flying},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE), G_ALL, IS(0),
+     "an SDP task reads its feature (MRDMA_DISABLE)"},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, FLYING_MODE), G_ALL, IS(1), flying_read},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, CONV_MODE), G_ALL, IS(0), flying_read},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, COMB_USE), G_ALL, IS(0), flying_read},
+
+    /* ---- stages: the EW op (2 inputs) or the BS ReLU (1 input) ---- */
+    {REG(DPU_BS_CFG), G_ALL, IN(SET_BS),
+     "an SDP's BS stage is modelled fully bypassed (0x53) or with only its ReLU (0x12)"},
+    {FLD(DPU_BS_MUL_CFG, BS_MUL_SRC), G_ALL, IS(0), no_bs_bn},
+    {REG(DPU_RDMA_BRDMA_CFG), G_ALL, IS(0), no_bs_bn},
+    {REG(DPU_RDMA_NRDMA_CFG), G_ALL, IS(0), no_bs_bn},
+    {FLD(DPU_BN_CFG, BN_BYPASS), G_ALL, IS(1), "the BN stage must be bypassed"},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DISABLE), G_EW_BYPASSED, IS(1),
+     "an operand read for a bypassed EW stage is not described"},
+    {REG(DPU_BS_CFG), G_EW_BYPASSED, IS_Q(Q_BS_RELU),
+     "an SDP task with every stage bypassed is not described"},
+    {REG(DPU_BS_CFG), G_EW_ON, IS_Q(Q_BS_BYPASSED),
+     "the BS ReLU together with an EW op is not modelled"},
+    {REG(DPU_EW_CFG), G_EW_ON, CLEAR(Q_EW_UNDESCRIBED), captured_ew},
+    {FLD(DPU_EW_CFG, EW_RELU_BYPASS), G_EW_ON, IS(1), captured_ew},
+    {FLD(DPU_EW_CFG, EW_OP_CVT_BYPASS), G_EW_ON, IS(1), captured_ew},
+    {FLD(DPU_EW_CFG, EW_LUT_BYPASS), G_EW_ON, IS(1), captured_ew},
+    {FLD(DPU_EW_CFG, EW_OP_SRC), G_EW_ON, IS(NPK_EW_OP_SRC_MEMORY),
+     "a register-immediate EW operand is not modelled"},
+    {FLD(DPU_EW_CFG, EW_ALU_ALGO), G_EW_ON, IN(SET_EW_OP),
+     "EQL and undescribed ops are not modelled"},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DISABLE), G_EW_ON, IS(0),
+     "an EW op without its operand read is not described"},
+    {FLD(DPU_EW_CFG, EW_DATA_MODE), G_EW_ON, IN(SET_EW_MODE), "the described operand modes"},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_MODE), G_EW_ON, SAME_AS(DPU_EW_CFG, EW_DATA_MODE),
+     "the ERDMA reads the EW stage's operand mode"},
+
+    /* ---- precisions ---- */
+    {FLD(DPU_DATA_FORMAT, PROC_PRECISION), G_ALL, IN(SET_SDP_PREC),
+     "the DPU lanes are at most 16 bits"},
+    {FLD(DPU_DATA_FORMAT, OUT_PRECISION), G_ALL, SAME_AS(DPU_DATA_FORMAT, PROC_PRECISION),
+     "an SDP writes its processing precision"},
+    {REG(DPU_DATA_FORMAT), G_ALL, CLEAR(Q_FORMAT_OTHER), "no shift/truncate fields"},
+    {FLD(DPU_DATA_FORMAT, IN_PRECISION), G_ALL, SAME_AS(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION),
+     "the DPU reads what the RDMA reads"},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, PROC_PRECISION), G_ALL,
+     SAME_AS(DPU_DATA_FORMAT, PROC_PRECISION), "the RDMA processes in the DPU's precision"},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION), G_ALL, IN(SET_FEATURE),
+     "only the int32 feature into int16 is described besides the SDP's own (spec OVER-FETCH)"},
+    {FLD(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN), G_ALL, IS_Q(Q_FP32_COMPUTE),
+     "set exactly for an fp16 SDP"},
+    {FLD(DPU_OUT_CVT_SCALE, FP32TOFP16_EN), G_ALL, IS_Q(Q_FP32_COMPUTE), cvt},
+    {FLD(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE), G_ALL, IS(1), cvt},
+    {REG(DPU_OUT_CVT_SHIFT), G_ALL, IS(0), cvt},
+    {REG(DPU_OUT_CVT_OFFSET), G_ALL, IS(0), cvt},
+    {FLD(DPU_EW_CFG, EDATA_SIZE), G_BINARY, IS_Q(Q_DATA_SIZE), "the operand is the element's size"},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_SIZE), G_BINARY, IS_Q(Q_DATA_SIZE),
+     "the operand is the element's size"},
+
+    /* ---- geometry ---- */
+    {FLD(DPU_DATA_CUBE_WIDTH, WIDTH), G_ALL, IS(0), cube},
+    {FLD(DPU_DATA_CUBE_HEIGHT, MINMAX_CTL), G_ALL, IS(0), cube},
+    {FLD(DPU_DATA_CUBE_CHANNEL, ORIG_CHANNEL), G_ALL, SAME_AS(DPU_DATA_CUBE_CHANNEL, CHANNEL),
+     channels},
+    {FLD(DPU_WDMA_SIZE_0, CHANNEL_WDMA), G_ALL, SAME_AS(DPU_DATA_CUBE_CHANNEL, CHANNEL), channels},
+    {FLD(DPU_WDMA_SIZE_1, HEIGHT_WDMA), G_ALL, SAME_AS(DPU_DATA_CUBE_HEIGHT, HEIGHT),
+     "the write DMA writes the M rows"},
+    {FLD(DPU_WDMA_SIZE_1, WIDTH_WDMA), G_ALL, IS(0), "the write DMA writes the M rows"},
+    {REG(DPU_RDMA_DATA_CUBE_WIDTH), G_ALL, IS(0), rdma_cube},
+    {REG(DPU_RDMA_DATA_CUBE_HEIGHT), G_ALL, SAME_AS(DPU_DATA_CUBE_HEIGHT, HEIGHT), rdma_cube},
+    {REG(DPU_RDMA_DATA_CUBE_CHANNEL), G_FEATURE_NOT_INT32, SAME_AS(DPU_DATA_CUBE_CHANNEL, CHANNEL),
+     "RDMA channels differ from the DPU's only for an int32 feature (spec OVER-FETCH)"},
+    {REG(DPU_RDMA_DATA_CUBE_CHANNEL), G_ALL, RKSIM_REL_NE, Q_CONST, UINT32_MAX,
+     "a channel count that wraps"},
+    {REG(DPU_RDMA_SRC_DMA_CFG), G_ALL, CLEAR(Q_SRC_DMA_OTHER), "only LINE_NOTCH_ADDR is modelled"},
+    {FLD(DPU_RDMA_SRC_DMA_CFG, LINE_NOTCH_ADDR), G_WIDE, IS(0),
+     "a line notch is described for one atom-wide tile of channels"},
+    {REG(DPU_RDMA_SURF_NOTCH), G_ALL, IS(0), notches},
+    {REG(DPU_RDMA_EW_SURF_NOTCH), G_ALL, IS(0), notches},
+    {REG(DPU_RDMA_PAD_CFG), G_ALL, IS(0), notches},
+    {REG(DPU_RDMA_EW_SURF_STRIDE), G_PER_ELEMENT, RKSIM_REL_GE, Q_M16, 0,
+     "a per-element operand surface holds M atoms"},
+    {REG(DPU_RDMA_EW_SURF_STRIDE), G_PER_ELEMENT, RKSIM_REL_MULTIPLE, Q_CONST, 16,
+     "a per-element operand surface is whole atoms"},
+    {FLD(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE), G_ALL, IS_Q(Q_M),
+     "the SDP's output is described in the atom layout, surface stride M x 16 bytes"},
+    {REG(DPU_DATA_CUBE_NOTCH_ADDR), G_ALL, IS(0), "no notch with the atom output"},
+    {FLD(DPU_SURFACE_ADD, SURF_ADD), G_ALL, SAME_AS(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE),
+     "SURFACE_ADD is the surface stride (a wild value wild-writes, spec)"},
+    {REG(DPU_BS_OW_CFG), G_ALL, IS_Q(Q_OD_BYPASS),
+     "the SDP's write-out is described with SIZE_E 0 and OD_BYPASS (0x2)"},
+};
+
+static uint32_t bs_bypassed(void)
 {
-    char why[120];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    const npk_rk_reg *info = npk_rk_reg_info(id);
-    return rksim_result_fail(r, RKSIM_UNSUPPORTED,
-                             "unsupported by the model: %s (0x%04X) = 0x%08X: %s", info->name,
-                             info->offset, rksim_reg(rf, id), why);
+    return BIT(DPU_BS_CFG, BS_RELU_BYPASS) | BIT(DPU_BS_CFG, BS_MUL_BYPASS) |
+           BIT(DPU_BS_CFG, BS_ALU_BYPASS) | BIT(DPU_BS_CFG, BS_BYPASS);
 }
 
-/* The stage configuration registers: which values the SDP model knows. */
-static bool decode_stages(const rksim_regfile *rf, rksim_sdp *t, rksim_core_result *r)
+static uint32_t bs_relu(void)
 {
-    const uint32_t bypass53 = BIT(DPU_BS_CFG, BS_RELU_BYPASS) | BIT(DPU_BS_CFG, BS_MUL_BYPASS) |
-                              BIT(DPU_BS_CFG, BS_ALU_BYPASS) | BIT(DPU_BS_CFG, BS_BYPASS);
-    const uint32_t relu_only = BIT(DPU_BS_CFG, BS_MUL_BYPASS) | BIT(DPU_BS_CFG, BS_ALU_BYPASS);
-    uint32_t bs = R(DPU_BS_CFG);
-    if (bs != bypass53 && bs != relu_only)
-        return unsup(r, rf, NPK_REG_DPU_BS_CFG,
-                     "an SDP's BS stage is modelled fully bypassed "
-                     "(0x53) or with only its ReLU (0x12)");
-    if (F(DPU_BS_MUL_CFG, BS_MUL_SRC) || R(DPU_RDMA_BRDMA_CFG) || R(DPU_RDMA_NRDMA_CFG))
-        return unsup(r, rf,
-                     F(DPU_BS_MUL_CFG, BS_MUL_SRC) ? NPK_REG_DPU_BS_MUL_CFG
-                     : R(DPU_RDMA_BRDMA_CFG)       ? NPK_REG_DPU_RDMA_BRDMA_CFG
-                                                   : NPK_REG_DPU_RDMA_NRDMA_CFG,
-                     "BS/BN operands from memory are not modelled");
-    if (!F(DPU_BN_CFG, BN_BYPASS))
-        return unsup(r, rf, NPK_REG_DPU_BN_CFG, "the BN stage must be bypassed");
+    return BIT(DPU_BS_CFG, BS_MUL_BYPASS) | BIT(DPU_BS_CFG, BS_ALU_BYPASS);
+}
 
-    uint32_t ew = R(DPU_EW_CFG);
-    bool erdma = !F(DPU_RDMA_ERDMA_CFG, ERDMA_DISABLE);
-    if (F(DPU_EW_CFG, EW_BYPASS)) {
-        if (erdma)
-            return unsup(r, rf, NPK_REG_DPU_RDMA_ERDMA_CFG,
-                         "an operand read for a bypassed "
-                         "EW stage is not described");
-        if (bs != relu_only)
-            return unsup(r, rf, NPK_REG_DPU_EW_CFG,
-                         "an SDP task with every stage bypassed "
-                         "is not described");
-        t->op = npk_rk_ew_op_row_of(NPK_EW_RELU);
-        t->operand = NPK_EW_NO_OPERAND;
-        return true;
+static bool applies(int when, const rksim_regfile *rf, const void *ctx)
+{
+    const sdp_ctx *x = ctx;
+    switch ((guard)when) {
+    case G_ALL: return true;
+    case G_EW_BYPASSED: return F(DPU_EW_CFG, EW_BYPASS);
+    case G_EW_ON: return !F(DPU_EW_CFG, EW_BYPASS);
+    case G_BINARY:
+        return !F(DPU_EW_CFG, EW_BYPASS) &&
+               npk_rk_ew_op_decode(F(DPU_EW_CFG, EW_OP_TYPE), F(DPU_EW_CFG, EW_ALU_ALGO));
+    case G_FEATURE_NOT_INT32: return F(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION) != NPK_PREC_INT32;
+    case G_WIDE: return x->pr && R(DPU_RDMA_DATA_CUBE_CHANNEL) >= 16u / x->pr->bytes;
+    case G_PER_ELEMENT:
+        return !F(DPU_EW_CFG, EW_BYPASS) &&
+               F(DPU_EW_CFG, EW_DATA_MODE) == NPK_EW_DATA_MODE_PER_ELEMENT;
     }
-    if (bs != bypass53)
-        return unsup(r, rf, NPK_REG_DPU_BS_CFG,
-                     "the BS ReLU together with an EW op is not "
-                     "modelled");
-    const uint32_t known = BIT(DPU_EW_CFG, EW_DATA_MODE) | BIT(DPU_EW_CFG, EDATA_SIZE) |
-                           BIT(DPU_EW_CFG, EW_ALU_ALGO) | BIT(DPU_EW_CFG, EW_RELU_BYPASS) |
-                           BIT(DPU_EW_CFG, EW_OP_CVT_BYPASS) | BIT(DPU_EW_CFG, EW_LUT_BYPASS) |
-                           BIT(DPU_EW_CFG, EW_OP_SRC) | BIT(DPU_EW_CFG, EW_OP_TYPE);
-    const uint32_t bypasses = BIT(DPU_EW_CFG, EW_RELU_BYPASS) | BIT(DPU_EW_CFG, EW_OP_CVT_BYPASS) |
-                              BIT(DPU_EW_CFG, EW_LUT_BYPASS);
-    if ((ew & ~known) || (ew & bypasses) != bypasses)
-        return unsup(r, rf, NPK_REG_DPU_EW_CFG,
-                     "only the captured EW configuration (LUT, ReLU "
-                     "and operand converter bypassed, no CVT/PReLU/binary/equal) is modelled");
-    if (F(DPU_EW_CFG, EW_OP_SRC) != NPK_EW_OP_SRC_MEMORY)
-        return unsup(r, rf, NPK_REG_DPU_EW_CFG,
-                     "a register-immediate EW operand is not "
-                     "modelled");
-    t->op = npk_rk_ew_op_decode(F(DPU_EW_CFG, EW_OP_TYPE), F(DPU_EW_CFG, EW_ALU_ALGO));
-    if (!t->op)
-        return unsup(r, rf, NPK_REG_DPU_EW_CFG,
-                     "EW_ALU_ALGO %u (EQL or undescribed) is not "
-                     "modelled",
-                     F(DPU_EW_CFG, EW_ALU_ALGO));
-    if (!erdma)
-        return unsup(r, rf, NPK_REG_DPU_RDMA_ERDMA_CFG,
-                     "an EW op without its operand read "
-                     "(ERDMA_DISABLE) is not described");
-    unsigned mode = F(DPU_EW_CFG, EW_DATA_MODE);
-    if (mode != NPK_EW_DATA_MODE_PER_CHANNEL && mode != NPK_EW_DATA_MODE_PER_ELEMENT)
-        return unsup(r, rf, NPK_REG_DPU_EW_CFG,
-                     "EW_DATA_MODE %u is neither per-channel (0) nor "
-                     "per-element (2)",
-                     mode);
-    if (F(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_MODE) != mode)
-        return unsup(r, rf, NPK_REG_DPU_RDMA_ERDMA_CFG,
-                     "ERDMA_DATA_MODE differs from "
-                     "EW_DATA_MODE %u",
-                     mode);
-    t->operand = mode == NPK_EW_DATA_MODE_PER_ELEMENT ? NPK_EW_PER_ELEMENT : NPK_EW_PER_CHANNEL;
     return true;
 }
 
-static bool decode_precision(const rksim_regfile *rf, rksim_sdp *t, rksim_core_result *r)
+static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
 {
+    const sdp_ctx *x = ctx;
+    uint32_t m = F(DPU_DATA_CUBE_HEIGHT, HEIGHT) + 1;
+    switch ((quantity)q) {
+    case Q_CONST:
+    case Q_FIELD: return 0; /* the engine's own */
+    case Q_FP32_COMPUTE: return x->pr ? x->pr->fp32_compute : 0;
+    case Q_DATA_SIZE: return x->pr ? x->pr->data_size : 0;
+    case Q_M: return m;
+    case Q_M16: return (int64_t)m * 16;
+    case Q_PP:
+        return BIT(DPU_S_POINTER, POINTER_PP_MODE) | BIT(DPU_S_POINTER, EXECUTER_PP_EN) |
+               BIT(DPU_S_POINTER, POINTER_PP_EN);
+    case Q_EW_UNDESCRIBED:
+        return ~(BIT(DPU_EW_CFG, EW_DATA_MODE) | BIT(DPU_EW_CFG, EDATA_SIZE) |
+                 BIT(DPU_EW_CFG, EW_ALU_ALGO) | BIT(DPU_EW_CFG, EW_RELU_BYPASS) |
+                 BIT(DPU_EW_CFG, EW_OP_CVT_BYPASS) | BIT(DPU_EW_CFG, EW_LUT_BYPASS) |
+                 BIT(DPU_EW_CFG, EW_OP_SRC) | BIT(DPU_EW_CFG, EW_OP_TYPE)) &
+               UINT32_MAX;
+    case Q_FORMAT_OTHER:
+        return ~(BIT(DPU_DATA_FORMAT, OUT_PRECISION) | BIT(DPU_DATA_FORMAT, IN_PRECISION) |
+                 BIT(DPU_DATA_FORMAT, PROC_PRECISION)) &
+               UINT32_MAX;
+    case Q_SRC_DMA_OTHER: return ~BIT(DPU_RDMA_SRC_DMA_CFG, LINE_NOTCH_ADDR) & UINT32_MAX;
+    case Q_OD_BYPASS: return BIT(DPU_BS_OW_CFG, OD_BYPASS);
+    case Q_BS_RELU: return bs_relu();
+    case Q_BS_BYPASSED: return bs_bypassed();
+    }
+    return 0;
+}
+
+static bool in_set(uint32_t set, int64_t v, const rksim_regfile *rf, const void *ctx)
+{
+    const sdp_ctx *x = ctx;
     unsigned proc = F(DPU_DATA_FORMAT, PROC_PRECISION);
-    const npk_rk_sdp_prec_row *pr = npk_rk_sdp_prec_row_of((npk_rk_prec)proc);
-    if (!pr)
-        return unsup(r, rf, NPK_REG_DPU_DATA_FORMAT,
-                     "SDP precision %u is not fp16, int16 or "
-                     "int8 (the DPU lanes are at most 16 bits)",
-                     proc);
-    if (F(DPU_DATA_FORMAT, OUT_PRECISION) != proc ||
-        (R(DPU_DATA_FORMAT) &
-         ~(BIT(DPU_DATA_FORMAT, OUT_PRECISION) | BIT(DPU_DATA_FORMAT, IN_PRECISION) |
-           BIT(DPU_DATA_FORMAT, PROC_PRECISION))))
-        return unsup(r, rf, NPK_REG_DPU_DATA_FORMAT,
-                     "an SDP writes its processing precision, "
-                     "with no shift/truncate fields");
-    unsigned in = F(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION);
-    if (F(DPU_DATA_FORMAT, IN_PRECISION) != in)
-        return unsup(r, rf, NPK_REG_DPU_DATA_FORMAT, "IN_PRECISION differs from the RDMA's %u", in);
-    if (F(DPU_RDMA_FEATURE_MODE_CFG, PROC_PRECISION) != proc)
-        return unsup(r, rf, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG,
-                     "PROC_PRECISION differs from the "
-                     "DPU's %u",
-                     proc);
-    if (in != proc && !(in == NPK_PREC_INT32 && proc == NPK_PREC_INT16))
-        return unsup(r, rf, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG,
-                     "feature precision %u into a %s "
-                     "SDP is not described (only the int32 feature into int16, spec "
-                     "OVER-FETCH)",
-                     in, npk_rk_prec_name((npk_rk_prec)proc));
-    if (F(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_FP16TOFP32_EN) != pr->fp32_compute)
-        return unsup(r, rf, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG,
-                     "MRDMA_FP16TOFP32_EN must be "
-                     "set exactly for an fp16 SDP");
-    if (F(DPU_OUT_CVT_SCALE, FP32TOFP16_EN) != pr->fp32_compute ||
-        F(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE) != 1 || R(DPU_OUT_CVT_SHIFT) || R(DPU_OUT_CVT_OFFSET))
-        return unsup(r, rf,
-                     F(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE) != 1 ||
-                             F(DPU_OUT_CVT_SCALE, FP32TOFP16_EN) != pr->fp32_compute
-                         ? NPK_REG_DPU_OUT_CVT_SCALE
-                     : R(DPU_OUT_CVT_SHIFT) ? NPK_REG_DPU_OUT_CVT_SHIFT
-                                            : NPK_REG_DPU_OUT_CVT_OFFSET,
-                     "the output converter is modelled at scale 1, shift 0, offset 0 "
-                     "(FP32TOFP16_EN for fp16)");
-    if (t->op->binary && (F(DPU_EW_CFG, EDATA_SIZE) != pr->data_size ||
-                          F(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_SIZE) != pr->data_size))
-        return unsup(r, rf,
-                     F(DPU_EW_CFG, EDATA_SIZE) != pr->data_size ? NPK_REG_DPU_EW_CFG
-                                                                : NPK_REG_DPU_RDMA_ERDMA_CFG,
-                     "operand data size differs from the %s element's %u",
-                     npk_rk_prec_name((npk_rk_prec)proc), pr->data_size);
-    t->prec = (int)proc;
-    t->feature = (int)in;
-    t->eb = pr->bytes;
-    t->c2 = 16u / pr->bytes;
-    return true;
-}
-
-static bool decode_modes(const rksim_regfile *rf, rksim_core_result *r)
-{
-    const uint32_t pp = BIT(DPU_S_POINTER, POINTER_PP_MODE) | BIT(DPU_S_POINTER, EXECUTER_PP_EN) |
-                        BIT(DPU_S_POINTER, POINTER_PP_EN);
-    if (R(DPU_S_POINTER) & pp)
-        return unsup(r, rf, NPK_REG_DPU_S_POINTER,
-                     "ping-pong on an SDP task is not described "
-                     "(off for any SDP task, spec)");
-    if (R(DPU_RDMA_S_POINTER) & pp)
-        return unsup(r, rf, NPK_REG_DPU_RDMA_S_POINTER,
-                     "ping-pong on an SDP task is not "
-                     "described (off for any SDP task, spec)");
-    if (F(DPU_FEATURE_MODE_CFG, OUTPUT_MODE) != NPK_DPU_OUTPUT_MODE_MEMORY ||
-        !F(DPU_FEATURE_MODE_CFG, FLYING_MODE) || F(DPU_FEATURE_MODE_CFG, CONV_MODE) ||
-        F(DPU_FEATURE_MODE_CFG, TP_EN) || F(DPU_FEATURE_MODE_CFG, COMB_USE) ||
-        F(DPU_FEATURE_MODE_CFG, NONALIGN) || F(DPU_FEATURE_MODE_CFG, RGP_TYPE))
-        return unsup(r, rf, NPK_REG_DPU_FEATURE_MODE_CFG,
-                     "an SDP task takes its feature from "
-                     "the RDMA (FLYING_MODE) and writes to memory");
-    if (F(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE))
-        return unsup(r, rf, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG,
-                     "MRDMA_DISABLE: an SDP task "
-                     "without its feature read");
-    if (!F(DPU_RDMA_FEATURE_MODE_CFG, FLYING_MODE) || F(DPU_RDMA_FEATURE_MODE_CFG, CONV_MODE) ||
-        F(DPU_RDMA_FEATURE_MODE_CFG, COMB_USE))
-        return unsup(r, rf, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG,
-                     "only the flying feature read "
-                     "of the captured SDP (0x17849 family) is modelled");
-    return true;
-}
-
-static bool decode_geometry(const rksim_regfile *rf, rksim_sdp *t, rksim_core_result *r)
-{
-    t->m = F(DPU_DATA_CUBE_HEIGHT, HEIGHT) + 1;
-    t->n = F(DPU_DATA_CUBE_CHANNEL, CHANNEL) + 1;
-    if (F(DPU_DATA_CUBE_WIDTH, WIDTH) || F(DPU_DATA_CUBE_HEIGHT, MINMAX_CTL))
-        return unsup(r, rf,
-                     F(DPU_DATA_CUBE_WIDTH, WIDTH) ? NPK_REG_DPU_DATA_CUBE_WIDTH
-                                                   : NPK_REG_DPU_DATA_CUBE_HEIGHT,
-                     "an SDP cube is 1 wide with no min/max control");
-    if (F(DPU_DATA_CUBE_CHANNEL, ORIG_CHANNEL) + 1 != t->n ||
-        F(DPU_WDMA_SIZE_0, CHANNEL_WDMA) + 1 != t->n)
-        return unsup(r, rf,
-                     F(DPU_DATA_CUBE_CHANNEL, ORIG_CHANNEL) + 1 != t->n
-                         ? NPK_REG_DPU_DATA_CUBE_CHANNEL
-                         : NPK_REG_DPU_WDMA_SIZE_0,
-                     "DPU channel counts disagree");
-    if (F(DPU_WDMA_SIZE_1, HEIGHT_WDMA) + 1 != t->m || F(DPU_WDMA_SIZE_1, WIDTH_WDMA))
-        return unsup(r, rf, NPK_REG_DPU_WDMA_SIZE_1, "WDMA height differs from M=%u", t->m);
-    if (R(DPU_RDMA_DATA_CUBE_WIDTH) || R(DPU_RDMA_DATA_CUBE_HEIGHT) + 1 != t->m)
-        return unsup(r, rf,
-                     R(DPU_RDMA_DATA_CUBE_WIDTH) ? NPK_REG_DPU_RDMA_DATA_CUBE_WIDTH
-                                                 : NPK_REG_DPU_RDMA_DATA_CUBE_HEIGHT,
-                     "the RDMA cube is not 1 x M=%u", t->m);
-    t->rdma_ch = R(DPU_RDMA_DATA_CUBE_CHANNEL) + 1;
-    if (t->rdma_ch == 0 || (t->feature != NPK_PREC_INT32 && t->rdma_ch != t->n))
-        return unsup(r, rf, NPK_REG_DPU_RDMA_DATA_CUBE_CHANNEL,
-                     "RDMA channels differ from the "
-                     "DPU's %u (described only for an int32 feature, spec OVER-FETCH)",
-                     t->n);
-    t->lanes = t->n;
-    t->src = R(DPU_RDMA_SRC_BASE_ADDR);
-    t->ew = R(DPU_RDMA_EW_BASE_ADDR);
-    t->dst = R(DPU_DST_BASE_ADDR);
-
-    /* feature: dense atoms, or one atom-wide tile of a contiguous buffer */
-    uint32_t notch = F(DPU_RDMA_SRC_DMA_CFG, LINE_NOTCH_ADDR);
-    if (R(DPU_RDMA_SRC_DMA_CFG) & ~BIT(DPU_RDMA_SRC_DMA_CFG, LINE_NOTCH_ADDR))
-        return unsup(r, rf, NPK_REG_DPU_RDMA_SRC_DMA_CFG, "only LINE_NOTCH_ADDR is modelled");
-    if (notch && t->rdma_ch > t->c2)
-        return unsup(r, rf, NPK_REG_DPU_RDMA_SRC_DMA_CFG,
-                     "a line notch is described for one "
-                     "%u-channel tile, not %u channels",
-                     t->c2, t->rdma_ch);
-    if (R(DPU_RDMA_SURF_NOTCH) || R(DPU_RDMA_EW_SURF_NOTCH) || R(DPU_RDMA_PAD_CFG))
-        return unsup(r, rf,
-                     R(DPU_RDMA_SURF_NOTCH)      ? NPK_REG_DPU_RDMA_SURF_NOTCH
-                     : R(DPU_RDMA_EW_SURF_NOTCH) ? NPK_REG_DPU_RDMA_EW_SURF_NOTCH
-                                                 : NPK_REG_DPU_RDMA_PAD_CFG,
-                     "surface notches and padding are not modelled");
-    t->line_bytes = 16u + (uint64_t)notch * t->eb;
-    t->surf_bytes = t->line_bytes * t->m;
-
-    if (t->operand == NPK_EW_PER_ELEMENT) {
-        t->ew_surf_bytes = R(DPU_RDMA_EW_SURF_STRIDE);
-        if (t->ew_surf_bytes < (uint64_t)t->m * 16 || t->ew_surf_bytes % 16)
-            return unsup(r, rf, NPK_REG_DPU_RDMA_EW_SURF_STRIDE,
-                         "a per-element operand surface "
-                         "stride is a multiple of 16 bytes of at least M x 16 = %u",
-                         t->m * 16);
+    switch (set) {
+    case SET_BS: return v == bs_bypassed() || v == bs_relu();
+    case SET_EW_OP: return npk_rk_ew_op_decode(F(DPU_EW_CFG, EW_OP_TYPE), (unsigned)v) != NULL;
+    case SET_EW_MODE: return v == NPK_EW_DATA_MODE_PER_CHANNEL || v == NPK_EW_DATA_MODE_PER_ELEMENT;
+    case SET_SDP_PREC: return npk_rk_sdp_prec_row_of((npk_rk_prec)v) != NULL;
+    case SET_FEATURE: return v == proc || (v == NPK_PREC_INT32 && proc == NPK_PREC_INT16);
     }
-
-    /* output: the atom cube */
-    t->out_surf_bytes = R(DPU_DST_SURF_STRIDE) & BIT(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE);
-    if (t->out_surf_bytes != (uint64_t)t->m * 16)
-        return unsup(r, rf, NPK_REG_DPU_DST_SURF_STRIDE,
-                     "the SDP's output is described in the "
-                     "atom layout, surface stride M x 16 = %u bytes",
-                     t->m * 16);
-    if (R(DPU_DATA_CUBE_NOTCH_ADDR))
-        return unsup(r, rf, NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR, "a notch with the atom output");
-    if ((R(DPU_SURFACE_ADD) & BIT(DPU_SURFACE_ADD, SURF_ADD)) != t->out_surf_bytes)
-        return unsup(r, rf, NPK_REG_DPU_SURFACE_ADD,
-                     "SURFACE_ADD is not the surface stride "
-                     "(a wild value wild-writes, spec)");
-    if (R(DPU_BS_OW_CFG) != BIT(DPU_BS_OW_CFG, OD_BYPASS))
-        return unsup(r, rf, NPK_REG_DPU_BS_OW_CFG,
-                     "the SDP's write-out is described with "
-                     "SIZE_E 0 and OD_BYPASS (0x2)");
-    return true;
+    (void)x;
+    return false;
 }
+
+static void set_text(uint32_t set, const void *ctx, char *buf, size_t size)
+{
+    (void)ctx;
+    static const char *const text[] = {
+        [SET_BS] = "0x53 or 0x12",
+        [SET_EW_OP] = "an add, max, min or mul of the op rows",
+        [SET_EW_MODE] = "per-channel (0) or per-element (2)",
+        [SET_SDP_PREC] = "fp16, int16 or int8",
+        [SET_FEATURE] = "the SDP's precision, or int32 into an int16 SDP",
+    };
+    snprintf(buf, size, "%s", set < sizeof text / sizeof text[0] ? text[set] : "?");
+}
+
+static const rksim_rule_ops sdp_ops = {applies, quantity_of, in_set, set_text, NULL};
 
 bool rksim_sdp_decode(const rksim_regfile *rf, rksim_sdp *t, rksim_core_result *r)
 {
     *t = (rksim_sdp){0};
-    return decode_modes(rf, r) && decode_stages(rf, t, r) && decode_precision(rf, t, r) &&
-           decode_geometry(rf, t, r);
+    sdp_ctx x = {t, npk_rk_sdp_prec_row_of((npk_rk_prec)F(DPU_DATA_FORMAT, PROC_PRECISION))};
+    if (!rksim_rules_check(rows, sizeof rows / sizeof rows[0], rf, &sdp_ops, &x, r))
+        return false;
+    /* every value below was checked by the rows */
+    if (F(DPU_EW_CFG, EW_BYPASS)) {
+        t->op = npk_rk_ew_op_row_of(NPK_EW_RELU);
+        t->operand = NPK_EW_NO_OPERAND;
+    } else {
+        t->op = npk_rk_ew_op_decode(F(DPU_EW_CFG, EW_OP_TYPE), F(DPU_EW_CFG, EW_ALU_ALGO));
+        t->operand = F(DPU_EW_CFG, EW_DATA_MODE) == NPK_EW_DATA_MODE_PER_ELEMENT
+                         ? NPK_EW_PER_ELEMENT
+                         : NPK_EW_PER_CHANNEL;
+    }
+    t->prec = (int)F(DPU_DATA_FORMAT, PROC_PRECISION);
+    t->feature = (int)F(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION);
+    t->eb = x.pr->bytes;
+    t->c2 = 16u / x.pr->bytes;
+    t->m = F(DPU_DATA_CUBE_HEIGHT, HEIGHT) + 1;
+    t->n = F(DPU_DATA_CUBE_CHANNEL, CHANNEL) + 1;
+    t->rdma_ch = R(DPU_RDMA_DATA_CUBE_CHANNEL) + 1;
+    t->lanes = t->n;
+    t->src = R(DPU_RDMA_SRC_BASE_ADDR);
+    t->ew = R(DPU_RDMA_EW_BASE_ADDR);
+    t->dst = R(DPU_DST_BASE_ADDR);
+    t->line_bytes = 16u + (uint64_t)F(DPU_RDMA_SRC_DMA_CFG, LINE_NOTCH_ADDR) * t->eb;
+    t->surf_bytes = t->line_bytes * t->m;
+    if (t->operand == NPK_EW_PER_ELEMENT)
+        t->ew_surf_bytes = R(DPU_RDMA_EW_SURF_STRIDE);
+    t->out_surf_bytes = R(DPU_DST_SURF_STRIDE) & BIT(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE);
+    return true;
 }

@@ -107,6 +107,7 @@ void rksim_destroy(rksim *s)
         return;
     for (unsigned i = 0; i < RKSIM_MAX_CORES; i++) {
         free(s->core[i].feat_cache);
+        free(s->core[i].resident);
     }
     rksim_weights_free(s->weights);
     for (unsigned i = 0; i < RKSIM_SCRATCH_SLOTS; i++)
@@ -125,6 +126,7 @@ void rksim_core_reset(rksim_core *c, bool soft_after_timeout)
         c->storm = 0;
     c->int_primed = true;
     c->feat_valid = false;
+    c->resident_valid = false;
     memset(&c->regs, 0, sizeof c->regs);
 }
 

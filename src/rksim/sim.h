@@ -62,6 +62,13 @@ typedef struct rksim_core {
     uint32_t feat_addr;
     uint32_t feat_rows, feat_k;
     float *feat_cache; /* feat_rows x feat_k values as read then */
+    /* CNA_CBUF_CON0.DATA_REUSE: the feature the core's last operation held in the CBUF, which
+     * the next operation may take instead of fetching one (a reset forgets it) */
+    bool resident_valid;
+    int resident_in;
+    uint32_t resident_m, resident_k, resident_banks;
+    float *resident; /* resident_m x resident_k values */
+    size_t resident_cap;
 } rksim_core;
 
 enum { RKSIM_SCRATCH_SLOTS = 3 };
@@ -109,6 +116,19 @@ static inline double rksim_wait_ms(const rksim *s, double timeout_ms)
 static inline bool rksim_faithful(const rksim *s, rksim_hazard_id id)
 {
     return !(s->cfg.ideal_mask & RKSIM_HZ_BIT(id));
+}
+
+/* The kernel the running job came through (RKSIM_KERNEL_*). */
+static inline unsigned rksim_job_kernel(const rksim *s)
+{
+    return s->rocket_job ? RKSIM_KERNEL_ROCKET : RKSIM_KERNEL_RKNPU;
+}
+
+/* Whether hazard id's row reaches the running job's kernel (rksim_hazard.kernels): a row out
+ * of scope never fires, the job behaves as that kernel's evidence says. */
+static inline bool rksim_in_scope(const rksim *s, rksim_hazard_id id)
+{
+    return (rksim_hazards[id - 1].kernels & rksim_job_kernel(s)) != 0;
 }
 
 /* Reset one core (ACT_RESET or the kernel's soft reset after a timeout). */

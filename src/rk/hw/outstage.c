@@ -7,21 +7,20 @@
 #include "npukit/rk_outstage.h"
 
 static const npk_rk_out_stage stages[] = {
-    /* in             out              OD  0x4084    0x4088 completes bytes host acc  result cube
-       M>1 */
-    {NPK_PREC_FP16, NPK_PREC_FP32, 1, 0x00001, 0, true, 4, NPK_PREC_FP32, true, true},
+    /* in             out              OD  0x4084    0x4088 completes bytes host acc  result */
+    {NPK_PREC_FP16, NPK_PREC_FP32, 1, 0x00001, 0, true, 4, NPK_PREC_FP32, true},
     /* FP32TOFP16_EN (bit 16): without it fp16 output is all zeros (spec). Partials of a
-     * K-split add in fp32 on the host and are narrowed once at the end. Its cube output
-     * (atom-8) hangs for M > 1 (hazard 15): line mode only. */
-    {NPK_PREC_FP16, NPK_PREC_FP16, 1, 0x10001, 0, true, 2, NPK_PREC_FP32, true, false},
+     * K-split add in fp32 on the host and are narrowed once at the end. Line and cube
+     * outputs both complete; only a forced atom-8 write-out (SIZE_E 0) hangs (hazard 15). */
+    {NPK_PREC_FP16, NPK_PREC_FP16, 1, 0x10001, 0, true, 2, NPK_PREC_FP32, true},
     /* The vendor int8 capture clears OD_BYPASS (0x7FC). */
-    {NPK_PREC_INT8, NPK_PREC_INT32, 0, 0x00001, 0, true, 4, NPK_PREC_INT32, true, true},
+    {NPK_PREC_INT8, NPK_PREC_INT32, 0, 0x00001, 0, true, 4, NPK_PREC_INT32, true},
     /* Requantized outputs: identity multiplier 0x4000 with shift 14 (ork out8); the narrow
      * write-out never completes on RK3588 (spec "int16/narrow-output MATMUL"). */
-    {NPK_PREC_INT8, NPK_PREC_INT16, 1, 0x04000, 14, false, 2, NPK_PREC_INT32, false, true},
-    {NPK_PREC_INT8, NPK_PREC_INT8, 0, 0x04000, 14, false, 1, NPK_PREC_INT32, false, true},
+    {NPK_PREC_INT8, NPK_PREC_INT16, 1, 0x04000, 14, false, 2, NPK_PREC_INT32, false},
+    {NPK_PREC_INT8, NPK_PREC_INT8, 0, 0x04000, 14, false, 1, NPK_PREC_INT32, false},
     /* int4's int16 accumulator: exact per slice, the host widens the sum to int32 */
-    {NPK_PREC_INT4, NPK_PREC_INT16, 1, 0x00001, 0, true, 2, NPK_PREC_INT32, false, true},
+    {NPK_PREC_INT4, NPK_PREC_INT16, 1, 0x00001, 0, true, 2, NPK_PREC_INT32, false},
 };
 
 const npk_rk_out_stage *npk_rk_out_stage_find(npk_rk_prec in, npk_rk_prec out)
