@@ -42,6 +42,9 @@ enum {
     KT_REMOTE_TIMEOUT_MS = 10000,
     KT_LINE_CHATTER_KEEP = 4, /* model output lines quoted in an error */
     KT_BACKDOOR_WORD = 64,    /* bytes of one BR/BW DRAM word */
+    /* Cycles one T command may advance on `kt serve` (kt_line_advance splits longer waits): a
+     * simulated cycle of a card costs microseconds, and the line server serves one client. */
+    KT_LINE_MAX_ADVANCE = 1 << 20,
 };
 
 typedef struct kt_remote_opts {

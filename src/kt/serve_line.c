@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* The line protocol, served: what a Verilated card harness answers, from any transport. */
-#define _POSIX_C_SOURCE 200809L /* accept */
+/* The line protocol, served: what a Verilated card harness answers, from any transport. One
+ * client at a time (the harness has one stdin): while one is served, others are told so with an
+ * E line and closed; a client is closed after idle_ms with no command and after frame_ms on a
+ * half-sent line or an unread reply, each with an E line saying why. */
+#define _POSIX_C_SOURCE 200809L /* accept, poll */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "carrier.h"
@@ -22,6 +27,7 @@ enum {
 
 typedef struct session {
     const kt_serve_target *tg;
+    int listen_fd; /* others arrive here while this session runs (-1: none) */
     kt_carrier c;
     char *reply;
     uint8_t *block;
@@ -97,7 +103,7 @@ static void do_wb(session *ss, char **tok)
 
 /* BR/BW: DRAM words of 64 bytes, the number written most significant digit first. A backdoor
  * reads the array as it is: a never-written word reads as zeros (the simulator's refusal of such
- * reads models the bus, not the array). */
+ * reads models the bus, not the array). A word outside the DRAM is refused with E. */
 static void do_backdoor(session *ss, char **tok, bool write)
 {
     uint64_t ch, w;
@@ -110,7 +116,7 @@ static void do_backdoor(session *ss, char **tok, bool write)
         set_error(ss, "E %s", d);
         return;
     }
-    uint8_t word[KT_BACKDOOR_WORD], msb[KT_BACKDOOR_WORD];
+    uint8_t word[KT_BACKDOOR_WORD] = {0}, msb[KT_BACKDOOR_WORD];
     if (w > UINT64_MAX / KT_BACKDOOR_WORD) {
         set_error(ss, "E %s", "word index out of range");
         return;
@@ -137,6 +143,27 @@ static void do_backdoor(session *ss, char **tok, bool write)
         msb[i] = word[KT_BACKDOOR_WORD - 1 - i];
     memcpy(ss->reply, "V ", 2);
     kt_hex_encode(msb, KT_BACKDOOR_WORD, ss->reply + 2);
+}
+
+/* T: bounded per command (one client must not hold the server for longer than a long command
+ * takes) and refused where the cycle counter would wrap. */
+static void do_advance(session *ss, uint64_t n)
+{
+    const kt_serve_target *tg = ss->tg;
+    uint64_t now = tg->cycle ? tg->cycle(tg->ctx) : 0;
+    char d[120];
+    if (n > KT_LINE_MAX_ADVANCE) {
+        snprintf(d, sizeof d, "T of 0x%" PRIx64 " cycles exceeds 0x%x per command", n,
+                 KT_LINE_MAX_ADVANCE);
+        set_error(ss, "E %s", d);
+    } else if (n > UINT64_MAX - now) {
+        snprintf(d, sizeof d,
+                 "T of 0x%" PRIx64 " cycles would wrap the cycle counter at 0x%" PRIx64, n, now);
+        set_error(ss, "E %s", d);
+    } else {
+        tg->advance(tg->ctx, n);
+        strcpy(ss->reply, "OK");
+    }
 }
 
 static void do_status(session *ss)
@@ -200,10 +227,8 @@ static bool command(session *ss, char *line)
     } else if (!strcmp(name, "T")) {
         if (!tg->advance)
             set_error(ss, "E %s", "this machine cannot advance its clock");
-        else if (hexarg(ss, tok[1], "cycles", &v)) {
-            tg->advance(tg->ctx, v);
-            strcpy(ss->reply, "OK");
-        }
+        else if (hexarg(ss, tok[1], "cycles", &v))
+            do_advance(ss, v);
     } else if (!strcmp(name, "S")) {
         do_status(ss);
     } else {
@@ -212,10 +237,58 @@ static bool command(session *ss, char *line)
     return true;
 }
 
-npk_status kt_serve_line_session(const kt_serve_target *tg, int in_fd, int out_fd)
+static int64_t now_ms(void)
 {
-    session ss = {tg, {0}, malloc(REPLY_CAP + 1), malloc(SERVE_MAX_BLOCK)};
-    kt_carrier_from_fds(&ss.c, in_fd, out_fd, "line client", 0);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One line written to a peer without waiting for it (small, and the socket new). */
+static void say_and_close(int fd, const char *line)
+{
+    (void)!send(fd, line, strlen(line), MSG_NOSIGNAL | MSG_DONTWAIT);
+    close(fd);
+}
+
+/* Wait for the next command to start, turning away whoever else connects meanwhile. False (and
+ * the client told why) when it does not come within idle_ms; true when bytes or the end of the
+ * stream are there. */
+static bool await_command(session *ss, unsigned idle_ms)
+{
+    if (kt_carrier_buffered(&ss->c))
+        return true;
+    int64_t deadline = idle_ms == UINT32_MAX ? -1 : now_ms() + idle_ms;
+    for (;;) {
+        struct pollfd p[2] = {{ss->c.rfd, POLLIN, 0}, {ss->listen_fd, POLLIN, 0}};
+        int64_t left = deadline < 0 ? -1 : deadline - now_ms();
+        int r = poll(p, ss->listen_fd >= 0 ? 2 : 1, left < 0 && deadline >= 0 ? 0 : (int)left);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 || p[0].revents)
+            return true; /* the read says what happened */
+        if (r > 0 && p[1].revents) {
+            int fd = accept(ss->listen_fd, NULL, NULL);
+            if (fd >= 0)
+                say_and_close(fd, "E busy: another client is connected (one at a time; an idle "
+                                  "one is closed after its idle timeout)\n");
+            continue;
+        }
+        if (deadline >= 0 && now_ms() >= deadline) {
+            char why[100];
+            int n = snprintf(why, sizeof why, "E idle for %u ms; connection closed\n", idle_ms);
+            kt_carrier_send(&ss->c, why, (size_t)n);
+            return false;
+        }
+    }
+}
+
+static npk_status serve(const kt_serve_target *tg, int in_fd, int out_fd, int listen_fd)
+{
+    unsigned frame_ms = tg->frame_ms ? tg->frame_ms : KT_SERVE_FRAME_MS;
+    unsigned idle_ms = tg->idle_ms ? tg->idle_ms : KT_SERVE_IDLE_MS;
+    session ss = {tg, listen_fd, {0}, calloc(1, REPLY_CAP + 1), calloc(1, SERVE_MAX_BLOCK)};
+    kt_carrier_from_fds(&ss.c, in_fd, out_fd, "line client", frame_ms == UINT32_MAX ? 0 : frame_ms);
     npk_status s = NPK_OK;
     if (!ss.reply || !ss.block) {
         s = npk_fail(NPK_ENOMEM, "line server: out of memory");
@@ -228,9 +301,18 @@ npk_status kt_serve_line_session(const kt_serve_target *tg, int in_fd, int out_f
     for (;;) {
         char *line;
         bool eof;
+        if (!await_command(&ss, idle_ms))
+            break;
         if ((s = kt_carrier_line(&ss.c, SERVE_LINE_MAX, &line, &eof))) {
             if (s == NPK_EPROTO) /* a line too long: say so, then give up on the stream */
                 kt_carrier_send(&ss.c, "E line too long\n", 16);
+            else if (s == NPK_ETIMEDOUT) {
+                char why[100];
+                int n = snprintf(why, sizeof why,
+                                 "E a command line not finished within %u ms; connection closed\n",
+                                 frame_ms);
+                kt_carrier_send(&ss.c, why, (size_t)n);
+            }
             break;
         }
         if (eof || !command(&ss, line))
@@ -247,6 +329,11 @@ out:
     return s;
 }
 
+npk_status kt_serve_line_session(const kt_serve_target *tg, int in_fd, int out_fd)
+{
+    return serve(tg, in_fd, out_fd, -1);
+}
+
 npk_status kt_serve_line_listen(const kt_serve_target *tg, int listen_fd)
 {
     for (;;) {
@@ -256,6 +343,6 @@ npk_status kt_serve_line_listen(const kt_serve_target *tg, int listen_fd)
                 continue;
             return npk_fail(NPK_EIO, "line server: accept: %s", strerror(errno));
         }
-        kt_serve_line_session(tg, fd, fd); /* a broken session ends only that connection */
+        serve(tg, fd, fd, listen_fd); /* a broken session ends only that connection */
     }
 }

@@ -98,13 +98,14 @@ static npk_status exchange(kt_line *l, bool value, char **payload)
 {
     size_t n = strlen(l->cmd);
     l->cmd[n] = '\n';
+    int64_t deadline = kt_carrier_deadline(&l->c); /* one for the command and its reply */
     npk_status s = kt_carrier_send(&l->c, l->cmd, n + 1);
     l->cmd[n] = '\0';
     if (s)
         return lost(l, s);
     for (;;) {
         char *line;
-        if ((s = kt_carrier_line(&l->c, REPLY_MAX, &line, NULL)))
+        if ((s = kt_carrier_line_by(&l->c, REPLY_MAX, &line, NULL, deadline)))
             return lost(l, s);
         if (starts(line, "E "))
             return bad_reply(l, NPK_EIO, line, "the peer refused it");
@@ -278,9 +279,10 @@ static const kt_transport_ops line_ops = {line_read64, line_write64, line_read_b
 static npk_status await_ready(kt_line *l)
 {
     snprintf(l->cmd, sizeof l->cmd, "(start-up)");
+    int64_t deadline = kt_carrier_deadline(&l->c); /* start-up chatter does not extend it */
     for (;;) {
         char *line;
-        npk_status s = kt_carrier_line(&l->c, REPLY_MAX, &line, NULL);
+        npk_status s = kt_carrier_line_by(&l->c, REPLY_MAX, &line, NULL, deadline);
         if (s) {
             char why[512], chat[4 * CHATTER_CHARS];
             snprintf(why, sizeof why, "%s", npk_last_error());
@@ -353,8 +355,15 @@ const char *kt_line_banner(const kt_line *l) { return l->banner; }
 
 npk_status kt_line_advance(kt_line *l, uint64_t cycles)
 {
-    snprintf(l->cmd, sizeof l->cmd, "T %" PRIx64, cycles);
-    return exchange(l, false, NULL);
+    do { /* in commands a served card accepts */
+        uint64_t n = cycles < KT_LINE_MAX_ADVANCE ? cycles : KT_LINE_MAX_ADVANCE;
+        snprintf(l->cmd, sizeof l->cmd, "T %" PRIx64, n);
+        npk_status s = exchange(l, false, NULL);
+        if (s)
+            return s;
+        cycles -= n;
+    } while (cycles);
+    return NPK_OK;
 }
 
 npk_status kt_line_status(kt_line *l, char *buf, size_t len)
