@@ -140,7 +140,13 @@ int kt_serve_main(int argc, char **argv)
             listen_at = def;
         }
     }
-    c.engine = !c.o.m.card; /* the whole simulated card: a client may run engine programs */
+    /* The whole simulated card: a client may run engine programs, where the preset's top has an
+     * engine (a bad preset name is reported when the machine opens). */
+    ktsim_config preset;
+    c.engine = !c.o.m.card &&
+               ktsim_preset_load(c.o.m.preset ? c.o.m.preset : "default", &preset) == NPK_OK &&
+               preset.engine;
+    npk_clear_error();
     if (kt_card_cli_open(&c))
         return 1;
     bool sim = c.m.sim != NULL; /* the DRAM backdoor reaches the simulator's arrays only */
@@ -154,6 +160,7 @@ int kt_serve_main(int argc, char **argv)
                           .fault = fault,
                           .dram_read = sim ? dram_read : NULL,
                           .dram_write = sim ? dram_write : NULL,
+                          .dram_bytes = c.m.cfg.dram_size,
                           .engine = c.m.engine,
                           .backend = backend_of(&c.m, backend, sizeof backend),
                           .frame_ms = frame_ms,

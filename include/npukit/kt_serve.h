@@ -44,6 +44,8 @@ typedef struct kt_serve_target {
      * never-written words, which it fills with zeros (a backdoor reads the array as it is). */
     npk_status (*dram_read)(void *ctx, unsigned ch, uint64_t off, void *buf, size_t len);
     npk_status (*dram_write)(void *ctx, unsigned ch, uint64_t off, const void *buf, size_t len);
+    /* Bytes of DRAM per channel behind dram_read/dram_write (the public arrays SC/PE/PK list). */
+    uint64_t dram_bytes;
     /* A control-program engine answers on the bus (announced as engine=1 / "engine": true; a
      * card has none, so a client runs engine programs only where this is said). */
     bool engine;

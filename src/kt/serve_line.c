@@ -171,33 +171,128 @@ static void do_status(session *ss)
     const kt_serve_target *tg = ss->tg;
     uint64_t cyc = tg->cycle ? tg->cycle(tg->ctx) : 0;
     const char *f = tg->fault ? tg->fault(tg->ctx) : NULL;
-    snprintf(ss->reply, REPLY_CAP, "V cycle=%" PRIx64 " meshes=%x fault=%x", cyc, tg->meshes,
-             f != NULL);
+    /* sys= as the card harness names the clock, cycle= as earlier servers did */
+    snprintf(ss->reply, REPLY_CAP, "V sys=%" PRIx64 " cycle=%" PRIx64 " meshes=%x fault=%x", cyc,
+             cyc, tg->meshes, f != NULL);
+}
+
+/* ---- public arrays (SC, PE, PK) ----
+ * The card harness lets a client find, read and write the model's public arrays by scope and
+ * name. The simulator's arrays are the DRAM of each channel, in words of 64 bytes: scope
+ * "card.mesh<N>.dram", name "words". Elements travel as hex, each little-endian (address order). */
+static const char ARRAY_VAR[] = "words";
+
+static bool array_of(session *ss, const char *scope, const char *var, unsigned *ch)
+{
+    unsigned n;
+    int used = 0;
+    if (ss->tg->dram_read && ss->tg->dram_write && !strcmp(var, ARRAY_VAR) &&
+        sscanf(scope, "card.mesh%u.dram%n", &n, &used) == 1 && !scope[used] && n < ss->tg->meshes) {
+        char canon[40]; /* one spelling only: "card.mesh01.dram" is not an array */
+        snprintf(canon, sizeof canon, "card.mesh%u.dram", n);
+        if (!strcmp(canon, scope)) {
+            *ch = n;
+            return true;
+        }
+    }
+    char d[200];
+    snprintf(d, sizeof d, "no public array '%.60s' '%.30s' (SC lists them)", scope, var);
+    set_error(ss, "E %s", d);
+    return false;
+}
+
+static void do_scan(session *ss, const char *substr)
+{
+    const kt_serve_target *tg = ss->tg;
+    size_t at = (size_t)snprintf(ss->reply, REPLY_CAP, "V");
+    for (unsigned ch = 0; tg->dram_read && tg->dram_write && ch < tg->meshes; ch++) {
+        char scope[40];
+        snprintf(scope, sizeof scope, "card.mesh%u.dram", ch);
+        if (strstr(scope, substr) && at < REPLY_CAP - 100)
+            at += (size_t)snprintf(ss->reply + at, REPLY_CAP - at, " %s:%s:%" PRIu64 ":%d", scope,
+                                   ARRAY_VAR, tg->dram_bytes / KT_BACKDOOR_WORD, KT_BACKDOOR_WORD);
+    }
+    if (at == 1)
+        strcpy(ss->reply, "V "); /* no array matches: an empty value keeps its space */
+}
+
+/* PE scope var index count → V hex; PK scope var index hex → OK. */
+static void do_peek_poke(session *ss, char **tok, bool poke)
+{
+    const kt_serve_target *tg = ss->tg;
+    unsigned ch;
+    uint64_t index, count;
+    if (!array_of(ss, tok[1], tok[2], &ch) || !hexarg(ss, tok[3], "index", &index))
+        return;
+    size_t digits = strlen(tok[4]);
+    if (poke) {
+        if (!digits || digits % (2 * KT_BACKDOOR_WORD) || digits / 2 > SERVE_MAX_BLOCK ||
+            !kt_hex_decode(tok[4], digits, ss->block)) {
+            set_error(ss, "E %s",
+                      "PK data is not whole 64-byte elements of hex within 0x10000 bytes");
+            return;
+        }
+        count = digits / (2 * KT_BACKDOOR_WORD);
+    } else if (!hexarg(ss, tok[4], "count", &count)) {
+        return;
+    }
+    uint64_t words = tg->dram_bytes / KT_BACKDOOR_WORD;
+    char d[160];
+    if (!count || count > SERVE_MAX_BLOCK / KT_BACKDOOR_WORD || index > words ||
+        count > words - index) {
+        snprintf(d, sizeof d,
+                 "elements 0x%" PRIx64 "+0x%" PRIx64 " are not within the 0x%" PRIx64
+                 " of the array (at most 0x%x per command)",
+                 index, count, words, SERVE_MAX_BLOCK / KT_BACKDOOR_WORD);
+        set_error(ss, "E %s", d);
+        return;
+    }
+    size_t len = (size_t)count * KT_BACKDOOR_WORD;
+    uint64_t off = index * KT_BACKDOOR_WORD;
+    if (poke) {
+        if (tg->dram_write(tg->ctx, ch, off, ss->block, len))
+            return lib_error(ss);
+        strcpy(ss->reply, "OK");
+        return;
+    }
+    npk_status s = tg->dram_read(tg->ctx, ch, off, ss->block, len);
+    if (s && s != NPK_EFAULT) /* never-written words read as zeros, as through BR */
+        return lib_error(ss);
+    npk_clear_error();
+    memcpy(ss->reply, "V ", 2);
+    kt_hex_encode(ss->block, len, ss->reply + 2);
 }
 
 /* One command line into ss->reply; returns false for Q (no reply). */
 static bool command(session *ss, char *line)
 {
-    char *tok[5];
-    int n = split(line, tok, 5);
+    char *tok[6];
+    int n = split(line, tok, 6);
     const char *name = n ? tok[0] : "";
     const kt_serve_target *tg = ss->tg;
     uint64_t a, v;
     ss->reply[0] = '\0';
-    /* Each row: the name and how many arguments it takes. */
+    /* Each row: the name, how many arguments it takes, and how many of the last may be left out
+     * ("SC" alone, or "SC " with an empty substring, lists every array). */
     static const struct {
         const char *name;
-        int args;
-    } forms[] = {{"R", 1}, {"W", 2}, {"RB", 2}, {"WB", 2}, {"T", 1},
-                 {"S", 0}, {"Q", 0}, {"BR", 2}, {"BW", 3}};
-    int want = -1;
+        int args, optional;
+    } forms[] = {{"R", 1, 0}, {"W", 2, 0},  {"RB", 2, 0}, {"WB", 2, 0}, {"T", 1, 0},  {"S", 0, 0},
+                 {"Q", 0, 0}, {"BR", 2, 0}, {"BW", 3, 0}, {"SC", 1, 1}, {"PE", 4, 0}, {"PK", 4, 0}};
+    int want = -1, optional = 0;
     for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
-        if (!strcmp(name, forms[i].name))
+        if (!strcmp(name, forms[i].name)) {
             want = forms[i].args;
+            optional = forms[i].optional;
+        }
     if (want < 0) {
         set_error(ss, "E unknown command '%.40s'", name);
         return true;
     }
+    for (int k = n; k <= want && n + optional > want; k++)
+        tok[k] = ""; /* what was left out is empty */
+    if (n + optional > want && n <= want)
+        n = want + 1;
     if (n != want + 1) {
         char d[80];
         snprintf(d, sizeof d, "%s takes %d arguments, got %d", name, want, n - 1);
@@ -231,6 +326,10 @@ static bool command(session *ss, char *line)
             do_advance(ss, v);
     } else if (!strcmp(name, "S")) {
         do_status(ss);
+    } else if (!strcmp(name, "SC")) {
+        do_scan(ss, tok[1]);
+    } else if (!strcmp(name, "PE") || !strcmp(name, "PK")) {
+        do_peek_poke(ss, tok, !strcmp(name, "PK"));
     } else {
         do_backdoor(ss, tok, !strcmp(name, "BW"));
     }
