@@ -105,12 +105,16 @@ int kt_serve_main(int argc, char **argv)
          .kind = CLI_UINT,
          .dest = &frame_ms,
          .meta = "MS",
+         .min = 1,
+         .max = 86400000,
          .help = "a request from its first byte to its last, and a reply until the client took it "
                  "(default 10000)"},
         {.name = "--idle-timeout-ms",
          .kind = CLI_UINT,
          .dest = &idle_ms,
          .meta = "MS",
+         .min = 1,
+         .max = 86400000,
          .help = "a connection with no request in flight is closed (default 60000 line, 300000 "
                  "daemon)"},
         CLI_END,
