@@ -252,11 +252,31 @@ static void test_line_commands(void)
     CHECK(kt_carrier_exited_ok(&c));
 }
 
+/* A preset whose top has no host engine (engine 0: the card) is served without announcing one. */
+static void test_preset_without_engine(void)
+{
+    static const struct {
+        const char *preset, *want;
+    } rows[] = {{"card", "engine=0"}, {"default", "engine=1"}};
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char cmd[300];
+        snprintf(cmd, sizeof cmd, "'%s' kt serve --stdio --sim %s", kt_test_cli(), rows[i].preset);
+        kt_carrier c;
+        CHECK_EQ(kt_carrier_spawn(&c, cmd, PATIENCE_MS), NPK_OK);
+        char *line = NULL;
+        CHECK_EQ(kt_carrier_line(&c, 1000, &line, NULL), NPK_OK);
+        CHECK_STR_HAS(line, rows[i].want);
+        kt_carrier_send(&c, "Q\n", 2);
+        kt_carrier_close(&c, 5000);
+    }
+}
+
 int main(void)
 {
     alarm(600);
     test_daemon_ops();
     test_bridge_backend();
     test_line_commands();
+    test_preset_without_engine();
     return check_done();
 }
