@@ -3,7 +3,8 @@
 # Output that cannot be written fails the command: a trace file or standard output on a full
 # device (/dev/full) exits non-zero with a message naming the file and the system's reason; and
 # the small input rules: host-program numbers are decimal or 0x hex (no octal by accident),
-# `rk ew --submit` takes only the known forms.
+# `rk ew --submit` takes only the known forms; `kt enum` names the coordinates that did not answer
+# within the reply budget (a slow unit is not silently left out).
 set -u
 cli=$1
 pass=0 fail=0
@@ -43,6 +44,15 @@ ok said "without a leading zero"
 ok fails "$cli" rk ew --op add -m 4 -n 4 --device sim --submit bogus
 ok said "submission form 'bogus'"
 ok "$cli" rk ew --op add -m 4 -n 4 --device sim --submit chained --check >/dev/null
+
+# kt enum: a unit slower than the reply budget is named among the silent coordinates
+sed 's/^\(unit 1 2 test .*\)$/\1 reply_delay=200000/' "$(dirname "$0")/../data/kt/default.mesh" >"$tmp/slow.mesh"
+ok grep -q reply_delay "$tmp/slow.mesh"
+ok bash -c "'$cli' kt enum --sim '$tmp/slow.mesh' --reply-budget 4 >'$tmp/enum.txt'"
+ok grep -q '^2 units' "$tmp/enum.txt"
+ok grep -q 'no answer within the reply budget (4 mailbox reads) from (1,0) (1,2): empty, or a unit slower' "$tmp/enum.txt"
+ok bash -c "'$cli' kt enum --sim '$tmp/slow.mesh' --reply-budget 4 --json | grep -q '\"silent\": \[\[1, 0\], \[1, 2\]\]'"
+ok bash -c "'$cli' kt enum | grep -q '^3 units'"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
