@@ -14,10 +14,10 @@ IFS=. read -r major minor patch <<< "$ver"
 sed -e "s/@PROJECT_VERSION_MAJOR@/$major/; s/@PROJECT_VERSION_MINOR@/$minor/" \
     -e "s/@PROJECT_VERSION_PATCH@/$patch/; s/@PROJECT_VERSION@/$ver/" \
     cmake/in/version.h.in > "$out/include/npukit/version.h"
-common="-std=c11 -g -O1 -Wall -Wextra -Werror -fno-sanitize-recover=undefined -Iinclude -I$out/include -Isrc -I/usr/include/cjson"
+common="-std=c11 -g -O1 -Wall -Wextra -Werror -fno-sanitize-recover=undefined -Iinclude -Iinclude/rknn -I$out/include -Isrc -I/usr/include/cjson"
 # The library once, instrumented for coverage, then each target linked with libFuzzer.
 objs=()
-for s in src/common/*.c src/*/hw/*.c src/rk/*.c src/rksim/*.c src/kt/*.c src/ktsim/*.c; do
+for s in src/common/*.c src/*/hw/*.c src/rk/*.c src/rksim/*.c src/kt/*.c src/ktsim/*.c src/rknn/*.c; do
   o="$out/obj/$(echo "${s%.c}" | tr / _).o"
   if [ ! -e "$o" ] || [ "$s" -nt "$o" ]; then
     $cc $common -fsanitize=fuzzer-no-link,address,undefined -c "$s" -o "$o"

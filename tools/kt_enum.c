@@ -23,6 +23,8 @@ int kt_enum_main(int argc, char **argv)
         return rc;
     }
     const kt_agent_caps *a = &c.dev.caps;
+    kt_coord silent[256];
+    size_t ns = kt_silent_coords(&c.dev, silent, 256);
     if (c.o.json) {
         printf("{\"preset\": \"%s\", \"simulated_bitstream\": \"%s\", \"flit_width\": %u, "
                "\"pos_width\": %u, "
@@ -34,6 +36,9 @@ int kt_enum_main(int argc, char **argv)
                    "\"n_buffers\": %u, \"inst_depth\": %u}",
                    i ? ", " : "", u[i].at.x, u[i].at.y, u[i].type_text, u[i].caps.type,
                    u[i].caps.version, u[i].caps.n_buffers, u[i].caps.inst_depth);
+        printf("], \"silent\": [");
+        for (size_t i = 0; i < ns; i++)
+            printf("%s[%u, %u]", i ? ", " : "", silent[i].x, silent[i].y);
         printf("], ");
         kt_cli_print_counts(&c);
         printf("}\n");
@@ -46,6 +51,13 @@ int kt_enum_main(int argc, char **argv)
                    u[i].at.x > 9 || u[i].at.y > 9 ? 1 : 3, "", u[i].type_text, u[i].caps.version,
                    u[i].caps.n_buffers, u[i].caps.inst_depth);
         printf("%zu units\n", n);
+        if (ns) { /* a unit slower than the budget looks empty: say where nobody answered */
+            printf("no answer within the reply budget (%u mailbox reads) from",
+                   c.dev.opt.reply_budget);
+            for (size_t i = 0; i < ns; i++)
+                printf(" (%u,%u)", silent[i].x, silent[i].y);
+            printf(": empty, or a unit slower than that (--reply-budget N)\n");
+        }
         kt_cli_print_counts(&c);
     }
     return kt_cli_close(&c);

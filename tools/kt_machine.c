@@ -92,6 +92,13 @@ int kt_machine_open(kt_machine *m, const kt_machine_opts *o, unsigned meshes, bo
     if (o->mem_given)
         m->cfg.mem_base = o->mem_base;
     if (!o->card) {
+        if (engine && !m->cfg.engine) {
+            npk_fail(NPK_EUNSUPPORTED,
+                     "preset %s has no host control-program engine (engine 0): run the program "
+                     "from the host instead",
+                     m->cfg.name);
+            return cli_lib_error("kt");
+        }
         if (o->prestrobe)
             m->cfg.gen = KTSIM_GEN_PRESTROBE;
         ktsim_card_opts co = {m->meshes, false, engine, 0, 0, 0};
@@ -194,10 +201,10 @@ bool kt_machine_cycle(kt_machine *m, uint64_t *cycle)
     char st[1024];
     if (!remote_status(m, st, sizeof st))
         return false;
-    const char *at = m->line ? strstr(st, "cycle=") : strstr(st, "\"cycle\":");
-    if (!at)
-        return false;
-    return sscanf(at + (m->line ? 6 : 8), m->line ? "%" SCNx64 : "%" SCNu64, cycle) == 1;
+    if (m->line)
+        return kt_line_status_cycle(st, cycle);
+    const char *at = strstr(st, "\"cycle\":");
+    return at && sscanf(at + 8, "%" SCNu64, cycle) == 1;
 }
 
 bool kt_machine_fault(kt_machine *m, char *buf, size_t len)

@@ -3,6 +3,7 @@
 #include "kt_rv64_dram.h"
 
 #include <inttypes.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,13 +143,16 @@ int kt_rv64_dram_save(const kt_rv64_dram *d, kt_transport *t, uint64_t mem_base,
             return 1;
         }
         int rc = kt_read_block(t, mem_base + f->addr, buf, f->bytes) ? cli_lib_error(cmd) : 0;
+        errno = 0;
         FILE *fp = rc ? NULL : fopen(f->path, "wb");
-        if (!rc && (!fp || fwrite(buf, 1, f->bytes, fp) != f->bytes)) {
-            fprintf(stderr, "npukit %s: --dram-out %s: cannot write\n", cmd, f->path);
+        if (!rc && (!fp || fwrite(buf, 1, f->bytes, fp) != f->bytes || fflush(fp))) {
+            fprintf(stderr, "npukit %s: --dram-out %s: cannot write: %s\n", cmd, f->path,
+                    strerror(errno ? errno : EIO));
             rc = 1;
         }
         if (fp && fclose(fp) && !rc) {
-            fprintf(stderr, "npukit %s: --dram-out %s: cannot write\n", cmd, f->path);
+            fprintf(stderr, "npukit %s: --dram-out %s: cannot write: %s\n", cmd, f->path,
+                    strerror(errno));
             rc = 1;
         }
         free(buf);

@@ -2,7 +2,10 @@
 /* `npukit kt serve`: the simulated card (meshes, movers, interlink, engine) behind the line
  * protocol of the Verilated card harness or the card daemon's JSON frames, so that clients of
  * either drive the simulator unchanged. */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,16 +31,44 @@ static const char *fault(void *ctx)
     return kt_machine_fault(ctx, text, sizeof text) ? text : NULL;
 }
 
+/* The backdoor's contract (kt_serve.h): outside the populated DRAM is its own refusal, never
+ * "reads as zeros"; a never-written word reads as zeros. */
 static npk_status dram_read(void *ctx, unsigned ch, uint64_t off, void *buf, size_t len)
 {
     ktsim *m = ktsim_card_mesh(((kt_machine *)ctx)->sim, ch);
-    return m ? ktsim_dram_read(m, off, buf, len) : npk_fail(NPK_EINVAL, "no mesh %u", ch);
+    if (!m)
+        return npk_fail(NPK_EINVAL, "no mesh %u", ch);
+    uint64_t size = ktsim_get_config(m)->dram_size;
+    if (off > size || len > size - off)
+        return npk_fail(NPK_ELIMIT,
+                        "DRAM bytes 0x%" PRIx64 "+%zu of channel %u are outside its 0x%" PRIx64
+                        " bytes",
+                        off, len, ch, size);
+    memset(buf, 0, len);
+    return ktsim_dram_read(m, off, buf, len);
 }
 
 static npk_status dram_write(void *ctx, unsigned ch, uint64_t off, const void *buf, size_t len)
 {
     ktsim *m = ktsim_card_mesh(((kt_machine *)ctx)->sim, ch);
     return m ? ktsim_dram_write(m, off, buf, len) : npk_fail(NPK_EINVAL, "no mesh %u", ch);
+}
+
+/* What hello reports as the backend: the simulator, or what a bridge forwards to (a card
+ * daemon's own backend, as its hello said). */
+static const char *backend_of(const kt_machine *m, char *buf, size_t len)
+{
+    if (m->sim)
+        return "ktsim";
+    snprintf(buf, len, "%s", m->remote.name ? m->remote.name : "remote");
+    if (m->daemon) {
+        cJSON *h = cJSON_Parse(kt_daemon_hello(m->daemon));
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(h, "backend");
+        if (cJSON_IsString(b))
+            snprintf(buf, len, "%s", b->valuestring);
+        cJSON_Delete(h);
+    }
+    return buf;
 }
 
 static void log_line(const char *line) { fprintf(stderr, "npukit kt serve: %s\n", line); }
@@ -49,6 +80,7 @@ int kt_serve_main(int argc, char **argv)
     int proto = 0;
     const char *listen_at = NULL;
     bool use_stdio = false, any = false;
+    unsigned frame_ms = 0, idle_ms = 0;
     const cli_opt own[] = {
         {.name = "--protocol",
          .kind = CLI_CHOICE,
@@ -69,6 +101,22 @@ int kt_serve_main(int argc, char **argv)
          .kind = CLI_FLAG,
          .dest = &any,
          .help = "allow --listen on an address other than loopback (no authentication)"},
+        {.name = "--frame-timeout-ms",
+         .kind = CLI_UINT,
+         .dest = &frame_ms,
+         .meta = "MS",
+         .min = 1,
+         .max = 86400000,
+         .help = "a request from its first byte to its last, and a reply until the client took it "
+                 "(default 10000)"},
+        {.name = "--idle-timeout-ms",
+         .kind = CLI_UINT,
+         .dest = &idle_ms,
+         .meta = "MS",
+         .min = 1,
+         .max = 86400000,
+         .help = "a connection with no request in flight is closed (default 60000 line, 300000 "
+                 "daemon)"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), NULL};
@@ -96,20 +144,31 @@ int kt_serve_main(int argc, char **argv)
             listen_at = def;
         }
     }
-    c.engine = !c.o.m.card; /* the whole simulated card: a client may run engine programs */
+    /* The whole simulated card: a client may run engine programs, where the preset's top has an
+     * engine (a bad preset name is reported when the machine opens). */
+    ktsim_config preset;
+    c.engine = !c.o.m.card &&
+               ktsim_preset_load(c.o.m.preset ? c.o.m.preset : "default", &preset) == NPK_OK &&
+               preset.engine;
+    npk_clear_error();
     if (kt_card_cli_open(&c))
         return 1;
     bool sim = c.m.sim != NULL; /* the DRAM backdoor reaches the simulator's arrays only */
-    kt_serve_target tg = {c.t,
-                          c.m.cfg.name,
-                          c.m.meshes,
-                          &c.m,
-                          step,
-                          cycle,
-                          fault,
-                          sim ? dram_read : NULL,
-                          sim ? dram_write : NULL,
-                          c.m.engine};
+    char backend[64];
+    kt_serve_target tg = {.t = c.t,
+                          .name = c.m.cfg.name,
+                          .meshes = c.m.meshes,
+                          .ctx = &c.m,
+                          .advance = step,
+                          .cycle = cycle,
+                          .fault = fault,
+                          .dram_read = sim ? dram_read : NULL,
+                          .dram_write = sim ? dram_write : NULL,
+                          .dram_bytes = c.m.cfg.dram_size,
+                          .engine = c.m.engine,
+                          .backend = backend_of(&c.m, backend, sizeof backend),
+                          .frame_ms = frame_ms,
+                          .idle_ms = idle_ms};
     int fd = -1;
     unsigned port = 0;
     if (listen_at) {

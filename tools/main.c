@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* npukit: the command-line tool. Each family of subcommands has its own table; the top level
  * lists every command of every family. */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "common/trace_json.h"
 #include "npukit/version.h"
 
 int rk_main(int argc, char **argv);
@@ -43,6 +46,25 @@ static void usage(FILE *f)
     }
 }
 
+/* A command whose output did not all get written failed, whatever it computed: the trace file
+ * and the standard output are checked before the exit status is given (a full disk, /dev/full, a
+ * closed pipe), and the message names the file and the system's reason. */
+static int finish(int rc)
+{
+    int fail = rc ? rc : 1;
+    /* Still in the environment: the command never opened the trace, so there is nothing to end. */
+    if (!getenv("NPUKIT_TRACE") && npk_trace_close()) {
+        fprintf(stderr, "npukit: %s\n", npk_last_error());
+        rc = fail;
+    }
+    errno = 0;
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "npukit: writing the standard output: %s\n", strerror(errno ? errno : EIO));
+        rc = fail;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *name = argc > 1 ? argv[1] : NULL;
@@ -58,7 +80,7 @@ int main(int argc, char **argv)
         return version_main(argc - 1, argv + 1);
     for (size_t i = 0; i < FAMILIES; i++)
         if (!strcmp(families[i].cmd.name, name))
-            return families[i].cmd.run(argc - 1, argv + 1);
+            return finish(families[i].cmd.run(argc - 1, argv + 1));
     fprintf(stderr, "npukit: unknown command '%s' (npukit --help lists them)\n", name);
     return 2;
 }

@@ -120,7 +120,8 @@ int rk_ew_main(int argc, char **argv)
     rk_fill_random(p, a, count, &so.seed);
     rk_fill_random(p, b, nb, &so.seed);
     if (npk_rk_open(so.device, &rt) || (so.chain && npk_rk_set_chain(rt, (unsigned)so.chain)) ||
-        npk_rk_query(rt, &info) || npk_rk_ew(rt, (npk_rk_ew_op)op, p, m, n, a, mode, b, c, &st)) {
+        (so.submit && npk_rk_set_submission(rt, so.submit)) || npk_rk_query(rt, &info) ||
+        npk_rk_ew(rt, (npk_rk_ew_op)op, p, m, n, a, mode, b, c, &st)) {
         cli_lib_error("rk ew");
         goto out;
     }

@@ -101,6 +101,9 @@ typedef struct kt_dev {
      * its work took longer than estimated (estimates leave out what the caller cannot know). */
     uint32_t expect_scale;
     uint64_t last_expect, last_paused_at; /* the most recent dispatch's estimate */
+    /* Coordinates (kt_coord_pack bits) the last kt_enumerate asked that gave no answer within
+     * the reply budget, even late: empty, or a unit slower than the budget. */
+    uint8_t silent[256 / 8];
 } kt_dev;
 
 /* One wait's pacing on a device (its pause, --poll-us interval, learnt scale and statistics), for
@@ -155,6 +158,10 @@ typedef struct kt_unit {
 npk_status kt_unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present);
 /* Walk GRID_LO-1 .. GRID_HI+1 row by row (corners hold no endpoint). Refuses a version mismatch. */
 npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n);
+/* The coordinates of the last kt_enumerate that did not answer within the reply budget (an empty
+ * coordinate, or a unit slower than the budget: no reply can tell them apart), row-major; returns
+ * how many there are (at most `max` are stored). */
+size_t kt_silent_coords(const kt_dev *d, kt_coord *out, size_t max);
 const kt_unit *kt_find_unit(const kt_unit *units, size_t n, uint16_t type);
 
 /* ---- programs ---- */

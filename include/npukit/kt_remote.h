@@ -39,9 +39,15 @@ enum {
     KT_DAEMON_PORT = 47155,
     KT_DAEMON_MAX_FRAME = 64 << 20, /* bytes of one JSON frame */
     KT_DAEMON_MAX_BLOCK = 4 << 20,  /* bytes of one read_block/write_block (8 MiB of hex) */
+    /* bytes of a reply the client takes (a read_block's: its hex and this): a peer that
+     * answers more is refused from the frame's header, before a byte of it is stored */
+    KT_DAEMON_MAX_REPLY = 1 << 20,
     KT_REMOTE_TIMEOUT_MS = 10000,
     KT_LINE_CHATTER_KEEP = 4, /* model output lines quoted in an error */
     KT_BACKDOOR_WORD = 64,    /* bytes of one BR/BW DRAM word */
+    /* Cycles one T command may advance on `kt serve` (kt_line_advance splits longer waits): a
+     * simulated cycle of a card costs microseconds, and the line server serves one client. */
+    KT_LINE_MAX_ADVANCE = 1 << 20,
 };
 
 typedef struct kt_remote_opts {
@@ -63,6 +69,8 @@ const char *kt_line_banner(const kt_line *l);
 npk_status kt_line_advance(kt_line *l, uint64_t cycles);
 /* S: the status text after "V " (key=value pairs). */
 npk_status kt_line_status(kt_line *l, char *buf, size_t len);
+/* The clock in an S reply's text: the card harness's `sys=` (hex), else `cycle=`. */
+bool kt_line_status_cycle(const char *status, uint64_t *cycle);
 /* BR / BW: one 64-byte DRAM word of channel `ch` at word index `word`, bytes in address order. */
 npk_status kt_line_backdoor_read(kt_line *l, unsigned ch, uint64_t word,
                                  uint8_t out[KT_BACKDOOR_WORD]);

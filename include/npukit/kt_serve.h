@@ -17,6 +17,17 @@
 extern "C" {
 #endif
 
+/* What one client may cost the others (the defaults; kt_serve_target overrides the timeouts).
+ * A client is turned away, with a reply saying why, once KT_SERVE_MAX_CLIENTS are connected
+ * (daemon) or while another client is served (line protocol, one at a time). */
+enum {
+    KT_SERVE_MAX_CLIENTS = 32,
+    KT_SERVE_FRAME_MS = 10000,        /* a request frame or line from first byte to last, and a
+                                       * reply from queued to taken by the client */
+    KT_SERVE_IDLE_MS = 60000,         /* a connection with no request in flight (line protocol) */
+    KT_SERVE_DAEMON_IDLE_MS = 300000, /* the same for the daemon, whose clients hold leases */
+};
+
 typedef struct kt_serve_target {
     kt_transport *t;  /* the machine's host interface */
     const char *name; /* shown in READY and hello */
@@ -28,12 +39,21 @@ typedef struct kt_serve_target {
     uint64_t (*cycle)(void *ctx);
     /* S: the model's first fault, or NULL. */
     const char *(*fault)(void *ctx);
-    /* BR / BW: DRAM of channel (mesh) `ch` at byte offset `off` (NULL: refused). */
+    /* BR / BW: DRAM of channel (mesh) `ch` at byte offset `off` (NULL: refused). A read fails
+     * with NPK_ELIMIT for bytes outside the populated DRAM (refused) and with NPK_EFAULT for
+     * never-written words, which it fills with zeros (a backdoor reads the array as it is). */
     npk_status (*dram_read)(void *ctx, unsigned ch, uint64_t off, void *buf, size_t len);
     npk_status (*dram_write)(void *ctx, unsigned ch, uint64_t off, const void *buf, size_t len);
+    /* Bytes of DRAM per channel behind dram_read/dram_write (the public arrays SC/PE/PK list). */
+    uint64_t dram_bytes;
     /* A control-program engine answers on the bus (announced as engine=1 / "engine": true; a
      * card has none, so a client runs engine programs only where this is said). */
     bool engine;
+    /* hello's "backend": the machine behind the server ("ktsim", or the transport a bridge
+     * forwards to; NULL: "ktsim"). */
+    const char *backend;
+    /* Per-connection limits in ms (0: the defaults above; UINT32_MAX: none). */
+    unsigned frame_ms, idle_ms;
 } kt_serve_target;
 
 /* One line-protocol session on a pair of descriptors: READY, then commands until Q or the end of

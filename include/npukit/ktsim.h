@@ -89,10 +89,13 @@ typedef struct ktsim_config {
     uint64_t dram_size;
     unsigned host_access_cycles; /* mesh cycles one host transaction takes */
     unsigned clock_mhz; /* the mesh clock, for waits given in time (--poll-us, a card's sleeps) */
-    bool mover; /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
+    bool mover;         /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
     /* Skip quiet cycles at once (default): the same cycles and state, fewer host seconds. Off,
      * every cycle is ticked — the reference the speed benchmark measures against. */
     bool skip_quiet;
+    /* A host control-program engine can sit at engine_base (default): `engine 0` for a top
+     * built without one (a card, the generated saxpy mesh), which then never announces one. */
+    bool engine;
     ktsim_unit_cfg units[KTSIM_MAX_UNITS];
     unsigned n_units;
     ktsim_unit_timing timing[KTSIM_MAX_TIMINGS]; /* one row per unit kind that has timing */

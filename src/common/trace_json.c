@@ -22,6 +22,17 @@ static FILE *out;
 static uint64_t epoch_ns;
 static bool any_event;
 static int next_pid = 1, next_tid = 1;
+/* The file's name and the first error writing it (0: none), so that a full disk makes the
+ * command fail, naming both, instead of leaving a cut, invalid file behind a status of 0. */
+static char path_of[1024];
+static int write_errno;
+
+/* Note the first failed write; the caller holds the lock. */
+static void check_written(void)
+{
+    if (!write_errno && out && ferror(out))
+        write_errno = errno ? errno : EIO;
+}
 
 /* A JSON string (quotes included); control characters and bytes past ASCII as \u escapes. The
  * caller holds the lock. */
@@ -68,7 +79,7 @@ static void put_args(const npk_trace_arg *args, unsigned n)
     fputc('}', out);
 }
 
-static void at_exit(void) { npk_trace_close(); }
+static void at_exit(void) { (void)npk_trace_close(); }
 
 static void trace_open(void)
 {
@@ -81,9 +92,14 @@ static void trace_open(void)
     if (!f) {
         if (fd >= 0)
             close(fd);
-        fprintf(stderr, "npukit: NPUKIT_TRACE=%s: %s (no trace written)\n", path, strerror(errno));
+        int e = errno;
+        fprintf(stderr, "npukit: NPUKIT_TRACE=%s: %s (no trace written)\n", path, strerror(e));
+        snprintf(path_of, sizeof path_of, "%s", path);
+        write_errno = e; /* the command fails at its end, as for a write that failed */
+        unsetenv("NPUKIT_TRACE");
         return;
     }
+    snprintf(path_of, sizeof path_of, "%s", path);
     /* a child started from here on (a served machine) must not write into this file too */
     unsetenv("NPUKIT_TRACE");
     pthread_mutex_lock(&lock);
@@ -154,6 +170,7 @@ void npk_trace_span(int pid, int tid, const char *name, double ts_us, double dur
         fprintf(out, ",\"ts\":%.4f,\"dur\":%.4f", ts_us, dur_us > 0 ? dur_us : 0);
         put_args(args, n);
         fputc('}', out);
+        check_written();
     }
     pthread_mutex_unlock(&lock);
 }
@@ -167,21 +184,33 @@ void npk_trace_instant(int pid, int tid, const char *name, double ts_us, const n
         fprintf(out, ",\"s\":\"t\",\"ts\":%.4f", ts_us);
         put_args(args, n);
         fputc('}', out);
+        check_written();
     }
     pthread_mutex_unlock(&lock);
 }
 
 double npk_trace_wall_us(uint64_t t_ns) { return t_ns > epoch_ns ? (t_ns - epoch_ns) / 1e3 : 0; }
 
-void npk_trace_close(void)
+npk_status npk_trace_close(void)
 {
     pthread_once(&once, trace_open);
     pthread_mutex_lock(&lock);
     if (out) {
         fputs("\n]}\n", out);
-        fclose(out);
+        errno = 0;
+        if (fflush(out))
+            check_written();
+        check_written();
+        if (fclose(out) && !write_errno)
+            write_errno = errno ? errno : EIO;
         out = NULL;
         atomic_store(&active, false);
     }
+    int e = write_errno;
+    write_errno = 0; /* said once */
     pthread_mutex_unlock(&lock);
+    if (e)
+        return npk_fail(NPK_EIO, "trace file %s: %s (the trace is incomplete)", path_of,
+                        strerror(e));
+    return NPK_OK;
 }

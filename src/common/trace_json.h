@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "npukit/status.h"
+
 /* One argument of an event: a string when str is set, else a number (written as a "0x..." string
  * when hex is set: a 64-bit register value does not survive a JSON double). */
 typedef struct npk_trace_arg {
@@ -45,7 +47,8 @@ void npk_trace_instant(int pid, int tid, const char *name, double ts_us, const n
 /* Microseconds of npk_now_ns() since the file was opened (0 for anything earlier): the wall
  * clock's timeline. */
 double npk_trace_wall_us(uint64_t t_ns);
-/* Finish the file (also done at exit); later events write nothing. */
-void npk_trace_close(void);
+/* Finish the file (also done at exit); later events write nothing. Fails, naming the file and
+ * the system's reason, when it could not be opened or any of it could not be written. */
+npk_status npk_trace_close(void);
 
 #endif

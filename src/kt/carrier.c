@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -211,14 +212,19 @@ void kt_carrier_from_fds(kt_carrier *c, int rfd, int wfd, const char *what, unsi
     snprintf(c->what, sizeof c->what, "%s", what);
 }
 
-/* One write that cannot raise SIGPIPE: sockets say so per call; for a pipe the signal is
- * blocked for this thread and a pending one taken back, so the process's handlers stay as the
- * application set them. */
+/* One write that neither blocks nor raises SIGPIPE, called only after poll() said the descriptor
+ * is writable. A socket is told so per call (MSG_DONTWAIT | MSG_NOSIGNAL), so the descriptor's
+ * own flags (a shared stdout, an application's socket) stay as they are. A pipe has no per-call
+ * flag, but after POLLOUT it has room for at least PIPE_BUF bytes, so a write of at most that
+ * never blocks; for a pipe SIGPIPE is blocked for this thread and a pending one taken back, so
+ * the process's handlers stay as the application set them. */
 static ssize_t write_nosignal(int fd, const void *buf, size_t len)
 {
-    ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+    ssize_t n = send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n >= 0 || errno != ENOTSOCK)
         return n;
+    if (len > PIPE_BUF)
+        len = PIPE_BUF;
     sigset_t pipe_set, old;
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
@@ -237,26 +243,49 @@ static ssize_t write_nosignal(int fd, const void *buf, size_t len)
     return n;
 }
 
+npk_status kt_carrier_write_some(kt_carrier *c, const void *buf, size_t len, size_t *sent)
+{
+    *sent = 0;
+    if (c->wfd < 0)
+        return npk_fail(NPK_EIO, "%s: the connection is closed", c->what);
+    for (;;) {
+        ssize_t n = write_nosignal(c->wfd, buf, len);
+        if (n >= 0) {
+            *sent = (size_t)n;
+            return NPK_OK;
+        }
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return NPK_OK;
+        if (errno != EINTR) {
+            char st[64];
+            return npk_fail(NPK_EIO, "%s: the peer is gone (%s)%s%s", c->what, strerror(errno),
+                            c->pid ? ", child " : "", kt_carrier_exit_text(c, st, sizeof st));
+        }
+    }
+}
+
+/* The whole buffer within one deadline: a peer that stops reading costs the timeout once, however
+ * large the message, never a write that blocks past it. */
 npk_status kt_carrier_send(kt_carrier *c, const void *buf, size_t len)
 {
     const char *p = buf;
     int64_t deadline = deadline_of(c);
     if (c->wfd < 0)
         return npk_fail(NPK_EIO, "%s: the connection is closed", c->what);
+    size_t total = len;
     while (len) {
         npk_status s = wait_fd(c, c->wfd, POLLOUT, deadline);
+        if (s == NPK_ETIMEDOUT)
+            return npk_fail(s,
+                            "%s: the peer took %zu of %zu bytes within %u ms and stopped reading",
+                            c->what, total - len, total, c->timeout_ms);
         if (s)
             return s;
-        ssize_t n = write_nosignal(c->wfd, p, len);
-        if (n < 0) {
-            if (errno == EINTR || errno == EAGAIN)
-                continue;
-            char st[64];
-            return npk_fail(NPK_EIO, "%s: the peer is gone (%s)%s%s", c->what, strerror(errno),
-                            c->pid ? ", child " : "", kt_carrier_exit_text(c, st, sizeof st));
-        }
+        size_t n;
+        if ((s = kt_carrier_write_some(c, p, len, &n)))
+            return s;
         p += n;
-        len -= (size_t)n;
+        len -= n;
     }
     return NPK_OK;
 }
@@ -299,6 +328,8 @@ static npk_status fill(kt_carrier *c, int64_t deadline, size_t *got)
     }
 }
 
+size_t kt_carrier_buffered(const kt_carrier *c) { return c->end - c->start; }
+
 /* Describe a peer that closed: a child gets a moment to be reaped so its status can be named. */
 static npk_status closed_error(kt_carrier *c, const char *during)
 {
@@ -317,9 +348,15 @@ static npk_status closed_error(kt_carrier *c, const char *during)
                     during[0] ? " " : "", during, st[0] ? "; child " : "", st);
 }
 
+int64_t kt_carrier_deadline(const kt_carrier *c) { return deadline_of(c); }
+
 npk_status kt_carrier_line(kt_carrier *c, size_t max, char **line, bool *eof)
 {
-    int64_t deadline = deadline_of(c);
+    return kt_carrier_line_by(c, max, line, eof, deadline_of(c));
+}
+
+npk_status kt_carrier_line_by(kt_carrier *c, size_t max, char **line, bool *eof, int64_t deadline)
+{
     size_t scanned = 0;
     if (eof)
         *eof = false;

@@ -32,11 +32,23 @@ npk_status kt_carrier_connect(kt_carrier *c, const char *host_port, unsigned tim
 /* Wrap descriptors opened elsewhere (an accepted socket, stdin/stdout); the carrier owns them. */
 void kt_carrier_from_fds(kt_carrier *c, int rfd, int wfd, const char *what, unsigned timeout_ms);
 
+/* All of `len` bytes within one deadline of `timeout_ms` for the whole message (never a write that
+ * blocks past it, however large the message and however slowly the peer reads). */
 npk_status kt_carrier_send(kt_carrier *c, const void *buf, size_t len);
+/* What the peer takes now without waiting (*sent may be 0); for servers that queue replies and
+ * wait on many peers at once. Call it when poll() said the write side is ready. */
+npk_status kt_carrier_write_some(kt_carrier *c, const void *buf, size_t len, size_t *sent);
+/* Bytes read from the peer and not yet consumed (a whole line may be waiting there). */
+size_t kt_carrier_buffered(const kt_carrier *c);
 /* The next line without its "\n" (and "\r"), NUL-terminated, valid until the next read. A line
  * longer than `max` is an error. *eof is set (and NPK_OK returned with no line) when the peer
  * closed cleanly before any byte of a line; pass NULL to make that an error too. */
 npk_status kt_carrier_line(kt_carrier *c, size_t max, char **line, bool *eof);
+/* The same by a deadline the caller set once for a whole exchange (kt_carrier_deadline), so a
+ * peer that keeps printing other lines cannot stretch it. */
+npk_status kt_carrier_line_by(kt_carrier *c, size_t max, char **line, bool *eof, int64_t deadline);
+/* now + timeout_ms on the carrier's clock (-1 with no timeout). */
+int64_t kt_carrier_deadline(const kt_carrier *c);
 /* Exactly `len` bytes. */
 npk_status kt_carrier_read(kt_carrier *c, void *buf, size_t len);
 

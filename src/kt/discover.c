@@ -232,8 +232,32 @@ npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n)
     npk_status s = walk(d, units, max, n, w);
     if (!s)
         s = report_late(d, w);
+    memset(d->silent, 0, sizeof d->silent);
+    for (unsigned i = 0; !s && i < w->n; i++) {
+        bool found = false; /* a unit whose later CAPS read answered is not silent */
+        for (size_t k = 0; k < *n && !found; k++)
+            found = kt_coord_eq(units[k].at, w->req[i].at);
+        uint8_t c = kt_coord_pack(w->req[i].at);
+        if (!w->req[i].answered && !found)
+            d->silent[c / 8] |= (uint8_t)(1u << (c % 8));
+    }
     free(w);
     return s;
+}
+
+size_t kt_silent_coords(const kt_dev *d, kt_coord *out, size_t max)
+{
+    size_t n = 0;
+    for (unsigned y = 0; y <= KT_COORD_MAX; y++)
+        for (unsigned x = 0; x <= KT_COORD_MAX; x++) {
+            uint8_t c = kt_coord_pack((kt_coord){(uint8_t)x, (uint8_t)y});
+            if (d->silent[c / 8] >> (c % 8) & 1) {
+                if (n < max)
+                    out[n] = (kt_coord){(uint8_t)x, (uint8_t)y};
+                n++;
+            }
+        }
+    return n;
 }
 
 const kt_unit *kt_find_unit(const kt_unit *units, size_t n, uint16_t type)

@@ -13,14 +13,22 @@
 
 enum { MAX_TOKENS = 6, MAX_LINE = 1 << 16 };
 
+/* The CLI's number rule: decimal, or hex with 0x; a leading zero is refused rather than read as
+ * octal ("010" is neither 8 nor 10 by accident). */
+#define NUMBER_RULE "numbers are decimal, or hex with 0x, without a leading zero"
 static bool number(const char *tok, uint64_t *v)
 {
-    if (!tok || !*tok)
+    if (!tok || !isdigit((unsigned char)tok[0]))
+        return false;
+    bool hex = tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X');
+    if (!hex && tok[0] == '0' && tok[1])
+        return false;
+    if (hex && !isxdigit((unsigned char)tok[2]))
         return false;
     char *end;
     errno = 0;
-    *v = strtoull(tok, &end, 0);
-    return !*end && errno == 0 && tok[0] != '-';
+    *v = strtoull(hex ? tok + 2 : tok, &end, hex ? 16 : 10);
+    return !*end && errno == 0;
 }
 
 static int hexval(int c)
@@ -33,8 +41,8 @@ static npk_status parse_setup(kt_hostprog *p, const char *origin, unsigned line,
 {
     uint64_t addr;
     if (!number(addr_tok, &addr))
-        return npk_fail(NPK_EPARSE, "%s:%u: SETUP address '%s' is not a number", origin, line,
-                        addr_tok ? addr_tok : "");
+        return npk_fail(NPK_EPARSE, "%s:%u: SETUP address '%s' is not a number (" NUMBER_RULE ")",
+                        origin, line, addr_tok ? addr_tok : "");
     size_t digits = hex ? strlen(hex) : 0;
     if (!digits || digits % 2)
         return npk_fail(NPK_EPARSE, "%s:%u: SETUP needs an even number of hex digits, got %zu",
@@ -99,18 +107,22 @@ static npk_status parse_line(kt_hostprog *p, const char *origin, unsigned line, 
         return at_line(origin, line, parse_setup(p, origin, line, tok[1], tok[2]));
     if (!strcmp(tok[0], "WR")) {
         if (n < 3 || !number(tok[1], &a) || !number(tok[2], &b))
-            return npk_fail(NPK_EPARSE, "%s:%u: expected 'WR <addr> <data> [label]'", origin, line);
+            return npk_fail(NPK_EPARSE,
+                            "%s:%u: expected 'WR <addr> <data> [label]' (" NUMBER_RULE ")", origin,
+                            line);
         return at_line(origin, line, kt_hp_wr(p, a, b, n > 3 ? tok[3] : NULL));
     }
     if (!strcmp(tok[0], "POLL")) {
         if (n < 4 || !number(tok[1], &a) || !number(tok[2], &b) || !number(tok[3], &c))
-            return npk_fail(NPK_EPARSE, "%s:%u: expected 'POLL <addr> <want> <mask> [label]'",
+            return npk_fail(NPK_EPARSE,
+                            "%s:%u: expected 'POLL <addr> <want> <mask> [label]' (" NUMBER_RULE ")",
                             origin, line);
         return at_line(origin, line, kt_hp_poll(p, a, b, c, n > 4 ? tok[4] : NULL));
     }
     if (!strcmp(tok[0], "DONE")) {
         if (n < 2 || !number(tok[1], &a))
-            return npk_fail(NPK_EPARSE, "%s:%u: expected 'DONE <code>'", origin, line);
+            return npk_fail(NPK_EPARSE, "%s:%u: expected 'DONE <code>' (" NUMBER_RULE ")", origin,
+                            line);
         return at_line(origin, line, kt_hp_done(p, a));
     }
     return npk_fail(NPK_EPARSE, "%s:%u: unknown command '%s' (SETUP, WR, POLL, DONE)", origin, line,

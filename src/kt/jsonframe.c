@@ -12,16 +12,77 @@
 
 enum { EXACT_DIGITS = 15 /* every integer of up to 15 digits is exact in a double */ };
 
-npk_status kt_frame_length(const uint8_t hdr[4], size_t *len)
+npk_status kt_frame_length_max(const uint8_t hdr[4], size_t max, size_t *len)
 {
     uint32_t n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
-    if (n > KT_DAEMON_MAX_FRAME)
-        return npk_fail(NPK_EPROTO,
-                        "a frame of %" PRIu32 " bytes exceeds the limit of %d bytes (64 MiB)", n,
-                        KT_DAEMON_MAX_FRAME);
+    if (n > max)
+        return npk_fail(NPK_EPROTO, "a frame of %" PRIu32 " bytes exceeds the limit of %zu bytes",
+                        n, max);
     if (n == 0)
         return npk_fail(NPK_EPROTO, "an empty frame (length 0): a frame holds one JSON object");
     *len = n;
+    return NPK_OK;
+}
+
+npk_status kt_frame_length(const uint8_t hdr[4], size_t *len)
+{
+    return kt_frame_length_max(hdr, KT_DAEMON_MAX_FRAME, len);
+}
+
+/* Where the bytes stop being UTF-8 (len when they all are): no overlong forms, no surrogates,
+ * nothing past U+10FFFF. */
+size_t kt_utf8_valid_prefix(const char *text, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        size_t n = c < 0x80             ? 1
+                   : (c & 0xE0) == 0xC0 ? 2
+                   : (c & 0xF0) == 0xE0 ? 3
+                   : (c & 0xF8) == 0xF0 ? 4
+                                        : 0;
+        if (!n || i + n > len || (n == 2 && c < 0xC2) || (n == 4 && c > 0xF4))
+            return i;
+        for (size_t k = 1; k < n; k++)
+            if ((s[i + k] & 0xC0) != 0x80)
+                return i;
+        if ((n == 3 && c == 0xE0 && s[i + 1] < 0xA0) || (n == 3 && c == 0xED && s[i + 1] >= 0xA0) ||
+            (n == 4 && c == 0xF0 && s[i + 1] < 0x90) || (n == 4 && c == 0xF4 && s[i + 1] >= 0x90))
+            return i;
+        i += n;
+    }
+    return len;
+}
+
+npk_status kt_frame_shape(const char *text, size_t len, unsigned max_depth, size_t max_values)
+{
+    unsigned depth = 0;
+    size_t values = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+            continue;
+        }
+        if (c == '"')
+            in_string = true;
+        else if (c == '{' || c == '[') {
+            if (++depth > max_depth)
+                return npk_fail(NPK_ELIMIT,
+                                "the request nests deeper than %u levels, which no op uses",
+                                max_depth);
+        } else if (c == '}' || c == ']') {
+            depth -= depth > 0;
+        } else if (c == ',' && ++values > max_values) {
+            return npk_fail(NPK_ELIMIT, "the request holds more than %zu values, which no op uses",
+                            max_values);
+        }
+    }
     return NPK_OK;
 }
 
@@ -80,6 +141,10 @@ npk_status kt_frame_parse(const char *body, size_t len, cJSON **out)
     *out = NULL;
     if (memchr(body, '\0', len))
         return npk_fail(NPK_EPARSE, "malformed frame: a NUL byte inside the JSON text");
+    size_t good = kt_utf8_valid_prefix(body, len);
+    if (good < len)
+        return npk_fail(NPK_EPARSE, "malformed frame: byte %zu (0x%02x) is not UTF-8", good,
+                        (unsigned char)body[good]);
     char *text = quote_long_integers(body, len);
     if (!text)
         return npk_fail(NPK_ENOMEM, "out of memory for a frame of %zu bytes", len);
@@ -129,12 +194,13 @@ npk_status kt_frame_encode(const cJSON *obj, char **frame, size_t *len)
     return NPK_OK;
 }
 
-npk_status kt_frame_recv(kt_carrier *c, cJSON **out)
+npk_status kt_frame_recv_max(kt_carrier *c, size_t max, cJSON **out)
 {
     uint8_t hdr[4];
     size_t len;
+    *out = NULL;
     npk_status s = kt_carrier_read(c, hdr, 4);
-    if (s || (s = kt_frame_length(hdr, &len)))
+    if (s || (s = kt_frame_length_max(hdr, max, &len)))
         return s;
     char *body = malloc(len);
     if (!body)
@@ -143,6 +209,11 @@ npk_status kt_frame_recv(kt_carrier *c, cJSON **out)
         s = kt_frame_parse(body, len, out);
     free(body);
     return s;
+}
+
+npk_status kt_frame_recv(kt_carrier *c, cJSON **out)
+{
+    return kt_frame_recv_max(c, KT_DAEMON_MAX_FRAME, out);
 }
 
 npk_status kt_frame_send(kt_carrier *c, const cJSON *obj)

@@ -1,8 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The card-daemon protocol, served: many clients, one operation at a time (a single thread runs
  * every operation to completion before reading the next frame), leases and run tokens that die
- * with their connection. */
-#define _POSIX_C_SOURCE 200809L /* accept, poll */
+ * with their connection.
+ *
+ * No client can hold up the others: the loop never blocks on one. Requests are read as bytes
+ * arrive (a body's buffer grows with what came, never to the length a header claims), replies
+ * are queued and written as the client takes them, and each connection has three deadlines: a
+ * started frame must be whole within frame_ms, a queued reply taken within frame_ms, and the next
+ * request must start within idle_ms. A client that misses one is told why and dropped; a client
+ * that finds the server full is told so and turned away. */
+#define _POSIX_C_SOURCE 200809L /* accept, poll, clock_gettime */
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -11,53 +18,38 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "carrier.h"
-#include "hexcodec.h"
 #include "jsonframe.h"
-#include "npukit/kt_remote.h"
-#include "npukit/kt_serve.h"
+#include "serve_daemon.h"
 
 enum {
-    MAX_CLIENTS = 32,
-    MAX_LEASES = 64,
-    MAX_RUNS = 64,
-    SERVE_MAX_BLOCK = 16 << 20, /* bytes of one read_block: its hex must fit one frame */
-    SEND_TIMEOUT_MS = 10000,    /* a client that does not read its replies is dropped */
+    BODY_CHUNK = 64 * 1024, /* a body's buffer grows by what arrived, at least this much */
+    /* The shape of the largest request an op reads: an object holding a list of meshes. */
+    REQUEST_DEPTH = 2,
+    REQUEST_VALUES = 64,
 };
 
-typedef struct client {
-    kt_carrier c;
-    unsigned id;
-    uint8_t hdr[4];
-    size_t have, need; /* bytes of the header or body read so far, and the body's length */
-    char *body;        /* NULL while reading the header */
-} client;
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
-typedef struct lease {
-    uint64_t id, base, end;
-    unsigned client, mesh;
-} lease;
+static unsigned frame_ms(const server *sv)
+{
+    return sv->tg->frame_ms ? sv->tg->frame_ms : KT_SERVE_FRAME_MS;
+}
 
-typedef struct run_token {
-    uint64_t id;
-    unsigned client, mesh_mask;
-    char level[8];
-} run_token;
+static unsigned idle_ms(const server *sv)
+{
+    return sv->tg->idle_ms ? sv->tg->idle_ms : KT_SERVE_DAEMON_IDLE_MS;
+}
 
-typedef struct server {
-    const kt_serve_target *tg;
-    client *cl[MAX_CLIENTS];
-    unsigned ncl, next_client;
-    lease leases[MAX_LEASES];
-    unsigned nleases;
-    run_token runs[MAX_RUNS];
-    unsigned nruns;
-    uint64_t next_lease, next_run;
-    bool stop;
-    void (*log)(const char *line);
-} server;
+/* now + ms, or -1 (no deadline) for UINT32_MAX. */
+static int64_t after(unsigned ms) { return ms == UINT32_MAX ? -1 : now_ms() + ms; }
 
 static void say(server *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(server *sv, const char *fmt, ...)
@@ -72,354 +64,90 @@ static void say(server *sv, const char *fmt, ...)
     sv->log(line);
 }
 
-/* ---- request fields ---- */
+/* ---- replies: queued, written as the client takes them ---- */
 
-static npk_status need_u64(const cJSON *req, const char *op, const char *key, uint64_t *v)
+/* Write what the client takes now; false when the connection is broken. */
+static bool flush(server *sv, client *cl)
 {
-    if (kt_json_u64(req, key, v))
-        return NPK_OK;
-    return npk_fail(NPK_EINVAL, "op %s needs '%s', an unsigned integer", op, key);
-}
-
-static npk_status need_mesh(server *sv, const cJSON *req, const char *op, unsigned *mesh)
-{
-    uint64_t m;
-    npk_status s = need_u64(req, op, "mesh", &m);
-    if (s)
-        return s;
-    if (m >= sv->tg->meshes)
-        return npk_fail(NPK_EINVAL, "op %s: mesh %" PRIu64 " does not exist (the machine has %u)",
-                        op, m, sv->tg->meshes);
-    *mesh = (unsigned)m;
-    return NPK_OK;
-}
-
-/* ---- operations: each fills *value (NULL = JSON null) or fails with a message ---- */
-
-typedef npk_status (*op_fn)(server *sv, client *cl, const cJSON *req, cJSON **value);
-
-static npk_status op_hello(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)cl;
-    (void)req;
-    cJSON *v = cJSON_CreateObject();
-    cJSON_AddStringToObject(v, "board", sv->tg->name);
-    cJSON_AddNumberToObject(v, "meshes", sv->tg->meshes);
-    cJSON_AddStringToObject(v, "backend", "ktsim");
-    cJSON_AddNumberToObject(v, "beat_bytes", 8);
-    cJSON_AddBoolToObject(v, "governor", 0);
-    cJSON_AddBoolToObject(v, "engine", sv->tg->engine);
-    *value = v;
-    return NPK_OK;
-}
-
-static npk_status op_read64(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)cl;
-    uint64_t a, v;
-    npk_status s = need_u64(req, "read64", "addr", &a);
-    if (!s)
-        s = kt_read64(sv->tg->t, a, &v);
-    if (!s)
-        *value = kt_json_u64_item(v);
-    return s;
-}
-
-static npk_status op_write64(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)cl;
-    (void)value;
-    uint64_t a, v;
-    npk_status s = need_u64(req, "write64", "addr", &a);
-    if (!s)
-        s = need_u64(req, "write64", "data", &v);
-    return s ? s : kt_write64(sv->tg->t, a, v);
-}
-
-/* 32-bit accesses as the word that holds them; a write keeps the other half (read-merge-write). */
-static npk_status op_read32(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)cl;
-    uint64_t a, w;
-    npk_status s = need_u64(req, "read32", "addr", &a);
-    if (!s && (a & 3))
-        s = npk_fail(NPK_EINVAL, "read32 address 0x%" PRIx64 " is not 4-byte aligned", a);
-    if (!s)
-        s = kt_read64(sv->tg->t, a & ~(uint64_t)7, &w);
-    if (!s)
-        *value = kt_json_u64_item((w >> (a & 4 ? 32 : 0)) & 0xFFFFFFFFu);
-    return s;
-}
-
-static npk_status op_write32(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)cl;
-    (void)value;
-    uint64_t a, d, w;
-    npk_status s = need_u64(req, "write32", "addr", &a);
-    if (!s)
-        s = need_u64(req, "write32", "data", &d);
-    if (!s && ((a & 3) || d > 0xFFFFFFFFu))
-        s = npk_fail(NPK_EINVAL,
-                     "write32 at 0x%" PRIx64 " of 0x%" PRIx64 ": 4-byte aligned 32-bit values only",
-                     a, d);
-    if (!s)
-        s = kt_read64(sv->tg->t, a & ~(uint64_t)7, &w);
-    if (s)
-        return s;
-    unsigned sh = a & 4 ? 32 : 0;
-    w = (w & ~(0xFFFFFFFFull << sh)) | d << sh;
-    return kt_write64(sv->tg->t, a & ~(uint64_t)7, w);
-}
-
-static npk_status op_read_block(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)cl;
-    uint64_t a, n;
-    npk_status s = need_u64(req, "read_block", "addr", &a);
-    if (!s)
-        s = need_u64(req, "read_block", "nbytes", &n);
-    if (!s && n > SERVE_MAX_BLOCK)
-        s = npk_fail(NPK_ELIMIT, "read_block of %" PRIu64 " bytes exceeds %d", n, SERVE_MAX_BLOCK);
-    if (s)
-        return s;
-    uint8_t *buf = malloc(n ? n : 1);
-    char *hex = malloc(2 * n + 1);
-    if (!buf || !hex)
-        s = npk_fail(NPK_ENOMEM, "read_block of %" PRIu64 " bytes: out of memory", n);
-    if (!s)
-        s = kt_read_block(sv->tg->t, a, buf, (size_t)n);
-    if (!s) {
-        kt_hex_encode(buf, (size_t)n, hex);
-        *value = cJSON_CreateString(hex);
-    }
-    free(buf);
-    free(hex);
-    return s;
-}
-
-static npk_status op_write_block(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)cl;
-    (void)value;
-    uint64_t a;
-    npk_status s = need_u64(req, "write_block", "addr", &a);
-    const cJSON *d = cJSON_GetObjectItemCaseSensitive(req, "data");
-    if (s)
-        return s;
-    if (!cJSON_IsString(d))
-        return npk_fail(NPK_EINVAL, "op write_block needs 'data', a hex string");
-    size_t digits = strlen(d->valuestring);
-    uint8_t *buf = malloc(digits / 2 + 1);
-    if (!buf)
-        return npk_fail(NPK_ENOMEM, "write_block of %zu bytes: out of memory", digits / 2);
-    if (!kt_hex_decode(d->valuestring, digits, buf))
-        s = npk_fail(NPK_EINVAL, "write_block data is not whole bytes of hex (%zu characters)",
-                     digits);
-    else
-        s = kt_write_block(sv->tg->t, a, buf, digits / 2);
-    free(buf);
-    return s;
-}
-
-static npk_status op_status(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)cl;
-    (void)req;
-    const kt_serve_target *tg = sv->tg;
-    cJSON *v = cJSON_CreateObject();
-    cJSON_AddNumberToObject(v, "clients", sv->ncl);
-    cJSON *ls = cJSON_AddObjectToObject(v, "leases");
-    for (unsigned i = 0; i < sv->nleases; i++) {
-        char key[24];
-        snprintf(key, sizeof key, "%" PRIu64, sv->leases[i].id);
-        cJSON *l = cJSON_AddObjectToObject(ls, key);
-        cJSON_AddNumberToObject(l, "client", sv->leases[i].client);
-        cJSON_AddNumberToObject(l, "mesh", sv->leases[i].mesh);
-        kt_json_add_u64(l, "base", sv->leases[i].base);
-        kt_json_add_u64(l, "end", sv->leases[i].end);
-    }
-    cJSON_AddNumberToObject(v, "runs", sv->nruns);
-    cJSON_AddStringToObject(v, "machine", tg->name);
-    if (tg->cycle)
-        kt_json_add_u64(v, "cycle", tg->cycle(tg->ctx));
-    const char *f = tg->fault ? tg->fault(tg->ctx) : NULL;
-    if (f)
-        cJSON_AddStringToObject(v, "fault", f);
-    else
-        cJSON_AddNullToObject(v, "fault");
-    cJSON_AddNullToObject(v, "governor");
-    *value = v;
-    return NPK_OK;
-}
-
-static npk_status op_claim(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    unsigned mesh = 0;
-    uint64_t base = 0, size = 0;
-    npk_status s = need_mesh(sv, req, "claim", &mesh);
-    if (!s)
-        s = need_u64(req, "claim", "base", &base);
-    if (!s)
-        s = need_u64(req, "claim", "size", &size);
-    if (!s && (!size || base + size < base))
-        s = npk_fail(NPK_EINVAL, "claim of 0x%" PRIx64 " bytes at 0x%" PRIx64 ": empty or wrapping",
-                     size, base);
-    if (s)
-        return s;
-    for (unsigned i = 0; i < sv->nleases; i++) {
-        const lease *l = &sv->leases[i];
-        if (l->mesh == mesh && base < l->end && l->base < base + size)
-            return npk_fail(NPK_EBUSY,
-                            "mesh %u already has a lease on [0x%" PRIx64 ", 0x%" PRIx64
-                            ") held by client %u, "
-                            "overlapping [0x%" PRIx64 ", 0x%" PRIx64 ")",
-                            mesh, l->base, l->end, l->client, base, base + size);
-    }
-    if (sv->nleases == MAX_LEASES)
-        return npk_fail(NPK_ELIMIT, "%d leases are live already", MAX_LEASES);
-    lease *l = &sv->leases[sv->nleases++];
-    *l = (lease){++sv->next_lease, base, base + size, cl->id, mesh};
-    *value = kt_json_u64_item(l->id);
-    return NPK_OK;
-}
-
-static npk_status op_release(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)value;
-    uint64_t id;
-    npk_status s = need_u64(req, "release", "lease", &id);
-    if (s)
-        return s;
-    for (unsigned i = 0; i < sv->nleases; i++)
-        if (sv->leases[i].id == id) {
-            if (sv->leases[i].client != cl->id)
-                return npk_fail(NPK_EBUSY, "lease %" PRIu64 " is held by client %u, not this one",
-                                id, sv->leases[i].client);
-            sv->leases[i] = sv->leases[--sv->nleases];
-            return NPK_OK;
+    while (cl->out_off < cl->out_len) {
+        size_t n;
+        if (kt_carrier_write_some(&cl->c, cl->out + cl->out_off, cl->out_len - cl->out_off, &n)) {
+            say(sv, "client %u: reply not sent: %s", cl->id, npk_last_error());
+            return false;
         }
-    return NPK_OK; /* releasing what is not held is harmless, as on the card daemon */
-}
-
-/* Clock profiles a run may ask for; the simulator has no clocks to change, so a run is a token
- * that records its meshes and level and dies with its connection. */
-static const char *const levels[] = {"low", "mid", "ship", NULL};
-
-static npk_status op_run_begin(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(req, "meshes");
-    const cJSON *lv = cJSON_GetObjectItemCaseSensitive(req, "level");
-    if (!cJSON_IsArray(m))
-        return npk_fail(NPK_EINVAL, "op run_begin needs 'meshes', a list of mesh numbers");
-    unsigned mask = 0;
-    const cJSON *it;
-    cJSON_ArrayForEach(it, m)
-    {
-        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble >= sv->tg->meshes ||
-            it->valuedouble != (double)(unsigned)it->valuedouble)
-            return npk_fail(NPK_EINVAL, "run_begin: mesh %g does not exist (the machine has %u)",
-                            cJSON_IsNumber(it) ? it->valuedouble : -1.0, sv->tg->meshes);
-        mask |= 1u << (unsigned)it->valuedouble;
+        if (!n)
+            return true; /* the rest when poll says the client has room */
+        cl->out_off += n;
     }
-    bool known = false;
-    for (const char *const *l = levels; *l && cJSON_IsString(lv); l++)
-        known |= !strcmp(*l, lv->valuestring);
-    if (!known)
-        return npk_fail(NPK_EINVAL, "run_begin needs 'level', one of low, mid, ship");
-    if (sv->nruns == MAX_RUNS)
-        return npk_fail(NPK_ELIMIT, "%d runs are live already", MAX_RUNS);
-    run_token *r = &sv->runs[sv->nruns++];
-    *r = (run_token){++sv->next_run, cl->id, mask, ""};
-    snprintf(r->level, sizeof r->level, "%s", lv->valuestring);
-    *value = kt_json_u64_item(r->id);
-    return NPK_OK;
+    free(cl->out);
+    cl->out = NULL;
+    cl->out_len = cl->out_off = 0;
+    cl->idle_deadline = after(idle_ms(sv));
+    return true;
 }
 
-static npk_status op_run_end(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)cl;
-    (void)value;
-    uint64_t id;
-    npk_status s = need_u64(req, "run_end", "token", &id);
-    if (s)
-        return s;
-    for (unsigned i = 0; i < sv->nruns; i++)
-        if (sv->runs[i].id == id) {
-            sv->runs[i] = sv->runs[--sv->nruns];
-            return NPK_OK;
-        }
-    return npk_fail(NPK_EINVAL, "run_end: no live run %" PRIu64, id);
-}
-
-static npk_status op_shutdown(server *sv, client *cl, const cJSON *req, cJSON **value)
-{
-    (void)cl;
-    (void)req;
-    (void)value;
-    sv->stop = true;
-    return NPK_OK;
-}
-
-static const struct {
-    const char *name;
-    op_fn fn;
-} ops[] = {
-    {"hello", op_hello},
-    {"read64", op_read64},
-    {"write64", op_write64},
-    {"read32", op_read32},
-    {"write32", op_write32},
-    {"read_block", op_read_block},
-    {"write_block", op_write_block},
-    {"status", op_status},
-    {"claim", op_claim},
-    {"release", op_release},
-    {"run_begin", op_run_begin},
-    {"run_end", op_run_end},
-    {"shutdown", op_shutdown},
-};
-
-/* ---- connections ---- */
-
+/* {"id", "ok", "value"} or {"id", "ok": false, "error": "Type: message"}, queued; false when
+ * it cannot be (out of memory, or the connection broke on the first write). */
 static bool reply(server *sv, client *cl, const cJSON *id, npk_status s, cJSON *value)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
     cJSON_AddBoolToObject(r, "ok", s == NPK_OK);
-    if (s)
-        cJSON_AddStringToObject(r, "error", npk_last_error());
-    else
+    if (s) {
+        char text[600];
+        snprintf(text, sizeof text, "%s: %s", sv->err_type ? sv->err_type : kt_daemon_error_type(s),
+                 npk_last_error());
+        cJSON_AddStringToObject(r, "error", text);
+    } else {
         cJSON_AddItemToObject(r, "value", value ? value : cJSON_CreateNull());
-    npk_status ws = kt_frame_send(&cl->c, r);
+    }
+    sv->err_type = NULL;
+    char *f = NULL;
+    size_t n = 0;
+    npk_status es = kt_frame_encode(r, &f, &n);
     cJSON_Delete(r);
-    if (ws)
-        say(sv, "client %u: reply not sent: %s", cl->id, npk_last_error());
-    return ws == NPK_OK;
+    if (es) {
+        say(sv, "client %u: reply not encoded: %s", cl->id, npk_last_error());
+        return false;
+    }
+    cl->out = f; /* one request at a time: nothing else is queued */
+    cl->out_len = n;
+    cl->out_off = 0;
+    cl->out_deadline = after(frame_ms(sv));
+    return flush(sv, cl);
 }
+
+/* An error reply for a request that could not be read, after which the connection ends. */
+static bool refuse(server *sv, client *cl, npk_status s)
+{
+    say(sv, "client %u: %s; connection closed", cl->id, npk_last_error());
+    cl->closing = true;
+    return reply(sv, cl, NULL, s, NULL);
+}
+
+/* ---- requests ---- */
 
 /* Run one request; false when the connection must close. */
 static bool handle(server *sv, client *cl, const char *body, size_t len)
 {
     cJSON *req;
-    npk_status s = kt_frame_parse(body, len, &req);
-    if (s) {
-        say(sv, "client %u: %s; connection closed", cl->id, npk_last_error());
-        reply(sv, cl, NULL, s, NULL);
-        return false;
-    }
+    npk_status s = kt_frame_shape(body, len, REQUEST_DEPTH, REQUEST_VALUES);
+    if (!s)
+        s = kt_frame_parse(body, len, &req);
+    if (s)
+        return refuse(sv, cl, s);
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(req, "op");
     cJSON *value = NULL;
-    op_fn fn = NULL;
-    for (size_t i = 0; cJSON_IsString(op) && i < sizeof ops / sizeof ops[0]; i++)
-        if (!strcmp(op->valuestring, ops[i].name))
-            fn = ops[i].fn;
-    if (!fn)
-        s = npk_fail(NPK_EINVAL, "unknown op %.60s",
-                     cJSON_IsString(op) ? op->valuestring : "(none)");
-    else
+    kt_daemon_op_fn fn = cJSON_IsString(op) ? kt_daemon_op(op->valuestring) : NULL;
+    if (!fn) {
+        char *shown = op ? cJSON_PrintUnformatted(op) : NULL; /* quoted and escaped as JSON */
+        sv->err_type = "ValueError";
+        s = npk_fail(NPK_EINVAL, "unknown op %.60s", shown ? shown : "None");
+        free(shown);
+    } else {
         s = fn(sv, cl, req, &value);
+    }
     if (s) {
         cJSON_Delete(value);
         value = NULL;
@@ -429,42 +157,74 @@ static bool handle(server *sv, client *cl, const char *body, size_t len)
     return ok;
 }
 
-/* Read what is there; run every whole frame. False when the connection ends. */
+/* Room for `more` body bytes, grown by what arrives rather than by what the header claims. */
+static bool grow_body(client *cl, size_t more)
+{
+    size_t want = cl->have + more;
+    if (want <= cl->body_cap)
+        return true;
+    size_t cap = cl->body_cap ? cl->body_cap : BODY_CHUNK;
+    while (cap < want)
+        cap *= 2;
+    if (cap > cl->need)
+        cap = cl->need;
+    char *b = realloc(cl->body, cap);
+    if (!b)
+        return false;
+    cl->body = b;
+    cl->body_cap = cap;
+    return true;
+}
+
+/* Read what is there; run a whole frame. False when the connection ends. */
 static bool client_readable(server *sv, client *cl)
 {
-    size_t want = cl->body ? cl->need - cl->have : 4 - cl->have;
-    char *dst = cl->body ? cl->body + cl->have : (char *)cl->hdr + cl->have;
-    ssize_t n = read(cl->c.rfd, dst, want);
+    char chunk[BODY_CHUNK];
+    size_t want = cl->need ? cl->need - cl->have : 4 - cl->have;
+    if (want > sizeof chunk)
+        want = sizeof chunk;
+    ssize_t n = read(cl->c.rfd, chunk, want);
     if (n < 0 && (errno == EINTR || errno == EAGAIN))
         return true;
     if (n <= 0) {
-        if (cl->have || cl->body)
+        if (cl->have || cl->need)
             say(sv, "client %u: closed in the middle of a frame", cl->id);
         return false;
     }
-    cl->have += (size_t)n;
-    if (!cl->body && cl->have == 4) {
-        if (kt_frame_length(cl->hdr, &cl->need)) {
-            say(sv, "client %u: %s; connection closed", cl->id, npk_last_error());
-            reply(sv, cl, NULL, NPK_EPROTO, NULL);
-            return false;
-        }
-        cl->body = malloc(cl->need);
+    if (cl->frame_deadline < 0)
+        cl->frame_deadline = after(frame_ms(sv));
+    cl->idle_deadline = -1;
+    if (!cl->need) { /* the header */
+        memcpy(cl->hdr + cl->have, chunk, (size_t)n);
+        cl->have += (size_t)n;
+        if (cl->have < 4)
+            return true;
+        npk_status s = kt_frame_length_max(cl->hdr, SERVE_MAX_REQUEST, &cl->need);
         cl->have = 0;
-        if (!cl->body) {
-            say(sv, "client %u: out of memory for a frame of %zu bytes; connection closed", cl->id,
-                cl->need);
-            return false;
+        if (s) {
+            cl->need = 0;
+            return refuse(sv, cl, s);
         }
-    } else if (cl->body && cl->have == cl->need) {
-        bool keep = handle(sv, cl, cl->body, cl->need);
-        free(cl->body);
-        cl->body = NULL;
-        cl->have = 0;
-        return keep;
+        return true;
     }
-    return true;
+    if (!grow_body(cl, (size_t)n)) {
+        say(sv, "client %u: out of memory for a frame of %zu bytes; connection closed", cl->id,
+            cl->need);
+        return false;
+    }
+    memcpy(cl->body + cl->have, chunk, (size_t)n);
+    cl->have += (size_t)n;
+    if (cl->have < cl->need)
+        return true;
+    bool keep = handle(sv, cl, cl->body, cl->need);
+    free(cl->body); /* a large frame's memory goes back now, not at the next large one */
+    cl->body = NULL;
+    cl->body_cap = cl->have = cl->need = 0;
+    cl->frame_deadline = -1;
+    return keep;
 }
+
+/* ---- connections ---- */
 
 static void drop(server *sv, unsigned i)
 {
@@ -475,32 +235,115 @@ static void drop(server *sv, unsigned i)
         else
             k++;
     for (unsigned k = 0; k < sv->nruns;)
-        if (sv->runs[k].client == cl->id)
+        if (sv->runs[k].client == cl->id) {
+            kt_gov_touch(&sv->gov, sv->runs[k].mesh_mask);
             sv->runs[k] = sv->runs[--sv->nruns];
-        else
+        } else {
             k++;
+        }
     say(sv, "client %u: disconnected", cl->id);
     kt_carrier_close(&cl->c, 0);
     free(cl->body);
+    free(cl->out);
     free(cl);
     sv->cl[i] = sv->cl[--sv->ncl];
 }
 
+/* A frame written once without waiting (it is small and the socket new): the reason a client is
+ * turned away, so it does not see only a closed connection. */
+static void turn_away(int fd, const char *why)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddNullToObject(r, "id");
+    cJSON_AddFalseToObject(r, "ok");
+    cJSON_AddStringToObject(r, "error", why);
+    char *f = NULL;
+    size_t n = 0;
+    if (!kt_frame_encode(r, &f, &n))
+        (void)!send(fd, f, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    free(f);
+    cJSON_Delete(r);
+}
+
 static bool add_client(server *sv, int rfd, int wfd)
 {
+    if (sv->ncl == KT_SERVE_MAX_CLIENTS) {
+        char why[200];
+        snprintf(why, sizeof why,
+                 "ConnectionRefusedError: %d clients are connected already (an idle one is "
+                 "dropped after %u ms); try again later",
+                 KT_SERVE_MAX_CLIENTS, idle_ms(sv));
+        turn_away(rfd, why);
+        say(sv, "turned a connection away: %d clients are connected already", KT_SERVE_MAX_CLIENTS);
+        return false;
+    }
     client *cl = calloc(1, sizeof *cl);
-    if (!cl || sv->ncl == MAX_CLIENTS) {
-        say(sv, "refused a connection: %d clients are connected already", MAX_CLIENTS);
-        free(cl);
+    if (!cl) {
+        say(sv, "turned a connection away: out of memory");
         return false;
     }
     cl->id = ++sv->next_client;
     char what[32];
     snprintf(what, sizeof what, "client %u", cl->id);
-    kt_carrier_from_fds(&cl->c, rfd, wfd, what, SEND_TIMEOUT_MS);
+    kt_carrier_from_fds(&cl->c, rfd, wfd, what, frame_ms(sv));
+    cl->frame_deadline = -1;
+    cl->idle_deadline = after(idle_ms(sv));
     sv->cl[sv->ncl++] = cl;
     say(sv, "client %u: connected", cl->id);
     return true;
+}
+
+/* The deadline a client is waiting on now (-1: none). */
+static int64_t deadline_of(const client *cl)
+{
+    if (cl->out)
+        return cl->out_deadline;
+    return cl->frame_deadline >= 0 ? cl->frame_deadline : cl->idle_deadline;
+}
+
+/* A client past its deadline: told why (if it can take a frame now) and dropped. */
+static void expire(server *sv, unsigned i)
+{
+    client *cl = sv->cl[i];
+    if (cl->out) {
+        say(sv, "client %u: took %zu of %zu bytes of its reply within %u ms; dropped", cl->id,
+            cl->out_off, cl->out_len, frame_ms(sv));
+    } else {
+        const char *what = cl->frame_deadline >= 0 ? "finish its frame" : "send a request";
+        unsigned ms = cl->frame_deadline >= 0 ? frame_ms(sv) : idle_ms(sv);
+        char why[200];
+        snprintf(why, sizeof why,
+                 "TimeoutError: the client did not %s within %u ms; "
+                 "connection closed",
+                 what, ms);
+        turn_away(cl->c.wfd, why);
+        say(sv, "client %u: did not %s within %u ms; dropped", cl->id, what, ms);
+    }
+    drop(sv, i);
+}
+
+static int poll_timeout(server *sv)
+{
+    int64_t first = -1;
+    for (unsigned i = 0; i < sv->ncl; i++) {
+        int64_t d = deadline_of(sv->cl[i]);
+        if (d >= 0 && (first < 0 || d < first))
+            first = d;
+    }
+    if (first < 0)
+        return -1;
+    int64_t left = first - now_ms();
+    return left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
+}
+
+/* Replies still queued at shutdown get one more deadline to go out. */
+static void drain(server *sv)
+{
+    for (unsigned i = 0; i < sv->ncl; i++) {
+        client *cl = sv->cl[i];
+        if (cl->out)
+            kt_carrier_send(&cl->c, cl->out + cl->out_off, cl->out_len - cl->out_off);
+    }
 }
 
 npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd, int out_fd,
@@ -511,33 +354,52 @@ npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd, 
         return npk_fail(NPK_ENOMEM, "daemon server: out of memory");
     sv->tg = tg;
     sv->log = log;
+    kt_gov_init(&sv->gov, tg->meshes);
     npk_status s = NPK_OK;
     if (listen_fd < 0)
         add_client(sv, in_fd, out_fd);
     while (!sv->stop && (listen_fd >= 0 || sv->ncl)) {
-        struct pollfd p[MAX_CLIENTS + 1];
+        struct pollfd p[KT_SERVE_MAX_CLIENTS + 1];
         unsigned np = 0;
         if (listen_fd >= 0)
             p[np++] = (struct pollfd){listen_fd, POLLIN, 0};
         unsigned first = np;
-        for (unsigned i = 0; i < sv->ncl; i++)
-            p[np++] = (struct pollfd){sv->cl[i]->c.rfd, POLLIN, 0};
-        if (poll(p, np, -1) < 0) {
+        /* A client with a reply queued is not read from until it takes the reply. */
+        for (unsigned i = 0; i < sv->ncl; i++) {
+            client *cl = sv->cl[i];
+            p[np++] = cl->out ? (struct pollfd){cl->c.wfd, POLLOUT, 0}
+                              : (struct pollfd){cl->c.rfd, POLLIN, 0};
+        }
+        if (poll(p, np, poll_timeout(sv)) < 0) {
             if (errno == EINTR)
                 continue;
             s = npk_fail(NPK_EIO, "daemon server: poll: %s", strerror(errno));
             break;
         }
         /* Clients first, from the last so a drop does not disturb the ones still to visit. */
-        for (unsigned i = sv->ncl; i-- > 0 && !sv->stop;)
-            if (p[first + i].revents && !client_readable(sv, sv->cl[i]))
+        int64_t t = now_ms();
+        for (unsigned i = sv->ncl; i-- > 0 && !sv->stop;) {
+            client *cl = sv->cl[i];
+            bool keep = true;
+            if (p[first + i].revents)
+                keep = cl->out ? flush(sv, cl) : client_readable(sv, cl);
+            if (keep && cl->closing && !cl->out)
+                keep = false;
+            if (!keep) {
                 drop(sv, i);
+                continue;
+            }
+            int64_t d = deadline_of(cl);
+            if (d >= 0 && t >= d)
+                expire(sv, i);
+        }
         if (listen_fd >= 0 && (p[0].revents & POLLIN)) {
             int fd = accept(listen_fd, NULL, NULL);
             if (fd >= 0 && !add_client(sv, fd, fd))
                 close(fd);
         }
     }
+    drain(sv);
     while (sv->ncl)
         drop(sv, sv->ncl - 1);
     free(sv);

@@ -9,6 +9,7 @@
 #include "carrier.h"
 #include "hexcodec.h"
 #include "jsonframe.h"
+#include "peertext.h"
 #include "npukit/kt_remote.h"
 
 struct kt_daemon {
@@ -31,8 +32,21 @@ static npk_status kill_conn(kt_daemon *d, npk_status s)
                     d->dead_why);
 }
 
-/* Send {"id", "op", ...args} and return the reply object (caller deletes) once it says ok. */
-static npk_status call(kt_daemon *d, const char *op, cJSON *req, cJSON **reply)
+/* A JSON value quoted in a message: a string's first characters (escaped) and its length, anything
+ * else printed and cut, so a lying peer's huge value costs no more than the quote. */
+static const char *quote_value(const cJSON *v, char *buf, size_t len)
+{
+    if (cJSON_IsString(v))
+        return kt_peer_text(v->valuestring, strlen(v->valuestring), 80, buf, len);
+    char *text = v ? cJSON_PrintUnformatted(v) : NULL;
+    kt_peer_text(text ? text : "(none)", text ? strlen(text) : 6, 80, buf, len);
+    free(text);
+    return buf;
+}
+
+/* Send {"id", "op", ...args} and return the reply object (caller deletes) once it says ok. A
+ * reply longer than `max` bytes is refused from its header. */
+static npk_status call_max(kt_daemon *d, const char *op, cJSON *req, size_t max, cJSON **reply)
 {
     *reply = NULL;
     snprintf(d->op, sizeof d->op, "%s", op);
@@ -53,23 +67,24 @@ static npk_status call(kt_daemon *d, const char *op, cJSON *req, cJSON **reply)
     if (s)
         return kill_conn(d, s);
     cJSON *r;
-    if ((s = kt_frame_recv(&d->c, &r)))
+    if ((s = kt_frame_recv_max(&d->c, max, &r)))
         return kill_conn(d, s);
     uint64_t rid;
     const cJSON *ok = cJSON_GetObjectItemCaseSensitive(r, "ok");
     if (!kt_json_u64(r, "id", &rid) || rid != id || !cJSON_IsBool(ok)) {
-        char *text = cJSON_PrintUnformatted(r);
-        npk_fail(NPK_EPROTO,
-                 "the reply %.120s is not {\"id\": %" PRIu64 ", \"ok\": true|false, ...}",
-                 text ? text : "?", id);
-        free(text);
+        char text[400];
+        npk_fail(NPK_EPROTO, "the reply %s is not {\"id\": %" PRIu64 ", \"ok\": true|false, ...}",
+                 quote_value(r, text, sizeof text), id);
         cJSON_Delete(r);
         return kill_conn(d, NPK_EPROTO);
     }
     if (cJSON_IsFalse(ok)) {
         const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "error");
+        char text[1100];
         npk_fail(NPK_EIO, "daemon %s refused %s: %s", d->c.what + 4, op,
-                 cJSON_IsString(e) ? e->valuestring : "(no error text)");
+                 cJSON_IsString(e)
+                     ? kt_peer_text(e->valuestring, strlen(e->valuestring), 240, text, sizeof text)
+                     : "(no error text)");
         cJSON_Delete(r);
         return NPK_EIO;
     }
@@ -77,12 +92,16 @@ static npk_status call(kt_daemon *d, const char *op, cJSON *req, cJSON **reply)
     return NPK_OK;
 }
 
+static npk_status call(kt_daemon *d, const char *op, cJSON *req, cJSON **reply)
+{
+    return call_max(d, op, req, KT_DAEMON_MAX_REPLY, reply);
+}
+
 static npk_status bad_value(kt_daemon *d, cJSON *r, const char *want)
 {
-    char *text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(r, "value"));
-    npk_fail(NPK_EPROTO, "daemon %s answered %s with value %.80s: expected %s", d->c.what + 4,
-             d->op, text ? text : "(none)", want);
-    free(text);
+    char text[400];
+    npk_fail(NPK_EPROTO, "daemon %s answered %s with value %s: expected %s", d->c.what + 4, d->op,
+             quote_value(cJSON_GetObjectItemCaseSensitive(r, "value"), text, sizeof text), want);
     cJSON_Delete(r);
     return NPK_EPROTO;
 }
@@ -139,7 +158,7 @@ static npk_status d_read_block(void *ctx, uint64_t addr, void *buf, size_t len)
     cJSON *q = req_addr(addr), *r;
     if (q)
         kt_json_add_u64(q, "nbytes", len);
-    npk_status s = call(d, "read_block", q, &r);
+    npk_status s = call_max(d, "read_block", q, 2 * len + KT_DAEMON_MAX_REPLY, &r);
     if (s)
         return s;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, "value");

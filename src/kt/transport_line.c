@@ -8,6 +8,7 @@
 
 #include "carrier.h"
 #include "hexcodec.h"
+#include "peertext.h"
 #include "npukit/kt_remote.h"
 
 enum {
@@ -42,7 +43,8 @@ struct kt_line {
 
 static void keep_chatter(kt_line *l, const char *line)
 {
-    snprintf(l->chatter[l->chat_n++ % KT_LINE_CHATTER_KEEP], CHATTER_CHARS, "%s", line);
+    kt_peer_text(line, strlen(line), CHATTER_CHARS / 4,
+                 l->chatter[l->chat_n++ % KT_LINE_CHATTER_KEEP], CHATTER_CHARS);
 }
 
 /* "; model output: 'a' | 'b'" for the last lines the peer printed, oldest first. */
@@ -60,20 +62,15 @@ static void chatter_text(const kt_line *l, char *buf, size_t len)
     }
 }
 
-/* A command or reply cut to `max` characters for a message. */
+/* A command or reply cut to `max` characters for a message, the peer's bytes escaped. */
 static const char *shown(const char *s, int max, char *buf, size_t len)
 {
-    size_t n = strlen(s);
-    if (n <= (size_t)max)
-        snprintf(buf, len, "%s", s);
-    else
-        snprintf(buf, len, "%.*s...(%zu characters)", max, s, n);
-    return buf;
+    return kt_peer_text(s, strlen(s), (size_t)max, buf, len);
 }
 
 static npk_status bad_reply(kt_line *l, npk_status st, const char *reply, const char *why)
 {
-    char c[SHOWN + 40], r[SHOWN_REPLY + 40], chat[4 * CHATTER_CHARS];
+    char c[4 * SHOWN + 40], r[4 * SHOWN_REPLY + 40], chat[4 * CHATTER_CHARS + 64];
     chatter_text(l, chat, sizeof chat);
     return npk_fail(st, "%s: `%s` answered `%s`: %s%s", l->c.what,
                     shown(l->cmd, SHOWN, c, sizeof c), shown(reply, SHOWN_REPLY, r, sizeof r), why,
@@ -83,7 +80,7 @@ static npk_status bad_reply(kt_line *l, npk_status st, const char *reply, const 
 /* The carrier's own failure (timeout, peer gone) with the command it interrupted. */
 static npk_status lost(kt_line *l, npk_status st)
 {
-    char why[512], c[SHOWN + 40], chat[4 * CHATTER_CHARS];
+    char why[512], c[4 * SHOWN + 40], chat[4 * CHATTER_CHARS + 64];
     snprintf(why, sizeof why, "%s", npk_last_error());
     chatter_text(l, chat, sizeof chat);
     return npk_fail(st, "%s, waiting for the reply to `%s`%s", why,
@@ -98,13 +95,14 @@ static npk_status exchange(kt_line *l, bool value, char **payload)
 {
     size_t n = strlen(l->cmd);
     l->cmd[n] = '\n';
+    int64_t deadline = kt_carrier_deadline(&l->c); /* one for the command and its reply */
     npk_status s = kt_carrier_send(&l->c, l->cmd, n + 1);
     l->cmd[n] = '\0';
     if (s)
         return lost(l, s);
     for (;;) {
         char *line;
-        if ((s = kt_carrier_line(&l->c, REPLY_MAX, &line, NULL)))
+        if ((s = kt_carrier_line_by(&l->c, REPLY_MAX, &line, NULL, deadline)))
             return lost(l, s);
         if (starts(line, "E "))
             return bad_reply(l, NPK_EIO, line, "the peer refused it");
@@ -278,9 +276,10 @@ static const kt_transport_ops line_ops = {line_read64, line_write64, line_read_b
 static npk_status await_ready(kt_line *l)
 {
     snprintf(l->cmd, sizeof l->cmd, "(start-up)");
+    int64_t deadline = kt_carrier_deadline(&l->c); /* start-up chatter does not extend it */
     for (;;) {
         char *line;
-        npk_status s = kt_carrier_line(&l->c, REPLY_MAX, &line, NULL);
+        npk_status s = kt_carrier_line_by(&l->c, REPLY_MAX, &line, NULL, deadline);
         if (s) {
             char why[512], chat[4 * CHATTER_CHARS];
             snprintf(why, sizeof why, "%s", npk_last_error());
@@ -288,7 +287,7 @@ static npk_status await_ready(kt_line *l)
             return npk_fail(s, "%s, waiting for READY%s", why, chat);
         }
         if (starts(line, "READY")) {
-            snprintf(l->banner, sizeof l->banner, "%s", line);
+            kt_peer_text(line, strlen(line), 120, l->banner, sizeof l->banner);
             return NPK_OK;
         }
         if (starts(line, "V ") || starts(line, "OK") || starts(line, "E "))
@@ -353,8 +352,35 @@ const char *kt_line_banner(const kt_line *l) { return l->banner; }
 
 npk_status kt_line_advance(kt_line *l, uint64_t cycles)
 {
-    snprintf(l->cmd, sizeof l->cmd, "T %" PRIx64, cycles);
-    return exchange(l, false, NULL);
+    do { /* in commands a served card accepts */
+        uint64_t n = cycles < KT_LINE_MAX_ADVANCE ? cycles : KT_LINE_MAX_ADVANCE;
+        snprintf(l->cmd, sizeof l->cmd, "T %" PRIx64, n);
+        npk_status s = exchange(l, false, NULL);
+        if (s)
+            return s;
+        cycles -= n;
+    } while (cycles);
+    return NPK_OK;
+}
+
+bool kt_line_status_cycle(const char *status, uint64_t *cycle)
+{
+    static const char *const keys[] = {"sys=", "cycle="}; /* the card harness's name first */
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        for (const char *at = status; (at = strstr(at, keys[k])); at++) {
+            if (at != status && at[-1] != ' ')
+                continue; /* a longer key that ends in this one */
+            const char *v = at + strlen(keys[k]);
+            char token[20];
+            size_t n = strcspn(v, " ");
+            if (n && n < sizeof token) {
+                memcpy(token, v, n);
+                token[n] = '\0';
+                if (kt_hex_u64(token, cycle))
+                    return true;
+            }
+        }
+    return false;
 }
 
 npk_status kt_line_status(kt_line *l, char *buf, size_t len)

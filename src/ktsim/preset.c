@@ -10,7 +10,7 @@
  *   sync_fifo_extra N
  *   mem_port X Y               repeatable; the first hosts the orchestrator
  *   ctrl_base A | mem_base A | engine_base A | dram_size N | host_access_cycles N | clock_mhz N
- *   stale_lanes 0|1 | mover 0|1 | skip_quiet 0|1
+ *   stale_lanes 0|1 | mover 0|1 | skip_quiet 0|1 | engine 0|1
  *   unit X Y KIND [type=XX|0xNNNN] [version=N] [n_buffers=N] [inst_depth=N]
  *                 [latency=N] [result=N] [reply_delay=N]
  *   timing KIND [setup=N] [read_wait=N] [element=N] [retire=N]     (timing.c)
@@ -73,6 +73,7 @@ static const setting settings[] = {
     SETTING("stale_lanes", stale_lanes, 1),
     SETTING("mover", mover, 1),
     SETTING("skip_quiet", skip_quiet, 1),
+    SETTING("engine", engine, 1),
 };
 
 static void store(void *base, const setting *s, uint64_t v)

@@ -96,6 +96,7 @@ void ktsim_config_default(ktsim_config *c)
     c->clock_mhz = 300; /* the mesh (noc) clock of the boards' ship profile, facts §4.1 */
     c->mover = true;    /* every memory agent carries the mover unless a preset says otherwise */
     c->skip_quiet = true;
+    c->engine = true;
     ksim_timing_defaults(c);
 }
 

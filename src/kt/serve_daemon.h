@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* The card-daemon server's state, shared by its connection loop (serve_daemon.c), its operations
+ * (serve_daemon_ops.c) and its clock governor model (serve_clocks.c). */
+#ifndef NPUKIT_KT_SERVE_DAEMON_H
+#define NPUKIT_KT_SERVE_DAEMON_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "carrier.h"
+#include "npukit/kt_remote.h"
+#include "npukit/kt_serve.h"
+
+enum {
+    MAX_LEASES = 64,
+    MAX_RUNS = 64,
+    SERVE_MAX_BLOCK = KT_DAEMON_MAX_BLOCK, /* bytes of one read_block or write_block */
+    /* The largest request an op can need: a write_block's hex and a little JSON around it.
+     * Anything longer is refused from its header, before a byte of it is stored. */
+    SERVE_MAX_REQUEST = 2 * SERVE_MAX_BLOCK + 4096,
+    GOV_MESHES = 32, /* meshes the clock governor tracks (a run names meshes by bit) */
+};
+
+typedef struct client {
+    kt_carrier c;
+    unsigned id;
+    uint8_t hdr[4];
+    size_t have, need; /* bytes of the header or body read so far, and the body's length */
+    char *body;        /* grows as the body arrives (NULL while reading the header) */
+    size_t body_cap;
+    char *out; /* replies queued for the client: out[out_off, out_len) */
+    size_t out_len, out_off;
+    bool closing;           /* drop once the queued reply is out */
+    int64_t frame_deadline; /* a started frame must be whole by then (-1: none started) */
+    int64_t out_deadline;   /* the queued reply must be taken by then */
+    int64_t idle_deadline;  /* the next request must start by then (-1: never) */
+} client;
+
+typedef struct lease {
+    uint64_t id, base, end;
+    unsigned client, mesh;
+} lease;
+
+typedef struct run_token {
+    uint64_t id;
+    unsigned client, mesh_mask;
+    int level;
+} run_token;
+
+/* The clock governor as the card daemon keeps it: every mesh rests at the idle profile; a run
+ * raises the meshes it names to its level until it ends, and a mesh drops back once idle for
+ * idle_ms. The simulator's timing does not depend on it (its clock is the preset's). */
+typedef struct governor {
+    int current[GOV_MESHES]; /* index into the profile table */
+    int64_t last_active[GOV_MESHES];
+    unsigned idle_ms;
+} governor;
+
+typedef struct server {
+    const kt_serve_target *tg;
+    client *cl[KT_SERVE_MAX_CLIENTS];
+    unsigned ncl, next_client;
+    lease leases[MAX_LEASES];
+    unsigned nleases;
+    run_token runs[MAX_RUNS];
+    unsigned nruns;
+    uint64_t next_lease, next_run;
+    governor gov;
+    bool stop;
+    /* The Python exception name an op chose for its error (NULL: from the status). */
+    const char *err_type;
+    void (*log)(const char *line);
+} server;
+
+/* One operation by name (NULL: unknown); fills *value (NULL = JSON null) or fails. */
+typedef npk_status (*kt_daemon_op_fn)(server *sv, client *cl, const cJSON *req, cJSON **value);
+kt_daemon_op_fn kt_daemon_op(const char *name);
+/* The exception type an error reply names for a status ("ValueError", "TimeoutError", ...). */
+const char *kt_daemon_error_type(npk_status s);
+
+/* The clock governor (serve_clocks.c). */
+void kt_gov_init(governor *g, unsigned meshes);
+/* Profile index for a level name, or -1. */
+int kt_gov_level(const char *name);
+const char *kt_gov_level_name(int level);
+/* Raise `mask`'s meshes to `level` for a run. */
+void kt_gov_raise(governor *g, unsigned mask, int level);
+/* A run ended: its meshes count as active now (they drop after the idle window). */
+void kt_gov_touch(governor *g, unsigned mask);
+/* Drop meshes idle past the window and held by no run (runs' union in `held`). */
+void kt_gov_tick(governor *g, unsigned meshes, unsigned held);
+/* {"0": {"level", "noc_mhz", ...}, ...} for the clocks op. */
+cJSON *kt_gov_clocks(const governor *g, unsigned meshes);
+/* The status op's "governor" object. */
+cJSON *kt_gov_status(const server *sv);
+
+#endif

@@ -1,0 +1,490 @@
+/* SPDX-License-Identifier: MIT */
+/* `npukit kt serve` and the remote carriers under hostile peers: clients and servers that never
+ * read, clients that idle or stop halfway through a frame or a line, oversized and deeply shaped
+ * frames, invalid UTF-8, clients ending each other's runs, BR/PE at and past every DRAM bound, T
+ * past its bound, and line peers that chatter forever. Every check is about what happens, never
+ * about how fast this host is: each wait is bounded generously and only the order of events
+ * matters (a blocked server would blow every bound; alarm() ends a hang as a failure). Only
+ * loopback sockets on ephemeral ports. */
+#define _POSIX_C_SOURCE 200809L
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "check.h"
+#include "kt/carrier.h"
+#include "kt/jsonframe.h"
+#include "kt/peertext.h"
+#include "kt_remote_testlib.h"
+#include "npukit/kt.h"
+#include "npukit/kt_remote.h"
+#include "npukit/kt_serve.h"
+
+static const uint64_t MEM = 1ull << 40;
+enum { PATIENCE_MS = 20000 };
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* A raw TCP client whose receive buffer is as small as the system allows (set before connect, so
+ * the window stays small): a peer that takes almost nothing unless it reads. */
+static int raw_connect(const char *addr, bool tiny_rcvbuf)
+{
+    unsigned port = (unsigned)atoi(strrchr(addr, ':') + 1);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (tiny_rcvbuf) {
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &one, sizeof one);
+    }
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(0x7F000001);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static bool send_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n <= 0)
+            return false;
+        p += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+static bool send_frame(int fd, const char *json)
+{
+    size_t n = strlen(json);
+    uint8_t h[4] = {(uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n};
+    return send_all(fd, h, 4) && send_all(fd, json, n);
+}
+
+/* The next frame on a raw socket as JSON (NULL when none came in time or the peer closed). */
+static cJSON *recv_frame(int fd)
+{
+    kt_carrier c;
+    kt_carrier_from_fds(&c, fd, -1, "raw", PATIENCE_MS);
+    cJSON *r = NULL;
+    kt_frame_recv(&c, &r);
+    free(c.buf); /* the descriptor stays the caller's */
+    return r;
+}
+
+static const char *error_of(const cJSON *r)
+{
+    const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "error");
+    return cJSON_IsString(e) ? e->valuestring : "";
+}
+
+/* The daemon's client count from its status op. */
+static int clients_of(kt_daemon *d)
+{
+    char st[4096];
+    if (kt_daemon_status(d, st, sizeof st))
+        return -1;
+    const char *at = strstr(st, "\"clients\":");
+    return at ? atoi(at + 10) : -1;
+}
+
+/* Wait until the daemon reports `want` clients (false if it never does within PATIENCE_MS). */
+static bool await_clients(kt_daemon *d, int want)
+{
+    for (int waited = 0; waited < PATIENCE_MS; waited += 50) {
+        if (clients_of(d) == want)
+            return true;
+        sleep_ms(50);
+    }
+    return false;
+}
+
+/* Peak resident memory of a process in KiB (VmHWM). */
+static long peak_kib(pid_t pid)
+{
+    char path[64], line[128];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kib = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmHWM:", 6))
+            kib = atol(line + 6);
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+/* ---- the carrier: one deadline per send, on pipes and sockets ---- */
+
+static void test_send_to_peer_that_never_reads(void)
+{
+    size_t big = 16u << 20;
+    char *data = calloc(1, big);
+    /* A socket whose other end never reads. */
+    int sp[2];
+    CHECK_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, sp), 0);
+    kt_carrier c;
+    kt_carrier_from_fds(&c, sp[0], sp[0], "socket", 300);
+    double t0 = now_s();
+    CHECK_EQ(kt_carrier_send(&c, data, big), NPK_ETIMEDOUT);
+    CHECK_STR_HAS(npk_last_error(), "stopped reading");
+    CHECK(now_s() - t0 < PATIENCE_MS / 1000.0);
+    kt_carrier_close(&c, 0);
+    close(sp[1]);
+    /* A child that never reads its stdin. */
+    CHECK_EQ(kt_carrier_spawn(&c, "exec sleep 60", 300), NPK_OK);
+    t0 = now_s();
+    CHECK_EQ(kt_carrier_send(&c, data, big), NPK_ETIMEDOUT);
+    CHECK(now_s() - t0 < PATIENCE_MS / 1000.0);
+    kt_carrier_close(&c, 0);
+    free(data);
+}
+
+/* ---- the daemon ---- */
+
+/* A client that asks for large replies and never reads them holds no one else up, and is
+ * dropped once its reply's deadline passes. */
+static void test_daemon_client_that_never_reads(void)
+{
+    kt_test_server sv;
+    const char *args[] = {"--protocol", "daemon", "--frame-timeout-ms", "1500", NULL};
+    CHECK(kt_test_server_start(&sv, args));
+    if (!sv.pid)
+        return;
+    kt_daemon *d;
+    kt_transport t;
+    kt_remote_opts o = {PATIENCE_MS};
+    CHECK_EQ(kt_daemon_connect(sv.addr, &o, &d, &t), NPK_OK);
+    size_t n = 1u << 20;
+    uint8_t *data = calloc(1, n);
+    CHECK_EQ(kt_write_block(&t, MEM, data, n), NPK_OK);
+    int fd = raw_connect(sv.addr, true);
+    CHECK(fd >= 0);
+    char req[128];
+    for (int i = 0; i < 64; i++) { /* 128 MiB of hex asked for, none of it read */
+        snprintf(req, sizeof req, "{\"id\":%d,\"op\":\"read_block\",\"addr\":%llu,\"nbytes\":%zu}",
+                 i, (unsigned long long)MEM, n);
+        if (!send_frame(fd, req))
+            break; /* the server stopped reading this client: that is the point */
+        if (i == 0)
+            sleep_ms(200); /* let the first reply fill the client's window */
+    }
+    uint64_t v = 0;
+    CHECK_EQ(kt_read64(&t, MEM + 8, &v), NPK_OK); /* served while the other one is stuck */
+    CHECK_EQ(v, 0);
+    CHECK(await_clients(d, 1)); /* dropped at its reply's deadline */
+    close(fd);
+    free(data);
+    kt_transport_close(&t);
+    kt_test_server_stop(&sv);
+}
+
+/* Idle connections, half-sent frames and a full house: each client is told why it is dropped or
+ * turned away, and the server is free again once the idle ones time out. */
+static void test_daemon_idle_and_half_frames(void)
+{
+    kt_test_server sv;
+    const char *args[] = {"--protocol", "daemon", "--idle-timeout-ms", "1500", "--frame-timeout-ms",
+                          "1000",       NULL};
+    CHECK(kt_test_server_start(&sv, args));
+    if (!sv.pid)
+        return;
+    int fds[KT_SERVE_MAX_CLIENTS];
+    for (int i = 0; i < KT_SERVE_MAX_CLIENTS; i++)
+        fds[i] = raw_connect(sv.addr, false);
+    /* The house is full: the next one hears why. */
+    int extra = raw_connect(sv.addr, false);
+    cJSON *r = recv_frame(extra);
+    CHECK(r && cJSON_IsFalse(cJSON_GetObjectItem(r, "ok")));
+    CHECK_STR_HAS(error_of(r), "ConnectionRefusedError: 32 clients are connected already");
+    cJSON_Delete(r);
+    close(extra);
+    /* One of them stops halfway through a frame; the others just idle. */
+    CHECK(send_all(fds[0], "\x00\x00\x01\x00{\"id\":1,", 12));
+    r = recv_frame(fds[0]);
+    CHECK_STR_HAS(error_of(r), "TimeoutError: the client did not finish its frame within 1000 ms");
+    cJSON_Delete(r);
+    r = recv_frame(fds[1]);
+    CHECK_STR_HAS(error_of(r), "TimeoutError: the client did not send a request within 1500 ms");
+    cJSON_Delete(r);
+    for (int i = 0; i < KT_SERVE_MAX_CLIENTS; i++)
+        close(fds[i]);
+    /* Everyone is served again. */
+    kt_daemon *d = NULL;
+    kt_transport t;
+    kt_remote_opts o = {PATIENCE_MS};
+    CHECK_EQ(kt_daemon_connect(sv.addr, &o, &d, &t), NPK_OK);
+    if (d)
+        kt_transport_close(&t);
+    kt_test_server_stop(&sv);
+}
+
+/* Frames the ops cannot need are refused before they cost memory; invalid UTF-8 never comes
+ * back as a reply that is not JSON; a client cannot end another's run. */
+static void test_daemon_frames_and_ownership(void)
+{
+    kt_test_server sv;
+    const char *args[] = {"--protocol", "daemon", "--meshes", "2", NULL};
+    CHECK(kt_test_server_start(&sv, args));
+    if (!sv.pid)
+        return;
+    long base_kib = peak_kib(sv.pid);
+    /* Longer than any request: refused from the header. */
+    int fd = raw_connect(sv.addr, false);
+    CHECK(send_all(fd, "\x01\x00\x00\x00", 4)); /* 16 MiB */
+    cJSON *r = recv_frame(fd);
+    CHECK_STR_HAS(error_of(r), "exceeds the limit of");
+    cJSON_Delete(r);
+    close(fd);
+    /* 4 MiB of JSON numbers: refused before a node of it is built. */
+    size_t n = 4u << 20;
+    char *bomb = malloc(n + 64);
+    size_t at = (size_t)sprintf(bomb, "{\"id\":1,\"op\":\"hello\",\"x\":[");
+    while (at < n)
+        at += (size_t)sprintf(bomb + at, "1,");
+    strcpy(bomb + at, "1]}");
+    fd = raw_connect(sv.addr, false);
+    CHECK(send_frame(fd, bomb));
+    r = recv_frame(fd);
+    CHECK_STR_HAS(error_of(r), "more than 64 values");
+    cJSON_Delete(r);
+    close(fd);
+    free(bomb);
+    long grew = peak_kib(sv.pid) - base_kib;
+    printf("daemon peak memory after a 4 MiB frame of numbers: +%ld KiB\n", grew);
+    CHECK(grew < 64 * 1024); /* a parse would have taken about 40 times the frame */
+    /* An op name that is not UTF-8: refused, and the reply is still JSON (it parses). */
+    fd = raw_connect(sv.addr, false);
+    CHECK(send_frame(fd, "{\"id\":1,\"op\":\"\xff\xfe\x1b[2J\"}"));
+    r = recv_frame(fd);
+    CHECK(r != NULL);
+    CHECK_STR_HAS(error_of(r), "not UTF-8");
+    cJSON_Delete(r);
+    close(fd);
+    /* Control characters in an unknown op come back escaped inside valid JSON. */
+    fd = raw_connect(sv.addr, false);
+    CHECK(send_frame(fd, "{\"id\":1,\"op\":\"\\u001b[2J\"}"));
+    r = recv_frame(fd);
+    CHECK_STR_HAS(error_of(r), "ValueError: unknown op \"\\u001b[2J\"");
+    cJSON_Delete(r);
+    close(fd);
+    /* Runs belong to their client. */
+    kt_daemon *d1, *d2;
+    kt_transport t1, t2;
+    CHECK_EQ(kt_daemon_connect(sv.addr, NULL, &d1, &t1), NPK_OK);
+    CHECK_EQ(kt_daemon_connect(sv.addr, NULL, &d2, &t2), NPK_OK);
+    uint64_t tok = 0;
+    CHECK_EQ(kt_daemon_run_begin(d1, 3, "ship", &tok), NPK_OK);
+    CHECK_EQ(kt_daemon_run_end(d2, tok), NPK_EIO);
+    CHECK_STR_HAS(npk_last_error(), "PermissionError: run");
+    CHECK_STR_HAS(npk_last_error(), "belongs to client");
+    CHECK_EQ(kt_daemon_run_end(d1, tok), NPK_OK);
+    CHECK_EQ(kt_daemon_run_end(d1, tok), NPK_EIO);
+    CHECK_STR_HAS(npk_last_error(), "KeyError: run_end: no live run");
+    kt_transport_close(&t1);
+    kt_transport_close(&t2);
+    kt_test_server_stop(&sv);
+}
+
+/* A daemon that answers read64 with a frame far larger than any read64 answer: refused from the
+ * header, without reading or storing it. */
+static void *lying_daemon(void *arg)
+{
+    int lfd = *(int *)arg;
+    int fd = accept(lfd, NULL, NULL);
+    if (fd < 0)
+        return NULL;
+    cJSON *q = recv_frame(fd); /* hello */
+    cJSON_Delete(q);
+    send_frame(fd, "{\"id\":1,\"ok\":true,\"value\":{\"beat_bytes\":8}}");
+    q = recv_frame(fd);
+    cJSON_Delete(q);
+    send_all(fd, "\x03\xff\xff\xff\"", 5); /* 64 MiB announced */
+    char one;
+    (void)!recv(fd, &one, 1, 0); /* until the client closes */
+    close(fd);
+    return NULL;
+}
+
+static void test_daemon_client_against_liar(void)
+{
+    int lfd;
+    unsigned port;
+    CHECK_EQ(kt_listen_tcp("127.0.0.1:0", false, &lfd, &port), NPK_OK);
+    pthread_t th;
+    pthread_create(&th, NULL, lying_daemon, &lfd);
+    char addr[32];
+    snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
+    kt_daemon *d;
+    kt_transport t;
+    kt_remote_opts o = {PATIENCE_MS};
+    CHECK_EQ(kt_daemon_connect(addr, &o, &d, &t), NPK_OK);
+    uint64_t v;
+    CHECK_EQ(kt_read64(&t, 0x10000010, &v), NPK_EPROTO);
+    CHECK_STR_HAS(npk_last_error(), "exceeds the limit of 1048576 bytes");
+    kt_transport_close(&t);
+    pthread_join(th, NULL);
+    close(lfd);
+}
+
+/* ---- the line server ---- */
+
+/* One command line to a line server on a pipe, its reply line back (into buf). */
+static const char *ask(kt_carrier *c, const char *cmd, char *buf, size_t len)
+{
+    char line[256];
+    int n = snprintf(line, sizeof line, "%s\n", cmd);
+    char *reply = NULL;
+    if (kt_carrier_send(c, line, (size_t)n) || kt_carrier_line(c, 1 << 20, &reply, NULL))
+        snprintf(buf, len, "(no reply: %s)", npk_last_error());
+    else
+        snprintf(buf, len, "%s", reply);
+    return buf;
+}
+
+/* BR and PE at and past every bound of a channel's DRAM (256 MiB in the default preset), after a
+ * reply that left a register value in the server's buffers: in range reads zeros, past it is E. */
+static void test_line_dram_bounds(void)
+{
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "'%s' kt serve --stdio --meshes 2", kt_test_cli());
+    kt_carrier c;
+    CHECK_EQ(kt_carrier_spawn(&c, cmd, PATIENCE_MS), NPK_OK);
+    char *ready, r[300];
+    CHECK_EQ(kt_carrier_line(&c, 1000, &ready, NULL), NPK_OK);
+#define ZEROS                                                                                      \
+    "V 0000000000000000000000000000000000000000000000000000000000000000"                           \
+    "0000000000000000000000000000000000000000000000000000000000000000"
+    static const struct {
+        const char *cmd, *want;
+    } rows[] = {
+        {"R 10000010", "V "},   /* a register value into the buffers */
+        {"BR 0 0", ZEROS},      /* first word */
+        {"BR 0 3fffff", ZEROS}, /* last word of 256 MiB */
+        {"BR 0 400000", "E DRAM bytes 0x10000000+64 of channel 0 are outside"},
+        {"BR 1 400000", "E DRAM bytes 0x10000000+64 of channel 1 are outside"},
+        {"BR 0 3ffffffffffffff", "E DRAM bytes"}, /* the largest index that fits */
+        {"BR 0 ffffffffffffffff", "E word index out of range"},
+        {"BR 2 0", "E no DRAM backdoor on channel 2"},
+        {"PE card.mesh0.dram words 3fffff 1", ZEROS},
+        {"PE card.mesh0.dram words 3fffff 2", "E elements 0x3fffff+0x2 are not within"},
+        {"PE card.mesh0.dram words 400000 1", "E elements"},
+        {"PE card.mesh0.dram words ffffffffffffffff 1", "E elements"},
+        {"RB 10010000000 8", "E no slave answers"}, /* past the memory window */
+        {"RB 1000ffffff8 10", "E "},                /* across its end */
+        {"T 100001", "E T of 0x100001 cycles exceeds 0x100000 per command"},
+        {"T fffffffffffff", "E T of"},
+        {"T 10", "OK"},
+        {"XYZ 1", "E unknown command 'XYZ'"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        ask(&c, rows[i].cmd, r, sizeof r);
+        if (strncmp(r, rows[i].want, strlen(rows[i].want)))
+            fprintf(stderr, "`%s` answered `%.120s`, want `%s`\n", rows[i].cmd, r, rows[i].want);
+        CHECK(!strncmp(r, rows[i].want, strlen(rows[i].want)));
+    }
+    kt_carrier_send(&c, "Q\n", 2);
+    kt_carrier_close(&c, 5000);
+#undef ZEROS
+}
+
+/* The line server serves one client: others are told it is busy; an idle client and a
+ * half-sent line are closed with a reason, after which the next client is served. */
+static void test_line_busy_idle_half_line(void)
+{
+    kt_test_server sv;
+    const char *args[] = {"--protocol", "line", "--idle-timeout-ms", "1500", "--frame-timeout-ms",
+                          "1000",       NULL};
+    CHECK(kt_test_server_start(&sv, args));
+    if (!sv.pid)
+        return;
+    kt_carrier a, b;
+    char *line;
+    CHECK_EQ(kt_carrier_connect(&a, sv.addr, PATIENCE_MS), NPK_OK);
+    CHECK_EQ(kt_carrier_line(&a, 1000, &line, NULL), NPK_OK);
+    CHECK_STR_HAS(line, "READY");
+    CHECK_EQ(kt_carrier_connect(&b, sv.addr, PATIENCE_MS), NPK_OK);
+    CHECK_EQ(kt_carrier_line(&b, 1000, &line, NULL), NPK_OK);
+    CHECK_STR_HAS(line, "E busy: another client is connected");
+    kt_carrier_close(&b, 0);
+    CHECK_EQ(kt_carrier_line(&a, 1000, &line, NULL), NPK_OK); /* a idles */
+    CHECK_STR_HAS(line, "E idle for 1500 ms; connection closed");
+    kt_carrier_close(&a, 0);
+    CHECK_EQ(kt_carrier_connect(&b, sv.addr, PATIENCE_MS), NPK_OK);
+    CHECK_EQ(kt_carrier_line(&b, 1000, &line, NULL), NPK_OK);
+    CHECK_STR_HAS(line, "READY");                       /* served now */
+    CHECK_EQ(kt_carrier_send(&b, "R 1000", 6), NPK_OK); /* no newline, ever */
+    CHECK_EQ(kt_carrier_line(&b, 1000, &line, NULL), NPK_OK);
+    CHECK_STR_HAS(line, "E a command line not finished within 1000 ms");
+    kt_carrier_close(&b, 0);
+    kt_test_server_stop(&sv);
+}
+
+/* ---- the line client ---- */
+
+/* A peer that keeps printing model output and never answers: one deadline for the exchange
+ * (and for READY), whatever it prints; its control characters never reach the message raw. */
+static void test_line_client_chatter(void)
+{
+    kt_line *l;
+    kt_transport t;
+    kt_remote_opts o = {500};
+    double t0 = now_s();
+    CHECK_EQ(kt_line_spawn("while :; do printf 'boot \\033[2J\\n'; sleep 0.05; done", &o, &l, &t),
+             NPK_ETIMEDOUT);
+    CHECK(now_s() - t0 < PATIENCE_MS / 1000.0);
+    CHECK_STR_HAS(npk_last_error(), "waiting for READY");
+    CHECK_STR_HAS(npk_last_error(), "boot \\x1b[2J");
+    CHECK(!strchr(npk_last_error(), '\033'));
+    CHECK_EQ(kt_line_spawn("echo READY; while :; do echo chatter; sleep 0.05; done", &o, &l, &t),
+             NPK_OK);
+    uint64_t v;
+    t0 = now_s();
+    CHECK_EQ(kt_read64(&t, 0x10000010, &v), NPK_ETIMEDOUT);
+    CHECK(now_s() - t0 < PATIENCE_MS / 1000.0);
+    CHECK_STR_HAS(npk_last_error(), "'chatter'");
+    kt_transport_close(&t);
+    /* status text: sys= (the harness) or cycle= (earlier servers), whole keys only */
+    uint64_t c = 0;
+    CHECK(kt_line_status_cycle("sys=1f meshes=2", &c) && c == 0x1f);
+    CHECK(kt_line_status_cycle("xcycle=5 cycle=7", &c) && c == 7);
+    CHECK(!kt_line_status_cycle("meshes=2", &c));
+    char buf[64];
+    CHECK_STR_HAS(kt_peer_text("a\x1b\n\xff\xc3\xa9", 6, 40, buf, sizeof buf),
+                  "a\\x1b\\n\\xff\xc3\xa9");
+    CHECK_STR_HAS(kt_peer_text("abcdef", 6, 3, buf, sizeof buf), "abc...(6 bytes)");
+}
+
+int main(void)
+{
+    alarm(600); /* a hang is a failure, not a stuck test run */
+    test_send_to_peer_that_never_reads();
+    test_daemon_client_that_never_reads();
+    test_daemon_idle_and_half_frames();
+    test_daemon_frames_and_ownership();
+    test_daemon_client_against_liar();
+    test_line_dram_bounds();
+    test_line_busy_idle_half_line();
+    test_line_client_chatter();
+    return check_done();
+}
