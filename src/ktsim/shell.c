@@ -176,7 +176,8 @@ static bool shell_offer(void *ep, const kt_flit *f)
             sh->ctrl_txn = h.txn;
             sh->ctrl_index = kt_ctrl_get(f).index;
             sh->ctrl_value = ctrl_value(sh, sh->ctrl_index);
-            sh->ctrl_ready_at = sh->cycle + sh->cfg.reply_delay;
+            /* the request's crossing into the unit and the reply's crossing out */
+            sh->ctrl_ready_at = sh->cycle + sh->cfg.reply_delay + sh->cfg.cdc;
         }
         return true; /* a second request while one is pending is accepted and discarded */
     default: return ksim_fifo_push(&sh->recv, f, sh->cycle);

@@ -17,6 +17,18 @@ static const ktsim_unit_timing calibrated[] = {
     {"saxpy", .setup = 1, .read_wait = 17, .element = 1, .retire = 1},
 };
 
+/* The mailbox path's async-FIFO crossings. Measured on the RTL (kick, advance d cycles, one
+ * RX_STATUS read; the smallest d that sees the CU_CTRL reply): 9 to the unit one router away, 4
+ * for a loopback, where a model without crossings gives 3 and 1 on the rtl_bench preset. The
+ * loopback's 3 extra cycles split between TX and RX as a 2-stage write-pointer synchroniser and
+ * a 1-stage read side; the unit's request and reply crossings take the other 3. */
+void ksim_crossing_defaults(ktsim_config *c)
+{
+    c->cdc_tx = 2;
+    c->cdc_rx = 1;
+    c->cdc_unit = 3;
+}
+
 void ksim_timing_defaults(ktsim_config *c)
 {
     c->n_timing = sizeof calibrated / sizeof calibrated[0];
