@@ -60,8 +60,15 @@ static uint64_t sc_dbg(void *u)
     (void)u;
     return 0xDB6DB6DB6DB6DB6Dull;
 }
-static const ksim_unit_ops script_ops = {"script", 0x5343, sc_create, sc_destroy, NULL, sc_ready,
-                                         sc_issue, sc_tick, sc_recv, sc_dbg, NULL, NULL};
+static const ksim_unit_ops script_ops = {.kind = "script",
+                                         .default_type = 0x5343,
+                                         .create = sc_create,
+                                         .destroy = sc_destroy,
+                                         .ready = sc_ready,
+                                         .issue = sc_issue,
+                                         .tick = sc_tick,
+                                         .recv = sc_recv,
+                                         .dbg = sc_dbg};
 
 /* ---- harness ---- */
 static const kt_coord AT = {2, 1}, ORC = {0, 1}, HOST = {0, 0};

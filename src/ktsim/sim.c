@@ -525,9 +525,12 @@ static npk_status check_config(const ktsim_config *c)
             return npk_fail(NPK_EINVAL, "%s=0 in preset '%s': a FIFO holds at least 1 entry",
                             fifos[i].key, c->name);
     for (unsigned i = 0; i < c->n_units; i++) {
-        if (!ksim_unit_find(c->units[i].kind))
-            return npk_fail(NPK_EINVAL, "unit at (%u,%u): unknown model '%s' (known: test, saxpy)",
-                            c->units[i].at.x, c->units[i].at.y, c->units[i].kind);
+        if (!ksim_unit_find(c->units[i].kind)) {
+            char kinds[256];
+            ksim_unit_kinds(kinds, sizeof kinds, false);
+            return npk_fail(NPK_EINVAL, "unit at (%u,%u): unknown model '%s' (known: %s)",
+                            c->units[i].at.x, c->units[i].at.y, c->units[i].kind, kinds);
+        }
         if (c->units[i].inst_depth == 0)
             return npk_fail(NPK_EINVAL,
                             "unit at (%u,%u): inst_depth=0, at least 1 (credit is seeded from it)",
