@@ -148,7 +148,7 @@ static void expect_signal(ksim_shell *sh, uint8_t code, uint32_t arg, uint8_t tx
     CHECK_EQ(h.type, KT_T_CU_SIGNAL);
     CHECK(kt_coord_eq(h.dst, ORC)); /* addressed to the CU_INST's source */
     CHECK(kt_coord_eq(h.src, AT));
-    CHECK_EQ(h.txn, txn);           /* the program's txn in every completion's header */
+    CHECK_EQ(h.txn, txn); /* the program's txn in every completion's header */
     kt_signal s = kt_signal_get(&f);
     CHECK_EQ(s.code, code);
     CHECK_EQ(s.arg, arg);
@@ -341,7 +341,7 @@ static void test_counters(void)
 static void test_unit_latency(void)
 {
     for (int op = 1; op <= 2; op++) {
-        ksim_shell *sh = make(8, 0, &ksim_unit_test);
+        ksim_shell *sh = make(8, 0, ksim_unit_find("test"));
         kt_flit inst = {{0}};
         kt_flit_set_bits(&inst, 252, 4, (uint64_t)op);
         kt_flit_set_bits(&inst, 224, 16, 10);

@@ -60,8 +60,6 @@ void ksim_unit_kinds(char *buf, size_t len, bool timed_only);
  * that is empty, too long or taken, a full table, and a timing row beyond KTSIM_MAX_TIMINGS
  * timed types, naming the value and the limit. */
 npk_status ksim_unit_register(const ksim_unit_ops *ops);
-extern const ksim_unit_ops ksim_unit_test;
-extern const ksim_unit_ops ksim_unit_saxpy;
 
 /* The instruction FIFO holds cfg->inst_depth + fifo_extra entries and the receive FIFO
  * recv_depth + fifo_extra (a synchronous FIFO's slack beyond DEPTH); CU_CAPS publishes
