@@ -12,16 +12,28 @@
 
 #include "shell.h"
 
-/* The mailbox path's async-FIFO crossings. Measured on the RTL (kick, advance d cycles, one
- * RX_STATUS read; the smallest d that sees the CU_CTRL reply): 9 to the unit one router away, 4
- * for a loopback, where a model without crossings gives 3 and 1 on the rtl_bench preset. The
- * loopback's 3 extra cycles split between TX and RX as a 2-stage write-pointer synchroniser and
- * a 1-stage read side; the unit's request and reply crossings take the other 3. */
+/* The mailbox path's async-FIFO crossings, a row each with its source. Measured on the RTL
+ * (kick, advance d cycles, one RX_STATUS read; the smallest d that sees the CU_CTRL reply): 9 to
+ * the unit one router away, 4 for a loopback, where a model without crossings gives 3 and 1 on
+ * the rtl_bench preset — 3 extra cycles on the orchestrator's own path, 3 on the unit's. */
+typedef struct crossing_row {
+    size_t offset; /* the ktsim_config field */
+    unsigned cycles;
+    const char *source;
+} crossing_row;
+
+static const crossing_row crossings[] = {
+    {offsetof(ktsim_config, cdc_tx), 2,
+     "RTL loopback d = 4 (model 1 without): TX, a 2-stage write-pointer synchroniser"},
+    {offsetof(ktsim_config, cdc_rx), 1, "RTL loopback d = 4 (model 1 without): RX, the rest"},
+    {offsetof(ktsim_config, cdc_unit), 3,
+     "RTL d = 9 to the unit at one router (model 3 without): the unit's request and reply"},
+};
+
 void ksim_crossing_defaults(ktsim_config *c)
 {
-    c->cdc_tx = 2;
-    c->cdc_rx = 1;
-    c->cdc_unit = 3;
+    for (size_t i = 0; i < sizeof crossings / sizeof crossings[0]; i++)
+        memcpy((uint8_t *)c + crossings[i].offset, &crossings[i].cycles, sizeof(unsigned));
 }
 
 void ksim_timing_defaults(ktsim_config *c)
