@@ -8,10 +8,15 @@
  *   - the shell: instructions dispatched by the driver retire with the unit's results, a bad
  *     opcode faults, CU_COUNTERS count them, and the row's keys move busy_cycles as they say;
  *   - the trace: the unit's busy spans are named after its kind, with its instruction fields;
- *   - enumeration (what `kt enum` runs, kt_enumerate): CU_CAPS reads type "EC" at its position. */
+ *   - enumeration: kt_enumerate (what `kt enum` runs) reads type "EC" at its position, and so does
+ *     the `npukit kt enum` command itself, run against this process's machine served over the
+ *     line protocol (the command's own binary knows only the library's types). */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -19,6 +24,7 @@
 #include "ktsim/shell.h"
 #include "npukit/kt.h"
 #include "npukit/kt_regs.h"
+#include "npukit/kt_serve.h"
 #include "npukit/ktsim.h"
 
 /* ---- the unit type (everything it is, in this section) ---- */
@@ -218,6 +224,58 @@ static void test_shell_and_timing(void)
     CHECK_EQ(bad.arg, EC_FAULT);
 }
 
+/* ---- the kt enum command against this process's machine, served on loopback ---- */
+
+typedef struct served {
+    int listen_fd;
+    kt_serve_target tg;
+} served;
+
+static void advance(void *ctx, uint64_t cycles) { ktsim_step(ctx, cycles); }
+static uint64_t clock_of(void *ctx) { return ktsim_cycle(ctx); }
+
+static void *serve_one(void *p)
+{
+    served *sv = p;
+    int fd = accept(sv->listen_fd, NULL, NULL);
+    if (fd >= 0)
+        kt_serve_line_session(&sv->tg, fd, dup(fd)); /* closes both */
+    return NULL;
+}
+
+static void test_cli_enum(void)
+{
+    ktsim_config c;
+    ktsim *s = build("", &c);
+    if (!s)
+        return;
+    served sv = {
+        -1, {ktsim_transport(s), "echo_mesh", 1, s, advance, clock_of, NULL, NULL, NULL, false}};
+    unsigned port = 0;
+    CHECK_EQ(kt_listen_tcp("127.0.0.1:0", false, &sv.listen_fd, &port), NPK_OK);
+    pthread_t th;
+    CHECK_EQ(pthread_create(&th, NULL, serve_one, &sv), 0);
+    const char *cli = getenv("NPUKIT_CLI");
+    char cmd[1024], out[8192] = "";
+    /* the child keeps out of this process's trace file */
+    snprintf(cmd, sizeof cmd, "NPUKIT_TRACE= '%s' kt enum --card tcp:127.0.0.1:%u --json",
+             cli && *cli ? cli : "build/npukit", port);
+    FILE *p = popen(cmd, "r");
+    CHECK(p != NULL);
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    if (p)
+        CHECK_EQ(pclose(p), 0);
+    else
+        shutdown(sv.listen_fd, SHUT_RDWR); /* nobody will connect: let the server go */
+    pthread_join(th, NULL);
+    close(sv.listen_fd);
+    CHECK_STR_HAS(out, "{\"x\": 1, \"y\": 1, \"type\": \"EC\", \"type_code\": 17731, "
+                       "\"version\": 4, \"n_buffers\": 0, \"inst_depth\": 8}");
+    CHECK_STR_HAS(out, "\"type\": \"SX\"");
+    ktsim_destroy(s);
+}
+
 static char trace_file[] = "/tmp/npukit_unit_plugin_XXXXXX";
 
 static void test_trace(void)
@@ -248,6 +306,7 @@ int main(void)
     test_register();
     test_presets();
     test_shell_and_timing();
+    test_cli_enum();
     test_trace();
     unlink(trace_file);
     return check_done();
