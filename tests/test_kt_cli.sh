@@ -84,6 +84,22 @@ ok bash -c "'$cli' kt saxpy -n 10 --json | grep -q '\"host_access_cycles\": 8,'"
 sed 's/^host_access_cycles .*/host_access_cycles 3/' "$src/data/kt/default.mesh" > "$tmp/access3.mesh"
 ok bash -c "'$cli' kt enum --json --sim '$tmp/access3.mesh' | grep -q '\"host_access_cycles\": 3,'"
 ok bash -c "'$cli' kt move copy --json --sim '$tmp/access3.mesh' | grep -q '\"host_access_cycles\": 3,'"
+# One span for every figure: cycles and counts start together. kt enum spans the whole command
+# (enumeration is the command); kt saxpy and kt move start after the machine is open and the
+# operands are up, and on the RTL bench's preset (3 cycles an access, no access cheaper) the span's
+# cycles cover at least its transactions' cost.
+span_ok() { # FIELD_JSON: span_start_cycle condition, cycles >= 3 * transactions
+  local j=$1 want=$2 st cy tr
+  st=$(echo "$j" | grep -o '"span_start_cycle": [0-9]*' | sed 's/.*: //')
+  cy=$(echo "$j" | grep -o '"cycles": [0-9]*' | head -1 | sed 's/.*: //')
+  tr=$(echo "$j" | grep -o '"transactions": [0-9]*' | head -1 | sed 's/.*: //')
+  [ -n "$st" ] && [ -n "$cy" ] && [ "$cy" -ge $((3 * tr)) ] || return 1
+  if [ "$want" = zero ]; then [ "$st" = 0 ]; else [ "$st" -gt 0 ]; fi
+}
+ok span_ok "$("$cli" kt enum --json --sim rtl_bench)" zero
+ok span_ok "$("$cli" kt status --json --sim rtl_bench)" zero
+ok span_ok "$("$cli" kt saxpy -n 1000 --json --sim rtl_bench)" after
+ok span_ok "$("$cli" kt move copy --json --sim rtl_bench)" after
 # The unit timing is a preset row over the calibrated defaults, and kt saxpy reports it.
 { cat "$src/data/kt/default.mesh"; echo 'timing saxpy read_wait=5 element=2'; } > "$tmp/slow.mesh"
 ok bash -c "'$cli' kt saxpy -n 100 --json --sim '$tmp/slow.mesh' | grep -q '\"saxpy\": {\"setup\": [0-9]*, \"read_wait\": 5, \"element\": 2,'"

@@ -13,7 +13,7 @@ static uint64_t cyc;
 
 static ksim_orch *make(void)
 {
-    ksim_orch_params p = {288, 4, 1, 2, 5, 128, 16, 16, {0, 1}, KTSIM_GEN_CURRENT};
+    ksim_orch_params p = {288, 4, 1, 2, 5, 128, 16, 16, {0, 1}, KTSIM_GEN_CURRENT, 0, 0};
     return ksim_orch_create(&p, NULL, NULL);
 }
 
@@ -153,7 +153,7 @@ static void test_credit_same_cycle(void)
             tick(o);
         if (variant == 2)
             ksim_orch_write_beat(o, KT_PROG_CRED, 9, 0xFF); /* its load lands in the push cycle */
-        ksim_orch_tick_begin(o, ++cyc); /* the push cycle */
+        ksim_orch_tick_begin(o, ++cyc);                     /* the push cycle */
         if (variant >= 1)
             signal_now(o, (kt_coord){1, 1}, KT_SIG_INST_COMPLETE);
         ksim_orch_tick_end(o);

@@ -53,7 +53,8 @@ static void test_detect(void)
     kt_il_caps caps;
     CHECK_EQ(kt_il_detect(t, ktsim_card_ctrl_base(c, 0), &caps), NPK_OK);
     CHECK(!caps.present);
-    CHECK_EQ(kt_il_ring(t, ktsim_card_ctrl_base(c, 0), 1, 0), NPK_OK); /* harmless: the mover ignores 0x90 */
+    CHECK_EQ(kt_il_ring(t, ktsim_card_ctrl_base(c, 0), 1, 0),
+             NPK_OK); /* harmless: the mover ignores 0x90 */
     CHECK_EQ(kt_il_set_mesh_id(t, ktsim_card_ctrl_base(c, 0), 1), NPK_ENODEV);
     ktsim_card_destroy(c);
 
@@ -100,8 +101,8 @@ static void test_doorbells_and_counters(void)
     CHECK_EQ(d1.received[0], 2);
     CHECK_EQ(d1.sent[0], 1);
     CHECK_EQ(d0.received[1], 1);
-    CHECK_EQ(ktsim_card_db_status(c, 1), 2);                 /* mesh 0's count in [15:0] */
-    CHECK_EQ(ktsim_card_db_status(c, 0), 1ull << 16);        /* mesh 1's in [31:16] */
+    CHECK_EQ(ktsim_card_db_status(c, 1), 2);          /* mesh 0's count in [15:0] */
+    CHECK_EQ(ktsim_card_db_status(c, 0), 1ull << 16); /* mesh 1's in [31:16] */
     kt_il_counters k0, k1;
     CHECK_EQ(kt_il_read_counters(t, b0, &k0), NPK_OK);
     CHECK_EQ(kt_il_read_counters(t, b1, &k1), NPK_OK);
@@ -242,7 +243,9 @@ static void test_doorbell_order(void)
     CHECK_EQ(landed(c, 1, 0x8000, WORDS, 41), WORDS);
     kt_il_counters k;
     CHECK_EQ(kt_il_read_counters(t, b0, &k), NPK_OK);
-    CHECK(k.egress_blocks > 0); /* the link is slower than the mover: the queue filled */
+    /* At the RTL's copy rate (a word every 4 cycles) the mover does not outrun the link: the
+     * early bell is the arbiter's doing, not a full queue's. */
+    CHECK_EQ(k.egress_blocks, 0);
     ktsim_card_destroy(c);
 
     /* Right: writes, mover idle, then ring — every word is there when the bell is heard. */
@@ -256,7 +259,6 @@ static void test_doorbell_order(void)
     CHECK_EQ(landed_when_rung(c, WORDS, 41), WORDS);
     ktsim_card_destroy(c);
 }
-
 
 /* On a pre-strobe bitstream the interlink's three registers share one 32-byte flit: a ring at
  * 0x90 also writes control (0x80) and mesh id (0x88) with zero — the link disables itself and

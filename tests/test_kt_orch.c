@@ -8,7 +8,7 @@
 
 static ksim_orch_params params(ktsim_gen gen)
 {
-    ksim_orch_params p = {288, 4, 1, 2, 5, 128, 16, 16, {0, 1}, gen};
+    ksim_orch_params p = {288, 4, 1, 2, 5, 128, 16, 16, {0, 1}, gen, 0, 0};
     return p;
 }
 
@@ -32,10 +32,10 @@ static void test_reset_and_read_values(void)
     ksim_orch_params p = params(KTSIM_GEN_CURRENT);
     ksim_orch *o = ksim_orch_create(&p, NULL, NULL);
     CHECK(o != NULL);
-    CHECK_EQ(ksim_orch_read(o, KT_STATUS), 0x4);             /* mesh_ready tied 1, idle */
+    CHECK_EQ(ksim_orch_read(o, KT_STATUS), 0x4);                 /* mesh_ready tied 1, idle */
     CHECK_EQ(ksim_orch_read(o, KT_CAPS), 0x0000000201040120ull); /* 288, 4, LO 1, HI 2 */
     CHECK_EQ(ksim_orch_read(o, KT_PROG_STAT), 0);
-    CHECK_EQ(ksim_orch_read(o, KT_RX_STATUS), 1u << 16);     /* empty, no overflow */
+    CHECK_EQ(ksim_orch_read(o, KT_RX_STATUS), 1u << 16); /* empty, no overflow */
     CHECK_EQ(ksim_orch_read(o, KT_TX_STATUS), 0);
     for (const kt_reg_desc *r = kt_orch_regs; r->name; r++)
         if (r->access == KT_ACC_RW)
@@ -161,7 +161,8 @@ static void test_dispatcher_and_credit(void)
     CHECK_EQ(ps.flits_left, 1); /* after a completed program flits_left reads 1, not 0 */
     CHECK_EQ(ps.credit, 0);
     /* The mirror counts every signal from (1,2) and keeps the last code and arg. */
-    kt_node_status ns = kt_node_status_decode(ksim_orch_read(o, kt_node_status_offset((kt_coord){1, 2})));
+    kt_node_status ns =
+        kt_node_status_decode(ksim_orch_read(o, kt_node_status_offset((kt_coord){1, 2})));
     CHECK(ns.valid);
     CHECK_EQ(ns.count, 2);
     CHECK_EQ(ns.code, KT_SIG_INST_COMPLETE);

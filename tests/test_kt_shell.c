@@ -60,8 +60,15 @@ static uint64_t sc_dbg(void *u)
     (void)u;
     return 0xDB6DB6DB6DB6DB6Dull;
 }
-static const ksim_unit_ops script_ops = {"script", 0x5343, sc_create, sc_destroy, NULL, sc_ready,
-                                         sc_issue, sc_tick, sc_recv, sc_dbg, NULL, NULL};
+static const ksim_unit_ops script_ops = {.kind = "script",
+                                         .default_type = 0x5343,
+                                         .create = sc_create,
+                                         .destroy = sc_destroy,
+                                         .ready = sc_ready,
+                                         .issue = sc_issue,
+                                         .tick = sc_tick,
+                                         .recv = sc_recv,
+                                         .dbg = sc_dbg};
 
 /* ---- harness ---- */
 static const kt_coord AT = {2, 1}, ORC = {0, 1}, HOST = {0, 0};
@@ -141,7 +148,7 @@ static void expect_signal(ksim_shell *sh, uint8_t code, uint32_t arg, uint8_t tx
     CHECK_EQ(h.type, KT_T_CU_SIGNAL);
     CHECK(kt_coord_eq(h.dst, ORC)); /* addressed to the CU_INST's source */
     CHECK(kt_coord_eq(h.src, AT));
-    CHECK_EQ(h.txn, txn);           /* the program's txn in every completion's header */
+    CHECK_EQ(h.txn, txn); /* the program's txn in every completion's header */
     kt_signal s = kt_signal_get(&f);
     CHECK_EQ(s.code, code);
     CHECK_EQ(s.arg, arg);
@@ -334,7 +341,7 @@ static void test_counters(void)
 static void test_unit_latency(void)
 {
     for (int op = 1; op <= 2; op++) {
-        ksim_shell *sh = make(8, 0, &ksim_unit_test);
+        ksim_shell *sh = make(8, 0, ksim_unit_find("test"));
         kt_flit inst = {{0}};
         kt_flit_set_bits(&inst, 252, 4, (uint64_t)op);
         kt_flit_set_bits(&inst, 224, 16, 10);

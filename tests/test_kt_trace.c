@@ -14,10 +14,15 @@
  * clock behind a pipe);
  *   - the engine's program spans count the engine commands; the mover's spans
  * the moves;
+ *   - every kt command's trace nests: on each track, slices sorted by start
+ * (the longer first at an equal start) either end at or before the next one
+ * starts or contain it whole — the rule the Chrome trace viewer and Perfetto
+ * apply to complete ("X") events (Perfetto drops a slice that breaks it);
  *   - with tracing off nothing is written. */
 #define _POSIX_C_SOURCE 200809L
 #include <cjson/cJSON.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,13 +105,74 @@ typedef struct track {
     unsigned tx_total, tx_since_reset, resets, last_tx_bytes;
     double max_end_cycle;
     unsigned bad_spans;
+    long long (*slices)[2]; /* [start, end] in the file's 0.1 ns ticks */
+    unsigned n_slices, cap_slices;
 } track;
 
 typedef struct summary {
     track t[MAX_TRACKS];
     unsigned n, bad_events;
     char process[8][160];
+    unsigned slices, overlaps; /* every X event; those that break the nesting rule */
 } summary;
+
+static long long ticks(double us) { return llround(us * 1e4); }
+
+static void add_slice(track *t, double ts, double dur)
+{
+    if (t->n_slices == t->cap_slices) {
+        unsigned cap = t->cap_slices ? 2 * t->cap_slices : 256;
+        long long(*grown)[2] = realloc(t->slices, cap * sizeof *grown);
+        if (!grown)
+            return;
+        t->slices = grown;
+        t->cap_slices = cap;
+    }
+    t->slices[t->n_slices][0] = ticks(ts);
+    t->slices[t->n_slices][1] = ticks(ts) + ticks(dur);
+    t->n_slices++;
+}
+
+static int by_start_longest_first(const void *a, const void *b)
+{
+    const long long *x = a, *y = b;
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] > y[1] ? -1 : x[1] < y[1];
+}
+
+/* Slices that overlap a neighbour without nesting in it, on one track. */
+static unsigned overlaps(track *t)
+{
+    enum { DEPTH = 64 };
+    long long open_end[DEPTH];
+    unsigned depth = 0, bad = 0;
+    if (!t->n_slices)
+        return 0;
+    qsort(t->slices, t->n_slices, sizeof *t->slices, by_start_longest_first);
+    for (unsigned i = 0; i < t->n_slices; i++) {
+        long long s0 = t->slices[i][0], s1 = t->slices[i][1];
+        while (depth && open_end[depth - 1] <= s0)
+            depth--; /* closed before this one starts */
+        if (depth && s1 > open_end[depth - 1]) {
+            if (bad < 3)
+                fprintf(stderr, "  track '%s': [%lld, %lld) overlaps [.., %lld)\n", t->name, s0, s1,
+                        open_end[depth - 1]);
+            bad++;
+            continue;
+        }
+        if (depth < DEPTH)
+            open_end[depth++] = s1;
+    }
+    return bad;
+}
+
+static void summary_free(summary *s)
+{
+    for (unsigned i = 0; i < s->n; i++)
+        free(s->t[i].slices);
+    s->n = 0;
+}
 
 static track *find(summary *s, int pid, int tid)
 {
@@ -127,9 +193,21 @@ static bool is_transaction(const char *name)
     return !strncmp(name, "read ", 5) || !strncmp(name, "write ", 6);
 }
 
+static void summarise_events(const cJSON *root, summary *s);
+
 static void summarise(const cJSON *root, summary *s)
 {
     memset(s, 0, sizeof *s);
+    summarise_events(root, s);
+    for (unsigned i = 0; i < s->n; i++) {
+        s->slices += s->t[i].n_slices;
+        s->overlaps += overlaps(&s->t[i]);
+    }
+    CHECK_EQ(s->overlaps, 0u);
+}
+
+static void summarise_events(const cJSON *root, summary *s)
+{
     CHECK(cJSON_IsObject(root));
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
     CHECK(cJSON_IsArray(events));
@@ -174,6 +252,7 @@ static void summarise(const cJSON *root, summary *s)
             s->bad_events++;
             continue;
         }
+        add_slice(t, ts, num(e, "dur"));
         if (is_transaction(name)) {
             t->tx_total++;
             t->tx_since_reset++;
@@ -201,6 +280,13 @@ static void summarise(const cJSON *root, summary *s)
     CHECK_EQ(s->bad_events, 0u);
 }
 
+/* The machine's clock where the command's span ended: its start plus the cycles over it. */
+static double run_end_cycle(const cJSON *out)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(out, "transport");
+    return num(t, "span_start_cycle") + num(t, "cycles");
+}
+
 static bool has(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
 
 /* The host transactions' track (exactly one). */
@@ -220,7 +306,7 @@ static const track *host_track(const summary *s)
 /* Per-unit counts against the run's: instructions, cycles. */
 static void check_units(const summary *s, const cJSON *out)
 {
-    double cycles = num(cJSON_GetObjectItemCaseSensitive(out, "transport"), "cycles");
+    double cycles = run_end_cycle(out);
     CHECK(cycles > 0);
     unsigned dispatched = 0, busy = 0, units_with_work = 0;
     for (unsigned i = 0; i < s->n; i++) {
@@ -283,6 +369,7 @@ static void saxpy_host(void)
         check_units(&s, out);
         check_host(&s, out, "simulated time");
     }
+    summary_free(&s);
     cJSON_Delete(out);
 }
 
@@ -302,6 +389,7 @@ static void saxpy_engine(void)
         CHECK(programs >= 1);
         CHECK_EQ(commands, (unsigned)num(out, "engine_commands"));
     }
+    summary_free(&s);
     cJSON_Delete(out);
 }
 
@@ -311,10 +399,11 @@ static void move(void)
     summary s;
     if (!traced_run("move.json", false, "kt move copy --words 40 --json --trace '%s'", &out, &s)) {
         cJSON_Delete(out);
+        summary_free(&s);
         return;
     }
     unsigned moves = 0, words = 0;
-    double cycles = num(cJSON_GetObjectItemCaseSensitive(out, "transport"), "cycles");
+    double cycles = run_end_cycle(out);
     for (unsigned i = 0; i < s.n; i++)
         if (!strcmp(s.t[i].name, "mover")) {
             moves += s.t[i].moves;
@@ -331,6 +420,7 @@ static void move(void)
         CHECK_EQ(h->tx_since_reset, (unsigned)num(out, "transactions") + 1);
         CHECK_EQ(h->last_tx_bytes, 40u * 32);
     }
+    summary_free(&s);
     cJSON_Delete(out);
 }
 
@@ -352,6 +442,7 @@ static void saxpy_remote(void)
         for (unsigned i = 0; i < s.n; i++)
             CHECK(!has(s.t[i].name, "CU (")); /* the units are in the other process */
     }
+    summary_free(&s);
     cJSON_Delete(out);
 }
 
@@ -373,9 +464,63 @@ static void off(void)
     CHECK_EQ(files, 0u);
 }
 
+/* The commands not checked above, each traced: its slices must nest (summarise checks). The
+ * rv64 program is the one the build puts beside the CLI. */
+static void every_command(void)
+{
+    char elf[1024], prog[512];
+    snprintf(elf, sizeof elf, "%s", kt_test_cli());
+    char *slash = strrchr(elf, '/');
+    snprintf(slash ? slash + 1 : elf, sizeof elf - (size_t)(slash ? slash + 1 - elf : 0),
+             "rv64/saxpy_dispatch.elf");
+    trace_path(prog, sizeof prog, "prog.txt");
+    FILE *f = fopen(prog, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("WR 0x10000020 5 IRQ_EN\nPOLL 0x10000020 5 0xf IRQ_EN\nDONE 0\n", f);
+        fclose(f);
+    }
+    char rv64[1200], progs[2][700];
+    snprintf(rv64, sizeof rv64, "kt rv64 run '%s' --json --trace '%%s'", elf);
+    snprintf(progs[0], sizeof progs[0], "kt prog '%s' --json --trace '%%s'", prog);
+    snprintf(progs[1], sizeof progs[1], "kt prog '%s' --engine --json --trace '%%s'", prog);
+    const char *const runs[] = {
+        "kt enum --json --trace '%s'",
+        "kt status --json --trace '%s'",
+        "kt enum --sim rtl_bench --json --trace '%s'",
+        "kt saxpy -n 5000 --sim rtl_bench --json --trace '%s'",
+        "kt saxpy -n 3000 --sim mesh2x2 --json --trace '%s'",
+        "kt move fill --json --trace '%s'",
+        "kt move gather --json --trace '%s'",
+        "kt move generate --sim rtl_bench --json --trace '%s'",
+        "kt move copy --engine --json --trace '%s'",
+        "kt link --meshes 2 --ring 0:1 --json --trace '%s'",
+        progs[0],
+        progs[1],
+        rv64,
+    };
+    size_t nruns = sizeof runs / sizeof runs[0];
+    if (access(elf, R_OK)) { /* the build's RV64 programs come with the whole build */
+        printf("%s: not built, kt rv64 run not traced\n", elf);
+        nruns--;
+    }
+    for (size_t i = 0; i < nruns; i++) {
+        cJSON *out;
+        summary s;
+        if (traced_run("every.json", false, runs[i], &out, &s)) {
+            CHECK(s.slices > 0);
+            printf("%-60.60s %5u slices, %u overlapping\n", runs[i], s.slices, s.overlaps);
+        }
+        cJSON_Delete(out);
+        summary_free(&s);
+    }
+    unlink(prog);
+}
+
 static void clean(void)
 {
-    static const char *const names[] = {"host.json", "engine.json", "move.json", "remote.json"};
+    static const char *const names[] = {"host.json", "engine.json", "move.json", "remote.json",
+                                        "every.json"};
     char path[256];
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         trace_path(path, sizeof path, names[i]);
@@ -391,6 +536,7 @@ int main(void)
     saxpy_engine();
     move();
     saxpy_remote();
+    every_command();
     clean();
     rmdir(dir);
     return check_done();

@@ -42,7 +42,10 @@ static void retire_flit(kt_flit *f, uint32_t result, uint8_t txn, bool last)
     CHECK_EQ(kt_test_inst(f, KT_TU_RETIRE, 0, result, txn, last), NPK_OK);
 }
 
-static uint16_t count(ktsim *s, kt_coord at) { return kt_node_status_decode(rd(s, kt_node_status_offset(at))).count; }
+static uint16_t count(ktsim *s, kt_coord at)
+{
+    return kt_node_status_decode(rd(s, kt_node_status_offset(at))).count;
+}
 
 /* Spec §2.7.1, row by row: BASE zeroes CRED and clears SIG_DONE; LEN zeroes DST and fires the
  * dispatch; DST zeroes LEN; CRED zeroes BASE and releases the held dispatcher; KICK zeroes DST
@@ -79,9 +82,9 @@ static void test_dispatch_rows(ktsim_gen gen)
     wr(s, KT_PROG_LEN, 3);
     CHECK_EQ(rd(s, KT_PROG_DST), pre ? 0 : dst);
     kt_prog_stat ps = kt_prog_stat_decode(rd(s, KT_PROG_STAT));
-    CHECK_EQ(ps.run, pre);               /* PROG_LEN launches the dispatch... */
+    CHECK_EQ(ps.run, pre); /* PROG_LEN launches the dispatch... */
     CHECK_EQ(ps.flits_left, pre ? 3 : 1);
-    CHECK_EQ(ps.credit, pre ? 0 : 3);    /* ...held by the credit BASE zeroed */
+    CHECK_EQ(ps.credit, pre ? 0 : 3); /* ...held by the credit BASE zeroed */
 
     wr(s, KT_PROG_DST, dst);
     CHECK_EQ(rd(s, KT_PROG_LEN), pre ? 0 : 3);
@@ -101,10 +104,15 @@ static void test_dispatch_rows(ktsim_gen gen)
     ktsim_destroy(s);
 }
 
-/* Flit 0x000: writing IRQ_STAT zeroes CTRL — or, with stale lanes, hands it the lane's last word. */
+/* Flit 0x000: writing IRQ_STAT zeroes CTRL — or, with stale lanes, hands it the lane's last word.
+ */
 static void test_irq_stat_flit(void)
 {
-    const struct { ktsim_gen gen; bool stale; uint64_t ctrl; } rows[] = {
+    const struct {
+        ktsim_gen gen;
+        bool stale;
+        uint64_t ctrl;
+    } rows[] = {
         {KTSIM_GEN_CURRENT, false, 0x1111},
         {KTSIM_GEN_PRESTROBE, false, 0},
         {KTSIM_GEN_PRESTROBE, true, 0x2222}, /* lane 0 last carried IRQ_EN's word */
@@ -211,8 +219,8 @@ static void test_stale_staging(void)
 static bool listed(uint32_t off)
 {
     return off <= 0x20 || (off >= 0x40 && off < 0x128) || off == 0x140 || off == 0x148 ||
-           (off >= 0x180 && off < 0x1A8) || off == 0x1C0 || off == 0x1C8 || (off >= 0x800 && off < 0x900) ||
-           (off >= 0x1000 && off < 0x3400);
+           (off >= 0x180 && off < 0x1A8) || off == 0x1C0 || off == 0x1C8 ||
+           (off >= 0x800 && off < 0x900) || (off >= 0x1000 && off < 0x3400);
 }
 
 /* "Unlisted offsets read zero and ignore writes": every unlisted word of the 64 KB window, written
@@ -220,12 +228,14 @@ static bool listed(uint32_t off)
  * NODE_STATUS are ignored too (only arriving CU_SIGNALs write it). */
 static void test_unlisted(void)
 {
-    ksim_orch_params p = {288, 4, 1, 2, 5, 128, 16, 16, {0, 1}, KTSIM_GEN_CURRENT};
+    ksim_orch_params p = {288, 4, 1, 2, 5, 128, 16, 16, {0, 1}, KTSIM_GEN_CURRENT, 0, 0};
     ksim_orch *o = ksim_orch_create(&p, NULL, NULL);
     uint64_t cyc = 0;
-    const struct { uint32_t off; uint64_t v; } set[] = {
-        {KT_CTRL, 0xC0C0}, {KT_IRQ_EN, 0x1E}, {KT_PROG_DST, 0x21}, {KT_PROG_LEN, 7},
-        {KT_PROG_BASE, 9}, {KT_PROG_CRED, 5}};
+    const struct {
+        uint32_t off;
+        uint64_t v;
+    } set[] = {{KT_CTRL, 0xC0C0}, {KT_IRQ_EN, 0x1E}, {KT_PROG_DST, 0x21},
+               {KT_PROG_LEN, 7},  {KT_PROG_BASE, 9}, {KT_PROG_CRED, 5}};
     for (size_t i = 0; i < sizeof set / sizeof set[0]; i++) {
         ksim_orch_write_beat(o, set[i].off, set[i].v, 0xFF);
         ksim_orch_tick_begin(o, ++cyc);
@@ -254,7 +264,7 @@ static void test_unlisted(void)
     CHECK_EQ(ksim_orch_read(o, KT_NODE_STATUS + 0x22 * 8), 0); /* never signalled: valid 0 */
     CHECK_EQ(ksim_orch_read(o, KT_PROG_STAT) & 1, 0);          /* nothing kicked */
     CHECK_EQ(ksim_orch_read(o, KT_SIG_DONE), 0);
-    CHECK_EQ(ksim_orch_read(o, KT_STATUS), 0x4);                /* nothing queued for TX */
+    CHECK_EQ(ksim_orch_read(o, KT_STATUS), 0x4); /* nothing queued for TX */
     CHECK_EQ(ksim_orch_read(o, KT_RX_STATUS), 1u << 16);
     ksim_orch_destroy(o);
 }

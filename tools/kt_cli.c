@@ -138,13 +138,39 @@ void kt_cli_print_waits(const kt_wait_stats *w, bool json)
                w->checks, w->polls, w->pauses, w->paused_cycles);
 }
 
+/* One command per process: its span is process state. */
+static struct {
+    uint64_t start, end;
+    bool start_known, ended, end_known;
+} span = {0, 0, true, false, false};
+
+void kt_cli_span_begin(kt_machine *m)
+{
+    kt_counters_reset(m->t);
+    span.start_known = kt_machine_cycle(m, &span.start);
+    span.ended = false;
+}
+
+void kt_cli_span_end(kt_machine *m)
+{
+    span.end_known = kt_machine_cycle(m, &span.end);
+    span.ended = true;
+}
+
 void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
 {
-    uint64_t bytes = k->bytes_read + k->bytes_written, cycles = 0;
-    bool clock = kt_machine_cycle(m, &cycles);
-    char cyc[24] = "null", access[24] = "null";
+    uint64_t bytes = k->bytes_read + k->bytes_written, cycles = 0, now = 0;
+    bool clock = span.ended ? span.end_known : kt_machine_cycle(m, &now);
+    if (span.ended)
+        now = span.end;
+    clock = clock && span.start_known;
     if (clock)
+        cycles = now - span.start;
+    char cyc[24] = "null", start[24] = "null", access[24] = "null";
+    if (clock) {
         snprintf(cyc, sizeof cyc, "%" PRIu64, cycles);
+        snprintf(start, sizeof start, "%" PRIu64, span.start);
+    }
     if (m->sim) /* the preset's charge per host access; a real machine has its own clock */
         snprintf(access, sizeof access, "%u", m->cfg.host_access_cycles);
     if (json) {
@@ -153,10 +179,11 @@ void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
                ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64 ", \"block_reads\": %" PRIu64
                ", \"block_writes\": %" PRIu64 ", \"bytes_read\": %" PRIu64
                ", \"bytes_written\": %" PRIu64
-               ", \"cycles\": %s, \"host_access_cycles\": %s, \"machine\": \"%s\"}",
+               ", \"cycles\": %s, \"span_start_cycle\": %s, \"host_access_cycles\": %s"
+               ", \"machine\": \"%s\"}",
                kt_counters_transactions(k), bytes, kt_counters_transactions(k), bytes, k->reads,
                k->writes, k->block_reads, k->block_writes, k->bytes_read, k->bytes_written, cyc,
-               access, kt_machine_kind(m));
+               start, access, kt_machine_kind(m));
     } else {
         char line[256];
         kt_counters_format(k, line, sizeof line);

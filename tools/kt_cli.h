@@ -53,9 +53,17 @@ void kt_cli_idle(void *idler);
 /* JSON: ", \"polls\": P, \"waits\": {\"checks\": K, \"polls\": P, \"pauses\": N,
  * \"paused_cycles\": C}" after the traffic members; text: one line. */
 void kt_cli_print_waits(const kt_wait_stats *w, bool json);
-/* The traffic a command cost on machine m. Text: "transport: ...; N mesh cycles". JSON:
- * "\"transactions\": T, \"bytes\": B, \"transport\": {...}" (no trailing comma), the same members
- * on every command; "cycles" is null when the machine does not report its clock. */
+/* The span every figure a command reports covers: the transport's counters and the machine's
+ * cycles both start at kt_cli_span_begin (which resets the counters) and end at kt_cli_span_end
+ * or, without one, when they are printed. A command that never begins one spans everything
+ * since the machine was opened (enumeration included), as its counters do. */
+void kt_cli_span_begin(kt_machine *m);
+void kt_cli_span_end(kt_machine *m);
+/* The traffic a command cost on machine m over its span. Text: "transport: ...; N mesh cycles".
+ * JSON: "\"transactions\": T, \"bytes\": B, \"transport\": {...}" (no trailing comma), the
+ * same members on every command; "cycles" (over the span, as the counts) and "span_start_cycle"
+ * (the machine's clock where the span began) are null when the machine does not report its
+ * clock. */
 void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json);
 /* The simulator's unit timing rows (the preset's `timing` lines over the calibrated defaults).
  * JSON: ", \"unit_timing\": {\"saxpy\": {\"setup\": S, ...}}" after the traffic members (null on

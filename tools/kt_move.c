@@ -403,7 +403,7 @@ int kt_move_main(int argc, char **argv)
         kt_card_cli_close(&c);
         return es ? cli_lib_error("kt move --emit") : 0;
     }
-    kt_counters_reset(c.t); /* count the move itself: descriptor, polls, and the doorbell */
+    kt_cli_span_begin(&c.m); /* the move itself: descriptor, polls, and the doorbell */
 
     kt_mv_result r = {0};
     kt_cli_idler idler;
@@ -424,6 +424,7 @@ int kt_move_main(int argc, char **argv)
         return rc;
     }
     kt_counters move_traffic = c.t->count;
+    kt_cli_span_end(&c.m);
     if (a.dst_mesh) {
         /* The ring left after the data: once it is heard on the far side, the data is there. */
         kt_il_doorbells db = {0};

@@ -89,7 +89,7 @@ int kt_saxpy_main(int argc, char **argv)
     if (kt_saxpy_job_init(&j, &c.dev, mem, cfg->dram_size, n, cfg->name))
         return fail(&c, &j, "kt saxpy");
     kt_cli_pace(&c.dev, &c.m, &c.o);
-    kt_counters_reset(t); /* count the control plane's work from here */
+    kt_cli_span_begin(&c.m); /* the control plane's work from here: cycles and counts */
     c.dev.waits = (kt_wait_stats){0};
     uint64_t programs = 0;
     kt_saxpy_round rd;

@@ -174,7 +174,7 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, const kt_saxpy_engine_opts 
         e.dev.opt.poll_cycles = eo->wait_cycles;
     kt_engine_init(&e.eng, e.c.t, e.c.m.cfg.engine_base, &e.dev);
     e.ho.poll_budget = 0;
-    kt_counters_reset(e.c.t); /* count the control plane's work from here, as `kt saxpy` does */
+    kt_cli_span_begin(&e.c.m); /* the control plane's work from here, as `kt saxpy` does */
     e.dev.waits = (kt_wait_stats){0};
     npk_status s;
     for (uint64_t first = e.j.next; kt_saxpy_job_next_round(&e.j, &e.rd, &s); first = e.j.next) {

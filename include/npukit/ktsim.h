@@ -60,6 +60,7 @@ typedef struct ktsim_unit_cfg {
     uint32_t latency;         /* test unit: cycles per instruction */
     uint32_t result;          /* test unit: default exec_result */
     uint32_t reply_delay;     /* cycles before a CU_CTRL reply may leave (slow replies) */
+    uint32_t cdc;             /* the machine's cdc_unit, filled when the machine is built */
     ktsim_unit_timing timing; /* its kind's row, filled when the machine is built */
 } ktsim_unit_cfg;
 
@@ -88,6 +89,18 @@ typedef struct ktsim_config {
     uint64_t engine_base; /* where a host control-program engine region belongs */
     uint64_t dram_size;
     unsigned host_access_cycles; /* mesh cycles one host transaction takes */
+    /* Cycles per 32-byte beat of the host memory window, times 4 (4 = one a beat; the RTL
+     * bench's 3.25 = 13), so a fractional rate needs no floating point. */
+    unsigned host_mem_cycles_x4;
+    /* Cycles the clock-domain crossings (async FIFOs) add on the mailbox path, even on one clock:
+     * the orchestrator's TX (the dispatcher's flits too) and RX, and a unit's CU_CTRL request and
+     * reply together (calibrated: RTL mailbox round trip to a unit one router away seen 9
+     * cycles after the kick, a loopback 4, on the rtl_bench preset). */
+    unsigned cdc_tx, cdc_rx, cdc_unit;
+    /* The host reaches the orchestrator window through the station bus (default: writes packed
+     * into 32-byte flits of four beats, spec §2.7), or, off, straight from an AXI master (the
+     * RTL bench: one beat per 64-bit word). */
+    bool station_bus;
     unsigned clock_mhz; /* the mesh clock, for waits given in time (--poll-us, a card's sleeps) */
     bool mover;         /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
     /* Skip quiet cycles at once (default): the same cycles and state, fewer host seconds. Off,

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -161,18 +162,37 @@ int npk_trace_thread_new(int pid, const char *name)
     return tid;
 }
 
-void npk_trace_span(int pid, int tid, const char *name, double ts_us, double dur_us,
-                    const npk_trace_arg *args, unsigned n)
+/* The trace's time grid: 10^4 ticks a microsecond (0.1 ns). Rounding is monotone, so ordered
+ * times stay ordered once rounded. */
+enum { TICKS_PER_US = 10000 };
+
+static long long to_ticks(double us) { return us > 0 ? llround(us * TICKS_PER_US) : 0; }
+
+static void put_time(const char *key, long long ticks)
 {
+    fprintf(out, ",\"%s\":%lld.%04lld", key, ticks / TICKS_PER_US, ticks % TICKS_PER_US);
+}
+
+void npk_trace_span_to(int pid, int tid, const char *name, double ts_us, double end_us,
+                       const npk_trace_arg *args, unsigned n)
+{
+    long long t0 = to_ticks(ts_us), t1 = to_ticks(end_us);
     pthread_mutex_lock(&lock);
     if (out) {
         begin_event("X", pid, tid, name);
-        fprintf(out, ",\"ts\":%.4f,\"dur\":%.4f", ts_us, dur_us > 0 ? dur_us : 0);
+        put_time("ts", t0);
+        put_time("dur", t1 > t0 ? t1 - t0 : 0);
         put_args(args, n);
         fputc('}', out);
         check_written();
     }
     pthread_mutex_unlock(&lock);
+}
+
+void npk_trace_span(int pid, int tid, const char *name, double ts_us, double dur_us,
+                    const npk_trace_arg *args, unsigned n)
+{
+    npk_trace_span_to(pid, tid, name, ts_us, ts_us + (dur_us > 0 ? dur_us : 0), args, n);
 }
 
 void npk_trace_instant(int pid, int tid, const char *name, double ts_us, const npk_trace_arg *args,
@@ -181,7 +201,8 @@ void npk_trace_instant(int pid, int tid, const char *name, double ts_us, const n
     pthread_mutex_lock(&lock);
     if (out) {
         begin_event("i", pid, tid, name);
-        fprintf(out, ",\"s\":\"t\",\"ts\":%.4f", ts_us);
+        fputs(",\"s\":\"t\"", out);
+        put_time("ts", to_ticks(ts_us));
         put_args(args, n);
         fputc('}', out);
         check_written();

@@ -60,6 +60,12 @@ static inline bool ksim_fifo_ready(const ksim_fifo *q, uint64_t cycle)
     return q->count && q->arrived[q->head] < cycle;
 }
 
+/* The same, for a consumer behind `extra` more register stages (an async FIFO's crossing). */
+static inline bool ksim_fifo_ready_after(const ksim_fifo *q, uint64_t cycle, unsigned extra)
+{
+    return q->count && q->arrived[q->head] + extra < cycle;
+}
+
 static inline void ksim_fifo_pop(ksim_fifo *q)
 {
     if (!q->count)

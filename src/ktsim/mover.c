@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The memory mover model: register decode, the IDLE checks in the RTL's order, then a walk of
- * one 32-byte transfer per cycle, and a short drain before busy drops (a move ends only after
- * every write's response). See mover.h for what is live and what is latched. */
+ * 32-byte transfers paced by the mode's timing row (mover_timing.c), and a drain before busy
+ * drops (a move ends only after every write's response). See mover.h for what is live and what
+ * is latched. */
 #include "mover.h"
 
 #include <inttypes.h>
@@ -10,8 +11,7 @@
 #include <string.h>
 
 enum {
-    DRAIN_CYCLES = 4, /* the last write's B response */
-    MAX_OUT = 4,      /* OUT_WORDS is at most 4: the bank presents four word outputs */
+    MAX_OUT = 4, /* OUT_WORDS is at most 4: the bank presents four word outputs */
     MAX_IN = 16,
 };
 
@@ -49,6 +49,8 @@ struct ksim_mover {
     unsigned beats_in, words_out;
     uint8_t in_buf[MAX_IN * KT_MV_WORD], out_buf[MAX_OUT * KT_MV_WORD];
     unsigned drain;
+    const ksim_mover_timing *tm; /* the running mode's row */
+    uint64_t wait;               /* ticks left before the next step (the row's costs) */
     bool ok_so_far;
 
     /* status */
@@ -119,7 +121,14 @@ ksim_mover *ksim_mover_create(const ksim_mover_mem *mem, ksim_fault_fn fault, vo
 void ksim_mover_destroy(ksim_mover *m) { free(m); }
 void ksim_mover_set_mem(ksim_mover *m, const ksim_mover_mem *mem) { m->mem = *mem; }
 bool ksim_mover_busy(const ksim_mover *m) { return m->ph != P_IDLE; }
-uint64_t ksim_mover_quiet(const ksim_mover *m) { return m->ph == P_IDLE ? UINT64_MAX : 0; }
+uint64_t ksim_mover_quiet(const ksim_mover *m) { return m->ph == P_IDLE ? UINT64_MAX : m->wait; }
+void ksim_mover_skip(ksim_mover *m, uint64_t cycles)
+{
+    m->wait = cycles < m->wait ? m->wait - cycles : 0;
+}
+
+/* A step that moved data costs `cycles` (this tick included). */
+static void spend(ksim_mover *m, uint32_t cycles) { m->wait += cycles ? cycles - 1 : 0; }
 
 uint64_t ksim_mover_stat(const ksim_mover *m)
 {
@@ -153,7 +162,7 @@ static void finish(ksim_mover *m, uint8_t fault)
         m->fault = fault;
     m->ok_so_far = !fault && m->ok_so_far;
     m->ph = P_DRAIN;
-    m->drain = DRAIN_CYCLES;
+    m->drain = m->tm && m->tm->drain ? m->tm->drain : 1;
 }
 
 static void go(ksim_mover *m)
@@ -194,6 +203,8 @@ static void go(ksim_mover *m)
     m->beats_in = m->words_out = 0;
     m->ok_so_far = true;
     m->occ = NULL;
+    m->tm = ksim_mover_timing_row(m->mode); /* every mode past the checks has a row */
+    m->wait = m->tm ? m->tm->setup : 0;
     if (m->mode == KT_MV_XFORM) {
         m->occ = ksim_occupant_slot(m->walker[0].xform_id);
         if (!m->occ) {
@@ -354,9 +365,12 @@ static void step_index_fetch(ksim_mover *m)
                                 (uint32_t)buf[4 * i + 2] << 16 | (uint32_t)buf[4 * i + 3] << 24;
         }
         m->index_words_read++;
+        spend(m, m->tm->index_word);
+        if (m->index_words_read == words)
+            m->ph = P_WALK; /* the walk starts once the last index word's cost is spent */
         return;
     }
-    m->ph = P_WALK;
+    m->ph = P_WALK; /* no index to fetch */
 }
 
 /* The source word of the current element: read, pattern, or padding. */
@@ -412,8 +426,10 @@ static void step_element(ksim_mover *m)
             finish(m, fault);
             return;
         }
+        bool row_start = m->run_mode == KT_MV_GATHER_MODE && m->element % m->run_gather_words == 0;
+        spend(m, m->tm->word + (row_start ? m->tm->row : 0));
     }
-    /* An invalid destination element is still walked: its write is suppressed. */
+    /* An invalid destination element is still walked (in one cycle): its write is suppressed. */
     m->element++;
     kt_mv_walker_next(&m->walker[0], m->idx_src);
     if (!kt_mv_walker_next(&m->walker[1], m->idx_dst))
@@ -436,6 +452,7 @@ static void step_xform(ksim_mover *m)
             return;
         }
         m->beats_in++;
+        spend(m, m->tm->word);
         bool more = kt_mv_walker_next(&m->walker[0], m->idx_src);
         if (!more && m->beats_in < o->in_beats) {
             ksim_report(&m->model,
@@ -460,6 +477,7 @@ static void step_xform(ksim_mover *m)
         finish(m, fault);
         return;
     }
+    spend(m, m->tm->word);
     if (++m->words_out < o->out_words)
         return;
     m->words_out = m->beats_in = 0;
@@ -473,6 +491,10 @@ static void step_xform(ksim_mover *m)
 
 void ksim_mover_tick(ksim_mover *m)
 {
+    if (m->ph != P_IDLE && m->wait) {
+        m->wait--;
+        return;
+    }
     switch (m->ph) {
     case P_IDLE: return;
     case P_INDEX: step_index_fetch(m); return;

@@ -6,7 +6,11 @@
  * What is live and what is latched: the walkers' registers are the walker's own (a HDR, WINDOW or
  * AXIS pulse commits into it immediately, even mid-move — which is what a pre-strobe window's
  * zeroed neighbours do to a running move); mode, width, flags, immediate, seed, index and gather
- * registers are sampled at GO. */
+ * registers are sampled at GO.
+ *
+ * Timing is a row per mode (mover_timing.c, calibrated to the RTL): a start after GO, a cost per
+ * index word fetched (gather), an extra cost at each gather row's first word, a cost per
+ * destination word (or transform beat), and the drain until the last write's response. */
 #ifndef NPUKIT_KTSIM_MOVER_H
 #define NPUKIT_KTSIM_MOVER_H
 
@@ -42,6 +46,18 @@ typedef struct ksim_occupant {
 /* The occupant in slot `id` (0 = bypass), NULL for an empty slot. */
 const ksim_occupant *ksim_occupant_slot(unsigned id);
 
+typedef struct ksim_mover_timing {
+    uint8_t mode;        /* KT_MV_COPY ... */
+    uint32_t setup;      /* cycles from GO to the first transfer */
+    uint32_t index_word; /* gather: cycles per index word fetched */
+    uint32_t row;        /* gather: extra cycles at each row's first word */
+    uint32_t word;       /* cycles per destination word (transform: per beat in or word out) */
+    uint32_t drain;      /* cycles from the last transfer until busy drops (>= 1) */
+    const char *source;  /* where the figure comes from */
+} ksim_mover_timing;
+/* The row of a mode that runs (NULL for TRANSPOSE and the undefined modes, which fault at GO). */
+const ksim_mover_timing *ksim_mover_timing_row(unsigned mode);
+
 typedef struct ksim_mover ksim_mover;
 
 ksim_mover *ksim_mover_create(const ksim_mover_mem *mem, ksim_fault_fn model_fault, void *user);
@@ -57,8 +73,9 @@ void ksim_mover_cfg(ksim_mover *m, uint8_t offset, uint64_t value);
 /* One clock cycle. */
 void ksim_mover_tick(ksim_mover *m);
 bool ksim_mover_busy(const ksim_mover *m);
-/* Its tick does nothing while idle (UINT64_MAX), anything while busy (0). */
+/* How many of its next ticks only count down (UINT64_MAX while idle), and n of them applied. */
 uint64_t ksim_mover_quiet(const ksim_mover *m);
+void ksim_mover_skip(ksim_mover *m, uint64_t cycles);
 /* AUX_STAT's mover fields: [63:40] moves completed, [7:4] fault, [0] busy. */
 uint64_t ksim_mover_stat(const ksim_mover *m);
 /* The mover's own AXI traffic (words read and written), for tests. */

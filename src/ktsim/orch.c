@@ -156,6 +156,13 @@ static bool in_stage(const ksim_orch *o, uint32_t off)
     return off >= KT_STAGE && off < kt_stage_end(o->p.stage_flits, o->p.flit_words);
 }
 
+/* The RX FIFO's head as the host sees it: a flit is readable cdc cycles after the mesh handed it
+ * over (the async FIFO's crossing; 0 = at once). */
+static bool rx_visible(const ksim_orch *o)
+{
+    return o->rx.count && ksim_fifo_head_arrived(&o->rx) + o->p.cdc_rx <= o->cycle;
+}
+
 static bool in_tx_flit(const ksim_orch *o, uint32_t off)
 {
     return off >= KT_TX_FLIT && off < KT_TX_FLIT + o->p.flit_words * 8u;
@@ -304,7 +311,7 @@ void ksim_orch_write_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t str
             o->tx_push_req = true;
         break;
     case KT_RX_POP:
-        if (!ksim_fifo_empty(&o->rx))
+        if (rx_visible(o))
             o->rx_pop_req = true;
         break;
     default: break; /* read-only and unlisted offsets ignore writes */
@@ -361,7 +368,7 @@ uint64_t ksim_orch_read(ksim_orch *o, uint32_t off)
         return kt_word_pack(&kt_word_tx_status, &tx);
     }
     case KT_RX_STATUS: {
-        kt_rx_status rx = {ksim_fifo_empty(&o->rx), o->rx_overflow};
+        kt_rx_status rx = {!rx_visible(o), o->rx_overflow};
         return kt_word_pack(&kt_word_rx_status, &rx);
     }
     default: return 0; /* write-only registers, AUX_CFG, STAGE, TX_FLIT and unlisted offsets */
@@ -444,7 +451,7 @@ void ksim_orch_tick_begin(ksim_orch *o, uint64_t cycle)
         ksim_fifo_pop(&o->rx);
     }
     /* Output register: hold until taken, refill from the FIFO. */
-    if (!o->out_valid && ksim_fifo_ready(&o->tx, cycle)) {
+    if (!o->out_valid && ksim_fifo_ready_after(&o->tx, cycle, o->p.cdc_tx)) {
         o->out = *ksim_fifo_head(&o->tx);
         ksim_fifo_pop(&o->tx);
         o->out_valid = true;

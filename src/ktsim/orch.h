@@ -28,6 +28,7 @@ typedef struct ksim_orch_params {
     unsigned tx_depth, rx_depth;
     kt_coord self; /* ORC_X/ORC_Y: memory-agent port 0, stamped as src of every dispatch */
     ktsim_gen gen;
+    unsigned cdc_tx, cdc_rx; /* cycles the mailbox crossings add: TX to the mesh, mesh to RX */
 } ksim_orch_params;
 
 typedef struct ksim_orch ksim_orch;

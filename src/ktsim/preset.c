@@ -10,6 +10,7 @@
  *   sync_fifo_extra N
  *   mem_port X Y               repeatable; the first hosts the orchestrator
  *   ctrl_base A | mem_base A | engine_base A | dram_size N | host_access_cycles N | clock_mhz N
+ *   host_mem_cycles_x4 N | cdc_tx N | cdc_rx N | cdc_unit N | station_bus 0|1
  *   stale_lanes 0|1 | mover 0|1 | skip_quiet 0|1 | engine 0|1
  *   unit X Y KIND [type=XX|0xNNNN] [version=N] [n_buffers=N] [inst_depth=N]
  *                 [latency=N] [result=N] [reply_delay=N]
@@ -27,7 +28,7 @@
 #include "rv64.h"
 #include "timing.h"
 
-static const char *const bundled[] = {"default", "mesh2x2", "card", "rv64", NULL};
+static const char *const bundled[] = {"default", "mesh2x2", "card", "rv64", "rtl_bench", NULL};
 const char *const *ktsim_preset_names(void) { return bundled; }
 
 static bool parse_u64(const char *t, uint64_t *v)
@@ -69,6 +70,11 @@ static const setting settings[] = {
     SETTING("engine_base", engine_base, UINT64_MAX),
     SETTING("dram_size", dram_size, 1ull << 36),
     SETTING("host_access_cycles", host_access_cycles, 1000000),
+    SETTING("host_mem_cycles_x4", host_mem_cycles_x4, 4000000),
+    SETTING("cdc_tx", cdc_tx, 64),
+    SETTING("cdc_rx", cdc_rx, 64),
+    SETTING("cdc_unit", cdc_unit, 64),
+    SETTING("station_bus", station_bus, 1),
     SETTING("clock_mhz", clock_mhz, 10000),
     SETTING("stale_lanes", stale_lanes, 1),
     SETTING("mover", mover, 1),

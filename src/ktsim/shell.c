@@ -176,7 +176,8 @@ static bool shell_offer(void *ep, const kt_flit *f)
             sh->ctrl_txn = h.txn;
             sh->ctrl_index = kt_ctrl_get(f).index;
             sh->ctrl_value = ctrl_value(sh, sh->ctrl_index);
-            sh->ctrl_ready_at = sh->cycle + sh->cfg.reply_delay;
+            /* the request's crossing into the unit and the reply's crossing out */
+            sh->ctrl_ready_at = sh->cycle + sh->cfg.reply_delay + sh->cfg.cdc;
         }
         return true; /* a second request while one is pending is accepted and discarded */
     default: return ksim_fifo_push(&sh->recv, f, sh->cycle);
@@ -282,42 +283,20 @@ bool ksim_shell_idle(const ksim_shell *sh)
            (!sh->ops->idle || sh->ops->idle(sh->unit));
 }
 
-static const ksim_unit_quiet *const quiet_table[] = {&ksim_unit_saxpy_quiet};
-
-static const ksim_unit_quiet *quiet_row(const ksim_unit_ops *ops)
-{
-    for (size_t i = 0; i < sizeof quiet_table / sizeof quiet_table[0]; i++)
-        if (quiet_table[i]->ops == ops)
-            return quiet_table[i];
-    return NULL;
-}
-
 uint64_t ksim_shell_quiet(const ksim_shell *sh)
 {
     if (sh->out_valid || sh->sig_count || sh->ctrl_pend || !ksim_fifo_empty(&sh->recv) ||
         (!sh->in_flight && !ksim_fifo_empty(&sh->inst)))
         return 0;
-    const ksim_unit_quiet *q = quiet_row(sh->ops);
-    if (q)
-        return q->quiet(sh->unit);
+    if (sh->ops->quiet)
+        return sh->ops->quiet(sh->unit);
     return sh->ops->idle && sh->ops->idle(sh->unit) ? UINT64_MAX : 0;
 }
 
 void ksim_shell_skip(ksim_shell *sh, uint64_t cycles)
 {
-    const ksim_unit_quiet *q = quiet_row(sh->ops);
-    if (q && q->skip)
-        q->skip(sh->unit, cycles);
+    if (sh->ops->skip)
+        sh->ops->skip(sh->unit, cycles);
     if (busy(sh))
         sh->ctr_busy += (uint32_t)cycles; /* the counter wraps as per-cycle increments would */
-}
-
-static const ksim_unit_ops *const unit_table[] = {&ksim_unit_test, &ksim_unit_saxpy};
-
-const ksim_unit_ops *ksim_unit_find(const char *kind)
-{
-    for (size_t i = 0; i < sizeof unit_table / sizeof unit_table[0]; i++)
-        if (!strcmp(unit_table[i]->kind, kind))
-            return unit_table[i];
-    return NULL;
 }

@@ -6,6 +6,7 @@
 #define NPUKIT_KTSIM_SHELL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fault.h"
@@ -15,12 +16,17 @@
 
 typedef struct ksim_shell ksim_shell;
 
-/* What a unit model implements. The shell calls issue() when it hands over an instruction
- * (inst_valid && inst_ready) and tick() every cycle; the unit answers through
- * ksim_shell_done / ksim_shell_send. */
+/* A unit type: everything the simulator knows about one kind of compute unit, in one file
+ * (src/ktsim/unit_<kind>.c) and one row of the unit-type table (unit_types.c), or registered at
+ * run time from outside the library (ksim_unit_register). The shell, the presets (`unit X Y KIND`,
+ * `timing KIND ...`), the trace (the busy span's name and arguments) and enumeration (CU_CAPS)
+ * read it from there.
+ *
+ * The shell calls issue() when it hands over an instruction (inst_valid && inst_ready) and tick()
+ * every cycle; the unit answers through ksim_shell_done / ksim_shell_send. */
 typedef struct ksim_unit_ops {
-    const char *kind;
-    uint16_t default_type;
+    const char *kind;      /* the preset's KIND, at most 15 characters */
+    uint16_t default_type; /* CU_CAPS cu_type when the preset gives none */
     void *(*create)(const ktsim_unit_cfg *cfg, kt_coord mem_port);
     void (*destroy)(void *u);
     void (*reset)(void *u);
@@ -31,22 +37,29 @@ typedef struct ksim_unit_ops {
     uint64_t (*dbg)(void *u);                /* CU_DBG */
     bool (*idle)(void *u);
     const kt_field *layout; /* the instruction's fields (a trace's arguments), or NULL */
-} ksim_unit_ops;
-
-/* A unit model's countdowns, for skipping quiet cycles (a row per model that has them; a model
- * without a row is quiet only when idle): how many of its next ticks would only count down
- * (UINT64_MAX: nothing happens until something arrives), and n such ticks applied at once. */
-typedef struct ksim_unit_quiet {
-    const ksim_unit_ops *ops;
+    /* Its timing row: the defaults of the preset's `timing KIND key=value ...` line, handed to
+     * create() in cfg->timing (NULL: the type has no row; its cycles come from elsewhere), and
+     * where the figures come from. */
+    const ktsim_unit_timing *timing;
+    const char *timing_source;
+    /* Its countdowns, for skipping quiet cycles (NULL: quiet only when idle): how many of its
+     * next ticks would only count down (UINT64_MAX: nothing happens until something arrives),
+     * and n such ticks applied at once. */
     uint64_t (*quiet)(void *u);
     void (*skip)(void *u, uint64_t cycles);
-} ksim_unit_quiet;
-extern const ksim_unit_quiet ksim_unit_saxpy_quiet;
+} ksim_unit_ops;
 
-/* The unit-model table (data): one row per model. */
+/* The unit-type table: the library's own types (unit_types.c) and those registered since. */
 const ksim_unit_ops *ksim_unit_find(const char *kind);
-extern const ksim_unit_ops ksim_unit_test;
-extern const ksim_unit_ops ksim_unit_saxpy;
+unsigned ksim_unit_count(void);
+const ksim_unit_ops *ksim_unit_at(unsigned i);
+/* "test, saxpy, ..." (every kind in the table, or only those with a timing row). */
+void ksim_unit_kinds(char *buf, size_t len, bool timed_only);
+/* Add a unit type defined outside the library, before any machine or preset that names it is
+ * built (not safe against machines being built concurrently). Refuses an incomplete type, a kind
+ * that is empty, too long or taken, a full table, and a timing row beyond KTSIM_MAX_TIMINGS
+ * timed types, naming the value and the limit. */
+npk_status ksim_unit_register(const ksim_unit_ops *ops);
 
 /* The instruction FIFO holds cfg->inst_depth + fifo_extra entries and the receive FIFO
  * recv_depth + fifo_extra (a synchronous FIFO's slack beyond DEPTH); CU_CAPS publishes

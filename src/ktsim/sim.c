@@ -93,6 +93,9 @@ void ktsim_config_default(ktsim_config *c)
     c->mem_base = 1ull << 40;
     c->dram_size = 256ull << 20;
     c->host_access_cycles = 8;
+    c->host_mem_cycles_x4 = 4;
+    ksim_crossing_defaults(c);
+    c->station_bus = true;
     c->clock_mhz = 300; /* the mesh (noc) clock of the boards' ship profile, facts §4.1 */
     c->mover = true;    /* every memory agent carries the mover unless a preset says otherwise */
     c->skip_quiet = true;
@@ -257,6 +260,11 @@ static void ctrl_write_words(ktsim *s, uint32_t off, const uint8_t *bytes, size_
 {
     uint32_t first = off & ~(uint32_t)(KT_BUS_FLIT_BYTES - 1);
     uint32_t end = off + (uint32_t)words * 8;
+    if (!s->cfg.station_bus) { /* a direct AXI master: each word is its own strobed beat */
+        for (uint32_t a = off; a < end; a += 8)
+            ctrl_beat(s, a, kt_le64(bytes + (a - off)), 0xFF);
+        return;
+    }
     for (uint32_t flit = first; flit < end; flit += KT_BUS_FLIT_BYTES) {
         for (unsigned b = 0; b < 4; b++) {
             uint32_t a = flit + b * 8;
@@ -273,6 +281,13 @@ static void ctrl_write_words(ktsim *s, uint32_t off, const uint8_t *bytes, size_
     }
 }
 
+/* The host memory window moves 256-bit beats at the preset's rate (a beat a cycle by default). */
+static uint64_t mem_window_cycles(const ktsim *s, size_t len)
+{
+    uint64_t beats = (len + 31) / 32;
+    return (beats * s->cfg.host_mem_cycles_x4 + 3) / 4;
+}
+
 static npk_status sim_write(ktsim *s, uint64_t addr, const uint8_t *bytes, size_t len, bool block)
 {
     uint64_t off;
@@ -284,7 +299,7 @@ static npk_status sim_write(ktsim *s, uint64_t addr, const uint8_t *bytes, size_
     case R_CTRL: ctrl_write_words(s, (uint32_t)off, bytes, len / 8); return NPK_OK;
     case R_MEM: {
         npk_status st = ksim_dram_host_write(s->dram, off, bytes, len);
-        ktsim_step(s, (len + 31) / 32); /* one 256-bit beat per cycle */
+        ktsim_step(s, mem_window_cycles(s, len));
         return st;
     }
     case R_PLUGGED:
@@ -317,7 +332,7 @@ static npk_status sim_read(ktsim *s, uint64_t addr, uint8_t *bytes, size_t len)
         return NPK_OK;
     case R_MEM: {
         npk_status st = ksim_dram_read(s->dram, off, bytes, len);
-        ktsim_step(s, (len + 31) / 32);
+        ktsim_step(s, mem_window_cycles(s, len));
         return st;
     }
     case R_PLUGGED:
@@ -448,15 +463,13 @@ static ksim_mem_result agent_mover_read(void *ctx, uint64_t addr, uint8_t out[KT
     /* A lone mesh serves no aperture (DECERR); never-written DRAM answers SLVERR: AXI faults. */
     if (a.aperture || ktsim_dram_read(s, a.local, out, KT_MV_WORD) != NPK_OK)
         return KSIM_MEM_ERROR;
-    ktsim_count_mem_traffic(s, 1, 0);
-    return KSIM_MEM_OK;
+    return KSIM_MEM_OK; /* the mover's own AXI master: not memory-port traffic (AUX_STAT 0/0) */
 }
 
 static ksim_mem_result agent_mover_write(void *ctx, uint64_t addr, const uint8_t in[KT_MV_WORD])
 {
     ktsim *s = ctx;
     kt_mesh_addr a = kt_mesh_addr_split(addr);
-    ktsim_count_mem_traffic(s, 0, 1); /* an AXI write, whatever its response */
     if (a.aperture || ktsim_dram_write(s, a.local, in, KT_MV_WORD) != NPK_OK)
         return KSIM_MEM_ERROR;
     return KSIM_MEM_OK;
@@ -466,6 +479,7 @@ static void agent_mover_cfg(void *ctx, uint8_t off, uint64_t v) { ksim_mover_cfg
 static uint64_t agent_mover_stat(void *ctx) { return ksim_mover_stat(ctx); }
 static void agent_mover_tick(void *ctx) { ksim_mover_tick(ctx); }
 static uint64_t agent_mover_quiet(void *ctx) { return ksim_mover_quiet(ctx); }
+static void agent_mover_skip(void *ctx, uint64_t cycles) { ksim_mover_skip(ctx, cycles); }
 
 static npk_status add_agent_mover(ktsim *s)
 {
@@ -476,7 +490,7 @@ static npk_status add_agent_mover(ktsim *s)
     ktsim_aux_client c = {"mover",          0x00, KT_MV_AUX_LIMIT - 1, agent_mover_cfg,
                           agent_mover_stat, NULL, agent_mover_tick,    s->mover};
     npk_status st = ktsim_add_aux_client(s, &c);
-    return st ? st : ktsim_set_quiet(s, "mover", agent_mover_quiet, NULL);
+    return st ? st : ktsim_set_quiet(s, "mover", agent_mover_quiet, agent_mover_skip);
 }
 
 /* ---- construction ---- */
@@ -512,9 +526,12 @@ static npk_status check_config(const ktsim_config *c)
             return npk_fail(NPK_EINVAL, "%s=0 in preset '%s': a FIFO holds at least 1 entry",
                             fifos[i].key, c->name);
     for (unsigned i = 0; i < c->n_units; i++) {
-        if (!ksim_unit_find(c->units[i].kind))
-            return npk_fail(NPK_EINVAL, "unit at (%u,%u): unknown model '%s' (known: test, saxpy)",
-                            c->units[i].at.x, c->units[i].at.y, c->units[i].kind);
+        if (!ksim_unit_find(c->units[i].kind)) {
+            char kinds[256];
+            ksim_unit_kinds(kinds, sizeof kinds, false);
+            return npk_fail(NPK_EINVAL, "unit at (%u,%u): unknown model '%s' (known: %s)",
+                            c->units[i].at.x, c->units[i].at.y, c->units[i].kind, kinds);
+        }
         if (c->units[i].inst_depth == 0)
             return npk_fail(NPK_EINVAL,
                             "unit at (%u,%u): inst_depth=0, at least 1 (credit is seeded from it)",
@@ -654,7 +671,9 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
                           cfg->tx_depth + cfg->sync_fifo_extra,
                           cfg->rx_depth + cfg->sync_fifo_extra,
                           cfg->mem_port[0],
-                          cfg->gen};
+                          cfg->gen,
+                          cfg->cdc_tx,
+                          cfg->cdc_rx};
     s->orch = ksim_orch_create(&p, sim_fault, s);
     s->mesh = ksim_mesh_create(cfg->grid_lo, cfg->grid_hi, cfg->router_fifo + cfg->sync_fifo_extra);
     s->dram = ksim_dram_create(cfg->dram_size);
@@ -682,6 +701,7 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
         const ktsim_unit_timing *t = ktsim_timing_find(cfg, u.kind);
         if (t)
             u.timing = *t;
+        u.cdc = cfg->cdc_unit;
         ksim_shell *sh = ksim_shell_create(&u, ksim_unit_find(u.kind), cfg->mem_port[0],
                                            cfg->recv_depth, cfg->sync_fifo_extra);
         if (!sh) {

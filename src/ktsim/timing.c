@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit-type timing as data. The saxpy row is calibrated against the RTL (the saxpy_mesh top under
- * Verilator, facts §3.3): one 64-element instruction takes 149 cycles from PROG_KICK to its
- * NODE_STATUS update, and 8 instructions of 64 elements leave CU_COUNTERS busy_cycles at 1139 and
- * 1120 on the two units; the unit computes one element per cycle after two read round trips, then
- * writes one burst. The mesh and the memory port model their own cycles, so read_wait is what the
- * bench's round trip takes beyond them. tests/test_kt_unit_timing.c checks the figures. */
+/* Timing as data: each unit type's row comes from its own file (the unit-type table, shell.h);
+ * here the machine's rows are filled from the table and a preset's `timing KIND key=value ...`
+ * line changes the keys it gives. The mailbox path's crossings are below. */
 #include "timing.h"
 
 #include <inttypes.h>
@@ -13,14 +10,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ktsim_unit_timing calibrated[] = {
-    {"saxpy", .setup = 1, .read_wait = 17, .element = 1, .retire = 1},
+#include "shell.h"
+
+/* The mailbox path's async-FIFO crossings, a row each with its source. Measured on the RTL
+ * (kick, advance d cycles, one RX_STATUS read; the smallest d that sees the CU_CTRL reply): 9 to
+ * the unit one router away, 4 for a loopback, where a model without crossings gives 3 and 1 on
+ * the rtl_bench preset — 3 extra cycles on the orchestrator's own path, 3 on the unit's. */
+typedef struct crossing_row {
+    size_t offset; /* the ktsim_config field */
+    unsigned cycles;
+    const char *source;
+} crossing_row;
+
+static const crossing_row crossings[] = {
+    {offsetof(ktsim_config, cdc_tx), 2,
+     "RTL loopback d = 4 (model 1 without): TX, a 2-stage write-pointer synchroniser"},
+    {offsetof(ktsim_config, cdc_rx), 1, "RTL loopback d = 4 (model 1 without): RX, the rest"},
+    {offsetof(ktsim_config, cdc_unit), 3,
+     "RTL d = 9 to the unit at one router (model 3 without): the unit's request and reply"},
 };
+
+void ksim_crossing_defaults(ktsim_config *c)
+{
+    for (size_t i = 0; i < sizeof crossings / sizeof crossings[0]; i++)
+        memcpy((uint8_t *)c + crossings[i].offset, &crossings[i].cycles, sizeof(unsigned));
+}
 
 void ksim_timing_defaults(ktsim_config *c)
 {
-    c->n_timing = sizeof calibrated / sizeof calibrated[0];
-    memcpy(c->timing, calibrated, sizeof calibrated);
+    c->n_timing = 0;
+    for (unsigned i = 0; i < ksim_unit_count() && c->n_timing < KTSIM_MAX_TIMINGS; i++) {
+        const ksim_unit_ops *u = ksim_unit_at(i);
+        if (!u->timing)
+            continue;
+        ktsim_unit_timing *t = &c->timing[c->n_timing++];
+        *t = *u->timing;
+        snprintf(t->kind, sizeof t->kind, "%s", u->kind); /* the row is the type's, by name */
+    }
 }
 
 const ktsim_unit_timing *ktsim_timing_find(const ktsim_config *c, const char *kind)
@@ -54,9 +80,12 @@ npk_status ksim_timing_parse(char **tok, int ntok, const char *origin, int line,
     for (row = 0; row < c->n_timing; row++)
         if (!strcmp(c->timing[row].kind, tok[1]))
             break;
-    if (row == c->n_timing)
-        return npk_fail(NPK_EPARSE, "%s:%d: timing: unit kind '%s' has no timing row (saxpy has)",
-                        origin, line, tok[1]);
+    if (row == c->n_timing) {
+        char kinds[256];
+        ksim_unit_kinds(kinds, sizeof kinds, true);
+        return npk_fail(NPK_EPARSE, "%s:%d: timing: unit kind '%s' has no timing row (%s %s)",
+                        origin, line, tok[1], kinds, strchr(kinds, ',') ? "have" : "has");
+    }
     if (first_line[row])
         return npk_fail(NPK_EPARSE, "%s:%d: timing %s given again (first on line %d); once a kind",
                         origin, line, tok[1], first_line[row]);

@@ -5,6 +5,8 @@
 
 #include "npukit/ktsim.h"
 
+/* The mailbox path's crossing cycles (cdc_tx, cdc_rx, cdc_unit), calibrated to the RTL. */
+void ksim_crossing_defaults(ktsim_config *cfg);
 /* Put every kind's calibrated row into cfg (ktsim_config_default calls it). */
 void ksim_timing_defaults(ktsim_config *cfg);
 /* One `timing KIND key=value ...` line, tokenised; changes only the keys given. first_line[row]

@@ -41,8 +41,8 @@ void ksim_trace_span(ksim_track t, const char *name, uint64_t c0, uint64_t c1,
         a[k] = args[k];
     a[k++] = NPK_TRACE_U("start_cycle", c0);
     a[k++] = NPK_TRACE_U("end_cycle", c1);
-    double t0 = ksim_trace_us(t.tr, c0);
-    npk_trace_span(t.tr->pid, t.tid, name, t0, ksim_trace_us(t.tr, c1) - t0, a, k);
+    npk_trace_span_to(t.tr->pid, t.tid, name, ksim_trace_us(t.tr, c0), ksim_trace_us(t.tr, c1), a,
+                      k);
 }
 
 void ksim_trace_instant(ksim_track t, const char *name, uint64_t c, const npk_trace_arg *args,

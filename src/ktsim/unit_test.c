@@ -107,6 +107,18 @@ static bool tu_recv(void *p, const kt_flit *f)
 static uint64_t tu_dbg(void *p) { return ((test_unit *)p)->dbg; }
 static bool tu_idle(void *p) { return !((test_unit *)p)->active; }
 
-const ksim_unit_ops ksim_unit_test = {"test",   0x5455 /* 'TU' */,  tu_create, tu_destroy, tu_reset,
-                                      tu_ready, tu_issue,           tu_tick,   tu_recv,    tu_dbg,
-                                      tu_idle,  kt_layout_test_unit};
+/* No timing row: its cycles are the instruction's or the preset's `latency`. */
+const ksim_unit_ops ksim_unit_test = {
+    .kind = "test",
+    .default_type = 0x5455, /* 'TU' */
+    .create = tu_create,
+    .destroy = tu_destroy,
+    .reset = tu_reset,
+    .ready = tu_ready,
+    .issue = tu_issue,
+    .tick = tu_tick,
+    .recv = tu_recv,
+    .dbg = tu_dbg,
+    .idle = tu_idle,
+    .layout = kt_layout_test_unit,
+};

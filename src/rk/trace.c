@@ -47,7 +47,7 @@ void npk_rk_trace_host(unsigned core, const char *name, uint64_t t0_ns, uint64_t
     pthread_mutex_lock(&lock);
     name_tracks(core);
     double t0 = npk_trace_wall_us(t0_ns), t1 = npk_trace_wall_us(t1_ns);
-    npk_trace_span(pid_host, (int)core, name, t0, t1 - t0, NULL, 0);
+    npk_trace_span_to(pid_host, (int)core, name, t0, t1, NULL, 0);
     pthread_mutex_unlock(&lock);
 }
 

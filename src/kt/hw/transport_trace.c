@@ -92,7 +92,7 @@ void kt_trace_span(kt_transport *t, const char *name, double t0_us, const npk_tr
                    unsigned n)
 {
     int tid = track(t);
-    npk_trace_span(t->trace_pid, tid, name, t0_us, kt_trace_now_us(t) - t0_us, args, n);
+    npk_trace_span_to(t->trace_pid, tid, name, t0_us, kt_trace_now_us(t), args, n);
 }
 
 void kt_trace_instant(kt_transport *t, const char *name, const npk_trace_arg *args, unsigned n)
