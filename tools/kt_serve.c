@@ -30,13 +30,13 @@ static const char *fault(void *ctx)
 
 static npk_status dram_read(void *ctx, unsigned ch, uint64_t off, void *buf, size_t len)
 {
-    ktsim *m = ktsim_card_mesh(((kt_machine *)ctx)->sim, ch);
+    ktsim *m = ktsim_card_mesh(kt_machine_sim(ctx), ch);
     return m ? ktsim_dram_read(m, off, buf, len) : npk_fail(NPK_EINVAL, "no mesh %u", ch);
 }
 
 static npk_status dram_write(void *ctx, unsigned ch, uint64_t off, const void *buf, size_t len)
 {
-    ktsim *m = ktsim_card_mesh(((kt_machine *)ctx)->sim, ch);
+    ktsim *m = ktsim_card_mesh(kt_machine_sim(ctx), ch);
     return m ? ktsim_dram_write(m, off, buf, len) : npk_fail(NPK_EINVAL, "no mesh %u", ch);
 }
 
@@ -99,17 +99,17 @@ int kt_serve_main(int argc, char **argv)
     c.engine = !c.o.m.card; /* the whole simulated card: a client may run engine programs */
     if (kt_card_cli_open(&c))
         return 1;
-    bool sim = c.m.sim != NULL; /* the DRAM backdoor reaches the simulator's arrays only */
+    bool sim = kt_machine_sim(c.m) != NULL; /* the DRAM backdoor reaches the simulator's only */
     kt_serve_target tg = {c.t,
-                          c.m.cfg.name,
-                          c.m.meshes,
-                          &c.m,
+                          kt_machine_board(c.m)->name,
+                          kt_machine_meshes(c.m),
+                          c.m,
                           step,
                           cycle,
                           fault,
                           sim ? dram_read : NULL,
                           sim ? dram_write : NULL,
-                          c.m.engine};
+                          kt_machine_has_engine(c.m)};
     int fd = -1;
     unsigned port = 0;
     if (listen_at) {

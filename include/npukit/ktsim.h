@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "npukit/kt_board.h"
 #include "npukit/kt_flit.h"
 #include "npukit/kt_transport.h"
 #include "npukit/status.h"
@@ -89,7 +90,7 @@ typedef struct ktsim_config {
     uint64_t dram_size;
     unsigned host_access_cycles; /* mesh cycles one host transaction takes */
     unsigned clock_mhz; /* the mesh clock, for waits given in time (--poll-us, a card's sleeps) */
-    bool mover; /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
+    bool mover;         /* the memory agent carries the mover on AUX_CFG 0x00-0x7F (default) */
     /* Skip quiet cycles at once (default): the same cycles and state, fewer host seconds. Off,
      * every cycle is ticked — the reference the speed benchmark measures against. */
     bool skip_quiet;
@@ -108,6 +109,10 @@ typedef struct ktsim_config {
 
 /* The reference defaults (no units; every unit kind's calibrated timing row). */
 void ktsim_config_default(ktsim_config *cfg);
+/* The board description in a configuration: its name, generation, STAGE_FLITS, address map,
+ * DRAM size, clock and mover copied in (the machine is laid out by them), or read back. */
+void ktsim_config_set_board(ktsim_config *cfg, const kt_board *b);
+void ktsim_config_board(const ktsim_config *cfg, kt_board *b);
 /* The timing row of a unit kind, or NULL when the kind has none (the test unit: its cycles are
  * the instruction's or the unit's `latency`). */
 const ktsim_unit_timing *ktsim_timing_find(const ktsim_config *cfg, const char *kind);
