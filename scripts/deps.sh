@@ -37,6 +37,11 @@ command -v riscv64-unknown-elf-gcc >/dev/null 2>&1 || optional+=(gcc-riscv64-unk
 [ -e /usr/lib/picolibc/riscv64-unknown-elf/picolibc.specs ] || optional+=(picolibc-riscv64-unknown-elf)
 command -v riscv64-linux-gnu-gcc >/dev/null 2>&1 || optional+=(gcc-riscv64-linux-gnu)
 command -v qemu-riscv64 >/dev/null 2>&1 || optional+=(qemu-user)
+# The Python package's tests (python/): numpy and pytest for Debian's python3, pip for the
+# install check; without them those tests skip and say so.
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || optional+=(python3-numpy)
+/usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || optional+=(python3-pytest)
+/usr/bin/python3 -m pip --version >/dev/null 2>&1 || optional+=(python3-pip)
 # NPUKIT_DEPS_REPORT=1: say what is missing, install nothing.
 if [ "${NPUKIT_DEPS_REPORT:-0}" = 1 ]; then
   echo "npukit: missing: ${need[*]:-none}; optional missing: ${optional[*]:-none}"

@@ -1,0 +1,187 @@
+# SPDX-License-Identifier: MIT
+"""Finding and loading libnpukit.so, and the C prototypes the package calls.
+
+The library is looked for, in order: the file ``NPUKIT_LIB`` names; the build tree this
+package sits in (``build/libnpukit.so``); the prefix pkg-config reports for ``npukit``; the
+dynamic linker's own search (``libnpukit.so.0``). When none loads, the error lists every
+place that was tried.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import shutil
+import subprocess
+from ctypes import (POINTER, c_bool, c_char, c_char_p, c_double, c_int, c_size_t, c_uint,
+                    c_uint16, c_uint32, c_uint64, c_void_p)
+from pathlib import Path
+
+SONAME = "libnpukit.so.0"
+
+
+def _candidates() -> list[str]:
+    out: list[str] = []
+    env = os.environ.get("NPUKIT_LIB")
+    if env:
+        out.append(env)
+    here = Path(__file__).resolve().parent
+    # python/npukit/_lib.py inside a source checkout: the default build directory beside it.
+    for build in ("build", "build/san"):
+        out.append(str(here.parent.parent / build / "libnpukit.so"))
+    pc = shutil.which("pkg-config")
+    if pc:
+        try:
+            libdir = subprocess.run([pc, "--variable=libdir", "npukit"], capture_output=True,
+                                    text=True, timeout=10).stdout.strip()
+            if libdir:
+                out.append(os.path.join(libdir, SONAME))
+        except (OSError, subprocess.SubprocessError):
+            pass
+    found = ctypes.util.find_library("npukit")
+    out.append(found or SONAME)
+    return out
+
+
+def _load() -> ctypes.CDLL:
+    tried = []
+    for cand in _candidates():
+        if os.sep in cand and not os.path.exists(cand):
+            tried.append(f"{cand} (no such file)")
+            continue
+        try:
+            return ctypes.CDLL(cand)
+        except OSError as e:
+            tried.append(f"{cand} ({e})")
+    raise ImportError("npukit: cannot load libnpukit.so; looked for:\n  " + "\n  ".join(tried) +
+                      "\nBuild it (make), install it (cmake --install), or set NPUKIT_LIB to "
+                      "its path.")
+
+
+lib = _load()
+
+
+def _fn(name: str, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+# ---- status ---------------------------------------------------------------------------------
+npk_status_name = _fn("npk_status_name", c_char_p, c_int)
+npk_last_error = _fn("npk_last_error", c_char_p)
+npk_clear_error = _fn("npk_clear_error", None)
+npk_version = _fn("npk_version", c_char_p)
+npk_f32_to_f16 = _fn("npk_f32_to_f16", c_uint16, ctypes.c_float)
+
+# ---- RK runtime -----------------------------------------------------------------------------
+PREC = {"int8": 0, "int16": 1, "fp16": 2, "bf16": 3, "int32": 4, "fp32": 5, "int4": 6,
+        "tf32": 7}
+PLAN_MAX_CORES = 8
+MATMUL_BODY = 108
+
+
+class RkInfo(ctypes.Structure):
+    _fields_ = [("soc", c_char_p), ("device", c_char * 64), ("simulated", c_bool),
+                ("cores", c_uint), ("drv_version", c_uint32), ("hw_version", c_uint32),
+                ("kernel", c_char * 16)]
+
+
+class RkStats(ctypes.Structure):
+    _fields_ = [("tasks", c_uint32), ("submits", c_uint32), ("warmups", c_uint32),
+                ("resets", c_uint32), ("retries", c_uint32), ("npu_ns", c_uint64),
+                ("npu_span_ns", c_uint64), ("host_ns", c_uint64), ("synth_ns", c_uint64),
+                ("pack_ns", c_uint64), ("sync_ns", c_uint64), ("submit_ns", c_uint64),
+                ("accumulate_ns", c_uint64), ("wait_ns", c_uint64), ("cores_used", c_uint32),
+                ("core_mask", c_uint32), ("b_repacks", c_uint32), ("b_check_ns", c_uint64),
+                ("sdp_tasks", c_uint32), ("fused_jobs", c_uint32), ("sdp_direct", c_uint32)]
+
+
+class PlanRequest(ctypes.Structure):
+    _fields_ = [("in_", c_int), ("out", c_int), ("m", c_uint32), ("k", c_uint32),
+                ("n", c_uint32), ("cores", c_uint), ("mode", c_int), ("soc", c_void_p),
+                ("k_slice_max", c_uint32), ("k_slice", c_uint32), ("k_pad", c_int),
+                ("chain", c_uint32), ("chain_m_tiles", c_bool), ("core_split", c_int),
+                ("m_tiling", c_int), ("host_one_thread", c_bool), ("host", c_void_p),
+                ("cost_warmups", c_bool), ("out_bytes", c_uint64 * PLAN_MAX_CORES),
+                ("out_warm", c_uint32)]
+
+
+class TaskPlan(ctypes.Structure):
+    _fields_ = [("m0", c_uint32), ("m1", c_uint32), ("k0", c_uint32), ("k1", c_uint32),
+                ("n0", c_uint32), ("n1", c_uint32), ("mp", c_uint32), ("kp", c_uint32),
+                ("np", c_uint32), ("core", c_uint), ("sched", c_int), ("cbuf_con0", c_uint32)]
+
+
+class Plan(ctypes.Structure):
+    _fields_ = [("req", PlanRequest), ("mode", c_int), ("cores_used", c_uint),
+                ("k_slices", c_size_t), ("k_slice", c_uint32), ("k_padded", c_bool),
+                ("core_split", c_int), ("m_tiling", c_int), ("jobs", c_uint64),
+                ("model_us", c_double), ("warmup_us", c_double), ("host_us", c_double),
+                ("total_us", c_double), ("tasks", POINTER(TaskPlan)), ("count", c_size_t)]
+
+
+class Mm(ctypes.Structure):
+    _fields_ = [("in_", c_int), ("out", c_int), ("m", c_uint32), ("k", c_uint32),
+                ("n", c_uint32), ("mode", c_int), ("sched", c_int), ("a", c_uint32),
+                ("b", c_uint32), ("c", c_uint32), ("a_pitch", c_uint32), ("c_pitch", c_uint32),
+                ("requant_scale", c_uint16), ("requant_shift", c_uint16), ("c_rows", c_uint32),
+                ("row_offset", c_uint32), ("unchecked", c_bool), ("soc", c_void_p)]
+
+
+class SynthInfo(ctypes.Structure):
+    _fields_ = [("mode", c_int), ("sched", c_int), ("cbuf_con0", c_uint32),
+                ("feature_grains", c_uint32), ("m_ceiling", c_uint32)]
+
+
+class EwStep(ctypes.Structure):
+    _fields_ = [("op", c_int), ("operand", c_int), ("b", c_void_p)]
+
+
+EPILOGUE_MAX = 4
+
+
+class Epilogue(ctypes.Structure):
+    _fields_ = [("count", c_uint32), ("step", EwStep * EPILOGUE_MAX), ("no_fuse", c_bool)]
+
+
+# The C structs this module mirrors, for the layout check (tests compare every offset with the
+# C compiler's, so a header change cannot silently shift a field).
+MIRRORED = {"npk_rk_info": RkInfo, "npk_rk_stats": RkStats,
+            "npk_rk_plan_request": PlanRequest, "npk_rk_task_plan": TaskPlan,
+            "npk_rk_plan": Plan, "npk_rk_mm": Mm, "npk_rk_synth_info": SynthInfo,
+            "npk_rk_ew_step": EwStep, "npk_rk_epilogue": Epilogue}
+
+P = c_void_p
+npk_rk_open = _fn("npk_rk_open", c_int, c_char_p, POINTER(P))
+npk_rk_open_shared = _fn("npk_rk_open_shared", c_int, c_char_p, POINTER(P))
+npk_rk_close = _fn("npk_rk_close", None, P)
+npk_rk_query = _fn("npk_rk_query", c_int, P, POINTER(RkInfo))
+npk_rk_set_cores = _fn("npk_rk_set_cores", c_int, P, c_uint)
+npk_rk_set_core_mask = _fn("npk_rk_set_core_mask", c_int, P, c_uint)
+npk_rk_set_chain = _fn("npk_rk_set_chain", c_int, P, c_uint)
+npk_rk_set_submission = _fn("npk_rk_set_submission", c_int, P, c_char_p)
+npk_rk_submission = _fn("npk_rk_submission", c_char_p, P)
+npk_rk_weights_pack = _fn("npk_rk_weights_pack", c_int, P, c_int, c_uint32, c_uint32, c_void_p,
+                          c_uint32, POINTER(P))
+npk_rk_weights_pack_layout = _fn("npk_rk_weights_pack_layout", c_int, P, c_int, c_uint32,
+                                 c_uint32, c_void_p, c_int, c_uint32, POINTER(P))
+npk_rk_weights_free = _fn("npk_rk_weights_free", None, P, P)
+npk_rk_matmul = _fn("npk_rk_matmul", c_int, P, P, c_uint32, c_void_p, c_int, c_void_p,
+                    POINTER(RkStats))
+npk_rk_matmul_epilogue = _fn("npk_rk_matmul_epilogue", c_int, P, P, c_uint32, c_void_p, c_int,
+                             c_void_p, POINTER(Epilogue), POINTER(RkStats))
+npk_rk_ew = _fn("npk_rk_ew", c_int, P, c_int, c_int, c_uint32, c_uint32, c_void_p, c_int,
+                c_void_p, c_void_p, POINTER(RkStats))
+npk_rk_plan_request_init = _fn("npk_rk_plan_request_init", None, POINTER(PlanRequest), c_int,
+                               c_uint32, c_uint32, c_uint32)
+npk_rk_plan_matmul = _fn("npk_rk_plan_matmul", c_int, POINTER(PlanRequest), POINTER(Plan))
+npk_rk_plan_free = _fn("npk_rk_plan_free", None, POINTER(Plan))
+npk_rk_core_split_name = _fn("npk_rk_core_split_name", c_char_p, c_int)
+npk_rk_m_tiling_name = _fn("npk_rk_m_tiling_name", c_char_p, c_int)
+npk_rk_soc_find = _fn("npk_rk_soc_find", c_void_p, c_char_p)
+npk_rk_mm_default = _fn("npk_rk_mm_default", Mm, c_int, c_uint32, c_uint32, c_uint32)
+npk_rk_synth_matmul = _fn("npk_rk_synth_matmul", c_int, POINTER(Mm), POINTER(c_uint64),
+                          POINTER(SynthInfo))
+npk_rk_entry_describe = _fn("npk_rk_entry_describe", c_size_t, c_uint64, c_char_p, c_size_t)

@@ -1,0 +1,501 @@
+# SPDX-License-Identifier: MIT
+"""The RK NPU runtime from Python: any-shape matmuls on the NPU (or its simulator), resident
+weights, element-wise ops on the SDP, the planner's plan as data, and regcmd programs as numpy
+``uint64`` arrays.
+
+>>> import numpy as np, npukit.rk as rk
+>>> with rk.Runtime("sim") as rt:
+...     a = np.ones((4, 64), np.float16); b = np.ones((64, 32), np.float16)
+...     c = rt.matmul(a, b)              # float32 [4][32], every element 64.0
+
+Element types: ``float16`` (fp16 weights; out float32 or float16), ``int8`` (out int32), and
+int4 given as ``int8`` arrays with values in [-8, 7] and ``dtype="int4"`` (out int32);
+:func:`pack_int4` / :func:`unpack_int4` convert to and from the NPU's two-per-byte form.
+Arrays must be C-contiguous: the library reads them where they are (no copy).
+"""
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import threading
+import weakref
+from typing import Iterable, Optional, Sequence
+
+import numpy as np
+
+from . import _lib
+from .errors import BadArgument, LimitError, check
+
+__all__ = ["Runtime", "Weights", "Stats", "Plan", "Task", "Entry", "matmul", "plan", "synth",
+           "decode", "pack_int4", "unpack_int4", "EW_OPS"]
+
+_IN_DTYPES = {"fp16": np.float16, "int8": np.int8, "int4": np.int8}
+_OUT_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int32": np.int32}
+_NP_TO_OUT = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16",
+              np.dtype(np.int32): "int32"}
+EW_OPS = {"add": 0, "mul": 1, "max": 2, "min": 3}
+_EW_PREC = {np.dtype(np.float16): "fp16", np.dtype(np.int16): "int16",
+            np.dtype(np.int8): "int8"}
+_LAYOUTS = {"rows": 0, "native": 1, "transposed": 2}
+
+
+@dataclasses.dataclass(frozen=True)
+class Stats:
+    """What one call did. ``npu_time_s`` is the device's elapsed time: *modelled* when the NPU
+    is the simulator (``npu_time_kind == "modelled"``), measured by the hardware otherwise.
+    ``host_time_s`` is the measured wall time of the whole call."""
+    tasks: int
+    submits: int
+    warmups: int
+    resets: int
+    retries: int
+    cores_used: int
+    npu_time_s: float
+    npu_time_kind: str
+    npu_time_summed_s: float
+    host_time_s: float
+    b_repacks: int
+    sdp_tasks: int
+    fused_jobs: int
+
+    @classmethod
+    def _from(cls, s: _lib.RkStats, simulated: bool) -> "Stats":
+        return cls(tasks=s.tasks, submits=s.submits, warmups=s.warmups, resets=s.resets,
+                   retries=s.retries, cores_used=s.cores_used,
+                   npu_time_s=s.npu_span_ns * 1e-9,
+                   npu_time_kind="modelled" if simulated else "measured",
+                   npu_time_summed_s=s.npu_ns * 1e-9, host_time_s=s.host_ns * 1e-9,
+                   b_repacks=s.b_repacks, sdp_tasks=s.sdp_tasks, fused_jobs=s.fused_jobs)
+
+
+def _contig(x, name: str) -> np.ndarray:
+    if not isinstance(x, np.ndarray):
+        raise BadArgument(f"{name}: expected a numpy array, got {type(x).__name__}")
+    if not x.flags.c_contiguous:
+        raise BadArgument(f"{name}: the array is not C-contiguous (npukit reads it in place); "
+                          f"pass np.ascontiguousarray({name})")
+    return x
+
+
+def _in_prec(x: np.ndarray, dtype: Optional[str], name: str) -> str:
+    if dtype is None:
+        if x.dtype == np.float16:
+            dtype = "fp16"
+        elif x.dtype == np.int8:
+            dtype = "int8"
+        else:
+            raise BadArgument(f"{name}: dtype {x.dtype} is not a matmul input "
+                              "(float16, int8, or int8 with dtype='int4')")
+    if dtype not in _IN_DTYPES:
+        raise BadArgument(f"dtype {dtype!r}: expected one of {sorted(_IN_DTYPES)}")
+    if x.dtype != _IN_DTYPES[dtype]:
+        raise BadArgument(f"{name}: dtype {x.dtype} does not match {dtype!r} "
+                          f"(expected {np.dtype(_IN_DTYPES[dtype])})")
+    if dtype == "int4" and x.size and (x.min() < -8 or x.max() > 7):
+        raise LimitError(f"{name}: int4 values must lie in [-8, 7]; found "
+                         f"[{int(x.min())}, {int(x.max())}]")
+    return dtype
+
+
+def _u32(v: int, name: str) -> int:
+    if not isinstance(v, (int, np.integer)) or v < 1 or v > 0xFFFFFFFF:
+        raise BadArgument(f"{name} = {v!r}: expected an integer from 1 to 4294967295")
+    return int(v)
+
+
+def pack_int4(values: np.ndarray) -> np.ndarray:
+    """int4 values (int8 array in [-8, 7], even length along the last axis) to the NPU's byte
+    form: two per byte, the even index in the low nibble. Returns uint8, last axis halved."""
+    v = np.asarray(values)
+    if v.dtype != np.int8:
+        raise BadArgument(f"pack_int4: dtype {v.dtype}, expected int8")
+    if v.size and (v.min() < -8 or v.max() > 7):
+        raise LimitError(f"pack_int4: values must lie in [-8, 7]; found "
+                         f"[{int(v.min())}, {int(v.max())}]")
+    if v.ndim == 0 or v.shape[-1] % 2:
+        raise BadArgument(f"pack_int4: the last axis ({v.shape[-1] if v.ndim else 0}) must be "
+                          "even")
+    u = v.astype(np.uint8) & 0x0F
+    return np.ascontiguousarray(u[..., 0::2] | (u[..., 1::2] << 4))
+
+
+def unpack_int4(packed: np.ndarray) -> np.ndarray:
+    """The inverse of :func:`pack_int4`: uint8 bytes to int8 values in [-8, 7]."""
+    p = np.asarray(packed)
+    if p.dtype != np.uint8:
+        raise BadArgument(f"unpack_int4: dtype {p.dtype}, expected uint8")
+    lo = (p & 0x0F).astype(np.int8)
+    hi = (p >> 4).astype(np.int8)
+    out = np.empty(p.shape[:-1] + (p.shape[-1] * 2,), np.int8) if p.ndim else None
+    if out is None:
+        raise BadArgument("unpack_int4: expected at least one axis")
+    out[..., 0::2] = lo
+    out[..., 1::2] = hi
+    out[out > 7] -= 16
+    return out
+
+
+class Weights:
+    """B [K][N] resident on the NPU, packed once into its layout; multiply it with many A.
+    Created by :meth:`Runtime.weights`; freed by :meth:`free`, by its runtime's close, or when
+    collected."""
+
+    def __init__(self, rt: "Runtime", handle: int, dtype: str, k: int, n: int):
+        self._rt = rt
+        self._h: Optional[int] = handle
+        self.dtype, self.k, self.n = dtype, k, n
+
+    @property
+    def shape(self) -> tuple:
+        return (self.k, self.n)
+
+    def _handle(self) -> int:
+        if self._h is None:
+            raise BadArgument("the weights were freed")
+        return self._h
+
+    def free(self) -> None:
+        if self._h is not None and self._rt._h is not None:
+            _lib.npk_rk_weights_free(self._rt._h, self._h)
+        self._h = None
+
+    def __del__(self):
+        try:
+            self.free()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        state = "freed" if self._h is None else "resident"
+        return f"<npukit.rk.Weights {self.dtype} {self.k}x{self.n} {state}>"
+
+
+class Runtime:
+    """An NPU runtime (a context manager).
+
+    device: "auto" (an NPU node if present, else the simulator), "sim" (the simulator behind
+    the rknpu interface), "sim-rocket" (behind the mainline rocket interface), "npu", "rocket",
+    or a device path (/dev/dri/card1, /dev/accel/accel0).
+    cores: use at most this many cores (default: all); core_mask pins exact cores.
+    submit: a submission form ("single", "chained", "concat", "multitask", "nonblock"),
+    chain: tasks per submit. shared: share one engine with other shared runtimes of the device.
+    """
+
+    def __init__(self, device: str = "auto", cores: Optional[int] = None,
+                 submit: Optional[str] = None, chain: Optional[int] = None,
+                 core_mask: Optional[int] = None, shared: bool = False):
+        h = ctypes.c_void_p()
+        opener = _lib.npk_rk_open_shared if shared else _lib.npk_rk_open
+        check(opener(device.encode() if device is not None else None, ctypes.byref(h)),
+              f"open {device!r}")
+        self._h: Optional[int] = h.value
+        self._lock = threading.Lock()
+        self._weights: "weakref.WeakSet[Weights]" = weakref.WeakSet()
+        self.last_stats: Optional[Stats] = None
+        try:
+            if cores is not None:
+                check(_lib.npk_rk_set_cores(self._h, _u32(cores, "cores")), "cores")
+            if core_mask is not None:
+                check(_lib.npk_rk_set_core_mask(self._h, int(core_mask)), "core_mask")
+            if submit is not None:
+                check(_lib.npk_rk_set_submission(self._h, submit.encode()), "submit")
+            if chain is not None:
+                check(_lib.npk_rk_set_chain(self._h, _u32(chain, "chain")), "chain")
+            self._info = self._query()
+        except BaseException:
+            self.close()
+            raise
+
+    # -- lifetime --
+    def close(self) -> None:
+        """Free every resident weight of this runtime, then the runtime. Idempotent."""
+        if self._h is None:
+            return
+        for w in list(self._weights):
+            w.free()
+        _lib.npk_rk_close(self._h)
+        self._h = None
+
+    def __enter__(self) -> "Runtime":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _handle(self) -> int:
+        if self._h is None:
+            raise BadArgument("the runtime is closed")
+        return self._h
+
+    # -- facts --
+    def _query(self) -> dict:
+        info = _lib.RkInfo()
+        check(_lib.npk_rk_query(self._handle(), ctypes.byref(info)), "query")
+        return {"soc": (info.soc or b"").decode(), "device": info.device.decode(),
+                "simulated": bool(info.simulated), "cores": info.cores,
+                "drv_version": info.drv_version, "hw_version": info.hw_version,
+                "kernel": info.kernel.decode()}
+
+    @property
+    def info(self) -> dict:
+        """soc, device, simulated, cores, drv_version, hw_version, kernel ("rknpu"/"rocket")."""
+        self._handle()
+        return dict(self._info)
+
+    @property
+    def simulated(self) -> bool:
+        return self._info["simulated"]
+
+    @property
+    def submission(self) -> str:
+        return _lib.npk_rk_submission(self._handle()).decode()
+
+    # -- weights and matmul --
+    def weights(self, b: np.ndarray, dtype: Optional[str] = None, layout: str = "rows",
+                m_hint: int = 64) -> Weights:
+        """Pack B once and keep it resident. layout "rows": B [K][N]; "transposed": B [N][K]
+        (ggml's and PyTorch's Linear weight form). dtype as for :meth:`matmul`."""
+        b = _contig(b, "b")
+        dt = _in_prec(b, dtype, "b")
+        if layout not in ("rows", "transposed"):
+            raise BadArgument(f"layout {layout!r}: expected 'rows' or 'transposed'")
+        if b.ndim != 2:
+            raise BadArgument(f"b: expected 2 dimensions, got shape {b.shape}")
+        k, n = (b.shape if layout == "rows" else b.shape[::-1])
+        _u32(k, "K")
+        _u32(n, "N")
+        h = ctypes.c_void_p()
+        check(_lib.npk_rk_weights_pack_layout(self._handle(), _lib.PREC[dt], k, n,
+                                              b.ctypes.data, _LAYOUTS[layout],
+                                              _u32(m_hint, "m_hint"), ctypes.byref(h)),
+              "weights")
+        w = Weights(self, h.value, dt, k, n)
+        self._weights.add(w)
+        return w
+
+    def _out_prec(self, dt: str, out_dtype) -> str:
+        if out_dtype is None:
+            return "fp32" if dt == "fp16" else "int32"
+        od = _NP_TO_OUT.get(np.dtype(out_dtype)) if not isinstance(out_dtype, str) else \
+            {"float32": "fp32", "float16": "fp16", "int32": "int32", "fp32": "fp32",
+             "fp16": "fp16"}.get(out_dtype)
+        allowed = ("fp32", "fp16") if dt == "fp16" else ("int32",)
+        if od not in allowed:
+            raise BadArgument(f"out_dtype {out_dtype!r}: {dt} weights give "
+                              f"{' or '.join(np.dtype(_OUT_DTYPES[a]).name for a in allowed)}")
+        return od
+
+    def matmul(self, a: np.ndarray, b, out_dtype=None, dtype: Optional[str] = None,
+               out: Optional[np.ndarray] = None) -> np.ndarray:
+        """C [M][N] = A [M][K] . B. b is a :class:`Weights` of this runtime or an array
+        [K][N] (packed for this call only). out_dtype: float32 (default) or float16 for fp16,
+        int32 for int8/int4. out: a C-contiguous array to write C into (no allocation)."""
+        a = _contig(a, "a")
+        if isinstance(b, Weights):
+            if b._rt is not self:
+                raise BadArgument("the weights belong to another runtime")
+            w, tmp = b, None
+        else:
+            w = tmp = self.weights(b, dtype=dtype, m_hint=a.shape[0] if a.ndim == 2 else 1)
+        try:
+            dt = _in_prec(a, w.dtype if dtype is None else dtype, "a")
+            if dt != w.dtype:
+                raise BadArgument(f"a is {dt} but the weights are {w.dtype}")
+            if a.ndim != 2 or a.shape[1] != w.k:
+                raise BadArgument(f"a: shape {a.shape} does not match B's K = {w.k} "
+                                  f"(expected (M, {w.k}))")
+            m = _u32(a.shape[0], "M")
+            od = self._out_prec(dt, out_dtype if out is None else out.dtype)
+            if out is None:
+                out = np.empty((m, w.n), _OUT_DTYPES[od])
+            else:
+                _contig(out, "out")
+                if out.shape != (m, w.n):
+                    raise BadArgument(f"out: shape {out.shape}, expected {(m, w.n)}")
+            st = _lib.RkStats()
+            with self._lock:
+                check(_lib.npk_rk_matmul(self._handle(), w._handle(), m, a.ctypes.data,
+                                         _lib.PREC[od], out.ctypes.data, ctypes.byref(st)),
+                      "matmul")
+            self.last_stats = Stats._from(st, self.simulated)
+            return out
+        finally:
+            if tmp is not None:
+                tmp.free()
+
+    def ew(self, op: str, a: np.ndarray, b: np.ndarray,
+           out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Element-wise C = A op B on the NPU's SDP: op add, mul, max, min, B [M][N] per
+        element or B [N] per channel broadcast over the rows. A is [M][N]
+        float16 (computed in fp32, rounded to nearest even), int16 or int8 (exact, saturating).
+        """
+        if op not in EW_OPS:
+            raise BadArgument(f"op {op!r}: expected one of {sorted(EW_OPS)}")
+        a = _contig(a, "a")
+        prec = _EW_PREC.get(a.dtype)
+        if prec is None:
+            raise BadArgument(f"a: dtype {a.dtype}: element-wise ops take float16, int16 or "
+                              "int8")
+        if a.ndim == 1:
+            a = a.reshape(1, -1)
+        if a.ndim != 2:
+            raise BadArgument(f"a: expected 1 or 2 dimensions, got shape {a.shape}")
+        m, n = a.shape
+        b = _contig(b, "b")
+        if b.dtype != a.dtype:
+            raise BadArgument(f"b: dtype {b.dtype} differs from a's {a.dtype}")
+        if b.shape == a.shape:
+            operand = 0
+        elif b.ndim == 1 and b.shape[0] == n:
+            operand = 1
+        else:
+            raise BadArgument(f"b: shape {b.shape}: expected {a.shape} (per element) or "
+                              f"({n},) (per channel)")
+        bp = b.ctypes.data
+        if out is None:
+            out = np.empty_like(a)
+        else:
+            _contig(out, "out")
+            if out.shape != a.shape or out.dtype != a.dtype:
+                raise BadArgument(f"out: {out.dtype}{out.shape}, expected {a.dtype}{a.shape}")
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_ew(self._handle(), EW_OPS[op], _lib.PREC[prec], _u32(m, "M"),
+                                 _u32(n, "N"), a.ctypes.data, operand, bp, out.ctypes.data,
+                                 ctypes.byref(st)), f"ew {op}")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+
+def matmul(a: np.ndarray, b: np.ndarray, out_dtype=None, dtype: Optional[str] = None,
+           device: str = "auto") -> np.ndarray:
+    """One matmul on a runtime opened for this call (see :meth:`Runtime.matmul`)."""
+    with Runtime(device) as rt:
+        return rt.matmul(a, b, out_dtype=out_dtype, dtype=dtype)
+
+
+# ---- the planner --------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """One task of a plan: half-open ranges over the user's shape, the synthesized (padded)
+    shape, the core it runs on, its schedule and CBUF bank split."""
+    m: tuple
+    k: tuple
+    n: tuple
+    padded: tuple
+    core: int
+    sched: int
+    cbuf_con0: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """How the runtime splits a matmul. The times are the planner's *model* (microseconds),
+    not a measurement."""
+    dtype: str
+    shape: tuple
+    cores_used: int
+    k_slice: int
+    k_slices: int
+    k_padded: bool
+    core_split: str
+    m_tiling: str
+    jobs: int
+    modelled_npu_us: float
+    modelled_warmup_us: float
+    modelled_host_us: float
+    modelled_total_us: float
+    tasks: tuple
+
+
+def plan(m: int, k: int, n: int, dtype: str = "fp16", cores: Optional[int] = None,
+         chain: int = 1, soc: Optional[str] = None) -> Plan:
+    """The planner's split of an M x K x N matmul onto the NPU's limits, as data."""
+    if dtype not in _IN_DTYPES:
+        raise BadArgument(f"dtype {dtype!r}: expected one of {sorted(_IN_DTYPES)}")
+    req = _lib.PlanRequest()
+    _lib.npk_rk_plan_request_init(ctypes.byref(req), _lib.PREC[dtype], _u32(m, "M"),
+                                  _u32(k, "K"), _u32(n, "N"))
+    if cores is not None:
+        req.cores = _u32(cores, "cores")
+    req.chain = _u32(chain, "chain")
+    if soc is not None:
+        s = _lib.npk_rk_soc_find(soc.encode())
+        if not s:
+            raise BadArgument(f"soc {soc!r}: unknown")
+        req.soc = s
+    p = _lib.Plan()
+    check(_lib.npk_rk_plan_matmul(ctypes.byref(req), ctypes.byref(p)), "plan")
+    try:
+        tasks = tuple(Task(m=(t.m0, t.m1), k=(t.k0, t.k1), n=(t.n0, t.n1),
+                           padded=(t.mp, t.kp, t.np), core=t.core, sched=t.sched,
+                           cbuf_con0=t.cbuf_con0)
+                      for t in (p.tasks[i] for i in range(p.count)))
+        return Plan(dtype=dtype, shape=(m, k, n), cores_used=p.cores_used,
+                    k_slice=p.k_slice, k_slices=p.k_slices, k_padded=bool(p.k_padded),
+                    core_split=_lib.npk_rk_core_split_name(p.core_split).decode(),
+                    m_tiling=_lib.npk_rk_m_tiling_name(p.m_tiling).decode(), jobs=p.jobs,
+                    modelled_npu_us=p.model_us, modelled_warmup_us=p.warmup_us,
+                    modelled_host_us=p.host_us, modelled_total_us=p.total_us, tasks=tasks)
+    finally:
+        _lib.npk_rk_plan_free(ctypes.byref(p))
+
+
+# ---- programs -----------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One regcmd entry: target block, register offset, value, and its decoded text."""
+    target: int
+    reg: int
+    value: int
+    text: str
+
+
+def synth(m: int, k: int, n: int, dtype: str = "fp16", out_dtype: Optional[str] = None,
+          a: int = 0, b: int = 0, c: int = 0, soc: Optional[str] = None) -> np.ndarray:
+    """Synthesize one matmul task's regcmd body (108 entries) as a numpy uint64 array.
+    a, b, c: the IOVAs of the feature, the packed weights and the output."""
+    if dtype not in _IN_DTYPES:
+        raise BadArgument(f"dtype {dtype!r}: expected one of {sorted(_IN_DTYPES)}")
+    mm = _lib.npk_rk_mm_default(_lib.PREC[dtype], _u32(m, "M"), _u32(k, "K"), _u32(n, "N"))
+    if out_dtype is not None:
+        if out_dtype not in _lib.PREC:
+            raise BadArgument(f"out_dtype {out_dtype!r}: unknown")
+        mm.out = _lib.PREC[out_dtype]
+    for name, v in (("a", a), ("b", b), ("c", c)):
+        if not 0 <= int(v) <= 0xFFFFFFFF:
+            raise BadArgument(f"{name} = {v:#x}: an IOVA is 32 bits")
+    mm.a, mm.b, mm.c = int(a), int(b), int(c)
+    if soc is not None:
+        s = _lib.npk_rk_soc_find(soc.encode())
+        if not s:
+            raise BadArgument(f"soc {soc!r}: unknown")
+        mm.soc = s
+    body = np.zeros(_lib.MATMUL_BODY, np.uint64)
+    info = _lib.SynthInfo()
+    check(_lib.npk_rk_synth_matmul(ctypes.byref(mm),
+                                   body.ctypes.data_as(ctypes.POINTER(ctypes.c_uint64)),
+                                   ctypes.byref(info)), "synth")
+    return body
+
+
+def decode(program: Iterable[int]) -> list:
+    """Name every entry of a regcmd program (a uint64 array or any iterable of entries)
+    through the register table: a list of :class:`Entry`."""
+    arr = np.asarray(program)
+    if arr.dtype.kind not in "ui":
+        raise BadArgument(f"program: dtype {arr.dtype}, expected uint64 entries")
+    buf = ctypes.create_string_buffer(256)
+    out = []
+    for e in arr.astype(np.uint64).ravel():
+        e = int(e)
+        _lib.npk_rk_entry_describe(e, buf, len(buf))
+        out.append(Entry(target=(e >> 48) & 0xFFFF, reg=e & 0xFFFF,
+                         value=(e >> 16) & 0xFFFFFFFF, text=buf.value.decode()))
+    return out

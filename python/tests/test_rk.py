@@ -1,0 +1,309 @@
+# SPDX-License-Identifier: MIT
+"""npukit.rk against numpy references: every dtype, edge shapes, resident weights, element-wise
+ops, plans, programs, errors and a bounded memory footprint over many calls."""
+import ctypes
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import npukit
+import npukit.rk as rk
+from npukit import _lib
+
+RNG = np.random.default_rng(1234)
+DEVICES = ["sim", "sim-rocket"]
+
+
+@pytest.fixture(scope="module", params=DEVICES)
+def rt(request):
+    with rk.Runtime(request.param) as r:
+        yield r
+
+
+def f16(shape):
+    return (RNG.standard_normal(shape) * 0.5).astype(np.float16)
+
+
+def i8(shape, lo=-128, hi=127):
+    return RNG.integers(lo, hi + 1, shape).astype(np.int8)
+
+
+def ref_f(a, b):
+    return a.astype(np.float32) @ b.astype(np.float32)
+
+
+def ref_i(a, b):
+    return a.astype(np.int64) @ b.astype(np.int64)
+
+
+SHAPES = [(1, 1, 1), (1, 64, 32), (7, 33, 65), (4, 300, 17), (65, 96, 130), (2, 8200, 20)]
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES)
+def test_fp16_to_fp32(rt, m, k, n):
+    a, b = f16((m, k)), f16((k, n))
+    c = rt.matmul(a, b)
+    assert c.dtype == np.float32 and c.shape == (m, n)
+    np.testing.assert_allclose(c, ref_f(a, b), rtol=2e-3, atol=2e-3 * np.sqrt(k))
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES[:4])
+def test_fp16_to_fp16(rt, m, k, n):
+    a, b = f16((m, k)), f16((k, n))
+    c = rt.matmul(a, b, out_dtype=np.float16)
+    assert c.dtype == np.float16
+    np.testing.assert_allclose(c.astype(np.float32), ref_f(a, b), rtol=4e-3,
+                               atol=4e-3 * np.sqrt(k))
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES)
+def test_int8_exact(rt, m, k, n):
+    a, b = i8((m, k)), i8((k, n))
+    c = rt.matmul(a, b)
+    assert c.dtype == np.int32
+    np.testing.assert_array_equal(c, ref_i(a, b))
+
+
+@pytest.mark.parametrize("m,k,n", SHAPES[:5])
+def test_int4_exact(rt, m, k, n):
+    a, b = i8((m, k), -8, 7), i8((k, n), -8, 7)
+    np.testing.assert_array_equal(rt.matmul(a, b, dtype="int4"), ref_i(a, b))
+
+
+def test_int4_extremes(rt):
+    a = np.full((3, 512), -8, np.int8)
+    b = np.full((512, 40), -8, np.int8)
+    np.testing.assert_array_equal(rt.matmul(a, b, dtype="int4"), ref_i(a, b))
+
+
+def test_resident_weights_many_calls(rt):
+    b = f16((128, 96))
+    w = rt.weights(b)
+    assert w.shape == (128, 96) and "resident" in repr(w)
+    for m in (1, 5, 64, 3):
+        a = f16((m, 128))
+        np.testing.assert_allclose(rt.matmul(a, w), ref_f(a, b), rtol=2e-3, atol=0.03)
+    w.free()
+    assert "freed" in repr(w)
+    with pytest.raises(npukit.BadArgument, match="freed"):
+        rt.matmul(f16((1, 128)), w)
+
+
+def test_transposed_weights(rt):
+    bt = i8((24, 200))  # [N][K], ggml's and Linear's form
+    w = rt.weights(bt, layout="transposed")
+    assert w.shape == (200, 24)
+    a = i8((9, 200))
+    np.testing.assert_array_equal(rt.matmul(a, w), ref_i(a, bt.T))
+
+
+def test_out_array_written_in_place(rt):
+    a, b = i8((4, 64)), i8((64, 32))
+    out = np.zeros((4, 32), np.int32)
+    got = rt.matmul(a, b, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, ref_i(a, b))
+
+
+def test_stats_label_modelled(rt):
+    rt.matmul(f16((8, 64)), f16((64, 32)))
+    s = rt.last_stats
+    assert rt.simulated and s.npu_time_kind == "modelled"
+    assert s.tasks >= 1 and s.submits >= s.tasks and s.npu_time_s > 0 and s.host_time_s > 0
+
+
+def test_info(rt):
+    info = rt.info
+    assert info["soc"] == "rk3588" and info["simulated"]
+    # rocket exposes each core as its own node: a runtime on one node drives one core.
+    assert (info["kernel"], info["cores"]) in (("rknpu", 3), ("rocket", 1))
+
+
+def needs_sdp(rt):
+    if rt.info["kernel"] == "rocket":
+        # The mainline kernel runs the matmul program form only: SDP tasks are refused.
+        with pytest.raises(npukit.NpukitError, match="rocket"):
+            rt.ew("add", f16((1, 8)), f16((1, 8)))
+        pytest.skip("element-wise ops run on the rknpu kernel only")
+
+
+@pytest.mark.parametrize("op", ["add", "mul", "max", "min"])
+def test_ew_fp16(rt, op):
+    needs_sdp(rt)
+    a, b = f16((5, 40)), f16((5, 40))
+    fn = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[op]
+    want = fn(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+    np.testing.assert_array_equal(rt.ew(op, a, b), want)
+
+
+def test_ew_int8_saturates_and_per_channel(rt):
+    needs_sdp(rt)
+    a = i8((3, 50))
+    b = i8((50,))
+    want = np.clip(a.astype(np.int32) + b.astype(np.int32), -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(rt.ew("add", a, b), want)
+
+
+def test_ew_int16_max_per_channel(rt):
+    needs_sdp(rt)
+    a = RNG.integers(-1000, 1000, (4, 33)).astype(np.int16)
+    b = np.zeros(33, np.int16)
+    np.testing.assert_array_equal(rt.ew("max", a, b), np.maximum(a, 0))
+
+
+# ---- errors --------------------------------------------------------------------------------
+def test_errors(rt):
+    with pytest.raises(npukit.BadArgument, match="float64"):
+        rt.matmul(np.ones((2, 3)), np.ones((3, 4)))
+    with pytest.raises(npukit.BadArgument, match="C-contiguous"):
+        rt.matmul(f16((8, 4)).T, f16((8, 4)))
+    with pytest.raises(npukit.BadArgument, match="K = 32"):
+        rt.matmul(f16((2, 31)), f16((32, 4)))
+    with pytest.raises(npukit.BadArgument, match="does not match"):
+        rt.matmul(i8((2, 32)), f16((32, 4)))
+    with pytest.raises(npukit.LimitError, match=r"\[-8, 7\]"):
+        rt.matmul(i8((2, 32)), i8((32, 4)), dtype="int4")
+    with pytest.raises(npukit.BadArgument, match="out_dtype"):
+        rt.matmul(i8((2, 32)), i8((32, 4)), out_dtype=np.float32)
+    with pytest.raises(npukit.BadArgument, match="per channel"):
+        rt.ew("add", f16((2, 8)), f16((3,)))
+    with pytest.raises(npukit.BadArgument, match="op"):
+        rt.ew("pow", f16((2, 8)), f16((2, 8)))
+    assert issubclass(npukit.BadArgument, ValueError)
+    assert issubclass(npukit.DeviceError, OSError)
+
+
+def test_library_errors_carry_message():
+    with pytest.raises(npukit.NpukitError) as e:
+        rk.Runtime("/dev/no-such-npu-node")
+    assert e.value.status is not None and "no-such-npu-node" in str(e.value)
+    with pytest.raises(npukit.NpukitError) as e:
+        rk.Runtime("sim", cores=9)
+    assert e.value.status in ("EINVAL", "ELIMIT") and "9" in str(e.value)
+
+
+def test_closed_runtime_and_foreign_weights():
+    r1 = rk.Runtime("sim")
+    r2 = rk.Runtime("sim")
+    w = r1.weights(f16((32, 16)))
+    with pytest.raises(npukit.BadArgument, match="another runtime"):
+        r2.matmul(f16((1, 32)), w)
+    r1.close()
+    r1.close()  # idempotent
+    with pytest.raises(npukit.BadArgument, match="closed"):
+        r1.matmul(f16((1, 32)), f16((32, 16)))
+    assert "freed" in repr(w)  # closing freed the runtime's weights
+    r2.close()
+
+
+def test_one_shot_function():
+    a, b = i8((3, 64)), i8((64, 8))
+    np.testing.assert_array_equal(rk.matmul(a, b, device="sim"), ref_i(a, b))
+
+
+def test_int4_packing():
+    v = i8((3, 10), -8, 7)
+    p = rk.pack_int4(v)
+    assert p.dtype == np.uint8 and p.shape == (3, 5)
+    assert int(p[0, 0]) == (int(v[0, 0]) & 15) | ((int(v[0, 1]) & 15) << 4)
+    np.testing.assert_array_equal(rk.unpack_int4(p), v)
+    with pytest.raises(npukit.LimitError):
+        rk.pack_int4(np.array([9, 0], np.int8))
+    with pytest.raises(npukit.BadArgument, match="even"):
+        rk.pack_int4(np.zeros(3, np.int8))
+
+
+# ---- plans and programs --------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["fp16", "int8", "int4"])
+def test_plan_covers_the_shape(dtype):
+    m, k, n = 300, 5000, 700
+    p = rk.plan(m, k, n, dtype)
+    assert p.shape == (m, k, n) and p.tasks and p.modelled_total_us > 0
+    cover = np.zeros((m, n), np.int64)
+    for t in p.tasks:
+        assert t.k[1] - t.k[0] <= p.k_slice and 0 <= t.core < 3
+        cover[t.m[0]:t.m[1], t.n[0]:t.n[1]] += t.k[1] - t.k[0]
+    assert (cover == k).all(), "every output element sums exactly K products"
+
+
+def test_plan_errors():
+    with pytest.raises(npukit.BadArgument):
+        rk.plan(0, 64, 64)
+    with pytest.raises(npukit.BadArgument):
+        rk.plan(4, 64, 64, "fp64")
+
+
+def test_synth_decode():
+    prog = rk.synth(4, 64, 32, "fp16", a=0x1000, b=0x2000, c=0x3000)
+    assert prog.dtype == np.uint64 and prog.shape == (108,)
+    entries = rk.decode(prog)
+    assert len(entries) == 108
+    names = " ".join(e.text for e in entries)
+    assert "CNA_CBUF_CON0" in names and "DPU" in names
+    con0 = [e for e in entries if "CNA_CBUF_CON0" in e.text][0]
+    assert con0.reg == 0x1040
+    assert rk.plan(4, 64, 32, "fp16", cores=1).tasks[0].cbuf_con0 == con0.value
+    with pytest.raises(npukit.NpukitError):
+        rk.synth(4, 63, 32, "fp16")
+
+
+def test_help_is_useful():
+    assert "Runtime" in rk.__doc__ or "runtime" in rk.__doc__
+    assert "out_dtype" in rk.Runtime.matmul.__doc__
+    assert "modelled" in rk.Stats.__doc__
+
+
+# ---- the C structs the package mirrors match the compiler's layout -------------------------
+def test_struct_layouts_match_c(tmp_path):
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    inc = os.environ.get("NPUKIT_INCLUDE")
+    if not cc or not inc:
+        pytest.skip("needs a C compiler and NPUKIT_INCLUDE (the headers) to compare layouts")
+    lines = ["#include <stddef.h>", "#include <stdio.h>", '#include "npukit/rk.h"',
+             '#include "npukit/rk_plan.h"', '#include "npukit/rk_synth.h"', "int main(void) {"]
+    want = []
+    for cname, cls in _lib.MIRRORED.items():
+        lines.append(f'printf("%zu\\n", sizeof({cname}));')
+        want.append(ctypes.sizeof(cls))
+        for fname, _ in cls._fields_:
+            cf = "in" if fname == "in_" else fname
+            lines.append(f'printf("%zu\\n", offsetof({cname}, {cf}));')
+            want.append(getattr(cls, fname).offset)
+    lines.append("return 0; }")
+    src = tmp_path / "layout.c"
+    src.write_text("\n".join(lines))
+    extra = os.environ.get("NPUKIT_GEN_INCLUDE", "")
+    cmd = [cc, "-I", inc] + (["-I", extra] if extra else []) + [str(src), "-o",
+                                                                 str(tmp_path / "layout")]
+    subprocess.run(cmd, check=True)
+    got = [int(x) for x in subprocess.run([str(tmp_path / "layout")], check=True,
+                                          capture_output=True, text=True).stdout.split()]
+    assert got == want
+
+
+# ---- no leaks over many calls ---------------------------------------------------------------
+def _rss_kib():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def test_bounded_memory_over_many_calls():
+    a, b = i8((16, 256)), i8((256, 64))
+
+    def rounds(n):
+        for _ in range(n):
+            with rk.Runtime("sim") as r:
+                w = r.weights(b)
+                r.matmul(a, w)
+                r.matmul(a, b)
+                w.free()
+
+    rounds(20)
+    before = _rss_kib()
+    rounds(150)
+    grown = _rss_kib() - before
+    assert grown < 16 * 1024, f"RSS grew {grown} KiB over 150 runtimes"

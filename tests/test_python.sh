@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The Python package (python/): its pytest suite against the library this build made, then
+# `pip install` of the package into a scratch directory and one call through the installed copy.
+# A sanitized library is loaded with its sanitizer runtimes preloaded, so the calls Python makes
+# are checked like every other test's. Skips (77), saying why, without a Python 3 that has numpy
+# and pytest.
+set -u
+cli=$1 src=$2
+bin=$(cd "$(dirname "$cli")" && pwd)
+lib=$bin/libnpukit.so
+[ -e "$lib" ] || { echo "no $lib: build the shared library first" >&2; exit 1; }
+py=
+for cand in "${NPUKIT_PYTHON:-}" python3 /usr/bin/python3; do
+  [ -n "$cand" ] || continue
+  if "$cand" -c 'import numpy, pytest' >/dev/null 2>&1; then py=$cand; break; fi
+done
+if [ -z "$py" ]; then
+  echo "skipped: no Python 3 with numpy and pytest (apt-get install python3-numpy python3-pytest)"
+  exit 77
+fi
+preload=$(ldd "$lib" | grep -oE '/[^ ]*lib(asan|ubsan)\.so[^ ]*' | tr '\n' ' ')
+export NPUKIT_LIB=$lib NPUKIT_CLI=$cli NPUKIT_INCLUDE=$src/include NPUKIT_GEN_INCLUDE=$bin/include
+# Python's own allocations are not ours to leak-check; a small quarantine keeps RSS figures real.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:quarantine_size_mb=4}
+export PYTHONDONTWRITEBYTECODE=1
+LD_PRELOAD="$preload" "$py" -m pytest -q -p no:cacheprovider "$src/python/tests" || exit 1
+
+# The package as a user installs it (offline, Debian's setuptools: no build isolation).
+if "$py" -m pip --version >/dev/null 2>&1; then
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  cp -r "$src/python" "$work/src"
+  if ! "$py" -m pip install -q --no-build-isolation --no-deps --no-index --target "$work/site" \
+       "$work/src" > "$work/pip.log" 2>&1; then
+    cat "$work/pip.log" >&2; echo "pip install ./python failed" >&2; exit 1
+  fi
+  (cd "$work" && LD_PRELOAD="$preload" PYTHONPATH="$work/site" "$py" -c '
+import numpy as np, npukit, npukit.rk as rk
+assert npukit.__file__.startswith("'"$work"'/site"), npukit.__file__
+a = np.arange(6, dtype=np.int8).reshape(2, 3); b = np.ones((3, 4), np.int8)
+assert (rk.matmul(a, b, device="sim") == a.astype(np.int32) @ b).all()
+print("installed package:", npukit.__version__, "ok")') || exit 1
+else
+  echo "pip not found: the install check is skipped (apt-get install python3-pip)"
+fi
