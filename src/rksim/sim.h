@@ -12,7 +12,7 @@
 #include "rksim/mem.h"
 
 enum {
-    RKSIM_MAX_CORES = 3, /* RK3588 (facts E.1) */
+    RKSIM_MAX_CORES = 3, /* per-core state held: the most cores of any SoC row (checked) */
     /* One file per block of the register table (npk_rk_unit); each block owns 0x1000 bytes
      * of offsets (facts B.2). The two PC control targets have slots too, unused. */
     RKSIM_BLOCKS = NPK_BLK_COUNT,
