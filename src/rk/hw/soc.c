@@ -44,7 +44,7 @@ static const npk_rk_soc socs[] = {
      .grains_max = 1023,
      .validated = false,
      .encodings_described = false,
-     .source = "facts E.1 (cores); the rest assumed from rk3588, unvalidated",
+     .source = "facts E.1 (cores); other numbers assumed from rk3588",
      .sources = {.cores = "facts E.1 (RK3576: 2); mainline rocket RK3576 series (core windows "
                           "0x27700000, 0x27708000)",
                  .cbuf = "unvalidated: assumed equal to rk3588 (no public figure)",
