@@ -129,7 +129,8 @@ void rksim_destroy(rksim *s)
     rksim_weights_free(s->weights);
     for (unsigned i = 0; i < RKSIM_SCRATCH_SLOTS; i++)
         free(s->scratch[i]);
-    rksim_rocket_free(s);
+    if (s->rocket_free)
+        s->rocket_free(s);
     rksim_mem_free(&s->mem);
     free(s);
 }
