@@ -249,8 +249,13 @@ static void test_cli_enum(void)
     ktsim *s = build("", &c);
     if (!s)
         return;
-    served sv = {
-        -1, {ktsim_transport(s), "echo_mesh", 1, s, advance, clock_of, NULL, NULL, NULL, false}};
+    served sv = {-1,
+                 {.t = ktsim_transport(s),
+                  .name = "echo_mesh",
+                  .meshes = 1,
+                  .ctx = s,
+                  .advance = advance,
+                  .cycle = clock_of}};
     unsigned port = 0;
     CHECK_EQ(kt_listen_tcp("127.0.0.1:0", false, &sv.listen_fd, &port), NPK_OK);
     pthread_t th;

@@ -6,7 +6,9 @@
 #     accelerator (src/<x>/hw and the public headers that describe that hardware) and, for a
 #     simulator, its own files and public header: never a driver header;
 #   - a public header of a hardware layer includes only common and hardware headers;
-#   - nothing under src/ includes anything from tools/.
+#   - nothing under src/ includes anything from tools/;
+#   - a SoC is one row: no RK3588 constant outside src/rk/hw, the CBUF geometry no macro, and the
+#     geometry formulas take the row.
 # The KohakuTPU rules apply once src/kt/hw exists (until then its hardware description still
 # lives in the driver and every ktsim file would be reported).
 # Usage: test_layers.sh CLI SOURCE_DIR   (the CLI argument is unused)
@@ -25,10 +27,11 @@ declare -A layer=(
     [rk_device_sim.h]=rk-driver [rk_layout.h]=rk-driver [rk_plan.h]=rk-driver
     [rk_reference.h]=rk-driver [rk_sched.h]=rk-driver [rk_synth.h]=rk-driver
     [kt_flit.h]=kt-hw [kt_regs.h]=kt-hw [kt_transport.h]=kt-hw [kt_mover_hw.h]=kt-hw
-    [kt_interlink_hw.h]=kt-hw [kt_words.h]=kt-hw [kt_rv64.h]=kt-hw
+    [kt_interlink_hw.h]=kt-hw [kt_words.h]=kt-hw [kt_rv64.h]=kt-hw [kt_board.h]=kt-hw
     [ktsim.h]=kt-sim [ktsim_card.h]=kt-sim
     [kt.h]=kt-driver [kt_hostprog.h]=kt-driver [kt_interlink.h]=kt-driver
     [kt_mover.h]=kt-driver [kt_rv64_load.h]=kt-driver [kt_rv64_request.h]=kt-driver
+    [kt_open.h]=kt-driver
 )
 
 # Known violations on their way out: "file include" pairs reported as pending, not failures.
@@ -126,6 +129,25 @@ for x in rk kt; do
             checked=$((checked + 1))
         fi
     done
+done
+# A SoC is one row (src/rk/hw/soc.c): no file outside src/rk/hw names an RK3588 constant (an
+# identifier with RK3588 in it, outside comments and strings), no public header defines the
+# CBUF's geometry as a macro, and the formulas that depend on that geometry take the row.
+while read -r f; do
+    # strip /* */ comments on one line, // comments and string literals, then look for the name
+    hits=$(sed -e 's:/\*.*\*/::g' -e 's:/\*.*$::' -e 's://.*$::' -e 's/"\([^"\\]\|\\.\)*"//g' "$f" |
+        grep -nE '\b[A-Za-z_0-9]*RK3588[A-Za-z_0-9]*\b' | grep -vE '^[0-9]+:[[:space:]]*\*')
+    [[ -n $hits ]] && report "$f names an RK3588 constant outside src/rk/hw: $hits"
+    checked=$((checked + 1))
+done < <(find src tools -name '*.[ch]' -not -path 'src/rk/hw/*')
+if grep -nE '#define[[:space:]]+NPK_RK_[A-Z_]*(BANK|CBUF)[A-Z_]*[[:space:]]+[0-9]' include/npukit/rk_*.h |
+    grep -v 'NPK_RK_CBUF_TEMPLATE\|NPK_RK_CBUF_FLOOR'; then
+    report "a public header defines the CBUF geometry as a macro (it is a field of the SoC row)"
+fi
+for fn in npk_rk_cbuf_con0_banks npk_rk_cbuf_split npk_rk_sched1_rows npk_rk_m_ceiling \
+    npk_rk_bank_elems npk_rk_sched_choose; do
+    grep -qE "\b$fn\(const npk_rk_soc \*soc," include/npukit/rk_cbuf.h include/npukit/rk_sched.h ||
+        report "$fn does not take the SoC row (const npk_rk_soc *soc) as its first parameter"
 done
 for p in "${pending[@]}"; do
     [[ -n ${pending_seen[$p]:-} ]] || echo "note: the pending exception '$p' no longer occurs: remove it"

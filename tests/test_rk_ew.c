@@ -249,7 +249,8 @@ static uint64_t run_buffers(npk_rk *rt, npk_rk *rt_buf, npk_rk_ew_op op, npk_rk_
     memset(npk_rk_buffer_host(cb), 0xA5, off + bytes);
     npk_rk_buffer *c = c_same ? ab : cb;
     uint64_t bad = UINT64_MAX;
-    if (npk_rk_ew_buffers(rt, op, p, m, n, ab, off, mode, bb, off, c, off, st) == NPK_OK) {
+    npk_rk_ew_buffers_args args = {op, p, m, n, mode, ab, bb, c, off, off, off};
+    if (npk_rk_ew_buffers(rt, &args, st) == NPK_OK) {
         bad = mismatches(p, (const char *)npk_rk_buffer_host(c) + off, ref, count);
         if (!c_same) /* nothing written before C */
             for (size_t i = 0; i < off; i++)
@@ -317,18 +318,21 @@ static void test_buffers(void)
 
     npk_rk_buffer *buf = NULL;
     CHECK_EQ(npk_rk_buffer_create(rt, 256, &buf), NPK_OK);
-    CHECK_EQ(npk_rk_ew_buffers(rt, NPK_EW_ADD, NPK_PREC_FP16, 8, 8, buf, 0, NPK_EW_PER_ELEMENT, buf,
-                               192, buf, 64, NULL),
-             NPK_ELIMIT);
+    npk_rk_ew_buffers_args args = {
+        NPK_EW_ADD, NPK_PREC_FP16, 8, 8, NPK_EW_PER_ELEMENT, buf, buf, buf, 0, 192, 64};
+    CHECK_EQ(npk_rk_ew_buffers(rt, &args, NULL), NPK_ELIMIT);
     CHECK_STR_HAS(npk_last_error(), "B at offset 192, 128 bytes, exceeds its buffer of 256");
-    CHECK_EQ(npk_rk_ew_buffers(rt, NPK_EW_ADD, NPK_PREC_FP16, 8, 8, buf, 0, NPK_EW_PER_ELEMENT,
-                               NULL, 0, buf, 0, NULL),
-             NPK_EINVAL);
+    args.b = NULL;
+    args.b_off = 0;
+    args.c_off = 0;
+    CHECK_EQ(npk_rk_ew_buffers(rt, &args, NULL), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "NULL B buffer");
-    CHECK_EQ(npk_rk_ew_buffers(rt, NPK_EW_ADD, NPK_PREC_FP16, 0, 8, buf, 0, NPK_EW_PER_ELEMENT, buf,
-                               0, buf, 0, NULL),
-             NPK_EINVAL);
+    args.b = buf;
+    args.m = 0;
+    CHECK_EQ(npk_rk_ew_buffers(rt, &args, NULL), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "M=0");
+    CHECK_EQ(npk_rk_ew_buffers(rt, NULL, NULL), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "NULL arguments");
     npk_rk_buffer_free(buf);
     npk_rk_close(other);
     npk_rk_close(rt);

@@ -582,7 +582,7 @@ static void test_choices(void)
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
     uint32_t mt = p.tasks[0].m1 - p.tasks[0].m0;
     CHECK(mt == 352 || mt == 176 || mt == 704);
-    CHECK_EQ(mt, npk_rk_m_ceiling(NPK_PREC_FP16, p.tasks[0].kp, 1));
+    CHECK_EQ(mt, npk_rk_m_ceiling(NULL, NPK_PREC_FP16, p.tasks[0].kp, 1));
     CHECK_EQ(p.tasks[0].sched, 1);
     npk_rk_plan_free(&p);
     /* N tiles never exceed 8192 and a narrow N uses fewer cores. */

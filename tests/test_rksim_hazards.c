@@ -471,7 +471,7 @@ static void test_h10_h11_h12_rows(void)
         hc_free(d, &h);
 
         /* 11: fp16 K=1024 sched 1 holds 176 rows (11 banks); M=192 */
-        CHECK_EQ(npk_rk_m_ceiling(NPK_PREC_FP16, 1024, NPK_SCHED_1), 176);
+        CHECK_EQ(npk_rk_m_ceiling(NULL, NPK_PREC_FP16, 1024, NPK_SCHED_1), 176);
         CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
         hc_make(d, &h, NPK_PREC_FP16, NPK_PREC_FP32, -1, 192, 1024, 16, NPK_SCHED_1, true, 0);
         CHECK_EQ(hc_run(d, &h, NULL), NPK_OK);

@@ -27,24 +27,25 @@ const cli_opt *kt_card_cli_rows(kt_card_cli *c)
 
 int kt_card_cli_open(kt_card_cli *c)
 {
-    if (kt_machine_open(&c->m, &c->o.m, c->meshes, c->engine))
+    if (kt_cli_machine_open(&c->m, &c->o.m, c->meshes, c->engine))
         return 1;
-    c->t = c->m.t;
+    c->t = kt_machine_transport(c->m);
     return 0;
 }
 
-int kt_card_cli_close(kt_card_cli *c) { return kt_machine_close(&c->m); }
+int kt_card_cli_close(kt_card_cli *c) { return kt_cli_machine_close(&c->m); }
 
 void kt_card_cli_print_counts(kt_card_cli *c)
 {
-    kt_cli_print_traffic(&c->m, &c->t->count, c->o.json);
+    kt_cli_print_traffic(c->m, &c->t->count, c->o.json);
 }
 
 bool kt_card_cli_report_fault(kt_card_cli *c, const char *cmd)
 {
     char f[512];
-    bool got = kt_machine_fault(&c->m, f, sizeof f);
+    bool got = kt_machine_fault(c->m, f, sizeof f);
     if (got)
-        fprintf(stderr, "npukit %s: %s: %s\n", cmd, c->m.sim ? "simulator" : "machine", f);
+        fprintf(stderr, "npukit %s: %s: %s\n", cmd, kt_machine_sim(c->m) ? "simulator" : "machine",
+                f);
     return got;
 }

@@ -15,7 +15,7 @@ typedef struct kt_card_cli {
     unsigned meshes;
     bool meshes_given; /* --meshes was on the command line (a command may not raise it then) */
     bool engine;
-    kt_machine m;
+    kt_machine *m;
     kt_transport *t;
     cli_opt rows[2]; /* --meshes */
 } kt_card_cli;

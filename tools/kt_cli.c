@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "npukit/ktsim_card.h"
 
 const cli_opt *kt_cli_rows(kt_cli_opts *o)
 {
@@ -100,10 +101,58 @@ const cli_opt *kt_cli_wait_rows(kt_cli_opts *o)
     return o->wait_rows;
 }
 
+int kt_cli_machine_open(kt_machine **m, const kt_machine_opts *o, unsigned meshes, bool engine)
+{
+    /* --sim names the simulator's preset, or with --card the board's */
+    char spec[4096];
+    if (!o->card)
+        snprintf(spec, sizeof spec, "sim:%s", o->preset ? o->preset : "default");
+    kt_open_opts oo = {.board = o->card ? o->preset : NULL,
+                       .meshes = meshes,
+                       .engine = engine,
+                       .prestrobe = o->prestrobe && !o->card,
+                       .backdoor = o->backdoor,
+                       .ctrl_base_set = o->ctrl_given,
+                       .mem_base_set = o->mem_given,
+                       .ctrl_base = o->ctrl_base,
+                       .mem_base = o->mem_base,
+                       .timeout_ms = o->timeout_ms};
+    if (kt_open_spec(o->card ? o->card : spec, &oo, m) != NPK_OK)
+        return cli_lib_error(o->card ? "kt: --card" : "kt");
+    if (kt_machine_note(*m))
+        fprintf(stderr, "npukit kt: note: %s\n", kt_machine_note(*m));
+    return 0;
+}
+
+int kt_cli_machine_close(kt_machine **m)
+{
+    npk_status s = kt_machine_close(*m);
+    *m = NULL;
+    return s ? cli_lib_error("kt: --card") : 0;
+}
+
+/* The simulated machine's settings (mesh 0's), or NULL outside the process. */
+static const ktsim_config *sim_config(kt_machine *m)
+{
+    ktsim_card *sim = kt_machine_sim(m);
+    return sim ? ktsim_get_config(ktsim_card_mesh(sim, 0)) : NULL;
+}
+
+const ktsim_config *kt_cli_sim_config(kt_machine *m, const kt_machine_opts *o, ktsim_config *buf)
+{
+    const ktsim_config *sim = sim_config(m);
+    if (sim)
+        return sim;
+    if (ktsim_preset_load(o->preset ? o->preset : "default", buf) != NPK_OK)
+        ktsim_config_default(buf); /* the board loaded it at open: only the defaults' rows */
+    return buf;
+}
+
 /* --poll-us in mesh cycles at the preset's clock (0: not given). */
 static uint64_t poll_cycles(const kt_machine *m, const kt_cli_opts *o)
 {
-    return (uint64_t)o->poll_us * (m->cfg.clock_mhz ? m->cfg.clock_mhz : 300);
+    unsigned mhz = kt_machine_board(m)->clock_mhz;
+    return (uint64_t)o->poll_us * (mhz ? mhz : 300);
 }
 
 void kt_cli_pace(kt_dev *d, kt_machine *m, const kt_cli_opts *o)
@@ -146,7 +195,7 @@ static struct {
 
 void kt_cli_span_begin(kt_machine *m)
 {
-    kt_counters_reset(m->t);
+    kt_counters_reset(kt_machine_transport(m));
     span.start_known = kt_machine_cycle(m, &span.start);
     span.ended = false;
 }
@@ -171,8 +220,9 @@ void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
         snprintf(cyc, sizeof cyc, "%" PRIu64, cycles);
         snprintf(start, sizeof start, "%" PRIu64, span.start);
     }
-    if (m->sim) /* the preset's charge per host access; a real machine has its own clock */
-        snprintf(access, sizeof access, "%u", m->cfg.host_access_cycles);
+    const ktsim_config *sim = sim_config(m);
+    if (sim) /* the preset's charge per host access; a real machine has its own clock */
+        snprintf(access, sizeof access, "%u", sim->host_access_cycles);
     if (json) {
         printf("\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64
                ", \"transport\": {\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64
@@ -187,7 +237,7 @@ void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
     } else {
         char line[256];
         kt_counters_format(k, line, sizeof line);
-        if (m->sim)
+        if (sim)
             printf("transport: %s; %" PRIu64 " mesh cycles\n", line, cycles);
         else if (clock)
             printf("transport (%s): %s; %" PRIu64 " mesh cycles\n", kt_machine_kind(m), line,
@@ -197,17 +247,18 @@ void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
     }
 }
 
-void kt_cli_print_timing(const kt_machine *m, bool json)
+void kt_cli_print_timing(kt_machine *m, bool json)
 {
-    if (json && !m->sim) {
+    const ktsim_config *sim = sim_config(m);
+    if (json && !sim) {
         printf(", \"unit_timing\": null");
         return;
     }
-    if (!m->sim)
+    if (!sim)
         return;
     printf(json ? ", \"unit_timing\": {" : "unit timing (cycles):");
-    for (unsigned i = 0; i < m->cfg.n_timing; i++) {
-        const ktsim_unit_timing *t = &m->cfg.timing[i];
+    for (unsigned i = 0; i < sim->n_timing; i++) {
+        const ktsim_unit_timing *t = &sim->timing[i];
         printf(json ? "%s\"%s\": {\"setup\": %u, \"read_wait\": %u, \"element\": %u, "
                       "\"retire\": %u}"
                     : "%s %s setup %u, read_wait %u, element %u, retire %u",
@@ -230,13 +281,15 @@ int kt_cli_start(kt_cli *c, const char *cmd, const char *about, int argc, char *
 
 int kt_cli_open(kt_cli *c)
 {
-    if (kt_machine_open(&c->m, &c->o.m, 1, false))
+    if (kt_cli_machine_open(&c->m, &c->o.m, 1, false))
         return 1;
+    const kt_board *b = kt_machine_board(c->m);
     kt_options opt = {0};
-    opt.stage_flits = c->m.cfg.stage_flits;
+    opt.stage_flits = b->stage_flits;
     opt.reply_budget = c->o.reply_budget;
-    opt.bitstream_current = c->m.cfg.gen == KTSIM_GEN_CURRENT; /* the preset says which */
-    if (kt_open(&c->dev, c->m.t, kt_machine_ctrl_base(&c->m, 0), &opt) != NPK_OK) {
+    opt.bitstream_current = b->bitstream_current; /* the board says which */
+    if (kt_open(&c->dev, kt_machine_transport(c->m), kt_machine_ctrl_base(c->m, 0), &opt) !=
+        NPK_OK) {
         int rc = cli_lib_error("kt: opening the control window");
         kt_cli_close(c);
         return rc;
@@ -244,6 +297,9 @@ int kt_cli_open(kt_cli *c)
     return 0;
 }
 
-int kt_cli_close(kt_cli *c) { return kt_machine_close(&c->m); }
+int kt_cli_close(kt_cli *c) { return kt_cli_machine_close(&c->m); }
 
-void kt_cli_print_counts(kt_cli *c) { kt_cli_print_traffic(&c->m, &c->m.t->count, c->o.json); }
+void kt_cli_print_counts(kt_cli *c)
+{
+    kt_cli_print_traffic(c->m, &kt_machine_transport(c->m)->count, c->o.json);
+}

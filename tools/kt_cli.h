@@ -10,8 +10,29 @@
 
 #include "cli.h"
 #include "npukit/kt.h"
-#include "kt_machine.h"
+#include "npukit/kt_open.h"
 #include "npukit/ktsim.h"
+
+/* What names and shapes the machine (filled by the common kt options; kt_cli_machine_open turns
+ * them into a kt_open_spec call). */
+typedef struct kt_machine_opts {
+    const char *preset; /* --sim (NULL: "default"): the simulator, or --card's board */
+    bool prestrobe;     /* --prestrobe (the simulator only) */
+    const char *card;   /* --card pipe:CMD | tcp:HOST:PORT | daemon[:HOST:PORT] (NULL: --sim) */
+    uint64_t ctrl_base, mem_base;
+    bool ctrl_given, mem_given;
+    unsigned timeout_ms; /* --timeout-ms, per reply (0: the transport's default) */
+    bool backdoor;       /* --backdoor: DRAM blocks through BR/BW where the line peer offers them */
+} kt_machine_opts;
+
+/* Open the machine the options name with `meshes` meshes (0: 1) and, when `engine`, the
+ * control-program engine; prints the error (and a daemon's note) and returns 1; 0 on success. */
+int kt_cli_machine_open(kt_machine **m, const kt_machine_opts *o, unsigned meshes, bool engine);
+/* Close it; a --card child that exits with a failure status is reported (returns 1). */
+int kt_cli_machine_close(kt_machine **m);
+/* The simulator's settings of the machine's preset: the simulated mesh 0's, or for --card the
+ * preset's own (its unit timing rows estimate the work a wait expects). */
+const ktsim_config *kt_cli_sim_config(kt_machine *m, const kt_machine_opts *o, ktsim_config *buf);
 
 /* The options every kt subcommand takes, and the option rows that fill them. */
 enum { KT_CLI_ROWS = 9 };
@@ -27,7 +48,7 @@ typedef struct kt_cli_opts {
 
 typedef struct kt_cli {
     kt_cli_opts o;
-    kt_machine m;
+    kt_machine *m;
     kt_dev dev;
 } kt_cli;
 
@@ -69,7 +90,7 @@ void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json);
  * JSON: ", \"unit_timing\": {\"saxpy\": {\"setup\": S, ...}}" after the traffic members (null on
  * a machine outside the process, whose units keep their own time); text: one line, only on the
  * simulator. */
-void kt_cli_print_timing(const kt_machine *m, bool json);
+void kt_cli_print_timing(kt_machine *m, bool json);
 
 /* For a command that takes only the common options: parse them (cli_parse, with `about` in its
  * --help), build the simulator from the preset and open the window. Returns -1 to go on, or the

@@ -29,8 +29,11 @@ int kt_enum_main(int argc, char **argv)
         printf("{\"preset\": \"%s\", \"simulated_bitstream\": \"%s\", \"flit_width\": %u, "
                "\"pos_width\": %u, "
                "\"grid_lo\": %u, \"grid_hi\": %u, \"units\": [",
-               c.m.cfg.name, c.m.sim ? ktsim_gen_name(c.m.cfg.gen) : "unknown", a->flit_width,
-               a->pos_width, a->grid_lo, a->grid_hi);
+               kt_machine_board(c.m)->name,
+               !kt_machine_sim(c.m)                       ? "unknown"
+               : kt_machine_board(c.m)->bitstream_current ? ktsim_gen_name(KTSIM_GEN_CURRENT)
+                                                          : ktsim_gen_name(KTSIM_GEN_PRESTROBE),
+               a->flit_width, a->pos_width, a->grid_lo, a->grid_hi);
         for (size_t i = 0; i < n; i++)
             printf("%s{\"x\": %u, \"y\": %u, \"type\": \"%s\", \"type_code\": %u, \"version\": %u, "
                    "\"n_buffers\": %u, \"inst_depth\": %u}",
@@ -44,7 +47,7 @@ int kt_enum_main(int argc, char **argv)
         printf("}\n");
     } else {
         printf("mesh: flit %u bits, position %u bits, routers %u..%u (preset %s)\n", a->flit_width,
-               a->pos_width, a->grid_lo, a->grid_hi, c.m.cfg.name);
+               a->pos_width, a->grid_lo, a->grid_hi, kt_machine_board(c.m)->name);
         printf("%-8s %-6s %-8s %-10s %s\n", "coord", "type", "version", "n_buffers", "inst_depth");
         for (size_t i = 0; i < n; i++)
             printf("(%u,%u)%*s %-6s %-8u %-10u %u\n", u[i].at.x, u[i].at.y,

@@ -85,7 +85,7 @@ static bool parse_mesh_id(const cli_opt *row, const char *text, const char *cmd)
 
 static void print_mesh(kt_card_cli *c, unsigned m, bool last)
 {
-    uint64_t base = kt_machine_ctrl_base(&c->m, m);
+    uint64_t base = kt_machine_ctrl_base(c->m, m);
     kt_il_caps caps = {0};
     kt_il_doorbells db = {0};
     kt_il_counters k = {0};
@@ -187,21 +187,21 @@ int kt_link_main(int argc, char **argv)
     if ((rc = kt_card_cli_open(&c)))
         return rc;
     for (unsigned m = 0; m < c.meshes; m++)
-        if (id_of[m] != ~0u && kt_il_set_mesh_id(c.t, kt_machine_ctrl_base(&c.m, m), id_of[m])) {
+        if (id_of[m] != ~0u && kt_il_set_mesh_id(c.t, kt_machine_ctrl_base(c.m, m), id_of[m])) {
             rc = cli_lib_error("kt link: --mesh-id");
             kt_card_cli_close(&c);
             return rc;
         }
     for (unsigned i = 0; i < n_rings; i++)
-        if (kt_il_ring(c.t, kt_machine_ctrl_base(&c.m, rings[i].from), rings[i].to,
+        if (kt_il_ring(c.t, kt_machine_ctrl_base(c.m, rings[i].from), rings[i].to,
                        (uint8_t)rings[i].tag)) {
             rc = cli_lib_error("kt link: ring");
             kt_card_cli_close(&c);
             return rc;
         }
-    kt_machine_step(&c.m, SETTLE_CYCLES);            /* let the doorbells cross */
+    kt_machine_step(c.m, SETTLE_CYCLES);             /* let the doorbells cross */
     for (unsigned m = 0; clear && m < c.meshes; m++) /* inbound doorbell counts and sticky faults */
-        if (kt_il_clear(c.t, kt_machine_ctrl_base(&c.m, m), true, true)) {
+        if (kt_il_clear(c.t, kt_machine_ctrl_base(c.m, m), true, true)) {
             rc = cli_lib_error("kt link: --clear");
             kt_card_cli_close(&c);
             return rc;

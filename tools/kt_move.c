@@ -259,7 +259,7 @@ static bool overlapping(const move_args *a, uint64_t sbytes)
  * the engine and started with one GO. The host reads AUX_STAT before and after, as kt_mv_run. */
 static npk_status run_in_engine(kt_card_cli *c, const kt_mv_move *m, kt_mv_result *r)
 {
-    uint64_t ctrl = kt_machine_ctrl_base(&c->m, 0), v;
+    uint64_t ctrl = kt_machine_ctrl_base(c->m, 0), v;
     kt_mv_write w[KT_MV_MAX_WRITES];
     size_t n;
     npk_status s = kt_mv_build(m, w, KT_MV_MAX_WRITES, &n);
@@ -270,10 +270,10 @@ static npk_status run_in_engine(kt_card_cli *c, const kt_mv_move *m, kt_mv_resul
     kt_hp_init(&p);
     kt_hp_result hr;
     kt_cli_idler idler;
-    bool paced = kt_cli_idler_init(&idler, &c->m, &c->o);
+    bool paced = kt_cli_idler_init(&idler, c->m, &c->o);
     kt_hp_opts o = {0, paced ? kt_cli_idle : NULL, &idler};
     if (!(s = kt_hp_move(&p, ctrl, w, n)) && !(s = kt_hp_done(&p, 0)))
-        s = kt_hp_run_engine(c->t, c->m.cfg.engine_base, &p, &o, &hr);
+        s = kt_hp_run_engine(c->t, kt_machine_board(c->m)->engine_base, &p, &o, &hr);
     kt_hp_free(&p);
     if (s || (s = kt_read64(c->t, ctrl + 0x78, &v)))
         return s;
@@ -335,7 +335,7 @@ int kt_move_main(int argc, char **argv)
     if ((rc = kt_card_cli_open(&c)))
         return rc;
     /* Both ends inside the mesh's DRAM: the host writes the source, the check reads the result. */
-    uint64_t dram = c.m.cfg.dram_size;
+    uint64_t dram = kt_machine_board(c.m)->dram_size;
     const char *end_name = a.src + sbytes > dram         ? "--src"
                            : a.dst + a.words * 32 > dram ? "--dst"
                                                          : NULL;
@@ -360,7 +360,7 @@ int kt_move_main(int argc, char **argv)
         kt_card_cli_close(&c);
         return 1;
     }
-    uint64_t ctrl = kt_machine_ctrl_base(&c.m, 0), mem0 = kt_machine_mem_base(&c.m, 0);
+    uint64_t ctrl = kt_machine_ctrl_base(c.m, 0), mem0 = kt_machine_mem_base(c.m, 0);
     /* The source and the index buffer go in through the host memory window, in whole granules. */
     for (size_t i = 0; i < sbytes; i++)
         src[i] = (uint8_t)(i * 29 + 7);
@@ -403,7 +403,7 @@ int kt_move_main(int argc, char **argv)
         kt_card_cli_close(&c);
         return es ? cli_lib_error("kt move --emit") : 0;
     }
-    kt_cli_span_begin(&c.m); /* the move itself: descriptor, polls, and the doorbell */
+    kt_cli_span_begin(c.m); /* the move itself: descriptor, polls, and the doorbell */
 
     kt_mv_result r = {0};
     kt_cli_idler idler;
@@ -411,7 +411,7 @@ int kt_move_main(int argc, char **argv)
         s = kt_il_write_and_ring(c.t, ctrl, &m, a.dst_mesh, 1, 0);
     else if (a.engine)
         s = run_in_engine(&c, &m, &r);
-    else if (kt_cli_idler_init(&idler, &c.m, &c.o))
+    else if (kt_cli_idler_init(&idler, c.m, &c.o))
         s = kt_mv_run_idle(c.t, ctrl, &m, 0, kt_cli_idle, &idler, &r);
     else
         s = kt_mv_run(c.t, ctrl, &m, 0, &r);
@@ -424,19 +424,19 @@ int kt_move_main(int argc, char **argv)
         return rc;
     }
     kt_counters move_traffic = c.t->count;
-    kt_cli_span_end(&c.m);
+    kt_cli_span_end(c.m);
     if (a.dst_mesh) {
         /* The ring left after the data: once it is heard on the far side, the data is there. */
         kt_il_doorbells db = {0};
         for (int i = 0; i < ARRIVAL_POLLS && !db.received[0]; i++)
-            kt_il_read_doorbells(c.t, kt_machine_ctrl_base(&c.m, a.dst_mesh), &db);
+            kt_il_read_doorbells(c.t, kt_machine_ctrl_base(c.m, a.dst_mesh), &db);
         uint64_t v;
         kt_read64(c.t, ctrl + 0x78, &v);
         r.after = kt_mv_status_decode(v);
     }
     c.t->count = move_traffic; /* the check below is not part of the move */
     expected(&a, &m, src, want, words);
-    if (kt_read_block(c.t, kt_machine_mem_base(&c.m, a.dst_mesh) + a.dst, got, words * 32) !=
+    if (kt_read_block(c.t, kt_machine_mem_base(c.m, a.dst_mesh) + a.dst, got, words * 32) !=
         NPK_OK) {
         rc = cli_lib_error("kt move: reading the destination");
         free(src);

@@ -96,10 +96,10 @@ int kt_prog_main(int argc, char **argv)
         return rc;
     }
     kt_cli_idler idler;
-    bool paced = kt_cli_idler_init(&idler, &c.m, &c.o);
+    bool paced = kt_cli_idler_init(&idler, c.m, &c.o);
     kt_hp_opts o = {(uint32_t)budget, paced ? kt_cli_idle : NULL, &idler};
     kt_hp_result r = {0};
-    s = in_engine ? kt_hp_run_engine(c.t, c.m.cfg.engine_base, &p, &o, &r)
+    s = in_engine ? kt_hp_run_engine(c.t, kt_machine_board(c.m)->engine_base, &p, &o, &r)
                   : kt_hp_run_host(c.t, &p, &o, &r);
     if (s) {
         rc = cli_lib_error("kt prog");

@@ -154,7 +154,7 @@ static int run_main(int argc, char **argv)
         return RV64_STATUS_ERROR;
     }
     /* The preset describes the board, also behind --card: it must have the complex. */
-    if (!c.m.cfg.cpu_rv64) {
+    if (!kt_machine_board(c.m)->cpu_rv64) {
         fprintf(
             stderr,
             "npukit kt rv64 run: preset '%s' has no RV64 complex (CPU_RV64 = 0; add 'rv64 X Y')\n",
@@ -163,7 +163,7 @@ static int run_main(int argc, char **argv)
         kt_cli_close(&c);
         return RV64_STATUS_ERROR;
     }
-    uint64_t mem = kt_machine_mem_base(&c.m, 0), dram_size = c.m.cfg.dram_size;
+    uint64_t mem = kt_machine_mem_base(c.m, 0), dram_size = kt_machine_board(c.m)->dram_size;
     if (kt_rv64_dram_load(&dram, c.dev.t, mem, dram_size, "kt rv64 run")) {
         kt_rv64_image_free(&img);
         kt_cli_close(&c);
@@ -171,7 +171,7 @@ static int run_main(int argc, char **argv)
     }
     kt_rv64_run_opts opt = {text, text ? strlen(text) : 0, timeout_ms};
     kt_rv64_result res;
-    npk_status s = kt_rv64_run(c.dev.t, kt_machine_ctrl_base(&c.m, 0), &img, &opt, &res);
+    npk_status s = kt_rv64_run(c.dev.t, kt_machine_ctrl_base(c.m, 0), &img, &opt, &res);
     if (s == NPK_OK || (s == NPK_ETIMEDOUT && res.timed_out))
         print_result(&res, c.o.json);
     if (s)

@@ -82,14 +82,16 @@ int kt_saxpy_main(int argc, char **argv)
     c.o = card.o;
     if ((rc = kt_cli_open(&c)))
         return rc;
-    const ktsim_config *cfg = &c.m.cfg;
-    uint64_t mem = kt_machine_mem_base(&c.m, 0);
-    kt_transport *t = c.m.t;
+    ktsim_config preset_cfg;
+    const ktsim_config *cfg = kt_cli_sim_config(c.m, &c.o.m, &preset_cfg);
+    const kt_board *board = kt_machine_board(c.m);
+    uint64_t mem = kt_machine_mem_base(c.m, 0);
+    kt_transport *t = kt_machine_transport(c.m);
     kt_saxpy_job j;
-    if (kt_saxpy_job_init(&j, &c.dev, mem, cfg->dram_size, n, cfg->name))
+    if (kt_saxpy_job_init(&j, &c.dev, mem, board->dram_size, n, board->name))
         return fail(&c, &j, "kt saxpy");
-    kt_cli_pace(&c.dev, &c.m, &c.o);
-    kt_cli_span_begin(&c.m); /* the control plane's work from here: cycles and counts */
+    kt_cli_pace(&c.dev, c.m, &c.o);
+    kt_cli_span_begin(c.m); /* the control plane's work from here: cycles and counts */
     c.dev.waits = (kt_wait_stats){0};
     uint64_t programs = 0;
     kt_saxpy_round rd;
@@ -115,26 +117,27 @@ int kt_saxpy_main(int argc, char **argv)
     if (s || kt_saxpy_job_check(&j, t, mem, &bad))
         return fail(&c, &j, "kt saxpy");
     char fault_text[512];
-    const char *fault = kt_machine_fault(&c.m, fault_text, sizeof fault_text) ? fault_text : NULL;
+    const char *fault = kt_machine_fault(c.m, fault_text, sizeof fault_text) ? fault_text : NULL;
     if (c.o.json) {
         printf("{\"n\": %" PRIu64 ", \"a\": %g, \"units\": %zu, \"instructions\": %" PRIu64
                ", \"programs\": %" PRIu64 ", \"mismatches\": %zu, \"ok\": %s, ",
                n, j.a, j.nsx, j.chunks, programs, bad, bad || fault ? "false" : "true");
         kt_cli_print_counts(&c);
         kt_cli_print_waits(&c.dev.waits, true);
-        kt_cli_print_timing(&c.m, true);
+        kt_cli_print_timing(c.m, true);
         printf("}\n");
     } else {
         printf("saxpy: y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64
                " instructions in %" PRIu64 " programs\n",
                j.a, n, j.nsx, j.chunks, programs);
         printf("check: %s (%zu of %zu elements differ)\n", bad ? "MISMATCH" : "ok", bad, (size_t)n);
-        kt_cli_print_timing(&c.m, false);
+        kt_cli_print_timing(c.m, false);
         kt_cli_print_counts(&c);
         kt_cli_print_waits(&c.dev.waits, false);
     }
     if (fault)
-        fprintf(stderr, "npukit kt saxpy: %s: %s\n", c.m.sim ? "simulator" : "machine", fault);
+        fprintf(stderr, "npukit kt saxpy: %s: %s\n", kt_machine_sim(c.m) ? "simulator" : "machine",
+                fault);
     kt_saxpy_job_free(&j);
     return kt_cli_close(&c) || bad || fault ? 1 : 0;
 }

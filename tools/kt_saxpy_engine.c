@@ -145,12 +145,14 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, const kt_saxpy_engine_opts 
     int rc = kt_card_cli_open(&e.c);
     if (rc)
         return rc;
-    const ktsim_config *cfg = &e.c.m.cfg;
+    ktsim_config preset_cfg;
+    const ktsim_config *cfg = kt_cli_sim_config(e.c.m, &e.c.o.m, &preset_cfg);
+    const kt_board *board = kt_machine_board(e.c.m);
     kt_options opt = {0};
-    opt.stage_flits = cfg->stage_flits;
+    opt.stage_flits = board->stage_flits;
     opt.reply_budget = e.c.o.reply_budget;
-    /* The preset says which bitstream (the simulated one, or the board --card names). */
-    opt.bitstream_current = cfg->gen == KTSIM_GEN_CURRENT;
+    /* The board says which bitstream (the simulated one, or the board --card names). */
+    opt.bitstream_current = board->bitstream_current;
     if (eo->reruns && !opt.bitstream_current) {
         kt_card_cli_close(&e.c);
         fprintf(stderr,
@@ -160,21 +162,21 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, const kt_saxpy_engine_opts 
                 "SIG_DONE too (its waits are on NODE_STATUS counts, which only grow)\n");
         return 2;
     }
-    if (kt_open(&e.dev, e.c.t, kt_machine_ctrl_base(&e.c.m, 0), &opt) != NPK_OK)
+    if (kt_open(&e.dev, e.c.t, kt_machine_ctrl_base(e.c.m, 0), &opt) != NPK_OK)
         return fail(&e, "kt saxpy --engine: opening the control window");
-    uint64_t mem = kt_machine_mem_base(&e.c.m, 0);
-    if (kt_saxpy_job_init(&e.j, &e.dev, mem, cfg->dram_size, n, cfg->name))
+    uint64_t mem = kt_machine_mem_base(e.c.m, 0);
+    if (kt_saxpy_job_init(&e.j, &e.dev, mem, board->dram_size, n, board->name))
         return fail(&e, "kt saxpy --engine");
     /* The waits on CTRL pace themselves as `kt saxpy`'s do; --wait-cycles C polls every C
      * cycles instead (0: back to back). */
-    kt_cli_pace(&e.dev, &e.c.m, &e.c.o);
+    kt_cli_pace(&e.dev, e.c.m, &e.c.o);
     if (eo->wait_given && !eo->wait_cycles)
         e.dev.opt.pause = NULL;
     else if (eo->wait_given)
         e.dev.opt.poll_cycles = eo->wait_cycles;
-    kt_engine_init(&e.eng, e.c.t, e.c.m.cfg.engine_base, &e.dev);
+    kt_engine_init(&e.eng, e.c.t, board->engine_base, &e.dev);
     e.ho.poll_budget = 0;
-    kt_cli_span_begin(&e.c.m); /* the control plane's work from here, as `kt saxpy` does */
+    kt_cli_span_begin(e.c.m); /* the control plane's work from here, as `kt saxpy` does */
     e.dev.waits = (kt_wait_stats){0};
     npk_status s;
     for (uint64_t first = e.j.next; kt_saxpy_job_next_round(&e.j, &e.rd, &s); first = e.j.next) {
@@ -206,7 +208,7 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, const kt_saxpy_engine_opts 
         kt_cli_print_waits(&e.dev.waits, true);
         if (eo->reruns)
             print_rerun(eo->reruns, &run_k, &check_k, true);
-        kt_cli_print_timing(&e.c.m, true);
+        kt_cli_print_timing(e.c.m, true);
         printf("}\n");
     } else {
         printf("saxpy (engine): y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64
@@ -216,7 +218,7 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, const kt_saxpy_engine_opts 
         if (eo->reruns)
             print_rerun(eo->reruns, &run_k, &check_k, false);
         printf("check: %s (%zu of %zu elements differ)\n", bad ? "MISMATCH" : "ok", bad, (size_t)n);
-        kt_cli_print_timing(&e.c.m, false);
+        kt_cli_print_timing(e.c.m, false);
         kt_card_cli_print_counts(&e.c);
         kt_cli_print_waits(&e.dev.waits, false);
     }

@@ -35,7 +35,7 @@ static const char *fault(void *ctx)
  * "reads as zeros"; a never-written word reads as zeros. */
 static npk_status dram_read(void *ctx, unsigned ch, uint64_t off, void *buf, size_t len)
 {
-    ktsim *m = ktsim_card_mesh(((kt_machine *)ctx)->sim, ch);
+    ktsim *m = ktsim_card_mesh(kt_machine_sim(ctx), ch);
     if (!m)
         return npk_fail(NPK_EINVAL, "no mesh %u", ch);
     uint64_t size = ktsim_get_config(m)->dram_size;
@@ -50,19 +50,20 @@ static npk_status dram_read(void *ctx, unsigned ch, uint64_t off, void *buf, siz
 
 static npk_status dram_write(void *ctx, unsigned ch, uint64_t off, const void *buf, size_t len)
 {
-    ktsim *m = ktsim_card_mesh(((kt_machine *)ctx)->sim, ch);
+    ktsim *m = ktsim_card_mesh(kt_machine_sim(ctx), ch);
     return m ? ktsim_dram_write(m, off, buf, len) : npk_fail(NPK_EINVAL, "no mesh %u", ch);
 }
 
 /* What hello reports as the backend: the simulator, or what a bridge forwards to (a card
  * daemon's own backend, as its hello said). */
-static const char *backend_of(const kt_machine *m, char *buf, size_t len)
+static const char *backend_of(kt_machine *m, char *buf, size_t len)
 {
-    if (m->sim)
+    if (kt_machine_sim(m))
         return "ktsim";
-    snprintf(buf, len, "%s", m->remote.name ? m->remote.name : "remote");
-    if (m->daemon) {
-        cJSON *h = cJSON_Parse(kt_daemon_hello(m->daemon));
+    const char *name = kt_machine_transport(m)->name;
+    snprintf(buf, len, "%s", name ? name : "remote");
+    if (kt_machine_daemon(m)) {
+        cJSON *h = cJSON_Parse(kt_daemon_hello(kt_machine_daemon(m)));
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(h, "backend");
         if (cJSON_IsString(b))
             snprintf(buf, len, "%s", b->valuestring);
@@ -153,20 +154,20 @@ int kt_serve_main(int argc, char **argv)
     npk_clear_error();
     if (kt_card_cli_open(&c))
         return 1;
-    bool sim = c.m.sim != NULL; /* the DRAM backdoor reaches the simulator's arrays only */
+    bool sim = kt_machine_sim(c.m) != NULL; /* the DRAM backdoor reaches the simulator's only */
     char backend[64];
     kt_serve_target tg = {.t = c.t,
-                          .name = c.m.cfg.name,
-                          .meshes = c.m.meshes,
-                          .ctx = &c.m,
+                          .name = kt_machine_board(c.m)->name,
+                          .meshes = kt_machine_meshes(c.m),
+                          .ctx = c.m,
                           .advance = step,
                           .cycle = cycle,
                           .fault = fault,
                           .dram_read = sim ? dram_read : NULL,
                           .dram_write = sim ? dram_write : NULL,
-                          .dram_bytes = c.m.cfg.dram_size,
-                          .engine = c.m.engine,
-                          .backend = backend_of(&c.m, backend, sizeof backend),
+                          .dram_bytes = kt_machine_board(c.m)->dram_size,
+                          .engine = kt_machine_has_engine(c.m),
+                          .backend = backend_of(c.m, backend, sizeof backend),
                           .frame_ms = frame_ms,
                           .idle_ms = idle_ms};
     int fd = -1;

@@ -36,6 +36,7 @@ typedef struct exec_opts {
     bool unchecked, ideal, no_defences, list_hazards;
     int kernel; /* index into exec_kernels */
     uint64_t seed;
+    const npk_rk_soc *soc; /* --soc (NULL: the default row) */
 } exec_opts;
 
 /* The simulator's front ends: the kernel interface the task is submitted through, and so the
@@ -103,8 +104,8 @@ static int parse(int argc, char **argv, exec_opts *o)
          .help = "a naive driver: no reset, no warm-up, a rotating feature buffer"},
         CLI_END,
     };
-    const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_MODE, UINT32_MAX), own,
-                               NULL};
+    const cli_opt *tables[] = {
+        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_MODE | RK_OPT_SOC, UINT32_MAX), own, NULL};
     cli_spec spec = {.cmd = "rk exec",
                      .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
                      .about =
@@ -124,6 +125,7 @@ static int parse(int argc, char **argv, exec_opts *o)
     o->k = so.k;
     o->n = so.n;
     o->mode = so.mode;
+    o->soc = so.soc;
     return -1;
 }
 
@@ -183,6 +185,7 @@ static int run(const exec_opts *o)
 {
     rksim_config cfg;
     rksim_config_default(&cfg);
+    cfg.soc = o->soc ? o->soc->name : NULL; /* --soc: the SoC the simulator models */
     if (o->ideal)
         cfg.ideal_mask = RKSIM_HZ_ALL;
     npk_rk_device *d;
@@ -190,6 +193,7 @@ static int run(const exec_opts *o)
         return cli_lib_error("rk exec");
     npk_rk_mm mm = npk_rk_mm_default(o->in, o->m, o->k, o->n);
     mm.out = o->out;
+    mm.soc = o->soc;
     mm.sched = o->sched;
     mm.mode = o->mode;
     mm.unchecked = o->unchecked;

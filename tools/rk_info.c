@@ -7,6 +7,38 @@
 #include "rk_opts.h"
 #include "npukit/rk.h"
 
+/* --soc NAME: the SoC row itself, each value with its source (no device is opened). */
+static int print_soc(const npk_rk_soc *s, bool json)
+{
+    const npk_rk_soc_sources *src = &s->sources;
+    if (json) {
+        printf("{\"soc\":\"%s\",\"validated\":%s,\"encodings_described\":%s,\"cores\":%u,"
+               "\"cbuf_banks\":%u,\"bank_bytes\":%u,\"cbuf_entry_bytes\":%u,\"clock_mhz\":%u,"
+               "\"hw_version\":%u,\"k_max_single\":%u,\"n_max\":%u,\"m_max\":%u,"
+               "\"grains_max\":%u}\n",
+               s->name, s->validated ? "true" : "false", s->encodings_described ? "true" : "false",
+               s->cores, s->cbuf_banks, s->bank_bytes, s->cbuf_entry_bytes, s->clock_mhz,
+               s->hw_version, s->k_max_single, s->n_max, s->m_max, s->grains_max);
+        return 0;
+    }
+    printf("soc %s (%s%s)\n", s->name, s->validated ? "validated on a board" : "unvalidated",
+           s->encodings_described ? ""
+                                  : "; its register encodings are not described: the "
+                                    "simulator refuses its programs");
+    printf("cores            %u   [%s]\n", s->cores, src->cores);
+    printf("cbuf             %u banks x %u bytes   [%s]\n", s->cbuf_banks, s->bank_bytes,
+           src->cbuf);
+    printf("cbuf entry       %u bytes   [%s]\n", s->cbuf_entry_bytes, src->cbuf_entry);
+    printf("clock            %u MHz   [%s]\n", s->clock_mhz, src->clock);
+    if (s->hw_version)
+        printf("hardware version 0x%08x   [%s]\n", s->hw_version, src->hw_version);
+    else
+        printf("hardware version unknown   [%s]\n", src->hw_version);
+    printf("limits           K %u, N %u, M %u, FEATURE_GRAINS %u   [%s]\n", s->k_max_single,
+           s->n_max, s->m_max, s->grains_max, src->limits);
+    return 0;
+}
+
 int rk_info_main(int argc, char **argv)
 {
     rk_shape_opts so;
@@ -16,14 +48,17 @@ int rk_info_main(int argc, char **argv)
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
         CLI_END,
     };
-    const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_DEVICE, 0), own, NULL};
+    const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_DEVICE | RK_OPT_SOC, 0), own, NULL};
     cli_spec spec = {.cmd = "rk info",
                      .synopsis = "[options]",
-                     .about = "the device: SoC, cores, driver and hardware versions",
+                     .about = "the device: SoC, cores, driver and hardware versions; with --soc, "
+                              "that SoC's row and each value's source",
                      .tables = tables};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
+    if (so.soc)
+        return print_soc(so.soc, json);
     const char *device = so.device;
     npk_rk *rt;
     npk_rk_info info;

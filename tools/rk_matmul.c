@@ -118,10 +118,11 @@ int rk_matmul_main(int argc, char **argv)
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
         CLI_END,
     };
-    const cli_opt *tables[] = {
-        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_CORES | RK_OPT_CHAIN | RK_OPT_DEVICE | RK_OPT_SEED,
-                      NPK_RK_PLAN_MAX_DIM),
-        own, NULL};
+    const cli_opt *tables[] = {rk_shape_rows(&so,
+                                             RK_OPT_SHAPE | RK_OPT_SOC | RK_OPT_CORES |
+                                                 RK_OPT_CHAIN | RK_OPT_DEVICE | RK_OPT_SEED,
+                                             NPK_RK_PLAN_MAX_DIM),
+                               own, NULL};
     cli_spec spec = {.cmd = "rk matmul",
                      .synopsis = "--dtype fp16|int8|int4 -m M -k K -n N [options]",
                      .about =

@@ -48,19 +48,14 @@ static bool parse_soc(const cli_opt *row, const char *v, const char *cmd)
         fprintf(stderr, "npukit: warning: %s is not validated on a board (%s)\n", soc->name,
                 soc->source);
     *(const npk_rk_soc **)row->dest = soc;
+    /* The simulator a command opens models this SoC too (rksim_config_from_env reads it). */
+    setenv("NPUKIT_RKSIM_SOC", soc->name, 1);
     return true;
 }
 
 /* The most cores of any SoC in the table: the runtime and the planner then check the chosen
  * SoC's own count. */
-static unsigned max_cores(void)
-{
-    unsigned m = 1;
-    for (unsigned i = 0; i < npk_rk_soc_count(); i++)
-        if (npk_rk_soc_at(i)->cores > m)
-            m = npk_rk_soc_at(i)->cores;
-    return m;
-}
+static unsigned max_cores(void) { return npk_rk_soc_max_cores(); }
 
 const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim)
 {
@@ -124,7 +119,7 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
           .dest = &o->soc,
           .parse = parse_soc,
           .meta = "rk3588|rk3576",
-          .help = "the SoC row (default rk3588)"}},
+          .help = "the SoC row (default rk3588); the simulator models it too"}},
         {RK_OPT_CORES,
          {.name = "--cores",
           .kind = CLI_INT,

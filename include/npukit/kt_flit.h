@@ -7,6 +7,10 @@
  * carries bits 287:256 in its low 32 bits and its upper 32 bits are zero. That is also how the
  * flit is laid out in TX_FLIT, RX_FLIT and every staging slot.
  *
+ * Sources: the flit format, its type codes, CU_SIGNAL codes and payload layouts are facts §1.1
+ * (the upstream flit-format spec, confirmed in the RTL's noc_cu_base.v HDR_* macros); the
+ * coordinate packing facts §1.2; the memory protocol facts §1.8; CU_CTRL spec §1.1-1.3.
+ *
  * Every field position lives in a layout table (kt_layout_*), so the codec, the simulator and
  * the pretty-printer read the same description. Encoders check each value against its field
  * width and name the field, the value and the limit when it does not fit.
@@ -48,7 +52,7 @@ static inline kt_coord kt_coord_unpack(uint8_t v)
 }
 static inline bool kt_coord_eq(kt_coord a, kt_coord b) { return a.x == b.x && a.y == b.y; }
 
-/* Flit types (header [271:268]). */
+/* Flit types (header [271:268]; facts §1.1.1: noc_cu_base.v, vec_cu.v, mag.v, registers.py). */
 typedef enum kt_flit_type {
     KT_T_MEM_RD_REQ = 0x0,
     KT_T_MEM_WR_REQ = 0x1,
@@ -66,7 +70,7 @@ typedef enum kt_flit_type {
 static inline bool kt_type_is_mem(unsigned t) { return t <= KT_T_MEM_WR_DATA; }
 const char *kt_type_name(unsigned type);
 
-/* CU_SIGNAL codes. */
+/* CU_SIGNAL codes (facts §1.1.4, the code allocation). */
 typedef enum kt_signal_code {
     KT_SIG_INST_COMPLETE = 0x00,
     KT_SIG_BATCH_COMPLETE = 0x01,
@@ -156,7 +160,7 @@ typedef struct kt_ctrl {
     uint8_t index;
     uint64_t value; /* reply: the register */
 } kt_ctrl;
-enum { KT_CTRL_OP_READ = 0x00, KT_CTRL_OP_REPLY = 0x02 };
+enum { KT_CTRL_OP_READ = 0x00, KT_CTRL_OP_REPLY = 0x02 }; /* spec §1.1 */
 
 typedef struct kt_signal {
     uint8_t code;
@@ -174,6 +178,7 @@ typedef struct kt_mem_req {
     uint8_t entry_words; /* words per entry; 0 or > 4 reads as 4 */
 } kt_mem_req;
 enum { KT_MEM_FLAG_STREAM = 1u << 6, KT_MEM_FLAG_BLAYOUT = 1u << 5, KT_MEM_FLAG_QUANT = 1u << 4 };
+/* facts §1.8 (memory protocol) and §1.9 (40-bit inside addresses) */
 enum { KT_MEM_ADDR_BITS = 40, KT_MEM_WR_MAX_LEN = 7 };
 
 typedef struct kt_cu_data {

@@ -2,6 +2,12 @@
 /* KohakuTPU register surfaces as data: the orchestrator's control window (AXI, §2 of the
  * control-register specification) and the per-unit CU_CTRL block (over the mesh, §1).
  *
+ * Sources: every offset, field and access kind is the control-register specification
+ * (shared/spec/kohaku-control-registers.md): CU_CTRL §1.2 (index map) and §1.3 (layouts); the
+ * orchestrator map §2.2, its access rules §2.1, dispatch §2.3, credit §2.4, NODE_STATUS §2.5, the
+ * mailbox and staging RAM §2.6, the 32-byte write window §2.7. Parameters (STAGE_FLITS, depths)
+ * are facts §1.5.
+ *
  * The driver uses the offsets and decoders; the simulator uses the same table for reset values,
  * access kinds and names, so a register is described once. Every register word with fields is a
  * field table (kt_words.h): decoders, encoders and the listing text all come from it.
@@ -20,7 +26,7 @@
 extern "C" {
 #endif
 
-/* Fixed-decode registers of the orchestrator window (byte offsets). */
+/* Fixed-decode registers of the orchestrator window (byte offsets; spec §2.2). */
 enum kt_orch_reg {
     KT_CTRL = 0x0000,
     KT_STATUS = 0x0008,
@@ -48,12 +54,13 @@ enum kt_orch_reg {
 };
 
 enum {
-    KT_AUX_STATW_WORDS = 16,
-    KT_AUX_CFG_BYTES = 0x100,
-    KT_NODE_SLOTS = 256,
-    KT_WINDOW_BYTES = 0x10000, /* only addr[15:0] is decoded: the window aliases every 64 KB */
-    KT_STAGE_FLITS_DEFAULT = 128,
-    KT_BUS_FLIT_BYTES = 32, /* the station bus packs every host write into 32-byte flits */
+    KT_AUX_STATW_WORDS = 16,      /* spec §2.2 */
+    KT_AUX_CFG_BYTES = 0x100,     /* spec §2.2: 0x800-0x8FF */
+    KT_NODE_SLOTS = 256,          /* spec §2.5: one slot per {y,x} byte */
+    KT_WINDOW_BYTES = 0x10000,    /* spec §2.1: only addr[15:0] is decoded, the window aliases */
+    KT_STAGE_FLITS_DEFAULT = 128, /* facts §1.5 (parameters.md: STAGE_FLITS) */
+    KT_BUS_FLIT_BYTES =
+        32, /* spec §2.7: the station bus packs every host write into 32-byte flits */
 };
 
 /* How the host sees a register. */

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* KohakuTPU transports to machines outside this process, and address maps that wrap transports.
  *
+ * Sources: the line protocol and the card daemon's frames and ops are facts §4.1 (the upstream
+ * Verilator transport and daemon rows).
+ *
  * Line protocol (the Verilated card harness speaks it on stdin/stdout): one command per line,
  * one reply line, lowercase hex without 0x, single spaces.
  *   R a → V d        W a d → OK          RB a n → V <bytes as hex, in address order>
@@ -35,9 +38,9 @@ extern "C" {
 #endif
 
 enum {
-    KT_LINE_MAX_BLOCK = 2048, /* bytes of one RB/WB line */
-    KT_DAEMON_PORT = 47155,
-    KT_DAEMON_MAX_FRAME = 64 << 20, /* bytes of one JSON frame */
+    KT_LINE_MAX_BLOCK = 2048,       /* bytes of one RB/WB line (npukit's own cap on a line) */
+    KT_DAEMON_PORT = 47155,         /* facts §4.1, the card daemon's TCP port */
+    KT_DAEMON_MAX_FRAME = 64 << 20, /* bytes of one JSON frame (facts §4.1: at most 64 MiB) */
     KT_DAEMON_MAX_BLOCK = 4 << 20,  /* bytes of one read_block/write_block (8 MiB of hex) */
     /* bytes of a reply the client takes (a read_block's: its hex and this): a peer that
      * answers more is refused from the frame's header, before a byte of it is stored */

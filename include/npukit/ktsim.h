@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "npukit/kt_board.h"
 #include "npukit/kt_flit.h"
 #include "npukit/kt_transport.h"
 #include "npukit/status.h"
@@ -124,6 +125,10 @@ typedef struct ktsim_config {
 
 /* The reference defaults (no units; every unit kind's calibrated timing row). */
 void ktsim_config_default(ktsim_config *cfg);
+/* The board description in a configuration: its name, generation, STAGE_FLITS, address map,
+ * DRAM size, clock and mover copied in (the machine is laid out by them), or read back. */
+void ktsim_config_set_board(ktsim_config *cfg, const kt_board *b);
+void ktsim_config_board(const ktsim_config *cfg, kt_board *b);
 /* The timing row of a unit kind, or NULL when the kind has none (the test unit: its cycles are
  * the instruction's or the unit's `latency`). */
 const ktsim_unit_timing *ktsim_timing_find(const ktsim_config *cfg, const char *kind);

@@ -271,10 +271,15 @@ npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, 
  * other call runs as npk_rk_ew on the buffers' host bytes. The runtime syncs what it reads and
  * writes (A and B to the device, C back); the caller syncs bytes it wrote on the CPU for
  * another reader as usual. */
-npk_status npk_rk_ew_buffers(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
-                             npk_rk_buffer *a, uint64_t a_off, npk_rk_ew_operand operand,
-                             npk_rk_buffer *b, uint64_t b_off, npk_rk_buffer *c, uint64_t c_off,
-                             npk_rk_stats *stats);
+typedef struct npk_rk_ew_buffers_args {
+    npk_rk_ew_op op;
+    npk_rk_prec prec;
+    uint32_t m, n;
+    npk_rk_ew_operand operand; /* B per element ([M][N]) or per channel ([N]) */
+    npk_rk_buffer *a, *b, *c;
+    uint64_t a_off, b_off, c_off; /* byte offsets of the arrays in their buffers */
+} npk_rk_ew_buffers_args;
+npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args *args, npk_rk_stats *stats);
 
 /* One element-wise step of a matmul epilogue: C = C OP b (b in the output's precision: per
  * element [M][N] or per channel [N]). */

@@ -17,6 +17,9 @@
 extern "C" {
 #endif
 
+/* The formulas that depend on the CBUF's geometry take the SoC row (rk_soc.h; NULL: the
+ * default row). */
+
 /* sched 0: the template's one data bank (0x1040 = 0xB1), any K, M within one bank.
  * sched 1: the bank split walks data-ward with M, up to 11 data banks. */
 enum { NPK_SCHED_AUTO = -1, NPK_SCHED_0 = 0, NPK_SCHED_1 = 1 };
@@ -39,9 +42,15 @@ uint32_t npk_rk_cbuf_con0(npk_rk_prec p, uint32_t m, uint32_t k, int sched);
 /* The bank-split reading of the fit: DATA_BANK = D = ceil(64*ceil(M/64) * K*eb / 32 KB)
  * clamped to 1..11, WEIGHT_BANK = 12 - D. Equal to the fit at every clean power-of-two K at
  * or above the reference K (each mg step moves one bank from weights to data). */
-uint32_t npk_rk_cbuf_con0_banks(npk_rk_prec p, uint32_t m, uint32_t k);
-/* Bank split of a CBUF_CON0 value; false when DATA+WEIGHT != 12 or DATA > 11. */
-bool npk_rk_cbuf_split(uint32_t cbuf_con0, unsigned *data_bank, unsigned *weight_bank);
+uint32_t npk_rk_cbuf_con0_banks(const npk_rk_soc *soc, npk_rk_prec p, uint32_t m, uint32_t k);
+/* Bank split of a CBUF_CON0 value; false when DATA+WEIGHT != the SoC's banks (12) or DATA
+ * leaves no weight bank. */
+bool npk_rk_cbuf_split(const npk_rk_soc *soc, uint32_t cbuf_con0, unsigned *data_bank,
+                       unsigned *weight_bank);
+
+/* Feature elements one data bank of the SoC holds at precision p (fp16 16384, int8 32768, int4
+ * 16384 in a 32 KB bank). */
+uint32_t npk_rk_bank_elems(const npk_rk_soc *soc, npk_rk_prec p);
 
 /* R = rows per internal M-tile = cbuf_elems / K (RK3588: 32768 fp16, 65536 int8/int4). */
 uint32_t npk_rk_rows_per_tile(npk_rk_prec p, uint32_t k);
@@ -53,12 +62,12 @@ bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why);
 /* The rows the 11 data banks of the widest split hold at K, in the precision's row groups
  * (fp16 180224/K, int8 64*floor(11*512/K)); 0 where sched 1 is not described. Without the
  * validity rules and the K=128 envelope: the simulator's rows-capacity model reads it too. */
-uint32_t npk_rk_sched1_rows(npk_rk_prec p, uint32_t k);
+uint32_t npk_rk_sched1_rows(const npk_rk_soc *soc, npk_rk_prec p, uint32_t k);
 /* The largest M one task computes correctly at this (dtype, K, schedule); 0 when the
  * schedule is not valid there. fp16: sched 0 16384/K, sched 1 180224/K (256 at K <= 128);
  * int8: sched 0 32768/K, sched 1 64*floor(11*512/K) (704/320/128/64 at K=512..4096);
  * int4: sched 0 16384/K (rows x K <= 16384). Not clamped to the register limits. */
-uint32_t npk_rk_m_ceiling(npk_rk_prec p, uint32_t k, int sched);
+uint32_t npk_rk_m_ceiling(const npk_rk_soc *soc, npk_rk_prec p, uint32_t k, int sched);
 #ifdef __cplusplus
 }
 #endif

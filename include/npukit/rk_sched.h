@@ -17,7 +17,7 @@ extern "C" {
 
 /* The schedule auto picks for M rows: sched 0 while M fits one bank, else sched 1 when it
  * is valid and M fits its ceiling. Returns NPK_SCHED_AUTO (-1) when neither holds. */
-int npk_rk_sched_choose(npk_rk_prec p, uint32_t m, uint32_t k);
+int npk_rk_sched_choose(const npk_rk_soc *soc, npk_rk_prec p, uint32_t m, uint32_t k);
 
 #ifdef __cplusplus
 }

@@ -1,39 +1,52 @@
 /* SPDX-License-Identifier: MIT */
-/* Per-SoC numbers of the RK NPU family: one row per SoC, never a branch. */
+/* Per-SoC numbers of the RK NPU family: one row per SoC, never a branch. Every per-SoC number
+ * the formulas, the planner, the simulator and the timing model use is a field here, and each
+ * field names its source; a new SoC is a new row in src/rk/hw/soc.c. */
 #ifndef NPUKIT_RK_SOC_H
 #define NPUKIT_RK_SOC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* The CBUF of one RK3588 core (facts E.1; spec "Bank = 32 KB"): the numbers of the SoC rows
- * below, named because the bank-split formulas (rk_cbuf.h) are written in them. */
-#define NPK_RK_CBUF_BANKS 12u    /* DATA_BANK + WEIGHT_BANK */
-#define NPK_RK_BANK_BYTES 32768u /* one CBUF bank: 32 KB */
+/* Where each value of a row comes from (a spec section, a facts entry, a public driver). */
+typedef struct npk_rk_soc_sources {
+    const char *cores, *cbuf, *cbuf_entry, *clock, *hw_version, *limits;
+} npk_rk_soc_sources;
 
 typedef struct npk_rk_soc {
-    const char *name;      /* "rk3588" */
-    unsigned cores;        /* NPU cores (core_mask bits) */
-    unsigned cbuf_banks;   /* CBUF banks per core */
-    unsigned bank_bytes;   /* bytes per CBUF bank */
-    unsigned k_max_single; /* largest K one operation completes (raw, dtype-independent) */
-    unsigned n_max;        /* largest N per task (13-bit DPU channel) */
-    unsigned m_max;        /* largest M per task (11-bit DATA_SIZE0 height) */
-    unsigned grains_max;   /* FEATURE_GRAINS field limit (10 bits) */
-    bool validated;        /* numbers checked on a board */
-    const char *source;    /* where the numbers come from */
+    const char *name;           /* "rk3588" */
+    unsigned cores;             /* NPU cores (core_mask bits) */
+    unsigned cbuf_banks;        /* CBUF banks per core (DATA_BANK + WEIGHT_BANK) */
+    unsigned bank_bytes;        /* bytes per CBUF bank */
+    unsigned cbuf_entry_bytes;  /* bytes per CBUF entry (CBUF_CON1 DATA_ENTRIES counts these) */
+    unsigned clock_mhz;         /* NPU clock the timing model runs at */
+    uint32_t hw_version;        /* what GET_HW_VERSION reads (0: not known) */
+    unsigned k_max_single;      /* largest K one operation completes (raw, dtype-independent) */
+    unsigned n_max;             /* largest N per task (13-bit DPU channel) */
+    unsigned m_max;             /* largest M per task (11-bit DATA_SIZE0 height) */
+    unsigned grains_max;        /* FEATURE_GRAINS field limit (10 bits) */
+    bool validated;             /* numbers checked on a board */
+    bool encodings_described;   /* the facts describe its register encodings (else the simulator
+                                 * refuses to execute programs for it) */
+    const char *source;         /* the row in one line */
+    npk_rk_soc_sources sources; /* each value's source */
 } npk_rk_soc;
 
 /* NULL for an unknown name. */
 const npk_rk_soc *npk_rk_soc_find(const char *name);
 /* RK3588, the validated part. */
 const npk_rk_soc *npk_rk_soc_default(void);
+/* soc, or the default row for NULL. */
+const npk_rk_soc *npk_rk_soc_or_default(const npk_rk_soc *soc);
 /* The table, for listing: count and i-th row. */
 unsigned npk_rk_soc_count(void);
 const npk_rk_soc *npk_rk_soc_at(unsigned i);
+/* The most cores any row has (array bounds of per-core state). */
+unsigned npk_rk_soc_max_cores(void);
 
 #ifdef __cplusplus
 }

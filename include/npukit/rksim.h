@@ -101,15 +101,17 @@ typedef struct rksim_config {
     uint32_t ideal_mask;       /* RKSIM_HZ_BIT(id) set: hazard id behaves ideally */
     double timeout_scale;      /* a wedge sleeps submit.timeout * this, at most RKSIM_MAX_WAIT_MS
                                 * (0: no sleep) */
-    unsigned cores;            /* 3 on RK3588 */
+    const char *soc;           /* the SoC modelled, a row of rk_soc.h (NULL: "rk3588") */
+    unsigned cores;            /* cores modelled, 1..the SoC's (0: all of them) */
     uint32_t weight_cache_mib; /* decoded weights kept for reuse, all cores together (MiB;
                                 * 0: only the block in use); a model cost, not an NPU one */
 } rksim_config;
 
-/* Faithful mode, 3 cores, timeouts scaled by 1/1000 (6000 ms -> 6 ms), a 256 MiB weights
- * cache. from_env applies NPUKIT_RKSIM_IDEAL ("all", or hazard numbers such as "1,3"),
- * NPUKIT_RKSIM_TIMEOUT_SCALE and NPUKIT_RKSIM_WEIGHT_CACHE_MIB (0..65536);
- * a value that does not parse is NPK_EINVAL naming it, and cfg is left unchanged. */
+/* Faithful mode, the default SoC with all its cores, timeouts scaled by 1/1000 (6000 ms -> 6 ms), a
+ * 256 MiB weights cache. from_env applies NPUKIT_RKSIM_IDEAL ("all", or hazard numbers such as
+ * "1,3"), NPUKIT_RKSIM_TIMEOUT_SCALE, NPUKIT_RKSIM_WEIGHT_CACHE_MIB (0..65536) and NPUKIT_RKSIM_SOC
+ * (a SoC row's name); a value that does not parse is NPK_EINVAL naming it, and cfg is left
+ * unchanged. */
 void rksim_config_default(rksim_config *cfg);
 npk_status rksim_config_from_env(rksim_config *cfg);
 

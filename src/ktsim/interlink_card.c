@@ -18,8 +18,7 @@
 
 enum {
     MAX_MESHES = KSIM_ILINK_MAX_MESHES,
-    STAGE_BYTES = 2u << 20, /* aperture 0: STAGE_BANKS 4 x STAGE_ENTRIES 16384 x 32 bytes */
-    MESH_STRIDE = 0x10000,  /* control windows per mesh */
+    STAGE_BYTES = KT_BOARD_STAGE_BYTES, /* the board's staging aperture (kt_board.h) */
     ENGINE_WINDOW = 0x10000,
     MAX_ROUTES = 4 * MAX_MESHES + 1,
 };
@@ -345,6 +344,8 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
             return npk_fail(NPK_ENOMEM, "card: out of memory (interlink)");
         }
     }
+    kt_board board;
+    ktsim_config_board(cfg, &board);
     for (unsigned i = 0; i < c->n && !s; i++) {
         mesh_ctx *m = &c->mesh[i];
         m->card = c;
@@ -352,10 +353,10 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
         ktsim_config mc = *cfg;
         mc.mover = false; /* the card plugs its own, which also reaches the staging aperture and the
                              link */
-        m->ctrl_base = mc.ctrl_base = cfg->ctrl_base + (uint64_t)i * MESH_STRIDE;
-        /* (mesh + 1) << 40 | inside address, the inside address carrying the mesh in [37:36]. */
-        m->mem_base = mc.mem_base = cfg->mem_base + ((uint64_t)i << 40) + kt_il_dram_addr(i, 0);
-        m->stage_base = ((uint64_t)i + 1) << 40 | kt_il_stage_addr(i, 0);
+        /* Each mesh where the board's map puts it (kt_board.h). */
+        m->ctrl_base = mc.ctrl_base = kt_board_ctrl_base(&board, i);
+        m->mem_base = mc.mem_base = kt_board_mem_base(&board, i);
+        m->stage_base = kt_board_stage_base(&board, i);
         if ((s = ktsim_create(&mc, &m->sim)))
             break;
         ksim_mover_mem mem = {mover_read, mover_write, mover_drained, m};

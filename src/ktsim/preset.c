@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Mesh presets: small text files under data/kt/, one setting per line (data/kt/README.md
- * documents every key and the bundled presets).
+ * documents every key and the bundled presets). The board's keys — name, generation,
+ * stage_flits, ctrl_base, mem_base, engine_base, dram_size, clock_mhz, mover — are read by the
+ * board description (src/kt/hw/board.c) and copied in; the simulator's own keys are read here:
  *
  *   # comment
- *   name default
- *   generation current|prestrobe
  *   grid LO HI                 routers at LO..HI on both axes
- *   stage_flits N | tx_depth N | rx_depth N | router_fifo N | recv_depth N | mem_queue N
- *   sync_fifo_extra N
+ *   tx_depth N | rx_depth N | router_fifo N | recv_depth N | mem_queue N | sync_fifo_extra N
  *   mem_port X Y               repeatable; the first hosts the orchestrator
- *   ctrl_base A | mem_base A | engine_base A | dram_size N | host_access_cycles N | clock_mhz N
- *   host_mem_cycles_x4 N | cdc_tx N | cdc_rx N | cdc_unit N | station_bus 0|1
- *   stale_lanes 0|1 | mover 0|1 | skip_quiet 0|1 | engine 0|1
+ *   host_access_cycles N | host_mem_cycles_x4 N | cdc_tx N | cdc_rx N | cdc_unit N
+ *   station_bus 0|1 | stale_lanes 0|1 | skip_quiet 0|1 | engine 0|1
+ *   rv64 X Y | rv64_cost CLASS N
  *   unit X Y KIND [type=XX|0xNNNN] [version=N] [n_buffers=N] [inst_depth=N]
  *                 [latency=N] [result=N] [reply_delay=N]
  *   timing KIND [setup=N] [read_wait=N] [element=N] [retire=N]     (timing.c)
@@ -23,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npukit/data.h"
+#include "kt/hw/board_text.h"
+#include "npukit/kt_board.h"
 #include "npukit/ktsim.h"
 #include "rv64.h"
 #include "timing.h"
@@ -58,26 +58,19 @@ typedef struct setting {
 
 /* Scalar settings as a table: the key, where it lands, and its limit. */
 static const setting settings[] = {
-    SETTING("stage_flits", stage_flits, 204),
     SETTING("tx_depth", tx_depth, 4096),
     SETTING("rx_depth", rx_depth, 4096),
     SETTING("router_fifo", router_fifo, 4096),
     SETTING("recv_depth", recv_depth, 4096),
     SETTING("mem_queue", mem_queue, 4096),
     SETTING("sync_fifo_extra", sync_fifo_extra, 64),
-    SETTING("ctrl_base", ctrl_base, UINT64_MAX),
-    SETTING("mem_base", mem_base, UINT64_MAX),
-    SETTING("engine_base", engine_base, UINT64_MAX),
-    SETTING("dram_size", dram_size, 1ull << 36),
     SETTING("host_access_cycles", host_access_cycles, 1000000),
     SETTING("host_mem_cycles_x4", host_mem_cycles_x4, 4000000),
     SETTING("cdc_tx", cdc_tx, 64),
     SETTING("cdc_rx", cdc_rx, 64),
     SETTING("cdc_unit", cdc_unit, 64),
     SETTING("station_bus", station_bus, 1),
-    SETTING("clock_mhz", clock_mhz, 10000),
     SETTING("stale_lanes", stale_lanes, 1),
-    SETTING("mover", mover, 1),
     SETTING("skip_quiet", skip_quiet, 1),
     SETTING("engine", engine, 1),
 };
@@ -174,10 +167,10 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
 }
 
 /* The scalar keys beyond the settings table; each key may appear once (a second value used to
- * win silently). */
-enum { KEY_NAME, KEY_GENERATION, KEY_GRID, OTHER_KEYS };
+ * win silently). The board's keys (kt_board.h) are the board description's to check. */
+enum { KEY_GRID, OTHER_KEYS };
 
-static const char *const other_keys[OTHER_KEYS] = {"name", "generation", "grid"};
+static const char *const other_keys[OTHER_KEYS] = {"grid"};
 
 /* The slot of a key that may appear once, or -1 (unit and mem_port lines repeat). */
 static int once_slot(const char *key)
@@ -194,6 +187,13 @@ static int once_slot(const char *key)
 npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config *c)
 {
     ktsim_config_default(c);
+    /* The board description first: the address map, DRAM, STAGE_FLITS, generation, clock and
+     * capabilities are its keys; the machine is built on it. */
+    kt_board board;
+    npk_status bs = kt_board_parse(text, origin, &board);
+    if (bs)
+        return bs;
+    ktsim_config_set_board(c, &board);
     enum { NSETTINGS = sizeof settings / sizeof settings[0] };
     int first[NSETTINGS + OTHER_KEYS] = {0}; /* the line a key was first given on */
     bool ports_given = false;
@@ -229,31 +229,12 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
         if (slot >= 0)
             first[slot] = line;
         uint64_t a, b;
-        if (!strcmp(key, "unit")) {
+        if (kt_board_key(key)) {
+            continue; /* read by kt_board_parse above */
+        } else if (!strcmp(key, "unit")) {
             st = parse_unit(tok, ntok, origin, line, c);
         } else if (!strcmp(key, "timing")) {
             st = ksim_timing_parse(tok, ntok, origin, line, c, timing_line);
-        } else if (!strcmp(key, "name") && ntok == 2) {
-            /* Printed unescaped in text and JSON: letters, digits, '-', '_' and '.' only. */
-            if (strspn(tok[1],
-                       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") !=
-                strlen(tok[1]))
-                st =
-                    npk_fail(NPK_EPARSE, "%s:%d: name '%s': letters, digits, '-', '_' and '.' only",
-                             origin, line, tok[1]);
-            else if (strlen(tok[1]) >= sizeof c->name)
-                st = npk_fail(NPK_ELIMIT, "%s:%d: name of %zu characters (limit %zu)", origin, line,
-                              strlen(tok[1]), sizeof c->name - 1);
-            else
-                snprintf(c->name, sizeof c->name, "%s", tok[1]);
-        } else if (!strcmp(key, "generation") && ntok == 2) {
-            if (!strcmp(tok[1], "current"))
-                c->gen = KTSIM_GEN_CURRENT;
-            else if (!strcmp(tok[1], "prestrobe"))
-                c->gen = KTSIM_GEN_PRESTROBE;
-            else
-                st = npk_fail(NPK_EPARSE, "%s:%d: generation '%s' is not current or prestrobe",
-                              origin, line, tok[1]);
         } else if (!strcmp(key, "grid") && ntok == 3) {
             if (!parse_u64(tok[1], &a) || !parse_u64(tok[2], &b) || a < 1 || b < a || b > 14)
                 st = npk_fail(NPK_EPARSE, "%s:%d: grid '%s %s' needs 1 <= LO <= HI <= 14", origin,
@@ -317,37 +298,39 @@ npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config
 
 npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg)
 {
-    char path[4096];
-    if (strchr(name_or_path, '/') || strchr(name_or_path, '.')) {
-        snprintf(path, sizeof path, "%s", name_or_path);
-    } else {
-        char rel[256];
-        snprintf(rel, sizeof rel, "kt/%s.mesh", name_or_path);
-        if (!npk_data_path(rel, path, sizeof path))
-            return npk_fail(NPK_ENODEV, "mesh preset '%s' not found: %s", name_or_path, path);
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return npk_fail(NPK_ENODEV, "mesh preset '%s' not found (looked for %s)", name_or_path,
-                        path);
-    char *text = malloc(65536);
-    if (!text) {
-        fclose(f);
-        return npk_fail(NPK_ENOMEM, "preset: out of memory");
-    }
-    errno = 0;
-    size_t n = fread(text, 1, 65535, f);
-    int err = ferror(f) ? (errno ? errno : EIO) : 0; /* a directory opens, then fails: EISDIR */
-    bool more = !err && fgetc(f) != EOF;
-    fclose(f);
-    text[n] = '\0';
-    const char *nul = memchr(text, '\0', n);
-    npk_status st =
-        err    ? npk_fail(NPK_EIO, "preset %s: cannot read: %s", path, strerror(err))
-        : more ? npk_fail(NPK_ELIMIT, "preset %s is larger than 64 KiB", path)
-        : nul ? npk_fail(NPK_EPARSE, "preset %s: a NUL byte at offset %zu (a preset is text)", path,
-                         (size_t)(nul - text))
-              : ktsim_preset_parse(text, path, cfg);
+    char path[4096], *text;
+    npk_status st = kt_board_read_text(name_or_path, &text, path, sizeof path);
+    if (st)
+        return st;
+    st = ktsim_preset_parse(text, path, cfg);
     free(text);
     return st;
+}
+
+void ktsim_config_set_board(ktsim_config *c, const kt_board *b)
+{
+    snprintf(c->name, sizeof c->name, "%s", b->name);
+    c->gen = b->bitstream_current ? KTSIM_GEN_CURRENT : KTSIM_GEN_PRESTROBE;
+    c->stage_flits = b->stage_flits;
+    c->ctrl_base = b->ctrl_base;
+    c->mem_base = b->mem_base;
+    c->engine_base = b->engine_base;
+    c->dram_size = b->dram_size;
+    c->clock_mhz = b->clock_mhz;
+    c->mover = b->mover;
+}
+
+void ktsim_config_board(const ktsim_config *c, kt_board *b)
+{
+    kt_board_default(b);
+    snprintf(b->name, sizeof b->name, "%s", c->name);
+    b->bitstream_current = c->gen == KTSIM_GEN_CURRENT;
+    b->stage_flits = c->stage_flits;
+    b->ctrl_base = c->ctrl_base;
+    b->mem_base = c->mem_base;
+    b->engine_base = c->engine_base;
+    b->dram_size = c->dram_size;
+    b->clock_mhz = c->clock_mhz;
+    b->mover = c->mover;
+    b->cpu_rv64 = c->cpu_rv64;
 }

@@ -71,13 +71,10 @@ static void sim_fault(void *user, const char *msg)
 void ktsim_config_default(ktsim_config *c)
 {
     memset(c, 0, sizeof *c);
-    snprintf(c->name, sizeof c->name, "custom");
-    c->gen = KTSIM_GEN_CURRENT;
     c->flit_width = KT_FLIT_WIDTH;
     c->pos_width = KT_POS_WIDTH;
     c->grid_lo = 1;
     c->grid_hi = 1;
-    c->stage_flits = KT_STAGE_FLITS_DEFAULT;
     c->tx_depth = 16;
     c->rx_depth = 16;
     c->router_fifo = 32;
@@ -86,18 +83,14 @@ void ktsim_config_default(ktsim_config *c)
     c->sync_fifo_extra = 2; /* xpm_fifo_sync holds DEPTH + 2 (see ktsim.h) */
     c->mem_port[0] = (kt_coord){0, 1};
     c->n_mem_ports = 1;
-    /* The simulation bench map: host engine at ORC_BASE, orchestrator at MAG_BASE; DRAM of
-     * mesh 0 at (0 + 1) << 40 as the card's host memory window. */
-    c->engine_base = 0x00000000;
-    c->ctrl_base = 0x10000000;
-    c->mem_base = 1ull << 40;
-    c->dram_size = 256ull << 20;
+    /* The board (map, DRAM, STAGE_FLITS, clock, mover): the simulation bench's (kt_board.h). */
+    kt_board b;
+    kt_board_default(&b);
+    ktsim_config_set_board(c, &b);
     c->host_access_cycles = 8;
     c->host_mem_cycles_x4 = 4;
     ksim_crossing_defaults(c);
     c->station_bus = true;
-    c->clock_mhz = 300; /* the mesh (noc) clock of the boards' ship profile, facts §4.1 */
-    c->mover = true;    /* every memory agent carries the mover unless a preset says otherwise */
     c->skip_quiet = true;
     c->engine = true;
     ksim_timing_defaults(c);

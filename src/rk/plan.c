@@ -48,8 +48,8 @@ static uint32_t k_task_max(const npk_rk_plan_request *r, const npk_rk_soc *soc)
 static void best_m_tile(const npk_rk_plan_request *r, const npk_rk_soc *soc, npk_rk_mode mode,
                         uint32_t kp, int *sched, uint32_t *mt)
 {
-    uint32_t c0 = npk_rk_m_ceiling(r->in, kp, NPK_SCHED_0);
-    uint32_t c1 = npk_rk_m_ceiling(r->in, kp, NPK_SCHED_1);
+    uint32_t c0 = npk_rk_m_ceiling(soc, r->in, kp, NPK_SCHED_0);
+    uint32_t c1 = npk_rk_m_ceiling(soc, r->in, kp, NPK_SCHED_1);
     *sched = c1 > c0 ? NPK_SCHED_1 : NPK_SCHED_0;
     uint32_t cap = c1 > c0 ? c1 : c0;
     if (cap > soc->m_max)
@@ -545,7 +545,7 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
                     t.np = (t1 - t0) * nal;
                     t.core = c;
                     t.sched =
-                        mp <= npk_rk_m_ceiling(req->in, kp, NPK_SCHED_0) ? NPK_SCHED_0 : sched;
+                        mp <= npk_rk_m_ceiling(soc, req->in, kp, NPK_SCHED_0) ? NPK_SCHED_0 : sched;
                     t.cbuf_con0 = npk_rk_cbuf_con0(req->in, mp, kp, t.sched);
                     npk_status st2 = push_task(out, &t, &cap);
                     if (st2) {

@@ -383,13 +383,18 @@ static bool overlap(const npk_rk_buffer *x, uint64_t xo, const npk_rk_buffer *y,
     return x == y && xo < yo + bytes && yo < xo + bytes;
 }
 
-npk_status npk_rk_ew_buffers(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
-                             npk_rk_buffer *a, uint64_t a_off, npk_rk_ew_operand operand,
-                             npk_rk_buffer *b, uint64_t b_off, npk_rk_buffer *c, uint64_t c_off,
-                             npk_rk_stats *stats)
+npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args *args, npk_rk_stats *stats)
 {
     if (!rt)
         return npk_fail(NPK_EINVAL, "ew: NULL runtime");
+    if (!args)
+        return npk_fail(NPK_EINVAL, "ew: NULL arguments");
+    const npk_rk_ew_op op = args->op;
+    const npk_rk_prec prec = args->prec;
+    const uint32_t m = args->m, n = args->n;
+    const npk_rk_ew_operand operand = args->operand;
+    npk_rk_buffer *a = args->a, *b = args->b, *c = args->c;
+    const uint64_t a_off = args->a_off, b_off = args->b_off, c_off = args->c_off;
     uint8_t dummy = 0; /* stands for the arrays until the buffers are checked */
     npk_rk_ew_call x = {.op = op,
                         .prec = prec,

@@ -153,7 +153,8 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
     const npk_rk_soc *soc = mm->soc ? mm->soc : npk_rk_soc_default();
     npk_rk_synth_info r = {0};
     r.mode = mm->mode == -1 ? npk_rk_default_mode(mm->in) : (npk_rk_mode)mm->mode;
-    r.sched = mm->sched == NPK_SCHED_AUTO ? npk_rk_sched_choose(mm->in, mm->m, mm->k) : mm->sched;
+    r.sched =
+        mm->sched == NPK_SCHED_AUTO ? npk_rk_sched_choose(soc, mm->in, mm->m, mm->k) : mm->sched;
     if (r.sched == NPK_SCHED_AUTO && mm->unchecked)
         r.sched = NPK_SCHED_0; /* nothing holds M: emit the template schedule */
 
@@ -192,12 +193,12 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
             return npk_fail(NPK_ELIMIT,
                             "M=%u exceeds every schedule's ceiling for %s K=%u (sched 0: %u, "
                             "sched 1: %u); tile M",
-                            mm->m, in, mm->k, npk_rk_m_ceiling(mm->in, mm->k, NPK_SCHED_0),
-                            npk_rk_m_ceiling(mm->in, mm->k, NPK_SCHED_1));
+                            mm->m, in, mm->k, npk_rk_m_ceiling(soc, mm->in, mm->k, NPK_SCHED_0),
+                            npk_rk_m_ceiling(soc, mm->in, mm->k, NPK_SCHED_1));
         const char *why = "";
         if (!npk_rk_sched_valid(mm->in, mm->k, r.sched, &why))
             return npk_fail(NPK_ELIMIT, "sched %d at K=%u: %s", r.sched, mm->k, why);
-        uint32_t cap = npk_rk_m_ceiling(mm->in, mm->k, r.sched);
+        uint32_t cap = npk_rk_m_ceiling(soc, mm->in, mm->k, r.sched);
         if (mm->m > cap)
             return npk_fail(NPK_ELIMIT,
                             "M=%u exceeds the ceiling %u for %s K=%u with sched %d (above it "
@@ -217,7 +218,7 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
     }
     r.cbuf_con0 = npk_rk_cbuf_con0(mm->in, mm->m, mm->k, r.sched);
     r.feature_grains = npk_rk_feature_grains(mm->in, mm->m, mm->k);
-    r.m_ceiling = npk_rk_m_ceiling(mm->in, mm->k, r.sched);
+    r.m_ceiling = npk_rk_m_ceiling(soc, mm->in, mm->k, r.sched);
     if (info)
         *info = r;
     return NPK_OK;

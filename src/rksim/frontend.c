@@ -35,7 +35,12 @@ static int do_version(struct rknpu_drm_version *v)
 static int do_action(rksim *s, struct rknpu_action *a)
 {
     switch (a->flags) {
-    case RKNPU_GET_HW_VERSION: a->value = RKNPU_HW_VERSION_RK3588; return 0;
+    case RKNPU_GET_HW_VERSION:
+        /* the row's reading; a SoC whose version no board has reported is not guessed */
+        if (!s->soc->hw_version)
+            return -EOPNOTSUPP;
+        a->value = s->soc->hw_version;
+        return 0;
     case RKNPU_GET_DRV_VERSION: a->value = RKNPU_DRV_VERSION_098; return 0;
     case RKNPU_GET_FREQ: a->value = s->freq_hz; return 0;
     case RKNPU_SET_FREQ:

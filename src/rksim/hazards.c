@@ -364,21 +364,22 @@ static bool h9_sched_small_k(rksim *s, rksim_core *c, const rksim_mm *mm, bool f
 }
 
 /* Rows one data bank set holds, as the spec measures them (see the table row of hazard 11). */
-static uint32_t rows_capacity(const rksim_mm *mm)
+static uint32_t rows_capacity(const rksim *s, const rksim_mm *mm)
 {
-    unsigned d = mm->data_bank > 11 ? 11 : mm->data_bank;
+    const unsigned max_data = s->soc->cbuf_banks - 1; /* one bank stays the weights' */
+    unsigned d = mm->data_bank > max_data ? max_data : mm->data_bank;
     if (d == 0)
         d = 1;
     const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
     const npk_rk_sched1 *f = &row->sched1;
     /* elements per bank: fp16 2 bytes each; int4 measured at rows x K <= 16384 per bank */
-    uint32_t cap = d * row->bank_elems / mm->k;
+    uint32_t cap = d * npk_rk_bank_elems(s->soc, (npk_rk_prec)mm->in) / mm->k;
     /* facts C.3: fp16 with the sched-1 split gives wrong rows above M=8 at K >= 2048 */
     if (d > 1 && f->wrong_k && mm->k >= f->wrong_k && cap > f->wrong_m)
         cap = f->wrong_m;
     /* the measured sched-1 ceilings (int8's whole 64-row groups) where sched 1 is valid */
     if (d > 1 && npk_rk_sched_valid((npk_rk_prec)mm->in, mm->k, NPK_SCHED_1, NULL)) {
-        uint32_t measured = npk_rk_sched1_rows((npk_rk_prec)mm->in, mm->k);
+        uint32_t measured = npk_rk_sched1_rows(s->soc, (npk_rk_prec)mm->in, mm->k);
         if (measured && measured < cap)
             cap = measured;
     }
@@ -390,7 +391,7 @@ static bool h10_b1_large_m(rksim *s, rksim_core *c, const rksim_mm *mm, bool fir
     (void)s, (void)c, (void)first;
     if (mm->cbuf_con0 != NPK_RK_CBUF_TEMPLATE || mm->k <= 256)
         return false;
-    uint32_t cap = rows_capacity(mm);
+    uint32_t cap = rows_capacity(s, mm);
     if (mm->m <= cap)
         return false;
     e->good_rows = cap;
@@ -416,7 +417,7 @@ static bool h11_m_ceiling(rksim *s, rksim_core *c, const rksim_mm *mm, bool firs
     (void)s, (void)c, (void)first;
     if (e->good_rows || (mm->cbuf_con0 == NPK_RK_CBUF_TEMPLATE && mm->k > 256))
         return false; /* hazard 10 or 12 describes these rows */
-    uint32_t cap = rows_capacity(mm);
+    uint32_t cap = rows_capacity(s, mm);
     if (mm->m <= cap)
         return false;
     e->good_rows = cap;

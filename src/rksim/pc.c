@@ -58,6 +58,13 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
     uint64_t addr = pc_address(t0->regcmd_addr);
     uint32_t amount = kernel_pc_amount(t0->regcfg_amount);
     r->model_us = RKSIM_T_JOB_FLOOR_US;
+    if (!s->soc->encodings_described) { /* the SoC row says the facts do not describe them */
+        rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                          "unsupported by the model: %s's register encodings are not described "
+                          "(%s)",
+                          s->soc->name, s->soc->sources.limits);
+        return;
+    }
     bool first_op = true;
     rksim_reg_marks_clear(&c->regs);
 

@@ -45,20 +45,22 @@ static void sleep_until(int64_t t)
     nanosleep(&ts, NULL);
 }
 
-static struct rksim_rocket *state(rksim *s)
-{
-    if (!s->rocket)
-        s->rocket = calloc(1, sizeof *s->rocket);
-    return s->rocket;
-}
-
-void rksim_rocket_free(rksim *s)
+static void rocket_free(rksim *s)
 {
     if (!s->rocket)
         return;
     free(s->rocket->fences);
     free(s->rocket);
     s->rocket = NULL;
+}
+
+static struct rksim_rocket *state(rksim *s)
+{
+    if (!s->rocket) {
+        s->rocket = calloc(1, sizeof *s->rocket);
+        s->rocket_free = rocket_free; /* the instance frees it at destroy */
+    }
+    return s->rocket;
 }
 
 int rksim_rocket_open(rksim *s)

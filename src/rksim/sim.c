@@ -11,7 +11,8 @@ void rksim_config_default(rksim_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->ideal_mask = 0;        /* faithful */
     cfg->timeout_scale = 0.001; /* a 6000 ms submit timeout waits 6 ms */
-    cfg->cores = RKSIM_MAX_CORES;
+    cfg->cores = 0;             /* every core of the SoC */
+    cfg->soc = NULL;            /* the default row (rk3588) */
     cfg->weight_cache_mib = RKSIM_WEIGHT_CACHE_DEFAULT_MIB;
 }
 
@@ -65,6 +66,13 @@ npk_status rksim_config_from_env(rksim_config *cfg)
                             cache, RKSIM_WEIGHT_CACHE_MAX_MIB);
         c.weight_cache_mib = (uint32_t)v;
     }
+    const char *soc = getenv("NPUKIT_RKSIM_SOC");
+    if (soc && *soc) {
+        const npk_rk_soc *row = npk_rk_soc_find(soc);
+        if (!row)
+            return npk_fail(NPK_EINVAL, "NPUKIT_RKSIM_SOC='%s': not a row of the SoC table", soc);
+        c.soc = row->name;
+    }
     *cfg = c;
     return NPK_OK;
 }
@@ -76,9 +84,16 @@ npk_status rksim_create(const rksim_config *cfg, rksim **out)
         rksim_config_default(&def);
         cfg = &def;
     }
-    if (cfg->cores == 0 || cfg->cores > RKSIM_MAX_CORES)
-        return npk_fail(NPK_EINVAL, "rksim: cores = %u, RK3588 has 1..%d", cfg->cores,
-                        RKSIM_MAX_CORES);
+    const npk_rk_soc *soc = cfg->soc ? npk_rk_soc_find(cfg->soc) : npk_rk_soc_default();
+    if (!soc)
+        return npk_fail(NPK_EINVAL, "rksim: soc '%s' is not a row of the SoC table (rk_soc.h)",
+                        cfg->soc);
+    if (soc->cores > RKSIM_MAX_CORES)
+        return npk_fail(NPK_ELIMIT, "rksim: %s has %u cores, the model holds at most %d", soc->name,
+                        soc->cores, RKSIM_MAX_CORES);
+    if (cfg->cores > soc->cores)
+        return npk_fail(NPK_EINVAL, "rksim: cores = %u, %s has 1..%u", cfg->cores, soc->name,
+                        soc->cores);
     if (cfg->weight_cache_mib > RKSIM_WEIGHT_CACHE_MAX_MIB)
         return npk_fail(NPK_EINVAL, "rksim: weight_cache_mib = %u, at most %d",
                         cfg->weight_cache_mib, RKSIM_WEIGHT_CACHE_MAX_MIB);
@@ -88,13 +103,16 @@ npk_status rksim_create(const rksim_config *cfg, rksim **out)
     if (!s)
         return npk_fail(NPK_ENOMEM, "rksim: out of memory for the simulator state");
     s->cfg = *cfg;
+    s->soc = soc;
+    if (!s->cfg.cores)
+        s->cfg.cores = soc->cores;
+    s->cfg.soc = soc->name; /* the table's string, not the caller's */
     rksim_mem_init(&s->mem, rksim_faithful(s, RKSIM_HZ_STALE_FRESH_OUTPUT));
     for (unsigned i = 0; i < RKSIM_MAX_CORES; i++) {
         s->core[i].last_prec = -1;
         s->core[i].int_primed = false; /* power-on is not integer mode (hazard 3) */
     }
-    s->freq_hz = 1000000000u;      /* 1 GHz max NPU clock (greg perf/clock.md, facts G) */
-    s->soc = npk_rk_soc_default(); /* the model is of the validated part */
+    s->freq_hz = 1000000000u; /* 1 GHz max NPU clock (greg perf/clock.md, facts G) */
     *out = s;
     return NPK_OK;
 }
@@ -112,7 +130,8 @@ void rksim_destroy(rksim *s)
     rksim_weights_free(s->weights);
     for (unsigned i = 0; i < RKSIM_SCRATCH_SLOTS; i++)
         free(s->scratch[i]);
-    rksim_rocket_free(s);
+    if (s->rocket_free)
+        s->rocket_free(s);
     rksim_mem_free(&s->mem);
     free(s);
 }

@@ -12,7 +12,7 @@
 #include "rksim/mem.h"
 
 enum {
-    RKSIM_MAX_CORES = 3, /* RK3588 (facts E.1) */
+    RKSIM_MAX_CORES = 3, /* per-core state held: the most cores of any SoC row (checked) */
     /* One file per block of the register table (npk_rk_unit); each block owns 0x1000 bytes
      * of offsets (facts B.2). The two PC control targets have slots too, unused. */
     RKSIM_BLOCKS = NPK_BLK_COUNT,
@@ -84,8 +84,11 @@ struct rksim {
     bool dead;                   /* modelled kernel crash or hard hang */
     bool rocket_job;             /* the job running now came through the rocket front end */
     struct rksim_rocket *rocket; /* the rocket front end's files and fences (rocket.c) */
-    bool gen_510;                /* the caller speaks the 5.10 structs (a 40-byte MEM_CREATE) */
-    const npk_rk_soc *soc;       /* the SoC whose NPU is modelled (its limits and CBUF) */
+    /* Frees `rocket`: set by the rocket front end when it creates that state, so the instance
+     * (sim.c) tears it down without depending on the front end (rocket.c depends on sim.c). */
+    void (*rocket_free)(rksim *s);
+    bool gen_510;          /* the caller speaks the 5.10 structs (a 40-byte MEM_CREATE) */
+    const npk_rk_soc *soc; /* the SoC whose NPU is modelled (its limits and CBUF) */
     unsigned power_refs;
     uint32_t freq_hz;
     rksim_report report;
@@ -134,8 +137,6 @@ static inline bool rksim_in_scope(const rksim *s, rksim_hazard_id id)
 /* Reset one core (ACT_RESET or the kernel's soft reset after a timeout). */
 void rksim_core_reset(rksim_core *c, bool soft_after_timeout);
 
-/* Free the rocket front end's state (rocket.c). */
-void rksim_rocket_free(rksim *s);
 /* DRM_IOCTL_VERSION's string fields, as the DRM core fills them for both drivers: copies at
  * most *len bytes of str to ptr (when both are set) and reports the full length in *len. */
 void rksim_drm_version_string(const char *str, uint64_t ptr, uint64_t *len);

@@ -5,7 +5,9 @@
 #include <ctype.h>
 #include <stdio.h>
 
-/* ---- register words: the one description of each field ---- */
+/* ---- register words: the one description of each field ----
+ * Orchestrator words: spec §2.2 (STATUS, CAPS, PROG_*, TX/RX_STATUS, SIG_DONE), §2.4 (PROG_STAT's
+ * credit), §2.5 (NODE_STATUS); CU_CTRL words: spec §1.3 (CU_CAPS, CU_STATUS, CU_COUNTERS). */
 
 static const kt_wfield status_rows[] = {
     [KT_STATUS_F_BUSY] = KT_WF(kt_status_reg, busy, "busy", 0, 1),

@@ -44,28 +44,45 @@ uint32_t npk_rk_cbuf_con0(npk_rk_prec p, uint32_t m, uint32_t k, int sched)
     return sched == NPK_SCHED_1 ? npk_rk_sched_fit_value(p, m, k) : NPK_RK_CBUF_TEMPLATE;
 }
 
-uint32_t npk_rk_cbuf_con0_banks(npk_rk_prec p, uint32_t m, uint32_t k)
+/* Feature elements one data bank of the SoC holds. The precision rows count them in a 32 KB
+ * bank, the geometry their facts were measured on; another bank size scales them. */
+enum { REFERENCE_BANK_BYTES = 32768 };
+static uint32_t bank_elems(const npk_rk_soc *soc, const npk_rk_prec_row *r)
 {
+    return (uint32_t)((uint64_t)r->bank_elems * soc->bank_bytes / REFERENCE_BANK_BYTES);
+}
+
+uint32_t npk_rk_bank_elems(const npk_rk_soc *soc, npk_rk_prec p)
+{
+    return bank_elems(npk_rk_soc_or_default(soc), cbuf_row(p));
+}
+
+uint32_t npk_rk_cbuf_con0_banks(const npk_rk_soc *soc, npk_rk_prec p, uint32_t m, uint32_t k)
+{
+    soc = npk_rk_soc_or_default(soc);
+    const unsigned banks = soc->cbuf_banks;
     /* Data banks that hold the tile rounded up to whole 64-row groups (facts C.3 closed
      * form), weight banks the rest of the 12. */
     uint64_t rows = 64ull * ((m + 63) / 64);
     uint64_t bytes = rows * k * cbuf_row(p)->cbuf_bytes;
-    uint64_t d = (bytes + NPK_RK_BANK_BYTES - 1) / NPK_RK_BANK_BYTES;
+    uint64_t d = (bytes + soc->bank_bytes - 1) / soc->bank_bytes;
     if (d < 1)
         d = 1;
-    if (d > NPK_RK_CBUF_BANKS - 1)
-        d = NPK_RK_CBUF_BANKS - 1;
-    return (uint32_t)(((NPK_RK_CBUF_BANKS - d) << 4) | d);
+    if (d > banks - 1)
+        d = banks - 1;
+    return (uint32_t)(((banks - d) << 4) | d);
 }
 
-bool npk_rk_cbuf_split(uint32_t v, unsigned *data_bank, unsigned *weight_bank)
+bool npk_rk_cbuf_split(const npk_rk_soc *soc, uint32_t v, unsigned *data_bank,
+                       unsigned *weight_bank)
 {
+    const unsigned banks = npk_rk_soc_or_default(soc)->cbuf_banks;
     unsigned d = v & 0xf, w = (v >> 4) & 0xf;
     if (data_bank)
         *data_bank = d;
     if (weight_bank)
         *weight_bank = w;
-    return d + w == NPK_RK_CBUF_BANKS && d >= 1 && d <= NPK_RK_CBUF_BANKS - 1;
+    return d + w == banks && d >= 1 && d <= banks - 1;
 }
 
 uint32_t npk_rk_rows_per_tile(npk_rk_prec p, uint32_t k)
@@ -169,24 +186,26 @@ bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why)
     return true;
 }
 
-uint32_t npk_rk_sched1_rows(npk_rk_prec p, uint32_t k)
+uint32_t npk_rk_sched1_rows(const npk_rk_soc *soc, npk_rk_prec p, uint32_t k)
 {
+    soc = npk_rk_soc_or_default(soc);
     const npk_rk_prec_row *r = npk_rk_input_row(p);
     if (!k || !r || !r->sched1.row_group)
         return 0;
-    uint32_t rows = (NPK_RK_CBUF_BANKS - 1) * r->bank_elems / k;
+    uint32_t rows = (soc->cbuf_banks - 1) * bank_elems(soc, r) / k;
     return rows / r->sched1.row_group * r->sched1.row_group;
 }
 
-uint32_t npk_rk_m_ceiling(npk_rk_prec p, uint32_t k, int sched)
+uint32_t npk_rk_m_ceiling(const npk_rk_soc *soc, npk_rk_prec p, uint32_t k, int sched)
 {
+    soc = npk_rk_soc_or_default(soc);
     if (!k || !npk_rk_sched_valid(p, k, sched, NULL))
         return 0;
     /* sched 0: one data bank holds the feature tile: 32 KB / (K * eb); int4 rows x K <= 16384 */
     if (sched == NPK_SCHED_0)
-        return cbuf_row(p)->bank_elems / k;
+        return bank_elems(soc, cbuf_row(p)) / k;
     const npk_rk_sched1 *f = &cbuf_row(p)->sched1;
     if (k <= f->envelope_k)
         return f->envelope_m;
-    return npk_rk_sched1_rows(p, k);
+    return npk_rk_sched1_rows(soc, p, k);
 }

@@ -1,17 +1,58 @@
 /* SPDX-License-Identifier: MIT */
-/* The SoC table. RK3588 numbers: spec "Limits & tiling (RK3588)" (K 10752, N 8192), facts E.1
- * (12 banks x 32 KB, 3 cores), B.4 (DATA_SIZE0 11-bit height, FEATURE_GRAINS 10-bit).
- * RK3576: the facts give only its core count (2); the rest is assumed equal to RK3588 and the
- * row is marked unvalidated (rocket-userspace notes it packs geometry registers differently). */
+/* The SoC table: every per-SoC number, each with its source. */
 #include <string.h>
 
 #include "npukit/rk_soc.h"
 
 static const npk_rk_soc socs[] = {
-    {"rk3588", 3, NPK_RK_CBUF_BANKS, NPK_RK_BANK_BYTES, 10752, 8192, 2047, 1023, true,
-     "spec Limits & tiling; facts B.4, E.1"},
-    {"rk3576", 2, NPK_RK_CBUF_BANKS, NPK_RK_BANK_BYTES, 10752, 8192, 2047, 1023, false,
-     "facts E.1 (cores); other numbers assumed from rk3588"},
+    {.name = "rk3588",
+     .cores = 3,
+     .cbuf_banks = 12,
+     .bank_bytes = 32768,
+     .cbuf_entry_bytes = 64,
+     .clock_mhz = 600,
+     .hw_version = 0x46495245u,
+     .k_max_single = 10752,
+     .n_max = 8192,
+     .m_max = 2047,
+     .grains_max = 1023,
+     .validated = true,
+     .encodings_described = true,
+     .source = "spec Limits & tiling; facts A.1, B.4, C.1, E.1, G",
+     .sources = {.cores = "facts E.1 (3 cores)",
+                 .cbuf = "facts E.1 (12 banks x 32 KB = 384 KB per core); spec \"Bank = 32 KB\"",
+                 .cbuf_entry = "facts C.1 #16 (DATA_ENTRIES = ceil(W*K*eb/64))",
+                 .clock = "facts G (the published multi-core figures at 600 MHz; boots at 200)",
+                 .hw_version = "facts A.1 (GET_HW_VERSION read 0x46495245)",
+                 .limits = "spec Limits & tiling (K 10752, N 8192); facts B.4 (DATA_SIZE0 11-bit "
+                           "height, FEATURE_GRAINS 10-bit)"}},
+    /* RK3576: two cores, a second core window at 0x27708000 and PC_DONE polling in the mainline
+     * series; rocket-userspace notes it packs the geometry registers differently, which the
+     * facts do not describe. Its CBUF geometry, clock, hardware version and limits are not
+     * published: the RK3588 values stand in, the row is unvalidated and the simulator refuses
+     * to execute programs for it. */
+    {.name = "rk3576",
+     .cores = 2,
+     .cbuf_banks = 12,
+     .bank_bytes = 32768,
+     .cbuf_entry_bytes = 64,
+     .clock_mhz = 600,
+     .hw_version = 0,
+     .k_max_single = 10752,
+     .n_max = 8192,
+     .m_max = 2047,
+     .grains_max = 1023,
+     .validated = false,
+     .encodings_described = false,
+     .source = "facts E.1 (cores); other numbers assumed from rk3588",
+     .sources = {.cores = "facts E.1 (RK3576: 2); mainline rocket RK3576 series (core windows "
+                          "0x27700000, 0x27708000)",
+                 .cbuf = "unvalidated: assumed equal to rk3588 (no public figure)",
+                 .cbuf_entry = "unvalidated: assumed equal to rk3588",
+                 .clock = "unvalidated: assumed equal to rk3588",
+                 .hw_version = "not known (no board read published)",
+                 .limits = "unvalidated: assumed equal to rk3588; rocket-userspace: geometry "
+                           "registers packed differently (facts C.6 note), not described"}},
 };
 
 const npk_rk_soc *npk_rk_soc_find(const char *name)
@@ -23,5 +64,15 @@ const npk_rk_soc *npk_rk_soc_find(const char *name)
 }
 
 const npk_rk_soc *npk_rk_soc_default(void) { return &socs[0]; }
+const npk_rk_soc *npk_rk_soc_or_default(const npk_rk_soc *soc) { return soc ? soc : &socs[0]; }
 unsigned npk_rk_soc_count(void) { return sizeof socs / sizeof socs[0]; }
 const npk_rk_soc *npk_rk_soc_at(unsigned i) { return i < npk_rk_soc_count() ? &socs[i] : NULL; }
+
+unsigned npk_rk_soc_max_cores(void)
+{
+    unsigned m = 0;
+    for (unsigned i = 0; i < npk_rk_soc_count(); i++)
+        if (socs[i].cores > m)
+            m = socs[i].cores;
+    return m;
+}
