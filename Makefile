@@ -22,7 +22,7 @@ demo: all
 	./build/npukit demo
 
 test: deps
-	$(call configure,build/san,-DNPUKIT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+	$(call configure,build/san,-DNPUKIT_SANITIZE=ON -DNPUKIT_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
 	cmake --build build/san -j $(JOBS)
 	cd build/san && ctest --output-on-failure -j $(JOBS)
 

@@ -29,7 +29,7 @@ ar rcs "$out/libnpukit_fuzz.a" "${objs[@]}"
 for t in fuzz/fuzz_*.c; do
   name=$(basename "$t" .c)
   $cc $common -fsanitize=fuzzer,address,undefined "$t" "$out/libnpukit_fuzz.a" \
-      -lelf -lcjson -lpthread -lm -ldl -o "$out/$name"
+      -lcjson -lpthread -lm -ldl -o "$out/$name"
 done
 echo "fuzz: built $(ls fuzz/fuzz_*.c | wc -l) targets in $out"
 secs=${1:-0}
