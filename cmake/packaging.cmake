@@ -81,19 +81,27 @@ endif()
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "${npukit_dev_depends}")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
   "register-level drivers and simulators of the RK3588 NPU and KohakuTPU")
-set(CPACK_COMPONENT_LIB_DESCRIPTION
-  "npukit runtime library\n npukit drives the Rockchip RK3588 NPU at the register level (through the\n rknpu or rocket kernel driver) and the KohakuTPU FPGA mesh, and simulates both.\n This package holds the shared library.")
-set(CPACK_COMPONENT_DEV_DESCRIPTION
-  "npukit runtime library - development files\n Public headers, the static library, the CMake package and the pkg-config file\n for programs that use npukit.")
-set(CPACK_COMPONENT_CLI_DESCRIPTION
-  "npukit command-line tool\n The npukit program: RK NPU matmul, benchmarks, programs and the simulator;\n KohakuTPU enumeration, programs and the simulated card server.")
-set(CPACK_COMPONENT_RKNN_DESCRIPTION
-  "rknn_matmul_* compatible library on npukit\n librknnrt.so implementing the rknn_matmul_* interface on npukit's runtime,\n installed in a private directory so that it never replaces a vendor copy;\n programs find it through pkg-config npukit-rknn (which adds an rpath).")
-set(CPACK_COMPONENT_SIM_DESCRIPTION
-  "npukit simulator shim and capture library\n LD_PRELOAD libraries: librksim_shim.so runs unmodified rknpu programs on the\n simulator; librkcapture.so records the requests a program makes to the NPU.")
 cpack_add_component(lib)
 cpack_add_component(dev DEPENDS lib)
 cpack_add_component(cli DEPENDS lib)
 cpack_add_component(rknn)
 cpack_add_component(sim)
+# (after cpack_add_component, which would reset them) the first line is the summary
+set(CPACK_COMPONENT_LIB_DESCRIPTION
+  "npukit runtime library\nnpukit drives the Rockchip RK3588 NPU at the register level (through the\nrknpu or rocket kernel driver) and the KohakuTPU FPGA mesh, and simulates both.\nThis package holds the shared library.")
+set(CPACK_COMPONENT_DEV_DESCRIPTION
+  "npukit runtime library - development files\nPublic headers, the static library, the CMake package and the pkg-config file\nfor programs that use npukit.")
+set(CPACK_COMPONENT_CLI_DESCRIPTION
+  "npukit command-line tool\nThe npukit program: RK NPU matmul, benchmarks, programs and the simulator;\nKohakuTPU enumeration, programs and the simulated card server.")
+set(CPACK_COMPONENT_RKNN_DESCRIPTION
+  "rknn_matmul_* compatible library on npukit\nlibrknnrt.so implementing the rknn_matmul_* interface on npukit's runtime,\ninstalled in a private directory so that it never replaces a vendor copy;\nprograms find it through pkg-config npukit-rknn (which adds an rpath).")
+set(CPACK_COMPONENT_SIM_DESCRIPTION
+  "npukit simulator shim and capture library\nLD_PRELOAD libraries: librksim_shim.so runs unmodified rknpu programs on the\nsimulator; librkcapture.so records the requests a program makes to the NPU.")
+# A stripped copy in the packages (the build keeps its symbols), a shlibs file for the library
+# and the ldconfig trigger Debian uses instead of maintainer scripts.
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+file(WRITE ${CMAKE_BINARY_DIR}/deb/triggers "activate-noawait ldconfig\n")
+set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/deb/triggers)
+set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 include(CPack)

@@ -12,7 +12,9 @@ mkdir -p "$out"
 archs=("$@")
 [ ${#archs[@]} -gt 0 ] || archs=(amd64 arm64)
 for arch in "${archs[@]}"; do
-  dir=build/deb-$arch
+  # NPUKIT_DEB_BUILD_amd64 / _arm64: reuse a Release build directory (CI's), else build/deb-ARCH
+  var=NPUKIT_DEB_BUILD_$arch
+  dir=${!var:-build/deb-$arch}
   # (installing must not first build every test: CMAKE_SKIP_INSTALL_ALL_DEPENDENCY)
   opts=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr -DNPUKIT_DEB=ON
         -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON)

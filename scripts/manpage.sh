@@ -6,9 +6,6 @@
 #   bash scripts/manpage.sh CLI > npukit.1
 set -euo pipefail
 cli=$1
-# roff: backslashes escaped, hyphens as minus signs (option names), characters past ASCII as
-# \[uXXXX], a leading . or ' protected.
-esc() { perl -CS -pe 's/\\/\\e/g; s/-/\\-/g; s/([^\x00-\x7f])/sprintf("\\[u%04X]", ord $1)/ge; s/^([.\x27])/\\&$1/'; }
 version=$("$cli" --version | awk '{print $NF}')
 cat <<HEAD
 .TH NPUKIT 1 "" "npukit $version" "User Commands"
@@ -31,22 +28,19 @@ HEAD
                      /^    [a-z]/ {print fam, $1; n[fam]++; next}
                      END {for (i = 1; i <= k; i++) if (!n[order[i]]) print order[i]}' |
 while read -r fam cmd; do
-  help=$("$cli" $fam $cmd --help 2>&1 || true)
-  usage=$(sed -n 's/^usage: //p' <<< "$help" | head -1)
-  echo ".SS $(printf '%s' "npukit $fam${cmd:+ $cmd}" | esc)"
-  printf '%s\n' "$usage" | esc | sed 's/^/.B /'
-  echo ".PP"
-  # the summary: the lines between the usage line and "options:"
-  awk 'NR > 1 && /^options:/ {exit} NR > 1' <<< "$help" | esc
-  awk 'f && /^  -/ {print} /^options:/ {f=1}' <<< "$help" |
-    while IFS= read -r row; do
-      opt=$(sed -E 's/^  (.*[^ ]) {2,}.*/\1/; s/^  //' <<< "$row")
-      text=$(sed -E 's/^  .*[^ ] {2,}//' <<< "$row")
-      [ "$text" = "$row" ] && text=""
-      echo ".TP"
-      printf '%s\n' "$opt" | esc | sed 's/^/.B /'
-      printf '%s\n' "$text" | esc
-    done
+  # roff: backslashes escaped, hyphens as minus signs (option names), characters past ASCII
+  # as \[uXXXX], a leading . or ' protected. One perl per command: the usage line, the summary up to "options:", then each option row
+  # ("  OPTION ARG   text", two or more spaces between) as a tagged paragraph.
+  "$cli" $fam $cmd --help 2>&1 | NAME="npukit $fam${cmd:+ $cmd}" perl -CS -ne '
+    sub esc { my $t = shift; $t =~ s/\\/\\e/g; $t =~ s/-/\\-/g;
+              $t =~ s/([^\x00-\x7f])/sprintf("\\[u%04X]", ord $1)/ge; $t =~ s/^([.\x27])/\\&$1/; $t }
+    BEGIN { print ".SS ", esc($ENV{NAME}), "\n" }
+    chomp;
+    if ($. == 1) { s/^usage: //; print ".B ", esc($_), "\n.PP\n"; next }
+    if (/^options:/) { $opts = 1; next }
+    if (!$opts) { print esc($_), "\n"; next }
+    next unless /^  (-.*?)(?: {2,}(.*))?$/;
+    print ".TP\n.B ", esc($1), "\n", esc(defined $2 ? $2 : ""), "\n";'
 done
 cat <<'TAIL'
 .SH ENVIRONMENT

@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 bash "$src/scripts/manpage.sh" "$cli" > "$tmp/npukit.1" || { echo "manpage.sh failed"; exit 1; }
 warn=$(groff -man -Tutf8 -ww -z "$tmp/npukit.1" 2>&1)
 [ -z "$warn" ] || { echo "groff: $warn"; exit 1; }
-page=$(groff -man -Tascii "$tmp/npukit.1" 2>/dev/null | col -bx)
+page=$(groff -man -Tascii "$tmp/npukit.1" 2>/dev/null | sed 's/.\x08//g')
 fail=0
 while read -r fam cmd; do
   grep -q "^   npukit $fam $cmd\$" <<< "$page" || { echo "no section for 'npukit $fam $cmd'"; fail=1; }
