@@ -28,7 +28,7 @@ ggml:
 	@JOBS=$(JOBS) bash scripts/ggml_tree.sh build/ggml
 
 test: deps ggml
-	$(call configure,build/san,-DNPUKIT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(shell cat build/ggml/cmake-flags))
+	$(call configure,build/san,-DNPUKIT_SANITIZE=ON -DNPUKIT_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo $(shell cat build/ggml/cmake-flags))
 	cmake --build build/san -j $(JOBS)
 	cd build/san && ctest --output-on-failure -j $(JOBS)
 

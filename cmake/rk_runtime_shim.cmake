@@ -4,13 +4,11 @@
 # `rk matmul --device /dev/dri/card1`, so every request goes open -> ioctl -> mmap -> shim.
 add_executable(npukit_plain ${NPUKIT_TOOL_SOURCES} ${NPUKIT_LIB_SOURCES})
 set_target_properties(npukit_plain PROPERTIES
-  COMPILE_OPTIONS "-Wall;-Wextra;-Werror"
+  COMPILE_OPTIONS "${NPUKIT_WARNINGS}"
   LINK_OPTIONS ""
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 target_include_directories(npukit_plain PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src tools)
-target_compile_definitions(npukit_plain PRIVATE
-  ${NPUKIT_DATA_DEFINE})
-target_link_libraries(npukit_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} Threads::Threads m)
+target_link_libraries(npukit_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} Threads::Threads m)
 if(NPUKIT_HAVE_CBLAS)
   target_include_directories(npukit_plain PRIVATE ${NPUKIT_CBLAS_INCLUDE})
   target_compile_definitions(npukit_plain PRIVATE NPUKIT_HAVE_CBLAS=1)
@@ -18,6 +16,7 @@ endif()
 add_dependencies(npukit_plain rksim_shim)
 
 enable_testing()
+npukit_run_path(NPUKIT_PLAIN_RUN npukit_plain)
 add_test(NAME test_rk_runtime_shim
   COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/shim/runtime_through_shim.sh
-          $<TARGET_FILE:npukit_plain> $<TARGET_FILE:rksim_shim>)
+          ${NPUKIT_PLAIN_RUN} $<TARGET_FILE:rksim_shim>)

@@ -14,14 +14,15 @@ target_link_options(rknnrt PRIVATE
 # Installed apart from libnpukit too: PREFIX/lib/npukit/rknn/librknnrt.so and the headers under
 # PREFIX/include/npukit/rknn, so neither is found by a default search path in place of a vendor
 # copy; npukit-rknn.pc gives a program the include path, the library path and an rpath.
-install(TARGETS rknnrt LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit/rknn)
+install(TARGETS rknnrt LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit/rknn COMPONENT rknn)
 install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn/rknn_api.h
               ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn/rknn_matmul_api.h
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/npukit/rknn)
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/npukit/rknn COMPONENT rknn)
 if(DEFINED NPUKIT_PC_PREFIX)
   configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/in/npukit-rknn.pc.in
                  ${CMAKE_BINARY_DIR}/npukit-rknn.pc @ONLY)
-  install(FILES ${CMAKE_BINARY_DIR}/npukit-rknn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  install(FILES ${CMAKE_BINARY_DIR}/npukit-rknn.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+          COMPONENT rknn)
 endif()
 
 # A program written against the compatible headers only, in the vendor demo's argument shape.
@@ -30,8 +31,9 @@ target_link_libraries(rknn_matmul_demo PRIVATE rknnrt m)
 set_target_properties(rknn_matmul_demo PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/rknn)
 
 # Its tests: the demo over every type and layout, the C interface's behaviour, the C++ ABI.
+npukit_run_path(NPUKIT_RKNN_DEMO_RUN rknn_matmul_demo)
 add_test(NAME test_rknn_demo COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn/test_rknn_demo.sh
-         $<TARGET_FILE:rknn_matmul_demo>)
+         ${NPUKIT_RKNN_DEMO_RUN})
 add_executable(test_rknn_api ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn/test_rknn_api.c)
 target_include_directories(test_rknn_api PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests
                            ${CMAKE_CURRENT_SOURCE_DIR}/include)

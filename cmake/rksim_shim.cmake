@@ -8,7 +8,7 @@
 # All of it is built WITHOUT the sanitizers even in the sanitized test build: a preloaded
 # library cannot bring its own ASan runtime into a program that does not link it, and the
 # programs are the "unmodified programs" the shim exists for.
-set(NPUKIT_PLAIN_WARNINGS -Wall -Wextra -Werror)
+set(NPUKIT_PLAIN_WARNINGS ${NPUKIT_WARNINGS})
 
 # The library sources once more, position-independent, unsanitized, symbols hidden so the
 # shim exports nothing but the functions it interposes.
@@ -17,8 +17,6 @@ set_target_properties(npukit_plain_objs PROPERTIES
   COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
   POSITION_INDEPENDENT_CODE ON)
 target_include_directories(npukit_plain_objs PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src)
-target_compile_definitions(npukit_plain_objs PRIVATE
-  ${NPUKIT_DATA_DEFINE})
 if(NPUKIT_HAVE_CBLAS)
   target_include_directories(npukit_plain_objs PRIVATE ${NPUKIT_CBLAS_INCLUDE})
   target_compile_definitions(npukit_plain_objs PRIVATE NPUKIT_HAVE_CBLAS=1)
@@ -31,8 +29,8 @@ set_target_properties(rksim_shim PROPERTIES
   LINK_OPTIONS ""
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 target_include_directories(rksim_shim PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src)
-target_link_libraries(rksim_shim PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
-install(TARGETS rksim_shim LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit)
+target_link_libraries(rksim_shim PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
+install(TARGETS rksim_shim LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit COMPONENT sim)
 
 # this file is included before the top level enables testing; enabling twice is harmless
 enable_testing()
@@ -41,7 +39,7 @@ foreach(src ${NPUKIT_SHIM_TEST_SOURCES})
   get_filename_component(name ${src} NAME_WE)
   if(name MATCHES "^npukit_")
     add_executable(${name} ${src} $<TARGET_OBJECTS:npukit_plain_objs>)
-    target_link_libraries(${name} PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} Threads::Threads m)
+    target_link_libraries(${name} PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} Threads::Threads m)
     target_include_directories(${name} PRIVATE include src tests)
     set(gens "6.1")
   else()

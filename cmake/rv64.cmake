@@ -10,7 +10,7 @@ set(NPUKIT_RV64_OUT ${CMAKE_BINARY_DIR}/rv64)
 # rv64im with the CSR instructions (ISA spec 2.2 folds Zicsr and Zifencei into I), which is
 # also the name of picolibc's matching multilib.
 set(NPUKIT_RV64_FLAGS -march=rv64im -misa-spec=2.2 -mabi=lp64 -mcmodel=medany -O2
-    -Wall -Wextra -Werror -std=gnu11)
+    ${NPUKIT_WARNINGS} -std=gnu11)
 set(NPUKIT_RV64_RUNTIME ${CMAKE_CURRENT_SOURCE_DIR}/rv64/crt0.S ${CMAKE_CURRENT_SOURCE_DIR}/rv64/rt.c)
 
 set(npukit_rv64_have_picolibc FALSE)
@@ -51,7 +51,7 @@ if(NPUKIT_RV64_LINUX_CC)
   set(out ${NPUKIT_RV64_OUT}/kernels.linux)
   add_custom_command(OUTPUT ${out}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${NPUKIT_RV64_OUT}
-    COMMAND ${NPUKIT_RV64_LINUX_CC} -static -O2 -Wall -Wextra -Werror
+    COMMAND ${NPUKIT_RV64_LINUX_CC} -static -O2 ${NPUKIT_WARNINGS}
             ${CMAKE_CURRENT_SOURCE_DIR}/tests/rv64/kernels.c -o ${out}
     DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/rv64/kernels.c
     COMMENT "RV64 Linux program kernels.linux (for qemu-riscv64)" VERBATIM)

@@ -14,6 +14,9 @@ IFS=. read -r major minor patch <<< "$ver"
 sed -e "s/@PROJECT_VERSION_MAJOR@/$major/; s/@PROJECT_VERSION_MINOR@/$minor/" \
     -e "s/@PROJECT_VERSION_PATCH@/$patch/; s/@PROJECT_VERSION@/$ver/" \
     cmake/in/version.h.in > "$out/include/npukit/version.h"
+sed -e 's|@NPUKIT_INSTALL_DATA_DIR@|/usr/local/share/npukit|' \
+    -e 's|@NPUKIT_LIBDIR_TO_DATA@|../share/npukit|' cmake/in/install_dirs.h.in \
+    > "$out/include/npukit/install_dirs.h"
 common="-std=c11 -g -O1 -Wall -Wextra -Werror -fno-sanitize-recover=undefined -Iinclude -Iinclude/rknn -I$out/include -Isrc -I/usr/include/cjson"
 # The library once, instrumented for coverage, then each target linked with libFuzzer.
 objs=()
@@ -29,7 +32,7 @@ ar rcs "$out/libnpukit_fuzz.a" "${objs[@]}"
 for t in fuzz/fuzz_*.c; do
   name=$(basename "$t" .c)
   $cc $common -fsanitize=fuzzer,address,undefined "$t" "$out/libnpukit_fuzz.a" \
-      -lelf -lcjson -lpthread -lm -ldl -o "$out/$name"
+      -lcjson -lpthread -lm -ldl -o "$out/$name"
 done
 echo "fuzz: built $(ls fuzz/fuzz_*.c | wc -l) targets in $out"
 secs=${1:-0}

@@ -8,8 +8,6 @@ need=()
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
 # build-essential brings the compiler, the C library headers and make together.
 { command -v cc >/dev/null 2>&1 && [ -e /usr/include/stdio.h ]; } || need+=(build-essential)
-# libelf: the RV64 program loader reads ELF executables through it.
-[ -e /usr/include/gelf.h ] || need+=(libelf-dev)
 # cJSON reads and writes the card daemon protocol's JSON frames.
 [ -e /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
 optional=()

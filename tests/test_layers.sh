@@ -18,7 +18,7 @@ cd "$src_dir" || exit 2
 
 # Every public header's layer. A header a checked file includes must be listed here.
 declare -A layer=(
-    [status.h]=common [fp16.h]=common [measure.h]=common [data.h]=common [version.h]=common
+    [status.h]=common [fp16.h]=common [measure.h]=common [data.h]=common [version.h]=common [export.h]=common [install_dirs.h]=common
     [rk_regs.h]=rk-hw [rk_regs.def]=rk-hw [rk_types.h]=rk-hw [rk_soc.h]=rk-hw
     [rk_regcmd.h]=rk-hw [rk_cbuf.h]=rk-hw [rk_outstage.h]=rk-hw [rknpu_uapi.h]=rk-hw [rocket_uapi.h]=rk-hw
     [rk_sdp_hw.h]=rk-hw [rk_timing.h]=rk-hw [rk_sdp.h]=rk-driver

@@ -4,15 +4,16 @@
 #define NPUKIT_FP16_H
 
 #include <stdint.h>
+#include "npukit/export.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-uint16_t npk_f32_to_f16(float f);
-float npk_f16_to_f32(uint16_t h);
-uint16_t npk_f32_to_bf16(float f);
-float npk_bf16_to_f32(uint16_t h);
+NPUKIT_API uint16_t npk_f32_to_f16(float f);
+NPUKIT_API float npk_f16_to_f32(uint16_t h);
+NPUKIT_API uint16_t npk_f32_to_bf16(float f);
+NPUKIT_API float npk_bf16_to_f32(uint16_t h);
 
 #ifdef __cplusplus
 }

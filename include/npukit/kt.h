@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/kt_flit.h"
 #include "npukit/kt_regs.h"
@@ -116,37 +117,38 @@ typedef struct kt_pacer {
     uint64_t next, cap, expect, start;
     bool missed;
 } kt_pacer;
-kt_pacer kt_pace_start(kt_dev *d, uint64_t expect, uint64_t paused_at);
-void kt_pace_read(kt_pacer *p, bool reached);
+NPUKIT_API kt_pacer kt_pace_start(kt_dev *d, uint64_t expect, uint64_t paused_at);
+NPUKIT_API void kt_pace_read(kt_pacer *p, bool reached);
 
 /* Forget what the session knows without a read (the dispatcher idle, nodes' counts, settled
  * status words): call it when something other than this kt_dev dispatched on the machine — an
  * engine program started with kt_hp_go on the transport, another client of a shared card — or a
  * later wait would trust a count that has moved. */
-void kt_forget_known(kt_dev *d);
+NPUKIT_API void kt_forget_known(kt_dev *d);
 
 /* Find and check the window: CAPS must say a 288-bit flit with 0 < POS_WIDTH <= 8, STATUS must
  * show mesh_ready; then drain stale mailbox traffic. `opt` may be NULL. */
-npk_status kt_open(kt_dev *d, kt_transport *t, uint64_t base, const kt_options *opt);
+NPUKIT_API npk_status kt_open(kt_dev *d, kt_transport *t, uint64_t base, const kt_options *opt);
 
 /* Register access relative to the window. */
-npk_status kt_reg_read(kt_dev *d, uint32_t off, uint64_t *v);
-npk_status kt_reg_write(kt_dev *d, uint32_t off, uint64_t v);
+NPUKIT_API npk_status kt_reg_read(kt_dev *d, uint32_t off, uint64_t *v);
+NPUKIT_API npk_status kt_reg_write(kt_dev *d, uint32_t off, uint64_t v);
 
 /* ---- mailbox ---- */
 /* Send one flit verbatim (the mailbox stamps nothing). Waits, within the budget, for
  * PROG_STAT.run == 0 and tx_full == 0, since a kick is silently ignored otherwise. */
-npk_status kt_mailbox_send(kt_dev *d, const kt_flit *f);
+NPUKIT_API npk_status kt_mailbox_send(kt_dev *d, const kt_flit *f);
 /* Receive the head flit if there is one (*got false when empty); pops it. */
-npk_status kt_mailbox_recv(kt_dev *d, kt_flit *f, bool *got);
+NPUKIT_API npk_status kt_mailbox_recv(kt_dev *d, kt_flit *f, bool *got);
 /* Pop everything queued, at most `limit` flits. */
-npk_status kt_mailbox_drain(kt_dev *d, unsigned limit, unsigned *drained);
+NPUKIT_API npk_status kt_mailbox_drain(kt_dev *d, unsigned limit, unsigned *drained);
 
 /* ---- CU_CTRL and enumeration ---- */
 /* One CU_CTRL read of `index` at `at`. Polls for the reply within the reply budget and accepts
  * only op 0x02 with the index, txn and source asked for. *present is false when nothing (or
  * only a memory port's looped-back request) answered. */
-npk_status kt_ctrl_read(kt_dev *d, kt_coord at, uint8_t index, uint64_t *value, bool *present);
+NPUKIT_API npk_status kt_ctrl_read(kt_dev *d, kt_coord at, uint8_t index, uint64_t *value,
+                                   bool *present);
 
 typedef struct kt_unit {
     kt_coord at;
@@ -155,19 +157,19 @@ typedef struct kt_unit {
 } kt_unit;
 
 /* CU_CAPS confirmed by two agreeing reads (at most four tries). */
-npk_status kt_unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present);
+NPUKIT_API npk_status kt_unit_caps(kt_dev *d, kt_coord at, kt_cu_caps *caps, bool *present);
 /* Walk GRID_LO-1 .. GRID_HI+1 row by row (corners hold no endpoint). Refuses a version mismatch. */
-npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n);
+NPUKIT_API npk_status kt_enumerate(kt_dev *d, kt_unit *units, size_t max, size_t *n);
 /* The coordinates of the last kt_enumerate that did not answer within the reply budget (an empty
  * coordinate, or a unit slower than the budget: no reply can tell them apart), row-major; returns
  * how many there are (at most `max` are stored). */
-size_t kt_silent_coords(const kt_dev *d, kt_coord *out, size_t max);
-const kt_unit *kt_find_unit(const kt_unit *units, size_t n, uint16_t type);
+NPUKIT_API size_t kt_silent_coords(const kt_dev *d, kt_coord *out, size_t max);
+NPUKIT_API const kt_unit *kt_find_unit(const kt_unit *units, size_t n, uint16_t type);
 
 /* ---- programs ---- */
 /* Stage flits at slots base.. as one contiguous ascending block (refuses a transport without a
  * bulk path, and base + n > STAGE_FLITS). */
-npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n);
+NPUKIT_API npk_status kt_stage(kt_dev *d, unsigned base, const kt_flit *flits, size_t n);
 
 typedef struct kt_ticket {
     kt_coord dst;
@@ -185,8 +187,8 @@ typedef struct kt_ticket {
  * completion from any node, and on a pre-strobe bitstream a late one arriving between BASE
  * (which zeroes the credit) and DST (which repairs the destination) would release the
  * dispatch PROG_LEN fired while PROG_DST still reads 0 — its first flit lost at {0,0}. */
-npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n, unsigned credit,
-                       kt_ticket *tk);
+NPUKIT_API npk_status kt_dispatch(kt_dev *d, const kt_unit *unit, unsigned base, unsigned n,
+                                  unsigned credit, kt_ticket *tk);
 
 typedef struct kt_wait_result {
     kt_node_status last; /* the final NODE_STATUS */
@@ -201,22 +203,22 @@ typedef struct kt_wait_result {
  * followed by more completions between two polls is visible only as credit never returned). A
  * budget without progress fails with NPK_ETIMEDOUT and a diagnosis from PROG_STAT (starved of
  * credit / never addressed). */
-npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res);
+NPUKIT_API npk_status kt_wait(kt_dev *d, const kt_ticket *tk, kt_wait_result *res);
 /* SIG_DONE: clear, and wait for a total. Only when opt.bitstream_current is set. */
-npk_status kt_sig_done_clear(kt_dev *d);
-npk_status kt_wait_sig_done(kt_dev *d, uint16_t total);
+NPUKIT_API npk_status kt_sig_done_clear(kt_dev *d);
+NPUKIT_API npk_status kt_wait_sig_done(kt_dev *d, uint16_t total);
 
 /* Decode PROG_STAT into one line: "run=1 flits_left=3 credit=0 (starved: ...)". */
-size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len);
+NPUKIT_API size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len);
 
 /* Build the saxpy unit's instruction (§3.3): y[0:n] = a*x + y, n 1..64, addresses 32-aligned. */
-npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr, uint64_t y_addr,
-                         uint8_t txn, bool last);
+NPUKIT_API npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr,
+                                    uint64_t y_addr, uint8_t txn, bool last);
 /* Build the test unit's instruction: op KT_TU_RETIRE / KT_TU_FAULT with `arg` as the result (the
  * signal's arg), or KT_TU_FETCH of the 32-byte word at `arg` (a 40-bit address); `cycles` to take,
  * 0 for the unit's configured latency. */
-npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg, uint8_t txn,
-                        bool last);
+NPUKIT_API npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg,
+                                   uint8_t txn, bool last);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #ifndef NPUKIT_KT_BOARD_H
 #define NPUKIT_KT_BOARD_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,21 +57,21 @@ typedef struct kt_board {
 
 /* The simulation bench's board: one mesh, orchestrator at MAG_BASE 0x1000_0000, engine at
  * ORC_BASE 0, DRAM of mesh 0 at 1 << 40 (256 MiB), STAGE_FLITS 128, ship clock 300 MHz. */
-void kt_board_default(kt_board *b);
+NPUKIT_API void kt_board_default(kt_board *b);
 
 /* Read the board's keys from preset text (the other lines are the simulator's and are skipped
  * here; `rv64 X Y` marks the RV64 capability). Each board key once; a bad value is an error
  * naming origin:line, the key, the value and its limit. */
-npk_status kt_board_parse(const char *text, const char *origin, kt_board *b);
+NPUKIT_API npk_status kt_board_parse(const char *text, const char *origin, kt_board *b);
 /* A preset by name (<data>/kt/<name>.mesh) or path (anything with '/' or '.'). */
-npk_status kt_board_load(const char *name_or_path, kt_board *b);
+NPUKIT_API npk_status kt_board_load(const char *name_or_path, kt_board *b);
 /* Whether `key` (a preset line's first word) is one of the board's keys. */
-bool kt_board_key(const char *key);
+NPUKIT_API bool kt_board_key(const char *key);
 
 /* The map: mesh `mesh`'s control window, DRAM (offset 0) and staging aperture on the host bus. */
-uint64_t kt_board_ctrl_base(const kt_board *b, unsigned mesh);
-uint64_t kt_board_mem_base(const kt_board *b, unsigned mesh);
-uint64_t kt_board_stage_base(const kt_board *b, unsigned mesh);
+NPUKIT_API uint64_t kt_board_ctrl_base(const kt_board *b, unsigned mesh);
+NPUKIT_API uint64_t kt_board_mem_base(const kt_board *b, unsigned mesh);
+NPUKIT_API uint64_t kt_board_stage_base(const kt_board *b, unsigned mesh);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/status.h"
 
@@ -68,7 +69,7 @@ typedef enum kt_flit_type {
 
 /* Memory types are the ones a memory port's engine consumes or produces (type <= 4). */
 static inline bool kt_type_is_mem(unsigned t) { return t <= KT_T_MEM_WR_DATA; }
-const char *kt_type_name(unsigned type);
+NPUKIT_API const char *kt_type_name(unsigned type);
 
 /* CU_SIGNAL codes (facts §1.1.4, the code allocation). */
 typedef enum kt_signal_code {
@@ -78,7 +79,7 @@ typedef enum kt_signal_code {
     KT_SIG_DATA_RECEIVED = 0x03,
     KT_SIG_FAULT = 0x04,
 } kt_signal_code;
-const char *kt_signal_name(unsigned code);
+NPUKIT_API const char *kt_signal_name(unsigned code);
 
 /* One field of a layout: `width` bits starting at bit `lo` of the 288-bit flit. */
 typedef struct kt_field {
@@ -88,20 +89,21 @@ typedef struct kt_field {
 } kt_field;
 
 /* Layout tables, each terminated by a row with name == NULL. */
-extern const kt_field kt_layout_header[];
-extern const kt_field kt_layout_ctrl[];      /* CU_CTRL request and reply */
-extern const kt_field kt_layout_signal[];    /* CU_SIGNAL */
-extern const kt_field kt_layout_mem_req[];   /* MEM_RD_REQ / MEM_WR_REQ descriptor */
-extern const kt_field kt_layout_cu_data[];   /* CU_DATA descriptor */
-extern const kt_field kt_layout_wr_ack[];    /* MEM_WR_ACK */
-extern const kt_field kt_layout_saxpy[];     /* the saxpy example unit's instruction */
-extern const kt_field kt_layout_test_unit[]; /* the configurable test unit's instruction */
+NPUKIT_API extern const kt_field kt_layout_header[];
+NPUKIT_API extern const kt_field kt_layout_ctrl[];    /* CU_CTRL request and reply */
+NPUKIT_API extern const kt_field kt_layout_signal[];  /* CU_SIGNAL */
+NPUKIT_API extern const kt_field kt_layout_mem_req[]; /* MEM_RD_REQ / MEM_WR_REQ descriptor */
+NPUKIT_API extern const kt_field kt_layout_cu_data[]; /* CU_DATA descriptor */
+NPUKIT_API extern const kt_field kt_layout_wr_ack[];  /* MEM_WR_ACK */
+NPUKIT_API extern const kt_field kt_layout_saxpy[];   /* the saxpy example unit's instruction */
+NPUKIT_API extern const kt_field
+    kt_layout_test_unit[]; /* the configurable test unit's instruction */
 
 /* The test unit's opcodes ([255:252], the KohakuTPU convention); any other retires with 0. */
 enum { KT_TU_RETIRE = 1, KT_TU_FAULT = 2, KT_TU_FETCH = 3 };
 
 /* The payload layout that describes a flit of this type (NULL for pure data beats). */
-const kt_field *kt_layout_for_type(unsigned type);
+NPUKIT_API const kt_field *kt_layout_for_type(unsigned type);
 
 /* Raw bit access, width 1..64; bits [lo+width-1 : lo] must lie inside the 288-bit flit (outside,
  * a read gives 0 and a write does nothing). Inline: the simulator decodes fields every cycle. */
@@ -134,9 +136,9 @@ static inline void kt_flit_set_bits(kt_flit *f, unsigned lo, unsigned width, uin
 }
 
 /* Find a field by name in a layout (NULL when absent). */
-const kt_field *kt_field_find(const kt_field *layout, const char *name);
+NPUKIT_API const kt_field *kt_field_find(const kt_field *layout, const char *name);
 /* Set a field, refusing a value wider than the field (names field, value, limit). */
-npk_status kt_field_put(kt_flit *f, const kt_field *field, uint64_t value);
+NPUKIT_API npk_status kt_field_put(kt_flit *f, const kt_field *field, uint64_t value);
 static inline uint64_t kt_field_get(const kt_flit *f, const kt_field *field)
 {
     return kt_flit_bits(f, field->lo, field->width);
@@ -151,8 +153,8 @@ typedef struct kt_header {
     uint8_t rsvd; /* 3 bits: [2] remote-mesh marker, [1:0] mesh id or word index */
 } kt_header;
 
-npk_status kt_header_put(kt_flit *f, const kt_header *h);
-kt_header kt_header_get(const kt_flit *f);
+NPUKIT_API npk_status kt_header_put(kt_flit *f, const kt_header *h);
+NPUKIT_API kt_header kt_header_get(const kt_flit *f);
 
 /* ---- payloads ---- */
 typedef struct kt_ctrl {
@@ -190,34 +192,35 @@ typedef struct kt_cu_data {
 } kt_cu_data;
 
 /* Encoders write the payload only (the header is separate); the payload is cleared first. */
-npk_status kt_ctrl_put(kt_flit *f, const kt_ctrl *c);
-kt_ctrl kt_ctrl_get(const kt_flit *f);
-npk_status kt_signal_put(kt_flit *f, const kt_signal *s);
-kt_signal kt_signal_get(const kt_flit *f);
-npk_status kt_mem_req_put(kt_flit *f, const kt_mem_req *r);
-kt_mem_req kt_mem_req_get(const kt_flit *f);
-npk_status kt_cu_data_put(kt_flit *f, const kt_cu_data *d);
-kt_cu_data kt_cu_data_get(const kt_flit *f);
+NPUKIT_API npk_status kt_ctrl_put(kt_flit *f, const kt_ctrl *c);
+NPUKIT_API kt_ctrl kt_ctrl_get(const kt_flit *f);
+NPUKIT_API npk_status kt_signal_put(kt_flit *f, const kt_signal *s);
+NPUKIT_API kt_signal kt_signal_get(const kt_flit *f);
+NPUKIT_API npk_status kt_mem_req_put(kt_flit *f, const kt_mem_req *r);
+NPUKIT_API kt_mem_req kt_mem_req_get(const kt_flit *f);
+NPUKIT_API npk_status kt_cu_data_put(kt_flit *f, const kt_cu_data *d);
+NPUKIT_API kt_cu_data kt_cu_data_get(const kt_flit *f);
 /* MEM_WR_ACK: payload[0] = the port dropped the write without an AXI transaction. */
 static inline bool kt_wr_ack_dropped(const kt_flit *f) { return f->w[0] & 1; }
 
 /* Whole flits with header and payload. */
-npk_status kt_flit_ctrl_request(kt_flit *f, kt_coord dst, kt_coord src, uint8_t index, uint8_t txn);
-npk_status kt_flit_ctrl_reply(kt_flit *f, kt_coord dst, kt_coord src, uint8_t index, uint8_t txn,
-                              uint64_t value);
-npk_status kt_flit_signal(kt_flit *f, kt_coord dst, kt_coord src, uint8_t txn, uint8_t code,
-                          uint32_t arg);
+NPUKIT_API npk_status kt_flit_ctrl_request(kt_flit *f, kt_coord dst, kt_coord src, uint8_t index,
+                                           uint8_t txn);
+NPUKIT_API npk_status kt_flit_ctrl_reply(kt_flit *f, kt_coord dst, kt_coord src, uint8_t index,
+                                         uint8_t txn, uint64_t value);
+NPUKIT_API npk_status kt_flit_signal(kt_flit *f, kt_coord dst, kt_coord src, uint8_t txn,
+                                     uint8_t code, uint32_t arg);
 
 /* The 256-bit payload as four little-endian 64-bit words (words 0..3 of the flit). */
 static inline void kt_payload_clear(kt_flit *f) { f->w[0] = f->w[1] = f->w[2] = f->w[3] = 0; }
 
 /* Host packing: five little-endian words; word 4's upper half must be zero. */
-void kt_flit_to_words(const kt_flit *f, uint64_t out[KT_FLIT_WORDS]);
-npk_status kt_flit_from_words(kt_flit *f, const uint64_t in[KT_FLIT_WORDS]);
-void kt_flit_to_bytes(const kt_flit *f, uint8_t out[KT_FLIT_WORDS * 8]);
+NPUKIT_API void kt_flit_to_words(const kt_flit *f, uint64_t out[KT_FLIT_WORDS]);
+NPUKIT_API npk_status kt_flit_from_words(kt_flit *f, const uint64_t in[KT_FLIT_WORDS]);
+NPUKIT_API void kt_flit_to_bytes(const kt_flit *f, uint8_t out[KT_FLIT_WORDS * 8]);
 
 /* Print "TYPE dst=(x,y) src=(x,y) txn=.. last=.. field=value ..." into buf (always terminated). */
-size_t kt_flit_describe(const kt_flit *f, char *buf, size_t len);
+NPUKIT_API size_t kt_flit_describe(const kt_flit *f, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

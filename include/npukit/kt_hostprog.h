@@ -15,6 +15,7 @@
 #ifndef NPUKIT_KT_HOSTPROG_H
 #define NPUKIT_KT_HOSTPROG_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,19 +68,19 @@ typedef struct kt_hostprog {
     size_t n_cmds, cap_cmds;
 } kt_hostprog;
 
-void kt_hp_init(kt_hostprog *p);
-void kt_hp_free(kt_hostprog *p);
-const char *kt_hp_op_name(unsigned op);
+NPUKIT_API void kt_hp_init(kt_hostprog *p);
+NPUKIT_API void kt_hp_free(kt_hostprog *p);
+NPUKIT_API const char *kt_hp_op_name(unsigned op);
 
 /* Append. `what` may be NULL (the address is named instead). */
-npk_status kt_hp_setup(kt_hostprog *p, uint64_t addr, const void *bytes, size_t len);
-npk_status kt_hp_wr(kt_hostprog *p, uint64_t addr, uint64_t data, const char *what);
-npk_status kt_hp_poll(kt_hostprog *p, uint64_t addr, uint64_t want, uint64_t mask,
+NPUKIT_API npk_status kt_hp_setup(kt_hostprog *p, uint64_t addr, const void *bytes, size_t len);
+NPUKIT_API npk_status kt_hp_wr(kt_hostprog *p, uint64_t addr, uint64_t data, const char *what);
+NPUKIT_API npk_status kt_hp_poll(kt_hostprog *p, uint64_t addr, uint64_t want, uint64_t mask,
                       const char *what);
-npk_status kt_hp_done(kt_hostprog *p, uint64_t code);
+NPUKIT_API npk_status kt_hp_done(kt_hostprog *p, uint64_t code);
 
 /* One line per command / setup block: "WR   0x10000068 <- 0x0 PROG_BASE". */
-size_t kt_hp_format(const kt_hostprog *p, char *buf, size_t len);
+NPUKIT_API size_t kt_hp_format(const kt_hostprog *p, char *buf, size_t len);
 
 /* ---- text form: one command per line, '#' starts a comment ----
  *   SETUP <addr> <hex bytes, memory order>
@@ -87,25 +88,25 @@ size_t kt_hp_format(const kt_hostprog *p, char *buf, size_t len);
  *   POLL  <addr> <want> <mask> [label]
  *   DONE  <code>
  * Numbers are decimal or 0x hex. kt_hp_to_text writes what kt_hp_parse reads. */
-npk_status kt_hp_parse(const char *text, const char *origin, kt_hostprog *p);
+NPUKIT_API npk_status kt_hp_parse(const char *text, const char *origin, kt_hostprog *p);
 /* Returns the length the whole text needs (like snprintf). */
-size_t kt_hp_to_text(const kt_hostprog *p, char *buf, size_t len);
+NPUKIT_API size_t kt_hp_to_text(const kt_hostprog *p, char *buf, size_t len);
 
 /* ---- the core's sequences, emitted as program data ---- */
 /* Staging as one setup block (a block: word by word a pre-strobe bitstream keeps 1 word in 4),
  * padded to whole 32-byte bus flits with words staged before, exactly as kt_stage writes it; `d`
  * records the block as staged (the program is expected to run). */
-npk_status kt_hp_stage(kt_hostprog *p, kt_dev *d, unsigned base, const kt_flit *flits, size_t n);
+NPUKIT_API npk_status kt_hp_stage(kt_hostprog *p, kt_dev *d, unsigned base, const kt_flit *flits, size_t n);
 /* The dispatch: POLL PROG_STAT.run == 0, then BASE, LEN, DST, CRED, KICK — none elided. The
  * NODE_STATUS baseline is read now, on the host, because the wait needs an absolute count. */
-npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base, unsigned n,
+NPUKIT_API npk_status kt_hp_dispatch(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base, unsigned n,
                           unsigned credit, kt_ticket *tk);
 /* The wait: POLL NODE_STATUS until count == baseline + n (16-bit) and valid. */
-npk_status kt_hp_await(kt_hostprog *p, const kt_dev *d, const kt_ticket *tk);
+NPUKIT_API npk_status kt_hp_await(kt_hostprog *p, const kt_dev *d, const kt_ticket *tk);
 /* After the run: the final NODE_STATUS must not carry SIG_FAULT (a count alone is satisfied by
  * a fault), and for the program's last dispatch PROG_CRED must be back at seed - 1 (a fault that
  * later completions overwrote in NODE_STATUS returned no credit), as kt_wait checks. */
-npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk);
+NPUKIT_API npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk);
 /* ---- programs that run again as loaded (a bitstream that honours strobes) ----
  * NODE_STATUS counts only grow and a POLL matches one exact value, so a program that waits on
  * them can run once. SIG_DONE is cleared by a write: a program that clears it first and waits on
@@ -121,15 +122,15 @@ npk_status kt_hp_check_ticket(kt_dev *d, const kt_ticket *tk);
  * ticket with kt_hp_check_ticket. kt_hp_ticket_again: the same dispatch's ticket for the next
  * run (baseline moved by its length; `last`: the run's last dispatch, whose credit
  * kt_hp_check_ticket checks). */
-npk_status kt_hp_signals_start(kt_hostprog *p, kt_dev *d);
-npk_status kt_hp_dispatch_signals(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base,
+NPUKIT_API npk_status kt_hp_signals_start(kt_hostprog *p, kt_dev *d);
+NPUKIT_API npk_status kt_hp_dispatch_signals(kt_hostprog *p, kt_dev *d, const kt_unit *unit, unsigned base,
                                   unsigned n, unsigned credit, uint16_t before, kt_ticket *tk);
-npk_status kt_hp_await_signals(kt_hostprog *p, const kt_dev *d, uint16_t total);
-void kt_hp_signals_ended(kt_dev *d);
-void kt_hp_ticket_again(kt_dev *d, kt_ticket *tk, bool last);
+NPUKIT_API npk_status kt_hp_await_signals(kt_hostprog *p, const kt_dev *d, uint16_t total);
+NPUKIT_API void kt_hp_signals_ended(kt_dev *d);
+NPUKIT_API void kt_hp_ticket_again(kt_dev *d, kt_ticket *tk, bool last);
 /* A move: its ordered writes into AUX_CFG, then POLL AUX_STAT.busy == 0. Check the fault with
  * kt_mv_status_decode on AUX_STAT afterwards. */
-npk_status kt_hp_move(kt_hostprog *p, uint64_t ctrl_base, const kt_mv_write *w, size_t n);
+NPUKIT_API npk_status kt_hp_move(kt_hostprog *p, uint64_t ctrl_base, const kt_mv_write *w, size_t n);
 
 /* ---- running ---- */
 typedef struct kt_hp_opts {
@@ -148,25 +149,25 @@ typedef struct kt_hp_result {
     unsigned pc;
 } kt_hp_result;
 
-npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opts *o,
+NPUKIT_API npk_status kt_hp_run_host(kt_transport *t, const kt_hostprog *p, const kt_hp_opts *o,
                           kt_hp_result *r);
 
 /* Engine form: refuses more than 128 commands and addresses beyond the engine's 32 bits. Load
  * writes the setup blocks, then each command's fields as single writes (the engine takes one
  * beat per write; a burst would hang its slave) — op, addr and data for WR, all four for POLL, op
  * and code for DONE. */
-npk_status kt_hp_load(kt_transport *t, uint64_t engine_base, const kt_hostprog *p);
+NPUKIT_API npk_status kt_hp_load(kt_transport *t, uint64_t engine_base, const kt_hostprog *p);
 /* GO. Refuses a busy engine (a GO while busy is lost and there is no abort). The program's
  * dispatches are not a kt_dev's: call kt_forget_known on any kt_dev of the same machine. */
-npk_status kt_hp_go(kt_transport *t, uint64_t engine_base);
+NPUKIT_API npk_status kt_hp_go(kt_transport *t, uint64_t engine_base);
 /* Poll CTRL until done; err = an invalid opcode was reached (named with its PC). A budget that
  * runs out names the command at the PC, its register, and the value the host reads there now. */
-npk_status kt_hp_wait_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p,
+NPUKIT_API npk_status kt_hp_wait_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p,
                              const kt_hp_opts *o, kt_hp_result *r);
-npk_status kt_hp_run_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p,
+NPUKIT_API npk_status kt_hp_run_engine(kt_transport *t, uint64_t engine_base, const kt_hostprog *p,
                             const kt_hp_opts *o, kt_hp_result *r);
 /* Whether the engine can hold p: at most 128 commands, a DONE, valid opcodes, 32-bit addresses. */
-npk_status kt_hp_check_engine(const kt_hostprog *p);
+NPUKIT_API npk_status kt_hp_check_engine(const kt_hostprog *p);
 
 /* ---- an engine kept across runs ----
  * What this session knows of one engine without reading it: the command RAM is write-only and
@@ -186,20 +187,20 @@ typedef struct kt_engine {
     uint64_t cmd_writes;        /* command words written so far */
 } kt_engine;
 
-void kt_engine_init(kt_engine *e, kt_transport *t, uint64_t base, kt_dev *pace);
+NPUKIT_API void kt_engine_init(kt_engine *e, kt_transport *t, uint64_t base, kt_dev *pace);
 /* The setup blocks, then the words each command's opcode reads that the engine does not hold. */
-npk_status kt_engine_load(kt_engine *e, const kt_hostprog *p);
+NPUKIT_API npk_status kt_engine_load(kt_engine *e, const kt_hostprog *p);
 /* GO; refuses a busy engine (a GO while busy is lost), reading CTRL only when not known idle. */
-npk_status kt_engine_go(kt_engine *e);
+NPUKIT_API npk_status kt_engine_go(kt_engine *e);
 /* Wait for done after a GO, reading CTRL only: the DONE code is the program's when it has one
  * DONE (CODE is read otherwise), PC is read on err. With a pacing device the first read waits
  * for `expect` cycles of work, then polls at growing intervals (and counts checks and polls in
  * the device's kt_wait_stats); without one each unsuccessful read is followed by o->idle. r->waits
  * counts the CTRL reads; r->polls (the engine's POLLS register) is not read. */
-npk_status kt_engine_wait(kt_engine *e, const kt_hostprog *p, uint64_t expect, const kt_hp_opts *o,
+NPUKIT_API npk_status kt_engine_wait(kt_engine *e, const kt_hostprog *p, uint64_t expect, const kt_hp_opts *o,
                           kt_hp_result *r);
 /* Load (only what changed), GO and wait. */
-npk_status kt_engine_run(kt_engine *e, const kt_hostprog *p, uint64_t expect, const kt_hp_opts *o,
+NPUKIT_API npk_status kt_engine_run(kt_engine *e, const kt_hostprog *p, uint64_t expect, const kt_hp_opts *o,
                          kt_hp_result *r);
 
 #ifdef __cplusplus

@@ -14,6 +14,7 @@
 #ifndef NPUKIT_KT_MOVER_H
 #define NPUKIT_KT_MOVER_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -46,30 +47,30 @@ typedef struct kt_mv_write {
 } kt_mv_write;
 
 /* A one-dimensional walker of `words` contiguous words at `base` (the common case). */
-kt_mv_walker kt_mv_linear(uint64_t base, uint16_t words);
+NPUKIT_API kt_mv_walker kt_mv_linear(uint64_t base, uint16_t words);
 /* Ready-made moves (validated by kt_mv_build like any other). */
-kt_mv_move kt_mv_copy(uint64_t dst, uint64_t src, uint16_t words);
-kt_mv_move kt_mv_fill(uint64_t dst, uint16_t words, kt_mv_width width, uint32_t value);
-kt_mv_move kt_mv_generate(uint64_t dst, uint16_t words, uint64_t seed);
-kt_mv_move kt_mv_gather(uint64_t dst, uint64_t src, const uint32_t *indices, uint16_t count,
+NPUKIT_API kt_mv_move kt_mv_copy(uint64_t dst, uint64_t src, uint16_t words);
+NPUKIT_API kt_mv_move kt_mv_fill(uint64_t dst, uint16_t words, kt_mv_width width, uint32_t value);
+NPUKIT_API kt_mv_move kt_mv_generate(uint64_t dst, uint16_t words, uint64_t seed);
+NPUKIT_API kt_mv_move kt_mv_gather(uint64_t dst, uint64_t src, const uint32_t *indices, uint16_t count,
                         uint64_t index_base, uint32_t pitch, uint16_t words_per_index);
 
 /* Refuse what the hardware would fault on or cannot run: transpose and undefined modes, element
  * width 3, too many indices, a source or destination (base, stride, pitch, index buffer) not
  * 32-byte aligned, an address outside the 40-bit space, a bound axis in a transform, a gather
  * without its rows. The message names the field, its value and the limit. */
-npk_status kt_mv_validate(const kt_mv_move *m);
+NPUKIT_API npk_status kt_mv_validate(const kt_mv_move *m);
 
 /* The ordered writes: HDR(src), (DIM, AXIS) per dimension, both WINDOWs, HDR(dst), its (DIM,
  * AXIS) pairs and WINDOWs, INDEX/GATHER/SEED/IMM where the mode uses them, CTRL|GO last. Both
  * windows of both walkers are always written: windows persist across moves in the hardware. */
-npk_status kt_mv_build(const kt_mv_move *m, kt_mv_write *out, size_t cap, size_t *n);
+NPUKIT_API npk_status kt_mv_build(const kt_mv_move *m, kt_mv_write *out, size_t cap, size_t *n);
 
 /* Issue the writes into the window at `ctrl_base` (one whole write64 each, in order) — the
  * window must belong to a current bitstream: on a pre-strobe one the descriptor registers share
  * 32-byte flits with CTRL and each write zeroes three others (see the simulator's reproduction).
  * Refuses an offset outside the mover's half of AUX_CFG. */
-npk_status kt_mv_issue(kt_transport *t, uint64_t ctrl_base, const kt_mv_write *w, size_t n);
+NPUKIT_API npk_status kt_mv_issue(kt_transport *t, uint64_t ctrl_base, const kt_mv_write *w, size_t n);
 
 typedef struct kt_mv_result {
     kt_mv_status before, after;
@@ -80,11 +81,11 @@ typedef struct kt_mv_result {
  * AUX_STAT until busy drops (at most `poll_budget` reads, 0 = 100000). A fault fails with
  * NPK_EFAULT naming the code ("mover fault 6 (alignment)"); a move that ends without the
  * completed count advancing fails with NPK_EPROTO. `res` may be NULL. */
-npk_status kt_mv_run(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m, uint32_t poll_budget,
+NPUKIT_API npk_status kt_mv_run(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m, uint32_t poll_budget,
                      kt_mv_result *res);
 /* kt_mv_run calling idle(idle_user) between two AUX_STAT reads that found the mover busy (a host
  * that sleeps, a simulator that runs; NULL: back to back). */
-npk_status kt_mv_run_idle(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m,
+NPUKIT_API npk_status kt_mv_run_idle(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m,
                           uint32_t poll_budget, void (*idle)(void *), void *idle_user,
                           kt_mv_result *res);
 

@@ -7,6 +7,7 @@
 #ifndef NPUKIT_KT_MOVER_HW_H
 #define NPUKIT_KT_MOVER_HW_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,11 +99,11 @@ typedef struct kt_mv_walker {
 } kt_mv_walker;
 
 /* Names: "copy", "fill", ...; "index length", "alignment", ... ("?" beyond the tables). */
-const char *kt_mv_mode_name(unsigned mode);
-const char *kt_mv_fault_name(unsigned code);
-const char *kt_mv_reg_name(unsigned offset);
+NPUKIT_API const char *kt_mv_mode_name(unsigned mode);
+NPUKIT_API const char *kt_mv_fault_name(unsigned code);
+NPUKIT_API const char *kt_mv_reg_name(unsigned offset);
 /* Parse a mode name (copy|transpose|gather|generate|fill|transform). */
-npk_status kt_mv_mode_parse(const char *text, kt_mv_mode *mode);
+NPUKIT_API npk_status kt_mv_mode_parse(const char *text, kt_mv_mode *mode);
 
 /* ---- register words (kt_words.h field tables) ----
  * One struct per register; the same table packs the driver's writes and decodes the model's cfg
@@ -185,15 +186,15 @@ typedef struct kt_mv_reg_row {
     const char *name;
     const kt_word_layout *layout;
 } kt_mv_reg_row;
-extern const kt_mv_reg_row kt_mv_regs[];
+NPUKIT_API extern const kt_mv_reg_row kt_mv_regs[];
 /* The register a cfg pulse at client `offset` lands in (offset & ~7), NULL where nothing decodes.
  */
-const kt_mv_reg_row *kt_mv_reg_find(unsigned offset);
+NPUKIT_API const kt_mv_reg_row *kt_mv_reg_find(unsigned offset);
 /* The word of the register at `offset` from its decoded struct, refusing a member that does not
  * fit its field (names register, field, value and limit). */
-npk_status kt_mv_word_encode(unsigned offset, const kt_mv_word *w, uint64_t *value);
+NPUKIT_API npk_status kt_mv_word_encode(unsigned offset, const kt_mv_word *w, uint64_t *value);
 /* A cfg pulse's value decoded by its register's fields; false where nothing decodes. */
-bool kt_mv_word_decode(unsigned offset, uint64_t value, kt_mv_word *w);
+NPUKIT_API bool kt_mv_word_decode(unsigned offset, uint64_t value, kt_mv_word *w);
 
 /* AUX_STAT (orchestrator offset 0x78) decoded: the mover's fields and the memory agent's
  * traffic counters, which the orchestrator fills in. */
@@ -210,18 +211,18 @@ enum {
     KT_MV_STAT_F_FAULT,
     KT_MV_STAT_F_BUSY
 };
-extern const kt_word_layout kt_word_aux_stat;
-kt_mv_status kt_mv_status_decode(uint64_t aux_stat);
-uint64_t kt_mv_status_encode(const kt_mv_status *s);
+NPUKIT_API extern const kt_word_layout kt_word_aux_stat;
+NPUKIT_API kt_mv_status kt_mv_status_decode(uint64_t aux_stat);
+NPUKIT_API uint64_t kt_mv_status_encode(const kt_mv_status *s);
 
 /* The GENERATE pattern: Philox-4x32-10 keyed by `seed`, two 128-bit draws per 32-byte word with
  * counter {wordaddr[34:32], half, wordaddr[31:0]} where wordaddr = destination address >> 5.
  * So the bytes are a pure function of (seed, absolute destination word). */
-void kt_mv_generate_word(uint64_t seed, uint64_t dst_addr, uint8_t out[KT_MV_WORD]);
+NPUKIT_API void kt_mv_generate_word(uint64_t seed, uint64_t dst_addr, uint8_t out[KT_MV_WORD]);
 /* Philox-4x32-10 itself (exposed for its known-answer test). */
-void kt_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+NPUKIT_API void kt_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 /* The FILL pattern of one word: imm[7:0] x32, imm[15:0] x16 or imm[31:0] x8 by width. */
-void kt_mv_fill_word(kt_mv_width width, uint32_t imm, uint8_t out[KT_MV_WORD]);
+NPUKIT_API void kt_mv_fill_word(kt_mv_width width, uint32_t imm, uint8_t out[KT_MV_WORD]);
 
 /* ---- walking (shared by validation and the simulator's model) ----
  * A walker is an odometer over its dimensions, the innermost (dims[ndim-1]) fastest. */
@@ -231,11 +232,11 @@ typedef struct kt_mv_point {
 } kt_mv_point;
 
 /* Elements the walker visits: the product of its counts (a count of 0 counts as 1). */
-uint64_t kt_mv_walker_elements(const kt_mv_walker *w);
+NPUKIT_API uint64_t kt_mv_walker_elements(const kt_mv_walker *w);
 /* The element at odometer position idx[0..ndim-1]. */
-kt_mv_point kt_mv_walker_point(const kt_mv_walker *w, const uint32_t idx[KT_MV_MAX_DIMS]);
+NPUKIT_API kt_mv_point kt_mv_walker_point(const kt_mv_walker *w, const uint32_t idx[KT_MV_MAX_DIMS]);
 /* Advance the odometer; returns false when it wrapped back to the start. */
-bool kt_mv_walker_next(const kt_mv_walker *w, uint32_t idx[KT_MV_MAX_DIMS]);
+NPUKIT_API bool kt_mv_walker_next(const kt_mv_walker *w, uint32_t idx[KT_MV_MAX_DIMS]);
 static inline bool kt_mv_addr_in_range(int64_t a)
 {
     return a >= 0 && a < ((int64_t)1 << KT_MV_ADDR_BITS);

@@ -27,6 +27,7 @@
 #ifndef NPUKIT_KT_OPEN_H
 #define NPUKIT_KT_OPEN_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -66,36 +67,36 @@ typedef enum kt_machine_kind_t {
 
 /* Open the machine `spec` names. A bad spec, a board preset that does not load, a peer that does
  * not answer within the timeout are errors (npk_last_error() names the spec and what is wrong). */
-npk_status kt_open_spec(const char *spec, const kt_open_opts *opts, kt_machine **out);
+NPUKIT_API npk_status kt_open_spec(const char *spec, const kt_open_opts *opts, kt_machine **out);
 /* Close it (NULL is fine): the daemon's leases and run end, a pipe child is reaped — a child that
  * exits with a failure status is reported as NPK_EIO (the machine is closed all the same). */
-npk_status kt_machine_close(kt_machine *m);
+NPUKIT_API npk_status kt_machine_close(kt_machine *m);
 
-kt_transport *kt_machine_transport(kt_machine *m);
-const kt_board *kt_machine_board(const kt_machine *m);
-unsigned kt_machine_meshes(const kt_machine *m);
+NPUKIT_API kt_transport *kt_machine_transport(kt_machine *m);
+NPUKIT_API const kt_board *kt_machine_board(const kt_machine *m);
+NPUKIT_API unsigned kt_machine_meshes(const kt_machine *m);
 /* A control-program engine answers at the board's engine_base. */
-bool kt_machine_has_engine(const kt_machine *m);
-kt_machine_kind_t kt_machine_kind_of(const kt_machine *m);
+NPUKIT_API bool kt_machine_has_engine(const kt_machine *m);
+NPUKIT_API kt_machine_kind_t kt_machine_kind_of(const kt_machine *m);
 /* "simulator", "line protocol (pipe)", "line protocol (tcp)", "card daemon" */
-const char *kt_machine_kind(const kt_machine *m);
-uint64_t kt_machine_ctrl_base(const kt_machine *m, unsigned mesh);
-uint64_t kt_machine_mem_base(const kt_machine *m, unsigned mesh);
+NPUKIT_API const char *kt_machine_kind(const kt_machine *m);
+NPUKIT_API uint64_t kt_machine_ctrl_base(const kt_machine *m, unsigned mesh);
+NPUKIT_API uint64_t kt_machine_mem_base(const kt_machine *m, unsigned mesh);
 
 /* Let the machine run `cycles` mesh cycles with no host traffic: the simulator steps its clock,
  * a line peer is told to advance, a card daemon's card runs on its own while the host sleeps. */
-void kt_machine_step(kt_machine *m, uint64_t cycles);
+NPUKIT_API void kt_machine_step(kt_machine *m, uint64_t cycles);
 /* kt_machine_step as a kt_options.pause hook (user: the machine). */
-void kt_machine_pause(void *m, uint64_t cycles);
+NPUKIT_API void kt_machine_pause(void *m, uint64_t cycles);
 /* The machine's clock when it reports one (the simulator; `kt serve` behind either protocol). */
-bool kt_machine_cycle(kt_machine *m, uint64_t *cycle);
+NPUKIT_API bool kt_machine_cycle(kt_machine *m, uint64_t *cycle);
 /* The machine's model fault into buf (the simulator's text, or what a served machine reports);
  * false when none. */
-bool kt_machine_fault(kt_machine *m, char *buf, size_t len);
+NPUKIT_API bool kt_machine_fault(kt_machine *m, char *buf, size_t len);
 
 /* What the open went on without (a card daemon that refused the run at the ship clocks: the
  * work runs at the card's current clocks), for the caller to tell its user; NULL when nothing. */
-const char *kt_machine_note(const kt_machine *m);
+NPUKIT_API const char *kt_machine_note(const kt_machine *m);
 
 /* What is behind the machine, for callers that need more than the transport (NULL otherwise). */
 struct ktsim_card;

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/kt_flit.h"
 #include "npukit/kt_words.h"
@@ -86,15 +87,15 @@ typedef struct kt_reg_desc {
 
 /* The orchestrator map at the reference build (FLIT_WORDS 5, STAGE_FLITS 128); rows in offset
  * order, terminated by name == NULL. */
-extern const kt_reg_desc kt_orch_regs[];
+NPUKIT_API extern const kt_reg_desc kt_orch_regs[];
 /* The row covering `offset` (NULL for an unlisted offset, which reads zero). */
-const kt_reg_desc *kt_orch_reg_find(uint32_t offset);
-const char *kt_access_name(kt_access a);
+NPUKIT_API const kt_reg_desc *kt_orch_reg_find(uint32_t offset);
+NPUKIT_API const char *kt_access_name(kt_access a);
 /* Decoded bits of a register: its layout's width, or the row's width. */
-unsigned kt_reg_width(const kt_reg_desc *r);
+NPUKIT_API unsigned kt_reg_width(const kt_reg_desc *r);
 /* One line for listings: the layout's fields ("[0] run [16:1] flits_left [32:17] credit") then
  * the note. Always terminated. */
-size_t kt_reg_describe(const kt_reg_desc *r, char *buf, size_t len);
+NPUKIT_API size_t kt_reg_describe(const kt_reg_desc *r, char *buf, size_t len);
 
 /* Staging geometry: slots of FLIT_WORDS words from 0x2000. Derived, never assumed 40 bytes. */
 static inline uint32_t kt_stage_slot_offset(unsigned slot, unsigned flit_words)
@@ -118,17 +119,17 @@ typedef struct kt_agent_caps {
     uint8_t pos_width, grid_lo, grid_hi;
 } kt_agent_caps;
 enum { KT_CAPS_F_FLIT_WIDTH, KT_CAPS_F_POS_WIDTH, KT_CAPS_F_GRID_LO, KT_CAPS_F_GRID_HI };
-extern const kt_word_layout kt_word_caps;
-kt_agent_caps kt_agent_caps_decode(uint64_t v);
-uint64_t kt_agent_caps_encode(const kt_agent_caps *c);
+NPUKIT_API extern const kt_word_layout kt_word_caps;
+NPUKIT_API kt_agent_caps kt_agent_caps_decode(uint64_t v);
+NPUKIT_API uint64_t kt_agent_caps_encode(const kt_agent_caps *c);
 
 typedef struct kt_status_reg {
     bool busy, error, mesh_ready;
 } kt_status_reg;
 enum { KT_STATUS_F_BUSY, KT_STATUS_F_ERROR, KT_STATUS_F_MESH_READY };
-extern const kt_word_layout kt_word_status;
-kt_status_reg kt_status_decode(uint64_t v);
-uint64_t kt_status_encode(const kt_status_reg *s);
+NPUKIT_API extern const kt_word_layout kt_word_status;
+NPUKIT_API kt_status_reg kt_status_decode(uint64_t v);
+NPUKIT_API uint64_t kt_status_encode(const kt_status_reg *s);
 
 typedef struct kt_prog_stat {
     bool run;
@@ -136,9 +137,9 @@ typedef struct kt_prog_stat {
     uint16_t credit;
 } kt_prog_stat;
 enum { KT_PROG_STAT_F_RUN, KT_PROG_STAT_F_FLITS_LEFT, KT_PROG_STAT_F_CREDIT };
-extern const kt_word_layout kt_word_prog_stat;
-kt_prog_stat kt_prog_stat_decode(uint64_t v);
-uint64_t kt_prog_stat_encode(const kt_prog_stat *p);
+NPUKIT_API extern const kt_word_layout kt_word_prog_stat;
+NPUKIT_API kt_prog_stat kt_prog_stat_decode(uint64_t v);
+NPUKIT_API uint64_t kt_prog_stat_encode(const kt_prog_stat *p);
 
 typedef struct kt_node_status {
     uint8_t code;
@@ -152,31 +153,31 @@ enum {
     KT_NODE_STATUS_F_COUNT,
     KT_NODE_STATUS_F_VALID
 };
-extern const kt_word_layout kt_word_node_status;
-kt_node_status kt_node_status_decode(uint64_t v);
-uint64_t kt_node_status_encode(const kt_node_status *n);
+NPUKIT_API extern const kt_word_layout kt_word_node_status;
+NPUKIT_API kt_node_status kt_node_status_decode(uint64_t v);
+NPUKIT_API uint64_t kt_node_status_encode(const kt_node_status *n);
 
 /* PROG_DST: the {y,x} coordinate of the dispatch target. */
 enum { KT_PROG_DST_F_X, KT_PROG_DST_F_Y };
-extern const kt_word_layout kt_word_prog_dst;
+NPUKIT_API extern const kt_word_layout kt_word_prog_dst;
 
 /* The mailbox FIFOs' flags. */
 typedef struct kt_tx_status {
     bool full;
 } kt_tx_status;
 enum { KT_TX_STATUS_F_FULL };
-extern const kt_word_layout kt_word_tx_status;
+NPUKIT_API extern const kt_word_layout kt_word_tx_status;
 typedef struct kt_rx_status {
     bool empty, overflow;
 } kt_rx_status;
 enum { KT_RX_STATUS_F_EMPTY, KT_RX_STATUS_F_OVERFLOW };
-extern const kt_word_layout kt_word_rx_status;
+NPUKIT_API extern const kt_word_layout kt_word_rx_status;
 
 /* Registers that hold one count (PROG_LEN, PROG_CRED, PROG_BASE, SIG_DONE). */
 typedef struct kt_reg_count {
     uint16_t value;
 } kt_reg_count;
-extern const kt_word_layout kt_word_prog_len, kt_word_prog_cred, kt_word_prog_base,
+NPUKIT_API extern const kt_word_layout kt_word_prog_len, kt_word_prog_cred, kt_word_prog_base,
     kt_word_sig_done;
 
 /* ---- CU_CTRL indices (§1.2) ---- */
@@ -189,28 +190,28 @@ typedef struct kt_cu_caps {
     uint16_t inst_depth; /* instruction FIFO depth: the credit a dispatcher may seed */
 } kt_cu_caps;
 enum { KT_CU_CAPS_F_TYPE, KT_CU_CAPS_F_VERSION, KT_CU_CAPS_F_N_BUFFERS, KT_CU_CAPS_F_INST_DEPTH };
-extern const kt_word_layout kt_word_cu_caps;
-kt_cu_caps kt_cu_caps_decode(uint64_t v);
-uint64_t kt_cu_caps_encode(const kt_cu_caps *c);
+NPUKIT_API extern const kt_word_layout kt_word_cu_caps;
+NPUKIT_API kt_cu_caps kt_cu_caps_decode(uint64_t v);
+NPUKIT_API uint64_t kt_cu_caps_encode(const kt_cu_caps *c);
 /* The type as two printable letters ("SX"), or "??" style hex when not printable. */
-void kt_cu_type_text(uint16_t type, char out[8]);
+NPUKIT_API void kt_cu_type_text(uint16_t type, char out[8]);
 
 typedef struct kt_cu_status {
     bool busy, error;
     uint16_t inst_space;
 } kt_cu_status;
 enum { KT_CU_STATUS_F_BUSY, KT_CU_STATUS_F_ERROR, KT_CU_STATUS_F_INST_SPACE };
-extern const kt_word_layout kt_word_cu_status;
-kt_cu_status kt_cu_status_decode(uint64_t v);
-uint64_t kt_cu_status_encode(const kt_cu_status *s);
+NPUKIT_API extern const kt_word_layout kt_word_cu_status;
+NPUKIT_API kt_cu_status kt_cu_status_decode(uint64_t v);
+NPUKIT_API uint64_t kt_cu_status_encode(const kt_cu_status *s);
 
 typedef struct kt_cu_counters {
     uint32_t retired, busy_cycles;
 } kt_cu_counters;
 enum { KT_CU_COUNTERS_F_RETIRED, KT_CU_COUNTERS_F_BUSY_CYCLES };
-extern const kt_word_layout kt_word_cu_counters;
-kt_cu_counters kt_cu_counters_decode(uint64_t v);
-uint64_t kt_cu_counters_encode(const kt_cu_counters *c);
+NPUKIT_API extern const kt_word_layout kt_word_cu_counters;
+NPUKIT_API kt_cu_counters kt_cu_counters_decode(uint64_t v);
+NPUKIT_API uint64_t kt_cu_counters_encode(const kt_cu_counters *c);
 /* A measurement is the difference of two reads modulo 2^32 (the counters wrap in seconds). */
 static inline uint32_t kt_counter_delta32(uint32_t before, uint32_t after)
 {

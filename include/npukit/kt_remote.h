@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/kt_transport.h"
 #include "npukit/status.h"
@@ -62,54 +63,56 @@ typedef struct kt_line kt_line;
 
 /* Start `cmd` (run by /bin/sh -c) and wait for its READY line. The transport is bulk with
  * max_block = KT_LINE_MAX_BLOCK; kt_transport_close sends Q, closes and reaps. */
-npk_status kt_line_spawn(const char *cmd, const kt_remote_opts *o, kt_line **out, kt_transport *t);
+NPUKIT_API npk_status kt_line_spawn(const char *cmd, const kt_remote_opts *o, kt_line **out,
+                                    kt_transport *t);
 /* Connect to a harness listening on "HOST:PORT" and wait for its READY line. */
-npk_status kt_line_connect(const char *host_port, const kt_remote_opts *o, kt_line **out,
-                           kt_transport *t);
+NPUKIT_API npk_status kt_line_connect(const char *host_port, const kt_remote_opts *o, kt_line **out,
+                                      kt_transport *t);
 /* The READY line the peer opened with. */
-const char *kt_line_banner(const kt_line *l);
+NPUKIT_API const char *kt_line_banner(const kt_line *l);
 /* T: let the model run `cycles` cycles with no host traffic. */
-npk_status kt_line_advance(kt_line *l, uint64_t cycles);
+NPUKIT_API npk_status kt_line_advance(kt_line *l, uint64_t cycles);
 /* S: the status text after "V " (key=value pairs). */
-npk_status kt_line_status(kt_line *l, char *buf, size_t len);
+NPUKIT_API npk_status kt_line_status(kt_line *l, char *buf, size_t len);
 /* The clock in an S reply's text: the card harness's `sys=` (hex), else `cycle=`. */
-bool kt_line_status_cycle(const char *status, uint64_t *cycle);
+NPUKIT_API bool kt_line_status_cycle(const char *status, uint64_t *cycle);
 /* BR / BW: one 64-byte DRAM word of channel `ch` at word index `word`, bytes in address order. */
-npk_status kt_line_backdoor_read(kt_line *l, unsigned ch, uint64_t word,
-                                 uint8_t out[KT_BACKDOOR_WORD]);
-npk_status kt_line_backdoor_write(kt_line *l, unsigned ch, uint64_t word,
-                                  const uint8_t in[KT_BACKDOOR_WORD]);
+NPUKIT_API npk_status kt_line_backdoor_read(kt_line *l, unsigned ch, uint64_t word,
+                                            uint8_t out[KT_BACKDOOR_WORD]);
+NPUKIT_API npk_status kt_line_backdoor_write(kt_line *l, unsigned ch, uint64_t word,
+                                             const uint8_t in[KT_BACKDOOR_WORD]);
 /* Serve whole 64-byte words of blocks that lie inside [host_base, host_base + size) through the
  * DRAM backdoor of channel `ch` instead of the modelled bus (the rest of a block still goes as
  * RB/WB). Checked once with a BR of word 0: a peer that answers E does not offer the backdoor
  * and the blocks keep the bus. Only where no cache sits between the bus and DRAM. Up to 4. */
-npk_status kt_line_use_backdoor(kt_line *l, unsigned ch, uint64_t host_base, uint64_t size);
+NPUKIT_API npk_status kt_line_use_backdoor(kt_line *l, unsigned ch, uint64_t host_base,
+                                           uint64_t size);
 /* Blocks that went through the backdoor so far (64-byte words). */
-uint64_t kt_line_backdoor_words(const kt_line *l);
+NPUKIT_API uint64_t kt_line_backdoor_words(const kt_line *l);
 /* Send Q, close, and reap a child: its exit status is an error if not 0 (idempotent; the
  * transport's close does this and ignores the result). */
-npk_status kt_line_finish(kt_line *l);
+NPUKIT_API npk_status kt_line_finish(kt_line *l);
 
 /* ---- card daemon ---- */
 typedef struct kt_daemon kt_daemon;
 
 /* Connect ("HOST:PORT", NULL = 127.0.0.1:47155) and say hello. bulk; max_block KT_DAEMON_MAX_BLOCK.
  */
-npk_status kt_daemon_connect(const char *host_port, const kt_remote_opts *o, kt_daemon **out,
-                             kt_transport *t);
+NPUKIT_API npk_status kt_daemon_connect(const char *host_port, const kt_remote_opts *o,
+                                        kt_daemon **out, kt_transport *t);
 /* The hello reply's value as JSON text, and its beat_bytes (0 when the daemon did not say). */
-const char *kt_daemon_hello(const kt_daemon *d);
-unsigned kt_daemon_beat_bytes(const kt_daemon *d);
+NPUKIT_API const char *kt_daemon_hello(const kt_daemon *d);
+NPUKIT_API unsigned kt_daemon_beat_bytes(const kt_daemon *d);
 /* A lease on [base, base + size) of mesh `mesh` (refused while another client holds an overlap). */
-npk_status kt_daemon_claim(kt_daemon *d, unsigned mesh, uint64_t base, uint64_t size,
-                           uint64_t *lease);
-npk_status kt_daemon_release(kt_daemon *d, uint64_t lease);
+NPUKIT_API npk_status kt_daemon_claim(kt_daemon *d, unsigned mesh, uint64_t base, uint64_t size,
+                                      uint64_t *lease);
+NPUKIT_API npk_status kt_daemon_release(kt_daemon *d, uint64_t lease);
 /* A run on the meshes in `mesh_mask` at clock profile `level` ("low", "mid", "ship"). */
-npk_status kt_daemon_run_begin(kt_daemon *d, unsigned mesh_mask, const char *level,
-                               uint64_t *token);
-npk_status kt_daemon_run_end(kt_daemon *d, uint64_t token);
+NPUKIT_API npk_status kt_daemon_run_begin(kt_daemon *d, unsigned mesh_mask, const char *level,
+                                          uint64_t *token);
+NPUKIT_API npk_status kt_daemon_run_end(kt_daemon *d, uint64_t token);
 /* The status op's value as JSON text. */
-npk_status kt_daemon_status(kt_daemon *d, char *buf, size_t len);
+NPUKIT_API npk_status kt_daemon_status(kt_daemon *d, char *buf, size_t len);
 
 /* ---- address maps: transports over a transport ----
  * Each maps the addresses it is given onto an inner transport, refuses anything outside its
@@ -120,13 +123,13 @@ npk_status kt_daemon_status(kt_daemon *d, char *buf, size_t len);
 /* The bench map's orchestrator at `mag_base` (0x1000_0000) moved to a card's control window at
  * `ctrl_window`: a → ctrl_window + (a - mag_base). Addresses below mag_base belong to the
  * control-program engine, which a card does not have: refused. */
-npk_status kt_map_rebased(kt_transport *inner, uint64_t mag_base, uint64_t ctrl_window,
-                          kt_transport *out);
+NPUKIT_API npk_status kt_map_rebased(kt_transport *inner, uint64_t mag_base, uint64_t ctrl_window,
+                                     kt_transport *out);
 /* `size` bytes at `base` addressed from 0. With `granule` (a power of two, e.g. 32) only whole,
  * aligned granules may be written — card DRAM zero-fills the rest of a partial one — so write64
  * is refused when granule > 8 and blocks must start and end on granule boundaries. */
-npk_status kt_map_window(kt_transport *inner, uint64_t base, uint64_t size, unsigned granule,
-                         kt_transport *out);
+NPUKIT_API npk_status kt_map_window(kt_transport *inner, uint64_t base, uint64_t size,
+                                    unsigned granule, kt_transport *out);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #ifndef NPUKIT_KT_RV64_LOAD_H
 #define NPUKIT_KT_RV64_LOAD_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -26,7 +27,7 @@ typedef struct kt_rv64_limits {
     uint64_t spad_base;
     uint32_t spad_bytes;
 } kt_rv64_limits;
-void kt_rv64_limits_default(kt_rv64_limits *l);
+NPUKIT_API void kt_rv64_limits_default(kt_rv64_limits *l);
 
 enum { KT_RV64_MAX_SEGMENTS = 16 };
 
@@ -55,10 +56,10 @@ typedef struct kt_rv64_image {
  * does not fit the instruction memory or the scratchpad, a writable segment in the
  * instruction memory (the core cannot store there) or an executable one in the scratchpad
  * (it cannot fetch there), and an image with no loadable bytes. */
-npk_status kt_rv64_image_parse(const void *data, size_t size, const char *origin,
+NPUKIT_API npk_status kt_rv64_image_parse(const void *data, size_t size, const char *origin,
                                const kt_rv64_limits *lim, kt_rv64_image *img);
-npk_status kt_rv64_image_read(const char *path, const kt_rv64_limits *lim, kt_rv64_image *img);
-void kt_rv64_image_free(kt_rv64_image *img);
+NPUKIT_API npk_status kt_rv64_image_read(const char *path, const kt_rv64_limits *lim, kt_rv64_image *img);
+NPUKIT_API void kt_rv64_image_free(kt_rv64_image *img);
 
 /* ---- running ---- */
 
@@ -76,9 +77,9 @@ typedef struct kt_rv64_result {
     size_t console_len;
     unsigned rings, clears; /* HR_DBELL writes the program asked for (KT_RV64_REQ) */
 } kt_rv64_result;
-void kt_rv64_result_free(kt_rv64_result *r);
+NPUKIT_API void kt_rv64_result_free(kt_rv64_result *r);
 /* The model's names for the two-bit halt cause (ecall, ebreak, illegal, fault). */
-const char *kt_rv64_cause_name(unsigned cause);
+NPUKIT_API const char *kt_rv64_cause_name(unsigned cause);
 
 /* Stop the core, stream the image through the load window at node_base + 0x8000 (every word
  * of the memories a segment touches; bytes no segment names are zero), preload stdin, boot,
@@ -86,7 +87,7 @@ const char *kt_rv64_cause_name(unsigned cause);
  * Requests on the console (KT_RV64_REQ) are acted on as they are drained: ring or clear HR_DBELL;
  * an unknown request fails the run naming it. A program still running at the timeout is stopped (HR_BOOT = 0) and the result is
  * NPK_ETIMEDOUT with what was seen; the machine can be loaded and booted again. */
-npk_status kt_rv64_run(kt_transport *t, uint64_t node_base, const kt_rv64_image *img,
+NPUKIT_API npk_status kt_rv64_run(kt_transport *t, uint64_t node_base, const kt_rv64_image *img,
                        const kt_rv64_run_opts *opt, kt_rv64_result *r);
 
 #ifdef __cplusplus

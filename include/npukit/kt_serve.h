@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/kt_transport.h"
 #include "npukit/status.h"
@@ -59,22 +60,23 @@ typedef struct kt_serve_target {
 /* One line-protocol session on a pair of descriptors: READY, then commands until Q or the end of
  * input, then both descriptors are closed. Errors in commands are E replies; only a broken
  * channel ends the session early. */
-npk_status kt_serve_line_session(const kt_serve_target *tg, int in_fd, int out_fd);
+NPUKIT_API npk_status kt_serve_line_session(const kt_serve_target *tg, int in_fd, int out_fd);
 /* Line protocol on a listening socket: connections one after another, each a session; returns
  * only on a failed accept. */
-npk_status kt_serve_line_listen(const kt_serve_target *tg, int listen_fd);
+NPUKIT_API npk_status kt_serve_line_listen(const kt_serve_target *tg, int listen_fd);
 
 /* Card-daemon protocol: clients on the listening socket (or, with listen_fd < 0, one client on
  * in_fd/out_fd), each operation run to completion before the next, leases and run tokens dropped
  * with their connection. Returns after a `shutdown` operation, or when the single client leaves.
  * `log` (may be NULL) gets one line per connection event and per refused frame. */
-npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd, int out_fd,
-                           void (*log)(const char *line));
+NPUKIT_API npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd,
+                                      int out_fd, void (*log)(const char *line));
 
 /* A listening TCP socket on "HOST:PORT" (port 0: the system picks; *port gets the bound one).
  * Only loopback addresses unless `any_address`: a served machine takes writes from anyone who
  * can reach it. */
-npk_status kt_listen_tcp(const char *host_port, bool any_address, int *fd, unsigned *port);
+NPUKIT_API npk_status kt_listen_tcp(const char *host_port, bool any_address, int *fd,
+                                    unsigned *port);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/status.h"
 
@@ -90,19 +91,20 @@ typedef struct kt_transport {
 } kt_transport;
 
 /* Fill a transport with ops and context; bulk defaults to false. */
-void kt_transport_init(kt_transport *t, const char *name, const kt_transport_ops *ops, void *ctx);
-void kt_transport_close(kt_transport *t);
+NPUKIT_API void kt_transport_init(kt_transport *t, const char *name, const kt_transport_ops *ops,
+                                  void *ctx);
+NPUKIT_API void kt_transport_close(kt_transport *t);
 
-npk_status kt_read64(kt_transport *t, uint64_t addr, uint64_t *value);
-npk_status kt_write64(kt_transport *t, uint64_t addr, uint64_t value);
+NPUKIT_API npk_status kt_read64(kt_transport *t, uint64_t addr, uint64_t *value);
+NPUKIT_API npk_status kt_write64(kt_transport *t, uint64_t addr, uint64_t value);
 /* Blocks: addr 8-aligned, len a non-zero multiple of 8 (both checked, with the value named). */
-npk_status kt_read_block(kt_transport *t, uint64_t addr, void *buf, size_t len);
-npk_status kt_write_block(kt_transport *t, uint64_t addr, const void *buf, size_t len);
+NPUKIT_API npk_status kt_read_block(kt_transport *t, uint64_t addr, void *buf, size_t len);
+NPUKIT_API npk_status kt_write_block(kt_transport *t, uint64_t addr, const void *buf, size_t len);
 
 /* Zero the counters (a trace marks the moment with a "counters reset" instant). */
-void kt_counters_reset(kt_transport *t);
+NPUKIT_API void kt_counters_reset(kt_transport *t);
 /* "12 transactions (3 reads, 8 writes, 1 block write), 104 B written, 24 B read" */
-size_t kt_counters_format(const kt_counters *c, char *buf, size_t len);
+NPUKIT_API size_t kt_counters_format(const kt_counters *c, char *buf, size_t len);
 
 /* Little-endian word packing used by every block path. */
 static inline uint64_t kt_le64(const uint8_t *p)
@@ -125,11 +127,11 @@ static inline void kt_put_le64(uint8_t *p, uint64_t v)
 typedef bool (*kt_memt_read_hook)(void *user, uint64_t addr, uint64_t nth, uint64_t *value);
 
 typedef struct kt_memt kt_memt;
-npk_status kt_memt_create(kt_memt **out, bool bulk, kt_transport *t);
-void kt_memt_set_hook(kt_memt *m, kt_memt_read_hook hook, void *user);
+NPUKIT_API npk_status kt_memt_create(kt_memt **out, bool bulk, kt_transport *t);
+NPUKIT_API void kt_memt_set_hook(kt_memt *m, kt_memt_read_hook hook, void *user);
 /* The ordered log of writes (address, value), for checking sequences. */
-size_t kt_memt_writes(const kt_memt *m, const uint64_t **addrs, const uint64_t **values);
-void kt_memt_clear_log(kt_memt *m);
+NPUKIT_API size_t kt_memt_writes(const kt_memt *m, const uint64_t **addrs, const uint64_t **values);
+NPUKIT_API void kt_memt_clear_log(kt_memt *m);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/kt_flit.h"
 #include "npukit/status.h"
@@ -55,27 +56,28 @@ typedef struct kt_word_layout {
 
 /* ---- one field at a time (field i of layout L) ---- */
 /* The field's bits, unsigned. */
-uint64_t kt_word_get(const kt_word_layout *L, unsigned i, uint64_t word);
+NPUKIT_API uint64_t kt_word_get(const kt_word_layout *L, unsigned i, uint64_t word);
 /* The field's bits in place, with the other bits zero (values wider than the field are cut). */
-uint64_t kt_word_bits(const kt_word_layout *L, unsigned i, uint64_t value);
+NPUKIT_API uint64_t kt_word_bits(const kt_word_layout *L, unsigned i, uint64_t value);
 /* The field's bits set, the others clear. */
-uint64_t kt_word_mask(const kt_word_layout *L, unsigned i);
+NPUKIT_API uint64_t kt_word_mask(const kt_word_layout *L, unsigned i);
 /* Set the field in *word, refusing a value that does not fit (names word, field, value, limit). */
-npk_status kt_word_put(const kt_word_layout *L, unsigned i, uint64_t *word, uint64_t value);
+NPUKIT_API npk_status kt_word_put(const kt_word_layout *L, unsigned i, uint64_t *word,
+                                  uint64_t value);
 
 /* ---- whole words ---- */
 /* Every field of `word` into the struct at `out` (members not in the layout are left alone). */
-void kt_word_decode(const kt_word_layout *L, uint64_t word, void *out);
+NPUKIT_API void kt_word_decode(const kt_word_layout *L, uint64_t word, void *out);
 /* The struct at `in` as a word, refusing a member that does not fit its field. */
-npk_status kt_word_encode(const kt_word_layout *L, const void *in, uint64_t *word);
+NPUKIT_API npk_status kt_word_encode(const kt_word_layout *L, const void *in, uint64_t *word);
 /* The struct at `in` as the hardware's wires would carry it: each member cut to its field. */
-uint64_t kt_word_pack(const kt_word_layout *L, const void *in);
+NPUKIT_API uint64_t kt_word_pack(const kt_word_layout *L, const void *in);
 /* Bits above the highest field: the register's decoded width. */
-unsigned kt_word_width(const kt_word_layout *L);
+NPUKIT_API unsigned kt_word_width(const kt_word_layout *L);
 /* "[0] run [16:1] flits_left [32:17] credit", fields in ascending bit order (always terminated). */
-size_t kt_word_describe(const kt_word_layout *L, char *buf, size_t len);
+NPUKIT_API size_t kt_word_describe(const kt_word_layout *L, char *buf, size_t len);
 /* "run=1 flits_left=3 credit=0" (signed fields in decimal with their sign). */
-size_t kt_word_format(const kt_word_layout *L, uint64_t word, char *buf, size_t len);
+NPUKIT_API size_t kt_word_format(const kt_word_layout *L, uint64_t word, char *buf, size_t len);
 
 /* ---- the address inside a machine (facts §1.9) ----
  * 40 bits: [39] aperture (staging and other on-chip apertures; clear: DRAM), [38] zero,
@@ -87,21 +89,22 @@ typedef struct kt_mesh_addr {
     uint64_t local;
 } kt_mesh_addr;
 enum kt_mesh_addr_field { KT_MADDR_LOCAL, KT_MADDR_MESH, KT_MADDR_APERTURE };
-extern const kt_word_layout kt_word_mesh_addr;
+NPUKIT_API extern const kt_word_layout kt_word_mesh_addr;
 
 typedef struct kt_aperture_addr {
     uint8_t index; /* 0: the staging aperture */
     uint32_t offset;
 } kt_aperture_addr;
 enum kt_aperture_addr_field { KT_AADDR_OFFSET, KT_AADDR_INDEX };
-extern const kt_word_layout kt_word_aperture_offset; /* the local offset of an aperture address */
+NPUKIT_API extern const kt_word_layout
+    kt_word_aperture_offset; /* the local offset of an aperture address */
 
 enum { KT_MESH_ADDR_BITS = 40, KT_MESH_LOCAL_BITS = 36 };
 /* The largest offset inside one mesh. */
 static inline uint64_t kt_mesh_local_max(void) { return (1ull << KT_MESH_LOCAL_BITS) - 1; }
 /* Compose (the mesh is cut to its two bits, the offset to 36) and split an inside address. */
-uint64_t kt_mesh_addr_make(bool aperture, unsigned mesh, uint64_t local);
-kt_mesh_addr kt_mesh_addr_split(uint64_t addr);
+NPUKIT_API uint64_t kt_mesh_addr_make(bool aperture, unsigned mesh, uint64_t local);
+NPUKIT_API kt_mesh_addr kt_mesh_addr_split(uint64_t addr);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/kt_board.h"
 #include "npukit/kt_flit.h"
@@ -33,7 +34,7 @@ typedef enum ktsim_gen {
     KTSIM_GEN_CURRENT = 0,   /* honours AXI byte strobes */
     KTSIM_GEN_PRESTROBE = 1, /* every beat of a 32-byte bus flit acts: neighbours are zeroed */
 } ktsim_gen;
-const char *ktsim_gen_name(ktsim_gen g);
+NPUKIT_API const char *ktsim_gen_name(ktsim_gen g);
 
 enum { KTSIM_MAX_UNITS = 64, KTSIM_MAX_MEM_PORTS = 4, KTSIM_NAME_MAX = 32, KTSIM_MAX_TIMINGS = 4 };
 
@@ -124,65 +125,66 @@ typedef struct ktsim_config {
 } ktsim_config;
 
 /* The reference defaults (no units; every unit kind's calibrated timing row). */
-void ktsim_config_default(ktsim_config *cfg);
+NPUKIT_API void ktsim_config_default(ktsim_config *cfg);
 /* The board description in a configuration: its name, generation, STAGE_FLITS, address map,
  * DRAM size, clock and mover copied in (the machine is laid out by them), or read back. */
-void ktsim_config_set_board(ktsim_config *cfg, const kt_board *b);
-void ktsim_config_board(const ktsim_config *cfg, kt_board *b);
+NPUKIT_API void ktsim_config_set_board(ktsim_config *cfg, const kt_board *b);
+NPUKIT_API void ktsim_config_board(const ktsim_config *cfg, kt_board *b);
 /* The timing row of a unit kind, or NULL when the kind has none (the test unit: its cycles are
  * the instruction's or the unit's `latency`). */
-const ktsim_unit_timing *ktsim_timing_find(const ktsim_config *cfg, const char *kind);
+NPUKIT_API const ktsim_unit_timing *ktsim_timing_find(const ktsim_config *cfg, const char *kind);
 /* Load a preset: a name resolves to <data>/kt/<name>.mesh, anything with '/' or '.' is a path. */
-npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg);
+NPUKIT_API npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg);
 /* Parse preset text (the file format and the bundled presets are described in data/kt/README.md).
  */
-npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config *cfg);
+NPUKIT_API npk_status ktsim_preset_parse(const char *text, const char *origin, ktsim_config *cfg);
 /* Names of the bundled presets, NULL-terminated. */
-const char *const *ktsim_preset_names(void);
+NPUKIT_API const char *const *ktsim_preset_names(void);
 
 typedef struct ktsim ktsim;
 
-npk_status ktsim_create(const ktsim_config *cfg, ktsim **out);
-void ktsim_destroy(ktsim *s);
-const ktsim_config *ktsim_get_config(const ktsim *s);
+NPUKIT_API npk_status ktsim_create(const ktsim_config *cfg, ktsim **out);
+NPUKIT_API void ktsim_destroy(ktsim *s);
+NPUKIT_API const ktsim_config *ktsim_get_config(const ktsim *s);
 
 /* The simulator as a transport (bulk = true). Owned by the simulator. */
-kt_transport *ktsim_transport(ktsim *s);
+NPUKIT_API kt_transport *ktsim_transport(ktsim *s);
 
 /* Advance the clock. */
-void ktsim_step(ktsim *s, uint64_t cycles);
-uint64_t ktsim_cycle(const ktsim *s);
+NPUKIT_API void ktsim_step(ktsim *s, uint64_t cycles);
+NPUKIT_API uint64_t ktsim_cycle(const ktsim *s);
 /* Assert resetn: orchestrator registers, FIFOs, dispatcher, mesh and units return to reset;
  * NODE_STATUS (initialised only with the bitstream) and DRAM keep their contents. */
-void ktsim_reset(ktsim *s);
+NPUKIT_API void ktsim_reset(ktsim *s);
 
 /* The first thing the model refused to guess (NULL when none), e.g. a dispatch reading past
  * the staging RAM, a mesh read of never-written DRAM. Sticky until ktsim_clear_fault. */
-const char *ktsim_fault(const ktsim *s);
-void ktsim_clear_fault(ktsim *s);
+NPUKIT_API const char *ktsim_fault(const ktsim *s);
+NPUKIT_API void ktsim_clear_fault(ktsim *s);
 
 /* Cycles since any flit last moved anywhere while work was outstanding (a stalled mesh grows
  * this without bound; an idle one keeps it at 0). */
-uint64_t ktsim_stalled_cycles(const ktsim *s);
+NPUKIT_API uint64_t ktsim_stalled_cycles(const ktsim *s);
 
 /* DRAM backdoor (local offsets, no granule effects), as the Verilator backdoor offers. */
-npk_status ktsim_dram_write(ktsim *s, uint64_t offset, const void *buf, size_t len);
-npk_status ktsim_dram_read(ktsim *s, uint64_t offset, void *buf, size_t len);
+NPUKIT_API npk_status ktsim_dram_write(ktsim *s, uint64_t offset, const void *buf, size_t len);
+NPUKIT_API npk_status ktsim_dram_read(ktsim *s, uint64_t offset, void *buf, size_t len);
 
 /* Test backdoors: the mirror's bitstream-init contents, and a unit's counters. */
-void ktsim_poke_node_status(ktsim *s, kt_coord at, uint64_t value);
-npk_status ktsim_poke_unit_counters(ktsim *s, kt_coord at, uint32_t retired, uint32_t busy_cycles);
+NPUKIT_API void ktsim_poke_node_status(ktsim *s, kt_coord at, uint64_t value);
+NPUKIT_API npk_status ktsim_poke_unit_counters(ktsim *s, kt_coord at, uint32_t retired,
+                                               uint32_t busy_cycles);
 /* The RV64 complex (NULL without CPU_RV64), for tests that look inside it. */
 struct ksim_rv64c;
-struct ksim_rv64c *ktsim_rv64(ktsim *s);
+NPUKIT_API struct ksim_rv64c *ktsim_rv64(ktsim *s);
 /* Interlink writes the complex stored in a cycle the host also pulsed the interlink: lost. */
-uint64_t ktsim_rv64_ilink_lost(const ktsim *s);
+NPUKIT_API uint64_t ktsim_rv64_ilink_lost(const ktsim *s);
 /* Host AUX_CFG mover writes pulsed in a cycle the complex stored to its mover window: lost, the
  * processor's write wins the mover's one config port (whatever register each addressed). */
-uint64_t ktsim_rv64_mover_host_lost(const ktsim *s);
+NPUKIT_API uint64_t ktsim_rv64_mover_host_lost(const ktsim *s);
 
 /* Flits that reached an edge position with nobody there, and were dropped. */
-uint64_t ktsim_dropped_flits(const ktsim *s);
+NPUKIT_API uint64_t ktsim_dropped_flits(const ktsim *s);
 
 /* ---- extension rows ---- */
 
@@ -198,7 +200,7 @@ typedef struct ktsim_aux_client {
     void (*tick)(void *ctx);                      /* once per cycle, or NULL */
     void *ctx;
 } ktsim_aux_client;
-npk_status ktsim_add_aux_client(ktsim *s, const ktsim_aux_client *c);
+NPUKIT_API npk_status ktsim_add_aux_client(ktsim *s, const ktsim_aux_client *c);
 
 /* A host-bus region (another AXI slave beside the orchestrator window and memory window). */
 typedef struct ktsim_region {
@@ -209,24 +211,24 @@ typedef struct ktsim_region {
     void (*tick)(void *ctx);
     void *ctx;
 } ktsim_region;
-npk_status ktsim_add_region(ktsim *s, const ktsim_region *r);
+NPUKIT_API npk_status ktsim_add_region(ktsim *s, const ktsim_region *r);
 
 /* Optional, for skipping quiet cycles, on the AUX_CFG client or ticking region named `name`:
  * quiet(ctx) says how many of its next ticks would only count down (UINT64_MAX: they do nothing),
  * skip(ctx, n) applies n such ticks at once (NULL: nothing to count). While any ticking client or
  * region has no quiet hook the simulator ticks every cycle. */
-npk_status ktsim_set_quiet(ktsim *s, const char *name, uint64_t (*quiet)(void *ctx),
-                           void (*skip)(void *ctx, uint64_t cycles));
+NPUKIT_API npk_status ktsim_set_quiet(ktsim *s, const char *name, uint64_t (*quiet)(void *ctx),
+                                      void (*skip)(void *ctx, uint64_t cycles));
 
 /* Bus-master access from inside the machine (e.g. an engine's AXI master): one single-beat
  * transaction with all strobes, straight to the slave — no host station bus, no access cost. */
-npk_status ktsim_bus_write64(ktsim *s, uint64_t addr, uint64_t value);
-npk_status ktsim_bus_read64(ktsim *s, uint64_t addr, uint64_t *value);
+NPUKIT_API npk_status ktsim_bus_write64(ktsim *s, uint64_t addr, uint64_t value);
+NPUKIT_API npk_status ktsim_bus_read64(ktsim *s, uint64_t addr, uint64_t *value);
 
 /* Memory-agent traffic counters (AXI transactions, summed across ports; 16-bit, free-running). */
-void ktsim_mem_traffic(const ktsim *s, uint16_t *reads, uint16_t *writes);
+NPUKIT_API void ktsim_mem_traffic(const ktsim *s, uint16_t *reads, uint16_t *writes);
 /* Add the AXI transactions of a plugged memory-agent master (the mover) to those counters. */
-void ktsim_count_mem_traffic(ktsim *s, unsigned reads, unsigned writes);
+NPUKIT_API void ktsim_count_mem_traffic(ktsim *s, unsigned reads, unsigned writes);
 
 #ifdef __cplusplus
 }

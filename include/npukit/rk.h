@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/rk_sdp_hw.h"
 #include "npukit/rk_types.h"
@@ -47,15 +48,15 @@ typedef struct npk_rk_weights npk_rk_weights;
  * simulator), "sim", "sim-rocket" (the simulator behind the rocket interface), "npu"
  * (auto-detected rknpu node; fails if none), "rocket" (auto-detected /dev/accel node), or a
  * device path such as /dev/dri/card1 or /dev/accel/accel0 (its driver picks the interface). */
-npk_status npk_rk_open(const char *device, npk_rk **out);
+NPUKIT_API npk_status npk_rk_open(const char *device, npk_rk **out);
 /* The same, but every runtime opened this way with the same device name shares one engine:
  * the device, its per-core buffers and its reset lock. Device buffers and weights resident on
  * it serve all of them; their calls run at once on different cores and take turns (waiting,
  * not NPK_EBUSY) on a core they both use, so a core's feature buffer keeps one address (spec
  * "Feature address caching") and a reset never lands under another runtime's job. A runtime
  * opened with npk_rk_open shares nothing with any other. */
-npk_status npk_rk_open_shared(const char *device, npk_rk **out);
-void npk_rk_close(npk_rk *rt);
+NPUKIT_API npk_status npk_rk_open_shared(const char *device, npk_rk **out);
+NPUKIT_API void npk_rk_close(npk_rk *rt);
 
 typedef struct npk_rk_info {
     const char *soc; /* "rk3588" */
@@ -66,16 +67,16 @@ typedef struct npk_rk_info {
     uint32_t hw_version;  /* GET_HW_VERSION */
     char kernel[16];      /* the kernel interface: "rknpu" or "rocket" */
 } npk_rk_info;
-npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
+NPUKIT_API npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 
 /* Use at most `cores` cores (1..the SoC's count; default all): cores 0..cores-1. */
-npk_status npk_rk_set_cores(npk_rk *rt, unsigned cores);
+NPUKIT_API npk_status npk_rk_set_cores(npk_rk *rt, unsigned cores);
 /* Pin the runtime's calls to the cores in `mask` (bit c: core c; 0: every core, the default).
  * A call spreads N over the pinned cores in mask order; a single bit runs every task on that
  * core. Bits beyond the SoC's cores are refused. */
-npk_status npk_rk_set_core_mask(npk_rk *rt, unsigned mask);
+NPUKIT_API npk_status npk_rk_set_core_mask(npk_rk *rt, unsigned mask);
 /* The pinned cores as a mask (after set_cores(n): the low n bits). */
-unsigned npk_rk_core_mask(const npk_rk *rt);
+NPUKIT_API unsigned npk_rk_core_mask(const npk_rk *rt);
 
 /* The most tasks one submit chains (npk_rk_set_chain; the kernel accepts up to 4095, this
  * bounds the runtime's buffers). */
@@ -85,7 +86,7 @@ unsigned npk_rk_core_mask(const npk_rk *rt);
  * one SUBMIT: their regcmd trailers link each program to the next (task_number > 1), which saves
  * the per-submit floor. Each task of a job has its own feature and output slot; a job's first task
  * always uses the core's first feature slot. Changing it re-creates the per-core buffers. */
-npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit);
+NPUKIT_API npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit);
 
 /* Submission forms: how a call's tasks reach the NPU. "single" (the default, board-validated:
  * one task per SUBMIT, blocking), "chained" (up to set_chain tasks linked by their trailers;
@@ -95,29 +96,29 @@ npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit);
  * "nonblock" (SUBMIT without BLOCK, then a per-core completion wait, timed apart as submit_ns
  * and wait_ns). A form the device's kernel cannot run is refused naming why; a matmul
  * whose weights a form does not serve is refused at the call. */
-npk_status npk_rk_set_submission(npk_rk *rt, const char *form);
+NPUKIT_API npk_status npk_rk_set_submission(npk_rk *rt, const char *form);
 /* The runtime's form's name. */
-const char *npk_rk_submission(const npk_rk *rt);
+NPUKIT_API const char *npk_rk_submission(const npk_rk *rt);
 /* The forms, for listing: name and one line about it (NULL past the end). */
-unsigned npk_rk_submission_count(void);
-const char *npk_rk_submission_name(unsigned i);
-const char *npk_rk_submission_about(unsigned i);
+NPUKIT_API unsigned npk_rk_submission_count(void);
+NPUKIT_API const char *npk_rk_submission_name(unsigned i);
+NPUKIT_API const char *npk_rk_submission_about(unsigned i);
 /* How a matmul run in form `form` (NULL: single) at `chain` tasks per submit groups its tasks
  * into submits, into a plan request (its chain and chain_m_tiles) for the plan's cost; a
  * "single" form with chain > 1 is the chained form, as npk_rk_set_chain makes it. */
 struct npk_rk_plan_request;
-npk_status npk_rk_submission_plan(const char *form, unsigned chain,
-                                  struct npk_rk_plan_request *req);
+NPUKIT_API npk_status npk_rk_submission_plan(const char *form, unsigned chain,
+                                             struct npk_rk_plan_request *req);
 
 /* Pack B [K][N] (row-major, `in` elements) into NPU memory once; it stays resident until freed.
  * m_hint is the typical M it will be multiplied with: it chooses the K slicing (1: decode, the
  * whole K per task where it fits; >= 64: prefill, slices where the M-tile schedule holds the
  * most rows). Any M works with either. */
-npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n, const void *b,
-                               uint32_t m_hint, npk_rk_weights **out);
+NPUKIT_API npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
+                                          const void *b, uint32_t m_hint, npk_rk_weights **out);
 /* Frees w's NPU buffer in the runtime that packed it (weights belong to one runtime; a matmul
  * on another refuses them). Call it before closing that runtime. */
-void npk_rk_weights_free(npk_rk *rt, npk_rk_weights *w);
+NPUKIT_API void npk_rk_weights_free(npk_rk *rt, npk_rk_weights *w);
 
 /* What one call did. Times in nanoseconds; the NPU time is the device's hw_elapse_time: a
  * model when the device is the simulator. */
@@ -144,11 +145,12 @@ typedef struct npk_rk_stats {
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32
  * for int8 and int4. stats may be NULL. */
-npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                         npk_rk_prec out, void *c, npk_rk_stats *stats);
+NPUKIT_API npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                    npk_rk_prec out, void *c, npk_rk_stats *stats);
 
 /* The weights' shape and precision. */
-void npk_rk_weights_shape(const npk_rk_weights *w, npk_rk_prec *in, uint32_t *k, uint32_t *n);
+NPUKIT_API void npk_rk_weights_shape(const npk_rk_weights *w, npk_rk_prec *in, uint32_t *k,
+                                     uint32_t *n);
 
 /* ---- Device memory --------------------------------------------------------------------------
  * NPU-visible buffers allocated through the runtime: a host pointer and a size. They are
@@ -165,24 +167,24 @@ typedef enum npk_rk_sync_dir {
     NPK_RK_SYNC_BOTH = 3,
 } npk_rk_sync_dir;
 
-npk_status npk_rk_buffer_create(npk_rk *rt, uint64_t size, npk_rk_buffer **out);
+NPUKIT_API npk_status npk_rk_buffer_create(npk_rk *rt, uint64_t size, npk_rk_buffer **out);
 /* A dma-buf (fd, e.g. from a DMA heap) as a buffer: imported through the kernel (PRIME) where
  * the driver imports (rknpu: the NPU reads it in place like a buffer of this runtime), else
  * mapped for the CPU only (mainline rocket has no import: every call stages it). The buffer
  * covers the whole dma-buf; it keeps its own duplicate of fd; syncs are the dma-buf's
  * (DMA_BUF_IOCTL_SYNC). npk_rk_buffer_free releases the import, never the exporter's memory. */
-npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out);
+NPUKIT_API npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out);
 /* True for a buffer of npk_rk_buffer_import. */
-bool npk_rk_buffer_imported(const npk_rk_buffer *buf);
+NPUKIT_API bool npk_rk_buffer_imported(const npk_rk_buffer *buf);
 /* Frees the buffer's device memory (whatever runtime created it); NULL is a no-op. */
-void npk_rk_buffer_free(npk_rk_buffer *buf);
-void *npk_rk_buffer_host(const npk_rk_buffer *buf);
-uint64_t npk_rk_buffer_size(const npk_rk_buffer *buf);
+NPUKIT_API void npk_rk_buffer_free(npk_rk_buffer *buf);
+NPUKIT_API void *npk_rk_buffer_host(const npk_rk_buffer *buf);
+NPUKIT_API uint64_t npk_rk_buffer_size(const npk_rk_buffer *buf);
 /* The buffer's NPU address (32-bit IOVA). */
-uint32_t npk_rk_buffer_iova(const npk_rk_buffer *buf);
+NPUKIT_API uint32_t npk_rk_buffer_iova(const npk_rk_buffer *buf);
 /* Sync [offset, offset + size) (size 0: to the end). */
-npk_status npk_rk_buffer_sync(npk_rk_buffer *buf, uint64_t offset, uint64_t size,
-                              npk_rk_sync_dir dir);
+NPUKIT_API npk_status npk_rk_buffer_sync(npk_rk_buffer *buf, uint64_t offset, uint64_t size,
+                                         npk_rk_sync_dir dir);
 
 /* ---- Operand layouts -------------------------------------------------------------------------
  * B may be given row-major [K][N], transposed [N][K], or in the NPU's native weight layout
@@ -204,16 +206,17 @@ typedef npk_rk_layout npk_rk_b_layout;
 #define NPK_RK_NATIVE_B_SEGMENT_K 8192u
 
 /* Bytes B of this shape occupies in a layout (native: the padded, segmented blocks). */
-uint64_t npk_rk_b_layout_bytes(npk_rk_prec in, uint32_t k, uint32_t n, npk_rk_layout layout);
+NPUKIT_API uint64_t npk_rk_b_layout_bytes(npk_rk_prec in, uint32_t k, uint32_t n,
+                                          npk_rk_layout layout);
 /* Convert row-major B [K][N] into the native layout (dst of npk_rk_b_layout_bytes(.., NATIVE)
  * bytes), segments and padding included. */
-npk_status npk_rk_b_to_native(npk_rk_prec in, uint32_t k, uint32_t n, const void *b, void *dst,
-                              uint64_t dst_size);
+NPUKIT_API npk_status npk_rk_b_to_native(npk_rk_prec in, uint32_t k, uint32_t n, const void *b,
+                                         void *dst, uint64_t dst_size);
 
 /* npk_rk_weights_pack with B in any layout. */
-npk_status npk_rk_weights_pack_layout(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
-                                      const void *b, npk_rk_layout layout, uint32_t m_hint,
-                                      npk_rk_weights **out);
+NPUKIT_API npk_status npk_rk_weights_pack_layout(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
+                                                 const void *b, npk_rk_layout layout,
+                                                 uint32_t m_hint, npk_rk_weights **out);
 
 /* Weights that live in a device buffer, at `offset`, in `layout`, and are read at every call:
  * bytes changed between calls give the new result.
@@ -226,21 +229,23 @@ npk_status npk_rk_weights_pack_layout(npk_rk *rt, npk_rk_prec in, uint32_t k, ui
  *     check costs one read of B per call (stats.b_check_ns), the repack only when B changed.
  * The buffer must stay alive while the weights are used; npk_rk_weights_free releases only the
  * runtime's copy. */
-npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
-                               npk_rk_buffer *buf, uint64_t offset, npk_rk_layout layout,
-                               uint32_t m_hint, npk_rk_weights **out);
+NPUKIT_API npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
+                                          npk_rk_buffer *buf, uint64_t offset, npk_rk_layout layout,
+                                          uint32_t m_hint, npk_rk_weights **out);
 /* The 64-bit checksum bound weights are checked with (not cryptographic: it detects changes). */
-uint64_t npk_rk_checksum(const void *bytes, uint64_t n);
+NPUKIT_API uint64_t npk_rk_checksum(const void *bytes, uint64_t n);
 /* True when the NPU reads the bound weights straight from their buffer. */
-bool npk_rk_weights_in_place(const npk_rk_weights *w);
+NPUKIT_API bool npk_rk_weights_in_place(const npk_rk_weights *w);
 
 /* npk_rk_matmul with A and C in a layout each (NPK_RK_ROWS or NPK_RK_NATIVE). */
-npk_status npk_rk_matmul_layout(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                                npk_rk_layout a_layout, npk_rk_prec out, void *c,
-                                npk_rk_layout c_layout, npk_rk_stats *stats);
+NPUKIT_API npk_status npk_rk_matmul_layout(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                           const void *a, npk_rk_layout a_layout, npk_rk_prec out,
+                                           void *c, npk_rk_layout c_layout, npk_rk_stats *stats);
 /* Bytes A [M][K] or C [M][N] occupies in a layout. */
-uint64_t npk_rk_a_layout_bytes(npk_rk_prec in, uint32_t m, uint32_t k, npk_rk_layout layout);
-uint64_t npk_rk_c_layout_bytes(npk_rk_prec out, uint32_t m, uint32_t n, npk_rk_layout layout);
+NPUKIT_API uint64_t npk_rk_a_layout_bytes(npk_rk_prec in, uint32_t m, uint32_t k,
+                                          npk_rk_layout layout);
+NPUKIT_API uint64_t npk_rk_c_layout_bytes(npk_rk_prec out, uint32_t m, uint32_t n,
+                                          npk_rk_layout layout);
 
 /* ---- Element-wise ops: the DPU's SDP engine -------------------------------------------------
  * C [M][N] = A [M][N] OP B with OP add, mul, max or min (npk_rk_ew_op, rk_sdp_hw.h) and B per
@@ -258,9 +263,9 @@ uint64_t npk_rk_c_layout_bytes(npk_rk_prec out, uint32_t m, uint32_t n, npk_rk_l
  * host pointers (npk_rk_buffer_host), or unstaged through npk_rk_ew_buffers. */
 #define NPK_RK_EW_MAX_DIM ((uint32_t)1 << 24)
 #define NPK_RK_EW_TILE ((uint32_t)1 << 18)
-npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
-                     const void *a, npk_rk_ew_operand operand, const void *b, void *c,
-                     npk_rk_stats *stats);
+NPUKIT_API npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m,
+                                uint32_t n, const void *a, npk_rk_ew_operand operand, const void *b,
+                                void *c, npk_rk_stats *stats);
 
 /* npk_rk_ew on arrays in device buffers: A at a_off of a, B at b_off of b (per element [M][N]
  * or per channel [N]), C at c_off of c, each checked against its buffer's size. A per-element
@@ -279,7 +284,7 @@ typedef struct npk_rk_ew_buffers_args {
     npk_rk_buffer *a, *b, *c;
     uint64_t a_off, b_off, c_off; /* byte offsets of the arrays in their buffers */
 } npk_rk_ew_buffers_args;
-npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args *args, npk_rk_stats *stats);
+NPUKIT_API npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args *args, npk_rk_stats *stats);
 
 /* One element-wise step of a matmul epilogue: C = C OP b (b in the output's precision: per
  * element [M][N] or per channel [N]). */
@@ -309,9 +314,9 @@ typedef struct npk_rk_epilogue {
  *     vendor's compiler does;
  *   split otherwise (or with no_fuse): the matmul, then npk_rk_ew per step.
  * stats.fused_jobs counts the fused submits. */
-npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                                  npk_rk_prec out, void *c, const npk_rk_epilogue *ep,
-                                  npk_rk_stats *stats);
+NPUKIT_API npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                             const void *a, npk_rk_prec out, void *c,
+                                             const npk_rk_epilogue *ep, npk_rk_stats *stats);
 
 /* The per-channel-scaled fp16 matmul C [M][N] = (A . B)[M][N] . scale[N] by the SDP path
  * (spec "Per-channel-scaled fp16 matmul"): the matmul writes fp16, the host repacks it into
@@ -319,8 +324,9 @@ npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t 
  * spec's cap) and N padded to a multiple of 32 scale it. Any M, N >= 1; fp16 weights; scale
  * and C fp16 bits. */
 #define NPK_RK_SCALED_TILE_M 64u
-npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                                const uint16_t *scale, uint16_t *c, npk_rk_stats *stats);
+NPUKIT_API npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                           const void *a, const uint16_t *scale, uint16_t *c,
+                                           npk_rk_stats *stats);
 
 /* ---- Quantised matmuls: W8A8 and per-group scales --------------------------------------------
  * C [M][N] = sum over groups g of  sa[m][g] * sb[g][n] * P_g[m][n],   P_g = sum over k in group g
@@ -357,9 +363,9 @@ typedef struct npk_rk_qweights_desc {
     uint32_t groups_per_pass; /* 0: the cost model's choice; else that many (1: K-sliced) */
 } npk_rk_qweights_desc;
 
-npk_status npk_rk_qweights_pack(npk_rk *rt, const npk_rk_qweights_desc *d, npk_rk_qweights **out);
+NPUKIT_API npk_status npk_rk_qweights_pack(npk_rk *rt, const npk_rk_qweights_desc *d, npk_rk_qweights **out);
 /* Frees the weights in the runtime that packed them (which must still be open); NULL: no-op. */
-void npk_rk_qweights_free(npk_rk *rt, npk_rk_qweights *qw);
+NPUKIT_API void npk_rk_qweights_free(npk_rk *rt, npk_rk_qweights *qw);
 
 /* How packed quantised weights run, and the cost model's figures behind the choice. */
 typedef struct npk_rk_qweights_info {
@@ -373,17 +379,17 @@ typedef struct npk_rk_qweights_info {
     double ksliced_us; /* modelled time at m_hint with K-sliced tasks (0: not a candidate) */
     double chosen_us;  /* modelled time at m_hint of the choice */
 } npk_rk_qweights_info;
-npk_status npk_rk_qweights_query(const npk_rk_qweights *qw, npk_rk_qweights_info *info);
+NPUKIT_API npk_status npk_rk_qweights_query(const npk_rk_qweights *qw, npk_rk_qweights_info *info);
 
 /* The modelled time of npk_rk_matmul_quant with these weights at M = m on rt (the planner's
  * model: NPU time, modelled on the timing model, plus its host model), for an offload policy
  * comparing it with another engine's estimate. */
-npk_status npk_rk_matmul_quant_cost(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m, double *us);
+NPUKIT_API npk_status npk_rk_matmul_quant_cost(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m, double *us);
 
 /* C [M][N] (float for NPK_PREC_FP32, uint16_t fp16 bits for NPK_PREC_FP16) from A [M][K] int8_t
  * (int4 weights: values in [-8, 7]) and A's scales (a_scale_count 1, M or M x groups; finite).
  * stats may be NULL; its tasks and submits add up over the passes. */
-npk_status npk_rk_matmul_quant(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m, const void *a,
+NPUKIT_API npk_status npk_rk_matmul_quant(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m, const void *a,
                                const float *a_scale, uint64_t a_scale_count, npk_rk_prec out,
                                void *c, npk_rk_stats *stats);
 

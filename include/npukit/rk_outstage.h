@@ -4,6 +4,7 @@
 #ifndef NPUKIT_RK_OUTSTAGE_H
 #define NPUKIT_RK_OUTSTAGE_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,26 +27,26 @@ typedef struct npk_rk_out_stage {
     bool host_result;       /* the runtime and the CPU reference offer it as a result */
 } npk_rk_out_stage;
 
-const npk_rk_out_stage *npk_rk_out_stage_find(npk_rk_prec in, npk_rk_prec out);
+NPUKIT_API const npk_rk_out_stage *npk_rk_out_stage_find(npk_rk_prec in, npk_rk_prec out);
 /* The i-th row of the table, NULL past its end. */
-const npk_rk_out_stage *npk_rk_out_stage_at(unsigned i);
+NPUKIT_API const npk_rk_out_stage *npk_rk_out_stage_at(unsigned i);
 /* Whether the runtime and the CPU reference give `out` for `in` inputs: the input's host
  * accumulator (fp16: fp32, int8 and int4: int32) or a stage offered as a result (fp16). */
-bool npk_rk_host_out_ok(npk_rk_prec in, npk_rk_prec out);
+NPUKIT_API bool npk_rk_host_out_ok(npk_rk_prec in, npk_rk_prec out);
 /* Those outputs as text for a message ("fp32 or fp16"). */
-const char *npk_rk_host_outs(npk_rk_prec in, char *buf, unsigned size);
+NPUKIT_API const char *npk_rk_host_outs(npk_rk_prec in, char *buf, unsigned size);
 /* The default output of an input precision: fp16 -> fp32, int8 -> int32, int4 -> int16. */
-npk_rk_prec npk_rk_default_out(npk_rk_prec in);
+NPUKIT_API npk_rk_prec npk_rk_default_out(npk_rk_prec in);
 /* The vendor's feature/output mode: line for fp16 and int8, cube for int4 (facts C.0). */
-npk_rk_mode npk_rk_default_mode(npk_rk_prec in);
+NPUKIT_API npk_rk_mode npk_rk_default_mode(npk_rk_prec in);
 /* The N alignment of a dtype's weight tiles: fp16 16, int8 32, int4 64 (facts D.1); 0 for a
  * precision that is no matmul input. */
-uint32_t npk_rk_n_align(npk_rk_prec in);
+NPUKIT_API uint32_t npk_rk_n_align(npk_rk_prec in);
 /* F = 2 * output bits / input bits: the SIZE_E / SURFACE_ADD unit (facts C.1 #71, #94). */
-uint32_t npk_rk_out_factor(npk_rk_prec in, npk_rk_prec out);
+NPUKIT_API uint32_t npk_rk_out_factor(npk_rk_prec in, npk_rk_prec out);
 /* The largest int4 K whose int16 accumulator cannot saturate for full-range operands: the
  * worst product is (-8)(-8) = 64, so K x 64 <= 32767 (facts E.1, I.1) -> 511. */
-uint32_t npk_rk_int4_k_max(void);
+NPUKIT_API uint32_t npk_rk_int4_k_max(void);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
 #ifndef NPUKIT_RK_PLAN_H
 #define NPUKIT_RK_PLAN_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,22 +44,22 @@ typedef struct npk_rk_host_model {
 } npk_rk_host_model;
 
 /* The process's host model: the measured table unless npk_rk_set_host_model replaced it. */
-npk_rk_host_model npk_rk_host_model_get(void);
+NPUKIT_API npk_rk_host_model npk_rk_host_model_get(void);
 /* Replace the process's host model (NULL: back to the measured table). Every later plan uses it,
  * the runtime's included; a request's own `host` wins over it. */
-void npk_rk_set_host_model(const npk_rk_host_model *m);
+NPUKIT_API void npk_rk_set_host_model(const npk_rk_host_model *m);
 /* The measured table scaled by `scale` (0: the host costs nothing; 3: a host three times
  * slower). */
-npk_rk_host_model npk_rk_host_model_scaled(double scale);
+NPUKIT_API npk_rk_host_model npk_rk_host_model_scaled(double scale);
 /* Every rate of *m times `scale` (>= 0); NPK_ELIMIT, *m unchanged, when a rate would pass
  * NPK_RK_HOST_RATE_MAX (scales applied one after another multiply). */
 #define NPK_RK_HOST_RATE_MAX 1e12 /* ns: more than a quarter of an hour per task or byte */
-npk_status npk_rk_host_model_scale(npk_rk_host_model *m, double scale);
+NPUKIT_API npk_status npk_rk_host_model_scale(npk_rk_host_model *m, double scale);
 /* Set rates of *m from "name=value[,name=value...]" (names: task, job, pack, out, core; values in
  * ns, 0..NPK_RK_HOST_RATE_MAX); an error names the bad item. */
-npk_status npk_rk_host_model_parse(const char *spec, npk_rk_host_model *m);
+NPUKIT_API npk_status npk_rk_host_model_parse(const char *spec, npk_rk_host_model *m);
 /* The rates of *m, one a line, with each default's source. */
-void npk_rk_host_model_print(FILE *out, const npk_rk_host_model *m);
+NPUKIT_API void npk_rk_host_model_print(FILE *out, const npk_rk_host_model *m);
 
 typedef struct npk_rk_plan_request {
     npk_rk_prec in, out; /* out: 0-initialised requests should call npk_rk_plan_request_init */
@@ -98,8 +99,8 @@ typedef enum { NPK_RK_SPLIT_N = 0, NPK_RK_SPLIT_M = 1 } npk_rk_core_split;
 /* How a core's rows are cut into M tiles: at the slice's ceiling with a short last tile, or
  * into as many tiles, of equal size within a row. */
 typedef enum { NPK_RK_MTILE_CEILING = 0, NPK_RK_MTILE_EVEN = 1 } npk_rk_m_tiling;
-const char *npk_rk_core_split_name(int split);
-const char *npk_rk_m_tiling_name(int tiling);
+NPUKIT_API const char *npk_rk_core_split_name(int split);
+NPUKIT_API const char *npk_rk_m_tiling_name(int tiling);
 
 typedef struct npk_rk_task_plan {
     uint32_t m0, m1, k0, k1, n0, n1; /* half-open ranges over the user's shape */
@@ -127,15 +128,15 @@ typedef struct npk_rk_plan {
     size_t count;
 } npk_rk_plan;
 
-void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m, uint32_t k,
+NPUKIT_API void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m, uint32_t k,
                               uint32_t n);
-npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out);
-void npk_rk_plan_free(npk_rk_plan *p);
+NPUKIT_API npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out);
+NPUKIT_API void npk_rk_plan_free(npk_rk_plan *p);
 /* The K slice the planner chooses for this request (req->k_slice when set); 0 and an error
  * message for an invalid request. *pad (may be NULL) receives whether the last slice is
  * zero-padded to it. */
-uint32_t npk_rk_plan_k_slice(const npk_rk_plan_request *req);
-uint32_t npk_rk_plan_k_choice(const npk_rk_plan_request *req, bool *pad);
+NPUKIT_API uint32_t npk_rk_plan_k_slice(const npk_rk_plan_request *req);
+NPUKIT_API uint32_t npk_rk_plan_k_choice(const npk_rk_plan_request *req, bool *pad);
 
 /* The candidates the planner compares, with their modelled cost (the critical core's NPU time,
  * warm-ups and host time: the core whose sum is the largest, as the cores run concurrently),
@@ -160,14 +161,14 @@ typedef struct npk_rk_plan_candidate {
 } npk_rk_plan_candidate;
 /* Up to max candidates into out; returns how many there are (0 and an error message for an
  * invalid request). */
-size_t npk_rk_plan_candidates(const npk_rk_plan_request *req, npk_rk_plan_candidate *out,
+NPUKIT_API size_t npk_rk_plan_candidates(const npk_rk_plan_request *req, npk_rk_plan_candidate *out,
                               size_t max);
-void npk_rk_plan_print_candidates(FILE *out, const npk_rk_plan_request *req);
+NPUKIT_API void npk_rk_plan_print_candidates(FILE *out, const npk_rk_plan_request *req);
 
 /* `{"tasks":[{"m0":..,"m1":..,"k0":..,"k1":..,"n0":..,"n1":..,"core":..,"sched":..,
  * "cbuf_con0":..}, ...]}` */
-void npk_rk_plan_print_json(FILE *out, const npk_rk_plan *p);
-void npk_rk_plan_print_text(FILE *out, const npk_rk_plan *p);
+NPUKIT_API void npk_rk_plan_print_json(FILE *out, const npk_rk_plan *p);
+NPUKIT_API void npk_rk_plan_print_text(FILE *out, const npk_rk_plan *p);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #define NPUKIT_RK_REFERENCE_H
 
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/rk_types.h"
 #include "npukit/status.h"
@@ -15,8 +16,9 @@ extern "C" {
 /* C = A . B in double (fp16) or int64 (int8/int4) precision, written as `out` elements:
  * fp16 -> float (fp32) or uint16_t (fp16, rounded to nearest even), int8/int4 -> int32_t.
  * Element types as in rk.h. */
-npk_status npk_rk_reference_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
-                                   uint32_t n, const void *a, const void *b, void *c);
+NPUKIT_API npk_status npk_rk_reference_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m,
+                                              uint32_t k, uint32_t n, const void *a, const void *b,
+                                              void *c);
 
 /* Error of got against want (both `out` elements, m*n): max absolute error, max relative
  * error (|d| / max(|want|, 1)), and the count of elements that are not equal. */
@@ -24,7 +26,8 @@ typedef struct npk_rk_error {
     double max_abs, max_rel;
     uint64_t mismatches;
 } npk_rk_error;
-npk_rk_error npk_rk_compare(npk_rk_prec out, const void *got, const void *want, uint64_t count);
+NPUKIT_API npk_rk_error npk_rk_compare(npk_rk_prec out, const void *got, const void *want,
+                                       uint64_t count);
 
 /* The verdict on a result: every element of `got` (m*n `out` elements) against the exact value
  * of its dot product, with a bound that holds whatever order the hardware adds in.
@@ -51,12 +54,13 @@ typedef struct npk_rk_verdict {
     uint64_t outside;       /* elements beyond the bound: the result is wrong */
     uint64_t first_outside; /* index of the first of them (m*n when none) */
 } npk_rk_verdict;
-npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k, uint32_t n,
-                               const void *a, const void *b, const void *got, npk_rk_verdict *v);
+NPUKIT_API npk_status npk_rk_check_matmul(npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,
+                                          uint32_t n, const void *a, const void *b, const void *got,
+                                          npk_rk_verdict *v);
 
 /* The bound above for one element: exact value s, S = sum |a*b|, K terms, output precision
  * (fp32 or fp16; 0 for the integer outputs). */
-double npk_rk_error_bound(npk_rk_prec out, uint32_t k, double s, double abs_sum);
+NPUKIT_API double npk_rk_error_bound(npk_rk_prec out, uint32_t k, double s, double abs_sum);
 
 /* The operands of a quantised matmul (rk.h npk_rk_matmul_quant) for its verdict. */
 typedef struct npk_rk_quant_ref {
@@ -73,7 +77,7 @@ typedef struct npk_rk_quant_ref {
  * npk_rk_error_bound gives for 2 x (groups + 4) fp32 terms of sum |sa * sb * P_g|: each term
  * is rounded at most three times in fp32 (P_g to float, sa * sb, the product) and the groups'
  * terms are added in fp32 in any order; fp16 output adds its rounding. */
-npk_status npk_rk_check_matmul_quant(const npk_rk_quant_ref *r, npk_rk_prec out, const void *got,
+NPUKIT_API npk_status npk_rk_check_matmul_quant(const npk_rk_quant_ref *r, npk_rk_prec out, const void *got,
                                      npk_rk_verdict *v);
 
 #ifdef __cplusplus

@@ -7,6 +7,7 @@
 #ifndef NPUKIT_RK_REGCMD_H
 #define NPUKIT_RK_REGCMD_H
 
+#include "npukit/export.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,16 +58,16 @@ static inline uint32_t npk_rk_matmul_int_mask(void)
 }
 
 /* An entry writing register `id` (its target comes from the table). */
-npk_rk_entry npk_rk_entry_reg_write(npk_rk_reg_id id, uint32_t value);
+NPUKIT_API npk_rk_entry npk_rk_entry_reg_write(npk_rk_reg_id id, uint32_t value);
 
 /* PC_REGISTER_AMOUNTS for a task whose body has `body_entries` entries:
  * ceil((body + 4) / 2) - 1 (facts A.1 step 4; 108 -> 55 = 0x37). */
-uint32_t npk_rk_pc_amount(uint32_t body_entries);
+NPUKIT_API uint32_t npk_rk_pc_amount(uint32_t body_entries);
 
 /* Write the 4-entry trailer. next_iova == 0: the last (or only) task of a job — no-op entry,
  * amount 0. Otherwise chain to the next task's regcmd at next_iova (16-byte aligned) whose
  * body has next_body_entries entries. enable_mask is the op-enable value (0x0D). */
-npk_status npk_rk_trailer(npk_rk_entry out[NPK_RK_TRAILER_ENTRIES], uint32_t next_iova,
+NPUKIT_API npk_status npk_rk_trailer(npk_rk_entry out[NPK_RK_TRAILER_ENTRIES], uint32_t next_iova,
                           uint32_t next_body_entries, uint32_t enable_mask);
 
 /* Growable program buffer. */
@@ -75,15 +76,15 @@ typedef struct npk_rk_program {
     size_t count, capacity;
 } npk_rk_program;
 
-void npk_rk_program_init(npk_rk_program *p);
-void npk_rk_program_free(npk_rk_program *p);
-npk_status npk_rk_program_push(npk_rk_program *p, npk_rk_entry e);
-npk_status npk_rk_program_append(npk_rk_program *p, const npk_rk_entry *e, size_t n);
+NPUKIT_API void npk_rk_program_init(npk_rk_program *p);
+NPUKIT_API void npk_rk_program_free(npk_rk_program *p);
+NPUKIT_API npk_status npk_rk_program_push(npk_rk_program *p, npk_rk_entry e);
+NPUKIT_API npk_status npk_rk_program_append(npk_rk_program *p, const npk_rk_entry *e, size_t n);
 
 /* Read a program: binary little-endian u64 entries, or text (RKDUMP-style 8-hex-digit u32
  * words in any surrounding text, paired as (word0, word1); or 16-hex-digit u64 words one
  * per line). The format is detected from the bytes. */
-npk_status npk_rk_program_parse(const uint8_t *bytes, size_t len, npk_rk_program *out);
+NPUKIT_API npk_status npk_rk_program_parse(const uint8_t *bytes, size_t len, npk_rk_program *out);
 /* The largest program file npk_rk_program_load reads (a 4095-task chain is ~4 MB of binary). */
 #define NPK_RK_PROGRAM_MAX_BYTES (16u << 20)
 /* Read a whole file ("-" = standard input) and parse it. A file is text when it is UTF-8 (a
@@ -91,7 +92,7 @@ npk_status npk_rk_program_parse(const uint8_t *bytes, size_t len, npk_rk_program
  * entries, most naming a known block (zero is padding); a file that is neither, holds no
  * entries, is larger than NPK_RK_PROGRAM_MAX_BYTES or cannot be read (a directory) is an error
  * naming why. */
-npk_status npk_rk_program_load(const char *path, npk_rk_program *out);
+NPUKIT_API npk_status npk_rk_program_load(const char *path, npk_rk_program *out);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #ifndef NPUKIT_RK_REGS_H
 #define NPUKIT_RK_REGS_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -78,22 +79,22 @@ typedef struct npk_rk_reg {
 } npk_rk_reg;
 
 /* Blocks */
-uint16_t npk_rk_unit_target(npk_rk_unit b);
-const char *npk_rk_unit_name(npk_rk_unit b); /* "CNA", "DPU", ... */
+NPUKIT_API uint16_t npk_rk_unit_target(npk_rk_unit b);
+NPUKIT_API const char *npk_rk_unit_name(npk_rk_unit b); /* "CNA", "DPU", ... */
 /* false when the target is not a known block (or the no-op target 0). */
-bool npk_rk_unit_of_target(uint16_t target, npk_rk_unit *out);
+NPUKIT_API bool npk_rk_unit_of_target(uint16_t target, npk_rk_unit *out);
 /* The write target an ordinary register offset belongs to (0x1040 -> 0x0201), 0 if none. */
-uint16_t npk_rk_target_for_offset(uint16_t offset);
+NPUKIT_API uint16_t npk_rk_target_for_offset(uint16_t offset);
 
 /* Registers and fields */
-const npk_rk_reg *npk_rk_reg_info(npk_rk_reg_id id);
-const npk_rk_field *npk_rk_field_info(npk_rk_field_id id);
+NPUKIT_API const npk_rk_reg *npk_rk_reg_info(npk_rk_reg_id id);
+NPUKIT_API const npk_rk_field *npk_rk_field_info(npk_rk_field_id id);
 /* NULL when (target, offset) is not in the table. */
-const npk_rk_reg *npk_rk_reg_lookup(uint16_t target, uint16_t offset);
-const npk_rk_reg *npk_rk_reg_by_name(const char *name);
-npk_rk_reg_id npk_rk_reg_id_of(const npk_rk_reg *r);
+NPUKIT_API const npk_rk_reg *npk_rk_reg_lookup(uint16_t target, uint16_t offset);
+NPUKIT_API const npk_rk_reg *npk_rk_reg_by_name(const char *name);
+NPUKIT_API npk_rk_reg_id npk_rk_reg_id_of(const npk_rk_reg *r);
 /* Field by register and field name, or -1. */
-int npk_rk_field_find(const npk_rk_reg *r, const char *field_name);
+NPUKIT_API int npk_rk_field_find(const npk_rk_reg *r, const char *field_name);
 
 static inline uint32_t npk_rk_field_mask(npk_rk_field_id f)
 {
@@ -145,7 +146,7 @@ enum npk_rk_burst_len { /* CNA_DMA_CON0.WEIGHT_BURST_LEN and DATA_BURST_LEN, the
 
 /* The name of a field's value where the value has one ("memory", "signed"), else NULL; the
  * register decoder prints it next to the number. */
-const char *npk_rk_field_value_name(npk_rk_field_id f, uint32_t v);
+NPUKIT_API const char *npk_rk_field_value_name(npk_rk_field_id f, uint32_t v);
 
 /* Mesa-style shorthands: NPK_RKF(CNA_CBUF_CON0, DATA_BANK) is the field id,
  * NPK_RKPUT(CNA_CBUF_CON0, DATA_BANK, 1) its packed value. */

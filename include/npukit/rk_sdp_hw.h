@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/rk_types.h"
 
@@ -66,13 +67,13 @@ typedef struct npk_rk_ew_op_row {
 } npk_rk_ew_op_row;
 
 /* NULL for a value outside the enum. */
-const npk_rk_ew_op_row *npk_rk_ew_op_row_of(npk_rk_ew_op op);
-bool npk_rk_ew_op_parse(const char *name, npk_rk_ew_op *out);
+NPUKIT_API const npk_rk_ew_op_row *npk_rk_ew_op_row_of(npk_rk_ew_op op);
+NPUKIT_API bool npk_rk_ew_op_parse(const char *name, npk_rk_ew_op *out);
 /* The binary op an (EW_OP_TYPE, EW_ALU_ALGO) pair selects; NULL when no row has it (EQL, or an
  * algorithm value the spec does not describe). */
-const npk_rk_ew_op_row *npk_rk_ew_op_decode(unsigned op_type, unsigned alu_algo);
+NPUKIT_API const npk_rk_ew_op_row *npk_rk_ew_op_decode(unsigned op_type, unsigned alu_algo);
 /* "add|mul|max|min|relu" */
-const char *npk_rk_ew_op_names(void);
+NPUKIT_API const char *npk_rk_ew_op_names(void);
 
 /* The precisions the SDP's feature path takes (spec: the DPU compute lanes are int8, int16 and
  * fp16; fp16 is read through MRDMA_FP16TOFP32_EN and written through FP32TOFP16_EN). */
@@ -85,10 +86,10 @@ typedef struct npk_rk_sdp_prec_row {
 } npk_rk_sdp_prec_row;
 
 /* NULL for a precision the SDP does not take as its feature. */
-const npk_rk_sdp_prec_row *npk_rk_sdp_prec_row_of(npk_rk_prec p);
+NPUKIT_API const npk_rk_sdp_prec_row *npk_rk_sdp_prec_row_of(npk_rk_prec p);
 /* Channels in one 16-byte atom of the SDP's feature/output layout (16 / element bytes: fp16
  * and int16 8, int8 16); 0 for a precision the SDP does not take. */
-unsigned npk_rk_sdp_atom_channels(npk_rk_prec p);
+NPUKIT_API unsigned npk_rk_sdp_atom_channels(npk_rk_prec p);
 
 /* The op-enable of a DPU-only SDP task: DPU | DPU_RDMA = 0x18 (spec "int16/narrow-output
  * MATMUL": "The SDP (enable=0x18, DPU-only)"). */

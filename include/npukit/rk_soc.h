@@ -5,6 +5,7 @@
 #ifndef NPUKIT_RK_SOC_H
 #define NPUKIT_RK_SOC_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -37,16 +38,16 @@ typedef struct npk_rk_soc {
 } npk_rk_soc;
 
 /* NULL for an unknown name. */
-const npk_rk_soc *npk_rk_soc_find(const char *name);
+NPUKIT_API const npk_rk_soc *npk_rk_soc_find(const char *name);
 /* RK3588, the validated part. */
-const npk_rk_soc *npk_rk_soc_default(void);
+NPUKIT_API const npk_rk_soc *npk_rk_soc_default(void);
 /* soc, or the default row for NULL. */
-const npk_rk_soc *npk_rk_soc_or_default(const npk_rk_soc *soc);
+NPUKIT_API const npk_rk_soc *npk_rk_soc_or_default(const npk_rk_soc *soc);
 /* The table, for listing: count and i-th row. */
-unsigned npk_rk_soc_count(void);
-const npk_rk_soc *npk_rk_soc_at(unsigned i);
+NPUKIT_API unsigned npk_rk_soc_count(void);
+NPUKIT_API const npk_rk_soc *npk_rk_soc_at(unsigned i);
 /* The most cores any row has (array bounds of per-core state). */
-unsigned npk_rk_soc_max_cores(void);
+NPUKIT_API unsigned npk_rk_soc_max_cores(void);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #ifndef NPUKIT_RK_SYNTH_H
 #define NPUKIT_RK_SYNTH_H
 
+#include "npukit/export.h"
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -39,7 +40,7 @@ typedef struct npk_rk_mm {
 } npk_rk_mm;
 
 /* A matmul with the defaults: out = default, mode = vendor, sched = auto, pitches = 0. */
-npk_rk_mm npk_rk_mm_default(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n);
+NPUKIT_API npk_rk_mm npk_rk_mm_default(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n);
 
 /* What synthesis resolved. */
 typedef struct npk_rk_synth_info {
@@ -52,10 +53,10 @@ typedef struct npk_rk_synth_info {
 
 /* Check every limit of the task and resolve the defaults. With mm->unchecked only the
  * checks that keep the program encodable remain (known dtype pair, M, K, N >= 1). */
-npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info);
+NPUKIT_API npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info);
 
 /* Synthesize the 108-entry body. The trailer is separate (npk_rk_trailer). */
-npk_status npk_rk_synth_matmul(const npk_rk_mm *mm, npk_rk_entry body[NPK_RK_MATMUL_BODY],
+NPUKIT_API npk_status npk_rk_synth_matmul(const npk_rk_mm *mm, npk_rk_entry body[NPK_RK_MATMUL_BODY],
                                npk_rk_synth_info *info);
 
 #ifdef __cplusplus

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -94,22 +95,22 @@ typedef struct npk_rk_prec_row {
 } npk_rk_prec_row;
 
 /* The row of a precision; NULL for a value outside the enum. */
-const npk_rk_prec_row *npk_rk_prec_row_of(npk_rk_prec p);
+NPUKIT_API const npk_rk_prec_row *npk_rk_prec_row_of(npk_rk_prec p);
 /* The row of a matmul input precision; NULL for any other value. */
-const npk_rk_prec_row *npk_rk_input_row(npk_rk_prec p);
+NPUKIT_API const npk_rk_prec_row *npk_rk_input_row(npk_rk_prec p);
 
 /* Lower-case name ("fp16", "int8", ...) or NULL for a value outside the enum. */
-const char *npk_rk_prec_name(npk_rk_prec p);
+NPUKIT_API const char *npk_rk_prec_name(npk_rk_prec p);
 /* Parse a name; returns false for an unknown one. */
-bool npk_rk_prec_parse(const char *name, npk_rk_prec *out);
+NPUKIT_API bool npk_rk_prec_parse(const char *name, npk_rk_prec *out);
 /* Element size in bits (int4 4, int8 8, fp16 16, fp32 32, ...). */
-unsigned npk_rk_prec_bits(npk_rk_prec p);
+NPUKIT_API unsigned npk_rk_prec_bits(npk_rk_prec p);
 /* Element i of an array of precision p, little-endian like the NPU and every host it serves
  * (int4 two per byte, the even index in the low nibble, facts D.1), as its value; 0 for a
  * value outside the enum. */
-double npk_rk_prec_load(npk_rk_prec p, const void *base, size_t i);
+NPUKIT_API double npk_rk_prec_load(npk_rk_prec p, const void *base, size_t i);
 /* Store v as element i: floats rounded to nearest even, integers wrapped to the width. */
-void npk_rk_prec_store(npk_rk_prec p, void *base, size_t i, double v);
+NPUKIT_API void npk_rk_prec_store(npk_rk_prec p, void *base, size_t i, double v);
 
 #ifdef __cplusplus
 }

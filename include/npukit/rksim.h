@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "npukit/export.h"
 
 #include "npukit/status.h"
 
@@ -78,10 +79,10 @@ typedef struct rksim_hazard {
     const char *scope;    /* why those kernels: the evidence for the row's reach */
 } rksim_hazard;
 
-extern const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT];
+NPUKIT_API extern const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT];
 
 /* "rknpu", "rocket" or "rknpu, rocket": the kernels of a row's kernels bits. */
-const char *rksim_kernels_name(unsigned kernels);
+NPUKIT_API const char *rksim_kernels_name(unsigned kernels);
 
 /* The longest a wedge sleeps, whatever the submit's timeout and the scale: a hostile timeout
  * (2^32 - 1 ms, scaled by 1/1000, is 71 minutes) still returns ETIMEDOUT within a second. */
@@ -112,23 +113,23 @@ typedef struct rksim_config {
  * "1,3"), NPUKIT_RKSIM_TIMEOUT_SCALE, NPUKIT_RKSIM_WEIGHT_CACHE_MIB (0..65536) and NPUKIT_RKSIM_SOC
  * (a SoC row's name); a value that does not parse is NPK_EINVAL naming it, and cfg is left
  * unchanged. */
-void rksim_config_default(rksim_config *cfg);
-npk_status rksim_config_from_env(rksim_config *cfg);
+NPUKIT_API void rksim_config_default(rksim_config *cfg);
+NPUKIT_API npk_status rksim_config_from_env(rksim_config *cfg);
 
-npk_status rksim_create(const rksim_config *cfg, rksim **out);
-void rksim_destroy(rksim *sim);
+NPUKIT_API npk_status rksim_create(const rksim_config *cfg, rksim **out);
+NPUKIT_API void rksim_destroy(rksim *sim);
 /* The SoC the simulator models, by its name in the SoC table ("rk3588"). */
-const char *rksim_soc_name(const rksim *sim);
+NPUKIT_API const char *rksim_soc_name(const rksim *sim);
 
 /* The kernel interface: one rknpu/DRM request. `request` carries the caller's struct size; the
  * front end copies in min(caller size, kernel size), zero-fills the rest and copies back what
  * fits, as the DRM core does. Returns 0 or a negative errno (the kernel's values). */
-int rksim_ioctl(rksim *sim, unsigned long request, void *arg);
+NPUKIT_API int rksim_ioctl(rksim *sim, unsigned long request, void *arg);
 
 /* mmap of a MEM_MAP offset: the CPU view of that buffer, or NULL with *err = errno value. */
-void *rksim_mmap(rksim *sim, uint64_t offset, size_t length, int *err);
+NPUKIT_API void *rksim_mmap(rksim *sim, uint64_t offset, size_t length, int *err);
 /* Release a CPU mapping returned by rksim_mmap. Returns false when addr is not one. */
-bool rksim_munmap(rksim *sim, void *addr, size_t length);
+NPUKIT_API bool rksim_munmap(rksim *sim, void *addr, size_t length);
 
 /* What the last SUBMIT did, for diagnostics (the kernel interface itself only has errno,
  * task_counter and hw_elapse_time). */
@@ -152,19 +153,19 @@ typedef struct rksim_report {
     char message[256];   /* what happened, naming the register or value */
 } rksim_report;
 
-const rksim_report *rksim_last_report(const rksim *sim);
-const char *rksim_outcome_name(rksim_outcome o);
+NPUKIT_API const rksim_report *rksim_last_report(const rksim *sim);
+NPUKIT_API const char *rksim_outcome_name(rksim_outcome o);
 
 /* True once a modelled kernel crash or hard hang happened: every request fails with ENODEV
  * until the simulator is destroyed and created again (a reboot). */
-bool rksim_is_dead(const rksim *sim);
+NPUKIT_API bool rksim_is_dead(const rksim *sim);
 
 /* A NONBLOCK SUBMIT returns 0 once the kernel has accepted the job; how the job ended is what
  * its completion (the kernel's fence) tells. This takes core `core`'s pending completion: 0,
  * or -ETIMEDOUT for a job that wedged or faulted, which the kernel reports only after the
  * submit's timeout (*wait_ms: how long the caller should wait before it has the answer, the
  * scaled timeout). *model_us: the job's modelled time. 0 with nothing pending. */
-int rksim_nonblock_take(rksim *sim, unsigned core, double *model_us, double *wait_ms);
+NPUKIT_API int rksim_nonblock_take(rksim *sim, unsigned core, double *model_us, double *wait_ms);
 
 #ifdef __cplusplus
 }

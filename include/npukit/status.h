@@ -8,6 +8,7 @@
 #define NPUKIT_STATUS_H
 
 #include <stdarg.h>
+#include "npukit/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,17 +32,30 @@ typedef enum npk_status {
 } npk_status;
 
 /* Short name of a status ("EINVAL", ...). */
-const char *npk_status_name(npk_status s);
+NPUKIT_API const char *npk_status_name(npk_status s);
 
 /* Message of this thread's last failure ("" when none). */
-const char *npk_last_error(void);
+NPUKIT_API const char *npk_last_error(void);
 
 /* Record a failure message and return s, so callers can `return npk_fail(...)`. */
-npk_status npk_fail(npk_status s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-npk_status npk_vfail(npk_status s, const char *fmt, va_list ap);
+NPUKIT_API npk_status npk_fail(npk_status s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+NPUKIT_API npk_status npk_vfail(npk_status s, const char *fmt, va_list ap);
+/* The same call, with its result visible to the compiler at the call site: it is s itself. A
+ * function that returns npk_fail(NPK_EINVAL, ...) on a path where it leaves an output unwritten
+ * is then seen to fail there, instead of gcc -O3 reporting the output "may be used
+ * uninitialized" in a caller that reads it only after success. s is evaluated once. */
+#if defined(__GNUC__) || defined(__clang__)
+#define npk_fail(s, ...)                                                                           \
+    __extension__({                                                                                \
+        npk_status npk_fail_status_ = (s);                                                         \
+        (npk_fail)(npk_fail_status_, __VA_ARGS__);                                                 \
+        npk_fail_status_;                                                                          \
+    })
+#endif
 
 /* Forget the last message. */
-void npk_clear_error(void);
+NPUKIT_API void npk_clear_error(void);
 
 #ifdef __cplusplus
 }

@@ -11,9 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef NPUKIT_INSTALL_DATA_DIR
-#define NPUKIT_INSTALL_DATA_DIR "/usr/local/share/npukit"
-#endif
+#include "npukit/install_dirs.h" /* NPUKIT_INSTALL_DATA_DIR, generated from the prefix */
 
 static bool readable(const char *path) { return access(path, R_OK) == 0; }
 
@@ -41,7 +39,8 @@ static void dirname_of(char *path)
         snprintf(path, 2, ".");
 }
 
-/* share/npukit beside (a build tree) and above (PREFIX/bin, PREFIX/lib) the file `binary`. */
+/* share/npukit beside (a build tree) and above (PREFIX/bin, PREFIX/lib) the file `binary`, and
+ * where the configured layout puts it from the library's directory (PREFIX/lib/TRIPLET). */
 static bool near(const char *binary, const char *rel, char *out, size_t len, char *tried,
                  size_t tlen)
 {
@@ -52,6 +51,11 @@ static bool near(const char *binary, const char *rel, char *out, size_t len, cha
     if (try_dir(cand, rel, out, len, tried, tlen))
         return true;
     snprintf(cand, sizeof cand, "%s/../share/npukit", dir);
+    if (try_dir(cand, rel, out, len, tried, tlen))
+        return true;
+    if (!strcmp(NPUKIT_LIBDIR_TO_DATA, "../share/npukit"))
+        return false; /* the same place, tried */
+    snprintf(cand, sizeof cand, "%s/%s", dir, NPUKIT_LIBDIR_TO_DATA);
     return try_dir(cand, rel, out, len, tried, tlen);
 }
 

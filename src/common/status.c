@@ -39,7 +39,7 @@ npk_status npk_vfail(npk_status s, const char *fmt, va_list ap)
     return s;
 }
 
-npk_status npk_fail(npk_status s, const char *fmt, ...)
+npk_status(npk_fail)(npk_status s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

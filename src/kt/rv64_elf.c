@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* Reading an RV64 program: the PT_LOAD segments of an ELF executable, through libelf's
- * class-independent (gelf) interface, each checked against the complex's memories.
+/* Reading an RV64 program: the PT_LOAD segments of an ELF executable, each checked against the
+ * complex's memories.
+ *
+ * The loader accepts one layout only, ELFCLASS64 little-endian, whose file header and program
+ * headers have fixed sizes and offsets (<elf.h>'s Elf64_Ehdr and Elf64_Phdr). It reads them
+ * field by field from the bytes, little-endian whatever the host: a plain reader of that fixed
+ * layout is shorter than its use of libelf was, and keeps libelf (LGPL) out of every program
+ * that links npukit.
  *
  * The file is untrusted: every count, offset and size from it is checked before use, and
  * every refusal names the segment, the value and the limit it broke. */
-#include <gelf.h>
+#include <elf.h>
 #include <inttypes.h>
-#include <libelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +38,7 @@ void kt_rv64_image_free(kt_rv64_image *img)
 }
 
 /* Place one PT_LOAD segment in a region, or say why it does not fit. */
-static npk_status place(const char *origin, unsigned i, const GElf_Phdr *ph,
+static npk_status place(const char *origin, unsigned i, const Elf64_Phdr *ph,
                         const kt_rv64_limits *lim, kt_rv64_segment *s)
 {
     uint64_t v = ph->p_vaddr, n = ph->p_memsz;
@@ -82,17 +88,35 @@ static npk_status place(const char *origin, unsigned i, const GElf_Phdr *ph,
         origin, i, v, n, lim->imem_bytes, lim->spad_base, lim->spad_base + lim->spad_bytes);
 }
 
-static npk_status check_header(Elf *e, const char *origin, GElf_Ehdr *eh)
+/* A little-endian field of n bytes at p. */
+static uint64_t le(const uint8_t *p, size_t n)
 {
-    if (elf_kind(e) != ELF_K_ELF)
+    uint64_t v = 0;
+    while (n--)
+        v = v << 8 | p[n];
+    return v;
+}
+#define FIELD(bytes, type, f) le((bytes) + offsetof(type, f), sizeof(((type *)0)->f))
+
+static npk_status check_header(const uint8_t *b, size_t size, const char *origin, Elf64_Ehdr *eh)
+{
+    if (size < EI_NIDENT || memcmp(b, ELFMAG, SELFMAG) != 0)
         return npk_fail(NPK_EPARSE, "%s: not an ELF file", origin);
-    if (gelf_getclass(e) != ELFCLASS64)
+    if (b[EI_CLASS] != ELFCLASS64)
         return npk_fail(NPK_EPARSE, "%s: ELF class %d, the core runs 64-bit (ELFCLASS64) programs",
-                        origin, gelf_getclass(e));
-    if (!gelf_getehdr(e, eh))
-        return npk_fail(NPK_EPARSE, "%s: unreadable ELF header (%s)", origin, elf_errmsg(-1));
-    if (eh->e_ident[EI_DATA] != ELFDATA2LSB)
+                        origin, b[EI_CLASS]);
+    if (size < sizeof(Elf64_Ehdr))
+        return npk_fail(NPK_EPARSE, "%s: %zu bytes, shorter than the %zu-byte ELF header", origin,
+                        size, sizeof(Elf64_Ehdr));
+    if (b[EI_DATA] != ELFDATA2LSB)
         return npk_fail(NPK_EPARSE, "%s: big-endian ELF; the core is little-endian", origin);
+    memcpy(eh->e_ident, b, EI_NIDENT);
+    eh->e_type = (Elf64_Half)FIELD(b, Elf64_Ehdr, e_type);
+    eh->e_machine = (Elf64_Half)FIELD(b, Elf64_Ehdr, e_machine);
+    eh->e_entry = FIELD(b, Elf64_Ehdr, e_entry);
+    eh->e_phoff = FIELD(b, Elf64_Ehdr, e_phoff);
+    eh->e_phentsize = (Elf64_Half)FIELD(b, Elf64_Ehdr, e_phentsize);
+    eh->e_phnum = (Elf64_Half)FIELD(b, Elf64_Ehdr, e_phnum);
     if (eh->e_machine != EM_RISCV)
         return npk_fail(NPK_EPARSE, "%s: ELF machine %u, expected RISC-V (%u)", origin,
                         (unsigned)eh->e_machine, (unsigned)EM_RISCV);
@@ -104,26 +128,45 @@ static npk_status check_header(Elf *e, const char *origin, GElf_Ehdr *eh)
                         "%s: entry point 0x%" PRIx64 ", but the core always starts at 0 "
                         "(HR_PC is not used)",
                         origin, (uint64_t)eh->e_entry);
+    if (eh->e_phnum && eh->e_phentsize != sizeof(Elf64_Phdr))
+        return npk_fail(NPK_EPARSE, "%s: program headers of %u bytes, ELF64 has %zu", origin,
+                        (unsigned)eh->e_phentsize, sizeof(Elf64_Phdr));
+    /* PN_XNUM: the real count lives in a section header; no program of the complex has that
+     * many segments. */
+    if (eh->e_phnum == PN_XNUM)
+        return npk_fail(NPK_ELIMIT, "%s: %u or more program headers", origin, (unsigned)PN_XNUM);
+    if (eh->e_phoff > size || (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) > size - eh->e_phoff)
+        return npk_fail(NPK_EPARSE,
+                        "%s: the program header table (offset %" PRIu64 ", %u entries) lies "
+                        "past the end of the %zu-byte file (truncated?)",
+                        origin, (uint64_t)eh->e_phoff, (unsigned)eh->e_phnum, size);
     return NPK_OK;
 }
 
-static npk_status parse(Elf *e, const char *origin, const kt_rv64_limits *lim, kt_rv64_image *img)
+/* Program header i, whose bytes check_header found inside the file. */
+static void read_phdr(const uint8_t *b, const Elf64_Ehdr *eh, size_t i, Elf64_Phdr *ph)
 {
-    GElf_Ehdr eh;
-    npk_status s = check_header(e, origin, &eh);
+    const uint8_t *p = b + eh->e_phoff + i * sizeof(Elf64_Phdr);
+    ph->p_type = (Elf64_Word)FIELD(p, Elf64_Phdr, p_type);
+    ph->p_flags = (Elf64_Word)FIELD(p, Elf64_Phdr, p_flags);
+    ph->p_offset = FIELD(p, Elf64_Phdr, p_offset);
+    ph->p_vaddr = FIELD(p, Elf64_Phdr, p_vaddr);
+    ph->p_filesz = FIELD(p, Elf64_Phdr, p_filesz);
+    ph->p_memsz = FIELD(p, Elf64_Phdr, p_memsz);
+}
+
+static npk_status parse(const char *origin, const kt_rv64_limits *lim, kt_rv64_image *img)
+{
+    Elf64_Ehdr eh;
+    npk_status s = check_header(img->file, img->size, origin, &eh);
     if (s)
         return s;
-    size_t nph;
-    if (elf_getphdrnum(e, &nph) != 0)
-        return npk_fail(NPK_EPARSE, "%s: unreadable program header table (%s)", origin,
-                        elf_errmsg(-1));
+    size_t nph = eh.e_phnum;
     img->entry = eh.e_entry;
     uint64_t loadable = 0;
     for (size_t i = 0; i < nph; i++) {
-        GElf_Phdr ph;
-        if (!gelf_getphdr(e, (int)i, &ph))
-            return npk_fail(NPK_EPARSE, "%s: program header %zu unreadable (%s)", origin, i,
-                            elf_errmsg(-1));
+        Elf64_Phdr ph;
+        read_phdr(img->file, &eh, i, &ph);
         if (ph.p_type != PT_LOAD || ph.p_memsz == 0)
             continue;
         if (img->n_seg == KT_RV64_MAX_SEGMENTS)
@@ -179,17 +222,7 @@ npk_status kt_rv64_image_parse(const void *data, size_t size, const char *origin
         return npk_fail(NPK_ENOMEM, "%s: no memory for %zu bytes", origin, size);
     memcpy(img->file, data, size);
     img->size = size;
-    if (elf_version(EV_CURRENT) == EV_NONE) {
-        kt_rv64_image_free(img);
-        return npk_fail(NPK_EUNSUPPORTED, "libelf: %s", elf_errmsg(-1));
-    }
-    Elf *e = elf_memory((char *)img->file, size);
-    if (!e) {
-        kt_rv64_image_free(img);
-        return npk_fail(NPK_EPARSE, "%s: %s", origin, elf_errmsg(-1));
-    }
-    npk_status s = parse(e, origin, lim, img);
-    elf_end(e);
+    npk_status s = parse(origin, lim, img);
     if (s)
         kt_rv64_image_free(img);
     return s;

@@ -45,8 +45,11 @@ static void set_error(session *ss, const char *fmt, const char *detail)
 static void lib_error(session *ss) { set_error(ss, "E %s", npk_last_error()); }
 
 /* The tokens of a command: exactly `n` after the name, separated by single spaces. */
+/* Every slot is written: the ones past the last word are NULL, never left indeterminate. */
 static int split(char *line, char **tok, int max)
 {
+    for (int i = 0; i < max; i++)
+        tok[i] = NULL;
     int n = 0;
     for (char *p = line; *p && n < max;) {
         tok[n++] = p;
