@@ -177,8 +177,10 @@ NPUKIT_API extern const kt_word_layout kt_word_rx_status;
 typedef struct kt_reg_count {
     uint16_t value;
 } kt_reg_count;
-NPUKIT_API extern const kt_word_layout kt_word_prog_len, kt_word_prog_cred, kt_word_prog_base,
-    kt_word_sig_done;
+NPUKIT_API extern const kt_word_layout kt_word_prog_len;
+NPUKIT_API extern const kt_word_layout kt_word_prog_cred;
+NPUKIT_API extern const kt_word_layout kt_word_prog_base;
+NPUKIT_API extern const kt_word_layout kt_word_sig_done;
 
 /* ---- CU_CTRL indices (§1.2) ---- */
 enum kt_cu_index { KT_CU_CAPS = 0, KT_CU_STATUS = 1, KT_CU_COUNTERS = 2, KT_CU_DBG = 3 };

@@ -10,7 +10,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Defined dynamic symbols (code, data, read-only data, weak); the linker's own are not the API.
 "$nm" -D --defined-only "$lib" | awk '$2 ~ /^[TDBRVWiu]$/ {print $3}' | sed 's/@.*//' |
-  grep -Ev '^(_init|_fini|_edata|_end|__bss_start)$' | sort -u > "$tmp/exported"
+  grep -Ev '^(_init|_fini|_edata|_end|__bss_start)$' |
+  grep -v '^__odr_asan\.' | sort -u > "$tmp/exported"  # ASan's ODR indicators, not the API
 # Declared: the identifier each NPUKIT_API declaration names (before its '(' for a function,
 # before '[' or ';' for an object), across line breaks, comments and preprocessor lines aside.
 perl -0777 -ne 's{/\*.*?\*/}{}gs; s{^\s*#.*$}{}mg;
