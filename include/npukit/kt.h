@@ -130,6 +130,12 @@ NPUKIT_API void kt_forget_known(kt_dev *d);
  * show mesh_ready; then drain stale mailbox traffic. `opt` may be NULL. */
 NPUKIT_API npk_status kt_open(kt_dev *d, kt_transport *t, uint64_t base, const kt_options *opt);
 
+/* kt_open into a kt_dev allocated here (for bindings, which should not size the struct);
+ * kt_dev_destroy frees it (NULL is fine). The transport stays the caller's. */
+NPUKIT_API npk_status kt_dev_create(kt_transport *t, uint64_t base, const kt_options *opt,
+                                    kt_dev **out);
+NPUKIT_API void kt_dev_destroy(kt_dev *d);
+
 /* Register access relative to the window. */
 NPUKIT_API npk_status kt_reg_read(kt_dev *d, uint32_t off, uint64_t *v);
 NPUKIT_API npk_status kt_reg_write(kt_dev *d, uint32_t off, uint64_t v);

@@ -1,0 +1,501 @@
+# SPDX-License-Identifier: MIT
+"""A KohakuTPU card from Python: the simulator of a preset, a Verilated card harness or
+``npukit kt serve`` over a pipe or TCP, or a card daemon — one :class:`Card` for all of them.
+
+>>> import numpy as np, npukit.kt as kt
+>>> with kt.Card("sim") as card:
+...     units = card.enumerate()                      # discovery over CU_CTRL
+...     y = card.saxpy(2.0, np.arange(100, dtype=np.float32), np.ones(100, np.float32))
+
+A Card keeps the transport contract of the KohakuTPU Python driver's transports:
+``read64(addr)``, ``write64(addr, value)``, ``read_block(addr, n) -> bytes`` and
+``write_block(addr, data)`` at byte addresses, blocks byte-equal to ascending little-endian
+word loops, and ``bulk`` (a real block path exists) — so code written against that contract
+runs on npukit's simulator and transports.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import dataclasses
+import os
+import shutil
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Iterator, Optional, Sequence
+
+import numpy as np
+
+from . import _ktlib as K
+from . import _lib
+from .errors import BadArgument, DeviceError, LimitError, check
+
+__all__ = ["Card", "Unit", "HostProgramResult", "Rv64Result", "serve", "cli_path"]
+
+SAXPY_TYPE = 0x5358  # "SX"
+SAXPY_CHUNK = 64     # elements per saxpy instruction (§3.3)
+_MAX_UNITS = 256
+_U64 = (1 << 64) - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """A compute unit found by enumeration: its mesh coordinate and CU_CAPS."""
+    x: int
+    y: int
+    type: str
+    type_code: int
+    version: int
+    n_buffers: int
+    inst_depth: int
+
+
+@dataclasses.dataclass(frozen=True)
+class HostProgramResult:
+    """A host control program's DONE code and what the waits cost."""
+    code: int
+    polls: int
+    waits: int
+    pc: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Rv64Result:
+    """How a program on the RV64 control complex ended: ``exited`` with ``exit_word``, or
+    ``halted`` (``cause``: ecall, ebreak, illegal, fault) at ``halt_pc``; its console text."""
+    exited: bool
+    halted: bool
+    timed_out: bool
+    cause: str
+    exit_word: int
+    halt_pc: int
+    cycles: int
+    retired: int
+    console: str
+    rings: int
+    clears: int
+
+
+def _addr(v, name="addr") -> int:
+    if not isinstance(v, (int, np.integer)) or not 0 <= v <= _U64:
+        raise BadArgument(f"{name} = {v!r}: expected an integer from 0 to 2^64-1")
+    return int(v)
+
+
+class Card:
+    """A KohakuTPU machine (a context manager).
+
+    spec: "sim" or "sim:PRESET" (the simulator in this process), "pipe:COMMAND" (a line-protocol
+    peer such as ``npukit kt serve`` or a Verilated card harness), "tcp:HOST:PORT",
+    "daemon" or "daemon:HOST:PORT" (a card daemon).
+    board: the preset describing a machine outside the process (its map, STAGE_FLITS, DRAM).
+    meshes: meshes to drive; engine: use the host control-program engine; backdoor: DRAM blocks
+    through a line peer's BR/BW; ctrl_base / mem_base override the board's; timeout_ms bounds
+    each reply from a remote machine.
+    """
+
+    def __init__(self, spec: str = "sim", board: Optional[str] = None, meshes: int = 1,
+                 engine: bool = False, prestrobe: bool = False, backdoor: bool = False,
+                 ctrl_base: Optional[int] = None, mem_base: Optional[int] = None,
+                 timeout_ms: int = 0):
+        if not isinstance(spec, str):
+            raise BadArgument(f"spec: expected a string, got {type(spec).__name__}")
+        o = K.OpenOpts()
+        self._board_name = board.encode() if board else None
+        o.board = self._board_name
+        o.meshes, o.engine, o.prestrobe, o.backdoor = int(meshes), engine, prestrobe, backdoor
+        if ctrl_base is not None:
+            o.ctrl_base_set, o.ctrl_base = True, _addr(ctrl_base, "ctrl_base")
+        if mem_base is not None:
+            o.mem_base_set, o.mem_base = True, _addr(mem_base, "mem_base")
+        o.timeout_ms = int(timeout_ms)
+        h = ctypes.c_void_p()
+        check(K.kt_open_spec(spec.encode(), ctypes.byref(o), ctypes.byref(h)), f"open {spec!r}")
+        self._m: Optional[int] = h.value
+        self.spec = spec
+        self._t = K.kt_machine_transport(self._m)
+        self._devs: dict = {}
+
+    # -- lifetime --
+    def close(self) -> None:
+        """Close the machine (a pipe child is reaped; a daemon's leases end). Idempotent."""
+        if self._m is None:
+            return
+        for d in self._devs.values():
+            K.kt_dev_destroy(d)
+        self._devs.clear()
+        m, self._m = self._m, None
+        check(K.kt_machine_close(m), "close")
+
+    def __enter__(self) -> "Card":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def _mh(self) -> int:
+        if self._m is None:
+            raise BadArgument("the card is closed")
+        return self._m
+
+    # -- what the machine is --
+    @property
+    def kind(self) -> str:
+        """"simulator", "line protocol (pipe)", "line protocol (tcp)" or "card daemon"."""
+        return K.kt_machine_kind(self._mh()).decode()
+
+    @property
+    def meshes(self) -> int:
+        return K.kt_machine_meshes(self._mh())
+
+    @property
+    def has_engine(self) -> bool:
+        return bool(K.kt_machine_has_engine(self._mh()))
+
+    @property
+    def board(self) -> dict:
+        """The board description: name, stage_flits, ctrl_base, mem_base, engine_base,
+        dram_size, clock_mhz, bitstream_current, mover, cpu_rv64."""
+        b = K.kt_machine_board(self._mh()).contents
+        return {"name": b.name.decode(), "stage_flits": b.stage_flits, "ctrl_base": b.ctrl_base,
+                "mem_base": b.mem_base, "engine_base": b.engine_base, "dram_size": b.dram_size,
+                "clock_mhz": b.clock_mhz, "bitstream_current": bool(b.bitstream_current),
+                "mover": bool(b.mover), "cpu_rv64": bool(b.cpu_rv64)}
+
+    def ctrl_base(self, mesh: int = 0) -> int:
+        """The host address of a mesh's control window."""
+        self._mesh(mesh)
+        return K.kt_machine_ctrl_base(self._mh(), mesh)
+
+    def mem_base(self, mesh: int = 0) -> int:
+        """The host address of a mesh's DRAM (offset 0)."""
+        self._mesh(mesh)
+        return K.kt_machine_mem_base(self._mh(), mesh)
+
+    def _mesh(self, mesh: int) -> None:
+        if not isinstance(mesh, int) or not 0 <= mesh < self.meshes:
+            raise BadArgument(f"mesh {mesh!r}: this card drives meshes 0..{self.meshes - 1}")
+
+    @property
+    def cycle(self) -> Optional[int]:
+        """The machine's mesh clock, when it reports one (the simulator, ``kt serve``)."""
+        c = ctypes.c_uint64()
+        return c.value if K.kt_machine_cycle(self._mh(), ctypes.byref(c)) else None
+
+    def step(self, cycles: int) -> None:
+        """Let the machine run `cycles` mesh cycles with no host traffic."""
+        if not isinstance(cycles, int) or cycles < 0:
+            raise BadArgument(f"cycles {cycles!r}: expected an integer >= 0")
+        K.kt_machine_step(self._mh(), cycles)
+
+    @property
+    def fault(self) -> Optional[str]:
+        """The machine's model fault (a simulator's text, or what a served machine reports)."""
+        buf = ctypes.create_string_buffer(512)
+        return buf.value.decode(errors="replace") if K.kt_machine_fault(self._mh(), buf,
+                                                                          len(buf)) else None
+
+    # -- the transport contract --
+    @property
+    def bulk(self) -> bool:
+        """True when a real block path exists (blocks are not word loops)."""
+        self._mh()
+        return bool(self._t.contents.bulk)
+
+    @property
+    def counters(self) -> dict:
+        """Transactions so far: reads, writes, block_reads, block_writes, bytes_read,
+        bytes_written (every backend counted in one place)."""
+        c = self._t.contents.count
+        return {f: getattr(c, f) for f, _ in K.Counters._fields_}
+
+    def reset_counters(self) -> None:
+        self._mh()
+        K.kt_counters_reset(self._t)
+
+    def read64(self, addr: int) -> int:
+        self._mh()
+        v = ctypes.c_uint64()
+        check(K.kt_read64(self._t, _addr(addr), ctypes.byref(v)), f"read64 {addr:#x}")
+        return v.value
+
+    def write64(self, addr: int, data: int) -> None:
+        self._mh()
+        check(K.kt_write64(self._t, _addr(addr), _addr(data, "data")), f"write64 {addr:#x}")
+
+    def read_block(self, addr: int, n: int) -> bytes:
+        """n bytes (a multiple of 8) from an 8-aligned address, as ascending word reads give."""
+        self._mh()
+        if not isinstance(n, int) or n <= 0 or n % 8:
+            raise BadArgument(f"read_block n={n!r}: a positive multiple of 8 bytes")
+        buf = ctypes.create_string_buffer(n)
+        check(K.kt_read_block(self._t, _addr(addr), buf, n), f"read_block {addr:#x}+{n}")
+        return buf.raw
+
+    def write_block(self, addr: int, data) -> None:
+        """Write bytes-like data (a multiple of 8 bytes) at an 8-aligned address."""
+        self._mh()
+        mv = memoryview(data).cast("B")
+        n = mv.nbytes
+        if n == 0 or n % 8:
+            raise BadArgument(f"write_block of {n} bytes: a positive multiple of 8 bytes")
+        buf = (ctypes.c_char * n).from_buffer_copy(mv) if mv.readonly else \
+            (ctypes.c_char * n).from_buffer(mv)
+        check(K.kt_write_block(self._t, _addr(addr), buf, n), f"write_block {addr:#x}+{n}")
+
+    # -- the driver --
+    def _dev(self, mesh: int = 0) -> int:
+        self._mesh(mesh)
+        d = self._devs.get(mesh)
+        if d is None:
+            o = K.Options()
+            o.stage_flits = K.kt_machine_board(self._mh()).contents.stage_flits
+            o.pause, o.pause_user = K.kt_machine_pause_addr, self._m
+            h = ctypes.c_void_p()
+            check(K.kt_dev_create(self._t, self.ctrl_base(mesh), ctypes.byref(o),
+                                  ctypes.byref(h)), "open the control window")
+            d = self._devs[mesh] = h.value
+        return d
+
+    def _units(self, mesh: int):
+        arr = (K.Unit * _MAX_UNITS)()
+        n = ctypes.c_size_t()
+        check(K.kt_enumerate(self._dev(mesh), arr, _MAX_UNITS, ctypes.byref(n)), "enumerate")
+        return [arr[i] for i in range(n.value)]
+
+    def enumerate(self, mesh: int = 0) -> list:
+        """Discover the mesh's compute units over CU_CTRL (CU_CAPS read twice to agree)."""
+        return [Unit(x=u.at.x, y=u.at.y, type=u.type_text.decode(), type_code=u.caps.type,
+                     version=u.caps.version, n_buffers=u.caps.n_buffers,
+                     inst_depth=u.caps.inst_depth) for u in self._units(mesh)]
+
+    def dram_write(self, offset: int, array: np.ndarray, mesh: int = 0) -> None:
+        """Write an array's bytes into a mesh's DRAM at `offset` (whole 32-byte granules:
+        the memory window zero-fills the rest of a partial one)."""
+        a = np.ascontiguousarray(array)
+        raw = a.view(np.uint8).ravel()
+        pad = (-raw.nbytes) % 32
+        if pad:
+            raw = np.concatenate([raw, np.zeros(pad, np.uint8)])
+        self._dram_range(offset, raw.nbytes, mesh)
+        self.write_block(self.mem_base(mesh) + offset, raw)
+
+    def dram_read(self, offset: int, count: int, dtype=np.uint8, mesh: int = 0) -> np.ndarray:
+        """Read `count` elements of `dtype` from a mesh's DRAM at `offset`."""
+        dt = np.dtype(dtype)
+        n = count * dt.itemsize
+        whole = (n + 7) // 8 * 8
+        self._dram_range(offset, whole, mesh)
+        return np.frombuffer(self.read_block(self.mem_base(mesh) + offset, whole)[:n], dt).copy()
+
+    def _dram_range(self, offset: int, n: int, mesh: int) -> None:
+        size = self.board["dram_size"]
+        if not isinstance(offset, int) or offset < 0 or offset % 8 or offset + n > size:
+            raise LimitError(f"DRAM offset {offset!r} + {n} bytes: the mesh's DRAM holds "
+                             f"{size:#x} bytes (offsets 8-byte aligned)")
+
+    def saxpy(self, a: float, x: np.ndarray, y: np.ndarray, mesh: int = 0,
+              x_offset: int = 0x100000) -> np.ndarray:
+        """y' = a*x + y on the mesh's saxpy units ('SX'): x and y (float32) are uploaded to
+        DRAM, staged as 64-element instructions, dispatched with credit over every unit and
+        waited for; y' is read back. The unit computes on whole numbers (exact for them)."""
+        x = np.ascontiguousarray(x, np.float32).ravel()
+        y = np.ascontiguousarray(y, np.float32).ravel()
+        if x.shape != y.shape or x.size == 0:
+            raise BadArgument(f"x and y: equal non-empty lengths, got {x.size} and {y.size}")
+        units = [u for u in self._units(mesh) if u.caps.type == SAXPY_TYPE]
+        if not units:
+            raise DeviceError("no saxpy unit ('SX') on this mesh", "ENODEV")
+        n = x.size
+        padded = (n + 7) // 8 * 8
+        y_offset = x_offset + (padded * 4 + 0xFFFFF) // 0x100000 * 0x100000
+        self.dram_write(x_offset, x, mesh)
+        self.dram_write(y_offset, y, mesh)
+        dev = self._dev(mesh)
+        stage = K.kt_machine_board(self._mh()).contents.stage_flits
+        chunks = (n + SAXPY_CHUNK - 1) // SAXPY_CHUNK
+        nxt, txn = 0, 0x40
+        while nxt < chunks:
+            per = max(1, min((chunks - nxt + len(units) - 1) // len(units),
+                             stage // len(units)))
+            flits = (K.Flit * stage)()
+            progs, used = [], 0
+            for u in units:
+                base, cnt = used, 0
+                while cnt < per and nxt < chunks and used < stage:
+                    first = nxt * SAXPY_CHUNK
+                    ln = min(SAXPY_CHUNK, n - first)
+                    last = cnt + 1 == per or nxt + 1 == chunks or used + 1 == stage
+                    check(K.kt_saxpy_inst(ctypes.byref(flits[used]), ln, float(a),
+                                          x_offset + first * 4, y_offset + first * 4, txn, last),
+                          "saxpy instruction")
+                    used, cnt, nxt = used + 1, cnt + 1, nxt + 1
+                if cnt:
+                    progs.append((u, base, cnt))
+            txn = (txn + 1) & 0xFF
+            check(K.kt_stage(dev, 0, flits, used), "stage")
+            tickets = []
+            for u, base, cnt in progs:
+                tk = K.Ticket()
+                check(K.kt_dispatch(dev, ctypes.byref(u), base, cnt, 0, ctypes.byref(tk)),
+                      "dispatch")
+                tickets.append(tk)
+            for tk in tickets:
+                check(K.kt_wait(dev, ctypes.byref(tk), None), "wait")
+        return self.dram_read(y_offset, n, np.float32, mesh)
+
+    def move(self, mode: str, dst: int, words: int, src: int = 0, value: int = 0,
+             width: int = 32, seed: int = 1, mesh: int = 0) -> None:
+        """One memory-mover move inside a mesh's DRAM (addresses are DRAM byte offsets,
+        multiples of 32; words of 32 bytes): "copy" (src -> dst), "fill" (value at `width`
+        bits), "generate" (the Philox stream of `seed`). Waits until the mover is idle; a
+        fault raises naming its code."""
+        self._mesh(mesh)
+        if not isinstance(words, int) or not 1 <= words <= 0xFFFF:
+            raise BadArgument(f"words {words!r}: 1..65535")
+        widths = {8: 0, 16: 1, 32: 2}
+        if width not in widths:
+            raise BadArgument(f"width {width!r}: 8, 16 or 32")
+        if mode == "copy":
+            mv = K.kt_mv_copy(_addr(dst, "dst"), _addr(src, "src"), words)
+        elif mode == "fill":
+            mv = K.kt_mv_fill(_addr(dst, "dst"), words, widths[width], int(value) & 0xFFFFFFFF)
+        elif mode == "generate":
+            mv = K.kt_mv_generate(_addr(dst, "dst"), words, _addr(seed, "seed"))
+        else:
+            raise BadArgument(f"mode {mode!r}: copy, fill or generate")
+        if mode != "fill":
+            mv.width = widths[width]
+        check(K.kt_mv_validate(ctypes.byref(mv)), f"move {mode}")
+        check(K.kt_mv_run_idle(self._t, self.ctrl_base(mesh), ctypes.byref(mv), 0,
+                               None, None, None), f"move {mode}")
+
+    def run_program(self, text: str, engine: bool = False,
+                    origin: str = "<program>") -> HostProgramResult:
+        """Run a host control program given as text (setup writes and WR / POLL / DONE
+        commands, the format `npukit kt prog` reads) on the host, or shipped to the card's
+        control-program engine (engine=True)."""
+        if engine and not self.has_engine:
+            raise LimitError("this machine has no control-program engine (open it with "
+                             "engine=True on a preset that has one)")
+        hp = K.Hostprog()
+        K.kt_hp_init(ctypes.byref(hp))
+        try:
+            check(K.kt_hp_parse(text.encode(), origin.encode(), ctypes.byref(hp)), "program")
+            res = K.HpResult()
+            if engine:
+                base = K.kt_machine_board(self._mh()).contents.engine_base
+                check(K.kt_hp_run_engine(self._t, base, ctypes.byref(hp), None,
+                                         ctypes.byref(res)), "engine program")
+            else:
+                check(K.kt_hp_run_host(self._t, ctypes.byref(hp), None, ctypes.byref(res)),
+                      "host program")
+            return HostProgramResult(code=res.code, polls=res.polls, waits=res.waits, pc=res.pc)
+        finally:
+            K.kt_hp_free(ctypes.byref(hp))
+
+    def rv64_run(self, elf, stdin: Optional[bytes] = None, timeout_ms: int = 0,
+                 mesh: int = 0) -> Rv64Result:
+        """Load an RV64 ELF (a path or its bytes) into the control complex, boot it and run it
+        to its exit; returns how it ended with its console text."""
+        if not self.board["cpu_rv64"]:
+            raise LimitError("this board has no RV64 control complex (a preset with an "
+                             "`rv64 X Y` line, e.g. sim:rv64)")
+        data = Path(elf).read_bytes() if isinstance(elf, (str, os.PathLike)) else bytes(elf)
+        origin = str(elf) if isinstance(elf, (str, os.PathLike)) else "<elf>"
+        lim = K.Rv64Limits()
+        K.kt_rv64_limits_default(ctypes.byref(lim))
+        img = K.Rv64Image()
+        buf = ctypes.create_string_buffer(data, len(data))
+        check(K.kt_rv64_image_parse(buf, len(data), origin.encode(), ctypes.byref(lim),
+                                    ctypes.byref(img)), "rv64 image")
+        res = K.Rv64Result()
+        try:
+            opt = K.Rv64RunOpts()
+            if stdin:
+                opt.stdin_text, opt.stdin_len = bytes(stdin), len(stdin)
+            opt.timeout_ms = int(timeout_ms)
+            st = K.kt_rv64_run(self._t, self.ctrl_base(mesh), ctypes.byref(img),
+                               ctypes.byref(opt), ctypes.byref(res))
+            console = ctypes.string_at(res.console, res.console_len).decode(errors="replace") \
+                if res.console else ""
+            if st and not res.timed_out:
+                check(st, "rv64 run")
+            return Rv64Result(exited=bool(res.exited), halted=bool(res.halted),
+                              timed_out=bool(res.timed_out),
+                              cause=K.kt_rv64_cause_name(res.cause).decode() if res.halted
+                              else "", exit_word=res.exit_word, halt_pc=res.halt_pc,
+                              cycles=res.cycles, retired=res.retired, console=console,
+                              rings=res.rings, clears=res.clears)
+        finally:
+            K.kt_rv64_result_free(ctypes.byref(res))
+            K.kt_rv64_image_free(ctypes.byref(img))
+
+
+# ---- kt serve ----------------------------------------------------------------------------
+def cli_path() -> str:
+    """The npukit command: NPUKIT_CLI, the one beside the loaded library, or on PATH."""
+    cands = [os.environ.get("NPUKIT_CLI"), str(Path(_lib.lib._name).parent / "npukit"),
+             shutil.which("npukit")]
+    for c in cands:
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+            return c
+    raise DeviceError("npukit command not found (set NPUKIT_CLI, or put npukit on PATH)",
+                      "ENODEV")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(protocol: str = "line", preset: Optional[str] = None, meshes: int = 1,
+          args: Sequence[str] = (), timeout: float = 30.0) -> Iterator[str]:
+    """Start ``npukit kt serve`` on a loopback TCP port for the length of a ``with`` block and
+    yield the spec that reaches it ("tcp:127.0.0.1:PORT" for the line protocol,
+    "daemon:127.0.0.1:PORT" for the card daemon's). The server is stopped on exit."""
+    if protocol not in ("line", "daemon"):
+        raise BadArgument(f"protocol {protocol!r}: 'line' or 'daemon'")
+    port = _free_port()
+    cmd = [cli_path(), "kt", "serve", "--protocol", protocol, "--listen",
+           f"127.0.0.1:{port}", "--meshes", str(meshes)]
+    if preset:
+        cmd += ["--sim", preset]
+    cmd += list(args)
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise DeviceError(f"kt serve exited ({proc.returncode}): "
+                                  f"{proc.stderr.read().decode(errors='replace').strip()}",
+                                  "EIO")
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise DeviceError(f"kt serve did not listen on port {port} within "
+                                      f"{timeout} s", "ETIMEDOUT")
+                time.sleep(0.05)
+        yield (f"tcp:127.0.0.1:{port}" if protocol == "line" else f"daemon:127.0.0.1:{port}")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stderr:
+            proc.stderr.close()

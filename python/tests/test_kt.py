@@ -1,0 +1,220 @@
+# SPDX-License-Identifier: MIT
+"""npukit.kt: a Card over the simulator, over `kt serve` (pipe, TCP line protocol, card daemon),
+the transport contract (blocks byte-equal to word loops), enumeration, saxpy against numpy,
+the mover, host programs, RV64 programs, errors and struct layouts."""
+import ctypes
+import os
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import npukit
+import npukit.kt as kt
+from npukit import _ktlib
+
+RNG = np.random.default_rng(99)
+
+
+def cli():
+    try:
+        return kt.cli_path()
+    except npukit.NpukitError:
+        pytest.skip("the npukit command is not built beside the library")
+
+
+@pytest.fixture()
+def sim():
+    with kt.Card("sim") as c:
+        yield c
+
+
+def test_sim_card_facts(sim):
+    assert sim.kind == "simulator" and sim.meshes == 1
+    b = sim.board
+    assert b["stage_flits"] > 0 and b["dram_size"] > 0 and b["ctrl_base"] == sim.ctrl_base(0)
+    assert sim.cycle is not None
+
+
+def test_enumerate(sim):
+    units = sim.enumerate()
+    assert units, "the default preset has units"
+    assert any(u.type == "SX" and u.type_code == 0x5358 for u in units)
+    assert all(u.inst_depth > 0 for u in units)
+    assert len({(u.x, u.y) for u in units}) == len(units)
+
+
+def test_transport_blocks_equal_word_loops(sim):
+    base = sim.mem_base(0) + 0x4000
+    data = RNG.integers(0, 2**63, 16, dtype=np.uint64)
+    sim.write_block(base, data.tobytes())
+    words = [sim.read64(base + 8 * i) for i in range(16)]
+    assert words == [int(v) for v in data]
+    got = sim.read_block(base, 128)
+    assert got == b"".join(w.to_bytes(8, "little") for w in words)
+    # A single write64 into card DRAM zero-fills the rest of its 32-byte granule, as the card
+    # does (blocks write whole granules).
+    sim.write64(base + 8, 0x1122334455667788)
+    assert sim.read_block(base, 32) == bytes(8) + (0x1122334455667788).to_bytes(8, "little") + \
+        bytes(16)
+    assert isinstance(sim.bulk, bool)
+    c = sim.counters
+    assert c["block_writes"] >= 1 and c["reads"] >= 16 and c["bytes_written"] >= 128
+
+
+def test_saxpy_matches_numpy(sim):
+    for n in (1, 64, 1000):
+        x = RNG.integers(0, 100, n).astype(np.float32)
+        y = RNG.integers(0, 100, n).astype(np.float32)
+        np.testing.assert_array_equal(sim.saxpy(2.0, x, y), 2.0 * x + y)
+
+
+def test_mover(sim):
+    src = RNG.integers(0, 256, 32 * 8, dtype=np.uint8)
+    sim.dram_write(0x10000, src)
+    sim.move("copy", dst=0x20000, src=0x10000, words=8)
+    np.testing.assert_array_equal(sim.dram_read(0x20000, src.size), src)
+    sim.move("fill", dst=0x30000, words=2, value=0xABCD, width=16)
+    np.testing.assert_array_equal(sim.dram_read(0x30000, 32, np.uint16), np.full(32, 0xABCD))
+    sim.move("generate", dst=0x40000, words=4, seed=7)
+    a = sim.dram_read(0x40000, 128)
+    sim.move("generate", dst=0x40000, words=4, seed=7)
+    b = sim.dram_read(0x40000, 128)
+    sim.move("generate", dst=0x40000, words=4, seed=8)
+    c = sim.dram_read(0x40000, 128)
+    assert (a == b).all() and not (a == c).all() and a.any()
+    with pytest.raises(npukit.NpukitError, match="32|align"):
+        sim.move("copy", dst=0x20010, src=0x10000, words=1)
+
+
+def test_host_program(sim):
+    ctrl = sim.ctrl_base(0)
+    prog = f"WR {ctrl + 0x20:#x} 0x1 IRQ_EN\nPOLL {ctrl + 0x20:#x} 0x1 0x1\nDONE 7\n"
+    r = sim.run_program(prog)
+    assert r.code == 7
+    with pytest.raises(npukit.NpukitError):
+        sim.run_program("WR 0x20 -1\n")
+    with pytest.raises(npukit.LimitError, match="engine"):
+        sim.run_program(prog, engine=True)
+
+
+def test_engine_program():
+    with kt.Card("sim", engine=True) as c:
+        if not c.has_engine:
+            pytest.skip("the default preset has no engine")
+        ctrl = c.ctrl_base(0)
+        r = c.run_program(f"WR {ctrl + 0x20:#x} 0x1\nDONE 5\n", engine=True)
+        assert r.code == 5
+
+
+def test_rv64_program():
+    lib_dir = Path(npukit._lib.lib._name).parent
+    elf = lib_dir / "rv64" / "hello.elf"
+    if not elf.exists():
+        pytest.skip("no RV64 programs built (the riscv64 toolchain is optional)")
+    with kt.Card("sim:rv64") as c:
+        r = c.rv64_run(elf)
+        assert r.exited and r.exit_word == 0 and r.console
+    with kt.Card("sim") as c:
+        with pytest.raises(npukit.LimitError, match="RV64"):
+            c.rv64_run(elf)
+
+
+def test_errors(sim):
+    with pytest.raises(npukit.NpukitError, match="nonsense"):
+        kt.Card("nonsense:thing")
+    with pytest.raises(npukit.BadArgument, match="mesh"):
+        sim.ctrl_base(3)
+    with pytest.raises(npukit.BadArgument, match="multiple of 8"):
+        sim.read_block(sim.mem_base(), 12)
+    with pytest.raises(npukit.LimitError, match="DRAM"):
+        sim.dram_read(sim.board["dram_size"], 8)
+    with pytest.raises(npukit.BadArgument, match="equal"):
+        sim.saxpy(1.0, np.ones(3, np.float32), np.ones(4, np.float32))
+    c = kt.Card("sim")
+    c.close()
+    c.close()
+    with pytest.raises(npukit.BadArgument, match="closed"):
+        c.read64(0)
+
+
+def _same_enumeration(spec, **kw):
+    with kt.Card("sim", **kw) as ref:
+        ref.reset_counters()
+        want = ref.enumerate()
+        want_counts = ref.counters
+    with kt.Card(spec, **kw) as remote:
+        remote.reset_counters()
+        got = remote.enumerate()
+        assert got == want
+        counts = remote.counters
+        for k in ("reads", "writes", "block_reads", "block_writes"):
+            assert counts[k] == want_counts[k], (k, counts, want_counts)
+        x = np.arange(100, dtype=np.float32)
+        np.testing.assert_array_equal(remote.saxpy(3.0, x, x), 4 * x)
+        return remote.kind
+
+
+def test_card_over_pipe():
+    assert _same_enumeration(f"pipe:{shlex.quote(cli())} kt serve") == "line protocol (pipe)"
+
+
+def test_card_over_tcp_line():
+    cli()
+    with kt.serve("line") as spec:
+        assert spec.startswith("tcp:127.0.0.1:")
+        assert _same_enumeration(spec) == "line protocol (tcp)"
+
+
+def test_card_over_daemon():
+    cli()
+    with kt.serve("daemon") as spec:
+        assert spec.startswith("daemon:127.0.0.1:")
+        assert _same_enumeration(spec) == "card daemon"
+
+
+def test_struct_layouts_match_c(tmp_path):
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    inc = os.environ.get("NPUKIT_INCLUDE")
+    if not cc or not inc:
+        pytest.skip("needs a C compiler and NPUKIT_INCLUDE to compare layouts")
+    lines = ["#include <stddef.h>", "#include <stdio.h>"]
+    lines += [f'#include "{h}"' for h in _ktlib.HEADERS] + ["int main(void) {"]
+    want = []
+    for table, whole in ((_ktlib.MIRRORED, True), (_ktlib.PREFIX_MIRRORED, False)):
+        for cname, cls in table.items():
+            if whole:
+                lines.append(f'printf("%zu\\n", sizeof({cname}));')
+                want.append(ctypes.sizeof(cls))
+            for fname, _ in cls._fields_:
+                lines.append(f'printf("%zu\\n", offsetof({cname}, {fname}));')
+                want.append(getattr(cls, fname).offset)
+    lines.append("return 0; }")
+    src = tmp_path / "layout.c"
+    src.write_text("\n".join(lines))
+    extra = os.environ.get("NPUKIT_GEN_INCLUDE", "")
+    subprocess.run([cc, "-I", inc] + (["-I", extra] if extra else []) +
+                   [str(src), "-o", str(tmp_path / "layout")], check=True)
+    got = [int(x) for x in subprocess.run([str(tmp_path / "layout")], check=True,
+                                          capture_output=True, text=True).stdout.split()]
+    assert got == want
+
+
+def test_bounded_memory_over_many_cards():
+    def rounds(n):
+        for _ in range(n):
+            with kt.Card("sim") as c:
+                c.enumerate()
+                c.write_block(c.mem_base(), bytes(256))
+
+    def rss():
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+    rounds(5)
+    before = rss()
+    rounds(40)
+    assert rss() - before < 32 * 1024
