@@ -146,12 +146,19 @@ class Epilogue(ctypes.Structure):
     _fields_ = [("count", c_uint32), ("step", EwStep * EPILOGUE_MAX), ("no_fuse", c_bool)]
 
 
+class QWeightsDesc(ctypes.Structure):
+    _fields_ = [("in_", c_int), ("k", c_uint32), ("n", c_uint32), ("b", c_void_p),
+                ("layout", c_int), ("group", c_uint32), ("scale", c_void_p),
+                ("scale_count", c_uint64), ("m_hint", c_uint32), ("groups_per_pass", c_uint32)]
+
+
 # The C structs this module mirrors, for the layout check (tests compare every offset with the
 # C compiler's, so a header change cannot silently shift a field).
 MIRRORED = {"npk_rk_info": RkInfo, "npk_rk_stats": RkStats,
             "npk_rk_plan_request": PlanRequest, "npk_rk_task_plan": TaskPlan,
             "npk_rk_plan": Plan, "npk_rk_mm": Mm, "npk_rk_synth_info": SynthInfo,
-            "npk_rk_ew_step": EwStep, "npk_rk_epilogue": Epilogue}
+            "npk_rk_ew_step": EwStep, "npk_rk_epilogue": Epilogue,
+            "npk_rk_qweights_desc": QWeightsDesc}
 
 P = c_void_p
 npk_rk_open = _fn("npk_rk_open", c_int, c_char_p, POINTER(P))
@@ -185,3 +192,7 @@ npk_rk_mm_default = _fn("npk_rk_mm_default", Mm, c_int, c_uint32, c_uint32, c_ui
 npk_rk_synth_matmul = _fn("npk_rk_synth_matmul", c_int, POINTER(Mm), POINTER(c_uint64),
                           POINTER(SynthInfo))
 npk_rk_entry_describe = _fn("npk_rk_entry_describe", c_size_t, c_uint64, c_char_p, c_size_t)
+npk_rk_qweights_pack = _fn("npk_rk_qweights_pack", c_int, P, POINTER(QWeightsDesc), POINTER(P))
+npk_rk_qweights_free = _fn("npk_rk_qweights_free", None, P, P)
+npk_rk_matmul_quant = _fn("npk_rk_matmul_quant", c_int, P, P, c_uint32, c_void_p, c_void_p,
+                          c_uint64, c_int, c_void_p, POINTER(RkStats))

@@ -26,7 +26,7 @@ import numpy as np
 from . import _lib
 from .errors import BadArgument, LimitError, check
 
-__all__ = ["Runtime", "Weights", "Stats", "Plan", "Task", "Entry", "matmul", "plan", "synth",
+__all__ = ["Runtime", "Weights", "QWeights", "Stats", "Plan", "Task", "Entry", "matmul", "plan", "synth",
            "decode", "pack_int4", "unpack_int4", "EW_OPS"]
 
 _IN_DTYPES = {"fp16": np.float16, "int8": np.int8, "int4": np.int8}
@@ -168,6 +168,27 @@ class Weights:
     def __repr__(self) -> str:
         state = "freed" if self._h is None else "resident"
         return f"<npukit.rk.Weights {self.dtype} {self.k}x{self.n} {state}>"
+
+
+class QWeights(Weights):
+    """Quantised weights (W8A8 or per-group scales along K) resident on the NPU: int8 (or int4)
+    B with float32 scales per output channel or per group of K. Created by
+    :meth:`Runtime.qweights`; multiplied by :meth:`Runtime.matmul_quant`."""
+
+    def __init__(self, rt, handle, dtype, k, n, group):
+        super().__init__(rt, handle, dtype, k, n)
+        self.group = group
+        self.groups = 1 if group == 0 else -(-k // group)
+
+    def free(self) -> None:
+        if self._h is not None and self._rt._h is not None:
+            _lib.npk_rk_qweights_free(self._rt._h, self._h)
+        self._h = None
+
+    def __repr__(self) -> str:
+        g = "per channel" if self.group == 0 else f"groups of {self.group}"
+        state = "freed" if self._h is None else "resident"
+        return f"<npukit.rk.QWeights {self.dtype} {self.k}x{self.n} {g} {state}>"
 
 
 class Runtime:
@@ -328,6 +349,69 @@ class Runtime:
         finally:
             if tmp is not None:
                 tmp.free()
+
+    def qweights(self, b: np.ndarray, scale: np.ndarray, group: Optional[int] = None,
+                 dtype: Optional[str] = None, layout: str = "rows", m_hint: int = 64,
+                 groups_per_pass: int = 0) -> QWeights:
+        """Pack quantised B once: int8 (or int4 values with dtype="int4") B [K][N]
+        (layout "transposed": [N][K]) with float32 scales per output channel (group None:
+        scale [N], W8A8) or per group of `group` K (a multiple of 32): scale [groups][N]
+        ([N][groups] for "transposed"). Each group's partial is an exact int32 sum on the NPU,
+        scaled and added on the host in fp32. groups_per_pass: 0 lets the cost model choose
+        at m_hint (1: K-sliced tasks)."""
+        b = _contig(b, "b")
+        dt = _in_prec(b, dtype if dtype is not None else ("int8" if b.dtype == np.int8 else None),
+                      "b")
+        if dt == "fp16":
+            raise BadArgument("b: quantised weights are int8 or int4")
+        if layout not in ("rows", "transposed") or b.ndim != 2:
+            raise BadArgument(f"b: a 2-D array in layout 'rows' or 'transposed' (got "
+                              f"{layout!r}, shape {b.shape})")
+        k, n = (b.shape if layout == "rows" else b.shape[::-1])
+        scale = _contig(np.asarray(scale), "scale")
+        if scale.dtype != np.float32:
+            raise BadArgument(f"scale: dtype {scale.dtype}, expected float32")
+        d = _lib.QWeightsDesc()
+        d.in_, d.k, d.n, d.b = _lib.PREC[dt], _u32(k, "K"), _u32(n, "N"), b.ctypes.data
+        d.layout = _LAYOUTS[layout]
+        d.group = 0 if group is None else _u32(group, "group")
+        d.scale, d.scale_count = scale.ctypes.data, scale.size
+        d.m_hint, d.groups_per_pass = _u32(m_hint, "m_hint"), int(groups_per_pass)
+        h = ctypes.c_void_p()
+        check(_lib.npk_rk_qweights_pack(self._handle(), ctypes.byref(d), ctypes.byref(h)),
+              "qweights")
+        w = QWeights(self, h.value, dt, k, n, d.group)
+        self._weights.add(w)
+        return w
+
+    def matmul_quant(self, a: np.ndarray, w: QWeights, a_scale, out_dtype=np.float32,
+                     out: Optional[np.ndarray] = None) -> np.ndarray:
+        """C [M][N] = sum over groups of a_scale * b_scale * (A . B) over the group's K, with A
+        int8 (or int4 values, as the weights) [M][K]; a_scale a float, [M] (per row / token) or
+        [M][groups]. C float32 or float16."""
+        a = _contig(a, "a")
+        if not isinstance(w, QWeights) or w._rt is not self:
+            raise BadArgument("w: quantised weights of this runtime (Runtime.qweights)")
+        _in_prec(a, w.dtype, "a")
+        if a.ndim != 2 or a.shape[1] != w.k:
+            raise BadArgument(f"a: shape {a.shape} does not match B's K = {w.k}")
+        m = _u32(a.shape[0], "M")
+        sa = np.ascontiguousarray(np.atleast_1d(np.asarray(a_scale, np.float32)))
+        od = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16"}.get(
+            np.dtype(out_dtype if out is None else out.dtype))
+        if od is None:
+            raise BadArgument(f"out_dtype {out_dtype!r}: float32 or float16")
+        if out is None:
+            out = np.empty((m, w.n), _OUT_DTYPES[od])
+        elif out.shape != (m, w.n) or not out.flags.c_contiguous:
+            raise BadArgument(f"out: a C-contiguous array of shape {(m, w.n)}")
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_matmul_quant(self._handle(), w._handle(), m, a.ctypes.data,
+                                           sa.ctypes.data, sa.size, _lib.PREC[od],
+                                           out.ctypes.data, ctypes.byref(st)), "matmul_quant")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
 
     def ew(self, op: str, a: np.ndarray, b: np.ndarray,
            out: Optional[np.ndarray] = None) -> np.ndarray:

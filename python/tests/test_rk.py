@@ -155,6 +155,49 @@ def test_ew_int16_max_per_channel(rt):
     np.testing.assert_array_equal(rt.ew("max", a, b), np.maximum(a, 0))
 
 
+# ---- quantised matmuls (W8A8, per group) ---------------------------------------------------
+def quant_ref(a, b, sa, sb, group):
+    m, k = a.shape
+    n = b.shape[1]
+    g = k if group is None else group
+    out = np.zeros((m, n), np.float64)
+    for gi, k0 in enumerate(range(0, k, g)):
+        part = a[:, k0:k0 + g].astype(np.int64) @ b[k0:k0 + g].astype(np.int64)
+        sag = sa if sa.ndim == 1 else sa[:, gi]
+        out += sag[:, None] * (sb if group is None else sb[gi])[None, :] * part
+    return out
+
+
+@pytest.mark.parametrize("group", [None, 32, 96])
+def test_quant_matmul(rt, group):
+    m, k, n = 5, 200, 40
+    a, b = i8((m, k)), i8((k, n))
+    groups = 1 if group is None else -(-k // group)
+    sb = RNG.uniform(0.01, 0.1, n if group is None else (groups, n)).astype(np.float32)
+    sa = RNG.uniform(0.01, 0.1, m).astype(np.float32)
+    w = rt.qweights(b, sb, group=group)
+    assert w.groups == groups and "QWeights" in repr(w)
+    c = rt.matmul_quant(a, w, sa)
+    np.testing.assert_allclose(c, quant_ref(a, b, sa, sb, group), rtol=1e-5, atol=1e-4)
+    c16 = rt.matmul_quant(a, w, sa, out_dtype=np.float16)
+    assert c16.dtype == np.float16
+    with pytest.raises(npukit.NpukitError):
+        rt.qweights(b, sb[..., :-1].copy(), group=group)  # wrong scale count
+
+
+def test_quant_errors(rt):
+    b = i8((64, 8))
+    with pytest.raises(npukit.NpukitError, match="48|group"):
+        rt.qweights(b, np.ones((2, 8), np.float32), group=48)
+    with pytest.raises(npukit.BadArgument, match="float32"):
+        rt.qweights(b, np.ones(8))
+    w = rt.qweights(b, np.ones(8, np.float32))
+    with pytest.raises(npukit.BadArgument, match="float32 or float16"):
+        rt.matmul_quant(i8((1, 64)), w, 1.0, out_dtype=np.int32)
+    with pytest.raises(npukit.NpukitError):
+        rt.matmul_quant(i8((2, 64)), w, np.ones(3, np.float32))  # neither 1, M nor M x groups
+
+
 # ---- errors --------------------------------------------------------------------------------
 def test_errors(rt):
     with pytest.raises(npukit.BadArgument, match="float64"):
