@@ -106,7 +106,8 @@ void npk_rk_buffer_free(npk_rk_buffer *b)
 
 /* A dma-buf's CPU access bracket (DMA_BUF_IOCTL_SYNC start and end) in the direction's sense:
  * what the exporter needs for its caches. A descriptor that is no dma-buf (a memfd standing for
- * one on x86) answers ENOTTY: nothing to sync. */
+ * one on x86) answers ENOTTY: nothing to sync. Under qemu-user, which does not translate this
+ * ioctl, the same descriptor answers ENOSYS, and means the same. */
 static npk_status dmabuf_sync(const npk_rk_buffer *b, npk_rk_sync_dir dir)
 {
     uint64_t rw = (dir & NPK_RK_SYNC_TO_DEVICE ? DMA_BUF_SYNC_WRITE : 0) |
@@ -116,7 +117,7 @@ static npk_status dmabuf_sync(const npk_rk_buffer *b, npk_rk_sync_dir dir)
     if (ioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &start) == 0 &&
         ioctl(b->dmabuf_fd, DMA_BUF_IOCTL_SYNC, &end) == 0)
         return NPK_OK;
-    if (errno == ENOTTY)
+    if (errno == ENOTTY || errno == ENOSYS)
         return NPK_OK;
     return npk_fail(NPK_EIO, "buffer_sync: DMA_BUF_IOCTL_SYNC on the imported dma-buf: %s",
                     strerror(errno));
