@@ -30,6 +30,7 @@ import numpy as np
 
 from . import _ktlib as K
 from . import _lib
+from ._closing import Closing
 from .errors import BadArgument, DeviceError, LimitError, check
 
 __all__ = ["Card", "Unit", "HostProgramResult", "Rv64Result", "serve", "cli_path"]
@@ -84,7 +85,7 @@ def _addr(v, name="addr") -> int:
     return int(v)
 
 
-class Card:
+class Card(Closing):
     """A KohakuTPU machine (a context manager).
 
     spec: "sim" or "sim:PRESET" (the simulator in this process), "pipe:COMMAND" (a line-protocol
@@ -128,18 +129,6 @@ class Card:
         self._devs.clear()
         m, self._m = self._m, None
         check(K.kt_machine_close(m), "close")
-
-    def __enter__(self) -> "Card":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def _mh(self) -> int:
         if self._m is None:

@@ -24,6 +24,7 @@ from typing import Iterable, Optional, Sequence
 import numpy as np
 
 from . import _lib
+from ._closing import Closing
 from .errors import BadArgument, LimitError, check
 
 __all__ = ["Runtime", "Weights", "QWeights", "Stats", "Plan", "Task", "Entry", "matmul", "plan", "synth",
@@ -191,7 +192,7 @@ class QWeights(Weights):
         return f"<npukit.rk.QWeights {self.dtype} {self.k}x{self.n} {g} {state}>"
 
 
-class Runtime:
+class Runtime(Closing):
     """An NPU runtime (a context manager).
 
     device: "auto" (an NPU node if present, else the simulator), "sim" (the simulator behind
@@ -236,18 +237,6 @@ class Runtime:
             w.free()
         _lib.npk_rk_close(self._h)
         self._h = None
-
-    def __enter__(self) -> "Runtime":
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def _handle(self) -> int:
         if self._h is None:

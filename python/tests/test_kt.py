@@ -2,11 +2,8 @@
 """npukit.kt: a Card over the simulator, over `kt serve` (pipe, TCP line protocol, card daemon),
 the transport contract (blocks byte-equal to word loops), enumeration, saxpy against numpy,
 the mover, host programs, RV64 programs, errors and struct layouts."""
-import ctypes
 import os
 import shlex
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +12,8 @@ import pytest
 import npukit
 import npukit.kt as kt
 from npukit import _ktlib
+
+from layout_check import check_layouts
 
 RNG = np.random.default_rng(99)
 
@@ -177,30 +176,7 @@ def test_card_over_daemon():
 
 
 def test_struct_layouts_match_c(tmp_path):
-    cc = shutil.which(os.environ.get("CC", "cc"))
-    inc = os.environ.get("NPUKIT_INCLUDE")
-    if not cc or not inc:
-        pytest.skip("needs a C compiler and NPUKIT_INCLUDE to compare layouts")
-    lines = ["#include <stddef.h>", "#include <stdio.h>"]
-    lines += [f'#include "{h}"' for h in _ktlib.HEADERS] + ["int main(void) {"]
-    want = []
-    for table, whole in ((_ktlib.MIRRORED, True), (_ktlib.PREFIX_MIRRORED, False)):
-        for cname, cls in table.items():
-            if whole:
-                lines.append(f'printf("%zu\\n", sizeof({cname}));')
-                want.append(ctypes.sizeof(cls))
-            for fname, _ in cls._fields_:
-                lines.append(f'printf("%zu\\n", offsetof({cname}, {fname}));')
-                want.append(getattr(cls, fname).offset)
-    lines.append("return 0; }")
-    src = tmp_path / "layout.c"
-    src.write_text("\n".join(lines))
-    extra = os.environ.get("NPUKIT_GEN_INCLUDE", "")
-    subprocess.run([cc, "-I", inc] + (["-I", extra] if extra else []) +
-                   [str(src), "-o", str(tmp_path / "layout")], check=True)
-    got = [int(x) for x in subprocess.run([str(tmp_path / "layout")], check=True,
-                                          capture_output=True, text=True).stdout.split()]
-    assert got == want
+    check_layouts(tmp_path, _ktlib.HEADERS, _ktlib.MIRRORED, _ktlib.PREFIX_MIRRORED)
 
 
 def test_bounded_memory_over_many_cards():

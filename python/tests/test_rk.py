@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: MIT
 """npukit.rk against numpy references: every dtype, edge shapes, resident weights, element-wise
 ops, plans, programs, errors and a bounded memory footprint over many calls."""
-import ctypes
 import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +10,8 @@ import pytest
 import npukit
 import npukit.rk as rk
 from npukit import _lib
+
+from layout_check import check_layouts
 
 RNG = np.random.default_rng(1234)
 DEVICES = ["sim", "sim-rocket"]
@@ -302,30 +301,8 @@ def test_help_is_useful():
 
 # ---- the C structs the package mirrors match the compiler's layout -------------------------
 def test_struct_layouts_match_c(tmp_path):
-    cc = shutil.which(os.environ.get("CC", "cc"))
-    inc = os.environ.get("NPUKIT_INCLUDE")
-    if not cc or not inc:
-        pytest.skip("needs a C compiler and NPUKIT_INCLUDE (the headers) to compare layouts")
-    lines = ["#include <stddef.h>", "#include <stdio.h>", '#include "npukit/rk.h"',
-             '#include "npukit/rk_plan.h"', '#include "npukit/rk_synth.h"', "int main(void) {"]
-    want = []
-    for cname, cls in _lib.MIRRORED.items():
-        lines.append(f'printf("%zu\\n", sizeof({cname}));')
-        want.append(ctypes.sizeof(cls))
-        for fname, _ in cls._fields_:
-            cf = "in" if fname == "in_" else fname
-            lines.append(f'printf("%zu\\n", offsetof({cname}, {cf}));')
-            want.append(getattr(cls, fname).offset)
-    lines.append("return 0; }")
-    src = tmp_path / "layout.c"
-    src.write_text("\n".join(lines))
-    extra = os.environ.get("NPUKIT_GEN_INCLUDE", "")
-    cmd = [cc, "-I", inc] + (["-I", extra] if extra else []) + [str(src), "-o",
-                                                                 str(tmp_path / "layout")]
-    subprocess.run(cmd, check=True)
-    got = [int(x) for x in subprocess.run([str(tmp_path / "layout")], check=True,
-                                          capture_output=True, text=True).stdout.split()]
-    assert got == want
+    check_layouts(tmp_path, ["npukit/rk.h", "npukit/rk_plan.h", "npukit/rk_synth.h"],
+                  _lib.MIRRORED)
 
 
 # ---- no leaks over many calls ---------------------------------------------------------------
