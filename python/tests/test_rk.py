@@ -2,7 +2,6 @@
 """npukit.rk against numpy references: every dtype, edge shapes, resident weights, element-wise
 ops, plans, programs, errors and a bounded memory footprint over many calls."""
 import os
-from pathlib import Path
 
 import numpy as np
 import pytest
