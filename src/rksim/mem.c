@@ -88,6 +88,27 @@ static int insert_sorted(rksim_mem *m, rksim_buf *b)
     return 0;
 }
 
+/* Give a filled buffer its handle, object address and mapping offset, and list it by IOVA (both
+ * the allocator and an import end here). Frees it on failure. */
+static int place(rksim_mem *m, rksim_buf *b, uint32_t flags, uint64_t size, uint64_t span,
+                 uint64_t iova, rksim_buf **out)
+{
+    b->handle = m->next_handle++;
+    b->flags = flags;
+    b->size = size;
+    b->span = span;
+    b->iova = iova;
+    b->obj_addr = OBJ_BASE + (uint64_t)b->handle * 0x400;
+    b->map_offset = MAP_BASE + iova;
+    b->live = true;
+    if (insert_sorted(m, b)) {
+        buf_free(b);
+        return -ENOMEM;
+    }
+    *out = b;
+    return 0;
+}
+
 int rksim_mem_create(rksim_mem *m, uint64_t size, uint32_t flags, rksim_buf **out)
 {
     if (size == 0)
@@ -117,20 +138,7 @@ int rksim_mem_create(rksim_mem *m, uint64_t size, uint32_t flags, rksim_buf **ou
         }
         b->cpu_dirty = true; /* the allocator zeroed it through the cache */
     }
-    b->handle = m->next_handle++;
-    b->flags = flags;
-    b->size = size;
-    b->span = span;
-    b->iova = iova;
-    b->obj_addr = OBJ_BASE + (uint64_t)b->handle * 0x400;
-    b->map_offset = MAP_BASE + iova;
-    b->live = true;
-    if (insert_sorted(m, b)) {
-        buf_free(b);
-        return -ENOMEM;
-    }
-    *out = b;
-    return 0;
+    return place(m, b, flags, size, span, iova, out);
 }
 
 int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out)
@@ -163,20 +171,8 @@ int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out)
     }
     b->cpu = b->dev = cpu;
     b->imported = true;
-    b->handle = m->next_handle++;
-    b->flags = RKNPU_MEM_NON_CONTIGUOUS; /* what the driver marks an import */
-    b->size = size;
-    b->span = span;
-    b->iova = iova;
-    b->obj_addr = OBJ_BASE + (uint64_t)b->handle * 0x400;
-    b->map_offset = MAP_BASE + iova;
-    b->live = true;
-    if (insert_sorted(m, b)) {
-        buf_free(b);
-        return -ENOMEM;
-    }
-    *out = b;
-    return 0;
+    /* what the driver marks an import */
+    return place(m, b, RKNPU_MEM_NON_CONTIGUOUS, size, span, iova, out);
 }
 
 static void remove_at(rksim_mem *m, size_t i)
