@@ -169,7 +169,11 @@ static void test_chained_jobs(void)
     rt->eng->have_prec = true;
     rt->eng->last_prec = NPK_PREC_INT8;
     CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 300, 5000, 64, &st), 0);
-    CHECK_EQ(st.retries, 1);
+    /* Every core keeps its own mode (hazard 3 is per core): a core whose int8 submit was
+     * already in flight when another core's wedge was seen wedges too, so there is one retry
+     * per wedged core, at least one and at most one per core. */
+    CHECK(st.retries >= 1 && st.retries <= NPK_RK_MAX_CORES);
+    CHECK(st.resets >= 1);
     CHECK(!rksim_is_dead(npk_rk_device_sim(rt->dev)));
     npk_rk_close(rt);
 }
@@ -216,7 +220,7 @@ static void test_parallel_cores_wedge(void)
     CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 64, 512, 192, &st), 0);
     CHECK_EQ(st.cores_used, 3);
     CHECK(st.retries >= 1 && st.retries <= 3);
-    CHECK(st.resets >= 1 && st.resets <= st.retries);
+    CHECK(st.resets >= 1);
     CHECK(!rksim_is_dead(npk_rk_device_sim(rt->dev)));
     /* And the next call runs clean. */
     CHECK_EQ(run_checked(rt, NPK_PREC_INT8, NPK_PREC_INT32, 64, 512, 192, &st), 0);
