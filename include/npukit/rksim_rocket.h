@@ -15,11 +15,15 @@
  *     ended by the kernel's 500 ms timeout (scaled like the rknpu timeouts), which resets the
  *     core and drops the job's remaining tasks. User space only sees its buffers' fences
  *     signal: like the kernel, the model reports no job error through the interface;
+ *   - a task the model cannot run (a register combination it refuses to guess about) is
+ *     answered as the likeliest outcome on the hardware, a job that never completes: SUBMIT
+ *     returns 0 and the fences signal at the job timeout (EOPNOTSUPP, which rocket never
+ *     returns, is not answered); rksim_last_report() says "unsupported" and names the register;
  *   - PREP_BO waits for the fences of the jobs using the buffer until the ABSOLUTE
  *     CLOCK_MONOTONIC time timeout_ns: 0 once idle, EBUSY when busy and the time has already
  *     passed, ETIMEDOUT when it passes while waiting; FINI_BO checks the handle;
- *   - a program whose op-enable is 0x0D (no DPU_RDMA block) is refused with EOPNOTSUPP,
- *     "unsupported by the model": whether it hangs on rocket is an open question (facts J.5).
+ *   - a program whose op-enable is 0x0D (no DPU_RDMA block) runs as on rknpu; whether it
+ *     hangs on a board under rocket is an open question (facts J.5, docs/rk-simulator.md).
  */
 #ifndef NPUKIT_RKSIM_ROCKET_H
 #define NPUKIT_RKSIM_ROCKET_H

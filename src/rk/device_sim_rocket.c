@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulator behind the rocket interface: rksim's rocket front end as the inner backend of
  * the rocket adapter (device_rocket.c), one rocket file of a fresh simulator. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,14 @@ static int q_ioctl(void *ctx, unsigned long request, void *arg)
     pthread_mutex_lock(&c->base.lock);
     int rc = rksim_rocket_ioctl(c->base.sim, c->file, request, arg);
     if (ROCKET_IOC_NR(request) == ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT) {
+        const rksim_report *r = rksim_last_report(c->base.sim);
         rk_sim_lock_keep_detail(&c->base);
-        c->job_us = rksim_last_report(c->base.sim)->model_us;
+        c->job_us = r->model_us;
+        /* The front end answers a job outside the model as the kernel answers a hung one
+         * (SUBMIT accepted, fences at the job timeout); in process the model says so itself,
+         * so the caller gets NPK_EUNSUPPORTED rather than a result the NPU never wrote. */
+        if (rc == 0 && r->outcome == RKSIM_UNSUPPORTED)
+            rc = -EOPNOTSUPP;
     }
     pthread_mutex_unlock(&c->base.lock);
     return rc;

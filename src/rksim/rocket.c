@@ -238,8 +238,15 @@ static void run_task(rksim *s, unsigned core, const struct drm_rocket_task *t, r
     rksim_mem_job_end(&s->mem);
 }
 
-/* Run one job on the file's core; returns 0, or -EOPNOTSUPP for a program outside the model.
- * *signal receives when the job's fence signals. */
+/* Run one job on the file's core; returns 0 (or -ENOMEM). *signal receives when the job's fence
+ * signals. A task that wedges, faults or is outside the model ends the job the way the kernel
+ * ends a job that never raises its interrupt: the 500 ms job timeout resets the core, drops the
+ * remaining tasks and signals the fences, and SUBMIT itself has already returned 0 (rocket
+ * reports no job error: a PREP_BO whose deadline comes first answers ETIMEDOUT). For a task the
+ * model cannot run that is the likeliest outcome on the hardware; the report (outcome
+ * "unsupported", the register named) says the model did not run it, and the in-process backend
+ * turns that report into its own status. EOPNOTSUPP, which rocket never returns, is not
+ * answered. */
 static int run_job(rksim *s, unsigned core, const struct drm_rocket_job *j, int64_t *signal)
 {
     rksim_report *rep = &s->report;
@@ -260,14 +267,14 @@ static int run_job(rksim *s, unsigned core, const struct drm_rocket_job *j, int6
             continue;
         rep->outcome = r.outcome;
         rep->fault_iova = r.fault_iova;
-        snprintf(rep->message, sizeof rep->message, "core %u, task %u: %s", core, i, r.message);
-        if (r.outcome == RKSIM_UNSUPPORTED) {
-            rc = -EOPNOTSUPP;
-            break;
-        }
-        /* A wedge or a fault: the job timeout fires, the kernel resets the core and drops
-         * the job's remaining tasks. The reset is rocket's own: the vendor driver's queue
-         * corruption (hazard 5) has no counterpart here. */
+        int len =
+            snprintf(rep->message, sizeof rep->message, "core %u, task %u: %s", core, i, r.message);
+        if (r.outcome == RKSIM_UNSUPPORTED && len >= 0 && (size_t)len < sizeof rep->message)
+            snprintf(rep->message + len, sizeof rep->message - (size_t)len, "%s",
+                     " (the model cannot run this task: answered as a job that never completes)");
+        /* A wedge, a fault or a task outside the model: the job timeout fires, the kernel
+         * resets the core and drops the job's remaining tasks. The reset is rocket's own: the
+         * vendor driver's queue corruption (hazard 5) has no counterpart here. */
         rksim_core_reset(&s->core[core], false);
         failed = true;
     }

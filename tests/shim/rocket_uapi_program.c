@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -22,15 +23,15 @@
 #include "npukit/rocket_uapi.h"
 
 static int passed, failed;
-#define EXPECT(c)                                                                            \
-    do {                                                                                     \
-        if (c)                                                                               \
-            passed++;                                                                        \
-        else {                                                                               \
-            failed++;                                                                        \
-            fprintf(stderr, "%s:%d: EXPECT failed: %s (errno %d)\n", __FILE__, __LINE__, #c,   \
-                    errno);                                                                  \
-        }                                                                                    \
+#define EXPECT(c)                                                                                  \
+    do {                                                                                           \
+        if (c)                                                                                     \
+            passed++;                                                                              \
+        else {                                                                                     \
+            failed++;                                                                              \
+            fprintf(stderr, "%s:%d: EXPECT failed: %s (errno %d)\n", __FILE__, __LINE__, #c,       \
+                    errno);                                                                        \
+        }                                                                                          \
     } while (0)
 
 enum { M = 4, K = 32, N = 16, MAX_ENTRIES = 160 };
@@ -95,25 +96,25 @@ static unsigned program(uint64_t *r, uint32_t a, uint32_t b, uint32_t c, uint32_
         uint16_t target, reg;
         uint32_t value;
     } fixed[] = {
-        {CNA, 0x100C, 0x20000120}, {CNA, 0x1010, 0x50},      {CNA, 0x1014, 0x9},
-        {CNA, 0x1020, 0x10004},    {CNA, 0x1024, 0x1F0020},  {CNA, 0x1028, 1},
-        {CNA, 0x102C, 4},          {CNA, 0x1030, 0x400},     {CNA, 0x1034, 0x40},
-        {CNA, 0x1038, 0x1010010},  {CNA, 0x1040, 0xB1},      {CNA, 0x1044, 1},
-        {CNA, 0x104C, 0xB},        {CNA, 0x1050, 0x10000},   {CNA, 0x1054, 0x10000},
-        {CNA, 0x1058, 0x10000},    {CNA, 0x105C, 0x10000},   {CNA, 0x1060, 0},
-        {CNA, 0x1064, 0},          {CNA, 0x1068, 0},         {CNA, 0x1074, 0},
-        {CNA, 0x1078, 0xF000F},    {CNA, 0x107C, 4},         {CNA, 0x1080, 0},
-        {CNA, 0x1084, 0x10004},    {CNA, 0x1088, 0x20},      {CNA, 0x1100, 0},
-        {CNA, 0x1104, 0},          {CNA, 0x1180, 0},         {CNA, 0x1184, 0},
-        {CORE, 0x3010, 0x201},     {CORE, 0x3014, 0x30000},  {CORE, 0x3018, 0xF},
-        {CORE, 0x301C, 0},         {CORE, 0x3030, 0},        {DPU, 0x400C, 0x1E4},
-        {DPU, 0x4010, 0xA8000002}, {DPU, 0x4014, 0},         {DPU, 0x4024, 0x10},
-        {DPU, 0x4030, 0},          {DPU, 0x4034, 3},         {DPU, 0x4038, 0x30003},
-        {DPU, 0x403C, 0xF000F},    {DPU, 0x4040, 0x53},      {DPU, 0x4050, 0x36E},
-        {DPU, 0x4058, 0xF},        {DPU, 0x405C, 0x30000},   {DPU, 0x4060, 0x53},
-        {DPU, 0x4070, 0x383},      {DPU, 0x4078, 1},         {DPU, 0x4084, 1},
-        {DPU, 0x40C0, 0x40},       {RDMA, 0x500C, 0},        {RDMA, 0x5010, M - 1},
-        {RDMA, 0x5014, N - 1},     {RDMA, 0x5034, 1},        {RDMA, 0x5068, 0x01010101},
+        {CNA, 0x100C, 0x20000120}, {CNA, 0x1010, 0x50},     {CNA, 0x1014, 0x9},
+        {CNA, 0x1020, 0x10004},    {CNA, 0x1024, 0x1F0020}, {CNA, 0x1028, 1},
+        {CNA, 0x102C, 4},          {CNA, 0x1030, 0x400},    {CNA, 0x1034, 0x40},
+        {CNA, 0x1038, 0x1010010},  {CNA, 0x1040, 0xB1},     {CNA, 0x1044, 1},
+        {CNA, 0x104C, 0xB},        {CNA, 0x1050, 0x10000},  {CNA, 0x1054, 0x10000},
+        {CNA, 0x1058, 0x10000},    {CNA, 0x105C, 0x10000},  {CNA, 0x1060, 0},
+        {CNA, 0x1064, 0},          {CNA, 0x1068, 0},        {CNA, 0x1074, 0},
+        {CNA, 0x1078, 0xF000F},    {CNA, 0x107C, 4},        {CNA, 0x1080, 0},
+        {CNA, 0x1084, 0x10004},    {CNA, 0x1088, 0x20},     {CNA, 0x1100, 0},
+        {CNA, 0x1104, 0},          {CNA, 0x1180, 0},        {CNA, 0x1184, 0},
+        {CORE, 0x3010, 0x201},     {CORE, 0x3014, 0x30000}, {CORE, 0x3018, 0xF},
+        {CORE, 0x301C, 0},         {CORE, 0x3030, 0},       {DPU, 0x400C, 0x1E4},
+        {DPU, 0x4010, 0xA8000002}, {DPU, 0x4014, 0},        {DPU, 0x4024, 0x10},
+        {DPU, 0x4030, 0},          {DPU, 0x4034, 3},        {DPU, 0x4038, 0x30003},
+        {DPU, 0x403C, 0xF000F},    {DPU, 0x4040, 0x53},     {DPU, 0x4050, 0x36E},
+        {DPU, 0x4058, 0xF},        {DPU, 0x405C, 0x30000},  {DPU, 0x4060, 0x53},
+        {DPU, 0x4070, 0x383},      {DPU, 0x4078, 1},        {DPU, 0x4084, 1},
+        {DPU, 0x40C0, 0x40},       {RDMA, 0x500C, 0},       {RDMA, 0x5010, M - 1},
+        {RDMA, 0x5014, N - 1},     {RDMA, 0x5034, 1},       {RDMA, 0x5068, 0x01010101},
     };
     for (unsigned i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
         r[n++] = E(fixed[i].target, fixed[i].reg, fixed[i].value);
@@ -146,9 +147,8 @@ static int submit(const struct drm_rocket_task *tasks, uint32_t ntasks, const ui
                                  .task_struct_size = sizeof(struct drm_rocket_task),
                                  .in_bo_handle_count = nin,
                                  .out_bo_handle_count = nout};
-    struct drm_rocket_submit s = {.jobs = (uintptr_t)&job,
-                                  .job_count = 1,
-                                  .job_struct_size = sizeof job};
+    struct drm_rocket_submit s = {
+        .jobs = (uintptr_t)&job, .job_count = 1, .job_struct_size = sizeof job};
     return ioctl(fd, DRM_IOCTL_ROCKET_SUBMIT, &s) ? errno : 0;
 }
 
@@ -164,6 +164,27 @@ static unsigned wrong(const float *c, unsigned av[M][K], unsigned bv[K][N])
             bad += c[m * N + j] != (float)ref;
         }
     return bad;
+}
+
+/* SUBMIT one task of `in`/`out` with stderr captured: what the shim wrote (static buffer); the
+ * ioctl's errno (0: accepted) in *err. */
+static const char *stderr_of_submit(const struct drm_rocket_task *t, const uint32_t *in,
+                                    const uint32_t *out, int *err)
+{
+    static char text[4096];
+    char path[] = "/tmp/rocket_uapi_stderrXXXXXX";
+    int tmp = mkstemp(path), saved = dup(2);
+    unlink(path);
+    fflush(stderr);
+    dup2(tmp, 2);
+    *err = submit(t, 1, in, 4, out, 1);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    ssize_t n = pread(tmp, text, sizeof text - 1, 0);
+    text[n > 0 ? n : 0] = 0;
+    close(tmp);
+    return text;
 }
 
 int main(void)
@@ -182,7 +203,7 @@ int main(void)
     create(K * N * 2, &b1);
     create(K * N * 2, &b2);
     create(M * N * 4, &c);
-    create(4 * MAX_ENTRIES * 8, &regcmd);
+    create(5 * MAX_ENTRIES * 8, &regcmd);
     unsigned av[M][K], bv[2][K][N];
     for (unsigned m = 0; m < M; m++)
         for (unsigned k = 0; k < K; k++) {
@@ -204,6 +225,12 @@ int main(void)
     /* a 0x0D program (no DPU_RDMA use) and one whose DPU waits for a main-RDMA feed */
     unsigned n3 = program(prog + 2 * MAX_ENTRIES, a.dma, b1.dma, c.dma, 0x7810, 0x0D);
     unsigned n4 = program(prog + 3 * MAX_ENTRIES, a.dma, b1.dma, c.dma, 0x7800, 0x1D);
+    /* a program the model cannot run: CORE_DATAOUT_SIZE_1 (0x3018) disagrees with N */
+    uint64_t *odd = prog + 4 * MAX_ENTRIES;
+    unsigned n5 = program(odd, a.dma, b1.dma, c.dma, 0x7810, 0x1D);
+    for (unsigned i = 0; i < n5; i++)
+        if (odd[i] == E(CORE, 0x3018, N - 1))
+            odd[i] = E(CORE, 0x3018, 7);
     EXPECT(n1 == n2 && n1 < MAX_ENTRIES);
     for (unsigned i = 0; i < M * N; i++)
         ((float *)c.p)[i] = -1.0f;
@@ -244,6 +271,25 @@ int main(void)
     /* the core was reset by the timeout: the next job runs */
     EXPECT(submit(two, 1, in, 4, out, 1) == 0);
     EXPECT(prep(&c, monotonic_ns() + 5000000000ll) == 0);
+
+    /* A task outside the model is answered as rocket answers a job that never completes —
+     * SUBMIT 0 (never EOPNOTSUPP, which the kernel does not return), its fences signal at the
+     * job timeout, nothing written — and one stderr line says the model did not run it. */
+    for (unsigned i = 0; i < M * N; i++)
+        ((float *)c.p)[i] = -1.0f;
+    fini(&c);
+    const struct drm_rocket_task t5 = {regcmd.dma + 4 * MAX_ENTRIES * 8, n5};
+    int err = -1;
+    const char *line = stderr_of_submit(&t5, in, out, &err);
+    EXPECT(err == 0);
+    EXPECT(strstr(line, "unsupported") && strstr(line, "0x3018") && strstr(line, "job timeout"));
+    EXPECT(prep(&c, 1000000000ll) == EBUSY);
+    EXPECT(prep(&c, monotonic_ns() + 1000000) == ETIMEDOUT);
+    EXPECT(prep(&c, monotonic_ns() + 5000000000ll) == 0);
+    EXPECT(((float *)c.p)[0] == -1.0f && ((float *)c.p)[M * N - 1] == -1.0f);
+    EXPECT(submit(two, 1, in, 4, out, 1) == 0);
+    EXPECT(prep(&c, monotonic_ns() + 5000000000ll) == 0);
+    EXPECT(wrong(c.p, av, bv[0]) == 0);
 
     bo *all[5] = {&a, &b1, &b2, &c, &regcmd};
     for (int i = 0; i < 5; i++) {

@@ -353,12 +353,19 @@ static void report_submit(unsigned long request, int rc)
 {
     const char *v = getenv("NPUKIT_SHIM_VERBOSE");
     bool every = v && *v && *v != '0', silent = v && *v == '0';
-    if (RKNPU_IOC_NR(request) != 0x40 + RKNPU_NR_SUBMIT || silent || (!every && rc >= 0))
+    if (RKNPU_IOC_NR(request) != 0x40 + RKNPU_NR_SUBMIT || silent)
         return; /* rknpu SUBMIT and rocket SUBMIT share the number 0x41 */
     const rksim_report *r = rksim_last_report(sim);
+    /* A failed job: a failed ioctl, or a rocket job that the kernel would end at its timeout
+     * (rocket's SUBMIT succeeds all the same: only the line says what happened). */
+    if (!every && rc >= 0 && r->outcome == RKSIM_OK)
+        return;
+    const char *answer = rc < 0 ? strerror(-rc)
+                         : r->outcome == RKSIM_OK
+                             ? "ok"
+                             : "accepted; its fences signal at the job timeout";
     fprintf(stderr, "rksim: submit %s (%s), %u op(s), task_counter %u, modelled %.1f us",
-            rksim_outcome_name(r->outcome), rc < 0 ? strerror(-rc) : "ok", r->ops, r->task_counter,
-            r->model_us);
+            rksim_outcome_name(r->outcome), answer, r->ops, r->task_counter, r->model_us);
     for (unsigned i = 0; i < RKSIM_HZ_COUNT; i++)
         if (r->hazards & RKSIM_HZ_BIT(rksim_hazards[i].id))
             fprintf(stderr, ", hazard %u %s", rksim_hazards[i].id, rksim_hazards[i].name);
@@ -392,8 +399,9 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
     report_submit(request, rc);
     /* The rknpu driver never answers SUBMIT with EOPNOTSUPP: a job outside the model is given
      * the answer of the likeliest outcome on the hardware, a job that never completes
-     * (ETIMEDOUT), and the line above says the model could not run it. (Rocket's refusals stay
-     * as its front end gives them.) */
+     * (ETIMEDOUT), and the line above says the model could not run it. (The rocket front end
+     * answers such a job itself as rocket answers a hung one: SUBMIT 0, fences at the job
+     * timeout.) */
     if (rc == -EOPNOTSUPP && kind == KIND_RKNPU && RKNPU_IOC_NR(request) == 0x40 + RKNPU_NR_SUBMIT)
         rc = -ETIMEDOUT;
     inside--;
