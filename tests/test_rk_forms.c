@@ -82,12 +82,14 @@ static void test_table(void)
     CHECK(!strcmp(npk_rk_submission(rt), "concat"));
     npk_rk_close(rt);
 
-    /* rocket: no core mask or subcore ranges, and each task its own kick */
+    /* rocket: no core mask or subcore ranges; a chained job is one rocket job of tasks the
+     * kernel kicks one by one */
     CHECK_EQ(npk_rk_open("sim-rocket", &rt), NPK_OK);
     CHECK_EQ(npk_rk_set_submission(rt, "multitask"), NPK_EUNSUPPORTED);
     CHECK(strstr(npk_last_error(), "rocket") && strstr(npk_last_error(), "subcore"));
-    CHECK_EQ(npk_rk_set_submission(rt, "chained"), NPK_EUNSUPPORTED);
-    CHECK_EQ(npk_rk_set_chain(rt, 4), NPK_EUNSUPPORTED); /* single -> chained: refused */
+    CHECK_EQ(npk_rk_set_chain(rt, 4), NPK_OK); /* single -> chained */
+    CHECK(!strcmp(npk_rk_submission(rt), "chained"));
+    CHECK_EQ(npk_rk_set_submission(rt, "chained"), NPK_OK);
     CHECK_EQ(npk_rk_set_submission(rt, "concat"), NPK_OK);
     CHECK_EQ(npk_rk_set_chain(rt, 4), NPK_OK); /* one regcmd array is one kick */
     CHECK_EQ(npk_rk_set_submission(rt, "nonblock"), NPK_OK);

@@ -145,12 +145,9 @@ npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit)
     const npk_rk_submission_row *f = rt->submission;
     if (tasks_per_submit > 1 && f == npk_rk_submission_default())
         f = npk_rk_submission_find("chained");
-    if (tasks_per_submit > 1 && rt->form->kick_per_task && f->groups && !f->rocket)
-        return npk_fail(NPK_EUNSUPPORTED,
-                        "chain=%u: the %s kernel runs every task of a job as its own PC kick, "
-                        "so a job's tasks would rotate the feature address the NPU caches "
-                        "(hazard 2); use 1 task per submit",
-                        tasks_per_submit, rt->form->name);
+    if (tasks_per_submit > 1 && f->groups && !f->rocket && !strcmp(rt->form->name, "rocket"))
+        return npk_fail(NPK_EUNSUPPORTED, "chain=%u with submission form %s on the %s kernel: %s",
+                        tasks_per_submit, f->name, rt->form->name, f->rocket_refusal);
     if (pthread_mutex_trylock(&rt->lock))
         return npk_fail(NPK_EBUSY, "set_chain: another call is running on this runtime");
     npk_status s = NPK_OK;
