@@ -80,6 +80,18 @@ function(npukit_rknn_client_test name)
       "LD_PRELOAD=$<TARGET_FILE:rksim_shim>;NPUKIT_RK_DEVICE=${path};NPUKIT_RKSIM_TIMEOUT_SCALE=0")
   endforeach()
 endfunction()
+# White-box: the layer's sources built in, so the test reaches the simulator behind its engine
+# (the cacheability rknn_create_mem2 asks for, as the simulated kernel records it).
+add_executable(test_rknn_mem_flags ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn/test_rknn_mem_flags.c
+               ${NPUKIT_RKNN_SOURCES})
+target_include_directories(test_rknn_mem_flags PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests
+                           ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn
+                           ${CMAKE_CURRENT_SOURCE_DIR}/src)
+target_link_libraries(test_rknn_mem_flags PRIVATE npukit_lib Threads::Threads m)
+foreach(dev sim sim-rocket)
+  add_test(NAME test_rknn_mem_flags_${dev} COMMAND test_rknn_mem_flags)
+  set_tests_properties(test_rknn_mem_flags_${dev} PROPERTIES ENVIRONMENT "NPUKIT_RK_DEVICE=${dev}")
+endforeach()
 npukit_rknn_client_test(test_rknn_sync)
 npukit_rknn_client_test(test_rknn_lifetime)
 npukit_rknn_client_test(test_rknn_dmabuf)

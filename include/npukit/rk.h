@@ -168,6 +168,23 @@ typedef enum npk_rk_sync_dir {
 } npk_rk_sync_dir;
 
 NPUKIT_API npk_status npk_rk_buffer_create(npk_rk *rt, uint64_t size, npk_rk_buffer **out);
+/* Allocation flags of npk_rk_buffer_create_flags. */
+typedef enum npk_rk_buffer_flags {
+    NPK_RK_BUFFER_CACHEABLE = 0,     /* the default: CPU-cached, synced around NPU access */
+    NPK_RK_BUFFER_NON_CACHEABLE = 1, /* rknpu: a buffer without CPU caches (MEM_CREATE without
+                                        RKNPU_MEM_CACHEABLE): syncs have nothing to do and
+                                        make no request. Rocket has no such buffer (every
+                                        buffer object is cached, PREP_BO/FINI_BO bracket the
+                                        CPU's access): the flag is accepted, the buffer is
+                                        cacheable (npk_rk_buffer_cacheable says so). */
+} npk_rk_buffer_flags;
+/* npk_rk_buffer_create with npk_rk_buffer_flags (EINVAL naming any other bit). */
+NPUKIT_API npk_status npk_rk_buffer_create_flags(npk_rk *rt, uint64_t size, unsigned flags,
+                                                 npk_rk_buffer **out);
+/* True when the kernel made the buffer CPU-cacheable (what it is, not what was asked for);
+ * false for a non-cacheable rknpu buffer and for an imported dma-buf (its caches are the
+ * exporter's: DMA_BUF_IOCTL_SYNC). */
+NPUKIT_API bool npk_rk_buffer_cacheable(const npk_rk_buffer *buf);
 /* A dma-buf (fd, e.g. from a DMA heap) as a buffer: imported through the kernel (PRIME) where
  * the driver imports (rknpu: the NPU reads it in place like a buffer of this runtime), else
  * mapped for the CPU only (mainline rocket has no import: every call stages it). The buffer
@@ -284,7 +301,8 @@ typedef struct npk_rk_ew_buffers_args {
     npk_rk_buffer *a, *b, *c;
     uint64_t a_off, b_off, c_off; /* byte offsets of the arrays in their buffers */
 } npk_rk_ew_buffers_args;
-NPUKIT_API npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args *args, npk_rk_stats *stats);
+NPUKIT_API npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args *args,
+                                        npk_rk_stats *stats);
 
 /* One element-wise step of a matmul epilogue: C = C OP b (b in the output's precision: per
  * element [M][N] or per channel [N]). */
@@ -363,7 +381,8 @@ typedef struct npk_rk_qweights_desc {
     uint32_t groups_per_pass; /* 0: the cost model's choice; else that many (1: K-sliced) */
 } npk_rk_qweights_desc;
 
-NPUKIT_API npk_status npk_rk_qweights_pack(npk_rk *rt, const npk_rk_qweights_desc *d, npk_rk_qweights **out);
+NPUKIT_API npk_status npk_rk_qweights_pack(npk_rk *rt, const npk_rk_qweights_desc *d,
+                                           npk_rk_qweights **out);
 /* Frees the weights in the runtime that packed them (which must still be open); NULL: no-op. */
 NPUKIT_API void npk_rk_qweights_free(npk_rk *rt, npk_rk_qweights *qw);
 
@@ -384,14 +403,16 @@ NPUKIT_API npk_status npk_rk_qweights_query(const npk_rk_qweights *qw, npk_rk_qw
 /* The modelled time of npk_rk_matmul_quant with these weights at M = m on rt (the planner's
  * model: NPU time, modelled on the timing model, plus its host model), for an offload policy
  * comparing it with another engine's estimate. */
-NPUKIT_API npk_status npk_rk_matmul_quant_cost(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m, double *us);
+NPUKIT_API npk_status npk_rk_matmul_quant_cost(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m,
+                                               double *us);
 
 /* C [M][N] (float for NPK_PREC_FP32, uint16_t fp16 bits for NPK_PREC_FP16) from A [M][K] int8_t
  * (int4 weights: values in [-8, 7]) and A's scales (a_scale_count 1, M or M x groups; finite).
  * stats may be NULL; its tasks and submits add up over the passes. */
-NPUKIT_API npk_status npk_rk_matmul_quant(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m, const void *a,
-                               const float *a_scale, uint64_t a_scale_count, npk_rk_prec out,
-                               void *c, npk_rk_stats *stats);
+NPUKIT_API npk_status npk_rk_matmul_quant(npk_rk *rt, const npk_rk_qweights *qw, uint32_t m,
+                                          const void *a, const float *a_scale,
+                                          uint64_t a_scale_count, npk_rk_prec out, void *c,
+                                          npk_rk_stats *stats);
 
 #ifdef __cplusplus
 }

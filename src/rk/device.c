@@ -185,6 +185,10 @@ npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, np
     if (rc)
         return req_fail(d, rc, "MEM_CREATE", "size %llu, flags 0x%llx", size, flags);
     npk_status s = check_iova(d, &c);
+    /* Rocket has no cacheability flag: every buffer object is cached shmem whose CPU access
+     * PREP_BO / FINI_BO bracket (facts A.2), so it is recorded as what the kernel made. */
+    if (d->be.kernel && !strcmp(d->be.kernel, "rocket"))
+        flags |= RKNPU_MEM_CACHEABLE;
     return s ? s : map_created(d, &c, size, flags, out);
 }
 
@@ -285,6 +289,16 @@ npk_status npk_rk_mem_import(npk_rk_device *d, int fd, npk_rk_mem *out)
 npk_status npk_rk_mem_sync(npk_rk_device *d, const npk_rk_mem *mem, uint64_t offset, uint64_t size,
                            uint32_t dir)
 {
+    /* A buffer without CPU caches has nothing to sync, and rknpu refuses MEM_SYNC on it
+     * (EINVAL): no request, only the range check the kernel would have made. */
+    if (!(mem->flags & RKNPU_MEM_CACHEABLE)) {
+        if (offset > mem->size || size > mem->size - offset)
+            return npk_fail(NPK_EINVAL,
+                            "rk mem_sync on %s: [%llu, +%llu) is outside the %llu-byte buffer",
+                            d->name, (unsigned long long)offset, (unsigned long long)size,
+                            (unsigned long long)mem->size);
+        return NPK_OK;
+    }
     struct rknpu_mem_sync y = {
         .flags = dir, .obj_addr = mem->obj_addr, .offset = offset, .size = size};
     int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_SYNC, &y);

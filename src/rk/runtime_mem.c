@@ -16,6 +16,12 @@
 
 npk_status npk_rk_buffer_create(npk_rk *rt, uint64_t size, npk_rk_buffer **out)
 {
+    return npk_rk_buffer_create_flags(rt, size, NPK_RK_BUFFER_CACHEABLE, out);
+}
+
+npk_status npk_rk_buffer_create_flags(npk_rk *rt, uint64_t size, unsigned flags,
+                                      npk_rk_buffer **out)
+{
     if (!out)
         return npk_fail(NPK_EINVAL, "buffer_create: NULL output handle");
     *out = NULL;
@@ -25,10 +31,17 @@ npk_status npk_rk_buffer_create(npk_rk *rt, uint64_t size, npk_rk_buffer **out)
     if (!size || size > 0xF0000000ull)
         return npk_fail(NPK_EINVAL, "buffer of %llu bytes: 1 .. %llu", (unsigned long long)size,
                         0xF0000000ull);
+    if (flags & ~(unsigned)NPK_RK_BUFFER_NON_CACHEABLE)
+        return npk_fail(NPK_EINVAL, "buffer flags 0x%x: only NPK_RK_BUFFER_NON_CACHEABLE (0x%x)",
+                        flags, (unsigned)NPK_RK_BUFFER_NON_CACHEABLE);
     npk_rk_buffer *b = calloc(1, sizeof *b);
     if (!b)
         return npk_fail(NPK_ENOMEM, "buffer: out of memory");
-    npk_status s = npk_rk_mem_create(rt->dev, size, NPK_RK_DATA_FLAGS, &b->mem);
+    /* the data buffers' flags, without the CPU cache when asked (facts A.1: mtx's buffers) */
+    uint32_t kflags = NPK_RK_DATA_FLAGS;
+    if (flags & NPK_RK_BUFFER_NON_CACHEABLE)
+        kflags &= ~(uint32_t)RKNPU_MEM_CACHEABLE;
+    npk_status s = npk_rk_mem_create(rt->dev, size, kflags, &b->mem);
     if (s) {
         free(b);
         return s;
@@ -88,6 +101,11 @@ npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out)
 }
 
 bool npk_rk_buffer_imported(const npk_rk_buffer *b) { return b && b->dmabuf_fd >= 0; }
+
+bool npk_rk_buffer_cacheable(const npk_rk_buffer *b)
+{
+    return b && b->dmabuf_fd < 0 && (b->mem.flags & RKNPU_MEM_CACHEABLE);
+}
 
 void npk_rk_buffer_free(npk_rk_buffer *b)
 {

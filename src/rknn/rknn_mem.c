@@ -94,12 +94,19 @@ static rknn_mem_obj *make_mem(npk_status (*make)(npk_rk *rt, const void *arg, np
     return o;
 }
 
+/* What make_alloc allocates. */
+typedef struct alloc_req {
+    uint64_t size;
+    unsigned flags; /* npk_rk_buffer_flags */
+} alloc_req;
+
 static npk_status make_alloc(npk_rk *rt, const void *arg, npk_rk_buffer **b)
 {
-    return npk_rk_buffer_create(rt, *(const uint64_t *)arg, b);
+    const alloc_req *r = arg;
+    return npk_rk_buffer_create_flags(rt, r->size, r->flags, b);
 }
 
-static rknn_tensor_mem *create(rknn_context ctx, uint64_t size)
+static rknn_tensor_mem *create(rknn_context ctx, uint64_t size, unsigned flags)
 {
     (void)ctx;
     if (!size || size > UINT32_MAX) {
@@ -107,7 +114,8 @@ static rknn_tensor_mem *create(rknn_context ctx, uint64_t size)
                    (unsigned long long)size, UINT32_MAX);
         return NULL;
     }
-    rknn_mem_obj *o = make_mem(make_alloc, &size);
+    const alloc_req req = {size, flags};
+    rknn_mem_obj *o = make_mem(make_alloc, &req);
     if (!o)
         return NULL;
     o->pub.virt_addr = npk_rk_buffer_host(o->buf);
@@ -115,6 +123,8 @@ static rknn_tensor_mem *create(rknn_context ctx, uint64_t size)
     o->pub.fd = -1; /* no dma-buf export */
     o->pub.offset = 0;
     o->pub.size = (uint32_t)size;
+    /* how the memory was made (the facts' ALLOC_INSIDE / FROM_FD / FROM_PHYS values, not
+     * bits): the cacheability is not a value of this field */
     o->pub.flags = RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE;
     o->pub.priv_data = NULL;
     return &o->pub;
@@ -173,10 +183,15 @@ rknn_tensor_mem *rknn_create_mem_from_phys(rknn_context ctx, uint64_t phys_addr,
     return NULL;
 }
 
-rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size) { return create(ctx, size); }
+rknn_tensor_mem *rknn_create_mem(rknn_context ctx, uint32_t size)
+{
+    return create(ctx, size, NPK_RK_BUFFER_CACHEABLE);
+}
 
-/* Cacheable or not, the buffers are synced by the runtime around every run; the flags are
- * accepted for compatibility. SRAM is not used. */
+/* NON_CACHEABLE reaches the kernel: on rknpu a buffer without RKNPU_MEM_CACHEABLE, which
+ * rknn_mem_sync has nothing to do for (the kernel would refuse MEM_SYNC on it); rocket has no
+ * such buffer, so there the memory is cacheable and synced as any other. Default and
+ * CACHEABLE: cacheable. TRY_ALLOC_SRAM is a request, answered from DRAM: no SRAM is used. */
 rknn_tensor_mem *rknn_create_mem2(rknn_context ctx, uint64_t size, uint64_t alloc_flags)
 {
     if (alloc_flags & ~(uint64_t)(RKNN_FLAG_MEMORY_CACHEABLE | RKNN_FLAG_MEMORY_NON_CACHEABLE |
@@ -185,7 +200,16 @@ rknn_tensor_mem *rknn_create_mem2(rknn_context ctx, uint64_t size, uint64_t allo
                    (unsigned long long)alloc_flags);
         return NULL;
     }
-    return create(ctx, size);
+    if ((alloc_flags & RKNN_FLAG_MEMORY_CACHEABLE) &&
+        (alloc_flags & RKNN_FLAG_MEMORY_NON_CACHEABLE)) {
+        rknn_error(NPK_EINVAL,
+                   "rknn_create_mem2: flags 0x%llx ask for CACHEABLE and NON_CACHEABLE at once",
+                   (unsigned long long)alloc_flags);
+        return NULL;
+    }
+    return create(ctx, size,
+                  (alloc_flags & RKNN_FLAG_MEMORY_NON_CACHEABLE) ? NPK_RK_BUFFER_NON_CACHEABLE
+                                                                 : NPK_RK_BUFFER_CACHEABLE);
 }
 
 int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
@@ -211,6 +235,9 @@ int rknn_destroy_mem(rknn_context ctx, rknn_tensor_mem *mem)
     return RKNN_SUCC;
 }
 
+/* Cacheable memory: the kernel's sync (MEM_SYNC, or PREP_BO / FINI_BO on rocket); non-cacheable
+ * memory has no CPU cache to maintain: success with nothing to do; a dma-buf: its own
+ * DMA_BUF_IOCTL_SYNC. */
 int rknn_mem_sync(rknn_context ctx, rknn_tensor_mem *mem, rknn_mem_sync_mode mode)
 {
     (void)ctx;

@@ -152,6 +152,10 @@ static int do_mem_sync(rksim *s, struct rknpu_mem_sync *y)
     rksim_buf *b = rksim_mem_by_obj(&s->mem, y->obj_addr);
     if (!b)
         return -EINVAL;
+    /* The driver syncs CACHEABLE objects only: any other (a non-cacheable buffer, an imported
+     * dma-buf) is refused with EINVAL (rknpu_gem_sync_ioctl; docs/facts-dma-buf.md D.2). */
+    if (!(b->flags & RKNPU_MEM_CACHEABLE))
+        return -EINVAL;
     return rksim_mem_sync(&s->mem, b, y->flags, y->offset, y->size);
 }
 

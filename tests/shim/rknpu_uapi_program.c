@@ -23,15 +23,15 @@
 #include "npukit/rknpu_uapi.h"
 
 static int passed, failed;
-#define EXPECT(c)                                                                            \
-    do {                                                                                     \
-        if (c)                                                                               \
-            passed++;                                                                        \
-        else {                                                                               \
-            failed++;                                                                        \
-            fprintf(stderr, "%s:%d: EXPECT failed: %s (errno %d)\n", __FILE__, __LINE__, #c,   \
-                    errno);                                                                  \
-        }                                                                                    \
+#define EXPECT(c)                                                                                  \
+    do {                                                                                           \
+        if (c)                                                                                     \
+            passed++;                                                                              \
+        else {                                                                                     \
+            failed++;                                                                              \
+            fprintf(stderr, "%s:%d: EXPECT failed: %s (errno %d)\n", __FILE__, __LINE__, #c,       \
+                    errno);                                                                        \
+        }                                                                                          \
     } while (0)
 
 enum { M = 4, K = 32, N = 16 };
@@ -256,13 +256,11 @@ int main(int argc, char **argv)
     for (unsigned k = 0; k < K; k++)
         for (unsigned n = 0; n < N; n++) {
             bv[k][n] = (k + 2 * n) % 4;
-            pb[(n / 16) * 16 * K + (k / 32) * 512 + (n % 16) * 32 + (k % 32)] =
-                f16_small(bv[k][n]);
+            pb[(n / 16) * 16 * K + (k / 32) * 512 + (n % 16) * 32 + (k % 32)] = f16_small(bv[k][n]);
         }
     for (unsigned i = 0; i < M * N; i++)
         pc[i] = -1.0f;
-    unsigned n = vendor_fp16_program(regcmd.p, (uint32_t)a.dma, (uint32_t)b.dma,
-                                     (uint32_t)c.dma);
+    unsigned n = vendor_fp16_program(regcmd.p, (uint32_t)a.dma, (uint32_t)b.dma, (uint32_t)c.dma);
     EXPECT(n == 112);
     struct rknpu_task *t = task.p;
     *t = (struct rknpu_task){.enable_mask = 0xD,
@@ -278,6 +276,11 @@ int main(int argc, char **argv)
         sync_buf(fd, &c, RKNPU_MEM_SYNC_TO_DEVICE);
         sync_buf(fd, &regcmd, RKNPU_MEM_SYNC_TO_DEVICE);
         sync_buf(fd, &task, RKNPU_MEM_SYNC_TO_DEVICE);
+    } else {
+        /* non-cacheable buffers (flags 0, as mtx's): the driver syncs CACHEABLE objects only */
+        struct rknpu_mem_sync y = {
+            .flags = RKNPU_MEM_SYNC_TO_DEVICE, .obj_addr = a.obj, .size = a.size};
+        EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_MEM_SYNC, &y) == -1 && errno == EINVAL);
     }
 
     struct rknpu_submit s = {.flags = RKNPU_JOB_PC | RKNPU_JOB_BLOCK | RKNPU_JOB_PINGPONG,
@@ -328,8 +331,11 @@ int main(int argc, char **argv)
      * stays dead until it is opened again (the reboot). */
     buf t2;
     EXPECT(create(fd, 64, task_flags, &t2) == 0);
-    struct rknpu_submit bad_mask = {.flags = RKNPU_JOB_PC, .timeout = 100, .task_number = 1,
-                                    .task_obj_addr = t2.obj, .core_mask = RKNPU_CORE1_MASK};
+    struct rknpu_submit bad_mask = {.flags = RKNPU_JOB_PC,
+                                    .timeout = 100,
+                                    .task_number = 1,
+                                    .task_obj_addr = t2.obj,
+                                    .core_mask = RKNPU_CORE1_MASK};
     bad_mask.subcore_task[0] = (struct rknpu_subcore_task){0, 1};
     EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_SUBMIT, &bad_mask) == -1 && errno == ENODEV);
     act = (struct rknpu_action){.flags = RKNPU_GET_HW_VERSION};
