@@ -23,7 +23,7 @@ if(NPUKIT_HAVE_CBLAS)
 endif()
 
 add_library(rksim_shim SHARED $<TARGET_OBJECTS:npukit_plain_objs> src/rksim/shim/shim.c
-            src/rksim/shim/shim_dirs.c)
+            src/rksim/shim/shim_dirs.c src/rksim/shim/shim_stat.c src/rksim/shim/shim_walk.c)
 set_target_properties(rksim_shim PROPERTIES
   COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
   LINK_OPTIONS ""

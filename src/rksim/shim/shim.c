@@ -18,8 +18,10 @@
  * accepted), which both simulated kernels import through DRM_IOCTL_PRIME_FD_TO_HANDLE the way
  * the real ones import a dma-buf (rknpu does; mainline rocket refuses with EINVAL).
  *
- * Listings of /dev/accel, /dev/dri and /dev/dma_heap (opendir/readdir, glob) and access() show
- * these nodes where programs look for them (shim_dirs.c).
+ * Listings of /dev/accel, /dev/dri and /dev/dma_heap (opendir/readdir, glob, scandir:
+ * shim_dirs.c), lookups of the nodes (stat and its kin, statx, access and its kin:
+ * shim_stat.c) and tree walks (nftw: shim_walk.c) show these nodes where programs look for
+ * them, as a board's character devices.
  *
  * The simulator is created at the first open and shared by every descriptor, like the one NPU
  * of a board. After a modelled kernel crash or hard hang the next open creates a new one (the

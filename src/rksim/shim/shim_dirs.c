@@ -3,8 +3,10 @@
  * /dev/accel or /dev/dri (opendir + readdir, or glob("/dev/accel/accel*")) before they open a
  * node, and a DMA heap by /dev/dma_heap; on x86 those directories are missing or hold other
  * nodes. Listings of them here show the nodes the shim answers (the real entries first, then the
- * shim's that are not already there), and access() of a node succeeds. A synthetic listing has
- * no descriptor: dirfd() of it fails with ENOTSUP (as for a directory stream without one). */
+ * shim's that are not already there; a directory missing here lists "." and ".." and the
+ * nodes), and scandir() of one of those directories sees the same. A synthetic listing has no
+ * descriptor: dirfd() of it fails with ENOTSUP (as for a directory stream without one). Single
+ * lookups (stat, access, ...) are shim_stat.c's, tree walks (nftw) shim_walk.c's. */
 #define _GNU_SOURCE /* RTLD_NEXT, dirent64, glob64 */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -18,18 +20,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "shim_nodes.h"
+
 #define EXPORT __attribute__((visibility("default")))
 
-/* The nodes the shim answers (shim.c's fixed paths). */
-static const struct node {
-    const char *dir, *name;
-} nodes[] = {
-    {"/dev/dri", "card1"},
-    {"/dev/dri", "renderD129"},
-    {"/dev/accel", "accel0"},
-    {"/dev/dma_heap", "system"},
+/* The nodes the shim answers (shim.c's fixed paths), with the device numbers a board gives
+ * them: DRM's major 226 (card minors from 0, render minors from 128), the accel subsystem's
+ * 261, and a DMA heap's dynamically allocated major (253 stands for it). */
+const shim_node shim_nodes[] = {
+    {"/dev/dri", "card1", 226, 1},
+    {"/dev/dri", "renderD129", 226, 129},
+    {"/dev/accel", "accel0", 261, 0},
+    {"/dev/dma_heap", "system", 253, 0},
 };
-enum { NNODES = sizeof nodes / sizeof nodes[0] };
+const size_t shim_nnodes = sizeof shim_nodes / sizeof shim_nodes[0];
+#define nodes shim_nodes
+enum { NNODES = sizeof shim_nodes / sizeof shim_nodes[0] };
 
 /* A listing of one of those directories: the real stream (NULL when the directory does not
  * exist), then the shim's nodes from `next` on. */
@@ -37,6 +43,7 @@ typedef struct shim_dir {
     DIR *real;
     const char *dir;
     size_t next;
+    unsigned dots; /* "." and ".." listed (a directory missing here) */
     struct dirent64 ent;
     struct shim_dir *link;
 } shim_dir;
@@ -52,6 +59,10 @@ static void (*real_rewinddir)(DIR *);
 static int (*real_dirfd)(DIR *);
 static int (*real_access)(const char *, int);
 static int (*real_glob)(const char *, int, int (*)(const char *, int), glob_t *);
+static int (*real_scandir)(const char *, struct dirent ***, int (*)(const struct dirent *),
+                           int (*)(const struct dirent **, const struct dirent **));
+static int (*real_scandir64)(const char *, struct dirent64 ***, int (*)(const struct dirent64 *),
+                             int (*)(const struct dirent64 **, const struct dirent64 **));
 static int (*real_glob64)(const char *, int, int (*)(const char *, int), glob64_t *);
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -66,6 +77,8 @@ static void init(void)
     real_access = (int (*)(const char *, int))dlsym(RTLD_NEXT, "access");
     real_glob =
         (int (*)(const char *, int, int (*)(const char *, int), glob_t *))dlsym(RTLD_NEXT, "glob");
+    *(void **)&real_scandir = dlsym(RTLD_NEXT, "scandir");
+    *(void **)&real_scandir64 = dlsym(RTLD_NEXT, "scandir64");
     real_glob64 = (int (*)(const char *, int, int (*)(const char *, int), glob64_t *))dlsym(
         RTLD_NEXT, "glob64");
 }
@@ -84,15 +97,23 @@ static const char *our_dir(const char *path)
     return NULL;
 }
 
-static bool is_node(const char *path)
+const char *shim_node_dir(const char *path) { return our_dir(path); }
+
+const shim_node *shim_node_at(const char *path)
 {
     for (size_t i = 0; path && i < NNODES; i++) {
         size_t n = strlen(nodes[i].dir);
         if (!strncmp(path, nodes[i].dir, n) && path[n] == '/' &&
             !strcmp(path + n + 1, nodes[i].name))
-            return true;
+            return &nodes[i];
     }
-    return false;
+    return NULL;
+}
+
+bool shim_real_exists(const char *abs)
+{
+    pthread_once(&once, init);
+    return real_access(abs, F_OK) == 0;
 }
 
 static shim_dir *find(DIR *d)
@@ -136,11 +157,20 @@ static bool real_has(const shim_dir *s, const char *name)
     return real_access(path, F_OK) == 0;
 }
 
-/* The next of the shim's nodes in s's directory that the real listing lacks. */
+/* The next of the shim's nodes in s's directory that the real listing lacks; a directory
+ * that is missing here lists "." and ".." first, as every real one does. */
 static struct dirent64 *next_node(shim_dir *s)
 {
+    if (!s->real && s->dots < 2) {
+        memset(&s->ent, 0, sizeof s->ent);
+        s->ent.d_ino = 1;
+        s->ent.d_reclen = sizeof s->ent;
+        s->ent.d_type = DT_DIR;
+        snprintf(s->ent.d_name, sizeof s->ent.d_name, "%s", s->dots++ ? ".." : ".");
+        return &s->ent;
+    }
     while (s->next < NNODES) {
-        const struct node *n = &nodes[s->next++];
+        const shim_node *n = &nodes[s->next++];
         if (strcmp(n->dir, s->dir) || (s->real && real_has(s, n->name)))
             continue;
         memset(&s->ent, 0, sizeof s->ent);
@@ -202,6 +232,7 @@ EXPORT void rewinddir(DIR *d)
     if (s->real)
         real_rewinddir(s->real);
     s->next = 0;
+    s->dots = 0;
 }
 
 EXPORT int dirfd(DIR *d)
@@ -216,12 +247,85 @@ EXPORT int dirfd(DIR *d)
     return -1;
 }
 
-EXPORT int access(const char *path, int mode)
+/* scandir of one of the nodes' directories, through the listing above (glibc's own scandir
+ * opens the directory inside the library, where opendir is not interposed). The caller's
+ * functions for either entry type (LP64: struct dirent and struct dirent64 are one layout). */
+typedef struct scan_calls {
+    int (*filter)(const struct dirent *);
+    int (*compar)(const struct dirent **, const struct dirent **);
+    int (*filter64)(const struct dirent64 *);
+    int (*compar64)(const struct dirent64 **, const struct dirent64 **);
+} scan_calls;
+static _Thread_local const scan_calls *sorting;
+
+static int by_compar(const void *a, const void *b)
+{
+    if (sorting->compar)
+        return sorting->compar((const struct dirent **)a, (const struct dirent **)b);
+    return sorting->compar64((const struct dirent64 **)a, (const struct dirent64 **)b);
+}
+
+static int scan_ours(const char *dir, struct dirent64 ***list, const scan_calls *c)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    struct dirent64 **v = NULL, *e;
+    size_t n = 0, cap = 0;
+    int err = 0;
+    while ((e = readdir64(d))) {
+        if (c->filter ? !c->filter((const struct dirent *)e) : c->filter64 && !c->filter64(e))
+            continue;
+        struct dirent64 *copy = malloc(sizeof *copy);
+        struct dirent64 **grown = v;
+        if (copy && n == cap && (grown = realloc(v, (cap ? 2 * cap : 8) * sizeof *v)))
+            cap = cap ? 2 * cap : 8;
+        if (!copy || !grown) {
+            free(copy);
+            err = ENOMEM;
+            break;
+        }
+        v = grown;
+        memcpy(copy, e, sizeof *copy);
+        v[n++] = copy;
+    }
+    closedir(d);
+    if (err) {
+        while (n)
+            free(v[--n]);
+        free(v);
+        errno = err;
+        return -1;
+    }
+    if ((c->compar || c->compar64) && n > 1) {
+        const scan_calls *outer = sorting; /* a comparator may scan too */
+        sorting = c;
+        qsort(v, n, sizeof *v, by_compar);
+        sorting = outer;
+    }
+    *list = v;
+    return (int)n;
+}
+
+EXPORT int scandir64(const char *dir, struct dirent64 ***list,
+                     int (*filter)(const struct dirent64 *),
+                     int (*compar)(const struct dirent64 **, const struct dirent64 **))
 {
     pthread_once(&once, init);
-    if (is_node(path) && !(mode & X_OK))
-        return 0;
-    return real_access(path, mode);
+    if (!our_dir(dir))
+        return real_scandir64(dir, list, filter, compar);
+    const scan_calls c = {.filter64 = filter, .compar64 = compar};
+    return scan_ours(our_dir(dir), list, &c);
+}
+
+EXPORT int scandir(const char *dir, struct dirent ***list, int (*filter)(const struct dirent *),
+                   int (*compar)(const struct dirent **, const struct dirent **))
+{
+    pthread_once(&once, init);
+    if (!our_dir(dir))
+        return real_scandir(dir, list, filter, compar);
+    const scan_calls c = {.filter = filter, .compar = compar};
+    return scan_ours(our_dir(dir), (struct dirent64 ***)list, &c);
 }
 
 static int by_name(const void *a, const void *b)
