@@ -14,6 +14,19 @@
 #include <unistd.h>
 
 #include "check.h"
+
+/* ThreadSanitizer refuses threads started in a child forked from a threaded process: there the
+ * children only close what they inherited (the rest runs in the other builds). */
+#if defined(__SANITIZE_THREAD__)
+#define CHILD_THREADS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHILD_THREADS 0
+#endif
+#endif
+#ifndef CHILD_THREADS
+#define CHILD_THREADS 1
+#endif
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 #include "rk/runtime_internal.h"
@@ -98,6 +111,7 @@ static void test_pool(void)
     npk_rk_stats st = {0};
     CHECK_EQ(npk_rk_run_cores(&none, &plan, group, &s, &st), NPK_OK);
     CHECK(none == NULL);
+    CHECK_EQ(st.handoff_ns, 0);
     npk_rk_workers_free(pool);
     npk_rk_workers_free(NULL);
 }
@@ -137,10 +151,11 @@ static void test_fork(void)
     npk_rk_stats st = {0};
     CHECK_EQ(npk_rk_run_cores(&pool, &plan, group, &s, &st), NPK_OK);
     fflush(NULL);
-    pid_t pid = fork();
+    pid_t pid = CHILD_THREADS ? fork() : -2;
     if (pid == 0)
         _exit(child_calls(&pool, &plan));
-    CHECK_EQ(wait_child(pid), 0);
+    if (CHILD_THREADS)
+        CHECK_EQ(wait_child(pid), 0);
     /* A child that only frees the inherited pool. */
     fflush(NULL);
     pid = fork();
@@ -153,6 +168,8 @@ static void test_fork(void)
     /* The parent's workers are untouched by either child. */
     CHECK_EQ(npk_rk_run_cores(&pool, &plan, group, &s, &st), NPK_OK);
     CHECK_EQ(atomic_load(&s.runs[2]), 2);
+    if (!CHILD_THREADS)
+        printf("(ThreadSanitizer: no child starts threads)\n");
     npk_rk_workers_free(pool);
 }
 
@@ -204,7 +221,7 @@ static void test_runtime(void)
     pid_t pid = fork();
     if (pid == 0) {
         alarm(120);
-        int rc = matmul3(rt);
+        int rc = CHILD_THREADS ? matmul3(rt) : 0;
         npk_rk_close(rt);
         _exit(rc);
     }

@@ -141,6 +141,8 @@ typedef struct npk_rk_stats {
     uint32_t sdp_tasks;  /* element-wise (SDP) tasks among `tasks` */
     uint32_t fused_jobs; /* submits that chained a matmul and its element-wise epilogue */
     uint32_t sdp_direct; /* SDP tasks that read and wrote device buffers in place, unstaged */
+    uint64_t handoff_ns; /* handing the cores' task groups to their threads and collecting them:
+                            the cores' phase beyond its slowest group (0 on one core) */
 } npk_rk_stats;
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32

@@ -29,6 +29,7 @@ void npk_rk_stats_add(npk_rk_stats *to, const npk_rk_stats *from)
     to->sdp_tasks += from->sdp_tasks;
     to->fused_jobs += from->fused_jobs;
     to->sdp_direct += from->sdp_direct;
+    to->handoff_ns += from->handoff_ns;
 }
 
 npk_status npk_rk_core_groups(const npk_rk_plan *plan, size_t *first, size_t *count,
@@ -66,14 +67,19 @@ npk_status npk_rk_run_cores(npk_rk_workers **pool, const npk_rk_plan *plan, npk_
     npk_rk_core_job job[NPK_RK_MAX_CORES];
     for (unsigned i = 0; i < n; i++)
         job[i] = (npk_rk_core_job){.first = first[i], .count = count[i]};
+    uint64_t t0 = npk_now_ns();
     if ((s = npk_rk_workers_run(pool, fn, ctx, job, n)))
         return s;
+    uint64_t slowest = 0, all = npk_now_ns() - t0;
     for (unsigned i = 0; i < n; i++) {
+        if (job[i].ns > slowest)
+            slowest = job[i].ns;
         npk_rk_stats_add(st, &job[i].st);
         if (job[i].st.npu_ns > st->npu_span_ns)
             st->npu_span_ns = job[i].st.npu_ns;
         if (job[i].status && s == NPK_OK)
             s = npk_fail(job[i].status, "%s", job[i].msg);
     }
+    st->handoff_ns += all > slowest ? all - slowest : 0;
     return s;
 }

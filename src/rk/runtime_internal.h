@@ -246,6 +246,7 @@ typedef struct npk_rk_core_job {
     size_t first, count;
     npk_rk_stats st; /* the group's own */
     npk_status status;
+    uint64_t ns;   /* the group's own wall time */
     char msg[512]; /* npk_last_error() is per thread: carried back to the caller */
 } npk_rk_core_job;
 /* A runtime's persistent core workers (runtime_workers.c). */

@@ -44,7 +44,9 @@ struct npk_rk_workers {
 /* Run one group, keeping its error message: npk_last_error() is per thread. */
 static void run_job(npk_rk_core_fn fn, void *ctx, npk_rk_core_job *j)
 {
+    uint64_t t0 = npk_now_ns();
     j->status = fn(ctx, j->first, j->count, &j->st);
+    j->ns = npk_now_ns() - t0;
     if (j->status)
         snprintf(j->msg, sizeof j->msg, "%s", npk_last_error());
 }
