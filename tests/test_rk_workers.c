@@ -184,7 +184,7 @@ static void *close_rt(void *arg)
 static int matmul3(npk_rk *rt)
 {
     enum { K = 64, N = 192 };
-    static int8_t a[K], b[K * N];
+    int8_t a[K], b[K * N];
     int32_t c[N];
     for (int i = 0; i < K * N; i++)
         b[i] = (int8_t)(i % 5 - 2);
@@ -202,6 +202,54 @@ static int matmul3(npk_rk *rt)
     }
     npk_rk_weights_free(rt, w);
     return bad ? 1 : st.cores_used == 3 ? 0 : 3;
+}
+
+/* Calls at once: two threads per runtime on two runtimes sharing one engine. A call that
+ * finds its runtime busy gets NPK_EBUSY and tries again; every call that ran is exact. */
+typedef struct caller {
+    npk_rk *rt;
+    int done, busy, bad;
+} caller;
+
+static void *call_loop(void *arg)
+{
+    caller *c = arg;
+    while (c->done < 4) {
+        int rc = matmul3(c->rt);
+        if (rc == 0)
+            c->done++;
+        else if (rc == 1 && npk_last_error() && strstr(npk_last_error(), "another call"))
+            c->busy++;
+        else
+            c->bad++;
+        if (c->bad > 0)
+            break;
+    }
+    return NULL;
+}
+
+static void test_concurrent(void)
+{
+    npk_rk *r[2] = {NULL, NULL};
+    CHECK_EQ(npk_rk_open_shared("sim", &r[0]), NPK_OK);
+    CHECK_EQ(npk_rk_open_shared("sim", &r[1]), NPK_OK);
+    if (!r[0] || !r[1])
+        return;
+    caller c[4];
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) {
+        c[i] = (caller){.rt = r[i / 2]};
+        CHECK_EQ(pthread_create(&t[i], NULL, call_loop, &c[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        CHECK_EQ(c[i].bad, 0);
+        CHECK_EQ(c[i].done, 4);
+    }
+    CHECK_EQ(npk_rk_workers_started(r[0]->workers), 2);
+    CHECK_EQ(npk_rk_workers_started(r[1]->workers), 2);
+    npk_rk_close(r[0]);
+    npk_rk_close(r[1]);
 }
 
 static void test_runtime(void)
@@ -230,6 +278,7 @@ static void test_runtime(void)
     pthread_t t;
     CHECK_EQ(pthread_create(&t, NULL, close_rt, rt), 0);
     CHECK_EQ(pthread_join(t, NULL), 0);
+    test_concurrent();
     npk_rk_set_host_model(NULL);
 }
 
