@@ -36,7 +36,7 @@ target_compile_definitions(ggml-npukit PRIVATE GGML_BACKEND_DL GGML_BACKEND_SHAR
                            GGML_BACKEND_BUILD)
 target_include_directories(ggml-npukit PRIVATE ggml include ${NPUKIT_GENERATED_INCLUDE}
                            ${NPUKIT_GGML_DIR}/include ${NPUKIT_GGML_DIR}/src)
-target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB}
+target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB}
                       Threads::Threads m ${CMAKE_DL_LIBS})
 install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 

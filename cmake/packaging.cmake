@@ -72,9 +72,10 @@ set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_CLI_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_RKNN_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_SIM_PACKAGE_SECTION devel)
-# The static archive links cJSON (and OpenBLAS when built with it): the -dev package brings
-# their -dev packages, as Libs.private and the CMake targets name them.
-set(npukit_dev_depends libcjson-dev)
+# The static archive links cJSON and xxHash (and OpenBLAS when built with it): the -dev package
+# brings their -dev packages, as Libs.private and the CMake targets name them. (libnpukit0's
+# libxxhash0 comes from dpkg-shlibdeps.)
+set(npukit_dev_depends "libcjson-dev, libxxhash-dev")
 if(NPUKIT_HAVE_CBLAS)
   string(APPEND npukit_dev_depends ", libopenblas-dev")
 endif()

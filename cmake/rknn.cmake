@@ -66,7 +66,7 @@ function(npukit_rknn_client_test name)
                              ${CMAKE_CURRENT_SOURCE_DIR}/include
                              ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn)
   target_link_libraries(${name}_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB}
-                        ${NPUKIT_CJSON_LIB} Threads::Threads m)
+                        ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m)
   set_target_properties(${name}_plain PROPERTIES COMPILE_OPTIONS "-Wall;-Wextra;-Werror"
                         LINK_OPTIONS "")
   add_dependencies(${name}_plain rksim_shim)

@@ -29,7 +29,7 @@ set_target_properties(rksim_shim PROPERTIES
   LINK_OPTIONS ""
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 target_include_directories(rksim_shim PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src)
-target_link_libraries(rksim_shim PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
+target_link_libraries(rksim_shim PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
 install(TARGETS rksim_shim LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit COMPONENT sim)
 
 # this file is included before the top level enables testing; enabling twice is harmless
@@ -39,7 +39,7 @@ foreach(src ${NPUKIT_SHIM_TEST_SOURCES})
   get_filename_component(name ${src} NAME_WE)
   if(name MATCHES "^npukit_")
     add_executable(${name} ${src} $<TARGET_OBJECTS:npukit_plain_objs>)
-    target_link_libraries(${name} PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} Threads::Threads m)
+    target_link_libraries(${name} PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m)
     target_include_directories(${name} PRIVATE include src tests)
     set(gens "6.1")
   else()

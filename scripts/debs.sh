@@ -30,7 +30,7 @@ for arch in "${archs[@]}"; do
   esac
   mkdir -p "$dir"
   cmake -S . -B "$dir" "${opts[@]}" > "$dir/configure.log" 2>&1 || { cat "$dir/configure.log"; exit 1; }
-  cmake --build "$dir" -j "$jobs" --target npukit npukit_lib npukit_shared rksim_shim rkcapture rknnrt \
+  cmake --build "$dir" -j "$jobs" --target npukit npukit_man npukit_lib npukit_shared rksim_shim rkcapture rknnrt \
     > "$dir/build.log" 2>&1 || { cat "$dir/build.log"; exit 1; }
   (cd "$dir" && cpack -G DEB -B "$out" > cpack.log 2>&1) || { cat "$dir/cpack.log"; exit 1; }
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Checks what the build needs. As root it installs what is missing with apt-get (and says so);
-# otherwise it names the command to run. cJSON is required; OpenBLAS is optional: without it the
+# otherwise it names the command to run. cJSON and xxHash are required; OpenBLAS is optional: without it the
 # simulator uses its portable arithmetic.
 set -u
 need=()
@@ -10,6 +10,8 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 { command -v cc >/dev/null 2>&1 && [ -e /usr/include/stdio.h ]; } || need+=(build-essential)
 # cJSON reads and writes the card daemon protocol's JSON frames.
 [ -e /usr/include/cjson/cJSON.h ] || need+=(libcjson-dev)
+# xxHash's XXH3 checks weights bound to a buffer for changes at every call.
+[ -e /usr/include/xxhash.h ] || need+=(libxxhash-dev)
 optional=()
 # OpenBLAS counts as present only when a program that includes cblas.h and calls cblas_sgemm
 # compiles and links against -lopenblas, as the build does: a cblas.h header without the library

@@ -142,14 +142,16 @@ int rk_bench_main(int argc, char **argv)
     double *host = calloc((size_t)iters, 8), *npu = calloc((size_t)iters, 8),
            *over = calloc((size_t)iters, 8), *syn = calloc((size_t)iters, 8),
            *pack = calloc((size_t)iters, 8), *sync = calloc((size_t)iters, 8),
-           *acc = calloc((size_t)iters, 8), *cpy = calloc((size_t)iters, 8);
+           *acc = calloc((size_t)iters, 8), *cpy = calloc((size_t)iters, 8),
+           *hand = calloc((size_t)iters, 8), *bchk = calloc((size_t)iters, 8);
     /* The bytes the host moves per call: A in, C out. */
     size_t moved =
         (size_t)o.m * o.k * rk_elem_bytes(o.in) + (size_t)o.m * o.n * rk_elem_bytes(o.out);
     char *src = malloc(moved), *dst = malloc(moved);
     int rc = 1;
     npk_rk_stats st = {0};
-    if (!host || !npu || !over || !syn || !pack || !sync || !acc || !cpy || !src || !dst) {
+    if (!host || !npu || !over || !syn || !pack || !sync || !acc || !cpy || !hand || !bchk ||
+        !src || !dst) {
         fprintf(stderr, "npukit: out of memory\n");
         goto done;
     }
@@ -172,6 +174,8 @@ int rk_bench_main(int argc, char **argv)
         sync[i] = st.sync_ns / subs;
         acc[i] = st.accumulate_ns / subs;
         over[i] = (st.synth_ns + st.pack_ns + st.sync_ns + st.accumulate_ns) / subs;
+        hand[i] = st.handoff_ns;
+        bchk[i] = st.b_check_ns;
         uint64_t t0 = npk_now_ns();
         memcpy(dst, src, moved);
         cpy[i] = (npk_now_ns() - t0) / subs;
@@ -180,7 +184,8 @@ int rk_bench_main(int argc, char **argv)
     {
         double ops = 2.0 * o.m * o.k * o.n;
         double mh = npk_median(host, (size_t)iters), mn = npk_median(npu, (size_t)iters),
-               mo = npk_median(over, (size_t)iters), mc = npk_median(cpy, (size_t)iters);
+               mo = npk_median(over, (size_t)iters), mc = npk_median(cpy, (size_t)iters),
+               mhand = npk_median(hand, (size_t)iters), mbchk = npk_median(bchk, (size_t)iters);
         const char *label = info.simulated ? "modelled" : "measured";
         /* The compatible layer on the same shape: its cost per run over npk_rk_matmul's. */
         double rknn_ns = 0, direct_ns = 0;
@@ -195,13 +200,15 @@ int rk_bench_main(int argc, char **argv)
                    "\"gops\":%.3f,\"host_ms\":%.6f,\"overhead_us_per_submit\":{\"total\":%.3f,"
                    "\"synth\":%.3f,\"pack\":%.3f,\"sync\":%.3f,\"accumulate\":%.3f},"
                    "\"memcpy_us_per_submit\":%.3f,\"overhead_vs_memcpy\":%.3f,\"form\":\"%s\","
-                   "\"submit_us\":%.3f,\"wait_us\":%.3f",
+                   "\"submit_us\":%.3f,\"wait_us\":%.3f,"
+                   "\"call_overhead_us\":{\"handoff\":%.3f,\"b_check\":%.3f}",
                    npk_rk_prec_name(o.in), npk_rk_prec_name(o.out), o.m, o.k, o.n,
                    rk_json_escape(info.device, esc, sizeof esc), iters, st.tasks, st.submits,
                    mn / 1e6, label, gops, mh / 1e6, mo / 1e3, npk_median(syn, (size_t)iters) / 1e3,
                    npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
                    npk_median(acc, (size_t)iters) / 1e3, mc / 1e3, mc > 0 ? mo / mc : 0,
-                   npk_rk_submission(rt), st.submit_ns / 1e3, st.wait_ns / 1e3);
+                   npk_rk_submission(rt), st.submit_ns / 1e3, st.wait_ns / 1e3, mhand / 1e3,
+                   mbchk / 1e3);
             if (have_rknn)
                 printf(",\"rknn_run_us\":%.3f,\"rk_matmul_us\":%.3f,\"rknn_overhead_us\":%.3f",
                        rknn_ns / 1e3, direct_ns / 1e3, (rknn_ns - direct_ns) / 1e3);
@@ -223,6 +230,9 @@ int rk_bench_main(int argc, char **argv)
                    mo / 1e3, npk_median(syn, (size_t)iters) / 1e3,
                    npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
                    npk_median(acc, (size_t)iters) / 1e3);
+            printf("  host overhead per call %8.2f us: core hand-off %.2f, bound-weights check "
+                   "%.2f\n",
+                   (mhand + mbchk) / 1e3, mhand / 1e3, mbchk / 1e3);
             if (info.simulated && st.cores_used > 1)
                 printf(
                     "  (%u cores on the simulator: its requests are serialised, so sync includes "
@@ -255,6 +265,8 @@ done:
     free(sync);
     free(acc);
     free(cpy);
+    free(hand);
+    free(bchk);
     free(src);
     free(dst);
     return rc;

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Cross-compiling for aarch64 (RK3588 boards) on Debian with gcc-aarch64-linux-gnu and the arm64
 # multiarch -dev packages (dpkg --add-architecture arm64; apt-get install libcjson-dev:arm64
-# [libopenblas-dev:arm64]):
+# libxxhash-dev:arm64 [libopenblas-dev:arm64]):
 #   cmake -S . -B build/aarch64 -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake
 # The arm64 libraries live in the multiarch directories (/usr/lib/aarch64-linux-gnu,
 # /usr/include/aarch64-linux-gnu) that the cross compiler and CMake's CMAKE_LIBRARY_ARCHITECTURE

@@ -141,6 +141,8 @@ typedef struct npk_rk_stats {
     uint32_t sdp_tasks;  /* element-wise (SDP) tasks among `tasks` */
     uint32_t fused_jobs; /* submits that chained a matmul and its element-wise epilogue */
     uint32_t sdp_direct; /* SDP tasks that read and wrote device buffers in place, unstaged */
+    uint64_t handoff_ns; /* handing the cores' task groups to their threads and collecting them:
+                            the cores' phase beyond its slowest group (0 on one core) */
 } npk_rk_stats;
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32
@@ -249,7 +251,8 @@ NPUKIT_API npk_status npk_rk_weights_pack_layout(npk_rk *rt, npk_rk_prec in, uin
 NPUKIT_API npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
                                           npk_rk_buffer *buf, uint64_t offset, npk_rk_layout layout,
                                           uint32_t m_hint, npk_rk_weights **out);
-/* The 64-bit checksum bound weights are checked with (not cryptographic: it detects changes). */
+/* The 64-bit checksum bound weights are checked with: XXH3 (xxHash), not cryptographic, it
+ * detects changes; NULL bytes give the sum of no bytes. */
 NPUKIT_API uint64_t npk_rk_checksum(const void *bytes, uint64_t n);
 /* True when the NPU reads the bound weights straight from their buffer. */
 NPUKIT_API bool npk_rk_weights_in_place(const npk_rk_weights *w);

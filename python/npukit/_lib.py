@@ -95,7 +95,8 @@ class RkStats(ctypes.Structure):
                 ("pack_ns", c_uint64), ("sync_ns", c_uint64), ("submit_ns", c_uint64),
                 ("accumulate_ns", c_uint64), ("wait_ns", c_uint64), ("cores_used", c_uint32),
                 ("core_mask", c_uint32), ("b_repacks", c_uint32), ("b_check_ns", c_uint64),
-                ("sdp_tasks", c_uint32), ("fused_jobs", c_uint32), ("sdp_direct", c_uint32)]
+                ("sdp_tasks", c_uint32), ("fused_jobs", c_uint32), ("sdp_direct", c_uint32),
+                ("handoff_ns", c_uint64)]
 
 
 class PlanRequest(ctypes.Structure):

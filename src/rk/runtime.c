@@ -58,6 +58,7 @@ void npk_rk_close(npk_rk *rt)
 {
     if (!rt)
         return;
+    npk_rk_workers_free(rt->workers); /* joined here, whichever thread closes */
     npk_rk_engine_release(rt->eng);
     pthread_mutex_destroy(&rt->lock);
     free(rt);

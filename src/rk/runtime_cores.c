@@ -2,7 +2,8 @@
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t in runtime_internal.h */
 /* A call's cores, each from its own thread, as the vendor runtime drives them (a blocking
  * submit per core): the plan's tasks grouped by core, each group run by the spine's function
- * with stats of its own, added up after, the NPU span the busiest core's. */
+ * with stats of its own (on the runtime's persistent workers, runtime_workers.c), added up
+ * after, the NPU span the busiest core's. */
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@ void npk_rk_stats_add(npk_rk_stats *to, const npk_rk_stats *from)
     to->sdp_tasks += from->sdp_tasks;
     to->fused_jobs += from->fused_jobs;
     to->sdp_direct += from->sdp_direct;
+    to->handoff_ns += from->handoff_ns;
 }
 
 npk_status npk_rk_core_groups(const npk_rk_plan *plan, size_t *first, size_t *count,
@@ -49,59 +51,35 @@ npk_status npk_rk_core_groups(const npk_rk_plan *plan, size_t *first, size_t *co
     return NPK_OK;
 }
 
-typedef struct worker {
-    npk_rk_core_fn fn;
-    void *ctx;
-    npk_rk_stats st; /* the worker's own */
-    size_t first, count;
-    npk_status status;
-    char msg[512]; /* npk_last_error() is per thread: carried back to the caller */
-    pthread_t thread;
-} worker;
-
-static void *worker_main(void *arg)
-{
-    worker *wk = arg;
-    wk->status = wk->fn(wk->ctx, wk->first, wk->count, &wk->st);
-    if (wk->status)
-        snprintf(wk->msg, sizeof wk->msg, "%s", npk_last_error());
-    return NULL;
-}
-
-npk_status npk_rk_run_cores(const npk_rk_plan *plan, npk_rk_core_fn fn, void *ctx, npk_rk_stats *st)
+npk_status npk_rk_run_cores(npk_rk_workers **pool, const npk_rk_plan *plan, npk_rk_core_fn fn,
+                            void *ctx, npk_rk_stats *st)
 {
     size_t first[NPK_RK_MAX_CORES], count[NPK_RK_MAX_CORES];
     unsigned n;
     npk_status s = npk_rk_core_groups(plan, first, count, &n);
     if (s)
         return s;
-    if (n <= 1) { /* one core: no thread */
+    if (n <= 1) { /* one core: the caller's thread alone */
         s = n ? fn(ctx, 0, plan->count, st) : NPK_OK;
         st->npu_span_ns = st->npu_ns;
         return s;
     }
-    worker wk[NPK_RK_MAX_CORES];
-    unsigned started = 0;
-    for (; started < n; started++) {
-        wk[started] =
-            (worker){.fn = fn, .ctx = ctx, .first = first[started], .count = count[started]};
-        if (pthread_create(&wk[started].thread, NULL, worker_main, &wk[started])) {
-            wk[started].status = npk_fail(NPK_ENOMEM, "could not start the core %u thread",
-                                          plan->tasks[first[started]].core);
-            snprintf(wk[started].msg, sizeof wk[started].msg, "%s", npk_last_error());
-            break;
-        }
-    }
+    npk_rk_core_job job[NPK_RK_MAX_CORES];
+    for (unsigned i = 0; i < n; i++)
+        job[i] = (npk_rk_core_job){.first = first[i], .count = count[i]};
+    uint64_t t0 = npk_now_ns();
+    if ((s = npk_rk_workers_run(pool, fn, ctx, job, n)))
+        return s;
+    uint64_t slowest = 0, all = npk_now_ns() - t0;
     for (unsigned i = 0; i < n; i++) {
-        if (i < started)
-            pthread_join(wk[i].thread, NULL);
-        else if (i > started)
-            continue; /* never started (a start failed before it) */
-        npk_rk_stats_add(st, &wk[i].st);
-        if (wk[i].st.npu_ns > st->npu_span_ns)
-            st->npu_span_ns = wk[i].st.npu_ns;
-        if (wk[i].status && s == NPK_OK)
-            s = npk_fail(wk[i].status, "%s", wk[i].msg);
+        if (job[i].ns > slowest)
+            slowest = job[i].ns;
+        npk_rk_stats_add(st, &job[i].st);
+        if (job[i].st.npu_ns > st->npu_span_ns)
+            st->npu_span_ns = job[i].st.npu_ns;
+        if (job[i].status && s == NPK_OK)
+            s = npk_fail(job[i].status, "%s", job[i].msg);
     }
+    st->handoff_ns += all > slowest ? all - slowest : 0;
     return s;
 }

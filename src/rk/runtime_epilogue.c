@@ -190,7 +190,7 @@ static npk_status run_fused(fused *f)
     for (size_t i = 0; i < f->plan.count; i++) /* the runtime's cores are the engine's */
         f->plan.tasks[i].core = rt->core_map[f->plan.tasks[i].core];
     f->st->cores_used = f->plan.cores_used;
-    return npk_rk_run_cores(&f->plan, fused_core, f, f->st);
+    return npk_rk_run_cores(&rt->workers, &f->plan, fused_core, f, f->st);
 }
 
 /* Why the call cannot run fused (NULL: it can): the fusion rules, each named. */

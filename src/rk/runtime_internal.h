@@ -92,6 +92,7 @@ struct npk_rk {
     /* the submission form jobs take (submission.h) */
     const struct npk_rk_submission_row *submission;
     uint64_t calls; /* calls begun (under lock): one per API call, whatever its phases */
+    struct npk_rk_workers *workers; /* the cores' threads (runtime_workers.c), under lock */
 };
 
 /* Begin an API call on rt: take its lock for the whole call (every phase: a matmul and its
@@ -240,10 +241,31 @@ npk_status npk_rk_core_groups(const npk_rk_plan *plan, size_t *first, size_t *co
                               unsigned *groups);
 /* Runs tasks [first, first + count) of one core, accounting in st (the worker's own). */
 typedef npk_status (*npk_rk_core_fn)(void *ctx, size_t first, size_t count, npk_rk_stats *st);
-/* Every core's group at once, one thread per core (none for one group), as the vendor runtime
- * drives the cores: the workers' stats added into st, st->npu_span_ns the busiest core's NPU
- * time. The groups must touch disjoint parts of the result. */
-npk_status npk_rk_run_cores(const npk_rk_plan *plan, npk_rk_core_fn fn, void *ctx,
-                            npk_rk_stats *st);
+/* One core's group of a call: tasks [first, first + count), and what running them gave. */
+typedef struct npk_rk_core_job {
+    size_t first, count;
+    npk_rk_stats st; /* the group's own */
+    npk_status status;
+    uint64_t ns;   /* the group's own wall time */
+    char msg[512]; /* npk_last_error() is per thread: carried back to the caller */
+} npk_rk_core_job;
+/* A runtime's persistent core workers (runtime_workers.c). */
+typedef struct npk_rk_workers npk_rk_workers;
+/* fn over jobs[0..n) at once: job 0 on the calling thread, the others on the pool's workers
+ * (*pool created and its threads started on first need; a pool inherited across fork() is
+ * replaced). Returns when every job is done; an error only when a worker could not be started
+ * (then nothing ran). Calls on one pool must not overlap (the runtime's lock). */
+npk_status npk_rk_workers_run(npk_rk_workers **pool, npk_rk_core_fn fn, void *ctx,
+                              npk_rk_core_job *jobs, unsigned n);
+/* Stop and join the pool's threads (those of this process) and free it; NULL is a no-op. */
+void npk_rk_workers_free(npk_rk_workers *pool);
+/* Worker threads the pool has started (0 for NULL). */
+unsigned npk_rk_workers_started(const npk_rk_workers *pool);
+/* Every core's group at once, one thread per core (none for one group; the caller's thread
+ * runs the first, the runtime's persistent workers the others), as the vendor runtime drives
+ * the cores: the groups' stats added into st, st->npu_span_ns the busiest core's NPU time. The
+ * groups must touch disjoint parts of the result. */
+npk_status npk_rk_run_cores(npk_rk_workers **pool, const npk_rk_plan *plan, npk_rk_core_fn fn,
+                            void *ctx, npk_rk_stats *st);
 
 #endif

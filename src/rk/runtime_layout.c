@@ -140,29 +140,6 @@ npk_status npk_rk_weights_pack_layout(npk_rk *rt, npk_rk_prec in, uint32_t k, ui
 
 /* ---- weights bound to a buffer ------------------------------------------------------------ */
 
-/* 64-bit checksum of the bytes: four independent multiply-xor lanes over 8-byte words (so the
- * multiplies overlap), folded with the tail and the length. */
-uint64_t npk_rk_checksum(const void *bytes, uint64_t n)
-{
-    const uint8_t *p = bytes;
-    const uint64_t mul = 0x9E3779B97F4A7C15ull;
-    uint64_t h[4] = {1, 2, 3, 4};
-    uint64_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int l = 0; l < 4; l++) {
-            uint64_t v;
-            memcpy(&v, p + i + 8 * l, 8);
-            h[l] = (h[l] ^ v) * mul;
-            h[l] ^= h[l] >> 31;
-        }
-    uint64_t r = n;
-    for (int l = 0; l < 4; l++)
-        r = (r ^ h[l]) * mul;
-    for (; i < n; i++)
-        r = (r ^ p[i]) * mul;
-    return r ^ (r >> 29);
-}
-
 npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
                                npk_rk_buffer *buf, uint64_t offset, npk_rk_layout layout,
                                uint32_t m_hint, npk_rk_weights **out)

@@ -339,7 +339,7 @@ static npk_status run_all_cores(run *r)
         r->st->npu_span_ns = r->st->npu_ns; /* one SUBMIT per round: the cores ran together */
         return s;
     }
-    return npk_rk_run_cores(&r->plan, core_jobs, r, r->st);
+    return npk_rk_run_cores(&r->rt->workers, &r->plan, core_jobs, r, r->st);
 }
 
 /* ---- the call ----------------------------------------------------------------------------------
