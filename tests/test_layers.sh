@@ -7,6 +7,7 @@
 #     simulator, its own files and public header: never a driver header;
 #   - a public header of a hardware layer includes only common and hardware headers;
 #   - nothing under src/ includes anything from tools/;
+#   - the RK runtime's request, weights, layout and matmul files depend one way;
 #   - a SoC is one row: no RK3588 constant outside src/rk/hw (no identifier naming RK3588, no
 #     per-SoC number written as a literal or a timing macro), the CBUF geometry no macro, and the
 #     geometry and timing formulas (rk_cbuf.h, rk_timing.h) take the row.
@@ -182,6 +183,20 @@ while read -r f; do
     [[ -n $hits ]] && report "$f writes a per-SoC number outside src/rk/hw (read it from the SoC row): $hits"
     checked=$((checked + 1))
 done < <(find src/rk src/rksim src/rknn -name '*.[ch]' -not -path 'src/rk/hw/*'; find tools -name 'rk_*.[ch]')
+# The RK runtime's files depend one way, each on the ones before it in this list (a file's
+# functions are declared in its own header): the plan request, the weights, the layouts and
+# bound weights, the matmul spine, the native-layout matmul. A file including the header of one
+# after it would make two files need each other again.
+runtime_order=(runtime_request runtime_weights runtime_layout runtime_matmul runtime_matmul_layout)
+for ((i = 0; i < ${#runtime_order[@]}; i++)); do
+    f=src/rk/${runtime_order[i]}.c
+    [[ -e $f ]] || { report "$f (of the runtime's one-way order) is missing"; continue; }
+    for ((j = i + 1; j < ${#runtime_order[@]}; j++)); do
+        grep -qE "^#include \"${runtime_order[j]}\.h\"" "$f" &&
+            report "$f includes ${runtime_order[j]}.h: the runtime's files depend one way (${runtime_order[*]})"
+    done
+    checked=$((checked + 1))
+done
 for p in "${pending[@]}"; do
     [[ -n ${pending_seen[$p]:-} ]] || echo "note: the pending exception '$p' no longer occurs: remove it"
 done
