@@ -4,6 +4,18 @@
 
 #include "npukit/rk_soc.h"
 
+/* RK3588's timing-model numbers (their sources are the row's): the efficiencies are fitted at
+ * its 600 MHz clock, so changing a row's clock without refitting them scales every modelled
+ * matmul. A row without published figures of its own takes these, marked unvalidated. */
+#define RK3588_TIMING                                                                              \
+    {                                                                                              \
+        .job_floor_us = 54.0, .task_us = 3.0, .dma_bytes_per_s = 8.6e9, .mac_efficiency = {        \
+            {NPK_PREC_FP16, 0.31},                                                                 \
+            {NPK_PREC_INT8, 0.117},                                                                \
+            {NPK_PREC_INT4, 0.167},                                                                \
+        }                                                                                          \
+    }
+
 static const npk_rk_soc socs[] = {
     {.name = "rk3588",
      .cores = 3,
@@ -16,14 +28,7 @@ static const npk_rk_soc socs[] = {
      .n_max = 8192,
      .m_max = 2047,
      .grains_max = 1023,
-     /* The model's efficiencies are fitted at this row's clock: changing the clock without
-      * refitting them scales every modelled matmul. */
-     .timing = {.job_floor_us = 54.0,
-                .task_us = 3.0,
-                .dma_bytes_per_s = 8.6e9,
-                .mac_efficiency = {{NPK_PREC_FP16, 0.31},
-                                   {NPK_PREC_INT8, 0.117},
-                                   {NPK_PREC_INT4, 0.167}}},
+     .timing = RK3588_TIMING,
      .validated = true,
      .encodings_described = true,
      .source = "spec Limits & tiling; facts A.1, B.4, C.1, E.1, G",
@@ -59,12 +64,7 @@ static const npk_rk_soc socs[] = {
      .n_max = 8192,
      .m_max = 2047,
      .grains_max = 1023,
-     .timing = {.job_floor_us = 54.0,
-                .task_us = 3.0,
-                .dma_bytes_per_s = 8.6e9,
-                .mac_efficiency = {{NPK_PREC_FP16, 0.31},
-                                   {NPK_PREC_INT8, 0.117},
-                                   {NPK_PREC_INT4, 0.167}}},
+     .timing = RK3588_TIMING, /* unvalidated: nothing published for RK3576 */
      .validated = false,
      .encodings_described = false,
      .source = "facts E.1 (cores); other numbers assumed from rk3588",
