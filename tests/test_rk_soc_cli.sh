@@ -17,6 +17,11 @@ has "$out" "hardware version unknown"
 out=$("$cli" rk info --soc rk3588 --json)
 has "$out" '"cores":3,"cbuf_banks":12,"bank_bytes":32768,"cbuf_entry_bytes":64'
 has "$out" '"hw_version":1179210309' # 0x46495245, facts A.1
+has "$out" '"clock_mhz":600,'
+has "$out" '"timing":{"job_floor_us":54,"task_us":3,"dma_bytes_per_s":8.6e+09,"mac_efficiency":{"fp16":0.31,"int8":0.117,"int4":0.167}}'
+out=$("$cli" rk info --soc rk3576 2>&1)
+has "$out" "job floor        54 us   \[unvalidated: assumed equal to rk3588\]"
+has "$out" "MAC efficiency   fp16 31%, int8 11.7%, int4 16.7%   \[unvalidated"
 out=$("$cli" rk info --soc rk1808 2>&1); rc=$?
 ok [ $rc -ne 0 ]
 has "$out" "is not one of rk3588, rk3576"
