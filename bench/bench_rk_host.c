@@ -26,6 +26,7 @@
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 #include "rk/runtime_internal.h"
+#include "rk/runtime_request.h"
 
 typedef struct shape {
     npk_rk_prec in;

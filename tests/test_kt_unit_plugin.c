@@ -148,6 +148,10 @@ static void test_register(void)
     nameless.tick = NULL;
     CHECK(ksim_unit_register(&nameless) != NPK_OK);
     CHECK_STR_HAS(npk_last_error(), "are required");
+    nameless.tick = echo_type.tick;
+    nameless.timing_source = "";
+    CHECK(ksim_unit_register(&nameless) != NPK_OK);
+    CHECK_STR_HAS(npk_last_error(), "'half': a timing row needs its source");
 }
 
 static void test_presets(void)

@@ -7,8 +7,10 @@
 #     simulator, its own files and public header: never a driver header;
 #   - a public header of a hardware layer includes only common and hardware headers;
 #   - nothing under src/ includes anything from tools/;
-#   - a SoC is one row: no RK3588 constant outside src/rk/hw, the CBUF geometry no macro, and the
-#     geometry formulas take the row.
+#   - the RK runtime's request, weights, layout and matmul files depend one way;
+#   - a SoC is one row: no RK3588 constant outside src/rk/hw (no identifier naming RK3588, no
+#     per-SoC number written as a literal or a timing macro), the CBUF geometry no macro, and the
+#     geometry and timing formulas (rk_cbuf.h, rk_timing.h) take the row.
 # The KohakuTPU rules apply once src/kt/hw exists (until then its hardware description still
 # lives in the driver and every ktsim file would be reported).
 # Usage: test_layers.sh CLI SOURCE_DIR   (the CLI argument is unused)
@@ -145,9 +147,55 @@ if grep -nE '#define[[:space:]]+NPK_RK_[A-Z_]*(BANK|CBUF)[A-Z_]*[[:space:]]+[0-9
     report "a public header defines the CBUF geometry as a macro (it is a field of the SoC row)"
 fi
 for fn in npk_rk_cbuf_con0_banks npk_rk_cbuf_split npk_rk_sched1_rows npk_rk_m_ceiling \
-    npk_rk_bank_elems npk_rk_sched_choose; do
+    npk_rk_bank_elems npk_rk_sched_choose npk_rk_tile_elems npk_rk_rows_per_tile \
+    npk_rk_feature_grains; do
     grep -qE "\b$fn\(const npk_rk_soc \*soc," include/npukit/rk_cbuf.h include/npukit/rk_sched.h ||
         report "$fn does not take the SoC row (const npk_rk_soc *soc) as its first parameter"
+done
+# Every function the CBUF and timing headers declare takes the row first, except the ones below
+# that hold for any geometry: the spec's measured sched-1 fit and the register value it gives
+# (0x1040 as measured on the 12-bank part), and the schedule's validity rules (per precision).
+geometry_free=" npk_rk_sched_fit_base npk_rk_sched_fit_slope npk_rk_sched_fit_value npk_rk_cbuf_con0 \
+npk_rk_sched_valid "
+for h in include/npukit/rk_cbuf.h include/npukit/rk_timing.h; do
+    formulas=0
+    while read -r decl; do
+        fn=$(sed -E 's/.*\b(npk_rk_[a-z0-9_]+)\(.*/\1/' <<<"$decl")
+        formulas=$((formulas + 1))
+        [[ $geometry_free == *" $fn "* ]] && continue
+        [[ $decl == *"$fn(const npk_rk_soc *soc"* ]] ||
+            report "$h: $fn does not take the SoC row (const npk_rk_soc *soc) first"
+    done < <(tr '\n' ' ' <"$h" | sed 's/;/;\n/g' | grep -oE '\b(uint32_t|int|bool|double) npk_rk_[a-z0-9_]+\([^)]*\)')
+    ((formulas > 0)) || report "$h: no function declaration found (has the header moved?)"
+    checked=$((checked + 1))
+done
+# No per-SoC timing number is a macro: the clock, floors, DMA rate and efficiencies are fields of
+# the row (rk_soc.h), so the planner and the simulator cannot read two different values.
+if grep -nE '#define[[:space:]]+(NPK_RK_T_|RKSIM_T_)[A-Z_]*' include/npukit/rk_*.h src/rksim/*.h; then
+    report "a header defines a per-SoC timing number as a macro (it is a field of the SoC row)"
+fi
+# ... nor a literal in the RK driver, simulator or commands: RK3588's hardware version, its model
+# clock in Hz, its DMA rate, or a clock or frequency assigned a number.
+while read -r f; do
+    hits=$(sed -e 's:/\*.*\*/::g' -e 's:/\*.*$::' -e 's://.*$::' -e 's/"\([^"\\]\|\\.\)*"//g' "$f" |
+        grep -nE '\b0x46495245u?\b|\b(600(\.0)?e6|8\.6e9)\b|(freq|clock)[a-z_]*[[:space:]]*=[[:space:]]*[0-9]' |
+        grep -vE '^[0-9]+:[[:space:]]*\*')
+    [[ -n $hits ]] && report "$f writes a per-SoC number outside src/rk/hw (read it from the SoC row): $hits"
+    checked=$((checked + 1))
+done < <(find src/rk src/rksim src/rknn -name '*.[ch]' -not -path 'src/rk/hw/*'; find tools -name 'rk_*.[ch]')
+# The RK runtime's files depend one way, each on the ones before it in this list (a file's
+# functions are declared in its own header): the plan request, the weights, the layouts and
+# bound weights, the matmul spine, the native-layout matmul. A file including the header of one
+# after it would make two files need each other again.
+runtime_order=(runtime_request runtime_weights runtime_layout runtime_matmul runtime_matmul_layout)
+for ((i = 0; i < ${#runtime_order[@]}; i++)); do
+    f=src/rk/${runtime_order[i]}.c
+    [[ -e $f ]] || { report "$f (of the runtime's one-way order) is missing"; continue; }
+    for ((j = i + 1; j < ${#runtime_order[@]}; j++)); do
+        grep -qE "^#include \"${runtime_order[j]}\.h\"" "$f" &&
+            report "$f includes ${runtime_order[j]}.h: the runtime's files depend one way (${runtime_order[*]})"
+    done
+    checked=$((checked + 1))
 done
 for p in "${pending[@]}"; do
     [[ -n ${pending_seen[$p]:-} ]] || echo "note: the pending exception '$p' no longer occurs: remove it"

@@ -250,13 +250,14 @@ static double cost_by_task(const npk_rk_plan *p, const npk_rk_plan_request *r,
                      (!r->chain_m_tiles || (prev->k0 == t->k0 && prev->n0 == t->n0 &&
                                             prev->n1 == t->n1 && t->m0 == prev->m1));
         if (!joins) {
-            npu[c] += NPK_RK_T_JOB_FLOOR_US;
+            npu[c] += npk_rk_time_job_floor_us(NULL);
             host_ns[c] += h->job_ns;
             jobs[c]++;
             in_job = 0;
         }
         in_job++;
-        const double body = npk_rk_time_task_body_us(p->req.in, p->req.out, t->mp, t->kp, t->np);
+        const double body =
+            npk_rk_time_task_body_us(p->req.soc, p->req.in, p->req.out, t->mp, t->kp, t->np);
         const uint32_t rows = t->m1 - t->m0;
         npu[c] += body;
         host_ns[c] += h->task_ns +
@@ -283,7 +284,7 @@ static double cost_by_task(const npk_rk_plan *p, const npk_rk_plan_request *r,
         }
         bool warm =
             !r->cost_warmups || ((r->out_warm >> c & 1) && r->out_bytes[c] >= first_bytes[c]);
-        double n = npu[c] + (warm ? 0 : NPK_RK_T_JOB_FLOOR_US + first_us[c]);
+        double n = npu[c] + (warm ? 0 : npk_rk_time_job_floor_us(NULL) + first_us[c]);
         npu_max = n > npu_max ? n : npu_max;
         host_all += host_ns[c] / 1e3;
         span = n + host_ns[c] / 1e3 > span ? n + host_ns[c] / 1e3 : span;
@@ -437,7 +438,7 @@ static void test_axes(void)
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
     CHECK_EQ(p.count, 30);
     CHECK_EQ(p.jobs, 3);
-    CHECK(near(p.model_us, one - 7 * NPK_RK_T_JOB_FLOOR_US));
+    CHECK(near(p.model_us, one - 7 * npk_rk_time_job_floor_us(NULL)));
     CHECK(near(p.host_us, one_host - 7 * test_host.job_ns / 1e3));
     npk_rk_plan_free(&p);
 
@@ -496,8 +497,8 @@ static void test_host_terms(void)
     npk_rk_plan_free(&p);
     r.cost_warmups = true;
     CHECK_EQ(npk_rk_plan_matmul(&r, &p), NPK_OK);
-    const double first =
-        NPK_RK_T_JOB_FLOOR_US + npk_rk_time_task_body_us(r.in, r.out, t0.mp, t0.kp, t0.np);
+    const double first = npk_rk_time_job_floor_us(NULL) +
+                         npk_rk_time_task_body_us(NULL, r.in, r.out, t0.mp, t0.kp, t0.np);
     CHECK(near(p.warmup_us, first));
     CHECK(near(p.total_us, steady + first));
     npk_rk_plan_free(&p);

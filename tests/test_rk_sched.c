@@ -17,7 +17,8 @@ static void test_linear_fit(void)
     CHECK_EQ(npk_rk_sched_fit_slope(NPK_PREC_FP16, 128), 7);
     /* int8 uses the same formula at effective K = K/2. */
     CHECK_EQ(npk_rk_sched_fit_base(NPK_PREC_INT8, 1024), npk_rk_sched_fit_base(NPK_PREC_FP16, 512));
-    CHECK_EQ(npk_rk_sched_fit_slope(NPK_PREC_INT8, 1024), npk_rk_sched_fit_slope(NPK_PREC_FP16, 512));
+    CHECK_EQ(npk_rk_sched_fit_slope(NPK_PREC_INT8, 1024),
+             npk_rk_sched_fit_slope(NPK_PREC_FP16, 512));
     /* The floor 0x1B. */
     CHECK_EQ(npk_rk_sched_fit_value(NPK_PREC_FP16, 2047, 1024), 0x1B);
 }
@@ -54,7 +55,8 @@ static void test_bank_split(void)
     CHECK_EQ(npk_rk_cbuf_con0(NPK_PREC_FP16, 320, 128, 1), 0x9C);
     CHECK_EQ(npk_rk_cbuf_con0(NPK_PREC_FP16, 384, 128, 1), 0x95);
     CHECK_EQ(npk_rk_cbuf_con0(NPK_PREC_INT8, 704, 512, 1), 0x1B);
-    CHECK_EQ(npk_rk_cbuf_con0(NPK_PREC_INT8, 320, 1024, 1), 0x2A); /* the vendor's K=2048 R=32 value is 0x2A too */
+    CHECK_EQ(npk_rk_cbuf_con0(NPK_PREC_INT8, 320, 1024, 1),
+             0x2A); /* the vendor's K=2048 R=32 value is 0x2A too */
 }
 
 static void test_ceilings(void)
@@ -107,8 +109,10 @@ static void test_validity(void)
     for (uint32_t k = 32; k <= 8192; k += 32) {
         uint32_t fp16 = k == 128 ? 256 : 11u * 32768 / (k * 2), int8 = 64 * ((11u * 512) / k);
         bool pow2 = !(k & (k - 1));
-        CHECK_EQ(npk_rk_m_ceiling(NULL, NPK_PREC_FP16, k, 1), pow2 && k >= 128 && k <= 1024 ? fp16 : 0);
-        CHECK_EQ(npk_rk_m_ceiling(NULL, NPK_PREC_INT8, k, 1), pow2 && k >= 512 && k <= 4096 ? int8 : 0);
+        CHECK_EQ(npk_rk_m_ceiling(NULL, NPK_PREC_FP16, k, 1),
+                 pow2 && k >= 128 && k <= 1024 ? fp16 : 0);
+        CHECK_EQ(npk_rk_m_ceiling(NULL, NPK_PREC_INT8, k, 1),
+                 pow2 && k >= 512 && k <= 4096 ? int8 : 0);
     }
     CHECK(npk_rk_sched_valid(NPK_PREC_INT4, 512, 0, &why));
     CHECK_EQ(npk_rk_m_ceiling(NULL, NPK_PREC_FP16, 64, 1), 0);
@@ -120,10 +124,10 @@ static void test_validity(void)
     CHECK_EQ(npk_rk_sched_choose(NULL, NPK_PREC_FP16, 100, 64), NPK_SCHED_0);
     CHECK_EQ(npk_rk_sched_choose(NULL, NPK_PREC_FP16, 300, 64), NPK_SCHED_AUTO);
     /* FEATURE_GRAINS = min(M+1, R), R = 32768/K fp16, 65536/K int8. */
-    CHECK_EQ(npk_rk_feature_grains(NPK_PREC_FP16, 4, 32), 5);
-    CHECK_EQ(npk_rk_feature_grains(NPK_PREC_FP16, 704, 256), 128);
-    CHECK_EQ(npk_rk_feature_grains(NPK_PREC_INT8, 704, 512), 128);
-    CHECK_EQ(npk_rk_rows_per_tile(NPK_PREC_INT8, 1024), 64);
+    CHECK_EQ(npk_rk_feature_grains(NULL, NPK_PREC_FP16, 4, 32), 5);
+    CHECK_EQ(npk_rk_feature_grains(NULL, NPK_PREC_FP16, 704, 256), 128);
+    CHECK_EQ(npk_rk_feature_grains(NULL, NPK_PREC_INT8, 704, 512), 128);
+    CHECK_EQ(npk_rk_rows_per_tile(NULL, NPK_PREC_INT8, 1024), 64);
 }
 
 int main(void)

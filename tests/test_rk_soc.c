@@ -9,8 +9,10 @@
 
 #include "check.h"
 #include "npukit/rk_cbuf.h"
+#include "npukit/rk_plan.h"
 #include "npukit/rk_sched.h"
 #include "npukit/rk_soc.h"
+#include "npukit/rk_timing.h"
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
 
@@ -75,6 +77,110 @@ static void test_formulas_take_the_row(void)
     CHECK_EQ(npk_rk_sched1_rows(&half, NPK_PREC_INT8, 512), 448);
     CHECK_EQ(npk_rk_sched_choose(NULL, NPK_PREC_FP16, 64, 256), NPK_SCHED_0);
     CHECK_EQ(npk_rk_sched_choose(&half, NPK_PREC_FP16, 64, 256), NPK_SCHED_1);
+    /* the internal M-scheduler's rows per tile, R = cbuf_elems / K: the spec's RK3588 numbers
+     * (cbuf_elems 32768 fp16, 65536 int8) for the RK3588 row, half of them in 16 KB banks */
+    const npk_rk_soc *rk3588 = npk_rk_soc_find("rk3588");
+    CHECK_EQ(npk_rk_tile_elems(rk3588, NPK_PREC_FP16), 32768);
+    CHECK_EQ(npk_rk_tile_elems(rk3588, NPK_PREC_INT8), 65536);
+    CHECK_EQ(npk_rk_rows_per_tile(rk3588, NPK_PREC_FP16, 256), 128);
+    CHECK_EQ(npk_rk_rows_per_tile(rk3588, NPK_PREC_INT8, 1024), 64);
+    CHECK_EQ(npk_rk_rows_per_tile(&half, NPK_PREC_FP16, 256), 64);
+    CHECK_EQ(npk_rk_rows_per_tile(&half, NPK_PREC_INT8, 1024), 32);
+    CHECK_EQ(npk_rk_rows_per_tile(rk3588, NPK_PREC_FP16, 0), 0);
+    /* FEATURE_GRAINS = min(M + 1, R) */
+    CHECK_EQ(npk_rk_feature_grains(rk3588, NPK_PREC_FP16, 704, 256), 128);
+    CHECK_EQ(npk_rk_feature_grains(&half, NPK_PREC_FP16, 704, 256), 64);
+    CHECK_EQ(npk_rk_feature_grains(&half, NPK_PREC_FP16, 4, 256), 5);
+    /* a bigger bank: the sched-0 ceiling and R both grow with it */
+    npk_rk_soc wide = *npk_rk_soc_default();
+    wide.bank_bytes = 65536;
+    CHECK_EQ(npk_rk_rows_per_tile(&wide, NPK_PREC_FP16, 256), 256);
+    CHECK_EQ(npk_rk_m_ceiling(&wide, NPK_PREC_FP16, 256, NPK_SCHED_0), 128);
+}
+
+/* RK3576's row: where its numbers are RK3588's (assumed: no public figure differs), the
+ * formulas and the timing model give RK3588's results; where they differ (2 cores), the planner
+ * follows the row. */
+static void test_rk3576_row(void)
+{
+    const npk_rk_soc *a = npk_rk_soc_find("rk3588"), *b = npk_rk_soc_find("rk3576");
+    if (!a || !b)
+        return;
+    static const npk_rk_prec inputs[] = {NPK_PREC_FP16, NPK_PREC_INT8, NPK_PREC_INT4};
+    for (unsigned i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        const npk_rk_prec p = inputs[i];
+        CHECK_EQ(npk_rk_rows_per_tile(b, p, 512), npk_rk_rows_per_tile(a, p, 512));
+        CHECK_EQ(npk_rk_m_ceiling(b, p, 512, NPK_SCHED_0),
+                 npk_rk_m_ceiling(a, p, 512, NPK_SCHED_0));
+        CHECK(npk_rk_time_task_us(b, (int)p, NPK_PREC_INT32, 64, 512, 64) ==
+              npk_rk_time_task_us(a, (int)p, NPK_PREC_INT32, 64, 512, 64));
+    }
+    npk_rk_plan_request r;
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 256, 1024, 1536);
+    npk_rk_plan p3, p2;
+    r.soc = a; /* every core of the row */
+    r.cores = a->cores;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p3), NPK_OK);
+    r.soc = b;
+    r.cores = b->cores;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p2), NPK_OK);
+    CHECK_EQ(p3.cores_used, 3);
+    CHECK_EQ(p2.cores_used, 2);
+    CHECK(p2.model_us > p3.model_us); /* the same work on two cores */
+    npk_rk_plan_free(&p3);
+    npk_rk_plan_free(&p2);
+    r.cores = 3;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &p2), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "cores=3: rk3576 has 1..2 cores");
+}
+
+/* The timing model reads every number from the row: the RK3588 row's are the documented ones
+ * (600 MHz, the 54 us floor, 3 us per chained task, 8.6 GB/s, the fitted efficiencies), and a
+ * row with another clock or DMA rate moves the figures as the formula says. */
+static void test_timing_takes_the_row(void)
+{
+    const npk_rk_soc *a = npk_rk_soc_default();
+    CHECK(npk_rk_time_clock_hz(a) == 600e6);
+    CHECK(npk_rk_time_clock_hz(NULL) == 600e6);
+    CHECK(npk_rk_time_job_floor_us(a) == 54.0);
+    CHECK(npk_rk_time_task_step_us(a) == 3.0);
+    CHECK(npk_rk_time_mac_efficiency(a, NPK_PREC_FP16) == 0.31);
+    CHECK(npk_rk_time_mac_efficiency(a, NPK_PREC_INT8) == 0.117);
+    CHECK(npk_rk_time_mac_efficiency(a, NPK_PREC_INT4) == 0.167);
+    CHECK(npk_rk_time_mac_efficiency(a, NPK_PREC_FP32) == 0); /* not a matmul input */
+    /* 8.6 GB/s: 8.6 MB read in 1000 us */
+    CHECK(npk_rk_time_sdp_us(a, 8.6e6, 0) > 999.99 && npk_rk_time_sdp_us(a, 8.6e6, 0) < 1000.01);
+    npk_rk_soc fast = *a;
+    fast.clock_mhz = 1200;
+    fast.timing.dma_bytes_per_s = 17.2e9;
+    fast.timing.job_floor_us = 27.0;
+    /* fp16 512x2048x2048 with no bytes: MACs only, half the time at twice the clock */
+    double t600 = npk_rk_time_matmul_us(a, NPK_PREC_FP16, 512, 2048, 2048, 0, 0);
+    double t1200 = npk_rk_time_matmul_us(&fast, NPK_PREC_FP16, 512, 2048, 2048, 0, 0);
+    CHECK(t600 > 2 * t1200 - 1e-6 && t600 < 2 * t1200 + 1e-6);
+    CHECK(npk_rk_time_sdp_us(&fast, 8.6e6, 0) < 500.01);
+    CHECK(npk_rk_time_task_us(&fast, NPK_PREC_INT8, NPK_PREC_INT32, 1, 32, 32) <
+          npk_rk_time_task_us(a, NPK_PREC_INT8, NPK_PREC_INT32, 1, 32, 32) - 26.9);
+    /* the planner costs with its request's row */
+    npk_rk_plan_request r;
+    npk_rk_plan_request_init(&r, NPK_PREC_FP16, 512, 2048, 2048);
+    npk_rk_plan pa, pf;
+    r.soc = a;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &pa), NPK_OK);
+    r.soc = &fast;
+    CHECK_EQ(npk_rk_plan_matmul(&r, &pf), NPK_OK);
+    CHECK(pf.model_us < 0.6 * pa.model_us);
+    npk_rk_plan_free(&pa);
+    npk_rk_plan_free(&pf);
+    /* every row names the timing numbers' sources */
+    for (unsigned i = 0; i < npk_rk_soc_count(); i++) {
+        const npk_rk_soc *s = npk_rk_soc_at(i);
+        const char *all[] = {s->sources.job_floor, s->sources.task, s->sources.dma,
+                             s->sources.mac_efficiency};
+        for (unsigned j = 0; j < sizeof all / sizeof all[0]; j++)
+            CHECK(all[j] && *all[j]);
+        CHECK(s->clock_mhz > 0 && s->timing.dma_bytes_per_s > 0 && s->timing.job_floor_us > 0);
+    }
 }
 
 static int hw_version(rksim *s, uint32_t *v)
@@ -126,6 +232,8 @@ int main(void)
 {
     test_rows();
     test_formulas_take_the_row();
+    test_rk3576_row();
+    test_timing_takes_the_row();
     test_simulator_soc();
     return check_done();
 }

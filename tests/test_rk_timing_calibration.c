@@ -67,8 +67,8 @@ static const row rows[] = {
 static double model(const row *r)
 {
     if (r->kind == SDP_US) /* fp16 feature and per-channel operand in, fp16 out */
-        return NPK_RK_T_JOB_FLOOR_US + NPK_RK_T_TASK_US +
-               npk_rk_time_sdp_us(2.0 * r->m * r->n + 2.0 * r->n, 2.0 * r->m * r->n);
+        return npk_rk_time_job_floor_us(NULL) + npk_rk_time_task_step_us(NULL) +
+               npk_rk_time_sdp_us(NULL, 2.0 * r->m * r->n + 2.0 * r->n, 2.0 * r->m * r->n);
     npk_rk_plan_request q;
     npk_rk_plan_request_init(&q, r->in, r->m, r->k, r->n);
     q.cores = r->cores;
@@ -77,7 +77,7 @@ static double model(const row *r)
     double core_us[8] = {0};
     for (size_t i = 0; i < p.count; i++)
         core_us[p.tasks[i].core] += npk_rk_time_task_us_at(
-            r->mhz * 1e6, r->in, q.out, p.tasks[i].mp, p.tasks[i].kp, p.tasks[i].np);
+            NULL, r->mhz * 1e6, r->in, q.out, p.tasks[i].mp, p.tasks[i].kp, p.tasks[i].np);
     double span = 0;
     for (unsigned c = 0; c < 8; c++)
         span = core_us[c] > span ? core_us[c] : span;

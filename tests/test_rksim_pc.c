@@ -358,12 +358,13 @@ static void test_timing(void)
 {
     /* fp16 512x2048x2048: 2^31 MACs / (512 MAC/cycle * 600 MHz * 31%) = 22 550 us plus the
      * DMA's 14.7 MB at 8.6 GB/s = 1 707 us */
-    double us = rksim_time_matmul_us(NPK_PREC_FP16, 512, 2048, 2048,
-                                     (512.0 * 2048 + 2048.0 * 2048) * 2, 512.0 * 2048 * 4);
+    double us = npk_rk_time_matmul_us(NULL, NPK_PREC_FP16, 512, 2048, 2048,
+                                      (512.0 * 2048 + 2048.0 * 2048) * 2, 512.0 * 2048 * 4);
     CHECK(us > 24250 && us < 24265);
     /* int8 decode 1x4096x4096: 16 MiB of weights at 8.6 GB/s (1 953 us) plus 2^24 MACs at
      * 1024 MAC/cycle * 600 MHz * 11.7% (233 us) */
-    us = rksim_time_matmul_us(NPK_PREC_INT8, 1, 4096, 4096, 4096.0 + 4096.0 * 4096, 4096.0 * 4);
+    us = npk_rk_time_matmul_us(NULL, NPK_PREC_INT8, 1, 4096, 4096, 4096.0 + 4096.0 * 4096,
+                               4096.0 * 4);
     CHECK(us > 2180 && us < 2193);
     /* a submit reports the floor plus the operation */
     npk_rk_device *d = tl_open(0);
@@ -372,8 +373,38 @@ static void test_timing(void)
     job_make(d, &j, NPK_PREC_FP16, 4, 64, 32);
     struct rknpu_submit s;
     CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 6000, &s), NPK_OK);
-    CHECK(s.u48_.hw_elapse_time >= (int64_t)RKSIM_T_JOB_FLOOR_US);
-    CHECK(s.u48_.hw_elapse_time < 2 * (int64_t)RKSIM_T_JOB_FLOOR_US);
+    CHECK(s.u48_.hw_elapse_time >= (int64_t)npk_rk_time_job_floor_us(NULL));
+    CHECK(s.u48_.hw_elapse_time < 2 * (int64_t)npk_rk_time_job_floor_us(NULL));
+    job_free(d, &j);
+    npk_rk_device_close(d);
+}
+
+/* The simulator runs at its SoC row's clock, the one the planner's estimates use: GET_FREQ reads
+ * it, and SET_FREQ changes the modelled time as the MAC term says (the DMA term stays). */
+static void test_clock(void)
+{
+    npk_rk_device *d = tl_open(0);
+    uint32_t hz = 0;
+    CHECK_EQ(npk_rk_action(d, RKNPU_GET_FREQ, &hz), NPK_OK);
+    CHECK_EQ(hz, (uint32_t)npk_rk_time_clock_hz(NULL));
+    CHECK_EQ(hz, npk_rk_soc_default()->clock_mhz * 1000000u);
+    CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+    /* fp16 256x512x256: 2^25 MACs, 1 057 us of MACs at 600 MHz, 96 us of DMA */
+    job j;
+    job_make(d, &j, NPK_PREC_FP16, 256, 512, 256);
+    struct rknpu_submit s;
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 6000, &s), NPK_OK);
+    const int64_t at_row = s.u48_.hw_elapse_time;
+    const double want = npk_rk_time_task_us(NULL, NPK_PREC_FP16, NPK_PREC_FP32, 256, 512, 256);
+    CHECK(at_row > want - 2 && at_row < want + 2); /* the planner's figure for the task */
+    uint32_t twice = 2 * hz;
+    CHECK_EQ(npk_rk_action(d, RKNPU_SET_FREQ, &twice), NPK_OK);
+    CHECK_EQ(npk_rk_devtask_submit(d, &j.tk, 0, 6000, &s), NPK_OK);
+    const double mac_us =
+        256.0 * 512 * 256 /
+        (512 * npk_rk_time_clock_hz(NULL) * npk_rk_time_mac_efficiency(NULL, NPK_PREC_FP16)) * 1e6;
+    const double saved = (double)(at_row - s.u48_.hw_elapse_time);
+    CHECK(saved > mac_us / 2 - 2 && saved < mac_us / 2 + 2);
     job_free(d, &j);
     npk_rk_device_close(d);
 }
@@ -391,5 +422,6 @@ int main(void)
     test_refusals();
     test_threads();
     test_timing();
+    test_clock();
     return check_done();
 }

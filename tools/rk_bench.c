@@ -67,7 +67,7 @@ int rk_bench_main(int argc, char **argv)
         CLI_END,
     };
     const cli_opt *tables[] = {
-        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_CORES | RK_OPT_CHAIN | RK_OPT_DEVICE,
+        rk_shape_rows(&so, RK_OPT_SHAPE | RK_OPT_SOC | RK_OPT_CORES | RK_OPT_CHAIN | RK_OPT_DEVICE,
                       NPK_RK_PLAN_MAX_DIM),
         own, NULL};
     const char *pos[4];

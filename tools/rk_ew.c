@@ -90,8 +90,8 @@ int rk_ew_main(int argc, char **argv)
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
         CLI_END,
     };
-    const cli_opt *tables[] = {rk_shape_rows(&so, RK_OPT_CHAIN | RK_OPT_DEVICE | RK_OPT_SEED, 1),
-                               own, NULL};
+    const cli_opt *tables[] = {
+        rk_shape_rows(&so, RK_OPT_SOC | RK_OPT_CHAIN | RK_OPT_DEVICE | RK_OPT_SEED, 1), own, NULL};
     cli_spec spec = {.cmd = "rk ew",
                      .synopsis = "--op add|mul|max|min -m M -n N [options]",
                      .about = "C = A op B element-wise on the NPU's SDP (or the simulator)",
@@ -120,8 +120,13 @@ int rk_ew_main(int argc, char **argv)
     rk_fill_random(p, a, count, &so.seed);
     rk_fill_random(p, b, nb, &so.seed);
     if (npk_rk_open(so.device, &rt) || (so.chain && npk_rk_set_chain(rt, (unsigned)so.chain)) ||
-        (so.submit && npk_rk_set_submission(rt, so.submit)) || npk_rk_query(rt, &info) ||
-        npk_rk_ew(rt, (npk_rk_ew_op)op, p, m, n, a, mode, b, c, &st)) {
+        (so.submit && npk_rk_set_submission(rt, so.submit)) || npk_rk_query(rt, &info)) {
+        cli_lib_error("rk ew");
+        goto out;
+    }
+    if (!rk_soc_matches(&so, info.soc, "rk ew"))
+        goto out;
+    if (npk_rk_ew(rt, (npk_rk_ew_op)op, p, m, n, a, mode, b, c, &st)) {
         cli_lib_error("rk ew");
         goto out;
     }

@@ -11,14 +11,21 @@
 static int print_soc(const npk_rk_soc *s, bool json)
 {
     const npk_rk_soc_sources *src = &s->sources;
+    const npk_rk_soc_timing *t = &s->timing;
     if (json) {
         printf("{\"soc\":\"%s\",\"validated\":%s,\"encodings_described\":%s,\"cores\":%u,"
                "\"cbuf_banks\":%u,\"bank_bytes\":%u,\"cbuf_entry_bytes\":%u,\"clock_mhz\":%u,"
                "\"hw_version\":%u,\"k_max_single\":%u,\"n_max\":%u,\"m_max\":%u,"
-               "\"grains_max\":%u}\n",
+               "\"grains_max\":%u,\"timing\":{\"job_floor_us\":%g,\"task_us\":%g,"
+               "\"dma_bytes_per_s\":%g,\"mac_efficiency\":{",
                s->name, s->validated ? "true" : "false", s->encodings_described ? "true" : "false",
                s->cores, s->cbuf_banks, s->bank_bytes, s->cbuf_entry_bytes, s->clock_mhz,
-               s->hw_version, s->k_max_single, s->n_max, s->m_max, s->grains_max);
+               s->hw_version, s->k_max_single, s->n_max, s->m_max, s->grains_max, t->job_floor_us,
+               t->task_us, t->dma_bytes_per_s);
+        for (unsigned i = 0; i < NPK_RK_SOC_EFFICIENCIES; i++)
+            printf("%s\"%s\":%g", i ? "," : "", npk_rk_prec_name(t->mac_efficiency[i].in),
+                   t->mac_efficiency[i].fraction);
+        printf("}}}\n");
         return 0;
     }
     printf("soc %s (%s%s)\n", s->name, s->validated ? "validated on a board" : "unvalidated",
@@ -36,6 +43,14 @@ static int print_soc(const npk_rk_soc *s, bool json)
         printf("hardware version unknown   [%s]\n", src->hw_version);
     printf("limits           K %u, N %u, M %u, FEATURE_GRAINS %u   [%s]\n", s->k_max_single,
            s->n_max, s->m_max, s->grains_max, src->limits);
+    printf("job floor        %g us   [%s]\n", t->job_floor_us, src->job_floor);
+    printf("per task         %g us   [%s]\n", t->task_us, src->task);
+    printf("DMA per core     %g GB/s   [%s]\n", t->dma_bytes_per_s / 1e9, src->dma);
+    printf("MAC efficiency  ");
+    for (unsigned i = 0; i < NPK_RK_SOC_EFFICIENCIES; i++)
+        printf(" %s %g%%%s", npk_rk_prec_name(t->mac_efficiency[i].in),
+               100 * t->mac_efficiency[i].fraction, i + 1 < NPK_RK_SOC_EFFICIENCIES ? "," : "");
+    printf("   [%s]\n", src->mac_efficiency);
     return 0;
 }
 

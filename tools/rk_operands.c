@@ -151,5 +151,5 @@ bool rk_runtime_open(const rk_shape_opts *so, npk_rk **rt, npk_rk_info *info, co
         cli_lib_error(cmd);
         return false;
     }
-    return true;
+    return rk_soc_matches(so, info->soc, cmd);
 }

@@ -57,6 +57,29 @@ static bool parse_soc(const cli_opt *row, const char *v, const char *cmd)
  * SoC's own count. */
 static unsigned max_cores(void) { return npk_rk_soc_max_cores(); }
 
+/* "rk3588|rk3576": the table's names, so a new row shows in --help without an edit here. */
+static const char *soc_names(void)
+{
+    static char buf[256];
+    size_t n = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; i < npk_rk_soc_count() && n < sizeof buf; i++)
+        n +=
+            (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? "|" : "", npk_rk_soc_at(i)->name);
+    return buf;
+}
+
+bool rk_soc_matches(const rk_shape_opts *o, const char *device_soc, const char *cmd)
+{
+    if (!o->soc || !device_soc || !strcmp(o->soc->name, device_soc))
+        return true;
+    fprintf(stderr,
+            "npukit %s: --soc %s, but the device is %s (--soc chooses what the simulator "
+            "models; a real NPU is what it is)\n",
+            cmd, o->soc->name, device_soc);
+    return false;
+}
+
 const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim)
 {
     static const char *const modes[] = {"line", "cube", NULL}; /* = npk_rk_mode's values */
@@ -118,7 +141,7 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
           .kind = CLI_CUSTOM,
           .dest = &o->soc,
           .parse = parse_soc,
-          .meta = "rk3588|rk3576",
+          .meta = soc_names(),
           .help = "the SoC row (default rk3588); the simulator models it too"}},
         {RK_OPT_CORES,
          {.name = "--cores",

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The options the rk matmul-shaped commands share (synth, plan, exec, matmul, bench), as option
+/* The options the rk commands share (synth, plan, exec, matmul, bench, ew), as option
  * rows: each command takes the groups it needs. */
 #ifndef NPUKIT_TOOLS_RK_OPTS_H
 #define NPUKIT_TOOLS_RK_OPTS_H
@@ -47,6 +47,9 @@ bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd);
 /* s as the inside of a JSON string (quotes, backslashes and control characters escaped), in
  * buf; returns buf. A device path is the one free-form value the rk commands print in JSON. */
 const char *rk_json_escape(const char *s, char *buf, size_t len);
+/* False (printed) when --soc named a SoC other than the opened device's (a real NPU's row comes
+ * from the device; --soc chooses what the simulator models). */
+bool rk_soc_matches(const rk_shape_opts *o, const char *device_soc, const char *cmd);
 /* True when --dtype, -m, -k and -n were all given; otherwise prints what `cmd` needs. Fills in
  * the default output precision. */
 bool rk_shape_complete(rk_shape_opts *o, const char *cmd);

@@ -52,10 +52,13 @@ bool npk_rk_cbuf_split(const npk_rk_soc *soc, uint32_t cbuf_con0, unsigned *data
  * 16384 in a 32 KB bank). */
 uint32_t npk_rk_bank_elems(const npk_rk_soc *soc, npk_rk_prec p);
 
-/* R = rows per internal M-tile = cbuf_elems / K (RK3588: 32768 fp16, 65536 int8/int4). */
-uint32_t npk_rk_rows_per_tile(npk_rk_prec p, uint32_t k);
+/* cbuf_elems, the row budget of the internal M-scheduler at precision p: two banks' worth of
+ * elements (32768 fp16, 65536 int8/int4 in 32 KB banks; spec "The M-tiling scheduler"). */
+uint32_t npk_rk_tile_elems(const npk_rk_soc *soc, npk_rk_prec p);
+/* R = rows per internal M-tile = cbuf_elems / K. */
+uint32_t npk_rk_rows_per_tile(const npk_rk_soc *soc, npk_rk_prec p, uint32_t k);
 /* FEATURE_GRAINS = min(M + 1, R). */
-uint32_t npk_rk_feature_grains(npk_rk_prec p, uint32_t m, uint32_t k);
+uint32_t npk_rk_feature_grains(const npk_rk_soc *soc, npk_rk_prec p, uint32_t m, uint32_t k);
 
 /* Whether a schedule is valid for (dtype, K); on false, *why says which rule. */
 bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why);

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "npukit/rk_types.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -16,7 +18,25 @@ extern "C" {
 /* Where each value of a row comes from (a spec section, a facts entry, a public driver). */
 typedef struct npk_rk_soc_sources {
     const char *cores, *cbuf, *cbuf_entry, *clock, *hw_version, *limits;
+    const char *job_floor, *task, *dma, *mac_efficiency; /* the timing model's numbers */
 } npk_rk_soc_sources;
+
+/* The fraction of the MAC peak a matmul of one input precision achieves (timing model). */
+typedef struct npk_rk_soc_efficiency {
+    npk_rk_prec in;
+    double fraction;
+} npk_rk_soc_efficiency;
+
+enum { NPK_RK_SOC_EFFICIENCIES = 3 }; /* one per matmul input precision */
+
+/* The timing model's per-SoC numbers (rk_timing.h uses them; the planner and the simulator
+ * both read them from the row they are given, so their figures agree). */
+typedef struct npk_rk_soc_timing {
+    double job_floor_us;    /* the per-job submit floor */
+    double task_us;         /* each further task chained into a job */
+    double dma_bytes_per_s; /* one core's DMA rate (does not follow the NPU clock) */
+    npk_rk_soc_efficiency mac_efficiency[NPK_RK_SOC_EFFICIENCIES];
+} npk_rk_soc_timing;
 
 typedef struct npk_rk_soc {
     const char *name;           /* "rk3588" */
@@ -24,12 +44,14 @@ typedef struct npk_rk_soc {
     unsigned cbuf_banks;        /* CBUF banks per core (DATA_BANK + WEIGHT_BANK) */
     unsigned bank_bytes;        /* bytes per CBUF bank */
     unsigned cbuf_entry_bytes;  /* bytes per CBUF entry (CBUF_CON1 DATA_ENTRIES counts these) */
-    unsigned clock_mhz;         /* NPU clock the timing model runs at */
+    unsigned clock_mhz;         /* NPU clock the timing model runs at (and the simulator's
+                                 * GET_FREQ reads until SET_FREQ changes it) */
     uint32_t hw_version;        /* what GET_HW_VERSION reads (0: not known) */
     unsigned k_max_single;      /* largest K one operation completes (raw, dtype-independent) */
     unsigned n_max;             /* largest N per task (13-bit DPU channel) */
     unsigned m_max;             /* largest M per task (11-bit DATA_SIZE0 height) */
     unsigned grains_max;        /* FEATURE_GRAINS field limit (10 bits) */
+    npk_rk_soc_timing timing;   /* the timing model's numbers */
     bool validated;             /* numbers checked on a board */
     bool encodings_described;   /* the facts describe its register encodings (else the simulator
                                  * refuses to execute programs for it) */

@@ -30,7 +30,8 @@ static const ksim_mover_timing rows[] = {
     /* 2 + 16 * 3 + 4 = 54 */
     {KT_MV_FILL, 2, 0, 0, 3, 4, "RTL fill 16 words 54 cycles: writes only, 3 cycles a word"},
     /* no RTL figure: a transform reads and writes as a copy does, one beat per 4 cycles */
-    {KT_MV_XFORM, READ_RETURN, 0, 0, 4, 4, "not measured: the copy row (same read and write path)"},
+    {KT_MV_XFORM, READ_RETURN, 0, 0, 4, 4,
+     "inferred: the copy row (same read and write path); not measured"},
 };
 
 const ksim_mover_timing *ksim_mover_timing_row(unsigned mode)

@@ -41,7 +41,7 @@ typedef struct ksim_unit_ops {
      * create() in cfg->timing (NULL: the type has no row; its cycles come from elsewhere), and
      * where the figures come from. */
     const ktsim_unit_timing *timing;
-    const char *timing_source;
+    const char *timing_source; /* required with a timing row: where its figures come from */
     /* Its countdowns, for skipping quiet cycles (NULL: quiet only when idle): how many of its
      * next ticks would only count down (UINT64_MAX: nothing happens until something arrives),
      * and n such ticks applied at once. */

@@ -75,21 +75,13 @@ void ktsim_config_default(ktsim_config *c)
     c->pos_width = KT_POS_WIDTH;
     c->grid_lo = 1;
     c->grid_hi = 1;
-    c->tx_depth = 16;
-    c->rx_depth = 16;
-    c->router_fifo = 32;
-    c->recv_depth = 16;
-    c->mem_queue = 64;
-    c->sync_fifo_extra = 2; /* xpm_fifo_sync holds DEPTH + 2 (see ktsim.h) */
+    ksim_machine_defaults(c); /* FIFO depths, host costs, crossings: rows with sources */
     c->mem_port[0] = (kt_coord){0, 1};
     c->n_mem_ports = 1;
     /* The board (map, DRAM, STAGE_FLITS, clock, mover): the simulation bench's (kt_board.h). */
     kt_board b;
     kt_board_default(&b);
     ktsim_config_set_board(c, &b);
-    c->host_access_cycles = 8;
-    c->host_mem_cycles_x4 = 4;
-    ksim_crossing_defaults(c);
     c->station_bus = true;
     c->skip_quiet = true;
     c->engine = true;

@@ -12,28 +12,50 @@
 
 #include "shell.h"
 
-/* The mailbox path's async-FIFO crossings, a row each with its source. Measured on the RTL
- * (kick, advance d cycles, one RX_STATUS read; the smallest d that sees the CU_CTRL reply): 9 to
- * the unit one router away, 4 for a loopback, where a model without crossings gives 3 and 1 on
- * the rtl_bench preset — 3 extra cycles on the orchestrator's own path, 3 on the unit's. */
-typedef struct crossing_row {
-    size_t offset; /* the ktsim_config field */
-    unsigned cycles;
-    const char *source;
-} crossing_row;
+#define ROW(field, v, src)                                                                         \
+    {                                                                                              \
+#field, offsetof(ktsim_config, field), v, src                                              \
+    }
 
-static const crossing_row crossings[] = {
-    {offsetof(ktsim_config, cdc_tx), 2,
-     "RTL loopback d = 4 (model 1 without): TX, a 2-stage write-pointer synchroniser"},
-    {offsetof(ktsim_config, cdc_rx), 1, "RTL loopback d = 4 (model 1 without): RX, the rest"},
-    {offsetof(ktsim_config, cdc_unit), 3,
-     "RTL d = 9 to the unit at one router (model 3 without): the unit's request and reply"},
+/* The machine's FIFO depths, host costs and the mailbox path's async-FIFO crossings, a row each
+ * with its source: a spec section, a facts entry, "measured on RTL" or "inferred". The crossings
+ * are measured on the RTL (kick, advance d cycles, one RX_STATUS read; the smallest d that sees
+ * the CU_CTRL reply): 9 to the unit one router away, 4 for a loopback, where a model without
+ * crossings gives 3 and 1 on the rtl_bench preset — 3 extra cycles on the orchestrator's own
+ * path, 3 on the unit's. */
+static const ksim_machine_number machine_numbers[] = {
+    ROW(tx_depth, 16, "facts: noc_orchestrator TX_DEPTH 16 (one FIFO for mailbox and dispatcher)"),
+    ROW(rx_depth, 16, "facts: noc_orchestrator RX_DEPTH 16"),
+    ROW(router_fifo, 32, "facts: router input-port FIFO_DEPTH default 32 (512 in generated tops)"),
+    ROW(recv_depth, 16, "facts: noc_cu_base RECV_DEPTH 16"),
+    ROW(mem_queue, 64, "facts: mag_mem_port Q_DEPTH 64"),
+    ROW(sync_fifo_extra, 2,
+        "facts: xpm_fifo_sync holds FIFO_WRITE_DEPTH + 2 words at peak (sim/verilator shims)"),
+    ROW(host_access_cycles, 8,
+        "inferred: a host transaction through a bridge and the station bus; measured on RTL "
+        "with a direct AXI master: 3 (the rtl_bench preset's 2 + the beat)"),
+    ROW(host_mem_cycles_x4, 4,
+        "inferred: a 32-byte beat a cycle; measured on RTL: 3.25 cycles a beat (rtl_bench 13)"),
+    ROW(cdc_tx, 2,
+        "measured on RTL: loopback d = 4 (model 1 without): TX, a 2-stage write-pointer "
+        "synchroniser"),
+    ROW(cdc_rx, 1, "measured on RTL: loopback d = 4 (model 1 without): RX, the rest"),
+    ROW(cdc_unit, 3,
+        "measured on RTL: d = 9 to the unit at one router (model 3 without): the unit's request "
+        "and reply"),
 };
 
-void ksim_crossing_defaults(ktsim_config *c)
+const ksim_machine_number *ksim_machine_numbers(size_t *count)
 {
-    for (size_t i = 0; i < sizeof crossings / sizeof crossings[0]; i++)
-        memcpy((uint8_t *)c + crossings[i].offset, &crossings[i].cycles, sizeof(unsigned));
+    *count = sizeof machine_numbers / sizeof machine_numbers[0];
+    return machine_numbers;
+}
+
+void ksim_machine_defaults(ktsim_config *c)
+{
+    for (size_t i = 0; i < sizeof machine_numbers / sizeof machine_numbers[0]; i++)
+        memcpy((uint8_t *)c + machine_numbers[i].offset, &machine_numbers[i].value,
+               sizeof(unsigned));
 }
 
 void ksim_timing_defaults(ktsim_config *c)

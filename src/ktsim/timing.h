@@ -3,10 +3,22 @@
 #ifndef NPUKIT_KTSIM_TIMING_H
 #define NPUKIT_KTSIM_TIMING_H
 
+#include <stddef.h>
+
 #include "npukit/ktsim.h"
 
-/* The mailbox path's crossing cycles (cdc_tx, cdc_rx, cdc_unit), calibrated to the RTL. */
-void ksim_crossing_defaults(ktsim_config *cfg);
+/* A number of the machine that is no unit's: a FIFO depth, a host cost, a crossing. */
+typedef struct ksim_machine_number {
+    const char *field;  /* the ktsim_config field ("tx_depth") */
+    size_t offset;      /* ... its offset (an unsigned) */
+    unsigned value;     /* the default */
+    const char *source; /* a spec section, a facts entry, "measured on RTL" or "inferred" */
+} ksim_machine_number;
+/* The table, for listing and checking. */
+const ksim_machine_number *ksim_machine_numbers(size_t *count);
+/* Put every row's default into cfg (ktsim_config_default calls it): the FIFO depths, the host
+ * costs and the mailbox path's crossing cycles (cdc_tx, cdc_rx, cdc_unit). */
+void ksim_machine_defaults(ktsim_config *cfg);
 /* Put every kind's calibrated row into cfg (ktsim_config_default calls it). */
 void ksim_timing_defaults(ktsim_config *cfg);
 /* One `timing KIND key=value ...` line, tokenised; changes only the keys given. first_line[row]

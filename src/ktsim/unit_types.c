@@ -62,6 +62,11 @@ npk_status ksim_unit_register(const ksim_unit_ops *u)
     if (n_registered == MAX_REGISTERED)
         return npk_fail(NPK_ELIMIT, "unit type '%s': the table holds %d registered types", u->kind,
                         MAX_REGISTERED);
+    if (u->timing && (!u->timing_source || !*u->timing_source))
+        return npk_fail(NPK_EINVAL,
+                        "unit type '%s': a timing row needs its source (timing_source: a spec "
+                        "section, a facts entry, a figure measured on the RTL, or \"inferred\")",
+                        u->kind);
     if (u->timing) {
         unsigned timed = 0;
         for (unsigned i = 0; i < ksim_unit_count(); i++)

@@ -55,7 +55,7 @@ static void best_m_tile(const npk_rk_plan_request *r, const npk_rk_soc *soc, npk
     if (cap > soc->m_max)
         cap = soc->m_max;
     /* FEATURE_GRAINS = min(M+1, R) must fit its field. */
-    uint32_t r_rows = npk_rk_rows_per_tile(r->in, kp);
+    uint32_t r_rows = npk_rk_rows_per_tile(soc, r->in, kp);
     if (r_rows > soc->grains_max && cap + 1 > soc->grains_max)
         cap = soc->grains_max - 1;
     if (mode == NPK_MODE_CUBE && cap >= 4)
@@ -188,8 +188,8 @@ static void slice_cost(const plan_shape *p, const core_share *cs, uint32_t kp, u
                 continue;
             const uint32_t rows = m_kind[i][1], np = n_kind[j][1] * nal;
             cc->tasks += (uint64_t)count;
-            cc->body_us +=
-                count * npk_rk_time_task_body_us(r->in, r->out, rows_padded(p, rows), kp, np);
+            cc->body_us += count * npk_rk_time_task_body_us(p->soc, r->in, r->out,
+                                                            rows_padded(p, rows), kp, np);
             cc->a_bytes += count * rows * kp * in_bytes;
             cc->out_elems += count * rows * np;
         }
@@ -250,13 +250,13 @@ static double warmup_us(const plan_shape *p, const core_share *cs, unsigned core
     uint64_t count = chain < core_tasks ? chain : core_tasks;
     if (r->chain_m_tiles)
         count = n_tiles == 1 ? (chain < m_tiles0 ? chain : m_tiles0) : 1;
-    double us = NPK_RK_T_JOB_FLOOR_US;
+    double us = npk_rk_time_job_floor_us(p->soc);
     uint64_t bytes = 0;
     uint32_t surface_rows = 0;
     task_geom t = {0};
     for (uint64_t i = 0; i < count; i++) {
         t = task_at(p, cs, slices, i);
-        us += npk_rk_time_task_body_us(r->in, r->out, t.mp, t.kp, t.np);
+        us += npk_rk_time_task_body_us(p->soc, r->in, r->out, t.mp, t.kp, t.np);
         npk_rk_block blk = npk_rk_c_block(r->out, p->mode, t.mp, t.np);
         bytes += (npk_rk_c_bytes(&blk, t.np) + 63) / 64 * 64;
         surface_rows += t.rows;
@@ -304,7 +304,7 @@ static void plan_cost(const plan_shape *p, const npk_rk_host_model *h, npk_rk_pl
                             ? (slices > 1 ? m_tile_jobs(mf, nf, chain) * (slices - 1) : 0) +
                                   m_tile_jobs(ml, nl, chain)
                             : (cc.tasks + chain - 1) / chain;
-        const double npu = cc.body_us + (double)jobs * NPK_RK_T_JOB_FLOOR_US;
+        const double npu = cc.body_us + (double)jobs * npk_rk_time_job_floor_us(p->soc);
         const double warm = warmup_us(p, &cs[c], c, slices, cc.tasks, slices > 1 ? mf : ml, nl);
         const double host = host_us(h, &cc, jobs);
         const double span = npu + warm + (r->host_one_thread ? 0 : host);
@@ -590,7 +590,10 @@ size_t npk_rk_plan_candidates(const npk_rk_plan_request *req, npk_rk_plan_candid
 }
 
 /* The job floors' share of a candidate's NPU time: what its submits cost beside the tasks. */
-static double floors_us(uint64_t jobs) { return (double)jobs * NPK_RK_T_JOB_FLOOR_US; }
+static double floors_us(const npk_rk_soc *soc, uint64_t jobs)
+{
+    return (double)jobs * npk_rk_time_job_floor_us(soc);
+}
 
 void npk_rk_plan_print_candidates(FILE *out, const npk_rk_plan_request *req)
 {
@@ -608,13 +611,13 @@ void npk_rk_plan_print_candidates(FILE *out, const npk_rk_plan_request *req)
             "split", "cores", "M tiles", "tasks", "submits", "NPU ms", "submit ms", "host ms",
             "total ms");
     for (size_t i = 0; i < n && i < NPK_RK_PLAN_MAX_CANDIDATES; i++)
-        fprintf(out, "  %7u %-11s %5s %5u %-7s %7llu %7llu %9.3f %9.3f %9.3f %9.3f%s\n",
-                c[i].k_slice, c[i].k_padded ? "zero-padded" : "as it is",
-                npk_rk_core_split_name(c[i].core_split), c[i].cores,
-                npk_rk_m_tiling_name(c[i].m_tiling), (unsigned long long)c[i].tasks,
-                (unsigned long long)c[i].jobs, (c[i].model_us - floors_us(c[i].jobs)) / 1e3,
-                (floors_us(c[i].jobs) + c[i].warmup_us) / 1e3, c[i].host_us / 1e3,
-                c[i].total_us / 1e3, c[i].chosen ? "  <- chosen" : "");
+        fprintf(
+            out, "  %7u %-11s %5s %5u %-7s %7llu %7llu %9.3f %9.3f %9.3f %9.3f%s\n", c[i].k_slice,
+            c[i].k_padded ? "zero-padded" : "as it is", npk_rk_core_split_name(c[i].core_split),
+            c[i].cores, npk_rk_m_tiling_name(c[i].m_tiling), (unsigned long long)c[i].tasks,
+            (unsigned long long)c[i].jobs, (c[i].model_us - floors_us(req->soc, c[i].jobs)) / 1e3,
+            (floors_us(req->soc, c[i].jobs) + c[i].warmup_us) / 1e3, c[i].host_us / 1e3,
+            c[i].total_us / 1e3, c[i].chosen ? "  <- chosen" : "");
 }
 
 void npk_rk_plan_free(npk_rk_plan *p)

@@ -13,6 +13,9 @@
 #include "npukit/rk_sdp.h"
 #include "npukit/rk_synth.h"
 #include "policy.h"
+#include "runtime_layout.h"
+#include "runtime_matmul.h"
+#include "runtime_request.h"
 #include "runtime_sdp.h"
 
 /* The matmul into C (fp16), then each element-wise call on C, in a call that holds the

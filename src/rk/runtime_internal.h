@@ -101,21 +101,6 @@ struct npk_rk {
 npk_status npk_rk_call_begin(npk_rk *rt, const char *what);
 void npk_rk_call_end(npk_rk *rt);
 
-/* npk_rk_matmul's argument checks, and the matmul itself for a call that holds the runtime's
- * lock (npk_rk_call_begin) with checked arguments; adds to st (zeroed by the caller). */
-npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                               npk_rk_prec out, void *c);
-npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                              npk_rk_prec out, void *c, npk_rk_stats *st);
-/* npk_rk_matmul_held running `plan` (NULL: planned here), which must be the plan of
- * npk_rk_matmul_request(rt, w, m, npk_rk_task_out(w, out)) — e.g. kept from an earlier call of
- * the same request: planning is host work every call would otherwise repeat. */
-npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                                   npk_rk_prec out, void *c, const struct npk_rk_plan *plan,
-                                   npk_rk_stats *st);
-/* What each task of a matmul of w writes for output `out`. */
-npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out);
-
 struct npk_rk_weights {
     const npk_rk *owner; /* the runtime whose device holds mem: its IOVAs mean nothing to
                             another device, or name another buffer there */
@@ -148,27 +133,6 @@ struct npk_rk_buffer {
      * stale-fresh-output). */
     atomic_bool clean;
 };
-
-/* Bring bound weights up to date with their buffer before a call: sync the bytes the NPU
- * reads in place, or repack when the checksum changed. */
-npk_status npk_rk_weights_refresh(npk_rk *rt, npk_rk_weights *w, npk_rk_stats *st);
-/* A weights object of this shape with its slicing chosen (k_slice 0: the planner's choice for
- * m_hint, else exactly that), no memory yet. */
-npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n, uint32_t m_hint,
-                              uint32_t k_slice, npk_rk_weights **out);
-/* npk_rk_weights_pack of row-major B with the slicing given as npk_rk_weights_new takes it
- * (k_slice 0: the planner's choice for m_hint). */
-npk_status npk_rk_weights_pack_sliced(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
-                                      const void *b, uint32_t m_hint, uint32_t k_slice,
-                                      npk_rk_weights **out);
-/* B in `layout` into row-major [K][N] (the runtime's element convention) in *rows: src itself
- * for row-major, else a buffer the caller frees (*owned). */
-npk_status npk_rk_b_rows(npk_rk_prec in, uint32_t k, uint32_t n, const void *src,
-                         npk_rk_layout layout, const void **rows, void **owned);
-/* Bytes of w's packed slices. */
-uint64_t npk_rk_weights_bytes(const npk_rk_weights *w);
-/* Pack row-major B (the runtime's element convention) into w->mem over w's slicing. */
-npk_status npk_rk_weights_fill(npk_rk *rt, npk_rk_weights *w, const void *b);
 
 /* Buffer flags (facts A.1): data buffers NON_CONTIGUOUS | CACHEABLE | IOVA alignment, synced
  * both ways; the task buffer additionally KERNEL_MAPPING, which SUBMIT requires. */
@@ -215,23 +179,6 @@ npk_status npk_rk_submit_form(npk_rk *rt, const npk_rk_job *job, npk_rk_stats *s
  * through this (npk_rk_submit_job does), so matmul, element-wise and fused jobs all appear. */
 npk_status npk_rk_submit_traced(npk_rk *rt, npk_rk_job *job, npk_rk_stats *st, uint32_t tasks);
 
-/* NPK_EINVAL naming the first element outside [-8, 7]. */
-npk_status npk_rk_check_int4(const int8_t *v, uint64_t count, const char *what);
-
-/* The plan request of a matmul of w at M = m whose tasks write task_out, on rt's cores and in
- * the slicing the weights were packed in. */
-void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m,
-                           npk_rk_prec task_out, npk_rk_plan_request *req);
-/* The runtime's submission form and chain in a plan request, for the plan's cost. */
-void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req);
-/* Plan task t of a matmul on its core (t->core, the engine's): its feature (rows [m0, m1), its K
- * range zero-padded to kp) packed into the core's feature slot i and synced for the NPU, and
- * *mm, the task's matmul: the weights' block of its K slice and column range, the slot's
- * feature, the output (task_out) at c_iova. Accounts pack, synth and sync time in st. */
-npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
-                              npk_rk_mode mode, const npk_rk_task_plan *t, unsigned i,
-                              npk_rk_prec task_out, uint32_t c_iova, npk_rk_mm *mm,
-                              npk_rk_stats *st);
 /* Stats a part of a call adds to the call's: counts, times and cores (not the NPU span, the
  * wall time or cores_used, which the parts' combination decides). */
 void npk_rk_stats_add(npk_rk_stats *to, const npk_rk_stats *from);

@@ -14,7 +14,10 @@
 #include "npukit/rk_synth.h"
 #include "policy.h"
 #include "runtime_forms.h"
-#include "runtime_internal.h"
+#include "runtime_layout.h"
+#include "runtime_matmul.h"
+#include "runtime_request.h"
+#include "runtime_weights.h"
 #include "trace.h"
 
 typedef struct run {
@@ -374,30 +377,6 @@ npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, 
     if (w->in == NPK_PREC_INT4)
         return npk_rk_check_int4(a, (uint64_t)m * w->k, "A");
     return NPK_OK;
-}
-
-void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m,
-                           npk_rk_prec task_out, npk_rk_plan_request *req)
-{
-    npk_rk_plan_request_init(req, w->in, m, w->k, w->n);
-    req->out = task_out;
-    req->cores = rt->cores;
-    req->soc = rt->soc;
-    req->k_slice = w->k_slice;
-    req->k_pad = w->k_pad; /* the slicing the weights were packed in */
-    npk_rk_request_submits(rt, req);
-    /* Warm-ups are not costed here: they are paid once per output buffer, and a plan that
-     * depended on the buffers' state (a fresh runtime's first call, or a buffer another
-     * runtime's job holds at that moment) would give the same call different tilings, so
-     * different fp16 rounding, from one call to the next. */
-}
-
-void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
-{
-    /* the submits the plan's tasks will be grouped into, for its cost */
-    req->chain = npk_rk_tasks_per_job(rt);
-    req->chain_m_tiles = rt->submission->row_offset;
-    req->host_one_thread = rt->submission->all_cores;
 }
 
 npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out)

@@ -12,6 +12,9 @@
 #include "npukit/fp16.h"
 #include "npukit/measure.h"
 #include "runtime_internal.h"
+#include "runtime_layout.h"
+#include "runtime_matmul.h"
+#include "runtime_weights.h"
 #include "runtime_quant.h"
 
 /* The expanded A of one pass is built in row chunks of at most this many bytes, so a call with

@@ -10,6 +10,9 @@
 
 #include "npukit/rk_layout.h"
 #include "npukit/rk_plan.h"
+#include "runtime_matmul.h"
+#include "runtime_request.h"
+#include "runtime_weights.h"
 #include "runtime_quant.h"
 
 /* The modelled time of one spine matmul (rows x kk x n, weights sliced at k_slice), or < 0 when

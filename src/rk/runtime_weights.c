@@ -8,7 +8,8 @@
 #include "npukit/rk_layout.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_synth.h"
-#include "runtime_internal.h"
+#include "runtime_request.h"
+#include "runtime_weights.h"
 
 static npk_status check_int4(const int8_t *v, uint64_t count, const char *what)
 {

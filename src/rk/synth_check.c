@@ -207,7 +207,7 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
         if (mm->m > soc->m_max)
             return npk_fail(NPK_ELIMIT, "M=%u exceeds %u (DATA_SIZE0 height is 11 bits)", mm->m,
                             soc->m_max);
-        uint32_t grains = npk_rk_feature_grains(mm->in, mm->m, mm->k);
+        uint32_t grains = npk_rk_feature_grains(soc, mm->in, mm->m, mm->k);
         if (grains > soc->grains_max)
             return npk_fail(NPK_ELIMIT,
                             "M=%u needs FEATURE_GRAINS=%u, beyond its 10-bit field (%u); tile M",
@@ -217,7 +217,7 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
             return s;
     }
     r.cbuf_con0 = npk_rk_cbuf_con0(mm->in, mm->m, mm->k, r.sched);
-    r.feature_grains = npk_rk_feature_grains(mm->in, mm->m, mm->k);
+    r.feature_grains = npk_rk_feature_grains(soc, mm->in, mm->m, mm->k);
     r.m_ceiling = npk_rk_m_ceiling(soc, mm->in, mm->k, r.sched);
     if (info)
         *info = r;

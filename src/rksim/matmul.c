@@ -423,10 +423,11 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                   : write_output(s, mm, ci ? NULL : cf, ci, bounded, r);
     if (!ok && mm->out_tile_bytes != mm->out_tile_expected)
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SURFACE_ADD_WILD);
-    r->model_us += rksim_time_matmul_us(mm->in, mm->m, mm->k, mm->n,
-                                        (double)((mm->data_reuse ? 0 : mk) + nk) * mm->in_bits / 8 +
-                                            (mm->accumulate ? (double)mm->m * mm->n_dpu * 2 : 0),
-                                        (double)mm->m * mm->n_dpu * mm->out_bits / 8);
+    r->model_us +=
+        npk_rk_time_matmul_us_at(s->soc, s->freq_hz, mm->in, mm->m, mm->k, mm->n,
+                                 (double)((mm->data_reuse ? 0 : mk) + nk) * mm->in_bits / 8 +
+                                     (mm->accumulate ? (double)mm->m * mm->n_dpu * 2 : 0),
+                                 (double)mm->m * mm->n_dpu * mm->out_bits / 8);
 done:
     return ok;
 }

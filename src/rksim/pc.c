@@ -57,7 +57,7 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
     const struct rknpu_task *last = &tasks[first + count - 1];
     uint64_t addr = pc_address(t0->regcmd_addr);
     uint32_t amount = kernel_pc_amount(t0->regcfg_amount);
-    r->model_us = RKSIM_T_JOB_FLOOR_US;
+    r->model_us = npk_rk_time_job_floor_us(s->soc);
     if (!s->soc->encodings_described) { /* the SoC row says the facts do not describe them */
         rksim_result_fail(r, RKSIM_UNSUPPORTED,
                           "unsupported by the model: %s's register encodings are not described "
@@ -70,6 +70,9 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
 
     for (uint32_t task = 0; task < count; task++) {
         uint64_t nentries = ((uint64_t)amount + 1) * 2;
+        /* every task's body fetch, the first too: the planner costs a task the same way
+         * (npk_rk_time_task_body_us), so a job's modelled time is the plan's */
+        r->model_us += npk_rk_time_task_step_us(s->soc);
         rksim_fault f = {0};
         const uint8_t *body = rksim_dma(&s->mem, addr, nentries * 8, false, "regcmd fetch", &f);
         if (!body) {
@@ -118,7 +121,6 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
         r->completed++;
         if (r->completed == count)
             break;
-        r->model_us += RKSIM_T_TASK_US;
         /* The trailer's PC_BASE_ADDRESS / PC_REGISTER_AMOUNTS point at the next body. */
         uint32_t next_addr = pc_address(pc_next);
         uint32_t next_amount =

@@ -163,7 +163,7 @@ static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
                 store(t, o + j * t->eb, apply(t, load(t, a + j * t->eb), b));
             }
         }
-    r->model_us += rksim_time_sdp_us((double)feat_len + (double)ew_len, (double)out_len);
+    r->model_us += npk_rk_time_sdp_us(s->soc, (double)feat_len + (double)ew_len, (double)out_len);
     return true;
 }
 

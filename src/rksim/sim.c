@@ -112,7 +112,9 @@ npk_status rksim_create(const rksim_config *cfg, rksim **out)
         s->core[i].last_prec = -1;
         s->core[i].int_primed = false; /* power-on is not integer mode (hazard 3) */
     }
-    s->freq_hz = 1000000000u; /* 1 GHz max NPU clock (greg perf/clock.md, facts G) */
+    /* The row's clock: the one the timing model's figures are fitted at, so GET_FREQ reads the
+     * clock hw_elapse_time is modelled at (SET_FREQ then changes both). */
+    s->freq_hz = soc->clock_mhz * 1000000u;
     *out = s;
     return NPK_OK;
 }

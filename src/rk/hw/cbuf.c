@@ -85,14 +85,22 @@ bool npk_rk_cbuf_split(const npk_rk_soc *soc, uint32_t v, unsigned *data_bank,
     return d + w == banks && d >= 1 && d <= banks - 1;
 }
 
-uint32_t npk_rk_rows_per_tile(npk_rk_prec p, uint32_t k)
+uint32_t npk_rk_tile_elems(const npk_rk_soc *soc, npk_rk_prec p)
 {
-    return k ? cbuf_row(p)->tile_elems / k : 0;
+    /* the precision row counts them on the 32 KB banks they were measured on (two banks'
+     * worth: 32768 fp16, 65536 int8/int4); another bank size scales them as it does a bank */
+    soc = npk_rk_soc_or_default(soc);
+    return (uint32_t)((uint64_t)cbuf_row(p)->tile_elems * soc->bank_bytes / REFERENCE_BANK_BYTES);
 }
 
-uint32_t npk_rk_feature_grains(npk_rk_prec p, uint32_t m, uint32_t k)
+uint32_t npk_rk_rows_per_tile(const npk_rk_soc *soc, npk_rk_prec p, uint32_t k)
 {
-    uint32_t r = npk_rk_rows_per_tile(p, k);
+    return k ? npk_rk_tile_elems(soc, p) / k : 0;
+}
+
+uint32_t npk_rk_feature_grains(const npk_rk_soc *soc, npk_rk_prec p, uint32_t m, uint32_t k)
+{
+    uint32_t r = npk_rk_rows_per_tile(soc, p, k);
     return m + 1 < r ? m + 1 : r;
 }
 

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* The matmul spine (runtime_matmul.c), above the weights, the layouts and the plan request. */
+#ifndef NPUKIT_RK_RUNTIME_MATMUL_H
+#define NPUKIT_RK_RUNTIME_MATMUL_H
+
+#include "npukit/rk_synth.h"
+#include "runtime_internal.h"
+
+/* npk_rk_matmul's argument checks, and the matmul itself for a call that holds the runtime's
+ * lock (npk_rk_call_begin) with checked arguments; adds to st (zeroed by the caller). */
+npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                               npk_rk_prec out, void *c);
+npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                              npk_rk_prec out, void *c, npk_rk_stats *st);
+/* npk_rk_matmul_held running `plan` (NULL: planned here), which must be the plan of
+ * npk_rk_matmul_request(rt, w, m, npk_rk_task_out(w, out)) — e.g. kept from an earlier call of
+ * the same request: planning is host work every call would otherwise repeat. */
+npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                   npk_rk_prec out, void *c, const struct npk_rk_plan *plan,
+                                   npk_rk_stats *st);
+/* What each task of a matmul of w writes for output `out`. */
+npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out);
+
+/* Plan task t of a matmul on its core (t->core, the engine's): its feature (rows [m0, m1), its K
+ * range zero-padded to kp) packed into the core's feature slot i and synced for the NPU, and
+ * *mm, the task's matmul: the weights' block of its K slice and column range, the slot's
+ * feature, the output (task_out) at c_iova. Accounts pack, synth and sync time in st. */
+npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
+                              npk_rk_mode mode, const npk_rk_task_plan *t, unsigned i,
+                              npk_rk_prec task_out, uint32_t c_iova, npk_rk_mm *mm,
+                              npk_rk_stats *st);
+
+#endif
