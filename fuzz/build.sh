@@ -29,10 +29,12 @@ for s in src/common/*.c src/*/hw/*.c src/rk/*.c src/rksim/*.c src/kt/*.c src/kts
 done
 rm -f "$out/libnpukit_fuzz.a"
 ar rcs "$out/libnpukit_fuzz.a" "${objs[@]}"
+# The libraries libnpukit links (CMakeLists.txt: cJSON, xxHash, threads, libm, libdl); a new
+# dependency there belongs here too (tests/test_fuzz_links.sh compares the two lists).
+libs="-lcjson -lxxhash -lpthread -lm -ldl"
 for t in fuzz/fuzz_*.c; do
   name=$(basename "$t" .c)
-  $cc $common -fsanitize=fuzzer,address,undefined "$t" "$out/libnpukit_fuzz.a" \
-      -lcjson -lpthread -lm -ldl -o "$out/$name"
+  $cc $common -fsanitize=fuzzer,address,undefined "$t" "$out/libnpukit_fuzz.a" $libs -o "$out/$name"
 done
 echo "fuzz: built $(ls fuzz/fuzz_*.c | wc -l) targets in $out"
 secs=${1:-0}
