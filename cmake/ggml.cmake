@@ -87,13 +87,16 @@ foreach(front sim sim-rocket)
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()
 
-# MUL_MAT_ID (mixture of experts) on the rknpu front end: its cases run a call per expert, so
-# the suite takes several minutes on a loaded machine; the rocket front end runs MUL_MAT above.
-add_test(NAME ggml_backend_ops_id_sim
-         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
-                 ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 MUL_MAT_ID)
-set_tests_properties(ggml_backend_ops_id_sim PROPERTIES
-  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=always")
+# MUL_MAT_ID (mixture of experts) on both front ends too: its cases run a call per expert, so
+# each run takes a minute or more (several on a loaded machine).
+foreach(front sim sim-rocket)
+  string(REPLACE "-" "_" tag ${front})
+  add_test(NAME ggml_backend_ops_id_${tag}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
+                   ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 MUL_MAT_ID)
+  set_tests_properties(ggml_backend_ops_id_${tag} PROPERTIES SKIP_RETURN_CODE 77
+    ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
+endforeach()
 
 # Bad settings: a device that does not open is reported and left out (the model test then has
 # no npukit device and skips), a bad value is reported and its default kept.
@@ -105,3 +108,14 @@ add_test(NAME ggml_bad_setting COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
 set_tests_properties(ggml_bad_setting PROPERTIES
   ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=sometimes;NPUKIT_GGML_CPU_GFLOPS=-3"
   PASS_REGULAR_EXPRESSION "NPUKIT_GGML_OFFLOAD=\"sometimes\" ignored: expected auto, always or never")
+
+# A flag that is neither 0 nor 1, and more devices than the registry holds: reported, naming
+# the value and what is expected, and the default kept.
+add_test(NAME ggml_bad_flag COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
+set_tests_properties(ggml_bad_flag PROPERTIES
+  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_VERBOSE=2"
+  PASS_REGULAR_EXPRESSION "NPUKIT_GGML_VERBOSE=\"2\" ignored: expected 0 or 1")
+add_test(NAME ggml_too_many_devices COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
+set_tests_properties(ggml_too_many_devices PROPERTIES
+  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim,sim,sim,sim,sim-rocket"
+  PASS_REGULAR_EXPRESSION "NPUKIT_GGML_DEVICE=\"sim,sim,sim,sim,sim-rocket\" ignored: expected at most 4 ")

@@ -10,6 +10,9 @@
 
 #include "npg.h"
 
+#define NPG_STR(x) #x
+#define NPG_XSTR(x) NPG_STR(x)
+
 static const char *const offload_names[] = {"auto", "always", "never"};
 
 const char *npg_offload_name(npg_offload o)
@@ -27,10 +30,16 @@ static bool parse_offload(const char *v, void *out)
     return false;
 }
 
+/* Device names, at most NPG_MAX_DEVICES of them: a list longer than the registry holds is
+ * refused whole, so no named device is dropped without a word. */
 static bool parse_devices(const char *v, void *out)
 {
-    size_t n = strlen(v);
+    size_t n = strlen(v), names = 1;
     if (n == 0 || n >= sizeof((npg_settings *)0)->devices)
+        return false;
+    for (const char *c = v; *c; c++)
+        names += *c == ',';
+    if (names > NPG_MAX_DEVICES)
         return false;
     memcpy(out, v, n + 1);
     return true;
@@ -58,9 +67,12 @@ static bool parse_cores(const char *v, void *out)
     return true;
 }
 
+/* A flag: exactly 0 or 1 (any other word is more likely a typo than a wish). */
 static bool parse_flag(const char *v, void *out)
 {
-    *(bool *)out = strcmp(v, "0") != 0 && v[0] != '\0';
+    if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+        return false;
+    *(bool *)out = v[0] == '1';
     return true;
 }
 
@@ -73,7 +85,7 @@ typedef struct setting_row {
 
 static const setting_row setting_rows[] = {
     {"NPUKIT_GGML_DEVICE", offsetof(npg_settings, devices), parse_devices,
-     "npk_rk_open names separated by commas (auto, sim, sim-rocket, npu, rocket, a node path)"},
+     "at most " NPG_XSTR(NPG_MAX_DEVICES) " npk_rk_open names separated by commas (auto, sim, sim-rocket, npu, rocket, a node path)"},
     {"NPUKIT_GGML_OFFLOAD", offsetof(npg_settings, offload), parse_offload,
      "auto, always or never"},
     {"NPUKIT_GGML_CPU_GFLOPS", offsetof(npg_settings, cpu_gflops), parse_gflops,

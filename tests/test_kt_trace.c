@@ -105,7 +105,9 @@ typedef struct track {
     unsigned tx_total, tx_since_reset, resets, last_tx_bytes;
     double max_end_cycle;
     unsigned bad_spans;
-    long long (*slices)[2]; /* [start, end] in the file's 0.1 ns ticks */
+    /* [start, end] in whole ns, as two viewers' importers convert the file's microseconds:
+     * truncating (older Perfetto: int64(us * 1000)) and rounding (newer: llround(us * 1000)) */
+    long long (*slices)[2][2];
     unsigned n_slices, cap_slices;
 } track;
 
@@ -116,20 +118,27 @@ typedef struct summary {
     unsigned slices, overlaps; /* every X event; those that break the nesting rule */
 } summary;
 
-static long long ticks(double us) { return llround(us * 1e4); }
+enum { BY_TRUNCATION, BY_ROUNDING, CONVERSIONS };
+
+static long long viewer_ns(double us, int conversion)
+{
+    return conversion == BY_TRUNCATION ? (long long)(us * 1000.0) : llround(us * 1000.0);
+}
 
 static void add_slice(track *t, double ts, double dur)
 {
     if (t->n_slices == t->cap_slices) {
         unsigned cap = t->cap_slices ? 2 * t->cap_slices : 256;
-        long long(*grown)[2] = realloc(t->slices, cap * sizeof *grown);
+        long long(*grown)[2][2] = realloc(t->slices, cap * sizeof *grown);
         if (!grown)
             return;
         t->slices = grown;
         t->cap_slices = cap;
     }
-    t->slices[t->n_slices][0] = ticks(ts);
-    t->slices[t->n_slices][1] = ticks(ts) + ticks(dur);
+    for (int c = 0; c < CONVERSIONS; c++) { /* a viewer's end is its start plus its duration */
+        t->slices[t->n_slices][c][0] = viewer_ns(ts, c);
+        t->slices[t->n_slices][c][1] = viewer_ns(ts, c) + viewer_ns(dur, c);
+    }
     t->n_slices++;
 }
 
@@ -141,22 +150,29 @@ static int by_start_longest_first(const void *a, const void *b)
     return x[1] > y[1] ? -1 : x[1] < y[1];
 }
 
-/* Slices that overlap a neighbour without nesting in it, on one track. */
-static unsigned overlaps(track *t)
+/* Slices that overlap a neighbour without nesting in it, on one track, once a viewer has
+ * converted the times by `conversion`. */
+static unsigned overlaps(track *t, int conversion)
 {
     enum { DEPTH = 64 };
     long long open_end[DEPTH];
     unsigned depth = 0, bad = 0;
     if (!t->n_slices)
         return 0;
-    qsort(t->slices, t->n_slices, sizeof *t->slices, by_start_longest_first);
+    long long(*sl)[2] = malloc(t->n_slices * sizeof *sl);
+    if (!sl)
+        return t->n_slices;
+    for (unsigned i = 0; i < t->n_slices; i++)
+        sl[i][0] = t->slices[i][conversion][0], sl[i][1] = t->slices[i][conversion][1];
+    qsort(sl, t->n_slices, sizeof *sl, by_start_longest_first);
     for (unsigned i = 0; i < t->n_slices; i++) {
-        long long s0 = t->slices[i][0], s1 = t->slices[i][1];
+        long long s0 = sl[i][0], s1 = sl[i][1];
         while (depth && open_end[depth - 1] <= s0)
             depth--; /* closed before this one starts */
         if (depth && s1 > open_end[depth - 1]) {
             if (bad < 3)
-                fprintf(stderr, "  track '%s': [%lld, %lld) overlaps [.., %lld)\n", t->name, s0, s1,
+                fprintf(stderr, "  track '%s' (%s): [%lld, %lld) ns overlaps [.., %lld)\n", t->name,
+                        conversion == BY_TRUNCATION ? "truncated" : "rounded", s0, s1,
                         open_end[depth - 1]);
             bad++;
             continue;
@@ -164,6 +180,7 @@ static unsigned overlaps(track *t)
         if (depth < DEPTH)
             open_end[depth++] = s1;
     }
+    free(sl);
     return bad;
 }
 
@@ -201,7 +218,8 @@ static void summarise(const cJSON *root, summary *s)
     summarise_events(root, s);
     for (unsigned i = 0; i < s->n; i++) {
         s->slices += s->t[i].n_slices;
-        s->overlaps += overlaps(&s->t[i]);
+        for (int c = 0; c < CONVERSIONS; c++)
+            s->overlaps += overlaps(&s->t[i], c);
     }
     CHECK_EQ(s->overlaps, 0u);
 }

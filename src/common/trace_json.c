@@ -162,15 +162,21 @@ int npk_trace_thread_new(int pid, const char *name)
     return tid;
 }
 
-/* The trace's time grid: 10^4 ticks a microsecond (0.1 ns). Rounding is monotone, so ordered
- * times stay ordered once rounded. */
-enum { TICKS_PER_US = 10000 };
+/* The trace's time grid: whole nanoseconds (viewers import the file's microseconds into
+ * nanoseconds). Rounding is monotone, so ordered times stay ordered once rounded. */
+enum { TICKS_PER_US = 1000 };
 
 static long long to_ticks(double us) { return us > 0 ? llround(us * TICKS_PER_US) : 0; }
 
+/* A time in microseconds, written as its whole nanoseconds plus 0.01 ns. A decimal such as
+ * 16.060 has no exact binary value: 16.060 * 1000 comes out just below 16060, and an importer
+ * that truncates (int64(us * 1000), older Perfetto) reads 16059 while the slice before, whose
+ * start and duration truncated exactly, ends at 16060: an overlap the nesting rule drops. The
+ * 0.01 ns lifts every value clear of that error (it stays below 10^-4 ns up to a day of
+ * trace), and is far below the half nanosecond a rounding importer would need to move. */
 static void put_time(const char *key, long long ticks)
 {
-    fprintf(out, ",\"%s\":%lld.%04lld", key, ticks / TICKS_PER_US, ticks % TICKS_PER_US);
+    fprintf(out, ",\"%s\":%lld.%03lld01", key, ticks / TICKS_PER_US, ticks % TICKS_PER_US);
 }
 
 void npk_trace_span_to(int pid, int tid, const char *name, double ts_us, double end_us,

@@ -41,10 +41,12 @@ int npk_trace_thread_new(int pid, const char *name);
 /* A span [ts_us, end_us) and an instant, with n arguments (args may be NULL when n is 0). Names
  * and string arguments are escaped. Nothing is written once the file is closed.
  *
- * Times are written at 0.1 ns. Both ends of a span are rounded on that one grid and its "dur" is
- * the difference of the rounded ends, so a span that ends where the next one on its track begins
- * is written ending exactly there: rounding start and duration separately let back-to-back
- * spans overlap by a tick, which breaks the nesting rule trace viewers enforce. Give the end as
+ * Times are written in whole nanoseconds (as microseconds, lifted by 0.01 ns so that an
+ * importer that truncates reads the same nanosecond as one that rounds). Both ends of a span are
+ * rounded on that one grid and its "dur" is the difference of the rounded ends, so a span that
+ * ends where the next one on its track begins is written ending exactly there: rounding start
+ * and duration separately let back-to-back spans overlap by a tick, which breaks the nesting
+ * rule trace viewers enforce. Give the end as
  * it was measured (npk_trace_span_to) rather than a duration, so both ends come from one
  * timeline. */
 void npk_trace_span_to(int pid, int tid, const char *name, double ts_us, double end_us,

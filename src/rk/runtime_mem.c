@@ -82,6 +82,17 @@ npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out)
         *out = b;
         return NPK_OK;
     }
+    /* rknpu imports dma-bufs: what its PRIME import refuses (a file that is no dma-buf) stays
+     * refused, with the kernel's reason. */
+    npk_rk_device_info info;
+    npk_rk_device_query(rt->dev, &info);
+    if (!info.kernel || strcmp(info.kernel, "rocket") != 0) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", npk_last_error());
+        close(b->dmabuf_fd);
+        free(b);
+        return npk_fail(s, "buffer_import: fd %d: %s", fd, why);
+    }
     /* The kernel imports no dma-buf (mainline rocket): the CPU's mapping, staged by every call
      * like any host array, is what the kernel allows. */
     void *host = mmap(NULL, (size_t)end, PROT_READ | PROT_WRITE, MAP_SHARED, b->dmabuf_fd, 0);

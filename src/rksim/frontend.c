@@ -3,6 +3,8 @@
  * semantics and errno values (facts A.1), after the DRM core's size adaptation. */
 #define _POSIX_C_SOURCE 200809L /* lseek */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,10 +50,16 @@ static int do_action(rksim *s, struct rknpu_action *a)
             return -EINVAL;
         s->freq_hz = a->value;
         return 0;
+    case RKNPU_SET_VOLT:
+        /* The driver's case does nothing and answers its default, EINVAL (rknpu_action). */
+        return -EINVAL;
     case RKNPU_GET_VOLT:
-        /* No source gives the NPU's voltage: the model refuses rather than invent one
-         * (EOPNOTSUPP, which the driver never returns). */
-        return -EOPNOTSUPP;
+        /* The driver always answers 0 here, with what its regulator reads (rknpu_drv.c,
+         * rknpu_action). No source gives the NPU rail's voltage, so the model reads 0 uV, a
+         * value no powered regulator gives, rather than invent one or answer an errno the
+         * driver never returns. */
+        a->value = 0;
+        return 0;
     case RKNPU_ACT_RESET:
         /* Soft-resets every core: clears wedge/queue state, primes integer mode (spec "State
          * gotchas": the int8 fix and the wedge recovery). */
@@ -64,7 +72,6 @@ static int do_action(rksim *s, struct rknpu_action *a)
     case RKNPU_SET_BW_PRIORITY:
     case RKNPU_SET_BW_EXPECT:
     case RKNPU_SET_BW_TW:
-    case RKNPU_SET_VOLT:
     case RKNPU_ACT_CLR_TOTAL_RW_AMOUNT:
     case RKNPU_SET_PROC_NICE:
     case RKNPU_SET_IOMMU_DOMAIN_ID: return 0;
@@ -114,12 +121,35 @@ static int do_mem_create(rksim *s, struct rknpu_mem_create *c)
     return 0;
 }
 
+/* What stands for a dma-buf here, by the descriptor's name: a memfd (what the LD_PRELOAD
+ * shim's DMA heap hands out, and what a program without a heap can make) or a real dma-buf.
+ * A regular file, a pipe or a socket is none: the kernel's dma_buf_get() refuses those with
+ * EINVAL, and so does the model, rather than import a file a board would not. */
+static bool stands_for_dmabuf(int fd)
+{
+    static const char *const kinds[] = {"/memfd:", "/dmabuf:", "anon_inode:dmabuf"};
+    char link[32], name[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, name, sizeof name - 1);
+    if (n <= 0)
+        return false;
+    name[n] = '\0';
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strncmp(name, kinds[i], strlen(kinds[i])) == 0)
+            return true;
+    return false;
+}
+
 /* DRM_IOCTL_PRIME_FD_TO_HANDLE: the dma-buf's size is its file's (lseek to the end, as for a
- * dma-buf); on x86 any shared-mappable descriptor (the LD_PRELOAD shim's DMA heap hands out
- * memfds) stands for one. A descriptor that is not open is EBADF, one with no size EINVAL. */
+ * dma-buf). A descriptor that is not open is EBADF; one that is no dma-buf, or has no size,
+ * EINVAL. */
 static int do_prime_import(rksim *s, struct rknpu_drm_prime_handle *p)
 {
     if (p->flags)
+        return -EINVAL;
+    if (fcntl(p->fd, F_GETFD) < 0)
+        return -EBADF;
+    if (!stands_for_dmabuf(p->fd))
         return -EINVAL;
     off_t end = lseek(p->fd, 0, SEEK_END);
     if (end < 0)

@@ -210,6 +210,19 @@ static void test_bad_input(void)
     CHECK(rknn_create_mem_from_fd(0, p[0], NULL, 64, 0) == NULL); /* no dma-buf */
     close(p[0]);
     close(p[1]);
+    /* A regular file is no dma-buf: rknpu's PRIME import refuses it. (Rocket imports nothing:
+     * the runtime maps what it is given and stages it, a file as well as a dma-buf.) */
+    FILE *file = tmpfile();
+    CHECK(file != NULL);
+    if (file) {
+        CHECK_EQ(ftruncate(fileno(file), 8192), 0);
+        rknn_tensor_mem *m = rknn_create_mem_from_fd(0, fileno(file), NULL, 64, 0);
+        if (!on_rocket())
+            CHECK(m == NULL);
+        if (m)
+            rknn_destroy_mem(0, m);
+        fclose(file);
+    }
     CHECK(rknn_create_mem_from_phys(0, 0x10000000ull, NULL, 4096) == NULL);
     if (heap) { /* the heap's and the dma-buf's own checks, as the kernel makes them */
         int h = open("/dev/dma_heap/system", O_RDWR);
@@ -219,6 +232,8 @@ static void test_bad_input(void)
         CHECK(ioctl(h, DMA_HEAP_IOCTL_ALLOC, &a) == -1 && errno == EINVAL);
         a = (struct dma_heap_allocation_data){.len = 0, .fd_flags = O_RDWR};
         CHECK(ioctl(h, DMA_HEAP_IOCTL_ALLOC, &a) == -1 && errno == EINVAL);
+        a = (struct dma_heap_allocation_data){.len = 1ull << 40, .fd_flags = O_RDWR};
+        CHECK(ioctl(h, DMA_HEAP_IOCTL_ALLOC, &a) == -1 && errno == ENOMEM); /* 1 TiB */
         a = (struct dma_heap_allocation_data){.len = 100, .fd_flags = O_RDWR};
         CHECK_EQ(ioctl(h, DMA_HEAP_IOCTL_ALLOC, &a), 0);
         CHECK_EQ(lseek((int)a.fd, 0, SEEK_END), 4096); /* page-rounded */

@@ -157,6 +157,11 @@ static int heap_ioctl(unsigned long request, void *arg)
     uint64_t len = (a->len + 4095) & ~(uint64_t)4095;
     if (!len || len < a->len)
         return -EINVAL;
+    /* The system heap allocates its pages at once: more than the machine has is ENOMEM there,
+     * where a sparse memfd would take any size. */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0 && len / (uint64_t)page > (uint64_t)pages)
+        return -ENOMEM;
     int fd = memfd_create("dmabuf", (a->fd_flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
     if (fd < 0)
         return -errno;
