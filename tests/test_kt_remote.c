@@ -78,6 +78,27 @@ static void test_hex_and_json(void)
     CHECK_EQ(kt_frame_parse("[1,2]", 5, &j), NPK_EPARSE);
     CHECK_STR_HAS(npk_last_error(), "not an object");
     CHECK_EQ(kt_frame_parse("{}\0{}", 5, &j), NPK_EPARSE);
+    /* What cJSON alone would accept but read otherwise than the other end: an escaped NUL
+     * (the string would end there), a key twice (first wins in cJSON, last in Python), a
+     * number beyond a double (infinity). An escaped backslash before u0000 is no NUL. */
+    static const struct {
+        const char *text, *why;
+    } refused[] = {
+        {"{\"op\":\"status\\u0000x\"}", "\\u0000"},
+        {"{\"data\":\"abab\\u0000zz\"}", "\\u0000"},
+        {"{\"op\":\"hello\",\"op\":\"status\"}", "\"op\" appears twice"},
+        {"{\"a\":{\"k\":1,\"j\":2,\"k\":3}}", "\"k\" appears twice"},
+        {"{\"id\":1e400}", "beyond a double"},
+        {"{\"v\":[1,-1e999]}", "beyond a double"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        CHECK_EQ(kt_frame_parse(refused[i].text, strlen(refused[i].text), &j), NPK_EPARSE);
+        CHECK_STR_HAS(npk_last_error(), refused[i].why);
+    }
+    const char *fine = "{\"s\":\"a\\\\u0000\",\"t\":\"\\u0001\",\"u\":[1,1]}";
+    CHECK_EQ(kt_frame_parse(fine, strlen(fine), &j), NPK_OK);
+    CHECK(!strcmp(cJSON_GetObjectItem(j, "s")->valuestring, "a\\u0000"));
+    cJSON_Delete(j);
     uint8_t big[4] = {0x04, 0x00, 0x00, 0x01}; /* 64 MiB + 1 */
     CHECK_EQ(kt_frame_length(big, &len), NPK_EPROTO);
     CHECK_STR_HAS(npk_last_error(), "67108865 bytes exceeds");

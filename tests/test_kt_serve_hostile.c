@@ -285,9 +285,21 @@ static void test_daemon_frames_and_ownership(void)
     fd = raw_connect(sv.addr, false);
     CHECK(send_frame(fd, "{\"id\":1,\"op\":\"\\u001b[2J\"}"));
     r = recv_frame(fd);
-    CHECK_STR_HAS(error_of(r), "ValueError: unknown op \"\\u001b[2J\"");
+    CHECK_STR_HAS(error_of(r), "ValueError: unknown op '\\x1b[2J'");
     cJSON_Delete(r);
     close(fd);
+    /* An escaped NUL would cut "status\u0000x" to "status", and a key twice would run the
+     * first op where upstream runs the last: both are refused, not run. */
+    static const char *const ambiguous[] = {"{\"id\":1,\"op\":\"status\\u0000x\"}",
+                                            "{\"id\":1,\"op\":\"hello\",\"op\":\"status\"}"};
+    for (int i = 0; i < 2; i++) {
+        fd = raw_connect(sv.addr, false);
+        CHECK(send_frame(fd, ambiguous[i]));
+        r = recv_frame(fd);
+        CHECK_STR_HAS(error_of(r), i ? "appears twice" : "\\u0000");
+        cJSON_Delete(r);
+        close(fd);
+    }
     /* Runs belong to their client. */
     kt_daemon *d1, *d2;
     kt_transport t1, t2;

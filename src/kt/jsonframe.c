@@ -4,6 +4,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +138,64 @@ static char *quote_long_integers(const char *in, size_t len)
     return out;
 }
 
+/* Whether a string in the JSON text holds the escape \u0000: cJSON would end the string there,
+ * so "status\u0000x" would read as "status" and hex data would lose its tail without a word. */
+static bool escapes_nul(const char *text, size_t len)
+{
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        if (!in_string) {
+            in_string = text[i] == '"';
+            continue;
+        }
+        if (text[i] == '"')
+            in_string = false;
+        else if (text[i] == '\\') {
+            if (len - i >= 6 && !memcmp(text + i + 1, "u0000", 5))
+                return true;
+            i++;
+        }
+    }
+    return false;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* What the parser accepts but a request or reply must not hold: a number beyond a double's
+ * range (1e400 parses as infinity) and an object naming a key twice (cJSON reads the first,
+ * Python's json the last: the two ends would act on different requests). */
+static npk_status check_values(const cJSON *node)
+{
+    if (cJSON_IsNumber(node) && !isfinite(node->valuedouble))
+        return npk_fail(NPK_EPARSE, "malformed frame: %s%sa number beyond a double's range",
+                        node->string ? node->string : "", node->string ? ": " : "");
+    size_t n = 0;
+    for (const cJSON *c = node->child; c; c = c->next) {
+        npk_status s = check_values(c);
+        if (s)
+            return s;
+        n++;
+    }
+    if (!cJSON_IsObject(node) || n < 2)
+        return NPK_OK;
+    const char **keys = malloc(n * sizeof *keys);
+    if (!keys)
+        return npk_fail(NPK_ENOMEM, "out of memory checking a frame's %zu keys", n);
+    n = 0;
+    for (const cJSON *c = node->child; c; c = c->next)
+        keys[n++] = c->string ? c->string : "";
+    qsort(keys, n, sizeof *keys, by_key);
+    npk_status s = NPK_OK;
+    for (size_t i = 1; i < n && !s; i++)
+        if (!strcmp(keys[i - 1], keys[i]))
+            s = npk_fail(NPK_EPARSE, "malformed frame: the key \"%.40s\" appears twice", keys[i]);
+    free(keys);
+    return s;
+}
+
 npk_status kt_frame_parse(const char *body, size_t len, cJSON **out)
 {
     *out = NULL;
@@ -145,6 +205,8 @@ npk_status kt_frame_parse(const char *body, size_t len, cJSON **out)
     if (good < len)
         return npk_fail(NPK_EPARSE, "malformed frame: byte %zu (0x%02x) is not UTF-8", good,
                         (unsigned char)body[good]);
+    if (escapes_nul(body, len))
+        return npk_fail(NPK_EPARSE, "malformed frame: a string holds \\u0000 (NUL)");
     char *text = quote_long_integers(body, len);
     if (!text)
         return npk_fail(NPK_ENOMEM, "out of memory for a frame of %zu bytes", len);
@@ -162,6 +224,11 @@ npk_status kt_frame_parse(const char *body, size_t len, cJSON **out)
     if (!cJSON_IsObject(j)) {
         cJSON_Delete(j);
         return npk_fail(NPK_EPARSE, "malformed frame: the JSON is not an object");
+    }
+    npk_status s = check_values(j);
+    if (s) {
+        cJSON_Delete(j);
+        return s;
     }
     *out = j;
     return NPK_OK;

@@ -23,7 +23,8 @@ size_t kt_utf8_valid_prefix(const char *text, size_t len);
 /* Refuse JSON text (before building anything of it) nesting deeper than max_depth or holding
  * more than max_values values: a request's size then bounds the memory its parse can take. */
 npk_status kt_frame_shape(const char *text, size_t len, unsigned max_depth, size_t max_values);
-/* Parse a frame body (UTF-8, no NUL) into a JSON object. */
+/* Parse a frame body into a JSON object: UTF-8, no NUL byte and no \u0000 escape, no number
+ * beyond a double's range, no key twice in one object. */
 npk_status kt_frame_parse(const char *body, size_t len, cJSON **out);
 /* Encode obj as header + text in one malloc'd buffer. */
 npk_status kt_frame_encode(const cJSON *obj, char **frame, size_t *len);

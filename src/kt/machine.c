@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "common/trace_json.h"
 #include "npukit/kt_open.h"
 #include "npukit/kt_remote.h"
@@ -99,12 +101,21 @@ static npk_status daemon_session(kt_machine *m)
     return NPK_OK;
 }
 
-/* Whether the peer's greeting announces a control-program engine. */
+/* Whether the peer's greeting announces a control-program engine: the READY line's
+ * `engine=` word is exactly 1, or the hello's "engine" member is true (read as JSON, not as
+ * text: "engine=10" or an "engine" inside another member's string announce nothing). */
 static bool announces_engine(const kt_machine *m)
 {
-    if (m->line)
-        return strstr(kt_line_banner(m->line), " engine=1") != NULL;
-    return m->daemon && strstr(kt_daemon_hello(m->daemon), "\"engine\":true") != NULL;
+    if (m->line) {
+        const char *w = strstr(kt_line_banner(m->line), " engine=");
+        return w && w[8] == '1' && (w[9] == '\0' || w[9] == ' ' || w[9] == '\n' || w[9] == '\r');
+    }
+    if (!m->daemon)
+        return false;
+    cJSON *hello = cJSON_Parse(kt_daemon_hello(m->daemon));
+    bool engine = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hello, "engine"));
+    cJSON_Delete(hello);
+    return engine;
 }
 
 static npk_status open_sim(kt_machine *m, const char *preset, const kt_open_opts *o)

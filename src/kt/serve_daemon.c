@@ -127,6 +127,45 @@ static bool refuse(server *sv, client *cl, npk_status s)
 
 /* ---- requests ---- */
 
+/* The op as upstream's server quotes it in "unknown op ...": Python's repr() of the value
+ * (a string in single quotes unless it holds one and no double quote; backslash, the quote and
+ * control characters escaped; None, True, False), at most 60 characters of it. Other values
+ * are shown as their JSON. */
+static void op_repr(const cJSON *op, char *out, size_t cap)
+{
+    if (!op || cJSON_IsNull(op)) {
+        snprintf(out, cap, "None");
+        return;
+    }
+    if (cJSON_IsBool(op)) {
+        snprintf(out, cap, "%s", cJSON_IsTrue(op) ? "True" : "False");
+        return;
+    }
+    if (!cJSON_IsString(op)) {
+        char *json = cJSON_PrintUnformatted(op);
+        snprintf(out, cap, "%.60s", json ? json : "?");
+        free(json);
+        return;
+    }
+    const char *v = op->valuestring;
+    char q = strchr(v, '\'') && !strchr(v, '"') ? '"' : '\'';
+    size_t o = 0;
+    out[o++] = q;
+    for (size_t i = 0; v[i] && i < 60 && o + 6 < cap; i++) {
+        unsigned char c = (unsigned char)v[i];
+        if (c == '\\' || c == (unsigned char)q)
+            o += (size_t)snprintf(out + o, cap - o, "\\%c", c);
+        else if (c == '\n' || c == '\r' || c == '\t')
+            o += (size_t)snprintf(out + o, cap - o, "\\%c", c == '\n' ? 'n' : c == '\r' ? 'r' : 't');
+        else if (c < 0x20 || c == 0x7f)
+            o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+        else
+            out[o++] = (char)c;
+    }
+    out[o++] = q;
+    out[o] = '\0';
+}
+
 /* Run one request; false when the connection must close. */
 static bool handle(server *sv, client *cl, const char *body, size_t len)
 {
@@ -141,10 +180,10 @@ static bool handle(server *sv, client *cl, const char *body, size_t len)
     cJSON *value = NULL;
     kt_daemon_op_fn fn = cJSON_IsString(op) ? kt_daemon_op(op->valuestring) : NULL;
     if (!fn) {
-        char *shown = op ? cJSON_PrintUnformatted(op) : NULL; /* quoted and escaped as JSON */
+        char shown[4 * 60 + 8];
+        op_repr(op, shown, sizeof shown);
         sv->err_type = "ValueError";
-        s = npk_fail(NPK_EINVAL, "unknown op %.60s", shown ? shown : "None");
-        free(shown);
+        s = npk_fail(NPK_EINVAL, "unknown op %s", shown);
     } else {
         s = fn(sv, cl, req, &value);
     }
