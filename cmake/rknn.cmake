@@ -39,13 +39,6 @@ target_include_directories(test_rknn_api PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tes
                            ${CMAKE_CURRENT_SOURCE_DIR}/include)
 target_link_libraries(test_rknn_api PRIVATE rknnrt Threads::Threads m)
 add_test(NAME test_rknn_api COMMAND test_rknn_api)
-add_executable(test_rknn_group ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn/test_rknn_group.c)
-target_include_directories(test_rknn_group PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests
-                           ${CMAKE_CURRENT_SOURCE_DIR}/include)
-target_link_libraries(test_rknn_group PRIVATE rknnrt m)
-add_test(NAME test_rknn_group COMMAND test_rknn_group)
-add_test(NAME test_rknn_group_rocket COMMAND test_rknn_group)
-set_tests_properties(test_rknn_group_rocket PROPERTIES ENVIRONMENT NPUKIT_RK_DEVICE=sim-rocket)
 
 # Client-shaped programs of the layer, run on each kernel: in process on the simulator's rknpu
 # and rocket front ends (sanitized, through librknnrt.so), and built once more without
@@ -95,6 +88,7 @@ endforeach()
 npukit_rknn_client_test(test_rknn_sync)
 npukit_rknn_client_test(test_rknn_lifetime)
 npukit_rknn_client_test(test_rknn_dmabuf)
+npukit_rknn_client_test(test_rknn_group)
 
 # The ABI as C++ sees it (g++ when present: the headers must be C++-compatible).
 include(CheckLanguage)

@@ -66,3 +66,22 @@ foreach(src ${NPUKIT_SHIM_TEST_SOURCES})
       ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:rksim_shim>;NPUKIT_RKSIM_TIMEOUT_SCALE=${scale}")
   endforeach()
 endforeach()
+
+# Programs of the test suite that also run as clients of a kernel interface: built once more
+# without sanitizers, with the library linked in, and run under the shim on the rknpu node
+# (/dev/dri/card1) and the rocket node (/dev/accel/accel0), the way they would run on a board.
+foreach(name test_rksim_kacc)
+  add_executable(${name}_plain tests/${name}.c $<TARGET_OBJECTS:npukit_plain_objs>)
+  target_include_directories(${name}_plain PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src tests)
+  target_link_libraries(${name}_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB}
+                        ${NPUKIT_XXHASH_LIB} Threads::Threads m)
+  set_target_properties(${name}_plain PROPERTIES COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS}"
+                        LINK_OPTIONS "" RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+  add_dependencies(${name}_plain rksim_shim)
+  foreach(node /dev/dri/card1 /dev/accel/accel0)
+    get_filename_component(tag ${node} NAME)
+    add_test(NAME ${name}_shim_${tag} COMMAND ${name}_plain)
+    set_tests_properties(${name}_shim_${tag} PROPERTIES ENVIRONMENT
+      "LD_PRELOAD=$<TARGET_FILE:rksim_shim>;NPUKIT_RK_DEVICE=${node};NPUKIT_RKSIM_TIMEOUT_SCALE=0")
+  endforeach()
+endforeach()
