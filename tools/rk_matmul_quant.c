@@ -3,6 +3,7 @@
  * group an exact int32 partial on the NPU, through npk_rk_qweights_pack / npk_rk_matmul_quant. */
 #include "rk_matmul_quant.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,11 @@ static float *load_scales(const char *src, const uint64_t *counts, unsigned ncou
     float x = src ? strtof(src, &end) : 1.0f;
     bool number = !src || (end != src && !*end);
     bool random = src && !strcmp(src, "random");
+    if (number && !isfinite(x)) { /* 1e39 would reach the library as inf */
+        fprintf(stderr, "npukit rk matmul: %s scale %s: a finite float32 (|s| <= %g) wanted\n",
+                what, src, (double)FLT_MAX);
+        return NULL;
+    }
     if (number || random) {
         *count = counts[ncounts - 1];
         v = malloc(*count * sizeof *v + 1);
