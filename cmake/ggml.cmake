@@ -99,23 +99,20 @@ foreach(front sim sim-rocket)
 endforeach()
 
 # Bad settings: a device that does not open is reported and left out (the model test then has
-# no npukit device and skips), a bad value is reported and its default kept.
-add_test(NAME ggml_bad_device COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
-set_tests_properties(ggml_bad_device PROPERTIES
-  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=/nonexistent/npu"
-  PASS_REGULAR_EXPRESSION "device \"/nonexistent/npu\" not opened: ENODEV")
-add_test(NAME ggml_bad_setting COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
-set_tests_properties(ggml_bad_setting PROPERTIES
-  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=sometimes;NPUKIT_GGML_CPU_GFLOPS=-3"
-  PASS_REGULAR_EXPRESSION "NPUKIT_GGML_OFFLOAD=\"sometimes\" ignored: expected auto, always or never")
-
-# A flag that is neither 0 nor 1, and more devices than the registry holds: reported, naming
-# the value and what is expected, and the default kept.
-add_test(NAME ggml_bad_flag COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
-set_tests_properties(ggml_bad_flag PROPERTIES
-  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_VERBOSE=2"
-  PASS_REGULAR_EXPRESSION "NPUKIT_GGML_VERBOSE=\"2\" ignored: expected 0 or 1")
-add_test(NAME ggml_too_many_devices COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
-set_tests_properties(ggml_too_many_devices PROPERTIES
-  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim,sim,sim,sim,sim-rocket"
-  PASS_REGULAR_EXPRESSION "NPUKIT_GGML_DEVICE=\"sim,sim,sim,sim,sim-rocket\" ignored: expected at most 4 ")
+# no npukit device and skips); a bad value — an unknown word, a rate below 0, a flag that is
+# neither 0 nor 1, more devices than the registry holds — is reported, naming the value and
+# what is expected, and its default kept.
+function(npukit_ggml_setting_test name env expect)
+  add_test(NAME ${name} COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
+  set_tests_properties(${name} PROPERTIES PASS_REGULAR_EXPRESSION "${expect}"
+    ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;${env}")
+endfunction()
+npukit_ggml_setting_test(ggml_bad_device "NPUKIT_GGML_DEVICE=/nonexistent/npu"
+  "device \"/nonexistent/npu\" not opened: ENODEV")
+npukit_ggml_setting_test(ggml_bad_setting
+  "NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=sometimes;NPUKIT_GGML_CPU_GFLOPS=-3"
+  "NPUKIT_GGML_OFFLOAD=\"sometimes\" ignored: expected auto, always or never")
+npukit_ggml_setting_test(ggml_bad_flag "NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_VERBOSE=2"
+  "NPUKIT_GGML_VERBOSE=\"2\" ignored: expected 0 or 1")
+npukit_ggml_setting_test(ggml_too_many_devices "NPUKIT_GGML_DEVICE=sim,sim,sim,sim,sim-rocket"
+  "NPUKIT_GGML_DEVICE=\"sim,sim,sim,sim,sim-rocket\" ignored: expected at most 4 ")
