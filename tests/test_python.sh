@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The Python package (python/): its pytest suite against the library this build made, then
-# `pip install` of the package into a scratch directory and one call through the installed copy.
+# `pip install` of the package into a scratch directory and one call through the installed copy,
+# and the installed package finding a staged `cmake --install` prefix by itself (pkg-config,
+# then the soname), with NPUKIT_LIB unset.
 # A sanitized library is loaded with its sanitizer runtimes preloaded, so the calls Python makes
 # are checked like every other test's. Skips (77), saying why, without a Python 3 that has numpy
 # and pytest.
@@ -41,6 +43,39 @@ assert npukit.__file__.startswith("'"$work"'/site"), npukit.__file__
 a = np.arange(6, dtype=np.int8).reshape(2, 3); b = np.ones((3, 4), np.int8)
 assert (rk.matmul(a, b, device="sim") == a.astype(np.int32) @ b).all()
 print("installed package:", npukit.__version__, "ok")') || exit 1
+
+  # An installed prefix, found without NPUKIT_LIB: the library through pkg-config, then through
+  # the dynamic linker's search for its soname, and the npukit command in the prefix's bin/.
+  if [ -f "$bin/cmake_install.cmake" ] && command -v cmake >/dev/null &&
+     command -v pkg-config >/dev/null; then
+    stage=$work/stage
+    for comp in lib dev cli; do
+      cmake --install "$bin" --prefix "$stage" --component $comp > "$work/install.log" 2>&1 || {
+        cat "$work/install.log" >&2; echo "cmake --install --component $comp failed" >&2; exit 1
+      }
+    done
+    pcdir=$(dirname "$(find "$stage" -name npukit.pc | head -n 1)")
+    libdir=$(dirname "$(find "$stage" -name 'libnpukit.so.0' | head -n 1)")
+    # PATH keeps pkg-config but not the build's npukit; PKG_CONFIG_LIBDIR replaces the system's
+    # .pc directories, so only the staged prefix (or, empty, nothing) can answer.
+    tools=$(dirname "$(command -v pkg-config)"):/usr/bin:/bin
+    for how in pkg-config soname; do
+      if [ $how = pkg-config ]; then pcl=$pcdir lpath=; else pcl=$work/empty lpath=$libdir; fi
+      (cd "$work" && env -u NPUKIT_LIB -u NPUKIT_CLI PATH="$tools" PKG_CONFIG_LIBDIR="$pcl" \
+         PKG_CONFIG_PATH= LD_LIBRARY_PATH="$lpath" LD_PRELOAD="$preload" \
+         PYTHONPATH="$work/site" "$py" -c '
+import numpy as np, npukit, npukit.rk as rk, npukit.kt as kt
+from npukit import _lib
+stage = "'"$stage"'"
+assert _lib.lib_path().startswith(stage + "/"), _lib.lib_path()
+assert kt.cli_path() == stage + "/bin/npukit", kt.cli_path()
+a = np.arange(6, dtype=np.int8).reshape(2, 3); b = np.ones((3, 4), np.int8)
+assert (rk.matmul(a, b, device="sim") == a.astype(np.int32) @ b).all()
+print("installed prefix through '$how':", _lib.lib_path(), "ok")') || exit 1
+    done
+  else
+    echo "no cmake install rules or pkg-config: the installed-prefix check is skipped"
+  fi
 else
   echo "pip not found: the install check is skipped (apt-get install python3-pip)"
 fi

@@ -1,32 +1,118 @@
 # SPDX-License-Identifier: MIT
 """Finding and loading libnpukit.so, and the C prototypes the package calls.
 
-The library is looked for, in order: the file ``NPUKIT_LIB`` names; the build tree this
-package sits in (``build/libnpukit.so``); the prefix pkg-config reports for ``npukit``; the
-dynamic linker's own search (``libnpukit.so.0``). When none loads, the error lists every
-place that was tried.
+When ``NPUKIT_LIB`` is set, the file it names is the only one tried: if it does not load, the
+import fails with that path and the loader's reason (a library silently taken from elsewhere
+would run other code than the one asked for). Otherwise the library is looked for, in order:
+the build trees of the checkout this package sits in (``build/libnpukit.so``, then the
+sanitized ``build/san/libnpukit.so``); the prefix pkg-config reports for ``npukit``; the
+dynamic linker's own search (``libnpukit.so.0``). A library linked against a sanitizer runtime
+that must be the process's first library (ASan, TSan) is passed over unless that runtime is
+already loaded (preloaded with ``LD_PRELOAD``): loading it would make the runtime end the
+process instead of failing. When none loads, the error lists every place that was tried and
+why each was not used.
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import mmap
 import os
 import shutil
+import struct
 import subprocess
 from ctypes import (POINTER, c_bool, c_char, c_char_p, c_double, c_int, c_size_t, c_uint,
                     c_uint16, c_uint32, c_uint64, c_void_p)
 from pathlib import Path
+from typing import Optional
 
 SONAME = "libnpukit.so.0"
 
+# Sanitizer runtimes that abort a process they were not loaded first into, and a symbol each
+# defines, which is present in the process exactly when the runtime was preloaded.
+_FIRST_RUNTIMES = {"libasan.so": ("ASan", "__asan_init"), "libtsan.so": ("TSan", "__tsan_init")}
 
-def _candidates() -> list[str]:
-    out: list[str] = []
-    env = os.environ.get("NPUKIT_LIB")
-    if env:
-        out.append(env)
+
+def elf_needed(path: str) -> Optional[list]:
+    """The DT_NEEDED entries (the libraries it links against) of an ELF file, or None when the
+    file is not an ELF object this reader understands. Read from the file, not by loading it:
+    loading is what must be avoided for a sanitized library."""
+    try:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            return _parse_needed(m)
+    except (OSError, ValueError, struct.error, IndexError):
+        return None
+
+
+def _parse_needed(m) -> Optional[list]:
+    if m[:4] != b"\x7fELF" or m[4] not in (1, 2) or m[5] not in (1, 2):
+        return None
+    wide, end = m[4] == 2, "<" if m[5] == 1 else ">"
+    if wide:
+        phoff, = struct.unpack_from(end + "Q", m, 0x20)
+        phentsize, phnum = struct.unpack_from(end + "HH", m, 0x36)
+        ph_fmt, dyn_fmt = end + "IIQQQQQQ", end + "qQ"
+    else:
+        phoff, = struct.unpack_from(end + "I", m, 0x1C)
+        phentsize, phnum = struct.unpack_from(end + "HH", m, 0x2A)
+        ph_fmt, dyn_fmt = end + "IIIIIIII", end + "iI"
+    loads, dynamic = [], None
+    for i in range(phnum):
+        f = struct.unpack_from(ph_fmt, m, phoff + i * phentsize)
+        # ELF64: type, flags, offset, vaddr, paddr, filesz; ELF32: type, offset, vaddr, paddr,
+        # filesz (flags come later).
+        p_type, off, vaddr, filesz = (f[0], f[2], f[3], f[5]) if wide else (f[0], f[1], f[2],
+                                                                           f[4])
+        if p_type == 1:  # PT_LOAD
+            loads.append((vaddr, off, filesz))
+        elif p_type == 2:  # PT_DYNAMIC
+            dynamic = (off, filesz)
+    if dynamic is None:
+        return []
+    step = struct.calcsize(dyn_fmt)
+    needed, strtab = [], None
+    for at in range(dynamic[0], dynamic[0] + dynamic[1] - step + 1, step):
+        tag, val = struct.unpack_from(dyn_fmt, m, at)
+        if tag == 0:  # DT_NULL
+            break
+        if tag == 1:  # DT_NEEDED: an offset into the string table
+            needed.append(val)
+        elif tag == 5:  # DT_STRTAB: an address, found in the file through the loadable segments
+            strtab = next((val - v + o for v, o, n in loads if v <= val < v + n), None)
+    if strtab is None:
+        return [] if not needed else None
+    out = []
+    for off in needed:
+        stop = m.find(b"\0", strtab + off)
+        out.append(m[strtab + off:stop].decode(errors="replace"))
+    return out
+
+
+def _runtime_loaded(symbol: str) -> bool:
+    try:
+        return hasattr(ctypes.CDLL(None), symbol)
+    except OSError:
+        return False
+
+
+def _unloadable(path: str) -> Optional[str]:
+    """Why loading `path` would end the process (a sanitizer runtime it links against that is
+    not loaded yet), or None."""
+    for dep in elf_needed(path) or []:
+        for prefix, (name, symbol) in _FIRST_RUNTIMES.items():
+            if dep.startswith(prefix) and not _runtime_loaded(symbol):
+                return (f"skipped: linked against {dep}, and the {name} runtime is not loaded "
+                        f"in this process, so loading it would abort the process; preload the "
+                        f"runtime (LD_PRELOAD=$(gcc -print-file-name={dep})) or use a plain "
+                        f"build")
+    return None
+
+
+def _candidates() -> list:
+    out: list = []
     here = Path(__file__).resolve().parent
-    # python/npukit/_lib.py inside a source checkout: the default build directory beside it.
+    # python/npukit/_lib.py inside a source checkout: the default build directories beside it
+    # (the plain one first: it loads without a sanitizer runtime).
     for build in ("build", "build/san"):
         out.append(str(here.parent.parent / build / "libnpukit.so"))
     pc = shutil.which("pkg-config")
@@ -43,22 +129,57 @@ def _candidates() -> list[str]:
     return out
 
 
+def _try(cand: str) -> tuple:
+    """(the loaded library, None) or (None, why it was not loaded)."""
+    if os.sep in cand and not os.path.exists(cand):
+        return None, "no such file"
+    why = _unloadable(cand) if os.sep in cand else None
+    if why:
+        return None, why
+    try:
+        return ctypes.CDLL(cand), None
+    except OSError as e:
+        return None, str(e)
+
+
 def _load() -> ctypes.CDLL:
+    env = os.environ.get("NPUKIT_LIB")
+    if env:
+        lib, why = _try(env)
+        if lib is None:
+            raise ImportError(f"npukit: cannot load NPUKIT_LIB={env}: {why}\nNPUKIT_LIB names "
+                              "the one library to use; fix the path or unset it to search the "
+                              "build tree, pkg-config and the dynamic linker's path.")
+        return lib
     tried = []
     for cand in _candidates():
-        if os.sep in cand and not os.path.exists(cand):
-            tried.append(f"{cand} (no such file)")
-            continue
-        try:
-            return ctypes.CDLL(cand)
-        except OSError as e:
-            tried.append(f"{cand} ({e})")
+        lib, why = _try(cand)
+        if lib is not None:
+            return lib
+        tried.append(f"{cand} ({why})")
     raise ImportError("npukit: cannot load libnpukit.so; looked for:\n  " + "\n  ".join(tried) +
                       "\nBuild it (make), install it (cmake --install), or set NPUKIT_LIB to "
                       "its path.")
 
 
 lib = _load()
+
+
+def lib_path() -> Optional[str]:
+    """The file the loaded library came from (symlinks resolved), also when the dynamic
+    linker found it by its soname; None if that cannot be told."""
+    if os.sep in lib._name:
+        return os.path.realpath(lib._name)
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(maxsplit=5)  # address perms offset dev inode [path]
+                if len(parts) == 6 and os.path.basename(parts[5].strip()).startswith(
+                        "libnpukit.so"):
+                    return os.path.realpath(parts[5].strip())
+    except OSError:
+        pass
+    return None
 
 
 def _fn(name: str, restype, *argtypes):

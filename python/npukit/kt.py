@@ -9,15 +9,24 @@
 
 A Card keeps the transport contract of the KohakuTPU Python driver's transports:
 ``read64(addr)``, ``write64(addr, value)``, ``read_block(addr, n) -> bytes`` and
-``write_block(addr, data)`` at byte addresses, blocks byte-equal to ascending little-endian
-word loops, and ``bulk`` (a real block path exists) — so code written against that contract
-runs on npukit's simulator and transports.
+``write_block(addr, data)`` at byte addresses, and ``bulk`` (a real block path exists) — so
+code written against that contract runs on npukit's simulator and transports. What holds:
+
+- ``read_block`` is byte-equal to ascending little-endian ``read64`` loops.
+- Every write into card DRAM replaces whole 32-byte granules, as the card's write path does:
+  the bytes of a granule the write touches but does not cover read back as zero. A
+  ``write_block`` of whole aligned granules therefore leaves exactly its bytes, and one that
+  starts or ends inside a granule zeroes the rest of that granule; but ascending ``write64``
+  over the same 32 bytes leave only the last word (``[0, 0, 0, w3]``: each write zeroes the
+  words before it). In card DRAM a block write is not a word loop.
 """
 from __future__ import annotations
 
 import contextlib
 import ctypes
 import dataclasses
+import math
+import numbers
 import os
 import shutil
 import socket
@@ -39,6 +48,8 @@ SAXPY_TYPE = 0x5358  # "SX"
 SAXPY_CHUNK = 64     # elements per saxpy instruction (§3.3)
 _MAX_UNITS = 256
 _U64 = (1 << 64) - 1
+_U32 = (1 << 32) - 1
+MAX_MESHES = 4       # KT_BOARD_MAX_MESHES (kt_board.h): interlink mesh ids 0..3
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,9 +91,31 @@ class Rv64Result:
 
 
 def _addr(v, name="addr") -> int:
-    if not isinstance(v, (int, np.integer)) or not 0 <= v <= _U64:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v <= _U64:
         raise BadArgument(f"{name} = {v!r}: expected an integer from 0 to 2^64-1")
     return int(v)
+
+
+def _uint(v, name: str, lo: int, hi: int, what: str) -> int:
+    # ctypes passes the low bits of a wider Python int without a word, so C's unsigned
+    # parameters are bounded here.
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not lo <= v <= hi:
+        raise BadArgument(f"{name} = {v!r}: expected an integer from {lo} to {hi} ({what})")
+    return int(v)
+
+
+def _saxpy_operand(v: float, name: str, truncate: bool) -> None:
+    """Refuse an operand the saxpy unit cannot take: it converts every operand to a 32-bit
+    integer toward zero, which NaN, infinities and values beyond the int32 range do not have
+    (the simulator reports them as a model error and leaves y unwritten); a fractional value
+    is truncated, so it is refused unless the caller asked for the unit's arithmetic."""
+    if not math.isfinite(v) or not -2.0 ** 31 <= v < 2.0 ** 31:
+        raise BadArgument(f"saxpy operand {name} = {v!r} has no 32-bit integer value: the "
+                          "unit converts each operand to an integer in [-2^31, 2^31)")
+    if not truncate and v != math.trunc(v):
+        raise BadArgument(f"saxpy operand {name} = {v!r} is not a whole number: the unit "
+                          "converts each operand to an integer toward zero (pass "
+                          "truncate=True to compute as the unit does)")
 
 
 class Card(Closing):
@@ -92,32 +125,43 @@ class Card(Closing):
     peer such as ``npukit kt serve`` or a Verilated card harness), "tcp:HOST:PORT",
     "daemon" or "daemon:HOST:PORT" (a card daemon).
     board: the preset describing a machine outside the process (its map, STAGE_FLITS, DRAM).
-    meshes: meshes to drive; engine: use the host control-program engine; backdoor: DRAM blocks
-    through a line peer's BR/BW; ctrl_base / mem_base override the board's; timeout_ms bounds
-    each reply from a remote machine.
+    meshes: meshes to drive (1 to 4); engine: use the host control-program engine; backdoor:
+    DRAM blocks through a line peer's BR/BW; ctrl_base / mem_base override the board's;
+    timeout_ms bounds each reply from a remote machine (0: the library's default).
     """
 
     def __init__(self, spec: str = "sim", board: Optional[str] = None, meshes: int = 1,
                  engine: bool = False, prestrobe: bool = False, backdoor: bool = False,
                  ctrl_base: Optional[int] = None, mem_base: Optional[int] = None,
                  timeout_ms: int = 0):
+        # Set first: close() (from __del__ too) must work on a card whose open failed.
+        self._m: Optional[int] = None
+        self._devs: dict = {}
         if not isinstance(spec, str):
             raise BadArgument(f"spec: expected a string, got {type(spec).__name__}")
+        # The library reads "" as the default simulator; here an empty spec is more likely a
+        # missing value (an unset variable) than a choice, so it is refused.
+        if not spec.strip():
+            raise BadArgument(f"spec {spec!r}: empty; expected \"sim\", \"sim:PRESET\", "
+                              "\"pipe:COMMAND\", \"tcp:HOST:PORT\" or \"daemon[:HOST:PORT]\"")
+        if board is not None and not isinstance(board, str):
+            raise BadArgument(f"board {board!r}: expected a preset name (a string)")
         o = K.OpenOpts()
         self._board_name = board.encode() if board else None
         o.board = self._board_name
-        o.meshes, o.engine, o.prestrobe, o.backdoor = int(meshes), engine, prestrobe, backdoor
+        # The library reads meshes=0 as 1; a caller asking for no mesh has made a mistake.
+        o.meshes = _uint(meshes, "meshes", 1, MAX_MESHES, "meshes to drive")
+        o.engine, o.prestrobe, o.backdoor = engine, prestrobe, backdoor
         if ctrl_base is not None:
             o.ctrl_base_set, o.ctrl_base = True, _addr(ctrl_base, "ctrl_base")
         if mem_base is not None:
             o.mem_base_set, o.mem_base = True, _addr(mem_base, "mem_base")
-        o.timeout_ms = int(timeout_ms)
+        o.timeout_ms = _uint(timeout_ms, "timeout_ms", 0, _U32, "0: the library's default")
         h = ctypes.c_void_p()
         check(K.kt_open_spec(spec.encode(), ctypes.byref(o), ctypes.byref(h)), f"open {spec!r}")
-        self._m: Optional[int] = h.value
+        self._m = h.value
         self.spec = spec
         self._t = K.kt_machine_transport(self._m)
-        self._devs: dict = {}
 
     # -- lifetime --
     def close(self) -> None:
@@ -128,12 +172,19 @@ class Card(Closing):
             K.kt_dev_destroy(d)
         self._devs.clear()
         m, self._m = self._m, None
+        # The transport lives inside the machine: nothing may reach it once the machine is gone.
+        self._t = None
         check(K.kt_machine_close(m), "close")
 
     def _mh(self) -> int:
         if self._m is None:
             raise BadArgument("the card is closed")
         return self._m
+
+    def _tp(self):
+        """The machine's transport; raises on a closed card (it points into the machine)."""
+        self._mh()
+        return self._t
 
     # -- what the machine is --
     @property
@@ -143,10 +194,13 @@ class Card(Closing):
 
     @property
     def meshes(self) -> int:
+        """The number of meshes this card drives (``meshes=`` at open)."""
         return K.kt_machine_meshes(self._mh())
 
     @property
     def has_engine(self) -> bool:
+        """True when the host control-program engine is in use (``engine=True`` on a machine
+        that has one)."""
         return bool(K.kt_machine_has_engine(self._mh()))
 
     @property
@@ -180,10 +234,11 @@ class Card(Closing):
         return c.value if K.kt_machine_cycle(self._mh(), ctypes.byref(c)) else None
 
     def step(self, cycles: int) -> None:
-        """Let the machine run `cycles` mesh cycles with no host traffic."""
-        if not isinstance(cycles, int) or cycles < 0:
-            raise BadArgument(f"cycles {cycles!r}: expected an integer >= 0")
-        K.kt_machine_step(self._mh(), cycles)
+        """Let the machine run `cycles` mesh cycles (0 to 2^64-1) with no host traffic."""
+        if isinstance(cycles, bool) or not isinstance(cycles, (int, np.integer)) or \
+                not 0 <= cycles <= _U64:
+            raise BadArgument(f"cycles = {cycles!r}: expected an integer from 0 to 2^64-1")
+        K.kt_machine_step(self._mh(), int(cycles))
 
     @property
     def fault(self) -> Optional[str]:
@@ -196,49 +251,71 @@ class Card(Closing):
     @property
     def bulk(self) -> bool:
         """True when a real block path exists (blocks are not word loops)."""
-        self._mh()
-        return bool(self._t.contents.bulk)
+        return bool(self._tp().contents.bulk)
 
     @property
     def counters(self) -> dict:
         """Transactions so far: reads, writes, block_reads, block_writes, bytes_read,
         bytes_written (every backend counted in one place)."""
-        c = self._t.contents.count
+        c = self._tp().contents.count
         return {f: getattr(c, f) for f, _ in K.Counters._fields_}
 
     def reset_counters(self) -> None:
-        self._mh()
-        K.kt_counters_reset(self._t)
+        """Set every transaction counter of :attr:`counters` back to zero."""
+        K.kt_counters_reset(self._tp())
 
     def read64(self, addr: int) -> int:
-        self._mh()
+        """The 64-bit little-endian word at byte address `addr` (8-aligned): a control
+        register (``ctrl_base() + offset``) or card DRAM (``mem_base() + offset``)."""
+        t = self._tp()
         v = ctypes.c_uint64()
-        check(K.kt_read64(self._t, _addr(addr), ctypes.byref(v)), f"read64 {addr:#x}")
+        check(K.kt_read64(t, _addr(addr), ctypes.byref(v)), f"read64 {addr:#x}")
         return v.value
 
     def write64(self, addr: int, data: int) -> None:
-        self._mh()
-        check(K.kt_write64(self._t, _addr(addr), _addr(data, "data")), f"write64 {addr:#x}")
+        """Write the 64-bit word `data` (0 to 2^64-1) at byte address `addr` (8-aligned).
+        In card DRAM the write replaces its whole 32-byte granule: the granule's other three
+        words read back as zero afterwards."""
+        t = self._tp()
+        check(K.kt_write64(t, _addr(addr), _addr(data, "data")), f"write64 {addr:#x}")
 
     def read_block(self, addr: int, n: int) -> bytes:
-        """n bytes (a multiple of 8) from an 8-aligned address, as ascending word reads give."""
-        self._mh()
-        if not isinstance(n, int) or n <= 0 or n % 8:
+        """n bytes (a multiple of 8) from an 8-aligned address, byte-equal to ascending
+        :meth:`read64` of the same words."""
+        t = self._tp()
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0 or n % 8:
             raise BadArgument(f"read_block n={n!r}: a positive multiple of 8 bytes")
+        n = int(n)
         buf = ctypes.create_string_buffer(n)
-        check(K.kt_read_block(self._t, _addr(addr), buf, n), f"read_block {addr:#x}+{n}")
+        check(K.kt_read_block(t, _addr(addr), buf, n), f"read_block {addr:#x}+{n}")
         return buf.raw
 
     def write_block(self, addr: int, data) -> None:
-        """Write bytes-like data (a multiple of 8 bytes) at an 8-aligned address."""
-        self._mh()
-        mv = memoryview(data).cast("B")
+        """Write `data` (a multiple of 8 bytes) at an 8-aligned address. `data` is a bytes-like
+        object with contiguous memory: bytes, bytearray, memoryview or a C-contiguous numpy
+        array (its bytes as they are in memory). In card DRAM it writes whole 32-byte
+        granules: a block of whole aligned granules leaves exactly its bytes, and the bytes of
+        a granule it touches but does not cover read back as zero. (Ascending :meth:`write64`
+        over a granule leave only the last word: each zeroes the granule's other words.)"""
+        t = self._tp()
+        # The same rule as the array arguments of npukit.rk: anything else is refused by name
+        # rather than converted, so a list or str is not silently given some byte form.
+        try:
+            mv = memoryview(data)
+        except TypeError:
+            raise BadArgument(f"write_block data: expected bytes, bytearray, memoryview or a "
+                              f"C-contiguous numpy array, got {type(data).__name__}") from None
+        if not mv.c_contiguous:
+            raise BadArgument("write_block data: the buffer is not C-contiguous (the library "
+                              "reads it in place); pass np.ascontiguousarray(data) or "
+                              "bytes(data)")
+        mv = mv.cast("B")
         n = mv.nbytes
         if n == 0 or n % 8:
             raise BadArgument(f"write_block of {n} bytes: a positive multiple of 8 bytes")
         buf = (ctypes.c_char * n).from_buffer_copy(mv) if mv.readonly else \
             (ctypes.c_char * n).from_buffer(mv)
-        check(K.kt_write_block(self._t, _addr(addr), buf, n), f"write_block {addr:#x}+{n}")
+        check(K.kt_write_block(t, _addr(addr), buf, n), f"write_block {addr:#x}+{n}")
 
     # -- the driver --
     def _dev(self, mesh: int = 0) -> int:
@@ -249,7 +326,7 @@ class Card(Closing):
             o.stage_flits = K.kt_machine_board(self._mh()).contents.stage_flits
             o.pause, o.pause_user = K.kt_machine_pause_addr, self._m
             h = ctypes.c_void_p()
-            check(K.kt_dev_create(self._t, self.ctrl_base(mesh), ctypes.byref(o),
+            check(K.kt_dev_create(self._tp(), self.ctrl_base(mesh), ctypes.byref(o),
                                   ctypes.byref(h)), "open the control window")
             d = self._devs[mesh] = h.value
         return d
@@ -292,14 +369,39 @@ class Card(Closing):
                              f"{size:#x} bytes (offsets 8-byte aligned)")
 
     def saxpy(self, a: float, x: np.ndarray, y: np.ndarray, mesh: int = 0,
-              x_offset: int = 0x100000) -> np.ndarray:
+              x_offset: int = 0x100000, truncate: bool = False) -> np.ndarray:
         """y' = a*x + y on the mesh's saxpy units ('SX'): x and y (float32) are uploaded to
         DRAM, staged as 64-element instructions, dispatched with credit over every unit and
-        waited for; y' is read back. The unit computes on whole numbers (exact for them)."""
+        waited for; y' is read back.
+
+        The unit computes on integers, as the card's RTL does: each operand converted to a
+        32-bit integer toward zero, a wrapping 32-bit multiply-add, converted back. It is
+        exact for whole-valued operands. An operand with no 32-bit integer value (NaN, an
+        infinity, beyond [-2^31, 2^31)) raises BadArgument naming it; so does a fractional
+        one unless truncate=True asks for the unit's truncating arithmetic (a = 2.5, x = 0.25,
+        y = 2 gives 2). A model fault the machine reports during the call raises DeviceError
+        with its text."""
+        if isinstance(a, bool) or not isinstance(a, numbers.Real):
+            raise BadArgument(f"saxpy operand a = {a!r}: expected a real number")
+        _saxpy_operand(float(a), "a", truncate)
+        with np.errstate(over="ignore"):
+            a32 = float(np.float32(a))  # what the instruction carries
+        _saxpy_operand(a32, f"a (float32 of {a!r})", truncate)
         x = np.ascontiguousarray(x, np.float32).ravel()
         y = np.ascontiguousarray(y, np.float32).ravel()
         if x.shape != y.shape or x.size == 0:
             raise BadArgument(f"x and y: equal non-empty lengths, got {x.size} and {y.size}")
+        for name, v in (("x", x), ("y", y)):
+            with np.errstate(invalid="ignore"):
+                bad = ~np.isfinite(v) | (v >= 2.0 ** 31) | (v < -2.0 ** 31)
+                if not truncate:
+                    bad |= v != np.trunc(v)
+            if bad.any():
+                i = int(np.argmax(bad))
+                _saxpy_operand(float(v[i]), f"{name}[{i}]", truncate)
+        # The model's fault is sticky and the first one stays: only one that appears during
+        # this call is this call's.
+        fault_before = self.fault
         units = [u for u in self._units(mesh) if u.caps.type == SAXPY_TYPE]
         if not units:
             raise DeviceError("no saxpy unit ('SX') on this mesh", "ENODEV")
@@ -339,6 +441,11 @@ class Card(Closing):
                 tickets.append(tk)
             for tk in tickets:
                 check(K.kt_wait(dev, ctypes.byref(tk), None), "wait")
+        if fault_before is None:
+            fault = self.fault
+            if fault is not None:
+                raise DeviceError(f"saxpy: {fault} [EFAULT]",
+                                  "EFAULT")
         return self.dram_read(y_offset, n, np.float32, mesh)
 
     def move(self, mode: str, dst: int, words: int, src: int = 0, value: int = 0,
@@ -364,7 +471,7 @@ class Card(Closing):
         if mode != "fill":
             mv.width = widths[width]
         check(K.kt_mv_validate(ctypes.byref(mv)), f"move {mode}")
-        check(K.kt_mv_run_idle(self._t, self.ctrl_base(mesh), ctypes.byref(mv), 0,
+        check(K.kt_mv_run_idle(self._tp(), self.ctrl_base(mesh), ctypes.byref(mv), 0,
                                None, None, None), f"move {mode}")
 
     def run_program(self, text: str, engine: bool = False,
@@ -382,10 +489,10 @@ class Card(Closing):
             res = K.HpResult()
             if engine:
                 base = K.kt_machine_board(self._mh()).contents.engine_base
-                check(K.kt_hp_run_engine(self._t, base, ctypes.byref(hp), None,
+                check(K.kt_hp_run_engine(self._tp(), base, ctypes.byref(hp), None,
                                          ctypes.byref(res)), "engine program")
             else:
-                check(K.kt_hp_run_host(self._t, ctypes.byref(hp), None, ctypes.byref(res)),
+                check(K.kt_hp_run_host(self._tp(), ctypes.byref(hp), None, ctypes.byref(res)),
                       "host program")
             return HostProgramResult(code=res.code, polls=res.polls, waits=res.waits, pc=res.pc)
         finally:
@@ -412,7 +519,7 @@ class Card(Closing):
             if stdin:
                 opt.stdin_text, opt.stdin_len = bytes(stdin), len(stdin)
             opt.timeout_ms = int(timeout_ms)
-            st = K.kt_rv64_run(self._t, self.ctrl_base(mesh), ctypes.byref(img),
+            st = K.kt_rv64_run(self._tp(), self.ctrl_base(mesh), ctypes.byref(img),
                                ctypes.byref(opt), ctypes.byref(res))
             console = ctypes.string_at(res.console, res.console_len).decode(errors="replace") \
                 if res.console else ""
@@ -430,15 +537,35 @@ class Card(Closing):
 
 
 # ---- kt serve ----------------------------------------------------------------------------
+def _cli_candidates() -> list:
+    """Where the npukit command may be, given the loaded library: NPUKIT_CLI; beside the
+    library (a build tree); the bin/ of the library's prefix: lib/ -> ../bin, and Debian's
+    multiarch lib/<triplet>/ -> ../../bin; then PATH."""
+    out = []
+    env = os.environ.get("NPUKIT_CLI")
+    if env:
+        out.append(("NPUKIT_CLI", env))
+    path = _lib.lib_path()
+    if path is not None:
+        libdir = Path(path).parent
+        out.append(("beside the library", str(libdir / "npukit")))
+        for up in (libdir.parent, libdir.parent.parent):
+            out.append(("the library's prefix", str(up / "bin" / "npukit")))
+    out.append(("on PATH", shutil.which("npukit") or "npukit"))
+    return out
+
+
 def cli_path() -> str:
-    """The npukit command: NPUKIT_CLI, the one beside the loaded library, or on PATH."""
-    cands = [os.environ.get("NPUKIT_CLI"), str(Path(_lib.lib._name).parent / "npukit"),
-             shutil.which("npukit")]
-    for c in cands:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
+    """The npukit command: NPUKIT_CLI; the one beside the loaded library (a build tree); the
+    bin/ of the prefix the library is installed in (lib/ or lib/<triplet>/); or on PATH.
+    Raises DeviceError listing every place searched when none is an executable file."""
+    cands = _cli_candidates()
+    for _, c in cands:
+        if os.sep in c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
-    raise DeviceError("npukit command not found (set NPUKIT_CLI, or put npukit on PATH)",
-                      "ENODEV")
+    searched = "; ".join(f"{c} ({where})" for where, c in dict.fromkeys(cands))
+    raise DeviceError(f"npukit command not found; searched: {searched}. Set NPUKIT_CLI to its "
+                      "path, or put npukit on PATH", "ENODEV")
 
 
 def _free_port() -> int:

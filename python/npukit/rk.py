@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import os
 import threading
 import weakref
 from typing import Iterable, Optional, Sequence
@@ -99,9 +100,21 @@ def _in_prec(x: np.ndarray, dtype: Optional[str], name: str) -> str:
 
 
 def _u32(v: int, name: str) -> int:
-    if not isinstance(v, (int, np.integer)) or v < 1 or v > 0xFFFFFFFF:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1 or v > 0xFFFFFFFF:
         raise BadArgument(f"{name} = {v!r}: expected an integer from 1 to 4294967295")
     return int(v)
+
+
+def _rows(a: np.ndarray, k: Optional[int] = None) -> int:
+    """M of a [M][K] operand, checked before anything is packed for it, so a bad A is reported
+    as the shape given rather than as a setting derived from it."""
+    if a.ndim != 2 or (k is not None and a.shape[1] != k):
+        want = f"(M, {k})" if k is not None else "(M, K)"
+        kpart = f" does not match B's K = {k}" if k is not None and a.ndim == 2 else ""
+        raise BadArgument(f"a: shape {a.shape}{kpart} (expected {want})")
+    if not 1 <= a.shape[0] <= 0xFFFFFFFF:
+        raise BadArgument(f"a: shape {a.shape}: M = {a.shape[0]}, expected 1 to 4294967295 rows")
+    return int(a.shape[0])
 
 
 def pack_int4(values: np.ndarray) -> np.ndarray:
@@ -148,6 +161,7 @@ class Weights:
 
     @property
     def shape(self) -> tuple:
+        """(K, N): the shape of B as a [K][N] matrix, whatever layout it was given in."""
         return (self.k, self.n)
 
     def _handle(self) -> int:
@@ -156,9 +170,17 @@ class Weights:
         return self._h
 
     def free(self) -> None:
-        if self._h is not None and self._rt._h is not None:
-            _lib.npk_rk_weights_free(self._rt._h, self._h)
-        self._h = None
+        """Release the packed weights on the NPU now. Idempotent; after it, a matmul with
+        these weights raises BadArgument. Waits for a call of the runtime that is running
+        (possibly with these weights) to end first. Closing the runtime frees them too."""
+        self._release(_lib.npk_rk_weights_free)
+
+    def _release(self, c_free) -> None:
+        # Under the runtime's lock: another thread may be multiplying with these weights.
+        with self._rt._lock:
+            if self._h is not None and self._rt._h is not None:
+                c_free(self._rt._h, self._h)
+            self._h = None
 
     def __del__(self):
         try:
@@ -182,9 +204,8 @@ class QWeights(Weights):
         self.groups = 1 if group == 0 else -(-k // group)
 
     def free(self) -> None:
-        if self._h is not None and self._rt._h is not None:
-            _lib.npk_rk_qweights_free(self._rt._h, self._h)
-        self._h = None
+        """Release the quantised weights on the NPU now (as :meth:`Weights.free`)."""
+        self._release(_lib.npk_rk_qweights_free)
 
     def __repr__(self) -> str:
         g = "per channel" if self.group == 0 else f"groups of {self.group}"
@@ -201,24 +222,37 @@ class Runtime(Closing):
     cores: use at most this many cores (default: all); core_mask pins exact cores.
     submit: a submission form ("single", "chained", "concat", "multitask", "nonblock"),
     chain: tasks per submit. shared: share one engine with other shared runtimes of the device.
+
+    A runtime may be shared between threads: its calls run one at a time, and :meth:`close`
+    (or freeing weights) waits for a running call to end; a call after close raises
+    BadArgument.
     """
 
     def __init__(self, device: str = "auto", cores: Optional[int] = None,
                  submit: Optional[str] = None, chain: Optional[int] = None,
                  core_mask: Optional[int] = None, shared: bool = False):
-        h = ctypes.c_void_p()
-        opener = _lib.npk_rk_open_shared if shared else _lib.npk_rk_open
-        check(opener(device.encode() if device is not None else None, ctypes.byref(h)),
-              f"open {device!r}")
-        self._h: Optional[int] = h.value
-        self._lock = threading.Lock()
+        # Set first: close() (from __del__ too) must work on a runtime whose open failed.
+        self._h: Optional[int] = None
+        # Reentrant: close() frees the weights, and each free takes the lock as well.
+        self._lock = threading.RLock()
         self._weights: "weakref.WeakSet[Weights]" = weakref.WeakSet()
         self.last_stats: Optional[Stats] = None
+        if device is None:  # the library's own spelling of "auto"
+            device = "auto"
+        if isinstance(device, os.PathLike):
+            device = os.fspath(device)
+        if not isinstance(device, str):
+            raise BadArgument(f"device {device!r}: expected a string (\"auto\", \"sim\", "
+                              "\"sim-rocket\", \"npu\", \"rocket\" or a device path)")
+        h = ctypes.c_void_p()
+        opener = _lib.npk_rk_open_shared if shared else _lib.npk_rk_open
+        check(opener(device.encode(), ctypes.byref(h)), f"open {device!r}")
+        self._h = h.value
         try:
             if cores is not None:
                 check(_lib.npk_rk_set_cores(self._h, _u32(cores, "cores")), "cores")
             if core_mask is not None:
-                check(_lib.npk_rk_set_core_mask(self._h, int(core_mask)), "core_mask")
+                check(_lib.npk_rk_set_core_mask(self._h, self._mask(core_mask)), "core_mask")
             if submit is not None:
                 check(_lib.npk_rk_set_submission(self._h, submit.encode()), "submit")
             if chain is not None:
@@ -228,15 +262,29 @@ class Runtime(Closing):
             self.close()
             raise
 
+    def _mask(self, mask) -> int:
+        # The C parameter is an unsigned int: a wider value would arrive truncated (2**32 + 1
+        # as core 0 alone, 2**40 as 0, every core), so it is refused here, naming the SoC's.
+        if isinstance(mask, bool) or not isinstance(mask, (int, np.integer)) or mask < 0:
+            raise BadArgument(f"core_mask = {mask!r}: expected an integer bit mask of cores "
+                              "(bit c: core c; 0: every core)")
+        if mask > 0xFFFFFFFF:
+            info = self._query()
+            raise BadArgument(f"core_mask = {int(mask):#x}: {info['soc']} has cores "
+                              f"0..{info['cores'] - 1} (mask {(1 << info['cores']) - 1:#x})")
+        return int(mask)
+
     # -- lifetime --
     def close(self) -> None:
-        """Free every resident weight of this runtime, then the runtime. Idempotent."""
-        if self._h is None:
-            return
-        for w in list(self._weights):
-            w.free()
-        _lib.npk_rk_close(self._h)
-        self._h = None
+        """Free every resident weight of this runtime, then the runtime. Idempotent. Waits for
+        a call running in another thread to end; later calls raise BadArgument."""
+        with self._lock:
+            if self._h is None:
+                return
+            for w in list(self._weights):
+                w.free()
+            _lib.npk_rk_close(self._h)
+            self._h = None
 
     def _handle(self) -> int:
         if self._h is None:
@@ -246,7 +294,8 @@ class Runtime(Closing):
     # -- facts --
     def _query(self) -> dict:
         info = _lib.RkInfo()
-        check(_lib.npk_rk_query(self._handle(), ctypes.byref(info)), "query")
+        with self._lock:
+            check(_lib.npk_rk_query(self._handle(), ctypes.byref(info)), "query")
         return {"soc": (info.soc or b"").decode(), "device": info.device.decode(),
                 "simulated": bool(info.simulated), "cores": info.cores,
                 "drv_version": info.drv_version, "hw_version": info.hw_version,
@@ -260,11 +309,14 @@ class Runtime(Closing):
 
     @property
     def simulated(self) -> bool:
+        """True when the NPU is the simulator (its times are modelled, not measured)."""
         return self._info["simulated"]
 
     @property
     def submission(self) -> str:
-        return _lib.npk_rk_submission(self._handle()).decode()
+        """The submission form in use ("single", "chained", ...; see ``submit=``)."""
+        with self._lock:
+            return _lib.npk_rk_submission(self._handle()).decode()
 
     # -- weights and matmul --
     def weights(self, b: np.ndarray, dtype: Optional[str] = None, layout: str = "rows",
@@ -280,13 +332,14 @@ class Runtime(Closing):
         k, n = (b.shape if layout == "rows" else b.shape[::-1])
         _u32(k, "K")
         _u32(n, "N")
+        m_hint = _u32(m_hint, "m_hint")
         h = ctypes.c_void_p()
-        check(_lib.npk_rk_weights_pack_layout(self._handle(), _lib.PREC[dt], k, n,
-                                              b.ctypes.data, _LAYOUTS[layout],
-                                              _u32(m_hint, "m_hint"), ctypes.byref(h)),
-              "weights")
-        w = Weights(self, h.value, dt, k, n)
-        self._weights.add(w)
+        with self._lock:
+            check(_lib.npk_rk_weights_pack_layout(self._handle(), _lib.PREC[dt], k, n,
+                                                  b.ctypes.data, _LAYOUTS[layout], m_hint,
+                                                  ctypes.byref(h)), "weights")
+            w = Weights(self, h.value, dt, k, n)
+            self._weights.add(w)
         return w
 
     def _out_prec(self, dt: str, out_dtype) -> str:
@@ -307,20 +360,19 @@ class Runtime(Closing):
         [K][N] (packed for this call only). out_dtype: float32 (default) or float16 for fp16,
         int32 for int8/int4. out: a C-contiguous array to write C into (no allocation)."""
         a = _contig(a, "a")
+        # A's rows are checked before a B array is packed for it (M is that packing's hint).
+        m = _rows(a)
         if isinstance(b, Weights):
             if b._rt is not self:
                 raise BadArgument("the weights belong to another runtime")
             w, tmp = b, None
         else:
-            w = tmp = self.weights(b, dtype=dtype, m_hint=a.shape[0] if a.ndim == 2 else 1)
+            w = tmp = self.weights(b, dtype=dtype, m_hint=m)
         try:
             dt = _in_prec(a, w.dtype if dtype is None else dtype, "a")
             if dt != w.dtype:
                 raise BadArgument(f"a is {dt} but the weights are {w.dtype}")
-            if a.ndim != 2 or a.shape[1] != w.k:
-                raise BadArgument(f"a: shape {a.shape} does not match B's K = {w.k} "
-                                  f"(expected (M, {w.k}))")
-            m = _u32(a.shape[0], "M")
+            _rows(a, w.k)
             od = self._out_prec(dt, out_dtype if out is None else out.dtype)
             if out is None:
                 out = np.empty((m, w.n), _OUT_DTYPES[od])
@@ -367,10 +419,11 @@ class Runtime(Closing):
         d.scale, d.scale_count = scale.ctypes.data, scale.size
         d.m_hint, d.groups_per_pass = _u32(m_hint, "m_hint"), int(groups_per_pass)
         h = ctypes.c_void_p()
-        check(_lib.npk_rk_qweights_pack(self._handle(), ctypes.byref(d), ctypes.byref(h)),
-              "qweights")
-        w = QWeights(self, h.value, dt, k, n, d.group)
-        self._weights.add(w)
+        with self._lock:
+            check(_lib.npk_rk_qweights_pack(self._handle(), ctypes.byref(d), ctypes.byref(h)),
+                  "qweights")
+            w = QWeights(self, h.value, dt, k, n, d.group)
+            self._weights.add(w)
         return w
 
     def matmul_quant(self, a: np.ndarray, w: QWeights, a_scale, out_dtype=np.float32,
@@ -382,9 +435,7 @@ class Runtime(Closing):
         if not isinstance(w, QWeights) or w._rt is not self:
             raise BadArgument("w: quantised weights of this runtime (Runtime.qweights)")
         _in_prec(a, w.dtype, "a")
-        if a.ndim != 2 or a.shape[1] != w.k:
-            raise BadArgument(f"a: shape {a.shape} does not match B's K = {w.k}")
-        m = _u32(a.shape[0], "M")
+        m = _rows(a, w.k)
         sa = np.ascontiguousarray(np.atleast_1d(np.asarray(a_scale, np.float32)))
         od = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16"}.get(
             np.dtype(out_dtype if out is None else out.dtype))
@@ -405,8 +456,10 @@ class Runtime(Closing):
     def ew(self, op: str, a: np.ndarray, b: np.ndarray,
            out: Optional[np.ndarray] = None) -> np.ndarray:
         """Element-wise C = A op B on the NPU's SDP: op add, mul, max, min, B [M][N] per
-        element or B [N] per channel broadcast over the rows. A is [M][N]
+        element or B [N] per channel broadcast over the rows. A is [M][N] (or [N], one row)
         float16 (computed in fp32, rounded to nearest even), int16 or int8 (exact, saturating).
+        C has A's shape and dtype; out: a C-contiguous array of that shape and dtype to write
+        it into.
         """
         if op not in EW_OPS:
             raise BadArgument(f"op {op!r}: expected one of {sorted(EW_OPS)}")
@@ -415,11 +468,10 @@ class Runtime(Closing):
         if prec is None:
             raise BadArgument(f"a: dtype {a.dtype}: element-wise ops take float16, int16 or "
                               "int8")
-        if a.ndim == 1:
-            a = a.reshape(1, -1)
-        if a.ndim != 2:
+        if a.ndim not in (1, 2):
             raise BadArgument(f"a: expected 1 or 2 dimensions, got shape {a.shape}")
-        m, n = a.shape
+        # A vector is one row to the SDP; C keeps the shape A was given in.
+        m, n = a.shape if a.ndim == 2 else (1, a.shape[0])
         b = _contig(b, "b")
         if b.dtype != a.dtype:
             raise BadArgument(f"b: dtype {b.dtype} differs from a's {a.dtype}")
@@ -448,7 +500,40 @@ class Runtime(Closing):
 
 def matmul(a: np.ndarray, b: np.ndarray, out_dtype=None, dtype: Optional[str] = None,
            device: str = "auto") -> np.ndarray:
-    """One matmul on a runtime opened for this call (see :meth:`Runtime.matmul`)."""
+    """C [M][N] = A [M][K] . B [K][N] on a runtime opened (and closed) for this one call.
+
+    a: A, a C-contiguous 2-D array [M][K]; b: B, a C-contiguous 2-D array [K][N] of the same
+    element type. Any M, K, N from 1 to 2^32-1: the runtime pads and tiles the shape onto the
+    hardware's limits.
+
+    Element types and results:
+
+    - float16 x float16 -> float32 (default) or float16 with ``out_dtype=np.float16``
+    - int8 x int8 -> int32, exact
+    - int4: int8 arrays holding values in [-8, 7] with ``dtype="int4"`` -> int32, exact
+
+    dtype: "fp16", "int8" or "int4"; None takes it from the arrays (float16 or int8).
+    out_dtype: the result's numpy dtype (float32 or float16 for fp16 inputs; int32 for int8
+    and int4); None chooses float32 or int32.
+    device: "auto" (the NPU if present, else the simulator), "sim", "sim-rocket", "npu",
+    "rocket" or a device path, as for :class:`Runtime`.
+
+    Returns a new C-contiguous array [M][N]. For many products with the same B, open a
+    :class:`Runtime` and pack B once with :meth:`Runtime.weights`: this function packs B on
+    every call.
+
+    Raises :class:`~npukit.BadArgument` for a wrong dtype, a non-contiguous array, shapes that
+    do not match or an unusable out_dtype; :class:`~npukit.LimitError` for int4 values outside
+    [-8, 7] or what the hardware refuses; :class:`~npukit.DeviceError` when the device fails
+    or is missing. Each names the bad value and the limit.
+
+    >>> import numpy as np, npukit.rk as rk
+    >>> a = np.arange(6, dtype=np.int8).reshape(2, 3)
+    >>> b = np.ones((3, 4), np.int8)
+    >>> rk.matmul(a, b, device="sim")
+    array([[ 3,  3,  3,  3],
+           [12, 12, 12, 12]], dtype=int32)
+    """
     with Runtime(device) as rt:
         return rt.matmul(a, b, out_dtype=out_dtype, dtype=dtype)
 

@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 """npukit.kt: a Card over the simulator, over `kt serve` (pipe, TCP line protocol, card daemon),
-the transport contract (blocks byte-equal to word loops), enumeration, saxpy against numpy,
-the mover, host programs, RV64 programs, errors and struct layouts."""
+the transport contract (block reads equal word loops; DRAM writes replace whole granules),
+enumeration, saxpy against numpy, the mover, host programs, RV64 programs, errors, input checks
+and struct layouts."""
 import os
+import re
 import shlex
 from pathlib import Path
 
@@ -194,3 +196,102 @@ def test_bounded_memory_over_many_cards():
     before = rss()
     rounds(40)
     assert rss() - before < 32 * 1024
+
+
+def test_closed_card_refuses_everything():
+    c = kt.Card("sim")
+    c.close()
+    # Each of these reaches the transport, which lived inside the closed machine.
+    for use in (lambda: c.counters, c.reset_counters, lambda: c.bulk,
+                lambda: c.run_program("DONE 1\n"), lambda: c.write_block(0, bytes(8))):
+        with pytest.raises(npukit.BadArgument, match="closed"):
+            use()
+
+
+def test_saxpy_refuses_operands_the_unit_cannot_take(sim):
+    x, y = np.ones(8, np.float32), np.ones(8, np.float32)
+    for a in (float("nan"), float("inf"), 2.0**31, 1e39):
+        with pytest.raises(npukit.BadArgument,
+                           match=re.escape(f"a = {a!r} has no 32-bit integer value")):
+            sim.saxpy(a, x, y)
+    with pytest.raises(npukit.BadArgument, match=r"a = 2\.5 is not a whole number"):
+        sim.saxpy(2.5, x, y)
+    bad = x.copy()
+    bad[5] = np.nan
+    with pytest.raises(npukit.BadArgument, match=r"x\[5\] = nan"):
+        sim.saxpy(2.0, bad, y)
+    with pytest.raises(npukit.BadArgument, match=r"y\[0\] = 0\.25"):
+        sim.saxpy(2.0, x, np.full(8, 0.25, np.float32))
+    assert sim.fault is None
+    # The unit's own arithmetic, asked for: operands truncated toward zero.
+    got = sim.saxpy(2.5, np.full(8, 3.75, np.float32), np.full(8, 2.0, np.float32),
+                    truncate=True)
+    np.testing.assert_array_equal(got, np.full(8, 2 * 3 + 2, np.float32))
+
+
+def test_saxpy_raises_the_machines_fault(sim, monkeypatch):
+    # Past the operand check, a model fault during the call is raised, not returned as y.
+    monkeypatch.setattr(kt, "_saxpy_operand", lambda *a: None)
+    with pytest.raises(npukit.DeviceError, match="a=nan .*no 32-bit integer value"):
+        sim.saxpy(float("nan"), np.ones(8, np.float32), np.ones(8, np.float32))
+
+
+@pytest.fixture(params=["sim", "pipe"])
+def card(request):
+    spec = "sim" if request.param == "sim" else f"pipe:{shlex.quote(cli())} kt serve"
+    with kt.Card(spec) as c:
+        yield c
+
+
+def test_dram_writes_replace_whole_granules(card):
+    base = card.mem_base(0) + 0x6000
+    words = [0x1111111111111111 * (i + 1) for i in range(4)]
+    le = b"".join(w.to_bytes(8, "little") for w in words)
+    # Word writes: each zero-fills the rest of its granule, so only the last survives.
+    for i, w in enumerate(words):
+        card.write64(base + 8 * i, w)
+    assert [card.read64(base + 8 * i) for i in range(4)] == [0, 0, 0, words[3]]
+    # A block of the same whole granule leaves all four; reads equal word loops.
+    card.write_block(base, le)
+    assert [card.read64(base + 8 * i) for i in range(4)] == words
+    assert card.read_block(base, 32) == le
+    # A block starting and ending inside granules zeroes the rest of each granule it touches.
+    card.write_block(base + 32, le + le)
+    card.write_block(base + 16, b"\xdd" * 32)
+    assert card.read_block(base, 64) == bytes(16) + b"\xdd" * 32 + bytes(16)
+    got = card.read_block(base, 64)
+    assert got == b"".join(card.read64(base + 8 * i).to_bytes(8, "little") for i in range(8))
+
+
+def test_input_checks(sim):
+    with pytest.raises(npukit.BadArgument, match=r"cycles = 1180591620717411303424.*2\^64-1"):
+        sim.step(2**70)
+    with pytest.raises(npukit.BadArgument, match="meshes = 0"):
+        kt.Card("sim", meshes=0)
+    with pytest.raises(npukit.BadArgument, match="spec ''"):
+        kt.Card("")
+    base = sim.mem_base() + 0x7000
+    arr = np.arange(16, dtype=np.uint64)
+    for data, what in ((arr[::2], "not C-contiguous"), ([1, 2, 3, 4, 5, 6, 7, 8], "list"),
+                       ("abcdefgh", "str")):
+        with pytest.raises(npukit.BadArgument, match=what):
+            sim.write_block(base, data)
+    sim.write_block(base, arr[::2].copy())
+    assert sim.read_block(base, 64) == arr[::2].tobytes()
+
+
+def test_cli_found_in_an_installed_prefix(tmp_path, monkeypatch):
+    # Debian's multiarch layout: <prefix>/lib/<triplet>/libnpukit.so.0 and <prefix>/bin/npukit.
+    libdir = tmp_path / "lib" / "x86_64-linux-gnu"
+    libdir.mkdir(parents=True)
+    (tmp_path / "bin").mkdir()
+    exe = tmp_path / "bin" / "npukit"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.delenv("NPUKIT_CLI", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setattr(npukit._lib.lib, "_name", str(libdir / "libnpukit.so.0"))
+    assert kt.cli_path() == str(exe)
+    exe.unlink()
+    with pytest.raises(npukit.DeviceError, match=rf"searched: .*{tmp_path}/bin/npukit"):
+        kt.cli_path()

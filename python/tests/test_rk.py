@@ -326,3 +326,103 @@ def test_bounded_memory_over_many_calls():
     rounds(150)
     grown = _rss_kib() - before
     assert grown < 16 * 1024, f"RSS grew {grown} KiB over 150 runtimes"
+
+
+# ---- threads: close and free wait for a running call ----------------------------------------
+CLOSE_DURING_CALL = """
+import json, threading, time
+import numpy as np
+import npukit, npukit.rk as rk
+
+def busy(lock):
+    # True while another thread holds the runtime's lock (a call is running).
+    if lock.acquire(blocking=False):
+        lock.release()
+        return False
+    return True
+
+def scenario(end):
+    rt = rk.Runtime("sim")
+    a = np.ones((512, 4096), np.float16)
+    w = rt.weights(np.ones((4096, 512), np.float16))
+    res = {}
+    def run():
+        res["t0"] = time.monotonic()
+        try:
+            res["ok"] = bool((rt.matmul(a, w) == 4096).all())
+        except npukit.NpukitError as e:
+            res["err"] = str(e)
+        res["t"] = time.monotonic()
+    t = threading.Thread(target=run)
+    t.start()
+    while not busy(rt._lock) and t.is_alive():
+        time.sleep(0.0005)
+    (rt.close if end == "close" else w.free)()
+    ended = time.monotonic()
+    t.join()
+    # The call's end is measured just after its lock is released, so a close that waited can
+    # end a moment before it; one that did not wait ends a whole matmul earlier.
+    res["waited"] = ended >= res["t"] - 0.02
+    res["call_s"] = res["t"] - res["t0"]
+    try:
+        rt.matmul(a, w)
+    except npukit.BadArgument as e:
+        res["after"] = str(e)
+    rt.close()
+    return res
+
+print(json.dumps({end: scenario(end) for end in ("close", "free")}))
+"""
+
+
+def test_close_and_free_wait_for_a_running_matmul():
+    import json
+    import subprocess
+    import sys
+    # In a child: on a runtime that does not wait, the call runs on freed memory, which may
+    # end the process.
+    r = subprocess.run([sys.executable, "-c", CLOSE_DURING_CALL], capture_output=True,
+                       text=True, timeout=600,
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert r.returncode == 0, r.stderr[-3000:]
+    got = json.loads(r.stdout)
+    for end in ("close", "free"):
+        res = got[end]
+        assert res.get("ok") is True and res["waited"], (end, res)
+    assert "closed" in got["close"]["after"] and "freed" in got["free"]["after"]
+
+
+# ---- input checks ---------------------------------------------------------------------------
+def test_core_mask_beyond_the_c_type_is_refused():
+    # An unsigned int parameter: 2**40 would arrive as 0 (every core), 2**32 + 1 as core 0.
+    for mask in (2**40, 2**32 + 1):
+        with pytest.raises(npukit.BadArgument, match=rf"{mask:#x}.*cores 0\.\.2 \(mask 0x7\)"):
+            rk.Runtime("sim", core_mask=mask)
+    with pytest.raises(npukit.BadArgument, match="-1"):
+        rk.Runtime("sim", core_mask=-1)
+    with rk.Runtime("sim", core_mask=0b10) as r:
+        r.matmul(i8((2, 64)), i8((64, 8)))
+        assert r.last_stats.cores_used == 1
+
+
+def test_device_must_be_a_string():
+    with pytest.raises(npukit.BadArgument, match="device 123"):
+        rk.Runtime(123)
+
+
+def test_empty_a_is_named_as_given(rt):
+    with pytest.raises(npukit.BadArgument, match=r"a: shape \(0, 64\): M = 0") as e:
+        rt.matmul(np.ones((0, 64), np.float16), f16((64, 8)))
+    assert "m_hint" not in str(e.value)
+    with pytest.raises(npukit.BadArgument, match=r"a: shape \(64,\)"):
+        rt.matmul(f16((64,)), f16((64, 8)))
+
+
+def test_ew_keeps_the_shape_of_a_vector(rt):
+    needs_sdp(rt)
+    a, b = f16((40,)), f16((40,))
+    c = rt.ew("add", a, b)
+    assert c.shape == (40,)
+    np.testing.assert_array_equal(c, (a.astype(np.float32) + b).astype(np.float16))
+    out = np.empty(40, np.float16)
+    assert rt.ew("max", a, b, out=out) is out
