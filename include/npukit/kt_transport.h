@@ -4,9 +4,13 @@
  * One small contract every backend implements — the simulator today; the card daemon's TCP
  * protocol, the Verilator line protocol and PCIe later:
  *   - read64 / write64 at 8-byte-aligned byte addresses (required);
- *   - read_block / write_block (optional). When present they MUST be byte-equivalent to
- *     ascending little-endian word loops of read64 / write64; when absent the contract runs
- *     those loops itself;
+ *   - read_block / write_block (optional). When present they MUST do what ascending
+ *     little-endian word loops of read64 / write64 do to the registers and memory behind the
+ *     backend; when absent the contract runs those loops itself. The memory itself may differ
+ *     from a word array: card DRAM replaces whole 32-byte granules on every write (the bytes of
+ *     a granule a write does not cover read back as zero), so four write64 into one granule
+ *     leave only the last while one write_block of the same 32 bytes leaves all four. Reads
+ *     are byte-equal to read64 loops everywhere;
  *   - `bulk`: true only when a real block path exists. It defaults to false, so a backend that
  *     forgets it is refused by operations that are only safe as whole blocks (staging) instead
  *     of silently corrupting them;
