@@ -4,13 +4,12 @@
  * One small contract every backend implements — the simulator today; the card daemon's TCP
  * protocol, the Verilator line protocol and PCIe later:
  *   - read64 / write64 at 8-byte-aligned byte addresses (required);
- *   - read_block / write_block (optional). When present they MUST do what ascending
- *     little-endian word loops of read64 / write64 do to the registers and memory behind the
- *     backend; when absent the contract runs those loops itself. The memory itself may differ
- *     from a word array: card DRAM replaces whole 32-byte granules on every write (the bytes of
- *     a granule a write does not cover read back as zero), so four write64 into one granule
- *     leave only the last while one write_block of the same 32 bytes leaves all four. Reads
- *     are byte-equal to read64 loops everywhere;
+ *   - read_block / write_block (optional). A read_block MUST be byte-equal to an ascending
+ *     little-endian loop of read64; a write_block MUST leave what the memory behind it makes
+ *     of one write of those bytes. In card DRAM every write replaces whole 32-byte granules
+ *     (the bytes of a granule a write does not cover read back as zero), so a write_block of a
+ *     whole granule keeps all four words where four write64 into it leave only the last: there
+ *     a block write is not a word loop. When absent, the contract runs word loops itself;
  *   - `bulk`: true only when a real block path exists. It defaults to false, so a backend that
  *     forgets it is refused by operations that are only safe as whole blocks (staging) instead
  *     of silently corrupting them;
