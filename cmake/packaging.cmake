@@ -11,7 +11,7 @@
 #                        /usr/lib/<triplet>/npukit/rknn, off the loader's search path, so it
 #                        never shadows a vendor librknnrt.so; its headers and npukit-rknn.pc
 #   npukit-sim     sim   the LD_PRELOAD simulator shim and the capture library
-option(NPUKIT_DEB "Configure for Debian packages (prefix /usr, copyright files, cpack -G DEB)" OFF)
+# (NPUKIT_DEB is declared in CMakeLists.txt: the install rules read it too)
 if(NOT NPUKIT_DEB)
   return()
 endif()

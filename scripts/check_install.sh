@@ -14,6 +14,9 @@ trap 'rm -rf "$stage"' EXIT
 prefix=/opt/npukit-check
 # NPUKIT_CHECK_ROOT=DIR NPUKIT_CHECK_LIBDIR=lib/TRIPLET: check a tree installed another way (the
 # Debian packages unpacked by scripts/check_debs.sh) instead of building and installing one.
+# NPUKIT_CHECK_SYSROOT=DIR: that tree sits at DIR/PREFIX and its .pc files name PREFIX itself
+# (the packages' /usr), so pkg-config is pointed at it as a cross build points it at a sysroot.
+sysroot=${NPUKIT_CHECK_SYSROOT:-}
 if [ -n "${NPUKIT_CHECK_ROOT:-}" ]; then
   root=$NPUKIT_CHECK_ROOT
   lib=${NPUKIT_CHECK_LIBDIR:-lib}
@@ -38,6 +41,11 @@ done
 for f in include/npukit/rk_layout.h include/npukit/rk_device.h include/npukit/data.h; do
   [ ! -e "$root/$f" ] || { echo "check_install: internal header $f was installed" >&2; exit 1; }
 done
+# The documentation keeps the source tree's layout, so every relative link in the installed
+# README and docs resolves there (and the docs index is among them).
+doc=$root/share/doc/npukit
+[ -f "$doc/docs/README.md" ] || { echo "check_install: docs/README.md not installed in $doc" >&2; exit 1; }
+bash scripts/check_links.sh "$doc/README.md" "$doc"/docs/*.md "$doc"/python/README.md
 objdump -p "$root/$lib/libnpukit.so" | grep -q 'SONAME *libnpukit.so.0' || { echo "check_install: soname" >&2; exit 1; }
 # The installed CLI finds its presets relative to itself, not through the source tree.
 (cd / && "$root/bin/npukit" --version && "$root/bin/npukit" kt enum > /dev/null)
@@ -54,6 +62,7 @@ grep -q 'NPU hardware version 0x46495245' "$stage/out"
 
 # pkg-config: shared, and static with Libs.private
 export PKG_CONFIG_PATH="$root/$lib/pkgconfig"
+[ -z "$sysroot" ] || export PKG_CONFIG_SYSROOT_DIR="$sysroot"
 mkdir -p "$stage/ex-pc"
 for e in matmul_fp16 matmul_int8 kt_enumerate; do
   cc -std=c11 -Wall -Wextra -Werror examples/$e.c $(pkg-config --cflags --libs npukit) -o "$stage/ex-pc/$e"
@@ -72,7 +81,22 @@ cc -std=c11 -Wall -Wextra -Werror examples/shim_rknpu.c $(pkg-config --cflags np
 # interface builds against the installed headers and library (pkg-config npukit-rknn) and runs.
 cc -std=c11 -Wall -Wextra -Werror examples/rknn/rknn_matmul_demo.c $(pkg-config --cflags --libs npukit-rknn) \
   -lm -o "$stage/ex-pc/rknn_matmul_demo"
-(cd / && NPUKIT_RK_DEVICE=sim run "$stage/ex-pc/rknn_matmul_demo" 2 4,64,32)
+# Its rpath is where the library is when the program runs: for the packages the installed path
+# (/usr/lib/TRIPLET/npukit/rknn), never the sysroot it was built against, which the loader is
+# then told about as a board is not (LD_LIBRARY_PATH); for a plain install the tree as found.
+runpath=$(readelf -d "$stage/ex-pc/rknn_matmul_demo" | awk -F '[][]' '/\((RUNPATH|RPATH)\)/ {print $2}')
+if [ -n "$sysroot" ]; then
+  want=${root#"$sysroot"}/$lib/npukit/rknn
+else
+  want=$(pkg-config --variable=libdir npukit-rknn)
+fi
+[ "$runpath" = "$want" ] && [ "$(cd "${sysroot:-/}/$runpath" && pwd -P)" = "$(cd "$root/$lib/npukit/rknn" && pwd -P)" ] ||
+  { echo "check_install: rknn_matmul_demo's rpath is '$runpath', not $want" >&2; exit 1; }
+case $runpath in *//*) echo "check_install: rknn rpath '$runpath' is not a clean path" >&2; exit 1 ;; esac
+rknn_dir=
+[ -z "$sysroot" ] || rknn_dir=$root/$lib/npukit/rknn:
+(cd / && LD_LIBRARY_PATH=$rknn_dir$root/$lib NPUKIT_RK_DEVICE=sim "$stage/ex-pc/rknn_matmul_demo" 2 4,64,32 \
+   > "$stage/out") || { cat "$stage/out"; echo "check_install: rknn_matmul_demo failed" >&2; exit 1; }
 grep -q 'result is correct' "$stage/out"
 # Another install prefix recompiles the one file that reads it, not the library.
 [ -n "${NPUKIT_CHECK_ROOT:-}" ] || {

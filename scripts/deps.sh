@@ -64,9 +64,15 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "npukit: could not install ${need[*]}" >&2
   exit 1
 fi
+# Nothing can be installed from here: say why, and the command that would.
+if [ "$(id -u)" != 0 ]; then
+  why="not running as root, so nothing was installed"
+else
+  why="apt-get not found, so nothing was installed"
+fi
 if [ ${#need[@]} -gt 0 ]; then
-  echo "npukit: missing ${need[*]}; run as root: apt-get install -y ${need[*]}" >&2
+  echo "npukit: missing ${need[*]} ($why); as root run: apt-get install -y ${need[*]}" >&2
   exit 1
 fi
-echo "npukit: optional ${optional[*]} not installed (apt-get install -y ${optional[*]}); continuing without"
+echo "npukit: optional ${optional[*]} not installed ($why; as root: apt-get install -y ${optional[*]}); continuing without"
 exit 0

@@ -20,7 +20,8 @@ npukit drives the Rockchip RK3588 NPU at the register level (through the rknpu o
 kernel driver, or the simulator behind the same interface) and the KohakuTPU mesh (over its
 control window, or the simulator). Each command prints its options with
 .BR \\-\\-help ;
-they are listed below. The reference is in /usr/share/doc/npukit (docs/ in the sources).
+they are listed below. The reference is in /usr/share/doc/npukit/docs (docs/ in the sources),
+indexed by its README.md.
 .SH COMMANDS
 HEAD
 # "  fam  help" and "    cmd  help" lines: a family with subcommands, or a command of its own.
@@ -48,6 +49,7 @@ cat <<'TAIL'
 .B NPUKIT_DATA_DIR
 where the KohakuTPU presets are read from (default: share/npukit beside the program)
 .SH SEE ALSO
-The documents in /usr/share/doc/npukit: rk\-runtime.md, rk\-device.md, rk\-simulator.md,
-kt\-driver.md, kt\-remote.md, packaging.md and the others.
+The documents in /usr/share/doc/npukit/docs (README.md there lists them all):
+rk\-runtime.md, rk\-device.md, rk\-simulator.md, kt\-driver.md, kt\-remote.md,
+packaging.md and the others.
 TAIL

@@ -16,6 +16,13 @@
 #include <immintrin.h>
 #define DENSE_X86 1
 #endif
+/* Every AArch64 CPU converts fp16 in hardware (FCVT, FCVTL, FCVTN belong to the base FP and
+ * Advanced SIMD sets Linux requires), so no run-time check; the byte-run loader reads
+ * little-endian pairs as 16-bit lanes, hence not on big-endian AArch64. */
+#if defined(__aarch64__) && defined(__GNUC__) && !defined(__AARCH64EB__)
+#include <arm_neon.h>
+#define DENSE_NEON 1
+#endif
 
 /* fp16 -> fp32 through a table on the portable path: one load per element. */
 static float f16_table[65536];
@@ -63,7 +70,22 @@ static bool use_f16c(void)
     return have_f16c && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
 }
 
-const char *npk_dense_f16_path(void) { return use_f16c() ? "f16c" : "portable"; }
+#ifdef DENSE_NEON
+static bool use_neon(void)
+{
+    pthread_once(&init_once, dense_init);
+    return !atomic_load_explicit(&forced_portable, memory_order_relaxed);
+}
+#endif
+
+const char *npk_dense_f16_path(void)
+{
+#ifdef DENSE_NEON
+    if (use_neon())
+        return "neon";
+#endif
+    return use_f16c() ? "f16c" : "portable";
+}
 
 bool npk_dense_use_avx2(void)
 {
@@ -107,12 +129,90 @@ __attribute__((target("avx,f16c"))) static size_t f32_to_f16_f16c(const float *f
 }
 #endif
 
+#ifdef DENSE_NEON
+/* True when any of the 8 lanes is a NaN: FCVTL quiets a signalling NaN (the Arm ARM's
+ * FPConvertNaN sets the quiet bit) where npk_f16_to_f32 keeps its payload as it is, so such a
+ * group goes through the table; Inf and quiet NaNs would convert alike, but NaNs are rare
+ * enough that one test serves both. */
+static bool neon_has_nan(uint16x8_t x)
+{
+    uint16x8_t mag = vandq_u16(x, vdupq_n_u16(0x7fff));
+    return vmaxvq_u16(vcgtq_u16(mag, vdupq_n_u16(0x7c00))) != 0;
+}
+
+static void neon_f16x8_to_f32(uint16x8_t x, float *f)
+{
+    float16x8_t v = vreinterpretq_f16_u16(x);
+    vst1q_f32(f, vcvt_f32_f16(vget_low_f16(v)));
+    vst1q_f32(f + 4, vcvt_high_f32_f16(v));
+}
+
+static size_t f16_to_f32_neon(const uint16_t *h, float *f, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint16x8_t x = vld1q_u16(h + i);
+        if (neon_has_nan(x)) {
+            for (size_t j = i; j < i + 8; j++)
+                f[j] = f16_table[h[j]];
+            continue;
+        }
+        neon_f16x8_to_f32(x, f + i);
+    }
+    return i;
+}
+
+/* FCVTN rounds to nearest, ties to even, keeps subnormals and turns a NaN into sign, all-ones
+ * exponent, the quiet bit and the top 9 fraction bits: npk_f32_to_f16 bit for bit, under the
+ * FPCR Linux starts every thread with (RMode nearest, FZ and DN clear), which nothing in
+ * npukit changes. The tail goes through the same instruction from a zero-padded copy. */
+static void f32_to_f16_neon(const float *f, uint16_t *h, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        float16x4_t lo = vcvt_f16_f32(vld1q_f32(f + i));
+        vst1q_u16(h + i, vreinterpretq_u16_f16(vcvt_high_f16_f32(lo, vld1q_f32(f + i + 4))));
+    }
+    if (i < n) {
+        float in[8] = {0};
+        uint16_t out[8];
+        memcpy(in, f + i, (n - i) * sizeof *in);
+        f32_to_f16_neon(in, out, 8);
+        memcpy(h + i, out, (n - i) * sizeof *out);
+    }
+}
+
+/* As f16_to_f32_neon from little-endian bytes at any alignment (LD1 of bytes has none to
+ * meet), a run at a time; NaN groups and each run's tail go through the table. */
+static void f16le_runs_neon(const uint8_t *src, size_t run, size_t runs, float *dst,
+                            size_t stride)
+{
+    for (size_t r = 0; r < runs; r++, src += 2 * run, dst += stride) {
+        size_t i = 0;
+        for (; i + 8 <= run; i += 8) {
+            uint16x8_t x = vreinterpretq_u16_u8(vld1q_u8(src + 2 * i));
+            if (!neon_has_nan(x)) {
+                neon_f16x8_to_f32(x, dst + i);
+                continue;
+            }
+            for (size_t j = i; j < i + 8; j++)
+                dst[j] = f16_table[src[2 * j] | src[2 * j + 1] << 8];
+        }
+        for (; i < run; i++)
+            dst[i] = f16_table[src[2 * i] | src[2 * i + 1] << 8];
+    }
+}
+#endif
+
 void npk_f16_to_f32_n(const uint16_t *h, float *f, size_t n)
 {
     size_t i = 0;
-#ifdef DENSE_X86
+#if defined(DENSE_X86)
     if (use_f16c())
         i = f16_to_f32_f16c(h, f, n);
+#elif defined(DENSE_NEON)
+    if (use_neon())
+        i = f16_to_f32_neon(h, f, n);
 #else
     pthread_once(&init_once, dense_init);
 #endif
@@ -146,9 +246,14 @@ f16le_runs_f16c(const uint8_t *src, size_t run, size_t runs, float *dst, size_t 
 
 void npk_f16le_to_f32_runs(const uint8_t *src, size_t run, size_t runs, float *dst, size_t stride)
 {
-#ifdef DENSE_X86
+#if defined(DENSE_X86)
     if (use_f16c()) {
         f16le_runs_f16c(src, run, runs, dst, stride);
+        return;
+    }
+#elif defined(DENSE_NEON)
+    if (use_neon()) {
+        f16le_runs_neon(src, run, runs, dst, stride);
         return;
     }
 #else
@@ -162,9 +267,14 @@ void npk_f16le_to_f32_runs(const uint8_t *src, size_t run, size_t runs, float *d
 void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n)
 {
     size_t i = 0;
-#ifdef DENSE_X86
+#if defined(DENSE_X86)
     if (use_f16c())
         i = f32_to_f16_f16c(f, h, n);
+#elif defined(DENSE_NEON)
+    if (use_neon()) {
+        f32_to_f16_neon(f, h, n);
+        return;
+    }
 #endif
     for (; i < n; i++)
         h[i] = npk_f32_to_f16(f[i]);

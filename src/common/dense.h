@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Dense arithmetic shared by the CPU reference and the simulator: batch fp16 conversions
- * (F16C when the CPU has it, chosen at run time) and a double GEMM (CBLAS dgemm when CMake
+ * (F16C when the CPU has it, chosen at run time; NEON on every AArch64 CPU) and a double GEMM (CBLAS dgemm when CMake
  * found OpenBLAS, else a blocked loop). */
 #ifndef NPUKIT_COMMON_DENSE_H
 #define NPUKIT_COMMON_DENSE_H
@@ -16,7 +16,7 @@ void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n);
 /* `runs` runs of `run` fp16 elements, little-endian and consecutive at src (any alignment), to
  * floats at dst + r * stride, bit for bit as npk_f16_to_f32. */
 void npk_f16le_to_f32_runs(const uint8_t *src, size_t run, size_t runs, float *dst, size_t stride);
-/* The conversions' path: "f16c" or "portable"; npk_dense_force_portable(true) pins the
+/* The conversions' path: "f16c", "neon" or "portable"; npk_dense_force_portable(true) pins the
  * portable path of these and of every caller that asks npk_dense_use_avx2 (tests compare the
  * two). */
 const char *npk_dense_f16_path(void);
