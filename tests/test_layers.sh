@@ -223,43 +223,54 @@ arr_alt=$(IFS='|'; echo "(${arr_values[*]})[uUlL]*")
 # a name that says it holds a per-SoC quantity (case-insensitive)
 soc_name='[A-Za-z_0-9]*(core|bank|cbuf|entr(y|ies)|clock|freq|mhz|grain|hw_?ver|k_?max|max_?k|n_?max|max_?n|m_?max|max_?m|soc)[A-Za-z_0-9]*'
 soc_name_ere="([A-Za-z_0-9]+(->|\.))*$soc_name"
+# Every file's code in one pass (comments and strings stripped as above), each line as
+# "file:line:code", then the three shapes; the few matches are then looked at one by one.
 soc_literal_hits() {
-    # the stripped code, numbered, then the three shapes
-    sed -e 's:/\*.*\*/::g' -e 's:/\*.*$::' -e 's://.*$::' -e 's/"\([^"\\]\|\\.\)*"//g' "$1" |
-        grep -niE "\b$soc_name_ere[[:space:]]*([<>]=?|[=!]=)[[:space:]]*\(?[[:space:]]*$soc_alt\b|\b$soc_alt[[:space:]]*([<>]=?|[=!]=)[[:space:]]*$soc_name_ere\b|\b$soc_name[[:space:]]*=[[:space:]]*\(?[[:space:]]*$soc_alt\b|#[[:space:]]*define[[:space:]]+$soc_name[[:space:]]+\(?$soc_alt\b|^[[:space:]]*((static|const|volatile|unsigned|signed|struct|enum)[[:space:]]+)*[A-Za-z_][A-Za-z_0-9]*[[:space:]*]+[A-Za-z_][A-Za-z_0-9]*[[:space:]]*\[[[:space:]]*$arr_alt[[:space:]]*\]" |
-        grep -vE '^[0-9]+:[[:space:]]*\*' |
-        # an array whose initialiser lists its elements is sized by the list, not the SoC,
-        # unless its name says core or bank; a char array is text
-        grep -viE "^[0-9]+:[[:space:]]*((static|const)[[:space:]]+)*char[[:space:]]" |
-        grep -vE "^[0-9]+:[[:space:]]*(return|case|else|goto)\b" |
+    local at='^[^:]+:[0-9]+:'
+    awk '{ l = $0; gsub(/\/\*.*\*\//, "", l); sub(/\/\*.*$/, "", l); sub(/\/\/.*$/, "", l)
+           gsub(/"([^"\\]|\\.)*"/, "", l); print FILENAME ":" FNR ":" l }' "$@" |
+        grep -iE "\b${soc_name_ere}[[:space:]]*([<>]=?|[=!]=)[[:space:]]*\(?[[:space:]]*$soc_alt\b|\b${soc_alt}[[:space:]]*([<>]=?|[=!]=)[[:space:]]*$soc_name_ere\b|\b${soc_name}[[:space:]]*=[[:space:]]*\(?[[:space:]]*$soc_alt\b|#[[:space:]]*define[[:space:]]+${soc_name}[[:space:]]+\(?$soc_alt\b|${at}[[:space:]]*((static|const|volatile|unsigned|signed|struct|enum)[[:space:]]+)*[A-Za-z_][A-Za-z_0-9]*[[:space:]*]+[A-Za-z_][A-Za-z_0-9]*[[:space:]]*\[[[:space:]]*${arr_alt}[[:space:]]*\]" |
+        grep -vE "${at}[[:space:]]*\*" |
+        # a char array is text; a return or case is no declaration
+        grep -viE "${at}[[:space:]]*((static|const)[[:space:]]+)*char[[:space:]]" |
+        grep -vE "${at}[[:space:]]*(return|case|else|goto)\b" |
         while IFS= read -r hit; do
-            n=${hit%%:*}
-            if [[ $hit =~ ^[0-9]+:[[:space:]]*((static|const|volatile|unsigned|signed|struct)[[:space:]]+)*[A-Za-z_][A-Za-z_0-9]*[[:space:]*]+[A-Za-z_][A-Za-z_0-9]*[[:space:]]*\[[^]]*\][^=]*=[[:space:]]*\{ ]] &&
-                ! grep -qiE "$soc_name[[:space:]]*\[" <<<"$hit"; then
+            local f=${hit%%:*} rest=${hit#*:}
+            local n=${rest%%:*} code=${rest#*:}
+            # an array whose initialiser lists its elements is sized by the list, not the SoC,
+            # unless its name says core or bank
+            if [[ $code =~ ^[[:space:]]*((static|const|volatile|unsigned|signed|struct)[[:space:]]+)*[A-Za-z_][A-Za-z_0-9]*[[:space:]*]+[A-Za-z_][A-Za-z_0-9]*[[:space:]]*\[[^]]*\][^=]*=[[:space:]]*\{ ]] &&
+                ! grep -qiE "${soc_name}[[:space:]]*\[" <<<"$code"; then
                 continue
             fi
-            if sed -n "${n}p" "$1" | grep -q 'soc-literal:'; then
-                echo "allowed: $1:$n ($(sed -nE "${n}s/.*soc-literal:[[:space:]]*([^*]*).*/\1/p" "$1"))" >&2
+            if sed -n "${n}p" "$f" | grep -q 'soc-literal:'; then
+                echo "allowed: $f:$n ($(sed -nE "${n}s/.*soc-literal:[[:space:]]*([^*]*).*/\1/p" "$f"))" >&2
                 continue
             fi
             echo "$hit"
         done
 }
-while read -r f; do
-    hits=$(soc_literal_hits "$f")
-    for p in "${soc_literal_pending[@]}"; do
-        [[ $p == "$f: "* ]] || continue
-        left=$(grep -vF -- "${p#"$f: "}" <<<"$hits")
-        if [[ $left != "$hits" ]]; then
-            echo "pending: $p"
-            soc_pending_seen[$p]=1
-        fi
-        hits=$left
-    done
-    [[ -n $hits ]] && report "$f writes a number of the rk3588 row outside src/rk/hw (read it from the SoC row or a bound in src/rk/hw; or say why with soc-literal:): $hits"
-    checked=$((checked + 1))
-done < <(find src/rk src/rksim src/rknn ggml -name '*.[ch]' -not -path 'src/rk/hw/*'
+soc_files=$(find src/rk src/rksim src/rknn ggml -name '*.[ch]' -not -path 'src/rk/hw/*'
     find tools -name '*.[ch]' -not -name 'kt_*' -not -name 'demo_kt.c')
+# shellcheck disable=SC2086 # one path a word (the tree's paths hold no spaces)
+all_hits=$(soc_literal_hits $soc_files)
+for p in "${soc_literal_pending[@]}"; do
+    f=${p%%: *} text=${p#*: } left=
+    while IFS= read -r h; do
+        if [[ -n $h && $h == "$f:"* && $h == *"$text"* ]]; then
+            [[ -n ${soc_pending_seen[$p]:-} ]] || echo "pending: $p"
+            soc_pending_seen[$p]=1
+        elif [[ -n $h ]]; then
+            left+=$h$'\n'
+        fi
+    done <<<"$all_hits"
+    all_hits=${left%$'\n'}
+done
+while read -r f; do
+    [[ -n $f ]] || continue
+    report "$f writes a number of the rk3588 row outside src/rk/hw (read it from the SoC row or a bound in src/rk/hw; or say why with soc-literal:): $(grep "^$f:" <<<"$all_hits" | cut -d: -f2-)"
+done < <(cut -d: -f1 <<<"$all_hits" | sort -u)
+checked=$((checked + $(wc -w <<<"$soc_files")))
 # The RK runtime's files depend one way, each on the ones before it in this list (a file's
 # functions are declared in its own header): the plan request, the weights, the layouts and
 # bound weights, the matmul spine, the native-layout matmul. A file including the header of one
