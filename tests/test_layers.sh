@@ -8,6 +8,8 @@
 #   - a public header of a hardware layer includes only common and hardware headers;
 #   - nothing under src/ includes anything from tools/;
 #   - the RK runtime's request, weights, layout and matmul files depend one way;
+#   - a KohakuTPU unit type of the library is its instruction word under src/kt/hw/units, its
+#     behaviour in src/ktsim/unit_KIND.c and a row of the unit table, and nothing else holds them;
 #   - a SoC is one row: no RK3588 constant outside src/rk/hw (no identifier naming RK3588, no
 #     per-SoC number written as a literal or a timing macro, none of the RK3588 row's numbers as
 #     an array size, a comparison or the value of a per-SoC name), the CBUF geometry no macro,
@@ -271,6 +273,40 @@ while read -r f; do
     report "$f writes a number of the rk3588 row outside src/rk/hw (read it from the SoC row or a bound in src/rk/hw; or say why with soc-literal:): $(grep "^$f:" <<<"$all_hits" | cut -d: -f2-)"
 done < <(cut -d: -f1 <<<"$all_hits" | sort -u)
 checked=$((checked + $(wc -w <<<"$soc_files")))
+# A KohakuTPU unit type of the library is its two files and one table line: the instruction
+# word as hardware (src/kt/hw/units/KIND.c: the layout the simulator names and the encoder the
+# driver builds with) and its behaviour (src/ktsim/unit_KIND.c: datapath, faults, timing row),
+# registered by a line of builtin[] in src/ktsim/unit_types.c. No unit's layout or encoder sits
+# in the shared codec or the driver.
+if [[ -d src/kt/hw/units ]]; then
+    kinds=()
+    for f in src/ktsim/unit_*.c; do
+        k=${f#src/ktsim/unit_}
+        k=${k%.c}
+        [[ $k == types ]] || kinds+=("$k")
+    done
+    for f in src/kt/hw/units/*.c; do
+        k=$(basename "$f" .c)
+        [[ -e src/ktsim/unit_$k.c ]] || report "$f: a unit type's hardware without its simulator file src/ktsim/unit_$k.c"
+    done
+    for k in "${kinds[@]}"; do
+        sim=src/ktsim/unit_$k.c hw=src/kt/hw/units/$k.c
+        [[ -e $hw ]] || { report "$sim: its instruction word is not in $hw"; continue; }
+        grep -qE "^static const ksim_unit_ops \*const builtin\[\] = \{.*&ksim_unit_$k\b" src/ktsim/unit_types.c ||
+            report "$sim: ksim_unit_$k is not a row of builtin[] in src/ktsim/unit_types.c"
+        layout=$(sed -nE 's/^[[:space:]]*\.layout = (kt_layout_[a-z0-9_]+),.*/\1/p' "$sim")
+        [[ -n $layout ]] || { report "$sim: the unit names no .layout"; continue; }
+        grep -qE "^const kt_field $layout\[\] = " "$hw" || report "$sim: its layout $layout is not defined in $hw"
+        # nowhere else: not in the codec, the driver or another unit's file
+        while read -r other; do
+            [[ $other == "$hw" ]] || report "$other defines $layout (it belongs in $hw)"
+        done < <(grep -lE "^const kt_field $layout\[\] = " src/kt/*.c src/kt/hw/*.c src/kt/hw/units/*.c src/ktsim/*.c 2>/dev/null)
+        checked=$((checked + 2))
+    done
+    while read -r other; do
+        report "$other defines a unit instruction encoder (it belongs in its unit's file under src/kt/hw/units)"
+    done < <(grep -lE '^npk_status kt_[a-z0-9]+_inst\(' src/kt/*.c src/kt/hw/*.c src/ktsim/*.c 2>/dev/null)
+fi
 # The RK runtime's files depend one way, each on the ones before it in this list (a file's
 # functions are declared in its own header): the plan request, the weights, the layouts and
 # bound weights, the matmul spine, the native-layout matmul. A file including the header of one
