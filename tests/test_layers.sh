@@ -8,9 +8,13 @@
 #   - a public header of a hardware layer includes only common and hardware headers;
 #   - nothing under src/ includes anything from tools/;
 #   - the RK runtime's request, weights, layout and matmul files depend one way;
+#   - a KohakuTPU unit type of the library is its instruction word under src/kt/hw/units, its
+#     behaviour in src/ktsim/unit_KIND.c and a row of the unit table, and nothing else holds them;
 #   - a SoC is one row: no RK3588 constant outside src/rk/hw (no identifier naming RK3588, no
-#     per-SoC number written as a literal or a timing macro), the CBUF geometry no macro, and the
-#     geometry and timing formulas (rk_cbuf.h, rk_timing.h) take the row.
+#     per-SoC number written as a literal or a timing macro, none of the RK3588 row's numbers as
+#     an array size, a comparison or the value of a per-SoC name), the CBUF geometry no macro,
+#     the geometry and timing formulas (rk_cbuf.h, rk_timing.h) take the row, and test_rk_soc
+#     runs them on rows with other geometry and clock.
 # The KohakuTPU rules apply once src/kt/hw exists (until then its hardware description still
 # lives in the driver and every ktsim file would be reported).
 # Usage: test_layers.sh CLI SOURCE_DIR   (the CLI argument is unused)
@@ -169,6 +173,13 @@ for h in include/npukit/rk_cbuf.h include/npukit/rk_timing.h; do
     ((formulas > 0)) || report "$h: no function declaration found (has the header moved?)"
     checked=$((checked + 1))
 done
+# Beyond the signatures, the formulas read the row: tests/test_rk_soc.c runs them on modified
+# copies of the RK3588 row and checks the results move as the arithmetic says. Each geometry and
+# clock field must be varied there, so a formula that ignored one would fail that test.
+for field in cbuf_banks bank_bytes cbuf_entry_bytes clock_mhz; do
+    grep -qE "^[[:space:]]*[a-z_0-9]+\.$field = [0-9]+;" tests/test_rk_soc.c ||
+        report "tests/test_rk_soc.c runs no formula on a row with another $field"
+done
 # No per-SoC timing number is a macro: the clock, floors, DMA rate and efficiencies are fields of
 # the row (rk_soc.h), so the planner and the simulator cannot read two different values.
 if grep -nE '#define[[:space:]]+(NPK_RK_T_|RKSIM_T_)[A-Z_]*' include/npukit/rk_*.h src/rksim/*.h; then
@@ -183,6 +194,119 @@ while read -r f; do
     [[ -n $hits ]] && report "$f writes a per-SoC number outside src/rk/hw (read it from the SoC row): $hits"
     checked=$((checked + 1))
 done < <(find src/rk src/rksim src/rknn -name '*.[ch]' -not -path 'src/rk/hw/*'; find tools -name 'rk_*.[ch]')
+# ... nor one of the RK3588 row's numbers written where the code holds a per-SoC quantity: an
+# array sized by it, a comparison with a name that says core, bank, CBUF, entry, clock, grain or
+# limit, or such a name defined or assigned as it (enum, #define, initialiser). The numbers are
+# read from the row itself, so a changed row changes what is looked for. Plain uses of the same
+# numbers (an operand triple of 3, a 64-byte name buffer, a 64-row group) do not match; a line
+# that must write one of them anyway says why with a "soc-literal:" comment (none does today;
+# the check prints each one it lets through). Known ones on their way out, "file: line text",
+# are reported as pending, not failures:
+soc_literal_pending=(
+    "ggml/bench_ggml.c: req.cores = 3;" # the benchmark's modelled figures assume RK3588's 3 cores
+)
+declare -A soc_pending_seen=()
+row=$(awk '/\.name = "rk3588"/ {on = 1} on && /\.sources/ {exit} on' src/rk/hw/soc.c)
+row_value() { sed -nE "s/.*\.$1 = ([0-9a-fA-Fx]+)u?,.*/\1/p" <<<"$row" | head -n 1; }
+soc_values=() arr_values=() # every form of each number: decimal and hex
+for field in cores cbuf_banks bank_bytes cbuf_entry_bytes clock_mhz hw_version k_max_single \
+    n_max m_max grains_max; do
+    v=$(row_value "$field")
+    if [[ -z $v ]]; then
+        report "src/rk/hw/soc.c: the rk3588 row has no .$field (has the row moved?)"
+        continue
+    fi
+    soc_values+=("$((v))" "$(printf '0x%x' "$((v))")")
+    # the entry size (64) sizes too many plain buffers to count as an array size
+    [[ $field == cbuf_entry_bytes ]] || arr_values+=("$((v))" "$(printf '0x%x' "$((v))")")
+done
+soc_alt=$(IFS='|'; echo "(${soc_values[*]})[uUlL]*")
+arr_alt=$(IFS='|'; echo "(${arr_values[*]})[uUlL]*")
+# a name that says it holds a per-SoC quantity (case-insensitive)
+soc_name='[A-Za-z_0-9]*(core|bank|cbuf|entr(y|ies)|clock|freq|mhz|grain|hw_?ver|k_?max|max_?k|n_?max|max_?n|m_?max|max_?m|soc)[A-Za-z_0-9]*'
+soc_name_ere="([A-Za-z_0-9]+(->|\.))*$soc_name"
+# Every file's code in one pass (comments and strings stripped as above), each line as
+# "file:line:code", then the three shapes; the few matches are then looked at one by one.
+soc_literal_hits() {
+    local at='^[^:]+:[0-9]+:'
+    awk '{ l = $0; gsub(/\/\*.*\*\//, "", l); sub(/\/\*.*$/, "", l); sub(/\/\/.*$/, "", l)
+           gsub(/"([^"\\]|\\.)*"/, "", l); print FILENAME ":" FNR ":" l }' "$@" |
+        grep -iE "\b${soc_name_ere}[[:space:]]*([<>]=?|[=!]=)[[:space:]]*\(?[[:space:]]*$soc_alt\b|\b${soc_alt}[[:space:]]*([<>]=?|[=!]=)[[:space:]]*$soc_name_ere\b|\b${soc_name}[[:space:]]*=[[:space:]]*\(?[[:space:]]*$soc_alt\b|#[[:space:]]*define[[:space:]]+${soc_name}[[:space:]]+\(?$soc_alt\b|${at}[[:space:]]*((static|const|volatile|unsigned|signed|struct|enum)[[:space:]]+)*[A-Za-z_][A-Za-z_0-9]*[[:space:]*]+[A-Za-z_][A-Za-z_0-9]*[[:space:]]*\[[[:space:]]*${arr_alt}[[:space:]]*\]" |
+        grep -vE "${at}[[:space:]]*\*" |
+        # a char array is text; a return or case is no declaration
+        grep -viE "${at}[[:space:]]*((static|const)[[:space:]]+)*char[[:space:]]" |
+        grep -vE "${at}[[:space:]]*(return|case|else|goto)\b" |
+        while IFS= read -r hit; do
+            local f=${hit%%:*} rest=${hit#*:}
+            local n=${rest%%:*} code=${rest#*:}
+            # an array whose initialiser lists its elements is sized by the list, not the SoC,
+            # unless its name says core or bank
+            if [[ $code =~ ^[[:space:]]*((static|const|volatile|unsigned|signed|struct)[[:space:]]+)*[A-Za-z_][A-Za-z_0-9]*[[:space:]*]+[A-Za-z_][A-Za-z_0-9]*[[:space:]]*\[[^]]*\][^=]*=[[:space:]]*\{ ]] &&
+                ! grep -qiE "${soc_name}[[:space:]]*\[" <<<"$code"; then
+                continue
+            fi
+            if sed -n "${n}p" "$f" | grep -q 'soc-literal:'; then
+                echo "allowed: $f:$n ($(sed -nE "${n}s/.*soc-literal:[[:space:]]*([^*]*).*/\1/p" "$f"))" >&2
+                continue
+            fi
+            echo "$hit"
+        done
+}
+soc_files=$(find src/rk src/rksim src/rknn ggml -name '*.[ch]' -not -path 'src/rk/hw/*'
+    find tools -name '*.[ch]' -not -name 'kt_*' -not -name 'demo_kt.c')
+# shellcheck disable=SC2086 # one path a word (the tree's paths hold no spaces)
+all_hits=$(soc_literal_hits $soc_files)
+for p in "${soc_literal_pending[@]}"; do
+    f=${p%%: *} text=${p#*: } left=
+    while IFS= read -r h; do
+        if [[ -n $h && $h == "$f:"* && $h == *"$text"* ]]; then
+            [[ -n ${soc_pending_seen[$p]:-} ]] || echo "pending: $p"
+            soc_pending_seen[$p]=1
+        elif [[ -n $h ]]; then
+            left+=$h$'\n'
+        fi
+    done <<<"$all_hits"
+    all_hits=${left%$'\n'}
+done
+while read -r f; do
+    [[ -n $f ]] || continue
+    report "$f writes a number of the rk3588 row outside src/rk/hw (read it from the SoC row or a bound in src/rk/hw; or say why with soc-literal:): $(grep "^$f:" <<<"$all_hits" | cut -d: -f2-)"
+done < <(cut -d: -f1 <<<"$all_hits" | sort -u)
+checked=$((checked + $(wc -w <<<"$soc_files")))
+# A KohakuTPU unit type of the library is its two files and one table line: the instruction
+# word as hardware (src/kt/hw/units/KIND.c: the layout the simulator names and the encoder the
+# driver builds with) and its behaviour (src/ktsim/unit_KIND.c: datapath, faults, timing row),
+# registered by a line of builtin[] in src/ktsim/unit_types.c. No unit's layout or encoder sits
+# in the shared codec or the driver.
+if [[ -d src/kt/hw/units ]]; then
+    kinds=()
+    for f in src/ktsim/unit_*.c; do
+        k=${f#src/ktsim/unit_}
+        k=${k%.c}
+        [[ $k == types ]] || kinds+=("$k")
+    done
+    for f in src/kt/hw/units/*.c; do
+        k=$(basename "$f" .c)
+        [[ -e src/ktsim/unit_$k.c ]] || report "$f: a unit type's hardware without its simulator file src/ktsim/unit_$k.c"
+    done
+    for k in "${kinds[@]}"; do
+        sim=src/ktsim/unit_$k.c hw=src/kt/hw/units/$k.c
+        [[ -e $hw ]] || { report "$sim: its instruction word is not in $hw"; continue; }
+        grep -qE "^static const ksim_unit_ops \*const builtin\[\] = \{.*&ksim_unit_$k\b" src/ktsim/unit_types.c ||
+            report "$sim: ksim_unit_$k is not a row of builtin[] in src/ktsim/unit_types.c"
+        layout=$(sed -nE 's/^[[:space:]]*\.layout = (kt_layout_[a-z0-9_]+),.*/\1/p' "$sim")
+        [[ -n $layout ]] || { report "$sim: the unit names no .layout"; continue; }
+        grep -qE "^const kt_field $layout\[\] = " "$hw" || report "$sim: its layout $layout is not defined in $hw"
+        # nowhere else: not in the codec, the driver or another unit's file
+        while read -r other; do
+            [[ $other == "$hw" ]] || report "$other defines $layout (it belongs in $hw)"
+        done < <(grep -lE "^const kt_field $layout\[\] = " src/kt/*.c src/kt/hw/*.c src/kt/hw/units/*.c src/ktsim/*.c 2>/dev/null)
+        checked=$((checked + 2))
+    done
+    while read -r other; do
+        report "$other defines a unit instruction encoder (it belongs in its unit's file under src/kt/hw/units)"
+    done < <(grep -lE '^npk_status kt_[a-z0-9]+_inst\(' src/kt/*.c src/kt/hw/*.c src/ktsim/*.c 2>/dev/null)
+fi
 # The RK runtime's files depend one way, each on the ones before it in this list (a file's
 # functions are declared in its own header): the plan request, the weights, the layouts and
 # bound weights, the matmul spine, the native-layout matmul. A file including the header of one
@@ -199,6 +323,9 @@ for ((i = 0; i < ${#runtime_order[@]}; i++)); do
 done
 for p in "${pending[@]}"; do
     [[ -n ${pending_seen[$p]:-} ]] || echo "note: the pending exception '$p' no longer occurs: remove it"
+done
+for p in "${soc_literal_pending[@]}"; do
+    [[ -n ${soc_pending_seen[$p]:-} ]] || echo "note: the pending SoC literal '$p' no longer occurs: remove it"
 done
 # A check that looked at nothing proves nothing.
 ((checked > 0)) || report "no file was checked (run from the source tree?)"

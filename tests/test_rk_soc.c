@@ -10,8 +10,11 @@
 #include "check.h"
 #include "npukit/rk_cbuf.h"
 #include "npukit/rk_plan.h"
+#include "npukit/rk_regcmd.h"
+#include "npukit/rk_regs.h"
 #include "npukit/rk_sched.h"
 #include "npukit/rk_soc.h"
+#include "npukit/rk_synth.h"
 #include "npukit/rk_timing.h"
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
@@ -42,6 +45,8 @@ static void test_rows(void)
     CHECK_EQ(b->hw_version, 0); /* no board read published */
     CHECK(npk_rk_soc_find("rk9999") == NULL && npk_rk_soc_find(NULL) == NULL);
     CHECK_EQ(npk_rk_soc_max_cores(), 3);
+    /* the bound of per-core arrays holds every row */
+    CHECK(npk_rk_soc_max_cores() <= NPK_RK_SOC_MAX_CORES);
     for (unsigned i = 0; i < npk_rk_soc_count(); i++) {
         const npk_rk_soc_sources *s = &npk_rk_soc_at(i)->sources;
         const char *all[] = {s->cores,      s->cbuf,   s->cbuf_entry,           s->clock,
@@ -96,6 +101,34 @@ static void test_formulas_take_the_row(void)
     wide.bank_bytes = 65536;
     CHECK_EQ(npk_rk_rows_per_tile(&wide, NPK_PREC_FP16, 256), 256);
     CHECK_EQ(npk_rk_m_ceiling(&wide, NPK_PREC_FP16, 256, NPK_SCHED_0), 128);
+    /* DATA_ENTRIES = ceil(K*eb / entry bytes): fp16 K=256 is 512 bytes, 8 RK3588 entries of
+     * 64 bytes, 16 of 32; int8 K=100 rounds up to 2; int4 K=256 is 128 bytes */
+    npk_rk_soc narrow = *npk_rk_soc_default();
+    narrow.cbuf_entry_bytes = 32;
+    CHECK_EQ(npk_rk_cbuf_data_entries(NULL, NPK_PREC_FP16, 256), 8);
+    CHECK_EQ(npk_rk_cbuf_data_entries(&narrow, NPK_PREC_FP16, 256), 16);
+    CHECK_EQ(npk_rk_cbuf_data_entries(rk3588, NPK_PREC_INT8, 100), 2);
+    CHECK_EQ(npk_rk_cbuf_data_entries(rk3588, NPK_PREC_INT4, 256), 2);
+    CHECK_EQ(npk_rk_cbuf_data_entries(&narrow, NPK_PREC_INT4, 256), 4);
+    /* ... and synthesis writes the row's: the same task for the two rows differs in it */
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, 64, 256, 64);
+    npk_rk_entry body[2][NPK_RK_MATMUL_BODY];
+    CHECK_EQ(npk_rk_synth_matmul(&mm, body[0], NULL), NPK_OK);
+    mm.soc = &narrow;
+    CHECK_EQ(npk_rk_synth_matmul(&mm, body[1], NULL), NPK_OK);
+    const uint16_t con1 = npk_rk_reg_info(NPK_REG_CNA_CBUF_CON1)->offset;
+    unsigned seen = 0;
+    for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++)
+        if (npk_rk_entry_reg(body[0][i]) == con1) {
+            CHECK_EQ(npk_rk_field_get(NPK_RKF(CNA_CBUF_CON1, DATA_ENTRIES),
+                                      npk_rk_entry_value(body[0][i])),
+                     8);
+            CHECK_EQ(npk_rk_field_get(NPK_RKF(CNA_CBUF_CON1, DATA_ENTRIES),
+                                      npk_rk_entry_value(body[1][i])),
+                     16);
+            seen++;
+        }
+    CHECK_EQ(seen, 1);
 }
 
 /* RK3576's row: where its numbers are RK3588's (assumed: no public figure differs), the

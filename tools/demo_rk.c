@@ -6,6 +6,7 @@
 #include "npukit/rk.h"
 #include "npukit/rk_decode.h"
 #include "npukit/rk_plan.h"
+#include "npukit/rk_soc.h"
 #include "npukit/rk_synth.h"
 #include "rk_operands.h"
 
@@ -35,15 +36,15 @@ static int show_plan(void)
 {
     npk_rk_plan_request req;
     npk_rk_plan_request_init(&req, NPK_PREC_FP16, LAYER_M, LAYER_K, LAYER_N);
-    req.cores = 3;
+    req.cores = npk_rk_soc_or_default(req.soc)->cores; /* every core of the request's SoC */
     npk_rk_plan plan;
     if (npk_rk_plan_matmul(&req, &plan)) {
         fprintf(stderr, "demo: planning failed: %s\n", npk_last_error());
         return 1;
     }
-    printf("\n2. Any shape is planned onto the limits: fp16 %dx%dx%d on 3 cores -> %zu tasks,\n"
+    printf("\n2. Any shape is planned onto the limits: fp16 %dx%dx%d on %u cores -> %zu tasks,\n"
            "   %zu K slices (host-accumulated), M tiles of %u rows with CBUF_CON0 0x%02x.\n",
-           LAYER_M, LAYER_K, LAYER_N, plan.count, plan.k_slices,
+           LAYER_M, LAYER_K, LAYER_N, req.cores, plan.count, plan.k_slices,
            plan.tasks[0].m1 - plan.tasks[0].m0, plan.tasks[0].cbuf_con0);
     npk_rk_plan_free(&plan);
     return 0;

@@ -9,7 +9,7 @@
 
 #include "cli.h"
 
-enum { SAXPY_TYPE = 0x5358 /* "SX" */, CHECK_POLLS = 64, MAX_ENUM = 64 };
+enum { CHECK_POLLS = 64, MAX_ENUM = 64 };
 static const uint64_t X_OFF = 0x100000, OPERAND_ALIGN = 0x100000;
 
 npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_t dram_size,
@@ -28,7 +28,7 @@ npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_
     if (s)
         return s;
     for (size_t i = 0; i < nall && j->nsx < KT_SAXPY_MAX_UNITS; i++)
-        if (all[i].caps.type == SAXPY_TYPE)
+        if (all[i].caps.type == KT_SAXPY_TYPE)
             j->sx[j->nsx++] = all[i];
     if (!j->nsx)
         return npk_fail(NPK_ENODEV, "no saxpy unit ('SX') in preset %s", preset);

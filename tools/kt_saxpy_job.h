@@ -12,7 +12,7 @@
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
 
-enum { KT_SAXPY_CHUNK = 64, KT_SAXPY_MAX_UNITS = 16, KT_SAXPY_MAX_N = 1 << 20 };
+enum { KT_SAXPY_CHUNK = KT_SAXPY_INST_MAX_N, KT_SAXPY_MAX_UNITS = 16, KT_SAXPY_MAX_N = 1 << 20 };
 
 typedef struct kt_saxpy_job {
     uint64_t n;

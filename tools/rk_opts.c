@@ -47,6 +47,13 @@ static bool parse_soc(const cli_opt *row, const char *v, const char *cmd)
     if (!soc->validated)
         fprintf(stderr, "npukit: warning: %s is not validated on a board (%s)\n", soc->name,
                 soc->source);
+    /* What a program for it is: the synthesizer writes the one encoding the facts describe,
+     * which this part may not read, so the simulator opens the row but refuses to run it. */
+    if (!soc->encodings_described)
+        fprintf(stderr,
+                "npukit: warning: %s's register encodings are not described: programs are "
+                "written in %s's, and the simulator refuses to run them\n",
+                soc->name, npk_rk_soc_default()->name);
     *(const npk_rk_soc **)row->dest = soc;
     /* The simulator a command opens models this SoC too (rksim_config_from_env reads it). */
     setenv("NPUKIT_RKSIM_SOC", soc->name, 1);
@@ -78,6 +85,30 @@ bool rk_soc_matches(const rk_shape_opts *o, const char *device_soc, const char *
             "models; a real NPU is what it is)\n",
             cmd, o->soc->name, device_soc);
     return false;
+}
+
+/* --soc's help, from the table: which row is the default, and what holds for the rows whose
+ * register encodings the facts do not describe (planned and synthesized, never simulated). */
+static const char *soc_help(void)
+{
+    static char buf[512];
+    const char *def = npk_rk_soc_default()->name;
+    size_t n =
+        (size_t)snprintf(buf, sizeof buf, "the SoC row (default %s): limits, cores, timing", def);
+    unsigned undescribed = 0;
+    for (unsigned i = 0; i < npk_rk_soc_count() && n < sizeof buf; i++) {
+        const npk_rk_soc *s = npk_rk_soc_at(i);
+        if (s->encodings_described)
+            continue;
+        n +=
+            (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", undescribed++ ? ", " : "; ", s->name);
+    }
+    if (undescribed && n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n,
+                 ": encodings not described, programs are written in %s's and the simulator "
+                 "refuses to run them",
+                 def);
+    return buf;
 }
 
 const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim)
@@ -142,7 +173,7 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
           .dest = &o->soc,
           .parse = parse_soc,
           .meta = soc_names(),
-          .help = "the SoC row (default rk3588); the simulator models it too"}},
+          .help = soc_help()}},
         {RK_OPT_CORES,
          {.name = "--cores",
           .kind = CLI_INT,

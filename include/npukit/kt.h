@@ -217,14 +217,8 @@ NPUKIT_API npk_status kt_wait_sig_done(kt_dev *d, uint16_t total);
 /* Decode PROG_STAT into one line: "run=1 flits_left=3 credit=0 (starved: ...)". */
 NPUKIT_API size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len);
 
-/* Build the saxpy unit's instruction (§3.3): y[0:n] = a*x + y, n 1..64, addresses 32-aligned. */
-NPUKIT_API npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr,
-                                    uint64_t y_addr, uint8_t txn, bool last);
-/* Build the test unit's instruction: op KT_TU_RETIRE / KT_TU_FAULT with `arg` as the result (the
- * signal's arg), or KT_TU_FETCH of the 32-byte word at `arg` (a 40-bit address); `cycles` to take,
- * 0 for the unit's configured latency. */
-NPUKIT_API npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg,
-                                   uint8_t txn, bool last);
+/* The unit types' instruction encoders (kt_saxpy_inst, kt_test_inst) are declared with their
+ * layouts in kt_flit.h, which this header includes: each lives in its unit's hardware file. */
 
 #ifdef __cplusplus
 }

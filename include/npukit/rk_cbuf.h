@@ -48,6 +48,10 @@ uint32_t npk_rk_cbuf_con0_banks(const npk_rk_soc *soc, npk_rk_prec p, uint32_t m
 bool npk_rk_cbuf_split(const npk_rk_soc *soc, uint32_t cbuf_con0, unsigned *data_bank,
                        unsigned *weight_bank);
 
+/* CBUF_CON1 DATA_ENTRIES, the CBUF entries one feature row of K elements fills: ceil(K*eb /
+ * entry bytes) (facts C.1 #16; fp16 K/32, int8 ceil(K/64), int4 ceil(K/128) in 64-byte entries). */
+uint32_t npk_rk_cbuf_data_entries(const npk_rk_soc *soc, npk_rk_prec p, uint32_t k);
+
 /* Feature elements one data bank of the SoC holds at precision p (fp16 16384, int8 32768, int4
  * 16384 in a 32 KB bank). */
 uint32_t npk_rk_bank_elems(const npk_rk_soc *soc, npk_rk_prec p);

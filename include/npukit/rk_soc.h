@@ -59,6 +59,11 @@ typedef struct npk_rk_soc {
     npk_rk_soc_sources sources; /* each value's source */
 } npk_rk_soc;
 
+/* The most cores a row may have: the bound of per-core state the driver and the simulator hold
+ * in arrays (a constant, as array bounds must be). The rknpu uAPI's core_mask addresses three
+ * cores (RKNPU_CORE_ALL_MASK); test_rk_soc holds every row's cores within it. */
+enum { NPK_RK_SOC_MAX_CORES = 3 };
+
 /* NULL for an unknown name. */
 NPUKIT_API const npk_rk_soc *npk_rk_soc_find(const char *name);
 /* RK3588, the validated part. */

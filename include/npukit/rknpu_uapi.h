@@ -247,6 +247,14 @@ struct rknpu_submit {
     struct rknpu_subcore_task subcore_task[5];
 };
 
+/* The subcore_task entry the kernel reads for core `core` of a job on `core_mask`: entry core
+ * when one or two cores run, entry core + 2 when all three do (facts A.1 "Sub-core selection").
+ * One function, so the driver, the rocket translation and the simulator cannot disagree. */
+static inline unsigned rknpu_subcore_index(uint32_t core_mask, unsigned core)
+{
+    return (core_mask & RKNPU_CORE_ALL_MASK) == RKNPU_CORE_ALL_MASK ? core + 2 : core;
+}
+
 #define DRM_IOCTL_RKNPU_ACTION RKNPU_DRM_IOWR(0x40 + RKNPU_NR_ACTION, sizeof(struct rknpu_action))
 #define DRM_IOCTL_RKNPU_SUBMIT RKNPU_DRM_IOWR(0x40 + RKNPU_NR_SUBMIT, sizeof(struct rknpu_submit))
 #define DRM_IOCTL_RKNPU_MEM_CREATE                                                                 \

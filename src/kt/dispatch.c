@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Staging, dispatch with credit, and completion waits — in the forms that are correct on both
  * bitstream generations (spec §2.3, §2.4, §2.7). */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -563,46 +562,4 @@ npk_status kt_wait_sig_done(kt_dev *d, uint16_t total)
         return s;
     return npk_fail(NPK_ETIMEDOUT, "SIG_DONE=%u, waited for %u over %u polls without progress",
                     (unsigned)v, total, d->opt.poll_budget);
-}
-
-npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr, uint64_t y_addr,
-                         uint8_t txn, bool last)
-{
-    if (n == 0 || n > 64)
-        return npk_fail(NPK_ELIMIT, "saxpy n=%u outside 1..64 (one burst write of at most 8 beats)",
-                        n);
-    if ((x_addr | y_addr) & 31)
-        return npk_fail(NPK_EINVAL,
-                        "saxpy addresses x=0x%" PRIx64 " y=0x%" PRIx64 " must be 32-byte aligned",
-                        x_addr, y_addr);
-    memset(f, 0, sizeof *f);
-    uint32_t abits;
-    memcpy(&abits, &a, sizeof abits);
-    const kt_field *L = kt_layout_saxpy;
-    uint64_t v[] = {0x01, n, abits, x_addr, y_addr};
-    for (int i = 0; i < 5; i++) {
-        npk_status s = kt_field_put(f, &L[i], v[i]);
-        if (s)
-            return s;
-    }
-    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST,
-                   txn,    last,   0}; /* dst/src are rewritten at dispatch */
-    return kt_header_put(f, &h);
-}
-
-npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg, uint8_t txn,
-                        bool last)
-{
-    memset(f, 0, sizeof *f);
-    const kt_field *L = kt_layout_test_unit;
-    npk_status s = kt_field_put(f, &L[0], op);
-    if (!s)
-        s = kt_field_put(f, &L[1], cycles);
-    if (!s)
-        s = kt_field_put(f, op == KT_TU_FETCH ? &L[2] : &L[3], arg);
-    if (s)
-        return s;
-    kt_header h = {{0, 0}, {0, 0}, KT_T_CU_INST,
-                   txn,    last,   0}; /* dst/src are rewritten at dispatch */
-    return kt_header_put(f, &h);
 }

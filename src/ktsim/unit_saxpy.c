@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The saxpy example unit ('SX' 0x5358): y[0:n] = a*x + y over float32, through the memory
+/* The saxpy example unit's datapath ('SX'): y[0:n] = a*x + y over float32, through the memory
  * protocol — one plain read of x, one of y, one burst write of y — like the example bench.
  *
- * Instruction: [255:248] op (0x01; an 8-bit opcode, not the 4-bit convention), [247:224] n,
- * [223:192] a (float32 bits), [191:128] x_addr, [127:64] y_addr.
- * A burst write carries at most 8 beats (MEM_WR_REQ len <= 7), so n is 1..64 per instruction.
+ * This file is the unit type in the simulator: its datapath, faults, timing row and the table
+ * entry (ksim_unit_saxpy, a line of unit_types.c). Its instruction word — type code, layout,
+ * opcode, n's limit, fault codes, encoder — is hardware the driver builds too, so it lives in the
+ * hardware layer, src/kt/hw/units/saxpy.c, which this file decodes through (kt_saxpy_decode).
+ *
  * The write acknowledgement is dropped (no write fence): the completion does not order against
  * the DRAM write, and a host must poll the result.
  *
@@ -12,7 +14,7 @@
  * integer (toward zero), the multiply-add is done on 32-bit integers, and the result is converted
  * back, so the unit is exact only for whole-valued operands (x = 0.25, y = 2, a = 2.5 gives 2).
  * An operand the conversion cannot represent (NaN, infinity, beyond 32 bits) is a model error.
- * Faults (SIG_FAULT arg, the RTL's codes): 0xBAD00001 a bad opcode, 0xBAD00002 n > 64. n = 0
+ * Faults (SIG_FAULT arg, the RTL's codes, KT_SAXPY_FAULT_*): a bad opcode, n > 64. n = 0
  * retires normally without touching memory; alignment is never checked.
  * CU_DBG: cumulative elements processed.
  *
@@ -26,9 +28,8 @@
 
 #include "shell.h"
 
-enum { SX_OP = 0x01, SX_MAX_N = 64, SX_TXN_X = 0x10, SX_TXN_Y = 0x20, SX_TXN_W = 0x30 };
-#define SX_FAULT_OPCODE 0xBAD00001u
-#define SX_FAULT_LENGTH 0xBAD00002u
+/* The unit's own transaction tags for its reads and its write (the RTL's). */
+enum { SX_MAX_N = KT_SAXPY_INST_MAX_N, SX_TXN_X = 0x10, SX_TXN_Y = 0x20, SX_TXN_W = 0x30 };
 
 typedef enum sx_state {
     SX_IDLE,
@@ -73,18 +74,12 @@ static bool sx_ready(void *p) { return ((saxpy_unit *)p)->state == SX_IDLE; }
 static void sx_issue(void *p, const kt_flit *inst)
 {
     saxpy_unit *u = p;
-    const kt_field *L = kt_layout_saxpy; /* op, n, a, x_addr, y_addr */
-    unsigned op = (unsigned)kt_field_get(inst, &L[0]);
-    u->n = (uint32_t)kt_field_get(inst, &L[1]);
-    uint32_t abits = (uint32_t)kt_field_get(inst, &L[2]);
-    memcpy(&u->a, &abits, sizeof u->a);
-    u->x_addr = kt_field_get(inst, &L[3]);
-    u->y_addr = kt_field_get(inst, &L[4]);
-    u->fault = 0;
-    if (op != SX_OP)
-        u->fault = SX_FAULT_OPCODE;
-    else if (u->n > SX_MAX_N)
-        u->fault = SX_FAULT_LENGTH;
+    kt_saxpy_fields in;
+    u->fault = kt_saxpy_decode(inst, &in);
+    u->n = in.n;
+    u->a = in.a;
+    u->x_addr = in.x_addr;
+    u->y_addr = in.y_addr;
     u->beats = (u->n + 7) / 8;
     u->got_x = u->got_y = u->sent = 0;
     bool work = !u->fault && u->n != 0;
@@ -266,7 +261,7 @@ static const ktsim_unit_timing sx_timing = {"saxpy", .setup = 1, .read_wait = 17
 
 const ksim_unit_ops ksim_unit_saxpy = {
     .kind = "saxpy",
-    .default_type = 0x5358, /* 'SX' */
+    .default_type = KT_SAXPY_TYPE,
     .create = sx_create,
     .destroy = sx_destroy,
     .reset = sx_reset,

@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The configurable test unit ('TU'): retires each instruction after N cycles with a result, can
- * fault, and can fetch one memory word (so that it depends on the link the credit rule protects).
+/* The configurable test unit's behaviour ('TU'): retires each instruction after N cycles with a
+ * result, can fault, and can fetch one memory word (so that it depends on the link the credit
+ * rule protects). Its instruction word and encoder are hardware, in src/kt/hw/units/test.c.
  *
- * Instruction payload (opcode in the top nibble, the KohakuTPU convention):
- *   [255:252] op: 1 RETIRE, 2 FAULT, 3 FETCH; anything else retires next cycle with result 0
- *             (an unknown opcode must still retire, or its credit is lost forever)
- *   [239:224] cycles to take (0: the preset's latency)
- *   [223:184] FETCH: 40-bit address of one 32-byte word; the result is its low 32 bits
- *   [31:0]    RETIRE / FAULT: the result (exec_result, the signal's arg)
- * CU_DBG: cumulative cycles spent executing. */
+ * op: 1 RETIRE, 2 FAULT, 3 FETCH; anything else retires next cycle with result 0 (an unknown
+ * opcode must still retire, or its credit is lost forever). FETCH's result is the low 32 bits of
+ * the word it read. CU_DBG: cumulative cycles spent executing. */
 #include <stdlib.h>
 
 #include "shell.h"
@@ -110,7 +107,7 @@ static bool tu_idle(void *p) { return !((test_unit *)p)->active; }
 /* No timing row: its cycles are the instruction's or the preset's `latency`. */
 const ksim_unit_ops ksim_unit_test = {
     .kind = "test",
-    .default_type = 0x5455, /* 'TU' */
+    .default_type = KT_TEST_UNIT_TYPE,
     .create = tu_create,
     .destroy = tu_destroy,
     .reset = tu_reset,

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The unit-type table: the one place the simulator learns which kinds of compute unit exist.
- * Each type is one file (unit_<kind>.c: CU_CAPS type code, instruction layout, timing row,
- * datapath and faults); the library's own are the rows below, and a program can add its own
- * with ksim_unit_register (tests/test_kt_unit_plugin.c adds one from the test tree). */
+ * A type added by a program is one file registered at run time with ksim_unit_register
+ * (tests/test_kt_unit_plugin.c adds one from the test tree). The library's own are the rows
+ * below, each two files because the driver builds their instructions and may not reach into the
+ * simulator: the instruction word as hardware (src/kt/hw/units/<kind>.c: CU_CAPS type code,
+ * layout, codes, encoder) and the behaviour here (unit_<kind>.c: datapath, faults, timing row). */
 #include <stdio.h>
 #include <string.h>
 

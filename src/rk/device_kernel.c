@@ -11,12 +11,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "npukit/rk_soc.h"
 #include "npukit/rksim.h" /* RKSIM_DRM_DESC_MARK */
 #include "rk/device_backend.h"
 
 typedef struct kernel_ctx {
     int fd;
-    int fence[3]; /* each core's NONBLOCK job's out-fence (-1: none), for k_wait */
+    int fence[NPK_RK_SOC_MAX_CORES]; /* each core's NONBLOCK job's out-fence (-1: none) */
 } kernel_ctx;
 
 static int k_ioctl(void *ctx, unsigned long request, void *arg)
@@ -47,7 +48,7 @@ static int k_rknpu_ioctl(void *ctx, unsigned long request, void *arg)
     if (rc || sub->fence_fd < 0)
         return rc;
     bool kept = false;
-    for (unsigned c = 0; c < 3; c++) {
+    for (unsigned c = 0; c < NPK_RK_SOC_MAX_CORES; c++) {
         if (!(sub->core_mask & (1u << c)) && !(sub->core_mask == 0 && c == 0))
             continue;
         if (k->fence[c] >= 0)
@@ -66,7 +67,7 @@ static int k_wait(void *ctx, unsigned core, uint32_t timeout_ms, double *us)
 {
     kernel_ctx *k = ctx;
     (void)us; /* a NONBLOCK job's hw_elapse_time is not returned */
-    if (core >= 3 || k->fence[core] < 0)
+    if (core >= NPK_RK_SOC_MAX_CORES || k->fence[core] < 0)
         return 0;
     struct pollfd p = {.fd = k->fence[core], .events = POLLIN};
     int n;
@@ -98,7 +99,7 @@ static void k_unmap(void *ctx, void *addr, size_t length)
 static void k_close(void *ctx)
 {
     kernel_ctx *k = ctx;
-    for (unsigned c = 0; c < 3; c++)
+    for (unsigned c = 0; c < NPK_RK_SOC_MAX_CORES; c++)
         if (k->fence[c] >= 0)
             close(k->fence[c]);
     close(k->fd);

@@ -151,8 +151,6 @@ static int action(struct rknpu_action *a)
     }
 }
 
-static unsigned popcount3(uint32_t m) { return (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1); }
-
 static int submit(rocket_ctx *r, struct rknpu_submit *sub)
 {
     sub->task_counter = 0;
@@ -162,7 +160,7 @@ static int submit(rocket_ctx *r, struct rknpu_submit *sub)
     if (!mask)
         return -EINVAL;
     unsigned core = (unsigned)__builtin_ctz(mask);
-    struct rknpu_subcore_task range = sub->subcore_task[popcount3(mask) == 3 ? core + 2 : core];
+    struct rknpu_subcore_task range = sub->subcore_task[rknpu_subcore_index(mask, core)];
     rbo tb;
     if (!find(r, true, sub->task_obj_addr, &tb) || !tb.host || range.task_number == 0 ||
         (uint64_t)range.task_start + range.task_number > tb.size / sizeof(struct rknpu_task))

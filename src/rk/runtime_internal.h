@@ -28,7 +28,7 @@ typedef struct npk_rk_core_bufs {
     pthread_mutex_t job_lock;
 } npk_rk_core_bufs;
 
-enum { NPK_RK_MAX_CORES = 3 };
+enum { NPK_RK_MAX_CORES = NPK_RK_SOC_MAX_CORES }; /* per-core state of any SoC row */
 
 /* A device and what its cores hold: the per-core buffers, the reset lock and the state
  * policy's view of the NPU. A runtime opened with npk_rk_open has an engine of its own;

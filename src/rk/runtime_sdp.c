@@ -13,14 +13,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npukit/rk_regs.h"
 #include "npukit/rk_sdp.h"
 #include "policy.h"
 #include "runtime_sdp.h"
 
-/* The SDP's task limits (DATA_CUBE_HEIGHT / CHANNEL are 13-bit, rk_sdp.h). */
-enum { SDP_MAX_M = 8192, SDP_MAX_N = 8192 };
+/* The SDP's task limits: DATA_CUBE_HEIGHT / CHANNEL hold M - 1 and N - 1, so the largest M and
+ * N are the fields' largest values plus one (8192 for their 13 bits), read from the register
+ * table as the SDP check (synth_sdp_check.c) reads them. */
+static uint32_t sdp_max_m(void)
+{
+    return npk_rk_field_get(NPK_RKF(DPU_DATA_CUBE_HEIGHT, HEIGHT), UINT32_MAX) + 1;
+}
+static uint32_t sdp_max_n(void)
+{
+    return npk_rk_field_get(NPK_RKF(DPU_DATA_CUBE_CHANNEL, CHANNEL), UINT32_MAX) + 1;
+}
 /* A flat tile's row width in atoms: 8 atoms (64 fp16 / int16 channels), so a full tile is
- * NPK_RK_EW_TILE / 64 = 4096 rows, inside SDP_MAX_M. */
+ * NPK_RK_EW_TILE / 64 = 4096 rows, inside sdp_max_m(). */
 enum { FLAT_ATOMS = 8 };
 /* Staged bytes per job: a job of chained tasks stops growing past this (or the chain). */
 #define JOB_BYTES ((uint64_t)8 << 20)
@@ -127,13 +137,13 @@ static npk_status plan_tiles(const npk_rk_ew_call *x, tile **out, size_t *count)
         }
     } else {
         const uint32_t pad = x->n_pad > 1 ? x->n_pad : 1;
-        const uint32_t nmax = SDP_MAX_N / (pad > c2 ? pad : c2) * (pad > c2 ? pad : c2);
+        const uint32_t nmax = sdp_max_n() / (pad > c2 ? pad : c2) * (pad > c2 ? pad : c2);
         for (uint32_t n0 = 0; n0 < x->n;) {
             uint32_t nt = x->n - n0 < nmax ? x->n - n0 : nmax;
             uint32_t chans = round_up(nt, pad);
             uint32_t mt = NPK_RK_EW_TILE / round_up(chans, c2);
-            if (mt > SDP_MAX_M)
-                mt = SDP_MAX_M;
+            if (mt > sdp_max_m())
+                mt = sdp_max_m();
             if (x->m_cap && mt > x->m_cap)
                 mt = x->m_cap;
             if (!mt)

@@ -39,14 +39,6 @@ static npk_status reset_if_due(npk_rk *rt, npk_rk_stats *st)
     return s;
 }
 
-static unsigned popcount(unsigned m)
-{
-    unsigned n = 0;
-    for (; m; m &= m - 1)
-        n++;
-    return n;
-}
-
 /* The rknpu_submit of a job. Every subcore entry is filled (core_mask != 1 with only entry 0
  * set crashes the kernel): core c's range sits where the kernel looks for it (entry c for one
  * or two cores, c + 2 for all three, facts A.1 "Sub-core selection"), every other entry holds
@@ -60,7 +52,7 @@ static void describe(const npk_rk_job *job, bool warmup, struct rknpu_submit *su
     sub->task_obj_addr = job->records->obj_addr;
     sub->core_mask = job->core_mask;
     sub->fence_fd = -1;
-    unsigned ncores = popcount(job->core_mask), first = NPK_RK_MAX_CORES;
+    unsigned first = NPK_RK_MAX_CORES;
     for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
         if (job->core_mask & (1u << c)) {
             sub->task_number += job->count[c];
@@ -73,7 +65,7 @@ static void describe(const npk_rk_job *job, bool warmup, struct rknpu_submit *su
         sub->subcore_task[i] = range;
     for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
         if (job->core_mask & (1u << c))
-            sub->subcore_task[ncores == 3 ? c + 2 : c] =
+            sub->subcore_task[rknpu_subcore_index(job->core_mask, c)] =
                 (struct rknpu_subcore_task){job->start[c], job->count[c]};
 }
 

@@ -198,8 +198,10 @@ static void compute_values(const npk_rk_mm *mm, const npk_rk_synth_info *info, u
                                   PUT(CNA_WEIGHT_SIZE2, WEIGHT_HEIGHT, 1) |
                                   PUT(CNA_WEIGHT_SIZE2, WEIGHT_KERNELS, n);
     v[NPK_REG_CNA_CBUF_CON0] = info->cbuf_con0;
-    /* DATA_ENTRIES = ceil(K * eb / 64): fp16 K/32, int8 ceil(K/64), int4 ceil(K/128). */
-    v[NPK_REG_CNA_CBUF_CON1] = PUT(CNA_CBUF_CON1, DATA_ENTRIES, (k * ebits / 8 + 63) / 64);
+    /* DATA_ENTRIES = ceil(K * eb / the SoC's entry bytes): fp16 K/32, int8 ceil(K/64), int4
+     * ceil(K/128) in RK3588's 64-byte entries. */
+    v[NPK_REG_CNA_CBUF_CON1] =
+        PUT(CNA_CBUF_CON1, DATA_ENTRIES, npk_rk_cbuf_data_entries(mm->soc, mm->in, k));
     v[NPK_REG_CNA_FEATURE_DATA_ADDR] = mm->a;
     if (line) {
         /* One feature row in 16-byte units: fp16 K/8, int8 K/16, and int4 K/16 too (it uses

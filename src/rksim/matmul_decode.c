@@ -21,6 +21,7 @@
  */
 #include <stdio.h>
 
+#include "npukit/rk_cbuf.h"
 #include "npukit/rk_outstage.h"
 #include "npukit/rk_regs.h"
 #include "npukit/rk_sdp_hw.h"
@@ -77,7 +78,7 @@ typedef enum quantity {
     Q_N_1,
     Q_KBYTES,          /* K*eb: one kernel's bytes */
     Q_WBYTES,          /* K*N*eb */
-    Q_ENTRIES,         /* ceil(K*eb/64) (facts C.1 #16) */
+    Q_ENTRIES,         /* ceil(K*eb/entry bytes) (facts C.1 #16; 64 on RK3588) */
     Q_KLINES,          /* ceil(K*eb/16): 16-byte units of one feature row */
     Q_NTILE,           /* the input's weight N tile (precision row, facts D.1) */
     Q_F_1,             /* F - 1 (facts C.1 #71) */
@@ -345,7 +346,8 @@ static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
     case Q_N_1: return (int64_t)mm->n - 1;
     case Q_KBYTES: return kbytes;
     case Q_WBYTES: return kbytes * mm->n;
-    case Q_ENTRIES: return ceil_div(kbytes, 64);
+    case Q_ENTRIES: /* the entry size is the modelled SoC's */
+        return npk_rk_cbuf_data_entries(((const mm_ctx *)ctx)->s->soc, (npk_rk_prec)mm->in, mm->k);
     case Q_KLINES: return ceil_div(kbytes, 16) > 0 ? ceil_div(kbytes, 16) : 1;
     case Q_NTILE: return mm->ntile;
     case Q_F_1: return (int64_t)mm->factor - 1;

@@ -12,7 +12,7 @@
 #include "rksim/mem.h"
 
 enum {
-    RKSIM_MAX_CORES = 3, /* per-core state held: the most cores of any SoC row (checked) */
+    RKSIM_MAX_CORES = NPK_RK_SOC_MAX_CORES, /* per-core state held: any SoC row's cores */
     /* One file per block of the register table (npk_rk_unit); each block owns 0x1000 bytes
      * of offsets (facts B.2). The two PC control targets have slots too, unused. */
     RKSIM_BLOCKS = NPK_BLK_COUNT,

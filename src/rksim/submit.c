@@ -27,8 +27,6 @@ static void sleep_scaled_timeout(const rksim *s, uint32_t timeout_ms)
     nanosleep(&ts, NULL);
 }
 
-static unsigned popcount3(uint32_t m) { return (m & 1) + ((m >> 1) & 1) + ((m >> 2) & 1); }
-
 static int crash(rksim *s, rksim_hazard_id id, const char *msg)
 {
     s->dead = true;
@@ -54,7 +52,6 @@ int rksim_run_submit(rksim *s, struct rknpu_submit *sub, const uint8_t *task_buf
                  sub->core_mask);
         return -EINVAL;
     }
-    unsigned ncores = popcount3(mask);
     uint64_t records = task_buf_size / sizeof(struct rknpu_task);
 
     /* Each core's range: subcore_task[core] for one or two cores, subcore_task[core + 2] when
@@ -63,7 +60,7 @@ int rksim_run_submit(rksim *s, struct rknpu_submit *sub, const uint8_t *task_buf
     for (unsigned c = 0; c < s->cfg.cores; c++) {
         if (!(mask & (1u << c)))
             continue;
-        unsigned idx = ncores == 3 ? c + 2 : c;
+        unsigned idx = rknpu_subcore_index(mask, c);
         range[c] = sub->subcore_task[idx];
         if (range[c].task_number == 0) {
             /* The kernel computes the last task as task[start + 0 - 1]: a NULL deref. */

@@ -43,18 +43,8 @@ const kt_field kt_layout_wr_ack[] = {
     {NULL, 0, 0},
 };
 
-/* The saxpy example unit: an 8-bit opcode at the top (not the 4-bit KohakuTPU convention). */
-const kt_field kt_layout_saxpy[] = {
-    {"op", 248, 8},      {"n", 224, 24},     {"a", 192, 32},
-    {"x_addr", 128, 64}, {"y_addr", 64, 64}, {NULL, 0, 0},
-};
-
-/* The configurable test unit: takes `cycles` (0: the preset's latency) and retires (or faults)
- * with `result`; FETCH reads one 32-byte word at the 40-bit `fetch_addr` and retires with its
- * low 32 bits. */
-const kt_field kt_layout_test_unit[] = {
-    {"op", 252, 4}, {"cycles", 224, 16}, {"fetch_addr", 184, 40}, {"result", 0, 32}, {NULL, 0, 0},
-};
+/* Each unit type's instruction layout lives with its type code and encoder in
+ * src/kt/hw/units/<kind>.c. */
 
 static const char *const type_names[16] = {
     "MEM_RD_REQ", "MEM_WR_REQ", "MEM_RD_RESP", "MEM_WR_ACK", "MEM_WR_DATA", "CU_INST",

@@ -52,6 +52,13 @@ static uint32_t bank_elems(const npk_rk_soc *soc, const npk_rk_prec_row *r)
     return (uint32_t)((uint64_t)r->bank_elems * soc->bank_bytes / REFERENCE_BANK_BYTES);
 }
 
+uint32_t npk_rk_cbuf_data_entries(const npk_rk_soc *soc, npk_rk_prec p, uint32_t k)
+{
+    const uint64_t entry = npk_rk_soc_or_default(soc)->cbuf_entry_bytes;
+    const uint64_t bytes = (uint64_t)k * npk_rk_prec_bits(p) / 8;
+    return (uint32_t)((bytes + entry - 1) / entry);
+}
+
 uint32_t npk_rk_bank_elems(const npk_rk_soc *soc, npk_rk_prec p)
 {
     return bank_elems(npk_rk_soc_or_default(soc), cbuf_row(p));
