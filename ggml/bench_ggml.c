@@ -33,6 +33,7 @@
 #include "ggml-npukit.h"
 #include "ggml.h"
 #include "npukit/rk_plan.h"
+#include "npukit/rk_soc.h"
 
 static uint64_t now_ns(void)
 {
@@ -246,7 +247,7 @@ static double modelled_ms(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, ui
 {
     npk_rk_plan_request req;
     npk_rk_plan_request_init(&req, in, m, k, n);
-    req.cores = 3;
+    req.cores = npk_rk_soc_default()->cores; /* every core of the SoC the planner models */
     req.k_slice = k_slice;
     npk_rk_plan plan;
     if (npk_rk_plan_matmul(&req, &plan) != NPK_OK)
