@@ -26,6 +26,16 @@
 
 /* fp16 -> fp32 through a table on the portable path: one load per element. */
 static float f16_table[65536];
+
+#if defined(DENSE_X86) || defined(DENSE_NEON)
+/* dst[from..to) from little-endian fp16 bytes through the table: what the vector paths leave
+ * to it (groups holding Inf/NaN, run tails). */
+static void f16le_by_table(const uint8_t *src, size_t from, size_t to, float *dst)
+{
+    for (size_t j = from; j < to; j++)
+        dst[j] = f16_table[src[2 * j] | src[2 * j + 1] << 8];
+}
+#endif
 static bool have_f16c, have_avx2;
 static atomic_bool forced_portable;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -195,11 +205,9 @@ static void f16le_runs_neon(const uint8_t *src, size_t run, size_t runs, float *
                 neon_f16x8_to_f32(x, dst + i);
                 continue;
             }
-            for (size_t j = i; j < i + 8; j++)
-                dst[j] = f16_table[src[2 * j] | src[2 * j + 1] << 8];
+            f16le_by_table(src, i, i + 8, dst);
         }
-        for (; i < run; i++)
-            dst[i] = f16_table[src[2 * i] | src[2 * i + 1] << 8];
+        f16le_by_table(src, i, run, dst);
     }
 }
 #endif
@@ -235,11 +243,9 @@ f16le_runs_f16c(const uint8_t *src, size_t run, size_t runs, float *dst, size_t 
                 _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(x));
                 continue;
             }
-            for (size_t j = i; j < i + 8; j++)
-                dst[j] = f16_table[src[2 * j] | src[2 * j + 1] << 8];
+            f16le_by_table(src, i, i + 8, dst);
         }
-        for (; i < run; i++)
-            dst[i] = f16_table[src[2 * i] | src[2 * i + 1] << 8];
+        f16le_by_table(src, i, run, dst);
     }
 }
 #endif
