@@ -59,7 +59,15 @@ print("installed package:", npukit.__version__, "ok")') || exit 1
     # PATH keeps pkg-config but not the build's npukit; PKG_CONFIG_LIBDIR replaces the system's
     # .pc directories, so only the staged prefix (or, empty, nothing) can answer.
     tools=$(dirname "$(command -v pkg-config)"):/usr/bin:/bin
-    for how in pkg-config soname; do
+    # A package build's .pc names its final prefix (/usr), not where it was staged: there only
+    # the soname route can reach the staged copy (scripts/check_debs.sh checks those .pc files).
+    routes="pkg-config soname"
+    if grep -qE '^prefix=/' "$pcdir/npukit.pc"; then
+      echo "the .pc files name $(sed -n 's/^prefix=//p' "$pcdir/npukit.pc") (a package build):" \
+           "the pkg-config route to a staged prefix is skipped"
+      routes=soname
+    fi
+    for how in $routes; do
       if [ $how = pkg-config ]; then pcl=$pcdir lpath=; else pcl=$work/empty lpath=$libdir; fi
       (cd "$work" && env -u NPUKIT_LIB -u NPUKIT_CLI PATH="$tools" PKG_CONFIG_LIBDIR="$pcl" \
          PKG_CONFIG_PATH= LD_LIBRARY_PATH="$lpath" LD_PRELOAD="$preload" \
