@@ -126,6 +126,14 @@ NPUKIT_API const char *rksim_soc_name(const rksim *sim);
  * fits, as the DRM core does. Returns 0 or a negative errno (the kernel's values). */
 NPUKIT_API int rksim_ioctl(rksim *sim, unsigned long request, void *arg);
 
+/* The DRM nodes the rknpu driver exposes: the primary card node (/dev/dri/card1) and the
+ * render node (/dev/dri/renderD129). Both answer every request alike except SUBMIT: a raw
+ * SUBMIT through the render node is accepted (0) and runs no task, task_counter 0 (spec
+ * "Submission model": raw RKNPU_SUBMIT only works on the card node; facts A.1). */
+typedef enum rksim_node { RKSIM_NODE_CARD = 0, RKSIM_NODE_RENDER } rksim_node;
+/* rksim_ioctl on a given node; rksim_ioctl is the card node's. */
+NPUKIT_API int rksim_node_ioctl(rksim *sim, rksim_node node, unsigned long request, void *arg);
+
 /* mmap of a MEM_MAP offset: the CPU view of that buffer, or NULL with *err = errno value. */
 NPUKIT_API void *rksim_mmap(rksim *sim, uint64_t offset, size_t length, int *err);
 /* Release a CPU mapping returned by rksim_mmap. Returns false when addr is not one. */
