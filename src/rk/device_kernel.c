@@ -249,8 +249,9 @@ npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out)
     } else {
         fd = find_node(found, sizeof found);
         if (fd < 0)
-            return npk_fail(NPK_ENODEV, "no /dev/dri node with the rknpu driver "
-                                        "(card0..15; render nodes are not used: they run no raw SUBMIT)");
+            return npk_fail(NPK_ENODEV,
+                            "no /dev/dri node with the rknpu driver "
+                            "(card0..15; render nodes are not used: they run no raw SUBMIT)");
         path = found;
     }
     kernel_ctx *k = malloc(sizeof *k);

@@ -413,11 +413,11 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
     pthread_mutex_lock(&lock);
     inside++;
     int kind = fd_kind(fd);
-    int rc = kind >= KIND_ROCKET ? rksim_rocket_ioctl(sim, kind - KIND_ROCKET, request, arg)
-                                 : rksim_node_ioctl(sim,
-                                                    kind == KIND_RKNPU_RENDER ? RKSIM_NODE_RENDER
-                                                                              : RKSIM_NODE_CARD,
-                                                    request, arg);
+    int rc =
+        kind >= KIND_ROCKET
+            ? rksim_rocket_ioctl(sim, kind - KIND_ROCKET, request, arg)
+            : rksim_node_ioctl(sim, kind == KIND_RKNPU_RENDER ? RKSIM_NODE_RENDER : RKSIM_NODE_CARD,
+                               request, arg);
     report_submit(request, rc);
     /* The rknpu driver never answers SUBMIT with EOPNOTSUPP: a job outside the model is given
      * the answer of the likeliest outcome on the hardware, a job that never completes
