@@ -77,6 +77,7 @@ ok bash -c "'$cli' rk synth --dtype fp16 -m 1 -k 10784 -n 16 2>&1 | grep -q 'K=1
 ok bash -c "'$cli' rk synth --dtype fp16 -m 1 -k 10784 -n 16 --unchecked | wc -l | grep -q 112"
 ok bash -c "'$cli' rk synth --dtype int8 --out int16 -m 4 -k 512 -n 32 2>&1 | grep -q 'never completes'"
 ok bash -c "'$cli' rk synth --dtype int8 --out int16 -m 4 -k 512 -n 32 --unchecked >/dev/null"
+ok bash -c "'$cli' rk synth --dtype int8 --out fp16 -m 4 -k 512 -n 32 2>&1 | grep -q 'int8->fp16 output never completes.*facts J.10'"
 ok bash -c "'$cli' rk synth --dtype fp16 -m 4 -k 64 -n 16 --sched 1 2>&1 | grep -q 'K >= 96'"
 ok bash -c "'$cli' rk synth --dtype fp16 -m x -k 64 -n 16 2>&1 | grep -q \"rk synth: -m 'x' is not a decimal number\""
 ok bash -c "'$cli' rk synth --dtype fp8 -m 1 -k 64 -n 16 2>&1 | grep -q 'fp8'"

@@ -42,7 +42,7 @@ typedef enum rksim_hazard_id {
     RKSIM_HZ_SURFACE_ADD_WILD,       /* 0x40c0 holding a non-geometry value wild-writes */
     RKSIM_HZ_FP16_OUT_STAGE,         /* fp16 out w/o FP32TOFP16_EN zeros; BS 0x20150 and
                                         the forced atom-8 fp16 output hang */
-    RKSIM_HZ_NARROW_INT_OUT,         /* int16/int8 matmul output never completes */
+    RKSIM_HZ_NARROW_INT_OUT,         /* int16/int8/fp16 int8-matmul output never completes */
     RKSIM_HZ_UNCHAINED_TASKS,        /* several tasks without chained trailers time out */
     RKSIM_HZ_INT4_SATURATION,        /* int4's int16 accumulator saturates at 0x7fff */
     RKSIM_HZ_SDP_CHAIN_PRECISION,    /* chained 2-input SDP fed another precision stalls */

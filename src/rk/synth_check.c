@@ -67,7 +67,7 @@ static npk_status check_encodable(const npk_rk_mm *mm)
     /* The requantization converter: only the narrow int8 outputs use it, and the shift is a
      * 12-bit field (facts B.4 OUT_CVT_SHIFT[11:0]). Anything else used to be ignored or cut. */
     if (mm->requant_scale || mm->requant_shift) {
-        if (npk_rk_out_stage_find(mm->in, mm->out)->completes)
+        if (!npk_rk_out_stage_find(mm->in, mm->out)->requant)
             return npk_fail(NPK_EINVAL,
                             "requantization (scale %u, shift %u) applies only to int8->int8 "
                             "and int8->int16 outputs, not %s->%s",
@@ -184,8 +184,8 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
         if (!st->completes)
             return npk_fail(NPK_EUNSUPPORTED,
                             "%s->%s output never completes on the hardware (only int32 and "
-                            "fp16/fp32 matmul outputs do); --unchecked emits it anyway",
-                            in, pname(mm->out));
+                            "fp16/fp32 matmul outputs do; %s); --unchecked emits it anyway",
+                            in, pname(mm->out), st->evidence);
         if (r.mode == NPK_MODE_CUBE && mm->m != 1 && mm->m % 4)
             return npk_fail(NPK_ELIMIT, "cube mode needs M = 1 or a multiple of 4, got M=%u",
                             mm->m);
