@@ -58,7 +58,12 @@ static bool hazards(rksim *s, rksim_core *c, rksim_sdp *t, bool first, sdp_effec
         e->two_lane = true;
         t->lanes = 2 * t->n;
     }
-    if (t->op->binary && !first && c->job_out_prec >= 0 && c->job_out_prec != t->feature) {
+    if (t->ew_on && t->op->not_simulated)
+        return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                 "unsupported by the model: DPU_EW_CFG (0x4070) EW_ALU_ALGO %u "
+                                 "(%s): %s",
+                                 t->op->alu_algo, t->op->name, t->op->not_simulated);
+    if (t->ew_on && !first && c->job_out_prec >= 0 && c->job_out_prec != t->feature) {
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SDP_CHAIN_PRECISION);
         if (rksim_faithful(s, RKSIM_HZ_SDP_CHAIN_PRECISION)) {
             e->wedge = true;
@@ -110,19 +115,25 @@ static void store(const rksim_sdp *t, uint8_t *p, double v)
     }
 }
 
-/* The op in the SDP's arithmetic: fp16 operands are exact in fp32 and the op rounds in fp32;
- * integer operands are exact in double (|a op b| < 2^31). */
+/* The task in the SDP's arithmetic: the BS and BN stages (rk_sdp_hw.h), then the EW op.
+ * fp16 operands are exact in fp32 and each unit rounds in fp32; integers are exact in double
+ * (|x| < 2^53) until the output converter saturates them. */
 static double apply(const rksim_sdp *t, double a, double b)
 {
+    const bool fp32 = t->prec == NPK_PREC_FP16;
+    for (unsigned i = 0; i < NPK_SDP_STAGE_COUNT; i++)
+        a = npk_rk_sdp_stage_apply(&t->stage[i], fp32, a);
+    if (!t->ew_on)
+        return a;
     double v;
     switch (t->op->op) {
     case NPK_EW_ADD: v = a + b; break;
     case NPK_EW_MUL: v = a * b; break;
     case NPK_EW_MAX: v = (isnan(a) || a >= b) ? a : b; break;
     case NPK_EW_MIN: v = (isnan(a) || a <= b) ? a : b; break;
-    default: /* the BS stage's ReLU */ v = a < 0 ? 0 : a; break;
+    default: v = NAN; break; /* refused before the run (not_simulated) */
     }
-    return t->prec == NPK_PREC_FP16 ? (double)(float)v : v;
+    return fp32 ? (double)(float)v : v;
 }
 
 static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
