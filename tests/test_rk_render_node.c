@@ -10,8 +10,8 @@
 
 #include "check.h"
 #include "npukit/fp16.h"
-#include "npukit/rk_device.h"
-#include "npukit/rk_device_sim.h"
+#include "rk/device/rk_device.h"
+#include "rk/device/rk_device_sim.h"
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
 
