@@ -303,6 +303,8 @@ npk_rk_matmul_epilogue = _fn("npk_rk_matmul_epilogue", c_int, P, P, c_uint32, c_
                              c_void_p, POINTER(Epilogue), POINTER(RkStats))
 npk_rk_ew = _fn("npk_rk_ew", c_int, P, c_int, c_int, c_uint32, c_uint32, c_void_p, c_int,
                 c_void_p, c_void_p, POINTER(RkStats))
+npk_rk_ew_op_names = _fn("npk_rk_ew_op_names", c_char_p)
+npk_rk_ew_op_parse = _fn("npk_rk_ew_op_parse", c_bool, c_char_p, POINTER(c_int))
 npk_rk_plan_request_init = _fn("npk_rk_plan_request_init", None, POINTER(PlanRequest), c_int,
                                c_uint32, c_uint32, c_uint32)
 npk_rk_plan_matmul = _fn("npk_rk_plan_matmul", c_int, POINTER(PlanRequest), POINTER(Plan))

@@ -35,7 +35,55 @@ _IN_DTYPES = {"fp16": np.float16, "int8": np.int8, "int4": np.int8}
 _OUT_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int32": np.int32}
 _NP_TO_OUT = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16",
               np.dtype(np.int32): "int32"}
-EW_OPS = {"add": 0, "mul": 1, "max": 2, "min": 3}
+def _ew_ops():
+    # The library's op table, by name: the numbers are its enum's, whatever order it grows in.
+    ops = {}
+    for name in _lib.npk_rk_ew_op_names().decode().split("|"):
+        v = ctypes.c_int()
+        if _lib.npk_rk_ew_op_parse(name.encode(), ctypes.byref(v)):
+            ops[name] = v.value
+    return ops
+
+
+EW_OPS = _ew_ops()
+# The operand kinds (npk_rk_ew_operand) and the ops that take none or only an immediate.
+_PER_ELEMENT, _PER_CHANNEL, _NO_OPERAND, _IMMEDIATE = 0, 1, 2, 3
+_EW_NO_OPERAND = {"relu", "relu6"}
+_EW_IMMEDIATE_ONLY = {"leakyrelu": 1, "batchnorm": 2}
+
+
+def _ew_operand(op: str, b, dtype, m: int, n: int, what: str):
+    """B as (operand kind, array or None): None for relu/relu6; a number (leakyrelu's slope;
+    add/mul/max/min's immediate) or batchnorm's (scale, shift) in a register; else an array
+    [M][N] per element or [N] per channel of A's dtype."""
+    if op in _EW_NO_OPERAND:
+        if b is not None:
+            raise BadArgument(f"{what}: {op} takes no operand")
+        return _NO_OPERAND, None
+    if b is None:
+        raise BadArgument(f"{what}: {op} needs an operand")
+    count = _EW_IMMEDIATE_ONLY.get(op)
+    if count is not None or np.ndim(b) == 0:
+        vals = np.atleast_1d(np.asarray(b, dtype=np.float64))
+        want = count or 1
+        if vals.ndim != 1 or vals.size != want:
+            raise BadArgument(f"{what}: {op} takes {want} immediate value(s), got {b!r}")
+        if not np.all(np.isfinite(vals)):
+            raise BadArgument(f"{what}: immediate {b!r} is not finite")
+        if np.dtype(dtype).kind == "i":
+            info = np.iinfo(dtype)
+            if np.any(vals != np.round(vals)) or np.any(vals < info.min) or np.any(vals > info.max):
+                raise BadArgument(f"{what}: immediate {b!r} is not a whole {np.dtype(dtype)} value")
+        return _IMMEDIATE, np.ascontiguousarray(vals.astype(dtype))
+    b = _contig(b, "b")
+    if b.dtype != np.dtype(dtype):
+        raise BadArgument(f"b: dtype {b.dtype} differs from a's {np.dtype(dtype)}")
+    if b.ndim == 1 and b.shape[0] == n:  # one row: per element and per channel agree
+        return _PER_CHANNEL, b
+    if b.shape == (m, n):
+        return _PER_ELEMENT, b
+    raise BadArgument(f"b: shape {b.shape}: expected ({m}, {n}) (per element), ({n},) (per "
+                      "channel) or a number (immediate)")
 _EW_PREC = {np.dtype(np.float16): "fp16", np.dtype(np.int16): "int16",
             np.dtype(np.int8): "int8"}
 _LAYOUTS = {"rows": 0, "native": 1, "transposed": 2}
@@ -453,13 +501,17 @@ class Runtime(Closing):
         self.last_stats = Stats._from(st, self.simulated)
         return out
 
-    def ew(self, op: str, a: np.ndarray, b: np.ndarray,
+    def ew(self, op: str, a: np.ndarray, b=None,
            out: Optional[np.ndarray] = None) -> np.ndarray:
-        """Element-wise C = A op B on the NPU's SDP: op add, mul, max, min, B [M][N] per
-        element or B [N] per channel broadcast over the rows. A is [M][N] (or [N], one row)
-        float16 (computed in fp32, rounded to nearest even), int16 or int8 (exact, saturating).
-        C has A's shape and dtype; out: a C-contiguous array of that shape and dtype to write
-        it into.
+        """Element-wise on the NPU's SDP. A is [M][N] (or [N], one row) float16 (computed in
+        fp32, rounded to nearest even), int16 or int8 (exact, saturating); C has A's shape and
+        dtype (out: a C-contiguous array of that shape and dtype to write it into).
+
+        - add, mul, max, min: C = A op B with B [M][N] per element, B [N] per channel
+          broadcast over the rows, or a number (an immediate in a stage register);
+        - relu, relu6 (min(max(A, 0), 6)): b None;
+        - leakyrelu: A < 0 ? A * slope : A, b the slope;
+        - batchnorm: A * scale + shift, b (scale, shift).
         """
         if op not in EW_OPS:
             raise BadArgument(f"op {op!r}: expected one of {sorted(EW_OPS)}")
@@ -472,17 +524,11 @@ class Runtime(Closing):
             raise BadArgument(f"a: expected 1 or 2 dimensions, got shape {a.shape}")
         # A vector is one row to the SDP; C keeps the shape A was given in.
         m, n = a.shape if a.ndim == 2 else (1, a.shape[0])
-        b = _contig(b, "b")
-        if b.dtype != a.dtype:
-            raise BadArgument(f"b: dtype {b.dtype} differs from a's {a.dtype}")
-        if b.shape == a.shape:
-            operand = 0
-        elif b.ndim == 1 and b.shape[0] == n:
-            operand = 1
-        else:
-            raise BadArgument(f"b: shape {b.shape}: expected {a.shape} (per element) or "
+        operand, barr = _ew_operand(op, b, a.dtype, m, n, f"ew {op}")
+        if operand == _PER_ELEMENT and barr.shape != a.shape:
+            raise BadArgument(f"b: shape {barr.shape}: expected {a.shape} (per element) or "
                               f"({n},) (per channel)")
-        bp = b.ctypes.data
+        bp = barr.ctypes.data if barr is not None else None
         if out is None:
             out = np.empty_like(a)
         else:
@@ -494,6 +540,39 @@ class Runtime(Closing):
             check(_lib.npk_rk_ew(self._handle(), EW_OPS[op], _lib.PREC[prec], _u32(m, "M"),
                                  _u32(n, "N"), a.ctypes.data, operand, bp, out.ctypes.data,
                                  ctypes.byref(st)), f"ew {op}")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+    def matmul_epilogue(self, a: np.ndarray, w: "Weights", steps,
+                        fuse: bool = True) -> np.ndarray:
+        """C [M][N] = A . B (fp16 weights, fp16 C) followed by element-wise steps on the SDP,
+        fused into the matmul's submits where the fusion rules allow: steps is a list of
+        (op, b) as :meth:`ew` takes them (B per element [M][N], per channel [N], a number, None
+        for relu/relu6, (scale, shift) for batchnorm), at most 4."""
+        a = _contig(a, "a")
+        if not isinstance(w, Weights) or w._rt is not self:
+            raise BadArgument("w: weights packed by this runtime")
+        m = _rows(a, w.k)
+        if len(steps) > _lib.EPILOGUE_MAX:
+            raise BadArgument(f"steps: {len(steps)} exceed {_lib.EPILOGUE_MAX}")
+        ep = _lib.Epilogue()
+        ep.count = len(steps)
+        ep.no_fuse = not fuse
+        keep = []  # the operands live until the call returns
+        for i, (op, b) in enumerate(steps):
+            if op not in EW_OPS:
+                raise BadArgument(f"steps[{i}]: op {op!r}: expected one of {sorted(EW_OPS)}")
+            operand, barr = _ew_operand(op, b, np.float16, m, w.n, f"steps[{i}]")
+            keep.append(barr)
+            ep.step[i] = _lib.EwStep(EW_OPS[op], operand,
+                                     barr.ctypes.data if barr is not None else None)
+        out = np.empty((m, w.n), np.float16)
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_matmul_epilogue(self._handle(), w._handle(), m, a.ctypes.data,
+                                              _lib.PREC["fp16"], out.ctypes.data,
+                                              ctypes.byref(ep), ctypes.byref(st)),
+                  "matmul_epilogue")
         self.last_stats = Stats._from(st, self.simulated)
         return out
 
