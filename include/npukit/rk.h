@@ -269,8 +269,12 @@ NPUKIT_API uint64_t npk_rk_c_layout_bytes(npk_rk_prec out, uint32_t m, uint32_t 
 
 /* ---- Element-wise ops: the DPU's SDP engine -------------------------------------------------
  * C [M][N] = A [M][N] OP B with OP add, mul, max or min (npk_rk_ew_op, rk_sdp_hw.h) and B per
- * element (NPK_EW_PER_ELEMENT: [M][N]) or per channel (NPK_EW_PER_CHANNEL: a length-N vector
- * broadcast over the rows), run as SDP tasks (DPU | DPU_RDMA, no CNA) in `prec`:
+ * element (NPK_EW_PER_ELEMENT: [M][N]), per channel (NPK_EW_PER_CHANNEL: a length-N vector
+ * broadcast over the rows) or an immediate (NPK_EW_IMMEDIATE: B points to one element, held in
+ * a stage register); or the BS/BN stages' clamps of A: relu and relu6 (NPK_EW_NO_OPERAND, B
+ * NULL), leakyrelu (B: the slope, immediate), batchnorm (B: scale and shift, immediate:
+ * A * scale + shift). EQL is refused (NPK_EUNSUPPORTED: no source gives its output). All run as
+ * SDP tasks (DPU | DPU_RDMA, no CNA) in `prec`:
  *   fp16  uint16_t bits; computed in fp32 and rounded to nearest even;
  *   int16 int16_t, int8 int8_t; exact, saturating to the element's range.
  * Any M, N >= 1 (each at most NPK_RK_EW_MAX_DIM): the call tiles the arrays onto the SDP's
@@ -308,7 +312,8 @@ NPUKIT_API npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args
                                         npk_rk_stats *stats);
 
 /* One element-wise step of a matmul epilogue: C = C OP b (b in the output's precision: per
- * element [M][N] or per channel [N]). */
+ * element [M][N], per channel [N], an immediate, or NULL for relu/relu6; as npk_rk_ew takes
+ * them). */
 typedef struct npk_rk_ew_step {
     npk_rk_ew_op op;
     npk_rk_ew_operand operand;
