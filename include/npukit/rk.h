@@ -150,6 +150,28 @@ typedef struct npk_rk_stats {
 NPUKIT_API npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                     npk_rk_prec out, void *c, npk_rk_stats *stats);
 
+/* ---- Several matmuls in one call ------------------------------------------------------------
+ * Independent matmuls C_i [M_i][N_i] = A_i [M_i][K_i] . B_i, each with its own weights and M,
+ * planned as npk_rk_matmul plans each and packed into the same jobs: every core's tasks of all
+ * the matmuls chained up to npk_rk_set_chain tasks per SUBMIT (with the "multitask" form, every
+ * core's in one SUBMIT). The spec's lever for M = 1 decode and per-expert MoE GEMVs ("TWO
+ * distinct batch mechanisms"): L matmuls of T tasks pay about ceil(L*T / cores / chain) submit
+ * floors per core instead of L*T / cores. The weights share one input precision (a job runs in
+ * one precision mode); `out` is as npk_rk_matmul takes it for them; C_i must not overlap.
+ * items[i].stats (written): that matmul's tasks, the cores they ran on, and the NPU time of the
+ * jobs they rode in, shared among those jobs' tasks (submits: the ones it shared). stats: the
+ * whole call. */
+#define NPK_RK_BATCH_MAX 4096u
+typedef struct npk_rk_matmul_item {
+    const npk_rk_weights *w;
+    uint32_t m;
+    const void *a;      /* A [M][K] */
+    void *c;            /* C [M][N] */
+    npk_rk_stats stats; /* out */
+} npk_rk_matmul_item;
+NPUKIT_API npk_status npk_rk_matmul_batch(npk_rk *rt, npk_rk_matmul_item *items, uint32_t count,
+                                          npk_rk_prec out, npk_rk_stats *stats);
+
 /* The weights' shape and precision. */
 NPUKIT_API void npk_rk_weights_shape(const npk_rk_weights *w, npk_rk_prec *in, uint32_t *k,
                                      uint32_t *n);

@@ -10,6 +10,7 @@
  * row when shorter). A per-channel op needs A in the atom layout over its real channels (the
  * operand is indexed by channel), so tiles are [rows][channels] blocks of A packed and C
  * unpacked on the host, the operand's [n0, n0 + channels) range read contiguous. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,8 +102,11 @@ npk_status npk_rk_ew_check(const npk_rk_ew_call *x, const char *what)
         for (unsigned i = 0; i < imm_count(x); i++)
             t.imm[i] = elem(x->prec, x->b, i);
         npk_status s = npk_rk_sdp_check(&t);
-        if (s)
-            return npk_fail(s, "%s: %s", what, npk_last_error());
+        if (s) {
+            char why[256]; /* the check's message, before a new one replaces it */
+            snprintf(why, sizeof why, "%s", npk_last_error());
+            return npk_fail(s, "%s: %s", what, why);
+        }
     }
     return NPK_OK;
 }
