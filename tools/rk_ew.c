@@ -29,7 +29,10 @@ static double op_value(npk_rk_ew_op op, bool fp32, double a, double b, const dou
         v = a * imm[0];
         v = (fp32 ? (double)(float)v : v) + imm[1];
         break;
-    default: v = NAN; break; /* no reference: the runtime refuses the op */
+    /* No default: an op added to the enum fails the build here until its reference is
+     * written (-Wswitch). EQL has none: the runtime refuses it. */
+    case NPK_EW_EQL:
+    case NPK_EW_OP_COUNT: v = NAN; break;
     }
     return fp32 ? (double)(float)v : v;
 }
@@ -93,11 +96,25 @@ static bool parse_imm(const cli_opt *row, const char *value, const char *cmd)
     return false;
 }
 
-static const char *const dtypes[] = {"fp16", "int16", "int8", NULL};
-static const npk_rk_prec dtype_prec[] = {NPK_PREC_FP16, NPK_PREC_INT16, NPK_PREC_INT8};
+/* The choices of --dtype, from the SDP's rows (rk_sdp_hw.h): the precisions its feature path
+ * takes, in the rows' order (the first is the default). --op names any row of the op table. */
+static const char *dtypes[8];
+static npk_rk_prec dtype_prec[8];
+
+static void choices_from_rows(void)
+{
+    unsigned n = 0;
+    for (const npk_rk_sdp_prec_row *r;
+         n + 1 < sizeof dtypes / sizeof dtypes[0] && (r = npk_rk_sdp_prec_row_at(n)); n++) {
+        dtype_prec[n] = r->prec;
+        dtypes[n] = npk_rk_prec_name(r->prec);
+    }
+    dtypes[n] = NULL;
+}
 
 int rk_ew_main(int argc, char **argv)
 {
+    choices_from_rows();
     rk_shape_opts so;
     rk_shape_opts_init(&so);
     npk_rk_ew_op op = NPK_EW_ADD;

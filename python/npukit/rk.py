@@ -35,17 +35,8 @@ _IN_DTYPES = {"fp16": np.float16, "int8": np.int8, "int4": np.int8}
 _OUT_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int32": np.int32}
 _NP_TO_OUT = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16",
               np.dtype(np.int32): "int32"}
-def _ew_ops():
-    # The library's op table, by name: the numbers are its enum's, whatever order it grows in.
-    ops = {}
-    for name in _lib.npk_rk_ew_op_names().decode().split("|"):
-        v = ctypes.c_int()
-        if _lib.npk_rk_ew_op_parse(name.encode(), ctypes.byref(v)):
-            ops[name] = v.value
-    return ops
-
-
-EW_OPS = _ew_ops()
+# The SDP's ops, from the library's rows (name -> the enum's value).
+EW_OPS = dict(_lib.EW_OP_VALUES)
 # The operand kinds (npk_rk_ew_operand) and the ops that take none or only an immediate.
 _PER_ELEMENT, _PER_CHANNEL, _NO_OPERAND, _IMMEDIATE = 0, 1, 2, 3
 _EW_NO_OPERAND = {"relu", "relu6"}

@@ -17,6 +17,7 @@
 #include "npukit/fp16.h"
 #include "npukit/rk_regs.h"
 #include "rk/program/rk_sdp.h"
+#include "rk/program/rk_job.h"
 #include "policy.h"
 #include "runtime_sdp.h"
 
@@ -70,7 +71,7 @@ npk_status npk_rk_ew_check(const npk_rk_ew_call *x, const char *what)
 {
     const npk_rk_ew_op_row *op = npk_rk_ew_op_row_of(x->op);
     if (!op)
-        return npk_fail(NPK_EINVAL, "%s: op %d is not one of %s", what, (int)x->op,
+        return npk_fail(NPK_EINVAL, "%s: op %d is none of the SDP's ops (%s)", what, (int)x->op,
                         npk_rk_ew_op_names());
     if (op->not_simulated)
         return npk_fail(NPK_EUNSUPPORTED, "%s: %s is synthesized only: %s", what, op->name,
@@ -275,7 +276,7 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
     uint64_t t0 = npk_now_ns();
     for (uint32_t i = 0; s == NPK_OK && i < count; i++) {
         npk_rk_sdp *d = &jt[i].sdp;
-        jt[i].is_sdp = true;
+        jt[i].op = NPK_RK_OP_SDP;
         *d = npk_rk_sdp_default(x->op, x->operand, x->prec, t[i].rows, t[i].chans);
         for (unsigned v = 0; x->operand == NPK_EW_IMMEDIATE && v < imm_count(x); v++)
             d->imm[v] = elem(x->prec, x->b, v);
