@@ -157,7 +157,7 @@ int rk_ew_main(int argc, char **argv)
     }
     if (!rk_soc_matches(&so, info.soc, "rk ew"))
         goto out;
-    if (npk_rk_ew(rt, op_of[op], p, m, n, a, mode, b, c, &st)) {
+    if (npk_rk_ew(rt, &(npk_rk_ew_args){.op = op_of[op], .prec = p, .m = m, .n = n, .operand = mode, .a = a, .b = b, .c = c}, &st)) {
         cli_lib_error("rk ew");
         goto out;
     }

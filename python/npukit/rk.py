@@ -493,9 +493,10 @@ class Runtime(Closing):
                 raise BadArgument(f"out: {out.dtype}{out.shape}, expected {a.dtype}{a.shape}")
         st = _lib.RkStats()
         with self._lock:
-            check(_lib.npk_rk_ew(self._handle(), EW_OPS[op], _lib.PREC[prec], _u32(m, "M"),
-                                 _u32(n, "N"), a.ctypes.data, operand, bp, out.ctypes.data,
-                                 ctypes.byref(st)), f"ew {op}")
+            args = _lib.RkEwArgs(EW_OPS[op], _lib.PREC[prec], _u32(m, "M"), _u32(n, "N"),
+                                 operand, a.ctypes.data, bp, out.ctypes.data)
+            check(_lib.npk_rk_ew(self._handle(), ctypes.byref(args), ctypes.byref(st)),
+                  f"ew {op}")
         self.last_stats = Stats._from(st, self.simulated)
         return out
 
