@@ -29,11 +29,11 @@ import functools
 import math
 import numbers
 import os
+import re
 import shutil
-import socket
 import subprocess
+import tempfile
 import threading
-import time
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
@@ -643,10 +643,27 @@ def cli_path() -> str:
                       "path, or put npukit on PATH", "ENODEV")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _listening_port(proc: subprocess.Popen, err, timeout: float) -> int:
+    """The port from a starting server's "listening on HOST:PORT" line, waiting at most
+    `timeout` seconds; DeviceError with its stderr when it exits or stays silent."""
+    ready = threading.Event()
+    line: list = []
+
+    def read_first_line():
+        line.append(proc.stdout.readline().decode(errors="replace"))
+        ready.set()
+
+    threading.Thread(target=read_first_line, daemon=True).start()
+    if not ready.wait(timeout):
+        raise DeviceError(f"kt serve did not say where it listens within {timeout} s",
+                          "ETIMEDOUT")
+    m = re.match(r"listening on \S+:(\d+) ", line[0])
+    if not m:
+        proc.wait(timeout)
+        err.seek(0)
+        raise DeviceError(f"kt serve exited ({proc.returncode}): "
+                          f"{err.read().decode(errors='replace').strip()}", "EIO")
+    return int(m.group(1))
 
 
 @contextlib.contextmanager
@@ -657,29 +674,20 @@ def serve(protocol: str = "line", preset: Optional[str] = None, meshes: int = 1,
     "daemon:127.0.0.1:PORT" for the card daemon's). The server is stopped on exit."""
     if protocol not in ("line", "daemon"):
         raise BadArgument(f"protocol {protocol!r}: 'line' or 'daemon'")
-    port = _free_port()
-    cmd = [cli_path(), "kt", "serve", "--protocol", protocol, "--listen",
-           f"127.0.0.1:{port}", "--meshes", str(meshes)]
+    # Port 0: the system picks a free port as the server binds it (a port found free first
+    # could be taken by another program before the bind), and the server's first line says
+    # which: "listening on 127.0.0.1:PORT (...)".
+    cmd = [cli_path(), "kt", "serve", "--protocol", protocol, "--listen", "127.0.0.1:0",
+           "--meshes", str(meshes)]
     if preset:
         cmd += ["--sim", preset]
     cmd += list(args)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    # The daemon logs each connection to stderr: a file, not a pipe nobody drains (a full
+    # pipe would stop the server).
+    err = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise DeviceError(f"kt serve exited ({proc.returncode}): "
-                                  f"{proc.stderr.read().decode(errors='replace').strip()}",
-                                  "EIO")
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise DeviceError(f"kt serve did not listen on port {port} within "
-                                      f"{timeout} s", "ETIMEDOUT")
-                time.sleep(0.05)
+        port = _listening_port(proc, err, timeout)
         yield (f"tcp:127.0.0.1:{port}" if protocol == "line" else f"daemon:127.0.0.1:{port}")
     finally:
         proc.terminate()
@@ -688,5 +696,5 @@ def serve(protocol: str = "line", preset: Optional[str] = None, meshes: int = 1,
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        if proc.stderr:
-            proc.stderr.close()
+        proc.stdout.close()
+        err.close()
