@@ -80,6 +80,23 @@ npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out)
     return npk_rk_device_wrap(&sim_backend, c, "sim", out);
 }
 
+static npk_status open_sim(npk_rk_device **out) { return npk_rk_device_open_sim(NULL, out); }
+static npk_status open_sim_rocket(npk_rk_device **out)
+{
+    return npk_rk_device_open_sim_rocket(NULL, out);
+}
+static npk_status open_kernel(npk_rk_device **out) { return npk_rk_device_open_kernel(NULL, out); }
+static npk_status open_rocket(npk_rk_device **out) { return npk_rk_device_open_rocket(NULL, out); }
+
+/* The devices a name opens ("npu" is the runtime's name for the rknpu kernel driver). */
+static const struct {
+    const char *name;
+    npk_status (*open)(npk_rk_device **out);
+} device_names[] = {
+    {"sim", open_sim},       {"sim-rocket", open_sim_rocket}, {"kernel", open_kernel},
+    {"npu", open_kernel},    {"rocket", open_rocket},
+};
+
 npk_status npk_rk_device_open(const char *spec, npk_rk_device **out)
 {
     if (!spec || !strcmp(spec, "auto")) {
@@ -99,14 +116,16 @@ npk_status npk_rk_device_open(const char *spec, npk_rk_device **out)
             return NPK_OK;
         return npk_rk_device_open_sim(NULL, out);
     }
-    if (!strcmp(spec, "sim"))
-        return npk_rk_device_open_sim(NULL, out);
-    if (!strcmp(spec, "sim-rocket"))
-        return npk_rk_device_open_sim_rocket(NULL, out);
-    if (!strcmp(spec, "kernel") || !strcmp(spec, "npu")) /* "npu": the runtime's name for it */
-        return npk_rk_device_open_kernel(NULL, out);
-    if (!strcmp(spec, "rocket"))
-        return npk_rk_device_open_rocket(NULL, out);
+    for (size_t i = 0; i < sizeof device_names / sizeof device_names[0]; i++)
+        if (!strcmp(spec, device_names[i].name))
+            return device_names[i].open(out);
+    /* A word with no '/' is a misspelt name, not a file in the current directory: say which
+     * names there are rather than "No such file or directory". */
+    if (!strchr(spec, '/'))
+        return npk_fail(NPK_EINVAL,
+                        "device '%s': not a device name (auto, sim, sim-rocket, npu, kernel, "
+                        "rocket) nor a path (/dev/dri/cardN, /dev/accel/accelN)",
+                        spec);
     /* a path: its driver says which interface it has */
     char driver[32];
     int fd = npk_rk_node_open(spec, driver, sizeof driver);
