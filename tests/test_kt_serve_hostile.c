@@ -24,11 +24,22 @@
 #include "npukit/kt_remote.h"
 #include "npukit/kt_serve.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define NPK_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NPK_TEST_ASAN 1
+#endif
+#endif
+#ifndef NPK_TEST_ASAN
+#define NPK_TEST_ASAN 0
+#endif
+
 static const uint64_t MEM = 1ull << 40;
 enum {
     PATIENCE_MS = 20000,
-    /* docs/kt-remote.md: a 4 MiB write_block raises the server's peak by under 32 MiB. */
-    KT_DOC_WRITE_BLOCK_PEAK_MIB = 32,
+    /* docs/kt-remote.md: a 4 MiB write_block raises the server's peak by under 28 MiB. */
+    KT_DOC_WRITE_BLOCK_PEAK_MIB = 28,
 };
 
 static double now_s(void)
@@ -450,7 +461,13 @@ static void test_daemon_write_block_peak(void)
     long grew = peak_kib(sv.pid) - base_kib;
     printf("daemon peak memory for a %zu MiB write_block (with the 4 MiB of DRAM it fills): "
            "+%ld KiB\n", n >> 20, grew);
+#if NPK_TEST_ASAN
+    /* The server is built as this test is: AddressSanitizer keeps freed blocks resident for a
+     * while (quarantine), so the frame and the parser's copy stay counted. */
+    CHECK(grew <= 2 * KT_DOC_WRITE_BLOCK_PEAK_MIB * 1024);
+#else
     CHECK(grew <= KT_DOC_WRITE_BLOCK_PEAK_MIB * 1024);
+#endif
     free(data);
     kt_transport_close(&t);
     kt_test_server_stop(&sv);
