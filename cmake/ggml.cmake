@@ -116,3 +116,5 @@ npukit_ggml_setting_test(ggml_bad_flag "NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_VERBO
   "NPUKIT_GGML_VERBOSE=\"2\" ignored: expected 0 or 1")
 npukit_ggml_setting_test(ggml_too_many_devices "NPUKIT_GGML_DEVICE=sim,sim,sim,sim,sim-rocket"
   "NPUKIT_GGML_DEVICE=\"sim,sim,sim,sim,sim-rocket\" ignored: expected at most 4 ")
+npukit_ggml_setting_test(ggml_empty_device_name "NPUKIT_GGML_DEVICE=,"
+  "NPUKIT_GGML_DEVICE=\",\" ignored: expected at most 4 npk_rk_open names, none empty")

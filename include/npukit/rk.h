@@ -195,6 +195,11 @@ NPUKIT_API bool npk_rk_buffer_cacheable(const npk_rk_buffer *buf);
 NPUKIT_API npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out);
 /* True for a buffer of npk_rk_buffer_import. */
 NPUKIT_API bool npk_rk_buffer_imported(const npk_rk_buffer *buf);
+/* NPK_EFAULT, naming both sizes, when an imported buffer's dma-buf (or memfd) is now shorter
+ * than it was at the import: the pages past its new end are gone from every mapping, and
+ * touching them would raise SIGBUS. NPK_OK for any other buffer. Checked before a call reads or
+ * writes the buffer; the file's owner may shrink it at any time. */
+NPUKIT_API npk_status npk_rk_buffer_check(const npk_rk_buffer *buf);
 /* Frees the buffer's device memory (whatever runtime created it); NULL is a no-op. */
 NPUKIT_API void npk_rk_buffer_free(npk_rk_buffer *buf);
 NPUKIT_API void *npk_rk_buffer_host(const npk_rk_buffer *buf);
