@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "npukit/measure.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -94,7 +95,8 @@ static void trace_open(void)
         if (fd >= 0)
             close(fd);
         int e = errno;
-        fprintf(stderr, "npukit: NPUKIT_TRACE=%s: %s (no trace written)\n", path, strerror(e));
+        npk_log(NPK_LOG_ERROR, "npukit", "NPUKIT_TRACE=%s: %s (no trace written)", path,
+                strerror(e));
         snprintf(path_of, sizeof path_of, "%s", path);
         write_errno = e; /* the command fails at its end, as for a write that failed */
         unsetenv("NPUKIT_TRACE");
