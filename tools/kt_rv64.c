@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_text.h"
 #include "cli.h"
 #include "kt_cli.h"
 #include "kt_rv64_dram.h"
@@ -31,26 +32,11 @@ static int exit_status(uint64_t word)
     return (word & 0xff) ? (int)(word & 0xff) : 1;
 }
 
-static void json_string(const char *s, size_t n)
-{
-    putchar('"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20 || ch >= 0x7f)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
-}
-
 static void print_result(const kt_rv64_result *r, bool json)
 {
     if (json) {
         printf("{\"console\": ");
-        json_string(r->console ? r->console : "", r->console_len);
+        npk_json_put_string(stdout, r->console ? r->console : "", r->console_len);
         printf(", \"exited\": %s, \"exit\": %" PRIu64
                ", \"halted\": %s, \"cause\": %u, \"cause_name\": \"%s\", "
                "\"halt_pc\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"retired\": %" PRIu64

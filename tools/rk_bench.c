@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_text.h"
 #include "cli.h"
 #include "npukit/measure.h"
 #include "npukit/rk.h"
@@ -193,9 +194,9 @@ int rk_bench_main(int argc, char **argv)
         bool have_rknn =
             rk_bench_rknn(rt, w, &o, so.device, iters, warm, &rknn_ns, &direct_ns, &why);
         double gops = mn > 0 ? ops / mn : 0;
-        char esc[6 * sizeof info.device + 1];
+        char *dev = npk_json_quote(info.device, strlen(info.device));
         if (json) {
-            printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
+            printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":%s,"
                    "\"iters\":%d,\"tasks\":%u,\"submits\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\","
                    "\"gops\":%.3f,\"host_ms\":%.6f,\"overhead_us_per_submit\":{\"total\":%.3f,"
                    "\"synth\":%.3f,\"pack\":%.3f,\"sync\":%.3f,\"accumulate\":%.3f},"
@@ -203,12 +204,13 @@ int rk_bench_main(int argc, char **argv)
                    "\"submit_us\":%.3f,\"wait_us\":%.3f,"
                    "\"call_overhead_us\":{\"handoff\":%.3f,\"b_check\":%.3f}",
                    npk_rk_prec_name(o.in), npk_rk_prec_name(o.out), o.m, o.k, o.n,
-                   rk_json_escape(info.device, esc, sizeof esc), iters, st.tasks, st.submits,
+                   dev ? dev : "null", iters, st.tasks, st.submits,
                    mn / 1e6, label, gops, mh / 1e6, mo / 1e3, npk_median(syn, (size_t)iters) / 1e3,
                    npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
                    npk_median(acc, (size_t)iters) / 1e3, mc / 1e3, mc > 0 ? mo / mc : 0,
                    npk_rk_submission(rt), st.submit_ns / 1e3, st.wait_ns / 1e3, mhand / 1e3,
                    mbchk / 1e3);
+            free(dev);
             if (have_rknn)
                 printf(",\"rknn_run_us\":%.3f,\"rk_matmul_us\":%.3f,\"rknn_overhead_us\":%.3f",
                        rknn_ns / 1e3, direct_ns / 1e3, (rknn_ns - direct_ns) / 1e3);

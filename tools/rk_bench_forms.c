@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_text.h"
 #include "cli.h"
 #include "npukit/measure.h"
 #include "npukit/rk.h"
@@ -86,8 +87,8 @@ int rk_bench_forms(const rk_shape_opts *so, const rk_operands *o, int iters, int
                        st.submits, med[0] / 1e6, med[1] / 1e6, med[2] / 1e3, med[3] / 1e3,
                        right ? "true" : "false");
             else {
-                char esc[600];
-                printf(",\"why\":\"%s\"", rk_json_escape(npk_last_error(), esc, sizeof esc));
+                printf(",\"why\":");
+                npk_json_put_string(stdout, npk_last_error(), strlen(npk_last_error()));
             }
             printf("}");
         } else if (ok)

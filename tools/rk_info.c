@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit rk info [--device D] [--json]`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/json_text.h"
 #include "cli.h"
 #include "rk_opts.h"
 #include "npukit/rk.h"
@@ -83,16 +85,17 @@ int rk_info_main(int argc, char **argv)
     npk_rk_close(rt);
     if (s)
         return cli_lib_error("rk info");
-    char esc[6 * sizeof info.device + 1];
+    char *dev = npk_json_quote(info.device, strlen(info.device));
     if (json)
-        printf("{\"device\":\"%s\",\"simulated\":%s,\"soc\":\"%s\",\"cores\":%u,"
+        printf("{\"device\":%s,\"simulated\":%s,\"soc\":\"%s\",\"cores\":%u,"
                "\"drv_version\":%u,\"hw_version\":%u,\"kernel\":\"%s\"}\n",
-               rk_json_escape(info.device, esc, sizeof esc), info.simulated ? "true" : "false",
+               dev ? dev : "null", info.simulated ? "true" : "false",
                info.soc, info.cores, info.drv_version, info.hw_version, info.kernel);
     else
         printf("device %s%s\nkernel interface %s\nsoc %s, %u cores\n"
                "driver version %u, hardware version 0x%08x\n",
                info.device, info.simulated ? " (simulator)" : "", info.kernel, info.soc, info.cores,
                info.drv_version, info.hw_version);
+    free(dev);
     return 0;
 }

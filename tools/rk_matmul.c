@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit rk matmul`: one any-shape matmul through the runtime, optionally checked. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common/json_text.h"
 #include "cli.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
@@ -15,18 +17,19 @@ static void print_result(bool json, const npk_rk_info *info, const rk_operands *
                          const npk_rk_stats *st, bool checked, const npk_rk_verdict *e)
 {
     const char *label = info->simulated ? "modelled" : "measured";
-    char esc[6 * sizeof info->device + 1];
+    char *dev = npk_json_quote(info->device, strlen(info->device));
     bool ok = e->outside == 0;
     if (json) {
-        printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
+        printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":%s,"
                "\"soc\":\"%s\",\"cores_used\":%u,\"tasks\":%u,\"submits\":%u,\"warmups\":%u,"
                "\"resets\":%u,"
                "\"retries\":%u,\"npu_ms\":%.6f,\"npu_busy_ms\":%.6f,\"npu_time\":\"%s\","
                "\"host_ms\":%.6f",
                npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n,
-               rk_json_escape(info->device, esc, sizeof esc), info->soc, st->cores_used, st->tasks,
+               dev ? dev : "null", info->soc, st->cores_used, st->tasks,
                st->submits, st->warmups, st->resets, st->retries, st->npu_span_ns / 1e6,
                st->npu_ns / 1e6, label, st->host_ns / 1e6);
+        free(dev);
         if (checked)
             printf(",\"check\":{\"max_abs\":%.9g,\"max_rel\":%.9g,\"mismatches\":%llu,"
                    "\"outside_bound\":%llu,\"ok\":%s}",

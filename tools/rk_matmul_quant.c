@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `rk matmul --scale-a S --scale-b S --group G`: C = sum over groups of sa * sb * (A.B)_g, each
  * group an exact int32 partial on the NPU, through npk_rk_qweights_pack / npk_rk_matmul_quant. */
+#include "common/json_text.h"
 #include "rk_matmul_quant.h"
 
 #include <float.h>
@@ -96,15 +97,16 @@ static void print(bool json, const npk_rk_info *info, const rk_operands *o,
     const char *label = info->simulated ? "modelled" : "measured";
     bool ok = v->outside == 0;
     if (json) {
-        char esc[6 * sizeof info->device + 1];
+        char *dev = npk_json_quote(info->device, strlen(info->device));
         printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"group\":%u,"
-               "\"groups\":%u,\"groups_per_pass\":%u,\"passes\":%u,\"device\":\"%s\","
+               "\"groups\":%u,\"groups_per_pass\":%u,\"passes\":%u,\"device\":%s,"
                "\"tasks\":%u,\"submits\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\",\"host_ms\":%.6f,"
                "\"model_us\":%.3f,\"ksliced_model_us\":%.3f",
                npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n, qi->group,
                qi->groups, qi->groups_per_pass, qi->passes,
-               rk_json_escape(info->device, esc, sizeof esc), st->tasks, st->submits,
+               dev ? dev : "null", st->tasks, st->submits,
                st->npu_span_ns / 1e6, label, st->host_ns / 1e6, qi->chosen_us, qi->ksliced_us);
+        free(dev);
         if (checked)
             printf(",\"check\":{\"max_abs\":%.9g,\"max_rel\":%.9g,\"outside_bound\":%llu,"
                    "\"ok\":%s}",
