@@ -8,7 +8,7 @@
 
 #include "common/json_text.h"
 #include "cli.h"
-#include "npukit/measure.h"
+#include "common/measure.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 #include "rk_bench_ew.h"

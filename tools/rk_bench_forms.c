@@ -9,7 +9,7 @@
 
 #include "common/json_text.h"
 #include "cli.h"
-#include "npukit/measure.h"
+#include "common/measure.h"
 #include "npukit/rk.h"
 #include "rk_bench_rknn.h"
 #include "rk_operands.h"

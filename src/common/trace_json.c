@@ -16,7 +16,7 @@
 
 #include "common/json_text.h"
 #include "common/log.h"
-#include "npukit/measure.h"
+#include "measure.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

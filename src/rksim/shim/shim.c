@@ -49,7 +49,7 @@
 #include "common/log.h"
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
-#include "npukit/rksim_rocket.h"
+#include "rksim/rksim_rocket.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
