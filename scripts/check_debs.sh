@@ -48,7 +48,7 @@ sysroot_pc() {
     dpkg -x "$d" "$pcroot"
   done
   export PKG_CONFIG_LIBDIR=$pcroot/usr/lib/$t/pkgconfig PKG_CONFIG_SYSROOT_DIR=/tmp/sr
-  for q in "npukit-rknn|-I/tmp/sr/usr/include/npukit/rknn -L/tmp/sr/usr/lib/$t/npukit/rknn -Wl,-rpath,/usr/lib/$t/npukit/rknn -lrknnrt" \
+  for q in "npukit-rknn|-I/tmp/sr/usr/include/npukit/rknn -L/tmp/sr/usr/lib/$t/npukit/rknn -Wl,-rpath,/usr/lib/$t/npukit/rknn -lrknnrt -lm" \
            "npukit|-I/tmp/sr/usr/include -L/tmp/sr/usr/lib/$t -lnpukit" \
            "npukit-static|-I/tmp/sr/usr/include -L/tmp/sr/usr/lib/$t -l:libnpukit.a -l"; do
     got=$(pkg-config --cflags --libs "${q%%|*}" | xargs)
