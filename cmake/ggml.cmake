@@ -38,7 +38,9 @@ target_include_directories(ggml-npukit PRIVATE ggml include ${NPUKIT_GENERATED_I
                            ${NPUKIT_GGML_DIR}/include ${NPUKIT_GGML_DIR}/src)
 target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB}
                       Threads::Threads m ${CMAKE_DL_LIBS})
-install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# In a directory of its own, off the loader's path: a module ggml loads by name
+# (GGML_BACKEND_PATH), not a library a program links (no soname).
+install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit/ggml COMPONENT ggml)
 
 # The tests and the bench need a ggml build (NPUKIT_GGML_BUILD).
 if(NOT NPUKIT_GGML_BUILD)
