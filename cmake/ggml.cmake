@@ -28,9 +28,13 @@ file(GLOB NPUKIT_GGML_SOURCES CONFIGURE_DEPENDS ggml/npg_*.c)
 add_library(ggml-npukit SHARED ${NPUKIT_GGML_SOURCES} $<TARGET_OBJECTS:npukit_plain_objs>)
 set_target_properties(ggml-npukit PROPERTIES
   COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
-  LINK_OPTIONS ""
+  LINK_OPTIONS "-Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/cmake/ggml-npukit.map"
+  LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cmake/ggml-npukit.map
   PREFIX "lib"
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+# Only the entry point is exported (the runtime's NPUKIT_API symbols stay inside).
+add_test(NAME ggml_exports COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/exports/check_ggml_exports.sh
+         ${CMAKE_NM} $<TARGET_FILE:ggml-npukit>)
 # ggml's symbols resolve in the program that loads the backend (it has libggml-base).
 target_compile_definitions(ggml-npukit PRIVATE GGML_BACKEND_DL GGML_BACKEND_SHARED
                            GGML_BACKEND_BUILD)
