@@ -44,6 +44,34 @@ target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} 
                       Threads::Threads m ${CMAKE_DL_LIBS})
 install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 
+# llama.cpp's tools with the backend (scripts/llama_tree.sh builds the pinned snapshot once):
+#   -DNPUKIT_LLAMA_DIR=<llama.cpp checkout> -DNPUKIT_LLAMA_BUILD=<its build, GGML_BACKEND_DL=ON,
+#   GGML_RPC=ON, holding bin/ggml-rpc-server and the CPU and RPC backend modules>.
+# ggml's RPC server hosts the device; the client is the end-to-end model test built against
+# that tree's ggml (the program and the modules it loads are then one ggml).
+set(NPUKIT_LLAMA_DIR "" CACHE PATH "a llama.cpp source tree: the RPC and tool tests")
+set(NPUKIT_LLAMA_BUILD "" CACHE PATH "that llama.cpp tree's build directory")
+if(NPUKIT_LLAMA_DIR AND NPUKIT_LLAMA_BUILD)
+  set(NPUKIT_LLAMA_BIN ${NPUKIT_LLAMA_BUILD}/bin)
+  add_executable(test_ggml_rpc ggml/test_ggml_model.c)
+  target_include_directories(test_ggml_rpc PRIVATE ggml ${NPUKIT_LLAMA_DIR}/ggml/include)
+  target_link_libraries(test_ggml_rpc PRIVATE ${NPUKIT_LLAMA_BIN}/libggml.so
+                        ${NPUKIT_LLAMA_BIN}/libggml-base.so m)
+  set_target_properties(test_ggml_rpc PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
+                        BUILD_RPATH "${NPUKIT_LLAMA_BIN}")
+  foreach(front sim sim-rocket)
+    string(REPLACE "-" "_" tag ${front})
+    add_test(NAME ggml_rpc_${tag}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_rpc_test.sh ${NPUKIT_LLAMA_BIN}
+                     $<TARGET_FILE:test_ggml_rpc> $<TARGET_FILE:ggml-npukit> ${front})
+    set_tests_properties(ggml_rpc_${tag} PROPERTIES SKIP_RETURN_CODE 77)
+  endforeach()
+else()
+  add_test(NAME llama_skipped COMMAND sh -c
+    "echo 'llama.cpp tests SKIPPED: no -DNPUKIT_LLAMA_DIR/-DNPUKIT_LLAMA_BUILD (scripts/llama_tree.sh builds the pinned snapshot)'; exit 77")
+  set_tests_properties(llama_skipped PROPERTIES SKIP_RETURN_CODE 77)
+endif()
+
 # The tests and the bench need a ggml build (NPUKIT_GGML_BUILD).
 if(NOT NPUKIT_GGML_BUILD)
   add_test(NAME ggml_skipped COMMAND sh -c

@@ -11,7 +11,10 @@
  * (K.Q and V.softmax) multiply activations by activations: permuted F32 views.
  *
  *   usage: test_ggml_model [CPU-BACKEND-DIR]   (GGML_BACKEND_PATH names libggml-npukit.so)
- * Exit 0 pass, 1 fail, 77 when the backend or the CPU backend cannot be loaded. */
+ *          test_ggml_model BACKEND-DIR --rpc HOST:PORT
+ * The second form is the client of ggml's RPC server hosting the device (ggml-rpc-server -d
+ * NPUKIT0): the same generation on the CPU here and whole on the server's device, which must
+ * give the same tokens. Exit 0 pass, 1 fail, 77 when a backend cannot be loaded. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -365,9 +368,84 @@ static int check_memory(ggml_backend_dev_t npu_dev)
     return 0;
 }
 
+/* The client of an RPC server at `endpoint`: the generation on the local CPU backend and whole
+ * on the server's first device (the server computes every node: the device takes what it
+ * claims, the CPU backend there the rest), tokens compared exactly, logits within the
+ * tolerance. */
+static int rpc_main(const char *endpoint)
+{
+    ggml_backend_dev_t cpu_dev = find_dev("CPU");
+    ggml_backend_reg_t rpc = ggml_backend_reg_by_name("RPC");
+    typedef ggml_backend_reg_t (*add_server_fn)(const char *endpoint);
+    add_server_fn add =
+        rpc ? (add_server_fn)ggml_backend_reg_get_proc_address(rpc, "ggml_backend_rpc_add_server")
+            : NULL;
+    if (!cpu_dev || !add) {
+        printf("SKIP: the %s backend is not loaded\n", cpu_dev ? "RPC" : "CPU");
+        return 77;
+    }
+    ggml_backend_reg_t server = add(endpoint);
+    if (!server || ggml_backend_reg_dev_count(server) == 0) {
+        printf("FAIL: no device at the RPC server %s\n", endpoint);
+        return 1;
+    }
+    ggml_backend_dev_t rdev = ggml_backend_reg_dev_get(server, 0);
+    printf("devices: %s (%s), %s\n", ggml_backend_dev_name(rdev),
+           ggml_backend_dev_description(rdev), ggml_backend_dev_name(cpu_dev));
+    ggml_backend_t cpu = ggml_backend_dev_init(cpu_dev, NULL);
+    ggml_backend_t remote = ggml_backend_dev_init(rdev, NULL);
+    model m_cpu, m_rpc;
+    if (!cpu || !remote || !model_make(&m_cpu, ggml_backend_dev_buffer_type(cpu_dev)) ||
+        !model_make(&m_rpc, ggml_backend_dev_buffer_type(rdev))) {
+        printf("FAIL: cannot set up the backends or the weights\n");
+        return 1;
+    }
+    int32_t tok_cpu[TMAX], tok_rpc[TMAX];
+    for (int i = 0; i < PROMPT; i++)
+        tok_cpu[i] = tok_rpc[i] = (int32_t)((i * 37 + 5) % VOCAB);
+    float *lg_cpu = calloc((size_t)GEN * TMAX * VOCAB, sizeof(float));
+    float *lg_rpc = calloc((size_t)GEN * TMAX * VOCAB, sizeof(float));
+    int mm_cpu = 0, mm_rpc = 0, fails = 0;
+    ggml_backend_t only_cpu[1] = {cpu}, only_remote[1] = {remote};
+    if (!generate(only_cpu, 1, NULL, &m_cpu, tok_cpu, lg_cpu, &mm_cpu) ||
+        !generate(only_remote, 0, ggml_backend_dev_buffer_type(rdev), &m_rpc, tok_rpc, lg_rpc,
+                  &mm_rpc)) {
+        printf("FAIL: a graph did not compute\n");
+        return 1;
+    }
+    double max_abs = 0, max_diff = 0;
+    for (size_t i = 0; i < (size_t)GEN * TMAX * VOCAB; i++) {
+        max_abs = fmax(max_abs, fabs(lg_cpu[i]));
+        max_diff = fmax(max_diff, fabs((double)lg_cpu[i] - lg_rpc[i]));
+    }
+    printf("tokens cpu:");
+    for (int i = 0; i < TMAX; i++)
+        printf(" %d", tok_cpu[i]);
+    printf("\ntokens rpc:");
+    for (int i = 0; i < TMAX; i++)
+        printf(" %d", tok_rpc[i]);
+    printf("\nlogits: max |cpu - rpc| %.3g, max |logit| %.3g, relative %.3g (tolerance %.3g); "
+           "%d matmuls in the graphs sent to %s\n",
+           max_diff, max_abs, max_diff / max_abs, LOGIT_TOL, mm_rpc, endpoint);
+    if (memcmp(tok_cpu, tok_rpc, sizeof tok_cpu) != 0 || !(max_diff / max_abs <= LOGIT_TOL)) {
+        printf("FAIL: the tokens differ or the logits are beyond the tolerance\n");
+        fails++;
+    }
+    model_free(&m_cpu);
+    model_free(&m_rpc);
+    free(lg_cpu);
+    free(lg_rpc);
+    ggml_backend_free(remote);
+    ggml_backend_free(cpu);
+    printf("%s\n", fails ? "FAIL" : "PASS");
+    return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     ggml_backend_load_all_from_path(argc > 1 ? argv[1] : NULL);
+    if (argc > 3 && strcmp(argv[2], "--rpc") == 0)
+        return rpc_main(argv[3]);
     ggml_backend_dev_t cpu_dev = find_dev("CPU"), npu_dev = find_dev("NPUKIT");
     if (!cpu_dev || !npu_dev) {
         printf("SKIP: %s not loaded (GGML_BACKEND_PATH=%s)\n", cpu_dev ? "npukit" : "CPU",
