@@ -21,6 +21,16 @@ static uint32_t rnd(void)
 
 static size_t esize(npk_rk_prec p) { return p == NPK_PREC_INT8 ? 1 : 2; }
 
+/* npk_rk_ew with its arguments spelled out. */
+static npk_status ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec p, uint32_t m, uint32_t n,
+                     const void *a, npk_rk_ew_operand kind, const void *b, void *c,
+                     npk_rk_stats *st)
+{
+    npk_rk_ew_args x = {
+        .op = op, .prec = p, .m = m, .n = n, .operand = kind, .a = a, .b = b, .c = c};
+    return npk_rk_ew(rt, &x, st);
+}
+
 /* fp16: multiples of 1/16 in [-16, 16) (past relu6's bound, products of the immediates below
  * exact); integers: the full range. */
 static void *make(npk_rk_prec p, size_t count)
@@ -114,7 +124,7 @@ static uint64_t run_host(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec p, uint32_t m,
     imm_values(p, b);
     uint64_t bad = UINT64_MAX;
     npk_rk_stats st;
-    if (npk_rk_ew(rt, op, p, m, n, a, kind_of(op), b, c, &st) == NPK_OK)
+    if (ew(rt, op, p, m, n, a, kind_of(op), b, c, &st) == NPK_OK)
         bad = check_out(op, p, count, a, b, c);
     else
         fprintf(stderr, "%s: %s\n", npk_rk_ew_op_row_of(op)->name, npk_last_error());
@@ -232,23 +242,22 @@ static void test_refusals(void)
     int8_t a[16] = {0}, c[16];
     int8_t big[2] = {0, 0};
     /* EQL: synthesized only (no source gives its output) */
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_EQL, NPK_PREC_INT8, 1, 16, a, NPK_EW_PER_ELEMENT, a, c, NULL),
+    CHECK_EQ(ew(rt, NPK_EW_EQL, NPK_PREC_INT8, 1, 16, a, NPK_EW_PER_ELEMENT, a, c, NULL),
              NPK_EUNSUPPORTED);
     CHECK_STR_HAS(npk_last_error(), "no source gives its output");
     /* operand kinds are the op row's */
-    CHECK_EQ(
-        npk_rk_ew(rt, NPK_EW_LEAKYRELU, NPK_PREC_INT8, 1, 16, a, NPK_EW_PER_ELEMENT, a, c, NULL),
-        NPK_EINVAL);
+    CHECK_EQ(ew(rt, NPK_EW_LEAKYRELU, NPK_PREC_INT8, 1, 16, a, NPK_EW_PER_ELEMENT, a, c, NULL),
+             NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "leakyrelu takes immediate, not per-element");
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_RELU6, NPK_PREC_INT8, 1, 16, a, NPK_EW_IMMEDIATE, big, c, NULL),
+    CHECK_EQ(ew(rt, NPK_EW_RELU6, NPK_PREC_INT8, 1, 16, a, NPK_EW_IMMEDIATE, big, c, NULL),
              NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "relu6 takes no operand, not immediate");
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_MUL, NPK_PREC_INT8, 1, 16, a, NPK_EW_IMMEDIATE, NULL, c, NULL),
+    CHECK_EQ(ew(rt, NPK_EW_MUL, NPK_PREC_INT8, 1, 16, a, NPK_EW_IMMEDIATE, NULL, c, NULL),
              NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "NULL B");
     /* an fp16 MUL immediate past fp16's range cannot sit in its 16-bit register */
     uint16_t h[16] = {0}, hc[16], inf = 0x7C00;
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_MUL, NPK_PREC_FP16, 1, 16, h, NPK_EW_IMMEDIATE, &inf, hc, NULL),
+    CHECK_EQ(ew(rt, NPK_EW_MUL, NPK_PREC_FP16, 1, 16, h, NPK_EW_IMMEDIATE, &inf, hc, NULL),
              NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "not finite");
     npk_rk_close(rt);

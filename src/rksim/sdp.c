@@ -131,7 +131,15 @@ static double apply(const rksim_sdp *t, double a, double b)
     case NPK_EW_MUL: v = a * b; break;
     case NPK_EW_MAX: v = (isnan(a) || a >= b) ? a : b; break;
     case NPK_EW_MIN: v = (isnan(a) || a <= b) ? a : b; break;
-    default: v = NAN; break; /* refused before the run (not_simulated) */
+    /* No default: an op added to the enum fails the build here until the simulator computes
+     * it (-Wswitch). The clamps and batchnorm are BS/BN stage rows, never the EW stage's op;
+     * EQL is refused before the run (its row's not_simulated). */
+    case NPK_EW_RELU:
+    case NPK_EW_EQL:
+    case NPK_EW_RELU6:
+    case NPK_EW_LEAKYRELU:
+    case NPK_EW_BATCHNORM:
+    case NPK_EW_OP_COUNT: v = NAN; break;
     }
     return fp32 ? (double)(float)v : v;
 }
@@ -178,8 +186,7 @@ static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
     return true;
 }
 
-void rksim_sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
-                  rksim_core_result *r)
+void rksim_sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job, rksim_core_result *r)
 {
     (void)blocks; /* one block set: DPU | DPU_RDMA (its row, rk/hw/ops.c) */
     rksim_core *c = &s->core[core];
