@@ -290,13 +290,18 @@ class QWeightsDesc(ctypes.Structure):
                 ("scale_count", c_uint64), ("m_hint", c_uint32), ("groups_per_pass", c_uint32)]
 
 
+class MatmulItem(ctypes.Structure):
+    _fields_ = [("w", c_void_p), ("m", c_uint32), ("a", c_void_p), ("c", c_void_p),
+                ("stats", RkStats)]
+
+
 # The C structs this module mirrors, for the layout check (tests compare every offset with the
 # C compiler's, so a header change cannot silently shift a field).
 MIRRORED = {"npk_rk_info": RkInfo, "npk_rk_stats": RkStats,
             "npk_rk_plan_request": PlanRequest, "npk_rk_task_plan": TaskPlan,
             "npk_rk_plan": Plan, "npk_rk_mm": Mm, "npk_rk_synth_info": SynthInfo,
             "npk_rk_ew_step": EwStep, "npk_rk_epilogue": Epilogue,
-            "npk_rk_qweights_desc": QWeightsDesc}
+            "npk_rk_qweights_desc": QWeightsDesc, "npk_rk_matmul_item": MatmulItem}
 
 P = c_void_p
 npk_rk_open = _fn("npk_rk_open", c_int, c_char_p, POINTER(P))
@@ -315,6 +320,8 @@ npk_rk_weights_pack_layout = _fn("npk_rk_weights_pack_layout", c_int, P, c_int, 
 npk_rk_weights_free = _fn("npk_rk_weights_free", None, P, P)
 npk_rk_matmul = _fn("npk_rk_matmul", c_int, P, P, c_uint32, c_void_p, c_int, c_void_p,
                     POINTER(RkStats))
+npk_rk_matmul_batch = _fn("npk_rk_matmul_batch", c_int, P, POINTER(MatmulItem), c_uint32, c_int,
+                          POINTER(RkStats))
 npk_rk_matmul_epilogue = _fn("npk_rk_matmul_epilogue", c_int, P, P, c_uint32, c_void_p, c_int,
                              c_void_p, POINTER(Epilogue), POINTER(RkStats))
 class RkEwArgs(ctypes.Structure):

@@ -441,6 +441,41 @@ class Runtime(Closing):
             if tmp is not None:
                 tmp.free()
 
+    def matmul_batch(self, pairs, out_dtype=None) -> list:
+        """Several independent matmuls in one call: pairs is a list of (a, w), w a
+        :class:`Weights` of this runtime (one input dtype for all), a [M][K] with its own M.
+        Their tasks share submits (set chain= on the runtime: tasks per submit). Returns the
+        list of C; last_stats is the whole call's, last_batch_stats each matmul's."""
+        if not pairs:
+            raise BadArgument("pairs: at least one (a, weights)")
+        items = (_lib.MatmulItem * len(pairs))()
+        outs, keep, od = [], [], None
+        for i, (a, w) in enumerate(pairs):
+            if not isinstance(w, Weights) or w._rt is not self:
+                raise BadArgument(f"pairs[{i}]: weights packed by this runtime")
+            a = _contig(a, f"pairs[{i}] a")
+            dt = _in_prec(a, w.dtype, f"pairs[{i}] a")
+            m = _rows(a, w.k)
+            o = self._out_prec(dt, out_dtype)
+            if od not in (None, o):
+                raise BadArgument(f"pairs[{i}]: output {o} after {od}; one output for the batch")
+            od = o
+            c = np.empty((m, w.n), _OUT_DTYPES[o])
+            keep.append(a)
+            outs.append(c)
+            items[i].w = w._handle()
+            items[i].m = m
+            items[i].a = a.ctypes.data
+            items[i].c = c.ctypes.data
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_matmul_batch(self._handle(), items, len(pairs), _lib.PREC[od],
+                                           ctypes.byref(st)), "matmul_batch")
+        self.last_stats = Stats._from(st, self.simulated)
+        self.last_batch_stats = [Stats._from(items[i].stats, self.simulated)
+                                 for i in range(len(pairs))]
+        return outs
+
     def qweights(self, b: np.ndarray, scale: np.ndarray, group: Optional[int] = None,
                  dtype: Optional[str] = None, layout: str = "rows", m_hint: int = 64,
                  groups_per_pass: int = 0) -> QWeights:

@@ -189,6 +189,25 @@ def test_matmul_epilogue_steps(rt):
     w.free()
 
 
+def test_matmul_batch(rt):
+    shapes = [(1, 256, 64), (3, 100, 37), (5, 64, 96)]
+    pairs, want = [], []
+    for m, k, n in shapes:
+        a = RNG.integers(-4, 4, (m, k)).astype(np.int8)
+        b = RNG.integers(-4, 4, (k, n)).astype(np.int8)
+        pairs.append((a, rt.weights(b)))
+        want.append(a.astype(np.int32) @ b.astype(np.int32))
+    got = rt.matmul_batch(pairs)
+    for g, wnt in zip(got, want):
+        np.testing.assert_array_equal(g, wnt)
+    assert [s.tasks >= 1 for s in rt.last_batch_stats] == [True] * 3
+    assert rt.last_stats.tasks == sum(s.tasks for s in rt.last_batch_stats)
+    with pytest.raises(npukit.BadArgument, match="at least one"):
+        rt.matmul_batch([])
+    for _, w in pairs:
+        w.free()
+
+
 # ---- quantised matmuls (W8A8, per group) ---------------------------------------------------
 def quant_ref(a, b, sa, sb, group):
     m, k = a.shape
