@@ -166,6 +166,13 @@ ok bash -c "'$cli' rk synth --ew mul --ew-cvt -3,5,2 --dtype int16 -m 4 -n 8 --u
 ok bash -c "'$cli' rk synth --ew add --imm x --dtype fp16 -m 4 -n 8 2>&1 | grep -q \"imm 'x' is not V or V,V2\""
 ok bash -c "'$cli' rk synth --ew eql --dtype fp16 -m 4 -n 8 2>&1 | grep -q 'no source gives its output'"
 
+# The PC-chained M-tile schedule: the spec's K=1024 values (R 48, 0x1040 0x48), the later tile's
+# 0x2000, and a K without a capture named.
+ok bash -c "'$cli' rk synth --dtype int8 -m 48 -k 1024 -n 64 --sched chain --format text | grep -q 'CNA_CBUF_CON0 .*0x00000048'"
+ok bash -c "'$cli' rk synth --dtype int8 -m 48 -k 1024 -n 64 --sched chain --next-m-tile --format text | grep -q 'CNA_CBUF_CON0 .*0x00002048  WEIGHT_REUSE=1'"
+ok bash -c "'$cli' rk synth --dtype int8 -m 48 -k 3072 -n 64 --sched chain 2>&1 | grep -q 'captured at K = 512'"
+ok bash -c "'$cli' rk synth --dtype int8 -m 48 -k 1024 -n 64 --sched x 2>&1 | grep -q 'not auto, 0, 1 or chain'"
+
 # --help on every command prints its usage and succeeds.
 for c in synth decode diff regs plan; do
   ok bash -c "'$cli' rk $c --help | grep -q '^usage: npukit rk $c'"

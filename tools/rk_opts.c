@@ -236,16 +236,19 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
     return o->rows;
 }
 
-/* --sched auto|0|1: the synthesizer's choice or a fixed schedule. */
+/* --sched auto|0|1|chain: the synthesizer's choice or a fixed schedule (chain: an M-tile of
+ * the PC-chained schedule, rk_cbuf.h). */
 bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd)
 {
     uint64_t x;
     if (!strcmp(v, "auto"))
         *(int *)row->dest = NPK_SCHED_AUTO;
+    else if (!strcmp(v, "chain"))
+        *(int *)row->dest = NPK_SCHED_CHAIN;
     else if (cli_number_scan(v, strlen(v), false, &x) == CLI_NUM_OK && x <= 1)
         *(int *)row->dest = (int)x;
     else {
-        fprintf(stderr, "npukit %s: --sched '%s' is not auto, 0 or 1\n", cmd, v);
+        fprintf(stderr, "npukit %s: --sched '%s' is not auto, 0, 1 or chain\n", cmd, v);
         return false;
     }
     return true;

@@ -265,7 +265,8 @@ class Mm(ctypes.Structure):
                 ("n", c_uint32), ("mode", c_int), ("sched", c_int), ("a", c_uint32),
                 ("b", c_uint32), ("c", c_uint32), ("a_pitch", c_uint32), ("c_pitch", c_uint32),
                 ("requant_scale", c_uint16), ("requant_shift", c_uint16), ("c_rows", c_uint32),
-                ("row_offset", c_uint32), ("unchecked", c_bool), ("soc", c_void_p)]
+                ("row_offset", c_uint32), ("unchecked", c_bool), ("soc", c_void_p),
+                ("next_m_tile", c_bool)]
 
 
 class SynthInfo(ctypes.Structure):
