@@ -78,24 +78,6 @@ static bool parse_op(const cli_opt *row, const char *value, const char *cmd)
     return false;
 }
 
-/* --imm V[,V2]: the immediate values, given in the element type. */
-static bool parse_imm(const cli_opt *row, const char *value, const char *cmd)
-{
-    double *imm = row->dest;
-    char *end = NULL;
-    imm[0] = strtod(value, &end);
-    if (end != value && *end == ',') {
-        const char *second = end + 1;
-        imm[1] = strtod(second, &end);
-        if (end == second)
-            end = NULL;
-    }
-    if (end && end != value && !*end && isfinite(imm[0]) && isfinite(imm[1]))
-        return true;
-    fprintf(stderr, "npukit: %s: --imm '%s' is not V or V,V2 (finite numbers)\n", cmd, value);
-    return false;
-}
-
 /* The choices of --dtype, from the SDP's rows (rk_sdp_hw.h): the precisions its feature path
  * takes, in the rows' order (the first is the default). --op names any row of the op table. */
 static const char *dtypes[8];
@@ -133,7 +115,7 @@ int rk_ew_main(int argc, char **argv)
         {.name = "--imm",
          .kind = CLI_CUSTOM,
          .dest = imm,
-         .parse = parse_imm,
+         .parse = rk_parse_imm,
          .given = &have_imm,
          .meta = "V[,V2]",
          .help = "B is a value in a stage register: add/mul/max/min's operand, leakyrelu's "

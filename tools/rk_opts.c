@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "rk_opts.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,24 @@ bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd)
         return false;
     }
     return true;
+}
+
+/* --imm V[,V2]: an SDP immediate, or batchnorm's scale and shift, into double[2] (finite). */
+bool rk_parse_imm(const cli_opt *row, const char *value, const char *cmd)
+{
+    double *imm = row->dest;
+    char *end = NULL;
+    imm[0] = strtod(value, &end);
+    if (end != value && *end == ',') {
+        const char *second = end + 1;
+        imm[1] = strtod(second, &end);
+        if (end == second)
+            end = NULL;
+    }
+    if (end && end != value && !*end && isfinite(imm[0]) && isfinite(imm[1]))
+        return true;
+    fprintf(stderr, "npukit: %s: --imm '%s' is not V or V,V2 (finite numbers)\n", cmd, value);
+    return false;
 }
 
 bool rk_shape_complete(rk_shape_opts *o, const char *cmd)

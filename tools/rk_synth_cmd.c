@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit rk synth`: one matmul or SDP task's regcmd program (body, then the single-task
  * trailer). */
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,24 +45,6 @@ static void print_program(const npk_rk_entry *prog, size_t n, int format)
             fwrite(le, 1, 8, stdout);
         }
     }
-}
-
-/* --imm V[,V2]: the immediate operand(s) into the task's imm[] (strtod, finite). */
-static bool parse_imm(const cli_opt *row, const char *value, const char *cmd)
-{
-    double *imm = row->dest;
-    char *end = NULL;
-    imm[0] = strtod(value, &end);
-    if (end != value && *end == ',') {
-        const char *second = end + 1;
-        imm[1] = strtod(second, &end);
-        if (end == second)
-            end = NULL;
-    }
-    if (end && end != value && !*end && isfinite(imm[0]) && isfinite(imm[1]))
-        return true;
-    fprintf(stderr, "npukit: %s: --imm '%s' is not V or V,V2 (finite numbers)\n", cmd, value);
-    return false;
 }
 
 /* --ew-cvt OFFSET,SCALE,SHIFT: the EW operand converter's fields. */
@@ -211,7 +192,7 @@ int rk_synth_main(int argc, char **argv)
         {.name = "--imm",
          .kind = CLI_CUSTOM,
          .dest = sdp.imm,
-         .parse = parse_imm,
+         .parse = rk_parse_imm,
          .given = &have_imm,
          .meta = "V[,V2]",
          .help = "SDP: an immediate operand in a stage register (batchnorm: scale,shift)"},
