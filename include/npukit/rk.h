@@ -92,7 +92,8 @@ NPUKIT_API npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit);
  * one task per SUBMIT, blocking), "chained" (up to set_chain tasks linked by their trailers;
  * set_chain > 1 on a "single" runtime selects it), "concat" (up to set_chain tasks in one regcmd
  * array with CORE_CTRL 0x000f between them: a task_number = 1 job), "multitask" (the vendor's
- * form: every core's tasks in one SUBMIT, later tasks of a core incremental programs),
+ * form: every core's tasks in one SUBMIT, a core's tasks 0 and 1 whole, later ones
+ * incremental programs),
  * "nonblock" (SUBMIT without BLOCK, then a per-core completion wait, timed apart as submit_ns
  * and wait_ns). A form the device's kernel cannot run is refused naming why; a matmul
  * whose weights a form does not serve is refused at the call. */
