@@ -193,7 +193,7 @@ static void test_bad_specs(void)
         {"sim:card", {.board = "default"}, NPK_EINVAL, "board 'default' names another"},
         {"sim", {.meshes = 5}, NPK_ELIMIT, "meshes=5 exceeds 4"},
         {"pipe:true", {.prestrobe = true}, NPK_EINVAL, "prestrobe applies to the simulator only"},
-        {"pipe:true", {.board = "no-such-board"}, NPK_ENODEV, "'no-such-board' not found"},
+        {"pipe:true", {.board = "no-such-board"}, NPK_ENODEV, "no mesh preset 'no-such-board'"},
         {"pipe:echo READY; sleep 5",
          {.engine = true},
          NPK_EUNSUPPORTED,
