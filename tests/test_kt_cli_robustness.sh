@@ -51,7 +51,7 @@ ok grep -q reply_delay "$tmp/slow.mesh"
 ok bash -c "'$cli' kt enum --sim '$tmp/slow.mesh' --reply-budget 4 >'$tmp/enum.txt'"
 ok grep -q '^2 units' "$tmp/enum.txt"
 ok grep -q '^empty positions: (1,0) (1,2) (no unit answered within 4 mailbox reads; a slower unit needs --reply-budget N)' "$tmp/enum.txt"
-ok bash -c "'$cli' kt enum --sim '$tmp/slow.mesh' --reply-budget 4 --json | grep -q '\"silent\": \[\[1, 0\], \[1, 2\]\]'"
+ok bash -c "'$cli' kt enum --sim '$tmp/slow.mesh' --reply-budget 4 --json | grep -q '\"silent\":\[\[1,0\],\[1,2\]\]'"
 ok bash -c "'$cli' kt enum | grep -q '^3 units'"
 
 echo "$pass passed, $fail failed"

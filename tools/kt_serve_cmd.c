@@ -3,6 +3,7 @@
  * protocol of the Verilated card harness or the card daemon's JSON frames, so that clients of
  * either drive the simulator unchanged. */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,21 @@ static const char *backend_of(kt_machine *m, char *buf, size_t len)
     return buf;
 }
 
+/* --idle-seconds S: decimal seconds (upstream's daemon takes a float), kept in whole ms. */
+static int parse_seconds(const char *text, unsigned *ms)
+{
+    char *end;
+    errno = 0;
+    double s = strtod(text, &end);
+    if (errno || end == text || *end || !(s >= 0.001 && s <= 86400)) {
+        fprintf(stderr, "npukit kt serve: --idle-seconds '%s': a number of seconds 0.001..86400\n",
+                text);
+        return 2;
+    }
+    *ms = (unsigned)(s * 1000 + 0.5);
+    return 0;
+}
+
 static void log_line(const char *line) { fprintf(stderr, "npukit kt serve: %s\n", line); }
 
 int kt_serve_main(int argc, char **argv)
@@ -81,7 +97,8 @@ int kt_serve_main(int argc, char **argv)
     int proto = 0;
     const char *listen_at = NULL;
     bool use_stdio = false, any = false, allow_shutdown = false;
-    unsigned frame_ms = 0, idle_ms = 0;
+    unsigned frame_ms = 0, idle_ms = 0, governor_ms = 0;
+    const char *idle_seconds = NULL;
     const cli_opt own[] = {
         {.name = "--protocol",
          .kind = CLI_CHOICE,
@@ -122,6 +139,12 @@ int kt_serve_main(int argc, char **argv)
          .max = 86400000,
          .help = "a connection with no request in flight is closed (default 60000 line, 300000 "
                  "daemon)"},
+        {.name = "--idle-seconds",
+         .kind = CLI_STR,
+         .dest = &idle_seconds,
+         .meta = "S",
+         .help = "the daemon's clock governor: a mesh no run holds drops to the idle profile "
+                 "after S seconds, 0.001..86400 (default 10, as the card daemon's)"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), NULL};
@@ -134,6 +157,8 @@ int kt_serve_main(int argc, char **argv)
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
+    if (idle_seconds && parse_seconds(idle_seconds, &governor_ms))
+        return 2;
     const char *protocol = protocols[proto];
     if (use_stdio && listen_at) {
         fprintf(stderr, "npukit kt serve: --stdio and --listen exclude each other\n");
@@ -174,6 +199,7 @@ int kt_serve_main(int argc, char **argv)
                           .backend = backend_of(c.m, backend, sizeof backend),
                           .frame_ms = frame_ms,
                           .idle_ms = idle_ms,
+                          .governor_idle_ms = governor_ms,
                           .allow_shutdown = allow_shutdown};
     int fd = -1;
     unsigned port = 0;

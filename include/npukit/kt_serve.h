@@ -61,6 +61,9 @@ typedef struct kt_serve_target {
     const char *backend;
     /* Per-connection limits in ms (0: the defaults above; UINT32_MAX: none). */
     unsigned frame_ms, idle_ms;
+    /* The card daemon's clock governor: a mesh no run holds drops to the idle profile after this
+     * long without a run (0: upstream's default, 10 s; its daemon's idle_seconds). */
+    unsigned governor_idle_ms;
     /* The daemon's `shutdown` op ends the server (false: refused with PermissionError, as
      * upstream's daemon refuses `program` unless started to allow it). */
     bool allow_shutdown;

@@ -35,7 +35,9 @@ _IN_DTYPES = {"fp16": np.float16, "int8": np.int8, "int4": np.int8}
 _OUT_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int32": np.int32}
 _NP_TO_OUT = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16",
               np.dtype(np.int32): "int32"}
-EW_OPS = {"add": 0, "mul": 1, "max": 2, "min": 3}
+# The SDP's ops, from the library's rows; npk_rk_ew takes the two-operand ones and refuses a
+# 1-input op (relu) by name.
+EW_OPS = dict(_lib.EW_OP_VALUES)
 _EW_PREC = {np.dtype(np.float16): "fp16", np.dtype(np.int16): "int16",
             np.dtype(np.int8): "int8"}
 _LAYOUTS = {"rows": 0, "native": 1, "transposed": 2}
@@ -534,9 +536,10 @@ class Runtime(Closing):
             _out(out, a.shape, a.dtype)
         st = _lib.RkStats()
         with self._lock:
-            check(_lib.npk_rk_ew(self._handle(), EW_OPS[op], _lib.PREC[prec], _u32(m, "M"),
-                                 _u32(n, "N"), a.ctypes.data, operand, bp, out.ctypes.data,
-                                 ctypes.byref(st)), f"ew {op}")
+            args = _lib.RkEwArgs(EW_OPS[op], _lib.PREC[prec], _u32(m, "M"), _u32(n, "N"),
+                                 operand, a.ctypes.data, bp, out.ctypes.data)
+            check(_lib.npk_rk_ew(self._handle(), ctypes.byref(args), ctypes.byref(st)),
+                  f"ew {op}")
         self.last_stats = Stats._from(st, self.simulated)
         return out
 

@@ -451,7 +451,7 @@ npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd, 
         return npk_fail(NPK_ENOMEM, "daemon server: out of memory");
     sv->tg = tg;
     sv->log = log;
-    kt_gov_init(&sv->gov, tg->meshes);
+    kt_gov_init(&sv->gov, tg->governor_idle_ms);
     npk_status s = NPK_OK;
     if (listen_fd < 0)
         add_client(sv, in_fd, out_fd);

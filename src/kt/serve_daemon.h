@@ -85,7 +85,8 @@ kt_daemon_op_fn kt_daemon_op(const char *name, bool *work);
 const char *kt_daemon_error_type(npk_status s);
 
 /* The clock governor (serve_clocks.c). */
-void kt_gov_init(governor *g, unsigned meshes);
+/* Every mesh at the idle profile; idle_ms is the window (0: upstream's default, 10 s). */
+void kt_gov_init(governor *g, unsigned idle_ms);
 /* Profile index for a level name, or -1. */
 int kt_gov_level(const char *name);
 const char *kt_gov_level_name(int level);
@@ -95,7 +96,7 @@ void kt_gov_raise(governor *g, unsigned mask, int level);
 void kt_gov_touch(governor *g, unsigned mask);
 /* Drop meshes idle past the window and held by no run (runs' union in `held`). */
 void kt_gov_tick(governor *g, unsigned meshes, unsigned held);
-/* {"0": {"level", "noc_mhz", ...}, ...} for the clocks op. */
+/* {"0": {"noc": MHz, "mat2x": MHz, "vec": MHz, "mag": MHz}, ...} for the clocks op. */
 cJSON *kt_gov_clocks(const governor *g, unsigned meshes);
 /* The status op's "governor" object. */
 cJSON *kt_gov_status(const server *sv);

@@ -304,8 +304,8 @@ uint8_t *rksim_dma(rksim_mem *m, uint64_t iova, uint64_t len, bool write, const 
     if (len && iova < IOVA_TOP && len <= IOVA_TOP - iova) {
         for (size_t i = 0; i < m->count; i++) {
             rksim_buf *b = m->bufs[i];
-            if (!b->live)
-                continue;
+            if (!b->live || (m->space && b->space != m->space))
+                continue; /* gone, or not mapped in this job's IOMMU domain */
             /* A DMA may touch the page-rounded tail: the IOMMU maps whole pages. */
             if (iova >= b->iova && iova + len <= b->iova + b->span) {
                 if (write)
