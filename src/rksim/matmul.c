@@ -174,29 +174,6 @@ static bool resident_fits(const rksim_core *c, const rksim_mm *mm, rksim_core_re
                              npk_rk_prec_name((npk_rk_prec)mm->in), mm->m, mm->k, mm->data_bank);
 }
 
-/* CNA_CBUF_CON0.WEIGHT_REUSE (0x2000): the spec's "subsequent M-tile" flag, set by the vendor
- * on the later M-tiles of a PC-chained matmul, each doing the full K with the same weights
- * ("they are M-tiles each doing the full K", "0x2000 is the M-tile flag"). The model computes
- * such a tile as any other — the spec measured the chain re-reading the whole weights per tile,
- * so the timing charges the weights again — and requires what the spec describes: the job's
- * previous operation on the core read the same weights (address, K, N, precision). A flag on a
- * job's first operation, or after other weights, is refused as not described (the cross-submit
- * use of the bit is the spec's ruled-out "last-slice-only" accumulation). */
-static bool weights_follow(const rksim_core *c, const rksim_mm *mm, bool first_in_job,
-                           rksim_core_result *r)
-{
-    if (!first_in_job && c->weights_valid && c->weights_addr == mm->weight &&
-        c->weights_k == mm->k && c->weights_n == mm->n && c->weights_in == mm->in)
-        return true;
-    return rksim_result_fail(r, RKSIM_UNSUPPORTED,
-                             "unsupported by the model: CNA_CBUF_CON0 (0x1040) WEIGHT_REUSE "
-                             "(0x2000) %s: the flag is described for the later M-tiles of one "
-                             "PC-chained matmul (the same weights in the same job)",
-                             first_in_job || !c->weights_valid
-                                 ? "on a job's first matmul"
-                                 : "after a matmul of other weights");
-}
-
 /* The feature this operation leaves in the CBUF (as fetched or reused). */
 static void keep_resident(rksim_core *c, const rksim_mm *mm, const float *a)
 {
@@ -377,13 +354,6 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     }
     if (mm->data_reuse ? !resident_fits(cr, mm, r) : !gather_feature(s, mm, NULL, r))
         return false;
-    if (mm->weight_reuse && !weights_follow(cr, mm, first_in_job, r))
-        return false;
-    cr->weights_valid = true; /* what the next tile of the job may flag as reused */
-    cr->weights_addr = mm->weight;
-    cr->weights_k = mm->k;
-    cr->weights_n = mm->n;
-    cr->weights_in = mm->in;
     float *a = rksim_scratch(s, 0, mk * sizeof *a);
     const void *b = NULL;
     const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);

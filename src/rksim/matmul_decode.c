@@ -296,7 +296,6 @@ static void read_fields(const rksim_regfile *rf, rksim_mm *mm)
                                         npk_rk_field_mask(NPK_RKF(CNA_CBUF_CON0, FC_DATA_BANK)));
     mm->data_bank = F(CNA_CBUF_CON0, DATA_BANK);
     mm->data_reuse = F(CNA_CBUF_CON0, DATA_REUSE);
-    mm->weight_reuse = F(CNA_CBUF_CON0, WEIGHT_REUSE);
     mm->weight_bank = F(CNA_CBUF_CON0, WEIGHT_BANK);
     mm->bs_cfg = R(DPU_BS_CFG);
     mm->size_e = F(DPU_BS_OW_CFG, SIZE_E_0);

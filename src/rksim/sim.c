@@ -148,7 +148,6 @@ void rksim_core_reset(rksim_core *c, bool soft_after_timeout)
     c->int_primed = true;
     c->feat_valid = false;
     c->resident_valid = false;
-    c->weights_valid = false;
     memset(&c->regs, 0, sizeof c->regs);
 }
 

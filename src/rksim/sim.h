@@ -69,11 +69,6 @@ typedef struct rksim_core {
     uint32_t resident_m, resident_k, resident_banks;
     float *resident; /* resident_m x resident_k values */
     size_t resident_cap;
-    /* CNA_CBUF_CON0.WEIGHT_REUSE (0x2000, a later M-tile of a PC-chained matmul): the weights
-     * the job's previous matmul on this core read (valid within one job only) */
-    bool weights_valid;
-    uint32_t weights_addr, weights_k, weights_n;
-    int weights_in;
 } rksim_core;
 
 enum { RKSIM_SCRATCH_SLOTS = 3 };

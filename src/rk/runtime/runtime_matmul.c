@@ -28,6 +28,7 @@ typedef struct run {
     const uint32_t *item_of;    /* per plan task: its item (NULL: every task is item 0's) */
     pthread_mutex_t *item_lock; /* guards the items' stats across the cores' threads */
     npk_rk_stats *st;
+    atomic_uint *done; /* tasks read back so far, over every core (for npk_rk_set_progress) */
 } run;
 
 /* The item plan task t (a pointer into the plan) belongs to. */
@@ -53,6 +54,19 @@ static void charge_items(const run *r, const npk_rk_task_plan *const *tasks, uin
         ist->submits += submits; /* the submits it shared */
     }
     pthread_mutex_unlock(r->item_lock);
+}
+
+/* `count` more tasks of the call are read back: tell the runtime's progress callback. */
+static void progress(const run *r, uint32_t count)
+{
+    npk_rk *rt = r->rt;
+    if (!rt->progress)
+        return;
+    pthread_mutex_lock(&rt->progress_lock);
+    /* Added under the lock: reports from the cores' threads arrive in increasing order. */
+    unsigned done = atomic_fetch_add(r->done, count) + count;
+    rt->progress(rt->progress_user, done, (uint32_t)r->plan->count);
+    pthread_mutex_unlock(&rt->progress_lock);
 }
 
 /* ---- one job: up to rt->chain consecutive tasks of one core -------------------------------------
@@ -274,7 +288,9 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
         ptr[i] = &tasks[i];
     if (s == NPK_OK)
         charge_items(r, ptr, count, &before);
-    return s ? s : finish_job(r, tasks, count, slots);
+    if (s == NPK_OK && (s = finish_job(r, tasks, count, slots)) == NPK_OK)
+        progress(r, count);
+    return s;
 }
 
 /* ---- the cores, each from its own thread ------------------------------------------------------
@@ -356,6 +372,8 @@ static npk_status run_all_in_one(run *r, const size_t *first, const size_t *coun
             charge_items(r, ptr, np, &before);
         for (unsigned i = 0; s == NPK_OK && i < n; i++)
             s = finish_job(r, tk[i], take[i], slots[i]);
+        if (s == NPK_OK)
+            progress(r, total_tasks(take, n));
         for (unsigned c = NPK_RK_MAX_CORES; c-- > 0;)
             if (job.core_mask & (1u << c))
                 pthread_mutex_unlock(&rt->core[c].job_lock);
@@ -456,7 +474,9 @@ npk_status npk_rk_matmul_run(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_m
                              const uint32_t *item_of_task, npk_rk_stats *st)
 {
     pthread_mutex_t item_lock = PTHREAD_MUTEX_INITIALIZER;
+    atomic_uint done = 0;
     run r = {.rt = rt,
+             .done = &done,
              .plan = plan,
              .items = items,
              .item_of = item_of_task,
