@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* The convolution executor: the task decoded from the registers (conv_decode.c), its operands
+ * through bounds-checked DMA, then the arithmetic of the fp16 pipeline:
+ *
+ *   each fp16 x fp16 product is exact in fp32 and accumulated in fp32 over the input channels
+ *   and the kernel window (NVDLA CACC: fp16 accumulates wider and leaves as fp32); the BS stage
+ *   adds the fp32 bias, applies ReLU (max(x, 0), NaN kept) and ReLUX (min with the bound); the
+ *   output converter rounds to fp16 once, to nearest even (FP32TOFP16_EN).
+ *
+ * Reads outside the input (the padding) return +0, the fill value CNA_PAD_CON1 = 0. The timing
+ * row is the matmul's MAC-array model (a direct convolution is the matmul's array, NVDLA) over
+ * OH*OW rows, KH*KW*C contraction and Cout columns, reading the input and weights once. */
+#include <math.h>
+#include <string.h>
+
+#include "npukit/fp16.h"
+#include "npukit/rk_conv.h"
+#include "rksim/conv.h"
+#include "rksim/timing.h"
+
+static bool dma_fail(const rksim_fault *f, rksim_core_result *r)
+{
+    r->fault_iova = f->iova;
+    return rksim_result_fail(r, RKSIM_FAULT,
+                             "DMA fault: %s of %llu bytes at IOVA 0x%llx is outside every live "
+                             "buffer",
+                             f->what, (unsigned long long)f->len, (unsigned long long)f->iova);
+}
+
+static float h2f(const uint8_t *p)
+{
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return npk_f16_to_f32(h);
+}
+
+enum { C2 = 8, KG = NPK_RK_CONV_KGROUP, WA = NPK_RK_CONV_WATOM };
+
+/* The feature element (channel ch, row y, column x) of the padded input, +0 outside. */
+static float feature_at(const rksim_conv *t, const uint8_t *feat, uint32_t ch, int64_t y, int64_t x)
+{
+    if (y < 0 || x < 0 || y >= t->in_h || x >= t->in_w)
+        return 0.0f;
+    return h2f(feat + (ch / C2) * t->surf_bytes + (uint64_t)y * t->row_bytes +
+               ((uint64_t)x * C2 + ch % C2) * 2);
+}
+
+static float weight_at(const rksim_conv *t, const uint8_t *w, uint32_t o, uint32_t ch, uint32_t ky,
+                       uint32_t kx)
+{
+    const uint64_t win = (uint64_t)t->k_h * t->k_w, k = (uint64_t)ky * t->k_w + kx;
+    if (t->depthwise)
+        return h2f(w + (((ch / WA) * win + k) * WA + ch % WA) * 2);
+    const uint64_t ct = ((uint64_t)t->in_c + WA - 1) / WA;
+    return h2f(w + (((((uint64_t)(o / KG) * ct + ch / WA) * win + k) * KG + o % KG) * WA + ch % WA) * 2);
+}
+
+static float accumulate(const rksim_conv *t, const uint8_t *feat, const uint8_t *w, uint32_t o,
+                        uint32_t oy, uint32_t ox)
+{
+    float acc = 0.0f;
+    const int64_t y0 = (int64_t)oy * t->stride_y - t->pad_top;
+    const int64_t x0 = (int64_t)ox * t->stride_x - t->pad_left;
+    const uint32_t c0 = t->depthwise ? o : 0, c1 = t->depthwise ? o + 1 : t->in_c;
+    for (uint32_t ch = c0; ch < c1; ch++)
+        for (uint32_t ky = 0; ky < t->k_h; ky++)
+            for (uint32_t kx = 0; kx < t->k_w; kx++) {
+                float a = feature_at(t, feat, ch, y0 + ky, x0 + kx);
+                acc += a * weight_at(t, w, o, ch, ky, kx);
+            }
+    return acc;
+}
+
+void rksim_conv_op(rksim *s, unsigned core, rksim_core_result *r)
+{
+    rksim_conv t;
+    if (!rksim_conv_decode(&s->core[core].regs, &t, r))
+        return;
+    rksim_fault f = {0};
+    const uint64_t surfaces = ((uint64_t)t.in_c + C2 - 1) / C2;
+    const uint64_t feat_len = surfaces * t.surf_bytes;
+    const uint8_t *feat = rksim_dma(&s->mem, t.in, feat_len, false, "conv feature read", &f);
+    if (!feat) {
+        dma_fail(&f, r);
+        return;
+    }
+    const uint8_t *w = rksim_dma(&s->mem, t.weights, t.weight_bytes, false, "conv weight read", &f);
+    if (!w) {
+        dma_fail(&f, r);
+        return;
+    }
+    const uint8_t *bias = NULL;
+    if (t.bias && !(bias = rksim_dma(&s->mem, t.bias_addr, (uint64_t)t.out_c * 4, false,
+                                     "conv bias read", &f))) {
+        dma_fail(&f, r);
+        return;
+    }
+    const uint64_t out_surfaces = ((uint64_t)t.out_c + C2 - 1) / C2;
+    const uint64_t out_len = out_surfaces * t.out_surf_bytes;
+    uint8_t *out = rksim_dma(&s->mem, t.out, out_len, true, "conv output write", &f);
+    if (!out) {
+        dma_fail(&f, r);
+        return;
+    }
+    for (uint32_t o = 0; o < t.out_c; o++) {
+        float b = 0.0f;
+        if (bias)
+            memcpy(&b, bias + (uint64_t)o * 4, 4);
+        uint8_t *surf = out + (o / C2) * t.out_surf_bytes + (o % C2) * 2;
+        for (uint32_t oy = 0; oy < t.out_h; oy++)
+            for (uint32_t ox = 0; ox < t.out_w; ox++) {
+                float v = accumulate(&t, feat, w, o, oy, ox) + b;
+                if (t.relu && v < 0.0f)
+                    v = 0.0f;
+                if (t.relux && v > t.relux_bound)
+                    v = t.relux_bound;
+                uint16_t h = npk_f32_to_f16(v);
+                memcpy(surf + ((uint64_t)oy * t.out_w + ox) * NPK_RK_ATOM_BYTES, &h, 2);
+            }
+    }
+    const uint64_t k = t.depthwise ? (uint64_t)t.k_h * t.k_w
+                                   : (uint64_t)t.k_h * t.k_w * t.in_c;
+    r->model_us += npk_rk_time_matmul_us(s->soc, NPK_PREC_FP16, (uint64_t)t.out_h * t.out_w, k,
+                                         t.out_c, (double)feat_len + (double)t.weight_bytes,
+                                         (double)out_len);
+}
