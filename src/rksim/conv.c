@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "npukit/fp16.h"
-#include "npukit/rk_conv.h"
+#include "rk/hw/rk_conv_hw.h"
 #include "rksim/conv.h"
 #include "rksim/timing.h"
 
@@ -74,7 +74,7 @@ static float accumulate(const rksim_conv *t, const uint8_t *feat, const uint8_t 
 void rksim_conv_op(rksim *s, unsigned core, rksim_core_result *r)
 {
     rksim_conv t;
-    if (!rksim_conv_decode(&s->core[core].regs, &t, r))
+    if (!rksim_conv_decode(s->soc, &s->core[core].regs, &t, r))
         return;
     rksim_fault f = {0};
     const uint64_t surfaces = ((uint64_t)t.in_c + C2 - 1) / C2;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "npukit/rk_soc.h"
 #include "rksim/result.h"
 #include "rksim/sim.h"
 
@@ -24,7 +25,8 @@ typedef struct rksim_conv {
 } rksim_conv;
 
 /* Decode and check the registers; false with r = "unsupported" naming the register. */
-bool rksim_conv_decode(const rksim_regfile *rf, rksim_conv *t, rksim_core_result *r);
+bool rksim_conv_decode(const npk_rk_soc *soc, const rksim_regfile *rf, rksim_conv *t,
+                       rksim_core_result *r);
 
 /* True when the op-enable value and the registers name a convolution task. */
 bool rksim_conv_is(const rksim_regfile *rf, uint32_t blocks);

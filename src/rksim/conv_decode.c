@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "npukit/rk_conv.h"
+#include "rk/hw/rk_conv_hw.h"
 #include "npukit/rk_regs.h"
 #include "rksim/conv.h"
 #include "rksim/regs_view.h"
@@ -77,7 +77,7 @@ static const char outc[] = "the output cube agrees in the CORE, the DPU and its 
 static const char feed[] = "the 0x50xx feed of the spec's conv capture: H-1, W-1, Cout-1";
 static const char cvt[] = "the output converter at scale 1 with FP32TOFP16_EN (fp16 out)";
 static const char undescribed[] = "not described for a convolution";
-static const char cbuf[] = "the CBUF split holds the whole input (12 banks of 32 KiB)";
+static const char cbuf[] = "the CBUF split holds the whole input and leaves the weights a bank";
 
 static const rksim_rule rows[] = {
     /* ---- modes and precision ---- */
@@ -223,7 +223,7 @@ static uint64_t up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
 static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
 {
-    (void)ctx;
+    const npk_rk_soc *soc = ctx;
     const uint64_t w = F(CNA_DATA_SIZE0, DATAIN_WIDTH), h = F(CNA_DATA_SIZE0, DATAIN_HEIGHT);
     const uint64_t c = (uint64_t)F(CNA_DATA_SIZE1, DATAIN_CHANNEL_REAL) + 1;
     const uint64_t kh = F(CNA_WEIGHT_SIZE2, WEIGHT_HEIGHT), kw = F(CNA_WEIGHT_SIZE2, WEIGHT_WIDTH);
@@ -238,15 +238,19 @@ static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
     case Q_SURF_ATOMS:
         return (int64_t)((uint32_t)(w * h - 4 * w) & BIT(CNA_DMA_CON2, SURF_STRIDE));
     case Q_CIN_ATOM: return (int64_t)up(c, 8);
-    case Q_KERNEL_BYTES: return (int64_t)(kh * kw * up(c, NPK_RK_CONV_WATOM) * 2);
+    case Q_KERNEL_BYTES:
+        return (int64_t)npk_rk_conv_kernel_bytes(NPK_PREC_FP16, (uint32_t)c, (uint32_t)kh,
+                                                 (uint32_t)kw);
     case Q_WEIGHT_BYTES:
         return (int64_t)npk_rk_conv_weight_bytes(NPK_PREC_FP16, dw(rf), (uint32_t)oc, (uint32_t)c,
                                                  (uint32_t)kh, (uint32_t)kw);
     case Q_OUT_ATOMS: return (int64_t)(ow * oh);
     case Q_SURF_ADD: return (int64_t)(2 * ow * oh);
-    case Q_ROW_ENTRIES: return npk_rk_conv_row_entries(NPK_PREC_FP16, (uint32_t)c, (uint32_t)w);
-    case Q_DATA_BANKS: return npk_rk_conv_data_banks(NPK_PREC_FP16, (uint32_t)c, (uint32_t)h, (uint32_t)w);
-    case Q_BANKS_FREE: return (int64_t)NPK_RK_CBUF_BANKS - F(CNA_CBUF_CON0, DATA_BANK);
+    case Q_ROW_ENTRIES: return npk_rk_conv_row_entries(soc, NPK_PREC_FP16, (uint32_t)c, (uint32_t)w);
+    case Q_DATA_BANKS:
+        return npk_rk_conv_data_banks(soc, NPK_PREC_FP16, (uint32_t)c, (uint32_t)h, (uint32_t)w);
+    case Q_BANKS_FREE:
+        return (int64_t)npk_rk_soc_or_default(soc)->cbuf_banks - F(CNA_CBUF_CON0, DATA_BANK);
     case Q_PP:
         return BIT(DPU_S_POINTER, POINTER_PP_MODE) | BIT(DPU_S_POINTER, EXECUTER_PP_EN) |
                BIT(DPU_S_POINTER, POINTER_PP_EN);
@@ -303,7 +307,8 @@ bool rksim_conv_is(const rksim_regfile *rf, uint32_t blocks)
     return blocks == NPK_RK_ENABLE_CONV && R(DPU_RDMA_S_POINTER) == NPK_RK_CONV_FEED_MODE;
 }
 
-bool rksim_conv_decode(const rksim_regfile *rf, rksim_conv *t, rksim_core_result *r)
+bool rksim_conv_decode(const npk_rk_soc *soc, const rksim_regfile *rf, rksim_conv *t,
+                       rksim_core_result *r)
 {
     memset(t, 0, sizeof *t);
     uint32_t m = F(CNA_CONV_CON1, CONV_MODE);
@@ -312,7 +317,7 @@ bool rksim_conv_decode(const rksim_regfile *rf, rksim_conv *t, rksim_core_result
                                  "unsupported by the model: CNA_CONV_CON1 (0x100C) CONV_MODE %u: "
                                  "%s",
                                  m, mode);
-    if (!rksim_rules_check(rows, sizeof rows / sizeof rows[0], rf, &conv_ops, NULL, r))
+    if (!rksim_rules_check(rows, sizeof rows / sizeof rows[0], rf, &conv_ops, (void *)soc, r))
         return false;
     t->depthwise = dw(rf);
     t->in_w = F(CNA_DATA_SIZE0, DATAIN_WIDTH);

@@ -3,14 +3,19 @@
  * facts B.2) runs the operation the core's registers configure. CNA|CORE|DPU (0x0D, or 0x0F
  * with the WAIT bit of CORE_CTRL, spec "Key registers") is the matmul; +DPU_RDMA (0x1D) is the
  * same matmul when the RDMA block disables its main read (facts C.6), else the DPU waits for a
- * feed that never comes. DPU|DPU_RDMA (0x18) is an SDP element-wise task (rksim/sdp.c).
- * Anything else is outside the model. */
+ * feed that never comes. DPU|DPU_RDMA (0x18) is an SDP element-wise task (rksim/sdp.c). 0x1D
+ * with the spec's conv feed mode in the 0x50xx block's S_POINTER is a convolution
+ * (rksim/conv.c); PPU|PPU_RDMA (0x60) is a PDP pooling task (rksim/pool.c). Anything else is
+ * outside the model. */
 #include <stdio.h>
 
 #include "npukit/rk_regs.h"
 #include "npukit/rk_types.h"
+#include "rk/hw/rk_conv_hw.h"
+#include "rksim/conv.h"
 #include "rksim/exec.h"
 #include "rksim/matmul.h"
+#include "rksim/pool.h"
 #include "rksim/regs_view.h"
 #include "rksim/sdp.h"
 
@@ -32,11 +37,21 @@ void rksim_exec_op(rksim *s, unsigned core, uint32_t enable, bool first_in_job,
         rksim_sdp_op(s, core, first_in_job, r);
         return;
     }
+    if (rksim_conv_is(rf, blocks)) { /* the conv's blocks and feed mode (rksim/conv.c) */
+        rksim_conv_op(s, core, r);
+        c->job_out_prec = NPK_PREC_FP16;
+        return;
+    }
+    if (blocks == NPK_RK_ENABLE_POOL) { /* PPU | PPU_RDMA: the PDP (rksim/pool.c) */
+        rksim_pool_op(s, core, r);
+        c->job_out_prec = NPK_PREC_FP16;
+        return;
+    }
     if (blocks != matmul && blocks != (matmul | rdma)) {
         rksim_result_fail(r, RKSIM_UNSUPPORTED,
                           "unsupported by the model: op-enable 0x%x (only the CNA|CORE|DPU "
-                          "matmul, 0x0D/0x0F/0x1D, and the DPU|DPU_RDMA SDP task, 0x18, are "
-                          "modelled)",
+                          "matmul, 0x0D/0x0F/0x1D, the conv 0x1D, the DPU|DPU_RDMA SDP task, "
+                          "0x18, and the PPU|PPU_RDMA pool, 0x60, are modelled)",
                           enable);
         return;
     }

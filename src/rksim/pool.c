@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "npukit/fp16.h"
-#include "npukit/rk_pool.h"
+#include "rk/hw/rk_conv_hw.h"
 #include "npukit/rk_regs.h"
 #include "rksim/pool.h"
 #include "rksim/regs_view.h"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Host-side layouts of the convolution and pooling engines (rk_conv.h): NCHW planes to and from
- * the feature atoms [ceil(C/8)][H][W][8], and kernels to the conv's weight layout. */
+/* Host-side layouts of the convolution and pooling engines (rk_conv_layout.h). */
 #include <string.h>
 
-#include "npukit/rk_conv.h"
+#include "rk/hw/rk_conv_hw.h"
+#include "rk/layout/rk_conv_layout.h"
 
 enum { C2 = 8, KG = NPK_RK_CONV_KGROUP, WA = NPK_RK_CONV_WATOM };
 

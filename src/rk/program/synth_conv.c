@@ -5,7 +5,7 @@
  * block (docs/facts-engines.md, "The convolution path"). */
 #include <string.h>
 
-#include "npukit/rk_conv.h"
+#include "rk/program/rk_conv.h"
 #include "npukit/rk_regs.h"
 
 #define PUT(reg, field, v) NPK_RKPUT(reg, field, v)
@@ -113,8 +113,6 @@ _Static_assert(sizeof order / sizeof order[0] == NPK_RK_CONV_BODY, "conv body si
 /* BS_OW_CFG.SIZE_E_*: 1 for a direct conv, 3 for depthwise (Mesa). */
 #define SIZE_E_DIRECT 1u
 #define SIZE_E_DEPTHWISE 3u
-/* The depthwise mode of CNA_CONV_CON1 / DPU and RDMA FEATURE_MODE_CFG (Mesa). */
-#define CONV_MODE_DEPTHWISE 3u
 
 static uint32_t f32_bits(float f)
 {
@@ -129,8 +127,8 @@ static void values(const npk_rk_conv *t, uint32_t *v)
 {
     const uint32_t c2 = npk_rk_conv_c2(t->prec);
     const uint32_t cin = up(t->in_c, c2);
-    const uint32_t mode = t->depthwise ? CONV_MODE_DEPTHWISE : NPK_CONV_MODE_DIRECT;
-    const uint64_t kbytes = (uint64_t)t->k_h * t->k_w * up(t->in_c, NPK_RK_CONV_WATOM) * 2u;
+    const uint32_t mode = t->depthwise ? NPK_RK_CONV_MODE_DEPTHWISE : NPK_CONV_MODE_DIRECT;
+    const uint64_t kbytes = npk_rk_conv_kernel_bytes(t->prec, t->in_c, t->k_h, t->k_w);
     const uint32_t kernels = t->depthwise ? 1u : t->out_c;
     const uint64_t wbytes = npk_rk_conv_weight_bytes(t->prec, t->depthwise, t->out_c, t->in_c,
                                                      t->k_h, t->k_w);
@@ -164,7 +162,7 @@ static void values(const npk_rk_conv *t, uint32_t *v)
                                   PUT(CNA_WEIGHT_SIZE2, WEIGHT_HEIGHT, t->k_h) |
                                   PUT(CNA_WEIGHT_SIZE2, WEIGHT_KERNELS, kernels);
     v[NPK_REG_CNA_CBUF_CON1] =
-        PUT(CNA_CBUF_CON1, DATA_ENTRIES, npk_rk_conv_row_entries(t->prec, t->in_c, t->in_w));
+        PUT(CNA_CBUF_CON1, DATA_ENTRIES, npk_rk_conv_row_entries(t->soc, t->prec, t->in_c, t->in_w));
     /* fp16 feature: no input conversion (CVT bypassed, scale 1 in every lane, as Mesa) */
     v[NPK_REG_CNA_CVT_CON0] = PUT(CNA_CVT_CON0, CVT_BYPASS, 1);
     v[NPK_REG_CNA_CVT_CON1] = PUT(CNA_CVT_CON1, CVT_SCALE0, 1);

@@ -4,45 +4,10 @@
  * layout rule of rk_conv.h; the message names the value and the limit. */
 #include <math.h>
 
-#include "npukit/rk_conv.h"
+#include "rk/program/rk_conv.h"
 #include "npukit/rk_regs.h"
 
-static uint64_t up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 static uint64_t field_max(npk_rk_field_id f) { return npk_rk_field_get(f, UINT32_MAX); }
-
-uint32_t npk_rk_conv_c2(npk_rk_prec p)
-{
-    return p == NPK_PREC_FP16 ? NPK_RK_ATOM_BYTES / 2u : NPK_RK_ATOM_BYTES;
-}
-
-static uint32_t ebytes(npk_rk_prec p) { return p == NPK_PREC_FP16 ? 2u : 1u; }
-
-uint64_t npk_rk_conv_feature_bytes(npk_rk_prec p, uint32_t c, uint32_t h, uint32_t w)
-{
-    uint64_t surfaces = up(c, npk_rk_conv_c2(p)) / npk_rk_conv_c2(p);
-    return surfaces * h * w * NPK_RK_ATOM_BYTES;
-}
-
-uint64_t npk_rk_conv_weight_bytes(npk_rk_prec p, bool depthwise, uint32_t cout, uint32_t c,
-                                  uint32_t kh, uint32_t kw)
-{
-    uint64_t kernel = (uint64_t)kh * kw * up(c, NPK_RK_CONV_WATOM) * ebytes(p);
-    return depthwise ? kernel : kernel * up(cout, NPK_RK_CONV_KGROUP);
-}
-
-uint32_t npk_rk_conv_row_entries(npk_rk_prec p, uint32_t c, uint32_t w)
-{
-    uint64_t row = npk_rk_conv_feature_bytes(p, c, 1, w);
-    return (uint32_t)((row + NPK_RK_CBUF_ENTRY_BYTES - 1) / NPK_RK_CBUF_ENTRY_BYTES);
-}
-
-uint32_t npk_rk_conv_data_banks(npk_rk_prec p, uint32_t c, uint32_t h, uint32_t w)
-{
-    uint64_t entries = (uint64_t)npk_rk_conv_row_entries(p, c, w) * h;
-    uint64_t per_bank = NPK_RK_CBUF_BANK_BYTES / NPK_RK_CBUF_ENTRY_BYTES;
-    uint64_t banks = (entries + per_bank - 1) / per_bank;
-    return banks > UINT32_MAX ? UINT32_MAX : (uint32_t)banks;
-}
 
 int64_t npk_rk_conv_pad_right(const npk_rk_conv *t)
 {
@@ -54,15 +19,21 @@ int64_t npk_rk_conv_pad_bottom(const npk_rk_conv *t)
     return ((int64_t)t->out_h - 1) * t->stride_y + t->k_h - t->in_h - t->pad_top;
 }
 
+uint32_t npk_rk_conv_max_data_banks(const npk_rk_soc *soc)
+{
+    return npk_rk_soc_or_default(soc)->cbuf_banks - 1;
+}
+
 void npk_rk_conv_banks(npk_rk_conv *t)
 {
     if (t->data_bank || t->weight_bank)
         return;
-    uint32_t d = npk_rk_conv_data_banks(t->prec, t->in_c, t->in_h, t->in_w);
-    if (d >= NPK_RK_CBUF_BANKS)
-        d = NPK_RK_CBUF_BANKS; /* the check refuses it, naming the banks */
+    const uint32_t banks = npk_rk_soc_or_default(t->soc)->cbuf_banks;
+    uint32_t d = npk_rk_conv_data_banks(t->soc, t->prec, t->in_c, t->in_h, t->in_w);
+    if (d > banks)
+        d = banks; /* the check refuses it, naming the banks */
     t->data_bank = d ? d : 1;
-    t->weight_bank = NPK_RK_CBUF_BANKS - t->data_bank;
+    t->weight_bank = banks - t->data_bank;
 }
 
 #define LIMIT(cond, ...)                                                                          \
@@ -135,27 +106,28 @@ npk_status npk_rk_conv_check(const npk_rk_conv *t)
     BAD(pr <= -(int64_t)t->stride_x || pb <= -(int64_t)t->stride_y,
         "conv: the output %ux%u is smaller than the input %ux%u gives at stride %ux%u", t->out_h,
         t->out_w, t->in_h, t->in_w, t->stride_y, t->stride_x);
-    const uint64_t kbytes = (uint64_t)t->k_h * t->k_w * up(t->in_c, NPK_RK_CONV_WATOM) * 2u;
+    const uint64_t kbytes = npk_rk_conv_kernel_bytes(t->prec, t->in_c, t->k_h, t->k_w);
     LIMIT(kbytes > field_max(NPK_RKF(CNA_WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL)),
           "conv: one kernel is %llu bytes, past %llu (CNA_WEIGHT_SIZE1)", (unsigned long long)kbytes,
           (unsigned long long)field_max(NPK_RKF(CNA_WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL)));
     LIMIT(npk_rk_conv_weight_bytes(t->prec, t->depthwise, t->out_c, t->in_c, t->k_h, t->k_w) >
               UINT32_MAX,
           "conv: the weights exceed 4 GiB (CNA_WEIGHT_SIZE0)");
-    LIMIT(npk_rk_conv_row_entries(t->prec, t->in_c, t->in_w) >
+    LIMIT(npk_rk_conv_row_entries(t->soc, t->prec, t->in_c, t->in_w) >
               field_max(NPK_RKF(CNA_CBUF_CON1, DATA_ENTRIES)),
           "conv: an input row of %u entries exceeds %llu (CNA_CBUF_CON1.DATA_ENTRIES)",
-          npk_rk_conv_row_entries(t->prec, t->in_c, t->in_w),
+          npk_rk_conv_row_entries(t->soc, t->prec, t->in_c, t->in_w),
           (unsigned long long)field_max(NPK_RKF(CNA_CBUF_CON1, DATA_ENTRIES)));
-    uint32_t need = npk_rk_conv_data_banks(t->prec, t->in_c, t->in_h, t->in_w);
-    LIMIT(need > NPK_RK_CBUF_BANKS - 1,
+    const uint32_t banks = npk_rk_soc_or_default(t->soc)->cbuf_banks;
+    uint32_t need = npk_rk_conv_data_banks(t->soc, t->prec, t->in_c, t->in_h, t->in_w);
+    LIMIT(need > npk_rk_conv_max_data_banks(t->soc),
           "conv: the input (%ux%ux%u) needs %u CBUF banks, past the %u a task can give it (one "
           "stays with the weights): split it into row bands",
-          t->in_c, t->in_h, t->in_w, need, NPK_RK_CBUF_BANKS - 1);
-    LIMIT(t->data_bank < need || !t->weight_bank || t->data_bank + t->weight_bank > NPK_RK_CBUF_BANKS,
+          t->in_c, t->in_h, t->in_w, need, npk_rk_conv_max_data_banks(t->soc));
+    LIMIT(t->data_bank < need || !t->weight_bank || t->data_bank + t->weight_bank > banks,
           "conv: CBUF split DATA_BANK %u + WEIGHT_BANK %u: the input needs %u, the weights at "
           "least 1, of %u banks",
-          t->data_bank, t->weight_bank, need, NPK_RK_CBUF_BANKS);
+          t->data_bank, t->weight_bank, need, banks);
     BAD((t->in | t->weights | t->out | (t->has_bias ? t->bias : 0)) % NPK_RK_ATOM_BYTES,
         "conv: an IOVA is not 16-byte aligned (in 0x%x weights 0x%x bias 0x%x out 0x%x)", t->in,
         t->weights, t->bias, t->out);

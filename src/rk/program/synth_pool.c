@@ -3,9 +3,7 @@
  * mode 0xE, in/out H-1 W-1, C-1, the kernel/stride word, 0x6070 the input IOVA, 0x60DC = 3)
  * plus the mode, reciprocal and padding registers and the 0x8001 output stage
  * (docs/facts-engines.md). Limits are the fields' widths, read from the register table. */
-#include <math.h>
-
-#include "npukit/rk_pool.h"
+#include "rk/program/rk_pool.h"
 #include "npukit/rk_regs.h"
 
 #define PUT(reg, field, v) NPK_RKPUT(reg, field, v)
@@ -39,39 +37,9 @@ static const npk_rk_reg_id order[] = {
  * PC_REGISTER_AMOUNTS pairs ends exactly on the trailer */
 _Static_assert(sizeof order / sizeof order[0] + 1 == NPK_RK_POOL_BODY, "pool body size");
 
-/* The PDP's S_POINTER in the capture (0x6004 = 0xE). */
-#define POOL_POINTER_MODE 0xEu
-/* 0x60DC = 3 in the capture (MISC_CTRL.BURST_LEN). */
-#define POOL_BURST_LEN 3u
 /* OPERATION_MODE_CFG.FLYING_MODE 1: the input comes from memory, not from the SDP (NVDLA's
  * OFF_FLYING). */
 #define POOL_OFF_FLYING 1u
-
-enum { RECIP_BIAS = 31, RECIP_MANT = 10 };
-
-uint32_t npk_rk_pool_recip(uint32_t k)
-{
-    if (!k)
-        return 0;
-    double x = 1.0 / k;
-    int e = 0;
-    double m = frexp(x, &e); /* x = m * 2^e, m in [0.5, 1) */
-    e -= 1;                  /* x = (2m) * 2^e, 2m in [1, 2) */
-    uint32_t mant = (uint32_t)lround((2.0 * m - 1.0) * (1 << RECIP_MANT));
-    if (mant == (1u << RECIP_MANT)) { /* rounded up to the next power of two */
-        mant = 0;
-        e += 1;
-    }
-    return ((uint32_t)(e + RECIP_BIAS) << RECIP_MANT) | mant;
-}
-
-float npk_rk_pool_recip_value(uint32_t bits)
-{
-    int e = (int)((bits >> RECIP_MANT) & 0x3f) - RECIP_BIAS;
-    double m = 1.0 + (double)(bits & ((1u << RECIP_MANT) - 1)) / (1 << RECIP_MANT);
-    double v = ldexp(m, e);
-    return (float)((bits >> 16) & 1 ? -v : v);
-}
 
 static uint64_t fmax_of(npk_rk_field_id f) { return npk_rk_field_get(f, UINT32_MAX); }
 
@@ -141,8 +109,8 @@ npk_status npk_rk_synth_pool(const npk_rk_pool *t, npk_rk_entry body[NPK_RK_POOL
             return s;
     }
     uint32_t v[NPK_REG_COUNT] = {0};
-    v[NPK_REG_PPU_S_POINTER] = POOL_POINTER_MODE;
-    v[NPK_REG_PPU_RDMA_S_POINTER] = POOL_POINTER_MODE;
+    v[NPK_REG_PPU_S_POINTER] = NPK_RK_POOL_POINTER_MODE;
+    v[NPK_REG_PPU_RDMA_S_POINTER] = NPK_RK_POOL_POINTER_MODE;
     v[NPK_REG_PPU_DATA_CUBE_IN_HEIGHT] = PUT(PPU_DATA_CUBE_IN_HEIGHT, CUBE_IN_HEIGHT, t->in_h - 1);
     v[NPK_REG_PPU_DATA_CUBE_IN_WIDTH] = PUT(PPU_DATA_CUBE_IN_WIDTH, CUBE_IN_WIDTH, t->in_w - 1);
     v[NPK_REG_PPU_DATA_CUBE_IN_CHANNEL] = PUT(PPU_DATA_CUBE_IN_CHANNEL, CUBE_IN_CHANNEL, t->c - 1);
@@ -168,7 +136,7 @@ npk_status npk_rk_synth_pool(const npk_rk_pool *t, npk_rk_entry body[NPK_RK_POOL
                                          PUT(PPU_POOLING_PADDING_CFG, PAD_LEFT, t->pad_left);
     v[NPK_REG_PPU_SRC_BASE_ADDR] = t->in;
     v[NPK_REG_PPU_DATA_FORMAT] = PUT(PPU_DATA_FORMAT, PROC_PRECISION, NPK_PREC_FP16);
-    v[NPK_REG_PPU_60DC] = PUT(PPU_60DC, BURST_LEN, POOL_BURST_LEN);
+    v[NPK_REG_PPU_60DC] = PUT(PPU_60DC, BURST_LEN, NPK_RK_POOL_BURST_LEN);
     v[NPK_REG_PPU_RDMA_CUBE_HEIGHT] = PUT(PPU_RDMA_CUBE_HEIGHT, CUBE_HEIGHT, t->out_h - 1);
     v[NPK_REG_PPU_RDMA_CUBE_WIDTH] = PUT(PPU_RDMA_CUBE_WIDTH, CUBE_WIDTH, t->out_w - 1);
     v[NPK_REG_PPU_RDMA_CUBE_CHANNEL] = PUT(PPU_RDMA_CUBE_CHANNEL, CUBE_CHANNEL, t->c - 1);
