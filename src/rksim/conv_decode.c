@@ -30,8 +30,6 @@ typedef enum guard {
     G_ALL = RKSIM_WHEN_ALL,
     G_DIRECT,    /* CONV_MODE direct */
     G_DW,        /* CONV_MODE depthwise */
-    G_BIAS,      /* the BS ALU adds an operand */
-    G_NO_BIAS,   /* the BS ALU bypassed */
     G_NOT_RELUX, /* no ReLUX bound */
 } guard;
 
@@ -176,10 +174,9 @@ static const rksim_rule rows[] = {
     /* ---- the DPU stages: bias, clamp, output ---- */
     {REG(DPU_BS_CFG), G_ALL, CLEAR(Q_BS_OTHER), "the BS stage: bias add and ReLU/ReLUX only"},
     {FLD(DPU_BS_CFG, BS_MUL_BYPASS), G_ALL, IS(1), "the BS multiplier is not modelled"},
-    {FLD(DPU_BS_CFG, BS_ALU_ALGO), G_BIAS, IS(2), "the bias is added (SUM)"},
-    {FLD(DPU_BS_CFG, BS_ALU_SRC), G_BIAS, IS(1), "the bias comes from the feed"},
-    {FLD(DPU_RDMA_BRDMA_CFG, BRDMA_DATA_USE), G_BIAS, IS(1), "the feed reads the bias"},
-    {FLD(DPU_RDMA_BRDMA_CFG, BRDMA_DATA_USE), G_NO_BIAS, IS(0), "a bias read nobody adds"},
+    {FLD(DPU_BS_CFG, BS_ALU_ALGO), G_ALL, IS(2), "the bias is added (SUM)"},
+    {FLD(DPU_BS_CFG, BS_ALU_SRC), G_ALL, IS(1), "the bias comes from the feed"},
+    {FLD(DPU_RDMA_BRDMA_CFG, BRDMA_DATA_USE), G_ALL, IS(1), "the feed reads the bias"},
     {REG(DPU_BS_RELUX_CMP_VALUE), G_NOT_RELUX, IS(0), "a ReLUX bound with ReLUX off"},
     {REG(DPU_BN_CFG), G_ALL, IS_Q(Q_BN_BYPASSED), "the BN stage must be bypassed"},
     {REG(DPU_EW_CFG), G_ALL, IS_Q(Q_EW_BYPASSED), "the EW stage must be bypassed in a conv"},
@@ -202,8 +199,7 @@ static const rksim_rule rows[] = {
     {REG(DPU_RDMA_EW_SURF_NOTCH), G_ALL, IS(0), undescribed},
 };
 
-static bool dw(const rksim_regfile *rf) { return F(CNA_CONV_CON1, CONV_MODE) == 3; }
-static bool has_bias(const rksim_regfile *rf) { return !F(DPU_BS_CFG, BS_ALU_BYPASS); }
+static bool dw(const rksim_regfile *rf) { return F(CNA_CONV_CON1, CONV_MODE) == NPK_RK_CONV_MODE_DEPTHWISE; }
 
 static bool applies(int when, const rksim_regfile *rf, const void *ctx)
 {
@@ -212,8 +208,6 @@ static bool applies(int when, const rksim_regfile *rf, const void *ctx)
     case G_ALL: return true;
     case G_DIRECT: return F(CNA_CONV_CON1, CONV_MODE) == NPK_CONV_MODE_DIRECT;
     case G_DW: return dw(rf);
-    case G_BIAS: return has_bias(rf);
-    case G_NO_BIAS: return !has_bias(rf);
     case G_NOT_RELUX: return !F(DPU_BS_CFG, BS_RELUX_EN);
     }
     return true;
@@ -302,9 +296,13 @@ static void set_text(uint32_t set, const void *ctx, char *buf, size_t size)
 
 static const rksim_rule_ops conv_ops = {applies, quantity_of, in_set, set_text, NULL};
 
+/* The conv's blocks, its feed mode, and the BS stage adding from memory: the spec's conv output
+ * stage (0x20150), which hangs a matmul ("fp16 matmul -> fp16 output stage"), so no matmul
+ * program has it. */
 bool rksim_conv_is(const rksim_regfile *rf, uint32_t blocks)
 {
-    return blocks == NPK_RK_ENABLE_CONV && R(DPU_RDMA_S_POINTER) == NPK_RK_CONV_FEED_MODE;
+    return blocks == NPK_RK_ENABLE_CONV && R(DPU_RDMA_S_POINTER) == NPK_RK_CONV_FEED_MODE &&
+           !F(DPU_BS_CFG, BS_ALU_BYPASS) && F(DPU_BS_CFG, BS_ALU_SRC);
 }
 
 bool rksim_conv_decode(const npk_rk_soc *soc, const rksim_regfile *rf, rksim_conv *t,
@@ -355,7 +353,7 @@ bool rksim_conv_decode(const npk_rk_soc *soc, const rksim_regfile *rf, rksim_con
                                  "CNA_PAD_CON0",
                                  t->out_h, t->out_w, (long long)pb, (long long)pr,
                                  (long long)pad_max);
-    t->bias = has_bias(rf);
+    t->bias = true; /* rksim_conv_is: the BS ALU adds from memory */
     t->relu = !F(DPU_BS_CFG, BS_RELU_BYPASS);
     t->relux = F(DPU_BS_CFG, BS_RELUX_EN);
     if (t->relux && !t->relu)

@@ -9,25 +9,25 @@ enum { C2 = 8, KG = NPK_RK_CONV_KGROUP, WA = NPK_RK_CONV_WATOM };
 
 static uint64_t up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
-npk_status npk_rk_conv_pack_feature(const uint16_t *src, uint32_t c, uint32_t h, uint32_t w,
-                                    uint32_t pt, uint32_t pl, uint32_t pb, uint32_t pr,
-                                    void *dst, uint64_t dst_size)
+npk_status npk_rk_conv_pack_feature(const uint16_t *src, uint64_t plane_stride, uint64_t row_stride,
+                                    uint32_t c, uint32_t h, uint32_t w, uint32_t pt, uint32_t pl,
+                                    uint32_t pb, uint32_t pr, void *dst, uint64_t dst_size)
 {
     const uint64_t hp = (uint64_t)h + pt + pb, wp = (uint64_t)w + pl + pr;
     const uint64_t need = up(c, C2) / C2 * hp * wp * NPK_RK_ATOM_BYTES;
-    if (!src || !dst || !c || !h || !w)
-        return npk_fail(NPK_EINVAL, "conv feature pack: NULL array or zero dimension");
+    if (!dst || !c || !hp || !wp || (h && w && !src))
+        return npk_fail(NPK_EINVAL, "conv feature pack: NULL array or an empty cube");
     if (need > dst_size)
         return npk_fail(NPK_ELIMIT, "conv feature pack: %llu bytes needed, %llu given",
                         (unsigned long long)need, (unsigned long long)dst_size);
     uint16_t *d = dst;
     memset(d, 0, need);
-    for (uint32_t ch = 0; ch < c; ch++) {
+    for (uint32_t ch = 0; h && w && ch < c; ch++) {
         uint16_t *surf = d + (uint64_t)(ch / C2) * hp * wp * C2 + ch % C2;
-        const uint16_t *plane = src + (uint64_t)ch * h * w;
+        const uint16_t *plane = src + ch * plane_stride;
         for (uint32_t y = 0; y < h; y++)
             for (uint32_t x = 0; x < w; x++)
-                surf[((y + pt) * wp + x + pl) * C2] = plane[(uint64_t)y * w + x];
+                surf[((y + pt) * wp + x + pl) * C2] = plane[y * row_stride + x];
     }
     return NPK_OK;
 }

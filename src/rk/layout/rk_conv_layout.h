@@ -10,11 +10,12 @@
 
 #include "npukit/status.h"
 
-/* c planes of h x w -> feature atoms, with pt, pl zero rows/columns before and pb, pr after
- * (the cube is (h+pt+pb) x (w+pl+pr)). Channels past c are zero. */
-npk_status npk_rk_conv_pack_feature(const uint16_t *src, uint32_t c, uint32_t h, uint32_t w,
-                                    uint32_t pt, uint32_t pl, uint32_t pb, uint32_t pr, void *dst,
-                                    uint64_t dst_size);
+/* A window of c planes of h x w (plane_stride / row_stride elements apart in src) -> feature
+ * atoms, with pt, pl zero rows/columns before and pb, pr after (the cube is (h+pt+pb) x
+ * (w+pl+pr)); h or w may be 0 (a cube of padding only). Channels past c are zero. */
+npk_status npk_rk_conv_pack_feature(const uint16_t *src, uint64_t plane_stride, uint64_t row_stride,
+                                    uint32_t c, uint32_t h, uint32_t w, uint32_t pt, uint32_t pl,
+                                    uint32_t pb, uint32_t pr, void *dst, uint64_t dst_size);
 /* Feature atoms of a c x h x w cube -> c planes of h x w. */
 npk_status npk_rk_conv_unpack_feature(const void *src, uint64_t src_size, uint32_t c, uint32_t h,
                                       uint32_t w, uint16_t *dst);

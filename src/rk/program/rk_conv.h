@@ -2,7 +2,9 @@
 /* Convolution tasks: one CNA -> CORE -> DPU task with the 0x50xx input feed (op-enable 0x1D,
  * docs/facts-engines.md "The convolution path") computing a direct or depthwise convolution of
  * one input cube, with the DPU's BS stage adding a per-channel bias and clamping, and its
- * output converter rounding to fp16. Layouts: rk/hw/rk_conv_hw.h. Padding: PAD_LEFT/PAD_TOP in
+ * output converter rounding to fp16. Every conv task adds a bias (zeros when the layer has none):
+ * the BS stage adding from memory (the spec's conv output stage 0x20150, which "HANGS the
+ * matmul") is what tells a conv from a matmul. Layouts: rk/hw/rk_conv_hw.h. Padding: PAD_LEFT/PAD_TOP in
  * the registers, the right and bottom pads implied by the output size (each at most the
  * field's 15); the border reads the fill value 0. */
 #ifndef NPUKIT_RK_CONV_H
@@ -33,11 +35,10 @@ typedef struct npk_rk_conv {
     uint32_t k_h, k_w;
     uint32_t stride_y, stride_x;
     uint32_t pad_top, pad_left; /* bottom/right follow from the output size */
-    bool has_bias;
     npk_rk_clamp clamp;
     float relux; /* the RELUX bound */
     uint32_t data_bank, weight_bank; /* CBUF split; both 0: npk_rk_conv_banks' choice */
-    uint32_t in, weights, bias, out; /* IOVAs, 16-byte aligned */
+    uint32_t in, weights, bias, out; /* IOVAs, 16-byte aligned; bias fp32 [Cout] */
     bool unchecked; /* emit even when a limit is broken */
 } npk_rk_conv;
 
@@ -54,6 +55,14 @@ uint32_t npk_rk_conv_max_data_banks(const npk_rk_soc *soc);
 npk_status npk_rk_conv_check(const npk_rk_conv *t);
 /* The body (CNA, CORE, DPU, then the 0x50xx feed). */
 npk_status npk_rk_synth_conv(const npk_rk_conv *t, npk_rk_entry body[NPK_RK_CONV_BODY]);
+
+/* ---- a job of one task (any operation) ---- */
+/* Bytes of a task buffer holding one task of body_entries entries. */
+uint64_t npk_rk_single_task_bytes(uint32_t body_entries);
+/* Its rknpu_task record (enable mask, interrupt mask) and program with the last-task trailer. */
+npk_status npk_rk_single_task_write(void *host, uint32_t iova, uint64_t size,
+                                    const npk_rk_entry *body, uint32_t body_entries,
+                                    uint32_t enable, uint32_t int_mask);
 
 #ifdef __cplusplus
 }

@@ -206,16 +206,13 @@ static void values(const npk_rk_conv *t, uint32_t *v)
     v[NPK_REG_DPU_DATA_CUBE_HEIGHT] = PUT(DPU_DATA_CUBE_HEIGHT, HEIGHT, t->out_h - 1);
     v[NPK_REG_DPU_DATA_CUBE_CHANNEL] = PUT(DPU_DATA_CUBE_CHANNEL, ORIG_CHANNEL, t->out_c - 1) |
                                        PUT(DPU_DATA_CUBE_CHANNEL, CHANNEL, t->out_c - 1);
-    /* BS stage: the bias through the ALU (SUM, from the feed), the clamp through ReLU/ReLUX;
-     * with neither, fully bypassed (0x53). The MUL is never used. */
+    /* BS stage: the bias through the ALU (SUM, from the feed: 0x20150 as the spec's conv
+     * output stage), the clamp through ReLU/ReLUX. The MUL is never used. */
     const bool relu = t->clamp != NPK_RK_CLAMP_NONE;
-    v[NPK_REG_DPU_BS_CFG] = PUT(DPU_BS_CFG, BS_ALU_ALGO, t->has_bias ? BS_ALU_SUM : 0) |
-                            PUT(DPU_BS_CFG, BS_ALU_SRC, t->has_bias ? BS_ALU_SRC_MEMORY : 0) |
+    v[NPK_REG_DPU_BS_CFG] = PUT(DPU_BS_CFG, BS_ALU_ALGO, BS_ALU_SUM) |
+                            PUT(DPU_BS_CFG, BS_ALU_SRC, BS_ALU_SRC_MEMORY) |
                             PUT(DPU_BS_CFG, BS_RELUX_EN, t->clamp == NPK_RK_CLAMP_RELUX) |
-                            PUT(DPU_BS_CFG, BS_RELU_BYPASS, !relu) |
-                            PUT(DPU_BS_CFG, BS_MUL_BYPASS, 1) |
-                            PUT(DPU_BS_CFG, BS_ALU_BYPASS, !t->has_bias) |
-                            PUT(DPU_BS_CFG, BS_BYPASS, !t->has_bias && !relu);
+                            PUT(DPU_BS_CFG, BS_RELU_BYPASS, !relu) | PUT(DPU_BS_CFG, BS_MUL_BYPASS, 1);
     v[NPK_REG_DPU_BS_RELUX_CMP_VALUE] = t->clamp == NPK_RK_CLAMP_RELUX ? f32_bits(t->relux) : 0;
     const uint32_t se = t->depthwise ? SIZE_E_DEPTHWISE : SIZE_E_DIRECT;
     v[NPK_REG_DPU_BS_OW_CFG] = PUT(DPU_BS_OW_CFG, SIZE_E_2, se) | PUT(DPU_BS_OW_CFG, SIZE_E_1, se) |
@@ -242,8 +239,8 @@ static void values(const npk_rk_conv *t, uint32_t *v)
     v[NPK_REG_DPU_RDMA_DATA_CUBE_WIDTH] = t->out_h - 1;  /* 0x500C: H-1 (spec) */
     v[NPK_REG_DPU_RDMA_DATA_CUBE_HEIGHT] = t->out_w - 1; /* 0x5010: W-1 (spec) */
     v[NPK_REG_DPU_RDMA_DATA_CUBE_CHANNEL] = t->out_c - 1;
-    v[NPK_REG_DPU_RDMA_BRDMA_CFG] = PUT(DPU_RDMA_BRDMA_CFG, BRDMA_DATA_USE, t->has_bias);
-    v[NPK_REG_DPU_RDMA_BS_BASE_ADDR] = t->has_bias ? t->bias : 0;
+    v[NPK_REG_DPU_RDMA_BRDMA_CFG] = PUT(DPU_RDMA_BRDMA_CFG, BRDMA_DATA_USE, 1);
+    v[NPK_REG_DPU_RDMA_BS_BASE_ADDR] = t->bias;
     v[NPK_REG_DPU_RDMA_ERDMA_CFG] = PUT(DPU_RDMA_ERDMA_CFG, ERDMA_DISABLE, 1);
     v[NPK_REG_DPU_RDMA_FEATURE_MODE_CFG] =
         PUT(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION, t->prec) |

@@ -128,7 +128,11 @@ npk_status npk_rk_conv_check(const npk_rk_conv *t)
           "conv: CBUF split DATA_BANK %u + WEIGHT_BANK %u: the input needs %u, the weights at "
           "least 1, of %u banks",
           t->data_bank, t->weight_bank, need, banks);
-    BAD((t->in | t->weights | t->out | (t->has_bias ? t->bias : 0)) % NPK_RK_ATOM_BYTES,
+    BAD(!t->in || !t->weights || !t->bias || !t->out,
+        "conv: a zero IOVA (in 0x%x weights 0x%x bias 0x%x out 0x%x; a conv always reads its "
+        "bias, zeros when the layer has none)",
+        t->in, t->weights, t->bias, t->out);
+    BAD((t->in | t->weights | t->out | t->bias) % NPK_RK_ATOM_BYTES,
         "conv: an IOVA is not 16-byte aligned (in 0x%x weights 0x%x bias 0x%x out 0x%x)", t->in,
         t->weights, t->bias, t->out);
     return NPK_OK;
