@@ -53,7 +53,7 @@ static void run(npk_rk *rt, npk_rk_conv2d_args a, bool bias, bool sliced, npk_rk
     a.bias = b;
     a.output = malloc(out_n * 2 + 2);
     double *ref = malloc(out_n * sizeof *ref);
-    CHECK_EQ(npk_rk_reference_conv2d(&a, ref), NPK_OK);
+    CHECK_EQ(npk_rk_reference_conv2d(&a, ref, NULL), NPK_OK);
     npk_rk_stats st;
     npk_status s = npk_rk_conv2d(rt, &a, &st);
     CHECK_EQ(s, NPK_OK);

@@ -5,7 +5,7 @@
 #include "npukit/fp16.h"
 #include "rk/check/rk_reference_conv.h"
 
-npk_status npk_rk_reference_conv2d(const npk_rk_conv2d_args *a, double *out)
+npk_status npk_rk_reference_conv2d(const npk_rk_conv2d_args *a, double *out, double *mag)
 {
     uint32_t oh, ow;
     npk_status s = npk_rk_conv2d_shape(a, &oh, &ow);
@@ -18,7 +18,7 @@ npk_status npk_rk_reference_conv2d(const npk_rk_conv2d_args *a, double *out)
             const uint32_t grp = o / og;
             for (uint32_t y = 0; y < oh; y++)
                 for (uint32_t x = 0; x < ow; x++) {
-                    double acc = a->bias ? a->bias[o] : 0.0;
+                    double acc = a->bias ? a->bias[o] : 0.0, m = fabs(acc);
                     for (uint32_t i = 0; i < cg; i++) {
                         const uint32_t ch = grp * cg + i;
                         for (uint32_t ky = 0; ky < a->k_h; ky++)
@@ -32,6 +32,7 @@ npk_status npk_rk_reference_conv2d(const npk_rk_conv2d_args *a, double *out)
                                 double wt = npk_f16_to_f32(
                                     a->weights[(((uint64_t)o * cg + i) * a->k_h + ky) * a->k_w + kx]);
                                 acc += v * wt;
+                                m += fabs(v * wt);
                             }
                     }
                     if (a->act != NPK_RK_ACT_NONE && acc < 0)
@@ -39,9 +40,16 @@ npk_status npk_rk_reference_conv2d(const npk_rk_conv2d_args *a, double *out)
                     if (a->act == NPK_RK_ACT_CLIP && acc > a->act_max)
                         acc = a->act_max;
                     out[(((uint64_t)b * a->out_c + o) * oh + y) * ow + x] = acc;
+                    if (mag)
+                        mag[(((uint64_t)b * a->out_c + o) * oh + y) * ow + x] = m;
                 }
         }
     return NPK_OK;
+}
+
+double npk_rk_conv_tolerance(double ref, double mag)
+{
+    return ldexp(fabs(ref), -11) + ldexp(mag, -8);
 }
 
 npk_status npk_rk_reference_pool2d(const npk_rk_pool2d_args *a, double *out)
