@@ -42,6 +42,9 @@ command -v qemu-riscv64 >/dev/null 2>&1 || optional+=(qemu-user)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || optional+=(python3-numpy)
 /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || optional+=(python3-pytest)
 /usr/bin/python3 -m pip --version >/dev/null 2>&1 || optional+=(python3-pip)
+# The ONNX runner's tests: python3-onnx reads the models, libonnx-testdata is ONNX's own tests.
+/usr/bin/python3 -c 'import onnx' >/dev/null 2>&1 || optional+=(python3-onnx)
+[ -d /usr/share/libonnx-testdata/data/node ] || optional+=(libonnx-testdata)
 # NPUKIT_DEPS_REPORT=1: say what is missing, install nothing.
 if [ "${NPUKIT_DEPS_REPORT:-0}" = 1 ]; then
   echo "npukit: missing: ${need[*]:-none}; optional missing: ${optional[*]:-none}"
