@@ -196,7 +196,10 @@ static void test_bad_input(void)
     CHECK_STR_HAS(npk_last_error(), "N=16777217 exceeds 16777216");
     CHECK_EQ(npk_rk_ew(rt, NPK_EW_RELU, NPK_PREC_FP16, 1, 8, a, NPK_EW_PER_ELEMENT, b, c, NULL),
              NPK_EINVAL);
-    CHECK_STR_HAS(npk_last_error(), "not add, mul, max or min");
+    CHECK_STR_HAS(npk_last_error(), "op relu takes one operand, not two");
+    CHECK_EQ(npk_rk_ew(rt, NPK_EW_OP_COUNT, NPK_PREC_FP16, 1, 8, a, NPK_EW_PER_ELEMENT, b, c, NULL),
+             NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "none of the SDP's ops (add|mul|max|min|relu");
     CHECK_EQ(npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP32, 1, 8, a, NPK_EW_PER_ELEMENT, b, c, NULL),
              NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "fp32 is not an SDP precision");

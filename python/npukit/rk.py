@@ -35,7 +35,9 @@ _IN_DTYPES = {"fp16": np.float16, "int8": np.int8, "int4": np.int8}
 _OUT_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int32": np.int32}
 _NP_TO_OUT = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16",
               np.dtype(np.int32): "int32"}
-EW_OPS = {"add": 0, "mul": 1, "max": 2, "min": 3}
+# The SDP's ops, from the library's rows; npk_rk_ew takes the two-operand ones and refuses a
+# 1-input op (relu) by name.
+EW_OPS = dict(_lib.EW_OP_VALUES)
 _EW_PREC = {np.dtype(np.float16): "fp16", np.dtype(np.int16): "int16",
             np.dtype(np.int8): "int8"}
 _LAYOUTS = {"rows": 0, "native": 1, "transposed": 2}

@@ -90,8 +90,10 @@ static float accumulate(const rksim_conv *t, const float *x, const float *w, uin
     return acc;
 }
 
-void rksim_conv_op(rksim *s, unsigned core, rksim_core_result *r)
+void rksim_conv_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
+                   rksim_core_result *r)
 {
+    (void)blocks, (void)first_in_job; /* the row's set; no hazard row keys on the job's order */
     rksim_conv t;
     if (!rksim_conv_decode(s->soc, &s->core[core].regs, &t, r))
         return;
@@ -154,4 +156,5 @@ void rksim_conv_op(rksim *s, unsigned core, rksim_core_result *r)
     r->model_us += npk_rk_time_matmul_us(s->soc, NPK_PREC_FP16, (uint64_t)t.out_h * t.out_w, k,
                                          t.out_c, (double)feat_len + (double)t.weight_bytes,
                                          (double)out_len);
+    s->core[core].job_out_prec = NPK_PREC_FP16;
 }

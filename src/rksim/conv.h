@@ -28,10 +28,8 @@ typedef struct rksim_conv {
 bool rksim_conv_decode(const npk_rk_soc *soc, const rksim_regfile *rf, rksim_conv *t,
                        rksim_core_result *r);
 
-/* True when the op-enable value and the registers name a convolution task. */
-bool rksim_conv_is(const rksim_regfile *rf, uint32_t blocks);
-
-/* Run one convolution task. */
-void rksim_conv_op(rksim *s, unsigned core, rksim_core_result *r);
+/* Run one convolution task (the conv row's executor, rksim/ops.c). */
+void rksim_conv_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
+                   rksim_core_result *r);
 
 #endif

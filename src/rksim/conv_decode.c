@@ -296,15 +296,6 @@ static void set_text(uint32_t set, const void *ctx, char *buf, size_t size)
 
 static const rksim_rule_ops conv_ops = {applies, quantity_of, in_set, set_text, NULL};
 
-/* The conv's blocks, its feed mode, and the BS stage adding from memory: the spec's conv output
- * stage (0x20150), which hangs a matmul ("fp16 matmul -> fp16 output stage"), so no matmul
- * program has it. */
-bool rksim_conv_is(const rksim_regfile *rf, uint32_t blocks)
-{
-    return blocks == NPK_RK_ENABLE_CONV && R(DPU_RDMA_S_POINTER) == NPK_RK_CONV_FEED_MODE &&
-           !F(DPU_BS_CFG, BS_ALU_BYPASS) && F(DPU_BS_CFG, BS_ALU_SRC);
-}
-
 bool rksim_conv_decode(const npk_rk_soc *soc, const rksim_regfile *rf, rksim_conv *t,
                        rksim_core_result *r)
 {
@@ -353,7 +344,7 @@ bool rksim_conv_decode(const npk_rk_soc *soc, const rksim_regfile *rf, rksim_con
                                  "CNA_PAD_CON0",
                                  t->out_h, t->out_w, (long long)pb, (long long)pr,
                                  (long long)pad_max);
-    t->bias = true; /* rksim_conv_is: the BS ALU adds from memory */
+    t->bias = true; /* the conv row's mark: the BS ALU adds from memory */
     t->relu = !F(DPU_BS_CFG, BS_RELU_BYPASS);
     t->relux = F(DPU_BS_CFG, BS_RELUX_EN);
     if (t->relux && !t->relu)

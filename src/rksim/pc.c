@@ -7,7 +7,7 @@
 
 #include "npukit/rk_regcmd.h"
 #include "npukit/rknpu_uapi.h"
-#include "rk/hw/rk_conv_hw.h"
+#include "rk/hw/rk_ops.h"
 #include "rksim/exec.h"
 #include "rksim/regs_view.h"
 #include "rksim/sim.h"
@@ -48,14 +48,13 @@ static uint32_t matmul_raised_irqs(void)
     return m;
 }
 
-/* The interrupt bits an operation raises: a PDP pool (PPU|PPU_RDMA, no DPU) its PPU groups
- * [11:10]; every other modelled operation ends in the DPU (matmul_raised_irqs). */
+/* The interrupt bits an operation raises: its row's (rk/hw/ops.c; a shared block set's rows end
+ * on the same pair), fuzzed to both bits of each pair by the IRQ handler; an operation
+ * without a row never ran. */
 static uint32_t raised_irqs(uint32_t enable)
 {
-    if (enable == NPK_RK_ENABLE_POOL)
-        return npk_rk_field_mask(NPK_RKF(PC_INTERRUPT_MASK, PPU_GROUP0)) |
-               npk_rk_field_mask(NPK_RKF(PC_INTERRUPT_MASK, PPU_GROUP1));
-    return matmul_raised_irqs();
+    const npk_rk_op_desc *d = npk_rk_op_by_enable(enable);
+    return d && d->int_mask != npk_rk_matmul_int_mask() ? d->int_mask : matmul_raised_irqs();
 }
 
 void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint32_t first,
@@ -160,9 +159,9 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
     if (last->int_mask == 0 || (last->int_mask & ~raised)) {
         rksim_result_fail(r, RKSIM_WEDGE,
                           "int_mask 0x%x of the last task is never satisfied by its operation's "
-                          "interrupts (0x%x; 0x%x for a DPU-terminated program, 0x%x for a PDP "
-                          "pool; the rocket kernel always waits for the DPU's, facts A.2)",
-                          last->int_mask, raised, npk_rk_matmul_int_mask(), NPK_RK_POOL_INT_MASK);
+                          "interrupts (0x%x; the rocket kernel always waits for the DPU's 0x%x, "
+                          "facts A.2)",
+                          last->int_mask, raised, npk_rk_matmul_int_mask());
         return;
     }
 }

@@ -186,8 +186,10 @@ static float window(const pool *p, const uint8_t *surf, uint32_t lane, uint32_t 
     return p->method == NPK_RK_POOL_AVG ? acc * p->recip_w * p->recip_h : acc;
 }
 
-void rksim_pool_op(rksim *s, unsigned core, rksim_core_result *r)
+void rksim_pool_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
+                   rksim_core_result *r)
 {
+    (void)blocks, (void)first_in_job; /* the row's set; no hazard row keys on the job's order */
     const rksim_regfile *rf = &s->core[core].regs;
     pool p;
     if (!decode(rf, &p, r))
@@ -217,4 +219,5 @@ void rksim_pool_op(rksim *s, unsigned core, rksim_core_result *r)
             }
     }
     r->model_us += npk_rk_time_sdp_us(s->soc, (double)(surfaces * in_surf), (double)out_len);
+    s->core[core].job_out_prec = NPK_PREC_FP16;
 }

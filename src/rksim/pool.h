@@ -7,6 +7,7 @@
 #include "rksim/sim.h"
 
 /* Run one pooling task from the core's registers. */
-void rksim_pool_op(rksim *s, unsigned core, rksim_core_result *r);
+void rksim_pool_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
+                   rksim_core_result *r);
 
 #endif

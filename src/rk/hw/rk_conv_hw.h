@@ -22,15 +22,10 @@
 extern "C" {
 #endif
 
-/* CNA|CORE|DPU|DPU_RDMA: a convolution's blocks (spec "Conv path"; Mesa's value). */
-#define NPK_RK_ENABLE_CONV 0x1Du
 /* The 0x50xx block's S_POINTER in the spec's conv capture ("0x5004=0xe (mode)"). */
 #define NPK_RK_CONV_FEED_MODE 0xEu
 /* CONV_MODE of CNA_CONV_CON1 / DPU and feed FEATURE_MODE_CFG for depthwise (Mesa). */
 #define NPK_RK_CONV_MODE_DEPTHWISE 3u
-/* PPU | PPU_RDMA: the PDP's blocks; the task ends on the PPU interrupt (PC bits 10-11). */
-#define NPK_RK_ENABLE_POOL 0x60u
-#define NPK_RK_POOL_INT_MASK 0xC00u
 /* The PDP's S_POINTER and 0x60DC in the spec's maxpool capture. */
 #define NPK_RK_POOL_POINTER_MODE 0xEu
 #define NPK_RK_POOL_BURST_LEN 3u

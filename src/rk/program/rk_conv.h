@@ -23,8 +23,6 @@
 extern "C" {
 #endif
 
-/* Body entries of a conv task program (the trailer is separate, npk_rk_trailer). */
-#define NPK_RK_CONV_BODY 86
 
 typedef struct npk_rk_conv {
     const npk_rk_soc *soc; /* the CBUF's row (NULL: the default) */
@@ -53,16 +51,8 @@ uint32_t npk_rk_conv_max_data_banks(const npk_rk_soc *soc);
 
 /* Every limit of the task, with a message naming the value and the limit. */
 npk_status npk_rk_conv_check(const npk_rk_conv *t);
-/* The body (CNA, CORE, DPU, then the 0x50xx feed). */
-npk_status npk_rk_synth_conv(const npk_rk_conv *t, npk_rk_entry body[NPK_RK_CONV_BODY]);
-
-/* ---- a job of one task (any operation) ---- */
-/* Bytes of a task buffer holding one task of body_entries entries. */
-uint64_t npk_rk_single_task_bytes(uint32_t body_entries);
-/* Its rknpu_task record (enable mask, interrupt mask) and program with the last-task trailer. */
-npk_status npk_rk_single_task_write(void *host, uint32_t iova, uint64_t size,
-                                    const npk_rk_entry *body, uint32_t body_entries,
-                                    uint32_t enable, uint32_t int_mask);
+/* The body: the conv row's `body` entries in its order (rk/hw/ops.c). */
+npk_status npk_rk_synth_conv(const npk_rk_conv *t, npk_rk_entry *body);
 
 #ifdef __cplusplus
 }

@@ -22,8 +22,6 @@
 extern "C" {
 #endif
 
-/* Body entries of a pooling task program (23 registers and a no-op: an even body). */
-#define NPK_RK_POOL_BODY 24
 
 typedef struct npk_rk_pool {
     npk_rk_pool_method method;
@@ -37,8 +35,8 @@ typedef struct npk_rk_pool {
 
 /* Every limit of the task, naming the value and the limit. */
 npk_status npk_rk_pool_check(const npk_rk_pool *t);
-/* The body (PPU then its output stage). */
-npk_status npk_rk_synth_pool(const npk_rk_pool *t, npk_rk_entry body[NPK_RK_POOL_BODY]);
+/* The body: the pool row's `body` entries in its order (rk/hw/ops.c). */
+npk_status npk_rk_synth_pool(const npk_rk_pool *t, npk_rk_entry *body);
 
 #ifdef __cplusplus
 }

@@ -1,108 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* Convolution task synthesis: every register value computed through the register table's
- * fields, emitted CNA, CORE, DPU, then the 0x50xx input feed — the register set of Mesa's
- * rocket convolution (which runs on boards) with the spec's conv-capture values for the 0x50xx
- * block (docs/facts-engines.md, "The convolution path"). */
+ * fields and written in the conv row's order (rk/hw/ops.c): Mesa's rocket convolution's
+ * registers (which run on boards) with the spec's conv-capture values for the 0x50xx block
+ * (docs/facts-engines.md, "The convolution path"). */
 #include <string.h>
 
+#include "rk/hw/rk_ops.h"
 #include "rk/program/rk_conv.h"
 #include "npukit/rk_regs.h"
 
 #define PUT(reg, field, v) NPK_RKPUT(reg, field, v)
 
-static const npk_rk_reg_id order[] = {
-    /* CNA */
-    NPK_REG_CNA_CBUF_CON0,
-    NPK_REG_CNA_DCOMP_REGNUM,
-    NPK_REG_CNA_DCOMP_CTRL,
-    NPK_REG_CNA_CONV_CON1,
-    NPK_REG_DPU_S_POINTER,
-    NPK_REG_DPU_RDMA_S_POINTER,
-    NPK_REG_CNA_CONV_CON2,
-    NPK_REG_CNA_CONV_CON3,
-    NPK_REG_CNA_DATA_SIZE0,
-    NPK_REG_CNA_DATA_SIZE1,
-    NPK_REG_CNA_DATA_SIZE2,
-    NPK_REG_CNA_DATA_SIZE3,
-    NPK_REG_CNA_WEIGHT_SIZE0,
-    NPK_REG_CNA_WEIGHT_SIZE1,
-    NPK_REG_CNA_WEIGHT_SIZE2,
-    NPK_REG_CNA_CBUF_CON1,
-    NPK_REG_CNA_CVT_CON0,
-    NPK_REG_CNA_CVT_CON1,
-    NPK_REG_CNA_CVT_CON2,
-    NPK_REG_CNA_CVT_CON3,
-    NPK_REG_CNA_CVT_CON4,
-    NPK_REG_CNA_FC_CON0,
-    NPK_REG_CNA_FC_CON1,
-    NPK_REG_CNA_PAD_CON0,
-    NPK_REG_CNA_FEATURE_DATA_ADDR,
-    NPK_REG_CNA_FC_CON2,
-    NPK_REG_CNA_DMA_CON0,
-    NPK_REG_CNA_DMA_CON1,
-    NPK_REG_CNA_DMA_CON2,
-    NPK_REG_CNA_FC_DATA_SIZE0,
-    NPK_REG_CNA_FC_DATA_SIZE1,
-    NPK_REG_CNA_DCOMP_ADDR0,
-    NPK_REG_CNA_CVT_CON5,
-    NPK_REG_CNA_PAD_CON1,
-    /* CORE */
-    NPK_REG_CORE_MISC_CFG,
-    NPK_REG_CORE_DATAOUT_SIZE_0,
-    NPK_REG_CORE_DATAOUT_SIZE_1,
-    NPK_REG_CORE_CLIP_TRUNCATE,
-    NPK_REG_CORE_3030,
-    /* DPU */
-    NPK_REG_DPU_FEATURE_MODE_CFG,
-    NPK_REG_DPU_DATA_FORMAT,
-    NPK_REG_DPU_OFFSET_PEND,
-    NPK_REG_DPU_DST_BASE_ADDR,
-    NPK_REG_DPU_DST_SURF_STRIDE,
-    NPK_REG_DPU_DATA_CUBE_WIDTH,
-    NPK_REG_DPU_DATA_CUBE_HEIGHT,
-    NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR,
-    NPK_REG_DPU_DATA_CUBE_CHANNEL,
-    NPK_REG_DPU_BS_CFG,
-    NPK_REG_DPU_BS_ALU_CFG,
-    NPK_REG_DPU_BS_MUL_CFG,
-    NPK_REG_DPU_BS_RELUX_CMP_VALUE,
-    NPK_REG_DPU_BS_OW_CFG,
-    NPK_REG_DPU_BS_OW_OP,
-    NPK_REG_DPU_WDMA_SIZE_0,
-    NPK_REG_DPU_WDMA_SIZE_1,
-    NPK_REG_DPU_BN_CFG,
-    NPK_REG_DPU_BN_ALU_CFG,
-    NPK_REG_DPU_BN_MUL_CFG,
-    NPK_REG_DPU_BN_RELUX_CMP_VALUE,
-    NPK_REG_DPU_EW_CFG,
-    NPK_REG_DPU_EW_CVT_OFFSET_VALUE,
-    NPK_REG_DPU_EW_CVT_SCALE_VALUE,
-    NPK_REG_DPU_EW_RELUX_CMP_VALUE,
-    NPK_REG_DPU_OUT_CVT_OFFSET,
-    NPK_REG_DPU_OUT_CVT_SCALE,
-    NPK_REG_DPU_OUT_CVT_SHIFT,
-    NPK_REG_DPU_SURFACE_ADD,
-    /* the 0x50xx input feed */
-    NPK_REG_DPU_RDMA_DATA_CUBE_WIDTH,
-    NPK_REG_DPU_RDMA_DATA_CUBE_HEIGHT,
-    NPK_REG_DPU_RDMA_DATA_CUBE_CHANNEL,
-    NPK_REG_DPU_RDMA_SRC_BASE_ADDR,
-    NPK_REG_DPU_RDMA_BRDMA_CFG,
-    NPK_REG_DPU_RDMA_BS_BASE_ADDR,
-    NPK_REG_DPU_RDMA_NRDMA_CFG,
-    NPK_REG_DPU_RDMA_BN_BASE_ADDR,
-    NPK_REG_DPU_RDMA_ERDMA_CFG,
-    NPK_REG_DPU_RDMA_EW_BASE_ADDR,
-    NPK_REG_DPU_RDMA_EW_SURF_STRIDE,
-    NPK_REG_DPU_RDMA_FEATURE_MODE_CFG,
-    NPK_REG_DPU_RDMA_SRC_DMA_CFG,
-    NPK_REG_DPU_RDMA_SURF_NOTCH,
-    NPK_REG_DPU_RDMA_PAD_CFG,
-    NPK_REG_DPU_RDMA_WEIGHT,
-    NPK_REG_DPU_RDMA_EW_SURF_NOTCH,
-    NPK_REG_CNA_CBUF_CON0, /* Mesa writes the bank split again after the sizes */
-};
-_Static_assert(sizeof order / sizeof order[0] == NPK_RK_CONV_BODY, "conv body size");
+
 
 /* DPU_RDMA_WEIGHT: the E/N/B/M arbitration weights, 1 each (Mesa; the spec's "input fill"). */
 #define RDMA_WEIGHTS_EQUAL 0x01010101u
@@ -251,7 +160,7 @@ static void values(const npk_rk_conv *t, uint32_t *v)
     v[NPK_REG_DPU_RDMA_WEIGHT] = RDMA_WEIGHTS_EQUAL;
 }
 
-npk_status npk_rk_synth_conv(const npk_rk_conv *task, npk_rk_entry body[NPK_RK_CONV_BODY])
+npk_status npk_rk_synth_conv(const npk_rk_conv *task, npk_rk_entry *body)
 {
     npk_rk_conv t = *task;
     npk_rk_conv_banks(&t);
@@ -262,7 +171,8 @@ npk_status npk_rk_synth_conv(const npk_rk_conv *task, npk_rk_entry body[NPK_RK_C
     }
     uint32_t v[NPK_REG_COUNT] = {0};
     values(&t, v);
-    for (unsigned i = 0; i < NPK_RK_CONV_BODY; i++)
-        body[i] = npk_rk_entry_reg_write(order[i], v[order[i]]);
+    const npk_rk_op_desc *d = npk_rk_op_desc_of(NPK_RK_OP_CONV);
+    for (unsigned i = 0; i < d->body; i++)
+        body[i] = npk_rk_entry_reg_write(d->order[i], v[d->order[i]]);
     return NPK_OK;
 }

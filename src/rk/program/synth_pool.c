@@ -3,39 +3,13 @@
  * mode 0xE, in/out H-1 W-1, C-1, the kernel/stride word, 0x6070 the input IOVA, 0x60DC = 3)
  * plus the mode, reciprocal and padding registers and the 0x8001 output stage
  * (docs/facts-engines.md). Limits are the fields' widths, read from the register table. */
+#include "rk/hw/rk_ops.h"
 #include "rk/program/rk_pool.h"
 #include "npukit/rk_regs.h"
 
 #define PUT(reg, field, v) NPK_RKPUT(reg, field, v)
 
-static const npk_rk_reg_id order[] = {
-    NPK_REG_PPU_S_POINTER,
-    NPK_REG_PPU_RDMA_S_POINTER,
-    NPK_REG_PPU_DATA_CUBE_IN_HEIGHT,
-    NPK_REG_PPU_DATA_CUBE_IN_WIDTH,
-    NPK_REG_PPU_DATA_CUBE_IN_CHANNEL,
-    NPK_REG_PPU_DATA_CUBE_OUT_HEIGHT,
-    NPK_REG_PPU_DATA_CUBE_OUT_WIDTH,
-    NPK_REG_PPU_DATA_CUBE_OUT_CHANNEL,
-    NPK_REG_PPU_OPERATION_MODE_CFG,
-    NPK_REG_PPU_POOLING_KERNEL_CFG,
-    NPK_REG_PPU_RECIP_KERNEL_WIDTH,
-    NPK_REG_PPU_RECIP_KERNEL_HEIGHT,
-    NPK_REG_PPU_POOLING_PADDING_CFG,
-    NPK_REG_PPU_SRC_BASE_ADDR,
-    NPK_REG_PPU_DATA_FORMAT,
-    NPK_REG_PPU_60DC,
-    NPK_REG_PPU_RDMA_CUBE_HEIGHT,
-    NPK_REG_PPU_RDMA_CUBE_WIDTH,
-    NPK_REG_PPU_RDMA_CUBE_CHANNEL,
-    NPK_REG_PPU_RDMA_DST_BASE_ADDR,
-    NPK_REG_PPU_RDMA_DST_LINE_STRIDE,
-    NPK_REG_PPU_RDMA_DST_SURF_STRIDE,
-    NPK_REG_PPU_RDMA_DATA_FORMAT,
-};
-/* the body ends in one no-op entry (target 0, facts B.2): an even body, so the PC's fetch of
- * PC_REGISTER_AMOUNTS pairs ends exactly on the trailer */
-_Static_assert(sizeof order / sizeof order[0] + 1 == NPK_RK_POOL_BODY, "pool body size");
+
 
 /* OPERATION_MODE_CFG.FLYING_MODE 1: the input comes from memory, not from the SDP (NVDLA's
  * OFF_FLYING). */
@@ -101,7 +75,7 @@ npk_status npk_rk_pool_check(const npk_rk_pool *t)
     return NPK_OK;
 }
 
-npk_status npk_rk_synth_pool(const npk_rk_pool *t, npk_rk_entry body[NPK_RK_POOL_BODY])
+npk_status npk_rk_synth_pool(const npk_rk_pool *t, npk_rk_entry *body)
 {
     if (!t->unchecked) {
         npk_status s = npk_rk_pool_check(t);
@@ -144,8 +118,8 @@ npk_status npk_rk_synth_pool(const npk_rk_pool *t, npk_rk_entry body[NPK_RK_POOL
     v[NPK_REG_PPU_RDMA_DST_LINE_STRIDE] = t->out_w * 16u;
     v[NPK_REG_PPU_RDMA_DST_SURF_STRIDE] = t->out_w * t->out_h * 16u;
     v[NPK_REG_PPU_RDMA_DATA_FORMAT] = PUT(PPU_RDMA_DATA_FORMAT, IN_PRECISION, NPK_PREC_FP16);
-    for (unsigned i = 0; i + 1 < NPK_RK_POOL_BODY; i++)
-        body[i] = npk_rk_entry_reg_write(order[i], v[order[i]]);
-    body[NPK_RK_POOL_BODY - 1] = 0;
+    const npk_rk_op_desc *d = npk_rk_op_desc_of(NPK_RK_OP_POOL);
+    for (unsigned i = 0; i < d->body; i++)
+        body[i] = npk_rk_entry_reg_write(d->order[i], v[d->order[i]]);
     return NPK_OK;
 }

@@ -17,6 +17,7 @@
 #include "rk/layout/rk_conv_layout.h"
 #include "rk/plan/rk_plan_conv.h"
 #include "rk/program/rk_conv.h"
+#include "rk/program/rk_job.h"
 #include "runtime_internal.h"
 
 /* The largest tensor a call takes, in elements (the index arithmetic's bound). */
@@ -237,18 +238,16 @@ static npk_status run_tile(conv_call *x, const pass *p, uint32_t b, const npk_rk
         .bias = cb->output.iova + (uint32_t)b_off,
         .out = cb->output.iova + (uint32_t)o_off,
     };
-    npk_rk_entry body[NPK_RK_CONV_BODY];
+    const npk_rk_job_task job = {.op = NPK_RK_OP_CONV, .conv = task};
     t0 = npk_now_ns();
-    if (s == NPK_OK && (s = npk_rk_synth_conv(&task, body)) == NPK_OK)
-        s = npk_rk_single_task_write(cb->task.host, cb->task.iova, cb->task.size, body,
-                                     NPK_RK_CONV_BODY, NPK_RK_ENABLE_CONV,
-                                     npk_rk_matmul_int_mask());
+    if (s == NPK_OK)
+        s = npk_rk_job_write(cb->task.host, cb->task.iova, cb->task.size, &job, 1);
     x->st->synth_ns += npk_now_ns() - t0;
     t0 = npk_now_ns();
     if (s == NPK_OK)
         s = npk_rk_mem_sync(rt->dev, &cb->output, 0, total, RKNPU_MEM_SYNC_TO_DEVICE);
     if (s == NPK_OK)
-        s = npk_rk_mem_sync(rt->dev, &cb->task, 0, npk_rk_single_task_bytes(NPK_RK_CONV_BODY),
+        s = npk_rk_mem_sync(rt->dev, &cb->task, 0, npk_rk_job_bytes(1),
                             RKNPU_MEM_SYNC_TO_DEVICE);
     x->st->sync_ns += npk_now_ns() - t0;
     const uint64_t npu0 = x->st->npu_ns;

@@ -14,6 +14,7 @@
 #include "npukit/rk_regs.h"
 #include "rk/layout/rk_conv_layout.h"
 #include "rk/program/rk_conv.h"
+#include "rk/program/rk_job.h"
 #include "rk/program/rk_pool.h"
 #include "runtime_internal.h"
 
@@ -123,16 +124,15 @@ static npk_status run_stage(npk_rk *rt, const npk_rk_pool *shape, const uint16_t
     npk_rk_pool t = *shape;
     t.in = cb->output.iova;
     t.out = cb->output.iova + (uint32_t)o_off;
-    npk_rk_entry body[NPK_RK_POOL_BODY];
+    const npk_rk_job_task job = {.op = NPK_RK_OP_POOL, .pool = t};
     t0 = npk_now_ns();
-    if (s == NPK_OK && (s = npk_rk_synth_pool(&t, body)) == NPK_OK)
-        s = npk_rk_single_task_write(cb->task.host, cb->task.iova, cb->task.size, body,
-                                     NPK_RK_POOL_BODY, NPK_RK_ENABLE_POOL, NPK_RK_POOL_INT_MASK);
+    if (s == NPK_OK)
+        s = npk_rk_job_write(cb->task.host, cb->task.iova, cb->task.size, &job, 1);
     st->synth_ns += npk_now_ns() - t0;
     if (s == NPK_OK)
         s = npk_rk_mem_sync(rt->dev, &cb->output, 0, total, RKNPU_MEM_SYNC_TO_DEVICE);
     if (s == NPK_OK)
-        s = npk_rk_mem_sync(rt->dev, &cb->task, 0, npk_rk_single_task_bytes(NPK_RK_POOL_BODY),
+        s = npk_rk_mem_sync(rt->dev, &cb->task, 0, npk_rk_job_bytes(1),
                             RKNPU_MEM_SYNC_TO_DEVICE);
     const uint64_t npu0 = st->npu_ns;
     if (s == NPK_OK)
@@ -178,7 +178,7 @@ npk_status npk_rk_pool2d(npk_rk *rt, const npk_rk_pool2d_args *a, npk_rk_stats *
         return npk_fail(NPK_EINVAL,
                         "pool2d: the %s kernel ends every job on the DPU interrupt (facts A.2) and "
                         "the PDP ends its task on the PPU's (0x%x): pooling runs on rknpu only",
-                        rt->form->name, NPK_RK_POOL_INT_MASK);
+                        rt->form->name, npk_rk_op_desc_of(NPK_RK_OP_POOL)->int_mask);
     /* the stages: one task, or two for a global pool past the kernel limit */
     npk_rk_pool stage[2];
     unsigned stages = 1;
