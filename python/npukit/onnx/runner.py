@@ -31,7 +31,7 @@ class Step:
 
     @property
     def label(self):
-        parts = [self.node.op] + (["BatchNormalization(folded)"] if self.folded_bn else []) + \
+        parts = [self.node.op] + (["BN(folded)"] if self.folded_bn else []) + \
             ([self.act.op] if self.act else [])
         return "+".join(parts)
 
@@ -45,7 +45,9 @@ class StepReport:
     npu_s: float
     tasks: int
     max_abs_err: float
-    rel_err: float  # max |mixed - cpu| / max |cpu| over the step's outputs
+    rel_err: float  # max |mixed - cpu| / max |cpu| over the step's outputs (accumulated)
+    local_err: float = 0.0  # the same for the step alone: its output against the CPU's on
+                            # the same (mixed-run) inputs, what this step itself adds
 
 
 @dataclasses.dataclass
@@ -183,18 +185,24 @@ def run(model: Model, feeds: Dict[str, np.ndarray], rt=None) -> Result:
                 tasks = st.tasks if st else 0
             except Unsupported as u:
                 reason, placement, outs = str(u), "cpu", None
-        if outs is None:  # the CPU, node by node (the fused ones too)
-            for n in [node] + [x for x in (step.folded_bn, step.act) if x]:
-                for name, v in zip(n.outputs, cpu.run(n, _gather(n, env), model.opset)):
-                    if name:
-                        env[name] = v
+        # the CPU's step on this run's own inputs, node by node (the fused ones too): the
+        # fallback's result, or the NPU step's local reference
+        local = dict(env)
+        for n in [node] + [x for x in (step.folded_bn, step.act) if x]:
+            for name, v in zip(n.outputs, cpu.run(n, _gather(n, local), model.opset)):
+                if name:
+                    local[name] = v
+        local_err = 0.0
+        if outs is None:
+            env = local
         else:
             for name, v in zip(step.outputs, outs):
                 if name:
+                    local_err = max(local_err, _err(v, local[name])[1])
                     env[name] = v
         errs = [_err(env[o], ref[o]) for o in step.outputs if o]
         reports.append(StepReport(node.name, step.label, placement, reason, npu_s, tasks,
                                   max((e[0] for e in errs), default=0.0),
-                                  max((e[1] for e in errs), default=0.0)))
+                                  max((e[1] for e in errs), default=0.0), local_err))
     return Result({o: env[o] for o in model.outputs}, {o: ref[o] for o in model.outputs},
                   reports)
