@@ -157,7 +157,7 @@ int rk_ew_main(int argc, char **argv)
     }
     if (!rk_soc_matches(&so, info.soc, "rk ew"))
         goto out;
-    if (npk_rk_ew(rt, op_of[op], p, m, n, a, mode, b, c, &st)) {
+    if (npk_rk_ew(rt, &(npk_rk_ew_args){.op = op_of[op], .prec = p, .m = m, .n = n, .operand = mode, .a = a, .b = b, .c = c}, &st)) {
         cli_lib_error("rk ew");
         goto out;
     }
@@ -168,17 +168,27 @@ int rk_ew_main(int argc, char **argv)
             bad += memcmp((char *)c + i * eb, (char *)ref + i * eb, eb) != 0;
     }
     const char *label = info.simulated ? "modelled" : "measured";
+    bool printed = true;
     if (json) {
-        printf("{\"op\":\"%s\",\"dtype\":\"%s\",\"m\":%u,\"n\":%u,\"operand\":\"%s\","
-               "\"tasks\":%u,\"submits\":%u,\"warmups\":%u,\"resets\":%u,\"npu_ms\":%.6f,"
-               "\"npu_time\":\"%s\",\"host_ms\":%.6f",
-               op_names[op], dtypes[dtype], m, n, per_channel ? "per-channel" : "per-element",
-               st.tasks, st.submits, st.warmups, st.resets, st.npu_span_ns / 1e6, label,
-               st.host_ns / 1e6);
-        if (check)
-            printf(",\"check\":{\"mismatches\":%llu,\"ok\":%s}", (unsigned long long)bad,
-                   bad ? "false" : "true");
-        printf("}\n");
+        cJSON *doc = json_doc();
+        json_str(doc, "op", op_names[op]);
+        json_str(doc, "dtype", dtypes[dtype]);
+        json_u64(doc, "m", m);
+        json_u64(doc, "n", n);
+        json_str(doc, "operand", per_channel ? "per-channel" : "per-element");
+        json_u64(doc, "tasks", st.tasks);
+        json_u64(doc, "submits", st.submits);
+        json_u64(doc, "warmups", st.warmups);
+        json_u64(doc, "resets", st.resets);
+        json_fixed(doc, "npu_ms", st.npu_span_ns / 1e6, 6);
+        json_str(doc, "npu_time", label);
+        json_fixed(doc, "host_ms", st.host_ns / 1e6, 6);
+        if (check) {
+            cJSON *c = json_obj(doc, "check");
+            json_u64(c, "mismatches", bad);
+            json_bool(c, "ok", !bad);
+        }
+        printed = json_print(doc, "rk ew") == 0;
     } else {
         printf("%s %s %ux%u, B %s, on %s (%s)\n", dtypes[dtype], op_names[op], m, n,
                per_channel ? "per channel [N]" : "per element [M][N]", info.device, info.soc);
@@ -192,7 +202,7 @@ int rk_ew_main(int argc, char **argv)
                    p == NPK_PREC_FP16 ? "fp32 op rounded once to fp16" : "saturating integers",
                    bad ? "MISMATCH" : "ok");
     }
-    rc = bad ? 1 : 0;
+    rc = bad || !printed ? 1 : 0;
 out:
     npk_rk_close(rt);
     free(a);

@@ -251,22 +251,6 @@ bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd)
     return true;
 }
 
-const char *rk_json_escape(const char *s, char *buf, size_t len)
-{
-    size_t o = 0;
-    for (; *s && o + 7 < len; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            o += (size_t)snprintf(buf + o, len - o, "\\%c", c);
-        else if (c < 0x20)
-            o += (size_t)snprintf(buf + o, len - o, "\\u%04x", c);
-        else
-            buf[o++] = (char)c;
-    }
-    buf[o] = 0;
-    return buf;
-}
-
 bool rk_shape_complete(rk_shape_opts *o, const char *cmd)
 {
     if (!o->have_in || !o->have_m || !o->have_k || !o->have_n) {

@@ -342,8 +342,13 @@ npk_rk_conv2d = _fn("npk_rk_conv2d", c_int, P, POINTER(Conv2dArgs), POINTER(RkSt
 npk_rk_pool2d_shape = _fn("npk_rk_pool2d_shape", c_int, POINTER(Pool2dArgs), POINTER(c_uint32),
                           POINTER(c_uint32))
 npk_rk_pool2d = _fn("npk_rk_pool2d", c_int, P, POINTER(Pool2dArgs), POINTER(RkStats))
-npk_rk_ew = _fn("npk_rk_ew", c_int, P, c_int, c_int, c_uint32, c_uint32, c_void_p, c_int,
-                c_void_p, c_void_p, POINTER(RkStats))
+class RkEwArgs(ctypes.Structure):
+    """npk_rk_ew_args (rk.h)."""
+    _fields_ = [("op", c_int), ("prec", c_int), ("m", c_uint32), ("n", c_uint32),
+                ("operand", c_int), ("a", c_void_p), ("b", c_void_p), ("c", c_void_p)]
+
+
+npk_rk_ew = _fn("npk_rk_ew", c_int, P, POINTER(RkEwArgs), POINTER(RkStats))
 npk_rk_plan_request_init = _fn("npk_rk_plan_request_init", None, POINTER(PlanRequest), c_int,
                                c_uint32, c_uint32, c_uint32)
 npk_rk_plan_matmul = _fn("npk_rk_plan_matmul", c_int, POINTER(PlanRequest), POINTER(Plan))

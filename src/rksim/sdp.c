@@ -120,7 +120,10 @@ static double apply(const rksim_sdp *t, double a, double b)
     case NPK_EW_MUL: v = a * b; break;
     case NPK_EW_MAX: v = (isnan(a) || a >= b) ? a : b; break;
     case NPK_EW_MIN: v = (isnan(a) || a <= b) ? a : b; break;
-    default: /* the BS stage's ReLU */ v = a < 0 ? 0 : a; break;
+    case NPK_EW_RELU: /* the BS stage's ReLU */ v = a < 0 ? 0 : a; break;
+    /* No default: an op added to the enum fails the build here until the simulator computes
+     * it (-Wswitch); the decoder never selects a row past the enum. */
+    case NPK_EW_OP_COUNT: v = NAN; break;
     }
     return t->prec == NPK_PREC_FP16 ? (double)(float)v : v;
 }

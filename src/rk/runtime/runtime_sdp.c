@@ -367,14 +367,20 @@ static npk_status ew_call(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_buffer *cd
     return s;
 }
 
-npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
-                     const void *a, npk_rk_ew_operand operand, const void *b, void *c,
-                     npk_rk_stats *stats)
+npk_status npk_rk_ew(npk_rk *rt, const npk_rk_ew_args *args, npk_rk_stats *stats)
 {
     if (!rt)
         return npk_fail(NPK_EINVAL, "ew: NULL runtime");
-    npk_rk_ew_call x = {
-        .op = op, .prec = prec, .m = m, .n = n, .a = a, .operand = operand, .b = b, .c = c};
+    if (!args)
+        return npk_fail(NPK_EINVAL, "ew: NULL arguments");
+    npk_rk_ew_call x = {.op = args->op,
+                        .prec = args->prec,
+                        .m = args->m,
+                        .n = args->n,
+                        .a = args->a,
+                        .operand = args->operand,
+                        .b = args->b,
+                        .c = args->c};
     return ew_call(rt, &x, NULL, 0, stats);
 }
 
