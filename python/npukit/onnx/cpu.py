@@ -174,7 +174,18 @@ def clip_bounds(node, inputs, opset):
 
 
 def run(node, inputs, opset):
-    """The node's outputs (a list) from its inputs (None for an omitted optional input)."""
+    """The node's outputs (a list) from its inputs (None for an omitted optional input); inputs
+    the operator cannot take (shapes that do not broadcast, a missing input) raise OnnxError
+    naming the node."""
+    try:
+        return _run(node, inputs, opset)
+    except OnnxError:
+        raise
+    except (ValueError, IndexError, TypeError, AttributeError, KeyError) as e:
+        raise OnnxError(f"node {node.name!r} ({node.op}): {type(e).__name__}: {e}") from e
+
+
+def _run(node, inputs, opset):
     op, x = node.op, inputs[0] if inputs else None
     f32 = lambda v: v.astype(np.float32) if v.dtype.kind == "f" else v  # noqa: E731
     if op == "Conv":
