@@ -185,6 +185,8 @@ def run(model: Model, feeds: Dict[str, np.ndarray], rt=None) -> Result:
                 tasks = st.tasks if st else 0
             except Unsupported as u:
                 reason, placement, outs = str(u), "cpu", None
+            except (ValueError, IndexError, TypeError) as e:  # operands the handler cannot shape
+                reason, placement, outs = f"{node.op}: {type(e).__name__}: {e}", "cpu", None
         # the CPU's step on this run's own inputs, node by node (the fused ones too): the
         # fallback's result, or the NPU step's local reference
         local = dict(env)
