@@ -4,7 +4,8 @@
  * within the fp16 rounding and the PDP's 17-bit reciprocals; kernel = input, stride > kernel,
  * channels that are not a multiple of the atom, padding with and without counting it, a global
  * pool in one stage and in two; the PDP's register values against the spec's maxpool capture;
- * pooling refused on the rocket kernel naming why; bad input named with its limit. */
+ * on the rocket kernel max/min refused naming why and an average run as a depthwise conv; bad
+ * input named with its limit. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -125,6 +126,11 @@ static void test_refused(void)
     a.input = a.output = buf;
     CHECK_EQ(npk_rk_pool2d(rt, &a, NULL), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "DPU interrupt");
+    /* an average there runs as a depthwise conv (weights 1/(KH*KW)) */
+    run(rt, pool(NPK_RK_POOL2D_AVG, 9, 10, 10, 3, 2, 1));
+    a = pool(NPK_RK_POOL2D_AVG, 20, 7, 7, 1, 1, 0);
+    a.global = true;
+    run(rt, a);
     npk_rk_close(rt);
     CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
     a = pool(NPK_RK_POOL2D_MAX, 2, 4, 4, 2, 0, 0);

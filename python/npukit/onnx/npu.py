@@ -116,9 +116,33 @@ def _ew_vec(rt, op, x16, value, what):
     return _library(lambda: rt.ew(op, np.ascontiguousarray(r), vec), what).reshape(x16.shape)
 
 
+def _channelwise(rt, x16, scale, shift, act, what):
+    """y[:, c] = act(scale[c] * x[:, c] + shift[c]) as a depthwise 1x1 convolution: the conv
+    path (both kernels), the shift added in fp32 by the BS stage, the clamp fused."""
+    if x16.ndim < 2:
+        raise Unsupported(f"{what}: input rank {x16.ndim} (a channel axis is needed)")
+    n, c = x16.shape[:2]
+    x4 = np.ascontiguousarray(x16.reshape(n, c, 1, -1) if x16.ndim != 4 else x16)
+    w = _f16(np.asarray(scale, np.float32).reshape(c, 1, 1, 1), f"{what} scale")
+    b = np.ascontiguousarray(np.asarray(shift, np.float32).reshape(c))
+    y = _library(lambda: rt.conv2d(x4, w, b, groups=c, act=act[0], act_max=act[1]), what)
+    return y.reshape(x16.shape)
+
+
+def _clamp_conv(rt, x16, act, what):
+    c = x16.shape[1] if x16.ndim >= 2 else 1
+    x = x16 if x16.ndim >= 2 else x16.reshape(1, 1, -1)
+    y = _channelwise(rt, x, np.ones(c), np.zeros(c), act, what)
+    return y.reshape(x16.shape)
+
+
 def relu(rt, node, inputs):
     x16 = _f16(inputs[0], "Relu input")
-    return [_ew_vec(rt, "max", x16, 0.0, "Relu").astype(np.float32)]
+    try:
+        y = _ew_vec(rt, "max", x16, 0.0, "Relu")
+    except Unsupported:  # no SDP on this kernel: the conv's clamp (x * 1 + 0, exact)
+        y = _clamp_conv(rt, x16, ("relu", 0.0), "Relu")
+    return [y.astype(np.float32)]
 
 
 def leaky_relu(rt, node, inputs):
@@ -133,6 +157,16 @@ def leaky_relu(rt, node, inputs):
 def clip(rt, node, inputs, opset):
     lo, hi = cpu.clip_bounds(node, inputs, opset)
     y = _f16(inputs[0], "Clip input")
+    if lo == 0 and hi >= 0 and (np.isinf(hi) or hi <= FP16_MAX):
+        try:
+            for op, v in (("max", lo), ("min", hi)):
+                if np.isfinite(v):
+                    y = _ew_vec(rt, op, y, float(v), "Clip")
+            return [y.astype(np.float32)]
+        except Unsupported:  # no SDP on this kernel: the conv's ReLU/ReLUX clamp
+            act = ("relu", 0.0) if np.isinf(hi) else ("clip", float(hi))
+            x16 = _f16(inputs[0], "Clip input")
+            return [_clamp_conv(rt, x16, act, "Clip").astype(np.float32)]
     for op, v in (("max", lo), ("min", hi)):
         if np.isfinite(v):
             if abs(v) > FP16_MAX:
@@ -213,12 +247,10 @@ def batchnorm(rt, node, inputs):
     eps = float(_attr(node, "epsilon", 1e-5))
     inv = scale.astype(np.float32) / np.sqrt(var.astype(np.float32) + eps)
     shift = bias.astype(np.float32) - mean.astype(np.float32) * inv
-    # channels last so the per-channel operand runs along the SDP's channels
-    xl = np.ascontiguousarray(np.moveaxis(_f16(x, "BatchNormalization input"), 1, -1))
-    r = _rows(xl)
-    t = _library(lambda: rt.ew("mul", r, _f16(inv, "BatchNormalization scale")), "BatchNormalization")
-    y = _library(lambda: rt.ew("add", t, _f16(shift, "BatchNormalization shift")), "BatchNormalization")
-    return [np.moveaxis(y.reshape(xl.shape), -1, 1).astype(np.float32)]
+    # a depthwise 1x1 conv: the scale as its fp16 weight, the shift as its fp32 bias
+    y = _channelwise(rt, _f16(x, "BatchNormalization input"), inv, shift, ("none", 0.0),
+                     "BatchNormalization")
+    return [y.astype(np.float32)]
 
 
 def _no_engine(op):

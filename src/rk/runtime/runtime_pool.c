@@ -161,6 +161,51 @@ static uint32_t cells(const npk_rk_pool2d_args *a, uint32_t y, uint32_t x)
     return (uint32_t)((y1 - y0) * (x1 - x0));
 }
 
+/* The windows of output (y, x) the padding reaches, rescaled from the whole window to its real
+ * cells (count_include_pad false). */
+static void rescale_border(const npk_rk_pool2d_args *a, uint16_t *dst, uint32_t oh, uint32_t ow)
+{
+    for (uint32_t ch = 0; ch < a->c; ch++)
+        for (uint32_t y = 0; y < oh; y++)
+            for (uint32_t x = 0; x < ow; x++) {
+                uint32_t n = cells(a, y, x);
+                if (n == a->k_h * a->k_w || !n)
+                    continue;
+                uint16_t *v = &dst[((uint64_t)ch * oh + y) * ow + x];
+                *v = npk_f32_to_f16(npk_f16_to_f32(*v) * (float)(a->k_h * a->k_w) / (float)n);
+            }
+}
+
+/* An average on a kernel that cannot wait for the PDP's interrupt: the conv engine's depthwise
+ * convolution with every weight 1/(KH*KW) (fp16-rounded), which ends on the DPU's — the
+ * vendor's global average pool runs on the CNA and DPU too (spec "Op -> engine-block map"). */
+static npk_status avg_as_conv(npk_rk *rt, const npk_rk_pool2d_args *a, uint32_t oh, uint32_t ow,
+                              npk_rk_stats *st)
+{
+    const uint32_t kh = a->global ? a->h : a->k_h, kw = a->global ? a->w : a->k_w;
+    npk_rk_conv2d_args c = {.n = a->n, .c = a->c, .h = a->h, .w = a->w, .out_c = a->c,
+                            .k_h = kh, .k_w = kw, .stride_h = a->global ? 1 : a->stride_h,
+                            .stride_w = a->global ? 1 : a->stride_w, .groups = a->c,
+                            .input = a->input, .output = a->output};
+    if (!a->global) {
+        c.pad_top = a->pad_top, c.pad_left = a->pad_left;
+        c.pad_bottom = a->pad_bottom, c.pad_right = a->pad_right;
+    }
+    const uint64_t n = (uint64_t)a->c * kh * kw;
+    uint16_t *w = malloc(n * sizeof *w);
+    if (!w)
+        return npk_fail(NPK_ENOMEM, "pool2d: no memory for the averaging weights");
+    const uint16_t recip = npk_f32_to_f16(1.0f / (float)(kh * kw));
+    for (uint64_t i = 0; i < n; i++)
+        w[i] = recip;
+    c.weights = w;
+    npk_status s = npk_rk_conv2d(rt, &c, st);
+    free(w);
+    for (uint32_t b = 0; s == NPK_OK && !a->global && !a->count_include_pad && b < a->n; b++)
+        rescale_border(a, a->output + (uint64_t)b * a->c * oh * ow, oh, ow);
+    return s;
+}
+
 npk_status npk_rk_pool2d(npk_rk *rt, const npk_rk_pool2d_args *a, npk_rk_stats *stats)
 {
     npk_rk_stats local;
@@ -174,10 +219,13 @@ npk_status npk_rk_pool2d(npk_rk *rt, const npk_rk_pool2d_args *a, npk_rk_stats *
         return s;
     if (!a->input || !a->output)
         return npk_fail(NPK_EINVAL, "pool2d: NULL %s", !a->input ? "input" : "output");
+    if (rt->form->dpu_irq_only && a->method == NPK_RK_POOL2D_AVG)
+        return avg_as_conv(rt, a, oh, ow, st);
     if (rt->form->dpu_irq_only)
         return npk_fail(NPK_EINVAL,
                         "pool2d: the %s kernel ends every job on the DPU interrupt (facts A.2) and "
-                        "the PDP ends its task on the PPU's (0x%x): pooling runs on rknpu only",
+                        "the PDP ends its task on the PPU's (0x%x): max and min pooling run on "
+                        "rknpu only (an average runs as a depthwise conv)",
                         rt->form->name, npk_rk_op_desc_of(NPK_RK_OP_POOL)->int_mask);
     /* the stages: one task, or two for a global pool past the kernel limit */
     npk_rk_pool stage[2];
@@ -217,15 +265,7 @@ npk_status npk_rk_pool2d(npk_rk *rt, const npk_rk_pool2d_args *a, npk_rk_stats *
             s = run_stage(rt, &stage[1], mid, dst, st, &core_ns);
         /* an average over the real cells only: rescale the windows the padding reaches */
         if (s == NPK_OK && !a->global && a->method == NPK_RK_POOL2D_AVG && !a->count_include_pad)
-            for (uint32_t ch = 0; ch < a->c; ch++)
-                for (uint32_t y = 0; y < oh; y++)
-                    for (uint32_t x = 0; x < ow; x++) {
-                        uint32_t n = cells(a, y, x);
-                        if (n == a->k_h * a->k_w || !n)
-                            continue;
-                        uint16_t *v = &dst[((uint64_t)ch * oh + y) * ow + x];
-                        *v = npk_f32_to_f16(npk_f16_to_f32(*v) * (float)(a->k_h * a->k_w) / (float)n);
-                    }
+            rescale_border(a, dst, oh, ow);
     }
     free(mid);
     st->npu_span_ns = core_ns;
