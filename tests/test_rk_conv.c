@@ -17,7 +17,11 @@
 #include "check.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
+#include "npukit/rk_decode.h"
 #include "rk/check/rk_reference_conv.h"
+#include "rk/hw/rk_ops.h"
+#include "rk/program/rk_conv.h"
+#include "rk/program/rk_pool.h"
 
 static uint64_t seed = 11;
 static uint32_t rnd(void)
@@ -181,8 +185,51 @@ static void test_bad_input(void)
     npk_rk_close(rt);
 }
 
+/* The decoder names every register of a conv and a pooling body through the register table,
+ * and their op-enables select their own rows (the conv by its mark on 0x1D). */
+static uint32_t body_reg(const void *ctx, npk_rk_reg_id id)
+{
+    const npk_rk_entry *b = ctx;
+    uint32_t v = 0;
+    const npk_rk_reg *r = npk_rk_reg_info(id);
+    for (unsigned i = 0; i < npk_rk_op_desc_of(NPK_RK_OP_CONV)->body; i++)
+        if (npk_rk_entry_target(b[i]) == r->target && npk_rk_entry_reg(b[i]) == r->offset)
+            v = npk_rk_entry_value(b[i]);
+    return v;
+}
+
+static void test_decode(void)
+{
+    npk_rk_conv c = {.prec = NPK_PREC_FP16, .depthwise = true, .in_h = 9, .in_w = 9, .in_c = 24,
+                     .out_h = 5, .out_w = 5, .out_c = 24, .k_h = 3, .k_w = 3, .stride_y = 2,
+                     .stride_x = 2, .pad_top = 1, .pad_left = 1, .clamp = NPK_RK_CLAMP_RELUX,
+                     .relux = 6, .in = 0x1000, .weights = 0x2000, .bias = 0x3000, .out = 0x4000};
+    npk_rk_pool p = {.method = NPK_RK_POOL_AVG, .in_h = 8, .in_w = 8, .c = 16, .out_h = 4,
+                     .out_w = 4, .k_h = 3, .k_w = 3, .stride_y = 2, .stride_x = 2, .pad_top = 1,
+                     .pad_left = 1, .in = 0x1000, .out = 0x2000};
+    npk_rk_entry cb[128], pb[128];
+    CHECK_EQ(npk_rk_synth_conv(&c, cb), NPK_OK);
+    CHECK_EQ(npk_rk_synth_pool(&p, pb), NPK_OK);
+    const struct {
+        const npk_rk_entry *b;
+        npk_rk_op op;
+    } bodies[] = {{cb, NPK_RK_OP_CONV}, {pb, NPK_RK_OP_POOL}};
+    for (size_t k = 0; k < 2; k++) {
+        const npk_rk_op_desc *d = npk_rk_op_desc_of(bodies[k].op);
+        for (unsigned i = 0; i < d->body; i++) {
+            char line[256];
+            npk_rk_entry_describe(bodies[k].b[i], line, sizeof line);
+            CHECK(strstr(line, "UNKNOWN") == NULL);
+        }
+        CHECK(npk_rk_op_select(d->enable, body_reg, bodies[k].b) == d);
+    }
+    /* a matmul's 0x1D (the BS stage bypassed) stays the matmul's */
+    CHECK(npk_rk_op_by_enable(0x1D) == npk_rk_op_desc_of(NPK_RK_OP_MATMUL));
+}
+
 int main(void)
 {
+    test_decode();
     setenv("NPUKIT_RKSIM_TIMEOUT_SCALE", "0", 1);
     test_shapes("sim");
     test_shapes("sim-rocket");
