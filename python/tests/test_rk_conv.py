@@ -133,3 +133,22 @@ def test_onnx_reader_mutations(tmp_path):
             nox.run(m, {k: x.get(k, np.zeros(1, np.float32)) for k in m.inputs}, None)
         except nox.OnnxError:
             pass
+
+
+def test_onnx_per_channel_on_rocket():
+    """Where the kernel has no SDP, a per-channel Mul/Add runs as a depthwise 1x1 conv and an
+    element-wise one on the CPU, named."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    from npukit import onnx as nox
+    s = numpy_helper.from_array(RNG.uniform(0.5, 2, (3, 1, 1)).astype(np.float32), "s")
+    nodes = [helper.make_node("Mul", ["x", "s"], ["m"]), helper.make_node("Add", ["m", "x"], ["y"])]
+    g = helper.make_graph(nodes, "pc", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 4, 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3, 4, 4])], [s])
+    model = nox.from_proto(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+    x = RNG.standard_normal((1, 3, 4, 4)).astype(np.float32)
+    with rk.Runtime("sim-rocket") as rt:
+        r = nox.run(model, {"x": x}, rt)
+    assert [s.placement for s in r.steps] == ["npu", "cpu"]
+    assert "rocket" in r.steps[1].reason
+    assert np.max(np.abs(r.outputs["y"] - r.cpu_outputs["y"])) < 1e-2

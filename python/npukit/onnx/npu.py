@@ -175,9 +175,33 @@ def clip(rt, node, inputs, opset):
     return [y.astype(np.float32)]
 
 
+def _per_channel(a, b):
+    """b as a vector over a's channel axis (NCHW: b of shape (C, 1, ...) or (1, C, 1, ...)),
+    or None."""
+    if a.ndim < 2 or b.ndim < 2 or b.size != a.shape[1]:
+        return None
+    shape = (1,) * (a.ndim - b.ndim) + b.shape
+    return b.reshape(-1) if shape[1] == a.shape[1] and b.size == shape[1] else None
+
+
 def binary(rt, node, inputs):
     op = {"Add": "add", "Mul": "mul"}[node.op]
     a, b = inputs[0], inputs[1]
+    try:
+        return _binary_sdp(rt, node, op, a, b)
+    except Unsupported:
+        # no SDP on this kernel: a per-channel operand as a depthwise 1x1 conv (mul: its
+        # weight, add: its fp32 bias)
+        vec = _per_channel(a, np.asarray(b)) if a.ndim >= np.ndim(b) else None
+        if vec is None or a.dtype.kind != "f":
+            raise
+        a16 = _f16(a, f"{node.op} input")
+        c = a.shape[1]
+        scale, shift = (vec, np.zeros(c)) if op == "mul" else (np.ones(c), vec)
+        return [_channelwise(rt, a16, scale, shift, ("none", 0.0), node.op).astype(np.float32)]
+
+
+def _binary_sdp(rt, node, op, a, b):
     shape = np.broadcast_shapes(a.shape, b.shape)
     if a.shape != shape:  # both ops commute: the full-shape operand goes first
         a, b = b, a
