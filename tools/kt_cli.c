@@ -274,8 +274,11 @@ void kt_cli_print_timing(kt_machine *m)
     printf("unit timing (cycles):");
     for (unsigned i = 0; i < sim->n_timing; i++) {
         const ktsim_unit_timing *t = &sim->timing[i];
-        printf("%s %s setup %u, read_wait %u, element %u, retire %u", i ? ";" : "", t->kind,
-               t->setup, t->read_wait, t->element, t->retire);
+        /* the keys are the unit type's own */
+        const ktsim_unit_key *keys = ktsim_unit_timing_keys(t->kind);
+        printf("%s %s", i ? ";" : "", t->kind);
+        for (unsigned k = 0; keys && keys[k].name; k++)
+            printf("%s %s %u", k ? "," : "", keys[k].name, t->value[k]);
     }
     printf("\n");
 }
@@ -291,10 +294,9 @@ void kt_cli_json_timing(cJSON *doc, kt_machine *m)
     for (unsigned i = 0; i < sim->n_timing; i++) {
         const ktsim_unit_timing *t = &sim->timing[i];
         cJSON *row = json_obj(all, t->kind);
-        json_u64(row, "setup", t->setup);
-        json_u64(row, "read_wait", t->read_wait);
-        json_u64(row, "element", t->element);
-        json_u64(row, "retire", t->retire);
+        const ktsim_unit_key *keys = ktsim_unit_timing_keys(t->kind);
+        for (unsigned k = 0; keys && keys[k].name; k++)
+            json_u64(row, keys[k].name, t->value[k]);
     }
 }
 

@@ -62,12 +62,13 @@ int kt_enum_main(int argc, char **argv)
                    u[i].at.x > 9 || u[i].at.y > 9 ? 1 : 3, "", u[i].type_text, u[i].caps.version,
                    u[i].caps.n_buffers, u[i].caps.inst_depth);
         printf("%zu units\n", n);
-        if (ns) { /* a unit slower than the budget looks empty: say where nobody answered */
-            printf("no answer within the reply budget (%u mailbox reads) from",
-                   c.dev.opt.reply_budget);
+        if (ns) { /* a unit slower than the budget looks empty: say which positions are */
+            printf("empty position%s:", ns > 1 ? "s" : "");
             for (size_t i = 0; i < ns; i++)
                 printf(" (%u,%u)", silent[i].x, silent[i].y);
-            printf(": empty, or a unit slower than that (--reply-budget N)\n");
+            printf(" (no unit answered within %u mailbox reads; a slower unit needs "
+                   "--reply-budget N)\n",
+                   c.dev.opt.reply_budget);
         }
         kt_cli_print_counts(&c);
     }

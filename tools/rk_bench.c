@@ -89,7 +89,14 @@ int rk_bench_main(int argc, char **argv)
         uint32_t *dims[3] = {&so.m, &so.k, &so.n};
         static const char *const names[3] = {"M", "K", "N"};
         uint64_t v;
-        if (npos < 3 || so.have_m || so.have_k || so.have_n) {
+        if (npos < 3) {
+            fprintf(stderr,
+                    "npukit rk bench: %d number%s given; the shape is three, M K N (then "
+                    "TYPE, optional), or -m -k -n\n",
+                    npos, npos == 1 ? "" : "s");
+            return 2;
+        }
+        if (so.have_m || so.have_k || so.have_n) {
             fprintf(stderr,
                     "npukit rk bench: give M K N as three numbers or as -m -k -n, not both\n");
             return 2;

@@ -46,8 +46,7 @@ static bool measure(const job *j, int iters, int warm, timing *t)
         else if (j->scale)
             s = npk_rk_matmul_scaled(j->rt, j->w, j->m, j->a, j->scale, j->c, &st);
         else
-            s = npk_rk_ew(j->rt, NPK_EW_MUL, NPK_PREC_FP16, j->m, j->n, j->c, NPK_EW_PER_CHANNEL,
-                          j->a, j->c, &st);
+            s = npk_rk_ew(j->rt, &(npk_rk_ew_args){.op = NPK_EW_MUL, .prec = NPK_PREC_FP16, .m = j->m, .n = j->n, .operand = NPK_EW_PER_CHANNEL, .a = j->c, .b = j->a, .c = j->c}, &st);
         if (s) {
             cli_lib_error("rk bench");
             ok = false;

@@ -27,7 +27,9 @@ static bool parse_group(const char *v, uint32_t *group)
         return true;
     char *end;
     unsigned long g = strtoul(v, &end, 10);
-    if (*v == '-' || *end || end == v || g > UINT32_MAX) {
+    /* A group that is not a multiple of the K granule is a usage error, told here in the
+     * option's words (exit 2) rather than by the packer's function after the operands load. */
+    if (*v == '-' || *end || end == v || g > UINT32_MAX || g % NPK_RK_QGROUP_ALIGN) {
         fprintf(stderr,
                 "npukit rk matmul: --group %s: K per group (a multiple of %u) or "
                 "\"channel\"\n",
