@@ -101,6 +101,14 @@ const cli_opt *kt_cli_wait_rows(kt_cli_opts *o)
     return o->wait_rows;
 }
 
+/* One command per process: its span is process state. It starts where the machine's clock
+ * stood when the command opened it (a served machine may have counted since power-on), and
+ * again at kt_cli_span_begin. */
+static struct {
+    uint64_t start, end;
+    bool start_known, ended, end_known;
+} span = {0, 0, false, false, false};
+
 int kt_cli_machine_open(kt_machine **m, const kt_machine_opts *o, unsigned meshes, bool engine)
 {
     /* --sim names the simulator's preset, or with --card the board's */
@@ -121,6 +129,7 @@ int kt_cli_machine_open(kt_machine **m, const kt_machine_opts *o, unsigned meshe
         return cli_lib_error(o->card ? "kt: --card" : "kt");
     if (kt_machine_note(*m))
         fprintf(stderr, "npukit kt: note: %s\n", kt_machine_note(*m));
+    span.start_known = kt_machine_cycle(*m, &span.start);
     return 0;
 }
 
@@ -186,12 +195,6 @@ void kt_cli_print_waits(const kt_wait_stats *w, bool json)
                " came too early (polls); %" PRIu64 " pauses, %" PRIu64 " cycles\n",
                w->checks, w->polls, w->pauses, w->paused_cycles);
 }
-
-/* One command per process: its span is process state. */
-static struct {
-    uint64_t start, end;
-    bool start_known, ended, end_known;
-} span = {0, 0, true, false, false};
 
 void kt_cli_span_begin(kt_machine *m)
 {
