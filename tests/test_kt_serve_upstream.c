@@ -161,7 +161,17 @@ static void test_daemon_ops(void)
     r = call(&c, ++id, "\"op\":\"read64\",\"addr\":1099521064960"); /* never-written DRAM */
     CHECK_STR_HAS(error_of(r), "OSError: ");
     cJSON_Delete(r);
-    /* shutdown: answered, then the server ends. */
+    /* shutdown: refused unless the server was started to allow it (any client could end it). */
+    r = call(&c, ++id, "\"op\":\"shutdown\"");
+    CHECK(!ok_of(r));
+    CHECK_STR_HAS(error_of(r), "PermissionError: daemon started without --allow-shutdown");
+    cJSON_Delete(r);
+    kt_carrier_close(&c, 0);
+    kt_test_server_stop(&sv);
+    /* Allowed: answered, then the server ends. */
+    const char *allow[] = {"--protocol", "daemon", "--allow-shutdown", NULL};
+    CHECK(kt_test_server_start(&sv, allow));
+    CHECK_EQ(kt_carrier_connect(&c, sv.addr, PATIENCE_MS), NPK_OK);
     r = call(&c, ++id, "\"op\":\"shutdown\"");
     CHECK(ok_of(r));
     cJSON_Delete(r);

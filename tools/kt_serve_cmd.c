@@ -153,7 +153,7 @@ int kt_serve_main(int argc, char **argv)
     static const char *const protocols[] = {"line", "daemon", NULL};
     int proto = 0;
     const char *listen_at = NULL;
-    bool use_stdio = false, any = false;
+    bool use_stdio = false, any = false, allow_shutdown = false;
     unsigned frame_ms = 0, idle_ms = 0, governor_ms = 0;
     const char *idle_seconds = NULL;
     const cli_opt own[] = {
@@ -176,6 +176,10 @@ int kt_serve_main(int argc, char **argv)
          .kind = CLI_FLAG,
          .dest = &any,
          .help = "allow --listen on an address other than loopback (no authentication)"},
+        {.name = "--allow-shutdown",
+         .kind = CLI_FLAG,
+         .dest = &allow_shutdown,
+         .help = "let a daemon client's `shutdown` op end the server (refused otherwise)"},
         {.name = "--frame-timeout-ms",
          .kind = CLI_UINT,
          .dest = &frame_ms,
@@ -252,13 +256,18 @@ int kt_serve_main(int argc, char **argv)
                           .backend = backend_of(c.m, backend, sizeof backend),
                           .frame_ms = frame_ms,
                           .idle_ms = idle_ms,
-                          .governor_idle_ms = governor_ms};
+                          .governor_idle_ms = governor_ms,
+                          .allow_shutdown = allow_shutdown};
     int fd = -1;
     unsigned port = 0;
     if (listen_at) {
-        if (kt_listen_tcp(listen_at, any, &fd, &port)) {
+        npk_status ls = kt_listen_tcp(listen_at, any, &fd, &port);
+        if (ls) {
             kt_card_cli_close(&c);
-            return cli_lib_error("kt serve");
+            int rc = cli_lib_error("kt serve");
+            /* A malformed HOST:PORT (a port past 65535) is a usage error, as other bad option
+             * values are; an address already in use is not. */
+            return ls == NPK_EINVAL || ls == NPK_EPARSE ? 2 : rc;
         }
         /* Clients (and tests) learn an ephemeral port from this line. */
         char host[256];

@@ -36,6 +36,9 @@ typedef struct client {
     int64_t frame_deadline; /* a started frame must be whole by then (-1: none started) */
     int64_t out_deadline;   /* the queued reply must be taken by then */
     int64_t idle_deadline;  /* the next request must start by then (-1: never) */
+    int64_t work_deadline;  /* the next request that is work must end by then (-1: never) */
+    bool asked_only;        /* requests since the last work were all questions (hello, ...) */
+    char peer[64];          /* the peer's address: slots are shared out per address */
 } client;
 
 typedef struct lease {
@@ -74,9 +77,10 @@ typedef struct server {
     void (*log)(const char *line);
 } server;
 
-/* One operation by name (NULL: unknown); fills *value (NULL = JSON null) or fails. */
+/* One operation by name (NULL: unknown); fills *value (NULL = JSON null) or fails. *work: the
+ * op counts as work for the idle timeout (it is not only a question about the server). */
 typedef npk_status (*kt_daemon_op_fn)(server *sv, client *cl, const cJSON *req, cJSON **value);
-kt_daemon_op_fn kt_daemon_op(const char *name);
+kt_daemon_op_fn kt_daemon_op(const char *name, bool *work);
 /* The exception type an error reply names for a status ("ValueError", "TimeoutError", ...). */
 const char *kt_daemon_error_type(npk_status s);
 
