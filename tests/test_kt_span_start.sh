@@ -22,8 +22,8 @@ for _ in $(seq 200); do
 done
 ok test -n "$port"
 
-# "N" from a --json reply's "KEY": N
-field() { sed -n "s/.*\"$2\": \\([0-9]*\\).*/\\1/p" "$1"; }
+# The number at KEY of a --json reply's "transport" object.
+field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["transport"][sys.argv[2]])' "$1" "$2"; }
 
 for cmd in enum status; do
     "$cli" kt "$cmd" --json >"$tmp/fresh.json"
