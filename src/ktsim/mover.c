@@ -5,6 +5,8 @@
  * is latched. */
 #include "mover.h"
 
+#include "kt/hw/mxfp.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,20 +72,18 @@ static void bypass_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
     memcpy(out, in, KT_MV_WORD);
 }
 
-/* Slot 1 stands in for KohakuTPU's quantiser with its geometry (2048 source bits -> 4 words):
- * each 16-bit source element keeps one byte, the high one, or the low one when XFORM_MODE[0] is
- * set (the occupant reads mode[0] as its packing select). The real occupant's MXFP7 arithmetic is
- * not modelled; the walker arithmetic around it is exact. */
-static void pack16_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
+/* Slot 1 is KohakuTPU's occupant, the FP16 -> MXFP7 quantiser (mx_quant; spec §3.2): an entry
+ * is eight source beats (4 lanes x 32 K of FP16, lane-major) in and four packed words out, with
+ * XFORM_MODE[0] selecting the B packing. The arithmetic is the hardware layer's, bit-exact with
+ * the RTL (src/kt/hw/mxfp.c). */
+static void mxfp7_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
 {
-    unsigned pick = (xmode & 1) ? 0 : 1;
-    for (unsigned i = 0; i < 8 * KT_MV_WORD / 2; i++)
-        out[i] = in[2 * i + pick];
+    kt_mx_quant_entry(in, (xmode & 1) != 0, out);
 }
 
 static const ksim_occupant occupants[] = {
     {"bypass", 1, 1, bypass_convert},
-    {"pack16 (quantiser geometry)", 8, 4, pack16_convert},
+    {"mxfp7 quantiser", KT_MX_ENTRY_IN / KT_MV_WORD, KT_MX_ENTRY_OUT / KT_MV_WORD, mxfp7_convert},
 };
 
 const ksim_occupant *ksim_occupant_slot(unsigned id)
