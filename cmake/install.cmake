@@ -29,6 +29,9 @@ list(APPEND NPUKIT_API_HEADERS rk_synth.h rk_decode.h rk_plan.h)
 #   KohakuTPU below kt.h, the calls behind `npukit kt move / prog / rv64 run`: memory mover
 #   moves, host control programs, RV64 images; the Python package (_ktlib.py) calls them
 list(APPEND NPUKIT_API_HEADERS kt_mover.h kt_hostprog.h kt_rv64_load.h)
+#   a KohakuTPU compute-unit model written outside the library: the unit-type row and what a unit
+#   calls on its shell (ksim_unit_register; docs/kt-units.md)
+list(APPEND NPUKIT_API_HEADERS ktsim_unit.h)
 # Included by those, and public because their declarations are the types and helpers those
 # calls take and return: status codes and the export macro; RK types, SDP and output-stage
 # rows, SoC rows (rk_soc.h), regcmd entries and the register table (rk_regs.h, rk_regs.def);

@@ -259,11 +259,13 @@ void kt_cli_print_timing(kt_machine *m, bool json)
     printf(json ? ", \"unit_timing\": {" : "unit timing (cycles):");
     for (unsigned i = 0; i < sim->n_timing; i++) {
         const ktsim_unit_timing *t = &sim->timing[i];
-        printf(json ? "%s\"%s\": {\"setup\": %u, \"read_wait\": %u, \"element\": %u, "
-                      "\"retire\": %u}"
-                    : "%s %s setup %u, read_wait %u, element %u, retire %u",
-               i ? (json ? ", " : ";") : "", t->kind, t->setup, t->read_wait, t->element,
-               t->retire);
+        /* the keys are the unit type's own */
+        const ktsim_unit_key *keys = ktsim_unit_timing_keys(t->kind);
+        printf(json ? "%s\"%s\": {" : "%s %s", i ? (json ? ", " : ";") : "", t->kind);
+        for (unsigned k = 0; keys && keys[k].name; k++)
+            printf(json ? "%s\"%s\": %u" : "%s %s %u", k ? (json ? ", " : ",") : "", keys[k].name,
+                   t->value[k]);
+        printf(json ? "}" : "");
     }
     printf(json ? "}" : "\n");
 }

@@ -683,12 +683,18 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
     }
     for (unsigned i = 0; i < cfg->n_units; i++) {
         ktsim_unit_cfg u = cfg->units[i];
+        const ksim_unit_ops *ops = ksim_unit_find(u.kind);
         const ktsim_unit_timing *t = ktsim_timing_find(cfg, u.kind);
-        if (t)
-            u.timing = *t;
+        /* the configuration's row, or the type's defaults (a type registered after the
+         * configuration was made) */
+        memset(&u.timing, 0, sizeof u.timing);
+        snprintf(u.timing.kind, sizeof u.timing.kind, "%s", u.kind);
+        for (unsigned k = 0; k < ksim_unit_keys(ops->timing); k++)
+            u.timing.value[k] = t ? t->value[k] : ops->timing[k].def;
+        ksim_unit_settings_defaults(&u, ops);
         u.cdc = cfg->cdc_unit;
-        ksim_shell *sh = ksim_shell_create(&u, ksim_unit_find(u.kind), cfg->mem_port[0],
-                                           cfg->recv_depth, cfg->sync_fifo_extra);
+        ksim_shell *sh =
+            ksim_shell_create(&u, ops, cfg->mem_port[0], cfg->recv_depth, cfg->sync_fifo_extra);
         if (!sh) {
             ktsim_destroy(s);
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (unit %u)", i);
