@@ -180,3 +180,50 @@ void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
     for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
         scale[lane] = kt_mx_scale_of_field((uint8_t)get_bits(in, SCALE_TOP - 8 * lane - 7, 8));
 }
+
+double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],
+                   uint8_t field_b, unsigned anchor)
+{
+    int32_t dot = 0; /* |dot| <= 32 * 63 * 63: exact */
+    for (int k = 0; k < KT_MX_KBLOCK; k++)
+        dot += qa[k] * qb[k];
+    int ea = field_a >> 3, eb = field_b >> 3;
+    int m8 = (8 | (field_a & 7)) * (8 | (field_b & 7));
+    return ldexp((double)dot * m8, ea + eb - (int)anchor - 6);
+}
+
+/* x to `mant` fraction bits, nearest even, exponent within [emin, emax]. */
+static double round_float(double x, int mant, int emin, int emax, double sat)
+{
+    if (x == 0 || isnan(x))
+        return x;
+    int e;
+    frexp(x, &e); /* x = f * 2^e, 0.5 <= |f| < 1: the leading bit is 2^(e-1) */
+    if (e - 1 < emin)
+        return 0.0 * x; /* no subnormals: flushed, keeping the sign */
+    double r = ldexp(nearbyint(ldexp(x, mant - (e - 1))), (e - 1) - mant);
+    frexp(r, &e);
+    if (e - 1 > emax || fabs(r) > sat)
+        return x < 0 ? -sat : sat;
+    return r;
+}
+
+double kt_mx_acc_round(double x)
+{
+    /* largest FP22: (2 - 2^-14) * 2^64 */
+    double sat = ldexp(2.0 - ldexp(1.0, -KT_MX_ACC_MANT), KT_MX_ACC_EBIAS + 1);
+    return round_float(x, KT_MX_ACC_MANT, 1 - KT_MX_ACC_EBIAS, KT_MX_ACC_EBIAS + 1, sat);
+}
+
+uint16_t kt_mx_acc_to_fp16(double x)
+{
+    double r = round_float(x, 10, -14, 15, 65504.0);
+    uint16_t sign = signbit(r) ? 0x8000 : 0;
+    r = fabs(r);
+    if (r == 0)
+        return sign;
+    int e;
+    double f = frexp(r, &e); /* r = f * 2^e */
+    unsigned frac = (unsigned)ldexp(f * 2 - 1, 10);
+    return (uint16_t)(sign | (unsigned)(e - 1 + 15) << 10 | frac);
+}

@@ -60,4 +60,20 @@ void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
 void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
                         int8_t q[KT_MX_ENTRY_ELEMS], kt_mx_scale scale[KT_MX_LANES]);
 
+/* ---- the cluster's accumulation (facts §3.1.1) ----
+ * A chain is one 4 x 4 sub-tile's exact integer dot products over a K block of 32, scaled by
+ * the two lanes' scales: dot * m8A * m8B * 2^(EA + EB - anchor - 6), with EA, EB the stored
+ * (biased) exponents, so anchor 40 gives dot * scaleA * scaleB. The resident tile holds FP22
+ * (sign, 7-bit exponent, 14-bit mantissa); DRAIN writes FP16. */
+enum { KT_MX_ACC_MANT = 14, KT_MX_ACC_EBIAS = 63 };
+double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],
+                   uint8_t field_b, unsigned anchor);
+/* x rounded to the accumulator's FP22: nearest, ties to even, on 15 significant bits; beyond
+ * the exponent range it saturates (above) or flushes to zero (below). The RTL's own rounding
+ * in its adder (mx_acu_fp / mx_fpacc) is not reproduced bit for bit: this is the format's. */
+double kt_mx_acc_round(double x);
+/* An accumulator value as FP16 the way EMIT writes it: nearest even, saturating at +-65504,
+ * no subnormals (below 2^-14 is zero). */
+uint16_t kt_mx_acc_to_fp16(double x);
+
 #endif
