@@ -21,14 +21,29 @@
  * Not modelled, reported as model errors (never guessed at): GEMM emit (sub-tiles streamed out
  * during the sweep) and DRAIN fuse, DRAIN to a node (dnode), FILL peers, CU_DATA into the unit.
  *
- * Timing (the `timing mat` row, measured on the RTL; see the row's source): a FILL sends its
- * read `fill_setup` cycles after it is accepted and retires `fill_retire` after the last entry;
- * a GEMM retires `gemm_issue` cycles after the sweep before it ended (or at once); a sweep of
- * gm x gn x nk commands issues one a cycle but revisits a sub-tile no sooner than `reuse_min`
- * cycles, so a K block costs max(gm * gn, reuse_min) cycles, and the tile is busy
- * `sweep_tail` cycles after the last command; a DRAIN starts `drain_setup` cycles after the
- * tile is free, offers a sub-tile word each `drain_word` cycles in bursts of 8 (one request
- * flit ahead of each burst) and retires `drain_retire` cycles after its last flit. */
+ * Timing (the `timing mat` row), fitted to the RTL: upstream's mx_cluster_cu (KohakuTPU
+ * 7703ee8, GA = GB = 512, TILES = 256, ACC_MW = 14, behavioural MACs) under Verilator 5.006,
+ * driven port to port by a bench built on upstream's mx_cluster_data_tb (operands over CU_DATA,
+ * then GEMM and DRAIN; FILL against responses one a cycle). Cycles from the instruction at the
+ * unit's port to its completion leaving it; the shell's own hops (about 3 in, 1 out) are not in
+ * the keys:
+ *   - FILL: the read leaves `fill_setup` after the instruction is taken; the FILL retires
+ *     `fill_retire` after its last entry (RTL: last response to completion 5);
+ *   - GEMM: the manager issues one sub-tile command a cycle, K blocks outermost; a tiling of
+ *     t < reuse_min sub-tiles (and nk > 1) idles ceil(reuse_min / t) - 1 cycles after each
+ *     command, so a sub-tile is not revisited sooner (RTL: 4 for 1, 2 for 2, 1 for 3 or 4).
+ *     The tile is busy for `sweep_lat` more cycles (the cascade and accumulator, RTL 33 from
+ *     the instruction at the port); compute_cycles counts the issue, t more and `comp_tail`
+ *     (RTL: 42 + t + issue, all twelve shapes measured). A GEMM retires `gemm_issue` after it
+ *     starts; one after a wide sweep (t >= reuse_min) starts when the manager stops issuing,
+ *     after a narrow one when the tile is free;
+ *   - DRAIN: when the tile is free, `drain_setup` cycles, then sub-tiles are collected one a
+ *     cycle into a burst of up to 8 and sent as a request and a word a cycle, the next burst
+ *     collected while one is sent, each burst from the third `drain_gap` cycles later (RTL: the
+ *     first word 17 + min(n, 8) after the instruction, the last 1, 4, 8, 15, 16, 64 sub-tiles
+ *     0, 3, 7, 16, 17, 77 cycles after the first); it retires `drain_retire` after its last word
+ *     (RTL 4 to the completion).
+ * tests/test_kt_mat_timing.c holds the model to the RTL's figures over those sizes. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,9 +75,10 @@ enum {
     MG_T_FILL_RETIRE,
     MG_T_GEMM_ISSUE,
     MG_T_REUSE_MIN,
-    MG_T_SWEEP_TAIL,
+    MG_T_SWEEP_LAT,
+    MG_T_COMP_TAIL,
     MG_T_DRAIN_SETUP,
-    MG_T_DRAIN_WORD,
+    MG_T_DRAIN_GAP,
     MG_T_DRAIN_RETIRE,
     MG_T_COUNT
 };
@@ -97,7 +113,11 @@ typedef struct mat_unit {
     uint32_t n;                 /* entries a FILL waits for, sub-tiles a DRAIN writes */
     uint32_t got;               /* FILL: entries arrived; DRAIN: sub-tiles sent */
     uint32_t burst_left;        /* DRAIN: words left in the open burst */
+    uint64_t issue_left;        /* cycles the manager still issues the running sweep */
     uint64_t sweep_left;        /* cycles until the running sweep's tile is free */
+    uint64_t comp_left;         /* cycles compute_cycles still counts */
+    bool narrow;                /* the running sweep paces (fewer sub-tiles than reuse_min) */
+    uint32_t bursts;            /* DRAIN: bursts started */
     uint16_t retired;           /* FILL + GEMM + DRAIN retired */
     uint32_t ctr_comp, ctr_fill;
     char pending[160];          /* a model error noticed in issue(), reported at the next tick */
@@ -138,7 +158,7 @@ static void mg_reset(void *p)
 {
     mat_unit *u = p;
     u->state = MG_IDLE;
-    u->sweep_left = 0;
+    u->sweep_left = u->issue_left = u->comp_left = 0;
     u->retired = 0;
     u->ctr_comp = u->ctr_fill = 0;
     u->pending[0] = '\0';
@@ -222,13 +242,25 @@ static void run_sweep(mat_unit *u)
             }
 }
 
-/* Cycles until the sweep's tile is free: a K block costs max(gm * gn, reuse_min) cycles. */
-static uint64_t sweep_cycles(const mat_unit *u)
+/* The manager's issue of the sweep: one command a cycle, and a narrow tiling idles after each
+ * command so that no sub-tile is revisited within reuse_min cycles. */
+static uint64_t sweep_issue(const mat_unit *u)
 {
-    uint64_t per_kb = (uint64_t)u->in.gm * u->in.gn;
-    if (per_kb < u->t[MG_T_REUSE_MIN])
-        per_kb = u->t[MG_T_REUSE_MIN];
-    return per_kb * u->in.nk + u->t[MG_T_SWEEP_TAIL];
+    uint64_t t = (uint64_t)u->in.gm * u->in.gn, cmds = t * u->in.nk;
+    uint64_t reuse = u->t[MG_T_REUSE_MIN];
+    uint64_t idle = u->in.nk > 1 && t < reuse ? (reuse + t - 1) / t - 1 : 0;
+    return cmds + (cmds - 1) * idle;
+}
+
+static void start_sweep(mat_unit *u)
+{
+    uint64_t t = (uint64_t)u->in.gm * u->in.gn, issue = sweep_issue(u);
+    run_sweep(u);
+    u->narrow = t < u->t[MG_T_REUSE_MIN];
+    u->issue_left = issue;
+    u->sweep_left = issue + u->t[MG_T_SWEEP_LAT];
+    uint64_t comp = issue + t + u->t[MG_T_COMP_TAIL];
+    u->comp_left = comp > u->comp_left ? comp : u->comp_left;
 }
 
 static bool send_fill_req(mat_unit *u, ksim_shell *sh)
@@ -244,6 +276,12 @@ static bool send_fill_req(mat_unit *u, ksim_shell *sh)
     kt_header h = {u->mem, ksim_shell_coord(sh), KT_T_MEM_RD_REQ, u->in.eoff, true, 0};
     kt_header_put(&f, &h);
     return ksim_shell_send(sh, &f);
+}
+
+/* Cycles to collect the first burst: a sub-tile a cycle, up to a burst. */
+static uint32_t collect(const mat_unit *u)
+{
+    return u->n < MG_WBURST ? u->n : MG_WBURST;
 }
 
 static bool send_drain_flit(mat_unit *u, ksim_shell *sh, bool request)
@@ -262,6 +300,7 @@ static bool send_drain_flit(mat_unit *u, ksim_shell *sh, bool request)
         if (!ksim_shell_send(sh, &f))
             return false;
         u->burst_left = len;
+        u->bursts++;
         return true;
     }
     const double *t = u->tile + (u->got % u->tiles) * MG_SUB;
@@ -283,8 +322,12 @@ static void mg_tick(void *p, ksim_shell *sh)
         ksim_shell_report(sh, "%s", u->pending);
         u->pending[0] = '\0';
     }
-    if (u->sweep_left) {
+    if (u->issue_left)
+        u->issue_left--;
+    if (u->sweep_left)
         u->sweep_left--;
+    if (u->comp_left) {
+        u->comp_left--;
         u->ctr_comp++;
     }
     if (u->state == MG_FILL_REQ || u->state == MG_FILL_WAIT)
@@ -306,16 +349,18 @@ static void mg_tick(void *p, ksim_shell *sh)
         }
         break;
     case MG_GEMM_WAIT:
-        if (u->sweep_left)
+        /* after a wide sweep, once the manager is free; after a narrow one, once the tile is */
+        if (u->narrow ? u->sweep_left : u->issue_left)
             break;
-        run_sweep(u);
-        u->sweep_left = sweep_cycles(u);
+        start_sweep(u);
         u->retired++;
         go(u, MG_RETIRE, u->t[MG_T_GEMM_ISSUE]);
         break;
     case MG_DRAIN_WAIT:
-        if (!u->sweep_left)
-            go(u, MG_DRAIN_REQ, u->t[MG_T_DRAIN_SETUP]);
+        if (!u->sweep_left) {
+            u->bursts = 0;
+            go(u, MG_DRAIN_REQ, u->t[MG_T_DRAIN_SETUP] + collect(u));
+        }
         break;
     case MG_DRAIN_REQ:
         if (send_drain_flit(u, sh, true))
@@ -327,9 +372,9 @@ static void mg_tick(void *p, ksim_shell *sh)
         if (u->got == u->n) {
             u->retired++;
             go(u, MG_RETIRE, u->t[MG_T_DRAIN_RETIRE]);
-        } else {
-            go(u, u->burst_left ? MG_DRAIN_DATA : MG_DRAIN_REQ,
-               u->t[MG_T_DRAIN_WORD] ? u->t[MG_T_DRAIN_WORD] - 1 : 0);
+        } else if (!u->burst_left) {
+            /* the next burst was collected while this one was sent */
+            go(u, MG_DRAIN_REQ, u->bursts >= 2 ? u->t[MG_T_DRAIN_GAP] : 0);
         }
         break;
     case MG_RETIRE:
@@ -376,17 +421,18 @@ static uint64_t mg_dbg(void *p)
 static bool mg_idle(void *p)
 {
     const mat_unit *u = p;
-    return u->state == MG_IDLE && !u->sweep_left;
+    return u->state == MG_IDLE && !u->sweep_left && !u->comp_left;
 }
 
 static const ktsim_unit_key mg_timing[] = {
     [MG_T_FILL_SETUP] = {"fill_setup", 2, 0, 1u << 16},
     [MG_T_FILL_RETIRE] = {"fill_retire", 2, 0, 1u << 16},
     [MG_T_GEMM_ISSUE] = {"gemm_issue", 2, 0, 1u << 16},
-    [MG_T_REUSE_MIN] = {"reuse_min", 5, 1, 1u << 16},
-    [MG_T_SWEEP_TAIL] = {"sweep_tail", 20, 0, 1u << 16},
-    [MG_T_DRAIN_SETUP] = {"drain_setup", 20, 0, 1u << 16},
-    [MG_T_DRAIN_WORD] = {"drain_word", 1, 1, 1u << 16},
+    [MG_T_REUSE_MIN] = {"reuse_min", 5, 1, 64},
+    [MG_T_SWEEP_LAT] = {"sweep_lat", 30, 0, 1u << 16},
+    [MG_T_COMP_TAIL] = {"comp_tail", 42, 0, 1u << 16},
+    [MG_T_DRAIN_SETUP] = {"drain_setup", 12, 0, 1u << 16},
+    [MG_T_DRAIN_GAP] = {"drain_gap", 1, 0, 1u << 16},
     [MG_T_DRAIN_RETIRE] = {"drain_retire", 2, 0, 1u << 16},
     {NULL, 0, 0, 0},
 };
@@ -406,5 +452,7 @@ const ksim_unit_ops ksim_unit_mat = {
     .layout = kt_layout_mat,
     .settings = mg_settings,
     .timing = mg_timing,
-    .timing_source = "placeholder",
+    .timing_source = "RTL mx_cluster_cu (KohakuTPU 7703ee8) under Verilator, port to port: "
+                     "GEMM+DRAIN over 12 shapes 1x1x1..8x8x8 (56..651 cycles), DRAIN of 1..64 "
+                     "sub-tiles (22..106), FILL last response to completion 5",
 };
