@@ -249,7 +249,7 @@ int kt_matmul_main(int argc, char **argv)
          .help = "columns of B and C, a multiple of 4 (default 64)"},
         {.name = "-k", .kind = CLI_U64, .dest = &k, .min = 32, .max = 32 * KT_MAT_FILL_MAX_N,
          .meta = "K", .help = "the reduction, a multiple of 32 (default 128)"},
-        {.name = "--seed", .kind = CLI_U64, .dest = &seed, .meta = "S",
+        {.name = "--seed", .kind = CLI_U64, .dest = &seed, .max = UINT64_MAX, .meta = "S",
          .help = "the operands' generator seed (default 1)"},
         CLI_END,
     };
