@@ -5,8 +5,9 @@
 # package (find_package(npukit) -> npukit::npukit) and a pkg-config file.
 include(CMakePackageConfigHelpers)
 
-# Every rule names its component, which is one Debian package (cmake/packaging.cmake):
-#   lib -> libnpukit0, dev -> libnpukit-dev, cli -> npukit, rknn -> npukit-rknn, sim -> npukit-sim.
+# Every rule names its component (`cmake --install --component`); the Debian packages
+# (debian/*.install) follow the same split: lib -> libnpukit0, dev -> libnpukit-dev,
+# cli -> npukit, rknn -> npukit-rknn, sim -> npukit-sim, ggml -> ggml-backend-npukit.
 install(TARGETS npukit_lib npukit_shared EXPORT npukitTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT lib NAMELINK_COMPONENT dev
@@ -20,6 +21,8 @@ install(TARGETS npukit_lib npukit_shared EXPORT npukitTargets
 #   kt_open.h opens a machine from a spec string (kt_open_spec; examples/kt_enumerate.c)
 set(NPUKIT_API_HEADERS rk.h rk_reference.h rksim.h fp16.h kt.h ktsim.h kt_remote.h kt_serve.h
     kt_open.h)
+#   where the library's own messages go (npk_set_log: level, sink)
+list(APPEND NPUKIT_API_HEADERS log.h)
 #   the kernels' uAPI a plain rknpu or rocket program builds against (run under the shim)
 list(APPEND NPUKIT_API_HEADERS rknpu_uapi.h rocket_uapi.h)
 #   RK programs below the runtime, the calls behind `npukit rk synth / decode / diff / plan`:
@@ -99,9 +102,14 @@ else()
   set(NPUKIT_PC_LIBDIR "\${pcfiledir}/..")
   set(NPUKIT_PC_RKNN_RPATH "\${libdir}")
 endif()
-configure_file(cmake/in/npukit.pc.in ${CMAKE_BINARY_DIR}/npukit.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/npukit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
-        COMPONENT dev)
+# npukit.pc links the shared library (its Libs.private serve `--static` for whoever also passes
+# -static); npukit-static.pc names libnpukit.a itself, since `-lnpukit` picks libnpukit.so
+# whenever both are in the directory, whatever `pkg-config --static` adds.
+foreach(pc npukit npukit-static)
+  configure_file(cmake/in/${pc}.pc.in ${CMAKE_BINARY_DIR}/${pc}.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+          COMPONENT dev)
+endforeach()
 
 # libnpukit.so exports exactly the functions and objects the installed headers declare with
 # NPUKIT_API, and each of those is defined in the library.

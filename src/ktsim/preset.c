@@ -345,31 +345,3 @@ npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg)
     free(text);
     return st;
 }
-
-void ktsim_config_set_board(ktsim_config *c, const kt_board *b)
-{
-    snprintf(c->name, sizeof c->name, "%s", b->name);
-    c->gen = b->bitstream_current ? KTSIM_GEN_CURRENT : KTSIM_GEN_PRESTROBE;
-    c->stage_flits = b->stage_flits;
-    c->ctrl_base = b->ctrl_base;
-    c->mem_base = b->mem_base;
-    c->engine_base = b->engine_base;
-    c->dram_size = b->dram_size;
-    c->clock_mhz = b->clock_mhz;
-    c->mover = b->mover;
-}
-
-void ktsim_config_board(const ktsim_config *c, kt_board *b)
-{
-    kt_board_default(b);
-    snprintf(b->name, sizeof b->name, "%s", c->name);
-    b->bitstream_current = c->gen == KTSIM_GEN_CURRENT;
-    b->stage_flits = c->stage_flits;
-    b->ctrl_base = c->ctrl_base;
-    b->mem_base = c->mem_base;
-    b->engine_base = c->engine_base;
-    b->dram_size = c->dram_size;
-    b->clock_mhz = c->clock_mhz;
-    b->mover = c->mover;
-    b->cpu_rv64 = c->cpu_rv64;
-}

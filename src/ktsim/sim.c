@@ -68,26 +68,6 @@ static void sim_fault(void *user, const char *msg)
     }
 }
 
-void ktsim_config_default(ktsim_config *c)
-{
-    memset(c, 0, sizeof *c);
-    c->flit_width = KT_FLIT_WIDTH;
-    c->pos_width = KT_POS_WIDTH;
-    c->grid_lo = 1;
-    c->grid_hi = 1;
-    ksim_machine_defaults(c); /* FIFO depths, host costs, crossings: rows with sources */
-    c->mem_port[0] = (kt_coord){0, 1};
-    c->n_mem_ports = 1;
-    /* The board (map, DRAM, STAGE_FLITS, clock, mover): the simulation bench's (kt_board.h). */
-    kt_board b;
-    kt_board_default(&b);
-    ktsim_config_set_board(c, &b);
-    c->station_bus = true;
-    c->skip_quiet = true;
-    c->engine = true;
-    ksim_timing_defaults(c);
-}
-
 const ktsim_config *ktsim_get_config(const ktsim *s) { return &s->cfg; }
 uint64_t ktsim_cycle(const ktsim *s) { return s->cycle; }
 const char *ktsim_fault(const ktsim *s) { return s->has_fault ? s->fault : NULL; }
