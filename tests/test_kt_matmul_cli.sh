@@ -10,7 +10,7 @@ ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" 
 ok bash -c "'$cli' kt matmul --sim mg_2 -m 4 -n 4 -k 32 | grep -q 'check: ok (0 of 16 elements'"
 ok bash -c "'$cli' kt matmul --sim mg_2 -m 68 -n 36 -k 320 | grep -q 'on 2 clusters in [0-9]* jobs'"
 ok bash -c "'$cli' kt matmul --sim mg_2 -m 128 -n 64 -k 1024 --seed 7 | grep -q 'check: ok (0 of 8192'"
-ok bash -c "'$cli' kt matmul --sim mg_2 --json | grep -q '\"mismatches\": 0, .*\"ok\": true'"
+ok bash -c "'$cli' kt matmul --sim mg_2 --json | grep -q '\"mismatches\":0,.*\"ok\":true'"
 ok bash -c "'$cli' kt matmul --sim mg_2 | grep -q 'MXFP7 error against the FP32 product: 1\.[0-9]*% RMS'"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT

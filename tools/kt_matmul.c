@@ -330,15 +330,22 @@ int kt_matmul_main(int argc, char **argv)
     double rms_err = ref2 ? sqrt(err2 / ref2) : 0;
     char fault_text[512];
     const char *fault = kt_machine_fault(c.m, fault_text, sizeof fault_text) ? fault_text : NULL;
+    int out = 0;
     if (c.o.json) {
-        printf("{\"m\": %u, \"n\": %u, \"k\": %u, \"clusters\": %zu, \"jobs\": %u, "
-               "\"mismatches\": %zu, \"worst_of_bound\": %.4f, \"rms_error_vs_fp32\": %.6g, "
-               "\"ok\": %s, ",
-               j.m, j.n, j.k, j.nmg, jobs, bad, worst, rms_err, bad || fault ? "false" : "true");
-        kt_cli_print_counts(&c);
-        kt_cli_print_waits(&c.dev.waits, true);
-        kt_cli_print_timing(c.m, true);
-        printf("}\n");
+        cJSON *doc = json_doc();
+        json_u64(doc, "m", j.m);
+        json_u64(doc, "n", j.n);
+        json_u64(doc, "k", j.k);
+        json_u64(doc, "clusters", j.nmg);
+        json_u64(doc, "jobs", jobs);
+        json_u64(doc, "mismatches", bad);
+        json_fixed(doc, "worst_of_bound", worst, 4);
+        json_sig(doc, "rms_error_vs_fp32", rms_err, 6);
+        json_bool(doc, "ok", !bad && !fault);
+        kt_cli_json_counts(doc, &c);
+        kt_cli_json_waits(doc, &c.dev.waits);
+        kt_cli_json_timing(doc, c.m);
+        out = json_print(doc, "kt matmul");
     } else {
         printf("matmul: C[%u x %u] = A[%u x %u] * B[%u x %u] on %zu clusters in %u jobs\n", j.m,
                j.n, j.m, j.k, j.k, j.n, j.nmg, jobs);
@@ -346,13 +353,13 @@ int kt_matmul_main(int argc, char **argv)
                "product; worst %.2f of its bound)\n",
                bad ? "MISMATCH" : "ok", bad, mn, worst);
         printf("MXFP7 error against the FP32 product: %.3f%% RMS\n", 100 * rms_err);
-        kt_cli_print_timing(c.m, false);
+        kt_cli_print_timing(c.m);
         kt_cli_print_counts(&c);
-        kt_cli_print_waits(&c.dev.waits, false);
+        kt_cli_print_waits(&c.dev.waits);
     }
     if (fault)
         fprintf(stderr, "npukit kt matmul: %s: %s\n",
                 kt_machine_sim(c.m) ? "simulator" : "machine", fault);
     mm_free(&j);
-    return kt_cli_close(&c) || bad || fault ? 1 : 0;
+    return kt_cli_close(&c) || bad || fault || out ? 1 : 0;
 }
