@@ -241,11 +241,12 @@ static void test_doorbell_order(void)
     /* The data does arrive — later. */
     ktsim_card_step(c, 2000);
     CHECK_EQ(landed(c, 1, 0x8000, WORDS, 41), WORDS);
+    /* A short copy runs at 3 cycles a word (the RTL's), ahead of the link's 4-cycle beat, so the
+     * remote-write queue also fills and blocks the mover; the early bell is the arbiter's doing
+     * all the same: the bell has its own queue and the rotation lets it out first. */
     kt_il_counters k;
     CHECK_EQ(kt_il_read_counters(t, b0, &k), NPK_OK);
-    /* At the RTL's copy rate (a word every 4 cycles) the mover does not outrun the link: the
-     * early bell is the arbiter's doing, not a full queue's. */
-    CHECK_EQ(k.egress_blocks, 0);
+    CHECK(k.egress_blocks > 0);
     ktsim_card_destroy(c);
 
     /* Right: writes, mover idle, then ring — every word is there when the bell is heard. */
