@@ -42,7 +42,9 @@ target_include_directories(ggml-npukit PRIVATE ggml include ${NPUKIT_GENERATED_I
                            ${NPUKIT_GGML_DIR}/include ${NPUKIT_GGML_DIR}/src)
 target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB}
                       Threads::Threads m ${CMAKE_DL_LIBS})
-install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# In a directory of its own, off the loader's path: a module ggml loads by name
+# (GGML_BACKEND_PATH), not a library a program links (no soname).
+install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit/ggml COMPONENT ggml)
 
 # llama.cpp's tools with the backend (scripts/llama_tree.sh builds the pinned snapshot once):
 #   -DNPUKIT_LLAMA_DIR=<llama.cpp checkout> -DNPUKIT_LLAMA_BUILD=<its build, GGML_BACKEND_DL=ON,
@@ -148,3 +150,5 @@ npukit_ggml_setting_test(ggml_bad_flag "NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_VERBO
   "NPUKIT_GGML_VERBOSE=\"2\" ignored: expected 0 or 1")
 npukit_ggml_setting_test(ggml_too_many_devices "NPUKIT_GGML_DEVICE=sim,sim,sim,sim,sim-rocket"
   "NPUKIT_GGML_DEVICE=\"sim,sim,sim,sim,sim-rocket\" ignored: expected at most 4 ")
+npukit_ggml_setting_test(ggml_empty_device_name "NPUKIT_GGML_DEVICE=,"
+  "NPUKIT_GGML_DEVICE=\",\" ignored: expected at most 4 npk_rk_open names, none empty")

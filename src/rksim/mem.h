@@ -37,6 +37,7 @@ typedef struct rksim_buf {
     unsigned space;      /* the NPU address space it is mapped in: 0 the rknpu front end's one,
                             f + 1 rocket file f's own IOMMU domain */
     uint64_t import_dev, import_ino; /* which dma-buf (its file's identity) */
+    int import_fd;                   /* a descriptor of it kept to check its length (-1: none) */
 } rksim_buf;
 
 typedef struct rksim_mem {
@@ -67,6 +68,10 @@ int rksim_mem_create(rksim_mem *m, uint64_t size, uint32_t flags, rksim_buf **ou
  * its existing buffer, as the DRM core answers the same handle. 0, -EINVAL (not mappable) or
  * -ENOMEM. */
 int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out);
+/* 0, or -EFAULT with `why` filled when a live import's file (a memfd standing for a dma-buf)
+ * is now shorter than its import: the NPU would read pages that are gone, and the simulator's
+ * own reads of them would fault (SIGBUS). A real dma-buf cannot shrink. */
+int rksim_mem_check_imports(const rksim_mem *m, char *why, size_t cap);
 /* Destroy by handle; the CPU view survives until its last mapping is released. */
 int rksim_mem_destroy(rksim_mem *m, uint32_t handle, uint64_t obj_addr);
 rksim_buf *rksim_mem_by_handle(rksim_mem *m, uint32_t handle);

@@ -1,35 +1,23 @@
 /* SPDX-License-Identifier: MIT */
-/* A job of chained matmul and SDP tasks in one task buffer: the task records, the programs and
- * the trailers that link them (facts B.3), as one single-submit program. */
+/* A job of chained tasks in one task buffer: the task records, the programs and the trailers
+ * that link them (facts B.3), as one single-submit program. Every operation-specific step goes
+ * through the operation's rows (rk/hw/ops.c, ops.c here). */
 #include <stdio.h>
 #include <string.h>
 
 #include "npukit/rk_regcmd.h"
-#include "rk_sdp.h"
 #include "npukit/rknpu_uapi.h"
+#include "rk_job.h"
 
-enum { SLOT_ENTRIES = NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES };
+static uint64_t slot_entries(void) { return npk_rk_op_max_body() + NPK_RK_TRAILER_ENTRIES; }
 
 uint64_t npk_rk_job_program_offset(uint32_t count, uint32_t i)
 {
     uint64_t records = ((uint64_t)count * sizeof(struct rknpu_task) + 63) / 64 * 64;
-    return records + (uint64_t)i * SLOT_ENTRIES * sizeof(npk_rk_entry);
+    return records + (uint64_t)i * slot_entries() * sizeof(npk_rk_entry);
 }
 
 uint64_t npk_rk_job_bytes(uint32_t count) { return npk_rk_job_program_offset(count, count); }
-
-static uint32_t body_entries(const npk_rk_job_task *t)
-{
-    return t->is_sdp ? NPK_RK_SDP_BODY : NPK_RK_MATMUL_BODY;
-}
-
-static uint32_t enable_of(const npk_rk_job_task *t)
-{
-    return t->is_sdp ? NPK_RK_ENABLE_SDP : NPK_RK_ENABLE_MATMUL;
-}
-
-/* What a task writes: the fusion rule compares it with the next SDP's feature. */
-static npk_rk_prec out_of(const npk_rk_job_task *t) { return t->is_sdp ? t->sdp.prec : t->mm.out; }
 
 /* The error s again, prefixed with the task's index (npk_last_error() copied first: the message
  * buffer is the one npk_fail writes). */
@@ -38,6 +26,19 @@ static npk_status task_fail(npk_status s, uint32_t i)
     char msg[400];
     snprintf(msg, sizeof msg, "%s", npk_last_error());
     return npk_fail(s, "job task %u: %s", i, msg);
+}
+
+/* The rows of task i's operation, or a refusal naming it. */
+static npk_status rows_of(const npk_rk_job_task *t, uint32_t i, const npk_rk_op_desc **d,
+                          const npk_rk_op_synth **sy)
+{
+    char name[32];
+    *d = npk_rk_op_desc_of(t->op);
+    *sy = npk_rk_op_synth_of(t->op);
+    if (!*d || !*sy)
+        return npk_fail(NPK_EINVAL, "job task %u: %s has no %s row", i,
+                        npk_rk_op_name(t->op, name), *d ? "synthesizer" : "operation");
+    return NPK_OK;
 }
 
 npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_rk_job_task *tasks,
@@ -55,26 +56,32 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_
                         "(PC_SOURCE_ADDR)",
                         iova);
     npk_status s;
-    for (uint32_t i = 0; i < count; i++) {
+    const npk_rk_op_desc *d, *next_d = NULL;
+    const npk_rk_op_synth *sy, *next_sy;
+    if ((s = rows_of(&tasks[0], 0, &d, &sy)))
+        return s;
+    for (uint32_t i = 0; i < count; i++, d = next_d, sy = next_sy) {
         const npk_rk_job_task *t = &tasks[i];
+        bool last = i + 1 == count;
+        if (!last && (s = rows_of(&tasks[i + 1], i + 1, &next_d, &next_sy)))
+            return s;
         uint64_t off = npk_rk_job_program_offset(count, i);
         npk_rk_entry *prog = (npk_rk_entry *)((uint8_t *)host + off);
-        if (t->is_sdp && i > 0 && !t->sdp.unchecked &&
-            (s = npk_rk_sdp_chain_check(out_of(&tasks[i - 1]), &t->sdp)))
+        if (i > 0 && sy->chain_check) {
+            const npk_rk_op_synth *prev = npk_rk_op_synth_of(tasks[i - 1].op);
+            if ((s = sy->chain_check(prev->out_prec(&tasks[i - 1]), t)))
+                return task_fail(s, i);
+        }
+        if ((s = sy->synth(t, prog)))
             return task_fail(s, i);
-        s = t->is_sdp ? npk_rk_synth_sdp(&t->sdp, prog) : npk_rk_synth_matmul(&t->mm, prog, NULL);
-        if (s)
-            return task_fail(s, i);
-        bool last = i + 1 == count;
         uint32_t next = last ? 0 : iova + (uint32_t)npk_rk_job_program_offset(count, i + 1);
-        if ((s = npk_rk_trailer(prog + body_entries(t), next,
-                                last ? 0 : body_entries(&tasks[i + 1]), enable_of(t))))
+        if ((s = npk_rk_trailer(prog + d->body, next, last ? 0 : next_d->body, d->enable)))
             return s;
         struct rknpu_task rec = {0};
-        rec.enable_mask = enable_of(t);
-        rec.int_mask = npk_rk_matmul_int_mask(); /* both end on the DPU interrupt pair */
+        rec.enable_mask = d->enable;
+        rec.int_mask = npk_rk_matmul_int_mask(); /* every operation ends on the DPU interrupt */
         rec.int_clear = RKNPU_INT_CLEAR;
-        rec.regcfg_amount = body_entries(t);
+        rec.regcfg_amount = d->body;
         rec.regcmd_addr = iova + off;
         memcpy((uint8_t *)host + i * sizeof rec, &rec, sizeof rec);
     }
