@@ -4,7 +4,8 @@
 When ``NPUKIT_LIB`` is set, the file it names is the only one tried: if it does not load, the
 import fails with that path and the loader's reason (a library silently taken from elsewhere
 would run other code than the one asked for). Otherwise the library is looked for, in order:
-the build trees of the checkout this package sits in (``build/libnpukit.so``, then the
+the build trees of the checkout this package sits in, or, for a copy installed with ``pip
+install ./python``, of the checkout it was installed from (``build/libnpukit.so``, then the
 sanitized ``build/san/libnpukit.so``); the prefix pkg-config reports for ``npukit``; the
 dynamic linker's own search (``libnpukit.so.0``). A library linked against a sanitizer runtime
 that must be the process's first library (ASan, TSan) is passed over unless that runtime is
@@ -108,13 +109,28 @@ def _unloadable(path: str) -> Optional[str]:
     return None
 
 
+def _checkouts() -> list:
+    """The source checkouts whose build trees come first: the one this package sits in
+    (python/npukit/_lib.py inside it), and for an installed copy the one it was installed from
+    (recorded by setup.py in _checkout.py)."""
+    here = Path(__file__).resolve().parent
+    out = [here.parent.parent]
+    try:
+        from ._checkout import CHECKOUT
+    except ImportError:
+        CHECKOUT = None
+    if CHECKOUT and Path(CHECKOUT) not in out:
+        out.append(Path(CHECKOUT))
+    return out
+
+
 def _candidates() -> list:
     out: list = []
-    here = Path(__file__).resolve().parent
-    # python/npukit/_lib.py inside a source checkout: the default build directories beside it
-    # (the plain one first: it loads without a sanitizer runtime).
-    for build in ("build", "build/san"):
-        out.append(str(here.parent.parent / build / "libnpukit.so"))
+    # The default build directories of each checkout (the plain one first: it loads without a
+    # sanitizer runtime).
+    for checkout in _checkouts():
+        for build in ("build", "build/san"):
+            out.append(str(checkout / build / "libnpukit.so"))
     pc = shutil.which("pkg-config")
     if pc:
         try:
@@ -290,13 +306,32 @@ class QWeightsDesc(ctypes.Structure):
                 ("scale_count", c_uint64), ("m_hint", c_uint32), ("groups_per_pass", c_uint32)]
 
 
+class Conv2dArgs(ctypes.Structure):
+    _fields_ = [("n", c_uint32), ("c", c_uint32), ("h", c_uint32), ("w", c_uint32),
+                ("out_c", c_uint32), ("k_h", c_uint32), ("k_w", c_uint32),
+                ("stride_h", c_uint32), ("stride_w", c_uint32), ("pad_top", c_uint32),
+                ("pad_left", c_uint32), ("pad_bottom", c_uint32), ("pad_right", c_uint32),
+                ("dil_h", c_uint32), ("dil_w", c_uint32), ("groups", c_uint32),
+                ("input", c_void_p), ("weights", c_void_p), ("bias", c_void_p), ("act", c_int),
+                ("act_max", ctypes.c_float), ("output", c_void_p)]
+
+
+class Pool2dArgs(ctypes.Structure):
+    _fields_ = [("method", c_int), ("global_", c_bool), ("n", c_uint32), ("c", c_uint32),
+                ("h", c_uint32), ("w", c_uint32), ("k_h", c_uint32), ("k_w", c_uint32),
+                ("stride_h", c_uint32), ("stride_w", c_uint32), ("pad_top", c_uint32),
+                ("pad_left", c_uint32), ("pad_bottom", c_uint32), ("pad_right", c_uint32),
+                ("count_include_pad", c_bool), ("input", c_void_p), ("output", c_void_p)]
+
+
 # The C structs this module mirrors, for the layout check (tests compare every offset with the
 # C compiler's, so a header change cannot silently shift a field).
 MIRRORED = {"npk_rk_info": RkInfo, "npk_rk_stats": RkStats,
             "npk_rk_plan_request": PlanRequest, "npk_rk_task_plan": TaskPlan,
             "npk_rk_plan": Plan, "npk_rk_mm": Mm, "npk_rk_synth_info": SynthInfo,
             "npk_rk_ew_step": EwStep, "npk_rk_epilogue": Epilogue,
-            "npk_rk_qweights_desc": QWeightsDesc}
+            "npk_rk_qweights_desc": QWeightsDesc, "npk_rk_conv2d_args": Conv2dArgs,
+            "npk_rk_pool2d_args": Pool2dArgs}
 
 P = c_void_p
 npk_rk_open = _fn("npk_rk_open", c_int, c_char_p, POINTER(P))
@@ -306,6 +341,9 @@ npk_rk_query = _fn("npk_rk_query", c_int, P, POINTER(RkInfo))
 npk_rk_set_cores = _fn("npk_rk_set_cores", c_int, P, c_uint)
 npk_rk_set_core_mask = _fn("npk_rk_set_core_mask", c_int, P, c_uint)
 npk_rk_set_chain = _fn("npk_rk_set_chain", c_int, P, c_uint)
+# void (*)(void *user, uint32_t done, uint32_t total)
+PROGRESS_FN = ctypes.CFUNCTYPE(None, c_void_p, c_uint32, c_uint32)
+npk_rk_set_progress = _fn("npk_rk_set_progress", c_int, P, PROGRESS_FN, c_void_p)
 npk_rk_set_submission = _fn("npk_rk_set_submission", c_int, P, c_char_p)
 npk_rk_submission = _fn("npk_rk_submission", c_char_p, P)
 npk_rk_weights_pack = _fn("npk_rk_weights_pack", c_int, P, c_int, c_uint32, c_uint32, c_void_p,
@@ -317,6 +355,12 @@ npk_rk_matmul = _fn("npk_rk_matmul", c_int, P, P, c_uint32, c_void_p, c_int, c_v
                     POINTER(RkStats))
 npk_rk_matmul_epilogue = _fn("npk_rk_matmul_epilogue", c_int, P, P, c_uint32, c_void_p, c_int,
                              c_void_p, POINTER(Epilogue), POINTER(RkStats))
+npk_rk_conv2d_shape = _fn("npk_rk_conv2d_shape", c_int, POINTER(Conv2dArgs), POINTER(c_uint32),
+                          POINTER(c_uint32))
+npk_rk_conv2d = _fn("npk_rk_conv2d", c_int, P, POINTER(Conv2dArgs), POINTER(RkStats))
+npk_rk_pool2d_shape = _fn("npk_rk_pool2d_shape", c_int, POINTER(Pool2dArgs), POINTER(c_uint32),
+                          POINTER(c_uint32))
+npk_rk_pool2d = _fn("npk_rk_pool2d", c_int, P, POINTER(Pool2dArgs), POINTER(RkStats))
 class RkEwArgs(ctypes.Structure):
     """npk_rk_ew_args (rk.h)."""
     _fields_ = [("op", c_int), ("prec", c_int), ("m", c_uint32), ("n", c_uint32),
