@@ -125,7 +125,7 @@ static double apply(const rksim_sdp *t, double a, double b)
         a = npk_rk_sdp_stage_apply(&t->stage[i], fp32, a);
     if (!t->ew_on)
         return a;
-    double v;
+    double v = NAN; /* every case sets it; an optimising gcc cannot tell (maybe-uninitialized) */
     switch (t->op->op) {
     case NPK_EW_ADD: v = a + b; break;
     case NPK_EW_MUL: v = a * b; break;
