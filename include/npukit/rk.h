@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include "npukit/export.h"
 
+#include "npukit/rk_act_hw.h"
 #include "npukit/rk_sdp_hw.h"
 #include "npukit/rk_types.h"
 #include "npukit/status.h"

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "npukit/rk_act_hw.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_sdp_hw.h"
 #include "npukit/rk_synth.h"
@@ -29,6 +30,11 @@ extern "C" {
 
 /* Body entries of an SDP task program (the trailer is separate, npk_rk_trailer). */
 #define NPK_RK_SDP_BODY 48
+/* A LUT task's: the SDP body, the LUT's 10 configuration registers and the upload of both
+ * tables (one LUT_ACCESS_CFG and 513 LUT_ACCESS_DATA writes each): 48 + 10 + 1028. */
+#define NPK_RK_SDP_LUT_CONFIG 10
+#define NPK_RK_SDP_LUT_BODY \
+    (NPK_RK_SDP_BODY + NPK_RK_SDP_LUT_CONFIG + 2 * (1 + NPK_RK_LUT_ENTRIES))
 
 typedef struct npk_rk_sdp {
     npk_rk_ew_op op;
@@ -42,17 +48,22 @@ typedef struct npk_rk_sdp {
                                   contiguous buffer of row pitch C2 + line_notch elements */
     uint32_t rdma_channels;    /* 0: N; the RDMA's own channel count (the over-fetch: 2N) */
     bool unchecked;            /* emit even when a limit or a described combination is broken */
+    const npk_rk_lut *lut;     /* op NPK_EW_LUT: the fitted tables it uploads and configures */
 } npk_rk_sdp;
 
 /* A task with the defaults: feature = prec, no notch, RDMA channels = N. */
 npk_rk_sdp npk_rk_sdp_default(npk_rk_ew_op op, npk_rk_ew_operand operand, npk_rk_prec prec,
                               uint32_t m, uint32_t n);
 
+/* Body entries of task t (NPK_RK_SDP_BODY or NPK_RK_SDP_LUT_BODY). */
+uint32_t npk_rk_sdp_body_entries(const npk_rk_sdp *t);
+
 /* Every limit of the task, with a message naming the value and the limit. */
 npk_status npk_rk_sdp_check(const npk_rk_sdp *t);
 
-/* The body, in the order below (DPU then DPU_RDMA registers). */
-npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry body[NPK_RK_SDP_BODY]);
+/* The body, in the order below (DPU then DPU_RDMA registers); a LUT task's body (room for
+ * NPK_RK_SDP_LUT_BODY entries) goes on with the LUT's registers and its tables' upload. */
+npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry *body);
 
 /* The fusion rule (spec "Chained 2-input SDP — the DTYPE-PATH rule"): a 2-input SDP runs as a
  * chained non-first task only when the task before it wrote the SDP's own precision; a 1-input
@@ -74,6 +85,9 @@ typedef struct npk_rk_job_task {
 uint64_t npk_rk_job_bytes(uint32_t count);
 /* Offset of task i's program in such a buffer. */
 uint64_t npk_rk_job_program_offset(uint32_t count, uint32_t i);
+/* Bytes of the task buffer of these tasks: npk_rk_job_bytes(count) unless a task is a LUT task,
+ * whose program (NPK_RK_SDP_LUT_BODY entries) takes a longer slot. */
+uint64_t npk_rk_job_bytes_of(const npk_rk_job_task *tasks, uint32_t count);
 
 /* Synthesize the job into a task buffer (host view `host`, NPU address `iova`, `size` bytes):
  * the task records (matmul: CNA|CORE|DPU 0x0D; SDP: DPU|DPU_RDMA 0x18; both end on the DPU

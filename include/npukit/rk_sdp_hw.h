@@ -25,6 +25,7 @@ typedef enum npk_rk_ew_op {
     NPK_EW_MAX,  /* EW ALU, MAX */
     NPK_EW_MIN,  /* EW ALU, MIN */
     NPK_EW_RELU, /* 1-input: the BS stage's ReLU, ERDMA disabled */
+    NPK_EW_LUT,  /* 1-input: the EW stage's LUT with a fitted table (rk_act_hw.h) */
     NPK_EW_OP_COUNT
 } npk_rk_ew_op;
 

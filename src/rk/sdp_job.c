@@ -10,17 +10,46 @@
 
 enum { SLOT_ENTRIES = NPK_RK_MATMUL_BODY + NPK_RK_TRAILER_ENTRIES };
 
+static uint64_t records_bytes(uint32_t count)
+{
+    return ((uint64_t)count * sizeof(struct rknpu_task) + 63) / 64 * 64;
+}
+
 uint64_t npk_rk_job_program_offset(uint32_t count, uint32_t i)
 {
-    uint64_t records = ((uint64_t)count * sizeof(struct rknpu_task) + 63) / 64 * 64;
-    return records + (uint64_t)i * SLOT_ENTRIES * sizeof(npk_rk_entry);
+    return records_bytes(count) + (uint64_t)i * SLOT_ENTRIES * sizeof(npk_rk_entry);
 }
 
 uint64_t npk_rk_job_bytes(uint32_t count) { return npk_rk_job_program_offset(count, count); }
 
 static uint32_t body_entries(const npk_rk_job_task *t)
 {
-    return t->is_sdp ? NPK_RK_SDP_BODY : NPK_RK_MATMUL_BODY;
+    return t->is_sdp ? npk_rk_sdp_body_entries(&t->sdp) : NPK_RK_MATMUL_BODY;
+}
+
+/* A task's program slot in bytes: the fixed slot, or a LUT task's longer body and trailer
+ * from one 64-byte boundary to the next. */
+static uint64_t slot_bytes(const npk_rk_job_task *t)
+{
+    uint64_t entries = body_entries(t) + NPK_RK_TRAILER_ENTRIES;
+    if (entries < SLOT_ENTRIES)
+        entries = SLOT_ENTRIES;
+    return (entries * sizeof(npk_rk_entry) + 63) / 64 * 64;
+}
+
+/* Offset of task i's program in a job of these tasks (the fixed layout when no task is a LUT
+ * task). */
+static uint64_t program_offset(const npk_rk_job_task *tasks, uint32_t count, uint32_t i)
+{
+    uint64_t off = records_bytes(count);
+    for (uint32_t k = 0; k < i; k++)
+        off += slot_bytes(&tasks[k]);
+    return off;
+}
+
+uint64_t npk_rk_job_bytes_of(const npk_rk_job_task *tasks, uint32_t count)
+{
+    return program_offset(tasks, count, count);
 }
 
 static uint32_t enable_of(const npk_rk_job_task *t)
@@ -45,10 +74,10 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_
 {
     if (!host || !tasks || !count)
         return npk_fail(NPK_EINVAL, "job: NULL buffer or no task");
-    if (size < npk_rk_job_bytes(count))
+    if (size < npk_rk_job_bytes_of(tasks, count))
         return npk_fail(NPK_EINVAL, "job: the task buffer has %llu bytes, %u tasks need %llu",
                         (unsigned long long)size, count,
-                        (unsigned long long)npk_rk_job_bytes(count));
+                        (unsigned long long)npk_rk_job_bytes_of(tasks, count));
     if (iova % 16)
         return npk_fail(NPK_EINVAL,
                         "job: task buffer IOVA 0x%x is not 16-byte aligned "
@@ -57,7 +86,7 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_
     npk_status s;
     for (uint32_t i = 0; i < count; i++) {
         const npk_rk_job_task *t = &tasks[i];
-        uint64_t off = npk_rk_job_program_offset(count, i);
+        uint64_t off = program_offset(tasks, count, i);
         npk_rk_entry *prog = (npk_rk_entry *)((uint8_t *)host + off);
         if (t->is_sdp && i > 0 && !t->sdp.unchecked &&
             (s = npk_rk_sdp_chain_check(out_of(&tasks[i - 1]), &t->sdp)))
@@ -66,7 +95,7 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_
         if (s)
             return task_fail(s, i);
         bool last = i + 1 == count;
-        uint32_t next = last ? 0 : iova + (uint32_t)npk_rk_job_program_offset(count, i + 1);
+        uint32_t next = last ? 0 : iova + (uint32_t)program_offset(tasks, count, i + 1);
         if ((s = npk_rk_trailer(prog + body_entries(t), next,
                                 last ? 0 : body_entries(&tasks[i + 1]), enable_of(t))))
             return s;

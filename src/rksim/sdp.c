@@ -13,6 +13,7 @@
 #include "npukit/fp16.h"
 #include "npukit/rk_regs.h"
 #include "rksim/regs_view.h"
+#include "rksim/lut.h"
 #include "rksim/sdp.h"
 #include "rksim/timing.h"
 
@@ -114,6 +115,8 @@ static void store(const rksim_sdp *t, uint8_t *p, double v)
  * integer operands are exact in double (|a op b| < 2^31). */
 static double apply(const rksim_sdp *t, double a, double b)
 {
+    if (t->lut) /* fp16 read exactly into fp32, the LUT in fp32 */
+        return (double)npk_rk_lut_eval(&t->lut_prog, (float)a);
     double v;
     switch (t->op->op) {
     case NPK_EW_ADD: v = a + b; break;
@@ -172,6 +175,8 @@ void rksim_sdp_op(rksim *s, unsigned core, bool first_in_job, rksim_core_result 
     rksim_core *c = &s->core[core];
     rksim_sdp t;
     if (!rksim_sdp_decode(&c->regs, &t, r))
+        return;
+    if (t.lut && !rksim_lut_decode(&c->lut, &c->regs, &t.lut_prog, r))
         return;
     sdp_effect e;
     if (!hazards(s, c, &t, first_in_job, &e, r))

@@ -7,12 +7,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "npukit/rk_act_hw.h"
 #include "npukit/rk_sdp_hw.h"
 #include "rksim/result.h"
 #include "rksim/sim.h"
 
 typedef struct rksim_sdp {
-    const npk_rk_ew_op_row *op; /* from EW_CFG (binary ops) or BS_CFG (the ReLU) */
+    const npk_rk_ew_op_row *op; /* from EW_CFG (binary ops, the LUT) or BS_CFG (the ReLU) */
+    bool lut;                   /* a LUT activation: the EW stage's LUT (rksim/lut.h) */
+    npk_rk_lut lut_prog;        /* its tables and registers, decoded by rksim_lut_decode */
     int operand;                /* npk_rk_ew_operand */
     int prec;                   /* DPU PROC/OUT precision: what is computed and written */
     int feature;                /* RDMA IN_PRECISION: prec, or int32 (the over-fetch) */

@@ -116,12 +116,24 @@ static void slope_of(double slope, int16_t *scale, uint8_t *shift)
     *shift = (uint8_t)sh;
 }
 
-/* The function's slope at x by a central difference (a kink at x takes the outward side). */
-static double slope_at(const npk_rk_act_row *r, double x, double a, double b, bool outward_up)
+/* The function's one-sided slope at x, outward. */
+static double one_sided(const npk_rk_act_row *r, double x, double a, double b, bool up)
 {
     const double h = 1e-4;
-    return outward_up ? (r->ref(x + h, a, b) - r->ref(x, a, b)) / h
-                      : (r->ref(x, a, b) - r->ref(x - h, a, b)) / h;
+    return up ? (r->ref(x + h, a, b) - r->ref(x, a, b)) / h
+              : (r->ref(x, a, b) - r->ref(x - h, a, b)) / h;
+}
+
+/* The slope to extrapolate with past an end x: the function's slope there when it stays that
+ * slope a range further out (an asymptote that is a line: gelu, silu, hardswish towards +inf),
+ * else 0 (a flat end: sigmoid, tanh, exp, and the decaying sides), so no end grows without
+ * bound where the function does not. */
+static double slope_at(const npk_rk_act_row *r, double x, double a, double b, bool up)
+{
+    const double width = r->x_hi - r->x_lo;
+    double here = one_sided(r, x, a, b, up);
+    double further = one_sided(r, up ? x + width : x - width, a, b, up);
+    return fabs(here - further) <= 1e-3 * fmax(fabs(here), 1e-30) ? here : 0.0;
 }
 
 static void fit_table(const npk_rk_act_row *r, double a, double b, double x0, double x1, double s,

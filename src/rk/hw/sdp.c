@@ -12,6 +12,7 @@ static const npk_rk_ew_op_row ops[NPK_EW_OP_COUNT] = {
     {NPK_EW_MAX, "max", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_MAX, false},
     {NPK_EW_MIN, "min", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_MIN, false},
     {NPK_EW_RELU, "relu", false, NPK_EW_OP_TYPE_ALU, 0, true},
+    {NPK_EW_LUT, "lut", false, NPK_EW_OP_TYPE_ALU, 0, false},
 };
 
 const npk_rk_ew_op_row *npk_rk_ew_op_row_of(npk_rk_ew_op op)
