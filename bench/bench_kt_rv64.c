@@ -13,7 +13,7 @@
 
 #include "ktsim/rv64.h"
 #include "ktsim/rv64_asm.h"
-#include "npukit/measure.h"
+#include "common/measure.h"
 
 enum { WORDS = 512, PASSES = 2000, INSNS_PER_ELEMENT = 10 };
 static const uint64_t MULT = 0x9E3779B97F4A7C15ull;

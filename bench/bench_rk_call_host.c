@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npukit/measure.h"
+#include "common/measure.h"
 #include "npukit/rk.h"
-#include "rk/runtime_internal.h"
+#include "rk/runtime/runtime_internal.h"
 
 enum { CORES = 3, K = 4096, N = 4096, COLS = 5 };
 

@@ -22,11 +22,11 @@
 #include <stdlib.h>
 
 #include "../tests/rk_operands_testlib.h"
-#include "npukit/measure.h"
+#include "common/measure.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
-#include "rk/runtime_internal.h"
-#include "rk/runtime_request.h"
+#include "rk/runtime/runtime_internal.h"
+#include "rk/runtime/runtime_request.h"
 
 typedef struct shape {
     npk_rk_prec in;

@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npukit/measure.h"
-#include "npukit/rk_layout.h"
-#include "npukit/rk_sdp.h"
+#include "common/measure.h"
+#include "rk/layout/rk_layout.h"
+#include "rk/program/rk_sdp.h"
 
 static void *alloc_filled(size_t bytes, uint8_t mask)
 {

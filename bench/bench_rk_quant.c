@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npukit/measure.h"
+#include "common/measure.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 

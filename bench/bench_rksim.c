@@ -19,10 +19,10 @@
 #include <string.h>
 
 #include "npukit/fp16.h"
-#include "npukit/measure.h"
+#include "common/measure.h"
 #include "npukit/rk.h"
-#include "npukit/rk_device.h"
-#include "npukit/rk_device_sim.h"
+#include "rk/device/rk_device.h"
+#include "rk/device/rk_device_sim.h"
 #include "rksim/matmul.h"
 
 static int runs = 7;

@@ -28,8 +28,8 @@ if(npukit_rv64_have_picolibc)
   file(GLOB npukit_rv64_programs CONFIGURE_DEPENDS
     ${CMAKE_CURRENT_SOURCE_DIR}/examples/rv64/*.c ${CMAKE_CURRENT_SOURCE_DIR}/tests/rv64/*.c)
   file(GLOB npukit_rv64_headers CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/rv64/*.h
-    ${CMAKE_CURRENT_SOURCE_DIR}/include/npukit/kt_rv64.h
-    ${CMAKE_CURRENT_SOURCE_DIR}/include/npukit/kt_rv64_request.h)
+    ${CMAKE_CURRENT_SOURCE_DIR}/src/kt/hw/kt_rv64.h
+    ${CMAKE_CURRENT_SOURCE_DIR}/src/kt/kt_rv64_request.h)
   foreach(src ${npukit_rv64_programs})
     get_filename_component(name ${src} NAME_WE)
     set(out ${NPUKIT_RV64_OUT}/${name}.elf)
@@ -37,7 +37,7 @@ if(npukit_rv64_have_picolibc)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${NPUKIT_RV64_OUT}
       COMMAND ${NPUKIT_RV64_CC} --specs=picolibc.specs ${NPUKIT_RV64_FLAGS} -nostartfiles
               -T ${CMAKE_CURRENT_SOURCE_DIR}/rv64/link.ld -I ${CMAKE_CURRENT_SOURCE_DIR}/rv64
-              -I ${CMAKE_CURRENT_SOURCE_DIR}/include ${NPUKIT_RV64_RUNTIME} ${src} -o ${out}
+              -I ${CMAKE_CURRENT_SOURCE_DIR}/include -I ${CMAKE_CURRENT_SOURCE_DIR}/src ${NPUKIT_RV64_RUNTIME} ${src} -o ${out}
       DEPENDS ${src} ${NPUKIT_RV64_RUNTIME} ${npukit_rv64_headers} ${CMAKE_CURRENT_SOURCE_DIR}/rv64/link.ld
       COMMENT "RV64 program ${name}.elf" VERBATIM)
     list(APPEND npukit_rv64_outputs ${out})

@@ -20,7 +20,7 @@ sed -e 's|@NPUKIT_INSTALL_DATA_DIR@|/usr/local/share/npukit|' \
 common="-std=c11 -g -O1 -Wall -Wextra -Werror -fno-sanitize-recover=undefined -Iinclude -Iinclude/rknn -I$out/include -Isrc -I/usr/include/cjson"
 # The library once, instrumented for coverage, then each target linked with libFuzzer.
 objs=()
-for s in src/common/*.c src/*/hw/*.c src/*/hw/units/*.c src/rk/*.c src/rksim/*.c src/kt/*.c src/ktsim/*.c src/rknn/*.c; do
+for s in src/common/*.c src/*/hw/*.c src/*/hw/units/*.c src/rk/[!h]*/*.c src/rksim/*.c src/kt/*.c src/ktsim/*.c src/rknn/*.c; do
   o="$out/obj/$(echo "${s%.c}" | tr / _).o"
   if [ ! -e "$o" ] || [ "$s" -nt "$o" ]; then
     $cc $common -fsanitize=fuzzer-no-link,address,undefined -c "$s" -o "$o"

@@ -14,7 +14,7 @@
 
 #include "npukit/kt_serve.h"
 #include "npukit/ktsim.h"
-#include "npukit/ktsim_card.h"
+#include "ktsim/ktsim_card.h"
 
 enum { FUZZ_STREAM_MAX = 60000 }; /* fits a pipe's buffer: written whole before serving */
 

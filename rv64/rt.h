@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "npukit/kt_rv64.h"
-#include "npukit/kt_rv64_request.h"
+#include "kt/hw/kt_rv64.h"
+#include "kt/kt_rv64_request.h"
 
 /* A control-region register, by its offset. */
 static inline volatile uint64_t *rt_reg(unsigned off)

@@ -11,8 +11,8 @@
 
 #include "check.h"
 #include "npukit/fp16.h"
-#include "npukit/rk_device.h"
-#include "npukit/rk_device_sim.h"
+#include "rk/device/rk_device.h"
+#include "rk/device/rk_device_sim.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rksim.h"
 

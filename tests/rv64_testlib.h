@@ -13,7 +13,7 @@
 
 #include "check.h"
 #include "ktsim/rv64.h"
-#include "npukit/kt_rv64.h"
+#include "kt/hw/kt_rv64.h"
 #include "npukit/kt_rv64_load.h"
 
 enum { RV64_TEST_SKIP = 77 };

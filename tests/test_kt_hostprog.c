@@ -9,7 +9,7 @@
 #include "check.h"
 #include "ktsim/engine.h"
 #include "npukit/kt_hostprog.h"
-#include "npukit/ktsim_card.h"
+#include "ktsim/ktsim_card.h"
 
 static void test_program_data(void)
 {

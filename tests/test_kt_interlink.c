@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "npukit/kt_interlink.h"
+#include "kt/kt_interlink.h"
 #include "npukit/kt_regs.h"
-#include "npukit/ktsim_card.h"
+#include "ktsim/ktsim_card.h"
 
 static ktsim_card *card(unsigned meshes, bool interlink)
 {

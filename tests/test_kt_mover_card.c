@@ -8,7 +8,7 @@
 #include "check.h"
 #include "npukit/kt_mover.h"
 #include "npukit/kt_regs.h"
-#include "npukit/ktsim_card.h"
+#include "ktsim/ktsim_card.h"
 
 static ktsim_card *card(bool prestrobe)
 {

@@ -17,7 +17,7 @@
 #include "npukit/kt.h"
 #include "npukit/kt_remote.h"
 #include "npukit/kt_serve.h"
-#include "npukit/ktsim_card.h"
+#include "ktsim/ktsim_card.h"
 
 static const uint64_t CTRL = 0x10000000, MEM = 1ull << 40;
 

@@ -5,10 +5,10 @@
  * ring to mesh 1 once the mover is idle), on a two-mesh card so the ring has somewhere to go.
  * Skips when the RV64 programs are not built. */
 #include "kt_testlib.h"
-#include "npukit/kt_interlink_hw.h"
+#include "kt/hw/kt_interlink_hw.h"
 #include "npukit/kt_mover_hw.h"
-#include "npukit/kt_rv64_request.h"
-#include "npukit/ktsim_card.h"
+#include "kt/kt_rv64_request.h"
+#include "ktsim/ktsim_card.h"
 #include "rv64_testlib.h"
 
 static void test_doorbell(ktsim_card *card, const kt_rv64_image *img)

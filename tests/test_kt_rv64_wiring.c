@@ -10,11 +10,11 @@
 #include "check.h"
 #include "ktsim/rv64_asm.h"
 #include "ktsim/rv64_complex.h"
-#include "npukit/kt_interlink_hw.h"
+#include "kt/hw/kt_interlink_hw.h"
 #include "npukit/kt_mover.h"
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim.h"
-#include "npukit/ktsim_card.h"
+#include "ktsim/ktsim_card.h"
 
 enum { T0 = 5, T1 = 28, SPAD = 6, CTRL = 7, MAX_INSNS = 512, MAX_VALUES = 200 };
 enum { MIP_MEIP = 1u << 11 };

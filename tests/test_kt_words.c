@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "npukit/kt_interlink_hw.h"
+#include "kt/hw/kt_interlink_hw.h"
 #include "npukit/kt_mover_hw.h"
 #include "npukit/kt_regs.h"
 #include "npukit/kt_words.h"

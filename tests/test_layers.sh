@@ -24,19 +24,19 @@ cd "$src_dir" || exit 2
 
 # Every public header's layer. A header a checked file includes must be listed here.
 declare -A layer=(
-    [status.h]=common [fp16.h]=common [measure.h]=common [data.h]=common [version.h]=common [export.h]=common [install_dirs.h]=common
+    [status.h]=common [fp16.h]=common [version.h]=common [export.h]=common [install_dirs.h]=common
     [rk_regs.h]=rk-hw [rk_regs.def]=rk-hw [rk_types.h]=rk-hw [rk_soc.h]=rk-hw
-    [rk_regcmd.h]=rk-hw [rk_cbuf.h]=rk-hw [rk_outstage.h]=rk-hw [rknpu_uapi.h]=rk-hw [rocket_uapi.h]=rk-hw
-    [rk_sdp_hw.h]=rk-hw [rk_act_hw.h]=rk-hw [rk_timing.h]=rk-hw [rk_sdp.h]=rk-driver
-    [rksim.h]=rk-sim [rksim_rocket.h]=rk-sim
-    [rk.h]=rk-driver [rk_decode.h]=rk-driver [rk_device.h]=rk-driver
-    [rk_device_sim.h]=rk-driver [rk_layout.h]=rk-driver [rk_plan.h]=rk-driver
-    [rk_reference.h]=rk-driver [rk_sched.h]=rk-driver [rk_synth.h]=rk-driver
+    [rk_regcmd.h]=rk-hw [rk_outstage.h]=rk-hw [rknpu_uapi.h]=rk-hw [rocket_uapi.h]=rk-hw
+    [rk_sdp_hw.h]=rk-hw [rk_act_hw.h]=rk-hw
+    [rksim.h]=rk-sim
+    [rk.h]=rk-driver [rk_decode.h]=rk-driver
+    [rk_plan.h]=rk-driver
+    [rk_reference.h]=rk-driver [rk_synth.h]=rk-driver
     [kt_flit.h]=kt-hw [kt_regs.h]=kt-hw [kt_transport.h]=kt-hw [kt_mover_hw.h]=kt-hw
-    [kt_interlink_hw.h]=kt-hw [kt_words.h]=kt-hw [kt_rv64.h]=kt-hw [kt_board.h]=kt-hw
-    [ktsim.h]=kt-sim [ktsim_card.h]=kt-sim
-    [kt.h]=kt-driver [kt_hostprog.h]=kt-driver [kt_interlink.h]=kt-driver
-    [kt_mover.h]=kt-driver [kt_rv64_load.h]=kt-driver [kt_rv64_request.h]=kt-driver
+    [kt_words.h]=kt-hw [kt_board.h]=kt-hw
+    [ktsim.h]=kt-sim
+    [kt.h]=kt-driver [kt_hostprog.h]=kt-driver
+    [kt_mover.h]=kt-driver [kt_rv64_load.h]=kt-driver
     [kt_open.h]=kt-driver
 )
 
@@ -153,7 +153,7 @@ fi
 for fn in npk_rk_cbuf_con0_banks npk_rk_cbuf_split npk_rk_sched1_rows npk_rk_m_ceiling \
     npk_rk_bank_elems npk_rk_sched_choose npk_rk_tile_elems npk_rk_rows_per_tile \
     npk_rk_feature_grains; do
-    grep -qE "\b$fn\(const npk_rk_soc \*soc," include/npukit/rk_cbuf.h include/npukit/rk_sched.h ||
+    grep -qE "\b$fn\(const npk_rk_soc \*soc," src/rk/hw/rk_cbuf.h src/rk/program/rk_sched.h ||
         report "$fn does not take the SoC row (const npk_rk_soc *soc) as its first parameter"
 done
 # Every function the CBUF and timing headers declare takes the row first, except the ones below
@@ -161,7 +161,7 @@ done
 # (0x1040 as measured on the 12-bank part), and the schedule's validity rules (per precision).
 geometry_free=" npk_rk_sched_fit_base npk_rk_sched_fit_slope npk_rk_sched_fit_value npk_rk_cbuf_con0 \
 npk_rk_sched_valid "
-for h in include/npukit/rk_cbuf.h include/npukit/rk_timing.h; do
+for h in src/rk/hw/rk_cbuf.h src/rk/hw/rk_timing.h; do
     formulas=0
     while read -r decl; do
         fn=$(sed -E 's/.*\b(npk_rk_[a-z0-9_]+)\(.*/\1/' <<<"$decl")
@@ -311,13 +311,32 @@ fi
 # after it would make two files need each other again.
 runtime_order=(runtime_request runtime_weights runtime_layout runtime_matmul runtime_matmul_layout)
 for ((i = 0; i < ${#runtime_order[@]}; i++)); do
-    f=src/rk/${runtime_order[i]}.c
+    f=src/rk/runtime/${runtime_order[i]}.c
     [[ -e $f ]] || { report "$f (of the runtime's one-way order) is missing"; continue; }
     for ((j = i + 1; j < ${#runtime_order[@]}; j++)); do
         grep -qE "^#include \"${runtime_order[j]}\.h\"" "$f" &&
             report "$f includes ${runtime_order[j]}.h: the runtime's files depend one way (${runtime_order[*]})"
     done
     checked=$((checked + 1))
+done
+# The rooms of the RK driver (src/rk/*/README.md) depend one way: a room includes only rooms
+# below it (program and check, then layout, plan, device, runtime), never one beside or above.
+declare -A room_rank=([hw]=0 [program]=1 [check]=1 [layout]=2 [plan]=3 [device]=4 [runtime]=5)
+for dir in src/rk/*/; do
+    room=$(basename "$dir")
+    [[ -n ${room_rank[$room]:-} ]] || { report "src/rk/$room is not a known room (add it to room_rank and give it a README.md)"; continue; }
+    [[ $room == hw || -e $dir/README.md ]] || report "src/rk/$room has no README.md saying what lives there"
+    for f in "$dir"*.[ch]; do
+        [[ -e $f ]] || continue
+        while read -r inc; do
+            to=$(cut -d/ -f2 <<<"$inc")
+            [[ $to == "$room" ]] && continue
+            if [[ -z ${room_rank[$to]:-} ]] || ((room_rank[$to] >= room_rank[$room])); then
+                report "$f includes $inc: the room $room may include only rooms below it"
+            fi
+        done < <(grep -oE '^#include "rk/[a-z]+/' "$f" | sed -E 's/^#include "//')
+        checked=$((checked + 1))
+    done
 done
 for p in "${pending[@]}"; do
     [[ -n ${pending_seen[$p]:-} ]] || echo "note: the pending exception '$p' no longer occurs: remove it"

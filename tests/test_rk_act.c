@@ -11,8 +11,8 @@
 #include "npukit/rk_act_hw.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_regs.h"
-#include "npukit/rk_sdp.h"
-#include "rk/device_pack.h"
+#include "rk/program/rk_sdp.h"
+#include "rk/device/device_pack.h"
 #include "rksim_testlib.h"
 
 /* The bound every LUT activation is held to: the fp16 rounding of the exact value plus one

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "npukit/rk_device.h"
-#include "npukit/rk_device_sim.h"
+#include "rk/device/rk_device.h"
+#include "rk/device/rk_device_sim.h"
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
 

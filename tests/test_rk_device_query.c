@@ -5,7 +5,7 @@
 
 #include "check.h"
 #include "npukit/rk.h"
-#include "npukit/rk_device_sim.h"
+#include "rk/device/rk_device_sim.h"
 
 int main(void)
 {

@@ -10,7 +10,7 @@
 #include "check.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
-#include "rk/runtime_internal.h"
+#include "rk/runtime/runtime_internal.h"
 
 static uint64_t seed = 11;
 static uint32_t rnd(void)

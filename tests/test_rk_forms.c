@@ -11,13 +11,13 @@
 #include "rk_operands_testlib.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
-#include "npukit/rk_device.h"
-#include "npukit/rk_device_sim.h"
+#include "rk/device/rk_device.h"
+#include "rk/device/rk_device_sim.h"
 #include "npukit/rk_reference.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_regs.h"
 #include "npukit/rksim.h"
-#include "rk/runtime_forms.h"
+#include "rk/runtime/runtime_forms.h"
 
 typedef struct shape {
     npk_rk_prec in, out;

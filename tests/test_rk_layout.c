@@ -7,7 +7,7 @@
 
 #include "check.h"
 #include "npukit/fp16.h"
-#include "npukit/rk_layout.h"
+#include "rk/layout/rk_layout.h"
 
 static const npk_rk_prec INPUTS[] = {NPK_PREC_FP16, NPK_PREC_INT8, NPK_PREC_INT4};
 static const npk_rk_prec OUTPUTS[] = {NPK_PREC_FP32, NPK_PREC_INT32, NPK_PREC_FP16,

@@ -8,11 +8,11 @@
 
 #include "check.h"
 #include "npukit/rk.h"
-#include "npukit/rk_layout.h"
+#include "rk/layout/rk_layout.h"
 #include "npukit/rk_plan.h"
-#include "npukit/rk_sched.h"
+#include "rk/program/rk_sched.h"
 #include "npukit/rk_synth.h"
-#include "npukit/rk_timing.h"
+#include "rk/hw/rk_timing.h"
 
 static int cmp_u32(const void *a, const void *b)
 {

@@ -3,7 +3,7 @@
  * keep-warm by default (no reset), a reset with its warm-up when keep-warm is off, and the
  * precision mode left as it was. */
 #include "check.h"
-#include "rk/policy.h"
+#include "rk/runtime/policy.h"
 
 int main(void)
 {

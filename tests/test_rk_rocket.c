@@ -10,8 +10,8 @@
 #include "rk_operands_testlib.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
-#include "npukit/rk_device_sim.h"
-#include "npukit/rk_kernel.h"
+#include "rk/device/rk_device_sim.h"
+#include "rk/program/rk_kernel.h"
 #include "npukit/rk_reference.h"
 #include "npukit/rksim.h"
 

@@ -12,11 +12,11 @@
 #include "npukit/rk_plan.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
-#include "npukit/rk_device_sim.h"
+#include "rk/device/rk_device_sim.h"
 #include "npukit/rk_reference.h"
 #include "npukit/rksim.h"
-#include "rk/runtime_internal.h"
-#include "rk/runtime_request.h"
+#include "rk/runtime/runtime_internal.h"
+#include "rk/runtime/runtime_request.h"
 
 /* Run one matmul and compare with the reference; returns the mismatching elements. */
 static uint64_t run_checked(npk_rk *rt, npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_t k,

@@ -8,9 +8,9 @@
 #include "check.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
-#include "npukit/rk_layout.h"
+#include "rk/layout/rk_layout.h"
 #include "npukit/rk_reference.h"
-#include "rk/runtime_internal.h"
+#include "rk/runtime/runtime_internal.h"
 
 /* one generator per thread: the shared-runtime test fills operands from several threads */
 static _Thread_local uint64_t seed = 7;

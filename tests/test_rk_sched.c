@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The scheduler numbers of the spec ("The M-tiling scheduler", "Small-K validity"). */
 #include "check.h"
-#include "npukit/rk_sched.h"
+#include "rk/program/rk_sched.h"
 
 static void test_linear_fit(void)
 {

@@ -7,7 +7,7 @@
 #include "check.h"
 #include "npukit/fp16.h"
 #include "npukit/rk_regcmd.h"
-#include "npukit/rk_sdp.h"
+#include "rk/program/rk_sdp.h"
 
 /* The value of (target, reg) in a body; 0xDEADBEEF when it is absent. */
 static uint32_t val(const npk_rk_entry *body, uint16_t target, uint16_t reg)

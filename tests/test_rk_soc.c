@@ -8,14 +8,14 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "npukit/rk_cbuf.h"
+#include "rk/hw/rk_cbuf.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_regs.h"
-#include "npukit/rk_sched.h"
+#include "rk/program/rk_sched.h"
 #include "npukit/rk_soc.h"
 #include "npukit/rk_synth.h"
-#include "npukit/rk_timing.h"
+#include "rk/hw/rk_timing.h"
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
 

@@ -2,7 +2,7 @@
 /* Synthesis beyond the three captures: the parametric formulas (facts C.7) for the other
  * outputs and modes, and every limit with an error naming the value and the limit. */
 #include "check.h"
-#include "npukit/rk_sched.h"
+#include "rk/program/rk_sched.h"
 #include "npukit/rk_synth.h"
 
 static uint32_t value_of(const npk_rk_entry *body, uint16_t reg, int copy)

@@ -5,7 +5,7 @@
  * bank's capacity). A combination the synthesizer refuses is fine; one it emits that hangs,
  * faults or computes wrong is the bug this test exists for. */
 #include "rksim_testlib.h"
-#include "npukit/rk_sched.h"
+#include "rk/program/rk_sched.h"
 #include "npukit/rk_synth.h"
 
 static unsigned emitted, refused, wrong;

@@ -11,7 +11,7 @@
 #include "check.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_types.h"
-#include "npukit/rk_timing.h"
+#include "rk/hw/rk_timing.h"
 
 typedef enum kind {
     GOPS,      /* a matmul's throughput, 2MKN / the busiest core's modelled time */

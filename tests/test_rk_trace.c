@@ -14,7 +14,7 @@
 
 #include "check.h"
 #include "npukit/rk.h"
-#include "rk/trace.h"
+#include "rk/runtime/trace.h"
 
 static char *slurp(const char *path)
 {

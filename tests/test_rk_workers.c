@@ -29,7 +29,7 @@
 #endif
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
-#include "rk/runtime_internal.h"
+#include "rk/runtime/runtime_internal.h"
 
 typedef struct seen {
     pthread_t caller;

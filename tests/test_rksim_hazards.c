@@ -11,7 +11,7 @@
 #include "common/dense.h"
 
 #include "npukit/rk_regcmd.h"
-#include "npukit/rk_sched.h"
+#include "rk/program/rk_sched.h"
 
 #define HZ(id) RKSIM_HZ_BIT(RKSIM_HZ_##id)
 

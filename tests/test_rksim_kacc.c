@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "npukit/rk_kernel.h"
+#include "rk/program/rk_kernel.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rknpu_uapi.h"
 

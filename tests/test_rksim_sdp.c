@@ -4,9 +4,9 @@
  * both modes; registers outside the model refused by name; the SDP timing term. */
 #include <math.h>
 
-#include "npukit/rk_sdp.h"
+#include "rk/program/rk_sdp.h"
 #include "npukit/rk_regcmd.h"
-#include "rk/device_pack.h"
+#include "rk/device/device_pack.h"
 #include "rksim_testlib.h"
 
 /* A job on core 0 of the simulator: buffers without CACHEABLE (no hazard 1 here). */

@@ -3,9 +3,7 @@
  * title saying what it shows and what the control plane costs in transport transactions. */
 #include <stdio.h>
 
-int kt_enum_main(int argc, char **argv);
-int kt_saxpy_main(int argc, char **argv);
-int kt_move_main(int argc, char **argv);
+#include "cmds.h"
 
 typedef struct demo_step {
     const char *title;

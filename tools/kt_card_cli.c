@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "npukit/kt_interlink_hw.h"
+#include "kt/hw/kt_interlink_hw.h"
 
 const cli_opt *kt_card_cli_rows(kt_card_cli *c)
 {

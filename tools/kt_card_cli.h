@@ -8,7 +8,7 @@
 
 #include "kt_cli.h"
 #include "npukit/kt.h"
-#include "npukit/ktsim_card.h"
+#include "ktsim/ktsim_card.h"
 
 typedef struct kt_card_cli {
     kt_cli_opts o;

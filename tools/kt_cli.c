@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "npukit/ktsim_card.h"
+#include "ktsim/ktsim_card.h"
 
 const cli_opt *kt_cli_rows(kt_cli_opts *o)
 {

@@ -10,8 +10,8 @@
 
 #include "cli.h"
 #include "kt_card_cli.h"
-#include "npukit/kt_interlink.h"
-#include "npukit/kt_interlink_hw.h"
+#include "kt/kt_interlink.h"
+#include "kt/hw/kt_interlink_hw.h"
 
 enum { MAX_RINGS = 16, SETTLE_CYCLES = 400 };
 

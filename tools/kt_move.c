@@ -12,8 +12,8 @@
 #include "cli.h"
 #include "kt_card_cli.h"
 #include "npukit/kt_hostprog.h"
-#include "npukit/kt_interlink.h"
-#include "npukit/kt_interlink_hw.h"
+#include "kt/kt_interlink.h"
+#include "kt/hw/kt_interlink_hw.h"
 #include "npukit/kt_mover.h"
 
 enum { MAX_INDICES = 256, ARRIVAL_POLLS = 1000, MAX_SOURCE = 64 << 20 };

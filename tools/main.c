@@ -7,14 +7,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cmds.h"
 #include "common/trace_json.h"
 #include "npukit/version.h"
 
-int rk_main(int argc, char **argv);
-int kt_main(int argc, char **argv);
-int demo_main(int argc, char **argv);
-const cli_command *rk_commands(void);
-const cli_command *kt_commands(void);
 
 static int version_main(int argc, char **argv)
 {

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "npukit/measure.h"
+#include "common/measure.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 #include "rk_bench_ew.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "npukit/measure.h"
+#include "common/measure.h"
 #include "npukit/rk.h"
 
 /* The spec's per-channel-scaled path: "flat ~40-110 us across N=64..2048" at M = 64. */

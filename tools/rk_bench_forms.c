@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "npukit/measure.h"
+#include "common/measure.h"
 #include "npukit/rk.h"
 #include "rk_bench_rknn.h"
 #include "rk_operands.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npukit/measure.h"
+#include "common/measure.h"
 #include "npukit/rk.h"
 #include "rk_bench_rknn.h"
 #include "rknn_matmul_api.h"

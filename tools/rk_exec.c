@@ -15,11 +15,11 @@
 #include "cli.h"
 #include "rk_operands.h"
 #include "rk_opts.h"
-#include "npukit/rk_device.h"
-#include "npukit/rk_device_sim.h"
+#include "rk/device/rk_device.h"
+#include "rk/device/rk_device_sim.h"
 #include "npukit/rk_reference.h"
 #include "npukit/rk_regcmd.h"
-#include "npukit/rk_sched.h"
+#include "rk/program/rk_sched.h"
 #include "npukit/rksim.h"
 
 /* NPU addresses are 32-bit IOVAs (facts B.1, I.3): no buffer can be larger. */

@@ -9,7 +9,7 @@
 
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
-#include "npukit/rk_layout.h"
+#include "rk/layout/rk_layout.h"
 #include "cli.h"
 #include "rk_opts.h"
 

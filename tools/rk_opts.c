@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "npukit/rk.h"
-#include "npukit/rk_sched.h"
+#include "rk/program/rk_sched.h"
 #include "npukit/rk_synth.h"
 
 void rk_shape_opts_init(rk_shape_opts *o)

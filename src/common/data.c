@@ -2,7 +2,7 @@
 /* Locating data files: an environment variable, the installed layout relative to the binary,
  * then the configured prefix. Never the source tree: an installed copy must not depend on it. */
 #define _GNU_SOURCE /* dladdr */
-#include "npukit/data.h"
+#include "data.h"
 
 #include <dlfcn.h>
 #include <limits.h>

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "npukit/measure.h"
+#include "measure.h"
 
 uint64_t npk_now_ns(void)
 {

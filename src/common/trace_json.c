@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "npukit/measure.h"
+#include "measure.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "npukit/kt_interlink.h"
+#include "kt_interlink.h"
 #include "npukit/kt_regs.h"
 
 static npk_status statw(kt_transport *t, uint64_t base, unsigned index, uint64_t *v)

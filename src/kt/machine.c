@@ -14,7 +14,7 @@
 #include "npukit/kt_open.h"
 #include "npukit/kt_remote.h"
 #include "npukit/ktsim.h"
-#include "npukit/ktsim_card.h"
+#include "ktsim/ktsim_card.h"
 
 struct kt_machine {
     kt_machine_kind_t kind;

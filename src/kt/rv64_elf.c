@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npukit/kt_rv64.h"
+#include "kt/hw/kt_rv64.h"
 #include "npukit/kt_rv64_load.h"
 
 #ifndef EM_RISCV

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "npukit/kt_rv64.h"
+#include "kt/hw/kt_rv64.h"
 #include "npukit/kt_rv64_load.h"
-#include "npukit/kt_rv64_request.h"
-#include "npukit/measure.h"
+#include "kt_rv64_request.h"
+#include "common/measure.h"
 
 static const char *const cause_names[4] = {"ecall", "ebreak", "illegal instruction",
                                            "access fault"};

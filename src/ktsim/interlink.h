@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "npukit/kt_interlink_hw.h"
+#include "kt/hw/kt_interlink_hw.h"
 #include "npukit/kt_mover_hw.h"
 
 enum { KSIM_ILINK_MAX_MESHES = 4 };

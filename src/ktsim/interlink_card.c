@@ -12,9 +12,9 @@
 #include "engine.h"
 #include "interlink.h"
 #include "mover.h"
-#include "npukit/kt_interlink_hw.h"
+#include "kt/hw/kt_interlink_hw.h"
 #include "npukit/kt_regs.h"
-#include "npukit/ktsim_card.h"
+#include "ktsim_card.h"
 
 enum {
     MAX_MESHES = KSIM_ILINK_MAX_MESHES,

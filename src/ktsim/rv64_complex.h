@@ -15,7 +15,7 @@
 
 #include "mesh.h"
 #include "npukit/kt_flit.h"
-#include "npukit/kt_rv64.h"
+#include "kt/hw/kt_rv64.h"
 #include "rv64.h"
 
 typedef struct ksim_rv64_side {

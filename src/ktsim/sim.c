@@ -13,7 +13,7 @@
 #include "memport.h"
 #include "mesh.h"
 #include "mover.h"
-#include "npukit/kt_interlink_hw.h"
+#include "kt/hw/kt_interlink_hw.h"
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim.h"
 #include "orch.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "npukit/rk_cbuf.h"
+#include "rk/hw/rk_cbuf.h"
 #include "npukit/rk_outstage.h"
 #include "npukit/rk_soc.h"
 #include "npukit/rk_types.h"

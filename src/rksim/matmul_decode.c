@@ -21,7 +21,7 @@
  */
 #include <stdio.h>
 
-#include "npukit/rk_cbuf.h"
+#include "rk/hw/rk_cbuf.h"
 #include "npukit/rk_outstage.h"
 #include "npukit/rk_regs.h"
 #include "npukit/rk_sdp_hw.h"

@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "npukit/rknpu_uapi.h"
-#include "npukit/rksim_rocket.h"
+#include "rksim_rocket.h"
 #include "npukit/rocket_uapi.h"
 #include "rksim/exec.h"
 #include "rksim/sim.h"

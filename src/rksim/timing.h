@@ -5,6 +5,6 @@
 #ifndef NPUKIT_RKSIM_TIMING_H
 #define NPUKIT_RKSIM_TIMING_H
 
-#include "npukit/rk_timing.h"
+#include "rk/hw/rk_timing.h"
 
 #endif

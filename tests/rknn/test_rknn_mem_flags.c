@@ -14,9 +14,9 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "npukit/rk_device_sim.h"
+#include "rk/device/rk_device_sim.h"
 #include "npukit/rknpu_uapi.h"
-#include "rk/runtime_internal.h"
+#include "rk/runtime/runtime_internal.h"
 #include "rknn/rknn_internal.h"
 #include "rksim/sim.h"
 

@@ -6,8 +6,8 @@
 
 #include "check.h"
 #include "npukit/fp16.h"
-#include "npukit/rk_device.h"
-#include "npukit/rk_device_sim.h"
+#include "rk/device/rk_device.h"
+#include "rk/device/rk_device_sim.h"
 #include "npukit/rk_regcmd.h"
 
 static int run_task(npk_rk_device *d, npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n)

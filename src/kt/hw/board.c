@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "board_text.h"
-#include "npukit/data.h"
+#include "common/data.h"
 #include "npukit/kt_regs.h"
 #include "npukit/kt_words.h"
 

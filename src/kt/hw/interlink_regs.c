@@ -2,7 +2,7 @@
 /* The interlink's sticky fault bits by name. */
 #include <stdio.h>
 
-#include "npukit/kt_interlink_hw.h"
+#include "kt_interlink_hw.h"
 
 static const char *const fault_names[] = {"RD_REMOTE", "ACK0", "SWITCH", "AXI", "INJ"};
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "npukit/kt_regs.h"
-#include "npukit/measure.h"
+#include "common/measure.h"
 
 static _Thread_local unsigned nesting;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "npukit/rk_cbuf.h"
+#include "rk_cbuf.h"
 
 /* The CBUF facts of a precision (its row). A precision that is no matmul input has none; the
  * formulas then answer with int8's, as they are only asked after the input was checked. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The RK NPU timing model (rk_timing.h): every number is the SoC row's (rk_soc.h), where each
  * one names its source. */
-#include "npukit/rk_timing.h"
+#include "rk_timing.h"
 
 #include <stddef.h>
 

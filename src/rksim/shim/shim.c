@@ -48,7 +48,7 @@
 
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
-#include "npukit/rksim_rocket.h"
+#include "rksim/rksim_rocket.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: MIT */
+/* A, the feature (facts D.2): line mode row-major [M][Kp]; cube mode [Kp/C2][M][C2] with
+ * C2 = 16/eb, i.e. planes of 16-byte atoms, one atom per row and channel group. */
+#include <string.h>
+
+#include "layout_internal.h"
+#include "layout_vec.h"
+
+/* ---- int4 nibbles: even index in the low nibble (facts D.2) ------------------------------- */
+
+/* Pack `count` int8 values (low nibble of each) into ceil(count/2) bytes. */
+static void pack_nibbles(uint8_t *dst, const int8_t *src, size_t count)
+{
+    size_t i = 0;
+    for (; i + 32 <= count; i += 32)
+        npk_vstore(dst + i / 2, npk_nibble_pack32(src + i));
+    for (; i + 1 < count; i += 2)
+        dst[i / 2] = (uint8_t)((src[i] & 0xf) | (src[i + 1] & 0xf) << 4);
+    if (i < count)
+        dst[i / 2] = (uint8_t)(src[i] & 0xf);
+}
+
+/* A nibble as a signed int4 value in [-8, 7] (two's complement, without shifting a sign). */
+static inline int8_t nibble_value(unsigned nibble) { return (int8_t)(((nibble & 0xf) ^ 8) - 8); }
+
+/* Unpack `count` nibbles starting at nibble index 0 of src into int8 values. */
+static void unpack_nibbles(int8_t *dst, const uint8_t *src, size_t count)
+{
+    size_t i = 0;
+    for (; i + 32 <= count; i += 32)
+        npk_nibble_unpack32(dst + i, npk_vload(src + i / 2));
+    for (; i < count; i++)
+        dst[i] = nibble_value(src[i / 2] >> (4 * (i & 1)));
+}
+
+/* Packed copy of `count` user elements: bytes for 8/16-bit types, nibbles for int4. */
+NPK_LAYOUT_INLINE void pack_elems(uint8_t *dst, const uint8_t *src, size_t count, unsigned bits)
+{
+    if (bits == 4)
+        pack_nibbles(dst, (const int8_t *)src, count);
+    else
+        memcpy(dst, src, count * bits / 8);
+}
+
+NPK_LAYOUT_INLINE void unpack_elems(uint8_t *dst, const uint8_t *src, size_t count, unsigned bits)
+{
+    if (bits == 4)
+        unpack_nibbles((int8_t *)dst, src, count);
+    else
+        memcpy(dst, src, count * bits / 8);
+}
+
+/* One whole cube atom (16 packed bytes): fixed sizes, so the copies compile to a few moves. */
+NPK_LAYOUT_INLINE void pack_atom(uint8_t *dst, const uint8_t *src, unsigned bits)
+{
+    if (bits == 4)
+        npk_vstore(dst, npk_nibble_pack32(src));
+    else
+        memcpy(dst, src, NPK_RK_CUBE_ATOM_BYTES);
+}
+
+NPK_LAYOUT_INLINE void unpack_atom(uint8_t *dst, const uint8_t *src, unsigned bits)
+{
+    if (bits == 4)
+        npk_nibble_unpack32(dst, npk_vload(src));
+    else
+        memcpy(dst, src, NPK_RK_CUBE_ATOM_BYTES);
+}
+
+/* ---- shared checks ------------------------------------------------------------------------ */
+
+npk_rk_block npk_rk_a_block(npk_rk_prec in, npk_rk_mode mode, size_t rows, size_t k)
+{
+    npk_rk_block blk = {in, mode, rows, mode == NPK_MODE_LINE ? npk_rk_k_padded(k) : 0};
+    return blk;
+}
+
+size_t npk_rk_a_bytes(const npk_rk_block *blk, size_t k)
+{
+    size_t kp = npk_rk_k_padded(k);
+    if (npk_layout_check_block("npk_rk_a_bytes", blk, false, 1, kp))
+        return 0;
+    return npk_layout_block_bytes(blk, npk_layout_in_bits(blk->prec), kp);
+}
+
+/* Everything pack and unpack check alike: the block, the user matrix, both ranges, and the
+ * packed buffer. */
+static npk_status check_feature_args(const char *fn, const npk_rk_block *blk, const void *mat,
+                                     const void *data, size_t rows, size_t cols, size_t pitch,
+                                     npk_rk_range m, npk_rk_range k, const void *buf,
+                                     size_t buf_size, const char *buf_name)
+{
+    npk_status st;
+    if (!blk)
+        return npk_fail(NPK_EINVAL, "%s: block description is NULL", fn);
+    if ((st = npk_layout_check_prec(fn, blk->prec, false)) != NPK_OK)
+        return st;
+    unsigned bits = npk_layout_in_bits(blk->prec);
+    if ((st = npk_layout_check_matrix(fn, "a", mat, data, rows, cols, pitch,
+                                      npk_layout_user_bytes(bits))) != NPK_OK ||
+        (st = npk_layout_check_range(fn, "m", m, rows, "rows of a")) != NPK_OK ||
+        (st = npk_layout_check_range(fn, "k", k, cols, "columns of a")) != NPK_OK)
+        return st;
+    size_t kp = npk_rk_k_padded(k.end - k.begin);
+    if ((st = npk_layout_check_block(fn, blk, false, m.end - m.begin, kp)) != NPK_OK)
+        return st;
+    return npk_layout_check_buffer(fn, buf_name, buf, buf_size,
+                                   npk_layout_block_bytes(blk, bits, kp), 1);
+}
+
+/* ---- line mode ----------------------------------------------------------------------------- */
+
+static void pack_line(const npk_rk_block *blk, unsigned bits, const uint8_t *src, size_t src_pitch,
+                      size_t rows, size_t cols, uint8_t *dst)
+{
+    size_t kp = npk_rk_k_padded(cols);
+    size_t row_bytes = npk_layout_packed_bytes(kp, bits);
+    size_t data_bytes = npk_layout_packed_bytes(cols, bits);
+    size_t dst_pitch = npk_layout_packed_bytes(blk->stride, bits);
+    for (size_t i = 0; i < rows; i++, src += src_pitch, dst += dst_pitch) {
+        pack_elems(dst, src, cols, bits);
+        memset(dst + data_bytes, 0, row_bytes - data_bytes); /* K padding must read as zero */
+    }
+    for (size_t i = rows; i < blk->rows; i++, dst += dst_pitch)
+        memset(dst, 0, row_bytes);
+}
+
+static void unpack_line(const npk_rk_block *blk, unsigned bits, const uint8_t *src, size_t rows,
+                        size_t cols, uint8_t *dst, size_t dst_pitch)
+{
+    size_t src_pitch = npk_layout_packed_bytes(blk->stride, bits);
+    for (size_t i = 0; i < rows; i++, src += src_pitch, dst += dst_pitch)
+        unpack_elems(dst, src, cols, bits);
+}
+
+/* ---- cube mode ----------------------------------------------------------------------------- */
+
+/* The cube layout is a transpose of 16-byte atoms between [rows][planes] (the user's rows)
+ * and [planes][rows] (the block). It is walked in blocks of PLANE_BLOCK planes × ROW_GROUP
+ * rows: a row group's atoms of one plane are two whole cache lines, and a block's atoms of one
+ * user row are 512 bytes (1 KB for int4) contiguous, so both sides move whole lines while few
+ * pages are open at once. The sizes were picked by measuring 512×4096 blocks: taller row
+ * groups suffer from user rows a power of two apart sharing cache sets, and a plane at a time
+ * for the whole height was about twice as slow. */
+enum { ROW_GROUP = 8, PLANE_BLOCK = 32 };
+
+NPK_LAYOUT_INLINE void pack_cube(const npk_rk_block *blk, unsigned bits, const uint8_t *src,
+                                 size_t src_pitch, size_t rows, size_t cols, uint8_t *dst)
+{
+    const size_t atom = NPK_RK_CUBE_ATOM_BYTES;
+    size_t c2 = atom * 8 / bits;                        /* channels per atom, facts D.2 */
+    size_t src_step = c2 * npk_layout_user_bytes(bits); /* user bytes per atom */
+    size_t planes = npk_rk_k_padded(cols) / c2;
+    size_t full_planes = cols / c2;
+    size_t plane_bytes = blk->rows * atom;
+    for (size_t pb = 0; pb < full_planes; pb += PLANE_BLOCK) {
+        size_t pb_end = npk_layout_min(pb + PLANE_BLOCK, full_planes);
+        for (size_t g = 0; g < rows; g += ROW_GROUP) {
+            size_t g_end = npk_layout_min(g + ROW_GROUP, rows);
+            for (size_t p = pb; p < pb_end; p++) {
+                uint8_t *out = dst + p * plane_bytes + g * atom;
+                const uint8_t *in = src + g * src_pitch + p * src_step;
+                for (size_t i = g; i < g_end; i++, out += atom, in += src_pitch)
+                    pack_atom(out, in, bits);
+            }
+        }
+    }
+    /* The plane the slice ends in (when K is not a multiple of C2) and the planes of the K
+     * padding up to Kp: zero, then the remaining channels. */
+    for (size_t p = full_planes; p < planes; p++) {
+        uint8_t *out = dst + p * plane_bytes;
+        memset(out, 0, rows * atom);
+        if (p * c2 < cols)
+            for (size_t i = 0; i < rows; i++)
+                pack_elems(out + i * atom, src + i * src_pitch + p * src_step, cols - p * c2, bits);
+    }
+    for (size_t p = 0; p < planes && rows < blk->rows; p++) /* padding rows are zero */
+        memset(dst + p * plane_bytes + rows * atom, 0, (blk->rows - rows) * atom);
+}
+
+NPK_LAYOUT_INLINE void unpack_cube(const npk_rk_block *blk, unsigned bits, const uint8_t *src,
+                                   size_t rows, size_t cols, uint8_t *dst, size_t dst_pitch)
+{
+    const size_t atom = NPK_RK_CUBE_ATOM_BYTES;
+    size_t c2 = atom * 8 / bits;
+    size_t dst_step = c2 * npk_layout_user_bytes(bits);
+    size_t planes = (cols + c2 - 1) / c2;
+    size_t plane_bytes = blk->rows * atom;
+    for (size_t pb = 0; pb < planes; pb += PLANE_BLOCK) {
+        size_t pb_end = npk_layout_min(pb + PLANE_BLOCK, planes);
+        for (size_t g = 0; g < rows; g += ROW_GROUP) {
+            size_t g_end = npk_layout_min(g + ROW_GROUP, rows);
+            for (size_t p = pb; p < pb_end; p++) {
+                const uint8_t *in = src + p * plane_bytes + g * atom;
+                uint8_t *out = dst + g * dst_pitch + p * dst_step;
+                size_t count = npk_layout_min(c2, cols - p * c2);
+                for (size_t i = g; i < g_end; i++, in += atom, out += dst_pitch) {
+                    if (count == c2)
+                        unpack_atom(out, in, bits);
+                    else
+                        unpack_elems(out, in, count, bits);
+                }
+            }
+        }
+    }
+}
+
+/* The body of pack and unpack once per element width, so every copy has a known size. */
+static void pack_any(const npk_rk_block *blk, unsigned bits, const uint8_t *src, size_t src_pitch,
+                     size_t rows, size_t cols, uint8_t *dst)
+{
+    if (blk->mode == NPK_MODE_LINE)
+        pack_line(blk, bits, src, src_pitch, rows, cols, dst);
+    else if (bits == 16)
+        pack_cube(blk, 16, src, src_pitch, rows, cols, dst);
+    else if (bits == 8)
+        pack_cube(blk, 8, src, src_pitch, rows, cols, dst);
+    else
+        pack_cube(blk, 4, src, src_pitch, rows, cols, dst);
+}
+
+static void unpack_any(const npk_rk_block *blk, unsigned bits, const uint8_t *src, size_t rows,
+                       size_t cols, uint8_t *dst, size_t dst_pitch)
+{
+    if (blk->mode == NPK_MODE_LINE)
+        unpack_line(blk, bits, src, rows, cols, dst, dst_pitch);
+    else if (bits == 16)
+        unpack_cube(blk, 16, src, rows, cols, dst, dst_pitch);
+    else if (bits == 8)
+        unpack_cube(blk, 8, src, rows, cols, dst, dst_pitch);
+    else
+        unpack_cube(blk, 4, src, rows, cols, dst, dst_pitch);
+}
+
+/* ---- public -------------------------------------------------------------------------------- */
+
+npk_status npk_rk_pack_a(const npk_rk_block *blk, const npk_rk_cmatrix *a, npk_rk_range m,
+                         npk_rk_range k, void *dst, size_t dst_size)
+{
+    npk_status st =
+        check_feature_args("npk_rk_pack_a", blk, a, a ? a->data : NULL, a ? a->rows : 0,
+                           a ? a->cols : 0, a ? a->pitch : 0, m, k, dst, dst_size, "dst");
+    if (st)
+        return st;
+    unsigned bits = npk_layout_in_bits(blk->prec);
+    size_t ub = npk_layout_user_bytes(bits);
+    const uint8_t *src = (const uint8_t *)a->data + (m.begin * a->pitch + k.begin) * ub;
+    size_t rows = m.end - m.begin, cols = k.end - k.begin;
+    pack_any(blk, bits, src, a->pitch * ub, rows, cols, dst);
+    return NPK_OK;
+}
+
+npk_status npk_rk_unpack_a(const npk_rk_block *blk, const void *src, size_t src_size,
+                           const npk_rk_matrix *a, npk_rk_range m, npk_rk_range k)
+{
+    npk_status st =
+        check_feature_args("npk_rk_unpack_a", blk, a, a ? a->data : NULL, a ? a->rows : 0,
+                           a ? a->cols : 0, a ? a->pitch : 0, m, k, src, src_size, "src");
+    if (st)
+        return st;
+    unsigned bits = npk_layout_in_bits(blk->prec);
+    size_t ub = npk_layout_user_bytes(bits);
+    uint8_t *dst = (uint8_t *)a->data + (m.begin * a->pitch + k.begin) * ub;
+    size_t rows = m.end - m.begin, cols = k.end - k.begin;
+    unpack_any(blk, bits, src, rows, cols, dst, a->pitch * ub);
+    return NPK_OK;
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* Runtime state shared by the runtime's files. */
+#ifndef NPUKIT_RK_RUNTIME_INTERNAL_H
+#define NPUKIT_RK_RUNTIME_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "common/measure.h"
+#include "npukit/rk.h"
+#include "rk/device/rk_device.h"
+#include "rk/program/rk_kernel.h"
+#include "rk/layout/rk_layout.h"
+#include "npukit/rk_plan.h"
+#include "npukit/rk_regcmd.h"
+#include "npukit/rk_soc.h"
+
+/* Per-core buffers: the feature buffer is allocated once and never moves (the NPU caches
+ * feature state by address, spec "Feature address caching"); the task buffer holds the
+ * rknpu_task record and the regcmd program; the output buffer grows when a task needs more. */
+typedef struct npk_rk_core_bufs {
+    npk_rk_mem feature;
+    npk_rk_mem task;
+    npk_rk_mem output;
+    atomic_bool output_warm; /* read by its core's worker, cleared by a reset on any core */
+    /* Held for a whole job: runtimes sharing an engine take turns on a core, so its feature
+     * slot keeps one address and its task and output buffers hold one job at a time. */
+    pthread_mutex_t job_lock;
+} npk_rk_core_bufs;
+
+enum { NPK_RK_MAX_CORES = NPK_RK_SOC_MAX_CORES }; /* per-core state of any SoC row */
+
+/* A device and what its cores hold: the per-core buffers, the reset lock and the state
+ * policy's view of the NPU. A runtime opened with npk_rk_open has an engine of its own;
+ * runtimes opened with npk_rk_open_shared on the same device name share one, so device
+ * buffers and weights resident there serve all of them, jobs on a core take turns and a reset
+ * waits for every runtime's job in flight. Buffers hold a reference too: the engine (and its
+ * device) goes with the last runtime or buffer. */
+typedef struct npk_rk_engine {
+    npk_rk_device *dev;
+    const npk_rk_soc *soc;
+    bool simulated;
+    uint32_t drv_version, hw_version;
+    uint32_t chain;                 /* tasks per SUBMIT the core buffers are sized for */
+    const npk_rk_kernel_form *form; /* the program form the device's kernel expects */
+    unsigned max_cores;             /* cores the device can address */
+    /* Bytes of one feature slot: the whole CBUF (banks x bank size). The planner's M ceilings
+     * keep every feature tile within the data banks (at most 11); the slot's spare bank covers
+     * cube-mode padding rows. A job of L chained tasks uses L slots. */
+    uint32_t feature_slot;
+    /* A submit holds npu_lock shared; a reset holds it exclusively, so it never lands under
+     * another core's running job. */
+    pthread_rwlock_t npu_lock;
+    atomic_uint pending;         /* NPK_POLICY_* actions due before the next submit */
+    pthread_mutex_t policy_lock; /* the precision the NPU was last entered in */
+    bool have_prec;
+    npk_rk_prec last_prec;
+    npk_rk_core_bufs core[NPK_RK_MAX_CORES];
+    /* sharing (under the registry's lock) */
+    unsigned refs;
+    bool shared;
+    char key[128];
+    struct npk_rk_engine *next;
+} npk_rk_engine;
+
+/* Open a private engine, or find/open the shared one for `device`; release drops a reference. */
+npk_status npk_rk_engine_get(const char *device, bool shared, npk_rk_engine **out);
+void npk_rk_engine_retain(npk_rk_engine *e);
+void npk_rk_engine_release(npk_rk_engine *e);
+/* (Re-)create the feature and task buffers of every core for jobs of `chain` tasks. */
+npk_status npk_rk_engine_set_chain(npk_rk_engine *e, uint32_t chain);
+/* Runtimes (and buffers) holding the engine. */
+unsigned npk_rk_engine_refs(npk_rk_engine *e);
+
+struct npk_rk {
+    npk_rk_engine *eng;
+    const npk_rk_kernel_form *form; /* eng->form */
+    unsigned max_cores;             /* eng->max_cores */
+    /* the engine's, copied: the submit spine reads them on every job */
+    npk_rk_device *dev;
+    const npk_rk_soc *soc;
+    uint32_t chain;
+    uint32_t feature_slot;
+    bool simulated;
+    npk_rk_core_bufs *core;             /* eng->core */
+    pthread_rwlock_t *npu_lock;         /* &eng->npu_lock */
+    atomic_uint *pending;               /* &eng->pending */
+    unsigned cores;                     /* cores a call spreads over */
+    uint8_t core_map[NPK_RK_MAX_CORES]; /* the planner's core i runs on core_map[i] */
+    pthread_mutex_t lock;               /* one call at a time (others get NPK_EBUSY) */
+
+    /* the submission form jobs take (submission.h) */
+    const struct npk_rk_submission_row *submission;
+    uint64_t calls; /* calls begun (under lock): one per API call, whatever its phases */
+    struct npk_rk_workers *workers; /* the cores' threads (runtime_workers.c), under lock */
+};
+
+/* Begin an API call on rt: take its lock for the whole call (every phase: a matmul and its
+ * element-wise steps run as one call, no other call between them), or NPK_EBUSY naming `what`
+ * when another call holds it. */
+npk_status npk_rk_call_begin(npk_rk *rt, const char *what);
+void npk_rk_call_end(npk_rk *rt);
+
+struct npk_rk_weights {
+    const npk_rk *owner; /* the runtime whose device holds mem: its IOVAs mean nothing to
+                            another device, or name another buffer there */
+    npk_rk_prec in;
+    uint32_t k, n;
+    uint32_t k_slice; /* K per slice (multiple of 32); the last slice may be shorter */
+    bool k_pad;       /* ... and is then packed at k_slice, its tail zero (the plan's choice) */
+    uint32_t slices;
+    uint32_t np;          /* N padded to the dtype's group */
+    uint64_t slice_bytes; /* bytes of one full slice over all Np columns */
+    npk_rk_mem mem;       /* owned, or (in_place) a view of the bound buffer's bytes */
+    /* Weights bound to a device buffer (npk_rk_weights_bind): re-read at every call. */
+    struct npk_rk_buffer *src;
+    uint64_t src_off, src_bytes;
+    npk_rk_b_layout layout;
+    bool in_place; /* the NPU reads src directly (native layout in the runtime's slicing) */
+    bool have_sum;
+    uint64_t sum; /* checksum of src's bytes when mem was last packed */
+};
+
+/* The device memory behind an npk_rk_buffer: the runtime's own, a dma-buf imported through
+ * the kernel (PRIME: dmabuf_fd >= 0, eng set), or a dma-buf the kernel does not import, mapped
+ * for the CPU only (dmabuf_fd >= 0, eng NULL, mem.handle 0: every call stages it). */
+struct npk_rk_buffer {
+    npk_rk_engine *eng;
+    npk_rk_mem mem;
+    int dmabuf_fd; /* -1: the runtime's own memory */
+    /* Cleaned once whole (MEM_SYNC TO_DEVICE) before the NPU first writes it: a fresh
+     * cacheable buffer's dirty CPU lines would be written back over the NPU's result (hazard
+     * stale-fresh-output). */
+    atomic_bool clean;
+};
+
+/* Buffer flags (facts A.1): data buffers NON_CONTIGUOUS | CACHEABLE | IOVA alignment, synced
+ * both ways; the task buffer additionally KERNEL_MAPPING, which SUBMIT requires. */
+#define NPK_RK_DATA_FLAGS                                                                          \
+    (RKNPU_MEM_NON_CONTIGUOUS | RKNPU_MEM_CACHEABLE | RKNPU_MEM_IOMMU_LIMIT_IOVA_ALIGNMENT)
+#define NPK_RK_TASK_FLAGS (NPK_RK_DATA_FLAGS | RKNPU_MEM_KERNEL_MAPPING)
+
+/* Task buffer of a job of up to L tasks: room for L rknpu_task records of every core from 0
+ * (a multi-task SUBMIT names one buffer for all cores' records), then the L regcmd programs
+ * (room for the largest form's body + 4 entries each) from a 64-byte boundary (PC_SOURCE_ADDR
+ * needs 16). */
+static inline uint64_t npk_rk_regcmd_offset(uint32_t chain, uint32_t i)
+{
+    uint64_t records =
+        ((uint64_t)NPK_RK_MAX_CORES * chain * sizeof(struct rknpu_task) + 63) / 64 * 64;
+    return records +
+           (uint64_t)i * (NPK_RK_BODY_MAX + NPK_RK_TRAILER_ENTRIES) * sizeof(npk_rk_entry);
+}
+
+/* Make policy actions (NPK_POLICY_*) due: the next submit on any core carries them out first,
+ * while no job is in flight. */
+void npk_rk_policy_due(npk_rk *rt, unsigned actions);
+/* One SUBMIT of the first `tasks` task records in core c's task buffer (chained through their
+ * trailers), under the state policy: due actions first, a warm-up submit for a fresh output
+ * buffer, a reset and retry after a wedge. Accounts submits, warm-ups, resets, retries, NPU
+ * and submit time in st. */
+npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st);
+
+/* Core c's output buffer with room for `bytes` (re-created larger when it has less, which makes
+ * it fresh: its next submit is warmed up). Jobs also stage their DMA-read operands there. */
+npk_status npk_rk_core_output(npk_rk *rt, unsigned c, uint64_t bytes);
+
+/* One SUBMIT in any form: core c runs count[c] records from start[c] of `records` (one buffer
+ * for every core's records); nonblock submits without BLOCK and then waits for each core's
+ * completion (timed as wait_ns; npk_rk_submit_job is this with one core, blocking). */
+typedef struct npk_rk_job {
+    const npk_rk_mem *records;
+    unsigned core_mask;
+    uint32_t start[NPK_RK_MAX_CORES], count[NPK_RK_MAX_CORES];
+    bool nonblock;
+} npk_rk_job;
+npk_status npk_rk_submit_form(npk_rk *rt, const npk_rk_job *job, npk_rk_stats *st);
+/* npk_rk_submit_form plus the trace's events for the job (NPUKIT_TRACE): every spine submits
+ * through this (npk_rk_submit_job does), so matmul, element-wise and fused jobs all appear. */
+npk_status npk_rk_submit_traced(npk_rk *rt, npk_rk_job *job, npk_rk_stats *st, uint32_t tasks);
+
+/* Stats a part of a call adds to the call's: counts, times and cores (not the NPU span, the
+ * wall time or cores_used, which the parts' combination decides). */
+void npk_rk_stats_add(npk_rk_stats *to, const npk_rk_stats *from);
+/* The plan's tasks grouped by core (the planner lists a core's tasks contiguously): group i is
+ * tasks [first[i], first[i] + count[i]); *groups of them, at most NPK_RK_MAX_CORES. */
+npk_status npk_rk_core_groups(const npk_rk_plan *plan, size_t *first, size_t *count,
+                              unsigned *groups);
+/* Runs tasks [first, first + count) of one core, accounting in st (the worker's own). */
+typedef npk_status (*npk_rk_core_fn)(void *ctx, size_t first, size_t count, npk_rk_stats *st);
+/* One core's group of a call: tasks [first, first + count), and what running them gave. */
+typedef struct npk_rk_core_job {
+    size_t first, count;
+    npk_rk_stats st; /* the group's own */
+    npk_status status;
+    uint64_t ns;   /* the group's own wall time */
+    char msg[512]; /* npk_last_error() is per thread: carried back to the caller */
+} npk_rk_core_job;
+/* A runtime's persistent core workers (runtime_workers.c). */
+typedef struct npk_rk_workers npk_rk_workers;
+/* fn over jobs[0..n) at once: job 0 on the calling thread, the others on the pool's workers
+ * (*pool created and its threads started on first need; a pool inherited across fork() is
+ * replaced). Returns when every job is done; an error only when a worker could not be started
+ * (then nothing ran). Calls on one pool must not overlap (the runtime's lock). */
+npk_status npk_rk_workers_run(npk_rk_workers **pool, npk_rk_core_fn fn, void *ctx,
+                              npk_rk_core_job *jobs, unsigned n);
+/* Stop and join the pool's threads (those of this process) and free it; NULL is a no-op. */
+void npk_rk_workers_free(npk_rk_workers *pool);
+/* Worker threads the pool has started (0 for NULL). */
+unsigned npk_rk_workers_started(const npk_rk_workers *pool);
+/* Every core's group at once, one thread per core (none for one group; the caller's thread
+ * runs the first, the runtime's persistent workers the others), as the vendor runtime drives
+ * the cores: the groups' stats added into st, st->npu_span_ns the busiest core's NPU time. The
+ * groups must touch disjoint parts of the result. */
+npk_status npk_rk_run_cores(npk_rk_workers **pool, const npk_rk_plan *plan, npk_rk_core_fn fn,
+                            void *ctx, npk_rk_stats *st);
+
+#endif

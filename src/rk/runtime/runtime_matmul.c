@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t in runtime_internal.h */
+/* The matmul spine of the RK runtime: plan -> for each job (one task, or up to rt->chain
+ * consecutive tasks of a core linked by their trailers): pack each feature into the core's
+ * stable feature slots, synthesize the regcmds, submit through the state policy
+ * (runtime_submit.c), read back and accumulate on the host. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "npukit/fp16.h"
+#include "rk/layout/rk_layout.h"
+#include "npukit/rk_plan.h"
+#include "rk/program/rk_sched.h"
+#include "npukit/rk_synth.h"
+#include "policy.h"
+#include "runtime_forms.h"
+#include "runtime_layout.h"
+#include "runtime_matmul.h"
+#include "runtime_request.h"
+#include "runtime_weights.h"
+#include "trace.h"
+
+typedef struct run {
+    npk_rk *rt;
+    const npk_rk_weights *w;
+    npk_rk_plan plan;
+    npk_rk_prec task_out; /* what each task writes: fp32, fp16, int32 or int16 */
+    npk_rk_matrix acc;    /* C itself, or a float scratch for fp16 output over K slices */
+    npk_rk_cmatrix a;
+    npk_rk_stats *st;
+} run;
+
+/* ---- one job: up to rt->chain consecutive tasks of one core -------------------------------------
+ */
+
+typedef struct slot {
+    npk_rk_block cblk;
+    uint64_t cbytes, out_off;
+    uint32_t c_rows, row_offset; /* the row-offset form's shared surface (npk_rk_mm) */
+} slot;
+
+npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
+                              npk_rk_mode mode, const npk_rk_task_plan *t, unsigned i,
+                              npk_rk_prec out, uint32_t c_iova, npk_rk_mm *mm, npk_rk_stats *st)
+{
+    npk_rk_core_bufs *b = &rt->core[t->core];
+    /* Feature: rows [m0, m1) and the K slice. Slot 0 holds every job's first feature, so the
+     * address the NPU caches feature state by never changes between jobs. */
+    uint64_t t0 = npk_now_ns();
+    npk_rk_block ablk =
+        npk_rk_a_block(w->in, mode, mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0, t->kp);
+    size_t abytes = npk_rk_a_bytes(&ablk, t->kp);
+    uint64_t aoff = (uint64_t)i * rt->feature_slot;
+    if (abytes > rt->feature_slot)
+        return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot", abytes,
+                        rt->feature_slot);
+    if (t->kp > npk_rk_k_padded(t->k1 - t->k0)) /* a zero-padded last slice: the tail is zero */
+        memset((uint8_t *)b->feature.host + aoff, 0, abytes);
+    npk_status s =
+        npk_rk_pack_a(&ablk, a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
+                      (uint8_t *)b->feature.host + aoff, rt->feature_slot);
+    st->pack_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "pack", t0, npk_now_ns());
+    if (s)
+        return s;
+
+    /* The task: the weights of this slice and column range are one contiguous block. */
+    t0 = npk_now_ns();
+    uint32_t k_slice = t->k0 / w->k_slice;
+    uint64_t boff = (uint64_t)k_slice * w->slice_bytes +
+                    npk_rk_b_tile_offset(t->kp, t->n0 / npk_rk_b_n_group(w->in));
+    *mm = npk_rk_mm_default(w->in, t->mp, t->kp, t->np);
+    mm->out = out;
+    mm->mode = (int)mode;
+    mm->sched = t->sched;
+    mm->soc = rt->soc;
+    mm->a = (uint32_t)(b->feature.iova + aoff);
+    mm->b = (uint32_t)(w->mem.iova + boff);
+    mm->c = c_iova;
+    st->synth_ns += npk_now_ns() - t0;
+
+    t0 = npk_now_ns();
+    s = npk_rk_mem_sync(rt->dev, &b->feature, aoff, abytes, RKNPU_MEM_SYNC_TO_DEVICE);
+    st->sync_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "sync", t0, npk_now_ns());
+    return s;
+}
+
+/* Task t's feature and program, placed in the job (jb: the submission form's layout). */
+static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
+                               npk_rk_job_builder *jb, slot *sl)
+{
+    npk_rk *rt = r->rt;
+    npk_rk_mm mm;
+    npk_status s =
+        npk_rk_task_matmul(rt, r->w, &r->a, r->plan.mode, t, i, r->task_out,
+                           (uint32_t)(rt->core[t->core].output.iova + sl->out_off), &mm, r->st);
+    if (s)
+        return s;
+    mm.c_rows = sl->c_rows; /* the row-offset form's shared surface */
+    mm.row_offset = sl->row_offset;
+    uint64_t t0 = npk_now_ns();
+    npk_rk_entry body[NPK_RK_BODY_MAX];
+    size_t nb; /* the body in the form the device's kernel expects */
+    if ((s = npk_rk_synth_for(rt->form, &mm, body, &nb, NULL)) ||
+        (s = npk_rk_job_place(jb, i, body, nb)))
+        return s;
+    r->st->synth_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "synth", t0, npk_now_ns());
+    return NPK_OK;
+}
+
+/* Read task t's output back from its slot and add it into the result. */
+static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
+{
+    npk_rk_core_bufs *b = &r->rt->core[t->core];
+    uint64_t t0 = npk_now_ns();
+    npk_status s = npk_rk_mem_sync(r->rt->dev, &b->output, sl->out_off, sl->cbytes,
+                                   RKNPU_MEM_SYNC_FROM_DEVICE);
+    r->st->sync_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "sync", t0, npk_now_ns());
+    if (s)
+        return s;
+    t0 = npk_now_ns();
+    const uint8_t *src = (const uint8_t *)b->output.host + sl->out_off;
+    size_t room = (size_t)(b->output.size - sl->out_off);
+    /* Partials in the input's accumulator add up on the host; any other task output (fp16)
+     * is the whole result of a single K slice, narrowed by the NPU: a copy. */
+    if (r->task_out != npk_rk_input_row(r->w->in)->acc)
+        s = npk_rk_unpack_c(&sl->cblk, src, room, &r->acc, (npk_rk_range){t->m0, t->m1},
+                            (npk_rk_range){t->n0, t->n1});
+    else
+        s = npk_rk_accumulate_c(&sl->cblk, src, room, &r->acc, (npk_rk_range){t->m0, t->m1},
+                                (npk_rk_range){t->n0, t->n1});
+    r->st->accumulate_ns += npk_now_ns() - t0;
+    npk_rk_trace_host(t->core, "accumulate", t0, npk_now_ns());
+    return s;
+}
+
+/* The row-offset form: the job's M-tiles (one K slice and column range, npk_rk_job_joins) write
+ * one output surface of all their rows, each from its DST row at its 0x1068 offset
+ * (npk_rk_surface_place); the first slot describes the whole surface, read back once. The
+ * surface is laid out in line mode (int8's): rows one pitch apart. */
+static npk_status share_surface(const run *r, const npk_rk_task_plan *tasks, uint32_t count,
+                                slot *slots, uint64_t *out_total)
+{
+    if (r->plan.mode != NPK_MODE_LINE)
+        return npk_fail(NPK_EUNSUPPORTED,
+                        "submission form %s: the shared output surface is laid out in line "
+                        "mode, the plan is in cube mode",
+                        r->rt->submission->name);
+    uint32_t row[NPK_RK_MAX_CHAIN], base[NPK_RK_MAX_CHAIN], v[NPK_RK_MAX_CHAIN];
+    for (uint32_t i = 0; i < count; i++)
+        row[i] = tasks[i].m0 - tasks[0].m0;
+    npk_rk_surface_place(row, count, base, v);
+    const uint32_t rows = tasks[count - 1].m1 - tasks[0].m0;
+    slots[0].cblk = npk_rk_c_block(r->task_out, NPK_MODE_LINE, rows, tasks[0].np);
+    slots[0].cbytes = npk_rk_c_bytes(&slots[0].cblk, tasks[0].np);
+    const uint64_t pitch = slots[0].cblk.stride * npk_rk_prec_bits(r->task_out) / 8;
+    for (uint32_t i = 0; i < count; i++) {
+        slots[i].out_off = base[i] * pitch;
+        slots[i].c_rows = rows - base[i];
+        slots[i].row_offset = v[i];
+    }
+    *out_total = (slots[0].cbytes + 63) / 64 * 64;
+    return NPK_OK;
+}
+
+/* Lay out and prepare one core's part of a job: `count` tasks of that core, their output slots,
+ * features, programs and records (at record0.. of `records`), synced for the NPU. */
+static npk_status prepare_job(run *r, const npk_rk_task_plan *tasks, uint32_t count,
+                              const npk_rk_mem *records, uint32_t record0, slot *slots,
+                              npk_rk_job_builder *jb)
+{
+    npk_rk *rt = r->rt;
+    unsigned core = tasks[0].core;
+    npk_rk_core_bufs *b = &rt->core[core];
+    uint64_t out_total = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const npk_rk_task_plan *t = &tasks[i];
+        slot *sl = &slots[i];
+        sl->cblk = npk_rk_c_block(r->task_out, r->plan.mode, t->mp, t->np);
+        sl->cbytes = npk_rk_c_bytes(&sl->cblk, t->np);
+        sl->out_off = out_total;
+        sl->c_rows = sl->row_offset = 0; /* a surface of its own rows */
+        out_total += (sl->cbytes + 63) / 64 * 64;
+    }
+    npk_status s =
+        rt->submission->row_offset ? share_surface(r, tasks, count, slots, &out_total) : NPK_OK;
+    if (s == NPK_OK)
+        s = npk_rk_core_output(rt, core, out_total);
+    npk_rk_job_builder_init(jb, rt, core, records, record0, count);
+    for (uint32_t i = 0; s == NPK_OK && i < count; i++)
+        s = prepare_task(r, &tasks[i], i, jb, &slots[i]);
+    if (s == NPK_OK) {
+        uint64_t t0 = npk_now_ns();
+        s = npk_rk_mem_sync(rt->dev, &b->task, 0, npk_rk_regcmd_offset(rt->chain, count),
+                            RKNPU_MEM_SYNC_TO_DEVICE);
+        /* The output is never written by the CPU, so it needs no TO_DEVICE sync; its first
+         * submit's stale read is what the warm-up is for. */
+        r->st->sync_ns += npk_now_ns() - t0;
+    }
+    return s;
+}
+
+static npk_status finish_job(run *r, const npk_rk_task_plan *tasks, uint32_t count,
+                             const slot *slots)
+{
+    if (r->rt->submission->row_offset) { /* one shared surface: its rows read back at once */
+        npk_rk_task_plan span = tasks[0];
+        span.m1 = tasks[count - 1].m1;
+        return finish_task(r, &span, &slots[0]);
+    }
+    npk_status s = NPK_OK;
+    for (uint32_t i = 0; s == NPK_OK && i < count; i++)
+        s = finish_task(r, &tasks[i], &slots[i]);
+    return s;
+}
+
+static uint32_t total_tasks(const uint32_t *take, unsigned n)
+{
+    uint32_t sum = 0;
+    for (unsigned i = 0; i < n; i++)
+        sum += take[i];
+    return sum;
+}
+
+/* One job: `count` tasks of one core in one SUBMIT, laid out as the runtime's form says. */
+static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
+{
+    npk_rk *rt = r->rt;
+    unsigned core = tasks[0].core;
+    slot slots[NPK_RK_MAX_CHAIN];
+    npk_rk_job_builder jb;
+    npk_status s = prepare_job(r, tasks, count, &rt->core[core].task, 0, slots, &jb);
+    npk_rk_job job = {.records = &rt->core[core].task,
+                      .core_mask = 1u << core,
+                      .nonblock = rt->submission->nonblock};
+    job.count[core] = npk_rk_job_records(&jb);
+    if (s == NPK_OK)
+        s = npk_rk_submit_traced(rt, &job, r->st, count);
+    return s ? s : finish_job(r, tasks, count, slots);
+}
+
+/* ---- the cores, each from its own thread ------------------------------------------------------
+ */
+
+/* The jobs of one core: its tasks (the plan lists them contiguously) in groups of at most
+ * rt->chain, in plan order (so a K slice's partials follow the first one's). */
+static npk_status run_core(run *r, size_t first, size_t count)
+{
+    npk_status s = NPK_OK;
+    for (size_t i = first; s == NPK_OK && i < first + count;) {
+        uint32_t n = 1;
+        while (n < npk_rk_tasks_per_job(r->rt) && i + n < first + count &&
+               npk_rk_job_joins(r->rt, &r->plan.tasks[i + n - 1], &r->plan.tasks[i + n]))
+            n++;
+        pthread_mutex_t *job_lock = &r->rt->core[r->plan.tasks[i].core].job_lock;
+        pthread_mutex_lock(job_lock);
+        s = run_job(r, &r->plan.tasks[i], n);
+        pthread_mutex_unlock(job_lock);
+        i += n;
+    }
+    return s;
+}
+
+/* The vendor's multi-task form: from one thread, rounds of one SUBMIT each holding up to
+ * tasks-per-job tasks of every core (core_mask of them all, each core's subcore range; the
+ * records of every core in the first core's task buffer). The cores' job locks are taken in
+ * core order, so runtimes sharing the engine never hold them crosswise. */
+static npk_status run_all_in_one(run *r, const size_t *first, const size_t *count, unsigned n)
+{
+    npk_rk *rt = r->rt;
+    const uint32_t per = npk_rk_tasks_per_job(rt);
+    size_t done[NPK_RK_MAX_CORES] = {0};
+    npk_status s = NPK_OK;
+    for (bool more = true; s == NPK_OK && more;) {
+        slot slots[NPK_RK_MAX_CORES][NPK_RK_MAX_CHAIN];
+        npk_rk_job_builder jb;
+        npk_rk_job job = {0};
+        uint32_t take[NPK_RK_MAX_CORES] = {0};
+        const npk_rk_task_plan *tk[NPK_RK_MAX_CORES] = {0};
+        const npk_rk_mem *records = NULL;
+        for (unsigned i = 0; i < n; i++) {
+            take[i] = (uint32_t)(count[i] - done[i] < per ? count[i] - done[i] : per);
+            tk[i] = &r->plan.tasks[first[i] + done[i]];
+            if (take[i])
+                job.core_mask |= 1u << tk[i]->core;
+        }
+        for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
+            if (job.core_mask & (1u << c)) {
+                pthread_mutex_lock(&rt->core[c].job_lock);
+                if (!records)
+                    records = &rt->core[c].task;
+            }
+        job.records = records;
+        for (unsigned i = 0; s == NPK_OK && i < n; i++) {
+            if (!take[i])
+                continue;
+            unsigned c = tk[i]->core;
+            job.start[c] = c * rt->chain;
+            s = prepare_job(r, tk[i], take[i], records, job.start[c], slots[i], &jb);
+            job.count[c] = npk_rk_job_records(&jb);
+        }
+        if (s == NPK_OK) /* the other cores' records landed after the first core's sync */
+            s = npk_rk_mem_sync(rt->dev, records, 0, npk_rk_regcmd_offset(rt->chain, 0),
+                                RKNPU_MEM_SYNC_TO_DEVICE);
+        if (s == NPK_OK)
+            s = npk_rk_submit_traced(rt, &job, r->st, total_tasks(take, n));
+        for (unsigned i = 0; s == NPK_OK && i < n; i++)
+            s = finish_job(r, tk[i], take[i], slots[i]);
+        for (unsigned c = NPK_RK_MAX_CORES; c-- > 0;)
+            if (job.core_mask & (1u << c))
+                pthread_mutex_unlock(&rt->core[c].job_lock);
+        more = false;
+        for (unsigned i = 0; i < n; i++) {
+            done[i] += take[i];
+            more |= done[i] < count[i];
+        }
+    }
+    return s;
+}
+
+/* The jobs of one core, from its own worker (runtime_cores.c) with stats of its own. */
+static npk_status core_jobs(void *ctx, size_t first, size_t count, npk_rk_stats *st)
+{
+    run r = *(const run *)ctx;
+    r.st = st;
+    return run_core(&r, first, count);
+}
+
+/* Every core's jobs at once: one thread per core, or one SUBMIT per round for every core when
+ * the submission form says so. The cores write disjoint column ranges of the result. */
+static npk_status run_all_cores(run *r)
+{
+    if (r->rt->submission->all_cores) {
+        size_t first[NPK_RK_MAX_CORES], count[NPK_RK_MAX_CORES];
+        unsigned n;
+        npk_status s = npk_rk_core_groups(&r->plan, first, count, &n);
+        if (s == NPK_OK)
+            s = run_all_in_one(r, first, count, n);
+        r->st->npu_span_ns = r->st->npu_ns; /* one SUBMIT per round: the cores ran together */
+        return s;
+    }
+    return npk_rk_run_cores(&r->rt->workers, &r->plan, core_jobs, r, r->st);
+}
+
+/* ---- the call ----------------------------------------------------------------------------------
+ */
+
+npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                               npk_rk_prec out, void *c)
+{
+    if (!rt || !w || !a || !c)
+        return npk_fail(NPK_EINVAL, "matmul: NULL %s",
+                        !rt  ? "runtime"
+                        : !w ? "weights"
+                        : !a ? "A"
+                             : "C");
+    if (w->owner != rt)
+        return npk_fail(NPK_EINVAL, "matmul: the weights were packed by another runtime (their "
+                                    "IOVAs are that device's; here they would read another "
+                                    "buffer or fault)");
+    if (!m)
+        return npk_fail(NPK_EINVAL, "matmul: M=0; M must be at least 1");
+    if (m > NPK_RK_LAYOUT_MAX_DIM)
+        return npk_fail(NPK_ELIMIT, "matmul: M=%u exceeds %zu", m, (size_t)NPK_RK_LAYOUT_MAX_DIM);
+    char outs[64];
+    if (!npk_rk_host_out_ok(w->in, out))
+        return npk_fail(NPK_EINVAL, "matmul: %s weights give %s, not %s", npk_rk_prec_name(w->in),
+                        npk_rk_host_outs(w->in, outs, sizeof outs),
+                        npk_rk_prec_name(out) ? npk_rk_prec_name(out) : "?");
+    const char *why = npk_rk_submission_refusal(rt->submission, rt->form->name, w->in);
+    if (why)
+        return npk_fail(NPK_EUNSUPPORTED, "matmul: submission form %s with %s weights: %s",
+                        rt->submission->name, npk_rk_prec_name(w->in), why);
+    if (w->in == NPK_PREC_INT4)
+        return npk_rk_check_int4(a, (uint64_t)m * w->k, "A");
+    return NPK_OK;
+}
+
+npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out)
+{
+    /* Tasks write the input's accumulator as partials (fp32, int32; int4: int16, exact by the
+     * slice size); a single-slice output the NPU itself can produce (fp16 through
+     * FP32TOFP16_EN) is written directly. */
+    const npk_rk_out_stage *direct = npk_rk_out_stage_find(w->in, out);
+    return direct && direct->completes && w->slices == 1 ? out : npk_rk_input_row(w->in)->acc;
+}
+
+npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                              npk_rk_prec out, void *c, npk_rk_stats *st)
+{
+    return npk_rk_matmul_held_plan(rt, w, m, a, out, c, NULL, st);
+}
+
+/* A copy of a plan the caller keeps (its tasks are remapped to the runtime's cores here). */
+static npk_status copy_plan(const npk_rk_plan *from, npk_rk_plan *to)
+{
+    *to = *from;
+    to->tasks = malloc(from->count * sizeof *to->tasks + 1);
+    if (!to->tasks)
+        return npk_fail(NPK_ENOMEM, "matmul: no memory for the plan's %zu tasks", from->count);
+    memcpy(to->tasks, from->tasks, from->count * sizeof *to->tasks);
+    return NPK_OK;
+}
+
+npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                   npk_rk_prec out, void *c, const npk_rk_plan *plan,
+                                   npk_rk_stats *st)
+{
+    npk_status s = NPK_OK;
+    /* Weights bound to a buffer are read at every call: bring them up to date (the object is
+     * the caller's B; only its cache of the buffer changes). */
+    if (w->src && (s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st)))
+        return s;
+
+    run r = {0};
+    r.rt = rt;
+    r.w = w;
+    r.st = st;
+    r.a = (npk_rk_cmatrix){a, m, w->k, w->k};
+    r.task_out = npk_rk_task_out(w, out);
+    /* Partials add up in the host accumulator; an output narrower than it (fp16 from fp32
+     * partials) is accumulated aside and narrowed at the end. */
+    const npk_rk_prec host_acc = npk_rk_out_stage_find(w->in, r.task_out)->host_acc;
+    float *scratch = NULL;
+    if (out != r.task_out && out != host_acc) {
+        scratch = calloc((size_t)m * w->n, sizeof *scratch);
+        if (!scratch)
+            return npk_fail(NPK_ENOMEM, "matmul: no memory for the fp32 accumulator");
+        r.acc = (npk_rk_matrix){scratch, m, w->n, w->n};
+    } else {
+        size_t eb = npk_rk_prec_bits(out) / 8;
+        memset(c, 0, (size_t)m * w->n * eb);
+        r.acc = (npk_rk_matrix){c, m, w->n, w->n};
+    }
+
+    npk_rk_plan_request req;
+    npk_rk_matmul_request(rt, w, m, r.task_out, &req);
+    s = plan ? copy_plan(plan, &r.plan) : npk_rk_plan_matmul(&req, &r.plan);
+    if (s == NPK_OK) {
+        st->tasks = (uint32_t)r.plan.count;
+        st->cores_used = r.plan.cores_used;
+        /* The runtime's cores are the engine's: tasks go to the pinned ones. */
+        for (size_t i = 0; i < r.plan.count; i++)
+            r.plan.tasks[i].core = rt->core_map[r.plan.tasks[i].core];
+        st->core_mask = npk_rk_core_mask(rt);
+        npk_rk_engine *e = rt->eng;
+        pthread_mutex_lock(&e->policy_lock);
+        npk_rk_policy_due(rt, npk_rk_policy_on_enter(e->have_prec, e->last_prec, w->in));
+        e->have_prec = true;
+        e->last_prec = w->in;
+        pthread_mutex_unlock(&e->policy_lock);
+        s = run_all_cores(&r);
+        npk_rk_plan_free(&r.plan);
+    }
+    if (s == NPK_OK && scratch) {
+        uint16_t *ch = c;
+        for (size_t i = 0; i < (size_t)m * w->n; i++)
+            ch[i] = npk_f32_to_f16(scratch[i]);
+    }
+    free(scratch);
+    return s;
+}
+
+npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                         npk_rk_prec out, void *c, npk_rk_stats *stats)
+{
+    npk_rk_stats local;
+    npk_rk_stats *st = stats ? stats : &local;
+    memset(st, 0, sizeof *st);
+    uint64_t start = npk_now_ns();
+    npk_status s = npk_rk_matmul_check(rt, w, m, a, out, c);
+    if (s || (s = npk_rk_call_begin(rt, "matmul")))
+        return s;
+    s = npk_rk_matmul_held(rt, w, m, a, out, c, st);
+    npk_rk_call_end(rt);
+    st->host_ns = npk_now_ns() - start;
+    return s;
+}
