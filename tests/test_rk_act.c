@@ -25,7 +25,7 @@ static double bound(const npk_rk_act_row *r, double ref)
 static float out16(float v) { return npk_f16_to_f32(npk_f32_to_f16(v)); }
 
 /* Every finite fp16 input (exp: x <= 0), and the infinities and NaN. */
-static void fitted_error(npk_rk_act act)
+static void fitted_error(npk_rk_act_kind act)
 {
     const npk_rk_act_row *r = npk_rk_act_row_of(act);
     npk_rk_lut l;
@@ -64,8 +64,8 @@ static void fitted_error(npk_rk_act act)
 static void fitting(void)
 {
     for (int a = 0; a < NPK_ACT_COUNT; a++)
-        if (npk_rk_act_row_of((npk_rk_act)a)->engine == NPK_ACT_ENGINE_LUT)
-            fitted_error((npk_rk_act)a);
+        if (npk_rk_act_row_of((npk_rk_act_kind)a)->engine == NPK_ACT_ENGINE_LUT)
+            fitted_error((npk_rk_act_kind)a);
     /* hardsigmoid's parameters (ONNX's alpha 0.2, beta 0.5) move its kinks */
     npk_rk_lut l;
     CHECK_EQ(npk_rk_lut_fit(NPK_ACT_HARDSIGMOID, 0.2, 0.5, &l), NPK_OK);
@@ -78,7 +78,7 @@ static void fitting(void)
     CHECK_STR_HAS(npk_last_error(), "sigmoid|tanh");
     CHECK_EQ(npk_rk_lut_fit(NPK_ACT_HARDSIGMOID, NAN, 0.5, &l), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "finite");
-    npk_rk_act a;
+    npk_rk_act_kind a;
     CHECK(npk_rk_act_parse("silu", &a) && a == NPK_ACT_SILU);
     CHECK(!npk_rk_act_parse("swish", &a));
 }
@@ -115,8 +115,10 @@ static void registers(void)
     /* EW: the LUT alone (RELU, OP_CVT, OP bypassed) */
     CHECK_EQ(val(body, NPK_RK_SDP_LUT_BODY, NPK_REG_DPU_EW_CFG, &w), 0x302u);
     CHECK_EQ(val(body, NPK_RK_SDP_LUT_BODY, NPK_REG_DPU_BS_CFG, &w), 0x53u);
-    /* BN: only the multiplier, s = 2^14 / 16 = 1024 (fp16 0x6400) */
-    CHECK_EQ(val(body, NPK_RK_SDP_LUT_BODY, NPK_REG_DPU_BN_CFG, &w), 0x42u);
+    /* s = 2^14 / 16 = 1024 (fp16 0x6400) */
+    /* BN: the ALU's SUM of -0.0 (0x80000000, as the third-party captures) then the multiplier */
+    CHECK_EQ(val(body, NPK_RK_SDP_LUT_BODY, NPK_REG_DPU_BN_CFG, &w), 0x20040u);
+    CHECK_EQ(val(body, NPK_RK_SDP_LUT_BODY, NPK_REG_DPU_BN_ALU_CFG, &w), 0x80000000u);
     CHECK_EQ(val(body, NPK_RK_SDP_LUT_BODY, NPK_REG_DPU_BN_MUL_CFG, &w), 0x64000000u);
     CHECK_EQ(val(body, NPK_RK_SDP_LUT_BODY, NPK_REG_DPU_OUT_CVT_SHIFT, &w), 14u << 12);
     CHECK_EQ(val(body, NPK_RK_SDP_LUT_BODY, NPK_REG_DPU_RDMA_ERDMA_CFG, &w), 1u);
@@ -198,7 +200,7 @@ static void inputs(uint16_t *x, size_t count, float span)
 
 /* One LUT task of M x N on the simulator: the result bit for bit the LUT's arithmetic and
  * within the bound of the double reference. */
-static void sim_case(npk_rk_act act, uint32_t m, uint32_t n)
+static void sim_case(npk_rk_act_kind act, uint32_t m, uint32_t n)
 {
     const npk_rk_act_row *r = npk_rk_act_row_of(act);
     npk_rk_lut l;
@@ -244,10 +246,10 @@ static void simulated(void)
 {
     static const uint32_t shapes[][2] = {{1, 1}, {1, 3}, {64, 17}, {3, 8192}};
     for (int a = 0; a < NPK_ACT_COUNT; a++) {
-        if (npk_rk_act_row_of((npk_rk_act)a)->engine != NPK_ACT_ENGINE_LUT)
+        if (npk_rk_act_row_of((npk_rk_act_kind)a)->engine != NPK_ACT_ENGINE_LUT)
             continue;
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-            sim_case((npk_rk_act)a, shapes[s][0], shapes[s][1]);
+            sim_case((npk_rk_act_kind)a, shapes[s][0], shapes[s][1]);
     }
 }
 

@@ -144,6 +144,9 @@ typedef struct npk_rk_stats {
     uint32_t sdp_direct; /* SDP tasks that read and wrote device buffers in place, unstaged */
     uint64_t handoff_ns; /* handing the cores' task groups to their threads and collecting them:
                             the cores' phase beyond its slowest group (0 on one core) */
+    uint32_t host_steps; /* steps of the call run on the host because the NPU model does not
+                            cover them (softmax's row maximum and sum, a norm's reductions and
+                            normalisation), each named in docs/rk-activations.md */
 } npk_rk_stats;
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32
@@ -307,6 +310,48 @@ typedef struct npk_rk_ew_buffers_args {
 } npk_rk_ew_buffers_args;
 NPUKIT_API npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args *args,
                                         npk_rk_stats *stats);
+
+/* ---- Activations, softmax and norms: the SDP's LUT and clamps -------------------------------
+ * Y [M][N] = f(X [M][N]) on the SDP (docs/rk-activations.md). The smooth functions (sigmoid,
+ * tanh, gelu, silu, hardswish, hardsigmoid, exp) run through the EW stage's LUT, fitted per
+ * call (npk_rk_lut_fit, rk_act_hw.h), in fp16 only; each result is within 2^-11 |f(x)| +
+ * 2^-e of f(x) in double precision (e: the activation's out_exp, 10..14). relu is the BS
+ * stage's clamp without LUT, exact, in fp16, int16 or int8. Shapes, tiling and chaining as
+ * npk_rk_ew; Y may be X. alpha and beta: hardsigmoid's (both 0: its defaults 1/6 and 1/2). */
+typedef struct npk_rk_act_args {
+    npk_rk_act_kind act;
+    npk_rk_prec prec;
+    uint32_t m, n;
+    const void *x;
+    void *y;
+    double alpha, beta;
+} npk_rk_act_args;
+NPUKIT_API npk_status npk_rk_act(npk_rk *rt, const npk_rk_act_args *args, npk_rk_stats *stats);
+
+/* Softmax over each row of X [M][N] (fp16): y = exp(x - max - ln(sum)), two passes of the exp
+ * LUT per row with the row's shift as the BN stage's immediate, rows chained as tasks of one
+ * job (the spec's PC-chained softmax); the row maximum and the row sum of the first pass are
+ * reductions the NPU model does not cover, run on the host (stats.host_steps counts 2 per
+ * row). Each result within 2^-10 y + 2^-13 of the double-precision softmax. */
+NPUKIT_API npk_status npk_rk_softmax(npk_rk *rt, npk_rk_prec prec, uint32_t m, uint32_t n,
+                                     const void *x, void *y, npk_rk_stats *stats);
+
+/* Row norms of X [M][N] (fp16): RMSNorm y = x / sqrt(mean(x^2) + eps), LayerNorm
+ * y = (x - mean) / sqrt(var + eps), then times gamma[N] and plus beta[N] when given (fp16,
+ * may be NULL). The spec's decomposition puts the reductions on the conv engine, whose
+ * registers no source gives: the norm runs on the host as a named fallback (stats.host_steps
+ * counts one per row), in double precision rounded once to fp16. */
+typedef enum npk_rk_norm_kind { NPK_NORM_RMS, NPK_NORM_LAYER } npk_rk_norm_kind;
+typedef struct npk_rk_norm_args {
+    npk_rk_norm_kind kind;
+    npk_rk_prec prec;
+    uint32_t m, n;
+    const void *x;
+    void *y;
+    const void *gamma, *beta;
+    float eps;
+} npk_rk_norm_args;
+NPUKIT_API npk_status npk_rk_norm(npk_rk *rt, const npk_rk_norm_args *args, npk_rk_stats *stats);
 
 /* One element-wise step of a matmul epilogue: C = C OP b (b in the output's precision: per
  * element [M][N] or per channel [N]). */

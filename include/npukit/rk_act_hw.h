@@ -7,7 +7,8 @@
  * through these rows; the simulator evaluates the registers it decoded with npk_rk_lut_eval.
  *
  * The LUT as modelled (docs/facts-engines.md, "SDP LUT"; inferred parts marked there):
- *   X = x * s                    the BN stage's multiply (BN_MUL_OPERAND, fp16 s), fp32
+ *   X = (x + a) * s              the BN stage: its ALU adds a (BN_ALU_CFG, fp32 bits; -0.0 adds
+ *                                nothing), its multiplier scales (BN_MUL_OPERAND, fp16 s), fp32
  *   a table T of 513 entries covers [START, START + 512 * 2^SELECT] (END), integer units
  *   inside:  u = (X - START) / 2^SELECT, i = floor(u), y = T[i] + (T[i+1] - T[i]) * (u - i)
  *   below:   y = T[0]   + (X - START) * UFLOW_SCALE / 2^UFLOW_SHIFT   (scale signed 16 bits)
@@ -36,7 +37,7 @@ extern "C" {
 /* Index intervals per table. */
 #define NPK_RK_LUT_STEPS (NPK_RK_LUT_ENTRIES - 1)
 
-typedef enum npk_rk_act {
+typedef enum npk_rk_act_kind {
     NPK_ACT_SIGMOID,
     NPK_ACT_TANH,
     NPK_ACT_GELU,        /* the tanh form of GELU (ggml's and PyTorch's "tanh" approximation) */
@@ -46,7 +47,7 @@ typedef enum npk_rk_act {
     NPK_ACT_EXP,         /* e^x for x <= 0 (softmax's exponent after the row maximum) */
     NPK_ACT_RELU,        /* clamp at 0 without LUT: the BS stage's ReLU */
     NPK_ACT_COUNT
-} npk_rk_act;
+} npk_rk_act_kind;
 
 /* The stage that computes an activation. */
 typedef enum npk_rk_act_engine {
@@ -58,7 +59,7 @@ typedef enum npk_rk_act_engine {
  * 512 steps; out of range, the slope of the function at the end (or 0 where it is flat).
  * out_exp: entries hold f(x) * 2^out_exp (int16), the converter divides it back out. */
 typedef struct npk_rk_act_row {
-    npk_rk_act act;
+    npk_rk_act_kind act;
     const char *name;
     npk_rk_act_engine engine;
     double x_lo, x_mid, x_hi; /* LUT only; the widths are powers of two */
@@ -70,8 +71,8 @@ typedef struct npk_rk_act_row {
 } npk_rk_act_row;
 
 /* NULL for a value outside the enum. */
-NPUKIT_API const npk_rk_act_row *npk_rk_act_row_of(npk_rk_act act);
-NPUKIT_API bool npk_rk_act_parse(const char *name, npk_rk_act *out);
+NPUKIT_API const npk_rk_act_row *npk_rk_act_row_of(npk_rk_act_kind act);
+NPUKIT_API bool npk_rk_act_parse(const char *name, npk_rk_act_kind *out);
 /* "sigmoid|tanh|gelu|silu|hardswish|hardsigmoid|exp|relu" */
 NPUKIT_API const char *npk_rk_act_names(void);
 
@@ -88,7 +89,8 @@ typedef struct npk_rk_lut_table {
 /* A LUT program: both tables, the input scale, the priorities and the output exponent. */
 typedef struct npk_rk_lut {
     npk_rk_lut_table le, lo;
-    uint16_t in_scale;   /* fp16 bits of s, X = x * s (BN_MUL_OPERAND) */
+    uint16_t in_scale;   /* fp16 bits of s, X = (x + a) * s (BN_MUL_OPERAND) */
+    float in_offset;     /* a (BN_ALU_CFG): -0.0f from the fitter; softmax's -max of a row */
     bool hybrid_lo;      /* LUT_HYBRID_PRIORITY: LO */
     bool uflow_lo;       /* LUT_UFLOW_PRIORITY: LO */
     bool oflow_lo;       /* LUT_OFLOW_PRIORITY: LO */
@@ -102,7 +104,7 @@ typedef struct npk_rk_lut {
 /* Fit activation `act` (alpha/beta for a row with params; ignored otherwise) into *lut.
  * NPK_EINVAL naming the activation when it is not a LUT activation or a parameter is not
  * finite. */
-NPUKIT_API npk_status npk_rk_lut_fit(npk_rk_act act, double alpha, double beta, npk_rk_lut *lut);
+NPUKIT_API npk_status npk_rk_lut_fit(npk_rk_act_kind act, double alpha, double beta, npk_rk_lut *lut);
 
 /* The LUT's value for one input x as modelled (fp32 arithmetic), before the fp16 rounding of
  * the output. */

@@ -3,6 +3,7 @@
  * registers is a table of rows on the rule engine (rules.h); the semantics are the hardware
  * layer's (rk_act_hw.h, docs/facts-engines.md "The SDP LUT"). */
 #include <stdio.h>
+#include <string.h>
 
 #include "npukit/rk_regs.h"
 #include "rksim/lut.h"
@@ -60,8 +61,12 @@ static const rksim_rule rows[] = {
      "the LUT's input is the BN stage's product (BN_BYPASS clear)"},
     {FLD(DPU_BN_CFG, BN_MUL_BYPASS), RKSIM_WHEN_ALL, RKSIM_REL_EQ, Q_CONST, 0,
      "the LUT's input is the BN stage's product (BN_MUL_BYPASS clear)"},
-    {FLD(DPU_BN_CFG, BN_ALU_BYPASS), RKSIM_WHEN_ALL, RKSIM_REL_EQ, Q_CONST, 1,
-     "a BN ALU operand before the LUT is not modelled"},
+    {FLD(DPU_BN_CFG, BN_ALU_BYPASS), RKSIM_WHEN_ALL, RKSIM_REL_EQ, Q_CONST, 0,
+     "the LUT's input is the BN stage's sum then product (BN_ALU_BYPASS clear)"},
+    {FLD(DPU_BN_CFG, BN_ALU_ALGO), RKSIM_WHEN_ALL, RKSIM_REL_EQ, Q_CONST, 2,
+     "the BN ALU before the LUT is modelled as a SUM (2)"},
+    {FLD(DPU_BN_CFG, BN_ALU_SRC), RKSIM_WHEN_ALL, RKSIM_REL_EQ, Q_CONST, 0,
+     "a BN ALU operand from memory is not modelled"},
     {FLD(DPU_BN_CFG, BN_RELU_BYPASS), RKSIM_WHEN_ALL, RKSIM_REL_EQ, Q_CONST, 1,
      "a BN ReLU before the LUT is not modelled"},
     {FLD(DPU_BN_CFG, BN_MUL_PRELU), RKSIM_WHEN_ALL, RKSIM_REL_EQ, Q_CONST, 0,
@@ -147,6 +152,8 @@ bool rksim_lut_decode(const rksim_lut_ram *ram, const rksim_regfile *rf, npk_rk_
     lut->uflow_lo = F(DPU_LUT_CFG, LUT_UFLOW_PRIORITY);
     lut->oflow_lo = F(DPU_LUT_CFG, LUT_OFLOW_PRIORITY);
     lut->in_scale = (uint16_t)F(DPU_BN_MUL_CFG, BN_MUL_OPERAND);
+    uint32_t off = F(DPU_BN_ALU_CFG, BN_ALU_OPERAND);
+    memcpy(&lut->in_offset, &off, sizeof off);
     lut->minus_exp = (uint8_t)F(DPU_OUT_CVT_SHIFT, MINUS_EXP);
     return true;
 }

@@ -69,12 +69,12 @@ static const npk_rk_act_row rows[NPK_ACT_COUNT] = {
     {NPK_ACT_RELU, "relu", NPK_ACT_ENGINE_CLAMP, 0, 0, 0, 0, false, 0, 0, f_relu},
 };
 
-const npk_rk_act_row *npk_rk_act_row_of(npk_rk_act act)
+const npk_rk_act_row *npk_rk_act_row_of(npk_rk_act_kind act)
 {
     return (unsigned)act < NPK_ACT_COUNT ? &rows[act] : NULL;
 }
 
-bool npk_rk_act_parse(const char *name, npk_rk_act *out)
+bool npk_rk_act_parse(const char *name, npk_rk_act_kind *out)
 {
     for (unsigned i = 0; name && i < NPK_ACT_COUNT; i++)
         if (!strcmp(name, rows[i].name)) {
@@ -150,7 +150,7 @@ static void fit_table(const npk_rk_act_row *r, double a, double b, double x0, do
     slope_of(slope_at(r, x1, a, b, true) * scale / s, &t->oflow_scale, &t->oflow_shift);
 }
 
-npk_status npk_rk_lut_fit(npk_rk_act act, double alpha, double beta, npk_rk_lut *lut)
+npk_status npk_rk_lut_fit(npk_rk_act_kind act, double alpha, double beta, npk_rk_lut *lut)
 {
     const npk_rk_act_row *r = npk_rk_act_row_of(act);
     if (!r)
@@ -171,6 +171,7 @@ npk_status npk_rk_lut_fit(npk_rk_act act, double alpha, double beta, npk_rk_lut 
     const double narrow = fmin(r->x_mid - r->x_lo, r->x_hi - r->x_mid);
     const double s = ldexp(NPK_RK_LUT_STEPS, STEP_BITS) / narrow;
     lut->in_scale = npk_f32_to_f16((float)s);
+    lut->in_offset = -0.0f; /* x + -0 is x, +0 included */
     fit_table(r, alpha, beta, r->x_lo, r->x_mid, s, &lut->le);
     fit_table(r, alpha, beta, r->x_mid, r->x_hi, s, &lut->lo);
     /* LE below, LO above and at the shared point (the density table wins, NVDLA's advice) */
@@ -213,7 +214,7 @@ float npk_rk_lut_table_eval(const npk_rk_lut_table *t, float X)
 
 float npk_rk_lut_eval(const npk_rk_lut *lut, float x)
 {
-    const float X = x * npk_f16_to_f32(lut->in_scale);
+    const float X = (x + lut->in_offset) * npk_f16_to_f32(lut->in_scale);
     const float le0 = (float)lut->le.start, le1 = table_end(&lut->le);
     const float lo0 = (float)lut->lo.start, lo1 = table_end(&lut->lo);
     const bool in_le = X >= le0 && X <= le1, in_lo = X >= lo0 && X <= lo1;

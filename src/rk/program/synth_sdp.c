@@ -5,6 +5,7 @@
  * ERDMA_CFG data-mode fields"): EW 0x20800384 / ERDMA 0x8000000a / FEATURE_MODE 0x17849
  * per-element, EW 0x00800384 / ERDMA 0x0000000a per-channel. */
 #include <stdio.h>
+#include <string.h>
 
 #include "npukit/rk_regs.h"
 #include "rk_sdp.h"
@@ -107,9 +108,15 @@ static void values(const npk_rk_sdp *t, uint32_t *v)
     const bool lut = t->lut != NULL;
     v[NPK_REG_DPU_BN_CFG] = PUT(DPU_BN_CFG, BN_RELU_BYPASS, 1) |
                             PUT(DPU_BN_CFG, BN_MUL_BYPASS, !lut) |
-                            PUT(DPU_BN_CFG, BN_ALU_BYPASS, 1) | PUT(DPU_BN_CFG, BN_BYPASS, !lut);
-    if (lut)
+                            PUT(DPU_BN_CFG, BN_ALU_BYPASS, !lut) | PUT(DPU_BN_CFG, BN_BYPASS, !lut);
+    if (lut) { /* (x + offset) * scale: the ALU's SUM with a register operand, then the MUL */
+        float off = t->lut->in_offset;
+        uint32_t bits;
+        memcpy(&bits, &off, sizeof bits);
+        v[NPK_REG_DPU_BN_CFG] |= PUT(DPU_BN_CFG, BN_ALU_ALGO, NPK_EW_ALU_SUM);
+        v[NPK_REG_DPU_BN_ALU_CFG] = PUT(DPU_BN_ALU_CFG, BN_ALU_OPERAND, bits);
         v[NPK_REG_DPU_BN_MUL_CFG] = PUT(DPU_BN_MUL_CFG, BN_MUL_OPERAND, t->lut->in_scale);
+    }
     /* EW stage: the LUT, ReLU and operand converter bypassed (0x380, as captured); the op
      * through OP_TYPE / ALU_ALGO; the operand from memory in the operand's data mode. A
      * 1-input op bypasses the stage (0x383). */

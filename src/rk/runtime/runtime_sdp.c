@@ -41,6 +41,7 @@ typedef struct tile {
                              up to 2^24 each: M x N passes 2^32) */
     uint32_t rows, chans; /* the SDP task's shape */
     bool direct;          /* read and written in the call's device buffers, not staged */
+    uint32_t row;         /* row_offset calls: the row of the tile's elements */
     uint64_t a_off, b_off, c_off, a_bytes, b_bytes;
 } tile;
 
@@ -114,10 +115,12 @@ static npk_status plan_tiles(const npk_rk_ew_call *x, tile **out, size_t *count)
     tile *t = malloc(cap * sizeof *t);
     if (!t)
         return npk_fail(NPK_ENOMEM, "ew: no memory for the tiles");
-    if (x->operand == NPK_EW_PER_ELEMENT) {
+    if (x->operand != NPK_EW_PER_CHANNEL) { /* per element, or a 1-input op: flat */
         const uint64_t total = (uint64_t)x->m * x->n, width = (uint64_t)FLAT_ATOMS * c2;
         for (uint64_t e0 = 0; e0 < total;) {
             uint64_t e = total - e0 < NPK_RK_EW_TILE ? total - e0 : NPK_RK_EW_TILE;
+            if (x->row_offset && e > x->n - e0 % x->n) /* up to the end of the row */
+                e = x->n - e0 % x->n;
             /* In device buffers a tile's block must be exactly its elements (the NPU would
              * write past C otherwise): whole rows of the width, else whole atoms, and the last
              * few elements staged. */
@@ -133,6 +136,7 @@ static npk_status plan_tiles(const npk_rk_ew_call *x, tile **out, size_t *count)
             ti->rows = e <= width ? 1 : (uint32_t)((e + width - 1) / width);
             ti->chans = e <= width ? round_up((uint32_t)e, c2) : (uint32_t)width;
             ti->direct = x->cbuf && (uint64_t)ti->rows * ti->chans == e;
+            ti->row = (uint32_t)(e0 / x->n);
             e0 += e;
         }
     } else {
@@ -174,12 +178,14 @@ static npk_status stage_in(const npk_rk_ew_call *x, const tile *t, uint8_t *base
 {
     const size_t eb = ebytes(x->prec);
     uint8_t *a = base + t->a_off, *b = base + t->b_off;
-    if (x->operand == NPK_EW_PER_ELEMENT) {
+    if (x->operand != NPK_EW_PER_CHANNEL) {
         size_t used = (size_t)t->n * eb;
         memcpy(a, (const uint8_t *)x->a + (size_t)t->n0 * eb, used);
         memset(a + used, 0, t->a_bytes - used);
-        memcpy(b, (const uint8_t *)x->b + (size_t)t->n0 * eb, used);
-        memset(b + used, 0, t->b_bytes - used);
+        if (x->operand == NPK_EW_PER_ELEMENT) {
+            memcpy(b, (const uint8_t *)x->b + (size_t)t->n0 * eb, used);
+            memset(b + used, 0, t->b_bytes - used);
+        }
         return NPK_OK;
     }
     /* channels past n (the padding) read zeros */
@@ -194,7 +200,7 @@ static npk_status stage_out(const npk_rk_ew_call *x, const tile *t, const uint8_
 {
     const size_t eb = ebytes(x->prec);
     const uint8_t *c = base + t->c_off;
-    if (x->operand == NPK_EW_PER_ELEMENT) {
+    if (x->operand != NPK_EW_PER_CHANNEL) {
         memcpy((uint8_t *)x->c + (size_t)t->n0 * eb, c, (size_t)t->n * eb);
         return NPK_OK;
     }
@@ -202,16 +208,19 @@ static npk_status stage_out(const npk_rk_ew_call *x, const tile *t, const uint8_
     return npk_rk_atom_unpack(x->prec, t->m, t->n, c, t->a_bytes, dst, x->n);
 }
 
+/* luts: room for `count` LUT programs when the call has row offsets (each task's is the call's
+ * LUT shifted by its row's offset), else NULL. */
 static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, tile *t,
-                          uint32_t count, npk_rk_stats *st)
+                          uint32_t count, npk_rk_lut *luts, npk_rk_stats *st)
 {
     npk_rk_core_bufs *cb = &rt->core[core];
     npk_rk_job_task jt[NPK_RK_MAX_CHAIN];
     uint64_t total = 0;
     for (uint32_t i = 0; i < count; i++) {
         t[i].a_bytes = npk_rk_atom_bytes(x->prec, t[i].rows, t[i].chans);
-        t[i].b_bytes = x->operand == NPK_EW_PER_ELEMENT ? t[i].a_bytes
-                                                        : (uint64_t)t[i].chans * ebytes(x->prec);
+        t[i].b_bytes = x->operand == NPK_EW_PER_ELEMENT   ? t[i].a_bytes
+                       : x->operand == NPK_EW_PER_CHANNEL ? (uint64_t)t[i].chans * ebytes(x->prec)
+                                                          : 0;
         if (t[i].direct) { /* offsets into the call's own buffers */
             uint64_t at = (uint64_t)t[i].n0 * ebytes(x->prec);
             t[i].a_off = x->aoff + at;
@@ -233,6 +242,12 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
         npk_rk_sdp *d = &jt[i].sdp;
         jt[i].is_sdp = true;
         *d = npk_rk_sdp_default(x->op, x->operand, x->prec, t[i].rows, t[i].chans);
+        d->lut = x->lut;
+        if (luts) {
+            luts[i] = *x->lut;
+            luts[i].in_offset = x->row_offset[t[i].row];
+            d->lut = &luts[i];
+        }
         if (t[i].direct) {
             d->a = x->abuf->mem.iova + (uint32_t)t[i].a_off;
             d->b = x->bbuf->mem.iova + (uint32_t)t[i].b_off;
@@ -246,6 +261,10 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
     }
     st->pack_ns += npk_now_ns() - t0;
     t0 = npk_now_ns();
+    /* a LUT task's program takes a longer slot than the task buffer was sized for */
+    const uint64_t job_bytes = npk_rk_job_bytes_of(jt, count);
+    if (s == NPK_OK)
+        s = npk_rk_core_task(rt, core, job_bytes);
     if (s == NPK_OK)
         s = npk_rk_job_write(cb->task.host, cb->task.iova, cb->task.size, jt, count);
     st->synth_ns += npk_now_ns() - t0;
@@ -263,8 +282,7 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
             s = npk_rk_mem_sync(rt->dev, &x->cbuf->mem, t[i].c_off, t[i].a_bytes,
                                 RKNPU_MEM_SYNC_TO_DEVICE);
     if (s == NPK_OK)
-        s = npk_rk_mem_sync(rt->dev, &cb->task, 0, npk_rk_job_bytes(count),
-                            RKNPU_MEM_SYNC_TO_DEVICE);
+        s = npk_rk_mem_sync(rt->dev, &cb->task, 0, job_bytes, RKNPU_MEM_SYNC_TO_DEVICE);
     st->sync_ns += npk_now_ns() - t0;
     if (s == NPK_OK)
         s = npk_rk_submit_job(rt, core, count, st);
@@ -306,9 +324,14 @@ npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st)
         return ok;
     tile *t = NULL;
     size_t count = 0;
+    npk_rk_lut *luts = NULL;
+    if (x->row_offset && !(luts = malloc(rt->chain * sizeof *luts)))
+        return npk_fail(NPK_ENOMEM, "ew: no memory for %u LUT programs", rt->chain);
     npk_status s = plan_tiles(x, &t, &count);
-    if (s)
+    if (s) {
+        free(luts);
         return s;
+    }
     npk_rk_ew_enter(rt);
     const unsigned core = rt->core_map[0];
     pthread_mutex_lock(&rt->core[core].job_lock);
@@ -322,7 +345,7 @@ npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st)
             bytes += more;
             n++;
         }
-        s = run_job(rt, core, x, &t[i], n, st);
+        s = run_job(rt, core, x, &t[i], n, luts, st);
         st->tasks += n;
         st->sdp_tasks += n;
         i += n;
@@ -332,6 +355,7 @@ npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st)
     st->cores_used = 1;
     st->core_mask |= 1u << core;
     free(t);
+    free(luts);
     return s;
 }
 
