@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "npukit/fp16.h"
+#include "npukit/rk_regcmd.h"
 #include "npukit/rk_regs.h"
 #include "rksim/regs_view.h"
 #include "rksim/lut.h"
@@ -167,6 +168,12 @@ static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
             }
         }
     r->model_us += npk_rk_time_sdp_us(s->soc, (double)feat_len + (double)ew_len, (double)out_len);
+    /* A LUT task's body carries the tables' upload, 2 x (1 + 513) writes, ten matmul bodies'
+     * worth: its fetch is modelled as the row's per-task step (the PC's fetch of a body) for
+     * each matmul body's worth of entries (an inference: no measured LUT task time is known). */
+    if (t->lut)
+        r->model_us += npk_rk_time_task_step_us(s->soc) * 2.0 * (1 + NPK_RK_LUT_ENTRIES) /
+                       NPK_RK_MATMUL_BODY;
     return true;
 }
 
