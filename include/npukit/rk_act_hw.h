@@ -105,6 +105,12 @@ typedef struct npk_rk_lut {
  * NPK_EINVAL naming the activation when it is not a LUT activation or a parameter is not
  * finite. */
 NPUKIT_API npk_status npk_rk_lut_fit(npk_rk_act_kind act, double alpha, double beta, npk_rk_lut *lut);
+/* The same for gain * f (0 < gain <= 1) with the entries' scale raised by 2^k, k the largest
+ * with gain * 2^k <= 1, so a small output keeps the table's full 16 bits (softmax's second pass:
+ * gain 1 / the row's sum); MINUS_EXP grows by k. NPK_ELIMIT when MINUS_EXP would pass its 8
+ * bits, NPK_EINVAL for a gain outside (0, 1]. */
+NPUKIT_API npk_status npk_rk_lut_fit_scaled(npk_rk_act_kind act, double alpha, double beta,
+                                            double gain, npk_rk_lut *lut);
 
 /* The LUT's value for one input x as modelled (fp32 arithmetic), before the fp16 rounding of
  * the output. */

@@ -137,9 +137,9 @@ static double slope_at(const npk_rk_act_row *r, double x, double a, double b, bo
 }
 
 static void fit_table(const npk_rk_act_row *r, double a, double b, double x0, double x1, double s,
-                      npk_rk_lut_table *t)
+                      double gain, int exp2, npk_rk_lut_table *t)
 {
-    const double scale = ldexp(1.0, r->out_exp);
+    const double scale = gain * ldexp(1.0, exp2);
     const double steps_units = (x1 - x0) * s / NPK_RK_LUT_STEPS; /* a power of two */
     t->start = (int32_t)lrint(x0 * s);
     t->select = (uint8_t)lrint(log2(steps_units));
@@ -151,6 +151,12 @@ static void fit_table(const npk_rk_act_row *r, double a, double b, double x0, do
 }
 
 npk_status npk_rk_lut_fit(npk_rk_act_kind act, double alpha, double beta, npk_rk_lut *lut)
+{
+    return npk_rk_lut_fit_scaled(act, alpha, beta, 1.0, lut);
+}
+
+npk_status npk_rk_lut_fit_scaled(npk_rk_act_kind act, double alpha, double beta, double gain,
+                                 npk_rk_lut *lut)
 {
     const npk_rk_act_row *r = npk_rk_act_row_of(act);
     if (!r)
@@ -167,18 +173,28 @@ npk_status npk_rk_lut_fit(npk_rk_act_kind act, double alpha, double beta, npk_rk
         return npk_fail(NPK_EINVAL, "lut: %s alpha=%g beta=%g: both must be finite", r->name,
                         alpha, beta);
     }
+    if (!(gain > 0 && gain <= 1))
+        return npk_fail(NPK_EINVAL, "lut: %s gain %g is outside (0, 1]", r->name, gain);
+    int k = 0;
+    while (ldexp(gain, k + 1) <= 1.0 && k < 256)
+        k++;
+    const int exp2 = r->out_exp + k;
+    if (exp2 > 255)
+        return npk_fail(NPK_ELIMIT,
+                        "lut: %s gain %g needs MINUS_EXP %d, past the field's 8 bits (255)",
+                        r->name, gain, exp2);
     memset(lut, 0, sizeof *lut);
     const double narrow = fmin(r->x_mid - r->x_lo, r->x_hi - r->x_mid);
     const double s = ldexp(NPK_RK_LUT_STEPS, STEP_BITS) / narrow;
     lut->in_scale = npk_f32_to_f16((float)s);
     lut->in_offset = -0.0f; /* x + -0 is x, +0 included */
-    fit_table(r, alpha, beta, r->x_lo, r->x_mid, s, &lut->le);
-    fit_table(r, alpha, beta, r->x_mid, r->x_hi, s, &lut->lo);
+    fit_table(r, alpha, beta, r->x_lo, r->x_mid, s, gain, exp2, &lut->le);
+    fit_table(r, alpha, beta, r->x_mid, r->x_hi, s, gain, exp2, &lut->lo);
     /* LE below, LO above and at the shared point (the density table wins, NVDLA's advice) */
     lut->hybrid_lo = true;
     lut->uflow_lo = false;
     lut->oflow_lo = true;
-    lut->minus_exp = (uint8_t)r->out_exp;
+    lut->minus_exp = (uint8_t)exp2;
     return NPK_OK;
 }
 

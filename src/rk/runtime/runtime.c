@@ -7,6 +7,7 @@
 
 #include "policy.h"
 #include "runtime_internal.h"
+#include "runtime_sdp.h"
 #include "rk/program/submission.h"
 #include "trace.h"
 
@@ -72,6 +73,7 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
     snprintf(info->device, sizeof info->device, "%s", npk_rk_device_name(rt->dev));
     snprintf(info->kernel, sizeof info->kernel, "%s", rt->form->name);
     info->simulated = rt->simulated;
+    info->sdp = npk_rk_ew_supported(rt, "query") == NPK_OK;
     info->cores = rt->cores;
     info->drv_version = rt->eng->drv_version;
     info->hw_version = rt->eng->hw_version;

@@ -99,6 +99,28 @@ npk_status npk_rk_act(npk_rk *rt, const npk_rk_act_args *args, npk_rk_stats *sta
 
 /* ---- softmax ---- */
 
+/* Each row's LUT: exp shifted by -max (pass 1), or also scaled by 1 / sum with the table's
+ * scale raised to keep the row's largest output at full resolution (pass 2). */
+typedef struct softmax_rows {
+    const npk_rk_lut *exp; /* pass 1's LUT */
+    const float *max;      /* per row */
+    const double *sum;     /* per row; NULL in pass 1 */
+} softmax_rows;
+
+static npk_status softmax_row_lut(void *ctx, uint32_t row, npk_rk_lut *out)
+{
+    const softmax_rows *c = ctx;
+    npk_status s = NPK_OK;
+    if (!c->sum)
+        *out = *c->exp;
+    else if (isfinite(c->sum[row]) && c->sum[row] >= 1)
+        s = npk_rk_lut_fit_scaled(NPK_ACT_EXP, 0, 0, 1.0 / c->sum[row], out);
+    else /* a NaN row (or one whose maximum is not finite) stays what pass 1 made of it */
+        *out = *c->exp;
+    out->in_offset = -c->max[row];
+    return s;
+}
+
 npk_status npk_rk_softmax(npk_rk *rt, npk_rk_prec prec, uint32_t m, uint32_t n, const void *x,
                           void *y, npk_rk_stats *stats)
 {
@@ -111,26 +133,27 @@ npk_status npk_rk_softmax(npk_rk *rt, npk_rk_prec prec, uint32_t m, uint32_t n, 
     if (s || (s = check_fp16("softmax", prec, lut_fp16)))
         return s;
     const uint16_t *xs = x;
-    uint16_t *ys = y;
     npk_rk_lut lut;
-    float *shift = malloc((size_t)m * sizeof *shift);
+    float *max = malloc((size_t)m * sizeof *max);
+    double *sum = malloc((size_t)m * sizeof *sum);
     uint16_t *e = malloc((size_t)m * n * sizeof *e);
-    if (!shift || !e) {
-        free(shift);
+    if (!max || !sum || !e) {
+        free(max);
+        free(sum);
         free(e);
         return npk_fail(NPK_ENOMEM, "softmax: no memory for %u x %u", m, n);
     }
     s = npk_rk_lut_fit(NPK_ACT_EXP, 0, 0, &lut);
-    /* host: each row's maximum (a NaN row keeps NaN: max of it is NaN) */
+    /* host: each row's maximum (a NaN keeps the row NaN) */
     for (uint32_t r = 0; r < m; r++) {
         float mx = -INFINITY;
         for (uint32_t j = 0; j < n; j++) {
             float v = npk_f16_to_f32(xs[(size_t)r * n + j]);
             mx = isnan(v) || v > mx ? v : mx;
         }
-        /* a row of -inf only: exp(-inf - -inf) is NaN, as in double precision */
-        shift[r] = -mx;
+        max[r] = mx;
     }
+    softmax_rows rows = {&lut, max, NULL};
     npk_rk_ew_call call = {.op = NPK_EW_LUT,
                            .prec = NPK_PREC_FP16,
                            .m = m,
@@ -139,22 +162,24 @@ npk_status npk_rk_softmax(npk_rk *rt, npk_rk_prec prec, uint32_t m, uint32_t n, 
                            .operand = NPK_EW_NO_OPERAND,
                            .c = e,
                            .lut = &lut,
-                           .row_offset = shift};
+                           .row_lut = softmax_row_lut,
+                           .row_ctx = &rows};
     /* pass 1: e = exp(x - max) */
     if (s == NPK_OK)
         s = unary_call(rt, &call, "softmax", stats);
-    /* host: ln of each row's sum; pass 2: y = exp(x - max - ln(sum)) */
+    /* host: each row's sum; pass 2: y = exp(x - max) / sum, the division in the table */
     for (uint32_t r = 0; s == NPK_OK && r < m; r++) {
-        double sum = 0;
+        sum[r] = 0;
         for (uint32_t j = 0; j < n; j++)
-            sum += npk_f16_to_f32(e[(size_t)r * n + j]);
-        shift[r] = (float)((double)shift[r] - log(sum));
+            sum[r] += npk_f16_to_f32(e[(size_t)r * n + j]);
     }
     stats->host_steps = 2 * m;
-    call.c = ys;
+    rows.sum = sum;
+    call.c = y;
     if (s == NPK_OK)
         s = unary_call(rt, &call, "softmax", stats);
-    free(shift);
+    free(max);
+    free(sum);
     free(e);
     stats->host_ns = npk_now_ns() - start;
     return s;

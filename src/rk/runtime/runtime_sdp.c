@@ -119,7 +119,7 @@ static npk_status plan_tiles(const npk_rk_ew_call *x, tile **out, size_t *count)
         const uint64_t total = (uint64_t)x->m * x->n, width = (uint64_t)FLAT_ATOMS * c2;
         for (uint64_t e0 = 0; e0 < total;) {
             uint64_t e = total - e0 < NPK_RK_EW_TILE ? total - e0 : NPK_RK_EW_TILE;
-            if (x->row_offset && e > x->n - e0 % x->n) /* up to the end of the row */
+            if (x->row_lut && e > x->n - e0 % x->n) /* up to the end of the row */
                 e = x->n - e0 % x->n;
             /* In device buffers a tile's block must be exactly its elements (the NPU would
              * write past C otherwise): whole rows of the width, else whole atoms, and the last
@@ -208,8 +208,7 @@ static npk_status stage_out(const npk_rk_ew_call *x, const tile *t, const uint8_
     return npk_rk_atom_unpack(x->prec, t->m, t->n, c, t->a_bytes, dst, x->n);
 }
 
-/* luts: room for `count` LUT programs when the call has row offsets (each task's is the call's
- * LUT shifted by its row's offset), else NULL. */
+/* luts: room for `count` LUT programs when the call has per-row LUTs, else NULL. */
 static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, tile *t,
                           uint32_t count, npk_rk_lut *luts, npk_rk_stats *st)
 {
@@ -243,9 +242,8 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
         jt[i].is_sdp = true;
         *d = npk_rk_sdp_default(x->op, x->operand, x->prec, t[i].rows, t[i].chans);
         d->lut = x->lut;
-        if (luts) {
-            luts[i] = *x->lut;
-            luts[i].in_offset = x->row_offset[t[i].row];
+        if (luts && s == NPK_OK) {
+            s = x->row_lut(x->row_ctx, t[i].row, &luts[i]);
             d->lut = &luts[i];
         }
         if (t[i].direct) {
@@ -325,7 +323,7 @@ npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st)
     tile *t = NULL;
     size_t count = 0;
     npk_rk_lut *luts = NULL;
-    if (x->row_offset && !(luts = malloc(rt->chain * sizeof *luts)))
+    if (x->row_lut && !(luts = malloc(rt->chain * sizeof *luts)))
         return npk_fail(NPK_ENOMEM, "ew: no memory for %u LUT programs", rt->chain);
     npk_status s = plan_tiles(x, &t, &count);
     if (s) {
