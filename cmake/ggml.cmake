@@ -28,9 +28,13 @@ file(GLOB NPUKIT_GGML_SOURCES CONFIGURE_DEPENDS ggml/npg_*.c)
 add_library(ggml-npukit SHARED ${NPUKIT_GGML_SOURCES} $<TARGET_OBJECTS:npukit_plain_objs>)
 set_target_properties(ggml-npukit PROPERTIES
   COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
-  LINK_OPTIONS ""
+  LINK_OPTIONS "-Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/cmake/ggml-npukit.map"
+  LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cmake/ggml-npukit.map
   PREFIX "lib"
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
+# Only the entry point is exported (the runtime's NPUKIT_API symbols stay inside).
+add_test(NAME ggml_exports COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/exports/check_ggml_exports.sh
+         ${CMAKE_NM} $<TARGET_FILE:ggml-npukit>)
 # ggml's symbols resolve in the program that loads the backend (it has libggml-base).
 target_compile_definitions(ggml-npukit PRIVATE GGML_BACKEND_DL GGML_BACKEND_SHARED
                            GGML_BACKEND_BUILD)
@@ -38,7 +42,37 @@ target_include_directories(ggml-npukit PRIVATE ggml include ${NPUKIT_GENERATED_I
                            ${NPUKIT_GGML_DIR}/include ${NPUKIT_GGML_DIR}/src)
 target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB}
                       Threads::Threads m ${CMAKE_DL_LIBS})
-install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# In a directory of its own, off the loader's path: a module ggml loads by name
+# (GGML_BACKEND_PATH), not a library a program links (no soname).
+install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit/ggml COMPONENT ggml)
+
+# llama.cpp's tools with the backend (scripts/llama_tree.sh builds the pinned snapshot once):
+#   -DNPUKIT_LLAMA_DIR=<llama.cpp checkout> -DNPUKIT_LLAMA_BUILD=<its build, GGML_BACKEND_DL=ON,
+#   GGML_RPC=ON, holding bin/ggml-rpc-server and the CPU and RPC backend modules>.
+# ggml's RPC server hosts the device; the client is the end-to-end model test built against
+# that tree's ggml (the program and the modules it loads are then one ggml).
+set(NPUKIT_LLAMA_DIR "" CACHE PATH "a llama.cpp source tree: the RPC and tool tests")
+set(NPUKIT_LLAMA_BUILD "" CACHE PATH "that llama.cpp tree's build directory")
+if(NPUKIT_LLAMA_DIR AND NPUKIT_LLAMA_BUILD)
+  set(NPUKIT_LLAMA_BIN ${NPUKIT_LLAMA_BUILD}/bin)
+  add_executable(test_ggml_rpc ggml/test_ggml_model.c)
+  target_include_directories(test_ggml_rpc PRIVATE ggml ${NPUKIT_LLAMA_DIR}/ggml/include)
+  target_link_libraries(test_ggml_rpc PRIVATE ${NPUKIT_LLAMA_BIN}/libggml.so
+                        ${NPUKIT_LLAMA_BIN}/libggml-base.so m)
+  set_target_properties(test_ggml_rpc PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
+                        BUILD_RPATH "${NPUKIT_LLAMA_BIN}")
+  foreach(front sim sim-rocket)
+    string(REPLACE "-" "_" tag ${front})
+    add_test(NAME ggml_rpc_${tag}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_rpc_test.sh ${NPUKIT_LLAMA_BIN}
+                     $<TARGET_FILE:test_ggml_rpc> $<TARGET_FILE:ggml-npukit> ${front})
+    set_tests_properties(ggml_rpc_${tag} PROPERTIES SKIP_RETURN_CODE 77)
+  endforeach()
+else()
+  add_test(NAME llama_skipped COMMAND sh -c
+    "echo 'llama.cpp tests SKIPPED: no -DNPUKIT_LLAMA_DIR/-DNPUKIT_LLAMA_BUILD (scripts/llama_tree.sh builds the pinned snapshot)'; exit 77")
+  set_tests_properties(llama_skipped PROPERTIES SKIP_RETURN_CODE 77)
+endif()
 
 # The tests and the bench need a ggml build (NPUKIT_GGML_BUILD).
 if(NOT NPUKIT_GGML_BUILD)
@@ -126,3 +160,5 @@ npukit_ggml_setting_test(ggml_bad_flag "NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_VERBO
   "NPUKIT_GGML_VERBOSE=\"2\" ignored: expected 0 or 1")
 npukit_ggml_setting_test(ggml_too_many_devices "NPUKIT_GGML_DEVICE=sim,sim,sim,sim,sim-rocket"
   "NPUKIT_GGML_DEVICE=\"sim,sim,sim,sim,sim-rocket\" ignored: expected at most 4 ")
+npukit_ggml_setting_test(ggml_empty_device_name "NPUKIT_GGML_DEVICE=,"
+  "NPUKIT_GGML_DEVICE=\",\" ignored: expected at most 4 npk_rk_open names, none empty")

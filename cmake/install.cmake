@@ -5,8 +5,9 @@
 # package (find_package(npukit) -> npukit::npukit) and a pkg-config file.
 include(CMakePackageConfigHelpers)
 
-# Every rule names its component, which is one Debian package (cmake/packaging.cmake):
-#   lib -> libnpukit0, dev -> libnpukit-dev, cli -> npukit, rknn -> npukit-rknn, sim -> npukit-sim.
+# Every rule names its component (`cmake --install --component`); the Debian packages
+# (debian/*.install) follow the same split: lib -> libnpukit0, dev -> libnpukit-dev,
+# cli -> npukit, rknn -> npukit-rknn, sim -> npukit-sim, ggml -> ggml-backend-npukit.
 install(TARGETS npukit_lib npukit_shared EXPORT npukitTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT lib NAMELINK_COMPONENT dev
@@ -20,6 +21,8 @@ install(TARGETS npukit_lib npukit_shared EXPORT npukitTargets
 #   kt_open.h opens a machine from a spec string (kt_open_spec; examples/kt_enumerate.c)
 set(NPUKIT_API_HEADERS rk.h rk_reference.h rksim.h fp16.h kt.h ktsim.h kt_remote.h kt_serve.h
     kt_open.h)
+#   where the library's own messages go (npk_set_log: level, sink)
+list(APPEND NPUKIT_API_HEADERS log.h)
 #   the kernels' uAPI a plain rknpu or rocket program builds against (run under the shim)
 list(APPEND NPUKIT_API_HEADERS rknpu_uapi.h rocket_uapi.h)
 #   RK programs below the runtime, the calls behind `npukit rk synth / decode / diff / plan`:
@@ -29,6 +32,9 @@ list(APPEND NPUKIT_API_HEADERS rk_synth.h rk_decode.h rk_plan.h)
 #   KohakuTPU below kt.h, the calls behind `npukit kt move / prog / rv64 run`: memory mover
 #   moves, host control programs, RV64 images; the Python package (_ktlib.py) calls them
 list(APPEND NPUKIT_API_HEADERS kt_mover.h kt_hostprog.h kt_rv64_load.h)
+#   a KohakuTPU compute-unit model written outside the library: the unit-type row and what a unit
+#   calls on its shell (ksim_unit_register; docs/kt-units.md)
+list(APPEND NPUKIT_API_HEADERS ktsim_unit.h)
 # Included by those, and public because their declarations are the types and helpers those
 # calls take and return: status codes and the export macro; RK types, SDP and output-stage
 # rows, SoC rows (rk_soc.h), regcmd entries and the register table (rk_regs.h, rk_regs.def);
@@ -96,9 +102,14 @@ else()
   set(NPUKIT_PC_LIBDIR "\${pcfiledir}/..")
   set(NPUKIT_PC_RKNN_RPATH "\${libdir}")
 endif()
-configure_file(cmake/in/npukit.pc.in ${CMAKE_BINARY_DIR}/npukit.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/npukit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
-        COMPONENT dev)
+# npukit.pc links the shared library (its Libs.private serve `--static` for whoever also passes
+# -static); npukit-static.pc names libnpukit.a itself, since `-lnpukit` picks libnpukit.so
+# whenever both are in the directory, whatever `pkg-config --static` adds.
+foreach(pc npukit npukit-static)
+  configure_file(cmake/in/${pc}.pc.in ${CMAKE_BINARY_DIR}/${pc}.pc @ONLY)
+  install(FILES ${CMAKE_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+          COMPONENT dev)
+endforeach()
 
 # libnpukit.so exports exactly the functions and objects the installed headers declare with
 # NPUKIT_API, and each of those is defined in the library.

@@ -24,9 +24,14 @@ endif()
 
 add_library(rksim_shim SHARED $<TARGET_OBJECTS:npukit_plain_objs> src/rksim/shim/shim.c
             src/rksim/shim/shim_dirs.c src/rksim/shim/shim_stat.c src/rksim/shim/shim_walk.c)
+# The version script exports only the interposed entry points: NPUKIT_API marks the library's
+# functions visible, and a program that links npukit beside the shim would otherwise bind to
+# the shim's copy (its npk_last_error would read the shim's empty error state).
+set(NPUKIT_SHIM_MAP ${CMAKE_CURRENT_SOURCE_DIR}/src/rksim/shim/shim.map)
 set_target_properties(rksim_shim PROPERTIES
   COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
-  LINK_OPTIONS ""
+  LINK_OPTIONS "-Wl,--version-script=${NPUKIT_SHIM_MAP}"
+  LINK_DEPENDS ${NPUKIT_SHIM_MAP}
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 target_include_directories(rksim_shim PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src)
 target_link_libraries(rksim_shim PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m ${CMAKE_DL_LIBS})

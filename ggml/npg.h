@@ -9,6 +9,7 @@
  *                   too) plus the weights packed once into the NPU's layout, resident;
  *   npg_matmul.c    MUL_MAT: activations to fp16, one runtime call per weight matrix;
  *   npg_cost.c      the offload decision: the planner's modelled time vs a CPU estimate;
+ *   npg_cpu.c       the nodes of a graph the device does not compute, on ggml's CPU backend;
  *   npg_backend.c   registry, devices, backend streams and graph_compute. */
 #ifndef NPUKIT_GGML_NPG_H
 #define NPUKIT_GGML_NPG_H
@@ -24,6 +25,9 @@
 #include "npukit/rk.h"
 
 #define NPG_MAX_DEVICES 4
+/* The NPU memory a device can hold: one NPU address space, 4 GiB, since every address a
+ * regcmd program holds is a 32-bit IOVA (facts B.1); the runtime maps everything it uses in it. */
+#define NPG_ADDRESS_SPACE (1ull << 32)
 
 /* ---- settings (npg_settings.c) ---------------------------------------------------------- */
 typedef enum { NPG_OFFLOAD_AUTO = 0, NPG_OFFLOAD_ALWAYS, NPG_OFFLOAD_NEVER } npg_offload;
@@ -77,9 +81,21 @@ typedef struct npg_device {
     unsigned cores;       /* the cores its calls use */
     pthread_mutex_t lock; /* the runtime takes one call at a time: every caller holds this */
     npg_counters counters;
+    uint64_t resident; /* bytes of NPU memory its cached packed weights hold (lock) */
     struct ggml_backend_device dev;
     struct ggml_backend_buffer_type buft;
 } npg_device;
+
+/* A backend stream of a device: what ggml_backend_t's context points at. */
+typedef struct npg_stream {
+    npg_device *dev;
+    ggml_backend_t cpu; /* ggml's CPU backend for the nodes the device does not compute */
+} npg_stream;
+
+/* Nodes [first, end) of g on the stream's CPU backend (npg_cpu.c); false and a message on
+ * stderr when there is none or it fails. */
+bool npg_cpu_compute(npg_stream *s, struct ggml_cgraph *g, int first, int end);
+void npg_cpu_free(npg_stream *s);
 
 /* Packed weights of one ggml tensor (every ne2 x ne3 matrix), kept while the bytes stay. */
 typedef struct npg_packed {
@@ -89,6 +105,8 @@ typedef struct npg_packed {
     int64_t ne[4];
     size_t nb[4];
     size_t lo, hi; /* the bytes it was packed from, relative to the buffer's base */
+    uint64_t sum;  /* npk_rk_checksum of those bytes (a buffer not marked as weights) */
+    uint64_t resident; /* bytes of NPU memory the packed matrices hold */
     uint32_t count;
     npk_rk_weights **w; /* count matrices; NULL entries run on the host (fp16 range) */
 } npg_packed;
@@ -106,9 +124,11 @@ bool npg_buft_is_ours(ggml_backend_buffer_type_t buft);
 /* Forget the packed weights made from bytes in [lo, hi) of the buffer holding `data`. */
 void npg_buffer_invalidate(ggml_backend_buffer_t buf, const void *data, size_t bytes);
 
-/* The packed weights of src0 for a matmul of m rows: cached in our buffers when it holds
- * weights (GGML_BACKEND_BUFFER_USAGE_WEIGHTS), else packed for this call (*owned = true: the
- * caller frees with npg_packed_free). NULL and a message on failure. */
+/* The packed weights of src0 for a matmul of m rows: cached in our buffers (in a buffer marked
+ * as weights, GGML_BACKEND_BUFFER_USAGE_WEIGHTS, until its bytes are written through the
+ * buffer; in any other of our buffers while a checksum of its bytes still matches), else
+ * packed for this call (*owned = true: the caller frees with npg_packed_free). NULL and a
+ * message on failure. */
 npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32_t m_hint,
                            bool *owned);
 void npg_packed_free(npg_device *d, npg_packed *p);

@@ -20,12 +20,16 @@ static npg_device *dev_of(ggml_backend_dev_t dev) { return dev->context; }
 
 /* ---- backend stream ---------------------------------------------------------------------- */
 
-static const char *backend_name(ggml_backend_t backend)
-{
-    return ((npg_device *)backend->context)->name;
-}
+static npg_stream *stream_of(ggml_backend_t backend) { return backend->context; }
 
-static void backend_free(ggml_backend_t backend) { free(backend); }
+static const char *backend_name(ggml_backend_t backend) { return stream_of(backend)->dev->name; }
+
+static void backend_free(ggml_backend_t backend)
+{
+    npg_cpu_free(stream_of(backend));
+    free(backend->context);
+    free(backend);
+}
 
 /* Ops that only re-describe bytes: nothing to compute. */
 static bool is_view_op(enum ggml_op op)
@@ -57,18 +61,39 @@ static const npg_op_row *op_row(enum ggml_op op)
     return NULL;
 }
 
+/* The row that computes node on the device, or NULL when the device does not take it: an op
+ * it has no row for, one it cannot compute, or one the offload policy leaves to the CPU. */
+static const npg_op_row *computed_here(npg_device *d, const struct ggml_tensor *node)
+{
+    const npg_op_row *row = op_row(node->op);
+    return row && row->can(node) && npg_wants(node, d->cores) ? row : NULL;
+}
+
+/* Every node: the device's own on the NPU; a run of consecutive others on ggml's CPU backend
+ * (ggml_backend_sched gives the device only what supports_op claimed, ggml's RPC server gives
+ * it the whole graph). */
 static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggml_cgraph *g)
 {
-    npg_device *d = backend->context;
-    for (int i = 0; i < ggml_graph_n_nodes(g); i++) {
+    npg_stream *s = stream_of(backend);
+    npg_device *d = s->dev;
+    const int n = ggml_graph_n_nodes(g);
+    for (int i = 0; i < n;) {
         struct ggml_tensor *node = ggml_graph_node(g, i);
-        if (is_view_op(node->op) || ggml_is_empty(node))
+        if (is_view_op(node->op) || ggml_is_empty(node)) {
+            i++;
             continue;
-        const npg_op_row *row = op_row(node->op);
+        }
+        const npg_op_row *row = computed_here(d, node);
         if (!row) {
-            fprintf(stderr, "ggml-npukit: %s: op %s was not claimed by this backend\n", node->name,
-                    ggml_op_name(node->op));
-            return GGML_STATUS_FAILED;
+            int end = i + 1;
+            while (end < n && !computed_here(d, ggml_graph_node(g, end)))
+                end++;
+            if (!npg_cpu_compute(s, g, i, end))
+                return GGML_STATUS_FAILED;
+            for (; i < end; i++) /* packed copies of what the CPU overwrote are stale */
+                npg_buffer_invalidate(ggml_graph_node(g, i)->buffer, ggml_graph_node(g, i)->data,
+                                      ggml_nbytes(ggml_graph_node(g, i)));
+            continue;
         }
         pthread_mutex_lock(&d->lock);
         bool ok = row->compute(d, node);
@@ -77,6 +102,7 @@ static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggm
             return GGML_STATUS_FAILED;
         /* packed copies of what this node overwrote are stale */
         npg_buffer_invalidate(node->buffer, node->data, ggml_nbytes(node));
+        i++;
     }
     return GGML_STATUS_SUCCESS;
 }
@@ -100,14 +126,23 @@ static const char *dev_name(ggml_backend_dev_t dev) { return dev_of(dev)->name; 
 
 static const char *dev_description(ggml_backend_dev_t dev) { return dev_of(dev)->description; }
 
-/* The NPU works in the host's memory: report the host's. */
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* What the device can really hold: its packed weights live in the host's memory and in the
+ * NPU's address space (NPG_ADDRESS_SPACE), so the smaller of the two, less what its cached
+ * packed weights already hold of the address space. llama.cpp fits layers by this. */
 static void dev_memory(ggml_backend_dev_t dev, size_t *free_bytes, size_t *total)
 {
-    (void)dev;
+    npg_device *d = dev_of(dev);
     long page = sysconf(_SC_PAGESIZE), pages = sysconf(_SC_PHYS_PAGES),
          avail = sysconf(_SC_AVPHYS_PAGES);
-    *total = page > 0 && pages > 0 ? (size_t)page * (size_t)pages : 0;
-    *free_bytes = page > 0 && avail > 0 ? (size_t)page * (size_t)avail : 0;
+    uint64_t host_total = page > 0 && pages > 0 ? (uint64_t)page * (uint64_t)pages : 0;
+    uint64_t host_free = page > 0 && avail > 0 ? (uint64_t)page * (uint64_t)avail : 0;
+    pthread_mutex_lock(&d->lock);
+    uint64_t held = d->resident < NPG_ADDRESS_SPACE ? d->resident : NPG_ADDRESS_SPACE;
+    pthread_mutex_unlock(&d->lock);
+    *total = (size_t)min_u64(host_total, NPG_ADDRESS_SPACE);
+    *free_bytes = (size_t)min_u64(host_free, NPG_ADDRESS_SPACE - held);
 }
 
 static enum ggml_backend_dev_type dev_type(ggml_backend_dev_t dev)
@@ -129,12 +164,17 @@ static ggml_backend_t dev_init_backend(ggml_backend_dev_t dev, const char *param
 {
     (void)params;
     ggml_backend_t b = calloc(1, sizeof *b);
-    if (!b)
+    npg_stream *s = calloc(1, sizeof *s);
+    if (!b || !s) {
+        free(b);
+        free(s);
         return NULL;
+    }
+    s->dev = dev_of(dev);
     b->guid = backend_guid();
     b->iface = backend_iface;
     b->device = dev;
-    b->context = dev_of(dev);
+    b->context = s;
     return b;
 }
 

@@ -7,10 +7,13 @@
  * A weight tensor is packed the first time a matmul uses it, for every ne2 x ne3 matrix, and
  * kept until its bytes are written again through the buffer (set_tensor, memset, copy, clear)
  * or the buffer is freed: packing needs the matmul (which tensors are weights, and the M the
- * slicing is chosen for), which set_tensor does not know. Only buffers marked as holding
- * weights (GGML_BACKEND_BUFFER_USAGE_WEIGHTS, as llama.cpp and ggml_backend_sched's users
- * mark them) keep packed copies: other buffers (activations, the KV cache) are written by ops
- * that bypass the buffer interface, so their matrices are packed at each call. */
+ * slicing is chosen for), which set_tensor does not know. In buffers marked as holding weights
+ * (GGML_BACKEND_BUFFER_USAGE_WEIGHTS, as llama.cpp marks its model) that is the whole rule.
+ * Other buffers (activations, the KV cache, a program that never marks its buffers, like
+ * test-backend-ops) are also written by CPU ops that bypass the buffer interface, so a copy
+ * made from them is used again only while a checksum of the bytes it was packed from still
+ * matches (hashing costs a small fraction of packing); a copy that no longer matches is
+ * replaced, and one overlapping a newly packed tensor's bytes dropped. */
 #define _ISOC11_SOURCE /* aligned_alloc */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,7 @@ void npg_packed_free(npg_device *d, npg_packed *p)
 {
     if (!p)
         return;
+    d->resident -= p->resident;
     for (uint32_t i = 0; i < p->count; i++)
         if (p->w[i])
             npk_rk_weights_free(d->rt, p->w[i]);
@@ -235,6 +239,8 @@ static npg_packed *pack(npg_device *d, const struct ggml_tensor *src0, uint32_t 
                 goto fail;
             }
             d->counters.packs++;
+            p->resident += npk_rk_b_layout_bytes(NPK_PREC_FP16, (uint32_t)k, (uint32_t)n,
+                                                 NPK_RK_NATIVE);
         }
     free(rows);
     free(tmp);
@@ -252,29 +258,61 @@ static bool packed_matches(const npg_packed *p, const struct ggml_tensor *t)
            !memcmp(p->nb, t->nb, sizeof p->nb);
 }
 
+/* The checksum of the bytes src0 spans. */
+static uint64_t bytes_sum(const struct ggml_tensor *t)
+{
+    return npk_rk_checksum(t->data, ggml_nbytes(t));
+}
+
 npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32_t m_hint,
                            bool *owned)
 {
     ggml_backend_buffer_t buf = src0->buffer;
-    bool cached =
-        buf && npg_buft_is_ours(buf->buft) && buf->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
+    bool cached = buf && npg_buft_is_ours(buf->buft);
     *owned = !cached;
-    if (!cached)
-        return pack(d, src0, m_hint);
+    if (!cached) {
+        npg_packed *once = pack(d, src0, m_hint);
+        if (once)
+            once->resident = 0; /* this call's: freed when it returns */
+        return once;
+    }
+    const bool weights = buf->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
+    const uint64_t sum = weights ? 0 : bytes_sum(src0);
     npg_buffer *b = buf->context;
+    const size_t lo = (size_t)((const uint8_t *)src0->data - b->base), hi = lo + ggml_nbytes(src0);
+    npg_packed *stale = NULL;
     pthread_mutex_lock(&b->lock);
-    npg_packed *p = b->packed;
-    while (p && !packed_matches(p, src0))
-        p = p->next;
+    npg_packed **pp = &b->packed, *p = NULL;
+    while (*pp) {
+        npg_packed *q = *pp;
+        if (packed_matches(q, src0) && q->sum == sum) {
+            p = q;
+            break;
+        }
+        if (!weights && q->lo < hi && lo < q->hi) { /* replaced: its bytes are this tensor's */
+            *pp = q->next;
+            q->next = stale;
+            stale = q;
+            continue;
+        }
+        pp = &q->next;
+    }
     if (!p) {
         p = pack(d, src0, m_hint);
         if (p) {
-            p->lo = (size_t)((const uint8_t *)src0->data - b->base);
-            p->hi = p->lo + ggml_nbytes(src0);
+            p->lo = lo;
+            p->hi = hi;
+            p->sum = sum;
             p->next = b->packed;
             b->packed = p;
+            d->resident += p->resident;
         }
     }
     pthread_mutex_unlock(&b->lock);
+    while (stale) { /* the caller holds d->lock, which freeing needs */
+        npg_packed *next = stale->next;
+        npg_packed_free(d, stale);
+        stale = next;
+    }
     return p;
 }

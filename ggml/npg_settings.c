@@ -31,11 +31,14 @@ static bool parse_offload(const char *v, void *out)
 }
 
 /* Device names, at most NPG_MAX_DEVICES of them: a list longer than the registry holds is
- * refused whole, so no named device is dropped without a word. */
+ * refused whole, so no named device is dropped without a word; so is an empty name (",",
+ * "sim,", "sim,,npu"), which would otherwise leave no device, or one fewer, in silence. */
 static bool parse_devices(const char *v, void *out)
 {
     size_t n = strlen(v), names = 1;
     if (n == 0 || n >= sizeof((npg_settings *)0)->devices)
+        return false;
+    if (v[0] == ',' || v[n - 1] == ',' || strstr(v, ",,"))
         return false;
     for (const char *c = v; *c; c++)
         names += *c == ',';
@@ -85,7 +88,7 @@ typedef struct setting_row {
 
 static const setting_row setting_rows[] = {
     {"NPUKIT_GGML_DEVICE", offsetof(npg_settings, devices), parse_devices,
-     "at most " NPG_XSTR(NPG_MAX_DEVICES) " npk_rk_open names separated by commas (auto, sim, sim-rocket, npu, rocket, a node path)"},
+     "at most " NPG_XSTR(NPG_MAX_DEVICES) " npk_rk_open names, none empty, separated by commas (auto, sim, sim-rocket, npu, rocket, a node path)"},
     {"NPUKIT_GGML_OFFLOAD", offsetof(npg_settings, offload), parse_offload,
      "auto, always or never"},
     {"NPUKIT_GGML_CPU_GFLOPS", offsetof(npg_settings, cpu_gflops), parse_gflops,

@@ -11,7 +11,10 @@
  * (K.Q and V.softmax) multiply activations by activations: permuted F32 views.
  *
  *   usage: test_ggml_model [CPU-BACKEND-DIR]   (GGML_BACKEND_PATH names libggml-npukit.so)
- * Exit 0 pass, 1 fail, 77 when the backend or the CPU backend cannot be loaded. */
+ *          test_ggml_model BACKEND-DIR --rpc HOST:PORT
+ * The second form is the client of ggml's RPC server hosting the device (ggml-rpc-server -d
+ * NPUKIT0): the same generation on the CPU here and whole on the server's device, which must
+ * give the same tokens. Exit 0 pass, 1 fail, 77 when a backend cannot be loaded. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -114,9 +117,19 @@ static void model_free(model *m)
     ggml_free(m->ctx);
 }
 
+/* How a forward graph runs: through ggml_backend_sched over the backends (the device computes
+ * what it claims), or whole on one backend with every tensor in its buffer type, as ggml's RPC
+ * server runs the graphs its clients send (the device must compute every node itself, leaving
+ * what it does not take to the CPU backend inside its graph_compute). */
+typedef struct runner {
+    ggml_backend_sched_t sched; /* or: */
+    ggml_backend_t whole;
+    ggml_backend_buffer_type_t whole_buft;
+} runner;
+
 /* Logits [T][VOCAB] of the sequence; counts the graph's MUL_MAT nodes. */
-static bool forward(ggml_backend_sched_t sched, const model *m, const int32_t *tokens, int t,
-                    float *logits, int *matmuls)
+static bool forward(const runner *r, const model *m, const int32_t *tokens, int t, float *logits,
+                    int *matmuls)
 {
     struct ggml_init_params p = {ggml_tensor_overhead() * 512 + ggml_graph_overhead(), NULL, true};
     struct ggml_context *ctx = ggml_init(p);
@@ -151,18 +164,28 @@ static bool forward(ggml_backend_sched_t sched, const model *m, const int32_t *t
     *matmuls = 0;
     for (int i = 0; i < ggml_graph_n_nodes(g); i++)
         *matmuls += ggml_graph_node(g, i)->op == GGML_OP_MUL_MAT;
-    ggml_backend_sched_reset(sched);
-    bool ok = ggml_backend_sched_alloc_graph(sched, g);
+    ggml_gallocr_t galloc = NULL;
+    bool ok;
+    if (r->sched) {
+        ggml_backend_sched_reset(r->sched);
+        ok = ggml_backend_sched_alloc_graph(r->sched, g);
+    } else {
+        galloc = ggml_gallocr_new(r->whole_buft);
+        ok = galloc && ggml_gallocr_alloc_graph(galloc, g);
+    }
     if (ok) {
         int32_t positions[TMAX];
         for (int i = 0; i < t; i++)
             positions[i] = i;
         ggml_backend_tensor_set(tok, tokens, 0, (size_t)t * sizeof *tokens);
         ggml_backend_tensor_set(pos, positions, 0, (size_t)t * sizeof *positions);
-        ok = ggml_backend_sched_graph_compute(sched, g) == GGML_STATUS_SUCCESS;
+        ok = (r->sched ? ggml_backend_sched_graph_compute(r->sched, g)
+                       : ggml_backend_graph_compute(r->whole, g)) == GGML_STATUS_SUCCESS;
     }
     if (ok)
         ggml_backend_tensor_get(out, logits, 0, (size_t)t * VOCAB * sizeof *logits);
+    if (galloc)
+        ggml_gallocr_free(galloc);
     ggml_free(ctx);
     return ok;
 }
@@ -176,23 +199,26 @@ static int argmax(const float *v, int n)
     return best;
 }
 
-/* Greedy generation; all_logits [GEN][TMAX][VOCAB] gets every step's logits. */
-static bool generate(ggml_backend_t *backends, int n, const model *m, int32_t *tokens,
-                     float *all_logits, int *matmuls)
+/* Greedy generation; all_logits [GEN][TMAX][VOCAB] gets every step's logits. n backends
+ * through ggml_backend_sched, or (n = 0) the graph whole on backends[0] in buft. */
+static bool generate(ggml_backend_t *backends, int n, ggml_backend_buffer_type_t buft,
+                     const model *m, int32_t *tokens, float *all_logits, int *matmuls)
 {
-    ggml_backend_sched_t sched = ggml_backend_sched_new(backends, NULL, n, 2048, false, true);
-    bool ok = sched != NULL;
+    runner r = {.whole = backends[0], .whole_buft = buft};
+    if (n)
+        r.sched = ggml_backend_sched_new(backends, NULL, n, 2048, false, true);
+    bool ok = !n || r.sched != NULL;
     for (int step = 0; ok && step < GEN; step++) {
         const int t = PROMPT + step;
         float *logits = all_logits + (size_t)step * TMAX * VOCAB;
         int mm;
-        ok = forward(sched, m, tokens, t, logits, &mm);
+        ok = forward(&r, m, tokens, t, logits, &mm);
         *matmuls += mm;
         if (ok)
             tokens[t] = argmax(logits + (size_t)(t - 1) * VOCAB, VOCAB);
     }
-    if (sched)
-        ggml_backend_sched_free(sched);
+    if (r.sched)
+        ggml_backend_sched_free(r.sched);
     return ok;
 }
 
@@ -264,9 +290,162 @@ static int check_fp16_range(ggml_backend_t npu, ggml_backend_t cpu, ggml_backend
     return 0;
 }
 
+/* A matmul whose weights sit in a buffer not marked as weights (what test-backend-ops does):
+ * run twice, packed once; its bytes changed behind the buffer's back (as a CPU op writes them),
+ * packed again and the new product computed. Each result against a host product in double. */
+static int check_unmarked_cache(ggml_backend_t npu, ggml_backend_dev_t npu_dev,
+                                ggml_npukit_counters_fn get_counters)
+{
+    enum { K = 64, N = 16, M = 4 };
+    struct ggml_init_params p = {ggml_tensor_overhead() * 8 + ggml_graph_overhead(), NULL, true};
+    struct ggml_context *ctx = ggml_init(p);
+    struct ggml_tensor *tw = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, N);
+    struct ggml_tensor *tx = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, M);
+    struct ggml_tensor *to = ggml_mul_mat(ctx, tw, tx);
+    struct ggml_cgraph *g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, to);
+    ggml_backend_buffer_t buf =
+        ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_dev_buffer_type(npu_dev));
+    float w[N * K], x[M * K], out[M * N];
+    for (int i = 0; i < N * K; i++)
+        w[i] = (float)((i * 7) % 17 - 8) / 8.0f;
+    for (int i = 0; i < M * K; i++)
+        x[i] = (float)((i * 5) % 13 - 6) / 4.0f;
+    ggml_backend_tensor_set(tw, w, 0, sizeof w);
+    ggml_backend_tensor_set(tx, x, 0, sizeof x);
+    ggml_npukit_counters c0, c1;
+    get_counters(npu_dev, &c0);
+    int fails = 0;
+    for (int run = 0; run < 3; run++) {
+        if (run == 2) { /* written behind the buffer's back, as a CPU op writes */
+            w[5] = 3.0f;
+            ((float *)tw->data)[5] = 3.0f;
+        }
+        if (ggml_backend_graph_compute(npu, g) != GGML_STATUS_SUCCESS) {
+            printf("FAIL: the unmarked-buffer matmul did not compute\n");
+            fails++;
+            break;
+        }
+        ggml_backend_tensor_get(to, out, 0, sizeof out);
+        for (int m = 0; m < M; m++)
+            for (int n = 0; n < N; n++) {
+                double ref = 0;
+                for (int k = 0; k < K; k++)
+                    ref += (double)w[n * K + k] * x[m * K + k];
+                if (out[m * N + n] != (float)ref) { /* exact: multiples of 1/32, small sums */
+                    printf("FAIL: unmarked buffer, run %d: [%d][%d] = %g, expected %g\n", run, m,
+                           n, out[m * N + n], ref);
+                    fails++;
+                    m = M;
+                    break;
+                }
+            }
+    }
+    get_counters(npu_dev, &c1);
+    printf("unmarked weights buffer: 3 runs (the bytes changed before the third), %llu packs\n",
+           (unsigned long long)(c1.packs - c0.packs));
+    if (c1.packs - c0.packs != 2) {
+        printf("FAIL: expected 2 packs (the first run, and the run after the bytes changed)\n");
+        fails++;
+    }
+    ggml_backend_buffer_free(buf);
+    ggml_free(ctx);
+    return fails;
+}
+
+/* The memory the device reports: what one NPU address space (32-bit IOVAs) can hold, at most
+ * the host's, never the host's RAM alone. */
+static int check_memory(ggml_backend_dev_t npu_dev)
+{
+    size_t free_bytes = 0, total = 0;
+    ggml_backend_dev_memory(npu_dev, &free_bytes, &total);
+    printf("device memory: %.2f GiB free of %.2f GiB\n", free_bytes / 1073741824.0,
+           total / 1073741824.0);
+    if (total == 0 || (uint64_t)total > (1ull << 32) || free_bytes > total) {
+        printf("FAIL: expected 0 < free <= total <= 4 GiB\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* The client of an RPC server at `endpoint`: the generation on the local CPU backend and whole
+ * on the server's first device (the server computes every node: the device takes what it
+ * claims, the CPU backend there the rest), tokens compared exactly, logits within the
+ * tolerance. */
+static int rpc_main(const char *endpoint)
+{
+    ggml_backend_dev_t cpu_dev = find_dev("CPU");
+    ggml_backend_reg_t rpc = ggml_backend_reg_by_name("RPC");
+    typedef ggml_backend_reg_t (*add_server_fn)(const char *endpoint);
+    add_server_fn add =
+        rpc ? (add_server_fn)ggml_backend_reg_get_proc_address(rpc, "ggml_backend_rpc_add_server")
+            : NULL;
+    if (!cpu_dev || !add) {
+        printf("SKIP: the %s backend is not loaded\n", cpu_dev ? "RPC" : "CPU");
+        return 77;
+    }
+    ggml_backend_reg_t server = add(endpoint);
+    if (!server || ggml_backend_reg_dev_count(server) == 0) {
+        printf("FAIL: no device at the RPC server %s\n", endpoint);
+        return 1;
+    }
+    ggml_backend_dev_t rdev = ggml_backend_reg_dev_get(server, 0);
+    printf("devices: %s (%s), %s\n", ggml_backend_dev_name(rdev),
+           ggml_backend_dev_description(rdev), ggml_backend_dev_name(cpu_dev));
+    ggml_backend_t cpu = ggml_backend_dev_init(cpu_dev, NULL);
+    ggml_backend_t remote = ggml_backend_dev_init(rdev, NULL);
+    model m_cpu, m_rpc;
+    if (!cpu || !remote || !model_make(&m_cpu, ggml_backend_dev_buffer_type(cpu_dev)) ||
+        !model_make(&m_rpc, ggml_backend_dev_buffer_type(rdev))) {
+        printf("FAIL: cannot set up the backends or the weights\n");
+        return 1;
+    }
+    int32_t tok_cpu[TMAX], tok_rpc[TMAX];
+    for (int i = 0; i < PROMPT; i++)
+        tok_cpu[i] = tok_rpc[i] = (int32_t)((i * 37 + 5) % VOCAB);
+    float *lg_cpu = calloc((size_t)GEN * TMAX * VOCAB, sizeof(float));
+    float *lg_rpc = calloc((size_t)GEN * TMAX * VOCAB, sizeof(float));
+    int mm_cpu = 0, mm_rpc = 0, fails = 0;
+    ggml_backend_t only_cpu[1] = {cpu}, only_remote[1] = {remote};
+    if (!generate(only_cpu, 1, NULL, &m_cpu, tok_cpu, lg_cpu, &mm_cpu) ||
+        !generate(only_remote, 0, ggml_backend_dev_buffer_type(rdev), &m_rpc, tok_rpc, lg_rpc,
+                  &mm_rpc)) {
+        printf("FAIL: a graph did not compute\n");
+        return 1;
+    }
+    double max_abs = 0, max_diff = 0;
+    for (size_t i = 0; i < (size_t)GEN * TMAX * VOCAB; i++) {
+        max_abs = fmax(max_abs, fabs(lg_cpu[i]));
+        max_diff = fmax(max_diff, fabs((double)lg_cpu[i] - lg_rpc[i]));
+    }
+    printf("tokens cpu:");
+    for (int i = 0; i < TMAX; i++)
+        printf(" %d", tok_cpu[i]);
+    printf("\ntokens rpc:");
+    for (int i = 0; i < TMAX; i++)
+        printf(" %d", tok_rpc[i]);
+    printf("\nlogits: max |cpu - rpc| %.3g, max |logit| %.3g, relative %.3g (tolerance %.3g); "
+           "%d matmuls in the graphs sent to %s\n",
+           max_diff, max_abs, max_diff / max_abs, LOGIT_TOL, mm_rpc, endpoint);
+    if (memcmp(tok_cpu, tok_rpc, sizeof tok_cpu) != 0 || !(max_diff / max_abs <= LOGIT_TOL)) {
+        printf("FAIL: the tokens differ or the logits are beyond the tolerance\n");
+        fails++;
+    }
+    model_free(&m_cpu);
+    model_free(&m_rpc);
+    free(lg_cpu);
+    free(lg_rpc);
+    ggml_backend_free(remote);
+    ggml_backend_free(cpu);
+    printf("%s\n", fails ? "FAIL" : "PASS");
+    return fails ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     ggml_backend_load_all_from_path(argc > 1 ? argv[1] : NULL);
+    if (argc > 3 && strcmp(argv[2], "--rpc") == 0)
+        return rpc_main(argv[3]);
     ggml_backend_dev_t cpu_dev = find_dev("CPU"), npu_dev = find_dev("NPUKIT");
     if (!cpu_dev || !npu_dev) {
         printf("SKIP: %s not loaded (GGML_BACKEND_PATH=%s)\n", cpu_dev ? "npukit" : "CPU",
@@ -296,8 +475,8 @@ int main(int argc, char **argv)
     ggml_npukit_counters before, after;
     get_counters(npu_dev, &before);
     ggml_backend_t only_cpu[1] = {cpu}, both[2] = {npu, cpu};
-    if (!generate(only_cpu, 1, &m_cpu, tok_cpu, lg_cpu, &mm_cpu) ||
-        !generate(both, 2, &m_npu, tok_npu, lg_npu, &mm_npu)) {
+    if (!generate(only_cpu, 1, NULL, &m_cpu, tok_cpu, lg_cpu, &mm_cpu) ||
+        !generate(both, 2, NULL, &m_npu, tok_npu, lg_npu, &mm_npu)) {
         printf("FAIL: a graph did not compute\n");
         return 1;
     }
@@ -356,6 +535,31 @@ int main(int argc, char **argv)
                (unsigned long long)on_npu, mm_npu);
         fails++;
     }
+    /* the whole graph on the device alone, as ggml's RPC server gives it: the same tokens */
+    int32_t tok_whole[TMAX];
+    memcpy(tok_whole, tok_npu, PROMPT * sizeof *tok_whole);
+    int mm_whole = 0;
+    ggml_npukit_counters w0, w1;
+    get_counters(npu_dev, &w0);
+    ggml_backend_t only_npu[1] = {npu};
+    if (!generate(only_npu, 0, ggml_backend_dev_buffer_type(npu_dev), &m_npu, tok_whole, lg_npu,
+                  &mm_whole)) {
+        printf("FAIL: a whole graph did not compute on the device\n");
+        fails++;
+    } else {
+        get_counters(npu_dev, &w1);
+        printf("whole graphs on the device: %llu matmuls on the NPU, %llu other nodes on the CPU "
+               "backend inside its graph_compute; tokens %s\n",
+               (unsigned long long)(w1.npu_matmuls - w0.npu_matmuls),
+               (unsigned long long)(w1.cpu_nodes - w0.cpu_nodes),
+               memcmp(tok_whole, tok_cpu, sizeof tok_whole) ? "DIFFER" : "the CPU's");
+        if (memcmp(tok_whole, tok_cpu, sizeof tok_whole) != 0 || w1.cpu_nodes == w0.cpu_nodes) {
+            printf("FAIL: expected the CPU's tokens and nodes left to the CPU backend\n");
+            fails++;
+        }
+    }
+    fails += check_unmarked_cache(npu, npu_dev, get_counters);
+    fails += check_memory(npu_dev);
     fails += check_fp16_range(npu, cpu, npu_dev, cpu_dev, get_counters);
     model_free(&m_cpu);
     model_free(&m_npu);

@@ -72,15 +72,18 @@ done
 cc -std=c11 -Wall -Wextra -Werror examples/matmul_fp16.c $(pkg-config --cflags --libs npukit) \
   -Wl,-rpath,"$(pkg-config --variable=libdir npukit)" -o "$stage/ex-pc/rpath"
 (cd / && "$stage/ex-pc/rpath" > "$stage/out") || { cat "$stage/out"; echo "check_install: rpath run failed" >&2; exit 1; }
-cc -std=c11 -Wall -Wextra -Werror -static-libgcc examples/matmul_int8.c $(pkg-config --cflags npukit) \
-  "$root/$lib/libnpukit.a" $(pkg-config --libs-only-l --static npukit | sed 's/-lnpukit//') -o "$stage/ex-pc/static"
+# npukit-static.pc links libnpukit.a itself: the program needs no libnpukit.so to run
+cc -std=c11 -Wall -Wextra -Werror -static-libgcc examples/matmul_int8.c \
+  $(pkg-config --cflags --libs npukit-static) -o "$stage/ex-pc/static"
+! readelf -d "$stage/ex-pc/static" | grep -q 'NEEDED.*libnpukit' ||
+  { echo "check_install: npukit-static.pc linked libnpukit.so" >&2; exit 1; }
 (cd / && run "$stage/ex-pc/static")
 cc -std=c11 -Wall -Wextra -Werror examples/shim_rknpu.c $(pkg-config --cflags npukit) -o "$stage/ex-pc/shim_rknpu"
 (cd / && LD_PRELOAD="$root/$lib/npukit/librksim_shim.so" run "$stage/ex-pc/shim_rknpu")
 # The rknn_matmul_* compatible layer: a program written against the vendor API's documented
 # interface builds against the installed headers and library (pkg-config npukit-rknn) and runs.
 cc -std=c11 -Wall -Wextra -Werror examples/rknn/rknn_matmul_demo.c $(pkg-config --cflags --libs npukit-rknn) \
-  -lm -o "$stage/ex-pc/rknn_matmul_demo"
+  -o "$stage/ex-pc/rknn_matmul_demo"
 # Its rpath is where the library is when the program runs: for the packages the installed path
 # (/usr/lib/TRIPLET/npukit/rknn), never the sysroot it was built against, which the loader is
 # then told about as a board is not (LD_LIBRARY_PATH); for a plain install the tree as found.

@@ -42,6 +42,12 @@ command -v qemu-riscv64 >/dev/null 2>&1 || optional+=(qemu-user)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || optional+=(python3-numpy)
 /usr/bin/python3 -c 'import pytest' >/dev/null 2>&1 || optional+=(python3-pytest)
 /usr/bin/python3 -m pip --version >/dev/null 2>&1 || optional+=(python3-pip)
+# The Debian packages (scripts/debs.sh, debian/control's Build-Depends): debhelper and the
+# Python packaging tools; without them debs.sh stops with dpkg-checkbuilddeps's list.
+command -v dh > /dev/null 2>&1 || optional+=(debhelper)
+[ -e /usr/share/perl5/Debian/Debhelper/Buildsystem/pybuild.pm ] || optional+=(dh-python)
+dpkg-query -W -f='${db:Status-Status}' pybuild-plugin-pyproject 2>/dev/null | grep -qx installed ||
+  optional+=(pybuild-plugin-pyproject python3-all python3-setuptools)
 # NPUKIT_DEPS_REPORT=1: say what is missing, install nothing.
 if [ "${NPUKIT_DEPS_REPORT:-0}" = 1 ]; then
   echo "npukit: missing: ${need[*]:-none}; optional missing: ${optional[*]:-none}"

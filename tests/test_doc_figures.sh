@@ -16,7 +16,7 @@ rows=(
 for row in "${rows[@]}"; do
   IFS='|' read -r doc pat cmd <<< "$row"
   stated=$(tr '\n' ' ' < "$src/$doc" | sed -nE "s/$pat/\1/p")
-  got=$($cli $cmd 2>/dev/null | grep -o '"transactions": [0-9]*' | head -1 | sed 's/.*: //')
+  got=$($cli $cmd 2>/dev/null | grep -o '"transactions":[0-9]*' | head -1 | sed 's/.*://')
   if [ -n "$stated" ] && [ "$stated" = "$got" ]; then
     pass=$((pass + 1))
   else

@@ -33,7 +33,7 @@ ok test -n "$line_addr"
 ok test -n "$daemon_addr"
 
 # field NAME < json: the first value of "NAME"
-field() { grep -o "\"$1\": [^,}]*" | head -1 | sed 's/^[^:]*: //'; }
+field() { grep -o "\"$1\":[^,}]*" | head -1 | sed 's/^[^:]*://'; }
 
 "$cli" kt move fill --words 4 --emit >"$tmp/prog.txt"
 commands=(
@@ -77,7 +77,7 @@ start daemon bridge --card "pipe:'$cli' kt serve"
 bridge_addr=$(cat "$tmp/bridge.addr")
 want=$("$cli" kt saxpy -n 200 --json | field writes)
 ok test "$("$cli" kt saxpy -n 200 --json --card "daemon:$bridge_addr" | field writes)" = "$want"
-ok bash -c "'$cli' kt saxpy -n 200 --json --card 'daemon:$bridge_addr' | grep -q '\"ok\": true'"
+ok bash -c "'$cli' kt saxpy -n 200 --json --card 'daemon:$bridge_addr' | grep -q '\"ok\":true'"
 
 # The text forms name the machine.
 ok bash -c "'$cli' kt enum --card 'tcp:$line_addr' | grep -q 'line protocol (tcp)'"

@@ -8,18 +8,18 @@ ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" 
 ok bash -c "'$cli' kt enum | grep -q '^3 units'"
 ok bash -c "'$cli' kt enum | grep -q '(1,2) *TU'"
 ok bash -c "'$cli' kt enum --sim mesh2x2 --prestrobe | grep -q '^6 units'"
-ok bash -c "'$cli' kt enum --json | grep -q '\"inst_depth\": 8'"
+ok bash -c "'$cli' kt enum --json | grep -q '\"inst_depth\":8'"
 ok bash -c "'$cli' kt enum | grep -q '^transport: [0-9]* transactions'"
 ok bash -c "'$cli' kt saxpy -n 1000 | grep -q 'check: ok (0 of 1000'"
 ok bash -c "'$cli' kt saxpy -n 300 --prestrobe --sim mesh2x2 | grep -q 'check: ok'"
-ok bash -c "'$cli' kt saxpy -n 9000 --prestrobe --sim card --json | grep -q '\"ok\": true'"
+ok bash -c "'$cli' kt saxpy -n 9000 --prestrobe --sim card --json | grep -q '\"ok\":true'"
 ok bash -c "'$cli' kt status | grep -q 'mesh_ready'"
-ok bash -c "'$cli' kt status --json | grep -q '\"node_status\": \['"
+ok bash -c "'$cli' kt status --json | grep -q '\"node_status\":\['"
 ok bash -c "'$cli' kt saxpy -n 100 | grep -q '^transport: [0-9]* transactions'"
 ok bash -c "'$cli' kt status | grep -q '^transport: [0-9]* transactions'"
-ok bash -c "'$cli' kt saxpy -n 100 --json | grep -q '\"transport\": {\"transactions\": [0-9]'"
-ok bash -c "'$cli' kt status --json | grep -q '\"transport\": {\"transactions\": [0-9]'"
-ok bash -c "'$cli' kt enum --json | grep -q '\"transport\": {\"transactions\": [0-9]'"
+ok bash -c "'$cli' kt saxpy -n 100 --json | grep -q '\"transport\":{\"transactions\":[0-9]'"
+ok bash -c "'$cli' kt status --json | grep -q '\"transport\":{\"transactions\":[0-9]'"
+ok bash -c "'$cli' kt enum --json | grep -q '\"transport\":{\"transactions\":[0-9]'"
 ok bash -c "'$cli' kt saxpy -n 0 2>&1 | grep -q -- '-n=0 is outside 1..1048576'"
 ok bash -c "'$cli' kt saxpy -n 1048577 2>&1 | grep -q -- '-n=1048577 is outside 1..1048576'"
 ok bash -c "'$cli' kt saxpy -n 99999999999999999999 2>&1 | grep -q -- '-n=99999999999999999999 is outside 1..1048576'"
@@ -28,9 +28,9 @@ ok bash -c "'$cli' kt move copy --meshes 99999999999999999999 2>&1 | grep -q -- 
 ok bash -c "'$cli' kt saxpy -n 262152 | grep -q 'check: ok (0 of 262152'"
 ok bash -c "'$cli' kt saxpy -n 262152 --engine --wait-cycles 200 | grep -q 'check: ok (0 of 262152'"
 # Every command's JSON has the same top-level traffic members.
-ok bash -c "'$cli' kt saxpy -n 100 --json | grep -q '\"ok\": true, \"transactions\": [0-9]*, \"bytes\": [0-9]*, \"transport\"'"
-ok bash -c "'$cli' kt enum --json | grep -q '\"transactions\": [0-9]*, \"bytes\": [0-9]*, \"transport\"'"
-ok bash -c "'$cli' kt status --json | grep -q '\"transactions\": [0-9]*, \"bytes\": [0-9]*, \"transport\"'"
+ok bash -c "'$cli' kt saxpy -n 100 --json | grep -q '\"ok\":true,\"transactions\":[0-9]*,\"bytes\":[0-9]*,\"transport\"'"
+ok bash -c "'$cli' kt enum --json | grep -q '\"transactions\":[0-9]*,\"bytes\":[0-9]*,\"transport\"'"
+ok bash -c "'$cli' kt status --json | grep -q '\"transactions\":[0-9]*,\"bytes\":[0-9]*,\"transport\"'"
 ok bash -c "'$cli' kt saxpy --sim nosuch 2>&1 | grep -q \"preset 'nosuch' not found\""
 ok bash -c "'$cli' kt status --sim 2>&1 | grep -q 'option --sim needs a value'"
 ok bash -c "'$cli' kt enum --sim nosuch 2>&1 | grep -q \"preset 'nosuch' not found\""
@@ -80,19 +80,19 @@ printf 'WR 0x10000020 5 IRQ_EN\n\000DONE 0\n' > "$tmp/nul.prog"
 ok bash -c "'$cli' kt prog '$tmp/nul.prog' 2>&1 | grep -q 'a NUL byte at offset 23 (a program is text)'"
 ok bash -c "timeout 20 '$cli' kt prog /dev/zero 2>&1 | grep -q 'zero. is larger than 16777216 bytes'"
 # The cycles a host access is charged are a preset value, and --json says which.
-ok bash -c "'$cli' kt saxpy -n 10 --json | grep -q '\"host_access_cycles\": 8,'"
+ok bash -c "'$cli' kt saxpy -n 10 --json | grep -q '\"host_access_cycles\":8,'"
 sed 's/^host_access_cycles .*/host_access_cycles 3/' "$src/data/kt/default.mesh" > "$tmp/access3.mesh"
-ok bash -c "'$cli' kt enum --json --sim '$tmp/access3.mesh' | grep -q '\"host_access_cycles\": 3,'"
-ok bash -c "'$cli' kt move copy --json --sim '$tmp/access3.mesh' | grep -q '\"host_access_cycles\": 3,'"
+ok bash -c "'$cli' kt enum --json --sim '$tmp/access3.mesh' | grep -q '\"host_access_cycles\":3,'"
+ok bash -c "'$cli' kt move copy --json --sim '$tmp/access3.mesh' | grep -q '\"host_access_cycles\":3,'"
 # One span for every figure: cycles and counts start together. kt enum spans the whole command
 # (enumeration is the command); kt saxpy and kt move start after the machine is open and the
 # operands are up, and on the RTL bench's preset (3 cycles an access, no access cheaper) the span's
 # cycles cover at least its transactions' cost.
 span_ok() { # FIELD_JSON: span_start_cycle condition, cycles >= 3 * transactions
   local j=$1 want=$2 st cy tr
-  st=$(echo "$j" | grep -o '"span_start_cycle": [0-9]*' | sed 's/.*: //')
-  cy=$(echo "$j" | grep -o '"cycles": [0-9]*' | head -1 | sed 's/.*: //')
-  tr=$(echo "$j" | grep -o '"transactions": [0-9]*' | head -1 | sed 's/.*: //')
+  st=$(echo "$j" | grep -o '"span_start_cycle":[0-9]*' | sed 's/.*://')
+  cy=$(echo "$j" | grep -o '"cycles":[0-9]*' | head -1 | sed 's/.*://')
+  tr=$(echo "$j" | grep -o '"transactions":[0-9]*' | head -1 | sed 's/.*://')
   [ -n "$st" ] && [ -n "$cy" ] && [ "$cy" -ge $((3 * tr)) ] || return 1
   if [ "$want" = zero ]; then [ "$st" = 0 ]; else [ "$st" -gt 0 ]; fi
 }
@@ -102,8 +102,8 @@ ok span_ok "$("$cli" kt saxpy -n 1000 --json --sim rtl_bench)" after
 ok span_ok "$("$cli" kt move copy --json --sim rtl_bench)" after
 # The unit timing is a preset row over the calibrated defaults, and kt saxpy reports it.
 { cat "$src/data/kt/default.mesh"; echo 'timing saxpy read_wait=5 element=2'; } > "$tmp/slow.mesh"
-ok bash -c "'$cli' kt saxpy -n 100 --json --sim '$tmp/slow.mesh' | grep -q '\"saxpy\": {\"setup\": [0-9]*, \"read_wait\": 5, \"element\": 2,'"
-ok bash -c "'$cli' kt saxpy -n 100 --engine --json --sim '$tmp/slow.mesh' | grep -q '\"read_wait\": 5, \"element\": 2,'"
+ok bash -c "'$cli' kt saxpy -n 100 --json --sim '$tmp/slow.mesh' | grep -q '\"saxpy\":{\"setup\":[0-9]*,\"read_wait\":5,\"element\":2,'"
+ok bash -c "'$cli' kt saxpy -n 100 --engine --json --sim '$tmp/slow.mesh' | grep -q '\"read_wait\":5,\"element\":2,'"
 ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/slow.mesh' | grep -q '^unit timing (cycles): saxpy setup [0-9]*, read_wait 5, element 2,'"
 ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/slow.mesh' | grep -q 'check: ok'"
 echo "timing saxpy element=0" > "$tmp/bad_timing.mesh"
@@ -113,14 +113,14 @@ ok bash -c "'$cli' kt saxpy -n 100 --sim '$tmp/bad_timing.mesh' 2>&1 | grep -q '
 # pace themselves from the unit timing: polls (status reads that came too early) stay under 10%
 # of all transactions, and each program costs few reads.
 out=$("$cli" kt saxpy -n 100000 --json)
-jf() { echo "$out" | grep -o "\"$1\": [0-9]*" | head -1 | sed 's/.*: //'; }
+jf() { echo "$out" | grep -o "\"$1\":[0-9]*" | head -1 | sed 's/.*://'; }
 ok test "$(jf writes)" = 130
 ok test "$(jf block_writes)" = 13
 ok test $(( $(jf polls) * 10 )) -lt "$(jf transactions)"
 ok test "$(jf reads)" -le $(( 26 * 5 ))
 # --poll-us is a fixed interval instead: the same work, more polls.
 out2=$("$cli" kt saxpy -n 100000 --json --poll-us 1)
-ok test "$(echo "$out2" | grep -o '"polls": [0-9]*' | head -1 | sed 's/.*: //')" -gt "$(jf polls)"
+ok test "$(echo "$out2" | grep -o '"polls":[0-9]*' | head -1 | sed 's/.*://')" -gt "$(jf polls)"
 ok bash -c "'$cli' kt saxpy -n 10 --poll-us 0 2>&1 | grep -q -- '--poll-us=0 is outside 1..60000000'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -50,8 +50,8 @@ sed 's/^\(unit 1 2 test .*\)$/\1 reply_delay=200000/' "$(dirname "$0")/../data/k
 ok grep -q reply_delay "$tmp/slow.mesh"
 ok bash -c "'$cli' kt enum --sim '$tmp/slow.mesh' --reply-budget 4 >'$tmp/enum.txt'"
 ok grep -q '^2 units' "$tmp/enum.txt"
-ok grep -q 'no answer within the reply budget (4 mailbox reads) from (1,0) (1,2): empty, or a unit slower' "$tmp/enum.txt"
-ok bash -c "'$cli' kt enum --sim '$tmp/slow.mesh' --reply-budget 4 --json | grep -q '\"silent\": \[\[1, 0\], \[1, 2\]\]'"
+ok grep -q '^empty positions: (1,0) (1,2) (no unit answered within 4 mailbox reads; a slower unit needs --reply-budget N)' "$tmp/enum.txt"
+ok bash -c "'$cli' kt enum --sim '$tmp/slow.mesh' --reply-budget 4 --json | grep -q '\"silent\":\[\[1,0\],\[1,2\]\]'"
 ok bash -c "'$cli' kt enum | grep -q '^3 units'"
 
 echo "$pass passed, $fail failed"

@@ -201,7 +201,7 @@ static void test_starved(void)
 {
     ktsim_config c;
     CHECK_EQ(ktsim_preset_load("default", &c), NPK_OK);
-    c.units[2].latency = 1u << 24;
+    CHECK_EQ(ktsim_unit_set(&c.units[2], "latency", 1u << 24), NPK_OK);
     ktsim *s = make(&c);
     kt_options o = {0};
     o.poll_budget = 200;

@@ -14,10 +14,10 @@ ok bash -c "'$cli' kt move gather --indices 9,2,2,7,0 --row-words 2 --pitch 96 |
 ok bash -c "'$cli' kt move copy --sim mesh2x2 --words 100 | grep -q 'mover: 1 moves completed, fault 0 (none)'"
 ok bash -c "'$cli' kt move copy --dst-mesh 1 --words 32 | grep -q 'mesh 1 (over the interlink'"
 ok bash -c "'$cli' kt move generate --dst-mesh 3 | grep -q 'check: ok'"
-ok bash -c "'$cli' kt move copy --json | grep -q '\"transactions\": [0-9]*, \"bytes\": [0-9]*'"
-ok bash -c "'$cli' kt move fill --json | grep -q '\"ok\": true'"
+ok bash -c "'$cli' kt move copy --json | grep -q '\"transactions\":[0-9]*,\"bytes\":[0-9]*'"
+ok bash -c "'$cli' kt move fill --json | grep -q '\"ok\":true'"
 ok bash -c "'$cli' kt move gather --engine --indices 4,4,1 | grep -q 'check: ok (0 of 3'"
-ok bash -c "'$cli' kt move fill --engine --json | grep -q '\"form\": \"engine\"'"
+ok bash -c "'$cli' kt move fill --engine --json | grep -q '\"form\":\"engine\"'"
 ok bash -c "'$cli' kt move copy --engine --dst-mesh 1 2>&1 | grep -q 'runs a local move'"
 # A move as program text, run by `kt prog` on the host and in the engine.
 tmp=$(mktemp)
@@ -25,7 +25,7 @@ trap 'rm -f "$tmp" "$tmp.poll"' EXIT
 "$cli" kt move fill --words 4 --emit > "$tmp"
 ok grep -q '^WR 0x10000800 0x1080c mover_CTRL$' "$tmp"
 ok bash -c "'$cli' kt prog '$tmp' | grep -q 'DONE code 0'"
-ok bash -c "'$cli' kt prog '$tmp' --engine --json | grep -q '\"form\": \"engine\"'"
+ok bash -c "'$cli' kt prog '$tmp' --engine --json | grep -q '\"form\":\"engine\"'"
 ok bash -c "printf 'WR 0x10000020 5 IRQ_EN\nPOLL 0x10000020 4 0xf IRQ_EN\nDONE 0\n' | '$cli' kt prog - --budget 20 2>&1 | grep -q 'last read 0x0000000000000005 after 20 reads'"
 ok bash -c "printf 'JUMP 1\n' | '$cli' kt prog - 2>&1 | grep -q \"unknown command 'JUMP'\""
 ok bash -c "printf 'WR 0x100000000 1\nDONE 0\n' | '$cli' kt prog - 2>&1 | grep -q 'no slave answers at 0x100000000+8 on the card.s host bus'"
@@ -72,7 +72,7 @@ fi
 # The interlink's state, read through each mesh's window; a forwarded doorbell.
 ok bash -c "'$cli' kt link --meshes 3 --ring 0:2:7 | grep -q 'forwarded 1'"
 ok bash -c "'$cli' kt link --meshes 3 --ring 0:2:7 | grep -q 'mesh 2: interlink 0x000000001422494c, mesh id 2'"
-ok bash -c "'$cli' kt link --json --ring 1:0 | grep -q '\"received\": \[0, 1, 0, 0\]'"
+ok bash -c "'$cli' kt link --json --ring 1:0 | grep -q '\"received\":\[0,1,0,0\]'"
 ok bash -c "'$cli' kt link --meshes 1 | grep -q 'no interlink'"
 ok bash -c "'$cli' kt link --ring 0:3 2>&1 | grep -q 'beyond the card'"
 # Runtime mesh ids and clearing, through the driver's kt_il_set_mesh_id and kt_il_clear.
@@ -84,25 +84,25 @@ ok bash -c "'$cli' kt link --ring 0:1 | grep -A1 '^mesh 1' | grep -q 'received f
 ok bash -c "'$cli' kt link --mesh-id 1:5 2>&1 | grep -q \"mesh-id '1:5': expected MESH:ID, both 0..3\""
 ok bash -c "'$cli' kt link --mesh-id 2:1 2>&1 | grep -q 'mesh-id 2:1 names a mesh beyond the card.s 2'"
 # The same saxpy, host form and engine form; both report transactions and bytes.
-ok bash -c "'$cli' kt saxpy -n 1000 --json | grep -q '\"transactions\": [0-9]*, \"bytes\": [0-9]*'"
-ok bash -c "'$cli' kt saxpy -n 1000 --engine --json | grep -q '\"transactions\": [0-9]*, \"bytes\": [0-9]*'"
+ok bash -c "'$cli' kt saxpy -n 1000 --json | grep -q '\"transactions\":[0-9]*,\"bytes\":[0-9]*'"
+ok bash -c "'$cli' kt saxpy -n 1000 --engine --json | grep -q '\"transactions\":[0-9]*,\"bytes\":[0-9]*'"
 ok bash -c "'$cli' kt saxpy -n 1000 --engine | grep -q 'check: ok (0 of 1000'"
-ok bash -c "'$cli' kt saxpy -n 9000 --engine --prestrobe --wait-cycles 200 --json | grep -q '\"ok\": true'"
+ok bash -c "'$cli' kt saxpy -n 9000 --engine --prestrobe --wait-cycles 200 --json | grep -q '\"ok\":true'"
 ok bash -c "'$cli' kt saxpy -n 300 --engine --sim mesh2x2 | grep -q 'check: ok'"
 ok bash -c "! '$cli' kt saxpy -n 0 --engine 2>/dev/null"
 # --poll-us: the host's waits (AUX_STAT on the host, CTRL for the engine form, a program's POLLs)
 # let the machine run that long between two reads that found the wait not over: fewer reads.
-pj() { echo "$1" | grep -o "\"$2\": [0-9]*" | head -1 | sed 's/.*: //'; }
+pj() { echo "$1" | grep -o "\"$2\":[0-9]*" | head -1 | sed 's/.*://'; }
 b2b=$("$cli" kt move copy --words 2048 --json)
 paced=$("$cli" kt move copy --words 2048 --poll-us 10 --json)
-ok bash -c "echo '$paced' | grep -q '\"ok\": true'"
+ok bash -c "echo '$paced' | grep -q '\"ok\":true'"
 ok test "$(pj "$paced" polls)" -lt "$(pj "$b2b" polls)"
 b2b=$("$cli" kt move copy --words 2048 --engine --json)
 paced=$("$cli" kt move copy --words 2048 --engine --poll-us 1 --json)
 ok test "$(pj "$paced" transactions)" -lt "$(pj "$b2b" transactions)"
 printf 'WR 0x10000020 5\nPOLL 0x10000020 5 0xF IRQ_EN\nDONE 3\n' >"$tmp.poll"
-ok bash -c "'$cli' kt prog '$tmp.poll' --poll-us 1 --json | grep -q '\"code\": 3'"
-ok bash -c "'$cli' kt prog '$tmp.poll' --engine --poll-us 1 --json | grep -q '\"code\": 3'"
+ok bash -c "'$cli' kt prog '$tmp.poll' --poll-us 1 --json | grep -q '\"code\":3'"
+ok bash -c "'$cli' kt prog '$tmp.poll' --engine --poll-us 1 --json | grep -q '\"code\":3'"
 ok bash -c "'$cli' kt move fill --poll-us 0 2>&1 | grep -q -- '--poll-us=0 is outside 1..60000000'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

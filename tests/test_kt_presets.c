@@ -11,6 +11,7 @@
 #include "npukit/kt.h"
 #include "npukit/kt_mover.h"
 #include "npukit/ktsim.h"
+#include "npukit/ktsim_unit.h"
 
 static ktsim *build(const char *name, ktsim_config *c) { return kt_test_sim(name, KT_GEN_PRESET, c); }
 
@@ -113,7 +114,9 @@ static void test_parse_errors(void)
     CHECK_EQ(c.units[0].type, 0x5151);
     CHECK_EQ(c.units[0].inst_depth, 32);
     CHECK_EQ(c.units[0].version, 1);
-    CHECK_EQ(c.units[0].latency, 16);
+    const ksim_unit_ops *tu = ksim_unit_find("test"); /* its one setting, latency, 16 */
+    CHECK(tu && tu->settings && !strcmp(tu->settings[0].name, "latency"));
+    CHECK_EQ(c.units[0].setting[0], 16);
 }
 
 /* cu_version (spec §1.3): every endpoint of an image carries the same build number. The error

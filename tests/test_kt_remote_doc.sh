@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The no-hardware session in docs/kt-remote.md, run as written: its servers start in the
-# background, its clients talk to them, every command succeeds. The block's loopback ports are
-# swapped for free ones (a busy CI machine may hold the documented ones), and each server is
-# waited for until it listens; the servers are stopped at the end.
+# background, its clients talk to them, every command succeeds. Each server binds port 0 in place
+# of its documented port (a busy CI machine may hold that one, and a port found free can be taken
+# before the bind) and the clients use the port it reports; the servers are stopped at the end.
 set -u
 cli=$1 src=$2
 work=$(mktemp -d)
@@ -22,32 +22,40 @@ mkdir -p "$work/build"
 ln -s "$cli" "$work/build/npukit"
 cd "$work"
 
-port_free() { ! (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
-wait_listening() { # port: up to 30 s for a server under the sanitizers on a loaded machine
+# Each server listens on port 0 (the system picks a free one, so nothing else can take it
+# between a check and the bind) and its "listening on 127.0.0.1:PORT" line says which; the
+# lines after it use that port wherever the documented one stood.
+listening_port() { # file: up to 30 s for a server under the sanitizers on a loaded machine
   for _ in $(seq 300); do
-    (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null && return 0
+    p=$(sed -n 's/^listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$1")
+    [ -n "$p" ] && { echo "$p"; return 0; }
     sleep 0.1
   done
   return 1
 }
-# Every documented port gets a free one of its own.
-for p in $(grep -o '127\.0\.0\.1:[0-9]*' <<< "$block" | sort -u | cut -d: -f2); do
-  q=$((20000 + RANDOM % 40000))
-  while ! port_free "$q"; do q=$((20000 + RANDOM % 40000)); done
-  block=${block//127.0.0.1:$p/127.0.0.1:$q}
-done
+declare -A real=()
+with_ports() {
+  local l=$1 p
+  for p in "${!real[@]}"; do l=$(sed -E "s/127\.0\.0\.1:$p\b/127.0.0.1:${real[$p]}/g" <<< "$l"); done
+  printf '%s\n' "$l"
+}
 
-pass=0 fail=0
+pass=0 fail=0 n=0
 while IFS= read -r line; do
   [ -n "$line" ] || continue
   if [[ "$line" == *"&" ]]; then
-    bash -c "exec ${line%&}" > /dev/null 2> server.err < /dev/null &
+    n=$((n + 1))
+    doc=$(grep -o -- '--listen 127\.0\.0\.1:[0-9]*' <<< "$line" | cut -d: -f2)
+    cmd=$(sed -E 's/(--listen 127\.0\.0\.1:)[0-9]+/\10/' <<< "${line%&}")
+    bash -c "exec $cmd" > "server$n.out" 2> "server$n.err" < /dev/null &
     pids+=($!)
-    port=$(grep -o -- '--listen 127\.0\.0\.1:[0-9]*' <<< "$line" | cut -d: -f2)
-    if wait_listening "$port"; then pass=$((pass + 1)); else
-      fail=$((fail + 1)); echo "FAILED: server never listened: $line" >&2; cat server.err >&2
+    if port=$(listening_port "server$n.out"); then
+      real[$doc]=$port
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1)); echo "FAILED: server never listened: $line" >&2; cat "server$n.err" >&2
     fi
-  elif bash -c "$line" > out.txt 2> err.txt < /dev/null; then
+  elif bash -c "$(with_ports "$line")" > out.txt 2> err.txt < /dev/null; then
     pass=$((pass + 1))
   else
     fail=$((fail + 1))

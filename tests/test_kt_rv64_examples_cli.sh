@@ -31,8 +31,8 @@ ok has "$out" "host: rang the doorbell 3 times, cleared it 3 times"
 ok has "$out" "exit 0x0 (0)"
 out=$("$cli" kt rv64 run "$rv/doorbell.elf" --json); rc=$?
 ok [ $rc -eq 0 ]
-ok has "$out" '"exited": true, "exit": 0, "halted": false'
-ok has "$out" '"rings": 3, "clears": 3'
+ok has "$out" '"exited":true,"exit":0,"halted":false'
+ok has "$out" '"rings":3,"clears":3'
 ok has "$out" '3 doorbells handled'
 
 out=$("$cli" kt rv64 run "$rv/mover_copy.elf" --dram-out 0x40000:2048:"$tmp/src.bin" \

@@ -107,16 +107,17 @@ static void test_daemon_ops(void)
     value_has(r, "\"000000000000000088776655ddccbbaa\""); /* write32 kept the low half */
     cJSON_Delete(r);
     r = call(&c, ++id, "\"op\":\"clocks\"");
-    value_has(r, "\"0\":{\"level\":\"low\",\"noc_mhz\":100");
-    value_has(r, "\"1\":{\"level\":\"low\"");
+    /* upstream's reply: the four rates in MHz and nothing else */
+    value_has(r, "\"0\":{\"noc\":100,\"mat2x\":200,\"vec\":100,\"mag\":100}");
+    value_has(r, "\"1\":{\"noc\":100,\"mat2x\":200,\"vec\":100,\"mag\":100}");
     cJSON_Delete(r);
     r = call(&c, ++id, "\"op\":\"run_begin\",\"meshes\":[1],\"level\":\"ship\"");
     CHECK(ok_of(r));
     int token = cJSON_GetObjectItem(r, "value") ? cJSON_GetObjectItem(r, "value")->valueint : 0;
     cJSON_Delete(r);
     r = call(&c, ++id, "\"op\":\"clocks\"");
-    value_has(r, "\"1\":{\"level\":\"ship\",\"noc_mhz\":300,\"mat2x_mhz\":600");
-    value_has(r, "\"0\":{\"level\":\"low\"");
+    value_has(r, "\"1\":{\"noc\":300,\"mat2x\":600,\"vec\":300,\"mag\":300}");
+    value_has(r, "\"0\":{\"noc\":100,\"mat2x\":200,\"vec\":100,\"mag\":100}");
     cJSON_Delete(r);
     r = call(&c, ++id, "\"op\":\"claim\",\"mesh\":0,\"base\":4096,\"size\":4096");
     CHECK(ok_of(r));
@@ -160,7 +161,17 @@ static void test_daemon_ops(void)
     r = call(&c, ++id, "\"op\":\"read64\",\"addr\":1099521064960"); /* never-written DRAM */
     CHECK_STR_HAS(error_of(r), "OSError: ");
     cJSON_Delete(r);
-    /* shutdown: answered, then the server ends. */
+    /* shutdown: refused unless the server was started to allow it (any client could end it). */
+    r = call(&c, ++id, "\"op\":\"shutdown\"");
+    CHECK(!ok_of(r));
+    CHECK_STR_HAS(error_of(r), "PermissionError: daemon started without --allow-shutdown");
+    cJSON_Delete(r);
+    kt_carrier_close(&c, 0);
+    kt_test_server_stop(&sv);
+    /* Allowed: answered, then the server ends. */
+    const char *allow[] = {"--protocol", "daemon", "--allow-shutdown", NULL};
+    CHECK(kt_test_server_start(&sv, allow));
+    CHECK_EQ(kt_carrier_connect(&c, sv.addr, PATIENCE_MS), NPK_OK);
     r = call(&c, ++id, "\"op\":\"shutdown\"");
     CHECK(ok_of(r));
     cJSON_Delete(r);
@@ -172,6 +183,53 @@ static void test_daemon_ops(void)
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     sv.pid = 0;
     kt_carrier_close(&c, 0);
+}
+
+/* The governor's idle window is an option (upstream's daemon's idle_seconds; its test uses
+ * 0.2 s): status reports it, and a mesh a run raised drops back to the idle profile once the run
+ * has ended and the window has passed (polled, with a generous deadline: no timing is asserted
+ * beyond "it drops"). A bad window is refused naming the value and the range. */
+static void test_governor_idle_window(void)
+{
+    kt_test_server sv;
+    const char *args[] = {"--protocol", "daemon", "--meshes", "2", "--idle-seconds", "0.2", NULL};
+    CHECK(kt_test_server_start(&sv, args));
+    if (!sv.pid)
+        return;
+    kt_carrier c;
+    CHECK_EQ(kt_carrier_connect(&c, sv.addr, PATIENCE_MS), NPK_OK);
+    int id = 0;
+    cJSON *r = call(&c, ++id, "\"op\":\"status\"");
+    value_has(r, "\"idle_seconds\":0.2");
+    cJSON_Delete(r);
+    r = call(&c, ++id, "\"op\":\"run_begin\",\"meshes\":[1],\"level\":\"mid\"");
+    int token = cJSON_GetObjectItem(r, "value") ? cJSON_GetObjectItem(r, "value")->valueint : 0;
+    cJSON_Delete(r);
+    char q[64];
+    snprintf(q, sizeof q, "\"op\":\"run_end\",\"token\":%d", token);
+    cJSON_Delete(call(&c, ++id, q));
+    bool dropped = false;
+    for (int i = 0; i < 500 && !dropped; i++) { /* at most 5 s */
+        r = call(&c, ++id, "\"op\":\"clocks\"");
+        char *t = value_text(r);
+        dropped = t && strstr(t, "\"1\":{\"noc\":100,");
+        free(t);
+        cJSON_Delete(r);
+        struct timespec ms10 = {0, 10 * 1000 * 1000};
+        if (!dropped)
+            nanosleep(&ms10, NULL);
+    }
+    CHECK(dropped);
+    kt_carrier_close(&c, 0);
+    kt_test_server_stop(&sv);
+    char cmd[512], out[512] = "";
+    snprintf(cmd, sizeof cmd, "'%s' kt serve --protocol daemon --idle-seconds 0 2>&1",
+             kt_test_cli());
+    FILE *p = popen(cmd, "r");
+    size_t n = p ? fread(out, 1, sizeof out - 1, p) : 0;
+    out[n] = '\0';
+    CHECK(p && pclose(p) != 0);
+    CHECK_STR_HAS(out, "--idle-seconds '0': a number of seconds 0.001..86400");
 }
 
 /* A bridge reports the backend it forwards to. */
@@ -275,6 +333,7 @@ int main(void)
 {
     alarm(600);
     test_daemon_ops();
+    test_governor_idle_window();
     test_bridge_backend();
     test_line_commands();
     test_preset_without_engine();

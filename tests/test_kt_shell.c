@@ -6,6 +6,7 @@
  * inside the shell (indices above 3 read zero, the value snapshotted at acceptance, a second
  * request discarded while one is pending), output priority signal > reply > unit traffic, the
  * counters' 32-bit wrap and their reset, and the test unit's latency. */
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -84,7 +85,9 @@ static ksim_shell *make(uint16_t depth, uint32_t reply_delay, const ksim_unit_op
     c.n_buffers = 2;
     c.inst_depth = depth;
     c.reply_delay = reply_delay;
-    c.latency = 16;
+    snprintf(c.kind, sizeof c.kind, "%s", ops->kind);
+    if (!strcmp(ops->kind, "test"))
+        CHECK_EQ(ktsim_unit_set(&c, "latency", 16), NPK_OK); /* the test unit's own setting */
     ksim_shell *sh = ksim_shell_create(&c, ops, ORC, 16, 0); /* FIFOs of exactly DEPTH */
     /* A shell learns the cycle from its tick, as it does in the mesh (endpoints tick first). */
     ksim_shell_endpoint.tick(sh, ++cyc);

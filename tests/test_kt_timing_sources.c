@@ -64,6 +64,7 @@ static void test_unit_rows(void)
     unsigned timed = 0;
     for (unsigned i = 0; i < ksim_unit_count(); i++) {
         const ksim_unit_ops *u = ksim_unit_at(i);
+        CHECK_EQ(ksim_unit_check(u), NPK_OK); /* the checks a registered type passes */
         if (!u->timing)
             continue;
         timed++;

@@ -21,11 +21,11 @@
 
 #include "check.h"
 #include "common/trace_json.h"
-#include "ktsim/shell.h"
 #include "npukit/kt.h"
 #include "npukit/kt_regs.h"
 #include "npukit/kt_serve.h"
 #include "npukit/ktsim.h"
+#include "npukit/ktsim_unit.h" /* all a unit type needs: no library-internal header */
 
 /* ---- the unit type (everything it is, in this section) ---- */
 
@@ -34,8 +34,13 @@ enum { EC_OP_ECHO = 1, EC_TYPE = 0x4543 /* 'EC' */, EC_FAULT = 0xEC0BAD };
 static const kt_field ec_layout[] = {
     {"op", 252, 4}, {"count", 224, 16}, {"value", 0, 32}, {NULL, 0, 0}};
 
+/* Its timing keys and its one preset setting, by position in its key tables below. */
+enum { EC_T_SETUP, EC_T_ELEMENT, EC_T_RETIRE };
+enum { EC_S_BIAS };
+
 typedef struct echo_unit {
-    ktsim_unit_timing timing;
+    uint32_t setup, element, retire; /* its timing row */
+    uint32_t bias;                   /* its `bias=` setting: added to every value it echoes */
     bool active, fault;
     uint32_t remaining, value;
     uint64_t dbg;
@@ -45,8 +50,12 @@ static void *ec_create(const ktsim_unit_cfg *cfg, kt_coord mem)
 {
     (void)mem;
     echo_unit *u = calloc(1, sizeof *u);
-    if (u)
-        u->timing = cfg->timing;
+    if (u) {
+        u->setup = cfg->timing.value[EC_T_SETUP];
+        u->element = cfg->timing.value[EC_T_ELEMENT];
+        u->retire = cfg->timing.value[EC_T_RETIRE];
+        u->bias = cfg->setting[EC_S_BIAS];
+    }
     return u;
 }
 static void ec_destroy(void *u) { free(u); }
@@ -58,9 +67,9 @@ static void ec_issue(void *p, const kt_flit *inst)
     echo_unit *u = p;
     uint32_t count = (uint32_t)kt_field_get(inst, &ec_layout[1]);
     u->fault = kt_field_get(inst, &ec_layout[0]) != EC_OP_ECHO;
-    u->value = (uint32_t)kt_field_get(inst, &ec_layout[2]);
+    u->value = (uint32_t)kt_field_get(inst, &ec_layout[2]) + u->bias;
     /* at least a cycle: a unit may not retire in the cycle it accepts */
-    u->remaining = 1 + u->timing.setup + count * u->timing.element + u->timing.retire;
+    u->remaining = 1 + u->setup + count * u->element + u->retire;
     u->active = true;
 }
 
@@ -85,7 +94,13 @@ static bool ec_recv(void *p, const kt_flit *f)
 static uint64_t ec_dbg(void *p) { return ((echo_unit *)p)->dbg; }
 static bool ec_idle(void *p) { return !((echo_unit *)p)->active; }
 
-static const ktsim_unit_timing ec_timing = {"echo", .setup = 3, .element = 2, .retire = 1};
+static const ktsim_unit_key ec_timing[] = {
+    [EC_T_SETUP] = {"setup", 3, 0, 1000},
+    [EC_T_ELEMENT] = {"element", 2, 1, 1000},
+    [EC_T_RETIRE] = {"retire", 1, 0, 1000},
+    {NULL, 0, 0, 0},
+};
+static const ktsim_unit_key ec_settings[] = {[EC_S_BIAS] = {"bias", 0, 0, 0xFFFF}, {NULL, 0, 0, 0}};
 
 static const ksim_unit_ops echo_type = {
     .kind = "echo",
@@ -100,7 +115,8 @@ static const ksim_unit_ops echo_type = {
     .dbg = ec_dbg,
     .idle = ec_idle,
     .layout = ec_layout,
-    .timing = &ec_timing,
+    .settings = ec_settings,
+    .timing = ec_timing,
     .timing_source = "a test type: setup 3, 2 cycles per count, retire 1",
 };
 
@@ -152,23 +168,67 @@ static void test_register(void)
     nameless.timing_source = "";
     CHECK(ksim_unit_register(&nameless) != NPK_OK);
     CHECK_STR_HAS(npk_last_error(), "'half': a timing row needs its source");
+    /* its key tables: no shell key, none twice, defaults inside their ranges, at most 16 */
+    nameless = echo_type;
+    nameless.kind = "half";
+    static const ktsim_unit_key shells[] = {{"inst_depth", 1, 0, 9}, {NULL, 0, 0, 0}};
+    static const ktsim_unit_key twice[] = {{"a", 1, 0, 9}, {"a", 1, 0, 9}, {NULL, 0, 0, 0}};
+    static const ktsim_unit_key outside[] = {{"a", 10, 0, 9}, {NULL, 0, 0, 0}};
+    static ktsim_unit_key many[KTSIM_UNIT_MAX_KEYS + 2];
+    static char names[KTSIM_UNIT_MAX_KEYS + 1][4];
+    for (int i = 0; i <= KTSIM_UNIT_MAX_KEYS; i++) {
+        snprintf(names[i], sizeof names[i], "k%d", i);
+        many[i] = (ktsim_unit_key){names[i], 0, 0, 1};
+    }
+    struct {
+        const ktsim_unit_key *settings, *timing;
+        const char *msg;
+    } bad[] = {
+        {shells, NULL, "setting key 'inst_depth' is the shell's"},
+        {twice, NULL, "setting key 'a' named twice"},
+        {NULL, outside, "timing key 'a' default 10 outside 0..9"},
+        {many, NULL, "17 setting keys, at most 16"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        nameless.settings = bad[i].settings;
+        nameless.timing = bad[i].timing ? bad[i].timing : echo_type.timing;
+        CHECK(ksim_unit_register(&nameless) != NPK_OK);
+        CHECK_STR_HAS(npk_last_error(), bad[i].msg);
+    }
+    CHECK(ksim_unit_find("half") == NULL); /* nothing refused is in the table */
 }
 
 static void test_presets(void)
 {
     ktsim_config c;
     CHECK_EQ(ktsim_preset_parse("timing echo setup=7\n", "p", &c), NPK_OK);
-    const ktsim_unit_timing *t = ktsim_timing_find(&c, "echo");
-    CHECK(t != NULL);
-    if (t)
-        CHECK(t->setup == 7 && t->element == 2 && t->retire == 1);
+    uint32_t setup = 0, element = 0, retire = 0;
+    CHECK(ktsim_timing_get(&c, "echo", "setup", &setup));
+    CHECK(ktsim_timing_get(&c, "echo", "element", &element));
+    CHECK(ktsim_timing_get(&c, "echo", "retire", &retire));
+    CHECK(setup == 7 && element == 2 && retire == 1);
+    CHECK(ktsim_unit_timing_keys("echo") == ec_timing);
     CHECK(ktsim_timing_find(&c, "saxpy") != NULL); /* the library's own row is still there */
     CHECK_EQ(ktsim_preset_parse("timing test setup=1\n", "p", &c), NPK_EPARSE);
     CHECK_STR_HAS(npk_last_error(), "saxpy, echo have");
+    CHECK_EQ(ktsim_preset_parse("timing echo read_wait=1\n", "p", &c), NPK_EPARSE);
+    CHECK_STR_HAS(npk_last_error(), "unknown timing key 'read_wait' (setup, element, retire)");
+    /* its own setting on its unit line: range-checked, and another type's is refused */
+    CHECK_EQ(ktsim_preset_parse("unit 1 1 echo bias=70000\n", "p", &c), NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "p:1: bias=70000 outside 0..65535 (unit echo)");
+    CHECK_EQ(ktsim_preset_parse("unit 1 1 echo latency=3\n", "p", &c), NPK_EPARSE);
+    CHECK_STR_HAS(npk_last_error(), "unknown unit setting 'latency'");
+    CHECK_EQ(ktsim_preset_parse("unit 1 1 echo bias=1 bias=2\n", "p", &c), NPK_EPARSE);
+    CHECK_STR_HAS(npk_last_error(), "unit setting 'bias' given twice");
+    ktsim_unit_cfg u = {.kind = "echo"};
+    CHECK_EQ(ktsim_unit_set(&u, "bias", 5), NPK_OK);
+    CHECK(u.setting[EC_S_BIAS] == 5 && u.settings_given == 1u << EC_S_BIAS);
     ktsim *s = NULL;
     CHECK_EQ(ktsim_preset_parse("unit 1 1 nosuch\n", "p", &c), NPK_OK);
     CHECK(ktsim_create(&c, &s) != NPK_OK);
     CHECK_STR_HAS(npk_last_error(), "unknown model 'nosuch' (known: test, saxpy, echo)");
+    CHECK_EQ(ktsim_preset_parse("unit 1 1 nosuch speed=1\n", "p", &c), NPK_EPARSE);
+    CHECK_STR_HAS(npk_last_error(), "unit kind 'nosuch' is not one of test, saxpy, echo");
 }
 
 /* Dispatch `n` echo instructions through the driver; the unit's NODE_STATUS and counters. */
@@ -208,6 +268,34 @@ static void run_echo(const char *extra, unsigned op, uint32_t *busy, kt_node_sta
     CHECK_EQ(k.retired, 3);
     *busy = k.busy_cycles;
     CHECK(ktsim_fault(s) == NULL);
+    ktsim_destroy(s);
+}
+
+/* The unit's `bias=` setting reaches its model: an instruction that is not a batch's last
+ * reports INST_COMPLETE with the unit's exec_result, value + bias. */
+static void test_setting_reaches_unit(void)
+{
+    static const char text[] = "name echo_mesh\ngrid 1 1\nmem_port 0 1\n"
+                               "unit 1 1 echo version=4 inst_depth=8 bias=5\n";
+    ktsim_config c;
+    CHECK_EQ(ktsim_preset_parse(text, "bias", &c), NPK_OK);
+    ktsim *s = NULL;
+    CHECK_EQ(ktsim_create(&c, &s), NPK_OK);
+    if (!s)
+        return;
+    kt_dev d;
+    CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, NULL), NPK_OK);
+    kt_unit u[2];
+    size_t n = 0;
+    CHECK_EQ(kt_enumerate(&d, u, 2, &n), NPK_OK);
+    kt_flit f = echo_inst(EC_OP_ECHO, 1, 0x1111, 1, false);
+    CHECK_EQ(kt_stage(&d, 0, &f, 1), NPK_OK);
+    kt_ticket tk;
+    CHECK_EQ(kt_dispatch(&d, &u[0], 0, 1, 0, &tk), NPK_OK);
+    kt_wait_result r = {0};
+    CHECK_EQ(kt_wait(&d, &tk, &r), NPK_OK);
+    CHECK_EQ(r.last.code, KT_SIG_INST_COMPLETE);
+    CHECK_EQ(r.last.arg, 0x1111 + 5);
     ktsim_destroy(s);
 }
 
@@ -315,6 +403,7 @@ int main(void)
     test_register();
     test_presets();
     test_shell_and_timing();
+    test_setting_reaches_unit();
     test_cli_enum();
     test_trace();
     unlink(trace_file);

@@ -145,18 +145,21 @@ static void test_row_moves_latency(void)
 {
     ktsim_config c;
     ktsim_config_default(&c);
-    const ktsim_unit_timing *t = ktsim_timing_find(&c, "saxpy");
-    CHECK(t != NULL);
-    if (!t)
-        return;
+    uint32_t setup, read_wait, element, retire;
+    CHECK(ktsim_timing_get(&c, "saxpy", "setup", &setup));
+    CHECK(ktsim_timing_get(&c, "saxpy", "read_wait", &read_wait));
+    CHECK(ktsim_timing_get(&c, "saxpy", "element", &element));
+    CHECK(ktsim_timing_get(&c, "saxpy", "retire", &retire));
+    CHECK(!ktsim_timing_get(&c, "saxpy", "latency", &setup)); /* not one of its keys */
     CHECK(ktsim_timing_find(&c, "test") == NULL);
+    CHECK(ktsim_unit_timing_keys("test") == NULL);
     uint64_t base = latency_with(NULL);
     char line[128];
-    snprintf(line, sizeof line, "timing saxpy read_wait=%u", t->read_wait + 10);
+    snprintf(line, sizeof line, "timing saxpy read_wait=%u", read_wait + 10);
     CHECK_EQ(latency_with(line), base + 2 * 10);
-    snprintf(line, sizeof line, "timing saxpy element=%u", t->element + 1);
+    snprintf(line, sizeof line, "timing saxpy element=%u", element + 1);
     CHECK_EQ(latency_with(line), base + N);
-    snprintf(line, sizeof line, "timing saxpy setup=%u retire=%u", t->setup + 3, t->retire + 4);
+    snprintf(line, sizeof line, "timing saxpy setup=%u retire=%u", setup + 3, retire + 4);
     CHECK_EQ(latency_with(line), base + 7);
 }
 
@@ -180,7 +183,9 @@ static void test_row_refusals(void)
         CHECK_STR_HAS(npk_last_error(), bad[i].msg);
     }
     CHECK_EQ(ktsim_preset_parse("timing saxpy setup=5 # comment\n", "p", &c), NPK_OK);
-    CHECK_EQ(ktsim_timing_find(&c, "saxpy")->setup, 5);
+    uint32_t setup = 0;
+    CHECK(ktsim_timing_get(&c, "saxpy", "setup", &setup));
+    CHECK_EQ(setup, 5);
 }
 
 int main(void)

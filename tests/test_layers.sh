@@ -20,6 +20,7 @@
 # Usage: test_layers.sh CLI SOURCE_DIR   (the CLI argument is unused)
 set -u
 src_dir=${2:-$(dirname "$0")/..}
+cli_dir=$(cd "$(dirname "${1:-.}")" && pwd) # the build beside the CLI (the circle check)
 cd "$src_dir" || exit 2
 
 # Every public header's layer. A header a checked file includes must be listed here.
@@ -34,7 +35,7 @@ declare -A layer=(
     [rk_reference.h]=rk-driver [rk_synth.h]=rk-driver
     [kt_flit.h]=kt-hw [kt_regs.h]=kt-hw [kt_transport.h]=kt-hw [kt_mover_hw.h]=kt-hw
     [kt_words.h]=kt-hw [kt_board.h]=kt-hw
-    [ktsim.h]=kt-sim
+    [ktsim.h]=kt-sim [ktsim_unit.h]=kt-sim
     [kt.h]=kt-driver [kt_hostprog.h]=kt-driver
     [kt_mover.h]=kt-driver [kt_rv64_load.h]=kt-driver
     [kt_open.h]=kt-driver
@@ -344,6 +345,67 @@ done
 for p in "${soc_literal_pending[@]}"; do
     [[ -n ${soc_pending_seen[$p]:-} ]] || echo "note: the pending SoC literal '$p' no longer occurs: remove it"
 done
+# ---- No circles ----
+# No two parts of the library need each other, directly or round a longer loop: a part is a
+# source file and its header, named without .c/.h (src/ktsim/sim). Two graphs, each must be a
+# one-way order (tsort names the members of every loop it finds):
+#   - the include graph under src/: part A -> part B when a file of A includes a header of B;
+#   - the link graph of the library's objects in the build beside the CLI: A -> B when A's object
+#     uses a symbol that B's defines. A header declaring several files' functions (ktsim.h) hides
+#     such a pair from the include graph; the objects do not.
+circle_edges_includes() {
+    local f inc d
+    while IFS= read -r f; do
+        d=${f%/*}
+        while IFS= read -r inc; do
+            if [[ -f $d/$inc ]]; then
+                inc=$d/$inc
+                [[ $inc == *../* ]] && inc=$(realpath -m --relative-to=. "$inc")
+            elif [[ -f src/$inc ]]; then
+                inc=src/$inc
+            else
+                continue # a public or system header: no part of src/
+            fi
+            [[ ${f%.*} != "${inc%.*}" ]] && echo "${f%.*} ${inc%.*}"
+        done < <(includes "$f")
+    done < <(find src -name '*.[ch]' | sort)
+}
+circle_edges_objects() {
+    local objs=$1 o
+    (cd "$objs" && for o in $(find src -name '*.o' | sort); do
+        nm --defined-only -g "$o" | awk -v f="$o" '$2 ~ /^[TDBRVW]$/ {print $3, f}'
+    done) | sort -k1,1 > "$circle_tmp/defs"
+    (cd "$objs" && for o in $(find src -name '*.o' | sort); do
+        nm -u "$o" | awk -v f="$o" '{print $2, f}'
+    done) | sort -k1,1 > "$circle_tmp/uses"
+    join "$circle_tmp/uses" "$circle_tmp/defs" | awk '$2 != $3 {print $2, $3}' | sed 's/\.c\.o//g'
+}
+circle_check() { # circle_check GRAPH_NAME EDGE_FILE
+    local loop
+    [[ -s $2 ]] || { report "circles: the $1 graph has no edges"; return; }
+    loop=$(tsort "$2" 2>&1 >/dev/null | grep -v 'input contains a loop' | sed 's/^tsort: //')
+    [[ -z $loop ]] || report "circle in the $1 graph, these parts need each other: $(echo $loop)"
+    checked=$((checked + 1))
+}
+# The KohakuTPU machine kinds are rows of backends (src/kt/machine_backend.h): machine.c picks a
+# row from the spec and names no kind.
+if grep -n 'KT_MACHINE_[A-Z]' src/kt/machine.c >&2; then
+    report "src/kt/machine.c names a machine kind: what a kind does belongs in its backend row"
+fi
+checked=$((checked + 1))
+
+circle_tmp=$(mktemp -d)
+circle_edges_includes | sort -u > "$circle_tmp/includes"
+circle_check include "$circle_tmp/includes"
+circle_objs=$cli_dir/CMakeFiles/npukit_objs.dir
+if [[ -d $circle_objs/src ]]; then
+    circle_edges_objects "$circle_objs" | sort -u > "$circle_tmp/objects"
+    circle_check "link (library objects)" "$circle_tmp/objects"
+else
+    report "circles: no library objects at $circle_objs (pass the CLI of a CMake build)"
+fi
+rm -rf "$circle_tmp"
+
 # A check that looked at nothing proves nothing.
 ((checked > 0)) || report "no file was checked (run from the source tree?)"
 ((fail)) && exit 1

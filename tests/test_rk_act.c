@@ -11,6 +11,7 @@
 #include "npukit/rk_act_hw.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_regs.h"
+#include "rk/program/rk_job.h"
 #include "rk/program/rk_sdp.h"
 #include "rk/device/device_pack.h"
 #include "rksim_testlib.h"
@@ -216,7 +217,7 @@ static void sim_case(npk_rk_act_kind act, uint32_t m, uint32_t n)
     CHECK_EQ(npk_rk_mem_create(j.d, ab, 0, &j.feat), NPK_OK);
     CHECK_EQ(npk_rk_mem_create(j.d, ab, 0, &j.out), NPK_OK);
     CHECK_EQ(npk_rk_atom_pack(NPK_PREC_FP16, m, n, x, n, j.feat.host, ab), NPK_OK);
-    npk_rk_job_task t = {.is_sdp = true,
+    npk_rk_job_task t = {.op = NPK_RK_OP_SDP,
                          .sdp = npk_rk_sdp_default(NPK_EW_LUT, NPK_EW_NO_OPERAND, NPK_PREC_FP16,
                                                    m, n)};
     t.sdp.lut = &l;
@@ -272,7 +273,7 @@ static void fused(void)
     CHECK_EQ(npk_rk_devpack_b(&g, c.b, mb.host, mb.size), NPK_OK);
     npk_rk_lut l;
     CHECK_EQ(npk_rk_lut_fit(NPK_ACT_SILU, 0, 0, &l), NPK_OK);
-    npk_rk_job_task t[2] = {{.mm = npk_rk_mm_default(NPK_PREC_FP16, m, k, n)}, {.is_sdp = true}};
+    npk_rk_job_task t[2] = {{.mm = npk_rk_mm_default(NPK_PREC_FP16, m, k, n)}, {.op = NPK_RK_OP_SDP}};
     t[0].mm.out = NPK_PREC_FP16;
     t[0].mm.a = ma.iova;
     t[0].mm.b = mb.iova;
@@ -316,7 +317,7 @@ static void outside(npk_rk_reg_id id, unsigned nth, uint32_t value, const char *
     job j = {.d = tl_open(0)};
     CHECK_EQ(npk_rk_mem_create(j.d, 16, 0, &j.feat), NPK_OK);
     CHECK_EQ(npk_rk_mem_create(j.d, 16, 0, &j.out), NPK_OK);
-    npk_rk_job_task t = {.is_sdp = true,
+    npk_rk_job_task t = {.op = NPK_RK_OP_SDP,
                          .sdp = npk_rk_sdp_default(NPK_EW_LUT, NPK_EW_NO_OPERAND, NPK_PREC_FP16,
                                                    1, 8)};
     t.sdp.lut = &l;

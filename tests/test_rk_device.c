@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+#define _GNU_SOURCE /* setenv, memfd_create */
 /* The device layer over the simulator backend: buffers, actions, submit errors, the kernel
  * backend's refusals, and the DRM core's struct-size rule in the front end. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "rk/device/rk_device.h"
@@ -94,6 +96,32 @@ static void test_submit_errors(npk_rk_device *d)
     s.task_number = 0;
     CHECK_EQ(npk_rk_submit(d, &s), NPK_EINVAL);
     CHECK_EQ(npk_rk_mem_destroy(d, &t), NPK_OK);
+}
+
+/* A memfd standing for a dma-buf, imported (PRIME) and then cut short by its owner: the next
+ * submit is refused naming the sizes (-EFAULT), never run over pages that are gone (SIGBUS). */
+static void test_import_cut_short(void)
+{
+    rksim *sim;
+    CHECK_EQ(rksim_create(NULL, &sim), NPK_OK);
+    int fd = memfd_create("dmabuf", MFD_CLOEXEC);
+    CHECK(fd >= 0 && ftruncate(fd, 65536) == 0);
+    struct rknpu_drm_prime_handle p = {.fd = fd};
+    CHECK_EQ(rksim_ioctl(sim, RKNPU_DRM_IOCTL_PRIME_FD_TO_HANDLE, &p), 0);
+    struct rknpu_mem_create task = {.size = 4096, .flags = RKNPU_MEM_KERNEL_MAPPING};
+    CHECK_EQ(rksim_ioctl(sim, DRM_IOCTL_RKNPU_MEM_CREATE, &task), 0);
+    struct rknpu_submit sub = {.flags = RKNPU_JOB_PC, .task_number = 1,
+                               .task_obj_addr = task.obj_addr, .core_mask = 1};
+    sub.subcore_task[rknpu_subcore_index(1, 0)].task_number = 1;
+    /* Whatever the (empty) task makes of it, the import is not what is refused. */
+    CHECK(rksim_ioctl(sim, DRM_IOCTL_RKNPU_SUBMIT, &sub) != -EFAULT);
+    CHECK_EQ(ftruncate(fd, 4096), 0);
+    CHECK_EQ(rksim_ioctl(sim, DRM_IOCTL_RKNPU_SUBMIT, &sub), -EFAULT);
+    CHECK_STR_HAS(rksim_last_report(sim)->message, "was cut to 4096 bytes after its import of 65536");
+    CHECK_EQ(ftruncate(fd, 65536), 0);
+    CHECK(rksim_ioctl(sim, DRM_IOCTL_RKNPU_SUBMIT, &sub) != -EFAULT);
+    close(fd);
+    rksim_destroy(sim);
 }
 
 /* The DRM core's rule in the front end: a 40-byte MEM_CREATE is answered in 40 bytes. */
@@ -214,5 +242,6 @@ int main(void)
     CHECK_EQ(npk_rk_device_open_kernel("/dev/null", &d), NPK_ENODEV);
     CHECK_STR_HAS(npk_last_error(), "rknpu");
     test_size_rule();
+    test_import_cut_short();
     return check_done();
 }

@@ -387,7 +387,7 @@ static void test_one_call(void)
     }
     uint16_t one[8] = {0};
     CHECK_EQ(
-        npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP16, 1, 8, one, NPK_EW_PER_ELEMENT, one, one, NULL),
+        npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_ADD, .prec = NPK_PREC_FP16, .m = 1, .n = 8, .operand = NPK_EW_PER_ELEMENT, .a = one, .b = one, .c = one}, NULL),
         NPK_EBUSY);
     CHECK_EQ(npk_rk_matmul(rt, w, m, a, NPK_PREC_FP16, c, NULL), NPK_EBUSY);
     pthread_mutex_unlock(job);

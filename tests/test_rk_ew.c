@@ -91,7 +91,7 @@ static uint64_t run_one(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec p, uint32_t m, 
     memset(c, 0xA5, count * esize(p));
     reference(op, p, m, n, a, mode, b, ref);
     uint64_t bad = UINT64_MAX;
-    if (npk_rk_ew(rt, op, p, m, n, a, mode, b, c, st) == NPK_OK)
+    if (npk_rk_ew(rt, &(npk_rk_ew_args){.op = op, .prec = p, .m = m, .n = n, .operand = mode, .a = a, .b = b, .c = c}, st) == NPK_OK)
         bad = mismatches(p, c, ref, count);
     else
         fprintf(stderr, "ew %ux%u: %s\n", m, n, npk_last_error());
@@ -182,31 +182,33 @@ static void test_bad_input(void)
     npk_rk *rt = NULL;
     CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
     uint16_t a[8] = {0}, b[8] = {0}, c[8];
-    CHECK_EQ(npk_rk_ew(NULL, NPK_EW_ADD, NPK_PREC_FP16, 1, 8, a, NPK_EW_PER_ELEMENT, b, c, NULL),
+    CHECK_EQ(npk_rk_ew(NULL, &(npk_rk_ew_args){.op = NPK_EW_ADD, .prec = NPK_PREC_FP16, .m = 1, .n = 8, .operand = NPK_EW_PER_ELEMENT, .a = a, .b = b, .c = c}, NULL),
              NPK_EINVAL);
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP16, 1, 8, NULL, NPK_EW_PER_ELEMENT, b, c, NULL),
+    CHECK_EQ(npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_ADD, .prec = NPK_PREC_FP16, .m = 1, .n = 8, .operand = NPK_EW_PER_ELEMENT, .a = NULL, .b = b, .c = c}, NULL),
              NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "NULL A");
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP16, 0, 8, a, NPK_EW_PER_ELEMENT, b, c, NULL),
+    CHECK_EQ(npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_ADD, .prec = NPK_PREC_FP16, .m = 0, .n = 8, .operand = NPK_EW_PER_ELEMENT, .a = a, .b = b, .c = c}, NULL),
              NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "M=0");
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP16, 1, NPK_RK_EW_MAX_DIM + 1, a,
-                       NPK_EW_PER_ELEMENT, b, c, NULL),
+    CHECK_EQ(npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_ADD, .prec = NPK_PREC_FP16, .m = 1, .n = NPK_RK_EW_MAX_DIM + 1, .operand = NPK_EW_PER_ELEMENT, .a = a, .b = b, .c = c}, NULL),
              NPK_ELIMIT);
     CHECK_STR_HAS(npk_last_error(), "N=16777217 exceeds 16777216");
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_RELU, NPK_PREC_FP16, 1, 8, a, NPK_EW_PER_ELEMENT, b, c, NULL),
+    CHECK_EQ(npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_RELU, .prec = NPK_PREC_FP16, .m = 1, .n = 8, .operand = NPK_EW_PER_ELEMENT, .a = a, .b = b, .c = c}, NULL),
              NPK_EINVAL);
-    CHECK_STR_HAS(npk_last_error(), "not add, mul, max or min");
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP32, 1, 8, a, NPK_EW_PER_ELEMENT, b, c, NULL),
+    CHECK_STR_HAS(npk_last_error(), "op relu takes one operand, not two");
+    CHECK_EQ(npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_OP_COUNT, .prec = NPK_PREC_FP16, .m = 1, .n = 8, .operand = NPK_EW_PER_ELEMENT, .a = a, .b = b, .c = c}, NULL),
+             NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "none of the SDP's ops (add|mul|max|min|relu");
+    CHECK_EQ(npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_ADD, .prec = NPK_PREC_FP32, .m = 1, .n = 8, .operand = NPK_EW_PER_ELEMENT, .a = a, .b = b, .c = c}, NULL),
              NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "fp32 is not an SDP precision");
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP16, 1, 8, a, (npk_rk_ew_operand)7, b, c, NULL),
+    CHECK_EQ(npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_ADD, .prec = NPK_PREC_FP16, .m = 1, .n = 8, .operand = (npk_rk_ew_operand)7, .a = a, .b = b, .c = c}, NULL),
              NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "operand mode 7");
     npk_rk_close(rt);
     /* the rocket kernel runs only the matmul form */
     CHECK_EQ(npk_rk_open("sim-rocket", &rt), NPK_OK);
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP16, 1, 8, a, NPK_EW_PER_ELEMENT, b, c, NULL),
+    CHECK_EQ(npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_ADD, .prec = NPK_PREC_FP16, .m = 1, .n = 8, .operand = NPK_EW_PER_ELEMENT, .a = a, .b = b, .c = c}, NULL),
              NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "rocket");
     npk_rk_close(rt);
@@ -222,7 +224,7 @@ static void test_in_place(void)
         a[i] = (int16_t)(i - 7);
     for (int i = 0; i < 5; i++)
         b[i] = (int16_t)(10 * i);
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_INT16, 3, 5, a, NPK_EW_PER_CHANNEL, b, a, NULL),
+    CHECK_EQ(npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_ADD, .prec = NPK_PREC_INT16, .m = 3, .n = 5, .operand = NPK_EW_PER_CHANNEL, .a = a, .b = b, .c = a}, NULL),
              NPK_OK);
     for (int i = 0; i < 15; i++)
         CHECK_EQ(a[i], (int16_t)(i - 7 + 10 * (i % 5)));

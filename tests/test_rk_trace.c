@@ -72,7 +72,7 @@ int main(void)
     enum { EM = 64, EN = 256 };
     uint16_t *ea = calloc(EM * EN, 2), *eb = calloc(EM * EN, 2), *ec = calloc(EM * EN, 2);
     npk_rk_stats est;
-    CHECK_EQ(npk_rk_ew(rt, NPK_EW_ADD, NPK_PREC_FP16, EM, EN, ea, NPK_EW_PER_ELEMENT, eb, ec, &est),
+    CHECK_EQ(npk_rk_ew(rt, &(npk_rk_ew_args){.op = NPK_EW_ADD, .prec = NPK_PREC_FP16, .m = EM, .n = EN, .operand = NPK_EW_PER_ELEMENT, .a = ea, .b = eb, .c = ec}, &est),
              NPK_OK);
     CHECK(est.npu_ns > 0);
     free(ea), free(eb), free(ec);

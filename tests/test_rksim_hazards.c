@@ -506,6 +506,33 @@ static void test_h10_h11_h12_rows(void)
     }
 }
 
+/* 11's int4 ceiling where its evidence is: rows x K <= 16384 per data bank was measured with a
+ * line-form feature (spec "0x107c"); a cube-form int4 program as rocket userspace runs it on
+ * boards (Mode C, data banks = ceil(M*K/2 / 32 KB), facts C.6) holds a bank's bytes, two
+ * elements each: 65536 per bank. M=128, K=1024 in 2 data banks (CBUF_CON0 0xA2) is its tile:
+ * every row right, hazard 11 silent; M=256 in the same 2 banks is past the bytes and fires. */
+static void test_h11_int4_cube(void)
+{
+    npk_rk_device *d = tl_open(0);
+    static const struct {
+        uint32_t m;
+        bool fires;
+    } cases[] = {{128, false}, {256, true}};
+    for (unsigned i = 0; i < 2; i++) {
+        CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
+        hcase h;
+        hc_make(d, &h, NPK_PREC_INT4, NPK_PREC_INT16, NPK_MODE_CUBE, cases[i].m, 1024, 64, -1,
+                true, 0);
+        hc_set(&h, NPK_REG_CNA_CBUF_CON0, 0xA2, true); /* 2 data banks, 10 weight banks */
+        CHECK_EQ(npk_rk_devtask_write_program(d, &h.tk), NPK_OK);
+        CHECK_EQ(hc_run(d, &h, NULL), NPK_OK);
+        CHECK_EQ(fired(d, HZ(M_CEILING)), cases[i].fires);
+        CHECK_EQ(tl_mismatches(&h.t) > 0, cases[i].fires);
+        hc_free(d, &h);
+    }
+    npk_rk_device_close(d);
+}
+
 /* 13: a duplicated register whose later copy is stale: the later copy is used. */
 static void test_h13_duplicate(void)
 {
@@ -762,6 +789,7 @@ int main(void)
     test_h7_n_ceiling();
     test_h8_h9_cbuf();
     test_h10_h11_h12_rows();
+    test_h11_int4_cube();
     test_h13_duplicate();
     test_h14_surface_add();
     test_h15_fp16_out();

@@ -69,13 +69,17 @@ static void make_slice(npk_rk_device *d, npk_rk_devtask *t, const uint16_t *a, c
     CHECK_EQ(npk_rk_devtask_load(d, t, as, b + (size_t)s * KS * N), NPK_OK);
 }
 
-/* Arm slice t to add the partial at `partial` (also its destination). */
+/* Arm slice t to add the partial at `partial` (also its destination), with the addresses the
+ * board-validated rocket userspace program gives its armed RDMA block: the main read's
+ * SRC_BASE_ADDR at the partial, the ERDMA's EW_BASE_ADDR one output surface (M*16 bytes) past
+ * it. The model reads the partial at SRC_BASE_ADDR (docs/rk-simulator.md). */
 static void arm(npk_rk_devtask *t, uint32_t partial)
 {
     CHECK(tl_task_set(t, NPK_REG_DPU_DST_BASE_ADDR, partial));
     CHECK(tl_task_set(t, NPK_REG_DPU_RDMA_FEATURE_MODE_CFG, KACC_FEATURE_MODE));
     CHECK(tl_task_set(t, NPK_REG_DPU_RDMA_ERDMA_CFG, KACC_ERDMA));
-    CHECK(tl_task_set(t, NPK_REG_DPU_RDMA_EW_BASE_ADDR, partial));
+    CHECK(tl_task_set(t, NPK_REG_DPU_RDMA_SRC_BASE_ADDR, partial));
+    CHECK(tl_task_set(t, NPK_REG_DPU_RDMA_EW_BASE_ADDR, partial + M * 16));
     CHECK(tl_task_set(t, NPK_REG_DPU_RDMA_EW_SURF_STRIDE, M * 16));
     CHECK(tl_task_set(t, NPK_REG_DPU_EW_CFG, KACC_EW));
     /* EW_OP_CVT_BYPASS is clear in the program: its converter at scale 1 */
@@ -185,10 +189,18 @@ static void test_accumulation(bool rocket)
     CHECK_EQ(submit(d, x), NPK_EUNSUPPORTED);
     CHECK_STR_HAS(tl_report(d)->message, "EW_OP_TYPE");
     CHECK(tl_task_set(x, NPK_REG_DPU_EW_CFG, KACC_EW));
-    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_EW_BASE_ADDR, 0x10)); /* partial outside every buffer */
+    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_SRC_BASE_ADDR, 0x10)); /* partial outside every buffer */
     submit(d, x);
     CHECK_EQ(tl_report(d)->outcome, RKSIM_FAULT);
     CHECK_STR_HAS(tl_report(d)->message, "K-accumulation partial read");
+    CHECK_EQ(tl_report(d)->fault_iova, 0x10);
+    /* the refused reading: the partial at EW_BASE_ADDR with the main read elsewhere. The model
+     * reads SRC_BASE_ADDR, so a program arranged that way faults there instead */
+    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_EW_BASE_ADDR, t[0].c.iova));
+    CHECK(tl_task_set(x, NPK_REG_DPU_RDMA_SRC_BASE_ADDR, 0));
+    submit(d, x);
+    CHECK_EQ(tl_report(d)->outcome, RKSIM_FAULT);
+    CHECK_EQ(tl_report(d)->fault_iova, 0);
     for (unsigned s = 0; s < S; s++)
         npk_rk_devtask_destroy(d, &t[s]);
     npk_rk_device_close(d);

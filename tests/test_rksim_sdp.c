@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "rk/program/rk_sdp.h"
+#include "rk/program/rk_job.h"
 #include "npukit/rk_regcmd.h"
 #include "rk/device/device_pack.h"
 #include "rksim_testlib.h"
@@ -97,7 +98,7 @@ static size_t ew_case(npk_rk_ew_op op, npk_rk_ew_operand mode, npk_rk_prec p, ui
         CHECK_EQ(npk_rk_atom_pack(p, m, n, b, n, j.opnd.host, ab), NPK_OK);
     else
         memcpy(j.opnd.host, b, n * eb); /* the vector: b's first row */
-    npk_rk_job_task t = {.is_sdp = true, .sdp = npk_rk_sdp_default(op, mode, p, m, n)};
+    npk_rk_job_task t = {.op = NPK_RK_OP_SDP, .sdp = npk_rk_sdp_default(op, mode, p, m, n)};
     t.sdp.a = j.feat.iova;
     t.sdp.b = j.opnd.iova;
     t.sdp.c = j.out.iova;
@@ -208,7 +209,7 @@ static void fused(uint32_t m, npk_rk_ew_operand mode, npk_rk_prec mm_out, uint32
     uint16_t *scale = j.opnd.host;
     for (uint32_t i = 0; i < m * n; i++) /* per-element: in [M][N] order = the flat atoms */
         scale[i] = npk_f32_to_f16((float)((int)(tl_rand() % 8) - 4) / 4.0f);
-    npk_rk_job_task t[2] = {{.mm = npk_rk_mm_default(NPK_PREC_FP16, m, k, n)}, {.is_sdp = true}};
+    npk_rk_job_task t[2] = {{.mm = npk_rk_mm_default(NPK_PREC_FP16, m, k, n)}, {.op = NPK_RK_OP_SDP}};
     t[0].mm.out = mm_out;
     t[0].mm.a = j.mm_a.iova;
     t[0].mm.b = j.mm_b.iova;
@@ -251,7 +252,7 @@ static void fused_jobs(void)
     /* the synthesizer refuses the mismatched chain itself, naming the rule */
     npk_rk_job_task t[2] = {
         {.mm = npk_rk_mm_default(NPK_PREC_FP16, 1, 64, 32)},
-        {.is_sdp = true,
+        {.op = NPK_RK_OP_SDP,
          .sdp = npk_rk_sdp_default(NPK_EW_MUL, NPK_EW_PER_CHANNEL, NPK_PREC_FP16, 1, 32)}};
     uint8_t buf[4096] __attribute__((aligned(16)));
     CHECK_EQ(npk_rk_job_write(buf, 0x1000, sizeof buf, t, 2), NPK_EINVAL);
@@ -273,7 +274,7 @@ static void int32_feature(uint32_t rdma_mult, uint32_t ideal)
     for (uint32_t i = 0; i < n; i++)
         a[i] = i == 0 ? 80000 : (int32_t)(tl_rand() % 200000) - 100000; /* 80000: the spec's */
     npk_rk_job_task t = {
-        .is_sdp = true,
+        .op = NPK_RK_OP_SDP,
         .sdp = npk_rk_sdp_default(NPK_EW_RELU, NPK_EW_NO_OPERAND, NPK_PREC_INT16, 1, n)};
     t.sdp.feature = NPK_PREC_INT32;
     t.sdp.rdma_channels = rdma_mult * n;
@@ -318,7 +319,7 @@ static void unsupported(npk_rk_reg_id id, uint32_t value, const char *name)
     sim_job j = {.d = tl_open(0)};
     sdp_buffers(&j, NPK_PREC_FP16, 4, 16);
     npk_rk_job_task t = {
-        .is_sdp = true,
+        .op = NPK_RK_OP_SDP,
         .sdp = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 4, 16)};
     t.sdp.a = j.feat.iova;
     t.sdp.b = j.opnd.iova;
@@ -358,7 +359,7 @@ static void notch_tile(void)
     uint16_t *a = j.feat.host;
     fill(NPK_PREC_FP16, a, m * p);
     npk_rk_job_task t = {
-        .is_sdp = true,
+        .op = NPK_RK_OP_SDP,
         .sdp = npk_rk_sdp_default(NPK_EW_RELU, NPK_EW_NO_OPERAND, NPK_PREC_FP16, m, 8)};
     t.sdp.a = j.feat.iova + c0 * 2;
     t.sdp.c = j.out.iova;
@@ -383,7 +384,7 @@ static void timing(void)
         sim_job j = {.d = tl_open(0)};
         sdp_buffers(&j, NPK_PREC_FP16, 64, ns[i]);
         npk_rk_job_task t = {
-            .is_sdp = true,
+            .op = NPK_RK_OP_SDP,
             .sdp = npk_rk_sdp_default(NPK_EW_MUL, NPK_EW_PER_CHANNEL, NPK_PREC_FP16, 64, ns[i])};
         t.sdp.a = j.feat.iova;
         t.sdp.b = j.opnd.iova;

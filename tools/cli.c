@@ -4,10 +4,12 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "npukit/status.h"
 
@@ -282,5 +284,13 @@ bool cli_parse_trace(const cli_opt *row, const char *v, const char *cmd)
         fprintf(stderr, "npukit %s: --trace needs a file name\n", cmd);
         return false;
     }
+    /* Opened now, before any work: a file that cannot be written is a bad option, told in
+     * the option's words at once, not found when the trace first opens (after the work). */
+    int fd = open(v, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        fprintf(stderr, "npukit %s: --trace %s: %s\n", cmd, v, strerror(errno));
+        return false;
+    }
+    close(fd);
     return setenv("NPUKIT_TRACE", v, 1) == 0;
 }

@@ -2,6 +2,7 @@
 /* The RK part of `npukit demo`: synthesize and decode a task, plan a realistic layer, and run
  * it in fp16, int8 and int4 on the simulator, each checked against the CPU. */
 #include <stdio.h>
+#include <string.h>
 
 #include "npukit/rk.h"
 #include "npukit/rk_decode.h"
@@ -11,6 +12,7 @@
 #include "rk_operands.h"
 
 enum { LAYER_M = 128, LAYER_K = 2048, LAYER_N = 5632 };
+enum { DECODE_COLS = 90 }; /* a decoded entry's text beside its index and word: one line */
 
 static int show_synthesis(void)
 {
@@ -27,7 +29,15 @@ static int show_synthesis(void)
     char line[512];
     for (int i = 0; i < 4; i++) {
         npk_rk_entry_describe(prog[i], line, sizeof line);
-        printf("   %3d 0x%016llx  %.90s\n", i, (unsigned long long)prog[i], line);
+        /* At most DECODE_COLS characters, cut after a whole field, never inside one. */
+        int keep = (int)strlen(line);
+        if (keep > DECODE_COLS) {
+            keep = DECODE_COLS;
+            while (keep > 0 && line[keep] != ' ')
+                keep--;
+        }
+        printf("   %3d 0x%016llx  %.*s%s\n", i, (unsigned long long)prog[i], keep, line,
+               line[keep] ? " ..." : "");
     }
     return 0;
 }
@@ -61,10 +71,11 @@ static int run_layer(npk_rk *rt, npk_rk_prec in, npk_rk_prec out)
         npk_rk_weights_pack(rt, in, LAYER_K, LAYER_N, o.b, LAYER_M, &w) == NPK_OK &&
         npk_rk_matmul(rt, w, LAYER_M, o.a, out, o.c, &st) == NPK_OK && rk_operands_check(&o, &e)) {
         bool ok = e.outside == 0;
-        printf("   %-5s -> %-5s %3u tasks, %3u submits (%u warm-ups, %u resets), NPU %7.3f ms "
+        printf("   %-5s -> %-5s %3u tasks, %3u submits (%u warm-up%s, %u reset%s), NPU %7.3f ms "
                "(modelled), max abs err %.2g: %s\n",
                npk_rk_prec_name(in), npk_rk_prec_name(out), st.tasks, st.submits, st.warmups,
-               st.resets, st.npu_span_ns / 1e6, e.max_abs, ok ? "ok" : "MISMATCH");
+               st.warmups == 1 ? "" : "s", st.resets, st.resets == 1 ? "" : "s",
+               st.npu_span_ns / 1e6, e.max_abs, ok ? "ok" : "MISMATCH");
         rc = ok ? 0 : 1;
     } else {
         fprintf(stderr, "demo: %s matmul failed: %s\n", npk_rk_prec_name(in), npk_last_error());

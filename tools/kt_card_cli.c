@@ -35,9 +35,11 @@ int kt_card_cli_open(kt_card_cli *c)
 
 int kt_card_cli_close(kt_card_cli *c) { return kt_cli_machine_close(&c->m); }
 
-void kt_card_cli_print_counts(kt_card_cli *c)
+void kt_card_cli_print_counts(kt_card_cli *c) { kt_cli_print_traffic(c->m, &c->t->count); }
+
+void kt_card_cli_json_counts(cJSON *doc, kt_card_cli *c)
 {
-    kt_cli_print_traffic(c->m, &c->t->count, c->o.json);
+    kt_cli_json_traffic(doc, c->m, &c->t->count);
 }
 
 bool kt_card_cli_report_fault(kt_card_cli *c, const char *cmd)

@@ -29,6 +29,7 @@ int kt_card_cli_open(kt_card_cli *c);
 int kt_card_cli_close(kt_card_cli *c);
 /* kt_cli_print_traffic for the machine's transport and clock. */
 void kt_card_cli_print_counts(kt_card_cli *c);
+void kt_card_cli_json_counts(cJSON *doc, kt_card_cli *c);
 /* The machine's model fault, if any, to stderr; returns true when there was one. */
 bool kt_card_cli_report_fault(kt_card_cli *c, const char *cmd);
 

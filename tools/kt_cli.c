@@ -175,16 +175,21 @@ void kt_cli_idle(void *idler)
     kt_machine_step(i->m, i->cycles);
 }
 
-void kt_cli_print_waits(const kt_wait_stats *w, bool json)
+void kt_cli_print_waits(const kt_wait_stats *w)
 {
-    if (json)
-        printf(", \"polls\": %" PRIu64 ", \"waits\": {\"checks\": %" PRIu64 ", \"polls\": %" PRIu64
-               ", \"pauses\": %" PRIu64 ", \"paused_cycles\": %" PRIu64 "}",
-               w->polls, w->checks, w->polls, w->pauses, w->paused_cycles);
-    else
-        printf("waits: %" PRIu64 " status reads found what they waited for, %" PRIu64
-               " came too early (polls); %" PRIu64 " pauses, %" PRIu64 " cycles\n",
-               w->checks, w->polls, w->pauses, w->paused_cycles);
+    printf("waits: %" PRIu64 " status reads found what they waited for, %" PRIu64
+           " came too early (polls); %" PRIu64 " pauses, %" PRIu64 " cycles\n",
+           w->checks, w->polls, w->pauses, w->paused_cycles);
+}
+
+void kt_cli_json_waits(cJSON *doc, const kt_wait_stats *w)
+{
+    json_u64(doc, "polls", w->polls);
+    cJSON *waits = json_obj(doc, "waits");
+    json_u64(waits, "checks", w->checks);
+    json_u64(waits, "polls", w->polls);
+    json_u64(waits, "pauses", w->pauses);
+    json_u64(waits, "paused_cycles", w->paused_cycles);
 }
 
 /* One command per process: its span is process state. */
@@ -206,66 +211,93 @@ void kt_cli_span_end(kt_machine *m)
     span.ended = true;
 }
 
-void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json)
+/* The span's cycles, when the machine reports its clock. */
+static bool span_cycles(kt_machine *m, uint64_t *cycles)
 {
-    uint64_t bytes = k->bytes_read + k->bytes_written, cycles = 0, now = 0;
+    uint64_t now = 0;
     bool clock = span.ended ? span.end_known : kt_machine_cycle(m, &now);
     if (span.ended)
         now = span.end;
-    clock = clock && span.start_known;
-    if (clock)
-        cycles = now - span.start;
-    char cyc[24] = "null", start[24] = "null", access[24] = "null";
+    *cycles = clock && span.start_known ? now - span.start : 0;
+    return clock && span.start_known;
+}
+
+void kt_cli_print_traffic(kt_machine *m, const kt_counters *k)
+{
+    uint64_t cycles;
+    bool clock = span_cycles(m, &cycles);
+    char line[256];
+    kt_counters_format(k, line, sizeof line);
+    if (sim_config(m))
+        printf("transport: %s; %" PRIu64 " mesh cycles\n", line, cycles);
+    else if (clock)
+        printf("transport (%s): %s; %" PRIu64 " mesh cycles\n", kt_machine_kind(m), line, cycles);
+    else
+        printf("transport (%s): %s\n", kt_machine_kind(m), line);
+}
+
+void kt_cli_json_traffic(cJSON *doc, kt_machine *m, const kt_counters *k)
+{
+    uint64_t cycles, bytes = k->bytes_read + k->bytes_written;
+    bool clock = span_cycles(m, &cycles);
+    json_u64(doc, "transactions", kt_counters_transactions(k));
+    json_u64(doc, "bytes", bytes);
+    cJSON *t = json_obj(doc, "transport");
+    json_u64(t, "transactions", kt_counters_transactions(k));
+    json_u64(t, "bytes", bytes);
+    json_u64(t, "reads", k->reads);
+    json_u64(t, "writes", k->writes);
+    json_u64(t, "block_reads", k->block_reads);
+    json_u64(t, "block_writes", k->block_writes);
+    json_u64(t, "bytes_read", k->bytes_read);
+    json_u64(t, "bytes_written", k->bytes_written);
     if (clock) {
-        snprintf(cyc, sizeof cyc, "%" PRIu64, cycles);
-        snprintf(start, sizeof start, "%" PRIu64, span.start);
+        json_u64(t, "cycles", cycles);
+        json_u64(t, "span_start_cycle", span.start);
+    } else {
+        json_null(t, "cycles");
+        json_null(t, "span_start_cycle");
     }
     const ktsim_config *sim = sim_config(m);
     if (sim) /* the preset's charge per host access; a real machine has its own clock */
-        snprintf(access, sizeof access, "%u", sim->host_access_cycles);
-    if (json) {
-        printf("\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64
-               ", \"transport\": {\"transactions\": %" PRIu64 ", \"bytes\": %" PRIu64
-               ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64 ", \"block_reads\": %" PRIu64
-               ", \"block_writes\": %" PRIu64 ", \"bytes_read\": %" PRIu64
-               ", \"bytes_written\": %" PRIu64
-               ", \"cycles\": %s, \"span_start_cycle\": %s, \"host_access_cycles\": %s"
-               ", \"machine\": \"%s\"}",
-               kt_counters_transactions(k), bytes, kt_counters_transactions(k), bytes, k->reads,
-               k->writes, k->block_reads, k->block_writes, k->bytes_read, k->bytes_written, cyc,
-               start, access, kt_machine_kind(m));
-    } else {
-        char line[256];
-        kt_counters_format(k, line, sizeof line);
-        if (sim)
-            printf("transport: %s; %" PRIu64 " mesh cycles\n", line, cycles);
-        else if (clock)
-            printf("transport (%s): %s; %" PRIu64 " mesh cycles\n", kt_machine_kind(m), line,
-                   cycles);
-        else
-            printf("transport (%s): %s\n", kt_machine_kind(m), line);
-    }
+        json_u64(t, "host_access_cycles", sim->host_access_cycles);
+    else
+        json_null(t, "host_access_cycles");
+    json_str(t, "machine", kt_machine_kind(m));
 }
 
-void kt_cli_print_timing(kt_machine *m, bool json)
+void kt_cli_print_timing(kt_machine *m)
 {
     const ktsim_config *sim = sim_config(m);
-    if (json && !sim) {
-        printf(", \"unit_timing\": null");
-        return;
-    }
     if (!sim)
         return;
-    printf(json ? ", \"unit_timing\": {" : "unit timing (cycles):");
+    printf("unit timing (cycles):");
     for (unsigned i = 0; i < sim->n_timing; i++) {
         const ktsim_unit_timing *t = &sim->timing[i];
-        printf(json ? "%s\"%s\": {\"setup\": %u, \"read_wait\": %u, \"element\": %u, "
-                      "\"retire\": %u}"
-                    : "%s %s setup %u, read_wait %u, element %u, retire %u",
-               i ? (json ? ", " : ";") : "", t->kind, t->setup, t->read_wait, t->element,
-               t->retire);
+        /* the keys are the unit type's own */
+        const ktsim_unit_key *keys = ktsim_unit_timing_keys(t->kind);
+        printf("%s %s", i ? ";" : "", t->kind);
+        for (unsigned k = 0; keys && keys[k].name; k++)
+            printf("%s %s %u", k ? "," : "", keys[k].name, t->value[k]);
     }
-    printf(json ? "}" : "\n");
+    printf("\n");
+}
+
+void kt_cli_json_timing(cJSON *doc, kt_machine *m)
+{
+    const ktsim_config *sim = sim_config(m);
+    if (!sim) {
+        json_null(doc, "unit_timing");
+        return;
+    }
+    cJSON *all = json_obj(doc, "unit_timing");
+    for (unsigned i = 0; i < sim->n_timing; i++) {
+        const ktsim_unit_timing *t = &sim->timing[i];
+        cJSON *row = json_obj(all, t->kind);
+        const ktsim_unit_key *keys = ktsim_unit_timing_keys(t->kind);
+        for (unsigned k = 0; keys && keys[k].name; k++)
+            json_u64(row, keys[k].name, t->value[k]);
+    }
 }
 
 int kt_cli_start(kt_cli *c, const char *cmd, const char *about, int argc, char **argv)
@@ -301,5 +333,10 @@ int kt_cli_close(kt_cli *c) { return kt_cli_machine_close(&c->m); }
 
 void kt_cli_print_counts(kt_cli *c)
 {
-    kt_cli_print_traffic(c->m, &kt_machine_transport(c->m)->count, c->o.json);
+    kt_cli_print_traffic(c->m, &kt_machine_transport(c->m)->count);
+}
+
+void kt_cli_json_counts(cJSON *doc, kt_cli *c)
+{
+    kt_cli_json_traffic(doc, c->m, &kt_machine_transport(c->m)->count);
 }

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "json_out.h"
 #include "cli.h"
 #include "npukit/kt.h"
 #include "npukit/kt_open.h"
@@ -71,9 +72,10 @@ typedef struct kt_cli_idler {
 } kt_cli_idler;
 bool kt_cli_idler_init(kt_cli_idler *i, kt_machine *m, const kt_cli_opts *o);
 void kt_cli_idle(void *idler);
-/* JSON: ", \"polls\": P, \"waits\": {\"checks\": K, \"polls\": P, \"pauses\": N,
- * \"paused_cycles\": C}" after the traffic members; text: one line. */
-void kt_cli_print_waits(const kt_wait_stats *w, bool json);
+/* Text: one line of the waits. JSON (kt_cli_json_waits): "polls": P and "waits": {"checks",
+ * "polls", "pauses", "paused_cycles"}. */
+void kt_cli_print_waits(const kt_wait_stats *w);
+void kt_cli_json_waits(cJSON *doc, const kt_wait_stats *w);
 /* The span every figure a command reports covers: the transport's counters and the machine's
  * cycles both start at kt_cli_span_begin (which resets the counters) and end at kt_cli_span_end
  * or, without one, when they are printed. A command that never begins one spans everything
@@ -81,16 +83,18 @@ void kt_cli_print_waits(const kt_wait_stats *w, bool json);
 void kt_cli_span_begin(kt_machine *m);
 void kt_cli_span_end(kt_machine *m);
 /* The traffic a command cost on machine m over its span. Text: "transport: ...; N mesh cycles".
- * JSON: "\"transactions\": T, \"bytes\": B, \"transport\": {...}" (no trailing comma), the
- * same members on every command; "cycles" (over the span, as the counts) and "span_start_cycle"
+ * JSON (kt_cli_json_traffic): "transactions": T, "bytes": B, "transport": {...}, the same
+ * members on every command; "cycles" (over the span, as the counts) and "span_start_cycle"
  * (the machine's clock where the span began) are null when the machine does not report its
  * clock. */
-void kt_cli_print_traffic(kt_machine *m, const kt_counters *k, bool json);
+void kt_cli_print_traffic(kt_machine *m, const kt_counters *k);
+void kt_cli_json_traffic(cJSON *doc, kt_machine *m, const kt_counters *k);
 /* The simulator's unit timing rows (the preset's `timing` lines over the calibrated defaults).
- * JSON: ", \"unit_timing\": {\"saxpy\": {\"setup\": S, ...}}" after the traffic members (null on
- * a machine outside the process, whose units keep their own time); text: one line, only on the
- * simulator. */
-void kt_cli_print_timing(kt_machine *m, bool json);
+ * Text: one line, only on the simulator. JSON (kt_cli_json_timing): "unit_timing": {"saxpy":
+ * {"setup": S, ...}, ...}, null on a machine outside the process, whose units keep their own
+ * time. */
+void kt_cli_print_timing(kt_machine *m);
+void kt_cli_json_timing(cJSON *doc, kt_machine *m);
 
 /* For a command that takes only the common options: parse them (cli_parse, with `about` in its
  * --help), build the simulator from the preset and open the window. Returns -1 to go on, or the
@@ -100,6 +104,8 @@ int kt_cli_start(kt_cli *c, const char *cmd, const char *about, int argc, char *
 int kt_cli_open(kt_cli *c);
 /* Close the machine; 1 (reported) when a --card child exited with a failure. */
 int kt_cli_close(kt_cli *c);
+/* The traffic of the machine's transport (kt_cli_print_traffic, kt_cli_json_traffic). */
 void kt_cli_print_counts(kt_cli *c);
+void kt_cli_json_counts(cJSON *doc, kt_cli *c);
 
 #endif

@@ -25,26 +25,34 @@ int kt_enum_main(int argc, char **argv)
     const kt_agent_caps *a = &c.dev.caps;
     kt_coord silent[256];
     size_t ns = kt_silent_coords(&c.dev, silent, 256);
+    int out = 0;
     if (c.o.json) {
-        printf("{\"preset\": \"%s\", \"simulated_bitstream\": \"%s\", \"flit_width\": %u, "
-               "\"pos_width\": %u, "
-               "\"grid_lo\": %u, \"grid_hi\": %u, \"units\": [",
-               kt_machine_board(c.m)->name,
-               !kt_machine_sim(c.m)                       ? "unknown"
-               : kt_machine_board(c.m)->bitstream_current ? ktsim_gen_name(KTSIM_GEN_CURRENT)
-                                                          : ktsim_gen_name(KTSIM_GEN_PRESTROBE),
-               a->flit_width, a->pos_width, a->grid_lo, a->grid_hi);
-        for (size_t i = 0; i < n; i++)
-            printf("%s{\"x\": %u, \"y\": %u, \"type\": \"%s\", \"type_code\": %u, \"version\": %u, "
-                   "\"n_buffers\": %u, \"inst_depth\": %u}",
-                   i ? ", " : "", u[i].at.x, u[i].at.y, u[i].type_text, u[i].caps.type,
-                   u[i].caps.version, u[i].caps.n_buffers, u[i].caps.inst_depth);
-        printf("], \"silent\": [");
+        cJSON *doc = json_doc();
+        json_str(doc, "preset", kt_machine_board(c.m)->name);
+        json_str(doc, "simulated_bitstream",
+                 !kt_machine_sim(c.m)                       ? "unknown"
+                 : kt_machine_board(c.m)->bitstream_current ? ktsim_gen_name(KTSIM_GEN_CURRENT)
+                                                            : ktsim_gen_name(KTSIM_GEN_PRESTROBE));
+        json_u64(doc, "flit_width", a->flit_width);
+        json_u64(doc, "pos_width", a->pos_width);
+        json_u64(doc, "grid_lo", a->grid_lo);
+        json_u64(doc, "grid_hi", a->grid_hi);
+        cJSON *units = json_arr(doc, "units");
+        for (size_t i = 0; i < n; i++) {
+            cJSON *unit = json_item(units);
+            json_u64(unit, "x", u[i].at.x);
+            json_u64(unit, "y", u[i].at.y);
+            json_str(unit, "type", u[i].type_text);
+            json_u64(unit, "type_code", u[i].caps.type);
+            json_u64(unit, "version", u[i].caps.version);
+            json_u64(unit, "n_buffers", u[i].caps.n_buffers);
+            json_u64(unit, "inst_depth", u[i].caps.inst_depth);
+        }
+        cJSON *quiet = json_arr(doc, "silent");
         for (size_t i = 0; i < ns; i++)
-            printf("%s[%u, %u]", i ? ", " : "", silent[i].x, silent[i].y);
-        printf("], ");
-        kt_cli_print_counts(&c);
-        printf("}\n");
+            json_push_pair(quiet, silent[i].x, silent[i].y);
+        kt_cli_json_counts(doc, &c);
+        out = json_print(doc, "kt enum");
     } else {
         printf("mesh: flit %u bits, position %u bits, routers %u..%u (preset %s)\n", a->flit_width,
                a->pos_width, a->grid_lo, a->grid_hi, kt_machine_board(c.m)->name);
@@ -54,14 +62,16 @@ int kt_enum_main(int argc, char **argv)
                    u[i].at.x > 9 || u[i].at.y > 9 ? 1 : 3, "", u[i].type_text, u[i].caps.version,
                    u[i].caps.n_buffers, u[i].caps.inst_depth);
         printf("%zu units\n", n);
-        if (ns) { /* a unit slower than the budget looks empty: say where nobody answered */
-            printf("no answer within the reply budget (%u mailbox reads) from",
-                   c.dev.opt.reply_budget);
+        if (ns) { /* a unit slower than the budget looks empty: say which positions are */
+            printf("empty position%s:", ns > 1 ? "s" : "");
             for (size_t i = 0; i < ns; i++)
                 printf(" (%u,%u)", silent[i].x, silent[i].y);
-            printf(": empty, or a unit slower than that (--reply-budget N)\n");
+            printf(" (no unit answered within %u mailbox reads; a slower unit needs "
+                   "--reply-budget N)\n",
+                   c.dev.opt.reply_budget);
         }
         kt_cli_print_counts(&c);
     }
-    return kt_cli_close(&c);
+    int rc_close = kt_cli_close(&c);
+    return out ? out : rc_close;
 }

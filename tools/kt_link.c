@@ -83,7 +83,8 @@ static bool parse_mesh_id(const cli_opt *row, const char *text, const char *cmd)
     return true;
 }
 
-static void print_mesh(kt_card_cli *c, unsigned m, bool last)
+/* One mesh's interlink: a line of text, or (meshes not NULL) an object in that array. */
+static void print_mesh(kt_card_cli *c, unsigned m, cJSON *meshes)
 {
     uint64_t base = kt_machine_ctrl_base(c->m, m);
     kt_il_caps caps = {0};
@@ -96,19 +97,25 @@ static void print_mesh(kt_card_cli *c, unsigned m, bool last)
     kt_il_read_faults(c->t, base, &faults);
     char ftxt[64];
     kt_il_faults_text(faults, ftxt, sizeof ftxt);
-    if (c->o.json) {
-        printf("    {\"mesh\": %u, \"present\": %s, \"mesh_id\": %u, \"caps\": %" PRIu64
-               ", \"received\": [%u, %u, %u, %u], "
-               "\"sent\": [%u, %u, %u, %u], \"link_tx\": [%" PRIu64 ", %" PRIu64
-               "], \"link_rx\": [%" PRIu64 ", %" PRIu64 "], \"stalls\": [%" PRIu64 ", %" PRIu64
-               "], \"forwarded\": %" PRIu64 ", \"credits\": [%u, %u], "
-               "\"doorbells_sent\": %" PRIu64 ", \"egress_blocks\": %" PRIu64
-               ", \"faults\": \"%s\"}%s\n",
-               m, caps.present ? "true" : "false", caps.mesh_id, caps.raw, db.received[0],
-               db.received[1], db.received[2], db.received[3], db.sent[0], db.sent[1], db.sent[2],
-               db.sent[3], k.link_tx[0], k.link_tx[1], k.link_rx[0], k.link_rx[1], k.stalls[0],
-               k.stalls[1], k.forwarded, k.credits[0], k.credits[1], k.doorbells_sent,
-               k.egress_blocks, ftxt, last ? "" : ",");
+    if (meshes) {
+        cJSON *o = json_item(meshes);
+        json_u64(o, "mesh", m);
+        json_bool(o, "present", caps.present);
+        json_u64(o, "mesh_id", caps.mesh_id);
+        json_u64(o, "caps", caps.raw);
+        cJSON *received = json_arr(o, "received"), *sent = json_arr(o, "sent");
+        for (unsigned i = 0; i < 4; i++) {
+            json_push_u64(received, db.received[i]);
+            json_push_u64(sent, db.sent[i]);
+        }
+        json_push_pair(json_arr(o, "link_tx"), k.link_tx[0], k.link_tx[1]);
+        json_push_pair(json_arr(o, "link_rx"), k.link_rx[0], k.link_rx[1]);
+        json_push_pair(json_arr(o, "stalls"), k.stalls[0], k.stalls[1]);
+        json_u64(o, "forwarded", k.forwarded);
+        json_push_pair(json_arr(o, "credits"), k.credits[0], k.credits[1]);
+        json_u64(o, "doorbells_sent", k.doorbells_sent);
+        json_u64(o, "egress_blocks", k.egress_blocks);
+        json_str(o, "faults", ftxt);
         return;
     }
     if (!caps.present) {
@@ -206,17 +213,19 @@ int kt_link_main(int argc, char **argv)
             kt_card_cli_close(&c);
             return rc;
         }
-    if (c.o.json)
-        printf("{\"meshes\": [\n");
-    for (unsigned m = 0; m < c.meshes; m++)
-        print_mesh(&c, m, m + 1 == c.meshes);
+    int out = 0;
     if (c.o.json) {
-        printf("  ], ");
-        kt_card_cli_print_counts(&c);
-        printf("}\n");
+        cJSON *doc = json_doc();
+        cJSON *meshes = json_arr(doc, "meshes");
+        for (unsigned m = 0; m < c.meshes; m++)
+            print_mesh(&c, m, meshes);
+        kt_card_cli_json_counts(doc, &c);
+        out = json_print(doc, "kt link");
     } else {
+        for (unsigned m = 0; m < c.meshes; m++)
+            print_mesh(&c, m, NULL);
         kt_card_cli_print_counts(&c);
     }
     bool fault = kt_card_cli_report_fault(&c, "kt link");
-    return kt_card_cli_close(&c) || fault ? 1 : 0;
+    return kt_card_cli_close(&c) || fault || out ? 1 : 0;
 }

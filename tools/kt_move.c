@@ -450,17 +450,22 @@ int kt_move_main(int argc, char **argv)
     for (size_t w = 0; w < words; w++)
         bad += memcmp(got + 32 * w, want + 32 * w, 32) != 0;
     bool fault = kt_card_cli_report_fault(&c, "kt move");
+    int out = 0;
     if (c.o.json) {
-        printf("{\"mode\": \"%s\", \"words\": %zu, \"src\": %" PRIu64 ", \"dst\": %" PRIu64
-               ", \"dst_mesh\": %u, "
-               "\"form\": \"%s\", \"moves_done\": %u, \"fault\": \"%s\", \"polls\": %u, "
-               "\"mismatched_words\": %zu, "
-               "\"ok\": %s, ",
-               kt_mv_mode_name(a.mode), words, a.src, a.dst, a.dst_mesh,
-               a.engine ? "engine" : "host", r.after.moves_done, kt_mv_fault_name(r.after.fault),
-               r.polls, bad, bad || fault ? "false" : "true");
-        kt_card_cli_print_counts(&c);
-        printf("}\n");
+        cJSON *doc = json_doc();
+        json_str(doc, "mode", kt_mv_mode_name(a.mode));
+        json_u64(doc, "words", words);
+        json_u64(doc, "src", a.src);
+        json_u64(doc, "dst", a.dst);
+        json_u64(doc, "dst_mesh", a.dst_mesh);
+        json_str(doc, "form", a.engine ? "engine" : "host");
+        json_u64(doc, "moves_done", r.after.moves_done);
+        json_str(doc, "fault", kt_mv_fault_name(r.after.fault));
+        json_u64(doc, "polls", r.polls);
+        json_u64(doc, "mismatched_words", bad);
+        json_bool(doc, "ok", !bad && !fault);
+        kt_card_cli_json_counts(doc, &c);
+        out = json_print(doc, "kt move");
     } else {
         printf("move %s: %zu words -> 0x%" PRIx64 " in mesh %u%s\n", kt_mv_mode_name(a.mode), words,
                a.dst, a.dst_mesh,
@@ -475,5 +480,5 @@ int kt_move_main(int argc, char **argv)
     free(src);
     free(want);
     free(got);
-    return kt_card_cli_close(&c) || bad || fault ? 1 : 0;
+    return kt_card_cli_close(&c) || bad || fault || out ? 1 : 0;
 }

@@ -104,11 +104,14 @@ int kt_prog_main(int argc, char **argv)
     if (s) {
         rc = cli_lib_error("kt prog");
     } else if (c.o.json) {
-        printf("{\"form\": \"%s\", \"setup_blocks\": %zu, \"commands\": %zu, \"code\": %" PRIu64
-               ", \"polls\": %u, ",
-               in_engine ? "engine" : "host", p.n_setup, p.n_cmds, r.code, r.polls);
-        kt_card_cli_print_counts(&c);
-        printf("}\n");
+        cJSON *doc = json_doc();
+        json_str(doc, "form", in_engine ? "engine" : "host");
+        json_u64(doc, "setup_blocks", p.n_setup);
+        json_u64(doc, "commands", p.n_cmds);
+        json_u64(doc, "code", r.code);
+        json_u64(doc, "polls", r.polls);
+        kt_card_cli_json_counts(doc, &c);
+        rc = json_print(doc, "kt prog");
     } else {
         printf("program %s: %zu setup blocks, %zu commands, run %s: DONE code %" PRIu64
                " after %u polls\n",

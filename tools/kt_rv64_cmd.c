@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "cli.h"
 #include "kt_cli.h"
 #include "kt_rv64_dram.h"
@@ -31,34 +32,26 @@ static int exit_status(uint64_t word)
     return (word & 0xff) ? (int)(word & 0xff) : 1;
 }
 
-static void json_string(const char *s, size_t n)
-{
-    putchar('"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
-        else if (ch < 0x20 || ch >= 0x7f)
-            printf("\\u%04x", ch);
-        else
-            putchar(ch);
-    }
-    putchar('"');
-}
-
-static void print_result(const kt_rv64_result *r, bool json)
+/* The result as text, or as one JSON document ("exit": the whole 64-bit word, exactly; the
+ * console's bytes as a string, ill-formed UTF-8 as U+FFFD). False when the document could not
+ * be made. */
+static bool print_result(const kt_rv64_result *r, bool json)
 {
     if (json) {
-        printf("{\"console\": ");
-        json_string(r->console ? r->console : "", r->console_len);
-        printf(", \"exited\": %s, \"exit\": %" PRIu64
-               ", \"halted\": %s, \"cause\": %u, \"cause_name\": \"%s\", "
-               "\"halt_pc\": %" PRIu64 ", \"cycles\": %" PRIu64 ", \"retired\": %" PRIu64
-               ", \"timed_out\": %s, \"rings\": %u, \"clears\": %u}\n",
-               r->exited ? "true" : "false", r->exit_word, r->halted ? "true" : "false", r->cause,
-               r->halted ? kt_rv64_cause_name(r->cause) : "", r->halt_pc, r->cycles, r->retired,
-               r->timed_out ? "true" : "false", r->rings, r->clears);
-        return;
+        cJSON *doc = json_doc();
+        json_bytes(doc, "console", r->console ? r->console : "", r->console_len);
+        json_bool(doc, "exited", r->exited);
+        json_u64(doc, "exit", r->exit_word);
+        json_bool(doc, "halted", r->halted);
+        json_u64(doc, "cause", r->cause);
+        json_str(doc, "cause_name", r->halted ? kt_rv64_cause_name(r->cause) : "");
+        json_u64(doc, "halt_pc", r->halt_pc);
+        json_u64(doc, "cycles", r->cycles);
+        json_u64(doc, "retired", r->retired);
+        json_bool(doc, "timed_out", r->timed_out);
+        json_u64(doc, "rings", r->rings);
+        json_u64(doc, "clears", r->clears);
+        return json_print(doc, "kt rv64 run") == 0;
     }
     if (r->console_len)
         fwrite(r->console, 1, r->console_len, stdout);
@@ -74,6 +67,7 @@ static void print_result(const kt_rv64_result *r, bool json)
                "requests)\n",
                r->rings, r->clears);
     printf("%" PRIu64 " cycles, %" PRIu64 " instructions retired\n", r->cycles, r->retired);
+    return true;
 }
 
 /* --timeout SECONDS (a decimal, up to an hour) into milliseconds. */
@@ -172,8 +166,9 @@ static int run_main(int argc, char **argv)
     kt_rv64_run_opts opt = {text, text ? strlen(text) : 0, timeout_ms};
     kt_rv64_result res;
     npk_status s = kt_rv64_run(c.dev.t, kt_machine_ctrl_base(c.m, 0), &img, &opt, &res);
+    bool printed = true;
     if (s == NPK_OK || (s == NPK_ETIMEDOUT && res.timed_out))
-        print_result(&res, c.o.json);
+        printed = print_result(&res, c.o.json);
     if (s)
         cli_lib_error("kt rv64 run");
     if (s == NPK_OK)
@@ -182,7 +177,7 @@ static int run_main(int argc, char **argv)
         /* the program's --timeout, not a transport's (a carrier that stops answering also
          * says ETIMEDOUT: that is npukit's failure) */
         rc = s == NPK_ETIMEDOUT && res.timed_out ? RV64_STATUS_NO_EXIT : RV64_STATUS_ERROR;
-    if (!s && kt_rv64_dram_save(&dram, c.dev.t, mem, dram_size, "kt rv64 run"))
+    if (!printed || (!s && kt_rv64_dram_save(&dram, c.dev.t, mem, dram_size, "kt rv64 run")))
         rc = RV64_STATUS_ERROR;
     kt_rv64_result_free(&res);
     kt_rv64_image_free(&img);

@@ -118,26 +118,32 @@ int kt_saxpy_main(int argc, char **argv)
         return fail(&c, &j, "kt saxpy");
     char fault_text[512];
     const char *fault = kt_machine_fault(c.m, fault_text, sizeof fault_text) ? fault_text : NULL;
+    int out = 0;
     if (c.o.json) {
-        printf("{\"n\": %" PRIu64 ", \"a\": %g, \"units\": %zu, \"instructions\": %" PRIu64
-               ", \"programs\": %" PRIu64 ", \"mismatches\": %zu, \"ok\": %s, ",
-               n, j.a, j.nsx, j.chunks, programs, bad, bad || fault ? "false" : "true");
-        kt_cli_print_counts(&c);
-        kt_cli_print_waits(&c.dev.waits, true);
-        kt_cli_print_timing(c.m, true);
-        printf("}\n");
+        cJSON *doc = json_doc();
+        json_u64(doc, "n", n);
+        json_sig(doc, "a", j.a, 6);
+        json_u64(doc, "units", j.nsx);
+        json_u64(doc, "instructions", j.chunks);
+        json_u64(doc, "programs", programs);
+        json_u64(doc, "mismatches", bad);
+        json_bool(doc, "ok", !bad && !fault);
+        kt_cli_json_counts(doc, &c);
+        kt_cli_json_waits(doc, &c.dev.waits);
+        kt_cli_json_timing(doc, c.m);
+        out = json_print(doc, "kt saxpy");
     } else {
         printf("saxpy: y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64
                " instructions in %" PRIu64 " programs\n",
                j.a, n, j.nsx, j.chunks, programs);
         printf("check: %s (%zu of %zu elements differ)\n", bad ? "MISMATCH" : "ok", bad, (size_t)n);
-        kt_cli_print_timing(c.m, false);
+        kt_cli_print_timing(c.m);
         kt_cli_print_counts(&c);
-        kt_cli_print_waits(&c.dev.waits, false);
+        kt_cli_print_waits(&c.dev.waits);
     }
     if (fault)
         fprintf(stderr, "npukit kt saxpy: %s: %s\n", kt_machine_sim(c.m) ? "simulator" : "machine",
                 fault);
     kt_saxpy_job_free(&j);
-    return kt_cli_close(&c) || bad || fault ? 1 : 0;
+    return kt_cli_close(&c) || bad || fault || out ? 1 : 0;
 }

@@ -117,15 +117,17 @@ static npk_status rerun(engine_run *e, uint32_t reruns, kt_counters *run_k, kt_c
     return s;
 }
 
+/* The reruns' traffic: a line, or (doc not NULL) the "reruns" member. */
 static void print_rerun(uint32_t reruns, const kt_counters *run_k, const kt_counters *check_k,
-                        bool json)
+                        cJSON *doc)
 {
-    if (json) {
-        printf(", \"reruns\": {\"runs\": %" PRIu32 ", \"transactions\": %" PRIu64
-               ", \"reads\": %" PRIu64 ", \"writes\": %" PRIu64 ", \"check_transactions\": %" PRIu64
-               "}",
-               reruns, kt_counters_transactions(run_k), run_k->reads, run_k->writes,
-               kt_counters_transactions(check_k));
+    if (doc) {
+        cJSON *r = json_obj(doc, "reruns");
+        json_u64(r, "runs", reruns);
+        json_u64(r, "transactions", kt_counters_transactions(run_k));
+        json_u64(r, "reads", run_k->reads);
+        json_u64(r, "writes", run_k->writes);
+        json_u64(r, "check_transactions", kt_counters_transactions(check_k));
         return;
     }
     printf("reruns of the loaded program: %" PRIu32 " runs in %" PRIu64
@@ -197,32 +199,39 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, const kt_saxpy_engine_opts 
     if (s || kt_saxpy_job_check(&e.j, e.c.t, mem, &bad))
         return fail(&e, "kt saxpy --engine");
     bool fault = kt_card_cli_report_fault(&e.c, "kt saxpy --engine");
+    int out = 0;
     if (e.c.o.json) {
-        printf("{\"form\": \"engine\", \"n\": %" PRIu64
-               ", \"a\": %g, \"units\": %zu, \"instructions\": %" PRIu64 ", \"programs\": %" PRIu64
-               ", \"engine_commands\": %" PRIu64 ", \"engine_command_writes\": %" PRIu64
-               ", \"rerunnable\": %s, \"mismatches\": %zu, \"ok\": %s, ",
-               n, e.j.a, e.j.nsx, e.j.chunks, e.programs, e.commands, e.eng.cmd_writes,
-               opt.bitstream_current ? "true" : "false", bad, bad || fault ? "false" : "true");
-        kt_card_cli_print_counts(&e.c);
-        kt_cli_print_waits(&e.dev.waits, true);
+        cJSON *doc = json_doc();
+        json_str(doc, "form", "engine");
+        json_u64(doc, "n", n);
+        json_sig(doc, "a", e.j.a, 6);
+        json_u64(doc, "units", e.j.nsx);
+        json_u64(doc, "instructions", e.j.chunks);
+        json_u64(doc, "programs", e.programs);
+        json_u64(doc, "engine_commands", e.commands);
+        json_u64(doc, "engine_command_writes", e.eng.cmd_writes);
+        json_bool(doc, "rerunnable", opt.bitstream_current);
+        json_u64(doc, "mismatches", bad);
+        json_bool(doc, "ok", !bad && !fault);
+        kt_card_cli_json_counts(doc, &e.c);
+        kt_cli_json_waits(doc, &e.dev.waits);
         if (eo->reruns)
-            print_rerun(eo->reruns, &run_k, &check_k, true);
-        kt_cli_print_timing(e.c.m, true);
-        printf("}\n");
+            print_rerun(eo->reruns, &run_k, &check_k, doc);
+        kt_cli_json_timing(doc, e.c.m);
+        out = json_print(doc, "kt saxpy --engine");
     } else {
         printf("saxpy (engine): y = %g*x + y, n=%" PRIu64 " on %zu units: %" PRIu64
                " instructions in %" PRIu64 " programs, %" PRIu64 " engine commands (%" PRIu64
                " command words written)\n",
                e.j.a, n, e.j.nsx, e.j.chunks, e.programs, e.commands, e.eng.cmd_writes);
         if (eo->reruns)
-            print_rerun(eo->reruns, &run_k, &check_k, false);
+            print_rerun(eo->reruns, &run_k, &check_k, NULL);
         printf("check: %s (%zu of %zu elements differ)\n", bad ? "MISMATCH" : "ok", bad, (size_t)n);
-        kt_cli_print_timing(e.c.m, false);
+        kt_cli_print_timing(e.c.m);
         kt_card_cli_print_counts(&e.c);
-        kt_cli_print_waits(&e.dev.waits, false);
+        kt_cli_print_waits(&e.dev.waits);
     }
     kt_hp_free(&e.hp);
     kt_saxpy_job_free(&e.j);
-    return kt_card_cli_close(&e.c) || bad || fault ? 1 : 0;
+    return kt_card_cli_close(&e.c) || bad || fault || out ? 1 : 0;
 }

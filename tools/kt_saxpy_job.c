@@ -122,12 +122,15 @@ void kt_saxpy_job_free(kt_saxpy_job *j)
 
 uint64_t kt_saxpy_expect_cycles(const ktsim_config *cfg, unsigned insts)
 {
-    const ktsim_unit_timing *t = ktsim_timing_find(cfg, "saxpy");
-    if (!t)
+    uint32_t setup, read_wait, element, retire; /* the saxpy unit's timing keys */
+    if (!ktsim_timing_get(cfg, "saxpy", "setup", &setup) ||
+        !ktsim_timing_get(cfg, "saxpy", "read_wait", &read_wait) ||
+        !ktsim_timing_get(cfg, "saxpy", "element", &element) ||
+        !ktsim_timing_get(cfg, "saxpy", "retire", &retire))
         return 0;
     const uint64_t beats = KT_SAXPY_CHUNK * 4 / 32; /* per read and for the write burst */
-    uint64_t per = t->setup + 2 * (t->read_wait + beats) + (uint64_t)KT_SAXPY_CHUNK * t->element +
-                   beats + t->retire;
+    uint64_t per =
+        setup + 2 * (read_wait + beats) + (uint64_t)KT_SAXPY_CHUNK * element + beats + retire;
     return per * insts;
 }
 

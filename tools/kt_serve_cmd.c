@@ -3,6 +3,7 @@
  * protocol of the Verilated card harness or the card daemon's JSON frames, so that clients of
  * either drive the simulator unchanged. */
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,21 @@ static const char *backend_of(kt_machine *m, char *buf, size_t len)
     return buf;
 }
 
+/* --idle-seconds S: decimal seconds (upstream's daemon takes a float), kept in whole ms. */
+static int parse_seconds(const char *text, unsigned *ms)
+{
+    char *end;
+    errno = 0;
+    double s = strtod(text, &end);
+    if (errno || end == text || *end || !(s >= 0.001 && s <= 86400)) {
+        fprintf(stderr, "npukit kt serve: --idle-seconds '%s': a number of seconds 0.001..86400\n",
+                text);
+        return 2;
+    }
+    *ms = (unsigned)(s * 1000 + 0.5);
+    return 0;
+}
+
 static void log_line(const char *line) { fprintf(stderr, "npukit kt serve: %s\n", line); }
 
 int kt_serve_main(int argc, char **argv)
@@ -80,8 +96,9 @@ int kt_serve_main(int argc, char **argv)
     static const char *const protocols[] = {"line", "daemon", NULL};
     int proto = 0;
     const char *listen_at = NULL;
-    bool use_stdio = false, any = false;
-    unsigned frame_ms = 0, idle_ms = 0;
+    bool use_stdio = false, any = false, allow_shutdown = false;
+    unsigned frame_ms = 0, idle_ms = 0, governor_ms = 0;
+    const char *idle_seconds = NULL;
     const cli_opt own[] = {
         {.name = "--protocol",
          .kind = CLI_CHOICE,
@@ -102,6 +119,10 @@ int kt_serve_main(int argc, char **argv)
          .kind = CLI_FLAG,
          .dest = &any,
          .help = "allow --listen on an address other than loopback (no authentication)"},
+        {.name = "--allow-shutdown",
+         .kind = CLI_FLAG,
+         .dest = &allow_shutdown,
+         .help = "let a daemon client's `shutdown` op end the server (refused otherwise)"},
         {.name = "--frame-timeout-ms",
          .kind = CLI_UINT,
          .dest = &frame_ms,
@@ -118,6 +139,12 @@ int kt_serve_main(int argc, char **argv)
          .max = 86400000,
          .help = "a connection with no request in flight is closed (default 60000 line, 300000 "
                  "daemon)"},
+        {.name = "--idle-seconds",
+         .kind = CLI_STR,
+         .dest = &idle_seconds,
+         .meta = "S",
+         .help = "the daemon's clock governor: a mesh no run holds drops to the idle profile "
+                 "after S seconds, 0.001..86400 (default 10, as the card daemon's)"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_card_cli_rows(&c), kt_cli_rows(&c.o), NULL};
@@ -130,6 +157,8 @@ int kt_serve_main(int argc, char **argv)
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
+    if (idle_seconds && parse_seconds(idle_seconds, &governor_ms))
+        return 2;
     const char *protocol = protocols[proto];
     if (use_stdio && listen_at) {
         fprintf(stderr, "npukit kt serve: --stdio and --listen exclude each other\n");
@@ -169,13 +198,19 @@ int kt_serve_main(int argc, char **argv)
                           .engine = kt_machine_has_engine(c.m),
                           .backend = backend_of(c.m, backend, sizeof backend),
                           .frame_ms = frame_ms,
-                          .idle_ms = idle_ms};
+                          .idle_ms = idle_ms,
+                          .governor_idle_ms = governor_ms,
+                          .allow_shutdown = allow_shutdown};
     int fd = -1;
     unsigned port = 0;
     if (listen_at) {
-        if (kt_listen_tcp(listen_at, any, &fd, &port)) {
+        npk_status ls = kt_listen_tcp(listen_at, any, &fd, &port);
+        if (ls) {
             kt_card_cli_close(&c);
-            return cli_lib_error("kt serve");
+            int rc = cli_lib_error("kt serve");
+            /* A malformed HOST:PORT (a port past 65535) is a usage error, as other bad option
+             * values are; an address already in use is not. */
+            return ls == NPK_EINVAL || ls == NPK_EPARSE ? 2 : rc;
         }
         /* Clients (and tests) learn an ephemeral port from this line. */
         char host[256];

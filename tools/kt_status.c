@@ -22,15 +22,16 @@ int kt_status_main(int argc, char **argv)
                           argc, argv);
     if (rc >= 0)
         return rc;
-    if (c.o.json)
-        printf("{\"registers\": [");
-    bool first = true;
+    cJSON *doc = c.o.json ? json_doc() : NULL;
+    cJSON *regs = json_arr(doc, "registers");
     for (const kt_reg_desc *r = kt_orch_regs; r->name; r++) {
         if (r->words != 1 || r->access == KT_ACC_W)
             continue; /* arrays are shown below or are write-only */
         uint64_t v;
-        if (kt_reg_read(&c.dev, r->offset, &v))
+        if (kt_reg_read(&c.dev, r->offset, &v)) {
+            cJSON_Delete(doc);
             return fail(&c);
+        }
         char extra[200] = "";
         if (r->offset == KT_PROG_STAT) {
             kt_prog_stat p = kt_prog_stat_decode(v);
@@ -38,47 +39,52 @@ int kt_status_main(int argc, char **argv)
         } else {
             kt_reg_describe(r, extra, sizeof extra);
         }
-        if (c.o.json)
-            printf("%s{\"name\": \"%s\", \"offset\": %u, \"value\": %" PRIu64 "}",
-                   first ? "" : ", ", r->name, r->offset, v);
-        else
+        if (c.o.json) {
+            cJSON *o = json_item(regs);
+            json_str(o, "name", r->name);
+            json_u64(o, "offset", r->offset);
+            json_u64(o, "value", v);
+        } else {
             printf("0x%04x %-10s %-8s 0x%016" PRIx64 "  %s\n", r->offset, r->name,
                    kt_access_name(r->access), v, extra);
-        first = false;
+        }
     }
-    if (c.o.json)
-        printf("], \"node_status\": [");
-    else
+    cJSON *nodes = json_arr(doc, "node_status");
+    if (!c.o.json)
         printf("\nNODE_STATUS (coord: code arg count valid)\n");
-    first = true;
     int lo = c.dev.caps.grid_lo - 1, hi = c.dev.caps.grid_hi + 1;
     for (unsigned idx = 0; idx < KT_NODE_SLOTS; idx++) {
         kt_coord at = kt_coord_unpack((uint8_t)idx);
         uint64_t v;
-        if (kt_reg_read(&c.dev, kt_node_status_offset(at), &v))
+        if (kt_reg_read(&c.dev, kt_node_status_offset(at), &v)) {
+            cJSON_Delete(doc);
             return fail(&c);
+        }
         bool in_span = at.x >= lo && at.x <= hi && at.y >= lo && at.y <= hi;
         if (!in_span && !v)
             continue;
         kt_node_status ns = kt_node_status_decode(v);
-        if (c.o.json)
-            printf(
-                "%s{\"x\": %u, \"y\": %u, \"code\": %u, \"arg\": %u, \"count\": %u, \"valid\": %s}",
-                first ? "" : ", ", at.x, at.y, ns.code, ns.arg, ns.count,
-                ns.valid ? "true" : "false");
-        else if (ns.valid)
+        if (c.o.json) {
+            cJSON *o = json_item(nodes);
+            json_u64(o, "x", at.x);
+            json_u64(o, "y", at.y);
+            json_u64(o, "code", ns.code);
+            json_u64(o, "arg", ns.arg);
+            json_u64(o, "count", ns.count);
+            json_bool(o, "valid", ns.valid);
+        } else if (ns.valid)
             printf("(%u,%u): %s arg=0x%08x count=%u\n", at.x, at.y, kt_signal_name(ns.code), ns.arg,
                    ns.count);
         else
             printf("(%u,%u): never signalled\n", at.x, at.y);
-        first = false;
     }
+    int out = 0;
     if (c.o.json) {
-        printf("], ");
-        kt_cli_print_counts(&c);
-        printf("}\n");
+        kt_cli_json_counts(doc, &c);
+        out = json_print(doc, "kt status");
     } else {
         kt_cli_print_counts(&c);
     }
-    return kt_cli_close(&c);
+    int rc_close = kt_cli_close(&c);
+    return out ? out : rc_close;
 }

@@ -70,10 +70,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
         usage(stdout);
-        return 0;
+        return finish(0);
     }
     if (!strcmp(name, "--version"))
-        return version_main(argc - 1, argv + 1);
+        return finish(version_main(argc - 1, argv + 1));
     for (size_t i = 0; i < FAMILIES; i++)
         if (!strcmp(families[i].cmd.name, name))
             return finish(families[i].cmd.run(argc - 1, argv + 1));

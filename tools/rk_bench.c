@@ -89,7 +89,14 @@ int rk_bench_main(int argc, char **argv)
         uint32_t *dims[3] = {&so.m, &so.k, &so.n};
         static const char *const names[3] = {"M", "K", "N"};
         uint64_t v;
-        if (npos < 3 || so.have_m || so.have_k || so.have_n) {
+        if (npos < 3) {
+            fprintf(stderr,
+                    "npukit rk bench: %d number%s given; the shape is three, M K N (then "
+                    "TYPE, optional), or -m -k -n\n",
+                    npos, npos == 1 ? "" : "s");
+            return 2;
+        }
+        if (so.have_m || so.have_k || so.have_n) {
             fprintf(stderr,
                     "npukit rk bench: give M K N as three numbers or as -m -k -n, not both\n");
             return 2;
@@ -193,28 +200,42 @@ int rk_bench_main(int argc, char **argv)
         bool have_rknn =
             rk_bench_rknn(rt, w, &o, so.device, iters, warm, &rknn_ns, &direct_ns, &why);
         double gops = mn > 0 ? ops / mn : 0;
-        char esc[6 * sizeof info.device + 1];
         if (json) {
-            printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
-                   "\"iters\":%d,\"tasks\":%u,\"submits\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\","
-                   "\"gops\":%.3f,\"host_ms\":%.6f,\"overhead_us_per_submit\":{\"total\":%.3f,"
-                   "\"synth\":%.3f,\"pack\":%.3f,\"sync\":%.3f,\"accumulate\":%.3f},"
-                   "\"memcpy_us_per_submit\":%.3f,\"overhead_vs_memcpy\":%.3f,\"form\":\"%s\","
-                   "\"submit_us\":%.3f,\"wait_us\":%.3f,"
-                   "\"call_overhead_us\":{\"handoff\":%.3f,\"b_check\":%.3f}",
-                   npk_rk_prec_name(o.in), npk_rk_prec_name(o.out), o.m, o.k, o.n,
-                   rk_json_escape(info.device, esc, sizeof esc), iters, st.tasks, st.submits,
-                   mn / 1e6, label, gops, mh / 1e6, mo / 1e3, npk_median(syn, (size_t)iters) / 1e3,
-                   npk_median(pack, (size_t)iters) / 1e3, npk_median(sync, (size_t)iters) / 1e3,
-                   npk_median(acc, (size_t)iters) / 1e3, mc / 1e3, mc > 0 ? mo / mc : 0,
-                   npk_rk_submission(rt), st.submit_ns / 1e3, st.wait_ns / 1e3, mhand / 1e3,
-                   mbchk / 1e3);
-            if (have_rknn)
-                printf(",\"rknn_run_us\":%.3f,\"rk_matmul_us\":%.3f,\"rknn_overhead_us\":%.3f",
-                       rknn_ns / 1e3, direct_ns / 1e3, (rknn_ns - direct_ns) / 1e3);
-            if (epilogue && !rk_bench_ew(rt, w, &o, iters, warm, true))
+            cJSON *doc = json_doc();
+            rk_json_shape(doc, &o);
+            json_str(doc, "device", info.device);
+            json_i64(doc, "iters", iters);
+            json_u64(doc, "tasks", st.tasks);
+            json_u64(doc, "submits", st.submits);
+            json_fixed(doc, "npu_ms", mn / 1e6, 6);
+            json_str(doc, "npu_time", label);
+            json_fixed(doc, "gops", gops, 3);
+            json_fixed(doc, "host_ms", mh / 1e6, 6);
+            cJSON *over_us = json_obj(doc, "overhead_us_per_submit");
+            json_fixed(over_us, "total", mo / 1e3, 3);
+            json_fixed(over_us, "synth", npk_median(syn, (size_t)iters) / 1e3, 3);
+            json_fixed(over_us, "pack", npk_median(pack, (size_t)iters) / 1e3, 3);
+            json_fixed(over_us, "sync", npk_median(sync, (size_t)iters) / 1e3, 3);
+            json_fixed(over_us, "accumulate", npk_median(acc, (size_t)iters) / 1e3, 3);
+            json_fixed(doc, "memcpy_us_per_submit", mc / 1e3, 3);
+            json_fixed(doc, "overhead_vs_memcpy", mc > 0 ? mo / mc : 0, 3);
+            json_str(doc, "form", npk_rk_submission(rt));
+            json_fixed(doc, "submit_us", st.submit_ns / 1e3, 3);
+            json_fixed(doc, "wait_us", st.wait_ns / 1e3, 3);
+            cJSON *call = json_obj(doc, "call_overhead_us");
+            json_fixed(call, "handoff", mhand / 1e3, 3);
+            json_fixed(call, "b_check", mbchk / 1e3, 3);
+            if (have_rknn) {
+                json_fixed(doc, "rknn_run_us", rknn_ns / 1e3, 3);
+                json_fixed(doc, "rk_matmul_us", direct_ns / 1e3, 3);
+                json_fixed(doc, "rknn_overhead_us", (rknn_ns - direct_ns) / 1e3, 3);
+            }
+            if (epilogue && !rk_bench_ew(rt, w, &o, iters, warm, doc)) {
+                cJSON_Delete(doc);
                 goto done;
-            printf("}\n");
+            }
+            if (json_print(doc, "rk bench"))
+                goto done;
         } else {
             printf("%s %ux%ux%u -> %s on %s: %d runs after %d warm-up, medians\n",
                    npk_rk_prec_name(o.in), o.m, o.k, o.n, npk_rk_prec_name(o.out), info.device,
@@ -248,7 +269,7 @@ int rk_bench_main(int argc, char **argv)
                        direct_ns > 0 ? rknn_ns / direct_ns : 0);
             else
                 printf("  rknn_matmul_run: not compared (%s)\n", why);
-            if (epilogue && !rk_bench_ew(rt, w, &o, iters, warm, false))
+            if (epilogue && !rk_bench_ew(rt, w, &o, iters, warm, NULL))
                 goto done;
         }
         rc = 0;

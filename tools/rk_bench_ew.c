@@ -46,8 +46,7 @@ static bool measure(const job *j, int iters, int warm, timing *t)
         else if (j->scale)
             s = npk_rk_matmul_scaled(j->rt, j->w, j->m, j->a, j->scale, j->c, &st);
         else
-            s = npk_rk_ew(j->rt, NPK_EW_MUL, NPK_PREC_FP16, j->m, j->n, j->c, NPK_EW_PER_CHANNEL,
-                          j->a, j->c, &st);
+            s = npk_rk_ew(j->rt, &(npk_rk_ew_args){.op = NPK_EW_MUL, .prec = NPK_PREC_FP16, .m = j->m, .n = j->n, .operand = NPK_EW_PER_CHANNEL, .a = j->c, .b = j->a, .c = j->c}, &st);
         if (s) {
             cli_lib_error("rk bench");
             ok = false;
@@ -78,7 +77,7 @@ static uint16_t *random_fp16(size_t count, uint64_t seed)
 }
 
 bool rk_bench_ew(npk_rk *rt, const npk_rk_weights *w, const rk_operands *o, int iters, int warm,
-                 bool json)
+                 cJSON *doc)
 {
     if (npk_rk_set_chain(rt, 3) != NPK_OK) { /* the matmul and two steps in one submit */
         cli_lib_error("rk bench");
@@ -114,19 +113,30 @@ bool rk_bench_ew(npk_rk *rt, const npk_rk_weights *w, const rk_operands *o, int 
         npk_rk_weights_free(rt, ws);
         free(b);
     }
-    if (ok && json) {
-        printf(",\"epilogue\":{\"steps\":\"mul per-channel, add per-element\","
-               "\"fused\":{\"npu_ms\":%.6f,\"host_ms\":%.6f,\"submits\":%u,\"fused_jobs\":%u},"
-               "\"split\":{\"npu_ms\":%.6f,\"host_ms\":%.6f,\"submits\":%u}},"
-               "\"scaled_m64_k%u\":[",
-               tf.npu_ns / 1e6, tf.host_ns / 1e6, tf.submits, tf.fused, ts.npu_ns / 1e6,
-               ts.host_ns / 1e6, ts.submits, SCALED_K);
-        for (unsigned i = 0; i < SCALED_N; i++)
-            printf("%s{\"n\":%u,\"npu_us\":%.3f,\"host_us\":%.3f,\"sdp_npu_us\":%.3f,"
-                   "\"spec_us\":[%.0f,%.0f]}",
-                   i ? "," : "", scaled_n[i], tn[i].npu_ns / 1e3, tn[i].host_ns / 1e3,
-                   te[i].npu_ns / 1e3, SPEC_LO_US, SPEC_HI_US);
-        printf("]");
+    if (ok && doc) {
+        cJSON *ep = json_obj(doc, "epilogue");
+        json_str(ep, "steps", "mul per-channel, add per-element");
+        cJSON *f = json_obj(ep, "fused"), *sp = json_obj(ep, "split");
+        json_fixed(f, "npu_ms", tf.npu_ns / 1e6, 6);
+        json_fixed(f, "host_ms", tf.host_ns / 1e6, 6);
+        json_u64(f, "submits", tf.submits);
+        json_u64(f, "fused_jobs", tf.fused);
+        json_fixed(sp, "npu_ms", ts.npu_ns / 1e6, 6);
+        json_fixed(sp, "host_ms", ts.host_ns / 1e6, 6);
+        json_u64(sp, "submits", ts.submits);
+        char key[32];
+        snprintf(key, sizeof key, "scaled_m64_k%u", SCALED_K);
+        cJSON *scaled = json_arr(doc, key);
+        for (unsigned i = 0; i < SCALED_N; i++) {
+            cJSON *row = json_item(scaled);
+            json_u64(row, "n", scaled_n[i]);
+            json_fixed(row, "npu_us", tn[i].npu_ns / 1e3, 3);
+            json_fixed(row, "host_us", tn[i].host_ns / 1e3, 3);
+            json_fixed(row, "sdp_npu_us", te[i].npu_ns / 1e3, 3);
+            cJSON *spec = json_arr(row, "spec_us");
+            json_fixed(spec, NULL, SPEC_LO_US, 0);
+            json_fixed(spec, NULL, SPEC_HI_US, 0);
+        }
     } else if (ok) {
         printf("  epilogue C = A.B (.) scale[n] + residual (chain 3), medians:\n");
         printf("    fused (%u of %u submits chain matmul->SDP): NPU %8.3f ms, host %8.3f ms\n",

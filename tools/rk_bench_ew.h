@@ -10,9 +10,9 @@
 #include "rk_operands.h"
 
 /* Runs after the matmul bench on the same runtime, weights and operands (fp16); prints text
- * lines, or with json the fields to go inside the bench's object (starting with a comma).
- * Sets the runtime's chain to 3. Returns false with a message printed. */
+ * lines, or (doc not NULL) adds its members ("epilogue", "scaled_m64_kK") to the bench's JSON
+ * document. Sets the runtime's chain to 3. Returns false with a message printed. */
 bool rk_bench_ew(npk_rk *rt, const npk_rk_weights *w, const rk_operands *o, int iters, int warm,
-                 bool json);
+                 cJSON *doc);
 
 #endif

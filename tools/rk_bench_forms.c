@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "cli.h"
 #include "common/measure.h"
 #include "npukit/rk.h"
@@ -57,11 +58,16 @@ int rk_bench_forms(const rk_shape_opts *so, const rk_operands *o, int iters, int
         npk_rk_close(rt);
         return 1;
     }
-    if (json)
-        printf("{\"dtype\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"kernel\":\"%s\",\"chain\":%u,"
-               "\"forms\":[",
-               npk_rk_prec_name(o->in), o->m, o->k, o->n, info.kernel, chain);
-    else
+    cJSON *doc = json ? json_doc() : NULL, *forms = NULL;
+    if (json) {
+        json_str(doc, "dtype", npk_rk_prec_name(o->in));
+        json_u64(doc, "m", o->m);
+        json_u64(doc, "k", o->k);
+        json_u64(doc, "n", o->n);
+        json_str(doc, "kernel", info.kernel);
+        json_u64(doc, "chain", chain);
+        forms = json_arr(doc, "forms");
+    } else
         printf("%s %ux%ux%u on %s (%s kernel), --chain %u: %d runs after %d warm-up, medians; "
                "NPU time %s\n%-10s %7s %11s %11s %11s %11s\n",
                npk_rk_prec_name(o->in), o->m, o->k, o->n, info.device, info.kernel, chain, iters,
@@ -79,25 +85,27 @@ int rk_bench_forms(const rk_shape_opts *so, const rk_operands *o, int iters, int
         if (ok && !right)
             rc = 1; /* a form that gives a wrong answer fails the bench */
         if (json) {
-            printf("%s{\"form\":\"%s\",\"ok\":%s", f ? "," : "", name, ok ? "true" : "false");
-            if (ok)
-                printf(",\"submits\":%u,\"npu_ms\":%.6f,\"host_ms\":%.6f,\"submit_us\":%.3f,"
-                       "\"wait_us\":%.3f,\"correct\":%s",
-                       st.submits, med[0] / 1e6, med[1] / 1e6, med[2] / 1e3, med[3] / 1e3,
-                       right ? "true" : "false");
-            else {
-                char esc[600];
-                printf(",\"why\":\"%s\"", rk_json_escape(npk_last_error(), esc, sizeof esc));
+            cJSON *row = json_item(forms);
+            json_str(row, "form", name);
+            json_bool(row, "ok", ok);
+            if (ok) {
+                json_u64(row, "submits", st.submits);
+                json_fixed(row, "npu_ms", med[0] / 1e6, 6);
+                json_fixed(row, "host_ms", med[1] / 1e6, 6);
+                json_fixed(row, "submit_us", med[2] / 1e3, 3);
+                json_fixed(row, "wait_us", med[3] / 1e3, 3);
+                json_bool(row, "correct", right);
+            } else {
+                json_str(row, "why", npk_last_error());
             }
-            printf("}");
         } else if (ok)
             printf("%-10s %7u %11.3f %11.3f %11.2f %11.2f%s\n", name, st.submits, med[0] / 1e6,
                    med[1] / 1e6, med[2] / 1e3, med[3] / 1e3, right ? "" : "  WRONG RESULT");
         else
             printf("%-10s refused: %s\n", name, npk_last_error());
     }
-    if (json)
-        printf("]}\n");
+    if (json && json_print(doc, "rk bench"))
+        rc = 1;
     npk_rk_weights_free(rt, w);
     npk_rk_close(rt);
     return rc;

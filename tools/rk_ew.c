@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit rk ew`: one element-wise op on the SDP through the runtime, optionally checked against
  * the CPU; and the host reference it is checked with. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +14,18 @@
 
 static double op_value(npk_rk_ew_op op, double a, double b)
 {
+    /* No default: an op added to the enum fails the build here until its reference is
+     * written (-Wswitch). */
     switch (op) {
     case NPK_EW_ADD: return a + b;
     case NPK_EW_MUL: return a * b;
     case NPK_EW_MAX: return a >= b ? a : b;
-    default: return a <= b ? a : b;
+    case NPK_EW_MIN: return a <= b ? a : b;
+    case NPK_EW_RELU: return a > 0 ? a : 0;
+    case NPK_EW_LUT: break; /* an activation's reference is its row's (rk act), not an op's */
+    case NPK_EW_OP_COUNT: break;
     }
+    return NAN;
 }
 
 void rk_ew_reference(npk_rk_ew_op op, npk_rk_prec p, uint32_t m, uint32_t n, const void *a,
@@ -44,12 +51,37 @@ void rk_ew_reference(npk_rk_ew_op op, npk_rk_prec p, uint32_t m, uint32_t n, con
     }
 }
 
-static const char *const op_names[] = {"add", "mul", "max", "min", NULL}; /* = npk_rk_ew_op */
-static const char *const dtypes[] = {"fp16", "int16", "int8", NULL};
-static const npk_rk_prec dtype_prec[] = {NPK_PREC_FP16, NPK_PREC_INT16, NPK_PREC_INT8};
+/* The choices of --op and --dtype, from the SDP's rows (rk_sdp_hw.h): the two-operand ops and
+ * the precisions its feature path takes, in the rows' order (the first is the default). */
+static const char *op_names[NPK_EW_OP_COUNT + 1];
+static npk_rk_ew_op op_of[NPK_EW_OP_COUNT];
+static const char *dtypes[8];
+static npk_rk_prec dtype_prec[8];
+
+static void choices_from_rows(void)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < NPK_EW_OP_COUNT; i++) {
+        const npk_rk_ew_op_row *r = npk_rk_ew_op_row_of((npk_rk_ew_op)i);
+        if (r->binary) {
+            op_of[n] = r->op;
+            op_names[n++] = r->name;
+        }
+    }
+    op_names[n] = NULL;
+    n = 0;
+    for (const npk_rk_sdp_prec_row *r; n + 1 < sizeof dtypes / sizeof dtypes[0] &&
+                                       (r = npk_rk_sdp_prec_row_at(n));
+         n++) {
+        dtype_prec[n] = r->prec;
+        dtypes[n] = npk_rk_prec_name(r->prec);
+    }
+    dtypes[n] = NULL;
+}
 
 int rk_ew_main(int argc, char **argv)
 {
+    choices_from_rows();
     rk_shape_opts so;
     rk_shape_opts_init(&so);
     int op = 0, dtype = 0;
@@ -93,7 +125,7 @@ int rk_ew_main(int argc, char **argv)
     const cli_opt *tables[] = {
         rk_shape_rows(&so, RK_OPT_SOC | RK_OPT_CHAIN | RK_OPT_DEVICE | RK_OPT_SEED, 1), own, NULL};
     cli_spec spec = {.cmd = "rk ew",
-                     .synopsis = "--op add|mul|max|min -m M -n N [options]",
+                     .synopsis = "--op OP -m M -n N [options]",
                      .about = "C = A op B element-wise on the NPU's SDP (or the simulator)",
                      .tables = tables};
     int prc = cli_parse(&spec, argc, argv);
@@ -126,28 +158,38 @@ int rk_ew_main(int argc, char **argv)
     }
     if (!rk_soc_matches(&so, info.soc, "rk ew"))
         goto out;
-    if (npk_rk_ew(rt, (npk_rk_ew_op)op, p, m, n, a, mode, b, c, &st)) {
+    if (npk_rk_ew(rt, &(npk_rk_ew_args){.op = op_of[op], .prec = p, .m = m, .n = n, .operand = mode, .a = a, .b = b, .c = c}, &st)) {
         cli_lib_error("rk ew");
         goto out;
     }
     uint64_t bad = 0;
     if (check) {
-        rk_ew_reference((npk_rk_ew_op)op, p, m, n, a, mode, b, ref);
+        rk_ew_reference(op_of[op], p, m, n, a, mode, b, ref);
         for (uint64_t i = 0; i < count; i++)
             bad += memcmp((char *)c + i * eb, (char *)ref + i * eb, eb) != 0;
     }
     const char *label = info.simulated ? "modelled" : "measured";
+    bool printed = true;
     if (json) {
-        printf("{\"op\":\"%s\",\"dtype\":\"%s\",\"m\":%u,\"n\":%u,\"operand\":\"%s\","
-               "\"tasks\":%u,\"submits\":%u,\"warmups\":%u,\"resets\":%u,\"npu_ms\":%.6f,"
-               "\"npu_time\":\"%s\",\"host_ms\":%.6f",
-               op_names[op], dtypes[dtype], m, n, per_channel ? "per-channel" : "per-element",
-               st.tasks, st.submits, st.warmups, st.resets, st.npu_span_ns / 1e6, label,
-               st.host_ns / 1e6);
-        if (check)
-            printf(",\"check\":{\"mismatches\":%llu,\"ok\":%s}", (unsigned long long)bad,
-                   bad ? "false" : "true");
-        printf("}\n");
+        cJSON *doc = json_doc();
+        json_str(doc, "op", op_names[op]);
+        json_str(doc, "dtype", dtypes[dtype]);
+        json_u64(doc, "m", m);
+        json_u64(doc, "n", n);
+        json_str(doc, "operand", per_channel ? "per-channel" : "per-element");
+        json_u64(doc, "tasks", st.tasks);
+        json_u64(doc, "submits", st.submits);
+        json_u64(doc, "warmups", st.warmups);
+        json_u64(doc, "resets", st.resets);
+        json_fixed(doc, "npu_ms", st.npu_span_ns / 1e6, 6);
+        json_str(doc, "npu_time", label);
+        json_fixed(doc, "host_ms", st.host_ns / 1e6, 6);
+        if (check) {
+            cJSON *c = json_obj(doc, "check");
+            json_u64(c, "mismatches", bad);
+            json_bool(c, "ok", !bad);
+        }
+        printed = json_print(doc, "rk ew") == 0;
     } else {
         printf("%s %s %ux%u, B %s, on %s (%s)\n", dtypes[dtype], op_names[op], m, n,
                per_channel ? "per channel [N]" : "per element [M][N]", info.device, info.soc);
@@ -161,7 +203,7 @@ int rk_ew_main(int argc, char **argv)
                    p == NPK_PREC_FP16 ? "fp32 op rounded once to fp16" : "saturating integers",
                    bad ? "MISMATCH" : "ok");
     }
-    rc = bad ? 1 : 0;
+    rc = bad || !printed ? 1 : 0;
 out:
     npk_rk_close(rt);
     free(a);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit rk info [--device D] [--json]`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "cli.h"
 #include "rk_opts.h"
 #include "npukit/rk.h"
@@ -13,20 +15,29 @@ static int print_soc(const npk_rk_soc *s, bool json)
     const npk_rk_soc_sources *src = &s->sources;
     const npk_rk_soc_timing *t = &s->timing;
     if (json) {
-        printf("{\"soc\":\"%s\",\"validated\":%s,\"encodings_described\":%s,\"cores\":%u,"
-               "\"cbuf_banks\":%u,\"bank_bytes\":%u,\"cbuf_entry_bytes\":%u,\"clock_mhz\":%u,"
-               "\"hw_version\":%u,\"k_max_single\":%u,\"n_max\":%u,\"m_max\":%u,"
-               "\"grains_max\":%u,\"timing\":{\"job_floor_us\":%g,\"task_us\":%g,"
-               "\"dma_bytes_per_s\":%g,\"mac_efficiency\":{",
-               s->name, s->validated ? "true" : "false", s->encodings_described ? "true" : "false",
-               s->cores, s->cbuf_banks, s->bank_bytes, s->cbuf_entry_bytes, s->clock_mhz,
-               s->hw_version, s->k_max_single, s->n_max, s->m_max, s->grains_max, t->job_floor_us,
-               t->task_us, t->dma_bytes_per_s);
+        cJSON *doc = json_doc();
+        json_str(doc, "soc", s->name);
+        json_bool(doc, "validated", s->validated);
+        json_bool(doc, "encodings_described", s->encodings_described);
+        json_u64(doc, "cores", s->cores);
+        json_u64(doc, "cbuf_banks", s->cbuf_banks);
+        json_u64(doc, "bank_bytes", s->bank_bytes);
+        json_u64(doc, "cbuf_entry_bytes", s->cbuf_entry_bytes);
+        json_u64(doc, "clock_mhz", s->clock_mhz);
+        json_u64(doc, "hw_version", s->hw_version);
+        json_u64(doc, "k_max_single", s->k_max_single);
+        json_u64(doc, "n_max", s->n_max);
+        json_u64(doc, "m_max", s->m_max);
+        json_u64(doc, "grains_max", s->grains_max);
+        cJSON *timing = json_obj(doc, "timing");
+        json_sig(timing, "job_floor_us", t->job_floor_us, 6);
+        json_sig(timing, "task_us", t->task_us, 6);
+        json_sig(timing, "dma_bytes_per_s", t->dma_bytes_per_s, 6);
+        cJSON *eff = json_obj(timing, "mac_efficiency");
         for (unsigned i = 0; i < NPK_RK_SOC_EFFICIENCIES; i++)
-            printf("%s\"%s\":%g", i ? "," : "", npk_rk_prec_name(t->mac_efficiency[i].in),
-                   t->mac_efficiency[i].fraction);
-        printf("}}}\n");
-        return 0;
+            json_sig(eff, npk_rk_prec_name(t->mac_efficiency[i].in), t->mac_efficiency[i].fraction,
+                     6);
+        return json_print(doc, "rk info");
     }
     printf("soc %s (%s%s)\n", s->name, s->validated ? "validated on a board" : "unvalidated",
            s->encodings_described ? ""
@@ -83,16 +94,20 @@ int rk_info_main(int argc, char **argv)
     npk_rk_close(rt);
     if (s)
         return cli_lib_error("rk info");
-    char esc[6 * sizeof info.device + 1];
-    if (json)
-        printf("{\"device\":\"%s\",\"simulated\":%s,\"soc\":\"%s\",\"cores\":%u,"
-               "\"drv_version\":%u,\"hw_version\":%u,\"kernel\":\"%s\"}\n",
-               rk_json_escape(info.device, esc, sizeof esc), info.simulated ? "true" : "false",
-               info.soc, info.cores, info.drv_version, info.hw_version, info.kernel);
-    else
-        printf("device %s%s\nkernel interface %s\nsoc %s, %u cores\n"
-               "driver version %u, hardware version 0x%08x\n",
-               info.device, info.simulated ? " (simulator)" : "", info.kernel, info.soc, info.cores,
-               info.drv_version, info.hw_version);
+    if (json) {
+        cJSON *doc = json_doc();
+        json_str(doc, "device", info.device);
+        json_bool(doc, "simulated", info.simulated);
+        json_str(doc, "soc", info.soc);
+        json_u64(doc, "cores", info.cores);
+        json_u64(doc, "drv_version", info.drv_version);
+        json_u64(doc, "hw_version", info.hw_version);
+        json_str(doc, "kernel", info.kernel);
+        return json_print(doc, "rk info");
+    }
+    printf("device %s%s\nkernel interface %s\nsoc %s, %u cores\n"
+           "driver version %u, hardware version 0x%08x\n",
+           info.device, info.simulated ? " (simulator)" : "", info.kernel, info.soc, info.cores,
+           info.drv_version, info.hw_version);
     return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit rk matmul`: one any-shape matmul through the runtime, optionally checked. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -11,29 +12,36 @@
 #include "rk_matmul_ep.h"
 #include "rk_matmul_quant.h"
 
-static void print_result(bool json, const npk_rk_info *info, const rk_operands *o,
+/* The result as text, or as one JSON document; false when the document could not be made. */
+static bool print_result(bool json, const npk_rk_info *info, const rk_operands *o,
                          const npk_rk_stats *st, bool checked, const npk_rk_verdict *e)
 {
     const char *label = info->simulated ? "modelled" : "measured";
-    char esc[6 * sizeof info->device + 1];
     bool ok = e->outside == 0;
     if (json) {
-        printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"device\":\"%s\","
-               "\"soc\":\"%s\",\"cores_used\":%u,\"tasks\":%u,\"submits\":%u,\"warmups\":%u,"
-               "\"resets\":%u,"
-               "\"retries\":%u,\"npu_ms\":%.6f,\"npu_busy_ms\":%.6f,\"npu_time\":\"%s\","
-               "\"host_ms\":%.6f",
-               npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n,
-               rk_json_escape(info->device, esc, sizeof esc), info->soc, st->cores_used, st->tasks,
-               st->submits, st->warmups, st->resets, st->retries, st->npu_span_ns / 1e6,
-               st->npu_ns / 1e6, label, st->host_ns / 1e6);
-        if (checked)
-            printf(",\"check\":{\"max_abs\":%.9g,\"max_rel\":%.9g,\"mismatches\":%llu,"
-                   "\"outside_bound\":%llu,\"ok\":%s}",
-                   e->max_abs, e->max_rel, (unsigned long long)e->mismatches,
-                   (unsigned long long)e->outside, ok ? "true" : "false");
-        printf("}\n");
-        return;
+        cJSON *doc = json_doc();
+        rk_json_shape(doc, o);
+        json_str(doc, "device", info->device);
+        json_str(doc, "soc", info->soc);
+        json_u64(doc, "cores_used", st->cores_used);
+        json_u64(doc, "tasks", st->tasks);
+        json_u64(doc, "submits", st->submits);
+        json_u64(doc, "warmups", st->warmups);
+        json_u64(doc, "resets", st->resets);
+        json_u64(doc, "retries", st->retries);
+        json_fixed(doc, "npu_ms", st->npu_span_ns / 1e6, 6);
+        json_fixed(doc, "npu_busy_ms", st->npu_ns / 1e6, 6);
+        json_str(doc, "npu_time", label);
+        json_fixed(doc, "host_ms", st->host_ns / 1e6, 6);
+        if (checked) {
+            cJSON *c = json_obj(doc, "check");
+            json_sig(c, "max_abs", e->max_abs, 9);
+            json_sig(c, "max_rel", e->max_rel, 9);
+            json_u64(c, "mismatches", e->mismatches);
+            json_u64(c, "outside_bound", e->outside);
+            json_bool(c, "ok", ok);
+        }
+        return json_print(doc, "rk matmul") == 0;
     }
     printf("%s %ux%ux%u -> %s on %s (%s, %u core%s, %u used)\n", npk_rk_prec_name(o->in), o->m,
            o->k, o->n, npk_rk_prec_name(o->out), info->device, info->soc, info->cores,
@@ -43,7 +51,7 @@ static void print_result(bool json, const npk_rk_info *info, const rk_operands *
     printf("  NPU time %.3f ms (%s; %.3f ms summed over the cores), host time %.3f ms\n",
            st->npu_span_ns / 1e6, label, st->npu_ns / 1e6, st->host_ns / 1e6);
     if (!checked)
-        return;
+        return true;
     /* Integers must be exact; a float result differs from the exact product in nearly every
      * element, so say what the verdict is measured against (npk_rk_check_matmul). */
     unsigned long long total = (unsigned long long)o->m * o->n;
@@ -58,6 +66,7 @@ static void print_result(bool json, const npk_rk_info *info, const rk_operands *
                "worst at %.2g of it): %s\n",
                e->max_abs, e->max_rel, (unsigned long long)e->mismatches, total,
                (unsigned long long)e->outside, e->max_ratio, ok ? "ok" : "MISMATCH");
+    return true;
 }
 
 int rk_matmul_main(int argc, char **argv)
@@ -173,8 +182,8 @@ int rk_matmul_main(int argc, char **argv)
     } else {
         npk_rk_verdict e = {0};
         if (!check || rk_operands_check(&o, &e)) {
-            print_result(json, &info, &o, &st, check, &e);
-            rc = e.outside ? 1 : 0;
+            bool printed = print_result(json, &info, &o, &st, check, &e);
+            rc = e.outside || !printed ? 1 : 0;
         }
     }
     npk_rk_weights_free(rt, w);

@@ -27,7 +27,9 @@ static bool parse_group(const char *v, uint32_t *group)
         return true;
     char *end;
     unsigned long g = strtoul(v, &end, 10);
-    if (*v == '-' || *end || end == v || g > UINT32_MAX) {
+    /* A group that is not a multiple of the K granule is a usage error, told here in the
+     * option's words (exit 2) rather than by the packer's function after the operands load. */
+    if (*v == '-' || *end || end == v || g > UINT32_MAX || g % NPK_RK_QGROUP_ALIGN) {
         fprintf(stderr,
                 "npukit rk matmul: --group %s: K per group (a multiple of %u) or "
                 "\"channel\"\n",
@@ -89,28 +91,36 @@ static float *load_scales(const char *src, const uint64_t *counts, unsigned ncou
     return NULL;
 }
 
-static void print(bool json, const npk_rk_info *info, const rk_operands *o,
+/* The result as text, or as one JSON document; false when the document could not be made. */
+static bool print(bool json, const npk_rk_info *info, const rk_operands *o,
                   const npk_rk_qweights_info *qi, const npk_rk_stats *st, bool checked,
                   const npk_rk_verdict *v)
 {
     const char *label = info->simulated ? "modelled" : "measured";
     bool ok = v->outside == 0;
     if (json) {
-        char esc[6 * sizeof info->device + 1];
-        printf("{\"dtype\":\"%s\",\"out\":\"%s\",\"m\":%u,\"k\":%u,\"n\":%u,\"group\":%u,"
-               "\"groups\":%u,\"groups_per_pass\":%u,\"passes\":%u,\"device\":\"%s\","
-               "\"tasks\":%u,\"submits\":%u,\"npu_ms\":%.6f,\"npu_time\":\"%s\",\"host_ms\":%.6f,"
-               "\"model_us\":%.3f,\"ksliced_model_us\":%.3f",
-               npk_rk_prec_name(o->in), npk_rk_prec_name(o->out), o->m, o->k, o->n, qi->group,
-               qi->groups, qi->groups_per_pass, qi->passes,
-               rk_json_escape(info->device, esc, sizeof esc), st->tasks, st->submits,
-               st->npu_span_ns / 1e6, label, st->host_ns / 1e6, qi->chosen_us, qi->ksliced_us);
-        if (checked)
-            printf(",\"check\":{\"max_abs\":%.9g,\"max_rel\":%.9g,\"outside_bound\":%llu,"
-                   "\"ok\":%s}",
-                   v->max_abs, v->max_rel, (unsigned long long)v->outside, ok ? "true" : "false");
-        printf("}\n");
-        return;
+        cJSON *doc = json_doc();
+        rk_json_shape(doc, o);
+        json_u64(doc, "group", qi->group);
+        json_u64(doc, "groups", qi->groups);
+        json_u64(doc, "groups_per_pass", qi->groups_per_pass);
+        json_u64(doc, "passes", qi->passes);
+        json_str(doc, "device", info->device);
+        json_u64(doc, "tasks", st->tasks);
+        json_u64(doc, "submits", st->submits);
+        json_fixed(doc, "npu_ms", st->npu_span_ns / 1e6, 6);
+        json_str(doc, "npu_time", label);
+        json_fixed(doc, "host_ms", st->host_ns / 1e6, 6);
+        json_fixed(doc, "model_us", qi->chosen_us, 3);
+        json_fixed(doc, "ksliced_model_us", qi->ksliced_us, 3);
+        if (checked) {
+            cJSON *c = json_obj(doc, "check");
+            json_sig(c, "max_abs", v->max_abs, 9);
+            json_sig(c, "max_rel", v->max_rel, 9);
+            json_u64(c, "outside_bound", v->outside);
+            json_bool(c, "ok", ok);
+        }
+        return json_print(doc, "rk matmul") == 0;
     }
     printf("%s %ux%ux%u -> %s, scales per %s on %s (%s, %u used)\n", npk_rk_prec_name(o->in), o->m,
            o->k, o->n, npk_rk_prec_name(o->out), qi->groups > 1 ? "group" : "output channel",
@@ -132,6 +142,7 @@ static void print(bool json, const npk_rk_info *info, const rk_operands *o,
                "outside the bound (exact int32 partials, fp32 scaling and adding): %s\n",
                v->max_abs, v->max_rel, (unsigned long long)v->outside,
                (unsigned long long)o->m * o->n, ok ? "ok" : "MISMATCH");
+    return true;
 }
 
 int rk_matmul_quant(const rk_shape_opts *so, rk_operands *o, const rk_quant_opts *q, bool check,
@@ -169,8 +180,8 @@ int rk_matmul_quant(const rk_shape_opts *so, rk_operands *o, const rk_quant_opts
             goto out;
         }
     }
-    print(json, &info, o, &qi, &st, check, &v);
-    rc = v.outside ? 1 : 0;
+    bool printed = print(json, &info, o, &qi, &st, check, &v);
+    rc = v.outside || !printed ? 1 : 0;
 out:
     npk_rk_qweights_free(rt, w);
     npk_rk_close(rt);

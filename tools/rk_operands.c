@@ -153,3 +153,12 @@ bool rk_runtime_open(const rk_shape_opts *so, npk_rk **rt, npk_rk_info *info, co
     }
     return rk_soc_matches(so, info->soc, cmd);
 }
+
+void rk_json_shape(cJSON *doc, const rk_operands *o)
+{
+    json_str(doc, "dtype", npk_rk_prec_name(o->in));
+    json_str(doc, "out", npk_rk_prec_name(o->out));
+    json_u64(doc, "m", o->m);
+    json_u64(doc, "k", o->k);
+    json_u64(doc, "n", o->n);
+}

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "json_out.h"
 #include "npukit/rk_reference.h"
 #include "npukit/rk_types.h"
 
@@ -51,5 +52,8 @@ bool rk_runtime_open(const struct rk_shape_opts *so, struct npk_rk **rt, struct 
                      const char *cmd);
 bool rk_runtime_setup(const struct rk_shape_opts *so, const rk_operands *o, struct npk_rk **rt,
                       struct npk_rk_weights **w, struct npk_rk_info *info, const char *cmd);
+
+/* --json: the operation's members "dtype", "out", "m", "k", "n". */
+void rk_json_shape(cJSON *doc, const rk_operands *o);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "npukit/rk.h"
+#include "rk/device/rk_device.h"
 #include "rk/program/rk_sched.h"
 #include "npukit/rk_synth.h"
 
@@ -111,6 +112,15 @@ static const char *soc_help(void)
     return buf;
 }
 
+/* --device's placeholder: the device layer's names (one table) and a path. */
+static const char *device_meta(void)
+{
+    static char meta[160];
+    if (!meta[0])
+        snprintf(meta, sizeof meta, "%s|PATH", npk_rk_device_names());
+    return meta;
+}
+
 const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim)
 {
     static const char *const modes[] = {"line", "cube", NULL}; /* = npk_rk_mode's values */
@@ -201,7 +211,7 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
          {.name = "--device",
           .kind = CLI_STR,
           .dest = &o->device,
-          .meta = "sim|npu|auto|PATH",
+          .meta = device_meta(),
           .help = "(default auto: the NPU if present)"}},
         {RK_OPT_DEVICE,
          {.name = "--trace",
@@ -239,22 +249,6 @@ bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd)
         return false;
     }
     return true;
-}
-
-const char *rk_json_escape(const char *s, char *buf, size_t len)
-{
-    size_t o = 0;
-    for (; *s && o + 7 < len; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            o += (size_t)snprintf(buf + o, len - o, "\\%c", c);
-        else if (c < 0x20)
-            o += (size_t)snprintf(buf + o, len - o, "\\u%04x", c);
-        else
-            buf[o++] = (char)c;
-    }
-    buf[o] = 0;
-    return buf;
 }
 
 bool rk_shape_complete(rk_shape_opts *o, const char *cmd)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_out.h"
 #include "cli.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
@@ -35,6 +36,26 @@ static bool parse_host_ns(const cli_opt *row, const char *v, const char *cmd)
         return true;
     fprintf(stderr, "npukit %s: --host-ns: %s\n", cmd, npk_last_error());
     return false;
+}
+
+/* The plan's tasks as one JSON document, the members npk_rk_plan_print_json writes. */
+static int print_json(const npk_rk_plan *plan)
+{
+    cJSON *doc = json_doc(), *tasks = json_arr(doc, "tasks");
+    for (size_t i = 0; i < plan->count; i++) {
+        const npk_rk_task_plan *t = &plan->tasks[i];
+        cJSON *o = json_item(tasks);
+        json_u64(o, "m0", t->m0);
+        json_u64(o, "m1", t->m1);
+        json_u64(o, "k0", t->k0);
+        json_u64(o, "k1", t->k1);
+        json_u64(o, "n0", t->n0);
+        json_u64(o, "n1", t->n1);
+        json_u64(o, "core", t->core);
+        json_i64(o, "sched", t->sched);
+        json_u64(o, "cbuf_con0", t->cbuf_con0);
+    }
+    return json_print(doc, "rk plan");
 }
 
 int rk_plan_main(int argc, char **argv)
@@ -107,10 +128,11 @@ int rk_plan_main(int argc, char **argv)
         return cli_lib_error("plan");
     if (explain && !json)
         npk_rk_plan_print_candidates(stdout, &req);
+    rc = 0;
     if (json)
-        npk_rk_plan_print_json(stdout, &plan);
+        rc = print_json(&plan);
     else
         npk_rk_plan_print_text(stdout, &plan);
     npk_rk_plan_free(&plan);
-    return 0;
+    return rc;
 }

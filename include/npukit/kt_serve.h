@@ -20,9 +20,15 @@ extern "C" {
 
 /* What one client may cost the others (the defaults; kt_serve_target overrides the timeouts).
  * A client is turned away, with a reply saying why, once KT_SERVE_MAX_CLIENTS are connected
- * (daemon) or while another client is served (line protocol, one at a time). */
+ * (daemon) or while another client is served (line protocol, one at a time). The daemon's slots
+ * are shared out so that one peer cannot hold them all: one peer address holds at most
+ * KT_SERVE_MAX_PER_PEER connections, and the last KT_SERVE_RESERVED slots go only to an address
+ * with no connection yet. Its idle timeout counts work: requests that only ask (hello, status,
+ * clocks) do not keep a connection alive. */
 enum {
     KT_SERVE_MAX_CLIENTS = 32,
+    KT_SERVE_MAX_PER_PEER = 16,
+    KT_SERVE_RESERVED = 4,
     KT_SERVE_FRAME_MS = 10000,        /* a request frame or line from first byte to last, and a
                                        * reply from queued to taken by the client */
     KT_SERVE_IDLE_MS = 60000,         /* a connection with no request in flight (line protocol) */
@@ -55,6 +61,12 @@ typedef struct kt_serve_target {
     const char *backend;
     /* Per-connection limits in ms (0: the defaults above; UINT32_MAX: none). */
     unsigned frame_ms, idle_ms;
+    /* The card daemon's clock governor: a mesh no run holds drops to the idle profile after this
+     * long without a run (0: upstream's default, 10 s; its daemon's idle_seconds). */
+    unsigned governor_idle_ms;
+    /* The daemon's `shutdown` op ends the server (false: refused with PermissionError, as
+     * upstream's daemon refuses `program` unless started to allow it). */
+    bool allow_shutdown;
 } kt_serve_target;
 
 /* One line-protocol session on a pair of descriptors: READY, then commands until Q or the end of

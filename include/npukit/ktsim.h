@@ -36,34 +36,46 @@ typedef enum ktsim_gen {
 } ktsim_gen;
 NPUKIT_API const char *ktsim_gen_name(ktsim_gen g);
 
-enum { KTSIM_MAX_UNITS = 64, KTSIM_MAX_MEM_PORTS = 4, KTSIM_NAME_MAX = 32, KTSIM_MAX_TIMINGS = 4 };
+enum {
+    KTSIM_MAX_UNITS = 64,
+    KTSIM_MAX_MEM_PORTS = 4,
+    KTSIM_NAME_MAX = 32,
+    KTSIM_MAX_TIMINGS = 16,   /* unit types with a timing row */
+    KTSIM_UNIT_MAX_KEYS = 16, /* a unit type's own settings, and its timing keys */
+    KTSIM_KIND_MAX = 16,      /* a unit kind's name with its NUL */
+};
 
-/* A unit type's timing: how long its model spends per instruction beyond what the mesh and the
- * memory port model themselves (preset line `timing KIND key=value ...`; the defaults are
- * calibrated against the RTL under Verilator, data/kt/README.md). A unit reads its operands one
- * read at a time, computes, then writes one burst:
- *   issue → setup → read (round trip + read_wait) → ... → n * element → write burst → retire. */
+/* One key a unit type names itself (ktsim_unit.h): a setting of its preset `unit` line or a key
+ * of its `timing` row, its default and its range. A key table ends with a NULL name. */
+typedef struct ktsim_unit_key {
+    const char *name;
+    uint32_t def, min, max;
+} ktsim_unit_key;
+
+/* A unit type's timing: how long its model spends beyond what the mesh and the memory port model
+ * themselves (preset line `timing KIND key=value ...`). The keys are the type's own (its
+ * ksim_unit_ops.timing table; ktsim_unit_timing_keys): value[i] is key i's. The defaults are
+ * calibrated against the RTL under Verilator, each type's row naming its source. */
 typedef struct ktsim_unit_timing {
-    char kind[16];      /* the unit model it applies to ("saxpy") */
-    uint32_t setup;     /* cycles from accepting an instruction to its first memory request */
-    uint32_t read_wait; /* cycles each read round trip takes beyond the mesh and the port model
-                         * (the bench DRAM's latency and the unit's response registers) */
-    uint32_t element;   /* cycles per element computed, after the reads */
-    uint32_t retire;    /* cycles from the last write beat sent to exec_done */
+    char kind[KTSIM_KIND_MAX]; /* the unit type it applies to ("saxpy") */
+    uint32_t value[KTSIM_UNIT_MAX_KEYS];
 } ktsim_unit_timing;
 
+/* One compute unit of a machine. The shell's settings are named fields; the unit type's own are
+ * setting[], in the order of its ksim_unit_ops.settings table (ktsim_unit_set by name). */
 typedef struct ktsim_unit_cfg {
     kt_coord at;
-    char kind[16];   /* a unit model: "saxpy", "test" */
-    uint16_t type;   /* CU_CAPS cu_type (0: the model's default) */
-    uint8_t version; /* CU_CAPS cu_version */
+    char kind[KTSIM_KIND_MAX]; /* a unit type: "saxpy", "test", or one registered */
+    uint16_t type;             /* CU_CAPS cu_type (0: the type's default) */
+    uint8_t version;           /* CU_CAPS cu_version */
     uint8_t n_buffers;
-    uint16_t inst_depth;      /* instruction FIFO depth (CU_CAPS inst_depth) */
-    uint32_t latency;         /* test unit: cycles per instruction */
-    uint32_t result;          /* test unit: default exec_result */
-    uint32_t reply_delay;     /* cycles before a CU_CTRL reply may leave (slow replies) */
-    uint32_t cdc;             /* the machine's cdc_unit, filled when the machine is built */
-    ktsim_unit_timing timing; /* its kind's row, filled when the machine is built */
+    uint16_t inst_depth;  /* instruction FIFO depth (CU_CAPS inst_depth) */
+    uint32_t reply_delay; /* cycles before a CU_CTRL reply may leave (slow replies) */
+    uint32_t cdc;         /* the machine's cdc_unit, filled when the machine is built */
+    uint32_t setting[KTSIM_UNIT_MAX_KEYS]; /* the type's own settings */
+    uint32_t settings_given;               /* bit i: setting[i] was set; the others take the
+                                            * type's default when the machine is built */
+    ktsim_unit_timing timing;              /* its kind's row, filled when the machine is built */
 } ktsim_unit_cfg;
 
 typedef struct ktsim_config {
@@ -133,6 +145,17 @@ NPUKIT_API void ktsim_config_board(const ktsim_config *cfg, kt_board *b);
 /* The timing row of a unit kind, or NULL when the kind has none (the test unit: its cycles are
  * the instruction's or the unit's `latency`). */
 NPUKIT_API const ktsim_unit_timing *ktsim_timing_find(const ktsim_config *cfg, const char *kind);
+/* The keys of a unit kind's timing row (NULL-terminated), or NULL when the kind has none or is
+ * not in the unit-type table. */
+NPUKIT_API const ktsim_unit_key *ktsim_unit_timing_keys(const char *kind);
+/* The value of timing key `key` of kind's row in cfg; false when the kind has no row or no such
+ * key. */
+NPUKIT_API bool ktsim_timing_get(const ktsim_config *cfg, const char *kind, const char *key,
+                                 uint32_t *value);
+/* Set unit setting `key` (the shell's or the unit type's own) as a preset's `key=value` would:
+ * refused naming the key and its range when the unit's kind has no such setting or the value is
+ * outside it. */
+NPUKIT_API npk_status ktsim_unit_set(ktsim_unit_cfg *u, const char *key, uint64_t value);
 /* Load a preset: a name resolves to <data>/kt/<name>.mesh, anything with '/' or '.' is a path. */
 NPUKIT_API npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg);
 /* Parse preset text (the file format and the bundled presets are described in data/kt/README.md).

@@ -201,6 +201,11 @@ NPUKIT_API bool npk_rk_buffer_cacheable(const npk_rk_buffer *buf);
 NPUKIT_API npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out);
 /* True for a buffer of npk_rk_buffer_import. */
 NPUKIT_API bool npk_rk_buffer_imported(const npk_rk_buffer *buf);
+/* NPK_EFAULT, naming both sizes, when an imported buffer's dma-buf (or memfd) is now shorter
+ * than it was at the import: the pages past its new end are gone from every mapping, and
+ * touching them would raise SIGBUS. NPK_OK for any other buffer. Checked before a call reads or
+ * writes the buffer; the file's owner may shrink it at any time. */
+NPUKIT_API npk_status npk_rk_buffer_check(const npk_rk_buffer *buf);
 /* Frees the buffer's device memory (whatever runtime created it); NULL is a no-op. */
 NPUKIT_API void npk_rk_buffer_free(npk_rk_buffer *buf);
 NPUKIT_API void *npk_rk_buffer_host(const npk_rk_buffer *buf);
@@ -289,9 +294,15 @@ NPUKIT_API uint64_t npk_rk_c_layout_bytes(npk_rk_prec out, uint32_t m, uint32_t 
  * host pointers (npk_rk_buffer_host), or unstaged through npk_rk_ew_buffers. */
 #define NPK_RK_EW_MAX_DIM ((uint32_t)1 << 24)
 #define NPK_RK_EW_TILE ((uint32_t)1 << 18)
-NPUKIT_API npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m,
-                                uint32_t n, const void *a, npk_rk_ew_operand operand, const void *b,
-                                void *c, npk_rk_stats *stats);
+typedef struct npk_rk_ew_args {
+    npk_rk_ew_op op;
+    npk_rk_prec prec;
+    uint32_t m, n;
+    npk_rk_ew_operand operand; /* B per element ([M][N]) or per channel ([N]) */
+    const void *a, *b;
+    void *c;
+} npk_rk_ew_args;
+NPUKIT_API npk_status npk_rk_ew(npk_rk *rt, const npk_rk_ew_args *args, npk_rk_stats *stats);
 
 /* npk_rk_ew on arrays in device buffers: A at a_off of a, B at b_off of b (per element [M][N]
  * or per channel [N]), C at c_off of c, each checked against its buffer's size. A per-element

@@ -73,7 +73,7 @@ NPUKIT_API bool npk_rk_ew_op_parse(const char *name, npk_rk_ew_op *out);
 /* The binary op an (EW_OP_TYPE, EW_ALU_ALGO) pair selects; NULL when no row has it (EQL, or an
  * algorithm value the spec does not describe). */
 NPUKIT_API const npk_rk_ew_op_row *npk_rk_ew_op_decode(unsigned op_type, unsigned alu_algo);
-/* "add|mul|max|min|relu" */
+/* Every op's name, "|"-separated, in the enum's order ("add|mul|max|min|relu"). */
 NPUKIT_API const char *npk_rk_ew_op_names(void);
 
 /* The precisions the SDP's feature path takes (spec: the DPU compute lanes are int8, int16 and
@@ -88,6 +88,8 @@ typedef struct npk_rk_sdp_prec_row {
 
 /* NULL for a precision the SDP does not take as its feature. */
 NPUKIT_API const npk_rk_sdp_prec_row *npk_rk_sdp_prec_row_of(npk_rk_prec p);
+/* The i-th row of the SDP precisions (fp16 first: the default), NULL past the last. */
+NPUKIT_API const npk_rk_sdp_prec_row *npk_rk_sdp_prec_row_at(unsigned i);
 /* Channels in one 16-byte atom of the SDP's feature/output layout (16 / element bytes: fp16
  * and int16 8, int8 16); 0 for a precision the SDP does not take. */
 NPUKIT_API unsigned npk_rk_sdp_atom_channels(npk_rk_prec p);

@@ -197,8 +197,24 @@ npk_version = _fn("npk_version", c_char_p)
 npk_f32_to_f16 = _fn("npk_f32_to_f16", c_uint16, ctypes.c_float)
 
 # ---- RK runtime -----------------------------------------------------------------------------
-PREC = {"int8": 0, "int16": 1, "fp16": 2, "bf16": 3, "int32": 4, "fp32": 5, "int4": 6,
-        "tf32": 7}
+npk_rk_prec_name = _fn("npk_rk_prec_name", c_char_p, c_int)
+npk_rk_ew_op_names = _fn("npk_rk_ew_op_names", c_char_p)
+
+
+def _prec_table() -> dict:
+    """Precision name -> enum value, read from the library's precision rows (never retyped)."""
+    table = {}
+    for value in range(64):
+        name = npk_rk_prec_name(value)
+        if name is None:
+            break
+        table[name.decode()] = value
+    return table
+
+
+PREC = _prec_table()
+# The SDP's ops in the enum's order ("add|mul|max|min|relu"): name -> value.
+EW_OP_VALUES = {name: i for i, name in enumerate(npk_rk_ew_op_names().decode().split("|"))}
 PLAN_MAX_CORES = 8
 MATMUL_BODY = 108
 
@@ -301,8 +317,13 @@ npk_rk_matmul = _fn("npk_rk_matmul", c_int, P, P, c_uint32, c_void_p, c_int, c_v
                     POINTER(RkStats))
 npk_rk_matmul_epilogue = _fn("npk_rk_matmul_epilogue", c_int, P, P, c_uint32, c_void_p, c_int,
                              c_void_p, POINTER(Epilogue), POINTER(RkStats))
-npk_rk_ew = _fn("npk_rk_ew", c_int, P, c_int, c_int, c_uint32, c_uint32, c_void_p, c_int,
-                c_void_p, c_void_p, POINTER(RkStats))
+class RkEwArgs(ctypes.Structure):
+    """npk_rk_ew_args (rk.h)."""
+    _fields_ = [("op", c_int), ("prec", c_int), ("m", c_uint32), ("n", c_uint32),
+                ("operand", c_int), ("a", c_void_p), ("b", c_void_p), ("c", c_void_p)]
+
+
+npk_rk_ew = _fn("npk_rk_ew", c_int, P, POINTER(RkEwArgs), POINTER(RkStats))
 npk_rk_plan_request_init = _fn("npk_rk_plan_request_init", None, POINTER(PlanRequest), c_int,
                                c_uint32, c_uint32, c_uint32)
 npk_rk_plan_matmul = _fn("npk_rk_plan_matmul", c_int, POINTER(PlanRequest), POINTER(Plan))

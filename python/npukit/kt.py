@@ -25,13 +25,15 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import dataclasses
+import functools
 import math
 import numbers
 import os
+import re
 import shutil
-import socket
 import subprocess
-import time
+import tempfile
+import threading
 from pathlib import Path
 from typing import Iterator, Optional, Sequence
 
@@ -118,6 +120,43 @@ def _saxpy_operand(v: float, name: str, truncate: bool) -> None:
                           "truncate=True to compute as the unit does)")
 
 
+def _serial(method):
+    """Run a Card method under the card's lock: one call at a time per card, so threads that
+    share a card never interleave on its transport (a line peer's replies would reach the
+    wrong caller), and close() waits for a running call before it frees the machine."""
+    @functools.wraps(method)
+    def call(self, *args, **kwargs):
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return call
+
+
+def _float32_exact(v, name: str) -> np.ndarray:
+    """`v` as a contiguous float32 vector, refusing any element the conversion would change
+    as the unit sees it (its integer part): numpy's casting rules call int64 -> float32 or
+    float64 -> float32 unsafe, and 16777217 would quietly become 16777216."""
+    src = np.asarray(v)
+    out = np.ascontiguousarray(src, np.float32).ravel()
+    if np.can_cast(src.dtype, np.float32, "safe"):
+        return out
+    flat = src.ravel()
+    with np.errstate(invalid="ignore", over="ignore"):
+        if src.dtype.kind in "iu":
+            # Compared as integers: a float64 view of int64 rounds as well.
+            back = out.astype(np.float64)
+            lost = (np.abs(back) >= 2.0 ** 63) | (back.astype(np.int64, casting="unsafe")
+                                                  .astype(flat.dtype, casting="unsafe") != flat)
+        else:
+            f = flat.astype(np.float64)
+            lost = np.isfinite(f) & (np.trunc(out.astype(np.float64)) != np.trunc(f))
+    if lost.any():
+        i = int(np.argmax(lost))
+        raise BadArgument(f"saxpy operand {name}[{i}] = {flat[i]!r} ({src.dtype}) has no "
+                          f"exact float32 value (it would become {out[i]!r}); numpy calls "
+                          f"{src.dtype} -> float32 an unsafe cast. Pass float32 operands")
+    return out
+
+
 class Card(Closing):
     """A KohakuTPU machine (a context manager).
 
@@ -135,6 +174,8 @@ class Card(Closing):
                  ctrl_base: Optional[int] = None, mem_base: Optional[int] = None,
                  timeout_ms: int = 0):
         # Set first: close() (from __del__ too) must work on a card whose open failed.
+        # Reentrant: saxpy, dram_read, ... call other methods of the card.
+        self._lock = threading.RLock()
         self._m: Optional[int] = None
         self._devs: dict = {}
         if not isinstance(spec, str):
@@ -164,6 +205,7 @@ class Card(Closing):
         self._t = K.kt_machine_transport(self._m)
 
     # -- lifetime --
+    @_serial
     def close(self) -> None:
         """Close the machine (a pipe child is reaped; a daemon's leases end). Idempotent."""
         if self._m is None:
@@ -188,22 +230,26 @@ class Card(Closing):
 
     # -- what the machine is --
     @property
+    @_serial
     def kind(self) -> str:
         """"simulator", "line protocol (pipe)", "line protocol (tcp)" or "card daemon"."""
         return K.kt_machine_kind(self._mh()).decode()
 
     @property
+    @_serial
     def meshes(self) -> int:
         """The number of meshes this card drives (``meshes=`` at open)."""
         return K.kt_machine_meshes(self._mh())
 
     @property
+    @_serial
     def has_engine(self) -> bool:
         """True when the host control-program engine is in use (``engine=True`` on a machine
         that has one)."""
         return bool(K.kt_machine_has_engine(self._mh()))
 
     @property
+    @_serial
     def board(self) -> dict:
         """The board description: name, stage_flits, ctrl_base, mem_base, engine_base,
         dram_size, clock_mhz, bitstream_current, mover, cpu_rv64."""
@@ -213,11 +259,13 @@ class Card(Closing):
                 "clock_mhz": b.clock_mhz, "bitstream_current": bool(b.bitstream_current),
                 "mover": bool(b.mover), "cpu_rv64": bool(b.cpu_rv64)}
 
+    @_serial
     def ctrl_base(self, mesh: int = 0) -> int:
         """The host address of a mesh's control window."""
         self._mesh(mesh)
         return K.kt_machine_ctrl_base(self._mh(), mesh)
 
+    @_serial
     def mem_base(self, mesh: int = 0) -> int:
         """The host address of a mesh's DRAM (offset 0)."""
         self._mesh(mesh)
@@ -228,11 +276,13 @@ class Card(Closing):
             raise BadArgument(f"mesh {mesh!r}: this card drives meshes 0..{self.meshes - 1}")
 
     @property
+    @_serial
     def cycle(self) -> Optional[int]:
         """The machine's mesh clock, when it reports one (the simulator, ``kt serve``)."""
         c = ctypes.c_uint64()
         return c.value if K.kt_machine_cycle(self._mh(), ctypes.byref(c)) else None
 
+    @_serial
     def step(self, cycles: int) -> None:
         """Let the machine run `cycles` mesh cycles (0 to 2^64-1) with no host traffic."""
         if isinstance(cycles, bool) or not isinstance(cycles, (int, np.integer)) or \
@@ -241,6 +291,7 @@ class Card(Closing):
         K.kt_machine_step(self._mh(), int(cycles))
 
     @property
+    @_serial
     def fault(self) -> Optional[str]:
         """The machine's model fault (a simulator's text, or what a served machine reports)."""
         buf = ctypes.create_string_buffer(512)
@@ -249,21 +300,25 @@ class Card(Closing):
 
     # -- the transport contract --
     @property
+    @_serial
     def bulk(self) -> bool:
         """True when a real block path exists (blocks are not word loops)."""
         return bool(self._tp().contents.bulk)
 
     @property
+    @_serial
     def counters(self) -> dict:
         """Transactions so far: reads, writes, block_reads, block_writes, bytes_read,
         bytes_written (every backend counted in one place)."""
         c = self._tp().contents.count
         return {f: getattr(c, f) for f, _ in K.Counters._fields_}
 
+    @_serial
     def reset_counters(self) -> None:
         """Set every transaction counter of :attr:`counters` back to zero."""
         K.kt_counters_reset(self._tp())
 
+    @_serial
     def read64(self, addr: int) -> int:
         """The 64-bit little-endian word at byte address `addr` (8-aligned): a control
         register (``ctrl_base() + offset``) or card DRAM (``mem_base() + offset``)."""
@@ -272,6 +327,7 @@ class Card(Closing):
         check(K.kt_read64(t, _addr(addr), ctypes.byref(v)), f"read64 {addr:#x}")
         return v.value
 
+    @_serial
     def write64(self, addr: int, data: int) -> None:
         """Write the 64-bit word `data` (0 to 2^64-1) at byte address `addr` (8-aligned).
         In card DRAM the write replaces its whole 32-byte granule: the granule's other three
@@ -279,6 +335,7 @@ class Card(Closing):
         t = self._tp()
         check(K.kt_write64(t, _addr(addr), _addr(data, "data")), f"write64 {addr:#x}")
 
+    @_serial
     def read_block(self, addr: int, n: int) -> bytes:
         """n bytes (a multiple of 8) from an 8-aligned address, byte-equal to ascending
         :meth:`read64` of the same words."""
@@ -286,10 +343,17 @@ class Card(Closing):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 0 or n % 8:
             raise BadArgument(f"read_block n={n!r}: a positive multiple of 8 bytes")
         n = int(n)
+        # The card's largest window is its DRAM: a longer read cannot be met, and allocating
+        # its buffer first would fail with a bare MemoryError.
+        size = K.kt_machine_board(self._mh()).contents.dram_size
+        if n > size:
+            raise LimitError(f"read_block n={n}: past the card, whose largest window (DRAM) "
+                             f"holds {size:#x} bytes")
         buf = ctypes.create_string_buffer(n)
         check(K.kt_read_block(t, _addr(addr), buf, n), f"read_block {addr:#x}+{n}")
         return buf.raw
 
+    @_serial
     def write_block(self, addr: int, data) -> None:
         """Write `data` (a multiple of 8 bytes) at an 8-aligned address. `data` is a bytes-like
         object with contiguous memory: bytes, bytearray, memoryview or a C-contiguous numpy
@@ -337,12 +401,14 @@ class Card(Closing):
         check(K.kt_enumerate(self._dev(mesh), arr, _MAX_UNITS, ctypes.byref(n)), "enumerate")
         return [arr[i] for i in range(n.value)]
 
+    @_serial
     def enumerate(self, mesh: int = 0) -> list:
         """Discover the mesh's compute units over CU_CTRL (CU_CAPS read twice to agree)."""
         return [Unit(x=u.at.x, y=u.at.y, type=u.type_text.decode(), type_code=u.caps.type,
                      version=u.caps.version, n_buffers=u.caps.n_buffers,
                      inst_depth=u.caps.inst_depth) for u in self._units(mesh)]
 
+    @_serial
     def dram_write(self, offset: int, array: np.ndarray, mesh: int = 0) -> None:
         """Write an array's bytes into a mesh's DRAM at `offset` (whole 32-byte granules:
         the memory window zero-fills the rest of a partial one)."""
@@ -354,6 +420,7 @@ class Card(Closing):
         self._dram_range(offset, raw.nbytes, mesh)
         self.write_block(self.mem_base(mesh) + offset, raw)
 
+    @_serial
     def dram_read(self, offset: int, count: int, dtype=np.uint8, mesh: int = 0) -> np.ndarray:
         """Read `count` elements of `dtype` from a mesh's DRAM at `offset`."""
         dt = np.dtype(dtype)
@@ -368,6 +435,7 @@ class Card(Closing):
             raise LimitError(f"DRAM offset {offset!r} + {n} bytes: the mesh's DRAM holds "
                              f"{size:#x} bytes (offsets 8-byte aligned)")
 
+    @_serial
     def saxpy(self, a: float, x: np.ndarray, y: np.ndarray, mesh: int = 0,
               x_offset: int = 0x100000, truncate: bool = False) -> np.ndarray:
         """y' = a*x + y on the mesh's saxpy units ('SX'): x and y (float32) are uploaded to
@@ -387,8 +455,12 @@ class Card(Closing):
         with np.errstate(over="ignore"):
             a32 = float(np.float32(a))  # what the instruction carries
         _saxpy_operand(a32, f"a (float32 of {a!r})", truncate)
-        x = np.ascontiguousarray(x, np.float32).ravel()
-        y = np.ascontiguousarray(y, np.float32).ravel()
+        if math.isfinite(a32) and (math.trunc(a32) != math.trunc(float(a)) or (
+                isinstance(a, numbers.Integral) and int(a) != math.trunc(a32))):
+            raise BadArgument(f"saxpy operand a = {a!r} has no exact float32 value (it "
+                              f"would become {a32!r}): the instruction carries a float32")
+        x = _float32_exact(x, "x")
+        y = _float32_exact(y, "y")
         if x.shape != y.shape or x.size == 0:
             raise BadArgument(f"x and y: equal non-empty lengths, got {x.size} and {y.size}")
         for name, v in (("x", x), ("y", y)):
@@ -448,6 +520,7 @@ class Card(Closing):
                                   "EFAULT")
         return self.dram_read(y_offset, n, np.float32, mesh)
 
+    @_serial
     def move(self, mode: str, dst: int, words: int, src: int = 0, value: int = 0,
              width: int = 32, seed: int = 1, mesh: int = 0) -> None:
         """One memory-mover move inside a mesh's DRAM (addresses are DRAM byte offsets,
@@ -474,6 +547,7 @@ class Card(Closing):
         check(K.kt_mv_run_idle(self._tp(), self.ctrl_base(mesh), ctypes.byref(mv), 0,
                                None, None, None), f"move {mode}")
 
+    @_serial
     def run_program(self, text: str, engine: bool = False,
                     origin: str = "<program>") -> HostProgramResult:
         """Run a host control program given as text (setup writes and WR / POLL / DONE
@@ -498,6 +572,7 @@ class Card(Closing):
         finally:
             K.kt_hp_free(ctypes.byref(hp))
 
+    @_serial
     def rv64_run(self, elf, stdin: Optional[bytes] = None, timeout_ms: int = 0,
                  mesh: int = 0) -> Rv64Result:
         """Load an RV64 ELF (a path or its bytes) into the control complex, boot it and run it
@@ -568,10 +643,27 @@ def cli_path() -> str:
                       "path, or put npukit on PATH", "ENODEV")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _listening_port(proc: subprocess.Popen, err, timeout: float) -> int:
+    """The port from a starting server's "listening on HOST:PORT" line, waiting at most
+    `timeout` seconds; DeviceError with its stderr when it exits or stays silent."""
+    ready = threading.Event()
+    line: list = []
+
+    def read_first_line():
+        line.append(proc.stdout.readline().decode(errors="replace"))
+        ready.set()
+
+    threading.Thread(target=read_first_line, daemon=True).start()
+    if not ready.wait(timeout):
+        raise DeviceError(f"kt serve did not say where it listens within {timeout} s",
+                          "ETIMEDOUT")
+    m = re.match(r"listening on \S+:(\d+) ", line[0])
+    if not m:
+        proc.wait(timeout)
+        err.seek(0)
+        raise DeviceError(f"kt serve exited ({proc.returncode}): "
+                          f"{err.read().decode(errors='replace').strip()}", "EIO")
+    return int(m.group(1))
 
 
 @contextlib.contextmanager
@@ -582,29 +674,20 @@ def serve(protocol: str = "line", preset: Optional[str] = None, meshes: int = 1,
     "daemon:127.0.0.1:PORT" for the card daemon's). The server is stopped on exit."""
     if protocol not in ("line", "daemon"):
         raise BadArgument(f"protocol {protocol!r}: 'line' or 'daemon'")
-    port = _free_port()
-    cmd = [cli_path(), "kt", "serve", "--protocol", protocol, "--listen",
-           f"127.0.0.1:{port}", "--meshes", str(meshes)]
+    # Port 0: the system picks a free port as the server binds it (a port found free first
+    # could be taken by another program before the bind), and the server's first line says
+    # which: "listening on 127.0.0.1:PORT (...)".
+    cmd = [cli_path(), "kt", "serve", "--protocol", protocol, "--listen", "127.0.0.1:0",
+           "--meshes", str(meshes)]
     if preset:
         cmd += ["--sim", preset]
     cmd += list(args)
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    # The daemon logs each connection to stderr: a file, not a pipe nobody drains (a full
+    # pipe would stop the server).
+    err = tempfile.TemporaryFile()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise DeviceError(f"kt serve exited ({proc.returncode}): "
-                                  f"{proc.stderr.read().decode(errors='replace').strip()}",
-                                  "EIO")
-            try:
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise DeviceError(f"kt serve did not listen on port {port} within "
-                                      f"{timeout} s", "ETIMEDOUT")
-                time.sleep(0.05)
+        port = _listening_port(proc, err, timeout)
         yield (f"tcp:127.0.0.1:{port}" if protocol == "line" else f"daemon:127.0.0.1:{port}")
     finally:
         proc.terminate()
@@ -613,5 +696,5 @@ def serve(protocol: str = "line", preset: Optional[str] = None, meshes: int = 1,
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        if proc.stderr:
-            proc.stderr.close()
+        proc.stdout.close()
+        err.close()

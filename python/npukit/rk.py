@@ -35,7 +35,9 @@ _IN_DTYPES = {"fp16": np.float16, "int8": np.int8, "int4": np.int8}
 _OUT_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int32": np.int32}
 _NP_TO_OUT = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16",
               np.dtype(np.int32): "int32"}
-EW_OPS = {"add": 0, "mul": 1, "max": 2, "min": 3}
+# The SDP's ops, from the library's rows; npk_rk_ew takes the two-operand ones and refuses a
+# 1-input op (relu) by name.
+EW_OPS = dict(_lib.EW_OP_VALUES)
 _EW_PREC = {np.dtype(np.float16): "fp16", np.dtype(np.int16): "int16",
             np.dtype(np.int8): "int8"}
 _LAYOUTS = {"rows": 0, "native": 1, "transposed": 2}
@@ -76,6 +78,19 @@ def _contig(x, name: str) -> np.ndarray:
     if not x.flags.c_contiguous:
         raise BadArgument(f"{name}: the array is not C-contiguous (npukit reads it in place); "
                           f"pass np.ascontiguousarray({name})")
+    return x
+
+
+def _out(x, shape: tuple, dtype=None) -> np.ndarray:
+    """A caller's `out=` array: an ndarray, C-contiguous, writeable (a read-only memmap or a
+    view numpy marked read-only must not be written behind numpy's back), of `shape`."""
+    _contig(x, "out")
+    if not x.flags.writeable:
+        raise BadArgument("out: the array is read-only (flags.writeable is False); pass a "
+                          "writeable array or leave out= unset")
+    if x.shape != shape or (dtype is not None and x.dtype != dtype):
+        want = f"{np.dtype(dtype)}{shape}" if dtype is not None else f"shape {shape}"
+        raise BadArgument(f"out: {x.dtype}{x.shape}, expected {want}")
     return x
 
 
@@ -373,13 +388,11 @@ class Runtime(Closing):
             if dt != w.dtype:
                 raise BadArgument(f"a is {dt} but the weights are {w.dtype}")
             _rows(a, w.k)
+            if out is not None:
+                _out(out, (m, w.n))
             od = self._out_prec(dt, out_dtype if out is None else out.dtype)
             if out is None:
                 out = np.empty((m, w.n), _OUT_DTYPES[od])
-            else:
-                _contig(out, "out")
-                if out.shape != (m, w.n):
-                    raise BadArgument(f"out: shape {out.shape}, expected {(m, w.n)}")
             st = _lib.RkStats()
             with self._lock:
                 check(_lib.npk_rk_matmul(self._handle(), w._handle(), m, a.ctypes.data,
@@ -437,14 +450,14 @@ class Runtime(Closing):
         _in_prec(a, w.dtype, "a")
         m = _rows(a, w.k)
         sa = np.ascontiguousarray(np.atleast_1d(np.asarray(a_scale, np.float32)))
+        if out is not None:
+            _out(out, (m, w.n))
         od = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16"}.get(
             np.dtype(out_dtype if out is None else out.dtype))
         if od is None:
             raise BadArgument(f"out_dtype {out_dtype!r}: float32 or float16")
         if out is None:
             out = np.empty((m, w.n), _OUT_DTYPES[od])
-        elif out.shape != (m, w.n) or not out.flags.c_contiguous:
-            raise BadArgument(f"out: a C-contiguous array of shape {(m, w.n)}")
         st = _lib.RkStats()
         with self._lock:
             check(_lib.npk_rk_matmul_quant(self._handle(), w._handle(), m, a.ctypes.data,
@@ -486,14 +499,13 @@ class Runtime(Closing):
         if out is None:
             out = np.empty_like(a)
         else:
-            _contig(out, "out")
-            if out.shape != a.shape or out.dtype != a.dtype:
-                raise BadArgument(f"out: {out.dtype}{out.shape}, expected {a.dtype}{a.shape}")
+            _out(out, a.shape, a.dtype)
         st = _lib.RkStats()
         with self._lock:
-            check(_lib.npk_rk_ew(self._handle(), EW_OPS[op], _lib.PREC[prec], _u32(m, "M"),
-                                 _u32(n, "N"), a.ctypes.data, operand, bp, out.ctypes.data,
-                                 ctypes.byref(st)), f"ew {op}")
+            args = _lib.RkEwArgs(EW_OPS[op], _lib.PREC[prec], _u32(m, "M"), _u32(n, "N"),
+                                 operand, a.ctypes.data, bp, out.ctypes.data)
+            check(_lib.npk_rk_ew(self._handle(), ctypes.byref(args), ctypes.byref(st)),
+                  f"ew {op}")
         self.last_stats = Stats._from(st, self.simulated)
         return out
 

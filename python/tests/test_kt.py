@@ -295,3 +295,20 @@ def test_cli_found_in_an_installed_prefix(tmp_path, monkeypatch):
     exe.unlink()
     with pytest.raises(npukit.DeviceError, match=rf"searched: .*{tmp_path}/bin/npukit"):
         kt.cli_path()
+
+
+def test_readme_move_example_runs(sim):
+    # The lines of python/README.md's example, as written there.
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    lines = [ln.split("#")[0].strip() for ln in readme.splitlines()
+             if "card.move(\"copy\"" in ln or "card.dram_write(0x10000" in ln]
+    assert len(lines) == 2, lines
+    card = sim
+    for ln in lines:
+        exec(ln, {"np": np, "card": card})
+    np.testing.assert_array_equal(sim.dram_read(0x20000, 64, np.uint32), np.arange(64))
+
+
+def test_move_from_never_written_source_says_so(sim):
+    with pytest.raises(npukit.DeviceError, match="source range was never written"):
+        sim.move("copy", dst=0x40000, src=0x30000, words=2)

@@ -24,7 +24,11 @@ static bool try_dir(const char *dir, const char *rel, char *out, size_t len, cha
     int n = snprintf(out, len, "%s/%s", dir, rel);
     if (n > 0 && (size_t)n < len && readable(out))
         return true;
-    size_t used = strlen(tried);
+    /* The library and the program often sit in one directory: name each place once. */
+    size_t used = strlen(tried), dl = strlen(dir);
+    for (const char *at = tried; (at = strstr(at, dir)) != NULL; at += dl)
+        if ((at == tried || at[-1] == ' ') && (at[dl] == ',' || at[dl] == '\0'))
+            return false;
     snprintf(tried + used, tlen - used, "%s%s", used ? ", " : "", dir);
     return false;
 }

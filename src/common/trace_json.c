@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/json_text.h"
+#include "common/log.h"
 #include "measure.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -35,21 +37,8 @@ static void check_written(void)
         write_errno = errno ? errno : EIO;
 }
 
-/* A JSON string (quotes included); control characters and bytes past ASCII as \u escapes. The
- * caller holds the lock. */
-static void put_string(const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x80) /* bytes past ASCII as Latin-1: always valid JSON */
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
+/* A JSON string (quotes included), by the one escaper; the caller holds the lock. */
+static void put_string(const char *s) { npk_json_put_string(out, s, strlen(s)); }
 
 /* The start of one event, up to its name; the caller holds the lock and the file is open. */
 static void begin_event(const char *ph, int pid, int tid, const char *name)
@@ -94,7 +83,8 @@ static void trace_open(void)
         if (fd >= 0)
             close(fd);
         int e = errno;
-        fprintf(stderr, "npukit: NPUKIT_TRACE=%s: %s (no trace written)\n", path, strerror(e));
+        npk_log(NPK_LOG_ERROR, "npukit", "NPUKIT_TRACE=%s: %s (no trace written)", path,
+                strerror(e));
         snprintf(path_of, sizeof path_of, "%s", path);
         write_errno = e; /* the command fails at its end, as for a write that failed */
         unsetenv("NPUKIT_TRACE");

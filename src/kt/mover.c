@@ -275,6 +275,27 @@ npk_status kt_mv_build(const kt_mv_move *m, kt_mv_write *out, size_t cap, size_t
     return NPK_OK;
 }
 
+
+/* What a fault code found after a move usually means to the person who asked for the move: the
+ * code's name alone ("AXI") says which check fired, not what to change. Codes the driver
+ * refuses before GO (range, mode, width, alignment, ...) are named by kt_mv_validate already. */
+static const struct {
+    unsigned code;
+    const char *meaning;
+} fault_meanings[] = {
+    {3, "the memory answered a transfer with an error: the source range was never written (card "
+        "DRAM reads of never-written words fail) or lies outside the mesh's populated DRAM; write "
+        "the source first"},
+};
+
+static const char *fault_meaning(unsigned code)
+{
+    for (size_t i = 0; i < sizeof fault_meanings / sizeof fault_meanings[0]; i++)
+        if (fault_meanings[i].code == code)
+            return fault_meanings[i].meaning;
+    return NULL;
+}
+
 /* ---- status, issue, run ---- */
 
 npk_status kt_mv_issue(kt_transport *t, uint64_t ctrl_base, const kt_mv_write *w, size_t n)
@@ -342,9 +363,11 @@ npk_status kt_mv_run_idle(kt_transport *t, uint64_t ctrl_base, const kt_mv_move 
             idle(idle_user);
     }
     if (res->after.fault)
-        return npk_fail(NPK_EFAULT, "mover fault %u (%s) on a %s move (AUX_STAT 0x%016" PRIx64 ")",
+        return npk_fail(NPK_EFAULT,
+                        "mover fault %u (%s) on a %s move (AUX_STAT 0x%016" PRIx64 ")%s%s",
                         res->after.fault, kt_mv_fault_name(res->after.fault),
-                        kt_mv_mode_name(m->mode), v);
+                        kt_mv_mode_name(m->mode), v, fault_meaning(res->after.fault) ? ": " : "",
+                        fault_meaning(res->after.fault) ? fault_meaning(res->after.fault) : "");
     /* A fault-free move advances the completed count by one (24-bit). Anything else means the
      * GO never reached the mover (a pre-strobe window, or another writer). */
     if (((res->after.moves_done - res->before.moves_done) & 0xFFFFFF) != 1)

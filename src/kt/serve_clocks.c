@@ -23,6 +23,7 @@ static const struct profile {
     {"mid", 200, 400, 200, 200},
     {"ship", 300, 600, 300, 300},
 };
+/* GOV_IDLE_MS: upstream's daemon's default idle_seconds, 10 s. */
 enum { IDLE_LEVEL = 0, NPROFILES = sizeof profiles / sizeof profiles[0], GOV_IDLE_MS = 10000 };
 
 static int64_t now_ms(void)
@@ -32,15 +33,14 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void kt_gov_init(governor *g, unsigned meshes)
+void kt_gov_init(governor *g, unsigned idle_ms)
 {
     int64_t t = now_ms();
     for (unsigned m = 0; m < GOV_MESHES; m++) {
         g->current[m] = IDLE_LEVEL; /* the daemon idles every mesh when it starts */
         g->last_active[m] = t;
     }
-    (void)meshes;
-    g->idle_ms = GOV_IDLE_MS;
+    g->idle_ms = idle_ms ? idle_ms : GOV_IDLE_MS;
 }
 
 int kt_gov_level(const char *name)
@@ -89,12 +89,13 @@ cJSON *kt_gov_clocks(const governor *g, unsigned meshes)
         char key[12];
         snprintf(key, sizeof key, "%u", m);
         const struct profile *p = &profiles[g->current[m]];
+        /* upstream's reply exactly: each wizard output's rate in MHz, nothing else (its client
+         * compares every member against a profile) */
         cJSON *c = cJSON_AddObjectToObject(v, key);
-        cJSON_AddStringToObject(c, "level", p->name);
-        cJSON_AddNumberToObject(c, "noc_mhz", p->noc);
-        cJSON_AddNumberToObject(c, "mat2x_mhz", p->mat2x);
-        cJSON_AddNumberToObject(c, "vec_mhz", p->vec);
-        cJSON_AddNumberToObject(c, "mag_mhz", p->mag);
+        cJSON_AddNumberToObject(c, "noc", p->noc);
+        cJSON_AddNumberToObject(c, "mat2x", p->mat2x);
+        cJSON_AddNumberToObject(c, "vec", p->vec);
+        cJSON_AddNumberToObject(c, "mag", p->mag);
     }
     return v;
 }

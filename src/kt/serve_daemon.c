@@ -8,10 +8,18 @@
  * are queued and written as the client takes them, and each connection has three deadlines: a
  * started frame must be whole within frame_ms, a queued reply taken within frame_ms, and the next
  * request must start within idle_ms. A client that misses one is told why and dropped; a client
- * that finds the server full is told so and turned away. */
+ * that finds the server full is told so and turned away.
+ *
+ * The idle timeout counts work, not traffic: a connection's idle_ms runs from its last request
+ * that reached the machine or its holdings, so hello or status every few minutes does not keep a
+ * slot. Slots are shared out by peer address (kt_serve.h): no address holds more than
+ * KT_SERVE_MAX_PER_PEER, and the last KT_SERVE_RESERVED slots admit only addresses that hold
+ * none, so one host's idle connections cannot lock every other host out. */
 #define _POSIX_C_SOURCE 200809L /* accept, poll, clock_gettime */
 #include <errno.h>
+#include <arpa/inet.h>
 #include <inttypes.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -82,7 +90,8 @@ static bool flush(server *sv, client *cl)
     free(cl->out);
     cl->out = NULL;
     cl->out_len = cl->out_off = 0;
-    cl->idle_deadline = after(idle_ms(sv));
+    /* From the last work, not from this reply: a question (hello, status) keeps nothing alive. */
+    cl->idle_deadline = cl->work_deadline;
     return true;
 }
 
@@ -173,12 +182,18 @@ static bool handle(server *sv, client *cl, const char *body, size_t len)
     npk_status s = kt_frame_shape(body, len, REQUEST_DEPTH, REQUEST_VALUES);
     if (!s)
         s = kt_frame_parse(body, len, &req);
+    /* The parsed request holds all of it: the frame's bytes go back before the op runs, so the
+     * largest request costs the server its frame once, not twice. */
+    free(cl->body);
+    cl->body = NULL;
+    cl->body_cap = 0;
     if (s)
         return refuse(sv, cl, s);
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(req, "op");
     cJSON *value = NULL;
-    kt_daemon_op_fn fn = cJSON_IsString(op) ? kt_daemon_op(op->valuestring) : NULL;
+    bool work = false;
+    kt_daemon_op_fn fn = cJSON_IsString(op) ? kt_daemon_op(op->valuestring, &work) : NULL;
     if (!fn) {
         char shown[4 * 60 + 8];
         op_repr(op, shown, sizeof shown);
@@ -187,6 +202,9 @@ static bool handle(server *sv, client *cl, const char *body, size_t len)
     } else {
         s = fn(sv, cl, req, &value);
     }
+    cl->asked_only = !work;
+    if (work)
+        cl->work_deadline = after(idle_ms(sv));
     if (s) {
         cJSON_Delete(value);
         value = NULL;
@@ -255,10 +273,8 @@ static bool client_readable(server *sv, client *cl)
     cl->have += (size_t)n;
     if (cl->have < cl->need)
         return true;
-    bool keep = handle(sv, cl, cl->body, cl->need);
-    free(cl->body); /* a large frame's memory goes back now, not at the next large one */
-    cl->body = NULL;
-    cl->body_cap = cl->have = cl->need = 0;
+    bool keep = handle(sv, cl, cl->body, cl->need); /* frees the body once it is parsed */
+    cl->have = cl->need = 0;
     cl->frame_deadline = -1;
     return keep;
 }
@@ -304,16 +320,54 @@ static void turn_away(int fd, const char *why)
     cJSON_Delete(r);
 }
 
+/* Why a connection from `peer` cannot have a slot now (false: it can). */
+static bool no_slot(const server *sv, const char *peer, char *why, size_t cap)
+{
+    unsigned same = 0;
+    for (unsigned i = 0; i < sv->ncl; i++)
+        same += !strcmp(sv->cl[i]->peer, peer);
+    if (sv->ncl == KT_SERVE_MAX_CLIENTS)
+        snprintf(why, cap,
+                 "ConnectionRefusedError: %d clients are connected already (one that does no "
+                 "work is dropped after %u ms); try again later",
+                 KT_SERVE_MAX_CLIENTS, idle_ms(sv));
+    else if (same >= KT_SERVE_MAX_PER_PEER)
+        snprintf(why, cap,
+                 "ConnectionRefusedError: %s holds %u connections already, the most one address "
+                 "may hold; close one or try again later",
+                 peer, same);
+    else if (same && sv->ncl >= KT_SERVE_MAX_CLIENTS - KT_SERVE_RESERVED)
+        snprintf(why, cap,
+                 "ConnectionRefusedError: %u of %d slots are taken and the last %d are kept for "
+                 "addresses with no connection (%s holds %u); try again later",
+                 sv->ncl, KT_SERVE_MAX_CLIENTS, KT_SERVE_RESERVED, peer, same);
+    else
+        return false;
+    return true;
+}
+
+/* The peer's address as text ("127.0.0.1", "::1"); "local" for a pipe or stdio. */
+static void peer_of(int fd, char *out, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    snprintf(out, cap, "local");
+    if (getpeername(fd, (struct sockaddr *)&ss, &len))
+        return;
+    if (ss.ss_family == AF_INET)
+        inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, out, (socklen_t)cap);
+    else if (ss.ss_family == AF_INET6)
+        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, out, (socklen_t)cap);
+}
+
 static bool add_client(server *sv, int rfd, int wfd)
 {
-    if (sv->ncl == KT_SERVE_MAX_CLIENTS) {
-        char why[200];
-        snprintf(why, sizeof why,
-                 "ConnectionRefusedError: %d clients are connected already (an idle one is "
-                 "dropped after %u ms); try again later",
-                 KT_SERVE_MAX_CLIENTS, idle_ms(sv));
+    char peer[64], why[300];
+    peer_of(rfd, peer, sizeof peer);
+    if (no_slot(sv, peer, why, sizeof why)) {
         turn_away(rfd, why);
-        say(sv, "turned a connection away: %d clients are connected already", KT_SERVE_MAX_CLIENTS);
+        say(sv, "turned a connection from %s away: %s", peer,
+            why + strlen("ConnectionRefusedError: "));
         return false;
     }
     client *cl = calloc(1, sizeof *cl);
@@ -326,7 +380,8 @@ static bool add_client(server *sv, int rfd, int wfd)
     snprintf(what, sizeof what, "client %u", cl->id);
     kt_carrier_from_fds(&cl->c, rfd, wfd, what, frame_ms(sv));
     cl->frame_deadline = -1;
-    cl->idle_deadline = after(idle_ms(sv));
+    cl->idle_deadline = cl->work_deadline = after(idle_ms(sv));
+    snprintf(cl->peer, sizeof cl->peer, "%s", peer);
     sv->cl[sv->ncl++] = cl;
     say(sv, "client %u: connected", cl->id);
     return true;
@@ -348,7 +403,10 @@ static void expire(server *sv, unsigned i)
         say(sv, "client %u: took %zu of %zu bytes of its reply within %u ms; dropped", cl->id,
             cl->out_off, cl->out_len, frame_ms(sv));
     } else {
-        const char *what = cl->frame_deadline >= 0 ? "finish its frame" : "send a request";
+        const char *what = cl->frame_deadline >= 0 ? "finish its frame"
+                           : cl->asked_only
+                               ? "do any work (hello, status and clocks keep no connection alive)"
+                               : "send a request";
         unsigned ms = cl->frame_deadline >= 0 ? frame_ms(sv) : idle_ms(sv);
         char why[200];
         snprintf(why, sizeof why,
@@ -393,7 +451,7 @@ npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd, 
         return npk_fail(NPK_ENOMEM, "daemon server: out of memory");
     sv->tg = tg;
     sv->log = log;
-    kt_gov_init(&sv->gov, tg->meshes);
+    kt_gov_init(&sv->gov, tg->governor_idle_ms);
     npk_status s = NPK_OK;
     if (listen_fd < 0)
         add_client(sv, in_fd, out_fd);

@@ -36,6 +36,9 @@ typedef struct client {
     int64_t frame_deadline; /* a started frame must be whole by then (-1: none started) */
     int64_t out_deadline;   /* the queued reply must be taken by then */
     int64_t idle_deadline;  /* the next request must start by then (-1: never) */
+    int64_t work_deadline;  /* the next request that is work must end by then (-1: never) */
+    bool asked_only;        /* requests since the last work were all questions (hello, ...) */
+    char peer[64];          /* the peer's address: slots are shared out per address */
 } client;
 
 typedef struct lease {
@@ -74,14 +77,16 @@ typedef struct server {
     void (*log)(const char *line);
 } server;
 
-/* One operation by name (NULL: unknown); fills *value (NULL = JSON null) or fails. */
+/* One operation by name (NULL: unknown); fills *value (NULL = JSON null) or fails. *work: the
+ * op counts as work for the idle timeout (it is not only a question about the server). */
 typedef npk_status (*kt_daemon_op_fn)(server *sv, client *cl, const cJSON *req, cJSON **value);
-kt_daemon_op_fn kt_daemon_op(const char *name);
+kt_daemon_op_fn kt_daemon_op(const char *name, bool *work);
 /* The exception type an error reply names for a status ("ValueError", "TimeoutError", ...). */
 const char *kt_daemon_error_type(npk_status s);
 
 /* The clock governor (serve_clocks.c). */
-void kt_gov_init(governor *g, unsigned meshes);
+/* Every mesh at the idle profile; idle_ms is the window (0: upstream's default, 10 s). */
+void kt_gov_init(governor *g, unsigned idle_ms);
 /* Profile index for a level name, or -1. */
 int kt_gov_level(const char *name);
 const char *kt_gov_level_name(int level);
@@ -91,7 +96,7 @@ void kt_gov_raise(governor *g, unsigned mask, int level);
 void kt_gov_touch(governor *g, unsigned mask);
 /* Drop meshes idle past the window and held by no run (runs' union in `held`). */
 void kt_gov_tick(governor *g, unsigned meshes, unsigned held);
-/* {"0": {"level", "noc_mhz", ...}, ...} for the clocks op. */
+/* {"0": {"noc": MHz, "mat2x": MHz, "vec": MHz, "mag": MHz}, ...} for the clocks op. */
 cJSON *kt_gov_clocks(const governor *g, unsigned meshes);
 /* The status op's "governor" object. */
 cJSON *kt_gov_status(const server *sv);

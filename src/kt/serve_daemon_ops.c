@@ -159,16 +159,14 @@ static npk_status op_write_block(server *sv, client *cl, const cJSON *req, cJSON
     if (!cJSON_IsString(d))
         return npk_fail(NPK_EINVAL, "op write_block needs 'data', a hex string");
     size_t digits = strlen(d->valuestring);
-    uint8_t *buf = malloc(digits / 2 + 1);
-    if (!buf)
-        return npk_fail(NPK_ENOMEM, "write_block of %zu bytes: out of memory", digits / 2);
+    /* Decoded in place: byte i is written after digits 2i and 2i+1 are read, and the request
+     * is the server's own and dropped after this op. A second buffer would add half the
+     * frame to the server's peak for the largest request. */
+    uint8_t *buf = (uint8_t *)d->valuestring;
     if (!kt_hex_decode(d->valuestring, digits, buf))
-        s = npk_fail(NPK_EINVAL, "write_block data is not whole bytes of hex (%zu characters)",
-                     digits);
-    else
-        s = kt_write_block(sv->tg->t, a, buf, digits / 2);
-    free(buf);
-    return s;
+        return npk_fail(NPK_EINVAL, "write_block data is not whole bytes of hex (%zu characters)",
+                        digits);
+    return kt_write_block(sv->tg->t, a, buf, digits / 2);
 }
 
 static npk_status op_status(server *sv, client *cl, const cJSON *req, cJSON **value)
@@ -344,37 +342,48 @@ static npk_status op_shutdown(server *sv, client *cl, const cJSON *req, cJSON **
     (void)cl;
     (void)req;
     (void)value;
+    if (!sv->tg->allow_shutdown) {
+        sv->err_type = "PermissionError";
+        return npk_fail(NPK_EUNSUPPORTED, "daemon started without --allow-shutdown");
+    }
     sv->stop = true;
     return NPK_OK;
 }
 
+/* work: the op reaches the machine or what the client holds, and so keeps its connection
+ * alive; one that only asks about the server (hello, status, clocks) does not, so a client
+ * that only keeps itself alive is still dropped at the idle timeout. */
 static const struct {
     const char *name;
     kt_daemon_op_fn fn;
+    bool work;
 } ops[] = {
-    {"hello", op_hello},
-    {"read64", op_read64},
-    {"write64", op_write64},
-    {"read32", op_read32},
-    {"write32", op_write32},
-    {"read_block", op_read_block},
-    {"write_block", op_write_block},
-    {"clocks", op_clocks},
-    {"run_begin", op_run_begin},
-    {"run_end", op_run_end},
-    {"claim", op_claim},
-    {"release", op_release},
-    {"status", op_status},
-    {"program", op_program},
-    {"reset_core", op_reset_core},
-    {"shutdown", op_shutdown},
+    {"hello", op_hello, false},
+    {"read64", op_read64, true},
+    {"write64", op_write64, true},
+    {"read32", op_read32, true},
+    {"write32", op_write32, true},
+    {"read_block", op_read_block, true},
+    {"write_block", op_write_block, true},
+    {"clocks", op_clocks, false},
+    {"run_begin", op_run_begin, true},
+    {"run_end", op_run_end, true},
+    {"claim", op_claim, true},
+    {"release", op_release, true},
+    {"status", op_status, false},
+    {"program", op_program, true},
+    {"reset_core", op_reset_core, true},
+    {"shutdown", op_shutdown, true},
 };
 
-kt_daemon_op_fn kt_daemon_op(const char *name)
+kt_daemon_op_fn kt_daemon_op(const char *name, bool *work)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (!strcmp(name, ops[i].name))
+        if (!strcmp(name, ops[i].name)) {
+            *work = ops[i].work;
             return ops[i].fn;
+        }
+    *work = false;
     return NULL;
 }
 

@@ -71,6 +71,18 @@ static npk_status call_max(kt_daemon *d, const char *op, cJSON *req, size_t max,
         return kill_conn(d, s);
     uint64_t rid;
     const cJSON *ok = cJSON_GetObjectItemCaseSensitive(r, "ok");
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(r, "error");
+    /* {"id": null, "ok": false, "error": ...} answers no request: the server speaks for the
+     * connection (turned away when full, dropped after a timeout) and closes it. Its reason is
+     * what the user needs, not a complaint about the reply's shape. */
+    if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(r, "id")) && cJSON_IsFalse(ok) &&
+        cJSON_IsString(err)) {
+        char text[400];
+        npk_fail(NPK_EBUSY, "the server closed the connection: %s",
+                 kt_peer_text(err->valuestring, strlen(err->valuestring), 240, text, sizeof text));
+        cJSON_Delete(r);
+        return kill_conn(d, NPK_EBUSY);
+    }
     if (!kt_json_u64(r, "id", &rid) || rid != id || !cJSON_IsBool(ok)) {
         char text[400];
         npk_fail(NPK_EPROTO, "the reply %s is not {\"id\": %" PRIu64 ", \"ok\": true|false, ...}",

@@ -11,9 +11,9 @@
  *   host_access_cycles N | host_mem_cycles_x4 N | cdc_tx N | cdc_rx N | cdc_unit N
  *   station_bus 0|1 | stale_lanes 0|1 | skip_quiet 0|1 | engine 0|1
  *   rv64 X Y | rv64_cost CLASS N
- *   unit X Y KIND [type=XX|0xNNNN] [version=N] [n_buffers=N] [inst_depth=N]
- *                 [latency=N] [result=N] [reply_delay=N]
- *   timing KIND [setup=N] [read_wait=N] [element=N] [retire=N]     (timing.c)
+ *   unit X Y KIND [type=XX|0xNNNN] [version=N] [n_buffers=N] [inst_depth=N] [reply_delay=N]
+ *                 [KEY=N ...]  the unit type's own settings (its ksim_unit_ops.settings)
+ *   timing KIND KEY=N ...      the unit type's own timing keys (timing.c)
  */
 #include <ctype.h>
 #include <errno.h>
@@ -26,6 +26,7 @@
 #include "npukit/kt_board.h"
 #include "npukit/ktsim.h"
 #include "rv64.h"
+#include "shell.h"
 #include "timing.h"
 
 static const char *const bundled[] = {"default", "mesh2x2", "card", "rv64", "rtl_bench", NULL};
@@ -99,6 +100,63 @@ static npk_status bad(const char *origin, int line, const char *what)
     return npk_fail(NPK_EPARSE, "%s:%d: %s", origin, line, what);
 }
 
+/* The shell's settings every unit has, as a table; the unit type's own follow (its settings). */
+#define UNIT_SETTING(k, field, max)                                                                \
+    {                                                                                              \
+        k, offsetof(ktsim_unit_cfg, field), sizeof(((ktsim_unit_cfg *)0)->field), max              \
+    }
+static const setting shell_settings[] = {
+    UNIT_SETTING("type", type, 0xFFFF),
+    UNIT_SETTING("version", version, 0xFF),
+    UNIT_SETTING("n_buffers", n_buffers, 15),
+    UNIT_SETTING("inst_depth", inst_depth, 0xFFFF),
+    UNIT_SETTING("reply_delay", reply_delay, 1u << 24),
+};
+enum { N_SHELL_SETTINGS = sizeof shell_settings / sizeof shell_settings[0] };
+
+/* Set one unit setting: the shell's, or its type's own (bit N_SHELL_SETTINGS + i of *given). */
+static npk_status unit_set(ktsim_unit_cfg *u, const char *key, uint64_t v, unsigned *given)
+{
+    for (unsigned j = 0; j < N_SHELL_SETTINGS; j++) {
+        if (strcmp(key, shell_settings[j].key))
+            continue;
+        if (v > shell_settings[j].max)
+            return npk_fail(NPK_ELIMIT, "%s=%" PRIu64 " exceeds %" PRIu64, key, v,
+                            shell_settings[j].max);
+        store(u, &shell_settings[j], v);
+        *given |= 1u << j;
+        return NPK_OK;
+    }
+    const ksim_unit_ops *ops = ksim_unit_find(u->kind);
+    const ktsim_unit_key *keys = ops ? ops->settings : NULL;
+    for (unsigned i = 0; keys && keys[i].name; i++) {
+        if (strcmp(key, keys[i].name))
+            continue;
+        if (v < keys[i].min || v > keys[i].max)
+            return npk_fail(NPK_ELIMIT, "%s=%" PRIu64 " outside %" PRIu32 "..%" PRIu32 " (unit %s)",
+                            key, v, keys[i].min, keys[i].max, u->kind);
+        u->setting[i] = (uint32_t)v;
+        u->settings_given |= 1u << i;
+        *given |= 1u << (N_SHELL_SETTINGS + i);
+        return NPK_OK;
+    }
+    char kinds[256];
+    ksim_unit_kinds(kinds, sizeof kinds, false);
+    if (!ops)
+        return npk_fail(NPK_EPARSE, "unknown unit setting '%s' (unit kind '%s' is not one of %s)",
+                        key, u->kind, kinds);
+    return npk_fail(NPK_EPARSE,
+                    "unknown unit setting '%s' (the shell's: type, version, n_buffers, "
+                    "inst_depth, reply_delay; unit %s's: %u more)",
+                    key, u->kind, ksim_unit_keys(keys));
+}
+
+npk_status ktsim_unit_set(ktsim_unit_cfg *u, const char *key, uint64_t value)
+{
+    unsigned given = 0;
+    return unit_set(u, key, value, &given);
+}
+
 static npk_status parse_unit(char **tok, int ntok, const char *origin, int line, ktsim_config *c)
 {
     if (ntok < 4)
@@ -115,8 +173,7 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
     snprintf(u->kind, sizeof u->kind, "%s", tok[3]);
     u->version = 1;
     u->inst_depth = 32; /* the RTL default INST_DEPTH */
-    u->latency = 16;
-    unsigned given = 0; /* bit j: unit setting j of the limit table below was given */
+    unsigned given = 0; /* bit j: shell setting j, or the type's setting j - N_SHELL_SETTINGS */
     for (int i = 4; i < ntok; i++) {
         char *eq = strchr(tok[i], '=');
         if (!eq)
@@ -124,44 +181,26 @@ static npk_status parse_unit(char **tok, int ntok, const char *origin, int line,
         *eq = '\0';
         const char *k = tok[i], *val = eq + 1;
         uint64_t v = 0;
+        /* a type given as its two characters, as CU_CAPS shows them ("SX") */
         if (!strcmp(k, "type") && strlen(val) == 2 && isprint((unsigned char)val[0]) &&
-            isprint((unsigned char)val[1])) {
-            if (given & 1u)
-                return npk_fail(NPK_EPARSE, "%s:%d: unit setting 'type' given twice", origin, line);
-            given |= 1u;
-            u->type = (uint16_t)((uint8_t)val[0] << 8 | (uint8_t)val[1]);
-            continue;
-        }
-        if (!parse_u64(val, &v))
+            isprint((unsigned char)val[1]))
+            v = (uint64_t)((uint8_t)val[0] << 8 | (uint8_t)val[1]);
+        else if (!parse_u64(val, &v))
             return npk_fail(NPK_EPARSE, "%s:%d: %s='%s' is not a number", origin, line, k, val);
-        struct {
-            const char *k;
-            uint64_t max;
-        } lim[] = {{"type", 0xFFFF},         {"version", 0xFF},     {"n_buffers", 15},
-                   {"inst_depth", 0xFFFF},   {"latency", 1u << 24}, {"result", UINT32_MAX},
-                   {"reply_delay", 1u << 24}};
-        size_t j;
-        for (j = 0; j < sizeof lim / sizeof lim[0]; j++)
-            if (!strcmp(k, lim[j].k))
-                break;
-        if (j == sizeof lim / sizeof lim[0])
-            return npk_fail(NPK_EPARSE, "%s:%d: unknown unit setting '%s'", origin, line, k);
-        if (v > lim[j].max)
-            return npk_fail(NPK_ELIMIT, "%s:%d: %s=%" PRIu64 " exceeds %" PRIu64, origin, line, k,
-                            v, lim[j].max);
-        if (given & (1u << j))
-            return npk_fail(NPK_EPARSE, "%s:%d: unit setting '%s' given twice", origin, line, k);
-        given |= 1u << j;
-        switch (j) {
-        case 0: u->type = (uint16_t)v; break;
-        case 1: u->version = (uint8_t)v; break;
-        case 2: u->n_buffers = (uint8_t)v; break;
-        case 3: u->inst_depth = (uint16_t)v; break;
-        case 4: u->latency = (uint32_t)v; break;
-        case 5: u->result = (uint32_t)v; break;
-        default: u->reply_delay = (uint32_t)v; break;
+        unsigned now = 0;
+        npk_status s = unit_set(u, k, v, &now);
+        if (s) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", npk_last_error());
+            return npk_fail(s, "%s:%d: %s", origin, line, msg);
         }
+        if (given & now)
+            return npk_fail(NPK_EPARSE, "%s:%d: unit setting '%s' given twice", origin, line, k);
+        given |= now;
     }
+    const ksim_unit_ops *ops = ksim_unit_find(u->kind);
+    if (ops) /* the type's defaults, as the machine would fill them */
+        ksim_unit_settings_defaults(u, ops);
     c->n_units++;
     return NPK_OK;
 }
@@ -305,32 +344,4 @@ npk_status ktsim_preset_load(const char *name_or_path, ktsim_config *cfg)
     st = ktsim_preset_parse(text, path, cfg);
     free(text);
     return st;
-}
-
-void ktsim_config_set_board(ktsim_config *c, const kt_board *b)
-{
-    snprintf(c->name, sizeof c->name, "%s", b->name);
-    c->gen = b->bitstream_current ? KTSIM_GEN_CURRENT : KTSIM_GEN_PRESTROBE;
-    c->stage_flits = b->stage_flits;
-    c->ctrl_base = b->ctrl_base;
-    c->mem_base = b->mem_base;
-    c->engine_base = b->engine_base;
-    c->dram_size = b->dram_size;
-    c->clock_mhz = b->clock_mhz;
-    c->mover = b->mover;
-}
-
-void ktsim_config_board(const ktsim_config *c, kt_board *b)
-{
-    kt_board_default(b);
-    snprintf(b->name, sizeof b->name, "%s", c->name);
-    b->bitstream_current = c->gen == KTSIM_GEN_CURRENT;
-    b->stage_flits = c->stage_flits;
-    b->ctrl_base = c->ctrl_base;
-    b->mem_base = c->mem_base;
-    b->engine_base = c->engine_base;
-    b->dram_size = c->dram_size;
-    b->clock_mhz = c->clock_mhz;
-    b->mover = c->mover;
-    b->cpu_rv64 = c->cpu_rv64;
 }

@@ -19,14 +19,6 @@ bool ksim_rv64c_init(ksim_rv64c *c, const ksim_rv64_cfg *cfg, kt_coord at,
 
 void ksim_rv64c_free(ksim_rv64c *c) { ksim_rv64_free(&c->core); }
 
-/* The core's two interrupt levels: software follows HR_DBELL; external is raised while a
- * completion is queued or any inbound doorbell count is non-zero. */
-void ksim_rv64c_update_irq(ksim_rv64c *c)
-{
-    bool ext = c->cq_count > 0 || (c->side.db_status && c->side.db_status(c->side.ctx) != 0);
-    ksim_rv64_set_irq(&c->core, c->dbell & 1, ext);
-}
-
 static void boot(ksim_rv64c *c)
 {
     /* The boot pulse clears the latches and the counters; the mailbox's reset is the core's. */
@@ -131,15 +123,6 @@ uint64_t ksim_rv64c_lw_read(ksim_rv64c *c, uint32_t off)
     if (off == KT_RV64_LW_CONS)
         return c->cons_wr != c->cons_rd ? KT_RV64_CONS_VALID | c->cons[c->cons_rd] : 0;
     return 0;
-}
-
-/* A console byte into the FIFO. It never stalls the core: the 256th unread byte brings the
- * write pointer round to the read pointer, and all 256 read as gone. */
-void ksim_rv64c_console(ksim_rv64c *c, uint8_t byte)
-{
-    c->cons[c->cons_wr++] = byte;
-    if (c->cons_wr == c->cons_rd)
-        c->cons_lost += KT_RV64_CONS_DEPTH;
 }
 
 void ksim_rv64c_tick(ksim_rv64c *c)

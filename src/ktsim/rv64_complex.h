@@ -13,48 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "mesh.h"
-#include "npukit/kt_flit.h"
-#include "kt/hw/kt_rv64.h"
-#include "rv64.h"
-
-typedef struct ksim_rv64_side {
-    void *ctx;
-    void (*mover_cfg)(void *ctx, uint8_t reg, uint64_t value); /* mover register pulse */
-    uint64_t (*mover_status)(void *ctx); /* {busy[32], fault[31:28], done[27:0]} */
-    void (*ilink_cfg)(void *ctx, uint8_t reg, uint64_t value); /* interlink register pulse */
-    uint64_t (*db_status)(void *ctx); /* the four inbound doorbell counts */
-} ksim_rv64_side;
-
-typedef struct ksim_rv64c {
-    ksim_rv64 core;
-    ksim_rv64_side side;
-    kt_coord at;
-    uint64_t now;        /* cycles this complex has been ticked */
-    uint64_t boot_cycle; /* the core's cycle 0 */
-    bool running;        /* out of reset and enabled */
-    /* The host registers' latches. */
-    bool exited, halted;
-    uint8_t cause;
-    uint64_t exit_word, halt_pc, hr_pc, dbell;
-    /* The load window. */
-    uint8_t stdin_q[KT_RV64_STDIN_DEPTH];
-    unsigned stdin_head, stdin_count;
-    uint8_t cons[KT_RV64_CONS_DEPTH];
-    uint8_t cons_wr, cons_rd; /* 8-bit pointers: 256 unread bytes read as empty */
-    uint64_t cons_lost;
-    unsigned load_region;
-    uint32_t load_off;
-    /* The mailbox. */
-    uint64_t m_dst, m_arg[4];
-    kt_flit out;
-    bool offered;
-    uint8_t txn;
-    uint64_t cq[KT_RV64_CQ_DEPTH];
-    unsigned cq_head, cq_count;
-    bool overflow;
-    uint64_t ignored_go, dropped_flits;
-} ksim_rv64c;
+#include "rv64_ctrl.h"
+#include "rv64_state.h"
 
 bool ksim_rv64c_init(ksim_rv64c *c, const ksim_rv64_cfg *cfg, kt_coord at,
                      const ksim_rv64_side *side);
@@ -71,8 +31,5 @@ uint64_t ksim_rv64c_lw_read(ksim_rv64c *c, uint32_t off);
 
 /* One cycle: the core runs every instruction that issues in it. */
 void ksim_rv64c_tick(ksim_rv64c *c);
-
-/* The mailbox as a mesh endpoint (ep = the complex). */
-extern const ksim_endpoint_ops ksim_rv64c_endpoint;
 
 #endif

@@ -9,6 +9,23 @@
 
 #include "rv64_ctrl.h"
 
+/* The core's two interrupt levels: software follows HR_DBELL; external is raised while a
+ * completion is queued or any inbound doorbell count is non-zero. */
+void ksim_rv64c_update_irq(ksim_rv64c *c)
+{
+    bool ext = c->cq_count > 0 || (c->side.db_status && c->side.db_status(c->side.ctx) != 0);
+    ksim_rv64_set_irq(&c->core, c->dbell & 1, ext);
+}
+
+/* A console byte into the FIFO. It never stalls the core: the 256th unread byte brings the
+ * write pointer round to the read pointer, and all 256 read as gone. */
+void ksim_rv64c_console(ksim_rv64c *c, uint8_t byte)
+{
+    c->cons[c->cons_wr++] = byte;
+    if (c->cons_wr == c->cons_rd)
+        c->cons_lost += KT_RV64_CONS_DEPTH;
+}
+
 void ksim_rv64c_mbox_reset(ksim_rv64c *c)
 {
     c->m_dst = 0;

@@ -7,6 +7,7 @@
  * accepted and discarded; output priority signal > CU_CTRL reply > the unit's own traffic. */
 #include "shell.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,7 +96,14 @@ void ksim_shell_reset(ksim_shell *sh)
 }
 
 kt_coord ksim_shell_coord(const ksim_shell *sh) { return sh->cfg.at; }
-const ksim_fault_sink *ksim_shell_model(const ksim_shell *sh) { return &sh->model; }
+
+void ksim_shell_report(ksim_shell *sh, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    ksim_vreport(&sh->model, fmt, ap);
+    va_end(ap);
+}
 void ksim_shell_set_model_fault(ksim_shell *sh, ksim_fault_fn fn, void *user)
 {
     sh->model = (ksim_fault_sink){fn, user};

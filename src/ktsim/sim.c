@@ -68,26 +68,6 @@ static void sim_fault(void *user, const char *msg)
     }
 }
 
-void ktsim_config_default(ktsim_config *c)
-{
-    memset(c, 0, sizeof *c);
-    c->flit_width = KT_FLIT_WIDTH;
-    c->pos_width = KT_POS_WIDTH;
-    c->grid_lo = 1;
-    c->grid_hi = 1;
-    ksim_machine_defaults(c); /* FIFO depths, host costs, crossings: rows with sources */
-    c->mem_port[0] = (kt_coord){0, 1};
-    c->n_mem_ports = 1;
-    /* The board (map, DRAM, STAGE_FLITS, clock, mover): the simulation bench's (kt_board.h). */
-    kt_board b;
-    kt_board_default(&b);
-    ktsim_config_set_board(c, &b);
-    c->station_bus = true;
-    c->skip_quiet = true;
-    c->engine = true;
-    ksim_timing_defaults(c);
-}
-
 const ktsim_config *ktsim_get_config(const ktsim *s) { return &s->cfg; }
 uint64_t ktsim_cycle(const ktsim *s) { return s->cycle; }
 const char *ktsim_fault(const ktsim *s) { return s->has_fault ? s->fault : NULL; }
@@ -683,12 +663,18 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
     }
     for (unsigned i = 0; i < cfg->n_units; i++) {
         ktsim_unit_cfg u = cfg->units[i];
+        const ksim_unit_ops *ops = ksim_unit_find(u.kind);
         const ktsim_unit_timing *t = ktsim_timing_find(cfg, u.kind);
-        if (t)
-            u.timing = *t;
+        /* the configuration's row, or the type's defaults (a type registered after the
+         * configuration was made) */
+        memset(&u.timing, 0, sizeof u.timing);
+        snprintf(u.timing.kind, sizeof u.timing.kind, "%s", u.kind);
+        for (unsigned k = 0; k < ksim_unit_keys(ops->timing); k++)
+            u.timing.value[k] = t ? t->value[k] : ops->timing[k].def;
+        ksim_unit_settings_defaults(&u, ops);
         u.cdc = cfg->cdc_unit;
-        ksim_shell *sh = ksim_shell_create(&u, ksim_unit_find(u.kind), cfg->mem_port[0],
-                                           cfg->recv_depth, cfg->sync_fifo_extra);
+        ksim_shell *sh =
+            ksim_shell_create(&u, ops, cfg->mem_port[0], cfg->recv_depth, cfg->sync_fifo_extra);
         if (!sh) {
             ktsim_destroy(s);
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (unit %u)", i);

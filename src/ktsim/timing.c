@@ -66,8 +66,10 @@ void ksim_timing_defaults(ktsim_config *c)
         if (!u->timing)
             continue;
         ktsim_unit_timing *t = &c->timing[c->n_timing++];
-        *t = *u->timing;
+        memset(t, 0, sizeof *t);
         snprintf(t->kind, sizeof t->kind, "%s", u->kind); /* the row is the type's, by name */
+        for (unsigned k = 0; k < ksim_unit_keys(u->timing); k++)
+            t->value[k] = u->timing[k].def;
     }
 }
 
@@ -79,19 +81,60 @@ const ktsim_unit_timing *ktsim_timing_find(const ktsim_config *c, const char *ki
     return NULL;
 }
 
-typedef struct timing_key {
-    const char *key;
-    size_t offset;
-    uint32_t min, max;
-} timing_key;
+const ktsim_unit_key *ktsim_unit_timing_keys(const char *kind)
+{
+    const ksim_unit_ops *u = kind ? ksim_unit_find(kind) : NULL;
+    return u ? u->timing : NULL;
+}
 
-static const timing_key keys[] = {
-    {"setup", offsetof(ktsim_unit_timing, setup), 0, 1u << 20},
-    {"read_wait", offsetof(ktsim_unit_timing, read_wait), 0, 1u << 20},
-    {"element", offsetof(ktsim_unit_timing, element), 1, 1u << 16}, /* at least a cycle each */
-    {"retire", offsetof(ktsim_unit_timing, retire), 0, 1u << 20},
-};
-enum { NKEYS = sizeof keys / sizeof keys[0] };
+bool ktsim_timing_get(const ktsim_config *c, const char *kind, const char *key, uint32_t *value)
+{
+    const ktsim_unit_timing *t = ktsim_timing_find(c, kind);
+    const ktsim_unit_key *keys = ktsim_unit_timing_keys(kind);
+    for (unsigned k = 0; t && k < ksim_unit_keys(keys); k++)
+        if (!strcmp(keys[k].name, key)) {
+            *value = t->value[k];
+            return true;
+        }
+    return false;
+}
+
+/* "setup, read_wait, ..." */
+static void key_names(const ktsim_unit_key *keys, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (unsigned k = 0; k < ksim_unit_keys(keys) && at < len; k++) {
+        int n = snprintf(buf + at, len - at, "%s%s", k ? ", " : "", keys[k].name);
+        at += n > 0 ? (size_t)n : 0;
+    }
+}
+
+npk_status ksim_unit_key_value(const ktsim_unit_key *keys, const char *what, const char *key,
+                               const char *text, const char *origin, int line, unsigned *index,
+                               uint32_t *value)
+{
+    unsigned n = ksim_unit_keys(keys), k;
+    for (k = 0; k < n; k++)
+        if (!strcmp(keys[k].name, key))
+            break;
+    if (k == n) {
+        char names[256];
+        key_names(keys, names, sizeof names);
+        return npk_fail(NPK_EPARSE, "%s:%d: unknown %s key '%s' (%s)", origin, line, what, key,
+                        n ? names : "it has none");
+    }
+    char *end;
+    unsigned long long x = strtoull(text, &end, 0);
+    if (!*text || *text == '-' || *end)
+        return npk_fail(NPK_EPARSE, "%s:%d: %s='%s' is not a number", origin, line, key, text);
+    if (x < keys[k].min || x > keys[k].max)
+        return npk_fail(NPK_ELIMIT, "%s:%d: %s=%llu outside %" PRIu32 "..%" PRIu32, origin, line,
+                        key, x, keys[k].min, keys[k].max);
+    *index = k;
+    *value = (uint32_t)x;
+    return NPK_OK;
+}
 
 npk_status ksim_timing_parse(char **tok, int ntok, const char *origin, int line, ktsim_config *c,
                              int first_line[KTSIM_MAX_TIMINGS])
@@ -102,7 +145,8 @@ npk_status ksim_timing_parse(char **tok, int ntok, const char *origin, int line,
     for (row = 0; row < c->n_timing; row++)
         if (!strcmp(c->timing[row].kind, tok[1]))
             break;
-    if (row == c->n_timing) {
+    const ktsim_unit_key *keys = ktsim_unit_timing_keys(tok[1]);
+    if (row == c->n_timing || !keys) {
         char kinds[256];
         ksim_unit_kinds(kinds, sizeof kinds, true);
         return npk_fail(NPK_EPARSE, "%s:%d: timing: unit kind '%s' has no timing row (%s %s)",
@@ -120,26 +164,14 @@ npk_status ksim_timing_parse(char **tok, int ntok, const char *origin, int line,
             return npk_fail(NPK_EPARSE, "%s:%d: '%s' is not key=value", origin, line, tok[i]);
         *eq = '\0';
         unsigned k;
-        for (k = 0; k < NKEYS; k++)
-            if (!strcmp(keys[k].key, tok[i]))
-                break;
-        if (k == NKEYS)
-            return npk_fail(NPK_EPARSE,
-                            "%s:%d: unknown timing key '%s' (setup, read_wait, element, retire)",
-                            origin, line, tok[i]);
+        uint32_t v;
+        npk_status s = ksim_unit_key_value(keys, "timing", tok[i], eq + 1, origin, line, &k, &v);
+        if (s)
+            return s;
         if (given & 1u << k)
             return npk_fail(NPK_EPARSE, "%s:%d: timing key '%s' given twice", origin, line, tok[i]);
         given |= 1u << k;
-        const char *v = eq + 1;
-        char *end;
-        unsigned long long x = strtoull(v, &end, 0);
-        if (!*v || *v == '-' || *end)
-            return npk_fail(NPK_EPARSE, "%s:%d: %s='%s' is not a number", origin, line, tok[i], v);
-        if (x < keys[k].min || x > keys[k].max)
-            return npk_fail(NPK_ELIMIT, "%s:%d: %s=%llu outside %" PRIu32 "..%" PRIu32, origin,
-                            line, tok[i], x, keys[k].min, keys[k].max);
-        uint32_t u = (uint32_t)x;
-        memcpy((uint8_t *)t + keys[k].offset, &u, sizeof u);
+        t->value[k] = v;
     }
     return NPK_OK;
 }

@@ -21,6 +21,11 @@ const ksim_machine_number *ksim_machine_numbers(size_t *count);
 void ksim_machine_defaults(ktsim_config *cfg);
 /* Put every kind's calibrated row into cfg (ktsim_config_default calls it). */
 void ksim_timing_defaults(ktsim_config *cfg);
+/* Key `key`=`text` of a unit type's key table (`what`: "timing", "unit setting"): its index
+ * and value, or an error at origin:line naming the key and its range (or the known keys). */
+npk_status ksim_unit_key_value(const ktsim_unit_key *keys, const char *what, const char *key,
+                               const char *text, const char *origin, int line, unsigned *index,
+                               uint32_t *value);
 /* One `timing KIND key=value ...` line, tokenised; changes only the keys given. first_line[row]
  * is the line a kind's row was first given on (0: not yet): a kind is given once. */
 npk_status ksim_timing_parse(char **tok, int ntok, const char *origin, int line, ktsim_config *cfg,

@@ -31,6 +31,18 @@
 /* The unit's own transaction tags for its reads and its write (the RTL's). */
 enum { SX_MAX_N = KT_SAXPY_INST_MAX_N, SX_TXN_X = 0x10, SX_TXN_Y = 0x20, SX_TXN_W = 0x30 };
 
+/* Its timing keys, in the order of its timing row (sx_timing below). */
+enum { SX_T_SETUP, SX_T_READ_WAIT, SX_T_ELEMENT, SX_T_RETIRE };
+
+/* The timing the model runs on: the preset's row, read once at create. */
+typedef struct sx_timing_row {
+    uint32_t setup;     /* cycles from accepting an instruction to its first memory request */
+    uint32_t read_wait; /* cycles each read round trip takes beyond the mesh and the port model
+                         * (the bench DRAM's latency and the unit's response registers) */
+    uint32_t element;   /* cycles per element computed, after the reads */
+    uint32_t retire;    /* cycles from the last write beat sent to exec_done */
+} sx_timing_row;
+
 typedef enum sx_state {
     SX_IDLE,
     SX_REQ_X,
@@ -45,7 +57,7 @@ typedef enum sx_state {
 
 typedef struct saxpy_unit {
     kt_coord mem;
-    ktsim_unit_timing timing;
+    sx_timing_row timing;
     sx_state state;
     uint32_t wait; /* cycles left before the current state may act */
     uint32_t n, beats, got_x, got_y, sent;
@@ -62,7 +74,9 @@ static void *sx_create(const ktsim_unit_cfg *cfg, kt_coord mem)
     saxpy_unit *u = calloc(1, sizeof *u);
     if (u) {
         u->mem = mem;
-        u->timing = cfg->timing;
+        const uint32_t *t = cfg->timing.value;
+        u->timing =
+            (sx_timing_row){t[SX_T_SETUP], t[SX_T_READ_WAIT], t[SX_T_ELEMENT], t[SX_T_RETIRE]};
     }
     return u;
 }
@@ -154,10 +168,10 @@ static void sx_tick(void *p, ksim_shell *sh)
     case SX_COMPUTE: {
         for (uint32_t i = 0; i < u->n; i++)
             if (!rtl_saxpy(u->a, u->x[i], &u->y[i]))
-                ksim_report(ksim_shell_model(sh),
-                            "saxpy operand a=%g x=%g y=%g has no 32-bit integer value (the "
-                            "RTL's conversion is not modelled there)",
-                            (double)u->a, (double)u->x[i], (double)u->y[i]);
+                ksim_shell_report(sh,
+                                  "saxpy operand a=%g x=%g y=%g has no 32-bit integer value (the "
+                                  "RTL's conversion is not modelled there)",
+                                  (double)u->a, (double)u->x[i], (double)u->y[i]);
         for (uint32_t i = 0; i < u->n; i++)
             memcpy(u->ybytes + 4 * i, &u->y[i], 4);
         /* `element` cycles per element, this cycle the first */
@@ -256,8 +270,11 @@ static void sx_skip(void *p, uint64_t cycles)
  * element per cycle after two read round trips, then writes one burst. The mesh and the memory
  * port model their own cycles, so read_wait is what the bench's round trip takes beyond them.
  * tests/test_kt_unit_timing.c checks the figures. */
-static const ktsim_unit_timing sx_timing = {"saxpy", .setup = 1, .read_wait = 17, .element = 1,
-                                            .retire = 1};
+static const ktsim_unit_key sx_timing[] = {
+    [SX_T_SETUP] = {"setup", 1, 0, 1u << 20},     [SX_T_READ_WAIT] = {"read_wait", 17, 0, 1u << 20},
+    [SX_T_ELEMENT] = {"element", 1, 1, 1u << 16}, /* at least a cycle each */
+    [SX_T_RETIRE] = {"retire", 1, 0, 1u << 20},   {NULL, 0, 0, 0},
+};
 
 const ksim_unit_ops ksim_unit_saxpy = {
     .kind = "saxpy",
@@ -272,7 +289,7 @@ const ksim_unit_ops ksim_unit_saxpy = {
     .dbg = sx_dbg,
     .idle = sx_idle,
     .layout = kt_layout_saxpy,
-    .timing = &sx_timing,
+    .timing = sx_timing,
     .timing_source = "RTL saxpy_mesh: 149 cycles PROG_KICK to NODE_STATUS for 64 elements; "
                      "busy_cycles 1139 / 1120 for 8 x 64",
     .quiet = sx_quiet,

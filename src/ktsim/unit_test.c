@@ -17,8 +17,11 @@ enum {
     TU_FETCH_TXN = 0x5A
 };
 
+/* Its preset settings, in the order of its settings table (tu_settings below). */
+enum { TU_LATENCY };
+
 typedef struct test_unit {
-    ktsim_unit_cfg cfg;
+    uint32_t latency; /* cycles per instruction when the instruction names none */
     kt_coord mem;
     bool active, fetch_sent, fetch_done, fault;
     unsigned op;
@@ -31,7 +34,7 @@ static void *tu_create(const ktsim_unit_cfg *cfg, kt_coord mem)
 {
     test_unit *u = calloc(1, sizeof *u);
     if (u) {
-        u->cfg = *cfg;
+        u->latency = cfg->setting[TU_LATENCY];
         u->mem = mem;
     }
     return u;
@@ -52,7 +55,7 @@ static void tu_issue(void *p, const kt_flit *inst)
     const kt_field *L = kt_layout_test_unit; /* op, cycles, fetch_addr, result */
     u->op = (unsigned)kt_field_get(inst, &L[0]);
     uint32_t cycles = (uint32_t)kt_field_get(inst, &L[1]);
-    u->remaining = cycles ? cycles : (u->cfg.latency ? u->cfg.latency : 1);
+    u->remaining = cycles ? cycles : (u->latency ? u->latency : 1);
     u->result = (uint32_t)kt_field_get(inst, &L[3]);
     u->addr = kt_field_get(inst, &L[2]);
     u->fetch_sent = u->fetch_done = false;
@@ -104,6 +107,12 @@ static bool tu_recv(void *p, const kt_flit *f)
 static uint64_t tu_dbg(void *p) { return ((test_unit *)p)->dbg; }
 static bool tu_idle(void *p) { return !((test_unit *)p)->active; }
 
+/* Its one setting: cycles per instruction when the instruction names none. */
+static const ktsim_unit_key tu_settings[] = {
+    [TU_LATENCY] = {"latency", 16, 0, 1u << 24},
+    {NULL, 0, 0, 0},
+};
+
 /* No timing row: its cycles are the instruction's or the preset's `latency`. */
 const ksim_unit_ops ksim_unit_test = {
     .kind = "test",
@@ -118,4 +127,5 @@ const ksim_unit_ops ksim_unit_test = {
     .dbg = tu_dbg,
     .idle = tu_idle,
     .layout = kt_layout_test_unit,
+    .settings = tu_settings,
 };

@@ -1,16 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /* The compatible layer's shared parts: error codes, the type table, shapes and io attributes,
  * element conversions. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "rknn_internal.h"
+
+/* RKNN_LOG_LEVEL, on the scale the vendor runtime's users set it: 0 keeps only errors (what
+ * RKNN_LOG_LEVEL=0 is set for: a quiet runtime), each step up adds a level, and 4 and 5 (the
+ * vendor's profiling and dumps) are npukit's most detailed, debug. A value that is no number
+ * from 0 up leaves the library's level in force, and says so. */
+static const npk_log_level rknn_levels[] = {NPK_LOG_ERROR, NPK_LOG_WARN, NPK_LOG_INFO,
+                                            NPK_LOG_DEBUG, NPK_LOG_DEBUG, NPK_LOG_DEBUG};
+enum { RKNN_LEVELS = sizeof rknn_levels / sizeof rknn_levels[0] };
+
+static void read_rknn_log_level(void)
+{
+    const char *v = getenv("RKNN_LOG_LEVEL");
+    if (!v || !*v)
+        return;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (*end || n < 0) {
+        npk_log(NPK_LOG_WARN, "RKNN", "RKNN_LOG_LEVEL=\"%s\" ignored: expected a number from 0",
+                v);
+        return;
+    }
+    npk_log_component_threshold("RKNN", rknn_levels[n < RKNN_LEVELS ? n : RKNN_LEVELS - 1]);
+}
+
+static void rknn_log_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, read_rknn_log_level);
+}
 
 int rknn_fail(npk_status s)
 {
-    fprintf(stderr, "E RKNN: %s\n", npk_last_error());
+    rknn_log_init();
+    npk_log(NPK_LOG_ERROR, "RKNN", "%s", npk_last_error());
     switch (s) {
     case NPK_OK: return RKNN_SUCC;
     case NPK_EINVAL:

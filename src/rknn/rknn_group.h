@@ -4,7 +4,7 @@
 #ifndef NPUKIT_RKNN_GROUP_H
 #define NPUKIT_RKNN_GROUP_H
 
-#include "rknn_context.h"
+#include "rknn_mm_ctx.h"
 
 /* True when the context's B is quantised per group. */
 bool rknn_group_wanted(const rknn_mm_ctx *c);

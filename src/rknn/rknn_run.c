@@ -9,6 +9,7 @@
  *   10 (int4 -> int16): c = acc saturated to [-32768, 32767].
  * Type 2 writes acc itself (its quantisation parameters are kept for get_quant_params). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,14 @@ static uint8_t *operand(const rknn_binding *b, const rknn_matmul_tensor_attr *at
     }
     if (!(*pin = rknn_mem_pin(&b->mem->pub, b->id))) {
         *s = npk_fail(NPK_EINVAL, "rknn_matmul_run: the mem bound as %s was destroyed", attr->name);
+        return NULL;
+    }
+    /* A memfd standing for a dma-buf can be cut by its owner after the import. */
+    npk_status cut = npk_rk_buffer_check(b->mem->buf);
+    if (cut) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", npk_last_error());
+        *s = npk_fail(cut, "rknn_matmul_run: the mem bound as %s: %s", attr->name, why);
         return NULL;
     }
     uint64_t room = npk_rk_buffer_size(b->mem->buf);

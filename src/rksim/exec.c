@@ -1,18 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* Operation dispatch: an op-enable entry (target 0x0081, value = the per-block enable mask,
- * facts B.2) runs the operation the core's registers configure. CNA|CORE|DPU (0x0D, or 0x0F
- * with the WAIT bit of CORE_CTRL, spec "Key registers") is the matmul; +DPU_RDMA (0x1D) is the
- * same matmul when the RDMA block disables its main read (facts C.6), else the DPU waits for a
- * feed that never comes. DPU|DPU_RDMA (0x18) is an SDP element-wise task (rksim/sdp.c).
- * Anything else is outside the model. */
+ * facts B.2) runs the operation whose row (rk/hw/ops.c) names that block set, through the
+ * operation's executor (rksim/ops.c). Anything else is outside the model, refused naming the
+ * block sets that are modelled. The matmul's executor is below; the others have their files. */
 #include <stdio.h>
 
 #include "npukit/rk_regs.h"
 #include "npukit/rk_types.h"
 #include "rksim/exec.h"
 #include "rksim/matmul.h"
+#include "rksim/ops.h"
 #include "rksim/regs_view.h"
-#include "rksim/sdp.h"
 
 #define OPEN(field) NPK_RKF(PC_OP_ENABLE, field)
 
@@ -20,26 +18,39 @@ void rksim_exec_op(rksim *s, unsigned core, uint32_t enable, bool first_in_job,
                    rksim_core_result *r)
 {
     rksim_core *c = &s->core[core];
-    const rksim_regfile *rf = &c->regs;
-    uint32_t matmul = npk_rk_field_put(OPEN(CNA), 1) | npk_rk_field_put(OPEN(CORE), 1) |
-                      npk_rk_field_put(OPEN(DPU), 1);
-    uint32_t wait = npk_rk_field_put(OPEN(WAIT), 1);
-    uint32_t rdma = npk_rk_field_put(OPEN(DPU_RDMA), 1);
-    uint32_t blocks = enable & ~wait;
+    uint32_t blocks = enable & ~npk_rk_field_put(OPEN(WAIT), 1);
     if (first_in_job)
         c->job_out_prec = -1;
-    if (blocks == NPK_RK_ENABLE_SDP) { /* DPU | DPU_RDMA: an SDP task (rksim/sdp.c) */
-        rksim_sdp_op(s, core, first_in_job, r);
-        return;
-    }
-    if (blocks != matmul && blocks != (matmul | rdma)) {
+    const npk_rk_op_desc *d = npk_rk_op_by_enable(blocks);
+    if (!d) {
+        char known[256];
         rksim_result_fail(r, RKSIM_UNSUPPORTED,
-                          "unsupported by the model: op-enable 0x%x (only the CNA|CORE|DPU "
-                          "matmul, 0x0D/0x0F/0x1D, and the DPU|DPU_RDMA SDP task, 0x18, are "
-                          "modelled)",
-                          enable);
+                          "unsupported by the model: op-enable 0x%x (the modelled block sets: %s)",
+                          enable, npk_rk_op_enables(known, sizeof known));
         return;
     }
+    const rksim_op_row *row = rksim_op_row_of(d->op);
+    if (!row) {
+        rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                          "unsupported by the model: op-enable 0x%x selects the %s operation, "
+                          "which the simulator has no executor for",
+                          enable, d->name);
+        return;
+    }
+    row->exec(s, core, blocks, first_in_job, r);
+}
+
+/* The matmul: CNA|CORE|DPU (0x0D, or 0x0F with the WAIT bit of CORE_CTRL, spec "Key
+ * registers"); +DPU_RDMA (0x1D) is the same matmul when the RDMA block disables its main read
+ * (facts C.6), else the DPU waits for a feed that never comes. */
+void rksim_matmul_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
+                     rksim_core_result *r)
+{
+    rksim_core *c = &s->core[core];
+    const rksim_regfile *rf = &c->regs;
+    uint32_t enable = blocks;
+    uint32_t rdma = npk_rk_field_put(OPEN(DPU_RDMA), 1);
+
     /* 0x0D on rocket runs like on rknpu: the kernel kicks the PC with the same registers and
      * the DPU interrupt mask (facts A.2), and the NPU runs 0x0D without touching the DPU_RDMA
      * (facts C.1, B.3). The MRDMA trap below needs the RDMA block enabled; whether a board

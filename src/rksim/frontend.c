@@ -224,6 +224,11 @@ static int do_submit(rksim *s, struct rknpu_submit *sub)
         report_reject(s, "task buffer was created without RKNPU_MEM_KERNEL_MAPPING");
         return -EINVAL;
     }
+    char why[sizeof s->report.message];
+    if (rksim_mem_check_imports(&s->mem, why, sizeof why)) {
+        report_reject(s, why);
+        return -EFAULT;
+    }
     /* The kernel's mapping sees the CPU's writes (same physical lines): read the CPU view. */
     return rksim_run_submit(s, sub, tb->cpu, tb->size);
 }

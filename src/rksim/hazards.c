@@ -110,9 +110,12 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "the registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_M_CEILING, "m-ceiling",
      "M above the ceiling of its data banks: fp16 D*16384/K (8 with D > 1 at K >= 2048), int8 "
-     "D*32768/K (and the measured 64*floor(11*512/K) when D > 1), int4 D*16384/K",
+     "D*32768/K (and the measured 64*floor(11*512/K) when D > 1), int4 D*16384/K with a "
+     "line-form feature (where it was measured), D*65536/K (the banks' bytes) in cube form",
      "rows past the ceiling read the feature of row (m mod ceiling)", "every row is read",
-     "tile M at npk_rk_m_ceiling()", "spec The M-tiling scheduler (M ceilings); facts C.3",
+     "tile M at npk_rk_m_ceiling()",
+     "spec The M-tiling scheduler (M ceilings), 0x107c (int4, line form); facts C.3; cube-form "
+     "int4: rocket-userspace gen_matmul_int4 (e067786), bit-exact on boards",
      RKSIM_KERNEL_ALL,
      "the CBUF capacity; measured through rknpu on the same NPU; a hardware behaviour of the "
      "registers, which rocket programs the same way (facts A.2)"},
@@ -372,8 +375,14 @@ static uint32_t rows_capacity(const rksim *s, const rksim_mm *mm)
         d = 1;
     const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
     const npk_rk_sched1 *f = &row->sched1;
-    /* elements per bank: fp16 2 bytes each; int4 measured at rows x K <= 16384 per bank */
-    uint32_t cap = d * npk_rk_bank_elems(s->soc, (npk_rk_prec)mm->in) / mm->k;
+    /* Elements per bank. A line-form feature: the precision row's measured figure (fp16 2 bytes
+     * each, int8 1, int4 rows x K <= 16384, spec "0x107c", measured with the line form's K/16
+     * entries). A cube-form feature: the bank's bytes at the element's width, which is what
+     * the board-validated cube-form int4 of rocket userspace fills (ceil(M*K/2 / 32 KB) data
+     * banks, every row right); for fp16 and int8 the two figures agree. */
+    uint32_t per_bank = mm->line || !mm->in_bits ? npk_rk_bank_elems(s->soc, (npk_rk_prec)mm->in)
+                                 : (uint32_t)((uint64_t)s->soc->bank_bytes * 8 / mm->in_bits);
+    uint32_t cap = d * per_bank / mm->k;
     /* facts C.3: fp16 with the sched-1 split gives wrong rows above M=8 at K >= 2048 */
     if (d > 1 && f->wrong_k && mm->k >= f->wrong_k && cap > f->wrong_m)
         cap = f->wrong_m;

@@ -309,10 +309,11 @@ static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const in
     return ok;
 }
 
-/* The K accumulation's EW add (facts C.6): the running fp16 partial, read per element through
- * the ERDMA from its atom cube, joins each fp32 result in fp32 (the DPU's float path, one
- * rounding) before the output converter rounds the sum to fp16 once. Every partial is read
- * before anything is written, so the output may overwrite it in place. */
+/* The K accumulation's EW add (facts C.6): the running fp16 partial, read per element from its
+ * atom cube at SRC_BASE_ADDR (where the board-validated program keeps it), joins each fp32
+ * result in fp32 (the DPU's float path, one rounding) before the output converter rounds the
+ * sum to fp16 once. Every partial is read before anything is written, so the output may
+ * overwrite it in place. */
 static bool add_partial(rksim *s, const rksim_mm *mm, float *cf, rksim_core_result *r)
 {
     const uint32_t c2 = 8; /* fp16 lanes per 16-byte atom */
@@ -320,7 +321,7 @@ static bool add_partial(rksim *s, const rksim_mm *mm, float *cf, rksim_core_resu
     uint64_t len = (uint64_t)(surfaces - 1) * mm->ew_surf_bytes + (uint64_t)mm->m * 16;
     rksim_fault f = {0};
     const uint8_t *p =
-        rksim_dma(&s->mem, mm->ew_addr, len, false, "K-accumulation partial read", &f);
+        rksim_dma(&s->mem, mm->partial_addr, len, false, "K-accumulation partial read", &f);
     if (!p) {
         r->fault_iova = f.iova;
         return rksim_result_fail(r, RKSIM_FAULT,

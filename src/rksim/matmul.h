@@ -41,10 +41,11 @@ typedef struct rksim_mm {
     uint32_t row_offset; /* CNA_PAD_CON0.PAD_TOP: int8 output row m lands at row m + v */
     uint32_t wdma_rows;  /* WDMA_SIZE_1.HEIGHT_WDMA + 1: rows the write DMA writes */
     bool data_reuse;     /* CBUF_CON0.DATA_REUSE: the feature the CBUF holds, not fetched */
-    /* on-NPU K accumulation (facts C.6): the EW stage adds the running fp16 partial the ERDMA
-     * reads at EW_BASE_ADDR ([N/8][M][8] atoms, surfaces EW_SURF_STRIDE bytes apart) */
+    /* on-NPU K accumulation (facts C.6): the EW stage adds the running fp16 partial, read at
+     * DPU_RDMA_SRC_BASE_ADDR as the board-validated rocket userspace program places it
+     * ([N/8][M][8] atoms, surfaces EW_SURF_STRIDE bytes apart) */
     bool accumulate;
-    uint32_t ew_addr;
+    uint32_t partial_addr;
     uint64_t ew_surf_bytes;
 } rksim_mm;
 

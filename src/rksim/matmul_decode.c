@@ -423,7 +423,11 @@ bool rksim_mm_decode(rksim *s, const rksim_regfile *rf, bool accumulate, rksim_m
     *mm = (rksim_mm){0};
     read_fields(rf, mm);
     mm->accumulate = accumulate;
-    mm->ew_addr = R(DPU_RDMA_EW_BASE_ADDR);
+    /* the running partial: where the board-validated rocket userspace program puts it, the main
+     * read's SRC_BASE_ADDR (its EW_BASE_ADDR is one surface further on and is not read here;
+     * the reading of the partial at EW_BASE_ADDR is the refused alternative,
+     * docs/rk-simulator.md) */
+    mm->partial_addr = R(DPU_RDMA_SRC_BASE_ADDR);
     mm->ew_surf_bytes = R(DPU_RDMA_EW_SURF_STRIDE);
     mm_ctx x = {s, mm, hazards};
     if (!rksim_rules_check(rows, sizeof rows / sizeof rows[0], rf, &mm_ops, &x, r))

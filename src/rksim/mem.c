@@ -4,10 +4,13 @@
 #include "rksim/mem.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "npukit/rknpu_uapi.h"
 
@@ -32,6 +35,8 @@ void rksim_mem_init(rksim_mem *m, bool incoherent)
 
 static void buf_free(rksim_buf *b)
 {
+    if (b->imported && b->import_fd >= 0)
+        close(b->import_fd);
     if (b->dev && b->dev != b->cpu)
         free(b->dev);
     if (b->cpu)
@@ -163,9 +168,13 @@ int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out)
         return -ENOMEM;
     b->import_dev = (uint64_t)st.st_dev;
     b->import_ino = (uint64_t)st.st_ino;
+    /* The importer's descriptor may be closed at once; the length is checked at each submit. */
+    b->import_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     /* the exporter's pages, shared with every other mapping of the dma-buf */
     void *cpu = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (cpu == MAP_FAILED) {
+        if (b->import_fd >= 0)
+            close(b->import_fd);
         free(b);
         return -EINVAL;
     }
@@ -173,6 +182,23 @@ int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out)
     b->imported = true;
     /* what the driver marks an import */
     return place(m, b, RKNPU_MEM_NON_CONTIGUOUS, size, span, iova, out);
+}
+
+int rksim_mem_check_imports(const rksim_mem *m, char *why, size_t cap)
+{
+    for (size_t i = 0; i < m->count; i++) {
+        const rksim_buf *b = m->bufs[i];
+        struct stat st;
+        if (!b->live || !b->imported || b->import_fd < 0 || fstat(b->import_fd, &st) ||
+            !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= b->size)
+            continue;
+        snprintf(why, cap,
+                 "imported buffer (handle %u) was cut to %lld bytes after its import of %llu: "
+                 "its pages past the new end are gone",
+                 b->handle, (long long)st.st_size, (unsigned long long)b->size);
+        return -EFAULT;
+    }
+    return 0;
 }
 
 static void remove_at(rksim_mem *m, size_t i)
@@ -278,8 +304,8 @@ uint8_t *rksim_dma(rksim_mem *m, uint64_t iova, uint64_t len, bool write, const 
     if (len && iova < IOVA_TOP && len <= IOVA_TOP - iova) {
         for (size_t i = 0; i < m->count; i++) {
             rksim_buf *b = m->bufs[i];
-            if (!b->live)
-                continue;
+            if (!b->live || (m->space && b->space != m->space))
+                continue; /* gone, or not mapped in this job's IOMMU domain */
             /* A DMA may touch the page-rounded tail: the IOMMU maps whole pages. */
             if (iova >= b->iova && iova + len <= b->iova + b->span) {
                 if (write)

@@ -34,7 +34,10 @@ typedef struct rksim_buf {
     bool live;           /* false once destroyed (kept while still mapped) */
     unsigned cpu_maps;   /* outstanding rksim_mmap mappings */
     bool imported;       /* a dma-buf's pages (PRIME import): one coherent view, not owned */
+    unsigned space;      /* the NPU address space it is mapped in: 0 the rknpu front end's one,
+                            f + 1 rocket file f's own IOMMU domain */
     uint64_t import_dev, import_ino; /* which dma-buf (its file's identity) */
+    int import_fd;                   /* a descriptor of it kept to check its length (-1: none) */
 } rksim_buf;
 
 typedef struct rksim_mem {
@@ -42,6 +45,7 @@ typedef struct rksim_mem {
     size_t count, cap;
     uint32_t next_handle;
     bool incoherent; /* hazard 1 faithful: cacheable buffers get two views */
+    unsigned space;  /* the address space the running job sees (0: every buffer) */
 } rksim_mem;
 
 /* A DMA failure: the first address outside every live buffer. */
@@ -64,6 +68,10 @@ int rksim_mem_create(rksim_mem *m, uint64_t size, uint32_t flags, rksim_buf **ou
  * its existing buffer, as the DRM core answers the same handle. 0, -EINVAL (not mappable) or
  * -ENOMEM. */
 int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out);
+/* 0, or -EFAULT with `why` filled when a live import's file (a memfd standing for a dma-buf)
+ * is now shorter than its import: the NPU would read pages that are gone, and the simulator's
+ * own reads of them would fault (SIGBUS). A real dma-buf cannot shrink. */
+int rksim_mem_check_imports(const rksim_mem *m, char *why, size_t cap);
 /* Destroy by handle; the CPU view survives until its last mapping is released. */
 int rksim_mem_destroy(rksim_mem *m, uint32_t handle, uint64_t obj_addr);
 rksim_buf *rksim_mem_by_handle(rksim_mem *m, uint32_t handle);
@@ -76,8 +84,9 @@ void rksim_mem_release_cpu(rksim_mem *m, rksim_buf *b);
 /* MEM_SYNC on [offset, offset+size) of a buffer. */
 int rksim_mem_sync(rksim_mem *m, rksim_buf *b, uint32_t dir, uint64_t offset, uint64_t size);
 
-/* The device-view bytes of [iova, iova+len) when the range lies inside one live buffer, else
- * NULL and *f describes the fault. A write marks the buffer as DMA-written for this job. */
+/* The device-view bytes of [iova, iova+len) when the range lies inside one live buffer mapped
+ * in the running job's address space (m->space, 0: any), else NULL and *f describes the fault.
+ * A write marks the buffer as DMA-written for this job. */
 uint8_t *rksim_dma(rksim_mem *m, uint64_t iova, uint64_t len, bool write, const char *what,
                    rksim_fault *f);
 

@@ -3,13 +3,22 @@
  * over the same simulated cores, memory and hazards as the rknpu front end.
  *
  * What the model does, per request (facts A.2):
- *   - every open is a file, one scheduler entity: its jobs run in submission order, each job's
- *     tasks in order on one core. The kernel's scheduler picks that core; the model binds a
- *     file to one core for its life (the first file core 0, the next core 1, ...), which is
- *     what driving N cores through N files amounts to;
+ *   - every open is a file (mainline rocket_drv.c rocket_open), with its own GEM handles, its
+ *     own IOMMU domain and one scheduler entity over every core's scheduler (rocket_job.c
+ *     rocket_job_open). A file's jobs run in submission order, each job's tasks in order on
+ *     one core, which the kernel picks: while the file's last job runs, the same core (the
+ *     entity's queue); once it has ended, the least-loaded core (drm_sched: an idle one, the
+ *     lowest numbered first; with every core busy, the one that frees first). So N files
+ *     drive N cores, and one file one core at a time. "Runs" and "ended" are on the model's
+ *     timeline: a job lasts its modelled time from its start, and the timeline advances to a
+ *     job's end when user space waits for it (PREP_BO), so jobs submitted without a wait
+ *     between them overlap as on the NPU, whatever the host's own speed;
  *   - CREATE_BO: a buffer at its own page-aligned 32-bit IOVA (the rknpu front end's
  *     allocator), coherent (no CPU-cache model: rocket's PREP_BO / FINI_BO do the cache
- *     maintenance); GEM_CLOSE releases it. Handles are shared by the files of one simulator;
+ *     maintenance), mapped in the creating file's domain only: another file's handle names
+ *     nothing (GEM_CLOSE EINVAL, PREP_BO / FINI_BO / SUBMIT ENOENT) and a job's DMA to another
+ *     file's buffer faults (the IOVAs of all files are distinct here, where the kernel gives
+ *     each domain its own 4 GiB); GEM_CLOSE releases it, and closing the file its buffers;
  *   - SUBMIT executes each task as its own PC kick (TASK_NUMBER 1, INTERRUPT_MASK 0x300: the
  *     program's trailer does not chain tasks), then returns; a job that wedges or faults is
  *     ended by the kernel's 500 ms timeout (scaled like the rknpu timeouts), which resets the
@@ -36,12 +45,12 @@ extern "C" {
 
 /* Open a file of the rocket interface: its id (>= 0) or a negative errno. */
 int rksim_rocket_open(rksim *sim);
-/* Close a file (its buffers stay: handles are shared). */
+/* Close a file: its handles close with it (a CPU view still mapped stays until unmapped). */
 void rksim_rocket_close(rksim *sim, int file);
 /* One request on a file: DRM_IOCTL_VERSION, GEM_CLOSE or a rocket request, with the DRM core's
  * struct-size rule. 0 or a negative errno. mmap of a CREATE_BO offset is rksim_mmap(). */
 int rksim_rocket_ioctl(rksim *sim, int file, unsigned long request, void *arg);
-/* The core a file's jobs run on. */
+/* The core the file's last job ran on (the kernel's choice; 0 before its first). */
 unsigned rksim_rocket_core(const rksim *sim, int file);
 
 #ifdef __cplusplus

@@ -17,14 +17,31 @@
 
 enum { MAX_FILES = 64 };
 
-/* When the last job using a buffer signals its fence (CLOCK_MONOTONIC ns). */
+/* When the last job using a buffer signals its fence (CLOCK_MONOTONIC ns), and when it ends on
+ * the model's timeline. */
 typedef struct fence {
     uint32_t handle;
     int64_t signal_ns;
+    int64_t model_end;
 } fence;
+
+/* A file's scheduler entity (mainline rocket_job.c: one per open file, over every core's
+ * scheduler): its jobs run in order, so while its last job runs the next one queues behind it
+ * on the same core; once it is done, drm_sched puts the next job on the least-loaded core. */
+typedef struct entity {
+    unsigned last_core;
+    int64_t busy_until; /* when its last job ends on the model's timeline */
+} entity;
 
 struct rksim_rocket {
     bool open[MAX_FILES];
+    entity ent[MAX_FILES];
+    int64_t core_busy_until[RKSIM_MAX_CORES]; /* each core's scheduler: its job's end */
+    /* The model's timeline (ns), which the host's own speed does not move: a job starts at
+     * `now` (or when its core frees) and lasts its modelled time; `now` advances to a job's end
+     * when user space waits for it (PREP_BO). So jobs submitted without a wait between them
+     * overlap, as on the NPU, and a job submitted after waiting for the last finds idle cores. */
+    int64_t now;
     fence *fences;
     size_t nfences, cap;
 };
@@ -73,18 +90,54 @@ int rksim_rocket_open(rksim *s)
     for (int i = 0; i < MAX_FILES; i++)
         if (!r->open[i]) {
             r->open[i] = true;
+            r->ent[i] = (entity){0};
             return i;
         }
     return -EMFILE;
 }
 
+static void fence_forget(struct rksim_rocket *r, uint32_t handle);
+
+/* The file's IOMMU domain: rksim_buf.space of the buffers it creates. */
+static unsigned space_of(int file) { return (unsigned)file + 1; }
+
+/* Closing a file closes its handles (the DRM core's postclose): its buffers go, except a CPU
+ * view still mapped, which survives until unmapped. */
 void rksim_rocket_close(rksim *s, int file)
 {
-    if (s->rocket && file >= 0 && file < MAX_FILES)
-        s->rocket->open[file] = false;
+    if (!s->rocket || file < 0 || file >= MAX_FILES || !s->rocket->open[file])
+        return;
+    s->rocket->open[file] = false;
+    for (size_t i = s->mem.count; i-- > 0;) {
+        rksim_buf *b = s->mem.bufs[i];
+        if (b->live && b->space == space_of(file)) {
+            fence_forget(s->rocket, b->handle);
+            rksim_mem_destroy(&s->mem, b->handle, b->obj_addr);
+        }
+    }
 }
 
-unsigned rksim_rocket_core(const rksim *s, int file) { return (unsigned)file % s->cfg.cores; }
+unsigned rksim_rocket_core(const rksim *s, int file)
+{
+    return s->rocket && file >= 0 && file < MAX_FILES ? s->rocket->ent[file].last_core : 0;
+}
+
+/* The core the kernel runs the file's next job on (drm_sched over the file's entity): the
+ * entity's core while its last job runs; else the least-loaded core — an idle one, the lowest
+ * numbered first, or with every core busy the one that frees first. */
+static unsigned pick_core(rksim *s, int file, int64_t now)
+{
+    struct rksim_rocket *r = s->rocket;
+    if (r->ent[file].busy_until > now)
+        return r->ent[file].last_core;
+    unsigned best = 0;
+    for (unsigned c = 1; c < s->cfg.cores; c++) {
+        int64_t b = r->core_busy_until[c], bb = r->core_busy_until[best];
+        if ((bb > now && b <= now) || (bb > now && b < bb))
+            best = c;
+    }
+    return best;
+}
 
 static fence *fence_of(struct rksim_rocket *r, uint32_t handle)
 {
@@ -94,8 +147,8 @@ static fence *fence_of(struct rksim_rocket *r, uint32_t handle)
     return NULL;
 }
 
-/* The buffer's fence signals no earlier than t. */
-static int fence_extend(struct rksim_rocket *r, uint32_t handle, int64_t t)
+/* The buffer's fence signals no earlier than t, its job ends no earlier than model_end. */
+static int fence_extend(struct rksim_rocket *r, uint32_t handle, int64_t t, int64_t model_end)
 {
     fence *f = fence_of(r, handle);
     if (!f) {
@@ -108,10 +161,12 @@ static int fence_extend(struct rksim_rocket *r, uint32_t handle, int64_t t)
             r->cap = cap;
         }
         f = &r->fences[r->nfences++];
-        *f = (fence){handle, t};
+        *f = (fence){handle, t, model_end};
     }
     if (t > f->signal_ns)
         f->signal_ns = t;
+    if (model_end > f->model_end)
+        f->model_end = model_end;
     return 0;
 }
 
@@ -135,7 +190,15 @@ static int do_version(struct rocket_drm_version *v)
     return 0;
 }
 
-static int do_create(rksim *s, struct drm_rocket_create_bo *c)
+/* The live buffer a file's handle names: a handle of another file names nothing here (each
+ * DRM file has its own handles). */
+static rksim_buf *file_buf(rksim *s, int file, uint32_t handle)
+{
+    rksim_buf *b = rksim_mem_by_handle(&s->mem, handle);
+    return b && b->space == space_of(file) ? b : NULL;
+}
+
+static int do_create(rksim *s, int file, struct drm_rocket_create_bo *c)
 {
     if (c->size == 0)
         return -EINVAL;
@@ -144,29 +207,33 @@ static int do_create(rksim *s, struct drm_rocket_create_bo *c)
     int rc = rksim_mem_create(&s->mem, c->size, 0, &b);
     if (rc)
         return rc;
+    b->space = space_of(file); /* mapped in the file's own IOMMU domain only */
     c->handle = b->handle;
     c->dma_address = b->iova;
     c->offset = b->map_offset;
     return 0;
 }
 
-static int do_close(rksim *s, struct rocket_gem_close *g)
+static int do_close(rksim *s, int file, struct rocket_gem_close *g)
 {
-    rksim_buf *b = rksim_mem_by_handle(&s->mem, g->handle);
+    rksim_buf *b = file_buf(s, file, g->handle);
     if (!b || g->pad)
         return -EINVAL; /* the DRM core's answer for an unknown handle */
     fence_forget(s->rocket, g->handle);
     return rksim_mem_destroy(&s->mem, g->handle, b->obj_addr);
 }
 
-static int do_prep(rksim *s, struct drm_rocket_prep_bo *p)
+static int do_prep(rksim *s, int file, struct drm_rocket_prep_bo *p)
 {
-    if (!rksim_mem_by_handle(&s->mem, p->handle))
+    if (!file_buf(s, file, p->handle))
         return -ENOENT;
     if (p->reserved)
         return -EINVAL;
-    fence *f = fence_of(s->rocket, p->handle);
+    struct rksim_rocket *st = s->rocket;
+    fence *f = fence_of(st, p->handle);
     int64_t now = now_ns();
+    if (f && f->model_end > st->now && f->signal_ns <= p->timeout_ns)
+        st->now = f->model_end; /* waited for: the model's time passes the job's end */
     if (!f || f->signal_ns <= now)
         return 0;
     /* The timeout is an absolute time: one already past means "do not wait". */
@@ -181,9 +248,9 @@ static int do_prep(rksim *s, struct drm_rocket_prep_bo *p)
     return -ETIMEDOUT;
 }
 
-static int do_fini(rksim *s, struct drm_rocket_fini_bo *f)
+static int do_fini(rksim *s, int file, struct drm_rocket_fini_bo *f)
 {
-    if (!rksim_mem_by_handle(&s->mem, f->handle))
+    if (!file_buf(s, file, f->handle))
         return -ENOENT;
     return f->reserved ? -EINVAL : 0;
 }
@@ -208,15 +275,15 @@ static void report_reject(rksim *s, const char *msg)
     snprintf(s->report.message, sizeof s->report.message, "%s", msg);
 }
 
-/* Check that every handle of a job's list names a live buffer. */
-static int check_handles(rksim *s, uint64_t ptr, uint32_t count)
+/* Check that every handle of a job's list names a live buffer of the file. */
+static int check_handles(rksim *s, int file, uint64_t ptr, uint32_t count)
 {
     if (count && !ptr)
         return -EFAULT;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t h;
         memcpy(&h, (const uint8_t *)(uintptr_t)ptr + 4 * (size_t)i, 4);
-        if (!rksim_mem_by_handle(&s->mem, h))
+        if (!file_buf(s, file, h))
             return -ENOENT;
     }
     return 0;
@@ -228,18 +295,24 @@ static int check_handles(rksim *s, uint64_t ptr, uint32_t count)
  * regcmd_count - 4 is the same value modulo 2^32 for every count, so a task shorter than its
  * trailer gets the amount the kernel would program (the PC then fetches what the register's
  * field holds: a body without an op-enable raises nothing and the job times out). */
-static void run_task(rksim *s, unsigned core, const struct drm_rocket_task *t, rksim_core_result *r)
+static void run_task(rksim *s, int file, unsigned core, const struct drm_rocket_task *t,
+                     rksim_core_result *r)
 {
     struct rknpu_task rec = {.int_mask = ROCKET_INT_MASK,
                              .regcfg_amount = t->regcmd_count - ROCKET_TRAILER_ENTRIES,
                              .regcmd_addr = t->regcmd};
+    /* the kernel attaches the file's IOMMU domain to the core for the job: its DMA, the regcmd
+     * fetch included, sees the file's buffers only */
+    s->mem.space = space_of(file);
     rksim_mem_job_begin(&s->mem);
     rksim_pc_run(s, core, &rec, 0, 1, true, r);
     rksim_mem_job_end(&s->mem);
+    s->mem.space = 0;
 }
 
-/* Run one job on the file's core; returns 0 (or -ENOMEM). *signal receives when the job's fence
- * signals. A task that wedges, faults or is outside the model ends the job the way the kernel
+/* Run one job of the file on the core the kernel picks for it (pick_core); returns 0 (or
+ * -ENOMEM). *signal receives when the job's fence signals; the core and the file's entity stay
+ * busy for the job's modelled time (a job that never completes: until its timeout). A task that wedges, faults or is outside the model ends the job the way the kernel
  * ends a job that never raises its interrupt: the 500 ms job timeout resets the core, drops the
  * remaining tasks and signals the fences, and SUBMIT itself has already returned 0 (rocket
  * reports no job error: a PREP_BO whose deadline comes first answers ETIMEDOUT). For a task the
@@ -247,9 +320,13 @@ static void run_task(rksim *s, unsigned core, const struct drm_rocket_task *t, r
  * "unsupported", the register named) says the model did not run it, and the in-process backend
  * turns that report into its own status. EOPNOTSUPP, which rocket never returns, is not
  * answered. */
-static int run_job(rksim *s, unsigned core, const struct drm_rocket_job *j, int64_t *signal)
+static int run_job(rksim *s, int file, const struct drm_rocket_job *j, int64_t *signal,
+                   int64_t *model_end)
 {
     rksim_report *rep = &s->report;
+    struct rksim_rocket *st = s->rocket;
+    const int64_t start_ns = st->now;
+    const unsigned core = pick_core(s, file, start_ns);
     struct drm_rocket_task *tasks = calloc(j->task_count, sizeof *tasks);
     if (!tasks)
         return -ENOMEM;
@@ -258,7 +335,7 @@ static int run_job(rksim *s, unsigned core, const struct drm_rocket_job *j, int6
     bool failed = false;
     for (uint32_t i = 0; rc == 0 && i < j->task_count && !failed; i++) {
         rksim_core_result r;
-        run_task(s, core, &tasks[i], &r);
+        run_task(s, file, core, &tasks[i], &r);
         rep->ops += r.ops;
         rep->hazards |= r.hazards;
         rep->task_counter += r.completed;
@@ -282,6 +359,11 @@ static int run_job(rksim *s, unsigned core, const struct drm_rocket_job *j, int6
     free(tasks);
     double wait_ms = failed ? rksim_wait_ms(s, ROCKET_JOB_TIMEOUT_MS) : 0;
     *signal = now_ns() + (int64_t)(wait_ms * 1e6);
+    int64_t begin = st->core_busy_until[core] > start_ns ? st->core_busy_until[core] : start_ns;
+    int64_t end = begin + (int64_t)((failed ? wait_ms * 1e3 : model_us) * 1e3);
+    st->core_busy_until[core] = end;
+    *model_end = end;
+    st->ent[file] = (entity){.last_core = core, .busy_until = end};
     return rc;
 }
 
@@ -301,24 +383,23 @@ static int do_submit(rksim *s, int file, struct drm_rocket_submit *sub)
         if (!j->task_count) {
             report_reject(s, "a job without tasks");
             rc = -EINVAL;
-        } else if ((rc = check_handles(s, j->in_bo_handles, j->in_bo_handle_count)) ||
-                   (rc = check_handles(s, j->out_bo_handles, j->out_bo_handle_count))) {
+        } else if ((rc = check_handles(s, file, j->in_bo_handles, j->in_bo_handle_count)) ||
+                   (rc = check_handles(s, file, j->out_bo_handles, j->out_bo_handle_count))) {
             report_reject(s, "a job names a buffer handle that does not exist");
         }
     }
-    unsigned core = rksim_rocket_core(s, file);
     s->rocket_job = true;
     for (uint32_t i = 0; rc == 0 && i < sub->job_count; i++) {
         const struct drm_rocket_job *j = &jobs[i];
-        int64_t signal;
-        rc = run_job(s, core, j, &signal);
+        int64_t signal, model_end;
+        rc = run_job(s, file, j, &signal, &model_end);
         for (uint32_t k = 0; rc != -ENOMEM && k < j->in_bo_handle_count + j->out_bo_handle_count;
              k++) {
             uint32_t h;
             uint64_t list = k < j->in_bo_handle_count ? j->in_bo_handles : j->out_bo_handles;
             uint32_t at = k < j->in_bo_handle_count ? k : k - j->in_bo_handle_count;
             memcpy(&h, (const uint8_t *)(uintptr_t)list + 4 * (size_t)at, 4);
-            if (fence_extend(s->rocket, h, signal))
+            if (fence_extend(s->rocket, h, signal, model_end))
                 rc = -ENOMEM;
         }
     }
@@ -375,11 +456,11 @@ int rksim_rocket_ioctl(rksim *s, int file, unsigned long request, void *arg)
     int rc;
     switch (nr) {
     case 0x00: rc = do_version(&k.version); break;
-    case 0x09: rc = do_close(s, &k.close); break;
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO: rc = do_create(s, &k.create); break;
+    case 0x09: rc = do_close(s, file, &k.close); break;
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO: rc = do_create(s, file, &k.create); break;
     case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT: rc = do_submit(s, file, &k.submit); break;
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO: rc = do_prep(s, &k.prep); break;
-    default: rc = do_fini(s, &k.fini); break;
+    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO: rc = do_prep(s, file, &k.prep); break;
+    default: rc = do_fini(s, file, &k.fini); break;
     }
     if (rc == 0 && (dir & ROCKET_IOC_READ))
         memcpy(arg, &k, n);

@@ -116,15 +116,19 @@ static void store(const rksim_sdp *t, uint8_t *p, double v)
  * integer operands are exact in double (|a op b| < 2^31). */
 static double apply(const rksim_sdp *t, double a, double b)
 {
-    if (t->lut) /* fp16 read exactly into fp32, the LUT in fp32 */
-        return (double)npk_rk_lut_eval(&t->lut_prog, (float)a);
     double v;
     switch (t->op->op) {
     case NPK_EW_ADD: v = a + b; break;
     case NPK_EW_MUL: v = a * b; break;
     case NPK_EW_MAX: v = (isnan(a) || a >= b) ? a : b; break;
     case NPK_EW_MIN: v = (isnan(a) || a <= b) ? a : b; break;
-    default: /* the BS stage's ReLU */ v = a < 0 ? 0 : a; break;
+    case NPK_EW_RELU: /* the BS stage's ReLU */ v = a < 0 ? 0 : a; break;
+    /* the EW stage's LUT (rksim/lut.c decoded its tables): fp16 read exactly into fp32, the
+     * LUT's arithmetic in fp32 */
+    case NPK_EW_LUT: v = (double)npk_rk_lut_eval(&t->lut_prog, (float)a); break;
+    /* No default: an op added to the enum fails the build here until the simulator computes
+     * it (-Wswitch); the decoder never selects a row past the enum. */
+    case NPK_EW_OP_COUNT: v = NAN; break;
     }
     return t->prec == NPK_PREC_FP16 ? (double)(float)v : v;
 }
@@ -177,8 +181,10 @@ static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
     return true;
 }
 
-void rksim_sdp_op(rksim *s, unsigned core, bool first_in_job, rksim_core_result *r)
+void rksim_sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
+                  rksim_core_result *r)
 {
+    (void)blocks; /* one block set: DPU | DPU_RDMA (its row, rk/hw/ops.c) */
     rksim_core *c = &s->core[core];
     rksim_sdp t;
     if (!rksim_sdp_decode(&c->regs, &t, r))

@@ -15,6 +15,7 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -247,9 +248,68 @@ static void test_bad_input(void)
     close(fd);
 }
 
+/* Memory cut short after its import (a memfd's owner may ftruncate it, and the shim's heap
+ * hands out memfds): the run is refused naming the sizes, never a SIGBUS; at its length again,
+ * the run works. */
+static void test_memory_cut_after_import(void)
+{
+    const uint64_t len = 2 * 65536;
+    bool heap;
+    int fd = alloc_dmabuf(len, &heap);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    uint8_t *virt = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    CHECK(virt != MAP_FAILED);
+    static layer l;
+    memset(&l.info, 0, sizeof l.info);
+    l.info.M = M, l.info.K = K, l.info.N = N, l.info.type = RKNN_INT8_MM_INT8_TO_INT32;
+    CHECK_EQ(rknn_matmul_create(&l.ctx, &l.info, &l.io), RKNN_SUCC);
+    l.off = 65536; /* B in the second half: gone once the memory is cut to one page */
+    for (int i = 0; i < K * N; i++)
+        l.rows[i] = rnd();
+    write_b(&l, virt, fd);
+    l.b = rknn_create_mem_from_fd(l.ctx, fd, virt, l.io.B.size, l.off);
+    l.a = rknn_create_mem(l.ctx, l.io.A.size);
+    l.c = rknn_create_mem(l.ctx, l.io.C.size);
+    CHECK(l.b && l.a && l.c);
+    CHECK_EQ(rknn_matmul_set_io_mem(l.ctx, l.b, &l.io.B), RKNN_SUCC);
+    CHECK_EQ(rknn_matmul_set_io_mem(l.ctx, l.a, &l.io.A), RKNN_SUCC);
+    CHECK_EQ(rknn_matmul_set_io_mem(l.ctx, l.c, &l.io.C), RKNN_SUCC);
+    run_calls(&l, "before the cut");
+    CHECK_EQ(ftruncate(fd, 4096), 0);
+    /* The layer prints its error ("E RKNN: ...") on stderr: caught in a file for the check. */
+    FILE *err = tmpfile();
+    CHECK(err != NULL);
+    fflush(stderr);
+    int saved = dup(2);
+    dup2(fileno(err), 2);
+    int rc = rknn_matmul_run(l.ctx);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    char said[1024] = "";
+    rewind(err);
+    size_t got = fread(said, 1, sizeof said - 1, err);
+    said[got] = '\0';
+    fclose(err);
+    CHECK(rc != RKNN_SUCC);
+    CHECK_STR_HAS(said, "cut to 4096 bytes after the import of 131072 bytes");
+    CHECK_EQ(ftruncate(fd, (off_t)len), 0); /* back to its length: new (zero) pages */
+    write_b(&l, virt, fd);
+    run_calls(&l, "after the length is restored");
+    CHECK_EQ(rknn_destroy_mem(l.ctx, l.b), RKNN_SUCC);
+    CHECK_EQ(rknn_destroy_mem(l.ctx, l.a), RKNN_SUCC);
+    CHECK_EQ(rknn_destroy_mem(l.ctx, l.c), RKNN_SUCC);
+    CHECK_EQ(rknn_matmul_destroy(l.ctx), RKNN_SUCC);
+    munmap(virt, len);
+    close(fd);
+}
+
 int main(void)
 {
     test_weights_from_heap();
+    test_memory_cut_after_import();
     test_bad_input();
     return check_done();
 }

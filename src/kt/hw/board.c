@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The board description: its keys as a table, read from preset text; the host address map. */
+#define _POSIX_C_SOURCE 200809L /* opendir */
 #include "npukit/kt_board.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -189,6 +191,40 @@ npk_status kt_board_parse(const char *text, const char *origin, kt_board *b)
     return NPK_OK;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The preset names in the data directory's kt/, sorted ("card, default, ..."; as many as
+ * fit), or "" when it cannot be listed. */
+static void preset_names(char *out, size_t cap)
+{
+    char dir[4096];
+    out[0] = '\0';
+    if (!npk_data_path("kt", dir, sizeof dir))
+        return;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char *names[64];
+    size_t count = 0;
+    for (struct dirent *e; count < 64 && (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (n > 5 && !strcmp(e->d_name + n - 5, ".mesh") && (names[count] = strdup(e->d_name)))
+            names[count++][n - 5] = '\0';
+    }
+    closedir(d);
+    qsort(names, count, sizeof names[0], by_name);
+    size_t used = 0;
+    for (size_t i = 0; i < count; i++) {
+        int w = snprintf(out + used, cap - used, "%s%s", i ? ", " : "", names[i]);
+        if (w > 0 && (size_t)w < cap - used)
+            used += (size_t)w;
+        free(names[i]);
+    }
+}
+
 npk_status kt_board_read_text(const char *name_or_path, char **text, char *path, size_t path_len)
 {
     *text = NULL;
@@ -197,8 +233,14 @@ npk_status kt_board_read_text(const char *name_or_path, char **text, char *path,
     } else {
         char rel[256];
         snprintf(rel, sizeof rel, "kt/%s.mesh", name_or_path);
-        if (!npk_data_path(rel, path, path_len))
+        if (!npk_data_path(rel, path, path_len)) {
+            char names[512];
+            preset_names(names, sizeof names);
+            if (names[0])
+                return npk_fail(NPK_ENODEV, "no mesh preset '%s': the presets are %s (or give a "
+                                "preset file's path)", name_or_path, names);
             return npk_fail(NPK_ENODEV, "mesh preset '%s' not found: %s", name_or_path, path);
+        }
     }
     FILE *f = fopen(path, "rb");
     if (!f)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#define _DEFAULT_SOURCE /* clock_gettime, close */
+#define _DEFAULT_SOURCE /* clock_gettime, close, pthread_rwlock */
 /* The rocket backend: the device layer's rknpu-shaped requests carried out with the mainline
  * rocket driver's (rocket_uapi.h, facts A.2), over an inner backend that speaks rocket — the
  * /dev/accel node, or the simulator's rocket front end. The translation:
@@ -14,7 +14,9 @@
  *                  have no rocket counterpart: EOPNOTSUPP
  *   SUBMIT      -> one job of the core's task range, each task (regcmd_addr, regcfg_amount +
  *                  the 4 trailer entries rocket counts); every live buffer is in the job's
- *                  output list, so PREP_BO of any of them waits for it. Blocking: PREP_BO of
+ *                  output list, so PREP_BO of any of them waits for it (a GEM_CLOSE waits
+ *                  until a SUBMIT in progress has returned: the kernel looks every listed
+ *                  handle up, and one closed in between fails the job). Blocking: PREP_BO of
  *                  the task buffer until the submit's timeout. NONBLOCK: returns at once; the
  *                  caller waits with npk_rk_wait().
  *
@@ -45,6 +47,10 @@ typedef struct rocket_ctx {
     npk_rk_backend inner;
     void *ictx;
     pthread_mutex_t lock; /* the buffer table: threads create and submit concurrently */
+    /* A SUBMIT names every live buffer's handle: the handles listed must stay open until the
+     * kernel has taken its references (SUBMIT returned). Submits hold this for reading from
+     * the listing to the return, GEM_CLOSE for writing, so no handle closes in between. */
+    pthread_rwlock_t closing;
     rbo *bos;
     size_t n, cap;
     /* the last NONBLOCK job: its task buffer, for npk_rk_wait */
@@ -115,6 +121,7 @@ static int mem_destroy(rocket_ctx *r, const struct rknpu_mem_destroy *d)
     if (!find(r, false, d->handle, &b))
         return -EINVAL;
     struct rocket_gem_close g = {.handle = d->handle};
+    pthread_rwlock_wrlock(&r->closing);
     int rc = r->inner.ioctl(r->ictx, ROCKET_DRM_IOCTL_GEM_CLOSE, &g);
     pthread_mutex_lock(&r->lock);
     for (size_t i = 0; i < r->n; i++)
@@ -123,6 +130,7 @@ static int mem_destroy(rocket_ctx *r, const struct rknpu_mem_destroy *d)
             break;
         }
     pthread_mutex_unlock(&r->lock);
+    pthread_rwlock_unlock(&r->closing);
     return rc;
 }
 
@@ -167,6 +175,7 @@ static int submit(rocket_ctx *r, struct rknpu_submit *sub)
         return -EINVAL;
 
     struct drm_rocket_task *tasks = calloc(range.task_number, sizeof *tasks);
+    pthread_rwlock_rdlock(&r->closing); /* until SUBMIT returns: no listed handle closes */
     pthread_mutex_lock(&r->lock);
     uint32_t *outs = malloc((r->n ? r->n : 1) * sizeof *outs);
     uint32_t nout = 0;
@@ -174,6 +183,7 @@ static int submit(rocket_ctx *r, struct rknpu_submit *sub)
         outs[nout++] = r->bos[i].handle;
     pthread_mutex_unlock(&r->lock);
     if (!tasks || !outs) {
+        pthread_rwlock_unlock(&r->closing);
         free(tasks);
         free(outs);
         return -ENOMEM;
@@ -195,6 +205,7 @@ static int submit(rocket_ctx *r, struct rknpu_submit *sub)
         .jobs = (uintptr_t)&job, .job_count = 1, .job_struct_size = sizeof job};
     int64_t t0 = now_ns(), deadline = t0 + (int64_t)sub->timeout * 1000000;
     int rc = r->inner.ioctl(r->ictx, DRM_IOCTL_ROCKET_SUBMIT, &s);
+    pthread_rwlock_unlock(&r->closing);
     free(tasks);
     free(outs);
     if (rc)
@@ -272,6 +283,7 @@ static void r_close(void *ctx)
     rocket_ctx *r = ctx;
     r->inner.close(r->ictx);
     pthread_mutex_destroy(&r->lock);
+    pthread_rwlock_destroy(&r->closing);
     free(r->bos);
     free(r);
 }
@@ -323,6 +335,7 @@ npk_status npk_rk_device_wrap_rocket(const npk_rk_backend *inner, void *ictx, co
     r->inner = *inner;
     r->ictx = ictx;
     pthread_mutex_init(&r->lock, NULL);
+    pthread_rwlock_init(&r->closing, NULL);
     npk_rk_backend be = {.kind = inner->kind,
                          .simulated = inner->simulated,
                          .ioctl = r_ioctl,

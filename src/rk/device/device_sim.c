@@ -80,6 +80,47 @@ npk_status npk_rk_device_open_sim(const rksim_config *cfg, npk_rk_device **out)
     return npk_rk_device_wrap(&sim_backend, c, "sim", out);
 }
 
+static npk_status open_sim_default(const char *path, npk_rk_device **out)
+{
+    (void)path;
+    return npk_rk_device_open_sim(NULL, out);
+}
+
+static npk_status open_sim_rocket_default(const char *path, npk_rk_device **out)
+{
+    (void)path;
+    return npk_rk_device_open_sim_rocket(NULL, out);
+}
+
+/* The device names npk_rk_device_open takes, one row each ("auto" and paths aside); the CLI's
+ * --device help, Python and the ggml backend read them through npk_rk_device_names(). */
+static const struct device_name {
+    const char *name;
+    npk_status (*open)(const char *path, npk_rk_device **out);
+} device_names[] = {
+    {"sim", open_sim_default},
+    {"sim-rocket", open_sim_rocket_default},
+    {"npu", npk_rk_device_open_kernel}, /* the runtime's name for the rknpu node */
+    {"kernel", npk_rk_device_open_kernel},
+    {"rocket", npk_rk_device_open_rocket},
+};
+
+static char names_text[128];
+static void make_names(void)
+{
+    size_t n = (size_t)snprintf(names_text, sizeof names_text, "auto");
+    for (size_t i = 0; i < sizeof device_names / sizeof device_names[0] && n < sizeof names_text;
+         i++)
+        n += (size_t)snprintf(names_text + n, sizeof names_text - n, "|%s", device_names[i].name);
+}
+
+const char *npk_rk_device_names(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_names);
+    return names_text;
+}
+
 npk_status npk_rk_device_open(const char *spec, npk_rk_device **out)
 {
     if (!spec || !strcmp(spec, "auto")) {
@@ -99,14 +140,14 @@ npk_status npk_rk_device_open(const char *spec, npk_rk_device **out)
             return NPK_OK;
         return npk_rk_device_open_sim(NULL, out);
     }
-    if (!strcmp(spec, "sim"))
-        return npk_rk_device_open_sim(NULL, out);
-    if (!strcmp(spec, "sim-rocket"))
-        return npk_rk_device_open_sim_rocket(NULL, out);
-    if (!strcmp(spec, "kernel") || !strcmp(spec, "npu")) /* "npu": the runtime's name for it */
-        return npk_rk_device_open_kernel(NULL, out);
-    if (!strcmp(spec, "rocket"))
-        return npk_rk_device_open_rocket(NULL, out);
+    for (size_t i = 0; i < sizeof device_names / sizeof device_names[0]; i++)
+        if (!strcmp(spec, device_names[i].name))
+            return device_names[i].open(NULL, out);
+    /* Not a name: a device path, which names a directory. A word that is neither is a
+     * misspelt name, refused with the names rather than a "No such file" from open(). */
+    if (!strchr(spec, '/'))
+        return npk_fail(NPK_EINVAL, "device '%s' is none of %s, nor a device path (/dev/...)",
+                        spec, npk_rk_device_names());
     /* a path: its driver says which interface it has */
     char driver[32];
     int fd = npk_rk_node_open(spec, driver, sizeof driver);

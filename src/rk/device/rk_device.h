@@ -47,6 +47,8 @@ npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out);
  * variable NPUKIT_RK_DEVICE if set, else an rknpu node, else a rocket node, else the
  * simulator. */
 npk_status npk_rk_device_open(const char *spec, npk_rk_device **out);
+/* The names npk_rk_device_open takes besides a path, "|"-separated ("auto|sim|..."). */
+const char *npk_rk_device_names(void);
 /* Closes the device (and, for the simulator, destroys it: re-opening is a reboot). Buffers
  * still alive are unmapped and destroyed first. */
 void npk_rk_device_close(npk_rk_device *dev);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The SDP element-wise rows (see rk_sdp_hw.h for the sources). */
+#include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "npukit/rk_sdp_hw.h"
@@ -42,7 +44,23 @@ const npk_rk_ew_op_row *npk_rk_ew_op_decode(unsigned op_type, unsigned alu_algo)
     return NULL;
 }
 
-const char *npk_rk_ew_op_names(void) { return "add|mul|max|min|relu"; }
+/* "add|mul|...": every row's name, in the table's order, made once. */
+static char op_names[NPK_EW_OP_COUNT * 16];
+static void make_op_names(void)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < NPK_EW_OP_COUNT; i++) {
+        int w = snprintf(op_names + n, sizeof op_names - n, "%s%s", i ? "|" : "", ops[i].name);
+        n += w > 0 && (size_t)w < sizeof op_names - n ? (size_t)w : 0;
+    }
+}
+
+const char *npk_rk_ew_op_names(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, make_op_names);
+    return op_names;
+}
 
 static const npk_rk_sdp_prec_row precs[] = {
     /* prec            bytes size fp32   min     max */
@@ -57,6 +75,11 @@ const npk_rk_sdp_prec_row *npk_rk_sdp_prec_row_of(npk_rk_prec p)
         if (precs[i].prec == p)
             return &precs[i];
     return NULL;
+}
+
+const npk_rk_sdp_prec_row *npk_rk_sdp_prec_row_at(unsigned i)
+{
+    return i < sizeof precs / sizeof precs[0] ? &precs[i] : NULL;
 }
 
 unsigned npk_rk_sdp_atom_channels(npk_rk_prec p)

@@ -70,34 +70,6 @@ npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry *body);
  * SDP chains regardless. NPK_EINVAL naming the rule otherwise. */
 npk_status npk_rk_sdp_chain_check(npk_rk_prec prev_out, const npk_rk_sdp *t);
 
-/* ---- jobs of chained matmul and SDP tasks ---- */
-
-/* One task of a job: a matmul or an SDP task, with its IOVAs filled in. */
-typedef struct npk_rk_job_task {
-    bool is_sdp;
-    npk_rk_mm mm;   /* !is_sdp */
-    npk_rk_sdp sdp; /* is_sdp */
-} npk_rk_job_task;
-
-/* Bytes of a task buffer for a job of `count` tasks: the rknpu_task records from offset 0, then
- * one program slot per task (the matmul's 108 + 4 entries; an SDP program is shorter) from a
- * 64-byte boundary (PC_SOURCE_ADDR needs 16). */
-uint64_t npk_rk_job_bytes(uint32_t count);
-/* Offset of task i's program in such a buffer. */
-uint64_t npk_rk_job_program_offset(uint32_t count, uint32_t i);
-/* Bytes of the task buffer of these tasks: npk_rk_job_bytes(count) unless a task is a LUT task,
- * whose program (NPK_RK_SDP_LUT_BODY entries) takes a longer slot. */
-uint64_t npk_rk_job_bytes_of(const npk_rk_job_task *tasks, uint32_t count);
-
-/* Synthesize the job into a task buffer (host view `host`, NPU address `iova`, `size` bytes):
- * the task records (matmul: CNA|CORE|DPU 0x0D; SDP: DPU|DPU_RDMA 0x18; both end on the DPU
- * interrupt), the programs, and the trailers chaining each to the next. Every SDP behind
- * another task is checked against the fusion rule (npk_rk_sdp_chain_check) unless it is
- * unchecked.
- */
-npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_rk_job_task *tasks,
-                            uint32_t count);
-
 /* ---- the atom layout ---- */
 
 /* Bytes of an M x N block in the atom layout: ceil(N / C2) x M x 16. 0 for a precision the

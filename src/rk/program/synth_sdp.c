@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* SDP task synthesis: every register value computed through the register table's fields from
- * the SDP rows (rk_sdp_hw.h), then emitted DPU block first, DPU_RDMA block second. The values
+ * the SDP rows (rk_sdp_hw.h), then emitted in the operation's order (rk/hw/ops.c: the DPU
+ * block first, the DPU_RDMA block second). The values
  * reproduce the vendor's fp16 per-channel mul capture (spec "0x4070 DPU_EW_CFG + 0x5034
  * ERDMA_CFG data-mode fields"): EW 0x20800384 / ERDMA 0x8000000a / FEATURE_MODE 0x17849
  * per-element, EW 0x00800384 / ERDMA 0x0000000a per-channel. */
@@ -8,60 +9,11 @@
 #include <string.h>
 
 #include "npukit/rk_regs.h"
+#include "rk/hw/rk_ops.h"
 #include "rk_sdp.h"
 
 #define PUT(reg, field, v) NPK_RKPUT(reg, field, v)
 
-static const npk_rk_reg_id order[NPK_RK_SDP_BODY] = {
-    NPK_REG_DPU_S_POINTER,
-    NPK_REG_DPU_FEATURE_MODE_CFG,
-    NPK_REG_DPU_DATA_FORMAT,
-    NPK_REG_DPU_OFFSET_PEND,
-    NPK_REG_DPU_DST_BASE_ADDR,
-    NPK_REG_DPU_DST_SURF_STRIDE,
-    NPK_REG_DPU_DATA_CUBE_WIDTH,
-    NPK_REG_DPU_DATA_CUBE_HEIGHT,
-    NPK_REG_DPU_DATA_CUBE_NOTCH_ADDR,
-    NPK_REG_DPU_DATA_CUBE_CHANNEL,
-    NPK_REG_DPU_BS_CFG,
-    NPK_REG_DPU_BS_ALU_CFG,
-    NPK_REG_DPU_BS_MUL_CFG,
-    NPK_REG_DPU_BS_RELUX_CMP_VALUE,
-    NPK_REG_DPU_BS_OW_CFG,
-    NPK_REG_DPU_BS_OW_OP,
-    NPK_REG_DPU_WDMA_SIZE_0,
-    NPK_REG_DPU_WDMA_SIZE_1,
-    NPK_REG_DPU_BN_CFG,
-    NPK_REG_DPU_BN_ALU_CFG,
-    NPK_REG_DPU_BN_MUL_CFG,
-    NPK_REG_DPU_BN_RELUX_CMP_VALUE,
-    NPK_REG_DPU_EW_CFG,
-    NPK_REG_DPU_EW_CVT_OFFSET_VALUE,
-    NPK_REG_DPU_EW_CVT_SCALE_VALUE,
-    NPK_REG_DPU_EW_RELUX_CMP_VALUE,
-    NPK_REG_DPU_OUT_CVT_OFFSET,
-    NPK_REG_DPU_OUT_CVT_SCALE,
-    NPK_REG_DPU_OUT_CVT_SHIFT,
-    NPK_REG_DPU_SURFACE_ADD,
-    NPK_REG_DPU_RDMA_S_POINTER,
-    NPK_REG_DPU_RDMA_DATA_CUBE_WIDTH,
-    NPK_REG_DPU_RDMA_DATA_CUBE_HEIGHT,
-    NPK_REG_DPU_RDMA_DATA_CUBE_CHANNEL,
-    NPK_REG_DPU_RDMA_SRC_BASE_ADDR,
-    NPK_REG_DPU_RDMA_BRDMA_CFG,
-    NPK_REG_DPU_RDMA_BS_BASE_ADDR,
-    NPK_REG_DPU_RDMA_NRDMA_CFG,
-    NPK_REG_DPU_RDMA_BN_BASE_ADDR,
-    NPK_REG_DPU_RDMA_ERDMA_CFG,
-    NPK_REG_DPU_RDMA_EW_BASE_ADDR,
-    NPK_REG_DPU_RDMA_EW_SURF_STRIDE,
-    NPK_REG_DPU_RDMA_FEATURE_MODE_CFG,
-    NPK_REG_DPU_RDMA_SRC_DMA_CFG,
-    NPK_REG_DPU_RDMA_SURF_NOTCH,
-    NPK_REG_DPU_RDMA_PAD_CFG,
-    NPK_REG_DPU_RDMA_WEIGHT,
-    NPK_REG_DPU_RDMA_EW_SURF_NOTCH,
-};
 
 /* DPU_RDMA_WEIGHT: the E/N/B/M arbitration weights, 1 each (facts C.6). */
 #define RDMA_WEIGHTS_EQUAL 0x01010101u
@@ -241,6 +193,7 @@ npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry *body)
         return s;
     uint32_t v[NPK_REG_COUNT] = {0};
     values(t, v);
+    const npk_rk_reg_id *order = npk_rk_op_desc_of(NPK_RK_OP_SDP)->order;
     npk_rk_entry *e = body;
     /* a LUT task fills its tables first, as the third-party LUT programs do */
     if (t->lut)

@@ -11,6 +11,7 @@
 #include "rk/layout/rk_layout.h"
 #include "npukit/rk_plan.h"
 #include "rk/program/rk_sdp.h"
+#include "rk/program/rk_job.h"
 #include "npukit/rk_synth.h"
 #include "policy.h"
 #include "runtime_layout.h"
@@ -127,7 +128,7 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
     for (uint32_t i = 0; i < steps; i++) {
         /* the block seen flat: its rows of np channels are contiguous in line mode */
         npk_rk_sdp *d = &jt[1 + i].sdp;
-        jt[1 + i].is_sdp = true;
+        jt[1 + i].op = NPK_RK_OP_SDP;
         *d = npk_rk_sdp_default(f->ep->step[i].op, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, t->mp, t->np);
         d->a = b->output.iova + (uint32_t)(slot * 2 * i); /* the task before writes there */
         d->b = b->output.iova + (uint32_t)(slot * (1 + 2 * i));

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime_internal.h"
@@ -112,6 +113,26 @@ npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out)
 }
 
 bool npk_rk_buffer_imported(const npk_rk_buffer *b) { return b && b->dmabuf_fd >= 0; }
+
+npk_status npk_rk_buffer_check(const npk_rk_buffer *b)
+{
+    if (!b)
+        return npk_fail(NPK_EINVAL, "buffer_check: NULL buffer");
+    if (b->dmabuf_fd < 0)
+        return NPK_OK; /* the runtime's own memory: nobody else can shrink it */
+    struct stat st;
+    if (fstat(b->dmabuf_fd, &st))
+        return npk_fail(NPK_EIO, "imported buffer: fstat of its dma-buf: %s", strerror(errno));
+    /* A dma-buf's size is fixed and fstat gives 0 for it; a memfd (or file) standing for one
+     * reports its length, which its owner can cut. */
+    if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < b->mem.size)
+        return npk_fail(NPK_EFAULT,
+                        "imported buffer: its memory was cut to %lld bytes after the import of "
+                        "%llu bytes; the pages past the new end are gone and reading them would "
+                        "fault (SIGBUS); restore its length or import it again",
+                        (long long)st.st_size, (unsigned long long)b->mem.size);
+    return NPK_OK;
+}
 
 bool npk_rk_buffer_cacheable(const npk_rk_buffer *b)
 {

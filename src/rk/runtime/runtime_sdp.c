@@ -15,6 +15,7 @@
 
 #include "npukit/rk_regs.h"
 #include "rk/program/rk_sdp.h"
+#include "rk/program/rk_job.h"
 #include "policy.h"
 #include "runtime_sdp.h"
 
@@ -51,8 +52,12 @@ static uint64_t up64(uint64_t v) { return (v + 63) / 64 * 64; }
 npk_status npk_rk_ew_check(const npk_rk_ew_call *x, const char *what)
 {
     const npk_rk_ew_op_row *op = npk_rk_ew_op_row_of(x->op);
-    if (!op || !op->binary)
-        return npk_fail(NPK_EINVAL, "%s: op %d is not add, mul, max or min", what, (int)x->op);
+    if (!op)
+        return npk_fail(NPK_EINVAL, "%s: op %d is none of the SDP's ops (%s)", what, (int)x->op,
+                        npk_rk_ew_op_names());
+    if (!op->binary)
+        return npk_fail(NPK_EINVAL, "%s: op %s takes one operand, not two (the SDP's ops: %s)",
+                        what, op->name, npk_rk_ew_op_names());
     if (!npk_rk_sdp_prec_row_of(x->prec))
         return npk_fail(NPK_EINVAL,
                         "%s: precision %s is not an SDP precision (fp16, int16, int8: the DPU "
@@ -239,7 +244,7 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
     uint64_t t0 = npk_now_ns();
     for (uint32_t i = 0; s == NPK_OK && i < count; i++) {
         npk_rk_sdp *d = &jt[i].sdp;
-        jt[i].is_sdp = true;
+        jt[i].op = NPK_RK_OP_SDP;
         *d = npk_rk_sdp_default(x->op, x->operand, x->prec, t[i].rows, t[i].chans);
         d->lut = x->lut;
         if (luts && s == NPK_OK) {
@@ -384,14 +389,20 @@ static npk_status ew_call(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_buffer *cd
     return s;
 }
 
-npk_status npk_rk_ew(npk_rk *rt, npk_rk_ew_op op, npk_rk_prec prec, uint32_t m, uint32_t n,
-                     const void *a, npk_rk_ew_operand operand, const void *b, void *c,
-                     npk_rk_stats *stats)
+npk_status npk_rk_ew(npk_rk *rt, const npk_rk_ew_args *args, npk_rk_stats *stats)
 {
     if (!rt)
         return npk_fail(NPK_EINVAL, "ew: NULL runtime");
-    npk_rk_ew_call x = {
-        .op = op, .prec = prec, .m = m, .n = n, .a = a, .operand = operand, .b = b, .c = c};
+    if (!args)
+        return npk_fail(NPK_EINVAL, "ew: NULL arguments");
+    npk_rk_ew_call x = {.op = args->op,
+                        .prec = args->prec,
+                        .m = args->m,
+                        .n = args->n,
+                        .a = args->a,
+                        .operand = args->operand,
+                        .b = args->b,
+                        .c = args->c};
     return ew_call(rt, &x, NULL, 0, stats);
 }
 

@@ -46,6 +46,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "common/log.h"
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
 #include "rksim/rksim_rocket.h"
@@ -209,7 +210,7 @@ static int open_sim(int kind, int flags)
         if (cs == NPK_OK)
             cs = rksim_create(&cfg, &sim);
         if (cs != NPK_OK) {
-            fprintf(stderr, "rksim: %s\n", npk_last_error());
+            npk_log(NPK_LOG_ERROR, "rksim", "%s", npk_last_error());
             sim = NULL;
             open_errno = cs == NPK_ENOMEM ? ENOMEM : EINVAL;
         }
@@ -371,13 +372,22 @@ static void report_submit(unsigned long request, int rc)
                          : r->outcome == RKSIM_OK
                              ? "ok"
                              : "accepted; its fences signal at the job timeout";
-    fprintf(stderr, "rksim: submit %s (%s), %u op(s), task_counter %u, modelled %.1f us",
+    /* one line through the library's log (NPUKIT_LOG_LEVEL=error silences it too) */
+    char *line = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&line, &len);
+    if (!f)
+        return;
+    fprintf(f, "submit %s (%s), %u op(s), task_counter %u, modelled %.1f us",
             rksim_outcome_name(r->outcome), answer, r->ops, r->task_counter, r->model_us);
     for (unsigned i = 0; i < RKSIM_HZ_COUNT; i++)
         if (r->hazards & RKSIM_HZ_BIT(rksim_hazards[i].id))
-            fprintf(stderr, ", hazard %u %s", rksim_hazards[i].id, rksim_hazards[i].name);
-    fprintf(stderr, "%s%s%s\n", r->message[0] ? ": " : "", r->message,
+            fprintf(f, ", hazard %u %s", rksim_hazards[i].id, rksim_hazards[i].name);
+    fprintf(f, "%s%s%s", r->message[0] ? ": " : "", r->message,
             every ? "" : " (NPUKIT_SHIM_VERBOSE=0 silences this, =1 reports every submit)");
+    if (fclose(f) == 0)
+        npk_log(NPK_LOG_WARN, "rksim", "%s", line);
+    free(line);
 }
 
 EXPORT int ioctl(int fd, unsigned long request, ...)

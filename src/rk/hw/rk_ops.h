@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* The NPU's operations as data: one row per operation the driver can build and the simulator
+ * can run — which engine blocks it enables (PC_OP_ENABLE), the order its program writes its
+ * registers in, the precisions its input takes, and the source of each. The driver's rows
+ * (src/rk/program/rk_op_synth.h: synthesizer, limits, output precision) and the simulator's
+ * rows (src/rksim/ops.h: executor) are indexed by the same enum; a test holds every table to
+ * one row per operation, and a value past the enum is refused by name at every layer.
+ *
+ * A new operation is an enum value here, its row in each of the three tables, and its own
+ * files (synthesizer, executor). */
+#ifndef NPUKIT_RK_OPS_H
+#define NPUKIT_RK_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "npukit/rk_regs.h"
+#include "npukit/rk_types.h"
+
+typedef enum npk_rk_op {
+    NPK_RK_OP_MATMUL, /* CNA | CORE | DPU: C = A . B (a 1x1 convolution on the CNA) */
+    NPK_RK_OP_SDP,    /* DPU | DPU_RDMA: the SDP's element-wise task, no CNA */
+    NPK_RK_OP_COUNT
+} npk_rk_op;
+
+typedef struct npk_rk_op_desc {
+    npk_rk_op op;
+    const char *name;         /* "matmul", "sdp" */
+    uint32_t enable;          /* PC_OP_ENABLE: the blocks the op runs on (WAIT excluded) */
+    uint32_t enable_also;     /* another block set that runs the same op, 0 if none */
+    const npk_rk_reg_id *order; /* the program body's registers, in the order written */
+    unsigned body;            /* entries in `order` */
+    uint32_t in_precs;        /* input precisions taken: bit (1 << npk_rk_prec) */
+    const char *source;       /* where the row's facts come from */
+} npk_rk_op_desc;
+
+/* NULL for a value outside the enum. */
+const npk_rk_op_desc *npk_rk_op_desc_of(npk_rk_op op);
+/* "operation N" for a value outside the enum (the caller's buffer), else the row's name. */
+const char *npk_rk_op_name(npk_rk_op op, char buf[32]);
+/* The operation an op-enable's block set (WAIT masked off) selects; NULL when no row has it. */
+const npk_rk_op_desc *npk_rk_op_by_enable(uint32_t blocks);
+/* The block sets of every row, "0x0d|0x1d (matmul), 0x18 (sdp)", for a refusal's message;
+ * written into buf (cut to size), which is returned. */
+const char *npk_rk_op_enables(char *buf, size_t size);
+/* The largest body of any operation: a job's program slots are this many entries plus the
+ * trailer. */
+uint32_t npk_rk_op_max_body(void);
+/* Whether `op` takes input precision `p`. */
+bool npk_rk_op_takes(const npk_rk_op_desc *d, npk_rk_prec p);
+
+#endif

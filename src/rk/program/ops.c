@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The driver's operation rows (rk_op_synth.h): each operation's check, synthesizer and fusion
+ * rule over the job task that holds its arguments. */
+#include "rk_op_synth.h"
+
+static npk_status matmul_check(const npk_rk_job_task *t) { return npk_rk_mm_check(&t->mm, NULL); }
+
+static npk_status matmul_synth(const npk_rk_job_task *t, npk_rk_entry *body)
+{
+    return npk_rk_synth_matmul(&t->mm, body, NULL);
+}
+
+static npk_rk_prec matmul_out(const npk_rk_job_task *t) { return t->mm.out; }
+
+static npk_status sdp_check(const npk_rk_job_task *t) { return npk_rk_sdp_check(&t->sdp); }
+
+static npk_status sdp_synth(const npk_rk_job_task *t, npk_rk_entry *body)
+{
+    return npk_rk_synth_sdp(&t->sdp, body);
+}
+
+static npk_rk_prec sdp_out(const npk_rk_job_task *t) { return t->sdp.prec; }
+
+static uint32_t sdp_entries(const npk_rk_job_task *t) { return npk_rk_sdp_body_entries(&t->sdp); }
+
+/* An unchecked SDP task skips the fusion rule as it skips its own limits (the over-fetch
+ * experiments build such jobs on purpose). */
+static npk_status sdp_chain(npk_rk_prec prev_out, const npk_rk_job_task *t)
+{
+    return t->sdp.unchecked ? NPK_OK : npk_rk_sdp_chain_check(prev_out, &t->sdp);
+}
+
+static const npk_rk_op_synth rows[NPK_RK_OP_COUNT] = {
+    [NPK_RK_OP_MATMUL] = {NPK_RK_OP_MATMUL, matmul_check, matmul_synth, matmul_out, NULL, NULL},
+    [NPK_RK_OP_SDP] = {NPK_RK_OP_SDP, sdp_check, sdp_synth, sdp_out, sdp_chain, sdp_entries},
+};
+
+const npk_rk_op_synth *npk_rk_op_synth_of(npk_rk_op op)
+{
+    return (unsigned)op < NPK_RK_OP_COUNT && rows[op].synth ? &rows[op] : NULL;
+}
