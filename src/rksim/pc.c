@@ -8,6 +8,7 @@
 #include "npukit/rk_regcmd.h"
 #include "npukit/rknpu_uapi.h"
 #include "rksim/exec.h"
+#include "rksim/lut.h"
 #include "rksim/regs_view.h"
 #include "rksim/sim.h"
 #include "rksim/timing.h"

@@ -9,7 +9,7 @@
 #include "npukit/rk_regs.h"
 #include "npukit/rk_soc.h"
 #include "npukit/rksim.h"
-#include "rksim/lut.h"
+#include "rksim/lut_ram.h"
 #include "rksim/mem.h"
 
 enum {

@@ -312,7 +312,7 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
 
 npk_status npk_rk_ew_supported(const npk_rk *rt, const char *what)
 {
-    if (rt->form->kick_per_task)
+    if (!npk_rk_runs_sdp(rt))
         return npk_fail(NPK_EINVAL,
                         "%s: the %s kernel runs only the matmul program form (op-enable 0x%x); "
                         "SDP tasks (0x%x) are synthesized for the rknpu form",
