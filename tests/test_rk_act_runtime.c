@@ -225,6 +225,63 @@ static void bad_input(npk_rk *rt)
     CHECK_STR_HAS(npk_last_error(), "eps=-1");
 }
 
+/* C = f(A.B + bias): fused (matmul, bias, LUT chained in one submit) equals split bit for bit,
+ * and both are within the activation's bound of the double-precision value plus the fp16
+ * roundings of the matmul and bias results it reads. */
+static void matmul_act(void)
+{
+    npk_rk *rt = NULL;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    CHECK_EQ(npk_rk_set_chain(rt, 3), NPK_OK);
+    const uint32_t m = 5, k = 64, n = 40;
+    uint16_t *a = make((size_t)m * k, 0.5), *b = make((size_t)k * n, 0.5), *bias = make(n, 2);
+    uint16_t *c1 = calloc((size_t)m * n, 2), *c2 = calloc((size_t)m * n, 2);
+    npk_rk_weights *w = NULL;
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_FP16, k, n, b, m, &w), NPK_OK);
+    npk_rk_matmul_act_args x = {.w = w, .m = m, .a = a, .c = c1, .bias = bias,
+                                .act = NPK_ACT_GELU};
+    npk_rk_stats st;
+    CHECK_EQ(npk_rk_matmul_act(rt, &x, &st), NPK_OK);
+    CHECK(st.fused_jobs >= 1);
+    CHECK_EQ(st.sdp_tasks, 2 * st.fused_jobs);
+    x.c = c2;
+    x.no_fuse = true;
+    CHECK_EQ(npk_rk_matmul_act(rt, &x, &st), NPK_OK);
+    CHECK_EQ(st.fused_jobs, 0);
+    CHECK(memcmp(c1, c2, (size_t)m * n * 2) == 0);
+    const npk_rk_act_row *row = npk_rk_act_row_of(NPK_ACT_GELU);
+    size_t bad = 0;
+    for (uint32_t i = 0; i < m; i++)
+        for (uint32_t j = 0; j < n; j++) {
+            double z = h2d(bias[j]), mag = fabs(z);
+            for (uint32_t q = 0; q < k; q++) {
+                z += h2d(a[i * k + q]) * h2d(b[q * n + j]);
+                mag += fabs(h2d(a[i * k + q]) * h2d(b[q * n + j]));
+            }
+            double ref = row->ref(z, 0, 0);
+            double tol = ldexp(fabs(ref), -11) + ldexp(1.0, -row->out_exp) + 1.2 * ldexp(mag, -9);
+            bad += !(fabs(h2d(c1[i * n + j]) - ref) <= tol);
+        }
+    CHECK_EQ(bad, 0);
+    /* relu without bias: the clamp chained the same way */
+    x = (npk_rk_matmul_act_args){.w = w, .m = m, .a = a, .c = c1, .act = NPK_ACT_RELU};
+    CHECK_EQ(npk_rk_matmul_act(rt, &x, &st), NPK_OK);
+    CHECK(st.fused_jobs >= 1);
+    CHECK_EQ(npk_rk_matmul(rt, w, m, a, NPK_PREC_FP16, c2, NULL), NPK_OK);
+    bad = 0;
+    for (size_t i = 0; i < (size_t)m * n; i++)
+        bad += c1[i] != (h2d(c2[i]) < 0 ? 0 : c2[i]);
+    CHECK_EQ(bad, 0);
+    /* bad input */
+    x.act = NPK_ACT_COUNT;
+    CHECK_EQ(npk_rk_matmul_act(rt, &x, NULL), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "not one of");
+    CHECK_EQ(npk_rk_matmul_act(rt, NULL, NULL), NPK_EINVAL);
+    npk_rk_weights_free(rt, w);
+    free(a), free(b), free(bias), free(c1), free(c2);
+    npk_rk_close(rt);
+}
+
 /* The rocket kernel runs only the matmul program form: refused before any work, Y untouched. */
 static void rocket(void)
 {
@@ -250,6 +307,7 @@ int main(void)
     bad_input(rt);
     npk_rk_close(rt);
     chained();
+    matmul_act();
     rocket();
     return check_done();
 }

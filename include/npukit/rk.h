@@ -398,6 +398,24 @@ NPUKIT_API npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w
                                              const void *a, npk_rk_prec out, void *c,
                                              const npk_rk_epilogue *ep, npk_rk_stats *stats);
 
+/* C [M][N] = f(A . B + bias) in fp16: the matmul, the per-channel bias add (when bias is
+ * given: fp16 [N]) and the activation (npk_rk_act's: a LUT activation or relu's clamp) on the
+ * SDP, chained in one submit per matmul task under npk_rk_matmul_epilogue's fusion rules (a
+ * 1-input SDP chains behind the matmul regardless of the precision path, spec), split
+ * otherwise. alpha and beta: hardsigmoid's (both 0: its defaults). */
+typedef struct npk_rk_matmul_act_args {
+    const npk_rk_weights *w;
+    uint32_t m;
+    const void *a;
+    void *c;
+    const void *bias;
+    npk_rk_act_kind act;
+    double alpha, beta;
+    bool no_fuse;
+} npk_rk_matmul_act_args;
+NPUKIT_API npk_status npk_rk_matmul_act(npk_rk *rt, const npk_rk_matmul_act_args *args,
+                                        npk_rk_stats *stats);
+
 /* The per-channel-scaled fp16 matmul C [M][N] = (A . B)[M][N] . scale[N] by the SDP path
  * (spec "Per-channel-scaled fp16 matmul"): the matmul writes fp16, the host repacks it into
  * the atom layout, and per-channel SDP mul tasks of at most NPK_RK_SCALED_TILE_M rows (the
