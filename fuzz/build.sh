@@ -67,9 +67,10 @@ if [ "$secs" -gt 0 ]; then
   while read -r name s; do
     work="$out/corpus_$name"
     mkdir -p "$work"
-    # generated seeds (fuzz/seeds_NAME.py), written into the scratch corpus
-    if [ -f "fuzz/seeds_$name.py" ] && command -v python3 >/dev/null; then
-      python3 "fuzz/seeds_$name.py" "$work" >/dev/null
+    # generated seeds (fuzz/seeds_NAME.py for fuzz_NAME), written into the scratch corpus
+    seeds=fuzz/seeds_${name#fuzz_}.py
+    if [ -f "$seeds" ] && command -v python3 >/dev/null; then
+      python3 "$seeds" "$work" >/dev/null
     fi
     echo "== $name, $s s"
     rc=0

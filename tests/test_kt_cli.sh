@@ -31,9 +31,9 @@ ok bash -c "'$cli' kt saxpy -n 262152 --engine --wait-cycles 200 | grep -q 'chec
 ok bash -c "'$cli' kt saxpy -n 100 --json | grep -q '\"ok\":true,\"transactions\":[0-9]*,\"bytes\":[0-9]*,\"transport\"'"
 ok bash -c "'$cli' kt enum --json | grep -q '\"transactions\":[0-9]*,\"bytes\":[0-9]*,\"transport\"'"
 ok bash -c "'$cli' kt status --json | grep -q '\"transactions\":[0-9]*,\"bytes\":[0-9]*,\"transport\"'"
-ok bash -c "'$cli' kt saxpy --sim nosuch 2>&1 | grep -q \"preset 'nosuch' not found\""
+ok bash -c "'$cli' kt saxpy --sim nosuch 2>&1 | grep -q \"no mesh preset 'nosuch': the presets are\""
 ok bash -c "'$cli' kt status --sim 2>&1 | grep -q 'option --sim needs a value'"
-ok bash -c "'$cli' kt enum --sim nosuch 2>&1 | grep -q \"preset 'nosuch' not found\""
+ok bash -c "'$cli' kt enum --sim nosuch 2>&1 | grep -q \"no mesh preset 'nosuch': the presets are\""
 ok bash -c "'$cli' kt enum --bogus 2>&1 | grep -q \"unknown option '--bogus'\""
 # Presets from a file: a staging page of one flit for two saxpy units (a round stages what fits,
 # never an empty block), and a zero FIFO depth named by its key.

@@ -30,7 +30,7 @@ fi
 ok "$cli" kt enum --trace "$tmp/t.json" >/dev/null
 ok python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/t.json"
 ok fails "$cli" kt enum --trace "$tmp/no/such/dir/t.json"
-ok said "trace file $tmp/no/such/dir/t.json: No such file or directory"
+ok said "--trace $tmp/no/such/dir/t.json: No such file or directory"
 
 # kt prog: 010 is not octal 8
 printf 'WR 010 1\nDONE 0\n' >"$tmp/p.txt"

@@ -68,7 +68,7 @@ static void test_board_keys(void)
         CHECK_STR_HAS(npk_last_error(), bad[i].msg);
     }
     CHECK_EQ(kt_board_load("no-such-board", &b), NPK_ENODEV);
-    CHECK_STR_HAS(npk_last_error(), "mesh preset 'no-such-board' not found");
+    CHECK_STR_HAS(npk_last_error(), "no mesh preset 'no-such-board': the presets are");
 }
 
 /* Facts §1.9: control windows 0x800000 + m * 0x10000 on the v6.x/v7 boards; memory at
@@ -189,11 +189,11 @@ static void test_bad_specs(void)
         {"simulator", {0}, NPK_EINVAL, "or sim[:PRESET]"},
         {"pipe:", {0}, NPK_EINVAL, "machine spec 'pipe:': nothing after 'pipe:'"},
         {"tcp:", {0}, NPK_EINVAL, "nothing after 'tcp:'"},
-        {"sim:no-such-preset", {0}, NPK_ENODEV, "mesh preset 'no-such-preset' not found"},
+        {"sim:no-such-preset", {0}, NPK_ENODEV, "no mesh preset 'no-such-preset': the presets are"},
         {"sim:card", {.board = "default"}, NPK_EINVAL, "board 'default' names another"},
         {"sim", {.meshes = 5}, NPK_ELIMIT, "meshes=5 exceeds 4"},
         {"pipe:true", {.prestrobe = true}, NPK_EINVAL, "prestrobe applies to the simulator only"},
-        {"pipe:true", {.board = "no-such-board"}, NPK_ENODEV, "'no-such-board' not found"},
+        {"pipe:true", {.board = "no-such-board"}, NPK_ENODEV, "no mesh preset 'no-such-board'"},
         {"pipe:echo READY; sleep 5",
          {.engine = true},
          NPK_EUNSUPPORTED,

@@ -28,21 +28,36 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:quarantine_size_mb=4}
 export PYTHONDONTWRITEBYTECODE=1
 LD_PRELOAD="$preload" "$py" -m pytest -q -p no:cacheprovider "$src/python/tests" || exit 1
 
-# The package as a user installs it (offline, Debian's setuptools: no build isolation).
+# The package as python/README.md says to install it: `make`, then `pip install ./python`
+# (offline, Debian's setuptools: --no-build-isolation --no-index), in a scratch copy of the
+# checkout whose build/libnpukit.so is this build's library. The installed copy must find that
+# library by itself (NPUKIT_LIB unset), and the install must leave nothing in the checkout.
 if "$py" -m pip --version >/dev/null 2>&1; then
   work=$(mktemp -d)
   trap 'rm -rf "$work"' EXIT
-  cp -r "$src/python" "$work/src"
-  if ! "$py" -m pip install -q --no-build-isolation --no-deps --no-index --target "$work/site" \
-       "$work/src" > "$work/pip.log" 2>&1; then
+  co=$work/checkout
+  mkdir -p "$co/build"
+  cp -r "$src/python" "$co/python"
+  rm -rf "$co/python/build" "$co/python/npukit.egg-info"
+  cp "$src/CMakeLists.txt" "$co/"
+  ln -s "$lib" "$co/build/libnpukit.so"
+  if ! (cd "$co" && "$py" -m pip install -q --no-build-isolation --no-index --no-deps \
+          --target "$work/site" ./python) > "$work/pip.log" 2>&1; then
     cat "$work/pip.log" >&2; echo "pip install ./python failed" >&2; exit 1
   fi
-  (cd "$work" && LD_PRELOAD="$preload" PYTHONPATH="$work/site" "$py" -c '
-import numpy as np, npukit, npukit.rk as rk
+  left=$(cd "$co/python" && ls -d build *.egg-info 2>/dev/null)
+  [ -z "$left" ] || { echo "pip install ./python left $left in the checkout" >&2; exit 1; }
+  (cd "$work" && env -u NPUKIT_LIB LD_PRELOAD="$preload" PYTHONPATH="$work/site" "$py" -c '
+import os, numpy as np, npukit
+from npukit import _lib
 assert npukit.__file__.startswith("'"$work"'/site"), npukit.__file__
+assert _lib.lib_path() == os.path.realpath("'"$lib"'"), _lib.lib_path()
 a = np.arange(6, dtype=np.int8).reshape(2, 3); b = np.ones((3, 4), np.int8)
-assert (rk.matmul(a, b, device="sim") == a.astype(np.int32) @ b).all()
-print("installed package:", npukit.__version__, "ok")') || exit 1
+assert (npukit.rk.matmul(a, b, device="sim") == a.astype(np.int32) @ b).all()
+print("installed package:", npukit.__version__, "found", _lib.lib_path(), "ok")') || exit 1
+
+  # The checkout's build comes first in the search: gone now, so the prefix below is found.
+  rm -f "$co/build/libnpukit.so"
 
   # An installed prefix, found without NPUKIT_LIB: the library through pkg-config, then through
   # the dynamic linker's search for its soname, and the npukit command in the prefix's bin/.

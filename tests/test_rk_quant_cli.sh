@@ -32,7 +32,7 @@ ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 2 -k 64 -n 2 --group 3
 ok bash -c "! '$cli' rk matmul --device sim --dtype int8 -m 2 -k 64 -n 3 --group 32 --scale-b '$tmp/sb.bin' 2> '$tmp/e'"
 ok grep -q "16 bytes; 6 float32 values wanted" "$tmp/e"
 ok bash -c "! '$cli' rk matmul --device sim --dtype int8 -m 2 -k 64 -n 2 --group 48 2> '$tmp/e'"
-ok grep -q "group 48: a multiple of 32" "$tmp/e"
+ok grep -q "group 48: K per group (a multiple of 32)" "$tmp/e"
 ok bash -c "! '$cli' rk matmul --device sim --dtype int8 -m 2 -k 64 -n 2 --group x 2> '$tmp/e'"
 ok grep -q "\-\-group x" "$tmp/e"
 ok bash -c "! '$cli' rk matmul --device sim --dtype int8 -m 2 -k 64 -n 2 --scale-a nan 2> '$tmp/e'"

@@ -89,8 +89,10 @@ if ! ls /dev/dri/card* /dev/dri/renderD* >/dev/null 2>&1; then # no DRM node on 
   ok bash -c "NPUKIT_RK_DEVICE=npu '$cli' rk info 2>&1 | grep -q 'NPUKIT_RK_DEVICE=npu: no /dev/dri node with the rknpu driver'"
 fi
 # --trace FILE: the runtime's phases as trace events (the format is checked in test_rk_trace);
-# a file that cannot be written is named on stderr and the command still runs.
+# a file that cannot be written is a bad option, refused (2) before any work; through the
+# variable it is named on stderr and the command still runs.
 ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 8 -k 64 -n 32 --trace '$tmp/t.json' > /dev/null && grep -q '\"name\":\"submit\"' '$tmp/t.json' && tail -1 '$tmp/t.json' | grep -q '^]}$'"
-ok bash -c "'$cli' rk bench --device sim --dtype int8 -m 8 -k 64 -n 32 --iters 1 --trace '$tmp' 2>&1 | grep -q 'NPUKIT_TRACE=$tmp: Is a directory (no trace written)'"
+ok bash -c "'$cli' rk bench --device sim --dtype int8 -m 8 -k 64 -n 32 --iters 1 --trace '$tmp' 2>&1 >/dev/null | grep -q 'rk bench: --trace $tmp: Is a directory' && [ \${PIPESTATUS[0]} = 2 ]"
+ok bash -c "NPUKIT_TRACE='$tmp' '$cli' rk bench --device sim --dtype int8 -m 8 -k 64 -n 32 --iters 1 2>&1 | grep -q 'NPUKIT_TRACE=$tmp: Is a directory (no trace written)'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

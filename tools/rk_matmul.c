@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_progress.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 #include "rk_operands.h"
@@ -69,13 +70,27 @@ static bool print_result(bool json, const npk_rk_info *info, const rk_operands *
     return true;
 }
 
+/* The matmul, with a progress line on a terminal (cli_progress.h). */
+static npk_status matmul_with_progress(npk_rk *rt, const npk_rk_weights *w, const rk_operands *o,
+                                       npk_rk_stats *st, bool quiet)
+{
+    cli_progress p;
+    cli_progress_start(&p, "rk matmul");
+    npk_status s = cli_progress_wanted(quiet) ? npk_rk_set_progress(rt, cli_progress_report, &p)
+                                              : NPK_OK;
+    if (s == NPK_OK)
+        s = npk_rk_matmul(rt, w, o->m, o->a, o->out, o->c, st);
+    cli_progress_end(&p);
+    return s;
+}
+
 int rk_matmul_main(int argc, char **argv)
 {
     rk_shape_opts so;
     rk_shape_opts_init(&so);
     bool check = false, json = false;
     const char *a_file = NULL, *b_file = NULL, *scale_src = NULL, *res_src = NULL;
-    bool no_fuse = false;
+    bool no_fuse = false, quiet = false;
     rk_quant_opts qo = {0};
     const cli_opt own[] = {
         {.name = "--a",
@@ -125,6 +140,10 @@ int rk_matmul_main(int argc, char **argv)
          .meta = "J",
          .help = "quantised: groups per NPU pass (1: K-sliced tasks; 0: the cost model's choice)"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
+        {.name = "--quiet",
+         .kind = CLI_FLAG,
+         .dest = &quiet,
+         .help = "no progress line (shown on a terminal once a call runs past half a second)"},
         CLI_END,
     };
     const cli_opt *tables[] = {rk_shape_rows(&so,
@@ -177,7 +196,7 @@ int rk_matmul_main(int argc, char **argv)
         /* printed */
     } else if (scale_src || res_src) {
         rc = rk_matmul_epilogue(rt, w, &o, &eo, so.seed, check, json, &info);
-    } else if (npk_rk_matmul(rt, w, o.m, o.a, o.out, o.c, &st)) {
+    } else if (matmul_with_progress(rt, w, &o, &st, quiet)) {
         cli_lib_error("rk matmul");
     } else {
         npk_rk_verdict e = {0};

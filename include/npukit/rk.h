@@ -91,6 +91,15 @@ NPUKIT_API unsigned npk_rk_core_mask(const npk_rk *rt);
  * always uses the core's first feature slot. Changing it re-creates the per-core buffers. */
 NPUKIT_API npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit);
 
+/* Progress of a long matmul (npk_rk_matmul and the calls built on it): fn(user, done, total)
+ * once a job's tasks are read back, done counting up to total (the call's planned tasks; the
+ * last report has done == total). Reports come from the threads that run the cores, one at a
+ * time, never two at once; fn must not call back into the runtime. NULL: no reports (the
+ * default). Costs one call per job, so the callback should be cheap (a terminal line at most
+ * every so often). */
+typedef void (*npk_rk_progress_fn)(void *user, uint32_t done, uint32_t total);
+NPUKIT_API npk_status npk_rk_set_progress(npk_rk *rt, npk_rk_progress_fn fn, void *user);
+
 /* Submission forms: how a call's tasks reach the NPU. "single" (the default, board-validated:
  * one task per SUBMIT, blocking), "chained" (up to set_chain tasks linked by their trailers;
  * set_chain > 1 on a "single" runtime selects it), "concat" (up to set_chain tasks in one regcmd

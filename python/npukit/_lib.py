@@ -4,7 +4,8 @@
 When ``NPUKIT_LIB`` is set, the file it names is the only one tried: if it does not load, the
 import fails with that path and the loader's reason (a library silently taken from elsewhere
 would run other code than the one asked for). Otherwise the library is looked for, in order:
-the build trees of the checkout this package sits in (``build/libnpukit.so``, then the
+the build trees of the checkout this package sits in, or, for a copy installed with ``pip
+install ./python``, of the checkout it was installed from (``build/libnpukit.so``, then the
 sanitized ``build/san/libnpukit.so``); the prefix pkg-config reports for ``npukit``; the
 dynamic linker's own search (``libnpukit.so.0``). A library linked against a sanitizer runtime
 that must be the process's first library (ASan, TSan) is passed over unless that runtime is
@@ -108,13 +109,28 @@ def _unloadable(path: str) -> Optional[str]:
     return None
 
 
+def _checkouts() -> list:
+    """The source checkouts whose build trees come first: the one this package sits in
+    (python/npukit/_lib.py inside it), and for an installed copy the one it was installed from
+    (recorded by setup.py in _checkout.py)."""
+    here = Path(__file__).resolve().parent
+    out = [here.parent.parent]
+    try:
+        from ._checkout import CHECKOUT
+    except ImportError:
+        CHECKOUT = None
+    if CHECKOUT and Path(CHECKOUT) not in out:
+        out.append(Path(CHECKOUT))
+    return out
+
+
 def _candidates() -> list:
     out: list = []
-    here = Path(__file__).resolve().parent
-    # python/npukit/_lib.py inside a source checkout: the default build directories beside it
-    # (the plain one first: it loads without a sanitizer runtime).
-    for build in ("build", "build/san"):
-        out.append(str(here.parent.parent / build / "libnpukit.so"))
+    # The default build directories of each checkout (the plain one first: it loads without a
+    # sanitizer runtime).
+    for checkout in _checkouts():
+        for build in ("build", "build/san"):
+            out.append(str(checkout / build / "libnpukit.so"))
     pc = shutil.which("pkg-config")
     if pc:
         try:
@@ -306,6 +322,9 @@ npk_rk_query = _fn("npk_rk_query", c_int, P, POINTER(RkInfo))
 npk_rk_set_cores = _fn("npk_rk_set_cores", c_int, P, c_uint)
 npk_rk_set_core_mask = _fn("npk_rk_set_core_mask", c_int, P, c_uint)
 npk_rk_set_chain = _fn("npk_rk_set_chain", c_int, P, c_uint)
+# void (*)(void *user, uint32_t done, uint32_t total)
+PROGRESS_FN = ctypes.CFUNCTYPE(None, c_void_p, c_uint32, c_uint32)
+npk_rk_set_progress = _fn("npk_rk_set_progress", c_int, P, PROGRESS_FN, c_void_p)
 npk_rk_set_submission = _fn("npk_rk_set_submission", c_int, P, c_char_p)
 npk_rk_submission = _fn("npk_rk_submission", c_char_p, P)
 npk_rk_weights_pack = _fn("npk_rk_weights_pack", c_int, P, c_int, c_uint32, c_uint32, c_void_p,

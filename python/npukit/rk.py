@@ -246,6 +246,37 @@ class QWeights(Weights):
         return f"<npukit.rk.QWeights {self.dtype} {self.k}x{self.n} {g} {state}>"
 
 
+class _Progress:
+    """A caller's progress(done, total) installed on the runtime for one call (under the
+    runtime's lock), removed after it; an exception from the callback is kept (ctypes would
+    only print it) and raised once the call is over."""
+
+    def __init__(self, rt: "Runtime", fn):
+        if fn is not None and not callable(fn):
+            raise BadArgument(f"progress: expected a callable progress(done, total), got "
+                              f"{type(fn).__name__}")
+        self._rt, self._fn, self._error = rt, fn, None
+        self._c = _lib.PROGRESS_FN(self._call) if fn is not None else None
+
+    def _call(self, _user, done, total):
+        if self._error is None:
+            try:
+                self._fn(done, total)
+            except BaseException as e:  # noqa: BLE001 - raised after the call
+                self._error = e
+
+    def __enter__(self):
+        if self._c is not None:
+            check(_lib.npk_rk_set_progress(self._rt._handle(), self._c, None), "progress")
+        return self
+
+    def __exit__(self, *exc):
+        if self._c is not None:
+            _lib.npk_rk_set_progress(self._rt._handle(), _lib.PROGRESS_FN(), None)
+            if self._error is not None and exc[0] is None:
+                raise self._error
+
+
 class Runtime(Closing):
     """An NPU runtime (a context manager).
 
@@ -389,10 +420,13 @@ class Runtime(Closing):
         return od
 
     def matmul(self, a: np.ndarray, b, out_dtype=None, dtype: Optional[str] = None,
-               out: Optional[np.ndarray] = None) -> np.ndarray:
+               out: Optional[np.ndarray] = None, progress=None) -> np.ndarray:
         """C [M][N] = A [M][K] . B. b is a :class:`Weights` of this runtime or an array
         [K][N] (packed for this call only). out_dtype: float32 (default) or float16 for fp16,
-        int32 for int8/int4. out: a C-contiguous array to write C into (no allocation)."""
+        int32 for int8/int4. out: a C-contiguous, writeable array to write C into (no
+        allocation). progress: called as progress(done, total) as the call's tasks are read
+        back (from the threads that run the NPU's cores, one call at a time; the last has
+        done == total); an exception it raises is raised by matmul once the call ends."""
         a = _contig(a, "a")
         # A's rows are checked before a B array is packed for it (M is that packing's hint).
         m = _rows(a)
@@ -413,7 +447,7 @@ class Runtime(Closing):
             if out is None:
                 out = np.empty((m, w.n), _OUT_DTYPES[od])
             st = _lib.RkStats()
-            with self._lock:
+            with self._lock, _Progress(self, progress):
                 check(_lib.npk_rk_matmul(self._handle(), w._handle(), m, a.ctypes.data,
                                          _lib.PREC[od], out.ctypes.data, ctypes.byref(st)),
                       "matmul")

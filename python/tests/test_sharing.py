@@ -171,3 +171,35 @@ def test_submodule_as_attribute(sub):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == f"npukit.{sub}"
+
+
+# ---- progress --------------------------------------------------------------------------------
+def test_matmul_progress_callback():
+    seen = []
+    a = np.ones((256, 512), np.float16)
+    b = np.ones((512, 1024), np.float16)
+    with rk.Runtime("sim") as rt:
+        c = rt.matmul(a, b, progress=lambda done, total: seen.append((done, total)))
+        np.testing.assert_array_equal(c, np.full((256, 1024), 512.0))
+        total = rt.last_stats.tasks
+        assert total > 1 and seen, seen
+        assert all(t == total for _, t in seen)
+        dones = [d for d, _ in seen]
+        assert dones == sorted(dones) and dones[-1] == total and dones[0] >= 1
+        # the next call without one reports nothing
+        before = len(seen)
+        rt.matmul(a, b)
+        assert len(seen) == before
+
+
+def test_matmul_progress_error_raised_after_the_call():
+    def stop(done, total):
+        raise KeyboardInterrupt("stop")
+    with rk.Runtime("sim") as rt:
+        with pytest.raises(KeyboardInterrupt):
+            rt.matmul(np.ones((64, 64), np.float16), np.ones((64, 256), np.float16),
+                      progress=stop)
+        with pytest.raises(npukit.BadArgument, match="progress: expected a callable"):
+            rt.matmul(np.ones((4, 64), np.float16), np.ones((64, 16), np.float16), progress=3)
+        # the runtime works on afterwards
+        assert rt.matmul(np.ones((4, 64), np.float16), np.ones((64, 16), np.float16))[0, 0] == 64

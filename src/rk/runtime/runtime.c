@@ -39,6 +39,7 @@ static npk_status open_runtime(const char *device, bool shared, npk_rk **out)
     for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
         rt->core_map[c] = (uint8_t)c;
     pthread_mutex_init(&rt->lock, NULL);
+    pthread_mutex_init(&rt->progress_lock, NULL);
     *out = rt;
     return NPK_OK;
 }
@@ -61,6 +62,7 @@ void npk_rk_close(npk_rk *rt)
     npk_rk_workers_free(rt->workers); /* joined here, whichever thread closes */
     npk_rk_engine_release(rt->eng);
     pthread_mutex_destroy(&rt->lock);
+    pthread_mutex_destroy(&rt->progress_lock);
     free(rt);
 }
 
@@ -140,6 +142,18 @@ unsigned npk_rk_core_mask(const npk_rk *rt)
     for (unsigned i = 0; rt && i < rt->cores; i++)
         mask |= 1u << rt->core_map[i];
     return mask;
+}
+
+npk_status npk_rk_set_progress(npk_rk *rt, npk_rk_progress_fn fn, void *user)
+{
+    if (!rt)
+        return npk_fail(NPK_EINVAL, "set_progress: NULL runtime");
+    if (pthread_mutex_trylock(&rt->lock))
+        return npk_fail(NPK_EBUSY, "set_progress: another call is running on this runtime");
+    rt->progress = fn;
+    rt->progress_user = user;
+    pthread_mutex_unlock(&rt->lock);
+    return NPK_OK;
 }
 
 npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit)

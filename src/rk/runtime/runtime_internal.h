@@ -93,6 +93,10 @@ struct npk_rk {
     const struct npk_rk_submission_row *submission;
     uint64_t calls; /* calls begun (under lock): one per API call, whatever its phases */
     struct npk_rk_workers *workers; /* the cores' threads (runtime_workers.c), under lock */
+    /* npk_rk_set_progress: reported per job, serialized by progress_lock */
+    npk_rk_progress_fn progress;
+    void *progress_user;
+    pthread_mutex_t progress_lock;
 };
 
 /* Begin an API call on rt: take its lock for the whole call (every phase: a matmul and its

@@ -28,7 +28,21 @@ typedef struct run {
     npk_rk_matrix acc;    /* C itself, or a float scratch for fp16 output over K slices */
     npk_rk_cmatrix a;
     npk_rk_stats *st;
+    atomic_uint *done; /* tasks read back so far, over every core (for npk_rk_set_progress) */
 } run;
+
+/* `count` more tasks of the call are read back: tell the runtime's progress callback. */
+static void progress(const run *r, uint32_t count)
+{
+    npk_rk *rt = r->rt;
+    if (!rt->progress)
+        return;
+    pthread_mutex_lock(&rt->progress_lock);
+    /* Added under the lock: reports from the cores' threads arrive in increasing order. */
+    unsigned done = atomic_fetch_add(r->done, count) + count;
+    rt->progress(rt->progress_user, done, (uint32_t)r->plan.count);
+    pthread_mutex_unlock(&rt->progress_lock);
+}
 
 /* ---- one job: up to rt->chain consecutive tasks of one core -------------------------------------
  */
@@ -239,7 +253,9 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
     job.count[core] = npk_rk_job_records(&jb);
     if (s == NPK_OK)
         s = npk_rk_submit_traced(rt, &job, r->st, count);
-    return s ? s : finish_job(r, tasks, count, slots);
+    if (s == NPK_OK && (s = finish_job(r, tasks, count, slots)) == NPK_OK)
+        progress(r, count);
+    return s;
 }
 
 /* ---- the cores, each from its own thread ------------------------------------------------------
@@ -309,6 +325,8 @@ static npk_status run_all_in_one(run *r, const size_t *first, const size_t *coun
             s = npk_rk_submit_traced(rt, &job, r->st, total_tasks(take, n));
         for (unsigned i = 0; s == NPK_OK && i < n; i++)
             s = finish_job(r, tk[i], take[i], slots[i]);
+        if (s == NPK_OK)
+            progress(r, total_tasks(take, n));
         for (unsigned c = NPK_RK_MAX_CORES; c-- > 0;)
             if (job.core_mask & (1u << c))
                 pthread_mutex_unlock(&rt->core[c].job_lock);
@@ -415,7 +433,9 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
     if (w->src && (s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st)))
         return s;
 
+    atomic_uint done = 0;
     run r = {0};
+    r.done = &done;
     r.rt = rt;
     r.w = w;
     r.st = st;
