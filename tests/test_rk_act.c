@@ -9,11 +9,12 @@
 
 #include "npukit/fp16.h"
 #include "npukit/rk_act_hw.h"
+#include "npukit/rk_decode.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_regs.h"
+#include "rk/device/device_pack.h"
 #include "rk/program/rk_job.h"
 #include "rk/program/rk_sdp.h"
-#include "rk/device/device_pack.h"
 #include "rksim_testlib.h"
 
 /* The bound every LUT activation is held to: the fp16 rounding of the exact value plus one
@@ -138,6 +139,22 @@ static void registers(void)
     CHECK_EQ(npk_rk_entry_value(body[1]), 0u);                           /* LE[0] */
     CHECK_EQ(npk_rk_entry_value(body[1 + 512]), 8192u);                  /* LE[512] = 0.5 */
     CHECK_EQ(npk_rk_entry_value(body[2 + 513 + 512]), 16384u);           /* LO[512] = 1 */
+    /* the decoder names every LUT register and field through the register table */
+    static const char *const named[] = {"LUT_ACCESS_TYPE", "LUT_TABLE_ID", "LUT_ACCESS_DATA",
+                                        "LUT_HYBRID_PRIORITY", "LUT_LO_LE_MUX",
+                                        "LUT_LE_INDEX_SELECT", "LUT_LO_INDEX_SELECT",
+                                        "LUT_LE_START", "LUT_LO_END", "LUT_LE_SLOPE_UFLOW_SCALE",
+                                        "LUT_LO_SLOPE_OFLOW_SHIFT", "BN_MUL_OPERAND",
+                                        "BN_ALU_OPERAND", "MINUS_EXP"};
+    static char text[NPK_RK_SDP_LUT_BODY * 160];
+    size_t used = 0;
+    for (unsigned i = 0; i < NPK_RK_SDP_LUT_BODY && used + 160 < sizeof text; i++) {
+        used += npk_rk_entry_describe(body[i], text + used, sizeof text - used);
+        text[used++] = '\n';
+    }
+    text[used] = 0;
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        CHECK_STR_HAS(text, named[i]);
     /* bad input: a LUT task without its LUT, a LUT on another task, an integer LUT task */
     t.lut = NULL;
     CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_EINVAL);
