@@ -26,6 +26,15 @@ ok grep -q '"ok":true' "$tmp/j"
 ok test -s "$tmp/t.json"
 ok bash -c "'$cli' rk softmax --device sim -m 1 -n 1 --check | grep -q '0 of 1 outside.*: ok$'"
 
+# A LUT task's program, synthesized and decoded: every LUT register named with its fields.
+"$cli" rk synth --act silu --dtype fp16 -m 4 -n 16 --format bin > "$tmp/p.bin"
+"$cli" rk decode "$tmp/p.bin" > "$tmp/d"
+ok grep -q "DPU_LUT_CFG .*LUT_LO_LE_MUX=2" "$tmp/d"
+ok grep -q "DPU_LUT_LO_SLOPE_SHIFT .*LUT_LO_SLOPE_OFLOW_SHIFT=" "$tmp/d"
+ok test "$(grep -c 'DPU_LUT_ACCESS_DATA' "$tmp/d")" -eq 1026
+ok bash -c "! '$cli' rk synth --act relu --dtype fp16 -m 1 -n 1 2> '$tmp/e'"
+ok grep -q "not a LUT activation" "$tmp/e"
+
 # Bad input: one line naming the value and the limit.
 ok bash -c "! '$cli' rk act --device sim --fn swish -m 1 -n 1 2> '$tmp/e'"
 ok grep -q "swish" "$tmp/e"
