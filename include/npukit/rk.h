@@ -435,6 +435,80 @@ NPUKIT_API npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, 
                                            const void *a, const uint16_t *scale, uint16_t *c,
                                            npk_rk_stats *stats);
 
+/* ---- Convolution and pooling ------------------------------------------------------------------
+ * 2-D convolution on the CNA -> CORE -> DPU path with the 0x50xx input feed, and pooling on
+ * the PDP (docs/rk-conv.md, docs/rk-pooling.md). Tensors are NCHW arrays of fp16 bit patterns
+ * (uint16_t); the runtime packs them into the engines' atom layout and back.
+ *
+ * Convolution: any stride, padding, dilation (a zero-inserted kernel, exact), groups (1: dense;
+ * C with out_c = C: depthwise; C with out_c = m*C: m depthwise passes; otherwise one dense pass
+ * per group), a per-channel fp32 bias and a fused clamp, computed as fp16 x fp16 products
+ * accumulated in fp32, the bias added in fp32 and the result rounded to fp16 once. The planner
+ * splits what does not fit a task: output row bands (the input rows each band needs, the CBUF's
+ * data banks), input-channel slices (their fp16 partials summed on the host in fp32, bias and
+ * clamp then applied on the host), output-channel tiles, and spreads the tasks over the pinned
+ * cores. Runs on both kernels (the conv's op-enable 0x1D is the one the rocket kernel runs). */
+/* The conv's fused clamp (the activations of npk_rk_act are npk_rk_act_kind, rk_act_hw.h). */
+typedef enum npk_rk_conv_act {
+    NPK_RK_ACT_NONE = 0,
+    NPK_RK_ACT_RELU = 1, /* max(x, 0) */
+    NPK_RK_ACT_CLIP = 2, /* min(max(x, 0), act_max): ReLU6 with act_max 6 */
+    NPK_RK_ACT_COUNT
+} npk_rk_conv_act;
+
+typedef struct npk_rk_conv2d_args {
+    uint32_t n, c, h, w;  /* input [n][c][h][w] */
+    uint32_t out_c;       /* output channels */
+    uint32_t k_h, k_w;    /* kernel */
+    uint32_t stride_h, stride_w;
+    uint32_t pad_top, pad_left, pad_bottom, pad_right;
+    uint32_t dil_h, dil_w; /* 0 or 1: none */
+    uint32_t groups;       /* 0 or 1: dense; must divide c and out_c */
+    const uint16_t *input;   /* fp16 bits [n][c][h][w] */
+    const uint16_t *weights; /* fp16 bits [out_c][c / groups][k_h][k_w] */
+    const float *bias;       /* [out_c], or NULL */
+    npk_rk_conv_act act;
+    float act_max;    /* NPK_RK_ACT_CLIP's upper bound (>= 0) */
+    uint16_t *output; /* fp16 bits [n][out_c][out_h][out_w] (npk_rk_conv2d_shape) */
+} npk_rk_conv2d_args;
+
+/* The output height and width of a convolution, or an error naming the bad argument and its
+ * limit (a zero stride, a kernel larger than the padded input, ...). */
+NPUKIT_API npk_status npk_rk_conv2d_shape(const npk_rk_conv2d_args *a, uint32_t *out_h,
+                                          uint32_t *out_w);
+NPUKIT_API npk_status npk_rk_conv2d(npk_rk *rt, const npk_rk_conv2d_args *a, npk_rk_stats *stats);
+
+/* Pooling: max, min or average over a k_h x k_w window, any stride and padding the PDP takes
+ * (kernel and stride up to 16, padding up to 7 and below the kernel); global pooling reduces
+ * the whole plane (in stages of equal windows when it is larger than the kernel limit). The
+ * padding never wins a max or min; an average divides by the whole window when
+ * count_include_pad, else by the real cells (the border windows rescaled on the host). fp16
+ * max/min are exact; the average sums in fp32 and multiplies by the PDP's 17-bit reciprocals.
+ * The PDP ends its task on the PPU interrupt, which the rocket kernel never waits for (it ends
+ * every job on the DPU's, facts A.2): on rocket, pooling is refused naming that. */
+typedef enum npk_rk_pool2d_method {
+    NPK_RK_POOL2D_MAX = 0,
+    NPK_RK_POOL2D_AVG = 1,
+    NPK_RK_POOL2D_MIN = 2,
+    NPK_RK_POOL2D_METHOD_COUNT
+} npk_rk_pool2d_method;
+
+typedef struct npk_rk_pool2d_args {
+    npk_rk_pool2d_method method;
+    bool global;          /* the whole plane: kernel, stride and padding are ignored */
+    uint32_t n, c, h, w;  /* input [n][c][h][w] */
+    uint32_t k_h, k_w;
+    uint32_t stride_h, stride_w;
+    uint32_t pad_top, pad_left, pad_bottom, pad_right;
+    bool count_include_pad; /* average: divide by the whole window */
+    const uint16_t *input;  /* fp16 bits [n][c][h][w] */
+    uint16_t *output;       /* fp16 bits [n][c][out_h][out_w] (npk_rk_pool2d_shape) */
+} npk_rk_pool2d_args;
+
+NPUKIT_API npk_status npk_rk_pool2d_shape(const npk_rk_pool2d_args *a, uint32_t *out_h,
+                                          uint32_t *out_w);
+NPUKIT_API npk_status npk_rk_pool2d(npk_rk *rt, const npk_rk_pool2d_args *a, npk_rk_stats *stats);
+
 /* ---- Quantised matmuls: W8A8 and per-group scales --------------------------------------------
  * C [M][N] = sum over groups g of  sa[m][g] * sb[g][n] * P_g[m][n],   P_g = sum over k in group g
  * of A[m][k] * B[k][n], each P_g an exact int32 sum computed on the NPU (int8 x int8, or int4 x

@@ -306,13 +306,32 @@ class QWeightsDesc(ctypes.Structure):
                 ("scale_count", c_uint64), ("m_hint", c_uint32), ("groups_per_pass", c_uint32)]
 
 
+class Conv2dArgs(ctypes.Structure):
+    _fields_ = [("n", c_uint32), ("c", c_uint32), ("h", c_uint32), ("w", c_uint32),
+                ("out_c", c_uint32), ("k_h", c_uint32), ("k_w", c_uint32),
+                ("stride_h", c_uint32), ("stride_w", c_uint32), ("pad_top", c_uint32),
+                ("pad_left", c_uint32), ("pad_bottom", c_uint32), ("pad_right", c_uint32),
+                ("dil_h", c_uint32), ("dil_w", c_uint32), ("groups", c_uint32),
+                ("input", c_void_p), ("weights", c_void_p), ("bias", c_void_p), ("act", c_int),
+                ("act_max", ctypes.c_float), ("output", c_void_p)]
+
+
+class Pool2dArgs(ctypes.Structure):
+    _fields_ = [("method", c_int), ("global_", c_bool), ("n", c_uint32), ("c", c_uint32),
+                ("h", c_uint32), ("w", c_uint32), ("k_h", c_uint32), ("k_w", c_uint32),
+                ("stride_h", c_uint32), ("stride_w", c_uint32), ("pad_top", c_uint32),
+                ("pad_left", c_uint32), ("pad_bottom", c_uint32), ("pad_right", c_uint32),
+                ("count_include_pad", c_bool), ("input", c_void_p), ("output", c_void_p)]
+
+
 # The C structs this module mirrors, for the layout check (tests compare every offset with the
 # C compiler's, so a header change cannot silently shift a field).
 MIRRORED = {"npk_rk_info": RkInfo, "npk_rk_stats": RkStats,
             "npk_rk_plan_request": PlanRequest, "npk_rk_task_plan": TaskPlan,
             "npk_rk_plan": Plan, "npk_rk_mm": Mm, "npk_rk_synth_info": SynthInfo,
             "npk_rk_ew_step": EwStep, "npk_rk_epilogue": Epilogue,
-            "npk_rk_qweights_desc": QWeightsDesc}
+            "npk_rk_qweights_desc": QWeightsDesc, "npk_rk_conv2d_args": Conv2dArgs,
+            "npk_rk_pool2d_args": Pool2dArgs}
 
 P = c_void_p
 npk_rk_open = _fn("npk_rk_open", c_int, c_char_p, POINTER(P))
@@ -336,6 +355,12 @@ npk_rk_matmul = _fn("npk_rk_matmul", c_int, P, P, c_uint32, c_void_p, c_int, c_v
                     POINTER(RkStats))
 npk_rk_matmul_epilogue = _fn("npk_rk_matmul_epilogue", c_int, P, P, c_uint32, c_void_p, c_int,
                              c_void_p, POINTER(Epilogue), POINTER(RkStats))
+npk_rk_conv2d_shape = _fn("npk_rk_conv2d_shape", c_int, POINTER(Conv2dArgs), POINTER(c_uint32),
+                          POINTER(c_uint32))
+npk_rk_conv2d = _fn("npk_rk_conv2d", c_int, P, POINTER(Conv2dArgs), POINTER(RkStats))
+npk_rk_pool2d_shape = _fn("npk_rk_pool2d_shape", c_int, POINTER(Pool2dArgs), POINTER(c_uint32),
+                          POINTER(c_uint32))
+npk_rk_pool2d = _fn("npk_rk_pool2d", c_int, P, POINTER(Pool2dArgs), POINTER(RkStats))
 class RkEwArgs(ctypes.Structure):
     """npk_rk_ew_args (rk.h)."""
     _fields_ = [("op", c_int), ("prec", c_int), ("m", c_uint32), ("n", c_uint32),

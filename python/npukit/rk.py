@@ -29,7 +29,8 @@ from ._closing import Closing
 from .errors import BadArgument, LimitError, check
 
 __all__ = ["Runtime", "Weights", "QWeights", "Stats", "Plan", "Task", "Entry", "matmul", "plan", "synth",
-           "decode", "pack_int4", "unpack_int4", "EW_OPS", "ACTIVATIONS"]
+           "decode", "pack_int4", "unpack_int4", "EW_OPS", "ACTS", "POOL_METHODS",
+           "ACTIVATIONS"]
 
 _IN_DTYPES = {"fp16": np.float16, "int8": np.int8, "int4": np.int8}
 _OUT_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int32": np.int32}
@@ -41,6 +42,41 @@ EW_OPS = dict(_lib.EW_OP_VALUES)
 _EW_PREC = {np.dtype(np.float16): "fp16", np.dtype(np.int16): "int16",
             np.dtype(np.int8): "int8"}
 _LAYOUTS = {"rows": 0, "native": 1, "transposed": 2}
+ACTS = {"none": 0, "relu": 1, "clip": 2}
+POOL_METHODS = {"max": 0, "avg": 1, "min": 2}
+
+
+def _pair(v, name: str) -> tuple:
+    """An int or a pair of ints, each a non-negative value that fits uint32."""
+    t = (v, v) if isinstance(v, (int, np.integer)) else tuple(v)
+    if len(t) != 2:
+        raise BadArgument(f"{name}: expected an int or a pair, got {v!r}")
+    return tuple(_u32(int(x), name) for x in t)
+
+
+def _pads(pads) -> tuple:
+    """pads as an int, (ph, pw) or (top, left, bottom, right)."""
+    t = (pads,) * 4 if isinstance(pads, (int, np.integer)) else tuple(pads)
+    if len(t) == 2:
+        t = (t[0], t[1], t[0], t[1])
+    if len(t) != 4:
+        raise BadArgument(f"pads: expected an int, (ph, pw) or (top, left, bottom, right), "
+                          f"got {pads!r}")
+    for x in t:
+        if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= x <= 0xFFFFFFFF:
+            raise BadArgument(f"pads = {pads!r}: expected integers from 0 to 4294967295")
+    return tuple(int(x) for x in t)
+
+
+def _nchw(x, name: str) -> np.ndarray:
+    x = _contig(x, name)
+    if x.dtype != np.float16:
+        raise BadArgument(f"{name}: dtype {x.dtype}: convolution and pooling take float16")
+    if x.ndim != 4:
+        raise BadArgument(f"{name}: expected NCHW (4 dimensions), got shape {x.shape}")
+    return x
+
+
 # The SDP's activations by name (the library's rows: rk_act_hw.h); the LUT ones take float16.
 ACTIVATIONS = ("sigmoid", "tanh", "gelu", "silu", "hardswish", "hardsigmoid", "exp", "relu")
 
@@ -668,6 +704,84 @@ class Runtime(Closing):
                                         0.0, 0.0, not fuse)
             check(_lib.npk_rk_matmul_act(self._handle(), ctypes.byref(args), ctypes.byref(st)),
                   f"matmul_act {fn}")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+
+    def conv2d(self, x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None,
+               stride=1, pads=0, dilation=1, groups: int = 1, act: str = "none",
+               act_max: float = 6.0) -> np.ndarray:
+        """2-D convolution on the NPU: x float16 NCHW, w float16 [O][C/groups][KH][KW], bias
+        float32 [O] (or None), stride / dilation an int or (h, w), pads an int, (ph, pw) or
+        (top, left, bottom, right); act "none", "relu" or "clip" (min(max(x, 0), act_max)),
+        fused after the bias. fp16 products accumulate in fp32 and round once to fp16. Returns
+        float16 [N][O][OH][OW]."""
+        x = _nchw(x, "x")
+        w = _contig(w, "w")
+        if w.dtype != np.float16 or w.ndim != 4:
+            raise BadArgument(f"w: expected float16 [O][C/groups][KH][KW], got {w.dtype}{w.shape}")
+        if act not in ACTS:
+            raise BadArgument(f"act {act!r}: expected one of {sorted(ACTS)}")
+        n, c, h, wd = x.shape
+        o, cg, kh, kw = w.shape
+        g = _u32(groups, "groups")
+        if g == 0 or cg * g != c:
+            raise BadArgument(f"w: {cg} input channels per group x groups {groups} != the "
+                              f"input's {c} channels")
+        bp = None
+        if bias is not None:
+            bias = _contig(np.asarray(bias, np.float32), "bias")
+            if bias.shape != (o,):
+                raise BadArgument(f"bias: shape {bias.shape}, expected ({o},)")
+            bp = bias.ctypes.data
+        (sh, sw), (dh, dw) = _pair(stride, "stride"), _pair(dilation, "dilation")
+        pt, pl, pb, pr = _pads(pads)
+        args = _lib.Conv2dArgs(n=_u32(n, "N"), c=_u32(c, "C"), h=_u32(h, "H"), w=_u32(wd, "W"),
+                               out_c=_u32(o, "O"), k_h=_u32(kh, "KH"), k_w=_u32(kw, "KW"),
+                               stride_h=sh, stride_w=sw, pad_top=pt, pad_left=pl,
+                               pad_bottom=pb, pad_right=pr, dil_h=dh, dil_w=dw, groups=g,
+                               input=x.ctypes.data, weights=w.ctypes.data, bias=bp,
+                               act=ACTS[act], act_max=float(act_max))
+        oh, ow = ctypes.c_uint32(), ctypes.c_uint32()
+        check(_lib.npk_rk_conv2d_shape(ctypes.byref(args), ctypes.byref(oh), ctypes.byref(ow)),
+              "conv2d")
+        out = np.empty((n, o, oh.value, ow.value), np.float16)
+        args.output = out.ctypes.data
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_conv2d(self._handle(), ctypes.byref(args), ctypes.byref(st)),
+                  "conv2d")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+    def pool2d(self, x: np.ndarray, method: str = "max", kernel=2, stride=None, pads=0,
+               global_pool: bool = False, count_include_pad: bool = False) -> np.ndarray:
+        """2-D pooling on the NPU's PDP: method "max", "avg" or "min" over a kernel window
+        (an int or (h, w); stride defaults to the kernel), pads as for conv2d; global_pool
+        reduces each plane to 1x1. count_include_pad: an average divides by the whole window.
+        x float16 NCHW; returns float16 [N][C][OH][OW]. Pooling runs on the rknpu kernel only
+        (the rocket kernel never waits for the PDP's interrupt)."""
+        x = _nchw(x, "x")
+        if method not in POOL_METHODS:
+            raise BadArgument(f"method {method!r}: expected one of {sorted(POOL_METHODS)}")
+        n, c, h, w = x.shape
+        kh, kw = _pair(kernel, "kernel")
+        sh, sw = _pair(stride if stride is not None else (kh, kw), "stride")
+        pt, pl, pb, pr = _pads(pads)
+        args = _lib.Pool2dArgs(method=POOL_METHODS[method], global_=bool(global_pool),
+                               n=_u32(n, "N"), c=_u32(c, "C"), h=_u32(h, "H"), w=_u32(w, "W"),
+                               k_h=kh, k_w=kw, stride_h=sh, stride_w=sw, pad_top=pt,
+                               pad_left=pl, pad_bottom=pb, pad_right=pr,
+                               count_include_pad=bool(count_include_pad), input=x.ctypes.data)
+        oh, ow = ctypes.c_uint32(), ctypes.c_uint32()
+        check(_lib.npk_rk_pool2d_shape(ctypes.byref(args), ctypes.byref(oh), ctypes.byref(ow)),
+              "pool2d")
+        out = np.empty((n, c, oh.value, ow.value), np.float16)
+        args.output = out.ctypes.data
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_pool2d(self._handle(), ctypes.byref(args), ctypes.byref(st)),
+                  "pool2d")
         self.last_stats = Stats._from(st, self.simulated)
         return out
 
