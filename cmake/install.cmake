@@ -40,7 +40,7 @@ list(APPEND NPUKIT_API_HEADERS ktsim_unit.h)
 # rows, SoC rows (rk_soc.h), regcmd entries and the register table (rk_regs.h, rk_regs.def);
 # KohakuTPU flits, registers and words, the transport contract, the board description, the
 # mover's hardware description.
-set(NPUKIT_INCLUDED_HEADERS export.h status.h rk_types.h rk_sdp_hw.h rk_outstage.h rk_soc.h
+set(NPUKIT_INCLUDED_HEADERS export.h status.h rk_types.h rk_sdp_hw.h rk_act_hw.h rk_outstage.h rk_soc.h
     rk_regcmd.h rk_regs.h rk_regs.def kt_flit.h kt_regs.h kt_words.h kt_transport.h kt_board.h
     kt_mover_hw.h)
 set(NPUKIT_PUBLIC_HEADERS ${NPUKIT_API_HEADERS} ${NPUKIT_INCLUDED_HEADERS})

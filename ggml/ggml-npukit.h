@@ -32,6 +32,8 @@ typedef struct ggml_npukit_counters {
                               simulator, whose syncs copy its own memory) */
     uint64_t cpu_nodes;    /* nodes of its graphs the device left to ggml's CPU backend inside
                               its graph_compute (a whole graph given to it: ggml's RPC server) */
+    uint64_t npu_elementwise;  /* UNARY and SOFT_MAX nodes computed by the device */
+    uint64_t host_elementwise; /* those it computed on the host (a value beyond fp16's range) */
 } ggml_npukit_counters;
 
 #define GGML_NPUKIT_COUNTERS "ggml_npukit_counters"

@@ -77,6 +77,7 @@ typedef struct npg_device {
     char open_name[64];    /* what npk_rk_open was given */
     npk_rk *rt;
     bool simulated;
+    bool sdp;             /* its kernel runs SDP tasks (npk_rk_info.sdp) */
     unsigned cores;       /* the cores its calls use */
     pthread_mutex_t lock; /* the runtime takes one call at a time: every caller holds this */
     npg_counters counters;
@@ -140,6 +141,13 @@ bool npg_mul_mat(npg_device *d, struct ggml_tensor *dst);
 /* The same for MUL_MAT_ID (npg_matmul_id.c): src0 one matrix per expert, src2 the ids. */
 bool npg_can_mul_mat_id(const struct ggml_tensor *op);
 bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst);
+
+/* UNARY (relu, sigmoid, tanh, gelu, silu, hardswish, hardsigmoid) and SOFT_MAX (plain rows)
+ * on the SDP (npg_unary.c); only on a device whose kernel runs SDP tasks. */
+bool npg_can_unary(const struct ggml_tensor *op);
+bool npg_unary(npg_device *d, struct ggml_tensor *dst);
+bool npg_can_soft_max(const struct ggml_tensor *op);
+bool npg_soft_max(npg_device *d, struct ggml_tensor *dst);
 
 /* Shared by both (npg_matmul.c): the row of t at p (t's K elements, its element stride) as
  * fp16 (false: beyond fp16's range; tmp: 2 K floats) or as float; tensors the host reads in

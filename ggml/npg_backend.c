@@ -43,11 +43,14 @@ typedef struct npg_op_row {
     enum ggml_op op;
     bool (*can)(const struct ggml_tensor *node);
     bool (*compute)(npg_device *d, struct ggml_tensor *node);
+    bool sdp; /* runs as SDP tasks: only where the kernel takes them */
 } npg_op_row;
 
 static const npg_op_row op_rows[] = {
-    {GGML_OP_MUL_MAT, npg_can_mul_mat, npg_mul_mat},
-    {GGML_OP_MUL_MAT_ID, npg_can_mul_mat_id, npg_mul_mat_id},
+    {GGML_OP_MUL_MAT, npg_can_mul_mat, npg_mul_mat, false},
+    {GGML_OP_MUL_MAT_ID, npg_can_mul_mat_id, npg_mul_mat_id, false},
+    {GGML_OP_UNARY, npg_can_unary, npg_unary, true},
+    {GGML_OP_SOFT_MAX, npg_can_soft_max, npg_soft_max, true},
 };
 
 static const npg_op_row *op_row(enum ggml_op op)
@@ -185,7 +188,8 @@ static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor *op
     if (is_view_op(op->op))
         return true;
     const npg_op_row *row = op_row(op->op);
-    return row && row->can(op) && npg_wants(op, dev_of(dev)->cores);
+    return row && (!row->sdp || dev_of(dev)->sdp) && row->can(op) &&
+           npg_wants(op, dev_of(dev)->cores);
 }
 
 /* Our buffers, and any host buffer (read in place: the device works in host memory). */
@@ -308,6 +312,7 @@ static bool device_open(const char *open_name)
              info.soc, info.simulated ? "simulated: " : "", info.device, info.kernel, d->cores,
              info.cores);
     d->simulated = info.simulated;
+    d->sdp = info.sdp;
     pthread_mutex_init(&d->lock, NULL);
     d->dev.iface = device_iface;
     d->dev.reg = &reg;

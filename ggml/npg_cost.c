@@ -53,6 +53,10 @@ bool npg_wants(const struct ggml_tensor *op, unsigned cores)
     case NPG_OFFLOAD_NEVER: return false;
     default: break;
     }
+    /* element-wise nodes: a submit's floor (tens of microseconds) is more than the CPU takes
+     * for the sizes a graph holds, so the cost policy leaves them to the CPU */
+    if (op->op != GGML_OP_MUL_MAT && op->op != GGML_OP_MUL_MAT_ID)
+        return false;
     npg_cost c;
     return npg_mul_mat_cost(op, cores, &c) && c.offload;
 }

@@ -28,7 +28,7 @@ declare -A layer=(
     [status.h]=common [fp16.h]=common [version.h]=common [export.h]=common [install_dirs.h]=common
     [rk_regs.h]=rk-hw [rk_regs.def]=rk-hw [rk_types.h]=rk-hw [rk_soc.h]=rk-hw
     [rk_regcmd.h]=rk-hw [rk_outstage.h]=rk-hw [rknpu_uapi.h]=rk-hw [rocket_uapi.h]=rk-hw
-    [rk_sdp_hw.h]=rk-hw
+    [rk_sdp_hw.h]=rk-hw [rk_act_hw.h]=rk-hw
     [rksim.h]=rk-sim
     [rk.h]=rk-driver [rk_decode.h]=rk-driver
     [rk_plan.h]=rk-driver

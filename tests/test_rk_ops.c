@@ -200,11 +200,32 @@ static void fake_op_refused(void)
     CHECK_STR_HAS(npk_last_error(), "job task 1: operation 4");
 }
 
+/* The PC fetches pairs of entries: a program of odd length (body and trailer) ends its last
+ * pair on a no-op, never on what the slot held before (a stale LUT upload, say). */
+static void odd_program_padded(void)
+{
+    for (unsigned i = 0; i < NPK_RK_OP_COUNT; i++) {
+        static uint64_t host[4096];
+        memset(host, 0xff, sizeof host);
+        npk_rk_job_task t = default_task((npk_rk_op)i);
+        CHECK_EQ(npk_rk_job_write(host, 0x1000, sizeof host, &t, 1), NPK_OK);
+        const uint32_t body = npk_rk_op_desc_of(t.op)->body;
+        const uint32_t fetched = (npk_rk_pc_amount(body) + 1) * 2;
+        const npk_rk_entry *prog =
+            (const npk_rk_entry *)((const uint8_t *)host + npk_rk_job_program_offset(1, 0));
+        CHECK(fetched == body + NPK_RK_TRAILER_ENTRIES ||
+              fetched == body + NPK_RK_TRAILER_ENTRIES + 1);
+        for (uint32_t k = body + NPK_RK_TRAILER_ENTRIES; k < fetched; k++)
+            CHECK_EQ(prog[k], 0);
+    }
+}
+
 int main(void)
 {
     every_row();
     every_op_runs(false);
     every_op_runs(true);
     fake_op_refused();
+    odd_program_padded();
     return check_done();
 }

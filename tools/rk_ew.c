@@ -16,7 +16,7 @@
  * (b for an immediate add/mul/max/min; leakyrelu's slope; batchnorm's scale and shift). */
 static double op_value(npk_rk_ew_op op, bool fp32, double a, double b, const double *imm)
 {
-    double v;
+    double v = NAN; /* every case sets it; an optimising gcc cannot tell (maybe-uninitialized) */
     switch (op) {
     case NPK_EW_ADD: v = a + b; break;
     case NPK_EW_MUL: v = a * b; break;
@@ -30,8 +30,10 @@ static double op_value(npk_rk_ew_op op, bool fp32, double a, double b, const dou
         v = (fp32 ? (double)(float)v : v) + imm[1];
         break;
     /* No default: an op added to the enum fails the build here until its reference is
-     * written (-Wswitch). EQL has none: the runtime refuses it. */
+     * written (-Wswitch). EQL has none: the runtime refuses it; an activation's reference is
+     * its row's (rk act), not an op's. */
     case NPK_EW_EQL:
+    case NPK_EW_LUT:
     case NPK_EW_OP_COUNT: v = NAN; break;
     }
     return fp32 ? (double)(float)v : v;

@@ -22,6 +22,16 @@ static bool parse_ew(const cli_opt *row, const char *value, const char *cmd)
     return false;
 }
 
+static bool parse_act(const cli_opt *row, const char *value, const char *cmd)
+{
+    npk_rk_act_kind *act = row->dest;
+    if (npk_rk_act_parse(value, act) && npk_rk_act_row_of(*act)->engine == NPK_ACT_ENGINE_LUT)
+        return true;
+    fprintf(stderr, "npukit: %s: --act '%s' is not a LUT activation (%s; relu: --ew relu)\n", cmd,
+            value, npk_rk_act_names());
+    return false;
+}
+
 static bool parse_prec(const cli_opt *row, const char *value, const char *cmd)
 {
     if (npk_rk_prec_parse(value, row->dest))
@@ -87,9 +97,10 @@ static int synth_sdp(npk_rk_sdp *t, const rk_shape_opts *so, bool per_channel, b
                  : !(kinds & NPK_EW_OPERAND_BIT(NPK_EW_PER_ELEMENT)) ? NPK_EW_IMMEDIATE
                  : per_channel                                       ? NPK_EW_PER_CHANNEL
                                                                      : NPK_EW_PER_ELEMENT;
-    npk_rk_entry prog[NPK_RK_SDP_BODY + NPK_RK_TRAILER_ENTRIES];
-    if (npk_rk_synth_sdp(t, prog) ||
-        npk_rk_trailer(prog + NPK_RK_SDP_BODY, 0, 0, NPK_RK_ENABLE_SDP))
+    /* room for a LUT task's body (the tables' upload) */
+    static npk_rk_entry prog[NPK_RK_SDP_LUT_BODY + NPK_RK_TRAILER_ENTRIES];
+    const uint32_t body = npk_rk_sdp_body_entries(t);
+    if (npk_rk_synth_sdp(t, prog) || npk_rk_trailer(prog + body, 0, 0, NPK_RK_ENABLE_SDP))
         return cli_lib_error("synth");
     if (format == 1)
         printf("# SDP %s %s %ux%u%s\n", npk_rk_ew_op_row_of(t->op)->name, npk_rk_prec_name(t->prec),
@@ -98,7 +109,7 @@ static int synth_sdp(npk_rk_sdp *t, const rk_shape_opts *so, bool per_channel, b
                : t->operand == NPK_EW_PER_ELEMENT ? ", per-element operand"
                : t->operand == NPK_EW_IMMEDIATE   ? ", immediate operand"
                                                   : ", 1-input");
-    print_program(prog, sizeof prog / sizeof prog[0], format);
+    print_program(prog, body + NPK_RK_TRAILER_ENTRIES, format);
     return 0;
 }
 
@@ -113,6 +124,9 @@ int rk_synth_main(int argc, char **argv)
     int kernel = 0;
     npk_rk_sdp sdp = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 0, 0);
     bool is_sdp = false, per_channel = false, have_feature = false, have_imm = false;
+    bool have_act = false;
+    npk_rk_act_kind act = NPK_ACT_SIGMOID;
+    npk_rk_lut lut;
     uint32_t scale = mm.requant_scale, shift = mm.requant_shift;
     const cli_opt own[] = {
         {.name = "--sched",
@@ -206,6 +220,14 @@ int rk_synth_main(int argc, char **argv)
          .parse = parse_cvt,
          .meta = "OFF,SCALE,SHIFT",
          .help = "SDP: the EW operand converter on (unchecked only)"},
+        {.name = "--act",
+         .kind = CLI_CUSTOM,
+         .dest = &act,
+         .parse = parse_act,
+         .given = &have_act,
+         .meta = "NAME",
+         .help = "an SDP LUT activation task (sigmoid, tanh, gelu, silu, hardswish, "
+                 "hardsigmoid, exp): the tables' upload, the SDP body, the LUT's registers"},
         {.name = "--per-channel",
          .kind = CLI_FLAG,
          .dest = &per_channel,
@@ -242,6 +264,13 @@ int rk_synth_main(int argc, char **argv)
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
         return rc;
+    if (have_act) {
+        if (npk_rk_lut_fit(act, npk_rk_act_row_of(act)->alpha, npk_rk_act_row_of(act)->beta, &lut))
+            return cli_lib_error("synth");
+        sdp.op = NPK_EW_LUT;
+        sdp.lut = &lut;
+        is_sdp = true;
+    }
     if (is_sdp) {
         sdp.unchecked = mm.unchecked;
         sdp.a = mm.a;

@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include "npukit/export.h"
 
+#include "npukit/rk_act_hw.h"
 #include "npukit/rk_sdp_hw.h"
 #include "npukit/rk_types.h"
 #include "npukit/status.h"
@@ -66,6 +67,8 @@ typedef struct npk_rk_info {
     uint32_t drv_version; /* GET_DRV_VERSION (e.g. 908 for 0.9.8) */
     uint32_t hw_version;  /* GET_HW_VERSION */
     char kernel[16];      /* the kernel interface: "rknpu" or "rocket" */
+    bool sdp;             /* the kernel runs SDP tasks (element-wise ops, activations, softmax);
+                             rocket runs only the matmul program form */
 } npk_rk_info;
 NPUKIT_API npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 
@@ -153,6 +156,9 @@ typedef struct npk_rk_stats {
     uint32_t sdp_direct; /* SDP tasks that read and wrote device buffers in place, unstaged */
     uint64_t handoff_ns; /* handing the cores' task groups to their threads and collecting them:
                             the cores' phase beyond its slowest group (0 on one core) */
+    uint32_t host_steps; /* steps of the call run on the host because the NPU model does not
+                            cover them (softmax's row maximum and sum, a norm's reductions and
+                            normalisation), each named in docs/rk-activations.md */
 } npk_rk_stats;
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32
@@ -355,6 +361,48 @@ typedef struct npk_rk_ew_buffers_args {
 NPUKIT_API npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args *args,
                                         npk_rk_stats *stats);
 
+/* ---- Activations, softmax and norms: the SDP's LUT and clamps -------------------------------
+ * Y [M][N] = f(X [M][N]) on the SDP (docs/rk-activations.md). The smooth functions (sigmoid,
+ * tanh, gelu, silu, hardswish, hardsigmoid, exp) run through the EW stage's LUT, fitted per
+ * call (npk_rk_lut_fit, rk_act_hw.h), in fp16 only; each result is within 2^-11 |f(x)| +
+ * 2^-e of f(x) in double precision (e: the activation's out_exp, 10..14). relu is the BS
+ * stage's clamp without LUT, exact, in fp16, int16 or int8. Shapes, tiling and chaining as
+ * npk_rk_ew; Y may be X. alpha and beta: hardsigmoid's (both 0: its defaults 1/6 and 1/2). */
+typedef struct npk_rk_act_args {
+    npk_rk_act_kind act;
+    npk_rk_prec prec;
+    uint32_t m, n;
+    const void *x;
+    void *y;
+    double alpha, beta;
+} npk_rk_act_args;
+NPUKIT_API npk_status npk_rk_act(npk_rk *rt, const npk_rk_act_args *args, npk_rk_stats *stats);
+
+/* Softmax over each row of X [M][N] (fp16): y = exp(x - max - ln(sum)), two passes of the exp
+ * LUT per row with the row's shift as the BN stage's immediate, rows chained as tasks of one
+ * job (the spec's PC-chained softmax); the row maximum and the row sum of the first pass are
+ * reductions the NPU model does not cover, run on the host (stats.host_steps counts 2 per
+ * row). Each result within 2^-10 y + 2^-13 of the double-precision softmax. */
+NPUKIT_API npk_status npk_rk_softmax(npk_rk *rt, npk_rk_prec prec, uint32_t m, uint32_t n,
+                                     const void *x, void *y, npk_rk_stats *stats);
+
+/* Row norms of X [M][N] (fp16): RMSNorm y = x / sqrt(mean(x^2) + eps), LayerNorm
+ * y = (x - mean) / sqrt(var + eps), then times gamma[N] and plus beta[N] when given (fp16,
+ * may be NULL). The spec's decomposition puts the reductions on the conv engine, whose
+ * registers no source gives: the norm runs on the host as a named fallback (stats.host_steps
+ * counts one per row), in double precision rounded once to fp16. */
+typedef enum npk_rk_norm_kind { NPK_NORM_RMS, NPK_NORM_LAYER } npk_rk_norm_kind;
+typedef struct npk_rk_norm_args {
+    npk_rk_norm_kind kind;
+    npk_rk_prec prec;
+    uint32_t m, n;
+    const void *x;
+    void *y;
+    const void *gamma, *beta;
+    float eps;
+} npk_rk_norm_args;
+NPUKIT_API npk_status npk_rk_norm(npk_rk *rt, const npk_rk_norm_args *args, npk_rk_stats *stats);
+
 /* One element-wise step of a matmul epilogue: C = C OP b (b in the output's precision: per
  * element [M][N], per channel [N], an immediate, or NULL for relu/relu6; as npk_rk_ew takes
  * them). */
@@ -388,6 +436,24 @@ NPUKIT_API npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w
                                              const void *a, npk_rk_prec out, void *c,
                                              const npk_rk_epilogue *ep, npk_rk_stats *stats);
 
+/* C [M][N] = f(A . B + bias) in fp16: the matmul, the per-channel bias add (when bias is
+ * given: fp16 [N]) and the activation (npk_rk_act's: a LUT activation or relu's clamp) on the
+ * SDP, chained in one submit per matmul task under npk_rk_matmul_epilogue's fusion rules (a
+ * 1-input SDP chains behind the matmul regardless of the precision path, spec), split
+ * otherwise. alpha and beta: hardsigmoid's (both 0: its defaults). */
+typedef struct npk_rk_matmul_act_args {
+    const npk_rk_weights *w;
+    uint32_t m;
+    const void *a;
+    void *c;
+    const void *bias;
+    npk_rk_act_kind act;
+    double alpha, beta;
+    bool no_fuse;
+} npk_rk_matmul_act_args;
+NPUKIT_API npk_status npk_rk_matmul_act(npk_rk *rt, const npk_rk_matmul_act_args *args,
+                                        npk_rk_stats *stats);
+
 /* The per-channel-scaled fp16 matmul C [M][N] = (A . B)[M][N] . scale[N] by the SDP path
  * (spec "Per-channel-scaled fp16 matmul"): the matmul writes fp16, the host repacks it into
  * the atom layout, and per-channel SDP mul tasks of at most NPK_RK_SCALED_TILE_M rows (the
@@ -411,12 +477,13 @@ NPUKIT_API npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, 
  * data banks), input-channel slices (their fp16 partials summed on the host in fp32, bias and
  * clamp then applied on the host), output-channel tiles, and spreads the tasks over the pinned
  * cores. Runs on both kernels (the conv's op-enable 0x1D is the one the rocket kernel runs). */
-typedef enum npk_rk_act {
+/* The conv's fused clamp (the activations of npk_rk_act are npk_rk_act_kind, rk_act_hw.h). */
+typedef enum npk_rk_conv_act {
     NPK_RK_ACT_NONE = 0,
     NPK_RK_ACT_RELU = 1, /* max(x, 0) */
     NPK_RK_ACT_CLIP = 2, /* min(max(x, 0), act_max): ReLU6 with act_max 6 */
     NPK_RK_ACT_COUNT
-} npk_rk_act;
+} npk_rk_conv_act;
 
 typedef struct npk_rk_conv2d_args {
     uint32_t n, c, h, w;  /* input [n][c][h][w] */
@@ -429,7 +496,7 @@ typedef struct npk_rk_conv2d_args {
     const uint16_t *input;   /* fp16 bits [n][c][h][w] */
     const uint16_t *weights; /* fp16 bits [out_c][c / groups][k_h][k_w] */
     const float *bias;       /* [out_c], or NULL */
-    npk_rk_act act;
+    npk_rk_conv_act act;
     float act_max;    /* NPK_RK_ACT_CLIP's upper bound (>= 0) */
     uint16_t *output; /* fp16 bits [n][out_c][out_h][out_w] (npk_rk_conv2d_shape) */
 } npk_rk_conv2d_args;

@@ -30,6 +30,7 @@ typedef enum npk_rk_ew_op {
     NPK_EW_RELU6,     /* 1-input: the BS ReLU clamped above at 6 (RELUX) */
     NPK_EW_LEAKYRELU, /* x < 0 ? x * slope : x: the BS MUL in PReLU mode, slope immediate */
     NPK_EW_BATCHNORM, /* x * scale + shift, per tensor: BS MUL then the BN stage's ALU */
+    NPK_EW_LUT,       /* 1-input: the EW stage's LUT with a fitted table (rk_act_hw.h) */
     NPK_EW_OP_COUNT
 } npk_rk_ew_op;
 

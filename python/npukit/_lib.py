@@ -238,7 +238,7 @@ MATMUL_BODY = 108
 class RkInfo(ctypes.Structure):
     _fields_ = [("soc", c_char_p), ("device", c_char * 64), ("simulated", c_bool),
                 ("cores", c_uint), ("drv_version", c_uint32), ("hw_version", c_uint32),
-                ("kernel", c_char * 16)]
+                ("kernel", c_char * 16), ("sdp", c_bool)]
 
 
 class RkStats(ctypes.Structure):
@@ -249,7 +249,7 @@ class RkStats(ctypes.Structure):
                 ("accumulate_ns", c_uint64), ("wait_ns", c_uint64), ("cores_used", c_uint32),
                 ("core_mask", c_uint32), ("b_repacks", c_uint32), ("b_check_ns", c_uint64),
                 ("sdp_tasks", c_uint32), ("fused_jobs", c_uint32), ("sdp_direct", c_uint32),
-                ("handoff_ns", c_uint64)]
+                ("handoff_ns", c_uint64), ("host_steps", c_uint32)]
 
 
 class PlanRequest(ctypes.Structure):
@@ -376,6 +376,39 @@ class RkEwArgs(ctypes.Structure):
 
 
 npk_rk_ew = _fn("npk_rk_ew", c_int, P, POINTER(RkEwArgs), POINTER(RkStats))
+
+
+class RkActArgs(ctypes.Structure):
+    """npk_rk_act_args (rk.h)."""
+    _fields_ = [("act", c_int), ("prec", c_int), ("m", c_uint32), ("n", c_uint32),
+                ("x", c_void_p), ("y", c_void_p), ("alpha", ctypes.c_double),
+                ("beta", ctypes.c_double)]
+
+
+class RkNormArgs(ctypes.Structure):
+    """npk_rk_norm_args (rk.h)."""
+    _fields_ = [("kind", c_int), ("prec", c_int), ("m", c_uint32), ("n", c_uint32),
+                ("x", c_void_p), ("y", c_void_p), ("gamma", c_void_p), ("beta", c_void_p),
+                ("eps", ctypes.c_float)]
+
+
+class RkMatmulActArgs(ctypes.Structure):
+    """npk_rk_matmul_act_args (rk.h)."""
+    _fields_ = [("w", c_void_p), ("m", c_uint32), ("a", c_void_p), ("c", c_void_p),
+                ("bias", c_void_p), ("act", c_int), ("alpha", ctypes.c_double),
+                ("beta", ctypes.c_double), ("no_fuse", c_bool)]
+
+
+MIRRORED.update({"npk_rk_act_args": RkActArgs, "npk_rk_norm_args": RkNormArgs,
+                 "npk_rk_matmul_act_args": RkMatmulActArgs})
+
+npk_rk_act = _fn("npk_rk_act", c_int, P, POINTER(RkActArgs), POINTER(RkStats))
+npk_rk_softmax = _fn("npk_rk_softmax", c_int, P, c_int, c_uint32, c_uint32, c_void_p, c_void_p,
+                     POINTER(RkStats))
+npk_rk_norm = _fn("npk_rk_norm", c_int, P, POINTER(RkNormArgs), POINTER(RkStats))
+npk_rk_matmul_act = _fn("npk_rk_matmul_act", c_int, P, POINTER(RkMatmulActArgs),
+                        POINTER(RkStats))
+npk_rk_act_parse = _fn("npk_rk_act_parse", c_bool, c_char_p, POINTER(c_int))
 npk_rk_plan_request_init = _fn("npk_rk_plan_request_init", None, POINTER(PlanRequest), c_int,
                                c_uint32, c_uint32, c_uint32)
 npk_rk_plan_matmul = _fn("npk_rk_plan_matmul", c_int, POINTER(PlanRequest), POINTER(Plan))

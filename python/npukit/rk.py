@@ -29,14 +29,16 @@ from ._closing import Closing
 from .errors import BadArgument, LimitError, check
 
 __all__ = ["Runtime", "Weights", "QWeights", "Stats", "Plan", "Task", "Entry", "matmul", "plan", "synth",
-           "decode", "pack_int4", "unpack_int4", "EW_OPS", "ACTS", "POOL_METHODS"]
+           "decode", "pack_int4", "unpack_int4", "EW_OPS", "ACTS", "POOL_METHODS",
+           "ACTIVATIONS"]
 
 _IN_DTYPES = {"fp16": np.float16, "int8": np.int8, "int4": np.int8}
 _OUT_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int32": np.int32}
 _NP_TO_OUT = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16",
               np.dtype(np.int32): "int32"}
-# The SDP's ops, from the library's rows (name -> the enum's value).
-EW_OPS = dict(_lib.EW_OP_VALUES)
+# The SDP's ops, from the library's rows (name -> the enum's value); the LUT op runs through
+# act, softmax and matmul_act, which fit its table.
+EW_OPS = {name: v for name, v in _lib.EW_OP_VALUES.items() if name != "lut"}
 # The operand kinds (npk_rk_ew_operand) and the ops that take none or only an immediate.
 _PER_ELEMENT, _PER_CHANNEL, _NO_OPERAND, _IMMEDIATE = 0, 1, 2, 3
 _EW_NO_OPERAND = {"relu", "relu6"}
@@ -113,6 +115,25 @@ def _nchw(x, name: str) -> np.ndarray:
     return x
 
 
+# The SDP's activations by name (the library's rows: rk_act_hw.h); the LUT ones take float16.
+ACTIVATIONS = ("sigmoid", "tanh", "gelu", "silu", "hardswish", "hardsigmoid", "exp", "relu",
+               "relu6")
+
+
+def _act_value(fn: str) -> int:
+    v = ctypes.c_int(-1)
+    if not isinstance(fn, str) or not _lib.npk_rk_act_parse(fn.encode(), ctypes.byref(v)):
+        raise BadArgument(f"activation {fn!r}: expected one of {list(ACTIVATIONS)}")
+    return v.value
+
+
+def _rows_2d(x: np.ndarray, name: str) -> tuple:
+    """[M][N] of a 1- or 2-dimensional array (a vector is one row)."""
+    if x.ndim not in (1, 2):
+        raise BadArgument(f"{name}: expected 1 or 2 dimensions, got shape {x.shape}")
+    return x.shape if x.ndim == 2 else (1, x.shape[0])
+
+
 @dataclasses.dataclass(frozen=True)
 class Stats:
     """What one call did. ``npu_time_s`` is the device's elapsed time: *modelled* when the NPU
@@ -131,6 +152,7 @@ class Stats:
     b_repacks: int
     sdp_tasks: int
     fused_jobs: int
+    host_steps: int = 0
 
     @classmethod
     def _from(cls, s: _lib.RkStats, simulated: bool) -> "Stats":
@@ -139,7 +161,8 @@ class Stats:
                    npu_time_s=s.npu_span_ns * 1e-9,
                    npu_time_kind="modelled" if simulated else "measured",
                    npu_time_summed_s=s.npu_ns * 1e-9, host_time_s=s.host_ns * 1e-9,
-                   b_repacks=s.b_repacks, sdp_tasks=s.sdp_tasks, fused_jobs=s.fused_jobs)
+                   b_repacks=s.b_repacks, sdp_tasks=s.sdp_tasks, fused_jobs=s.fused_jobs,
+                   host_steps=s.host_steps)
 
 
 def _contig(x, name: str) -> np.ndarray:
@@ -415,11 +438,12 @@ class Runtime(Closing):
         return {"soc": (info.soc or b"").decode(), "device": info.device.decode(),
                 "simulated": bool(info.simulated), "cores": info.cores,
                 "drv_version": info.drv_version, "hw_version": info.hw_version,
-                "kernel": info.kernel.decode()}
+                "kernel": info.kernel.decode(), "sdp": bool(info.sdp)}
 
     @property
     def info(self) -> dict:
-        """soc, device, simulated, cores, drv_version, hw_version, kernel ("rknpu"/"rocket")."""
+        """soc, device, simulated, cores, drv_version, hw_version, kernel ("rknpu"/"rocket"),
+        sdp (the kernel runs SDP tasks: element-wise ops, activations, softmax)."""
         self._handle()
         return dict(self._info)
 
@@ -676,6 +700,115 @@ class Runtime(Closing):
                                               _lib.PREC["fp16"], out.ctypes.data,
                                               ctypes.byref(ep), ctypes.byref(st)),
                   "matmul_epilogue")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+    def act(self, fn: str, x: np.ndarray, out: Optional[np.ndarray] = None,
+            alpha: float = 0.0, beta: float = 0.0) -> np.ndarray:
+        """Y = fn(X) on the NPU's SDP: sigmoid, tanh, gelu, silu, hardswish, hardsigmoid, exp
+        through the LUT (float16 only; within 2^-11 |f(x)| + one table step of f in double
+        precision), relu as a clamp (float16, int16, int8; exact). X is [M][N] or [N];
+        alpha/beta: hardsigmoid's (both 0: 1/6 and 1/2). out may be X (in place).
+        """
+        act = _act_value(fn)
+        x = _contig(x, "x")
+        prec = _EW_PREC.get(x.dtype)
+        if prec is None:
+            raise BadArgument(f"x: dtype {x.dtype}: activations take float16 (relu also int16, "
+                              "int8)")
+        m, n = _rows_2d(x, "x")
+        if out is None:
+            out = np.empty_like(x)
+        else:
+            _out(out, x.shape, x.dtype)
+        st = _lib.RkStats()
+        with self._lock:
+            args = _lib.RkActArgs(act, _lib.PREC[prec], _u32(m, "M"), _u32(n, "N"),
+                                  x.ctypes.data, out.ctypes.data, float(alpha), float(beta))
+            check(_lib.npk_rk_act(self._handle(), ctypes.byref(args), ctypes.byref(st)),
+                  f"act {fn}")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+    def softmax(self, x: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """Softmax over each row of X (float16 [M][N] or [N]): two chained passes of the SDP's
+        exp LUT; the row maximum and sum on the host (``last_stats.host_steps``)."""
+        x = _contig(x, "x")
+        if x.dtype != np.float16:
+            raise BadArgument(f"x: dtype {x.dtype}: softmax takes float16")
+        m, n = _rows_2d(x, "x")
+        if out is None:
+            out = np.empty_like(x)
+        else:
+            _out(out, x.shape, x.dtype)
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_softmax(self._handle(), _lib.PREC["fp16"], _u32(m, "M"),
+                                      _u32(n, "N"), x.ctypes.data, out.ctypes.data,
+                                      ctypes.byref(st)), "softmax")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+    def norm(self, kind: str, x: np.ndarray, gamma: Optional[np.ndarray] = None,
+             beta: Optional[np.ndarray] = None, eps: float = 1e-5) -> np.ndarray:
+        """RMSNorm (kind "rms") or LayerNorm ("layer") of each row of X (float16), times gamma
+        and plus beta ([N], float16) when given: a named host fallback (the spec puts the
+        reductions on the conv engine, whose registers no source gives)."""
+        kinds = {"rms": 0, "layer": 1}
+        if kind not in kinds:
+            raise BadArgument(f"kind {kind!r}: expected 'rms' or 'layer'")
+        x = _contig(x, "x")
+        if x.dtype != np.float16:
+            raise BadArgument(f"x: dtype {x.dtype}: norms take float16")
+        m, n = _rows_2d(x, "x")
+        vecs = []
+        for name, v in (("gamma", gamma), ("beta", beta)):
+            if v is not None:
+                v = _contig(v, name)
+                if v.dtype != np.float16 or v.shape != (n,):
+                    raise BadArgument(f"{name}: expected float16 of shape ({n},), got "
+                                      f"{v.dtype} {v.shape}")
+            vecs.append(v)
+        out = np.empty_like(x)
+        st = _lib.RkStats()
+        with self._lock:
+            args = _lib.RkNormArgs(kinds[kind], _lib.PREC["fp16"], _u32(m, "M"), _u32(n, "N"),
+                                   x.ctypes.data, out.ctypes.data,
+                                   vecs[0].ctypes.data if vecs[0] is not None else None,
+                                   vecs[1].ctypes.data if vecs[1] is not None else None,
+                                   float(eps))
+            check(_lib.npk_rk_norm(self._handle(), ctypes.byref(args), ctypes.byref(st)),
+                  f"norm {kind}")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+    def matmul_act(self, a: np.ndarray, b: "Weights", fn: str,
+                   bias: Optional[np.ndarray] = None, fuse: bool = True) -> np.ndarray:
+        """C = fn(A . B + bias) in float16: B fp16 weights (``weights()``), bias [N] float16,
+        the bias add and the activation chained behind the matmul on the SDP in one submit per
+        matmul task when the fusion rules allow (``last_stats.fused_jobs``)."""
+        act = _act_value(fn)
+        if not isinstance(b, Weights):
+            raise BadArgument("b: expected Weights from Runtime.weights()")
+        a = _contig(a, "a")
+        if a.dtype != np.float16:
+            raise BadArgument(f"a: dtype {a.dtype}: matmul_act takes float16")
+        k, n = b.shape[0], b.shape[1]
+        m = _rows(a, k)
+        if bias is not None:
+            bias = _contig(bias, "bias")
+            if bias.dtype != np.float16 or bias.shape != (n,):
+                raise BadArgument(f"bias: expected float16 of shape ({n},), got {bias.dtype} "
+                                  f"{bias.shape}")
+        out = np.empty((m, n), dtype=np.float16)
+        st = _lib.RkStats()
+        with self._lock:
+            args = _lib.RkMatmulActArgs(b._handle(), _u32(m, "M"), a.ctypes.data,
+                                        out.ctypes.data,
+                                        bias.ctypes.data if bias is not None else None, act,
+                                        0.0, 0.0, not fuse)
+            check(_lib.npk_rk_matmul_act(self._handle(), ctypes.byref(args), ctypes.byref(st)),
+                  f"matmul_act {fn}")
         self.last_stats = Stats._from(st, self.simulated)
         return out
 

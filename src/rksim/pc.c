@@ -9,6 +9,7 @@
 #include "npukit/rknpu_uapi.h"
 #include "rk/hw/rk_ops.h"
 #include "rksim/exec.h"
+#include "rksim/lut.h"
 #include "rksim/regs_view.h"
 #include "rksim/sim.h"
 #include "rksim/timing.h"
@@ -108,6 +109,7 @@ void rksim_pc_run(rksim *s, unsigned core, const struct rknpu_task *tasks, uint3
             case RKSIM_ENTRY_PRE_OP: break;
             case RKSIM_ENTRY_WRITE:
                 rksim_reg_write(rf, &en);
+                rksim_lut_access(&c->lut, rf, &en);
                 /* the trailer's chain registers are read back when the body ends */
                 if (en.info == npk_rk_reg_info(NPK_REG_PC_BASE_ADDRESS))
                     pc_next = en.value;

@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "npukit/fp16.h"
+#include "npukit/rk_regcmd.h"
 #include "npukit/rk_regs.h"
 #include "rksim/regs_view.h"
+#include "rksim/lut.h"
 #include "rksim/sdp.h"
 #include "rksim/timing.h"
 
@@ -121,7 +123,10 @@ static void store(const rksim_sdp *t, uint8_t *p, double v)
 static double apply(const rksim_sdp *t, double a, double b)
 {
     const bool fp32 = t->prec == NPK_PREC_FP16;
-    for (unsigned i = 0; i < NPK_SDP_STAGE_COUNT; i++)
+    /* A LUT task's BN stage is the LUT's input transform, (x + offset) * scale, which
+     * npk_rk_lut_eval applies from the same registers (rksim_lut_decode): only BS runs here. */
+    const unsigned stages = t->lut ? NPK_SDP_STAGE_BN : NPK_SDP_STAGE_COUNT;
+    for (unsigned i = 0; i < stages; i++)
         a = npk_rk_sdp_stage_apply(&t->stage[i], fp32, a);
     if (!t->ew_on)
         return a;
@@ -131,6 +136,9 @@ static double apply(const rksim_sdp *t, double a, double b)
     case NPK_EW_MUL: v = a * b; break;
     case NPK_EW_MAX: v = (isnan(a) || a >= b) ? a : b; break;
     case NPK_EW_MIN: v = (isnan(a) || a <= b) ? a : b; break;
+    /* the EW stage's LUT (rksim/lut.c decoded its tables): fp16 read exactly into fp32, the
+     * LUT's arithmetic in fp32 */
+    case NPK_EW_LUT: v = (double)npk_rk_lut_eval(&t->lut_prog, (float)a); break;
     /* No default: an op added to the enum fails the build here until the simulator computes
      * it (-Wswitch). The clamps and batchnorm are BS/BN stage rows, never the EW stage's op;
      * EQL is refused before the run (its row's not_simulated). */
@@ -183,6 +191,12 @@ static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
             }
         }
     r->model_us += npk_rk_time_sdp_us(s->soc, (double)feat_len + (double)ew_len, (double)out_len);
+    /* A LUT task's body carries the tables' upload, 2 x (1 + 513) writes, ten matmul bodies'
+     * worth: its fetch is modelled as the row's per-task step (the PC's fetch of a body) for
+     * each matmul body's worth of entries (an inference: no measured LUT task time is known). */
+    if (t->lut)
+        r->model_us +=
+            npk_rk_time_task_step_us(s->soc) * 2.0 * (1 + NPK_RK_LUT_ENTRIES) / NPK_RK_MATMUL_BODY;
     return true;
 }
 
@@ -192,6 +206,8 @@ void rksim_sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job, r
     rksim_core *c = &s->core[core];
     rksim_sdp t;
     if (!rksim_sdp_decode(&c->regs, &t, r))
+        return;
+    if (t.lut && !rksim_lut_decode(&c->lut, &c->regs, &t.lut_prog, r))
         return;
     sdp_effect e;
     if (!hazards(s, c, &t, first_in_job, &e, r))

@@ -7,15 +7,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "npukit/rk_act_hw.h"
 #include "npukit/rk_sdp_hw.h"
 #include "rksim/result.h"
 #include "rksim/sim.h"
 
 typedef struct rksim_sdp {
-    const npk_rk_ew_op_row *op; /* the EW stage's op from EW_CFG; NULL with the stage bypassed */
-    bool ew_on;                 /* the EW stage runs (EW_BYPASS clear) */
+    /* the EW stage's op from EW_CFG (a binary op, the LUT); NULL with the stage bypassed */
+    const npk_rk_ew_op_row *op;
+    bool ew_on;                                  /* the EW stage runs (EW_BYPASS clear) */
     npk_rk_sdp_stage stage[NPK_SDP_STAGE_COUNT]; /* BS, BN from their registers */
-    int operand;                                 /* npk_rk_ew_operand */
+    bool lut;                                    /* the EW stage's LUT (rksim/lut.h) */
+    npk_rk_lut lut_prog;     /* its tables and registers, decoded by rksim_lut_decode */
+    int operand;             /* npk_rk_ew_operand */
     int prec;                /* DPU PROC/OUT precision: what is computed and written */
     int feature;             /* RDMA IN_PRECISION: prec, or int32 (the over-fetch) */
     uint32_t m;              /* rows: DATA_CUBE_HEIGHT + 1 */

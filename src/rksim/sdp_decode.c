@@ -37,6 +37,8 @@ typedef enum guard {
     G_ALL = RKSIM_WHEN_ALL,
     G_EW_BYPASSED, /* the 1-input ReLU through the BS stage */
     G_EW_ON,       /* a 2-input op in the EW stage */
+    G_LUT,         /* a 1-input LUT activation: the EW stage with its LUT on (rksim/lut.c) */
+    G_NOT_LUT,
     G_BINARY,      /* the op reads an operand */
     G_FEATURE_NOT_INT32,
     G_WIDE,        /* the RDMA reads more channels than one atom holds */
@@ -60,6 +62,8 @@ typedef enum quantity {
     Q_M16,
     Q_PP,             /* the S_POINTER ping-pong bits */
     Q_EW_UNDESCRIBED, /* EW_CFG bits outside the captured configuration */
+    Q_EW_LUT_ONLY,    /* EW_CFG with only the LUT on: the other stages bypassed (0x302) */
+    Q_CVT_SHIFT_OTHER, /* OUT_CVT_SHIFT bits other than MINUS_EXP */
     Q_FORMAT_OTHER,   /* DATA_FORMAT bits other than the three precisions */
     Q_SRC_DMA_OTHER,  /* SRC_DMA_CFG bits other than LINE_NOTCH_ADDR */
     Q_OD_BYPASS,      /* BS_OW_CFG = OD_BYPASS alone (0x2) */
@@ -106,6 +110,8 @@ static const char channels[] = "DPU channel counts agree";
 static const char cube[] = "an SDP cube is 1 wide with no min/max control";
 static const char rdma_cube[] = "the RDMA cube is 1 x M";
 static const char notches[] = "surface notches and padding are not modelled";
+static const char lut_only[] = "a LUT activation is modelled with the EW stage's LUT alone (operand, "
+                               "ReLU and converter bypassed, no operand read: 0x302)";
 
 static const rksim_rule rows[] = {
     /* ---- modes ---- */
@@ -150,7 +156,6 @@ static const rksim_rule rows[] = {
     {REG(DPU_EW_CFG), G_EW_ON, CLEAR(Q_EW_UNDESCRIBED), captured_ew},
     {FLD(DPU_EW_CFG, EW_RELU_BYPASS), G_EW_ON, IS(1), captured_ew},
     {FLD(DPU_EW_CFG, EW_OP_CVT_BYPASS), G_EW_ON, IS(1), ew_cvt},
-    {FLD(DPU_EW_CFG, EW_LUT_BYPASS), G_EW_ON, IS(1), captured_ew},
     {FLD(DPU_EW_CFG, EW_OP_SRC), G_EW_ON, IS(NPK_EW_OP_SRC_MEMORY), ew_src},
     {FLD(DPU_EW_CFG, EW_ALU_ALGO), G_EW_ON, IN(SET_EW_OP),
      "undescribed ops are not modelled"},
@@ -159,6 +164,13 @@ static const rksim_rule rows[] = {
     {FLD(DPU_EW_CFG, EW_DATA_MODE), G_EW_ON, IN(SET_EW_MODE), "the described operand modes"},
     {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_MODE), G_EW_ON, SAME_AS(DPU_EW_CFG, EW_DATA_MODE),
      "the ERDMA reads the EW stage's operand mode"},
+    {REG(DPU_EW_CFG), G_LUT, IS_Q(Q_EW_LUT_ONLY), lut_only},
+    {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DISABLE), G_LUT, IS(1), lut_only},
+    {REG(DPU_BS_CFG), G_LUT, IS_Q(Q_STAGE_OFF), "the BS stage before the LUT is bypassed (0x53)"},
+    {FLD(DPU_DATA_FORMAT, PROC_PRECISION), G_LUT, IS(NPK_PREC_FP16),
+     "the LUT is described for an fp16 SDP only (no source gives its integer path)"},
+    {REG(DPU_OUT_CVT_SHIFT), G_LUT, CLEAR(Q_CVT_SHIFT_OTHER),
+     "after the LUT, the converter's MINUS_EXP alone is modelled"},
 
     /* ---- precisions ---- */
     {FLD(DPU_DATA_FORMAT, PROC_PRECISION), G_ALL, IN(SET_SDP_PREC),
@@ -176,7 +188,7 @@ static const rksim_rule rows[] = {
      "set exactly for an fp16 SDP"},
     {FLD(DPU_OUT_CVT_SCALE, FP32TOFP16_EN), G_ALL, IS_Q(Q_FP32_COMPUTE), cvt},
     {FLD(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE), G_ALL, IS(1), cvt},
-    {REG(DPU_OUT_CVT_SHIFT), G_ALL, IS(0), cvt},
+    {REG(DPU_OUT_CVT_SHIFT), G_NOT_LUT, IS(0), cvt},
     {REG(DPU_OUT_CVT_OFFSET), G_ALL, IS(0), cvt},
     {FLD(DPU_EW_CFG, EDATA_SIZE), G_BINARY, IS_Q(Q_DATA_SIZE), "the operand is the element's size"},
     {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_SIZE), G_BINARY, IS_Q(Q_DATA_SIZE),
@@ -229,14 +241,16 @@ static bool applies(int when, const rksim_regfile *rf, const void *ctx)
     switch ((guard)when) {
     case G_ALL: return true;
     case G_EW_BYPASSED: return F(DPU_EW_CFG, EW_BYPASS);
-    case G_EW_ON: return !F(DPU_EW_CFG, EW_BYPASS);
+    case G_EW_ON: return !F(DPU_EW_CFG, EW_BYPASS) && F(DPU_EW_CFG, EW_LUT_BYPASS);
+    case G_LUT: return !F(DPU_EW_CFG, EW_BYPASS) && !F(DPU_EW_CFG, EW_LUT_BYPASS);
+    case G_NOT_LUT: return F(DPU_EW_CFG, EW_BYPASS) || F(DPU_EW_CFG, EW_LUT_BYPASS);
     case G_BINARY:
-        return !F(DPU_EW_CFG, EW_BYPASS) &&
+        return !F(DPU_EW_CFG, EW_BYPASS) && F(DPU_EW_CFG, EW_LUT_BYPASS) &&
                npk_rk_ew_op_decode(F(DPU_EW_CFG, EW_OP_TYPE), F(DPU_EW_CFG, EW_ALU_ALGO));
     case G_FEATURE_NOT_INT32: return F(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION) != NPK_PREC_INT32;
     case G_WIDE: return x->pr && R(DPU_RDMA_DATA_CUBE_CHANNEL) >= 16u / x->pr->bytes;
     case G_PER_ELEMENT:
-        return !F(DPU_EW_CFG, EW_BYPASS) &&
+        return !F(DPU_EW_CFG, EW_BYPASS) && F(DPU_EW_CFG, EW_LUT_BYPASS) &&
                F(DPU_EW_CFG, EW_DATA_MODE) == NPK_EW_DATA_MODE_PER_ELEMENT;
     case G_BS_OFF: return F(DPU_BS_CFG, BS_BYPASS);
     case G_BN_OFF: return F(DPU_BN_CFG, BN_BYPASS);
@@ -270,6 +284,10 @@ static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
                  BIT(DPU_EW_CFG, EW_OP_CVT_BYPASS) | BIT(DPU_EW_CFG, EW_LUT_BYPASS) |
                  BIT(DPU_EW_CFG, EW_OP_SRC) | BIT(DPU_EW_CFG, EW_OP_TYPE)) &
                UINT32_MAX;
+    case Q_EW_LUT_ONLY:
+        return BIT(DPU_EW_CFG, EW_RELU_BYPASS) | BIT(DPU_EW_CFG, EW_OP_CVT_BYPASS) |
+               BIT(DPU_EW_CFG, EW_OP_BYPASS);
+    case Q_CVT_SHIFT_OTHER: return ~BIT(DPU_OUT_CVT_SHIFT, MINUS_EXP) & UINT32_MAX;
     case Q_FORMAT_OTHER:
         return ~(BIT(DPU_DATA_FORMAT, OUT_PRECISION) | BIT(DPU_DATA_FORMAT, IN_PRECISION) |
                  BIT(DPU_DATA_FORMAT, PROC_PRECISION)) &
@@ -360,7 +378,11 @@ bool rksim_sdp_decode(const rksim_regfile *rf, rksim_sdp *t, rksim_core_result *
     for (unsigned i = 0; i < NPK_SDP_STAGE_COUNT; i++)
         decode_stage(rf, npk_rk_sdp_stage_row_of((npk_rk_sdp_stage_id)i), x.pr, &t->stage[i]);
     t->ew_on = !F(DPU_EW_CFG, EW_BYPASS);
-    if (!t->ew_on) {
+    if (t->ew_on && !F(DPU_EW_CFG, EW_LUT_BYPASS)) {
+        t->lut = true; /* the tables and their registers: rksim_lut_decode */
+        t->op = npk_rk_ew_op_row_of(NPK_EW_LUT);
+        t->operand = NPK_EW_NO_OPERAND;
+    } else if (!t->ew_on) {
         t->op = NULL;
         t->operand = NPK_EW_NO_OPERAND;
         if (!npk_rk_sdp_stage_active(&t->stage[NPK_SDP_STAGE_BS]) &&

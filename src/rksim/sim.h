@@ -9,6 +9,7 @@
 #include "npukit/rk_regs.h"
 #include "npukit/rk_soc.h"
 #include "npukit/rksim.h"
+#include "rksim/lut_ram.h"
 #include "rksim/mem.h"
 
 enum {
@@ -69,6 +70,7 @@ typedef struct rksim_core {
     uint32_t resident_m, resident_k, resident_banks;
     float *resident; /* resident_m x resident_k values */
     size_t resident_cap;
+    rksim_lut_ram lut; /* the SDP LUT's tables (rksim/lut.h): RAM, kept across tasks */
 } rksim_core;
 
 enum { RKSIM_SCRATCH_SLOTS = 3 };

@@ -41,6 +41,8 @@ static const npk_rk_ew_op_row ops[NPK_EW_OP_COUNT] = {
      * stage runs ALU before MUL, so the two units in this order need the two stages). */
     {NPK_EW_BATCHNORM, "batchnorm", false, NPK_EW_OP_TYPE_ALU, 0, false,
      NPK_EW_OPERAND_BIT(NPK_EW_IMMEDIATE), NPK_BS_UNIT_MUL, false, 0, NULL},
+    /* the EW stage's LUT alone, its table fitted and uploaded by the task (rk_act_hw.h) */
+    {NPK_EW_LUT, "lut", false, NPK_EW_OP_TYPE_ALU, 0, false, 0, NPK_BS_UNIT_NONE, false, 0, NULL},
 };
 
 unsigned npk_rk_ew_op_operands(const npk_rk_ew_op_row *row)

@@ -9,15 +9,60 @@
 #include "npukit/rknpu_uapi.h"
 #include "rk_job.h"
 
-static uint64_t slot_entries(void) { return npk_rk_op_max_body() + NPK_RK_TRAILER_ENTRIES; }
+/* The fixed slot: the longest body and its trailer, rounded up to a pair (the PC fetches
+ * pairs, so an odd program's no-op pad fits). */
+static uint64_t slot_entries(void)
+{
+    return ((uint64_t)npk_rk_op_max_body() + NPK_RK_TRAILER_ENTRIES + 1) / 2 * 2;
+}
+
+static uint64_t records_bytes(uint32_t count)
+{
+    return ((uint64_t)count * sizeof(struct rknpu_task) + 63) / 64 * 64;
+}
 
 uint64_t npk_rk_job_program_offset(uint32_t count, uint32_t i)
 {
-    uint64_t records = ((uint64_t)count * sizeof(struct rknpu_task) + 63) / 64 * 64;
-    return records + (uint64_t)i * slot_entries() * sizeof(npk_rk_entry);
+    return records_bytes(count) + (uint64_t)i * slot_entries() * sizeof(npk_rk_entry);
 }
 
 uint64_t npk_rk_job_bytes(uint32_t count) { return npk_rk_job_program_offset(count, count); }
+
+/* Body entries of task t: its operation's body, or what its driver row says the task writes
+ * (an SDP task with a LUT writes the tables' upload too). */
+static uint32_t body_of(const npk_rk_job_task *t)
+{
+    const npk_rk_op_synth *sy = npk_rk_op_synth_of(t->op);
+    const npk_rk_op_desc *d = npk_rk_op_desc_of(t->op);
+    if (sy && sy->entries)
+        return sy->entries(t);
+    return d ? d->body : 0;
+}
+
+/* A task's program slot in bytes: the fixed slot, or a longer body and its trailer from one
+ * 64-byte boundary to the next. */
+static uint64_t slot_bytes(const npk_rk_job_task *t)
+{
+    uint64_t entries = body_of(t) + NPK_RK_TRAILER_ENTRIES;
+    if (entries < slot_entries())
+        entries = slot_entries();
+    return (entries * sizeof(npk_rk_entry) + 63) / 64 * 64;
+}
+
+/* Offset of task i's program in a job of these tasks (the fixed layout when every body fits
+ * the fixed slot). */
+static uint64_t program_offset(const npk_rk_job_task *tasks, uint32_t count, uint32_t i)
+{
+    uint64_t off = records_bytes(count);
+    for (uint32_t k = 0; k < i; k++)
+        off += slot_bytes(&tasks[k]);
+    return off;
+}
+
+uint64_t npk_rk_job_bytes_of(const npk_rk_job_task *tasks, uint32_t count)
+{
+    return program_offset(tasks, count, count);
+}
 
 /* The error s again, prefixed with the task's index (npk_last_error() copied first: the message
  * buffer is the one npk_fail writes). */
@@ -46,10 +91,10 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_
 {
     if (!host || !tasks || !count)
         return npk_fail(NPK_EINVAL, "job: NULL buffer or no task");
-    if (size < npk_rk_job_bytes(count))
+    if (size < npk_rk_job_bytes_of(tasks, count))
         return npk_fail(NPK_EINVAL, "job: the task buffer has %llu bytes, %u tasks need %llu",
                         (unsigned long long)size, count,
-                        (unsigned long long)npk_rk_job_bytes(count));
+                        (unsigned long long)npk_rk_job_bytes_of(tasks, count));
     if (iova % 16)
         return npk_fail(NPK_EINVAL,
                         "job: task buffer IOVA 0x%x is not 16-byte aligned "
@@ -65,7 +110,7 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_
         bool last = i + 1 == count;
         if (!last && (s = rows_of(&tasks[i + 1], i + 1, &next_d, &next_sy)))
             return s;
-        uint64_t off = npk_rk_job_program_offset(count, i);
+        uint64_t off = program_offset(tasks, count, i);
         npk_rk_entry *prog = (npk_rk_entry *)((uint8_t *)host + off);
         if (i > 0 && sy->chain_check) {
             const npk_rk_op_synth *prev = npk_rk_op_synth_of(tasks[i - 1].op);
@@ -74,14 +119,21 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_
         }
         if ((s = sy->synth(t, prog)))
             return task_fail(s, i);
-        uint32_t next = last ? 0 : iova + (uint32_t)npk_rk_job_program_offset(count, i + 1);
-        if ((s = npk_rk_trailer(prog + d->body, next, last ? 0 : next_d->body, d->enable)))
+        uint32_t next = last ? 0 : iova + (uint32_t)program_offset(tasks, count, i + 1);
+        if ((s = npk_rk_trailer(prog + body_of(t), next, last ? 0 : body_of(&tasks[i + 1]),
+                                d->enable)))
             return s;
+        /* The PC fetches pairs of entries (npk_rk_pc_amount): an odd program's last pair ends
+         * on a no-op, not on whatever an earlier job left in the slot (a stale LUT upload would
+         * write the LUT RAM). Every slot has room: the fixed one is a whole number of pairs, a
+         * longer one ends on a 64-byte boundary. */
+        if ((body_of(t) + NPK_RK_TRAILER_ENTRIES) % 2)
+            prog[body_of(t) + NPK_RK_TRAILER_ENTRIES] = 0;
         struct rknpu_task rec = {0};
         rec.enable_mask = d->enable;
         rec.int_mask = d->int_mask; /* the interrupt the operation ends on */
         rec.int_clear = RKNPU_INT_CLEAR;
-        rec.regcfg_amount = d->body;
+        rec.regcfg_amount = body_of(t);
         rec.regcmd_addr = iova + off;
         memcpy((uint8_t *)host + i * sizeof rec, &rec, sizeof rec);
     }

@@ -21,6 +21,8 @@ static npk_status sdp_synth(const npk_rk_job_task *t, npk_rk_entry *body)
 
 static npk_rk_prec sdp_out(const npk_rk_job_task *t) { return t->sdp.prec; }
 
+static uint32_t sdp_entries(const npk_rk_job_task *t) { return npk_rk_sdp_body_entries(&t->sdp); }
+
 /* An unchecked SDP task skips the fusion rule as it skips its own limits (the over-fetch
  * experiments build such jobs on purpose). */
 static npk_status sdp_chain(npk_rk_prec prev_out, const npk_rk_job_task *t)
@@ -58,10 +60,10 @@ static npk_rk_prec pool_out(const npk_rk_job_task *t)
 }
 
 static const npk_rk_op_synth rows[NPK_RK_OP_COUNT] = {
-    [NPK_RK_OP_MATMUL] = {NPK_RK_OP_MATMUL, matmul_check, matmul_synth, matmul_out, NULL},
-    [NPK_RK_OP_SDP] = {NPK_RK_OP_SDP, sdp_check, sdp_synth, sdp_out, sdp_chain},
-    [NPK_RK_OP_CONV] = {NPK_RK_OP_CONV, conv_check, conv_synth, conv_out, NULL},
-    [NPK_RK_OP_POOL] = {NPK_RK_OP_POOL, pool_check, pool_synth, pool_out, NULL},
+    [NPK_RK_OP_MATMUL] = {NPK_RK_OP_MATMUL, matmul_check, matmul_synth, matmul_out, NULL, NULL},
+    [NPK_RK_OP_SDP] = {NPK_RK_OP_SDP, sdp_check, sdp_synth, sdp_out, sdp_chain, sdp_entries},
+    [NPK_RK_OP_CONV] = {NPK_RK_OP_CONV, conv_check, conv_synth, conv_out, NULL, NULL},
+    [NPK_RK_OP_POOL] = {NPK_RK_OP_POOL, pool_check, pool_synth, pool_out, NULL, NULL},
 };
 
 const npk_rk_op_synth *npk_rk_op_synth_of(npk_rk_op op)

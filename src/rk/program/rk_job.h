@@ -18,6 +18,9 @@ extern "C" {
 uint64_t npk_rk_job_bytes(uint32_t count);
 /* Offset of task i's program in such a buffer. */
 uint64_t npk_rk_job_program_offset(uint32_t count, uint32_t i);
+/* Bytes of the task buffer of these tasks: npk_rk_job_bytes(count) unless a task's body is
+ * longer than the fixed slot (an SDP task with a LUT), which takes a longer slot. */
+uint64_t npk_rk_job_bytes_of(const npk_rk_job_task *tasks, uint32_t count);
 
 /* Synthesize the job into a task buffer (host view `host`, NPU address `iova`, `size` bytes):
  * the task records (each with its operation's op-enable and interrupt mask, rk/hw/ops.c), the

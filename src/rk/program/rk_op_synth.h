@@ -38,6 +38,8 @@ typedef struct npk_rk_op_synth {
     npk_rk_prec (*out_prec)(const npk_rk_job_task *t);
     /* The fusion rule behind a task that wrote prev_out; NULL when the op chains regardless. */
     npk_status (*chain_check)(npk_rk_prec prev_out, const npk_rk_job_task *t);
+    /* Body entries of this task when they can differ from the row's `body` (NULL: `body`). */
+    uint32_t (*entries)(const npk_rk_job_task *t);
 } npk_rk_op_synth;
 
 /* NULL for a value outside the enum. */

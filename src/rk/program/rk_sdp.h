@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "npukit/rk_act_hw.h"
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_sdp_hw.h"
 #include "npukit/rk_synth.h"
@@ -29,6 +30,10 @@ extern "C" {
 
 /* Body entries of an SDP task program (the trailer is separate, npk_rk_trailer). */
 #define NPK_RK_SDP_BODY 49
+/* A LUT task's: the SDP body, the LUT's 10 configuration registers and the upload of both
+ * tables (one LUT_ACCESS_CFG and 513 LUT_ACCESS_DATA writes each): 49 + 10 + 1028. */
+#define NPK_RK_SDP_LUT_CONFIG 10
+#define NPK_RK_SDP_LUT_BODY (NPK_RK_SDP_BODY + NPK_RK_SDP_LUT_CONFIG + 2 * (1 + NPK_RK_LUT_ENTRIES))
 
 typedef struct npk_rk_sdp {
     npk_rk_ew_op op;
@@ -59,6 +64,7 @@ typedef struct npk_rk_sdp {
         uint16_t scale;
         unsigned shift;
     } ew_cvt;
+    const npk_rk_lut *lut; /* op NPK_EW_LUT: the fitted tables it uploads and configures */
 } npk_rk_sdp;
 
 /* The BS and BN stages the task's op configures (all bypassed for the EW stage's memory ops):
@@ -72,11 +78,15 @@ bool npk_rk_sdp_uses_ew(const npk_rk_sdp *t);
 npk_rk_sdp npk_rk_sdp_default(npk_rk_ew_op op, npk_rk_ew_operand operand, npk_rk_prec prec,
                               uint32_t m, uint32_t n);
 
+/* Body entries of task t (NPK_RK_SDP_BODY or NPK_RK_SDP_LUT_BODY). */
+uint32_t npk_rk_sdp_body_entries(const npk_rk_sdp *t);
+
 /* Every limit of the task, with a message naming the value and the limit. */
 npk_status npk_rk_sdp_check(const npk_rk_sdp *t);
 
-/* The body, in the order below (DPU then DPU_RDMA registers). */
-npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry body[NPK_RK_SDP_BODY]);
+/* The body, in the order below (DPU then DPU_RDMA registers); a LUT task's body (room for
+ * NPK_RK_SDP_LUT_BODY entries) goes on with the LUT's registers and its tables' upload. */
+npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry *body);
 
 /* The fusion rule (spec "Chained 2-input SDP — the DTYPE-PATH rule"): a 2-input SDP runs as a
  * chained non-first task only when the task before it wrote the SDP's own precision; a 1-input

@@ -3,6 +3,7 @@
  * whether it runs the EW stage: what the synthesizer encodes and the checks judge. */
 #include <string.h>
 
+#include "npukit/fp16.h"
 #include "rk_sdp.h"
 
 void npk_rk_sdp_stages(const npk_rk_sdp *t, npk_rk_sdp_stage st[NPK_SDP_STAGE_COUNT])
@@ -15,6 +16,15 @@ void npk_rk_sdp_stages(const npk_rk_sdp *t, npk_rk_sdp_stage st[NPK_SDP_STAGE_CO
     bs->relu = op->bs_relu;
     bs->relux = op->relux;
     bs->relux_value = op->relux_value;
+    if (t->lut) { /* the LUT's input, (x + offset) * scale: BN's ALU SUM, then its MUL (the
+                     third-party LUT captures: docs/facts-engines.md) */
+        bn->alu = true;
+        bn->alu_algo = NPK_EW_ALU_SUM;
+        bn->alu_operand = t->lut->in_offset;
+        bn->mul = true;
+        bn->mul_operand = npk_f16_to_f32(t->lut->in_scale);
+        return;
+    }
     if (t->operand != NPK_EW_IMMEDIATE || t->ew_imm)
         return;
     switch (op->imm_unit) {

@@ -88,7 +88,9 @@ static void values(const npk_rk_sdp *t, uint32_t *v)
     v[NPK_REG_DPU_DATA_CUBE_CHANNEL] = PUT(DPU_DATA_CUBE_CHANNEL, ORIG_CHANNEL, n - 1) |
                                        PUT(DPU_DATA_CUBE_CHANNEL, CHANNEL, n - 1);
     /* BS stage: fully bypassed (0x53) for the 2-input ops; the 1-input ReLU keeps only the
-     * stage's ReLU (BYPASS, RELU_BYPASS clear). BS_MUL_SRC 0: a register operand. */
+     * stage's ReLU (BYPASS, RELU_BYPASS clear). BS_MUL_SRC 0: a register operand. A LUT task's
+     * BN stage scales the LUT's input (npk_rk_sdp_stages). */
+    const bool lut = t->lut != NULL;
     npk_rk_sdp_stage st[NPK_SDP_STAGE_COUNT];
     npk_rk_sdp_stages(t, st);
     for (unsigned i = 0; i < NPK_SDP_STAGE_COUNT; i++)
@@ -101,9 +103,11 @@ static void values(const npk_rk_sdp *t, uint32_t *v)
      * through OP_TYPE / ALU_ALGO; the operand from memory in the operand's data mode. A
      * 1-input op bypasses the stage (0x383). */
     uint32_t ew = PUT(DPU_EW_CFG, EW_RELU_BYPASS, 1) | PUT(DPU_EW_CFG, EW_OP_CVT_BYPASS, 1) |
-                  PUT(DPU_EW_CFG, EW_LUT_BYPASS, 1);
+                  PUT(DPU_EW_CFG, EW_LUT_BYPASS, !lut);
     const bool ew_memory = npk_rk_sdp_uses_ew(t) && !t->ew_imm;
-    if (npk_rk_sdp_uses_ew(t)) {
+    if (lut) {
+        ew |= PUT(DPU_EW_CFG, EW_OP_BYPASS, 1); /* the LUT alone: 0x302 */
+    } else if (npk_rk_sdp_uses_ew(t)) {
         unsigned mode = t->operand == NPK_EW_PER_ELEMENT ? NPK_EW_DATA_MODE_PER_ELEMENT
                                                          : NPK_EW_DATA_MODE_PER_CHANNEL;
         ew |=
@@ -131,6 +135,9 @@ static void values(const npk_rk_sdp *t, uint32_t *v)
      * output stage"); integers at scale 1, shift 0. */
     v[NPK_REG_DPU_OUT_CVT_SCALE] = PUT(DPU_OUT_CVT_SCALE, FP32TOFP16_EN, pr->fp32_compute) |
                                    PUT(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE, 1);
+    /* after a LUT, the table's fixed-point scale divided back out */
+    if (lut)
+        v[NPK_REG_DPU_OUT_CVT_SHIFT] = PUT(DPU_OUT_CVT_SHIFT, MINUS_EXP, t->lut->minus_exp);
     /* from one output surface to the next: the surface stride (one atom layout) */
     v[NPK_REG_DPU_SURFACE_ADD] = PUT(DPU_SURFACE_ADD, SURF_ADD, m);
 
@@ -166,7 +173,63 @@ static void values(const npk_rk_sdp *t, uint32_t *v)
     v[NPK_REG_DPU_RDMA_WEIGHT] = RDMA_WEIGHTS_EQUAL;
 }
 
-npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry body[NPK_RK_SDP_BODY])
+uint32_t npk_rk_sdp_body_entries(const npk_rk_sdp *t)
+{
+    return t->lut ? NPK_RK_SDP_LUT_BODY : NPK_RK_SDP_BODY;
+}
+
+/* A LUT's registers, after the SDP body, in the order of the register table. */
+static const npk_rk_reg_id lut_order[NPK_RK_SDP_LUT_CONFIG] = {
+    NPK_REG_DPU_LUT_CFG,          NPK_REG_DPU_LUT_INFO,           NPK_REG_DPU_LUT_LE_START,
+    NPK_REG_DPU_LUT_LE_END,       NPK_REG_DPU_LUT_LO_START,       NPK_REG_DPU_LUT_LO_END,
+    NPK_REG_DPU_LUT_LE_SLOPE_SCALE, NPK_REG_DPU_LUT_LE_SLOPE_SHIFT, NPK_REG_DPU_LUT_LO_SLOPE_SCALE,
+    NPK_REG_DPU_LUT_LO_SLOPE_SHIFT,
+};
+
+static uint32_t table_end(const npk_rk_lut_table *t)
+{
+    return (uint32_t)((int64_t)t->start + ((int64_t)NPK_RK_LUT_STEPS << t->select));
+}
+
+static void lut_values(const npk_rk_lut *l, uint32_t *v)
+{
+    v[NPK_REG_DPU_LUT_CFG] = PUT(DPU_LUT_CFG, LUT_HYBRID_PRIORITY, l->hybrid_lo) |
+                             PUT(DPU_LUT_CFG, LUT_OFLOW_PRIORITY, l->oflow_lo) |
+                             PUT(DPU_LUT_CFG, LUT_UFLOW_PRIORITY, l->uflow_lo) |
+                             PUT(DPU_LUT_CFG, LUT_LO_LE_MUX, NPK_RK_LUT_LO_LE_MUX);
+    v[NPK_REG_DPU_LUT_INFO] = PUT(DPU_LUT_INFO, LUT_LO_INDEX_SELECT, l->lo.select) |
+                              PUT(DPU_LUT_INFO, LUT_LE_INDEX_SELECT, l->le.select);
+    v[NPK_REG_DPU_LUT_LE_START] = (uint32_t)l->le.start;
+    v[NPK_REG_DPU_LUT_LE_END] = table_end(&l->le);
+    v[NPK_REG_DPU_LUT_LO_START] = (uint32_t)l->lo.start;
+    v[NPK_REG_DPU_LUT_LO_END] = table_end(&l->lo);
+    v[NPK_REG_DPU_LUT_LE_SLOPE_SCALE] =
+        PUT(DPU_LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_OFLOW_SCALE, (uint16_t)l->le.oflow_scale) |
+        PUT(DPU_LUT_LE_SLOPE_SCALE, LUT_LE_SLOPE_UFLOW_SCALE, (uint16_t)l->le.uflow_scale);
+    v[NPK_REG_DPU_LUT_LE_SLOPE_SHIFT] =
+        PUT(DPU_LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_OFLOW_SHIFT, l->le.oflow_shift) |
+        PUT(DPU_LUT_LE_SLOPE_SHIFT, LUT_LE_SLOPE_UFLOW_SHIFT, l->le.uflow_shift);
+    v[NPK_REG_DPU_LUT_LO_SLOPE_SCALE] =
+        PUT(DPU_LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_OFLOW_SCALE, (uint16_t)l->lo.oflow_scale) |
+        PUT(DPU_LUT_LO_SLOPE_SCALE, LUT_LO_SLOPE_UFLOW_SCALE, (uint16_t)l->lo.uflow_scale);
+    v[NPK_REG_DPU_LUT_LO_SLOPE_SHIFT] =
+        PUT(DPU_LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_OFLOW_SHIFT, l->lo.oflow_shift) |
+        PUT(DPU_LUT_LO_SLOPE_SHIFT, LUT_LO_SLOPE_UFLOW_SHIFT, l->lo.uflow_shift);
+}
+
+/* One table's upload: LUT_ACCESS_CFG (write, the table, address 0), then its entries. */
+static npk_rk_entry *upload(npk_rk_entry *e, unsigned id, const npk_rk_lut_table *t)
+{
+    *e++ = npk_rk_entry_reg_write(NPK_REG_DPU_LUT_ACCESS_CFG,
+                                  PUT(DPU_LUT_ACCESS_CFG, LUT_ACCESS_TYPE, 1) |
+                                      PUT(DPU_LUT_ACCESS_CFG, LUT_TABLE_ID, id));
+    for (unsigned i = 0; i < NPK_RK_LUT_ENTRIES; i++)
+        *e++ = npk_rk_entry_reg_write(NPK_REG_DPU_LUT_ACCESS_DATA,
+                                      PUT(DPU_LUT_ACCESS_DATA, LUT_ACCESS_DATA, (uint16_t)t->t[i]));
+    return e;
+}
+
+npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry *body)
 {
     npk_status s = npk_rk_sdp_check(t);
     if (s)
@@ -174,7 +237,16 @@ npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry body[NPK_RK_SDP_BO
     uint32_t v[NPK_REG_COUNT] = {0};
     values(t, v);
     const npk_rk_reg_id *order = npk_rk_op_desc_of(NPK_RK_OP_SDP)->order;
+    npk_rk_entry *e = body;
+    /* a LUT task fills its tables first, as the third-party LUT programs do */
+    if (t->lut)
+        e = upload(upload(e, 0, &t->lut->le), 1, &t->lut->lo);
     for (unsigned i = 0; i < NPK_RK_SDP_BODY; i++)
-        body[i] = npk_rk_entry_reg_write(order[i], v[order[i]]);
+        *e++ = npk_rk_entry_reg_write(order[i], v[order[i]]);
+    if (t->lut) {
+        lut_values(t->lut, v);
+        for (unsigned i = 0; i < NPK_RK_SDP_LUT_CONFIG; i++)
+            *e++ = npk_rk_entry_reg_write(lut_order[i], v[lut_order[i]]);
+    }
     return NPK_OK;
 }

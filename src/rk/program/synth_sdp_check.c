@@ -111,6 +111,15 @@ static npk_status check_encodable(const npk_rk_sdp *t)
     npk_status s = check_immediates(t, op);
     if (s)
         return s;
+    if ((t->op == NPK_EW_LUT) != (t->lut != NULL))
+        return npk_fail(NPK_EINVAL, "sdp: %s",
+                        t->lut ? "a LUT is given to a task that is not a LUT task"
+                               : "a LUT task without its LUT");
+    if (t->lut && t->prec != NPK_PREC_FP16)
+        return npk_fail(NPK_EINVAL,
+                        "sdp: a LUT task in %s: the LUT is described for an fp16 SDP only (no "
+                        "source gives its integer index and output path)",
+                        pname(t->prec));
     if (!t->m || !t->n)
         return npk_fail(NPK_EINVAL, "sdp: M=%u N=%u: both must be at least 1", t->m, t->n);
     if (t->feature != t->prec && t->feature != NPK_PREC_INT32)

@@ -66,6 +66,12 @@ void npk_rk_close(npk_rk *rt)
     free(rt);
 }
 
+bool npk_rk_runs_sdp(const npk_rk *rt)
+{
+    /* a kernel that kicks each task itself runs only the matmul program form */
+    return !rt->form->kick_per_task;
+}
+
 npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
 {
     if (!rt || !info)
@@ -74,6 +80,7 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
     snprintf(info->device, sizeof info->device, "%s", npk_rk_device_name(rt->dev));
     snprintf(info->kernel, sizeof info->kernel, "%s", rt->form->name);
     info->simulated = rt->simulated;
+    info->sdp = npk_rk_runs_sdp(rt);
     info->cores = rt->cores;
     info->drv_version = rt->eng->drv_version;
     info->hw_version = rt->eng->hw_version;

@@ -64,6 +64,7 @@ typedef struct fused {
     npk_rk *rt;
     const npk_rk_weights *w;
     const npk_rk_epilogue *ep;
+    const npk_rk_ew_call *calls; /* the steps as calls: their LUTs */
     npk_rk_cmatrix a;
     uint16_t *c;
     npk_rk_plan plan;
@@ -148,19 +149,23 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
         npk_rk_sdp *d = &jt[1 + i].sdp;
         jt[1 + i].op = NPK_RK_OP_SDP;
         *d = fused_sdp(&f->ep->step[i], t->mp, t->np);
+        d->lut = f->calls[i].lut;
         d->a = b->output.iova + (uint32_t)(slot * 2 * i); /* the task before writes there */
         d->b = b->output.iova + (uint32_t)(slot * (1 + 2 * i));
         d->c = b->output.iova + (uint32_t)(slot * (2 + 2 * i));
     }
-    s = npk_rk_job_write(b->task.host, b->task.iova, b->task.size, jt, 1 + steps);
+    /* a LUT step's program is longer than the task buffer's fixed slots */
+    const uint64_t job_bytes = npk_rk_job_bytes_of(jt, 1 + steps);
+    s = npk_rk_core_task(rt, t->core, job_bytes);
+    if (s == NPK_OK)
+        s = npk_rk_job_write(b->task.host, b->task.iova, b->task.size, jt, 1 + steps);
     st->synth_ns += npk_now_ns() - t0;
     t0 = npk_now_ns();
     for (uint32_t i = 0; s == NPK_OK && i < steps; i++)
         s = npk_rk_mem_sync(rt->dev, &b->output, slot * (1 + 2 * i), cbytes,
                             RKNPU_MEM_SYNC_TO_DEVICE);
     if (s == NPK_OK)
-        s = npk_rk_mem_sync(rt->dev, &b->task, 0, npk_rk_job_bytes(1 + steps),
-                            RKNPU_MEM_SYNC_TO_DEVICE);
+        s = npk_rk_mem_sync(rt->dev, &b->task, 0, job_bytes, RKNPU_MEM_SYNC_TO_DEVICE);
     st->sync_ns += npk_now_ns() - t0;
     if (s == NPK_OK)
         s = npk_rk_submit_job(rt, t->core, 1 + steps, st);
@@ -217,7 +222,7 @@ static npk_status run_fused(fused *f)
 
 /* Why the call cannot run fused (NULL: it can): the fusion rules, each named. */
 static const char *fusion_blocker(npk_rk *rt, const npk_rk_weights *w, const npk_rk_epilogue *ep,
-                                  const npk_rk_plan *plan)
+                                  const npk_rk_ew_call *calls, const npk_rk_plan *plan)
 {
     if (ep->no_fuse)
         return "fusion turned off";
@@ -231,6 +236,7 @@ static const char *fusion_blocker(npk_rk *rt, const npk_rk_weights *w, const npk
         return "the matmul output is not line mode";
     for (size_t i = 0; i < plan->count; i++) {
         npk_rk_sdp d = fused_sdp(&ep->step[0], plan->tasks[i].mp, plan->tasks[i].np);
+        d.lut = calls[0].lut;
         if (npk_rk_sdp_check(&d))
             return "a matmul tile exceeds the SDP's limits";
         if (npk_rk_sdp_chain_check(NPK_PREC_FP16, &d))
@@ -254,14 +260,15 @@ static npk_status run_call(npk_rk *rt, const npk_rk_weights *w, uint32_t m, cons
         s = npk_rk_ew_supported(rt, what);
     if (s || (s = npk_rk_call_begin(rt, what)))
         return s;
-    fused f = {.rt = rt, .w = w, .ep = ep, .a = {a, m, w->k, w->k}, .c = c, .st = st};
+    fused f = {
+        .rt = rt, .w = w, .ep = ep, .calls = calls, .a = {a, m, w->k, w->k}, .c = c, .st = st};
     bool planned = false;
     if (ep) { /* the plan the split matmul makes too, for the fusion rules */
         npk_rk_plan_request req;
         npk_rk_matmul_request(rt, w, m, NPK_PREC_FP16, &req);
         planned = (s = npk_rk_plan_matmul(&req, &f.plan)) == NPK_OK;
     }
-    if (planned && !fusion_blocker(rt, w, ep, &f.plan)) {
+    if (planned && !fusion_blocker(rt, w, ep, calls, &f.plan)) {
         if (w->src)
             s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st);
         if (s == NPK_OK)
@@ -272,6 +279,33 @@ static npk_status run_call(npk_rk *rt, const npk_rk_weights *w, uint32_t m, cons
         npk_rk_plan_free(&f.plan);
     npk_rk_call_end(rt);
     st->host_ns = npk_now_ns() - start;
+    return s;
+}
+
+/* The epilogue's steps as calls on C, checked. With `act` (npk_rk_matmul_act, which checked its
+ * activation) a 1-input step is the activation and takes `lut` (NULL for a clamp); a
+ * caller's steps are checked as element-wise calls (a LUT step needs its LUT: refused). */
+static npk_status step_calls(const npk_rk_weights *w, uint32_t m, void *c,
+                             const npk_rk_epilogue *ep, bool act, const npk_rk_lut *lut,
+                             npk_rk_ew_call *calls)
+{
+    npk_status s = NPK_OK;
+    for (uint32_t i = 0; i < ep->count; i++) {
+        char what[32];
+        snprintf(what, sizeof what, "epilogue step %u", i);
+        calls[i] = (npk_rk_ew_call){.op = ep->step[i].op,
+                                    .prec = NPK_PREC_FP16,
+                                    .m = m,
+                                    .n = w->n,
+                                    .a = c,
+                                    .operand = ep->step[i].operand,
+                                    .b = ep->step[i].b,
+                                    .c = c};
+        if (act && ep->step[i].operand == NPK_EW_NO_OPERAND)
+            calls[i].lut = ep->step[i].op == NPK_EW_LUT ? lut : NULL;
+        else if ((s = npk_rk_ew_check(&calls[i], what)))
+            return s;
+    }
     return s;
 }
 
@@ -292,21 +326,37 @@ npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w, uint32_t 
     if (ep->count > NPK_RK_EPILOGUE_MAX)
         return npk_fail(NPK_ELIMIT, "epilogue: %u steps exceed %u", ep->count, NPK_RK_EPILOGUE_MAX);
     npk_rk_ew_call calls[NPK_RK_EPILOGUE_MAX];
-    for (uint32_t i = 0; i < ep->count; i++) {
-        char what[32];
-        snprintf(what, sizeof what, "epilogue step %u", i);
-        calls[i] = (npk_rk_ew_call){.op = ep->step[i].op,
-                                    .prec = NPK_PREC_FP16,
-                                    .m = m,
-                                    .n = w->n,
-                                    .a = c,
-                                    .operand = ep->step[i].operand,
-                                    .b = ep->step[i].b,
-                                    .c = c};
-        if ((s = npk_rk_ew_check(&calls[i], what)))
-            return s;
-    }
+    if ((s = step_calls(w, m, c, ep, false, NULL, calls)))
+        return s;
     return run_call(rt, w, m, a, c, calls, ep->count, ep, "epilogue", stats);
+}
+
+npk_status npk_rk_matmul_act(npk_rk *rt, const npk_rk_matmul_act_args *x, npk_rk_stats *stats)
+{
+    if (!x)
+        return npk_fail(NPK_EINVAL, "matmul act: NULL arguments");
+    npk_status s = check_fp16_weights(rt, x->w, x->a, x->c, "matmul act");
+    if (s)
+        return s;
+    const npk_rk_act_row *row = npk_rk_act_row_of(x->act);
+    if (!row)
+        return npk_fail(NPK_EINVAL, "matmul act: activation %d is not one of %s", (int)x->act,
+                        npk_rk_act_names());
+    npk_rk_lut lut;
+    const bool clamp = row->engine == NPK_ACT_ENGINE_CLAMP;
+    bool defaults = x->alpha == 0 && x->beta == 0;
+    if (!clamp && (s = npk_rk_lut_fit(x->act, defaults ? row->alpha : x->alpha,
+                                      defaults ? row->beta : x->beta, &lut)))
+        return s;
+    /* the bias per channel, then the activation: C = f(C + bias) */
+    npk_rk_epilogue ep = {.no_fuse = x->no_fuse};
+    if (x->bias)
+        ep.step[ep.count++] = (npk_rk_ew_step){NPK_EW_ADD, NPK_EW_PER_CHANNEL, x->bias};
+    ep.step[ep.count++] = (npk_rk_ew_step){row->op, NPK_EW_NO_OPERAND, NULL};
+    npk_rk_ew_call calls[NPK_RK_EPILOGUE_MAX];
+    if ((s = step_calls(x->w, x->m, x->c, &ep, true, clamp ? NULL : &lut, calls)))
+        return s;
+    return run_call(rt, x->w, x->m, x->a, x->c, calls, ep.count, &ep, "matmul act", stats);
 }
 
 npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,

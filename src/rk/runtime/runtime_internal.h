@@ -165,6 +165,14 @@ void npk_rk_policy_due(npk_rk *rt, unsigned actions);
  * and submit time in st. */
 npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st);
 
+/* Whether the runtime's kernel runs SDP tasks (element-wise ops, activations): not a kernel
+ * that kicks each task itself (rocket), which runs only the matmul program form. */
+bool npk_rk_runs_sdp(const npk_rk *rt);
+
+/* Core c's task buffer with room for `bytes` (re-created larger when it has less: a job of LUT
+ * tasks, whose programs are longer than the matmul's). Call with the core's job lock held. */
+npk_status npk_rk_core_task(npk_rk *rt, unsigned c, uint64_t bytes);
+
 /* Core c's output buffer with room for `bytes` (re-created larger when it has less, which makes
  * it fresh: its next submit is warmed up). Jobs also stage their DMA-read operands there. */
 npk_status npk_rk_core_output(npk_rk *rt, unsigned c, uint64_t bytes);

@@ -44,6 +44,7 @@ typedef struct tile {
                              up to 2^24 each: M x N passes 2^32) */
     uint32_t rows, chans; /* the SDP task's shape */
     bool direct;          /* read and written in the call's device buffers, not staged */
+    uint32_t row;         /* row_offset calls: the row of the tile's elements */
     uint64_t a_off, b_off, c_off, a_bytes, b_bytes;
 } tile;
 
@@ -76,6 +77,11 @@ npk_status npk_rk_ew_check(const npk_rk_ew_call *x, const char *what)
     if (op->not_simulated)
         return npk_fail(NPK_EUNSUPPORTED, "%s: %s is synthesized only: %s", what, op->name,
                         op->not_simulated);
+    if (x->op == NPK_EW_LUT && !x->lut && !x->row_lut)
+        return npk_fail(NPK_EINVAL,
+                        "%s: lut needs its fitted table: run it through npk_rk_act, "
+                        "npk_rk_softmax or npk_rk_matmul_act",
+                        what);
     if (!npk_rk_sdp_prec_row_of(x->prec))
         return npk_fail(NPK_EINVAL,
                         "%s: precision %s is not an SDP precision (fp16, int16, int8: the DPU "
@@ -160,6 +166,8 @@ static npk_status plan_tiles(const npk_rk_ew_call *x, tile **out, size_t *count)
         const uint64_t total = (uint64_t)x->m * x->n, width = (uint64_t)FLAT_ATOMS * c2;
         for (uint64_t e0 = 0; e0 < total;) {
             uint64_t e = total - e0 < NPK_RK_EW_TILE ? total - e0 : NPK_RK_EW_TILE;
+            if (x->row_lut && e > x->n - e0 % x->n) /* up to the end of the row */
+                e = x->n - e0 % x->n;
             /* In device buffers a tile's block must be exactly its elements (the NPU would
              * write past C otherwise): whole rows of the width, else whole atoms, and the last
              * few elements staged. */
@@ -175,6 +183,7 @@ static npk_status plan_tiles(const npk_rk_ew_call *x, tile **out, size_t *count)
             ti->rows = e <= width ? 1 : (uint32_t)((e + width - 1) / width);
             ti->chans = e <= width ? round_up((uint32_t)e, c2) : (uint32_t)width;
             ti->direct = x->cbuf && (uint64_t)ti->rows * ti->chans == e;
+            ti->row = (uint32_t)(e0 / x->n);
             e0 += e;
         }
     } else {
@@ -246,8 +255,9 @@ static npk_status stage_out(const npk_rk_ew_call *x, const tile *t, const uint8_
     return npk_rk_atom_unpack(x->prec, t->m, t->n, c, t->a_bytes, dst, x->n);
 }
 
+/* luts: room for `count` LUT programs when the call has per-row LUTs, else NULL. */
 static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, tile *t,
-                          uint32_t count, npk_rk_stats *st)
+                          uint32_t count, npk_rk_lut *luts, npk_rk_stats *st)
 {
     npk_rk_core_bufs *cb = &rt->core[core];
     npk_rk_job_task jt[NPK_RK_MAX_CHAIN];
@@ -280,6 +290,11 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
         *d = npk_rk_sdp_default(x->op, x->operand, x->prec, t[i].rows, t[i].chans);
         for (unsigned v = 0; x->operand == NPK_EW_IMMEDIATE && v < imm_count(x); v++)
             d->imm[v] = elem(x->prec, x->b, v);
+        d->lut = x->lut;
+        if (luts && s == NPK_OK) {
+            s = x->row_lut(x->row_ctx, t[i].row, &luts[i]);
+            d->lut = &luts[i];
+        }
         if (t[i].direct) {
             d->a = x->abuf->mem.iova + (uint32_t)t[i].a_off;
             d->b = x->bbuf ? x->bbuf->mem.iova + (uint32_t)t[i].b_off : 0;
@@ -293,6 +308,10 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
     }
     st->pack_ns += npk_now_ns() - t0;
     t0 = npk_now_ns();
+    /* a LUT task's program takes a longer slot than the task buffer was sized for */
+    const uint64_t job_bytes = npk_rk_job_bytes_of(jt, count);
+    if (s == NPK_OK)
+        s = npk_rk_core_task(rt, core, job_bytes);
     if (s == NPK_OK)
         s = npk_rk_job_write(cb->task.host, cb->task.iova, cb->task.size, jt, count);
     st->synth_ns += npk_now_ns() - t0;
@@ -310,8 +329,7 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
             s = npk_rk_mem_sync(rt->dev, &x->cbuf->mem, t[i].c_off, t[i].a_bytes,
                                 RKNPU_MEM_SYNC_TO_DEVICE);
     if (s == NPK_OK)
-        s = npk_rk_mem_sync(rt->dev, &cb->task, 0, npk_rk_job_bytes(count),
-                            RKNPU_MEM_SYNC_TO_DEVICE);
+        s = npk_rk_mem_sync(rt->dev, &cb->task, 0, job_bytes, RKNPU_MEM_SYNC_TO_DEVICE);
     st->sync_ns += npk_now_ns() - t0;
     if (s == NPK_OK)
         s = npk_rk_submit_job(rt, core, count, st);
@@ -338,7 +356,7 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
 
 npk_status npk_rk_ew_supported(const npk_rk *rt, const char *what)
 {
-    if (rt->form->kick_per_task)
+    if (!npk_rk_runs_sdp(rt))
         return npk_fail(NPK_EINVAL,
                         "%s: the %s kernel runs only the matmul program form (op-enable 0x%x); "
                         "SDP tasks (0x%x) are synthesized for the rknpu form",
@@ -353,9 +371,14 @@ npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st)
         return ok;
     tile *t = NULL;
     size_t count = 0;
+    npk_rk_lut *luts = NULL;
+    if (x->row_lut && !(luts = malloc(rt->chain * sizeof *luts)))
+        return npk_fail(NPK_ENOMEM, "ew: no memory for %u LUT programs", rt->chain);
     npk_status s = plan_tiles(x, &t, &count);
-    if (s)
+    if (s) {
+        free(luts);
         return s;
+    }
     npk_rk_ew_enter(rt);
     const unsigned core = rt->core_map[0];
     pthread_mutex_lock(&rt->core[core].job_lock);
@@ -369,7 +392,7 @@ npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st)
             bytes += more;
             n++;
         }
-        s = run_job(rt, core, x, &t[i], n, st);
+        s = run_job(rt, core, x, &t[i], n, luts, st);
         st->tasks += n;
         st->sdp_tasks += n;
         i += n;
@@ -379,6 +402,7 @@ npk_status npk_rk_ew_run(npk_rk *rt, const npk_rk_ew_call *x, npk_rk_stats *st)
     st->cores_used = 1;
     st->core_mask |= 1u << core;
     free(t);
+    free(luts);
     return s;
 }
 

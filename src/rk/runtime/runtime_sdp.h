@@ -22,6 +22,12 @@ typedef struct npk_rk_ew_call {
      * fill their SDP block exactly are then read and written there by the NPU, unstaged. */
     npk_rk_buffer *abuf, *bbuf, *cbuf;
     uint64_t aoff, boff, coff;
+    /* op NPK_EW_LUT (operand NPK_EW_NO_OPERAND, b NULL): the fitted LUT every task uploads;
+     * with row_lut, tiles never cross a row of N elements and row r's tasks take the LUT
+     * row_lut(row_ctx, r, out) gives (softmax: the row's shift and gain) */
+    const npk_rk_lut *lut;
+    npk_status (*row_lut)(void *row_ctx, uint32_t row, npk_rk_lut *out);
+    void *row_ctx;
 } npk_rk_ew_call;
 
 /* The checks of npk_rk_ew, for `what` ("ew", "epilogue step 2", ...). */

@@ -176,6 +176,16 @@ npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stat
 
 /* ---- the per-core output buffer ------------------------------------------------------------ */
 
+npk_status npk_rk_core_task(npk_rk *rt, unsigned c, uint64_t bytes)
+{
+    npk_rk_core_bufs *b = &rt->core[c];
+    if (b->task.size >= bytes)
+        return NPK_OK;
+    if (b->task.size)
+        npk_rk_mem_destroy(rt->dev, &b->task);
+    return npk_rk_mem_create(rt->dev, bytes, NPK_RK_TASK_FLAGS, &b->task);
+}
+
 npk_status npk_rk_core_output(npk_rk *rt, unsigned c, uint64_t bytes)
 {
     npk_rk_core_bufs *b = &rt->core[c];
