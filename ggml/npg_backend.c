@@ -62,11 +62,12 @@ static const npg_op_row *op_row(enum ggml_op op)
 }
 
 /* The row that computes node on the device, or NULL when the device does not take it: an op
- * it has no row for, one it cannot compute, or one the offload policy leaves to the CPU. */
-static const npg_op_row *computed_here(npg_device *d, const struct ggml_tensor *node)
+ * it has no row for, an SDP op on a kernel that runs no SDP tasks (rocket), one it cannot
+ * compute, or one the offload policy leaves to the CPU. */
+static const npg_op_row *computed_here(const npg_device *d, const struct ggml_tensor *node)
 {
     const npg_op_row *row = op_row(node->op);
-    return row && row->can(node) && npg_wants(node, d->cores) ? row : NULL;
+    return row && (!row->sdp || d->sdp) && row->can(node) && npg_wants(node, d->cores) ? row : NULL;
 }
 
 /* Every node: the device's own on the NPU; a run of consecutive others on ggml's CPU backend
@@ -187,9 +188,7 @@ static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor *op
 {
     if (is_view_op(op->op))
         return true;
-    const npg_op_row *row = op_row(op->op);
-    return row && (!row->sdp || dev_of(dev)->sdp) && row->can(op) &&
-           npg_wants(op, dev_of(dev)->cores);
+    return computed_here(dev_of(dev), op) != NULL;
 }
 
 /* Our buffers, and any host buffer (read in place: the device works in host memory). */
