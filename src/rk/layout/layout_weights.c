@@ -8,6 +8,7 @@
  * Speed: the block is walked one K-tile (32 rows of B) at a time, so those rows are read
  * once, left to right, while each 1024-byte tile is written whole. The transposes run in
  * 16-byte registers (layout_vec.h): 8×8 blocks of 16-bit elements, 16×16 blocks of bytes. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "layout_internal.h"
@@ -92,36 +93,48 @@ static npk_status check_weight_args(const char *fn, npk_rk_prec in, const void *
                                    npk_rk_b_bytes(in, k.end - k.begin, n.end - n.begin), 1);
 }
 
+/* Packed blocks at least this large are written with npk_stream_copy (layout_vec.h): well
+ * past the per-core L2 (1 MB on the Cortex-A76 and typical x86-64 cores), where the block can
+ * no longer be in cache when the NPU or the simulator reads it. Smaller ones stay cached. */
+#define STREAM_MIN_BYTES ((size_t)4 << 20)
+
 /* The tile walk of a whole block, inlined once per element width so that pack_tile is
  * straight-line code for that width. One K-tile (32 rows of B) at a time, left to right:
  * of the loop orders tried (N-tile outer, blocks of K-tiles, copying cache-line strips to a
- * buffer first) this one ran fastest on 4096×4096. */
+ * buffer first) this one ran fastest on 4096×4096. With `stream`, each tile is built in an
+ * L1-resident buffer and then streamed out whole (16 full cache lines). */
 NPK_LAYOUT_INLINE void pack_block(unsigned bits, const npk_rk_cmatrix *b, npk_rk_range k,
-                                  npk_rk_range n, uint8_t *out)
+                                  npk_rk_range n, uint8_t *out, bool stream)
 {
     size_t g = 256 / bits, ub = npk_layout_user_bytes(bits); /* the N-group, facts D.1 */
     size_t kc = k.end - k.begin, nc = n.end - n.begin;
     size_t k_tiles = npk_rk_k_padded(kc) / K_TILE, n_tiles = (nc + g - 1) / g;
     size_t sp = b->pitch * ub;
     const uint8_t *base = (const uint8_t *)b->data + (k.begin * b->pitch + n.begin) * ub;
+    _Alignas(64) uint8_t built[TILE_BYTES];
     for (size_t kt = 0; kt < k_tiles; kt++) {
         size_t k_in = npk_layout_min(K_TILE, kc - kt * K_TILE);
         const uint8_t *rows = base + kt * K_TILE * sp;
         for (size_t nt = 0; nt < n_tiles; nt++) {
             size_t n_in = npk_layout_min(g, nc - nt * g);
             uint8_t *tile = out + (nt * k_tiles + kt) * TILE_BYTES;
+            uint8_t *to = stream ? built : tile;
             const uint8_t *src = rows + nt * g * ub;
             if (k_in == K_TILE && n_in == g) {
-                pack_tile(bits, src, sp, tile);
-                continue;
+                pack_tile(bits, src, sp, to);
+            } else {
+                /* An edge tile: stage it with the K and N padding zeroed (facts D.1). */
+                _Alignas(16) uint8_t staged[K_TILE * MAX_GROUP] = {0};
+                for (size_t r = 0; r < k_in; r++)
+                    memcpy(staged + r * g * ub, src + r * sp, n_in * ub);
+                pack_tile(bits, staged, g * ub, to);
             }
-            /* An edge tile: stage it with the K and N padding zeroed (facts D.1). */
-            _Alignas(16) uint8_t staged[K_TILE * MAX_GROUP] = {0};
-            for (size_t r = 0; r < k_in; r++)
-                memcpy(staged + r * g * ub, src + r * sp, n_in * ub);
-            pack_tile(bits, staged, g * ub, tile);
+            if (stream)
+                npk_stream_copy(tile, built, TILE_BYTES);
         }
     }
+    if (stream)
+        npk_stream_done();
 }
 
 npk_status npk_rk_pack_b(npk_rk_prec in, const npk_rk_cmatrix *b, npk_rk_range k, npk_rk_range n,
@@ -132,10 +145,12 @@ npk_status npk_rk_pack_b(npk_rk_prec in, const npk_rk_cmatrix *b, npk_rk_range k
                           b ? b->cols : 0, b ? b->pitch : 0, k, n, dst, dst_size, "dst");
     if (st)
         return st;
+    size_t bytes = npk_rk_b_bytes(in, k.end - k.begin, n.end - n.begin);
+    bool stream = bytes >= STREAM_MIN_BYTES && (uintptr_t)dst % 16 == 0;
     switch (npk_layout_in_bits(in)) {
-    case 16: pack_block(16, b, k, n, dst); break;
-    case 8: pack_block(8, b, k, n, dst); break;
-    default: pack_block(4, b, k, n, dst); break;
+    case 16: pack_block(16, b, k, n, dst, stream); break;
+    case 8: pack_block(8, b, k, n, dst, stream); break;
+    default: pack_block(4, b, k, n, dst, stream); break;
     }
     return NPK_OK;
 }
