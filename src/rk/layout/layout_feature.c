@@ -8,10 +8,27 @@
 
 /* ---- int4 nibbles: even index in the low nibble (facts D.2) ------------------------------- */
 
+#if NPK_LAYOUT_HAVE_AVX2
+/* The whole 64-value runs of pack_nibbles in 32-byte registers; returns how many were packed. */
+__attribute__((target("avx2"))) static size_t pack_nibbles_v32(uint8_t *dst, const int8_t *src,
+                                                              size_t count)
+{
+    size_t i = 0;
+    for (; i + 64 <= count; i += 64)
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i / 2),
+                            npk_atom_pair_v32((const uint8_t *)src + i, 4));
+    return i;
+}
+#endif
+
 /* Pack `count` int8 values (low nibble of each) into ceil(count/2) bytes. */
 static void pack_nibbles(uint8_t *dst, const int8_t *src, size_t count)
 {
     size_t i = 0;
+#if NPK_LAYOUT_HAVE_AVX2
+    if (npk_layout_avx2())
+        i = pack_nibbles_v32(dst, src, count);
+#endif
     for (; i + 32 <= count; i += 32)
         npk_vstore(dst + i / 2, npk_nibble_pack32(src + i));
     for (; i + 1 < count; i += 2)
