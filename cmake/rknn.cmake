@@ -57,7 +57,8 @@ function(npukit_rknn_client_test name)
                  ${NPUKIT_RKNN_SOURCES} $<TARGET_OBJECTS:npukit_plain_objs>)
   target_include_directories(${name}_plain PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests
                              ${CMAKE_CURRENT_SOURCE_DIR}/include
-                             ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn)
+                             ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn
+                             ${CMAKE_CURRENT_SOURCE_DIR}/src)
   target_link_libraries(${name}_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB}
                         ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m)
   set_target_properties(${name}_plain PROPERTIES COMPILE_OPTIONS "-Wall;-Wextra;-Werror"
