@@ -367,9 +367,9 @@ static void test_cli_enum(void)
         shutdown(sv.listen_fd, SHUT_RDWR); /* nobody will connect: let the server go */
     pthread_join(th, NULL);
     close(sv.listen_fd);
-    CHECK_STR_HAS(out, "{\"x\": 1, \"y\": 1, \"type\": \"EC\", \"type_code\": 17731, "
-                       "\"version\": 4, \"n_buffers\": 0, \"inst_depth\": 8}");
-    CHECK_STR_HAS(out, "\"type\": \"SX\"");
+    CHECK_STR_HAS(out, "{\"x\":1,\"y\":1,\"type\":\"EC\",\"type_code\":17731,"
+                       "\"version\":4,\"n_buffers\":0,\"inst_depth\":8}");
+    CHECK_STR_HAS(out, "\"type\":\"SX\"");
     ktsim_destroy(s);
 }
 

@@ -24,7 +24,7 @@ typedef struct rksim_op_row {
 /* NULL for a value outside the enum or an operation the simulator has no executor for. */
 const rksim_op_row *rksim_op_row_of(npk_rk_op op);
 
-/* The matmul's executor (exec.c); the SDP's is rksim_sdp_op (sdp.h). */
+/* The matmul's executor (matmul_exec.c); the SDP's is rksim_sdp_op (sdp.h). */
 void rksim_matmul_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
                      rksim_core_result *r);
 
