@@ -114,7 +114,7 @@ static void store(const rksim_sdp *t, uint8_t *p, double v)
  * integer operands are exact in double (|a op b| < 2^31). */
 static double apply(const rksim_sdp *t, double a, double b)
 {
-    double v;
+    double v = NAN; /* every case sets it; gcc -O2 cannot tell (-Wmaybe-uninitialized) */
     switch (t->op->op) {
     case NPK_EW_ADD: v = a + b; break;
     case NPK_EW_MUL: v = a * b; break;
