@@ -36,12 +36,15 @@ static bool run_once(const char *cli, const char *n, const char *preset, double 
     double t0 = now();
     int rc = bench_cli_run(cmd, out, sizeof out);
     *secs = now() - t0;
-    const char *c = strstr(out, "\"cycles\": ");
-    if (rc || !strstr(out, "\"ok\": true") || !c) {
+    /* the command's JSON, compact or spaced */
+    const char *c = strstr(out, "\"cycles\":");
+    const char *ok = strstr(out, "\"ok\":");
+    ok = ok ? ok + strlen("\"ok\":") + strspn(ok + strlen("\"ok\":"), " ") : NULL;
+    if (rc || !ok || strncmp(ok, "true", 4) || !c) {
         fprintf(stderr, "bench_ktsim_speed: `%s` failed:\n%s\n", cmd, out);
         return false;
     }
-    *cycles = strtoull(c + strlen("\"cycles\": "), NULL, 10);
+    *cycles = strtoull(c + strlen("\"cycles\":"), NULL, 10);
     return true;
 }
 

@@ -59,8 +59,11 @@ if(NPUKIT_LLAMA_DIR AND NPUKIT_LLAMA_BUILD)
   target_include_directories(test_ggml_rpc PRIVATE ggml ${NPUKIT_LLAMA_DIR}/ggml/include)
   target_link_libraries(test_ggml_rpc PRIVATE ${NPUKIT_LLAMA_BIN}/libggml.so
                         ${NPUKIT_LLAMA_BIN}/libggml-base.so m)
+  # a ggml program (no npukit code in it), unsanitized like the ggml it loads: the RPC backend
+  # keeps its registries for the process's life
   set_target_properties(test_ggml_rpc PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}
-                        BUILD_RPATH "${NPUKIT_LLAMA_BIN}")
+                        BUILD_RPATH "${NPUKIT_LLAMA_BIN}" COMPILE_OPTIONS "-Wall;-Wextra;-Werror"
+                        LINK_OPTIONS "")
   foreach(front sim sim-rocket)
     string(REPLACE "-" "_" tag ${front})
     add_test(NAME ggml_rpc_${tag}

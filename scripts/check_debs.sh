@@ -77,7 +77,8 @@ else
 fi
 # the ggml backend module: ggml finds a dynamically loaded backend by ggml_backend_init
 if ls "$debs"/ggml-backend-npukit_*_amd64.deb > /dev/null 2>&1; then
-  nm -D --defined-only "$root/usr/lib/$triplet/npukit/ggml/libggml-npukit.so" | grep -qw ggml_backend_init ||
+  syms=$(nm -D --defined-only "$root/usr/lib/$triplet/npukit/ggml/libggml-npukit.so")
+  grep -qw ggml_backend_init <<< "$syms" ||
     { echo "check_debs: libggml-npukit.so exports no ggml_backend_init" >&2; exit 1; }
 fi
 NPUKIT_CHECK_ROOT=$root/usr NPUKIT_CHECK_LIBDIR=lib/$triplet NPUKIT_CHECK_SYSROOT=$root \

@@ -48,6 +48,9 @@ command -v dh > /dev/null 2>&1 || optional+=(debhelper)
 [ -e /usr/share/perl5/Debian/Debhelper/Buildsystem/pybuild.pm ] || optional+=(dh-python)
 dpkg-query -W -f='${db:Status-Status}' pybuild-plugin-pyproject 2>/dev/null | grep -qx installed ||
   optional+=(pybuild-plugin-pyproject python3-all python3-setuptools)
+# The ONNX runner's tests: python3-onnx reads the models, libonnx-testdata is ONNX's own tests.
+/usr/bin/python3 -c 'import onnx' >/dev/null 2>&1 || optional+=(python3-onnx)
+[ -d /usr/share/libonnx-testdata/data/node ] || optional+=(libonnx-testdata)
 # NPUKIT_DEPS_REPORT=1: say what is missing, install nothing.
 if [ "${NPUKIT_DEPS_REPORT:-0}" = 1 ]; then
   echo "npukit: missing: ${need[*]:-none}; optional missing: ${optional[*]:-none}"

@@ -241,11 +241,12 @@ static void test_doorbell_order(void)
     /* The data does arrive — later. */
     ktsim_card_step(c, 2000);
     CHECK_EQ(landed(c, 1, 0x8000, WORDS, 41), WORDS);
+    /* A short copy runs at 3 cycles a word (the RTL's), ahead of the link's 4-cycle beat, so the
+     * remote-write queue also fills and blocks the mover; the early bell is the arbiter's doing
+     * all the same: the bell has its own queue and the rotation lets it out first. */
     kt_il_counters k;
     CHECK_EQ(kt_il_read_counters(t, b0, &k), NPK_OK);
-    /* At the RTL's copy rate (a word every 4 cycles) the mover does not outrun the link: the
-     * early bell is the arbiter's doing, not a full queue's. */
-    CHECK_EQ(k.egress_blocks, 0);
+    CHECK(k.egress_blocks > 0);
     ktsim_card_destroy(c);
 
     /* Right: writes, mover idle, then ring — every word is there when the bell is heard. */
@@ -297,11 +298,43 @@ static void test_prestrobe_ring(void)
     ktsim_card_destroy(c);
 }
 
+/* A write that cannot land on the far side (an offset past the populated DRAM: the memory's AXI
+ * slave answers with an error) raises the receiving node's AXI fault bit, and only that bit and
+ * only there; the bytes before it still land, and clearing the faults clears it. */
+static void test_axi_fault(void)
+{
+    ktsim_card *c = card(2, true);
+    if (!c)
+        return;
+    kt_transport *t = ktsim_card_transport(c);
+    uint64_t b0 = ktsim_card_ctrl_base(c, 0), b1 = ktsim_card_ctrl_base(c, 1);
+    uint64_t dram = ktsim_get_config(ktsim_card_mesh(c, 1))->dram_size;
+    fill(t, ktsim_card_mem_base(c, 0) + 0x1000, 64, 5);
+    /* two words: the first the last one of DRAM, the second one past it */
+    kt_mv_move m = kt_mv_copy(kt_il_dram_addr(1, dram - 32), 0x1000, 2);
+    CHECK_EQ(kt_il_write_and_ring(t, b0, &m, 1, 4, 0), NPK_OK);
+    ktsim_card_step(c, 200);
+    uint8_t f0 = 0xFF, f1 = 0;
+    CHECK_EQ(kt_il_read_faults(t, b0, &f0), NPK_OK);
+    CHECK_EQ(kt_il_read_faults(t, b1, &f1), NPK_OK);
+    CHECK_EQ(f0, 0);
+    CHECK_EQ(f1, 1u << KT_IL_F_AXI);
+    char txt[128];
+    kt_il_faults_text(f1, txt, sizeof txt);
+    CHECK_STR_HAS(txt, "AXI");
+    CHECK_EQ(landed(c, 1, dram - 32, 1, 5), 1);
+    CHECK_EQ(kt_il_clear(t, b1, false, true), NPK_OK);
+    CHECK_EQ(kt_il_read_faults(t, b1, &f1), NPK_OK);
+    CHECK_EQ(f1, 0);
+    ktsim_card_destroy(c);
+}
+
 int main(void)
 {
     test_detect();
     test_doorbells_and_counters();
     test_cross_mesh_landing();
+    test_axi_fault();
     test_forwarding();
     test_doorbell_order();
     test_prestrobe_ring();

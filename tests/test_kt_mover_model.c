@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "kt/hw/mxfp.h"
 #include "ktsim/mover.h"
 #include "npukit/kt_mover.h"
 
@@ -222,12 +223,26 @@ static void test_transform(void)
     run(mv, &x);
     CHECK_EQ(stat(mv).fault, 0);
     CHECK_EQ(stat(mv).moves_done, 1);
-    for (unsigned i = 0; i < 256; i++)
-        CHECK_EQ(m->bytes[0x2000 + i], src[2 * i + 1]); /* high bytes of the 16-bit elements */
-    x.src.xform_mode = 1;                               /* mode[0]: the low bytes */
+    /* slot 1 is the MXFP7 quantiser: each entry as the hardware layer packs it (A, mode 0) */
+    for (unsigned e = 0; e < 2; e++) {
+        uint8_t want[KT_MX_ENTRY_OUT];
+        kt_mx_quant_entry(src + e * KT_MX_ENTRY_IN, false, want);
+        CHECK(!memcmp(m->bytes + 0x2000 + e * 128, want, sizeof want));
+    }
+    x.src.xform_mode = 1; /* mode[0]: the B packing */
+    uint8_t ones[KT_MX_ENTRY_IN];
+    for (unsigned i = 0; i < sizeof ones; i += 2) {
+        ones[i] = 0x00; /* 1.0 everywhere: scale {-6, 9} (field 0x71), every q = 57 */
+        ones[i + 1] = 0x3C;
+    }
+    put(m, 0x1000, ones, sizeof ones);
     run(mv, &x);
-    CHECK_EQ(m->bytes[0x2000], src[0]);
-    CHECK_EQ(m->bytes[0x20FF], src[510]);
+    for (unsigned w = 0; w < 4; w++) {
+        const uint8_t *word = m->bytes + 0x2000 + w * 32;
+        CHECK_EQ(word[0] | word[1] << 8 | word[2] << 16 | (uint32_t)word[3] << 24, 0x71717171u);
+        CHECK_EQ(word[31] >> 1, 57); /* slot 0 at bits [255:249] */
+    }
+    put(m, 0x1000, src, sizeof src);
     /* Bypass (slot 0): a plain copy through the transform path. */
     kt_mv_move b = kt_mv_copy(0x3000, 0x1000, 4);
     b.mode = KT_MV_XFORM;

@@ -53,6 +53,35 @@ static char *slurp(FILE *f)
     return buf;
 }
 
+/* The exact-decimal reading: every "ts" and "dur" in the text is written as a binary fraction
+ * of at most 16 bits, digit for digit its double's exact value, so a reader of exact decimals
+ * reads the very numbers the double reader does; and those sums (ts + dur, all below 2^37 us) are
+ * exact in double. With that, the double reading's nesting is the exact reading's. */
+static unsigned inexact_times(const char *text)
+{
+    unsigned bad = 0;
+    for (const char *p = text; (p = strstr(p, "\":")) != NULL; p += 2) {
+        bool is_time = (p - text >= 3 && !strncmp(p - 3, "\"ts", 3)) ||
+                       (p - text >= 4 && !strncmp(p - 4, "\"dur", 4));
+        if (!is_time)
+            continue;
+        char *end;
+        double v = strtod(p + 2, &end);
+        char exact[64];
+        int n = snprintf(exact, sizeof exact, "%.16f", v);
+        while (n > 0 && exact[n - 1] == '0')
+            exact[--n] = '\0';
+        if (n > 0 && exact[n - 1] == '.')
+            exact[--n] = '\0';
+        bool ok = ldexp(v, 16) == floor(ldexp(v, 16)) && (size_t)(end - (p + 2)) == strlen(exact) &&
+                  !strncmp(p + 2, exact, strlen(exact));
+        if (!ok && bad++ < 3)
+            fprintf(stderr, "  time '%.*s' is not an exact binary fraction\n", (int)(end - p - 2),
+                    p + 2);
+    }
+    return bad;
+}
+
 static cJSON *parse_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -61,6 +90,8 @@ static cJSON *parse_file(const char *path)
     char *text = slurp(f);
     fclose(f);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
+    if (text)
+        CHECK_EQ(inexact_times(text), 0u);
     free(text);
     return j;
 }
@@ -103,11 +134,14 @@ typedef struct track {
     char name[128];
     unsigned dispatch, busy, moves, programs, engine_commands, words_read;
     unsigned tx_total, tx_since_reset, resets, last_tx_bytes;
+    double reset_ts; /* the last "counters reset" (held spans reach the file out of time order) */
     double max_end_cycle;
     unsigned bad_spans;
-    /* [start, end] in whole ns, as two viewers' importers convert the file's microseconds:
-     * truncating (older Perfetto: int64(us * 1000)) and rounding (newer: llround(us * 1000)) */
-    long long (*slices)[2][2];
+    /* [start, end, file order] as three readings of the file's microseconds give them: whole ns
+     * truncating ts * 1000 and dur * 1000 (older Perfetto: int64(us * 1000)), rounding them
+     * (newer: llround), and doubles with end = ts + dur (Chrome's trace engine), kept as keys
+     * that order as the doubles do */
+    long long (*slices)[3][3];
     unsigned n_slices, cap_slices;
 } track;
 
@@ -116,29 +150,44 @@ typedef struct summary {
     unsigned n, bad_events;
     char process[8][160];
     unsigned slices, overlaps; /* every X event; those that break the nesting rule */
+    unsigned late;             /* written after a slice they enclose that starts with them */
 } summary;
 
-enum { BY_TRUNCATION, BY_ROUNDING, CONVERSIONS };
+enum { BY_TRUNCATION, BY_ROUNDING, BY_DOUBLE, CONVERSIONS };
+static const char *const reading[CONVERSIONS] = {"truncated", "rounded", "double"};
 
 static long long viewer_ns(double us, int conversion)
 {
     return conversion == BY_TRUNCATION ? (long long)(us * 1000.0) : llround(us * 1000.0);
 }
 
+/* A double reading as an integer that orders exactly as the double does (a non-negative
+ * double's bits do). */
+static long long double_key(double us)
+{
+    long long k;
+    memcpy(&k, &us, sizeof k);
+    return k;
+}
+
 static void add_slice(track *t, double ts, double dur)
 {
     if (t->n_slices == t->cap_slices) {
         unsigned cap = t->cap_slices ? 2 * t->cap_slices : 256;
-        long long(*grown)[2][2] = realloc(t->slices, cap * sizeof *grown);
+        long long(*grown)[3][3] = realloc(t->slices, cap * sizeof *grown);
         if (!grown)
             return;
         t->slices = grown;
         t->cap_slices = cap;
     }
-    for (int c = 0; c < CONVERSIONS; c++) { /* a viewer's end is its start plus its duration */
+    for (int c = 0; c < BY_DOUBLE; c++) { /* a viewer's end is its start plus its duration */
         t->slices[t->n_slices][c][0] = viewer_ns(ts, c);
         t->slices[t->n_slices][c][1] = viewer_ns(ts, c) + viewer_ns(dur, c);
     }
+    t->slices[t->n_slices][BY_DOUBLE][0] = double_key(ts);
+    t->slices[t->n_slices][BY_DOUBLE][1] = double_key(ts + dur);
+    for (int c = 0; c < CONVERSIONS; c++)
+        t->slices[t->n_slices][c][2] = t->n_slices; /* file order on the track */
     t->n_slices++;
 }
 
@@ -147,33 +196,39 @@ static int by_start_longest_first(const void *a, const void *b)
     const long long *x = a, *y = b;
     if (x[0] != y[0])
         return x[0] < y[0] ? -1 : 1;
-    return x[1] > y[1] ? -1 : x[1] < y[1];
+    if (x[1] != y[1])
+        return x[1] > y[1] ? -1 : 1;
+    return (x[2] > y[2]) - (x[2] < y[2]);
 }
 
 /* Slices that overlap a neighbour without nesting in it, on one track, once a viewer has
- * converted the times by `conversion`. */
-static unsigned overlaps(track *t, int conversion)
+ * converted the times by `conversion`; and, in *late, slices written to the file before one
+ * that starts with them and encloses them (a viewer keeping file order at an equal start would
+ * make the enclosing one the child). */
+static unsigned overlaps(track *t, int conversion, unsigned *late)
 {
     enum { DEPTH = 64 };
     long long open_end[DEPTH];
     unsigned depth = 0, bad = 0;
     if (!t->n_slices)
         return 0;
-    long long(*sl)[2] = malloc(t->n_slices * sizeof *sl);
+    long long(*sl)[3] = malloc(t->n_slices * sizeof *sl);
     if (!sl)
         return t->n_slices;
     for (unsigned i = 0; i < t->n_slices; i++)
-        sl[i][0] = t->slices[i][conversion][0], sl[i][1] = t->slices[i][conversion][1];
+        for (int k = 0; k < 3; k++)
+            sl[i][k] = t->slices[i][conversion][k];
     qsort(sl, t->n_slices, sizeof *sl, by_start_longest_first);
     for (unsigned i = 0; i < t->n_slices; i++) {
         long long s0 = sl[i][0], s1 = sl[i][1];
+        if (i && sl[i - 1][0] == s0 && sl[i - 1][1] > s1 && sl[i - 1][2] > sl[i][2])
+            ++*late;
         while (depth && open_end[depth - 1] <= s0)
             depth--; /* closed before this one starts */
         if (depth && s1 > open_end[depth - 1]) {
             if (bad < 3)
-                fprintf(stderr, "  track '%s' (%s): [%lld, %lld) ns overlaps [.., %lld)\n", t->name,
-                        conversion == BY_TRUNCATION ? "truncated" : "rounded", s0, s1,
-                        open_end[depth - 1]);
+                fprintf(stderr, "  track '%s' (%s): [%lld, %lld) overlaps [.., %lld)\n", t->name,
+                        reading[conversion], s0, s1, open_end[depth - 1]);
             bad++;
             continue;
         }
@@ -218,10 +273,13 @@ static void summarise(const cJSON *root, summary *s)
     summarise_events(root, s);
     for (unsigned i = 0; i < s->n; i++) {
         s->slices += s->t[i].n_slices;
+        unsigned late = 0;
         for (int c = 0; c < CONVERSIONS; c++)
-            s->overlaps += overlaps(&s->t[i], c);
+            s->overlaps += overlaps(&s->t[i], c, c == BY_DOUBLE ? &late : &(unsigned){0});
+        s->late += late;
     }
     CHECK_EQ(s->overlaps, 0u);
+    CHECK_EQ(s->late, 0u);
 }
 
 static void summarise_events(const cJSON *root, summary *s)
@@ -230,6 +288,18 @@ static void summarise_events(const cJSON *root, summary *s)
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
     CHECK(cJSON_IsArray(events));
     const cJSON *e;
+    /* each track's last "counters reset": what comes after it is by time, not file order */
+    cJSON_ArrayForEach(e, events)
+    {
+        const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
+        const cJSON *tid = cJSON_GetObjectItemCaseSensitive(e, "tid");
+        track *t = cJSON_IsNumber(pid) && cJSON_IsNumber(tid) && !strcmp(str(e, "ph"), "i") &&
+                           !strcmp(str(e, "name"), "counters reset")
+                       ? find(s, pid->valueint, tid->valueint)
+                       : NULL;
+        if (t && num(e, "ts") > t->reset_ts)
+            t->reset_ts = num(e, "ts");
+    }
     cJSON_ArrayForEach(e, events)
     {
         const cJSON *pid = cJSON_GetObjectItemCaseSensitive(e, "pid");
@@ -260,10 +330,7 @@ static void summarise_events(const cJSON *root, summary *s)
         }
         if (!strcmp(ph, "i")) {
             t->dispatch += !strcmp(name, "dispatch");
-            if (!strcmp(name, "counters reset")) {
-                t->resets++;
-                t->tx_since_reset = 0;
-            }
+            t->resets += !strcmp(name, "counters reset"); /* its time: the pre-pass */
             continue;
         }
         if (strcmp(ph, "X") || num(e, "dur") < 0) {
@@ -273,7 +340,7 @@ static void summarise_events(const cJSON *root, summary *s)
         add_slice(t, ts, num(e, "dur"));
         if (is_transaction(name)) {
             t->tx_total++;
-            t->tx_since_reset++;
+            t->tx_since_reset += ts >= t->reset_ts;
             t->last_tx_bytes = (unsigned)num(args, "bytes");
             continue;
         }

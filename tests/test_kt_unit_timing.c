@@ -47,10 +47,11 @@ static uint64_t kick_to_status(ktsim *s, kt_dev *d, const ktsim_config *c)
     kt_flit f;
     CHECK_EQ(kt_saxpy_inst(&f, N, 2.0f, X_OFF, Y_OFF, 1, true), NPK_OK);
     CHECK_EQ(kt_stage(d, 0, &f, 1), NPK_OK);
-    uint64_t b = c->ctrl_base, ns = b + kt_node_status_offset(SXA.at), before, now;
+    kt_coord at = c->units[0].at; /* the preset's first saxpy unit */
+    uint64_t b = c->ctrl_base, ns = b + kt_node_status_offset(at), before, now;
     CHECK_EQ(ktsim_bus_write64(s, b + KT_PROG_BASE, 0), NPK_OK);
     CHECK_EQ(ktsim_bus_write64(s, b + KT_PROG_LEN, 1), NPK_OK);
-    CHECK_EQ(ktsim_bus_write64(s, b + KT_PROG_DST, kt_coord_pack(SXA.at)), NPK_OK);
+    CHECK_EQ(ktsim_bus_write64(s, b + KT_PROG_DST, kt_coord_pack(at)), NPK_OK);
     CHECK_EQ(ktsim_bus_write64(s, b + KT_PROG_CRED, 8), NPK_OK);
     CHECK_EQ(ktsim_bus_read64(s, ns, &before), NPK_OK);
     CHECK_EQ(ktsim_bus_write64(s, b + KT_PROG_KICK, 1), NPK_OK);

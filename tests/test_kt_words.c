@@ -16,10 +16,10 @@
 static const kt_word_layout *all_layouts(unsigned i)
 {
     static const kt_word_layout *const fixed[] = {
-        &kt_word_status,     &kt_word_caps,       &kt_word_prog_stat,   &kt_word_node_status,
-        &kt_word_prog_dst,   &kt_word_tx_status,  &kt_word_rx_status,   &kt_word_prog_len,
-        &kt_word_prog_cred,  &kt_word_prog_base,  &kt_word_sig_done,    &kt_word_cu_caps,
-        &kt_word_cu_status,  &kt_word_cu_counters, &kt_word_aux_stat,   &kt_word_mesh_addr,
+        &kt_word_status,          &kt_word_caps,        &kt_word_prog_stat, &kt_word_node_status,
+        &kt_word_prog_dst,        &kt_word_tx_status,   &kt_word_rx_status, &kt_word_prog_len,
+        &kt_word_prog_cred,       &kt_word_prog_base,   &kt_word_sig_done,  &kt_word_cu_caps,
+        &kt_word_cu_status,       &kt_word_cu_counters, &kt_word_aux_stat,  &kt_word_mesh_addr,
         &kt_word_aperture_offset,
     };
     unsigned n = sizeof fixed / sizeof fixed[0];
@@ -63,10 +63,12 @@ static void test_get_put(void)
      * is left as it was. */
     uint64_t before = w;
     CHECK_EQ(kt_word_put(L, KT_PROG_STAT_F_CREDIT, &w, 0x10000), NPK_ELIMIT);
-    CHECK_STR_HAS(npk_last_error(), "PROG_STAT field credit=0x10000 does not fit 16 bits (max 0xffff)");
+    CHECK_STR_HAS(npk_last_error(),
+                  "PROG_STAT field credit=0x10000 does not fit 16 bits (max 0xffff)");
     CHECK_EQ(w, before);
     CHECK_EQ(kt_word_mask(L, KT_PROG_STAT_F_FLITS_LEFT), 0xFFFFull << 1);
-    CHECK_EQ(kt_word_bits(L, KT_PROG_STAT_F_FLITS_LEFT, 0x1FFFF), 0xFFFFull << 1); /* cut to the field */
+    CHECK_EQ(kt_word_bits(L, KT_PROG_STAT_F_FLITS_LEFT, 0x1FFFF),
+             0xFFFFull << 1); /* cut to the field */
 }
 
 static void test_decode_encode_against_hand_words(void)
@@ -202,9 +204,32 @@ static void test_mesh_address(void)
     CHECK_EQ(ap.offset, 0x200);
 }
 
+/* CU_DBG decoded per CU_TYPE, as each type publishes it (spec §1.4): the matmul cluster's two
+ * cumulative halves, the vector core's per-run kernel cycles, and a type with no published
+ * meaning shown raw, named as such. */
+static void test_cu_dbg(void)
+{
+    char t[160];
+    kt_cu_dbg_describe(0x4D47, (5ull << 32) | 9, t, sizeof t);
+    CHECK(!strcmp(t, "compute_cycles=5 memory_cycles=9 (cumulative)"));
+    kt_cu_dbg_describe(0x5643, 77, t, sizeof t);
+    CHECK(!strcmp(t, "kernel_cycles=77 (per run: never difference)"));
+    kt_cu_dbg_describe(0x5358, UINT64_MAX, t, sizeof t);
+    CHECK(!strcmp(t, "elements=18446744073709551615 (cumulative)"));
+    kt_cu_dbg_describe(0x4D58, 0xABC, t, sizeof t); /* 'MX': no published meaning */
+    CHECK(!strcmp(t, "0x0000000000000abc (undocumented for type MX)"));
+    CHECK(kt_cu_dbg_row_of(0x4D58) == NULL);
+    CHECK(kt_cu_dbg_row_of(0x5643)->per_run);
+    char small[8]; /* cut, still terminated, and the length it wanted */
+    size_t n = kt_cu_dbg_describe(0x4D47, 1, small, sizeof small);
+    CHECK_EQ(strlen(small), 7u);
+    CHECK(n > sizeof small);
+}
+
 int main(void)
 {
     test_tables_are_sane();
+    test_cu_dbg();
     test_get_put();
     test_decode_encode_against_hand_words();
     test_description_text();

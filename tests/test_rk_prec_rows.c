@@ -47,7 +47,7 @@ int main(void)
     npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_INT8, 4, 64, 32);
     mm.out = NPK_PREC_FP32;
     CHECK_EQ(npk_rk_mm_check(&mm, NULL), NPK_EINVAL);
-    CHECK_STR_HAS(npk_last_error(), "(int32; int16/int8 never complete)");
+    CHECK_STR_HAS(npk_last_error(), "(int32; int16/int8/fp16 never complete)");
     mm = npk_rk_mm_default(NPK_PREC_FP16, 4, 64, 32);
     mm.out = NPK_PREC_INT32;
     CHECK_EQ(npk_rk_mm_check(&mm, NULL), NPK_EINVAL);

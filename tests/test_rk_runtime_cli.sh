@@ -94,5 +94,10 @@ fi
 ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 8 -k 64 -n 32 --trace '$tmp/t.json' > /dev/null && grep -q '\"name\":\"submit\"' '$tmp/t.json' && tail -1 '$tmp/t.json' | grep -q '^]}$'"
 ok bash -c "'$cli' rk bench --device sim --dtype int8 -m 8 -k 64 -n 32 --iters 1 --trace '$tmp' 2>&1 >/dev/null | grep -q 'rk bench: --trace $tmp: Is a directory' && [ \${PIPESTATUS[0]} = 2 ]"
 ok bash -c "NPUKIT_TRACE='$tmp' '$cli' rk bench --device sim --dtype int8 -m 8 -k 64 -n 32 --iters 1 2>&1 | grep -q 'NPUKIT_TRACE=$tmp: Is a directory (no trace written)'"
+# --batch L: the matmul L times in one npk_rk_matmul_batch call, every C equal, the first checked.
+ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 1 -k 2048 -n 512 --batch 8 --chain 8 --check | grep -q 'items whose C differs from the first: 0'"
+ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 3 -k 100 -n 37 --batch 5 --json --check | grep -q '\"batch\":5,.*\"ok\":true'"
+ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 3 -k 100 -n 37 --batch 5 --scale random 2>&1 | grep -q 'does not combine'"
+ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 3 -k 100 -n 37 --batch 0 2>&1 | grep -q 'batch'"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -102,9 +102,9 @@ static void one_input_and_notch(void)
     npk_rk_entry body[NPK_RK_SDP_BODY];
     npk_rk_sdp t = npk_rk_sdp_default(NPK_EW_RELU, NPK_EW_NO_OPERAND, NPK_PREC_FP16, 4, 8);
     CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_OK);
-    CHECK_EQ(val(body, RDMA, 0x5034), 1u);     /* ERDMA_DISABLE (facts C.6) */
-    CHECK_EQ(val(body, DPU, 0x4070), 0x383u);  /* EW bypassed (facts C.1 #79) */
-    CHECK_EQ(val(body, DPU, 0x4040), 0x12u);   /* BS: only the ReLU active */
+    CHECK_EQ(val(body, RDMA, 0x5034), 1u);    /* ERDMA_DISABLE (facts C.6) */
+    CHECK_EQ(val(body, DPU, 0x4070), 0x383u); /* EW bypassed (facts C.1 #79) */
+    CHECK_EQ(val(body, DPU, 0x4040), 0x12u);  /* BS: only the ReLU active */
     /* an 8-channel tile of a contiguous [4][64] buffer: LINE_NOTCH_ADDR = N - 8 in [31:19] */
     t.line_notch = 64 - 8;
     CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_OK);
@@ -127,6 +127,103 @@ static void one_input_and_notch(void)
     CHECK_EQ(val(body, DPU, 0x403C), (63u << 16) | 63u);
 }
 
+/* The BS and BN stages and the EW stage's other operands, field by field (facts B.4 layouts;
+ * the operand encodings are the inference rk_sdp.h states: fp32 bits for the 32-bit operands
+ * of an fp16 SDP, fp16 bits for its MUL operand, two's complement integers otherwise). */
+static void stages(void)
+{
+    npk_rk_entry body[NPK_RK_SDP_BODY];
+    /* relu6: the BS ReLU with RELUX at 6 (RELUX_EN 0x80 | MUL, ALU bypassed) */
+    npk_rk_sdp t = npk_rk_sdp_default(NPK_EW_RELU6, NPK_EW_NO_OPERAND, NPK_PREC_FP16, 4, 8);
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_OK);
+    CHECK_EQ(val(body, DPU, 0x4040), 0x92u);
+    CHECK_EQ(val(body, DPU, 0x404C), 0x40C00000u); /* 6.0f */
+    CHECK_EQ(val(body, DPU, 0x4060), 0x53u);       /* BN bypassed */
+    CHECK_EQ(val(body, DPU, 0x4070), 0x383u);      /* EW bypassed */
+    CHECK_EQ(val(body, RDMA, 0x5034), 1u);         /* no operand read */
+    t.prec = t.feature = NPK_PREC_INT8;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_OK);
+    CHECK_EQ(val(body, DPU, 0x404C), 6u);
+    /* leakyrelu: the BS MUL in PReLU mode, slope in BS_MUL_OPERAND */
+    t = npk_rk_sdp_default(NPK_EW_LEAKYRELU, NPK_EW_IMMEDIATE, NPK_PREC_FP16, 4, 8);
+    t.imm[0] = 0.125;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_OK);
+    CHECK_EQ(val(body, DPU, 0x4040), 0x62u);       /* PRELU | RELU, ALU bypassed */
+    CHECK_EQ(val(body, DPU, 0x4048), 0x30000000u); /* fp16 0.125 = 0x3000 */
+    /* an immediate add in the BS ALU: ALGO SUM, the operand in BS_ALU_CFG */
+    t = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_IMMEDIATE, NPK_PREC_INT16, 4, 8);
+    t.imm[0] = -5;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_OK);
+    CHECK_EQ(val(body, DPU, 0x4040), 0x20050u);
+    CHECK_EQ(val(body, DPU, 0x4044), 0xFFFFFFFBu);
+    CHECK_EQ(val(body, DPU, 0x4070), 0x383u);
+    /* batchnorm: BS MUL (scale), then BN ALU SUM (shift) */
+    t = npk_rk_sdp_default(NPK_EW_BATCHNORM, NPK_EW_IMMEDIATE, NPK_PREC_FP16, 4, 8);
+    t.imm[0] = 2;
+    t.imm[1] = -1;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_OK);
+    CHECK_EQ(val(body, DPU, 0x4040), 0x42u);
+    CHECK_EQ(val(body, DPU, 0x4048), 0x40000000u); /* fp16 2.0 */
+    CHECK_EQ(val(body, DPU, 0x4060), 0x20050u);
+    CHECK_EQ(val(body, DPU, 0x4064), 0xBF800000u); /* -1.0f */
+    /* the operand checks: whole numbers in an integer SDP, the MUL operand within its field */
+    t = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_IMMEDIATE, NPK_PREC_INT8, 4, 16);
+    t.imm[0] = 2.5;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "not a whole number");
+    t.op = NPK_EW_MUL;
+    t.imm[0] = 40000;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "exceeds int16");
+    t.prec = t.feature = NPK_PREC_FP16;
+    t.imm[0] = 1e6;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "overflows fp16");
+    t = npk_rk_sdp_default(NPK_EW_LEAKYRELU, NPK_EW_NO_OPERAND, NPK_PREC_FP16, 4, 8);
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "leakyrelu takes immediate");
+    /* the EW stage's register operand: refused checked (no source gives the register), the
+     * inferred encoding unchecked — EW_OP_SRC set, the value in EW_OP_VALUE_0, no ERDMA */
+    t = npk_rk_sdp_default(NPK_EW_MAX, NPK_EW_IMMEDIATE, NPK_PREC_INT16, 4, 8);
+    t.imm[0] = 7;
+    t.ew_imm = true;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "EW_OP_SRC");
+    t.unchecked = true;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_OK);
+    CHECK_EQ(val(body, DPU, 0x4070), 0x008003C0u); /* EDATA 2 | ALGO MAX | OP_SRC | bypasses */
+    CHECK_EQ(val(body, DPU, 0x4090), 7u);
+    CHECK_EQ(val(body, RDMA, 0x5034), 1u);
+    CHECK_EQ(val(body, DPU, 0x4040), 0x53u);
+    /* the EW operand converter: EW_OP_CVT_BYPASS clear, offset and scale/shift in place */
+    t = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_INT16, 4, 8);
+    t.ew_cvt.on = true;
+    t.ew_cvt.offset = -3;
+    t.ew_cvt.scale = 5;
+    t.ew_cvt.shift = 2;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "converter");
+    t.unchecked = true;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_OK);
+    CHECK_EQ(val(body, DPU, 0x4070) & 0x100u, 0u);
+    CHECK_EQ(val(body, DPU, 0x4074), 0xFFFFFFFDu);
+    CHECK_EQ(val(body, DPU, 0x4078), (2u << 16) | 5u);
+    t.ew_cvt.shift = 64;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_ELIMIT);
+    /* EQL: EW_ALU_ALGO 3, emitted only unchecked (its output is in no source) */
+    t = npk_rk_sdp_default(NPK_EW_EQL, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 4, 8);
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "no source gives its output");
+    t.unchecked = true;
+    CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_OK);
+    CHECK_EQ((val(body, DPU, 0x4070) >> 16) & 0xF, 3u);
+    /* the fusion rule is the ERDMA's: an immediate or 1-input task chains behind anything */
+    t = npk_rk_sdp_default(NPK_EW_MUL, NPK_EW_IMMEDIATE, NPK_PREC_FP16, 4, 8);
+    CHECK_EQ(npk_rk_sdp_chain_check(NPK_PREC_INT32, &t), NPK_OK);
+    t = npk_rk_sdp_default(NPK_EW_RELU6, NPK_EW_NO_OPERAND, NPK_PREC_FP16, 4, 8);
+    CHECK_EQ(npk_rk_sdp_chain_check(NPK_PREC_INT32, &t), NPK_OK);
+}
+
 static void limits(void)
 {
     npk_rk_entry body[NPK_RK_SDP_BODY];
@@ -146,10 +243,10 @@ static void limits(void)
     CHECK_STR_HAS(npk_last_error(), "N=8193");
     t = npk_rk_sdp_default(NPK_EW_RELU, NPK_EW_PER_CHANNEL, NPK_PREC_FP16, 4, 8);
     CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_EINVAL);
-    CHECK_STR_HAS(npk_last_error(), "1-input");
+    CHECK_STR_HAS(npk_last_error(), "relu takes no operand, not per-channel");
     t = npk_rk_sdp_default(NPK_EW_MUL, NPK_EW_NO_OPERAND, NPK_PREC_FP16, 4, 8);
     CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_EINVAL);
-    CHECK_STR_HAS(npk_last_error(), "second operand");
+    CHECK_STR_HAS(npk_last_error(), "mul takes per-element/per-channel/immediate, not none");
     t = npk_rk_sdp_default((npk_rk_ew_op)99, NPK_EW_PER_CHANNEL, NPK_PREC_FP16, 4, 8);
     CHECK_EQ(npk_rk_synth_sdp(&t, body), NPK_EINVAL);
     t = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 4, 8);
@@ -234,6 +331,7 @@ int main(void)
     vendor_mul();
     ops_and_sizes();
     one_input_and_notch();
+    stages();
     limits();
     chain_rule();
     atom_layout();

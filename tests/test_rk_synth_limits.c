@@ -50,7 +50,7 @@ static void test_strides_and_cube(void)
     /* The widest pitches the two fields hold, and one unit beyond: refused, never cut to the
      * field's low bits (which silently read and wrote other rows). */
     mm.a_pitch = 0x0FFFFFFFu * 8; /* LINE_STRIDE all ones */
-    mm.c_pitch = 8192 * 4;         /* NOTCH_ADDR_1 = 8191 for fp32 */
+    mm.c_pitch = 8192 * 4;        /* NOTCH_ADDR_1 = 8191 for fp32 */
     CHECK_EQ(synth(&mm, b), NPK_OK);
     CHECK_EQ(value_of(b, 0x107C, 0), 0x0FFFFFFF);
     CHECK_EQ(value_of(b, 0x4038, 0) >> 16, 8191);
@@ -180,6 +180,20 @@ static void test_limits(void)
     CHECK_EQ(value_of(b, 0x4050, 0), 0x124);
     CHECK_EQ(value_of(b, 0x4084, 0), 0x4000);
     CHECK_EQ(value_of(b, 0x4088, 0), 14);
+    /* int8 -> fp16: the spec's DATA_FORMAT 0x40000000 ("DPU output stages"), refused as a
+     * never-completing output naming its evidence; its converter takes no requantization */
+    mm = npk_rk_mm_default(NPK_PREC_INT8, 4, 512, 32);
+    mm.out = NPK_PREC_FP16;
+    CHECK_EQ(synth(&mm, b), NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "facts J.10");
+    mm.unchecked = true;
+    CHECK_EQ(synth(&mm, b), NPK_OK);
+    CHECK_EQ(value_of(b, 0x4010, 0), 0x40000000);
+    CHECK_EQ(value_of(b, 0x4050, 0), 0x36E); /* 2-byte output: F = 4, SIZE_E 3 */
+    CHECK_EQ(value_of(b, 0x4084, 0), 1);
+    mm.requant_scale = 3;
+    CHECK_EQ(synth(&mm, b), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "not int8->fp16");
     mm = npk_rk_mm_default(NPK_PREC_FP16, 4, 64, 16);
     mm.out = NPK_PREC_INT32;
     CHECK_EQ(synth(&mm, b), NPK_EINVAL);

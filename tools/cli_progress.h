@@ -14,6 +14,7 @@ enum { CLI_PROGRESS_AFTER_MS = 500, CLI_PROGRESS_EVERY_MS = 200 };
 typedef struct cli_progress {
     const char *what; /* "rk matmul" */
     uint64_t t0_ns, last_ns;
+    uint64_t after_ns; /* the line shows once the work has run this long */
     bool shown; /* a line is on the terminal (to erase at the end) */
 } cli_progress;
 

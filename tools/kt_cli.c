@@ -101,6 +101,14 @@ const cli_opt *kt_cli_wait_rows(kt_cli_opts *o)
     return o->wait_rows;
 }
 
+/* One command per process: its span is process state. It starts where the machine's clock
+ * stood when the command opened it (a served machine may have counted since power-on), and
+ * again at kt_cli_span_begin. */
+static struct {
+    uint64_t start, end;
+    bool start_known, ended, end_known;
+} span = {0, 0, false, false, false};
+
 int kt_cli_machine_open(kt_machine **m, const kt_machine_opts *o, unsigned meshes, bool engine)
 {
     /* --sim names the simulator's preset, or with --card the board's */
@@ -121,6 +129,7 @@ int kt_cli_machine_open(kt_machine **m, const kt_machine_opts *o, unsigned meshe
         return cli_lib_error(o->card ? "kt: --card" : "kt");
     if (kt_machine_note(*m))
         fprintf(stderr, "npukit kt: note: %s\n", kt_machine_note(*m));
+    span.start_known = kt_machine_cycle(*m, &span.start);
     return 0;
 }
 
@@ -191,12 +200,6 @@ void kt_cli_json_waits(cJSON *doc, const kt_wait_stats *w)
     json_u64(waits, "pauses", w->pauses);
     json_u64(waits, "paused_cycles", w->paused_cycles);
 }
-
-/* One command per process: its span is process state. */
-static struct {
-    uint64_t start, end;
-    bool start_known, ended, end_known;
-} span = {0, 0, true, false, false};
 
 void kt_cli_span_begin(kt_machine *m)
 {
@@ -302,7 +305,14 @@ void kt_cli_json_timing(cJSON *doc, kt_machine *m)
 
 int kt_cli_start(kt_cli *c, const char *cmd, const char *about, int argc, char **argv)
 {
-    const cli_opt *tables[] = {kt_cli_rows(&c->o), kt_cli_discovery_rows(&c->o), NULL};
+    const cli_opt verbose[] = {
+        {.name = "--verbose",
+         .kind = CLI_FLAG,
+         .dest = &c->o.verbose,
+         .help = "also read each unit's CU_STATUS, CU_COUNTERS and CU_DBG (decoded per CU_TYPE)"},
+        CLI_END,
+    };
+    const cli_opt *tables[] = {kt_cli_rows(&c->o), kt_cli_discovery_rows(&c->o), verbose, NULL};
     cli_spec spec = {.cmd = cmd, .synopsis = "[options]", .about = about, .tables = tables};
     int rc = cli_parse(&spec, argc, argv);
     if (rc >= 0)
@@ -339,4 +349,45 @@ void kt_cli_print_counts(kt_cli *c)
 void kt_cli_json_counts(cJSON *doc, kt_cli *c)
 {
     kt_cli_json_traffic(doc, c->m, &kt_machine_transport(c->m)->count);
+}
+
+int kt_cli_unit_detail(kt_cli *c, const kt_unit *u, size_t n, cJSON *doc)
+{
+    cJSON *arr = doc ? json_arr(doc, "unit_detail") : NULL;
+    if (!doc)
+        printf("\nunits (coord type: CU_STATUS; CU_COUNTERS; CU_DBG)\n");
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v[3];
+        static const uint8_t index[3] = {KT_CU_STATUS, KT_CU_COUNTERS, KT_CU_DBG};
+        for (int k = 0; k < 3; k++) {
+            bool present = false;
+            if (kt_ctrl_read(&c->dev, u[i].at, index[k], &v[k], &present) || !present) {
+                if (!present)
+                    npk_fail(NPK_EIO, "unit (%u,%u) did not answer CU_CTRL index %u", u[i].at.x,
+                             u[i].at.y, index[k]);
+                return cli_lib_error("kt");
+            }
+        }
+        kt_cu_status st = kt_cu_status_decode(v[0]);
+        kt_cu_counters k = kt_cu_counters_decode(v[1]);
+        char dbg[160];
+        kt_cu_dbg_describe(u[i].caps.type, v[2], dbg, sizeof dbg);
+        if (doc) {
+            cJSON *o = json_item(arr);
+            json_u64(o, "x", u[i].at.x);
+            json_u64(o, "y", u[i].at.y);
+            json_str(o, "type", u[i].type_text);
+            json_bool(o, "busy", st.busy);
+            json_u64(o, "inst_space", st.inst_space);
+            json_u64(o, "retired", k.retired);
+            json_u64(o, "busy_cycles", k.busy_cycles);
+            json_u64(o, "dbg", v[2]);
+            json_str(o, "dbg_decoded", dbg);
+        } else {
+            printf("(%u,%u) %s: %s, inst_space %u; retired %u, busy_cycles %u; %s\n", u[i].at.x,
+                   u[i].at.y, u[i].type_text, st.busy ? "busy" : "idle", st.inst_space, k.retired,
+                   k.busy_cycles, dbg);
+        }
+    }
+    return 0;
 }

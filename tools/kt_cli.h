@@ -44,6 +44,7 @@ typedef struct kt_cli_opts {
     cli_opt rows[KT_CLI_ROWS + 1];
     cli_opt discovery_rows[2];
     uint32_t poll_us; /* --poll-us: a fixed interval between polls (0: adaptive) */
+    bool verbose;     /* kt enum / kt status --verbose: each unit's CU_STATUS, COUNTERS, DBG */
     cli_opt wait_rows[2];
 } kt_cli_opts;
 
@@ -58,6 +59,10 @@ typedef struct kt_cli {
 const cli_opt *kt_cli_rows(kt_cli_opts *o);
 /* The row of the commands that enumerate the mesh (--reply-budget N, into o->reply_budget). */
 const cli_opt *kt_cli_discovery_rows(kt_cli_opts *o);
+/* Each unit's CU_STATUS, CU_COUNTERS and CU_DBG (decoded per its CU_TYPE), read over the
+ * mailbox: one line per unit, or a "unit_detail" array in doc. 0, or the exit status of a failed
+ * read (reported). */
+int kt_cli_unit_detail(kt_cli *c, const kt_unit *u, size_t n, cJSON *doc);
 /* The row of the commands that wait for work (--poll-us US, into o->poll_us). */
 const cli_opt *kt_cli_wait_rows(kt_cli_opts *o);
 /* Pace the device's waits on machine m: pauses through the machine, the adaptive intervals, or

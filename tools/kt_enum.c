@@ -51,8 +51,13 @@ int kt_enum_main(int argc, char **argv)
         cJSON *quiet = json_arr(doc, "silent");
         for (size_t i = 0; i < ns; i++)
             json_push_pair(quiet, silent[i].x, silent[i].y);
-        kt_cli_json_counts(doc, &c);
-        out = json_print(doc, "kt enum");
+        out = c.o.verbose ? kt_cli_unit_detail(&c, u, n, doc) : 0;
+        if (out) {
+            cJSON_Delete(doc);
+        } else {
+            kt_cli_json_counts(doc, &c);
+            out = json_print(doc, "kt enum");
+        }
     } else {
         printf("mesh: flit %u bits, position %u bits, routers %u..%u (preset %s)\n", a->flit_width,
                a->pos_width, a->grid_lo, a->grid_hi, kt_machine_board(c.m)->name);
@@ -70,6 +75,7 @@ int kt_enum_main(int argc, char **argv)
                    "--reply-budget N)\n",
                    c.dev.opt.reply_budget);
         }
+        out = c.o.verbose ? kt_cli_unit_detail(&c, u, n, NULL) : 0;
         kt_cli_print_counts(&c);
     }
     int rc_close = kt_cli_close(&c);

@@ -2,8 +2,11 @@
 /* `npukit kt serve`: the simulated card (meshes, movers, interlink, engine) behind the line
  * protocol of the Verilated card harness or the card daemon's JSON frames, so that clients of
  * either drive the simulator unchanged. */
+#define _POSIX_C_SOURCE 200809L /* sigaction, pipe */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/trace_json.h"
 #include "kt_card_cli.h"
 #include "npukit/kt_remote.h"
 #include "npukit/kt_serve.h"
@@ -71,6 +75,59 @@ static const char *backend_of(kt_machine *m, char *buf, size_t len)
         cJSON_Delete(h);
     }
     return buf;
+}
+
+/* A server runs until it is told to stop, usually by a signal: SIGINT, SIGTERM or SIGHUP. So that
+ * it still leaves a whole trace file (NPUKIT_TRACE or --trace), each of those signals is handed
+ * (through a pipe: all a handler may safely do) to a thread of its own, which finishes the file
+ * in an ordinary context (a handler could not take the trace's lock) and then lets the signal
+ * end the process as it would have. A handler, not a blocked mask, because threads a library
+ * started before main (a BLAS pool) would take a blocked signal's default action first. */
+static int stop_pipe[2] = {-1, -1};
+
+static void on_stop_signal(int sig)
+{
+    int saved = errno;
+    unsigned char b = (unsigned char)sig;
+    if (write(stop_pipe[1], &b, 1) < 0) { /* nothing more a handler can do */
+    }
+    errno = saved;
+}
+
+static void *stop_waiter(void *unused)
+{
+    (void)unused;
+    unsigned char sig;
+    ssize_t n;
+    while ((n = read(stop_pipe[0], &sig, 1)) < 0 && errno == EINTR) {
+    }
+    if (n != 1)
+        return NULL;
+    (void)npk_trace_close(); /* writes after this are dropped: the file stays whole */
+    signal(sig, SIG_DFL);
+    raise(sig);
+    return NULL;
+}
+
+/* Catch the stop signals (after the machine is open; a pipe: child gets the defaults back at
+ * exec anyway). One ignored when the server started (nohup, a background job) stays ignored. */
+static void take_stop_signals(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    pthread_t th;
+    if (pipe(stop_pipe) || pthread_create(&th, NULL, stop_waiter, NULL))
+        return; /* without the waiter: the signals' default actions, as before */
+    pthread_detach(th);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction now, act;
+        if (sigaction(sigs[i], NULL, &now) || now.sa_handler == SIG_IGN)
+            continue;
+        memset(&act, 0, sizeof act);
+        act.sa_handler = on_stop_signal;
+        act.sa_flags = SA_RESTART;
+        sigemptyset(&act.sa_mask);
+        sigaction(sigs[i], &act, NULL);
+    }
 }
 
 /* --idle-seconds S: decimal seconds (upstream's daemon takes a float), kept in whole ms. */
@@ -219,6 +276,7 @@ int kt_serve_main(int argc, char **argv)
                tg.name, tg.meshes, tg.meshes > 1 ? "es" : "");
         fflush(stdout);
     }
+    take_stop_signals();
     npk_status s;
     if (line)
         s = fd >= 0 ? kt_serve_line_listen(&tg, fd) : kt_serve_line_session(&tg, 0, 1);

@@ -79,11 +79,22 @@ int kt_status_main(int argc, char **argv)
             printf("(%u,%u): never signalled\n", at.x, at.y);
     }
     int out = 0;
-    if (c.o.json) {
+    if (c.o.verbose) { /* the units too: enumerate, then each one's live words */
+        kt_unit u[64];
+        size_t n = 0;
+        if (kt_enumerate(&c.dev, u, 64, &n)) {
+            cJSON_Delete(doc);
+            return fail(&c);
+        }
+        out = kt_cli_unit_detail(&c, u, n, doc);
+    }
+    if (c.o.json && !out) {
         kt_cli_json_counts(doc, &c);
         out = json_print(doc, "kt status");
-    } else {
+    } else if (!out) {
         kt_cli_print_counts(&c);
+    } else {
+        cJSON_Delete(doc);
     }
     int rc_close = kt_cli_close(&c);
     return out ? out : rc_close;

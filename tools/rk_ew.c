@@ -12,36 +12,55 @@
 #include "rk_operands.h"
 #include "rk_opts.h"
 
-static double op_value(npk_rk_ew_op op, double a, double b)
+/* The op on values as the SDP computes it (fp16: each step in fp32). imm: the immediate values
+ * (b for an immediate add/mul/max/min; leakyrelu's slope; batchnorm's scale and shift). */
+static double op_value(npk_rk_ew_op op, bool fp32, double a, double b, const double *imm)
 {
-    /* No default: an op added to the enum fails the build here until its reference is
-     * written (-Wswitch). */
+    double v;
     switch (op) {
-    case NPK_EW_ADD: return a + b;
-    case NPK_EW_MUL: return a * b;
-    case NPK_EW_MAX: return a >= b ? a : b;
-    case NPK_EW_MIN: return a <= b ? a : b;
-    case NPK_EW_RELU: return a > 0 ? a : 0;
-    case NPK_EW_OP_COUNT: break;
+    case NPK_EW_ADD: v = a + b; break;
+    case NPK_EW_MUL: v = a * b; break;
+    case NPK_EW_MAX: v = a >= b ? a : b; break;
+    case NPK_EW_MIN: v = a <= b ? a : b; break;
+    case NPK_EW_RELU: v = a < 0 ? 0 : a; break;
+    case NPK_EW_RELU6: v = a < 0 ? 0 : a > 6 ? 6 : a; break;
+    case NPK_EW_LEAKYRELU: v = a < 0 ? a * imm[0] : a; break;
+    case NPK_EW_BATCHNORM:
+        v = a * imm[0];
+        v = (fp32 ? (double)(float)v : v) + imm[1];
+        break;
+    /* No default: an op added to the enum fails the build here until its reference is
+     * written (-Wswitch). EQL has none: the runtime refuses it. */
+    case NPK_EW_EQL:
+    case NPK_EW_OP_COUNT: v = NAN; break;
     }
-    return NAN;
+    return fp32 ? (double)(float)v : v;
+}
+
+static double elem(npk_rk_prec p, const void *v, uint64_t i)
+{
+    if (p == NPK_PREC_FP16)
+        return npk_f16_to_f32(((const uint16_t *)v)[i]);
+    return p == NPK_PREC_INT16 ? ((const int16_t *)v)[i] : ((const int8_t *)v)[i];
 }
 
 void rk_ew_reference(npk_rk_ew_op op, npk_rk_prec p, uint32_t m, uint32_t n, const void *a,
                      npk_rk_ew_operand mode, const void *b, void *c)
 {
+    double imm[2] = {0, 0};
+    for (unsigned i = 0; mode == NPK_EW_IMMEDIATE && i < (op == NPK_EW_BATCHNORM ? 2u : 1u); i++)
+        imm[i] = elem(p, b, i);
     for (uint64_t i = 0; i < (uint64_t)m * n; i++) {
-        uint64_t j = mode == NPK_EW_PER_CHANNEL ? i % n : i;
+        double y = mode == NPK_EW_PER_CHANNEL   ? elem(p, b, i % n)
+                   : mode == NPK_EW_PER_ELEMENT ? elem(p, b, i)
+                                                : imm[0];
+        double r = op_value(op, p == NPK_PREC_FP16, elem(p, a, i), y, imm);
         if (p == NPK_PREC_FP16) {
-            float r = (float)op_value(op, npk_f16_to_f32(((const uint16_t *)a)[i]),
-                                      npk_f16_to_f32(((const uint16_t *)b)[j]));
-            ((uint16_t *)c)[i] = npk_f32_to_f16(r);
+            ((uint16_t *)c)[i] = npk_f32_to_f16((float)r);
             continue;
         }
         bool wide = p == NPK_PREC_INT16;
-        double x = wide ? ((const int16_t *)a)[i] : ((const int8_t *)a)[i];
-        double y = wide ? ((const int16_t *)b)[j] : ((const int8_t *)b)[j];
-        double r = op_value(op, x, y), lo = wide ? -32768 : -128, hi = wide ? 32767 : 127;
+        double lo = wide ? -32768 : -128, hi = wide ? 32767 : 127;
         r = r < lo ? lo : r > hi ? hi : r;
         if (wide)
             ((int16_t *)c)[i] = (int16_t)r;
@@ -50,28 +69,25 @@ void rk_ew_reference(npk_rk_ew_op op, npk_rk_prec p, uint32_t m, uint32_t n, con
     }
 }
 
-/* The choices of --op and --dtype, from the SDP's rows (rk_sdp_hw.h): the two-operand ops and
- * the precisions its feature path takes, in the rows' order (the first is the default). */
-static const char *op_names[NPK_EW_OP_COUNT + 1];
-static npk_rk_ew_op op_of[NPK_EW_OP_COUNT];
+/* --op NAME: a row of the SDP's op table. */
+static bool parse_op(const cli_opt *row, const char *value, const char *cmd)
+{
+    if (npk_rk_ew_op_parse(value, row->dest))
+        return true;
+    fprintf(stderr, "npukit: %s: --op '%s' is not %s\n", cmd, value, npk_rk_ew_op_names());
+    return false;
+}
+
+/* The choices of --dtype, from the SDP's rows (rk_sdp_hw.h): the precisions its feature path
+ * takes, in the rows' order (the first is the default). --op names any row of the op table. */
 static const char *dtypes[8];
 static npk_rk_prec dtype_prec[8];
 
 static void choices_from_rows(void)
 {
     unsigned n = 0;
-    for (unsigned i = 0; i < NPK_EW_OP_COUNT; i++) {
-        const npk_rk_ew_op_row *r = npk_rk_ew_op_row_of((npk_rk_ew_op)i);
-        if (r->binary) {
-            op_of[n] = r->op;
-            op_names[n++] = r->name;
-        }
-    }
-    op_names[n] = NULL;
-    n = 0;
-    for (const npk_rk_sdp_prec_row *r; n + 1 < sizeof dtypes / sizeof dtypes[0] &&
-                                       (r = npk_rk_sdp_prec_row_at(n));
-         n++) {
+    for (const npk_rk_sdp_prec_row *r;
+         n + 1 < sizeof dtypes / sizeof dtypes[0] && (r = npk_rk_sdp_prec_row_at(n)); n++) {
         dtype_prec[n] = r->prec;
         dtypes[n] = npk_rk_prec_name(r->prec);
     }
@@ -83,15 +99,27 @@ int rk_ew_main(int argc, char **argv)
     choices_from_rows();
     rk_shape_opts so;
     rk_shape_opts_init(&so);
-    int op = 0, dtype = 0;
+    npk_rk_ew_op op = NPK_EW_ADD;
+    int dtype = 0;
+    double imm[2] = {0, 0};
     uint32_t m = 0, n = 0;
     bool have_m = false, have_n = false, per_channel = false, check = false, json = false;
+    bool have_imm = false;
     const cli_opt own[] = {
         {.name = "--op",
-         .kind = CLI_CHOICE,
+         .kind = CLI_CUSTOM,
          .dest = &op,
-         .choices = op_names,
-         .help = "C = A op B"},
+         .parse = parse_op,
+         .meta = "add|mul|max|min|relu|relu6|leakyrelu|batchnorm",
+         .help = "C = A op B, or a clamp / batchnorm of A"},
+        {.name = "--imm",
+         .kind = CLI_CUSTOM,
+         .dest = imm,
+         .parse = rk_parse_imm,
+         .given = &have_imm,
+         .meta = "V[,V2]",
+         .help = "B is a value in a stage register: add/mul/max/min's operand, leakyrelu's "
+                 "slope, batchnorm's scale,shift"},
         {.name = "--dtype",
          .kind = CLI_CHOICE,
          .dest = &dtype,
@@ -124,7 +152,7 @@ int rk_ew_main(int argc, char **argv)
     const cli_opt *tables[] = {
         rk_shape_rows(&so, RK_OPT_SOC | RK_OPT_CHAIN | RK_OPT_DEVICE | RK_OPT_SEED, 1), own, NULL};
     cli_spec spec = {.cmd = "rk ew",
-                     .synopsis = "--op OP -m M -n N [options]",
+                     .synopsis = "--op OP -m M -n N [--per-channel | --imm V[,V2]] [options]",
                      .about = "C = A op B element-wise on the NPU's SDP (or the simulator)",
                      .tables = tables};
     int prc = cli_parse(&spec, argc, argv);
@@ -135,8 +163,14 @@ int rk_ew_main(int argc, char **argv)
         return 2;
     }
     const npk_rk_prec p = dtype_prec[dtype];
-    const npk_rk_ew_operand mode = per_channel ? NPK_EW_PER_CHANNEL : NPK_EW_PER_ELEMENT;
-    const uint64_t count = (uint64_t)m * n, nb = per_channel ? n : count;
+    const unsigned kinds = npk_rk_ew_op_operands(npk_rk_ew_op_row_of(op));
+    const npk_rk_ew_operand mode = have_imm ? NPK_EW_IMMEDIATE
+                                   : kinds & NPK_EW_OPERAND_BIT(NPK_EW_NO_OPERAND)
+                                       ? NPK_EW_NO_OPERAND
+                                   : per_channel ? NPK_EW_PER_CHANNEL
+                                                 : NPK_EW_PER_ELEMENT;
+    const uint64_t count = (uint64_t)m * n;
+    const uint64_t nb = mode == NPK_EW_PER_CHANNEL ? n : mode == NPK_EW_PER_ELEMENT ? count : 2;
     const unsigned eb = p == NPK_PREC_INT8 ? 1 : 2;
     void *a = malloc(count * eb), *b = malloc(nb * eb), *c = malloc(count * eb);
     void *ref = check ? malloc(count * eb) : NULL;
@@ -150,6 +184,15 @@ int rk_ew_main(int argc, char **argv)
     }
     rk_fill_random(p, a, count, &so.seed);
     rk_fill_random(p, b, nb, &so.seed);
+    for (unsigned i = 0; mode == NPK_EW_IMMEDIATE && i < 2; i++) /* the values, as elements */
+        if (p == NPK_PREC_FP16)
+            ((uint16_t *)b)[i] = npk_f32_to_f16((float)imm[i]);
+        else if (p == NPK_PREC_INT16)
+            ((int16_t *)b)[i] = (int16_t)(imm[i] < -32768  ? -32768
+                                          : imm[i] > 32767 ? 32767
+                                                           : imm[i]);
+        else
+            ((int8_t *)b)[i] = (int8_t)(imm[i] < -128 ? -128 : imm[i] > 127 ? 127 : imm[i]);
     if (npk_rk_open(so.device, &rt) || (so.chain && npk_rk_set_chain(rt, (unsigned)so.chain)) ||
         (so.submit && npk_rk_set_submission(rt, so.submit)) || npk_rk_query(rt, &info)) {
         cli_lib_error("rk ew");
@@ -157,13 +200,16 @@ int rk_ew_main(int argc, char **argv)
     }
     if (!rk_soc_matches(&so, info.soc, "rk ew"))
         goto out;
-    if (npk_rk_ew(rt, &(npk_rk_ew_args){.op = op_of[op], .prec = p, .m = m, .n = n, .operand = mode, .a = a, .b = b, .c = c}, &st)) {
+    if (npk_rk_ew(rt,
+                  &(npk_rk_ew_args){
+                      .op = op, .prec = p, .m = m, .n = n, .operand = mode, .a = a, .b = b, .c = c},
+                  &st)) {
         cli_lib_error("rk ew");
         goto out;
     }
     uint64_t bad = 0;
     if (check) {
-        rk_ew_reference(op_of[op], p, m, n, a, mode, b, ref);
+        rk_ew_reference(op, p, m, n, a, mode, b, ref);
         for (uint64_t i = 0; i < count; i++)
             bad += memcmp((char *)c + i * eb, (char *)ref + i * eb, eb) != 0;
     }
@@ -171,11 +217,11 @@ int rk_ew_main(int argc, char **argv)
     bool printed = true;
     if (json) {
         cJSON *doc = json_doc();
-        json_str(doc, "op", op_names[op]);
+        json_str(doc, "op", npk_rk_ew_op_row_of(op)->name);
         json_str(doc, "dtype", dtypes[dtype]);
         json_u64(doc, "m", m);
         json_u64(doc, "n", n);
-        json_str(doc, "operand", per_channel ? "per-channel" : "per-element");
+        json_str(doc, "operand", npk_rk_ew_operand_name(mode));
         json_u64(doc, "tasks", st.tasks);
         json_u64(doc, "submits", st.submits);
         json_u64(doc, "warmups", st.warmups);
@@ -190,8 +236,13 @@ int rk_ew_main(int argc, char **argv)
         }
         printed = json_print(doc, "rk ew") == 0;
     } else {
-        printf("%s %s %ux%u, B %s, on %s (%s)\n", dtypes[dtype], op_names[op], m, n,
-               per_channel ? "per channel [N]" : "per element [M][N]", info.device, info.soc);
+        printf("%s %s %ux%u, B %s, on %s (%s)\n", dtypes[dtype], npk_rk_ew_op_row_of(op)->name, m,
+               n,
+               mode == NPK_EW_PER_CHANNEL   ? "per channel [N]"
+               : mode == NPK_EW_PER_ELEMENT ? "per element [M][N]"
+               : mode == NPK_EW_IMMEDIATE   ? "immediate"
+                                            : "none",
+               info.device, info.soc);
         printf("  SDP tasks %u, submits %u (warm-ups %u, resets %u)\n", st.tasks, st.submits,
                st.warmups, st.resets);
         printf("  NPU time %.3f ms (%s), host time %.3f ms\n", st.npu_span_ns / 1e6, label,

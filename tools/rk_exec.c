@@ -65,7 +65,7 @@ static int parse(int argc, char **argv, exec_opts *o)
          .kind = CLI_CUSTOM,
          .dest = &o->sched,
          .parse = rk_parse_sched,
-         .meta = "auto|0|1",
+         .meta = "auto|0|1|chain",
          .help = "M-tiling schedule (default auto: the synthesizer's)"},
         {.name = "--core",
          .kind = CLI_INT,

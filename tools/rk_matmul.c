@@ -10,6 +10,7 @@
 #include "npukit/rk_plan.h"
 #include "rk_operands.h"
 #include "rk_opts.h"
+#include "rk_matmul_batch.h"
 #include "rk_matmul_ep.h"
 #include "rk_matmul_quant.h"
 
@@ -76,8 +77,8 @@ static npk_status matmul_with_progress(npk_rk *rt, const npk_rk_weights *w, cons
 {
     cli_progress p;
     cli_progress_start(&p, "rk matmul");
-    npk_status s = cli_progress_wanted(quiet) ? npk_rk_set_progress(rt, cli_progress_report, &p)
-                                              : NPK_OK;
+    npk_status s =
+        cli_progress_wanted(quiet) ? npk_rk_set_progress(rt, cli_progress_report, &p) : NPK_OK;
     if (s == NPK_OK)
         s = npk_rk_matmul(rt, w, o->m, o->a, o->out, o->c, st);
     cli_progress_end(&p);
@@ -91,6 +92,7 @@ int rk_matmul_main(int argc, char **argv)
     bool check = false, json = false;
     const char *a_file = NULL, *b_file = NULL, *scale_src = NULL, *res_src = NULL;
     bool no_fuse = false, quiet = false;
+    uint32_t batch = 0;
     rk_quant_opts qo = {0};
     const cli_opt own[] = {
         {.name = "--a",
@@ -117,6 +119,14 @@ int rk_matmul_main(int argc, char **argv)
          .kind = CLI_FLAG,
          .dest = &no_fuse,
          .help = "run the epilogue as separate SDP submits instead of chained ones"},
+        {.name = "--batch",
+         .kind = CLI_U32,
+         .dest = &batch,
+         .min = 1,
+         .max = NPK_RK_BATCH_MAX,
+         .meta = "L",
+         .help = "run the matmul L times as one batch (npk_rk_matmul_batch; --chain shares "
+                 "submits)"},
         {.name = "--scale-a",
          .kind = CLI_STR,
          .dest = &qo.scale_a,
@@ -161,6 +171,11 @@ int rk_matmul_main(int argc, char **argv)
         return prc;
     rk_epilogue_opts eo = {scale_src, res_src, no_fuse};
     const bool quant = rk_quant_wanted(&qo);
+    if (batch && (quant || scale_src || res_src)) {
+        fprintf(stderr, "npukit rk matmul: --batch runs plain matmuls; it does not combine with "
+                        "the epilogue or the quantised matmul\n");
+        return 2;
+    }
     if (quant && (scale_src || res_src)) {
         fprintf(stderr, "npukit rk matmul: --scale/--residual (the fp16 epilogue) and the "
                         "quantised matmul's --scale-a/--scale-b/--group do not combine\n");
@@ -196,6 +211,8 @@ int rk_matmul_main(int argc, char **argv)
         /* printed */
     } else if (scale_src || res_src) {
         rc = rk_matmul_epilogue(rt, w, &o, &eo, so.seed, check, json, &info);
+    } else if (batch) {
+        rc = rk_matmul_batch(rt, w, &o, batch, check, json, &info);
     } else if (matmul_with_progress(rt, w, &o, &st, quiet)) {
         cli_lib_error("rk matmul");
     } else {

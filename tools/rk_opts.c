@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "rk_opts.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,19 +237,40 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
     return o->rows;
 }
 
-/* --sched auto|0|1: the synthesizer's choice or a fixed schedule. */
+/* --sched auto|0|1|chain: the synthesizer's choice or a fixed schedule (chain: an M-tile of
+ * the PC-chained schedule, rk_cbuf.h). */
 bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd)
 {
     uint64_t x;
     if (!strcmp(v, "auto"))
         *(int *)row->dest = NPK_SCHED_AUTO;
+    else if (!strcmp(v, "chain"))
+        *(int *)row->dest = NPK_SCHED_CHAIN;
     else if (cli_number_scan(v, strlen(v), false, &x) == CLI_NUM_OK && x <= 1)
         *(int *)row->dest = (int)x;
     else {
-        fprintf(stderr, "npukit %s: --sched '%s' is not auto, 0 or 1\n", cmd, v);
+        fprintf(stderr, "npukit %s: --sched '%s' is not auto, 0, 1 or chain\n", cmd, v);
         return false;
     }
     return true;
+}
+
+/* --imm V[,V2]: an SDP immediate, or batchnorm's scale and shift, into double[2] (finite). */
+bool rk_parse_imm(const cli_opt *row, const char *value, const char *cmd)
+{
+    double *imm = row->dest;
+    char *end = NULL;
+    imm[0] = strtod(value, &end);
+    if (end != value && *end == ',') {
+        const char *second = end + 1;
+        imm[1] = strtod(second, &end);
+        if (end == second)
+            end = NULL;
+    }
+    if (end && end != value && !*end && isfinite(imm[0]) && isfinite(imm[1]))
+        return true;
+    fprintf(stderr, "npukit: %s: --imm '%s' is not V or V,V2 (finite numbers)\n", cmd, value);
+    return false;
 }
 
 bool rk_shape_complete(rk_shape_opts *o, const char *cmd)

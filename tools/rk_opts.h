@@ -44,6 +44,8 @@ void rk_shape_opts_init(rk_shape_opts *o);
 const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim);
 /* CLI_CUSTOM parser of --sched auto|0|1 into an int (NPK_SCHED_AUTO for auto). */
 bool rk_parse_sched(const cli_opt *row, const char *v, const char *cmd);
+/* --imm V[,V2]: an SDP immediate (batchnorm: scale,shift) into the row's double[2]. */
+bool rk_parse_imm(const cli_opt *row, const char *v, const char *cmd);
 /* False (printed) when --soc named a SoC other than the opened device's (a real NPU's row comes
  * from the device; --soc chooses what the simulator models). */
 bool rk_soc_matches(const rk_shape_opts *o, const char *device_soc, const char *cmd);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* `npukit rk synth`: one matmul or SDP task's regcmd program (body, then the single-task
  * trailer). */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -45,9 +47,30 @@ static void print_program(const npk_rk_entry *prog, size_t n, int format)
     }
 }
 
+/* --ew-cvt OFFSET,SCALE,SHIFT: the EW operand converter's fields. */
+static bool parse_cvt(const cli_opt *row, const char *value, const char *cmd)
+{
+    npk_rk_sdp *t = row->dest;
+    long off;
+    unsigned scale, shift;
+    int used = 0;
+    if (sscanf(value, "%ld,%u,%u%n", &off, &scale, &shift, &used) == 3 && !value[used] &&
+        off >= INT32_MIN && off <= INT32_MAX && scale <= 0xFFFF && shift <= 63) {
+        t->ew_cvt.on = true;
+        t->ew_cvt.offset = (int32_t)off;
+        t->ew_cvt.scale = (uint16_t)scale;
+        t->ew_cvt.shift = shift;
+        return true;
+    }
+    fprintf(stderr,
+            "npukit: %s: --ew-cvt '%s' is not OFFSET,SCALE,SHIFT (int32, 0..65535, 0..63)\n", cmd,
+            value);
+    return false;
+}
+
 /* An SDP task: --dtype, -m and -n give the precision and the M x N feature. */
 static int synth_sdp(npk_rk_sdp *t, const rk_shape_opts *so, bool per_channel, bool have_feature,
-                     int format)
+                     bool have_imm, int format)
 {
     if (!so->have_in || !so->m || !so->n || so->k) {
         fprintf(stderr, "npukit: rk synth --ew needs --dtype, -m and -n (each >= 1) and no -k\n");
@@ -58,9 +81,12 @@ static int synth_sdp(npk_rk_sdp *t, const rk_shape_opts *so, bool per_channel, b
         t->feature = so->in;
     t->m = so->m;
     t->n = so->n;
-    t->operand = !npk_rk_ew_op_row_of(t->op)->binary ? NPK_EW_NO_OPERAND
-                 : per_channel                       ? NPK_EW_PER_CHANNEL
-                                                     : NPK_EW_PER_ELEMENT;
+    const unsigned kinds = npk_rk_ew_op_operands(npk_rk_ew_op_row_of(t->op));
+    t->operand = have_imm                                            ? NPK_EW_IMMEDIATE
+                 : kinds & NPK_EW_OPERAND_BIT(NPK_EW_NO_OPERAND)     ? NPK_EW_NO_OPERAND
+                 : !(kinds & NPK_EW_OPERAND_BIT(NPK_EW_PER_ELEMENT)) ? NPK_EW_IMMEDIATE
+                 : per_channel                                       ? NPK_EW_PER_CHANNEL
+                                                                     : NPK_EW_PER_ELEMENT;
     npk_rk_entry prog[NPK_RK_SDP_BODY + NPK_RK_TRAILER_ENTRIES];
     if (npk_rk_synth_sdp(t, prog) ||
         npk_rk_trailer(prog + NPK_RK_SDP_BODY, 0, 0, NPK_RK_ENABLE_SDP))
@@ -70,6 +96,7 @@ static int synth_sdp(npk_rk_sdp *t, const rk_shape_opts *so, bool per_channel, b
                t->m, t->n,
                t->operand == NPK_EW_PER_CHANNEL   ? ", per-channel operand"
                : t->operand == NPK_EW_PER_ELEMENT ? ", per-element operand"
+               : t->operand == NPK_EW_IMMEDIATE   ? ", immediate operand"
                                                   : ", 1-input");
     print_program(prog, sizeof prog / sizeof prog[0], format);
     return 0;
@@ -85,14 +112,14 @@ int rk_synth_main(int argc, char **argv)
     static const char *const kernels[] = {"rknpu", "rocket", NULL};
     int kernel = 0;
     npk_rk_sdp sdp = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 0, 0);
-    bool is_sdp = false, per_channel = false, have_feature = false;
+    bool is_sdp = false, per_channel = false, have_feature = false, have_imm = false;
     uint32_t scale = mm.requant_scale, shift = mm.requant_shift;
     const cli_opt own[] = {
         {.name = "--sched",
          .kind = CLI_CUSTOM,
          .dest = &mm.sched,
          .parse = rk_parse_sched,
-         .meta = "auto|0|1",
+         .meta = "auto|0|1|chain",
          .help = "M-tiling schedule (default auto)"},
         {.name = "--a",
          .kind = CLI_U32_HEX,
@@ -151,13 +178,34 @@ int rk_synth_main(int argc, char **argv)
          .kind = CLI_FLAG,
          .dest = &mm.unchecked,
          .help = "emit even when a hardware limit is broken"},
+        {.name = "--next-m-tile",
+         .kind = CLI_FLAG,
+         .dest = &mm.next_m_tile,
+         .help = "with --sched chain: a later M-tile (0x1040 WEIGHT_REUSE, 0x2000)"},
         {.name = "--ew",
          .kind = CLI_CUSTOM,
          .dest = &sdp.op,
          .parse = parse_ew,
          .given = &is_sdp,
-         .meta = "add|mul|max|min|relu",
+         .meta = "add|mul|max|min|relu|eql|relu6|leakyrelu|batchnorm",
          .help = "an SDP element-wise task instead (DPU | DPU_RDMA, no CNA; -k not used)"},
+        {.name = "--imm",
+         .kind = CLI_CUSTOM,
+         .dest = sdp.imm,
+         .parse = rk_parse_imm,
+         .given = &have_imm,
+         .meta = "V[,V2]",
+         .help = "SDP: an immediate operand in a stage register (batchnorm: scale,shift)"},
+        {.name = "--ew-register",
+         .kind = CLI_FLAG,
+         .dest = &sdp.ew_imm,
+         .help = "SDP: the immediate through EW_OP_SRC / EW_OP_VALUE_0 (unchecked only)"},
+        {.name = "--ew-cvt",
+         .kind = CLI_CUSTOM,
+         .dest = &sdp,
+         .parse = parse_cvt,
+         .meta = "OFF,SCALE,SHIFT",
+         .help = "SDP: the EW operand converter on (unchecked only)"},
         {.name = "--per-channel",
          .kind = CLI_FLAG,
          .dest = &per_channel,
@@ -199,7 +247,7 @@ int rk_synth_main(int argc, char **argv)
         sdp.a = mm.a;
         sdp.b = mm.b;
         sdp.c = mm.c;
-        return synth_sdp(&sdp, &so, per_channel, have_feature, format);
+        return synth_sdp(&sdp, &so, per_channel, have_feature, have_imm, format);
     }
     if (!rk_shape_complete(&so, "rk synth"))
         return 2;

@@ -224,6 +224,27 @@ static inline uint16_t kt_count_delta16(uint16_t before, uint16_t after)
     return (uint16_t)(after - before);
 }
 
+/* CU_DBG (index 3) is the unit's own: each unit type publishes what it means and whether it is
+ * cumulative (difference two reads) or per run (cleared at each start: never difference it), and
+ * the driver decodes it per CU_TYPE (§1.4). One row per documented type; a type with no row is
+ * undocumented, its value shown raw. */
+typedef struct kt_cu_dbg_field {
+    const char *name;
+    uint8_t lo, width;
+} kt_cu_dbg_field;
+typedef struct kt_cu_dbg_row {
+    uint16_t type;
+    const char *unit;     /* what the type is */
+    bool per_run;         /* cleared at every start (else cumulative) */
+    kt_cu_dbg_field f[2]; /* the fields, a NULL name ending the list early */
+    const char *source;   /* where the meaning is published */
+} kt_cu_dbg_row;
+/* The row of a CU_TYPE, or NULL when the type publishes none the driver knows. */
+NPUKIT_API const kt_cu_dbg_row *kt_cu_dbg_row_of(uint16_t type);
+/* CU_DBG decoded by its type's row: "compute_cycles=5 memory_cycles=9 (cumulative)", or
+ * "0x... (undocumented for type XX)". Returns the length written (as snprintf). */
+NPUKIT_API size_t kt_cu_dbg_describe(uint16_t type, uint64_t dbg, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

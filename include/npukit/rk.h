@@ -101,7 +101,8 @@ NPUKIT_API npk_status npk_rk_set_progress(npk_rk *rt, npk_rk_progress_fn fn, voi
  * one task per SUBMIT, blocking), "chained" (up to set_chain tasks linked by their trailers;
  * set_chain > 1 on a "single" runtime selects it), "concat" (up to set_chain tasks in one regcmd
  * array with CORE_CTRL 0x000f between them: a task_number = 1 job), "multitask" (the vendor's
- * form: every core's tasks in one SUBMIT, later tasks of a core incremental programs),
+ * form: every core's tasks in one SUBMIT, a core's tasks 0 and 1 whole, later ones
+ * incremental programs),
  * "nonblock" (SUBMIT without BLOCK, then a per-core completion wait, timed apart as submit_ns
  * and wait_ns). A form the device's kernel cannot run is refused naming why; a matmul
  * whose weights a form does not serve is refused at the call. */
@@ -158,6 +159,28 @@ typedef struct npk_rk_stats {
  * for int8 and int4. stats may be NULL. */
 NPUKIT_API npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                     npk_rk_prec out, void *c, npk_rk_stats *stats);
+
+/* ---- Several matmuls in one call ------------------------------------------------------------
+ * Independent matmuls C_i [M_i][N_i] = A_i [M_i][K_i] . B_i, each with its own weights and M,
+ * planned as npk_rk_matmul plans each and packed into the same jobs: every core's tasks of all
+ * the matmuls chained up to npk_rk_set_chain tasks per SUBMIT (with the "multitask" form, every
+ * core's in one SUBMIT). The spec's lever for M = 1 decode and per-expert MoE GEMVs ("TWO
+ * distinct batch mechanisms"): L matmuls of T tasks pay about ceil(L*T / cores / chain) submit
+ * floors per core instead of L*T / cores. The weights share one input precision (a job runs in
+ * one precision mode); `out` is as npk_rk_matmul takes it for them; C_i must not overlap.
+ * items[i].stats (written): that matmul's tasks, the cores they ran on, and the NPU time of the
+ * jobs they rode in, shared among those jobs' tasks (submits: the ones it shared). stats: the
+ * whole call. */
+#define NPK_RK_BATCH_MAX 4096u
+typedef struct npk_rk_matmul_item {
+    const npk_rk_weights *w;
+    uint32_t m;
+    const void *a;      /* A [M][K] */
+    void *c;            /* C [M][N] */
+    npk_rk_stats stats; /* out */
+} npk_rk_matmul_item;
+NPUKIT_API npk_status npk_rk_matmul_batch(npk_rk *rt, npk_rk_matmul_item *items, uint32_t count,
+                                          npk_rk_prec out, npk_rk_stats *stats);
 
 /* The weights' shape and precision. */
 NPUKIT_API void npk_rk_weights_shape(const npk_rk_weights *w, npk_rk_prec *in, uint32_t *k,
@@ -283,8 +306,12 @@ NPUKIT_API uint64_t npk_rk_c_layout_bytes(npk_rk_prec out, uint32_t m, uint32_t 
 
 /* ---- Element-wise ops: the DPU's SDP engine -------------------------------------------------
  * C [M][N] = A [M][N] OP B with OP add, mul, max or min (npk_rk_ew_op, rk_sdp_hw.h) and B per
- * element (NPK_EW_PER_ELEMENT: [M][N]) or per channel (NPK_EW_PER_CHANNEL: a length-N vector
- * broadcast over the rows), run as SDP tasks (DPU | DPU_RDMA, no CNA) in `prec`:
+ * element (NPK_EW_PER_ELEMENT: [M][N]), per channel (NPK_EW_PER_CHANNEL: a length-N vector
+ * broadcast over the rows) or an immediate (NPK_EW_IMMEDIATE: B points to one element, held in
+ * a stage register); or the BS/BN stages' clamps of A: relu and relu6 (NPK_EW_NO_OPERAND, B
+ * NULL), leakyrelu (B: the slope, immediate), batchnorm (B: scale and shift, immediate:
+ * A * scale + shift). EQL is refused (NPK_EUNSUPPORTED: no source gives its output). All run as
+ * SDP tasks (DPU | DPU_RDMA, no CNA) in `prec`:
  *   fp16  uint16_t bits; computed in fp32 and rounded to nearest even;
  *   int16 int16_t, int8 int8_t; exact, saturating to the element's range.
  * Any M, N >= 1 (each at most NPK_RK_EW_MAX_DIM): the call tiles the arrays onto the SDP's
@@ -301,7 +328,8 @@ typedef struct npk_rk_ew_args {
     npk_rk_ew_op op;
     npk_rk_prec prec;
     uint32_t m, n;
-    npk_rk_ew_operand operand; /* B per element ([M][N]) or per channel ([N]) */
+    npk_rk_ew_operand operand; /* B per element ([M][N]), per channel ([N]), immediate (one
+                                  value; batchnorm two) or none (B NULL) */
     const void *a, *b;
     void *c;
 } npk_rk_ew_args;
@@ -328,7 +356,8 @@ NPUKIT_API npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args
                                         npk_rk_stats *stats);
 
 /* One element-wise step of a matmul epilogue: C = C OP b (b in the output's precision: per
- * element [M][N] or per channel [N]). */
+ * element [M][N], per channel [N], an immediate, or NULL for relu/relu6; as npk_rk_ew takes
+ * them). */
 typedef struct npk_rk_ew_step {
     npk_rk_ew_op op;
     npk_rk_ew_operand operand;
@@ -368,6 +397,79 @@ NPUKIT_API npk_status npk_rk_matmul_epilogue(npk_rk *rt, const npk_rk_weights *w
 NPUKIT_API npk_status npk_rk_matmul_scaled(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
                                            const void *a, const uint16_t *scale, uint16_t *c,
                                            npk_rk_stats *stats);
+
+/* ---- Convolution and pooling ------------------------------------------------------------------
+ * 2-D convolution on the CNA -> CORE -> DPU path with the 0x50xx input feed, and pooling on
+ * the PDP (docs/rk-conv.md, docs/rk-pooling.md). Tensors are NCHW arrays of fp16 bit patterns
+ * (uint16_t); the runtime packs them into the engines' atom layout and back.
+ *
+ * Convolution: any stride, padding, dilation (a zero-inserted kernel, exact), groups (1: dense;
+ * C with out_c = C: depthwise; C with out_c = m*C: m depthwise passes; otherwise one dense pass
+ * per group), a per-channel fp32 bias and a fused clamp, computed as fp16 x fp16 products
+ * accumulated in fp32, the bias added in fp32 and the result rounded to fp16 once. The planner
+ * splits what does not fit a task: output row bands (the input rows each band needs, the CBUF's
+ * data banks), input-channel slices (their fp16 partials summed on the host in fp32, bias and
+ * clamp then applied on the host), output-channel tiles, and spreads the tasks over the pinned
+ * cores. Runs on both kernels (the conv's op-enable 0x1D is the one the rocket kernel runs). */
+typedef enum npk_rk_act {
+    NPK_RK_ACT_NONE = 0,
+    NPK_RK_ACT_RELU = 1, /* max(x, 0) */
+    NPK_RK_ACT_CLIP = 2, /* min(max(x, 0), act_max): ReLU6 with act_max 6 */
+    NPK_RK_ACT_COUNT
+} npk_rk_act;
+
+typedef struct npk_rk_conv2d_args {
+    uint32_t n, c, h, w;  /* input [n][c][h][w] */
+    uint32_t out_c;       /* output channels */
+    uint32_t k_h, k_w;    /* kernel */
+    uint32_t stride_h, stride_w;
+    uint32_t pad_top, pad_left, pad_bottom, pad_right;
+    uint32_t dil_h, dil_w; /* 0 or 1: none */
+    uint32_t groups;       /* 0 or 1: dense; must divide c and out_c */
+    const uint16_t *input;   /* fp16 bits [n][c][h][w] */
+    const uint16_t *weights; /* fp16 bits [out_c][c / groups][k_h][k_w] */
+    const float *bias;       /* [out_c], or NULL */
+    npk_rk_act act;
+    float act_max;    /* NPK_RK_ACT_CLIP's upper bound (>= 0) */
+    uint16_t *output; /* fp16 bits [n][out_c][out_h][out_w] (npk_rk_conv2d_shape) */
+} npk_rk_conv2d_args;
+
+/* The output height and width of a convolution, or an error naming the bad argument and its
+ * limit (a zero stride, a kernel larger than the padded input, ...). */
+NPUKIT_API npk_status npk_rk_conv2d_shape(const npk_rk_conv2d_args *a, uint32_t *out_h,
+                                          uint32_t *out_w);
+NPUKIT_API npk_status npk_rk_conv2d(npk_rk *rt, const npk_rk_conv2d_args *a, npk_rk_stats *stats);
+
+/* Pooling: max, min or average over a k_h x k_w window, any stride and padding the PDP takes
+ * (kernel and stride up to 16, padding up to 7 and below the kernel); global pooling reduces
+ * the whole plane (in stages of equal windows when it is larger than the kernel limit). The
+ * padding never wins a max or min; an average divides by the whole window when
+ * count_include_pad, else by the real cells (the border windows rescaled on the host). fp16
+ * max/min are exact; the average sums in fp32 and multiplies by the PDP's 17-bit reciprocals.
+ * The PDP ends its task on the PPU interrupt, which the rocket kernel never waits for (it ends
+ * every job on the DPU's, facts A.2): on rocket, pooling is refused naming that. */
+typedef enum npk_rk_pool2d_method {
+    NPK_RK_POOL2D_MAX = 0,
+    NPK_RK_POOL2D_AVG = 1,
+    NPK_RK_POOL2D_MIN = 2,
+    NPK_RK_POOL2D_METHOD_COUNT
+} npk_rk_pool2d_method;
+
+typedef struct npk_rk_pool2d_args {
+    npk_rk_pool2d_method method;
+    bool global;          /* the whole plane: kernel, stride and padding are ignored */
+    uint32_t n, c, h, w;  /* input [n][c][h][w] */
+    uint32_t k_h, k_w;
+    uint32_t stride_h, stride_w;
+    uint32_t pad_top, pad_left, pad_bottom, pad_right;
+    bool count_include_pad; /* average: divide by the whole window */
+    const uint16_t *input;  /* fp16 bits [n][c][h][w] */
+    uint16_t *output;       /* fp16 bits [n][c][out_h][out_w] (npk_rk_pool2d_shape) */
+} npk_rk_pool2d_args;
+
+NPUKIT_API npk_status npk_rk_pool2d_shape(const npk_rk_pool2d_args *a, uint32_t *out_h,
+                                          uint32_t *out_w);
+NPUKIT_API npk_status npk_rk_pool2d(npk_rk *rt, const npk_rk_pool2d_args *a, npk_rk_stats *stats);
 
 /* ---- Quantised matmuls: W8A8 and per-group scales --------------------------------------------
  * C [M][N] = sum over groups g of  sa[m][g] * sb[g][n] * P_g[m][n],   P_g = sum over k in group g

@@ -25,6 +25,9 @@ typedef struct npk_rk_out_stage {
     unsigned out_bytes;     /* bytes of one output element */
     npk_rk_prec host_acc;   /* the precision the host adds this stage's partials in */
     bool host_result;       /* the runtime and the CPU reference offer it as a result */
+    bool requant;           /* OUT_CVT is a requantizing multiplier and shift the caller
+                               may set (the narrow integer outputs) */
+    const char *evidence;   /* the spec/facts sections that settle the row's behaviour */
 } npk_rk_out_stage;
 
 NPUKIT_API const npk_rk_out_stage *npk_rk_out_stage_find(npk_rk_prec in, npk_rk_prec out);

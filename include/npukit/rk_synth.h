@@ -24,7 +24,7 @@ typedef struct npk_rk_mm {
     npk_rk_prec out;        /* see npk_rk_out_stage_find */
     uint32_t m, k, n;       /* rows, contraction, columns of this task */
     int mode;               /* -1: the vendor default for `in`; else an npk_rk_mode */
-    int sched;              /* NPK_SCHED_AUTO, NPK_SCHED_0 or NPK_SCHED_1 */
+    int sched;              /* NPK_SCHED_AUTO, NPK_SCHED_0, NPK_SCHED_1 or 2 (M-tile chain) */
     uint32_t a, b, c;       /* IOVAs of the feature, the packed weights, the output */
     uint32_t a_pitch;       /* line mode: feature row pitch in elements (0: K) */
     uint32_t c_pitch;       /* line mode: output row stride in elements (0: N) */
@@ -37,6 +37,10 @@ typedef struct npk_rk_mm {
     uint32_t row_offset;
     bool unchecked;        /* emit even when a hardware limit is broken (fields truncate) */
     const npk_rk_soc *soc; /* NULL: RK3588 */
+    /* sched 2 (the PC-chained M-tile schedule): a tile after the first of one matmul, whose
+     * weights the tile before it used — 0x1040's WEIGHT_REUSE bit (0x2000, spec "The
+     * M-tiling scheduler"). */
+    bool next_m_tile;
 } npk_rk_mm;
 
 /* A matmul with the defaults: out = default, mode = vendor, sched = auto, pitches = 0. */

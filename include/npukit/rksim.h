@@ -42,7 +42,7 @@ typedef enum rksim_hazard_id {
     RKSIM_HZ_SURFACE_ADD_WILD,       /* 0x40c0 holding a non-geometry value wild-writes */
     RKSIM_HZ_FP16_OUT_STAGE,         /* fp16 out w/o FP32TOFP16_EN zeros; BS 0x20150 and
                                         the forced atom-8 fp16 output hang */
-    RKSIM_HZ_NARROW_INT_OUT,         /* int16/int8 matmul output never completes */
+    RKSIM_HZ_NARROW_INT_OUT,         /* int16/int8/fp16 int8-matmul output never completes */
     RKSIM_HZ_UNCHAINED_TASKS,        /* several tasks without chained trailers time out */
     RKSIM_HZ_INT4_SATURATION,        /* int4's int16 accumulator saturates at 0x7fff */
     RKSIM_HZ_SDP_CHAIN_PRECISION,    /* chained 2-input SDP fed another precision stalls */
@@ -125,6 +125,14 @@ NPUKIT_API const char *rksim_soc_name(const rksim *sim);
  * front end copies in min(caller size, kernel size), zero-fills the rest and copies back what
  * fits, as the DRM core does. Returns 0 or a negative errno (the kernel's values). */
 NPUKIT_API int rksim_ioctl(rksim *sim, unsigned long request, void *arg);
+
+/* The DRM nodes the rknpu driver exposes: the primary card node (/dev/dri/card1) and the
+ * render node (/dev/dri/renderD129). Both answer every request alike except SUBMIT: a raw
+ * SUBMIT through the render node is accepted (0) and runs no task, task_counter 0 (spec
+ * "Submission model": raw RKNPU_SUBMIT only works on the card node; facts A.1). */
+typedef enum rksim_node { RKSIM_NODE_CARD = 0, RKSIM_NODE_RENDER } rksim_node;
+/* rksim_ioctl on a given node; rksim_ioctl is the card node's. */
+NPUKIT_API int rksim_node_ioctl(rksim *sim, rksim_node node, unsigned long request, void *arg);
 
 /* mmap of a MEM_MAP offset: the CPU view of that buffer, or NULL with *err = errno value. */
 NPUKIT_API void *rksim_mmap(rksim *sim, uint64_t offset, size_t length, int *err);

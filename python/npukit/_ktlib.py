@@ -180,6 +180,11 @@ kt_dispatch = _fn("kt_dispatch", c_int, P, POINTER(Unit), c_uint, c_uint, c_uint
 kt_wait = _fn("kt_wait", c_int, P, POINTER(Ticket), POINTER(WaitResult))
 kt_saxpy_inst = _fn("kt_saxpy_inst", c_int, POINTER(Flit), c_uint32, c_float, c_uint64, c_uint64,
                     c_uint8, c_bool)
+kt_mat_fill = _fn("kt_mat_fill", c_int, POINTER(Flit), c_uint64, c_uint32, c_bool, c_bool, c_bool,
+                  c_uint8, c_uint8, c_bool)
+kt_mat_gemm = _fn("kt_mat_gemm", c_int, POINTER(Flit), c_uint8, c_uint8, c_uint8, c_bool, c_uint8,
+                  c_uint8, c_bool, c_bool, c_uint8, c_bool)
+kt_mat_drain = _fn("kt_mat_drain", c_int, POINTER(Flit), c_uint64, c_uint32, c_uint8, c_bool)
 
 kt_mv_copy = _fn("kt_mv_copy", MvMove, c_uint64, c_uint64, c_uint16)
 kt_mv_fill = _fn("kt_mv_fill", MvMove, c_uint64, c_uint16, c_int, c_uint32)

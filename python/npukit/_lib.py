@@ -281,7 +281,8 @@ class Mm(ctypes.Structure):
                 ("n", c_uint32), ("mode", c_int), ("sched", c_int), ("a", c_uint32),
                 ("b", c_uint32), ("c", c_uint32), ("a_pitch", c_uint32), ("c_pitch", c_uint32),
                 ("requant_scale", c_uint16), ("requant_shift", c_uint16), ("c_rows", c_uint32),
-                ("row_offset", c_uint32), ("unchecked", c_bool), ("soc", c_void_p)]
+                ("row_offset", c_uint32), ("unchecked", c_bool), ("soc", c_void_p),
+                ("next_m_tile", c_bool)]
 
 
 class SynthInfo(ctypes.Structure):
@@ -306,13 +307,37 @@ class QWeightsDesc(ctypes.Structure):
                 ("scale_count", c_uint64), ("m_hint", c_uint32), ("groups_per_pass", c_uint32)]
 
 
+class MatmulItem(ctypes.Structure):
+    _fields_ = [("w", c_void_p), ("m", c_uint32), ("a", c_void_p), ("c", c_void_p),
+                ("stats", RkStats)]
+
+
+class Conv2dArgs(ctypes.Structure):
+    _fields_ = [("n", c_uint32), ("c", c_uint32), ("h", c_uint32), ("w", c_uint32),
+                ("out_c", c_uint32), ("k_h", c_uint32), ("k_w", c_uint32),
+                ("stride_h", c_uint32), ("stride_w", c_uint32), ("pad_top", c_uint32),
+                ("pad_left", c_uint32), ("pad_bottom", c_uint32), ("pad_right", c_uint32),
+                ("dil_h", c_uint32), ("dil_w", c_uint32), ("groups", c_uint32),
+                ("input", c_void_p), ("weights", c_void_p), ("bias", c_void_p), ("act", c_int),
+                ("act_max", ctypes.c_float), ("output", c_void_p)]
+
+
+class Pool2dArgs(ctypes.Structure):
+    _fields_ = [("method", c_int), ("global_", c_bool), ("n", c_uint32), ("c", c_uint32),
+                ("h", c_uint32), ("w", c_uint32), ("k_h", c_uint32), ("k_w", c_uint32),
+                ("stride_h", c_uint32), ("stride_w", c_uint32), ("pad_top", c_uint32),
+                ("pad_left", c_uint32), ("pad_bottom", c_uint32), ("pad_right", c_uint32),
+                ("count_include_pad", c_bool), ("input", c_void_p), ("output", c_void_p)]
+
+
 # The C structs this module mirrors, for the layout check (tests compare every offset with the
 # C compiler's, so a header change cannot silently shift a field).
 MIRRORED = {"npk_rk_info": RkInfo, "npk_rk_stats": RkStats,
             "npk_rk_plan_request": PlanRequest, "npk_rk_task_plan": TaskPlan,
             "npk_rk_plan": Plan, "npk_rk_mm": Mm, "npk_rk_synth_info": SynthInfo,
             "npk_rk_ew_step": EwStep, "npk_rk_epilogue": Epilogue,
-            "npk_rk_qweights_desc": QWeightsDesc}
+            "npk_rk_qweights_desc": QWeightsDesc, "npk_rk_matmul_item": MatmulItem,
+            "npk_rk_conv2d_args": Conv2dArgs, "npk_rk_pool2d_args": Pool2dArgs}
 
 P = c_void_p
 npk_rk_open = _fn("npk_rk_open", c_int, c_char_p, POINTER(P))
@@ -334,8 +359,16 @@ npk_rk_weights_pack_layout = _fn("npk_rk_weights_pack_layout", c_int, P, c_int, 
 npk_rk_weights_free = _fn("npk_rk_weights_free", None, P, P)
 npk_rk_matmul = _fn("npk_rk_matmul", c_int, P, P, c_uint32, c_void_p, c_int, c_void_p,
                     POINTER(RkStats))
+npk_rk_matmul_batch = _fn("npk_rk_matmul_batch", c_int, P, POINTER(MatmulItem), c_uint32, c_int,
+                          POINTER(RkStats))
 npk_rk_matmul_epilogue = _fn("npk_rk_matmul_epilogue", c_int, P, P, c_uint32, c_void_p, c_int,
                              c_void_p, POINTER(Epilogue), POINTER(RkStats))
+npk_rk_conv2d_shape = _fn("npk_rk_conv2d_shape", c_int, POINTER(Conv2dArgs), POINTER(c_uint32),
+                          POINTER(c_uint32))
+npk_rk_conv2d = _fn("npk_rk_conv2d", c_int, P, POINTER(Conv2dArgs), POINTER(RkStats))
+npk_rk_pool2d_shape = _fn("npk_rk_pool2d_shape", c_int, POINTER(Pool2dArgs), POINTER(c_uint32),
+                          POINTER(c_uint32))
+npk_rk_pool2d = _fn("npk_rk_pool2d", c_int, P, POINTER(Pool2dArgs), POINTER(RkStats))
 class RkEwArgs(ctypes.Structure):
     """npk_rk_ew_args (rk.h)."""
     _fields_ = [("op", c_int), ("prec", c_int), ("m", c_uint32), ("n", c_uint32),

@@ -48,6 +48,8 @@ __all__ = ["Card", "Unit", "HostProgramResult", "Rv64Result", "serve", "cli_path
 
 SAXPY_TYPE = 0x5358  # "SX"
 SAXPY_CHUNK = 64     # elements per saxpy instruction (§3.3)
+MAT_TYPE = 0x4D47    # "MG", the matmul cluster (§3.1)
+MAT_FILL_MAX = 255   # entries one FILL reads (an 8-bit count)
 _MAX_UNITS = 256
 _U64 = (1 << 64) - 1
 _U32 = (1 << 32) - 1
@@ -519,6 +521,86 @@ class Card(Closing):
                 raise DeviceError(f"saxpy: {fault} [EFAULT]",
                                   "EFAULT")
         return self.dram_read(y_offset, n, np.float32, mesh)
+
+    @_serial
+    def matmul(self, a: np.ndarray, b: np.ndarray, mesh: int = 0,
+               offset: int = 0x100000) -> np.ndarray:
+        """C = A @ B on the mesh's matmul clusters ('MG'). A (M x K) and B (K x N) are rounded to
+        FP16 and uploaded in the clusters' entry layout (4 rows of A, or 4 columns of B, by 32 K);
+        the memory port quantises them to MXFP7 as each FILL reads them. Each tile of C small
+        enough for one FILL is one program — FILL A, FILL B, GEMM, DRAIN — dealt to the clusters a
+        round at a time. C comes back as FP16 (returned as float32); it carries MXFP7's error
+        (about 1% RMS of the product on random operands) and the FP22 accumulator's rounding.
+        M and N must be multiples of 4, K of 32 and at most 32 * 255. A model fault the machine
+        reports during the call raises DeviceError with its text."""
+        a = np.asarray(a)
+        b = np.asarray(b)
+        if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+            raise BadArgument(f"A {a.shape} and B {b.shape}: expected M x K and K x N")
+        m, k = a.shape
+        n = b.shape[1]
+        if m == 0 or n == 0 or m % 4 or n % 4 or k % 32 or not 32 <= k <= 32 * MAT_FILL_MAX:
+            raise BadArgument(f"matmul {m} x {k} x {n}: M and N multiples of 4, K a multiple "
+                              f"of 32 in 32..{32 * MAT_FILL_MAX} (the cluster's sub-tile, K "
+                              "block and FILL)")
+        fault_before = self.fault
+        units = [u for u in self._units(mesh) if u.caps.type == MAT_TYPE]
+        if not units:
+            raise DeviceError("no matmul cluster ('MG') on this mesh", "ENODEV")
+        gm, gn, nk = m // 4, n // 4, k // 32
+        mt = min(gm, MAT_FILL_MAX // nk)
+        nt = min(gn, MAT_FILL_MAX // nk, -(-gn // len(units)))
+
+        def entries(rows: np.ndarray) -> np.ndarray:  # [groups*4][K] -> entry order
+            r = rows.astype(np.float16).reshape(-1, 4, nk, 32)
+            return np.ascontiguousarray(r.transpose(0, 2, 1, 3))
+
+        region = 0x100000
+        a_off = offset
+        b_off = a_off + -(-(m * k * 2) // region) * region
+        c_off = b_off + -(-(n * k * 2) // region) * region
+        self.dram_write(a_off, entries(a), mesh)
+        self.dram_write(b_off, entries(b.T), mesh)
+        jobs = [(g0, h0) for g0 in range(0, gm, mt) for h0 in range(0, gn, nt)]
+        job_bytes = mt * nt * 32
+        self._dram_range(c_off, len(jobs) * job_bytes, mesh)
+        dev = self._dev(mesh)
+        stage = K.kt_machine_board(self._mh()).contents.stage_flits
+        per_round = min(len(units), stage // 4)
+        txn = 0x40
+        for first in range(0, len(jobs), per_round):
+            batch = list(enumerate(jobs))[first:first + per_round]
+            flits = (K.Flit * (4 * len(batch)))()
+            for slot, (j, (g0, h0)) in enumerate(batch):
+                gms, gns = min(mt, gm - g0), min(nt, gn - h0)
+                f = [ctypes.byref(flits[4 * slot + i]) for i in range(4)]
+                check(K.kt_mat_fill(f[0], a_off + g0 * nk * 256,
+                                    gms * nk, False, False, False, 0, txn, False), "FILL A")
+                check(K.kt_mat_fill(f[1], b_off + h0 * nk * 256, gns * nk, True, False, False,
+                                    0, txn, False), "FILL B")
+                check(K.kt_mat_gemm(f[2], gms, gns, nk, False, 0, 0, False, False, txn, False),
+                      "GEMM")
+                check(K.kt_mat_drain(f[3], c_off + j * job_bytes, gms * gns, txn, True),
+                      "DRAIN")
+            check(K.kt_stage(dev, 0, flits, 4 * len(batch)), "stage")
+            tickets = []
+            for slot in range(len(batch)):
+                tk = K.Ticket()
+                check(K.kt_dispatch(dev, ctypes.byref(units[slot]), 4 * slot, 4, 0,
+                                    ctypes.byref(tk)), "dispatch")
+                tickets.append(tk)
+            for tk in tickets:
+                check(K.kt_wait(dev, ctypes.byref(tk), None), "wait")
+            txn = (txn + 1) & 0xFF
+        if fault_before is None and self.fault is not None:
+            raise DeviceError(f"matmul: {self.fault} [EFAULT]", "EFAULT")
+        c = np.empty((m, n), np.float32)
+        for j, (g0, h0) in enumerate(jobs):
+            gms, gns = min(mt, gm - g0), min(nt, gn - h0)
+            sub = self.dram_read(c_off + j * job_bytes, gms * gns * 16, np.float16, mesh)
+            tile = sub.reshape(gms, gns, 4, 4).transpose(0, 2, 1, 3).reshape(gms * 4, gns * 4)
+            c[g0 * 4:(g0 + gms) * 4, h0 * 4:(h0 + gns) * 4] = tile
+        return c
 
     @_serial
     def move(self, mode: str, dst: int, words: int, src: int = 0, value: int = 0,

@@ -29,18 +29,88 @@ from ._closing import Closing
 from .errors import BadArgument, LimitError, check
 
 __all__ = ["Runtime", "Weights", "QWeights", "Stats", "Plan", "Task", "Entry", "matmul", "plan", "synth",
-           "decode", "pack_int4", "unpack_int4", "EW_OPS"]
+           "decode", "pack_int4", "unpack_int4", "EW_OPS", "ACTS", "POOL_METHODS"]
 
 _IN_DTYPES = {"fp16": np.float16, "int8": np.int8, "int4": np.int8}
 _OUT_DTYPES = {"fp32": np.float32, "fp16": np.float16, "int32": np.int32}
 _NP_TO_OUT = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16",
               np.dtype(np.int32): "int32"}
-# The SDP's ops, from the library's rows; npk_rk_ew takes the two-operand ones and refuses a
-# 1-input op (relu) by name.
+# The SDP's ops, from the library's rows (name -> the enum's value).
 EW_OPS = dict(_lib.EW_OP_VALUES)
+# The operand kinds (npk_rk_ew_operand) and the ops that take none or only an immediate.
+_PER_ELEMENT, _PER_CHANNEL, _NO_OPERAND, _IMMEDIATE = 0, 1, 2, 3
+_EW_NO_OPERAND = {"relu", "relu6"}
+_EW_IMMEDIATE_ONLY = {"leakyrelu": 1, "batchnorm": 2}
+
+
+def _ew_operand(op: str, b, dtype, m: int, n: int, what: str):
+    """B as (operand kind, array or None): None for relu/relu6; a number (leakyrelu's slope;
+    add/mul/max/min's immediate) or batchnorm's (scale, shift) in a register; else an array
+    [M][N] per element or [N] per channel of A's dtype."""
+    if op in _EW_NO_OPERAND:
+        if b is not None:
+            raise BadArgument(f"{what}: {op} takes no operand")
+        return _NO_OPERAND, None
+    if b is None:
+        raise BadArgument(f"{what}: {op} needs an operand")
+    count = _EW_IMMEDIATE_ONLY.get(op)
+    if count is not None or np.ndim(b) == 0:
+        vals = np.atleast_1d(np.asarray(b, dtype=np.float64))
+        want = count or 1
+        if vals.ndim != 1 or vals.size != want:
+            raise BadArgument(f"{what}: {op} takes {want} immediate value(s), got {b!r}")
+        if not np.all(np.isfinite(vals)):
+            raise BadArgument(f"{what}: immediate {b!r} is not finite")
+        if np.dtype(dtype).kind == "i":
+            info = np.iinfo(dtype)
+            if np.any(vals != np.round(vals)) or np.any(vals < info.min) or np.any(vals > info.max):
+                raise BadArgument(f"{what}: immediate {b!r} is not a whole {np.dtype(dtype)} value")
+        return _IMMEDIATE, np.ascontiguousarray(vals.astype(dtype))
+    b = _contig(b, "b")
+    if b.dtype != np.dtype(dtype):
+        raise BadArgument(f"b: dtype {b.dtype} differs from a's {np.dtype(dtype)}")
+    if b.ndim == 1 and b.shape[0] == n:  # one row: per element and per channel agree
+        return _PER_CHANNEL, b
+    if b.shape == (m, n):
+        return _PER_ELEMENT, b
+    raise BadArgument(f"b: shape {b.shape}: expected ({m}, {n}) (per element), ({n},) (per "
+                      "channel) or a number (immediate)")
 _EW_PREC = {np.dtype(np.float16): "fp16", np.dtype(np.int16): "int16",
             np.dtype(np.int8): "int8"}
 _LAYOUTS = {"rows": 0, "native": 1, "transposed": 2}
+ACTS = {"none": 0, "relu": 1, "clip": 2}
+POOL_METHODS = {"max": 0, "avg": 1, "min": 2}
+
+
+def _pair(v, name: str) -> tuple:
+    """An int or a pair of ints, each a non-negative value that fits uint32."""
+    t = (v, v) if isinstance(v, (int, np.integer)) else tuple(v)
+    if len(t) != 2:
+        raise BadArgument(f"{name}: expected an int or a pair, got {v!r}")
+    return tuple(_u32(int(x), name) for x in t)
+
+
+def _pads(pads) -> tuple:
+    """pads as an int, (ph, pw) or (top, left, bottom, right)."""
+    t = (pads,) * 4 if isinstance(pads, (int, np.integer)) else tuple(pads)
+    if len(t) == 2:
+        t = (t[0], t[1], t[0], t[1])
+    if len(t) != 4:
+        raise BadArgument(f"pads: expected an int, (ph, pw) or (top, left, bottom, right), "
+                          f"got {pads!r}")
+    for x in t:
+        if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= x <= 0xFFFFFFFF:
+            raise BadArgument(f"pads = {pads!r}: expected integers from 0 to 4294967295")
+    return tuple(int(x) for x in t)
+
+
+def _nchw(x, name: str) -> np.ndarray:
+    x = _contig(x, name)
+    if x.dtype != np.float16:
+        raise BadArgument(f"{name}: dtype {x.dtype}: convolution and pooling take float16")
+    if x.ndim != 4:
+        raise BadArgument(f"{name}: expected NCHW (4 dimensions), got shape {x.shape}")
+    return x
 
 
 @dataclasses.dataclass(frozen=True)
@@ -438,6 +508,41 @@ class Runtime(Closing):
             if tmp is not None:
                 tmp.free()
 
+    def matmul_batch(self, pairs, out_dtype=None) -> list:
+        """Several independent matmuls in one call: pairs is a list of (a, w), w a
+        :class:`Weights` of this runtime (one input dtype for all), a [M][K] with its own M.
+        Their tasks share submits (set chain= on the runtime: tasks per submit). Returns the
+        list of C; last_stats is the whole call's, last_batch_stats each matmul's."""
+        if not pairs:
+            raise BadArgument("pairs: at least one (a, weights)")
+        items = (_lib.MatmulItem * len(pairs))()
+        outs, keep, od = [], [], None
+        for i, (a, w) in enumerate(pairs):
+            if not isinstance(w, Weights) or w._rt is not self:
+                raise BadArgument(f"pairs[{i}]: weights packed by this runtime")
+            a = _contig(a, f"pairs[{i}] a")
+            dt = _in_prec(a, w.dtype, f"pairs[{i}] a")
+            m = _rows(a, w.k)
+            o = self._out_prec(dt, out_dtype)
+            if od not in (None, o):
+                raise BadArgument(f"pairs[{i}]: output {o} after {od}; one output for the batch")
+            od = o
+            c = np.empty((m, w.n), _OUT_DTYPES[o])
+            keep.append(a)
+            outs.append(c)
+            items[i].w = w._handle()
+            items[i].m = m
+            items[i].a = a.ctypes.data
+            items[i].c = c.ctypes.data
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_matmul_batch(self._handle(), items, len(pairs), _lib.PREC[od],
+                                           ctypes.byref(st)), "matmul_batch")
+        self.last_stats = Stats._from(st, self.simulated)
+        self.last_batch_stats = [Stats._from(items[i].stats, self.simulated)
+                                 for i in range(len(pairs))]
+        return outs
+
     def qweights(self, b: np.ndarray, scale: np.ndarray, group: Optional[int] = None,
                  dtype: Optional[str] = None, layout: str = "rows", m_hint: int = 64,
                  groups_per_pass: int = 0) -> QWeights:
@@ -500,13 +605,17 @@ class Runtime(Closing):
         self.last_stats = Stats._from(st, self.simulated)
         return out
 
-    def ew(self, op: str, a: np.ndarray, b: np.ndarray,
+    def ew(self, op: str, a: np.ndarray, b=None,
            out: Optional[np.ndarray] = None) -> np.ndarray:
-        """Element-wise C = A op B on the NPU's SDP: op add, mul, max, min, B [M][N] per
-        element or B [N] per channel broadcast over the rows. A is [M][N] (or [N], one row)
-        float16 (computed in fp32, rounded to nearest even), int16 or int8 (exact, saturating).
-        C has A's shape and dtype; out: a C-contiguous array of that shape and dtype to write
-        it into.
+        """Element-wise on the NPU's SDP. A is [M][N] (or [N], one row) float16 (computed in
+        fp32, rounded to nearest even), int16 or int8 (exact, saturating); C has A's shape and
+        dtype (out: a C-contiguous array of that shape and dtype to write it into).
+
+        - add, mul, max, min: C = A op B with B [M][N] per element, B [N] per channel
+          broadcast over the rows, or a number (an immediate in a stage register);
+        - relu, relu6 (min(max(A, 0), 6)): b None;
+        - leakyrelu: A < 0 ? A * slope : A, b the slope;
+        - batchnorm: A * scale + shift, b (scale, shift).
         """
         if op not in EW_OPS:
             raise BadArgument(f"op {op!r}: expected one of {sorted(EW_OPS)}")
@@ -519,17 +628,11 @@ class Runtime(Closing):
             raise BadArgument(f"a: expected 1 or 2 dimensions, got shape {a.shape}")
         # A vector is one row to the SDP; C keeps the shape A was given in.
         m, n = a.shape if a.ndim == 2 else (1, a.shape[0])
-        b = _contig(b, "b")
-        if b.dtype != a.dtype:
-            raise BadArgument(f"b: dtype {b.dtype} differs from a's {a.dtype}")
-        if b.shape == a.shape:
-            operand = 0
-        elif b.ndim == 1 and b.shape[0] == n:
-            operand = 1
-        else:
-            raise BadArgument(f"b: shape {b.shape}: expected {a.shape} (per element) or "
+        operand, barr = _ew_operand(op, b, a.dtype, m, n, f"ew {op}")
+        if operand == _PER_ELEMENT and barr.shape != a.shape:
+            raise BadArgument(f"b: shape {barr.shape}: expected {a.shape} (per element) or "
                               f"({n},) (per channel)")
-        bp = b.ctypes.data
+        bp = barr.ctypes.data if barr is not None else None
         if out is None:
             out = np.empty_like(a)
         else:
@@ -540,6 +643,117 @@ class Runtime(Closing):
                                  operand, a.ctypes.data, bp, out.ctypes.data)
             check(_lib.npk_rk_ew(self._handle(), ctypes.byref(args), ctypes.byref(st)),
                   f"ew {op}")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+    def matmul_epilogue(self, a: np.ndarray, w: "Weights", steps,
+                        fuse: bool = True) -> np.ndarray:
+        """C [M][N] = A . B (fp16 weights, fp16 C) followed by element-wise steps on the SDP,
+        fused into the matmul's submits where the fusion rules allow: steps is a list of
+        (op, b) as :meth:`ew` takes them (B per element [M][N], per channel [N], a number, None
+        for relu/relu6, (scale, shift) for batchnorm), at most 4."""
+        a = _contig(a, "a")
+        if not isinstance(w, Weights) or w._rt is not self:
+            raise BadArgument("w: weights packed by this runtime")
+        m = _rows(a, w.k)
+        if len(steps) > _lib.EPILOGUE_MAX:
+            raise BadArgument(f"steps: {len(steps)} exceed {_lib.EPILOGUE_MAX}")
+        ep = _lib.Epilogue()
+        ep.count = len(steps)
+        ep.no_fuse = not fuse
+        keep = []  # the operands live until the call returns
+        for i, (op, b) in enumerate(steps):
+            if op not in EW_OPS:
+                raise BadArgument(f"steps[{i}]: op {op!r}: expected one of {sorted(EW_OPS)}")
+            operand, barr = _ew_operand(op, b, np.float16, m, w.n, f"steps[{i}]")
+            keep.append(barr)
+            ep.step[i] = _lib.EwStep(EW_OPS[op], operand,
+                                     barr.ctypes.data if barr is not None else None)
+        out = np.empty((m, w.n), np.float16)
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_matmul_epilogue(self._handle(), w._handle(), m, a.ctypes.data,
+                                              _lib.PREC["fp16"], out.ctypes.data,
+                                              ctypes.byref(ep), ctypes.byref(st)),
+                  "matmul_epilogue")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+
+    def conv2d(self, x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None,
+               stride=1, pads=0, dilation=1, groups: int = 1, act: str = "none",
+               act_max: float = 6.0) -> np.ndarray:
+        """2-D convolution on the NPU: x float16 NCHW, w float16 [O][C/groups][KH][KW], bias
+        float32 [O] (or None), stride / dilation an int or (h, w), pads an int, (ph, pw) or
+        (top, left, bottom, right); act "none", "relu" or "clip" (min(max(x, 0), act_max)),
+        fused after the bias. fp16 products accumulate in fp32 and round once to fp16. Returns
+        float16 [N][O][OH][OW]."""
+        x = _nchw(x, "x")
+        w = _contig(w, "w")
+        if w.dtype != np.float16 or w.ndim != 4:
+            raise BadArgument(f"w: expected float16 [O][C/groups][KH][KW], got {w.dtype}{w.shape}")
+        if act not in ACTS:
+            raise BadArgument(f"act {act!r}: expected one of {sorted(ACTS)}")
+        n, c, h, wd = x.shape
+        o, cg, kh, kw = w.shape
+        g = _u32(groups, "groups")
+        if g == 0 or cg * g != c:
+            raise BadArgument(f"w: {cg} input channels per group x groups {groups} != the "
+                              f"input's {c} channels")
+        bp = None
+        if bias is not None:
+            bias = _contig(np.asarray(bias, np.float32), "bias")
+            if bias.shape != (o,):
+                raise BadArgument(f"bias: shape {bias.shape}, expected ({o},)")
+            bp = bias.ctypes.data
+        (sh, sw), (dh, dw) = _pair(stride, "stride"), _pair(dilation, "dilation")
+        pt, pl, pb, pr = _pads(pads)
+        args = _lib.Conv2dArgs(n=_u32(n, "N"), c=_u32(c, "C"), h=_u32(h, "H"), w=_u32(wd, "W"),
+                               out_c=_u32(o, "O"), k_h=_u32(kh, "KH"), k_w=_u32(kw, "KW"),
+                               stride_h=sh, stride_w=sw, pad_top=pt, pad_left=pl,
+                               pad_bottom=pb, pad_right=pr, dil_h=dh, dil_w=dw, groups=g,
+                               input=x.ctypes.data, weights=w.ctypes.data, bias=bp,
+                               act=ACTS[act], act_max=float(act_max))
+        oh, ow = ctypes.c_uint32(), ctypes.c_uint32()
+        check(_lib.npk_rk_conv2d_shape(ctypes.byref(args), ctypes.byref(oh), ctypes.byref(ow)),
+              "conv2d")
+        out = np.empty((n, o, oh.value, ow.value), np.float16)
+        args.output = out.ctypes.data
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_conv2d(self._handle(), ctypes.byref(args), ctypes.byref(st)),
+                  "conv2d")
+        self.last_stats = Stats._from(st, self.simulated)
+        return out
+
+    def pool2d(self, x: np.ndarray, method: str = "max", kernel=2, stride=None, pads=0,
+               global_pool: bool = False, count_include_pad: bool = False) -> np.ndarray:
+        """2-D pooling on the NPU's PDP: method "max", "avg" or "min" over a kernel window
+        (an int or (h, w); stride defaults to the kernel), pads as for conv2d; global_pool
+        reduces each plane to 1x1. count_include_pad: an average divides by the whole window.
+        x float16 NCHW; returns float16 [N][C][OH][OW]. Pooling runs on the rknpu kernel only
+        (the rocket kernel never waits for the PDP's interrupt)."""
+        x = _nchw(x, "x")
+        if method not in POOL_METHODS:
+            raise BadArgument(f"method {method!r}: expected one of {sorted(POOL_METHODS)}")
+        n, c, h, w = x.shape
+        kh, kw = _pair(kernel, "kernel")
+        sh, sw = _pair(stride if stride is not None else (kh, kw), "stride")
+        pt, pl, pb, pr = _pads(pads)
+        args = _lib.Pool2dArgs(method=POOL_METHODS[method], global_=bool(global_pool),
+                               n=_u32(n, "N"), c=_u32(c, "C"), h=_u32(h, "H"), w=_u32(w, "W"),
+                               k_h=kh, k_w=kw, stride_h=sh, stride_w=sw, pad_top=pt,
+                               pad_left=pl, pad_bottom=pb, pad_right=pr,
+                               count_include_pad=bool(count_include_pad), input=x.ctypes.data)
+        oh, ow = ctypes.c_uint32(), ctypes.c_uint32()
+        check(_lib.npk_rk_pool2d_shape(ctypes.byref(args), ctypes.byref(oh), ctypes.byref(ow)),
+              "pool2d")
+        out = np.empty((n, c, oh.value, ow.value), np.float16)
+        args.output = out.ctypes.data
+        st = _lib.RkStats()
+        with self._lock:
+            check(_lib.npk_rk_pool2d(self._handle(), ctypes.byref(args), ctypes.byref(st)),
+                  "pool2d")
         self.last_stats = Stats._from(st, self.simulated)
         return out
 

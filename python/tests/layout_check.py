@@ -12,7 +12,7 @@ import pytest
 
 def check_layouts(tmp_path, headers, whole, prefix=None):
     """whole: {C name: ctypes class} compared in size and every field; prefix: the same for
-    structs mirrored only up to some field (offsets only). A field named `in_` is C's `in`."""
+    structs mirrored only up to some field (offsets only). A field named `in_` is C's `in`, `global_` C's `global` (Python keywords)."""
     cc = shutil.which(os.environ.get("CC", "cc"))
     inc = os.environ.get("NPUKIT_INCLUDE")
     if not cc or not inc:
@@ -26,7 +26,7 @@ def check_layouts(tmp_path, headers, whole, prefix=None):
                 lines.append(f'printf("%zu\\n", sizeof({cname}));')
                 want.append(ctypes.sizeof(cls))
             for fname, _ in cls._fields_:
-                cf = "in" if fname == "in_" else fname
+                cf = fname[:-1] if fname in ("in_", "global_") else fname
                 lines.append(f'printf("%zu\\n", offsetof({cname}, {cf}));')
                 want.append(getattr(cls, fname).offset)
     lines.append("return 0; }")

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """npukit.kt: a Card over the simulator, over `kt serve` (pipe, TCP line protocol, card daemon),
 the transport contract (block reads equal word loops; DRAM writes replace whole granules),
-enumeration, saxpy against numpy, the mover, host programs, RV64 programs, errors, input checks
+enumeration, saxpy against numpy, matmul on the clusters, the mover, host programs, RV64 programs, errors, input checks
 and struct layouts."""
 import os
 import re
@@ -71,6 +71,27 @@ def test_saxpy_matches_numpy(sim):
         x = RNG.integers(0, 100, n).astype(np.float32)
         y = RNG.integers(0, 100, n).astype(np.float32)
         np.testing.assert_array_equal(sim.saxpy(2.0, x, y), 2.0 * x + y)
+
+
+def test_matmul_on_the_clusters():
+    """C = A @ B on mg_2's clusters: MXFP7's error against the FP32 product of the FP16 inputs
+    (about 1% RMS; the bound leaves room for the accumulator), the tiling over several jobs and
+    rounds, and the shapes the cluster refuses."""
+    with kt.Card("sim:mg_2") as c:
+        assert sum(u.type == "MG" for u in c.enumerate()) == 2
+        for m, k, n in ((4, 32, 4), (12, 96, 20), (64, 256, 48)):
+            a = RNG.uniform(-1, 1, (m, k)).astype(np.float16)
+            b = RNG.uniform(-1, 1, (k, n)).astype(np.float16)
+            want = a.astype(np.float32) @ b.astype(np.float32)
+            got = c.matmul(a, b)
+            assert got.shape == (m, n) and got.dtype == np.float32
+            rms = np.sqrt(np.mean((got - want) ** 2) / np.mean(want ** 2))
+            assert rms < 0.03, f"{m}x{k}x{n}: RMS error {rms:.4f}"
+        assert c.fault is None
+        for a, b in ((np.ones((5, 32)), np.ones((32, 4))), (np.ones((4, 33)), np.ones((33, 4))),
+                     (np.ones((4, 32)), np.ones((64, 4)))):
+            with pytest.raises(npukit.BadArgument):
+                c.matmul(a, b)
 
 
 def test_mover(sim):

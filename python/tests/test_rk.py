@@ -153,6 +153,61 @@ def test_ew_int16_max_per_channel(rt):
     np.testing.assert_array_equal(rt.ew("max", a, b), np.maximum(a, 0))
 
 
+def test_ew_clamps_and_immediates(rt):
+    needs_sdp(rt)
+    a = (RNG.integers(-160, 160, (6, 40)) / 16).astype(np.float16)  # past relu6's bound
+    a32 = a.astype(np.float32)
+    np.testing.assert_array_equal(rt.ew("relu", a), np.maximum(a, 0))
+    np.testing.assert_array_equal(rt.ew("relu6", a), np.clip(a, 0, 6))
+    leaky = np.where(a32 < 0, a32 * np.float32(0.25), a32).astype(np.float16)
+    np.testing.assert_array_equal(rt.ew("leakyrelu", a, 0.25), leaky)
+    bn = (a32 * np.float32(1.5) + np.float32(-2)).astype(np.float16)
+    np.testing.assert_array_equal(rt.ew("batchnorm", a, (1.5, -2)), bn)
+    np.testing.assert_array_equal(rt.ew("max", a, 0.5), np.maximum(a, np.float16(0.5)))
+    i = RNG.integers(-128, 128, (3, 50)).astype(np.int8)
+    want = np.clip(i.astype(np.int32) * 3, -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(rt.ew("mul", i, 3), want)
+    with pytest.raises(npukit.BadArgument, match="whole"):
+        rt.ew("add", i, 2.5)
+    with pytest.raises(npukit.BadArgument, match="takes no operand"):
+        rt.ew("relu6", a, 1)
+    with pytest.raises(npukit.BadArgument, match="2 immediate"):
+        rt.ew("batchnorm", a, 1.0)
+    with pytest.raises(npukit.NpukitError, match="no source gives its output"):
+        rt.ew("eql", a, a)
+
+
+def test_matmul_epilogue_steps(rt):
+    needs_sdp(rt)
+    a = (RNG.integers(-8, 8, (4, 64)) / 8).astype(np.float16)
+    b = (RNG.integers(-8, 8, (64, 32)) / 64).astype(np.float16)
+    w = rt.weights(b)
+    plain = rt.matmul(a, w, out_dtype=np.float16).astype(np.float32)
+    got = rt.matmul_epilogue(a, w, [("batchnorm", (2.0, -0.5)), ("relu6", None)])
+    want = np.clip((plain * np.float32(2) + np.float32(-0.5)).astype(np.float16), 0, 6)
+    np.testing.assert_array_equal(got, want)
+    w.free()
+
+
+def test_matmul_batch(rt):
+    shapes = [(1, 256, 64), (3, 100, 37), (5, 64, 96)]
+    pairs, want = [], []
+    for m, k, n in shapes:
+        a = RNG.integers(-4, 4, (m, k)).astype(np.int8)
+        b = RNG.integers(-4, 4, (k, n)).astype(np.int8)
+        pairs.append((a, rt.weights(b)))
+        want.append(a.astype(np.int32) @ b.astype(np.int32))
+    got = rt.matmul_batch(pairs)
+    for g, wnt in zip(got, want):
+        np.testing.assert_array_equal(g, wnt)
+    assert [s.tasks >= 1 for s in rt.last_batch_stats] == [True] * 3
+    assert rt.last_stats.tasks == sum(s.tasks for s in rt.last_batch_stats)
+    with pytest.raises(npukit.BadArgument, match="at least one"):
+        rt.matmul_batch([])
+    for _, w in pairs:
+        w.free()
+
+
 # ---- quantised matmuls (W8A8, per group) ---------------------------------------------------
 def quant_ref(a, b, sa, sb, group):
     m, k = a.shape

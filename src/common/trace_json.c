@@ -22,6 +22,8 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_bool active; /* the file is open: read without the lock by npk_trace_on */
 static FILE *out;
+/* Where the event being formatted goes: the file, or a span's own buffer (held back, below). */
+static FILE *ev;
 static uint64_t epoch_ns;
 static bool any_event;
 static int next_pid = 1, next_tid = 1;
@@ -38,35 +40,49 @@ static void check_written(void)
 }
 
 /* A JSON string (quotes included), by the one escaper; the caller holds the lock. */
-static void put_string(const char *s) { npk_json_put_string(out, s, strlen(s)); }
+static void put_string(const char *s) { npk_json_put_string(ev, s, strlen(s)); }
 
-/* The start of one event, up to its name; the caller holds the lock and the file is open. */
-static void begin_event(const char *ph, int pid, int tid, const char *name)
+/* An event's opening up to its name, into ev. */
+static void begin_event_body(const char *ph, int pid, int tid, const char *name)
+{
+    fprintf(ev, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,\"name\":", ph, pid, tid);
+    put_string(name);
+}
+
+/* The separator before an event written into the file. */
+static void put_separator(void)
 {
     fputs(any_event ? ",\n" : "\n", out);
     any_event = true;
-    fprintf(out, "{\"ph\":\"%s\",\"pid\":%d,\"tid\":%d,\"name\":", ph, pid, tid);
-    put_string(name);
+}
+
+/* The start of one event, up to its name, straight into the file (the caller holds the lock and
+ * the file is open). */
+static void begin_event(const char *ph, int pid, int tid, const char *name)
+{
+    put_separator();
+    ev = out;
+    begin_event_body(ph, pid, tid, name);
 }
 
 static void put_args(const npk_trace_arg *args, unsigned n)
 {
     if (!n)
         return;
-    fputs(",\"args\":{", out);
+    fputs(",\"args\":{", ev);
     for (unsigned i = 0; i < n; i++) {
         if (i)
-            fputc(',', out);
+            fputc(',', ev);
         put_string(args[i].key);
-        fputc(':', out);
+        fputc(':', ev);
         if (args[i].str)
             put_string(args[i].str);
         else if (args[i].hex)
-            fprintf(out, "\"0x%" PRIx64 "\"", args[i].num);
+            fprintf(ev, "\"0x%" PRIx64 "\"", args[i].num);
         else
-            fprintf(out, "%" PRIu64, args[i].num);
+            fprintf(ev, "%" PRIu64, args[i].num);
     }
-    fputc('}', out);
+    fputc('}', ev);
 }
 
 static void at_exit(void) { (void)npk_trace_close(); }
@@ -152,21 +168,136 @@ int npk_trace_thread_new(int pid, const char *name)
     return tid;
 }
 
-/* The trace's time grid: whole nanoseconds (viewers import the file's microseconds into
- * nanoseconds). Rounding is monotone, so ordered times stay ordered once rounded. */
-enum { TICKS_PER_US = 1000 };
+/* Times: whole nanoseconds first (llround is monotone, so ordered times stay ordered), then
+ * written on a grid every reading of the file agrees with. A viewer reads the file's microseconds
+ * one of three ways: as exact decimals, as doubles (the end is ts + dur in double: Chrome's trace
+ * engine), or converted to whole ns by truncating ts * 1000 and dur * 1000 separately (older
+ * Perfetto; a rounding importer behaves like the truncating one here). k ns / 1000 has no exact
+ * binary value, so whole-ns decimals fail the double reading (a sum a hair past the next
+ * sibling's start) and, written as they are, the truncating one (16.060 * 1000 falls just below
+ * 16060). So every value written is a multiple of 2^-16 us (0.015 ns), exact in decimal and in
+ * binary, with all sums exact: the exact and the double readings are the same numbers. For a
+ * whole-ns time k, E(k) is the first grid point at or after k (where a span ends) and S(k) two
+ * grid points later (where one starts): a span ending at k ends before one starting at k begins
+ * in both exact readings; and since S(k) lies 0.030..0.046 ns past k and E(k) less than 0.016 ns
+ * past it, every span from k0 to k1 > k0 truncates to [k0, k1 - 1) and rounds to [k0, k1): one
+ * rule for every span, so slices nest in each reading as the true times do. A zero-length span
+ * is written at S(k), duration 0. */
+enum { TICKS_PER_US = 1000, GRID_BITS = 16, START_LIFT = 2 };
 
 static long long to_ticks(double us) { return us > 0 ? llround(us * TICKS_PER_US) : 0; }
 
-/* A time in microseconds, written as its whole nanoseconds plus 0.01 ns. A decimal such as
- * 16.060 has no exact binary value: 16.060 * 1000 comes out just below 16060, and an importer
- * that truncates (int64(us * 1000), older Perfetto) reads 16059 while the slice before, whose
- * start and duration truncated exactly, ends at 16060: an overlap the nesting rule drops. The
- * 0.01 ns lifts every value clear of that error (it stays below 10^-4 ns up to a day of
- * trace), and is far below the half nanosecond a rounding importer would need to move. */
-static void put_time(const char *key, long long ticks)
+/* E(k) in grid units: ceil(k * 2^16 / 1000) = ceil(k * 8192 / 125), without overflow. */
+static long long grid_end(long long k) { return k / 125 * 8192 + (k % 125 * 8192 + 124) / 125; }
+static long long grid_start(long long k) { return grid_end(k) + START_LIFT; }
+
+/* A grid value as its exact decimal: whole microseconds, then the 2^-16 fraction's 16 digits
+ * (frac * 5^16 < 10^16) without trailing zeros. */
+static void put_grid(const char *key, long long m)
 {
-    fprintf(out, ",\"%s\":%lld.%03lld01", key, ticks / TICKS_PER_US, ticks % TICKS_PER_US);
+    unsigned long long frac = (unsigned long long)(m & ((1 << GRID_BITS) - 1)) * 152587890625ull;
+    fprintf(ev, ",\"%s\":%lld", key, m >> GRID_BITS);
+    if (!frac)
+        return;
+    char digits[17];
+    snprintf(digits, sizeof digits, "%016llu", frac);
+    int n = 16;
+    while (digits[n - 1] == '0')
+        n--;
+    fprintf(ev, ".%.*s", n, digits);
+}
+
+/* Spans are held back per track until it is known what must be written before them: a span is
+ * reported when it ends, after what it contains, and a viewer that keeps file order among
+ * slices starting together wants the enclosing one first. When span X ends, the held spans that
+ * started inside it and after its start can have no enclosing span still to come that starts
+ * with them (it would cross X), so they are written; those starting with X wait behind X, which
+ * waits in turn for whatever may still enclose it. The rest is written at close (or, past
+ * MAX_HELD spans on one track, the oldest half is written as it stands). */
+typedef struct held_span {
+    long long start; /* ns */
+    char *text;      /* the whole event */
+} held_span;
+typedef struct held_track {
+    int pid, tid;
+    held_span *s;
+    size_t n, cap;
+} held_track;
+enum { MAX_HELD = 1 << 16 };
+static held_track *held;
+static size_t n_held;
+
+static held_track *held_for(int pid, int tid)
+{
+    for (size_t i = 0; i < n_held; i++)
+        if (held[i].pid == pid && held[i].tid == tid)
+            return &held[i];
+    held_track *g = realloc(held, (n_held + 1) * sizeof *held);
+    if (!g)
+        return NULL;
+    held = g;
+    held[n_held] = (held_track){pid, tid, NULL, 0, 0};
+    return &held[n_held++];
+}
+
+/* Write one held event into the file and free it. */
+static void write_held(held_span *h)
+{
+    put_separator();
+    fputs(h->text, out);
+    free(h->text);
+    check_written();
+}
+
+/* Take span (start, text): write what it releases, hold it. The caller holds the lock. */
+static void hold(held_track *t, long long start, char *text)
+{
+    if (t->n + 1 > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        held_span *g = realloc(t->s, cap * sizeof *g);
+        if (!g) { /* no room to hold it back: written as it stands */
+            held_span h = {start, text};
+            write_held(&h);
+            return;
+        }
+        t->s = g;
+        t->cap = cap;
+    }
+    size_t keep = 0, with = 0; /* held before it, and starting with it (moved behind it) */
+    held_span *same = t->n ? malloc(t->n * sizeof *same) : NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        if (t->s[i].start > start)
+            write_held(&t->s[i]);
+        else if (t->s[i].start == start && same)
+            same[with++] = t->s[i];
+        else
+            t->s[keep++] = t->s[i];
+    }
+    t->s[keep++] = (held_span){start, text};
+    for (size_t i = 0; i < with; i++)
+        t->s[keep++] = same[i];
+    free(same);
+    t->n = keep;
+    if (t->n > MAX_HELD) {
+        size_t half = t->n / 2;
+        for (size_t i = 0; i < half; i++)
+            write_held(&t->s[i]);
+        memmove(t->s, t->s + half, (t->n - half) * sizeof *t->s);
+        t->n -= half;
+    }
+}
+
+/* Everything still held, track by track. The caller holds the lock. */
+static void write_all_held(void)
+{
+    for (size_t i = 0; i < n_held; i++) {
+        for (size_t j = 0; j < held[i].n; j++)
+            write_held(&held[i].s[j]);
+        free(held[i].s);
+    }
+    free(held);
+    held = NULL;
+    n_held = 0;
 }
 
 void npk_trace_span_to(int pid, int tid, const char *name, double ts_us, double end_us,
@@ -174,13 +305,21 @@ void npk_trace_span_to(int pid, int tid, const char *name, double ts_us, double 
 {
     long long t0 = to_ticks(ts_us), t1 = to_ticks(end_us);
     pthread_mutex_lock(&lock);
-    if (out) {
-        begin_event("X", pid, tid, name);
-        put_time("ts", t0);
-        put_time("dur", t1 > t0 ? t1 - t0 : 0);
+    held_track *t = out ? held_for(pid, tid) : NULL;
+    char *text = NULL;
+    size_t len = 0;
+    if (t && (ev = open_memstream(&text, &len))) {
+        long long s = grid_start(t0), e = grid_end(t1);
+        begin_event_body("X", pid, tid, name);
+        put_grid("ts", s);
+        put_grid("dur", t1 > t0 ? e - s : 0);
         put_args(args, n);
-        fputc('}', out);
-        check_written();
+        fputc('}', ev);
+        if (fclose(ev) == 0 && text)
+            hold(t, t0, text);
+        else
+            free(text);
+        ev = out;
     }
     pthread_mutex_unlock(&lock);
 }
@@ -198,7 +337,7 @@ void npk_trace_instant(int pid, int tid, const char *name, double ts_us, const n
     if (out) {
         begin_event("i", pid, tid, name);
         fputs(",\"s\":\"t\"", out);
-        put_time("ts", to_ticks(ts_us));
+        put_grid("ts", grid_start(to_ticks(ts_us)));
         put_args(args, n);
         fputc('}', out);
         check_written();
@@ -213,6 +352,7 @@ npk_status npk_trace_close(void)
     pthread_once(&once, trace_open);
     pthread_mutex_lock(&lock);
     if (out) {
+        write_all_held();
         fputs("\n]}\n", out);
         errno = 0;
         if (fflush(out))

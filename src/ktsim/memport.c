@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The memory port's engine: an intake queue served in order, plain and streaming reads (one
- * response beat per cycle, peers served entry by entry), writes with one open write per source
+ * response beat per cycle, peers served entry by entry), quantising reads (FP16 entries through
+ * the MXFP7 quantiser, src/kt/hw/mxfp.c), writes with one open write per source
  * and len <= 7, an acknowledgement after the data has landed. Faults are not reported on the
  * mesh (as in the RTL); what the model cannot represent is reported as a model error. */
 #include "memport.h"
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "fifo.h"
+#include "kt/hw/mxfp.h"
 #include "npukit/kt_words.h"
 
 enum { OUT_DEPTH = 4, MAX_WRITERS = 256 };
@@ -29,9 +31,18 @@ typedef struct read_op {
     uint64_t addr;
     unsigned entries, words; /* entries x words per entry */
     bool stream;
+    bool quant, b_layout; /* a quantising fetch: 8 FP16 beats in, 4 MXFP7 words out per entry */
     uint8_t tag;
     unsigned entry, dest, word;
+    unsigned hold;                  /* cycles before the entry's first word may leave */
+    uint8_t qout[KT_MX_ENTRY_OUT]; /* the current entry, quantised */
 } read_op;
+
+/* The quantiser in the read path (mx_quant) takes one entry at a time: its eight source beats,
+ * then seven cycles of scale and packing (drain, renormalise, scale, four pack passes) and one to
+ * hand over, before the four words leave. Inferred from mx_quant.v's state sequence; not
+ * measured. */
+enum { QUANT_ENTRY_CYCLES = 8 + 8 };
 
 struct ksim_memport {
     kt_coord at;
@@ -145,11 +156,6 @@ static void start_read(ksim_memport *p, const kt_flit *f)
     kt_mem_req r = kt_mem_req_get(f);
     read_op *op = &p->rd;
     memset(op, 0, sizeof *op);
-    if (r.flags & KT_MEM_FLAG_QUANT) {
-        ksim_report(&p->fault, "quantising fetch (flags 0x%02x) from (%u,%u) is not modelled",
-                    r.flags, h.src.x, h.src.y);
-        return;
-    }
     if (!local_offset(p, r.addr, &op->addr))
         return;
     op->dst[0] = h.src;
@@ -157,8 +163,15 @@ static void start_read(ksim_memport *p, const kt_flit *f)
     for (unsigned i = 0; i < r.n_peer && i < 3; i++)
         op->dst[op->n_dst++] = r.peer[i];
     op->stream = (r.flags & KT_MEM_FLAG_STREAM) != 0;
+    op->quant = (r.flags & KT_MEM_FLAG_QUANT) != 0;
+    op->b_layout = (r.flags & KT_MEM_FLAG_BLAYOUT) != 0;
     op->tag = h.txn;
-    if (op->stream) {
+    if (op->quant) {
+        /* entry_words is ignored: an entry is always 8 beats in and 4 words out */
+        op->entries = op->stream ? (r.count ? r.count : 1u) : 1u;
+        op->words = KT_MX_ENTRY_OUT / 32;
+        op->hold = QUANT_ENTRY_CYCLES;
+    } else if (op->stream) {
         op->entries = r.count ? r.count : 1;
         op->words = (r.entry_words == 0 || r.entry_words > 4) ? 4 : r.entry_words;
     } else {
@@ -175,11 +188,28 @@ static void step_read(ksim_memport *p)
     read_op *op = &p->rd;
     if (!op->active || ksim_fifo_full(&p->out))
         return;
-    uint64_t addr = op->addr + ((uint64_t)op->entry * op->words + op->word) * 32;
+    if (op->hold) {
+        op->hold--;
+        return;
+    }
     kt_flit f = {{0}};
     uint8_t beat[32];
-    if (ksim_dram_read(p->dram, addr, beat, sizeof beat) != NPK_OK)
-        ksim_report(&p->fault, "memory port (%u,%u): %s", p->at.x, p->at.y, npk_last_error());
+    if (op->quant) {
+        if (op->word == 0 && op->dest == 0) {
+            uint8_t src[KT_MX_ENTRY_IN];
+            if (ksim_dram_read(p->dram, op->addr + (uint64_t)op->entry * KT_MX_ENTRY_IN, src,
+                               sizeof src) != NPK_OK)
+                ksim_report(&p->fault, "memory port (%u,%u): %s", p->at.x, p->at.y,
+                            npk_last_error());
+            kt_mx_quant_entry(src, op->b_layout, op->qout);
+        }
+        memcpy(beat, op->qout + op->word * 32, sizeof beat);
+    } else {
+        uint64_t addr = op->addr + ((uint64_t)op->entry * op->words + op->word) * 32;
+        if (ksim_dram_read(p->dram, addr, beat, sizeof beat) != NPK_OK)
+            ksim_report(&p->fault, "memory port (%u,%u): %s", p->at.x, p->at.y,
+                        npk_last_error());
+    }
     for (int w = 0; w < 4; w++)
         f.w[w] = kt_le64(beat + 8 * w);
     bool last = op->word + 1 == op->words;
@@ -198,6 +228,8 @@ static void step_read(ksim_memport *p)
             op->dest = 0;
             if (++op->entry == op->entries)
                 op->active = false;
+            else if (op->quant)
+                op->hold = QUANT_ENTRY_CYCLES;
         }
     }
 }

@@ -5,6 +5,8 @@
  * is latched. */
 #include "mover.h"
 
+#include "kt/hw/mxfp.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +52,8 @@ struct ksim_mover {
     uint8_t in_buf[MAX_IN * KT_MV_WORD], out_buf[MAX_OUT * KT_MV_WORD];
     unsigned drain;
     const ksim_mover_timing *tm; /* the running mode's row */
+    uint64_t timed_words;        /* words paid for so far in this move */
+    uint32_t stream_frac;        /* the streaming rate's fraction of a cycle carried */
     uint64_t wait;               /* ticks left before the next step (the row's costs) */
     bool ok_so_far;
 
@@ -70,20 +74,18 @@ static void bypass_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
     memcpy(out, in, KT_MV_WORD);
 }
 
-/* Slot 1 stands in for KohakuTPU's quantiser with its geometry (2048 source bits -> 4 words):
- * each 16-bit source element keeps one byte, the high one, or the low one when XFORM_MODE[0] is
- * set (the occupant reads mode[0] as its packing select). The real occupant's MXFP7 arithmetic is
- * not modelled; the walker arithmetic around it is exact. */
-static void pack16_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
+/* Slot 1 is KohakuTPU's occupant, the FP16 -> MXFP7 quantiser (mx_quant; spec §3.2): an entry
+ * is eight source beats (4 lanes x 32 K of FP16, lane-major) in and four packed words out, with
+ * XFORM_MODE[0] selecting the B packing. The arithmetic is the hardware layer's, bit-exact with
+ * the RTL (src/kt/hw/mxfp.c). */
+static void mxfp7_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
 {
-    unsigned pick = (xmode & 1) ? 0 : 1;
-    for (unsigned i = 0; i < 8 * KT_MV_WORD / 2; i++)
-        out[i] = in[2 * i + pick];
+    kt_mx_quant_entry(in, (xmode & 1) != 0, out);
 }
 
 static const ksim_occupant occupants[] = {
     {"bypass", 1, 1, bypass_convert},
-    {"pack16 (quantiser geometry)", 8, 4, pack16_convert},
+    {"mxfp7 quantiser", KT_MX_ENTRY_IN / KT_MV_WORD, KT_MX_ENTRY_OUT / KT_MV_WORD, mxfp7_convert},
 };
 
 const ksim_occupant *ksim_occupant_slot(unsigned id)
@@ -129,6 +131,19 @@ void ksim_mover_skip(ksim_mover *m, uint64_t cycles)
 
 /* A step that moved data costs `cycles` (this tick included). */
 static void spend(ksim_mover *m, uint32_t cycles) { m->wait += cycles ? cycles - 1 : 0; }
+
+/* What one more word costs: the row's per-word cost, or past stream_after words its streaming
+ * rate, whole cycles with the fraction carried to the next word. */
+static uint32_t word_cost(ksim_mover *m)
+{
+    const ksim_mover_timing *t = m->tm;
+    if (!t->stream_den || m->timed_words++ < t->stream_after)
+        return t->word;
+    m->stream_frac += t->stream_num;
+    uint32_t c = m->stream_frac / t->stream_den;
+    m->stream_frac %= t->stream_den;
+    return c;
+}
 
 uint64_t ksim_mover_stat(const ksim_mover *m)
 {
@@ -205,6 +220,8 @@ static void go(ksim_mover *m)
     m->occ = NULL;
     m->tm = ksim_mover_timing_row(m->mode); /* every mode past the checks has a row */
     m->wait = m->tm ? m->tm->setup : 0;
+    m->timed_words = 0;
+    m->stream_frac = 0;
     if (m->mode == KT_MV_XFORM) {
         m->occ = ksim_occupant_slot(m->walker[0].xform_id);
         if (!m->occ) {
@@ -427,7 +444,7 @@ static void step_element(ksim_mover *m)
             return;
         }
         bool row_start = m->run_mode == KT_MV_GATHER_MODE && m->element % m->run_gather_words == 0;
-        spend(m, m->tm->word + (row_start ? m->tm->row : 0));
+        spend(m, word_cost(m) + (row_start ? m->tm->row : 0));
     }
     /* An invalid destination element is still walked (in one cycle): its write is suppressed. */
     m->element++;
@@ -452,7 +469,7 @@ static void step_xform(ksim_mover *m)
             return;
         }
         m->beats_in++;
-        spend(m, m->tm->word);
+        spend(m, word_cost(m));
         bool more = kt_mv_walker_next(&m->walker[0], m->idx_src);
         if (!more && m->beats_in < o->in_beats) {
             ksim_report(&m->model,
@@ -477,7 +494,7 @@ static void step_xform(ksim_mover *m)
         finish(m, fault);
         return;
     }
-    spend(m, m->tm->word);
+    spend(m, word_cost(m));
     if (++m->words_out < o->out_words)
         return;
     m->words_out = m->beats_in = 0;

@@ -8,9 +8,10 @@
  * zeroed neighbours do to a running move); mode, width, flags, immediate, seed, index and gather
  * registers are sampled at GO.
  *
- * Timing is a row per mode (mover_timing.c, calibrated to the RTL): a start after GO, a cost per
- * index word fetched (gather), an extra cost at each gather row's first word, a cost per
- * destination word (or transform beat), and the drain until the last write's response. */
+ * Timing is a row per mode (mover_timing.c, fitted to the RTL over sizes): a start after GO, a
+ * cost per index word fetched (gather), an extra cost at each gather row's first word, a cost
+ * per destination word (or transform beat) that drops to a streaming rate once a long move is
+ * under way, and the drain until the last write's response. */
 #ifndef NPUKIT_KTSIM_MOVER_H
 #define NPUKIT_KTSIM_MOVER_H
 
@@ -52,6 +53,9 @@ typedef struct ksim_mover_timing {
     uint32_t index_word; /* gather: cycles per index word fetched */
     uint32_t row;        /* gather: extra cycles at each row's first word */
     uint32_t word;       /* cycles per destination word (transform: per beat in or word out) */
+    /* Past `stream_after` words a long move streams: each further word costs
+     * stream_num / stream_den cycles (carried as a fraction; stream_den 0: never). */
+    uint32_t stream_after, stream_num, stream_den;
     uint32_t drain;      /* cycles from the last transfer until busy drops (>= 1) */
     const char *source;  /* where the figure comes from */
 } ksim_mover_timing;

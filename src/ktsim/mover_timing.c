@@ -1,11 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* The mover's timing as data: one row per mode, calibrated to the RTL (the saxpy_mesh top under
- * Verilator, one clock domain; cycles from the GO pulse until AUX_STAT busy drops): copy of 16
- * words 81, fill of 16 words 54, gather of 4 one-word rows 87, generate of 16 words 1458. One
- * figure per mode was measured, so how each splits into a start and a per-word cost is the
- * reading written beside the row: the RTL's reads take about 13 cycles to return, stream when
- * the addresses are known ahead (copy) and wait for each other when an address depends on the
- * data (gather's index, then each row), and a write's B response closes the move. */
+/* The mover's timing as data: one row per mode, fitted over a sweep of sizes measured on the RTL
+ * (upstream's saxpy_mesh top, KohakuTPU 7703ee8, under Verilator 5.006, one clock domain, its
+ * axi_ram as DRAM; the moves built by kt_mv_build and written through S_AXI_CTRL; cycles from the
+ * GO write's data handshake until the mover's busy falls):
+ *
+ *   words        1    4   16   64   256  1024  2048
+ *   copy        34   43   79  223   552  1374  2470
+ *   fill        23   29   53  149   409  1201  2257
+ *   gather      49   86  229  823              (rows of one word; 8 indices an index word)
+ *   generate   108  378 1458 5778
+ *
+ * A short copy pays about 3 cycles a word and a short fill 2, until 128 words (a whole read
+ * burst, BURST_MAX); beyond that the engines stream, 137 cycles per 128 words for a copy and 33
+ * per 32 for a fill. A gather waits 11 cycles for each index word and 11 for each row (its
+ * address depends on the data). Generate runs Philox-4x32-10: 4 cycles a round, 10 rounds a
+ * 128-bit draw, two draws a word. tests/test_kt_mover_sweep.c holds every figure within 10%. */
 #include "mover.h"
 
 /* Philox-4x32-10 in mm_prng: 4 cycles a round, 10 rounds a 128-bit draw, two draws a word. */
@@ -14,23 +23,26 @@ enum {
     PHILOX_ROUNDS = 10,
     PHILOX_DRAWS_PER_WORD = 2,
     PHILOX_WORD_CYCLES = PHILOX_ROUND_CYCLES * PHILOX_ROUNDS * PHILOX_DRAWS_PER_WORD,
-    READ_RETURN = 13, /* one read's round trip, when nothing streams behind it */
+    READ_BURST_WORDS = 128, /* BURST_MAX: 4 KB of 32-byte words, the AXI4 boundary rule */
+    DRAIN = 4,              /* the last write's response */
 };
 
 static const ksim_mover_timing rows[] = {
-    /* 13 + 16 * 4 + 4 = 81 */
-    {KT_MV_COPY, READ_RETURN, 0, 0, 4, 4,
-     "RTL copy 16 words 81 cycles: first read returns, then a word each 4 cycles"},
-    /* 2 + 13 + 4 * (13 + 4) + 4 = 87 */
-    {KT_MV_GATHER_MODE, 2, READ_RETURN, READ_RETURN, 4, 4,
-     "RTL gather 4 rows 87 cycles: the index word, then each row's read, waited for"},
-    /* 14 + 16 * (10 + 80) + 4 = 1458 */
-    {KT_MV_GENERATE, 14, 0, 0, 10 + PHILOX_WORD_CYCLES, 4,
-     "RTL generate 16 words 1458 cycles: Philox 4 cycles/round, 10 rounds/128 bits, 2 draws/word"},
-    /* 2 + 16 * 3 + 4 = 54 */
-    {KT_MV_FILL, 2, 0, 0, 3, 4, "RTL fill 16 words 54 cycles: writes only, 3 cycles a word"},
-    /* no RTL figure: a transform reads and writes as a copy does, one beat per 4 cycles */
-    {KT_MV_XFORM, READ_RETURN, 0, 0, 4, 4,
+    /* 27 + 3 n + 4 up to 128 words, then 137 per 128: 79 at 16, 2470 at 2048 */
+    {KT_MV_COPY, 27, 0, 0, 3, READ_BURST_WORDS, 137, 128, DRAIN,
+     "RTL copy 1..2048 words 34..2470 cycles: 3 a word, streaming 137/128 past a read burst"},
+    /* 23 + 11 per index word + 11 per one-word row + 4: 49 at 1 row, 819 at 64 (RTL 823) */
+    {KT_MV_GATHER_MODE, 23, 11, 8, 3, 0, 0, 0, DRAIN,
+     "RTL gather 1..64 one-word rows 49..823 cycles: 11 an index word, 11 a row"},
+    /* 14 + 90 n + 4: exact at every size measured */
+    {KT_MV_GENERATE, 14, 0, 0, 10 + PHILOX_WORD_CYCLES, 0, 0, 0, DRAIN,
+     "RTL generate 1..64 words 108..5778 cycles: Philox 4 cycles/round, 10 rounds/128 bits, "
+     "2 draws/word"},
+    /* 17 + 2 n + 4 up to 128 words, then 33 per 32: 53 at 16, 2257 at 2048 */
+    {KT_MV_FILL, 17, 0, 0, 2, READ_BURST_WORDS, 33, 32, DRAIN,
+     "RTL fill 1..2048 words 23..2257 cycles: writes only, 2 a word, streaming 33/32 past 128"},
+    /* no RTL figure: a transform reads and writes as a copy does */
+    {KT_MV_XFORM, 27, 0, 0, 3, READ_BURST_WORDS, 137, 128, DRAIN,
      "inferred: the copy row (same read and write path); not measured"},
 };
 

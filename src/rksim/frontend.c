@@ -196,7 +196,27 @@ static void report_reject(rksim *s, const char *msg)
     snprintf(s->report.message, sizeof s->report.message, "%s", msg);
 }
 
-static int do_submit(rksim *s, struct rknpu_submit *sub)
+/* A raw SUBMIT through the render node: accepted, and no task runs (spec "Submission model":
+ * raw RKNPU_SUBMIT only works on the card node; facts A.1, from-scratch submits through
+ * renderD129 "ran 0 tasks"). The answer is the successful one with nothing done: 0,
+ * task_counter 0 (a completed job reports task_counter = task_number, rknpu_job.c), no
+ * elapsed time, no memory touched. Which of the driver's paths drops the job is not
+ * documented; the model keeps only what was observed. */
+static int render_submit(rksim *s, struct rknpu_submit *sub)
+{
+    memset(&s->report, 0, sizeof s->report);
+    s->report.outcome = RKSIM_OK;
+    snprintf(s->report.message, sizeof s->report.message,
+             "render node: SUBMIT of %u task(s) accepted, none run (raw SUBMIT runs only on "
+             "the card node)",
+             sub->task_number);
+    sub->task_counter = 0;
+    if (!s->gen_510)
+        sub->u48_.hw_elapse_time = 0;
+    return 0;
+}
+
+static int do_submit(rksim *s, rksim_node node, struct rknpu_submit *sub)
 {
     if (!(sub->flags & RKNPU_JOB_PC)) {
         report_reject(s, "submit without RKNPU_JOB_PC: only the PC path is modelled");
@@ -229,6 +249,8 @@ static int do_submit(rksim *s, struct rknpu_submit *sub)
         report_reject(s, why);
         return -EFAULT;
     }
+    if (node == RKSIM_NODE_RENDER)
+        return render_submit(s, sub);
     /* The kernel's mapping sees the CPU's writes (same physical lines): read the CPU view. */
     return rksim_run_submit(s, sub, tb->cpu, tb->size);
 }
@@ -252,6 +274,13 @@ static size_t kernel_size(unsigned nr)
 
 int rksim_ioctl(rksim *s, unsigned long request, void *arg)
 {
+    return rksim_node_ioctl(s, RKSIM_NODE_CARD, request, arg);
+}
+
+int rksim_node_ioctl(rksim *s, rksim_node node, unsigned long request, void *arg)
+{
+    if (node != RKSIM_NODE_CARD && node != RKSIM_NODE_RENDER)
+        return -ENODEV; /* no such node */
     if (RKNPU_IOC_TYPE(request) != RKNPU_DRM_IOCTL_BASE)
         return -ENOTTY;
     unsigned nr = (unsigned)RKNPU_IOC_NR(request);
@@ -289,7 +318,7 @@ int rksim_ioctl(rksim *s, unsigned long request, void *arg)
     case 0x00: rc = do_version(&k.version); break;
     case 0x2e: rc = do_prime_import(s, &k.prime); break;
     case 0x40 + RKNPU_NR_ACTION: rc = do_action(s, &k.action); break;
-    case 0x40 + RKNPU_NR_SUBMIT: rc = do_submit(s, &k.submit); break;
+    case 0x40 + RKNPU_NR_SUBMIT: rc = do_submit(s, node, &k.submit); break;
     case 0x40 + RKNPU_NR_MEM_CREATE: rc = do_mem_create(s, &k.create); break;
     case 0x40 + RKNPU_NR_MEM_MAP: rc = do_mem_map(s, &k.map); break;
     case 0x40 + RKNPU_NR_MEM_DESTROY: rc = do_mem_destroy(s, &k.destroy); break;

@@ -156,7 +156,7 @@ const rksim_hazard rksim_hazards[RKSIM_HZ_COUNT] = {
      "the DPU output datapath; measured through rknpu on the same NPU; a hardware behaviour of the "
      "registers, which rocket programs the same way (facts A.2)"},
     {RKSIM_HZ_NARROW_INT_OUT, "narrow-int-out",
-     "an int8 matmul whose DPU output precision is int16 or int8",
+     "an int8 matmul whose DPU output precision is int16, int8 or fp16",
      "never completes (ETIMEDOUT), nothing written",
      "refused as unsupported (the requant rounding is disputed, facts J.7)",
      "int32 output and requantize on the host",
@@ -468,8 +468,9 @@ static bool h16_narrow(rksim *s, rksim_core *c, const rksim_mm *mm, bool first, 
     if (npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out)->completes)
         return false;
     e->wedge = true;
-    snprintf(e->why, sizeof e->why, "int8 matmul with %s output never completes",
-             npk_rk_prec_name((npk_rk_prec)mm->out));
+    const npk_rk_out_stage *st = npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out);
+    snprintf(e->why, sizeof e->why, "int8 matmul with %s output never completes (%s)",
+             npk_rk_prec_name(st->out), st->evidence);
     return true;
 }
 
@@ -568,10 +569,17 @@ void rksim_hazards_op(rksim *s, unsigned core, const rksim_regfile *rf, rksim_mm
         if (!rksim_faithful(s, op_rows[i].id)) {
             /* ideal: the hazard does not happen; hazard 16 refuses instead */
             if (op_rows[i].id == RKSIM_HZ_NARROW_INT_OUT) {
+                const npk_rk_out_stage *st =
+                    npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out);
                 rksim_result_fail(r, RKSIM_UNSUPPORTED,
-                                  "unsupported by the model (ideal): int8 -> %s requantization "
-                                  "(DPU_OUT_CVT_SHIFT rounding is disputed, facts J.7)",
-                                  npk_rk_prec_name((npk_rk_prec)mm->out));
+                                  st->requant
+                                      ? "unsupported by the model (ideal): int8 -> %s "
+                                        "requantization (DPU_OUT_CVT_SHIFT rounding is "
+                                        "disputed, facts J.7)"
+                                      : "unsupported by the model (ideal): int8 -> %s output "
+                                        "(no source gives its converter or geometry, facts "
+                                        "J.10)",
+                                  npk_rk_prec_name(st->out));
                 return;
             }
             continue;

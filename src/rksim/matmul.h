@@ -65,7 +65,7 @@ typedef struct rksim_effect {
     bool saturate16;    /* int16 accumulator saturates at +-32767 (hazard 18) */
     bool strict16;      /* ideal: refuse a sum beyond int16 instead */
     bool no_row_bound;  /* the write DMA writes every row, past HEIGHT_WDMA (hazard 22) */
-    char why[160];
+    char why[224];
 } rksim_effect;
 
 /* Decode and check the matmul registers; false with r = "unsupported" naming the register.

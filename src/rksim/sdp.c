@@ -58,7 +58,12 @@ static bool hazards(rksim *s, rksim_core *c, rksim_sdp *t, bool first, sdp_effec
         e->two_lane = true;
         t->lanes = 2 * t->n;
     }
-    if (t->op->binary && !first && c->job_out_prec >= 0 && c->job_out_prec != t->feature) {
+    if (t->ew_on && t->op->not_simulated)
+        return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                 "unsupported by the model: DPU_EW_CFG (0x4070) EW_ALU_ALGO %u "
+                                 "(%s): %s",
+                                 t->op->alu_algo, t->op->name, t->op->not_simulated);
+    if (t->ew_on && !first && c->job_out_prec >= 0 && c->job_out_prec != t->feature) {
         r->hazards |= RKSIM_HZ_BIT(RKSIM_HZ_SDP_CHAIN_PRECISION);
         if (rksim_faithful(s, RKSIM_HZ_SDP_CHAIN_PRECISION)) {
             e->wedge = true;
@@ -110,22 +115,33 @@ static void store(const rksim_sdp *t, uint8_t *p, double v)
     }
 }
 
-/* The op in the SDP's arithmetic: fp16 operands are exact in fp32 and the op rounds in fp32;
- * integer operands are exact in double (|a op b| < 2^31). */
+/* The task in the SDP's arithmetic: the BS and BN stages (rk_sdp_hw.h), then the EW op.
+ * fp16 operands are exact in fp32 and each unit rounds in fp32; integers are exact in double
+ * (|x| < 2^53) until the output converter saturates them. */
 static double apply(const rksim_sdp *t, double a, double b)
 {
-    double v = NAN; /* every case sets it; gcc -O2 cannot tell (-Wmaybe-uninitialized) */
+    const bool fp32 = t->prec == NPK_PREC_FP16;
+    for (unsigned i = 0; i < NPK_SDP_STAGE_COUNT; i++)
+        a = npk_rk_sdp_stage_apply(&t->stage[i], fp32, a);
+    if (!t->ew_on)
+        return a;
+    double v = NAN; /* every case sets it; an optimising gcc cannot tell (maybe-uninitialized) */
     switch (t->op->op) {
     case NPK_EW_ADD: v = a + b; break;
     case NPK_EW_MUL: v = a * b; break;
     case NPK_EW_MAX: v = (isnan(a) || a >= b) ? a : b; break;
     case NPK_EW_MIN: v = (isnan(a) || a <= b) ? a : b; break;
-    case NPK_EW_RELU: /* the BS stage's ReLU */ v = a < 0 ? 0 : a; break;
     /* No default: an op added to the enum fails the build here until the simulator computes
-     * it (-Wswitch); the decoder never selects a row past the enum. */
+     * it (-Wswitch). The clamps and batchnorm are BS/BN stage rows, never the EW stage's op;
+     * EQL is refused before the run (its row's not_simulated). */
+    case NPK_EW_RELU:
+    case NPK_EW_EQL:
+    case NPK_EW_RELU6:
+    case NPK_EW_LEAKYRELU:
+    case NPK_EW_BATCHNORM:
     case NPK_EW_OP_COUNT: v = NAN; break;
     }
-    return t->prec == NPK_PREC_FP16 ? (double)(float)v : v;
+    return fp32 ? (double)(float)v : v;
 }
 
 static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
@@ -170,8 +186,7 @@ static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
     return true;
 }
 
-void rksim_sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
-                  rksim_core_result *r)
+void rksim_sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job, rksim_core_result *r)
 {
     (void)blocks; /* one block set: DPU | DPU_RDMA (its row, rk/hw/ops.c) */
     rksim_core *c = &s->core[core];

@@ -14,7 +14,9 @@
  *            SDP's SIZE_E 0 / OD_BYPASS write-out (BS_OW_CFG 0x2).
  */
 #include <stdio.h>
+#include <string.h>
 
+#include "npukit/fp16.h"
 #include "npukit/rk_regs.h"
 #include "rksim/regs_view.h"
 #include "rksim/rules.h"
@@ -39,6 +41,14 @@ typedef enum guard {
     G_FEATURE_NOT_INT32,
     G_WIDE,        /* the RDMA reads more channels than one atom holds */
     G_PER_ELEMENT, /* the operand is per element */
+    G_BS_OFF,      /* the BS stage is bypassed (BS_BYPASS) */
+    G_BN_OFF,
+    G_BS_ALU, /* the BS stage's ALU is active */
+    G_BN_ALU,
+    G_BS_RELUX, /* RELUX_EN set */
+    G_BN_RELUX,
+    G_BS_PRELU, /* MUL_PRELU set */
+    G_BN_PRELU,
 } guard;
 
 typedef enum quantity {
@@ -53,16 +63,15 @@ typedef enum quantity {
     Q_FORMAT_OTHER,   /* DATA_FORMAT bits other than the three precisions */
     Q_SRC_DMA_OTHER,  /* SRC_DMA_CFG bits other than LINE_NOTCH_ADDR */
     Q_OD_BYPASS,      /* BS_OW_CFG = OD_BYPASS alone (0x2) */
-    Q_BS_RELU,        /* BS_CFG with only its ReLU (0x12) */
-    Q_BS_BYPASSED,    /* BS_CFG fully bypassed (0x53) */
+    Q_STAGE_OFF,      /* a bypassed stage's CFG: BYPASS and every unit's bypass (0x53) */
 } quantity;
 
 enum {
-    SET_BS,       /* BS_CFG: fully bypassed (0x53) or only the ReLU (0x12) */
-    SET_EW_OP,    /* EW_ALU_ALGO naming an op row with this EW_OP_TYPE */
-    SET_EW_MODE,  /* per-channel (0) or per-element (2) */
-    SET_SDP_PREC, /* an SDP precision row (fp16, int16, int8) */
-    SET_FEATURE,  /* the processing precision, or int32 into int16 (the over-fetch) */
+    SET_STAGE_ALU, /* a stage ALU algorithm: MAX, MIN or SUM */
+    SET_EW_OP,     /* EW_ALU_ALGO naming an op row with this EW_OP_TYPE */
+    SET_EW_MODE,   /* per-channel (0) or per-element (2) */
+    SET_SDP_PREC,  /* an SDP precision row (fp16, int16, int8) */
+    SET_FEATURE,   /* the processing precision, or int32 into int16 (the over-fetch) */
 };
 
 #define FLD(reg, field) NPK_REG_##reg, NPK_RKF(reg, field)
@@ -80,7 +89,17 @@ static const char flying_read[] = "only the flying feature read of the captured 
                                   "family) is modelled";
 static const char captured_ew[] = "only the captured EW configuration (LUT, ReLU and operand "
                                   "converter bypassed, no CVT/PReLU/binary/equal) is modelled";
-static const char no_bs_bn[] = "BS/BN operands from memory are not modelled";
+static const char no_bs_bn[] = "BS/BN operands from memory: RK3588's BRDMA_CFG is simplified "
+                               "(BRDMA_DATA_USE only, no per-kernel mode, spec) and no source "
+                               "describes what it reads";
+static const char stage_off[] = "a bypassed stage has every unit bypassed (0x53)";
+static const char stage_shift[] = "a stage MUL shift: its rounding is not described (facts I.1)";
+static const char relux[] = "RELUX clamps the ReLU's output: it needs the ReLU";
+static const char prelu[] = "PReLU is a mode of the MUL: it needs the MUL";
+static const char ew_src[] = "the EW stage's register operand: the spec names EW_OP_SRC without "
+                             "its values or the register holding the operand";
+static const char ew_cvt[] = "the EW operand converter: no source gives its arithmetic "
+                             "(order, rounding)";
 static const char cvt[] = "the output converter is modelled at scale 1, shift 0, offset 0 "
                           "(FP32TOFP16_EN for fp16)";
 static const char channels[] = "DPU channel counts agree";
@@ -106,26 +125,35 @@ static const rksim_rule rows[] = {
     {FLD(DPU_RDMA_FEATURE_MODE_CFG, COMB_USE), G_ALL, IS(0), flying_read},
 
     /* ---- stages: the EW op (2 inputs) or the BS ReLU (1 input) ---- */
-    {REG(DPU_BS_CFG), G_ALL, IN(SET_BS),
-     "an SDP's BS stage is modelled fully bypassed (0x53) or with only its ReLU (0x12)"},
+    /* the BS and BN stages (their fields laid out alike, facts B.4): register operands, ALU
+     * MAX/MIN/SUM, MUL (PReLU) without a shift, ReLU (ReLUX) */
+    {FLD(DPU_BS_CFG, BS_ALU_SRC), G_ALL, IS(0), no_bs_bn},
     {FLD(DPU_BS_MUL_CFG, BS_MUL_SRC), G_ALL, IS(0), no_bs_bn},
+    {FLD(DPU_BN_CFG, BN_ALU_SRC), G_ALL, IS(0), no_bs_bn},
+    {FLD(DPU_BN_MUL_CFG, BN_MUL_SRC), G_ALL, IS(0), no_bs_bn},
     {REG(DPU_RDMA_BRDMA_CFG), G_ALL, IS(0), no_bs_bn},
     {REG(DPU_RDMA_NRDMA_CFG), G_ALL, IS(0), no_bs_bn},
-    {FLD(DPU_BN_CFG, BN_BYPASS), G_ALL, IS(1), "the BN stage must be bypassed"},
+    {REG(DPU_BS_CFG), G_BS_OFF, IS_Q(Q_STAGE_OFF), stage_off},
+    {REG(DPU_BN_CFG), G_BN_OFF, IS_Q(Q_STAGE_OFF), stage_off},
+    {FLD(DPU_BS_CFG, BS_ALU_ALGO), G_BS_ALU, IN(SET_STAGE_ALU), "a stage ALU is MAX, MIN or SUM"},
+    {FLD(DPU_BN_CFG, BN_ALU_ALGO), G_BN_ALU, IN(SET_STAGE_ALU), "a stage ALU is MAX, MIN or SUM"},
+    {FLD(DPU_BS_MUL_CFG, BS_MUL_SHIFT_VALUE), G_ALL, IS(0), stage_shift},
+    {FLD(DPU_BN_MUL_CFG, BN_MUL_SHIFT_VALUE), G_ALL, IS(0), stage_shift},
+    {FLD(DPU_BS_MUL_CFG, BS_TRUNCATE_SRC), G_ALL, IS(0), stage_shift},
+    {FLD(DPU_BN_MUL_CFG, BN_TRUNCATE_SRC), G_ALL, IS(0), stage_shift},
+    {FLD(DPU_BS_CFG, BS_RELU_BYPASS), G_BS_RELUX, IS(0), relux},
+    {FLD(DPU_BN_CFG, BN_RELU_BYPASS), G_BN_RELUX, IS(0), relux},
+    {FLD(DPU_BS_CFG, BS_MUL_BYPASS), G_BS_PRELU, IS(0), prelu},
+    {FLD(DPU_BN_CFG, BN_MUL_BYPASS), G_BN_PRELU, IS(0), prelu},
     {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DISABLE), G_EW_BYPASSED, IS(1),
      "an operand read for a bypassed EW stage is not described"},
-    {REG(DPU_BS_CFG), G_EW_BYPASSED, IS_Q(Q_BS_RELU),
-     "an SDP task with every stage bypassed is not described"},
-    {REG(DPU_BS_CFG), G_EW_ON, IS_Q(Q_BS_BYPASSED),
-     "the BS ReLU together with an EW op is not modelled"},
     {REG(DPU_EW_CFG), G_EW_ON, CLEAR(Q_EW_UNDESCRIBED), captured_ew},
     {FLD(DPU_EW_CFG, EW_RELU_BYPASS), G_EW_ON, IS(1), captured_ew},
-    {FLD(DPU_EW_CFG, EW_OP_CVT_BYPASS), G_EW_ON, IS(1), captured_ew},
+    {FLD(DPU_EW_CFG, EW_OP_CVT_BYPASS), G_EW_ON, IS(1), ew_cvt},
     {FLD(DPU_EW_CFG, EW_LUT_BYPASS), G_EW_ON, IS(1), captured_ew},
-    {FLD(DPU_EW_CFG, EW_OP_SRC), G_EW_ON, IS(NPK_EW_OP_SRC_MEMORY),
-     "a register-immediate EW operand is not modelled"},
+    {FLD(DPU_EW_CFG, EW_OP_SRC), G_EW_ON, IS(NPK_EW_OP_SRC_MEMORY), ew_src},
     {FLD(DPU_EW_CFG, EW_ALU_ALGO), G_EW_ON, IN(SET_EW_OP),
-     "EQL and undescribed ops are not modelled"},
+     "undescribed ops are not modelled"},
     {FLD(DPU_RDMA_ERDMA_CFG, ERDMA_DISABLE), G_EW_ON, IS(0),
      "an EW op without its operand read is not described"},
     {FLD(DPU_EW_CFG, EW_DATA_MODE), G_EW_ON, IN(SET_EW_MODE), "the described operand modes"},
@@ -188,15 +216,11 @@ static const rksim_rule rows[] = {
      "the SDP's write-out is described with SIZE_E 0 and OD_BYPASS (0x2)"},
 };
 
-static uint32_t bs_bypassed(void)
+/* A bypassed stage's CFG (BN's bits sit where BS's do): 0x53 in the vendor program. */
+static uint32_t stage_off_cfg(void)
 {
     return BIT(DPU_BS_CFG, BS_RELU_BYPASS) | BIT(DPU_BS_CFG, BS_MUL_BYPASS) |
            BIT(DPU_BS_CFG, BS_ALU_BYPASS) | BIT(DPU_BS_CFG, BS_BYPASS);
-}
-
-static uint32_t bs_relu(void)
-{
-    return BIT(DPU_BS_CFG, BS_MUL_BYPASS) | BIT(DPU_BS_CFG, BS_ALU_BYPASS);
 }
 
 static bool applies(int when, const rksim_regfile *rf, const void *ctx)
@@ -214,6 +238,14 @@ static bool applies(int when, const rksim_regfile *rf, const void *ctx)
     case G_PER_ELEMENT:
         return !F(DPU_EW_CFG, EW_BYPASS) &&
                F(DPU_EW_CFG, EW_DATA_MODE) == NPK_EW_DATA_MODE_PER_ELEMENT;
+    case G_BS_OFF: return F(DPU_BS_CFG, BS_BYPASS);
+    case G_BN_OFF: return F(DPU_BN_CFG, BN_BYPASS);
+    case G_BS_ALU: return !F(DPU_BS_CFG, BS_BYPASS) && !F(DPU_BS_CFG, BS_ALU_BYPASS);
+    case G_BN_ALU: return !F(DPU_BN_CFG, BN_BYPASS) && !F(DPU_BN_CFG, BN_ALU_BYPASS);
+    case G_BS_RELUX: return F(DPU_BS_CFG, BS_RELUX_EN);
+    case G_BN_RELUX: return F(DPU_BN_CFG, BN_RELUX_EN);
+    case G_BS_PRELU: return F(DPU_BS_CFG, BS_MUL_PRELU);
+    case G_BN_PRELU: return F(DPU_BN_CFG, BN_MUL_PRELU);
     }
     return true;
 }
@@ -244,8 +276,7 @@ static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
                UINT32_MAX;
     case Q_SRC_DMA_OTHER: return ~BIT(DPU_RDMA_SRC_DMA_CFG, LINE_NOTCH_ADDR) & UINT32_MAX;
     case Q_OD_BYPASS: return BIT(DPU_BS_OW_CFG, OD_BYPASS);
-    case Q_BS_RELU: return bs_relu();
-    case Q_BS_BYPASSED: return bs_bypassed();
+    case Q_STAGE_OFF: return stage_off_cfg();
     }
     return 0;
 }
@@ -255,7 +286,7 @@ static bool in_set(uint32_t set, int64_t v, const rksim_regfile *rf, const void 
     const sdp_ctx *x = ctx;
     unsigned proc = F(DPU_DATA_FORMAT, PROC_PRECISION);
     switch (set) {
-    case SET_BS: return v == bs_bypassed() || v == bs_relu();
+    case SET_STAGE_ALU: return v == NPK_EW_ALU_MAX || v == NPK_EW_ALU_MIN || v == NPK_EW_ALU_SUM;
     case SET_EW_OP: return npk_rk_ew_op_decode(F(DPU_EW_CFG, EW_OP_TYPE), (unsigned)v) != NULL;
     case SET_EW_MODE: return v == NPK_EW_DATA_MODE_PER_CHANNEL || v == NPK_EW_DATA_MODE_PER_ELEMENT;
     case SET_SDP_PREC: return npk_rk_sdp_prec_row_of((npk_rk_prec)v) != NULL;
@@ -269,7 +300,7 @@ static void set_text(uint32_t set, const void *ctx, char *buf, size_t size)
 {
     (void)ctx;
     static const char *const text[] = {
-        [SET_BS] = "0x53 or 0x12",
+        [SET_STAGE_ALU] = "MAX (0), MIN (1) or SUM (2)",
         [SET_EW_OP] = "an add, max, min or mul of the op rows",
         [SET_EW_MODE] = "per-channel (0) or per-element (2)",
         [SET_SDP_PREC] = "fp16, int16 or int8",
@@ -280,6 +311,45 @@ static void set_text(uint32_t set, const void *ctx, char *buf, size_t size)
 
 static const rksim_rule_ops sdp_ops = {applies, quantity_of, in_set, set_text, NULL};
 
+/* A register operand read back as a value: the inverse of the synthesizer's encoding (fp16 SDP:
+ * fp32 bits, and fp16 bits for the 16-bit MUL operand; integers two's complement). */
+static double wide_value(const npk_rk_sdp_prec_row *pr, uint32_t bits)
+{
+    if (pr->fp32_compute) {
+        float f;
+        memcpy(&f, &bits, 4);
+        return f;
+    }
+    return (int32_t)bits;
+}
+
+static double mul_value(const npk_rk_sdp_prec_row *pr, uint32_t bits16)
+{
+    return pr->fp32_compute ? (double)npk_f16_to_f32((uint16_t)bits16) : (double)(int16_t)bits16;
+}
+
+/* One stage from its registers; its CFG read through BS's fields (BN's are laid out alike). */
+static void decode_stage(const rksim_regfile *rf, const npk_rk_sdp_stage_row *sr,
+                         const npk_rk_sdp_prec_row *pr, npk_rk_sdp_stage *st)
+{
+    const uint32_t cfg = rksim_reg(rf, (npk_rk_reg_id)sr->cfg_reg);
+#define CFG(field) npk_rk_field_get(NPK_RKF(DPU_BS_CFG, field), cfg)
+    *st = (npk_rk_sdp_stage){0};
+    if (CFG(BS_BYPASS))
+        return;
+    st->alu = !CFG(BS_ALU_BYPASS);
+    st->alu_algo = CFG(BS_ALU_ALGO);
+    st->alu_operand = wide_value(pr, rksim_reg(rf, (npk_rk_reg_id)sr->alu_reg));
+    st->mul = !CFG(BS_MUL_BYPASS);
+    st->prelu = CFG(BS_MUL_PRELU);
+    const uint32_t mul = rksim_reg(rf, (npk_rk_reg_id)sr->mul_reg);
+    st->mul_operand = mul_value(pr, npk_rk_field_get(NPK_RKF(DPU_BS_MUL_CFG, BS_MUL_OPERAND), mul));
+    st->relu = !CFG(BS_RELU_BYPASS);
+    st->relux = CFG(BS_RELUX_EN);
+    st->relux_value = wide_value(pr, rksim_reg(rf, (npk_rk_reg_id)sr->relux_reg));
+#undef CFG
+}
+
 bool rksim_sdp_decode(const rksim_regfile *rf, rksim_sdp *t, rksim_core_result *r)
 {
     *t = (rksim_sdp){0};
@@ -287,9 +357,19 @@ bool rksim_sdp_decode(const rksim_regfile *rf, rksim_sdp *t, rksim_core_result *
     if (!rksim_rules_check(rows, sizeof rows / sizeof rows[0], rf, &sdp_ops, &x, r))
         return false;
     /* every value below was checked by the rows */
-    if (F(DPU_EW_CFG, EW_BYPASS)) {
-        t->op = npk_rk_ew_op_row_of(NPK_EW_RELU);
+    for (unsigned i = 0; i < NPK_SDP_STAGE_COUNT; i++)
+        decode_stage(rf, npk_rk_sdp_stage_row_of((npk_rk_sdp_stage_id)i), x.pr, &t->stage[i]);
+    t->ew_on = !F(DPU_EW_CFG, EW_BYPASS);
+    if (!t->ew_on) {
+        t->op = NULL;
         t->operand = NPK_EW_NO_OPERAND;
+        if (!npk_rk_sdp_stage_active(&t->stage[NPK_SDP_STAGE_BS]) &&
+            !npk_rk_sdp_stage_active(&t->stage[NPK_SDP_STAGE_BN]))
+            return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                     "unsupported by the model: DPU_BS_CFG (0x4040) = 0x%08X, "
+                                     "DPU_BN_CFG (0x4060) = 0x%08X with the EW stage bypassed: "
+                                     "an SDP task with every stage bypassed is not described",
+                                     R(DPU_BS_CFG), R(DPU_BN_CFG));
     } else {
         t->op = npk_rk_ew_op_decode(F(DPU_EW_CFG, EW_OP_TYPE), F(DPU_EW_CFG, EW_ALU_ALGO));
         t->operand = F(DPU_EW_CFG, EW_DATA_MODE) == NPK_EW_DATA_MODE_PER_ELEMENT

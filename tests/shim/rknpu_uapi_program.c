@@ -345,6 +345,18 @@ int main(int argc, char **argv)
     EXPECT(fd >= 0);
     act = (struct rknpu_action){.flags = RKNPU_GET_HW_VERSION};
     EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_ACTION, &act) == 0 && act.value == 0x46495245u);
+    /* the render node takes a raw SUBMIT and runs no task (spec "Submission model") */
+    buf t3;
+    EXPECT(create(fd, 64, task_flags, &t3) == 0);
+    struct rknpu_submit on_render = {.flags = RKNPU_JOB_PC,
+                                     .timeout = 100,
+                                     .task_number = 1,
+                                     .task_counter = 9,
+                                     .task_obj_addr = t3.obj,
+                                     .core_mask = RKNPU_CORE0_MASK};
+    for (int i = 0; i < 5; i++)
+        on_render.subcore_task[i] = (struct rknpu_subcore_task){0, 1};
+    EXPECT(ioctl(fd, DRM_IOCTL_RKNPU_SUBMIT, &on_render) == 0 && on_render.task_counter == 0);
     EXPECT(close(fd) == 0);
     /* other paths are left to the C library */
     EXPECT(open("/dev/dri/card7", O_RDWR) == -1 && errno == ENOENT);

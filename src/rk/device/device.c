@@ -347,6 +347,13 @@ npk_status npk_rk_submit(npk_rk_device *d, struct rknpu_submit *sub)
     if (rc)
         return req_fail(d, rc, "SUBMIT", "task_number %llu, core_mask 0x%llx", sub->task_number,
                         sub->core_mask);
+    /* A blocking job that completes reports task_counter = task_number (rknpu_job.c); fewer
+     * with success is a job the kernel took and never ran, as a render node does. */
+    if (!(sub->flags & RKNPU_JOB_NONBLOCK) && sub->task_counter < sub->task_number)
+        return req_fail(d, -EIO, "SUBMIT",
+                        "accepted but ran %llu of %llu tasks (a render node runs none: use "
+                        "the card node)",
+                        sub->task_counter, sub->task_number);
     return NPK_OK;
 }
 

@@ -211,19 +211,24 @@ static int open_node(const char *path, bool check)
     return fd;
 }
 
-/* The first card node, then render node, whose driver is rknpu. */
+/* The first card node whose driver is rknpu. Render nodes are never searched: a raw SUBMIT
+ * through one is accepted and runs no task (spec "Submission model"). */
 static int find_node(char *path, size_t len)
 {
-    static const char *const patterns[] = {"/dev/dri/card%d", "/dev/dri/renderD%d"};
-    static const int first[] = {0, 128};
-    for (int p = 0; p < 2; p++)
-        for (int i = first[p]; i < first[p] + 16; i++) {
-            snprintf(path, len, patterns[p], i);
-            int fd = open_node(path, true);
-            if (fd >= 0)
-                return fd;
-        }
+    for (int i = 0; i < 16; i++) {
+        snprintf(path, len, "/dev/dri/card%d", i);
+        int fd = open_node(path, true);
+        if (fd >= 0)
+            return fd;
+    }
     return -ENODEV;
+}
+
+/* Whether path names a DRM render node (/dev/dri/renderD128..). */
+static bool render_node(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return !strncmp(base ? base + 1 : path, "renderD", 7);
 }
 
 npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out)
@@ -231,6 +236,11 @@ npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out)
     char found[64];
     int fd;
     if (path) {
+        if (render_node(path))
+            return npk_fail(NPK_ENODEV,
+                            "%s is a render node: a raw rknpu SUBMIT through it runs no task; "
+                            "open the card node (/dev/dri/cardN)",
+                            path);
         fd = open_node(path, true);
         if (fd == -ENODEV)
             return npk_fail(NPK_ENODEV, "%s: its DRM driver is not rknpu", path);
@@ -239,8 +249,9 @@ npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out)
     } else {
         fd = find_node(found, sizeof found);
         if (fd < 0)
-            return npk_fail(NPK_ENODEV, "no /dev/dri node with the rknpu driver (card0..15, "
-                                        "renderD128..143)");
+            return npk_fail(NPK_ENODEV,
+                            "no /dev/dri node with the rknpu driver "
+                            "(card0..15; render nodes are not used: they run no raw SUBMIT)");
         path = found;
     }
     kernel_ctx *k = malloc(sizeof *k);

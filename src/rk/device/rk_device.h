@@ -37,9 +37,9 @@ typedef struct npk_rk_mem {
     uint64_t map_offset; /* the mmap offset MEM_MAP returned */
 } npk_rk_mem;
 
-/* Open the kernel driver. path NULL: the first /dev/dri/cardN (then renderD*) whose
- * DRM_IOCTL_VERSION driver name is "rknpu"; the card node is preferred because raw SUBMIT runs
- * no tasks through the render node (facts A.1). */
+/* Open the kernel driver. path NULL: the first /dev/dri/cardN whose DRM_IOCTL_VERSION driver
+ * name is "rknpu". Render nodes (/dev/dri/renderD*) are never used, found or named: a raw
+ * SUBMIT through one runs no task (spec "Submission model"; facts A.1). */
 npk_status npk_rk_device_open_kernel(const char *path, npk_rk_device **out);
 /* By name: "sim" (the simulator behind the rknpu interface), "sim-rocket" (behind the rocket
  * interface), "kernel" (auto-detected rknpu node), "rocket" (auto-detected rocket node) or a

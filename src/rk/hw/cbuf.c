@@ -37,10 +37,40 @@ uint32_t npk_rk_sched_fit_value(npk_rk_prec p, uint32_t m, uint32_t k)
     return v < (int)NPK_RK_CBUF_FLOOR ? NPK_RK_CBUF_FLOOR : (uint32_t)v;
 }
 
+/* The M-tile chain's captures. The spec lists R for K = 1024, 2048, 4096, 6144, 8192 (48, 32,
+ * 24, 16, 9) and seven 0x1040 bases (0x84, 0x48, 0x2a, 0x39, 0x48, 0x66, 0x84); facts C.3's
+ * vendor captures pair K = 512 with (64, 0x84), 1024 (48, 0x48), 2048 (32, 0x2A), 4096 (24,
+ * 0x48) and 8192 (8, 0x84). The bases in order then sit at K = 512, 1024, 2048, (0x39), 4096,
+ * 6144, 8192: 0x39's K is not named (3072 is the inference that keeps the order) and has no R,
+ * so it is not a row. At 8192 the spec's R (9) is used; the facts' capture says 8. */
+static const npk_rk_mtile_row mtile_rows[] = {
+    {512, 64, 0x84, "facts C.3 (vendor PC-chain capture)"},
+    {1024, 48, 0x48, "spec \"The M-tiling scheduler\"; facts C.3"},
+    {2048, 32, 0x2A, "spec \"The M-tiling scheduler\"; facts C.3"},
+    {4096, 24, 0x48, "spec \"The M-tiling scheduler\"; facts C.3"},
+    {6144, 16, 0x66, "spec \"The M-tiling scheduler\" (R and base in order)"},
+    {8192, 9, 0x84, "spec \"The M-tiling scheduler\" (facts C.3: R 8)"},
+};
+
+const npk_rk_mtile_row *npk_rk_mtile_row_of(uint32_t k)
+{
+    for (size_t i = 0; i < sizeof mtile_rows / sizeof mtile_rows[0]; i++)
+        if (mtile_rows[i].k == k)
+            return &mtile_rows[i];
+    return NULL;
+}
+
+const npk_rk_mtile_row *npk_rk_mtile_row_at(unsigned i)
+{
+    return i < sizeof mtile_rows / sizeof mtile_rows[0] ? &mtile_rows[i] : NULL;
+}
+
 uint32_t npk_rk_cbuf_con0(npk_rk_prec p, uint32_t m, uint32_t k, int sched)
 {
     /* sched 1 emits the formula the hardware was measured with (spec), not an idealised
      * split: the validity rules and ceilings below describe exactly these values. */
+    if (sched == NPK_SCHED_CHAIN)
+        return npk_rk_mtile_row_of(k) ? npk_rk_mtile_row_of(k)->cbuf_con0 : NPK_RK_CBUF_TEMPLATE;
     return sched == NPK_SCHED_1 ? npk_rk_sched_fit_value(p, m, k) : NPK_RK_CBUF_TEMPLATE;
 }
 
@@ -178,6 +208,33 @@ static bool rule_fails(unsigned i, npk_rk_prec p, uint32_t k, char *msg, size_t 
     return false;
 }
 
+/* The M-tile chain at (p, K): a captured K, and its R rows of p must fit the row's data banks
+ * (the captures hold int8 rows; fp16 rows at K = 6144 and 8192 would not fit: an inference
+ * from the bank split, the captures do not name their dtype). */
+static bool mtile_valid(npk_rk_prec p, uint32_t k, char *msg, size_t size, const char **why)
+{
+    const npk_rk_mtile_row *r = npk_rk_mtile_row_of(k);
+    const npk_rk_prec_row *pr = npk_rk_input_row(p);
+    if (!r) {
+        snprintf(msg, size, "the M-tile chain's values are captured at K = 512, 1024, 2048, "
+                            "4096, 6144, 8192 only");
+        *why = msg;
+        return false;
+    }
+    const npk_rk_soc *soc = npk_rk_soc_or_default(NULL);
+    unsigned data = 0, weight = 0;
+    npk_rk_cbuf_split(soc, r->cbuf_con0, &data, &weight);
+    uint64_t bytes = (uint64_t)r->rows * k * npk_rk_prec_bits(p) / 8;
+    if (!pr || bytes > (uint64_t)data * soc->bank_bytes) {
+        snprintf(msg, size,
+                 "the M-tile chain's %u rows of %s K=%u (%llu bytes) exceed its %u data banks",
+                 r->rows, pr ? npk_rk_prec_name(p) : "?", k, (unsigned long long)bytes, data);
+        *why = msg;
+        return false;
+    }
+    return true;
+}
+
 bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why)
 {
     /* the reason names the dtype and its bounds: printed per thread, valid until the next
@@ -189,8 +246,10 @@ bool npk_rk_sched_valid(npk_rk_prec p, uint32_t k, int sched, const char **why)
     *why = "";
     if (sched == NPK_SCHED_0)
         return true;
+    if (sched == NPK_SCHED_CHAIN)
+        return mtile_valid(p, k, msg, sizeof msg, why);
     if (sched != NPK_SCHED_1) {
-        *why = "the schedule must be 0 or 1";
+        *why = "the schedule must be 0, 1 or chain";
         return false;
     }
     for (unsigned i = 0; i < sizeof sched1_rules / sizeof sched1_rules[0]; i++)
@@ -219,6 +278,8 @@ uint32_t npk_rk_m_ceiling(const npk_rk_soc *soc, npk_rk_prec p, uint32_t k, int 
     /* sched 0: one data bank holds the feature tile: 32 KB / (K * eb); int4 rows x K <= 16384 */
     if (sched == NPK_SCHED_0)
         return bank_elems(soc, cbuf_row(p)) / k;
+    if (sched == NPK_SCHED_CHAIN) /* one tile's rows; more rows are more chained tiles */
+        return npk_rk_mtile_row_of(k)->rows;
     const npk_rk_sched1 *f = &cbuf_row(p)->sched1;
     if (k <= f->envelope_k)
         return f->envelope_m;

@@ -7,20 +7,37 @@
 #include "npukit/rk_outstage.h"
 
 static const npk_rk_out_stage stages[] = {
-    /* in             out              OD  0x4084    0x4088 completes bytes host acc  result */
-    {NPK_PREC_FP16, NPK_PREC_FP32, 1, 0x00001, 0, true, 4, NPK_PREC_FP32, true},
+    /* in, out, OD_BYPASS, 0x4084, 0x4088, completes, bytes, host acc, result, requant, evidence */
+    {NPK_PREC_FP16, NPK_PREC_FP32, 1, 0x00001, 0, true, 4, NPK_PREC_FP32, true, false,
+     "spec \"DPU output stages\"; facts C.1"},
     /* FP32TOFP16_EN (bit 16): without it fp16 output is all zeros (spec). Partials of a
      * K-split add in fp32 on the host and are narrowed once at the end. Line and cube
      * outputs both complete; only a forced atom-8 write-out (SIZE_E 0) hangs (hazard 15). */
-    {NPK_PREC_FP16, NPK_PREC_FP16, 1, 0x10001, 0, true, 2, NPK_PREC_FP32, true},
+    {NPK_PREC_FP16, NPK_PREC_FP16, 1, 0x10001, 0, true, 2, NPK_PREC_FP32, true, false,
+     "spec \"fp16 matmul -> fp16 output stage\""},
     /* The vendor int8 capture clears OD_BYPASS (0x7FC). */
-    {NPK_PREC_INT8, NPK_PREC_INT32, 0, 0x00001, 0, true, 4, NPK_PREC_INT32, true},
+    {NPK_PREC_INT8, NPK_PREC_INT32, 0, 0x00001, 0, true, 4, NPK_PREC_INT32, true, false,
+     "spec \"DPU output stages\"; facts C.1"},
     /* Requantized outputs: identity multiplier 0x4000 with shift 14 (ork out8); the narrow
      * write-out never completes on RK3588 (spec "int16/narrow-output MATMUL"). */
-    {NPK_PREC_INT8, NPK_PREC_INT16, 1, 0x04000, 14, false, 2, NPK_PREC_INT32, false},
-    {NPK_PREC_INT8, NPK_PREC_INT8, 0, 0x04000, 14, false, 1, NPK_PREC_INT32, false},
+    {NPK_PREC_INT8, NPK_PREC_INT16, 1, 0x04000, 14, false, 2, NPK_PREC_INT32, false, true,
+     "spec \"int16/narrow-output MATMUL does NOT self-complete\""},
+    {NPK_PREC_INT8, NPK_PREC_INT8, 0, 0x04000, 14, false, 1, NPK_PREC_INT32, false, true,
+     "spec \"int16/narrow-output MATMUL does NOT self-complete\""},
+    /* int8 -> fp16 (dequantization on the NPU): the spec gives its DATA_FORMAT (0x40000000,
+     * "DPU output stages") and nothing else. Its other rows say int32 is the only output an
+     * int8 matmul completes with (the narrow requantized outputs write 0 bytes at every shape,
+     * "Timing-ratio + drain tests") and the vendor's matmul API offers no int8 -> fp16 type on
+     * RK3588 (type 9, int8 -> fp32, "inconclusive"); facts J.10: its geometry was never
+     * demonstrated. So the row is the narrow outputs' one: it never completes, and the
+     * converter fields are the identity (no source gives a dequantization scale's encoding:
+     * FP32TOFP16_EN narrows an fp32 accumulator, which an int8 matmul does not have). */
+    {NPK_PREC_INT8, NPK_PREC_FP16, 1, 0x00001, 0, false, 2, NPK_PREC_INT32, false, false,
+     "spec \"DPU output stages\" gives only its 0x4010; \"int16/narrow-output MATMUL\": int32 "
+     "is the only completing int8 output; facts J.10"},
     /* int4's int16 accumulator: exact per slice, the host widens the sum to int32 */
-    {NPK_PREC_INT4, NPK_PREC_INT16, 1, 0x00001, 0, true, 2, NPK_PREC_INT32, false},
+    {NPK_PREC_INT4, NPK_PREC_INT16, 1, 0x00001, 0, true, 2, NPK_PREC_INT32, false, false,
+     "spec \"The precision enum\"; facts C.1"},
 };
 
 const npk_rk_out_stage *npk_rk_out_stage_find(npk_rk_prec in, npk_rk_prec out)

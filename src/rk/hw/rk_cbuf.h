@@ -22,7 +22,27 @@ extern "C" {
 
 /* sched 0: the template's one data bank (0x1040 = 0xB1), any K, M within one bank.
  * sched 1: the bank split walks data-ward with M, up to 11 data banks. */
-enum { NPK_SCHED_AUTO = -1, NPK_SCHED_0 = 0, NPK_SCHED_1 = 1 };
+enum { NPK_SCHED_AUTO = -1, NPK_SCHED_0 = 0, NPK_SCHED_1 = 1, NPK_SCHED_CHAIN = 2 };
+
+/* sched CHAIN: the vendor's general-M large-K scheduler — M cut into tiles of R rows, one task
+ * per tile, the tasks PC-chained, each doing the full K with the same weights (spec "The
+ * M-tiling scheduler": "The single-op large-K scheduler for general M (M>R) follows a
+ * nonlinear CBUF heuristic ... no clean closed form"; "0x2000 is the M-tile flag"). Its values
+ * are a measured table, one row per K (the spec's R list and 0x1040 bases, facts C.3's vendor
+ * PC-chain captures); the later tiles set WEIGHT_REUSE (0x2000). Kept as the spec keeps it, a
+ * reference primitive: it re-reads the whole weights per tile ("~22x for M=512, K=4096"), so a
+ * K split is the production path on RK3588. */
+typedef struct npk_rk_mtile_row {
+    uint32_t k;         /* the contraction length the values were captured at */
+    uint32_t rows;      /* R: rows per M-tile (FEATURE_GRAINS) */
+    uint32_t cbuf_con0; /* the base 0x1040 of every tile (WEIGHT_REUSE added on later tiles) */
+    const char *source;
+} npk_rk_mtile_row;
+
+/* The row of K, NULL when no capture has it. */
+const npk_rk_mtile_row *npk_rk_mtile_row_of(uint32_t k);
+/* The i-th row, NULL past the end. */
+const npk_rk_mtile_row *npk_rk_mtile_row_at(unsigned i);
 
 #define NPK_RK_CBUF_TEMPLATE 0xB1u /* weight 11, data 1 */
 #define NPK_RK_CBUF_FLOOR 0x1Bu    /* weight 1, data 11: lower values hang */

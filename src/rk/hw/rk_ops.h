@@ -21,6 +21,8 @@
 typedef enum npk_rk_op {
     NPK_RK_OP_MATMUL, /* CNA | CORE | DPU: C = A . B (a 1x1 convolution on the CNA) */
     NPK_RK_OP_SDP,    /* DPU | DPU_RDMA: the SDP's element-wise task, no CNA */
+    NPK_RK_OP_CONV,   /* CNA | CORE | DPU | DPU_RDMA: a convolution with the 0x50xx feed */
+    NPK_RK_OP_POOL,   /* PPU | PPU_RDMA: the PDP's pooling, no CNA or DPU */
     NPK_RK_OP_COUNT
 } npk_rk_op;
 
@@ -33,14 +35,26 @@ typedef struct npk_rk_op_desc {
     unsigned body;            /* entries in `order` */
     uint32_t in_precs;        /* input precisions taken: bit (1 << npk_rk_prec) */
     const char *source;       /* where the row's facts come from */
+    uint32_t int_mask;        /* the PC interrupt bits the operation ends on (its task's
+                                 rknpu_task.int_mask) */
+    /* A block set another row runs too is claimed by the row whose register mark_reg, masked
+     * by mark_mask, equals mark_value (mark_mask 0: the row claims what no marked row does). */
+    npk_rk_reg_id mark_reg;
+    uint32_t mark_mask, mark_value;
 } npk_rk_op_desc;
 
 /* NULL for a value outside the enum. */
 const npk_rk_op_desc *npk_rk_op_desc_of(npk_rk_op op);
 /* "operation N" for a value outside the enum (the caller's buffer), else the row's name. */
 const char *npk_rk_op_name(npk_rk_op op, char buf[32]);
-/* The operation an op-enable's block set (WAIT masked off) selects; NULL when no row has it. */
+/* The operation an op-enable's block set (WAIT masked off) selects, marks not consulted (the
+ * unmarked row of a shared set); NULL when no row has it. */
 const npk_rk_op_desc *npk_rk_op_by_enable(uint32_t blocks);
+/* The operation a block set selects in a program whose registers reg(ctx, id) reads: a marked
+ * row whose mark holds, else the set's unmarked row; NULL when no row has the set. */
+const npk_rk_op_desc *npk_rk_op_select(uint32_t blocks,
+                                       uint32_t (*reg)(const void *ctx, npk_rk_reg_id id),
+                                       const void *ctx);
 /* The block sets of every row, "0x0d|0x1d (matmul), 0x18 (sdp)", for a refusal's message;
  * written into buf (cut to size), which is returned. */
 const char *npk_rk_op_enables(char *buf, size_t size);

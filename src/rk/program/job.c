@@ -79,7 +79,7 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_
             return s;
         struct rknpu_task rec = {0};
         rec.enable_mask = d->enable;
-        rec.int_mask = npk_rk_matmul_int_mask(); /* every operation ends on the DPU interrupt */
+        rec.int_mask = d->int_mask; /* the interrupt the operation ends on */
         rec.int_clear = RKNPU_INT_CLEAR;
         rec.regcfg_amount = d->body;
         rec.regcmd_addr = iova + off;

@@ -8,10 +8,12 @@
 static const npk_rk_kernel_form forms[] = {
     {"rknpu", NPK_RK_ENABLE_MATMUL, false, false, false,
      "facts A.1, C.1: the vendor capture's CNA|CORE|DPU program; regcfg_amount excludes the "
-     "trailer (the kernel adds RKNPU_PC_DATA_EXTRA_AMOUNT)"},
+     "trailer (the kernel adds RKNPU_PC_DATA_EXTRA_AMOUNT)",
+     false},
     {"rocket", NPK_RK_ENABLE_MATMUL | 0x10u, true, true, true,
      "facts A.2, B.3, C.6: enable 0x1D needs the DPU_RDMA block with MRDMA_DISABLE or the DPU "
-     "waits forever; regcmd_count includes the trailer"},
+     "waits forever; regcmd_count includes the trailer",
+     true},
 };
 
 unsigned npk_rk_kernel_form_count(void) { return sizeof forms / sizeof forms[0]; }

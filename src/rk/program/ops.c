@@ -28,9 +28,40 @@ static npk_status sdp_chain(npk_rk_prec prev_out, const npk_rk_job_task *t)
     return t->sdp.unchecked ? NPK_OK : npk_rk_sdp_chain_check(prev_out, &t->sdp);
 }
 
+/* A conv task is checked with the CBUF split it will be synthesized with. */
+static npk_status conv_check(const npk_rk_job_task *t)
+{
+    npk_rk_conv c = t->conv;
+    npk_rk_conv_banks(&c);
+    return npk_rk_conv_check(&c);
+}
+
+static npk_status conv_synth(const npk_rk_job_task *t, npk_rk_entry *body)
+{
+    return npk_rk_synth_conv(&t->conv, body);
+}
+
+static npk_rk_prec conv_out(const npk_rk_job_task *t) { return t->conv.prec; }
+
+static npk_status pool_check(const npk_rk_job_task *t) { return npk_rk_pool_check(&t->pool); }
+
+static npk_status pool_synth(const npk_rk_job_task *t, npk_rk_entry *body)
+{
+    return npk_rk_synth_pool(&t->pool, body);
+}
+
+/* The PDP writes fp16, the only precision it is built for. */
+static npk_rk_prec pool_out(const npk_rk_job_task *t)
+{
+    (void)t;
+    return NPK_PREC_FP16;
+}
+
 static const npk_rk_op_synth rows[NPK_RK_OP_COUNT] = {
     [NPK_RK_OP_MATMUL] = {NPK_RK_OP_MATMUL, matmul_check, matmul_synth, matmul_out, NULL},
     [NPK_RK_OP_SDP] = {NPK_RK_OP_SDP, sdp_check, sdp_synth, sdp_out, sdp_chain},
+    [NPK_RK_OP_CONV] = {NPK_RK_OP_CONV, conv_check, conv_synth, conv_out, NULL},
+    [NPK_RK_OP_POOL] = {NPK_RK_OP_POOL, pool_check, pool_synth, pool_out, NULL},
 };
 
 const npk_rk_op_synth *npk_rk_op_synth_of(npk_rk_op op)

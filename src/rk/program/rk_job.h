@@ -20,8 +20,8 @@ uint64_t npk_rk_job_bytes(uint32_t count);
 uint64_t npk_rk_job_program_offset(uint32_t count, uint32_t i);
 
 /* Synthesize the job into a task buffer (host view `host`, NPU address `iova`, `size` bytes):
- * the task records (each with its operation's op-enable, rk/hw/ops.c; all end on the DPU
- * interrupt), the programs, and the trailers chaining each to the next. A task behind another
+ * the task records (each with its operation's op-enable and interrupt mask, rk/hw/ops.c), the
+ * programs, and the trailers chaining each to the next. A task behind another
  * is held to its operation's fusion rule (e.g. npk_rk_sdp_chain_check) unless it is unchecked.
  * An operation without a driver row is refused by name. */
 npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_rk_job_task *tasks,

@@ -27,6 +27,9 @@ typedef struct npk_rk_kernel_form {
                              the trailers do not chain, and every task is a "first" task for
                              the feature cache (hazard 2) */
     const char *source;
+    bool dpu_irq_only; /* the kernel ends every task on the DPU interrupt (rocket's fixed
+                          INTERRUPT_MASK, facts A.2): a task that ends elsewhere (the PDP's PPU
+                          interrupt) never completes */
 } npk_rk_kernel_form;
 
 /* Entries the DPU_RDMA additions take: its S_POINTER and the 17-register block (facts C.6). */

@@ -12,6 +12,8 @@
 #include "npukit/rk_synth.h"
 #include "npukit/status.h"
 #include "rk/hw/rk_ops.h"
+#include "rk_conv.h"
+#include "rk_pool.h"
 #include "rk_sdp.h"
 
 /* One task of a job: its operation and that operation's arguments. A zeroed task is a matmul,
@@ -21,6 +23,8 @@ typedef struct npk_rk_job_task {
     union {
         npk_rk_mm mm;   /* NPK_RK_OP_MATMUL */
         npk_rk_sdp sdp; /* NPK_RK_OP_SDP */
+        npk_rk_conv conv; /* NPK_RK_OP_CONV */
+        npk_rk_pool pool; /* NPK_RK_OP_POOL */
     };
 } npk_rk_job_task;
 

@@ -28,7 +28,7 @@ extern "C" {
 #endif
 
 /* Body entries of an SDP task program (the trailer is separate, npk_rk_trailer). */
-#define NPK_RK_SDP_BODY 48
+#define NPK_RK_SDP_BODY 49
 
 typedef struct npk_rk_sdp {
     npk_rk_ew_op op;
@@ -42,7 +42,31 @@ typedef struct npk_rk_sdp {
                                   contiguous buffer of row pitch C2 + line_notch elements */
     uint32_t rdma_channels;    /* 0: N; the RDMA's own channel count (the over-fetch: 2N) */
     bool unchecked;            /* emit even when a limit or a described combination is broken */
+    /* NPK_EW_IMMEDIATE: the operand's value (batchnorm: scale, then shift), held in a stage
+     * register (npk_rk_sdp_stages): integral and within the register for integer SDPs. */
+    double imm[2];
+    /* An immediate add/mul/max/min through the EW stage's own register operand (EW_OP_SRC set,
+     * the value in EW_OP_VALUE_0) rather than the BS stage. Synthesized and decoded; the
+     * simulator refuses it: the spec names EW_OP_SRC without saying which value selects the
+     * register or which register holds it (EW_OP_VALUE_0 is an inference). */
+    bool ew_imm;
+    /* The EW operand converter (EW_OP_CVT_BYPASS clear): EW_CVT_OFFSET_VALUE, and
+     * EW_CVT_SCALE_VALUE's scale and shift, on a memory operand. Synthesized and decoded; the
+     * simulator refuses it: no source gives the converter's arithmetic (order, rounding). */
+    struct {
+        bool on;
+        int32_t offset;
+        uint16_t scale;
+        unsigned shift;
+    } ew_cvt;
 } npk_rk_sdp;
+
+/* The BS and BN stages the task's op configures (all bypassed for the EW stage's memory ops):
+ * relu, relu6 (RELUX 6), leakyrelu (PReLU), an immediate add/max/min (BS ALU) or mul (BS
+ * MUL), batchnorm (BS MUL, then BN ALU SUM). */
+void npk_rk_sdp_stages(const npk_rk_sdp *t, npk_rk_sdp_stage st[NPK_SDP_STAGE_COUNT]);
+/* Whether the task runs the EW stage (a 2-input op on a memory operand, or ew_imm). */
+bool npk_rk_sdp_uses_ew(const npk_rk_sdp *t);
 
 /* A task with the defaults: feature = prec, no notch, RDMA channels = N. */
 npk_rk_sdp npk_rk_sdp_default(npk_rk_ew_op op, npk_rk_ew_operand operand, npk_rk_prec prec,

@@ -28,13 +28,14 @@ static const npk_rk_submission_row rows[] = {
               "wait for the MAC array) between them: one task_number = 1 job"},
     {.name = "multitask",
      .layout = NPK_RK_JOB_INCREMENTAL,
+     .full_tasks = 2,
      .groups = true,
      .all_cores = true,
      .rocket_refusal = "the rocket uAPI has no core mask or subcore ranges, and it kicks every "
                        "task on its own (facts A.2)",
      .about = "the vendor's multi-task SUBMIT: up to --chain tasks per core, every core's "
-              "subcore range in one SUBMIT; later tasks of a core write only the registers "
-              "that differ"},
+              "subcore range in one SUBMIT; a core's tasks 0 and 1 whole, later ones only the "
+              "registers that differ"},
     {.name = "nonblock",
      .layout = NPK_RK_JOB_TRAILERS,
      .nonblock = true,

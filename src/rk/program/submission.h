@@ -36,6 +36,10 @@ typedef struct npk_rk_submission_row {
     /* The M-tiles of one output column range write one shared output surface at their row
      * (0x1068 row offset + DST base); only for inputs whose row describes it (int8). */
     bool row_offset;
+    /* NPK_RK_JOB_INCREMENTAL: a core's first tasks written whole before the incremental ones
+     * (the vendor's int4 capture: "task[0,1] full (108 regs), task[2+] lightweight", spec "TWO
+     * distinct batch mechanisms") */
+    unsigned full_tasks;
     bool rocket; /* the rocket kernel allows it */
     const char *rocket_refusal;
     const char *about;

@@ -137,7 +137,7 @@ static void compute_values(const npk_rk_mm *mm, const npk_rk_synth_info *info, u
     v[NPK_REG_DPU_WDMA_SIZE_0] = PUT(DPU_WDMA_SIZE_0, CHANNEL_WDMA, n - 1);
     v[NPK_REG_DPU_WDMA_SIZE_1] = PUT(DPU_WDMA_SIZE_1, HEIGHT_WDMA, rows - 1);
     uint32_t scale = st->out_cvt_scale, shift = st->out_cvt_shift;
-    if (!st->completes && mm->requant_scale) {
+    if (st->requant && mm->requant_scale) {
         scale = mm->requant_scale;
         shift = mm->requant_shift;
     }

@@ -62,12 +62,19 @@ static npk_status check_encodable(const npk_rk_mm *mm)
                         mm->k, mm->n);
     if (mm->mode != -1 && mm->mode != NPK_MODE_LINE && mm->mode != NPK_MODE_CUBE)
         return npk_fail(NPK_EINVAL, "mode %d is neither line (0) nor cube (1)", mm->mode);
-    if (mm->sched != NPK_SCHED_AUTO && mm->sched != NPK_SCHED_0 && mm->sched != NPK_SCHED_1)
-        return npk_fail(NPK_EINVAL, "sched %d is not auto, 0 or 1", mm->sched);
+    if (mm->sched != NPK_SCHED_AUTO && mm->sched != NPK_SCHED_0 && mm->sched != NPK_SCHED_1 &&
+        mm->sched != NPK_SCHED_CHAIN)
+        return npk_fail(NPK_EINVAL, "sched %d is not auto, 0, 1 or 2 (the M-tile chain)",
+                        mm->sched);
+    if (mm->sched == NPK_SCHED_CHAIN && !npk_rk_mtile_row_of(mm->k))
+        return npk_fail(NPK_EINVAL,
+                        "sched chain at K=%u: the M-tile chain's values are captured at K = 512, "
+                        "1024, 2048, 4096, 6144, 8192 only",
+                        mm->k);
     /* The requantization converter: only the narrow int8 outputs use it, and the shift is a
      * 12-bit field (facts B.4 OUT_CVT_SHIFT[11:0]). Anything else used to be ignored or cut. */
     if (mm->requant_scale || mm->requant_shift) {
-        if (npk_rk_out_stage_find(mm->in, mm->out)->completes)
+        if (!npk_rk_out_stage_find(mm->in, mm->out)->requant)
             return npk_fail(NPK_EINVAL,
                             "requantization (scale %u, shift %u) applies only to int8->int8 "
                             "and int8->int16 outputs, not %s->%s",
@@ -184,8 +191,8 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
         if (!st->completes)
             return npk_fail(NPK_EUNSUPPORTED,
                             "%s->%s output never completes on the hardware (only int32 and "
-                            "fp16/fp32 matmul outputs do); --unchecked emits it anyway",
-                            in, pname(mm->out));
+                            "fp16/fp32 matmul outputs do; %s); --unchecked emits it anyway",
+                            in, pname(mm->out), st->evidence);
         if (r.mode == NPK_MODE_CUBE && mm->m != 1 && mm->m % 4)
             return npk_fail(NPK_ELIMIT, "cube mode needs M = 1 or a multiple of 4, got M=%u",
                             mm->m);
@@ -216,8 +223,16 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
         if (s)
             return s;
     }
-    r.cbuf_con0 = npk_rk_cbuf_con0(mm->in, mm->m, mm->k, r.sched);
-    r.feature_grains = npk_rk_feature_grains(soc, mm->in, mm->m, mm->k);
+    if (mm->next_m_tile && r.sched != NPK_SCHED_CHAIN)
+        return npk_fail(NPK_EINVAL,
+                        "a later M-tile (0x1040 WEIGHT_REUSE, 0x2000) is described for the "
+                        "PC-chained M-tile schedule only (sched chain), not sched %d",
+                        r.sched);
+    r.cbuf_con0 = npk_rk_cbuf_con0(mm->in, mm->m, mm->k, r.sched) |
+                  NPK_RKPUT(CNA_CBUF_CON0, WEIGHT_REUSE, mm->next_m_tile);
+    r.feature_grains = r.sched == NPK_SCHED_CHAIN && npk_rk_mtile_row_of(mm->k)
+                           ? npk_rk_mtile_row_of(mm->k)->rows
+                           : npk_rk_feature_grains(soc, mm->in, mm->m, mm->k);
     r.m_ceiling = npk_rk_m_ceiling(soc, mm->in, mm->k, r.sched);
     if (info)
         *info = r;

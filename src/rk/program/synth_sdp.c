@@ -6,7 +6,9 @@
  * ERDMA_CFG data-mode fields"): EW 0x20800384 / ERDMA 0x8000000a / FEATURE_MODE 0x17849
  * per-element, EW 0x00800384 / ERDMA 0x0000000a per-channel. */
 #include <stdio.h>
+#include <string.h>
 
+#include "npukit/fp16.h"
 #include "npukit/rk_regs.h"
 #include "rk/hw/rk_ops.h"
 #include "rk_sdp.h"
@@ -18,6 +20,47 @@
 #define RDMA_WEIGHTS_EQUAL 0x01010101u
 
 static npk_rk_sdp_prec_row const *row(npk_rk_prec p) { return npk_rk_sdp_prec_row_of(p); }
+
+/* How a value goes into a register (an inference: the spec gives the fields, not the
+ * encodings): a 32-bit operand (ALU, ReLUX bound, EW value) holds fp32 bits for an fp16 SDP,
+ * which computes in fp32, and the two's complement integer otherwise; the 16-bit MUL operand
+ * holds fp16 bits or the int16. */
+typedef enum { ENC_WIDE, ENC_MUL } encoding;
+
+static uint32_t encode(const npk_rk_sdp_prec_row *pr, encoding e, double v)
+{
+    if (pr->fp32_compute) {
+        if (e == ENC_MUL)
+            return npk_f32_to_f16((float)v);
+        float f = (float)v;
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        return bits;
+    }
+    return e == ENC_MUL ? (uint32_t)(uint16_t)(int16_t)v : (uint32_t)(int32_t)v;
+}
+
+/* One stage's registers: CFG (bypass bits, ALU algorithm, register operands, PReLU, ReLUX),
+ * ALU operand, MUL operand, ReLUX bound. BN's fields sit where BS's do (facts B.4), so both
+ * are packed through BS's field table and written to the stage row's registers. */
+static void stage_values(const npk_rk_sdp_stage_row *sr, const npk_rk_sdp_stage *st,
+                         const npk_rk_sdp_prec_row *pr, uint32_t *v)
+{
+    const bool on = npk_rk_sdp_stage_active(st);
+    v[sr->cfg_reg] =
+        PUT(DPU_BS_CFG, BS_ALU_ALGO, st->alu ? st->alu_algo : 0) |
+        PUT(DPU_BS_CFG, BS_RELUX_EN, st->relux) | PUT(DPU_BS_CFG, BS_RELU_BYPASS, !st->relu) |
+        PUT(DPU_BS_CFG, BS_MUL_PRELU, st->prelu) | PUT(DPU_BS_CFG, BS_MUL_BYPASS, !st->mul) |
+        PUT(DPU_BS_CFG, BS_ALU_BYPASS, !st->alu) | PUT(DPU_BS_CFG, BS_BYPASS, !on);
+    /* operands from the registers: ALU_SRC and MUL_SRC 0 */
+    v[sr->alu_reg] = st->alu ? encode(pr, ENC_WIDE, st->alu_operand) : 0;
+    v[sr->mul_reg] =
+        st->mul ? PUT(DPU_BS_MUL_CFG, BS_MUL_OPERAND, encode(pr, ENC_MUL, st->mul_operand)) |
+                      PUT(DPU_BS_MUL_CFG, BS_MUL_SHIFT_VALUE, st->mul_shift)
+                : 0;
+    v[sr->relux_reg] = st->relux ? encode(pr, ENC_WIDE, st->relux_value) : 0;
+}
+
 
 static void values(const npk_rk_sdp *t, uint32_t *v)
 {
@@ -46,33 +89,44 @@ static void values(const npk_rk_sdp *t, uint32_t *v)
                                        PUT(DPU_DATA_CUBE_CHANNEL, CHANNEL, n - 1);
     /* BS stage: fully bypassed (0x53) for the 2-input ops; the 1-input ReLU keeps only the
      * stage's ReLU (BYPASS, RELU_BYPASS clear). BS_MUL_SRC 0: a register operand. */
-    v[NPK_REG_DPU_BS_CFG] = PUT(DPU_BS_CFG, BS_RELU_BYPASS, !op->bs_relu) |
-                            PUT(DPU_BS_CFG, BS_MUL_BYPASS, 1) | PUT(DPU_BS_CFG, BS_ALU_BYPASS, 1) |
-                            PUT(DPU_BS_CFG, BS_BYPASS, !op->bs_relu);
-    v[NPK_REG_DPU_BS_MUL_CFG] = PUT(DPU_BS_MUL_CFG, BS_MUL_SRC, 0);
+    npk_rk_sdp_stage st[NPK_SDP_STAGE_COUNT];
+    npk_rk_sdp_stages(t, st);
+    for (unsigned i = 0; i < NPK_SDP_STAGE_COUNT; i++)
+        stage_values(npk_rk_sdp_stage_row_of((npk_rk_sdp_stage_id)i), &st[i], pr, v);
     /* The SDP's self-completing write-out: SIZE_E 0 with OD_BYPASS (0x2, spec). */
     v[NPK_REG_DPU_BS_OW_CFG] = PUT(DPU_BS_OW_CFG, OD_BYPASS, 1);
     v[NPK_REG_DPU_WDMA_SIZE_0] = PUT(DPU_WDMA_SIZE_0, CHANNEL_WDMA, n - 1);
     v[NPK_REG_DPU_WDMA_SIZE_1] = PUT(DPU_WDMA_SIZE_1, HEIGHT_WDMA, m - 1);
-    v[NPK_REG_DPU_BN_CFG] = PUT(DPU_BN_CFG, BN_RELU_BYPASS, 1) | PUT(DPU_BN_CFG, BN_MUL_BYPASS, 1) |
-                            PUT(DPU_BN_CFG, BN_ALU_BYPASS, 1) | PUT(DPU_BN_CFG, BN_BYPASS, 1);
     /* EW stage: the LUT, ReLU and operand converter bypassed (0x380, as captured); the op
      * through OP_TYPE / ALU_ALGO; the operand from memory in the operand's data mode. A
      * 1-input op bypasses the stage (0x383). */
     uint32_t ew = PUT(DPU_EW_CFG, EW_RELU_BYPASS, 1) | PUT(DPU_EW_CFG, EW_OP_CVT_BYPASS, 1) |
                   PUT(DPU_EW_CFG, EW_LUT_BYPASS, 1);
-    if (op->binary) {
+    const bool ew_memory = npk_rk_sdp_uses_ew(t) && !t->ew_imm;
+    if (npk_rk_sdp_uses_ew(t)) {
         unsigned mode = t->operand == NPK_EW_PER_ELEMENT ? NPK_EW_DATA_MODE_PER_ELEMENT
                                                          : NPK_EW_DATA_MODE_PER_CHANNEL;
-        ew |= PUT(DPU_EW_CFG, EW_DATA_MODE, mode) | PUT(DPU_EW_CFG, EDATA_SIZE, pr->data_size) |
-              PUT(DPU_EW_CFG, EW_ALU_ALGO, op->alu_algo) |
-              PUT(DPU_EW_CFG, EW_OP_SRC, NPK_EW_OP_SRC_MEMORY) |
-              PUT(DPU_EW_CFG, EW_OP_TYPE, op->op_type);
+        ew |=
+            PUT(DPU_EW_CFG, EW_DATA_MODE, ew_memory ? mode : 0) |
+            PUT(DPU_EW_CFG, EDATA_SIZE, pr->data_size) |
+            PUT(DPU_EW_CFG, EW_ALU_ALGO, op->alu_algo) |
+            PUT(DPU_EW_CFG, EW_OP_SRC, t->ew_imm ? NPK_EW_OP_SRC_REGISTER : NPK_EW_OP_SRC_MEMORY) |
+            PUT(DPU_EW_CFG, EW_OP_TYPE, op->op_type);
+        if (t->ew_imm) /* the value register is an inference (rk_sdp.h) */
+            v[NPK_REG_DPU_EW_OP_VALUE_0] =
+                encode(pr, op->op_type == NPK_EW_OP_TYPE_MUL ? ENC_MUL : ENC_WIDE, t->imm[0]);
+        if (t->ew_cvt.on) {
+            ew &= ~PUT(DPU_EW_CFG, EW_OP_CVT_BYPASS, 1);
+            v[NPK_REG_DPU_EW_CVT_OFFSET_VALUE] = (uint32_t)t->ew_cvt.offset;
+        }
     } else {
         ew |= PUT(DPU_EW_CFG, EW_OP_BYPASS, 1) | PUT(DPU_EW_CFG, EW_BYPASS, 1);
     }
     v[NPK_REG_DPU_EW_CFG] = ew;
-    v[NPK_REG_DPU_EW_CVT_SCALE_VALUE] = PUT(DPU_EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, 1);
+    v[NPK_REG_DPU_EW_CVT_SCALE_VALUE] =
+        t->ew_cvt.on ? PUT(DPU_EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, t->ew_cvt.scale) |
+                           PUT(DPU_EW_CVT_SCALE_VALUE, EW_OP_CVT_SHIFT, t->ew_cvt.shift)
+                     : PUT(DPU_EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, 1);
     /* fp16 is computed in fp32 and written through FP32TOFP16_EN (spec "fp16 matmul -> fp16
      * output stage"); integers at scale 1, shift 0. */
     v[NPK_REG_DPU_OUT_CVT_SCALE] = PUT(DPU_OUT_CVT_SCALE, FP32TOFP16_EN, pr->fp32_compute) |
@@ -88,7 +142,7 @@ static void values(const npk_rk_sdp *t, uint32_t *v)
     v[NPK_REG_DPU_RDMA_DATA_CUBE_HEIGHT] = m - 1;
     v[NPK_REG_DPU_RDMA_DATA_CUBE_CHANNEL] = rdma_ch - 1;
     v[NPK_REG_DPU_RDMA_SRC_BASE_ADDR] = t->a;
-    if (op->binary) {
+    if (ew_memory) {
         unsigned mode = t->operand == NPK_EW_PER_ELEMENT ? NPK_EW_DATA_MODE_PER_ELEMENT
                                                          : NPK_EW_DATA_MODE_PER_CHANNEL;
         v[NPK_REG_DPU_RDMA_ERDMA_CFG] = PUT(DPU_RDMA_ERDMA_CFG, ERDMA_DATA_MODE, mode) |

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The limits of one SDP task and the fusion rule, each with an error that names the value and
  * the limit. */
+#include <math.h>
+
+#include "npukit/fp16.h"
 #include "npukit/rk_regs.h"
 #include "rk_sdp.h"
 
@@ -23,6 +26,52 @@ static const char *pname(npk_rk_prec p)
     return s ? s : "?";
 }
 
+/* The immediates must be what their registers hold (rk_sdp.h): finite; for integer SDPs whole
+ * numbers, the MUL operand an int16, the ALU operand an int32; for fp16 the MUL operand an
+ * fp16 value (its register is 16 bits). */
+static npk_status check_immediates(const npk_rk_sdp *t, const npk_rk_ew_op_row *op)
+{
+    if (t->operand != NPK_EW_IMMEDIATE)
+        return NPK_OK;
+    const npk_rk_sdp_prec_row *pr = npk_rk_sdp_prec_row_of(t->prec);
+    npk_rk_sdp_stage st[NPK_SDP_STAGE_COUNT];
+    npk_rk_sdp_stages(t, st);
+    const unsigned count = t->op == NPK_EW_BATCHNORM ? 2 : 1;
+    for (unsigned i = 0; i < count; i++) {
+        double v = t->imm[i];
+        if (!isfinite(v))
+            return npk_fail(NPK_EINVAL, "sdp: %s immediate %u is not finite", op->name, i);
+        if (!pr->fp32_compute && v != floor(v))
+            return npk_fail(NPK_EINVAL,
+                            "sdp: %s immediate %g is not a whole number (a %s SDP's "
+                            "registers hold integers)",
+                            op->name, v, pname(t->prec));
+    }
+    for (unsigned i = 0; i < NPK_SDP_STAGE_COUNT; i++) {
+        const npk_rk_sdp_stage *s = &st[i];
+        const char *name = npk_rk_sdp_stage_row_of((npk_rk_sdp_stage_id)i)->name;
+        if (s->mul && pr->fp32_compute &&
+            !isfinite(npk_f16_to_f32(npk_f32_to_f16((float)s->mul_operand))))
+            return npk_fail(NPK_ELIMIT,
+                            "sdp: %s MUL operand %g overflows fp16 (its register "
+                            "field is 16 bits)",
+                            name, s->mul_operand);
+        if (s->mul && !pr->fp32_compute && (s->mul_operand < -32768 || s->mul_operand > 32767))
+            return npk_fail(NPK_ELIMIT,
+                            "sdp: %s MUL operand %g exceeds int16 (-32768..32767, "
+                            "BS_MUL_OPERAND's 16 bits)",
+                            name, s->mul_operand);
+        if (s->alu && !pr->fp32_compute &&
+            (s->alu_operand < -2147483648.0 || s->alu_operand > 2147483647.0))
+            return npk_fail(NPK_ELIMIT, "sdp: %s ALU operand %g exceeds int32", name,
+                            s->alu_operand);
+        if (s->alu && pr->fp32_compute && !isfinite((float)s->alu_operand))
+            return npk_fail(NPK_ELIMIT, "sdp: %s ALU operand %g overflows fp32", name,
+                            s->alu_operand);
+    }
+    return NPK_OK;
+}
+
 /* Checks that hold even unchecked: without them there is no program to emit. */
 static npk_status check_encodable(const npk_rk_sdp *t)
 {
@@ -35,16 +84,33 @@ static npk_status check_encodable(const npk_rk_sdp *t)
                         "sdp: precision %s is not an SDP precision (fp16, int16, "
                         "int8: the DPU lanes are at most 16 bits, spec)",
                         pname(t->prec));
-    if (t->operand != NPK_EW_PER_ELEMENT && t->operand != NPK_EW_PER_CHANNEL &&
-        t->operand != NPK_EW_NO_OPERAND)
+    if ((unsigned)t->operand > NPK_EW_IMMEDIATE)
         return npk_fail(NPK_EINVAL,
-                        "sdp: operand mode %d is not per-element, per-channel or "
-                        "none",
+                        "sdp: operand mode %d is not per-element, per-channel, none or "
+                        "immediate",
                         (int)t->operand);
-    if (op->binary != (t->operand != NPK_EW_NO_OPERAND))
-        return npk_fail(NPK_EINVAL, "sdp: %s %s", op->name,
-                        op->binary ? "needs a second operand (per-element or per-channel)"
-                                   : "is a 1-input op and takes no second operand");
+    char kinds[64];
+    if (!(npk_rk_ew_op_operands(op) & NPK_EW_OPERAND_BIT(t->operand)))
+        return npk_fail(NPK_EINVAL, "sdp: %s takes %s, not %s", op->name,
+                        npk_rk_ew_operand_names(npk_rk_ew_op_operands(op), kinds, sizeof kinds),
+                        npk_rk_ew_operand_name(t->operand));
+    if (t->ew_imm && !(op->binary && t->operand == NPK_EW_IMMEDIATE))
+        return npk_fail(NPK_EINVAL,
+                        "sdp: the EW stage's register operand (EW_OP_SRC) serves an "
+                        "immediate add, mul, max or min, not %s with %s",
+                        op->name, npk_rk_ew_operand_name(t->operand));
+    if (t->ew_cvt.on && !(op->binary && t->operand != NPK_EW_IMMEDIATE))
+        return npk_fail(NPK_EINVAL,
+                        "sdp: the EW operand converter converts a memory operand; "
+                        "%s with %s reads none",
+                        op->name, npk_rk_ew_operand_name(t->operand));
+    if (t->ew_cvt.on &&
+        !npk_rk_field_fits(NPK_RKF(DPU_EW_CVT_SCALE_VALUE, EW_OP_CVT_SHIFT), t->ew_cvt.shift))
+        return npk_fail(NPK_ELIMIT, "sdp: EW converter shift %u exceeds EW_OP_CVT_SHIFT's 6 bits",
+                        t->ew_cvt.shift);
+    npk_status s = check_immediates(t, op);
+    if (s)
+        return s;
     if (!t->m || !t->n)
         return npk_fail(NPK_EINVAL, "sdp: M=%u N=%u: both must be at least 1", t->m, t->n);
     if (t->feature != t->prec && t->feature != NPK_PREC_INT32)
@@ -93,6 +159,17 @@ npk_status npk_rk_sdp_check(const npk_rk_sdp *t)
                         "sdp: a line notch reads one %u-channel tile of a "
                         "contiguous buffer; N=%u is wider",
                         c2, t->n);
+    if (t->ew_imm || t->ew_cvt.on)
+        return npk_fail(
+            NPK_EUNSUPPORTED, "sdp: %s is synthesized but unchecked only: %s; --unchecked emits it",
+            t->ew_imm ? "the EW stage's register operand (EW_OP_SRC)" : "the EW operand converter",
+            t->ew_imm ? "the spec names EW_OP_SRC without its values or the register "
+                        "holding the operand"
+                      : "no source gives the converter's arithmetic");
+    const npk_rk_ew_op_row *op = npk_rk_ew_op_row_of(t->op);
+    if (op->not_simulated)
+        return npk_fail(NPK_EUNSUPPORTED, "sdp: %s is synthesized but unchecked only: %s", op->name,
+                        op->not_simulated);
     if ((t->a | t->c) % 16 || (t->operand == NPK_EW_PER_ELEMENT && t->b % 16))
         return npk_fail(NPK_EINVAL,
                         "sdp: feature 0x%x, output 0x%x and a per-element operand "
@@ -107,7 +184,8 @@ npk_status npk_rk_sdp_check(const npk_rk_sdp *t)
 npk_status npk_rk_sdp_chain_check(npk_rk_prec prev_out, const npk_rk_sdp *t)
 {
     const npk_rk_ew_op_row *op = npk_rk_ew_op_row_of(t->op);
-    if (!op || !op->binary || prev_out == t->feature)
+    /* the rule is the ERDMA's: a task without a memory operand chains regardless */
+    if (!op || !npk_rk_sdp_uses_ew(t) || t->ew_imm || prev_out == t->feature)
         return NPK_OK;
     return npk_fail(NPK_EINVAL,
                     "dtype-path rule: a 2-input SDP (%s) runs as a chained task only when the "

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npukit/fp16.h"
+
 #include "rk/layout/rk_layout.h"
 #include "npukit/rk_plan.h"
 #include "rk/program/rk_sdp.h"
@@ -68,6 +70,20 @@ typedef struct fused {
     npk_rk_stats *st;
 } fused;
 
+/* Step sp as the SDP task of an rows x chans output block: a memory operand is staged per element
+ * (a per-channel one broadcast over the rows); an immediate goes in with its values (fp16
+ * bits: one, or batchnorm's scale and shift). */
+static npk_rk_sdp fused_sdp(const npk_rk_ew_step *sp, uint32_t rows, uint32_t chans)
+{
+    const bool memory = sp->operand == NPK_EW_PER_ELEMENT || sp->operand == NPK_EW_PER_CHANNEL;
+    npk_rk_sdp d = npk_rk_sdp_default(sp->op, memory ? NPK_EW_PER_ELEMENT : sp->operand,
+                                      NPK_PREC_FP16, rows, chans);
+    for (unsigned v = 0;
+         sp->operand == NPK_EW_IMMEDIATE && v < (sp->op == NPK_EW_BATCHNORM ? 2u : 1u); v++)
+        d.imm[v] = npk_f16_to_f32(((const uint16_t *)sp->b)[v]);
+    return d;
+}
+
 /* Stage epilogue step i's operand for plan task t in the matmul output block's own layout: a
  * per-element operand through the output packer, a per-channel one broadcast over the rows
  * (the vendor compiler's per-channel mul is a per-element one over a broadcast tensor, spec). */
@@ -76,6 +92,8 @@ static npk_status stage_operand(const fused *f, const npk_rk_task_plan *t, uint3
 {
     const npk_rk_ew_step *sp = &f->ep->step[i];
     const size_t n = f->w->n;
+    if (sp->operand == NPK_EW_NO_OPERAND || sp->operand == NPK_EW_IMMEDIATE)
+        return NPK_OK; /* nothing read from memory: the value sits in a stage register */
     memset(dst, 0, size);
     if (sp->operand == NPK_EW_PER_ELEMENT) {
         npk_rk_cmatrix b = {sp->b, f->plan.req.m, n, n};
@@ -129,7 +147,7 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
         /* the block seen flat: its rows of np channels are contiguous in line mode */
         npk_rk_sdp *d = &jt[1 + i].sdp;
         jt[1 + i].op = NPK_RK_OP_SDP;
-        *d = npk_rk_sdp_default(f->ep->step[i].op, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, t->mp, t->np);
+        *d = fused_sdp(&f->ep->step[i], t->mp, t->np);
         d->a = b->output.iova + (uint32_t)(slot * 2 * i); /* the task before writes there */
         d->b = b->output.iova + (uint32_t)(slot * (1 + 2 * i));
         d->c = b->output.iova + (uint32_t)(slot * (2 + 2 * i));
@@ -212,8 +230,7 @@ static const char *fusion_blocker(npk_rk *rt, const npk_rk_weights *w, const npk
     if (plan->mode != NPK_MODE_LINE)
         return "the matmul output is not line mode";
     for (size_t i = 0; i < plan->count; i++) {
-        npk_rk_sdp d = npk_rk_sdp_default(ep->step[0].op, NPK_EW_PER_ELEMENT, NPK_PREC_FP16,
-                                          plan->tasks[i].mp, plan->tasks[i].np);
+        npk_rk_sdp d = fused_sdp(&ep->step[0], plan->tasks[i].mp, plan->tasks[i].np);
         if (npk_rk_sdp_check(&d))
             return "a matmul tile exceeds the SDP's limits";
         if (npk_rk_sdp_chain_check(NPK_PREC_FP16, &d))

@@ -82,7 +82,7 @@ static npk_status place_linked(npk_rk_job_builder *jb, uint32_t i, const npk_rk_
     uint64_t off = npk_rk_regcmd_offset(rt->chain, i);
     npk_rk_entry *prog = entries_at(jb->prog, off);
     size_t n = nb;
-    if (jb->layout == NPK_RK_JOB_INCREMENTAL && i > 0)
+    if (jb->layout == NPK_RK_JOB_INCREMENTAL && i > 0 && i >= rt->submission->full_tasks)
         n = incremental(jb->prev, jb->prev_n, body, nb, prog);
     else
         memcpy(prog, body, nb * sizeof *body);

@@ -20,16 +20,41 @@
 #include "runtime_weights.h"
 #include "trace.h"
 
+/* A run: the tasks of one or more matmuls (items, runtime_matmul.h), each core's contiguous. */
 typedef struct run {
     npk_rk *rt;
-    const npk_rk_weights *w;
-    npk_rk_plan plan;
-    npk_rk_prec task_out; /* what each task writes: fp32, fp16, int32 or int16 */
-    npk_rk_matrix acc;    /* C itself, or a float scratch for fp16 output over K slices */
-    npk_rk_cmatrix a;
+    const npk_rk_plan *plan;
+    const npk_rk_mm_run_item *items;
+    const uint32_t *item_of;    /* per plan task: its item (NULL: every task is item 0's) */
+    pthread_mutex_t *item_lock; /* guards the items' stats across the cores' threads */
     npk_rk_stats *st;
     atomic_uint *done; /* tasks read back so far, over every core (for npk_rk_set_progress) */
 } run;
+
+/* The item plan task t (a pointer into the plan) belongs to. */
+static const npk_rk_mm_run_item *item_of(const run *r, const npk_rk_task_plan *t)
+{
+    return &r->items[r->item_of ? r->item_of[t - r->plan->tasks] : 0];
+}
+
+/* A job's NPU time (the stats' growth over its submit) shared among its tasks' items by task:
+ * what each matmul of a batch is charged for the jobs it rode in. */
+static void charge_items(const run *r, const npk_rk_task_plan *const *tasks, uint32_t count,
+                         const npk_rk_stats *before)
+{
+    if (!r->item_of || !count)
+        return;
+    const uint64_t npu = r->st->npu_ns - before->npu_ns;
+    const uint32_t submits = r->st->submits - before->submits;
+    pthread_mutex_lock(r->item_lock);
+    for (uint32_t i = 0; i < count; i++) {
+        npk_rk_stats *ist = item_of(r, tasks[i])->st;
+        ist->npu_ns += npu / count;
+        ist->npu_span_ns += npu / count;
+        ist->submits += submits; /* the submits it shared */
+    }
+    pthread_mutex_unlock(r->item_lock);
+}
 
 /* `count` more tasks of the call are read back: tell the runtime's progress callback. */
 static void progress(const run *r, uint32_t count)
@@ -40,7 +65,7 @@ static void progress(const run *r, uint32_t count)
     pthread_mutex_lock(&rt->progress_lock);
     /* Added under the lock: reports from the cores' threads arrive in increasing order. */
     unsigned done = atomic_fetch_add(r->done, count) + count;
-    rt->progress(rt->progress_user, done, (uint32_t)r->plan.count);
+    rt->progress(rt->progress_user, done, (uint32_t)r->plan->count);
     pthread_mutex_unlock(&rt->progress_lock);
 }
 
@@ -105,9 +130,10 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
                                npk_rk_job_builder *jb, slot *sl)
 {
     npk_rk *rt = r->rt;
+    const npk_rk_mm_run_item *it = item_of(r, t);
     npk_rk_mm mm;
     npk_status s =
-        npk_rk_task_matmul(rt, r->w, &r->a, r->plan.mode, t, i, r->task_out,
+        npk_rk_task_matmul(rt, it->w, &it->a, it->mode, t, i, it->task_out,
                            (uint32_t)(rt->core[t->core].output.iova + sl->out_off), &mm, r->st);
     if (s)
         return s;
@@ -124,8 +150,9 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     return NPK_OK;
 }
 
-/* Read task t's output back from its slot and add it into the result. */
-static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
+/* Read task t's output back from its slot and add it into its item's result. */
+static npk_status finish_task(run *r, const npk_rk_mm_run_item *it, const npk_rk_task_plan *t,
+                              const slot *sl)
 {
     npk_rk_core_bufs *b = &r->rt->core[t->core];
     uint64_t t0 = npk_now_ns();
@@ -140,11 +167,11 @@ static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
     size_t room = (size_t)(b->output.size - sl->out_off);
     /* Partials in the input's accumulator add up on the host; any other task output (fp16)
      * is the whole result of a single K slice, narrowed by the NPU: a copy. */
-    if (r->task_out != npk_rk_input_row(r->w->in)->acc)
-        s = npk_rk_unpack_c(&sl->cblk, src, room, &r->acc, (npk_rk_range){t->m0, t->m1},
+    if (it->task_out != npk_rk_input_row(it->w->in)->acc)
+        s = npk_rk_unpack_c(&sl->cblk, src, room, &it->acc, (npk_rk_range){t->m0, t->m1},
                             (npk_rk_range){t->n0, t->n1});
     else
-        s = npk_rk_accumulate_c(&sl->cblk, src, room, &r->acc, (npk_rk_range){t->m0, t->m1},
+        s = npk_rk_accumulate_c(&sl->cblk, src, room, &it->acc, (npk_rk_range){t->m0, t->m1},
                                 (npk_rk_range){t->n0, t->n1});
     r->st->accumulate_ns += npk_now_ns() - t0;
     npk_rk_trace_host(t->core, "accumulate", t0, npk_now_ns());
@@ -158,7 +185,8 @@ static npk_status finish_task(run *r, const npk_rk_task_plan *t, const slot *sl)
 static npk_status share_surface(const run *r, const npk_rk_task_plan *tasks, uint32_t count,
                                 slot *slots, uint64_t *out_total)
 {
-    if (r->plan.mode != NPK_MODE_LINE)
+    const npk_rk_mm_run_item *it = item_of(r, &tasks[0]); /* a job joins one item's tasks */
+    if (it->mode != NPK_MODE_LINE)
         return npk_fail(NPK_EUNSUPPORTED,
                         "submission form %s: the shared output surface is laid out in line "
                         "mode, the plan is in cube mode",
@@ -168,9 +196,9 @@ static npk_status share_surface(const run *r, const npk_rk_task_plan *tasks, uin
         row[i] = tasks[i].m0 - tasks[0].m0;
     npk_rk_surface_place(row, count, base, v);
     const uint32_t rows = tasks[count - 1].m1 - tasks[0].m0;
-    slots[0].cblk = npk_rk_c_block(r->task_out, NPK_MODE_LINE, rows, tasks[0].np);
+    slots[0].cblk = npk_rk_c_block(it->task_out, NPK_MODE_LINE, rows, tasks[0].np);
     slots[0].cbytes = npk_rk_c_bytes(&slots[0].cblk, tasks[0].np);
-    const uint64_t pitch = slots[0].cblk.stride * npk_rk_prec_bits(r->task_out) / 8;
+    const uint64_t pitch = slots[0].cblk.stride * npk_rk_prec_bits(it->task_out) / 8;
     for (uint32_t i = 0; i < count; i++) {
         slots[i].out_off = base[i] * pitch;
         slots[i].c_rows = rows - base[i];
@@ -193,7 +221,8 @@ static npk_status prepare_job(run *r, const npk_rk_task_plan *tasks, uint32_t co
     for (uint32_t i = 0; i < count; i++) {
         const npk_rk_task_plan *t = &tasks[i];
         slot *sl = &slots[i];
-        sl->cblk = npk_rk_c_block(r->task_out, r->plan.mode, t->mp, t->np);
+        const npk_rk_mm_run_item *it = item_of(r, t);
+        sl->cblk = npk_rk_c_block(it->task_out, it->mode, t->mp, t->np);
         sl->cbytes = npk_rk_c_bytes(&sl->cblk, t->np);
         sl->out_off = out_total;
         sl->c_rows = sl->row_offset = 0; /* a surface of its own rows */
@@ -223,11 +252,11 @@ static npk_status finish_job(run *r, const npk_rk_task_plan *tasks, uint32_t cou
     if (r->rt->submission->row_offset) { /* one shared surface: its rows read back at once */
         npk_rk_task_plan span = tasks[0];
         span.m1 = tasks[count - 1].m1;
-        return finish_task(r, &span, &slots[0]);
+        return finish_task(r, item_of(r, &tasks[0]), &span, &slots[0]);
     }
     npk_status s = NPK_OK;
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
-        s = finish_task(r, &tasks[i], &slots[i]);
+        s = finish_task(r, item_of(r, &tasks[i]), &tasks[i], &slots[i]);
     return s;
 }
 
@@ -251,8 +280,14 @@ static npk_status run_job(run *r, const npk_rk_task_plan *tasks, uint32_t count)
                       .core_mask = 1u << core,
                       .nonblock = rt->submission->nonblock};
     job.count[core] = npk_rk_job_records(&jb);
+    const npk_rk_stats before = *r->st;
     if (s == NPK_OK)
         s = npk_rk_submit_traced(rt, &job, r->st, count);
+    const npk_rk_task_plan *ptr[NPK_RK_MAX_CHAIN];
+    for (uint32_t i = 0; i < count; i++)
+        ptr[i] = &tasks[i];
+    if (s == NPK_OK)
+        charge_items(r, ptr, count, &before);
     if (s == NPK_OK && (s = finish_job(r, tasks, count, slots)) == NPK_OK)
         progress(r, count);
     return s;
@@ -268,12 +303,16 @@ static npk_status run_core(run *r, size_t first, size_t count)
     npk_status s = NPK_OK;
     for (size_t i = first; s == NPK_OK && i < first + count;) {
         uint32_t n = 1;
+        const npk_rk_task_plan *tk = r->plan->tasks;
+        /* a shared output surface (the row-offset form) holds one item's rows */
         while (n < npk_rk_tasks_per_job(r->rt) && i + n < first + count &&
-               npk_rk_job_joins(r->rt, &r->plan.tasks[i + n - 1], &r->plan.tasks[i + n]))
+               npk_rk_job_joins(r->rt, &tk[i + n - 1], &tk[i + n]) &&
+               (!r->rt->submission->row_offset ||
+                item_of(r, &tk[i + n - 1]) == item_of(r, &tk[i + n])))
             n++;
-        pthread_mutex_t *job_lock = &r->rt->core[r->plan.tasks[i].core].job_lock;
+        pthread_mutex_t *job_lock = &r->rt->core[tk[i].core].job_lock;
         pthread_mutex_lock(job_lock);
-        s = run_job(r, &r->plan.tasks[i], n);
+        s = run_job(r, &tk[i], n);
         pthread_mutex_unlock(job_lock);
         i += n;
     }
@@ -299,7 +338,7 @@ static npk_status run_all_in_one(run *r, const size_t *first, const size_t *coun
         const npk_rk_mem *records = NULL;
         for (unsigned i = 0; i < n; i++) {
             take[i] = (uint32_t)(count[i] - done[i] < per ? count[i] - done[i] : per);
-            tk[i] = &r->plan.tasks[first[i] + done[i]];
+            tk[i] = &r->plan->tasks[first[i] + done[i]];
             if (take[i])
                 job.core_mask |= 1u << tk[i]->core;
         }
@@ -321,8 +360,16 @@ static npk_status run_all_in_one(run *r, const size_t *first, const size_t *coun
         if (s == NPK_OK) /* the other cores' records landed after the first core's sync */
             s = npk_rk_mem_sync(rt->dev, records, 0, npk_rk_regcmd_offset(rt->chain, 0),
                                 RKNPU_MEM_SYNC_TO_DEVICE);
+        const npk_rk_stats before = *r->st;
         if (s == NPK_OK)
             s = npk_rk_submit_traced(rt, &job, r->st, total_tasks(take, n));
+        const npk_rk_task_plan *ptr[NPK_RK_MAX_CORES * NPK_RK_MAX_CHAIN];
+        uint32_t np = 0;
+        for (unsigned i = 0; i < n; i++)
+            for (uint32_t j = 0; j < take[i]; j++)
+                ptr[np++] = &tk[i][j];
+        if (s == NPK_OK)
+            charge_items(r, ptr, np, &before);
         for (unsigned i = 0; s == NPK_OK && i < n; i++)
             s = finish_job(r, tk[i], take[i], slots[i]);
         if (s == NPK_OK)
@@ -354,13 +401,13 @@ static npk_status run_all_cores(run *r)
     if (r->rt->submission->all_cores) {
         size_t first[NPK_RK_MAX_CORES], count[NPK_RK_MAX_CORES];
         unsigned n;
-        npk_status s = npk_rk_core_groups(&r->plan, first, count, &n);
+        npk_status s = npk_rk_core_groups(r->plan, first, count, &n);
         if (s == NPK_OK)
             s = run_all_in_one(r, first, count, n);
         r->st->npu_span_ns = r->st->npu_ns; /* one SUBMIT per round: the cores ran together */
         return s;
     }
-    return npk_rk_run_cores(&r->rt->workers, &r->plan, core_jobs, r, r->st);
+    return npk_rk_run_cores(&r->rt->workers, r->plan, core_jobs, r, r->st);
 }
 
 /* ---- the call ----------------------------------------------------------------------------------
@@ -423,6 +470,65 @@ static npk_status copy_plan(const npk_rk_plan *from, npk_rk_plan *to)
     return NPK_OK;
 }
 
+npk_status npk_rk_matmul_run(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_mm_run_item *items,
+                             const uint32_t *item_of_task, npk_rk_stats *st)
+{
+    pthread_mutex_t item_lock = PTHREAD_MUTEX_INITIALIZER;
+    atomic_uint done = 0;
+    run r = {.rt = rt,
+             .done = &done,
+             .plan = plan,
+             .items = items,
+             .item_of = item_of_task,
+             .item_lock = &item_lock,
+             .st = st};
+    npk_rk_engine *e = rt->eng;
+    pthread_mutex_lock(&e->policy_lock);
+    npk_rk_policy_due(rt, npk_rk_policy_on_enter(e->have_prec, e->last_prec, items[0].w->in));
+    e->have_prec = true;
+    e->last_prec = items[0].w->in;
+    pthread_mutex_unlock(&e->policy_lock);
+    npk_status s = run_all_cores(&r);
+    pthread_mutex_destroy(&item_lock);
+    return s;
+}
+
+npk_status npk_rk_mm_item_begin(const npk_rk_weights *w, uint32_t m, const void *a, npk_rk_prec out,
+                                void *c, npk_rk_mm_run_item *it)
+{
+    *it = (npk_rk_mm_run_item){0};
+    it->w = w;
+    it->a = (npk_rk_cmatrix){a, m, w->k, w->k};
+    it->task_out = npk_rk_task_out(w, out);
+    it->out = out;
+    it->c = c;
+    /* Partials add up in the host accumulator; an output narrower than it (fp16 from fp32
+     * partials) is accumulated aside and narrowed at the end. */
+    const npk_rk_prec host_acc = npk_rk_out_stage_find(w->in, it->task_out)->host_acc;
+    if (out != it->task_out && out != host_acc) {
+        it->scratch = calloc((size_t)m * w->n, sizeof *it->scratch);
+        if (!it->scratch)
+            return npk_fail(NPK_ENOMEM, "matmul: no memory for the fp32 accumulator");
+        it->acc = (npk_rk_matrix){it->scratch, m, w->n, w->n};
+    } else {
+        size_t eb = npk_rk_prec_bits(out) / 8;
+        memset(c, 0, (size_t)m * w->n * eb);
+        it->acc = (npk_rk_matrix){c, m, w->n, w->n};
+    }
+    return NPK_OK;
+}
+
+void npk_rk_mm_item_end(npk_rk_mm_run_item *it, bool ok)
+{
+    if (ok && it->scratch) {
+        uint16_t *ch = it->c;
+        for (size_t i = 0; i < (size_t)it->a.rows * it->w->n; i++)
+            ch[i] = npk_f32_to_f16(it->scratch[i]);
+    }
+    free(it->scratch);
+    it->scratch = NULL;
+}
+
 npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                    npk_rk_prec out, void *c, const npk_rk_plan *plan,
                                    npk_rk_stats *st)
@@ -432,55 +538,25 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
      * the caller's B; only its cache of the buffer changes). */
     if (w->src && (s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st)))
         return s;
-
-    atomic_uint done = 0;
-    run r = {0};
-    r.done = &done;
-    r.rt = rt;
-    r.w = w;
-    r.st = st;
-    r.a = (npk_rk_cmatrix){a, m, w->k, w->k};
-    r.task_out = npk_rk_task_out(w, out);
-    /* Partials add up in the host accumulator; an output narrower than it (fp16 from fp32
-     * partials) is accumulated aside and narrowed at the end. */
-    const npk_rk_prec host_acc = npk_rk_out_stage_find(w->in, r.task_out)->host_acc;
-    float *scratch = NULL;
-    if (out != r.task_out && out != host_acc) {
-        scratch = calloc((size_t)m * w->n, sizeof *scratch);
-        if (!scratch)
-            return npk_fail(NPK_ENOMEM, "matmul: no memory for the fp32 accumulator");
-        r.acc = (npk_rk_matrix){scratch, m, w->n, w->n};
-    } else {
-        size_t eb = npk_rk_prec_bits(out) / 8;
-        memset(c, 0, (size_t)m * w->n * eb);
-        r.acc = (npk_rk_matrix){c, m, w->n, w->n};
-    }
-
+    npk_rk_mm_run_item it;
+    if ((s = npk_rk_mm_item_begin(w, m, a, out, c, &it)))
+        return s;
     npk_rk_plan_request req;
-    npk_rk_matmul_request(rt, w, m, r.task_out, &req);
-    s = plan ? copy_plan(plan, &r.plan) : npk_rk_plan_matmul(&req, &r.plan);
+    npk_rk_plan run_plan;
+    npk_rk_matmul_request(rt, w, m, it.task_out, &req);
+    s = plan ? copy_plan(plan, &run_plan) : npk_rk_plan_matmul(&req, &run_plan);
     if (s == NPK_OK) {
-        st->tasks = (uint32_t)r.plan.count;
-        st->cores_used = r.plan.cores_used;
+        st->tasks = (uint32_t)run_plan.count;
+        st->cores_used = run_plan.cores_used;
         /* The runtime's cores are the engine's: tasks go to the pinned ones. */
-        for (size_t i = 0; i < r.plan.count; i++)
-            r.plan.tasks[i].core = rt->core_map[r.plan.tasks[i].core];
+        for (size_t i = 0; i < run_plan.count; i++)
+            run_plan.tasks[i].core = rt->core_map[run_plan.tasks[i].core];
         st->core_mask = npk_rk_core_mask(rt);
-        npk_rk_engine *e = rt->eng;
-        pthread_mutex_lock(&e->policy_lock);
-        npk_rk_policy_due(rt, npk_rk_policy_on_enter(e->have_prec, e->last_prec, w->in));
-        e->have_prec = true;
-        e->last_prec = w->in;
-        pthread_mutex_unlock(&e->policy_lock);
-        s = run_all_cores(&r);
-        npk_rk_plan_free(&r.plan);
+        it.mode = run_plan.mode;
+        s = npk_rk_matmul_run(rt, &run_plan, &it, NULL, st);
+        npk_rk_plan_free(&run_plan);
     }
-    if (s == NPK_OK && scratch) {
-        uint16_t *ch = c;
-        for (size_t i = 0; i < (size_t)m * w->n; i++)
-            ch[i] = npk_f32_to_f16(scratch[i]);
-    }
-    free(scratch);
+    npk_rk_mm_item_end(&it, s == NPK_OK);
     return s;
 }
 

@@ -18,6 +18,33 @@ npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, c
 npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                    npk_rk_prec out, void *c, const struct npk_rk_plan *plan,
                                    npk_rk_stats *st);
+/* One matmul of a run: its weights, A, where its tasks' outputs add up (C, or an fp32 scratch
+ * narrowed into C at the end), what each task writes and the plan's mode; st: its own stats in
+ * a batch (the NPU time of the jobs it rode in, shared by task), NULL otherwise. */
+typedef struct npk_rk_mm_run_item {
+    const npk_rk_weights *w;
+    npk_rk_cmatrix a;
+    npk_rk_matrix acc;
+    npk_rk_prec task_out, out;
+    npk_rk_mode mode;
+    void *c;
+    float *scratch;
+    npk_rk_stats *st;
+} npk_rk_mm_run_item;
+
+/* Set up item it for C [M][N] = A . w in `out` (zeroes C, or allocates the scratch); end it
+ * (ok: narrow the scratch into C) and free what begin allocated. */
+npk_status npk_rk_mm_item_begin(const npk_rk_weights *w, uint32_t m, const void *a, npk_rk_prec out,
+                                void *c, npk_rk_mm_run_item *it);
+void npk_rk_mm_item_end(npk_rk_mm_run_item *it, bool ok);
+
+/* Run a plan's tasks (cores already the engine's, each core's tasks contiguous): task i belongs
+ * to items[item_of_task[i]] (item_of_task NULL: one item). The state policy's entry for the
+ * items' input precision, then every core's jobs as the runtime's form lays them out. */
+npk_status npk_rk_matmul_run(npk_rk *rt, const struct npk_rk_plan *plan,
+                             const npk_rk_mm_run_item *items, const uint32_t *item_of_task,
+                             npk_rk_stats *st);
+
 /* What each task of a matmul of w writes for output `out`. */
 npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out);
 

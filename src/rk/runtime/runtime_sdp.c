@@ -10,9 +10,11 @@
  * row when shorter). A per-channel op needs A in the atom layout over its real channels (the
  * operand is indexed by channel), so tiles are [rows][channels] blocks of A packed and C
  * unpacked on the host, the operand's [n0, n0 + channels) range read contiguous. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "npukit/fp16.h"
 #include "npukit/rk_regs.h"
 #include "rk/program/rk_sdp.h"
 #include "rk/program/rk_job.h"
@@ -48,30 +50,65 @@ typedef struct tile {
 static size_t ebytes(npk_rk_prec p) { return npk_rk_sdp_prec_row_of(p)->bytes; }
 static uint64_t up64(uint64_t v) { return (v + 63) / 64 * 64; }
 
+/* Whether the call computes position by position whatever the layout: every operand kind but a
+ * per-channel vector (indexed by the channel), so the flat arrays are their own layout. */
+static bool flat(const npk_rk_ew_call *x) { return x->operand != NPK_EW_PER_CHANNEL; }
+
+/* Values B holds for an immediate operand: one, two for batchnorm (scale, shift). */
+static unsigned imm_count(const npk_rk_ew_call *x) { return x->op == NPK_EW_BATCHNORM ? 2 : 1; }
+
+/* Element i of an array of `p` elements as a value (fp16 bits through fp32). */
+static double elem(npk_rk_prec p, const void *v, size_t i)
+{
+    if (p == NPK_PREC_FP16)
+        return npk_f16_to_f32(((const uint16_t *)v)[i]);
+    if (p == NPK_PREC_INT16)
+        return ((const int16_t *)v)[i];
+    return ((const int8_t *)v)[i];
+}
+
 npk_status npk_rk_ew_check(const npk_rk_ew_call *x, const char *what)
 {
     const npk_rk_ew_op_row *op = npk_rk_ew_op_row_of(x->op);
     if (!op)
         return npk_fail(NPK_EINVAL, "%s: op %d is none of the SDP's ops (%s)", what, (int)x->op,
                         npk_rk_ew_op_names());
-    if (!op->binary)
-        return npk_fail(NPK_EINVAL, "%s: op %s takes one operand, not two (the SDP's ops: %s)",
-                        what, op->name, npk_rk_ew_op_names());
+    if (op->not_simulated)
+        return npk_fail(NPK_EUNSUPPORTED, "%s: %s is synthesized only: %s", what, op->name,
+                        op->not_simulated);
     if (!npk_rk_sdp_prec_row_of(x->prec))
         return npk_fail(NPK_EINVAL,
                         "%s: precision %s is not an SDP precision (fp16, int16, int8: the DPU "
                         "lanes are at most 16 bits)",
                         what, npk_rk_prec_name(x->prec) ? npk_rk_prec_name(x->prec) : "?");
-    if (x->operand != NPK_EW_PER_ELEMENT && x->operand != NPK_EW_PER_CHANNEL)
-        return npk_fail(NPK_EINVAL, "%s: operand mode %d is not per-element or per-channel", what,
-                        (int)x->operand);
-    if (!x->a || !x->b || !x->c)
-        return npk_fail(NPK_EINVAL, "%s: NULL %s", what, !x->a ? "A" : !x->b ? "B" : "C");
+    char kinds[64];
+    if ((unsigned)x->operand > NPK_EW_IMMEDIATE)
+        return npk_fail(NPK_EINVAL,
+                        "%s: operand mode %d is not per-element, per-channel, none or immediate",
+                        what, (int)x->operand);
+    if (!(npk_rk_ew_op_operands(op) & NPK_EW_OPERAND_BIT(x->operand)))
+        return npk_fail(NPK_EINVAL, "%s: %s takes %s, not %s", what, op->name,
+                        npk_rk_ew_operand_names(npk_rk_ew_op_operands(op), kinds, sizeof kinds),
+                        npk_rk_ew_operand_name(x->operand));
+    const bool needs_b = x->operand != NPK_EW_NO_OPERAND;
+    if (!x->a || (needs_b && !x->b) || !x->c)
+        return npk_fail(NPK_EINVAL, "%s: NULL %s", what, !x->a ? "A" : !x->c ? "C" : "B");
     if (!x->m || !x->n)
         return npk_fail(NPK_EINVAL, "%s: M=%u N=%u: both must be at least 1", what, x->m, x->n);
     if (x->m > NPK_RK_EW_MAX_DIM || x->n > NPK_RK_EW_MAX_DIM)
         return npk_fail(NPK_ELIMIT, "%s: %s=%u exceeds %u", what, x->m > x->n ? "M" : "N",
                         x->m > x->n ? x->m : x->n, NPK_RK_EW_MAX_DIM);
+    if (x->operand == NPK_EW_IMMEDIATE) { /* the values must fit their stage registers */
+        npk_rk_sdp t = npk_rk_sdp_default(x->op, x->operand, x->prec, 1, 1);
+        for (unsigned i = 0; i < imm_count(x); i++)
+            t.imm[i] = elem(x->prec, x->b, i);
+        npk_status s = npk_rk_sdp_check(&t);
+        if (s) {
+            char why[256]; /* the check's message, before a new one replaces it */
+            snprintf(why, sizeof why, "%s", npk_last_error());
+            return npk_fail(s, "%s: %s", what, why);
+        }
+    }
     return NPK_OK;
 }
 
@@ -119,7 +156,7 @@ static npk_status plan_tiles(const npk_rk_ew_call *x, tile **out, size_t *count)
     tile *t = malloc(cap * sizeof *t);
     if (!t)
         return npk_fail(NPK_ENOMEM, "ew: no memory for the tiles");
-    if (x->operand == NPK_EW_PER_ELEMENT) {
+    if (flat(x)) {
         const uint64_t total = (uint64_t)x->m * x->n, width = (uint64_t)FLAT_ATOMS * c2;
         for (uint64_t e0 = 0; e0 < total;) {
             uint64_t e = total - e0 < NPK_RK_EW_TILE ? total - e0 : NPK_RK_EW_TILE;
@@ -179,12 +216,14 @@ static npk_status stage_in(const npk_rk_ew_call *x, const tile *t, uint8_t *base
 {
     const size_t eb = ebytes(x->prec);
     uint8_t *a = base + t->a_off, *b = base + t->b_off;
-    if (x->operand == NPK_EW_PER_ELEMENT) {
+    if (flat(x)) {
         size_t used = (size_t)t->n * eb;
         memcpy(a, (const uint8_t *)x->a + (size_t)t->n0 * eb, used);
         memset(a + used, 0, t->a_bytes - used);
-        memcpy(b, (const uint8_t *)x->b + (size_t)t->n0 * eb, used);
-        memset(b + used, 0, t->b_bytes - used);
+        if (x->operand == NPK_EW_PER_ELEMENT) {
+            memcpy(b, (const uint8_t *)x->b + (size_t)t->n0 * eb, used);
+            memset(b + used, 0, t->b_bytes - used);
+        }
         return NPK_OK;
     }
     /* channels past n (the padding) read zeros */
@@ -199,7 +238,7 @@ static npk_status stage_out(const npk_rk_ew_call *x, const tile *t, const uint8_
 {
     const size_t eb = ebytes(x->prec);
     const uint8_t *c = base + t->c_off;
-    if (x->operand == NPK_EW_PER_ELEMENT) {
+    if (flat(x)) {
         memcpy((uint8_t *)x->c + (size_t)t->n0 * eb, c, (size_t)t->n * eb);
         return NPK_OK;
     }
@@ -215,8 +254,9 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
     uint64_t total = 0;
     for (uint32_t i = 0; i < count; i++) {
         t[i].a_bytes = npk_rk_atom_bytes(x->prec, t[i].rows, t[i].chans);
-        t[i].b_bytes = x->operand == NPK_EW_PER_ELEMENT ? t[i].a_bytes
-                                                        : (uint64_t)t[i].chans * ebytes(x->prec);
+        t[i].b_bytes = x->operand == NPK_EW_PER_ELEMENT   ? t[i].a_bytes
+                       : x->operand == NPK_EW_PER_CHANNEL ? (uint64_t)t[i].chans * ebytes(x->prec)
+                                                          : 0; /* no operand read */
         if (t[i].direct) { /* offsets into the call's own buffers */
             uint64_t at = (uint64_t)t[i].n0 * ebytes(x->prec);
             t[i].a_off = x->aoff + at;
@@ -238,9 +278,11 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
         npk_rk_sdp *d = &jt[i].sdp;
         jt[i].op = NPK_RK_OP_SDP;
         *d = npk_rk_sdp_default(x->op, x->operand, x->prec, t[i].rows, t[i].chans);
+        for (unsigned v = 0; x->operand == NPK_EW_IMMEDIATE && v < imm_count(x); v++)
+            d->imm[v] = elem(x->prec, x->b, v);
         if (t[i].direct) {
             d->a = x->abuf->mem.iova + (uint32_t)t[i].a_off;
-            d->b = x->bbuf->mem.iova + (uint32_t)t[i].b_off;
+            d->b = x->bbuf ? x->bbuf->mem.iova + (uint32_t)t[i].b_off : 0;
             d->c = x->cbuf->mem.iova + (uint32_t)t[i].c_off;
             continue;
         }
@@ -262,8 +304,8 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
                                 RKNPU_MEM_SYNC_TO_DEVICE);
         else if ((s = npk_rk_mem_sync(rt->dev, &x->abuf->mem, t[i].a_off, t[i].a_bytes,
                                       RKNPU_MEM_SYNC_TO_DEVICE)) == NPK_OK &&
-                 (s = npk_rk_mem_sync(rt->dev, &x->bbuf->mem, t[i].b_off, t[i].b_bytes,
-                                      RKNPU_MEM_SYNC_TO_DEVICE)) == NPK_OK)
+                 (!x->bbuf || (s = npk_rk_mem_sync(rt->dev, &x->bbuf->mem, t[i].b_off, t[i].b_bytes,
+                                                   RKNPU_MEM_SYNC_TO_DEVICE)) == NPK_OK))
             /* C's lines clean, so none is written back over the result */
             s = npk_rk_mem_sync(rt->dev, &x->cbuf->mem, t[i].c_off, t[i].a_bytes,
                                 RKNPU_MEM_SYNC_TO_DEVICE);
@@ -416,7 +458,8 @@ npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args *args, npk
     const npk_rk_ew_operand operand = args->operand;
     npk_rk_buffer *a = args->a, *b = args->b, *c = args->c;
     const uint64_t a_off = args->a_off, b_off = args->b_off, c_off = args->c_off;
-    uint8_t dummy = 0; /* stands for the arrays until the buffers are checked */
+    uint64_t dummy =
+        0; /* stands for the arrays (and two immediates) until the buffers are checked */
     npk_rk_ew_call x = {.op = op,
                         .prec = prec,
                         .m = m,
@@ -429,24 +472,34 @@ npk_status npk_rk_ew_buffers(npk_rk *rt, const npk_rk_ew_buffers_args *args, npk
     if (s)
         return s;
     const uint64_t bytes = (uint64_t)m * n * ebytes(prec);
-    const uint64_t b_bytes = operand == NPK_EW_PER_CHANNEL ? (uint64_t)n * ebytes(prec) : bytes;
-    void *ah, *bh, *ch;
+    const uint64_t b_bytes = operand == NPK_EW_PER_CHANNEL ? (uint64_t)n * ebytes(prec)
+                             : operand == NPK_EW_IMMEDIATE ? imm_count(&x) * ebytes(prec)
+                                                           : bytes;
+    const bool reads_b = operand != NPK_EW_NO_OPERAND;
+    void *ah, *bh = NULL, *ch;
     if ((s = buffer_view(a, a_off, bytes, "A", &ah)) ||
-        (s = buffer_view(b, b_off, b_bytes, "B", &bh)) ||
+        (reads_b && (s = buffer_view(b, b_off, b_bytes, "B", &bh))) ||
         (s = buffer_view(c, c_off, bytes, "C", &ch)))
         return s;
+    if (operand == NPK_EW_IMMEDIATE) { /* the values, now that B is known */
+        x.b = bh;
+        if ((s = npk_rk_ew_check(&x, "ew")))
+            return s;
+    }
     x.a = ah;
     x.b = bh;
     x.c = ch;
     /* On the buffers themselves where the NPU can: a per-element op (the SDP computes position
      * by position, so the flat arrays are their own layout), buffers it addresses, atoms
      * aligned, C apart from A and B (the spec describes no in-place SDP task). */
-    if (operand == NPK_EW_PER_ELEMENT && a->eng == rt->eng && b->eng == rt->eng &&
-        c->eng == rt->eng && !((a->mem.iova + a_off) % 16) && !((b->mem.iova + b_off) % 16) &&
-        !((c->mem.iova + c_off) % 16) && !overlap(c, c_off, a, a_off, bytes) &&
-        !overlap(c, c_off, b, b_off, bytes)) {
+    const bool b_direct =
+        operand != NPK_EW_PER_ELEMENT ||
+        (b->eng == rt->eng && !((b->mem.iova + b_off) % 16) && !overlap(c, c_off, b, b_off, bytes));
+    if (flat(&x) && b_direct && a->eng == rt->eng && c->eng == rt->eng &&
+        !((a->mem.iova + a_off) % 16) && !((c->mem.iova + c_off) % 16) &&
+        !overlap(c, c_off, a, a_off, bytes)) {
         x.abuf = a;
-        x.bbuf = b;
+        x.bbuf = operand == NPK_EW_PER_ELEMENT ? b : NULL;
         x.cbuf = c;
         x.aoff = a_off;
         x.boff = b_off;

@@ -8,10 +8,12 @@
  * shares the file), over the same simulator as the rknpu descriptors.
  *
  * open() of /dev/dri/card1 or /dev/dri/renderD129 (plus any path in NPUKIT_SHIM_DEVICES,
- * colon-separated) returns a real descriptor of /dev/null that the shim remembers; ioctl() on it
- * goes to rksim's kernel-interface front end (which applies the DRM core's struct-size rules,
- * so 5.10 and 6.1 programs both work), mmap() of a MEM_MAP offset returns the buffer's CPU
- * view, munmap() of such a view releases it, close() forgets the descriptor.
+ * colon-separated, a card node) returns a real descriptor of /dev/null that the shim remembers;
+ * ioctl() on it goes to rksim's kernel-interface front end (which applies the DRM core's
+ * struct-size rules, so 5.10 and 6.1 programs both work), mmap() of a MEM_MAP offset returns
+ * the buffer's CPU view, munmap() of such a view releases it, close() forgets the descriptor.
+ * renderD129 is the render node: a raw SUBMIT there is accepted and runs no task (spec
+ * "Submission model"), and the shim says so on stderr.
  *
  * /dev/dma_heap/system is a DMA heap, as on a board: DMA_HEAP_IOCTL_ALLOC answers a memfd of
  * the page-rounded length standing for the dma-buf (mmap it, DMA_BUF_IOCTL_SYNC brackets are
@@ -55,9 +57,17 @@
 
 enum { MAX_FDS = 4096 };
 
-/* What a descriptor is: 0 not ours, KIND_RKNPU, KIND_ROCKET + the rocket file id, or (not an
+/* What a descriptor is: 0 not ours, KIND_RKNPU (the card node), KIND_RKNPU_RENDER (the render
+ * node, where a raw SUBMIT runs nothing), KIND_ROCKET + the rocket file id, or (not an
  * NPU node) the DMA heap or one of its dma-bufs. */
-enum { KIND_DMABUF = -2, KIND_HEAP = -1, KIND_NONE = 0, KIND_RKNPU = 1, KIND_ROCKET = 2 };
+enum {
+    KIND_DMABUF = -2,
+    KIND_HEAP = -1,
+    KIND_NONE = 0,
+    KIND_RKNPU = 1,
+    KIND_RKNPU_RENDER = 2,
+    KIND_ROCKET = 3
+};
 static atomic_int sim_fd[MAX_FDS];
 static pthread_mutex_t lock;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -112,9 +122,10 @@ static int npu_path_kind(const char *path)
 {
     if (!path)
         return KIND_NONE;
-    if (!strcmp(path, "/dev/dri/card1") || !strcmp(path, "/dev/dri/renderD129") ||
-        in_list(path, "NPUKIT_SHIM_DEVICES"))
+    if (!strcmp(path, "/dev/dri/card1") || in_list(path, "NPUKIT_SHIM_DEVICES"))
         return KIND_RKNPU;
+    if (!strcmp(path, "/dev/dri/renderD129"))
+        return KIND_RKNPU_RENDER;
     if (!strcmp(path, "/dev/accel/accel0") || in_list(path, "NPUKIT_SHIM_ROCKET_DEVICES"))
         return KIND_ROCKET;
     if (!strcmp(path, "/dev/dma_heap/system"))
@@ -227,7 +238,7 @@ static int open_sim(int kind, int flags)
         fd = -1;
         errno = EMFILE;
     } else if (fd >= 0) {
-        atomic_store(&sim_fd[fd], kind == KIND_ROCKET ? KIND_ROCKET + file : KIND_RKNPU);
+        atomic_store(&sim_fd[fd], kind == KIND_ROCKET ? KIND_ROCKET + file : kind);
     } else if (!sim || file < 0) {
         errno = open_errno;
     }
@@ -366,7 +377,8 @@ static void report_submit(unsigned long request, int rc)
     const rksim_report *r = rksim_last_report(sim);
     /* A failed job: a failed ioctl, or a rocket job that the kernel would end at its timeout
      * (rocket's SUBMIT succeeds all the same: only the line says what happened). */
-    if (!every && rc >= 0 && r->outcome == RKSIM_OK)
+    /* a job that ran no task (the render node's answer) is reported like a failed one */
+    if (!every && rc >= 0 && r->outcome == RKSIM_OK && (r->task_counter || r->ops))
         return;
     const char *answer = rc < 0 ? strerror(-rc)
                          : r->outcome == RKSIM_OK
@@ -411,15 +423,18 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
     pthread_mutex_lock(&lock);
     inside++;
     int kind = fd_kind(fd);
-    int rc = kind >= KIND_ROCKET ? rksim_rocket_ioctl(sim, kind - KIND_ROCKET, request, arg)
-                                 : rksim_ioctl(sim, request, arg);
+    int rc =
+        kind >= KIND_ROCKET
+            ? rksim_rocket_ioctl(sim, kind - KIND_ROCKET, request, arg)
+            : rksim_node_ioctl(sim, kind == KIND_RKNPU_RENDER ? RKSIM_NODE_RENDER : RKSIM_NODE_CARD,
+                               request, arg);
     report_submit(request, rc);
     /* The rknpu driver never answers SUBMIT with EOPNOTSUPP: a job outside the model is given
      * the answer of the likeliest outcome on the hardware, a job that never completes
      * (ETIMEDOUT), and the line above says the model could not run it. (The rocket front end
      * answers such a job itself as rocket answers a hung one: SUBMIT 0, fences at the job
      * timeout.) */
-    if (rc == -EOPNOTSUPP && kind == KIND_RKNPU && RKNPU_IOC_NR(request) == 0x40 + RKNPU_NR_SUBMIT)
+    if (rc == -EOPNOTSUPP && kind < KIND_ROCKET && RKNPU_IOC_NR(request) == 0x40 + RKNPU_NR_SUBMIT)
         rc = -ETIMEDOUT;
     inside--;
     pthread_mutex_unlock(&lock);

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/* FP16 -> MXFP7 block quantisation, bit for bit as the memory path's quantiser (mxfp.h). The
+ * steps follow the circuit's own arithmetic, which is why they read as integer work rather
+ * than as x / scale: the peak is an unsigned max of the low 15 bits (sign-magnitude order), the
+ * scale comes from the renormalised peak significand by fixed thresholds, and the division by
+ * the scale is a multiply by one of eight reciprocals followed by an 8-bit window. */
+#include "kt/hw/mxfp.h"
+
+#include <math.h>
+#include <string.h>
+
+/* round(4096 * 8 / m8) for m8 = 8..15: the scale mantissa's reciprocal, 12 fraction bits. */
+static const uint16_t recip_m8[8] = {4096, 3641, 3277, 2979, 2731, 2520, 2341, 2185};
+
+/* Thresholds on the renormalised peak significand sig (1024..2047, the peak being
+ * sig * 2^(e - 25)): the scale mantissa in eighths is ceil(sig / 126), because peak / 63 =
+ * (sig / 126) / 8 * 2^(e - 21). The first row above which sig lies gives it (9 below all);
+ * above 15 * 126 the quotient spills into the next binade (16 -> 8, 17 -> 9, exponent + 1). */
+static const struct {
+    uint16_t above;
+    uint8_t m8;
+} ceil_rows[] = {{1764, 15}, {1638, 14}, {1512, 13}, {1386, 12}, {1260, 11}, {1134, 10}};
+enum { SIG_ONE = 1024, SPILL_AT = 15 * 126, SPILL_HIGH = 16 * 126, T_BASE = 21 };
+
+/* An FP16 magnitude as the circuit decodes it: subnormals keep their bits (not flushed) with
+ * an effective exponent of 1; infinities and NaNs read as the largest binade. */
+static void decode16(uint16_t h, int *e, unsigned *sig)
+{
+    unsigned ef = (h >> 10) & 0x1F, frac = h & 0x3FF;
+    *e = ef ? (int)ef : 1;
+    *sig = ef ? (SIG_ONE | frac) : frac;
+}
+
+kt_mx_scale kt_mx_block_scale(uint16_t peak)
+{
+    int ep;
+    unsigned sig;
+    decode16(peak & 0x7FFF, &ep, &sig);
+    if (!sig)
+        return (kt_mx_scale){0, 8}; /* no peak to scale from: unit scale, every q is 0 */
+    while (sig < SIG_ONE) {         /* a subnormal peak, renormalised into [1024, 2048) */
+        sig <<= 1;
+        ep--;
+    }
+    int sexp;
+    unsigned m8 = 9;
+    if (sig > SPILL_AT) {
+        sexp = ep - (T_BASE - 1);
+        m8 = sig > SPILL_HIGH ? 9 : 8;
+    } else {
+        sexp = ep - T_BASE;
+        for (size_t i = 0; i < sizeof ceil_rows / sizeof ceil_rows[0]; i++)
+            if (sig > ceil_rows[i].above) {
+                m8 = ceil_rows[i].m8;
+                break;
+            }
+    }
+    /* a block whose peak is itself far subnormal wants a scale the 5-bit field cannot hold:
+     * clamped, the peak lands below 63 instead of the exponent wrapping */
+    if (sexp < KT_MX_SEXP_MIN)
+        sexp = KT_MX_SEXP_MIN;
+    if (sexp > KT_MX_SEXP_MAX)
+        sexp = KT_MX_SEXP_MAX;
+    return (kt_mx_scale){(int8_t)sexp, (uint8_t)m8};
+}
+
+uint8_t kt_mx_scale_field(kt_mx_scale s)
+{
+    return (uint8_t)((((unsigned)(s.exp + KT_MX_SBIAS) & 0x1F) << 3) | (s.m8 & 7));
+}
+
+kt_mx_scale kt_mx_scale_of_field(uint8_t field)
+{
+    return (kt_mx_scale){(int8_t)((field >> 3) - KT_MX_SBIAS), (uint8_t)(8 | (field & 7))};
+}
+
+double kt_mx_scale_value(kt_mx_scale s) { return ldexp(s.m8 / 8.0, s.exp); }
+
+int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s)
+{
+    int e;
+    unsigned sig;
+    decode16(h & 0x7FFF, &e, &sig);
+    /* x = sig * 2^(e - 25), scale = m8 / 8 * 2^exp: q = sig * recip * 2^(e - 25 - exp - 12),
+     * i.e. the product's bits from 15 + t up, t = 21 + exp - e. The product is below 2^23, so
+     * t >= 8 leaves nothing and t < 0 means the element is above the block's peak. */
+    int t = T_BASE + s.exp - e;
+    if (!sig || t >= 8)
+        return 0;
+    unsigned mag = KT_MX_QMAX;
+    if (t >= 0) {
+        uint32_t prod = (uint32_t)sig * recip_m8[(s.m8 - 8) & 7];
+        unsigned x8 = (unsigned)(prod >> 15) >> t;
+        unsigned sum = (x8 >> 1) + (x8 & 1); /* round half up */
+        if (sum < 64)
+            mag = sum;
+    }
+    return (int8_t)((h & 0x8000) ? -(int)mag : (int)mag);
+}
+
+kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBLOCK])
+{
+    uint16_t peak = 0;
+    for (int k = 0; k < KT_MX_KBLOCK; k++)
+        if ((x[k] & 0x7FFF) > peak)
+            peak = x[k] & 0x7FFF; /* magnitude order is the unsigned order of bits [14:0] */
+    kt_mx_scale s = kt_mx_block_scale(peak);
+    for (int k = 0; k < KT_MX_KBLOCK; k++)
+        q[k] = kt_mx_quant_elem(x[k], s);
+    return s;
+}
+
+/* Bits [lo, lo + width) of a 32-byte word in memory order. */
+static void put_bits(uint8_t *w, unsigned lo, unsigned width, unsigned v)
+{
+    for (unsigned b = 0; b < width; b++) {
+        unsigned at = lo + b;
+        w[at / 8] = (uint8_t)((w[at / 8] & ~(1u << (at % 8))) | (((v >> b) & 1u) << (at % 8)));
+    }
+}
+
+static unsigned get_bits(const uint8_t *w, unsigned lo, unsigned width)
+{
+    unsigned v = 0;
+    for (unsigned b = 0; b < width; b++)
+        v |= (unsigned)((w[(lo + b) / 8] >> ((lo + b) % 8)) & 1) << b;
+    return v;
+}
+
+enum { SLOT_BITS = 7, SLOTS = 32, K_PER_WORD = 8, SCALE_TOP = 31 };
+
+/* The lane and K-within-word of slot s in a word of either packing. */
+static void slot_place(bool b_layout, unsigned s, unsigned *lane, unsigned *k8)
+{
+    *lane = b_layout ? s % KT_MX_LANES : s / K_PER_WORD;
+    *k8 = b_layout ? s / KT_MX_LANES : s % K_PER_WORD;
+}
+
+void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
+                       uint8_t out[KT_MX_ENTRY_OUT])
+{
+    int8_t q[KT_MX_ENTRY_ELEMS];
+    uint8_t field[KT_MX_LANES];
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++) {
+        uint16_t x[KT_MX_KBLOCK];
+        for (unsigned k = 0; k < KT_MX_KBLOCK; k++) {
+            unsigned at = 2 * (lane * KT_MX_KBLOCK + k);
+            x[k] = (uint16_t)(in[at] | in[at + 1] << 8);
+        }
+        field[lane] = kt_mx_scale_field(kt_mx_quant_block(x, q + lane * KT_MX_KBLOCK));
+    }
+    memset(out, 0, KT_MX_ENTRY_OUT);
+    for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++) {
+        uint8_t *word = out + w * KT_MX_WORD;
+        for (unsigned s = 0; s < SLOTS; s++) {
+            unsigned lane, k8;
+            slot_place(b_layout, s, &lane, &k8);
+            int8_t v = q[lane * KT_MX_KBLOCK + w * K_PER_WORD + k8];
+            put_bits(word, 256 - SLOT_BITS * (s + 1), SLOT_BITS, (unsigned)v & 0x7F);
+        }
+        for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+            put_bits(word, SCALE_TOP - 8 * lane - 7, 8, field[lane]);
+    }
+}
+
+void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
+                        int8_t q[KT_MX_ENTRY_ELEMS], kt_mx_scale scale[KT_MX_LANES])
+{
+    for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++) {
+        const uint8_t *word = in + w * KT_MX_WORD;
+        for (unsigned s = 0; s < SLOTS; s++) {
+            unsigned lane, k8;
+            slot_place(b_layout, s, &lane, &k8);
+            unsigned v = get_bits(word, 256 - SLOT_BITS * (s + 1), SLOT_BITS);
+            /* sign-extend the 7-bit two's complement slot */
+            q[lane * KT_MX_KBLOCK + w * K_PER_WORD + k8] = (int8_t)((int)(v ^ 0x40) - 0x40);
+        }
+    }
+    /* every word repeats the scales; the first word's are read */
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+        scale[lane] = kt_mx_scale_of_field((uint8_t)get_bits(in, SCALE_TOP - 8 * lane - 7, 8));
+}
+
+double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],
+                   uint8_t field_b, unsigned anchor)
+{
+    int32_t dot = 0; /* |dot| <= 32 * 63 * 63: exact */
+    for (int k = 0; k < KT_MX_KBLOCK; k++)
+        dot += qa[k] * qb[k];
+    int ea = field_a >> 3, eb = field_b >> 3;
+    int m8 = (8 | (field_a & 7)) * (8 | (field_b & 7));
+    return ldexp((double)dot * m8, ea + eb - (int)anchor - 6);
+}
+
+/* x to `mant` fraction bits, nearest even, exponent within [emin, emax]. */
+static double round_float(double x, int mant, int emin, int emax, double sat)
+{
+    if (x == 0 || isnan(x))
+        return x;
+    int e;
+    frexp(x, &e); /* x = f * 2^e, 0.5 <= |f| < 1: the leading bit is 2^(e-1) */
+    if (e - 1 < emin)
+        return 0.0 * x; /* no subnormals: flushed, keeping the sign */
+    double r = ldexp(nearbyint(ldexp(x, mant - (e - 1))), (e - 1) - mant);
+    frexp(r, &e);
+    if (e - 1 > emax || fabs(r) > sat)
+        return x < 0 ? -sat : sat;
+    return r;
+}
+
+double kt_mx_acc_round(double x)
+{
+    /* largest FP22: (2 - 2^-14) * 2^64 */
+    double sat = ldexp(2.0 - ldexp(1.0, -KT_MX_ACC_MANT), KT_MX_ACC_EBIAS + 1);
+    return round_float(x, KT_MX_ACC_MANT, 1 - KT_MX_ACC_EBIAS, KT_MX_ACC_EBIAS + 1, sat);
+}
+
+uint16_t kt_mx_acc_to_fp16(double x)
+{
+    double r = round_float(x, 10, -14, 15, 65504.0);
+    uint16_t sign = signbit(r) ? 0x8000 : 0;
+    r = fabs(r);
+    if (r == 0)
+        return sign;
+    int e;
+    double f = frexp(r, &e); /* r = f * 2^e */
+    unsigned frac = (unsigned)ldexp(f * 2 - 1, 10);
+    return (uint16_t)(sign | (unsigned)(e - 1 + 15) << 10 | frac);
+}

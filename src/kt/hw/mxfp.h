@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* MXFP7, KohakuTPU's matmul operand format, as pure arithmetic (facts §3.1.1): a signed 7-bit
+ * significand per element (-63..63, symmetric) and an 8-bit E5M3 scale shared by a block of 32
+ * elements along K, scale = 2^(E - 20) * (8 + M) / 8, field = {E[4:0], M[2:0]}.
+ *
+ * The quantiser here is the FP16 -> MXFP7 block quantiser of the memory path (upstream's
+ * mx_quant), bit for bit: the same peak, the same round-up scale choice, the same reciprocal
+ * table and rounding, the same clamp; tests/test_kt_mxfp.c holds it to outputs recorded from the
+ * RTL under Verilator. One entry is 4 lanes x 32 K of FP16 in (eight 32-byte beats, lane-major)
+ * and four 32-byte words out, in the cluster's A or B packing.
+ *
+ * Words are 32-byte arrays in memory order: bit i of the 256-bit word is bit i % 8 of byte i / 8
+ * (the flit payload's and the AXI data bus's order). */
+#ifndef NPUKIT_KT_HW_MXFP_H
+#define NPUKIT_KT_HW_MXFP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    KT_MX_KBLOCK = 32,    /* elements sharing one scale, along K */
+    KT_MX_LANES = 4,      /* lanes in an entry: rows of A or columns of B */
+    KT_MX_SBIAS = 20,     /* the scale exponent's bias */
+    KT_MX_ANCHOR = 40,    /* the GEMM instruction's anchor: 2 * SBIAS cancels both biases */
+    KT_MX_QMAX = 63,      /* the significand's magnitude limit (no -64) */
+    KT_MX_SEXP_MIN = -20, /* unbiased scale exponents the 5-bit field holds */
+    KT_MX_SEXP_MAX = 11,
+    KT_MX_ENTRY_ELEMS = KT_MX_LANES * KT_MX_KBLOCK, /* 128 */
+    KT_MX_ENTRY_IN = 256,  /* bytes of FP16 in an entry (8 beats) */
+    KT_MX_ENTRY_OUT = 128, /* bytes of MXFP7 out (4 words) */
+    KT_MX_WORD = 32,
+};
+
+/* A block scale: unbiased exponent (SEXP_MIN..SEXP_MAX) and mantissa in eighths (8..15). */
+typedef struct kt_mx_scale {
+    int8_t exp;
+    uint8_t m8;
+} kt_mx_scale;
+
+/* The smallest scale with peak / scale <= 63 for a block whose largest magnitude has FP16 bits
+ * `peak` (sign ignored); an all-zero block gets the unit scale {0, 8}. */
+kt_mx_scale kt_mx_block_scale(uint16_t peak);
+uint8_t kt_mx_scale_field(kt_mx_scale s);
+kt_mx_scale kt_mx_scale_of_field(uint8_t field);
+/* The real value a scale stands for: 2^exp * m8 / 8. */
+double kt_mx_scale_value(kt_mx_scale s);
+/* One FP16 element's significand under scale s (round half up, magnitude clamped to 63). */
+int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s);
+
+/* A block of 32 FP16 elements: its scale and significands. */
+kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBLOCK]);
+
+/* One entry: `in` is eight beats, FP16 little-endian, element (lane, k) at byte 2 * (lane * 32
+ * + k); `out` is four words, word w holding K slice 8w..8w+7 at 7-bit slots from bit 255 down
+ * (A: slot lane * 8 + k % 8; B: slot (k % 8) * 4 + lane) and lane i's scale field at bits
+ * [31 - 8i -: 8] of every word. */
+void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
+                       uint8_t out[KT_MX_ENTRY_OUT]);
+/* The inverse reading of a packed entry: q[lane * 32 + k] and the four lanes' scales. */
+void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
+                        int8_t q[KT_MX_ENTRY_ELEMS], kt_mx_scale scale[KT_MX_LANES]);
+
+/* ---- the cluster's accumulation (facts §3.1.1) ----
+ * A chain is one 4 x 4 sub-tile's exact integer dot products over a K block of 32, scaled by
+ * the two lanes' scales: dot * m8A * m8B * 2^(EA + EB - anchor - 6), with EA, EB the stored
+ * (biased) exponents, so anchor 40 gives dot * scaleA * scaleB. The resident tile holds FP22
+ * (sign, 7-bit exponent, 14-bit mantissa); DRAIN writes FP16. */
+enum { KT_MX_ACC_MANT = 14, KT_MX_ACC_EBIAS = 63 };
+double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],
+                   uint8_t field_b, unsigned anchor);
+/* x rounded to the accumulator's FP22: nearest, ties to even, on 15 significant bits; beyond
+ * the exponent range it saturates (above) or flushes to zero (below). The RTL's own rounding
+ * in its adder (mx_acu_fp / mx_fpacc) is not reproduced bit for bit: this is the format's. */
+double kt_mx_acc_round(double x);
+/* An accumulator value as FP16 the way EMIT writes it: nearest even, saturating at +-65504,
+ * no subnormals (below 2^-14 is zero). */
+uint16_t kt_mx_acc_to_fp16(double x);
+
+#endif

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t in runtime_internal.h */
+/* Convolution (npk_rk_conv2d): the user's layer as passes the hardware has a mode for — one
+ * dense pass, one depthwise pass, m depthwise passes for a channel multiplier m, or one dense
+ * pass per group — with a dilated kernel expanded by zeros; each pass of each image tiled by the
+ * planner (plan_conv.c) into conv tasks; each task's input window, weights and bias staged in
+ * the core's output buffer, synthesized (synth_conv.c), submitted through the state policy as a
+ * job of one task, and its output scattered into the user's NCHW array. Input-channel slices
+ * write fp16 partials that the host sums in fp32 before adding the bias and clamping. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npukit/fp16.h"
+#include "npukit/rk_regs.h"
+#include "policy.h"
+#include "rk/layout/rk_conv_layout.h"
+#include "rk/plan/rk_plan_conv.h"
+#include "rk/program/rk_conv.h"
+#include "rk/program/rk_job.h"
+#include "runtime_internal.h"
+
+/* The largest tensor a call takes, in elements (the index arithmetic's bound). */
+#define CONV_MAX_ELEMS ((uint64_t)1 << 31)
+
+static uint64_t up64(uint64_t v) { return (v + 63) / 64 * 64; }
+static uint32_t dil(uint32_t d) { return d ? d : 1; }
+
+npk_status npk_rk_conv2d_shape(const npk_rk_conv2d_args *a, uint32_t *out_h, uint32_t *out_w)
+{
+    if (!a)
+        return npk_fail(NPK_EINVAL, "conv2d: NULL arguments");
+    if (!a->n || !a->c || !a->h || !a->w || !a->out_c)
+        return npk_fail(NPK_EINVAL, "conv2d: a zero dimension (n %u c %u h %u w %u out_c %u)",
+                        a->n, a->c, a->h, a->w, a->out_c);
+    if (!a->k_h || !a->k_w)
+        return npk_fail(NPK_EINVAL, "conv2d: kernel %ux%u: both must be at least 1", a->k_h,
+                        a->k_w);
+    if (!a->stride_h || !a->stride_w)
+        return npk_fail(NPK_EINVAL, "conv2d: stride %ux%u: both must be at least 1", a->stride_h,
+                        a->stride_w);
+    const uint32_t g = a->groups ? a->groups : 1;
+    if (a->c % g || a->out_c % g)
+        return npk_fail(NPK_EINVAL,
+                        "conv2d: groups %u must divide the input channels %u and the output "
+                        "channels %u",
+                        g, a->c, a->out_c);
+    if ((unsigned)a->act >= NPK_RK_ACT_COUNT)
+        return npk_fail(NPK_EINVAL, "conv2d: act %d is not none, relu or clip", (int)a->act);
+    if (a->act == NPK_RK_ACT_CLIP && !(isfinite(a->act_max) && a->act_max >= 0))
+        return npk_fail(NPK_EINVAL, "conv2d: clip bound %g: a finite value >= 0 (the BS stage "
+                        "clamps at 0 below)", (double)a->act_max);
+    const uint64_t kh = (uint64_t)(a->k_h - 1) * dil(a->dil_h) + 1;
+    const uint64_t kw = (uint64_t)(a->k_w - 1) * dil(a->dil_w) + 1;
+    const uint64_t hp = (uint64_t)a->h + a->pad_top + a->pad_bottom;
+    const uint64_t wp = (uint64_t)a->w + a->pad_left + a->pad_right;
+    if (kh > hp || kw > wp)
+        return npk_fail(NPK_EINVAL,
+                        "conv2d: the (dilated) kernel %llux%llu is larger than the padded input "
+                        "%llux%llu",
+                        (unsigned long long)kh, (unsigned long long)kw, (unsigned long long)hp,
+                        (unsigned long long)wp);
+    const uint64_t kmax = npk_rk_field_get(NPK_RKF(CNA_WEIGHT_SIZE2, WEIGHT_WIDTH), UINT32_MAX);
+    if (kh > kmax || kw > kmax)
+        return npk_fail(NPK_ELIMIT,
+                        "conv2d: the (dilated) kernel %llux%llu exceeds %llu "
+                        "(CNA_WEIGHT_SIZE2.WEIGHT_WIDTH/HEIGHT)",
+                        (unsigned long long)kh, (unsigned long long)kw, (unsigned long long)kmax);
+    const uint64_t smax = npk_rk_field_get(NPK_RKF(CNA_CONV_CON3, CONV_X_STRIDE), UINT32_MAX);
+    if (a->stride_h > smax || a->stride_w > smax)
+        return npk_fail(NPK_ELIMIT, "conv2d: stride %ux%u exceeds %llu (CNA_CONV_CON3)",
+                        a->stride_h, a->stride_w, (unsigned long long)smax);
+    const uint64_t oh = (hp - kh) / a->stride_h + 1, ow = (wp - kw) / a->stride_w + 1;
+    if ((uint64_t)a->n * a->c * a->h * a->w > CONV_MAX_ELEMS ||
+        (uint64_t)a->n * a->out_c * oh * ow > CONV_MAX_ELEMS ||
+        (uint64_t)a->out_c * (a->c / g) * kh * kw > CONV_MAX_ELEMS)
+        return npk_fail(NPK_ELIMIT, "conv2d: a tensor past %llu elements",
+                        (unsigned long long)CONV_MAX_ELEMS);
+    if (out_h)
+        *out_h = (uint32_t)oh;
+    if (out_w)
+        *out_w = (uint32_t)ow;
+    return NPK_OK;
+}
+
+/* One pass: a dense or depthwise convolution of the channels [ci0, ci0 + cin); its output
+ * channel i is the layer's out_base + i * out_step. */
+typedef struct pass {
+    bool depthwise;
+    uint32_t ci0, cin, cout, out_base, out_step;
+    uint16_t *w; /* dense [cout][cin][kh][kw]; depthwise [cin][kh][kw] */
+    float *bias; /* [cout] */
+} pass;
+
+typedef struct conv_call {
+    npk_rk *rt;
+    const npk_rk_conv2d_args *a;
+    uint32_t kh, kw, oh, ow; /* the dilated kernel and the output */
+    uint16_t *wd;            /* the dilated weights [out_c][c/g][kh][kw] */
+    pass *passes;
+    uint32_t npass;
+    npk_rk_stats *st;
+    uint64_t core_ns[NPK_RK_MAX_CORES];
+    size_t next_core;
+} conv_call;
+
+static void passes_free(conv_call *x)
+{
+    for (uint32_t i = 0; x->passes && i < x->npass; i++) {
+        free(x->passes[i].w);
+        free(x->passes[i].bias);
+    }
+    free(x->passes);
+    free(x->wd);
+}
+
+/* The dilated weights: the kernel's taps d apart, zeros between. */
+static npk_status dilate(conv_call *x)
+{
+    const npk_rk_conv2d_args *a = x->a;
+    const uint32_t cg = a->c / (a->groups ? a->groups : 1);
+    const uint64_t kernels = (uint64_t)a->out_c * cg;
+    x->wd = calloc(kernels * x->kh * x->kw, sizeof *x->wd);
+    if (!x->wd)
+        return npk_fail(NPK_ENOMEM, "conv2d: no memory for the weights");
+    for (uint64_t k = 0; k < kernels; k++)
+        for (uint32_t y = 0; y < a->k_h; y++)
+            for (uint32_t xx = 0; xx < a->k_w; xx++)
+                x->wd[(k * x->kh + (uint64_t)y * dil(a->dil_h)) * x->kw + (uint64_t)xx * dil(a->dil_w)] =
+                    a->weights[(k * a->k_h + y) * a->k_w + xx];
+    return NPK_OK;
+}
+
+static npk_status add_pass(conv_call *x, bool dw, uint32_t ci0, uint32_t cin, uint32_t cout,
+                           uint32_t out_base, uint32_t out_step)
+{
+    const npk_rk_conv2d_args *a = x->a;
+    const uint32_t cg = a->c / (a->groups ? a->groups : 1);
+    const uint64_t win = (uint64_t)x->kh * x->kw;
+    pass *p = &x->passes[x->npass++];
+    *p = (pass){dw, ci0, cin, cout, out_base, out_step, NULL, NULL};
+    p->w = malloc((dw ? cin : (uint64_t)cout * cin) * win * sizeof *p->w);
+    p->bias = calloc(cout, sizeof *p->bias);
+    if (!p->w || !p->bias)
+        return npk_fail(NPK_ENOMEM, "conv2d: no memory for a pass's weights");
+    for (uint32_t o = 0; o < cout; o++) {
+        const uint32_t lo = out_base + o * out_step; /* the layer's output channel */
+        if (a->bias)
+            p->bias[o] = a->bias[lo];
+        /* dense: all of the group's cg input channels; depthwise: the one (cg = 1) */
+        memcpy(p->w + (uint64_t)o * (dw ? 1 : cin) * win, x->wd + (uint64_t)lo * cg * win,
+               (dw ? 1 : cin) * win * sizeof *p->w);
+    }
+    return NPK_OK;
+}
+
+/* The passes of the layer (see the file's comment). */
+static npk_status make_passes(conv_call *x)
+{
+    const npk_rk_conv2d_args *a = x->a;
+    const uint32_t g = a->groups ? a->groups : 1;
+    const bool dw = g > 1 && g == a->c;
+    const uint32_t count = g == 1 ? 1 : dw ? a->out_c / a->c : g;
+    x->passes = calloc(count, sizeof *x->passes);
+    if (!x->passes)
+        return npk_fail(NPK_ENOMEM, "conv2d: no memory for the passes");
+    npk_status s = NPK_OK;
+    for (uint32_t i = 0; s == NPK_OK && i < count; i++) {
+        if (g == 1)
+            s = add_pass(x, false, 0, a->c, a->out_c, 0, 1);
+        else if (dw) /* multiplier pass i: channel ch feeds output ch * m + i */
+            s = add_pass(x, true, 0, a->c, a->c, i, count);
+        else
+            s = add_pass(x, false, i * (a->c / g), a->c / g, a->out_c / g, i * (a->out_c / g), 1);
+    }
+    return s;
+}
+
+static uint16_t clamp_round(const npk_rk_conv2d_args *a, float v)
+{
+    if (a->act != NPK_RK_ACT_NONE && v < 0.0f)
+        v = 0.0f;
+    if (a->act == NPK_RK_ACT_CLIP && v > a->act_max)
+        v = a->act_max;
+    return npk_f32_to_f16(v);
+}
+
+/* Run one tile of a pass on image b; the output into the user's array, or (slices > 1) its
+ * partial into acc [cout][oh][ow]. */
+static npk_status run_tile(conv_call *x, const pass *p, uint32_t b, const npk_rk_conv_plan *plan,
+                           const npk_rk_conv_tile *t, const uint8_t *wpacked, uint64_t wbytes,
+                           float *acc)
+{
+    npk_rk *rt = x->rt;
+    const npk_rk_conv2d_args *a = x->a;
+    const unsigned core = rt->core_map[x->next_core++ % rt->cores];
+    npk_rk_core_bufs *cb = &rt->core[core];
+    const uint32_t ih = t->ih + t->host_top + t->host_bottom;
+    const uint32_t iw = t->iw + t->host_left + t->host_right;
+    const uint64_t in_bytes = npk_rk_conv_feature_bytes(NPK_PREC_FP16, t->ci, ih, iw);
+    const uint64_t bias_bytes = (uint64_t)t->co * sizeof(float);
+    const uint64_t out_bytes = npk_rk_conv_feature_bytes(NPK_PREC_FP16, t->co, t->oh, t->ow);
+    const uint64_t w_off = up64(in_bytes), b_off = w_off + up64(wbytes);
+    const uint64_t o_off = b_off + up64(bias_bytes), total = o_off + up64(out_bytes);
+    uint16_t *tmp = malloc(out_bytes);
+    if (!tmp)
+        return npk_fail(NPK_ENOMEM, "conv2d: no memory for a tile's output");
+    pthread_mutex_lock(&cb->job_lock);
+    npk_status s = npk_rk_core_output(rt, core, total);
+    uint64_t t0 = npk_now_ns();
+    if (s == NPK_OK) {
+        uint8_t *base = cb->output.host;
+        const uint16_t *src = a->input + (((uint64_t)b * a->c + p->ci0 + t->ci0) * a->h + t->iy0) * a->w + t->ix0;
+        s = npk_rk_conv_pack_feature(src, (uint64_t)a->h * a->w, a->w, t->ci, t->ih, t->iw,
+                                     t->host_top, t->host_left, t->host_bottom, t->host_right,
+                                     base, in_bytes);
+        memcpy(base + w_off, wpacked, wbytes);
+        float *bias = (float *)(base + b_off);
+        for (uint32_t o = 0; o < t->co; o++) /* a slice's partial adds the bias on the host */
+            bias[o] = plan->slices > 1 ? 0.0f : p->bias[t->co0 + o];
+    }
+    x->st->pack_ns += npk_now_ns() - t0;
+    npk_rk_conv task = {
+        .soc = rt->soc,
+        .prec = NPK_PREC_FP16,
+        .depthwise = p->depthwise,
+        .in_h = ih, .in_w = iw, .in_c = t->ci,
+        .out_h = t->oh, .out_w = t->ow, .out_c = t->co,
+        .k_h = x->kh, .k_w = x->kw,
+        .stride_y = a->stride_h, .stride_x = a->stride_w,
+        .pad_top = t->pad_top, .pad_left = t->pad_left,
+        .clamp = plan->slices > 1 || a->act == NPK_RK_ACT_NONE ? NPK_RK_CLAMP_NONE
+                 : a->act == NPK_RK_ACT_RELU                   ? NPK_RK_CLAMP_RELU
+                                                               : NPK_RK_CLAMP_RELUX,
+        .relux = a->act_max,
+        .in = cb->output.iova,
+        .weights = cb->output.iova + (uint32_t)w_off,
+        .bias = cb->output.iova + (uint32_t)b_off,
+        .out = cb->output.iova + (uint32_t)o_off,
+    };
+    const npk_rk_job_task job = {.op = NPK_RK_OP_CONV, .conv = task};
+    t0 = npk_now_ns();
+    if (s == NPK_OK)
+        s = npk_rk_job_write(cb->task.host, cb->task.iova, cb->task.size, &job, 1);
+    x->st->synth_ns += npk_now_ns() - t0;
+    t0 = npk_now_ns();
+    if (s == NPK_OK)
+        s = npk_rk_mem_sync(rt->dev, &cb->output, 0, total, RKNPU_MEM_SYNC_TO_DEVICE);
+    if (s == NPK_OK)
+        s = npk_rk_mem_sync(rt->dev, &cb->task, 0, npk_rk_job_bytes(1),
+                            RKNPU_MEM_SYNC_TO_DEVICE);
+    x->st->sync_ns += npk_now_ns() - t0;
+    const uint64_t npu0 = x->st->npu_ns;
+    if (s == NPK_OK)
+        s = npk_rk_submit_job(rt, core, 1, x->st);
+    x->core_ns[core] += x->st->npu_ns - npu0;
+    x->st->tasks++;
+    x->st->core_mask |= 1u << core;
+    if (s == NPK_OK)
+        s = npk_rk_mem_sync(rt->dev, &cb->output, o_off, out_bytes, RKNPU_MEM_SYNC_FROM_DEVICE);
+    if (s == NPK_OK)
+        s = npk_rk_conv_unpack_feature((uint8_t *)cb->output.host + o_off, out_bytes, t->co, t->oh,
+                                       t->ow, tmp);
+    pthread_mutex_unlock(&cb->job_lock);
+    t0 = npk_now_ns();
+    for (uint32_t o = 0; s == NPK_OK && o < t->co; o++)
+        for (uint32_t y = 0; y < t->oh; y++)
+            for (uint32_t xx = 0; xx < t->ow; xx++) {
+                const uint16_t v = tmp[((uint64_t)o * t->oh + y) * t->ow + xx];
+                const uint64_t at = ((uint64_t)(t->oy0 + y)) * x->ow + t->ox0 + xx;
+                if (acc)
+                    acc[(uint64_t)(t->co0 + o) * x->oh * x->ow + at] += npk_f16_to_f32(v);
+                else
+                    a->output[(((uint64_t)b * a->out_c + p->out_base + (t->co0 + o) * p->out_step) *
+                               x->oh * x->ow) + at] = v;
+            }
+    x->st->accumulate_ns += npk_now_ns() - t0;
+    free(tmp);
+    return s;
+}
+
+/* The packed weights of a tile (its output channels and input-channel slice). */
+static npk_status pack_tile_weights(const conv_call *x, const pass *p, const npk_rk_conv_tile *t,
+                                    uint8_t **out, uint64_t *bytes)
+{
+    const uint64_t win = (uint64_t)x->kh * x->kw;
+    const uint32_t kernels = p->depthwise ? t->ci : t->co, per = p->depthwise ? 1 : t->ci;
+    uint16_t *g = malloc((uint64_t)kernels * per * win * sizeof *g);
+    *bytes = npk_rk_conv_weight_bytes(NPK_PREC_FP16, p->depthwise, t->co, t->ci, x->kh, x->kw);
+    *out = malloc(*bytes);
+    if (!g || !*out) {
+        free(g);
+        free(*out);
+        *out = NULL;
+        return npk_fail(NPK_ENOMEM, "conv2d: no memory for a tile's weights");
+    }
+    for (uint32_t k = 0; k < kernels; k++) /* dense: kernel co0+k, channels [ci0, ci0+ci) */
+        memcpy(g + (uint64_t)k * per * win,
+               p->w + ((uint64_t)(p->depthwise ? t->ci0 + k : t->co0 + k) * (p->depthwise ? 1 : p->cin) +
+                       (p->depthwise ? 0 : t->ci0)) * win,
+               (uint64_t)per * win * sizeof *g);
+    npk_status s = npk_rk_conv_pack_weights(p->depthwise, g, t->co, t->ci, x->kh, x->kw, *out, *bytes);
+    free(g);
+    return s;
+}
+
+static npk_status run_pass(conv_call *x, const pass *p)
+{
+    const npk_rk_conv2d_args *a = x->a;
+    npk_rk_conv_geom g = {
+        .depthwise = p->depthwise, .c = p->cin, .h = a->h, .w = a->w, .out_c = p->cout,
+        .k_h = x->kh, .k_w = x->kw, .stride_h = a->stride_h, .stride_w = a->stride_w,
+        .pad_top = a->pad_top, .pad_left = a->pad_left, .pad_bottom = a->pad_bottom,
+        .pad_right = a->pad_right, .out_h = x->oh, .out_w = x->ow,
+    };
+    npk_rk_conv_plan plan;
+    npk_status s = npk_rk_plan_conv(x->rt->soc, &g, &plan);
+    if (s)
+        return s;
+    float *acc = NULL;
+    const uint64_t plane = (uint64_t)x->oh * x->ow;
+    if (plan.slices > 1 && !(acc = malloc((uint64_t)p->cout * plane * sizeof *acc))) {
+        npk_rk_conv_plan_free(&plan);
+        return npk_fail(NPK_ENOMEM, "conv2d: no memory for the partial sums");
+    }
+    for (uint32_t b = 0; s == NPK_OK && b < a->n; b++) {
+        if (acc)
+            memset(acc, 0, (uint64_t)p->cout * plane * sizeof *acc);
+        uint8_t *wp = NULL;
+        uint64_t wbytes = 0;
+        uint32_t key_co = UINT32_MAX, key_ci = UINT32_MAX;
+        for (size_t i = 0; s == NPK_OK && i < plan.count; i++) {
+            const npk_rk_conv_tile *t = &plan.tiles[i];
+            if (t->co0 != key_co || t->ci0 != key_ci) { /* tiles of one weight block are adjacent */
+                free(wp);
+                key_co = t->co0;
+                key_ci = t->ci0;
+                uint64_t t0 = npk_now_ns();
+                s = pack_tile_weights(x, p, t, &wp, &wbytes);
+                x->st->pack_ns += npk_now_ns() - t0;
+            }
+            if (s == NPK_OK)
+                s = run_tile(x, p, b, &plan, t, wp, wbytes, acc);
+        }
+        free(wp);
+        for (uint32_t o = 0; s == NPK_OK && acc && o < p->cout; o++) {
+            uint16_t *dst = a->output + ((uint64_t)b * a->out_c + p->out_base + o * p->out_step) * plane;
+            for (uint64_t e = 0; e < plane; e++)
+                dst[e] = clamp_round(a, acc[o * plane + e] + p->bias[o]);
+        }
+    }
+    free(acc);
+    npk_rk_conv_plan_free(&plan);
+    return s;
+}
+
+npk_status npk_rk_conv2d(npk_rk *rt, const npk_rk_conv2d_args *a, npk_rk_stats *stats)
+{
+    npk_rk_stats local;
+    npk_rk_stats *st = stats ? stats : &local;
+    memset(st, 0, sizeof *st);
+    if (!rt)
+        return npk_fail(NPK_EINVAL, "conv2d: NULL runtime");
+    conv_call x = {.rt = rt, .a = a, .st = st};
+    npk_status s = npk_rk_conv2d_shape(a, &x.oh, &x.ow);
+    if (s)
+        return s;
+    if (!a->input || !a->weights || !a->output)
+        return npk_fail(NPK_EINVAL, "conv2d: NULL %s",
+                        !a->input ? "input" : !a->weights ? "weights" : "output");
+    x.kh = (a->k_h - 1) * dil(a->dil_h) + 1;
+    x.kw = (a->k_w - 1) * dil(a->dil_w) + 1;
+    uint64_t start = npk_now_ns();
+    if ((s = npk_rk_call_begin(rt, "conv2d")))
+        return s;
+    if ((s = dilate(&x)) == NPK_OK && (s = make_passes(&x)) == NPK_OK) {
+        npk_rk_engine *e = rt->eng;
+        pthread_mutex_lock(&e->policy_lock);
+        npk_rk_policy_due(rt, npk_rk_policy_on_enter(e->have_prec, e->last_prec, NPK_PREC_FP16));
+        e->have_prec = true;
+        e->last_prec = NPK_PREC_FP16;
+        pthread_mutex_unlock(&e->policy_lock);
+        for (uint32_t i = 0; s == NPK_OK && i < x.npass; i++)
+            s = run_pass(&x, &x.passes[i]);
+    }
+    passes_free(&x);
+    for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++) {
+        st->npu_span_ns = x.core_ns[c] > st->npu_span_ns ? x.core_ns[c] : st->npu_span_ns;
+        st->cores_used += x.core_ns[c] > 0;
+    }
+    npk_rk_call_end(rt);
+    st->host_ns = npk_now_ns() - start;
+    return s;
+}

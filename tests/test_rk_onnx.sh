@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The ONNX runner (python3 -m npukit.onnx) against ONNX's own tests from Debian's
+# libonnx-testdata on the simulator behind both kernel interfaces (per operator: passed,
+# unsupported with the reason, failed; any failure fails the test), a MobileNetV2-shaped network
+# whose top-1 must equal the CPU run's (64x64 here; NPUKIT_ONNX_FULL=1 runs 224x224), and
+# malformed models refused with one line naming what is wrong. Skips (77), saying why, without a
+# Python 3 that has numpy and onnx (apt-get install python3-onnx) or without the test data.
+set -u
+cli=$1 src=$2
+bin=$(cd "$(dirname "$cli")" && pwd)
+lib=$bin/libnpukit.so
+[ -e "$lib" ] || { echo "no $lib: build the shared library first" >&2; exit 1; }
+py=
+for cand in "${NPUKIT_PYTHON:-}" python3 /usr/bin/python3; do
+  [ -n "$cand" ] || continue
+  if "$cand" -c 'import numpy, onnx' >/dev/null 2>&1; then py=$cand; break; fi
+done
+[ -n "$py" ] || { echo "skipped: no Python 3 with numpy and onnx (apt-get install python3-onnx)"; exit 77; }
+data=${NPUKIT_ONNX_DATA:-/usr/share/libonnx-testdata/data}
+[ -d "$data/node" ] || { echo "skipped: no $data (apt-get install libonnx-testdata)"; exit 77; }
+preload=$(ldd "$lib" | grep -oE '/[^ ]*lib(asan|ubsan)\.so[^ ]*' | tr '\n' ' ')
+export NPUKIT_LIB=$lib PYTHONPATH=$src/python PYTHONDONTWRITEBYTECODE=1
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:quarantine_size_mb=4}
+export NPUKIT_RKSIM_TIMEOUT_SCALE=0
+run() { LD_PRELOAD="$preload" "$py" "$@"; }
+fail=0
+
+for dev in sim sim-rocket; do
+  run -m npukit.onnx.suite --data "$data" --device "$dev" || fail=1
+done
+
+res=64
+[ "${NPUKIT_ONNX_FULL:-0}" = 1 ] && res=224
+out=$(run -m npukit.onnx.mobilenet --resolution "$res" --device sim) || { echo "$out"; fail=1; }
+echo "$out" | tail -3
+
+# Malformed models: one line naming the problem, exit 2, never a traceback.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+printf 'not a protobuf \x01\x02\x03' > "$work/garbage.onnx"
+head -c 200 "$data/node/test_conv_with_strides_padding/model.onnx" > "$work/truncated.onnx"
+run - "$work/dangling.onnx" <<'PY'
+import sys, onnx
+from onnx import helper, TensorProto
+g = helper.make_graph([helper.make_node("Relu", ["nowhere"], ["y"])], "g",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])
+onnx.save(helper.make_model(g), sys.argv[1])
+PY
+for f in garbage truncated dangling missing; do
+  err=$(run -m npukit.onnx "$work/$f.onnx" 2>&1 >/dev/null); rc=$?
+  lines=$(printf '%s\n' "$err" | wc -l)
+  case $f in
+    garbage|truncated) want="not an ONNX model" ;;
+    dangling) want="input 'nowhere' is produced by no" ;;
+    missing) want="No such file" ;;
+  esac
+  if [ "$rc" != 2 ] || [ "$lines" != 1 ] || ! grep -qF -- "$want" <<< "$err"; then
+    echo "FAILED: $f.onnx: rc $rc, stderr: $err" >&2
+    fail=1
+  fi
+done
+exit $fail
