@@ -41,10 +41,10 @@ sed -e 's|@NPUKIT_INSTALL_DATA_DIR@|/usr/local/share/npukit|' \
     > "$out/include/npukit/install_dirs.h"
 common="-std=c11 -g -O1 -Wall -Wextra -Werror -fno-sanitize-recover=undefined -Iinclude -Iinclude/rknn -I$out/include -Isrc -I/usr/include/cjson"
 # The library once, instrumented for coverage, then each target linked with libFuzzer. An object
-# is rebuilt when its source is newer; all of them when a header is newer than the last archive
+# is rebuilt when its source is newer; all of them when a header is newer than the oldest object
 # (a struct that grew would otherwise meet objects compiled with its old size).
-if [ -e "$out/libnpukit_fuzz.a" ] &&
-   [ -n "$(find include src -name '*.h' -newer "$out/libnpukit_fuzz.a" | head -n 1)" ]; then
+oldest=$(ls -tr "$out"/obj/*.o 2>/dev/null | head -n 1)
+if [ -n "$oldest" ] && [ -n "$(find include src -name '*.h' -newer "$oldest" | head -n 1)" ]; then
   rm -f "$out"/obj/*.o
 fi
 objs=()
