@@ -4,7 +4,8 @@
  *
  * The work of packing is moving bytes, not arithmetic: a weight tile is a transpose, an int4
  * row is a nibble merge. Done element by element that runs at a small fraction of memcpy; in
- * 16-byte registers it costs a few shuffles per 16 bytes. */
+ * 16-byte registers it costs a few shuffles per 16 bytes. The x86-64 section below adds what
+ * 16-byte stores cannot reach there: 32-byte AVX2 kernels and non-temporal stores. */
 #ifndef NPUKIT_RK_LAYOUT_VEC_H
 #define NPUKIT_RK_LAYOUT_VEC_H
 
