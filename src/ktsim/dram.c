@@ -154,10 +154,12 @@ npk_status ksim_dram_read(ksim_dram *d, uint64_t off, void *buf, size_t len)
             memcpy(dst, p->bytes + in, n);
         else
             memset(dst, 0, n);
-        for (uint64_t a = off & ~(uint64_t)(KSIM_GRANULE - 1);
-             a < off + n && first_unwritten == UINT64_MAX; a += KSIM_GRANULE)
-            if (!ksim_dram_written(d, a))
-                first_unwritten = a;
+        /* the page found above answers for every granule in it: no second lookup per granule */
+        for (size_t g = in / KSIM_GRANULE; g <= (in + n - 1) / KSIM_GRANULE &&
+                                           first_unwritten == UINT64_MAX;
+             g++)
+            if (!p || !(p->written[g / 8] >> (g % 8) & 1))
+                first_unwritten = off - in + g * KSIM_GRANULE;
         off += n;
         dst += n;
         len -= n;
