@@ -179,17 +179,7 @@ static int64_t ctrl_offset(const ksim_rv64 *c, uint64_t a)
     return (a >> 8) == (c->cfg.ctrl_base >> 8) ? (int64_t)(a & (CTRL_BYTES - 1)) : -1;
 }
 
-/* Load width and sign per load operation. */
-static const struct {
-    uint8_t width;
-    bool sign;
-} load_kind[] = {
-    [RV_LB - RV_LB] = {1, true},   [RV_LH - RV_LB] = {2, true},   [RV_LW - RV_LB] = {4, true},
-    [RV_LD - RV_LB] = {8, false},  [RV_LBU - RV_LB] = {1, false}, [RV_LHU - RV_LB] = {2, false},
-    [RV_LWU - RV_LB] = {4, false},
-};
-static const uint8_t store_width[] = {1, 2, 4, 8};
-
+/* A loaded value widened to 64 bits, as the load's width and signedness say. */
 static uint64_t extend(uint64_t v, unsigned width, bool sign)
 {
     if (width == 8)
@@ -382,64 +372,72 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
         OP(RV_BLTU) BRANCH(a < b);
         OP(RV_BGEU) BRANCH(a >= b);
 #undef BRANCH
-        OP(RV_LB)
-        OP(RV_LH)
-        OP(RV_LW)
-        OP(RV_LD)
-        OP(RV_LBU)
-        OP(RV_LHU)
-        OP(RV_LWU) {
-            unsigned w = load_kind[in->op - RV_LB].width;
-            uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base, v = 0;
-            if (addr & (w - 1))
-                RAISE(KSIM_RV64_EXC_LOAD_MISALIGNED, addr);
-            if (off <= (uint64_t)spad_bytes - w) {
-                memcpy(&v, spad + off, w);
-            } else {
-                int64_t co = ctrl_offset(c, addr);
-                if (co < 0)
-                    RAISE(KSIM_RV64_EXC_LOAD_FAULT, addr);
-                cycles += ctrl_cost;
-                SYNC();
-                v = c->bus.ctrl_load(c->bus.ctx, (uint32_t)co, w);
-            }
-            x[in->rd] = extend(v, w, load_kind[in->op - RV_LB].sign);
-            DONE;
-        }
-        OP(RV_SB)
-        OP(RV_SH)
-        OP(RV_SW)
-        OP(RV_SD) {
-            unsigned w = store_width[in->op - RV_SB];
-            uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base;
-            if (addr & (w - 1))
-                RAISE(KSIM_RV64_EXC_STORE_MISALIGNED, addr);
-            if (off <= (uint64_t)spad_bytes - w) {
-                /* Remember what the store replaced, for a host write in the cycle it issued. */
-                c->store_cycle = cycles - in->cycles;
-                c->store_off = (uint32_t)off;
-                c->store_width = (uint8_t)w;
-                memcpy(c->store_old, spad + off, w);
-                c->store_valid = true;
-                memcpy(spad + off, &b, w);
-            } else {
-                int64_t co = ctrl_offset(c, addr);
-                if (co < 0)
-                    RAISE(KSIM_RV64_EXC_STORE_FAULT, addr);
-                cycles += ctrl_cost;
-                c->pc = next;
-                c->cycles = cycles;
-                c->retired = retired + 1;
-                bool halt = c->bus.ctrl_store(c->bus.ctx, (uint32_t)co, w, b);
-                RELOAD();
-                if (halt) {
-                    stop = KSIM_RV64_BUS_STOP;
-                    goto out;
-                }
-                continue;
-            }
-            DONE;
-        }
+/* One handler per width and signedness: the width is a constant in each, so the scratchpad
+ * access is one host load or store. */
+#define LOAD(op, w, sign)                                                                           \
+    OP(op)                                                                                          \
+    {                                                                                               \
+        uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base, v = 0;                       \
+        if (addr & (w - 1))                                                                         \
+            RAISE(KSIM_RV64_EXC_LOAD_MISALIGNED, addr);                                             \
+        if (off <= (uint64_t)spad_bytes - w) {                                                      \
+            memcpy(&v, spad + off, w);                                                              \
+        } else {                                                                                    \
+            int64_t co = ctrl_offset(c, addr);                                                      \
+            if (co < 0)                                                                             \
+                RAISE(KSIM_RV64_EXC_LOAD_FAULT, addr);                                              \
+            cycles += ctrl_cost;                                                                    \
+            SYNC();                                                                                 \
+            v = c->bus.ctrl_load(c->bus.ctx, (uint32_t)co, w);                                      \
+        }                                                                                           \
+        x[in->rd] = extend(v, w, sign);                                                             \
+        DONE;                                                                                       \
+    }
+#define STORE(op, w)                                                                                \
+    OP(op)                                                                                          \
+    {                                                                                               \
+        uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base;                              \
+        if (addr & (w - 1))                                                                         \
+            RAISE(KSIM_RV64_EXC_STORE_MISALIGNED, addr);                                            \
+        if (off <= (uint64_t)spad_bytes - w) {                                                      \
+            /* Remember what the store replaced, for a host write in the cycle it issued. */        \
+            c->store_cycle = cycles - in->cycles;                                                   \
+            c->store_off = (uint32_t)off;                                                           \
+            c->store_width = (uint8_t)w;                                                            \
+            memcpy(c->store_old, spad + off, w);                                                    \
+            c->store_valid = true;                                                                  \
+            memcpy(spad + off, &b, w);                                                              \
+        } else {                                                                                    \
+            int64_t co = ctrl_offset(c, addr);                                                      \
+            if (co < 0)                                                                             \
+                RAISE(KSIM_RV64_EXC_STORE_FAULT, addr);                                             \
+            cycles += ctrl_cost;                                                                    \
+            c->pc = next;                                                                           \
+            c->cycles = cycles;                                                                     \
+            c->retired = retired + 1;                                                               \
+            bool halt = c->bus.ctrl_store(c->bus.ctx, (uint32_t)co, w, b);                          \
+            RELOAD();                                                                               \
+            if (halt) {                                                                             \
+                stop = KSIM_RV64_BUS_STOP;                                                          \
+                goto out;                                                                           \
+            }                                                                                       \
+            continue;                                                                               \
+        }                                                                                           \
+        DONE;                                                                                       \
+    }
+        LOAD(RV_LB, 1, true)
+        LOAD(RV_LH, 2, true)
+        LOAD(RV_LW, 4, true)
+        LOAD(RV_LD, 8, false)
+        LOAD(RV_LBU, 1, false)
+        LOAD(RV_LHU, 2, false)
+        LOAD(RV_LWU, 4, false)
+        STORE(RV_SB, 1)
+        STORE(RV_SH, 2)
+        STORE(RV_SW, 4)
+        STORE(RV_SD, 8)
+#undef LOAD
+#undef STORE
         OP(RV_ADDI) x[in->rd] = a + (uint64_t)in->imm; DONE;
         OP(RV_SLTI) x[in->rd] = (int64_t)a < in->imm; DONE;
         OP(RV_SLTIU) x[in->rd] = a < (uint64_t)in->imm; DONE;
