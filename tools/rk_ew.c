@@ -16,7 +16,7 @@
  * (b for an immediate add/mul/max/min; leakyrelu's slope; batchnorm's scale and shift). */
 static double op_value(npk_rk_ew_op op, bool fp32, double a, double b, const double *imm)
 {
-    double v;
+    double v = NAN; /* every case sets it; an optimising gcc cannot tell (maybe-uninitialized) */
     switch (op) {
     case NPK_EW_ADD: v = a + b; break;
     case NPK_EW_MUL: v = a * b; break;
