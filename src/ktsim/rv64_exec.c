@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The RV64 core's executor: memories, reset, and the run loop.
  *
- * Speed comes from three choices: the instruction memory is decoded once per host write (fetch
+ * Speed comes from four choices: the instruction memory is decoded once per host write (fetch
  * is an array index), the loop keeps pc and the counters in locals and writes them back only
- * when it leaves the fast path (a CSR, a trap, a control-region access), and the scratchpad is
- * a flat byte array tested with one unsigned compare per access. */
+ * when it leaves the fast path (a CSR, a trap, a control-region access), the scratchpad is a
+ * flat byte array tested with one unsigned compare per access, and each handler dispatches the
+ * next instruction itself where the compiler allows (KSIM_RV64_THREADED). */
 #include <stdlib.h>
 #include <string.h>
 
