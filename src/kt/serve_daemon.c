@@ -392,8 +392,20 @@ static void drop(server *sv, unsigned i)
 
 /* A frame written once without waiting (it is small and the socket new): the reason a client is
  * turned away, so it does not see only a closed connection. */
+/* Read and drop what the peer has sent and the server will not serve. A TCP socket closed with
+ * unread input resets the connection, and a reset makes the peer's kernel throw away the reason
+ * frame still waiting in its receive queue: the client would see "connection reset" instead of
+ * why. Bounded: a peer that keeps sending is not waited for. */
+static void discard_input(int fd)
+{
+    char sink[4096];
+    for (int i = 0; i < 64 && recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0; i++)
+        ;
+}
+
 static void turn_away(int fd, const char *why)
 {
+    discard_input(fd);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddNullToObject(r, "id");
     cJSON_AddFalseToObject(r, "ok");
@@ -404,6 +416,9 @@ static void turn_away(int fd, const char *why)
         (void)!send(fd, f, n, MSG_NOSIGNAL | MSG_DONTWAIT);
     free(f);
     cJSON_Delete(r);
+    /* the reason, then the end of the stream; whatever arrived meanwhile is dropped too */
+    shutdown(fd, SHUT_WR);
+    discard_input(fd);
 }
 
 /* Why a connection from `peer` cannot have a slot now (false: it can). */
