@@ -27,7 +27,7 @@ message(STATUS "npukit: ggml backend: libggml-npukit.so against ${NPUKIT_GGML_DI
 file(GLOB NPUKIT_GGML_SOURCES CONFIGURE_DEPENDS ggml/npg_*.c)
 add_library(ggml-npukit SHARED ${NPUKIT_GGML_SOURCES} $<TARGET_OBJECTS:npukit_plain_objs>)
 set_target_properties(ggml-npukit PROPERTIES
-  COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-fvisibility=hidden"
+  COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS};-Wno-switch-enum;-fvisibility=hidden"
   LINK_OPTIONS "-Wl,--version-script=${CMAKE_CURRENT_SOURCE_DIR}/cmake/ggml-npukit.map"
   LINK_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/cmake/ggml-npukit.map
   PREFIX "lib"

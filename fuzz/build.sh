@@ -40,7 +40,13 @@ sed -e 's|@NPUKIT_INSTALL_DATA_DIR@|/usr/local/share/npukit|' \
     -e 's|@NPUKIT_LIBDIR_TO_DATA@|../share/npukit|' cmake/in/install_dirs.h.in \
     > "$out/include/npukit/install_dirs.h"
 common="-std=c11 -g -O1 -Wall -Wextra -Werror -fno-sanitize-recover=undefined -Iinclude -Iinclude/rknn -I$out/include -Isrc -I/usr/include/cjson"
-# The library once, instrumented for coverage, then each target linked with libFuzzer.
+# The library once, instrumented for coverage, then each target linked with libFuzzer. An object
+# is rebuilt when its source is newer; all of them when a header is newer than the oldest object
+# (a struct that grew would otherwise meet objects compiled with its old size).
+oldest=$(ls -tr "$out"/obj/*.o 2>/dev/null | head -n 1)
+if [ -n "$oldest" ] && [ -n "$(find include src -name '*.h' -newer "$oldest" | head -n 1)" ]; then
+  rm -f "$out"/obj/*.o
+fi
 objs=()
 for s in src/common/*.c src/*/hw/*.c src/*/hw/units/*.c src/rk/[!h]*/*.c src/rksim/*.c src/kt/*.c src/ktsim/*.c src/rknn/*.c; do
   o="$out/obj/$(echo "${s%.c}" | tr / _).o"

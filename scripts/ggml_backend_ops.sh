@@ -16,6 +16,9 @@ start=$SECONDS
 rc=$?
 grep -E "Device description|tests passed|Backend $dev:" "$log" | sed 's/\x1b\[[0-9;]*m//g'
 # one line per case: "  OP(type_a=..,type_b=..,...): OK | FAIL | not supported [..]"
+# A failing case whose line another message broke into (a stderr line inside a stdout line) is
+# not a table row: every line that says FAIL is shown, whatever it starts with.
+sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -n 'FAIL' | grep -v "Backend $dev: FAIL" | head -20
 sed 's/\x1b\[[0-9;]*m//g' "$log" | awk -v op="$op" -v dev="$dev" '
   index($0, "  " op "(") == 1 {
     ta = $0; sub(/.*type_a=/, "", ta); sub(/,.*/, "", ta)

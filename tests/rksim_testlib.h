@@ -102,6 +102,11 @@ static inline double tl_out_value(const tl_case *t, size_t i)
     case NPK_PREC_FP32: return ((const float *)t->c)[i];
     case NPK_PREC_FP16: return npk_f16_to_f32(((const uint16_t *)t->c)[i]);
     case NPK_PREC_INT32: return ((const int32_t *)t->c)[i];
+    case NPK_PREC_INT8:
+    case NPK_PREC_INT16:
+    case NPK_PREC_BF16:
+    case NPK_PREC_INT4:
+    case NPK_PREC_TF32:
     default: return ((const int16_t *)t->c)[i];
     }
 }

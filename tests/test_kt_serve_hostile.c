@@ -21,6 +21,7 @@
 #include "kt/peertext.h"
 #include "kt_remote_testlib.h"
 #include "npukit/kt.h"
+#include "npukit/kt_open.h"
 #include "npukit/kt_remote.h"
 #include "npukit/kt_serve.h"
 
@@ -436,6 +437,77 @@ static void test_daemon_frames_and_ownership(void)
     kt_test_server_stop(&sv);
 }
 
+/* A write_block large enough to go to the parsing thread and to the machine chunk by chunk
+ * lands as one block does in the simulator in this process (granules at both ends zeroed, the
+ * chunks' seams invisible); another client's requests are answered, correctly, while it is under
+ * way; a client that leaves with its write_block under way costs nobody anything. */
+static void test_daemon_large_write_in_chunks(void)
+{
+    kt_test_server sv;
+    const char *args[] = {"--protocol", "daemon", NULL};
+    CHECK(kt_test_server_start(&sv, args));
+    if (!sv.pid)
+        return;
+    size_t n = (size_t)KT_DAEMON_MAX_BLOCK - 16; /* starts and ends inside a granule */
+    uint8_t *data = malloc(n), *got = malloc(n + 32), *want = malloc(n + 32);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (uint8_t)(i * 7u + (i >> 13));
+    kt_machine *m;
+    CHECK_EQ(kt_open_spec("sim", NULL, &m), NPK_OK);
+    kt_transport *local = kt_machine_transport(m);
+    uint64_t base = kt_machine_mem_base(m, 0);
+    memset(want, 0x5a, n + 32);
+    CHECK_EQ(kt_write_block(local, base, want, n + 32), NPK_OK);
+    CHECK_EQ(kt_write_block(local, base + 8, data, n), NPK_OK);
+    CHECK_EQ(kt_read_block(local, base, want, n + 32), NPK_OK);
+    kt_machine_close(m);
+
+    kt_daemon *d;
+    kt_transport t;
+    CHECK_EQ(kt_daemon_connect(sv.addr, NULL, &d, &t), NPK_OK);
+    memset(got, 0x5a, n + 32);
+    CHECK_EQ(kt_write_block(&t, MEM, got, n + 32), NPK_OK);
+    const uint64_t aside = MEM + (16u << 20); /* a granule the big write does not touch */
+    CHECK_EQ(kt_write_block(&t, aside, got, 32), NPK_OK);
+    /* the big one from a raw client, a small one's requests meanwhile */
+    int w = raw_connect(sv.addr, false);
+    size_t cap = 2 * n + 128;
+    char *frame = malloc(cap);
+    size_t at = (size_t)snprintf(frame, cap, "{\"id\":9,\"op\":\"write_block\",\"addr\":%llu,\"data\":\"",
+                                 (unsigned long long)(MEM + 8));
+    static const char hex[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        frame[at++] = hex[data[i] >> 4];
+        frame[at++] = hex[data[i] & 15];
+    }
+    at += (size_t)snprintf(frame + at, cap - at, "\"}");
+    uint8_t h[4] = {(uint8_t)(at >> 24), (uint8_t)(at >> 16), (uint8_t)(at >> 8), (uint8_t)at};
+    CHECK(send_all(w, h, 4) && send_all(w, frame, at));
+    uint64_t v = 0;
+    for (int i = 0; i < 20; i++) { /* answered while the write is parsed and written */
+        CHECK_EQ(kt_read64(&t, aside, &v), NPK_OK);
+        CHECK_EQ(v, 0x5a5a5a5a5a5a5a5aull);
+    }
+    cJSON *r = recv_frame(w);
+    CHECK(r && cJSON_IsTrue(cJSON_GetObjectItem(r, "ok")));
+    cJSON_Delete(r);
+    CHECK_EQ(kt_read_block(&t, MEM, got, n + 32), NPK_OK);
+    CHECK(memcmp(got, want, n + 32) == 0);
+    /* one that leaves with its write under way */
+    int gone = raw_connect(sv.addr, false);
+    CHECK(send_all(gone, h, 4) && send_all(gone, frame, at));
+    close(gone);
+    CHECK_EQ(kt_read64(&t, MEM + 8, &v), NPK_OK);
+    CHECK(await_clients(d, 2)); /* this one and the raw writer, which is still connected */
+    close(w);
+    free(frame);
+    free(data);
+    free(got);
+    free(want);
+    kt_transport_close(&t);
+    kt_test_server_stop(&sv);
+}
+
 /* What the largest request costs the server, the figure docs/kt-remote.md states: a 4 MiB
  * write_block arrives as 8 MiB of hex, is parsed into a JSON string of the same length and
  * decoded into 4 MiB of bytes before the machine takes it. */
@@ -649,6 +721,7 @@ int main(void)
     test_daemon_client_that_never_reads();
     test_daemon_slots_per_peer();
     test_daemon_write_block_peak();
+    test_daemon_large_write_in_chunks();
     test_daemon_idle_and_half_frames();
     test_daemon_frames_and_ownership();
     test_daemon_client_against_liar();

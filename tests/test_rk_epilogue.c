@@ -49,6 +49,13 @@ static void reference(uint32_t m, uint32_t k, uint32_t n, const uint16_t *a, con
                 case NPK_EW_ADD: r = x + y; break;
                 case NPK_EW_MUL: r = x * y; break;
                 case NPK_EW_MAX: r = x > y ? x : y; break;
+                case NPK_EW_MIN:
+                case NPK_EW_RELU:
+                case NPK_EW_EQL:
+                case NPK_EW_RELU6:
+                case NPK_EW_LEAKYRELU:
+                case NPK_EW_BATCHNORM:
+                case NPK_EW_OP_COUNT:
                 default: r = x < y ? x : y; break;
                 }
                 v = npk_f32_to_f16(r);

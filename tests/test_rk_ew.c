@@ -42,6 +42,13 @@ static double op_ref(npk_rk_ew_op op, double a, double b)
     case NPK_EW_ADD: return a + b;
     case NPK_EW_MUL: return a * b;
     case NPK_EW_MAX: return a > b ? a : b;
+    case NPK_EW_MIN:
+    case NPK_EW_RELU:
+    case NPK_EW_EQL:
+    case NPK_EW_RELU6:
+    case NPK_EW_LEAKYRELU:
+    case NPK_EW_BATCHNORM:
+    case NPK_EW_OP_COUNT:
     default: return a < b ? a : b;
     }
 }

@@ -90,6 +90,8 @@ static double ref_one(npk_rk_ew_op op, bool fp16, double x, double s, double t)
     case NPK_EW_MUL: return x * s;
     case NPK_EW_MAX: return x > s ? x : s;
     case NPK_EW_MIN: return x < s ? x : s;
+    case NPK_EW_EQL:
+    case NPK_EW_OP_COUNT:
     default: return NAN;
     }
 }

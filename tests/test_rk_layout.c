@@ -266,6 +266,30 @@ static void check_b_block(npk_rk_prec p, size_t rows, size_t cols, size_t k0, si
     free(b);
 }
 
+/* Blocks of 4 MiB and more go out through streaming stores when the destination is 64-byte
+ * aligned (layout_weights.c): the same bytes as the cached path, which check_b_block holds to
+ * the fact sheet. Both packs of one slice, aligned and not, must be equal byte for byte. */
+static void test_weights_streamed(void)
+{
+    for (size_t i = 0; i < COUNT(INPUTS); i++) {
+        npk_rk_prec p = INPUTS[i];
+        size_t K = 2048 + 40, N = ((size_t)5 << 23) / (in_bits(p) * 2048) + 7;
+        void *b = random_matrix(p, K, N + 3);
+        npk_rk_cmatrix src = {b, K, N, N + 3};
+        npk_rk_range ks = {5, K}, ns = {3, N};
+        size_t size = npk_rk_b_bytes(p, ks.end - ks.begin, ns.end - ns.begin);
+        CHECK(size >= ((size_t)4 << 20));
+        uint8_t *aligned = aligned_alloc(64, (size + 63) / 64 * 64);
+        uint8_t *base = malloc(size + 16), *unaligned = base + 16;
+        CHECK_EQ(npk_rk_pack_b(p, &src, ks, ns, aligned, size), NPK_OK);
+        CHECK_EQ(npk_rk_pack_b(p, &src, ks, ns, unaligned, size), NPK_OK);
+        CHECK_EQ(memcmp(aligned, unaligned, size), 0);
+        free(aligned);
+        free(base);
+        free(b);
+    }
+}
+
 static void test_weights(void)
 {
     for (size_t i = 0; i < COUNT(INPUTS); i++) {
@@ -799,6 +823,7 @@ int main(void)
 {
     test_geometry();
     test_weights();
+    test_weights_streamed();
     test_feature();
     test_output();
     test_accumulate();

@@ -90,6 +90,9 @@ static double ref_op(npk_rk_ew_op op, npk_rk_prec p, double a, double b)
     case NPK_EW_RELU6: v = fmin(fmax(a, 0), 6); break;
     case NPK_EW_LEAKYRELU: v = a < 0 ? (f ? (double)(float)(a * s) : a * s) : a; break;
     case NPK_EW_BATCHNORM: v = f ? (double)((float)(a * s) + (float)t) : a * s + t; break;
+    case NPK_EW_RELU:
+    case NPK_EW_EQL:
+    case NPK_EW_OP_COUNT:
     default: v = fmax(a, 0); break;
     }
     double lo = p == NPK_PREC_INT16 ? -32768 : -128, hi = p == NPK_PREC_INT16 ? 32767 : 127;

@@ -141,6 +141,13 @@ static bool apply(const cli_spec *spec, const cli_opt *r, const char *v)
         fprintf(stderr, "\n");
         return false;
     case CLI_CUSTOM: return r->parse(r, v, spec->cmd);
+    case CLI_FLAG:
+    case CLI_INT:
+    case CLI_UINT:
+    case CLI_U32:
+    case CLI_U64:
+    case CLI_U32_HEX:
+    case CLI_U64_HEX:
     default: break;
     }
     if (!cli_number(spec->cmd, r->name, v, is_hex(r->kind), r->min, r->max, &x))
@@ -150,6 +157,12 @@ static bool apply(const cli_spec *spec, const cli_opt *r, const char *v)
     case CLI_UINT: *(unsigned *)r->dest = (unsigned)x; break;
     case CLI_U32:
     case CLI_U32_HEX: *(uint32_t *)r->dest = (uint32_t)x; break;
+    case CLI_FLAG:
+    case CLI_U64:
+    case CLI_U64_HEX:
+    case CLI_STR:
+    case CLI_CHOICE:
+    case CLI_CUSTOM:
     default: *(uint64_t *)r->dest = x; break;
     }
     return true;

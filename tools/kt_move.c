@@ -213,6 +213,9 @@ static void expected(const move_args *a, const kt_mv_move *m, const uint8_t *src
             memcpy(out, src + a->indices[row] * a->pitch + 32 * k, 32);
             break;
         }
+        case KT_MV_COPY:
+        case KT_MV_TRANSPOSE:
+        case KT_MV_XFORM:
         default: memcpy(out, src + 32 * w, 32); break;
         }
     }
@@ -319,6 +322,9 @@ int kt_move_main(int argc, char **argv)
         m = kt_mv_gather(dst, a.src, a.indices, (uint16_t)a.n_indices, INDEX_OFF, (uint32_t)a.pitch,
                          (uint16_t)a.row_words);
         break;
+    case KT_MV_COPY:
+    case KT_MV_TRANSPOSE:
+    case KT_MV_XFORM:
     default: m = kt_mv_copy(dst, a.src, (uint16_t)a.words); break;
     }
     if (a.mode != KT_MV_FILL)

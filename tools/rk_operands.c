@@ -29,6 +29,10 @@ unsigned rk_elem_bytes(npk_rk_prec p)
     case NPK_PREC_INT16: return 2;
     case NPK_PREC_FP32:
     case NPK_PREC_INT32: return 4;
+    case NPK_PREC_INT8:
+    case NPK_PREC_BF16:
+    case NPK_PREC_INT4:
+    case NPK_PREC_TF32:
     default: return 1;
     }
 }

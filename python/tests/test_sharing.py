@@ -60,27 +60,36 @@ def test_card_shared_by_threads_line_protocol():
         assert _share(card) == []
 
 
-def test_card_close_waits_then_refuses():
-    card = kt.Card("sim")
+def _close_during_use(obj, work):
+    """Close `obj` while another thread calls work() on it in a loop: the thread ends with
+    BadArgument (the call after close is refused), never a crash; its message is returned."""
     started, seen = threading.Event(), []
 
     def user():
         started.set()
-        x = np.arange(4096, dtype=np.float32)
         try:
             while True:
-                y = card.saxpy(2.0, x, x)
-                np.testing.assert_array_equal(y, 3 * x)
+                work()
         except npukit.BadArgument as e:
             seen.append(str(e))
 
     t = threading.Thread(target=user)
     t.start()
     started.wait()
-    card.close()
+    obj.close()
     t.join(30)
-    assert not t.is_alive()
-    assert seen and "closed" in seen[0]
+    assert not t.is_alive() and seen
+    return seen[0]
+
+
+def test_card_close_waits_then_refuses():
+    card = kt.Card("sim")
+    x = np.arange(4096, dtype=np.float32)
+
+    def work():
+        np.testing.assert_array_equal(card.saxpy(2.0, x, x), 3 * x)
+
+    assert "closed" in _close_during_use(card, work)
     with pytest.raises(npukit.BadArgument, match="closed"):
         card.read64(0)
 
@@ -89,23 +98,12 @@ def test_runtime_close_waits_then_refuses():
     rt = rk.Runtime("sim")
     a = np.ones((8, 64), np.float16)
     w = rt.weights(np.ones((64, 32), np.float16))
-    started, seen = threading.Event(), []
 
-    def user():
-        started.set()
-        try:
-            while True:
-                np.testing.assert_array_equal(rt.matmul(a, w), np.full((8, 32), 64.0))
-        except npukit.BadArgument as e:
-            seen.append(str(e))
+    def work():
+        np.testing.assert_array_equal(rt.matmul(a, w), np.full((8, 32), 64.0))
 
-    t = threading.Thread(target=user)
-    t.start()
-    started.wait()
-    rt.close()
-    t.join(30)
-    assert not t.is_alive() and seen
-    assert "closed" in seen[0] or "freed" in seen[0]
+    said = _close_during_use(rt, work)
+    assert "closed" in said or "freed" in said
 
 
 # ---- out= arrays -------------------------------------------------------------------------

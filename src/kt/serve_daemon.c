@@ -34,6 +34,13 @@
 
 enum {
     BODY_CHUNK = 64 * 1024, /* a body's buffer grows by what arrived, at least this much */
+    /* A frame this long or longer is parsed on the parsing thread (serve_parse.c): checking
+     * and parsing a 4 MiB write_block's 8 MiB of hex here would hold every other client up. */
+    PARSE_INLINE_BYTES = 256 * 1024,
+    /* A write_block reaches the machine this much per turn of the loop, the other clients'
+     * requests between its chunks. */
+    WRITE_CHUNK = 256 * 1024,
+    KT_GRANULE_BYTES = 32, /* card DRAM's write granule */
     /* The shape of the largest request an op reads: an object holding a list of meshes. */
     REQUEST_DEPTH = 2,
     REQUEST_VALUES = 64,
@@ -175,20 +182,10 @@ static void op_repr(const cJSON *op, char *out, size_t cap)
     out[o] = '\0';
 }
 
-/* Run one request; false when the connection must close. */
-static bool handle(server *sv, client *cl, const char *body, size_t len)
+/* Run a parsed request (and delete it); false when the connection must close. */
+static bool run_request(server *sv, client *cl, cJSON *req)
 {
-    cJSON *req;
-    npk_status s = kt_frame_shape(body, len, REQUEST_DEPTH, REQUEST_VALUES);
-    if (!s)
-        s = kt_frame_parse(body, len, &req);
-    /* The parsed request holds all of it: the frame's bytes go back before the op runs, so the
-     * largest request costs the server its frame once, not twice. */
-    free(cl->body);
-    cl->body = NULL;
-    cl->body_cap = 0;
-    if (s)
-        return refuse(sv, cl, s);
+    npk_status s;
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(req, "id");
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(req, "op");
     cJSON *value = NULL;
@@ -212,6 +209,94 @@ static bool handle(server *sv, client *cl, const char *body, size_t len)
     bool ok = reply(sv, cl, id, s, value);
     cJSON_Delete(req);
     return ok;
+}
+
+/* Parse and run one frame here; false when the connection must close. */
+static bool handle(server *sv, client *cl, const char *body, size_t len)
+{
+    cJSON *req;
+    npk_status s = kt_frame_shape(body, len, REQUEST_DEPTH, REQUEST_VALUES);
+    if (!s)
+        s = kt_frame_parse(body, len, &req);
+    /* The parsed request holds all of it: the frame's bytes go back before the op runs, so the
+     * largest request costs the server its frame once, not twice. */
+    free(cl->body);
+    cl->body = NULL;
+    cl->body_cap = 0;
+    return s ? refuse(sv, cl, s) : run_request(sv, cl, req);
+}
+
+/* A large frame goes to the parsing thread; false when it cannot (then it is parsed here). */
+static bool parse_later(server *sv, client *cl)
+{
+    parse_job *j;
+    if (cl->need < PARSE_INLINE_BYTES || kt_daemon_parser_start(sv) || !(j = calloc(1, sizeof *j)))
+        return false;
+    j->client = cl->id;
+    j->body = cl->body;
+    j->len = cl->need;
+    cl->body = NULL;
+    cl->body_cap = 0;
+    cl->parsing = true;
+    kt_daemon_parse_later(sv, j);
+    return true;
+}
+
+/* ---- a write_block, a bounded chunk per turn ---- */
+
+/* The next chunk of a client's write_block; its reply once the last is written or one fails.
+ * Chunks end on a granule boundary (card DRAM replaces whole 32-byte granules, so a chunk that
+ * ended inside one would zero what the next writes) except the block's own last byte. */
+static bool write_chunk(server *sv, client *cl)
+{
+    uint64_t at = cl->pend_addr + cl->pend_off;
+    size_t n = cl->pend_len - cl->pend_off;
+    if (n > WRITE_CHUNK)
+        n = WRITE_CHUNK - (size_t)((at + WRITE_CHUNK) % KT_GRANULE_BYTES);
+    npk_status s = kt_write_block(sv->tg->t, at, cl->pend_bytes + cl->pend_off, n);
+    cl->pend_off += n;
+    if (!s && cl->pend_off < cl->pend_len)
+        return true;
+    cJSON *req = cl->pending;
+    cl->pending = NULL;
+    cl->asked_only = false;
+    cl->work_deadline = after(idle_ms(sv));
+    bool ok = reply(sv, cl, cJSON_GetObjectItemCaseSensitive(req, "id"), s, NULL);
+    cJSON_Delete(req);
+    return ok;
+}
+
+static client *client_by_id(server *sv, unsigned id, unsigned *at)
+{
+    for (unsigned i = 0; i < sv->ncl; i++)
+        if (sv->cl[i]->id == id) {
+            *at = i;
+            return sv->cl[i];
+        }
+    return NULL;
+}
+
+/* A job back from the parsing thread: refused, a write_block to do chunk by chunk, or any
+ * other request run now. False when its client's connection must close. */
+static bool parsed(server *sv, client *cl, parse_job *j)
+{
+    cl->parsing = false;
+    if (!j->req) {
+        npk_fail(j->status, "%s", j->why);
+        return refuse(sv, cl, j->status);
+    }
+    cJSON *req = j->req;
+    j->req = NULL;
+    uint64_t addr;
+    if (j->blob && j->blob_len && kt_json_u64(req, "addr", &addr)) {
+        cl->pending = req;
+        cl->pend_bytes = j->blob;
+        cl->pend_len = j->blob_len;
+        cl->pend_off = 0;
+        cl->pend_addr = addr;
+        return true;
+    }
+    return run_request(sv, cl, req);
 }
 
 /* Room for `more` body bytes, grown by what arrives rather than by what the header claims. */
@@ -273,7 +358,7 @@ static bool client_readable(server *sv, client *cl)
     cl->have += (size_t)n;
     if (cl->have < cl->need)
         return true;
-    bool keep = handle(sv, cl, cl->body, cl->need); /* frees the body once it is parsed */
+    bool keep = parse_later(sv, cl) || handle(sv, cl, cl->body, cl->need); /* frees the body */
     cl->have = cl->need = 0;
     cl->frame_deadline = -1;
     return keep;
@@ -297,6 +382,7 @@ static void drop(server *sv, unsigned i)
             k++;
         }
     say(sv, "client %u: disconnected", cl->id);
+    cJSON_Delete(cl->pending); /* a write_block under way stops here */
     kt_carrier_close(&cl->c, 0);
     free(cl->body);
     free(cl->out);
@@ -306,8 +392,20 @@ static void drop(server *sv, unsigned i)
 
 /* A frame written once without waiting (it is small and the socket new): the reason a client is
  * turned away, so it does not see only a closed connection. */
+/* Read and drop what the peer has sent and the server will not serve. A TCP socket closed with
+ * unread input resets the connection, and a reset makes the peer's kernel throw away the reason
+ * frame still waiting in its receive queue: the client would see "connection reset" instead of
+ * why. Bounded: a peer that keeps sending is not waited for. */
+static void discard_input(int fd)
+{
+    char sink[4096];
+    for (int i = 0; i < 64 && recv(fd, sink, sizeof sink, MSG_DONTWAIT) > 0; i++)
+        ;
+}
+
 static void turn_away(int fd, const char *why)
 {
+    discard_input(fd);
     cJSON *r = cJSON_CreateObject();
     cJSON_AddNullToObject(r, "id");
     cJSON_AddFalseToObject(r, "ok");
@@ -318,6 +416,9 @@ static void turn_away(int fd, const char *why)
         (void)!send(fd, f, n, MSG_NOSIGNAL | MSG_DONTWAIT);
     free(f);
     cJSON_Delete(r);
+    /* the reason, then the end of the stream; whatever arrived meanwhile is dropped too */
+    shutdown(fd, SHUT_WR);
+    discard_input(fd);
 }
 
 /* Why a connection from `peer` cannot have a slot now (false: it can). */
@@ -390,6 +491,8 @@ static bool add_client(server *sv, int rfd, int wfd)
 /* The deadline a client is waiting on now (-1: none). */
 static int64_t deadline_of(const client *cl)
 {
+    if (cl->parsing || cl->pending) /* the server is busy with its request, not the client */
+        return -1;
     if (cl->out)
         return cl->out_deadline;
     return cl->frame_deadline >= 0 ? cl->frame_deadline : cl->idle_deadline;
@@ -422,6 +525,9 @@ static void expire(server *sv, unsigned i)
 static int poll_timeout(server *sv)
 {
     int64_t first = -1;
+    for (unsigned i = 0; i < sv->ncl; i++)
+        if (sv->cl[i]->pending)
+            return 0; /* a write_block under way: its next chunk is due at once */
     for (unsigned i = 0; i < sv->ncl; i++) {
         int64_t d = deadline_of(sv->cl[i]);
         if (d >= 0 && (first < 0 || d < first))
@@ -455,17 +561,22 @@ npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd, 
     npk_status s = NPK_OK;
     if (listen_fd < 0)
         add_client(sv, in_fd, out_fd);
+    sv->wake[0] = sv->wake[1] = -1;
     while (!sv->stop && (listen_fd >= 0 || sv->ncl)) {
-        struct pollfd p[KT_SERVE_MAX_CLIENTS + 1];
+        struct pollfd p[KT_SERVE_MAX_CLIENTS + 2];
         unsigned np = 0;
         if (listen_fd >= 0)
             p[np++] = (struct pollfd){listen_fd, POLLIN, 0};
+        unsigned wake = np;
+        p[np++] = (struct pollfd){sv->wake[0], POLLIN, 0}; /* -1 (ignored) until it starts */
         unsigned first = np;
-        /* A client with a reply queued is not read from until it takes the reply. */
+        /* A client with a reply queued is not read from until it takes the reply; nor is one
+         * whose request is being parsed or written (one request at a time): fd -1. */
         for (unsigned i = 0; i < sv->ncl; i++) {
             client *cl = sv->cl[i];
-            p[np++] = cl->out ? (struct pollfd){cl->c.wfd, POLLOUT, 0}
-                              : (struct pollfd){cl->c.rfd, POLLIN, 0};
+            p[np++] = cl->out                      ? (struct pollfd){cl->c.wfd, POLLOUT, 0}
+                      : cl->parsing || cl->pending ? (struct pollfd){-1, 0, 0}
+                                                   : (struct pollfd){cl->c.rfd, POLLIN, 0};
         }
         if (poll(p, np, poll_timeout(sv)) < 0) {
             if (errno == EINTR)
@@ -490,12 +601,27 @@ npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd, 
             if (d >= 0 && t >= d)
                 expire(sv, i);
         }
+        /* Bounded work per turn: one chunk of each write_block under way, between the other
+         * clients' requests. */
+        for (unsigned i = sv->ncl; i-- > 0 && !sv->stop;)
+            if (sv->cl[i]->pending && !write_chunk(sv, sv->cl[i]))
+                drop(sv, i);
+        if (p[wake].revents & POLLIN)
+            for (parse_job *j = kt_daemon_parsed(sv), *next; j; j = next) {
+                next = j->next;
+                unsigned at;
+                client *cl = client_by_id(sv, j->client, &at); /* gone: nothing to answer */
+                if (cl && !sv->stop && !parsed(sv, cl, j))
+                    drop(sv, at);
+                kt_daemon_parse_job_free(j);
+            }
         if (listen_fd >= 0 && (p[0].revents & POLLIN)) {
             int fd = accept(listen_fd, NULL, NULL);
             if (fd >= 0 && !add_client(sv, fd, fd))
                 close(fd);
         }
     }
+    kt_daemon_parser_stop(sv);
     drain(sv);
     while (sv->ncl)
         drop(sv, sv->ncl - 1);

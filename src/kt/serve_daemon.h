@@ -5,6 +5,7 @@
 #define NPUKIT_KT_SERVE_DAEMON_H
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,7 +40,27 @@ typedef struct client {
     int64_t work_deadline;  /* the next request that is work must end by then (-1: never) */
     bool asked_only;        /* requests since the last work were all questions (hello, ...) */
     char peer[64];          /* the peer's address: slots are shared out per address */
+    bool parsing;           /* its frame is with the parsing thread (serve_parse.c) */
+    /* A write_block under way, a bounded chunk per turn of the loop (its request owns the
+     * bytes; NULL: none). */
+    cJSON *pending;
+    const uint8_t *pend_bytes;
+    size_t pend_len, pend_off;
+    uint64_t pend_addr;
 } client;
+
+/* A frame handed to the parsing thread, and what became of it. */
+typedef struct parse_job {
+    struct parse_job *next;
+    unsigned client; /* the client's id: it may be gone by the time the job is back */
+    char *body;      /* the frame (freed once parsed) */
+    size_t len;
+    cJSON *req;       /* the parsed request, or NULL when refused */
+    npk_status status; /* the refusal */
+    char why[512];
+    uint8_t *blob; /* write_block: its data as bytes, decoded in place inside req (or NULL) */
+    size_t blob_len;
+} parse_job;
 
 typedef struct lease {
     uint64_t id, base, end;
@@ -75,7 +96,24 @@ typedef struct server {
     /* The Python exception name an op chose for its error (NULL: from the status). */
     const char *err_type;
     void (*log)(const char *line);
+    /* The parsing thread (serve_parse.c), started at the first large frame: its queues, and a
+     * pipe whose read end the loop polls for jobs coming back. */
+    bool parser_running, parser_stop;
+    pthread_t parser;
+    pthread_mutex_t parse_lock;
+    pthread_cond_t parse_wake;
+    parse_job *todo, *parsed;
+    int wake[2];
 } server;
+
+/* The parsing thread (serve_parse.c). */
+npk_status kt_daemon_parser_start(server *sv);
+/* Queue a job (the loop gives up the job until kt_daemon_parsed returns it). */
+void kt_daemon_parse_later(server *sv, parse_job *j);
+/* The jobs parsed since the last call (a list through ->next; NULL: none). */
+parse_job *kt_daemon_parsed(server *sv);
+void kt_daemon_parse_job_free(parse_job *j);
+void kt_daemon_parser_stop(server *sv);
 
 /* One operation by name (NULL: unknown); fills *value (NULL = JSON null) or fails. *work: the
  * op counts as work for the idle timeout (it is not only a question about the server). */

@@ -19,6 +19,7 @@ struct ksim_dram {
     uint64_t size;
     dram_page **table;
     size_t cap, used;
+    dram_page *last; /* the page found last: beats of a burst mostly share a page */
 };
 
 ksim_dram *ksim_dram_create(uint64_t size)
@@ -55,6 +56,8 @@ static size_t slot_of(uint64_t number, size_t cap)
 
 static dram_page *lookup(const ksim_dram *d, uint64_t number)
 {
+    if (d->last && d->last->number == number)
+        return d->last;
     for (size_t i = slot_of(number, d->cap);; i = (i + 1) & (d->cap - 1)) {
         if (!d->table[i])
             return NULL;
@@ -88,7 +91,7 @@ static dram_page *page_for_write(ksim_dram *d, uint64_t number)
 {
     dram_page *p = lookup(d, number);
     if (p)
-        return p;
+        return d->last = p;
     if ((d->used + 1) * 2 > d->cap && !grow(d))
         return NULL;
     p = calloc(1, sizeof *p);
@@ -100,7 +103,7 @@ static dram_page *page_for_write(ksim_dram *d, uint64_t number)
         j = (j + 1) & (d->cap - 1);
     d->table[j] = p;
     d->used++;
-    return p;
+    return d->last = p;
 }
 
 static npk_status check_range(const ksim_dram *d, uint64_t off, size_t len)
@@ -148,16 +151,20 @@ npk_status ksim_dram_read(ksim_dram *d, uint64_t off, void *buf, size_t len)
     uint8_t *dst = buf;
     uint64_t first_unwritten = UINT64_MAX;
     while (len) {
-        const dram_page *p = lookup(d, off / PAGE);
+        dram_page *p = lookup(d, off / PAGE);
+        if (p)
+            d->last = p;
         size_t in = off % PAGE, n = PAGE - in < len ? PAGE - in : len;
         if (p)
             memcpy(dst, p->bytes + in, n);
         else
             memset(dst, 0, n);
-        for (uint64_t a = off & ~(uint64_t)(KSIM_GRANULE - 1);
-             a < off + n && first_unwritten == UINT64_MAX; a += KSIM_GRANULE)
-            if (!ksim_dram_written(d, a))
-                first_unwritten = a;
+        /* the page found above answers for every granule in it: no second lookup per granule */
+        for (size_t g = in / KSIM_GRANULE; g <= (in + n - 1) / KSIM_GRANULE &&
+                                           first_unwritten == UINT64_MAX;
+             g++)
+            if (!p || !(p->written[g / 8] >> (g % 8) & 1))
+                first_unwritten = off - in + g * KSIM_GRANULE;
         off += n;
         dst += n;
         len -= n;
@@ -179,10 +186,13 @@ npk_status ksim_dram_host_write(ksim_dram *d, uint64_t off, const void *buf, siz
     uint64_t g1 = (off + len + KSIM_GRANULE - 1) & ~(uint64_t)(KSIM_GRANULE - 1);
     if (g1 > d->size)
         g1 = d->size;
-    /* Paint every touched granule: zeros first, then the bytes the host sent. */
+    /* Paint every touched granule: zeros, then the bytes the host sent. Only the first and the
+     * last granule can keep any of the zeros; the bytes cover the ones between. */
     uint8_t zero[KSIM_GRANULE] = {0};
-    for (uint64_t a = g0; a < g1; a += KSIM_GRANULE)
-        if ((s = ksim_dram_write(d, a, zero, KSIM_GRANULE)))
-            return s;
+    if (g0 < g1 && (s = ksim_dram_write(d, g0, zero, KSIM_GRANULE)))
+        return s;
+    uint64_t last = g0 < g1 ? g0 + (g1 - g0 - 1) / KSIM_GRANULE * KSIM_GRANULE : g0;
+    if (last > g0 && (s = ksim_dram_write(d, last, zero, KSIM_GRANULE)))
+        return s;
     return ksim_dram_write(d, off, buf, len);
 }

@@ -10,7 +10,7 @@
 
 typedef struct ksim_router {
     ksim_fifo in[KSIM_PORTS];
-    bool out_valid[KSIM_PORTS];
+    unsigned out_valid; /* bit p: output register p holds a flit */
     kt_flit out[KSIM_PORTS];
     unsigned rr[KSIM_PORTS]; /* next input to favour, per output */
     unsigned held;           /* flits in its input FIFOs and output registers */
@@ -21,11 +21,28 @@ typedef struct ksim_attach {
     void *ep;
 } ksim_attach;
 
+/* An attached endpoint in attach order, with the router input it injects into worked out once
+ * (the per-cycle loops then touch neither the position grid nor the routing clamp). */
+typedef struct ksim_endpoint {
+    ksim_attach a;
+    ksim_router *r;
+    ksim_fifo *in; /* r's input facing the endpoint */
+} ksim_endpoint;
+
+/* Where a router's output port leads: a neighbour's input FIFO, an endpoint, or nowhere (the
+ * flit leaves the mesh). Rebuilt on attach, so delivering decodes no coordinates. */
+typedef struct ksim_link {
+    ksim_router *next;
+    ksim_fifo *in;      /* next's input, when next */
+    ksim_attach *at;    /* the endpoint, when no next; NULL: nobody there */
+} ksim_link;
+
 struct ksim_mesh {
     uint8_t lo, hi, n; /* routers per axis: hi - lo + 1 */
     ksim_router *routers;
+    ksim_link *links;       /* [router index][port] */
     ksim_attach at[16][16]; /* endpoints by [y][x] */
-    kt_coord list[256];     /* attached positions, in attach order */
+    ksim_endpoint list[256]; /* attached endpoints, in attach order */
     unsigned n_list;
     uint64_t dropped;
     unsigned in_flight; /* the routers' held flits, summed */
@@ -53,6 +70,8 @@ static bool in_grid(const ksim_mesh *m, int x, int y)
     return x >= m->lo && x <= m->hi && y >= m->lo && y <= m->hi;
 }
 
+static void link_all(ksim_mesh *m);
+
 ksim_mesh *ksim_mesh_create(uint8_t grid_lo, uint8_t grid_hi, unsigned fifo_depth)
 {
     if (grid_lo < 1 || grid_hi < grid_lo || grid_hi > 14)
@@ -64,7 +83,10 @@ ksim_mesh *ksim_mesh_create(uint8_t grid_lo, uint8_t grid_hi, unsigned fifo_dept
     m->hi = grid_hi;
     m->n = (uint8_t)(grid_hi - grid_lo + 1);
     m->routers = calloc((size_t)m->n * m->n, sizeof *m->routers);
-    if (!m->routers) {
+    m->links = calloc((size_t)m->n * m->n * KSIM_PORTS, sizeof *m->links);
+    if (!m->routers || !m->links) {
+        free(m->routers);
+        free(m->links);
         free(m);
         return NULL;
     }
@@ -74,6 +96,7 @@ ksim_mesh *ksim_mesh_create(uint8_t grid_lo, uint8_t grid_hi, unsigned fifo_dept
                 ksim_mesh_destroy(m);
                 return NULL;
             }
+    link_all(m);
     return m;
 }
 
@@ -86,6 +109,7 @@ void ksim_mesh_destroy(ksim_mesh *m)
             for (int p = 0; p < KSIM_PORTS; p++)
                 ksim_fifo_free(&m->routers[i].in[p]);
     free(m->routers);
+    free(m->links);
     free(m);
 }
 
@@ -94,9 +118,9 @@ void ksim_mesh_reset(ksim_mesh *m)
     for (int i = 0; i < m->n * m->n; i++) {
         for (int p = 0; p < KSIM_PORTS; p++) {
             ksim_fifo_clear(&m->routers[i].in[p]);
-            m->routers[i].out_valid[p] = false;
             m->routers[i].rr[p] = 0;
         }
+        m->routers[i].out_valid = 0;
         m->routers[i].held = 0;
     }
     m->in_flight = 0;
@@ -110,6 +134,25 @@ bool ksim_mesh_position_ok(const ksim_mesh *m, kt_coord at)
     return (xin && yin) || (xin && yedge) || (xedge && yin);
 }
 
+static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* The router an endpoint at (x,y) talks to, and the router port facing it. */
+static void attach_point(const ksim_mesh *m, int x, int y, int *rx, int *ry, ksim_port *port)
+{
+    *rx = clamp(x, m->lo, m->hi);
+    *ry = clamp(y, m->lo, m->hi);
+    if (x < m->lo)
+        *port = KSIM_W;
+    else if (x > m->hi)
+        *port = KSIM_E;
+    else if (y < m->lo)
+        *port = KSIM_N;
+    else if (y > m->hi)
+        *port = KSIM_S;
+    else
+        *port = KSIM_L;
+}
+
 npk_status ksim_mesh_attach(ksim_mesh *m, kt_coord at, const ksim_endpoint_ops *ops, void *ep)
 {
     if (!ksim_mesh_position_ok(m, at))
@@ -121,11 +164,13 @@ npk_status ksim_mesh_attach(ksim_mesh *m, kt_coord at, const ksim_endpoint_ops *
     if (m->at[at.y][at.x].ops)
         return npk_fail(NPK_EINVAL, "two endpoints at (%u,%u)", at.x, at.y);
     m->at[at.y][at.x] = (ksim_attach){ops, ep};
-    m->list[m->n_list++] = at;
+    int rx, ry;
+    ksim_port port;
+    attach_point(m, at.x, at.y, &rx, &ry, &port);
+    ksim_router *r = router(m, rx, ry);
+    m->list[m->n_list++] = (ksim_endpoint){{ops, ep}, r, &r->in[port]};
     return NPK_OK;
 }
-
-static int clamp(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 ksim_port ksim_route(uint8_t grid_lo, uint8_t grid_hi, uint8_t rx, uint8_t ry, kt_coord dst)
 {
@@ -162,34 +207,50 @@ static ksim_port opposite(ksim_port p)
     return o[p];
 }
 
-/* Deliver the output register of router (x,y) port p to the next hop, if it takes it. */
-static void deliver(ksim_mesh *m, int x, int y, ksim_port p, uint64_t cycle)
+/* Every router port's next hop. An endpoint slot is linked whether or not anything is attached
+ * yet: delivery looks at the slot when a flit leaves. */
+static void link_all(ksim_mesh *m)
 {
-    ksim_router *r = router(m, x, y);
-    if (!r->out_valid[p])
-        return;
-    int nx = x, ny = y;
-    if (p != KSIM_L)
-        neighbour(x, y, p, &nx, &ny);
-    bool taken;
-    if (p != KSIM_L && in_grid(m, nx, ny)) {
-        ksim_router *next = router(m, nx, ny);
-        taken = ksim_fifo_push(&next->in[opposite(p)], &r->out[p], cycle);
-        if (taken)
-            held_add(m, next);
-    } else {
-        ksim_attach *a = (nx >= 0 && ny >= 0 && nx < 16 && ny < 16) ? &m->at[ny][nx] : NULL;
-        if (a && a->ops) {
-            taken = a->ops->offer(a->ep, &r->out[p]);
+    for (int y = m->lo; y <= m->hi; y++)
+        for (int x = m->lo; x <= m->hi; x++)
+            for (int p = 0; p < KSIM_PORTS; p++) {
+                ksim_link *l = &m->links[((y - m->lo) * m->n + (x - m->lo)) * KSIM_PORTS + p];
+                int nx = x, ny = y;
+                if (p != KSIM_L)
+                    neighbour(x, y, (ksim_port)p, &nx, &ny);
+                *l = (ksim_link){NULL, NULL, NULL};
+                if (p != KSIM_L && in_grid(m, nx, ny)) {
+                    l->next = router(m, nx, ny);
+                    l->in = &l->next->in[opposite((ksim_port)p)];
+                } else if (nx >= 0 && ny >= 0 && nx < 16 && ny < 16) {
+                    l->at = &m->at[ny][nx];
+                }
+            }
+}
+
+/* Deliver router r's output registers to their next hops, lowest port first; `links` are r's. */
+static void deliver(ksim_mesh *m, ksim_router *r, const ksim_link *links, uint64_t cycle)
+{
+    for (int p = 0; p < KSIM_PORTS; p++) {
+        if (!(r->out_valid >> p & 1))
+            continue;
+        const ksim_link *l = &links[p];
+        bool taken;
+        if (l->next) {
+            taken = ksim_fifo_push(l->in, &r->out[p], cycle);
+            if (taken)
+                held_add(m, l->next);
+        } else if (l->at && l->at->ops) {
+            taken = l->at->ops->offer(l->at->ep, &r->out[p]);
         } else {
             m->dropped++; /* an edge with nobody there: the flit leaves the mesh */
             taken = true;
         }
-    }
-    if (taken) {
-        r->out_valid[p] = false;
-        held_sub(m, r);
-        m->moved = true;
+        if (taken) {
+            r->out_valid &= ~(1u << p);
+            held_sub(m, r);
+            m->moved = true;
+        }
     }
 }
 
@@ -205,93 +266,75 @@ static int head_route(const ksim_mesh *m, const ksim_router *r, int i, int x, in
     return (int)ksim_route(m->lo, m->hi, (uint8_t)x, (uint8_t)y, dst);
 }
 
+/* The lowest set bit of a 5-bit mask (the masks here are never 0 when asked). */
+static const uint8_t lowest_bit[1u << KSIM_PORTS] = {
+    0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0, 4, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0,
+};
+
 /* Each free output takes the first input, round robin from its pointer, whose head routes to it.
  * The routes are decoded once per head (an input that was popped offers its next head to the
- * outputs after it, as before). */
-static void arbitrate(ksim_mesh *m, int x, int y, uint64_t cycle)
+ * outputs after it, as before); `asks[p]` holds the inputs whose heads route to output p, so the
+ * round robin is a rotate and a lookup, not a scan. */
+static void arbitrate(ksim_mesh *m, ksim_router *r, int x, int y, uint64_t cycle)
 {
-    ksim_router *r = router(m, x, y);
-    int want[KSIM_PORTS];
+    unsigned asks[KSIM_PORTS] = {0};
     bool any = false;
     for (int i = 0; i < KSIM_PORTS; i++) {
-        want[i] = head_route(m, r, i, x, y, cycle);
-        any |= want[i] >= 0;
+        int p = head_route(m, r, i, x, y, cycle);
+        if (p >= 0) {
+            asks[p] |= 1u << i;
+            any = true;
+        }
     }
     if (!any)
         return;
+    const unsigned all = (1u << KSIM_PORTS) - 1;
     for (int p = 0; p < KSIM_PORTS; p++) {
-        if (r->out_valid[p])
+        if ((r->out_valid >> p & 1) || !asks[p])
             continue;
-        for (int k = 0; k < KSIM_PORTS; k++) {
-            int i = (int)r->rr[p] + k;
-            if (i >= KSIM_PORTS)
-                i -= KSIM_PORTS;
-            if (want[i] != p)
-                continue;
-            r->out[p] = *ksim_fifo_head(&r->in[i]);
-            r->out_valid[p] = true;
-            ksim_fifo_pop(&r->in[i]);
-            want[i] = head_route(m, r, i, x, y, cycle);
-            r->rr[p] = (unsigned)(i + 1) % KSIM_PORTS;
-            m->moved = true;
-            break;
-        }
+        unsigned rr = r->rr[p], rot = ((asks[p] >> rr) | (asks[p] << (KSIM_PORTS - rr))) & all;
+        int i = (int)(rr + lowest_bit[rot]);
+        if (i >= KSIM_PORTS)
+            i -= KSIM_PORTS;
+        r->out[p] = *ksim_fifo_head(&r->in[i]);
+        r->out_valid |= 1u << p;
+        ksim_fifo_pop(&r->in[i]);
+        /* the next head of input i may ask for a later output this cycle */
+        int next = head_route(m, r, i, x, y, cycle);
+        if (next > p)
+            asks[next] |= 1u << i;
+        r->rr[p] = (unsigned)(i + 1) % KSIM_PORTS;
+        m->moved = true;
     }
-}
-
-/* The router an endpoint at (x,y) talks to, and the router port facing it. */
-static bool attach_point(const ksim_mesh *m, int x, int y, int *rx, int *ry, ksim_port *port)
-{
-    *rx = clamp(x, m->lo, m->hi);
-    *ry = clamp(y, m->lo, m->hi);
-    if (x < m->lo)
-        *port = KSIM_W;
-    else if (x > m->hi)
-        *port = KSIM_E;
-    else if (y < m->lo)
-        *port = KSIM_N;
-    else if (y > m->hi)
-        *port = KSIM_S;
-    else
-        *port = KSIM_L;
-    return true;
 }
 
 void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
 {
     m->moved = false;
     for (unsigned i = 0; i < m->n_list; i++) {
-        ksim_attach *a = &m->at[m->list[i].y][m->list[i].x];
+        const ksim_attach *a = &m->list[i].a;
         if (a->ops->tick)
             a->ops->tick(a->ep, cycle);
     }
     /* A router that holds nothing has nothing to deliver or arbitrate (and the mesh as a whole
      * skips both when it holds nothing). */
     if (m->in_flight) {
-        for (int y = m->lo; y <= m->hi; y++)
-            for (int x = m->lo; x <= m->hi; x++)
-                if (router(m, x, y)->held)
-                    for (int p = 0; p < KSIM_PORTS; p++)
-                        deliver(m, x, y, (ksim_port)p, cycle);
-        for (int y = m->lo; y <= m->hi; y++)
-            for (int x = m->lo; x <= m->hi; x++)
-                if (router(m, x, y)->held)
-                    arbitrate(m, x, y, cycle);
+        unsigned routers = (unsigned)m->n * m->n;
+        for (unsigned i = 0; i < routers; i++)
+            if (m->routers[i].out_valid)
+                deliver(m, &m->routers[i], &m->links[i * KSIM_PORTS], cycle);
+        for (unsigned i = 0; i < routers; i++)
+            if (m->routers[i].held)
+                arbitrate(m, &m->routers[i], m->lo + (int)(i % m->n), m->lo + (int)(i / m->n),
+                          cycle);
     }
     /* Endpoints inject their output register into the router input facing them. */
     for (unsigned i = 0; i < m->n_list; i++) {
-        int x = m->list[i].x, y = m->list[i].y;
-        ksim_attach *a = &m->at[y][x];
-        const kt_flit *f = a->ops->out_peek(a->ep);
-        if (!f)
-            continue;
-        int rx, ry;
-        ksim_port port;
-        attach_point(m, x, y, &rx, &ry, &port);
-        ksim_router *r = router(m, rx, ry);
-        if (ksim_fifo_push(&r->in[port], f, cycle)) {
-            held_add(m, r);
-            a->ops->out_pop(a->ep);
+        ksim_endpoint *e = &m->list[i];
+        const kt_flit *f = e->a.ops->out_peek(e->a.ep);
+        if (f && ksim_fifo_push(e->in, f, cycle)) {
+            held_add(m, e->r);
+            e->a.ops->out_pop(e->a.ep);
             m->moved = true;
         }
     }

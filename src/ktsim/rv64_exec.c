@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The RV64 core's executor: memories, reset, and the run loop.
  *
- * Speed comes from three choices: the instruction memory is decoded once per host write (fetch
+ * Speed comes from four choices: the instruction memory is decoded once per host write (fetch
  * is an array index), the loop keeps pc and the counters in locals and writes them back only
- * when it leaves the fast path (a CSR, a trap, a control-region access), and the scratchpad is
- * a flat byte array tested with one unsigned compare per access. */
+ * when it leaves the fast path (a CSR, a trap, a control-region access), the scratchpad is a
+ * flat byte array tested with one unsigned compare per access, and each handler dispatches the
+ * next instruction itself where the compiler allows (KSIM_RV64_THREADED). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,14 @@
 #endif
 
 enum { CTRL_BYTES = 256 };
+
+/* Threaded dispatch needs labels as values, which GCC and Clang have on every target; any other
+ * compiler runs the same handlers through the switch. */
+#if defined(__GNUC__) && !defined(KSIM_RV64_SWITCH_ONLY)
+#define KSIM_RV64_THREADED 1
+#else
+#define KSIM_RV64_THREADED 0
+#endif
 
 void ksim_rv64_cfg_default(ksim_rv64_cfg *cfg)
 {
@@ -171,17 +180,7 @@ static int64_t ctrl_offset(const ksim_rv64 *c, uint64_t a)
     return (a >> 8) == (c->cfg.ctrl_base >> 8) ? (int64_t)(a & (CTRL_BYTES - 1)) : -1;
 }
 
-/* Load width and sign per load operation. */
-static const struct {
-    uint8_t width;
-    bool sign;
-} load_kind[] = {
-    [RV_LB - RV_LB] = {1, true},   [RV_LH - RV_LB] = {2, true},   [RV_LW - RV_LB] = {4, true},
-    [RV_LD - RV_LB] = {8, false},  [RV_LBU - RV_LB] = {1, false}, [RV_LHU - RV_LB] = {2, false},
-    [RV_LWU - RV_LB] = {4, false},
-};
-static const uint8_t store_width[] = {1, 2, 4, 8};
-
+/* A loaded value widened to 64 bits, as the load's width and signedness say. */
 static uint64_t extend(uint64_t v, unsigned width, bool sign)
 {
     if (width == 8)
@@ -213,6 +212,34 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
 /* Leave the fast path: write the locals back; come back: reload them. */
 #define SYNC() (c->pc = pc, c->cycles = cycles, c->retired = retired)
 #define RELOAD() (pc = c->pc, cycles = c->cycles, retired = c->retired)
+/* The end of an operation's handler. Threaded: retire it and, when nothing needs the loop's
+ * checks (budget, cycle limit, interrupt, fetch fault), jump straight to the next
+ * operation's handler, so each handler has its own indirect jump for the host to predict.
+ * Otherwise: leave the switch for the loop's tail. (A block, not do-while: `continue` must reach
+ * the loop.) */
+#if KSIM_RV64_THREADED
+#define OP(op)                                                                                     \
+    case op:                                                                                       \
+    L_##op:
+#define DONE                                                                                       \
+    {                                                                                              \
+        pc = next;                                                                                 \
+        retired++;                                                                                 \
+        if (max_insns > 1 && cycles < cycle_limit && !c->irq_ready && pc < imem_bytes) {          \
+            max_insns--;                                                                           \
+            in = &dec[pc >> 2];                                                                    \
+            a = x[in->rs1];                                                                        \
+            b = x[in->rs2];                                                                        \
+            next = pc + 4;                                                                         \
+            cycles += in->cycles;                                                                  \
+            goto *handler[in->op];                                                                 \
+        }                                                                                          \
+        continue;                                                                                  \
+    }
+#else
+#define OP(op) case op:
+#define DONE break
+#endif
 #define RAISE(code, value)                                                                         \
     do {                                                                                           \
         cause = (code);                                                                            \
@@ -220,6 +247,89 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
         goto exception;                                                                            \
     } while (0)
 
+    const ksim_rv64_insn *in;
+    uint64_t a, b, next;
+#if KSIM_RV64_THREADED
+    /* Every operation's handler, for the dispatch at the end of each (THREADED below). */
+    static const void *const handler[RV_OP_COUNT] = {
+        [RV_ILLEGAL] = &&L_RV_ILLEGAL,
+        [RV_LUI] = &&L_RV_LUI,
+        [RV_AUIPC] = &&L_RV_AUIPC,
+        [RV_JAL] = &&L_RV_JAL,
+        [RV_JALR] = &&L_RV_JALR,
+        [RV_BEQ] = &&L_RV_BEQ,
+        [RV_BNE] = &&L_RV_BNE,
+        [RV_BLT] = &&L_RV_BLT,
+        [RV_BGE] = &&L_RV_BGE,
+        [RV_BLTU] = &&L_RV_BLTU,
+        [RV_BGEU] = &&L_RV_BGEU,
+        [RV_LB] = &&L_RV_LB,
+        [RV_LH] = &&L_RV_LH,
+        [RV_LW] = &&L_RV_LW,
+        [RV_LD] = &&L_RV_LD,
+        [RV_LBU] = &&L_RV_LBU,
+        [RV_LHU] = &&L_RV_LHU,
+        [RV_LWU] = &&L_RV_LWU,
+        [RV_SB] = &&L_RV_SB,
+        [RV_SH] = &&L_RV_SH,
+        [RV_SW] = &&L_RV_SW,
+        [RV_SD] = &&L_RV_SD,
+        [RV_ADDI] = &&L_RV_ADDI,
+        [RV_SLTI] = &&L_RV_SLTI,
+        [RV_SLTIU] = &&L_RV_SLTIU,
+        [RV_XORI] = &&L_RV_XORI,
+        [RV_ORI] = &&L_RV_ORI,
+        [RV_ANDI] = &&L_RV_ANDI,
+        [RV_SLLI] = &&L_RV_SLLI,
+        [RV_SRLI] = &&L_RV_SRLI,
+        [RV_SRAI] = &&L_RV_SRAI,
+        [RV_ADDIW] = &&L_RV_ADDIW,
+        [RV_SLLIW] = &&L_RV_SLLIW,
+        [RV_SRLIW] = &&L_RV_SRLIW,
+        [RV_SRAIW] = &&L_RV_SRAIW,
+        [RV_ADD] = &&L_RV_ADD,
+        [RV_SUB] = &&L_RV_SUB,
+        [RV_SLL] = &&L_RV_SLL,
+        [RV_SLT] = &&L_RV_SLT,
+        [RV_SLTU] = &&L_RV_SLTU,
+        [RV_XOR] = &&L_RV_XOR,
+        [RV_SRL] = &&L_RV_SRL,
+        [RV_SRA] = &&L_RV_SRA,
+        [RV_OR] = &&L_RV_OR,
+        [RV_AND] = &&L_RV_AND,
+        [RV_ADDW] = &&L_RV_ADDW,
+        [RV_SUBW] = &&L_RV_SUBW,
+        [RV_SLLW] = &&L_RV_SLLW,
+        [RV_SRLW] = &&L_RV_SRLW,
+        [RV_SRAW] = &&L_RV_SRAW,
+        [RV_MUL] = &&L_RV_MUL,
+        [RV_MULH] = &&L_RV_MULH,
+        [RV_MULHSU] = &&L_RV_MULHSU,
+        [RV_MULHU] = &&L_RV_MULHU,
+        [RV_DIV] = &&L_RV_DIV,
+        [RV_DIVU] = &&L_RV_DIVU,
+        [RV_REM] = &&L_RV_REM,
+        [RV_REMU] = &&L_RV_REMU,
+        [RV_MULW] = &&L_RV_MULW,
+        [RV_DIVW] = &&L_RV_DIVW,
+        [RV_DIVUW] = &&L_RV_DIVUW,
+        [RV_REMW] = &&L_RV_REMW,
+        [RV_REMUW] = &&L_RV_REMUW,
+        [RV_FENCE] = &&L_RV_FENCE,
+        [RV_FENCE_I] = &&L_RV_FENCE_I,
+        [RV_ECALL] = &&L_RV_ECALL,
+        [RV_EBREAK] = &&L_RV_EBREAK,
+        [RV_MRET] = &&L_RV_MRET,
+        [RV_WFI] = &&L_RV_WFI,
+        [RV_CSRRW] = &&L_RV_CSRRW,
+        [RV_CSRRS] = &&L_RV_CSRRS,
+        [RV_CSRRC] = &&L_RV_CSRRC,
+        [RV_CSRRWI] = &&L_RV_CSRRWI,
+        [RV_CSRRSI] = &&L_RV_CSRRSI,
+        [RV_CSRRCI] = &&L_RV_CSRRCI,
+        [RV_JUMP_MISALIGNED] = &&L_RV_JUMP_MISALIGNED,
+    };
+#endif
     for (; max_insns; max_insns--) {
         if (cycles >= cycle_limit)
             break;
@@ -230,147 +340,156 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
         }
         if (pc >= imem_bytes)
             RAISE(KSIM_RV64_EXC_FETCH_FAULT, pc);
-        const ksim_rv64_insn *in = &dec[pc >> 2];
-        const uint64_t a = x[in->rs1], b = x[in->rs2];
-        uint64_t next = pc + 4;
+        in = &dec[pc >> 2];
+        a = x[in->rs1];
+        b = x[in->rs2];
+        next = pc + 4;
         cycles += in->cycles;
         switch ((enum ksim_rv64_op)in->op) {
-        case RV_LUI: x[in->rd] = (uint64_t)in->imm; break;
-        case RV_AUIPC: x[in->rd] = pc + (uint64_t)in->imm; break;
-        case RV_JAL:
+        OP(RV_LUI) x[in->rd] = (uint64_t)in->imm; DONE;
+        OP(RV_AUIPC) x[in->rd] = pc + (uint64_t)in->imm; DONE;
+        OP(RV_JAL)
             x[in->rd] = next;
             next = pc + (uint64_t)in->imm;
-            break;
-        case RV_JALR: {
+            DONE;
+        OP(RV_JALR) {
             uint64_t t = (a + (uint64_t)in->imm) & ~1ull;
             if (t & 3)
                 RAISE(KSIM_RV64_EXC_FETCH_MISALIGNED, t);
             x[in->rd] = next;
             next = t;
-            break;
+            DONE;
         }
 #define BRANCH(cond)                                                                               \
     if (cond) {                                                                                    \
         next = pc + (uint64_t)in->imm;                                                             \
         cycles += taken;                                                                           \
     }                                                                                              \
-    break
-        case RV_BEQ: BRANCH(a == b);
-        case RV_BNE: BRANCH(a != b);
-        case RV_BLT: BRANCH((int64_t)a < (int64_t)b);
-        case RV_BGE: BRANCH((int64_t)a >= (int64_t)b);
-        case RV_BLTU: BRANCH(a < b);
-        case RV_BGEU: BRANCH(a >= b);
+    DONE
+        OP(RV_BEQ) BRANCH(a == b);
+        OP(RV_BNE) BRANCH(a != b);
+        OP(RV_BLT) BRANCH((int64_t)a < (int64_t)b);
+        OP(RV_BGE) BRANCH((int64_t)a >= (int64_t)b);
+        OP(RV_BLTU) BRANCH(a < b);
+        OP(RV_BGEU) BRANCH(a >= b);
 #undef BRANCH
-        case RV_LB:
-        case RV_LH:
-        case RV_LW:
-        case RV_LD:
-        case RV_LBU:
-        case RV_LHU:
-        case RV_LWU: {
-            unsigned w = load_kind[in->op - RV_LB].width;
-            uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base, v = 0;
-            if (addr & (w - 1))
-                RAISE(KSIM_RV64_EXC_LOAD_MISALIGNED, addr);
-            if (off <= (uint64_t)spad_bytes - w) {
-                memcpy(&v, spad + off, w);
-            } else {
-                int64_t co = ctrl_offset(c, addr);
-                if (co < 0)
-                    RAISE(KSIM_RV64_EXC_LOAD_FAULT, addr);
-                cycles += ctrl_cost;
-                SYNC();
-                v = c->bus.ctrl_load(c->bus.ctx, (uint32_t)co, w);
-            }
-            x[in->rd] = extend(v, w, load_kind[in->op - RV_LB].sign);
-            break;
-        }
-        case RV_SB:
-        case RV_SH:
-        case RV_SW:
-        case RV_SD: {
-            unsigned w = store_width[in->op - RV_SB];
-            uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base;
-            if (addr & (w - 1))
-                RAISE(KSIM_RV64_EXC_STORE_MISALIGNED, addr);
-            if (off <= (uint64_t)spad_bytes - w) {
-                /* Remember what the store replaced, for a host write in the cycle it issued. */
-                c->store_cycle = cycles - in->cycles;
-                c->store_off = (uint32_t)off;
-                c->store_width = (uint8_t)w;
-                memcpy(c->store_old, spad + off, w);
-                c->store_valid = true;
-                memcpy(spad + off, &b, w);
-            } else {
-                int64_t co = ctrl_offset(c, addr);
-                if (co < 0)
-                    RAISE(KSIM_RV64_EXC_STORE_FAULT, addr);
-                cycles += ctrl_cost;
-                c->pc = next;
-                c->cycles = cycles;
-                c->retired = retired + 1;
-                bool halt = c->bus.ctrl_store(c->bus.ctx, (uint32_t)co, w, b);
-                RELOAD();
-                if (halt) {
-                    stop = KSIM_RV64_BUS_STOP;
-                    goto out;
-                }
-                continue;
-            }
-            break;
-        }
-        case RV_ADDI: x[in->rd] = a + (uint64_t)in->imm; break;
-        case RV_SLTI: x[in->rd] = (int64_t)a < in->imm; break;
-        case RV_SLTIU: x[in->rd] = a < (uint64_t)in->imm; break;
-        case RV_XORI: x[in->rd] = a ^ (uint64_t)in->imm; break;
-        case RV_ORI: x[in->rd] = a | (uint64_t)in->imm; break;
-        case RV_ANDI: x[in->rd] = a & (uint64_t)in->imm; break;
-        case RV_SLLI: x[in->rd] = a << in->imm; break;
-        case RV_SRLI: x[in->rd] = a >> in->imm; break;
-        case RV_SRAI: x[in->rd] = (uint64_t)((int64_t)a >> in->imm); break;
-        case RV_ADDIW: x[in->rd] = (uint64_t)sx32(a + (uint64_t)in->imm); break;
-        case RV_SLLIW: x[in->rd] = (uint64_t)sx32((uint32_t)a << in->imm); break;
-        case RV_SRLIW: x[in->rd] = (uint64_t)sx32((uint32_t)a >> in->imm); break;
-        case RV_SRAIW: x[in->rd] = (uint64_t)(int64_t)((int32_t)(uint32_t)a >> in->imm); break;
-        case RV_ADD: x[in->rd] = a + b; break;
-        case RV_SUB: x[in->rd] = a - b; break;
-        case RV_SLL: x[in->rd] = a << (b & 63); break;
-        case RV_SLT: x[in->rd] = (int64_t)a < (int64_t)b; break;
-        case RV_SLTU: x[in->rd] = a < b; break;
-        case RV_XOR: x[in->rd] = a ^ b; break;
-        case RV_SRL: x[in->rd] = a >> (b & 63); break;
-        case RV_SRA: x[in->rd] = (uint64_t)((int64_t)a >> (b & 63)); break;
-        case RV_OR: x[in->rd] = a | b; break;
-        case RV_AND: x[in->rd] = a & b; break;
-        case RV_ADDW: x[in->rd] = (uint64_t)sx32(a + b); break;
-        case RV_SUBW: x[in->rd] = (uint64_t)sx32(a - b); break;
-        case RV_SLLW: x[in->rd] = (uint64_t)sx32((uint32_t)a << (b & 31)); break;
-        case RV_SRLW: x[in->rd] = (uint64_t)sx32((uint32_t)a >> (b & 31)); break;
-        case RV_SRAW: x[in->rd] = (uint64_t)(int64_t)((int32_t)(uint32_t)a >> (b & 31)); break;
-        case RV_MUL: x[in->rd] = a * b; break;
-        case RV_MULH: x[in->rd] = mulh_ss((int64_t)a, (int64_t)b); break;
-        case RV_MULHSU: x[in->rd] = mulh_su((int64_t)a, b); break;
-        case RV_MULHU: x[in->rd] = mulh_uu(a, b); break;
-        case RV_DIV: x[in->rd] = div_s((int64_t)a, (int64_t)b); break;
-        case RV_DIVU: x[in->rd] = div_u(a, b); break;
-        case RV_REM: x[in->rd] = rem_s((int64_t)a, (int64_t)b); break;
-        case RV_REMU: x[in->rd] = rem_u(a, b); break;
-        case RV_MULW: x[in->rd] = (uint64_t)sx32((uint32_t)a * (uint32_t)b); break;
-        case RV_DIVW: x[in->rd] = divw_s((int32_t)(uint32_t)a, (int32_t)(uint32_t)b); break;
-        case RV_DIVUW: x[in->rd] = divw_u((uint32_t)a, (uint32_t)b); break;
-        case RV_REMW: x[in->rd] = remw_s((int32_t)(uint32_t)a, (int32_t)(uint32_t)b); break;
-        case RV_REMUW: x[in->rd] = remw_u((uint32_t)a, (uint32_t)b); break;
-        case RV_FENCE:
-        case RV_FENCE_I: break; /* one hart, no cache model: ordering is free */
-        case RV_ECALL: RAISE(KSIM_RV64_EXC_ECALL_M, 0);
-        case RV_EBREAK: RAISE(KSIM_RV64_EXC_BREAKPOINT, pc);
-        case RV_MRET:
+/* One handler per width and signedness: the width is a constant in each, so the scratchpad
+ * access is one host load or store. */
+#define LOAD(op, w, sign)                                                                           \
+    OP(op)                                                                                          \
+    {                                                                                               \
+        uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base, v = 0;                       \
+        if (addr & (w - 1))                                                                         \
+            RAISE(KSIM_RV64_EXC_LOAD_MISALIGNED, addr);                                             \
+        if (off <= (uint64_t)spad_bytes - w) {                                                      \
+            memcpy(&v, spad + off, w);                                                              \
+        } else {                                                                                    \
+            int64_t co = ctrl_offset(c, addr);                                                      \
+            if (co < 0)                                                                             \
+                RAISE(KSIM_RV64_EXC_LOAD_FAULT, addr);                                              \
+            cycles += ctrl_cost;                                                                    \
+            SYNC();                                                                                 \
+            v = c->bus.ctrl_load(c->bus.ctx, (uint32_t)co, w);                                      \
+        }                                                                                           \
+        x[in->rd] = extend(v, w, sign);                                                             \
+        DONE;                                                                                       \
+    }
+#define STORE(op, w)                                                                                \
+    OP(op)                                                                                          \
+    {                                                                                               \
+        uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base;                              \
+        if (addr & (w - 1))                                                                         \
+            RAISE(KSIM_RV64_EXC_STORE_MISALIGNED, addr);                                            \
+        if (off <= (uint64_t)spad_bytes - w) {                                                      \
+            /* Remember what the store replaced, for a host write in the cycle it issued. */        \
+            c->store_cycle = cycles - in->cycles;                                                   \
+            c->store_off = (uint32_t)off;                                                           \
+            c->store_width = (uint8_t)w;                                                            \
+            memcpy(c->store_old, spad + off, w);                                                    \
+            c->store_valid = true;                                                                  \
+            memcpy(spad + off, &b, w);                                                              \
+        } else {                                                                                    \
+            int64_t co = ctrl_offset(c, addr);                                                      \
+            if (co < 0)                                                                             \
+                RAISE(KSIM_RV64_EXC_STORE_FAULT, addr);                                             \
+            cycles += ctrl_cost;                                                                    \
+            c->pc = next;                                                                           \
+            c->cycles = cycles;                                                                     \
+            c->retired = retired + 1;                                                               \
+            bool halt = c->bus.ctrl_store(c->bus.ctx, (uint32_t)co, w, b);                          \
+            RELOAD();                                                                               \
+            if (halt) {                                                                             \
+                stop = KSIM_RV64_BUS_STOP;                                                          \
+                goto out;                                                                           \
+            }                                                                                       \
+            continue;                                                                               \
+        }                                                                                           \
+        DONE;                                                                                       \
+    }
+        LOAD(RV_LB, 1, true)
+        LOAD(RV_LH, 2, true)
+        LOAD(RV_LW, 4, true)
+        LOAD(RV_LD, 8, false)
+        LOAD(RV_LBU, 1, false)
+        LOAD(RV_LHU, 2, false)
+        LOAD(RV_LWU, 4, false)
+        STORE(RV_SB, 1)
+        STORE(RV_SH, 2)
+        STORE(RV_SW, 4)
+        STORE(RV_SD, 8)
+#undef LOAD
+#undef STORE
+        OP(RV_ADDI) x[in->rd] = a + (uint64_t)in->imm; DONE;
+        OP(RV_SLTI) x[in->rd] = (int64_t)a < in->imm; DONE;
+        OP(RV_SLTIU) x[in->rd] = a < (uint64_t)in->imm; DONE;
+        OP(RV_XORI) x[in->rd] = a ^ (uint64_t)in->imm; DONE;
+        OP(RV_ORI) x[in->rd] = a | (uint64_t)in->imm; DONE;
+        OP(RV_ANDI) x[in->rd] = a & (uint64_t)in->imm; DONE;
+        OP(RV_SLLI) x[in->rd] = a << in->imm; DONE;
+        OP(RV_SRLI) x[in->rd] = a >> in->imm; DONE;
+        OP(RV_SRAI) x[in->rd] = (uint64_t)((int64_t)a >> in->imm); DONE;
+        OP(RV_ADDIW) x[in->rd] = (uint64_t)sx32(a + (uint64_t)in->imm); DONE;
+        OP(RV_SLLIW) x[in->rd] = (uint64_t)sx32((uint32_t)a << in->imm); DONE;
+        OP(RV_SRLIW) x[in->rd] = (uint64_t)sx32((uint32_t)a >> in->imm); DONE;
+        OP(RV_SRAIW) x[in->rd] = (uint64_t)(int64_t)((int32_t)(uint32_t)a >> in->imm); DONE;
+        OP(RV_ADD) x[in->rd] = a + b; DONE;
+        OP(RV_SUB) x[in->rd] = a - b; DONE;
+        OP(RV_SLL) x[in->rd] = a << (b & 63); DONE;
+        OP(RV_SLT) x[in->rd] = (int64_t)a < (int64_t)b; DONE;
+        OP(RV_SLTU) x[in->rd] = a < b; DONE;
+        OP(RV_XOR) x[in->rd] = a ^ b; DONE;
+        OP(RV_SRL) x[in->rd] = a >> (b & 63); DONE;
+        OP(RV_SRA) x[in->rd] = (uint64_t)((int64_t)a >> (b & 63)); DONE;
+        OP(RV_OR) x[in->rd] = a | b; DONE;
+        OP(RV_AND) x[in->rd] = a & b; DONE;
+        OP(RV_ADDW) x[in->rd] = (uint64_t)sx32(a + b); DONE;
+        OP(RV_SUBW) x[in->rd] = (uint64_t)sx32(a - b); DONE;
+        OP(RV_SLLW) x[in->rd] = (uint64_t)sx32((uint32_t)a << (b & 31)); DONE;
+        OP(RV_SRLW) x[in->rd] = (uint64_t)sx32((uint32_t)a >> (b & 31)); DONE;
+        OP(RV_SRAW) x[in->rd] = (uint64_t)(int64_t)((int32_t)(uint32_t)a >> (b & 31)); DONE;
+        OP(RV_MUL) x[in->rd] = a * b; DONE;
+        OP(RV_MULH) x[in->rd] = mulh_ss((int64_t)a, (int64_t)b); DONE;
+        OP(RV_MULHSU) x[in->rd] = mulh_su((int64_t)a, b); DONE;
+        OP(RV_MULHU) x[in->rd] = mulh_uu(a, b); DONE;
+        OP(RV_DIV) x[in->rd] = div_s((int64_t)a, (int64_t)b); DONE;
+        OP(RV_DIVU) x[in->rd] = div_u(a, b); DONE;
+        OP(RV_REM) x[in->rd] = rem_s((int64_t)a, (int64_t)b); DONE;
+        OP(RV_REMU) x[in->rd] = rem_u(a, b); DONE;
+        OP(RV_MULW) x[in->rd] = (uint64_t)sx32((uint32_t)a * (uint32_t)b); DONE;
+        OP(RV_DIVW) x[in->rd] = divw_s((int32_t)(uint32_t)a, (int32_t)(uint32_t)b); DONE;
+        OP(RV_DIVUW) x[in->rd] = divw_u((uint32_t)a, (uint32_t)b); DONE;
+        OP(RV_REMW) x[in->rd] = remw_s((int32_t)(uint32_t)a, (int32_t)(uint32_t)b); DONE;
+        OP(RV_REMUW) x[in->rd] = remw_u((uint32_t)a, (uint32_t)b); DONE;
+        OP(RV_FENCE)
+        OP(RV_FENCE_I) DONE; /* one hart, no cache model: ordering is free */
+        OP(RV_ECALL) RAISE(KSIM_RV64_EXC_ECALL_M, 0);
+        OP(RV_EBREAK) RAISE(KSIM_RV64_EXC_BREAKPOINT, pc);
+        OP(RV_MRET)
             SYNC();
             ksim_rv64_mret(c);
             next = c->pc;
-            break;
-        case RV_WFI:
+            DONE;
+        OP(RV_WFI)
             if (!(c->csr.mip & c->csr.mie)) {
                 c->wfi = true;
                 pc = next;
@@ -378,13 +497,13 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
                 stop = KSIM_RV64_WFI;
                 goto out;
             }
-            break;
-        case RV_CSRRW:
-        case RV_CSRRS:
-        case RV_CSRRC:
-        case RV_CSRRWI:
-        case RV_CSRRSI:
-        case RV_CSRRCI: {
+            DONE;
+        OP(RV_CSRRW)
+        OP(RV_CSRRS)
+        OP(RV_CSRRC)
+        OP(RV_CSRRWI)
+        OP(RV_CSRRSI)
+        OP(RV_CSRRCI) {
             int row = (int)in->imm;
             bool imm_form = in->op >= RV_CSRRWI;
             uint64_t src = imm_form ? in->rs1 : a;
@@ -398,10 +517,10 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
                 ksim_rv64_csr_write(c, row, kind == 1 ? old | src : old & ~src);
             RELOAD();
             x[in->rd] = old;
-            break;
+            DONE;
         }
-        case RV_JUMP_MISALIGNED: RAISE(KSIM_RV64_EXC_FETCH_MISALIGNED, pc + (uint64_t)in->imm);
-        case RV_ILLEGAL:
+        OP(RV_JUMP_MISALIGNED) RAISE(KSIM_RV64_EXC_FETCH_MISALIGNED, pc + (uint64_t)in->imm);
+        OP(RV_ILLEGAL)
         case RV_OP_COUNT:
         default: RAISE(KSIM_RV64_EXC_ILLEGAL, c->imem[pc >> 2]);
         }
@@ -424,4 +543,6 @@ out:
 #undef SYNC
 #undef RELOAD
 #undef RAISE
+#undef OP
+#undef DONE
 }

@@ -226,16 +226,12 @@ static bool sx_recv(void *p, const kt_flit *f)
         return true;
     if (*got >= u->beats)
         return true;
-    uint8_t beat[32];
+    /* the beat's bytes straight into the operand, little-endian word by word */
+    uint8_t *beat = (uint8_t *)(is_x ? u->x : u->y) + *got * 32;
     for (int w = 0; w < 4; w++)
-        for (int b = 0; b < 8; b++)
-            beat[w * 8 + b] = (uint8_t)(f->w[w] >> (8 * b));
-    if (is_x)
-        memcpy((uint8_t *)u->x + *got * 32, beat, 32);
-    else {
-        memcpy((uint8_t *)u->y + *got * 32, beat, 32);
+        kt_put_le64(beat + 8 * w, f->w[w]);
+    if (!is_x)
         memcpy(u->ybytes + *got * 32, beat, 32);
-    }
     (*got)++;
     return true;
 }

@@ -51,6 +51,13 @@ int rknn_fail(npk_status s)
     case NPK_ENOMEM: return RKNN_ERR_MALLOC_FAIL;
     case NPK_ETIMEDOUT: return RKNN_ERR_TIMEOUT;
     case NPK_ENODEV: return RKNN_ERR_DEVICE_UNAVAILABLE;
+    case NPK_EIO:
+    case NPK_EFAULT:
+    case NPK_EBUSY:
+    case NPK_EPARSE:
+    case NPK_EPROTO:
+    case NPK_EMISMATCH:
+    case NPK_STATUS_COUNT:
     default: return RKNN_ERR_FAIL;
     }
 }

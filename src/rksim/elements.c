@@ -57,6 +57,11 @@ void rksim_load_run(npk_rk_prec p, const uint8_t *base, size_t first, size_t n, 
             dst[j] = (float)(int8_t)base[first + j];
         return;
     case NPK_PREC_INT4: load_int4(base, first, n, dst); return;
+    case NPK_PREC_INT16:
+    case NPK_PREC_BF16:
+    case NPK_PREC_INT32:
+    case NPK_PREC_FP32:
+    case NPK_PREC_TF32:
     default:
         for (size_t j = 0; j < n; j++)
             dst[j] = (float)npk_rk_prec_load(p, base, first + j);
@@ -174,6 +179,11 @@ static bool store_int(npk_rk_prec p, uint8_t *base, const float *cf, const int64
     case NPK_PREC_INT32: STORE_INT(int32_t, uint32_t, 4); return true;
     case NPK_PREC_INT16: STORE_INT(int16_t, uint16_t, 2); return true;
     case NPK_PREC_INT8: STORE_INT(int8_t, uint8_t, 1); return true;
+    case NPK_PREC_FP16:
+    case NPK_PREC_BF16:
+    case NPK_PREC_FP32:
+    case NPK_PREC_INT4:
+    case NPK_PREC_TF32:
     default: return false;
     }
 }

@@ -32,6 +32,15 @@ bool rksim_decode_entry(uint64_t e, rksim_entry *out, rksim_core_result *r)
     switch (out->block) {
     case NPK_BLK_PC_OP40: out->kind = RKSIM_ENTRY_PRE_OP; break;
     case NPK_BLK_PC_OPEN: out->kind = RKSIM_ENTRY_OP_ENABLE; break;
+    case NPK_BLK_PC:
+    case NPK_BLK_CNA:
+    case NPK_BLK_CMAC:
+    case NPK_BLK_CORE:
+    case NPK_BLK_DPU:
+    case NPK_BLK_DPU_RDMA:
+    case NPK_BLK_PPU:
+    case NPK_BLK_PPU_RDMA:
+    case NPK_BLK_COUNT:
     default: out->kind = RKSIM_ENTRY_WRITE; break;
     }
     return true;

@@ -131,6 +131,10 @@ int rksim_run_submit(rksim *s, struct rknpu_submit *sub, const uint8_t *task_buf
          * by rknpu for SUBMIT, so callers can tell it apart). */
         rc = -EOPNOTSUPP;
         break;
+    case RKSIM_WEDGE:
+    case RKSIM_FAULT:
+    case RKSIM_CRASH:
+    case RKSIM_REJECTED:
     default: /* a wedge or a DMA fault: the job never raises its interrupt */
         if (!nonblock)
             sleep_scaled_timeout(s, sub->timeout);

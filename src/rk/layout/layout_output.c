@@ -213,6 +213,10 @@ npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t 
     case NPK_PREC_FP16: walk_segments(blk, 2, 4, block, user, up, rows, cols, add_f32_f16); break;
     case NPK_PREC_INT32: walk_segments(blk, 4, 4, block, user, up, rows, cols, add_i32_i32); break;
     case NPK_PREC_INT16: walk_segments(blk, 2, 4, block, user, up, rows, cols, add_i32_i16); break;
+    case NPK_PREC_INT8:
+    case NPK_PREC_BF16:
+    case NPK_PREC_INT4:
+    case NPK_PREC_TF32:
     default: /* NPK_PREC_INT8: check_output_args admits no other */
         walk_segments(blk, 1, 4, block, user, up, rows, cols, add_i32_i8);
         break;

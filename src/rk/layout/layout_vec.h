@@ -4,12 +4,30 @@
  *
  * The work of packing is moving bytes, not arithmetic: a weight tile is a transpose, an int4
  * row is a nibble merge. Done element by element that runs at a small fraction of memcpy; in
- * 16-byte registers it costs a few shuffles per 16 bytes. */
+ * 16-byte registers it costs a few shuffles per 16 bytes. The x86-64 section below adds what
+ * 16-byte stores cannot reach there: 32-byte AVX2 kernels and non-temporal stores. */
 #ifndef NPUKIT_RK_LAYOUT_VEC_H
 #define NPUKIT_RK_LAYOUT_VEC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* x86-64 compilers can build AVX2 code into a baseline (SSE2) binary, chosen at run time by
+ * npk_layout_avx2(); kernels marked NPK_LAYOUT_AVX2 are only called behind that check. Every
+ * such kernel has a portable 16-byte twin, the one other targets (aarch64's NEON) use. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define NPK_LAYOUT_HAVE_AVX2 1
+#include <immintrin.h>
+#define NPK_LAYOUT_AVX2 static inline __attribute__((always_inline, target("avx2")))
+static inline int npk_layout_avx2(void) { return __builtin_cpu_supports("avx2"); }
+#else
+#define NPK_LAYOUT_HAVE_AVX2 0
+#endif
 
 typedef uint8_t npk_v16u8 __attribute__((vector_size(16)));
 typedef uint16_t npk_v8u16 __attribute__((vector_size(16)));
@@ -35,6 +53,34 @@ static inline npk_v16u8 npk_vload(const void *p)
     return v;
 }
 static inline void npk_vstore(void *p, npk_v16u8 v) { memcpy(p, &v, sizeof v); }
+
+/* Copy `bytes` (a multiple of 64) from src to a 16-byte aligned dst that will not be read again
+ * soon. A packed operand much larger than the caches is written once and read by the NPU (or
+ * the simulator) later: an ordinary store first reads every destination line into the cache,
+ * a third of the memory traffic, which x86's non-temporal stores skip (as memcpy does for
+ * large copies). Elsewhere this is an ordinary copy; npk_stream_done() must follow the last
+ * call before the data is handed on. */
+static inline void npk_stream_copy(uint8_t *dst, const uint8_t *src, size_t bytes)
+{
+#if defined(__SSE2__)
+    for (size_t i = 0; i < bytes; i += 64) {
+        _mm_stream_si128((__m128i *)(void *)(dst + i), (__m128i)npk_vload(src + i));
+        _mm_stream_si128((__m128i *)(void *)(dst + i + 16), (__m128i)npk_vload(src + i + 16));
+        _mm_stream_si128((__m128i *)(void *)(dst + i + 32), (__m128i)npk_vload(src + i + 32));
+        _mm_stream_si128((__m128i *)(void *)(dst + i + 48), (__m128i)npk_vload(src + i + 48));
+    }
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
+/* Orders the non-temporal stores of npk_stream_copy before everything after it. */
+static inline void npk_stream_done(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
 
 /* Interleave the low (or high) halves of two rows: [a0 b0 a1 b1 ...]. */
 static inline npk_v16u8 npk_zip_lo8(npk_v16u8 a, npk_v16u8 b)
@@ -180,6 +226,25 @@ static inline npk_v16u8 npk_nibble_pack32(const void *src)
     npk_v16u8 a = npk_vload(s), b = npk_vload(s + 16);
     return (npk_even8(a, b) & low) | (npk_odd8(a, b) << 4);
 }
+
+#if NPK_LAYOUT_HAVE_AVX2
+/* Two consecutive 16-byte atoms of one user row in a 32-byte register: the next 32 user bytes
+ * as they are (8- and 16-bit elements), or for int4 the next 64 int8 values nibble-packed like
+ * npk_nibble_pack32. Per 16-bit lane x = [even, odd], (x & 0xf) | (x >> 4 & 0xf0) is the packed
+ * byte; packus narrows two registers of lanes in 128-bit halves, and the 64-bit permute puts
+ * those halves back in memory order. */
+NPK_LAYOUT_AVX2 __m256i npk_atom_pair_v32(const uint8_t *src, unsigned bits)
+{
+    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)src);
+    if (bits != 4)
+        return a;
+    __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(src + 32));
+    const __m256i lo = _mm256_set1_epi16(0x0f), hi = _mm256_set1_epi16(0xf0);
+    a = _mm256_or_si256(_mm256_and_si256(a, lo), _mm256_and_si256(_mm256_srli_epi16(a, 4), hi));
+    b = _mm256_or_si256(_mm256_and_si256(b, lo), _mm256_and_si256(_mm256_srli_epi16(b, 4), hi));
+    return _mm256_permute4x64_epi64(_mm256_packus_epi16(a, b), 0xd8);
+}
+#endif
 
 /* Merge two rows of 16 int8 values into 16 bytes: `even` in the low nibbles, `odd` in the
  * high ones (the weight tiles pair K rows 2j and 2j+1). */

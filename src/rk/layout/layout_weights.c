@@ -7,7 +7,10 @@
  *
  * Speed: the block is walked one K-tile (32 rows of B) at a time, so those rows are read
  * once, left to right, while each 1024-byte tile is written whole. The transposes run in
- * 16-byte registers (layout_vec.h): 8×8 blocks of 16-bit elements, 16×16 blocks of bytes. */
+ * 16-byte registers (layout_vec.h): 8×8 blocks of 16-bit elements, 16×16 blocks of bytes; on
+ * x86-64 with AVX2, two of them at once in 32-byte registers. Large blocks are written with
+ * non-temporal stores. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "layout_internal.h"
@@ -92,12 +95,115 @@ static npk_status check_weight_args(const char *fn, npk_rk_prec in, const void *
                                    npk_rk_b_bytes(in, k.end - k.begin, n.end - n.begin), 1);
 }
 
-/* The tile walk of a whole block, inlined once per element width so that pack_tile is
- * straight-line code for that width. One K-tile (32 rows of B) at a time, left to right:
- * of the loop orders tried (N-tile outer, blocks of K-tiles, copying cache-line strips to a
- * buffer first) this one ran fastest on 4096×4096. */
+/* Packed blocks at least this large are written with non-temporal stores where the target
+ * has them (layout_vec.h): well past the per-core L2 (1 MB on the Cortex-A76 and typical x86-64
+ * cores), where the block can no longer be in cache when the NPU or the simulator reads it.
+ * Smaller ones stay cached. */
+#define STREAM_MIN_BYTES ((size_t)4 << 20)
+
+/* One whole tile in 16-byte registers; with `stream` it is built in an L1-resident buffer and
+ * then streamed out whole (16 full cache lines). */
+NPK_LAYOUT_INLINE void pack_tile_v16(unsigned bits, const uint8_t *src, size_t sp, uint8_t *dst,
+                                     bool stream)
+{
+    if (!stream) {
+        pack_tile(bits, src, sp, dst);
+        return;
+    }
+    _Alignas(64) uint8_t built[TILE_BYTES];
+    pack_tile(bits, src, sp, built);
+    npk_stream_copy(dst, built, TILE_BYTES);
+}
+
+#if NPK_LAYOUT_HAVE_AVX2
+/* The same in 32-byte registers (x86-64 with AVX2, chosen at run time). AVX2's unpacks work
+ * within 128-bit lanes, so one register transpose does two of layout_vec.h's at once: loaded
+ * rows hold 32 bytes of N, and after the rounds lane 0 of register j is tile row j, lane 1 tile
+ * row j + 16/eb, each for the K rows loaded. A 128-bit permute then joins two K halves into 32
+ * contiguous bytes of a tile row, and a tile row's whole cache line is stored at once, so the
+ * non-temporal stores need no staging. Half the shuffles and stores of the 16-byte path. */
+NPK_LAYOUT_AVX2 void store_v32(uint8_t *p, __m256i v, bool stream)
+{
+    if (stream)
+        _mm256_stream_si256((__m256i *)(void *)p, v);
+    else
+        _mm256_storeu_si256((__m256i *)(void *)p, v);
+}
+
+/* Rows r[0..16) of bytes: per lane, the 16×16 transpose (four rounds pairing row i with i + 8). */
+NPK_LAYOUT_AVX2 void transpose_lanes_u8(__m256i r[16])
+{
+    __m256i t[16];
+    for (int round = 0; round < 4; round++) {
+        for (int i = 0; i < 8; i++) {
+            t[2 * i] = _mm256_unpacklo_epi8(r[i], r[i + 8]);
+            t[2 * i + 1] = _mm256_unpackhi_epi8(r[i], r[i + 8]);
+        }
+        for (int i = 0; i < 16; i++)
+            r[i] = t[i];
+    }
+}
+
+/* Rows r[0..8) of 16-bit elements: per lane, the 8×8 transpose (three rounds, i with i + 4). */
+NPK_LAYOUT_AVX2 void transpose_lanes_u16(__m256i r[8])
+{
+    __m256i t[8];
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < 4; i++) {
+            t[2 * i] = _mm256_unpacklo_epi16(r[i], r[i + 4]);
+            t[2 * i + 1] = _mm256_unpackhi_epi16(r[i], r[i + 4]);
+        }
+        for (int i = 0; i < 8; i++)
+            r[i] = t[i];
+    }
+}
+
+NPK_LAYOUT_AVX2 void pack_tile_v32(unsigned bits, const uint8_t *src, size_t sp, uint8_t *dst,
+                                   bool stream)
+{
+    if (bits == 16) { /* 4 K-blocks of 8 rows; tile row n is 64 bytes: K-blocks 0|1, 2|3 */
+        __m256i r[4][8];
+        for (int kb = 0; kb < 4; kb++) {
+            for (int i = 0; i < 8; i++)
+                r[kb][i] = _mm256_loadu_si256((const __m256i *)(const void *)(src + (8 * kb + i) * sp));
+            transpose_lanes_u16(r[kb]);
+        }
+        for (int j = 0; j < 8; j++) { /* tile rows j (lane 0), then 8 + j (lane 1) */
+            store_v32(dst + j * 64, _mm256_permute2x128_si256(r[0][j], r[1][j], 0x20), stream);
+            store_v32(dst + j * 64 + 32, _mm256_permute2x128_si256(r[2][j], r[3][j], 0x20),
+                      stream);
+        }
+        for (int j = 0; j < 8; j++) {
+            uint8_t *row = dst + (8 + j) * 64;
+            store_v32(row, _mm256_permute2x128_si256(r[0][j], r[1][j], 0x31), stream);
+            store_v32(row + 32, _mm256_permute2x128_si256(r[2][j], r[3][j], 0x31), stream);
+        }
+    } else if (bits == 8) { /* K rows 0-15 and 16-31; tile row n is 32 bytes */
+        __m256i lo[16], hi[16];
+        for (int i = 0; i < 16; i++) {
+            lo[i] = _mm256_loadu_si256((const __m256i *)(const void *)(src + i * sp));
+            hi[i] = _mm256_loadu_si256((const __m256i *)(const void *)(src + (16 + i) * sp));
+        }
+        transpose_lanes_u8(lo);
+        transpose_lanes_u8(hi);
+        for (int j = 0; j < 16; j++)
+            store_v32(dst + j * 32, _mm256_permute2x128_si256(lo[j], hi[j], 0x20), stream);
+        for (int j = 0; j < 16; j++)
+            store_v32(dst + (16 + j) * 32, _mm256_permute2x128_si256(lo[j], hi[j], 0x31), stream);
+    } else {
+        pack_tile_v16(bits, src, sp, dst, stream);
+    }
+}
+#endif
+
+/* The tile walk of a whole block, inlined once per element width and tile kernel (one of the
+ * pack_tile_v* above) so that the kernel is straight-line code for that width. One K-tile
+ * (32 rows of B) at a time, left to right: of the loop orders tried (N-tile outer, blocks of
+ * K-tiles, copying cache-line strips to a buffer first) this one ran fastest on 4096×4096. */
 NPK_LAYOUT_INLINE void pack_block(unsigned bits, const npk_rk_cmatrix *b, npk_rk_range k,
-                                  npk_rk_range n, uint8_t *out)
+                                  npk_rk_range n, uint8_t *out, bool stream,
+                                  void (*tile_fn)(unsigned, const uint8_t *, size_t, uint8_t *,
+                                                  bool))
 {
     size_t g = 256 / bits, ub = npk_layout_user_bytes(bits); /* the N-group, facts D.1 */
     size_t kc = k.end - k.begin, nc = n.end - n.begin;
@@ -112,17 +218,42 @@ NPK_LAYOUT_INLINE void pack_block(unsigned bits, const npk_rk_cmatrix *b, npk_rk
             uint8_t *tile = out + (nt * k_tiles + kt) * TILE_BYTES;
             const uint8_t *src = rows + nt * g * ub;
             if (k_in == K_TILE && n_in == g) {
-                pack_tile(bits, src, sp, tile);
+                tile_fn(bits, src, sp, tile, stream);
                 continue;
             }
             /* An edge tile: stage it with the K and N padding zeroed (facts D.1). */
             _Alignas(16) uint8_t staged[K_TILE * MAX_GROUP] = {0};
             for (size_t r = 0; r < k_in; r++)
                 memcpy(staged + r * g * ub, src + r * sp, n_in * ub);
-            pack_tile(bits, staged, g * ub, tile);
+            tile_fn(bits, staged, g * ub, tile, stream);
         }
     }
+    if (stream)
+        npk_stream_done();
 }
+
+static void pack_block_v16(unsigned bits, const npk_rk_cmatrix *b, npk_rk_range k,
+                           npk_rk_range n, uint8_t *out, bool stream)
+{
+    switch (bits) {
+    case 16: pack_block(16, b, k, n, out, stream, pack_tile_v16); break;
+    case 8: pack_block(8, b, k, n, out, stream, pack_tile_v16); break;
+    default: pack_block(4, b, k, n, out, stream, pack_tile_v16); break;
+    }
+}
+
+#if NPK_LAYOUT_HAVE_AVX2
+__attribute__((target("avx2"))) static void pack_block_v32(unsigned bits, const npk_rk_cmatrix *b,
+                                                           npk_rk_range k, npk_rk_range n,
+                                                           uint8_t *out, bool stream)
+{
+    switch (bits) {
+    case 16: pack_block(16, b, k, n, out, stream, pack_tile_v32); break;
+    case 8: pack_block(8, b, k, n, out, stream, pack_tile_v32); break;
+    default: pack_block(4, b, k, n, out, stream, pack_tile_v32); break;
+    }
+}
+#endif
 
 npk_status npk_rk_pack_b(npk_rk_prec in, const npk_rk_cmatrix *b, npk_rk_range k, npk_rk_range n,
                          void *dst, size_t dst_size)
@@ -132,11 +263,17 @@ npk_status npk_rk_pack_b(npk_rk_prec in, const npk_rk_cmatrix *b, npk_rk_range k
                           b ? b->cols : 0, b ? b->pitch : 0, k, n, dst, dst_size, "dst");
     if (st)
         return st;
-    switch (npk_layout_in_bits(in)) {
-    case 16: pack_block(16, b, k, n, dst); break;
-    case 8: pack_block(8, b, k, n, dst); break;
-    default: pack_block(4, b, k, n, dst); break;
-    }
+    size_t bytes = npk_rk_b_bytes(in, k.end - k.begin, n.end - n.begin);
+    /* non-temporal stores need aligned addresses: tiles are 1024 bytes, so an aligned block
+     * aligns all of them */
+    bool stream = bytes >= STREAM_MIN_BYTES && (uintptr_t)dst % 64 == 0;
+    unsigned bits = npk_layout_in_bits(in);
+#if NPK_LAYOUT_HAVE_AVX2
+    if (npk_layout_avx2())
+        pack_block_v32(bits, b, k, n, dst, stream);
+    else
+#endif
+        pack_block_v16(bits, b, k, n, dst, stream);
     return NPK_OK;
 }
 

@@ -102,7 +102,7 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_
                         iova);
     npk_status s;
     const npk_rk_op_desc *d, *next_d = NULL;
-    const npk_rk_op_synth *sy, *next_sy;
+    const npk_rk_op_synth *sy, *next_sy = NULL;
     if ((s = rows_of(&tasks[0], 0, &d, &sy)))
         return s;
     for (uint32_t i = 0; i < count; i++, d = next_d, sy = next_sy) {

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/* What one client's large writes cost the card daemon's other clients: a client reads a
+ * register word back to back for SECONDS alone, then as long again while another client (a
+ * child process) sends 4 MiB write_blocks back to back; its requests per second and its worst
+ * waits, side by side from one run, and the ratio. The daemon parses large frames on a thread
+ * of their own and writes a block a 256 KiB chunk per turn of its loop, the other clients'
+ * requests between the chunks (docs/kt-remote.md).
+ *
+ * Usage: bench_kt_serve_fairness [SECONDS] (default 3; NPUKIT_CLI or ./npukit: the command) */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../tests/kt_remote_testlib.h"
+#include "common/measure.h"
+#include "npukit/kt_remote.h"
+
+static const uint64_t MEM = 1ull << 40;
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Reads for `secs`: requests per second, and the median and 99th-percentile wait in ms. */
+static void reader(const char *addr, double secs, double out[3])
+{
+    kt_daemon *d;
+    kt_transport t;
+    out[0] = out[1] = out[2] = 0;
+    if (kt_daemon_connect(addr, NULL, &d, &t))
+        return;
+    size_t cap = 1u << 20, n = 0;
+    double *lat = malloc(cap * sizeof *lat);
+    uint64_t t0 = npk_now_ns(), v;
+    while (n < cap && (double)(npk_now_ns() - t0) * 1e-9 < secs) {
+        uint64_t t1 = npk_now_ns();
+        if (kt_read64(&t, MEM, &v))
+            break;
+        lat[n++] = (double)(npk_now_ns() - t1) * 1e-6;
+    }
+    qsort(lat, n, sizeof *lat, by_value);
+    out[0] = n / secs;
+    out[1] = n ? lat[n / 2] : 0;
+    out[2] = n ? lat[n * 99 / 100] : 0;
+    free(lat);
+    kt_transport_close(&t);
+}
+
+static bool send_all(int fd, const void *buf, size_t len)
+{
+    for (const char *p = buf; len;) {
+        ssize_t k = send(fd, p, len, MSG_NOSIGNAL);
+        if (k <= 0)
+            return false;
+        p += k;
+        len -= (size_t)k;
+    }
+    return true;
+}
+
+static bool recv_all(int fd, void *buf, size_t len)
+{
+    for (char *p = buf; len;) {
+        ssize_t k = recv(fd, p, len, 0);
+        if (k <= 0)
+            return false;
+        p += k;
+        len -= (size_t)k;
+    }
+    return true;
+}
+
+/* The n-byte block as one write_block frame (header included): 8 MiB of hex. */
+static char *block_frame(const uint8_t *block, size_t n, size_t *len)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t cap = 2 * n + 128, at = 4;
+    char *f = malloc(cap);
+    at += (size_t)snprintf(f + at, cap - at,
+                           "{\"id\":1,\"op\":\"write_block\",\"addr\":%llu,\"data\":\"",
+                           (unsigned long long)MEM);
+    for (size_t i = 0; i < n; i++) {
+        f[at++] = hex[block[i] >> 4];
+        f[at++] = hex[block[i] & 15];
+    }
+    at += (size_t)snprintf(f + at, cap - at, "\"}");
+    size_t body = at - 4;
+    f[0] = (char)(body >> 24), f[1] = (char)(body >> 16), f[2] = (char)(body >> 8), f[3] = (char)body;
+    *len = at;
+    return f;
+}
+
+/* A client that sends the frame over and over, taking each reply, counting the blocks written
+ * in *done: what a driver writing large blocks sends (npukit's own client splits them). */
+static int write_blocks(const char *addr, const char *f, size_t len, volatile unsigned *done)
+{
+    unsigned port = (unsigned)atoi(strrchr(addr, ':') + 1);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {0};
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)port);
+    sa.sin_addr.s_addr = htonl(0x7F000001);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa))
+        return 1;
+    char reply[4096];
+    for (;;) {
+        uint8_t h[4];
+        if (!send_all(fd, f, len) || !recv_all(fd, h, 4))
+            return 1;
+        size_t n = (size_t)h[0] << 24 | (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
+        if (n > sizeof reply || !recv_all(fd, reply, n))
+            return 1;
+        ++*done;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    double secs = argc > 1 ? atof(argv[1]) : 3;
+    if (!(secs > 0 && secs <= 600)) {
+        fprintf(stderr, "bench_kt_serve_fairness: seconds %s, expected (0, 600]\n", argv[1]);
+        return 2;
+    }
+    if (!getenv("NPUKIT_CLI"))
+        setenv("NPUKIT_CLI", "./npukit", 1);
+    kt_test_server sv;
+    const char *args[] = {"--protocol", "daemon", NULL};
+    if (!kt_test_server_start(&sv, args)) {
+        fprintf(stderr, "bench_kt_serve_fairness: the server did not start (%s)\n", kt_test_cli());
+        return 1;
+    }
+    kt_daemon *d;
+    kt_transport t;
+    size_t n = KT_DAEMON_MAX_BLOCK;
+    uint8_t *block = calloc(1, n);
+    if (kt_daemon_connect(sv.addr, NULL, &d, &t) || kt_write_block(&t, MEM, block, n)) {
+        fprintf(stderr, "bench_kt_serve_fairness: %s\n", npk_last_error());
+        kt_test_server_stop(&sv);
+        return 1;
+    }
+    kt_transport_close(&t);
+    double alone[3], beside[3];
+    reader(sv.addr, secs, alone);
+    size_t flen;
+    char *frame = block_frame(block, n, &flen);
+    volatile unsigned *done = mmap(NULL, sizeof *done, PROT_READ | PROT_WRITE,
+                                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (done == MAP_FAILED)
+        return 1;
+    pid_t writer = fork();
+    if (writer == 0) /* 4 MiB blocks back to back, as one frame each, until stopped */
+        _exit(write_blocks(sv.addr, frame, flen, done));
+    reader(sv.addr, secs, beside);
+    kill(writer, SIGKILL);
+    waitpid(writer, NULL, 0);
+    unsigned blocks = *done;
+    free(frame);
+    kt_test_server_stop(&sv);
+    free(block);
+    printf("a client's read64, alone: %.0f/s (median %.3f ms, p99 %.3f ms); beside a client "
+           "writing 4 MiB blocks back to back (%u written): %.0f/s (median %.3f ms, p99 %.3f "
+           "ms): %.2f of alone\n",
+           alone[0], alone[1], alone[2], blocks, beside[0], beside[1], beside[2],
+           alone[0] > 0 ? beside[0] / alone[0] : 0);
+    return 0;
+}
