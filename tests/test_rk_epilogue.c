@@ -55,6 +55,7 @@ static void reference(uint32_t m, uint32_t k, uint32_t n, const uint16_t *a, con
                 case NPK_EW_RELU6:
                 case NPK_EW_LEAKYRELU:
                 case NPK_EW_BATCHNORM:
+                case NPK_EW_LUT:
                 case NPK_EW_OP_COUNT:
                 default: r = x < y ? x : y; break;
                 }

@@ -48,6 +48,7 @@ static double op_ref(npk_rk_ew_op op, double a, double b)
     case NPK_EW_RELU6:
     case NPK_EW_LEAKYRELU:
     case NPK_EW_BATCHNORM:
+    case NPK_EW_LUT:
     case NPK_EW_OP_COUNT:
     default: return a < b ? a : b;
     }

@@ -91,6 +91,7 @@ static double ref_one(npk_rk_ew_op op, bool fp16, double x, double s, double t)
     case NPK_EW_MAX: return x > s ? x : s;
     case NPK_EW_MIN: return x < s ? x : s;
     case NPK_EW_EQL:
+    case NPK_EW_LUT: /* an activation's reference is its row's (test_rk_act_runtime.c) */
     case NPK_EW_OP_COUNT:
     default: return NAN;
     }

@@ -92,6 +92,7 @@ static double ref_op(npk_rk_ew_op op, npk_rk_prec p, double a, double b)
     case NPK_EW_BATCHNORM: v = f ? (double)((float)(a * s) + (float)t) : a * s + t; break;
     case NPK_EW_RELU:
     case NPK_EW_EQL:
+    case NPK_EW_LUT: /* not run here: its tables are test_rk_act.c's */
     case NPK_EW_OP_COUNT:
     default: v = fmax(a, 0); break;
     }
