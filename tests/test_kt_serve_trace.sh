@@ -6,24 +6,12 @@
 # bounded.
 set -u
 cli=$1
+. "$(dirname "$0")/kt_serve_lib.sh"
 pass=0 fail=0
 ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" >&2; fi; }
 tmp=$(mktemp -d)
 server=
 trap '[ -n "$server" ] && kill -KILL "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
-
-# The port a server announced on its first line (waits up to 20 s for it).
-port_of() {
-    local i
-    for i in $(seq 200); do
-        if grep -q '^listening on' "$1" 2>/dev/null; then
-            sed -n 's/^listening on [^ ]*:\([0-9]*\) .*/\1/p' "$1"
-            return 0
-        fi
-        sleep 0.1
-    done
-    return 1
-}
 
 valid_trace() {
     python3 - "$1" <<'PY'
@@ -40,7 +28,7 @@ for sig in INT TERM HUP; do
     env --default-signal=INT,TERM,HUP "$cli" kt serve --listen 127.0.0.1:0 --trace "$trace" \
         >"$tmp/$sig.out" 2>"$tmp/$sig.err" &
     server=$!
-    port=$(port_of "$tmp/$sig.out")
+    port=$(kt_served_port "$tmp/$sig.out")
     ok test -n "$port"
     ok "$cli" kt enum --card "tcp:127.0.0.1:$port" --json >/dev/null
     kill -"$sig" "$server"

@@ -6,6 +6,7 @@
 # simulator, and its JSON names where the span started. Loopback only, an ephemeral port.
 set -u
 cli=$1
+. "$(dirname "$0")/kt_serve_lib.sh"
 pass=0 fail=0
 ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" >&2; fi; }
 tmp=$(mktemp -d)
@@ -14,12 +15,7 @@ trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 "$cli" kt serve --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 server=$!
-port=
-for _ in $(seq 200); do
-    port=$(sed -n 's/^listening on [^ ]*:\([0-9]*\) .*/\1/p' "$tmp/serve.out")
-    [ -n "$port" ] && break
-    sleep 0.1
-done
+port=$(kt_served_port "$tmp/serve.out")
 ok test -n "$port"
 
 # The number at KEY of a --json reply's "transport" object.

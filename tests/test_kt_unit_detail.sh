@@ -7,6 +7,7 @@
 # instruction FIFO free. Loopback only, an ephemeral port.
 set -u
 cli=$1
+. "$(dirname "$0")/kt_serve_lib.sh"
 pass=0 fail=0
 ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" >&2; fi; }
 tmp=$(mktemp -d)
@@ -15,12 +16,7 @@ trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 "$cli" kt serve --listen 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 server=$!
-port=
-for _ in $(seq 200); do
-    port=$(sed -n 's/^listening on [^ ]*:\([0-9]*\) .*/\1/p' "$tmp/serve.out")
-    [ -n "$port" ] && break
-    sleep 0.1
-done
+port=$(kt_served_port "$tmp/serve.out")
 ok test -n "$port"
 card="tcp:127.0.0.1:$port"
 ok "$cli" kt saxpy -n 1000 --card "$card" --json >/dev/null
