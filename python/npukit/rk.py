@@ -847,17 +847,7 @@ class Runtime(Closing):
                                pad_bottom=pb, pad_right=pr, dil_h=dh, dil_w=dw, groups=g,
                                input=x.ctypes.data, weights=w.ctypes.data, bias=bp,
                                act=ACTS[act], act_max=float(act_max))
-        oh, ow = ctypes.c_uint32(), ctypes.c_uint32()
-        check(_lib.npk_rk_conv2d_shape(ctypes.byref(args), ctypes.byref(oh), ctypes.byref(ow)),
-              "conv2d")
-        out = np.empty((n, o, oh.value, ow.value), np.float16)
-        args.output = out.ctypes.data
-        st = _lib.RkStats()
-        with self._lock:
-            check(_lib.npk_rk_conv2d(self._handle(), ctypes.byref(args), ctypes.byref(st)),
-                  "conv2d")
-        self.last_stats = Stats._from(st, self.simulated)
-        return out
+        return self._nchw_call(args, n, o, _lib.npk_rk_conv2d_shape, _lib.npk_rk_conv2d, "conv2d")
 
     def pool2d(self, x: np.ndarray, method: str = "max", kernel=2, stride=None, pads=0,
                global_pool: bool = False, count_include_pad: bool = False) -> np.ndarray:
@@ -878,15 +868,18 @@ class Runtime(Closing):
                                k_h=kh, k_w=kw, stride_h=sh, stride_w=sw, pad_top=pt,
                                pad_left=pl, pad_bottom=pb, pad_right=pr,
                                count_include_pad=bool(count_include_pad), input=x.ctypes.data)
+        return self._nchw_call(args, n, c, _lib.npk_rk_pool2d_shape, _lib.npk_rk_pool2d, "pool2d")
+
+    def _nchw_call(self, args, n: int, c: int, shape_fn, run_fn, what: str) -> np.ndarray:
+        """A conv2d or pool2d call: the library says the output's height and width (checking
+        the arguments), the float16 [N][C][OH][OW] output is made, then the call runs."""
         oh, ow = ctypes.c_uint32(), ctypes.c_uint32()
-        check(_lib.npk_rk_pool2d_shape(ctypes.byref(args), ctypes.byref(oh), ctypes.byref(ow)),
-              "pool2d")
+        check(shape_fn(ctypes.byref(args), ctypes.byref(oh), ctypes.byref(ow)), what)
         out = np.empty((n, c, oh.value, ow.value), np.float16)
         args.output = out.ctypes.data
         st = _lib.RkStats()
         with self._lock:
-            check(_lib.npk_rk_pool2d(self._handle(), ctypes.byref(args), ctypes.byref(st)),
-                  "pool2d")
+            check(run_fn(self._handle(), ctypes.byref(args), ctypes.byref(st)), what)
         self.last_stats = Stats._from(st, self.simulated)
         return out
 
