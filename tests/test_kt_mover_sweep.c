@@ -9,31 +9,17 @@
 #include <string.h>
 
 #include "check.h"
+#include "kt_flat_mem_testlib.h"
 #include "ktsim/mover.h"
 #include "npukit/kt_mover.h"
 
-enum { MEM = 1 << 17, SRC = 0x0, DST = 0x10000, INDEX = 0x8000 };
+enum { MEM = KT_FLAT_MEM, SRC = 0x0, DST = 0x10000, INDEX = 0x8000 };
 
-static ksim_mem_result flat_read(void *ctx, uint64_t a, uint8_t *out)
-{
-    if (a + 32 > MEM)
-        return KSIM_MEM_ERROR;
-    memcpy(out, (uint8_t *)ctx + a, 32);
-    return KSIM_MEM_OK;
-}
-
-static ksim_mem_result flat_write(void *ctx, uint64_t a, const uint8_t *in)
-{
-    if (a + 32 > MEM)
-        return KSIM_MEM_ERROR;
-    memcpy((uint8_t *)ctx + a, in, 32);
-    return KSIM_MEM_OK;
-}
 
 /* Ticks from the last cfg pulse (GO) until busy drops. */
 static uint64_t model_cycles(const kt_mv_move *move, uint8_t *mem)
 {
-    ksim_mover_mem mm = {flat_read, flat_write, NULL, mem};
+    ksim_mover_mem mm = {kt_flat_read, kt_flat_write, NULL, mem};
     ksim_mover *mv = ksim_mover_create(&mm, NULL, NULL);
     kt_mv_write w[KT_MV_MAX_WRITES];
     size_t n = 0;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "kt_flat_mem_testlib.h"
 #include "kt_testlib.h"
 #include "ktsim/mover.h"
 #include "npukit/kt.h"
@@ -33,28 +34,13 @@ static bool within_10pct(uint64_t got, uint64_t want)
 
 /* ---- the mover on its own: ticks from the GO pulse until busy drops ---- */
 
-enum { MEM = 1 << 16 };
+enum { MEM = KT_FLAT_MEM };
 
-static ksim_mem_result flat_read(void *ctx, uint64_t a, uint8_t *out)
-{
-    if (a + 32 > MEM)
-        return KSIM_MEM_ERROR;
-    memcpy(out, (uint8_t *)ctx + a, 32);
-    return KSIM_MEM_OK;
-}
-
-static ksim_mem_result flat_write(void *ctx, uint64_t a, const uint8_t *in)
-{
-    if (a + 32 > MEM)
-        return KSIM_MEM_ERROR;
-    memcpy((uint8_t *)ctx + a, in, 32);
-    return KSIM_MEM_OK;
-}
 
 static uint64_t model_cycles(const kt_mv_move *move)
 {
     uint8_t *mem = calloc(1, MEM);
-    ksim_mover_mem mm = {flat_read, flat_write, NULL, mem};
+    ksim_mover_mem mm = {kt_flat_read, kt_flat_write, NULL, mem};
     ksim_mover *mv = ksim_mover_create(&mm, NULL, NULL);
     kt_mv_write w[KT_MV_MAX_WRITES];
     size_t n = 0;
