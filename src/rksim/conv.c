@@ -21,11 +21,7 @@
 
 static bool dma_fail(const rksim_fault *f, rksim_core_result *r)
 {
-    r->fault_iova = f->iova;
-    return rksim_result_fail(r, RKSIM_FAULT,
-                             "DMA fault: %s of %llu bytes at IOVA 0x%llx is outside every live "
-                             "buffer",
-                             f->what, (unsigned long long)f->len, (unsigned long long)f->iova);
+    return rksim_result_dma_fault(r, f->what, f->iova, f->len);
 }
 
 static float h2f(const uint8_t *p)

@@ -55,12 +55,7 @@ static uint8_t *win_at(dma_window *w, uint64_t addr, uint64_t len)
 
 static bool win_fail(const dma_window *w, rksim_core_result *r)
 {
-    r->fault_iova = w->fault.iova;
-    return rksim_result_fail(r, RKSIM_FAULT,
-                             "DMA fault: %s of %llu bytes at IOVA 0x%llx is outside every live "
-                             "buffer",
-                             w->what, (unsigned long long)w->fault.len,
-                             (unsigned long long)w->fault.iova);
+    return rksim_result_dma_fault(r, w->what, w->fault.iova, w->fault.len);
 }
 
 /* Feature address of element (m, k) relative to FEATURE_DATA_ADDR, in bits (int4 is a nibble). */

@@ -160,11 +160,7 @@ static bool decode(const rksim_regfile *rf, pool *p, rksim_core_result *r)
 
 static bool dma_fail(const rksim_fault *f, rksim_core_result *r)
 {
-    r->fault_iova = f->iova;
-    return rksim_result_fail(r, RKSIM_FAULT,
-                             "DMA fault: %s of %llu bytes at IOVA 0x%llx is outside every live "
-                             "buffer",
-                             f->what, (unsigned long long)f->len, (unsigned long long)f->iova);
+    return rksim_result_dma_fault(r, f->what, f->iova, f->len);
 }
 
 static float window(const pool *p, const uint8_t *surf, uint32_t lane, uint32_t oy, uint32_t ox)

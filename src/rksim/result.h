@@ -23,5 +23,8 @@ typedef struct rksim_core_result {
 /* printf into r->message and set the outcome; returns false for use in `return fail(...)`. */
 bool rksim_result_fail(rksim_core_result *r, rksim_outcome o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A DMA access of `len` bytes at `iova` that no live buffer holds (what: "feature read", ...):
+ * the fault, its address, and the one message every engine gives for it; returns false. */
+bool rksim_result_dma_fault(rksim_core_result *r, const char *what, uint64_t iova, uint64_t len);
 
 #endif

@@ -83,11 +83,7 @@ static bool hazards(rksim *s, rksim_core *c, rksim_sdp *t, bool first, sdp_effec
 
 static bool dma_fail(const rksim_fault *f, rksim_core_result *r)
 {
-    r->fault_iova = f->iova;
-    return rksim_result_fail(r, RKSIM_FAULT,
-                             "DMA fault: %s of %llu bytes at IOVA 0x%llx is outside every live "
-                             "buffer",
-                             f->what, (unsigned long long)f->len, (unsigned long long)f->iova);
+    return rksim_result_dma_fault(r, f->what, f->iova, f->len);
 }
 
 /* One element as a double: fp16 bits through fp32 (exact), integers as they are. */
