@@ -282,19 +282,7 @@ static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
     return 0;
 }
 
-static bool in_set(uint32_t set, int64_t v, const rksim_regfile *rf, const void *ctx)
-{
-    (void)set, (void)v, (void)rf, (void)ctx;
-    return false;
-}
-
-static void set_text(uint32_t set, const void *ctx, char *buf, size_t size)
-{
-    (void)set, (void)ctx;
-    snprintf(buf, size, "?");
-}
-
-static const rksim_rule_ops conv_ops = {applies, quantity_of, in_set, set_text, NULL};
+static const rksim_rule_ops conv_ops = {applies, quantity_of, NULL, NULL, NULL};
 
 bool rksim_conv_decode(const npk_rk_soc *soc, const rksim_regfile *rf, rksim_conv *t,
                        rksim_core_result *r)

@@ -104,19 +104,7 @@ static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
     return 0;
 }
 
-static bool in_set(uint32_t set, int64_t v, const rksim_regfile *rf, const void *ctx)
-{
-    (void)set, (void)v, (void)rf, (void)ctx;
-    return false;
-}
-
-static void set_text(uint32_t set, const void *ctx, char *buf, size_t size)
-{
-    (void)set, (void)ctx;
-    snprintf(buf, size, "?");
-}
-
-static const rksim_rule_ops pool_ops = {applies, quantity_of, in_set, set_text, NULL};
+static const rksim_rule_ops pool_ops = {applies, quantity_of, NULL, NULL, NULL};
 
 static bool decode(const rksim_regfile *rf, pool *p, rksim_core_result *r)
 {

@@ -25,7 +25,7 @@ static bool holds(const rksim_rule *row, int64_t v, int64_t want, const rksim_re
     case RKSIM_REL_MULTIPLE: return want > 0 && v % want == 0;
     case RKSIM_REL_SIGNED_GT: return v > want;
     case RKSIM_REL_MASK_CLEAR: return (v & want) == 0;
-    case RKSIM_REL_IN_SET: return ops->in_set(row->c, v, rf, ctx);
+    case RKSIM_REL_IN_SET: return ops->in_set && ops->in_set(row->c, v, rf, ctx);
     }
     return false;
 }
@@ -42,8 +42,10 @@ static void describe(const rksim_rule *row, int64_t want, const rksim_rule_ops *
         [RKSIM_REL_MULTIPLE] = "a multiple of ",
         [RKSIM_REL_SIGNED_GT] = "above ",
     };
-    if (row->rel == RKSIM_REL_IN_SET)
+    if (row->rel == RKSIM_REL_IN_SET && ops->set_text)
         ops->set_text(row->c, ctx, buf, size);
+    else if (row->rel == RKSIM_REL_IN_SET)
+        snprintf(buf, size, "a set (%u)", (unsigned)row->c);
     else if (row->rel == RKSIM_REL_MASK_CLEAR)
         snprintf(buf, size, "no bit of 0x%llX set", (unsigned long long)want);
     else

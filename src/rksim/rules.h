@@ -51,7 +51,8 @@ typedef struct rksim_rule {
 typedef struct rksim_rule_ops {
     bool (*applies)(int when, const rksim_regfile *rf, const void *ctx);
     int64_t (*quantity)(int q, const rksim_regfile *rf, const void *ctx); /* q >= DECODER */
-    /* REL_IN_SET: membership and the set as text ("a matmul input (fp16/int8/int4)") */
+    /* REL_IN_SET: membership and the set as text ("a matmul input (fp16/int8/int4)"); both
+     * NULL for a decoder whose rules use no set */
     bool (*in_set)(uint32_t set, int64_t v, const rksim_regfile *rf, const void *ctx);
     void (*set_text)(uint32_t set, const void *ctx, char *buf, size_t size);
     /* a deviation the hazard table describes: true accepts the value (may be NULL) */
