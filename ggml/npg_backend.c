@@ -70,6 +70,43 @@ static const npg_op_row *computed_here(const npg_device *d, const struct ggml_te
     return row && (!row->sdp || d->sdp) && row->can(node) && npg_wants(node, d->cores) ? row : NULL;
 }
 
+/* x's and y's bytes overlap. */
+static bool overlaps(const struct ggml_tensor *x, const struct ggml_tensor *y)
+{
+    const uint8_t *xl = x->data, *yl = y->data;
+    return xl < yl + ggml_nbytes(y) && yl < xl + ggml_nbytes(x);
+}
+
+/* The most MUL_MAT nodes one batch gathers (their matrices become one runtime call). */
+#define NPG_GROUP_MAX 64
+
+/* Nodes [i, end) of g that run as one batch of MUL_MATs: node i and the MUL_MAT nodes the
+ * device takes that follow it (view ops between them compute nothing) and read nothing an
+ * earlier one of them writes — the projections of one input at decode (Q, K, V; gate and up)
+ * are such a run. Their results are written after every one of them has read its operands.
+ * Returns how many nodes it put in group[]; *end is past the last. */
+static int mul_mat_group(const npg_device *d, struct ggml_cgraph *g, int i,
+                         struct ggml_tensor **group, int *end)
+{
+    const int n = ggml_graph_n_nodes(g);
+    int count = 0;
+    group[count++] = ggml_graph_node(g, i);
+    *end = i + 1;
+    for (int j = i + 1; npg_settings_get()->batch && j < n && count < NPG_GROUP_MAX; j++) {
+        struct ggml_tensor *node = ggml_graph_node(g, j);
+        if (is_view_op(node->op) || ggml_is_empty(node))
+            continue;
+        if (node->op != GGML_OP_MUL_MAT || !computed_here(d, node))
+            break;
+        for (int k = 0; k < count; k++)
+            if (overlaps(node->src[0], group[k]) || overlaps(node->src[1], group[k]))
+                return count;
+        group[count++] = node;
+        *end = j + 1;
+    }
+    return count;
+}
+
 /* Every node: the device's own on the NPU; a run of consecutive others on ggml's CPU backend
  * (ggml_backend_sched gives the device only what supports_op claimed, ggml's RPC server gives
  * it the whole graph). */
@@ -96,14 +133,19 @@ static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggm
                                       ggml_nbytes(ggml_graph_node(g, i)));
             continue;
         }
+        struct ggml_tensor *group[NPG_GROUP_MAX] = {node};
+        int count = 1, end = i + 1;
+        if (node->op == GGML_OP_MUL_MAT)
+            count = mul_mat_group(d, g, i, group, &end);
         pthread_mutex_lock(&d->lock);
-        bool ok = row->compute(d, node);
+        bool ok = count > 1 ? npg_mul_mat_nodes(d, group, count) : row->compute(d, node);
         pthread_mutex_unlock(&d->lock);
         if (!ok)
             return GGML_STATUS_FAILED;
-        /* packed copies of what this node overwrote are stale */
-        npg_buffer_invalidate(node->buffer, node->data, ggml_nbytes(node));
-        i++;
+        /* packed copies of what these nodes overwrote are stale */
+        for (int k = 0; k < count; k++)
+            npg_buffer_invalidate(group[k]->buffer, group[k]->data, ggml_nbytes(group[k]));
+        i = end;
     }
     return GGML_STATUS_SUCCESS;
 }
@@ -300,6 +342,13 @@ static bool device_open(const char *open_name)
     unsigned cores = npg_settings_get()->cores;
     if (cores && (st = npk_rk_set_cores(d->rt, cores)) != NPK_OK) {
         fprintf(stderr, "ggml-npukit: device \"%s\": NPUKIT_GGML_CORES=%u: %s\n", open_name, cores,
+                npk_last_error());
+        npk_rk_close(d->rt);
+        return false;
+    }
+    unsigned chain = npg_settings_get()->chain;
+    if ((st = npk_rk_set_chain(d->rt, chain)) != NPK_OK) {
+        fprintf(stderr, "ggml-npukit: device \"%s\": NPUKIT_GGML_CHAIN=%u: %s\n", open_name, chain,
                 npk_last_error());
         npk_rk_close(d->rt);
         return false;

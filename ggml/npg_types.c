@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* The weight types the NPU takes and how each becomes the runtime's fp16 weights.
+/* The weight types the NPU takes and the form each takes there.
  *
- * Every row is fp16 on the NPU (fp16 x fp16 products, fp32 accumulation): the choice per
- * quantised type between the NPU's integer path and dequantising once at load is argued with
- * figures in docs/ggml.md (ggml's quantised blocks carry a scale per 32 or 16 weights along
- * K, which the integer path would have to run as K slices of one block each). */
+ * Two forms: fp16 (fp16 x fp16 products, fp32 sums) and int8 with one scale per output row
+ * (int8 x int8 products, exact int32 sums, activations quantised per token). ggml's quantised
+ * blocks carry a scale per 32 or 16 weights along K, which the integer path could keep exactly
+ * only as K slices of one block each (3.5 to 4.2 times the fp16 call, docs/ggml.md); the int8
+ * row form instead requantises each dequantised row to one scale, which is lossy where a row's
+ * blocks have very different scales. The choice per type is argued with measured error and
+ * modelled time in docs/ggml.md; fp16 stays where the int8 row form loses too much. */
 #include <math.h>
 #include <string.h>
 
@@ -12,15 +15,18 @@
 #include "npukit/fp16.h"
 
 static const npg_type_row type_rows[] = {
-    {GGML_TYPE_F16, NPG_PREP_FP16, "fp16 as stored"},
-    {GGML_TYPE_F32, NPG_PREP_ROUND, "rounded to fp16 (NMSE ~1e-7, within MUL_MAT's 5e-4)"},
-    {GGML_TYPE_BF16, NPG_PREP_ROUND, "bf16 widened exactly, rounded to fp16"},
+    {GGML_TYPE_F16, NPG_PREP_FP16, NPG_FORM_FP16, "fp16 as stored"},
+    {GGML_TYPE_F32, NPG_PREP_ROUND, NPG_FORM_FP16,
+     "rounded to fp16 (NMSE ~1e-7, within MUL_MAT's 5e-4)"},
+    {GGML_TYPE_BF16, NPG_PREP_ROUND, NPG_FORM_FP16, "bf16 widened exactly, rounded to fp16"},
+    {GGML_TYPE_Q8_0, NPG_PREP_DEQUANT, NPG_FORM_INT8_ROW,
+     "int8 with a scale per row: 1 byte per weight, int8 products (docs/ggml.md)"},
+    {GGML_TYPE_Q4_0, NPG_PREP_DEQUANT, NPG_FORM_INT8_ROW,
+     "int8 with a scale per row: 1 byte per weight, int8 products (docs/ggml.md)"},
 #define DEQUANT(t)                                                                                 \
     {                                                                                              \
-        GGML_TYPE_##t, NPG_PREP_DEQUANT, "dequantised once to fp16 (docs/ggml.md)"                 \
+        GGML_TYPE_##t, NPG_PREP_DEQUANT, NPG_FORM_FP16, "dequantised once to fp16 (docs/ggml.md)"  \
     }
-    DEQUANT(Q8_0),
-    DEQUANT(Q4_0),
     DEQUANT(Q4_1),
     DEQUANT(Q5_0),
     DEQUANT(Q5_1),
@@ -42,6 +48,20 @@ const npg_type_row *npg_type_of(enum ggml_type t)
             return &type_rows[i];
     return NULL;
 }
+
+npg_form npg_form_of(enum ggml_type t)
+{
+    const npg_type_row *row = npg_type_of(t);
+    return row && !npg_settings_get()->fp16_only ? row->form : NPG_FORM_FP16;
+}
+
+/* The runtime's input precision per form (every form has its entry). */
+static const npk_rk_prec form_prec[] = {
+    [NPG_FORM_FP16] = NPK_PREC_FP16,
+    [NPG_FORM_INT8_ROW] = NPK_PREC_INT8,
+};
+
+npk_rk_prec npg_form_prec(npg_form f) { return form_prec[f]; }
 
 float npg_load_float(enum ggml_type t, const void *p)
 {
