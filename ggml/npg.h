@@ -64,9 +64,17 @@ typedef enum {
 typedef enum {
     NPG_FORM_FP16 = 0, /* fp16 weights, fp16 activations, fp32 sums */
     NPG_FORM_INT8_ROW, /* int8 weights with one fp32 scale per output row (requantised from the
-                          dequantised row), activations int8 with one scale per row (token),
-                          exact int32 sums scaled on the host */
+                          dequantised row); each activation row (token) two int8 rows with one
+                          scale, x ~ s (q1 + q2 / 254); exact int32 sums combined and scaled on
+                          the host */
 } npg_form;
+
+/* What a form asks of the runtime (npg_types.c, one row per form). */
+typedef struct npg_form_row {
+    npk_rk_prec in, out;    /* the runtime's input and output precision */
+    unsigned act_bytes;     /* bytes per activation element */
+    unsigned act_rows;      /* runtime rows per activation row (int8: its two digits) */
+} npg_form_row;
 
 typedef struct npg_type_row {
     enum ggml_type type;
@@ -79,8 +87,7 @@ typedef struct npg_type_row {
 const npg_type_row *npg_type_of(enum ggml_type t);
 /* The form t's weights take under the current settings (NPUKIT_GGML_WEIGHTS). */
 npg_form npg_form_of(enum ggml_type t);
-/* The runtime's input precision of a form. */
-npk_rk_prec npg_form_prec(npg_form f);
+const npg_form_row *npg_form_info(npg_form f);
 /* Row `row` of src (K elements, any supported type) as fp16 bits; false when a finite value
  * is beyond fp16's range (the caller falls back to the host). tmp: K floats. */
 bool npg_row_to_fp16(enum ggml_type t, const void *src, int64_t k, float *tmp, uint16_t *dst);
@@ -196,21 +203,21 @@ typedef struct npg_call {
     const npg_matrix *mat;
     npg_form form;
     uint32_t m, k, n;
-    const void *a;        /* fp16 bits (NPG_FORM_FP16) or int8 (NPG_FORM_INT8_ROW) [M][K] */
-    const float *a_scale; /* NPG_FORM_INT8_ROW: M scales, row m ~ a_scale[m] * int8 row */
-    float *c;             /* [M][N] */
+    const void *a;        /* act_rows x M rows of K: fp16 bits, or int8 (digit d of row m at row
+                             d M + m) */
+    const float *a_scale; /* NPG_FORM_INT8_ROW: M scales */
+    float *c;             /* act_rows x M rows of N; the result is its first M rows */
 } npg_call;
 
-/* Row p of t (K elements) as mat's form expects its activations: fp16 bits, or int8 with its
- * scale in *scale. False when the form cannot hold it (a finite value beyond fp16, a value
- * that is not finite for int8): the caller computes that matrix on the host. tmp: 2 K floats. */
+/* Row p of t (K elements) as the form takes its activations: fp16 bits at dst, or int8 digits
+ * at dst and dst + digit_stride bytes with their scale in *scale. False when the form cannot
+ * hold it (a finite value beyond fp16, a value that is not finite for int8): the caller
+ * computes that matrix on the host. tmp: 2 K floats. */
 bool npg_act_row(npg_form form, const struct ggml_tensor *t, const uint8_t *p, float *tmp,
-                 void *dst, float *scale);
+                 uint8_t *dst, size_t digit_stride, float *scale);
 /* x (K finite floats) as int8 q with one scale: x ~ scale * q, |q| <= 127; false when a value
  * is not finite. */
 bool npg_quantise_row(const float *x, int64_t k, int8_t *q, float *scale);
-/* Bytes per activation element of a form. */
-size_t npg_form_act_bytes(npg_form form);
 /* Every call, as few runtime calls as the settings allow (NPUKIT_GGML_BATCH: one
  * npk_rk_matmul_batch per form), counted in the device's counters; `name` names the node(s)
  * in messages. False and a message on failure. */

@@ -222,7 +222,7 @@ static npg_packed *pack(npg_device *d, const struct ggml_tensor *src0, uint32_t 
 {
     const int64_t k = src0->ne[0], n = src0->ne[1];
     const npg_form form = npg_form_of(src0->type);
-    const npk_rk_prec prec = npg_form_prec(form);
+    const npk_rk_prec prec = npg_form_info(form)->in;
     npg_packed *p = calloc(1, sizeof *p);
     void *rows = malloc((size_t)(k * n) * 2); /* fp16: 2 bytes per weight, int8: 1 */
     float *tmp = malloc((size_t)k * sizeof *tmp);

@@ -5,9 +5,12 @@
  * about ceil(L T / cores / chain) times instead of L T / cores (the spec's "TWO distinct batch
  * mechanisms"). NPUKIT_GGML_BATCH=0 runs one npk_rk_matmul per matrix instead.
  *
- * The int8 row form (npg_types.c) multiplies int8 activations, quantised here with one scale
- * per row (token), by int8 weights with one scale per output row: the NPU's int32 sums are
- * exact, and C[m][n] = a_scale[m] * w_scale[n] * P[m][n] is applied here in fp32. */
+ * The int8 row form (npg_types.c) multiplies int8 weights with one scale per output row by
+ * activations quantised here as two int8 digits per row (token) with one scale s:
+ * x ~ s (q1 + q2 / 254), q1 = round(x / s), q2 = round((x - s q1) 254 / s), so that a token
+ * whose values are uneven keeps about 16 bits (one digit keeps 8 bits of its largest value
+ * only). Both digits are rows of the same call; the NPU's int32 sums P1, P2 are exact, and
+ * C[m][n] = s[m] w_scale[n] (P1 + P2 / 254) is applied here in fp32. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,15 +40,26 @@ bool npg_quantise_row(const float *x, int64_t k, int8_t *q, float *scale)
     return true;
 }
 
-size_t npg_form_act_bytes(npg_form form) { return form == NPG_FORM_FP16 ? 2 : 1; }
+/* The second digit's unit: half of int8's range per half step of the first digit, so that the
+ * first digit's rounding error (at most s / 2) fits in -127..127 second-digit units. */
+#define NPG_DIGIT2 254.0f
 
 bool npg_act_row(npg_form form, const struct ggml_tensor *t, const uint8_t *p, float *tmp,
-                 void *dst, float *scale)
+                 uint8_t *dst, size_t digit_stride, float *scale)
 {
     if (form == NPG_FORM_FP16)
-        return npg_tensor_row_fp16(t, p, tmp, dst);
+        return npg_tensor_row_fp16(t, p, tmp, (uint16_t *)dst);
+    const int64_t k = t->ne[0];
+    int8_t *q1 = (int8_t *)dst, *q2 = (int8_t *)(dst + digit_stride);
     npg_tensor_row_f32(t, p, tmp);
-    return npg_quantise_row(tmp, t->ne[0], dst, scale);
+    if (!npg_quantise_row(tmp, k, q1, scale))
+        return false;
+    const float inv2 = *scale > 0 ? NPG_DIGIT2 / *scale : 0;
+    for (int64_t i = 0; i < k; i++) {
+        float v = rintf((tmp[i] - *scale * q1[i]) * inv2);
+        q2[i] = (int8_t)fminf(fmaxf(v, -NPG_INT8_MAX), NPG_INT8_MAX);
+    }
+    return true;
 }
 
 void npg_count_call(npg_device *d, const npk_rk_stats *st, const char *what, uint64_t *t0,
@@ -76,20 +90,24 @@ static void count_matmuls(npg_device *d, const npk_rk_stats *st, const char *nam
 {
     char what[192];
     snprintf(what, sizeof what, "%s %zu matmul(s) %s, first M %u K %u N %u", name, matrices,
-             npk_rk_prec_name(npg_form_prec(first->form)), first->m, first->k, first->n);
+             npk_rk_prec_name(npg_form_info(first->form)->in), first->m, first->k, first->n);
     d->counters.npu_matrices += matrices;
     npg_count_call(d, st, what, t0, runtime_host);
 }
 
-/* The int32 sums of an int8 call, in place, as floats: P[m][n] a_scale[m] w_scale[n]. */
+/* The int32 sums of an int8 call (rows of both digits), in place, as its M result rows:
+ * s[m] w_scale[n] (P1[m][n] + P2[m][n] / 254). */
 static void int8_rescale(const npg_call *c)
 {
+    const size_t digit2 = (size_t)c->m * c->n;
     for (uint32_t i = 0; i < c->m; i++)
         for (uint32_t j = 0; j < c->n; j++) {
             float *v = c->c + (size_t)i * c->n + j;
-            int32_t p;
-            memcpy(&p, v, sizeof p);
-            *v = (float)p * c->a_scale[i] * c->mat->scale[j];
+            int32_t p1, p2;
+            memcpy(&p1, v, sizeof p1);
+            memcpy(&p2, v + digit2, sizeof p2);
+            *v = (float)((double)p1 + (double)p2 / NPG_DIGIT2) * c->a_scale[i] *
+                 c->mat->scale[j];
         }
 }
 
@@ -105,7 +123,8 @@ static bool run_form(npg_device *d, npg_call *calls, size_t count, npg_form form
                      npk_rk_matmul_item *items, const char *name, uint64_t *t0,
                      uint64_t *runtime_host)
 {
-    const npk_rk_prec out = form == NPG_FORM_FP16 ? NPK_PREC_FP32 : NPK_PREC_INT32;
+    const npg_form_row *f = npg_form_info(form);
+    const npk_rk_prec out = f->out;
     const size_t chunk = npg_settings_get()->batch ? NPK_RK_BATCH_MAX : 1;
     size_t used = 0, first = 0;
     for (size_t i = 0; i <= count; i++) {
@@ -126,7 +145,7 @@ static bool run_form(npg_device *d, npg_call *calls, size_t count, npg_form form
         if (used == 0)
             first = i;
         items[used++] = (npk_rk_matmul_item){
-            .w = calls[i].mat->w, .m = calls[i].m, .a = calls[i].a, .c = calls[i].c};
+            .w = calls[i].mat->w, .m = calls[i].m * f->act_rows, .a = calls[i].a, .c = calls[i].c};
     }
     if (form == NPG_FORM_INT8_ROW)
         for (size_t i = 0; i < count; i++)

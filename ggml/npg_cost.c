@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The offload decision for a MUL_MAT (or MUL_MAT_ID, as a call per expert picked): the planner's
  * modelled call (NPU time from the timing model plus the host model's work, rk_plan.h) plus
- * converting the activations, against a CPU estimate of 2 M N K flops at NPUKIT_GGML_CPU_GFLOPS.
+ * converting the activations (in the weights' form, npg_types.c, at the tasks per SUBMIT the
+ * device chains), against a CPU estimate of 2 M N K flops at NPUKIT_GGML_CPU_GFLOPS.
  * Small M (decode) keeps the NPU's fixed per-task and per-submit costs against few flops, so it
  * stays on the CPU unless the model says otherwise; NPUKIT_GGML_OFFLOAD=always or never overrides
  * the decision. */
@@ -27,10 +28,14 @@ bool npg_mul_mat_cost(const struct ggml_tensor *op, unsigned cores, npg_cost *ou
     *out = (npg_cost){0};
     if (k == 0 || n == 0 || rows == 0)
         return true;
+    /* the weights' form: its precision, and its runtime rows per activation row */
+    const npg_form_row *f = npg_form_info(npg_form_of(a->type));
     npk_rk_plan_request req;
-    npk_rk_plan_request_init(&req, NPK_PREC_FP16, (uint32_t)rows, (uint32_t)k, (uint32_t)n);
-    req.out = NPK_PREC_FP32;
+    npk_rk_plan_request_init(&req, f->in, (uint32_t)(rows * f->act_rows), (uint32_t)k, (uint32_t)n);
+    req.out = f->out;
     req.cores = cores ? cores : 1;
+    if (npk_rk_submission_plan(NULL, npg_settings_get()->chain, &req) != NPK_OK)
+        return false;
     npk_rk_plan plan;
     if (npk_rk_plan_matmul(&req, &plan) != NPK_OK)
         return false;

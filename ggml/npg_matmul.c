@@ -131,9 +131,9 @@ typedef struct prepared {
     int64_t rows;
     npg_packed *p;
     bool owned;
-    uint8_t *a;     /* mats x rows x K activation elements of the form */
+    uint8_t *a;     /* mats x act_rows x rows x K activation elements of the form */
     float *a_scale; /* mats x rows (int8 row form) */
-    float *c;       /* mats x rows x N */
+    float *c;       /* mats x act_rows x rows x N */
     bool *on_npu;   /* mats: the matrix is one of the calls (else done on the host) */
 } prepared;
 
@@ -156,10 +156,11 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
     const int64_t rows = q->rows;
     q->p = npg_packed_get(d, a, (uint32_t)rows, &q->owned);
     const npg_form form = q->p ? q->p->form : NPG_FORM_FP16;
-    const size_t esz = npg_form_act_bytes(form);
-    q->a = malloc((size_t)(mats * rows * k) * esz);
+    const npg_form_row *f = npg_form_info(form);
+    const size_t esz = f->act_bytes, per_row = f->act_rows; /* a matrix's rows: per_row x rows */
+    q->a = malloc((size_t)(mats * rows * k) * per_row * esz);
     q->a_scale = malloc((size_t)(mats * rows) * sizeof *q->a_scale);
-    q->c = malloc((size_t)(mats * rows * n) * sizeof *q->c);
+    q->c = malloc((size_t)(mats * rows * n) * per_row * sizeof *q->c);
     q->on_npu = calloc((size_t)mats, sizeof *q->on_npu);
     float *tmp = malloc((size_t)(2 * k) * sizeof *tmp);
     bool ok = q->p && q->a && q->a_scale && q->c && q->on_npu && tmp;
@@ -167,13 +168,14 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
         for (s->i02 = 0; ok && s->i02 < a->ne[2]; s->i02++) {
             const int64_t idx = s->i03 * a->ne[2] + s->i02;
             const npg_matrix *mat = &q->p->mat[idx];
-            uint8_t *act = q->a + (size_t)(idx * rows * k) * esz;
+            uint8_t *act = q->a + (size_t)(idx * rows * k) * per_row * esz;
             float *scale = q->a_scale + idx * rows;
             bool in_range = mat->w != NULL;
             for (int64_t r = 0; r < rows && in_range; r++) {
                 uint8_t *out;
                 in_range = npg_act_row(form, b, stacked_row(s, r, &out), tmp,
-                                       act + (size_t)(r * k) * esz, scale + r);
+                                       act + (size_t)(r * k) * esz, (size_t)(rows * k) * esz,
+                                       scale + r);
             }
             if (!in_range) {
                 if (!host_slice(s, rows)) {
@@ -191,7 +193,7 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
                                             .n = (uint32_t)n,
                                             .a = act,
                                             .a_scale = scale,
-                                            .c = q->c + idx * rows * n};
+                                            .c = q->c + (size_t)(idx * rows * n) * per_row};
         }
     if (!ok && !(q->p && q->a && q->a_scale && q->c && q->on_npu && tmp))
         fprintf(stderr, "ggml-npukit: %s: out of memory\n", dst->name);
@@ -203,11 +205,12 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
 static void finish(prepared *q)
 {
     const struct ggml_tensor *a = q->s.a;
+    const size_t per_row = npg_form_info(q->p->form)->act_rows;
     for (q->s.i03 = 0; q->s.i03 < a->ne[3]; q->s.i03++)
         for (q->s.i02 = 0; q->s.i02 < a->ne[2]; q->s.i02++) {
             const int64_t idx = q->s.i03 * a->ne[2] + q->s.i02;
             if (q->on_npu[idx])
-                scatter(&q->s, q->rows, q->c + idx * q->rows * a->ne[1]);
+                scatter(&q->s, q->rows, q->c + (size_t)(idx * q->rows * a->ne[1]) * per_row);
         }
 }
 

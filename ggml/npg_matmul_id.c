@@ -100,13 +100,15 @@ bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst)
     bool owned, ok = false;
     npg_packed *p = npg_packed_get(d, a, (uint32_t)(total / experts + 1), &owned);
     const npg_form form = p ? p->form : NPG_FORM_FP16;
-    const size_t esz = npg_form_act_bytes(form);
+    const npg_form_row *f = npg_form_info(form);
+    /* an expert's call: per_row x count runtime rows (the int8 form's digits) */
+    const size_t esz = f->act_bytes, per_row = f->act_rows;
     /* rows grouped by expert: expert e's rows are rows[first[e] .. first[e + 1]) */
     pick *rows = malloc((size_t)total * sizeof *rows);
     int64_t *first = calloc((size_t)experts + 1, sizeof *first);
-    uint8_t *act = malloc((size_t)(total * k) * esz);
+    uint8_t *act = malloc((size_t)(total * k) * per_row * esz);
     float *a_scale = malloc((size_t)total * sizeof *a_scale);
-    float *c = malloc((size_t)(total * n) * sizeof *c),
+    float *c = malloc((size_t)(total * n) * per_row * sizeof *c),
           *tmp = malloc((size_t)(2 * k) * sizeof *tmp);
     npg_call *calls = malloc((size_t)experts * sizeof *calls);
     bool *on_npu = calloc((size_t)experts, sizeof *on_npu);
@@ -126,10 +128,12 @@ bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst)
         if (count == 0)
             continue;
         const npg_matrix *mat = &p->mat[e];
+        uint8_t *a_e = act + (size_t)(lo * k) * per_row * esz;
         bool in_range = mat->w != NULL;
-        for (int64_t r = lo; r < lo + count && in_range; r++)
-            in_range = npg_act_row(form, b, b_row(b, &rows[r]), tmp, act + (size_t)(r * k) * esz,
-                                   a_scale + r);
+        for (int64_t r = 0; r < count && in_range; r++)
+            in_range = npg_act_row(form, b, b_row(b, &rows[lo + r]), tmp,
+                                   a_e + (size_t)(r * k) * esz, (size_t)(count * k) * esz,
+                                   a_scale + lo + r);
         if (!in_range) {
             if (!host_expert(dst, e, rows + lo, count))
                 goto done;
@@ -142,15 +146,16 @@ bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst)
                                      .m = (uint32_t)count,
                                      .k = (uint32_t)k,
                                      .n = (uint32_t)n,
-                                     .a = act + (size_t)(lo * k) * esz,
+                                     .a = a_e,
                                      .a_scale = a_scale + lo,
-                                     .c = c + lo * n};
+                                     .c = c + (size_t)(lo * n) * per_row};
     }
     if (!npg_calls_run(d, calls, ncalls, dst->name, &t0, &runtime_host))
         goto done;
     for (int64_t e = 0; e < experts; e++)
         for (int64_t r = first[e]; on_npu[e] && r < first[e + 1]; r++)
-            memcpy(dst_row(dst, &rows[r]), c + r * n, (size_t)n * sizeof *c);
+            memcpy(dst_row(dst, &rows[r]), c + (size_t)(first[e] * n) * per_row + (r - first[e]) * n,
+                   (size_t)n * sizeof *c);
     d->counters.npu_matmuls++;
     ok = true;
 done:

@@ -55,13 +55,16 @@ npg_form npg_form_of(enum ggml_type t)
     return row && !npg_settings_get()->fp16_only ? row->form : NPG_FORM_FP16;
 }
 
-/* The runtime's input precision per form (every form has its entry). */
-static const npk_rk_prec form_prec[] = {
-    [NPG_FORM_FP16] = NPK_PREC_FP16,
-    [NPG_FORM_INT8_ROW] = NPK_PREC_INT8,
+/* Every form's entry: fp16 x fp16 with fp32 out; int8 x int8 with int32 out and two int8
+ * rows (digits) per activation row, so that activations keep about 16 bits however uneven a
+ * token's values are (one int8 scale per token loses most where a few channels are far larger
+ * than the rest: docs/ggml.md measures it). */
+static const npg_form_row form_rows[] = {
+    [NPG_FORM_FP16] = {NPK_PREC_FP16, NPK_PREC_FP32, 2, 1},
+    [NPG_FORM_INT8_ROW] = {NPK_PREC_INT8, NPK_PREC_INT32, 1, 2},
 };
 
-npk_rk_prec npg_form_prec(npg_form f) { return form_prec[f]; }
+const npg_form_row *npg_form_info(npg_form f) { return &form_rows[f]; }
 
 float npg_load_float(enum ggml_type t, const void *p)
 {
