@@ -167,3 +167,7 @@ npukit_ggml_setting_test(ggml_too_many_devices "NPUKIT_GGML_DEVICE=sim,sim,sim,s
   "NPUKIT_GGML_DEVICE=\"sim,sim,sim,sim,sim-rocket\" ignored: expected at most 4 ")
 npukit_ggml_setting_test(ggml_empty_device_name "NPUKIT_GGML_DEVICE=,"
   "NPUKIT_GGML_DEVICE=\",\" ignored: expected at most 4 npk_rk_open names, none empty")
+npukit_ggml_setting_test(ggml_bad_chain "NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_CHAIN=65"
+  "NPUKIT_GGML_CHAIN=\"65\" ignored: expected tasks per SUBMIT, 1..64")
+npukit_ggml_setting_test(ggml_bad_weights "NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_WEIGHTS=int4"
+  "NPUKIT_GGML_WEIGHTS=\"int4\" ignored: expected auto or fp16")

@@ -70,7 +70,9 @@ static bool parse_cores(const char *v, void *out)
     return true;
 }
 
-/* Tasks per SUBMIT: 1 (one task per SUBMIT, the board-validated form) .. NPK_RK_MAX_CHAIN. */
+/* Tasks per SUBMIT: 1 (one task per SUBMIT, the board-validated form) .. NPK_RK_MAX_CHAIN (the
+ * message below names it). */
+_Static_assert(NPK_RK_MAX_CHAIN == 64u, "NPUKIT_GGML_CHAIN's message names the runtime's limit");
 static bool parse_chain(const char *v, void *out)
 {
     char *end;
@@ -118,7 +120,7 @@ static const setting_row setting_rows[] = {
     {"NPUKIT_GGML_VERBOSE", offsetof(npg_settings, verbose), parse_flag, "0 or 1"},
     {"NPUKIT_GGML_BATCH", offsetof(npg_settings, batch), parse_flag, "0 or 1"},
     {"NPUKIT_GGML_CHAIN", offsetof(npg_settings, chain), parse_chain,
-     "tasks per SUBMIT, 1.." NPG_XSTR(NPK_RK_MAX_CHAIN)},
+     "tasks per SUBMIT, 1..64"},
     {"NPUKIT_GGML_WEIGHTS", offsetof(npg_settings, fp16_only), parse_weights, "auto or fp16"},
 };
 
