@@ -98,6 +98,20 @@ typedef struct kt_mv_walker {
     uint8_t xform_id, xform_mode; /* source walker of a transform move only */
 } kt_mv_walker;
 
+/* The transform slots a KohakuTPU mover carries (spec §3.2): XFORM_ID on the source walker's
+ * header names one. An entry is `in_beats` source words in and `out_words` destination words out,
+ * both declared by the occupant (out_words at most 4: the bank presents four word outputs); the
+ * source walker counts source words, the destination walker counts entries. XFORM_MODE is the
+ * occupant's own: the MXFP7 quantiser reads bit 0 as its B packing select. */
+typedef struct kt_mv_slot {
+    uint8_t id;
+    const char *name;
+    uint8_t in_beats, out_words;
+} kt_mv_slot;
+enum { KT_MV_SLOT_BYPASS = 0, KT_MV_SLOT_MXFP7 = 1, KT_MV_XMODE_B_LAYOUT = 1 };
+/* The slot `id` holds, NULL for a slot the card leaves empty. */
+NPUKIT_API const kt_mv_slot *kt_mv_slot_find(unsigned id);
+
 /* Names: "copy", "fill", ...; "index length", "alignment", ... ("?" beyond the tables). */
 NPUKIT_API const char *kt_mv_mode_name(unsigned mode);
 NPUKIT_API const char *kt_mv_fault_name(unsigned code);

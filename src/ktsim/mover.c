@@ -48,6 +48,7 @@ struct ksim_mover {
     uint32_t indices[KT_MV_MAX_INDICES];
     unsigned index_words_read;
     const ksim_occupant *occ;
+    const kt_mv_slot *slot; /* the occupant's geometry */
     unsigned beats_in, words_out;
     uint8_t in_buf[MAX_IN * KT_MV_WORD], out_buf[MAX_OUT * KT_MV_WORD];
     unsigned drain;
@@ -84,13 +85,19 @@ static void mxfp7_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
 }
 
 static const ksim_occupant occupants[] = {
-    {"bypass", 1, 1, bypass_convert},
-    {"mxfp7 quantiser", KT_MX_ENTRY_IN / KT_MV_WORD, KT_MX_ENTRY_OUT / KT_MV_WORD, mxfp7_convert},
+    {KT_MV_SLOT_BYPASS, bypass_convert},
+    {KT_MV_SLOT_MXFP7, mxfp7_convert},
 };
+/* The MXFP7 slot's geometry is the quantiser's entry. */
+_Static_assert(KT_MX_ENTRY_IN / KT_MV_WORD == 8 && KT_MX_ENTRY_OUT / KT_MV_WORD == 4,
+               "the MXFP7 slot row (8 beats in, 4 words out) is the quantiser's entry");
 
 const ksim_occupant *ksim_occupant_slot(unsigned id)
 {
-    return id < sizeof occupants / sizeof occupants[0] ? &occupants[id] : NULL;
+    for (size_t i = 0; i < sizeof occupants / sizeof occupants[0]; i++)
+        if (occupants[i].id == id && kt_mv_slot_find(id))
+            return &occupants[i];
+    return NULL;
 }
 
 /* ---- life cycle ---- */
@@ -224,6 +231,7 @@ static void go(ksim_mover *m)
     m->stream_frac = 0;
     if (m->mode == KT_MV_XFORM) {
         m->occ = ksim_occupant_slot(m->walker[0].xform_id);
+        m->slot = kt_mv_slot_find(m->walker[0].xform_id);
         if (!m->occ) {
             ksim_report(&m->model,
                         "mover: transform through slot %u, which holds no occupant in this model",
@@ -458,8 +466,9 @@ static void step_element(ksim_mover *m)
 static void step_xform(ksim_mover *m)
 {
     const ksim_occupant *o = m->occ;
+    const kt_mv_slot *slot = m->slot;
     uint8_t fault = 0;
-    if (m->beats_in < o->in_beats) {
+    if (m->beats_in < slot->in_beats) {
         kt_mv_point p = kt_mv_walker_point(&m->walker[0], m->idx_src);
         ksim_mem_result r = mem_read(m, p.addr, m->in_buf + m->beats_in * KT_MV_WORD, &fault);
         if (r == KSIM_MEM_RETRY)
@@ -471,17 +480,17 @@ static void step_xform(ksim_mover *m)
         m->beats_in++;
         spend(m, word_cost(m));
         bool more = kt_mv_walker_next(&m->walker[0], m->idx_src);
-        if (!more && m->beats_in < o->in_beats) {
+        if (!more && m->beats_in < slot->in_beats) {
             ksim_report(&m->model,
                         "mover: transform source ends %u beats into an entry of %u (the occupant "
                         "would wait "
                         "forever)",
-                        m->beats_in, o->in_beats);
+                        m->beats_in, slot->in_beats);
             finish(m, 0);
             m->ok_so_far = false;
             return;
         }
-        if (m->beats_in == o->in_beats)
+        if (m->beats_in == slot->in_beats)
             o->convert(m->walker[0].xform_mode, m->in_buf, m->out_buf);
         return;
     }
@@ -495,7 +504,7 @@ static void step_xform(ksim_mover *m)
         return;
     }
     spend(m, word_cost(m));
-    if (++m->words_out < o->out_words)
+    if (++m->words_out < slot->out_words)
         return;
     m->words_out = m->beats_in = 0;
     bool src_more =

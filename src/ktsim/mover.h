@@ -38,10 +38,10 @@ typedef struct ksim_mover_mem {
     void *ctx;
 } ksim_mover_mem;
 
-/* A transform occupant: IN beats of source in, OUT words out per entry (spec §3.2). */
+/* A transform occupant: the slot's IN beats of source in, its OUT words out per entry (spec
+ * §3.2; the geometry is the hardware layer's slot row, kt_mv_slot_find). */
 typedef struct ksim_occupant {
-    const char *name;
-    unsigned in_beats, out_words;
+    uint8_t id;
     void (*convert)(unsigned xform_mode, const uint8_t *in, uint8_t *out);
 } ksim_occupant;
 /* The occupant in slot `id` (0 = bypass), NULL for an empty slot. */

@@ -107,6 +107,21 @@ bool kt_mv_word_decode(unsigned offset, uint64_t value, kt_mv_word *w)
     return true;
 }
 
+/* KohakuTPU's occupants: slot 0 passes a word through, slot 1 is mx_quant (eight beats of FP16,
+ * 4 lanes x 32 K, in; four MXFP7 words out). */
+static const kt_mv_slot slots[] = {
+    {KT_MV_SLOT_BYPASS, "bypass", 1, 1},
+    {KT_MV_SLOT_MXFP7, "MXFP7 quantiser", 8, 4},
+};
+
+const kt_mv_slot *kt_mv_slot_find(unsigned id)
+{
+    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
+        if (slots[i].id == id)
+            return &slots[i];
+    return NULL;
+}
+
 static const char *const mode_names[8] = {"copy", "transpose", "gather", "generate",
                                           "fill", "transform", NULL,     NULL};
 static const char *const fault_names[8] = {
