@@ -30,6 +30,8 @@ typedef struct move_args {
     bool engine, emit;
     kt_mv_walker src_w, dst_w; /* --src-dims / --dst-dims and the windows */
     bool src_dims, dst_dims, src_win, dst_win, words_given, entries_given;
+    bool no_coalesce;
+    unsigned burst_cap; /* words, a power of two 1..128 */
     uint32_t indices[MAX_INDICES];
     unsigned n_indices;
 } move_args;
@@ -108,6 +110,21 @@ static int walker_options_fit(const move_args *a)
     fprintf(stderr, "npukit kt move: %s does not apply to a %s move: %s\n", bad,
             kt_mv_mode_name(a->mode), why);
     return 2;
+}
+
+static bool parse_burst_cap(const cli_opt *row, const char *text, const char *cmd)
+{
+    uint64_t v = 0;
+    if (cli_number_scan(text, strlen(text), false, &v) != CLI_NUM_OK || v > KT_MV_BURST_MAX ||
+        kt_mv_burst_field((unsigned)v) < 0) {
+        fprintf(stderr,
+                "npukit %s: --burst-cap '%s': the mover caps bursts at 1, 2, 4, 8, 16, 32, 64 or "
+                "128 words (CTRL flags [7:5])\n",
+                cmd, text);
+        return false;
+    }
+    *(unsigned *)row->dest = (unsigned)v;
+    return true;
 }
 
 static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
@@ -221,6 +238,16 @@ static int parse(int argc, char **argv, kt_card_cli *c, move_args *a)
          .given = &a->dst_win,
          .meta = "B:E[,B:E]",
          .help = "destination bound-axis windows: outside one, the write is suppressed"},
+        {.name = "--no-coalesce",
+         .kind = CLI_FLAG,
+         .dest = &a->no_coalesce,
+         .help = "write every word as its own burst (CTRL flags [3] off)"},
+        {.name = "--burst-cap",
+         .kind = CLI_CUSTOM,
+         .dest = &a->burst_cap,
+         .parse = parse_burst_cap,
+         .meta = "1|2|..|128",
+         .help = "longest read or write burst in words (CTRL flags [7:5]; default 128)"},
         {.name = "--dst-mesh",
          .kind = CLI_UINT,
          .dest = &a->dst_mesh,
@@ -453,6 +480,8 @@ static int build_move(move_args *a, kt_mv_move *m)
         m->width = width_of(a->width_bits);
         m->imm = (uint32_t)a->value; /* a copy's padding */
     }
+    m->flags = (uint8_t)((a->no_coalesce ? 0 : KT_MV_FLAG_WCOAL) |
+                         kt_mv_burst_field(a->burst_cap) << KT_MV_FLAG_BURST_SHIFT);
     apply_walker(&m->dst, &a->dst_w, a->dst_dims, a->dst_win);
     apply_walker(&m->src, &a->src_w, a->src_dims, a->src_win);
     return -1;
@@ -504,6 +533,7 @@ static void print_result(kt_card_cli *c, const move_args *a, const kt_mv_move *m
             json_str(doc, "occupant", slot->name);
             json_u64(doc, "xform_mode", m->src.xform_mode);
         }
+        json_u64(doc, "flags", m->flags);
         json_str(doc, "form", a->engine ? "engine" : "host");
         json_u64(doc, "moves_done", r->after.moves_done);
         json_str(doc, "fault", kt_mv_fault_name(r->after.fault));
@@ -523,8 +553,10 @@ static void print_result(kt_card_cli *c, const move_args *a, const kt_mv_move *m
         printf("transform: slot %u (%s), mode 0x%x: %" PRIu64 " entries of %u words in, %u out\n",
                slot->id, slot->name, m->src.xform_mode, kt_mv_walker_elements(&m->dst),
                slot->in_beats, slot->out_words);
-    printf("mover: %u moves completed, fault %u (%s)\n", r->after.moves_done, r->after.fault,
-           kt_mv_fault_name(r->after.fault));
+    printf("mover: %u moves completed, fault %u (%s); flags 0x%02x: write coalescing %s, bursts "
+           "of at most %u words\n",
+           r->after.moves_done, r->after.fault, kt_mv_fault_name(r->after.fault), m->flags,
+           m->flags & KT_MV_FLAG_WCOAL ? "on" : "off", kt_mv_burst_cap(m->flags));
     printf("check: %s (%zu of %zu words differ)\n", bad ? "MISMATCH" : "ok", bad, words);
     kt_card_cli_print_counts(c);
 }
@@ -625,6 +657,7 @@ int kt_move_main(int argc, char **argv)
     a.row_words = 1;
     a.width_bits = 16;
     a.entries = 4;
+    a.burst_cap = KT_MV_BURST_MAX;
     a.xform_id = KT_MV_SLOT_MXFP7;
     static const uint32_t default_indices[] = {3, 1, 2, 0};
     memcpy(a.indices, default_indices, sizeof default_indices);

@@ -61,11 +61,22 @@ typedef enum kt_mv_fault {
     KT_MV_F_XFORM_AXIS = 7, /* a bound axis in a transform move */
 } kt_mv_fault;
 
-/* Flags byte (CTRL [15:8]). */
+/* Flags byte (CTRL [15:8]). The mover reads two fields: [3] write coalescing (consecutive
+ * writes of one kind fold into one burst; off, every write is one beat) and [7:5] the burst cap
+ * (0: 128 words, the 4 KB page; k: 2^(k-1) words), which bounds read and coalesced write bursts.
+ * Bits [2:0] and [4] are read by nothing. Neither field changes the bytes a move writes, only
+ * the bursts that carry them. */
 enum {
     KT_MV_FLAG_WCOAL = 1u << 3, /* write coalescing */
     KT_MV_FLAG_BURST_SHIFT = 5, /* [7:5] log2 of the burst cap; 0 = 128 words */
+    KT_MV_FLAG_BURST_MASK = 7u << 5,
+    KT_MV_FLAGS_DEFINED = KT_MV_FLAG_WCOAL | KT_MV_FLAG_BURST_MASK,
+    KT_MV_BURST_MAX = 128, /* BURST_MAX: 4 KB of 32-byte words, the AXI4 boundary rule */
 };
+/* The burst cap in words a flags byte names: 128 for field 0, else 2^(field - 1). */
+NPUKIT_API unsigned kt_mv_burst_cap(uint8_t flags);
+/* The flags field that caps bursts at `words` (a power of two, 1..128), or -1 for any other. */
+NPUKIT_API int kt_mv_burst_field(unsigned words);
 
 enum {
     KT_MV_MAX_DIMS = 6,       /* NDIM of the walker */

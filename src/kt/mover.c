@@ -209,6 +209,11 @@ npk_status kt_mv_validate(const kt_mv_move *m)
         return npk_fail(
             NPK_EINVAL,
             "element width %u: need 0 (8-bit), 1 (16-bit) or 2 (32-bit) (mover fault 5)", m->width);
+    if (m->flags & ~KT_MV_FLAGS_DEFINED)
+        return npk_fail(NPK_EINVAL,
+                        "mover flags 0x%02x: bits 0x%02x are read by nothing (the mover reads [3] "
+                        "write coalescing and [7:5] the burst cap)",
+                        m->flags, m->flags & ~KT_MV_FLAGS_DEFINED & 0xFF);
     npk_status s = check_walker("destination", &m->dst);
     if (s)
         return s;

@@ -61,6 +61,13 @@ typedef struct ksim_mover_timing {
 } ksim_mover_timing;
 /* The row of a mode that runs (NULL for TRANSPOSE and the undefined modes, which fault at GO). */
 const ksim_mover_timing *ksim_mover_timing_row(unsigned mode);
+/* The flags the rows were measured with (the driver's: write coalescing, cap 128). */
+enum { KSIM_MOVER_ROW_FLAGS = KT_MV_FLAG_WCOAL };
+/* Cycles a move of `words` destination words takes beyond its row under CTRL flags `flags` (may
+ * be negative: a cap below 128 pipelines a short move better), given the contiguous runs of the
+ * source and destination walks in words. 0 for the modes whose bursts the flags do not change. */
+int64_t ksim_mover_flags_delta(unsigned mode, uint8_t flags, uint64_t words, unsigned src_run,
+                               unsigned dst_run);
 
 typedef struct ksim_mover ksim_mover;
 

@@ -122,6 +122,20 @@ const kt_mv_slot *kt_mv_slot_find(unsigned id)
     return NULL;
 }
 
+unsigned kt_mv_burst_cap(uint8_t flags)
+{
+    unsigned field = (flags & KT_MV_FLAG_BURST_MASK) >> KT_MV_FLAG_BURST_SHIFT;
+    return field ? 1u << (field - 1) : KT_MV_BURST_MAX;
+}
+
+int kt_mv_burst_field(unsigned words)
+{
+    for (int field = 0; field < 8; field++)
+        if (kt_mv_burst_cap((uint8_t)(field << KT_MV_FLAG_BURST_SHIFT)) == words)
+            return field;
+    return -1;
+}
+
 static const char *const mode_names[8] = {"copy", "transpose", "gather", "generate",
                                           "fill", "transform", NULL,     NULL};
 static const char *const fault_names[8] = {
