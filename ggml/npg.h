@@ -211,12 +211,14 @@ typedef struct npg_call {
 
 /* Row p of t (K elements) as the form takes its activations: fp16 bits at dst, or int8 digits
  * at dst and dst + digit_stride bytes with their scale in *scale. False when the form cannot
- * hold it (a finite value beyond fp16, a value that is not finite for int8): the caller
+ * hold it (a finite value beyond fp16; for int8 a value that is not finite, or a row of values
+ * all below 1e-30 but not all 0): the caller
  * computes that matrix on the host. tmp: 2 K floats. */
 bool npg_act_row(npg_form form, const struct ggml_tensor *t, const uint8_t *p, float *tmp,
                  uint8_t *dst, size_t digit_stride, float *scale);
 /* x (K finite floats) as int8 q with one scale: x ~ scale * q, |q| <= 127; false when a value
- * is not finite. */
+ * is not finite, or all are so small (largest below 1e-30, not 0) that the inverse scales
+ * would overflow. */
 bool npg_quantise_row(const float *x, int64_t k, int8_t *q, float *scale);
 /* Every call, as few runtime calls as the settings allow (NPUKIT_GGML_BATCH: one
  * npk_rk_matmul_batch per form), counted in the device's counters; `name` names the node(s)

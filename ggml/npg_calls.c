@@ -21,6 +21,9 @@
 /* int8's symmetric range: -127..127 (-128 is left out so that a row and its negation quantise
  * alike). */
 #define NPG_INT8_MAX 127.0f
+/* A row whose largest magnitude is below this has inverse scales (127 / max, and 254 / scale
+ * for the second digit) beyond float's range: such rows are left to the host. */
+#define NPG_INT8_MIN_AMAX 1e-30f
 
 bool npg_quantise_row(const float *x, int64_t k, int8_t *q, float *scale)
 {
@@ -30,6 +33,8 @@ bool npg_quantise_row(const float *x, int64_t k, int8_t *q, float *scale)
             return false;
         amax = fmaxf(amax, fabsf(x[i]));
     }
+    if (amax > 0 && amax < NPG_INT8_MIN_AMAX)
+        return false;
     *scale = amax / NPG_INT8_MAX;
     const float inv = amax > 0 ? NPG_INT8_MAX / amax : 0;
     for (int64_t i = 0; i < k; i++) {

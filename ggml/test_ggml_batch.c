@@ -9,7 +9,9 @@
  *     per weight form of each run of independent nodes), and both must agree with ggml's CPU
  *     backend (NMSE per node below NMSE_TOL);
  *   - a Q8_0 weight row of zeros and an activation row of zeros (a zero int8 scale): zeros out,
- *     never NaN.
+ *     never NaN;
+ *   - Q8_0 weights by an activation row whose values are all about 1e-36 (int8 scales whose
+ *     inverses overflow float): that matrix computed on the host, against a double product.
  *   usage: test_ggml_batch CPU-BACKEND-DIR   (GGML_BACKEND_PATH names the backend) */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
@@ -201,6 +203,61 @@ static int check_m(ggml_backend_t npu, ggml_backend_t cpu, ggml_backend_dev_t np
     return fails;
 }
 
+/* One Q8_0 matmul whose second activation row is all tiny (~1e-36), against a double product
+ * of the dequantised weights: the matrix (both rows) computed on the host, exact. (ggml's
+ * CPU backend is no reference here: its Q8_0 activation scale, an fp16, flushes such a row to
+ * zero.) */
+static int check_tiny(ggml_backend_t npu, ggml_backend_dev_t npu_dev,
+                      ggml_npukit_counters_fn counters)
+{
+    enum { M = 2 };
+    float x[M * K], out[M * N], w[N * K];
+    for (int i = 0; i < M * K; i++)
+        x[i] = urand() * (i >= K ? 1e-36f : 1.0f);
+    ggml_npukit_counters a, b;
+    counters(npu_dev, &a);
+    struct ggml_init_params p = {ggml_tensor_overhead() * 8 + ggml_graph_overhead(), NULL, true};
+    struct ggml_context *ctx = ggml_init(p);
+    struct ggml_tensor *tw = ggml_new_tensor_2d(ctx, GGML_TYPE_Q8_0, K, N);
+    struct ggml_tensor *tx = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, M);
+    struct ggml_tensor *to = ggml_mul_mat(ctx, tw, tx);
+    struct ggml_cgraph *g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, to);
+    ggml_backend_buffer_t buf =
+        ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_dev_buffer_type(npu_dev));
+    fill(tw, false);
+    ggml_backend_tensor_set(tx, x, 0, sizeof x);
+    bool ok = buf && ggml_backend_graph_compute(npu, g) == GGML_STATUS_SUCCESS;
+    if (ok) {
+        void *blocks = malloc(ggml_nbytes(tw));
+        ggml_backend_tensor_get(tw, blocks, 0, ggml_nbytes(tw));
+        ggml_get_type_traits(GGML_TYPE_Q8_0)->to_float(blocks, w, N * K);
+        free(blocks);
+        ggml_backend_tensor_get(to, out, 0, sizeof out);
+    }
+    ggml_backend_buffer_free(buf);
+    ggml_free(ctx);
+    if (!ok) {
+        printf("FAIL: the tiny-row matmul did not compute\n");
+        return 1;
+    }
+    counters(npu_dev, &b);
+    float ref[M * N];
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double acc = 0;
+            for (int e = 0; e < K; e++)
+                acc += (double)w[j * K + e] * x[i * K + e];
+            ref[i * N + j] = (float)acc;
+        }
+    const double e0 = nmse(ref, out, N), e1 = nmse(ref + N, out + N, N);
+    const uint64_t host = b.host_matmuls - a.host_matmuls;
+    printf("tiny activations (~1e-36): %llu matrix on the host; NMSE against a double product: "
+           "%.2g (the normal row), %.2g (the tiny row)\n",
+           (unsigned long long)host, e0, e1);
+    return host == 1 && e0 <= 1e-10 && e1 <= 1e-10 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     ggml_backend_load_all_from_path(argc > 1 ? argv[1] : NULL);
@@ -220,6 +277,7 @@ int main(int argc, char **argv)
     int fails = 0;
     for (int64_t m = 1; m <= 3; m += 2)
         fails += check_m(npu, cpu, npu_dev, cpu_dev, counters, reload, m);
+    fails += check_tiny(npu, npu_dev, counters);
     ggml_backend_free(npu);
     ggml_backend_free(cpu);
     printf("%s\n", fails ? "FAIL" : "PASS");
