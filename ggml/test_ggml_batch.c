@@ -2,12 +2,12 @@
 /* The backend's batched calls (NPUKIT_GGML_BATCH) and weight forms, through ggml's API:
  *
  *   - a graph of MUL_MATs (decode-sized, M = 1, and M = 3): three projections of one input
- *     (fp16 and Q8_0 weights: both forms), one matmul of the first projection's result (it must
- *     not join their batch) and one more projection after it; and a MUL_MAT_ID node (4 experts,
- *     2 per token, 3 tokens). Run whole on the device with batching on and off: the results
- *     must be identical bit for bit, the batched run must make fewer runtime calls (exactly: one
- *     per weight form of each run of independent nodes), and both must agree with ggml's CPU
- *     backend (NMSE per node below NMSE_TOL);
+ *     (fp16, Q8_0 and Q4_0 weights: both forms), one matmul of the first projection's result
+ *     (it must not join their batch) and one more projection after it (it joins them, run
+ *     ahead of the dependent one); and a MUL_MAT_ID node (4 experts, 2 per token, 3 tokens).
+ *     Run whole on the device with batching on and off: the results must be identical bit for
+ *     bit, the batched run must make exactly one call per weight form of each batch, and both
+ *     must agree with ggml's CPU backend (NMSE per node below NMSE_TOL);
  *   - a Q8_0 weight row of zeros and an activation row of zeros (a zero int8 scale): zeros out,
  *     never NaN;
  *   - Q8_0 weights by an activation row whose values are all about 1e-36 (int8 scales whose
@@ -171,10 +171,10 @@ static int check_m(ggml_backend_t npu, ggml_backend_t cpu, ggml_backend_dev_t np
         printf("FAIL: the CPU backend did not compute the graph\n");
         return 1;
     }
-    /* unbatched, one call per matrix: 5 MUL_MATs and the 4 experts picked; batched: the run of
-     * three projections in two calls (fp16, int8), the dependent matmul and the projection
-     * after it (a run of two) in two, the experts in one */
-    const uint64_t want[2] = {5 + EXPERTS, 2 + 2 + 1};
+    /* unbatched, one call per matrix: 5 MUL_MATs and the 4 experts picked; batched: the four
+     * projections of x (the last one run ahead of the dependent matmul, which it passes) in
+     * two calls (fp16, int8), the dependent matmul after them, the experts in one */
+    const uint64_t want[2] = {5 + EXPERTS, 2 + 1 + 1};
     printf("M %lld: runtime calls %llu unbatched, %llu batched (expected %llu, %llu); results %s",
            (long long)m, (unsigned long long)calls[0], (unsigned long long)calls[1],
            (unsigned long long)want[0], (unsigned long long)want[1],
