@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import errors as npk_errors
-from . import cpu
+from . import cpu, pool_dilated
 from .errors import Unsupported
 
 FP16_MAX = 65504.0
@@ -84,24 +84,28 @@ def _pool(rt, node, x, method, global_pool=False):
         raise Unsupported(f"{node.op}: kernel_shape {kernel} for input rank {x.ndim}")
     strides = list(_attr(node, "strides", [1] * rank))
     dil = list(_attr(node, "dilations", [1] * rank))
-    if any(d != 1 for d in dil):
-        raise Unsupported(f"{node.op}: dilations {dil} (the PDP's windows are dense)")
     pads = cpu.spatial_pads(node, x.shape[2:], kernel, strides, dil)
     include = int(_attr(node, "count_include_pad", 0))
     if int(_attr(node, "ceil_mode", 0)):  # ceil_mode: the last window as extra end padding
         for i in range(rank):
-            span = x.shape[2 + i] + pads[i] + pads[i + rank] - kernel[i]
+            span_k = (kernel[i] - 1) * dil[i] + 1
+            span = x.shape[2 + i] + pads[i] + pads[i + rank] - span_k
             out = -(-span // strides[i]) + 1
             if (out - 1) * strides[i] >= x.shape[2 + i] + pads[i]:
                 out -= 1
-            extra = (out - 1) * strides[i] + kernel[i] - (x.shape[2 + i] + pads[i] + pads[i + rank])
+            extra = (out - 1) * strides[i] + span_k - (x.shape[2 + i] + pads[i] + pads[i + rank])
             if extra > 0 and method == "avg" and include:
                 raise Unsupported(f"{node.op}: ceil_mode with count_include_pad")
             pads[i + rank] += max(0, extra)
-    k2 = tuple(kernel) if rank == 2 else (1, kernel[0])
-    s2 = tuple(strides) if rank == 2 else (1, strides[0])
-    y = _library(lambda: rt.pool2d(np.ascontiguousarray(x4), method, k2, s2, _pad4(pads, rank),
-                                   count_include_pad=bool(include)), node.op)
+    two = (lambda v, one: tuple(v) if rank == 2 else (one, v[0]))  # noqa: E731
+    k2, s2, d2 = two(kernel, 1), two(strides, 1), two(dil, 1)
+    if d2 != (1, 1):  # no dilation field in the PDP: dense pools over sub-sampled phases
+        y = _library(lambda: pool_dilated.pool(rt, x4, method, k2, s2, d2, _pad4(pads, rank),
+                                               bool(include)), f"{node.op} (dilations {dil})")
+    else:
+        y = _library(lambda: rt.pool2d(np.ascontiguousarray(x4), method, k2, s2,
+                                       _pad4(pads, rank), count_include_pad=bool(include)),
+                     node.op)
     return [(y if rank == 2 else y[:, :, 0, :]).astype(np.float32)]
 
 
