@@ -137,7 +137,8 @@ static void test_tiling(void)
 }
 
 /* The task's registers: int8 through the CNA, CORE and DPU, the int32 accumulator out with the
- * matmul's int32 write-out (SIZE_E 7), four int32 output surfaces per 16-channel group; every
+ * matmul's int32 write-out (SIZE_E 7), eight int32 output surfaces per 32-channel kernel group,
+ * 64 weight kernels' bytes for 40 outputs; every
  * register named. A clamp on the int32 accumulator is refused. */
 static uint32_t reg_of(const npk_rk_entry *body, npk_rk_reg_id id)
 {
@@ -166,10 +167,11 @@ static void test_registers(void)
     CHECK_EQ(npk_rk_field_get(NPK_RKF(DPU_OUT_CVT_SCALE, FP32TOFP16_EN),
                               reg_of(body, NPK_REG_DPU_OUT_CVT_SCALE)), 0);
     CHECK_EQ(npk_rk_field_get(NPK_RKF(DPU_SURFACE_ADD, SURF_ADD),
-                              reg_of(body, NPK_REG_DPU_SURFACE_ADD)), 4u * 4 * 3);
+                              reg_of(body, NPK_REG_DPU_SURFACE_ADD)), 8u * 4 * 3);
     CHECK_EQ(npk_rk_field_get(NPK_RKF(CNA_DATA_SIZE1, DATAIN_CHANNEL),
                               reg_of(body, NPK_REG_CNA_DATA_SIZE1)), 32);
     CHECK_EQ(reg_of(body, NPK_REG_CNA_WEIGHT_SIZE1), 9u * 32);
+    CHECK_EQ(reg_of(body, NPK_REG_CNA_WEIGHT_SIZE0), 9u * 32 * 64);
     for (unsigned i = 0; i < npk_rk_op_desc_of(NPK_RK_OP_CONV)->body; i++) {
         char line[256];
         npk_rk_entry_describe(body[i], line, sizeof line);

@@ -37,7 +37,7 @@ static double elem(npk_rk_prec p, const uint8_t *at)
     return npk_f16_to_f32(h);
 }
 
-enum { KG = NPK_RK_CONV_KGROUP, WA = NPK_RK_CONV_WATOM };
+enum { WA = NPK_RK_CONV_WATOM };
 
 /* The input as planes [C][H][W] and the weights as [Cout or C][C or 1][KH][KW], read out of
  * their layouts once (every fp16 and int8 value is exact in a double). */
@@ -54,7 +54,7 @@ static void unpack_feature(const rksim_conv *t, const uint8_t *feat, double *x)
 
 static void unpack_weights(const rksim_conv *t, const uint8_t *w, double *out)
 {
-    const uint32_t eb = NPK_RK_ATOM_BYTES / npk_rk_conv_c2(t->prec);
+    const uint32_t eb = NPK_RK_ATOM_BYTES / npk_rk_conv_c2(t->prec), kg = npk_rk_conv_kgroup(t->prec);
     const uint64_t win = (uint64_t)t->k_h * t->k_w, ct = ((uint64_t)t->in_c + WA - 1) / WA;
     const uint32_t kernels = t->depthwise ? t->in_c : t->out_c, per = t->depthwise ? 1 : t->in_c;
     for (uint32_t o = 0; o < kernels; o++)
@@ -62,7 +62,7 @@ static void unpack_weights(const rksim_conv *t, const uint8_t *w, double *out)
             for (uint64_t k = 0; k < win; k++) {
                 uint64_t at = t->depthwise
                                   ? ((o / WA) * win + k) * WA + o % WA
-                                  : ((((uint64_t)(o / KG) * ct + i / WA) * win + k) * KG + o % KG) * WA +
+                                  : ((((uint64_t)(o / kg) * ct + i / WA) * win + k) * kg + o % kg) * WA +
                                         i % WA;
                 out[((uint64_t)o * per + i) * win + k] = elem(t->prec, w + at * eb);
             }

@@ -8,7 +8,7 @@
  *   feature  [DATAIN_CHANNEL/C2][H][W][C2] atoms at FEATURE_DATA_ADDR (C2: 8 fp16, 16 int8);
  *            a row is W atoms (LINE_STRIDE = 4W), a surface LINE_STRIDE + SURF_STRIDE = W*H
  *            atoms;
- *   weights  at DCOMP_ADDR0: direct [Cout/16][C/32][KH][KW][16][32], depthwise
+ *   weights  at DCOMP_ADDR0: direct [Cout/G][C/32][KH][KW][G][32] (G: fp16 16, int8 32), depthwise
  *            [C/32][KH][KW][32]; WEIGHT_BYTES_PER_KERNEL = KH*KW*ceil32(C)*element bytes;
  *   bias     fp32 (int8: int32) [Cout] at the feed's BS_BASE_ADDR when the BS ALU adds from
  *            memory;
@@ -48,7 +48,7 @@ typedef enum quantity {
     Q_KERNEL_BYTES,           /* KH * KW * ceil32(C) * 2 */
     Q_WEIGHT_BYTES,           /* the layout's bytes */
     Q_OUT_ATOMS,              /* OH * OW */
-    Q_SURF_ADD,               /* two output surfaces */
+    Q_SURF_ADD,               /* one kernel group's output surfaces */
     Q_ROW_ENTRIES,            /* CBUF entries of one input row */
     Q_DATA_BANKS,             /* banks the input needs */
     Q_BANKS_FREE,             /* 12 - DATA_BANK */
@@ -177,7 +177,7 @@ static const rksim_rule rows[] = {
     {FLD(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE), G_ALL, IS_Q(Q_OUT_ATOMS),
      "the output is the atom layout, one surface OH x OW atoms"},
     {FLD(DPU_SURFACE_ADD, SURF_ADD), G_ALL, IS_Q(Q_SURF_ADD),
-     "SURFACE_ADD is one 16-channel kernel group (two surfaces; a wild value wild-writes)"},
+     "SURFACE_ADD is one kernel group's output surfaces (a wild value wild-writes)"},
     {REG(DPU_DATA_CUBE_NOTCH_ADDR), G_ALL, IS(0), undescribed},
     {REG(DPU_BS_OW_CFG), G_ALL, IS_Q(Q_OW_CFG), "the conv write-out SIZE_E (Mesa)"},
     {REG(DPU_OFFSET_PEND), G_ALL, IS(0), undescribed},
@@ -262,7 +262,8 @@ static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
         return (int64_t)npk_rk_conv_weight_bytes(in, dw(rf), (uint32_t)oc, (uint32_t)c,
                                                  (uint32_t)kh, (uint32_t)kw);
     case Q_OUT_ATOMS: return (int64_t)(ow * oh);
-    case Q_SURF_ADD: return (int64_t)(NPK_RK_CONV_KGROUP / npk_rk_conv_c2(row->out) * ow * oh);
+    case Q_SURF_ADD:
+        return (int64_t)(npk_rk_conv_kgroup(in) / npk_rk_conv_c2(row->out) * ow * oh);
     case Q_ROW_ENTRIES: return npk_rk_conv_row_entries(soc, in, (uint32_t)c, (uint32_t)w);
     case Q_DATA_BANKS:
         return npk_rk_conv_data_banks(soc, in, (uint32_t)c, (uint32_t)h, (uint32_t)w);

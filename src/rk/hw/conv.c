@@ -39,6 +39,8 @@ uint32_t npk_rk_conv_size_e(npk_rk_prec in, bool depthwise)
     return r ? npk_rk_out_factor(in, r->out) - 1 : 0;
 }
 
+uint32_t npk_rk_conv_kgroup(npk_rk_prec p) { return npk_rk_n_align(p); }
+
 uint32_t npk_rk_conv_c2(npk_rk_prec p) { return NPK_RK_ATOM_BYTES / ebytes(p); }
 
 uint64_t npk_rk_conv_feature_bytes(npk_rk_prec p, uint32_t c, uint32_t h, uint32_t w)
@@ -56,7 +58,7 @@ uint64_t npk_rk_conv_weight_bytes(npk_rk_prec p, bool depthwise, uint32_t cout, 
                                   uint32_t kh, uint32_t kw)
 {
     const uint64_t kernel = npk_rk_conv_kernel_bytes(p, c, kh, kw);
-    return depthwise ? kernel : kernel * up(cout, NPK_RK_CONV_KGROUP);
+    return depthwise ? kernel : kernel * up(cout, npk_rk_conv_kgroup(p));
 }
 
 uint32_t npk_rk_conv_row_entries(const npk_rk_soc *soc, npk_rk_prec p, uint32_t c, uint32_t w)

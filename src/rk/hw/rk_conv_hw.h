@@ -6,7 +6,7 @@
  *
  * The layouts (16-byte atoms of C2 channels: 8 fp16, 16 int8, 4 int32):
  *   feature  [ceil(C/C2)][H][W][C2]
- *   weights  direct:    [ceil(Cout/16)][ceil(C/32)][KH][KW][16][32]
+ *   weights  direct:    [ceil(Cout/G)][ceil(C/32)][KH][KW][G][32], G the kernel group
  *            depthwise: [ceil(C/32)][KH][KW][32]
  *   bias     fp32 [Cout], contiguous */
 #ifndef NPUKIT_RK_CONV_HW_H
@@ -30,9 +30,8 @@ extern "C" {
 #define NPK_RK_POOL_POINTER_MODE 0xEu
 #define NPK_RK_POOL_BURST_LEN 3u
 
-/* The feature atom (bytes), the fp16 kernel group and the weight atom's input channels. */
+/* The feature atom (bytes) and the weight atom's input channels. */
 #define NPK_RK_ATOM_BYTES 16u
-#define NPK_RK_CONV_KGROUP 16u
 #define NPK_RK_CONV_WATOM 32u
 
 /* What the BS stage does after the bias. */
@@ -71,6 +70,10 @@ const char *npk_rk_conv_prec_names(void);
  * int32 output F - 1 = 7 (F = 2 x 32 / 8, the matmul's int32 write-out, spec 0x4050 = 0x7FC;
  * INF for a conv, depthwise too). */
 uint32_t npk_rk_conv_size_e(npk_rk_prec in, bool depthwise);
+
+/* The kernel group G of the dense weight layout: the matmul's N tile of the precision (fp16 16,
+ * int8 32: facts D.1; Mesa's int8 conv packs 32 output channels per group). */
+uint32_t npk_rk_conv_kgroup(npk_rk_prec p);
 
 /* Channels per 16-byte atom (fp16: 8, int8: 16, int32: 4). */
 uint32_t npk_rk_conv_c2(npk_rk_prec p);

@@ -7,7 +7,7 @@
 #include "rk/hw/rk_conv_hw.h"
 #include "rk/layout/rk_conv_layout.h"
 
-enum { KG = NPK_RK_CONV_KGROUP, WA = NPK_RK_CONV_WATOM };
+enum { WA = NPK_RK_CONV_WATOM };
 
 static uint64_t up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
@@ -63,7 +63,7 @@ npk_status npk_rk_conv_pack_weights(npk_rk_prec p, bool depthwise, const void *s
                                     uint32_t c, uint32_t kh, uint32_t kw, void *dst,
                                     uint64_t dst_size)
 {
-    const uint32_t eb = NPK_RK_ATOM_BYTES / npk_rk_conv_c2(p);
+    const uint32_t eb = NPK_RK_ATOM_BYTES / npk_rk_conv_c2(p), kg = npk_rk_conv_kgroup(p);
     const uint64_t need = npk_rk_conv_weight_bytes(p, depthwise, cout, c, kh, kw);
     if (!src || !dst || !c || !kh || !kw || (!depthwise && !cout))
         return npk_fail(NPK_EINVAL, "conv weight pack: NULL array or zero dimension");
@@ -81,11 +81,11 @@ npk_status npk_rk_conv_pack_weights(npk_rk_prec p, bool depthwise, const void *s
                        s + ((uint64_t)ch * win + k) * eb, eb);
         return NPK_OK;
     }
-    /* [Cout/16][C/32][KH][KW][16][32] */
+    /* [Cout/G][C/32][KH][KW][G][32] */
     for (uint32_t o = 0; o < cout; o++)
         for (uint32_t ch = 0; ch < c; ch++)
             for (uint64_t k = 0; k < win; k++) {
-                uint64_t at = ((((uint64_t)(o / KG) * ct + ch / WA) * win + k) * KG + o % KG) * WA +
+                uint64_t at = ((((uint64_t)(o / kg) * ct + ch / WA) * win + k) * kg + o % kg) * WA +
                               ch % WA;
                 memcpy(d + at * eb, s + (((uint64_t)o * c + ch) * win + k) * eb, eb);
             }

@@ -90,7 +90,7 @@ npk_status npk_rk_plan_conv(const npk_rk_soc *soc, const npk_rk_conv_geom *g, np
     uint32_t co = g->depthwise ? ci
                                : min32(g->out_c, field_max(NPK_RKF(DPU_DATA_CUBE_CHANNEL, CHANNEL)) + 1);
     if (!g->depthwise && co < g->out_c)
-        co = co / NPK_RK_CONV_KGROUP * NPK_RK_CONV_KGROUP;
+        co = co / npk_rk_conv_kgroup(g->prec) * npk_rk_conv_kgroup(g->prec);
 
     const uint32_t slices = g->depthwise ? 1 : (g->c + ci - 1) / ci;
     const uint64_t n = (uint64_t)((g->out_c + co - 1) / co) * (g->depthwise ? 1 : slices) *

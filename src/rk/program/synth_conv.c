@@ -140,11 +140,11 @@ static void values(const npk_rk_conv *t, uint32_t *v)
      * matmul -> fp16 output"), int8's int32 accumulator written at scale 1 */
     v[NPK_REG_DPU_OUT_CVT_SCALE] = stage->out_cvt_scale;
     v[NPK_REG_DPU_OUT_CVT_SHIFT] = PUT(DPU_OUT_CVT_SHIFT, OUT_CVT_SHIFT, stage->out_cvt_shift);
-    /* one kernel group of 16 channels = 16 / C2(out) output surfaces (fp16 two: Mesa's
-     * surfaces_per_row; int32 four: INF, the same rule) */
+    /* one kernel group of G channels = G / C2(out) output surfaces (fp16 16 / 8 = two: Mesa's
+     * surfaces_per_row; int8's int32 32 / 4 = eight: INF, the same rule) */
     v[NPK_REG_DPU_SURFACE_ADD] = PUT(DPU_SURFACE_ADD, SURF_ADD,
-                                     (NPK_RK_CONV_KGROUP / npk_rk_conv_c2(out)) * t->out_w *
-                                         t->out_h);
+                                     (npk_rk_conv_kgroup(t->prec) / npk_rk_conv_c2(out)) *
+                                         t->out_w * t->out_h);
 
     /* ---- the 0x50xx feed: the spec's conv capture order, H-1 then W-1 then Cout-1 ---- */
     v[NPK_REG_DPU_RDMA_DATA_CUBE_WIDTH] = t->out_h - 1;  /* 0x500C: H-1 (spec) */
