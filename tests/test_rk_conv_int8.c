@@ -5,7 +5,8 @@
  * of the int8 products, and the host's requantisation the reference's, value for value. Full
  * int8 range operands at 1x1, kernel = input, stride > kernel, channels not a multiple of the
  * 16-channel int8 atom, depthwise, groups, dilation, padding, each clamp, an input past the
- * CBUF (row bands), input-channel slices (int32 partials summed on the host), the largest
+ * CBUF (row bands), input-channel slices (int32 partials summed on the host, on three cores'
+ * threads), the largest
  * contraction the int32 accumulator takes with every product at its extreme; the task's
  * registers (int8 in, int32 out, SIZE_E 7); bad input named with its limit. */
 #include <math.h>
@@ -19,6 +20,7 @@
 #include "rk/check/rk_reference_conv.h"
 #include "rk/hw/rk_ops.h"
 #include "rk/program/rk_conv.h"
+#include "rk/runtime/runtime_internal.h"
 
 static uint64_t seed = 5;
 static uint32_t rnd(void)
@@ -133,6 +135,15 @@ static void test_tiling(void)
     CHECK(st.tasks > 1);
     /* 131067 products of (-128)(-128) = 2147467264, 16384 short of int32's end */
     run(rt, shape(14563, 3, 3, 2, 3, 1, 0), false, -128, &st);
+    /* three cores: each core's tiles on its own thread (the caller's and two persistent
+     * workers), the slices' int32 sums in per-core buffers added afterwards */
+    CHECK_EQ(npk_rk_set_cores(rt, 3), NPK_OK);
+    npk_rk_conv2d_args a = shape(4096, 5, 60, 4, 3, 1, 0);
+    a.n = 2;
+    run(rt, a, true, 0, &st);
+    CHECK_EQ(st.cores_used, 3);
+    CHECK(st.npu_span_ns < st.npu_ns);
+    CHECK_EQ(npk_rk_workers_started(rt->workers), 2);
     npk_rk_close(rt);
 }
 

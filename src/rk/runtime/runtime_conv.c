@@ -143,7 +143,6 @@ typedef struct conv_call {
     uint32_t npass;
     npk_rk_stats *st;
     uint64_t core_ns[NPK_RK_MAX_CORES];
-    size_t next_core;
 } conv_call;
 
 static void passes_free(conv_call *x)
@@ -262,14 +261,14 @@ typedef struct tile_sink {
     int64_t *iacc;
 } tile_sink;
 
-/* Run one tile of a pass on image b into its sink. */
+/* Run one tile of a pass on image b on core `core` into its sink, accounting in st (the core's
+ * group's own). */
 static npk_status run_tile(conv_call *x, const pass *p, uint32_t b, const npk_rk_conv_plan *plan,
                            const npk_rk_conv_tile *t, const uint8_t *wpacked, uint64_t wbytes,
-                           tile_sink sink)
+                           tile_sink sink, unsigned core, npk_rk_stats *st)
 {
     npk_rk *rt = x->rt;
     const npk_rk_conv2d_args *a = x->a;
-    const unsigned core = rt->core_map[x->next_core++ % rt->cores];
     npk_rk_core_bufs *cb = &rt->core[core];
     const uint32_t ih = t->ih + t->host_top + t->host_bottom;
     const uint32_t iw = t->iw + t->host_left + t->host_right;
@@ -300,7 +299,7 @@ static npk_status run_tile(conv_call *x, const pass *p, uint32_t b, const npk_rk
         for (uint32_t o = 0; o < t->co; o++)
             bias[o] = plan->slices > 1 || int8_call(a) ? 0.0f : p->bias[t->co0 + o];
     }
-    x->st->pack_ns += npk_now_ns() - t0;
+    st->pack_ns += npk_now_ns() - t0;
     npk_rk_conv task = {
         .soc = rt->soc,
         .prec = x->prec,
@@ -323,20 +322,18 @@ static npk_status run_tile(conv_call *x, const pass *p, uint32_t b, const npk_rk
     t0 = npk_now_ns();
     if (s == NPK_OK)
         s = npk_rk_job_write(cb->task.host, cb->task.iova, cb->task.size, &job, 1);
-    x->st->synth_ns += npk_now_ns() - t0;
+    st->synth_ns += npk_now_ns() - t0;
     t0 = npk_now_ns();
     if (s == NPK_OK)
         s = npk_rk_mem_sync(rt->dev, &cb->output, 0, total, RKNPU_MEM_SYNC_TO_DEVICE);
     if (s == NPK_OK)
         s = npk_rk_mem_sync(rt->dev, &cb->task, 0, npk_rk_job_bytes(1),
                             RKNPU_MEM_SYNC_TO_DEVICE);
-    x->st->sync_ns += npk_now_ns() - t0;
-    const uint64_t npu0 = x->st->npu_ns;
+    st->sync_ns += npk_now_ns() - t0;
     if (s == NPK_OK)
-        s = npk_rk_submit_job(rt, core, 1, x->st);
-    x->core_ns[core] += x->st->npu_ns - npu0;
-    x->st->tasks++;
-    x->st->core_mask |= 1u << core;
+        s = npk_rk_submit_job(rt, core, 1, st);
+    st->tasks++;
+    st->core_mask |= 1u << core;
     if (s == NPK_OK)
         s = npk_rk_mem_sync(rt->dev, &cb->output, o_off, out_bytes, RKNPU_MEM_SYNC_FROM_DEVICE);
     if (s == NPK_OK)
@@ -364,7 +361,7 @@ static npk_status run_tile(conv_call *x, const pass *p, uint32_t b, const npk_rk
                     a->output[(((uint64_t)b * a->out_c + p->out_base + (t->co0 + o) * p->out_step) *
                                x->oh * x->ow) + at] = v;
             }
-    x->st->accumulate_ns += npk_now_ns() - t0;
+    st->accumulate_ns += npk_now_ns() - t0;
     free(tmp);
     return s;
 }
@@ -396,6 +393,83 @@ static npk_status pack_tile_weights(const conv_call *x, const pass *p, const npk
     return s;
 }
 
+/* One image of a pass spread over the cores: tile i runs in group i % groups, on core
+ * core_map[group]; each group runs its tiles in order on its own thread (the caller's for group
+ * 0, the runtime's persistent core workers for the others, as the matmul's cores run), packs
+ * its own weights, and sums partials (an fp16 slice's, an int8 tile's) into its own buffer,
+ * which the caller adds in group order afterwards, so the result does not depend on which
+ * thread finishes first. Unsliced fp16 tiles write disjoint parts of the user's array. */
+typedef struct pass_image {
+    conv_call *x;
+    const pass *p;
+    uint32_t b;
+    const npk_rk_conv_plan *plan;
+    unsigned groups;
+    uint64_t sums; /* elements of one group's partial buffer (0: none) */
+    float *acc;    /* [groups][sums], or NULL */
+    int64_t *iacc; /* [groups][sums], or NULL */
+} pass_image;
+
+/* The worker's entry: job g is group g (its `first`; count unused). */
+static npk_status image_group(void *ctx, size_t first, size_t count, npk_rk_stats *st)
+{
+    (void)count;
+    const pass_image *pi = ctx;
+    conv_call *x = pi->x;
+    const unsigned g = (unsigned)first, core = x->rt->core_map[g];
+    const tile_sink sink = {pi->acc ? pi->acc + g * pi->sums : NULL,
+                            pi->iacc ? pi->iacc + g * pi->sums : NULL};
+    uint8_t *wp = NULL;
+    uint64_t wbytes = 0;
+    uint32_t key_co = UINT32_MAX, key_ci = UINT32_MAX;
+    npk_status s = NPK_OK;
+    for (size_t i = g; s == NPK_OK && i < pi->plan->count; i += pi->groups) {
+        const npk_rk_conv_tile *t = &pi->plan->tiles[i];
+        if (t->co0 != key_co || t->ci0 != key_ci) { /* a new weight block */
+            free(wp);
+            key_co = t->co0;
+            key_ci = t->ci0;
+            uint64_t t0 = npk_now_ns();
+            s = pack_tile_weights(x, pi->p, t, &wp, &wbytes);
+            st->pack_ns += npk_now_ns() - t0;
+        }
+        if (s == NPK_OK)
+            s = run_tile(x, pi->p, pi->b, pi->plan, t, wp, wbytes, sink, core, st);
+    }
+    free(wp);
+    return s;
+}
+
+/* Run image b's tiles on the cores; the groups' partial buffers added into group 0's. */
+static npk_status run_image(pass_image *pi)
+{
+    conv_call *x = pi->x;
+    npk_rk_core_job job[NPK_RK_MAX_CORES];
+    for (unsigned g = 0; g < pi->groups; g++)
+        job[g] = (npk_rk_core_job){.first = g, .count = 1};
+    if (pi->acc)
+        memset(pi->acc, 0, pi->groups * pi->sums * sizeof *pi->acc);
+    if (pi->iacc)
+        memset(pi->iacc, 0, pi->groups * pi->sums * sizeof *pi->iacc);
+    npk_status s = npk_rk_workers_run(&x->rt->workers, image_group, pi, job, pi->groups);
+    for (unsigned g = 0; s == NPK_OK && g < pi->groups; g++) {
+        npk_rk_stats_add(x->st, &job[g].st);
+        x->core_ns[x->rt->core_map[g]] += job[g].st.npu_ns;
+        if (job[g].status && s == NPK_OK)
+            s = npk_fail(job[g].status, "%s", job[g].msg);
+    }
+    uint64_t t0 = npk_now_ns();
+    for (unsigned g = 1; s == NPK_OK && g < pi->groups; g++)
+        for (uint64_t e = 0; e < pi->sums; e++) {
+            if (pi->acc)
+                pi->acc[e] += pi->acc[g * pi->sums + e];
+            if (pi->iacc)
+                pi->iacc[e] += pi->iacc[g * pi->sums + e];
+        }
+    x->st->accumulate_ns += npk_now_ns() - t0;
+    return s;
+}
+
 static npk_status run_pass(conv_call *x, const pass *p)
 {
     const npk_rk_conv2d_args *a = x->a;
@@ -409,39 +483,24 @@ static npk_status run_pass(conv_call *x, const pass *p)
     npk_status s = npk_rk_plan_conv(x->rt->soc, &g, &plan);
     if (s)
         return s;
-    float *acc = NULL;
-    int64_t *iacc = NULL;
     const uint64_t plane = (uint64_t)x->oh * x->ow;
+    const unsigned groups = plan.count < x->rt->cores ? (unsigned)plan.count : x->rt->cores;
+    pass_image pi = {.x = x, .p = p, .plan = &plan, .groups = groups ? groups : 1};
+    if (int8_call(a) || plan.slices > 1)
+        pi.sums = (uint64_t)p->cout * plane;
     if (int8_call(a))
-        iacc = malloc((uint64_t)p->cout * plane * sizeof *iacc);
+        pi.iacc = malloc(pi.groups * pi.sums * sizeof *pi.iacc);
     else if (plan.slices > 1)
-        acc = malloc((uint64_t)p->cout * plane * sizeof *acc);
-    if ((int8_call(a) && !iacc) || (!int8_call(a) && plan.slices > 1 && !acc)) {
+        pi.acc = malloc(pi.groups * pi.sums * sizeof *pi.acc);
+    if (pi.sums && !pi.acc && !pi.iacc) {
         npk_rk_conv_plan_free(&plan);
         return npk_fail(NPK_ENOMEM, "conv2d: no memory for the partial sums");
     }
+    float *acc = pi.acc;
+    int64_t *iacc = pi.iacc;
     for (uint32_t b = 0; s == NPK_OK && b < a->n; b++) {
-        if (acc)
-            memset(acc, 0, (uint64_t)p->cout * plane * sizeof *acc);
-        if (iacc)
-            memset(iacc, 0, (uint64_t)p->cout * plane * sizeof *iacc);
-        uint8_t *wp = NULL;
-        uint64_t wbytes = 0;
-        uint32_t key_co = UINT32_MAX, key_ci = UINT32_MAX;
-        for (size_t i = 0; s == NPK_OK && i < plan.count; i++) {
-            const npk_rk_conv_tile *t = &plan.tiles[i];
-            if (t->co0 != key_co || t->ci0 != key_ci) { /* tiles of one weight block are adjacent */
-                free(wp);
-                key_co = t->co0;
-                key_ci = t->ci0;
-                uint64_t t0 = npk_now_ns();
-                s = pack_tile_weights(x, p, t, &wp, &wbytes);
-                x->st->pack_ns += npk_now_ns() - t0;
-            }
-            if (s == NPK_OK)
-                s = run_tile(x, p, b, &plan, t, wp, wbytes, (tile_sink){acc, iacc});
-        }
-        free(wp);
+        pi.b = b;
+        s = run_image(&pi);
         for (uint32_t o = 0; s == NPK_OK && acc && o < p->cout; o++) {
             uint16_t *dst = a->output + ((uint64_t)b * a->out_c + p->out_base + o * p->out_step) * plane;
             for (uint64_t e = 0; e < plane; e++)
