@@ -168,7 +168,7 @@ static bool reply_hex(server *sv, client *cl, const cJSON *id)
         say(sv, "client %u: reply not encoded: %s", cl->id, npk_last_error());
         return false;
     }
-    kt_block_to_stream(&cl->block, &cl->hex);
+    kt_block_to_stream(&cl->block, &cl->hex, n);
     size_t whole = n - 4 + 2 * cl->hex.len;
     f[0] = (char)(whole >> 24);
     f[1] = (char)(whole >> 16);

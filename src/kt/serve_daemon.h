@@ -43,6 +43,7 @@ typedef struct block_job {
 typedef struct hex_stream {
     uint8_t *bytes; /* the stream's own */
     size_t len, off;
+    size_t cap; /* the bytes of the client's out buffer the pieces are encoded into */
 } hex_stream;
 
 typedef struct client {
@@ -142,12 +143,12 @@ void kt_block_write_start(block_job *b, cJSON *req, uint8_t *bytes, size_t n, ui
 bool kt_block_adopt(block_job *b, cJSON *req);
 /* The next chunk on t: true while more remain, false once the job is done (*s: how it ended). */
 bool kt_block_step(block_job *b, kt_transport *t, npk_status *s);
-/* A finished read's bytes become the stream of its reply. */
-void kt_block_to_stream(block_job *b, hex_stream *h);
+/* A finished read's bytes become the stream of its reply, after a head of head_cap bytes. */
+void kt_block_to_stream(block_job *b, hex_stream *h, size_t head_cap);
 /* The job ends (its request and bytes freed); nothing when none is under way. */
 void kt_block_end(block_job *b);
-/* The next piece of the reply into *out (its buffer, grown as needed; *len: the piece's bytes),
- * the frame's tail after the last: false when out of memory. */
+/* The next piece of the reply into *out (the client's out buffer, grown once to the largest
+ * piece; *len: the piece's bytes), the frame's tail after the last: false when out of memory. */
 bool kt_hex_piece(hex_stream *h, char **out, size_t *len);
 /* The bytes still to come (the tail included); 0 when none is under way. */
 size_t kt_hex_left(const hex_stream *h);
