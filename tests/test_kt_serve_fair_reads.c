@@ -24,17 +24,6 @@
 #include "npukit/kt.h"
 #include "npukit/kt_remote.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define NPK_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NPK_TEST_ASAN 1
-#endif
-#endif
-#ifndef NPK_TEST_ASAN
-#define NPK_TEST_ASAN 0
-#endif
-
 static const uint64_t MEM = 1ull << 40;
 enum {
     BLOCK = KT_DAEMON_MAX_BLOCK,
