@@ -159,9 +159,10 @@ for fn in npk_rk_cbuf_con0_banks npk_rk_cbuf_split npk_rk_sched1_rows npk_rk_m_c
 done
 # Every function the CBUF and timing headers declare takes the row first, except the ones below
 # that hold for any geometry: the spec's measured sched-1 fit and the register value it gives
-# (0x1040 as measured on the 12-bank part), and the schedule's validity rules (per precision).
+# (0x1040 as measured on the 12-bank part), the schedule's validity rules and the batch rule's
+# gate (per precision).
 geometry_free=" npk_rk_sched_fit_base npk_rk_sched_fit_slope npk_rk_sched_fit_value npk_rk_cbuf_con0 \
-npk_rk_sched_valid "
+npk_rk_sched_valid npk_rk_batch_gate "
 for h in src/rk/hw/rk_cbuf.h src/rk/hw/rk_timing.h; do
     formulas=0
     while read -r decl; do
