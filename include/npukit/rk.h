@@ -123,6 +123,23 @@ struct npk_rk_plan_request;
 NPUKIT_API npk_status npk_rk_submission_plan(const char *form, unsigned chain,
                                              struct npk_rk_plan_request *req);
 
+/* Feature layout: 0 (the default) packs A as the dtype's own layout (fp16/int8 dense line
+ * rows, int4 cube); a factor F puts each row of a task's feature F x its packed width apart in
+ * line form, CNA_DMA_CON1 (0x107c) = F x Kp x eb / 16, the pad between rows zero. Described at
+ * fp16 1, 2, 4, 8 (board-confirmed, spec "0x107c CNA_DMA_CON1.LINE_STRIDE") and int8 1; int4 at
+ * 2, the spec's K/16 with each row followed by a zero line ("mc_phys = 2H", inferred): int4's
+ * native multi-row line form, at most 16384/K rows per task (npk_rk_pitch_row_of; another
+ * factor is refused at the call, naming the ones described). Weights pack the same either way. */
+NPUKIT_API npk_status npk_rk_set_feature_pitch(npk_rk *rt, unsigned factor);
+NPUKIT_API unsigned npk_rk_feature_pitch(const npk_rk *rt);
+/* M schedule: "auto" (the default: the planner's K split and M tiles, chosen by cost) or "chain"
+ * (the spec's PC-chained M-tile schedule: the whole K per task at a captured K, 512..8192, R
+ * rows per tile, a core's tiles chained up to npk_rk_set_chain per SUBMIT, the later tiles of a
+ * job flagged 0x2000; it re-reads the weights per tile, so the planner never picks it itself).
+ * Set it before packing the weights (they are packed in one K slice for it). */
+NPUKIT_API npk_status npk_rk_set_schedule(npk_rk *rt, const char *sched);
+NPUKIT_API const char *npk_rk_schedule(const npk_rk *rt);
+
 /* Pack B [K][N] (row-major, `in` elements) into NPU memory once; it stays resident until freed.
  * m_hint is the typical M it will be multiplied with: it chooses the K slicing (1: decode, the
  * whole K per task where it fits; >= 64: prefill, slices where the M-tile schedule holds the

@@ -79,8 +79,9 @@ typedef struct slot {
 } slot;
 
 npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
-                              npk_rk_mode mode, const npk_rk_task_plan *t, unsigned i,
-                              npk_rk_prec out, uint32_t c_iova, npk_rk_mm *mm, npk_rk_stats *st)
+                              npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
+                              unsigned i, npk_rk_prec out, uint32_t c_iova, npk_rk_mm *mm,
+                              npk_rk_stats *st)
 {
     npk_rk_core_bufs *b = &rt->core[t->core];
     /* Feature: rows [m0, m1) and the K slice. Slot 0 holds every job's first feature, so the
@@ -88,12 +89,16 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     uint64_t t0 = npk_now_ns();
     npk_rk_block ablk =
         npk_rk_a_block(w->in, mode, mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0, t->kp);
+    if (pitch) /* rows pitch x the packed row apart (plan request a_pitch) */
+        ablk.stride = (size_t)pitch * t->kp;
     size_t abytes = npk_rk_a_bytes(&ablk, t->kp);
     uint64_t aoff = (uint64_t)i * rt->feature_slot;
     if (abytes > rt->feature_slot)
         return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot", abytes,
                         rt->feature_slot);
-    if (t->kp > npk_rk_k_padded(t->k1 - t->k0)) /* a zero-padded last slice: the tail is zero */
+    /* a zero-padded last slice: the tail is zero; a pitch: the lines between rows are zero
+     * (int4's zero lines, mc_phys = 2H) */
+    if (t->kp > npk_rk_k_padded(t->k1 - t->k0) || pitch > 1)
         memset((uint8_t *)b->feature.host + aoff, 0, abytes);
     npk_status s =
         npk_rk_pack_a(&ablk, a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
@@ -111,6 +116,10 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     *mm = npk_rk_mm_default(w->in, t->mp, t->kp, t->np);
     mm->out = out;
     mm->mode = (int)mode;
+    /* the synthesizer counts the pitch in elements of LINE_STRIDE's unit (int4: int8's) */
+    if (pitch)
+        mm->a_pitch = (uint32_t)((uint64_t)pitch * t->kp * npk_rk_prec_bits(w->in) *
+                                 npk_rk_input_row(w->in)->line_unit / 128);
     mm->sched = t->sched;
     mm->soc = rt->soc;
     mm->a = (uint32_t)(b->feature.iova + aoff);
@@ -133,12 +142,16 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     const npk_rk_mm_run_item *it = item_of(r, t);
     npk_rk_mm mm;
     npk_status s =
-        npk_rk_task_matmul(rt, it->w, &it->a, it->mode, t, i, it->task_out,
+        npk_rk_task_matmul(rt, it->w, &it->a, it->mode, it->a_pitch, t, i, it->task_out,
                            (uint32_t)(rt->core[t->core].output.iova + sl->out_off), &mm, r->st);
     if (s)
         return s;
     mm.c_rows = sl->c_rows; /* the row-offset form's shared surface */
     mm.row_offset = sl->row_offset;
+    /* the M-tile chain: a tile after the one before it in the job (the same K and columns, the
+     * next rows) carries the spec's "subsequent M-tile" flag, 0x2000 */
+    mm.next_m_tile = t->sched == NPK_SCHED_CHAIN && i > 0 && t[-1].k0 == t->k0 &&
+                     t[-1].n0 == t->n0 && t[-1].m1 == t->m0;
     uint64_t t0 = npk_now_ns();
     npk_rk_entry body[NPK_RK_BODY_MAX];
     size_t nb; /* the body in the form the device's kernel expects */
@@ -553,6 +566,7 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
             run_plan.tasks[i].core = rt->core_map[run_plan.tasks[i].core];
         st->core_mask = npk_rk_core_mask(rt);
         it.mode = run_plan.mode;
+        it.a_pitch = run_plan.req.a_pitch;
         s = npk_rk_matmul_run(rt, &run_plan, &it, NULL, st);
         npk_rk_plan_free(&run_plan);
     }
