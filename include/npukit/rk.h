@@ -110,6 +110,17 @@ NPUKIT_API npk_status npk_rk_set_progress(npk_rk *rt, npk_rk_progress_fn fn, voi
  * and wait_ns). A form the device's kernel cannot run is refused naming why; a matmul
  * whose weights a form does not serve is refused at the call. */
 NPUKIT_API npk_status npk_rk_set_submission(npk_rk *rt, const char *form);
+/* Until a form is set, or after "auto", a matmul whose weights the vendor batches as a
+ * multi-task SUBMIT (int4, the precision row's vendor_multitask; spec "TWO distinct batch
+ * mechanisms") is planned twice, in the runtime's form and in "multitask" with the vendor's
+ * shape (one row per task), and runs in the one the planner's cost model (NPU, submits and host)
+ * finds cheaper; any form set explicitly (even "single") is used as it is. Where the kernel
+ * cannot run "multitask" (rocket) nothing is weighed. The choice for a matmul of w at M = m:
+ * the form's name (a static string) and both modelled totals in microseconds (multitask_us 0
+ * when it was not weighed); NULL pointers are skipped. */
+NPUKIT_API npk_status npk_rk_submission_choice(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                               npk_rk_prec out, const char **form,
+                                               double *form_us, double *multitask_us);
 /* The runtime's form's name. */
 NPUKIT_API const char *npk_rk_submission(const npk_rk *rt);
 /* The forms, for listing: name and one line about it (NULL past the end). */

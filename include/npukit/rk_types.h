@@ -87,6 +87,9 @@ typedef struct npk_rk_prec_row {
     npk_rk_mode mode;        /* the vendor's default feature/output mode (facts C.0) */
     bool top_pad;            /* CNA_PAD_CON0.PAD_TOP is described as an output row offset
                                 (spec "0x1068": measured for int8 only) */
+    bool vendor_multitask;   /* the vendor batches rows as a multi-task SUBMIT, one row per
+                                task (spec "TWO distinct batch mechanisms": int4; int8 and fp16
+                                batch in-task), so the runtime weighs that form by cost */
     unsigned macs_per_cycle; /* MAC-array peak per core and cycle (spec "The precision enum":
                                 the 1 KB int8 B atom is 1024 MACs; fp16 half of it, 3 TFLOPS
                                 vs 6 TOPS, facts G; int4 taken at the int8 rate, a 2x-wide

@@ -13,6 +13,7 @@
 #include "rk/program/rk_sched.h"
 #include "npukit/rk_synth.h"
 #include "policy.h"
+#include "runtime_form_choice.h"
 #include "runtime_forms.h"
 #include "runtime_layout.h"
 #include "runtime_matmul.h"
@@ -429,12 +430,21 @@ static npk_status run_all_cores(run *r)
 npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                npk_rk_prec out, void *c)
 {
-    if (!rt || !w || !a || !c)
-        return npk_fail(NPK_EINVAL, "matmul: NULL %s",
-                        !rt  ? "runtime"
-                        : !w ? "weights"
-                        : !a ? "A"
-                             : "C");
+    if (!a || !c)
+        return npk_fail(NPK_EINVAL, "matmul: NULL %s", !a ? "A" : "C");
+    npk_status s = npk_rk_matmul_check_shape(rt, w, m, out);
+    if (s)
+        return s;
+    if (w->in == NPK_PREC_INT4)
+        return npk_rk_check_int4(a, (uint64_t)m * w->k, "A");
+    return NPK_OK;
+}
+
+npk_status npk_rk_matmul_check_shape(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                     npk_rk_prec out)
+{
+    if (!rt || !w)
+        return npk_fail(NPK_EINVAL, "matmul: NULL %s", !rt ? "runtime" : "weights");
     if (w->owner != rt)
         return npk_fail(NPK_EINVAL, "matmul: the weights were packed by another runtime (their "
                                     "IOVAs are that device's; here they would read another "
@@ -452,8 +462,6 @@ npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, 
     if (why)
         return npk_fail(NPK_EUNSUPPORTED, "matmul: submission form %s with %s weights: %s",
                         rt->submission->name, npk_rk_prec_name(w->in), why);
-    if (w->in == NPK_PREC_INT4)
-        return npk_rk_check_int4(a, (uint64_t)m * w->k, "A");
     return NPK_OK;
 }
 
@@ -554,10 +562,15 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
     npk_rk_mm_run_item it;
     if ((s = npk_rk_mm_item_begin(w, m, a, out, c, &it)))
         return s;
-    npk_rk_plan_request req;
     npk_rk_plan run_plan;
-    npk_rk_matmul_request(rt, w, m, it.task_out, &req);
-    s = plan ? copy_plan(plan, &run_plan) : npk_rk_plan_matmul(&req, &run_plan);
+    /* a plan given is the runtime's form's; else the form is chosen with the plan (the
+     * multi-task form where the cost model prefers it, runtime_form_choice.c) and the call
+     * runs in it: the runtime's lock is held, no setting changes meanwhile */
+    npk_rk_form_pick pick = {rt->submission, 0, 0};
+    s = plan ? copy_plan(plan, &run_plan)
+             : npk_rk_form_choose(rt, w, m, it.task_out, &pick, &run_plan);
+    const struct npk_rk_submission_row *own = rt->submission;
+    rt->submission = pick.form;
     if (s == NPK_OK) {
         st->tasks = (uint32_t)run_plan.count;
         st->cores_used = run_plan.cores_used;
@@ -570,6 +583,7 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
         s = npk_rk_matmul_run(rt, &run_plan, &it, NULL, st);
         npk_rk_plan_free(&run_plan);
     }
+    rt->submission = own;
     npk_rk_mm_item_end(&it, s == NPK_OK);
     return s;
 }

@@ -10,6 +10,9 @@
  * lock (npk_rk_call_begin) with checked arguments; adds to st (zeroed by the caller). */
 npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                npk_rk_prec out, void *c);
+/* ... the checks that need no operand: the runtime, the weights, M, the output and the form */
+npk_status npk_rk_matmul_check_shape(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                     npk_rk_prec out);
 npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                               npk_rk_prec out, void *c, npk_rk_stats *st);
 /* npk_rk_matmul_held running `plan` (NULL: planned here), which must be the plan of
