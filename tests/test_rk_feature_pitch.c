@@ -2,7 +2,8 @@
 /* The feature row pitch (npk_rk_set_feature_pitch): the pitch rows and their evidence (fp16 at
  * 1/2/4/8 board-confirmed; int4 at 2, its K/16 zero-line padding, inferred), matmuls through the
  * runtime with the rows a pitch apart on both simulated kernels against the CPU reference, the
- * slot bounding a pitched tile's rows, and the refusals naming what is described. */
+ * slot bounding a pitched tile's rows, int4's rows in chained rocket jobs, and the refusals
+ * naming what is described. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,25 @@ static void test_runs(void)
     CHECK(st.tasks >= 13);
 }
 
+/* int4 batching as far as rocket's uAPI goes: the zero-line rows in one task and a core's
+ * tasks in one job of up to 4 (each kicked on its own), against the reference */
+static npk_status pitch_chain(npk_rk *rt, const void *arg)
+{
+    (void)arg;
+    npk_status s = npk_rk_set_feature_pitch(rt, 2);
+    return s ? s : npk_rk_set_chain(rt, 4);
+}
+
+static void test_rocket_jobs(void)
+{
+    npk_rk_stats st = {0};
+    npk_rk_verdict v;
+    CHECK_EQ(rk_case_run("sim-rocket", NPK_PREC_INT4, 200, 480, 64, pitch_chain, NULL, &st, &v),
+             NPK_OK);
+    CHECK(st.tasks >= 6);
+    CHECK(st.submits - st.warmups < st.tasks);
+}
+
 static void test_refusals(void)
 {
     npk_rk_stats st;
@@ -106,6 +126,7 @@ int main(void)
 {
     test_rows();
     test_runs();
+    test_rocket_jobs();
     test_refusals();
     return check_done();
 }

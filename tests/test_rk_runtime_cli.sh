@@ -55,7 +55,7 @@ ok bash -c "'$cli' rk matmul --device sim --dtype int4 -m 1 -k 64 -n 64 --chain 
 ok bash -c "'$cli' rk matmul --device sim --dtype int4 -m 64 -k 1000 -n 128 --chain 8 --submit concat --check --json | grep -q '\"tasks\":4,\"submits\":2,.*\"ok\":true'"
 ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 5 -k 3000 -n 300 --chain 8 --submit multitask --check --json | grep -q '\"submits\":2,.*\"ok\":true'"
 ok bash -c "'$cli' rk matmul --device sim-rocket --dtype int8 -m 3 -k 64 -n 64 --submit multitask 2>&1 | grep -q 'multitask on the rocket kernel: the rocket uAPI has no core mask'"
-ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 3 -k 64 -n 64 --submit fast 2>&1 | grep -q \"submission form 'fast': not one of single, chained\""
+ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 3 -k 64 -n 64 --submit fast 2>&1 | grep -q \"submission form 'fast': not auto or one of single, chained\""
 ok bash -c "'$cli' rk bench --device sim --dtype int8 -m 3 -k 300 -n 200 --submit all --iters 2 --warmup 1 --chain 4 --json | grep -q '\"form\":\"nonblock\",\"ok\":true,.*\"correct\":true'"
 ok bash -c "'$cli' rk bench --device sim-rocket --dtype int8 -m 3 -k 300 -n 200 --submit all --iters 2 --warmup 1 | grep -q '^multitask  refused: submission form multitask on the rocket kernel'"
 # How many cores a call used: fewer than allowed when N has fewer than two groups per core.
