@@ -2,12 +2,12 @@
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t in runtime_internal.h */
 /* Which submission form a matmul runs in: the runtime's own, or the vendor's multi-task SUBMIT
  * (one row per task) where the precision row says the vendor batches that way and the planner's
- * cost model finds it cheaper (npk_rk_submission_choice). */
+ * cost model finds it cheaper (the choice of npk_rk_matmul, and of npk_rk_submission_choice in
+ * runtime_matmul.c). */
 #include "runtime_form_choice.h"
 
 #include "npukit/rk.h"
 #include "rk/program/submission.h"
-#include "runtime_matmul.h"
 #include "runtime_request.h"
 
 /* The multi-task form, when the matmul of w may be weighed in it on rt. */
@@ -52,28 +52,5 @@ npk_status npk_rk_form_choose(const npk_rk *rt, const npk_rk_weights *w, uint32_
     } else {
         npk_rk_plan_free(&other);
     }
-    return NPK_OK;
-}
-
-npk_status npk_rk_submission_choice(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
-                                    npk_rk_prec out, const char **form, double *form_us,
-                                    double *multitask_us)
-{
-    npk_status s = npk_rk_matmul_check_shape(rt, w, m, out);
-    if (s || (s = npk_rk_call_begin(rt, "submission_choice")))
-        return s;
-    npk_rk_form_pick pick;
-    npk_rk_plan plan;
-    s = npk_rk_form_choose(rt, w, m, npk_rk_task_out(w, out), &pick, &plan);
-    npk_rk_call_end(rt);
-    if (s)
-        return s;
-    npk_rk_plan_free(&plan);
-    if (form)
-        *form = pick.form->name;
-    if (form_us)
-        *form_us = pick.form_us;
-    if (multitask_us)
-        *multitask_us = pick.multitask_us;
     return NPK_OK;
 }

@@ -603,3 +603,27 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
     st->host_ns = npk_now_ns() - start;
     return s;
 }
+
+/* The form npk_rk_matmul would choose, and the totals behind it (runtime_form_choice.c). */
+npk_status npk_rk_submission_choice(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                    npk_rk_prec out, const char **form, double *form_us,
+                                    double *multitask_us)
+{
+    npk_status s = npk_rk_matmul_check_shape(rt, w, m, out);
+    if (s || (s = npk_rk_call_begin(rt, "submission_choice")))
+        return s;
+    npk_rk_form_pick pick;
+    npk_rk_plan plan;
+    s = npk_rk_form_choose(rt, w, m, npk_rk_task_out(w, out), &pick, &plan);
+    npk_rk_call_end(rt);
+    if (s)
+        return s;
+    npk_rk_plan_free(&plan);
+    if (form)
+        *form = pick.form->name;
+    if (form_us)
+        *form_us = pick.form_us;
+    if (multitask_us)
+        *multitask_us = pick.multitask_us;
+    return NPK_OK;
+}
