@@ -308,10 +308,10 @@ if [[ -d src/kt/hw/units ]]; then
     done < <(grep -lE '^npk_status kt_[a-z0-9]+_inst\(' src/kt/*.c src/kt/hw/*.c src/ktsim/*.c 2>/dev/null)
 fi
 # The RK runtime's files depend one way, each on the ones before it in this list (a file's
-# functions are declared in its own header): the plan request, the weights, the layouts and
-# bound weights, the matmul spine, the native-layout matmul. A file including the header of one
-# after it would make two files need each other again.
-runtime_order=(runtime_request runtime_weights runtime_layout runtime_matmul runtime_matmul_layout)
+# functions are declared in its own header): the plan request, the submission form weighed by
+# cost, the weights, the layouts and bound weights, the matmul spine, the native-layout matmul.
+# A file including the header of one after it would make two files need each other again.
+runtime_order=(runtime_request runtime_form_choice runtime_weights runtime_layout runtime_matmul runtime_matmul_layout)
 for ((i = 0; i < ${#runtime_order[@]}; i++)); do
     f=src/rk/runtime/${runtime_order[i]}.c
     [[ -e $f ]] || { report "$f (of the runtime's one-way order) is missing"; continue; }
