@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "kt/hw/kt_rv32.h"
+#include "kt/hw/rv32_regs.h"
 #include "npukit/kt_mover_hw.h"
 
 /* ---- the data side: addr[31:28] picks the region (a table: region, handler) ---- */
@@ -67,11 +68,12 @@ static ksim_rv32_access ctl_store(ksim_rv32c *c, uint32_t addr, unsigned width, 
 uint32_t ksim_rv32c_node_word(const ksim_rv32c *c)
 {
     kt_mv_status m = kt_mv_status_decode(c->side.mover_stat ? c->side.mover_stat(c->side.ctx) : 0);
-    uint8_t occ = c->side.occ_fault ? c->side.occ_fault(c->side.ctx) : 0;
-    bool busy = c->exec != KSIM_RV32_EXEC_IDLE || m.busy;
-    return (busy ? KT_RV32_NODE_BUSY : 0) |
-           ((uint32_t)(m.fault & KT_RV32_NODE_FAULT_MASK) << KT_RV32_NODE_MOVER_FAULT_SHIFT) |
-           ((uint32_t)(occ & KT_RV32_NODE_FAULT_MASK) << KT_RV32_NODE_OCC_FAULT_SHIFT);
+    kt_rv32_node n = {
+        .busy = c->exec != KSIM_RV32_EXEC_IDLE || m.busy,
+        .mover_fault = m.fault,
+        .occ_fault = c->side.occ_fault ? c->side.occ_fault(c->side.ctx) : 0,
+    };
+    return (uint32_t)kt_word_pack(&kt_rv32_node_layout, &n);
 }
 
 /* The node range decodes two things, both 4 bytes wide: MVGO at its base and the occupants'
@@ -114,7 +116,7 @@ static ksim_rv32_access mvgo(ksim_rv32c *c, uint32_t ptr)
 {
     if ((ptr >> KT_RV32_REGION_SHIFT) != (KT_RV32_SPAD_BASE >> KT_RV32_REGION_SHIFT) || (ptr & 3))
         return KSIM_RV32_ACCESS_FAULT;
-    if (ksim_rv32c_node_word(c) & KT_RV32_NODE_BUSY)
+    if (kt_rv32_node_decode(ksim_rv32c_node_word(c)).busy)
         return KSIM_RV32_ACCESS_STALL;
     c->exec = KSIM_RV32_EXEC_FETCH;
     c->exec_ptr = (ptr >> 2) & (c->spad_words - 1);
