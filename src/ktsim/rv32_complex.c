@@ -200,21 +200,19 @@ static void exec_tick(ksim_rv32c *c)
 
 /* ---- the unit ---- */
 
+/* The windows' sizes as log2 of their 32-bit words (IMEM_WORDS, SPAD_WORDS): the RTL addresses
+ * them by truncating the address, so only powers of two exist. */
 static const ktsim_unit_key rv32_settings[] = {
-    {"imem_words", KT_RV32_IMEM_WORDS, 8, 1u << 16},
-    {"spad_words", KT_RV32_SPAD_WORDS, 8, 1u << 16},
+    {"imem_bits", 11, 3, 16},
+    {"spad_bits", 11, 3, 16},
     {NULL, 0, 0, 0},
 };
-enum { SET_IMEM_WORDS, SET_SPAD_WORDS };
-
-static bool pow2(uint32_t v) { return v && !(v & (v - 1)); }
+enum { SET_IMEM_BITS, SET_SPAD_BITS };
 
 static void *rv32_create(const ktsim_unit_cfg *cfg, kt_coord mem_port)
 {
     (void)mem_port;
-    uint32_t iw = cfg->setting[SET_IMEM_WORDS], sw = cfg->setting[SET_SPAD_WORDS];
-    if (!pow2(iw) || !pow2(sw))
-        return NULL; /* the windows are addressed by truncation: powers of two */
+    uint32_t iw = 1u << cfg->setting[SET_IMEM_BITS], sw = 1u << cfg->setting[SET_SPAD_BITS];
     ksim_rv32c *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
