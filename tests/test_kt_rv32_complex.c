@@ -13,6 +13,7 @@
  * Programs are instruction words built here, so this runs without a RISC-V toolchain. */
 #include "check.h"
 #include "kt/hw/kt_rv32.h"
+#include "kt/hw/mxfp.h"
 #include "kt/hw/rv32_regs.h"
 #include "kt/kt_rv32_boot.h"
 #include "ktsim/rv32_complex.h"
@@ -422,8 +423,87 @@ static void test_occupants(void)
     ktsim_destroy(m.sim);
 }
 
+/* The converting move (mode 5) from a descriptor: the occupant named on the source walker's
+ * header (XFORM_ID 1, the MXFP7 quantiser; XFORM_MODE[0] the B packing), the source counting
+ * beats and the destination entries of four words; each entry equals the hardware layer's
+ * quantiser applied to its eight source beats. */
+static void test_converting_move(void)
+{
+    enum { ENTRIES = 3, SRC = 0x30000, DST = 0x50000 };
+    machine m;
+    machine_open(&m);
+    static uint8_t src[ENTRIES * KT_MX_ENTRY_IN];
+    uint32_t x = 12345;
+    for (unsigned i = 0; i < sizeof src; i += 2) {
+        x = x * 1103515245u + 12345u;
+        /* normal FP16: sign, exponent 8..22, any significand */
+        uint16_t h = (uint16_t)((x >> 31) << 15 | (8 + (x >> 16) % 15) << 10 | (x & 0x3ff));
+        src[i] = (uint8_t)h;
+        src[i + 1] = (uint8_t)(h >> 8);
+    }
+    CHECK_EQ(ktsim_dram_write(m.sim, SRC, src, sizeof src), NPK_OK);
+    kt_mv_move mv = kt_mv_copy(DST, SRC, ENTRIES * KT_MX_ENTRY_IN / KT_MV_WORD);
+    mv.mode = KT_MV_XFORM;
+    mv.src.xform_id = 1;
+    mv.src.xform_mode = 1;
+    mv.dst.dims[0].count = ENTRIES;
+    mv.dst.dims[0].stride = KT_MX_ENTRY_OUT;
+    static uint32_t spad[KT_RV32_SPAD_WORDS];
+    size_t used = put_descriptor(spad, 0, &mv);
+    uint32_t at[1] = {0};
+    prog p;
+    mvgo_program(&p, at, 1);
+    kt_rv32_result r = run(&m, &p, spad, used);
+    CHECK(!r.faulted);
+    CHECK_EQ(r.halt_word, 0);
+    uint8_t got[ENTRIES * KT_MX_ENTRY_OUT], want[KT_MX_ENTRY_OUT];
+    CHECK_EQ(ktsim_dram_read(m.sim, DST, got, sizeof got), NPK_OK);
+    for (unsigned e = 0; e < ENTRIES; e++) {
+        kt_mx_quant_entry(src + e * KT_MX_ENTRY_IN, true, want);
+        CHECK(memcmp(got + e * KT_MX_ENTRY_OUT, want, KT_MX_ENTRY_OUT) == 0);
+    }
+    ktsim_destroy(m.sim);
+}
+
+/* The windows' sizes are preset settings (log2 of words); a burst that does not fit the named
+ * window is counted out and dropped, never wrapped onto its start. */
+static void test_window_settings(void)
+{
+    ktsim_config cfg;
+    CHECK_EQ(ktsim_preset_parse("grid 1 1\nmem_port 0 1\nunit 1 0 rv32 spad_bits=17\n", "text",
+                                &cfg),
+             NPK_ELIMIT);
+    CHECK_STR_HAS(npk_last_error(), "spad_bits=17 outside 3..16");
+    CHECK_EQ(ktsim_preset_parse("grid 1 1\nmem_port 0 1\nunit 1 0 rv32 spad_bits=4\n", "text",
+                                &cfg),
+             NPK_OK);
+    ktsim *sim = NULL;
+    CHECK_EQ(ktsim_create(&cfg, &sim), NPK_OK);
+    kt_dev dev;
+    CHECK_EQ(kt_open(&dev, ktsim_transport(sim), cfg.ctrl_base, NULL), NPK_OK);
+    const kt_coord at = {1, 0};
+    ksim_rv32c *rv = ktsim_rv32(sim, at);
+    CHECK(rv && rv->spad_words == 16);
+    uint32_t words[16];
+    for (unsigned i = 0; i < 16; i++)
+        words[i] = 0x100 + i;
+    CHECK_EQ(kt_rv32_write(&dev, at, KT_RV32_BUF_SPAD, 0, words, 16, 16), NPK_OK);
+    /* granule 2 of a two-granule window: the unit drops it (the driver was told 64 words) */
+    uint32_t more[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    CHECK_EQ(kt_rv32_write(&dev, at, KT_RV32_BUF_SPAD, 16, more, 8, 64), NPK_OK);
+    ktsim_step(sim, 200);
+    CHECK_EQ(rv->dropped_bursts, 1);
+    unsigned kept = 0;
+    for (unsigned i = 0; i < 16; i++)
+        kept += ksim_rv32c_spad_read(rv, i) == 0x100 + i;
+    CHECK_EQ(kept, 16);
+    ktsim_destroy(sim);
+}
+
 int main(void)
 {
+    test_window_settings();
+    test_converting_move();
     test_enumerates();
     test_halts();
     test_mvgo_chain();

@@ -80,6 +80,12 @@ int main(void)
         uint64_t aux = 0;
         CHECK_EQ(kt_reg_read(&dev, KT_AUX_STAT, &aux), NPK_OK);
         CHECK_EQ(kt_mv_status_decode(aux).moves_done, 3 * (run + 1));
+        uint64_t dbg = 0;
+        bool present = false;
+        CHECK_EQ(kt_ctrl_read(&dev, rv, KT_CU_DBG, &dbg, &present), NPK_OK);
+        CHECK(present && dbg >> 32 > 3); /* at least the three MVGO stores retired */
+        printf("move_chain run %u: %u instructions, %u cycles on the processor\n", run,
+               (unsigned)(dbg >> 32), (unsigned)dbg);
     }
     ktsim_destroy(sim);
     return check_done();
