@@ -485,6 +485,14 @@ typedef enum npk_rk_conv_act {
     NPK_RK_ACT_COUNT
 } npk_rk_conv_act;
 
+/* The conv's data type: fp16 in and out, or int8 in with the int32 accumulator out and the
+ * host's requantisation (the CNA -> DPU path completes an int8 job only with int32 output). */
+typedef enum npk_rk_conv_dtype {
+    NPK_RK_CONV_FP16 = 0,
+    NPK_RK_CONV_INT8 = 1,
+    NPK_RK_CONV_DTYPE_COUNT
+} npk_rk_conv_dtype;
+
 typedef struct npk_rk_conv2d_args {
     uint32_t n, c, h, w;  /* input [n][c][h][w] */
     uint32_t out_c;       /* output channels */
@@ -499,6 +507,21 @@ typedef struct npk_rk_conv2d_args {
     npk_rk_conv_act act;
     float act_max;    /* NPK_RK_ACT_CLIP's upper bound (>= 0) */
     uint16_t *output; /* fp16 bits [n][out_c][out_h][out_w] (npk_rk_conv2d_shape) */
+    /* dtype NPK_RK_CONV_INT8 (symmetric, zero points 0): input_i8 and weights_i8 replace input
+     * and weights (same shapes); the NPU sums the int8 products exactly in int32 (at most
+     * 131071 products per output: C/groups x KH x KW of the dilated kernel); acc (if not NULL)
+     * receives those sums [n][out_c][out_h][out_w]. The host requantises each (counted in
+     * stats.host_steps): y = acc x in_scale x w_scales[o] + bias[o], the act clamp, then
+     * output_i8 (if not NULL) = round-to-nearest-even(y / out_scale) saturated to int8. At
+     * least one of acc and output_i8; output is not used. */
+    npk_rk_conv_dtype dtype;
+    const int8_t *input_i8;   /* [n][c][h][w] */
+    const int8_t *weights_i8; /* [out_c][c / groups][k_h][k_w] */
+    float in_scale;           /* > 0 */
+    const float *w_scales;    /* [out_c], each > 0 */
+    float out_scale;          /* > 0 when output_i8 is given */
+    int32_t *acc;
+    int8_t *output_i8;
 } npk_rk_conv2d_args;
 
 /* The output height and width of a convolution, or an error naming the bad argument and its

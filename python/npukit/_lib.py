@@ -319,7 +319,14 @@ class Conv2dArgs(ctypes.Structure):
                 ("pad_left", c_uint32), ("pad_bottom", c_uint32), ("pad_right", c_uint32),
                 ("dil_h", c_uint32), ("dil_w", c_uint32), ("groups", c_uint32),
                 ("input", c_void_p), ("weights", c_void_p), ("bias", c_void_p), ("act", c_int),
-                ("act_max", ctypes.c_float), ("output", c_void_p)]
+                ("act_max", ctypes.c_float), ("output", c_void_p), ("dtype", c_int),
+                ("input_i8", c_void_p), ("weights_i8", c_void_p), ("in_scale", ctypes.c_float),
+                ("w_scales", c_void_p), ("out_scale", ctypes.c_float), ("acc", c_void_p),
+                ("output_i8", c_void_p)]
+
+
+# npk_rk_conv_dtype
+CONV_DTYPES = {"fp16": 0, "int8": 1}
 
 
 class Pool2dArgs(ctypes.Structure):
