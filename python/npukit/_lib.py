@@ -259,7 +259,8 @@ class PlanRequest(ctypes.Structure):
                 ("chain", c_uint32), ("chain_m_tiles", c_bool), ("core_split", c_int),
                 ("m_tiling", c_int), ("host_one_thread", c_bool), ("host", c_void_p),
                 ("cost_warmups", c_bool), ("out_bytes", c_uint64 * PLAN_MAX_CORES),
-                ("out_warm", c_uint32)]
+                ("out_warm", c_uint32), ("a_pitch", c_uint32), ("m_tile_chain", c_bool),
+                ("m_tile_max", c_uint32)]
 
 
 class TaskPlan(ctypes.Structure):
