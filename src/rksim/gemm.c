@@ -18,6 +18,19 @@ bool rksim_gemm_uses_blas(void)
 #endif
 }
 
+int rksim_blas_threads_set(int n)
+{
+#ifdef NPUKIT_HAVE_CBLAS
+    const int was = openblas_get_num_threads();
+    if (n != was)
+        openblas_set_num_threads(n);
+    return was;
+#else
+    (void)n;
+    return 1;
+#endif
+}
+
 void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
                     const float *b, uint32_t ldb, float *c, uint32_t ldc)
 {

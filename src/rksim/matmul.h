@@ -93,6 +93,18 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
  * through the simulator's cache of what it decoded (weights.c); NULL when out of memory. */
 const float *rksim_weights_floats(rksim *s, const rksim_mm *mm, const uint8_t *packed);
 
+/* C[M][N] = A[M][K] . B[N][K]^T in fp32 (rksim_sgemm_nt) with b the floats of mm's packed
+ * weights, through the same cache; on new bytes the decode goes a few N tiles at a time, each
+ * multiplied while still in the CPU's caches. False when out of memory. */
+bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, const float *a,
+                         float *c);
+
+/* C[M][N] = A[M][K] . B[N][K]^T in fp32 (rksim_sgemm_nt) with B the floats of mm's packed
+ * weights, decoded a few N tiles at a time, each chunk multiplied while still in the CPU's
+ * caches (weights_stream.c; no cache of decoded floats). False when out of memory. */
+bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, const float *a,
+                         float *c);
+
 /* The same in the int4 kernel's form (rksim_gemm_i4); NULL when out of memory. */
 const uint8_t *rksim_weights_i4(rksim *s, const rksim_mm *mm, const uint8_t *packed);
 
@@ -114,6 +126,9 @@ void rksim_split2(rksim_range_fn *fn, void *ctx, uint32_t count, bool two);
 
 /* True when the arithmetic goes through CBLAS (OpenBLAS found by CMake). */
 bool rksim_gemm_uses_blas(void);
+/* Set the threads each sgemm call uses (1: the caller runs its own threads, each with
+ * single-threaded calls); returns the count before, to set back. 1 without a BLAS. */
+int rksim_blas_threads_set(int n);
 /* C[M][N] = A[M][K] . B[N][K]^T in fp32 (CBLAS sgemm when available). */
 void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
                     const float *b, uint32_t ldb, float *c, uint32_t ldc);

@@ -73,7 +73,8 @@ typedef struct rksim_core {
     rksim_lut_ram lut; /* the SDP LUT's tables (rksim/lut.h): RAM, kept across tasks */
 } rksim_core;
 
-enum { RKSIM_SCRATCH_SLOTS = 3 };
+/* slots 0..2: a matmul's A, its float and integer results; 3: the weights' decoded chunks */
+enum { RKSIM_SCRATCH_CHUNKS = 3, RKSIM_SCRATCH_SLOTS = 4 };
 
 struct rksim {
     rksim_config cfg;
