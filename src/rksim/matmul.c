@@ -120,27 +120,29 @@ static const uint8_t *weight_bytes(rksim *s, const rksim_mm *mm, rksim_core_resu
 
 static bool out_of_memory(const rksim_mm *mm, rksim_core_result *r)
 {
-    return rksim_result_fail(r, RKSIM_UNSUPPORTED,
-                             "simulator out of memory for a %ux%ux%u matmul", mm->m, mm->k, mm->n);
+    return rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
+                             mm->m, mm->k, mm->n);
 }
 
-/* C = A . B^T on the operands as floats, in the path the dtype and K allow: the int4 byte
- * kernel (i4), fp32 (in_float: fp16, or integer sums that cannot round), else exact int64
- * chunks into ci. */
-static bool multiply(rksim *s, const rksim_mm *mm, bool i4, bool in_float, uint32_t max_abs,
+/* C = A . B^T on the operands as floats, in the path the dtype and K allow: a byte kernel
+ * (bytes), fp32 (in_float: fp16, or integer sums that cannot round), else exact int64 chunks
+ * into ci. */
+static bool multiply(rksim *s, const rksim_mm *mm, bool bytes, bool in_float, uint32_t max_abs,
                      const float *a, float *cf, int64_t *ci, rksim_core_result *r)
 {
     const uint8_t *packed = weight_bytes(s, mm, r);
     if (!packed)
         return false;
-    if (in_float && !i4)
+    if (in_float && !bytes)
         return rksim_weights_sgemm(s, mm, packed, a, cf) || out_of_memory(mm, r);
-    const void *b = i4 ? (const void *)rksim_weights_i4(s, mm, packed)
-                       : (const void *)rksim_weights_floats(s, mm, packed);
+    const void *b = bytes ? (const void *)rksim_weights_bytes(s, mm, packed)
+                          : (const void *)rksim_weights_floats(s, mm, packed);
     if (!b)
         return out_of_memory(mm, r);
-    if (i4)
-        return rksim_gemm_i4(mm->m, mm->n, mm->k, a, b, cf) || out_of_memory(mm, r);
+    if (bytes)
+        return (mm->in == NPK_PREC_INT4 ? rksim_gemm_i4 : rksim_gemm_i8)(mm->m, mm->n, mm->k, a, b,
+                                                                         cf) ||
+               out_of_memory(mm, r);
     rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, max_abs, cf);
     return true;
 }
@@ -378,8 +380,9 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
      * else in int64 */
     const uint32_t max_abs = (uint32_t)-row->op_min;
     bool in_float = fp || rksim_igemm_fp32_exact(mm->k, max_abs);
-    /* int4 on byte products when the CPU has them: exact like the rest, results as floats */
-    const bool i4 = mm->in == NPK_PREC_INT4 && in_float && rksim_gemm_i4_available();
+    /* integers on byte products when the CPU has them: exact like the rest, results as floats */
+    const bool bytes = in_float && ((mm->in == NPK_PREC_INT4 && rksim_gemm_i4_available()) ||
+                                    (mm->in == NPK_PREC_INT8 && rksim_gemm_i8_available()));
     float *cf = rksim_scratch(s, 1, mn * sizeof *cf);
     int64_t *ci = in_float ? NULL : rksim_scratch(s, 2, mn * sizeof *ci);
     bool ok = false;
@@ -396,7 +399,7 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     if (first_in_job)
         remember_feature(cr, mm, a);
 
-    if (!multiply(s, mm, i4, in_float, max_abs, a, cf, ci, r))
+    if (!multiply(s, mm, bytes, in_float, max_abs, a, cf, ci, r))
         goto done;
     /* an accumulator narrower than 32 bits (int4's int16) saturates (hazard 18); the float
      * results are exact integers, so they compare as floats */

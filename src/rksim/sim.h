@@ -36,7 +36,7 @@ typedef struct rksim_weights_cache {
     uint8_t *packed;
     size_t packed_cap;
     bool valid;
-    bool i4_form; /* data is in the int4 kernel's form */
+    bool byte_form; /* data is in the byte kernels' form (int4, int8) */
     int in;
     uint32_t addr, k, n;
     uint64_t used; /* the simulator's matmul count at the last use */

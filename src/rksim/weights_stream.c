@@ -15,8 +15,8 @@
 #include "rksim/matmul.h"
 
 enum {
-    KRUN = 32,              /* the k's of one column in one K-tile, contiguous in both layouts */
-    CHUNK_FLOATS = 1 << 21, /* decoded floats per thread multiplied at once (8 MiB: in L3) */
+    KRUN = 32,                /* the k's of one column in one K-tile, contiguous in both layouts */
+    CHUNK_FLOATS = 1 << 21,   /* decoded floats per thread multiplied at once (8 MiB: in L3) */
     SPLIT_PRODUCTS = 1 << 22, /* products from which a second thread takes half the tiles */
 };
 
@@ -25,9 +25,9 @@ typedef struct stream {
     const uint8_t *packed;
     const float *a;
     float *c;
-    float *buf[2];           /* a chunk's floats for each thread */
-    uint32_t m, k, n, g;     /* shape; G: columns per N tile */
-    uint32_t step, half;     /* tiles per chunk; the second thread's first tile */
+    float *buf[2];       /* a chunk's floats for each thread */
+    uint32_t m, k, n, g; /* shape; G: columns per N tile */
+    uint32_t step, half; /* tiles per chunk; the second thread's first tile */
 } stream;
 
 static void stream_range(void *ctx, uint32_t lo, uint32_t hi)
