@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulator's arithmetic: fp32 GEMM through CBLAS when CMake found OpenBLAS, else a
  * portable blocked loop; integer GEMM exact through fp32 chunks. */
+#include <pthread.h>
 #include <string.h>
 
 #include "rksim/matmul.h"
@@ -18,16 +19,30 @@ bool rksim_gemm_uses_blas(void)
 #endif
 }
 
-int rksim_blas_threads_set(int n)
+#ifdef NPUKIT_HAVE_CBLAS
+/* Users of single-threaded calls (simulators in other threads may overlap): the first sets the
+ * BLAS to one thread, the last sets back the count the first found. */
+static pthread_mutex_t single_lock = PTHREAD_MUTEX_INITIALIZER;
+static int single_users, threads_before;
+#endif
+
+void rksim_blas_single_begin(void)
 {
 #ifdef NPUKIT_HAVE_CBLAS
-    const int was = openblas_get_num_threads();
-    if (n != was)
-        openblas_set_num_threads(n);
-    return was;
-#else
-    (void)n;
-    return 1;
+    pthread_mutex_lock(&single_lock);
+    if (single_users++ == 0 && (threads_before = openblas_get_num_threads()) != 1)
+        openblas_set_num_threads(1);
+    pthread_mutex_unlock(&single_lock);
+#endif
+}
+
+void rksim_blas_single_end(void)
+{
+#ifdef NPUKIT_HAVE_CBLAS
+    pthread_mutex_lock(&single_lock);
+    if (--single_users == 0 && threads_before != 1)
+        openblas_set_num_threads(threads_before);
+    pthread_mutex_unlock(&single_lock);
 #endif
 }
 

@@ -136,9 +136,11 @@ void rksim_split2(rksim_range_fn *fn, void *ctx, uint32_t count, bool two);
 
 /* True when the arithmetic goes through CBLAS (OpenBLAS found by CMake). */
 bool rksim_gemm_uses_blas(void);
-/* Set the threads each sgemm call uses (1: the caller runs its own threads, each with
- * single-threaded calls); returns the count before, to set back. 1 without a BLAS. */
-int rksim_blas_threads_set(int n);
+/* Between begin and end the sgemm calls run on the calling thread only (the caller runs its own
+ * threads, each with single-threaded calls); the BLAS's thread count is set back after the last
+ * end of overlapping users. Nothing without a BLAS. */
+void rksim_blas_single_begin(void);
+void rksim_blas_single_end(void);
 /* C[M][N] = A[M][K] . B[N][K]^T in fp32 (CBLAS sgemm when available). */
 void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
                     const float *b, uint32_t ldb, float *c, uint32_t ldc);

@@ -70,9 +70,10 @@ bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, co
                  .g = mm->ntile,
                  .step = step,
                  .half = tiles / 2};
-    const int threads = two ? rksim_blas_threads_set(1) : 0;
+    if (two)
+        rksim_blas_single_begin();
     rksim_split2(stream_range, &st, tiles, two);
     if (two)
-        rksim_blas_threads_set(threads);
+        rksim_blas_single_end();
     return true;
 }
