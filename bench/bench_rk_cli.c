@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/measure.h"
@@ -29,6 +30,15 @@ static void beside(char *path, size_t len, const char *argv0, const char *leaf)
     const char *slash = strrchr(argv0, '/');
     int dir = slash ? (int)(slash - argv0) : 1;
     snprintf(path, len, "%.*s/%s", dir, slash ? argv0 : ".", leaf);
+}
+
+/* Before each timed run: OpenBLAS's idle worker threads spin (sched_yield) for about 0.1 s
+ * after a threaded call before they sleep; without a pause the command would share the cores
+ * with the spinning the sgemm before it left behind. */
+static void settle(void)
+{
+    struct timespec t = {0, 200 * 1000 * 1000};
+    nanosleep(&t, NULL);
 }
 
 /* The command's wall time in ms, its output to /dev/null; < 0 when it did not succeed. */
@@ -83,11 +93,13 @@ int main(int argc, char **argv)
            cli, M, K, N, runs);
     for (int d = 0; d < ndt; d++) {
         for (int r = 0; r < runs; r++) {
+            settle();
             tc[r] = run_cli(cli, dtypes[d]);
             if (tc[r] < 0) {
                 fprintf(stderr, "bench_rk_cli: %s rk matmul --dtype %s failed\n", cli, dtypes[d]);
                 return 1;
             }
+            settle();
             double t0 = npk_now_ms();
             rksim_sgemm_nt(M, N, K, a, K, b, K, c, N);
             ts[r] = npk_now_ms() - t0;
