@@ -90,7 +90,8 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                   bool first_in_job, rksim_core_result *r);
 
 /* The floats b[N][K] of mm's packed weights (WEIGHT_BYTES at packed, inside the live buffers),
- * through the simulator's cache of what it decoded (weights.c); NULL when out of memory. */
+ * through the simulator's cache of what it decoded (weights.c), for the int64 path of integer
+ * sums beyond the fp32 chunk; NULL when out of memory. */
 const float *rksim_weights_floats(rksim *s, const rksim_mm *mm, const uint8_t *packed);
 
 /* C[M][N] = A[M][K] . B[N][K]^T in fp32 (rksim_sgemm_nt) with b the floats of mm's packed

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* A matmul's weights as floats b[N][K] (or the int4 kernel's form), decoded from the packed
- * block [N/G][K/32][G][32] (facts D.1) in one pass over the packed bytes.
+/* A matmul's weights in the byte kernels' form (int4, int8) or as floats b[N][K] (integer sums
+ * beyond the fp32 chunk), decoded from the packed block [N/G][K/32][G][32] (facts D.1) in one
+ * pass over the packed bytes. fp16 and the fp32-exact integer sums without a byte kernel
+ * decode in chunks instead and keep nothing (weights_stream.c).
  *
  * The simulator keeps what it decoded for the last RKSIM_WEIGHT_ENTRIES weight addresses, within
  * rksim_config.weight_cache_mib (a simulator's memory, bounded because a long-lived process may
