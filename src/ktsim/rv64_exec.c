@@ -5,7 +5,8 @@
  * is an array index), the loop keeps pc and the counters in locals and writes them back only
  * when it leaves the fast path (a CSR, a trap, a control-region access), the scratchpad is a
  * flat byte array tested with one unsigned compare per access, and each handler dispatches the
- * next instruction itself where the compiler allows (KSIM_RV64_THREADED). */
+ * next instruction itself where the compiler allows (KSIM_RV64_THREADED) — inside a straight run
+ * (ksim_rv64_insn.run) without re-testing the budget, cycle limit, interrupts or fetch range. */
 #include <stdlib.h>
 #include <string.h>
 
