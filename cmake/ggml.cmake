@@ -144,6 +144,17 @@ foreach(op RELU SIGMOID TANH GELU SILU HARDSWISH HARDSIGMOID SOFT_MAX)
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=always")
 endforeach()
 
+# POOL_2D on both front ends: max on the PDP (rknpu only: the rocket kernel never waits for its
+# interrupt), an average of a power-of-two window on the PDP or, on rocket, as a depthwise conv.
+foreach(front sim sim-rocket)
+  string(REPLACE "-" "_" tag ${front})
+  add_test(NAME ggml_backend_ops_POOL_2D_${tag}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
+                   ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 POOL_2D)
+  set_tests_properties(ggml_backend_ops_POOL_2D_${tag} PROPERTIES SKIP_RETURN_CODE 77
+    ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
+endforeach()
+
 # MUL_MAT_ID (mixture of experts) on both front ends too: its cases run a call per expert, so
 # each run takes a minute or more (several on a loaded machine).
 foreach(front sim sim-rocket)

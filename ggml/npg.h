@@ -12,6 +12,7 @@
  *   npg_calls.c     the runtime calls of one or more nodes: batched into one
  *                   npk_rk_matmul_batch per weight form, int8 results scaled back;
  *   npg_cost.c      the offload decision: the planner's modelled time vs a CPU estimate;
+ *   npg_pool.c      POOL_2D through the runtime's pooling;
  *   npg_cpu.c       the nodes of a graph the device does not compute, on ggml's CPU backend;
  *   npg_backend.c   registry, devices, backend streams and graph_compute. */
 #ifndef NPUKIT_GGML_NPG_H
@@ -105,6 +106,7 @@ typedef struct npg_device {
     npk_rk *rt;
     bool simulated;
     bool sdp;             /* its kernel runs SDP tasks (npk_rk_info.sdp) */
+    bool pdp;             /* its kernel completes PDP tasks (npk_rk_info.pdp) */
     unsigned cores;       /* the cores its calls use */
     pthread_mutex_t lock; /* the runtime takes one call at a time: every caller holds this */
     npg_counters counters;
@@ -184,6 +186,12 @@ bool npg_can_unary(const struct ggml_tensor *op);
 bool npg_unary(npg_device *d, struct ggml_tensor *dst);
 bool npg_can_soft_max(const struct ggml_tensor *op);
 bool npg_soft_max(npg_device *d, struct ggml_tensor *dst);
+
+/* POOL_2D (max, avg) on the PDP, an average as a depthwise conv where the kernel does not
+ * complete PDP tasks (npg_pool.c); needs_pdp: the node's method runs on the PDP only. */
+bool npg_can_pool_2d(const struct ggml_tensor *op);
+bool npg_pool_2d_needs_pdp(const struct ggml_tensor *op);
+bool npg_pool_2d(npg_device *d, struct ggml_tensor *dst);
 
 /* Shared by both (npg_matmul.c): the row of t at p (t's K elements, its element stride) as
  * fp16 (false: beyond fp16's range; tmp: 2 K floats) or as float; tensors the host reads in

@@ -44,6 +44,8 @@ typedef struct npg_op_row {
     bool (*can)(const struct ggml_tensor *node);
     bool (*compute)(npg_device *d, struct ggml_tensor *node);
     bool sdp; /* runs as SDP tasks: only where the kernel takes them */
+    /* the node runs on the PDP only: where the kernel completes PDP tasks (NULL: never) */
+    bool (*needs_pdp)(const struct ggml_tensor *node);
 } npg_op_row;
 
 static const npg_op_row op_rows[] = {
@@ -51,6 +53,7 @@ static const npg_op_row op_rows[] = {
     {GGML_OP_MUL_MAT_ID, npg_can_mul_mat_id, npg_mul_mat_id, false},
     {GGML_OP_UNARY, npg_can_unary, npg_unary, true},
     {GGML_OP_SOFT_MAX, npg_can_soft_max, npg_soft_max, true},
+    {GGML_OP_POOL_2D, npg_can_pool_2d, npg_pool_2d, false, npg_pool_2d_needs_pdp},
 };
 
 static const npg_op_row *op_row(enum ggml_op op)
@@ -67,7 +70,10 @@ static const npg_op_row *op_row(enum ggml_op op)
 static const npg_op_row *computed_here(const npg_device *d, const struct ggml_tensor *node)
 {
     const npg_op_row *row = op_row(node->op);
-    return row && (!row->sdp || d->sdp) && row->can(node) && npg_wants(node, d->cores) ? row : NULL;
+    return row && (!row->sdp || d->sdp) && (!row->needs_pdp || d->pdp || !row->needs_pdp(node)) &&
+                   row->can(node) && npg_wants(node, d->cores)
+               ? row
+               : NULL;
 }
 
 /* x's and y's bytes overlap. */
@@ -392,6 +398,7 @@ static bool device_open(const char *open_name)
              info.cores);
     d->simulated = info.simulated;
     d->sdp = info.sdp;
+    d->pdp = info.pdp;
     pthread_mutex_init(&d->lock, NULL);
     d->dev.iface = device_iface;
     d->dev.reg = &reg;

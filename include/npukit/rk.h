@@ -69,6 +69,9 @@ typedef struct npk_rk_info {
     char kernel[16];      /* the kernel interface: "rknpu" or "rocket" */
     bool sdp;             /* the kernel runs SDP tasks (element-wise ops, activations, softmax);
                              rocket runs only the matmul program form */
+    bool pdp;             /* the kernel completes PDP tasks (max and min pooling): rocket ends
+                             every job on the DPU interrupt, so there an average pool runs as a
+                             depthwise conv and max/min are refused (npk_rk_pool2d) */
 } npk_rk_info;
 NPUKIT_API npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 

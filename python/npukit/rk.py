@@ -439,7 +439,8 @@ class Runtime(Closing):
         return {"soc": (info.soc or b"").decode(), "device": info.device.decode(),
                 "simulated": bool(info.simulated), "cores": info.cores,
                 "drv_version": info.drv_version, "hw_version": info.hw_version,
-                "kernel": info.kernel.decode(), "sdp": bool(info.sdp)}
+                "kernel": info.kernel.decode(), "sdp": bool(info.sdp),
+                "pdp": bool(info.pdp)}
 
     @property
     def info(self) -> dict:
