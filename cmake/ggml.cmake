@@ -101,8 +101,9 @@ if(NOT NPUKIT_GGML_LIB OR NOT NPUKIT_GGML_BASE_LIB OR NOT EXISTS ${NPUKIT_GGML_B
     "or bin/test-backend-ops (build targets ggml ggml-base ggml-cpu test-backend-ops)")
 endif()
 
-# Programs against ggml's API: the end-to-end model test, the batching test and the bench.
-foreach(name test_ggml_model test_ggml_batch bench_ggml)
+# Programs against ggml's API: the end-to-end model test, the batching test, the SOFT_MAX and
+# POOL_2D test and the bench.
+foreach(name test_ggml_model test_ggml_batch test_ggml_ops bench_ggml)
   add_executable(${name} ggml/${name}.c)
   target_include_directories(${name} PRIVATE ggml include ${NPUKIT_GENERATED_INCLUDE}
                              ${NPUKIT_GGML_DIR}/include)
@@ -154,6 +155,12 @@ foreach(front sim sim-rocket)
   set_tests_properties(ggml_backend_ops_POOL_2D_${tag} PROPERTIES SKIP_RETURN_CODE 77
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()
+
+# SOFT_MAX of rows far from 0 and POOL_2D's host path and wider planes, against the CPU
+# backend (the SDP's softmax: the rknpu front end).
+add_test(NAME ggml_ops_sim COMMAND test_ggml_ops ${NPUKIT_GGML_BIN})
+set_tests_properties(ggml_ops_sim PROPERTIES SKIP_RETURN_CODE 77
+  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=always")
 
 # MUL_MAT_ID (mixture of experts) on both front ends too: its cases run a call per expert, so
 # each run takes a minute or more (several on a loaded machine).

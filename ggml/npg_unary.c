@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* UNARY (relu, sigmoid, tanh, gelu, silu, hardswish, hardsigmoid) and SOFT_MAX on the SDP:
  * the source's rows gathered as fp16, one runtime call (npk_rk_act / npk_rk_softmax), the
- * results scattered in the node's type. A source with a finite value beyond fp16's range is
- * computed on the host in ggml's own formula instead (counted as a host fallback). */
+ * results scattered in the node's type; a softmax row is shifted by its maximum in fp32 first.
+ * A source with a finite value beyond fp16's range is computed on the host in ggml's own
+ * formula instead (counted as a host fallback). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,21 @@ static void host_softmax(const struct ggml_tensor *a, struct ggml_tensor *dst, i
     }
 }
 
+/* fp16's lowest finite value */
+#define FP16_LOWEST (-65504.0f)
+
+/* What a softmax row is shifted by before it becomes fp16: its maximum, in fp32 (softmax does
+ * not change under a shift; fp16 would keep only the top bits of rows far from 0: at 1e4 its
+ * spacing is 8, and a row's differences of less would all become equal). 0 for a row whose
+ * maximum is not finite (its infinities or NaNs go to the runtime, or the host, as they are). */
+static float softmax_shift(const struct ggml_tensor *a, int64_t r)
+{
+    float mx = -INFINITY;
+    for (int64_t i = 0; i < a->ne[0]; i++)
+        mx = fmaxf(mx, load(a, r, i));
+    return isfinite(mx) ? mx : 0.0f;
+}
+
 /* Gather, run, scatter; softmax when `softmax`, else activation `act`. */
 static bool run(npg_device *d, struct ggml_tensor *dst, bool softmax, npk_rk_act_kind act)
 {
@@ -120,12 +136,17 @@ static bool run(npg_device *d, struct ggml_tensor *dst, bool softmax, npk_rk_act
                 (long long)count);
         goto done;
     }
-    for (int64_t r = 0; r < rows; r++)
+    for (int64_t r = 0; r < rows; r++) {
+        const float shift = softmax ? softmax_shift(a, r) : 0.0f;
         for (int64_t i = 0; i < n; i++) {
-            float v = load(a, r, i);
+            float v = load(a, r, i) - shift;
+            /* past fp16's lowest, a shifted softmax input's exp is 0 at any precision */
+            if (softmax && shift != 0.0f && v < FP16_LOWEST)
+                v = FP16_LOWEST;
             x[r * n + i] = npk_f32_to_f16(v);
             in_range &= !isfinite(v) || isfinite(npk_f16_to_f32(x[r * n + i]));
         }
+    }
     if (!in_range) {
         if (softmax)
             host_softmax(a, dst, rows);
