@@ -3,7 +3,7 @@
 /* npk_rk_conv2d on the simulator behind both kernel interfaces against the CPU reference
  * (straight loops in double): 1x1, kernel = input, stride > kernel, channels that are not a
  * multiple of the atom, depthwise (and a multiplier), groups, dilation, padding past the
- * registers' 15, bias with each clamp, an input past the CBUF (row bands), a channel count past
+ * registers' 15, output rows whose windows are all padding, bias with each clamp, an input past the CBUF (row bands), a channel count past
  * one band (input-channel slices), a width past the register (column tiles), several cores;
  * and bad input named with its limit.
  *
@@ -123,6 +123,18 @@ static void test_shapes(const char *device)
     a.pad_bottom = 0;
     a.pad_left = 2;
     run(rt, a, true, false, NULL);
+    /* output rows whose windows lie wholly in the padding (a 1x1 input, kernel 1 and 2 rows of
+     * padding above and below, stride 5: the one output row reads padding only; columns padded
+     * by 5 each side): zeros plus the bias there, never a negative padding count */
+    a = shape(1, 1, 1, 12, 1, 1, 5);
+    a.n = 2;
+    a.stride_h = 5;
+    a.pad_top = a.pad_bottom = 2;
+    run(rt, a, true, false, NULL);
+    a = shape(2, 3, 1, 3, 1, 1, 0); /* the last output rows' windows wholly past the input */
+    a.pad_bottom = 6;
+    a.stride_h = 2;
+    run(rt, a, false, false, NULL);
     npk_rk_close(rt);
 }
 

@@ -47,7 +47,14 @@ static void window(int64_t start, int64_t end, uint32_t n, uint32_t reg_max, uin
     int64_t b = end < 0 ? 0 : end > n ? n : end;
     if (b < a)
         b = a;
-    uint32_t before = (uint32_t)(a - start), after = (uint32_t)(end - b);
+    /* a window wholly before the input (end <= 0) or past it (start >= n) is all padding:
+     * its cells split as before + after = end - start, never a negative count */
+    int64_t pad_before = a - start;
+    if (pad_before > end - start)
+        pad_before = end - start;
+    if (pad_before < 0)
+        pad_before = 0;
+    uint32_t before = (uint32_t)pad_before, after = (uint32_t)(end - start - pad_before - (b - a));
     *first = (uint32_t)a;
     *len = (uint32_t)(b - a);
     *reg_before = before < reg_max ? before : reg_max;
