@@ -156,6 +156,17 @@ foreach(front sim sim-rocket)
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()
 
+# CONV_2D on both front ends: the suite's planes of one row or one column (its 141 x 133 and
+# 256 x 256 x 192 planes take minutes on the simulator: docs/ggml.md has their run).
+foreach(front sim sim-rocket)
+  string(REPLACE "-" "_" tag ${front})
+  add_test(NAME ggml_backend_ops_CONV_2D_${tag}
+           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
+                   ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 CONV_2D "ne_input=\\[(1,1|1,133|141,1),")
+  set_tests_properties(ggml_backend_ops_CONV_2D_${tag} PROPERTIES SKIP_RETURN_CODE 77
+    ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
+endforeach()
+
 # SOFT_MAX of rows far from 0 and POOL_2D's host path and wider planes, against the CPU
 # backend (the SDP's softmax: the rknpu front end).
 add_test(NAME ggml_ops_sim COMMAND test_ggml_ops ${NPUKIT_GGML_BIN})

@@ -41,6 +41,8 @@ typedef struct ggml_npukit_counters {
     uint64_t submits;          /* the runtime's SUBMITs (warm-ups included) */
     uint64_t npu_pooling;      /* POOL_2D nodes computed by the device */
     uint64_t host_pooling;     /* those it computed on the host (a value beyond fp16's range) */
+    uint64_t npu_convs;        /* CONV_2D nodes computed by the device */
+    uint64_t host_convs;       /* those it computed on the host (a value beyond fp16's range) */
 } ggml_npukit_counters;
 
 #define GGML_NPUKIT_COUNTERS "ggml_npukit_counters"

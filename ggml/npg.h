@@ -13,6 +13,7 @@
  *                   npk_rk_matmul_batch per weight form, int8 results scaled back;
  *   npg_cost.c      the offload decision: the planner's modelled time vs a CPU estimate;
  *   npg_pool.c      POOL_2D through the runtime's pooling;
+ *   npg_conv.c      CONV_2D through the runtime's fp16 convolution;
  *   npg_cpu.c       the nodes of a graph the device does not compute, on ggml's CPU backend;
  *   npg_backend.c   registry, devices, backend streams and graph_compute. */
 #ifndef NPUKIT_GGML_NPG_H
@@ -192,6 +193,9 @@ bool npg_soft_max(npg_device *d, struct ggml_tensor *dst);
 bool npg_can_pool_2d(const struct ggml_tensor *op);
 bool npg_pool_2d_needs_pdp(const struct ggml_tensor *op);
 bool npg_pool_2d(npg_device *d, struct ggml_tensor *dst);
+/* CONV_2D (ggml_conv_2d_direct) as the runtime's fp16 conv on the CNA (npg_conv.c). */
+bool npg_can_conv_2d(const struct ggml_tensor *op);
+bool npg_conv_2d(npg_device *d, struct ggml_tensor *dst);
 
 /* Shared by both (npg_matmul.c): the row of t at p (t's K elements, its element stride) as
  * fp16 (false: beyond fp16's range; tmp: 2 K floats) or as float; tensors the host reads in

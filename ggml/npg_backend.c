@@ -54,6 +54,7 @@ static const npg_op_row op_rows[] = {
     {GGML_OP_UNARY, npg_can_unary, npg_unary, true},
     {GGML_OP_SOFT_MAX, npg_can_soft_max, npg_soft_max, true},
     {GGML_OP_POOL_2D, npg_can_pool_2d, npg_pool_2d, false, npg_pool_2d_needs_pdp},
+    {GGML_OP_CONV_2D, npg_can_conv_2d, npg_conv_2d, false, NULL},
 };
 
 static const npg_op_row *op_row(enum ggml_op op)

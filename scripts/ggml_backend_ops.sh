@@ -6,13 +6,16 @@
 # the cases only the CPU reference declined (not run: there is nothing to compare with).
 # Fails when the suite fails, or when the backend claimed nothing (a backend that does not load
 # must not pass by declining).
-#   usage: scripts/ggml_backend_ops.sh TEST-BACKEND-OPS DEVICE OP
+# PATTERN (optional): only the cases whose parameters match it (test-backend-ops -p, a regex).
+#   usage: scripts/ggml_backend_ops.sh TEST-BACKEND-OPS DEVICE OP [PATTERN]
 set -uo pipefail
-tbo=${1:?usage: ggml_backend_ops.sh TEST-BACKEND-OPS DEVICE OP} dev=${2:?device} op=${3:?op}
+tbo=${1:?usage: ggml_backend_ops.sh TEST-BACKEND-OPS DEVICE OP [PATTERN]} dev=${2:?device} op=${3:?op}
+filter=()
+[ -n "${4:-}" ] && filter=(-p "$4")
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 start=$SECONDS
-"$tbo" -b "$dev" -o "$op" > "$log" 2>&1
+"$tbo" -b "$dev" -o "$op" "${filter[@]}" > "$log" 2>&1
 rc=$?
 grep -E "Device description|tests passed|Backend $dev:" "$log" | sed 's/\x1b\[[0-9;]*m//g'
 # one line per case: "  OP(type_a=..,type_b=..,...): OK | FAIL | not supported [..]"
@@ -43,5 +46,5 @@ sed 's/\x1b\[[0-9;]*m//g' "$log" | awk -v op="$op" -v dev="$dev" '
     printf "%-22s %9d %7d %6d %9d\n", "all", c, t, f, o
     if (c == 0) { print "the backend claimed no case"; exit 1 }
   }' || rc=1
-echo "test-backend-ops -b $dev -o $op: exit $rc in $((SECONDS - start)) s"
+echo "test-backend-ops -b $dev -o $op${4:+ -p $4}: exit $rc in $((SECONDS - start)) s"
 exit $rc
