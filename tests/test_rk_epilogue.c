@@ -45,20 +45,12 @@ static void reference(uint32_t m, uint32_t k, uint32_t n, const uint16_t *a, con
                 float y = npk_f16_to_f32(
                     op[ep->step[s].operand == NPK_EW_PER_CHANNEL ? j : (size_t)i * n + j]);
                 float x = npk_f16_to_f32(v), r;
-                switch (ep->step[s].op) {
-                case NPK_EW_ADD: r = x + y; break;
-                case NPK_EW_MUL: r = x * y; break;
-                case NPK_EW_MAX: r = x > y ? x : y; break;
-                case NPK_EW_MIN:
-                case NPK_EW_RELU:
-                case NPK_EW_EQL:
-                case NPK_EW_RELU6:
-                case NPK_EW_LEAKYRELU:
-                case NPK_EW_BATCHNORM:
-                case NPK_EW_LUT:
-                case NPK_EW_OP_COUNT:
-                default: r = x < y ? x : y; break;
-                }
+                /* the binary ops the epilogues here chain (add, mul, max, min) */
+                const npk_rk_ew_op ew = ep->step[s].op;
+                r = ew == NPK_EW_ADD   ? x + y
+                    : ew == NPK_EW_MUL ? x * y
+                    : ew == NPK_EW_MAX ? (x > y ? x : y)
+                                       : (x < y ? x : y);
                 v = npk_f32_to_f16(r);
             }
             c[(size_t)i * n + j] = v;
