@@ -132,14 +132,17 @@ foreach(front sim sim-rocket)
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()
 
-# The SDP's element-wise ops: UNARY's activations and SOFT_MAX, on the rknpu front end (the
-# rocket kernel runs only the matmul program form: the backend declines them there).
-foreach(op RELU SIGMOID TANH GELU SILU HARDSWISH HARDSIGMOID SOFT_MAX)
-  add_test(NAME ggml_backend_ops_${op}_sim
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
-                   ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 ${op})
-  set_tests_properties(ggml_backend_ops_${op}_sim PROPERTIES SKIP_RETURN_CODE 77
-    ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=always")
+# The SDP's element-wise ops: UNARY's activations and SOFT_MAX, on both front ends (rocket's
+# fixed interrupt mask is the DPU's, which an SDP task ends on).
+foreach(front sim sim-rocket)
+  string(REPLACE "-" "_" tag ${front})
+  foreach(op RELU SIGMOID TANH GELU SILU HARDSWISH HARDSIGMOID SOFT_MAX)
+    add_test(NAME ggml_backend_ops_${op}_${tag}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
+                     ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 ${op})
+    set_tests_properties(ggml_backend_ops_${op}_${tag} PROPERTIES SKIP_RETURN_CODE 77
+      ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
+  endforeach()
 endforeach()
 
 # MUL_MAT_ID (mixture of experts) on both front ends too: its cases run a call per expert, so
