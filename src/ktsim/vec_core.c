@@ -224,6 +224,8 @@ static void alu_beat(vc_core *c)
     else if (!cmp && c->now + c->wb_lat > c->ready_at[d->vd])
         c->ready_at[d->vd] = c->now + c->wb_lat;
     c->pipe_free_at = c->now + c->pipe_lat;
+    c->port_reg = (uint8_t)d->va;
+    c->port_chunk = (uint8_t)c->chunk;
     c->chunk++;
     c->beats++;
 }
@@ -365,9 +367,15 @@ static void load_step(vc_core *c)
     c->st = (c->chunk % 8) == nchunk(c) % 8 ? S_F1 : S_LD;
 }
 
+/* STD writes the word at the walk's address and asks the walk to step; the step lands a cycle
+ * later. An FP32 chunk's high half, written the very next cycle, therefore lands on the same
+ * word as its low half, and the walk then steps twice: the RTL stores only the high eight
+ * elements of each FP32 chunk, at every other word (measured; modelled as it is). */
 static void store_word(vc_core *c, const uint32_t *v)
 {
-    uint8_t *w = c->l1[walk_addr(&c->walk) & L1_MASK];
+    if (!c->half)
+        c->st_addr = walk_addr(&c->walk);
+    uint8_t *w = c->l1[c->st_addr & L1_MASK];
     walk_step(&c->walk);
     if (c->d.dt == KT_VEC_DT_FP16) {
         for (unsigned l = 0; l < KT_VEC_LANES; l++) {
@@ -401,8 +409,19 @@ static bool store_step(vc_core *c)
         c->half = 0;
         return true;
     case KT_VEC_VCVT:
-        for (unsigned l = 0; l < KT_VEC_LANES; l++)
-            dst[l] = d->dt == KT_VEC_DT_FP16 ? kt_e8_from_f16(kt_e8_to_f16(src[l])) : src[l];
+        if (d->dt == KT_VEC_DT_FP16) {
+            /* The FP16 round trip registers its source a cycle early, so it converts what the
+             * register port read a cycle before this chunk's read: the previous chunk, and for
+             * the first the port's last address before the walk took it, the last ALU beat's
+             * first source (measured; modelled as it is). */
+            const uint32_t *early = c->chunk ? src - KT_VEC_LANES
+                                             : &c->v[c->port_reg][c->port_chunk * KT_VEC_LANES];
+            uint32_t out[KT_VEC_LANES];
+            for (unsigned l = 0; l < KT_VEC_LANES; l++)
+                out[l] = kt_e8_from_f16(kt_e8_to_f16(early[l]));
+            memcpy(dst, out, sizeof out);
+        } else
+            memcpy(dst, src, KT_VEC_LANES * sizeof *src);
         return true;
     case KT_VEC_VSHUF: {
         uint32_t rot[KT_VEC_LANES];

@@ -64,6 +64,8 @@ typedef struct vc_core {
     unsigned lp_top, lp_end;
     uint32_t lp_cnt;
     unsigned l1_cur;
+    uint64_t st_addr; /* the word an FP32 store's halves land on */
+    uint8_t port_reg, port_chunk; /* the register port's address at the last ALU beat */
     uint32_t mem_left;
     vc_walk walk;
     uint64_t now;
