@@ -36,7 +36,7 @@ declare -A layer=(
     [kt_flit.h]=kt-hw [kt_regs.h]=kt-hw [kt_transport.h]=kt-hw [kt_mover_hw.h]=kt-hw [kt_vec.h]=kt-hw
     [kt_words.h]=kt-hw [kt_board.h]=kt-hw
     [ktsim.h]=kt-sim [ktsim_unit.h]=kt-sim
-    [kt.h]=kt-driver [kt_hostprog.h]=kt-driver
+    [kt.h]=kt-driver [kt_hostprog.h]=kt-driver [kt_vec_job.h]=kt-driver
     [kt_mover.h]=kt-driver [kt_rv64_load.h]=kt-driver
     [kt_open.h]=kt-driver
 )
