@@ -319,6 +319,11 @@ static void per_run_counter(void)
     CHECK_EQ(vk_exec(&r, &k, &last, NULL), NPK_OK);
     CHECK_EQ(vk_ctrl(&r, KT_CU_DBG), 18u);
     CHECK_EQ(vk_ctrl(&r, KT_CU_CAPS) >> 48, (uint64_t)KT_VEC_TYPE);
+    /* the driver decodes it by the unit's CU_TYPE */
+    char text[128];
+    kt_cu_dbg_describe(KT_VEC_TYPE, vk_ctrl(&r, KT_CU_DBG), text, sizeof text);
+    CHECK_STR_HAS(text, "kernel_cycles=18 (per run");
+    CHECK(kt_cu_dbg_row_of(KT_VEC_TYPE)->per_run);
     ktsim_destroy(r.s);
 }
 

@@ -179,7 +179,7 @@ static void vu_tick(void *p, ksim_shell *sh)
         break;
     case CU_RUN:
         if (!u->halt_seen) {
-            if (c->busy || !(c->halted || c->fault) || c->st != 0)
+            if (!vc_core_stopped(c))
                 break;
             u->halt_seen = true;
             u->tail = u->t[VC_T_RUN_TAIL];

@@ -149,7 +149,17 @@ void vc_core_fill_retired(vc_core *c)
         c->fill_out--;
 }
 
-bool vc_core_idle(const vc_core *c) { return !c->busy && c->st == S_IDLE && !c->fill_out; }
+/* Nothing running, no fill in flight, the lanes drained (a kernel that faulted mid-flight
+ * leaves beats in the lanes, which keep counting down). */
+bool vc_core_idle(const vc_core *c)
+{
+    return !c->busy && c->st == S_IDLE && !c->fill_out && c->now >= c->pipe_free_at && !c->npq;
+}
+
+bool vc_core_stopped(const vc_core *c)
+{
+    return !c->busy && c->st == S_IDLE && (c->halted || c->fault);
+}
 
 static unsigned nchunk(const vc_core *c) { return (c->vl + KT_VEC_LANES - 1) / KT_VEC_LANES; }
 static bool pipe_empty(const vc_core *c) { return c->now >= c->pipe_free_at; }
@@ -414,8 +424,8 @@ static bool store_step(vc_core *c)
              * register port read a cycle before this chunk's read: the previous chunk, and for
              * the first the port's last address before the walk took it, the last ALU beat's
              * first source (measured; modelled as it is). */
-            const uint32_t *early = c->chunk ? src - KT_VEC_LANES
-                                             : &c->v[c->port_reg][c->port_chunk * KT_VEC_LANES];
+            const uint32_t *early =
+                c->chunk ? src - KT_VEC_LANES : &c->v[c->port_reg][c->port_chunk * KT_VEC_LANES];
             uint32_t out[KT_VEC_LANES];
             for (unsigned l = 0; l < KT_VEC_LANES; l++)
                 out[l] = kt_e8_from_f16(kt_e8_to_f16(early[l]));

@@ -64,7 +64,7 @@ typedef struct vc_core {
     unsigned lp_top, lp_end;
     uint32_t lp_cnt;
     unsigned l1_cur;
-    uint64_t st_addr; /* the word an FP32 store's halves land on */
+    uint64_t st_addr;             /* the word an FP32 store's halves land on */
     uint8_t port_reg, port_chunk; /* the register port's address at the last ALU beat */
     uint32_t mem_left;
     vc_walk walk;
@@ -100,7 +100,9 @@ void vc_core_step(vc_core *c);
 /* A fill response (its L1 word) landing, and the count of outstanding fills falling. */
 void vc_core_land(vc_core *c, unsigned l1_word, const uint8_t *data);
 void vc_core_fill_retired(vc_core *c);
-/* Whether the core is idle: not running and no fill in flight. */
+/* Whether the core is idle: not running, no fill in flight, the lanes drained. */
 bool vc_core_idle(const vc_core *c);
+/* Whether the kernel has stopped: halted or faulted, the sequencer back in its idle state. */
+bool vc_core_stopped(const vc_core *c);
 
 #endif
