@@ -15,6 +15,7 @@
  *   indep N  N iterations of four independent VMULs at VL 64
  *   ldst N   VLD/VST at VL N in FP16, then in FP32
  *   drain N  one VDRAIN of N words
+ *   pdrain N one VDRAIN of N words to a node: (1,2), its L1 word 200, DATA_RECEIVED to (0,1)
  *   fill N   one VFILL of N words and VBAR */
 #ifndef NPUKIT_TESTS_KT_VEC_KERNELS_H
 #define NPUKIT_TESTS_KT_VEC_KERNELS_H
@@ -239,6 +240,14 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
         vk_emit(k, vk_simple(KT_VEC_VHALT));
         vk_desc(k, 0, 0, 1, 16);
         vk_desc(k, 1, 64, 1, 16);
+    } else if (!strcmp(kind, "pdrain")) {
+        /* L1 words 0.. to the node at (1,2), its L1 word 200, DATA_RECEIVED to (0,1) */
+        uint32_t w = 0;
+        vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 0));
+        w = k->imem[k->nimem - 1] | 1u << 25 | 1u << 24 | 1u << 17 | 2u << 13;
+        k->imem[k->nimem - 1] = w;
+        vk_emit(k, vk_simple(KT_VEC_VHALT));
+        vk_desc(k, 0, 0x10ull << 16 | 200, 1, n);
     } else if (!strcmp(kind, "drain") || !strcmp(kind, "fill")) {
         vk_emit(k, VK_OP(kind[0] == 'd' ? KT_VEC_VDRAIN : KT_VEC_VFILL, .ad = 0));
         if (kind[0] == 'f')

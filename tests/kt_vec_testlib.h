@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Running a kt_vec_kernels.h kernel on a one-vector-core mesh: the same unit map shape as the
- * RTL bench (the memory agent beside the core), DRAM loaded, the kernel staged as DESC, IMEM
- * and RUN flits and dispatched, the RUN's signal and the read-back region collected. */
+/* Running a kt_vec_kernels.h kernel on a vector core beside the memory agent (the RTL bench's
+ * shape) with a second core to receive its drains to a node: DRAM loaded, the kernel staged as
+ * DESC, IMEM and RUN flits and dispatched, the RUN's signal and the read-back region collected. */
 #ifndef NPUKIT_TESTS_KT_VEC_TESTLIB_H
 #define NPUKIT_TESTS_KT_VEC_TESTLIB_H
 
@@ -16,23 +16,28 @@
 typedef struct vk_run {
     ktsim *s;
     kt_dev d;
-    kt_unit unit;
+    kt_unit unit, peer; /* the core under test, the one beside it */
+    kt_unit units[2];
 } vk_run;
 
 static inline bool vk_open(vk_run *r)
 {
+    /* the core under test at (1,1); a second at (1,2) receives drains to a node */
     const char *text = "name vc_bench\ngrid 1 1\nmem_port 0 1\n"
-                       "unit 1 1 vec version=4 n_buffers=2 inst_depth=512\n";
+                       "unit 1 1 vec version=4 n_buffers=2 inst_depth=512\n"
+                       "unit 1 2 vec version=4 n_buffers=2 inst_depth=512\n";
     ktsim_config c;
     r->s = NULL;
     if (ktsim_preset_parse(text, "vc", &c) != NPK_OK || ktsim_create(&c, &r->s) != NPK_OK)
         return false;
     size_t n = 0;
     if (kt_open(&r->d, ktsim_transport(r->s), c.ctrl_base, NULL) != NPK_OK ||
-        kt_enumerate(&r->d, &r->unit, 1, &n) != NPK_OK || n != 1) {
+        kt_enumerate(&r->d, r->units, 2, &n) != NPK_OK || n != 2) {
         ktsim_destroy(r->s);
         return false;
     }
+    r->unit = r->units[0].at.y == 1 ? r->units[0] : r->units[1];
+    r->peer = r->units[0].at.y == 1 ? r->units[1] : r->units[0];
     return true;
 }
 

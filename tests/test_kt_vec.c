@@ -2,8 +2,8 @@
 /* The vector core's values: the kernels of kt_vec_kernels.h against outputs recorded from the
  * RTL (upstream's vec_cu, KohakuTPU 7703ee8, under Verilator 5.006: each row the FNV-1a of the
  * DRAM region the kernel drains), the lane arithmetic against the CPU, the CU words' encoders
- * and their limits, the faults by name, CU_DATA into L1, and the instructions the model refuses
- * by name. */
+ * and their limits, the faults by name, CU_DATA into L1 from the host and from another core's
+ * drain, and the instructions the model refuses by name. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -302,6 +302,62 @@ static void cu_data_in(void)
     ktsim_destroy(r.s);
 }
 
+/* A drain to a node: core (1,1) fills two words from DRAM and drains them into the L1 of the core
+ * at (1,2) with DATA_RECEIVED to the orchestrator, which that core then drains to DRAM; a drain
+ * naming buffer 3 makes the receiver's next RUN fault F_CUDATA. */
+static void drain_to_node(void)
+{
+    vk_run r;
+    if (!vk_open(&r)) {
+        CHECK(!"the mesh builds");
+        return;
+    }
+    uint8_t src[64];
+    for (int i = 0; i < 64; i++)
+        src[i] = (uint8_t)(i * 3 + 1);
+    vk_kernel k;
+    memset(&k, 0, sizeof k);
+    memcpy(k.mem[0].b, src, 32), k.mem[0].addr = 0x7000;
+    memcpy(k.mem[1].b, src + 32, 32), k.mem[1].addr = 0x7020;
+    k.nmem = 2;
+    k.imem[k.nimem++] = word(VK_OP(KT_VEC_VFILL, .ad = 0));
+    k.imem[k.nimem++] = word(VK_OP(KT_VEC_VBAR));
+    /* to (1,2), buffer 0, signal: ir[25] signal, [24] node, [20:17] x, [16:13] y, [12:9] buf */
+    uint32_t to_node = word(VK_OP(KT_VEC_VDRAIN, .ad = 1)) | 1u << 25 | 1u << 24 |
+                       (uint32_t)r.peer.at.x << 17 | (uint32_t)r.peer.at.y << 13;
+    k.imem[k.nimem++] = to_node;
+    k.imem[k.nimem++] = word(VK_OP(KT_VEC_VHALT));
+    vk_desc(&k, 0, 0x7000, 32, 2);
+    vk_desc(&k, 1, 1ull << 20 | 0ull << 16 | 300, 1, 2); /* ack (0,1), peer L1 word 300 */
+    uint64_t before = 0, after = 0;
+    CHECK_EQ(kt_reg_read(&r.d, kt_node_status_offset(r.peer.at), &before), NPK_OK);
+    CHECK_EQ(vk_exec(&r, &k, NULL, NULL), NPK_OK);
+    CHECK_EQ(kt_reg_read(&r.d, kt_node_status_offset(r.peer.at), &after), NPK_OK);
+    CHECK_EQ(kt_node_status_decode(after).code, (uint8_t)KT_SIG_DATA_RECEIVED);
+    CHECK(kt_node_status_decode(after).count != kt_node_status_decode(before).count);
+    /* the receiver drains what landed */
+    vk_kernel back;
+    memset(&back, 0, sizeof back);
+    back.imem[back.nimem++] = word(VK_OP(KT_VEC_VDRAIN, .ad = 0, .off = 300));
+    back.imem[back.nimem++] = word(VK_OP(KT_VEC_VHALT));
+    vk_desc(&back, 0, 0x7100, 32, 2);
+    kt_unit self = r.unit;
+    r.unit = r.peer;
+    CHECK_EQ(vk_exec(&r, &back, NULL, NULL), NPK_OK);
+    uint8_t got[64];
+    CHECK_EQ(ktsim_dram_read(r.s, 0x7100, got, 64), NPK_OK);
+    CHECK_EQ(memcmp(got, src, 64), 0);
+    /* buffer 3 is not the receiver's: its next RUN reports F_CUDATA */
+    r.unit = self;
+    k.imem[2] = to_node | 3u << 9;
+    CHECK_EQ(vk_exec(&r, &k, NULL, NULL), NPK_OK);
+    r.unit = r.peer;
+    kt_node_status last;
+    CHECK_EQ(vk_exec(&r, &back, &last, NULL), NPK_EFAULT);
+    CHECK_EQ(last.arg, (uint32_t)KT_VEC_F_CUDATA);
+    ktsim_destroy(r.s);
+}
+
 /* CU_DBG is the last kernel's cycles, cleared at each RUN (per run, not cumulative). */
 static void per_run_counter(void)
 {
@@ -335,6 +391,7 @@ int main(void)
     encoders();
     faults();
     cu_data_in();
+    drain_to_node();
     per_run_counter();
     return check_done();
 }

@@ -30,7 +30,8 @@ static const struct {
     {"ldst", 128, 187, 193},   {"drain", 1, 18, 24},     {"drain", 4, 27, 33},
     {"drain", 16, 63, 69},     {"drain", 64, 207, 213},  {"drain", 256, 783, 789},
     {"fill", 1, 26, 32},       {"fill", 4, 35, 41},      {"fill", 16, 71, 77},
-    {"fill", 64, 215, 221},    {"fill", 256, 791, 797},
+    {"fill", 64, 215, 221},    {"fill", 256, 791, 797},  {"pdrain", 1, 18, 24},
+    {"pdrain", 4, 28, 34},     {"pdrain", 16, 64, 70},   {"pdrain", 64, 208, 214},
 };
 
 static bool within_10pct(unsigned got, unsigned want)

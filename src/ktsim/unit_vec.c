@@ -3,7 +3,8 @@
  * IMEM, DESC (each retires two cycles after it is taken, result 0) and RUN (retires when the
  * kernel reaches VHALT, its cycle count the result, or as SIG_FAULT with the fault code; any
  * other op retires as a no-op), the one send path the core shares — a DATA_RECEIVED signal
- * first, then a fill's MEM_RD_REQ, then a drain's MEM_WR_REQ and its MEM_WR_DATA — and the
+ * first, then a fill's MEM_RD_REQ, then a drain's words: to a node, one CU_DATA descriptor and a flit a
+ * word; to memory, a MEM_WR_REQ and its MEM_WR_DATA a word — and the
  * receive path: fill responses land in L1 at the slot their txn names (the 9th bit remembered
  * per tag), CU_DATA bursts from a peer or the host land in L1 (buffer 0, offset + len < 512,
  * one sender at a time, else F_CUDATA at the next instruction boundary), with DATA_RECEIVED to
@@ -42,7 +43,9 @@ typedef struct vec_unit {
     uint32_t tail; /* cycles left before a finished RUN retires */
     bool halt_seen;
     /* the send path */
-    bool w_data; /* a write request went out: its data word next */
+    bool w_data;     /* a write request went out: its data word next */
+    bool nd_hdr;     /* a drain to a node: its descriptor went out */
+    unsigned nd_cnt; /* words of it sent */
     kt_flit data;
     uint8_t fill_bank[TAGS];
     uint64_t land_at[TAGS]; /* fill responses in flight to the outstanding count */
@@ -106,6 +109,38 @@ static void vu_issue(void *p, const kt_flit *inst)
     }
 }
 
+/* A drain to a node: one CU_DATA descriptor for the burst (a cycle of its own), then a word a
+ * flit, `last` on the final one. */
+static void send_to_node(vec_unit *u, ksim_shell *sh)
+{
+    vc_core *c = &u->c;
+    kt_flit f = {{0}};
+    kt_header h = {{c->nd_x, c->nd_y}, ksim_shell_coord(sh), KT_T_CU_DATA, 0, false, 0};
+    if (!u->nd_hdr) {
+        kt_cu_data d = {c->nd_buf,
+                        c->nd_off,
+                        c->nd_len,
+                        c->nd_sig,
+                        {(uint8_t)(c->nd_ack & 15), (uint8_t)(c->nd_ack >> 4)}};
+        kt_cu_data_put(&f, &d);
+        kt_header_put(&f, &h);
+        if (ksim_shell_send(sh, &f)) {
+            u->nd_hdr = true;
+            u->nd_cnt = 0;
+        }
+        return;
+    }
+    for (int i = 0; i < VC_WORD; i++)
+        f.w[i / 8] |= (uint64_t)c->wr_data[i] << (8 * (i % 8));
+    h.last = u->nd_cnt == c->nd_len;
+    kt_header_put(&f, &h);
+    if (!ksim_shell_send(sh, &f))
+        return;
+    c->wr_taken = true;
+    if (u->nd_cnt++ == c->nd_len)
+        u->nd_hdr = false;
+}
+
 /* The send path's one flit this cycle, in the RTL's priority. */
 static void send(vec_unit *u, ksim_shell *sh)
 {
@@ -133,6 +168,10 @@ static void send(vec_unit *u, ksim_shell *sh)
             c->rd_taken = true;
             u->fill_bank[c->rd_tag & (TAGS - 1)] = (uint8_t)(c->rd_tag >> 8);
         }
+        return;
+    }
+    if (c->wr_valid && !c->wr_taken && c->req_at < c->now && c->nd_valid) {
+        send_to_node(u, sh);
         return;
     }
     if (c->wr_valid && !c->wr_taken && c->req_at < c->now) {

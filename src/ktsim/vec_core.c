@@ -2,8 +2,8 @@
 /* The vector core's sequencer, one cycle a step (see vec_core.h). The states and their order are
  * the RTL's (upstream vec_core.v, KohakuTPU 7703ee8): every instruction is fetched in F1, F2,
  * DEC and dispatched in EXEC; what follows EXEC is the instruction's own walk below. The FLAT
- * mode is modelled; D2/D4/TREE chains, the transcendental seeds and a drain to a node are not,
- * and stop the kernel with KT_VEC_F_UNMODELLED and a model error naming the instruction. */
+ * mode is modelled; D2/D4/TREE chains, the transcendental seeds and a drain to a node in another
+ * mesh are not, and stop the kernel with KT_VEC_F_UNMODELLED and a model error naming the instruction. */
 #include "vec_core.h"
 
 #include <stdio.h>
@@ -338,8 +338,10 @@ static void exec(vc_core *c)
     case KT_VEC_VDRAIN:
         if (d->op == KT_VEC_VFILL && c->fill_out)
             break;
-        if (d->op == KT_VEC_VDRAIN && kt_vec_drain_to_node(c->ir))
-            return unmodelled(c, "VDRAIN to a node");
+        /* a drain to a node: x [20:17], y [16:13], buffer [12:9], signal [25] */
+        c->nd_valid = d->op == KT_VEC_VDRAIN && kt_vec_drain_to_node(c->ir);
+        c->nd_x = (uint8_t)d->vd, c->nd_y = (uint8_t)d->va, c->nd_buf = (uint8_t)d->vb;
+        c->nd_sig = c->ir >> 25 & 1;
         walk_start(c, d->ad, 0);
         c->st = S_AGW;
         return;
@@ -551,6 +553,18 @@ void vc_core_step(vc_core *c)
             break;
         }
         c->mem_left = total;
+        if (c->nd_valid) {
+            /* a node's drain reads the walk's first address as {fin, mesh, ack, L1 offset} and
+             * its length as the burst's; one descriptor covers a contiguous run */
+            uint64_t a = walk_addr(&c->walk);
+            c->nd_off = (uint16_t)a;
+            c->nd_ack = (uint8_t)(a >> 16);
+            c->nd_len = (uint8_t)(total - 1);
+            if (a >> 24 & 0x3FF) {
+                unmodelled(c, "VDRAIN to a node in another mesh");
+                break;
+            }
+        }
         c->st = c->d.op == KT_VEC_VFILL ? S_FILL : S_DRA;
         break;
     }

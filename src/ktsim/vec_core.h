@@ -81,6 +81,10 @@ typedef struct vc_core {
     unsigned rd_tag;
     uint8_t wr_data[VC_WORD];
     unsigned fill_out;
+    /* a drain to a node (the VDRAIN overlay): its CU_DATA descriptor's fields */
+    bool nd_valid, nd_sig;
+    uint8_t nd_x, nd_y, nd_buf, nd_ack, nd_len;
+    uint16_t nd_off;
 
     /* status */
     bool busy, halted, fault, cd_err;
