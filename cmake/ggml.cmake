@@ -50,7 +50,8 @@ install(TARGETS ggml-npukit LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit/g
 #   -DNPUKIT_LLAMA_DIR=<llama.cpp checkout> -DNPUKIT_LLAMA_BUILD=<its build, GGML_BACKEND_DL=ON,
 #   GGML_RPC=ON, holding bin/ggml-rpc-server and the CPU and RPC backend modules>.
 # ggml's RPC server hosts the device; the client is the end-to-end model test built against
-# that tree's ggml (the program and the modules it loads are then one ggml).
+# that tree's ggml (the program and the modules it loads are then one ggml). The tree's
+# llama-completion and llama-perplexity run a generated model (scripts/llama_tools_test.sh).
 set(NPUKIT_LLAMA_DIR "" CACHE PATH "a llama.cpp source tree: the RPC and tool tests")
 set(NPUKIT_LLAMA_BUILD "" CACHE PATH "that llama.cpp tree's build directory")
 if(NPUKIT_LLAMA_DIR AND NPUKIT_LLAMA_BUILD)
@@ -70,6 +71,13 @@ if(NPUKIT_LLAMA_DIR AND NPUKIT_LLAMA_BUILD)
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_rpc_test.sh ${NPUKIT_LLAMA_BIN}
                      $<TARGET_FILE:test_ggml_rpc> $<TARGET_FILE:ggml-npukit> ${front})
     set_tests_properties(ggml_rpc_${tag} PROPERTIES SKIP_RETURN_CODE 77)
+    # llama.cpp's llama-completion and llama-perplexity on a generated model, CPU vs NPUKIT0
+    foreach(type f16 q8_0 q4_0)
+      add_test(NAME llama_tools_${tag}_${type}
+               COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/llama_tools_test.sh ${NPUKIT_LLAMA_BIN}
+                       ${NPUKIT_LLAMA_DIR} $<TARGET_FILE:ggml-npukit> ${front} ${type})
+      set_tests_properties(llama_tools_${tag}_${type} PROPERTIES SKIP_RETURN_CODE 77)
+    endforeach()
   endforeach()
 else()
   add_test(NAME llama_skipped COMMAND sh -c

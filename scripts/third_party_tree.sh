@@ -3,7 +3,8 @@
 # One pinned third-party snapshot unpacked into DIR/src and built into DIR/build ONCE: a stamp
 # naming the tarball (name and size) makes later runs reuse it. Writes DIR/cmake-flags, the
 # options that point npukit's build at it (empty, with a clear SKIPPED line, when the tarball is
-# absent: the tests that need it are then skipped). Shared by ggml_tree.sh and llama_tree.sh,
+# absent: the tests that need it are then skipped). The stamp names the targets too, so a
+# tree built for fewer targets is rebuilt. Shared by ggml_tree.sh and llama_tree.sh,
 # which say what each snapshot is and which of its targets the tests use.
 #   usage: scripts/third_party_tree.sh DIR NAME PREFIX TARBALL "CMAKE OPTIONS" "TARGETS" WHAT
 #     NAME: the name in messages ("ggml"); PREFIX: the npukit options' prefix (GGML:
@@ -19,7 +20,7 @@ if [ ! -f "$tarball" ]; then
   exit 0
 fi
 stamp="$dir/stamp"
-want="$(basename "$tarball") $(stat -c %s "$tarball")"
+want="$(basename "$tarball") $(stat -c %s "$tarball") [$targets]"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   echo "$name: reusing the build in $dir ($want)"
 else

@@ -329,12 +329,92 @@ static void test_axi_fault(void)
     ktsim_card_destroy(c);
 }
 
+/* The AXI bit's other source (spec §4: "an AXI error on the mover's write path or the inbound
+ * write path"): a local move whose last word lands past the populated DRAM faults the mover (3,
+ * AXI) and raises the AXI bit of its own node, not of the mesh the link would have reached. */
+static void test_axi_fault_mover_path(void)
+{
+    ktsim_card *c = card(2, true);
+    if (!c)
+        return;
+    kt_transport *t = ktsim_card_transport(c);
+    uint64_t b0 = ktsim_card_ctrl_base(c, 0), b1 = ktsim_card_ctrl_base(c, 1);
+    uint64_t dram = ktsim_get_config(ktsim_card_mesh(c, 0))->dram_size;
+    fill(t, ktsim_card_mem_base(c, 0) + 0x1000, 64, 7);
+    kt_mv_move m = kt_mv_copy(dram - 32, 0x1000, 2);
+    kt_mv_result r;
+    CHECK_EQ(kt_mv_run(t, b0, &m, 0, &r), NPK_EFAULT);
+    CHECK_EQ(r.after.fault, KT_MV_F_AXI);
+    uint8_t f0 = 0, f1 = 0xFF;
+    CHECK_EQ(kt_il_read_faults(t, b0, &f0), NPK_OK);
+    CHECK_EQ(kt_il_read_faults(t, b1, &f1), NPK_OK);
+    CHECK_EQ(f0, 1u << KT_IL_F_AXI);
+    CHECK_EQ(f1, 0);
+    CHECK_EQ(landed(c, 0, dram - 32, 1, 7), 1); /* the word before the fault landed */
+    /* Sticky: the next, clean move leaves it set; only the clear bit drops it. */
+    m = kt_mv_copy(0x4000, 0x1000, 2);
+    CHECK_EQ(kt_mv_run(t, b0, &m, 0, &r), NPK_OK);
+    CHECK_EQ(kt_il_read_faults(t, b0, &f0), NPK_OK);
+    CHECK_EQ(f0, 1u << KT_IL_F_AXI);
+    CHECK_EQ(kt_il_clear(t, b0, false, true), NPK_OK);
+    CHECK_EQ(kt_il_read_faults(t, b0, &f0), NPK_OK);
+    CHECK_EQ(f0, 0);
+    ktsim_card_destroy(c);
+}
+
+/* A write into staging honours byte strobes (spec §4.1): a store narrower than the 32-byte word
+ * leaves the other lanes alone — in the mesh's own staging and in a staging a remote write landed
+ * in over the link — while the same store into DRAM paints its whole granule (the DRAM behind the
+ * host window ignores strobes, zero-filling the unsent bytes). */
+static void test_narrow_write_into_staging(void)
+{
+    ktsim_card *c = card(2, true);
+    if (!c)
+        return;
+    kt_transport *t = ktsim_card_transport(c);
+    uint64_t b0 = ktsim_card_ctrl_base(c, 0);
+    uint8_t word[32], got[32];
+    for (unsigned i = 0; i < 32; i++)
+        word[i] = (uint8_t)(0xA0 + i);
+    /* Mesh 1's staging word at 0x400 arrives over the link, a whole word from mesh 0's mover. */
+    CHECK_EQ(kt_write_block(t, ktsim_card_mem_base(c, 0) + 0x1000, word, 32), NPK_OK);
+    kt_mv_move m = kt_mv_copy(kt_il_stage_addr(1, 0x400), 0x1000, 1);
+    CHECK_EQ(kt_il_write_and_ring(t, b0, &m, 1, 1, 0), NPK_OK);
+    ktsim_card_step(c, 100);
+    CHECK_EQ(ktsim_card_stage_read(c, 1, 0x400, got, 32), NPK_OK);
+    CHECK(!memcmp(got, word, 32));
+    /* Mesh 0's own staging word at 0x400, written whole by the host. */
+    CHECK_EQ(kt_write_block(t, ktsim_card_stage_base(c, 0) + 0x400, word, 32), NPK_OK);
+    for (unsigned mesh = 0; mesh < 2; mesh++) {
+        /* One 8-byte store into lane 2 of the word: bytes 16..23 change, nothing else. */
+        CHECK_EQ(kt_write64(t, ktsim_card_stage_base(c, mesh) + 0x410, 0x1122334455667788ull),
+                 NPK_OK);
+        CHECK_EQ(ktsim_card_stage_read(c, mesh, 0x400, got, 32), NPK_OK);
+        CHECK(!memcmp(got, word, 16));
+        CHECK_EQ(got[16], 0x88);
+        CHECK_EQ(got[23], 0x11);
+        CHECK(!memcmp(got + 24, word + 24, 8));
+    }
+    /* The same store into DRAM: the granule is painted, the other lanes read zero. */
+    uint64_t dram = ktsim_card_mem_base(c, 0) + 0x2000;
+    CHECK_EQ(kt_write_block(t, dram, word, 32), NPK_OK);
+    CHECK_EQ(kt_write64(t, dram + 0x10, 0x1122334455667788ull), NPK_OK);
+    CHECK_EQ(kt_read_block(t, dram, got, 32), NPK_OK);
+    for (unsigned i = 0; i < 32; i++)
+        if (i < 16 || i >= 24)
+            CHECK_EQ(got[i], 0);
+    CHECK_EQ(got[16], 0x88);
+    ktsim_card_destroy(c);
+}
+
 int main(void)
 {
     test_detect();
     test_doorbells_and_counters();
     test_cross_mesh_landing();
     test_axi_fault();
+    test_axi_fault_mover_path();
+    test_narrow_write_into_staging();
     test_forwarding();
     test_doorbell_order();
     test_prestrobe_ring();

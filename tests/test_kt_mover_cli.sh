@@ -19,6 +19,49 @@ ok bash -c "'$cli' kt move fill --json | grep -q '\"ok\":true'"
 ok bash -c "'$cli' kt move gather --engine --indices 4,4,1 | grep -q 'check: ok (0 of 3'"
 ok bash -c "'$cli' kt move fill --engine --json | grep -q '\"form\":\"engine\"'"
 ok bash -c "'$cli' kt move copy --engine --dst-mesh 1 2>&1 | grep -q 'runs a local move'"
+# The converting move (mode 5): the occupant named on the source walker's header, each entry
+# checked against the library's quantiser (tests/test_kt_mover_walkers.c holds it to the RTL).
+ok bash -c "'$cli' kt move transform | grep -q 'slot 1 (MXFP7 quantiser), mode 0x0: 4 entries of 8 words in, 4 out'"
+ok bash -c "'$cli' kt move transform | grep -q 'check: ok (0 of 16 words'"
+ok bash -c "'$cli' kt move transform --xform-mode 1 --entries 100 --json | grep -q '\"entries\":100,\"xform_id\":1,\"occupant\":\"MXFP7 quantiser\",\"xform_mode\":1.*\"ok\":true'"
+ok bash -c "'$cli' kt move transform --xform-id 0 --entries 5 | grep -q 'check: ok (0 of 5 words'"
+ok bash -c "'$cli' kt move transform --dst-mesh 1 --entries 8 | grep -q 'check: ok (0 of 32 words'"
+ok bash -c "'$cli' kt move transform --engine --xform-mode 1 | grep -q 'check: ok'"
+ok bash -c "'$cli' kt move transform --emit | grep -q '^WR 0x10000810 0xa00000100000 mover_HDR$'"
+ok bash -c "'$cli' kt move transform --src-dims 3:1024,8:32 --dst-dims 3:256 | grep -q 'check: ok (0 of 20 words'"
+ok bash -c "'$cli' kt move transform --xform-id 2 2>&1 | grep -q 'transform slot 2 (XFORM_ID) holds no occupant'"
+ok bash -c "'$cli' kt move transform --src-dims 12:32 2>&1 | grep -q 'the source walks 12 words, not a whole number of 8-word entries'"
+ok bash -c "'$cli' kt move transform --src-dims 16:32 --dst-dims 3:128 2>&1 | grep -q 'feeds 2 entries but the destination walks 3'"
+ok bash -c "'$cli' kt move transform --src-window 0:4 2>&1 | grep -q 'mover fault 7'"
+ok bash -c "'$cli' kt move transform --words 4 2>&1 | grep -q 'it counts entries (--entries)'"
+ok bash -c "'$cli' kt move copy --entries 4 2>&1 | grep -q 'it counts words (--words)'"
+ok bash -c "'$cli' kt move transform --xform-id 16 2>&1 | grep -q -- '--xform-id=16 is outside 0..15'"
+# Walkers of several dimensions and bound-axis windows: a transposed 4 x 3 matrix of words, its
+# first source row padded with --value and its last destination column left alone.
+ok bash -c "'$cli' kt move copy --src-dims 3:32,4:96 --dst-dims 3:128,4:32 | grep -q 'check: ok (0 of 12 words'"
+ok bash -c "'$cli' kt move copy --src-dims 3:32,4:96:1:1 --src-window -1:3 --dst-dims 3:128:2:1,4:32 --dst-window 0:0,0:2 --value 0x1234 | grep -q 'check: ok (0 of 8 words'"
+ok bash -c "'$cli' kt move fill --dst-dims 2:256,3:-32 --dst 0x20040 --width 8 --value 0x3c | grep -q 'check: ok (0 of 11 words'"
+ok bash -c "'$cli' kt move generate --dst-dims 5:96:1:2 --dst-window 1:7 | grep -q 'check: ok (0 of 7 words'"
+ok bash -c "'$cli' kt move gather --dst-dims 2:64,2:32 | grep -q 'check: ok (0 of 4 words'"
+ok bash -c "'$cli' kt move copy --dst-dims 4:-32 --dst 0x40 2>&1 | grep -q 'element 3 at address -32 is outside the 40-bit space'"
+ok bash -c "'$cli' kt move copy --dst-dims 4:-64 --dst 0x20 --dst-mesh 1 2>&1 | grep -q 'reaches 192 bytes below --dst 0x20, before offset 0'"
+ok bash -c "'$cli' kt move copy --src-dims 3:32:4:1 2>&1 | grep -q \"dimension 0 '3:32:4:1': expected COUNT:STRIDE\""
+ok bash -c "'$cli' kt move copy --src-dims 1:32,1:32,1:32,1:32,1:32,1:32,1:32 2>&1 | grep -q 'more than 6 dimensions'"
+ok bash -c "'$cli' kt move copy --dst-window 1:2:3 2>&1 | grep -q \"dst-window '1:2:3': expected BASE:EXTENT\""
+ok bash -c "'$cli' kt move fill --src-dims 4:32 2>&1 | grep -q -- '--src-dims does not apply to a fill move: it reads no source'"
+ok bash -c "'$cli' kt move gather --src-window 0:1 2>&1 | grep -q 'reads rows by index from --src'"
+ok bash -c "'$cli' kt move copy --dst-dims 300:32,300:9600 2>&1 | grep -q 'more than 65535 elements'"
+ok bash -c "'$cli' kt move copy --src-dims 2000:32,600:64000 --dst-dims 2000:32,600:64000 2>&1 | grep -q 'visits 1200000 elements; this command checks at most 1048576'"
+# The CTRL flags: bursts, not bytes. Coalescing off writes 2048 words as 2048 bursts, which the
+# mover alone takes 2.7 times as long over in the RTL (tests/test_kt_mover_sweep.c holds the model
+# to the RTL figures).
+ok bash -c "'$cli' kt move copy --no-coalesce --burst-cap 16 | grep -q 'flags 0xa0: write coalescing off, bursts of at most 16 words'"
+ok bash -c "'$cli' kt move copy --no-coalesce --words 300 | grep -q 'check: ok'"
+ok bash -c "'$cli' kt move fill --burst-cap 1 --emit | grep -q '^WR 0x10000800 0x1280c mover_CTRL$'"
+cyc() { "$cli" kt move copy --words 2048 "$@" --json | sed 's/.*"cycles":\([0-9]*\).*/\1/'; }
+on=$(cyc) off=$(cyc --no-coalesce)
+ok test "$((off * 10))" -gt "$((on * 22))"
+ok bash -c "'$cli' kt move fill --burst-cap 3 2>&1 | grep -q \"burst-cap '3': the mover caps bursts at 1, 2, 4\""
 # A move as program text, run by `kt prog` on the host and in the engine.
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.poll"' EXIT

@@ -248,10 +248,14 @@ static void test_transform(void)
     b.mode = KT_MV_XFORM;
     run(mv, &b);
     CHECK(!memcmp(m->bytes + 0x3000, src, 128));
-    /* An empty slot is not guessed at. */
+    /* An empty slot is not guessed at (the driver refuses it, so the words are patched). */
     last_model_fault[0] = 0;
-    b.src.xform_id = 9;
-    run(mv, &b);
+    kt_mv_write raw[KT_MV_MAX_WRITES];
+    size_t nraw = 0;
+    CHECK_EQ(kt_mv_build(&b, raw, KT_MV_MAX_WRITES, &nraw), NPK_OK);
+    CHECK_EQ(raw[0].offset, KT_MV_HDR);
+    raw[0].value |= 9ull << 47; /* XFORM_ID 9 on the source header */
+    run_raw(mv, raw, nraw);
     CHECK_STR_HAS(last_model_fault, "slot 9");
     CHECK_EQ(stat(mv).moves_done, 3);
     ksim_mover_destroy(mv);

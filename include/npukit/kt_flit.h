@@ -194,6 +194,11 @@ typedef struct kt_header {
     bool last;
     uint8_t rsvd; /* 3 bits: [2] remote-mesh marker, [1:0] mesh id or word index */
 } kt_header;
+/* A flit for a unit in another mesh (spec §4, mag_ilink): rsvd[2] set, rsvd[1:0] the mesh, dst
+ * the memory agent's port (where the interlink takes it), txn the final {y[7:4], x[3:0]}. The
+ * far side injects it with dst from txn, txn and rsvd zero, src kept (so a CU_DATA burst must
+ * name its ack destination: ack {0,0} would answer a node in the wrong mesh). */
+enum { KT_RSVD_REMOTE = 4, KT_RSVD_MESH = 3 };
 
 NPUKIT_API npk_status kt_header_put(kt_flit *f, const kt_header *h);
 NPUKIT_API kt_header kt_header_get(const kt_flit *f);

@@ -52,6 +52,11 @@ NPUKIT_API kt_mv_walker kt_mv_linear(uint64_t base, uint16_t words);
 NPUKIT_API kt_mv_move kt_mv_copy(uint64_t dst, uint64_t src, uint16_t words);
 NPUKIT_API kt_mv_move kt_mv_fill(uint64_t dst, uint16_t words, kt_mv_width width, uint32_t value);
 NPUKIT_API kt_mv_move kt_mv_generate(uint64_t dst, uint16_t words, uint64_t seed);
+/* A converting move (mode 5) of `entries` contiguous entries through transform slot `xform_id`
+ * (kt_mv_slot_find: its IN beats in, OUT words out each), the occupant's mode `xform_mode`: the
+ * source walks entries x IN words, the destination entries of OUT words each, back to back. */
+NPUKIT_API kt_mv_move kt_mv_transform(uint64_t dst, uint64_t src, uint16_t entries,
+                                      uint8_t xform_id, uint8_t xform_mode);
 NPUKIT_API kt_mv_move kt_mv_gather(uint64_t dst, uint64_t src, const uint32_t *indices, uint16_t count,
                         uint64_t index_base, uint32_t pitch, uint16_t words_per_index);
 

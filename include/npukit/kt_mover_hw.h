@@ -61,11 +61,22 @@ typedef enum kt_mv_fault {
     KT_MV_F_XFORM_AXIS = 7, /* a bound axis in a transform move */
 } kt_mv_fault;
 
-/* Flags byte (CTRL [15:8]). */
+/* Flags byte (CTRL [15:8]). The mover reads two fields: [3] write coalescing (consecutive
+ * writes of one kind fold into one burst; off, every write is one beat) and [7:5] the burst cap
+ * (0: 128 words, the 4 KB page; k: 2^(k-1) words), which bounds read and coalesced write bursts.
+ * Bits [2:0] and [4] are read by nothing. Neither field changes the bytes a move writes, only
+ * the bursts that carry them. */
 enum {
     KT_MV_FLAG_WCOAL = 1u << 3, /* write coalescing */
     KT_MV_FLAG_BURST_SHIFT = 5, /* [7:5] log2 of the burst cap; 0 = 128 words */
+    KT_MV_FLAG_BURST_MASK = 7u << 5,
+    KT_MV_FLAGS_DEFINED = KT_MV_FLAG_WCOAL | KT_MV_FLAG_BURST_MASK,
+    KT_MV_BURST_MAX = 128, /* BURST_MAX: 4 KB of 32-byte words, the AXI4 boundary rule */
 };
+/* The burst cap in words a flags byte names: 128 for field 0, else 2^(field - 1). */
+NPUKIT_API unsigned kt_mv_burst_cap(uint8_t flags);
+/* The flags field that caps bursts at `words` (a power of two, 1..128), or -1 for any other. */
+NPUKIT_API int kt_mv_burst_field(unsigned words);
 
 enum {
     KT_MV_MAX_DIMS = 6,       /* NDIM of the walker */
@@ -97,6 +108,20 @@ typedef struct kt_mv_walker {
     kt_mv_window window[2];
     uint8_t xform_id, xform_mode; /* source walker of a transform move only */
 } kt_mv_walker;
+
+/* The transform slots a KohakuTPU mover carries (spec §3.2): XFORM_ID on the source walker's
+ * header names one. An entry is `in_beats` source words in and `out_words` destination words out,
+ * both declared by the occupant (out_words at most 4: the bank presents four word outputs); the
+ * source walker counts source words, the destination walker counts entries. XFORM_MODE is the
+ * occupant's own: the MXFP7 quantiser reads bit 0 as its B packing select. */
+typedef struct kt_mv_slot {
+    uint8_t id;
+    const char *name;
+    uint8_t in_beats, out_words;
+} kt_mv_slot;
+enum { KT_MV_SLOT_BYPASS = 0, KT_MV_SLOT_MXFP7 = 1, KT_MV_XMODE_B_LAYOUT = 1 };
+/* The slot `id` holds, NULL for a slot the card leaves empty. */
+NPUKIT_API const kt_mv_slot *kt_mv_slot_find(unsigned id);
 
 /* Names: "copy", "fill", ...; "index length", "alignment", ... ("?" beyond the tables). */
 NPUKIT_API const char *kt_mv_mode_name(unsigned mode);

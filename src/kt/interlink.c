@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dispatch_rules.h"
 #include "kt_interlink.h"
 #include "npukit/kt_regs.h"
 
@@ -169,4 +170,62 @@ npk_status kt_il_write_and_ring(kt_transport *t, uint64_t base, const kt_mv_move
     if ((s = kt_mv_run(t, base, m, poll_budget, NULL)))
         return s;
     return kt_il_ring(t, base, dst_mesh, tag);
+}
+
+npk_status kt_il_mark_remote(kt_flit *f, unsigned mesh, kt_coord at, kt_coord port)
+{
+    if (mesh >= KT_IL_MAX_MESHES)
+        return npk_fail(NPK_EINVAL, "remote flit for mesh %u: the card's meshes are 0..%u", mesh,
+                        KT_IL_MAX_MESHES - 1);
+    if (at.x > 15 || at.y > 15)
+        return npk_fail(NPK_ELIMIT,
+                        "remote flit for (%u,%u): the txn carries the final coordinate as two "
+                        "4-bit fields (0..15)",
+                        at.x, at.y);
+    kt_header h = kt_header_get(f);
+    h.dst = port;
+    h.txn = (uint8_t)(at.y << 4 | at.x);
+    h.rsvd = (uint8_t)(KT_RSVD_REMOTE | mesh);
+    return kt_header_put(f, &h);
+}
+
+enum { IDLE_READS = 10000, MAX_REMOTE_FLITS = 512 };
+
+npk_status kt_il_dispatch(kt_dev *from, kt_dev *to, unsigned mesh, kt_coord port,
+                          const kt_unit *unit, unsigned base, const kt_flit *flits, size_t n,
+                          kt_ticket *tk)
+{
+    unsigned depth = unit->caps.inst_depth;
+    if (!n || n > depth || n > MAX_REMOTE_FLITS)
+        return npk_fail(NPK_ELIMIT,
+                        "remote program of %zu instructions for the unit at (%u,%u) in mesh %u: "
+                        "1..%u (its inst_depth; the completions return credit to mesh %u's "
+                        "orchestrator, never to the sender's)",
+                        n, unit->at.x, unit->at.y, mesh, depth < MAX_REMOTE_FLITS ? depth : MAX_REMOTE_FLITS,
+                        mesh);
+    kt_flit marked[MAX_REMOTE_FLITS];
+    npk_status s = NPK_OK;
+    for (size_t i = 0; i < n && !s; i++) {
+        marked[i] = flits[i];
+        s = kt_il_mark_remote(&marked[i], mesh, unit->at, port);
+    }
+    /* The staging RAM and PROG_DST are the stream's: a kick while it runs would be ignored. */
+    uint64_t v = 0;
+    for (unsigned i = 0; !s && i < IDLE_READS; i++) {
+        if ((s = kt_reg_read(from, KT_PROG_STAT, &v)) || !kt_prog_stat_decode(v).run)
+            break;
+        if (i + 1 == IDLE_READS)
+            s = npk_fail(NPK_ETIMEDOUT, "dispatcher still running after %u PROG_STAT reads",
+                         IDLE_READS);
+    }
+    if (s || (s = kt_stage(from, base, marked, n)) || (s = kt_ticket_baseline(to, unit, (unsigned)n, tk)))
+        return s;
+    tk->expect_cycles = 0;
+    static const uint32_t order[] = {KT_PROG_BASE, KT_PROG_LEN, KT_PROG_DST, KT_PROG_CRED,
+                                     KT_PROG_KICK};
+    uint64_t values[] = {base, n, kt_coord_pack(port), n, 1};
+    for (size_t i = 0; i < 5 && !s; i++)
+        s = kt_reg_write(from, order[i], values[i]);
+    kt_forget_known(from); /* its stream ran without a ticket of its own */
+    return s;
 }

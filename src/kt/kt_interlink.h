@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 #include "kt/hw/kt_interlink_hw.h"
+#include "npukit/kt.h"
+#include "npukit/kt_flit.h"
 #include "npukit/kt_mover.h"
 #include "npukit/kt_transport.h"
 #include "npukit/status.h"
@@ -62,6 +64,28 @@ npk_status kt_il_enable(kt_transport *t, uint64_t ctrl_base, bool on);
  * local mesh (nothing to ring about). */
 npk_status kt_il_write_and_ring(kt_transport *t, uint64_t ctrl_base, const kt_mv_move *m,
                                 unsigned dst_mesh, uint8_t tag, uint32_t poll_budget);
+
+/* ---- compute-unit flits across the link (spec §4, §4.1) ----
+ * A flit for a unit in another mesh travels to the sending mesh's memory-agent port marked
+ * remote; the interlink carries it and the far mesh injects it at the unit, txn cleared, src
+ * kept. So the unit answers the src coordinate in its own mesh: a program the orchestrator sent
+ * signals the far orchestrator (its NODE_STATUS, its PROG_CRED), and a CU_DATA burst must name
+ * its ack node — ack {0,0} raises the ACK0 fault. A remote flit reaching a disabled interlink is
+ * dropped (INJ). */
+
+/* Mark f for the unit at `at` in mesh `mesh`: rsvd {1, mesh}, txn {at.y, at.x}, dst `port` (the
+ * sending mesh's memory-agent port, where the interlink takes it). Refuses a mesh beyond 3 and a
+ * coordinate that does not fit the txn's two nibbles. */
+npk_status kt_il_mark_remote(kt_flit *f, unsigned mesh, kt_coord at, kt_coord port);
+
+/* Dispatch n flits to `unit` in the mesh `to` opened (mesh id `mesh`) from the orchestrator
+ * `from` opened: stage them marked remote at slot `base` of `from`, read the far NODE_STATUS
+ * baseline, and kick with PROG_DST the memory-agent port `port` and credit n. The completions
+ * return credit to the far orchestrator, never to `from`, so n is at most the unit's
+ * inst_depth. Wait on the ticket with kt_wait(to, ...). */
+npk_status kt_il_dispatch(kt_dev *from, kt_dev *to, unsigned mesh, kt_coord port,
+                          const kt_unit *unit, unsigned base, const kt_flit *flits, size_t n,
+                          kt_ticket *tk);
 
 #ifdef __cplusplus
 }

@@ -71,6 +71,25 @@ kt_mv_move kt_mv_gather(uint64_t dst, uint64_t src, const uint32_t *indices, uin
     return m;
 }
 
+kt_mv_move kt_mv_transform(uint64_t dst, uint64_t src, uint16_t entries, uint8_t xform_id,
+                           uint8_t xform_mode)
+{
+    kt_mv_move m = blank(KT_MV_XFORM);
+    const kt_mv_slot *slot = kt_mv_slot_find(xform_id);
+    unsigned in = slot ? slot->in_beats : 1, out = slot ? slot->out_words : 1;
+    /* Two source dimensions (entry, beat) so that every entry count the destination's 16-bit
+     * count takes fits; validation refuses an empty slot. */
+    m.src = kt_mv_linear(src, entries);
+    m.src.ndim = 2;
+    m.src.dims[0].stride = (int32_t)(in * KT_MV_WORD);
+    m.src.dims[1] = (kt_mv_dim){(uint16_t)in, KT_MV_WORD, 0, 0};
+    m.src.xform_id = xform_id;
+    m.src.xform_mode = xform_mode;
+    m.dst = kt_mv_linear(dst, entries);
+    m.dst.dims[0].stride = (int32_t)(out * KT_MV_WORD);
+    return m;
+}
+
 /* ---- validation ---- */
 
 static bool uses_src_walker(kt_mv_mode m)
@@ -152,6 +171,33 @@ static npk_status check_walker(const char *which, const kt_mv_walker *w)
 
 static bool binds_axis(const kt_mv_walker *w) { return w->window[0].extent || w->window[1].extent; }
 
+/* A converting move (spec §3.2): the source walks whole entries of the occupant's IN beats, and
+ * the destination one element per entry. The hardware counts entries off the source and steps
+ * the destination once per entry, so a mismatch would leave the occupant a beat short forever or
+ * wrap the destination over its first entries. */
+static npk_status check_transform(const kt_mv_move *m)
+{
+    const kt_mv_slot *slot = kt_mv_slot_find(m->src.xform_id);
+    if (!slot)
+        return npk_fail(NPK_EINVAL,
+                        "transform slot %u (XFORM_ID) holds no occupant: the slots are 0 (bypass) "
+                        "and 1 (MXFP7 quantiser)",
+                        m->src.xform_id);
+    uint64_t beats = kt_mv_walker_elements(&m->src), entries = kt_mv_walker_elements(&m->dst);
+    if (beats % slot->in_beats)
+        return npk_fail(NPK_EINVAL,
+                        "transform through slot %u (%s): the source walks %" PRIu64
+                        " words, not a whole number of %u-word entries",
+                        slot->id, slot->name, beats, slot->in_beats);
+    if (entries != beats / slot->in_beats)
+        return npk_fail(NPK_EINVAL,
+                        "transform through slot %u (%s): the source feeds %" PRIu64
+                        " entries but the destination walks %" PRIu64
+                        " (it counts entries, one per %u source words)",
+                        slot->id, slot->name, beats / slot->in_beats, entries, slot->in_beats);
+    return NPK_OK;
+}
+
 npk_status kt_mv_validate(const kt_mv_move *m)
 {
     if (m->mode == KT_MV_TRANSPOSE || m->mode > KT_MV_XFORM)
@@ -163,6 +209,11 @@ npk_status kt_mv_validate(const kt_mv_move *m)
         return npk_fail(
             NPK_EINVAL,
             "element width %u: need 0 (8-bit), 1 (16-bit) or 2 (32-bit) (mover fault 5)", m->width);
+    if (m->flags & ~KT_MV_FLAGS_DEFINED)
+        return npk_fail(NPK_EINVAL,
+                        "mover flags 0x%02x: bits 0x%02x are read by nothing (the mover reads [3] "
+                        "write coalescing and [7:5] the burst cap)",
+                        m->flags, m->flags & ~KT_MV_FLAGS_DEFINED & 0xFF);
     npk_status s = check_walker("destination", &m->dst);
     if (s)
         return s;
@@ -175,6 +226,8 @@ npk_status kt_mv_validate(const kt_mv_move *m)
             "destination): the occupant would wait forever for a padded beat (mover fault 7)",
             m->src.window[0].extent, m->src.window[1].extent, m->dst.window[0].extent,
             m->dst.window[1].extent);
+    if (m->mode == KT_MV_XFORM && (s = check_transform(m)))
+        return s;
     if (m->mode == KT_MV_GATHER_MODE) {
         if (m->index_count == 0 || m->index_count > KT_MV_MAX_INDICES)
             return npk_fail(NPK_ELIMIT,

@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { CLASS_WRITE, CLASS_FORWARD, CLASS_DOORBELL, N_CLASSES };
-enum { KIND_WRITE, KIND_DOORBELL };
+enum { CLASS_WRITE, CLASS_FLIT, CLASS_FORWARD, CLASS_DOORBELL, N_CLASSES };
+enum { KIND_WRITE, KIND_DOORBELL, KIND_FLIT };
+enum { MAX_PACKET_BEATS = 32 }; /* MAX_BEATS: a packet closes on the flit marked last or here */
 enum { LINK_DOWN = 0, LINK_UP = 1 }; /* link 0: one position down the chain; link 1: one up */
 enum { MAX_QUEUE = 64, MAX_FLIGHT = 256 };
 
@@ -16,6 +17,7 @@ typedef struct beat {
     uint8_t kind, src_mesh, dst_mesh, tag;
     uint64_t addr;
     uint8_t data[KT_MV_WORD];
+    kt_flit flit; /* KIND_FLIT: the flit, verbatim */
     uint64_t arrive; /* on a link: the receiver's cycle at which it may be taken */
 } beat;
 
@@ -40,6 +42,7 @@ typedef struct node {
     uint64_t link_tx[2], link_rx[2], stalls[2], forwarded, doorbells_sent, egress_blocks;
     queue q[N_CLASSES];
     unsigned rr;
+    unsigned packet_beats; /* flits of the open outbound packet (0: none open) */
     uint64_t cycle;
 } node;
 
@@ -49,6 +52,7 @@ struct ksim_ilink {
     /* wires[i][0]: from position i to i+1 (i's link 1, i+1's link 0); wires[i][1]: i+1 to i. */
     wire wires[KSIM_ILINK_MAX_MESHES][2];
     ksim_ilink_land_fn land;
+    ksim_ilink_inject_fn inject;
     void *user;
 };
 
@@ -205,6 +209,37 @@ bool ksim_ilink_remote_write(ksim_ilink *f, unsigned pos, uint64_t addr,
     return false;
 }
 
+void ksim_ilink_set_inject(ksim_ilink *f, ksim_ilink_inject_fn inject) { f->inject = inject; }
+
+bool ksim_ilink_remote_flit(ksim_ilink *f, unsigned pos, const kt_flit *flit)
+{
+    node *n = &f->nodes[pos];
+    kt_header h = kt_header_get(flit);
+    if (!n->enable) {
+        /* Taken and dropped: holding the port would stop this mesh's own memory traffic behind
+         * a link nobody turned on. */
+        n->faults |= 1u << KT_IL_F_INJ;
+        return true;
+    }
+    beat b;
+    memset(&b, 0, sizeof b);
+    b.kind = KIND_FLIT;
+    b.src_mesh = n->mesh_id;
+    b.dst_mesh = h.rsvd & KT_RSVD_MESH;
+    b.flit = *flit;
+    if (!q_push(&n->q[CLASS_FLIT], &b))
+        return false; /* the port holds it */
+    /* A remote CU_DATA burst names its ack node on its descriptor, the packet's first flit:
+     * ack {0, 0} ("answer the sender") would answer a node in the wrong mesh. */
+    if (!n->packet_beats && h.type == KT_T_CU_DATA) {
+        kt_cu_data d = kt_cu_data_get(flit);
+        if (!d.ack.x && !d.ack.y)
+            n->faults |= 1u << KT_IL_F_ACK0;
+    }
+    n->packet_beats = h.last || n->packet_beats + 1 == MAX_PACKET_BEATS ? 0 : n->packet_beats + 1;
+    return true;
+}
+
 bool ksim_ilink_writes_drained(const ksim_ilink *f, unsigned pos)
 {
     return f->nodes[pos].q[CLASS_WRITE].n == 0;
@@ -225,19 +260,36 @@ uint64_t ksim_ilink_db_status(const ksim_ilink *f, unsigned pos)
 
 /* ---- one cycle ---- */
 
-/* A beat addressed to this node: land the write or count the doorbell. */
-static void consume(ksim_ilink *f, unsigned pos, const beat *b)
+/* A flit arriving for this mesh, as the far side injects it: dst from its txn, txn and rsvd
+ * cleared, src kept. */
+static bool inject(ksim_ilink *f, unsigned pos, const kt_flit *in)
+{
+    kt_flit out = *in;
+    kt_header h = kt_header_get(in);
+    h.dst = (kt_coord){(uint8_t)(h.txn & 0xF), (uint8_t)(h.txn >> 4)};
+    h.txn = 0;
+    h.rsvd = 0;
+    kt_header_put(&out, &h);
+    return f->inject && f->inject(f->user, pos, &out);
+}
+
+/* A beat addressed to this node: land the write, inject the flit or count the doorbell; false
+ * when the mesh cannot take the flit this cycle (the beat waits on the link). */
+static bool consume(ksim_ilink *f, unsigned pos, const beat *b)
 {
     node *n = &f->nodes[pos];
     if (b->kind == KIND_DOORBELL) {
         n->db_received[b->src_mesh & 3]++;
-        return;
+        return true;
     }
+    if (b->kind == KIND_FLIT)
+        return inject(f, pos, &b->flit);
     /* Staging keeps the whole 40-bit address (the aperture is named by the high bits); DRAM
      * takes the low 32 (local DRAM starts at zero and the mesh field sits high). */
     uint64_t where = kt_mesh_addr_split(b->addr).aperture ? b->addr : (b->addr & 0xFFFFFFFFull);
     if (!f->land || !f->land(f->user, pos, where, b->data))
         n->faults |= 1u << KT_IL_F_AXI;
+    return true;
 }
 
 static void receive(ksim_ilink *f, unsigned pos)
@@ -255,8 +307,8 @@ static void receive(ksim_ilink *f, unsigned pos)
             if (!q_push(&n->q[CLASS_FORWARD], b))
                 continue; /* held on the wire, its credit still taken */
             n->forwarded++;
-        } else {
-            consume(f, pos, b);
+        } else if (!consume(f, pos, b)) {
+            continue; /* the mesh is not taking flits: held on the wire */
         }
         n->link_rx[link]++;
         w->head = (w->head + 1) % MAX_FLIGHT;
@@ -272,12 +324,13 @@ static bool try_send(ksim_ilink *f, unsigned pos, unsigned cls)
     beat *b = q_head(&n->q[cls]);
     if (!b)
         return false;
-    if (b->dst_mesh == n->mesh_id) { /* a ring to this very mesh */
+    if (b->dst_mesh == n->mesh_id) { /* a ring (or a flit) to this very mesh */
+        if (!consume(f, pos, b))
+            return false;
         if (b->kind == KIND_DOORBELL) {
             n->db_sent[b->dst_mesh]++;
             n->doorbells_sent++;
         }
-        consume(f, pos, b);
         q_pop(&n->q[cls]);
         return true;
     }

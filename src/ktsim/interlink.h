@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "kt/hw/kt_interlink_hw.h"
+#include "npukit/kt_flit.h"
 #include "npukit/kt_mover_hw.h"
 
 enum { KSIM_ILINK_MAX_MESHES = 4 };
@@ -50,6 +51,15 @@ uint8_t ksim_ilink_mesh_id(const ksim_ilink *f, unsigned position);
 /* Queue a remote write; false = the queue is full this cycle (counted as a local-egress block). */
 bool ksim_ilink_remote_write(ksim_ilink *f, unsigned position, uint64_t addr,
                              const uint8_t data[KT_MV_WORD]);
+/* A flit from the mesh marked for another one (rsvd[2], the mesh in rsvd[1:0], the final
+ * coordinate in txn): queued for the link as it is; at a disabled node taken and dropped (fault
+ * INJ); a CU_DATA descriptor opening a packet with ack {0,0} raises ACK0. false = the queue is
+ * full this cycle (the port holds the flit). */
+bool ksim_ilink_remote_flit(ksim_ilink *f, unsigned position, const kt_flit *flit);
+/* Where an arriving flit enters its mesh, already readdressed (dst from txn, txn and rsvd zero);
+ * false = not this cycle (the beat waits on the link). */
+typedef bool (*ksim_ilink_inject_fn)(void *user, unsigned position, const kt_flit *flit);
+void ksim_ilink_set_inject(ksim_ilink *f, ksim_ilink_inject_fn inject);
 /* Every remote write queued at this node has left over its link. */
 bool ksim_ilink_writes_drained(const ksim_ilink *f, unsigned position);
 /* Raise a sticky fault bit (e.g. RD_REMOTE when the mover reads another mesh). */

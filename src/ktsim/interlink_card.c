@@ -160,6 +160,20 @@ static bool ilink_land(void *user, unsigned pos, uint64_t where, const uint8_t d
     return local_write(&c->mesh[pos], where, data) == KSIM_MEM_OK;
 }
 
+/* A flit the mesh marked for another one, at any memory port: to the interlink's queue. */
+static bool ilink_take_flit(void *user, const kt_flit *f)
+{
+    mesh_ctx *m = user;
+    return ksim_ilink_remote_flit(m->card->ilink, m->pos, f);
+}
+
+/* A flit from another mesh, readdressed: into this mesh by memory port 0. */
+static bool ilink_inject(void *user, unsigned pos, const kt_flit *f)
+{
+    ktsim_card *c = user;
+    return ktsim_inject_flit(c->mesh[pos].sim, f);
+}
+
 /* ---- AUX_CFG clients ---- */
 
 static void mv_cfg(void *ctx, uint8_t off, uint64_t v)
@@ -343,6 +357,7 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
             ktsim_card_destroy(c);
             return npk_fail(NPK_ENOMEM, "card: out of memory (interlink)");
         }
+        ksim_ilink_set_inject(c->ilink, ilink_inject);
     }
     kt_board board;
     ktsim_config_board(cfg, &board);
@@ -375,6 +390,7 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
             ktsim_aux_client il = {"interlink", 0x80, 0xFF, il_cfg, NULL, il_statw, il_tick, m};
             if ((s = ktsim_add_aux_client(m->sim, &il)))
                 break;
+            ktsim_set_remote_flits(m->sim, ilink_take_flit, m);
         }
         ktsim_region st = {
             "staging aperture", m->stage_base, STAGE_BYTES, stage_r, stage_w, NULL, m};

@@ -15,7 +15,7 @@
 #include "kt/hw/mxfp.h"
 #include "npukit/kt_words.h"
 
-enum { OUT_DEPTH = 4, MAX_WRITERS = 256 };
+enum { OUT_DEPTH = 4, MAX_WRITERS = 256, INJECT_DEPTH = 2 };
 
 typedef struct write_slot {
     bool open;
@@ -54,7 +54,10 @@ struct ksim_memport {
     ksim_fifo intake, out;
     read_op rd;
     write_slot slot[MAX_WRITERS]; /* by source {y,x} */
-    bool out_from_agent;
+    enum { OUT_AGENT, OUT_INJECT, OUT_ENGINE } out_from;
+    ksim_fifo inject; /* flits from another mesh, entering here (port 0) */
+    ksim_remote_take_fn remote_take;
+    void *remote_user;
     uint16_t reads, writes;
 };
 
@@ -68,7 +71,8 @@ ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *
     p->dram = dram;
     p->orch = orch;
     p->fault = (ksim_fault_sink){fault, fault_user};
-    if (!ksim_fifo_init(&p->intake, queue_depth) || !ksim_fifo_init(&p->out, OUT_DEPTH)) {
+    if (!ksim_fifo_init(&p->intake, queue_depth) || !ksim_fifo_init(&p->out, OUT_DEPTH) ||
+        !ksim_fifo_init(&p->inject, INJECT_DEPTH)) {
         ksim_memport_destroy(p);
         return NULL;
     }
@@ -83,6 +87,7 @@ void ksim_memport_destroy(ksim_memport *p)
         return;
     ksim_fifo_free(&p->intake);
     ksim_fifo_free(&p->out);
+    ksim_fifo_free(&p->inject);
     free(p);
 }
 
@@ -90,6 +95,7 @@ void ksim_memport_reset(ksim_memport *p)
 {
     ksim_fifo_clear(&p->intake);
     ksim_fifo_clear(&p->out);
+    ksim_fifo_clear(&p->inject);
     memset(&p->rd, 0, sizeof p->rd);
     memset(p->slot, 0, sizeof p->slot);
 }
@@ -99,7 +105,19 @@ uint16_t ksim_memport_writes(const ksim_memport *p) { return p->writes; }
 
 bool ksim_memport_idle(const ksim_memport *p)
 {
-    return ksim_fifo_empty(&p->intake) && ksim_fifo_empty(&p->out) && !p->rd.active;
+    return ksim_fifo_empty(&p->intake) && ksim_fifo_empty(&p->out) && ksim_fifo_empty(&p->inject) &&
+           !p->rd.active;
+}
+
+void ksim_memport_set_remote(ksim_memport *p, ksim_remote_take_fn take, void *user)
+{
+    p->remote_take = take;
+    p->remote_user = user;
+}
+
+bool ksim_memport_inject(ksim_memport *p, const kt_flit *f)
+{
+    return ksim_fifo_push(&p->inject, f, p->cycle);
 }
 
 /* Decode a 40-bit address to a local DRAM offset; false for what the model does not serve. */
@@ -121,6 +139,10 @@ static bool port_offer(void *ep, const kt_flit *f)
 {
     ksim_memport *p = ep;
     kt_header h = kt_header_get(f);
+    /* rsvd[2] marks a flit for another mesh: with an interlink built it goes to the
+     * encapsulator, which may hold the port while its queue is full. */
+    if (p->remote_take && h.rsvd & KT_RSVD_REMOTE)
+        return p->remote_take(p->remote_user, f);
     if (kt_type_is_mem(h.type) && h.type != KT_T_MEM_RD_RESP && h.type != KT_T_MEM_WR_ACK)
         return ksim_fifo_push(&p->intake, f, p->cycle); /* full: the port backpressures */
     /* Everything else goes to the control agent, from whichever port it arrived at. The agent
@@ -134,20 +156,26 @@ static bool port_offer(void *ep, const kt_flit *f)
 static const kt_flit *port_out_peek(void *ep)
 {
     ksim_memport *p = ep;
+    /* Outbound priority: the agent, then the interlink's injected flits, then the engine. */
     const kt_flit *f = p->orch ? ksim_orch_out_peek(p->orch) : NULL;
-    p->out_from_agent = f != NULL; /* the agent's outbound wins over the engine's */
+    p->out_from = OUT_AGENT;
     if (f)
         return f;
+    p->out_from = OUT_INJECT;
+    if (!ksim_fifo_empty(&p->inject))
+        return ksim_fifo_head(&p->inject);
+    p->out_from = OUT_ENGINE;
     return ksim_fifo_empty(&p->out) ? NULL : ksim_fifo_head(&p->out);
 }
 
 static void port_out_pop(void *ep)
 {
     ksim_memport *p = ep;
-    if (p->out_from_agent)
-        ksim_orch_out_pop(p->orch);
-    else
-        ksim_fifo_pop(&p->out);
+    switch (p->out_from) {
+    case OUT_AGENT: ksim_orch_out_pop(p->orch); break;
+    case OUT_INJECT: ksim_fifo_pop(&p->inject); break;
+    case OUT_ENGINE: ksim_fifo_pop(&p->out); break;
+    }
 }
 
 static void start_read(ksim_memport *p, const kt_flit *f)

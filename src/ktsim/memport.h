@@ -25,4 +25,11 @@ uint16_t ksim_memport_reads(const ksim_memport *p);
 uint16_t ksim_memport_writes(const ksim_memport *p);
 bool ksim_memport_idle(const ksim_memport *p);
 
+/* The interlink's reach (spec §4): a flit arriving with rsvd[2] set is handed to `take` (false:
+ * not this cycle, the port holds it), and a flit from another mesh enters the mesh through this
+ * port's outbound, after the agent's and before the engine's (false: the queue is full). */
+typedef bool (*ksim_remote_take_fn)(void *user, const kt_flit *f);
+void ksim_memport_set_remote(ksim_memport *p, ksim_remote_take_fn take, void *user);
+bool ksim_memport_inject(ksim_memport *p, const kt_flit *f);
+
 #endif

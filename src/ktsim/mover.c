@@ -48,12 +48,17 @@ struct ksim_mover {
     uint32_t indices[KT_MV_MAX_INDICES];
     unsigned index_words_read;
     const ksim_occupant *occ;
+    const kt_mv_slot *slot; /* the occupant's geometry */
     unsigned beats_in, words_out;
     uint8_t in_buf[MAX_IN * KT_MV_WORD], out_buf[MAX_OUT * KT_MV_WORD];
     unsigned drain;
     const ksim_mover_timing *tm; /* the running mode's row */
     uint64_t timed_words;        /* words paid for so far in this move */
     uint32_t stream_frac;        /* the streaming rate's fraction of a cycle carried */
+    int64_t flags_delta;         /* cycles the CTRL flags add to the row over the whole move */
+    uint64_t flags_words;        /* the words it is spread over */
+    int64_t flags_saving;        /* cycles of a negative difference still to take */
+    uint64_t flags_k;            /* words charged so far */
     uint64_t wait;               /* ticks left before the next step (the row's costs) */
     bool ok_so_far;
 
@@ -84,13 +89,19 @@ static void mxfp7_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
 }
 
 static const ksim_occupant occupants[] = {
-    {"bypass", 1, 1, bypass_convert},
-    {"mxfp7 quantiser", KT_MX_ENTRY_IN / KT_MV_WORD, KT_MX_ENTRY_OUT / KT_MV_WORD, mxfp7_convert},
+    {KT_MV_SLOT_BYPASS, bypass_convert},
+    {KT_MV_SLOT_MXFP7, mxfp7_convert},
 };
+/* The MXFP7 slot's geometry is the quantiser's entry. */
+_Static_assert(KT_MX_ENTRY_IN / KT_MV_WORD == 8 && KT_MX_ENTRY_OUT / KT_MV_WORD == 4,
+               "the MXFP7 slot row (8 beats in, 4 words out) is the quantiser's entry");
 
 const ksim_occupant *ksim_occupant_slot(unsigned id)
 {
-    return id < sizeof occupants / sizeof occupants[0] ? &occupants[id] : NULL;
+    for (size_t i = 0; i < sizeof occupants / sizeof occupants[0]; i++)
+        if (occupants[i].id == id && kt_mv_slot_find(id))
+            return &occupants[i];
+    return NULL;
 }
 
 /* ---- life cycle ---- */
@@ -134,7 +145,7 @@ static void spend(ksim_mover *m, uint32_t cycles) { m->wait += cycles ? cycles -
 
 /* What one more word costs: the row's per-word cost, or past stream_after words its streaming
  * rate, whole cycles with the fraction carried to the next word. */
-static uint32_t word_cost(ksim_mover *m)
+static uint32_t row_word_cost(ksim_mover *m)
 {
     const ksim_mover_timing *t = m->tm;
     if (!t->stream_den || m->timed_words++ < t->stream_after)
@@ -143,6 +154,34 @@ static uint32_t word_cost(ksim_mover *m)
     uint32_t c = m->stream_frac / t->stream_den;
     m->stream_frac %= t->stream_den;
     return c;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+/* The row's cost adjusted by the flags' difference: a cost spread evenly over the words (the
+ * steps of floor(k * delta / n)); a saving taken from the first words, each down to one cycle
+ * (the row's words past a read burst already stream at about one). */
+static uint32_t word_cost(ksim_mover *m)
+{
+    uint64_t k = m->flags_k++;
+    int64_t c = row_word_cost(m);
+    if (m->flags_delta > 0 && k < m->flags_words) {
+        int64_t n = (int64_t)m->flags_words;
+        c += floor_div((int64_t)(k + 1) * m->flags_delta, n) -
+             floor_div((int64_t)k * m->flags_delta, n);
+    } else if (m->flags_saving && c > 1) {
+        int64_t take = c - 1 < m->flags_saving ? c - 1 : m->flags_saving;
+        c -= take;
+        m->flags_saving -= take;
+    }
+    return (uint32_t)c;
+}
+
+/* The contiguous run a walker's innermost dimension makes, in words (1 where it strides). */
+static unsigned walker_run(const kt_mv_walker *w)
+{
+    const kt_mv_dim *d = &w->dims[w->ndim ? w->ndim - 1 : 0];
+    return d->stride == KT_MV_WORD ? (d->count ? d->count : 1) : 1;
 }
 
 uint64_t ksim_mover_stat(const ksim_mover *m)
@@ -222,8 +261,15 @@ static void go(ksim_mover *m)
     m->wait = m->tm ? m->tm->setup : 0;
     m->timed_words = 0;
     m->stream_frac = 0;
+    /* CTRL's flags change the bursts (mover_timing.c): spread their cost over the walk. */
+    m->flags_words = kt_mv_walker_elements(&m->walker[1]);
+    m->flags_delta = ksim_mover_flags_delta(m->mode, m->flags, m->flags_words,
+                                            walker_run(&m->walker[0]), walker_run(&m->walker[1]));
+    m->flags_saving = m->flags_delta < 0 ? -m->flags_delta : 0;
+    m->flags_k = 0;
     if (m->mode == KT_MV_XFORM) {
         m->occ = ksim_occupant_slot(m->walker[0].xform_id);
+        m->slot = kt_mv_slot_find(m->walker[0].xform_id);
         if (!m->occ) {
             ksim_report(&m->model,
                         "mover: transform through slot %u, which holds no occupant in this model",
@@ -458,8 +504,9 @@ static void step_element(ksim_mover *m)
 static void step_xform(ksim_mover *m)
 {
     const ksim_occupant *o = m->occ;
+    const kt_mv_slot *slot = m->slot;
     uint8_t fault = 0;
-    if (m->beats_in < o->in_beats) {
+    if (m->beats_in < slot->in_beats) {
         kt_mv_point p = kt_mv_walker_point(&m->walker[0], m->idx_src);
         ksim_mem_result r = mem_read(m, p.addr, m->in_buf + m->beats_in * KT_MV_WORD, &fault);
         if (r == KSIM_MEM_RETRY)
@@ -471,17 +518,17 @@ static void step_xform(ksim_mover *m)
         m->beats_in++;
         spend(m, word_cost(m));
         bool more = kt_mv_walker_next(&m->walker[0], m->idx_src);
-        if (!more && m->beats_in < o->in_beats) {
+        if (!more && m->beats_in < slot->in_beats) {
             ksim_report(&m->model,
                         "mover: transform source ends %u beats into an entry of %u (the occupant "
                         "would wait "
                         "forever)",
-                        m->beats_in, o->in_beats);
+                        m->beats_in, slot->in_beats);
             finish(m, 0);
             m->ok_so_far = false;
             return;
         }
-        if (m->beats_in == o->in_beats)
+        if (m->beats_in == slot->in_beats)
             o->convert(m->walker[0].xform_mode, m->in_buf, m->out_buf);
         return;
     }
@@ -495,7 +542,7 @@ static void step_xform(ksim_mover *m)
         return;
     }
     spend(m, word_cost(m));
-    if (++m->words_out < o->out_words)
+    if (++m->words_out < slot->out_words)
         return;
     m->words_out = m->beats_in = 0;
     bool src_more =

@@ -38,10 +38,10 @@ typedef struct ksim_mover_mem {
     void *ctx;
 } ksim_mover_mem;
 
-/* A transform occupant: IN beats of source in, OUT words out per entry (spec §3.2). */
+/* A transform occupant: the slot's IN beats of source in, its OUT words out per entry (spec
+ * §3.2; the geometry is the hardware layer's slot row, kt_mv_slot_find). */
 typedef struct ksim_occupant {
-    const char *name;
-    unsigned in_beats, out_words;
+    uint8_t id;
     void (*convert)(unsigned xform_mode, const uint8_t *in, uint8_t *out);
 } ksim_occupant;
 /* The occupant in slot `id` (0 = bypass), NULL for an empty slot. */
@@ -61,6 +61,13 @@ typedef struct ksim_mover_timing {
 } ksim_mover_timing;
 /* The row of a mode that runs (NULL for TRANSPOSE and the undefined modes, which fault at GO). */
 const ksim_mover_timing *ksim_mover_timing_row(unsigned mode);
+/* The flags the rows were measured with (the driver's: write coalescing, cap 128). */
+enum { KSIM_MOVER_ROW_FLAGS = KT_MV_FLAG_WCOAL };
+/* Cycles a move of `words` destination words takes beyond its row under CTRL flags `flags` (may
+ * be negative: a cap below 128 pipelines a short move better), given the contiguous runs of the
+ * source and destination walks in words. 0 for the modes whose bursts the flags do not change. */
+int64_t ksim_mover_flags_delta(unsigned mode, uint8_t flags, uint64_t words, unsigned src_run,
+                               unsigned dst_run);
 
 typedef struct ksim_mover ksim_mover;
 

@@ -178,6 +178,14 @@ void ktsim_count_mem_traffic(ktsim *s, unsigned reads, unsigned writes)
     s->plugged_wr = (uint16_t)(s->plugged_wr + writes);
 }
 
+void ktsim_set_remote_flits(ktsim *s, bool (*take)(void *user, const kt_flit *f), void *user)
+{
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        ksim_memport_set_remote(s->ports[i], take, user);
+}
+
+bool ktsim_inject_flit(ktsim *s, const kt_flit *f) { return ksim_memport_inject(s->ports[0], f); }
+
 void ktsim_reset(ktsim *s)
 {
     ksim_orch_reset(s->orch);

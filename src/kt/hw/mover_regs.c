@@ -107,6 +107,35 @@ bool kt_mv_word_decode(unsigned offset, uint64_t value, kt_mv_word *w)
     return true;
 }
 
+/* KohakuTPU's occupants: slot 0 passes a word through, slot 1 is mx_quant (eight beats of FP16,
+ * 4 lanes x 32 K, in; four MXFP7 words out). */
+static const kt_mv_slot slots[] = {
+    {KT_MV_SLOT_BYPASS, "bypass", 1, 1},
+    {KT_MV_SLOT_MXFP7, "MXFP7 quantiser", 8, 4},
+};
+
+const kt_mv_slot *kt_mv_slot_find(unsigned id)
+{
+    for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
+        if (slots[i].id == id)
+            return &slots[i];
+    return NULL;
+}
+
+unsigned kt_mv_burst_cap(uint8_t flags)
+{
+    unsigned field = (flags & KT_MV_FLAG_BURST_MASK) >> KT_MV_FLAG_BURST_SHIFT;
+    return field ? 1u << (field - 1) : KT_MV_BURST_MAX;
+}
+
+int kt_mv_burst_field(unsigned words)
+{
+    for (int field = 0; field < 8; field++)
+        if (kt_mv_burst_cap((uint8_t)(field << KT_MV_FLAG_BURST_SHIFT)) == words)
+            return field;
+    return -1;
+}
+
 static const char *const mode_names[8] = {"copy", "transpose", "gather", "generate",
                                           "fill", "transform", NULL,     NULL};
 static const char *const fault_names[8] = {
