@@ -3,12 +3,12 @@
  * IMEM, DESC (each retires two cycles after it is taken, result 0) and RUN (retires when the
  * kernel reaches VHALT, its cycle count the result, or as SIG_FAULT with the fault code; any
  * other op retires as a no-op), the one send path the core shares — a DATA_RECEIVED signal
- * first, then a fill's MEM_RD_REQ, then a drain's words: to a node, one CU_DATA descriptor and a flit a
- * word; to memory, a MEM_WR_REQ and its MEM_WR_DATA a word — and the
- * receive path: fill responses land in L1 at the slot their txn names (the 9th bit remembered
- * per tag), CU_DATA bursts from a peer or the host land in L1 (buffer 0, offset + len < 512,
- * one sender at a time, else F_CUDATA at the next instruction boundary), with DATA_RECEIVED to
- * the descriptor's ack coordinate (or the sender) when asked. The sequencer is vec_core.c.
+ * first, then a fill's MEM_RD_REQ, then a drain's words (to a node, one CU_DATA descriptor and a
+ * flit a word; to memory, a MEM_WR_REQ and its MEM_WR_DATA a word) — and the receive path: fill
+ * responses land in L1 at the slot their txn names (the 9th bit remembered per tag), CU_DATA
+ * bursts from a peer or the host land in L1 (buffer 0, offset + len < 512, one sender at a
+ * time, else F_CUDATA at the next instruction boundary), with DATA_RECEIVED to the
+ * descriptor's ack coordinate (or the sender) when asked. The sequencer is vec_core.c.
  * CU_DBG = {0, kernel_cycles}: the last kernel's cycles, cleared at each RUN (per run: never
  * difference it). Write acknowledgements are dropped.
  *

@@ -3,7 +3,8 @@
  * the RTL's (upstream vec_core.v, KohakuTPU 7703ee8): every instruction is fetched in F1, F2,
  * DEC and dispatched in EXEC; what follows EXEC is the instruction's own walk below. The FLAT
  * mode is modelled; D2/D4/TREE chains, the transcendental seeds and a drain to a node in another
- * mesh are not, and stop the kernel with KT_VEC_F_UNMODELLED and a model error naming the instruction. */
+ * mesh are not, and stop the kernel with KT_VEC_F_UNMODELLED and a model error naming the
+ * instruction. */
 #include "vec_core.h"
 
 #include <stdio.h>
