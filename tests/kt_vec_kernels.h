@@ -6,12 +6,14 @@
  *
  *   fma N    y = a x + y over VL = N, FP16 in and out: VFILL x, VFILL y, VBAR, VLD, VLD, VFMA
  *            (a a scalar), VST, VDRAIN
- *   ops N    fourteen arithmetic rows over VL = N on FP16 inputs, each stored as FP32 (exact):
+ *   ops N    sixteen arithmetic rows over VL = N on FP16 inputs, each stored as FP32 (exact):
  *            VMOV..VSEL of (x, y, z), compares then predicated VMUL / VADD, VADD of K1, VMUL
  *            stored as FP16, a VCVT FP16 round trip; one VDRAIN of 256 words
  *   edge N   the same rows on FP32 inputs full of specials: zeros of both signs, infinities,
  *            NaNs, values near overflow and underflow, ties
  *   chain N  N iterations of a dependent VADD at VL 128 (VLOOP)
+ *   d2 N, d4 N  chained instructions (D2, D4) over VL = N, predicated, stored as FP32
+ *   d2loop N, d4loop N, d4loop128 N  N iterations of a chain reading what it wrote
  *   indep N  N iterations of four independent VMULs at VL 64
  *   ldst N   VLD/VST at VL N in FP16, then in FP32
  *   drain N  one VDRAIN of N words
@@ -138,7 +140,7 @@ static inline void vk_store_row(vk_kernel *k, unsigned row_at, unsigned *r, unsi
                      .dt = type));
 }
 
-/* The fourteen rows of ops/edge: results in v2 (v4 for the round trip), stored as FP32 (FP16 in
+/* The sixteen rows of ops/edge: results in v2 (v4 for the round trip), stored as FP32 (FP16 in
  * row 13) at L1 row_at + 16 r. */
 static inline void vk_rows(vk_kernel *k, unsigned row_at)
 {
@@ -240,6 +242,72 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
         vk_emit(k, vk_simple(KT_VEC_VHALT));
         vk_desc(k, 0, 0, 1, 16);
         vk_desc(k, 1, 64, 1, 16);
+    } else if (!strcmp(kind, "d2") || !strcmp(kind, "d4")) {
+        /* chains over VL = N on FP16 inputs: a predicate from a FLAT compare, then in D2
+         * v2 = P1 ? x * S1 + K1 : v2 and v4 = (x + K2) * S1; in D4 v2 = P1 ? max((x y + z) S1 - K1,
+         * K0) : v2 and v4 = |x * K1 - S1| * S1 + K2; each stored as FP32 (a chained word names
+         * no vector source, its unused selects K) */
+        bool d4 = kind[1] == '4';
+        vk_fill_mem(k, 0x1000, 8, false, &seed);
+        vk_fill_mem(k, 0x1400, 8, false, &seed);
+        vk_fill_mem(k, 0x1800, 8, false, &seed);
+        vk_setvl(k, n);
+        vk_emit(k, VK_OP(KT_VEC_VSETI, .vd = 1));
+        vk_word(k, 0x3FB000 | (uint32_t)(vk_mix(&seed) & 0xFFF)); /* S1 in [1.375, 1.5) */
+        for (unsigned i = 0; i < 3; i++)
+            vk_emit(k, VK_OP(KT_VEC_VFILL, .ad = i, .off = (int)(16 * i)));
+        vk_emit(k, vk_simple(KT_VEC_VBAR));
+        const unsigned reg[] = {0, 1, 3};
+        for (unsigned i = 0; i < 3; i++)
+            vk_emit(k, VK_OP(KT_VEC_VLD, .vd = reg[i], .ad = 5, .off = (int)(16 * i),
+                             .dt = KT_VEC_DT_FP16));
+        vk_emit(k, VK_OP(KT_VEC_VCMPLT, .va = 0, .vb = 1, .pr = 1));
+        vk_emit(k, VK_OP(KT_VEC_VMOV, .vd = 2, .va = 3));
+        vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = d4 ? KT_VEC_D4 : KT_VEC_D2));
+        const unsigned C = KT_VEC_SRC_C, S = KT_VEC_SRC_S, K = KT_VEC_SRC_K;
+        if (!d4) {
+            vk_emit(k, VK_OP(KT_VEC_VMUL, .vd = 9, .va = 0, .vb = 1, .sb = S));
+            vk_emit(k, VK_OP(KT_VEC_VADD, .vd = 2, .va = 0, .sa = C, .sb = K, .vc = 1, .sc = K,
+                             .pr = 1, .pm = KT_VEC_PM_SET));
+            vk_emit(k, VK_OP(KT_VEC_VADD, .vd = 9, .va = 0, .vc = 2, .sc = K));
+            vk_emit(k, VK_OP(KT_VEC_VMUL, .vd = 4, .sa = C, .vb = 1, .sb = S, .sc = K));
+        } else {
+            vk_emit(k, VK_OP(KT_VEC_VFMA, .vd = 9, .va = 0, .vb = 1, .vc = 3));
+            vk_emit(k, VK_OP(KT_VEC_VMUL, .vd = 9, .sa = C, .vb = 1, .sb = S, .sc = K));
+            vk_emit(k, VK_OP(KT_VEC_VSUB, .vd = 9, .sa = C, .sb = K, .vc = 1, .sc = K));
+            vk_emit(k, VK_OP(KT_VEC_VMAX, .vd = 2, .sa = C, .vb = 0, .sb = K, .sc = K, .pr = 1,
+                             .pm = KT_VEC_PM_SET));
+            vk_emit(k, VK_OP(KT_VEC_VMUL, .vd = 9, .va = 0, .vb = 1, .sb = K));
+            vk_emit(k, VK_OP(KT_VEC_VSUB, .vd = 9, .sa = C, .sb = K, .vc = 1, .sc = S));
+            vk_emit(k, VK_OP(KT_VEC_VABS, .vd = 9, .sa = C, .sb = K, .sc = K));
+            vk_emit(k, VK_OP(KT_VEC_VFMA, .vd = 4, .sa = C, .vb = 1, .sb = S, .vc = 2, .sc = K));
+        }
+        vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_FLAT));
+        vk_emit(k, VK_OP(KT_VEC_VST, .vd = 2, .ad = 4, .off = 64, .dt = KT_VEC_DT_FP32));
+        vk_emit(k, VK_OP(KT_VEC_VST, .vd = 4, .ad = 4, .off = 80, .dt = KT_VEC_DT_FP32));
+        vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
+        vk_emit(k, vk_simple(KT_VEC_VHALT));
+        for (unsigned i = 0; i < 3; i++)
+            vk_desc(k, i, 0x1000 + 0x400ull * i, 32, 8);
+        vk_desc(k, 4, 0, 1, 16);
+        vk_desc(k, 5, 0, 1, 16);
+        vk_desc(k, 6, 0x3000, 32, 32);
+        k->dump_addr = 0x3000, k->dump_words = 32;
+    } else if (!strncmp(kind, "d2loop", 6) || !strncmp(kind, "d4loop", 6)) {
+        /* N iterations of a chain that reads what the last wrote: d2loop at VL 128 (16 beats),
+         * d4loop at VL 64 (16 beats), d4loop128 at VL 128 (32 beats: the pending-write count
+         * is 5 bits and wraps) */
+        bool d4 = kind[1] == '4';
+        vk_setvl(k, !d4 || !strcmp(kind, "d4loop128") ? 128 : 64);
+        vk_emit(k, VK_OP(KT_VEC_VSETI, .vd = 2));
+        vk_word(k, n);
+        vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = d4 ? KT_VEC_D4 : KT_VEC_D2));
+        vk_emit(k, VK_OP(KT_VEC_VLOOP, .va = 2, .vb = d4 ? 4 : 2));
+        vk_emit(k, VK_OP(KT_VEC_VADD, .vd = 5, .va = 5, .vc = 1, .sc = KT_VEC_SRC_K));
+        for (unsigned i = 1; i < (d4 ? 4u : 2u); i++)
+            vk_emit(k, VK_OP(KT_VEC_VMUL, .vd = 5, .sa = KT_VEC_SRC_C, .vb = 1, .sb = KT_VEC_SRC_K,
+                             .sc = KT_VEC_SRC_K));
+        vk_emit(k, vk_simple(KT_VEC_VHALT));
     } else if (!strcmp(kind, "pdrain")) {
         /* L1 words 0.. to the node at (1,2), its L1 word 200, DATA_RECEIVED to (0,1) */
         uint32_t w = 0;

@@ -20,6 +20,8 @@ static const struct {
     {"fma", 16, 0xdf0bb33d},  {"fma", 40, 0xad7c0fd3},  {"fma", 128, 0x41524ef0},
     {"ops", 16, 0x8dbe5c23},  {"ops", 40, 0xb92ec0b7},  {"ops", 128, 0xb354316d},
     {"edge", 16, 0xc799be06}, {"edge", 40, 0xead687d9}, {"edge", 128, 0xf13a92b1},
+    {"d2", 16, 0xc4b48f37},   {"d2", 40, 0x1587a482},   {"d2", 128, 0xd1e7555b},
+    {"d4", 16, 0x0070bff8},   {"d4", 40, 0x7bb7268e},   {"d4", 128, 0xbad9404c},
 };
 
 static void rtl_outputs(void)
@@ -233,6 +235,17 @@ static void faults(void)
     uint32_t exp2[] = {word(VK_OP(KT_VEC_VEXP2, .vd = 1, .va = 0)), halt};
     CHECK_EQ(run_words(exp2, 2, &err), (uint32_t)KT_VEC_F_UNMODELLED);
     CHECK_STR_HAS(err, "VEXP2 at pc 0 is not modelled");
+    /* a chained word naming a vector source faults as the RTL does */
+    uint32_t vsrc[] = {word(VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_D2)),
+                       word(VK_OP(KT_VEC_VMOV, .vd = 1)),
+                       word(VK_OP(KT_VEC_VMOV, .vd = 1, .sa = KT_VEC_SRC_C)), halt};
+    CHECK_EQ(run_words(vsrc, 4, NULL), (uint32_t)KT_VEC_F_VSRC);
+    uint32_t cmpchain[] = {
+        word(VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_D2)), word(VK_OP(KT_VEC_VMOV, .vd = 1)),
+        word(VK_OP(KT_VEC_VCMPLT, .sa = KT_VEC_SRC_C, .sb = KT_VEC_SRC_K, .sc = KT_VEC_SRC_K)),
+        halt};
+    CHECK_EQ(run_words(cmpchain, 4, &err), (uint32_t)KT_VEC_F_UNMODELLED);
+    CHECK_STR_HAS(err, "a chain ending in a compare");
     uint32_t tree[] = {word(VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_TREE)), halt};
     CHECK_EQ(run_words(tree, 2, &err), (uint32_t)KT_VEC_F_UNMODELLED);
     CHECK_STR_HAS(err, "VSETMODE");

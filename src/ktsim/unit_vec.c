@@ -16,8 +16,16 @@
  * MODEL = 1, L1 block RAM, one clock) under Verilator 5.006, driven port to port by a bench
  * that plays the agent and memory (responses 4 cycles after each request). The states' own
  * cycles are the sequencer's; the keys are the latencies the RTL's lanes and ports add:
- *   - wb_lat: a beat's issue to the first cycle an instruction reading its register may issue
- *     (a dependent VADD at VL 128 repeats every 25 cycles: 8 beats, 5 of fetch, 12 waiting);
+ *   - wb_lat, wb_lat_d2, wb_lat_d4: a beat's issue to its write-back, in FLAT, D2 and D4, when
+ *     its register's pending count falls (a dependent VADD at VL 128 repeats every 25 cycles: 8
+ *     beats, 5 of fetch, 12 waiting; a dependent D2 chain at VL 128 every 48, a D4 chain at VL
+ *     64 every 78). The count is five bits, as the RTL's: a D4 chain at VL 128 puts 32 beats in
+ *     flight, reads as none pending, and the next chain does not wait (measured);
+ *   - alu_lat, stage_read: a stage's latency, and a beat's issue to its first stage reading the
+ *     chain registers; stage k reads them stage_read + k alu_lat after issue, live, so the next
+ *     chain's gather rewrites the later stages of an earlier chain's last beats (measured: of a
+ *     D2 chain's 16 beats at VL 128, the first 8 ran its own second stage, the rest the next
+ *     chain's);
  *   - pipe_lat: the last beat's issue to the lanes reading empty, which VLD, VST, VCVT, VSHUF,
  *     VBCAST, VSETMODE and VHALT wait for;
  *   - resp_lat: a fill response's arrival at the unit to the outstanding count falling;
@@ -30,7 +38,17 @@
 #include "shell.h"
 #include "vec_core.h"
 
-enum { VC_T_WB_LAT, VC_T_PIPE_LAT, VC_T_RESP_LAT, VC_T_RUN_TAIL, VC_T_COUNT };
+enum {
+    VC_T_WB_LAT,
+    VC_T_WB_LAT_D2,
+    VC_T_WB_LAT_D4,
+    VC_T_PIPE_LAT,
+    VC_T_RESP_LAT,
+    VC_T_RUN_TAIL,
+    VC_T_ALU_LAT,
+    VC_T_STAGE_READ,
+    VC_T_COUNT
+};
 enum { TAGS = 256, WR_TXN = 0x01, L1_MASK = KT_VEC_L1_WORDS - 1 };
 
 typedef enum cu_state { CU_IDLE, CU_RET, CU_RUN } cu_state;
@@ -60,6 +78,18 @@ typedef struct vec_unit {
     bool reported;
 } vec_unit;
 
+/* The lanes' latencies from the timing row. */
+static void set_latencies(vec_unit *u)
+{
+    vc_lanes *l = &u->c.lanes;
+    l->wb_lat[0] = u->t[VC_T_WB_LAT];
+    l->wb_lat[1] = u->t[VC_T_WB_LAT_D2];
+    l->wb_lat[2] = u->t[VC_T_WB_LAT_D4];
+    l->pipe_lat = u->t[VC_T_PIPE_LAT];
+    l->alu_lat = u->t[VC_T_ALU_LAT];
+    l->stage_read = u->t[VC_T_STAGE_READ];
+}
+
 static void *vu_create(const ktsim_unit_cfg *cfg, kt_coord mem)
 {
     vec_unit *u = calloc(1, sizeof *u);
@@ -67,8 +97,7 @@ static void *vu_create(const ktsim_unit_cfg *cfg, kt_coord mem)
         return NULL;
     u->mem = mem;
     memcpy(u->t, cfg->timing.value, sizeof u->t);
-    u->c.wb_lat = u->t[VC_T_WB_LAT];
-    u->c.pipe_lat = u->t[VC_T_PIPE_LAT];
+    set_latencies(u);
     vc_core_reset(&u->c);
     return u;
 }
@@ -84,8 +113,7 @@ static void vu_reset(void *p)
     memset(u, 0, sizeof *u);
     u->mem = mem;
     memcpy(u->t, t, sizeof t);
-    u->c.wb_lat = t[VC_T_WB_LAT];
-    u->c.pipe_lat = t[VC_T_PIPE_LAT];
+    set_latencies(u);
     vc_core_reset(&u->c);
 }
 
@@ -305,9 +333,13 @@ static bool vu_idle(void *p)
 
 static const ktsim_unit_key vu_timing[] = {
     [VC_T_WB_LAT] = {"wb_lat", 18, 1, 1024},
+    [VC_T_WB_LAT_D2] = {"wb_lat_d2", 33, 1, 1024},
+    [VC_T_WB_LAT_D4] = {"wb_lat_d4", 63, 1, 1024},
     [VC_T_PIPE_LAT] = {"pipe_lat", 79, 1, 1024},
     [VC_T_RESP_LAT] = {"resp_lat", 4, 0, 1024},
     [VC_T_RUN_TAIL] = {"run_tail", 2, 0, 1024},
+    [VC_T_ALU_LAT] = {"alu_lat", 15, 1, 1024},
+    [VC_T_STAGE_READ] = {"stage_read", 2, 0, 1024},
     {NULL, 0, 0, 0},
 };
 

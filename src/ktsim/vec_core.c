@@ -2,9 +2,10 @@
 /* The vector core's sequencer, one cycle a step (see vec_core.h). The states and their order are
  * the RTL's (upstream vec_core.v, KohakuTPU 7703ee8): every instruction is fetched in F1, F2,
  * DEC and dispatched in EXEC; what follows EXEC is the instruction's own walk below. The FLAT
- * mode is modelled; D2/D4/TREE chains, the transcendental seeds and a drain to a node in another
- * mesh are not, and stop the kernel with KT_VEC_F_UNMODELLED and a model error naming the
- * instruction. */
+ * FLAT,
+ * D2 and D4 modes are modelled (the lanes: vec_lanes.c); the TREE reduction, the transcendental
+ * seeds and a drain to a node in another mesh are not, and stop the kernel with
+ * KT_VEC_F_UNMODELLED and a model error naming the instruction. */
 #include "vec_core.h"
 
 #include <stdio.h>
@@ -35,14 +36,16 @@ enum {
     S_BAR,
     S_WAITP,
     S_HALT,
-    S_FAULT
+    S_FAULT,
+    S_GATHER
 };
 enum {
     PC_MASK = KT_VEC_IMEM_WORDS - 1,
     L1_MASK = KT_VEC_L1_WORDS - 1,
-    LD_PHASES = 4,   /* LDA (address), LDW, LDQ (the L1 and converter registers), LDD (write) */
-    ST_PHASES = 3,   /* STR (register read), STW, STD (convert and write) */
-    MEMW_CYCLES = 3, /* the walk's total is pipelined three deep */
+    LD_PHASES = 4,     /* LDA (address), LDW, LDQ (the L1 and converter registers), LDD (write) */
+    ST_PHASES = 3,     /* STR (register read), STW, STD (convert and write) */
+    MEMW_CYCLES = 3,   /* the walk's total is pipelined three deep */
+    GATHER_CYCLES = 4, /* a chain's next word: GA (address), GB, GC (read), GD (decode) */
     LAST_ALU_OP = KT_VEC_VRSQRT,
     RED_ANY = 6,
     RED_ALL = 7,
@@ -106,10 +109,10 @@ static uint32_t walk_total(const vc_walk *w)
 
 void vc_core_reset(vc_core *c)
 {
-    uint32_t wb = c->wb_lat, pipe = c->pipe_lat;
+    vc_lanes lanes = c->lanes;
     memset(c, 0, sizeof *c);
-    c->wb_lat = wb;
-    c->pipe_lat = pipe;
+    c->lanes = lanes;
+    vl_reset(&c->lanes);
     c->vl = KT_VEC_VLMAX;
     c->mode = KT_VEC_FLAT;
     c->k[1] = KT_E8_ONE;
@@ -154,7 +157,7 @@ void vc_core_fill_retired(vc_core *c)
  * leaves beats in the lanes, which keep counting down). */
 bool vc_core_idle(const vc_core *c)
 {
-    return !c->busy && c->st == S_IDLE && !c->fill_out && c->now >= c->pipe_free_at && !c->npq;
+    return !c->busy && c->st == S_IDLE && !c->fill_out && vl_empty(&c->lanes, c->now);
 }
 
 bool vc_core_stopped(const vc_core *c)
@@ -163,7 +166,7 @@ bool vc_core_stopped(const vc_core *c)
 }
 
 static unsigned nchunk(const vc_core *c) { return (c->vl + KT_VEC_LANES - 1) / KT_VEC_LANES; }
-static bool pipe_empty(const vc_core *c) { return c->now >= c->pipe_free_at; }
+static bool pipe_empty(const vc_core *c) { return vl_empty(&c->lanes, c->now); }
 
 static void fault(vc_core *c, uint8_t code)
 {
@@ -179,76 +182,88 @@ static void unmodelled(vc_core *c, const char *what)
     fault(c, KT_VEC_F_UNMODELLED);
 }
 
-static uint32_t operand(const vc_core *c, unsigned sel, unsigned r, unsigned e)
-{
-    switch (sel) {
-    case KT_VEC_SRC_V: return c->v[r][e];
-    case KT_VEC_SRC_S: return c->s[r];
-    case KT_VEC_SRC_K: return c->k[r & 3];
-    default: return 0; /* the chain: refused at EXEC in FLAT */
-    }
-}
-
 /* The lanes' write mask of a chunk: slots past VL never write. */
 static uint16_t tail_mask(const vc_core *c, unsigned chunk)
 {
     return chunk < c->vl / KT_VEC_LANES ? 0xFFFF : (uint16_t)((1u << (c->vl % KT_VEC_LANES)) - 1);
 }
 
-static void land_predicates(vc_core *c)
+/* The mode's chain depth: instructions per chain, beats per chunk. */
+static unsigned depth(const vc_core *c)
 {
-    unsigned keep = 0;
-    for (unsigned i = 0; i < c->npq; i++) {
-        const vc_pred_write *w = &c->pq[i];
-        if (w->at > c->now) {
-            c->pq[keep++] = *w;
-            continue;
-        }
-        for (unsigned l = 0; l < KT_VEC_LANES; l++)
-            if (w->mask >> l & 1)
-                c->p[w->reg][w->chunk * KT_VEC_LANES + l] = w->bits >> l & 1;
-    }
-    c->npq = keep;
+    return c->mode == KT_VEC_D4 ? 4 : c->mode == KT_VEC_D2 ? 2 : 1;
 }
 
-/* One beat: a chunk of 16 elements through the lanes. */
+/* One beat: a chunk of 16 elements (FLAT) or a phase of 16 / depth of them, into the lanes with
+ * the register file's values read now. */
 static void alu_beat(vc_core *c)
 {
-    const kt_vec_insn *d = &c->d;
-    bool cmp = d->op >= KT_VEC_VCMPLT && d->op <= KT_VEC_VCMPEQ;
-    uint16_t tm = tail_mask(c, c->chunk), bits = 0;
-    for (unsigned l = 0; l < KT_VEC_LANES; l++) {
-        unsigned e = c->chunk * KT_VEC_LANES + l;
-        bool pred = false;
-        uint32_t r = kt_e8_alu((kt_e8_op)d->op, operand(c, d->sa, d->va, e),
-                               operand(c, d->sb, d->vb, e), operand(c, d->sc, d->vc, e), &pred);
-        bits |= (uint16_t)(pred << l);
-        bool pm = d->pm == KT_VEC_PM_ALL   ? true
-                  : d->pm == KT_VEC_PM_SET ? c->p[d->pr][e]
-                                           : !c->p[d->pr][e];
-        if (!cmp && (tm >> l & 1) && pm)
-            c->v[d->vd][e] = r;
+    unsigned dep = depth(c), wid = KT_VEC_LANES / dep;
+    vl_beat b = {.wd = (uint8_t)c->wd,
+                 .pr = (uint8_t)c->pr,
+                 .chunk = (uint8_t)c->chunk,
+                 .phase = (uint8_t)c->half,
+                 .depth = (uint8_t)dep,
+                 .pm = (uint8_t)c->pm,
+                 .cmp = c->cmp,
+                 .tmask = tail_mask(c, c->chunk)};
+    const unsigned reg[3] = {c->ra, c->rb, c->rc};
+    for (unsigned i = 0; i < wid; i++) {
+        unsigned slot = c->half * wid + i, e = c->chunk * KT_VEC_LANES + slot;
+        for (int j = 0; j < 3; j++)
+            b.in[slot][j] = c->v[reg[j]][e];
+        b.pmask |= (uint16_t)(c->p[c->pr][e] << slot);
     }
-    if (cmp && c->npq < VC_PRED_QUEUE)
-        c->pq[c->npq++] =
-            (vc_pred_write){c->now + c->wb_lat, (uint8_t)d->pr, (uint8_t)c->chunk, tm, bits};
-    else if (!cmp && c->now + c->wb_lat > c->ready_at[d->vd])
-        c->ready_at[d->vd] = c->now + c->wb_lat;
-    c->pipe_free_at = c->now + c->pipe_lat;
-    c->port_reg = (uint8_t)d->va;
+    vl_issue(&c->lanes, c->now, &b);
+    c->port_reg = (uint8_t)c->ra;
     c->port_chunk = (uint8_t)c->chunk;
-    c->chunk++;
+    if (++c->half == dep) {
+        c->half = 0;
+        c->chunk++;
+    }
     c->beats++;
 }
 
 static bool alu_hazard(const vc_core *c)
 {
+    return vl_pending(&c->lanes, c->ra) || vl_pending(&c->lanes, c->rb) ||
+           vl_pending(&c->lanes, c->rc) || vl_pending(&c->lanes, c->wd);
+}
+
+/* The value a select reads for a stage's constant: a scalar, a constant, or 0 (V and C are per
+ * element). */
+static uint32_t pick(const vc_core *c, unsigned sel, unsigned reg)
+{
+    return sel == KT_VEC_SRC_S ? c->s[reg] : sel == KT_VEC_SRC_K ? c->k[reg & 3] : 0;
+}
+
+/* Write stage k's chain registers from the decoded word; false when the kernel stopped. */
+static bool chain_stage(vc_core *c, unsigned k)
+{
     const kt_vec_insn *d = &c->d;
-    const unsigned r[] = {d->va, d->vb, d->vc, d->vd};
-    for (int i = 0; i < 4; i++)
-        if (c->now < c->ready_at[r[i]])
-            return true;
-    return false;
+    if (d->op >= KT_VEC_VEXP2) {
+        unmodelled(c, d->op <= KT_VEC_VRSQRT ? kt_vec_op_name(d->op)
+                                             : "a word that is not arithmetic inside a chain");
+        return false;
+    }
+    vl_stage st = {.op = (uint8_t)d->op};
+    const unsigned sel[3] = {d->sa, d->sb, d->sc}, reg[3] = {d->va, d->vb, d->vc};
+    for (int i = 0; i < 3; i++) {
+        st.sel[i] = (uint8_t)sel[i];
+        st.konst[i] = pick(c, sel[i], reg[i]);
+    }
+    vl_set_stage(&c->lanes, k, c->now, &st);
+    c->wd = d->vd, c->pm = d->pm, c->pr = d->pr;
+    c->cmp = d->op >= KT_VEC_VCMPLT && d->op <= KT_VEC_VCMPEQ;
+    return true;
+}
+
+static void start_beats(vc_core *c)
+{
+    if (c->cmp && depth(c) > 1)
+        return unmodelled(c, "a chain ending in a compare");
+    c->nbeat = nchunk(c) * depth(c);
+    c->st = S_ALU;
 }
 
 static void exec_alu(vc_core *c)
@@ -256,10 +271,29 @@ static void exec_alu(vc_core *c)
     const kt_vec_insn *d = &c->d;
     if (d->sa == KT_VEC_SRC_C || d->sb == KT_VEC_SRC_C || d->sc == KT_VEC_SRC_C)
         return fault(c, KT_VEC_F_CHAIN);
-    if (d->op >= KT_VEC_VEXP2)
-        return unmodelled(c, kt_vec_op_name(d->op));
-    c->nbeat = nchunk(c);
-    c->st = S_ALU;
+    c->ra = d->va, c->rb = d->vb, c->rc = d->vc;
+    if (!chain_stage(c, 0))
+        return;
+    c->have = 1;
+    if (depth(c) == 1)
+        return start_beats(c);
+    c->st = S_GATHER;
+    c->wait = GATHER_CYCLES - 1;
+}
+
+/* GD: the chain's next word, fetched over GA, GB, GC. */
+static void gather(vc_core *c)
+{
+    kt_vec_decode(c->imem[c->pc], &c->d);
+    c->pc = (c->pc + 1) & PC_MASK;
+    const kt_vec_insn *d = &c->d;
+    if (d->sa == KT_VEC_SRC_V || d->sb == KT_VEC_SRC_V || d->sc == KT_VEC_SRC_V)
+        return fault(c, KT_VEC_F_VSRC);
+    if (!chain_stage(c, c->have))
+        return;
+    if (++c->have == depth(c))
+        return start_beats(c);
+    c->wait = GATHER_CYCLES - 1;
 }
 
 static void exec_red(vc_core *c)
@@ -305,9 +339,9 @@ static void exec(vc_core *c)
     case KT_VEC_VSETMODE:
         if (!pipe_empty(c))
             break;
+        if ((d->va & 3) == KT_VEC_TREE)
+            return unmodelled(c, "VSETMODE TREE (the reduction tree)");
         c->mode = d->va & 3;
-        if (c->mode != KT_VEC_FLAT)
-            return unmodelled(c, "VSETMODE D2/D4/TREE (chained and reduction modes)");
         c->st = S_F1;
         return;
     case KT_VEC_VSETI: c->st = S_SETI; return;
@@ -462,7 +496,6 @@ void vc_core_step(vc_core *c)
 {
     bool counting = c->busy;
     c->now++;
-    land_predicates(c);
     if (c->wait) {
         c->wait--;
         goto done;
@@ -509,6 +542,7 @@ void vc_core_step(vc_core *c)
         else
             alu_beat(c);
         break;
+    case S_GATHER: gather(c); break;
     case S_SETI: c->st = S_SETI2; break;
     case S_SETI2: {
         uint32_t imm = c->imem[c->pc] & IMM_BITS;
@@ -619,6 +653,7 @@ void vc_core_step(vc_core *c)
         break;
     }
 done:
+    vl_end_cycle(&c->lanes, c->now, c->v, c->p);
     /* a request the send path took last cycle clears now (the RTL's *_req_ready) */
     if (c->rd_valid && c->rd_taken)
         c->rd_valid = c->rd_taken = false;

@@ -17,8 +17,9 @@
 #include <stdint.h>
 
 #include "npukit/kt_vec.h"
+#include "vec_lanes.h"
 
-enum { VC_WORD = 32, VC_PRED_QUEUE = 64 };
+enum { VC_WORD = 32 };
 
 /* A descriptor walk (upstream's vec_agu): base + offset + sum of idx * stride, dim 0 fastest. */
 typedef struct vc_walk {
@@ -30,17 +31,8 @@ typedef struct vc_walk {
     bool busy;
 } vc_walk;
 
-/* A compare's predicate bits, landing some cycles after it issues. */
-typedef struct vc_pred_write {
-    uint64_t at;
-    uint8_t reg, chunk;
-    uint16_t mask, bits;
-} vc_pred_write;
-
 typedef struct vc_core {
-    /* the timing row's latencies */
-    uint32_t wb_lat;   /* beat issue to the first cycle a reader of its register may issue */
-    uint32_t pipe_lat; /* last beat's issue to the lanes reading empty */
+    vc_lanes lanes; /* its latencies set by the unit before the first reset */
 
     /* architectural state */
     uint32_t imem[KT_VEC_IMEM_WORDS];
@@ -69,10 +61,10 @@ typedef struct vc_core {
     uint32_t mem_left;
     vc_walk walk;
     uint64_t now;
-    uint64_t ready_at[KT_VEC_VREGS];
-    uint64_t pipe_free_at;
-    vc_pred_write pq[VC_PRED_QUEUE];
-    unsigned npq;
+    /* the instruction the lanes run: the first word's register sources, the last word's
+     * destination, predication and kind, the words gathered so far */
+    unsigned ra, rb, rc, wd, pm, pr, have;
+    bool cmp;
 
     /* the memory side: a request is valid from the cycle after it is set until the unit's
      * send path has taken it (rd_taken / wr_taken, the RTL's *_req_ready) */
