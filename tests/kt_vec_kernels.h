@@ -17,6 +17,7 @@
  *   indep N  N iterations of four independent VMULs at VL 64
  *   ldst N   VLD/VST at VL N in FP16, then in FP32
  *   drain N  one VDRAIN of N words
+ *   red N    TREE reductions (SUM, MAX, MIN, SUMSQ, DOT) over VL = N, broadcast and stored
  *   pdrain N one VDRAIN of N words to a node: (1,2), its L1 word 200, DATA_RECEIVED to (0,1)
  *   fill N   one VFILL of N words and VBAR */
 #ifndef NPUKIT_TESTS_KT_VEC_KERNELS_H
@@ -308,6 +309,38 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
             vk_emit(k, VK_OP(KT_VEC_VMUL, .vd = 5, .sa = KT_VEC_SRC_C, .vb = 1, .sb = KT_VEC_SRC_K,
                              .sc = KT_VEC_SRC_K));
         vk_emit(k, vk_simple(KT_VEC_VHALT));
+    } else if (!strcmp(kind, "red")) {
+        /* TREE reductions over VL = N (a multiple of 16) of FP16 x and y: SUM, MAX, MIN of x,
+         * SUMSQ (x x), DOT (x y) into S2..S6, then each broadcast at VL 16 and stored as FP32 */
+        vk_fill_mem(k, 0x1000, 8, false, &seed);
+        vk_fill_mem(k, 0x1400, 8, false, &seed);
+        vk_setvl(k, n);
+        for (unsigned i = 0; i < 2; i++)
+            vk_emit(k, VK_OP(KT_VEC_VFILL, .ad = i, .off = (int)(16 * i)));
+        vk_emit(k, vk_simple(KT_VEC_VBAR));
+        for (unsigned i = 0; i < 2; i++)
+            vk_emit(
+                k, VK_OP(KT_VEC_VLD, .vd = i, .ad = 5, .off = (int)(16 * i), .dt = KT_VEC_DT_FP16));
+        vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_TREE));
+        const unsigned kinds[][2] = {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 1}}; /* kind, vb */
+        for (unsigned i = 0; i < 5; i++)
+            vk_emit(k,
+                    VK_OP(KT_VEC_VRED, .vd = 2 + i, .va = 0, .vb = kinds[i][1], .vc = kinds[i][0]));
+        vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_FLAT));
+        vk_setvl(k, 16);
+        for (unsigned i = 0; i < 5; i++) {
+            vk_emit(k, VK_OP(KT_VEC_VBCAST, .vd = 8, .va = 2 + i, .sa = KT_VEC_SRC_S));
+            vk_emit(k, VK_OP(KT_VEC_VST, .vd = 8, .ad = 4, .off = (int)(64 + 2 * i),
+                             .dt = KT_VEC_DT_FP32));
+        }
+        vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
+        vk_emit(k, vk_simple(KT_VEC_VHALT));
+        for (unsigned i = 0; i < 2; i++)
+            vk_desc(k, i, 0x1000 + 0x400ull * i, 32, 8);
+        vk_desc(k, 4, 0, 1, 16);
+        vk_desc(k, 5, 0, 1, 16);
+        vk_desc(k, 6, 0x3000, 32, 10);
+        k->dump_addr = 0x3000, k->dump_words = 10;
     } else if (!strcmp(kind, "pdrain")) {
         /* L1 words 0.. to the node at (1,2), its L1 word 200, DATA_RECEIVED to (0,1) */
         uint32_t w = 0;

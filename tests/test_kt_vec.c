@@ -21,6 +21,7 @@ static const struct {
     {"ops", 16, 0x8dbe5c23},  {"ops", 40, 0xb92ec0b7},  {"ops", 128, 0xb354316d},
     {"edge", 16, 0xc799be06}, {"edge", 40, 0xead687d9}, {"edge", 128, 0xf13a92b1},
     {"d2", 16, 0xc4b48f37},   {"d2", 40, 0x1587a482},   {"d2", 128, 0xd1e7555b},
+    {"red", 16, 0xe4d9c335},  {"red", 48, 0xe6abfdc5},  {"red", 128, 0xa5897ba5},
     {"d4", 16, 0x0070bff8},   {"d4", 40, 0x7bb7268e},   {"d4", 128, 0xbad9404c},
 };
 
@@ -246,9 +247,16 @@ static void faults(void)
         halt};
     CHECK_EQ(run_words(cmpchain, 4, &err), (uint32_t)KT_VEC_F_UNMODELLED);
     CHECK_STR_HAS(err, "a chain ending in a compare");
-    uint32_t tree[] = {word(VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_TREE)), halt};
-    CHECK_EQ(run_words(tree, 2, &err), (uint32_t)KT_VEC_F_UNMODELLED);
-    CHECK_STR_HAS(err, "VSETMODE");
+    /* in TREE mode the lanes are wired as the tree: an arithmetic word there is refused, and so is
+     * EXPSUM (its exp2 seed) */
+    uint32_t tree[] = {word(VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_TREE)),
+                       word(VK_OP(KT_VEC_VADD, .vd = 1)), halt};
+    CHECK_EQ(run_words(tree, 3, &err), (uint32_t)KT_VEC_F_UNMODELLED);
+    CHECK_STR_HAS(err, "an arithmetic word in TREE mode");
+    uint32_t expsum[] = {word(VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_TREE)),
+                         word(VK_OP(KT_VEC_VRED, .vd = 1, .va = 0, .vb = 2, .vc = 5)), halt};
+    CHECK_EQ(run_words(expsum, 3, &err), (uint32_t)KT_VEC_F_UNMODELLED);
+    CHECK_STR_HAS(err, "VRED EXPSUM");
     /* ANY/ALL reduce the predicates in any mode: compare, reduce, no fault */
     uint32_t any[] = {word(VK_OP(KT_VEC_VCMPEQ, .va = 0, .vb = 0, .pr = 1)),
                       word(VK_OP(KT_VEC_VRED, .vd = 3, .va = 0, .vc = 7, .pr = 1)), halt};

@@ -37,6 +37,7 @@ static const struct {
     {"d2loop", 1, 127, 133},    {"d2loop", 2, 175, 181},    {"d2loop", 16, 847, 853},
     {"d4loop", 1, 135, 141},    {"d4loop", 2, 213, 219},    {"d4loop", 16, 1305, 1311},
     {"d4loop128", 1, 151, 157}, {"d4loop128", 2, 200, 206}, {"d4loop128", 16, 886, 892},
+    {"red", 16, 1001, 1007},    {"red", 48, 1031, 1037},    {"red", 128, 1106, 1112},
 };
 
 static bool within_10pct(unsigned got, unsigned want)

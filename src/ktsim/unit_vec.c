@@ -26,6 +26,8 @@
  *     chain's gather rewrites the later stages of an earlier chain's last beats (measured: of a
  *     D2 chain's 16 beats at VL 128, the first 8 ran its own second stage, the rest the next
  *     chain's);
+ *   - tree_tail: a reduction's final combination of its sixteen accumulators, from its issue
+ *     (after the lanes drain) to the scalar written;
  *   - pipe_lat: the last beat's issue to the lanes reading empty, which VLD, VST, VCVT, VSHUF,
  *     VBCAST, VSETMODE and VHALT wait for;
  *   - resp_lat: a fill response's arrival at the unit to the outstanding count falling;
@@ -47,6 +49,7 @@ enum {
     VC_T_RUN_TAIL,
     VC_T_ALU_LAT,
     VC_T_STAGE_READ,
+    VC_T_TREE_TAIL,
     VC_T_COUNT
 };
 enum { TAGS = 256, WR_TXN = 0x01, L1_MASK = KT_VEC_L1_WORDS - 1 };
@@ -88,6 +91,7 @@ static void set_latencies(vec_unit *u)
     l->pipe_lat = u->t[VC_T_PIPE_LAT];
     l->alu_lat = u->t[VC_T_ALU_LAT];
     l->stage_read = u->t[VC_T_STAGE_READ];
+    u->c.tree_tail = u->t[VC_T_TREE_TAIL];
 }
 
 static void *vu_create(const ktsim_unit_cfg *cfg, kt_coord mem)
@@ -332,15 +336,11 @@ static bool vu_idle(void *p)
 }
 
 static const ktsim_unit_key vu_timing[] = {
-    [VC_T_WB_LAT] = {"wb_lat", 18, 1, 1024},
-    [VC_T_WB_LAT_D2] = {"wb_lat_d2", 33, 1, 1024},
-    [VC_T_WB_LAT_D4] = {"wb_lat_d4", 63, 1, 1024},
-    [VC_T_PIPE_LAT] = {"pipe_lat", 79, 1, 1024},
-    [VC_T_RESP_LAT] = {"resp_lat", 4, 0, 1024},
-    [VC_T_RUN_TAIL] = {"run_tail", 2, 0, 1024},
-    [VC_T_ALU_LAT] = {"alu_lat", 15, 1, 1024},
-    [VC_T_STAGE_READ] = {"stage_read", 2, 0, 1024},
-    {NULL, 0, 0, 0},
+    [VC_T_WB_LAT] = {"wb_lat", 18, 1, 1024},       [VC_T_WB_LAT_D2] = {"wb_lat_d2", 33, 1, 1024},
+    [VC_T_WB_LAT_D4] = {"wb_lat_d4", 63, 1, 1024}, [VC_T_PIPE_LAT] = {"pipe_lat", 79, 1, 1024},
+    [VC_T_RESP_LAT] = {"resp_lat", 4, 0, 1024},    [VC_T_RUN_TAIL] = {"run_tail", 2, 0, 1024},
+    [VC_T_ALU_LAT] = {"alu_lat", 15, 1, 1024},     [VC_T_STAGE_READ] = {"stage_read", 2, 0, 1024},
+    [VC_T_TREE_TAIL] = {"tree_tail", 61, 0, 1024}, {NULL, 0, 0, 0},
 };
 
 const ksim_unit_ops ksim_unit_vec = {

@@ -3,8 +3,8 @@
  * the RTL's (upstream vec_core.v, KohakuTPU 7703ee8): every instruction is fetched in F1, F2,
  * DEC and dispatched in EXEC; what follows EXEC is the instruction's own walk below. The FLAT
  * FLAT,
- * D2 and D4 modes are modelled (the lanes: vec_lanes.c); the TREE reduction, the transcendental
- * seeds and a drain to a node in another mesh are not, and stop the kernel with
+ * D2, D4 and TREE modes are modelled (the lanes: vec_lanes.c); the transcendental seeds (and
+ * EXPSUM), arithmetic in TREE mode and a drain to a node in another mesh are not, and stop the kernel with
  * KT_VEC_F_UNMODELLED and a model error naming the instruction. */
 #include "vec_core.h"
 
@@ -37,7 +37,10 @@ enum {
     S_WAITP,
     S_HALT,
     S_FAULT,
-    S_GATHER
+    S_GATHER,
+    S_RED,
+    S_RDRAIN,
+    S_RWAIT
 };
 enum {
     PC_MASK = KT_VEC_IMEM_WORDS - 1,
@@ -47,6 +50,9 @@ enum {
     MEMW_CYCLES = 3,   /* the walk's total is pipelined three deep */
     GATHER_CYCLES = 4, /* a chain's next word: GA (address), GB, GC (read), GD (decode) */
     LAST_ALU_OP = KT_VEC_VRSQRT,
+    RED_SUMSQ = 3,
+    RED_DOT = 4,
+    RED_EXPSUM = 5,
     RED_ANY = 6,
     RED_ALL = 7,
     IMM_BITS = 0xFFFFFF,
@@ -110,8 +116,10 @@ static uint32_t walk_total(const vc_walk *w)
 void vc_core_reset(vc_core *c)
 {
     vc_lanes lanes = c->lanes;
+    uint32_t tail = c->tree_tail;
     memset(c, 0, sizeof *c);
     c->lanes = lanes;
+    c->tree_tail = tail;
     vl_reset(&c->lanes);
     c->vl = KT_VEC_VLMAX;
     c->mode = KT_VEC_FLAT;
@@ -271,6 +279,8 @@ static void exec_alu(vc_core *c)
     const kt_vec_insn *d = &c->d;
     if (d->sa == KT_VEC_SRC_C || d->sb == KT_VEC_SRC_C || d->sc == KT_VEC_SRC_C)
         return fault(c, KT_VEC_F_CHAIN);
+    if (c->mode == KT_VEC_TREE)
+        return unmodelled(c, "an arithmetic word in TREE mode (the lanes are wired as the tree)");
     c->ra = d->va, c->rb = d->vb, c->rc = d->vc;
     if (!chain_stage(c, 0))
         return;
@@ -312,8 +322,15 @@ static void exec_red(vc_core *c)
     }
     if (c->vl % KT_VEC_LANES)
         return fault(c, KT_VEC_F_REDVL);
-    /* a tree kind needs TREE mode, which the model never enters (VSETMODE refuses it) */
-    fault(c, KT_VEC_F_OPCODE);
+    if (c->mode != KT_VEC_TREE)
+        return fault(c, KT_VEC_F_OPCODE);
+    if (kind == RED_EXPSUM)
+        return unmodelled(c, "VRED EXPSUM (the exp2 seed)");
+    /* the beats stream through the tree; the result is known now, the scalar written when the
+     * tail's sum leaves the tree */
+    c->red = vl_reduce(kind, c->v[d->va], c->v[d->vb], nchunk(c));
+    c->nbeat = (kind == RED_SUMSQ || kind == RED_DOT ? 2 : 1) * nchunk(c);
+    c->st = S_RED;
 }
 
 /* EXEC: dispatch the fetched word; false holds it here another cycle. */
@@ -339,8 +356,6 @@ static void exec(vc_core *c)
     case KT_VEC_VSETMODE:
         if (!pipe_empty(c))
             break;
-        if ((d->va & 3) == KT_VEC_TREE)
-            return unmodelled(c, "VSETMODE TREE (the reduction tree)");
         c->mode = d->va & 3;
         c->st = S_F1;
         return;
@@ -543,6 +558,25 @@ void vc_core_step(vc_core *c)
             alu_beat(c);
         break;
     case S_GATHER: gather(c); break;
+    case S_RED: /* a beat a cycle, then a cycle to see the count done */
+        if (c->beats == c->nbeat) {
+            c->st = S_RDRAIN;
+            break;
+        }
+        vl_touch(&c->lanes, c->now);
+        c->beats++;
+        break;
+    case S_RDRAIN: /* the tail waits for the lanes to drain, then sums the accumulators */
+        if (!pipe_empty(c))
+            break;
+        vl_touch(&c->lanes, c->now);
+        c->st = S_RWAIT;
+        c->wait = c->tree_tail;
+        break;
+    case S_RWAIT:
+        c->s[c->d.vd] = c->red;
+        c->st = S_F1;
+        break;
     case S_SETI: c->st = S_SETI2; break;
     case S_SETI2: {
         uint32_t imm = c->imem[c->pc] & IMM_BITS;

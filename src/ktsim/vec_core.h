@@ -65,6 +65,8 @@ typedef struct vc_core {
      * destination, predication and kind, the words gathered so far */
     unsigned ra, rb, rc, wd, pm, pr, have;
     bool cmp;
+    uint32_t red;       /* a reduction's result, written when its tail leaves the tree */
+    uint32_t tree_tail; /* the timing row's: the tail's issue to its result */
 
     /* the memory side: a request is valid from the cycle after it is set until the unit's
      * send path has taken it (rd_taken / wr_taken, the RTL's *_req_ready) */

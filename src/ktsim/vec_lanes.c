@@ -106,3 +106,43 @@ void vl_end_cycle(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX], uint8_t
     }
     l->inc = -1;
 }
+
+enum { RED_SUM, RED_MAX, RED_MIN, RED_SUMSQ, RED_DOT, TREE_LEAVES = 8, ACCS = 16 };
+
+/* Eight leaves through lanes 8..14: pairs, pairs of those, the last pair. */
+static uint32_t tree(kt_e8_op comb, const uint32_t leaf[TREE_LEAVES])
+{
+    uint32_t l[TREE_LEAVES];
+    memcpy(l, leaf, sizeof l);
+    for (unsigned n = TREE_LEAVES; n > 1; n /= 2)
+        for (unsigned j = 0; j < n / 2; j++)
+            l[j] = kt_e8_alu(comb, l[2 * j], l[2 * j + 1], l[2 * j + 1], NULL);
+    return l[0];
+}
+
+uint32_t vl_reduce(unsigned kind, const uint32_t *va, const uint32_t *vb, unsigned nchunk)
+{
+    kt_e8_op comb = kind == RED_MAX ? KT_E8_MAX : kind == RED_MIN ? KT_E8_MIN : KT_E8_ADD;
+    uint32_t ident = kind == RED_MAX ? 0xFF8000u : kind == RED_MIN ? 0x7F8000u : KT_E8_ZERO;
+    bool half = kind == RED_SUMSQ || kind == RED_DOT; /* a product per leaf, two beats a chunk */
+    uint32_t acc[ACCS], leaf[TREE_LEAVES];
+    for (unsigned i = 0; i < ACCS; i++)
+        acc[i] = ident;
+    unsigned beats = half ? 2 * nchunk : nchunk;
+    for (unsigned b = 0; b < beats && b < ACCS; b++) {
+        for (unsigned j = 0; j < TREE_LEAVES; j++) {
+            if (half) {
+                unsigned e = (b / 2) * KT_VEC_LANES + (b % 2) * TREE_LEAVES + j;
+                leaf[j] = kt_e8_alu(KT_E8_MUL, va[e], vb[e], vb[e], NULL);
+            } else {
+                unsigned e = b * KT_VEC_LANES + 2 * j;
+                leaf[j] = kt_e8_alu(comb, va[e], va[e + 1], va[e + 1], NULL);
+            }
+        }
+        /* lane 15: the beat's sum into its own accumulator */
+        acc[b] = kt_e8_alu(comb, tree(comb, leaf), acc[b], acc[b], NULL);
+    }
+    for (unsigned j = 0; j < TREE_LEAVES; j++)
+        leaf[j] = kt_e8_alu(comb, acc[2 * j], acc[2 * j + 1], acc[2 * j + 1], NULL);
+    return tree(comb, leaf);
+}

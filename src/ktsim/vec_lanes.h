@@ -56,6 +56,12 @@ void vl_issue(vc_lanes *l, uint64_t now, vl_beat *b);
 /* The end of cycle `now`: beats writing back now compute their stages and write v (or p); the
  * pending counts move. */
 void vl_end_cycle(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX], uint8_t p[][KT_VEC_VLMAX]);
+/* A beat that writes nothing (a reduction's) entering the lanes in cycle `now`. */
+static inline void vl_touch(vc_lanes *l, uint64_t now) { l->pipe_free_at = now + l->pipe_lat; }
+/* A TREE reduction of kind 0..4 (SUM, MAX, MIN, SUMSQ, DOT) over `nchunk` chunks of va (and vb
+ * for the products), as the tree combines them: each beat's elements in pairs, then 4, 2, 1,
+ * into its own accumulator, the sixteen accumulators the same way at the end. */
+uint32_t vl_reduce(unsigned kind, const uint32_t *va, const uint32_t *vb, unsigned nchunk);
 static inline bool vl_pending(const vc_lanes *l, unsigned reg) { return l->pend[reg] != 0; }
 static inline bool vl_empty(const vc_lanes *l, uint64_t now)
 {
