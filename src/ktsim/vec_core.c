@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The vector core's sequencer, one cycle a step (see vec_core.h). The states and their order are
  * the RTL's (upstream vec_core.v, KohakuTPU 7703ee8): every instruction is fetched in F1, F2,
- * DEC and dispatched in EXEC; what follows EXEC is the instruction's own walk below. The FLAT
- * FLAT,
+ * DEC and dispatched in EXEC; what follows EXEC is the instruction's own walk below. The FLAT,
  * D2, D4 and TREE modes are modelled (the lanes: vec_lanes.c); the transcendental seeds (and
- * EXPSUM), arithmetic in TREE mode and a drain to a node in another mesh are not, and stop the kernel with
- * KT_VEC_F_UNMODELLED and a model error naming the instruction. */
+ * EXPSUM), arithmetic in TREE mode and a drain to a node in another mesh are not, and stop the
+ * kernel with KT_VEC_F_UNMODELLED and a model error naming the instruction. */
 #include "vec_core.h"
 
 #include <stdio.h>
