@@ -38,7 +38,8 @@ add_test(NAME ggml_exports COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/export
 # ggml's symbols resolve in the program that loads the backend (it has libggml-base).
 target_compile_definitions(ggml-npukit PRIVATE GGML_BACKEND_DL GGML_BACKEND_SHARED
                            GGML_BACKEND_BUILD)
-target_include_directories(ggml-npukit PRIVATE ggml include ${NPUKIT_GENERATED_INCLUDE}
+# src: the library's batch fp16 conversions (common/dense.h), linked in with its objects.
+target_include_directories(ggml-npukit PRIVATE ggml include src ${NPUKIT_GENERATED_INCLUDE}
                            ${NPUKIT_GGML_DIR}/include ${NPUKIT_GGML_DIR}/src)
 target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB}
                       Threads::Threads m ${CMAKE_DL_LIBS})
