@@ -3,7 +3,9 @@
 # `npukit kt vec` on the mg2_vc2 preset (upstream's mesh_1x1_2+2 top): every kernel against the
 # CPU, lengths with a partial block and several rounds over both cores, --json, --trace, the
 # enumeration of the top and the vector cores' CU_DBG in `kt status --verbose`, and the
-# refusals (an unknown kernel, a bad scalar, a preset with no vector core).
+# refusals (an unknown kernel, a bad scalar, a preset with no vector core). The same top runs a
+# vector kernel and `kt matmul` on its matmul clusters in this process, behind `kt serve` (a
+# pipe) and through the control-program engine: one C (its FNV-1a hash) every way.
 set -u
 cli=$1
 pass=0 fail=0
@@ -24,5 +26,13 @@ ok bash -c "'$cli' kt vec --kernel softmax 2>&1 | grep -q \"vector kernel 'softm
 ok bash -c "'$cli' kt vec -a 1e9 2>&1 | grep -q 'within FP16'"
 ok bash -c "! '$cli' kt vec --sim default > /dev/null 2>&1"
 ok bash -c "'$cli' kt vec --sim default 2>&1 | grep -q \"no vector core ('VC') in preset default\""
+serve="pipe:$cli kt serve --sim mg2_vc2"
+ok bash -c "'$cli' kt vec --card '$serve' -n 1000 | grep -q 'check: ok (0 of 1000 elements'"
+hash() { "$cli" kt matmul "$@" 2>&1 | sed -n "s/.*C's FNV-1a \([0-9a-f]*\).*/\1/p"; }
+h_local=$(hash --sim mg2_vc2)
+ok test -n "$h_local"
+ok bash -c "'$cli' kt matmul --sim mg2_vc2 | grep -q '^check: ok (0 of 4096 elements'"
+ok test "$(hash --card "$serve")" = "$h_local"
+ok test "$(hash --sim mg2_vc2 --engine)" = "$h_local"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

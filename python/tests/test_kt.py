@@ -154,6 +154,27 @@ def test_matmul_through_the_engine_and_on_served_cards():
             np.testing.assert_array_equal(got, want, err_msg=f"{spec} engine={engine}")
 
 
+def test_mg_vc_top_runs_matmul_and_vec_in_process_and_served():
+    """Upstream's mesh_1x1_2+2 top (mg2_vc2) runs a matmul on its clusters and a vector kernel
+    on its vector cores in this process and behind `kt serve` over a pipe: the same C and z
+    bit for bit both ways."""
+    a = RNG.uniform(-1, 1, (64, 256)).astype(np.float16)
+    b = RNG.uniform(-1, 1, (256, 32)).astype(np.float16)
+    x = RNG.uniform(-3, 3, 300).astype(np.float16)
+    y = RNG.uniform(-3, 3, 300).astype(np.float16)
+    with kt.Card("sim:mg2_vc2") as c:
+        want_c = c.matmul(a, b)
+        want_z = c.vec("axpy", x, y, a=0.5)
+        assert c.fault is None
+    f32 = a.astype(np.float32) @ b.astype(np.float32)
+    assert np.sqrt(np.mean((want_c - f32) ** 2) / np.mean(f32 ** 2)) < 0.03
+    pipe = f"pipe:{shlex.quote(cli())} kt serve --sim mg2_vc2"
+    with kt.Card(pipe, board="mg2_vc2") as c:
+        np.testing.assert_array_equal(c.matmul(a, b), want_c)
+        np.testing.assert_array_equal(c.vec("axpy", x, y, a=0.5), want_z)
+        assert c.fault is None
+
+
 def test_mover(sim):
     src = RNG.integers(0, 256, 32 * 8, dtype=np.uint8)
     sim.dram_write(0x10000, src)
