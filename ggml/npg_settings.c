@@ -71,8 +71,7 @@ static bool parse_cores(const char *v, void *out)
 }
 
 /* Tasks per SUBMIT: 1 (one task per SUBMIT, the board-validated form) .. NPK_RK_MAX_CHAIN (the
- * message below names it). */
-_Static_assert(NPK_RK_MAX_CHAIN == 64u, "NPUKIT_GGML_CHAIN's message names the runtime's limit");
+ * row's bound, printed after its text). */
 static bool parse_chain(const char *v, void *out)
 {
     char *end;
@@ -106,6 +105,7 @@ typedef struct setting_row {
     size_t offset;
     bool (*parse)(const char *value, void *field);
     const char *expect;
+    unsigned bound; /* when not 0, printed after `expect` (a limit another header owns) */
 } setting_row;
 
 static const setting_row setting_rows[] = {
@@ -120,7 +120,7 @@ static const setting_row setting_rows[] = {
     {"NPUKIT_GGML_VERBOSE", offsetof(npg_settings, verbose), parse_flag, "0 or 1"},
     {"NPUKIT_GGML_BATCH", offsetof(npg_settings, batch), parse_flag, "0 or 1"},
     {"NPUKIT_GGML_CHAIN", offsetof(npg_settings, chain), parse_chain,
-     "tasks per SUBMIT, 1..64"},
+     "tasks per SUBMIT, 1..", NPK_RK_MAX_CHAIN},
     {"NPUKIT_GGML_WEIGHTS", offsetof(npg_settings, fp16_only), parse_weights, "auto or fp16"},
 };
 
@@ -143,8 +143,13 @@ void npg_settings_reload(void)
     for (size_t i = 0; i < sizeof setting_rows / sizeof setting_rows[0]; i++) {
         const setting_row *r = &setting_rows[i];
         const char *v = getenv(r->env);
-        if (v && !r->parse(v, (char *)&s + r->offset))
-            fprintf(stderr, "ggml-npukit: %s=\"%s\" ignored: expected %s\n", r->env, v, r->expect);
+        if (v && !r->parse(v, (char *)&s + r->offset)) {
+            char bound[16] = "";
+            if (r->bound)
+                snprintf(bound, sizeof bound, "%u", r->bound);
+            fprintf(stderr, "ggml-npukit: %s=\"%s\" ignored: expected %s%s\n", r->env, v, r->expect,
+                    bound);
+        }
     }
     settings = s;
 }

@@ -67,8 +67,9 @@ typedef struct npk_rk_info {
     uint32_t drv_version; /* GET_DRV_VERSION (e.g. 908 for 0.9.8) */
     uint32_t hw_version;  /* GET_HW_VERSION */
     char kernel[16];      /* the kernel interface: "rknpu" or "rocket" */
-    bool sdp;             /* the kernel runs SDP tasks (element-wise ops, activations, softmax);
-                             rocket runs only the matmul program form */
+    bool sdp;             /* the kernel runs SDP tasks (element-wise ops, activations, softmax):
+                             both do (an SDP task ends on the DPU interrupt, the one rocket
+                             waits for) */
 } npk_rk_info;
 NPUKIT_API npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 

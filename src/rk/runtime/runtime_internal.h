@@ -168,8 +168,8 @@ void npk_rk_policy_due(npk_rk *rt, unsigned actions);
  * and submit time in st. */
 npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st);
 
-/* Whether the runtime's kernel runs SDP tasks (element-wise ops, activations): not a kernel
- * that kicks each task itself (rocket), which runs only the matmul program form. */
+/* Whether the runtime's kernel runs SDP tasks (element-wise ops, activations): a kernel whose
+ * fixed interrupt mask covers the DPU interrupt an SDP task ends on (both do; rk_kernel.h). */
 bool npk_rk_runs_sdp(const npk_rk *rt);
 
 /* Core c's task buffer with room for `bytes` (re-created larger when it has less: a job of LUT
