@@ -78,6 +78,7 @@ void npk_rk_device_query(const npk_rk_device *d, npk_rk_device_info *info)
     info->soc = d->soc;
     info->kernel = d->be.kernel ? d->be.kernel : "rknpu";
     info->cores = d->be.cores ? d->be.cores : d->soc->cores;
+    info->core_spaces = d->be.core_spaces;
 }
 
 struct rksim *npk_rk_device_backend_sim(npk_rk_device *d)
@@ -175,12 +176,17 @@ static npk_status check_iova(npk_rk_device *d, const struct rknpu_mem_create *c)
                     (unsigned long long)c->dma_addr);
 }
 
-npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, npk_rk_mem *out)
+npk_status npk_rk_mem_create_for(npk_rk_device *d, uint64_t size, uint32_t flags,
+                                 uint32_t core_mask, npk_rk_mem *out)
 {
     memset(out, 0, sizeof *out);
     if (size == 0)
         return npk_fail(NPK_EINVAL, "rk mem_create: size 0");
     struct rknpu_mem_create c = {.flags = flags, .size = size};
+    /* On rknpu MEM_CREATE's core_mask picks a core's SRAM or NBUF, which these buffers do not
+     * ask for: it is named only to a device whose cores have address spaces of their own. */
+    if (d->be.core_spaces)
+        c.core_mask = core_mask;
     int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_CREATE, &c);
     if (rc)
         return req_fail(d, rc, "MEM_CREATE", "size %llu, flags 0x%llx", size, flags);
@@ -189,7 +195,18 @@ npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, np
      * PREP_BO / FINI_BO bracket (facts A.2), so it is recorded as what the kernel made. */
     if (d->be.kernel && !strcmp(d->be.kernel, "rocket"))
         flags |= RKNPU_MEM_CACHEABLE;
-    return s ? s : map_created(d, &c, size, flags, out);
+    if (s == NPK_OK)
+        s = map_created(d, &c, size, flags, out);
+    for (unsigned core = 0; s == NPK_OK && d->be.iova_for && core < NPK_RK_SOC_MAX_CORES; core++) {
+        uint32_t at = d->be.iova_for(d->ctx, out->handle, core);
+        out->core_shift[core] = at ? at - out->iova : 0;
+    }
+    return s;
+}
+
+npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, npk_rk_mem *out)
+{
+    return npk_rk_mem_create_for(d, size, flags, 0, out);
 }
 
 /* Under live_lock: the import record of handle, or NULL. */

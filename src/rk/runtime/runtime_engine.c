@@ -32,11 +32,10 @@ static npk_status create_core_buffers(npk_rk_engine *e, unsigned c, uint32_t cha
         npk_rk_mem_destroy(e->dev, &b->feature);
     if (b->task.size)
         npk_rk_mem_destroy(e->dev, &b->task);
-    npk_status s = npk_rk_mem_create(e->dev, (uint64_t)chain * e->feature_slot, NPK_RK_DATA_FLAGS,
-                                     &b->feature);
+    npk_status s =
+        npk_rk_core_mem(e, c, (uint64_t)chain * e->feature_slot, NPK_RK_DATA_FLAGS, &b->feature);
     if (s == NPK_OK)
-        s = npk_rk_mem_create(e->dev, npk_rk_regcmd_offset(chain, chain), NPK_RK_TASK_FLAGS,
-                              &b->task);
+        s = npk_rk_core_mem(e, c, npk_rk_regcmd_offset(chain, chain), NPK_RK_TASK_FLAGS, &b->task);
     return s;
 }
 
@@ -83,6 +82,7 @@ static npk_status engine_open(const char *device, npk_rk_engine **out)
                         info.kernel);
     }
     e->max_cores = info.cores < e->soc->cores ? info.cores : e->soc->cores;
+    e->core_spaces = info.core_spaces;
     if (e->max_cores > NPK_RK_MAX_CORES)
         e->max_cores = NPK_RK_MAX_CORES;
     e->chain = 1;

@@ -44,6 +44,9 @@ typedef struct npk_rk_engine {
     uint32_t chain;                 /* tasks per SUBMIT the core buffers are sized for */
     const npk_rk_kernel_form *form; /* the program form the device's kernel expects */
     unsigned max_cores;             /* cores the device can address */
+    /* Each core reads only its own address space (rocket: a file per core): what a core reads
+     * is placed for it (npk_rk_mem_create_for), weights for every core. */
+    bool core_spaces;
     /* Bytes of one feature slot: the whole CBUF (banks x bank size). The planner's M ceilings
      * keep every feature tile within the data banks (at most 11); the slot's spare bank covers
      * cube-mode padding rows. A job of L chained tasks uses L slots. */
@@ -155,6 +158,14 @@ static inline uint64_t npk_rk_regcmd_offset(uint32_t chain, uint32_t i)
     return records +
            (uint64_t)i * (NPK_RK_BODY_MAX + NPK_RK_TRAILER_ENTRIES) * sizeof(npk_rk_entry);
 }
+
+/* A buffer that core c's jobs read and write (its feature, task and output buffers): in core c's
+ * address space. */
+npk_status npk_rk_core_mem(npk_rk_engine *e, unsigned c, uint64_t size, uint32_t flags,
+                           npk_rk_mem *mem);
+/* Packed weights, which every core of the engine may read: placed for all of them (a copy in
+ * each core's address space where cores have their own, kept equal by MEM_SYNC). */
+npk_status npk_rk_weights_mem(npk_rk *rt, uint64_t size, npk_rk_mem *mem);
 
 /* Make policy actions (NPK_POLICY_*) due: the next submit on any core carries them out first,
  * while no job is in flight. */

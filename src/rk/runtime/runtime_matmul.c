@@ -114,7 +114,7 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     mm->sched = t->sched;
     mm->soc = rt->soc;
     mm->a = (uint32_t)(b->feature.iova + aoff);
-    mm->b = (uint32_t)(w->mem.iova + boff);
+    mm->b = (uint32_t)(npk_rk_mem_iova_on(&w->mem, t->core) + boff);
     mm->c = c_iova;
     st->synth_ns += npk_now_ns() - t0;
 

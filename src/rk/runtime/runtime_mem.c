@@ -54,6 +54,18 @@ npk_status npk_rk_buffer_create_flags(npk_rk *rt, uint64_t size, unsigned flags,
     return NPK_OK;
 }
 
+npk_status npk_rk_core_mem(npk_rk_engine *e, unsigned c, uint64_t size, uint32_t flags,
+                           npk_rk_mem *mem)
+{
+    return npk_rk_mem_create_for(e->dev, size, flags, 1u << c, mem);
+}
+
+npk_status npk_rk_weights_mem(npk_rk *rt, uint64_t size, npk_rk_mem *mem)
+{
+    return npk_rk_mem_create_for(rt->dev, size, NPK_RK_DATA_FLAGS,
+                                 (1u << rt->eng->max_cores) - 1, mem);
+}
+
 npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out)
 {
     if (!out)

@@ -183,7 +183,7 @@ npk_status npk_rk_core_task(npk_rk *rt, unsigned c, uint64_t bytes)
         return NPK_OK;
     if (b->task.size)
         npk_rk_mem_destroy(rt->dev, &b->task);
-    return npk_rk_mem_create(rt->dev, bytes, NPK_RK_TASK_FLAGS, &b->task);
+    return npk_rk_core_mem(rt->eng, c, bytes, NPK_RK_TASK_FLAGS, &b->task);
 }
 
 npk_status npk_rk_core_output(npk_rk *rt, unsigned c, uint64_t bytes)
@@ -196,7 +196,7 @@ npk_status npk_rk_core_output(npk_rk *rt, unsigned c, uint64_t bytes)
     uint64_t size = b->output.size * 2 > bytes ? b->output.size * 2 : bytes;
     if (b->output.size)
         npk_rk_mem_destroy(rt->dev, &b->output);
-    npk_status s = npk_rk_mem_create(rt->dev, size, NPK_RK_DATA_FLAGS, &b->output);
+    npk_status s = npk_rk_core_mem(rt->eng, c, size, NPK_RK_DATA_FLAGS, &b->output);
     /* A fresh output buffer returns stale data on its first submit. */
     atomic_store(&b->output_warm, false);
     return s;

@@ -115,7 +115,7 @@ npk_status npk_rk_weights_pack_sliced(npk_rk *rt, npk_rk_prec in, uint32_t k, ui
         free(w);
         return npk_fail(NPK_EBUSY, "weights_pack: another call is running");
     }
-    s = npk_rk_mem_create(rt->dev, npk_rk_weights_bytes(w), NPK_RK_DATA_FLAGS, &w->mem);
+    s = npk_rk_weights_mem(rt, npk_rk_weights_bytes(w), &w->mem);
     if (s == NPK_OK)
         s = npk_rk_weights_fill(rt, w, b);
     if (s && w->mem.size)
