@@ -226,9 +226,9 @@ static void test_presets(void)
     ktsim *s = NULL;
     CHECK_EQ(ktsim_preset_parse("unit 1 1 nosuch\n", "p", &c), NPK_OK);
     CHECK(ktsim_create(&c, &s) != NPK_OK);
-    CHECK_STR_HAS(npk_last_error(), "unknown model 'nosuch' (known: test, saxpy, mat, echo)");
+    CHECK_STR_HAS(npk_last_error(), "unknown model 'nosuch' (known: test, saxpy, mat, rv32, echo)");
     CHECK_EQ(ktsim_preset_parse("unit 1 1 nosuch speed=1\n", "p", &c), NPK_EPARSE);
-    CHECK_STR_HAS(npk_last_error(), "unit kind 'nosuch' is not one of test, saxpy, mat, echo");
+    CHECK_STR_HAS(npk_last_error(), "unit kind 'nosuch' is not one of test, saxpy, mat, rv32, echo");
 }
 
 /* Dispatch `n` echo instructions through the driver; the unit's NODE_STATUS and counters. */

@@ -159,9 +159,10 @@ for fn in npk_rk_cbuf_con0_banks npk_rk_cbuf_split npk_rk_sched1_rows npk_rk_m_c
 done
 # Every function the CBUF and timing headers declare takes the row first, except the ones below
 # that hold for any geometry: the spec's measured sched-1 fit and the register value it gives
-# (0x1040 as measured on the 12-bank part), and the schedule's validity rules (per precision).
+# (0x1040 as measured on the 12-bank part), the schedule's validity rules and the batch rule's
+# gate (per precision).
 geometry_free=" npk_rk_sched_fit_base npk_rk_sched_fit_slope npk_rk_sched_fit_value npk_rk_cbuf_con0 \
-npk_rk_sched_valid "
+npk_rk_sched_valid npk_rk_batch_gate "
 for h in src/rk/hw/rk_cbuf.h src/rk/hw/rk_timing.h; do
     formulas=0
     while read -r decl; do
@@ -307,10 +308,10 @@ if [[ -d src/kt/hw/units ]]; then
     done < <(grep -lE '^npk_status kt_[a-z0-9]+_inst\(' src/kt/*.c src/kt/hw/*.c src/ktsim/*.c 2>/dev/null)
 fi
 # The RK runtime's files depend one way, each on the ones before it in this list (a file's
-# functions are declared in its own header): the plan request, the weights, the layouts and
-# bound weights, the matmul spine, the native-layout matmul. A file including the header of one
-# after it would make two files need each other again.
-runtime_order=(runtime_request runtime_weights runtime_layout runtime_matmul runtime_matmul_layout)
+# functions are declared in its own header): the plan request, the submission form weighed by
+# cost, the weights, the layouts and bound weights, the matmul spine, the native-layout matmul.
+# A file including the header of one after it would make two files need each other again.
+runtime_order=(runtime_request runtime_form_choice runtime_weights runtime_layout runtime_matmul runtime_matmul_layout)
 for ((i = 0; i < ${#runtime_order[@]}; i++)); do
     f=src/rk/runtime/${runtime_order[i]}.c
     [[ -e $f ]] || { report "$f (of the runtime's one-way order) is missing"; continue; }

@@ -80,6 +80,11 @@ static void fitting(void)
     CHECK_STR_HAS(npk_last_error(), "sigmoid|tanh");
     CHECK_EQ(npk_rk_lut_fit(NPK_ACT_HARDSIGMOID, NAN, 0.5, &l), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "finite");
+    /* a ramp from 0 to 1 over [-10, 10] reaches past the table's [-8, 8]: refused, not held */
+    CHECK_EQ(npk_rk_lut_fit(NPK_ACT_HARDSIGMOID, 0.05, 0.5, &l), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "[-8, 8]");
+    CHECK_EQ(npk_rk_lut_fit(NPK_ACT_HARDSIGMOID, 0.0, 0.25, &l), NPK_OK); /* constant 0.25 */
+    CHECK(fabsf(npk_rk_lut_eval(&l, 100.0f) - 0.25f) < 1e-3f);
     npk_rk_act_kind a;
     CHECK(npk_rk_act_parse("silu", &a) && a == NPK_ACT_SILU);
     CHECK(!npk_rk_act_parse("swish", &a));

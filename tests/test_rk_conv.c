@@ -143,6 +143,8 @@ static void test_tiling(void)
     run(rt, shape(8, 400, 200, 4, 3, 1, 1), false, false, &st); /* 4 row bands */
     CHECK_EQ(st.cores_used, 3);
     CHECK(st.npu_span_ns < st.npu_ns);
+    run(rt, shape(2048, 3, 100, 4, 3, 1, 0), true, true, &st); /* slices on three cores' threads */
+    CHECK_EQ(st.cores_used, 3);
     npk_rk_close(rt);
 }
 

@@ -2,7 +2,9 @@
 /* The PC-chained M-tile schedule (sched 2, rk_cbuf.h): the spec's own captured values — R rows
  * per tile and the 0x1040 base per K, the later tiles' 0x2000 flag — in every copy of the
  * register; a matmul of M = 2R run as two chained M-tiles on the simulator against a CPU
- * reference; the flag changes no result. */
+ * reference; the flag changes no result. Through the runtime (npk_rk_set_schedule "chain"): whole-K
+ * tiles of R rows chained per submit against the CPU reference, the refusals, and the planner
+ * keeping the K split, the chain's modelled cost being higher (the spec measured it slower). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,8 @@
 #include "rk/hw/rk_cbuf.h"
 #include "rk/program/rk_job.h"
 #include "rksim_testlib.h"
+#include "rk_runtime_case_testlib.h"
+#include "npukit/rk_plan.h"
 
 /* Every copy of (CNA, reg) in a body holds v. */
 static bool all_copies(const npk_rk_entry *body, uint16_t reg, uint32_t v)
@@ -167,9 +171,107 @@ static void chained_tiles(void)
     job_free(&j);
 }
 
+/* The runtime's chain schedule: a core's tiles, chained `chain` per submit. */
+typedef struct chain_cfg {
+    unsigned cores, chain;
+    const char *sched;
+} chain_cfg;
+
+static npk_status chain_setup(npk_rk *rt, const void *arg)
+{
+    const chain_cfg *c = arg;
+    npk_status s = npk_rk_set_cores(rt, c->cores);
+    if (s == NPK_OK)
+        s = npk_rk_set_chain(rt, c->chain);
+    return s ? s : npk_rk_set_schedule(rt, c->sched);
+}
+
+static void runtime_chain(void)
+{
+    npk_rk_stats st = {0};
+    npk_rk_verdict v;
+    /* fp16 M = 2R at K = 1024: two tiles in one job (one submit after the warm-up) */
+    chain_cfg one = {1, 4, "chain"};
+    CHECK_EQ(rk_case_run("sim", NPK_PREC_FP16, 96, 1024, 64, chain_setup, &one, &st, &v), NPK_OK);
+    CHECK_EQ(st.tasks, 2);
+    CHECK_EQ(st.submits - st.warmups, 1);
+    /* int8 at K = 4096 (R 24): 200 rows are 9 tiles, a short last one; three cores */
+    chain_cfg three = {3, 16, "chain"};
+    CHECK_EQ(rk_case_run("sim", NPK_PREC_INT8, 200, 4096, 96, chain_setup, &three, &st, &v),
+             NPK_OK);
+    CHECK_EQ(st.tasks % 9, 0);
+    /* K = 1000 runs as the K = 1024 capture, its tail zero */
+    CHECK_EQ(rk_case_run("sim", NPK_PREC_INT8, 64, 1000, 32, chain_setup, &one, &st, &v), NPK_OK);
+    CHECK_EQ(st.tasks, 2);
+    /* rocket: one job of the tiles, each kicked on its own */
+    CHECK_EQ(rk_case_run("sim-rocket", NPK_PREC_FP16, 96, 1024, 64, chain_setup, &one, &st, &v),
+             NPK_OK);
+    /* refused: no capture at K = 300, fp16 rows at K = 8192 past the data banks, int4's K */
+    CHECK_EQ(rk_case_run("sim", NPK_PREC_INT8, 8, 300, 32, chain_setup, &one, &st, &v),
+             NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "captured at K = 512");
+    CHECK_EQ(rk_case_run("sim", NPK_PREC_FP16, 8, 8192, 32, chain_setup, &one, &st, &v),
+             NPK_EUNSUPPORTED);
+    CHECK_STR_HAS(npk_last_error(), "data banks");
+    CHECK_EQ(rk_case_run("sim", NPK_PREC_INT4, 8, 512, 64, chain_setup, &one, &st, &v),
+             NPK_ELIMIT);
+    chain_cfg bad = {1, 1, "tiles"};
+    CHECK_EQ(rk_case_run("sim", NPK_PREC_INT8, 8, 512, 32, chain_setup, &bad, &st, &v),
+             NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "not auto or chain");
+
+    /* weights packed for a K split (fp16 K = 4096 at M = 512 slices), then the chain: refused
+     * naming the slices */
+    npk_rk *rt = NULL;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    CHECK(!strcmp(npk_rk_schedule(rt), "auto"));
+    uint16_t *b = calloc(4096 * 64, 2), *a = calloc(512 * 4096, 2);
+    float *c = calloc(512 * 64, 4);
+    npk_rk_weights *w = NULL;
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_FP16, 4096, 64, b, 512, &w), NPK_OK);
+    CHECK_EQ(npk_rk_set_schedule(rt, "chain"), NPK_OK);
+    CHECK(!strcmp(npk_rk_schedule(rt), "chain"));
+    CHECK_EQ(npk_rk_matmul(rt, w, 512, a, NPK_PREC_FP32, c, &st), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "whole K per tile");
+    npk_rk_weights_free(rt, w);
+    npk_rk_close(rt);
+    free(a);
+    free(b);
+    free(c);
+}
+
+/* The planner keeps the K split: at the spec's example (M = 512, K = 4096, "re-reads the full
+ * weights per M-tile (~22x) ... slower than K-split") the chain's modelled total is above the
+ * plan it chooses by itself, on one core and on three. */
+static void planner_prefers_split(void)
+{
+    for (unsigned cores = 1; cores <= 3; cores += 2) {
+        npk_rk_plan_request req;
+        npk_rk_plan_request_init(&req, NPK_PREC_INT8, 512, 4096, 4096);
+        req.cores = cores;
+        req.chain = 16;
+        npk_rk_plan chosen, chain;
+        CHECK_EQ(npk_rk_plan_matmul(&req, &chosen), NPK_OK);
+        req.m_tile_chain = true;
+        CHECK_EQ(npk_rk_plan_matmul(&req, &chain), NPK_OK);
+        CHECK_EQ(chain.k_slices, 1);
+        CHECK_EQ(chain.tasks[0].sched, NPK_SCHED_CHAIN);
+        CHECK_EQ(chain.tasks[0].m1 - chain.tasks[0].m0, 24);
+        CHECK(chosen.tasks[0].sched != NPK_SCHED_CHAIN);
+        CHECK(chain.total_us > chosen.total_us);
+        printf("  int8 512x4096x4096 on %u core%s: chosen %.3f ms (%zu K slices), chain %.3f ms\n",
+               cores, cores == 1 ? "" : "s", chosen.total_us / 1e3, chosen.k_slices,
+               chain.total_us / 1e3);
+        npk_rk_plan_free(&chosen);
+        npk_rk_plan_free(&chain);
+    }
+}
+
 int main(void)
 {
     spec_values();
     chained_tiles();
+    runtime_chain();
+    planner_prefers_split();
     return check_done();
 }

@@ -55,7 +55,7 @@ ok bash -c "'$cli' rk matmul --device sim --dtype int4 -m 1 -k 64 -n 64 --chain 
 ok bash -c "'$cli' rk matmul --device sim --dtype int4 -m 64 -k 1000 -n 128 --chain 8 --submit concat --check --json | grep -q '\"tasks\":4,\"submits\":2,.*\"ok\":true'"
 ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 5 -k 3000 -n 300 --chain 8 --submit multitask --check --json | grep -q '\"submits\":2,.*\"ok\":true'"
 ok bash -c "'$cli' rk matmul --device sim-rocket --dtype int8 -m 3 -k 64 -n 64 --submit multitask 2>&1 | grep -q 'multitask on the rocket kernel: the rocket uAPI has no core mask'"
-ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 3 -k 64 -n 64 --submit fast 2>&1 | grep -q \"submission form 'fast': not one of single, chained\""
+ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 3 -k 64 -n 64 --submit fast 2>&1 | grep -q \"submission form 'fast': not auto or one of single, chained\""
 ok bash -c "'$cli' rk bench --device sim --dtype int8 -m 3 -k 300 -n 200 --submit all --iters 2 --warmup 1 --chain 4 --json | grep -q '\"form\":\"nonblock\",\"ok\":true,.*\"correct\":true'"
 ok bash -c "'$cli' rk bench --device sim-rocket --dtype int8 -m 3 -k 300 -n 200 --submit all --iters 2 --warmup 1 | grep -q '^multitask  refused: submission form multitask on the rocket kernel'"
 # How many cores a call used: fewer than allowed when N has fewer than two groups per core.
@@ -99,5 +99,13 @@ ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 1 -k 2048 -n 512 --bat
 ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 3 -k 100 -n 37 --batch 5 --json --check | grep -q '\"batch\":5,.*\"ok\":true'"
 ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 3 -k 100 -n 37 --batch 5 --scale random 2>&1 | grep -q 'does not combine'"
 ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 3 -k 100 -n 37 --batch 0 2>&1 | grep -q 'batch'"
+# --feature-pitch F: rows F x their packed width apart (int4 2: its zero-line form); --sched chain:
+# the PC-chained M-tile schedule; each checked against the CPU reference, and the refusals.
+ok bash -c "'$cli' rk matmul --device sim --dtype int4 -m 40 -k 480 -n 128 --feature-pitch 2 --check | grep -q '0 of 5120 elements differ'"
+ok bash -c "'$cli' rk matmul --device sim --dtype fp16 -m 20 -k 96 -n 32 --feature-pitch 8 --check | grep -q ': ok'"
+ok bash -c "'$cli' rk matmul --device sim --dtype int4 -m 8 -k 256 -n 64 --feature-pitch 4 2>&1 | grep -q 'described only at 2'"
+ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 100 -k 1024 -n 64 --sched chain --chain 4 --cores 1 --check | grep -q 'tasks 3, submits 2 '"
+ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 8 -k 300 -n 64 --sched chain 2>&1 | grep -q 'captured at K = 512'"
+ok bash -c "'$cli' rk matmul --device sim --dtype int8 -m 8 -k 512 -n 64 --sched tiles 2>&1 | grep -q \"schedule 'tiles': not auto or chain\""
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -92,7 +92,8 @@ int rk_matmul_main(int argc, char **argv)
     bool check = false, json = false;
     const char *a_file = NULL, *b_file = NULL, *scale_src = NULL, *res_src = NULL;
     bool no_fuse = false, quiet = false;
-    uint32_t batch = 0;
+    uint32_t batch = 0, pitch = 0;
+    const char *sched = NULL;
     rk_quant_opts qo = {0};
     const cli_opt own[] = {
         {.name = "--a",
@@ -149,6 +150,20 @@ int rk_matmul_main(int argc, char **argv)
          .max = NPK_RK_PLAN_MAX_DIM,
          .meta = "J",
          .help = "quantised: groups per NPU pass (1: K-sliced tasks; 0: the cost model's choice)"},
+        {.name = "--feature-pitch",
+         .kind = CLI_U32,
+         .dest = &pitch,
+         .min = 0,
+         .max = 8,
+         .meta = "F",
+         .help = "feature rows F x their packed width apart in line form, 0x107c (fp16 1, 2, 4, "
+                 "8; int8 1; int4 2, its zero-line padding; 0: the dtype's layout)"},
+        {.name = "--sched",
+         .kind = CLI_STR,
+         .dest = &sched,
+         .meta = "auto|chain",
+         .help = "M schedule: the planner's (auto) or the PC-chained M-tile schedule (chain: "
+                 "the whole K per tile at K = 512..8192; --chain tiles per submit)"},
         {.name = "--json", .kind = CLI_FLAG, .dest = &json, .help = "machine-readable output"},
         {.name = "--quiet",
          .kind = CLI_FLAG,
@@ -207,8 +222,12 @@ int rk_matmul_main(int argc, char **argv)
     npk_rk_stats st;
     npk_rk_info info;
     int rc = 1;
-    if (!rk_runtime_setup(&so, &o, &rt, &w, &info, "rk matmul")) {
+    if (!rk_runtime_open(&so, &rt, &info, "rk matmul")) {
         /* printed */
+    } else if ((pitch && npk_rk_set_feature_pitch(rt, pitch)) ||
+               (sched && npk_rk_set_schedule(rt, sched)) ||
+               npk_rk_weights_pack(rt, o.in, o.k, o.n, o.b, o.m, &w)) {
+        cli_lib_error("rk matmul");
     } else if (scale_src || res_src) {
         rc = rk_matmul_epilogue(rt, w, &o, &eo, so.seed, check, json, &info);
     } else if (batch) {

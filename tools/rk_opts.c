@@ -206,8 +206,9 @@ const cli_opt *rk_shape_rows(rk_shape_opts *o, unsigned groups, uint32_t max_dim
           .kind = CLI_STR,
           .dest = &o->submit,
           .meta = "FORM",
-          .help = "submission form: single (default), chained, concat, multitask, nonblock "
-                  "(rk bench: all)"}},
+          .help = "submission form: auto (default: single, or multitask for int4 where the "
+                  "cost model prefers it), single, chained, concat, multitask, nonblock, "
+                  "rowoffset (rk bench: all)"}},
         {RK_OPT_DEVICE,
          {.name = "--device",
           .kind = CLI_STR,

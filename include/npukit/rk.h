@@ -110,6 +110,17 @@ NPUKIT_API npk_status npk_rk_set_progress(npk_rk *rt, npk_rk_progress_fn fn, voi
  * and wait_ns). A form the device's kernel cannot run is refused naming why; a matmul
  * whose weights a form does not serve is refused at the call. */
 NPUKIT_API npk_status npk_rk_set_submission(npk_rk *rt, const char *form);
+/* Until a form is set, or after "auto", a matmul whose weights the vendor batches as a
+ * multi-task SUBMIT (int4, the precision row's vendor_multitask; spec "TWO distinct batch
+ * mechanisms") is planned twice, in the runtime's form and in "multitask" with the vendor's
+ * shape (one row per task), and runs in the one the planner's cost model (NPU, submits and host)
+ * finds cheaper; any form set explicitly (even "single") is used as it is. Where the kernel
+ * cannot run "multitask" (rocket) nothing is weighed. The choice for a matmul of w at M = m:
+ * the form's name (a static string) and both modelled totals in microseconds (multitask_us 0
+ * when it was not weighed); NULL pointers are skipped. */
+NPUKIT_API npk_status npk_rk_submission_choice(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                               npk_rk_prec out, const char **form,
+                                               double *form_us, double *multitask_us);
 /* The runtime's form's name. */
 NPUKIT_API const char *npk_rk_submission(const npk_rk *rt);
 /* The forms, for listing: name and one line about it (NULL past the end). */
@@ -122,6 +133,23 @@ NPUKIT_API const char *npk_rk_submission_about(unsigned i);
 struct npk_rk_plan_request;
 NPUKIT_API npk_status npk_rk_submission_plan(const char *form, unsigned chain,
                                              struct npk_rk_plan_request *req);
+
+/* Feature layout: 0 (the default) packs A as the dtype's own layout (fp16/int8 dense line
+ * rows, int4 cube); a factor F puts each row of a task's feature F x its packed width apart in
+ * line form, CNA_DMA_CON1 (0x107c) = F x Kp x eb / 16, the pad between rows zero. Described at
+ * fp16 1, 2, 4, 8 (board-confirmed, spec "0x107c CNA_DMA_CON1.LINE_STRIDE") and int8 1; int4 at
+ * 2, the spec's K/16 with each row followed by a zero line ("mc_phys = 2H", inferred): int4's
+ * native multi-row line form, at most 16384/K rows per task (npk_rk_pitch_row_of; another
+ * factor is refused at the call, naming the ones described). Weights pack the same either way. */
+NPUKIT_API npk_status npk_rk_set_feature_pitch(npk_rk *rt, unsigned factor);
+NPUKIT_API unsigned npk_rk_feature_pitch(const npk_rk *rt);
+/* M schedule: "auto" (the default: the planner's K split and M tiles, chosen by cost) or "chain"
+ * (the spec's PC-chained M-tile schedule: the whole K per task at a captured K, 512..8192, R
+ * rows per tile, a core's tiles chained up to npk_rk_set_chain per SUBMIT, the later tiles of a
+ * job flagged 0x2000; it re-reads the weights per tile, so the planner never picks it itself).
+ * Set it before packing the weights (they are packed in one K slice for it). */
+NPUKIT_API npk_status npk_rk_set_schedule(npk_rk *rt, const char *sched);
+NPUKIT_API const char *npk_rk_schedule(const npk_rk *rt);
 
 /* Pack B [K][N] (row-major, `in` elements) into NPU memory once; it stays resident until freed.
  * m_hint is the typical M it will be multiplied with: it chooses the K slicing (1: decode, the
@@ -485,6 +513,14 @@ typedef enum npk_rk_conv_act {
     NPK_RK_ACT_COUNT
 } npk_rk_conv_act;
 
+/* The conv's data type: fp16 in and out, or int8 in with the int32 accumulator out and the
+ * host's requantisation (the CNA -> DPU path completes an int8 job only with int32 output). */
+typedef enum npk_rk_conv_dtype {
+    NPK_RK_CONV_FP16 = 0,
+    NPK_RK_CONV_INT8 = 1,
+    NPK_RK_CONV_DTYPE_COUNT
+} npk_rk_conv_dtype;
+
 typedef struct npk_rk_conv2d_args {
     uint32_t n, c, h, w;  /* input [n][c][h][w] */
     uint32_t out_c;       /* output channels */
@@ -499,6 +535,21 @@ typedef struct npk_rk_conv2d_args {
     npk_rk_conv_act act;
     float act_max;    /* NPK_RK_ACT_CLIP's upper bound (>= 0) */
     uint16_t *output; /* fp16 bits [n][out_c][out_h][out_w] (npk_rk_conv2d_shape) */
+    /* dtype NPK_RK_CONV_INT8 (symmetric, zero points 0): input_i8 and weights_i8 replace input
+     * and weights (same shapes); the NPU sums the int8 products exactly in int32 (at most
+     * 131071 products per output: C/groups x KH x KW of the dilated kernel); acc (if not NULL)
+     * receives those sums [n][out_c][out_h][out_w]. The host requantises each (counted in
+     * stats.host_steps): y = acc x in_scale x w_scales[o] + bias[o], the act clamp, then
+     * output_i8 (if not NULL) = round-to-nearest-even(y / out_scale) saturated to int8. At
+     * least one of acc and output_i8; output is not used. */
+    npk_rk_conv_dtype dtype;
+    const int8_t *input_i8;   /* [n][c][h][w] */
+    const int8_t *weights_i8; /* [out_c][c / groups][k_h][k_w] */
+    float in_scale;           /* > 0 */
+    const float *w_scales;    /* [out_c], each > 0 */
+    float out_scale;          /* > 0 when output_i8 is given */
+    int32_t *acc;
+    int8_t *output_i8;
 } npk_rk_conv2d_args;
 
 /* The output height and width of a convolution, or an error naming the bad argument and its

@@ -91,6 +91,14 @@ typedef struct npk_rk_plan_request {
     bool cost_warmups;
     uint64_t out_bytes[NPK_RK_PLAN_MAX_CORES]; /* the planner's core i's output buffer bytes */
     uint32_t out_warm;                         /* bit i: core i's buffer is warm */
+    uint32_t a_pitch;    /* 0: the dtype's feature layout; else line form with the feature rows
+                            a_pitch x the packed row apart (npk_rk_pitch_row_of; tiles fit the
+                            runtime's feature slot, the CBUF's bytes) */
+    bool m_tile_chain;   /* the PC-chained M-tile schedule (sched chain, spec "The M-tiling
+                            scheduler"): the whole K per task (a captured K), R rows per tile;
+                            never chosen by cost (it re-reads the weights per tile) */
+    uint32_t m_tile_max; /* 0: no cap; else at most this many rows per task (1: the vendor's
+                            multi-task shape, one row per task) */
 } npk_rk_plan_request;
 
 /* How the cores share the work: each a contiguous range of N groups (every row), or each a
@@ -127,6 +135,10 @@ typedef struct npk_rk_plan {
     npk_rk_task_plan *tasks;
     size_t count;
 } npk_rk_plan;
+
+/* Every check npk_rk_plan_matmul makes of a request, without building the plan: NPK_OK, or the
+ * status and message naming the bad value. */
+NPUKIT_API npk_status npk_rk_plan_check(const npk_rk_plan_request *req);
 
 NPUKIT_API void npk_rk_plan_request_init(npk_rk_plan_request *r, npk_rk_prec in, uint32_t m, uint32_t k,
                               uint32_t n);

@@ -87,6 +87,9 @@ typedef struct npk_rk_prec_row {
     npk_rk_mode mode;        /* the vendor's default feature/output mode (facts C.0) */
     bool top_pad;            /* CNA_PAD_CON0.PAD_TOP is described as an output row offset
                                 (spec "0x1068": measured for int8 only) */
+    bool vendor_multitask;   /* the vendor batches rows as a multi-task SUBMIT, one row per
+                                task (spec "TWO distinct batch mechanisms": int4; int8 and fp16
+                                batch in-task), so the runtime weighs that form by cost */
     unsigned macs_per_cycle; /* MAC-array peak per core and cycle (spec "The precision enum":
                                 the 1 KB int8 B atom is 1024 MACs; fp16 half of it, 3 TFLOPS
                                 vs 6 TOPS, facts G; int4 taken at the int8 rate, a 2x-wide
@@ -98,6 +101,27 @@ typedef struct npk_rk_prec_row {
 NPUKIT_API const npk_rk_prec_row *npk_rk_prec_row_of(npk_rk_prec p);
 /* The row of a matmul input precision; NULL for any other value. */
 NPUKIT_API const npk_rk_prec_row *npk_rk_input_row(npk_rk_prec p);
+
+/* A feature row pitch the line form is described at: rows `factor` x the packed row (Kp x eb
+ * bytes) apart, CNA_DMA_CON1.LINE_STRIDE = factor x Kp x eb / 16 (spec "0x107c
+ * CNA_DMA_CON1.LINE_STRIDE — the matmul reads STRIDED / non-contiguous activations"). One row
+ * per (precision, factor) with its evidence: fp16 at 1 (production) and 2, 4, 8 (the board
+ * probe ORK_F16_ROWPITCH, bit-exact); int8 at 1 (production); int4 at 2 only: its 0x107c is
+ * K/16, twice its packed row (spec "0x107c — entries per activation slice": int4 reuses
+ * int8's 16-element entry), each row followed by a zero line of the same size (the spec's
+ * "mc_phys = 2H zero-line padding", whose lever 0x107c is). */
+typedef struct npk_rk_pitch_row {
+    npk_rk_prec prec;
+    unsigned factor;
+    bool board_confirmed; /* run on a board at this pitch (else read from the spec's values) */
+    const char *source;
+} npk_rk_pitch_row;
+/* The row of (p, factor), NULL when that pitch is not described for p. */
+NPUKIT_API const npk_rk_pitch_row *npk_rk_pitch_row_of(npk_rk_prec p, unsigned factor);
+/* The i-th row, NULL past the end. */
+NPUKIT_API const npk_rk_pitch_row *npk_rk_pitch_row_at(unsigned i);
+/* The pitches described for p as text ("1, 2, 4, 8"; "none"), for messages. */
+NPUKIT_API const char *npk_rk_pitch_list(npk_rk_prec p, char *buf, size_t size);
 
 /* Lower-case name ("fp16", "int8", ...) or NULL for a value outside the enum. */
 NPUKIT_API const char *npk_rk_prec_name(npk_rk_prec p);

@@ -259,7 +259,8 @@ class PlanRequest(ctypes.Structure):
                 ("chain", c_uint32), ("chain_m_tiles", c_bool), ("core_split", c_int),
                 ("m_tiling", c_int), ("host_one_thread", c_bool), ("host", c_void_p),
                 ("cost_warmups", c_bool), ("out_bytes", c_uint64 * PLAN_MAX_CORES),
-                ("out_warm", c_uint32)]
+                ("out_warm", c_uint32), ("a_pitch", c_uint32), ("m_tile_chain", c_bool),
+                ("m_tile_max", c_uint32)]
 
 
 class TaskPlan(ctypes.Structure):
@@ -319,7 +320,14 @@ class Conv2dArgs(ctypes.Structure):
                 ("pad_left", c_uint32), ("pad_bottom", c_uint32), ("pad_right", c_uint32),
                 ("dil_h", c_uint32), ("dil_w", c_uint32), ("groups", c_uint32),
                 ("input", c_void_p), ("weights", c_void_p), ("bias", c_void_p), ("act", c_int),
-                ("act_max", ctypes.c_float), ("output", c_void_p)]
+                ("act_max", ctypes.c_float), ("output", c_void_p), ("dtype", c_int),
+                ("input_i8", c_void_p), ("weights_i8", c_void_p), ("in_scale", ctypes.c_float),
+                ("w_scales", c_void_p), ("out_scale", ctypes.c_float), ("acc", c_void_p),
+                ("output_i8", c_void_p)]
+
+
+# npk_rk_conv_dtype
+CONV_DTYPES = {"fp16": 0, "int8": 1}
 
 
 class Pool2dArgs(ctypes.Structure):

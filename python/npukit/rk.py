@@ -106,10 +106,11 @@ def _pads(pads) -> tuple:
     return tuple(int(x) for x in t)
 
 
-def _nchw(x, name: str) -> np.ndarray:
+def _nchw(x, name: str, int8: bool = False) -> np.ndarray:
     x = _contig(x, name)
-    if x.dtype != np.float16:
-        raise BadArgument(f"{name}: dtype {x.dtype}: convolution and pooling take float16")
+    if x.dtype != np.float16 and not (int8 and x.dtype == np.int8):
+        raise BadArgument(f"{name}: dtype {x.dtype}: convolution and pooling take float16 "
+                          "(convolution also int8)")
     if x.ndim != 4:
         raise BadArgument(f"{name}: expected NCHW (4 dimensions), got shape {x.shape}")
     return x
@@ -815,16 +816,24 @@ class Runtime(Closing):
 
     def conv2d(self, x: np.ndarray, w: np.ndarray, bias: Optional[np.ndarray] = None,
                stride=1, pads=0, dilation=1, groups: int = 1, act: str = "none",
-               act_max: float = 6.0) -> np.ndarray:
+               act_max: float = 6.0, x_scale: Optional[float] = None, w_scales=None,
+               out_scale: Optional[float] = None) -> np.ndarray:
         """2-D convolution on the NPU: x float16 NCHW, w float16 [O][C/groups][KH][KW], bias
         float32 [O] (or None), stride / dilation an int or (h, w), pads an int, (ph, pw) or
         (top, left, bottom, right); act "none", "relu" or "clip" (min(max(x, 0), act_max)),
         fused after the bias. fp16 products accumulate in fp32 and round once to fp16. Returns
-        float16 [N][O][OH][OW]."""
-        x = _nchw(x, "x")
+        float16 [N][O][OH][OW].
+
+        int8 (x and w int8, symmetric): the NPU sums the int8 products exactly in int32; with
+        out_scale None those sums come back (int32 [N][O][OH][OW]); with out_scale the host
+        requantises them (``last_stats.host_steps``): y = sum * (x_scale * w_scales[o]) +
+        bias[o], act, then round(y / out_scale) to nearest even, saturated to int8. x_scale a
+        float > 0 and w_scales [O] (float32, each > 0) are required."""
+        x = _nchw(x, "x", int8=True)
         w = _contig(w, "w")
-        if w.dtype != np.float16 or w.ndim != 4:
-            raise BadArgument(f"w: expected float16 [O][C/groups][KH][KW], got {w.dtype}{w.shape}")
+        if w.dtype != x.dtype or w.ndim != 4:
+            raise BadArgument(f"w: expected {x.dtype} [O][C/groups][KH][KW] (x's dtype), got "
+                              f"{w.dtype}{w.shape}")
         if act not in ACTS:
             raise BadArgument(f"act {act!r}: expected one of {sorted(ACTS)}")
         n, c, h, wd = x.shape
@@ -845,9 +854,24 @@ class Runtime(Closing):
                                out_c=_u32(o, "O"), k_h=_u32(kh, "KH"), k_w=_u32(kw, "KW"),
                                stride_h=sh, stride_w=sw, pad_top=pt, pad_left=pl,
                                pad_bottom=pb, pad_right=pr, dil_h=dh, dil_w=dw, groups=g,
-                               input=x.ctypes.data, weights=w.ctypes.data, bias=bp,
-                               act=ACTS[act], act_max=float(act_max))
-        return self._nchw_call(args, n, o, _lib.npk_rk_conv2d_shape, _lib.npk_rk_conv2d, "conv2d")
+                               bias=bp, act=ACTS[act], act_max=float(act_max))
+        if x.dtype == np.float16:
+            args.input, args.weights = x.ctypes.data, w.ctypes.data
+            return self._nchw_call(args, n, o, _lib.npk_rk_conv2d_shape, _lib.npk_rk_conv2d,
+                                   "conv2d")
+        if x_scale is None or w_scales is None:
+            raise BadArgument("int8 conv2d: x_scale and w_scales are required")
+        scales = _contig(np.asarray(w_scales, np.float32), "w_scales")
+        if scales.shape != (o,):
+            raise BadArgument(f"w_scales: shape {scales.shape}, expected ({o},)")
+        args.dtype = _lib.CONV_DTYPES["int8"]
+        args.input_i8, args.weights_i8 = x.ctypes.data, w.ctypes.data
+        args.in_scale, args.w_scales = float(x_scale), scales.ctypes.data
+        if out_scale is not None:
+            args.out_scale = float(out_scale)
+        out_dtype = np.int32 if out_scale is None else np.int8
+        return self._nchw_call(args, n, o, _lib.npk_rk_conv2d_shape, _lib.npk_rk_conv2d,
+                               "conv2d", out_dtype)
 
     def pool2d(self, x: np.ndarray, method: str = "max", kernel=2, stride=None, pads=0,
                global_pool: bool = False, count_include_pad: bool = False) -> np.ndarray:
@@ -870,13 +894,17 @@ class Runtime(Closing):
                                count_include_pad=bool(count_include_pad), input=x.ctypes.data)
         return self._nchw_call(args, n, c, _lib.npk_rk_pool2d_shape, _lib.npk_rk_pool2d, "pool2d")
 
-    def _nchw_call(self, args, n: int, c: int, shape_fn, run_fn, what: str) -> np.ndarray:
+    def _nchw_call(self, args, n: int, c: int, shape_fn, run_fn, what: str,
+                   out_dtype=np.float16) -> np.ndarray:
         """A conv2d or pool2d call: the library says the output's height and width (checking
-        the arguments), the float16 [N][C][OH][OW] output is made, then the call runs."""
+        the arguments), the [N][C][OH][OW] output is made (float16; an int8 conv's int32 sums
+        or int8 results), then the call runs."""
         oh, ow = ctypes.c_uint32(), ctypes.c_uint32()
         check(shape_fn(ctypes.byref(args), ctypes.byref(oh), ctypes.byref(ow)), what)
-        out = np.empty((n, c, oh.value, ow.value), np.float16)
-        args.output = out.ctypes.data
+        out = np.empty((n, c, oh.value, ow.value), out_dtype)
+        field = {np.dtype(np.float16): "output", np.dtype(np.int32): "acc",
+                 np.dtype(np.int8): "output_i8"}[np.dtype(out_dtype)]
+        setattr(args, field, out.ctypes.data)
         st = _lib.RkStats()
         with self._lock:
             check(run_fn(self._handle(), ctypes.byref(args), ctypes.byref(st)), what)

@@ -40,6 +40,33 @@ def test_conv2d_matches_numpy(device, groups):
     assert np.max(np.abs(y.astype(np.float64) - want)) < 4e-3
 
 
+@pytest.mark.parametrize("device", ["sim", "sim-rocket"])
+def test_conv2d_int8_exact(device):
+    """int8: the NPU's int32 sums equal numpy's exact ones; the host's requantisation matches
+    round-half-even of the definition, saturating."""
+    x = RNG.integers(-128, 128, (1, 20, 7, 6), dtype=np.int8)  # C not a multiple of 16
+    w = RNG.integers(-128, 128, (5, 20, 3, 3), dtype=np.int8)
+    ws = (RNG.integers(1, 64, 5) / 4096).astype(np.float32)
+    b = RNG.standard_normal(5).astype(np.float32)
+    with rk.Runtime(device) as rt:
+        acc = rt.conv2d(x, w, stride=1, pads=1, x_scale=0.05, w_scales=ws)
+        q = rt.conv2d(x, w, b, stride=1, pads=1, act="relu", x_scale=0.05, w_scales=ws,
+                      out_scale=0.25)
+        assert rt.last_stats.host_steps == 5
+    want = ref_conv(x, w, np.zeros(5), 1, 1, 1)
+    assert acc.dtype == np.int32 and np.array_equal(acc, want.astype(np.int64))
+    y = np.maximum(want * (np.float64(np.float32(0.05)) * ws.astype(np.float64)).reshape(1, -1, 1, 1)
+                   + b.reshape(1, -1, 1, 1), 0)
+    assert q.dtype == np.int8 and np.array_equal(q, np.clip(np.rint(y / 0.25), -128, 127))
+    with rk.Runtime("sim") as rt:
+        with pytest.raises(BadArgument, match="x_scale and w_scales"):
+            rt.conv2d(x, w)
+        with pytest.raises(BadArgument, match="expected int8"):
+            rt.conv2d(x, w.astype(np.float16), x_scale=1.0, w_scales=ws)
+        with pytest.raises(BadArgument, match=r"w_scales\[2\]"):
+            rt.conv2d(x, w, x_scale=1.0, w_scales=np.array([1, 1, 0, 1, 1], np.float32))
+
+
 def test_pool2d_matches_numpy():
     x = RNG.standard_normal((1, 5, 8, 8)).astype(np.float16)
     with rk.Runtime("sim") as rt:
@@ -84,15 +111,20 @@ def _tiny_model():
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
 
 
-def test_onnx_runner_steps():
+@pytest.mark.parametrize("device", ["sim", "sim-rocket"])
+def test_onnx_runner_steps(device):
+    """The Sigmoid runs on the SDP's LUT on rknpu; the rocket kernel refuses SDP tasks, so
+    there it is a CPU step with the reason named."""
     from npukit import onnx as nox
     model = nox.from_proto(_tiny_model())
     x = RNG.standard_normal((1, 3, 6, 6)).astype(np.float32)
-    with rk.Runtime("sim") as rt:
+    with rk.Runtime(device) as rt:
         r = nox.run(model, {"x": x}, rt)
     ops = [(s.op, s.placement) for s in r.steps]
-    assert ops == [("Conv+BN(folded)+Relu", "npu"), ("Sigmoid", "cpu")]
-    assert "Sigmoid" in r.steps[1].reason
+    lut = "npu" if device == "sim" else "cpu"
+    assert ops == [("Conv+BN(folded)+Relu", "npu"), ("Sigmoid", lut)]
+    if lut == "cpu":
+        assert "Sigmoid" in r.steps[1].reason and "SDP tasks" in r.steps[1].reason
     assert r.steps[0].local_err < 4e-3 and r.steps[0].npu_s > 0
     assert np.max(np.abs(r.outputs["y"] - r.cpu_outputs["y"])) < 4e-3
 

@@ -96,6 +96,8 @@ void ksim_shell_reset(ksim_shell *sh)
 }
 
 kt_coord ksim_shell_coord(const ksim_shell *sh) { return sh->cfg.at; }
+void *ksim_shell_unit(ksim_shell *sh) { return sh->unit; }
+const ksim_unit_ops *ksim_shell_ops(const ksim_shell *sh) { return sh->ops; }
 
 void ksim_shell_report(ksim_shell *sh, const char *fmt, ...)
 {

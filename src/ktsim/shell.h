@@ -47,6 +47,9 @@ void ksim_shell_set_model_fault(ksim_shell *sh, ksim_fault_fn fn, void *user);
 
 void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles);
 bool ksim_shell_idle(const ksim_shell *sh);
+/* The unit model behind the shell (what its type's create() returned) and that type. */
+void *ksim_shell_unit(ksim_shell *sh);
+const ksim_unit_ops *ksim_shell_ops(const ksim_shell *sh);
 /* Trace this shell on track t: each instruction's arrival ("dispatch") and its busy span, from
  * the cycle the unit takes it to exec_done, named after the unit's kind. */
 void ksim_shell_set_trace(ksim_shell *sh, ksim_track t);

@@ -17,6 +17,7 @@
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim.h"
 #include "orch.h"
+#include "rv32_complex.h"
 #include "rv64_complex.h"
 #include "shell.h"
 #include "timing.h"
@@ -619,6 +620,35 @@ static npk_status add_rv64(ktsim *s)
     return add_region(s, R_PLUGGED, &lw);
 }
 
+/* ---- the RV32 control processor (CPU_RV64 = 0): a unit of kind rv32 ---- */
+
+/* Its executor drives the mover's cfg port register by register (§3.1) — whichever mover this
+ * machine plugged as an AUX_CFG client — and its node word reads the mover's status fields. */
+static void rv32_mover_cfg(void *ctx, uint8_t off, uint64_t v)
+{
+    ksim_orch_aux_pulse(((ktsim *)ctx)->orch, off, v);
+}
+static uint64_t rv32_mover_stat(void *ctx) { return ksim_orch_aux_stat(((ktsim *)ctx)->orch); }
+
+/* The machine's rv32 units get the rest of their node. The transform occupants have no
+ * registers in the model, so their range reads zero (NULL hooks). */
+static void wire_rv32(ktsim *s, ksim_shell *sh)
+{
+    if (ksim_shell_ops(sh) != &ksim_unit_rv32)
+        return;
+    ksim_rv32_side side = {s, rv32_mover_cfg, rv32_mover_stat, NULL, NULL, NULL};
+    ksim_rv32c_set_side(ksim_shell_unit(sh), &side);
+}
+
+ksim_rv32c *ktsim_rv32(ktsim *s, kt_coord at)
+{
+    for (unsigned i = 0; i < s->n_shells; i++)
+        if (ksim_shell_ops(s->shells[i]) == &ksim_unit_rv32 &&
+            kt_coord_eq(ksim_shell_coord(s->shells[i]), at))
+            return ksim_shell_unit(s->shells[i]);
+    return NULL;
+}
+
 struct ksim_rv64c *ktsim_rv64(ktsim *s) { return s->rv64; }
 uint64_t ktsim_rv64_ilink_lost(const ktsim *s) { return s->rv64_lost[RV64_W_ILINK]; }
 uint64_t ktsim_rv64_mover_host_lost(const ktsim *s) { return s->rv64_lost[RV64_W_MOVER]; }
@@ -695,6 +725,7 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
             ksim_shell_set_trace(sh, ksim_trace_track(s->trace, track));
         }
         s->shells[s->n_shells++] = sh;
+        wire_rv32(s, sh);
         if ((st = ksim_mesh_attach(s->mesh, u.at, &ksim_shell_endpoint, sh))) {
             ktsim_destroy(s);
             return st;

@@ -8,10 +8,12 @@
 #include <stdint.h>
 
 #include "npukit/rk_soc.h"
+#include "npukit/rk_types.h"
 #include "rksim/result.h"
 #include "rksim/sim.h"
 
 typedef struct rksim_conv {
+    npk_rk_prec prec, out_prec; /* the input's and the output's (a conv row, rk_conv_hw.h) */
     bool depthwise;
     uint32_t in_h, in_w, in_c, cin_atoms; /* cin_atoms: DATAIN_CHANNEL (C rounded to the atom) */
     uint32_t out_h, out_w, out_c;

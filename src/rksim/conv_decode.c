@@ -5,19 +5,24 @@
  * naming the register, the field, what was expected and why. The geometry model (rk_conv.h,
  * docs/facts-engines.md "The convolution path"):
  *
- *   feature  [DATAIN_CHANNEL/8][H][W][8] fp16 atoms at FEATURE_DATA_ADDR; a row is W atoms
- *            (LINE_STRIDE = 4W), a surface LINE_STRIDE + SURF_STRIDE = W*H atoms;
- *   weights  at DCOMP_ADDR0: direct [Cout/16][C/32][KH][KW][16][32], depthwise
- *            [C/32][KH][KW][32]; WEIGHT_BYTES_PER_KERNEL = KH*KW*ceil32(C)*2;
- *   bias     fp32 [Cout] at the feed's BS_BASE_ADDR when the BS ALU adds from memory;
- *   output   [Cout/8][OH][OW][8] at DST_BASE_ADDR, DST_SURF_STRIDE = OH*OW atoms.
- * Only fp16 is modelled; the input and padding reads return +0 outside the input.
+ *   feature  [DATAIN_CHANNEL/C2][H][W][C2] atoms at FEATURE_DATA_ADDR (C2: 8 fp16, 16 int8);
+ *            a row is W atoms (LINE_STRIDE = 4W), a surface LINE_STRIDE + SURF_STRIDE = W*H
+ *            atoms;
+ *   weights  at DCOMP_ADDR0: direct [Cout/G][C/32][KH][KW][G][32] (G: fp16 16, int8 32), depthwise
+ *            [C/32][KH][KW][32]; WEIGHT_BYTES_PER_KERNEL = KH*KW*ceil32(C)*element bytes;
+ *   bias     fp32 (int8: int32) [Cout] at the feed's BS_BASE_ADDR when the BS ALU adds from
+ *            memory;
+ *   output   [Cout/C2][OH][OW][C2] at DST_BASE_ADDR (fp16 8, int32 4), DST_SURF_STRIDE = OH*OW
+ *            atoms.
+ * The precisions are the conv rows of rk_conv_hw.h (fp16 -> fp16, int8 -> int32); the input and
+ * padding reads return 0 outside the input.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "rk/hw/rk_conv_hw.h"
+#include "npukit/rk_outstage.h"
 #include "npukit/rk_regs.h"
+#include "rk/hw/rk_conv_hw.h"
 #include "rksim/conv.h"
 #include "rksim/regs_view.h"
 #include "rksim/rules.h"
@@ -31,6 +36,7 @@ typedef enum guard {
     G_DIRECT,    /* CONV_MODE direct */
     G_DW,        /* CONV_MODE depthwise */
     G_NOT_RELUX, /* no ReLUX bound */
+    G_INT,       /* an integer conv (int32 accumulator out) */
 } guard;
 
 typedef enum quantity {
@@ -42,7 +48,7 @@ typedef enum quantity {
     Q_KERNEL_BYTES,           /* KH * KW * ceil32(C) * 2 */
     Q_WEIGHT_BYTES,           /* the layout's bytes */
     Q_OUT_ATOMS,              /* OH * OW */
-    Q_SURF_ADD,               /* two output surfaces */
+    Q_SURF_ADD,               /* one kernel group's output surfaces */
     Q_ROW_ENTRIES,            /* CBUF entries of one input row */
     Q_DATA_BANKS,             /* banks the input needs */
     Q_BANKS_FREE,             /* 12 - DATA_BANK */
@@ -55,6 +61,9 @@ typedef enum quantity {
     Q_EW_BYPASSED,            /* EW_CFG fully bypassed */
     Q_OW_CFG,                 /* BS_OW_CFG: SIZE_E 1 (3 depthwise) in all three fields */
     Q_FEED_MODE,              /* DPU_RDMA_FEATURE_MODE_CFG of the conv feed */
+    Q_OUT_PREC,               /* the output precision of the input's conv row */
+    Q_CVT_SCALE,              /* DPU_OUT_CVT_SCALE of that row's output stage */
+    Q_CVT_SHIFT,              /* DPU_OUT_CVT_SHIFT of that row's output stage */
 } quantity;
 
 #define FLD(reg, field) NPK_REG_##reg, NPK_RKF(reg, field)
@@ -66,25 +75,27 @@ typedef enum quantity {
 #define SAME_AS(reg, field) RKSIM_REL_EQ, Q_FIELD, NPK_RKF(reg, field)
 #define CLEAR(q) RKSIM_REL_MASK_CLEAR, q, 0
 
-static const char fp16[] = "only the fp16 convolution is modelled";
+static const char prec[] = "one precision through the CNA, CORE, DPU and feed (fp16 or int8)";
+static const char outp[] = "the conv row's output: fp16 for fp16, the int32 accumulator for "
+                           "int8 (the narrow requantised write-out never completes)";
 static const char mode[] = "the direct (0) and depthwise (3) modes, the same in CNA, DPU and feed";
 static const char layout[] = "the feature is read in the atom layout (Mesa: LINE_STRIDE 4W, "
                              "LINE_STRIDE + SURF_STRIDE = W*H atoms)";
 static const char wlayout[] = "the conv weight layout (docs/facts-engines.md)";
 static const char outc[] = "the output cube agrees in the CORE, the DPU and its write DMA";
 static const char feed[] = "the 0x50xx feed of the spec's conv capture: H-1, W-1, Cout-1";
-static const char cvt[] = "the output converter at scale 1 with FP32TOFP16_EN (fp16 out)";
+static const char cvt[] = "the output stage's row: scale 1 with FP32TOFP16_EN for fp16 out, "
+                          "scale 1 for int32";
 static const char undescribed[] = "not described for a convolution";
 static const char cbuf[] = "the CBUF split holds the whole input and leaves the weights a bank";
 
 static const rksim_rule rows[] = {
     /* ---- modes and precision ---- */
-    {FLD(CNA_CONV_CON1, PROC_PRECISION), G_ALL, IS(NPK_PREC_FP16), fp16},
-    {FLD(CNA_CONV_CON1, IN_PRECISION), G_ALL, IS(NPK_PREC_FP16), fp16},
-    {FLD(CORE_MISC_CFG, PROC_PRECISION), G_ALL, IS(NPK_PREC_FP16), fp16},
-    {FLD(DPU_DATA_FORMAT, PROC_PRECISION), G_ALL, IS(NPK_PREC_FP16), fp16},
-    {FLD(DPU_DATA_FORMAT, IN_PRECISION), G_ALL, IS(NPK_PREC_FP16), fp16},
-    {FLD(DPU_DATA_FORMAT, OUT_PRECISION), G_ALL, IS(NPK_PREC_FP16), fp16},
+    {FLD(CNA_CONV_CON1, PROC_PRECISION), G_ALL, SAME_AS(CNA_CONV_CON1, IN_PRECISION), prec},
+    {FLD(CORE_MISC_CFG, PROC_PRECISION), G_ALL, SAME_AS(CNA_CONV_CON1, IN_PRECISION), prec},
+    {FLD(DPU_DATA_FORMAT, PROC_PRECISION), G_ALL, SAME_AS(CNA_CONV_CON1, IN_PRECISION), prec},
+    {FLD(DPU_DATA_FORMAT, IN_PRECISION), G_ALL, SAME_AS(CNA_CONV_CON1, IN_PRECISION), prec},
+    {FLD(DPU_DATA_FORMAT, OUT_PRECISION), G_ALL, IS_Q(Q_OUT_PREC), outp},
     {REG(DPU_DATA_FORMAT), G_ALL, CLEAR(Q_FORMAT_OTHER), "no shift/truncate fields"},
     {FLD(CNA_CONV_CON1, DECONV), G_ALL, IS(0), undescribed},
     {FLD(CNA_CONV_CON1, ARGB_IN), G_ALL, IS(0), "image input is not modelled"},
@@ -111,15 +122,15 @@ static const rksim_rule rows[] = {
     {FLD(DPU_FEATURE_MODE_CFG, COMB_USE), G_ALL, IS(0), undescribed},
     {REG(DPU_RDMA_FEATURE_MODE_CFG), G_ALL, IS_Q(Q_FEED_MODE),
      "the conv feed: burst 15, MRDMA disabled, the conv's precision and mode (Mesa)"},
-    {FLD(CNA_CVT_CON0, CVT_BYPASS), G_ALL, IS(1), "fp16 input is not converted"},
-    {REG(CNA_CVT_CON0), G_ALL, IS_Q(Q_CVT_BYPASS), "fp16 input is not converted"},
+    {FLD(CNA_CVT_CON0, CVT_BYPASS), G_ALL, IS(1), "the input is not converted"},
+    {REG(CNA_CVT_CON0), G_ALL, IS_Q(Q_CVT_BYPASS), "the input is not converted"},
     {REG(CNA_CVT_CON5), G_ALL, IS(0), "per-channel input conversion is not modelled"},
-    {REG(CNA_PAD_CON1), G_ALL, IS(0), "the fp16 border reads +0"},
+    {REG(CNA_PAD_CON1), G_ALL, IS(0), "the border reads 0"},
     {REG(CNA_FC_CON0), G_ALL, IS(0), undescribed},
     {REG(CNA_FC_CON1), G_ALL, IS(0), undescribed},
     {REG(CNA_FC_CON2), G_ALL, IS(0), undescribed},
     {REG(CNA_DCOMP_CTRL), G_ALL, IS(0), "weight decompression is not modelled"},
-    {REG(CORE_CLIP_TRUNCATE), G_ALL, IS(0), "fp16 has no truncation"},
+    {REG(CORE_CLIP_TRUNCATE), G_ALL, IS(0), "no truncation (fp16 has none, int32 is exact)"},
 
     /* ---- geometry: input ---- */
     {FLD(CNA_DATA_SIZE0, DATAIN_WIDTH), G_ALL, RKSIM_REL_NE, Q_CONST, 0, "a zero input width"},
@@ -166,7 +177,7 @@ static const rksim_rule rows[] = {
     {FLD(DPU_DST_SURF_STRIDE, DST_SURF_STRIDE), G_ALL, IS_Q(Q_OUT_ATOMS),
      "the output is the atom layout, one surface OH x OW atoms"},
     {FLD(DPU_SURFACE_ADD, SURF_ADD), G_ALL, IS_Q(Q_SURF_ADD),
-     "SURFACE_ADD is one 16-channel kernel group (two surfaces; a wild value wild-writes)"},
+     "SURFACE_ADD is one kernel group's output surfaces (a wild value wild-writes)"},
     {REG(DPU_DATA_CUBE_NOTCH_ADDR), G_ALL, IS(0), undescribed},
     {REG(DPU_BS_OW_CFG), G_ALL, IS_Q(Q_OW_CFG), "the conv write-out SIZE_E (Mesa)"},
     {REG(DPU_OFFSET_PEND), G_ALL, IS(0), undescribed},
@@ -178,11 +189,14 @@ static const rksim_rule rows[] = {
     {FLD(DPU_BS_CFG, BS_ALU_SRC), G_ALL, IS(1), "the bias comes from the feed"},
     {FLD(DPU_RDMA_BRDMA_CFG, BRDMA_DATA_USE), G_ALL, IS(1), "the feed reads the bias"},
     {REG(DPU_BS_RELUX_CMP_VALUE), G_NOT_RELUX, IS(0), "a ReLUX bound with ReLUX off"},
+    {FLD(DPU_BS_CFG, BS_RELU_BYPASS), G_INT, IS(1),
+     "no clamp on the int32 accumulator (the host clamps after requantising)"},
+    {FLD(DPU_BS_CFG, BS_RELUX_EN), G_INT, IS(0),
+     "no clamp on the int32 accumulator (the host clamps after requantising)"},
     {REG(DPU_BN_CFG), G_ALL, IS_Q(Q_BN_BYPASSED), "the BN stage must be bypassed"},
     {REG(DPU_EW_CFG), G_ALL, IS_Q(Q_EW_BYPASSED), "the EW stage must be bypassed in a conv"},
-    {FLD(DPU_OUT_CVT_SCALE, FP32TOFP16_EN), G_ALL, IS(1), cvt},
-    {FLD(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE), G_ALL, IS(1), cvt},
-    {REG(DPU_OUT_CVT_SHIFT), G_ALL, IS(0), cvt},
+    {REG(DPU_OUT_CVT_SCALE), G_ALL, IS_Q(Q_CVT_SCALE), cvt},
+    {REG(DPU_OUT_CVT_SHIFT), G_ALL, IS_Q(Q_CVT_SHIFT), cvt},
     {REG(DPU_OUT_CVT_OFFSET), G_ALL, IS(0), cvt},
     {REG(DPU_RDMA_ERDMA_CFG), G_ALL, IS(1), "no EW operand in a conv (ERDMA_DISABLE)"},
     {REG(DPU_RDMA_NRDMA_CFG), G_ALL, IS(0), undescribed},
@@ -201,6 +215,12 @@ static const rksim_rule rows[] = {
 
 static bool dw(const rksim_regfile *rf) { return F(CNA_CONV_CON1, CONV_MODE) == NPK_RK_CONV_MODE_DEPTHWISE; }
 
+/* The input precision's conv row; the decode refuses a task without one before the rules. */
+static const npk_rk_conv_prec *prec_row(const rksim_regfile *rf)
+{
+    return npk_rk_conv_prec_of((npk_rk_prec)F(CNA_CONV_CON1, IN_PRECISION));
+}
+
 static bool applies(int when, const rksim_regfile *rf, const void *ctx)
 {
     (void)ctx;
@@ -209,6 +229,7 @@ static bool applies(int when, const rksim_regfile *rf, const void *ctx)
     case G_DIRECT: return F(CNA_CONV_CON1, CONV_MODE) == NPK_CONV_MODE_DIRECT;
     case G_DW: return dw(rf);
     case G_NOT_RELUX: return !F(DPU_BS_CFG, BS_RELUX_EN);
+    case G_INT: return prec_row(rf)->out != NPK_PREC_FP16;
     }
     return true;
 }
@@ -225,24 +246,27 @@ static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
     const uint64_t oh = (uint64_t)F(CORE_DATAOUT_SIZE_0, DATAOUT_HEIGHT) + 1;
     const uint64_t oc = (uint64_t)F(CORE_DATAOUT_SIZE_1, DATAOUT_CHANNEL) + 1;
     const uint32_t mode = F(CNA_CONV_CON1, CONV_MODE);
+    const npk_rk_conv_prec *row = prec_row(rf);
+    const npk_rk_prec in = row->in;
+    const npk_rk_out_stage *stage = npk_rk_out_stage_find(in, row->out);
     switch ((quantity)q) {
     case Q_CONST:
     case Q_FIELD: return 0;
     case Q_LINE: return (int64_t)(4 * w);
     case Q_SURF_ATOMS:
         return (int64_t)((uint32_t)(w * h - 4 * w) & BIT(CNA_DMA_CON2, SURF_STRIDE));
-    case Q_CIN_ATOM: return (int64_t)up(c, 8);
+    case Q_CIN_ATOM: return (int64_t)up(c, npk_rk_conv_c2(in));
     case Q_KERNEL_BYTES:
-        return (int64_t)npk_rk_conv_kernel_bytes(NPK_PREC_FP16, (uint32_t)c, (uint32_t)kh,
-                                                 (uint32_t)kw);
+        return (int64_t)npk_rk_conv_kernel_bytes(in, (uint32_t)c, (uint32_t)kh, (uint32_t)kw);
     case Q_WEIGHT_BYTES:
-        return (int64_t)npk_rk_conv_weight_bytes(NPK_PREC_FP16, dw(rf), (uint32_t)oc, (uint32_t)c,
+        return (int64_t)npk_rk_conv_weight_bytes(in, dw(rf), (uint32_t)oc, (uint32_t)c,
                                                  (uint32_t)kh, (uint32_t)kw);
     case Q_OUT_ATOMS: return (int64_t)(ow * oh);
-    case Q_SURF_ADD: return (int64_t)(2 * ow * oh);
-    case Q_ROW_ENTRIES: return npk_rk_conv_row_entries(soc, NPK_PREC_FP16, (uint32_t)c, (uint32_t)w);
+    case Q_SURF_ADD:
+        return (int64_t)(npk_rk_conv_kgroup(in) / npk_rk_conv_c2(row->out) * ow * oh);
+    case Q_ROW_ENTRIES: return npk_rk_conv_row_entries(soc, in, (uint32_t)c, (uint32_t)w);
     case Q_DATA_BANKS:
-        return npk_rk_conv_data_banks(soc, NPK_PREC_FP16, (uint32_t)c, (uint32_t)h, (uint32_t)w);
+        return npk_rk_conv_data_banks(soc, in, (uint32_t)c, (uint32_t)h, (uint32_t)w);
     case Q_BANKS_FREE:
         return (int64_t)npk_rk_soc_or_default(soc)->cbuf_banks - F(CNA_CBUF_CON0, DATA_BANK);
     case Q_PP:
@@ -268,16 +292,19 @@ static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
                BIT(DPU_EW_CFG, EW_LUT_BYPASS) | BIT(DPU_EW_CFG, EW_OP_BYPASS) |
                BIT(DPU_EW_CFG, EW_BYPASS);
     case Q_OW_CFG: {
-        uint32_t se = dw(rf) ? 3 : 1;
+        uint32_t se = npk_rk_conv_size_e(in, dw(rf));
         return NPK_RKPUT(DPU_BS_OW_CFG, SIZE_E_2, se) | NPK_RKPUT(DPU_BS_OW_CFG, SIZE_E_1, se) |
                NPK_RKPUT(DPU_BS_OW_CFG, SIZE_E_0, se);
     }
     case Q_FEED_MODE:
-        return NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION, NPK_PREC_FP16) |
+        return NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, IN_PRECISION, in) |
                NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, BURST_LEN, NPK_BURST_LEN_LONGEST) |
-               NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, PROC_PRECISION, NPK_PREC_FP16) |
+               NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, PROC_PRECISION, in) |
                NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, MRDMA_DISABLE, 1) |
                NPK_RKPUT(DPU_RDMA_FEATURE_MODE_CFG, CONV_MODE, mode);
+    case Q_OUT_PREC: return row->out;
+    case Q_CVT_SCALE: return stage->out_cvt_scale;
+    case Q_CVT_SHIFT: return NPK_RKPUT(DPU_OUT_CVT_SHIFT, OUT_CVT_SHIFT, stage->out_cvt_shift);
     }
     return 0;
 }
@@ -294,8 +321,16 @@ bool rksim_conv_decode(const npk_rk_soc *soc, const rksim_regfile *rf, rksim_con
                                  "unsupported by the model: CNA_CONV_CON1 (0x100C) CONV_MODE %u: "
                                  "%s",
                                  m, mode);
+    const npk_rk_conv_prec *row = prec_row(rf);
+    if (!row)
+        return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                 "unsupported by the model: CNA_CONV_CON1 (0x100C) IN_PRECISION "
+                                 "%u: %s (the modelled conv precisions: %s)",
+                                 F(CNA_CONV_CON1, IN_PRECISION), prec, npk_rk_conv_prec_names());
     if (!rksim_rules_check(rows, sizeof rows / sizeof rows[0], rf, &conv_ops, (void *)soc, r))
         return false;
+    t->prec = row->in;
+    t->out_prec = row->out;
     t->depthwise = dw(rf);
     t->in_w = F(CNA_DATA_SIZE0, DATAIN_WIDTH);
     t->in_h = F(CNA_DATA_SIZE0, DATAIN_HEIGHT);

@@ -57,6 +57,7 @@ typedef enum guard {
     G_PLAIN,           /* no K accumulation: the EW stage bypassed */
     G_ACCUM,           /* the K accumulation (facts C.6) */
     G_ACCUM_CVT,       /* ... with the EW operand converter on */
+    G_BATCH,           /* several line-form rows of a precision with a batch rule (int4) */
 } guard;
 
 /* The sets of RKSIM_REL_IN_SET rows. */
@@ -86,6 +87,7 @@ typedef enum quantity {
     Q_STAGE_FP16,      /* FP32TOFP16_EN as the output-stage row programs it */
     Q_NEG_LINE_STRIDE, /* -LINE_STRIDE */
     Q_M16,             /* M*16: a surface of M atoms in bytes */
+    Q_BATCH_GATE,      /* the batch rule's gate, K / entry elements (rk_cbuf.h) */
 } quantity;
 
 #define FLD(reg, field) NPK_REG_##reg, NPK_RKF(reg, field)
@@ -166,6 +168,11 @@ static const rksim_rule rows[] = {
     {FLD(CNA_DMA_CON1, LINE_STRIDE), G_LINE, REL_GE, Q_KLINES, 0,
      "a feature row of K*eb bytes fits LINE_STRIDE x 16 bytes"},
     {FLD(CNA_DMA_CON1, LINE_STRIDE), G_CUBE, IS(4), "cube mode reads with LINE_STRIDE 4*W"},
+    /* int4's native multi-M batch is described at one stride only: the gate 0x107c = K/16
+     * (spec "0x107c — entries per activation slice", two lines per row); a single row reads
+     * the same at any stride, several at another stride are outside the evidence */
+    {FLD(CNA_DMA_CON1, LINE_STRIDE), G_BATCH, IS_Q(Q_BATCH_GATE),
+     "several int4 rows are described at the batch gate K/16 only (spec 0x107c)"},
     {FLD(CNA_DMA_CON2, SURF_STRIDE), G_CUBE, REL_SIGNED_GT, Q_NEG_LINE_STRIDE, 0,
      "the surface pitch LINE_STRIDE + SURF_STRIDE is positive"},
     /* the CBUF bank split (spec "The M-tiling scheduler"): DATA_BANK + WEIGHT_BANK banks */
@@ -327,6 +334,7 @@ static bool applies(int when, const rksim_regfile *rf, const void *ctx)
     case G_PLAIN: return !mm->accumulate;
     case G_ACCUM: return mm->accumulate;
     case G_ACCUM_CVT: return mm->accumulate && !F(DPU_EW_CFG, EW_OP_CVT_BYPASS);
+    case G_BATCH: return mm->line && mm->m > 1 && npk_rk_batch_rule_of((npk_rk_prec)mm->in);
     }
     return true;
 }
@@ -358,6 +366,7 @@ static int64_t quantity_of(int q, const rksim_regfile *rf, const void *ctx)
             npk_rk_out_stage_find((npk_rk_prec)mm->in, (npk_rk_prec)mm->out)->out_cvt_scale);
     case Q_NEG_LINE_STRIDE: return -(int64_t)F(CNA_DMA_CON1, LINE_STRIDE);
     case Q_M16: return (int64_t)mm->m * 16;
+    case Q_BATCH_GATE: return npk_rk_batch_gate(npk_rk_batch_rule_of((npk_rk_prec)mm->in), mm->k);
     }
     return 0;
 }

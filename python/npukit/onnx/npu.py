@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import errors as npk_errors
-from . import cpu
+from . import cpu, pool_dilated
 from .errors import Unsupported
 
 FP16_MAX = 65504.0
@@ -84,24 +84,28 @@ def _pool(rt, node, x, method, global_pool=False):
         raise Unsupported(f"{node.op}: kernel_shape {kernel} for input rank {x.ndim}")
     strides = list(_attr(node, "strides", [1] * rank))
     dil = list(_attr(node, "dilations", [1] * rank))
-    if any(d != 1 for d in dil):
-        raise Unsupported(f"{node.op}: dilations {dil} (the PDP's windows are dense)")
     pads = cpu.spatial_pads(node, x.shape[2:], kernel, strides, dil)
     include = int(_attr(node, "count_include_pad", 0))
     if int(_attr(node, "ceil_mode", 0)):  # ceil_mode: the last window as extra end padding
         for i in range(rank):
-            span = x.shape[2 + i] + pads[i] + pads[i + rank] - kernel[i]
+            span_k = (kernel[i] - 1) * dil[i] + 1
+            span = x.shape[2 + i] + pads[i] + pads[i + rank] - span_k
             out = -(-span // strides[i]) + 1
             if (out - 1) * strides[i] >= x.shape[2 + i] + pads[i]:
                 out -= 1
-            extra = (out - 1) * strides[i] + kernel[i] - (x.shape[2 + i] + pads[i] + pads[i + rank])
+            extra = (out - 1) * strides[i] + span_k - (x.shape[2 + i] + pads[i] + pads[i + rank])
             if extra > 0 and method == "avg" and include:
                 raise Unsupported(f"{node.op}: ceil_mode with count_include_pad")
             pads[i + rank] += max(0, extra)
-    k2 = tuple(kernel) if rank == 2 else (1, kernel[0])
-    s2 = tuple(strides) if rank == 2 else (1, strides[0])
-    y = _library(lambda: rt.pool2d(np.ascontiguousarray(x4), method, k2, s2, _pad4(pads, rank),
-                                   count_include_pad=bool(include)), node.op)
+    two = (lambda v, one: tuple(v) if rank == 2 else (one, v[0]))  # noqa: E731
+    k2, s2, d2 = two(kernel, 1), two(strides, 1), two(dil, 1)
+    if d2 != (1, 1):  # no dilation field in the PDP: dense pools over sub-sampled phases
+        y = _library(lambda: pool_dilated.pool(rt, x4, method, k2, s2, d2, _pad4(pads, rank),
+                                               bool(include)), f"{node.op} (dilations {dil})")
+    else:
+        y = _library(lambda: rt.pool2d(np.ascontiguousarray(x4), method, k2, s2,
+                                       _pad4(pads, rank), count_include_pad=bool(include)),
+                     node.op)
     return [(y if rank == 2 else y[:, :, 0, :]).astype(np.float32)]
 
 
@@ -277,11 +281,43 @@ def batchnorm(rt, node, inputs):
     return [y.astype(np.float32)]
 
 
-def _no_engine(op):
+def _lut(fn):
+    """Sigmoid, Tanh, HardSwish: the SDP's LUT over the tensor as rows, fp16 in and out."""
     def handler(rt, node, inputs):
-        raise Unsupported(f"{op}: no NPU engine for it in this build (the SDP LUT activations "
-                          "and softmax are a separate engine)")
+        x16 = _f16(inputs[0], f"{node.op} input")
+        y = _library(lambda: rt.act(fn, np.ascontiguousarray(_rows(x16))), node.op)
+        return [y.reshape(x16.shape).astype(np.float32)]
     return handler
+
+
+def hard_sigmoid(rt, node, inputs):
+    a, b = float(_attr(node, "alpha", 0.2)), float(_attr(node, "beta", 0.5))
+    if a == 0 and b == 0:  # Runtime.act reads both 0 as hardsigmoid's defaults (1/6, 1/2)
+        raise Unsupported("HardSigmoid: alpha 0 with beta 0 (the constant 0)")
+    x16 = _f16(inputs[0], "HardSigmoid input")
+    y = _library(lambda: rt.act("hardsigmoid", np.ascontiguousarray(_rows(x16)), alpha=a,
+                                beta=b), "HardSigmoid")
+    return [y.reshape(x16.shape).astype(np.float32)]
+
+
+def softmax(rt, node, inputs, opset):
+    """Softmax on the SDP's exp LUT (two chained passes per row, the row's maximum and sum on
+    the host). Before opset 13 the tensor is 2-D at axis (rows as they lie); from 13 the axis
+    is moved last on the host (data movement) and back."""
+    x = inputs[0]
+    if x.ndim == 0:
+        raise Unsupported("Softmax: a scalar input")
+    axis = int(_attr(node, "axis", -1 if opset >= 13 else 1)) % x.ndim
+    x16 = _f16(x, "Softmax input")
+    if opset < 13:
+        rows = x16.reshape(int(np.prod(x.shape[:axis])), -1)
+        back = lambda y: y.reshape(x.shape)  # noqa: E731
+    else:
+        moved = np.moveaxis(x16, axis, -1)
+        rows = moved.reshape(-1, x.shape[axis])
+        back = lambda y: np.moveaxis(y.reshape(moved.shape), -1, axis)  # noqa: E731
+    y = _library(lambda: rt.softmax(np.ascontiguousarray(rows)), "Softmax")
+    return [np.ascontiguousarray(back(y)).astype(np.float32)]
 
 
 # The NPU's operator rows: op type -> handler(rt, node, inputs[, opset]).
@@ -299,11 +335,11 @@ NPU_OPS = {
     "MatMul": matmul,
     "Gemm": gemm,
     "BatchNormalization": batchnorm,
-    "Sigmoid": _no_engine("Sigmoid"),
-    "Tanh": _no_engine("Tanh"),
-    "HardSigmoid": _no_engine("HardSigmoid"),
-    "HardSwish": _no_engine("HardSwish"),
-    "Softmax": _no_engine("Softmax"),
+    "Sigmoid": _lut("sigmoid"),
+    "Tanh": _lut("tanh"),
+    "HardSigmoid": hard_sigmoid,
+    "HardSwish": _lut("hardswish"),
+    "Softmax": None,  # needs the opset: see run_node
 }
 
 
@@ -314,6 +350,8 @@ def run_node(rt, node, inputs, opset, act=("none", 0.0)):
         raise Unsupported(f"{node.op}: an omitted input")
     if node.op == "Clip":
         return clip(rt, node, inputs, opset)
+    if node.op == "Softmax":
+        return softmax(rt, node, inputs, opset)
     if node.op == "Conv":
         return conv(rt, node, inputs, act)
     return NPU_OPS[node.op](rt, node, inputs)

@@ -48,6 +48,8 @@ class StepReport:
     rel_err: float  # max |mixed - cpu| / max |cpu| over the step's outputs (accumulated)
     local_err: float = 0.0  # the same for the step alone: its output against the CPU's on
                             # the same (mixed-run) inputs, what this step itself adds
+    host_steps: int = 0     # an NPU step's parts the host ran (softmax's row reductions, an
+                            # int8 requantisation, a dilated pool's sub-sampling)
 
 
 @dataclasses.dataclass
@@ -166,7 +168,7 @@ def run(model: Model, feeds: Dict[str, np.ndarray], rt=None) -> Result:
     for step in plan_steps(model, env):
         node = step.node
         inputs = _gather(node, env)
-        reason, placement, npu_s, tasks = "", "npu", 0.0, 0
+        reason, placement, npu_s, tasks, host_steps = "", "npu", 0.0, 0, 0
         outs = None
         if rt is None:
             reason, placement = "no NPU runtime", "cpu"
@@ -183,6 +185,7 @@ def run(model: Model, feeds: Dict[str, np.ndarray], rt=None) -> Result:
                 st = rt.last_stats
                 npu_s = st.npu_time_s if st else 0.0
                 tasks = st.tasks if st else 0
+                host_steps = st.host_steps if st else 0
             except Unsupported as u:
                 reason, placement, outs = str(u), "cpu", None
             except (ValueError, IndexError, TypeError) as e:  # operands the handler cannot shape
@@ -205,6 +208,7 @@ def run(model: Model, feeds: Dict[str, np.ndarray], rt=None) -> Result:
         errs = [_err(env[o], ref[o]) for o in step.outputs if o]
         reports.append(StepReport(node.name, step.label, placement, reason, npu_s, tasks,
                                   max((e[0] for e in errs), default=0.0),
-                                  max((e[1] for e in errs), default=0.0), local_err))
+                                  max((e[1] for e in errs), default=0.0), local_err,
+                                  host_steps))
     return Result({o: env[o] for o in model.outputs}, {o: ref[o] for o in model.outputs},
                   reports)

@@ -5,7 +5,9 @@ the runner knows, run on an NPU device with numpy for what the NPU does not take
 compared with the expected ones. Per target operator it counts passed (every node of it on the
 NPU, outputs right), unsupported (a node of it on the CPU, the reason named) and failed (an
 output wrong, whichever side computed it). python3 -m npukit.onnx.suite [--data DIR]
-[--device sim]; exit 1 on any failure."""
+[--device sim] [--known-failure TEST]... [--expect OP=PASSED/UNSUPPORTED/FAILED]...; exit 1 on
+a failure not named by --known-failure, a named one that passes, or counts other than
+--expect's."""
 from __future__ import annotations
 
 import argparse
@@ -100,7 +102,21 @@ def main(argv=None) -> int:
     p.add_argument("--data", default=DATA, help=f"a libonnx-testdata tree (default {DATA})")
     p.add_argument("--device", default="sim", help="npukit.rk device (default sim)")
     p.add_argument("--verbose", action="store_true", help="one line per test")
+    p.add_argument("--known-failure", action="append", default=[], metavar="TEST",
+                   help="a test (kind/name) known to fail: still counted and printed as failed")
+    p.add_argument("--expect", action="append", default=[], metavar="OP=P/U/F",
+                   help="the counts an operator must have")
     a = p.parse_args(argv)
+    expect = {}
+    for e in a.expect:
+        op, _, counts = e.partition("=")
+        try:
+            expect[op] = tuple(int(v) for v in counts.split("/"))
+        except ValueError:
+            expect[op] = ()
+        if op not in TARGETS or len(expect[op]) != 3:
+            p.error(f"--expect {e!r}: expected OP=PASSED/UNSUPPORTED/FAILED with OP one of "
+                    f"{', '.join(TARGETS)}")
     if not os.path.isdir(os.path.join(a.data, "node")):
         print(f"npukit.onnx.suite: {a.data}: no node/ tests (apt-get install libonnx-testdata)",
               file=sys.stderr)
@@ -118,16 +134,29 @@ def main(argv=None) -> int:
                 if status == "unsupported":
                     reasons[op].add(detail)
                 if status == "failed":
-                    failures.append(f"{name} ({op}): {detail}")
+                    failures.append((name, f"{name} ({op}): {detail}"))
     print(f"ONNX tests on {a.device}: op, passed, unsupported, failed (unsupported: why)")
     for op in TARGETS:
         c = count[op]
         why = "; ".join(sorted(reasons[op]))
         print(f"  {op:<20} {c['passed']:4d} {c['unsupported']:4d} {c['failed']:4d}  {why}")
     print(f"  (a test with several of the operators counts under each) failures: {len(failures)}")
-    for f in failures:
-        print(f"FAILED {f}")
-    return 1 if failures else 0
+    bad = False
+    for name, f in failures:
+        known = name in a.known_failure
+        bad |= not known
+        print(f"FAILED {f}" + (" (known)" if known else ""))
+    for name in sorted(set(a.known_failure) - {n for n, _ in failures}):
+        print(f"ERROR {name}: named a known failure but did not fail")
+        bad = True
+    for op, want in sorted(expect.items()):
+        c = count[op]
+        got = (c["passed"], c["unsupported"], c["failed"])
+        if got != want:
+            print(f"ERROR {op}: passed/unsupported/failed {'/'.join(map(str, got))}, "
+                  f"expected {'/'.join(map(str, want))}")
+            bad = True
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

@@ -17,6 +17,13 @@ static const kt_cu_dbg_row rows[] = {
      "spec §1.4"},
     /* the vector core: the last kernel's cycles, cleared at each RUN */
     {0x5643, "vector core (vec_cu)", true, {{"kernel_cycles", 0, 32}, {NULL, 0, 0}}, "spec §1.4"},
+    /* the RV32 control processor: the program's retired instructions and cycles, both cleared
+     * at each kick (the core's CTL_INSTRET / CTL_CYCLE) */
+    {0x5256,
+     "RV32 control processor (rv_pe)",
+     true,
+     {{"instructions", 32, 32}, {"cycles", 0, 32}},
+     "upstream rv_pe.v: dbg_ctr = {ret_ctr, cyc_ctr}, cleared at each kick"},
     {KT_SAXPY_TYPE,
      "saxpy example unit",
      false,

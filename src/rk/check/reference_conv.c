@@ -5,6 +5,17 @@
 #include "npukit/fp16.h"
 #include "rk/check/rk_reference_conv.h"
 
+/* One input element and one weight of either dtype, exact in a double. */
+static double in_at(const npk_rk_conv2d_args *a, uint64_t i)
+{
+    return a->dtype == NPK_RK_CONV_INT8 ? a->input_i8[i] : npk_f16_to_f32(a->input[i]);
+}
+
+static double w_at(const npk_rk_conv2d_args *a, uint64_t i)
+{
+    return a->dtype == NPK_RK_CONV_INT8 ? a->weights_i8[i] : npk_f16_to_f32(a->weights[i]);
+}
+
 npk_status npk_rk_reference_conv2d(const npk_rk_conv2d_args *a, double *out, double *mag)
 {
     uint32_t oh, ow;
@@ -18,7 +29,8 @@ npk_status npk_rk_reference_conv2d(const npk_rk_conv2d_args *a, double *out, dou
             const uint32_t grp = o / og;
             for (uint32_t y = 0; y < oh; y++)
                 for (uint32_t x = 0; x < ow; x++) {
-                    double acc = a->bias ? a->bias[o] : 0.0, m = fabs(acc);
+                    const bool fp = a->dtype != NPK_RK_CONV_INT8;
+                    double acc = fp && a->bias ? a->bias[o] : 0.0, m = fabs(acc);
                     for (uint32_t i = 0; i < cg; i++) {
                         const uint32_t ch = grp * cg + i;
                         for (uint32_t ky = 0; ky < a->k_h; ky++)
@@ -27,23 +39,42 @@ npk_status npk_rk_reference_conv2d(const npk_rk_conv2d_args *a, double *out, dou
                                 int64_t ix = (int64_t)x * a->stride_w - a->pad_left + (int64_t)kx * dw;
                                 if (iy < 0 || ix < 0 || iy >= a->h || ix >= a->w)
                                     continue;
-                                double v = npk_f16_to_f32(
-                                    a->input[(((uint64_t)b * a->c + ch) * a->h + iy) * a->w + ix]);
-                                double wt = npk_f16_to_f32(
-                                    a->weights[(((uint64_t)o * cg + i) * a->k_h + ky) * a->k_w + kx]);
+                                double v = in_at(a, (((uint64_t)b * a->c + ch) * a->h + iy) * a->w + ix);
+                                double wt = w_at(a, (((uint64_t)o * cg + i) * a->k_h + ky) * a->k_w + kx);
                                 acc += v * wt;
                                 m += fabs(v * wt);
                             }
                     }
-                    if (a->act != NPK_RK_ACT_NONE && acc < 0)
+                    if (fp && a->act != NPK_RK_ACT_NONE && acc < 0)
                         acc = 0;
-                    if (a->act == NPK_RK_ACT_CLIP && acc > a->act_max)
+                    if (fp && a->act == NPK_RK_ACT_CLIP && acc > a->act_max)
                         acc = a->act_max;
                     out[(((uint64_t)b * a->out_c + o) * oh + y) * ow + x] = acc;
                     if (mag)
                         mag[(((uint64_t)b * a->out_c + o) * oh + y) * ow + x] = m;
                 }
         }
+    return NPK_OK;
+}
+
+npk_status npk_rk_reference_conv2d_int8(const npk_rk_conv2d_args *a, double *sum, int8_t *q)
+{
+    uint32_t oh, ow;
+    npk_status s = npk_rk_reference_conv2d(a, sum, NULL);
+    if (s || !q)
+        return s;
+    npk_rk_conv2d_shape(a, &oh, &ow);
+    const uint64_t plane = (uint64_t)oh * ow;
+    for (uint64_t i = 0; i < (uint64_t)a->n * a->out_c * plane; i++) {
+        const uint32_t o = (uint32_t)(i / plane % a->out_c);
+        double y = sum[i] * ((double)a->in_scale * a->w_scales[o]) + (a->bias ? a->bias[o] : 0.0);
+        if (a->act != NPK_RK_ACT_NONE)
+            y = y < 0 ? 0 : y;
+        if (a->act == NPK_RK_ACT_CLIP)
+            y = y > a->act_max ? a->act_max : y;
+        y = nearbyint(y / a->out_scale);
+        q[i] = (int8_t)(y < -128 ? -128 : y > 127 ? 127 : y);
+    }
     return NPK_OK;
 }
 

@@ -160,6 +160,21 @@ static void fit_table(const npk_rk_act_row *r, double a, double b, double x0, do
     slope_of(slope_at(r, x1, a, b, true) * scale / s, &t->oflow_scale, &t->oflow_shift);
 }
 
+/* Whether the function a table's range further out is what the fit extrapolates there (its
+ * end slope from its end value) within the bound 2^-out_exp: a parameterised row (hardsigmoid)
+ * whose kinks move past the range would otherwise hold a wrong end silently. */
+static bool ends_extrapolate(const npk_rk_act_row *r, double a, double b)
+{
+    const double width = r->x_hi - r->x_lo, bound = ldexp(1.0, -r->out_exp);
+    for (int up = 0; up < 2; up++) {
+        const double end = up ? r->x_hi : r->x_lo, far = up ? end + width : end - width;
+        const double predicted = r->ref(end, a, b) + slope_at(r, end, a, b, up) * (far - end);
+        if (!(fabs(r->ref(far, a, b) - predicted) <= bound))
+            return false;
+    }
+    return true;
+}
+
 npk_status npk_rk_lut_fit(npk_rk_act_kind act, double alpha, double beta, npk_rk_lut *lut)
 {
     return npk_rk_lut_fit_scaled(act, alpha, beta, 1.0, lut);
@@ -184,6 +199,11 @@ npk_status npk_rk_lut_fit_scaled(npk_rk_act_kind act, double alpha, double beta,
         return npk_fail(NPK_EINVAL, "lut: %s alpha=%g beta=%g: both must be finite", r->name, alpha,
                         beta);
     }
+    if (r->params && !ends_extrapolate(r, alpha, beta))
+        return npk_fail(NPK_EINVAL,
+                        "lut: %s alpha=%g beta=%g: the function changes past the table's "
+                        "[%g, %g] (its kinks must lie inside)",
+                        r->name, alpha, beta, r->x_lo, r->x_hi);
     if (!(gain > 0 && gain <= 1))
         return npk_fail(NPK_EINVAL, "lut: %s gain %g is outside (0, 1]", r->name, gain);
     int k = 0;

@@ -82,6 +82,42 @@ static uint32_t bank_elems(const npk_rk_soc *soc, const npk_rk_prec_row *r)
     return (uint32_t)((uint64_t)r->bank_elems * soc->bank_bytes / REFERENCE_BANK_BYTES);
 }
 
+/* The native multi-M batch rules (rk_cbuf.h). */
+static const npk_rk_batch_rule batch_rules[] = {
+    {NPK_PREC_INT4, 16, 16384, 2,
+     "spec \"0x107c — entries per activation slice\" (K/16 confirmed for int4 by fuzz, "
+     "Exp-2026-07-07; min(M/2, 16384/K) rows/submit) and CNA_DMA_CON1 (the stride lever for "
+     "mc_phys = 2H)"},
+};
+
+const npk_rk_batch_rule *npk_rk_batch_rule_of(npk_rk_prec p)
+{
+    for (size_t i = 0; i < sizeof batch_rules / sizeof batch_rules[0]; i++)
+        if (batch_rules[i].prec == p)
+            return &batch_rules[i];
+    return NULL;
+}
+
+uint32_t npk_rk_batch_gate(const npk_rk_batch_rule *r, uint32_t k)
+{
+    return r ? k / r->entry_elems : 0;
+}
+
+uint32_t npk_rk_batch_budget(const npk_rk_soc *soc, const npk_rk_batch_rule *r)
+{
+    soc = npk_rk_soc_or_default(soc);
+    return r ? (uint32_t)((uint64_t)r->budget_elems * soc->bank_bytes / REFERENCE_BANK_BYTES) : 0;
+}
+
+uint32_t npk_rk_batch_rows(const npk_rk_soc *soc, const npk_rk_batch_rule *r, uint32_t lines,
+                           uint32_t k, uint32_t line_stride)
+{
+    if (!r || !k || line_stride != npk_rk_batch_gate(r, k))
+        return 0;
+    uint32_t rows = lines / r->lines_per_row, budget = npk_rk_batch_budget(soc, r) / k;
+    return rows < budget ? rows : budget;
+}
+
 uint32_t npk_rk_cbuf_data_entries(const npk_rk_soc *soc, npk_rk_prec p, uint32_t k)
 {
     const uint64_t entry = npk_rk_soc_or_default(soc)->cbuf_entry_bytes;

@@ -1,13 +1,45 @@
 /* SPDX-License-Identifier: MIT */
 /* The convolution and pooling engines' geometry and formats (rk_conv_hw.h). */
 #include <math.h>
+#include <stddef.h>
 
+#include "npukit/rk_outstage.h"
 #include "rk/hw/rk_cbuf.h"
 #include "rk/hw/rk_conv_hw.h"
 
 static uint64_t up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
-static uint32_t ebytes(npk_rk_prec p) { return p == NPK_PREC_FP16 ? 2u : 1u; }
+static uint32_t ebytes(npk_rk_prec p) { return npk_rk_prec_bits(p) / 8; }
+
+/* The worst int8 product is (-128)(-128) = 2^14: 2^17 - 1 of them stay below 2^31. */
+#define INT8_K_MAX ((1u << 17) - 1)
+
+static const npk_rk_conv_prec precs[] = {
+    {NPK_PREC_FP16, NPK_PREC_FP16, 0, "fp16 products accumulate in fp32, rounded once to fp16"},
+    {NPK_PREC_INT8, NPK_PREC_INT32, INT8_K_MAX,
+     "int8 products accumulate exactly in int32; int32 is the only output the CNA -> DPU path "
+     "completes with for int8 (spec \"int16/narrow-output MATMUL does NOT self-complete\")"},
+};
+
+const npk_rk_conv_prec *npk_rk_conv_prec_of(npk_rk_prec in)
+{
+    for (size_t i = 0; i < sizeof precs / sizeof precs[0]; i++)
+        if (precs[i].in == in)
+            return &precs[i];
+    return NULL;
+}
+
+const char *npk_rk_conv_prec_names(void) { return "fp16 or int8"; }
+
+uint32_t npk_rk_conv_size_e(npk_rk_prec in, bool depthwise)
+{
+    const npk_rk_conv_prec *r = npk_rk_conv_prec_of(in);
+    if (r && r->out == NPK_PREC_FP16)
+        return depthwise ? 3u : 1u;
+    return r ? npk_rk_out_factor(in, r->out) - 1 : 0;
+}
+
+uint32_t npk_rk_conv_kgroup(npk_rk_prec p) { return npk_rk_n_align(p); }
 
 uint32_t npk_rk_conv_c2(npk_rk_prec p) { return NPK_RK_ATOM_BYTES / ebytes(p); }
 
@@ -26,7 +58,7 @@ uint64_t npk_rk_conv_weight_bytes(npk_rk_prec p, bool depthwise, uint32_t cout, 
                                   uint32_t kh, uint32_t kw)
 {
     const uint64_t kernel = npk_rk_conv_kernel_bytes(p, c, kh, kw);
-    return depthwise ? kernel : kernel * up(cout, NPK_RK_CONV_KGROUP);
+    return depthwise ? kernel : kernel * up(cout, npk_rk_conv_kgroup(p));
 }
 
 uint32_t npk_rk_conv_row_entries(const npk_rk_soc *soc, npk_rk_prec p, uint32_t c, uint32_t w)

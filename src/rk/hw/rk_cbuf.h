@@ -44,6 +44,35 @@ const npk_rk_mtile_row *npk_rk_mtile_row_of(uint32_t k);
 /* The i-th row, NULL past the end. */
 const npk_rk_mtile_row *npk_rk_mtile_row_at(unsigned i);
 
+/* A precision's native multi-M batch rule (spec "0x107c — entries per activation slice"):
+ * CNA_DMA_CON1 at K / entry_elems gates the batch and opens an activation budget of
+ * rows x K <= budget_elems, "enabling min(M/2, 16384/K) rows/submit (8 @ K=2048, 32 @ K=512)".
+ * The M of that formula counts physical feature lines: the int4 row of K/2 bytes sits at a
+ * pitch of K/16 16-byte units = K bytes, two lines per row (the spec's "mc_phys = 2H zero-line
+ * padding", 0x107c "the activation-side stride lever" for it), so M lines carry M/2 rows. That
+ * reading of M is an inference: the spec gives the formula and its two examples, not M's unit.
+ * One row per precision that has such a mode (int4 only); the budget is counted in a 32 KB bank
+ * (the precision row's bank_elems) and scales with the SoC's bank as a bank does. */
+typedef struct npk_rk_batch_rule {
+    npk_rk_prec prec;
+    uint32_t entry_elems;   /* the gate: 0x107c = K / entry_elems (int4 16: int8's entry) */
+    uint32_t budget_elems;  /* rows x K the gate opens (16384) */
+    uint32_t lines_per_row; /* physical feature lines per row (mc_phys = 2H: 2) */
+    const char *source;
+} npk_rk_batch_rule;
+
+/* The rule of precision p, NULL when p has no native multi-M batch mode described. */
+const npk_rk_batch_rule *npk_rk_batch_rule_of(npk_rk_prec p);
+/* The gate's LINE_STRIDE for K (K / entry_elems), 0 for K = 0. */
+uint32_t npk_rk_batch_gate(const npk_rk_batch_rule *r, uint32_t k);
+/* Rows one submit carries on the SoC: min(lines / lines_per_row, budget / K) when line_stride is
+ * the gate at K; 0 when the gate is closed (another stride), K is 0 or the lines hold no whole
+ * row (lines < lines_per_row: M = 1 in the formula's own unit). */
+uint32_t npk_rk_batch_rows(const npk_rk_soc *soc, const npk_rk_batch_rule *r, uint32_t lines,
+                           uint32_t k, uint32_t line_stride);
+/* The budget in elements on the SoC's bank. */
+uint32_t npk_rk_batch_budget(const npk_rk_soc *soc, const npk_rk_batch_rule *r);
+
 #define NPK_RK_CBUF_TEMPLATE 0xB1u /* weight 11, data 1 */
 #define NPK_RK_CBUF_FLOOR 0x1Bu    /* weight 1, data 11: lower values hang */
 

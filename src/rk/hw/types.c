@@ -79,6 +79,7 @@ static const npk_rk_prec_row rows[NPK_PREC_COUNT] = {
                        .acc = NPK_PREC_INT16,
                        .host_acc = NPK_PREC_INT32,
                        .mode = NPK_MODE_CUBE,
+                       .vendor_multitask = true,
                        .macs_per_cycle = 1024},
     [NPK_PREC_INT16] = {.name = "int16", .bits = 16, .layout_in = true, .layout_out = true},
     [NPK_PREC_BF16] =

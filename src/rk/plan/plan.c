@@ -58,6 +58,19 @@ static void best_m_tile(const npk_rk_plan_request *r, const npk_rk_soc *soc, npk
     uint32_t r_rows = npk_rk_rows_per_tile(soc, r->in, kp);
     if (r_rows > soc->grains_max && cap + 1 > soc->grains_max)
         cap = soc->grains_max - 1;
+    if (r->a_pitch > 1) { /* the pitched rows fit the feature slot: the CBUF's bytes */
+        const uint64_t slot = (uint64_t)soc->cbuf_banks * soc->bank_bytes;
+        const uint64_t row = (uint64_t)kp * npk_rk_prec_bits(r->in) / 8;
+        const uint64_t fit = (slot / row - 1) / r->a_pitch + 1;
+        if (fit < cap)
+            cap = (uint32_t)fit;
+    }
+    if (r->m_tile_max && r->m_tile_max < cap)
+        cap = r->m_tile_max;
+    if (r->m_tile_chain && npk_rk_mtile_row_of(kp)) { /* R rows per tile, whatever M */
+        *sched = NPK_SCHED_CHAIN;
+        cap = npk_rk_mtile_row_of(kp)->rows;
+    }
     if (mode == NPK_MODE_CUBE && cap >= 4)
         cap = cap / 4 * 4; /* cube mode needs M = 1 or a multiple of 4 */
     *mt = cap ? cap : 1;
@@ -384,7 +397,7 @@ static size_t list_candidates(const npk_rk_plan_request *r, const npk_rk_soc *so
         ks_list[nk++] = r->k_slice;
     } else {
         ks_list[nk++] = kp_all < kmax ? kp_all : kmax;
-        for (uint32_t ks = 128; ks <= 4096; ks *= 2)
+        for (uint32_t ks = 128; ks <= 4096 && !r->m_tile_chain; ks *= 2)
             if (ks < ks_list[0])
                 ks_list[nk++] = ks;
     }
@@ -434,6 +447,43 @@ static npk_status push_task(npk_rk_plan *p, const npk_rk_task_plan *t, size_t *c
     return NPK_OK;
 }
 
+/* The feature pitch and the M-tile chain: described for the dtype (and the chain for the whole
+ * K), each refused naming the value and the rows that exist. *mode becomes line with a pitch. */
+static npk_status validate_layout(const npk_rk_plan_request *req, const npk_rk_soc *soc,
+                                  npk_rk_mode *mode)
+{
+    const char *dt = npk_rk_prec_name(req->in);
+    char list[64];
+    if (req->a_pitch) {
+        if (!npk_rk_pitch_row_of(req->in, req->a_pitch))
+            return npk_fail(NPK_EUNSUPPORTED,
+                            "feature row pitch %ux for %s: described only at %s (spec \"0x107c\")",
+                            req->a_pitch, dt, npk_rk_pitch_list(req->in, list, sizeof list));
+        if (req->mode == NPK_MODE_CUBE)
+            return npk_fail(NPK_EINVAL, "a feature row pitch is a line-form layout, not cube");
+        *mode = NPK_MODE_LINE;
+    }
+    if (req->m_tile_chain) {
+        const uint32_t kp = round_up(req->k, 32);
+        const char *why = "";
+        if (req->k_slice && req->k_slice < kp)
+            return npk_fail(NPK_EINVAL,
+                            "the M-tile chain does the whole K per tile: K=%u in slices of %u "
+                            "(weights packed for a K split)",
+                            req->k, req->k_slice);
+        if (!npk_rk_sched_valid(req->in, kp, NPK_SCHED_CHAIN, &why))
+            return npk_fail(NPK_EUNSUPPORTED, "M-tile chain for %s K=%u: %s", dt, kp, why);
+        if (kp > k_task_max(req, soc))
+            return npk_fail(NPK_ELIMIT, "M-tile chain for %s K=%u: a task holds at most K=%u%s",
+                            dt, kp, k_task_max(req, soc),
+                            req->in == NPK_PREC_INT4 ? " (the int16 accumulator's exact bound)"
+                                                     : "");
+        if (req->a_pitch > 1)
+            return npk_fail(NPK_EINVAL, "the M-tile chain is captured at the dense feature");
+    }
+    return NPK_OK;
+}
+
 /* Every check of a request, and the candidate the plan is built from. */
 static npk_status validate(const npk_rk_plan_request *req, const npk_rk_soc **soc_out,
                            npk_rk_mode *mode_out, npk_rk_plan_candidate *chosen)
@@ -475,6 +525,9 @@ static npk_status validate(const npk_rk_plan_request *req, const npk_rk_soc **so
     if (req->m_tiling < -1 || req->m_tiling > NPK_RK_MTILE_EVEN)
         return npk_fail(NPK_EINVAL, "m_tiling %d must be -1 (choose), 0 (ceiling) or 1 (even)",
                         req->m_tiling);
+    npk_status s = validate_layout(req, soc, &mode);
+    if (s)
+        return s;
     *soc_out = soc;
     *mode_out = mode;
     npk_rk_plan_candidate cands[NPK_RK_PLAN_MAX_CANDIDATES];
@@ -544,8 +597,10 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
                     t.kp = kp;
                     t.np = (t1 - t0) * nal;
                     t.core = c;
-                    t.sched =
-                        mp <= npk_rk_m_ceiling(soc, req->in, kp, NPK_SCHED_0) ? NPK_SCHED_0 : sched;
+                    t.sched = sched == NPK_SCHED_CHAIN ||
+                                      mp > npk_rk_m_ceiling(soc, req->in, kp, NPK_SCHED_0)
+                                  ? sched
+                                  : NPK_SCHED_0;
                     t.cbuf_con0 = npk_rk_cbuf_con0(req->in, mp, kp, t.sched);
                     npk_status st2 = push_task(out, &t, &cap);
                     if (st2) {
@@ -557,6 +612,14 @@ npk_status npk_rk_plan_matmul(const npk_rk_plan_request *req, npk_rk_plan *out)
         }
     }
     return NPK_OK;
+}
+
+npk_status npk_rk_plan_check(const npk_rk_plan_request *req)
+{
+    const npk_rk_soc *soc;
+    npk_rk_mode mode;
+    npk_rk_plan_candidate ch = {0};
+    return validate(req, &soc, &mode, &ch);
 }
 
 uint32_t npk_rk_plan_k_choice(const npk_rk_plan_request *req, bool *pad)

@@ -28,13 +28,13 @@ static bool fits(const npk_rk_soc *soc, const npk_rk_conv_geom *g, uint32_t ci, 
     if (rows > field_max(NPK_RKF(CNA_DATA_SIZE0, DATAIN_HEIGHT)) ||
         cols > field_max(NPK_RKF(CNA_DATA_SIZE0, DATAIN_WIDTH)))
         return false;
-    if (npk_rk_conv_kernel_bytes(NPK_PREC_FP16, ci, g->k_h, g->k_w) >
+    if (npk_rk_conv_kernel_bytes(g->prec, ci, g->k_h, g->k_w) >
         field_max(NPK_RKF(CNA_WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL)))
         return false;
-    if (npk_rk_conv_row_entries(soc, NPK_PREC_FP16, ci, (uint32_t)cols) >
+    if (npk_rk_conv_row_entries(soc, g->prec, ci, (uint32_t)cols) >
         field_max(NPK_RKF(CNA_CBUF_CON1, DATA_ENTRIES)))
         return false;
-    return npk_rk_conv_data_banks(soc, NPK_PREC_FP16, ci, (uint32_t)rows, (uint32_t)cols) <=
+    return npk_rk_conv_data_banks(soc, g->prec, ci, (uint32_t)rows, (uint32_t)cols) <=
            npk_rk_conv_max_data_banks(soc);
 }
 
@@ -66,7 +66,7 @@ static void window(int64_t start, int64_t end, uint32_t n, uint32_t reg_max, uin
 npk_status npk_rk_plan_conv(const npk_rk_soc *soc, const npk_rk_conv_geom *g, npk_rk_conv_plan *out)
 {
     *out = (npk_rk_conv_plan){0};
-    const uint32_t atom = npk_rk_conv_c2(NPK_PREC_FP16);
+    const uint32_t atom = npk_rk_conv_c2(g->prec);
     /* 1. the channel slice: dense slices stay whole weight atoms (32), depthwise tiles whole
      * feature atoms */
     uint32_t ci = g->c, floor_c = g->depthwise ? atom : NPK_RK_CONV_WATOM;
@@ -90,7 +90,7 @@ npk_status npk_rk_plan_conv(const npk_rk_soc *soc, const npk_rk_conv_geom *g, np
     uint32_t co = g->depthwise ? ci
                                : min32(g->out_c, field_max(NPK_RKF(DPU_DATA_CUBE_CHANNEL, CHANNEL)) + 1);
     if (!g->depthwise && co < g->out_c)
-        co = co / NPK_RK_CONV_KGROUP * NPK_RK_CONV_KGROUP;
+        co = co / npk_rk_conv_kgroup(g->prec) * npk_rk_conv_kgroup(g->prec);
 
     const uint32_t slices = g->depthwise ? 1 : (g->c + ci - 1) / ci;
     const uint64_t n = (uint64_t)((g->out_c + co - 1) / co) * (g->depthwise ? 1 : slices) *

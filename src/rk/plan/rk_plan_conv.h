@@ -14,9 +14,11 @@
 #include <stdint.h>
 
 #include "npukit/rk_soc.h"
+#include "npukit/rk_types.h"
 #include "npukit/status.h"
 
 typedef struct npk_rk_conv_geom {
+    npk_rk_prec prec; /* the input's (fp16, int8): the CBUF's and the weights' bytes */
     bool depthwise;
     uint32_t c, h, w, out_c; /* depthwise: out_c = c */
     uint32_t k_h, k_w, stride_h, stride_w;

@@ -2,7 +2,8 @@
 /* Convolution tasks: one CNA -> CORE -> DPU task with the 0x50xx input feed (op-enable 0x1D,
  * docs/facts-engines.md "The convolution path") computing a direct or depthwise convolution of
  * one input cube, with the DPU's BS stage adding a per-channel bias and clamping, and its
- * output converter rounding to fp16. Every conv task adds a bias (zeros when the layer has none):
+ * output converter rounding to fp16 (int8: writing the int32 accumulator, no clamp: the host
+ * requantises and clamps). Every conv task adds a bias (zeros when the layer has none):
  * the BS stage adding from memory (the spec's conv output stage 0x20150, which "HANGS the
  * matmul") is what tells a conv from a matmul. Layouts: rk/hw/rk_conv_hw.h. Padding: PAD_LEFT/PAD_TOP in
  * the registers, the right and bottom pads implied by the output size (each at most the
@@ -26,7 +27,7 @@ extern "C" {
 
 typedef struct npk_rk_conv {
     const npk_rk_soc *soc; /* the CBUF's row (NULL: the default) */
-    npk_rk_prec prec;      /* NPK_PREC_FP16 */
+    npk_rk_prec prec;      /* the input's: a row of npk_rk_conv_prec_of (fp16, int8) */
     bool depthwise;        /* one kernel per channel: Cout = C */
     uint32_t in_h, in_w, in_c;
     uint32_t out_h, out_w, out_c;
@@ -36,7 +37,7 @@ typedef struct npk_rk_conv {
     npk_rk_clamp clamp;
     float relux; /* the RELUX bound */
     uint32_t data_bank, weight_bank; /* CBUF split; both 0: npk_rk_conv_banks' choice */
-    uint32_t in, weights, bias, out; /* IOVAs, 16-byte aligned; bias fp32 [Cout] */
+    uint32_t in, weights, bias, out; /* IOVAs, 16-byte aligned; bias fp32 (int8: int32) [Cout] */
     bool unchecked; /* emit even when a limit is broken */
 } npk_rk_conv;
 

@@ -152,6 +152,36 @@ static npk_status check_pitches(const npk_rk_mm *mm, npk_rk_mode mode)
     return NPK_OK;
 }
 
+/* A precision's native multi-M batch in line form (rk_cbuf.h, spec "0x107c — entries per
+ * activation slice"): several rows need the gate's LINE_STRIDE (int4: K/16, two lines per row),
+ * the only stride the spec describes for the mode, and at most min(lines/2, 16384/K) rows. */
+static npk_status check_batch_rule(const npk_rk_soc *soc, const npk_rk_mm *mm, npk_rk_mode mode)
+{
+    const npk_rk_batch_rule *br = npk_rk_batch_rule_of(mm->in);
+    if (!br || mode != NPK_MODE_LINE || mm->m == 1)
+        return NPK_OK;
+    const uint32_t unit = npk_rk_input_row(mm->in)->line_unit;
+    const uint64_t stride = (uint64_t)(mm->a_pitch ? mm->a_pitch : mm->k) / unit;
+    const uint32_t gate = npk_rk_batch_gate(br, mm->k);
+    if (stride != gate)
+        return npk_fail(NPK_EUNSUPPORTED,
+                        "%s M=%u in line form with LINE_STRIDE %llu (row pitch %u): the "
+                        "multi-row batch is gated by 0x107c = K/%u = %u, the only stride "
+                        "described for it (%s)",
+                        pname(mm->in), mm->m, (unsigned long long)stride,
+                        mm->a_pitch ? mm->a_pitch : mm->k, br->entry_elems, gate, br->source);
+    const uint32_t lines = mm->m * br->lines_per_row; /* mc_phys = 2H */
+    const uint32_t rows = npk_rk_batch_rows(soc, br, lines, mm->k, gate);
+    if (mm->m > rows)
+        return npk_fail(NPK_ELIMIT,
+                        "%s M=%u rows at K=%u: rows x K = %llu exceeds the %u-element activation "
+                        "budget; min(M/2, %u/K) = %u rows per submit over %u lines (%s)",
+                        pname(mm->in), mm->m, mm->k, (unsigned long long)mm->m * mm->k,
+                        npk_rk_batch_budget(soc, br), npk_rk_batch_budget(soc, br), rows, lines,
+                        br->source);
+    return NPK_OK;
+}
+
 npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
 {
     npk_status s = check_encodable(mm);
@@ -187,6 +217,9 @@ npk_status npk_rk_mm_check(const npk_rk_mm *mm, npk_rk_synth_info *info)
                             "int4 K=%u: K x 64 = %llu overflows the int16 accumulator (32767) "
                             "for full-range operands; K must be <= %u",
                             mm->k, (unsigned long long)mm->k * 64, npk_rk_int4_k_max());
+        s = check_batch_rule(soc, mm, r.mode);
+        if (s)
+            return s;
         const npk_rk_out_stage *st = npk_rk_out_stage_find(mm->in, mm->out);
         if (!st->completes)
             return npk_fail(NPK_EUNSUPPORTED,

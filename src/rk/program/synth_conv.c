@@ -5,6 +5,7 @@
  * (docs/facts-engines.md, "The convolution path"). */
 #include <string.h>
 
+#include "npukit/rk_outstage.h"
 #include "rk/hw/rk_ops.h"
 #include "rk/program/rk_conv.h"
 #include "npukit/rk_regs.h"
@@ -19,9 +20,6 @@
 #define BS_ALU_SUM 2u
 /* BS_ALU_SRC 1: the bias from the 0x50xx feed (Mesa). */
 #define BS_ALU_SRC_MEMORY 1u
-/* BS_OW_CFG.SIZE_E_*: 1 for a direct conv, 3 for depthwise (Mesa). */
-#define SIZE_E_DIRECT 1u
-#define SIZE_E_DEPTHWISE 3u
 
 static uint32_t f32_bits(float f)
 {
@@ -35,6 +33,8 @@ static uint32_t up(uint32_t v, uint32_t to) { return (v + to - 1) / to * to; }
 static void values(const npk_rk_conv *t, uint32_t *v)
 {
     const uint32_t c2 = npk_rk_conv_c2(t->prec);
+    const npk_rk_prec out = npk_rk_conv_prec_of(t->prec)->out;
+    const npk_rk_out_stage *stage = npk_rk_out_stage_find(t->prec, out);
     const uint32_t cin = up(t->in_c, c2);
     const uint32_t mode = t->depthwise ? NPK_RK_CONV_MODE_DEPTHWISE : NPK_CONV_MODE_DIRECT;
     const uint64_t kbytes = npk_rk_conv_kernel_bytes(t->prec, t->in_c, t->k_h, t->k_w);
@@ -72,7 +72,8 @@ static void values(const npk_rk_conv *t, uint32_t *v)
                                   PUT(CNA_WEIGHT_SIZE2, WEIGHT_KERNELS, kernels);
     v[NPK_REG_CNA_CBUF_CON1] =
         PUT(CNA_CBUF_CON1, DATA_ENTRIES, npk_rk_conv_row_entries(t->soc, t->prec, t->in_c, t->in_w));
-    /* fp16 feature: no input conversion (CVT bypassed, scale 1 in every lane, as Mesa) */
+    /* no input conversion (CVT bypassed, scale 1 in every lane, as Mesa; its int8 programs
+     * too) */
     v[NPK_REG_CNA_CVT_CON0] = PUT(CNA_CVT_CON0, CVT_BYPASS, 1);
     v[NPK_REG_CNA_CVT_CON1] = PUT(CNA_CVT_CON1, CVT_SCALE0, 1);
     v[NPK_REG_CNA_CVT_CON2] = PUT(CNA_CVT_CON2, CVT_SCALE1, 1);
@@ -106,7 +107,7 @@ static void values(const npk_rk_conv *t, uint32_t *v)
         PUT(DPU_FEATURE_MODE_CFG, BURST_LEN, NPK_BURST_LEN_LONGEST) |
         PUT(DPU_FEATURE_MODE_CFG, CONV_MODE, mode) |
         PUT(DPU_FEATURE_MODE_CFG, OUTPUT_MODE, NPK_DPU_OUTPUT_MODE_MEMORY);
-    v[NPK_REG_DPU_DATA_FORMAT] = PUT(DPU_DATA_FORMAT, OUT_PRECISION, t->prec) |
+    v[NPK_REG_DPU_DATA_FORMAT] = PUT(DPU_DATA_FORMAT, OUT_PRECISION, out) |
                                  PUT(DPU_DATA_FORMAT, IN_PRECISION, t->prec) |
                                  PUT(DPU_DATA_FORMAT, PROC_PRECISION, t->prec);
     v[NPK_REG_DPU_DST_BASE_ADDR] = t->out;
@@ -123,7 +124,7 @@ static void values(const npk_rk_conv *t, uint32_t *v)
                             PUT(DPU_BS_CFG, BS_RELUX_EN, t->clamp == NPK_RK_CLAMP_RELUX) |
                             PUT(DPU_BS_CFG, BS_RELU_BYPASS, !relu) | PUT(DPU_BS_CFG, BS_MUL_BYPASS, 1);
     v[NPK_REG_DPU_BS_RELUX_CMP_VALUE] = t->clamp == NPK_RK_CLAMP_RELUX ? f32_bits(t->relux) : 0;
-    const uint32_t se = t->depthwise ? SIZE_E_DEPTHWISE : SIZE_E_DIRECT;
+    const uint32_t se = npk_rk_conv_size_e(t->prec, t->depthwise);
     v[NPK_REG_DPU_BS_OW_CFG] = PUT(DPU_BS_OW_CFG, SIZE_E_2, se) | PUT(DPU_BS_OW_CFG, SIZE_E_1, se) |
                                PUT(DPU_BS_OW_CFG, SIZE_E_0, se);
     v[NPK_REG_DPU_WDMA_SIZE_0] = PUT(DPU_WDMA_SIZE_0, CHANNEL_WDMA, t->out_c - 1);
@@ -135,14 +136,15 @@ static void values(const npk_rk_conv *t, uint32_t *v)
                             PUT(DPU_EW_CFG, EW_LUT_BYPASS, 1) | PUT(DPU_EW_CFG, EW_OP_BYPASS, 1) |
                             PUT(DPU_EW_CFG, EW_BYPASS, 1);
     v[NPK_REG_DPU_EW_CVT_SCALE_VALUE] = PUT(DPU_EW_CVT_SCALE_VALUE, EW_OP_CVT_SCALE, 1);
-    /* fp32 accumulator -> fp16 through FP32TOFP16_EN (spec "fp16 matmul -> fp16 output") */
-    v[NPK_REG_DPU_OUT_CVT_SCALE] =
-        PUT(DPU_OUT_CVT_SCALE, FP32TOFP16_EN, 1) | PUT(DPU_OUT_CVT_SCALE, OUT_CVT_SCALE, 1);
-    /* one kernel group of 16 fp16 channels = two output surfaces (INF, Mesa's
-     * surfaces_per_row) */
+    /* the output stage's row: fp32 accumulator -> fp16 through FP32TOFP16_EN (spec "fp16
+     * matmul -> fp16 output"), int8's int32 accumulator written at scale 1 */
+    v[NPK_REG_DPU_OUT_CVT_SCALE] = stage->out_cvt_scale;
+    v[NPK_REG_DPU_OUT_CVT_SHIFT] = PUT(DPU_OUT_CVT_SHIFT, OUT_CVT_SHIFT, stage->out_cvt_shift);
+    /* one kernel group of G channels = G / C2(out) output surfaces (fp16 16 / 8 = two: Mesa's
+     * surfaces_per_row; int8's int32 32 / 4 = eight: INF, the same rule) */
     v[NPK_REG_DPU_SURFACE_ADD] = PUT(DPU_SURFACE_ADD, SURF_ADD,
-                                     (NPK_RK_CONV_KGROUP / npk_rk_conv_c2(t->prec)) * t->out_w *
-                                         t->out_h);
+                                     (npk_rk_conv_kgroup(t->prec) / npk_rk_conv_c2(out)) *
+                                         t->out_w * t->out_h);
 
     /* ---- the 0x50xx feed: the spec's conv capture order, H-1 then W-1 then Cout-1 ---- */
     v[NPK_REG_DPU_RDMA_DATA_CUBE_WIDTH] = t->out_h - 1;  /* 0x500C: H-1 (spec) */

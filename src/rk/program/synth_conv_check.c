@@ -49,10 +49,12 @@ void npk_rk_conv_banks(npk_rk_conv *t)
 
 npk_status npk_rk_conv_check(const npk_rk_conv *t)
 {
-    BAD(t->prec != NPK_PREC_FP16,
-        "conv: precision %s: the conv task is built for fp16 (int8 convolutions run as int32 "
-        "accumulations through the runtime)",
-        npk_rk_prec_name(t->prec) ? npk_rk_prec_name(t->prec) : "?");
+    const npk_rk_conv_prec *prec = npk_rk_conv_prec_of(t->prec);
+    BAD(!prec, "conv: precision %s: the conv task is built for %s",
+        npk_rk_prec_name(t->prec) ? npk_rk_prec_name(t->prec) : "?", npk_rk_conv_prec_names());
+    BAD(prec->out != NPK_PREC_FP16 && t->clamp != NPK_RK_CLAMP_NONE,
+        "conv: a clamp on the %s accumulator: the host clamps after requantising (%s)",
+        npk_rk_prec_name(prec->out), prec->why);
     BAD(!t->in_h || !t->in_w || !t->in_c || !t->out_h || !t->out_w || !t->out_c,
         "conv: a zero dimension (in %ux%ux%u, out %ux%ux%u)", t->in_c, t->in_h, t->in_w, t->out_c,
         t->out_h, t->out_w);
@@ -106,6 +108,12 @@ npk_status npk_rk_conv_check(const npk_rk_conv *t)
     BAD(pr <= -(int64_t)t->stride_x || pb <= -(int64_t)t->stride_y,
         "conv: the output %ux%u is smaller than the input %ux%u gives at stride %ux%u", t->out_h,
         t->out_w, t->in_h, t->in_w, t->stride_y, t->stride_x);
+    const uint64_t contraction = (uint64_t)(t->depthwise ? 1 : t->in_c) * t->k_h * t->k_w;
+    LIMIT(prec->k_max && contraction > prec->k_max,
+          "conv: %s contraction C x KH x KW = %llu past %llu (the int32 accumulator could "
+          "overflow)",
+          npk_rk_prec_name(t->prec), (unsigned long long)contraction,
+          (unsigned long long)prec->k_max);
     const uint64_t kbytes = npk_rk_conv_kernel_bytes(t->prec, t->in_c, t->k_h, t->k_w);
     LIMIT(kbytes > field_max(NPK_RKF(CNA_WEIGHT_SIZE1, WEIGHT_BYTES_PER_KERNEL)),
           "conv: one kernel is %llu bytes, past %llu (CNA_WEIGHT_SIZE1)", (unsigned long long)kbytes,

@@ -194,14 +194,18 @@ npk_status npk_rk_set_submission(npk_rk *rt, const char *form)
 {
     if (!rt)
         return npk_fail(NPK_EINVAL, "set_submission: NULL runtime");
-    const npk_rk_submission_row *f = npk_rk_submission_find(form);
+    /* "auto": the default form again, the multi-task form weighed by cost where it applies */
+    const bool chosen = form && !strcmp(form, "auto");
+    const npk_rk_submission_row *f =
+        chosen ? npk_rk_submission_find(rt->chain > 1 ? "chained" : "single")
+               : npk_rk_submission_find(form);
     if (!f) {
         char names[160] = "";
         for (unsigned i = 0; i < npk_rk_submission_count(); i++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
                      npk_rk_submission_name(i));
-        return npk_fail(NPK_EINVAL, "submission form '%s': not one of %s", form ? form : "(null)",
-                        names);
+        return npk_fail(NPK_EINVAL, "submission form '%s': not auto or one of %s",
+                        form ? form : "(null)", names);
     }
     if (!strcmp(rt->form->name, "rocket") && !f->rocket)
         return npk_fail(NPK_EUNSUPPORTED, "submission form %s on the %s kernel: %s", f->name,
@@ -209,6 +213,7 @@ npk_status npk_rk_set_submission(npk_rk *rt, const char *form)
     if (pthread_mutex_trylock(&rt->lock))
         return npk_fail(NPK_EBUSY, "set_submission: another call is running on this runtime");
     rt->submission = f;
+    rt->form_forced = !chosen;
     pthread_mutex_unlock(&rt->lock);
     return NPK_OK;
 }

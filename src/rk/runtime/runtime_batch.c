@@ -119,6 +119,7 @@ static npk_status run_batch(npk_rk *rt, npk_rk_matmul_item *items, uint32_t coun
             break;
         planned++;
         run[i].mode = plans[i].mode;
+        run[i].a_pitch = plans[i].req.a_pitch;
         run[i].st = &it->stats;
         it->stats.tasks = (uint32_t)plans[i].count;
         it->stats.cores_used = plans[i].cores_used;

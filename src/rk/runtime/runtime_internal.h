@@ -94,6 +94,9 @@ struct npk_rk {
 
     /* the submission form jobs take (submission.h) */
     const struct npk_rk_submission_row *submission;
+    bool form_forced;       /* set by npk_rk_set_submission/set_chain: no choice by cost */
+    uint32_t feature_pitch; /* npk_rk_set_feature_pitch (0: the dtype's layout) */
+    bool m_tile_chain;      /* npk_rk_set_schedule("chain") */
     uint64_t calls; /* calls begun (under lock): one per API call, whatever its phases */
     struct npk_rk_workers *workers; /* the cores' threads (runtime_workers.c), under lock */
     /* npk_rk_set_progress: reported per job, serialized by progress_lock */

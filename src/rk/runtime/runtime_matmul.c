@@ -13,6 +13,7 @@
 #include "rk/program/rk_sched.h"
 #include "npukit/rk_synth.h"
 #include "policy.h"
+#include "runtime_form_choice.h"
 #include "runtime_forms.h"
 #include "runtime_layout.h"
 #include "runtime_matmul.h"
@@ -79,8 +80,9 @@ typedef struct slot {
 } slot;
 
 npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
-                              npk_rk_mode mode, const npk_rk_task_plan *t, unsigned i,
-                              npk_rk_prec out, uint32_t c_iova, npk_rk_mm *mm, npk_rk_stats *st)
+                              npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
+                              unsigned i, npk_rk_prec out, uint32_t c_iova, npk_rk_mm *mm,
+                              npk_rk_stats *st)
 {
     npk_rk_core_bufs *b = &rt->core[t->core];
     /* Feature: rows [m0, m1) and the K slice. Slot 0 holds every job's first feature, so the
@@ -88,12 +90,16 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     uint64_t t0 = npk_now_ns();
     npk_rk_block ablk =
         npk_rk_a_block(w->in, mode, mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0, t->kp);
+    if (pitch) /* rows pitch x the packed row apart (plan request a_pitch) */
+        ablk.stride = (size_t)pitch * t->kp;
     size_t abytes = npk_rk_a_bytes(&ablk, t->kp);
     uint64_t aoff = (uint64_t)i * rt->feature_slot;
     if (abytes > rt->feature_slot)
         return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot", abytes,
                         rt->feature_slot);
-    if (t->kp > npk_rk_k_padded(t->k1 - t->k0)) /* a zero-padded last slice: the tail is zero */
+    /* a zero-padded last slice: the tail is zero; a pitch: the lines between rows are zero
+     * (int4's zero lines, mc_phys = 2H) */
+    if (t->kp > npk_rk_k_padded(t->k1 - t->k0) || pitch > 1)
         memset((uint8_t *)b->feature.host + aoff, 0, abytes);
     npk_status s =
         npk_rk_pack_a(&ablk, a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
@@ -111,6 +117,10 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     *mm = npk_rk_mm_default(w->in, t->mp, t->kp, t->np);
     mm->out = out;
     mm->mode = (int)mode;
+    /* the synthesizer counts the pitch in elements of LINE_STRIDE's unit (int4: int8's) */
+    if (pitch)
+        mm->a_pitch = (uint32_t)((uint64_t)pitch * t->kp * npk_rk_prec_bits(w->in) *
+                                 npk_rk_input_row(w->in)->line_unit / 128);
     mm->sched = t->sched;
     mm->soc = rt->soc;
     mm->a = (uint32_t)(b->feature.iova + aoff);
@@ -133,12 +143,16 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     const npk_rk_mm_run_item *it = item_of(r, t);
     npk_rk_mm mm;
     npk_status s =
-        npk_rk_task_matmul(rt, it->w, &it->a, it->mode, t, i, it->task_out,
+        npk_rk_task_matmul(rt, it->w, &it->a, it->mode, it->a_pitch, t, i, it->task_out,
                            (uint32_t)(rt->core[t->core].output.iova + sl->out_off), &mm, r->st);
     if (s)
         return s;
     mm.c_rows = sl->c_rows; /* the row-offset form's shared surface */
     mm.row_offset = sl->row_offset;
+    /* the M-tile chain: a tile after the one before it in the job (the same K and columns, the
+     * next rows) carries the spec's "subsequent M-tile" flag, 0x2000 */
+    mm.next_m_tile = t->sched == NPK_SCHED_CHAIN && i > 0 && t[-1].k0 == t->k0 &&
+                     t[-1].n0 == t->n0 && t[-1].m1 == t->m0;
     uint64_t t0 = npk_now_ns();
     npk_rk_entry body[NPK_RK_BODY_MAX];
     size_t nb; /* the body in the form the device's kernel expects */
@@ -416,12 +430,21 @@ static npk_status run_all_cores(run *r)
 npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                npk_rk_prec out, void *c)
 {
-    if (!rt || !w || !a || !c)
-        return npk_fail(NPK_EINVAL, "matmul: NULL %s",
-                        !rt  ? "runtime"
-                        : !w ? "weights"
-                        : !a ? "A"
-                             : "C");
+    if (!a || !c)
+        return npk_fail(NPK_EINVAL, "matmul: NULL %s", !a ? "A" : "C");
+    npk_status s = npk_rk_matmul_check_shape(rt, w, m, out);
+    if (s)
+        return s;
+    if (w->in == NPK_PREC_INT4)
+        return npk_rk_check_int4(a, (uint64_t)m * w->k, "A");
+    return NPK_OK;
+}
+
+npk_status npk_rk_matmul_check_shape(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                     npk_rk_prec out)
+{
+    if (!rt || !w)
+        return npk_fail(NPK_EINVAL, "matmul: NULL %s", !rt ? "runtime" : "weights");
     if (w->owner != rt)
         return npk_fail(NPK_EINVAL, "matmul: the weights were packed by another runtime (their "
                                     "IOVAs are that device's; here they would read another "
@@ -439,8 +462,6 @@ npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, 
     if (why)
         return npk_fail(NPK_EUNSUPPORTED, "matmul: submission form %s with %s weights: %s",
                         rt->submission->name, npk_rk_prec_name(w->in), why);
-    if (w->in == NPK_PREC_INT4)
-        return npk_rk_check_int4(a, (uint64_t)m * w->k, "A");
     return NPK_OK;
 }
 
@@ -541,10 +562,15 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
     npk_rk_mm_run_item it;
     if ((s = npk_rk_mm_item_begin(w, m, a, out, c, &it)))
         return s;
-    npk_rk_plan_request req;
     npk_rk_plan run_plan;
-    npk_rk_matmul_request(rt, w, m, it.task_out, &req);
-    s = plan ? copy_plan(plan, &run_plan) : npk_rk_plan_matmul(&req, &run_plan);
+    /* a plan given is the runtime's form's; else the form is chosen with the plan (the
+     * multi-task form where the cost model prefers it, runtime_form_choice.c) and the call
+     * runs in it: the runtime's lock is held, no setting changes meanwhile */
+    npk_rk_form_pick pick = {rt->submission, 0, 0};
+    s = plan ? copy_plan(plan, &run_plan)
+             : npk_rk_form_choose(rt, w, m, it.task_out, &pick, &run_plan);
+    const struct npk_rk_submission_row *own = rt->submission;
+    rt->submission = pick.form;
     if (s == NPK_OK) {
         st->tasks = (uint32_t)run_plan.count;
         st->cores_used = run_plan.cores_used;
@@ -553,9 +579,11 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
             run_plan.tasks[i].core = rt->core_map[run_plan.tasks[i].core];
         st->core_mask = npk_rk_core_mask(rt);
         it.mode = run_plan.mode;
+        it.a_pitch = run_plan.req.a_pitch;
         s = npk_rk_matmul_run(rt, &run_plan, &it, NULL, st);
         npk_rk_plan_free(&run_plan);
     }
+    rt->submission = own;
     npk_rk_mm_item_end(&it, s == NPK_OK);
     return s;
 }
@@ -574,4 +602,28 @@ npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const 
     npk_rk_call_end(rt);
     st->host_ns = npk_now_ns() - start;
     return s;
+}
+
+/* The form npk_rk_matmul would choose, and the totals behind it (runtime_form_choice.c). */
+npk_status npk_rk_submission_choice(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                    npk_rk_prec out, const char **form, double *form_us,
+                                    double *multitask_us)
+{
+    npk_status s = npk_rk_matmul_check_shape(rt, w, m, out);
+    if (s || (s = npk_rk_call_begin(rt, "submission_choice")))
+        return s;
+    npk_rk_form_pick pick;
+    npk_rk_plan plan;
+    s = npk_rk_form_choose(rt, w, m, npk_rk_task_out(w, out), &pick, &plan);
+    npk_rk_call_end(rt);
+    if (s)
+        return s;
+    npk_rk_plan_free(&plan);
+    if (form)
+        *form = pick.form->name;
+    if (form_us)
+        *form_us = pick.form_us;
+    if (multitask_us)
+        *multitask_us = pick.multitask_us;
+    return NPK_OK;
 }

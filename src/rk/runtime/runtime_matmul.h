@@ -10,6 +10,9 @@
  * lock (npk_rk_call_begin) with checked arguments; adds to st (zeroed by the caller). */
 npk_status npk_rk_matmul_check(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                npk_rk_prec out, void *c);
+/* ... the checks that need no operand: the runtime, the weights, M, the output and the form */
+npk_status npk_rk_matmul_check_shape(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                     npk_rk_prec out);
 npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                               npk_rk_prec out, void *c, npk_rk_stats *st);
 /* npk_rk_matmul_held running `plan` (NULL: planned here), which must be the plan of
@@ -27,6 +30,7 @@ typedef struct npk_rk_mm_run_item {
     npk_rk_matrix acc;
     npk_rk_prec task_out, out;
     npk_rk_mode mode;
+    uint32_t a_pitch; /* the plan's feature row pitch (0: the mode's own) */
     void *c;
     float *scratch;
     npk_rk_stats *st;
@@ -50,11 +54,11 @@ npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out);
 
 /* Plan task t of a matmul on its core (t->core, the engine's): its feature (rows [m0, m1), its K
  * range zero-padded to kp) packed into the core's feature slot i and synced for the NPU, and
- * *mm, the task's matmul: the weights' block of its K slice and column range, the slot's
+ * *mm, the task's matmul (pitch: line-form rows pitch x the packed row apart, 0 the mode's own): the weights' block of its K slice and column range, the slot's
  * feature, the output (task_out) at c_iova. Accounts pack, synth and sync time in st. */
 npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
-                              npk_rk_mode mode, const npk_rk_task_plan *t, unsigned i,
-                              npk_rk_prec task_out, uint32_t c_iova, npk_rk_mm *mm,
+                              npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
+                              unsigned i, npk_rk_prec task_out, uint32_t c_iova, npk_rk_mm *mm,
                               npk_rk_stats *st);
 
 #endif

@@ -117,7 +117,7 @@ static npk_status run_stage(npk_rk *rt, const npk_rk_pool *shape, const uint16_t
     npk_status s = npk_rk_core_output(rt, core, total);
     uint64_t t0 = npk_now_ns();
     if (s == NPK_OK)
-        s = npk_rk_conv_pack_feature(src, (uint64_t)shape->in_h * shape->in_w, shape->in_w,
+        s = npk_rk_conv_pack_feature(NPK_PREC_FP16, src, (uint64_t)shape->in_h * shape->in_w, shape->in_w,
                                      shape->c, shape->in_h, shape->in_w, 0, 0, 0, 0,
                                      cb->output.host, in_bytes);
     st->pack_ns += npk_now_ns() - t0;
@@ -143,7 +143,7 @@ static npk_status run_stage(npk_rk *rt, const npk_rk_pool *shape, const uint16_t
     if (s == NPK_OK)
         s = npk_rk_mem_sync(rt->dev, &cb->output, o_off, out_bytes, RKNPU_MEM_SYNC_FROM_DEVICE);
     if (s == NPK_OK)
-        s = npk_rk_conv_unpack_feature((uint8_t *)cb->output.host + o_off, out_bytes, shape->c,
+        s = npk_rk_conv_unpack_feature(NPK_PREC_FP16, (uint8_t *)cb->output.host + o_off, out_bytes, shape->c,
                                        shape->out_h, shape->out_w, dst);
     pthread_mutex_unlock(&cb->job_lock);
     return s;

@@ -18,6 +18,7 @@ void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m
     req->k_slice = w->k_slice;
     req->k_pad = w->k_pad; /* the slicing the weights were packed in */
     npk_rk_request_submits(rt, req);
+    npk_rk_request_layout(rt, req);
     /* Warm-ups are not costed here: they are paid once per output buffer, and a plan that
      * depended on the buffers' state (a fresh runtime's first call, or a buffer another
      * runtime's job holds at that moment) would give the same call different tilings, so
@@ -30,4 +31,10 @@ void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
     req->chain = npk_rk_tasks_per_job(rt);
     req->chain_m_tiles = rt->submission->row_offset;
     req->host_one_thread = rt->submission->all_cores;
+}
+
+void npk_rk_request_layout(const npk_rk *rt, npk_rk_plan_request *req)
+{
+    req->a_pitch = rt->feature_pitch;
+    req->m_tile_chain = rt->m_tile_chain;
 }

@@ -13,5 +13,8 @@ void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m
                            npk_rk_prec task_out, npk_rk_plan_request *req);
 /* The runtime's submission form and chain in a plan request, for the plan's cost. */
 void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req);
+/* The runtime's feature pitch and M schedule in a plan request (the matmul and its weights'
+ * slicing plan with them). */
+void npk_rk_request_layout(const npk_rk *rt, npk_rk_plan_request *req);
 
 #endif

@@ -44,14 +44,16 @@ npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n
     req.soc = rt->soc;
     req.cores = rt->cores;
     npk_rk_request_submits(rt, &req);
+    npk_rk_request_layout(rt, &req);
     req.k_slice = k_slice;
     /* a slicing given by the caller's layout is kept as it is; else the planner may pad the
      * last slice to the others' K (packed with a zero tail) */
     req.k_pad = k_slice ? 0 : -1;
     bool pad = false;
-    uint32_t ks = npk_rk_plan_k_choice(&req, &pad);
+    npk_status vs = npk_rk_plan_check(&req); /* names what is refused, with its status */
+    uint32_t ks = vs ? 0 : npk_rk_plan_k_choice(&req, &pad);
     if (!ks)
-        return NPK_EINVAL;
+        return vs ? vs : NPK_EINVAL;
 
     npk_rk_weights *w = calloc(1, sizeof *w);
     if (!w)
