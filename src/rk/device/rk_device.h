@@ -38,6 +38,7 @@ typedef struct npk_rk_mem {
     /* Where each core reads it, as a shift from iova (0 on a device whose cores share one
      * address space): see npk_rk_mem_iova_on. A view (iova moved by an offset) keeps it. */
     uint32_t core_shift[NPK_RK_SOC_MAX_CORES];
+    uint32_t domain; /* the rknpu IOMMU domain it was created in (0 elsewhere) */
 } npk_rk_mem;
 
 /* The address core `core` reads mem at (its copy in the core's address space on a device whose
@@ -78,6 +79,10 @@ typedef struct npk_rk_device_info {
     bool core_spaces;      /* each core reads only its own address space (rocket: its file's
                               IOMMU domain): create what a core reads with
                               npk_rk_mem_create_for naming it */
+    unsigned domains;      /* rknpu IOMMU domains a buffer can be created in and a job run in
+                              (npk_rk_mem_create_in; 16 from driver 0.9.8 with its IOMMU on,
+                              else 1); rocket: 1 (its address spaces are the cores' files) */
+    uint64_t space_bytes;  /* IOVA bytes of one address space (a domain, a rocket file): 4 GiB */
 } npk_rk_device_info;
 void npk_rk_device_query(const npk_rk_device *dev, npk_rk_device_info *info);
 
@@ -88,6 +93,11 @@ npk_status npk_rk_mem_create(npk_rk_device *dev, uint64_t size, uint32_t flags, 
  * which MEM_SYNC TO_DEVICE keeps equal to the CPU's view); elsewhere the mask changes nothing. */
 npk_status npk_rk_mem_create_for(npk_rk_device *dev, uint64_t size, uint32_t flags,
                                  uint32_t core_mask, npk_rk_mem *out);
+/* The same in rknpu IOMMU domain `domain` (< info.domains): MEM_CREATE's iommu_domain_id. A
+ * job reading it must run in that domain (its task buffer created there: npk_rk_submit names
+ * the domain of the task buffer the caller passes in rknpu_submit's iommu_domain_id). */
+npk_status npk_rk_mem_create_in(npk_rk_device *dev, unsigned domain, uint64_t size,
+                                uint32_t flags, uint32_t core_mask, npk_rk_mem *out);
 /* Import a dma-buf (DRM_IOCTL_PRIME_FD_TO_HANDLE, then MEM_CREATE with the handle for its
  * address, MEM_MAP + mmap): the whole dma-buf as a buffer of the device; npk_rk_mem_destroy
  * releases the import (the exporter keeps the memory). The rknpu driver imports; mainline

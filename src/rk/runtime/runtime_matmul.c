@@ -504,12 +504,24 @@ npk_status npk_rk_matmul_run(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_m
              .item_lock = &item_lock,
              .st = st};
     npk_rk_engine *e = rt->eng;
+    /* The call runs in the IOMMU domain of its weights, on that domain's core buffers. */
+    const unsigned domain = items[0].w->mem.domain;
+    for (size_t i = 0; i < plan->count; i++)
+        if (items[item_of_task ? item_of_task[i] : 0].w->mem.domain != domain)
+            return npk_fail(NPK_EUNSUPPORTED,
+                            "matmul: one call's weights lie in IOMMU domains %u and %u; a job "
+                            "runs in one",
+                            domain, items[item_of_task ? item_of_task[i] : 0].w->mem.domain);
+    npk_status s = npk_rk_use_domain(rt, domain);
+    if (s)
+        return s;
     pthread_mutex_lock(&e->policy_lock);
     npk_rk_policy_due(rt, npk_rk_policy_on_enter(e->have_prec, e->last_prec, items[0].w->in));
     e->have_prec = true;
     e->last_prec = items[0].w->in;
     pthread_mutex_unlock(&e->policy_lock);
-    npk_status s = run_all_cores(&r);
+    s = run_all_cores(&r);
+    rt->core = e->core;
     pthread_mutex_destroy(&item_lock);
     return s;
 }
