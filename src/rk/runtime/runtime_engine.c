@@ -13,6 +13,12 @@
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static npk_rk_engine *registry;
 
+npk_status npk_rk_core_mem(npk_rk_engine *e, const npk_rk_core_bufs *b, unsigned c,
+                           uint64_t size, uint32_t flags, npk_rk_mem *mem)
+{
+    return npk_rk_mem_create_in(e->dev, b->domain, size, flags, 1u << c, mem);
+}
+
 static void destroy_core_buffers(npk_rk_engine *e, npk_rk_core_bufs *b)
 {
     if (b->feature.size)

@@ -54,12 +54,6 @@ npk_status npk_rk_buffer_create_flags(npk_rk *rt, uint64_t size, unsigned flags,
     return NPK_OK;
 }
 
-npk_status npk_rk_core_mem(npk_rk_engine *e, const npk_rk_core_bufs *b, unsigned c,
-                           uint64_t size, uint32_t flags, npk_rk_mem *mem)
-{
-    return npk_rk_mem_create_in(e->dev, b->domain, size, flags, 1u << c, mem);
-}
-
 /* Bytes a buffer takes of its address space: whole pages. */
 static uint64_t span_of(uint64_t size) { return (size + 4095) & ~4095ull; }
 
