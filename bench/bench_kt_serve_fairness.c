@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* What one client's large writes cost the card daemon's other clients: a client reads a
+/* What one client's large blocks cost the card daemon's other clients: a client reads a
  * register word back to back for SECONDS alone, then as long again while another client (a
- * child process) sends 4 MiB write_blocks back to back; its requests per second and its worst
- * waits, side by side from one run, and the ratio. The daemon parses large frames on a thread
- * of their own and writes a block a 256 KiB chunk per turn of its loop, the other clients'
- * requests between the chunks (docs/kt-remote.md).
+ * child process) sends 4 MiB write_blocks back to back, then as long again beside one asking
+ * for 4 MiB read_blocks back to back; its requests per second and its worst waits, side by side
+ * from one run, and the ratios. The daemon parses large frames on a thread of their own, moves
+ * a block to or from the machine a 256 KiB chunk per turn of its loop and sends a read_block's
+ * reply a piece per turn, the other clients' requests between the chunks (docs/kt-remote.md).
  *
  * Usage: bench_kt_serve_fairness [SECONDS] (default 3; NPUKIT_CLI or ./npukit: the command) */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
@@ -20,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../tests/kt_raw_testlib.h"
 #include "../tests/kt_remote_testlib.h"
 #include "common/measure.h"
 #include "npukit/kt_remote.h"
@@ -57,30 +59,6 @@ static void reader(const char *addr, double secs, double out[3])
     kt_transport_close(&t);
 }
 
-static bool send_all(int fd, const void *buf, size_t len)
-{
-    for (const char *p = buf; len;) {
-        ssize_t k = send(fd, p, len, MSG_NOSIGNAL);
-        if (k <= 0)
-            return false;
-        p += k;
-        len -= (size_t)k;
-    }
-    return true;
-}
-
-static bool recv_all(int fd, void *buf, size_t len)
-{
-    for (char *p = buf; len;) {
-        ssize_t k = recv(fd, p, len, 0);
-        if (k <= 0)
-            return false;
-        p += k;
-        len -= (size_t)k;
-    }
-    return true;
-}
-
 /* The n-byte block as one write_block frame (header included): 8 MiB of hex. */
 static char *block_frame(const uint8_t *block, size_t n, size_t *len)
 {
@@ -105,24 +83,74 @@ static char *block_frame(const uint8_t *block, size_t n, size_t *len)
  * in *done: what a driver writing large blocks sends (npukit's own client splits them). */
 static int write_blocks(const char *addr, const char *f, size_t len, volatile unsigned *done)
 {
-    unsigned port = (unsigned)atoi(strrchr(addr, ':') + 1);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = {0};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)port);
-    sa.sin_addr.s_addr = htonl(0x7F000001);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa))
+    int fd = kt_raw_connect(addr, false);
+    if (fd < 0)
         return 1;
     char reply[4096];
     for (;;) {
         uint8_t h[4];
-        if (!send_all(fd, f, len) || !recv_all(fd, h, 4))
+        if (!kt_raw_send_all(fd, f, len) || !kt_raw_recv_all(fd, h, 4))
             return 1;
         size_t n = (size_t)h[0] << 24 | (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
-        if (n > sizeof reply || !recv_all(fd, reply, n))
+        if (n > sizeof reply || !kt_raw_recv_all(fd, reply, n))
             return 1;
         ++*done;
     }
+}
+
+/* A client that asks for the n-byte block at MEM over and over, taking each reply's bytes
+ * without parsing them (as a fast driver would), counting the blocks read in *done. */
+static int read_blocks(const char *addr, size_t n, volatile unsigned *done)
+{
+    char req[128];
+    int len = snprintf(req + 4, sizeof req - 4,
+                       "{\"id\":1,\"op\":\"read_block\",\"addr\":%llu,\"nbytes\":%zu}",
+                       (unsigned long long)MEM, n);
+    req[0] = req[1] = 0, req[2] = (char)(len >> 8), req[3] = (char)len;
+    int fd = kt_raw_connect(addr, false);
+    char *reply = malloc(2 * n + 4096);
+    if (fd < 0 || !reply)
+        return 1;
+    for (;;) {
+        uint8_t h[4];
+        if (!kt_raw_send_all(fd, req, (size_t)len + 4) || !kt_raw_recv_all(fd, h, 4))
+            return 1;
+        size_t k = (size_t)h[0] << 24 | (size_t)h[1] << 16 | (size_t)h[2] << 8 | h[3];
+        if (k > 2 * n + 4096 || !kt_raw_recv_all(fd, reply, k))
+            return 1;
+        ++*done;
+    }
+}
+
+/* The reader's figures beside a child running `load` (it counts its blocks in *done). */
+static unsigned beside_load(const char *addr, double secs, double out[3],
+                            int (*load)(const char *addr, const void *arg, volatile unsigned *done),
+                            const void *arg, volatile unsigned *done)
+{
+    *done = 0;
+    pid_t child = fork();
+    if (child == 0) /* 4 MiB blocks back to back until stopped */
+        _exit(load(addr, arg, done));
+    reader(addr, secs, out);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    return *done;
+}
+
+typedef struct frame_arg {
+    const char *f;
+    size_t len;
+} frame_arg;
+
+static int load_writes(const char *addr, const void *arg, volatile unsigned *done)
+{
+    const frame_arg *fa = arg;
+    return write_blocks(addr, fa->f, fa->len, done);
+}
+
+static int load_reads(const char *addr, const void *arg, volatile unsigned *done)
+{
+    return read_blocks(addr, *(const size_t *)arg, done);
 }
 
 int main(int argc, char **argv)
@@ -150,28 +178,26 @@ int main(int argc, char **argv)
         return 1;
     }
     kt_transport_close(&t);
-    double alone[3], beside[3];
+    double alone[3], writes[3], reads[3];
     reader(sv.addr, secs, alone);
-    size_t flen;
-    char *frame = block_frame(block, n, &flen);
+    frame_arg fa;
+    fa.f = block_frame(block, n, &fa.len);
     volatile unsigned *done = mmap(NULL, sizeof *done, PROT_READ | PROT_WRITE,
                                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (done == MAP_FAILED)
         return 1;
-    pid_t writer = fork();
-    if (writer == 0) /* 4 MiB blocks back to back, as one frame each, until stopped */
-        _exit(write_blocks(sv.addr, frame, flen, done));
-    reader(sv.addr, secs, beside);
-    kill(writer, SIGKILL);
-    waitpid(writer, NULL, 0);
-    unsigned blocks = *done;
-    free(frame);
+    unsigned written = beside_load(sv.addr, secs, writes, load_writes, &fa, done);
+    unsigned read = beside_load(sv.addr, secs, reads, load_reads, &n, done);
+    free((char *)fa.f);
     kt_test_server_stop(&sv);
     free(block);
-    printf("a client's read64, alone: %.0f/s (median %.3f ms, p99 %.3f ms); beside a client "
-           "writing 4 MiB blocks back to back (%u written): %.0f/s (median %.3f ms, p99 %.3f "
-           "ms): %.2f of alone\n",
-           alone[0], alone[1], alone[2], blocks, beside[0], beside[1], beside[2],
-           alone[0] > 0 ? beside[0] / alone[0] : 0);
+    printf("a client's read64, alone: %.0f/s (median %.3f ms, p99 %.3f ms)\n", alone[0], alone[1],
+           alone[2]);
+    printf("beside a client writing 4 MiB blocks back to back (%u written): %.0f/s (median %.3f "
+           "ms, p99 %.3f ms): %.2f of alone\n",
+           written, writes[0], writes[1], writes[2], alone[0] > 0 ? writes[0] / alone[0] : 0);
+    printf("beside a client reading 4 MiB blocks back to back (%u read): %.0f/s (median %.3f "
+           "ms, p99 %.3f ms): %.2f of alone\n",
+           read, reads[0], reads[1], reads[2], alone[0] > 0 ? reads[0] / alone[0] : 0);
     return 0;
 }

@@ -101,8 +101,8 @@ if(NOT NPUKIT_GGML_LIB OR NOT NPUKIT_GGML_BASE_LIB OR NOT EXISTS ${NPUKIT_GGML_B
     "or bin/test-backend-ops (build targets ggml ggml-base ggml-cpu test-backend-ops)")
 endif()
 
-# Programs against ggml's API: the end-to-end model test and the bench.
-foreach(name test_ggml_model bench_ggml)
+# Programs against ggml's API: the end-to-end model test, the batching test and the bench.
+foreach(name test_ggml_model test_ggml_batch bench_ggml)
   add_executable(${name} ggml/${name}.c)
   target_include_directories(${name} PRIVATE ggml include ${NPUKIT_GENERATED_INCLUDE}
                              ${NPUKIT_GGML_DIR}/include)
@@ -127,7 +127,9 @@ foreach(front sim sim-rocket)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
                    ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 MUL_MAT)
   add_test(NAME ggml_model_${tag} COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
-  set_tests_properties(ggml_backend_ops_${tag} ggml_model_${tag} PROPERTIES
+  # batched calls against one call per matrix, and the weight forms, against the CPU backend
+  add_test(NAME ggml_batch_${tag} COMMAND test_ggml_batch ${NPUKIT_GGML_BIN})
+  set_tests_properties(ggml_backend_ops_${tag} ggml_model_${tag} ggml_batch_${tag} PROPERTIES
     SKIP_RETURN_CODE 77
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()
@@ -173,3 +175,7 @@ npukit_ggml_setting_test(ggml_too_many_devices "NPUKIT_GGML_DEVICE=sim,sim,sim,s
   "NPUKIT_GGML_DEVICE=\"sim,sim,sim,sim,sim-rocket\" ignored: expected at most 4 ")
 npukit_ggml_setting_test(ggml_empty_device_name "NPUKIT_GGML_DEVICE=,"
   "NPUKIT_GGML_DEVICE=\",\" ignored: expected at most 4 npk_rk_open names, none empty")
+npukit_ggml_setting_test(ggml_bad_chain "NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_CHAIN=65"
+  "NPUKIT_GGML_CHAIN=\"65\" ignored: expected tasks per SUBMIT, 1..64")
+npukit_ggml_setting_test(ggml_bad_weights "NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_WEIGHTS=int4"
+  "NPUKIT_GGML_WEIGHTS=\"int4\" ignored: expected auto or fp16")

@@ -18,7 +18,9 @@
  *
  * Medians of the repetitions; every figure is measured in this run except those labelled
  * modelled.
- *   usage: bench_ggml [CPU-BACKEND-DIR] [--quick] [--shape 0|1|2]
+ * Part 3: a MUL_MAT_ID node at decode, the experts' matmuls one call each against one batched
+ * call: modelled NPU time, submits and calls per node.
+ *   usage: bench_ggml [CPU-BACKEND-DIR] [--quick] [--shape 0|1|2] [--part 1|2|3] (one part)
  * (GGML_BACKEND_PATH names the backend, NPUKIT_GGML_DEVICE the runtime (default auto); the
  * backend and the CPU backend's directory default to this build's) */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -32,6 +34,7 @@
 #include "ggml-backend.h"
 #include "ggml-npukit.h"
 #include "ggml.h"
+#include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_soc.h"
 
@@ -258,72 +261,233 @@ static double modelled_ms(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, ui
     return ms;
 }
 
-static int part_types(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api,
-                      ggml_backend_dev_t cpu_dev)
+/* x (K) requantised as the int8 row form does, returned dequantised: one scale s for the row,
+ * values rounded to int8 (-127..127); with two digits (its activations) the remainder again
+ * in units of s / 254. */
+static void int8_row(const float *x, int64_t k, int digits, float *out)
 {
-    static const enum ggml_type types[] = {GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_K,
-                                           GGML_TYPE_Q6_K};
-    const int64_t k = 4096, n = 256, m = 32;
-    double f16_host, int_host;
-    const double f16_ms = modelled_ms(NPK_PREC_FP16, 128, 4096, 4096, 0, &f16_host);
-    printf("\n== quantised weights: error vs an fp64 reference (K %lld, N %lld, M %lld; NMSE, "
-           "test-backend-ops allows 5e-4) and MODELLED time at 4096 x 4096, M 128\n",
-           (long long)k, (long long)n, (long long)m);
-    printf("%6s | %12s %12s %12s | %14s %14s\n", "type", "fp16_path", "cpu_backend", "int8_path",
-           "fp16_model_ms", "int8_model_ms");
-    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
-        const enum ggml_type type = types[t];
-        float *wf = random_floats(k * n, 1.0f / 64), *xf = random_floats(k * m, 1.0f);
-        op_case cn = {0}, cc = {0};
-        if (!case_weights(&cn, ggml_backend_dev_buffer_type(api->dev), type, k, n, wf) ||
-            !case_weights(&cc, ggml_backend_dev_buffer_type(cpu_dev), type, k, n, wf) ||
-            !case_acts(&cn, ggml_backend_dev_buffer_type(api->dev), m, xf) ||
-            !case_acts(&cc, ggml_backend_dev_buffer_type(cpu_dev), m, xf))
-            return 1;
-        double wall, host;
-        if (!run(npu, &cn, 1, api, &wall, &host) || !run(cpu, &cc, 1, NULL, &wall, &host))
-            return 1;
-        /* the weights as stored (dequantised exactly) */
-        float *wq = malloc((size_t)(k * n) * sizeof *wq), *row = malloc((size_t)k * sizeof *row);
-        void *blocks = malloc(ggml_nbytes(cc.w));
-        ggml_backend_tensor_get(cc.w, blocks, 0, ggml_nbytes(cc.w));
-        ggml_get_type_traits(type)->to_float(blocks, wq, k * n);
-        /* the integer path's activations: int8 per 32-element block (Q8_0), as the CPU does */
-        float *xq = malloc((size_t)(k * m) * sizeof *xq);
-        void *xb = malloc(ggml_row_size(GGML_TYPE_Q8_0, k) * (size_t)m);
-        ggml_quantize_chunk(GGML_TYPE_Q8_0, xf, xb, 0, m, k, NULL);
-        ggml_get_type_traits(GGML_TYPE_Q8_0)->to_float(xb, xq, k * m);
-        double *ref = malloc((size_t)(m * n) * sizeof *ref);
-        float *on_npu = malloc((size_t)(m * n) * sizeof *on_npu);
-        float *on_cpu = malloc((size_t)(m * n) * sizeof *on_cpu);
-        float *int_path = malloc((size_t)(m * n) * sizeof *int_path);
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n; j++) {
-                double acc = 0, acc_q = 0;
-                for (int64_t e = 0; e < k; e++) {
-                    acc += (double)wq[j * k + e] * xf[i * k + e];
-                    acc_q += (double)wq[j * k + e] * xq[i * k + e];
-                }
-                ref[i * n + j] = acc;
-                int_path[i * n + j] = (float)acc_q;
-            }
-        ggml_backend_tensor_get(cn.out, on_npu, 0, ggml_nbytes(cn.out));
-        ggml_backend_tensor_get(cc.out, on_cpu, 0, ggml_nbytes(cc.out));
-        /* the integer path: one K slice of one 32-weight block per task (its scale), int8
-         * (4-bit types: int4) products, the slices summed on the host */
-        const npk_rk_prec in =
-            (type == GGML_TYPE_Q8_0 || type == GGML_TYPE_Q6_K) ? NPK_PREC_INT8 : NPK_PREC_INT4;
-        const double int_ms = modelled_ms(in, 128, 4096, 4096, 32, &int_host);
-        printf("%6s | %12.3g %12.3g %12.3g | %14.3f %14.3f\n", ggml_type_name(type),
-               nmse(ref, on_npu, m * n), nmse(ref, on_cpu, m * n), nmse(ref, int_path, m * n),
-               f16_ms + f16_host, int_ms + int_host);
-        free(wf), free(xf), free(wq), free(row), free(blocks), free(xq), free(xb);
-        free(ref), free(on_npu), free(on_cpu), free(int_path);
-        case_free_all(&cn);
-        case_free_all(&cc);
+    float amax = 0;
+    for (int64_t i = 0; i < k; i++)
+        amax = fmaxf(amax, fabsf(x[i]));
+    const float scale = amax / 127.0f, inv = amax > 0 ? 127.0f / amax : 0;
+    for (int64_t i = 0; i < k; i++) {
+        const float q1 = rintf(x[i] * inv);
+        out[i] = q1 * scale;
+        if (digits == 2)
+            out[i] += rintf((x[i] - q1 * scale) * inv * 254.0f) * (scale / 254.0f);
     }
-    printf("(modelled times: NPU plus the host model's work; the integer path's slices are "
-           "one quantisation block of K each)\n");
+}
+
+/* Weights and activations of one distribution: "uniform" (every value uniform), or "skewed"
+ * (each 32-weight block scaled by 0.05..1, log-uniform, and 1 % of the activation channels 20
+ * times the others: the outliers real models have, where one scale per row loses most). */
+static void fill_case(bool skewed, int64_t k, int64_t n, int64_t m, float **wf, float **xf)
+{
+    *wf = random_floats(k * n, 1.0f / 64);
+    *xf = random_floats(k * m, 1.0f);
+    if (!skewed)
+        return;
+    for (int64_t b = 0; b < k * n / 32; b++) {
+        const float f = expf(logf(0.05f) * (0.5f * urand() + 0.5f));
+        for (int64_t i = 0; i < 32; i++)
+            (*wf)[b * 32 + i] *= f;
+    }
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t e = 0; e < k; e += 100)
+            (*xf)[i * k + e] *= 20.0f;
+}
+
+static int part_types(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api,
+                      ggml_backend_dev_t cpu_dev, ggml_npukit_reload_fn reload)
+{
+    static const enum ggml_type types[] = {
+        GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0,   GGML_TYPE_Q5_1,
+        GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,   GGML_TYPE_Q6_K,
+        GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4};
+    const int64_t k = 4096, n = 256, m = 32;
+    double host_f16, host_row, host_k32, host_f16_1, host_row_1;
+    const double f16_ms = modelled_ms(NPK_PREC_FP16, 128, 4096, 4096, 0, &host_f16);
+    /* the int8 row form runs two rows (digits) per activation row */
+    const double row_ms = modelled_ms(NPK_PREC_INT8, 2 * 128, 4096, 4096, 0, &host_row);
+    const double f16_1 = modelled_ms(NPK_PREC_FP16, 1, 4096, 4096, 0, &host_f16_1);
+    const double row_1 = modelled_ms(NPK_PREC_INT8, 2 * 1, 4096, 4096, 0, &host_row_1);
+    printf("\n== quantised weights: error vs an fp64 reference (K %lld, N %lld, M %lld; NMSE, "
+           "test-backend-ops allows 5e-4); fp16 and auto: this backend on the device; int8_row "
+           "and int8_blk32: the integer forms computed exactly on the host (int8_row: weights in "
+           "int8 rows, activations two int8 digits per token; w8_row: only the weights; "
+           "a8_1digit: only the activations, one digit per token)\n",
+           (long long)k, (long long)n, (long long)m);
+    printf("%6s %8s | %10s %10s %10s %10s %10s %10s %10s\n", "type", "data", "fp16", "auto",
+           "cpu_backend", "int8_row", "w8_row", "a8_1digit", "int8_blk32");
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
+        for (int skewed = 0; skewed < 2; skewed++) {
+            const enum ggml_type type = types[t];
+            float *wf, *xf;
+            fill_case(skewed, k, n, m, &wf, &xf);
+            op_case cn = {0}, cc = {0};
+            if (!case_weights(&cn, ggml_backend_dev_buffer_type(api->dev), type, k, n, wf) ||
+                !case_weights(&cc, ggml_backend_dev_buffer_type(cpu_dev), type, k, n, wf) ||
+                !case_acts(&cn, ggml_backend_dev_buffer_type(api->dev), m, xf) ||
+                !case_acts(&cc, ggml_backend_dev_buffer_type(cpu_dev), m, xf))
+                return 1;
+            double wall, host;
+            float *on_fp16 = malloc((size_t)(m * n) * sizeof *on_fp16);
+            float *on_auto = malloc((size_t)(m * n) * sizeof *on_auto);
+            setenv("NPUKIT_GGML_WEIGHTS", "fp16", 1);
+            reload();
+            if (!run(npu, &cn, 1, api, &wall, &host))
+                return 1;
+            ggml_backend_tensor_get(cn.out, on_fp16, 0, ggml_nbytes(cn.out));
+            unsetenv("NPUKIT_GGML_WEIGHTS");
+            reload();
+            if (!run(npu, &cn, 1, api, &wall, &host) || !run(cpu, &cc, 1, NULL, &wall, &host))
+                return 1;
+            ggml_backend_tensor_get(cn.out, on_auto, 0, ggml_nbytes(cn.out));
+            /* the weights as stored (dequantised exactly), and as the int8 row form holds them */
+            float *wq = malloc((size_t)(k * n) * sizeof *wq);
+            float *wr = malloc((size_t)(k * n) * sizeof *wr);
+            void *blocks = malloc(ggml_nbytes(cc.w));
+            ggml_backend_tensor_get(cc.w, blocks, 0, ggml_nbytes(cc.w));
+            ggml_get_type_traits(type)->to_float(blocks, wq, k * n);
+            for (int64_t j = 0; j < n; j++)
+                int8_row(wq + j * k, k, 1, wr + j * k);
+            /* activations: int8 per 32-element block (Q8_0, as the CPU does), and per row */
+            float *xq = malloc((size_t)(k * m) * sizeof *xq);
+            float *xr = malloc((size_t)(k * m) * sizeof *xr);
+            float *x2 = malloc((size_t)(k * m) * sizeof *x2);
+            void *xb = malloc(ggml_row_size(GGML_TYPE_Q8_0, k) * (size_t)m);
+            ggml_quantize_chunk(GGML_TYPE_Q8_0, xf, xb, 0, m, k, NULL);
+            ggml_get_type_traits(GGML_TYPE_Q8_0)->to_float(xb, xq, k * m);
+            for (int64_t i = 0; i < m; i++) {
+                int8_row(xf + i * k, k, 1, xr + i * k);
+                int8_row(xf + i * k, k, 2, x2 + i * k);
+            }
+            double *ref = malloc((size_t)(m * n) * sizeof *ref);
+            float *on_cpu = malloc((size_t)(m * n) * sizeof *on_cpu);
+            float *blk = malloc((size_t)(m * n) * sizeof *blk);
+            float *row = malloc((size_t)(m * n) * sizeof *row);
+            float *w_only = malloc((size_t)(m * n) * sizeof *w_only);
+            float *a_only = malloc((size_t)(m * n) * sizeof *a_only);
+            for (int64_t i = 0; i < m; i++)
+                for (int64_t j = 0; j < n; j++) {
+                    double acc = 0, acc_q = 0, acc_r = 0, acc_w = 0, acc_a = 0;
+                    for (int64_t e = 0; e < k; e++) {
+                        acc += (double)wq[j * k + e] * xf[i * k + e];
+                        acc_q += (double)wq[j * k + e] * xq[i * k + e];
+                        acc_r += (double)wr[j * k + e] * x2[i * k + e];
+                        acc_w += (double)wr[j * k + e] * xf[i * k + e];
+                        acc_a += (double)wq[j * k + e] * xr[i * k + e];
+                    }
+                    ref[i * n + j] = acc;
+                    blk[i * n + j] = (float)acc_q;
+                    row[i * n + j] = (float)acc_r;
+                    w_only[i * n + j] = (float)acc_w;
+                    a_only[i * n + j] = (float)acc_a;
+                }
+            ggml_backend_tensor_get(cc.out, on_cpu, 0, ggml_nbytes(cc.out));
+            printf("%6s %8s | %10.3g %10.3g %10.3g %10.3g %10.3g %10.3g %10.3g\n",
+                   ggml_type_name(type), skewed ? "skewed" : "uniform", nmse(ref, on_fp16, m * n),
+                   nmse(ref, on_auto, m * n), nmse(ref, on_cpu, m * n), nmse(ref, row, m * n),
+                   nmse(ref, w_only, m * n), nmse(ref, a_only, m * n), nmse(ref, blk, m * n));
+            fflush(stdout);
+            free(wf), free(xf), free(wq), free(wr), free(blocks), free(xq), free(xr), free(xb);
+            free(ref), free(on_fp16), free(on_auto), free(on_cpu), free(blk), free(row);
+            free(w_only), free(a_only), free(x2);
+            case_free_all(&cn);
+            case_free_all(&cc);
+        }
+    /* the integer path with a scale per 32 weights: one K slice of one block per task (int8;
+     * 4-bit types would run int4, no faster per slice), the slices summed on the host */
+    const double k32_ms = modelled_ms(NPK_PREC_INT8, 128, 4096, 4096, 32, &host_k32);
+    printf("\n== the forms at 4096 x 4096 (MODELLED: NPU plus the host model's work; bytes per "
+           "weight in NPU memory, packed)\n");
+    printf("%10s | %12s %12s | %14s\n", "form", "M=128 ms", "M=1 ms", "bytes/weight");
+    printf("%10s | %12.3f %12.3f | %14.3f\n", "fp16", f16_ms + host_f16, f16_1 + host_f16_1,
+           npk_rk_b_layout_bytes(NPK_PREC_FP16, 4096, 4096, NPK_RK_NATIVE) / (4096.0 * 4096.0));
+    printf("%10s | %12.3f %12.3f | %14.3f\n", "int8_row", row_ms + host_row, row_1 + host_row_1,
+           npk_rk_b_layout_bytes(NPK_PREC_INT8, 4096, 4096, NPK_RK_NATIVE) / (4096.0 * 4096.0));
+    printf("%10s | %12.3f %12s | %14s\n", "int8_blk32", k32_ms + host_k32, "-", "1 + scales");
+    return 0;
+}
+
+/* Part 3: one MUL_MAT_ID node at decode (one token): the picked experts' GEMVs one runtime
+ * call each (NPUKIT_GGML_BATCH=0) against one batched call (=1): modelled NPU time, submits and
+ * runtime calls per node, from the device's counters; the results must agree bit for bit. */
+static int part_moe(ggml_backend_t npu, const npu_api *api, ggml_npukit_reload_fn reload)
+{
+    static const struct {
+        int64_t k, n, experts, used;
+        enum ggml_type type;
+    } rows[] = {
+        {2048, 1408, 8, 2, GGML_TYPE_F16},  {2048, 1408, 64, 8, GGML_TYPE_F16},
+        {2048, 1408, 64, 8, GGML_TYPE_Q8_0}, {4096, 14336, 8, 2, GGML_TYPE_Q8_0},
+    };
+    printf("\n== MUL_MAT_ID at decode (1 token): per node, the experts one call each vs one "
+           "batched call (NPU time MODELLED; submits and calls counted)\n");
+    printf("%6s %6s %7s %4s %5s | %12s %8s %6s | %12s %8s %6s | %6s\n", "K", "N", "experts",
+           "used", "type", "npu_ms(1x1)", "submits", "calls", "npu_ms(batch)", "submits",
+           "calls", "same");
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        const int64_t k = rows[r].k, n = rows[r].n, e = rows[r].experts, u = rows[r].used;
+        struct ggml_init_params p = {ggml_tensor_overhead() * 8 + ggml_graph_overhead(), NULL,
+                                     true};
+        struct ggml_context *ctx = ggml_init(p);
+        struct ggml_tensor *w = ggml_new_tensor_3d(ctx, rows[r].type, k, n, e);
+        struct ggml_tensor *x = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, k, 1, 1);
+        struct ggml_tensor *ids = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, u, 1);
+        struct ggml_tensor *out = ggml_mul_mat_id(ctx, w, x, ids);
+        struct ggml_cgraph *g = ggml_new_graph(ctx);
+        ggml_build_forward_expand(g, out);
+        ggml_backend_buffer_t buf =
+            ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_dev_buffer_type(api->dev));
+        if (!buf)
+            return 1;
+        ggml_backend_buffer_set_usage(buf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+        float *wf = random_floats(k * n * e, 1.0f / sqrtf((float)k)), *xf = random_floats(k, 1);
+        void *data = malloc(ggml_nbytes(w));
+        if (rows[r].type == GGML_TYPE_F16)
+            ggml_fp32_to_fp16_row(wf, data, k * n * e);
+        else
+            ggml_quantize_chunk(rows[r].type, wf, data, 0, n * e, k, NULL);
+        ggml_backend_tensor_set(w, data, 0, ggml_nbytes(w));
+        ggml_backend_tensor_set(x, xf, 0, ggml_nbytes(x));
+        int32_t pick[64];
+        for (int64_t i = 0; i < u; i++)
+            pick[i] = (int32_t)((i * 7 + 3) % e); /* distinct experts */
+        ggml_backend_tensor_set(ids, pick, 0, ggml_nbytes(ids));
+        float *res[2] = {malloc(ggml_nbytes(out)), malloc(ggml_nbytes(out))};
+        double npu_ms[2];
+        uint64_t submits[2], calls[2];
+        for (int batch = 0; batch < 2; batch++) {
+            setenv("NPUKIT_GGML_BATCH", batch ? "1" : "0", 1);
+            reload();
+            ggml_npukit_counters a, b;
+            /* the first compute packs the weights: the second is the per-node figure */
+            if (ggml_backend_graph_compute(npu, g) != GGML_STATUS_SUCCESS)
+                return 1;
+            api->counters(api->dev, &a);
+            if (ggml_backend_graph_compute(npu, g) != GGML_STATUS_SUCCESS)
+                return 1;
+            api->counters(api->dev, &b);
+            npu_ms[batch] = (b.npu_ns - a.npu_ns) / 1e6;
+            submits[batch] = b.submits - a.submits;
+            calls[batch] = b.npu_calls - a.npu_calls;
+            ggml_backend_tensor_get(out, res[batch], 0, ggml_nbytes(out));
+        }
+        unsetenv("NPUKIT_GGML_BATCH");
+        reload();
+        const bool same = memcmp(res[0], res[1], ggml_nbytes(out)) == 0;
+        printf("%6lld %6lld %7lld %4lld %5s | %12.3f %8llu %6llu | %12.3f %8llu %6llu | %6s\n",
+               (long long)k, (long long)n, (long long)e, (long long)u,
+               ggml_type_name(rows[r].type), npu_ms[0], (unsigned long long)submits[0],
+               (unsigned long long)calls[0], npu_ms[1], (unsigned long long)submits[1],
+               (unsigned long long)calls[1], same ? "yes" : "NO");
+        free(wf), free(xf), free(data), free(res[0]), free(res[1]);
+        ggml_backend_buffer_free(buf);
+        ggml_free(ctx);
+        if (!same)
+            return 1;
+    }
     return 0;
 }
 
@@ -331,12 +495,14 @@ int main(int argc, char **argv)
 {
     const char *dir = NULL;
     bool quick = false;
-    int only = -1;
+    int only = -1, part = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0)
             quick = true;
         else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc)
             only = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--part") == 0 && i + 1 < argc)
+            part = atoi(argv[++i]);
         else
             dir = argv[i];
     }
@@ -362,9 +528,15 @@ int main(int argc, char **argv)
                    cpu = ggml_backend_dev_init(cpu_dev, NULL);
     printf("device: %s (%s); CPU backend: %s\n", ggml_backend_dev_name(npu_dev),
            ggml_backend_dev_description(npu_dev), ggml_backend_dev_description(cpu_dev));
-    int rc = part_layers(npu, cpu, &api, cpu_dev, quick, only);
-    if (rc == 0)
-        rc = part_types(npu, cpu, &api, cpu_dev);
+    ggml_npukit_reload_fn reload =
+        (ggml_npukit_reload_fn)ggml_backend_reg_get_proc_address(reg, GGML_NPUKIT_RELOAD);
+    int rc = 0;
+    if (part == 0 || part == 1)
+        rc = part_layers(npu, cpu, &api, cpu_dev, quick, only);
+    if (rc == 0 && (part == 0 || part == 2))
+        rc = part_types(npu, cpu, &api, cpu_dev, reload);
+    if (rc == 0 && (part == 0 || part == 3))
+        rc = part_moe(npu, &api, reload);
     ggml_backend_free(npu);
     ggml_backend_free(cpu);
     return rc;

@@ -8,7 +8,8 @@
  *   get(dev, &c);
  *
  * Settings are environment variables (docs/ggml.md): NPUKIT_GGML_DEVICE, NPUKIT_GGML_OFFLOAD,
- * NPUKIT_GGML_CPU_GFLOPS, NPUKIT_GGML_VERBOSE. */
+ * NPUKIT_GGML_CPU_GFLOPS, NPUKIT_GGML_CORES, NPUKIT_GGML_VERBOSE, NPUKIT_GGML_BATCH,
+ * NPUKIT_GGML_WEIGHTS. */
 #ifndef GGML_NPUKIT_H
 #define GGML_NPUKIT_H
 
@@ -24,7 +25,9 @@ extern "C" {
 typedef struct ggml_npukit_counters {
     uint64_t npu_matmuls;  /* MUL_MAT nodes computed by the device */
     uint64_t host_matmuls; /* weight matrices it computed on the host (beyond fp16's range) */
-    uint64_t npu_calls;    /* runtime matmul calls (one per weight matrix of a node) */
+    uint64_t npu_calls;    /* runtime matmul calls (NPUKIT_GGML_BATCH=1: one per weight form of
+                              a node, or of a run of independent MUL_MAT nodes; 0: one per
+                              weight matrix) */
     uint64_t packs;        /* weight matrices packed into the NPU's layout */
     uint64_t npu_ns;       /* the runtime's NPU time (modelled on the simulator) */
     uint64_t host_ns;      /* host work: conversions, gathers, the runtime's host parts
@@ -34,6 +37,8 @@ typedef struct ggml_npukit_counters {
                               its graph_compute (a whole graph given to it: ggml's RPC server) */
     uint64_t npu_elementwise;  /* UNARY and SOFT_MAX nodes computed by the device */
     uint64_t host_elementwise; /* those it computed on the host (a value beyond fp16's range) */
+    uint64_t npu_matrices;     /* weight matrices multiplied on the NPU (items of the calls) */
+    uint64_t submits;          /* the runtime's SUBMITs (warm-ups included) */
 } ggml_npukit_counters;
 
 #define GGML_NPUKIT_COUNTERS "ggml_npukit_counters"

@@ -7,7 +7,10 @@
  *   npg_types.c     which ggml weight types run on the NPU and how they become fp16;
  *   npg_buffer.c    the buffer type: host memory in ggml's own layout (the CPU can read it
  *                   too) plus the weights packed once into the NPU's layout, resident;
- *   npg_matmul.c    MUL_MAT: activations to fp16, one runtime call per weight matrix;
+ *   npg_matmul.c    MUL_MAT: activations converted, the weight matrices of one node (or of
+ *                   several independent nodes) run together;
+ *   npg_calls.c     the runtime calls of one or more nodes: batched into one
+ *                   npk_rk_matmul_batch per weight form, int8 results scaled back;
  *   npg_cost.c      the offload decision: the planner's modelled time vs a CPU estimate;
  *   npg_cpu.c       the nodes of a graph the device does not compute, on ggml's CPU backend;
  *   npg_backend.c   registry, devices, backend streams and graph_compute. */
@@ -38,6 +41,10 @@ typedef struct npg_settings {
     double cpu_gflops;   /* NPUKIT_GGML_CPU_GFLOPS: the CPU estimate's rate */
     unsigned cores;      /* NPUKIT_GGML_CORES: cores per device (0: all) */
     bool verbose;        /* NPUKIT_GGML_VERBOSE: one line per decision / fallback */
+    bool batch;          /* NPUKIT_GGML_BATCH: several matmuls per runtime call */
+    unsigned chain;      /* NPUKIT_GGML_CHAIN: tasks per SUBMIT (npk_rk_set_chain) */
+    bool fp16_only;      /* NPUKIT_GGML_WEIGHTS=fp16: every type as fp16 (the table's forms
+                            otherwise) */
 } npg_settings;
 
 /* The process's settings, read from the environment once. */
@@ -50,17 +57,37 @@ const char *npg_offload_name(npg_offload o);
 typedef enum {
     NPG_PREP_FP16 = 0, /* already fp16: copied */
     NPG_PREP_ROUND,    /* F32 / BF16: rounded to fp16 (out-of-range values: host fallback) */
-    NPG_PREP_DEQUANT,  /* quantised: dequantised once (ggml's to_float), rounded to fp16 */
+    NPG_PREP_DEQUANT,  /* quantised: dequantised once (ggml's to_float) */
 } npg_prep;
+
+/* The form weights take on the NPU. */
+typedef enum {
+    NPG_FORM_FP16 = 0, /* fp16 weights, fp16 activations, fp32 sums */
+    NPG_FORM_INT8_ROW, /* int8 weights with one fp32 scale per output row (requantised from the
+                          dequantised row); each activation row (token) two int8 rows with one
+                          scale, x ~ s (q1 + q2 / 254); exact int32 sums combined and scaled on
+                          the host */
+} npg_form;
+
+/* What a form asks of the runtime (npg_types.c, one row per form). */
+typedef struct npg_form_row {
+    npk_rk_prec in, out;    /* the runtime's input and output precision */
+    unsigned act_bytes;     /* bytes per activation element */
+    unsigned act_rows;      /* runtime rows per activation row (int8: its two digits) */
+} npg_form_row;
 
 typedef struct npg_type_row {
     enum ggml_type type;
     npg_prep prep;
+    npg_form form;
     const char *why; /* the choice, for the docs and the verbose log */
 } npg_type_row;
 
 /* The row of a weight type, NULL when the NPU does not take it. */
 const npg_type_row *npg_type_of(enum ggml_type t);
+/* The form t's weights take under the current settings (NPUKIT_GGML_WEIGHTS). */
+npg_form npg_form_of(enum ggml_type t);
+const npg_form_row *npg_form_info(npg_form f);
 /* Row `row` of src (K elements, any supported type) as fp16 bits; false when a finite value
  * is beyond fp16's range (the caller falls back to the host). tmp: K floats. */
 bool npg_row_to_fp16(enum ggml_type t, const void *src, int64_t k, float *tmp, uint16_t *dst);
@@ -97,6 +124,12 @@ typedef struct npg_stream {
 bool npg_cpu_compute(npg_stream *s, struct ggml_cgraph *g, int first, int end);
 void npg_cpu_free(npg_stream *s);
 
+/* One packed weight matrix. */
+typedef struct npg_matrix {
+    npk_rk_weights *w; /* NULL: computed on the host (values its form cannot hold) */
+    float *scale;      /* NPG_FORM_INT8_ROW: N scales, row n ~ scale[n] * int8 row; else NULL */
+} npg_matrix;
+
 /* Packed weights of one ggml tensor (every ne2 x ne3 matrix), kept while the bytes stay. */
 typedef struct npg_packed {
     struct npg_packed *next;
@@ -107,8 +140,9 @@ typedef struct npg_packed {
     size_t lo, hi; /* the bytes it was packed from, relative to the buffer's base */
     uint64_t sum;  /* npk_rk_checksum of those bytes (a buffer not marked as weights) */
     uint64_t resident; /* bytes of NPU memory the packed matrices hold */
+    npg_form form;
     uint32_t count;
-    npk_rk_weights **w; /* count matrices; NULL entries run on the host (fp16 range) */
+    npg_matrix *mat; /* count matrices */
 } npg_packed;
 
 typedef struct npg_buffer {
@@ -138,6 +172,8 @@ void npg_packed_free(npg_device *d, npg_packed *p);
 bool npg_can_mul_mat(const struct ggml_tensor *op);
 /* dst = MUL_MAT(src0, src1) on the device; false and a message on stderr on failure. */
 bool npg_mul_mat(npg_device *d, struct ggml_tensor *dst);
+/* Several MUL_MAT nodes that do not read each other's results, their matrices in one batch. */
+bool npg_mul_mat_nodes(npg_device *d, struct ggml_tensor *const *nodes, int count);
 /* The same for MUL_MAT_ID (npg_matmul_id.c): src0 one matrix per expert, src2 the ids. */
 bool npg_can_mul_mat_id(const struct ggml_tensor *op);
 bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst);
@@ -155,11 +191,40 @@ bool npg_soft_max(npg_device *d, struct ggml_tensor *dst);
 bool npg_tensor_row_fp16(const struct ggml_tensor *t, const uint8_t *p, float *tmp, uint16_t *dst);
 void npg_tensor_row_f32(const struct ggml_tensor *t, const uint8_t *p, float *dst);
 bool npg_host_buffer_ok(const struct ggml_tensor *t);
-/* Count one runtime call of M x K x N in the device's counters (the verbose line too): its
- * host parts into *runtime_host, its wall time out of the caller's clock (*t0). */
-void npg_count_call(npg_device *d, const npk_rk_stats *st, const char *name, int64_t m, int64_t k,
-                    int64_t n, uint64_t *t0, uint64_t *runtime_host);
 bool npg_float_type(enum ggml_type t);
+/* Count one runtime call in the device's counters (and its verbose line, `what` describing
+ * it): its host parts into *runtime_host, its wall time out of the caller's clock (*t0). */
+void npg_count_call(npg_device *d, const npk_rk_stats *st, const char *what, uint64_t *t0,
+                    uint64_t *runtime_host);
+
+/* ---- runtime calls (npg_calls.c) -------------------------------------------------------- */
+/* One matmul C [M][N] = A [M][K] . mat^T for the runtime. */
+typedef struct npg_call {
+    const npg_matrix *mat;
+    npg_form form;
+    uint32_t m, k, n;
+    const void *a;        /* act_rows x M rows of K: fp16 bits, or int8 (digit d of row m at row
+                             d M + m) */
+    const float *a_scale; /* NPG_FORM_INT8_ROW: M scales */
+    float *c;             /* act_rows x M rows of N; the result is its first M rows */
+} npg_call;
+
+/* Row p of t (K elements) as the form takes its activations: fp16 bits at dst, or int8 digits
+ * at dst and dst + digit_stride bytes with their scale in *scale. False when the form cannot
+ * hold it (a finite value beyond fp16; for int8 a value that is not finite, or a row of values
+ * all below 1e-30 but not all 0): the caller
+ * computes that matrix on the host. tmp: 2 K floats. */
+bool npg_act_row(npg_form form, const struct ggml_tensor *t, const uint8_t *p, float *tmp,
+                 uint8_t *dst, size_t digit_stride, float *scale);
+/* x (K finite floats) as int8 q with one scale: x ~ scale * q, |q| <= 127; false when a value
+ * is not finite, or all are so small (largest below 1e-30, not 0) that the inverse scales
+ * would overflow. */
+bool npg_quantise_row(const float *x, int64_t k, int8_t *q, float *scale);
+/* Every call, as few runtime calls as the settings allow (NPUKIT_GGML_BATCH: one
+ * npk_rk_matmul_batch per form), counted in the device's counters; `name` names the node(s)
+ * in messages. False and a message on failure. */
+bool npg_calls_run(npg_device *d, npg_call *calls, size_t count, const char *name, uint64_t *t0,
+                   uint64_t *runtime_host);
 
 /* ---- cost (npg_cost.c) ------------------------------------------------------------------- */
 typedef struct npg_cost {

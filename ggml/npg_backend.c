@@ -70,6 +70,69 @@ static const npg_op_row *computed_here(const npg_device *d, const struct ggml_te
     return row && (!row->sdp || d->sdp) && row->can(node) && npg_wants(node, d->cores) ? row : NULL;
 }
 
+/* x's and y's bytes overlap. */
+static bool overlaps(const struct ggml_tensor *x, const struct ggml_tensor *y)
+{
+    const uint8_t *xl = x->data, *yl = y->data;
+    return xl < yl + ggml_nbytes(y) && yl < xl + ggml_nbytes(x);
+}
+
+/* The most MUL_MAT nodes one batch gathers (their matrices become one runtime call), and the
+ * most other nodes a batch looks past for more. */
+#define NPG_GROUP_MAX 64
+#define NPG_GROUP_LOOK_PAST 16
+
+/* node reads bytes of t (any of its sources overlaps t). */
+static bool reads(const struct ggml_tensor *node, const struct ggml_tensor *t)
+{
+    for (int s = 0; s < GGML_MAX_SRC; s++)
+        if (node->src[s] && overlaps(node->src[s], t))
+            return true;
+    return false;
+}
+
+/* Node `later` can run before `earlier` (which precedes it in the graph) with the same results:
+ * neither reads what the other writes, and they write different bytes. */
+static bool can_pass(const struct ggml_tensor *later, const struct ggml_tensor *earlier)
+{
+    return !reads(later, earlier) && !reads(earlier, later) && !overlaps(later, earlier);
+}
+
+/* The MUL_MAT nodes that run as one batch with node i: the MUL_MAT nodes the device takes that
+ * follow it and can run at its place — they read nothing the batch writes, and they can pass
+ * every node between (up to NPG_GROUP_LOOK_PAST of them, view ops aside) that stays behind:
+ * the projections of one input at decode (Q, K, V, with Q's rope between them in llama.cpp's
+ * graphs; gate and up). Their results are written after every one of them has read its
+ * operands; the nodes left behind run after the batch, in order. Marks the batched nodes in
+ * done[] and returns how many it put in group[] (group[0] = node i). */
+static int mul_mat_group(const npg_device *d, struct ggml_cgraph *g, int i,
+                         struct ggml_tensor **group, bool *done)
+{
+    const int n = ggml_graph_n_nodes(g);
+    const struct ggml_tensor *behind[NPG_GROUP_LOOK_PAST];
+    int count = 1, left = 0;
+    group[0] = ggml_graph_node(g, i);
+    for (int j = i + 1; npg_settings_get()->batch && j < n && count < NPG_GROUP_MAX; j++) {
+        struct ggml_tensor *node = ggml_graph_node(g, j);
+        if (done[j] || is_view_op(node->op) || ggml_is_empty(node))
+            continue;
+        bool joins = node->op == GGML_OP_MUL_MAT && computed_here(d, node);
+        for (int k = 0; joins && k < count; k++)
+            joins = !reads(node, group[k]);
+        for (int k = 0; joins && k < left; k++)
+            joins = can_pass(node, behind[k]);
+        if (joins) {
+            group[count++] = node;
+            done[j] = true;
+        } else if (left < NPG_GROUP_LOOK_PAST) {
+            behind[left++] = node;
+        } else {
+            break;
+        }
+    }
+    return count;
+}
+
 /* Every node: the device's own on the NPU; a run of consecutive others on ggml's CPU backend
  * (ggml_backend_sched gives the device only what supports_op claimed, ggml's RPC server gives
  * it the whole graph). */
@@ -78,34 +141,44 @@ static enum ggml_status backend_graph_compute(ggml_backend_t backend, struct ggm
     npg_stream *s = stream_of(backend);
     npg_device *d = s->dev;
     const int n = ggml_graph_n_nodes(g);
-    for (int i = 0; i < n;) {
+    bool *done = calloc((size_t)n + 1, sizeof *done); /* nodes a batch ran ahead of their turn */
+    if (!done)
+        return GGML_STATUS_ALLOC_FAILED;
+    enum ggml_status status = GGML_STATUS_SUCCESS;
+    for (int i = 0; i < n && status == GGML_STATUS_SUCCESS;) {
         struct ggml_tensor *node = ggml_graph_node(g, i);
-        if (is_view_op(node->op) || ggml_is_empty(node)) {
+        if (done[i] || is_view_op(node->op) || ggml_is_empty(node)) {
             i++;
             continue;
         }
         const npg_op_row *row = computed_here(d, node);
         if (!row) {
-            int end = i + 1;
+            int end = i + 1; /* a batched node is one the device takes: the run stops there */
             while (end < n && !computed_here(d, ggml_graph_node(g, end)))
                 end++;
             if (!npg_cpu_compute(s, g, i, end))
-                return GGML_STATUS_FAILED;
+                status = GGML_STATUS_FAILED;
             for (; i < end; i++) /* packed copies of what the CPU overwrote are stale */
                 npg_buffer_invalidate(ggml_graph_node(g, i)->buffer, ggml_graph_node(g, i)->data,
                                       ggml_nbytes(ggml_graph_node(g, i)));
             continue;
         }
+        struct ggml_tensor *group[NPG_GROUP_MAX] = {node};
+        int count = 1;
+        if (node->op == GGML_OP_MUL_MAT)
+            count = mul_mat_group(d, g, i, group, done);
         pthread_mutex_lock(&d->lock);
-        bool ok = row->compute(d, node);
+        bool ok = count > 1 ? npg_mul_mat_nodes(d, group, count) : row->compute(d, node);
         pthread_mutex_unlock(&d->lock);
         if (!ok)
-            return GGML_STATUS_FAILED;
-        /* packed copies of what this node overwrote are stale */
-        npg_buffer_invalidate(node->buffer, node->data, ggml_nbytes(node));
+            status = GGML_STATUS_FAILED;
+        /* packed copies of what these nodes overwrote are stale */
+        for (int k = 0; k < count; k++)
+            npg_buffer_invalidate(group[k]->buffer, group[k]->data, ggml_nbytes(group[k]));
         i++;
     }
-    return GGML_STATUS_SUCCESS;
+    free(done);
+    return status;
 }
 
 static const struct ggml_backend_i backend_iface = {
@@ -306,6 +379,13 @@ static bool device_open(const char *open_name)
     unsigned cores = npg_settings_get()->cores;
     if (cores && (st = npk_rk_set_cores(d->rt, cores)) != NPK_OK) {
         fprintf(stderr, "ggml-npukit: device \"%s\": NPUKIT_GGML_CORES=%u: %s\n", open_name, cores,
+                npk_last_error());
+        npk_rk_close(d->rt);
+        return false;
+    }
+    unsigned chain = npg_settings_get()->chain;
+    if ((st = npk_rk_set_chain(d->rt, chain)) != NPK_OK) {
+        fprintf(stderr, "ggml-npukit: device \"%s\": NPUKIT_GGML_CHAIN=%u: %s\n", open_name, chain,
                 npk_last_error());
         npk_rk_close(d->rt);
         return false;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The buffer type: tensors in host memory in ggml's own layout (is_host: the CPU backend
  * reads and writes them as its own, so an op the NPU declines runs on the CPU without a
- * copy), and for the weights the NPU multiplies with, their packed fp16 copy resident in the
- * runtime's device memory.
+ * copy), and for the weights the NPU multiplies with, their packed copy (fp16, or int8 with
+ * a scale per row: the type's form, npg_types.c) resident in the runtime's device memory.
  *
  * A weight tensor is packed the first time a matmul uses it, for every ne2 x ne3 matrix, and
  * kept until its bytes are written again through the buffer (set_tensor, memset, copy, clear)
@@ -46,10 +46,12 @@ void npg_packed_free(npg_device *d, npg_packed *p)
     if (!p)
         return;
     d->resident -= p->resident;
-    for (uint32_t i = 0; i < p->count; i++)
-        if (p->w[i])
-            npk_rk_weights_free(d->rt, p->w[i]);
-    free(p->w);
+    for (uint32_t i = 0; p->mat && i < p->count; i++) {
+        if (p->mat[i].w)
+            npk_rk_weights_free(d->rt, p->mat[i].w);
+        free(p->mat[i].scale);
+    }
+    free(p->mat);
     free(p);
 }
 
@@ -195,52 +197,74 @@ bool npg_buft_is_ours(ggml_backend_buffer_type_t buft)
     return buft && buft->iface.alloc_buffer == buft_alloc;
 }
 
-/* Pack every matrix of src0 (the caller holds d->lock). */
+/* Matrix `mat` (N rows of K at `rows`) in form f: its rows as fp16 bits, or as int8 with a scale
+ * per row, in `bytes` (N K of them, 2 bytes each for fp16); false when the form cannot hold a
+ * value (fp16: beyond its range; int8: not finite), and the matrix runs on the host. */
+static bool matrix_rows(const struct ggml_tensor *src0, const uint8_t *mat, npg_form f,
+                        float *tmp, void *bytes, float *scale)
+{
+    const int64_t k = src0->ne[0], n = src0->ne[1];
+    bool in_range = true;
+    for (int64_t r = 0; r < n && in_range; r++) {
+        const uint8_t *row = mat + r * src0->nb[1];
+        if (f == NPG_FORM_FP16) {
+            in_range = npg_row_to_fp16(src0->type, row, k, tmp, (uint16_t *)bytes + r * k);
+        } else {
+            npg_tensor_row_f32(src0, row, tmp);
+            in_range = npg_quantise_row(tmp, k, (int8_t *)bytes + r * k, &scale[r]);
+        }
+    }
+    return in_range;
+}
+
+/* Pack every matrix of src0 in its type's form (the caller holds d->lock). */
 static npg_packed *pack(npg_device *d, const struct ggml_tensor *src0, uint32_t m_hint)
 {
     const int64_t k = src0->ne[0], n = src0->ne[1];
+    const npg_form form = npg_form_of(src0->type);
+    const npk_rk_prec prec = npg_form_info(form)->in;
     npg_packed *p = calloc(1, sizeof *p);
-    uint16_t *rows = malloc((size_t)(k * n) * sizeof *rows);
+    void *rows = malloc((size_t)(k * n) * 2); /* fp16: 2 bytes per weight, int8: 1 */
     float *tmp = malloc((size_t)k * sizeof *tmp);
     if (p) {
         p->count = (uint32_t)(src0->ne[2] * src0->ne[3]);
-        p->w = calloc(p->count, sizeof *p->w);
+        p->mat = calloc(p->count, sizeof *p->mat);
     }
-    if (!p || !rows || !tmp || !p->w) {
+    if (!p || !rows || !tmp || !p->mat) {
         fprintf(stderr, "ggml-npukit: cannot allocate the packing of %s (%lld x %lld)\n",
                 src0->name, (long long)n, (long long)k);
         goto fail;
     }
     p->data = src0->data;
     p->type = src0->type;
+    p->form = form;
     memcpy(p->ne, src0->ne, sizeof p->ne);
     memcpy(p->nb, src0->nb, sizeof p->nb);
     for (int64_t i3 = 0; i3 < src0->ne[3]; i3++)
         for (int64_t i2 = 0; i2 < src0->ne[2]; i2++) {
             const uint8_t *mat = (const uint8_t *)src0->data + i2 * src0->nb[2] + i3 * src0->nb[3];
-            bool in_range = true;
-            for (int64_t r = 0; r < n; r++)
-                in_range &=
-                    npg_row_to_fp16(src0->type, mat + r * src0->nb[1], k, tmp, rows + r * k);
-            size_t idx = (size_t)(i3 * src0->ne[2] + i2);
-            if (!in_range) {
-                /* weights fp16 cannot hold: this matrix runs on the host, in fp32 */
+            npg_matrix *m = &p->mat[i3 * src0->ne[2] + i2];
+            if (form == NPG_FORM_INT8_ROW && !(m->scale = malloc((size_t)n * sizeof *m->scale))) {
+                fprintf(stderr, "ggml-npukit: cannot allocate the scales of %s\n", src0->name);
+                goto fail;
+            }
+            if (!matrix_rows(src0, mat, form, tmp, rows, m->scale)) {
+                /* weights the form cannot hold: this matrix runs on the host, in fp32 */
                 if (npg_settings_get()->verbose)
-                    fprintf(stderr, "ggml-npukit: %s matrix %zu beyond fp16's range: host\n",
-                            src0->name, idx);
+                    fprintf(stderr, "ggml-npukit: %s matrix %lld beyond the %s form: host\n",
+                            src0->name, (long long)(m - p->mat), npk_rk_prec_name(prec));
                 continue;
             }
-            npk_status st =
-                npk_rk_weights_pack_layout(d->rt, NPK_PREC_FP16, (uint32_t)k, (uint32_t)n, rows,
-                                           NPK_RK_TRANSPOSED, m_hint, &p->w[idx]);
+            npk_status st = npk_rk_weights_pack_layout(d->rt, prec, (uint32_t)k, (uint32_t)n, rows,
+                                                       NPK_RK_TRANSPOSED, m_hint, &m->w);
             if (st != NPK_OK) {
-                fprintf(stderr, "ggml-npukit: packing %s (%lld x %lld): %s: %s\n", src0->name,
-                        (long long)n, (long long)k, npk_status_name(st), npk_last_error());
+                fprintf(stderr, "ggml-npukit: packing %s (%lld x %lld, %s): %s: %s\n", src0->name,
+                        (long long)n, (long long)k, npk_rk_prec_name(prec), npk_status_name(st),
+                        npk_last_error());
                 goto fail;
             }
             d->counters.packs++;
-            p->resident += npk_rk_b_layout_bytes(NPK_PREC_FP16, (uint32_t)k, (uint32_t)n,
-                                                 NPK_RK_NATIVE);
+            p->resident += npk_rk_b_layout_bytes(prec, (uint32_t)k, (uint32_t)n, NPK_RK_NATIVE);
         }
     free(rows);
     free(tmp);
@@ -254,7 +278,8 @@ fail:
 
 static bool packed_matches(const npg_packed *p, const struct ggml_tensor *t)
 {
-    return p->data == t->data && p->type == t->type && !memcmp(p->ne, t->ne, sizeof p->ne) &&
+    return p->data == t->data && p->type == t->type && p->form == npg_form_of(t->type) &&
+           !memcmp(p->ne, t->ne, sizeof p->ne) &&
            !memcmp(p->nb, t->nb, sizeof p->nb);
 }
 

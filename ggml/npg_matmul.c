@@ -124,74 +124,127 @@ static bool host_slice(const slice *s, int64_t rows)
     return true;
 }
 
-void npg_count_call(npg_device *d, const npk_rk_stats *st, const char *name, int64_t m, int64_t k,
-                    int64_t n, uint64_t *t0, uint64_t *runtime_host)
+/* One MUL_MAT node prepared: its weights, its activations in their form and its results,
+ * every (i02, i03) matrix's rows at offset mat x rows. */
+typedef struct prepared {
+    slice s;
+    int64_t rows;
+    npg_packed *p;
+    bool owned;
+    uint8_t *a;     /* mats x act_rows x rows x K activation elements of the form */
+    float *a_scale; /* mats x rows (int8 row form) */
+    float *c;       /* mats x act_rows x rows x N */
+    bool *on_npu;   /* mats: the matrix is one of the calls (else done on the host) */
+} prepared;
+
+static void prepared_free(npg_device *d, prepared *q)
 {
-    if (npg_settings_get()->verbose)
-        fprintf(stderr,
-                "ggml-npukit: %s M %lld K %lld N %lld: %u tasks %u submits, call %.3f ms (synth "
-                "%.3f pack %.3f sync %.3f submit %.3f accumulate %.3f), NPU %.3f ms\n",
-                name, (long long)m, (long long)k, (long long)n, st->tasks, st->submits,
-                st->host_ns / 1e6, st->synth_ns / 1e6, st->pack_ns / 1e6, st->sync_ns / 1e6,
-                st->submit_ns / 1e6, st->accumulate_ns / 1e6, st->npu_span_ns / 1e6);
-    d->counters.npu_calls++;
-    d->counters.npu_ns += st->npu_span_ns;
-    /* The call's wall time leaves the caller's clock (t0 moves past it) and only the runtime's
-     * host parts come back; a simulated device's syncs copy the simulator's memory (its work,
-     * not the host's), so they count only on hardware. */
-    *t0 += st->host_ns;
-    *runtime_host +=
-        st->synth_ns + st->pack_ns + st->accumulate_ns + (d->simulated ? 0 : st->sync_ns);
+    if (q->owned)
+        npg_packed_free(d, q->p);
+    free(q->a), free(q->a_scale), free(q->c), free(q->on_npu);
 }
 
-bool npg_mul_mat(npg_device *d, struct ggml_tensor *dst)
+/* Packs dst's weights, converts its activations and appends one call per matrix to calls
+ * (matrices their form cannot hold are computed on the host now). */
+static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_call *calls,
+                    size_t *ncalls)
 {
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
-    const int64_t k = a->ne[0], n = a->ne[1], m = b->ne[1];
-    if (k == 0 || n == 0 || m == 0 || ggml_nelements(b) == 0)
-        return true;
-    slice s = {.a = a, .b = b, .dst = dst, .r2 = b->ne[2] / a->ne[2], .r3 = b->ne[3] / a->ne[3]};
-    const int64_t rows = m * s.r2 * s.r3;
-    uint64_t t0 = npg_now_ns(), runtime_host = 0;
-    bool owned, ok = false;
-    npg_packed *p = npg_packed_get(d, a, (uint32_t)rows, &owned);
-    uint16_t *a16 = malloc((size_t)(rows * k) * sizeof *a16);
-    float *c = malloc((size_t)(rows * n) * sizeof *c), *tmp = malloc((size_t)(2 * k) * sizeof *tmp);
-    if (!p || !a16 || !c || !tmp)
-        goto done;
-    for (s.i03 = 0; s.i03 < a->ne[3]; s.i03++)
-        for (s.i02 = 0; s.i02 < a->ne[2]; s.i02++) {
-            const npk_rk_weights *w = p->w[s.i03 * a->ne[2] + s.i02];
-            bool in_range = w != NULL;
+    const int64_t k = a->ne[0], n = a->ne[1], mats = a->ne[2] * a->ne[3];
+    q->s = (slice){.a = a, .b = b, .dst = dst, .r2 = b->ne[2] / a->ne[2], .r3 = b->ne[3] / a->ne[3]};
+    q->rows = b->ne[1] * q->s.r2 * q->s.r3;
+    const int64_t rows = q->rows;
+    q->p = npg_packed_get(d, a, (uint32_t)rows, &q->owned);
+    const npg_form form = q->p ? q->p->form : NPG_FORM_FP16;
+    const npg_form_row *f = npg_form_info(form);
+    const size_t esz = f->act_bytes, per_row = f->act_rows; /* a matrix's rows: per_row x rows */
+    q->a = malloc((size_t)(mats * rows * k) * per_row * esz);
+    q->a_scale = malloc((size_t)(mats * rows) * sizeof *q->a_scale);
+    q->c = malloc((size_t)(mats * rows * n) * per_row * sizeof *q->c);
+    q->on_npu = calloc((size_t)mats, sizeof *q->on_npu);
+    float *tmp = malloc((size_t)(2 * k) * sizeof *tmp);
+    bool ok = q->p && q->a && q->a_scale && q->c && q->on_npu && tmp;
+    for (slice *s = &q->s; ok && s->i03 < a->ne[3]; s->i03++)
+        for (s->i02 = 0; ok && s->i02 < a->ne[2]; s->i02++) {
+            const int64_t idx = s->i03 * a->ne[2] + s->i02;
+            const npg_matrix *mat = &q->p->mat[idx];
+            uint8_t *act = q->a + (size_t)(idx * rows * k) * per_row * esz;
+            float *scale = q->a_scale + idx * rows;
+            bool in_range = mat->w != NULL;
             for (int64_t r = 0; r < rows && in_range; r++) {
                 uint8_t *out;
-                in_range = npg_tensor_row_fp16(b, stacked_row(&s, r, &out), tmp, a16 + r * k);
+                in_range = npg_act_row(form, b, stacked_row(s, r, &out), tmp,
+                                       act + (size_t)(r * k) * esz, (size_t)(rows * k) * esz,
+                                       scale + r);
             }
             if (!in_range) {
-                if (!host_slice(&s, rows)) {
+                if (!host_slice(s, rows)) {
                     fprintf(stderr, "ggml-npukit: %s: out of memory on the host path\n", dst->name);
-                    goto done;
+                    ok = false;
                 }
                 d->counters.host_matmuls++;
                 continue;
             }
-            npk_rk_stats st;
-            npk_status rc = npk_rk_matmul(d->rt, w, (uint32_t)rows, a16, NPK_PREC_FP32, c, &st);
-            if (rc != NPK_OK) {
-                fprintf(stderr, "ggml-npukit: %s (M %lld, K %lld, N %lld): %s: %s\n", dst->name,
-                        (long long)rows, (long long)k, (long long)n, npk_status_name(rc),
-                        npk_last_error());
-                goto done;
-            }
-            scatter(&s, rows, c);
-            npg_count_call(d, &st, dst->name, rows, k, n, &t0, &runtime_host);
+            q->on_npu[idx] = true;
+            calls[(*ncalls)++] = (npg_call){.mat = mat,
+                                            .form = form,
+                                            .m = (uint32_t)rows,
+                                            .k = (uint32_t)k,
+                                            .n = (uint32_t)n,
+                                            .a = act,
+                                            .a_scale = scale,
+                                            .c = q->c + (size_t)(idx * rows * n) * per_row};
         }
-    d->counters.npu_matmuls++;
-    ok = true;
-done:
-    d->counters.host_ns += npg_now_ns() - t0 + runtime_host;
-    if (owned)
-        npg_packed_free(d, p);
-    free(a16), free(c), free(tmp);
+    if (!ok && !(q->p && q->a && q->a_scale && q->c && q->on_npu && tmp))
+        fprintf(stderr, "ggml-npukit: %s: out of memory\n", dst->name);
+    free(tmp);
     return ok;
 }
+
+/* The results of the matrices that ran on the NPU into dst. */
+static void finish(prepared *q)
+{
+    const struct ggml_tensor *a = q->s.a;
+    const size_t per_row = npg_form_info(q->p->form)->act_rows;
+    for (q->s.i03 = 0; q->s.i03 < a->ne[3]; q->s.i03++)
+        for (q->s.i02 = 0; q->s.i02 < a->ne[2]; q->s.i02++) {
+            const int64_t idx = q->s.i03 * a->ne[2] + q->s.i02;
+            if (q->on_npu[idx])
+                scatter(&q->s, q->rows, q->c + (size_t)(idx * q->rows * a->ne[1]) * per_row);
+        }
+}
+
+static bool empty_mul_mat(const struct ggml_tensor *dst)
+{
+    return dst->src[0]->ne[0] == 0 || dst->src[0]->ne[1] == 0 || dst->src[1]->ne[1] == 0 ||
+           ggml_nelements(dst->src[1]) == 0;
+}
+
+bool npg_mul_mat_nodes(npg_device *d, struct ggml_tensor *const *nodes, int count)
+{
+    uint64_t t0 = npg_now_ns(), runtime_host = 0;
+    size_t total = 0, ncalls = 0;
+    for (int i = 0; i < count; i++)
+        total += (size_t)(nodes[i]->src[0]->ne[2] * nodes[i]->src[0]->ne[3]);
+    prepared *q = calloc((size_t)count, sizeof *q);
+    npg_call *calls = malloc((total ? total : 1) * sizeof *calls);
+    bool ok = q && calls;
+    if (!ok)
+        fprintf(stderr, "ggml-npukit: %s: out of memory for %d nodes\n", nodes[0]->name, count);
+    for (int i = 0; ok && i < count; i++)
+        if (!empty_mul_mat(nodes[i]))
+            ok = prepare(d, nodes[i], &q[i], calls, &ncalls);
+    ok = ok && npg_calls_run(d, calls, ncalls, nodes[0]->name, &t0, &runtime_host);
+    for (int i = 0; q && i < count; i++) {
+        if (ok && !empty_mul_mat(nodes[i])) {
+            finish(&q[i]);
+            d->counters.npu_matmuls++;
+        }
+        prepared_free(d, &q[i]);
+    }
+    d->counters.host_ns += npg_now_ns() - t0 + runtime_host;
+    free(q), free(calls);
+    return ok;
+}
+
+bool npg_mul_mat(npg_device *d, struct ggml_tensor *dst) { return npg_mul_mat_nodes(d, &dst, 1); }

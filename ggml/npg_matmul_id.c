@@ -3,9 +3,11 @@
  * (K x N x n_expert), src1 the activations (K x B x T, B = 1 or the experts used per token),
  * src2 the ids (I32, U x T: the experts each token uses); dst (N x U x T):
  *   dst[:, u, t] = src0[:, :, ids[u, t]] . src1[:, u % B, t].
- * Every expert's rows (the (u, t) that chose it) are gathered into one call of its packed
+ * Every expert's rows (the (u, t) that chose it) are gathered into one matmul of its packed
  * weights, so each expert's weights are streamed once per node; an expert nobody chose costs
- * nothing. An id outside [0, n_expert) fails the node (named), never reads past the weights. */
+ * nothing; the picked experts' matmuls go to the runtime together (npg_calls.c: one batched
+ * call, its tasks sharing submits). An id outside [0, n_expert) fails the node (named), never
+ * reads past the weights. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,50 +99,72 @@ bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst)
     uint64_t t0 = npg_now_ns(), runtime_host = 0;
     bool owned, ok = false;
     npg_packed *p = npg_packed_get(d, a, (uint32_t)(total / experts + 1), &owned);
+    const npg_form form = p ? p->form : NPG_FORM_FP16;
+    const npg_form_row *f = npg_form_info(form);
+    /* an expert's call: per_row x count runtime rows (the int8 form's digits) */
+    const size_t esz = f->act_bytes, per_row = f->act_rows;
+    /* rows grouped by expert: expert e's rows are rows[first[e] .. first[e + 1]) */
     pick *rows = malloc((size_t)total * sizeof *rows);
-    uint16_t *a16 = malloc((size_t)(total * k) * sizeof *a16);
-    float *c = malloc((size_t)(total * n) * sizeof *c),
+    int64_t *first = calloc((size_t)experts + 1, sizeof *first);
+    uint8_t *act = malloc((size_t)(total * k) * per_row * esz);
+    float *a_scale = malloc((size_t)total * sizeof *a_scale);
+    float *c = malloc((size_t)(total * n) * per_row * sizeof *c),
           *tmp = malloc((size_t)(2 * k) * sizeof *tmp);
-    if (!p || !rows || !a16 || !c || !tmp)
+    npg_call *calls = malloc((size_t)experts * sizeof *calls);
+    bool *on_npu = calloc((size_t)experts, sizeof *on_npu);
+    size_t ncalls = 0;
+    if (!p || !rows || !first || !act || !a_scale || !c || !tmp || !calls || !on_npu)
         goto done;
-    for (int64_t e = 0; e < experts; e++) {
-        int64_t count = 0;
+    for (int64_t e = 0, count = 0; e < experts; e++) {
+        first[e] = count;
         for (int64_t t = 0; t < tokens; t++)
             for (int64_t u = 0; u < used; u++)
                 if (id_at(ids, u, t) == e)
                     rows[count++] = (pick){(int32_t)u, (int32_t)t};
+        first[e + 1] = count;
+    }
+    for (int64_t e = 0; e < experts; e++) {
+        const int64_t lo = first[e], count = first[e + 1] - lo;
         if (count == 0)
             continue;
-        const npk_rk_weights *w = p->w[e];
-        bool in_range = w != NULL;
+        const npg_matrix *mat = &p->mat[e];
+        uint8_t *a_e = act + (size_t)(lo * k) * per_row * esz;
+        bool in_range = mat->w != NULL;
         for (int64_t r = 0; r < count && in_range; r++)
-            in_range = npg_tensor_row_fp16(b, b_row(b, &rows[r]), tmp, a16 + r * k);
+            in_range = npg_act_row(form, b, b_row(b, &rows[lo + r]), tmp,
+                                   a_e + (size_t)(r * k) * esz, (size_t)(count * k) * esz,
+                                   a_scale + lo + r);
         if (!in_range) {
-            if (!host_expert(dst, e, rows, count))
+            if (!host_expert(dst, e, rows + lo, count))
                 goto done;
             d->counters.host_matmuls++;
             continue;
         }
-        npk_rk_stats st;
-        npk_status rc = npk_rk_matmul(d->rt, w, (uint32_t)count, a16, NPK_PREC_FP32, c, &st);
-        if (rc != NPK_OK) {
-            fprintf(stderr, "ggml-npukit: %s expert %lld (M %lld, K %lld, N %lld): %s: %s\n",
-                    dst->name, (long long)e, (long long)count, (long long)k, (long long)n,
-                    npk_status_name(rc), npk_last_error());
-            goto done;
-        }
-        for (int64_t r = 0; r < count; r++)
-            memcpy(dst_row(dst, &rows[r]), c + r * n, (size_t)n * sizeof *c);
-        npg_count_call(d, &st, dst->name, count, k, n, &t0, &runtime_host);
+        on_npu[e] = true;
+        calls[ncalls++] = (npg_call){.mat = mat,
+                                     .form = form,
+                                     .m = (uint32_t)count,
+                                     .k = (uint32_t)k,
+                                     .n = (uint32_t)n,
+                                     .a = a_e,
+                                     .a_scale = a_scale + lo,
+                                     .c = c + (size_t)(lo * n) * per_row};
     }
+    if (!npg_calls_run(d, calls, ncalls, dst->name, &t0, &runtime_host))
+        goto done;
+    for (int64_t e = 0; e < experts; e++)
+        for (int64_t r = first[e]; on_npu[e] && r < first[e + 1]; r++)
+            memcpy(dst_row(dst, &rows[r]), c + (size_t)(first[e] * n) * per_row + (r - first[e]) * n,
+                   (size_t)n * sizeof *c);
     d->counters.npu_matmuls++;
     ok = true;
 done:
-    if (!ok && (!p || !rows || !a16 || !c || !tmp))
+    if (!ok && (!p || !rows || !first || !act || !a_scale || !c || !tmp || !calls || !on_npu))
         fprintf(stderr, "ggml-npukit: %s: out of memory\n", dst->name);
     d->counters.host_ns += npg_now_ns() - t0 + runtime_host;
     if (owned)
         npg_packed_free(d, p);
-    free(rows), free(a16), free(c), free(tmp);
+    free(rows), free(first), free(act), free(a_scale), free(c), free(tmp), free(calls),
+        free(on_npu);
     return ok;
 }

@@ -70,6 +70,18 @@ static bool parse_cores(const char *v, void *out)
     return true;
 }
 
+/* Tasks per SUBMIT: 1 (one task per SUBMIT, the board-validated form) .. NPK_RK_MAX_CHAIN (the
+ * row's bound, printed after its text). */
+static bool parse_chain(const char *v, void *out)
+{
+    char *end;
+    long c = strtol(v, &end, 10);
+    if (end == v || *end != '\0' || c < 1 || c > (long)NPK_RK_MAX_CHAIN)
+        return false;
+    *(unsigned *)out = (unsigned)c;
+    return true;
+}
+
 /* A flag: exactly 0 or 1 (any other word is more likely a typo than a wish). */
 static bool parse_flag(const char *v, void *out)
 {
@@ -79,11 +91,21 @@ static bool parse_flag(const char *v, void *out)
     return true;
 }
 
+/* The weights' forms: "auto" (each type's row in npg_types.c) or "fp16" (every type). */
+static bool parse_weights(const char *v, void *out)
+{
+    if (strcmp(v, "auto") != 0 && strcmp(v, "fp16") != 0)
+        return false;
+    *(bool *)out = v[0] == 'f';
+    return true;
+}
+
 typedef struct setting_row {
     const char *env;
     size_t offset;
     bool (*parse)(const char *value, void *field);
     const char *expect;
+    unsigned bound; /* when not 0, printed after `expect` (a limit another header owns) */
 } setting_row;
 
 static const setting_row setting_rows[] = {
@@ -96,6 +118,10 @@ static const setting_row setting_rows[] = {
     {"NPUKIT_GGML_CORES", offsetof(npg_settings, cores), parse_cores,
      "0 (every core) or a count 1..8"},
     {"NPUKIT_GGML_VERBOSE", offsetof(npg_settings, verbose), parse_flag, "0 or 1"},
+    {"NPUKIT_GGML_BATCH", offsetof(npg_settings, batch), parse_flag, "0 or 1"},
+    {"NPUKIT_GGML_CHAIN", offsetof(npg_settings, chain), parse_chain,
+     "tasks per SUBMIT, 1..", NPK_RK_MAX_CHAIN},
+    {"NPUKIT_GGML_WEIGHTS", offsetof(npg_settings, fp16_only), parse_weights, "auto or fp16"},
 };
 
 /* The CPU rate the offload estimate assumes when none is set: four Cortex-A76 cores running
@@ -107,13 +133,23 @@ static pthread_once_t settings_once = PTHREAD_ONCE_INIT;
 
 void npg_settings_reload(void)
 {
-    npg_settings s = {.offload = NPG_OFFLOAD_AUTO, .cpu_gflops = NPG_DEFAULT_CPU_GFLOPS};
+    npg_settings s = {
+        .offload = NPG_OFFLOAD_AUTO,
+        .cpu_gflops = NPG_DEFAULT_CPU_GFLOPS,
+        .batch = true,
+        /* the batched calls' tasks share SUBMITs only when a SUBMIT chains several */
+        .chain = NPK_RK_MAX_CHAIN};
     strcpy(s.devices, "auto");
     for (size_t i = 0; i < sizeof setting_rows / sizeof setting_rows[0]; i++) {
         const setting_row *r = &setting_rows[i];
         const char *v = getenv(r->env);
-        if (v && !r->parse(v, (char *)&s + r->offset))
-            fprintf(stderr, "ggml-npukit: %s=\"%s\" ignored: expected %s\n", r->env, v, r->expect);
+        if (v && !r->parse(v, (char *)&s + r->offset)) {
+            char bound[16] = "";
+            if (r->bound)
+                snprintf(bound, sizeof bound, "%u", r->bound);
+            fprintf(stderr, "ggml-npukit: %s=\"%s\" ignored: expected %s%s\n", r->env, v, r->expect,
+                    bound);
+        }
     }
     settings = s;
 }

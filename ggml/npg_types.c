@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* The weight types the NPU takes and how each becomes the runtime's fp16 weights.
+/* The weight types the NPU takes and the form each takes there.
  *
- * Every row is fp16 on the NPU (fp16 x fp16 products, fp32 accumulation): the choice per
- * quantised type between the NPU's integer path and dequantising once at load is argued with
- * figures in docs/ggml.md (ggml's quantised blocks carry a scale per 32 or 16 weights along
- * K, which the integer path would have to run as K slices of one block each). */
+ * Two forms: fp16 (fp16 x fp16 products, fp32 sums) and int8 with one scale per output row
+ * (int8 x int8 products, exact int32 sums, activations quantised per token). ggml's quantised
+ * blocks carry a scale per 32 or 16 weights along K, which the integer path could keep exactly
+ * only as K slices of one block each (3.5 to 4.2 times the fp16 call, docs/ggml.md); the int8
+ * row form instead requantises each dequantised row to one scale, which is lossy where a row's
+ * blocks have very different scales. The choice per type is argued with measured error and
+ * modelled time in docs/ggml.md: every quantised type is int8 (half fp16's bytes, within the
+ * CPU backend's error); float types stay fp16, where int8 rows would add error they lack. */
 #include <math.h>
 #include <string.h>
 
@@ -12,12 +16,17 @@
 #include "npukit/fp16.h"
 
 static const npg_type_row type_rows[] = {
-    {GGML_TYPE_F16, NPG_PREP_FP16, "fp16 as stored"},
-    {GGML_TYPE_F32, NPG_PREP_ROUND, "rounded to fp16 (NMSE ~1e-7, within MUL_MAT's 5e-4)"},
-    {GGML_TYPE_BF16, NPG_PREP_ROUND, "bf16 widened exactly, rounded to fp16"},
+    {GGML_TYPE_F16, NPG_PREP_FP16, NPG_FORM_FP16, "fp16 as stored"},
+    {GGML_TYPE_F32, NPG_PREP_ROUND, NPG_FORM_FP16,
+     "rounded to fp16 (NMSE ~1e-7, within MUL_MAT's 5e-4)"},
+    {GGML_TYPE_BF16, NPG_PREP_ROUND, NPG_FORM_FP16, "bf16 widened exactly, rounded to fp16"},
+/* Quantised types: int8 rows, whose measured error (bench_ggml part 2) stays within 1.3 times
+ * the CPU backend's own on uniform values and below it where block scales and activations
+ * are uneven, at half fp16's bytes. */
 #define DEQUANT(t)                                                                                 \
     {                                                                                              \
-        GGML_TYPE_##t, NPG_PREP_DEQUANT, "dequantised once to fp16 (docs/ggml.md)"                 \
+        GGML_TYPE_##t, NPG_PREP_DEQUANT, NPG_FORM_INT8_ROW,                                        \
+            "dequantised once, int8 with a scale per row (docs/ggml.md)"                           \
     }
     DEQUANT(Q8_0),
     DEQUANT(Q4_0),
@@ -42,6 +51,23 @@ const npg_type_row *npg_type_of(enum ggml_type t)
             return &type_rows[i];
     return NULL;
 }
+
+npg_form npg_form_of(enum ggml_type t)
+{
+    const npg_type_row *row = npg_type_of(t);
+    return row && !npg_settings_get()->fp16_only ? row->form : NPG_FORM_FP16;
+}
+
+/* Every form's entry: fp16 x fp16 with fp32 out; int8 x int8 with int32 out and two int8
+ * rows (digits) per activation row, so that activations keep about 16 bits however uneven a
+ * token's values are (one int8 scale per token loses most where a few channels are far larger
+ * than the rest: docs/ggml.md measures it). */
+static const npg_form_row form_rows[] = {
+    [NPG_FORM_FP16] = {NPK_PREC_FP16, NPK_PREC_FP32, 2, 1},
+    [NPG_FORM_INT8_ROW] = {NPK_PREC_INT8, NPK_PREC_INT32, 1, 2},
+};
+
+const npg_form_row *npg_form_info(npg_form f) { return &form_rows[f]; }
 
 float npg_load_float(enum ggml_type t, const void *p)
 {

@@ -153,7 +153,10 @@ static bool run(npg_device *d, struct ggml_tensor *dst, bool softmax, npk_rk_act
     }
     for (int64_t i = 0; i < count; i++)
         store(dst, i, npk_f16_to_f32(y[i]));
-    npg_count_call(d, &st, dst->name, rows, n, 1, &t0, &runtime_host);
+    char what[160];
+    snprintf(what, sizeof what, "%s %s %lld x %lld", dst->name, softmax ? "softmax" : "act",
+             (long long)rows, (long long)n);
+    npg_count_call(d, &st, what, &t0, &runtime_host);
     d->counters.npu_elementwise++;
     ok = true;
 done:

@@ -6,9 +6,10 @@
 # every layer on NPUKIT0 (libggml-npukit.so through GGML_BACKEND_PATH, NPUKIT_GGML_DEVICE=FRONT,
 # NPUKIT_GGML_OFFLOAD=always). Passes when the NPU run produces the CPU's text byte for byte, its
 # perplexity is within 1 % of the CPU's, and the device really ran matmuls.
-# Why 1 %: the weights are fp16 on both sides, but the NPU multiplies fp16 activations where
-# ggml's CPU path keeps some f32, and the LUT activations are an approximation; the measured
-# difference is printed.
+# Why 1 %: f16 weights are fp16 on both sides, but the NPU multiplies fp16 activations where
+# ggml's CPU path keeps some f32, and the LUT activations are an approximation; quantised
+# weights are int8 rows on the NPU (docs/ggml.md), which moves the perplexity a few tenths of a
+# percent; the measured difference is printed.
 #   usage: llama_tools_test.sh LLAMA-BIN-DIR LLAMA-SRC-DIR LIBGGML-NPUKIT FRONT [f16|q8_0|q4_0]
 set -u
 bin=$1 src=$2 plugin=$3 front=$4 type=${5:-f16}
@@ -61,8 +62,9 @@ echo "$front, $type: $calls matmuls on the NPU"
 # (common/log.cpp says logs may be lost then), so the last few bytes of either run can be missing:
 # the shorter text must be a prefix of the longer, and hold at least 20 of the 24 tokens.
 # Only fp16 weights are compared token for token: for a quantised type ggml's CPU path also
-# quantises the activations (Q8_0 dot products), the NPU does not, and this random model's logits
-# are close enough together that greedy picks diverge; its perplexity is compared instead.
+# quantises the activations (Q8_0 dot products), the NPU requantises the weights (int8 rows), and
+# this random model's logits are close enough together that greedy picks diverge; its
+# perplexity is compared instead.
 prompt_bytes=$(printf '\xe2\x96\x81The\xe2\x96\x81quick\xe2\x96\x81brown\xe2\x96\x81fox' | wc -c)
 a=$(wc -c < "$work/cpu-gen.out") b=$(wc -c < "$work/npu-gen.out")
 short=$a; [ "$b" -lt "$short" ] && short=$b

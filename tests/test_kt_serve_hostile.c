@@ -19,22 +19,12 @@
 #include "kt/carrier.h"
 #include "kt/jsonframe.h"
 #include "kt/peertext.h"
+#include "kt_raw_testlib.h"
 #include "kt_remote_testlib.h"
 #include "npukit/kt.h"
 #include "npukit/kt_open.h"
 #include "npukit/kt_remote.h"
 #include "npukit/kt_serve.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define NPK_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NPK_TEST_ASAN 1
-#endif
-#endif
-#ifndef NPK_TEST_ASAN
-#define NPK_TEST_ASAN 0
-#endif
 
 static const uint64_t MEM = 1ull << 40;
 enum {
@@ -54,100 +44,6 @@ static void sleep_ms(unsigned ms)
 {
     struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&t, NULL);
-}
-
-/* A raw TCP client whose receive buffer is as small as the system allows (set before connect, so
- * the window stays small): a peer that takes almost nothing unless it reads. */
-static int raw_connect(const char *addr, bool tiny_rcvbuf)
-{
-    unsigned port = (unsigned)atoi(strrchr(addr, ':') + 1);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (tiny_rcvbuf) {
-        int one = 1;
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &one, sizeof one);
-    }
-    struct sockaddr_in sa = {0};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)port);
-    sa.sin_addr.s_addr = htonl(0x7F000001);
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
-static bool send_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-static bool send_frame(int fd, const char *json)
-{
-    size_t n = strlen(json);
-    uint8_t h[4] = {(uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n};
-    return send_all(fd, h, 4) && send_all(fd, json, n);
-}
-
-/* The next frame on a raw socket as JSON (NULL when none came in time or the peer closed). */
-static cJSON *recv_frame(int fd)
-{
-    kt_carrier c;
-    kt_carrier_from_fds(&c, fd, -1, "raw", PATIENCE_MS);
-    cJSON *r = NULL;
-    kt_frame_recv(&c, &r);
-    free(c.buf); /* the descriptor stays the caller's */
-    return r;
-}
-
-static const char *error_of(const cJSON *r)
-{
-    const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "error");
-    return cJSON_IsString(e) ? e->valuestring : "";
-}
-
-/* The daemon's client count from its status op. */
-static int clients_of(kt_daemon *d)
-{
-    char st[4096];
-    if (kt_daemon_status(d, st, sizeof st))
-        return -1;
-    const char *at = strstr(st, "\"clients\":");
-    return at ? atoi(at + 10) : -1;
-}
-
-/* Wait until the daemon reports `want` clients (false if it never does within PATIENCE_MS). */
-static bool await_clients(kt_daemon *d, int want)
-{
-    for (int waited = 0; waited < PATIENCE_MS; waited += 50) {
-        if (clients_of(d) == want)
-            return true;
-        sleep_ms(50);
-    }
-    return false;
-}
-
-/* Peak resident memory of a process in KiB (VmHWM). */
-static long peak_kib(pid_t pid)
-{
-    char path[64], line[128];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long kib = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "VmHWM:", 6))
-            kib = atol(line + 6);
-    if (f)
-        fclose(f);
-    return kib;
 }
 
 /* ---- the carrier: one deadline per send, on pipes and sockets ---- */
@@ -194,13 +90,13 @@ static void test_daemon_client_that_never_reads(void)
     size_t n = 1u << 20;
     uint8_t *data = calloc(1, n);
     CHECK_EQ(kt_write_block(&t, MEM, data, n), NPK_OK);
-    int fd = raw_connect(sv.addr, true);
+    int fd = kt_raw_connect(sv.addr, true);
     CHECK(fd >= 0);
     char req[128];
     for (int i = 0; i < 64; i++) { /* 128 MiB of hex asked for, none of it read */
         snprintf(req, sizeof req, "{\"id\":%d,\"op\":\"read_block\",\"addr\":%llu,\"nbytes\":%zu}",
                  i, (unsigned long long)MEM, n);
-        if (!send_frame(fd, req))
+        if (!kt_raw_send_frame(fd, req))
             break; /* the server stopped reading this client: that is the point */
         if (i == 0)
             sleep_ms(200); /* let the first reply fill the client's window */
@@ -208,7 +104,7 @@ static void test_daemon_client_that_never_reads(void)
     uint64_t v = 0;
     CHECK_EQ(kt_read64(&t, MEM + 8, &v), NPK_OK); /* served while the other one is stuck */
     CHECK_EQ(v, 0);
-    CHECK(await_clients(d, 1)); /* dropped at its reply's deadline */
+    CHECK(kt_test_await_clients(d, 1)); /* dropped at its reply's deadline */
     close(fd);
     free(data);
     kt_transport_close(&t);
@@ -236,9 +132,9 @@ static int connect_from(const char *addr, unsigned host)
 /* True when the server answers a hello on `fd` (the connection has a slot). */
 static bool served(int fd)
 {
-    if (!send_frame(fd, "{\"id\":7,\"op\":\"hello\"}"))
+    if (!kt_raw_send_frame(fd, "{\"id\":7,\"op\":\"hello\"}"))
         return false;
-    cJSON *r = recv_frame(fd);
+    cJSON *r = kt_raw_recv_frame(fd);
     bool ok = r && cJSON_IsTrue(cJSON_GetObjectItem(r, "ok"));
     cJSON_Delete(r);
     return ok;
@@ -249,7 +145,7 @@ static cJSON *refused_from(const char *addr, unsigned host)
 {
     int fd = connect_from(addr, host);
     CHECK(fd >= 0);
-    cJSON *r = recv_frame(fd);
+    cJSON *r = kt_raw_recv_frame(fd);
     CHECK(r && cJSON_IsFalse(cJSON_GetObjectItem(r, "ok")));
     close(fd);
     return r;
@@ -271,7 +167,7 @@ static void test_daemon_slots_per_peer(void)
         CHECK(fds[n] >= 0 && served(fds[n]));
     }
     cJSON *r = refused_from(sv.addr, 1);
-    CHECK_STR_HAS(error_of(r), "ConnectionRefusedError: 127.0.0.1 holds 16 connections already");
+    CHECK_STR_HAS(kt_raw_error_of(r), "ConnectionRefusedError: 127.0.0.1 holds 16 connections already");
     cJSON_Delete(r);
     kt_daemon *d = NULL;
     kt_transport t;
@@ -286,14 +182,14 @@ static void test_daemon_slots_per_peer(void)
         n++;
     }
     r = refused_from(sv.addr, 2);
-    CHECK_STR_HAS(error_of(r), "the last 4 are kept for addresses with no connection (127.0.0.2");
+    CHECK_STR_HAS(kt_raw_error_of(r), "the last 4 are kept for addresses with no connection (127.0.0.2");
     cJSON_Delete(r);
     for (unsigned host = 3; n < KT_SERVE_MAX_CLIENTS; host++, n++) {
         fds[n] = connect_from(sv.addr, host);
         CHECK(fds[n] >= 0 && served(fds[n]));
     }
     r = refused_from(sv.addr, 200);
-    CHECK_STR_HAS(error_of(r), "ConnectionRefusedError: 32 clients are connected already");
+    CHECK_STR_HAS(kt_raw_error_of(r), "ConnectionRefusedError: 32 clients are connected already");
     cJSON_Delete(r);
     for (int i = 0; i < n; i++)
         close(fds[i]);
@@ -314,37 +210,37 @@ static void test_daemon_idle_and_half_frames(void)
     enum { N = 4 };
     int fds[N];
     for (int i = 0; i < N; i++)
-        fds[i] = raw_connect(sv.addr, false);
+        fds[i] = kt_raw_connect(sv.addr, false);
     /* One of them stops halfway through a frame; one idles; one only says hello; one works. */
-    CHECK(send_all(fds[0], "\x00\x00\x01\x00{\"id\":1,", 12));
+    CHECK(kt_raw_send_all(fds[0], "\x00\x00\x01\x00{\"id\":1,", 12));
     cJSON *r;
     char req[160];
     bool chatter_dropped = false;
     for (int i = 0; i < 100 && !chatter_dropped; i++) { /* 20 s at most; dropped after 1.5 */
         /* Once dropped, the send may fail; the reason is in the socket all the same. */
-        (void)send_frame(fds[2], "{\"id\":1,\"op\":\"hello\"}");
-        r = recv_frame(fds[2]);
+        (void)kt_raw_send_frame(fds[2], "{\"id\":1,\"op\":\"hello\"}");
+        r = kt_raw_recv_frame(fds[2]);
         if (r && cJSON_IsNull(cJSON_GetObjectItem(r, "id"))) {
-            CHECK_STR_HAS(error_of(r), "TimeoutError: the client did not do any work (hello, "
+            CHECK_STR_HAS(kt_raw_error_of(r), "TimeoutError: the client did not do any work (hello, "
                                        "status and clocks keep no connection alive) within 1500 ms");
             chatter_dropped = true;
         }
         cJSON_Delete(r);
         snprintf(req, sizeof req, "{\"id\":%d,\"op\":\"read64\",\"addr\":%llu}", i,
                  (unsigned long long)MEM);
-        CHECK(send_frame(fds[3], req));
-        r = recv_frame(fds[3]);
+        CHECK(kt_raw_send_frame(fds[3], req));
+        r = kt_raw_recv_frame(fds[3]);
         CHECK(r && cJSON_IsNumber(cJSON_GetObjectItem(r, "id"))); /* still served */
         cJSON_Delete(r);
         sleep_ms(200);
     }
     CHECK(chatter_dropped);
     /* The reasons wait in the sockets of the two that never listened for them. */
-    r = recv_frame(fds[0]);
-    CHECK_STR_HAS(error_of(r), "TimeoutError: the client did not finish its frame within 1000 ms");
+    r = kt_raw_recv_frame(fds[0]);
+    CHECK_STR_HAS(kt_raw_error_of(r), "TimeoutError: the client did not finish its frame within 1000 ms");
     cJSON_Delete(r);
-    r = recv_frame(fds[1]);
-    CHECK_STR_HAS(error_of(r), "TimeoutError: the client did not send a request within 1500 ms");
+    r = kt_raw_recv_frame(fds[1]);
+    CHECK_STR_HAS(kt_raw_error_of(r), "TimeoutError: the client did not send a request within 1500 ms");
     cJSON_Delete(r);
     for (int i = 0; i < N; i++)
         close(fds[i]);
@@ -367,12 +263,12 @@ static void test_daemon_frames_and_ownership(void)
     CHECK(kt_test_server_start(&sv, args));
     if (!sv.pid)
         return;
-    long base_kib = peak_kib(sv.pid);
+    long base_kib = kt_test_peak_kib(sv.pid);
     /* Longer than any request: refused from the header. */
-    int fd = raw_connect(sv.addr, false);
-    CHECK(send_all(fd, "\x01\x00\x00\x00", 4)); /* 16 MiB */
-    cJSON *r = recv_frame(fd);
-    CHECK_STR_HAS(error_of(r), "exceeds the limit of");
+    int fd = kt_raw_connect(sv.addr, false);
+    CHECK(kt_raw_send_all(fd, "\x01\x00\x00\x00", 4)); /* 16 MiB */
+    cJSON *r = kt_raw_recv_frame(fd);
+    CHECK_STR_HAS(kt_raw_error_of(r), "exceeds the limit of");
     cJSON_Delete(r);
     close(fd);
     /* 4 MiB of JSON numbers: refused before a node of it is built. */
@@ -382,29 +278,29 @@ static void test_daemon_frames_and_ownership(void)
     while (at < n)
         at += (size_t)sprintf(bomb + at, "1,");
     strcpy(bomb + at, "1]}");
-    fd = raw_connect(sv.addr, false);
-    CHECK(send_frame(fd, bomb));
-    r = recv_frame(fd);
-    CHECK_STR_HAS(error_of(r), "more than 64 values");
+    fd = kt_raw_connect(sv.addr, false);
+    CHECK(kt_raw_send_frame(fd, bomb));
+    r = kt_raw_recv_frame(fd);
+    CHECK_STR_HAS(kt_raw_error_of(r), "more than 64 values");
     cJSON_Delete(r);
     close(fd);
     free(bomb);
-    long grew = peak_kib(sv.pid) - base_kib;
+    long grew = kt_test_peak_kib(sv.pid) - base_kib;
     printf("daemon peak memory after a 4 MiB frame of numbers: +%ld KiB\n", grew);
     CHECK(grew < 64 * 1024); /* a parse would have taken about 40 times the frame */
     /* An op name that is not UTF-8: refused, and the reply is still JSON (it parses). */
-    fd = raw_connect(sv.addr, false);
-    CHECK(send_frame(fd, "{\"id\":1,\"op\":\"\xff\xfe\x1b[2J\"}"));
-    r = recv_frame(fd);
+    fd = kt_raw_connect(sv.addr, false);
+    CHECK(kt_raw_send_frame(fd, "{\"id\":1,\"op\":\"\xff\xfe\x1b[2J\"}"));
+    r = kt_raw_recv_frame(fd);
     CHECK(r != NULL);
-    CHECK_STR_HAS(error_of(r), "not UTF-8");
+    CHECK_STR_HAS(kt_raw_error_of(r), "not UTF-8");
     cJSON_Delete(r);
     close(fd);
     /* Control characters in an unknown op come back escaped inside valid JSON. */
-    fd = raw_connect(sv.addr, false);
-    CHECK(send_frame(fd, "{\"id\":1,\"op\":\"\\u001b[2J\"}"));
-    r = recv_frame(fd);
-    CHECK_STR_HAS(error_of(r), "ValueError: unknown op '\\x1b[2J'");
+    fd = kt_raw_connect(sv.addr, false);
+    CHECK(kt_raw_send_frame(fd, "{\"id\":1,\"op\":\"\\u001b[2J\"}"));
+    r = kt_raw_recv_frame(fd);
+    CHECK_STR_HAS(kt_raw_error_of(r), "ValueError: unknown op '\\x1b[2J'");
     cJSON_Delete(r);
     close(fd);
     /* An escaped NUL would cut "status\u0000x" to "status", and a key twice would run the
@@ -412,10 +308,10 @@ static void test_daemon_frames_and_ownership(void)
     static const char *const ambiguous[] = {"{\"id\":1,\"op\":\"status\\u0000x\"}",
                                             "{\"id\":1,\"op\":\"hello\",\"op\":\"status\"}"};
     for (int i = 0; i < 2; i++) {
-        fd = raw_connect(sv.addr, false);
-        CHECK(send_frame(fd, ambiguous[i]));
-        r = recv_frame(fd);
-        CHECK_STR_HAS(error_of(r), i ? "appears twice" : "\\u0000");
+        fd = kt_raw_connect(sv.addr, false);
+        CHECK(kt_raw_send_frame(fd, ambiguous[i]));
+        r = kt_raw_recv_frame(fd);
+        CHECK_STR_HAS(kt_raw_error_of(r), i ? "appears twice" : "\\u0000");
         cJSON_Delete(r);
         close(fd);
     }
@@ -470,7 +366,7 @@ static void test_daemon_large_write_in_chunks(void)
     const uint64_t aside = MEM + (16u << 20); /* a granule the big write does not touch */
     CHECK_EQ(kt_write_block(&t, aside, got, 32), NPK_OK);
     /* the big one from a raw client, a small one's requests meanwhile */
-    int w = raw_connect(sv.addr, false);
+    int w = kt_raw_connect(sv.addr, false);
     size_t cap = 2 * n + 128;
     char *frame = malloc(cap);
     size_t at = (size_t)snprintf(frame, cap, "{\"id\":9,\"op\":\"write_block\",\"addr\":%llu,\"data\":\"",
@@ -482,23 +378,23 @@ static void test_daemon_large_write_in_chunks(void)
     }
     at += (size_t)snprintf(frame + at, cap - at, "\"}");
     uint8_t h[4] = {(uint8_t)(at >> 24), (uint8_t)(at >> 16), (uint8_t)(at >> 8), (uint8_t)at};
-    CHECK(send_all(w, h, 4) && send_all(w, frame, at));
+    CHECK(kt_raw_send_all(w, h, 4) && kt_raw_send_all(w, frame, at));
     uint64_t v = 0;
     for (int i = 0; i < 20; i++) { /* answered while the write is parsed and written */
         CHECK_EQ(kt_read64(&t, aside, &v), NPK_OK);
         CHECK_EQ(v, 0x5a5a5a5a5a5a5a5aull);
     }
-    cJSON *r = recv_frame(w);
+    cJSON *r = kt_raw_recv_frame(w);
     CHECK(r && cJSON_IsTrue(cJSON_GetObjectItem(r, "ok")));
     cJSON_Delete(r);
     CHECK_EQ(kt_read_block(&t, MEM, got, n + 32), NPK_OK);
     CHECK(memcmp(got, want, n + 32) == 0);
     /* one that leaves with its write under way */
-    int gone = raw_connect(sv.addr, false);
-    CHECK(send_all(gone, h, 4) && send_all(gone, frame, at));
+    int gone = kt_raw_connect(sv.addr, false);
+    CHECK(kt_raw_send_all(gone, h, 4) && kt_raw_send_all(gone, frame, at));
     close(gone);
     CHECK_EQ(kt_read64(&t, MEM + 8, &v), NPK_OK);
-    CHECK(await_clients(d, 2)); /* this one and the raw writer, which is still connected */
+    CHECK(kt_test_await_clients(d, 2)); /* this one and the raw writer, which is still connected */
     close(w);
     free(frame);
     free(data);
@@ -527,10 +423,10 @@ static void test_daemon_write_block_peak(void)
         data[i] = (uint8_t)(i * 131u);
     /* The machine's own DRAM for the block is in the figure: the simulator fills its pages
      * as they are first written. */
-    long base_kib = peak_kib(sv.pid);
+    long base_kib = kt_test_peak_kib(sv.pid);
     /* One request: under AddressSanitizer freed memory stays resident a while (quarantine). */
     CHECK_EQ(kt_write_block(&t, MEM, data, n), NPK_OK);
-    long grew = peak_kib(sv.pid) - base_kib;
+    long grew = kt_test_peak_kib(sv.pid) - base_kib;
     printf("daemon peak memory for a %zu MiB write_block (with the 4 MiB of DRAM it fills): "
            "+%ld KiB\n", n >> 20, grew);
 #if NPK_TEST_ASAN
@@ -553,12 +449,12 @@ static void *lying_daemon(void *arg)
     int fd = accept(lfd, NULL, NULL);
     if (fd < 0)
         return NULL;
-    cJSON *q = recv_frame(fd); /* hello */
+    cJSON *q = kt_raw_recv_frame(fd); /* hello */
     cJSON_Delete(q);
-    send_frame(fd, "{\"id\":1,\"ok\":true,\"value\":{\"beat_bytes\":8}}");
-    q = recv_frame(fd);
+    kt_raw_send_frame(fd, "{\"id\":1,\"ok\":true,\"value\":{\"beat_bytes\":8}}");
+    q = kt_raw_recv_frame(fd);
     cJSON_Delete(q);
-    send_all(fd, "\x03\xff\xff\xff\"", 5); /* 64 MiB announced */
+    kt_raw_send_all(fd, "\x03\xff\xff\xff\"", 5); /* 64 MiB announced */
     char one;
     (void)!recv(fd, &one, 1, 0); /* until the client closes */
     close(fd);

@@ -13,15 +13,21 @@
 #define rksim_sgemm_nt fallback_sgemm_nt
 #define rksim_igemm_nt fallback_igemm_nt
 #define rksim_igemm_fp32_exact fallback_igemm_fp32_exact
+#define rksim_blas_single_begin fallback_blas_single_begin
+#define rksim_blas_single_end fallback_blas_single_end
 #undef NPUKIT_HAVE_CBLAS
 #include "../src/rksim/gemm.c"
 #undef rksim_gemm_uses_blas
 #undef rksim_sgemm_nt
 #undef rksim_igemm_nt
 #undef rksim_igemm_fp32_exact
+#undef rksim_blas_single_begin
+#undef rksim_blas_single_end
 
 bool fallback_uses_blas(void);
 bool fallback_igemm_fp32_exact(uint32_t, uint32_t);
+void fallback_blas_single_begin(void);
+void fallback_blas_single_end(void);
 void fallback_sgemm_nt(uint32_t, uint32_t, uint32_t, const float *, uint32_t, const float *,
                        uint32_t, float *, uint32_t);
 void fallback_igemm_nt(uint32_t, uint32_t, uint32_t, const float *, const float *, int64_t *,

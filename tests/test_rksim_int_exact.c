@@ -74,12 +74,20 @@ static void int_case(npk_rk_prec in, int mode, uint32_t m, uint32_t k, uint32_t 
 
 /* int8: every product of two -128 is 2^14, so 1024 of them reach 2^24 (the chunk's limit) and
  * K = 2080 sums to 34 078 720; MIXED sums there have low bits that one fp32 sum would round. */
+/* int8: both arithmetics up to K = 1024 (byte dot products where the CPU has AVX-512 VNNI, and
+ * the float GEMM); 3, 12 and 13 rows leave a partial group of the byte kernel's 8 */
 static void test_int8(void)
 {
     static const uint32_t ks[] = {32, 992, 1024, 1056, 2048, 2080, 4096};
-    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++)
-        for (int how = RANDOM; how <= MIXED; how++)
-            int_case(NPK_PREC_INT8, NPK_MODE_LINE, 3, ks[i], 64, (enum fill)how);
+    for (int portable = 0; portable < 2; portable++) {
+        npk_dense_force_portable(portable);
+        for (size_t i = 0; i < sizeof ks / sizeof *ks; i++)
+            for (int how = RANDOM; how <= MIXED; how++)
+                int_case(NPK_PREC_INT8, NPK_MODE_LINE, 3, ks[i], 64, (enum fill)how);
+        int_case(NPK_PREC_INT8, NPK_MODE_CUBE, 12, 1024, 96, ALL_MIN);
+        int_case(NPK_PREC_INT8, NPK_MODE_LINE, 13, 512, 64, HALVES);
+    }
+    npk_dense_force_portable(false);
     int_case(NPK_PREC_INT8, NPK_MODE_CUBE, 8, 1056, 96, RANDOM);
     int_case(NPK_PREC_INT8, NPK_MODE_CUBE, 1, 1056, 32, ALL_MIN);
 }
@@ -328,7 +336,8 @@ static void weights_two_tasks(npk_rk_prec in, uint32_t k, uint32_t n)
  * new bytes). */
 static void weights_evicted(uint32_t cache_mib)
 {
-    enum { TASKS = RKSIM_WEIGHT_ENTRIES + 12 };
+    /* int8 beyond the fp32 chunk (1024): the weights the simulator keeps decoded */
+    enum { TASKS = RKSIM_WEIGHT_ENTRIES + 12, K_SHORT = 1088, K_LONG = 2176 };
     rksim_config cfg;
     rksim_config_default(&cfg);
     cfg.ideal_mask = RKSIM_HZ_BIT(RKSIM_HZ_FEATURE_ADDR_CACHE);
@@ -340,7 +349,7 @@ static void weights_evicted(uint32_t cache_mib)
     npk_rk_devtask tk[TASKS];
     CHECK_EQ(npk_rk_action(d, RKNPU_ACT_RESET, NULL), NPK_OK);
     for (int i = 0; i < TASKS; i++) {
-        const uint32_t k = i % 3 ? 64 : 128;
+        const uint32_t k = i % 3 ? K_SHORT : K_LONG;
         npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_INT8, 4, k, 64);
         tl_case_init(&t[i], NPK_PREC_INT8, NPK_PREC_INT32, 4, k, 64);
         tl_case_reference(&t[i]);
@@ -363,10 +372,10 @@ static void weights_evicted(uint32_t cache_mib)
         }
     }
     CHECK_EQ(bad, 0);
-    /* what the cache holds: one block's entry (40 KiB: K = 128 floats and bytes) with no cache,
-     * more with one, within its size (60 blocks of 20 or 40 KiB overflow 1 MiB) */
+    /* what the cache holds: one block's entry (680 KiB: K_LONG floats and bytes) with no cache,
+     * more with one, within its size (60 blocks of 340 or 680 KiB overflow 4 MiB) */
     const size_t held = rksim_weights_held(npk_rk_device_sim(d)->weights);
-    const size_t one = 128 * 64 * (4 + 1);
+    const size_t one = (size_t)K_LONG * 64 * (4 + 1);
     if (cache_mib)
         CHECK(held > one && held <= ((size_t)cache_mib << 20) + one);
     else
@@ -378,11 +387,11 @@ static void weights_evicted(uint32_t cache_mib)
     npk_rk_device_close(d);
 }
 
-/* the same results with the default cache, one of 1 MiB and none */
+/* the same results with the default cache, one of 4 MiB and none */
 static void test_weights_evicted(void)
 {
     weights_evicted(RKSIM_WEIGHT_CACHE_DEFAULT_MIB);
-    weights_evicted(1);
+    weights_evicted(4);
     weights_evicted(0);
 }
 

@@ -323,7 +323,7 @@ int kt_cli_start(kt_cli *c, const char *cmd, const char *about, int argc, char *
 
 int kt_cli_open(kt_cli *c)
 {
-    if (kt_cli_machine_open(&c->m, &c->o.m, 1, false))
+    if (kt_cli_machine_open(&c->m, &c->o.m, 1, c->engine))
         return 1;
     const kt_board *b = kt_machine_board(c->m);
     kt_options opt = {0};

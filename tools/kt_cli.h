@@ -50,6 +50,7 @@ typedef struct kt_cli_opts {
 
 typedef struct kt_cli {
     kt_cli_opts o;
+    bool engine; /* open the machine with its control-program engine (set before kt_cli_open) */
     kt_machine *m;
     kt_dev dev;
 } kt_cli;

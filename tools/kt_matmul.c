@@ -18,6 +18,7 @@
 #include "kt/hw/mxfp.h"
 #include "kt/hw/units/mat.h"
 #include "kt_cli.h"
+#include "kt_engine_round.h"
 #include "npukit/fp16.h"
 
 enum { MM_MAX_UNITS = 16, MM_MAX_ENUM = 64, MM_PROG = 4, MM_DIM_MAX = 4096 };
@@ -230,6 +231,41 @@ static npk_status mm_collect(mm_job *j, kt_transport *t, uint64_t mem, unsigned 
     return s;
 }
 
+/* One round: program u (MM_PROG flits from prog + u * MM_PROG) on cluster u, for u < n; staged,
+ * dispatched and waited for by the host, or (eng not NULL) issued as one control program that
+ * the engine runs for one GO. */
+static npk_status run_round(kt_dev *d, kt_engine *eng, kt_hostprog *hp, const kt_flit *prog,
+                            const kt_unit *mg, size_t n)
+{
+    kt_ticket tk[MM_MAX_UNITS];
+    memset(tk, 0, sizeof tk);
+    if (eng) {
+        unsigned count[MM_MAX_UNITS];
+        for (size_t u = 0; u < n; u++)
+            count[u] = MM_PROG;
+        return kt_engine_round(d, eng, hp, prog, mg, count, n, 0, tk);
+    }
+    npk_status s = kt_stage(d, 0, prog, (unsigned)(n * MM_PROG));
+    for (size_t u = 0; u < n && !s; u++)
+        s = kt_dispatch(d, &mg[u], (unsigned)(u * MM_PROG), MM_PROG, 0, &tk[u]);
+    for (size_t u = 0; u < n && !s; u++)
+        s = kt_wait(d, &tk[u], NULL);
+    return s;
+}
+
+/* FNV-1a (64-bit) of C's FP16 bits, row-major: two runs that print the same digest returned the
+ * same C bit for bit (the host and engine forms, a served card and the simulator in-process). */
+static uint64_t c_digest(const mm_job *j)
+{
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (size_t i = 0; i < (size_t)j->m * j->n; i++)
+        for (unsigned b = 0; b < 2; b++) {
+            h ^= (uint8_t)(j->c[i] >> (8 * b));
+            h *= 0x100000001B3ull;
+        }
+    return h;
+}
+
 static int fail(kt_cli *c, mm_job *j, const char *what)
 {
     int rc = cli_lib_error(what);
@@ -242,6 +278,7 @@ int kt_matmul_main(int argc, char **argv)
 {
     kt_cli c = {0};
     uint64_t m = 64, n = 64, k = 128, seed = 1;
+    bool engine = false;
     const cli_opt own[] = {
         {.name = "-m", .kind = CLI_U64, .dest = &m, .min = 4, .max = MM_DIM_MAX, .meta = "M",
          .help = "rows of A and C, a multiple of 4 (default 64)"},
@@ -251,12 +288,15 @@ int kt_matmul_main(int argc, char **argv)
          .meta = "K", .help = "the reduction, a multiple of 32 (default 128)"},
         {.name = "--seed", .kind = CLI_U64, .dest = &seed, .max = UINT64_MAX, .meta = "S",
          .help = "the operands' generator seed (default 1)"},
+        {.name = "--engine", .kind = CLI_FLAG, .dest = &engine,
+         .help = "issue each round's stage, dispatches and waits as one program in the card's "
+                 "control-program engine"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_cli_rows(&c.o), kt_cli_discovery_rows(&c.o),
                                kt_cli_wait_rows(&c.o), NULL};
     cli_spec spec = {.cmd = "kt matmul",
-                     .synopsis = "[-m M] [-n N] [-k K] [--seed S] [options]",
+                     .synopsis = "[-m M] [-n N] [-k K] [--seed S] [--engine] [options]",
                      .about = "quantise, fill, multiply and drain C = A * B on the matmul "
                               "clusters and check it",
                      .tables = tables};
@@ -270,6 +310,7 @@ int kt_matmul_main(int argc, char **argv)
                 m, n, k);
         return 2;
     }
+    c.engine = engine;
     if ((rc = kt_cli_open(&c)))
         return rc;
     mm_job j = {.m = (unsigned)m, .n = (unsigned)n, .k = (unsigned)k};
@@ -287,32 +328,28 @@ int kt_matmul_main(int argc, char **argv)
     kt_flit *prog = calloc(per_round * MM_PROG, sizeof *prog);
     if (!prog)
         return fail(&c, &j, "kt matmul: out of memory");
+    kt_engine eng;
+    kt_hostprog hp;
+    kt_hp_init(&hp);
+    if (engine)
+        kt_engine_init(&eng, t, board->engine_base, &c.dev);
     uint8_t txn = KT_MAT_TXN;
-    for (unsigned next = 0; next < jobs;) {
+    uint64_t rounds = 0;
+    for (unsigned next = 0; next < jobs; txn++, rounds++) {
         size_t in_round = 0;
         for (; in_round < per_round && next < jobs; in_round++, next++)
             if (job_program(&j, next, prog + in_round * MM_PROG, txn)) {
                 free(prog);
+                kt_hp_free(&hp);
                 return fail(&c, &j, "kt matmul: building a program");
             }
-        kt_ticket tk[MM_MAX_UNITS];
-        memset(tk, 0, sizeof tk);
-        if (kt_stage(&c.dev, 0, prog, (unsigned)(in_round * MM_PROG))) {
+        if (run_round(&c.dev, engine ? &eng : NULL, &hp, prog, j.mg, in_round)) {
             free(prog);
-            return fail(&c, &j, "kt matmul: staging");
+            kt_hp_free(&hp);
+            return fail(&c, &j, engine ? "kt matmul --engine" : "kt matmul");
         }
-        for (size_t u = 0; u < in_round; u++)
-            if (kt_dispatch(&c.dev, &j.mg[u], (unsigned)(u * MM_PROG), MM_PROG, 0, &tk[u])) {
-                free(prog);
-                return fail(&c, &j, "kt matmul: dispatch");
-            }
-        for (size_t u = 0; u < in_round; u++)
-            if (kt_wait(&c.dev, &tk[u], NULL)) {
-                free(prog);
-                return fail(&c, &j, "kt matmul: waiting");
-            }
-        txn++;
     }
+    kt_hp_free(&hp);
     free(prog);
     kt_cli_span_end(c.m);
     if (mm_collect(&j, t, mem, jobs))
@@ -328,31 +365,38 @@ int kt_matmul_main(int argc, char **argv)
         worst = rel > worst ? rel : worst;
     }
     double rms_err = ref2 ? sqrt(err2 / ref2) : 0;
+    char digest[17];
+    snprintf(digest, sizeof digest, "%016" PRIx64, c_digest(&j));
     char fault_text[512];
     const char *fault = kt_machine_fault(c.m, fault_text, sizeof fault_text) ? fault_text : NULL;
     int out = 0;
     if (c.o.json) {
         cJSON *doc = json_doc();
+        json_str(doc, "form", engine ? "engine" : "host");
         json_u64(doc, "m", j.m);
         json_u64(doc, "n", j.n);
         json_u64(doc, "k", j.k);
         json_u64(doc, "clusters", j.nmg);
         json_u64(doc, "jobs", jobs);
+        json_u64(doc, "rounds", rounds);
         json_u64(doc, "mismatches", bad);
         json_fixed(doc, "worst_of_bound", worst, 4);
         json_sig(doc, "rms_error_vs_fp32", rms_err, 6);
+        json_str(doc, "c_fnv1a", digest);
         json_bool(doc, "ok", !bad && !fault);
         kt_cli_json_counts(doc, &c);
         kt_cli_json_waits(doc, &c.dev.waits);
         kt_cli_json_timing(doc, c.m);
         out = json_print(doc, "kt matmul");
     } else {
-        printf("matmul: C[%u x %u] = A[%u x %u] * B[%u x %u] on %zu clusters in %u jobs\n", j.m,
-               j.n, j.m, j.k, j.k, j.n, j.nmg, jobs);
+        printf("matmul%s: C[%u x %u] = A[%u x %u] * B[%u x %u] on %zu clusters in %u jobs, %" PRIu64
+               " rounds\n",
+               engine ? " (engine)" : "", j.m, j.n, j.m, j.k, j.k, j.n, j.nmg, jobs, rounds);
         printf("check: %s (%zu of %zu elements outside the accumulator's rounding of the MXFP7 "
                "product; worst %.2f of its bound)\n",
                bad ? "MISMATCH" : "ok", bad, mn, worst);
-        printf("MXFP7 error against the FP32 product: %.3f%% RMS\n", 100 * rms_err);
+        printf("MXFP7 error against the FP32 product: %.3f%% RMS; C's FNV-1a %s\n", 100 * rms_err,
+               digest);
         kt_cli_print_timing(c.m);
         kt_cli_print_counts(&c);
         kt_cli_print_waits(&c.dev.waits);

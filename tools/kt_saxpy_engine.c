@@ -13,10 +13,9 @@
 
 #include "cli.h"
 #include "kt_card_cli.h"
+#include "kt_engine_round.h"
 #include "kt_saxpy_job.h"
 #include "npukit/kt_hostprog.h"
-
-enum { DONE_CODE = 0x5358 /* the same on every run, so the program's words repeat */ };
 
 typedef struct engine_run {
     kt_card_cli c;
@@ -37,52 +36,6 @@ static int fail(engine_run *e, const char *what)
     kt_saxpy_job_free(&e->j);
     kt_card_cli_close(&e->c);
     return rc;
-}
-
-/* The round's program: on a current bitstream one that clears SIG_DONE and waits on totals from
- * that clear (it can run again); on a pre-strobe one the core's sequence, whose waits are on
- * absolute NODE_STATUS counts (it runs once). */
-static npk_status build_round(engine_run *e)
-{
-    kt_dev *d = &e->dev;
-    kt_saxpy_job *j = &e->j;
-    const kt_saxpy_round *rd = &e->rd;
-    kt_hp_free(&e->hp);
-    npk_status s = kt_hp_stage(&e->hp, d, 0, j->prog, rd->flits);
-    bool again = d->opt.bitstream_current;
-    if (!s && again)
-        s = kt_hp_signals_start(&e->hp, d);
-    uint16_t before = 0;
-    for (size_t u = 0; u < j->nsx && !s; u++) {
-        if (!rd->count[u])
-            continue;
-        if (again)
-            s = kt_hp_dispatch_signals(&e->hp, d, &j->sx[u], rd->base[u], rd->count[u], 0, before,
-                                       &e->tk[u]);
-        else /* the core's rule: wait for earlier programs' credit returns before a new seed */
-            s = kt_hp_dispatch(&e->hp, d, &j->sx[u], rd->base[u], rd->count[u], 0, &e->tk[u]);
-        before = (uint16_t)(before + rd->count[u]);
-    }
-    if (!s && again)
-        s = kt_hp_await_signals(&e->hp, d, before);
-    for (size_t u = 0; u < j->nsx && !s && !again; u++)
-        if (rd->count[u])
-            s = kt_hp_await(&e->hp, d, &e->tk[u]);
-    return s ? s : kt_hp_done(&e->hp, DONE_CODE);
-}
-
-/* Run the loaded program (loading what changed), then check every program's NODE_STATUS and the
- * last one's credit. */
-static npk_status run_and_check(engine_run *e)
-{
-    kt_hp_result r;
-    npk_status s = kt_engine_run(&e->eng, &e->hp, e->expect, &e->ho, &r);
-    if (!s && e->dev.opt.bitstream_current)
-        kt_hp_signals_ended(&e->dev);
-    for (size_t u = 0; u < e->j.nsx && !s; u++)
-        if (e->rd.count[u])
-            s = kt_hp_check_ticket(&e->dev, &e->tk[u]);
-    return s;
 }
 
 /* Run the loaded program `reruns` more times: one GO and the CTRL check each; the programs'
@@ -188,7 +141,8 @@ int kt_saxpy_engine_run(kt_card_cli *cp, uint64_t n, const kt_saxpy_engine_opts 
             e.programs += e.rd.count[u] != 0;
             e.expect += kt_saxpy_expect_cycles(cfg, e.rd.count[u]);
         }
-        if ((s = build_round(&e)) || (s = run_and_check(&e)))
+        if ((s = kt_engine_round(&e.dev, &e.eng, &e.hp, e.j.prog, e.j.sx, e.rd.count, e.j.nsx,
+                                 e.expect, e.tk)))
             break;
         e.commands += e.hp.n_cmds;
     }

@@ -201,6 +201,12 @@ kt_hp_run_host = _fn("kt_hp_run_host", c_int, POINTER(TransportHead), HP, POINTE
                      POINTER(HpResult))
 kt_hp_run_engine = _fn("kt_hp_run_engine", c_int, POINTER(TransportHead), c_uint64, HP,
                        POINTER(HpOpts), POINTER(HpResult))
+kt_hp_stage = _fn("kt_hp_stage", c_int, HP, P, c_uint, POINTER(Flit), c_size_t)
+kt_hp_dispatch = _fn("kt_hp_dispatch", c_int, HP, P, POINTER(Unit), c_uint, c_uint, c_uint,
+                     POINTER(Ticket))
+kt_hp_await = _fn("kt_hp_await", c_int, HP, P, POINTER(Ticket))
+kt_hp_done = _fn("kt_hp_done", c_int, HP, c_uint64)
+kt_hp_check_ticket = _fn("kt_hp_check_ticket", c_int, P, POINTER(Ticket))
 
 IMG = POINTER(Rv64Image)
 kt_rv64_limits_default = _fn("kt_rv64_limits_default", None, POINTER(Rv64Limits))

@@ -524,15 +524,20 @@ class Card(Closing):
 
     @_serial
     def matmul(self, a: np.ndarray, b: np.ndarray, mesh: int = 0,
-               offset: int = 0x100000) -> np.ndarray:
+               offset: int = 0x100000, engine: bool = False) -> np.ndarray:
         """C = A @ B on the mesh's matmul clusters ('MG'). A (M x K) and B (K x N) are rounded to
         FP16 and uploaded in the clusters' entry layout (4 rows of A, or 4 columns of B, by 32 K);
         the memory port quantises them to MXFP7 as each FILL reads them. Each tile of C small
         enough for one FILL is one program — FILL A, FILL B, GEMM, DRAIN — dealt to the clusters a
         round at a time. C comes back as FP16 (returned as float32); it carries MXFP7's error
         (about 1% RMS of the product on random operands) and the FP22 accumulator's rounding.
-        M and N must be multiples of 4, K of 32 and at most 32 * 255. A model fault the machine
-        reports during the call raises DeviceError with its text."""
+        M and N must be multiples of 4, K of 32 and at most 32 * 255. With engine=True (a card
+        opened with engine=True) each round's staging, dispatches and waits are one host control
+        program that the card's control-program engine runs for one GO; C is the same. A model
+        fault the machine reports during the call raises DeviceError with its text."""
+        if engine and not self.has_engine:
+            raise LimitError("matmul(engine=True): this machine has no control-program engine "
+                             "(open it with engine=True on a preset that has one)")
         a = np.asarray(a)
         b = np.asarray(b)
         if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
@@ -582,15 +587,18 @@ class Card(Closing):
                       "GEMM")
                 check(K.kt_mat_drain(f[3], c_off + j * job_bytes, gms * gns, txn, True),
                       "DRAIN")
-            check(K.kt_stage(dev, 0, flits, 4 * len(batch)), "stage")
-            tickets = []
-            for slot in range(len(batch)):
-                tk = K.Ticket()
-                check(K.kt_dispatch(dev, ctypes.byref(units[slot]), 4 * slot, 4, 0,
-                                    ctypes.byref(tk)), "dispatch")
-                tickets.append(tk)
-            for tk in tickets:
-                check(K.kt_wait(dev, ctypes.byref(tk), None), "wait")
+            if engine:
+                self._engine_round(dev, flits, units[:len(batch)])
+            else:
+                check(K.kt_stage(dev, 0, flits, 4 * len(batch)), "stage")
+                tickets = []
+                for slot in range(len(batch)):
+                    tk = K.Ticket()
+                    check(K.kt_dispatch(dev, ctypes.byref(units[slot]), 4 * slot, 4, 0,
+                                        ctypes.byref(tk)), "dispatch")
+                    tickets.append(tk)
+                for tk in tickets:
+                    check(K.kt_wait(dev, ctypes.byref(tk), None), "wait")
             txn = (txn + 1) & 0xFF
         if fault_before is None and self.fault is not None:
             raise DeviceError(f"matmul: {self.fault} [EFAULT]", "EFAULT")
@@ -601,6 +609,30 @@ class Card(Closing):
             tile = sub.reshape(gms, gns, 4, 4).transpose(0, 2, 1, 3).reshape(gms * 4, gns * 4)
             c[g0 * 4:(g0 + gms) * 4, h0 * 4:(h0 + gns) * 4] = tile
         return c
+
+    def _engine_round(self, dev: int, flits, units: list) -> None:
+        """Programs of 4 flits each, staged back to back, on units[0], units[1], ... as one host
+        control program run by the engine: the staging block, each dispatch, the wait for every
+        program's NODE_STATUS count, DONE; then each program's fault and credit check."""
+        hp = K.Hostprog()
+        K.kt_hp_init(ctypes.byref(hp))
+        try:
+            check(K.kt_hp_stage(ctypes.byref(hp), dev, 0, flits, 4 * len(units)), "stage")
+            tickets = [K.Ticket() for _ in units]
+            for slot, (u, tk) in enumerate(zip(units, tickets)):
+                check(K.kt_hp_dispatch(ctypes.byref(hp), dev, ctypes.byref(u), 4 * slot, 4, 0,
+                                       ctypes.byref(tk)), "dispatch")
+            for tk in tickets:
+                check(K.kt_hp_await(ctypes.byref(hp), dev, ctypes.byref(tk)), "wait")
+            check(K.kt_hp_done(ctypes.byref(hp), MAT_TYPE), "DONE")
+            res = K.HpResult()
+            base = K.kt_machine_board(self._mh()).contents.engine_base
+            check(K.kt_hp_run_engine(self._tp(), base, ctypes.byref(hp), None,
+                                     ctypes.byref(res)), "engine program")
+            for tk in tickets:
+                check(K.kt_hp_check_ticket(dev, ctypes.byref(tk)), "after the engine program")
+        finally:
+            K.kt_hp_free(ctypes.byref(hp))
 
     @_serial
     def move(self, mode: str, dst: int, words: int, src: int = 0, value: int = 0,

@@ -94,6 +94,31 @@ def test_matmul_on_the_clusters():
                 c.matmul(a, b)
 
 
+def test_matmul_through_the_engine_and_on_served_cards():
+    """The same C bit for bit from the host form in-process, the engine form (each round one
+    control program), and mg_2 served over a pipe, the line protocol on TCP and the card
+    daemon's protocol, the engine form over the pipe too; each within MXFP7's error of the FP32
+    product. 64 x 512 x 64 is two rounds of two jobs on the two clusters."""
+    a = RNG.uniform(-1, 1, (64, 512)).astype(np.float16)
+    b = RNG.uniform(-1, 1, (512, 64)).astype(np.float16)
+    f32 = a.astype(np.float32) @ b.astype(np.float32)
+    with kt.Card("sim:mg_2") as c:
+        want = c.matmul(a, b)
+        with pytest.raises(npukit.LimitError, match="no control-program engine"):
+            c.matmul(a, b, engine=True)
+    assert np.sqrt(np.mean((want - f32) ** 2) / np.mean(f32 ** 2)) < 0.03
+    pipe = f"pipe:{shlex.quote(cli())} kt serve --sim mg_2"
+    with kt.serve("line", preset="mg_2") as line, kt.serve("daemon", preset="mg_2") as daemon:
+        for spec, engine in (("sim:mg_2", True), (pipe, False), (pipe, True), (line, False),
+                             (daemon, False)):
+            board = None if spec.startswith("sim") else "mg_2"
+            with kt.Card(spec, board=board, engine=engine) as c:
+                assert c.has_engine or not engine
+                got = c.matmul(a, b, engine=engine)
+                assert c.fault is None
+            np.testing.assert_array_equal(got, want, err_msg=f"{spec} engine={engine}")
+
+
 def test_mover(sim):
     src = RNG.integers(0, 256, 32 * 8, dtype=np.uint8)
     sim.dram_write(0x10000, src)

@@ -36,7 +36,7 @@ static void f16le_by_table(const uint8_t *src, size_t from, size_t to, float *ds
         dst[j] = f16_table[src[2 * j] | src[2 * j + 1] << 8];
 }
 #endif
-static bool have_f16c, have_avx2;
+static bool have_f16c, have_avx2, have_avx512_vnni;
 static atomic_bool forced_portable;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -62,6 +62,20 @@ static bool cpu_has_avx2(void)
     unsigned a, b, c, d;
     return cpu_has_f16c() && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & 1u << 5);
 }
+
+/* CPUID leaf 7: EBX bit 16 AVX512F, bit 30 AVX512BW, ECX bit 11 AVX512_VNNI; the OS must save
+ * the opmask and ZMM state besides the YMM one (XCR0 bits 5, 6, 7). */
+static bool cpu_has_avx512_vnni(void)
+{
+    unsigned a, b, c, d;
+    if (!cpu_has_avx2() || !__get_cpuid_count(7, 0, &a, &b, &c, &d) ||
+        (b & (1u << 16 | 1u << 30)) != (1u << 16 | 1u << 30) || !(c & 1u << 11))
+        return false;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    return (lo & 0xe6u) == 0xe6u;
+}
 #endif
 
 static void dense_init(void)
@@ -71,6 +85,7 @@ static void dense_init(void)
 #ifdef DENSE_X86
     have_f16c = cpu_has_f16c();
     have_avx2 = cpu_has_avx2();
+    have_avx512_vnni = cpu_has_avx512_vnni();
 #endif
 }
 
@@ -101,6 +116,12 @@ bool npk_dense_use_avx2(void)
 {
     pthread_once(&init_once, dense_init);
     return have_avx2 && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
+}
+
+bool npk_dense_use_avx512_vnni(void)
+{
+    pthread_once(&init_once, dense_init);
+    return have_avx512_vnni && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
 }
 
 void npk_dense_force_portable(bool on) { atomic_store(&forced_portable, on); }
@@ -194,8 +215,7 @@ static void f32_to_f16_neon(const float *f, uint16_t *h, size_t n)
 
 /* As f16_to_f32_neon from little-endian bytes at any alignment (LD1 of bytes has none to
  * meet), a run at a time; NaN groups and each run's tail go through the table. */
-static void f16le_runs_neon(const uint8_t *src, size_t run, size_t runs, float *dst,
-                            size_t stride)
+static void f16le_runs_neon(const uint8_t *src, size_t run, size_t runs, float *dst, size_t stride)
 {
     for (size_t r = 0; r < runs; r++, src += 2 * run, dst += stride) {
         size_t i = 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Dense arithmetic shared by the CPU reference and the simulator: batch fp16 conversions
- * (F16C when the CPU has it, chosen at run time; NEON on every AArch64 CPU) and a double GEMM (CBLAS dgemm when CMake
- * found OpenBLAS, else a blocked loop). */
+ * (F16C when the CPU has it, chosen at run time; NEON on every AArch64 CPU) and a double GEMM
+ * (CBLAS dgemm when CMake found OpenBLAS, else a blocked loop). */
 #ifndef NPUKIT_COMMON_DENSE_H
 #define NPUKIT_COMMON_DENSE_H
 
@@ -24,6 +24,8 @@ void npk_dense_force_portable(bool on);
 /* True when the CPU has AVX2 (with the OS saving its state) and the portable path is not
  * pinned: vector loops elsewhere choose by it at run time. */
 bool npk_dense_use_avx2(void);
+/* The same for AVX-512 F, BW and VNNI (with the OS saving the ZMM and opmask state). */
+bool npk_dense_use_avx512_vnni(void);
 
 /* True when npk_dgemm goes through CBLAS. */
 bool npk_dense_uses_blas(void);

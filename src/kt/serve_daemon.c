@@ -37,10 +37,6 @@ enum {
     /* A frame this long or longer is parsed on the parsing thread (serve_parse.c): checking
      * and parsing a 4 MiB write_block's 8 MiB of hex here would hold every other client up. */
     PARSE_INLINE_BYTES = 256 * 1024,
-    /* A write_block reaches the machine this much per turn of the loop, the other clients'
-     * requests between its chunks. */
-    WRITE_CHUNK = 256 * 1024,
-    KT_GRANULE_BYTES = 32, /* card DRAM's write granule */
     /* The shape of the largest request an op reads: an object holding a list of meshes. */
     REQUEST_DEPTH = 2,
     REQUEST_VALUES = 64,
@@ -81,18 +77,32 @@ static void say(server *sv, const char *fmt, ...)
 
 /* ---- replies: queued, written as the client takes them ---- */
 
-/* Write what the client takes now; false when the connection is broken. */
+/* Write what the client takes now, and at most one more piece of a read_block's reply (one per
+ * turn: encoding the pieces is work too); false when the connection is broken. */
 static bool flush(server *sv, client *cl)
 {
-    while (cl->out_off < cl->out_len) {
-        size_t n;
-        if (kt_carrier_write_some(&cl->c, cl->out + cl->out_off, cl->out_len - cl->out_off, &n)) {
-            say(sv, "client %u: reply not sent: %s", cl->id, npk_last_error());
+    for (bool refilled = false;;) {
+        while (cl->out_off < cl->out_len) {
+            size_t n;
+            if (kt_carrier_write_some(&cl->c, cl->out + cl->out_off, cl->out_len - cl->out_off,
+                                      &n)) {
+                say(sv, "client %u: reply not sent: %s", cl->id, npk_last_error());
+                return false;
+            }
+            if (!n)
+                return true; /* the rest when poll says the client has room */
+            cl->out_off += n;
+        }
+        if (!cl->hex.bytes)
+            break;
+        if (refilled)
+            return true; /* the next piece next turn */
+        if (!kt_hex_piece(&cl->hex, &cl->out, &cl->out_len)) {
+            say(sv, "client %u: out of memory for its reply", cl->id);
             return false;
         }
-        if (!n)
-            return true; /* the rest when poll says the client has room */
-        cl->out_off += n;
+        cl->out_off = 0;
+        refilled = true;
     }
     free(cl->out);
     cl->out = NULL;
@@ -102,9 +112,9 @@ static bool flush(server *sv, client *cl)
     return true;
 }
 
-/* {"id", "ok", "value"} or {"id", "ok": false, "error": "Type: message"}, queued; false when
- * it cannot be (out of memory, or the connection broke on the first write). */
-static bool reply(server *sv, client *cl, const cJSON *id, npk_status s, cJSON *value)
+/* {"id", "ok", "value"} or {"id", "ok": false, "error": "Type: message"} as a frame. */
+static npk_status reply_frame(server *sv, const cJSON *id, npk_status s, cJSON *value, char **f,
+                              size_t *n)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddItemToObject(r, "id", id ? cJSON_Duplicate(id, 1) : cJSON_CreateNull());
@@ -118,19 +128,53 @@ static bool reply(server *sv, client *cl, const cJSON *id, npk_status s, cJSON *
         cJSON_AddItemToObject(r, "value", value ? value : cJSON_CreateNull());
     }
     sv->err_type = NULL;
-    char *f = NULL;
-    size_t n = 0;
-    npk_status es = kt_frame_encode(r, &f, &n);
+    npk_status es = kt_frame_encode(r, f, n);
     cJSON_Delete(r);
-    if (es) {
-        say(sv, "client %u: reply not encoded: %s", cl->id, npk_last_error());
-        return false;
-    }
-    cl->out = f; /* one request at a time: nothing else is queued */
+    return es;
+}
+
+/* The frame queued for the client (one request at a time: nothing else is), and what it takes
+ * now written. */
+static bool queue(server *sv, client *cl, char *f, size_t n)
+{
+    cl->out = f;
     cl->out_len = n;
     cl->out_off = 0;
     cl->out_deadline = after(frame_ms(sv));
     return flush(sv, cl);
+}
+
+/* The reply queued; false when it cannot be (out of memory, or the connection broke on the first
+ * write). */
+static bool reply(server *sv, client *cl, const cJSON *id, npk_status s, cJSON *value)
+{
+    char *f = NULL;
+    size_t n = 0;
+    if (reply_frame(sv, id, s, value, &f, &n)) {
+        say(sv, "client %u: reply not encoded: %s", cl->id, npk_last_error());
+        return false;
+    }
+    return queue(sv, cl, f, n);
+}
+
+/* A finished read_block's reply, byte for byte the frame reply() would make of its hex string:
+ * the frame of an empty string with the length of the whole, cut before the string's closing
+ * quote, then the hex a piece per turn and the tail (flush). */
+static bool reply_hex(server *sv, client *cl, const cJSON *id)
+{
+    char *f = NULL;
+    size_t n = 0;
+    if (reply_frame(sv, id, NPK_OK, cJSON_CreateString(""), &f, &n)) {
+        say(sv, "client %u: reply not encoded: %s", cl->id, npk_last_error());
+        return false;
+    }
+    kt_block_to_stream(&cl->block, &cl->hex, n);
+    size_t whole = n - 4 + 2 * cl->hex.len;
+    f[0] = (char)(whole >> 24);
+    f[1] = (char)(whole >> 16);
+    f[2] = (char)(whole >> 8);
+    f[3] = (char)whole;
+    return queue(sv, cl, f, n - 2); /* the frame ends `""}`: the last two come after the hex */
 }
 
 /* An error reply for a request that could not be read, after which the connection ends. */
@@ -202,6 +246,8 @@ static bool run_request(server *sv, client *cl, cJSON *req)
     cl->asked_only = !work;
     if (work)
         cl->work_deadline = after(idle_ms(sv));
+    if (!s && kt_block_adopt(&cl->block, req))
+        return true; /* a large read_block, a chunk per turn: its reply once all are read */
     if (s) {
         cJSON_Delete(value);
         value = NULL;
@@ -242,27 +288,20 @@ static bool parse_later(server *sv, client *cl)
     return true;
 }
 
-/* ---- a write_block, a bounded chunk per turn ---- */
+/* ---- a read_block or write_block, a bounded chunk per turn ---- */
 
-/* The next chunk of a client's write_block; its reply once the last is written or one fails.
- * Chunks end on a granule boundary (card DRAM replaces whole 32-byte granules, so a chunk that
- * ended inside one would zero what the next writes) except the block's own last byte. */
-static bool write_chunk(server *sv, client *cl)
+/* The next chunk of a client's block; its reply once the last is done or one fails (an error
+ * names the chunk the machine refused). */
+static bool block_chunk(server *sv, client *cl)
 {
-    uint64_t at = cl->pend_addr + cl->pend_off;
-    size_t n = cl->pend_len - cl->pend_off;
-    if (n > WRITE_CHUNK)
-        n = WRITE_CHUNK - (size_t)((at + WRITE_CHUNK) % KT_GRANULE_BYTES);
-    npk_status s = kt_write_block(sv->tg->t, at, cl->pend_bytes + cl->pend_off, n);
-    cl->pend_off += n;
-    if (!s && cl->pend_off < cl->pend_len)
+    npk_status s;
+    if (kt_block_step(&cl->block, sv->tg->t, &s))
         return true;
-    cJSON *req = cl->pending;
-    cl->pending = NULL;
     cl->asked_only = false;
     cl->work_deadline = after(idle_ms(sv));
-    bool ok = reply(sv, cl, cJSON_GetObjectItemCaseSensitive(req, "id"), s, NULL);
-    cJSON_Delete(req);
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(cl->block.req, "id");
+    bool ok = !s && cl->block.read ? reply_hex(sv, cl, id) : reply(sv, cl, id, s, NULL);
+    kt_block_end(&cl->block);
     return ok;
 }
 
@@ -289,11 +328,7 @@ static bool parsed(server *sv, client *cl, parse_job *j)
     j->req = NULL;
     uint64_t addr;
     if (j->blob && j->blob_len && kt_json_u64(req, "addr", &addr)) {
-        cl->pending = req;
-        cl->pend_bytes = j->blob;
-        cl->pend_len = j->blob_len;
-        cl->pend_off = 0;
-        cl->pend_addr = addr;
+        kt_block_write_start(&cl->block, req, j->blob, j->blob_len, addr);
         return true;
     }
     return run_request(sv, cl, req);
@@ -316,6 +351,13 @@ static bool grow_body(client *cl, size_t more)
     cl->body = b;
     cl->body_cap = cap;
     return true;
+}
+
+/* True when a read of fd would not block now. */
+static bool readable_now(int fd)
+{
+    struct pollfd p = {fd, POLLIN, 0};
+    return poll(&p, 1, 0) > 0;
 }
 
 /* Read what is there; run a whole frame. False when the connection ends. */
@@ -347,7 +389,9 @@ static bool client_readable(server *sv, client *cl)
             cl->need = 0;
             return refuse(sv, cl, s);
         }
-        return true;
+        /* The body in the same turn when it is there: a small request costs its client one turn
+         * of the loop, not two, beside a client whose large block takes a chunk every turn. */
+        return !readable_now(cl->c.rfd) || client_readable(sv, cl);
     }
     if (!grow_body(cl, (size_t)n)) {
         say(sv, "client %u: out of memory for a frame of %zu bytes; connection closed", cl->id,
@@ -382,7 +426,8 @@ static void drop(server *sv, unsigned i)
             k++;
         }
     say(sv, "client %u: disconnected", cl->id);
-    cJSON_Delete(cl->pending); /* a write_block under way stops here */
+    kt_block_end(&cl->block); /* a block under way stops here */
+    kt_hex_end(&cl->hex);
     kt_carrier_close(&cl->c, 0);
     free(cl->body);
     free(cl->out);
@@ -491,7 +536,7 @@ static bool add_client(server *sv, int rfd, int wfd)
 /* The deadline a client is waiting on now (-1: none). */
 static int64_t deadline_of(const client *cl)
 {
-    if (cl->parsing || cl->pending) /* the server is busy with its request, not the client */
+    if (cl->parsing || cl->block.active) /* the server is busy with its request, not the client */
         return -1;
     if (cl->out)
         return cl->out_deadline;
@@ -503,8 +548,8 @@ static void expire(server *sv, unsigned i)
 {
     client *cl = sv->cl[i];
     if (cl->out) {
-        say(sv, "client %u: took %zu of %zu bytes of its reply within %u ms; dropped", cl->id,
-            cl->out_off, cl->out_len, frame_ms(sv));
+        say(sv, "client %u: left %zu bytes of its reply untaken for %u ms; dropped", cl->id,
+            cl->out_len - cl->out_off + kt_hex_left(&cl->hex), frame_ms(sv));
     } else {
         const char *what = cl->frame_deadline >= 0 ? "finish its frame"
                            : cl->asked_only
@@ -526,8 +571,8 @@ static int poll_timeout(server *sv)
 {
     int64_t first = -1;
     for (unsigned i = 0; i < sv->ncl; i++)
-        if (sv->cl[i]->pending)
-            return 0; /* a write_block under way: its next chunk is due at once */
+        if (sv->cl[i]->block.active)
+            return 0; /* a block under way: its next chunk is due at once */
     for (unsigned i = 0; i < sv->ncl; i++) {
         int64_t d = deadline_of(sv->cl[i]);
         if (d >= 0 && (first < 0 || d < first))
@@ -539,13 +584,14 @@ static int poll_timeout(server *sv)
     return left < 0 ? 0 : left > 60000 ? 60000 : (int)left;
 }
 
-/* Replies still queued at shutdown get one more deadline to go out. */
+/* Replies still queued at shutdown get one more deadline to go out, piece by piece. */
 static void drain(server *sv)
 {
     for (unsigned i = 0; i < sv->ncl; i++) {
         client *cl = sv->cl[i];
-        if (cl->out)
-            kt_carrier_send(&cl->c, cl->out + cl->out_off, cl->out_len - cl->out_off);
+        while (cl->out && !kt_carrier_send(&cl->c, cl->out + cl->out_off, cl->out_len - cl->out_off)
+               && cl->hex.bytes && kt_hex_piece(&cl->hex, &cl->out, &cl->out_len))
+            cl->out_off = 0;
     }
 }
 
@@ -574,9 +620,9 @@ npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd, 
          * whose request is being parsed or written (one request at a time): fd -1. */
         for (unsigned i = 0; i < sv->ncl; i++) {
             client *cl = sv->cl[i];
-            p[np++] = cl->out                      ? (struct pollfd){cl->c.wfd, POLLOUT, 0}
-                      : cl->parsing || cl->pending ? (struct pollfd){-1, 0, 0}
-                                                   : (struct pollfd){cl->c.rfd, POLLIN, 0};
+            p[np++] = cl->out                           ? (struct pollfd){cl->c.wfd, POLLOUT, 0}
+                      : cl->parsing || cl->block.active ? (struct pollfd){-1, 0, 0}
+                                                        : (struct pollfd){cl->c.rfd, POLLIN, 0};
         }
         if (poll(p, np, poll_timeout(sv)) < 0) {
             if (errno == EINTR)
@@ -601,10 +647,10 @@ npk_status kt_serve_daemon(const kt_serve_target *tg, int listen_fd, int in_fd, 
             if (d >= 0 && t >= d)
                 expire(sv, i);
         }
-        /* Bounded work per turn: one chunk of each write_block under way, between the other
-         * clients' requests. */
+        /* Bounded work per turn: one chunk of each block under way, between the other clients'
+         * requests. */
         for (unsigned i = sv->ncl; i-- > 0 && !sv->stop;)
-            if (sv->cl[i]->pending && !write_chunk(sv, sv->cl[i]))
+            if (sv->cl[i]->block.active && !block_chunk(sv, sv->cl[i]))
                 drop(sv, i);
         if (p[wake].revents & POLLIN)
             for (parse_job *j = kt_daemon_parsed(sv), *next; j; j = next) {

@@ -22,7 +22,29 @@ enum {
      * Anything longer is refused from its header, before a byte of it is stored. */
     SERVE_MAX_REQUEST = 2 * SERVE_MAX_BLOCK + 4096,
     GOV_MESHES = 32, /* meshes the clock governor tracks (a run names meshes by bit) */
+    /* A read_block or write_block moves this much between the machine and the server per turn
+     * of the loop, and a read_block's reply goes out as the hex of this much per turn, the
+     * other clients' requests between (serve_block.c). */
+    SERVE_TURN_BYTES = 64 * 1024,
 };
+
+/* A read_block or write_block under way, a bounded chunk per turn of the loop (serve_block.c). */
+typedef struct block_job {
+    bool active;
+    bool read;    /* read_block: the machine's bytes gather in buf, then go out as the reply */
+    cJSON *req;   /* its request, for the reply's id (a write's bytes are decoded inside it) */
+    uint8_t *buf; /* a read's bytes (the job's own), or a write's (inside req) */
+    uint64_t addr;
+    size_t len, off;
+} block_job;
+
+/* A read_block's reply after the head of its frame: the bytes' hex a piece per turn as the
+ * client takes it, then the frame's tail (bytes NULL: none under way). */
+typedef struct hex_stream {
+    uint8_t *bytes; /* the stream's own */
+    size_t len, off;
+    size_t cap; /* the bytes of the client's out buffer the pieces are encoded into */
+} hex_stream;
 
 typedef struct client {
     kt_carrier c;
@@ -41,12 +63,8 @@ typedef struct client {
     bool asked_only;        /* requests since the last work were all questions (hello, ...) */
     char peer[64];          /* the peer's address: slots are shared out per address */
     bool parsing;           /* its frame is with the parsing thread (serve_parse.c) */
-    /* A write_block under way, a bounded chunk per turn of the loop (its request owns the
-     * bytes; NULL: none). */
-    cJSON *pending;
-    const uint8_t *pend_bytes;
-    size_t pend_len, pend_off;
-    uint64_t pend_addr;
+    block_job block;        /* its read_block or write_block under way */
+    hex_stream hex;         /* the rest of its read_block's reply, after out */
 } client;
 
 /* A frame handed to the parsing thread, and what became of it. */
@@ -114,6 +132,27 @@ void kt_daemon_parse_later(server *sv, parse_job *j);
 parse_job *kt_daemon_parsed(server *sv);
 void kt_daemon_parse_job_free(parse_job *j);
 void kt_daemon_parser_stop(server *sv);
+
+/* Blocks a chunk per turn (serve_block.c). */
+/* A read of n bytes at addr starts: the op's request is handed over (kt_block_adopt) once the op
+ * returns; ENOMEM when the bytes cannot be had. */
+npk_status kt_block_read_start(block_job *b, uint64_t addr, size_t n);
+/* A write of the n bytes at `bytes` (decoded inside req, which the job now owns) to addr. */
+void kt_block_write_start(block_job *b, cJSON *req, uint8_t *bytes, size_t n, uint64_t addr);
+/* True when an op started the job and its request is still the caller's: the job takes it. */
+bool kt_block_adopt(block_job *b, cJSON *req);
+/* The next chunk on t: true while more remain, false once the job is done (*s: how it ended). */
+bool kt_block_step(block_job *b, kt_transport *t, npk_status *s);
+/* A finished read's bytes become the stream of its reply, after a head of head_cap bytes. */
+void kt_block_to_stream(block_job *b, hex_stream *h, size_t head_cap);
+/* The job ends (its request and bytes freed); nothing when none is under way. */
+void kt_block_end(block_job *b);
+/* The next piece of the reply into *out (the client's out buffer, grown once to the largest
+ * piece; *len: the piece's bytes), the frame's tail after the last: false when out of memory. */
+bool kt_hex_piece(hex_stream *h, char **out, size_t *len);
+/* The bytes still to come (the tail included); 0 when none is under way. */
+size_t kt_hex_left(const hex_stream *h);
+void kt_hex_end(hex_stream *h);
 
 /* One operation by name (NULL: unknown); fills *value (NULL = JSON null) or fails. *work: the
  * op counts as work for the idle timeout (it is not only a question about the server). */

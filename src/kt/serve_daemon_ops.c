@@ -121,9 +121,11 @@ static npk_status op_write32(server *sv, client *cl, const cJSON *req, cJSON **v
     return kt_write64(sv->tg->t, a & ~(uint64_t)7, w);
 }
 
+/* A block longer than a turn's share is read a chunk per turn of the loop and its reply sent a
+ * piece per turn (serve_block.c); a shorter one, or one the transport refuses from its shape
+ * alone (an address or length not a multiple of 8), here. */
 static npk_status op_read_block(server *sv, client *cl, const cJSON *req, cJSON **value)
 {
-    (void)cl;
     uint64_t a, n;
     npk_status s = need_u64(sv, req, "read_block", "addr", &a);
     if (!s)
@@ -132,6 +134,8 @@ static npk_status op_read_block(server *sv, client *cl, const cJSON *req, cJSON 
         s = npk_fail(NPK_ELIMIT, "read_block of %" PRIu64 " bytes exceeds %d", n, SERVE_MAX_BLOCK);
     if (s)
         return s;
+    if (n > SERVE_TURN_BYTES && !((a | n) & 7))
+        return kt_block_read_start(&cl->block, a, (size_t)n);
     uint8_t *buf = malloc(n ? n : 1);
     char *hex = malloc(2 * n + 1);
     if (!buf || !hex)

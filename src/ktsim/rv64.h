@@ -92,7 +92,13 @@ typedef struct ksim_rv64_insn {
     uint8_t op, rd, rs1, rs2;
     uint32_t cycles; /* the cost of its class, resolved when decoded */
     int64_t imm;
+    /* The straight run starting here: instructions executed back to back before (and
+     * including) the next one that can change the flow, the interrupt state or the budget,
+     * capped at KSIM_RV64_RUN_MAX; and the sum of their cycle costs. Kept by host writes. */
+    uint32_t run_cycles;
+    uint16_t run;
 } ksim_rv64_insn;
+enum { KSIM_RV64_RUN_MAX = 64 };
 
 /* The machine-mode CSR state the model keeps. */
 typedef struct ksim_rv64_csrs {

@@ -5,7 +5,8 @@
  * is an array index), the loop keeps pc and the counters in locals and writes them back only
  * when it leaves the fast path (a CSR, a trap, a control-region access), the scratchpad is a
  * flat byte array tested with one unsigned compare per access, and each handler dispatches the
- * next instruction itself where the compiler allows (KSIM_RV64_THREADED). */
+ * next instruction itself where the compiler allows (KSIM_RV64_THREADED) — inside a straight run
+ * (ksim_rv64_insn.run) without re-testing the budget, cycle limit, interrupts or fetch range. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +43,42 @@ static bool regions_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen
     return a < b + blen && b < a + alen;
 }
 
+/* Operations after which the run ends: they change the flow (jumps, branches, traps, MRET),
+ * the interrupt state (CSR writes) or may stop the core (WFI). Every other operation falls
+ * through to the next word unless it traps or reaches the control region, and both of those
+ * leave the run on their own path. */
+static const bool ends_run[RV_OP_COUNT] = {
+    [RV_ILLEGAL] = true, [RV_JAL] = true,    [RV_JALR] = true,   [RV_BEQ] = true,
+    [RV_BNE] = true,     [RV_BLT] = true,    [RV_BGE] = true,    [RV_BLTU] = true,
+    [RV_BGEU] = true,    [RV_ECALL] = true,  [RV_EBREAK] = true, [RV_MRET] = true,
+    [RV_WFI] = true,     [RV_CSRRW] = true,  [RV_CSRRS] = true,  [RV_CSRRC] = true,
+    [RV_CSRRWI] = true,  [RV_CSRRSI] = true, [RV_CSRRCI] = true, [RV_JUMP_MISALIGNED] = true,
+};
+
+/* Recompute the runs a write at index can change: its own and those of the words before it
+ * up to the previous run end (at most KSIM_RV64_RUN_MAX - 1 of them). The last word's run is
+ * one instruction, so a run never reaches past the memory. */
+static void runs_update(ksim_rv64 *c, uint32_t index)
+{
+    ksim_rv64_insn *dec = c->dec;
+    uint32_t last = c->cfg.imem_words - 1;
+    for (uint32_t j = index, steps = 0;; j--, steps++) {
+        ksim_rv64_insn *in = &dec[j];
+        if (ends_run[in->op] || j == last) {
+            in->run = 1;
+            in->run_cycles = in->cycles;
+        } else if (in[1].run < KSIM_RV64_RUN_MAX) {
+            in->run = (uint16_t)(in[1].run + 1);
+            in->run_cycles = in->cycles + in[1].run_cycles;
+        } else { /* capped: the run drops the word the next run ended on */
+            in->run = KSIM_RV64_RUN_MAX;
+            in->run_cycles = in->cycles + in[1].run_cycles - dec[j + KSIM_RV64_RUN_MAX].cycles;
+        }
+        if (j == 0 || steps == KSIM_RV64_RUN_MAX || ends_run[dec[j - 1].op])
+            break;
+    }
+}
+
 bool ksim_rv64_init(ksim_rv64 *c, const ksim_rv64_cfg *cfg, const ksim_rv64_bus *bus)
 {
     memset(c, 0, sizeof *c);
@@ -61,8 +98,10 @@ bool ksim_rv64_init(ksim_rv64 *c, const ksim_rv64_cfg *cfg, const ksim_rv64_bus 
     c->spad = calloc(c->spad_bytes, 1);
     if (!c->imem || !c->dec || !c->spad)
         return false;
-    for (uint32_t i = 0; i < cfg->imem_words; i++)
+    for (uint32_t i = 0; i < cfg->imem_words; i++) {
         ksim_rv64_decode(&cfg->costs, 0, &c->dec[i]);
+        runs_update(c, i);
+    }
     ksim_rv64_reset(c);
     return true;
 }
@@ -96,6 +135,7 @@ void ksim_rv64_imem_write(ksim_rv64 *c, uint32_t index, uint32_t word)
     index &= c->cfg.imem_words - 1;
     c->imem[index] = word;
     ksim_rv64_decode(&c->cfg.costs, word, &c->dec[index]);
+    runs_update(c, index);
 }
 
 void ksim_rv64_spad_write(ksim_rv64 *c, uint32_t index, uint64_t value, uint8_t strobes,
@@ -189,6 +229,11 @@ static uint64_t extend(uint64_t v, unsigned width, bool sign)
     return sign ? (uint64_t)((int64_t)(v << sh) >> sh) : (v << sh) >> sh;
 }
 
+/* GCC merges the handlers' identical dispatch tails into one shared indirect jump
+ * (cross-jumping), which undoes threaded dispatch: one jump predicts every transition. */
+#if KSIM_RV64_THREADED && defined(__GNUC__) && !defined(__clang__)
+__attribute__((optimize("no-crossjumping", "no-gcse")))
+#endif
 ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_limit)
 {
     if (c->halted)
@@ -212,29 +257,49 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
 /* Leave the fast path: write the locals back; come back: reload them. */
 #define SYNC() (c->pc = pc, c->cycles = cycles, c->retired = retired)
 #define RELOAD() (pc = c->pc, cycles = c->cycles, retired = c->retired)
-/* The end of an operation's handler. Threaded: retire it and, when nothing needs the loop's
- * checks (budget, cycle limit, interrupt, fetch fault), jump straight to the next
- * operation's handler, so each handler has its own indirect jump for the host to predict.
- * Otherwise: leave the switch for the loop's tail. (A block, not do-while: `continue` must reach
- * the loop.) */
+/* Threaded dispatch (below) or, without it, each handler breaks out of the switch to the loop's
+ * tail. (The ends are blocks, not do-while: `continue` must reach the loop.) */
 #if KSIM_RV64_THREADED
 #define OP(op)                                                                                     \
     case op:                                                                                       \
     L_##op:
+#define DISPATCH()                                                                                 \
+    do {                                                                                           \
+        a = x[in->rs1];                                                                            \
+        b = x[in->rs2];                                                                            \
+        next = pc + 4;                                                                             \
+        cycles += in->cycles;                                                                      \
+        goto *handler[in->op];                                                                     \
+    } while (0)
+/* The checked end: when the budget, cycle limit, interrupt state and fetch range allow it, go
+ * straight to the next instruction and, when its whole straight run fits the budget and the
+ * cycle limit, give the run's remaining instructions as fuel for the unchecked end below. */
+#define DONE_CHECKED                                                                               \
+    {                                                                                              \
+        if (max_insns > 1 && cycles < cycle_limit && !c->irq_ready && pc < imem_bytes) {          \
+            max_insns--;                                                                           \
+            in = &dec[pc >> 2];                                                                    \
+            fuel = in->run <= max_insns && cycle_limit - cycles > in->run_cycles ? in->run - 1u   \
+                                                                                 : 0;             \
+            DISPATCH();                                                                            \
+        }                                                                                          \
+        continue;                                                                                  \
+    }
+/* The end of an operation's handler. Threaded: retire it and jump straight to the next
+ * operation's handler, so each handler has its own indirect jump for the host to predict. Within
+ * a straight run (fuel left) none of the checks can fail: the run ends at the first operation
+ * that could change what they test, and its budget and cycles were checked when it began. */
 #define DONE                                                                                       \
     {                                                                                              \
         pc = next;                                                                                 \
         retired++;                                                                                 \
-        if (max_insns > 1 && cycles < cycle_limit && !c->irq_ready && pc < imem_bytes) {          \
+        if (fuel) {                                                                                \
+            fuel--;                                                                                \
             max_insns--;                                                                           \
-            in = &dec[pc >> 2];                                                                    \
-            a = x[in->rs1];                                                                        \
-            b = x[in->rs2];                                                                        \
-            next = pc + 4;                                                                         \
-            cycles += in->cycles;                                                                  \
-            goto *handler[in->op];                                                                 \
+            in++;                                                                                  \
+            DISPATCH();                                                                            \
         }                                                                                          \
-        continue;                                                                                  \
+        DONE_CHECKED                                                                               \
     }
 #else
 #define OP(op) case op:
@@ -249,6 +314,8 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
 
     const ksim_rv64_insn *in;
     uint64_t a, b, next;
+    unsigned fuel = 0; /* instructions left in the current straight run (threaded only) */
+    (void)fuel;
 #if KSIM_RV64_THREADED
     /* Every operation's handler, for the dispatch at the end of each (THREADED below). */
     static const void *const handler[RV_OP_COUNT] = {
@@ -331,6 +398,7 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
     };
 #endif
     for (; max_insns; max_insns--) {
+        fuel = 0;
         if (cycles >= cycle_limit)
             break;
         if (c->irq_ready) {
@@ -390,6 +458,7 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
             cycles += ctrl_cost;                                                                    \
             SYNC();                                                                                 \
             v = c->bus.ctrl_load(c->bus.ctx, (uint32_t)co, w);                                      \
+            fuel = 0; /* the bus may have raised an interrupt: back to the checked end */           \
         }                                                                                           \
         x[in->rd] = extend(v, w, sign);                                                             \
         DONE;                                                                                       \

@@ -13,9 +13,11 @@
  * FILL/GEMM/DRAIN (16 bits). CU_DBG = {compute_cycles, memory_cycles}: cycles a sweep was
  * running, cycles a FILL was waiting for its entries, both cumulative from reset.
  *
- * Values: the chains are exact (the integer dot of a K block times both scales); the resident
- * tile rounds each chain and each sum to FP22 with ties to even, which is the format's rounding,
- * not the RTL adder's bit for bit (kt_mx_acc_round). Addresses into L1 and the tile wrap as the
+ * Values: the chains are exact (the integer dot of a K block times both scales), rounded to
+ * FP22 with ties to even (kt_mx_acc_round, as the unit's normaliser does: the value is an exact
+ * integer and its exponent stays inside the range); each sum is the accumulation unit's adder bit
+ * for bit (kt_mx_acc_add: align with a lost-bits sticky, then round), and DRAIN's FP16 is EMIT's
+ * conversion bit for bit. Addresses into L1 and the tile wrap as the
  * RTL's truncated indices do.
  *
  * Not modelled, reported as model errors (never guessed at): GEMM emit (sub-tiles streamed out
@@ -237,7 +239,7 @@ static void run_sweep(mat_unit *u)
                                                                b->q + j * KT_MX_KBLOCK,
                                                                b->field[j], in->anchor));
                         double *v = &t[i * KT_MAT_SUBTILE + j];
-                        *v = load ? c : kt_mx_acc_round(*v + c);
+                        *v = load ? c : kt_mx_acc_add(*v, c);
                     }
             }
 }

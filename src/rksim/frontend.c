@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "npukit/rknpu_uapi.h"
+#include "rksim/requests.h"
 #include "rksim/sim.h"
 
 void rksim_drm_version_string(const char *str, uint64_t ptr, uint64_t *len)
@@ -97,7 +98,12 @@ static int do_action(rksim *s, struct rknpu_action *a)
         a->value = 0; /* no SRAM is modelled: TRY_ALLOC_SRAM falls back to DRAM */
         return 0;
     case RKNPU_GET_IOMMU_DOMAIN_ID: a->value = s->iommu_domain; return 0;
-    default: return -EINVAL;
+    default: { /* the driver's answer to an action it does not know */
+        char msg[80];
+        snprintf(msg, sizeof msg, "RKNPU_ACTION: flags %u is no action of the driver", a->flags);
+        rksim_report_reject(s, msg);
+        return -EINVAL;
+    }
     }
 }
 
@@ -200,13 +206,6 @@ static int do_mem_sync(rksim *s, struct rknpu_mem_sync *y)
     return rksim_mem_sync(&s->mem, b, y->flags, y->offset, y->size);
 }
 
-static void report_reject(rksim *s, const char *msg)
-{
-    memset(&s->report, 0, sizeof s->report);
-    s->report.outcome = RKSIM_REJECTED;
-    snprintf(s->report.message, sizeof s->report.message, "%s", msg);
-}
-
 /* A raw SUBMIT through the render node: accepted, and no task runs (spec "Submission model":
  * raw RKNPU_SUBMIT only works on the card node; facts A.1, from-scratch submits through
  * renderD129 "ran 0 tasks"). The answer is the successful one with nothing done: 0,
@@ -230,34 +229,34 @@ static int render_submit(rksim *s, struct rknpu_submit *sub)
 static int do_submit(rksim *s, rksim_node node, struct rknpu_submit *sub)
 {
     if (!(sub->flags & RKNPU_JOB_PC)) {
-        report_reject(s, "submit without RKNPU_JOB_PC: only the PC path is modelled");
+        rksim_report_reject(s, "submit without RKNPU_JOB_PC: only the PC path is modelled");
         return -EINVAL;
     }
     if (sub->flags & (RKNPU_JOB_FENCE_IN | RKNPU_JOB_FENCE_OUT)) {
-        report_reject(s, "fence flags are not modelled");
+        rksim_report_reject(s, "fence flags are not modelled");
         return -EINVAL;
     }
     if (sub->task_number == 0 || sub->task_number > RKNPU_MAX_SUBMIT_NUMBER) {
-        report_reject(s, "task_number must be 1..4095 (pc_task_number_bits 12)");
+        rksim_report_reject(s, "task_number must be 1..4095 (pc_task_number_bits 12)");
         return -EINVAL;
     }
     if (sub->core_mask > RKNPU_CORE_ALL_MASK) {
-        report_reject(s, "core_mask above 0x7");
+        rksim_report_reject(s, "core_mask above 0x7");
         return -EINVAL;
     }
     rksim_buf *tb = rksim_mem_by_obj(&s->mem, sub->task_obj_addr);
     if (!tb) {
-        report_reject(s, "task_obj_addr names no live buffer");
+        rksim_report_reject(s, "task_obj_addr names no live buffer");
         return -EINVAL;
     }
     if (!(tb->flags & RKNPU_MEM_KERNEL_MAPPING)) {
         /* the kernel reads the task records through its own mapping (facts A.1) */
-        report_reject(s, "task buffer was created without RKNPU_MEM_KERNEL_MAPPING");
+        rksim_report_reject(s, "task buffer was created without RKNPU_MEM_KERNEL_MAPPING");
         return -EINVAL;
     }
     char why[sizeof s->report.message];
     if (rksim_mem_check_imports(&s->mem, why, sizeof why)) {
-        report_reject(s, why);
+        rksim_report_reject(s, why);
         return -EFAULT;
     }
     if (node == RKSIM_NODE_RENDER)
@@ -266,7 +265,7 @@ static int do_submit(rksim *s, rksim_node node, struct rknpu_submit *sub)
      * the regcmd fetch included, sees that domain's buffers only */
     uint32_t domain = sub->u32_.v098.iommu_domain_id;
     if (domain >= RKNPU_MAX_IOMMU_DOMAIN_NUM) {
-        report_reject(s, "iommu_domain_id above 15 (the driver has 16 IOMMU domains)");
+        rksim_report_reject(s, "iommu_domain_id above 15 (the driver has 16 IOMMU domains)");
         return -EINVAL;
     }
     s->iommu_domain = domain;
@@ -277,22 +276,66 @@ static int do_submit(rksim *s, rksim_node node, struct rknpu_submit *sub)
     return rc;
 }
 
-/* Kernel-side size of each request's struct (nr -> size); the generation-specific sizes are
- * the 0.9.8 ones, the largest. */
-static size_t kernel_size(unsigned nr)
+/* The requests the nodes answer, one row each (DRM core requests below 0x40, the driver's from
+ * 0x40; the generation-specific struct sizes are the 0.9.8 ones, the largest). */
+static int run_version(rksim *s, int node, void *k)
 {
-    switch (nr) {
-    case 0x00: return sizeof(struct rknpu_drm_version);
-    case 0x2e: return sizeof(struct rknpu_drm_prime_handle);
-    case 0x40 + RKNPU_NR_ACTION: return sizeof(struct rknpu_action);
-    case 0x40 + RKNPU_NR_SUBMIT: return sizeof(struct rknpu_submit);
-    case 0x40 + RKNPU_NR_MEM_CREATE: return sizeof(struct rknpu_mem_create);
-    case 0x40 + RKNPU_NR_MEM_MAP: return sizeof(struct rknpu_mem_map);
-    case 0x40 + RKNPU_NR_MEM_DESTROY: return sizeof(struct rknpu_mem_destroy);
-    case 0x40 + RKNPU_NR_MEM_SYNC: return sizeof(struct rknpu_mem_sync);
-    default: return 0;
-    }
+    (void)s, (void)node;
+    return do_version(k);
 }
+
+static int run_prime_import(rksim *s, int node, void *k)
+{
+    (void)node;
+    return do_prime_import(s, k);
+}
+
+static int run_action(rksim *s, int node, void *k)
+{
+    (void)node;
+    return do_action(s, k);
+}
+
+static int run_submit(rksim *s, int node, void *k) { return do_submit(s, (rksim_node)node, k); }
+
+static int run_mem_create(rksim *s, int node, void *k)
+{
+    (void)node;
+    return do_mem_create(s, k);
+}
+
+static int run_mem_map(rksim *s, int node, void *k)
+{
+    (void)node;
+    return do_mem_map(s, k);
+}
+
+static int run_mem_destroy(rksim *s, int node, void *k)
+{
+    (void)node;
+    return do_mem_destroy(s, k);
+}
+
+static int run_mem_sync(rksim *s, int node, void *k)
+{
+    (void)node;
+    return do_mem_sync(s, k);
+}
+
+static const rksim_request node_rows[] = {
+    {0x00, "VERSION", sizeof(struct rknpu_drm_version), run_version},
+    {0x2e, "PRIME_FD_TO_HANDLE", sizeof(struct rknpu_drm_prime_handle), run_prime_import},
+    {0x40 + RKNPU_NR_ACTION, "ACTION", sizeof(struct rknpu_action), run_action},
+    {0x40 + RKNPU_NR_SUBMIT, "SUBMIT", sizeof(struct rknpu_submit), run_submit},
+    {0x40 + RKNPU_NR_MEM_CREATE, "MEM_CREATE", sizeof(struct rknpu_mem_create), run_mem_create},
+    {0x40 + RKNPU_NR_MEM_MAP, "MEM_MAP", sizeof(struct rknpu_mem_map), run_mem_map},
+    {0x40 + RKNPU_NR_MEM_DESTROY, "MEM_DESTROY", sizeof(struct rknpu_mem_destroy),
+     run_mem_destroy},
+    {0x40 + RKNPU_NR_MEM_SYNC, "MEM_SYNC", sizeof(struct rknpu_mem_sync), run_mem_sync},
+};
+
+const rksim_requests rksim_node_requests = {"rknpu", node_rows,
+                                            sizeof node_rows / sizeof node_rows[0]};
 
 int rksim_ioctl(rksim *s, unsigned long request, void *arg)
 {
@@ -303,12 +346,9 @@ int rksim_node_ioctl(rksim *s, rksim_node node, unsigned long request, void *arg
 {
     if (node != RKSIM_NODE_CARD && node != RKSIM_NODE_RENDER)
         return -ENODEV; /* no such node */
-    if (RKNPU_IOC_TYPE(request) != RKNPU_DRM_IOCTL_BASE)
-        return -ENOTTY;
-    unsigned nr = (unsigned)RKNPU_IOC_NR(request);
-    size_t ksize = kernel_size(nr);
-    if (!ksize)
-        return -EINVAL; /* the DRM core's answer for an unknown request */
+    const rksim_request *r = rksim_request_of(&rksim_node_requests, request);
+    if (!r)
+        return rksim_request_refuse(s, &rksim_node_requests, request);
     if (s->dead)
         return -ENODEV;
     size_t usize = RKNPU_IOC_SIZE(request);
@@ -328,24 +368,14 @@ int rksim_node_ioctl(rksim *s, rksim_node node, unsigned long request, void *arg
         struct rknpu_drm_prime_handle prime;
     } k;
     memset(&k, 0, sizeof k);
-    size_t n = usize < ksize ? usize : ksize;
+    size_t n = usize < r->ksize ? usize : r->ksize;
     if (dir & RKNPU_IOC_WRITE)
         memcpy(&k, arg, n);
 
-    if (nr == 0x40 + RKNPU_NR_MEM_CREATE)
+    if (r->nr == 0x40 + RKNPU_NR_MEM_CREATE)
         s->gen_510 = usize < sizeof(struct rknpu_mem_create);
 
-    int rc;
-    switch (nr) {
-    case 0x00: rc = do_version(&k.version); break;
-    case 0x2e: rc = do_prime_import(s, &k.prime); break;
-    case 0x40 + RKNPU_NR_ACTION: rc = do_action(s, &k.action); break;
-    case 0x40 + RKNPU_NR_SUBMIT: rc = do_submit(s, node, &k.submit); break;
-    case 0x40 + RKNPU_NR_MEM_CREATE: rc = do_mem_create(s, &k.create); break;
-    case 0x40 + RKNPU_NR_MEM_MAP: rc = do_mem_map(s, &k.map); break;
-    case 0x40 + RKNPU_NR_MEM_DESTROY: rc = do_mem_destroy(s, &k.destroy); break;
-    default: /* MEM_SYNC */ rc = do_mem_sync(s, &k.sync); break;
-    }
+    int rc = r->run(s, (int)node, &k);
     /* drm_ioctl copies the struct back even on failure (submit's task_counter matters then) */
     if (dir & RKNPU_IOC_READ)
         memcpy(arg, &k, n);

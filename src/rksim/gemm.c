@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The simulator's arithmetic: fp32 GEMM through CBLAS when CMake found OpenBLAS, else a
  * portable blocked loop; integer GEMM exact through fp32 chunks. */
+#include <pthread.h>
 #include <string.h>
 
 #include "rksim/matmul.h"
@@ -15,6 +16,33 @@ bool rksim_gemm_uses_blas(void)
     return true;
 #else
     return false;
+#endif
+}
+
+#ifdef NPUKIT_HAVE_CBLAS
+/* Users of single-threaded calls (simulators in other threads may overlap): the first sets the
+ * BLAS to one thread, the last sets back the count the first found. */
+static pthread_mutex_t single_lock = PTHREAD_MUTEX_INITIALIZER;
+static int single_users, threads_before;
+#endif
+
+void rksim_blas_single_begin(void)
+{
+#ifdef NPUKIT_HAVE_CBLAS
+    pthread_mutex_lock(&single_lock);
+    if (single_users++ == 0 && (threads_before = openblas_get_num_threads()) != 1)
+        openblas_set_num_threads(1);
+    pthread_mutex_unlock(&single_lock);
+#endif
+}
+
+void rksim_blas_single_end(void)
+{
+#ifdef NPUKIT_HAVE_CBLAS
+    pthread_mutex_lock(&single_lock);
+    if (--single_users == 0 && threads_before != 1)
+        openblas_set_num_threads(threads_before);
+    pthread_mutex_unlock(&single_lock);
 #endif
 }
 

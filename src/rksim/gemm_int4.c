@@ -37,7 +37,7 @@ bool rksim_gemm_i4_available(void)
 #endif
 }
 
-size_t rksim_gemm_i4_bytes(uint32_t k, uint32_t n)
+size_t rksim_gemm_bytes_size(uint32_t k, uint32_t n)
 {
     return (size_t)k * n + (size_t)n * sizeof(int32_t);
 }

@@ -105,8 +105,8 @@ static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_re
 }
 
 /* Weights: [N/G][K/32][G][32] (facts D.1); one DMA of WEIGHT_BYTES, decoded (or found
- * decoded) by weights.c. */
-static const void *gather_weights(rksim *s, const rksim_mm *mm, bool i4, rksim_core_result *r)
+ * decoded) by weights.c. Its packed bytes, or NULL with r set. */
+static const uint8_t *weight_bytes(rksim *s, const rksim_mm *mm, rksim_core_result *r)
 {
     uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
     dma_window w;
@@ -114,14 +114,37 @@ static const void *gather_weights(rksim *s, const rksim_mm *mm, bool i4, rksim_c
     if (!w.base) {
         win_at(&w, mm->weight, bytes);
         win_fail(&w, r);
-        return NULL;
     }
-    const void *b = i4 ? (const void *)rksim_weights_i4(s, mm, w.base)
-                       : (const void *)rksim_weights_floats(s, mm, w.base);
+    return w.base;
+}
+
+static bool out_of_memory(const rksim_mm *mm, rksim_core_result *r)
+{
+    return rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
+                             mm->m, mm->k, mm->n);
+}
+
+/* C = A . B^T on the operands as floats, in the path the dtype and K allow: a byte kernel
+ * (bytes), fp32 (in_float: fp16, or integer sums that cannot round), else exact int64 chunks
+ * into ci. */
+static bool multiply(rksim *s, const rksim_mm *mm, bool bytes, bool in_float, uint32_t max_abs,
+                     const float *a, float *cf, int64_t *ci, rksim_core_result *r)
+{
+    const uint8_t *packed = weight_bytes(s, mm, r);
+    if (!packed)
+        return false;
+    if (in_float && !bytes)
+        return rksim_weights_sgemm(s, mm, packed, a, cf) || out_of_memory(mm, r);
+    const void *b = bytes ? (const void *)rksim_weights_bytes(s, mm, packed)
+                          : (const void *)rksim_weights_floats(s, mm, packed);
     if (!b)
-        rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for %ux%u weights", mm->k,
-                          mm->n);
-    return b;
+        return out_of_memory(mm, r);
+    if (bytes)
+        return (mm->in == NPK_PREC_INT4 ? rksim_gemm_i4 : rksim_gemm_i8)(mm->m, mm->n, mm->k, a, b,
+                                                                         cf) ||
+               out_of_memory(mm, r);
+    rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, max_abs, cf);
+    return true;
 }
 
 /* Hazard 2: the CBUF's copy of the previous job's first feature (bounded). */
@@ -350,7 +373,6 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
     if (mm->data_reuse ? !resident_fits(cr, mm, r) : !gather_feature(s, mm, NULL, r))
         return false;
     float *a = rksim_scratch(s, 0, mk * sizeof *a);
-    const void *b = NULL;
     const npk_rk_prec_row *row = npk_rk_input_row((npk_rk_prec)mm->in);
     bool fp = row->is_float;
     /* integer operands are at most |op_min| in magnitude (int8 128, int4 8); their sums are
@@ -358,37 +380,27 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
      * else in int64 */
     const uint32_t max_abs = (uint32_t)-row->op_min;
     bool in_float = fp || rksim_igemm_fp32_exact(mm->k, max_abs);
-    /* int4 on byte products when the CPU has them: exact like the rest, results as floats */
-    const bool i4 = mm->in == NPK_PREC_INT4 && in_float && rksim_gemm_i4_available();
+    /* integers on byte products when the CPU has them: exact like the rest, results as floats */
+    const bool bytes = in_float && ((mm->in == NPK_PREC_INT4 && rksim_gemm_i4_available()) ||
+                                    (mm->in == NPK_PREC_INT8 && rksim_gemm_i8_available()));
     float *cf = rksim_scratch(s, 1, mn * sizeof *cf);
     int64_t *ci = in_float ? NULL : rksim_scratch(s, 2, mn * sizeof *ci);
     bool ok = false;
     if (!a || !cf || (!in_float && !ci)) {
-        rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
-                          mm->m, mm->k, mm->n);
+        out_of_memory(mm, r);
         goto done;
     }
     if (mm->data_reuse)
         memcpy(a, cr->resident, mk * sizeof *a);
     else if (!gather_feature(s, mm, a, r))
         goto done;
-    if (!(b = gather_weights(s, mm, i4, r)))
-        goto done;
     keep_resident(cr, mm, a);
     apply_feature_effects(cr, mm, e, a);
     if (first_in_job)
         remember_feature(cr, mm, a);
 
-    if (i4) {
-        if (!rksim_gemm_i4(mm->m, mm->n, mm->k, a, b, cf)) {
-            rksim_result_fail(r, RKSIM_UNSUPPORTED, "simulator out of memory for a %ux%ux%u matmul",
-                              mm->m, mm->k, mm->n);
-            goto done;
-        }
-    } else if (in_float)
-        rksim_sgemm_nt(mm->m, mm->n, mm->k, a, mm->k, b, mm->k, cf, mm->n);
-    else
-        rksim_igemm_nt(mm->m, mm->n, mm->k, a, b, ci, max_abs, cf);
+    if (!multiply(s, mm, bytes, in_float, max_abs, a, cf, ci, r))
+        goto done;
     /* an accumulator narrower than 32 bits (int4's int16) saturates (hazard 18); the float
      * results are exact integers, so they compare as floats */
     const int64_t top = ((int64_t)1 << (row->acc_bits - 1)) - 1;

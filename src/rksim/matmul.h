@@ -90,21 +90,44 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
                   bool first_in_job, rksim_core_result *r);
 
 /* The floats b[N][K] of mm's packed weights (WEIGHT_BYTES at packed, inside the live buffers),
- * through the simulator's cache of what it decoded (weights.c); NULL when out of memory. */
+ * through the simulator's cache of what it decoded (weights.c), for the int64 path of integer
+ * sums beyond the fp32 chunk; NULL when out of memory. */
 const float *rksim_weights_floats(rksim *s, const rksim_mm *mm, const uint8_t *packed);
 
-/* The same in the int4 kernel's form (rksim_gemm_i4); NULL when out of memory. */
-const uint8_t *rksim_weights_i4(rksim *s, const rksim_mm *mm, const uint8_t *packed);
+/* C[M][N] = A[M][K] . B[N][K]^T in fp32 (rksim_sgemm_nt) with b the floats of mm's packed
+ * weights, through the same cache; on new bytes the decode goes a few N tiles at a time, each
+ * multiplied while still in the CPU's caches. False when out of memory. */
+bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, const float *a,
+                         float *c);
+
+/* C[M][N] = A[M][K] . B[N][K]^T in fp32 (rksim_sgemm_nt) with B the floats of mm's packed
+ * weights, decoded a few N tiles at a time, each chunk multiplied while still in the CPU's
+ * caches (weights_stream.c; no cache of decoded floats). False when out of memory. */
+bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, const float *a,
+                         float *c);
+
+/* The same in the byte kernels' form (rksim_gemm_i4, rksim_gemm_i8); NULL when out of memory. */
+const uint8_t *rksim_weights_bytes(rksim *s, const rksim_mm *mm, const uint8_t *packed);
+
+/* The byte kernels' weights: rksim_gemm_bytes_size of them for K x N, blocks of 16 columns,
+ * filled a column's K-run of 32 at a time (kt = 0 first) by the dtype's put. */
+size_t rksim_gemm_bytes_size(uint32_t k, uint32_t n);
 
 /* int4 GEMM on byte products (gemm_int4.c), when the CPU has AVX2: C[M][N] = A[M][K] .
- * B[N][K]^T exact, as floats, from int4-valued floats A and the weights in the kernel's form
- * (rksim_gemm_i4_bytes of them, filled a column's K-run of 32 at a time by rksim_gemm_i4_put
- * from 16 packed bytes, kt = 0 first). False when out of memory. */
+ * B[N][K]^T exact, as floats, from int4-valued floats A and the weights in the byte form
+ * (put from 16 packed bytes: 32 nibbles). False when out of memory. */
 bool rksim_gemm_i4_available(void);
-size_t rksim_gemm_i4_bytes(uint32_t k, uint32_t n);
 void rksim_gemm_i4_put(uint8_t *kb, uint32_t k, uint32_t n, uint32_t col, uint32_t kt,
                        const uint8_t *src);
 bool rksim_gemm_i4(uint32_t m, uint32_t n, uint32_t k, const float *a, const uint8_t *kb, float *c);
+
+/* int8 GEMM on byte dot products (gemm_int8.c), when the CPU has AVX-512 VNNI, for K up to
+ * 1024 (every sum exact in the float results): the same contract, the weights put from 32
+ * int8. */
+bool rksim_gemm_i8_available(void);
+void rksim_gemm_i8_put(uint8_t *kb, uint32_t k, uint32_t n, uint32_t col, uint32_t kt,
+                       const int8_t *src);
+bool rksim_gemm_i8(uint32_t m, uint32_t n, uint32_t k, const float *a, const uint8_t *kb, float *c);
 
 /* fn(ctx, lo, hi) over [0, count): with `two`, the halves [0, count/2) and [count/2, count) at
  * once, the second on a thread of its own (the whole range here when no thread starts). The
@@ -114,6 +137,11 @@ void rksim_split2(rksim_range_fn *fn, void *ctx, uint32_t count, bool two);
 
 /* True when the arithmetic goes through CBLAS (OpenBLAS found by CMake). */
 bool rksim_gemm_uses_blas(void);
+/* Between begin and end the sgemm calls run on the calling thread only (the caller runs its own
+ * threads, each with single-threaded calls); the BLAS's thread count is set back after the last
+ * end of overlapping users. Nothing without a BLAS. */
+void rksim_blas_single_begin(void);
+void rksim_blas_single_end(void);
 /* C[M][N] = A[M][K] . B[N][K]^T in fp32 (CBLAS sgemm when available). */
 void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
                     const float *b, uint32_t ldb, float *c, uint32_t ldc);

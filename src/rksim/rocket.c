@@ -13,6 +13,7 @@
 #include "rksim_rocket.h"
 #include "npukit/rocket_uapi.h"
 #include "rksim/exec.h"
+#include "rksim/requests.h"
 #include "rksim/sim.h"
 
 enum { MAX_FILES = 64 };
@@ -268,13 +269,6 @@ static int copy_array(void *dst, size_t ksize, uint64_t src, uint32_t count, uin
     return 0;
 }
 
-static void report_reject(rksim *s, const char *msg)
-{
-    memset(&s->report, 0, sizeof s->report);
-    s->report.outcome = RKSIM_REJECTED;
-    snprintf(s->report.message, sizeof s->report.message, "%s", msg);
-}
-
 /* Check that every handle of a job's list names a live buffer of the file. */
 static int check_handles(rksim *s, int file, uint64_t ptr, uint32_t count)
 {
@@ -371,7 +365,7 @@ static int do_submit(rksim *s, int file, struct drm_rocket_submit *sub)
 {
     memset(&s->report, 0, sizeof s->report);
     if (sub->reserved) {
-        report_reject(s, "SUBMIT reserved field is not zero");
+        rksim_report_reject(s, "SUBMIT reserved field is not zero");
         return -EINVAL;
     }
     struct drm_rocket_job *jobs = calloc(sub->job_count ? sub->job_count : 1, sizeof *jobs);
@@ -381,11 +375,11 @@ static int do_submit(rksim *s, int file, struct drm_rocket_submit *sub)
     for (uint32_t i = 0; rc == 0 && i < sub->job_count; i++) {
         const struct drm_rocket_job *j = &jobs[i];
         if (!j->task_count) {
-            report_reject(s, "a job without tasks");
+            rksim_report_reject(s, "a job without tasks");
             rc = -EINVAL;
         } else if ((rc = check_handles(s, file, j->in_bo_handles, j->in_bo_handle_count)) ||
                    (rc = check_handles(s, file, j->out_bo_handles, j->out_bo_handle_count))) {
-            report_reject(s, "a job names a buffer handle that does not exist");
+            rksim_report_reject(s, "a job names a buffer handle that does not exist");
         }
     }
     s->rocket_job = true;
@@ -408,33 +402,49 @@ static int do_submit(rksim *s, int file, struct drm_rocket_submit *sub)
     return rc;
 }
 
-/* Kernel-side struct size of each request (nr -> size). */
-static size_t kernel_size(unsigned nr)
+/* The requests rocket's node answers, one row each (DRM core requests below 0x40, rocket's from
+ * ROCKET_DRM_COMMAND_BASE). */
+static int run_version(rksim *s, int file, void *k)
 {
-    switch (nr) {
-    case 0x00: return sizeof(struct rocket_drm_version);
-    case 0x09: return sizeof(struct rocket_gem_close);
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO: return sizeof(struct drm_rocket_create_bo);
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT: return sizeof(struct drm_rocket_submit);
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO: return sizeof(struct drm_rocket_prep_bo);
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_FINI_BO: return sizeof(struct drm_rocket_fini_bo);
-    default: return 0;
-    }
+    (void)s, (void)file;
+    return do_version(k);
 }
+
+static int run_close(rksim *s, int file, void *k) { return do_close(s, file, k); }
+static int run_create(rksim *s, int file, void *k) { return do_create(s, file, k); }
+static int run_submit(rksim *s, int file, void *k) { return do_submit(s, file, k); }
+static int run_prep(rksim *s, int file, void *k) { return do_prep(s, file, k); }
+static int run_fini(rksim *s, int file, void *k) { return do_fini(s, file, k); }
+
+static const rksim_request rocket_rows[] = {
+    {0x00, "VERSION", sizeof(struct rocket_drm_version), run_version},
+    {0x09, "GEM_CLOSE", sizeof(struct rocket_gem_close), run_close},
+    {ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO, "ROCKET_CREATE_BO",
+     sizeof(struct drm_rocket_create_bo), run_create},
+    {ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT, "ROCKET_SUBMIT", sizeof(struct drm_rocket_submit),
+     run_submit},
+    {ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO, "ROCKET_PREP_BO",
+     sizeof(struct drm_rocket_prep_bo), run_prep},
+    {ROCKET_DRM_COMMAND_BASE + ROCKET_NR_FINI_BO, "ROCKET_FINI_BO",
+     sizeof(struct drm_rocket_fini_bo), run_fini},
+};
+
+const rksim_requests rksim_rocket_requests = {"rocket", rocket_rows,
+                                              sizeof rocket_rows / sizeof rocket_rows[0]};
 
 int rksim_rocket_ioctl(rksim *s, int file, unsigned long request, void *arg)
 {
+    const rksim_request *r = rksim_request_of(&rksim_rocket_requests, request);
     if (ROCKET_IOC_TYPE(request) != 'd')
-        return -ENOTTY;
+        return rksim_request_refuse(s, &rksim_rocket_requests, request);
     struct rksim_rocket *st = state(s);
     if (!st)
         return -ENOMEM;
     if (file < 0 || file >= MAX_FILES || !st->open[file])
         return -EBADF;
-    unsigned nr = (unsigned)ROCKET_IOC_NR(request);
-    size_t ksize = kernel_size(nr);
-    if (!ksize)
-        return -EINVAL;
+    if (!r)
+        return rksim_request_refuse(s, &rksim_rocket_requests, request);
+    size_t ksize = r->ksize;
     if (s->dead)
         return -ENODEV;
     size_t usize = ROCKET_IOC_SIZE(request);
@@ -453,15 +463,7 @@ int rksim_rocket_ioctl(rksim *s, int file, unsigned long request, void *arg)
     size_t n = usize < ksize ? usize : ksize;
     if (dir & ROCKET_IOC_WRITE)
         memcpy(&k, arg, n);
-    int rc;
-    switch (nr) {
-    case 0x00: rc = do_version(&k.version); break;
-    case 0x09: rc = do_close(s, file, &k.close); break;
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_CREATE_BO: rc = do_create(s, file, &k.create); break;
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_SUBMIT: rc = do_submit(s, file, &k.submit); break;
-    case ROCKET_DRM_COMMAND_BASE + ROCKET_NR_PREP_BO: rc = do_prep(s, file, &k.prep); break;
-    default: rc = do_fini(s, file, &k.fini); break;
-    }
+    int rc = r->run(s, file, &k);
     if (rc == 0 && (dir & ROCKET_IOC_READ))
         memcpy(arg, &k, n);
     return rc;

@@ -36,7 +36,7 @@ typedef struct rksim_weights_cache {
     uint8_t *packed;
     size_t packed_cap;
     bool valid;
-    bool i4_form; /* data is in the int4 kernel's form */
+    bool byte_form; /* data is in the byte kernels' form (int4, int8) */
     int in;
     uint32_t addr, k, n;
     uint64_t used; /* the simulator's matmul count at the last use */
@@ -73,7 +73,8 @@ typedef struct rksim_core {
     rksim_lut_ram lut; /* the SDP LUT's tables (rksim/lut.h): RAM, kept across tasks */
 } rksim_core;
 
-enum { RKSIM_SCRATCH_SLOTS = 3 };
+/* slots 0..2: a matmul's A, its float and integer results; 3: the weights' decoded chunks */
+enum { RKSIM_SCRATCH_CHUNKS = 3, RKSIM_SCRATCH_SLOTS = 4 };
 
 struct rksim {
     rksim_config cfg;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* A matmul's weights as floats b[N][K] (or the int4 kernel's form), decoded from the packed
- * block [N/G][K/32][G][32] (facts D.1) in one pass over the packed bytes.
+/* A matmul's weights in the byte kernels' form (int4, int8) or as floats b[N][K] (integer sums
+ * beyond the fp32 chunk), decoded from the packed block [N/G][K/32][G][32] (facts D.1) in one
+ * pass over the packed bytes. fp16 and the fp32-exact integer sums without a byte kernel
+ * decode in chunks instead and keep nothing (weights_stream.c).
  *
  * The simulator keeps what it decoded for the last RKSIM_WEIGHT_ENTRIES weight addresses, within
  * rksim_config.weight_cache_mib (a simulator's memory, bounded because a long-lived process may
@@ -36,7 +38,7 @@ typedef struct part {
     uint8_t *copy;            /* where the packed bytes are copied too */
     bool stream;              /* around the caches (copy_block) */
     float *b;                 /* the floats, or NULL: */
-    uint8_t *i4;              /* the int4 kernel's form */
+    uint8_t *kb;              /* the byte kernels' form (int4, int8) */
     uint32_t g, k, n, t0, t1; /* the N tiles [t0, t1) */
 } part;
 
@@ -70,10 +72,14 @@ static void decode_part(const part *d)
             size_t at = ((size_t)t * kts + kt) * block_bytes;
             /* while the bytes are in L1 */
             copy_block(d->copy + at, d->packed + at, block_bytes, d->stream);
-            if (d->i4)
+            if (d->kb && d->in == NPK_PREC_INT4)
                 for (uint32_t nl = 0; nl < d->g; nl++)
-                    rksim_gemm_i4_put(d->i4, d->k, d->n, t * d->g + nl, kt,
+                    rksim_gemm_i4_put(d->kb, d->k, d->n, t * d->g + nl, kt,
                                       d->packed + at + (size_t)nl * KRUN / 2);
+            else if (d->kb)
+                for (uint32_t nl = 0; nl < d->g; nl++)
+                    rksim_gemm_i8_put(d->kb, d->k, d->n, t * d->g + nl, kt,
+                                      (const int8_t *)(d->packed + at + (size_t)nl * KRUN));
             else
                 rksim_load_runs(d->in, d->packed + at, KRUN, d->g,
                                 d->b + (size_t)t * d->g * d->k + (size_t)kt * KRUN, d->k);
@@ -116,13 +122,13 @@ static void entry_free(rksim_weights_cache *e)
 /* The entry for mm's weights: the one read at the same address in the same shape and form,
  * else a free one or the least recently used, after dropping the least recently used others
  * until `need` more bytes fit the budget. */
-static rksim_weights_cache *entry_for(rksim *s, const rksim_mm *mm, bool i4, size_t need,
+static rksim_weights_cache *entry_for(rksim *s, const rksim_mm *mm, bool byte_form, size_t need,
                                       size_t budget)
 {
     rksim_weights_cache *e = s->weights, *victim = NULL;
     for (int i = 0; i < RKSIM_WEIGHT_ENTRIES; i++)
         if (e[i].valid && e[i].addr == mm->weight && e[i].in == mm->in && e[i].k == mm->k &&
-            e[i].n == mm->n && e[i].i4_form == i4)
+            e[i].n == mm->n && e[i].byte_form == byte_form)
             return &e[i];
     for (int i = 0; i < RKSIM_WEIGHT_ENTRIES; i++)
         if (!victim || (victim->valid && (!e[i].valid || e[i].used < victim->used)))
@@ -143,16 +149,16 @@ static rksim_weights_cache *entry_for(rksim *s, const rksim_mm *mm, bool i4, siz
     }
 }
 
-/* The cached form (i4: the int4 kernel's) of mm's weights, decoded anew when the bytes
+/* The cached form (byte_form: the byte kernels') of mm's weights, decoded anew when the bytes
  * changed. */
-static const void *weights_get(rksim *s, const rksim_mm *mm, const uint8_t *packed, bool i4)
+static const void *weights_get(rksim *s, const rksim_mm *mm, const uint8_t *packed, bool byte_form)
 {
     const uint64_t bytes = (uint64_t)mm->k * mm->n * mm->in_bits / 8;
-    const size_t data = i4 ? rksim_gemm_i4_bytes(mm->k, mm->n) : (size_t)mm->k * mm->n * 4;
+    const size_t data = byte_form ? rksim_gemm_bytes_size(mm->k, mm->n) : (size_t)mm->k * mm->n * 4;
     /* the configured size (one entry always fits, whatever its size) */
     const uint64_t mib = s->cfg.weight_cache_mib;
     const size_t budget = mib << 20 > SIZE_MAX ? SIZE_MAX : (size_t)(mib << 20);
-    rksim_weights_cache *e = entry_for(s, mm, i4, data + bytes, budget);
+    rksim_weights_cache *e = entry_for(s, mm, byte_form, data + bytes, budget);
     e->used = ++s->matmuls;
     if (e->valid && !memcmp(e->packed, packed, bytes))
         return e->data;
@@ -165,14 +171,14 @@ static const void *weights_get(rksim *s, const rksim_mm *mm, const uint8_t *pack
                   .packed = packed,
                   .copy = e->packed,
                   .stream = bytes >= STREAM_BYTES,
-                  .b = i4 ? NULL : e->data,
-                  .i4 = i4 ? e->data : NULL,
+                  .b = byte_form ? NULL : e->data,
+                  .kb = byte_form ? e->data : NULL,
                   .g = mm->ntile,
                   .k = mm->k,
                   .n = mm->n};
     rksim_split2(decode_range, &whole, mm->n / mm->ntile, bytes >= SPLIT_BYTES);
     e->valid = true;
-    e->i4_form = i4;
+    e->byte_form = byte_form;
     e->in = mm->in;
     e->addr = mm->weight;
     e->k = mm->k;
@@ -185,7 +191,7 @@ const float *rksim_weights_floats(rksim *s, const rksim_mm *mm, const uint8_t *p
     return weights_get(s, mm, packed, false);
 }
 
-const uint8_t *rksim_weights_i4(rksim *s, const rksim_mm *mm, const uint8_t *packed)
+const uint8_t *rksim_weights_bytes(rksim *s, const rksim_mm *mm, const uint8_t *packed)
 {
     return weights_get(s, mm, packed, true);
 }

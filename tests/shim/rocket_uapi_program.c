@@ -259,6 +259,12 @@ int main(void)
     EXPECT(submit(two, 1, nohandle, 1, out, 1) == ENOENT);
     EXPECT(submit(two, 0, in, 4, out, 1) == EINVAL);
     EXPECT(prep(&(bo){.handle = 999999}, monotonic_ns()) == ENOENT);
+    /* a request number past rocket's last: the DRM core's EINVAL */
+    uint8_t any[16] = {0};
+    EXPECT(ioctl(fd, ROCKET_IOC(ROCKET_IOC_READ | ROCKET_IOC_WRITE, ROCKET_DRM_COMMAND_BASE + 4,
+                                sizeof any),
+                 any) == -1 &&
+           errno == EINVAL);
 
     /* A job that never raises its interrupt keeps its buffers busy until the kernel's job
      * timeout: a deadline already past answers EBUSY at once (a duration passed as the

@@ -215,15 +215,4 @@ double kt_mx_acc_round(double x)
     return round_float(x, KT_MX_ACC_MANT, 1 - KT_MX_ACC_EBIAS, KT_MX_ACC_EBIAS + 1, sat);
 }
 
-uint16_t kt_mx_acc_to_fp16(double x)
-{
-    double r = round_float(x, 10, -14, 15, 65504.0);
-    uint16_t sign = signbit(r) ? 0x8000 : 0;
-    r = fabs(r);
-    if (r == 0)
-        return sign;
-    int e;
-    double f = frexp(r, &e); /* r = f * 2^e */
-    unsigned frac = (unsigned)ldexp(f * 2 - 1, 10);
-    return (uint16_t)(sign | (unsigned)(e - 1 + 15) << 10 | frac);
-}
+uint16_t kt_mx_acc_to_fp16(double x) { return kt_mx_fp22_to_fp16(kt_mx_fp22_of(x)); }

@@ -69,11 +69,24 @@ enum { KT_MX_ACC_MANT = 14, KT_MX_ACC_EBIAS = 63 };
 double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],
                    uint8_t field_b, unsigned anchor);
 /* x rounded to the accumulator's FP22: nearest, ties to even, on 15 significant bits; beyond
- * the exponent range it saturates (above) or flushes to zero (below). The RTL's own rounding
- * in its adder (mx_acu_fp / mx_fpacc) is not reproduced bit for bit: this is the format's. */
+ * the exponent range it saturates (above) or flushes to zero (below). This is the normaliser's
+ * rounding of a chain (an exact value whose exponent stays well inside the range, where it is
+ * the RTL's bit for bit); the unit's sums are kt_mx_acc_add's, which differ from it. */
 double kt_mx_acc_round(double x);
-/* An accumulator value as FP16 the way EMIT writes it: nearest even, saturating at +-65504,
- * no subnormals (below 2^-14 is zero). */
+/* The accumulation unit's adder on FP22 bit patterns ({sign, exponent[6:0], fraction[13:0]},
+ * exponent 0 = zero), bit for bit with upstream's mx_fpacc_align/round_a/round_b (see
+ * mxfp_fp22.c for where it departs from rounding the exact sum). kt_mx_fp22_of: the pattern of a
+ * value FP22 holds exactly (kt_mx_acc_round's results; a zero of either sign is 0);
+ * kt_mx_fp22_value: its value. kt_mx_acc_add: tile + chain, both FP22 values, as the unit sums
+ * them. */
+uint32_t kt_mx_fp22_add(uint32_t a, uint32_t b);
+uint32_t kt_mx_fp22_of(double x);
+double kt_mx_fp22_value(uint32_t v);
+double kt_mx_acc_add(double tile, double chain);
+/* An accumulator value (FP22 bits, or a value FP22 holds exactly) as FP16 the way EMIT writes
+ * it, bit for bit with mx_fpacc_to_fp16: nearest even, saturating at +-65504, no subnormals
+ * (what is below 2^-14 after rounding is a zero with the sign). */
+uint16_t kt_mx_fp22_to_fp16(uint32_t v);
 uint16_t kt_mx_acc_to_fp16(double x);
 
 #endif

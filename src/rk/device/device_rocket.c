@@ -366,31 +366,60 @@ static int submit(rocket_ctx *r, struct rknpu_submit *sub)
     return 0;
 }
 
+static int mem_map(rocket_ctx *r, struct rknpu_mem_map *m)
+{
+    rbo b;
+    if (!find(r, false, m->handle, &b))
+        return -EINVAL;
+    m->offset = b.offset | (uint64_t)b.file << MAP_FILE_SHIFT; /* r_map finds the file by it */
+    return 0;
+}
+
+/* PRIME import: mainline rocket sets no gem_prime_import_sg_table, so its DRM core refuses a
+ * foreign dma-buf with EINVAL, and no rocket request could give an imported object an IOVA
+ * anyway (docs/facts-dma-buf.md): the kernel's own answer, without asking it. */
+static int prime_import(rocket_ctx *r, void *arg)
+{
+    (void)r, (void)arg;
+    return -EINVAL;
+}
+
+static int run_action(rocket_ctx *r, void *arg)
+{
+    (void)r;
+    return action(arg);
+}
+
+static int run_submit(rocket_ctx *r, void *arg) { return submit(r, arg); }
+static int run_mem_create(rocket_ctx *r, void *arg) { return mem_create(r, arg); }
+static int run_mem_map(rocket_ctx *r, void *arg) { return mem_map(r, arg); }
+static int run_mem_destroy(rocket_ctx *r, void *arg) { return mem_destroy(r, arg); }
+static int run_mem_sync(rocket_ctx *r, void *arg) { return mem_sync(r, arg); }
+
+/* The rknpu requests the backend carries out, one row each (the translation above). */
+static const struct {
+    unsigned nr;
+    int (*run)(rocket_ctx *r, void *arg);
+} requests[] = {
+    {0x40 + RKNPU_NR_ACTION, run_action},
+    {0x40 + RKNPU_NR_SUBMIT, run_submit},
+    {0x40 + RKNPU_NR_MEM_CREATE, run_mem_create},
+    {0x40 + RKNPU_NR_MEM_MAP, run_mem_map},
+    {0x40 + RKNPU_NR_MEM_DESTROY, run_mem_destroy},
+    {0x40 + RKNPU_NR_MEM_SYNC, run_mem_sync},
+    {0x2e, prime_import},
+};
+
+/* A request with no row is refused as the DRM core refuses it: ENOTTY for another type, EINVAL
+ * for a number it does not know (the caller names the request in its message). */
 static int r_ioctl(void *ctx, unsigned long request, void *arg)
 {
-    rocket_ctx *r = ctx;
     if (RKNPU_IOC_TYPE(request) != RKNPU_DRM_IOCTL_BASE)
         return -ENOTTY;
-    switch (RKNPU_IOC_NR(request)) {
-    case 0x40 + RKNPU_NR_ACTION: return action(arg);
-    case 0x40 + RKNPU_NR_SUBMIT: return submit(r, arg);
-    case 0x40 + RKNPU_NR_MEM_CREATE: return mem_create(r, arg);
-    case 0x40 + RKNPU_NR_MEM_MAP: {
-        struct rknpu_mem_map *m = arg;
-        rbo b;
-        if (!find(r, false, m->handle, &b))
-            return -EINVAL;
-        m->offset = b.offset | (uint64_t)b.file << MAP_FILE_SHIFT;
-        return 0;
-    }
-    case 0x40 + RKNPU_NR_MEM_DESTROY: return mem_destroy(r, arg);
-    case 0x40 + RKNPU_NR_MEM_SYNC: return mem_sync(r, arg);
-    /* PRIME import: mainline rocket sets no gem_prime_import_sg_table, so its DRM core refuses
-     * a foreign dma-buf with EINVAL, and no rocket request could give an imported object an
-     * IOVA anyway (docs/facts-dma-buf.md): the kernel's own answer, without asking it. */
-    case 0x2e: return -EINVAL;
-    default: return -EINVAL;
-    }
+    for (size_t i = 0; i < sizeof requests / sizeof requests[0]; i++)
+        if (requests[i].nr == RKNPU_IOC_NR(request))
+            return requests[i].run(ctx, arg);
+    return -EINVAL;
 }
 
 static void *r_map(void *ctx, uint64_t offset, size_t length, int *err)

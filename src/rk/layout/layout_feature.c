@@ -183,17 +183,16 @@ NPK_LAYOUT_INLINE void pack_step_v16(cube_walk w, const uint8_t *in, uint8_t *ou
 }
 
 /* Rows [0, rows) × planes [0, planes) of the walk, both multiples of STEP, with `step` (one of
- * the pack_step_* kernels, inlined where this walker is). */
-NPK_LAYOUT_INLINE void pack_cube_steps(const cube_walk *w, size_t rows, size_t planes,
-                                       unsigned bits,
-                                       void (*step)(cube_walk, const uint8_t *, uint8_t *,
-                                                    unsigned))
+ * the pack_step_* kernels, inlined where this walker is), `plane_block` planes at a time. */
+NPK_LAYOUT_INLINE void
+pack_cube_steps(const cube_walk *w, size_t rows, size_t planes, unsigned bits, size_t plane_block,
+                void (*step)(cube_walk, const uint8_t *, uint8_t *, unsigned))
 {
     /* A local copy: the stores cannot alias it, so its fields stay in registers. */
     const cube_walk wl = *w;
     const size_t atom = NPK_RK_CUBE_ATOM_BYTES;
-    for (size_t pb = 0; pb < planes; pb += PLANE_BLOCK) {
-        size_t pb_end = npk_layout_min(pb + PLANE_BLOCK, planes);
+    for (size_t pb = 0; pb < planes; pb += plane_block) {
+        size_t pb_end = npk_layout_min(pb + plane_block, planes);
         for (size_t g = 0; g < rows; g += STEP) {
             uint8_t *out = wl.dst + pb * wl.plane_bytes + g * atom;
             const uint8_t *in = wl.src + g * wl.src_pitch + pb * wl.src_step;
@@ -207,9 +206,9 @@ NPK_LAYOUT_INLINE void pack_cube_steps(const cube_walk *w, size_t rows, size_t p
 static void pack_cube_steps_v16(const cube_walk *w, size_t rows, size_t planes, unsigned bits)
 {
     if (bits == 4)
-        pack_cube_steps(w, rows, planes, 4, pack_step_v16);
+        pack_cube_steps(w, rows, planes, 4, PLANE_BLOCK, pack_step_v16);
     else /* 8- and 16-bit atoms are both plain 16-byte copies */
-        pack_cube_steps(w, rows, planes, 8, pack_step_v16);
+        pack_cube_steps(w, rows, planes, 8, PLANE_BLOCK, pack_step_v16);
 }
 
 #if NPK_LAYOUT_HAVE_AVX2
@@ -235,9 +234,38 @@ __attribute__((target("avx2"))) static void pack_cube_steps_v32(const cube_walk 
                                                                 size_t planes, unsigned bits)
 {
     if (bits == 4)
-        pack_cube_steps(w, rows, planes, 4, pack_step_v32);
+        pack_cube_steps(w, rows, planes, 4, PLANE_BLOCK, pack_step_v32);
     else
-        pack_cube_steps(w, rows, planes, 8, pack_step_v32);
+        pack_cube_steps(w, rows, planes, 8, PLANE_BLOCK, pack_step_v32);
+}
+
+/* The same step in 64-byte registers (AVX-512), 8- and 16-bit atoms (an int4 atom takes 32
+ * user bytes): a step's 4 atoms of a user row are one load, and a 4×4 exchange of 16-byte
+ * lanes gives each plane its 4 rows' atoms as one store, every access a whole cache line. With
+ * 32-byte accesses the fp16 and int8 packs ran at 0.55-0.68 of memcpy. */
+NPK_LAYOUT_AVX512 void pack_step_v64(cube_walk w, const uint8_t *in, uint8_t *out, unsigned bits)
+{
+    (void)bits;
+    const __m512i r0 = _mm512_loadu_si512((const void *)in);
+    const __m512i r1 = _mm512_loadu_si512((const void *)(in + w.src_pitch));
+    const __m512i r2 = _mm512_loadu_si512((const void *)(in + 2 * w.src_pitch));
+    const __m512i r3 = _mm512_loadu_si512((const void *)(in + 3 * w.src_pitch));
+    /* t0 = lanes 0, 1 of r0 then of r1; t1 = lanes 2, 3 of both; t2, t3 the same of r2, r3 */
+    const __m512i t0 = _mm512_shuffle_i64x2(r0, r1, 0x44), t1 = _mm512_shuffle_i64x2(r0, r1, 0xee);
+    const __m512i t2 = _mm512_shuffle_i64x2(r2, r3, 0x44), t3 = _mm512_shuffle_i64x2(r2, r3, 0xee);
+    /* plane q: lane q of each row, the even (q = 0, 2) or odd (1, 3) lanes of t */
+    _mm512_storeu_si512((void *)out, _mm512_shuffle_i64x2(t0, t2, 0x88));
+    _mm512_storeu_si512((void *)(out + w.plane_bytes), _mm512_shuffle_i64x2(t0, t2, 0xdd));
+    _mm512_storeu_si512((void *)(out + 2 * w.plane_bytes), _mm512_shuffle_i64x2(t1, t3, 0x88));
+    _mm512_storeu_si512((void *)(out + 3 * w.plane_bytes), _mm512_shuffle_i64x2(t1, t3, 0xdd));
+}
+
+/* fp16 rows ran faster 16 planes (256 user bytes) at a time (0.65-0.76 of memcpy against
+ * 0.60-0.67 with 8), int8 rows 8 at a time (0.69-0.76 against 0.57-0.63 with 16). */
+__attribute__((target("avx512f"))) static void pack_cube_steps_v64(const cube_walk *w, size_t rows,
+                                                                   size_t planes, unsigned bits)
+{
+    pack_cube_steps(w, rows, planes, 8, bits == 16 ? 2 * PLANE_BLOCK : PLANE_BLOCK, pack_step_v64);
 }
 #endif
 
@@ -254,7 +282,9 @@ NPK_LAYOUT_INLINE void pack_cube(const npk_rk_block *blk, unsigned bits, const u
     size_t step_rows = rows - rows % STEP, step_planes = full_planes - full_planes % STEP;
     cube_walk w = {src, src_pitch, src_step, dst, plane_bytes};
 #if NPK_LAYOUT_HAVE_AVX2
-    if (npk_layout_avx2())
+    if (bits != 4 && npk_layout_avx512())
+        pack_cube_steps_v64(&w, step_rows, step_planes, bits);
+    else if (npk_layout_avx2())
         pack_cube_steps_v32(&w, step_rows, step_planes, bits);
     else
 #endif

@@ -25,6 +25,9 @@
 #include <immintrin.h>
 #define NPK_LAYOUT_AVX2 static inline __attribute__((always_inline, target("avx2")))
 static inline int npk_layout_avx2(void) { return __builtin_cpu_supports("avx2"); }
+/* The same for AVX-512 F (64-byte registers: a whole cache line per access). */
+#define NPK_LAYOUT_AVX512 static inline __attribute__((always_inline, target("avx512f")))
+static inline int npk_layout_avx512(void) { return __builtin_cpu_supports("avx512f"); }
 #else
 #define NPK_LAYOUT_HAVE_AVX2 0
 #endif

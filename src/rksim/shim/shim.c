@@ -51,6 +51,7 @@
 #include "common/log.h"
 #include "npukit/rknpu_uapi.h"
 #include "npukit/rksim.h"
+#include "rksim/requests.h"
 #include "rksim/rksim_rocket.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -402,6 +403,18 @@ static void report_submit(unsigned long request, int rc)
     free(line);
 }
 
+/* A request the front end has no row for: one line naming it (the program sees only the
+ * errno), silenced as the submit lines are. */
+static void report_unknown(int kind, unsigned long request)
+{
+    const char *v = getenv("NPUKIT_SHIM_VERBOSE");
+    const rksim_requests *t = kind >= KIND_ROCKET ? &rksim_rocket_requests : &rksim_node_requests;
+    if ((v && *v == '0') || rksim_request_of(t, request))
+        return;
+    npk_log(NPK_LOG_WARN, "rksim", "%s (NPUKIT_SHIM_VERBOSE=0 silences this)",
+            rksim_last_report(sim)->message);
+}
+
 EXPORT int ioctl(int fd, unsigned long request, ...)
 {
     pthread_once(&once, init);
@@ -429,6 +442,8 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
             : rksim_node_ioctl(sim, kind == KIND_RKNPU_RENDER ? RKSIM_NODE_RENDER : RKSIM_NODE_CARD,
                                request, arg);
     report_submit(request, rc);
+    if (rc < 0)
+        report_unknown(kind, request);
     /* The rknpu driver never answers SUBMIT with EOPNOTSUPP: a job outside the model is given
      * the answer of the likeliest outcome on the hardware, a job that never completes
      * (ETIMEDOUT), and the line above says the model could not run it. (The rocket front end
