@@ -70,6 +70,13 @@ typedef struct npk_rk_info {
     bool sdp;             /* the kernel runs SDP tasks (element-wise ops, activations, softmax):
                              both do (an SDP task ends on the DPU interrupt, the one rocket
                              waits for) */
+    /* Packed weights the device can really hold: each NPU address space has 32-bit IOVAs, of
+     * which 4 GiB less 256 MiB (kept for the runtime's own buffers) take weights. rknpu 0.9.8
+     * places them over its IOMMU domains (16); rocket over one space, since every core's file
+     * holds a copy of them. */
+    unsigned weight_spaces;   /* address spaces weights are placed over */
+    uint64_t weight_capacity; /* bytes of packed weights the device holds at most */
+    uint64_t weight_used;     /* bytes of packed weights placed now (every runtime on it) */
 } npk_rk_info;
 NPUKIT_API npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 

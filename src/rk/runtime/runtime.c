@@ -84,6 +84,8 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
     info->cores = rt->cores;
     info->drv_version = rt->eng->drv_version;
     info->hw_version = rt->eng->hw_version;
+    info->weight_spaces = rt->eng->domains;
+    npk_rk_weights_room(rt->eng, &info->weight_capacity, &info->weight_used);
     return NPK_OK;
 }
 
