@@ -38,7 +38,8 @@ add_test(NAME ggml_exports COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/export
 # ggml's symbols resolve in the program that loads the backend (it has libggml-base).
 target_compile_definitions(ggml-npukit PRIVATE GGML_BACKEND_DL GGML_BACKEND_SHARED
                            GGML_BACKEND_BUILD)
-target_include_directories(ggml-npukit PRIVATE ggml include ${NPUKIT_GENERATED_INCLUDE}
+# src: the library's batch fp16 conversions (common/dense.h), linked in with its objects.
+target_include_directories(ggml-npukit PRIVATE ggml include src ${NPUKIT_GENERATED_INCLUDE}
                            ${NPUKIT_GGML_DIR}/include ${NPUKIT_GGML_DIR}/src)
 target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB}
                       Threads::Threads m ${CMAKE_DL_LIBS})
@@ -135,14 +136,17 @@ foreach(front sim sim-rocket)
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()
 
-# The SDP's element-wise ops: UNARY's activations and SOFT_MAX, on the rknpu front end (the
-# rocket kernel runs only the matmul program form: the backend declines them there).
-foreach(op RELU SIGMOID TANH GELU SILU HARDSWISH HARDSIGMOID SOFT_MAX)
-  add_test(NAME ggml_backend_ops_${op}_sim
-           COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
-                   ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 ${op})
-  set_tests_properties(ggml_backend_ops_${op}_sim PROPERTIES SKIP_RETURN_CODE 77
-    ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=always")
+# The SDP's element-wise ops: UNARY's activations and SOFT_MAX, on both front ends (rocket's
+# fixed interrupt mask is the DPU's, which an SDP task ends on).
+foreach(front sim sim-rocket)
+  string(REPLACE "-" "_" tag ${front})
+  foreach(op RELU SIGMOID TANH GELU SILU HARDSWISH HARDSIGMOID SOFT_MAX)
+    add_test(NAME ggml_backend_ops_${op}_${tag}
+             COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
+                     ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 ${op})
+    set_tests_properties(ggml_backend_ops_${op}_${tag} PROPERTIES SKIP_RETURN_CODE 77
+      ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
+  endforeach()
 endforeach()
 
 # POOL_2D on both front ends: max on the PDP (rknpu only: the rocket kernel never waits for its

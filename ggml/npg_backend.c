@@ -66,7 +66,7 @@ static const npg_op_row *op_row(enum ggml_op op)
 }
 
 /* The row that computes node on the device, or NULL when the device does not take it: an op
- * it has no row for, an SDP op on a kernel that runs no SDP tasks (rocket), one it cannot
+ * it has no row for, an SDP op on a kernel that runs no SDP tasks, one it cannot
  * compute, or one the offload policy leaves to the CPU. */
 static const npg_op_row *computed_here(const npg_device *d, const struct ggml_tensor *node)
 {
@@ -210,8 +210,9 @@ static const char *dev_description(ggml_backend_dev_t dev) { return dev_of(dev)-
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 /* What the device can really hold: its packed weights live in the host's memory and in the
- * NPU's address space (NPG_ADDRESS_SPACE), so the smaller of the two, less what its cached
- * packed weights already hold of the address space. llama.cpp fits layers by this. */
+ * NPU's address spaces (the runtime's weight capacity: rknpu's IOMMU domains, or rocket's one
+ * space every core's file copies), so the smaller of the two, less what packed weights already
+ * hold of the address spaces. llama.cpp fits layers by this. */
 static void dev_memory(ggml_backend_dev_t dev, size_t *free_bytes, size_t *total)
 {
     npg_device *d = dev_of(dev);
@@ -219,11 +220,16 @@ static void dev_memory(ggml_backend_dev_t dev, size_t *free_bytes, size_t *total
          avail = sysconf(_SC_AVPHYS_PAGES);
     uint64_t host_total = page > 0 && pages > 0 ? (uint64_t)page * (uint64_t)pages : 0;
     uint64_t host_free = page > 0 && avail > 0 ? (uint64_t)page * (uint64_t)avail : 0;
+    npk_rk_info info = {0};
     pthread_mutex_lock(&d->lock);
-    uint64_t held = d->resident < NPG_ADDRESS_SPACE ? d->resident : NPG_ADDRESS_SPACE;
+    bool known = npk_rk_query(d->rt, &info) == NPK_OK;
+    uint64_t held = d->resident;
     pthread_mutex_unlock(&d->lock);
-    *total = (size_t)min_u64(host_total, NPG_ADDRESS_SPACE);
-    *free_bytes = (size_t)min_u64(host_free, NPG_ADDRESS_SPACE - held);
+    uint64_t space = known ? info.weight_capacity : NPG_ADDRESS_SPACE;
+    held = known && info.weight_used > held ? info.weight_used : held;
+    held = held < space ? held : space;
+    *total = (size_t)min_u64(host_total, space);
+    *free_bytes = (size_t)min_u64(host_free, space - held);
 }
 
 static enum ggml_backend_dev_type dev_type(ggml_backend_dev_t dev)

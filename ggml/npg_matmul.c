@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "npg.h"
+#include "common/dense.h"     /* npk_f16le_to_f32_runs */
 #include "npukit/rk_plan.h" /* NPK_RK_PLAN_MAX_DIM */
 
 bool npg_host_buffer_ok(const struct ggml_tensor *t)
@@ -62,8 +63,13 @@ bool npg_tensor_row_fp16(const struct ggml_tensor *t, const uint8_t *p, float *t
 void npg_tensor_row_f32(const struct ggml_tensor *t, const uint8_t *p, float *dst)
 {
     const int64_t k = t->ne[0];
+    const bool packed = t->nb[0] == ggml_type_size(t->type);
     if (ggml_is_quantized(t->type))
         ggml_get_type_traits(t->type)->to_float(p, dst, k);
+    else if (packed && t->type == GGML_TYPE_F32)
+        memcpy(dst, p, (size_t)k * sizeof *dst);
+    else if (packed && t->type == GGML_TYPE_F16) /* vectorised where the CPU allows */
+        npk_f16le_to_f32_runs(p, (size_t)k, 1, dst, (size_t)k);
     else
         for (int64_t i = 0; i < k; i++)
             dst[i] = npg_load_float(t->type, p + i * t->nb[0]);
@@ -133,7 +139,8 @@ typedef struct prepared {
     bool owned;
     uint8_t *a;     /* mats x act_rows x rows x K activation elements of the form */
     float *a_scale; /* mats x rows (int8 row form) */
-    float *c;       /* mats x act_rows x rows x N */
+    float *c;       /* mats x act_rows x rows x N: dst itself when its rows are the calls' */
+    bool c_in_dst;  /* the runtime writes dst in place: nothing to scatter */
     bool *on_npu;   /* mats: the matrix is one of the calls (else done on the host) */
 } prepared;
 
@@ -141,7 +148,9 @@ static void prepared_free(npg_device *d, prepared *q)
 {
     if (q->owned)
         npg_packed_free(d, q->p);
-    free(q->a), free(q->a_scale), free(q->c), free(q->on_npu);
+    if (!q->c_in_dst)
+        free(q->c);
+    free(q->a), free(q->a_scale), free(q->on_npu);
 }
 
 /* Packs dst's weights, converts its activations and appends one call per matrix to calls
@@ -160,7 +169,13 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
     const size_t esz = f->act_bytes, per_row = f->act_rows; /* a matrix's rows: per_row x rows */
     q->a = malloc((size_t)(mats * rows * k) * per_row * esz);
     q->a_scale = malloc((size_t)(mats * rows) * sizeof *q->a_scale);
-    q->c = malloc((size_t)(mats * rows * n) * per_row * sizeof *q->c);
+    /* Each matrix's result rows are consecutive rows of dst when dst is contiguous and either
+     * one weight matrix serves every src1 matrix of a dim-3 index (ne02 = 1) or there is no
+     * dim 3 (ne13 = 1): the stacked order (m, i12, i13) is then dst's own; with one runtime row
+     * per activation row (fp16) the runtime writes dst directly, no copy. */
+    q->c_in_dst = per_row == 1 && ggml_is_contiguous(dst) && (a->ne[2] == 1 || b->ne[3] == 1);
+    q->c = q->c_in_dst ? (float *)dst->data
+                       : malloc((size_t)(mats * rows * n) * per_row * sizeof *q->c);
     q->on_npu = calloc((size_t)mats, sizeof *q->on_npu);
     float *tmp = malloc((size_t)(2 * k) * sizeof *tmp);
     bool ok = q->p && q->a && q->a_scale && q->c && q->on_npu && tmp;
@@ -209,7 +224,7 @@ static void finish(prepared *q)
     for (q->s.i03 = 0; q->s.i03 < a->ne[3]; q->s.i03++)
         for (q->s.i02 = 0; q->s.i02 < a->ne[2]; q->s.i02++) {
             const int64_t idx = q->s.i03 * a->ne[2] + q->s.i02;
-            if (q->on_npu[idx])
+            if (q->on_npu[idx] && !q->c_in_dst)
                 scatter(&q->s, q->rows, q->c + (size_t)(idx * q->rows * a->ne[1]) * per_row);
         }
 }

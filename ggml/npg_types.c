@@ -9,10 +9,12 @@
  * blocks have very different scales. The choice per type is argued with measured error and
  * modelled time in docs/ggml.md: every quantised type is int8 (half fp16's bytes, within the
  * CPU backend's error); float types stay fp16, where int8 rows would add error they lack. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "npg.h"
+#include "common/dense.h" /* npk_f32_to_f16_n */
 #include "npukit/fp16.h"
 
 static const npg_type_row type_rows[] = {
@@ -87,24 +89,34 @@ float npg_load_float(enum ggml_type t, const void *p)
 /* fp16's largest finite value: a finite float beyond it would become infinity. */
 #define NPG_FP16_MAX 65504.0f
 
+/* The largest magnitude among x's finite values (a loop without branches, so that the
+ * compiler vectorises it: it runs over every activation element of a call). */
+static float finite_amax(const float *x, int64_t k)
+{
+    float amax = 0;
+    for (int64_t i = 0; i < k; i++) {
+        const float a = fabsf(x[i]);
+        amax = a <= FLT_MAX && a > amax ? a : amax;
+    }
+    return amax;
+}
+
 bool npg_row_to_fp16(enum ggml_type t, const void *src, int64_t k, float *tmp, uint16_t *dst)
 {
     if (t == GGML_TYPE_F16) {
         memcpy(dst, src, (size_t)k * sizeof *dst);
         return true;
     }
+    /* F32 is read in place (ggml's rows of floats are float-aligned); the batch conversion
+     * rounds exactly as npk_f32_to_f16 does, vectorised where the CPU allows */
+    const float *f = tmp;
     if (t == GGML_TYPE_F32)
-        memcpy(tmp, src, (size_t)k * sizeof *tmp);
+        f = src;
     else if (t == GGML_TYPE_BF16)
         for (int64_t i = 0; i < k; i++)
             tmp[i] = npg_load_float(t, (const uint16_t *)src + i);
     else
         ggml_get_type_traits(t)->to_float(src, tmp, k);
-    bool in_range = true;
-    for (int64_t i = 0; i < k; i++) {
-        if (isfinite(tmp[i]) && fabsf(tmp[i]) > NPG_FP16_MAX)
-            in_range = false;
-        dst[i] = npk_f32_to_f16(tmp[i]);
-    }
-    return in_range;
+    npk_f32_to_f16_n(f, dst, (size_t)k);
+    return finite_amax(f, k) <= NPG_FP16_MAX;
 }

@@ -15,10 +15,12 @@
  * The second form is the client of ggml's RPC server hosting the device (ggml-rpc-server -d
  * NPUKIT0): the same generation on the CPU here and whole on the server's device, which must
  * give the same tokens. Exit 0 pass, 1 fail, 77 when a backend cannot be loaded. */
+#define _POSIX_C_SOURCE 200809L /* sysconf */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ggml-alloc.h"
 #include "ggml-backend.h"
@@ -353,16 +355,20 @@ static int check_unmarked_cache(ggml_backend_t npu, ggml_backend_dev_t npu_dev,
     return fails;
 }
 
-/* The memory the device reports: what one NPU address space (32-bit IOVAs) can hold, at most
- * the host's, never the host's RAM alone. */
+/* The memory the device reports: what its NPU address spaces can hold of packed weights (at
+ * most 16 IOMMU domains of 4 GiB less 256 MiB on rknpu, one such space on rocket), at most the
+ * host's memory. */
 static int check_memory(ggml_backend_dev_t npu_dev)
 {
     size_t free_bytes = 0, total = 0;
     ggml_backend_dev_memory(npu_dev, &free_bytes, &total);
     printf("device memory: %.2f GiB free of %.2f GiB\n", free_bytes / 1073741824.0,
            total / 1073741824.0);
-    if (total == 0 || (uint64_t)total > (1ull << 32) || free_bytes > total) {
-        printf("FAIL: expected 0 < free <= total <= 4 GiB\n");
+    long page = sysconf(_SC_PAGESIZE), pages = sysconf(_SC_PHYS_PAGES);
+    uint64_t host = page > 0 && pages > 0 ? (uint64_t)page * (uint64_t)pages : UINT64_MAX;
+    const uint64_t spaces = 16ull * ((1ull << 32) - (256ull << 20));
+    if (total == 0 || (uint64_t)total > spaces || (uint64_t)total > host || free_bytes > total) {
+        printf("FAIL: expected 0 < free <= total <= min(the host's memory, 16 x 3.75 GiB)\n");
         return 1;
     }
     return 0;

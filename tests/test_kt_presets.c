@@ -63,6 +63,40 @@ static void test_default_bench_map(void)
     ktsim_destroy(s);
 }
 
+/* mg2_vc2 is upstream's mesh_1x1_2+2 top: enumeration lists what that RTL lists — its map
+ * (vec north and south of the router, mat on the local port and the east edge) and every unit's
+ * CU_CAPS from the generated top's parameters: 'MG' and 'VC', cu_version 4, two buffers,
+ * INST_DEPTH 512 (0x4D47_0420_2000_0000, 0x5643_0420_2000_0000). */
+static void test_mg2_vc2(void)
+{
+    ktsim_config c;
+    ktsim *s = build("mg2_vc2", &c);
+    if (!s)
+        return;
+    kt_dev d;
+    CHECK_EQ(kt_open(&d, ktsim_transport(s), c.ctrl_base, NULL), NPK_OK);
+    kt_unit u[8];
+    size_t nu = 0;
+    CHECK_EQ(kt_enumerate(&d, u, 8, &nu), NPK_OK);
+    static const struct {
+        uint8_t x, y;
+        uint64_t caps;
+    } want[] = {{1, 0, 0x5643042020000000ull},
+                {1, 1, 0x4D47042020000000ull},
+                {2, 1, 0x4D47042020000000ull},
+                {1, 2, 0x5643042020000000ull}};
+    CHECK_EQ(nu, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < nu && i < sizeof want / sizeof want[0]; i++) {
+        CHECK_EQ(u[i].at.x, want[i].x);
+        CHECK_EQ(u[i].at.y, want[i].y);
+        uint64_t caps = 0;
+        bool present = false;
+        CHECK_EQ(kt_ctrl_read(&d, u[i].at, KT_CU_CAPS, &caps, &present), NPK_OK);
+        CHECK_EQ(caps, want[i].caps);
+    }
+    ktsim_destroy(s);
+}
+
 /* The card map (v6.x/v7 boards): control window at 0x80_0000, nothing at the bench MAG_BASE, the
  * v6.7 card's measured CAPS, generated tops' INST_DEPTH 512, a pre-strobe bitstream, and 4 GiB
  * of DRAM behind (mesh + 1) << 40. */
@@ -198,6 +232,7 @@ int main(void)
     test_bundled_documented();
     test_default_bench_map();
     test_card_map();
+    test_mg2_vc2();
     test_parse_errors();
     test_version_messages();
     return check_done();

@@ -210,7 +210,10 @@ static void test_presets(void)
     CHECK(ktsim_unit_timing_keys("echo") == ec_timing);
     CHECK(ktsim_timing_find(&c, "saxpy") != NULL); /* the library's own row is still there */
     CHECK_EQ(ktsim_preset_parse("timing test setup=1\n", "p", &c), NPK_EPARSE);
-    CHECK_STR_HAS(npk_last_error(), "saxpy, mat, echo have");
+    /* the lists name the library's types first, in the table's order, then this one last: a
+     * type the library gains between them leaves these checks standing */
+    CHECK_STR_HAS(npk_last_error(), "saxpy, mat, ");
+    CHECK_STR_HAS(npk_last_error(), ", echo have");
     CHECK_EQ(ktsim_preset_parse("timing echo read_wait=1\n", "p", &c), NPK_EPARSE);
     CHECK_STR_HAS(npk_last_error(), "unknown timing key 'read_wait' (setup, element, retire)");
     /* its own setting on its unit line: range-checked, and another type's is refused */
@@ -226,9 +229,11 @@ static void test_presets(void)
     ktsim *s = NULL;
     CHECK_EQ(ktsim_preset_parse("unit 1 1 nosuch\n", "p", &c), NPK_OK);
     CHECK(ktsim_create(&c, &s) != NPK_OK);
-    CHECK_STR_HAS(npk_last_error(), "unknown model 'nosuch' (known: test, saxpy, mat, rv32, echo)");
+    CHECK_STR_HAS(npk_last_error(), "unknown model 'nosuch' (known: test, saxpy, mat, ");
+    CHECK_STR_HAS(npk_last_error(), ", echo)");
     CHECK_EQ(ktsim_preset_parse("unit 1 1 nosuch speed=1\n", "p", &c), NPK_EPARSE);
-    CHECK_STR_HAS(npk_last_error(), "unit kind 'nosuch' is not one of test, saxpy, mat, rv32, echo");
+    CHECK_STR_HAS(npk_last_error(), "unit kind 'nosuch' is not one of test, saxpy, mat, ");
+    CHECK_STR_HAS(npk_last_error(), ", echo)");
 }
 
 /* Dispatch `n` echo instructions through the driver; the unit's NODE_STATUS and counters. */

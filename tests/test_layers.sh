@@ -33,10 +33,10 @@ declare -A layer=(
     [rk.h]=rk-driver [rk_decode.h]=rk-driver
     [rk_plan.h]=rk-driver
     [rk_reference.h]=rk-driver [rk_synth.h]=rk-driver
-    [kt_flit.h]=kt-hw [kt_regs.h]=kt-hw [kt_transport.h]=kt-hw [kt_mover_hw.h]=kt-hw
+    [kt_flit.h]=kt-hw [kt_regs.h]=kt-hw [kt_transport.h]=kt-hw [kt_mover_hw.h]=kt-hw [kt_vec.h]=kt-hw
     [kt_words.h]=kt-hw [kt_board.h]=kt-hw
     [ktsim.h]=kt-sim [ktsim_unit.h]=kt-sim
-    [kt.h]=kt-driver [kt_hostprog.h]=kt-driver
+    [kt.h]=kt-driver [kt_hostprog.h]=kt-driver [kt_vec_job.h]=kt-driver
     [kt_mover.h]=kt-driver [kt_rv64_load.h]=kt-driver
     [kt_open.h]=kt-driver
 )
@@ -292,7 +292,8 @@ if [[ -d src/kt/hw/units ]]; then
     for k in "${kinds[@]}"; do
         sim=src/ktsim/unit_$k.c hw=src/kt/hw/units/$k.c
         [[ -e $hw ]] || { report "$sim: its instruction word is not in $hw"; continue; }
-        grep -qE "^static const ksim_unit_ops \*const builtin\[\] = \{.*&ksim_unit_$k\b" src/ktsim/unit_types.c ||
+        sed -n '/^static const ksim_unit_ops \*const builtin\[\] = {/,/};/p' src/ktsim/unit_types.c |
+            grep -qE "&ksim_unit_$k\b" ||
             report "$sim: ksim_unit_$k is not a row of builtin[] in src/ktsim/unit_types.c"
         layout=$(sed -nE 's/^[[:space:]]*\.layout = (kt_layout_[a-z0-9_]+),.*/\1/p' "$sim")
         [[ -n $layout ]] || { report "$sim: the unit names no .layout"; continue; }

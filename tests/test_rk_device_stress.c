@@ -29,7 +29,7 @@ typedef struct worker {
     const char *device;
     unsigned id;
     uint64_t seed;
-    atomic_uint *ok, *failed;
+    atomic_uint *ok, *failed, *core_mask;
     char first_error[256];
 } worker;
 
@@ -42,7 +42,10 @@ static uint32_t rnd(uint64_t *s)
 /* int8 operands and the int32 result: exact on the NPU, so any difference is a wrong run. */
 static bool one_run(npk_rk *rt, worker *w, uint32_t run)
 {
-    uint32_t m = 1 + rnd(&w->seed) % 9, k = 32 + rnd(&w->seed) % 97, n = 16 + rnd(&w->seed) % 80;
+    /* every other run wide enough for the plan to spread N over every core: on rocket each core
+     * is a file of its own, with its own buffers and its copy of the weights */
+    uint32_t m = 1 + rnd(&w->seed) % 9, k = 32 + rnd(&w->seed) % 97,
+             n = run % 2 ? 16 + rnd(&w->seed) % 80 : 240 + rnd(&w->seed) % 160;
     int8_t *a = malloc((size_t)m * k), *b = malloc((size_t)k * n);
     int32_t *c = calloc((size_t)m * n, 4), *ref = calloc((size_t)m * n, 4);
     bool ok = a && b && c && ref;
@@ -52,13 +55,16 @@ static bool one_run(npk_rk *rt, worker *w, uint32_t run)
         b[i] = (int8_t)(rnd(&w->seed) & 0xff);
     npk_rk_buffer *scratch = NULL;
     npk_rk_weights *wt = NULL;
+    npk_rk_stats st;
     npk_status s = ok ? npk_rk_buffer_create(rt, 4096u * (1 + run % 3), &scratch) : NPK_ENOMEM;
     if (s == NPK_OK)
         s = npk_rk_weights_pack(rt, NPK_PREC_INT8, k, n, b, m, &wt);
     /* the scratch buffer goes away between the pack and the run: a close during others' submits */
     npk_rk_buffer_free(scratch);
     if (s == NPK_OK)
-        s = npk_rk_matmul(rt, wt, m, a, NPK_PREC_INT32, c, NULL);
+        s = npk_rk_matmul(rt, wt, m, a, NPK_PREC_INT32, c, &st);
+    if (s == NPK_OK)
+        atomic_fetch_or(w->core_mask, st.core_mask);
     if (s == NPK_OK)
         s = npk_rk_reference_matmul(NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, a, b, ref);
     npk_rk_weights_free(rt, wt);
@@ -129,7 +135,7 @@ static void *churn_main(void *arg)
 
 static void stress(const char *device)
 {
-    atomic_uint ok = 0, failed = 0;
+    atomic_uint ok = 0, failed = 0, core_mask = 0;
     atomic_bool stop = false;
     churner ch = {.device = device, .stop = &stop};
     pthread_t churn;
@@ -138,15 +144,18 @@ static void stress(const char *device)
     pthread_t th[THREADS];
     for (unsigned i = 0; i < THREADS; i++) {
         w[i] = (worker){.device = device, .id = i, .seed = 0x5eed + 977u * i, .ok = &ok,
-                        .failed = &failed};
+                        .failed = &failed, .core_mask = &core_mask};
         CHECK_EQ(pthread_create(&th[i], NULL, thread_main, &w[i]), 0);
     }
     for (unsigned i = 0; i < THREADS; i++)
         pthread_join(th[i], NULL);
     atomic_store(&stop, true);
     pthread_join(churn, NULL);
-    printf("%s: %u threads x %u runs, %u churn cycles of 4 buffers: %u right, %u failed\n",
-           device, THREADS, RUNS, ch.cycles, atomic_load(&ok), atomic_load(&failed));
+    printf("%s: %u threads x %u runs, %u churn cycles of 4 buffers: %u right, %u failed, "
+           "cores used 0x%x\n",
+           device, THREADS, RUNS, ch.cycles, atomic_load(&ok), atomic_load(&failed),
+           atomic_load(&core_mask));
+    CHECK_EQ(atomic_load(&core_mask), 7u); /* every core (rocket: every file) took jobs */
     CHECK(!ch.error[0]);
     for (unsigned i = 0; i < THREADS; i++)
         if (w[i].first_error[0])
@@ -248,7 +257,8 @@ static void close_during_submit(void)
     pthread_mutex_init(&g->m, NULL);
     pthread_cond_init(&g->cv, NULL);
     npk_rk_device *d;
-    CHECK_EQ(npk_rk_device_wrap_rocket(&gate_inner, g, "gate", &d), NPK_OK);
+    void *files[1] = {g}; /* one file: the race is within a file's handles */
+    CHECK_EQ(npk_rk_device_wrap_rocket(&gate_inner, files, 1, "gate", &d), NPK_OK);
 
     const uint32_t m = 4, k = 64, n = 32;
     npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_INT8, m, k, n);

@@ -129,22 +129,28 @@ int main(void)
     fbuf in1[4], in2[4];
     relocate(sim, f[1], &t, in1);
     relocate(sim, f[2], &t, in2);
-    /* a job of file 1 whose program reads file 0's feature: not mapped in file 1's domain,
-     * the job faults (rocket: it times out, nothing written) */
+    /* a job of file 1 whose program reads a feature of file 0: not mapped in file 1's domain,
+     * the job faults (rocket: it times out, nothing written). Each file's domain is a 4 GiB
+     * IOVA space of its own, so file 1 has buffers at file 0's first addresses: the feature
+     * read is one file 0 created after the task's buffers, below any of file 1's. */
+    fbuf other = file_create(sim, f0, t.a.size);
+    CHECK(other.iova < in1[0].iova && other.iova < in1[3].iova);
+    memcpy(other.host, t.a.host, t.a.size);
     uint64_t *e = in1[3].host;
     size_t patched = 0;
     for (size_t i = 0; i < in1[3].size / 8; i++)
         if ((uint32_t)(e[i] >> 16) == in1[0].iova) {
-            e[i] = (e[i] & ~(0xFFFFFFFFull << 16)) | ((uint64_t)t.a.iova << 16);
+            e[i] = (e[i] & ~(0xFFFFFFFFull << 16)) | ((uint64_t)other.iova << 16);
             patched++;
         }
     CHECK(patched > 0);
     CHECK_EQ(submit(sim, f[1], in1[3].iova, count, &in1[2].handle, 1), 0);
     CHECK_EQ(rksim_last_report(sim)->outcome, RKSIM_FAULT);
-    CHECK_EQ(rksim_last_report(sim)->fault_iova, t.a.iova);
+    CHECK_EQ(rksim_last_report(sim)->fault_iova, other.iova);
     CHECK(((int32_t *)in1[2].host)[0] == 0);
     for (int i = 0; i < 4; i++)
         rksim_munmap(sim, in1[i].host, in1[i].size);
+    rksim_munmap(sim, other.host, other.size);
     relocate(sim, f[1], &t, in1); /* its own buffers again */
 
     /* back to back from the three files: each to the least-loaded core, all three used; then

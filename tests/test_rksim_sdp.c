@@ -74,28 +74,34 @@ static double imm_of(npk_rk_prec p, int i)
     return p == NPK_PREC_FP16 ? fp16[i] : ints[i];
 }
 
-/* The reference: the op on exact values (fp16: each step rounded to fp32 as the SDP's fp32
- * arithmetic does), clamped to the integer range. The clamps: relu6 = min(max(a, 0), 6),
- * leakyrelu = a < 0 ? a * slope : a, batchnorm = a * scale + shift. */
+/* This file's own reference for the ops it was written with, on exact values (fp16: each step
+ * rounded to fp32 as the SDP's fp32 arithmetic does): relu6 = min(max(a, 0), 6), leakyrelu =
+ * a < 0 ? a * slope : a, batchnorm = a * scale + shift. false for another row. */
+static bool own_ref(npk_rk_ew_op op, bool f, double a, double b, double s, double t, double *v)
+{
+    *v = op == NPK_EW_ADD         ? a + b
+         : op == NPK_EW_MUL       ? a * b
+         : op == NPK_EW_MAX       ? fmax(a, b)
+         : op == NPK_EW_MIN       ? fmin(a, b)
+         : op == NPK_EW_RELU      ? fmax(a, 0)
+         : op == NPK_EW_RELU6     ? fmin(fmax(a, 0), 6)
+         : op == NPK_EW_LEAKYRELU ? (a < 0 ? (f ? (double)(float)(a * s) : a * s) : a)
+         : op == NPK_EW_BATCHNORM ? (f ? (double)((float)(a * s) + (float)t) : a * s + t)
+                                  : NAN;
+    return !isnan(*v);
+}
+
+/* The reference, clamped to the integer range: the file's own for the ops above (their rows'
+ * arithmetic is held to it by row_values()), else the row's own arithmetic (rk_sdp_hw.h
+ * `value`), so a new row runs here through the synthesizer, the registers and the simulator's
+ * decode without an edit to this file. */
 static double ref_op(npk_rk_ew_op op, npk_rk_prec p, double a, double b)
 {
     const bool f = p == NPK_PREC_FP16;
-    const double s = imm_of(p, 0), t = imm_of(p, 1);
+    const double imm[2] = {imm_of(p, 0), imm_of(p, 1)};
     double v;
-    switch (op) {
-    case NPK_EW_ADD: v = a + b; break;
-    case NPK_EW_MUL: v = a * b; break;
-    case NPK_EW_MAX: v = fmax(a, b); break;
-    case NPK_EW_MIN: v = fmin(a, b); break;
-    case NPK_EW_RELU6: v = fmin(fmax(a, 0), 6); break;
-    case NPK_EW_LEAKYRELU: v = a < 0 ? (f ? (double)(float)(a * s) : a * s) : a; break;
-    case NPK_EW_BATCHNORM: v = f ? (double)((float)(a * s) + (float)t) : a * s + t; break;
-    case NPK_EW_RELU:
-    case NPK_EW_EQL:
-    case NPK_EW_LUT: /* not run here: its tables are test_rk_act.c's */
-    case NPK_EW_OP_COUNT:
-    default: v = fmax(a, 0); break;
-    }
+    if (!own_ref(op, f, a, b, imm[0], imm[1], &v))
+        v = npk_rk_ew_op_row_of(op)->value(a, b, imm, f);
     double lo = p == NPK_PREC_INT16 ? -32768 : -128, hi = p == NPK_PREC_INT16 ? 32767 : 127;
     if (!f)
         v = v < lo ? lo : v > hi ? hi : v;
@@ -154,6 +160,47 @@ static size_t ew_case(npk_rk_ew_op op, npk_rk_ew_operand mode, npk_rk_prec p, ui
     job_free(&j);
     npk_rk_device_close(j.d);
     return bad;
+}
+
+/* Each row's arithmetic against this file's own reference, where it has one, over values
+ * past the clamps and of both signs; every simulated row has one. */
+static void row_values(void)
+{
+    static const double xs[] = {-12.5, -6, -1.25, -0.375, 0, 0.5, 3, 6, 7.75, 100};
+    for (int op = 0; op < NPK_EW_OP_COUNT; op++) {
+        const npk_rk_ew_op_row *row = npk_rk_ew_op_row_of((npk_rk_ew_op)op);
+        CHECK(row->value || row->not_simulated || op == NPK_EW_LUT);
+        for (int f = 0; row->value && f < 2; f++)
+            for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+                for (size_t j = 0; j < sizeof xs / sizeof xs[0]; j++) {
+                    const double imm[2] = {xs[j], -xs[i]};
+                    double want;
+                    if (own_ref((npk_rk_ew_op)op, f, xs[i], xs[j], imm[0], imm[1], &want))
+                        CHECK(row->value(xs[i], xs[j], imm, f) == want);
+                }
+    }
+}
+
+/* An op past the enum (a row the table lacks) is refused by name at each layer that takes an
+ * op: the rows, the name parser, the synthesizer's check and the job writer; the runtime's and
+ * the CLI's refusals are test_rk_ew.c's and test_rk_ew_cli.sh's. */
+static void fake_op_refused(void)
+{
+    const npk_rk_ew_op fake = NPK_EW_OP_COUNT;
+    CHECK(npk_rk_ew_op_row_of(fake) == NULL);
+    npk_rk_ew_op parsed = NPK_EW_ADD;
+    CHECK(!npk_rk_ew_op_parse("relu3", &parsed));
+    CHECK_EQ(parsed, NPK_EW_ADD);
+    npk_rk_sdp t = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 2, 8);
+    t.op = fake;
+    CHECK_EQ(npk_rk_sdp_check(&t), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "is not one of add|mul|max|min|relu");
+    sim_job j = {.d = tl_open(0)};
+    npk_rk_job_task task = {.op = NPK_RK_OP_SDP, .sdp = t};
+    CHECK_EQ(submit_job(&j, &task, 1), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "is not one of add|mul|max|min|relu");
+    job_free(&j);
+    npk_rk_device_close(j.d);
 }
 
 static void every_op(void)
@@ -470,6 +517,8 @@ static void timing(void)
 
 int main(void)
 {
+    row_values();
+    fake_op_refused();
     every_op();
     fused_jobs();
     int32_feature(1, 0);

@@ -12,33 +12,6 @@
 #include "rk_operands.h"
 #include "rk_opts.h"
 
-/* The op on values as the SDP computes it (fp16: each step in fp32). imm: the immediate values
- * (b for an immediate add/mul/max/min; leakyrelu's slope; batchnorm's scale and shift). */
-static double op_value(npk_rk_ew_op op, bool fp32, double a, double b, const double *imm)
-{
-    double v = NAN; /* every case sets it; an optimising gcc cannot tell (maybe-uninitialized) */
-    switch (op) {
-    case NPK_EW_ADD: v = a + b; break;
-    case NPK_EW_MUL: v = a * b; break;
-    case NPK_EW_MAX: v = a >= b ? a : b; break;
-    case NPK_EW_MIN: v = a <= b ? a : b; break;
-    case NPK_EW_RELU: v = a < 0 ? 0 : a; break;
-    case NPK_EW_RELU6: v = a < 0 ? 0 : a > 6 ? 6 : a; break;
-    case NPK_EW_LEAKYRELU: v = a < 0 ? a * imm[0] : a; break;
-    case NPK_EW_BATCHNORM:
-        v = a * imm[0];
-        v = (fp32 ? (double)(float)v : v) + imm[1];
-        break;
-    /* No default: an op added to the enum fails the build here until its reference is
-     * written (-Wswitch). EQL has none: the runtime refuses it; an activation's reference is
-     * its row's (rk act), not an op's. */
-    case NPK_EW_EQL:
-    case NPK_EW_LUT:
-    case NPK_EW_OP_COUNT: v = NAN; break;
-    }
-    return fp32 ? (double)(float)v : v;
-}
-
 static double elem(npk_rk_prec p, const void *v, uint64_t i)
 {
     if (p == NPK_PREC_FP16)
@@ -49,6 +22,10 @@ static double elem(npk_rk_prec p, const void *v, uint64_t i)
 void rk_ew_reference(npk_rk_ew_op op, npk_rk_prec p, uint32_t m, uint32_t n, const void *a,
                      npk_rk_ew_operand mode, const void *b, void *c)
 {
+    /* the op's arithmetic is its row's (rk_sdp_hw.h); the runtime refuses an op without one
+     * (EQL) or runs it through its own table (LUT) before a reference is asked for */
+    const npk_rk_ew_op_row *row = npk_rk_ew_op_row_of(op);
+    double (*value)(double, double, const double[2], bool) = row ? row->value : NULL;
     double imm[2] = {0, 0};
     for (unsigned i = 0; mode == NPK_EW_IMMEDIATE && i < (op == NPK_EW_BATCHNORM ? 2u : 1u); i++)
         imm[i] = elem(p, b, i);
@@ -56,7 +33,7 @@ void rk_ew_reference(npk_rk_ew_op op, npk_rk_prec p, uint32_t m, uint32_t n, con
         double y = mode == NPK_EW_PER_CHANNEL   ? elem(p, b, i % n)
                    : mode == NPK_EW_PER_ELEMENT ? elem(p, b, i)
                                                 : imm[0];
-        double r = op_value(op, p == NPK_PREC_FP16, elem(p, a, i), y, imm);
+        double r = value ? value(elem(p, a, i), y, imm, p == NPK_PREC_FP16) : NAN;
         if (p == NPK_PREC_FP16) {
             ((uint16_t *)c)[i] = npk_f32_to_f16((float)r);
             continue;
@@ -112,7 +89,7 @@ int rk_ew_main(int argc, char **argv)
          .kind = CLI_CUSTOM,
          .dest = &op,
          .parse = parse_op,
-         .meta = "add|mul|max|min|relu|relu6|leakyrelu|batchnorm",
+         .meta = npk_rk_ew_op_names(),
          .help = "C = A op B, or a clamp / batchnorm of A"},
         {.name = "--imm",
          .kind = CLI_CUSTOM,

@@ -103,11 +103,15 @@ int rk_info_main(int argc, char **argv)
         json_u64(doc, "drv_version", info.drv_version);
         json_u64(doc, "hw_version", info.hw_version);
         json_str(doc, "kernel", info.kernel);
+        json_u64(doc, "weight_spaces", info.weight_spaces);
+        json_u64(doc, "weight_capacity", info.weight_capacity);
         return json_print(doc, "rk info");
     }
     printf("device %s%s\nkernel interface %s\nsoc %s, %u cores\n"
-           "driver version %u, hardware version 0x%08x\n",
+           "driver version %u, hardware version 0x%08x\n"
+           "packed weights: up to %llu bytes over %u address space%s\n",
            info.device, info.simulated ? " (simulator)" : "", info.kernel, info.soc, info.cores,
-           info.drv_version, info.hw_version);
+           info.drv_version, info.hw_version, (unsigned long long)info.weight_capacity,
+           info.weight_spaces, info.weight_spaces == 1 ? "" : "s");
     return 0;
 }

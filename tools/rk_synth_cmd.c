@@ -201,7 +201,7 @@ int rk_synth_main(int argc, char **argv)
          .dest = &sdp.op,
          .parse = parse_ew,
          .given = &is_sdp,
-         .meta = "add|mul|max|min|relu|eql|relu6|leakyrelu|batchnorm",
+         .meta = npk_rk_ew_op_names(),
          .help = "an SDP element-wise task instead (DPU | DPU_RDMA, no CNA; -k not used)"},
         {.name = "--imm",
          .kind = CLI_CUSTOM,

@@ -67,11 +67,20 @@ typedef struct npk_rk_info {
     uint32_t drv_version; /* GET_DRV_VERSION (e.g. 908 for 0.9.8) */
     uint32_t hw_version;  /* GET_HW_VERSION */
     char kernel[16];      /* the kernel interface: "rknpu" or "rocket" */
-    bool sdp;             /* the kernel runs SDP tasks (element-wise ops, activations, softmax);
-                             rocket runs only the matmul program form */
-    bool pdp;             /* the kernel completes PDP tasks (max and min pooling): rocket ends
-                             every job on the DPU interrupt, so there an average pool runs as a
-                             depthwise conv and max/min are refused (npk_rk_pool2d) */
+    bool sdp;             /* the kernel runs SDP tasks (element-wise ops, activations, softmax):
+                             both do (an SDP task ends on the DPU interrupt, the one rocket
+                             waits for) */
+    /* Packed weights the device can really hold: each NPU address space has 32-bit IOVAs, of
+     * which 4 GiB less 256 MiB (kept for the runtime's own buffers) take weights. rknpu 0.9.8
+     * places them over its IOMMU domains (16); rocket over one space, since every core's file
+     * holds a copy of them. */
+    unsigned weight_spaces;   /* address spaces weights are placed over */
+    uint64_t weight_capacity; /* bytes of packed weights the device holds at most */
+    uint64_t weight_used;     /* bytes of packed weights placed now (every runtime on it) */
+    bool pdp;                 /* the kernel completes PDP tasks (max and min pooling): rocket
+                                 ends every job on the DPU interrupt, so there an average pool
+                                 runs as a depthwise conv and max/min are refused
+                                 (npk_rk_pool2d) */
 } npk_rk_info;
 NPUKIT_API npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info);
 

@@ -94,6 +94,12 @@ typedef struct npk_rk_ew_op_row {
     bool relux;
     int relux_value;
     const char *not_simulated; /* NULL, or the reason naming the missing evidence */
+    /* The op on one value as the SDP computes it (fp32: fp16 data, each step rounded to fp32;
+     * else integers, exact until the output saturates): a, the operand b (per element, per
+     * channel or the immediate), imm the immediates (leakyrelu's slope; batchnorm's scale and
+     * shift). The host reference of every layer (the CLI's --check, the tests' row sweep);
+     * NULL where no source gives the output (EQL) or a table gives it (LUT: rk_act_hw.h). */
+    double (*value)(double a, double b, const double imm[2], bool fp32);
 } npk_rk_ew_op_row;
 
 /* The operand kinds of an op row (the row's mask, or the first five rows' rule). */

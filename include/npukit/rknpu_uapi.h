@@ -114,6 +114,13 @@ enum {
     RKNPU_SET_IOMMU_DOMAIN_ID = 25,
 };
 
+/* IOMMU domains of the 0.9.8 driver (RKNPU_MAX_IOMMU_DOMAIN_NUM): ids 0..15, each its own
+ * 32-bit (4 GiB) IOVA space. The NPU runs in one domain at a time: MEM_CREATE allocates in, and
+ * SUBMIT runs in, the domain its iommu_domain_id names, the driver switching to it once no job
+ * of the current domain is in flight (rknpu_iommu.c, domain_get_and_switch; a switch that waits
+ * longer than 6 s fails with EINVAL); ACTION SET_IOMMU_DOMAIN_ID switches, GET_ reads. */
+enum { RKNPU_MAX_IOMMU_DOMAIN_NUM = 16 };
+
 /* Memory flags (rknpu_mem_create.flags). */
 enum {
     RKNPU_MEM_NON_CONTIGUOUS = 1u << 0,

@@ -238,7 +238,9 @@ MATMUL_BODY = 108
 class RkInfo(ctypes.Structure):
     _fields_ = [("soc", c_char_p), ("device", c_char * 64), ("simulated", c_bool),
                 ("cores", c_uint), ("drv_version", c_uint32), ("hw_version", c_uint32),
-                ("kernel", c_char * 16), ("sdp", c_bool), ("pdp", c_bool)]
+                ("kernel", c_char * 16), ("sdp", c_bool), ("weight_spaces", c_uint),
+                ("weight_capacity", c_uint64), ("weight_used", c_uint64),
+                ("pdp", c_bool)]
 
 
 class RkStats(ctypes.Structure):

@@ -50,6 +50,10 @@ SAXPY_TYPE = 0x5358  # "SX"
 SAXPY_CHUNK = 64     # elements per saxpy instruction (§3.3)
 MAT_TYPE = 0x4D47    # "MG", the matmul cluster (§3.1)
 MAT_FILL_MAX = 255   # entries one FILL reads (an 8-bit count)
+VEC_TYPE = 0x5643    # "VC", the vector core (§3.2)
+VEC_BLOCK = 128      # elements one vector-kernel run computes (VLMAX)
+VEC_LOAD_FLITS = 24  # KT_VEC_LOAD_FLITS, KT_VEC_BLOCK_FLITS (kt_vec_job.h)
+VEC_BLOCK_FLITS = 8
 _MAX_UNITS = 256
 _U64 = (1 << 64) - 1
 _U32 = (1 << 32) - 1
@@ -633,6 +637,86 @@ class Card(Closing):
                 check(K.kt_hp_check_ticket(dev, ctypes.byref(tk)), "after the engine program")
         finally:
             K.kt_hp_free(ctypes.byref(hp))
+
+    @_serial
+    def vec(self, kernel: str, x: np.ndarray, y: Optional[np.ndarray] = None, a: float = 1.5,
+            mesh: int = 0, offset: int = 0x100000) -> np.ndarray:
+        """z = f(x, y) elementwise on the mesh's vector cores ('VC'): kernel "axpy" (a*x + y,
+        one fused multiply-add), "add", "mul", "max" or "relu" (max(x, 0); y unused). x and y are
+        rounded to FP16 and uploaded; each core is loaded once with the kernel, then runs blocks
+        of 128 elements dealt round-robin, computing in the lanes' E8M15 (a rounded to it) and
+        storing FP16. z comes back as FP16 values (returned as float32). A kernel fault raises
+        DeviceError naming it; so does a model fault the machine reports during the call."""
+        code = ctypes.c_int()
+        check(K.kt_vec_kernel_find(kernel.encode() if isinstance(kernel, str) else None,
+                                   ctypes.byref(code)), "vector kernel")
+        x = np.asarray(x, np.float16).ravel()
+        binary = kernel != "relu"
+        if binary:
+            if y is None:
+                raise BadArgument(f"vector kernel {kernel} needs y")
+            y = np.asarray(y, np.float16).ravel()
+            if y.shape != x.shape:
+                raise BadArgument(f"x {x.shape} and y {y.shape}: expected the same length")
+        else:
+            y = x
+        n = x.size
+        if n == 0:
+            raise BadArgument("vector kernel over 0 elements: x is empty")
+        fault_before = self.fault
+        units = [u for u in self._units(mesh) if u.caps.type == VEC_TYPE]
+        if not units:
+            raise DeviceError("no vector core ('VC') on this mesh", "ENODEV")
+        blocks = -(-n // VEC_BLOCK)
+        span = -(-(blocks * VEC_BLOCK * 2) // 0x100000) * 0x100000
+        x_off, y_off, z_off = offset, offset + span, offset + 2 * span
+        pad = np.zeros(blocks * VEC_BLOCK, np.float16)
+        for off, v in ((x_off, x), (y_off, y)):
+            pad[:n] = v
+            self.dram_write(off, pad, mesh)
+        dev = self._dev(mesh)
+        stage = K.kt_machine_board(self._mh()).contents.stage_flits
+        per_round = min(len(units), stage // VEC_LOAD_FLITS)
+        txn = 0x40
+
+        def run(flits, per, group, what):  # program i of `per` flits to group[i], then wait
+            check(K.kt_stage(dev, 0, flits, per * len(group)), "stage")
+            tickets = []
+            for slot, unit in enumerate(group):
+                tk = K.Ticket()
+                check(K.kt_dispatch(dev, ctypes.byref(unit), per * slot, per, 0,
+                                    ctypes.byref(tk)), "dispatch")
+                tickets.append(tk)
+            for tk in tickets:
+                check(K.kt_wait(dev, ctypes.byref(tk), None), what)
+
+        load = (K.Flit * VEC_LOAD_FLITS)()
+        nload = ctypes.c_size_t()
+        check(K.kt_vec_kernel_load(code.value, a, txn, load, ctypes.byref(nload), None),
+              "vector kernel load")
+        for first in range(0, len(units), per_round):
+            count = min(per_round, len(units) - first)
+            flits = (K.Flit * (nload.value * count))()
+            for slot in range(count):
+                ctypes.memmove(ctypes.byref(flits[slot * nload.value]), load,
+                               nload.value * ctypes.sizeof(K.Flit))
+            run(flits, nload.value, units[first:first + count], "vector kernel load")
+        for first in range(0, blocks, per_round):
+            count = min(per_round, blocks - first)
+            flits = (K.Flit * (VEC_BLOCK_FLITS * count))()
+            for slot in range(count):
+                b = first + slot
+                at = b * VEC_BLOCK * 2
+                check(K.kt_vec_kernel_block(code.value, min(VEC_BLOCK, n - b * VEC_BLOCK),
+                                            x_off + at, y_off + at, z_off + at, txn,
+                                            ctypes.byref(flits[slot * VEC_BLOCK_FLITS])),
+                      "vector kernel block")
+            run(flits, VEC_BLOCK_FLITS, units[:count], "vector kernel run")
+        if fault_before is None and self.fault is not None:
+            raise DeviceError(f"vec: {self.fault} [EFAULT]", "EFAULT")
+        words = -(-n // 16)
+        z = self.dram_read(z_off, words * 16, np.float16, mesh)
+        return z[:n].astype(np.float32)
 
     @_serial
     def move(self, mode: str, dst: int, words: int, src: int = 0, value: int = 0,

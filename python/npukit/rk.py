@@ -440,12 +440,15 @@ class Runtime(Closing):
                 "simulated": bool(info.simulated), "cores": info.cores,
                 "drv_version": info.drv_version, "hw_version": info.hw_version,
                 "kernel": info.kernel.decode(), "sdp": bool(info.sdp),
+                "weight_spaces": info.weight_spaces, "weight_capacity": info.weight_capacity,
                 "pdp": bool(info.pdp)}
 
     @property
     def info(self) -> dict:
         """soc, device, simulated, cores, drv_version, hw_version, kernel ("rknpu"/"rocket"),
-        sdp (the kernel runs SDP tasks: element-wise ops, activations, softmax)."""
+        sdp (the kernel runs SDP tasks: element-wise ops, activations, softmax), weight_spaces
+        and weight_capacity (the address spaces packed weights are placed over, and the bytes
+        of them the device holds at most)."""
         self._handle()
         return dict(self._info)
 

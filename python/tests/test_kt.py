@@ -94,6 +94,41 @@ def test_matmul_on_the_clusters():
                 c.matmul(a, b)
 
 
+def _f16_step(v):
+    """One FP16 step at each value: 2^(e-10) for normals, 2^-24 below."""
+    e = np.floor(np.log2(np.maximum(np.abs(v), 2.0 ** -24)))
+    return np.where(e < -14, 2.0 ** -24, 2.0 ** (e - 10))
+
+
+def test_vec_kernels_against_numpy():
+    """z = f(x, y) on mg2_vc2's vector cores against numpy in float64 on the same FP16 inputs:
+    within one FP16 step (the lanes round to E8M15 and then to FP16), over lengths that leave a
+    partial block; the four units the RTL's map lists; refusals by name."""
+    with kt.Card("sim:mg2_vc2") as c:
+        assert [(u.x, u.y, u.type) for u in c.enumerate()] == \
+            [(1, 0, "VC"), (1, 1, "MG"), (2, 1, "MG"), (1, 2, "VC")]
+        refs = {"axpy": lambda x, y: 0.75 * x + y, "add": np.add, "mul": np.multiply,
+                "max": np.maximum, "relu": lambda x, y: np.maximum(x, 0)}
+        for n in (1, 130, 1000):
+            x = RNG.uniform(-3, 3, n).astype(np.float16)
+            y = RNG.uniform(-3, 3, n).astype(np.float16)
+            for kernel, ref in refs.items():
+                got = c.vec(kernel, x, y, a=0.75)
+                want = ref(x.astype(np.float64), y.astype(np.float64))
+                assert got.shape == (n,) and got.dtype == np.float32
+                assert np.all(np.abs(got - want) <= _f16_step(want)), f"{kernel} n={n}"
+        assert c.fault is None
+        with pytest.raises(npukit.BadArgument):
+            c.vec("add", np.ones(4), np.ones(5))
+        with pytest.raises(npukit.BadArgument):
+            c.vec("add", np.ones(4))
+        with pytest.raises(npukit.NpukitError, match="one of axpy"):
+            c.vec("softmax", np.ones(4), np.ones(4))
+    with kt.Card("sim") as c:
+        with pytest.raises(npukit.DeviceError, match="no vector core"):
+            c.vec("relu", np.ones(4))
+
+
 def test_matmul_through_the_engine_and_on_served_cards():
     """The same C bit for bit from the host form in-process, the engine form (each round one
     control program), and mg_2 served over a pipe, the line protocol on TCP and the card
@@ -117,6 +152,27 @@ def test_matmul_through_the_engine_and_on_served_cards():
                 got = c.matmul(a, b, engine=engine)
                 assert c.fault is None
             np.testing.assert_array_equal(got, want, err_msg=f"{spec} engine={engine}")
+
+
+def test_mg_vc_top_runs_matmul_and_vec_in_process_and_served():
+    """Upstream's mesh_1x1_2+2 top (mg2_vc2) runs a matmul on its clusters and a vector kernel
+    on its vector cores in this process and behind `kt serve` over a pipe: the same C and z
+    bit for bit both ways."""
+    a = RNG.uniform(-1, 1, (64, 256)).astype(np.float16)
+    b = RNG.uniform(-1, 1, (256, 32)).astype(np.float16)
+    x = RNG.uniform(-3, 3, 300).astype(np.float16)
+    y = RNG.uniform(-3, 3, 300).astype(np.float16)
+    with kt.Card("sim:mg2_vc2") as c:
+        want_c = c.matmul(a, b)
+        want_z = c.vec("axpy", x, y, a=0.5)
+        assert c.fault is None
+    f32 = a.astype(np.float32) @ b.astype(np.float32)
+    assert np.sqrt(np.mean((want_c - f32) ** 2) / np.mean(f32 ** 2)) < 0.03
+    pipe = f"pipe:{shlex.quote(cli())} kt serve --sim mg2_vc2"
+    with kt.Card(pipe, board="mg2_vc2") as c:
+        np.testing.assert_array_equal(c.matmul(a, b), want_c)
+        np.testing.assert_array_equal(c.vec("axpy", x, y, a=0.5), want_z)
+        assert c.fault is None
 
 
 def test_mover(sim):

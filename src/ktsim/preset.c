@@ -29,7 +29,8 @@
 #include "shell.h"
 #include "timing.h"
 
-static const char *const bundled[] = {"default", "mesh2x2", "card", "rv64", "rv32", "rtl_bench", NULL};
+static const char *const bundled[] = {"default", "mesh2x2",   "card",    "rv64",
+                                      "rv32",    "rtl_bench", "mg2_vc2", NULL};
 const char *const *ktsim_preset_names(void) { return bundled; }
 
 static bool parse_u64(const char *t, uint64_t *v)

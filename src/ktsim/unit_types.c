@@ -11,9 +11,10 @@
 #include "shell.h"
 
 /* The library's own types, each defined in its unit_<kind>.c: a new one is a line here. */
-extern const ksim_unit_ops ksim_unit_test, ksim_unit_saxpy, ksim_unit_mat, ksim_unit_rv32;
+extern const ksim_unit_ops ksim_unit_test, ksim_unit_saxpy, ksim_unit_mat, ksim_unit_vec,
+    ksim_unit_rv32;
 static const ksim_unit_ops *const builtin[] = {&ksim_unit_test, &ksim_unit_saxpy, &ksim_unit_mat,
-                                              &ksim_unit_rv32};
+                                               &ksim_unit_vec, &ksim_unit_rv32};
 enum {
     N_BUILTIN = sizeof builtin / sizeof builtin[0],
     MAX_REGISTERED = 16,

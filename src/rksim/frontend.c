@@ -75,7 +75,12 @@ static int do_action(rksim *s, struct rknpu_action *a)
     case RKNPU_SET_BW_TW:
     case RKNPU_ACT_CLR_TOTAL_RW_AMOUNT:
     case RKNPU_SET_PROC_NICE:
-    case RKNPU_SET_IOMMU_DOMAIN_ID: return 0;
+    case RKNPU_SET_IOMMU_DOMAIN_ID:
+        /* jobs complete before SUBMIT returns here, so a switch never waits */
+        if (a->value >= RKNPU_MAX_IOMMU_DOMAIN_NUM)
+            return -EINVAL;
+        s->iommu_domain = a->value;
+        return 0;
     case RKNPU_GET_DT_WR_AMOUNT:
     case RKNPU_GET_DT_RD_AMOUNT:
     case RKNPU_GET_WT_RD_AMOUNT:
@@ -92,7 +97,7 @@ static int do_action(rksim *s, struct rknpu_action *a)
     case RKNPU_GET_FREE_SRAM_SIZE:
         a->value = 0; /* no SRAM is modelled: TRY_ALLOC_SRAM falls back to DRAM */
         return 0;
-    case RKNPU_GET_IOMMU_DOMAIN_ID: a->value = 0; return 0;
+    case RKNPU_GET_IOMMU_DOMAIN_ID: a->value = s->iommu_domain; return 0;
     default: { /* the driver's answer to an action it does not know */
         char msg[80];
         snprintf(msg, sizeof msg, "RKNPU_ACTION: flags %u is no action of the driver", a->flags);
@@ -116,10 +121,16 @@ static int do_mem_create(rksim *s, struct rknpu_mem_create *c)
     }
     if (c->flags & RKNPU_MEM_SECURE)
         return -EINVAL; /* secure buffers need the TEE; not modelled */
+    /* the driver switches to the domain named and allocates in its own 4 GiB of IOVA (a 40-byte
+     * 5.10 struct, zero-filled by the size rule, names domain 0) */
+    if (c->iommu_domain_id < 0 || c->iommu_domain_id >= RKNPU_MAX_IOMMU_DOMAIN_NUM)
+        return -EINVAL;
     rksim_buf *b;
-    int rc = rksim_mem_create(&s->mem, c->size, c->flags, &b);
+    int rc = rksim_mem_create_in(&s->mem, rksim_space_domain((unsigned)c->iommu_domain_id),
+                                 c->size, c->flags, &b);
     if (rc)
         return rc;
+    s->iommu_domain = (unsigned)c->iommu_domain_id;
     c->handle = b->handle;
     c->obj_addr = b->obj_addr;
     c->dma_addr = b->iova;
@@ -250,8 +261,19 @@ static int do_submit(rksim *s, rksim_node node, struct rknpu_submit *sub)
     }
     if (node == RKSIM_NODE_RENDER)
         return render_submit(s, sub);
+    /* 0.9.8: the job runs in the IOMMU domain it names (the driver switches to it): its DMA,
+     * the regcmd fetch included, sees that domain's buffers only */
+    uint32_t domain = sub->u32_.v098.iommu_domain_id;
+    if (domain >= RKNPU_MAX_IOMMU_DOMAIN_NUM) {
+        rksim_report_reject(s, "iommu_domain_id above 15 (the driver has 16 IOMMU domains)");
+        return -EINVAL;
+    }
+    s->iommu_domain = domain;
+    s->mem.space = rksim_space_domain(domain);
     /* The kernel's mapping sees the CPU's writes (same physical lines): read the CPU view. */
-    return rksim_run_submit(s, sub, tb->cpu, tb->size);
+    int rc = rksim_run_submit(s, sub, tb->cpu, tb->size);
+    s->mem.space = 0;
+    return rc;
 }
 
 /* The requests the nodes answer, one row each (DRM core requests below 0x40, the driver's from

@@ -52,14 +52,15 @@ void rksim_mem_free(rksim_mem *m)
     memset(m, 0, sizeof *m);
 }
 
-/* Highest free IOVA range of `span` bytes below every live buffer gap, first fit from the top. */
-static bool find_iova(const rksim_mem *m, uint64_t span, uint64_t *out)
+/* Highest free IOVA range of `span` bytes in address space `space`, first fit from the top:
+ * each space (an IOMMU domain) is a 4 GiB IOVA space of its own. */
+static bool find_iova(const rksim_mem *m, unsigned space, uint64_t span, uint64_t *out)
 {
     uint64_t top = IOVA_TOP;
     /* bufs are kept sorted by descending IOVA among live ones; dead ones own no IOVA. */
     for (size_t i = 0; i < m->count; i++) {
         const rksim_buf *b = m->bufs[i];
-        if (!b->live)
+        if (!b->live || b->space != space)
             continue;
         if (top - (b->iova + b->span) >= span && top >= b->iova + b->span) {
             *out = top - span;
@@ -98,13 +99,14 @@ static int insert_sorted(rksim_mem *m, rksim_buf *b)
 static int place(rksim_mem *m, rksim_buf *b, uint32_t flags, uint64_t size, uint64_t span,
                  uint64_t iova, rksim_buf **out)
 {
+    /* the offset says the space too: IOVAs repeat from one space to the next */
+    b->map_offset = MAP_BASE + iova + ((uint64_t)b->space << 32);
     b->handle = m->next_handle++;
     b->flags = flags;
     b->size = size;
     b->span = span;
     b->iova = iova;
     b->obj_addr = OBJ_BASE + (uint64_t)b->handle * 0x400;
-    b->map_offset = MAP_BASE + iova;
     b->live = true;
     if (insert_sorted(m, b)) {
         buf_free(b);
@@ -116,17 +118,24 @@ static int place(rksim_mem *m, rksim_buf *b, uint32_t flags, uint64_t size, uint
 
 int rksim_mem_create(rksim_mem *m, uint64_t size, uint32_t flags, rksim_buf **out)
 {
+    return rksim_mem_create_in(m, 0, size, flags, out);
+}
+
+int rksim_mem_create_in(rksim_mem *m, unsigned space, uint64_t size, uint32_t flags,
+                        rksim_buf **out)
+{
     if (size == 0)
         return -EINVAL;
     if (size > IOVA_TOP - IOVA_BOTTOM)
         return -ENOMEM;
     uint64_t span = (size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
     uint64_t iova;
-    if (!find_iova(m, span, &iova))
-        return -ENOMEM; /* the 4 GiB IOVA space is exhausted (facts I.3) */
+    if (!find_iova(m, space, span, &iova))
+        return -ENOMEM; /* the space's 4 GiB of IOVA are exhausted (facts I.3) */
     rksim_buf *b = calloc(1, sizeof *b);
     if (!b)
         return -ENOMEM;
+    b->space = space;
     void *cpu = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (cpu == MAP_FAILED) {
         free(b);
@@ -161,7 +170,7 @@ int rksim_mem_import(rksim_mem *m, int fd, uint64_t size, rksim_buf **out)
     }
     uint64_t span = (size + PAGE - 1) & ~(uint64_t)(PAGE - 1);
     uint64_t iova;
-    if (!find_iova(m, span, &iova))
+    if (!find_iova(m, 0, span, &iova))
         return -ENOMEM;
     rksim_buf *b = calloc(1, sizeof *b);
     if (!b)
@@ -304,7 +313,7 @@ uint8_t *rksim_dma(rksim_mem *m, uint64_t iova, uint64_t len, bool write, const 
     if (len && iova < IOVA_TOP && len <= IOVA_TOP - iova) {
         for (size_t i = 0; i < m->count; i++) {
             rksim_buf *b = m->bufs[i];
-            if (!b->live || (m->space && b->space != m->space))
+            if (!b->live || b->space != m->space)
                 continue; /* gone, or not mapped in this job's IOMMU domain */
             /* A DMA may touch the page-rounded tail: the IOMMU maps whole pages. */
             if (iova >= b->iova && iova + len <= b->iova + b->span) {

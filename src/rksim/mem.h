@@ -34,8 +34,9 @@ typedef struct rksim_buf {
     bool live;           /* false once destroyed (kept while still mapped) */
     unsigned cpu_maps;   /* outstanding rksim_mmap mappings */
     bool imported;       /* a dma-buf's pages (PRIME import): one coherent view, not owned */
-    unsigned space;      /* the NPU address space it is mapped in: 0 the rknpu front end's one,
-                            f + 1 rocket file f's own IOMMU domain */
+    unsigned space;      /* the NPU address space it is mapped in (rksim_space_*): rknpu IOMMU
+                            domain d, or rocket file f's own domain; each space is a 4 GiB
+                            IOVA space of its own */
     uint64_t import_dev, import_ino; /* which dma-buf (its file's identity) */
     int import_fd;                   /* a descriptor of it kept to check its length (-1: none) */
 } rksim_buf;
@@ -45,8 +46,14 @@ typedef struct rksim_mem {
     size_t count, cap;
     uint32_t next_handle;
     bool incoherent; /* hazard 1 faithful: cacheable buffers get two views */
-    unsigned space;  /* the address space the running job sees (0: every buffer) */
+    unsigned space;  /* the address space the running job sees */
 } rksim_mem;
+
+/* Address spaces: rknpu's IOMMU domain d (domain 0 is space 0, where imports live too), and
+ * rocket file f's domain. */
+enum { RKSIM_SPACE_ROCKET = 1, RKSIM_SPACE_RKNPU = 0x100 };
+static inline unsigned rksim_space_domain(unsigned d) { return d ? RKSIM_SPACE_RKNPU + d : 0; }
+static inline unsigned rksim_space_file(int f) { return RKSIM_SPACE_ROCKET + (unsigned)f; }
 
 /* A DMA failure: the first address outside every live buffer. */
 typedef struct rksim_fault {
@@ -63,6 +70,9 @@ void rksim_mem_free(rksim_mem *m);
 /* Allocate a buffer (top-down in the 4 GiB IOVA space, page-aligned, as the IOMMU allocator
  * hands them out on the board). Returns 0 or -ENOMEM / -EINVAL. */
 int rksim_mem_create(rksim_mem *m, uint64_t size, uint32_t flags, rksim_buf **out);
+/* The same in address space `space` (rksim_space_*); rksim_mem_create is space 0. */
+int rksim_mem_create_in(rksim_mem *m, unsigned space, uint64_t size, uint32_t flags,
+                        rksim_buf **out);
 /* Import the `size` bytes of a dma-buf fd (PRIME): its pages mapped shared, one coherent
  * view, an IOVA like any buffer's; a dma-buf imported already (any descriptor of it) answers
  * its existing buffer, as the DRM core answers the same handle. 0, -EINVAL (not mappable) or

@@ -17,8 +17,9 @@
  *     allocator), coherent (no CPU-cache model: rocket's PREP_BO / FINI_BO do the cache
  *     maintenance), mapped in the creating file's domain only: another file's handle names
  *     nothing (GEM_CLOSE EINVAL, PREP_BO / FINI_BO / SUBMIT ENOENT) and a job's DMA to another
- *     file's buffer faults (the IOVAs of all files are distinct here, where the kernel gives
- *     each domain its own 4 GiB); GEM_CLOSE releases it, and closing the file its buffers;
+ *     file's buffer faults (each file's domain is a 4 GiB IOVA space of its own, as the
+ *     kernel's: two files hand out the same addresses); GEM_CLOSE releases it, and closing the
+ *     file its buffers;
  *   - SUBMIT executes each task as its own PC kick (TASK_NUMBER 1, INTERRUPT_MASK 0x300: the
  *     program's trailer does not chain tasks), then returns; a job that wedges or faults is
  *     ended by the kernel's 500 ms timeout (scaled like the rknpu timeouts), which resets the

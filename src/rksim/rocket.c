@@ -100,7 +100,7 @@ int rksim_rocket_open(rksim *s)
 static void fence_forget(struct rksim_rocket *r, uint32_t handle);
 
 /* The file's IOMMU domain: rksim_buf.space of the buffers it creates. */
-static unsigned space_of(int file) { return (unsigned)file + 1; }
+static unsigned space_of(int file) { return rksim_space_file(file); }
 
 /* Closing a file closes its handles (the DRM core's postclose): its buffers go, except a CPU
  * view still mapped, which survives until unmapped. */
@@ -204,11 +204,11 @@ static int do_create(rksim *s, int file, struct drm_rocket_create_bo *c)
     if (c->size == 0)
         return -EINVAL;
     rksim_buf *b;
-    /* flags 0: one coherent view (the cache model is rknpu's CACHEABLE buffers) */
-    int rc = rksim_mem_create(&s->mem, c->size, 0, &b);
+    /* flags 0: one coherent view (the cache model is rknpu's CACHEABLE buffers); mapped in the
+     * file's own IOMMU domain only, a 4 GiB IOVA space of its own */
+    int rc = rksim_mem_create_in(&s->mem, space_of(file), c->size, 0, &b);
     if (rc)
         return rc;
-    b->space = space_of(file); /* mapped in the file's own IOMMU domain only */
     c->handle = b->handle;
     c->dma_address = b->iova;
     c->offset = b->map_offset;

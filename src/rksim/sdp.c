@@ -126,26 +126,24 @@ static double apply(const rksim_sdp *t, double a, double b)
         a = npk_rk_sdp_stage_apply(&t->stage[i], fp32, a);
     if (!t->ew_on)
         return a;
-    double v = NAN; /* every case sets it; an optimising gcc cannot tell (maybe-uninitialized) */
-    switch (t->op->op) {
-    case NPK_EW_ADD: v = a + b; break;
-    case NPK_EW_MUL: v = a * b; break;
-    case NPK_EW_MAX: v = (isnan(a) || a >= b) ? a : b; break;
-    case NPK_EW_MIN: v = (isnan(a) || a <= b) ? a : b; break;
-    /* the EW stage's LUT (rksim/lut.c decoded its tables): fp16 read exactly into fp32, the
-     * LUT's arithmetic in fp32 */
-    case NPK_EW_LUT: v = (double)npk_rk_lut_eval(&t->lut_prog, (float)a); break;
-    /* No default: an op added to the enum fails the build here until the simulator computes
-     * it (-Wswitch). The clamps and batchnorm are BS/BN stage rows, never the EW stage's op;
-     * EQL is refused before the run (its row's not_simulated). */
-    case NPK_EW_RELU:
-    case NPK_EW_EQL:
-    case NPK_EW_RELU6:
-    case NPK_EW_LEAKYRELU:
-    case NPK_EW_BATCHNORM:
-    case NPK_EW_OP_COUNT: v = NAN; break;
+    /* The EW stage's own units, never a switch over the ops: an op is a setting of these units
+     * (its row, rk_sdp_hw.h), so a new op row needs nothing here. The LUT's tables were decoded
+     * by rksim/lut.c (fp16 read exactly into fp32, its arithmetic in fp32). */
+    if (t->lut)
+        return (double)npk_rk_lut_eval(&t->lut_prog, (float)a);
+    /* The EW ALU and MUL compute as the BS/BN stages' units do (npk_rk_sdp_stage_apply), the
+     * operand from memory instead of a register. EQL never gets here (its row's not_simulated
+     * refuses the task first). */
+    npk_rk_sdp_stage ew = {0};
+    if (t->op->op_type == NPK_EW_OP_TYPE_MUL) {
+        ew.mul = true;
+        ew.mul_operand = b;
+    } else {
+        ew.alu = true;
+        ew.alu_algo = t->op->alu_algo;
+        ew.alu_operand = b;
     }
-    return fp32 ? (double)(float)v : v;
+    return npk_rk_sdp_stage_apply(&ew, fp32, a);
 }
 
 static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)

@@ -79,6 +79,7 @@ enum { RKSIM_SCRATCH_CHUNKS = 3, RKSIM_SCRATCH_SLOTS = 4 };
 struct rksim {
     rksim_config cfg;
     rksim_mem mem;
+    unsigned iommu_domain; /* the rknpu IOMMU domain the NPU is attached to (rknpu_uapi.h) */
     rksim_core core[RKSIM_MAX_CORES];
     /* decoded weights, shared by the cores: a plan that splits M over the cores has each read
      * every weight block (requests are serialized, so one cache serves them all) */

@@ -6,6 +6,8 @@ runner then runs that node on the CPU and counts it there. Errors the library ra
 shape past a hardware limit become Unsupported with the library's message (value and limit)."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .. import errors as npk_errors
@@ -303,20 +305,34 @@ def hard_sigmoid(rt, node, inputs):
 def softmax(rt, node, inputs, opset):
     """Softmax on the SDP's exp LUT (two chained passes per row, the row's maximum and sum on
     the host). Before opset 13 the tensor is 2-D at axis (rows as they lie); from 13 the axis
-    is moved last on the host (data movement) and back."""
+    is moved last on the host (data movement) and back.
+
+    The row maximum is subtracted on the host in float32 before the fp16 conversion (one host
+    step per row): fp16's spacing at 10000 is 8, so rounding 10000..10003 first would leave
+    nothing of their differences, while x - max rounds only values that matter to exp. A
+    shifted value past fp16's range is clamped to -65504, where exp is 0 in either case."""
     x = inputs[0]
     if x.ndim == 0:
         raise Unsupported("Softmax: a scalar input")
+    if x.dtype.kind != "f":
+        raise Unsupported(f"Softmax input: dtype {x.dtype} (the NPU nodes here take float tensors)")
+    if x.size and np.isinf(x).any():
+        raise Unsupported("Softmax input: an infinite value (x - max is not defined)")
     axis = int(_attr(node, "axis", -1 if opset >= 13 else 1)) % x.ndim
-    x16 = _f16(x, "Softmax input")
+    x32 = np.asarray(x, np.float32)
     if opset < 13:
-        rows = x16.reshape(int(np.prod(x.shape[:axis])), -1)
+        rows = x32.reshape(int(np.prod(x.shape[:axis])), -1)
         back = lambda y: y.reshape(x.shape)  # noqa: E731
     else:
-        moved = np.moveaxis(x16, axis, -1)
+        moved = np.moveaxis(x32, axis, -1)
         rows = moved.reshape(-1, x.shape[axis])
         back = lambda y: np.moveaxis(y.reshape(moved.shape), -1, axis)  # noqa: E731
-    y = _library(lambda: rt.softmax(np.ascontiguousarray(rows)), "Softmax")
+    shifted = np.maximum(rows - rows.max(axis=-1, keepdims=True), np.float32(-FP16_MAX))
+    x16 = _f16(shifted, "Softmax input")
+    y = _library(lambda: rt.softmax(np.ascontiguousarray(x16)), "Softmax")
+    if rt.last_stats is not None:  # the row maxima subtracted here
+        rt.last_stats = dataclasses.replace(rt.last_stats,
+                                            host_steps=rt.last_stats.host_steps + rows.shape[0])
     return [np.ascontiguousarray(back(y)).astype(np.float32)]
 
 

@@ -6,6 +6,7 @@
 
 #include "npukit/kt_flit.h"
 #include "npukit/kt_regs.h"
+#include "npukit/kt_vec.h"
 
 static const kt_cu_dbg_row rows[] = {
     /* the matmul cluster: the array running against the sequencer waiting on operands; both
@@ -16,7 +17,11 @@ static const kt_cu_dbg_row rows[] = {
      {{"compute_cycles", 32, 32}, {"memory_cycles", 0, 32}},
      "spec §1.4"},
     /* the vector core: the last kernel's cycles, cleared at each RUN */
-    {0x5643, "vector core (vec_cu)", true, {{"kernel_cycles", 0, 32}, {NULL, 0, 0}}, "spec §1.4"},
+    {KT_VEC_TYPE,
+     "vector core (vec_cu)",
+     true,
+     {{"kernel_cycles", 0, 32}, {NULL, 0, 0}},
+     "spec §1.4"},
     /* the RV32 control processor: the program's retired instructions and cycles, both cleared
      * at each kick (the core's CTL_INSTRET / CTL_CYCLE) */
     {0x5256,

@@ -24,7 +24,22 @@ struct npk_rk_device {
     } * imports;
     size_t nimports, capimports;
     pthread_mutex_t live_lock; /* threads (one per core) create and destroy buffers */
+    unsigned domains;          /* rknpu IOMMU domains (npk_rk_device_info.domains) */
 };
+
+/* IOMMU domains of an rknpu device: the 0.9.8 driver's when its IOMMU is on (GET_IOMMU_EN; a
+ * domain is an IOMMU page table), one otherwise. The driver generation is what GET_DRV_VERSION
+ * answers: the 5.10 driver has no iommu_domain_id fields at all. */
+static unsigned rknpu_domains(npk_rk_device *d)
+{
+    if (d->be.kernel && strcmp(d->be.kernel, "rknpu"))
+        return 1;
+    struct rknpu_action v = {.flags = RKNPU_GET_DRV_VERSION}, e = {.flags = RKNPU_GET_IOMMU_EN};
+    if (d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_ACTION, &v) || v.value < RKNPU_DRV_VERSION_098 ||
+        d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_ACTION, &e) || e.value != 1)
+        return 1;
+    return RKNPU_MAX_IOMMU_DOMAIN_NUM;
+}
 
 npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *name,
                               npk_rk_device **out)
@@ -39,6 +54,7 @@ npk_status npk_rk_device_wrap(const npk_rk_backend *be, void *ctx, const char *n
     d->soc = be->soc(ctx);
     pthread_mutex_init(&d->live_lock, NULL);
     strncpy(d->name, name, sizeof d->name - 1);
+    d->domains = rknpu_domains(d);
     *out = d;
     return NPK_OK;
 }
@@ -78,6 +94,9 @@ void npk_rk_device_query(const npk_rk_device *d, npk_rk_device_info *info)
     info->soc = d->soc;
     info->kernel = d->be.kernel ? d->be.kernel : "rknpu";
     info->cores = d->be.cores ? d->be.cores : d->soc->cores;
+    info->core_spaces = d->be.core_spaces;
+    info->domains = d->domains;
+    info->space_bytes = 1ull << 32; /* 32-bit IOVAs (facts B.1, I.3) */
 }
 
 struct rksim *npk_rk_device_backend_sim(npk_rk_device *d)
@@ -175,13 +194,26 @@ static npk_status check_iova(npk_rk_device *d, const struct rknpu_mem_create *c)
                     (unsigned long long)c->dma_addr);
 }
 
-npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, npk_rk_mem *out)
+npk_status npk_rk_mem_create_in(npk_rk_device *d, unsigned domain, uint64_t size,
+                                uint32_t flags, uint32_t core_mask, npk_rk_mem *out)
 {
     memset(out, 0, sizeof *out);
     if (size == 0)
         return npk_fail(NPK_EINVAL, "rk mem_create: size 0");
-    struct rknpu_mem_create c = {.flags = flags, .size = size};
+    if (domain >= d->domains)
+        return npk_fail(NPK_EINVAL, "rk mem_create: IOMMU domain %u on %s, which has %u", domain,
+                        d->name, d->domains);
+    struct rknpu_mem_create c = {.flags = flags, .size = size, .iommu_domain_id = (int32_t)domain};
+    /* On rknpu MEM_CREATE's core_mask picks a core's SRAM or NBUF, which these buffers do not
+     * ask for: it is named only to a device whose cores have address spaces of their own. */
+    if (d->be.core_spaces)
+        c.core_mask = core_mask;
     int rc = d->be.ioctl(d->ctx, DRM_IOCTL_RKNPU_MEM_CREATE, &c);
+    if (rc == -ENOMEM)
+        return req_fail(d, rc, "MEM_CREATE",
+                        "size %llu: more than the free IOVA of the 4 GiB address space "
+                        "(IOMMU domain %llu)",
+                        size, domain);
     if (rc)
         return req_fail(d, rc, "MEM_CREATE", "size %llu, flags 0x%llx", size, flags);
     npk_status s = check_iova(d, &c);
@@ -189,7 +221,26 @@ npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, np
      * PREP_BO / FINI_BO bracket (facts A.2), so it is recorded as what the kernel made. */
     if (d->be.kernel && !strcmp(d->be.kernel, "rocket"))
         flags |= RKNPU_MEM_CACHEABLE;
-    return s ? s : map_created(d, &c, size, flags, out);
+    if (s == NPK_OK)
+        s = map_created(d, &c, size, flags, out);
+    if (s == NPK_OK)
+        out->domain = domain;
+    for (unsigned core = 0; s == NPK_OK && d->be.iova_for && core < NPK_RK_SOC_MAX_CORES; core++) {
+        uint32_t at = d->be.iova_for(d->ctx, out->handle, core);
+        out->core_shift[core] = at ? at - out->iova : 0;
+    }
+    return s;
+}
+
+npk_status npk_rk_mem_create_for(npk_rk_device *d, uint64_t size, uint32_t flags,
+                                 uint32_t core_mask, npk_rk_mem *out)
+{
+    return npk_rk_mem_create_in(d, 0, size, flags, core_mask, out);
+}
+
+npk_status npk_rk_mem_create(npk_rk_device *d, uint64_t size, uint32_t flags, npk_rk_mem *out)
+{
+    return npk_rk_mem_create_in(d, 0, size, flags, 0, out);
 }
 
 /* Under live_lock: the import record of handle, or NULL. */

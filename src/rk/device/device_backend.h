@@ -27,6 +27,11 @@ typedef struct npk_rk_backend {
     const char *kernel;
     /* Cores a caller can address (0: the SoC's). */
     unsigned cores;
+    /* Each core reads only buffers of its own address space (rocket: a file per core): a
+     * buffer is placed with MEM_CREATE's core_mask, and iova_for says where core `core` reads
+     * buffer `handle` (0: nowhere). False: every buffer is read at its one IOVA by every core. */
+    bool core_spaces;
+    uint32_t (*iova_for)(void *ctx, uint32_t handle, unsigned core);
     /* Optional: the NPU time of the last blocking job in microseconds, when the backend knows
      * it better than the kernel's answer (the simulator's model). */
     double (*job_us)(void *ctx);
@@ -62,9 +67,9 @@ int npk_rk_node_open(const char *path, char *driver, size_t len);
  * Its times are the model's, not measurements. */
 bool npk_rk_node_simulated(int fd);
 
-/* The rocket adapter over an inner backend speaking the rocket requests (device_rocket.c);
- * takes ownership of ictx. */
-npk_status npk_rk_device_wrap_rocket(const npk_rk_backend *inner, void *ictx, const char *name,
-                                     npk_rk_device **out);
+/* The rocket adapter over an inner backend speaking the rocket requests (device_rocket.c):
+ * ictx[0..files) are open files of one node, file c serving core c; takes ownership of them. */
+npk_status npk_rk_device_wrap_rocket(const npk_rk_backend *inner, void *const *ictx,
+                                     unsigned files, const char *name, npk_rk_device **out);
 
 #endif

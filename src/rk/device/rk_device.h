@@ -35,7 +35,18 @@ typedef struct npk_rk_mem {
     uint32_t iova;       /* the NPU address (regcmds carry it) */
     void *host;          /* CPU mapping */
     uint64_t map_offset; /* the mmap offset MEM_MAP returned */
+    /* Where each core reads it, as a shift from iova (0 on a device whose cores share one
+     * address space): see npk_rk_mem_iova_on. A view (iova moved by an offset) keeps it. */
+    uint32_t core_shift[NPK_RK_SOC_MAX_CORES];
+    uint32_t domain; /* the rknpu IOMMU domain it was created in (0 elsewhere) */
 } npk_rk_mem;
+
+/* The address core `core` reads mem at (its copy in the core's address space on a device whose
+ * cores have their own, npk_rk_device_info.core_spaces). */
+static inline uint32_t npk_rk_mem_iova_on(const npk_rk_mem *mem, unsigned core)
+{
+    return core < NPK_RK_SOC_MAX_CORES ? mem->iova + mem->core_shift[core] : mem->iova;
+}
 
 /* Open the kernel driver. path NULL: the first /dev/dri/cardN whose DRM_IOCTL_VERSION driver
  * name is "rknpu". Render nodes (/dev/dri/renderD*) are never used, found or named: a raw
@@ -63,13 +74,30 @@ typedef struct npk_rk_device_info {
     const npk_rk_soc *soc; /* the SoC whose NPU it is (the kernel: from the device tree; the
                               simulator: the one it models) */
     const char *kernel;    /* the kernel interface: "rknpu" or "rocket" */
-    unsigned cores;        /* cores a caller can address: the SoC's on rknpu, 1 on rocket
-                              (one file is one scheduler entity) */
+    unsigned cores;        /* cores a caller can address: the SoC's (on rocket through a file
+                              per core, each one scheduler entity) */
+    bool core_spaces;      /* each core reads only its own address space (rocket: its file's
+                              IOMMU domain): create what a core reads with
+                              npk_rk_mem_create_for naming it */
+    unsigned domains;      /* rknpu IOMMU domains a buffer can be created in and a job run in
+                              (npk_rk_mem_create_in; 16 from driver 0.9.8 with its IOMMU on,
+                              else 1); rocket: 1 (its address spaces are the cores' files) */
+    uint64_t space_bytes;  /* IOVA bytes of one address space (a domain, a rocket file): 4 GiB */
 } npk_rk_device_info;
 void npk_rk_device_query(const npk_rk_device *dev, npk_rk_device_info *info);
 
 /* MEM_CREATE + MEM_MAP + mmap. */
 npk_status npk_rk_mem_create(npk_rk_device *dev, uint64_t size, uint32_t flags, npk_rk_mem *out);
+/* The same for the cores of core_mask (0: core 0), which will read it: on a device with
+ * core_spaces the buffer is placed in each of their address spaces (a copy per further core,
+ * which MEM_SYNC TO_DEVICE keeps equal to the CPU's view); elsewhere the mask changes nothing. */
+npk_status npk_rk_mem_create_for(npk_rk_device *dev, uint64_t size, uint32_t flags,
+                                 uint32_t core_mask, npk_rk_mem *out);
+/* The same in rknpu IOMMU domain `domain` (< info.domains): MEM_CREATE's iommu_domain_id. A
+ * job reading it must run in that domain (its task buffer created there: npk_rk_submit names
+ * the domain of the task buffer the caller passes in rknpu_submit's iommu_domain_id). */
+npk_status npk_rk_mem_create_in(npk_rk_device *dev, unsigned domain, uint64_t size,
+                                uint32_t flags, uint32_t core_mask, npk_rk_mem *out);
 /* Import a dma-buf (DRM_IOCTL_PRIME_FD_TO_HANDLE, then MEM_CREATE with the handle for its
  * address, MEM_MAP + mmap): the whole dma-buf as a buffer of the device; npk_rk_mem_destroy
  * releases the import (the exporter keeps the memory). The rknpu driver imports; mainline

@@ -9,10 +9,6 @@
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define OPEN(field) npk_rk_field_put(NPK_RKF(PC_OP_ENABLE, field), 1)
 #define PREC(p) (1u << (p))
-/* The interrupt pairs operations end on (PC_INTERRUPT_MASK, facts B.4): DPU_GROUP0|1 [9:8],
- * PPU_GROUP0|1 [11:10] (test_rk_ops holds them to the register table's fields). */
-#define NPK_RK_INT_DPU 0x300u
-#define NPK_RK_INT_PPU 0xC00u
 /* DPU_BS_CFG with the BS ALU on (BS_ALU_BYPASS [1] clear) and its operand from memory
  * (BS_ALU_SRC [8] set). */
 #define BS_ALU_ON_MEMORY_MASK 0x102u

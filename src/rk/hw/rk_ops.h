@@ -18,6 +18,11 @@
 #include "npukit/rk_regs.h"
 #include "npukit/rk_types.h"
 
+/* The interrupt pairs operations end on (PC_INTERRUPT_MASK, facts B.4): DPU_GROUP0|1 [9:8],
+ * PPU_GROUP0|1 [11:10] (test_rk_ops holds them to the register table's fields). */
+#define NPK_RK_INT_DPU 0x300u
+#define NPK_RK_INT_PPU 0xC00u
+
 typedef enum npk_rk_op {
     NPK_RK_OP_MATMUL, /* CNA | CORE | DPU: C = A . B (a 1x1 convolution on the CNA) */
     NPK_RK_OP_SDP,    /* DPU | DPU_RDMA: the SDP's element-wise task, no CNA */

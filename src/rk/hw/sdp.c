@@ -14,35 +14,82 @@
 /* ... and with an immediate that the BS stage applies */
 #define EW_ANY (EW_MEMORY | NPK_EW_OPERAND_BIT(NPK_EW_IMMEDIATE))
 
+/* Each op's arithmetic on one value (npk_rk_ew_op_row.value), beside its row. */
+static double rounded(bool fp32, double v) { return fp32 ? (double)(float)v : v; }
+static double ew_add(double a, double b, const double imm[2], bool fp32)
+{
+    (void)imm;
+    return rounded(fp32, a + b);
+}
+static double ew_mul(double a, double b, const double imm[2], bool fp32)
+{
+    (void)imm;
+    return rounded(fp32, a * b);
+}
+static double ew_max(double a, double b, const double imm[2], bool fp32)
+{
+    (void)imm, (void)fp32;
+    return a >= b ? a : b;
+}
+static double ew_min(double a, double b, const double imm[2], bool fp32)
+{
+    (void)imm, (void)fp32;
+    return a <= b ? a : b;
+}
+static double ew_relu(double a, double b, const double imm[2], bool fp32)
+{
+    (void)b, (void)imm, (void)fp32;
+    return a < 0 ? 0 : a;
+}
+static double ew_relu6(double a, double b, const double imm[2], bool fp32)
+{
+    (void)b, (void)imm, (void)fp32;
+    return a < 0 ? 0 : a > 6 ? 6 : a;
+}
+static double ew_leakyrelu(double a, double b, const double imm[2], bool fp32)
+{
+    (void)b;
+    return a < 0 ? rounded(fp32, a * imm[0]) : a;
+}
+/* x * scale in the BS stage's MUL, then + shift in the BN stage's ALU: two roundings */
+static double ew_batchnorm(double a, double b, const double imm[2], bool fp32)
+{
+    (void)b;
+    return rounded(fp32, rounded(fp32, a * imm[0]) + imm[1]);
+}
+
 static const npk_rk_ew_op_row ops[NPK_EW_OP_COUNT] = {
     /* op          name    binary op_type              alu_algo         bs_relu */
     {NPK_EW_ADD, "add", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_SUM, false, EW_ANY, NPK_BS_UNIT_ALU,
-     false, 0, NULL},
+     false, 0, NULL, ew_add},
     {NPK_EW_MUL, "mul", true, NPK_EW_OP_TYPE_MUL, 0, false, EW_ANY, NPK_BS_UNIT_MUL, false, 0,
-     NULL},
+     NULL, ew_mul},
     {NPK_EW_MAX, "max", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_MAX, false, EW_ANY, NPK_BS_UNIT_ALU,
-     false, 0, NULL},
+     false, 0, NULL, ew_max},
     {NPK_EW_MIN, "min", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_MIN, false, EW_ANY, NPK_BS_UNIT_ALU,
-     false, 0, NULL},
-    {NPK_EW_RELU, "relu", false, NPK_EW_OP_TYPE_ALU, 0, true, 0, NPK_BS_UNIT_NONE, false, 0, NULL},
+     false, 0, NULL, ew_min},
+    {NPK_EW_RELU, "relu", false, NPK_EW_OP_TYPE_ALU, 0, true, 0, NPK_BS_UNIT_NONE, false, 0, NULL,
+     ew_relu},
     /* EQL: the spec names it only as EW_ALU_ALGO 3 in NVDLA's order; what it writes is nowhere
      * in the spec or the fact sheet (NVDLA's documentation has no EQL output either). */
     {NPK_EW_EQL, "eql", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_EQL, false, EW_MEMORY,
      NPK_BS_UNIT_NONE, false, 0,
-     "EW_ALU_ALGO EQL: the spec names the value (NVDLA order), no source gives its output"},
+     "EW_ALU_ALGO EQL: the spec names the value (NVDLA order), no source gives its output",
+     NULL},
     /* relu6 and leakyrelu are clamps on the PPU/SDP path, no LUT (spec "Op map — expanded
      * battery": relu / relu6 / leakyrelu = clamp). relu6 = the BS ReLU with RELUX at 6;
      * leakyrelu = the BS MUL in PReLU mode (NVDLA: the multiplier passes positives). */
     {NPK_EW_RELU6, "relu6", false, NPK_EW_OP_TYPE_ALU, 0, true,
-     NPK_EW_OPERAND_BIT(NPK_EW_NO_OPERAND), NPK_BS_UNIT_NONE, true, 6, NULL},
+     NPK_EW_OPERAND_BIT(NPK_EW_NO_OPERAND), NPK_BS_UNIT_NONE, true, 6, NULL, ew_relu6},
     {NPK_EW_LEAKYRELU, "leakyrelu", false, NPK_EW_OP_TYPE_ALU, 0, false,
-     NPK_EW_OPERAND_BIT(NPK_EW_IMMEDIATE), NPK_BS_UNIT_PRELU, false, 0, NULL},
+     NPK_EW_OPERAND_BIT(NPK_EW_IMMEDIATE), NPK_BS_UNIT_PRELU, false, 0, NULL, ew_leakyrelu},
     /* batchnorm folded to x * scale + shift: the BS stage's MUL, then the BN stage's ALU (each
      * stage runs ALU before MUL, so the two units in this order need the two stages). */
     {NPK_EW_BATCHNORM, "batchnorm", false, NPK_EW_OP_TYPE_ALU, 0, false,
-     NPK_EW_OPERAND_BIT(NPK_EW_IMMEDIATE), NPK_BS_UNIT_MUL, false, 0, NULL},
+     NPK_EW_OPERAND_BIT(NPK_EW_IMMEDIATE), NPK_BS_UNIT_MUL, false, 0, NULL, ew_batchnorm},
     /* the EW stage's LUT alone, its table fitted and uploaded by the task (rk_act_hw.h) */
-    {NPK_EW_LUT, "lut", false, NPK_EW_OP_TYPE_ALU, 0, false, 0, NPK_BS_UNIT_NONE, false, 0, NULL},
+    {NPK_EW_LUT, "lut", false, NPK_EW_OP_TYPE_ALU, 0, false, 0, NPK_BS_UNIT_NONE, false, 0, NULL,
+     NULL},
 };
 
 unsigned npk_rk_ew_op_operands(const npk_rk_ew_op_row *row)
@@ -87,8 +134,6 @@ const npk_rk_sdp_stage_row *npk_rk_sdp_stage_row_of(npk_rk_sdp_stage_id id)
 
 bool npk_rk_sdp_stage_active(const npk_rk_sdp_stage *st) { return st->alu || st->mul || st->relu; }
 
-static double round_to(bool fp32, double v) { return fp32 ? (double)(float)v : v; }
-
 double npk_rk_sdp_stage_apply(const npk_rk_sdp_stage *st, bool fp32, double x)
 {
     if (st->alu) {
@@ -96,12 +141,12 @@ double npk_rk_sdp_stage_apply(const npk_rk_sdp_stage *st, bool fp32, double x)
         switch (st->alu_algo) {
         case NPK_EW_ALU_MAX: x = (isnan(x) || x >= b) ? x : b; break;
         case NPK_EW_ALU_MIN: x = (isnan(x) || x <= b) ? x : b; break;
-        case NPK_EW_ALU_SUM: x = round_to(fp32, x + b); break;
+        case NPK_EW_ALU_SUM: x = rounded(fp32, x + b); break;
         default: x = NAN; break; /* no row synthesizes another algorithm */
         }
     }
     if (st->mul && (!st->prelu || x < 0))
-        x = round_to(fp32, x * st->mul_operand);
+        x = rounded(fp32, x * st->mul_operand);
     if (st->relu && x < 0)
         x = 0;
     if (st->relu && st->relux && x > st->relux_value)

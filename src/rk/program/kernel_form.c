@@ -9,11 +9,11 @@ static const npk_rk_kernel_form forms[] = {
     {"rknpu", NPK_RK_ENABLE_MATMUL, false, false, false,
      "facts A.1, C.1: the vendor capture's CNA|CORE|DPU program; regcfg_amount excludes the "
      "trailer (the kernel adds RKNPU_PC_DATA_EXTRA_AMOUNT)",
-     false},
+     0},
     {"rocket", NPK_RK_ENABLE_MATMUL | 0x10u, true, true, true,
      "facts A.2, B.3, C.6: enable 0x1D needs the DPU_RDMA block with MRDMA_DISABLE or the DPU "
      "waits forever; regcmd_count includes the trailer",
-     true},
+     NPK_RK_INT_DPU},
 };
 
 unsigned npk_rk_kernel_form_count(void) { return sizeof forms / sizeof forms[0]; }
@@ -29,6 +29,14 @@ const npk_rk_kernel_form *npk_rk_kernel_form_find(const char *name)
         if (!strcmp(forms[i].name, name))
             return &forms[i];
     return NULL;
+}
+
+bool npk_rk_kernel_runs_op(const npk_rk_kernel_form *k, npk_rk_op op)
+{
+    const npk_rk_op_desc *d = npk_rk_op_desc_of(op);
+    if (!k || !d)
+        return false;
+    return !k->int_mask_fixed || (d->int_mask & ~k->int_mask_fixed) == 0;
 }
 
 /* The value a register holds in a body (its last copy, as on the NPU). */

@@ -13,6 +13,7 @@
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_synth.h"
 #include "npukit/status.h"
+#include "rk/hw/rk_ops.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,9 +28,9 @@ typedef struct npk_rk_kernel_form {
                              the trailers do not chain, and every task is a "first" task for
                              the feature cache (hazard 2) */
     const char *source;
-    bool dpu_irq_only; /* the kernel ends every task on the DPU interrupt (rocket's fixed
-                          INTERRUPT_MASK, facts A.2): a task that ends elsewhere (the PDP's PPU
-                          interrupt) never completes */
+    uint32_t int_mask_fixed; /* the interrupt mask the kernel programs for every task whatever
+                                the task record says (rocket: DPU_0|DPU_1 0x300, facts A.2);
+                                0 = the task record's int_mask (rknpu, facts A.1) */
 } npk_rk_kernel_form;
 
 /* Entries the DPU_RDMA additions take: its S_POINTER and the 17-register block (facts C.6). */
@@ -50,6 +51,12 @@ const npk_rk_kernel_form *npk_rk_kernel_form_at(unsigned i);
 npk_status npk_rk_synth_for(const npk_rk_kernel_form *k, const npk_rk_mm *mm,
                             npk_rk_entry body[NPK_RK_BODY_MAX], size_t *count,
                             npk_rk_synth_info *info);
+
+/* Whether kernel k sees operation op's task complete: true unless the kernel fixes an
+ * interrupt mask that lacks a bit the operation ends on (rocket waits for the DPU only, so an
+ * SDP task, which ends on the DPU interrupt, completes, and a PDP task, which raises the PPU
+ * pair, never does). False for an op outside the table. */
+bool npk_rk_kernel_runs_op(const npk_rk_kernel_form *k, npk_rk_op op);
 
 /* The entry count a task descriptor carries for a body of `body` entries. */
 static inline uint32_t npk_rk_kernel_task_count(const npk_rk_kernel_form *k, uint32_t body)

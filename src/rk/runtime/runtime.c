@@ -68,8 +68,8 @@ void npk_rk_close(npk_rk *rt)
 
 bool npk_rk_runs_sdp(const npk_rk *rt)
 {
-    /* a kernel that kicks each task itself runs only the matmul program form */
-    return !rt->form->kick_per_task;
+    /* an SDP task ends on the DPU interrupt: every kernel that waits for it runs one */
+    return npk_rk_kernel_runs_op(rt->form, NPK_RK_OP_SDP);
 }
 
 npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
@@ -85,6 +85,8 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
     info->cores = rt->cores;
     info->drv_version = rt->eng->drv_version;
     info->hw_version = rt->eng->hw_version;
+    info->weight_spaces = rt->eng->domains;
+    npk_rk_weights_room(rt->eng, &info->weight_capacity, &info->weight_used);
     return NPK_OK;
 }
 

@@ -13,9 +13,14 @@
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static npk_rk_engine *registry;
 
-static void destroy_core_buffers(npk_rk_engine *e, unsigned c)
+npk_status npk_rk_core_mem(npk_rk_engine *e, const npk_rk_core_bufs *b, unsigned c,
+                           uint64_t size, uint32_t flags, npk_rk_mem *mem)
 {
-    npk_rk_core_bufs *b = &e->core[c];
+    return npk_rk_mem_create_in(e->dev, b->domain, size, flags, 1u << c, mem);
+}
+
+static void destroy_core_buffers(npk_rk_engine *e, npk_rk_core_bufs *b)
+{
     if (b->feature.size)
         npk_rk_mem_destroy(e->dev, &b->feature);
     if (b->task.size)
@@ -24,31 +29,48 @@ static void destroy_core_buffers(npk_rk_engine *e, unsigned c)
         npk_rk_mem_destroy(e->dev, &b->output);
 }
 
-/* The feature and task buffers of core c for jobs of up to `chain` tasks. */
-static npk_status create_core_buffers(npk_rk_engine *e, unsigned c, uint32_t chain)
+/* The feature and task buffers of core c (b, in its domain) for jobs of up to `chain` tasks. */
+static npk_status create_core_buffers(npk_rk_engine *e, npk_rk_core_bufs *b, unsigned c,
+                                      uint32_t chain)
 {
-    npk_rk_core_bufs *b = &e->core[c];
     if (b->feature.size)
         npk_rk_mem_destroy(e->dev, &b->feature);
     if (b->task.size)
         npk_rk_mem_destroy(e->dev, &b->task);
-    npk_status s = npk_rk_mem_create(e->dev, (uint64_t)chain * e->feature_slot, NPK_RK_DATA_FLAGS,
-                                     &b->feature);
+    npk_status s = npk_rk_core_mem(e, b, c, (uint64_t)chain * e->feature_slot,
+                                   NPK_RK_DATA_FLAGS, &b->feature);
     if (s == NPK_OK)
-        s = npk_rk_mem_create(e->dev, npk_rk_regcmd_offset(chain, chain), NPK_RK_TASK_FLAGS,
-                              &b->task);
+        s = npk_rk_core_mem(e, b, c, npk_rk_regcmd_offset(chain, chain), NPK_RK_TASK_FLAGS,
+                            &b->task);
     return s;
 }
 
 static unsigned engine_cores(const npk_rk_engine *e) { return e->max_cores; }
 
-static void engine_destroy(npk_rk_engine *e)
+/* The cores' buffers of domain d (core[] for 0), or NULL before their first use. */
+static npk_rk_core_bufs *domain_bufs(npk_rk_engine *e, unsigned d)
+{
+    return d ? e->domain_core[d] : e->core;
+}
+
+static void destroy_bufs(npk_rk_engine *e, npk_rk_core_bufs *set)
 {
     for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++) {
         if (e->dev)
-            destroy_core_buffers(e, c);
-        pthread_mutex_destroy(&e->core[c].job_lock);
+            destroy_core_buffers(e, &set[c]);
+        pthread_mutex_destroy(&set[c].job_lock);
     }
+}
+
+static void engine_destroy(npk_rk_engine *e)
+{
+    for (unsigned d = 1; d < RKNPU_MAX_IOMMU_DOMAIN_NUM; d++)
+        if (e->domain_core[d]) {
+            destroy_bufs(e, e->domain_core[d]);
+            free(e->domain_core[d]);
+        }
+    destroy_bufs(e, e->core);
+    pthread_mutex_destroy(&e->place_lock);
     npk_rk_device_close(e->dev);
     pthread_rwlock_destroy(&e->npu_lock);
     pthread_mutex_destroy(&e->policy_lock);
@@ -65,6 +87,7 @@ static npk_status engine_open(const char *device, npk_rk_engine **out)
         return npk_fail(NPK_ENOMEM, "runtime: out of memory");
     pthread_rwlock_init(&e->npu_lock, NULL);
     pthread_mutex_init(&e->policy_lock, NULL);
+    pthread_mutex_init(&e->place_lock, NULL);
     for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
         pthread_mutex_init(&e->core[c].job_lock, NULL);
     npk_status s = npk_rk_device_open(spec, &e->dev);
@@ -83,6 +106,9 @@ static npk_status engine_open(const char *device, npk_rk_engine **out)
                         info.kernel);
     }
     e->max_cores = info.cores < e->soc->cores ? info.cores : e->soc->cores;
+    e->core_spaces = info.core_spaces;
+    e->domains = info.domains < RKNPU_MAX_IOMMU_DOMAIN_NUM ? info.domains
+                                                            : RKNPU_MAX_IOMMU_DOMAIN_NUM;
     if (e->max_cores > NPK_RK_MAX_CORES)
         e->max_cores = NPK_RK_MAX_CORES;
     e->chain = 1;
@@ -99,7 +125,7 @@ static npk_status engine_open(const char *device, npk_rk_engine **out)
     if (npk_rk_action(e->dev, RKNPU_GET_HW_VERSION, &v) == NPK_OK)
         e->hw_version = v;
     for (unsigned c = 0; c < engine_cores(e) && s == NPK_OK; c++)
-        s = create_core_buffers(e, c, e->chain);
+        s = create_core_buffers(e, &e->core[c], c, e->chain);
     if (s) {
         engine_destroy(e);
         return s;
@@ -173,10 +199,69 @@ npk_status npk_rk_engine_set_chain(npk_rk_engine *e, uint32_t chain)
         return NPK_OK;
     npk_status s = NPK_OK;
     e->chain = chain;
-    for (unsigned c = 0; c < engine_cores(e) && s == NPK_OK; c++)
-        s = create_core_buffers(e, c, chain);
+    pthread_mutex_lock(&e->place_lock);
+    for (unsigned d = 0; d < e->domains; d++) {
+        npk_rk_core_bufs *set = domain_bufs(e, d);
+        for (unsigned c = 0; set && c < engine_cores(e) && s == NPK_OK; c++)
+            s = create_core_buffers(e, &set[c], c, chain);
+    }
+    pthread_mutex_unlock(&e->place_lock);
     /* The feature buffers moved: reset so no core reads feature state cached for the old
      * address (spec "Feature address caching"). */
     atomic_fetch_or(&e->pending, NPK_POLICY_RESET);
     return s;
+}
+
+npk_status npk_rk_use_domain(npk_rk *rt, unsigned d)
+{
+    npk_rk_engine *e = rt->eng;
+    if (d >= e->domains)
+        return npk_fail(NPK_EINVAL, "IOMMU domain %u: %s has %u", d, npk_rk_device_name(e->dev),
+                        e->domains);
+    npk_status s = NPK_OK;
+    pthread_mutex_lock(&e->place_lock);
+    npk_rk_core_bufs *set = domain_bufs(e, d);
+    if (!set) {
+        set = calloc(NPK_RK_MAX_CORES, sizeof *set);
+        if (!set)
+            s = npk_fail(NPK_ENOMEM, "runtime: out of memory for domain %u's core buffers", d);
+        for (unsigned c = 0; set && c < NPK_RK_MAX_CORES; c++) {
+            pthread_mutex_init(&set[c].job_lock, NULL);
+            set[c].domain = d;
+        }
+        for (unsigned c = 0; set && c < engine_cores(e) && s == NPK_OK; c++)
+            s = create_core_buffers(e, &set[c], c, e->chain);
+        if (s && set) {
+            destroy_bufs(e, set);
+            free(set);
+            set = NULL;
+        }
+        e->domain_core[d] = set;
+    }
+    if (s == NPK_OK)
+        rt->core = set;
+    pthread_mutex_unlock(&e->place_lock);
+    if (s == NPK_OK)
+        npk_rk_engine_enter_domain(e, d);
+    return s;
+}
+
+void npk_rk_engine_enter_domain(npk_rk_engine *e, unsigned d)
+{
+    pthread_mutex_lock(&e->place_lock);
+    if (e->last_domain != d) /* the same feature address names other memory there */
+        atomic_fetch_or(&e->pending, NPK_POLICY_RESET | NPK_POLICY_CLEAR_WARM);
+    e->last_domain = d;
+    pthread_mutex_unlock(&e->place_lock);
+}
+
+void npk_rk_engine_clear_warm(npk_rk_engine *e)
+{
+    pthread_mutex_lock(&e->place_lock);
+    for (unsigned d = 0; d < e->domains; d++) {
+        npk_rk_core_bufs *set = domain_bufs(e, d);
+        for (unsigned c = 0; set && c < NPK_RK_MAX_CORES; c++)
+            atomic_store(&set[c].output_warm, false);
+    }
+    pthread_mutex_unlock(&e->place_lock);
 }

@@ -217,7 +217,12 @@ static npk_status run_fused(fused *f)
     for (size_t i = 0; i < f->plan.count; i++) /* the runtime's cores are the engine's */
         f->plan.tasks[i].core = rt->core_map[f->plan.tasks[i].core];
     f->st->cores_used = f->plan.cores_used;
-    return npk_rk_run_cores(&rt->workers, &f->plan, fused_core, f, f->st);
+    /* the jobs run in the IOMMU domain of the weights, on that domain's core buffers */
+    npk_status s = npk_rk_use_domain(rt, f->w->mem.domain);
+    if (s == NPK_OK)
+        s = npk_rk_run_cores(&rt->workers, &f->plan, fused_core, f, f->st);
+    rt->core = e->core;
+    return s;
 }
 
 /* Why the call cannot run fused (NULL: it can): the fusion rules, each named. */

@@ -26,6 +26,7 @@ typedef struct npk_rk_core_bufs {
     /* Held for a whole job: runtimes sharing an engine take turns on a core, so its feature
      * slot keeps one address and its task and output buffers hold one job at a time. */
     pthread_mutex_t job_lock;
+    unsigned domain; /* the IOMMU domain its buffers are in: its jobs run there */
 } npk_rk_core_bufs;
 
 enum { NPK_RK_MAX_CORES = NPK_RK_SOC_MAX_CORES }; /* per-core state of any SoC row */
@@ -44,6 +45,9 @@ typedef struct npk_rk_engine {
     uint32_t chain;                 /* tasks per SUBMIT the core buffers are sized for */
     const npk_rk_kernel_form *form; /* the program form the device's kernel expects */
     unsigned max_cores;             /* cores the device can address */
+    /* Each core reads only its own address space (rocket: a file per core): what a core reads
+     * is placed for it (npk_rk_mem_create_for), weights for every core. */
+    bool core_spaces;
     /* Bytes of one feature slot: the whole CBUF (banks x bank size). The planner's M ceilings
      * keep every feature tile within the data banks (at most 11); the slot's spare bank covers
      * cube-mode padding rows. A job of L chained tasks uses L slots. */
@@ -56,6 +60,15 @@ typedef struct npk_rk_engine {
     bool have_prec;
     npk_rk_prec last_prec;
     npk_rk_core_bufs core[NPK_RK_MAX_CORES];
+    /* Weights past one address space: rknpu's IOMMU domains (domains of them, from the
+     * device). A matmul runs in the domain of its weights, on the cores' buffers of that domain
+     * (domain_core[d], made on first need; domain 0's are core[]). Under place_lock, with the
+     * weight bytes placed in each domain and the domain the last job ran in. */
+    unsigned domains;
+    pthread_mutex_t place_lock;
+    uint64_t weight_bytes[RKNPU_MAX_IOMMU_DOMAIN_NUM];
+    npk_rk_core_bufs *domain_core[RKNPU_MAX_IOMMU_DOMAIN_NUM];
+    unsigned last_domain;
     /* sharing (under the registry's lock) */
     unsigned refs;
     bool shared;
@@ -159,6 +172,31 @@ static inline uint64_t npk_rk_regcmd_offset(uint32_t chain, uint32_t i)
            (uint64_t)i * (NPK_RK_BODY_MAX + NPK_RK_TRAILER_ENTRIES) * sizeof(npk_rk_entry);
 }
 
+/* A buffer that core c's jobs read and write (its feature, task and output buffers, b): in core
+ * c's address space, in b's domain. */
+npk_status npk_rk_core_mem(npk_rk_engine *e, const npk_rk_core_bufs *b, unsigned c,
+                           uint64_t size, uint32_t flags, npk_rk_mem *mem);
+/* Bytes of one address space packed weights may fill: the rest stays for the runtime's own
+ * buffers of the domain (feature, task and output buffers, which a job needs beside them). */
+#define NPK_RK_WEIGHT_SPACE ((1ull << 32) - (256ull << 20))
+/* Packed weights, which every core of the engine may read: placed for all of them (a copy in
+ * each core's address space where cores have their own, kept equal by MEM_SYNC), in the first
+ * IOMMU domain with room (NPK_RK_WEIGHT_SPACE); an error naming the size and the limit when
+ * none has. */
+npk_status npk_rk_weights_mem(npk_rk *rt, uint64_t size, npk_rk_mem *mem);
+/* Give back what npk_rk_weights_mem placed (destroys mem). */
+void npk_rk_weights_mem_free(npk_rk_engine *e, npk_rk_mem *mem);
+/* The packed-weight bytes the engine can hold, and holds (npk_rk_info.weight_*). */
+void npk_rk_weights_room(npk_rk_engine *e, uint64_t *capacity, uint64_t *used);
+/* Point rt's cores at the buffers of IOMMU domain d (made on first need) for a call whose
+ * weights live there, and enter it (npk_rk_engine_enter_domain); rt->core = rt->eng->core
+ * points them back. */
+npk_status npk_rk_use_domain(npk_rk *rt, unsigned d);
+/* Jobs of domain d are about to run: a reset is made due when the NPU last ran in another. */
+void npk_rk_engine_enter_domain(npk_rk_engine *e, unsigned d);
+/* Clear every domain's cores' warm flags (after a reset). */
+void npk_rk_engine_clear_warm(npk_rk_engine *e);
+
 /* Make policy actions (NPK_POLICY_*) due: the next submit on any core carries them out first,
  * while no job is in flight. */
 void npk_rk_policy_due(npk_rk *rt, unsigned actions);
@@ -168,8 +206,8 @@ void npk_rk_policy_due(npk_rk *rt, unsigned actions);
  * and submit time in st. */
 npk_status npk_rk_submit_job(npk_rk *rt, unsigned c, uint32_t tasks, npk_rk_stats *st);
 
-/* Whether the runtime's kernel runs SDP tasks (element-wise ops, activations): not a kernel
- * that kicks each task itself (rocket), which runs only the matmul program form. */
+/* Whether the runtime's kernel runs SDP tasks (element-wise ops, activations): a kernel whose
+ * fixed interrupt mask covers the DPU interrupt an SDP task ends on (both do; rk_kernel.h). */
 bool npk_rk_runs_sdp(const npk_rk *rt);
 
 /* Core c's task buffer with room for `bytes` (re-created larger when it has less: a job of LUT

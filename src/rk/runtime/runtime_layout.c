@@ -165,9 +165,10 @@ npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
                         (unsigned long long)buf->mem.size);
     /* In place: the segments are the slices (each within one task's K), int4 excluded (its
      * slices stay short so the int16 partials are exact), the buffer on this engine (its IOVA
-     * means nothing to another device). */
+     * means nothing to another device) and readable by every core (a buffer lives in core 0's
+     * address space where each core has its own). */
     bool in_place = layout == NPK_RK_NATIVE && in != NPK_PREC_INT4 && buf->eng == rt->eng &&
-                    buf->mem.handle && offset % 64 == 0;
+                    buf->mem.handle && offset % 64 == 0 && !rt->eng->core_spaces;
     uint32_t kp = (uint32_t)npk_rk_k_padded(k);
     uint32_t ks = !in_place ? 0 : kp < NPK_RK_NATIVE_B_SEGMENT_K ? kp : NPK_RK_NATIVE_B_SEGMENT_K;
     npk_rk_weights *w;
@@ -184,7 +185,7 @@ npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
         w->mem.iova = buf->mem.iova + (uint32_t)offset;
         w->mem.size = bytes;
     } else {
-        s = npk_rk_mem_create(rt->dev, npk_rk_weights_bytes(w), NPK_RK_DATA_FLAGS, &w->mem);
+        s = npk_rk_weights_mem(rt, npk_rk_weights_bytes(w), &w->mem);
         if (s) {
             free(w);
             return s;

@@ -124,7 +124,7 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     mm->sched = t->sched;
     mm->soc = rt->soc;
     mm->a = (uint32_t)(b->feature.iova + aoff);
-    mm->b = (uint32_t)(w->mem.iova + boff);
+    mm->b = (uint32_t)(npk_rk_mem_iova_on(&w->mem, t->core) + boff);
     mm->c = c_iova;
     st->synth_ns += npk_now_ns() - t0;
 
@@ -504,12 +504,24 @@ npk_status npk_rk_matmul_run(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_m
              .item_lock = &item_lock,
              .st = st};
     npk_rk_engine *e = rt->eng;
+    /* The call runs in the IOMMU domain of its weights, on that domain's core buffers. */
+    const unsigned domain = items[0].w->mem.domain;
+    for (size_t i = 0; i < plan->count; i++)
+        if (items[item_of_task ? item_of_task[i] : 0].w->mem.domain != domain)
+            return npk_fail(NPK_EUNSUPPORTED,
+                            "matmul: one call's weights lie in IOMMU domains %u and %u; a job "
+                            "runs in one",
+                            domain, items[item_of_task ? item_of_task[i] : 0].w->mem.domain);
+    npk_status s = npk_rk_use_domain(rt, domain);
+    if (s)
+        return s;
     pthread_mutex_lock(&e->policy_lock);
     npk_rk_policy_due(rt, npk_rk_policy_on_enter(e->have_prec, e->last_prec, items[0].w->in));
     e->have_prec = true;
     e->last_prec = items[0].w->in;
     pthread_mutex_unlock(&e->policy_lock);
-    npk_status s = run_all_cores(&r);
+    s = run_all_cores(&r);
+    rt->core = e->core;
     pthread_mutex_destroy(&item_lock);
     return s;
 }

@@ -54,6 +54,69 @@ npk_status npk_rk_buffer_create_flags(npk_rk *rt, uint64_t size, unsigned flags,
     return NPK_OK;
 }
 
+/* Bytes a buffer takes of its address space: whole pages. */
+static uint64_t span_of(uint64_t size) { return (size + 4095) & ~4095ull; }
+
+npk_status npk_rk_weights_mem(npk_rk *rt, uint64_t size, npk_rk_mem *mem)
+{
+    npk_rk_engine *e = rt->eng;
+    const uint64_t span = span_of(size);
+    if (span > NPK_RK_WEIGHT_SPACE)
+        return npk_fail(NPK_ELIMIT,
+                        "packed weights of %llu bytes: one address space holds at most %llu "
+                        "(4 GiB of 32-bit IOVA less 256 MiB for the runtime's buffers)",
+                        (unsigned long long)size, (unsigned long long)NPK_RK_WEIGHT_SPACE);
+    /* the first domain with room; a domain the kernel finds full (other buffers, fragments)
+     * is passed over */
+    for (unsigned d = 0; d < e->domains; d++) {
+        pthread_mutex_lock(&e->place_lock);
+        bool room = e->weight_bytes[d] + span <= NPK_RK_WEIGHT_SPACE;
+        if (room)
+            e->weight_bytes[d] += span; /* held while created: a racing placement sees it */
+        pthread_mutex_unlock(&e->place_lock);
+        if (!room)
+            continue;
+        npk_status s = npk_rk_mem_create_in(e->dev, d, size, NPK_RK_DATA_FLAGS,
+                                            (1u << e->max_cores) - 1, mem);
+        if (s == NPK_OK)
+            return NPK_OK;
+        pthread_mutex_lock(&e->place_lock);
+        e->weight_bytes[d] -= span;
+        pthread_mutex_unlock(&e->place_lock);
+        if (s != NPK_ENOMEM)
+            return s;
+    }
+    uint64_t cap, used;
+    npk_rk_weights_room(e, &cap, &used);
+    return npk_fail(NPK_ENOMEM,
+                    "packed weights of %llu bytes do not fit: %s holds %llu bytes of weights "
+                    "(%u address space%s of %llu), %llu in use",
+                    (unsigned long long)size, npk_rk_device_name(e->dev),
+                    (unsigned long long)cap, e->domains, e->domains == 1 ? "" : "s",
+                    (unsigned long long)NPK_RK_WEIGHT_SPACE, (unsigned long long)used);
+}
+
+void npk_rk_weights_mem_free(npk_rk_engine *e, npk_rk_mem *mem)
+{
+    if (!mem->size)
+        return;
+    pthread_mutex_lock(&e->place_lock);
+    e->weight_bytes[mem->domain] -= span_of(mem->size);
+    pthread_mutex_unlock(&e->place_lock);
+    npk_rk_mem_destroy(e->dev, mem);
+}
+
+void npk_rk_weights_room(npk_rk_engine *e, uint64_t *capacity, uint64_t *used)
+{
+    /* on rocket every core's file holds a copy: the weights of one file is the capacity */
+    *capacity = (uint64_t)e->domains * NPK_RK_WEIGHT_SPACE;
+    *used = 0;
+    pthread_mutex_lock(&e->place_lock);
+    for (unsigned d = 0; d < e->domains; d++)
+        *used += e->weight_bytes[d];
+    pthread_mutex_unlock(&e->place_lock);
+}
+
 npk_status npk_rk_buffer_import(npk_rk *rt, int fd, npk_rk_buffer **out)
 {
     if (!out)

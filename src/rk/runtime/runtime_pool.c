@@ -219,14 +219,17 @@ npk_status npk_rk_pool2d(npk_rk *rt, const npk_rk_pool2d_args *a, npk_rk_stats *
         return s;
     if (!a->input || !a->output)
         return npk_fail(NPK_EINVAL, "pool2d: NULL %s", !a->input ? "input" : "output");
-    if (rt->form->dpu_irq_only && a->method == NPK_RK_POOL2D_AVG)
+    const bool pdp = npk_rk_kernel_runs_op(rt->form, NPK_RK_OP_POOL);
+    if (!pdp && a->method == NPK_RK_POOL2D_AVG)
         return avg_as_conv(rt, a, oh, ow, st);
-    if (rt->form->dpu_irq_only)
+    if (!pdp)
         return npk_fail(NPK_EINVAL,
-                        "pool2d: the %s kernel ends every job on the DPU interrupt (facts A.2) and "
-                        "the PDP ends its task on the PPU's (0x%x): max and min pooling run on "
-                        "rknpu only (an average runs as a depthwise conv)",
-                        rt->form->name, npk_rk_op_desc_of(NPK_RK_OP_POOL)->int_mask);
+                        "pool2d: the %s kernel waits only for the DPU interrupt (INTERRUPT_MASK "
+                        "0x%x for every job, facts A.2) and the PDP ends its task on the PPU's "
+                        "(0x%x): max and min pooling run on rknpu only (an average runs as a "
+                        "depthwise conv)",
+                        rt->form->name, rt->form->int_mask_fixed,
+                        npk_rk_op_desc_of(NPK_RK_OP_POOL)->int_mask);
     /* the stages: one task, or two for a global pool past the kernel limit */
     npk_rk_pool stage[2];
     unsigned stages = 1;

@@ -358,9 +358,10 @@ npk_status npk_rk_ew_supported(const npk_rk *rt, const char *what)
 {
     if (!npk_rk_runs_sdp(rt))
         return npk_fail(NPK_EINVAL,
-                        "%s: the %s kernel runs only the matmul program form (op-enable 0x%x); "
-                        "SDP tasks (0x%x) are synthesized for the rknpu form",
-                        what, rt->form->name, rt->form->enable, NPK_RK_ENABLE_SDP);
+                        "%s: the %s kernel programs INTERRUPT_MASK 0x%x for every job and SDP "
+                        "tasks (op-enable 0x%x) end on interrupt 0x%x, which it never sees",
+                        what, rt->form->name, rt->form->int_mask_fixed, NPK_RK_ENABLE_SDP,
+                        npk_rk_op_desc_of(NPK_RK_OP_SDP)->int_mask);
     return NPK_OK;
 }
 

@@ -33,8 +33,7 @@ static npk_status reset_if_due(npk_rk *rt, npk_rk_stats *st)
             st->resets++;
     }
     if (s == NPK_OK && (due & NPK_POLICY_CLEAR_WARM))
-        for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
-            atomic_store(&rt->core[c].output_warm, false);
+        npk_rk_engine_clear_warm(rt->eng);
     pthread_rwlock_unlock(rt->npu_lock);
     return s;
 }
@@ -50,6 +49,8 @@ static void describe(const npk_rk_job *job, bool warmup, struct rknpu_submit *su
         RKNPU_JOB_PC | RKNPU_JOB_PINGPONG | (job->nonblock ? RKNPU_JOB_NONBLOCK : RKNPU_JOB_BLOCK);
     sub->timeout = npk_rk_policy_timeout_ms(warmup);
     sub->task_obj_addr = job->records->obj_addr;
+    /* the job runs in the IOMMU domain its buffers are in (0.9.8; 0 on a one-domain device) */
+    sub->u32_.v098.iommu_domain_id = job->records->domain;
     sub->core_mask = job->core_mask;
     sub->fence_fd = -1;
     unsigned first = NPK_RK_MAX_CORES;
@@ -111,6 +112,7 @@ static bool all_warm(npk_rk *rt, unsigned mask)
 npk_status npk_rk_submit_form(npk_rk *rt, const npk_rk_job *job, npk_rk_stats *st)
 {
     unsigned retries = npk_rk_policy_retries();
+    npk_rk_engine_enter_domain(rt->eng, job->records->domain);
     for (unsigned attempt = 0;;) {
         npk_status s = reset_if_due(rt, st);
         if (s)
@@ -183,7 +185,7 @@ npk_status npk_rk_core_task(npk_rk *rt, unsigned c, uint64_t bytes)
         return NPK_OK;
     if (b->task.size)
         npk_rk_mem_destroy(rt->dev, &b->task);
-    return npk_rk_mem_create(rt->dev, bytes, NPK_RK_TASK_FLAGS, &b->task);
+    return npk_rk_core_mem(rt->eng, b, c, bytes, NPK_RK_TASK_FLAGS, &b->task);
 }
 
 npk_status npk_rk_core_output(npk_rk *rt, unsigned c, uint64_t bytes)
@@ -196,7 +198,7 @@ npk_status npk_rk_core_output(npk_rk *rt, unsigned c, uint64_t bytes)
     uint64_t size = b->output.size * 2 > bytes ? b->output.size * 2 : bytes;
     if (b->output.size)
         npk_rk_mem_destroy(rt->dev, &b->output);
-    npk_status s = npk_rk_mem_create(rt->dev, size, NPK_RK_DATA_FLAGS, &b->output);
+    npk_status s = npk_rk_core_mem(rt->eng, b, c, size, NPK_RK_DATA_FLAGS, &b->output);
     /* A fresh output buffer returns stale data on its first submit. */
     atomic_store(&b->output_warm, false);
     return s;

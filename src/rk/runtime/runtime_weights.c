@@ -117,11 +117,11 @@ npk_status npk_rk_weights_pack_sliced(npk_rk *rt, npk_rk_prec in, uint32_t k, ui
         free(w);
         return npk_fail(NPK_EBUSY, "weights_pack: another call is running");
     }
-    s = npk_rk_mem_create(rt->dev, npk_rk_weights_bytes(w), NPK_RK_DATA_FLAGS, &w->mem);
+    s = npk_rk_weights_mem(rt, npk_rk_weights_bytes(w), &w->mem);
     if (s == NPK_OK)
         s = npk_rk_weights_fill(rt, w, b);
     if (s && w->mem.size)
-        npk_rk_mem_destroy(rt->dev, &w->mem);
+        npk_rk_weights_mem_free(rt->eng, &w->mem);
     pthread_mutex_unlock(&rt->lock);
     if (s) {
         free(w);
@@ -177,7 +177,7 @@ void npk_rk_weights_free(npk_rk *rt, npk_rk_weights *w)
      * destroy whatever buffer has the same handle there. */
     (void)rt;
     if (w->owner && w->mem.size && !w->in_place)
-        npk_rk_mem_destroy(w->owner->dev, &w->mem);
+        npk_rk_weights_mem_free(w->owner->eng, &w->mem);
     free(w);
 }
 

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/* E8M15 arithmetic, following the lane's datapath (see e8m15.h): operand selection and the
+ * specials of its first cycle, the exponent arithmetic of its first DSP, the addend's alignment
+ * into a 48-bit frame, the product and sum of its last DSP, then one leading-one search, one
+ * normalising shift and one rounder. */
+#include "kt/hw/e8m15.h"
+
+#include <math.h>
+
+enum {
+    E8_BIAS = 127,
+    E8_MBITS = 15,
+    E8_EMAX = 0xFF,
+    FRAME = 48,         /* the sum's width: a 16 x 16 product below an addend 32 bits up */
+    ADDEND_UP = 32,     /* where the addend's significand sits in the frame before alignment */
+    ALIGN_BIAS = 110,   /* shift = ea + eb - ec - 110: the addend's lsb onto the product's */
+    EXP_BIAS_FMA = 157, /* result exponent = lead + ea + eb - 157 */
+    EXP_BIAS_BYP = 47,  /* an addend that bypasses the product: lead + ec - 47 */
+};
+
+static unsigned sgn(uint32_t v) { return v >> 23 & 1; }
+static unsigned expo(uint32_t v) { return v >> E8_MBITS & 0xFF; }
+static unsigned mant(uint32_t v) { return v & 0x7FFF; }
+static bool is_nan(uint32_t v) { return expo(v) == E8_EMAX && mant(v); }
+static bool is_inf(uint32_t v) { return expo(v) == E8_EMAX && !mant(v); }
+static uint32_t with_sign(uint32_t v, unsigned s) { return (v & 0x7FFFFF) | (uint32_t)s << 23; }
+
+/* The ordered compare of the lane's first cycle: sign-magnitude, so magnitudes order as the
+ * unsigned bits [22:0]; NaN is unordered; +0 equals -0. */
+typedef struct cmp {
+    bool lt, gt, eq, nan;
+} cmp;
+
+static cmp compare(uint32_t a, uint32_t b)
+{
+    cmp r = {false, false, false, is_nan(a) || is_nan(b)};
+    uint32_t ma = a & 0x7FFFFF, mb = b & 0x7FFFFF;
+    r.eq = (ma == 0 && mb == 0) || (ma == mb && sgn(a) == sgn(b));
+    if (!r.nan && !r.eq)
+        r.lt = sgn(a) != sgn(b) ? sgn(a) : (sgn(a) ? ma > mb : ma < mb);
+    r.gt = !r.nan && !r.eq && !r.lt;
+    return r;
+}
+
+static unsigned lead1(uint64_t x)
+{
+    unsigned p = 0;
+    while (x >>= 1)
+        p++;
+    return p;
+}
+
+/* va * vb + vc through the FMA with the zero flags the operand selection chose. */
+static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool vb_z)
+{
+    unsigned ea = expo(va), eb = expo(vb), ec = expo(vc);
+    bool pz = va_z || vb_z, cz = ec == 0;
+    unsigned ea_eff = pz ? 1 : ea, eb_eff = pz ? 1 : eb;
+    unsigned sab = sgn(va) ^ sgn(vb), neg = sab ^ sgn(vc);
+    bool cancels = neg && !pz && !cz;
+
+    /* specials */
+    bool p_nan = is_nan(va) || is_nan(vb) || (is_inf(va) && vb_z) || (va_z && is_inf(vb));
+    bool p_inf = (is_inf(va) || is_inf(vb)) && !p_nan;
+    bool f_nan = p_nan || is_nan(vc) || (p_inf && is_inf(vc) && sab != sgn(vc));
+    bool f_inf = (p_inf || is_inf(vc)) && !f_nan;
+    if (f_nan)
+        return KT_E8_NAN;
+    if (f_inf)
+        return (uint32_t)(p_inf ? sab : sgn(vc)) << 23 | (uint32_t)E8_EMAX << E8_MBITS;
+
+    /* alignment: an addend far above the product bypasses it; one far below leaves a sticky
+     * bit (a zero addend is shifted all the way out and, its hidden bit being 1, still does) */
+    int s_raw = (int)(ea_eff + eb_eff) - (int)ec - ALIGN_BIAS;
+    bool byp = s_raw < 0 && !cz;
+    unsigned s = cz ? FRAME : byp ? 0 : (s_raw > FRAME ? FRAME : (unsigned)s_raw);
+    uint64_t gc = 0x8000u | mant(vc);
+    uint64_t algn = (gc << ADDEND_UP) >> s;
+    unsigned dropped = s > ADDEND_UP ? s - ADDEND_UP : 0; /* addend bits shifted out */
+    bool stk = dropped && (gc & (dropped >= 16 ? 0xFFFFu : (1u << dropped) - 1));
+    int ebase = byp ? (int)ec - EXP_BIAS_BYP : (int)(ea_eff + eb_eff) - EXP_BIAS_FMA;
+
+    uint64_t ga = (byp || pz) ? 0 : (0x8000u | mant(va)), gb = 0x8000u | mant(vb);
+    const uint64_t m48 = (1ull << FRAME) - 1;
+    uint64_t prod = ga * gb;
+    uint64_t p = (neg ? algn - prod : algn + prod) & m48;
+    bool res_neg = neg && s != 0 && (p >> (FRAME - 1) & 1);
+    uint64_t mag = res_neg ? ((~p + 1) & ((1ull << 33) - 1)) : p;
+    unsigned sign = neg ? (res_neg ? sab : sgn(vc)) : sab;
+
+    if (!mag)
+        return (uint32_t)(sign && !cancels) << 23;
+    unsigned pos = lead1(mag);
+    uint64_t nrm = (mag << (FRAME - 1 - pos)) & m48;
+    uint32_t sig = (uint32_t)(nrm >> 32) & 0xFFFF;
+    bool g = nrm >> 31 & 1, st = (nrm & 0x7FFFFFFFu) || stk;
+    uint32_t r = sig + (g && (st || (sig & 1)));
+    bool carry = r >> 16 & 1;
+    int e = (int)pos + ebase + carry;
+    if (e >= E8_EMAX)
+        return (uint32_t)sign << 23 | (uint32_t)E8_EMAX << E8_MBITS;
+    if (e <= 0)
+        return (uint32_t)sign << 23;
+    return (uint32_t)sign << 23 | (uint32_t)e << E8_MBITS | (carry ? 0 : (r & 0x7FFF));
+}
+
+uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred)
+{
+    bool az = expo(a) == 0, bz = expo(b) == 0;
+    cmp k = compare(a, b);
+    bool p = op == KT_E8_CMPLT   ? k.lt
+             : op == KT_E8_CMPGT ? k.gt
+             : op == KT_E8_CMPEQ ? k.eq && !k.nan
+                                 : false;
+    if (pred)
+        *pred = p;
+    /* va feeds the multiplier, vb is 1.0 unless the op is a real product, vc is the addend */
+    uint32_t va = a, vb = KT_E8_ONE, vc = KT_E8_ZERO;
+    bool va_z = az, vb_z = false;
+    switch (op) {
+    case KT_E8_NEG: va = with_sign(a, !sgn(a)); break;
+    case KT_E8_ABS: va = with_sign(a, 0); break;
+    case KT_E8_ADD: vc = c; break;
+    case KT_E8_SUB: vc = with_sign(c, !sgn(c)); break;
+    case KT_E8_MUL:
+        vb = b;
+        vb_z = bz;
+        break;
+    case KT_E8_FMA:
+        vb = b;
+        vb_z = bz;
+        vc = c;
+        break;
+    case KT_E8_FNMA:
+        va = with_sign(a, !sgn(a));
+        vb = b;
+        vb_z = bz;
+        vc = c;
+        break;
+    case KT_E8_MAX:
+        va = k.lt ? b : a;
+        va_z = k.lt ? bz : az;
+        break;
+    case KT_E8_MIN:
+        va = k.gt ? b : a;
+        va_z = k.gt ? bz : az;
+        break;
+    case KT_E8_SEL: {
+        bool pick_a = (c & 0x7FFFFF) != 0;
+        va = pick_a ? a : b;
+        va_z = pick_a ? az : bz;
+        break;
+    }
+    case KT_E8_CMPLT:
+    case KT_E8_CMPGT:
+    case KT_E8_CMPEQ:
+        va = p ? KT_E8_ONE : KT_E8_ZERO;
+        va_z = !p;
+        break;
+    case KT_E8_MOV:
+    case KT_E8_OP_COUNT: break;
+    }
+    return fma_lane(va, vb, vc, va_z, vb_z);
+}
+
+uint32_t kt_e8_from_f16(uint16_t h)
+{
+    uint32_t s = h >> 15, e = h >> 10 & 0x1F, m = h & 0x3FF;
+    if (!e && !m)
+        return s << 23;
+    if (e == 0x1F)
+        return s << 23 | (uint32_t)E8_EMAX << E8_MBITS | m << 5;
+    if (!e) { /* subnormal: renormalise; exact */
+        unsigned p = lead1(m);
+        return s << 23 | (103 + p) << E8_MBITS | ((m << (15 - p)) & 0x7FFF);
+    }
+    return s << 23 | (e + 112) << E8_MBITS | m << 5;
+}
+
+uint16_t kt_e8_to_f16(uint32_t v)
+{
+    uint16_t s = (uint16_t)(sgn(v) << 15);
+    unsigned e = expo(v), m = mant(v), sig = 0x8000u | m;
+    if (!e)
+        return s;
+    if (e == E8_EMAX)
+        return (uint16_t)(s | 0x7C00 | (m ? 0x200 | (m >> 5 & 0x1FF) : 0));
+    unsigned keep = sig >> 5, guard = m >> 4 & 1, stick = (m & 0xF) != 0;
+    unsigned rnd = keep + (guard & (stick | (keep & 1)));
+    unsigned carry = rnd >> 11 & 1;
+    int e5 = (int)e - 112 + (int)carry;
+    if (e5 >= 31)
+        return (uint16_t)(s | 0x7BFF); /* saturates to the largest finite */
+    if (e5 <= 0) { /* subnormal out, rounded again from the unrounded significand */
+        unsigned sh = 118 - e > 31 ? 31 : 118 - e;
+        uint64_t wide = ((uint64_t)sig << 32) >> sh;
+        unsigned k = (unsigned)(wide >> 32) & 0x7FF, g = wide >> 31 & 1;
+        unsigned st = (wide & 0x7FFFFFFFu) != 0;
+        return (uint16_t)(s | ((k + (g & (st | (k & 1)))) & 0x7FF));
+    }
+    return (uint16_t)(s | (unsigned)e5 << 10 | (carry ? 0 : (rnd & 0x3FF)));
+}
+
+uint32_t kt_e8_from_f32(uint32_t f)
+{
+    uint32_t s = f >> 31, e = f >> 23 & 0xFF, m = f & 0x7FFFFF;
+    if (!e)
+        return s << 23;
+    if (e == 0xFF)
+        return s << 23 | (uint32_t)E8_EMAX << E8_MBITS | (m ? 0x4000 | (m >> 8 & 0x3FFF) : 0);
+    uint32_t keep = m >> 8, guard = m >> 7 & 1, stick = (m & 0x7F) != 0;
+    uint32_t rnd = keep + (guard & (stick | (keep & 1)));
+    uint32_t carry = rnd >> 15 & 1, e2 = e + carry;
+    if (e2 >= E8_EMAX)
+        return s << 23 | (uint32_t)E8_EMAX << E8_MBITS;
+    return s << 23 | e2 << E8_MBITS | (carry ? 0 : (rnd & 0x7FFF));
+}
+
+uint32_t kt_e8_to_f32(uint32_t v) { return expo(v) ? (v & 0xFFFFFF) << 8 : (uint32_t)sgn(v) << 31; }
+
+double kt_e8_value(uint32_t v)
+{
+    unsigned e = expo(v);
+    double sign = sgn(v) ? -1.0 : 1.0;
+    if (!e)
+        return sign * 0.0;
+    if (e == E8_EMAX)
+        return mant(v) ? NAN : sign * INFINITY;
+    return sign * ldexp((double)(0x8000u | mant(v)), (int)e - E8_BIAS - E8_MBITS);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/* E8M15, the vector core's lane format (facts §3.2), as pure arithmetic: FP32's top 24 bits —
+ * sign, 8-bit exponent (bias 127), 15-bit mantissa — with no subnormals (exponent 0 is zero),
+ * exponent 255 infinity (mantissa 0) or NaN.
+ *
+ * The lane (upstream's vec_alu) sends every arithmetic opcode through one fused multiply-add,
+ * a * b + c with one rounding, and the arithmetic here follows its datapath step by step, so
+ * that results match bit for bit, quirks included: the product and the aligned addend meet in a
+ * 48-bit frame, an addend shifted past it leaves only a sticky bit (and a zero addend still sets
+ * it, so an exact tie of a product rounds up), an addend 2^17 above the product bypasses it,
+ * results below the smallest normal flush to zero, and rounding is to nearest with ties to even
+ * otherwise. The conversions (upstream's vec_cvt) are the same: FP16 in exactly (subnormals
+ * renormalised), FP16 out rounded to nearest even with subnormal outputs and saturation to the
+ * largest finite value, FP32 in rounded to nearest even (FP32 subnormals read as zero), FP32
+ * out exact. tests/test_kt_vec.c holds them to outputs recorded from the RTL. */
+#ifndef NPUKIT_KT_HW_E8M15_H
+#define NPUKIT_KT_HW_E8M15_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    KT_E8_ZERO = 0x000000,
+    KT_E8_ONE = 0x3F8000,
+    KT_E8_MINUS_ONE = 0xBF8000,
+    KT_E8_NAN = 0x7FC000, /* the lane's quiet NaN */
+};
+
+/* The lane's arithmetic opcodes (the ISA's 0x00..0x0D, which the lane numbers the same). */
+typedef enum kt_e8_op {
+    KT_E8_MOV,
+    KT_E8_NEG,
+    KT_E8_ABS,
+    KT_E8_ADD,
+    KT_E8_SUB,
+    KT_E8_MUL,
+    KT_E8_FMA,
+    KT_E8_FNMA,
+    KT_E8_MAX,
+    KT_E8_MIN,
+    KT_E8_SEL,
+    KT_E8_CMPLT,
+    KT_E8_CMPGT,
+    KT_E8_CMPEQ,
+    KT_E8_OP_COUNT
+} kt_e8_op;
+
+/* One lane operation on three 24-bit operands, as the lane computes it: MOV/NEG/ABS a;
+ * ADD a + c; SUB a - c; MUL a * b; FMA a * b + c; FNMA -(a * b) + c; MAX/MIN of a and b;
+ * SEL c != 0 ? a : b; the compares a against b (result 1.0 or 0.0; *pred the predicate bit,
+ * false for the rest). */
+uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred);
+
+uint32_t kt_e8_from_f16(uint16_t h);
+uint16_t kt_e8_to_f16(uint32_t e);
+uint32_t kt_e8_from_f32(uint32_t f);
+uint32_t kt_e8_to_f32(uint32_t e);
+/* As a double (exact), for references and reports. */
+double kt_e8_value(uint32_t e);
+
+#endif

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/* The vector core's lanes (see vec_lanes.h): beats queued at issue, computed at write-back
+ * against the chain registers each stage read, the five-bit pending counts. */
+#include "vec_lanes.h"
+
+#include <string.h>
+
+#include "kt/hw/e8m15.h"
+
+enum { PEND_MASK = 31 };
+
+void vl_reset(vc_lanes *l)
+{
+    uint32_t alu = l->alu_lat, rd = l->stage_read, pipe = l->pipe_lat, wb[3];
+    memcpy(wb, l->wb_lat, sizeof wb);
+    memset(l, 0, sizeof *l);
+    l->alu_lat = alu, l->stage_read = rd, l->pipe_lat = pipe;
+    memcpy(l->wb_lat, wb, sizeof wb);
+    l->inc = -1;
+}
+
+void vl_set_stage(vc_lanes *l, unsigned k, uint64_t now, const vl_stage *s)
+{
+    vl_stage *h = l->hist[k];
+    if (l->nhist[k] == VL_VERSIONS) { /* the oldest is older than any beat in flight */
+        memmove(h, h + 1, (VL_VERSIONS - 1) * sizeof *h);
+        l->nhist[k]--;
+    }
+    h[l->nhist[k]] = *s;
+    h[l->nhist[k]++].from = now + 1;
+}
+
+/* Stage k's registers as a beat read them at cycle `at`. */
+static const vl_stage *stage_at(const vc_lanes *l, unsigned k, uint64_t at)
+{
+    static const vl_stage none = {0, 0, {0, 0, 0}, {0, 0, 0}};
+    const vl_stage *found = &none;
+    for (unsigned i = 0; i < l->nhist[k]; i++)
+        if (l->hist[k][i].from <= at)
+            found = &l->hist[k][i];
+    return found;
+}
+
+void vl_issue(vc_lanes *l, uint64_t now, vl_beat *b)
+{
+    unsigned idx = b->depth == 4 ? 2 : b->depth == 2 ? 1 : 0;
+    b->issue = now;
+    b->wb = now + l->wb_lat[idx] - 1;
+    if (l->nq < VL_BEATS)
+        l->q[l->nq++] = *b;
+    if (!b->cmp)
+        l->inc = b->wd;
+    l->pipe_free_at = now + l->pipe_lat;
+}
+
+static void write_back(const vc_lanes *l, const vl_beat *b, uint32_t v[][KT_VEC_VLMAX],
+                       uint8_t p[][KT_VEC_VLMAX])
+{
+    unsigned wid = KT_VEC_LANES / b->depth;
+    for (unsigned i = 0; i < wid; i++) {
+        unsigned slot = b->phase * wid + i, e = b->chunk * KT_VEC_LANES + slot;
+        uint32_t r = 0;
+        bool pred = false;
+        for (unsigned k = 0; k < b->depth; k++) {
+            const vl_stage *s = stage_at(l, k, b->issue + l->stage_read + k * l->alu_lat);
+            uint32_t x[3];
+            for (int j = 0; j < 3; j++)
+                x[j] = s->sel[j] == KT_VEC_SRC_V   ? b->in[slot][j]
+                       : s->sel[j] == KT_VEC_SRC_C ? (k ? r : 0)
+                                                   : s->konst[j];
+            r = kt_e8_alu((kt_e8_op)(s->op < KT_E8_OP_COUNT ? s->op : KT_E8_MOV), x[0], x[1], x[2],
+                          &pred);
+        }
+        if (!(b->tmask >> slot & 1))
+            continue;
+        if (b->cmp) {
+            p[b->pr][e] = pred;
+            continue;
+        }
+        bool pm = b->pm == KT_VEC_PM_ALL   ? true
+                  : b->pm == KT_VEC_PM_SET ? (b->pmask >> slot & 1)
+                                           : !(b->pmask >> slot & 1);
+        if (pm)
+            v[b->wd][e] = r;
+    }
+}
+
+void vl_end_cycle(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX], uint8_t p[][KT_VEC_VLMAX])
+{
+    bool dec[KT_VEC_VREGS] = {false};
+    unsigned keep = 0;
+    for (unsigned i = 0; i < l->nq; i++) {
+        const vl_beat *b = &l->q[i];
+        if (b->wb != now) {
+            l->q[keep++] = *b;
+            continue;
+        }
+        write_back(l, b, v, p);
+        if (!b->cmp)
+            dec[b->wd] = true;
+    }
+    l->nq = keep;
+    for (unsigned r = 0; r < KT_VEC_VREGS; r++) {
+        unsigned n = l->pend[r] + (l->inc == (int)r) - (dec[r] && l->pend[r]);
+        l->pend[r] = (uint8_t)(n & PEND_MASK);
+    }
+    l->inc = -1;
+}
+
+enum { RED_SUM, RED_MAX, RED_MIN, RED_SUMSQ, RED_DOT, TREE_LEAVES = 8, ACCS = 16 };
+
+/* Eight leaves through lanes 8..14: pairs, pairs of those, the last pair. */
+static uint32_t tree(kt_e8_op comb, const uint32_t leaf[TREE_LEAVES])
+{
+    uint32_t l[TREE_LEAVES];
+    memcpy(l, leaf, sizeof l);
+    for (unsigned n = TREE_LEAVES; n > 1; n /= 2)
+        for (unsigned j = 0; j < n / 2; j++)
+            l[j] = kt_e8_alu(comb, l[2 * j], l[2 * j + 1], l[2 * j + 1], NULL);
+    return l[0];
+}
+
+uint32_t vl_reduce(unsigned kind, const uint32_t *va, const uint32_t *vb, unsigned nchunk)
+{
+    kt_e8_op comb = kind == RED_MAX ? KT_E8_MAX : kind == RED_MIN ? KT_E8_MIN : KT_E8_ADD;
+    uint32_t ident = kind == RED_MAX ? 0xFF8000u : kind == RED_MIN ? 0x7F8000u : KT_E8_ZERO;
+    bool half = kind == RED_SUMSQ || kind == RED_DOT; /* a product per leaf, two beats a chunk */
+    uint32_t acc[ACCS], leaf[TREE_LEAVES];
+    for (unsigned i = 0; i < ACCS; i++)
+        acc[i] = ident;
+    unsigned beats = half ? 2 * nchunk : nchunk;
+    for (unsigned b = 0; b < beats && b < ACCS; b++) {
+        for (unsigned j = 0; j < TREE_LEAVES; j++) {
+            if (half) {
+                unsigned e = (b / 2) * KT_VEC_LANES + (b % 2) * TREE_LEAVES + j;
+                leaf[j] = kt_e8_alu(KT_E8_MUL, va[e], vb[e], vb[e], NULL);
+            } else {
+                unsigned e = b * KT_VEC_LANES + 2 * j;
+                leaf[j] = kt_e8_alu(comb, va[e], va[e + 1], va[e + 1], NULL);
+            }
+        }
+        /* lane 15: the beat's sum into its own accumulator */
+        acc[b] = kt_e8_alu(comb, tree(comb, leaf), acc[b], acc[b], NULL);
+    }
+    for (unsigned j = 0; j < TREE_LEAVES; j++)
+        leaf[j] = kt_e8_alu(comb, acc[2 * j], acc[2 * j + 1], acc[2 * j + 1], NULL);
+    return tree(comb, leaf);
+}
