@@ -81,7 +81,7 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
     snprintf(info->kernel, sizeof info->kernel, "%s", rt->form->name);
     info->simulated = rt->simulated;
     info->sdp = npk_rk_runs_sdp(rt);
-    info->pdp = !rt->form->dpu_irq_only;
+    info->pdp = npk_rk_kernel_runs_op(rt->form, NPK_RK_OP_POOL);
     info->cores = rt->cores;
     info->drv_version = rt->eng->drv_version;
     info->hw_version = rt->eng->hw_version;
