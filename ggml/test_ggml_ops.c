@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The backend's SOFT_MAX and POOL_2D on inputs ggml's suite does not draw (its values lie in
+/* The backend's SOFT_MAX, POOL_2D and CONV_2D on inputs ggml's suite does not draw (its values lie in
  * [-1, 1]), through ggml's API, against ggml's CPU backend:
  *
  *   - SOFT_MAX of F32 rows offset by 1e4, -3e4 and 6e4 (fp16's spacing there is 8 to 32: rows
@@ -9,7 +9,10 @@
  *   - POOL_2D: a 4x4 average with stride 4 and a 2x2 average with padding on a 33x20 plane of
  *     two images, 5 channels (the power-of-two windows the backend takes on both front ends),
  *     on the device (npu_pooling), NMSE below ggml's 1e-7; and a max pool of a source holding
- *     1e6 (beyond fp16's range): on the host (host_pooling), exactly ggml's result.
+ *     1e6 (beyond fp16's range): on the host (host_pooling), exactly ggml's result;
+ *   - CONV_2D: a padded 3x3 conv of a contiguous input and of a channel-first input permuted
+ *     into ggml's order (a strided view), on the device (npu_convs), NMSE below ggml's 5e-4;
+ *     and of an input holding 1e6: on the host (host_convs), in double.
  *   usage: test_ggml_ops CPU-BACKEND-DIR   (GGML_BACKEND_PATH names the backend; the device
  *   must run SDP tasks, the rknpu front end) */
 #include <math.h>
@@ -25,6 +28,7 @@
 /* ggml's test-backend-ops tolerances */
 #define SOFT_MAX_TOL 1e-6
 #define POOL_TOL 1e-7
+#define CONV_TOL 5e-4
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static float urand(void) /* uniform in [-1, 1) */
@@ -55,7 +59,8 @@ static double nmse(const float *ref, const float *v, size_t n)
     return den > 0 ? num / den : num;
 }
 
-/* Builds one node of the input `x` (ne given, values `vals`). */
+/* Builds one node of the input `x` (ne given, values `vals`); its other leaves get values of a
+ * fixed seed. */
 typedef struct ggml_tensor *(*node_fn)(struct ggml_context *c, struct ggml_tensor *x);
 
 /* The node on `be` (its device's buffer type), the result into out. */
@@ -73,6 +78,19 @@ static bool run(ggml_backend_t be, ggml_backend_dev_t dev, node_fn make, const i
     bool ok = buf && (size_t)ggml_nelements(y) == out_count;
     if (ok) {
         ggml_backend_tensor_set(x, vals, 0, ggml_nbytes(x));
+        /* the node's other sources (a conv's kernel): the same values on both backends */
+        uint64_t state = 0x2545f4914f6cdd1dull;
+        for (struct ggml_tensor *t = ggml_get_first_tensor(c); t; t = ggml_get_next_tensor(c, t))
+            if (t != x && t->op == GGML_OP_NONE && t->type == GGML_TYPE_F32 && t->data) {
+                const uint64_t saved = rng_state;
+                rng_state = state;
+                for (int64_t i = 0; i < ggml_nelements(t); i++) {
+                    const float v = urand() * 0.5f;
+                    ggml_backend_tensor_set(t, &v, (size_t)i * sizeof v, sizeof v);
+                }
+                state = rng_state;
+                rng_state = saved;
+            }
         ok = ggml_backend_graph_compute(be, g) == GGML_STATUS_SUCCESS;
     }
     if (ok)
@@ -81,6 +99,8 @@ static bool run(ggml_backend_t be, ggml_backend_dev_t dev, node_fn make, const i
     ggml_free(c);
     return ok;
 }
+
+typedef enum kind { SOFT_MAX, POOLING, CONV } kind;
 
 typedef struct ctx {
     ggml_backend_t npu, cpu;
@@ -91,7 +111,7 @@ typedef struct ctx {
 /* One case: the node on both backends; its NMSE against the CPU's at most tol, and the
  * counters' change: `on_npu` nodes computed by the device, `on_host` on its host path. */
 static int check(const ctx *t, const char *name, node_fn make, const int64_t ne[4],
-                 const float *vals, size_t out_count, double tol, bool pooling, uint64_t on_npu,
+                 const float *vals, size_t out_count, double tol, kind k, uint64_t on_npu,
                  uint64_t on_host)
 {
     float *res = malloc(out_count * sizeof *res), *ref = malloc(out_count * sizeof *ref);
@@ -105,10 +125,12 @@ static int check(const ctx *t, const char *name, node_fn make, const int64_t ne[
         printf("FAIL: %s: did not compute\n", name);
         fails = 1;
     } else {
-        const uint64_t npu = pooling ? b.npu_pooling - a.npu_pooling
-                                     : b.npu_elementwise - a.npu_elementwise;
-        const uint64_t host = pooling ? b.host_pooling - a.host_pooling
-                                      : b.host_elementwise - a.host_elementwise;
+        const uint64_t npu = k == POOLING ? b.npu_pooling - a.npu_pooling
+                             : k == CONV  ? b.npu_convs - a.npu_convs
+                                          : b.npu_elementwise - a.npu_elementwise;
+        const uint64_t host = k == POOLING ? b.host_pooling - a.host_pooling
+                              : k == CONV  ? b.host_convs - a.host_convs
+                                           : b.host_elementwise - a.host_elementwise;
         const double e = nmse(ref, res, out_count);
         fails = !(e <= tol) || npu != on_npu || host != on_host;
         printf("%s %s: NMSE %.3g (limit %.0e), device %llu, host %llu (expected %llu, %llu)\n",
@@ -140,6 +162,38 @@ static struct ggml_tensor *max_3x3(struct ggml_context *c, struct ggml_tensor *x
     return ggml_pool_2d(c, x, GGML_OP_POOL_MAX, 3, 3, 2, 2, 1, 1);
 }
 
+enum { CW = 9, CH = 7, CC = 3, CN = 2, COC = 4 };
+
+/* A 3x3 conv, stride 1, padding 1, of the input as ggml lays it out ([W, H, C, N]). */
+static struct ggml_tensor *conv_whcn(struct ggml_context *c, struct ggml_tensor *x)
+{
+    struct ggml_tensor *k = ggml_new_tensor_4d(c, GGML_TYPE_F32, 3, 3, CC, COC);
+    return ggml_conv_2d_direct(c, k, x, 1, 1, 1, 1, 1, 1);
+}
+
+/* The same of an input stored channel-first ([C, W, H, N]) and permuted to [W, H, C, N]: a
+ * view with strides the backend gathers through. */
+static struct ggml_tensor *conv_cwhn(struct ggml_context *c, struct ggml_tensor *x)
+{
+    return conv_whcn(c, ggml_permute(c, x, 2, 0, 1, 3));
+}
+
+static int check_conv(const ctx *t)
+{
+    enum { COUNT = CW * CH * CC * CN, OUT = CW * CH * COC * CN };
+    float x[COUNT];
+    for (int i = 0; i < COUNT; i++)
+        x[i] = urand();
+    const int64_t whcn[4] = {CW, CH, CC, CN}, cwhn[4] = {CC, CW, CH, CN};
+    int fails = check(t, "CONV_2D 3x3 padded", conv_whcn, whcn, x, OUT, CONV_TOL, CONV, 1, 0);
+    fails += check(t, "CONV_2D 3x3 of a CWHN view", conv_cwhn, cwhn, x, OUT, CONV_TOL, CONV, 1,
+                   0);
+    x[10] = 1e6f; /* beyond fp16's range: convolved on the host */
+    fails += check(t, "CONV_2D of an input holding 1e6", conv_whcn, whcn, x, OUT, 1e-10, CONV,
+                   0, 1);
+    return fails;
+}
+
 static int check_soft_max(const ctx *t)
 {
     enum { N = 64, ROWS = 4 };
@@ -150,10 +204,10 @@ static int check_soft_max(const ctx *t)
             x[r * N + i] = offset[r] + urand() * 3.0f;
     const int64_t ne[4] = {N, ROWS, 1, 1};
     int fails = check(t, "SOFT_MAX of rows offset by 1e4, -3e4, 6e4 and 0", soft_max, ne, x,
-                      ROWS * N, SOFT_MAX_TOL, false, 1, 0);
+                      ROWS * N, SOFT_MAX_TOL, SOFT_MAX, 1, 0);
     x[3 * N + 5] = -1e5f; /* the last row spans 1e5: beyond fp16 unless shifted */
     fails += check(t, "SOFT_MAX with a row spanning 1e5", soft_max, ne, x, ROWS * N,
-                   SOFT_MAX_TOL, false, 1, 0);
+                   SOFT_MAX_TOL, SOFT_MAX, 1, 0);
     return fails;
 }
 
@@ -169,12 +223,12 @@ static int check_pool(const ctx *t)
     /* output extents: (33 - 4) / 4 + 1 = 8 by (20 - 4) / 4 + 1 = 5; (33 + 2 - 2) + 1 = 34 by
      * (20 + 2 - 2) / 2 + 1 = 11; (33 + 2 - 3) / 2 + 1 = 17 by (20 + 2 - 3) / 2 + 1 = 10 */
     int fails = check(t, "POOL_2D avg 4x4 stride 4", avg_4x4, ne, x, 8 * 5 * C * B, POOL_TOL,
-                      true, 1, 0);
+                      POOLING, 1, 0);
     fails += check(t, "POOL_2D avg 2x2 stride 1x2 padding 1", avg_2x2_padded, ne, x,
-                   34 * 11 * C * B, POOL_TOL, true, 1, 0);
+                   34 * 11 * C * B, POOL_TOL, POOLING, 1, 0);
     x[7 * W + 3] = 1e6f; /* beyond fp16's range: pooled on the host, exactly */
     fails += check(t, "POOL_2D max 3x3 of a source holding 1e6", max_3x3, ne, x,
-                   17 * 10 * C * B, 0.0, true, 0, 1);
+                   17 * 10 * C * B, 0.0, POOLING, 0, 1);
     free(x);
     return fails;
 }
@@ -194,7 +248,7 @@ int main(int argc, char **argv)
                  reg, GGML_NPUKIT_COUNTERS)};
     t.cpu = ggml_backend_dev_init(cpu_dev, NULL);
     t.npu = ggml_backend_dev_init(npu_dev, NULL);
-    int fails = check_soft_max(&t) + check_pool(&t);
+    int fails = check_soft_max(&t) + check_pool(&t) + check_conv(&t);
     ggml_backend_free(t.npu);
     ggml_backend_free(t.cpu);
     printf("%s\n", fails ? "FAIL" : "PASS");
