@@ -120,6 +120,8 @@ def test_info(rt):
     # rocket: one open file per core (each a scheduler entity), so every core either way
     assert (info["kernel"], info["cores"]) in (("rknpu", 3), ("rocket", 3))
     assert info["weight_capacity"] == info["weight_spaces"] * (4096 - 256) * 2**20
+    # the PDP (max/min pooling) ends on the PPU interrupt, which rocket never waits for
+    assert info["pdp"] is (info["kernel"] == "rknpu")
 
 
 def needs_sdp(rt):
