@@ -170,6 +170,11 @@ static void row_values(void)
     for (int op = 0; op < NPK_EW_OP_COUNT; op++) {
         const npk_rk_ew_op_row *row = npk_rk_ew_op_row_of((npk_rk_ew_op)op);
         CHECK(row->value || row->not_simulated || op == NPK_EW_LUT);
+        /* an immediate operand fills the task's two registers at most (rk_sdp.h's imm[2]);
+         * batchnorm's are its scale and shift, every other op's one value */
+        const unsigned imm = npk_rk_ew_op_immediates((npk_rk_ew_op)op);
+        CHECK(imm >= 1 && imm <= 2);
+        CHECK_EQ(imm, op == NPK_EW_BATCHNORM ? 2u : 1u);
         for (int f = 0; row->value && f < 2; f++)
             for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
                 for (size_t j = 0; j < sizeof xs / sizeof xs[0]; j++) {
@@ -188,6 +193,7 @@ static void fake_op_refused(void)
 {
     const npk_rk_ew_op fake = NPK_EW_OP_COUNT;
     CHECK(npk_rk_ew_op_row_of(fake) == NULL);
+    CHECK_EQ(npk_rk_ew_op_immediates(fake), 0u);
     npk_rk_ew_op parsed = NPK_EW_ADD;
     CHECK(!npk_rk_ew_op_parse("relu3", &parsed));
     CHECK_EQ(parsed, NPK_EW_ADD);

@@ -27,7 +27,7 @@ void rk_ew_reference(npk_rk_ew_op op, npk_rk_prec p, uint32_t m, uint32_t n, con
     const npk_rk_ew_op_row *row = npk_rk_ew_op_row_of(op);
     double (*value)(double, double, const double[2], bool) = row ? row->value : NULL;
     double imm[2] = {0, 0};
-    for (unsigned i = 0; mode == NPK_EW_IMMEDIATE && i < (op == NPK_EW_BATCHNORM ? 2u : 1u); i++)
+    for (unsigned i = 0; mode == NPK_EW_IMMEDIATE && i < npk_rk_ew_op_immediates(op); i++)
         imm[i] = elem(p, b, i);
     for (uint64_t i = 0; i < (uint64_t)m * n; i++) {
         double y = mode == NPK_EW_PER_CHANNEL   ? elem(p, b, i % n)

@@ -100,10 +100,15 @@ typedef struct npk_rk_ew_op_row {
      * shift). The host reference of every layer (the CLI's --check, the tests' row sweep);
      * NULL where no source gives the output (EQL) or a table gives it (LUT: rk_act_hw.h). */
     double (*value)(double a, double b, const double imm[2], bool fp32);
+    /* Values an immediate operand holds in its registers: 1 (add/mul/max/min's value,
+     * leakyrelu's slope; ops with no immediate too), 2 for batchnorm's scale and shift. */
+    unsigned immediates;
 } npk_rk_ew_op_row;
 
 /* The operand kinds of an op row (the row's mask, or the first five rows' rule). */
 NPUKIT_API unsigned npk_rk_ew_op_operands(const npk_rk_ew_op_row *row);
+/* The values an immediate operand of the op holds (1 or 2; 0 for an op past the table). */
+NPUKIT_API unsigned npk_rk_ew_op_immediates(npk_rk_ew_op op);
 /* "per-element", "per-channel", "none", "immediate" */
 NPUKIT_API const char *npk_rk_ew_operand_name(npk_rk_ew_operand kind);
 /* A mask's kinds joined by '/' ("per-element/per-channel/immediate") into buf. */

@@ -231,6 +231,14 @@ def _prec_table() -> dict:
 PREC = _prec_table()
 # The SDP's ops in the enum's order ("add|mul|max|min|relu"): name -> value.
 EW_OP_VALUES = {name: i for i, name in enumerate(npk_rk_ew_op_names().decode().split("|"))}
+npk_rk_ew_op_row_of = _fn("npk_rk_ew_op_row_of", ctypes.c_void_p, c_int)
+npk_rk_ew_op_operands = _fn("npk_rk_ew_op_operands", c_uint, ctypes.c_void_p)
+npk_rk_ew_op_immediates = _fn("npk_rk_ew_op_immediates", c_uint, c_int)
+# Each op's operand kinds (a mask of bits 1 << npk_rk_ew_operand) and the values an immediate
+# operand holds, read from the op rows.
+EW_OP_OPERANDS = {name: npk_rk_ew_op_operands(npk_rk_ew_op_row_of(v))
+                  for name, v in EW_OP_VALUES.items()}
+EW_OP_IMMEDIATES = {name: npk_rk_ew_op_immediates(v) for name, v in EW_OP_VALUES.items()}
 PLAN_MAX_CORES = 8
 MATMUL_BODY = 108
 

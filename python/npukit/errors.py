@@ -46,5 +46,7 @@ def check(status: int, what: str = "") -> None:
         return
     name = (_lib.npk_status_name(status) or b"?").decode()
     msg = (_lib.npk_last_error() or b"").decode(errors="replace")
-    text = f"{what}: {msg}" if what and msg else (msg or what or name)
+    # the library's message often names the call already ("pool2d: ..."): say it once
+    named = msg.startswith(f"{what}:")
+    text = f"{what}: {msg}" if what and msg and not named else (msg or what or name)
     raise _CLASS.get(name, NpukitError)(f"{text} [{name}]", name)

@@ -41,8 +41,10 @@ _NP_TO_OUT = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16",
 EW_OPS = {name: v for name, v in _lib.EW_OP_VALUES.items() if name != "lut"}
 # The operand kinds (npk_rk_ew_operand) and the ops that take none or only an immediate.
 _PER_ELEMENT, _PER_CHANNEL, _NO_OPERAND, _IMMEDIATE = 0, 1, 2, 3
-_EW_NO_OPERAND = {"relu", "relu6"}
-_EW_IMMEDIATE_ONLY = {"leakyrelu": 1, "batchnorm": 2}
+_EW_NO_OPERAND = {op for op, kinds in _lib.EW_OP_OPERANDS.items() if kinds == 1 << _NO_OPERAND}
+# op -> the values its immediate holds, for the ops that take nothing but an immediate
+_EW_IMMEDIATE_ONLY = {op: _lib.EW_OP_IMMEDIATES[op] for op, kinds in _lib.EW_OP_OPERANDS.items()
+                      if kinds == 1 << _IMMEDIATE}
 
 
 def _ew_operand(op: str, b, dtype, m: int, n: int, what: str):

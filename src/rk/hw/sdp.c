@@ -61,35 +61,35 @@ static double ew_batchnorm(double a, double b, const double imm[2], bool fp32)
 static const npk_rk_ew_op_row ops[NPK_EW_OP_COUNT] = {
     /* op          name    binary op_type              alu_algo         bs_relu */
     {NPK_EW_ADD, "add", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_SUM, false, EW_ANY, NPK_BS_UNIT_ALU,
-     false, 0, NULL, ew_add},
+     false, 0, NULL, ew_add, 1},
     {NPK_EW_MUL, "mul", true, NPK_EW_OP_TYPE_MUL, 0, false, EW_ANY, NPK_BS_UNIT_MUL, false, 0,
-     NULL, ew_mul},
+     NULL, ew_mul, 1},
     {NPK_EW_MAX, "max", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_MAX, false, EW_ANY, NPK_BS_UNIT_ALU,
-     false, 0, NULL, ew_max},
+     false, 0, NULL, ew_max, 1},
     {NPK_EW_MIN, "min", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_MIN, false, EW_ANY, NPK_BS_UNIT_ALU,
-     false, 0, NULL, ew_min},
+     false, 0, NULL, ew_min, 1},
     {NPK_EW_RELU, "relu", false, NPK_EW_OP_TYPE_ALU, 0, true, 0, NPK_BS_UNIT_NONE, false, 0, NULL,
-     ew_relu},
+     ew_relu, 1},
     /* EQL: the spec names it only as EW_ALU_ALGO 3 in NVDLA's order; what it writes is nowhere
      * in the spec or the fact sheet (NVDLA's documentation has no EQL output either). */
     {NPK_EW_EQL, "eql", true, NPK_EW_OP_TYPE_ALU, NPK_EW_ALU_EQL, false, EW_MEMORY,
      NPK_BS_UNIT_NONE, false, 0,
      "EW_ALU_ALGO EQL: the spec names the value (NVDLA order), no source gives its output",
-     NULL},
+     NULL, 1},
     /* relu6 and leakyrelu are clamps on the PPU/SDP path, no LUT (spec "Op map — expanded
      * battery": relu / relu6 / leakyrelu = clamp). relu6 = the BS ReLU with RELUX at 6;
      * leakyrelu = the BS MUL in PReLU mode (NVDLA: the multiplier passes positives). */
     {NPK_EW_RELU6, "relu6", false, NPK_EW_OP_TYPE_ALU, 0, true,
-     NPK_EW_OPERAND_BIT(NPK_EW_NO_OPERAND), NPK_BS_UNIT_NONE, true, 6, NULL, ew_relu6},
+     NPK_EW_OPERAND_BIT(NPK_EW_NO_OPERAND), NPK_BS_UNIT_NONE, true, 6, NULL, ew_relu6, 1},
     {NPK_EW_LEAKYRELU, "leakyrelu", false, NPK_EW_OP_TYPE_ALU, 0, false,
-     NPK_EW_OPERAND_BIT(NPK_EW_IMMEDIATE), NPK_BS_UNIT_PRELU, false, 0, NULL, ew_leakyrelu},
+     NPK_EW_OPERAND_BIT(NPK_EW_IMMEDIATE), NPK_BS_UNIT_PRELU, false, 0, NULL, ew_leakyrelu, 1},
     /* batchnorm folded to x * scale + shift: the BS stage's MUL, then the BN stage's ALU (each
      * stage runs ALU before MUL, so the two units in this order need the two stages). */
     {NPK_EW_BATCHNORM, "batchnorm", false, NPK_EW_OP_TYPE_ALU, 0, false,
-     NPK_EW_OPERAND_BIT(NPK_EW_IMMEDIATE), NPK_BS_UNIT_MUL, false, 0, NULL, ew_batchnorm},
+     NPK_EW_OPERAND_BIT(NPK_EW_IMMEDIATE), NPK_BS_UNIT_MUL, false, 0, NULL, ew_batchnorm, 2},
     /* the EW stage's LUT alone, its table fitted and uploaded by the task (rk_act_hw.h) */
     {NPK_EW_LUT, "lut", false, NPK_EW_OP_TYPE_ALU, 0, false, 0, NPK_BS_UNIT_NONE, false, 0, NULL,
-     NULL},
+     NULL, 1},
 };
 
 unsigned npk_rk_ew_op_operands(const npk_rk_ew_op_row *row)
@@ -99,6 +99,12 @@ unsigned npk_rk_ew_op_operands(const npk_rk_ew_op_row *row)
     if (row->operands)
         return row->operands;
     return row->binary ? EW_MEMORY : NPK_EW_OPERAND_BIT(NPK_EW_NO_OPERAND);
+}
+
+unsigned npk_rk_ew_op_immediates(npk_rk_ew_op op)
+{
+    const npk_rk_ew_op_row *row = npk_rk_ew_op_row_of(op);
+    return row ? row->immediates : 0;
 }
 
 const char *npk_rk_ew_operand_name(npk_rk_ew_operand kind)

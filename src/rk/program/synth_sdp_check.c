@@ -36,7 +36,7 @@ static npk_status check_immediates(const npk_rk_sdp *t, const npk_rk_ew_op_row *
     const npk_rk_sdp_prec_row *pr = npk_rk_sdp_prec_row_of(t->prec);
     npk_rk_sdp_stage st[NPK_SDP_STAGE_COUNT];
     npk_rk_sdp_stages(t, st);
-    const unsigned count = t->op == NPK_EW_BATCHNORM ? 2 : 1;
+    const unsigned count = npk_rk_ew_op_immediates(t->op);
     for (unsigned i = 0; i < count; i++) {
         double v = t->imm[i];
         if (!isfinite(v))

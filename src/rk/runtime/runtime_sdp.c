@@ -55,8 +55,8 @@ static uint64_t up64(uint64_t v) { return (v + 63) / 64 * 64; }
  * per-channel vector (indexed by the channel), so the flat arrays are their own layout. */
 static bool flat(const npk_rk_ew_call *x) { return x->operand != NPK_EW_PER_CHANNEL; }
 
-/* Values B holds for an immediate operand: one, two for batchnorm (scale, shift). */
-static unsigned imm_count(const npk_rk_ew_call *x) { return x->op == NPK_EW_BATCHNORM ? 2 : 1; }
+/* Values B holds for an immediate operand: the op row's count (batchnorm: scale, shift). */
+static unsigned imm_count(const npk_rk_ew_call *x) { return npk_rk_ew_op_immediates(x->op); }
 
 /* Element i of an array of `p` elements as a value (fp16 bits through fp32). */
 static double elem(npk_rk_prec p, const void *v, size_t i)
