@@ -66,8 +66,9 @@ static const npg_op_row *op_row(enum ggml_op op)
 }
 
 /* The row that computes node on the device, or NULL when the device does not take it: an op
- * it has no row for, an SDP op on a kernel that runs no SDP tasks, one it cannot
- * compute, or one the offload policy leaves to the CPU. */
+ * it has no row for, an SDP op on a kernel that runs no SDP tasks, a PDP-only node (max
+ * pooling) on a kernel that does not complete PDP tasks, one it cannot compute, or one the
+ * offload policy leaves to the CPU. */
 static const npg_op_row *computed_here(const npg_device *d, const struct ggml_tensor *node)
 {
     const npg_op_row *row = op_row(node->op);
