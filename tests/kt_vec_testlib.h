@@ -56,6 +56,7 @@ static inline npk_status vk_dispatch(vk_run *r, const kt_flit *p, unsigned n, kt
     uint32_t b0 = kt_cu_counters_decode(vk_ctrl(r, KT_CU_COUNTERS)).busy_cycles;
     npk_status s = kt_stage(&r->d, 0, p, n);
     kt_ticket tk;
+    memset(&tk, 0, sizeof tk); /* expect_cycles 0: no estimate */
     if (!s)
         s = kt_dispatch(&r->d, &r->unit, 0, n, 0, &tk);
     kt_wait_result res = {0};

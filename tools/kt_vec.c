@@ -115,6 +115,7 @@ static npk_status run_round(kt_dev *dev, vec_job *j, const kt_unit *vc, size_t u
 {
     npk_status s = kt_stage(dev, 0, p, per * units);
     kt_ticket tk[VC_MAX_UNITS];
+    memset(tk, 0, sizeof tk); /* expect_cycles 0: no estimate of the kernel's work */
     for (size_t u = 0; u < units && !s; u++)
         s = kt_dispatch(dev, &vc[u], (unsigned)(u * per), (unsigned)per, 0, &tk[u]);
     for (size_t u = 0; u < units && !s; u++) {
