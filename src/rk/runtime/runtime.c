@@ -36,6 +36,7 @@ static npk_status open_runtime(const char *device, bool shared, npk_rk **out)
     rt->max_cores = e->max_cores;
     rt->cores = rt->max_cores;
     rt->submission = npk_rk_submission_default();
+    rt->form_set = rt->submission;
     for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
         rt->core_map[c] = (uint8_t)c;
     pthread_mutex_init(&rt->lock, NULL);
@@ -188,6 +189,7 @@ npk_status npk_rk_set_chain(npk_rk *rt, unsigned tasks_per_submit)
     if (s == NPK_OK) {
         rt->chain = tasks_per_submit;
         rt->submission = f;
+        rt->form_set = f;
     }
     pthread_mutex_unlock(&rt->lock);
     return s;
@@ -216,6 +218,7 @@ npk_status npk_rk_set_submission(npk_rk *rt, const char *form)
     if (pthread_mutex_trylock(&rt->lock))
         return npk_fail(NPK_EBUSY, "set_submission: another call is running on this runtime");
     rt->submission = f;
+    rt->form_set = f;
     rt->form_forced = !chosen;
     pthread_mutex_unlock(&rt->lock);
     return NPK_OK;

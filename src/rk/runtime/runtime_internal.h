@@ -104,6 +104,10 @@ struct npk_rk {
 
     /* the submission form jobs take (submission.h) */
     const struct npk_rk_submission_row *submission;
+    /* The form set on the runtime: `submission` is the running call's (npk_rk_matmul swaps in
+     * the one it picked, under the lock), this one is what planning outside a call reads
+     * (weights packed on another thread meanwhile) and is never swapped. */
+    const struct npk_rk_submission_row *form_set;
     bool form_forced;       /* set by npk_rk_set_submission/set_chain: no choice by cost */
     uint32_t feature_pitch; /* npk_rk_set_feature_pitch (0: the dtype's layout) */
     bool m_tile_chain;      /* npk_rk_set_schedule("chain") */

@@ -27,10 +27,12 @@ void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m
 
 void npk_rk_request_submits(const npk_rk *rt, npk_rk_plan_request *req)
 {
-    /* the submits the plan's tasks will be grouped into, for its cost */
-    req->chain = npk_rk_tasks_per_job(rt);
-    req->chain_m_tiles = rt->submission->row_offset;
-    req->host_one_thread = rt->submission->all_cores;
+    /* the submits the plan's tasks will be grouped into, for its cost: in the runtime's set
+     * form (a call running on another thread may have swapped in the form it picked; the
+     * multi-task plan is made by the form choice itself) */
+    req->chain = rt->form_set->groups ? rt->chain : 1;
+    req->chain_m_tiles = rt->form_set->row_offset;
+    req->host_one_thread = rt->form_set->all_cores;
 }
 
 void npk_rk_request_layout(const npk_rk *rt, npk_rk_plan_request *req)
