@@ -34,6 +34,7 @@
 #include "ggml-backend.h"
 #include "ggml-npukit.h"
 #include "ggml.h"
+#include "npg_testlib.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
 #include "npukit/rk_soc.h"
@@ -58,23 +59,9 @@ static double median(double *v, int n)
 }
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-static float urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (float)((rng >> 11) * (1.0 / 9007199254740992.0)) * 2.0f - 1.0f;
-}
+static float urand(void) { return npg_test_urand(&rng); }
 
-static ggml_backend_dev_t find_dev(const char *reg_name)
-{
-    for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
-        ggml_backend_dev_t d = ggml_backend_dev_get(i);
-        if (strcmp(ggml_backend_reg_name(ggml_backend_dev_backend_reg(d)), reg_name) == 0)
-            return d;
-    }
-    return NULL;
-}
+static ggml_backend_dev_t find_dev(const char *reg_name) { return npg_test_find_dev(reg_name); }
 
 /* One MUL_MAT of weights [K][N] (type) by activations [K][M] on one backend. */
 typedef struct op_case {

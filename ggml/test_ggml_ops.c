@@ -24,6 +24,7 @@
 #include "ggml-backend.h"
 #include "ggml-npukit.h"
 #include "ggml.h"
+#include "npg_testlib.h"
 
 /* ggml's test-backend-ops tolerances */
 #define SOFT_MAX_TOL 1e-6
@@ -31,23 +32,9 @@
 #define CONV_TOL 5e-4
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static float urand(void) /* uniform in [-1, 1) */
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (float)((rng_state >> 11) * (1.0 / 9007199254740992.0)) * 2.0f - 1.0f;
-}
+static float urand(void) { return npg_test_urand(&rng_state); }
 
-static ggml_backend_dev_t find_dev(const char *reg_name)
-{
-    for (size_t i = 0; i < ggml_backend_dev_count(); i++) {
-        ggml_backend_dev_t d = ggml_backend_dev_get(i);
-        if (strcmp(ggml_backend_reg_name(ggml_backend_dev_backend_reg(d)), reg_name) == 0)
-            return d;
-    }
-    return NULL;
-}
+static ggml_backend_dev_t find_dev(const char *reg_name) { return npg_test_find_dev(reg_name); }
 
 static double nmse(const float *ref, const float *v, size_t n)
 {
