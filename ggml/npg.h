@@ -170,9 +170,10 @@ void npg_buffer_invalidate(ggml_backend_buffer_t buf, const void *data, size_t b
 
 /* The packed weights of src0 for a matmul of m rows: cached in our buffers (in a buffer marked
  * as weights, GGML_BACKEND_BUFFER_USAGE_WEIGHTS, until its bytes are written through the
- * buffer; in any other of our buffers while a checksum of its bytes still matches), else
- * packed for this call (*owned = true: the caller frees with npg_packed_free). NULL and a
- * message on failure. */
+ * buffer; in any other of our buffers while a checksum of its bytes still matches); cached by
+ * the device for weights in other buffers marked as weights or in the CPU's CPU_REPACK (while
+ * a checksum matches: they are written behind our back), else packed for this call
+ * (*owned = true: the caller frees with npg_packed_free). NULL and a message on failure. */
 npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32_t m_hint,
                            bool *owned);
 void npg_packed_free(npg_device *d, npg_packed *p);

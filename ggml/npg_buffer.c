@@ -13,7 +13,11 @@
  * test-backend-ops) are also written by CPU ops that bypass the buffer interface, so a copy
  * made from them is used again only while a checksum of the bytes it was packed from still
  * matches (hashing costs a small fraction of packing); a copy that no longer matches is
- * replaced, and one overlapping a newly packed tensor's bytes dropped. */
+ * replaced, and one overlapping a newly packed tensor's bytes dropped.
+ *
+ * Weights in other buffers — the CPU backend's, marked as weights, and its CPU_REPACK, whose
+ * interleaved bytes are unpacked first (npg_repack.c) — are cached by the device under the
+ * same checksum rule: their writes never pass through this file. */
 #define _ISOC11_SOURCE /* aligned_alloc */
 #include <stdint.h>
 #include <stdio.h>
