@@ -6,7 +6,7 @@
  *     device rebuilds ggml's layout from the CPU's interleaved bytes exactly), agree with
  *     ggml's CPU backend on its repacked kernels (NMSE below ggml's MUL_MAT tolerance), and
  *     be packed once; a type whose interleaved form the device cannot read must not be claimed
- *     (the CPU computes it);
+ *     (the CPU computes it); the same for Q4_0 experts (MUL_MAT_ID);
  *   - placement as llama.cpp does it (the first buffer type whose device takes a 512-row matmul
  *     of the weight): under NPUKIT_GGML_OFFLOAD=auto a Q4_0 weight the CPU repacks goes to
  *     CPU_REPACK, an F16 weight to the device;
@@ -177,6 +177,73 @@ static int check_type(const env *e, enum ggml_type type)
     return fails;
 }
 
+/* ---- experts (MUL_MAT_ID) in CPU_REPACK ------------------------------------------------- */
+
+/* A Q4_0 expert tensor (K x N x E) in CPU_REPACK, each of T tokens using U experts: the device's
+ * result must equal, bit for bit, that of the same blocks in its own buffer, and agree with the
+ * CPU's repacked kernels. */
+static int check_experts(const env *e)
+{
+    enum { K = 256, N = 32, E = 4, U = 2, T = 3 };
+    void *blocks = random_blocks(GGML_TYPE_Q4_0, K, N * E);
+    float x[K * U * T], y[2][N * U * T], y_cpu[N * U * T];
+    int32_t ids[U * T];
+    for (int i = 0; i < K * U * T; i++)
+        x[i] = urand();
+    for (int i = 0; i < U * T; i++)
+        ids[i] = (i * 3 + 1) % E;
+    ggml_backend_buffer_type_t where[2] = {e->repack, ggml_backend_dev_buffer_type(e->npu_dev)};
+    struct ggml_init_params p = {ggml_tensor_overhead() * 8 + ggml_graph_overhead(), NULL, true};
+    bool ok = true, repacked = true;
+    uint64_t on_npu = 0;
+    for (int i = 0; i < 2; i++) {
+        struct ggml_context *wctx = ggml_init(p), *ctx = ggml_init(p);
+        struct ggml_tensor *w = ggml_new_tensor_3d(wctx, GGML_TYPE_Q4_0, K, N, E);
+        struct ggml_tensor *tx = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, K, U, T);
+        struct ggml_tensor *tid = ggml_new_tensor_2d(ctx, GGML_TYPE_I32, U, T);
+        struct ggml_tensor *out = ggml_mul_mat_id(ctx, w, tx, tid);
+        struct ggml_cgraph *g = ggml_new_graph(ctx);
+        ggml_build_forward_expand(g, out);
+        ggml_backend_buffer_t wbuf = ggml_backend_alloc_ctx_tensors_from_buft(wctx, where[i]);
+        ggml_backend_buffer_t xbuf =
+            ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_cpu_buffer_type());
+        ok &= wbuf && xbuf;
+        repacked &= i == 1 || (wbuf && w->extra); /* CPU_REPACK takes what the CPU repacks */
+        if (wbuf && xbuf && repacked) {
+            ggml_backend_buffer_set_usage(wbuf, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+            ggml_backend_tensor_set(w, blocks, 0, ggml_nbytes(w));
+            ggml_backend_tensor_set(tx, x, 0, sizeof x);
+            ggml_backend_tensor_set(tid, ids, 0, sizeof ids);
+            ggml_npukit_counters c0, c1;
+            e->counters(e->npu_dev, &c0);
+            ok &= ggml_backend_graph_compute(e->npu, g) == GGML_STATUS_SUCCESS;
+            e->counters(e->npu_dev, &c1);
+            on_npu += c1.npu_matmuls - c0.npu_matmuls;
+            ggml_backend_tensor_get(out, y[i], 0, sizeof y[i]);
+            if (i == 0) {
+                ok &= ggml_backend_graph_compute(e->cpu, g) == GGML_STATUS_SUCCESS;
+                ggml_backend_tensor_get(out, y_cpu, 0, sizeof y_cpu);
+            }
+        }
+        ggml_backend_buffer_free(wbuf);
+        ggml_backend_buffer_free(xbuf);
+        ggml_free(wctx), ggml_free(ctx);
+        if (!repacked)
+            break;
+    }
+    free(blocks);
+    if (ok && !repacked) {
+        printf("experts: the CPU does not repack Q4_0 experts here: nothing to check\n");
+        return 0;
+    }
+    const double err = nmse(y_cpu, y[0], N * U * T);
+    const bool same = memcmp(y[0], y[1], sizeof y[0]) == 0;
+    printf("experts: Q4_0 %dx%dx%d in CPU_REPACK, %d tokens x %d: NMSE vs the CPU's repacked "
+           "kernels %.2g; vs the device's buffer: %s; device nodes %llu\n",
+           K, N, E, T, U, err, same ? "identical" : "DIFFERENT", (unsigned long long)on_npu);
+    return ok && same && err <= NMSE_TOL && on_npu == 2 ? 0 : 1;
+}
+
 /* ---- placement, as llama.cpp places a weight --------------------------------------------- */
 
 /* The first of (device buffer, CPU_REPACK, CPU buffer) whose device takes a 512-row matmul of
@@ -339,6 +406,7 @@ int main(int argc, char **argv)
     e.reload();
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         fails += check_type(&e, types[i]);
+    fails += check_experts(&e);
     setenv("NPUKIT_GGML_OFFLOAD", "auto", 1);
     e.reload();
     fails += check_placement(&e);
