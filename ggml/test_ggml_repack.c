@@ -40,17 +40,6 @@ typedef struct env {
     ggml_npukit_reload_fn reload;
 } env;
 
-static ggml_backend_buffer_type_t find_repack(ggml_backend_dev_t cpu_dev)
-{
-    ggml_backend_dev_get_extra_bufts_t extra =
-        (ggml_backend_dev_get_extra_bufts_t)ggml_backend_reg_get_proc_address(
-            ggml_backend_dev_backend_reg(cpu_dev), "ggml_backend_dev_get_extra_bufts");
-    for (ggml_backend_buffer_type_t *b = extra ? extra(cpu_dev) : NULL; b && *b; b++)
-        if (strcmp(ggml_backend_buft_name(*b), "CPU_REPACK") == 0)
-            return *b;
-    return NULL;
-}
-
 static double nmse(const float *ref, const float *got, size_t n)
 {
     double num = 0, den = 0;
@@ -387,7 +376,7 @@ int main(int argc, char **argv)
                getenv("GGML_BACKEND_PATH") ? getenv("GGML_BACKEND_PATH") : "(unset)");
         return 77;
     }
-    e.repack = find_repack(e.cpu_dev);
+    e.repack = npg_test_find_repack(e.cpu_dev);
     if (!e.repack) {
         printf("SKIP: this CPU backend has no CPU_REPACK buffer type\n");
         return 77;
