@@ -8,6 +8,7 @@
 # are printed with their ratio to the CPU alone. Each arm also reports where llama.cpp put the
 # weights (its CPU_REPACK buffer, or the device's) and how many matmuls the device ran (the
 # prompt's, when the cost model sends them; decode stays on the CPU).
+# THREADS (default 2) sets llama.cpp's threads (1 is steadier on a loaded machine).
 #   usage: llama_decode.sh LLAMA-BIN LLAMA-SRC PLUGIN [RUNS [OTHER-PLUGIN]]
 set -u
 bin=$1 src=$2 plugin=$3 runs=${4:-5} other=${5:-}
@@ -21,7 +22,7 @@ model=$work/decode-q4_0.gguf
 PYTHONPATH=$src/gguf-py "$py" "$here/../scripts/tiny_llama_gguf.py" "$model" --type q4_0 \
   --embd 1024 --ff 2816 --layers 4 > /dev/null || { echo "FAIL: could not write the model"; exit 1; }
 
-args=(-m "$model" -t 2 --no-warmup -p "The quick brown fox jumps over the lazy dog." -n 32
+args=(-m "$model" -t "${THREADS:-2}" --no-warmup -p "The quick brown fox jumps over the lazy dog." -n 32
       --temp 0 -c 256 -no-cnv -v)
 arms=(cpu auto)
 [ -n "$other" ] && arms+=(other)
