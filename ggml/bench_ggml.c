@@ -500,7 +500,8 @@ static int part_decode(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *ap
     setenv("NPUKIT_GGML_OFFLOAD", "auto", 1);
     reload();
     printf("part 4: decode (M = 1), %d x %d, medians of %d alternating rounds (ms per matmul; "
-           "ratio to the CPU alone)\n", K, N, rounds);
+           "ratio to the CPU alone)\n",
+           K, N, rounds);
     printf("%-6s %12s %18s %10s %18s %10s\n", "type", "CPU_REPACK", "device's buffer", "ratio",
            "sched, auto", "ratio");
     static const enum ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL};
@@ -518,7 +519,8 @@ static int part_decode(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *ap
              case_weights(&in_ours, ggml_backend_dev_buffer_type(api->dev), types[t], K, N, wf) &&
              case_acts(&in_ours, ggml_backend_cpu_buffer_type(), 1, xf);
         ggml_backend_t both[2] = {npu, cpu};
-        ggml_backend_sched_t sched = ok ? ggml_backend_sched_new(both, NULL, 2, 64, false, true) : NULL;
+        ggml_backend_sched_t sched =
+            ok ? ggml_backend_sched_new(both, NULL, 2, 64, false, true) : NULL;
         ok = sched && ggml_backend_sched_alloc_graph(sched, in_repack.g);
         ggml_npukit_counters c0, c1;
         api->counters(api->dev, &c0);

@@ -313,10 +313,11 @@ npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32
     /* our buffers cache their own; weights elsewhere (the CPU's buffers, CPU_REPACK) are
      * cached by the device, checked by checksum since their writes bypass us */
     const bool ours = buf && npg_buft_is_ours(buf->buft);
-    npg_buffer *b = ours ? buf->context
-                    : buf && (buf->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS || npg_repack_held(src0))
-                        ? d->foreign
-                        : NULL;
+    npg_buffer *b =
+        ours ? buf->context
+        : buf && (buf->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS || npg_repack_held(src0))
+            ? d->foreign
+            : NULL;
     *owned = !b;
     if (!b) {
         npg_packed *once = pack_any(d, src0, m_hint);

@@ -184,9 +184,11 @@ static bool probe(const struct ggml_tensor *t, int64_t rows, const layout_row **
     struct ggml_init_params params = {ggml_tensor_overhead(), NULL, true};
     struct ggml_context *ctx = ggml_init(params);
     struct ggml_tensor *p = ctx ? ggml_new_tensor_2d(ctx, t->type, k, rows) : NULL;
-    ggml_backend_buffer_t buf = p ? ggml_backend_buft_alloc_buffer(rb, ggml_backend_buft_get_alloc_size(rb, p)) : NULL;
-    bool same = buf && ggml_backend_tensor_alloc(buf, p, ggml_backend_buffer_get_base(buf)) ==
-                           GGML_STATUS_SUCCESS &&
+    ggml_backend_buffer_t buf =
+        p ? ggml_backend_buft_alloc_buffer(rb, ggml_backend_buft_get_alloc_size(rb, p)) : NULL;
+    bool same = buf &&
+                ggml_backend_tensor_alloc(buf, p, ggml_backend_buffer_get_base(buf)) ==
+                    GGML_STATUS_SUCCESS &&
                 p->extra == t->extra;
     const size_t bytes = same ? ggml_nbytes(p) : 0;
     uint8_t *src = same ? malloc(bytes) : NULL, *back = same ? malloc(bytes) : NULL;

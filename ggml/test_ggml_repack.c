@@ -382,15 +382,16 @@ int main(int argc, char **argv)
         return 77;
     }
     ggml_backend_reg_t reg = ggml_backend_dev_backend_reg(e.npu_dev);
-    e.counters = (ggml_npukit_counters_fn)ggml_backend_reg_get_proc_address(reg, GGML_NPUKIT_COUNTERS);
+    e.counters =
+        (ggml_npukit_counters_fn)ggml_backend_reg_get_proc_address(reg, GGML_NPUKIT_COUNTERS);
     e.reload = (ggml_npukit_reload_fn)ggml_backend_reg_get_proc_address(reg, GGML_NPUKIT_RELOAD);
     e.cpu = ggml_backend_dev_init(e.cpu_dev, NULL);
     e.npu = ggml_backend_dev_init(e.npu_dev, NULL);
     int fails = 0;
     /* every type the pinned ggml's CPU can repack; the device claims all (OFFLOAD=always) */
-    static const enum ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
+    static const enum ggml_type types[] = {GGML_TYPE_Q4_0,  GGML_TYPE_Q8_0, GGML_TYPE_IQ4_NL,
                                            GGML_TYPE_MXFP4, GGML_TYPE_Q4_K, GGML_TYPE_Q2_K,
-                                           GGML_TYPE_Q5_K, GGML_TYPE_Q6_K};
+                                           GGML_TYPE_Q5_K,  GGML_TYPE_Q6_K};
     setenv("NPUKIT_GGML_OFFLOAD", "always", 1);
     e.reload();
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
