@@ -48,6 +48,7 @@ typedef struct npg_settings {
     unsigned chain;      /* NPUKIT_GGML_CHAIN: tasks per SUBMIT (npk_rk_set_chain) */
     bool fp16_only;      /* NPUKIT_GGML_WEIGHTS=fp16: every type as fp16 (the table's forms
                             otherwise) */
+    unsigned generation; /* counts the readings (decisions made under older ones are stale) */
 } npg_settings;
 
 /* The process's settings, read from the environment once. */
