@@ -293,6 +293,17 @@ static int check_placement(const env *e)
                ggml_backend_buft_name(want));
         fails += got != want;
     }
+    /* decisions are remembered per shape, but not past a new reading of the settings: with a
+     * CPU as fast as any NPU the F16 weight goes to the CPU's buffer */
+    setenv("NPUKIT_GGML_CPU_GFLOPS", "900000", 1);
+    e->reload();
+    ggml_backend_buffer_type_t got = place(e, GGML_TYPE_F16, K, N),
+                               want = ggml_backend_dev_buffer_type(e->cpu_dev);
+    printf("placement with NPUKIT_GGML_CPU_GFLOPS=900000: f16 weight in %s (expected %s)\n",
+           got ? ggml_backend_buft_name(got) : "nothing", ggml_backend_buft_name(want));
+    fails += got != want;
+    unsetenv("NPUKIT_GGML_CPU_GFLOPS");
+    e->reload();
     return fails;
 }
 
