@@ -59,6 +59,7 @@ struct ksim_memport {
     ksim_remote_take_fn remote_take;
     void *remote_user;
     uint16_t reads, writes;
+    uint16_t *total_reads, *total_writes; /* ksim_memport_count_into, or NULL */
 };
 
 ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram,
@@ -102,6 +103,12 @@ void ksim_memport_reset(ksim_memport *p)
 
 uint16_t ksim_memport_reads(const ksim_memport *p) { return p->reads; }
 uint16_t ksim_memport_writes(const ksim_memport *p) { return p->writes; }
+
+void ksim_memport_count_into(ksim_memport *p, uint16_t *reads, uint16_t *writes)
+{
+    p->total_reads = reads;
+    p->total_writes = writes;
+}
 
 bool ksim_memport_idle(const ksim_memport *p)
 {
@@ -208,6 +215,8 @@ static void start_read(ksim_memport *p, const kt_flit *f)
     }
     op->active = true;
     p->reads++;
+    if (p->total_reads)
+        (*p->total_reads)++;
 }
 
 /* Emit one response beat of the current read. */
@@ -307,6 +316,8 @@ static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
         ksim_fifo_push(&p->out, &ack, p->cycle);
         s->open = false;
         p->writes++;
+        if (p->total_writes)
+            (*p->total_writes)++;
     }
 }
 

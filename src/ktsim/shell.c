@@ -50,7 +50,15 @@ struct ksim_shell {
     ksim_track trace;   /* tr NULL: not traced */
     uint64_t issued_at; /* the instruction in flight: when the unit took it, and its flit */
     kt_flit issued;
+
+    /* Asleep: its quiet ticks (countdowns and busy_cycles only) are owed, not run, from cycle
+     * sleep_from on, until wake_at (UINT64_MAX: until a flit arrives) or until anything looks
+     * at it; then they are applied at once, as the machine's own quiet-cycle skip does. */
+    bool asleep;
+    uint64_t sleep_from, wake_at;
 };
+
+static void wake(ksim_shell *sh, uint64_t through);
 
 ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops,
                               kt_coord mem_port, unsigned recv_depth, unsigned fifo_extra)
@@ -84,6 +92,7 @@ void ksim_shell_destroy(ksim_shell *sh)
 
 void ksim_shell_reset(ksim_shell *sh)
 {
+    sh->asleep = false; /* what it owed is cleared with it */
     ksim_fifo_clear(&sh->inst);
     ksim_fifo_clear(&sh->recv);
     sh->in_flight = false;
@@ -96,7 +105,11 @@ void ksim_shell_reset(ksim_shell *sh)
 }
 
 kt_coord ksim_shell_coord(const ksim_shell *sh) { return sh->cfg.at; }
-void *ksim_shell_unit(ksim_shell *sh) { return sh->unit; }
+void *ksim_shell_unit(ksim_shell *sh)
+{
+    wake(sh, sh->cycle); /* the caller may look at the unit, or change it */
+    return sh->unit;
+}
 const ksim_unit_ops *ksim_shell_ops(const ksim_shell *sh) { return sh->ops; }
 
 void ksim_shell_report(ksim_shell *sh, const char *fmt, ...)
@@ -115,6 +128,28 @@ static bool busy(const ksim_shell *sh)
 {
     /* Busy covers completions generated but not yet on the wire. */
     return sh->in_flight || !ksim_fifo_empty(&sh->inst) || sh->sig_count;
+}
+
+static uint64_t quiet_ticks(const ksim_shell *sh);
+
+/* The owed quiet ticks up to and including cycle `through`, applied at once. */
+static void settle(ksim_shell *sh, uint64_t through)
+{
+    if (!sh->asleep || through < sh->sleep_from)
+        return;
+    uint64_t n = through - sh->sleep_from + 1;
+    if (sh->ops->skip)
+        sh->ops->skip(sh->unit, n);
+    if (busy(sh))
+        sh->ctr_busy += (uint32_t)n; /* the counter wraps as per-cycle increments would */
+    sh->sleep_from = through + 1;
+}
+
+/* Owed ticks applied and awake: the next tick runs. */
+static void wake(ksim_shell *sh, uint64_t through)
+{
+    settle(sh, through);
+    sh->asleep = false;
 }
 
 static uint64_t ctrl_value(const ksim_shell *sh, uint8_t index)
@@ -169,6 +204,8 @@ static void trace_busy(const ksim_shell *sh, uint32_t result, bool fault)
 static bool shell_offer(void *ep, const kt_flit *f)
 {
     ksim_shell *sh = ep;
+    /* Offered after its tick of this cycle (sh->cycle), run or owed: what it holds is current. */
+    wake(sh, sh->cycle);
     /* noc_in_busy = inst_full | recv_full: a full instruction FIFO refuses memory responses too. */
     if (ksim_fifo_full(&sh->inst) || ksim_fifo_full(&sh->recv))
         return false;
@@ -252,6 +289,11 @@ static void shell_tick(void *ep, uint64_t cycle)
 {
     ksim_shell *sh = ep;
     sh->cycle = cycle;
+    if (sh->asleep) {
+        if (cycle < sh->wake_at)
+            return; /* a quiet tick, owed */
+        wake(sh, cycle - 1);
+    }
     /* Issue: one instruction in flight, and only with room for its completion. */
     if (ksim_fifo_ready(&sh->inst, cycle) && !sh->in_flight && sh->sig_count < SIGQ_DEPTH &&
         sh->ops->ready(sh->unit)) {
@@ -276,6 +318,14 @@ static void shell_tick(void *ep, uint64_t cycle)
     fill_output(sh);
     if (busy(sh))
         sh->ctr_busy++;
+    /* Event-driven: a unit that will only count down sleeps until its countdown ends (or a flit
+     * arrives), so the mesh's cycles with traffic elsewhere do not tick it. */
+    uint64_t q = quiet_ticks(sh);
+    if (q) {
+        sh->asleep = true;
+        sh->sleep_from = cycle + 1;
+        sh->wake_at = q >= UINT64_MAX - cycle - 1 ? UINT64_MAX : cycle + 1 + q;
+    }
 }
 
 const ksim_endpoint_ops ksim_shell_endpoint = {shell_offer, shell_out_peek, shell_out_pop,
@@ -283,17 +333,19 @@ const ksim_endpoint_ops ksim_shell_endpoint = {shell_offer, shell_out_peek, shel
 
 void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles)
 {
+    settle(sh, sh->cycle);
     sh->ctr_inst = retired;
     sh->ctr_busy = busy_cycles;
 }
 
-bool ksim_shell_idle(const ksim_shell *sh)
+bool ksim_shell_idle(ksim_shell *sh)
 {
+    settle(sh, sh->cycle);
     return !busy(sh) && !sh->ctrl_pend && !sh->out_valid && ksim_fifo_empty(&sh->recv) &&
            (!sh->ops->idle || sh->ops->idle(sh->unit));
 }
 
-uint64_t ksim_shell_quiet(const ksim_shell *sh)
+static uint64_t quiet_ticks(const ksim_shell *sh)
 {
     if (sh->out_valid || sh->sig_count || sh->ctrl_pend || !ksim_fifo_empty(&sh->recv) ||
         (!sh->in_flight && !ksim_fifo_empty(&sh->inst)))
@@ -303,10 +355,20 @@ uint64_t ksim_shell_quiet(const ksim_shell *sh)
     return sh->ops->idle && sh->ops->idle(sh->unit) ? UINT64_MAX : 0;
 }
 
+uint64_t ksim_shell_quiet(ksim_shell *sh)
+{
+    settle(sh, sh->cycle);
+    return quiet_ticks(sh);
+}
+
 void ksim_shell_skip(ksim_shell *sh, uint64_t cycles)
 {
+    settle(sh, sh->cycle);
     if (sh->ops->skip)
         sh->ops->skip(sh->unit, cycles);
     if (busy(sh))
         sh->ctr_busy += (uint32_t)cycles; /* the counter wraps as per-cycle increments would */
+    /* the skipped cycles are applied, not owed: the shell's clock moves past them */
+    sh->cycle += cycles;
+    sh->sleep_from = sh->cycle + 1;
 }
