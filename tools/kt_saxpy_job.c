@@ -48,10 +48,13 @@ npk_status kt_saxpy_job_init(kt_saxpy_job *j, kt_dev *dev, uint64_t mem, uint64_
     j->prog = calloc(j->stage_flits, sizeof *j->prog);
     if (!j->x || !j->y || !j->want || !j->prog)
         return npk_fail(NPK_ENOMEM, "saxpy n=%" PRIu64 ": out of memory for the operands", n);
-    for (size_t i = 0; i < n; i++) {
-        j->x[i] = (float)(i % 97);
-        j->y[i] = 1.0f + (float)(i % 13);
+    /* x = i mod 97, y = 1 + i mod 13, counted rather than divided per element */
+    for (size_t i = 0, x = 0, y = 0; i < n; i++) {
+        j->x[i] = (float)x;
+        j->y[i] = 1.0f + (float)y;
         j->want[i] = j->a * j->x[i] + j->y[i];
+        x = x == 96 ? 0 : x + 1;
+        y = y == 12 ? 0 : y + 1;
     }
     if ((s = kt_write_block(dev->t, mem + j->x_off, j->x, j->padded * 4)))
         return s;
@@ -101,6 +104,8 @@ npk_status kt_saxpy_job_check(kt_saxpy_job *j, kt_transport *t, uint64_t mem, si
         if ((s = kt_read_block(t, mem + j->y_off, got, j->padded * 4)))
             break;
         *bad = 0;
+        if (!memcmp(got, j->want, j->padded * 4)) /* the common case: one compare of the whole */
+            break;
         for (size_t i = 0; i < j->padded; i++)
             *bad += memcmp(&got[i], &j->want[i], 4) != 0;
         if (!*bad)

@@ -122,11 +122,12 @@ static bool to_int(float f, int32_t *out)
     return true;
 }
 
-/* y = a*x + y as the unit computes it: 32-bit integer multiply-add, wrapping, back to float. */
-static bool rtl_saxpy(float a, float x, float *y)
+/* y = a*x + y as the unit computes it: 32-bit integer multiply-add, wrapping, back to float.
+ * `ia` is a, converted once per instruction (a_ok: it has a value). */
+static bool rtl_saxpy(bool a_ok, int32_t ia, float x, float *y)
 {
-    int32_t ia, ix, iy;
-    if (!to_int(a, &ia) || !to_int(x, &ix) || !to_int(*y, &iy))
+    int32_t ix, iy;
+    if (!a_ok || !to_int(x, &ix) || !to_int(*y, &iy))
         return false;
     uint32_t r = (uint32_t)ia * (uint32_t)ix + (uint32_t)iy;
     *y = (float)(int32_t)r;
@@ -166,8 +167,10 @@ static void sx_tick(void *p, ksim_shell *sh)
             after(u, SX_COMPUTE, u->timing.read_wait);
         break;
     case SX_COMPUTE: {
+        int32_t ia;
+        bool a_ok = to_int(u->a, &ia);
         for (uint32_t i = 0; i < u->n; i++)
-            if (!rtl_saxpy(u->a, u->x[i], &u->y[i]))
+            if (!rtl_saxpy(a_ok, ia, u->x[i], &u->y[i]))
                 ksim_shell_report(sh,
                                   "saxpy operand a=%g x=%g y=%g has no 32-bit integer value (the "
                                   "RTL's conversion is not modelled there)",
