@@ -29,6 +29,9 @@ typedef struct ksim_endpoint {
     ksim_router *r;
     ksim_fifo *in;   /* r's input facing the endpoint */
     unsigned in_bit; /* its bit in r->occupied */
+    /* ksim_mesh_set_wake: before this cycle it needs no tick and has no output (NULL: it is
+     * ticked and peeked every cycle) */
+    const uint64_t *wake;
 } ksim_endpoint;
 
 /* Where a router's output port leads: a neighbour's input FIFO, an endpoint, or nowhere (the
@@ -184,8 +187,15 @@ npk_status ksim_mesh_attach(ksim_mesh *m, kt_coord at, const ksim_endpoint_ops *
     ksim_port port;
     attach_point(m, at.x, at.y, &rx, &ry, &port);
     ksim_router *r = router(m, rx, ry);
-    m->list[m->n_list++] = (ksim_endpoint){{ops, ep}, r, &r->in[port], 1u << port};
+    m->list[m->n_list++] = (ksim_endpoint){{ops, ep}, r, &r->in[port], 1u << port, NULL};
     return NPK_OK;
+}
+
+void ksim_mesh_set_wake(ksim_mesh *m, kt_coord at, const uint64_t *wake)
+{
+    for (unsigned i = 0; i < m->n_list; i++)
+        if (m->list[i].a.ep == m->at[at.y][at.x].ep)
+            m->list[i].wake = wake;
 }
 
 ksim_port ksim_route(uint8_t grid_lo, uint8_t grid_hi, uint8_t rx, uint8_t ry, kt_coord dst)
@@ -334,9 +344,9 @@ void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
 {
     m->moved = false;
     for (unsigned i = 0; i < m->n_list; i++) {
-        const ksim_attach *a = &m->list[i].a;
-        if (a->ops->tick)
-            a->ops->tick(a->ep, cycle);
+        const ksim_endpoint *e = &m->list[i];
+        if (e->a.ops->tick && !(e->wake && cycle < *e->wake))
+            e->a.ops->tick(e->a.ep, cycle);
     }
     /* A router that holds nothing has nothing to deliver or arbitrate (and the mesh as a whole
      * skips both when it holds nothing). */
@@ -353,6 +363,8 @@ void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
     /* Endpoints inject their output register into the router input facing them. */
     for (unsigned i = 0; i < m->n_list; i++) {
         ksim_endpoint *e = &m->list[i];
+        if (e->wake && cycle < *e->wake)
+            continue;
         const kt_flit *f = e->a.ops->out_peek(e->a.ep);
         if (f && ksim_fifo_push(e->in, f, cycle)) {
             held_add(m, e->r);

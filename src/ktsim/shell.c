@@ -53,12 +53,21 @@ struct ksim_shell {
 
     /* Asleep: its quiet ticks (countdowns and busy_cycles only) are owed, not run, from cycle
      * sleep_from on, until wake_at (UINT64_MAX: until a flit arrives) or until anything looks
-     * at it; then they are applied at once, as the machine's own quiet-cycle skip does. */
+     * at it; then they are applied at once, as the machine's own quiet-cycle skip does. Only a
+     * shell that knows the machine's clock sleeps; wake_at is 0 while it is awake (the mesh
+     * reads it to leave a sleeping shell alone). */
+    const uint64_t *clock;
     bool asleep;
     uint64_t sleep_from, wake_at;
 };
 
 static void wake(ksim_shell *sh, uint64_t through);
+
+/* The machine's current cycle (that of the last tick when no clock was given). */
+static uint64_t now(const ksim_shell *sh) { return sh->clock ? *sh->clock : sh->cycle; }
+
+void ksim_shell_set_clock(ksim_shell *sh, const uint64_t *clock) { sh->clock = clock; }
+const uint64_t *ksim_shell_wake_at(const ksim_shell *sh) { return &sh->wake_at; }
 
 ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops,
                               kt_coord mem_port, unsigned recv_depth, unsigned fifo_extra)
@@ -93,6 +102,7 @@ void ksim_shell_destroy(ksim_shell *sh)
 void ksim_shell_reset(ksim_shell *sh)
 {
     sh->asleep = false; /* what it owed is cleared with it */
+    sh->wake_at = 0;
     ksim_fifo_clear(&sh->inst);
     ksim_fifo_clear(&sh->recv);
     sh->in_flight = false;
@@ -107,7 +117,7 @@ void ksim_shell_reset(ksim_shell *sh)
 kt_coord ksim_shell_coord(const ksim_shell *sh) { return sh->cfg.at; }
 void *ksim_shell_unit(ksim_shell *sh)
 {
-    wake(sh, sh->cycle); /* the caller may look at the unit, or change it */
+    wake(sh, now(sh)); /* the caller may look at the unit, or change it */
     return sh->unit;
 }
 const ksim_unit_ops *ksim_shell_ops(const ksim_shell *sh) { return sh->ops; }
@@ -150,6 +160,7 @@ static void wake(ksim_shell *sh, uint64_t through)
 {
     settle(sh, through);
     sh->asleep = false;
+    sh->wake_at = 0;
 }
 
 static uint64_t ctrl_value(const ksim_shell *sh, uint8_t index)
@@ -204,7 +215,8 @@ static void trace_busy(const ksim_shell *sh, uint32_t result, bool fault)
 static bool shell_offer(void *ep, const kt_flit *f)
 {
     ksim_shell *sh = ep;
-    /* Offered after its tick of this cycle (sh->cycle), run or owed: what it holds is current. */
+    /* Offered after its tick of this cycle, run or owed: what it holds is made current. */
+    sh->cycle = now(sh);
     wake(sh, sh->cycle);
     /* noc_in_busy = inst_full | recv_full: a full instruction FIFO refuses memory responses too. */
     if (ksim_fifo_full(&sh->inst) || ksim_fifo_full(&sh->recv))
@@ -319,8 +331,10 @@ static void shell_tick(void *ep, uint64_t cycle)
     if (busy(sh))
         sh->ctr_busy++;
     /* Event-driven: a unit that will only count down sleeps until its countdown ends (or a flit
-     * arrives), so the mesh's cycles with traffic elsewhere do not tick it. */
-    uint64_t q = quiet_ticks(sh);
+     * arrives), so the mesh's cycles with traffic elsewhere do not tick it. Only a type that
+     * reports its quiet ticks (ops->quiet) sleeps: another may count even while idle (the RV32
+     * and vector cores keep their own clocks), which only a quiet whole machine may skip. */
+    uint64_t q = sh->clock && sh->ops->quiet ? quiet_ticks(sh) : 0;
     if (q) {
         sh->asleep = true;
         sh->sleep_from = cycle + 1;
@@ -333,14 +347,14 @@ const ksim_endpoint_ops ksim_shell_endpoint = {shell_offer, shell_out_peek, shel
 
 void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles)
 {
-    settle(sh, sh->cycle);
+    settle(sh, now(sh));
     sh->ctr_inst = retired;
     sh->ctr_busy = busy_cycles;
 }
 
 bool ksim_shell_idle(ksim_shell *sh)
 {
-    settle(sh, sh->cycle);
+    settle(sh, now(sh));
     return !busy(sh) && !sh->ctrl_pend && !sh->out_valid && ksim_fifo_empty(&sh->recv) &&
            (!sh->ops->idle || sh->ops->idle(sh->unit));
 }
@@ -357,18 +371,20 @@ static uint64_t quiet_ticks(const ksim_shell *sh)
 
 uint64_t ksim_shell_quiet(ksim_shell *sh)
 {
-    settle(sh, sh->cycle);
+    settle(sh, now(sh));
     return quiet_ticks(sh);
 }
 
 void ksim_shell_skip(ksim_shell *sh, uint64_t cycles)
 {
-    settle(sh, sh->cycle);
+    /* The clock has moved past the skipped cycles already: what was owed ends before them, and
+     * they are applied here, not owed. */
+    if (sh->asleep) {
+        settle(sh, now(sh) - cycles);
+        sh->sleep_from = now(sh) + 1;
+    }
     if (sh->ops->skip)
         sh->ops->skip(sh->unit, cycles);
     if (busy(sh))
         sh->ctr_busy += (uint32_t)cycles; /* the counter wraps as per-cycle increments would */
-    /* the skipped cycles are applied, not owed: the shell's clock moves past them */
-    sh->cycle += cycles;
-    sh->sleep_from = sh->cycle + 1;
 }

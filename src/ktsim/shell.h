@@ -58,6 +58,11 @@ void ksim_shell_set_trace(ksim_shell *sh, ksim_track t);
  * it sleeps through its quiet ticks while the rest of the machine runs, and applies them when
  * it wakes (a countdown ends, a flit arrives) or when one of these functions looks at it. */
 uint64_t ksim_shell_quiet(ksim_shell *sh);
+/* The machine's cycle counter, which the shell reads to sleep (without one it ticks every
+ * cycle), and the first cycle it needs a tick while it sleeps (0 when awake); until then it has
+ * no output, so the mesh need not tick or peek it. */
+void ksim_shell_set_clock(ksim_shell *sh, const uint64_t *clock);
+const uint64_t *ksim_shell_wake_at(const ksim_shell *sh);
 void ksim_shell_skip(ksim_shell *sh, uint64_t cycles);
 
 #endif
