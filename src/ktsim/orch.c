@@ -394,11 +394,6 @@ void ksim_orch_tick_begin(ksim_orch *o, uint64_t cycle)
 {
     o->cycle = cycle;
     o->pushed_this_cycle = o->inst_complete_this_cycle = o->signal_this_cycle = false;
-    /* No kick, dispatch, mailbox request or queued flit: nothing below would act (the common
-     * case while units work, so it is tested first). */
-    if (!o->run && !o->kick_req && !o->push_pending && !o->tx_push_req && !o->rx_pop_req &&
-        ksim_fifo_empty(&o->tx))
-        return;
     uint16_t credit_now = o->credit; /* the registered value this cycle sees */
 
     /* A kick registered last cycle: accepted only when idle and PROG_LEN is non-zero. */

@@ -352,9 +352,10 @@ void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cy
     sh->ctr_busy = busy_cycles;
 }
 
-bool ksim_shell_idle(ksim_shell *sh)
+/* Asleep, what idle and quiet read does not change (only countdowns and busy_cycles do), so
+ * these three answer without applying what it owes. */
+bool ksim_shell_idle(const ksim_shell *sh)
 {
-    settle(sh, now(sh));
     return !busy(sh) && !sh->ctrl_pend && !sh->out_valid && ksim_fifo_empty(&sh->recv) &&
            (!sh->ops->idle || sh->ops->idle(sh->unit));
 }
@@ -369,20 +370,17 @@ static uint64_t quiet_ticks(const ksim_shell *sh)
     return sh->ops->idle && sh->ops->idle(sh->unit) ? UINT64_MAX : 0;
 }
 
-uint64_t ksim_shell_quiet(ksim_shell *sh)
+uint64_t ksim_shell_quiet(const ksim_shell *sh)
 {
-    settle(sh, now(sh));
+    if (sh->asleep) /* its countdown has run to the current cycle, owed or not */
+        return sh->wake_at == UINT64_MAX ? UINT64_MAX : sh->wake_at - now(sh) - 1;
     return quiet_ticks(sh);
 }
 
 void ksim_shell_skip(ksim_shell *sh, uint64_t cycles)
 {
-    /* The clock has moved past the skipped cycles already: what was owed ends before them, and
-     * they are applied here, not owed. */
-    if (sh->asleep) {
-        settle(sh, now(sh) - cycles);
-        sh->sleep_from = now(sh) + 1;
-    }
+    if (sh->asleep)
+        return; /* quiet cycles it sleeps through anyway: owed with the rest */
     if (sh->ops->skip)
         sh->ops->skip(sh->unit, cycles);
     if (busy(sh))

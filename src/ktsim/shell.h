@@ -46,7 +46,7 @@ extern const ksim_endpoint_ops ksim_shell_endpoint;
 void ksim_shell_set_model_fault(ksim_shell *sh, ksim_fault_fn fn, void *user);
 
 void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles);
-bool ksim_shell_idle(ksim_shell *sh);
+bool ksim_shell_idle(const ksim_shell *sh);
 /* The unit model behind the shell (what its type's create() returned) and that type. */
 void *ksim_shell_unit(ksim_shell *sh);
 const ksim_unit_ops *ksim_shell_ops(const ksim_shell *sh);
@@ -56,8 +56,8 @@ void ksim_shell_set_trace(ksim_shell *sh, ksim_track t);
 /* Ticks ahead in which the shell and its unit only count (nothing to issue, receive or send),
  * and n of them applied (the unit's countdown, busy_cycles). The shell also uses them itself:
  * it sleeps through its quiet ticks while the rest of the machine runs, and applies them when
- * it wakes (a countdown ends, a flit arrives) or when one of these functions looks at it. */
-uint64_t ksim_shell_quiet(ksim_shell *sh);
+ * it wakes (a countdown ends, a flit arrives, ksim_shell_unit) or its counters are read. */
+uint64_t ksim_shell_quiet(const ksim_shell *sh);
 /* The machine's cycle counter, which the shell reads to sleep (without one it ticks every
  * cycle), and the first cycle it needs a tick while it sleeps (0 when awake); until then it has
  * no output, so the mesh need not tick or peek it. */
