@@ -115,8 +115,25 @@ static npk_status check_range(const ksim_dram *d, uint64_t off, size_t len)
     return NPK_OK;
 }
 
+/* The page found last when [off, off+len) is a non-empty part of one of its granules (a beat of
+ * a burst, the memory ports' every access), else NULL: the general paths below decide. */
+static dram_page *beat_page(const ksim_dram *d, uint64_t off, size_t len)
+{
+    dram_page *p = d->last;
+    bool fits =
+        len && off % KSIM_GRANULE + len <= KSIM_GRANULE && off < d->size && len <= d->size - off;
+    return p && fits && p->number == off / PAGE ? p : NULL;
+}
+
 npk_status ksim_dram_write(ksim_dram *d, uint64_t off, const void *buf, size_t len)
 {
+    dram_page *bp = beat_page(d, off, len);
+    if (bp) {
+        size_t in = off % PAGE, g = in / KSIM_GRANULE;
+        memcpy(bp->bytes + in, buf, len);
+        bp->written[g / 8] |= (uint8_t)(1u << (g % 8));
+        return NPK_OK;
+    }
     npk_status s = check_range(d, off, len);
     if (s)
         return s;
@@ -145,6 +162,14 @@ bool ksim_dram_written(const ksim_dram *d, uint64_t off)
 
 npk_status ksim_dram_read(ksim_dram *d, uint64_t off, void *buf, size_t len)
 {
+    dram_page *bp = beat_page(d, off, len);
+    if (bp) {
+        size_t in = off % PAGE, g = in / KSIM_GRANULE;
+        if (bp->written[g / 8] >> (g % 8) & 1) { /* unwritten: the general path reports it */
+            memcpy(buf, bp->bytes + in, len);
+            return NPK_OK;
+        }
+    }
     npk_status s = check_range(d, off, len);
     if (s)
         return s;

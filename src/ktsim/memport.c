@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fifo.h"
+#include "kt/hw/flit_header.h"
 #include "kt/hw/mxfp.h"
 #include "npukit/kt_words.h"
 
@@ -145,7 +146,7 @@ static bool local_offset(ksim_memport *p, uint64_t addr, uint64_t *off)
 static bool port_offer(void *ep, const kt_flit *f)
 {
     ksim_memport *p = ep;
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     /* rsvd[2] marks a flit for another mesh: with an interlink built it goes to the
      * encapsulator, which may hold the port while its queue is full. */
     if (p->remote_take && h.rsvd & KT_RSVD_REMOTE)
@@ -187,7 +188,7 @@ static void port_out_pop(void *ep)
 
 static void start_read(ksim_memport *p, const kt_flit *f)
 {
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     kt_mem_req r = kt_mem_req_get(f);
     read_op *op = &p->rd;
     memset(op, 0, sizeof *op);
@@ -273,7 +274,7 @@ static void step_read(ksim_memport *p)
 
 static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
 {
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     write_slot *s = &p->slot[kt_coord_pack(h.src)];
     *consumed = true;
     if (h.type == KT_T_MEM_WR_REQ) {
@@ -329,7 +330,7 @@ static void port_tick(void *ep, uint64_t cycle)
     if (p->rd.active || !ksim_fifo_ready(&p->intake, cycle))
         return; /* one request at a time, in order */
     const kt_flit *f = ksim_fifo_head(&p->intake);
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     bool consumed = true;
     if (h.type == KT_T_MEM_RD_REQ)
         start_read(p, f);

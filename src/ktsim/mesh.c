@@ -198,9 +198,14 @@ npk_status ksim_mesh_attach(ksim_mesh *m, kt_coord at, const ksim_endpoint_ops *
     ksim_port port;
     attach_point(m, at.x, at.y, &rx, &ry, &port);
     ksim_router *r = router(m, rx, ry);
-    m->list[m->n_list++] = (ksim_endpoint){
-        ep, ops->tick ? ops->tick : no_tick, ops->out_peek, ops->out_pop, &awake, r, &r->in[port],
-        1u << port};
+    m->list[m->n_list++] = (ksim_endpoint){ep,
+                                           ops->tick ? ops->tick : no_tick,
+                                           ops->out_peek,
+                                           ops->out_pop,
+                                           &awake,
+                                           r,
+                                           &r->in[port],
+                                           1u << port};
     return NPK_OK;
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fifo.h"
+#include "kt/hw/flit_header.h"
 #include "npukit/kt_regs.h"
 
 enum { SIGQ_DEPTH = 16 };
@@ -221,7 +222,7 @@ static bool shell_offer(void *ep, const kt_flit *f)
     /* noc_in_busy = inst_full | recv_full: a full instruction FIFO refuses memory responses too. */
     if (ksim_fifo_full(&sh->inst) || ksim_fifo_full(&sh->recv))
         return false;
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     switch (h.type) {
     case KT_T_CU_INST:
         if (sh->trace.tr)
@@ -311,7 +312,7 @@ static void shell_tick(void *ep, uint64_t cycle)
         sh->ops->ready(sh->unit)) {
         kt_flit inst = *ksim_fifo_head(&sh->inst);
         ksim_fifo_pop(&sh->inst);
-        kt_header h = kt_header_get(&inst);
+        kt_header h = kt_flit_header(&inst);
         sh->rep_src = h.src;
         sh->rep_txn = h.txn;
         sh->rep_last = h.last;
