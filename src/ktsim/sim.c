@@ -731,9 +731,12 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
             ktsim_destroy(s);
             return st;
         }
-        /* event-driven: the shell sleeps through its quiet ticks on the machine's clock */
-        ksim_shell_set_clock(sh, &s->cycle);
-        ksim_mesh_set_wake(s->mesh, u.at, ksim_shell_wake_at(sh));
+        /* event-driven: the shell sleeps through its quiet ticks on the machine's clock
+         * (skip_quiet 0, the reference, ticks it every cycle) */
+        if (cfg->skip_quiet) {
+            ksim_shell_set_clock(sh, &s->cycle);
+            ksim_mesh_set_wake(s->mesh, u.at, ksim_shell_wake_at(sh));
+        }
     }
     if (cfg->mover && (st = add_agent_mover(s))) {
         ktsim_destroy(s);
