@@ -10,9 +10,8 @@ import dataclasses
 
 import numpy as np
 
-from .. import errors as npk_errors
-from . import cpu, pool_dilated
-from .errors import Unsupported
+from . import cpu, npu_quant, pool_dilated
+from .errors import Unsupported, library_call
 
 FP16_MAX = 65504.0
 
@@ -27,15 +26,6 @@ def _f16(x, what):
     if x.size and np.nanmax(np.abs(x)) > FP16_MAX:
         raise Unsupported(f"{what}: a value past fp16's range ({FP16_MAX})")
     return np.ascontiguousarray(x, np.float16)
-
-
-def _library(call, what):
-    """Run a library call; its refusals (a limit, a kernel that cannot run the engine) make
-    the node a CPU node, named."""
-    try:
-        return call()
-    except (npk_errors.LimitError, npk_errors.BadArgument) as e:
-        raise Unsupported(f"{what}: {e}") from e
 
 
 def _as_2d_spatial(node, x, kernel_rank):
@@ -62,7 +52,7 @@ def conv(rt, node, inputs, act=("none", 0.0)):
     s2 = tuple(strides) if rank == 2 else (1, strides[0])
     d2 = tuple(dil) if rank == 2 else (1, dil[0])
     bias = None if b is None else np.ascontiguousarray(b, np.float32)
-    y = _library(lambda: rt.conv2d(x4, w4, bias, stride=s2, pads=_pad4(pads, rank), dilation=d2,
+    y = library_call(lambda: rt.conv2d(x4, w4, bias, stride=s2, pads=_pad4(pads, rank), dilation=d2,
                                    groups=int(_attr(node, "group", 1)), act=act[0],
                                    act_max=act[1]), "Conv")
     return [(y if rank == 2 else y[:, :, 0, :]).astype(np.float32)]
@@ -77,7 +67,7 @@ def _pool(rt, node, x, method, global_pool=False):
     if x.ndim == 3:
         x4 = x4[:, :, None, :]
     if global_pool:
-        y = _library(lambda: rt.pool2d(np.ascontiguousarray(x4), method, global_pool=True),
+        y = library_call(lambda: rt.pool2d(np.ascontiguousarray(x4), method, global_pool=True),
                      node.op)
         return [(y if x.ndim == 4 else y[:, :, 0, :]).astype(np.float32)]
     kernel = list(_attr(node, "kernel_shape", []))
@@ -102,10 +92,10 @@ def _pool(rt, node, x, method, global_pool=False):
     two = (lambda v, one: tuple(v) if rank == 2 else (one, v[0]))  # noqa: E731
     k2, s2, d2 = two(kernel, 1), two(strides, 1), two(dil, 1)
     if d2 != (1, 1):  # no dilation field in the PDP: dense pools over sub-sampled phases
-        y = _library(lambda: pool_dilated.pool(rt, x4, method, k2, s2, d2, _pad4(pads, rank),
+        y = library_call(lambda: pool_dilated.pool(rt, x4, method, k2, s2, d2, _pad4(pads, rank),
                                                bool(include)), f"{node.op} (dilations {dil})")
     else:
-        y = _library(lambda: rt.pool2d(np.ascontiguousarray(x4), method, k2, s2,
+        y = library_call(lambda: rt.pool2d(np.ascontiguousarray(x4), method, k2, s2,
                                        _pad4(pads, rank), count_include_pad=bool(include)),
                      node.op)
     return [(y if rank == 2 else y[:, :, 0, :]).astype(np.float32)]
@@ -119,7 +109,7 @@ def _ew_vec(rt, op, x16, value, what):
     """x op value (a scalar broadcast per channel) on the SDP."""
     r = _rows(x16)
     vec = np.full(r.shape[1], value, np.float16)
-    return _library(lambda: rt.ew(op, np.ascontiguousarray(r), vec), what).reshape(x16.shape)
+    return library_call(lambda: rt.ew(op, np.ascontiguousarray(r), vec), what).reshape(x16.shape)
 
 
 def _channelwise(rt, x16, scale, shift, act, what):
@@ -131,7 +121,7 @@ def _channelwise(rt, x16, scale, shift, act, what):
     x4 = np.ascontiguousarray(x16.reshape(n, c, 1, -1) if x16.ndim != 4 else x16)
     w = _f16(np.asarray(scale, np.float32).reshape(c, 1, 1, 1), f"{what} scale")
     b = np.ascontiguousarray(np.asarray(shift, np.float32).reshape(c))
-    y = _library(lambda: rt.conv2d(x4, w, b, groups=c, act=act[0], act_max=act[1]), what)
+    y = library_call(lambda: rt.conv2d(x4, w, b, groups=c, act=act[0], act_max=act[1]), what)
     return y.reshape(x16.shape)
 
 
@@ -156,7 +146,7 @@ def leaky_relu(rt, node, inputs):
     x16 = _f16(inputs[0], "LeakyRelu input")
     t = _ew_vec(rt, "mul", x16, a, "LeakyRelu")
     # x >= 0 keeps x, x < 0 gives a*x: the larger of the two for a <= 1, the smaller above
-    y = _library(lambda: rt.ew("max" if a <= 1 else "min", _rows(x16), _rows(t)), "LeakyRelu")
+    y = library_call(lambda: rt.ew("max" if a <= 1 else "min", _rows(x16), _rows(t)), "LeakyRelu")
     return [y.reshape(x16.shape).astype(np.float32)]
 
 
@@ -221,12 +211,12 @@ def _binary_sdp(rt, node, op, a, b):
         b16 = _f16(np.ascontiguousarray(squeezed), f"{node.op} input")
     else:
         b16 = _rows(_f16(np.ascontiguousarray(np.broadcast_to(bb, shape)), f"{node.op} input"))
-    y = _library(lambda: rt.ew(op, np.ascontiguousarray(r), np.ascontiguousarray(b16)), node.op)
+    y = library_call(lambda: rt.ew(op, np.ascontiguousarray(r), np.ascontiguousarray(b16)), node.op)
     return [y.reshape(shape).astype(np.float32)]
 
 
 def _mm(rt, a2, b2, what):
-    return _library(lambda: rt.matmul(np.ascontiguousarray(a2, np.float16),
+    return library_call(lambda: rt.matmul(np.ascontiguousarray(a2, np.float16),
                                       np.ascontiguousarray(b2, np.float16)), what)
 
 
@@ -287,7 +277,7 @@ def _lut(fn):
     """Sigmoid, Tanh, HardSwish: the SDP's LUT over the tensor as rows, fp16 in and out."""
     def handler(rt, node, inputs):
         x16 = _f16(inputs[0], f"{node.op} input")
-        y = _library(lambda: rt.act(fn, np.ascontiguousarray(_rows(x16))), node.op)
+        y = library_call(lambda: rt.act(fn, np.ascontiguousarray(_rows(x16))), node.op)
         return [y.reshape(x16.shape).astype(np.float32)]
     return handler
 
@@ -297,7 +287,7 @@ def hard_sigmoid(rt, node, inputs):
     if a == 0 and b == 0:  # Runtime.act reads both 0 as hardsigmoid's defaults (1/6, 1/2)
         raise Unsupported("HardSigmoid: alpha 0 with beta 0 (the constant 0)")
     x16 = _f16(inputs[0], "HardSigmoid input")
-    y = _library(lambda: rt.act("hardsigmoid", np.ascontiguousarray(_rows(x16)), alpha=a,
+    y = library_call(lambda: rt.act("hardsigmoid", np.ascontiguousarray(_rows(x16)), alpha=a,
                                 beta=b), "HardSigmoid")
     return [y.reshape(x16.shape).astype(np.float32)]
 
@@ -329,7 +319,7 @@ def softmax(rt, node, inputs, opset):
         back = lambda y: np.moveaxis(y.reshape(moved.shape), -1, axis)  # noqa: E731
     shifted = np.maximum(rows - rows.max(axis=-1, keepdims=True), np.float32(-FP16_MAX))
     x16 = _f16(shifted, "Softmax input")
-    y = _library(lambda: rt.softmax(np.ascontiguousarray(x16)), "Softmax")
+    y = library_call(lambda: rt.softmax(np.ascontiguousarray(x16)), "Softmax")
     if rt.last_stats is not None:  # the row maxima subtracted here
         rt.last_stats = dataclasses.replace(rt.last_stats,
                                             host_steps=rt.last_stats.host_steps + rows.shape[0])
@@ -360,6 +350,8 @@ NPU_OPS = {
 
 
 def run_node(rt, node, inputs, opset, act=("none", 0.0)):
+    if node.op in npu_quant.QUANT_NPU_OPS:
+        return npu_quant.QUANT_NPU_OPS[node.op](rt, node, inputs)
     if node.op not in NPU_OPS:
         raise Unsupported(f"{node.op}: not an NPU operator here (data movement runs on the CPU)")
     if any(v is None for v in inputs[:1]):
