@@ -37,7 +37,9 @@ expect_both="$expect_both LeakyRelu=5/0/0 Clip=8/3/0 Add=2/1/0 Mul=4/1/0"
 expect_both="$expect_both ConvInteger=3/0/0 QLinearConv=1/0/0 MatMulInteger=1/0/0"
 expect_both="$expect_both QLinearMatMul=2/0/0 QuantizeLinear=0/2/0 DequantizeLinear=0/2/0"
 expect_both="$expect_both DynamicQuantizeLinear=0/3/0"
-expect_sim="MaxPool=15/8/0 GlobalMaxPool=2/0/0 $expect_both"
+# 3-D convolutions and pools run on the 2-D engines (docs/rk-onnx.md#3-d-layers).
+expect_both="$expect_both Conv=32/0/0 AveragePool=18/0/0"
+expect_sim="MaxPool=19/4/0 GlobalMaxPool=2/0/0 $expect_both"
 expect_rocket="MaxPool=0/23/0 GlobalMaxPool=0/2/0 $expect_both"
 for dev in sim sim-rocket; do
   args=()

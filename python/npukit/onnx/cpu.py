@@ -246,6 +246,7 @@ def _run(node, inputs, opset):
     raise OnnxError(f"node {node.name!r}: operator {op} has no CPU implementation here")
 
 
-CPU_OPS = cpu_quant.QUANT_OPS | {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Relu",
-           "LeakyRelu", "Clip", "Add", "Mul", "MatMul", "Gemm", "BatchNormalization", "Sigmoid",
-           "Tanh", "HardSigmoid", "HardSwish", "Softmax", "Flatten", "Reshape", "Identity"}
+CPU_OPS = cpu_quant.QUANT_OPS | {
+    "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Relu", "LeakyRelu",
+    "Clip", "Add", "Mul", "MatMul", "Gemm", "BatchNormalization", "Sigmoid", "Tanh",
+    "HardSigmoid", "HardSwish", "Softmax", "Flatten", "Reshape", "Identity"}

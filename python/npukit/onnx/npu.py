@@ -10,7 +10,7 @@ import dataclasses
 
 import numpy as np
 
-from . import cpu, npu_quant, pool_dilated
+from . import cpu, npu_quant, pool_dilated, volume
 from .errors import Unsupported, library_call
 
 FP16_MAX = 65504.0
@@ -47,29 +47,35 @@ def conv(rt, node, inputs, act=("none", 0.0)):
     strides = list(_attr(node, "strides", [1] * rank))
     dil = list(_attr(node, "dilations", [1] * rank))
     pads = cpu.spatial_pads(node, x.shape[2:], kernel, strides, dil)
+    bias = None if b is None else np.ascontiguousarray(b, np.float32)
+    groups = int(_attr(node, "group", 1))
+    if rank == 3 and x.ndim == 5:  # the depth unfolded into the 2-D conv's channels
+        y = volume.conv3d(rt, _f16(x, "Conv input"), _f16(w, "Conv weights"), bias, strides,
+                          dil, pads, groups, act)
+        return [y.astype(np.float32)]
     x4 = _as_2d_spatial(node, _f16(x, "Conv input"), rank)
     w4 = _as_2d_spatial(node, _f16(w, "Conv weights"), rank)
     s2 = tuple(strides) if rank == 2 else (1, strides[0])
     d2 = tuple(dil) if rank == 2 else (1, dil[0])
-    bias = None if b is None else np.ascontiguousarray(b, np.float32)
-    y = library_call(lambda: rt.conv2d(x4, w4, bias, stride=s2, pads=_pad4(pads, rank), dilation=d2,
-                                   groups=int(_attr(node, "group", 1)), act=act[0],
-                                   act_max=act[1]), "Conv")
+    y = library_call(lambda: rt.conv2d(x4, w4, bias, stride=s2, pads=_pad4(pads, rank),
+                                       dilation=d2, groups=groups, act=act[0], act_max=act[1]),
+                     "Conv")
     return [(y if rank == 2 else y[:, :, 0, :]).astype(np.float32)]
 
 
 def _pool(rt, node, x, method, global_pool=False):
-    if x.ndim not in (3, 4):
-        raise Unsupported(f"{node.op}: input rank {x.ndim} (the PDP is 2-D)")
+    if x.ndim not in (3, 4, 5):
+        raise Unsupported(f"{node.op}: input rank {x.ndim} (1-D, 2-D or 3-D pools)")
     if len(node.outputs) > 1 and node.outputs[1]:
         raise Unsupported(f"{node.op}: the Indices output")
     x4 = _f16(x, f"{node.op} input")
     if x.ndim == 3:
         x4 = x4[:, :, None, :]
-    if global_pool:
-        y = library_call(lambda: rt.pool2d(np.ascontiguousarray(x4), method, global_pool=True),
-                     node.op)
-        return [(y if x.ndim == 4 else y[:, :, 0, :]).astype(np.float32)]
+    if global_pool:  # a 3-D volume as a [D][H*W] plane: the same cells
+        xg = x4.reshape(x4.shape[:3] + (-1,)) if x.ndim == 5 else x4
+        y = library_call(lambda: rt.pool2d(np.ascontiguousarray(xg), method, global_pool=True),
+                         node.op)
+        return [y.reshape(x.shape[:2] + (1,) * (x.ndim - 2)).astype(np.float32)]
     kernel = list(_attr(node, "kernel_shape", []))
     rank = len(kernel)
     if rank != x.ndim - 2:
@@ -89,15 +95,21 @@ def _pool(rt, node, x, method, global_pool=False):
             if extra > 0 and method == "avg" and include:
                 raise Unsupported(f"{node.op}: ceil_mode with count_include_pad")
             pads[i + rank] += max(0, extra)
+    if rank == 3:  # separable: the (h, w) windows of every depth slice, then the depth
+        if dil != [1, 1, 1]:
+            raise Unsupported(f"{node.op}: dilations {dil} of a 3-D pool")
+        return [volume.pool3d(rt, x4, method, kernel, strides, pads,
+                              bool(include)).astype(np.float32)]
     two = (lambda v, one: tuple(v) if rank == 2 else (one, v[0]))  # noqa: E731
     k2, s2, d2 = two(kernel, 1), two(strides, 1), two(dil, 1)
     if d2 != (1, 1):  # no dilation field in the PDP: dense pools over sub-sampled phases
-        y = library_call(lambda: pool_dilated.pool(rt, x4, method, k2, s2, d2, _pad4(pads, rank),
-                                               bool(include)), f"{node.op} (dilations {dil})")
+        y = library_call(lambda: pool_dilated.pool(rt, x4, method, k2, s2, d2,
+                                                   _pad4(pads, rank), bool(include)),
+                         f"{node.op} (dilations {dil})")
     else:
         y = library_call(lambda: rt.pool2d(np.ascontiguousarray(x4), method, k2, s2,
-                                       _pad4(pads, rank), count_include_pad=bool(include)),
-                     node.op)
+                                           _pad4(pads, rank), count_include_pad=bool(include)),
+                         node.op)
     return [(y if rank == 2 else y[:, :, 0, :]).astype(np.float32)]
 
 
@@ -109,7 +121,8 @@ def _ew_vec(rt, op, x16, value, what):
     """x op value (a scalar broadcast per channel) on the SDP."""
     r = _rows(x16)
     vec = np.full(r.shape[1], value, np.float16)
-    return library_call(lambda: rt.ew(op, np.ascontiguousarray(r), vec), what).reshape(x16.shape)
+    y = library_call(lambda: rt.ew(op, np.ascontiguousarray(r), vec), what)
+    return y.reshape(x16.shape)
 
 
 def _channelwise(rt, x16, scale, shift, act, what):
@@ -146,7 +159,8 @@ def leaky_relu(rt, node, inputs):
     x16 = _f16(inputs[0], "LeakyRelu input")
     t = _ew_vec(rt, "mul", x16, a, "LeakyRelu")
     # x >= 0 keeps x, x < 0 gives a*x: the larger of the two for a <= 1, the smaller above
-    y = library_call(lambda: rt.ew("max" if a <= 1 else "min", _rows(x16), _rows(t)), "LeakyRelu")
+    y = library_call(lambda: rt.ew("max" if a <= 1 else "min", _rows(x16), _rows(t)),
+                     "LeakyRelu")
     return [y.reshape(x16.shape).astype(np.float32)]
 
 
@@ -211,13 +225,14 @@ def _binary_sdp(rt, node, op, a, b):
         b16 = _f16(np.ascontiguousarray(squeezed), f"{node.op} input")
     else:
         b16 = _rows(_f16(np.ascontiguousarray(np.broadcast_to(bb, shape)), f"{node.op} input"))
-    y = library_call(lambda: rt.ew(op, np.ascontiguousarray(r), np.ascontiguousarray(b16)), node.op)
+    y = library_call(lambda: rt.ew(op, np.ascontiguousarray(r), np.ascontiguousarray(b16)),
+                     node.op)
     return [y.reshape(shape).astype(np.float32)]
 
 
 def _mm(rt, a2, b2, what):
     return library_call(lambda: rt.matmul(np.ascontiguousarray(a2, np.float16),
-                                      np.ascontiguousarray(b2, np.float16)), what)
+                                          np.ascontiguousarray(b2, np.float16)), what)
 
 
 def matmul(rt, node, inputs):
@@ -288,7 +303,7 @@ def hard_sigmoid(rt, node, inputs):
         raise Unsupported("HardSigmoid: alpha 0 with beta 0 (the constant 0)")
     x16 = _f16(inputs[0], "HardSigmoid input")
     y = library_call(lambda: rt.act("hardsigmoid", np.ascontiguousarray(_rows(x16)), alpha=a,
-                                beta=b), "HardSigmoid")
+                                    beta=b), "HardSigmoid")
     return [y.reshape(x16.shape).astype(np.float32)]
 
 
