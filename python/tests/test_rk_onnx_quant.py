@@ -259,3 +259,28 @@ def test_bad_zero_points_named(inputs, match):
     with rk.Runtime("sim") as rt:
         with pytest.raises(Unsupported, match=match):
             npu.run_node(rt, node, ins, 13)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_integer_tensors_in_ordering_ops(device):
+    """Clip and Relu of int8 / int16 on the SDP's integer max and min, MaxPool of uint8 on the
+    PDP in fp16 (every integer up to 2048 is exact there): equal to the CPU run, in the
+    input's dtype; an int16 value past 2048 keeps a MaxPool on the CPU, named."""
+    x8 = q(np.int8, (2, 3, 5, 6))
+    x16 = RNG.integers(-30000, 30000, (4, 7)).astype(np.int16)
+    clip = Node("c", "Clip", "", ["x", "lo", "hi"], ["y"], {})
+    relu = Node("r", "Relu", "", ["x"], ["y"], {})
+    cases = [(clip, [x8, np.array(-100, np.int8), np.array(57, np.int8)]),
+             (clip, [x16, np.array(-7, np.int16), None]), (relu, [x8]), (relu, [x16])]
+    with rk.Runtime(device) as rt:
+        for node, ins in cases:
+            got = npu.run_node(rt, node, ins, 14)[0]
+            want = cpu.run(node, ins, 14)[0]
+            assert got.dtype == ins[0].dtype and np.array_equal(got, want)
+        if device == "sim":  # max pooling needs the PDP (rknpu)
+            xu = q(np.uint8, (1, 2, 9, 9))
+            pool = Node("p", "MaxPool", "", ["x"], ["y"], dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1]))
+            got = npu.run_node(rt, pool, [xu], 13)[0]
+            assert got.dtype == np.uint8 and np.array_equal(got, cpu.run(pool, [xu], 13)[0])
+            with pytest.raises(Unsupported, match="past 2048"):
+                npu.run_node(rt, pool, [x16.reshape(1, 1, 4, 7)], 13)

@@ -28,6 +28,22 @@ def _f16(x, what):
     return np.ascontiguousarray(x, np.float16)
 
 
+# The largest integer magnitude fp16 holds with every integer below it: 2^11.
+FP16_EXACT_INT = 2048
+
+
+def _f16_order(x, what):
+    """x for an operation that only orders values (max, min pooling): a float tensor as _f16
+    makes it, or an integer one whose values fp16 holds exactly (|v| <= 2048), so the result
+    converts back to x's dtype without change."""
+    if x.dtype.kind not in "iu":
+        return _f16(x, what)
+    if x.size and np.max(np.abs(x.astype(np.int64))) > FP16_EXACT_INT:
+        raise Unsupported(f"{what}: dtype {x.dtype} with a value past {FP16_EXACT_INT} (fp16 "
+                          "holds every integer only up to there)")
+    return np.ascontiguousarray(x, np.float16)
+
+
 def _as_2d_spatial(node, x, kernel_rank):
     if kernel_rank not in (1, 2):
         raise Unsupported(f"{node.op}: a {kernel_rank}-D kernel (the engines are 2-D)")
@@ -68,14 +84,15 @@ def _pool(rt, node, x, method, global_pool=False):
         raise Unsupported(f"{node.op}: input rank {x.ndim} (1-D, 2-D or 3-D pools)")
     if len(node.outputs) > 1 and node.outputs[1]:
         raise Unsupported(f"{node.op}: the Indices output")
-    x4 = _f16(x, f"{node.op} input")
+    out_dtype = x.dtype if method == "max" and x.dtype.kind in "iu" else np.float32
+    x4 = (_f16_order if method == "max" else _f16)(x, f"{node.op} input")
     if x.ndim == 3:
         x4 = x4[:, :, None, :]
     if global_pool:  # a 3-D volume as a [D][H*W] plane: the same cells
         xg = x4.reshape(x4.shape[:3] + (-1,)) if x.ndim == 5 else x4
         y = library_call(lambda: rt.pool2d(np.ascontiguousarray(xg), method, global_pool=True),
                          node.op)
-        return [y.reshape(x.shape[:2] + (1,) * (x.ndim - 2)).astype(np.float32)]
+        return [y.reshape(x.shape[:2] + (1,) * (x.ndim - 2)).astype(out_dtype)]
     kernel = list(_attr(node, "kernel_shape", []))
     rank = len(kernel)
     if rank != x.ndim - 2:
@@ -99,7 +116,7 @@ def _pool(rt, node, x, method, global_pool=False):
         if dil != [1, 1, 1]:
             raise Unsupported(f"{node.op}: dilations {dil} of a 3-D pool")
         return [volume.pool3d(rt, x4, method, kernel, strides, pads,
-                              bool(include)).astype(np.float32)]
+                              bool(include)).astype(out_dtype)]
     two = (lambda v, one: tuple(v) if rank == 2 else (one, v[0]))  # noqa: E731
     k2, s2, d2 = two(kernel, 1), two(strides, 1), two(dil, 1)
     if d2 != (1, 1):  # no dilation field in the PDP: dense pools over sub-sampled phases
@@ -110,7 +127,7 @@ def _pool(rt, node, x, method, global_pool=False):
         y = library_call(lambda: rt.pool2d(np.ascontiguousarray(x4), method, k2, s2,
                                            _pad4(pads, rank), count_include_pad=bool(include)),
                          node.op)
-    return [(y if rank == 2 else y[:, :, 0, :]).astype(np.float32)]
+    return [(y if rank == 2 else y[:, :, 0, :]).astype(out_dtype)]
 
 
 def _rows(x):
@@ -118,9 +135,9 @@ def _rows(x):
 
 
 def _ew_vec(rt, op, x16, value, what):
-    """x op value (a scalar broadcast per channel) on the SDP."""
+    """x op value (a scalar broadcast per channel) on the SDP, in x's dtype."""
     r = _rows(x16)
-    vec = np.full(r.shape[1], value, np.float16)
+    vec = np.full(r.shape[1], value, x16.dtype)
     y = library_call(lambda: rt.ew(op, np.ascontiguousarray(r), vec), what)
     return y.reshape(x16.shape)
 
@@ -146,6 +163,8 @@ def _clamp_conv(rt, x16, act, what):
 
 
 def relu(rt, node, inputs):
+    if inputs[0].dtype in (np.int8, np.int16):  # the SDP's integer max, exact
+        return [_ew_vec(rt, "max", np.ascontiguousarray(inputs[0]), 0, "Relu")]
     x16 = _f16(inputs[0], "Relu input")
     try:
         y = _ew_vec(rt, "max", x16, 0.0, "Relu")
@@ -166,6 +185,12 @@ def leaky_relu(rt, node, inputs):
 
 def clip(rt, node, inputs, opset):
     lo, hi = cpu.clip_bounds(node, inputs, opset)
+    if inputs[0].dtype in (np.int8, np.int16):  # the SDP's integer max / min, exact
+        y = np.ascontiguousarray(inputs[0])
+        for op, v in (("max", lo), ("min", hi)):
+            if np.isfinite(v):
+                y = _ew_vec(rt, op, y, int(v), "Clip")
+        return [y]
     y = _f16(inputs[0], "Clip input")
     if lo == 0 and hi >= 0 and (np.isinf(hi) or hi <= FP16_MAX):
         try:
