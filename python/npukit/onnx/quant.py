@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Asymmetric 8-bit arithmetic for ONNX's quantised operators, shared by the CPU run and the
-NPU's handlers: zero points read and checked, uint8 moved into the NPU's int8, the
-requantisation (round half to even, saturate) and QuantizeLinear / DequantizeLinear.
+NPU's handlers: 8-bit operands checked, uint8 moved into the NPU's int8, per-row and per-column
+values shaped, the requantisation (round half to even, saturate) and QuantizeLinear /
+DequantizeLinear / DynamicQuantizeLinear.
 
 The algebra that lets a symmetric int8 engine compute an asymmetric product exactly: a uint8
 value u is u' + 128 with u' = u - 128 in [-128, 127] (the byte with its top bit flipped), an
@@ -43,29 +44,15 @@ def to_int8(x):
     return np.ascontiguousarray((x ^ np.uint8(0x80)).view(np.int8))
 
 
-def zero_point(zp, like, what, sizes=(1,)):
-    """A zero point (None: 0) in the int8 domain as int64, checked to have like's type and one
-    of the sizes given (1 for per-tensor; M for per-channel or per-row)."""
-    like = check_8bit(like, what.split(" ")[0])
-    if zp is None:
-        return np.zeros(1, np.int64)
-    zp = np.asarray(zp)
-    if zp.dtype != like.dtype:
-        raise OnnxError(f"{what}: dtype {zp.dtype}, expected {like.dtype} (its tensor's type)")
-    if zp.size not in sizes:
-        raise OnnxError(f"{what}: {zp.size} values, expected one of {sorted(set(sizes))}")
-    return zp.astype(np.int64) - INT8_OFFSET[like.dtype]
-
-
 def wrap_int32(v):
     """int64 values modulo 2^32 as int32: an int32 accumulator's sum."""
     return np.asarray(v, np.int64).astype(np.int32)
 
 
-def multiplier(*scales_and_divisor):
-    """s1 * s2 / s3 in float64 (the exact real scale of a float32 triple, rounded once per
-    operation at 53 bits): the value requantise multiplies the int32 sum by."""
-    s1, s2, s3 = (np.asarray(s, np.float64) for s in scales_and_divisor)
+def multiplier(s1, s2, s3):
+    """s1 * s2 / s3 of float32 scales, evaluated in float64 (each operation rounded at 53
+    bits, far below the output's 8): the value requantise multiplies the int32 sum by."""
+    s1, s2, s3 = (np.asarray(s, np.float64) for s in (s1, s2, s3))
     return s1 * s2 / s3
 
 
