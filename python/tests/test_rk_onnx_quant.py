@@ -284,3 +284,66 @@ def test_integer_tensors_in_ordering_ops(device):
             assert got.dtype == np.uint8 and np.array_equal(got, cpu.run(pool, [xu], 13)[0])
             with pytest.raises(Unsupported, match="past 2048"):
                 npu.run_node(rt, pool, [x16.reshape(1, 1, 4, 7)], 13)
+
+
+def qdq_model(bias_scale_off=1.0):
+    """x -> Q -> DQ -> Conv (per-channel int8 weights, int32 bias) -> Q (uint8) -> Reshape ->
+    DQ -> MatMul (per-column uint8 weights) -> Q (int8) -> DQ."""
+    from onnx import TensorProto, helper, numpy_helper
+    from npukit import onnx as nox
+    rng = np.random.default_rng(11)
+    xs, ws = np.float32(0.04), rng.uniform(0.005, 0.02, 8).astype(np.float32)
+    consts = [("xs", np.array(xs)), ("xz", np.array(3, np.int8)),
+              ("wq", rng.integers(-127, 128, (8, 3, 3, 3)).astype(np.int8)), ("ws", ws),
+              ("wz", np.zeros(8, np.int8)), ("bq", rng.integers(-2000, 2000, 8).astype(np.int32)),
+              ("bs", (xs * ws * np.float32(bias_scale_off)).astype(np.float32)),
+              ("ys", np.array(0.2, np.float32)), ("yz", np.array(128, np.uint8)),
+              ("shape", np.array([1, -1], np.int64)),
+              ("w2q", rng.integers(0, 256, (128, 5)).astype(np.uint8)),
+              ("w2s", rng.uniform(0.01, 0.03, 5).astype(np.float32)),
+              ("w2z", rng.integers(100, 150, 5).astype(np.uint8)),
+              ("zs", np.array(0.5, np.float32)), ("zz", np.array(-4, np.int8))]
+    n = helper.make_node
+    nodes = [n("QuantizeLinear", ["x", "xs", "xz"], ["xq"]),
+             n("DequantizeLinear", ["xq", "xs", "xz"], ["xf"]),
+             n("DequantizeLinear", ["wq", "ws", "wz"], ["wf"], axis=0),
+             n("DequantizeLinear", ["bq", "bs"], ["bf"]),
+             n("Conv", ["xf", "wf", "bf"], ["y"], pads=[1, 1, 1, 1], strides=[2, 2]),
+             n("QuantizeLinear", ["y", "ys", "yz"], ["yq"]),
+             n("Reshape", ["yq", "shape"], ["flat"]),
+             n("DequantizeLinear", ["flat", "ys", "yz"], ["ff"]),
+             n("DequantizeLinear", ["w2q", "w2s", "w2z"], ["w2f"], axis=1),
+             n("MatMul", ["ff", "w2f"], ["z"]),
+             n("QuantizeLinear", ["z", "zs", "zz"], ["zq"]),
+             n("DequantizeLinear", ["zq", "zs", "zz"], ["out"])]
+    g = helper.make_graph(nodes, "qdq", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                       [1, 3, 8, 8])],
+                          [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)],
+                          [numpy_helper.from_array(v, k) for k, v in consts])
+    return nox.from_proto(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_qdq_groups_run_as_integer_steps(device):
+    """A QDQ Conv and MatMul each run as one integer step on the NPU; the output stays within
+    one quantisation step of the CPU's float form (here equal), the quantised tensors equal."""
+    from npukit import onnx as nox
+    x = np.random.default_rng(2).standard_normal((1, 3, 8, 8)).astype(np.float32) * 2
+    with rk.Runtime(device) as rt:
+        r = nox.run(qdq_model(), {"x": x}, rt)
+    assert [(s.op, s.placement) for s in r.steps] == [
+        ("QuantizeLinear", "cpu"), ("Conv(QDQ int8)", "npu"), ("Reshape", "cpu"),
+        ("MatMul(QDQ int8)", "npu"), ("DequantizeLinear", "cpu")]
+    diff = np.abs(r.outputs["out"] - r.cpu_outputs["out"])
+    assert diff.max() <= 0.5 and (diff > 0).mean() <= 0.05
+
+
+def test_qdq_bias_of_another_scale_stays_float():
+    """A bias whose scale is not x_scale * w_scale is not QLinearConv's: the group is not
+    taken; the Conv runs as a float conv (fp16) and the DequantizeLinear nodes on the host."""
+    from npukit import onnx as nox
+    x = np.random.default_rng(2).standard_normal((1, 3, 8, 8)).astype(np.float32)
+    with rk.Runtime("sim") as rt:
+        r = nox.run(qdq_model(bias_scale_off=1.5), {"x": x}, rt)
+    ops = [s.op for s in r.steps]
+    assert "Conv" in ops and "Conv(QDQ int8)" not in ops and "MatMul(QDQ int8)" in ops
