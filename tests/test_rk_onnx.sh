@@ -31,7 +31,7 @@ fail=0
 # kernels run SDP tasks (rocket's fixed interrupt mask is the DPU's, which an SDP task ends
 # on); rocket never sees the PDP's interrupt, so there MaxPool is unsupported with that reason.
 expect_both="Sigmoid=3/0/0 Tanh=3/0/0 HardSigmoid=4/0/0 HardSwish=1/0/0 Softmax=10/0/0"
-expect_both="$expect_both LeakyRelu=5/0/0 Clip=11/0/0 Add=2/1/0 Mul=4/1/0"
+expect_both="$expect_both LeakyRelu=5/0/0 Clip=11/0/0 Add=3/0/0 Mul=5/0/0"
 # The integer operators on the int8 conv / matmul engines (asymmetric uint8 and int8 exact,
 # bit for bit); the rescalings are host steps, counted unsupported with that reason.
 expect_both="$expect_both ConvInteger=3/0/0 QLinearConv=1/0/0 MatMulInteger=1/0/0"

@@ -347,3 +347,23 @@ def test_qdq_bias_of_another_scale_stays_float():
         r = nox.run(qdq_model(bias_scale_off=1.5), {"x": x}, rt)
     ops = [s.op for s in r.steps]
     assert "Conv" in ops and "Conv(QDQ int8)" not in ops and "MatMul(QDQ int8)" in ops
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_8bit_add_mul_wrap(device):
+    """Add and Mul of uint8 / int8 wrap modulo 256 as ONNX's do: the SDP's exact int16 sum or
+    product, wrapped on the host; a uint8 product past int16 stays on the CPU, named."""
+    add = Node("a", "Add", "", ["x", "y"], ["z"], {})
+    mul = Node("m", "Mul", "", ["x", "y"], ["z"], {})
+    xu, yu = q(np.uint8, (3, 4, 5)), q(np.uint8, (3, 4, 5))
+    xi, yi = q(np.int8, (2, 6)), q(np.int8, (6,))   # the second broadcast along rows
+    xi[0, 0] = yi[0] = -128                          # (-128)^2 = 16384 wraps to 0
+    small = (xu % 100).astype(np.uint8), (yu % 300 // 3).astype(np.uint8)
+    with rk.Runtime(device) as rt:
+        for node, ins in [(add, [xu, yu]), (add, [xi, yi]), (mul, [xi, yi]), (mul, list(small))]:
+            got = npu.run_node(rt, node, ins, 13)[0]
+            want = cpu.run(node, ins, 13)[0]
+            assert got.dtype == ins[0].dtype and np.array_equal(got, want)
+        assert (xu.astype(int) + yu > 255).any()  # the wrap was exercised
+        with pytest.raises(Unsupported, match="past the SDP's int16"):
+            npu.run_node(rt, mul, [xu, yu], 13)

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import cpu, npu_quant, pool_dilated, volume
 from .errors import Unsupported, library_call
+from .stats import combined
 
 FP16_MAX = 65504.0
 
@@ -219,9 +220,31 @@ def _per_channel(a, b):
     return b.reshape(-1) if shape[1] == a.shape[1] and b.size == shape[1] else None
 
 
+INT16_MAX = 32767
+
+
+def _binary_8bit(rt, node, op, a, b):
+    """Add / Mul of 8-bit integers, which ONNX wraps modulo 256: the SDP's int16 add or mul of
+    the widened operands (exact: a sum within +-510, a product within int16), the host's wrap
+    back to the 8-bit type (a host step)."""
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    if op == "mul" and a.size and b.size:
+        big = int(np.max(np.abs(a.astype(np.int64)))) * int(np.max(np.abs(b.astype(np.int64))))
+        if big > INT16_MAX:
+            raise Unsupported(f"Mul: {a.dtype} products up to {big}, past the SDP's int16 "
+                              f"({INT16_MAX}) where they would saturate")
+    a16 = _rows(np.ascontiguousarray(np.broadcast_to(a, shape), np.int16))
+    b16 = _rows(np.ascontiguousarray(np.broadcast_to(b, shape), np.int16))
+    y = library_call(lambda: rt.ew(op, a16, b16), node.op)
+    rt.last_stats = combined([rt.last_stats], 1)  # the wrap modulo 256
+    return [y.reshape(shape).astype(a.dtype)]
+
+
 def binary(rt, node, inputs):
     op = {"Add": "add", "Mul": "mul"}[node.op]
     a, b = inputs[0], inputs[1]
+    if a.dtype == b.dtype and a.dtype in (np.int8, np.uint8):
+        return _binary_8bit(rt, node, op, a, b)
     try:
         return _binary_sdp(rt, node, op, a, b)
     except Unsupported:
