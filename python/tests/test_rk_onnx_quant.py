@@ -177,15 +177,16 @@ def test_matmul_integer(device):
 
 
 def test_matmul_integer_wraps_at_32_bits():
-    """40000 products of (0 - 255)(0 - 255) sum past int32: ONNX's int32 accumulator wraps,
-    the engine's sums and the corrections wrap alike, so the result is the wrapped sum."""
-    k = 40000
+    """140000 products of (0 - 255)(0 - 255) sum past int32: ONNX's int32 accumulator wraps.
+    The engine's own sum of (-128)(-128) products passes 2^31 too and wraps, the corrections
+    wrap alike, so the result is the wrapped sum."""
+    k = 140000
     a, b = np.zeros((1, k), np.uint8), np.zeros((k, 1), np.uint8)
     z = np.array(255, np.uint8)
     node = Node("m", "MatMulInteger", "", ["a", "b", "az", "bz"], ["y"], {})
     y, _ = run_npu("sim", node, [a, b, z, z])
     true = k * 255 * 255
-    assert true > 2 ** 31 and int(y[0][0, 0]) == true - 2 ** 32
+    assert k * 128 * 128 > 2 ** 31 and int(y[0][0, 0]) == (true + 2 ** 31) % 2 ** 32 - 2 ** 31
     assert np.array_equal(y[0], cpu.run(node, [a, b, z, z], 13)[0])
 
 
