@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The operation table: every row of rk/hw/ops.def has its hardware row, its driver row
+/* The operation table: every row of rk/hw/rk_ops.def has its hardware row, its driver row
  * (order, synthesizer, sample task) and its simulator row (executor); each driver row's order
  * is what its synthesizer writes, and its sample task runs on both kernels' simulator front
  * ends. Nothing here names an operation: a new row is swept unedited. An operation past the

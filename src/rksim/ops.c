@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The simulator's operation table: ops.def expanded over the rows each operation's executor
+/* The simulator's operation table: rk_ops.def expanded over the rows each operation's executor
  * file defines (ops.h). */
 #include "rksim/ops.h"
 
 static const rksim_op_row *const rows[NPK_RK_OP_COUNT] = {
 #define NPK_RK_OP(ENUM, name, ...) [NPK_RK_OP_##ENUM] = &rksim_op_##name,
-#include "rk/hw/ops.def"
+#include "rk/hw/rk_ops.def"
 #undef NPK_RK_OP
 };
 

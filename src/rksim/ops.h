@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The simulator's row of each operation (rk/hw/ops.def): the executor that runs it once the
+/* The simulator's row of each operation (rk/hw/rk_ops.def): the executor that runs it once the
  * op-enable's block set has selected the operation's description row. Each operation defines
- * its row, rksim_op_<name>, in its own file beside its executor; the table (ops.c) is ops.def
+ * its row, rksim_op_<name>, in its own file beside its executor; the table (ops.c) is rk_ops.def
  * expanded over those names. A block set no row selects is refused as unsupported, naming the
  * sets that are modelled; an operation whose row has no executor is refused by name. */
 #ifndef NPUKIT_RKSIM_OPS_H
@@ -23,7 +23,7 @@ typedef struct rksim_op_row {
 } rksim_op_row;
 
 #define NPK_RK_OP(ENUM, name, ...) extern const rksim_op_row rksim_op_##name;
-#include "rk/hw/ops.def"
+#include "rk/hw/rk_ops.def"
 #undef NPK_RK_OP
 
 /* NULL for a value outside the enum or an operation the simulator has no executor for. */

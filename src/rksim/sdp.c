@@ -200,7 +200,7 @@ static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
 static void sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
                    rksim_core_result *r)
 {
-    (void)blocks; /* one block set: DPU | DPU_RDMA (its row, rk/hw/ops.def) */
+    (void)blocks; /* one block set: DPU | DPU_RDMA (its row, rk/hw/rk_ops.def) */
     rksim_core *c = &s->core[core];
     rksim_sdp t;
     if (!rksim_sdp_decode(&c->regs, &t, r))

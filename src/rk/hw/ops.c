@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The operations' hardware rows: ops.def expanded (see rk_ops.h). */
+/* The operations' hardware rows: rk_ops.def expanded (see rk_ops.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,7 +12,7 @@
 static const npk_rk_op_desc rows[NPK_RK_OP_COUNT] = {
 #define NPK_RK_OP(ENUM, name_, ...)                                                              \
     [NPK_RK_OP_##ENUM] = {.op = NPK_RK_OP_##ENUM, .name = #name_, __VA_ARGS__},
-#include "ops.def"
+#include "rk_ops.def"
 #undef NPK_RK_OP
 };
 

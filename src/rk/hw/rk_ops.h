@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The NPU's operations as data: one row per operation the driver can build and the simulator
- * can run (ops.def, the only list) — which engine blocks it enables (PC_OP_ENABLE), the
+ * can run (rk_ops.def, the only list) — which engine blocks it enables (PC_OP_ENABLE), the
  * precisions its input takes, the interrupt it ends on, and the source of each. The driver's
  * rows (src/rk/program/rk_op_synth.h: body order, synthesizer, limits, output precision) and
  * the simulator's rows (src/rksim/ops.h: executor) are expansions of the same list, each
  * defined in the operation's own file; a value past the enum is refused by name at every
  * layer.
  *
- * A new operation is a row of ops.def, its driver file and its simulator file. */
+ * A new operation is a row of rk_ops.def, its driver file and its simulator file. */
 #ifndef NPUKIT_RK_OPS_H
 #define NPUKIT_RK_OPS_H
 
@@ -25,10 +25,10 @@
 
 /* NPK_RK_OP_MATMUL (C = A . B, a 1x1 convolution on the CNA), NPK_RK_OP_SDP (the SDP's
  * element-wise task, no CNA), NPK_RK_OP_CONV, NPK_RK_OP_POOL (the PDP, no CNA or DPU), ... in
- * the order of ops.def. */
+ * the order of rk_ops.def. */
 typedef enum npk_rk_op {
 #define NPK_RK_OP(ENUM, name, ...) NPK_RK_OP_##ENUM,
-#include "rk/hw/ops.def"
+#include "rk/hw/rk_ops.def"
 #undef NPK_RK_OP
     NPK_RK_OP_COUNT
 } npk_rk_op;

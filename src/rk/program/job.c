@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A job of chained tasks in one task buffer: the task records, the programs and the trailers
  * that link them (facts B.3), as one single-submit program. Every operation-specific step goes
- * through the operation's rows (rk/hw/ops.def: its hardware row and its driver row). */
+ * through the operation's rows (rk/hw/rk_ops.def: its hardware row and its driver row). */
 #include <stdio.h>
 #include <string.h>
 

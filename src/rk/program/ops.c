@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The driver's operation table: ops.def expanded over the rows each operation's own file
+/* The driver's operation table: rk_ops.def expanded over the rows each operation's own file
  * defines (rk_op_synth.h). */
 #include "rk_op_synth.h"
 
 static const npk_rk_op_synth *const rows[NPK_RK_OP_COUNT] = {
 #define NPK_RK_OP(ENUM, name, ...) [NPK_RK_OP_##ENUM] = &npk_rk_op_synth_##name,
-#include "rk/hw/ops.def"
+#include "rk/hw/rk_ops.def"
 #undef NPK_RK_OP
 };
 

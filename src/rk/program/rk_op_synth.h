@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The driver's row of each operation (rk/hw/ops.def): the order its program writes its
+/* The driver's row of each operation (rk/hw/rk_ops.def): the order its program writes its
  * registers in, and how a task of that operation is checked, synthesized and chained behind
  * another. Each operation defines its row, npk_rk_op_synth_<name>, in its own file beside its
- * argument struct and synthesizer; this room's table (ops.c) is ops.def expanded over those
+ * argument struct and synthesizer; this room's table (ops.c) is rk_ops.def expanded over those
  * names. A job of tasks (any mix of operations) is written into one task buffer by
  * npk_rk_job_write (rk_job.h), which reads only these rows. */
 #ifndef NPUKIT_RK_OP_SYNTH_H
@@ -45,7 +45,7 @@ typedef struct npk_rk_op_synth {
 } npk_rk_op_synth;
 
 #define NPK_RK_OP(ENUM, name, ...) extern const npk_rk_op_synth npk_rk_op_synth_##name;
-#include "rk/hw/ops.def"
+#include "rk/hw/rk_ops.def"
 #undef NPK_RK_OP
 
 /* NULL for a value outside the enum. */

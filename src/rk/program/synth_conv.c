@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Convolution task synthesis: every register value computed through the register table's
- * fields and written in the conv row's order (rk/hw/ops.c): Mesa's rocket convolution's
+ * fields and written in the conv row's order (conv_order below): Mesa's rocket convolution's
  * registers (which run on boards) with the spec's conv-capture values for the 0x50xx block
  * (docs/facts-engines.md, "The convolution path"). */
 #include <string.h>
