@@ -34,6 +34,7 @@ declare -A layer=(
     [rk_plan.h]=rk-driver
     [rk_reference.h]=rk-driver [rk_synth.h]=rk-driver
     [kt_flit.h]=kt-hw [kt_regs.h]=kt-hw [kt_transport.h]=kt-hw [kt_mover_hw.h]=kt-hw [kt_vec.h]=kt-hw
+    [kt_saxpy.h]=kt-hw [kt_mat.h]=kt-hw [kt_test_unit.h]=kt-hw
     [kt_words.h]=kt-hw [kt_board.h]=kt-hw
     [ktsim.h]=kt-sim [ktsim_unit.h]=kt-sim
     [kt.h]=kt-driver [kt_hostprog.h]=kt-driver [kt_vec_job.h]=kt-driver

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "npukit/kt_saxpy.h"
 
 enum { CHECK_POLLS = 64, MAX_ENUM = 64 };
 static const uint64_t X_OFF = 0x100000, OPERAND_ALIGN = 0x100000;
