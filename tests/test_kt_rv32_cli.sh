@@ -57,10 +57,10 @@ rv=$(dirname "$cli")/rv32
 if [ -e "$rv/move_chain.text" ]; then
   out=$("$cli" kt rv32 run "$rv/move_chain" --arg 0x600DF00D 2>&1); rc=$?
   ok [ $rc -eq 0 ]
-  ok has "$out" "RV32 processor at (0,2): halted by ECALL, halt word 0x00000000"
+  ok has "$out" "RV32 processor at (0,0): halted by ECALL, halt word 0x00000000"
   out=$("$cli" kt rv32 run "$rv/move_chain" --card "pipe:'$cli' kt serve --sim rv32 --stdio" --json 2>&1); rc=$?
   ok [ $rc -eq 0 ]
-  ok has "$out" '"unit":"(0,2)","halt_word":0,"faulted":false'
+  ok has "$out" '"unit":"(0,0)","halt_word":0,"faulted":false'
 else
   echo "note: build/rv32/move_chain not built (gcc-riscv64-unknown-elf): its runs are left out"
 fi

@@ -24,7 +24,7 @@
 #include "npukit/ktsim.h"
 
 enum { T0 = 5, T1 = 6, T2 = 7, S0 = 8, S1 = 9, A0 = 10, A1 = 11, A2 = 12, MAX = 256 };
-static const kt_coord RV = {0, 2}; /* the rv32 preset's processor */
+static const kt_coord RV = {0, 0}; /* the rv32 preset's processor: the system node's coordinate */
 
 typedef struct prog {
     uint32_t w[MAX];
@@ -500,8 +500,51 @@ static void test_window_settings(void)
     ktsim_destroy(sim);
 }
 
+/* (0,0) is the system node's coordinate: only the control processor sits there, as a client of
+ * the memory ports. On a mesh with two ports (rows 1 and 3) it boots and completes through them,
+ * and the host's requests, sent from (0, GRID_LO), are answered by the agent, not by it. */
+static void test_system_node_coordinate(void)
+{
+    ktsim_config cfg;
+    ktsim *sim = NULL;
+    CHECK_EQ(ktsim_preset_parse("grid 1 1\nmem_port 0 1\nunit 0 0 test\n", "text", &cfg), NPK_OK);
+    CHECK_EQ(ktsim_create(&cfg, &sim), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "unit at (0,0) is of kind 'test'");
+    CHECK_STR_HAS(npk_last_error(), "only the control processor (kind rv32)");
+    CHECK_EQ(ktsim_preset_parse("grid 1 3\nmem_port 0 1\nmem_port 0 3\nunit 0 0 rv32\n"
+                                "unit 2 3 rv32\nunit 2 2 test\n",
+                                "text", &cfg),
+             NPK_OK);
+    CHECK_EQ(ktsim_create(&cfg, &sim), NPK_OK);
+    kt_dev dev;
+    CHECK_EQ(kt_open(&dev, ktsim_transport(sim), cfg.ctrl_base, NULL), NPK_OK);
+    CHECK(dev.opt.reply_to.x == 0 && dev.opt.reply_to.y == 1);
+    kt_unit units[8];
+    size_t n = 0;
+    CHECK_EQ(kt_enumerate(&dev, units, 8, &n), NPK_OK);
+    CHECK_EQ(n, 3);
+    CHECK(n == 3 && kt_coord_eq(units[0].at, RV) && units[0].caps.type == KT_RV32_CU_TYPE);
+    /* both processors run a program reading CTL_COREID: each answers with its own coordinate */
+    const kt_coord at[2] = {{0, 0}, {2, 3}};
+    for (unsigned i = 0; i < 2; i++) {
+        prog p = {0};
+        li(&p, T0, KT_RV32_CTL_BASE);
+        emit(&p, lw(A0, T0, KT_RV32_CTL_COREID));
+        emit(&p, RVA_ECALL);
+        CHECK_EQ(kt_rv32_write(&dev, at[i], KT_RV32_BUF_IMEM, 0, p.w, p.n, KT_RV32_IMEM_WORDS),
+                 NPK_OK);
+        kt_rv32_result r = {0};
+        CHECK_EQ(kt_rv32_run(&dev, at[i], 0, 0, 5000, &r), NPK_OK);
+        CHECK_EQ(r.halt_word, kt_coord_pack(at[i]));
+        CHECK(!r.faulted);
+    }
+    CHECK(ktsim_fault(sim) == NULL);
+    ktsim_destroy(sim);
+}
+
 int main(void)
 {
+    test_system_node_coordinate();
     test_window_settings();
     test_converting_move();
     test_enumerates();

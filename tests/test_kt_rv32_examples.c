@@ -56,7 +56,7 @@ int main(void)
     CHECK_EQ(ktsim_create(&cfg, &sim), NPK_OK);
     kt_dev dev;
     CHECK_EQ(kt_open(&dev, ktsim_transport(sim), cfg.ctrl_base, NULL), NPK_OK);
-    const kt_coord rv = {0, 2};
+    const kt_coord rv = {0, 0};
     enum { WORDS = 64, C = 0x180000 };
     static uint8_t poison[WORDS * KT_MV_WORD], got[WORDS * KT_MV_WORD];
     memset(poison, 0xEE, sizeof poison);

@@ -11,11 +11,6 @@
 
 enum { GRANULE_WORDS = 8, BURST_GRANULES = 256 };
 
-/* Requests from the host carry src (0,0), as the driver's CU_CTRL requests do: the coordinate
- * clamps onto the memory agent's port, so a reply or completion addressed there reaches the
- * orchestrator. */
-static const kt_coord host_src = {0, 0};
-
 static npk_status send_burst(kt_dev *d, kt_coord at, unsigned buf, uint32_t granule,
                              const uint32_t *words, size_t n)
 {
@@ -23,7 +18,9 @@ static npk_status send_burst(kt_dev *d, kt_coord at, unsigned buf, uint32_t gran
     kt_flit f;
     memset(&f, 0, sizeof f);
     kt_cu_data cd = {(uint8_t)buf, (uint16_t)granule, (uint8_t)(granules - 1), 0, {0, 0}};
-    kt_header h = {at, host_src, KT_T_CU_DATA, 0, granules == 0, 0};
+    /* from the driver's reply coordinate, as its CU_CTRL requests are: a completion or a
+     * DATA_RECEIVED addressed there reaches the orchestrator, never the processor at (0,0) */
+    kt_header h = {at, d->opt.reply_to, KT_T_CU_DATA, 0, granules == 0, 0};
     npk_status st;
     if ((st = kt_cu_data_put(&f, &cd)) || (st = kt_header_put(&f, &h)) ||
         (st = kt_mailbox_send(d, &f)))
@@ -84,7 +81,7 @@ npk_status kt_rv32_run(kt_dev *d, kt_coord at, uint32_t pc, uint32_t arg, uint32
         return st;
     kt_header h = kt_header_get(&f);
     h.dst = at;
-    h.src = host_src;
+    h.src = d->opt.reply_to; /* the completion returns to the kick's source */
     if ((st = kt_header_put(&f, &h)) || (st = kt_mailbox_send(d, &f)))
         return st;
     for (res->polls = 1; res->polls <= max_polls; res->polls++) {

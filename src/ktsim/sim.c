@@ -58,6 +58,7 @@ struct ktsim {
     ksim_rv64c *rv64;                 /* CPU_RV64 = 1 */
     uint64_t rv64_lost[RV64_W_COUNT]; /* writes lost to a same-cycle collision, per window */
     ksim_trace *trace;                /* NPUKIT_TRACE: this machine's trace process, or NULL */
+    ksim_hub_client processor;        /* the unit at (0,0), a client of the node's ports */
 };
 
 static void sim_fault(void *user, const char *msg)
@@ -653,6 +654,28 @@ struct ksim_rv64c *ktsim_rv64(ktsim *s) { return s->rv64; }
 uint64_t ktsim_rv64_ilink_lost(const ktsim *s) { return s->rv64_lost[RV64_W_ILINK]; }
 uint64_t ktsim_rv64_mover_host_lost(const ktsim *s) { return s->rv64_lost[RV64_W_MOVER]; }
 
+/* (0,0) is the system node's processor coordinate (control-registers §6, upstream sn_hub): a
+ * corner, which touches no router, so the unit there is a client of the node's memory ports and
+ * not a mesh endpoint (memport.h). Only the control processor sits there. */
+static const kt_coord processor_at = {0, 0};
+
+static npk_status attach_processor(ktsim *s, ksim_shell *sh)
+{
+    if (ksim_shell_ops(sh) != &ksim_unit_rv32)
+        return npk_fail(NPK_EINVAL,
+                        "unit at (0,0) is of kind '%s': (0,0) is the system node's own coordinate, "
+                        "where only the control processor (kind rv32) answers",
+                        ksim_shell_ops(sh)->kind);
+    if (s->processor.ops)
+        return npk_fail(NPK_EINVAL, "two endpoints at (0,0)");
+    s->processor = (ksim_hub_client){&ksim_shell_endpoint, sh, {0}, s->cfg.n_mem_ports};
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        s->processor.port_row[i] = s->cfg.mem_port[i].y;
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        ksim_memport_set_processor(s->ports[i], &s->processor, i);
+    return NPK_OK;
+}
+
 npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
 {
     *out = NULL;
@@ -726,7 +749,9 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
         }
         s->shells[s->n_shells++] = sh;
         wire_rv32(s, sh);
-        if ((st = ksim_mesh_attach(s->mesh, u.at, &ksim_shell_endpoint, sh))) {
+        if ((st = kt_coord_eq(u.at, processor_at) ? attach_processor(s, sh)
+                                                   : ksim_mesh_attach(s->mesh, u.at,
+                                                                      &ksim_shell_endpoint, sh))) {
             ktsim_destroy(s);
             return st;
         }
