@@ -465,6 +465,82 @@ static void test_converting_move(void)
     ktsim_destroy(m.sim);
 }
 
+/* The transform bank's registers, through the processor's node range (KohakuTPU's bank):
+ * register 0x04 is each id's geometry — the quantiser's 2048 bits in and 4 words out, the
+ * bypass's one word, 0 for an id that holds nothing; register 0x00 is the bank's fault word,
+ * the same from every id. A transform through an id that names no occupant (built here by
+ * patching XFORM_ID into a bypass descriptor, since the driver refuses it) passes the data
+ * through unchanged and raises fault bit 0, which the node word shows in [11:8] until a store to
+ * register 0 clears it. */
+static void test_transform_bank(void)
+{
+    enum { WORDS = 8, SRC = 0x70000, DST = 0x72000, OUT = 200, NO_OCCUPANT_ID = 3 };
+    machine m;
+    machine_open(&m);
+    static const unsigned ids[] = {0, 1, 2, 15};
+    static const uint32_t geometry[] = {1u << 16 | 256, 4u << 16 | 2048, 0, 0};
+    prog p = {0};
+    li(&p, S1, KT_RV32_SPAD_BASE + 4 * OUT);
+    for (unsigned i = 0; i < 4; i++) {
+        li(&p, T0, KT_RV32_OCC_ADDR(ids[i], KT_RV32_OCC_REG_GEOMETRY));
+        emit(&p, lw(T1, T0, 0));
+        emit(&p, sw(T1, S1, (int32_t)(4 * i)));
+    }
+    li(&p, T0, KT_RV32_OCC_ADDR(1, KT_RV32_OCC_REG_FAULT));
+    emit(&p, lw(A0, T0, 0));
+    emit(&p, RVA_ECALL);
+    kt_rv32_result r = run(&m, &p, NULL, 0);
+    CHECK_EQ(r.halt_word, 0);
+    for (unsigned i = 0; i < 4; i++)
+        CHECK_EQ(ksim_rv32c_spad_read(m.rv, OUT + i), geometry[i]);
+
+    uint8_t src[WORDS * KT_MV_WORD];
+    for (unsigned i = 0; i < sizeof src; i++)
+        src[i] = (uint8_t)(i * 7 + 1);
+    CHECK_EQ(ktsim_dram_write(m.sim, SRC, src, sizeof src), NPK_OK);
+    kt_mv_move mv = kt_mv_copy(DST, SRC, WORDS);
+    mv.mode = KT_MV_XFORM;
+    mv.src.xform_id = KT_MV_SLOT_BYPASS;
+    static uint32_t spad[KT_RV32_SPAD_WORDS];
+    size_t used = put_descriptor(spad, 0, &mv);
+    unsigned patched = 0;
+    for (uint32_t i = 0; i < spad[0]; i++) {
+        uint32_t *w = &spad[1 + 3 * i];
+        if (w[0] == KT_MV_HDR && !(w[1] & 1)) { /* the source walker's header */
+            w[2] |= (uint32_t)NO_OCCUPANT_ID << (47 - 32);
+            patched++;
+        }
+    }
+    CHECK_EQ(patched, 1);
+    uint32_t at[1] = {0};
+    mvgo_program(&p, at, 1);
+    r = run(&m, &p, spad, used);
+    kt_rv32_node n = kt_rv32_node_decode(r.halt_word);
+    CHECK(!n.busy);
+    CHECK_EQ(n.mover_fault, 0);
+    CHECK_EQ(n.occ_fault, KT_RV32_OCC_FAULT_NO_OCCUPANT);
+    uint8_t got[sizeof src];
+    CHECK_EQ(ktsim_dram_read(m.sim, DST, got, sizeof got), NPK_OK);
+    CHECK(memcmp(got, src, sizeof got) == 0);
+
+    /* read the fault from another id, clear it through a third, read the node word */
+    p.n = 0;
+    li(&p, T0, KT_RV32_OCC_ADDR(7, KT_RV32_OCC_REG_FAULT));
+    emit(&p, lw(A1, T0, 0));
+    li(&p, S1, KT_RV32_SPAD_BASE + 4 * OUT);
+    emit(&p, sw(A1, S1, 0));
+    li(&p, T0, KT_RV32_OCC_ADDR(5, KT_RV32_OCC_REG_FAULT));
+    emit(&p, sw(0, T0, 0));
+    li(&p, T0, KT_RV32_MVGO);
+    emit(&p, lw(A0, T0, 0));
+    emit(&p, RVA_ECALL);
+    r = run(&m, &p, NULL, 0);
+    CHECK_EQ(ksim_rv32c_spad_read(m.rv, OUT), KT_RV32_OCC_FAULT_NO_OCCUPANT);
+    CHECK_EQ(kt_rv32_node_decode(r.halt_word).occ_fault, 0);
+    CHECK(ktsim_fault(m.sim) == NULL);
+    ktsim_destroy(m.sim);
+}
+
 /* The windows' sizes are preset settings (log2 of words); a burst that does not fit the named
  * window is counted out and dropped, never wrapped onto its start. */
 static void test_window_settings(void)
@@ -545,6 +621,7 @@ static void test_system_node_coordinate(void)
 int main(void)
 {
     test_system_node_coordinate();
+    test_transform_bank();
     test_window_settings();
     test_converting_move();
     test_enumerates();

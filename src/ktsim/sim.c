@@ -59,6 +59,7 @@ struct ktsim {
     uint64_t rv64_lost[RV64_W_COUNT]; /* writes lost to a same-cycle collision, per window */
     ksim_trace *trace;                /* NPUKIT_TRACE: this machine's trace process, or NULL */
     ksim_hub_client processor;        /* the unit at (0,0), a client of the node's ports */
+    ksim_xform_bank *bank;            /* the mover's transform bank, or NULL */
 };
 
 static void sim_fault(void *user, const char *msg)
@@ -463,6 +464,7 @@ static npk_status add_agent_mover(ktsim *s)
     if (!(s->mover = ksim_mover_create(&mem, sim_fault, s)))
         return npk_fail(NPK_ENOMEM, "simulator: out of memory (mover)");
     ksim_mover_set_trace(s->mover, ksim_trace_track(s->trace, "mover"));
+    s->bank = ksim_mover_bank(s->mover);
     ktsim_aux_client c = {"mover",          0x00, KT_MV_AUX_LIMIT - 1, agent_mover_cfg,
                           agent_mover_stat, NULL, agent_mover_tick,    s->mover};
     npk_status st = ktsim_add_aux_client(s, &c);
@@ -631,13 +633,39 @@ static void rv32_mover_cfg(void *ctx, uint8_t off, uint64_t v)
 }
 static uint64_t rv32_mover_stat(void *ctx) { return ksim_orch_aux_stat(((ktsim *)ctx)->orch); }
 
-/* The machine's rv32 units get the rest of their node. The transform occupants have no
- * registers in the model, so their range reads zero (NULL hooks). */
+void ktsim_set_xform_bank(ktsim *s, ksim_xform_bank *b) { s->bank = b; }
+
+/* The occupants' registers are the transform bank's (xform_bank.h); with no bank nothing answers
+ * there. */
+static bool rv32_occ_read(void *ctx, unsigned id, uint8_t reg, uint32_t *value)
+{
+    const ktsim *s = ctx;
+    if (!s->bank)
+        return false;
+    *value = ksim_xform_bank_read(s->bank, id, reg);
+    return true;
+}
+static bool rv32_occ_write(void *ctx, unsigned id, uint8_t reg, uint32_t value)
+{
+    ktsim *s = ctx;
+    if (!s->bank)
+        return false;
+    ksim_xform_bank_write(s->bank, id, reg, value);
+    return true;
+}
+static uint8_t rv32_occ_fault(void *ctx)
+{
+    const ktsim *s = ctx;
+    return s->bank ? s->bank->fault : 0;
+}
+
+/* The machine's rv32 units get the rest of their node. */
 static void wire_rv32(ktsim *s, ksim_shell *sh)
 {
     if (ksim_shell_ops(sh) != &ksim_unit_rv32)
         return;
-    ksim_rv32_side side = {s, rv32_mover_cfg, rv32_mover_stat, NULL, NULL, NULL};
+    ksim_rv32_side side = {s,           rv32_mover_cfg, rv32_mover_stat, rv32_occ_read,
+                           rv32_occ_write, rv32_occ_fault};
     ksim_rv32c_set_side(ksim_shell_unit(sh), &side);
 }
 

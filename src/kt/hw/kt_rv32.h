@@ -37,6 +37,13 @@
 #define KT_RV32_OCC_IDS 16u /* XFORM_ID is four bits; 0 is the bypass */
 #define KT_RV32_OCC_ADDR(id, reg) (KT_RV32_OCC_BASE | ((unsigned)(id) << 8) | (unsigned)(reg))
 
+/* The transform bank's registers (KohakuTPU's xform_bank): byte offsets within an occupant's
+ * range, of which only [7:2] decodes. */
+#define KT_RV32_OCC_REG_FAULT 0x00u    /* R: the bank's fault bits (every id); W: clear them */
+#define KT_RV32_OCC_REG_GEOMETRY 0x04u /* R: id's occupant's geometry (rv32_regs.h), 0: none */
+#define KT_RV32_OCC_REG_DECODE 0xFCu   /* the register-select bits of the offset */
+#define KT_RV32_OCC_FAULT_NO_OCCUPANT 0x1u /* a transform named an id that holds no occupant */
+
 /* The node word read at MVGO: [0] busy, [7:4] mover fault, [11:8] occupant fault. */
 #define KT_RV32_NODE_BUSY 0x1u
 #define KT_RV32_NODE_MOVER_FAULT_SHIFT 4
