@@ -15,12 +15,12 @@
 #include "kt/hw/kt_rv32.h"
 #include "kt/hw/mxfp.h"
 #include "kt/hw/rv32_regs.h"
-#include "kt/kt_rv32_boot.h"
 #include "ktsim/rv32_complex.h"
 #include "ktsim/rv64_asm.h"
 #include "npukit/kt.h"
 #include "npukit/kt_mover.h"
 #include "npukit/kt_regs.h"
+#include "npukit/kt_rv32.h"
 #include "npukit/ktsim.h"
 
 enum { T0 = 5, T1 = 6, T2 = 7, S0 = 8, S1 = 9, A0 = 10, A1 = 11, A2 = 12, MAX = 256 };

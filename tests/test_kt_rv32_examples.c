@@ -11,10 +11,10 @@
 
 #include "check.h"
 #include "kt/hw/kt_rv32.h"
-#include "kt/kt_rv32_boot.h"
 #include "npukit/kt.h"
 #include "npukit/kt_mover_hw.h"
 #include "npukit/kt_regs.h"
+#include "npukit/kt_rv32.h"
 #include "npukit/ktsim.h"
 
 enum { SKIP = 77, MAX_WORDS = 4096 };
