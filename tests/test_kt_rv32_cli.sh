@@ -18,7 +18,7 @@ printf '\x13\x05\x50\x10\x73\x00\x00\x00' > "$tmp/five.text"
 out=$("$cli" kt rv32 run "$tmp/five" 2>&1); rc=$?
 ok [ $rc -eq 5 ]
 ok has "$out" "halted by ECALL, halt word 0x00000105 (261)"
-ok has "$out" "2 instructions, 2 cycles"
+ok has "$out" "2 instructions, 4 cycles"
 # addi a0, x0, 0x100; ecall — a non-zero word whose low bits are 0 is not success
 printf '\x13\x05\x00\x10\x73\x00\x00\x00' > "$tmp/hundred.text"
 "$cli" kt rv32 run "$tmp/hundred" > /dev/null 2>&1
@@ -38,7 +38,7 @@ ok has "$out" "halt word 0x0000002a"
 # image of 1000 words is 126 flits and the kick, 15 flits a program: 9 programs
 out=$("$cli" kt rv32 run "$tmp/five" --engine 2>&1); rc=$?
 ok [ $rc -eq 5 ]
-ok has "$out" "2 instructions, 2 cycles"
+ok has "$out" "2 instructions, 4 cycles"
 ok has "$out" "by the control-program engine: 1 programs"
 out=$("$cli" kt rv32 run "$tmp/arg" --arg 0x2a --engine 2>&1); rc=$?
 ok [ $rc -eq 42 ]
@@ -50,9 +50,9 @@ cat "$tmp/five.text" >> "$tmp/long.text"
 host=$("$cli" kt rv32 run "$tmp/long" --json 2>&1)
 out=$("$cli" kt rv32 run "$tmp/long" --engine --json 2>&1); rc=$?
 ok [ $rc -eq 5 ]
-ok has "$out" '"instructions":1000,"cycles":1000,'
+ok has "$out" '"instructions":1000,"cycles":1002,'
 ok has "$out" '"engine_programs":9'
-ok has "$host" '"instructions":1000,"cycles":1000,'
+ok has "$host" '"instructions":1000,"cycles":1002,'
 ok has "$host" '"engine_programs":0'
 out=$("$cli" kt rv32 run "$tmp/five" --engine --sim rtl_bench 2>&1); rc=$?
 ok [ $rc -eq 125 ]
@@ -93,7 +93,7 @@ if [ -e "$rv/move_chain.text" ]; then
   out=$("$cli" kt rv32 run "$rv/move_chain" --engine --json \
         --card "pipe:'$cli' kt serve --sim rv32 --stdio" 2>&1); rc=$?
   ok [ $rc -eq 0 ]
-  ok has "$out" '"halt_word":0,"faulted":false,"instructions":1271,"cycles":2384,'
+  ok has "$out" '"halt_word":0,"faulted":false,"instructions":1328,"cycles":1950,'
 else
   echo "note: build/rv32/move_chain not built (gcc-riscv64-unknown-elf): its runs are left out"
 fi

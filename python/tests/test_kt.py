@@ -240,9 +240,9 @@ def test_rv32_program(tmp_path):
     with kt.Card("sim:rv32", engine=True) as c:
         r = c.rv32_run(_RV32_FIVE)
         assert (r.x, r.y, r.halt_word, r.faulted) == (0, 0, 0x105, False)
-        assert (r.instructions, r.cycles, r.engine_programs) == (2, 2, 0)
+        assert (r.instructions, r.cycles, r.engine_programs) == (2, 4, 0)  # as rv_core: 2 + fill
         e = c.rv32_run(tmp_path / "five.text", engine=True)
-        assert (e.halt_word, e.instructions, e.cycles, e.engine_programs) == (0x105, 2, 2, 1)
+        assert (e.halt_word, e.instructions, e.cycles, e.engine_programs) == (0x105, 2, 4, 1)
         words = np.frombuffer(_RV32_ARG, "<u4").astype(np.uint32)
         assert c.rv32_run(words, arg=0xDEADBEEF, at=(0, 0)).halt_word == 0xDEADBEEF
         brk = c.rv32_run(bytes.fromhex("13057000" "73001000"))  # addi a0, x0, 7; ebreak
