@@ -9,7 +9,10 @@
  *  - the node word: busy while the executor or the mover works, the mover's fault code in [7:4];
  *  - the host's AUX_CFG window is absent from its space: any other node address faults;
  *  - occupant registers: one cycle like a scratchpad load, the request cycle's value, writes
- *    reach the occupant, its fault in [11:8] of the node word (a stand-in occupant).
+ *    reach the occupant, its fault in [11:8] of the node word (a stand-in occupant), and the
+ *    transform bank's own registers;
+ *  - DRAM through the write-back L1, CTL_FLUSH and CTL_INVAL;
+ *  - the system node's coordinate (0,0), a client of the memory ports.
  * Programs are instruction words built here, so this runs without a RISC-V toolchain. */
 #include "check.h"
 #include "kt/hw/kt_rv32.h"
@@ -381,7 +384,7 @@ static void test_occupants(void)
     kt_rv32_result r = run(&m, &p, NULL, 0);
     CHECK(!r.faulted);
     CHECK_EQ(r.halt_word, 0);
-    ksim_rv32_side side = {&f, f_cfg, f_stat, f_read, f_write, f_fault};
+    ksim_rv32_side side = {&f, f_cfg, f_stat, f_read, f_write, f_fault, NULL, NULL};
     ksim_rv32c_set_side(m.rv, &side);
     /* two back-to-back loads of the tick counter: one cycle apart, each the value in the cycle it
      * was asked; then the same dependent use after an occupant load and after a scratchpad load
@@ -542,6 +545,90 @@ static void test_transform_bank(void)
     ktsim_destroy(m.sim);
 }
 
+/* DRAM through the L1 (addr[31] set: offset addr[30:0] of the mesh's DRAM), write-back: a store
+ * reaches DRAM at CTL_FLUSH or when its line is evicted, never before; a line stays until
+ * CTL_INVAL drops it (dirty data included), across kicks; a miss holds the core l1_miss cycles
+ * (32 by default); a fill from DRAM nobody wrote faults with the pc. */
+static void test_dram_through_l1(void)
+{
+    enum { OFF = 0x200000, DRAM = 0x80000000u | OFF, ALIAS = OFF + 128 * 32 };
+    machine m;
+    machine_open(&m);
+    uint32_t init[16];
+    for (unsigned i = 0; i < 16; i++)
+        init[i] = 0x1000 + i;
+    CHECK_EQ(ktsim_dram_write(m.sim, OFF, init, sizeof init), NPK_OK);
+    CHECK_EQ(ktsim_dram_write(m.sim, ALIAS, init, sizeof init), NPK_OK);
+    prog p = {0};
+    /* a0 = [DRAM]; [DRAM+4] = a0 + 1 */
+    li(&p, S0, DRAM);
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, rva_addi(T0, A0, 1));
+    emit(&p, sw(T0, S0, 4));
+    emit(&p, RVA_ECALL);
+    kt_rv32_result r = run(&m, &p, NULL, 0);
+    CHECK_EQ(r.halt_word, 0x1000);
+    uint32_t got[16];
+    CHECK_EQ(ktsim_dram_read(m.sim, OFF, got, sizeof got), NPK_OK);
+    CHECK_EQ(got[1], 0x1001); /* still in the L1 */
+    CHECK_EQ(m.rv->l1.misses, 1);
+    uint64_t miss_run = m.rv->core.cycles;
+    /* the same program again: a hit, 32 cycles sooner; then CTL_FLUSH */
+    r = run(&m, &p, NULL, 0);
+    CHECK_EQ(m.rv->core.cycles + 32, miss_run);
+    CHECK_EQ(m.rv->l1.misses, 1);
+    p.n = 0;
+    li(&p, S1, KT_RV32_CTL_BASE);
+    emit(&p, sw(0, S1, KT_RV32_CTL_FLUSH));
+    emit(&p, RVA_ECALL);
+    run(&m, &p, NULL, 0);
+    CHECK_EQ(ktsim_dram_read(m.sim, OFF, got, sizeof got), NPK_OK);
+    CHECK_EQ(got[1], 0x1001);
+    /* another agent writes the line: the L1 keeps its copy until CTL_INVAL */
+    init[0] = 0xBEEF;
+    CHECK_EQ(ktsim_dram_write(m.sim, OFF, init, sizeof init), NPK_OK);
+    p.n = 0;
+    li(&p, S0, DRAM);
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, RVA_ECALL);
+    CHECK_EQ(run(&m, &p, NULL, 0).halt_word, 0x1000);
+    p.n = 0;
+    li(&p, S1, KT_RV32_CTL_BASE);
+    emit(&p, sw(0, S1, KT_RV32_CTL_INVAL));
+    li(&p, S0, DRAM);
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, RVA_ECALL);
+    CHECK_EQ(run(&m, &p, NULL, 0).halt_word, 0xBEEF);
+    /* a dirty line dropped by CTL_INVAL never reaches DRAM; one evicted by a line at the same
+     * index does */
+    p.n = 0;
+    li(&p, S0, DRAM);
+    li(&p, T0, 0x55);
+    emit(&p, sw(T0, S0, 8));
+    li(&p, S1, KT_RV32_CTL_BASE);
+    emit(&p, sw(0, S1, KT_RV32_CTL_INVAL));
+    emit(&p, sw(0, S1, KT_RV32_CTL_FLUSH));
+    li(&p, T0, 0x66);
+    emit(&p, sw(T0, S0, 12));
+    li(&p, S0, 0x80000000u | ALIAS);
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, RVA_ECALL);
+    r = run(&m, &p, NULL, 0);
+    CHECK_EQ(r.halt_word, 0x1000);
+    CHECK_EQ(ktsim_dram_read(m.sim, OFF, got, sizeof got), NPK_OK);
+    CHECK_EQ(got[2], 0x1002);
+    CHECK_EQ(got[3], 0x66);
+    /* DRAM nobody wrote: the fill fails, the load faults with its pc */
+    p.n = 0;
+    li(&p, S0, 0x80000000u | 0x300000);
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, RVA_ECALL);
+    r = run(&m, &p, NULL, 0);
+    CHECK(r.faulted);
+    CHECK_EQ(r.halt_word, 8);
+    ktsim_destroy(m.sim);
+}
+
 /* The windows' sizes are preset settings (log2 of words); a burst that does not fit the named
  * window is counted out and dropped, never wrapped onto its start. */
 static void test_window_settings(void)
@@ -623,6 +710,7 @@ int main(void)
 {
     test_system_node_coordinate();
     test_transform_bank();
+    test_dram_through_l1();
     test_window_settings();
     test_converting_move();
     test_enumerates();

@@ -659,13 +659,29 @@ static uint8_t rv32_occ_fault(void *ctx)
     return s->bank ? s->bank->fault : 0;
 }
 
+/* DRAM behind the processor's L1: this mesh's, at offset addr[30:0] (upstream's DRAM_BASE 0). */
+static bool rv32_dram_read(void *ctx, uint64_t offset, uint8_t line[KSIM_RV32_L1_LINE])
+{
+    return ktsim_dram_read(ctx, offset, line, KSIM_RV32_L1_LINE) == NPK_OK;
+}
+static bool rv32_dram_write(void *ctx, uint64_t offset, const uint8_t line[KSIM_RV32_L1_LINE])
+{
+    return ktsim_dram_write(ctx, offset, line, KSIM_RV32_L1_LINE) == NPK_OK;
+}
+
 /* The machine's rv32 units get the rest of their node. */
 static void wire_rv32(ktsim *s, ksim_shell *sh)
 {
     if (ksim_shell_ops(sh) != &ksim_unit_rv32)
         return;
-    ksim_rv32_side side = {s,           rv32_mover_cfg, rv32_mover_stat, rv32_occ_read,
-                           rv32_occ_write, rv32_occ_fault};
+    ksim_rv32_side side = {s,
+                           rv32_mover_cfg,
+                           rv32_mover_stat,
+                           rv32_occ_read,
+                           rv32_occ_write,
+                           rv32_occ_fault,
+                           rv32_dram_read,
+                           rv32_dram_write};
     ksim_rv32c_set_side(ksim_shell_unit(sh), &side);
 }
 
