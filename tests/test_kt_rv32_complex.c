@@ -702,6 +702,36 @@ static void test_system_node_coordinate(void)
         CHECK_EQ(r.halt_word, kt_coord_pack(at[i]));
         CHECK(!r.faulted);
     }
+    /* Peer pushes from (0,0) into (2,3): a word and a byte into its scratchpad (only the byte's
+     * lane written), a word into its instruction window; a load from the peer window faults. */
+    ksim_rv32c *peer = ktsim_rv32(sim, at[1]);
+    ksim_rv32c_spad_write(peer, 6, 0x11223344u);
+    prog p = {0};
+    li(&p, T0, 0xABCD1234u);
+    li(&p, S0, KT_RV32_PEER_ADDR(2, 3, 0, 5));
+    emit(&p, sw(T0, S0, 0));
+    li(&p, T1, 0xEE);
+    emit(&p, rva_s(4 + 1, T1, S0, 0, 0x23)); /* sb to word 6, byte 1 */
+    li(&p, S1, KT_RV32_PEER_ADDR(2, 3, 1, 40));
+    emit(&p, sw(T0, S1, 0));
+    emit(&p, RVA_ECALL);
+    CHECK_EQ(kt_rv32_write(&dev, at[0], KT_RV32_BUF_IMEM, 0, p.w, p.n, KT_RV32_IMEM_WORDS), NPK_OK);
+    kt_rv32_result r = {0};
+    CHECK_EQ(kt_rv32_run(&dev, at[0], 0, 0, 5000, &r), NPK_OK);
+    CHECK(!r.faulted);
+    ktsim_step(sim, 200);
+    CHECK_EQ(ksim_rv32c_spad_read(peer, 5), 0xABCD1234u);
+    CHECK_EQ(ksim_rv32c_spad_read(peer, 6), 0x1122EE44u);
+    CHECK_EQ(peer->imem[40], 0xABCD1234u);
+    CHECK_EQ(ktsim_rv32(sim, at[0])->pushes, 3);
+    p.n = 0;
+    li(&p, S0, KT_RV32_PEER_ADDR(2, 3, 0, 5));
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, RVA_ECALL);
+    CHECK_EQ(kt_rv32_write(&dev, at[0], KT_RV32_BUF_IMEM, 0, p.w, p.n, KT_RV32_IMEM_WORDS), NPK_OK);
+    CHECK_EQ(kt_rv32_run(&dev, at[0], 0, 0, 5000, &r), NPK_OK);
+    CHECK(r.faulted);
+    CHECK_EQ(r.halt_word, 8);
     CHECK(ktsim_fault(sim) == NULL);
     ktsim_destroy(sim);
 }

@@ -174,9 +174,42 @@ static ksim_rv32_access node_store(ksim_rv32c *c, uint32_t addr, unsigned width,
     return KSIM_RV32_ACCESS_OK;
 }
 
+/* The peer window: a store is pushed, uncached, into another unit's window as a CU_DATA burst
+ * of one byte-enabled word — addr[27:24] x and [23:20] y of the unit, [19] its instruction
+ * window (buf 5) or scratchpad (buf 4), [18:5] the granule, [4:2] the word in it. The store
+ * holds while the last push has not left, so pushes arrive in program order (upstream's rv_mem
+ * and rv_noc_req). Push only: a load faults. */
+static ksim_rv32_access peer_load(ksim_rv32c *c, uint32_t addr, unsigned width, uint32_t *v)
+{
+    (void)c, (void)addr, (void)width, (void)v;
+    return KSIM_RV32_ACCESS_FAULT;
+}
+
+static ksim_rv32_access peer_store(ksim_rv32c *c, uint32_t addr, unsigned width, uint32_t v)
+{
+    if (c->push_left)
+        return KSIM_RV32_ACCESS_STALL;
+    kt_coord to = {(uint8_t)(addr >> 24 & 15), (uint8_t)(addr >> 20 & 15)};
+    unsigned lane = addr & 3;
+    uint32_t be = ((1u << width) - 1) << lane;
+    kt_cu_data d = {(uint8_t)(addr >> 19 & 1 ? KT_RV32_BUF_IMEM_WORD : KT_RV32_BUF_SPAD_WORD),
+                    (uint16_t)(addr >> 5 & 0x3fff), 0, 0, {0, 0}};
+    kt_header h = {to, c->at, KT_T_CU_DATA, 0, false, 0};
+    memset(c->push, 0, sizeof c->push);
+    if (kt_cu_data_put(&c->push[0], &d) || kt_header_put(&c->push[0], &h))
+        return KSIM_RV32_ACCESS_FAULT;
+    c->push[1].w[0] = (uint64_t)(addr >> 2 & 7) << 36 | (uint64_t)be << 32 | (uint32_t)(v << (8 * lane));
+    h.last = true;
+    if (kt_header_put(&c->push[1], &h))
+        return KSIM_RV32_ACCESS_FAULT;
+    c->push_left = 2;
+    c->pushes++;
+    return KSIM_RV32_ACCESS_OK;
+}
+
 /* Regions by addr[31:28]; a NULL handler faults. The instruction window (0) is fetch-only; the
- * peer windows (3) and the vector scratchpad (4) exist on upstream's PE but are not modelled
- * here, and fault rather than pretend. */
+ * vector scratchpad (4) exists on upstream's PE with the DSP extension, which is not modelled,
+ * and faults rather than pretend. */
 static const struct region_row {
     region_load load;
     region_store store;
@@ -184,6 +217,7 @@ static const struct region_row {
     [KT_RV32_SPAD_BASE >> KT_RV32_REGION_SHIFT] = {spad_load, spad_store},
     [KT_RV32_CTL_BASE >> KT_RV32_REGION_SHIFT] = {ctl_load, ctl_store},
     [KT_RV32_NODE_BASE >> KT_RV32_REGION_SHIFT] = {node_load, node_store},
+    [KT_RV32_PEER_BASE >> KT_RV32_REGION_SHIFT] = {peer_load, peer_store},
     [0x8] = {dram_load, dram_store}, [0x9] = {dram_load, dram_store},
     [0xA] = {dram_load, dram_store}, [0xB] = {dram_load, dram_store},
     [0xC] = {dram_load, dram_store}, [0xD] = {dram_load, dram_store},
@@ -294,6 +328,7 @@ static void rv32_reset(void *p)
     c->running = c->kick_pending = c->done_pending = false;
     c->exec = KSIM_RV32_EXEC_IDLE;
     c->rx_active = c->signal_pending = false;
+    c->push_left = 0;
     ksim_rv32_l1_reset(&c->l1);
 }
 
@@ -354,7 +389,10 @@ static void rv32_tick(void *p, ksim_shell *sh)
 {
     ksim_rv32c *c = p;
     c->now++;
-    if (c->signal_pending && ksim_shell_send(sh, &c->signal))
+    /* a push's two flits leave back to back, ahead of a DATA_RECEIVED signal */
+    while (c->push_left && ksim_shell_send(sh, &c->push[2 - c->push_left]))
+        c->push_left--;
+    if (!c->push_left && c->signal_pending && ksim_shell_send(sh, &c->signal))
         c->signal_pending = false;
     exec_tick(c);
     if (c->done_pending) {
@@ -374,7 +412,7 @@ static void rv32_tick(void *p, ksim_shell *sh)
     run_core(c);
     /* Done once halted and the executor has issued everything it fetched; a move the program
      * started may still be running in the mover (the node word says so). */
-    if (c->core.halted && c->exec == KSIM_RV32_EXEC_IDLE &&
+    if (c->core.halted && c->exec == KSIM_RV32_EXEC_IDLE && !c->push_left &&
         c->start_tick + c->core.cycles <= c->now) {
         c->running = false;
         complete(c, sh);
@@ -461,7 +499,7 @@ static bool rv32_idle(void *p)
 {
     const ksim_rv32c *c = p;
     return !c->running && !c->kick_pending && !c->done_pending && !c->rx_active &&
-           !c->signal_pending && c->exec == KSIM_RV32_EXEC_IDLE;
+           !c->signal_pending && !c->push_left && c->exec == KSIM_RV32_EXEC_IDLE;
 }
 
 const ksim_unit_ops ksim_unit_rv32 = {

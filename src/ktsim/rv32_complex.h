@@ -68,6 +68,11 @@ typedef struct ksim_rv32c {
     uint64_t dropped_bursts;
     bool signal_pending;
     kt_flit signal;
+    /* a peer push (a store to the peer window): its CU_DATA descriptor and word, leaving as one
+     * burst; the next push or peer store waits until both have gone */
+    kt_flit push[2];
+    unsigned push_left;
+    uint64_t pushes;
 } ksim_rv32c;
 
 /* The unit kind "rv32" of the unit-type table. */
