@@ -35,7 +35,6 @@ enum {
     Q0 = 20,          /* c0's weight, and F's */
     Q1 = 24,          /* c1's */
     Q2 = 28,          /* c2's */
-    COEF_BITS = 22,   /* each coefficient, signed */
     SLICE = 16,       /* both Horner steps keep bits [.. : 16] of their sum */
     H_BITS = 22,      /* the first step's slice */
     F_BITS = 30,      /* the second's */
