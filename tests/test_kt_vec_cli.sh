@@ -10,7 +10,7 @@ set -u
 cli=$1
 pass=0 fail=0
 ok() { if "$@"; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAILED: $*" >&2; fi; }
-for k in axpy add mul max relu; do
+for k in axpy add mul max relu exp2 log2 inv rsqrt; do
   ok bash -c "'$cli' kt vec --kernel $k -n 1000 | grep -q 'check: ok (0 of 1000 elements'"
 done
 ok bash -c "'$cli' kt vec -n 1 | grep -q 'on 2 vector cores: 1 runs, 178 kernel cycles'"
@@ -22,7 +22,7 @@ ok bash -c "'$cli' kt vec -n 128 --trace '$tmp' > /dev/null && grep -q '\"name\"
 ok bash -c "'$cli' kt enum --sim mg2_vc2 | grep -q '^(1,0) *VC *4 *2 *512'"
 ok bash -c "'$cli' kt enum --sim mg2_vc2 | grep -q '^4 units'"
 ok bash -c "'$cli' kt status --sim mg2_vc2 --verbose | grep -q 'kernel_cycles=0 (per run'"
-ok bash -c "'$cli' kt vec --kernel softmax 2>&1 | grep -q \"vector kernel 'softmax': one of axpy, add, mul, max, relu\""
+ok bash -c "'$cli' kt vec --kernel softmax 2>&1 | grep -q \"vector kernel 'softmax': one of axpy, add, mul, max, relu, exp2, log2, inv, rsqrt\""
 ok bash -c "'$cli' kt vec -a 1e9 2>&1 | grep -q 'within FP16'"
 ok bash -c "! '$cli' kt vec --sim default > /dev/null 2>&1"
 ok bash -c "'$cli' kt vec --sim default 2>&1 | grep -q \"no vector core ('VC') in preset default\""

@@ -642,7 +642,9 @@ class Card(Closing):
     def vec(self, kernel: str, x: np.ndarray, y: Optional[np.ndarray] = None, a: float = 1.5,
             mesh: int = 0, offset: int = 0x100000) -> np.ndarray:
         """z = f(x, y) elementwise on the mesh's vector cores ('VC'): kernel "axpy" (a*x + y,
-        one fused multiply-add), "add", "mul", "max" or "relu" (max(x, 0); y unused). x and y are
+        one fused multiply-add), "add", "mul", "max", "relu" (max(x, 0)), or one of the lanes'
+        seeds of x: "exp2", "log2", "inv" (1/x), "rsqrt" (1/sqrt(x)) (y unused by the last five;
+        the seeds are within 0.75 of an E8M15 ulp, log2 2^-19 plus half an ulp). x and y are
         rounded to FP16 and uploaded; each core is loaded once with the kernel, then runs blocks
         of 128 elements dealt round-robin, computing in the lanes' E8M15 (a rounded to it) and
         storing FP16. z comes back as FP16 values (returned as float32). A kernel fault raises
@@ -651,7 +653,7 @@ class Card(Closing):
         check(K.kt_vec_kernel_find(kernel.encode() if isinstance(kernel, str) else None,
                                    ctypes.byref(code)), "vector kernel")
         x = np.asarray(x, np.float16).ravel()
-        binary = kernel != "relu"
+        binary = K.kt_vec_kernel_binary(code.value)
         if binary:
             if y is None:
                 raise BadArgument(f"vector kernel {kernel} needs y")
