@@ -54,12 +54,12 @@
 
 #include "kt/hw/mxfp.h"
 #include "kt/hw/units/mat.h"
+#include "mat_emit.h"
 #include "shell.h"
 
 enum {
     MG_SIDES = 2,
-    MG_WORDS = 4,                 /* words of an L1 entry */
-    MG_WBURST = 8,                /* sub-tiles per drain write burst */
+    MG_WORDS = 4, /* words of an L1 entry */
     MG_SUB = KT_MAT_SUBTILE * KT_MAT_SUBTILE,
 };
 
@@ -82,6 +82,8 @@ enum {
     MG_T_DRAIN_SETUP,
     MG_T_DRAIN_GAP,
     MG_T_DRAIN_RETIRE,
+    MG_T_EMIT_HAND,
+    MG_T_EMIT_COMP,
     MG_T_COUNT
 };
 
@@ -112,17 +114,21 @@ typedef struct mat_unit {
     mg_state state;
     uint32_t wait;
     kt_mat_fields in;
-    uint32_t n;                 /* entries a FILL waits for, sub-tiles a DRAIN writes */
-    uint32_t got;               /* FILL: entries arrived; DRAIN: sub-tiles sent */
-    uint32_t burst_left;        /* DRAIN: words left in the open burst */
-    uint64_t issue_left;        /* cycles the manager still issues the running sweep */
-    uint64_t sweep_left;        /* cycles until the running sweep's tile is free */
-    uint64_t comp_left;         /* cycles compute_cycles still counts */
-    bool narrow;                /* the running sweep paces (fewer sub-tiles than reuse_min) */
-    uint32_t bursts;            /* DRAIN: bursts started */
-    uint16_t retired;           /* FILL + GEMM + DRAIN retired */
+    uint32_t n;          /* entries a FILL waits for, sub-tiles a DRAIN writes */
+    uint32_t got;        /* FILL: entries arrived; DRAIN: sub-tiles sent */
+    uint32_t burst_left; /* DRAIN: words left in the open burst */
+    uint64_t issue_left; /* cycles the manager still issues the running sweep */
+    uint64_t sweep_left; /* cycles until the running sweep's tile is free */
+    uint64_t comp_left;  /* cycles compute_cycles still counts */
+    bool narrow;         /* the running sweep paces (fewer sub-tiles than reuse_min) */
+    uint32_t bursts;     /* DRAIN: bursts started */
+    uint16_t retired;    /* FILL + GEMM + DRAIN retired */
     uint32_t ctr_comp, ctr_fill;
-    char pending[160];          /* a model error noticed in issue(), reported at the next tick */
+    mg_emit em;         /* an emitting sweep's write-back */
+    bool emitted_any;   /* an emitting sweep has started since reset */
+    uint32_t emitted;   /* sub-tiles the last emitting sweep emits */
+    uint64_t emit_addr; /* and where */
+    char pending[160];  /* a model error noticed in issue(), reported at the next tick */
 } mat_unit;
 
 static void *mg_create(const ktsim_unit_cfg *cfg, kt_coord mem)
@@ -137,10 +143,13 @@ static void *mg_create(const ktsim_unit_cfg *cfg, kt_coord mem)
     for (int s = 0; s < MG_SIDES; s++)
         u->l1[s] = calloc(u->l1_entries, sizeof *u->l1[s]);
     u->tile = calloc((size_t)u->tiles * MG_SUB, sizeof *u->tile);
-    if (!u->l1[0] || !u->l1[1] || !u->tile) {
+    u->em.word = calloc(u->tiles, sizeof *u->em.word);
+    u->em.cap = u->tiles;
+    if (!u->l1[0] || !u->l1[1] || !u->tile || !u->em.word) {
         free(u->l1[0]);
         free(u->l1[1]);
         free(u->tile);
+        free(u->em.word);
         free(u);
         return NULL;
     }
@@ -153,6 +162,7 @@ static void mg_destroy(void *p)
     free(u->l1[0]);
     free(u->l1[1]);
     free(u->tile);
+    free(u->em.word);
     free(u);
 }
 
@@ -163,6 +173,8 @@ static void mg_reset(void *p)
     u->sweep_left = u->issue_left = u->comp_left = 0;
     u->retired = 0;
     u->ctr_comp = u->ctr_fill = 0;
+    u->em.st = EM_IDLE;
+    u->emitted_any = false;
     u->pending[0] = '\0';
 }
 
@@ -181,6 +193,25 @@ static void go(mat_unit *u, mg_state s, uint32_t wait)
 {
     u->state = s;
     u->wait = wait;
+}
+
+/* A fused DRAIN is a barrier for the sub-tiles the last emitting sweep emits: modelled when it
+ * waits for exactly those, at the address they go to. */
+static void check_fused(mat_unit *u)
+{
+    if (!u->emitted_any || u->n > u->emitted)
+        note(u,
+             "matmul fused DRAIN of %u sub-tiles after %u emitted: the RTL's barrier waits "
+             "forever",
+             u->n, u->emitted_any ? u->emitted : 0);
+    else if (u->n < u->emitted)
+        note(u, "matmul fused DRAIN of %u of the %u sub-tiles emitted is not modelled", u->n,
+             u->emitted);
+    else if (u->in.addr != u->emit_addr && mg_emit_busy(&u->em))
+        note(u,
+             "matmul fused DRAIN to 0x%llx while the sweep emits to 0x%llx: the RTL sends "
+             "the sub-tiles still in flight to the DRAIN's address (not modelled)",
+             (unsigned long long)u->in.addr, (unsigned long long)u->emit_addr);
 }
 
 static void mg_issue(void *p, const kt_flit *inst)
@@ -202,13 +233,23 @@ static void mg_issue(void *p, const kt_flit *inst)
         go(u, MG_FILL_REQ, u->t[MG_T_FILL_SETUP]);
         return;
     case KT_MAT_OP_GEMM:
-        if (u->in.emit)
-            note(u, "matmul GEMM with emit: streaming sub-tiles out of the sweep is not modelled");
+        if (u->in.emit && u->in.nk == 1 && !u->in.acc)
+            /* the sweep's one K block would both open the tile and emit it: the RTL has no
+             * such command, reports an error and never finishes the emission */
+            note(u, "matmul GEMM emit with nk=1 and no acc: the RTL has no load-and-emit and "
+                    "hangs");
+        if (u->in.emit && u->in.dnode)
+            note(u, "matmul GEMM emit to a node is not modelled");
         go(u, MG_GEMM_WAIT, 0);
         return;
     case KT_MAT_OP_DRAIN:
-        if (u->in.fuse || u->in.dnode)
-            note(u, "matmul DRAIN %s is not modelled", u->in.fuse ? "fused" : "to a node");
+        if (u->in.dnode)
+            note(u, "matmul DRAIN to a node is not modelled");
+        else if (u->in.fuse)
+            check_fused(u);
+        else if (mg_emit_busy(&u->em))
+            note(u, "matmul DRAIN while an emitting sweep's sub-tiles are still leaving: the RTL "
+                    "restarts its drain counters under them (not modelled)");
         go(u, MG_DRAIN_WAIT, 0);
         return;
     default: go(u, MG_RETIRE, 0); return; /* not an instruction: a no-op, not counted */
@@ -234,10 +275,9 @@ static void run_sweep(mat_unit *u)
                 bool load = kb == 0 && !in->acc;
                 for (unsigned i = 0; i < KT_MAT_SUBTILE; i++)
                     for (unsigned j = 0; j < KT_MAT_SUBTILE; j++) {
-                        double c = kt_mx_acc_round(kt_mx_chain(a->q + i * KT_MX_KBLOCK,
-                                                               a->field[i],
-                                                               b->q + j * KT_MX_KBLOCK,
-                                                               b->field[j], in->anchor));
+                        double c = kt_mx_acc_round(kt_mx_chain(a->q + i * KT_MX_KBLOCK, a->field[i],
+                                                               b->q + j * KT_MX_KBLOCK, b->field[j],
+                                                               in->anchor));
                         double *v = &t[i * KT_MAT_SUBTILE + j];
                         *v = load ? c : kt_mx_acc_add(*v, c);
                     }
@@ -254,6 +294,15 @@ static uint64_t sweep_issue(const mat_unit *u)
     return cmds + (cmds - 1) * idle;
 }
 
+/* A sub-tile's drained word: its 16 FP16 values, row after row. */
+static void subtile_word(const mat_unit *u, uint32_t index, uint64_t w[MG_WORD_U64])
+{
+    const double *t = u->tile + (index % u->tiles) * MG_SUB;
+    memset(w, 0, MG_WORD_U64 * sizeof *w);
+    for (unsigned e = 0; e < MG_SUB; e++)
+        w[e / 4] |= (uint64_t)kt_mx_acc_to_fp16(t[e]) << (16 * (e % 4));
+}
+
 static void start_sweep(mat_unit *u)
 {
     uint64_t t = (uint64_t)u->in.gm * u->in.gn, issue = sweep_issue(u);
@@ -261,8 +310,21 @@ static void start_sweep(mat_unit *u)
     u->narrow = t < u->t[MG_T_REUSE_MIN];
     u->issue_left = issue;
     u->sweep_left = issue + u->t[MG_T_SWEEP_LAT];
-    uint64_t comp = issue + t + u->t[MG_T_COMP_TAIL];
+    /* an emitting sweep has no separate drain pass to count */
+    uint64_t comp = issue + (u->in.emit ? u->t[MG_T_EMIT_COMP] : t + u->t[MG_T_COMP_TAIL]);
     u->comp_left = comp > u->comp_left ? comp : u->comp_left;
+    if (!u->in.emit)
+        return;
+    uint32_t total = (uint32_t)(t < u->tiles ? t : u->tiles);
+    for (uint32_t i = 0; i < total; i++)
+        subtile_word(u, i, u->em.word[i]);
+    uint64_t reuse = u->t[MG_T_REUSE_MIN];
+    uint32_t pace = 1 + (u->in.nk > 1 && t < reuse ? (uint32_t)((reuse + t - 1) / t - 1) : 0);
+    mg_emit_start(&u->em, u->in.addr, (uint32_t)t, (uint32_t)((u->in.nk - 1) * t), pace,
+                  u->t[MG_T_EMIT_HAND]);
+    u->emitted_any = true;
+    u->emitted = (uint32_t)t;
+    u->emit_addr = u->in.addr;
 }
 
 static bool send_fill_req(mat_unit *u, ksim_shell *sh)
@@ -281,35 +343,24 @@ static bool send_fill_req(mat_unit *u, ksim_shell *sh)
 }
 
 /* Cycles to collect the first burst: a sub-tile a cycle, up to a burst. */
-static uint32_t collect(const mat_unit *u)
-{
-    return u->n < MG_WBURST ? u->n : MG_WBURST;
-}
+static uint32_t collect(const mat_unit *u) { return u->n < MG_WBURST ? u->n : MG_WBURST; }
 
 static bool send_drain_flit(mat_unit *u, ksim_shell *sh, bool request)
 {
-    kt_flit f = {{0}};
-    kt_header h = {u->mem, ksim_shell_coord(sh), KT_T_MEM_WR_DATA, 0, false, 0};
+    kt_flit f;
     if (request) {
         uint32_t len = u->n - u->got < MG_WBURST ? u->n - u->got : MG_WBURST;
-        kt_mem_req r = {0};
-        r.addr = (u->in.addr + (uint64_t)u->got * KT_MX_WORD) & ((1ull << KT_MEM_ADDR_BITS) - 1);
-        r.len = (uint8_t)(len - 1);
-        kt_mem_req_put(&f, &r);
-        h.type = KT_T_MEM_WR_REQ;
-        h.last = true;
-        kt_header_put(&f, &h);
+        mg_write_req(&f, u->mem, ksim_shell_coord(sh), u->in.addr + (uint64_t)u->got * KT_MX_WORD,
+                     len);
         if (!ksim_shell_send(sh, &f))
             return false;
         u->burst_left = len;
         u->bursts++;
         return true;
     }
-    const double *t = u->tile + (u->got % u->tiles) * MG_SUB;
-    for (unsigned e = 0; e < MG_SUB; e++)
-        f.w[e / 4] |= (uint64_t)kt_mx_acc_to_fp16(t[e]) << (16 * (e % 4));
-    h.last = u->burst_left == 1;
-    kt_header_put(&f, &h);
+    uint64_t w[MG_WORD_U64];
+    subtile_word(u, u->got, w);
+    mg_write_data(&f, u->mem, ksim_shell_coord(sh), w, u->burst_left == 1);
     if (!ksim_shell_send(sh, &f))
         return false;
     u->got++;
@@ -317,13 +368,8 @@ static bool send_drain_flit(mat_unit *u, ksim_shell *sh, bool request)
     return true;
 }
 
-static void mg_tick(void *p, ksim_shell *sh)
+static void sequencer(mat_unit *u, ksim_shell *sh)
 {
-    mat_unit *u = p;
-    if (u->pending[0]) {
-        ksim_shell_report(sh, "%s", u->pending);
-        u->pending[0] = '\0';
-    }
     if (u->issue_left)
         u->issue_left--;
     if (u->sweep_left)
@@ -351,15 +397,24 @@ static void mg_tick(void *p, ksim_shell *sh)
         }
         break;
     case MG_GEMM_WAIT:
-        /* after a wide sweep, once the manager is free; after a narrow one, once the tile is */
-        if (u->narrow ? u->sweep_left : u->issue_left)
+        /* after a wide sweep, once the manager is free; after a narrow one, once the tile is;
+         * an emitting sweep also once the last one's sub-tiles have left */
+        if ((u->narrow ? u->sweep_left : u->issue_left) || (u->in.emit && mg_emit_busy(&u->em)))
             break;
         start_sweep(u);
         u->retired++;
         go(u, MG_RETIRE, u->t[MG_T_GEMM_ISSUE]);
         break;
     case MG_DRAIN_WAIT:
-        if (!u->sweep_left) {
+        /* a fused DRAIN waits for the emitted sub-tiles to have left, not for the sweep */
+        if (u->in.fuse && !u->in.dnode) {
+            if (!mg_emit_busy(&u->em)) {
+                u->retired++;
+                go(u, MG_RETIRE, u->t[MG_T_DRAIN_RETIRE]);
+            }
+            break;
+        }
+        if (!u->sweep_left && !mg_emit_busy(&u->em)) {
             u->bursts = 0;
             go(u, MG_DRAIN_REQ, u->t[MG_T_DRAIN_SETUP] + collect(u));
         }
@@ -384,6 +439,17 @@ static void mg_tick(void *p, ksim_shell *sh)
         ksim_shell_done(sh, u->retired, false);
         break;
     }
+}
+
+static void mg_tick(void *p, ksim_shell *sh)
+{
+    mat_unit *u = p;
+    if (u->pending[0]) {
+        ksim_shell_report(sh, "%s", u->pending);
+        u->pending[0] = '\0';
+    }
+    sequencer(u, sh); /* first: a fill's request goes ahead of the write-back's flits */
+    mg_emit_tick(&u->em, sh, u->mem);
 }
 
 /* Responses of a FILL; write acknowledgements are dropped (no write fence); CU_DATA is not
@@ -423,7 +489,7 @@ static uint64_t mg_dbg(void *p)
 static bool mg_idle(void *p)
 {
     const mat_unit *u = p;
-    return u->state == MG_IDLE && !u->sweep_left && !u->comp_left;
+    return u->state == MG_IDLE && !u->sweep_left && !u->comp_left && !mg_emit_busy(&u->em);
 }
 
 static const ktsim_unit_key mg_timing[] = {
@@ -436,6 +502,8 @@ static const ktsim_unit_key mg_timing[] = {
     [MG_T_DRAIN_SETUP] = {"drain_setup", 12, 0, 1u << 16},
     [MG_T_DRAIN_GAP] = {"drain_gap", 1, 0, 1u << 16},
     [MG_T_DRAIN_RETIRE] = {"drain_retire", 2, 0, 1u << 16},
+    [MG_T_EMIT_HAND] = {"emit_hand", 34, 0, 1u << 16},
+    [MG_T_EMIT_COMP] = {"emit_comp", 31, 0, 1u << 16},
     {NULL, 0, 0, 0},
 };
 
