@@ -209,7 +209,7 @@ static void test_gemm(void)
     CHECK_EQ(st.arg, 4); /* FILL, FILL, GEMM, DRAIN retired */
     CHECK_EQ(check_c(&r, 1, GM * GN), 0);
     uint64_t dbg = ctrl(&r, KT_CU_DBG);
-    CHECK(dbg >> 32 > 0);          /* compute_cycles */
+    CHECK(dbg >> 32 > 0);         /* compute_cycles */
     CHECK((dbg & 0xFFFFFFFF) > 0); /* memory_cycles */
 
     /* GEMM acc: the second sweep adds into the resident tile; a no-op opcode is not counted */
@@ -225,7 +225,7 @@ static void test_gemm(void)
     CHECK_EQ(st.arg, 6);
     CHECK_EQ(check_c(&r, 2, GM * GN), 0);
     uint64_t dbg2 = ctrl(&r, KT_CU_DBG);
-    CHECK(dbg2 >> 32 > dbg >> 32);                 /* the sweep counted */
+    CHECK(dbg2 >> 32 > dbg >> 32);                   /* the sweep counted */
     CHECK_EQ(dbg2 & 0xFFFFFFFF, dbg & 0xFFFFFFFF); /* no FILL: memory cycles unchanged */
 
     /* pre-quantised operands in the upper banks at offset 5, a DRAIN of the first 4 sub-tiles */

@@ -20,8 +20,15 @@
  * conversion bit for bit. Addresses into L1 and the tile wrap as the
  * RTL's truncated indices do.
  *
- * Not modelled, reported as model errors (never guessed at): GEMM emit (sub-tiles streamed out
- * during the sweep) and DRAIN fuse, DRAIN to a node (dnode), FILL peers, CU_DATA into the unit.
+ * GEMM with `emit` hands each sub-tile out as the sweep's last K block completes it, written to
+ * the GEMM's address through the write-back port while the unit goes on (mat_emit.c); a DRAIN
+ * with `fuse` is the barrier that retires once they have left. The emitted words are the drained
+ * ones (measured on the RTL).
+ *
+ * Not modelled, reported as model errors (never guessed at): emit with nk = 1 and no acc (the RTL
+ * hangs), a fused DRAIN that is not the barrier of exactly the last emission, a plain DRAIN while
+ * an emission is still leaving, DRAIN or emit to a node (dnode), FILL peers, CU_DATA into the
+ * unit.
  *
  * Timing (the `timing mat` row), fitted to the RTL: upstream's mx_cluster_cu (KohakuTPU
  * 7703ee8, GA = GB = 512, TILES = 256, ACC_MW = 14, behavioural MACs) under Verilator 5.006,
@@ -44,7 +51,13 @@
  *     collected while one is sent, each burst from the third `drain_gap` cycles later (RTL: the
  *     first word 17 + min(n, 8) after the instruction, the last 1, 4, 8, 15, 16, 64 sub-tiles
  *     0, 3, 7, 16, 17, 77 cycles after the first); it retires `drain_retire` after its last word
- *     (RTL 4 to the completion).
+ *     (RTL 4 to the completion);
+ *   - emit: sub-tile t's command in the sweep's last K block at (nk - 1) t_total + t commands'
+ *     pace; a burst of 8 is handed to the sender `emit_hand` cycles after its last command (one
+ *     more for a short last burst), then a request and a word a cycle; an emitting sweep's
+ *     compute_cycles are its issue and `emit_comp` (RTL 31: no drain pass to count). The RTL
+ *     stalls a sweep whose write-back falls 112 sub-tiles behind (about 560 emitted at once);
+ *     that stall is not modelled.
  * tests/test_kt_mat_timing.c holds the model to the RTL's figures over those sizes. */
 #include <math.h>
 #include <stdarg.h>
@@ -59,7 +72,7 @@
 
 enum {
     MG_SIDES = 2,
-    MG_WORDS = 4, /* words of an L1 entry */
+    MG_WORDS = 4,                 /* words of an L1 entry */
     MG_SUB = KT_MAT_SUBTILE * KT_MAT_SUBTILE,
 };
 
@@ -114,21 +127,21 @@ typedef struct mat_unit {
     mg_state state;
     uint32_t wait;
     kt_mat_fields in;
-    uint32_t n;          /* entries a FILL waits for, sub-tiles a DRAIN writes */
-    uint32_t got;        /* FILL: entries arrived; DRAIN: sub-tiles sent */
-    uint32_t burst_left; /* DRAIN: words left in the open burst */
-    uint64_t issue_left; /* cycles the manager still issues the running sweep */
-    uint64_t sweep_left; /* cycles until the running sweep's tile is free */
-    uint64_t comp_left;  /* cycles compute_cycles still counts */
-    bool narrow;         /* the running sweep paces (fewer sub-tiles than reuse_min) */
-    uint32_t bursts;     /* DRAIN: bursts started */
-    uint16_t retired;    /* FILL + GEMM + DRAIN retired */
+    uint32_t n;                 /* entries a FILL waits for, sub-tiles a DRAIN writes */
+    uint32_t got;               /* FILL: entries arrived; DRAIN: sub-tiles sent */
+    uint32_t burst_left;        /* DRAIN: words left in the open burst */
+    uint64_t issue_left;        /* cycles the manager still issues the running sweep */
+    uint64_t sweep_left;        /* cycles until the running sweep's tile is free */
+    uint64_t comp_left;         /* cycles compute_cycles still counts */
+    bool narrow;                /* the running sweep paces (fewer sub-tiles than reuse_min) */
+    uint32_t bursts;            /* DRAIN: bursts started */
+    uint16_t retired;           /* FILL + GEMM + DRAIN retired */
     uint32_t ctr_comp, ctr_fill;
-    mg_emit em;         /* an emitting sweep's write-back */
-    bool emitted_any;   /* an emitting sweep has started since reset */
-    uint32_t emitted;   /* sub-tiles the last emitting sweep emits */
-    uint64_t emit_addr; /* and where */
-    char pending[160];  /* a model error noticed in issue(), reported at the next tick */
+    mg_emit em;                 /* an emitting sweep's write-back */
+    bool emitted_any;           /* an emitting sweep has started since reset */
+    uint32_t emitted;           /* sub-tiles the last emitting sweep emits */
+    uint64_t emit_addr;         /* and where */
+    char pending[160];          /* a model error noticed in issue(), reported at the next tick */
 } mat_unit;
 
 static void *mg_create(const ktsim_unit_cfg *cfg, kt_coord mem)
@@ -275,9 +288,10 @@ static void run_sweep(mat_unit *u)
                 bool load = kb == 0 && !in->acc;
                 for (unsigned i = 0; i < KT_MAT_SUBTILE; i++)
                     for (unsigned j = 0; j < KT_MAT_SUBTILE; j++) {
-                        double c = kt_mx_acc_round(kt_mx_chain(a->q + i * KT_MX_KBLOCK, a->field[i],
-                                                               b->q + j * KT_MX_KBLOCK, b->field[j],
-                                                               in->anchor));
+                        double c = kt_mx_acc_round(kt_mx_chain(a->q + i * KT_MX_KBLOCK,
+                                                               a->field[i],
+                                                               b->q + j * KT_MX_KBLOCK,
+                                                               b->field[j], in->anchor));
                         double *v = &t[i * KT_MAT_SUBTILE + j];
                         *v = load ? c : kt_mx_acc_add(*v, c);
                     }
@@ -343,7 +357,10 @@ static bool send_fill_req(mat_unit *u, ksim_shell *sh)
 }
 
 /* Cycles to collect the first burst: a sub-tile a cycle, up to a burst. */
-static uint32_t collect(const mat_unit *u) { return u->n < MG_WBURST ? u->n : MG_WBURST; }
+static uint32_t collect(const mat_unit *u)
+{
+    return u->n < MG_WBURST ? u->n : MG_WBURST;
+}
 
 static bool send_drain_flit(mat_unit *u, ksim_shell *sh, bool request)
 {
@@ -524,5 +541,6 @@ const ksim_unit_ops ksim_unit_mat = {
     .timing = mg_timing,
     .timing_source = "RTL mx_cluster_cu (KohakuTPU 7703ee8) under Verilator, port to port: "
                      "GEMM+DRAIN over 12 shapes 1x1x1..8x8x8 (56..651 cycles), DRAIN of 1..64 "
-                     "sub-tiles (22..106), FILL last response to completion 5",
+                     "sub-tiles (22..106), FILL last response to completion 5, GEMM emit + "
+                     "fused DRAIN over 13 shapes (42..573)",
 };

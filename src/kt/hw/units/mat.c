@@ -9,48 +9,21 @@
 #include <string.h>
 
 const kt_field kt_layout_mat[] = {
-    {"op", 252, 4},    {"addr", 218, 34}, {"n", 202, 16},    {"sel", 201, 1},    {"acc", 200, 1},
-    {"gm", 192, 8},    {"gn", 184, 8},    {"nk", 176, 8},    {"anchor", 168, 8}, {"peers", 144, 24},
-    {"npeer", 142, 2}, {"preq", 141, 1},  {"eoff", 133, 8},  {"aoff", 125, 8},   {"boff", 117, 8},
-    {"emit", 116, 1},  {"fuse", 115, 1},  {"abank", 114, 1}, {"bbank", 113, 1},  {"fbank", 112, 1},
-    {"dnode", 111, 1}, {"dst_x", 107, 4}, {"dst_y", 103, 4}, {"dbuf", 95, 8},    {"dflags", 87, 8},
-    {"dack_y", 83, 4}, {"dack_x", 79, 4}, {"dmesh", 77, 2},  {"dfin", 69, 8},    {"addr_hi", 63, 6},
-    {NULL, 0, 0},
+    {"op", 252, 4},     {"addr", 218, 34},   {"n", 202, 16},     {"sel", 201, 1},
+    {"acc", 200, 1},    {"gm", 192, 8},      {"gn", 184, 8},     {"nk", 176, 8},
+    {"anchor", 168, 8}, {"peers", 144, 24},  {"npeer", 142, 2},  {"preq", 141, 1},
+    {"eoff", 133, 8},   {"aoff", 125, 8},    {"boff", 117, 8},   {"emit", 116, 1},
+    {"fuse", 115, 1},   {"abank", 114, 1},   {"bbank", 113, 1},  {"fbank", 112, 1},
+    {"dnode", 111, 1},  {"dst_x", 107, 4},   {"dst_y", 103, 4},  {"dbuf", 95, 8},
+    {"dflags", 87, 8},  {"dack_y", 83, 4},   {"dack_x", 79, 4},  {"dmesh", 77, 2},
+    {"dfin", 69, 8},    {"addr_hi", 63, 6},  {NULL, 0, 0},
 };
 
 /* Positions in kt_layout_mat, in table order. */
 enum {
-    F_OP,
-    F_ADDR,
-    F_N,
-    F_SEL,
-    F_ACC,
-    F_GM,
-    F_GN,
-    F_NK,
-    F_ANCHOR,
-    F_PEERS,
-    F_NPEER,
-    F_PREQ,
-    F_EOFF,
-    F_AOFF,
-    F_BOFF,
-    F_EMIT,
-    F_FUSE,
-    F_ABANK,
-    F_BBANK,
-    F_FBANK,
-    F_DNODE,
-    F_DST_X,
-    F_DST_Y,
-    F_DBUF,
-    F_DFLAGS,
-    F_DACK_Y,
-    F_DACK_X,
-    F_DMESH,
-    F_DFIN,
-    F_ADDR_HI,
-    F_COUNT
+    F_OP, F_ADDR, F_N, F_SEL, F_ACC, F_GM, F_GN, F_NK, F_ANCHOR, F_PEERS, F_NPEER, F_PREQ, F_EOFF,
+    F_AOFF, F_BOFF, F_EMIT, F_FUSE, F_ABANK, F_BBANK, F_FBANK, F_DNODE, F_DST_X, F_DST_Y, F_DBUF,
+    F_DFLAGS, F_DACK_Y, F_DACK_X, F_DMESH, F_DFIN, F_ADDR_HI, F_COUNT
 };
 enum { ADDR_LO_BITS = 34 };
 
@@ -109,8 +82,8 @@ static npk_status check_addr(const char *what, uint64_t addr)
         return npk_fail(NPK_ELIMIT, "matmul %s address 0x%" PRIx64 " is beyond 40 bits", what,
                         addr);
     if (addr & 31)
-        return npk_fail(NPK_EINVAL, "matmul %s address 0x%" PRIx64 " must be 32-byte aligned", what,
-                        addr);
+        return npk_fail(NPK_EINVAL, "matmul %s address 0x%" PRIx64 " must be 32-byte aligned",
+                        what, addr);
     return NPK_OK;
 }
 
@@ -120,9 +93,8 @@ npk_status kt_mat_fill(kt_flit *f, uint64_t addr, uint32_t n, bool sel, bool pre
     /* stricter than the unit: n = 0 reads as 1, and beyond 255 the read's count wraps and the
      * unit waits for entries that never come */
     if (n == 0 || n > KT_MAT_FILL_MAX_N)
-        return npk_fail(NPK_ELIMIT,
-                        "matmul FILL n=%u outside 1..%u (the read counts entries in "
-                        "8 bits)",
+        return npk_fail(NPK_ELIMIT, "matmul FILL n=%u outside 1..%u (the read counts entries in "
+                                    "8 bits)",
                         n, (unsigned)KT_MAT_FILL_MAX_N);
     npk_status s = check_addr("FILL", addr);
     if (s)
@@ -144,9 +116,10 @@ npk_status kt_mat_gemm(kt_flit *f, uint8_t gm, uint8_t gn, uint8_t nk, bool acc,
     if (!gm || !gn || !nk)
         return npk_fail(NPK_EINVAL, "matmul GEMM gm=%u gn=%u nk=%u: each must be 1..255", gm, gn,
                         nk);
-    const uint64_t fv[][2] = {
-        {F_OP, KT_MAT_OP_GEMM}, {F_GM, gm},     {F_GN, gn},     {F_NK, nk},       {F_ACC, acc},
-        {F_ANCHOR, 40},         {F_AOFF, aoff}, {F_BOFF, boff}, {F_ABANK, abank}, {F_BBANK, bbank}};
+    const uint64_t fv[][2] = {{F_OP, KT_MAT_OP_GEMM}, {F_GM, gm},       {F_GN, gn},
+                              {F_NK, nk},             {F_ACC, acc},     {F_ANCHOR, 40},
+                              {F_AOFF, aoff},         {F_BOFF, boff},   {F_ABANK, abank},
+                              {F_BBANK, bbank}};
     return build(f, fv, sizeof fv / sizeof fv[0], txn, last);
 }
 
