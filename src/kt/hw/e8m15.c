@@ -93,25 +93,6 @@ static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool 
     return kt_e8_round(mag, ebase, stk, sign);
 }
 
-uint32_t kt_e8_round(uint64_t mag, int ebase, bool sticky, unsigned sign)
-{
-    const uint64_t m48 = (1ull << FRAME) - 1;
-    if (!mag)
-        return (uint32_t)sign << 23;
-    unsigned pos = lead1(mag);
-    uint64_t nrm = (mag << (FRAME - 1 - pos)) & m48;
-    uint32_t sig = (uint32_t)(nrm >> 32) & 0xFFFF;
-    bool g = nrm >> 31 & 1, st = (nrm & 0x7FFFFFFFu) || sticky;
-    uint32_t r = sig + (g && (st || (sig & 1)));
-    bool carry = r >> 16 & 1;
-    int e = (int)pos + ebase + carry;
-    if (e >= E8_EMAX)
-        return (uint32_t)sign << 23 | (uint32_t)E8_EMAX << E8_MBITS;
-    if (e <= 0)
-        return (uint32_t)sign << 23;
-    return (uint32_t)sign << 23 | (uint32_t)e << E8_MBITS | (carry ? 0 : (r & 0x7FFF));
-}
-
 uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred)
 {
     bool az = expo(a) == 0, bz = expo(b) == 0;

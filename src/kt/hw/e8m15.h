@@ -63,10 +63,10 @@ uint32_t kt_e8_seed(kt_e8_op op, uint32_t a);
 /* The seed table's row: `idx` 0..31 (RSQRT 0..63, bit 5 the odd-octave half), c[0..2] the
  * coefficients at weights 2^-20, 2^-24, 2^-28; false for an op or index with no row. */
 bool kt_e8_seed_row(kt_e8_op op, unsigned idx, int32_t c[3]);
-/* The lane's last three cycles: a magnitude whose leading one weighs 2^(position + ebase - 127),
- * normalised to 16 significant bits, rounded to nearest even (sticky: bits already lost below
- * it), then bounded: at or above exponent 255 infinity, at or below 0 zero. A zero magnitude is
- * a zero of `sign`. Shared by the fused multiply-add and the seeds. */
+/* The lane's last three cycles (e8m15_round.c): a magnitude whose leading one weighs 2^(position +
+ * ebase - 127), normalised to 16 significant bits, rounded to nearest even (sticky: bits already
+ * lost below it), then bounded: at or above exponent 255 infinity, at or below 0 zero. A zero
+ * magnitude is a zero of `sign`. Shared by the fused multiply-add and the seeds. */
 uint32_t kt_e8_round(uint64_t mag, int ebase, bool sticky, unsigned sign);
 
 uint32_t kt_e8_from_f16(uint16_t h);
