@@ -5,7 +5,8 @@
 # enumeration of the top and the vector cores' CU_DBG in `kt status --verbose`, and the
 # refusals (an unknown kernel, a bad scalar, a preset with no vector core). The same top runs a
 # vector kernel and `kt matmul` on its matmul clusters in this process, behind `kt serve` (a
-# pipe) and through the control-program engine: one C (its FNV-1a hash) every way.
+# pipe), through the control-program engine and with emitting sweeps and fused DRAINs: one C
+# (its FNV-1a hash) every way.
 set -u
 cli=$1
 pass=0 fail=0
@@ -34,5 +35,10 @@ ok test -n "$h_local"
 ok bash -c "'$cli' kt matmul --sim mg2_vc2 | grep -q '^check: ok (0 of 4096 elements'"
 ok test "$(hash --card "$serve")" = "$h_local"
 ok test "$(hash --sim mg2_vc2 --engine)" = "$h_local"
+# emitting sweeps with fused DRAINs write the same C (also over 8 K blocks); K=32 is refused
+ok test "$(hash --sim mg2_vc2 --emit)" = "$h_local"
+ok test "$(hash --sim mg2_vc2 --emit -k 1024 -m 128)" = "$(hash --sim mg2_vc2 -k 1024 -m 128)"
+ok bash -c "'$cli' kt matmul --sim mg2_vc2 --emit --json | grep -q '\"emit\":true'"
+ok bash -c "'$cli' kt matmul --sim mg2_vc2 --emit -k 32 2>&1 | grep -q 'K=32: one K block'"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
