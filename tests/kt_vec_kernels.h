@@ -233,6 +233,30 @@ static inline void vk_rows(vk_kernel *k, unsigned row_at)
     vk_store_row(k, row_at, &r, 4, KT_VEC_DT_FP32);
 }
 
+/* Scalars S[first..first + n - 1] broadcast at VL 16 through v8 and stored as FP32 at L1
+ * at + 2 i. */
+static inline void vk_store_scalars(vk_kernel *k, unsigned first, unsigned n, unsigned at)
+{
+    vk_setvl(k, 16);
+    for (unsigned i = 0; i < n; i++) {
+        vk_emit(k, VK_OP(KT_VEC_VBCAST, .vd = 8, .va = first + i, .sa = KT_VEC_SRC_S));
+        vk_emit(
+            k, VK_OP(KT_VEC_VST, .vd = 8, .ad = 4, .off = (int)(at + 2 * i), .dt = KT_VEC_DT_FP32));
+    }
+}
+
+/* The rows' kernels' end: VDRAIN of `words` from L1 64 to 0x3000 (A6), VHALT; the L1 walks A4
+ * (stores) and A5 (loads). */
+static inline void vk_drain_rows(vk_kernel *k, unsigned words)
+{
+    vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
+    vk_emit(k, vk_simple(KT_VEC_VHALT));
+    vk_desc(k, 4, 0, 1, 16);
+    vk_desc(k, 5, 0, 1, 16);
+    vk_desc(k, 6, 0x3000, 32, words);
+    k->dump_addr = 0x3000, k->dump_words = words;
+}
+
 /* Store `reg` as FP32 at row *r, then rotated by S5 (8) through v10 at the next row. */
 static inline void vk_store_both(vk_kernel *k, unsigned row_at, unsigned *r, unsigned reg)
 {
@@ -282,21 +306,11 @@ static inline void vk_seed_kernel(vk_kernel *k, unsigned n, uint64_t *seed)
         vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_FLAT));
         vk_store_both(k, 64, &r, 6);
         vk_store_both(k, 64, &r, 7);
-        vk_setvl(k, 16);
-        for (unsigned i = 0; i < 2; i++) {
-            vk_emit(k, VK_OP(KT_VEC_VBCAST, .vd = 8, .va = 3 + i, .sa = S));
-            vk_emit(k, VK_OP(KT_VEC_VST, .vd = 8, .ad = 4, .off = (int)(64 + 16 * r + 2 * i),
-                             .dt = KT_VEC_DT_FP32));
-        }
+        vk_store_scalars(k, 3, 2, 64 + 16 * r);
     }
-    vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
-    vk_emit(k, vk_simple(KT_VEC_VHALT));
     for (unsigned i = 0; i < 3; i++)
         vk_desc(k, i, 0x1000 + 0x400ull * i, 32, 16);
-    vk_desc(k, 4, 0, 1, 16);
-    vk_desc(k, 5, 0, 1, 16);
-    k->dump_addr = 0x3000, k->dump_words = 14 * VK_ROW_WORDS + 4;
-    vk_desc(k, 6, 0x3000, 32, k->dump_words);
+    vk_drain_rows(k, 14 * VK_ROW_WORDS + 4);
 }
 
 /* Build kernel `kind` at size n; false for an unknown kind. */
@@ -342,14 +356,9 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
         for (unsigned i = 0; i < 3; i++)
             vk_emit(k, VK_OP(KT_VEC_VLD, .vd = reg[i], .ad = 5, .off = (int)(16 * i), .dt = dt));
         vk_rows(k, 64);
-        vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
-        vk_emit(k, vk_simple(KT_VEC_VHALT));
         for (unsigned i = 0; i < 3; i++)
             vk_desc(k, i, 0x1000 + 0x400ull * i, 32, in_words);
-        vk_desc(k, 4, 0, 1, 16);
-        vk_desc(k, 5, 0, 1, 16);
-        vk_desc(k, 6, 0x3000, 32, VK_ROWS * VK_ROW_WORDS);
-        k->dump_addr = 0x3000, k->dump_words = VK_ROWS * VK_ROW_WORDS;
+        vk_drain_rows(k, VK_ROWS * VK_ROW_WORDS);
     } else if (!strcmp(kind, "chain")) {
         vk_setvl(k, 128);
         vk_emit(k, VK_OP(KT_VEC_VSETI, .vd = 2));
@@ -417,14 +426,9 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
         vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_FLAT));
         vk_emit(k, VK_OP(KT_VEC_VST, .vd = 2, .ad = 4, .off = 64, .dt = KT_VEC_DT_FP32));
         vk_emit(k, VK_OP(KT_VEC_VST, .vd = 4, .ad = 4, .off = 80, .dt = KT_VEC_DT_FP32));
-        vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
-        vk_emit(k, vk_simple(KT_VEC_VHALT));
         for (unsigned i = 0; i < 3; i++)
             vk_desc(k, i, 0x1000 + 0x400ull * i, 32, 8);
-        vk_desc(k, 4, 0, 1, 16);
-        vk_desc(k, 5, 0, 1, 16);
-        vk_desc(k, 6, 0x3000, 32, 32);
-        k->dump_addr = 0x3000, k->dump_words = 32;
+        vk_drain_rows(k, 32);
     } else if (!strncmp(kind, "d2loop", 6) || !strncmp(kind, "d4loop", 6)) {
         /* N iterations of a chain that reads what the last wrote: d2loop at VL 128 (16 beats),
          * d4loop at VL 64 (16 beats), d4loop128 at VL 128 (32 beats: the pending-write count
@@ -458,20 +462,10 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
             vk_emit(k,
                     VK_OP(KT_VEC_VRED, .vd = 2 + i, .va = 0, .vb = kinds[i][1], .vc = kinds[i][0]));
         vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_FLAT));
-        vk_setvl(k, 16);
-        for (unsigned i = 0; i < 5; i++) {
-            vk_emit(k, VK_OP(KT_VEC_VBCAST, .vd = 8, .va = 2 + i, .sa = KT_VEC_SRC_S));
-            vk_emit(k, VK_OP(KT_VEC_VST, .vd = 8, .ad = 4, .off = (int)(64 + 2 * i),
-                             .dt = KT_VEC_DT_FP32));
-        }
-        vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
-        vk_emit(k, vk_simple(KT_VEC_VHALT));
+        vk_store_scalars(k, 2, 5, 64);
         for (unsigned i = 0; i < 2; i++)
             vk_desc(k, i, 0x1000 + 0x400ull * i, 32, 8);
-        vk_desc(k, 4, 0, 1, 16);
-        vk_desc(k, 5, 0, 1, 16);
-        vk_desc(k, 6, 0x3000, 32, 10);
-        k->dump_addr = 0x3000, k->dump_words = 10;
+        vk_drain_rows(k, 10);
     } else if (!strcmp(kind, "seed")) {
         vk_seed_kernel(k, n, &seed);
     } else if (!strcmp(kind, "expsum")) {
