@@ -206,6 +206,18 @@ static inline void vk_store_row(vk_kernel *k, unsigned row_at, unsigned *r, unsi
                      .dt = type));
 }
 
+/* x, y and z: three VFILLs (A0..A2 to L1 0, 16, 32), VBAR, and VLDs of them (A5) into v0, v1,
+ * v3 in type dt. */
+static inline void vk_load_three(vk_kernel *k, unsigned dt)
+{
+    for (unsigned i = 0; i < 3; i++)
+        vk_emit(k, VK_OP(KT_VEC_VFILL, .ad = i, .off = (int)(16 * i)));
+    vk_emit(k, vk_simple(KT_VEC_VBAR));
+    const unsigned reg[] = {0, 1, 3};
+    for (unsigned i = 0; i < 3; i++)
+        vk_emit(k, VK_OP(KT_VEC_VLD, .vd = reg[i], .ad = 5, .off = (int)(16 * i), .dt = dt));
+}
+
 /* The sixteen rows of ops/edge: results in v2 (v4 for the round trip), stored as FP32 (FP16 in
  * row 13) at L1 row_at + 16 r. */
 static inline void vk_rows(vk_kernel *k, unsigned row_at)
@@ -276,13 +288,7 @@ static inline void vk_seed_kernel(vk_kernel *k, unsigned n, uint64_t *seed)
     vk_word(k, 8);
     vk_emit(k, VK_OP(KT_VEC_VSETI, .vd = 1));
     vk_word(k, 0x3FC000 | (uint32_t)(vk_mix(seed) & 0x3FFF)); /* S1 in [1.5, 2) */
-    for (unsigned i = 0; i < 3; i++)
-        vk_emit(k, VK_OP(KT_VEC_VFILL, .ad = i, .off = (int)(16 * i)));
-    vk_emit(k, vk_simple(KT_VEC_VBAR));
-    const unsigned reg[] = {0, 1, 3};
-    for (unsigned i = 0; i < 3; i++)
-        vk_emit(k, VK_OP(KT_VEC_VLD, .vd = reg[i], .ad = 5, .off = (int)(16 * i),
-                         .dt = KT_VEC_DT_FP32));
+    vk_load_three(k, KT_VEC_DT_FP32);
     unsigned r = 0;
     static const unsigned unary[] = {KT_VEC_VLOG2, KT_VEC_VINV, KT_VEC_VRSQRT, KT_VEC_VEXP2};
     for (unsigned i = 0; i < 4; i++) {
@@ -349,12 +355,7 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
         vk_fill_mem(k, 0x1400, in_words, edge, &seed);
         vk_fill_mem(k, 0x1800, in_words, edge, &seed);
         vk_setvl(k, n);
-        for (unsigned i = 0; i < 3; i++)
-            vk_emit(k, VK_OP(KT_VEC_VFILL, .ad = i, .off = (int)(16 * i)));
-        vk_emit(k, vk_simple(KT_VEC_VBAR));
-        const unsigned reg[] = {0, 1, 3};
-        for (unsigned i = 0; i < 3; i++)
-            vk_emit(k, VK_OP(KT_VEC_VLD, .vd = reg[i], .ad = 5, .off = (int)(16 * i), .dt = dt));
+        vk_load_three(k, dt);
         vk_rows(k, 64);
         for (unsigned i = 0; i < 3; i++)
             vk_desc(k, i, 0x1000 + 0x400ull * i, 32, in_words);
@@ -395,13 +396,7 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
         vk_setvl(k, n);
         vk_emit(k, VK_OP(KT_VEC_VSETI, .vd = 1));
         vk_word(k, 0x3FB000 | (uint32_t)(vk_mix(&seed) & 0xFFF)); /* S1 in [1.375, 1.5) */
-        for (unsigned i = 0; i < 3; i++)
-            vk_emit(k, VK_OP(KT_VEC_VFILL, .ad = i, .off = (int)(16 * i)));
-        vk_emit(k, vk_simple(KT_VEC_VBAR));
-        const unsigned reg[] = {0, 1, 3};
-        for (unsigned i = 0; i < 3; i++)
-            vk_emit(k, VK_OP(KT_VEC_VLD, .vd = reg[i], .ad = 5, .off = (int)(16 * i),
-                             .dt = KT_VEC_DT_FP16));
+        vk_load_three(k, KT_VEC_DT_FP16);
         vk_emit(k, VK_OP(KT_VEC_VCMPLT, .va = 0, .vb = 1, .pr = 1));
         vk_emit(k, VK_OP(KT_VEC_VMOV, .vd = 2, .va = 3));
         vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = d4 ? KT_VEC_D4 : KT_VEC_D2));
