@@ -528,7 +528,7 @@ class Card(Closing):
 
     @_serial
     def matmul(self, a: np.ndarray, b: np.ndarray, mesh: int = 0,
-               offset: int = 0x100000, engine: bool = False) -> np.ndarray:
+               offset: int = 0x100000, engine: bool = False, emit: bool = False) -> np.ndarray:
         """C = A @ B on the mesh's matmul clusters ('MG'). A (M x K) and B (K x N) are rounded to
         FP16 and uploaded in the clusters' entry layout (4 rows of A, or 4 columns of B, by 32 K);
         the memory port quantises them to MXFP7 as each FILL reads them. Each tile of C small
@@ -537,8 +537,10 @@ class Card(Closing):
         (about 1% RMS of the product on random operands) and the FP22 accumulator's rounding.
         M and N must be multiples of 4, K of 32 and at most 32 * 255. With engine=True (a card
         opened with engine=True) each round's staging, dispatches and waits are one host control
-        program that the card's control-program engine runs for one GO; C is the same. A model
-        fault the machine reports during the call raises DeviceError with its text."""
+        program that the card's control-program engine runs for one GO; C is the same. With
+        emit=True each GEMM emits its sub-tiles as its sweep completes them and each DRAIN is the
+        fused barrier (K of 64 or more); C is the same. A model fault the machine reports during
+        the call raises DeviceError with its text."""
         if engine and not self.has_engine:
             raise LimitError("matmul(engine=True): this machine has no control-program engine "
                              "(open it with engine=True on a preset that has one)")
@@ -552,6 +554,9 @@ class Card(Closing):
             raise BadArgument(f"matmul {m} x {k} x {n}: M and N multiples of 4, K a multiple "
                               f"of 32 in 32..{32 * MAT_FILL_MAX} (the cluster's sub-tile, K "
                               "block and FILL)")
+        if emit and k == 32:
+            raise BadArgument("matmul(emit=True) with K=32: one K block, which a sweep cannot "
+                              "both open and emit (K of 64 or more)")
         fault_before = self.fault
         units = [u for u in self._units(mesh) if u.caps.type == MAT_TYPE]
         if not units:
@@ -587,10 +592,15 @@ class Card(Closing):
                                     gms * nk, False, False, False, 0, txn, False), "FILL A")
                 check(K.kt_mat_fill(f[1], b_off + h0 * nk * 256, gns * nk, True, False, False,
                                     0, txn, False), "FILL B")
-                check(K.kt_mat_gemm(f[2], gms, gns, nk, False, 0, 0, False, False, txn, False),
-                      "GEMM")
-                check(K.kt_mat_drain(f[3], c_off + j * job_bytes, gms * gns, txn, True),
-                      "DRAIN")
+                at = c_off + j * job_bytes
+                if emit:
+                    check(K.kt_mat_gemm_emit(f[2], gms, gns, nk, False, 0, 0, False, False, at,
+                                             txn, False), "GEMM emit")
+                    check(K.kt_mat_drain_fused(f[3], at, gms * gns, txn, True), "fused DRAIN")
+                else:
+                    check(K.kt_mat_gemm(f[2], gms, gns, nk, False, 0, 0, False, False, txn,
+                                        False), "GEMM")
+                    check(K.kt_mat_drain(f[3], at, gms * gns, txn, True), "DRAIN")
             if engine:
                 self._engine_round(dev, flits, units[:len(batch)])
             else:

@@ -139,8 +139,9 @@ def test_vec_kernels_against_numpy():
 def test_matmul_through_the_engine_and_on_served_cards():
     """The same C bit for bit from the host form in-process, the engine form (each round one
     control program), and mg_2 served over a pipe, the line protocol on TCP and the card
-    daemon's protocol, the engine form over the pipe too; each within MXFP7's error of the FP32
-    product. 64 x 512 x 64 is two rounds of two jobs on the two clusters."""
+    daemon's protocol, the engine form over the pipe too, and with emitting sweeps and fused
+    DRAINs; each within MXFP7's error of the FP32 product. 64 x 512 x 64 is two rounds of two
+    jobs on the two clusters."""
     a = RNG.uniform(-1, 1, (64, 512)).astype(np.float16)
     b = RNG.uniform(-1, 1, (512, 64)).astype(np.float16)
     f32 = a.astype(np.float32) @ b.astype(np.float32)
@@ -148,6 +149,11 @@ def test_matmul_through_the_engine_and_on_served_cards():
         want = c.matmul(a, b)
         with pytest.raises(npukit.LimitError, match="no control-program engine"):
             c.matmul(a, b, engine=True)
+        # emitting sweeps and fused DRAINs write the same C; K=32 cannot emit
+        np.testing.assert_array_equal(c.matmul(a, b, emit=True), want)
+        with pytest.raises(npukit.BadArgument, match="K=32"):
+            c.matmul(a[:, :32], b[:32], emit=True)
+        assert c.fault is None
     assert np.sqrt(np.mean((want - f32) ** 2) / np.mean(f32 ** 2)) < 0.03
     pipe = f"pipe:{shlex.quote(cli())} kt serve --sim mg_2"
     with kt.serve("line", preset="mg_2") as line, kt.serve("daemon", preset="mg_2") as daemon:
