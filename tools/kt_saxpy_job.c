@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "common/big_alloc.h"
+#include "npukit/kt_saxpy.h"
 
 enum { CHECK_POLLS = 64, MAX_ENUM = 64 };
 static const uint64_t X_OFF = 0x100000, OPERAND_ALIGN = 0x100000;

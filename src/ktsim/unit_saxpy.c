@@ -27,6 +27,7 @@
 
 #include "kt/hw/flit_header.h"
 #include "shell.h"
+#include "kt/hw/units/saxpy.h"
 
 /* The unit's own transaction tags for its reads and its write (the RTL's). */
 enum { SX_MAX_N = KT_SAXPY_INST_MAX_N, SX_TXN_X = 0x10, SX_TXN_Y = 0x20, SX_TXN_W = 0x30 };

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "shell.h"
+#include "npukit/kt_test_unit.h"
 
 enum {
     TU_RETIRE = KT_TU_RETIRE,
