@@ -130,32 +130,52 @@ NPK_LAYOUT_AVX2 void store_v32(uint8_t *p, __m256i v, bool stream)
         _mm256_storeu_si256((__m256i *)(void *)p, v);
 }
 
-/* Rows r[0..16) of bytes: per lane, the 16×16 transpose (four rounds pairing row i with i + 8). */
+/* One round of the in-lane register transpose: rows i and i + n/2 of `in` interleaved into
+ * rows 2i and 2i + 1 of `out` (n = 16 bytes or 8 16-bit rows), spelt out with constant indices
+ * so that the arrays stay in registers: as loops with a copy back to `in` after each round,
+ * GCC kept them in memory and copied 512 bytes per round with rep movsq. */
+#define NPK_ZIP_PAIR(w, in, out, i, half)                                                          \
+    do {                                                                                           \
+        out[2 * (i)] = _mm256_unpacklo_epi##w(in[i], in[(i) + (half)]);                            \
+        out[2 * (i) + 1] = _mm256_unpackhi_epi##w(in[i], in[(i) + (half)]);                        \
+    } while (0)
+#define NPK_ZIP_ROUND_U8(in, out)                                                                  \
+    do {                                                                                           \
+        NPK_ZIP_PAIR(8, in, out, 0, 8);                                                            \
+        NPK_ZIP_PAIR(8, in, out, 1, 8);                                                            \
+        NPK_ZIP_PAIR(8, in, out, 2, 8);                                                            \
+        NPK_ZIP_PAIR(8, in, out, 3, 8);                                                            \
+        NPK_ZIP_PAIR(8, in, out, 4, 8);                                                            \
+        NPK_ZIP_PAIR(8, in, out, 5, 8);                                                            \
+        NPK_ZIP_PAIR(8, in, out, 6, 8);                                                            \
+        NPK_ZIP_PAIR(8, in, out, 7, 8);                                                            \
+    } while (0)
+#define NPK_ZIP_ROUND_U16(in, out)                                                                 \
+    do {                                                                                           \
+        NPK_ZIP_PAIR(16, in, out, 0, 4);                                                           \
+        NPK_ZIP_PAIR(16, in, out, 1, 4);                                                           \
+        NPK_ZIP_PAIR(16, in, out, 2, 4);                                                           \
+        NPK_ZIP_PAIR(16, in, out, 3, 4);                                                           \
+    } while (0)
+
+/* Rows r[0..16) of bytes: per lane, the 16×16 transpose (four rounds, back and forth between r
+ * and a second set, ending in r). */
 NPK_LAYOUT_AVX2 void transpose_lanes_u8(__m256i r[16])
 {
     __m256i t[16];
-    for (int round = 0; round < 4; round++) {
-        for (int i = 0; i < 8; i++) {
-            t[2 * i] = _mm256_unpacklo_epi8(r[i], r[i + 8]);
-            t[2 * i + 1] = _mm256_unpackhi_epi8(r[i], r[i + 8]);
-        }
-        for (int i = 0; i < 16; i++)
-            r[i] = t[i];
-    }
+    NPK_ZIP_ROUND_U8(r, t);
+    NPK_ZIP_ROUND_U8(t, r);
+    NPK_ZIP_ROUND_U8(r, t);
+    NPK_ZIP_ROUND_U8(t, r);
 }
 
-/* Rows r[0..8) of 16-bit elements: per lane, the 8×8 transpose (three rounds, i with i + 4). */
-NPK_LAYOUT_AVX2 void transpose_lanes_u16(__m256i r[8])
+/* Rows in[0..8) of 16-bit elements: per lane, the 8×8 transpose into out (three rounds). */
+NPK_LAYOUT_AVX2 void transpose_lanes_u16(const __m256i in[8], __m256i out[8])
 {
-    __m256i t[8];
-    for (int round = 0; round < 3; round++) {
-        for (int i = 0; i < 4; i++) {
-            t[2 * i] = _mm256_unpacklo_epi16(r[i], r[i + 4]);
-            t[2 * i + 1] = _mm256_unpackhi_epi16(r[i], r[i + 4]);
-        }
-        for (int i = 0; i < 8; i++)
-            r[i] = t[i];
-    }
+    __m256i t[8], u[8];
+    NPK_ZIP_ROUND_U16(in, t);
+    NPK_ZIP_ROUND_U16(t, u);
+    NPK_ZIP_ROUND_U16(u, out);
 }
 
 NPK_LAYOUT_AVX2 void pack_tile_v32(unsigned bits, const uint8_t *src, size_t sp, uint8_t *dst,
@@ -163,16 +183,22 @@ NPK_LAYOUT_AVX2 void pack_tile_v32(unsigned bits, const uint8_t *src, size_t sp,
 {
     if (bits == 16) { /* 4 K-blocks of 8 rows; tile row n is 64 bytes: K-blocks 0|1, 2|3 */
         __m256i r[4][8];
+        #pragma GCC unroll 16
         for (int kb = 0; kb < 4; kb++) {
+            __m256i rows[8];
+            #pragma GCC unroll 16
             for (int i = 0; i < 8; i++)
-                r[kb][i] = _mm256_loadu_si256((const __m256i *)(const void *)(src + (8 * kb + i) * sp));
-            transpose_lanes_u16(r[kb]);
+                rows[i] = _mm256_loadu_si256(
+                    (const __m256i *)(const void *)(src + (8 * kb + i) * sp));
+            transpose_lanes_u16(rows, r[kb]);
         }
+        #pragma GCC unroll 16
         for (int j = 0; j < 8; j++) { /* tile rows j (lane 0), then 8 + j (lane 1) */
             store_v32(dst + j * 64, _mm256_permute2x128_si256(r[0][j], r[1][j], 0x20), stream);
             store_v32(dst + j * 64 + 32, _mm256_permute2x128_si256(r[2][j], r[3][j], 0x20),
                       stream);
         }
+        #pragma GCC unroll 16
         for (int j = 0; j < 8; j++) {
             uint8_t *row = dst + (8 + j) * 64;
             store_v32(row, _mm256_permute2x128_si256(r[0][j], r[1][j], 0x31), stream);
@@ -180,14 +206,17 @@ NPK_LAYOUT_AVX2 void pack_tile_v32(unsigned bits, const uint8_t *src, size_t sp,
         }
     } else if (bits == 8) { /* K rows 0-15 and 16-31; tile row n is 32 bytes */
         __m256i lo[16], hi[16];
+        #pragma GCC unroll 16
         for (int i = 0; i < 16; i++) {
             lo[i] = _mm256_loadu_si256((const __m256i *)(const void *)(src + i * sp));
             hi[i] = _mm256_loadu_si256((const __m256i *)(const void *)(src + (16 + i) * sp));
         }
         transpose_lanes_u8(lo);
         transpose_lanes_u8(hi);
+        #pragma GCC unroll 16
         for (int j = 0; j < 16; j++)
             store_v32(dst + j * 32, _mm256_permute2x128_si256(lo[j], hi[j], 0x20), stream);
+        #pragma GCC unroll 16
         for (int j = 0; j < 16; j++)
             store_v32(dst + (16 + j) * 32, _mm256_permute2x128_si256(lo[j], hi[j], 0x31), stream);
     } else {
