@@ -219,8 +219,39 @@ NPK_LAYOUT_AVX2 void pack_tile_v32(unsigned bits, const uint8_t *src, size_t sp,
         #pragma GCC unroll 16
         for (int j = 0; j < 16; j++)
             store_v32(dst + (16 + j) * 32, _mm256_permute2x128_si256(lo[j], hi[j], 0x31), stream);
-    } else {
-        pack_tile_v16(bits, src, sp, dst, stream);
+    } else { /* int4: 16 pair rows of 64 N; tile row n is 16 bytes, two rows per store */
+        const __m256i low = _mm256_set1_epi8(0x0f), high = _mm256_set1_epi8((char)0xf0);
+        __m256i lo[16], hi[16]; /* N 0-31 and 32-63 of each pair row (even K low, facts D.1) */
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; j++) {
+            const uint8_t *even = src + 2 * j * sp, *odd = even + sp;
+            __m256i e0 = _mm256_loadu_si256((const __m256i *)(const void *)even);
+            __m256i o0 = _mm256_loadu_si256((const __m256i *)(const void *)odd);
+            __m256i e1 = _mm256_loadu_si256((const __m256i *)(const void *)(even + 32));
+            __m256i o1 = _mm256_loadu_si256((const __m256i *)(const void *)(odd + 32));
+            lo[j] = _mm256_or_si256(_mm256_and_si256(e0, low),
+                                    _mm256_and_si256(_mm256_slli_epi16(o0, 4), high));
+            hi[j] = _mm256_or_si256(_mm256_and_si256(e1, low),
+                                    _mm256_and_si256(_mm256_slli_epi16(o1, 4), high));
+        }
+        transpose_lanes_u8(lo); /* lo[j]: N j (lane 0) and 16 + j (lane 1) */
+        transpose_lanes_u8(hi); /* hi[j]: N 32 + j and 48 + j */
+        /* tile rows in order, so that each line is completed by consecutive stores */
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; j += 2)
+            store_v32(dst + j * 16, _mm256_permute2x128_si256(lo[j], lo[j + 1], 0x20), stream);
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; j += 2)
+            store_v32(dst + (16 + j) * 16, _mm256_permute2x128_si256(lo[j], lo[j + 1], 0x31),
+                      stream);
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; j += 2)
+            store_v32(dst + (32 + j) * 16, _mm256_permute2x128_si256(hi[j], hi[j + 1], 0x20),
+                      stream);
+#pragma GCC unroll 16
+        for (int j = 0; j < 16; j += 2)
+            store_v32(dst + (48 + j) * 16, _mm256_permute2x128_si256(hi[j], hi[j + 1], 0x31),
+                      stream);
     }
 }
 #endif
