@@ -8,8 +8,8 @@
  * Speed: the block is walked one K-tile (32 rows of B) at a time, so those rows are read
  * once, left to right, while each 1024-byte tile is written whole. The transposes run in
  * 16-byte registers (layout_vec.h): 8×8 blocks of 16-bit elements, 16×16 blocks of bytes; on
- * x86-64 with AVX2, two of them at once in 32-byte registers. Large blocks are written with
- * non-temporal stores. */
+ * x86-64 with AVX2, two of them at once in 32-byte registers, and with AVX-512 BW (fp16, int8)
+ * two tiles at once in 64-byte registers. Large blocks are written with non-temporal stores. */
 #include <stdbool.h>
 #include <string.h>
 
