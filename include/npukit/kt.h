@@ -217,8 +217,8 @@ NPUKIT_API npk_status kt_wait_sig_done(kt_dev *d, uint16_t total);
 /* Decode PROG_STAT into one line: "run=1 flits_left=3 credit=0 (starved: ...)". */
 NPUKIT_API size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len);
 
-/* The unit types' instruction encoders (kt_saxpy_inst, kt_test_inst) are declared with their
- * layouts in kt_flit.h, which this header includes: each lives in its unit's hardware file. */
+/* The unit types' instruction encoders are declared with their layouts in each unit's own
+ * header (kt_saxpy.h: kt_saxpy_inst, kt_test_unit.h: kt_test_inst, kt_mat.h, kt_vec.h). */
 
 #ifdef __cplusplus
 }

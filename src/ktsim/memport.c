@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fifo.h"
+#include "kt/hw/flit_header.h"
 #include "kt/hw/mxfp.h"
 #include "npukit/kt_words.h"
 
@@ -59,6 +60,7 @@ struct ksim_memport {
     ksim_remote_take_fn remote_take;
     void *remote_user;
     uint16_t reads, writes;
+    uint16_t *total_reads, *total_writes; /* ksim_memport_count_into, or NULL */
 };
 
 ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram,
@@ -103,6 +105,12 @@ void ksim_memport_reset(ksim_memport *p)
 uint16_t ksim_memport_reads(const ksim_memport *p) { return p->reads; }
 uint16_t ksim_memport_writes(const ksim_memport *p) { return p->writes; }
 
+void ksim_memport_count_into(ksim_memport *p, uint16_t *reads, uint16_t *writes)
+{
+    p->total_reads = reads;
+    p->total_writes = writes;
+}
+
 bool ksim_memport_idle(const ksim_memport *p)
 {
     return ksim_fifo_empty(&p->intake) && ksim_fifo_empty(&p->out) && ksim_fifo_empty(&p->inject) &&
@@ -138,7 +146,7 @@ static bool local_offset(ksim_memport *p, uint64_t addr, uint64_t *off)
 static bool port_offer(void *ep, const kt_flit *f)
 {
     ksim_memport *p = ep;
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     /* rsvd[2] marks a flit for another mesh: with an interlink built it goes to the
      * encapsulator, which may hold the port while its queue is full. */
     if (p->remote_take && h.rsvd & KT_RSVD_REMOTE)
@@ -180,7 +188,7 @@ static void port_out_pop(void *ep)
 
 static void start_read(ksim_memport *p, const kt_flit *f)
 {
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     kt_mem_req r = kt_mem_req_get(f);
     read_op *op = &p->rd;
     memset(op, 0, sizeof *op);
@@ -208,6 +216,8 @@ static void start_read(ksim_memport *p, const kt_flit *f)
     }
     op->active = true;
     p->reads++;
+    if (p->total_reads)
+        (*p->total_reads)++;
 }
 
 /* Emit one response beat of the current read. */
@@ -264,7 +274,7 @@ static void step_read(ksim_memport *p)
 
 static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
 {
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     write_slot *s = &p->slot[kt_coord_pack(h.src)];
     *consumed = true;
     if (h.type == KT_T_MEM_WR_REQ) {
@@ -307,6 +317,8 @@ static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
         ksim_fifo_push(&p->out, &ack, p->cycle);
         s->open = false;
         p->writes++;
+        if (p->total_writes)
+            (*p->total_writes)++;
     }
 }
 
@@ -318,7 +330,7 @@ static void port_tick(void *ep, uint64_t cycle)
     if (p->rd.active || !ksim_fifo_ready(&p->intake, cycle))
         return; /* one request at a time, in order */
     const kt_flit *f = ksim_fifo_head(&p->intake);
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     bool consumed = true;
     if (h.type == KT_T_MEM_RD_REQ)
         start_read(p, f);

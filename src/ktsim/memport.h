@@ -23,6 +23,9 @@ extern const ksim_endpoint_ops ksim_memport_endpoint;
 /* AXI transactions issued (16-bit, free-running). */
 uint16_t ksim_memport_reads(const ksim_memport *p);
 uint16_t ksim_memport_writes(const ksim_memport *p);
+/* Also add each transaction to *reads / *writes (the agent's totals across its ports), so the
+ * totals are kept as they happen rather than summed every cycle. */
+void ksim_memport_count_into(ksim_memport *p, uint16_t *reads, uint16_t *writes);
 bool ksim_memport_idle(const ksim_memport *p);
 
 /* The interlink's reach (spec §4): a flit arriving with rsvd[2] set is handed to `take` (false:

@@ -48,12 +48,16 @@ struct ktsim {
     unsigned n_shells;
     bus_region regions[MAX_REGIONS];
     unsigned n_regions;
+    bus_region *ticking[MAX_REGIONS]; /* the regions with a tick, in region order */
+    unsigned n_ticking;
     kt_transport transport;
     char fault[320];
     bool has_fault;
     uint64_t lane[4]; /* station-bus lanes, for the stale-bytes variant */
     uint64_t stalled;
-    uint16_t plugged_rd, plugged_wr;  /* AXI traffic of plugged agent-side masters (the mover) */
+    /* The agent's AXI traffic counters: the memory ports' transactions and those of plugged
+     * agent-side masters (the mover), added as they happen (16-bit, wrapping). */
+    uint16_t traffic_rd, traffic_wr;
     ksim_mover *mover;                /* the memory agent's own mover, unless the preset drops it */
     ksim_rv64c *rv64;                 /* CPU_RV64 = 1 */
     uint64_t rv64_lost[RV64_W_COUNT]; /* writes lost to a same-cycle collision, per window */
@@ -105,9 +109,9 @@ static uint64_t quiet_cycles(const ktsim *s)
         uint64_t k = ksim_shell_quiet(s->shells[i]);
         q = k < q ? k : q;
     }
-    for (unsigned i = 0; i < s->n_regions && q; i++) {
-        const bus_region *b = &s->regions[i];
-        uint64_t k = !b->r.tick ? UINT64_MAX : b->quiet ? b->quiet(b->r.ctx) : 0;
+    for (unsigned i = 0; i < s->n_ticking && q; i++) {
+        const bus_region *b = s->ticking[i];
+        uint64_t k = b->quiet ? b->quiet(b->r.ctx) : 0;
         q = k < q ? k : q;
     }
     return q;
@@ -121,9 +125,9 @@ static void skip_quiet(ktsim *s, uint64_t cycles)
     for (unsigned i = 0; i < s->n_shells; i++)
         ksim_shell_skip(s->shells[i], cycles);
     ksim_orch_aux_skip(s->orch, cycles);
-    for (unsigned i = 0; i < s->n_regions; i++)
-        if (s->regions[i].r.tick && s->regions[i].skip)
-            s->regions[i].skip(s->regions[i].r.ctx, cycles);
+    for (unsigned i = 0; i < s->n_ticking; i++)
+        if (s->ticking[i]->skip)
+            s->ticking[i]->skip(s->ticking[i]->r.ctx, cycles);
     s->stalled = machine_idle(s) ? 0 : s->stalled + cycles;
 }
 
@@ -148,13 +152,10 @@ void ktsim_step(ktsim *s, uint64_t cycles)
         if (s->rv64)
             ksim_rv64c_tick(s->rv64);
         ksim_orch_tick_aux(s->orch);
-        for (unsigned i = 0; i < s->n_regions; i++)
-            if (s->regions[i].r.tick)
-                s->regions[i].r.tick(s->regions[i].r.ctx);
+        for (unsigned i = 0; i < s->n_ticking; i++)
+            s->ticking[i]->r.tick(s->ticking[i]->r.ctx);
         ksim_orch_tick_end(s->orch);
-        uint16_t rd, wr;
-        ktsim_mem_traffic(s, &rd, &wr);
-        ksim_orch_set_traffic(s->orch, rd, wr);
+        ksim_orch_set_traffic(s->orch, s->traffic_rd, s->traffic_wr);
         if (ksim_mesh_moved(s->mesh) || machine_idle(s))
             s->stalled = 0;
         else
@@ -162,21 +163,17 @@ void ktsim_step(ktsim *s, uint64_t cycles)
     }
 }
 
+/* The ports add theirs as they issue (ksim_memport_count_into), the plugged masters here. */
 void ktsim_mem_traffic(const ktsim *s, uint16_t *reads, uint16_t *writes)
 {
-    uint16_t r = s->plugged_rd, w = s->plugged_wr;
-    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++) {
-        r = (uint16_t)(r + ksim_memport_reads(s->ports[i]));
-        w = (uint16_t)(w + ksim_memport_writes(s->ports[i]));
-    }
-    *reads = r;
-    *writes = w;
+    *reads = s->traffic_rd;
+    *writes = s->traffic_wr;
 }
 
 void ktsim_count_mem_traffic(ktsim *s, unsigned reads, unsigned writes)
 {
-    s->plugged_rd = (uint16_t)(s->plugged_rd + reads);
-    s->plugged_wr = (uint16_t)(s->plugged_wr + writes);
+    s->traffic_rd = (uint16_t)(s->traffic_rd + reads);
+    s->traffic_wr = (uint16_t)(s->traffic_wr + writes);
 }
 
 void ktsim_set_remote_flits(ktsim *s, bool (*take)(void *user, const kt_flit *f), void *user)
@@ -404,7 +401,10 @@ static npk_status add_region(ktsim *s, region_kind kind, const ktsim_region *r)
                             "+0x%" PRIx64,
                             r->name, r->base, r->size, o->name, o->base, o->size);
     }
-    s->regions[s->n_regions++] = (bus_region){kind, *r, NULL, NULL};
+    s->regions[s->n_regions] = (bus_region){kind, *r, NULL, NULL};
+    if (r->tick)
+        s->ticking[s->n_ticking++] = &s->regions[s->n_regions];
+    s->n_regions++;
     return NPK_OK;
 }
 
@@ -692,6 +692,7 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
             ktsim_destroy(s);
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (memory port %u)", i);
         }
+        ksim_memport_count_into(s->ports[i], &s->traffic_rd, &s->traffic_wr);
         if (i)
             ksim_memport_share_agent(s->ports[i], s->orch);
         if ((st = ksim_mesh_attach(s->mesh, cfg->mem_port[i], &ksim_memport_endpoint,
@@ -729,6 +730,12 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
         if ((st = ksim_mesh_attach(s->mesh, u.at, &ksim_shell_endpoint, sh))) {
             ktsim_destroy(s);
             return st;
+        }
+        /* event-driven: the shell sleeps through its quiet ticks on the machine's clock
+         * (skip_quiet 0, the reference, ticks it every cycle) */
+        if (cfg->skip_quiet) {
+            ksim_shell_set_clock(sh, &s->cycle);
+            ksim_mesh_set_wake(s->mesh, u.at, ksim_shell_wake_at(sh));
         }
     }
     if (cfg->mover && (st = add_agent_mover(s))) {
