@@ -492,7 +492,10 @@ static int part_decode(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *ap
                        ggml_backend_dev_t cpu_dev, ggml_npukit_reload_fn reload, bool quick)
 {
     enum { K = 4096, N = 4096 };
-    const int rounds = quick ? 5 : 61;
+    /* an odd count of rounds: the median is one round; three arms: CPU alone, the weight in
+     * our buffer, the scheduler */
+    enum { DECODE_ROUNDS = 61, ARMS = 3 };
+    const int rounds = quick ? 5 : DECODE_ROUNDS;
     ggml_backend_buffer_type_t repack = npg_test_find_repack(cpu_dev);
     if (!repack) {
         printf("part 4: this CPU backend has no CPU_REPACK buffer type\n");
@@ -531,12 +534,12 @@ static int part_decode(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *ap
         ok = sched && ggml_backend_sched_alloc_graph(sched, in_repack.g);
         ggml_npukit_counters c0, c1;
         api->counters(api->dev, &c0);
-        double ms[3][64];
+        double ms[ARMS][DECODE_ROUNDS];
         /* the arms in a rotating order: each follows each other one as often (an arm that
          * follows one reading the same weight finds it in the cache) */
         for (int r = 0; ok && r < rounds; r++)
-            for (int i = 0; ok && i < 3; i++) {
-                const int arm = (r + i) % 3;
+            for (int i = 0; ok && i < ARMS; i++) {
+                const int arm = (r + i) % ARMS;
                 uint64_t t0 = now_ns();
                 ok = arm == 2 ? ggml_backend_sched_graph_compute(sched, in_repack.g) ==
                                     GGML_STATUS_SUCCESS

@@ -29,7 +29,8 @@ typedef struct kt_options {
     unsigned stage_flits;   /* STAGE_FLITS of the bitstream (not discoverable; 0 = 128) */
     uint32_t reply_budget;  /* reads spent waiting for one CU_CTRL reply (0 = 256) */
     uint32_t poll_budget;   /* reads without progress before a wait gives up (0 = 20000) */
-    kt_coord reply_to;      /* src of mailbox requests; replies come back here ({0,0}) */
+    kt_coord reply_to;      /* src of mailbox requests; replies come back here ({0,0}: the
+                               edge cell (0, GRID_LO), not (0,0), the processor's own) */
     bool bitstream_current; /* the caller knows the bitstream honours strobes */
     uint8_t expect_version; /* refuse units of another cu_version (0 = the first unit's) */
     /* Pacing of the waits (kt_wait, and the waits kt_dispatch makes): pause(user, cycles) lets

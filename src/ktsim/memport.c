@@ -55,7 +55,9 @@ struct ksim_memport {
     ksim_fifo intake, out;
     read_op rd;
     write_slot slot[MAX_WRITERS]; /* by source {y,x} */
-    enum { OUT_AGENT, OUT_INJECT, OUT_ENGINE } out_from;
+    enum { OUT_AGENT, OUT_PROCESSOR, OUT_INJECT, OUT_ENGINE } out_from;
+    const ksim_hub_client *pe; /* the node's processor at (0,0), or NULL */
+    unsigned index;            /* this port's number in the node */
     ksim_fifo inject; /* flits from another mesh, entering here (port 0) */
     ksim_remote_take_fn remote_take;
     void *remote_user;
@@ -123,6 +125,26 @@ void ksim_memport_set_remote(ksim_memport *p, ksim_remote_take_fn take, void *us
     p->remote_user = user;
 }
 
+void ksim_memport_set_processor(ksim_memport *p, const ksim_hub_client *pe, unsigned index)
+{
+    p->pe = pe;
+    p->index = index;
+}
+
+unsigned ksim_hub_port_for_row(const ksim_hub_client *pe, uint8_t row)
+{
+    unsigned port = 0;
+    for (unsigned i = 0; i < pe->n_ports; i++)
+        if (pe->port_row[i] == row)
+            port = i;
+    return port;
+}
+
+static bool for_processor(const ksim_memport *p, const kt_header *h)
+{
+    return p->pe && h->dst.x == 0 && h->dst.y == 0;
+}
+
 bool ksim_memport_inject(ksim_memport *p, const kt_flit *f)
 {
     return ksim_fifo_push(&p->inject, f, p->cycle);
@@ -151,6 +173,9 @@ static bool port_offer(void *ep, const kt_flit *f)
      * encapsulator, which may hold the port while its queue is full. */
     if (p->remote_take && h.rsvd & KT_RSVD_REMOTE)
         return p->remote_take(p->remote_user, f);
+    /* The processor next, so a CU_DATA burst for it is not taken for the agent's traffic. */
+    if (for_processor(p, &h))
+        return p->pe->ops->offer(p->pe->ep, f);
     if (kt_type_is_mem(h.type) && h.type != KT_T_MEM_RD_RESP && h.type != KT_T_MEM_WR_ACK)
         return ksim_fifo_push(&p->intake, f, p->cycle); /* full: the port backpressures */
     /* Everything else goes to the control agent, from whichever port it arrived at. The agent
@@ -164,10 +189,14 @@ static bool port_offer(void *ep, const kt_flit *f)
 static const kt_flit *port_out_peek(void *ep)
 {
     ksim_memport *p = ep;
-    /* Outbound priority: the agent, then the interlink's injected flits, then the engine. */
+    /* Outbound priority: the agent, the processor, the interlink's injected flits, the engine. */
     const kt_flit *f = p->orch ? ksim_orch_out_peek(p->orch) : NULL;
     p->out_from = OUT_AGENT;
     if (f)
+        return f;
+    p->out_from = OUT_PROCESSOR;
+    if (p->pe && (f = p->pe->ops->out_peek(p->pe->ep)) &&
+        ksim_hub_port_for_row(p->pe, kt_header_get(f).dst.y) == p->index)
         return f;
     p->out_from = OUT_INJECT;
     if (!ksim_fifo_empty(&p->inject))
@@ -181,6 +210,7 @@ static void port_out_pop(void *ep)
     ksim_memport *p = ep;
     switch (p->out_from) {
     case OUT_AGENT: ksim_orch_out_pop(p->orch); break;
+    case OUT_PROCESSOR: p->pe->ops->out_pop(p->pe->ep); break;
     case OUT_INJECT: ksim_fifo_pop(&p->inject); break;
     case OUT_ENGINE: ksim_fifo_pop(&p->out); break;
     }
@@ -326,6 +356,8 @@ static void port_tick(void *ep, uint64_t cycle)
 {
     ksim_memport *p = ep;
     p->cycle = cycle;
+    if (p->pe && p->index == 0 && p->pe->ops->tick)
+        p->pe->ops->tick(p->pe->ep, cycle);
     step_read(p);
     if (p->rd.active || !ksim_fifo_ready(&p->intake, cycle))
         return; /* one request at a time, in order */

@@ -62,6 +62,8 @@ struct ktsim {
     ksim_rv64c *rv64;                 /* CPU_RV64 = 1 */
     uint64_t rv64_lost[RV64_W_COUNT]; /* writes lost to a same-cycle collision, per window */
     ksim_trace *trace;                /* NPUKIT_TRACE: this machine's trace process, or NULL */
+    ksim_hub_client processor;        /* the unit at (0,0), a client of the node's ports */
+    ksim_xform_bank *bank;            /* the mover's transform bank, or NULL */
 };
 
 static void sim_fault(void *user, const char *msg)
@@ -462,6 +464,7 @@ static npk_status add_agent_mover(ktsim *s)
     if (!(s->mover = ksim_mover_create(&mem, sim_fault, s)))
         return npk_fail(NPK_ENOMEM, "simulator: out of memory (mover)");
     ksim_mover_set_trace(s->mover, ksim_trace_track(s->trace, "mover"));
+    s->bank = ksim_mover_bank(s->mover);
     ktsim_aux_client c = {"mover",          0x00, KT_MV_AUX_LIMIT - 1, agent_mover_cfg,
                           agent_mover_stat, NULL, agent_mover_tick,    s->mover};
     npk_status st = ktsim_add_aux_client(s, &c);
@@ -630,13 +633,55 @@ static void rv32_mover_cfg(void *ctx, uint8_t off, uint64_t v)
 }
 static uint64_t rv32_mover_stat(void *ctx) { return ksim_orch_aux_stat(((ktsim *)ctx)->orch); }
 
-/* The machine's rv32 units get the rest of their node. The transform occupants have no
- * registers in the model, so their range reads zero (NULL hooks). */
+void ktsim_set_xform_bank(ktsim *s, ksim_xform_bank *b) { s->bank = b; }
+
+/* The occupants' registers are the transform bank's (xform_bank.h); with no bank nothing answers
+ * there. */
+static bool rv32_occ_read(void *ctx, unsigned id, uint8_t reg, uint32_t *value)
+{
+    const ktsim *s = ctx;
+    if (!s->bank)
+        return false;
+    *value = ksim_xform_bank_read(s->bank, id, reg);
+    return true;
+}
+static bool rv32_occ_write(void *ctx, unsigned id, uint8_t reg, uint32_t value)
+{
+    ktsim *s = ctx;
+    if (!s->bank)
+        return false;
+    ksim_xform_bank_write(s->bank, id, reg, value);
+    return true;
+}
+static uint8_t rv32_occ_fault(void *ctx)
+{
+    const ktsim *s = ctx;
+    return s->bank ? s->bank->fault : 0;
+}
+
+/* DRAM behind the processor's L1: this mesh's, at offset addr[30:0] (upstream's DRAM_BASE 0). */
+static bool rv32_dram_read(void *ctx, uint64_t offset, uint8_t line[KSIM_RV32_L1_LINE])
+{
+    return ktsim_dram_read(ctx, offset, line, KSIM_RV32_L1_LINE) == NPK_OK;
+}
+static bool rv32_dram_write(void *ctx, uint64_t offset, const uint8_t line[KSIM_RV32_L1_LINE])
+{
+    return ktsim_dram_write(ctx, offset, line, KSIM_RV32_L1_LINE) == NPK_OK;
+}
+
+/* The machine's rv32 units get the rest of their node. */
 static void wire_rv32(ktsim *s, ksim_shell *sh)
 {
     if (ksim_shell_ops(sh) != &ksim_unit_rv32)
         return;
-    ksim_rv32_side side = {s, rv32_mover_cfg, rv32_mover_stat, NULL, NULL, NULL};
+    ksim_rv32_side side = {s,
+                           rv32_mover_cfg,
+                           rv32_mover_stat,
+                           rv32_occ_read,
+                           rv32_occ_write,
+                           rv32_occ_fault,
+                           rv32_dram_read,
+                           rv32_dram_write};
     ksim_rv32c_set_side(ksim_shell_unit(sh), &side);
 }
 
@@ -652,6 +697,28 @@ ksim_rv32c *ktsim_rv32(ktsim *s, kt_coord at)
 struct ksim_rv64c *ktsim_rv64(ktsim *s) { return s->rv64; }
 uint64_t ktsim_rv64_ilink_lost(const ktsim *s) { return s->rv64_lost[RV64_W_ILINK]; }
 uint64_t ktsim_rv64_mover_host_lost(const ktsim *s) { return s->rv64_lost[RV64_W_MOVER]; }
+
+/* (0,0) is the system node's processor coordinate (control-registers §6, upstream sn_hub): a
+ * corner, which touches no router, so the unit there is a client of the node's memory ports and
+ * not a mesh endpoint (memport.h). Only the control processor sits there. */
+static const kt_coord processor_at = {0, 0};
+
+static npk_status attach_processor(ktsim *s, ksim_shell *sh)
+{
+    if (ksim_shell_ops(sh) != &ksim_unit_rv32)
+        return npk_fail(NPK_EINVAL,
+                        "unit at (0,0) is of kind '%s': (0,0) is the system node's own coordinate, "
+                        "where only the control processor (kind rv32) answers",
+                        ksim_shell_ops(sh)->kind);
+    if (s->processor.ops)
+        return npk_fail(NPK_EINVAL, "two endpoints at (0,0)");
+    s->processor = (ksim_hub_client){&ksim_shell_endpoint, sh, {0}, s->cfg.n_mem_ports};
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        s->processor.port_row[i] = s->cfg.mem_port[i].y;
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        ksim_memport_set_processor(s->ports[i], &s->processor, i);
+    return NPK_OK;
+}
 
 npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
 {
@@ -727,7 +794,9 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
         }
         s->shells[s->n_shells++] = sh;
         wire_rv32(s, sh);
-        if ((st = ksim_mesh_attach(s->mesh, u.at, &ksim_shell_endpoint, sh))) {
+        if ((st = kt_coord_eq(u.at, processor_at) ? attach_processor(s, sh)
+                                                   : ksim_mesh_attach(s->mesh, u.at,
+                                                                      &ksim_shell_endpoint, sh))) {
             ktsim_destroy(s);
             return st;
         }
