@@ -13,6 +13,13 @@ uint64_t npk_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t npk_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 double npk_now_ms(void) { return (double)npk_now_ns() / 1e6; }
 
 static int cmp_double(const void *a, const void *b)

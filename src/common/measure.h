@@ -13,6 +13,9 @@ extern "C" {
 
 /* Nanoseconds of CLOCK_MONOTONIC. */
 uint64_t npk_now_ns(void);
+/* Nanoseconds of CPU time this process has used (all its threads): on a loaded machine the
+ * figure that does not count time spent waiting for a core. */
+uint64_t npk_cpu_ns(void);
 /* Milliseconds of the same clock. */
 double npk_now_ms(void);
 /* Median of v[0..n) (sorts v in place); 0 for n == 0. */
