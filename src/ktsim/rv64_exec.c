@@ -250,6 +250,8 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
     const ksim_rv64_insn *const dec = c->dec;
     const uint64_t spad_base = c->cfg.spad_base, imem_bytes = c->imem_bytes;
     const uint32_t spad_bytes = c->spad_bytes;
+    /* The scratchpad's size in units of each access width (SPAD_OK). */
+    const uint64_t spad_units[4] = {spad_bytes, spad_bytes >> 1, spad_bytes >> 2, spad_bytes >> 3};
     const uint32_t taken = c->cfg.costs.cycles[KSIM_RV64_TAKEN];
     const uint32_t ctrl_cost = c->cfg.costs.cycles[KSIM_RV64_CTRL];
     uint64_t pc = c->pc, cycles = c->cycles, retired = c->retired;
@@ -287,23 +289,23 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
         cycles += in->cycles;                                                                      \
         goto *in->handler;                                                                         \
     } while (0)
-/* The end of an instruction that continues at next. When the budget, cycle limit, interrupt
- * state and fetch range allow it, go straight to the next instruction and, when its whole
- * straight run fits the budget and the cycle limit, start that run (retiring and budgeting it up
- * front); otherwise back to the loop, which checks each of them on its own. Each handler has its
- * own copy, so each has its own indirect jump for the host to predict. */
+/* The end of an instruction that continues at next. When the next instruction's whole straight
+ * run fits the budget and the cycle limit, no interrupt is pending and it is in the instruction
+ * memory, start that run (retiring and budgeting it up front) and jump straight to it;
+ * otherwise back to the loop, which checks an instruction at a time. Each handler has its own
+ * copy, so each has its own indirect jump for the host to predict. */
 #define DONE_TO_NEXT                                                                               \
     {                                                                                              \
         retired++;                                                                                 \
-        if (max_insns > 1 && cycles < cycle_limit && !c->irq_ready && next < imem_bytes) {        \
-            max_insns--;                                                                           \
-            in = run_end = &dec[next >> 2];                                                        \
-            if (in->run <= max_insns && cycle_limit - cycles > in->run_cycles) {                  \
-                run_end += in->run - 1u;                                                           \
-                retired += in->run - 1u;                                                           \
-                max_insns -= in->run - 1u;                                                         \
+        if (next < imem_bytes && !c->irq_ready && cycles < cycle_limit) {                         \
+            const ksim_rv64_insn *to = &dec[next >> 2];                                            \
+            if (to->run < max_insns && cycle_limit - cycles > to->run_cycles) {                   \
+                in = to;                                                                           \
+                run_end = to + (to->run - 1u);                                                     \
+                retired += to->run - 1u;                                                           \
+                max_insns -= to->run;                                                              \
+                DISPATCH();                                                                        \
             }                                                                                      \
-            DISPATCH();                                                                            \
         }                                                                                          \
         pc = next;                                                                                 \
         continue;                                                                                  \
@@ -337,7 +339,7 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
  * 8-aligned): in range and naturally aligned, tested with one compare. Rotating the low bits
  * to the top turns a misaligned offset into one far beyond any scratchpad. */
 #define SPAD_OK(off, lg)                                                                           \
-    ((((off) >> (lg)) | ((off) << ((64 - (lg)) & 63))) < (uint64_t)(spad_bytes >> (lg)))
+    ((((off) >> (lg)) | ((off) << ((64 - (lg)) & 63))) < spad_units[lg])
 
 #if KSIM_RV64_THREADED
     /* Every operation's handler, for the dispatch at the end of each (THREADED below). */
