@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The RV64 core's executor: memories, reset, and the run loop.
  *
- * Speed comes from four choices: the instruction memory is decoded once per host write (fetch
- * is an array index), the loop keeps pc and the counters in locals and writes them back only
- * when it leaves the fast path (a CSR, a trap, a control-region access), the scratchpad is a
- * flat byte array tested with one unsigned compare per access, and each handler dispatches the
- * next instruction itself where the compiler allows (KSIM_RV64_THREADED) — inside a straight run
- * (ksim_rv64_insn.run) without re-testing the budget, cycle limit, interrupts or fetch range. */
+ * Speed comes from these choices: the instruction memory is decoded once per host write (fetch
+ * is an array index), the loop keeps the counters in locals and writes them back only when it
+ * leaves the fast path (a CSR, a trap, a control-region access), the scratchpad is a flat byte
+ * array tested with one unsigned compare per access, and each handler dispatches the next
+ * instruction itself where the compiler allows (KSIM_RV64_THREADED) — inside a straight run
+ * (ksim_rv64_insn.run) without re-testing the budget, cycle limit, interrupts or fetch range,
+ * with the run's instructions retired up front and the pc implied by the decoded slot. */
 #include <stdlib.h>
 #include <string.h>
 
