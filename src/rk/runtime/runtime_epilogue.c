@@ -133,7 +133,7 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
     npk_rk_job_task jt[1 + NPK_RK_EPILOGUE_MAX];
     memset(jt, 0, sizeof jt);
     if (s == NPK_OK)
-        s = npk_rk_task_matmul(rt, w, &f->a, mode, f->plan.req.a_pitch, t, 0, NPK_PREC_FP16,
+        s = npk_rk_task_matmul(rt, w, &f->a, mode, f->plan.req.a_pitch, t, 0, 0, NPK_PREC_FP16,
                                b->output.iova, &jt[0].mm, st);
     uint64_t t0 = npk_now_ns();
     for (uint32_t i = 0; s == NPK_OK && i < steps; i++)
