@@ -33,10 +33,12 @@ typedef struct npk_rk_mm_run_item {
     uint32_t a_pitch; /* the plan's feature row pitch (0: the mode's own) */
     void *c;
     float *scratch;
+    bool copies; /* tasks copy their outputs into C (one K slice; C not zeroed) */
     npk_rk_stats *st;
 } npk_rk_mm_run_item;
 
-/* Set up item it for C [M][N] = A . w in `out` (zeroes C, or allocates the scratch); end it
+/* Set up item it for C [M][N] = A . w in `out` (zeroes C unless the tasks copy into it, or
+ * allocates the scratch); end it
  * (ok: narrow the scratch into C) and free what begin allocated. */
 npk_status npk_rk_mm_item_begin(const npk_rk_weights *w, uint32_t m, const void *a, npk_rk_prec out,
                                 void *c, npk_rk_mm_run_item *it);
