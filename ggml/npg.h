@@ -16,7 +16,7 @@
  *   npg_conv.c      CONV_2D through the runtime's fp16 convolution;
  *   npg_cpu.c       the nodes of a graph the device does not compute, on ggml's CPU backend;
  *   npg_scratch.c   the calls' scratch memory, kept from call to call;
- *   npg_int8.c      the int8 form's activation digits and its sums scaled back (SIMD);
+ *   npg_act.c      the int8 form's activation digits and its sums scaled back (SIMD);
  *   npg_backend.c   registry, devices, backend streams and graph_compute. */
 #ifndef NPUKIT_GGML_NPG_H
 #define NPUKIT_GGML_NPG_H
@@ -29,7 +29,7 @@
 #include "ggml-backend-impl.h"
 #include "ggml-npukit.h"
 #include "ggml.h"
-#include "npg_int8.h"
+#include "npg_act.h"
 #include "npukit/rk.h"
 
 #define NPG_MAX_DEVICES 4

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The int8 row form's host arithmetic (npg_int8.c): a row of activations as int8 digits with
- * one scale, and the NPU's exact int32 sums scaled back to floats. Plain C with no ggml types,
- * so a test can build it alone. Each has a vector body (SSE2 on x86-64) and the scalar one it
- * must match bit for bit (the _scalar forms, kept as the reference; other targets use them). */
-#ifndef NPUKIT_GGML_NPG_INT8_H
-#define NPUKIT_GGML_NPG_INT8_H
+/* The host arithmetic over every activation element of a call (npg_act.c): the fp16 form's
+ * range check, and the int8 row form's digits (a row as int8 with one scale) and its exact
+ * int32 sums scaled back to floats. Plain C with no ggml types, so a test can build it alone. Each
+ * has a vector body (SSE2 on x86-64) and the scalar one it must match bit for bit (the _scalar
+ * forms, kept as the reference; other targets use them). */
+#ifndef NPUKIT_GGML_NPG_ACT_H
+#define NPUKIT_GGML_NPG_ACT_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +19,11 @@
 /* The second digit's unit: half of int8's range per half step of the first digit, so that the
  * first digit's rounding error (at most s / 2) fits in -127..127 second-digit units. */
 #define NPG_DIGIT2 254.0f
+
+/* Whether a finite value of x (K floats) has a magnitude above `limit` (NaN and infinities are
+ * passed over: fp16 holds them). */
+bool npg_finite_above(const float *x, int64_t k, float limit);
+bool npg_finite_above_scalar(const float *x, int64_t k, float limit);
 
 /* x (K finite floats) as int8 q with one scale: x ~ scale * q, |q| <= 127; false when a value
  * is not finite, or all are so small (largest below 1e-30, not 0) that the inverse scales

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The ggml backend's int8 row form arithmetic (ggml/npg_int8.c), built here on its own (it
- * needs no ggml tree): the vector bodies give the scalar reference's bits exactly (every tail
- * length, unaligned rows, edge values), and both do what the form says: x ~ s (q1 + q2 / 254)
+/* The ggml backend's activation arithmetic (ggml/npg_act.c), built here on its own (it needs
+ * no ggml tree): the vector bodies give the scalar reference's results exactly (every tail
+ * length, unaligned rows, edge values), and both do what they say: the fp16 range check finds
+ * exactly the finite values beyond 65504; the int8 form's x ~ s (q1 + q2 / 254)
  * within a second-digit step, |q| <= 127, rows with a value that is not finite or all below
  * 1e-30 refused; the sums scaled back within float rounding of the exact value. */
 #include <math.h>
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../ggml/npg_int8.c"
+#include "../ggml/npg_act.c"
 
 static int failures;
 
@@ -152,15 +153,42 @@ static void test_rescale(void)
         }
 }
 
+/* The fp16 range check: one value placed at every position of rows of every tail length. */
+static void test_finite_above(void)
+{
+    static float buf[80];
+    const float limit = 65504.0f;
+    const struct {
+        float v;
+        bool above;
+    } probe[] = {{65504.0f, false}, {-65504.0f, false}, {65504.004f, true}, {-1e30f, true},
+                 {3.4e38f, true},   {INFINITY, false},  {-INFINITY, false}, {NAN, false},
+                 {0.0f, false},     {-0.0f, false},     {1e-45f, false}};
+    for (int64_t k = 0; k <= 41; k++)
+        for (size_t p = 0; p < sizeof probe / sizeof probe[0]; p++)
+            for (int64_t at = 0; at < k || (k == 0 && at == 0); at++) {
+                for (int64_t i = 0; i < k; i++)
+                    buf[1 + i] = uniform() * limit;
+                if (k)
+                    buf[1 + at] = probe[p].v;
+                const bool want = k > 0 && probe[p].above;
+                CHECK(npg_finite_above(buf + 1, k, limit) == want &&
+                          npg_finite_above_scalar(buf + 1, k, limit) == want,
+                      "range check of %g at %lld of %lld: want %d", (double)probe[p].v,
+                      (long long)at, (long long)k, want);
+            }
+}
+
 int main(void)
 {
+    test_finite_above();
     test_digits();
     test_rescale();
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
         return 1;
     }
-    printf("ggml int8 form: vector and scalar bodies agree (%s)\n",
+    printf("ggml activation arithmetic: vector and scalar bodies agree (%s)\n",
            NPG_INT8_SSE2 ? "SSE2" : "scalar only on this target");
     return 0;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The int8 row form's host arithmetic (npg_int8.h). Every token of a call is quantised and every
- * result scaled back at each call: at M = 128, K = N = 4096 that is half a million elements each
- * way, which scalar code took milliseconds over, a large share of the host's work per call.
+/* The activations' host arithmetic (npg_act.h). Every activation of a call is range-checked or
+ * quantised, and every int8 result scaled back, at each call: at M = 128, K = N = 4096 that is
+ * half a million elements each way, which scalar code took milliseconds over (the range check's
+ * loop, a conditional maximum, is one the compiler does not vectorise without fast-math), a
+ * large share of the host's work per call.
  *
  * The vector bodies compute exactly what the scalar ones do, in the same order, so the results
  * are the same bits:
@@ -15,11 +17,12 @@
  *     which contracts no a * b + c into a fused multiply-add, and the vector code names no FMA);
  *   - the sums are scaled back through double as the scalar code does: int32 to double is exact,
  *     the division by 254 and the sum round once each, then to float.
- * test_ggml_int8 holds them equal on random rows, every tail length and the edge values. */
+ * test_ggml_act holds them equal on random rows, every tail length and the edge values. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
-#include "npg_int8.h"
+#include "npg_act.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -29,6 +32,14 @@
 #endif
 
 /* ---- the scalar forms: the reference ------------------------------------------------------ */
+
+bool npg_finite_above_scalar(const float *x, int64_t k, float limit)
+{
+    for (int64_t i = 0; i < k; i++)
+        if (isfinite(x[i]) && fabsf(x[i]) > limit)
+            return true;
+    return false;
+}
 
 /* The row's largest magnitude; false when a value is not finite or the row is all tiny. */
 static bool row_amax_scalar(const float *x, int64_t k, float *amax_out)
@@ -131,6 +142,20 @@ static bool row_amax(const float *x, int64_t k, float *amax_out)
     return !(amax > 0 && amax < NPG_INT8_MIN_AMAX);
 }
 
+bool npg_finite_above(const float *x, int64_t k, float limit)
+{
+    const __m128 magnitude = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+    const __m128 lim = _mm_set1_ps(limit), max_finite = _mm_set1_ps(FLT_MAX);
+    __m128 above = _mm_setzero_ps();
+    int64_t i = 0;
+    for (; i + 4 <= k; i += 4) {
+        const __m128 a = _mm_and_ps(_mm_loadu_ps(x + i), magnitude);
+        /* a NaN compares false both ways; an infinity is above FLT_MAX */
+        above = _mm_or_ps(above, _mm_and_ps(_mm_cmpgt_ps(a, lim), _mm_cmple_ps(a, max_finite)));
+    }
+    return _mm_movemask_ps(above) || npg_finite_above_scalar(x + i, k - i, limit);
+}
+
 /* Eight values as int16 lanes, rounded to nearest even and clamped to -127..127. */
 static __m128i round_clamp8(__m128 lo, __m128 hi)
 {
@@ -208,6 +233,11 @@ void npg_int8_rescale_row(const void *p1, const void *p2, size_t n, float a_scal
     rescale_tail(p1, p2, j, n, a_scale, w_scale, out);
 }
 #else /* no vector body here: the scalar forms */
+bool npg_finite_above(const float *x, int64_t k, float limit)
+{
+    return npg_finite_above_scalar(x, k, limit);
+}
+
 bool npg_quantise_row(const float *x, int64_t k, int8_t *q, float *scale)
 {
     return npg_quantise_row_scalar(x, k, q, scale);
