@@ -150,7 +150,8 @@ foreach(front sim sim-rocket)
 endforeach()
 
 # POOL_2D on both front ends: max on the PDP (rknpu only: the rocket kernel never waits for its
-# interrupt), an average of a power-of-two window on the PDP or, on rocket, as a depthwise conv.
+# interrupt), an average of a power-of-two window on the PDP or, on rocket, as a depthwise conv,
+# any other average as window sums on the conv path (both kernels).
 foreach(front sim sim-rocket)
   string(REPLACE "-" "_" tag ${front})
   add_test(NAME ggml_backend_ops_POOL_2D_${tag}

@@ -7,9 +7,11 @@
  *     a row spanning 1e5 (beyond fp16's range as it is, within it once shifted by its
  *     maximum): both on the device (npu_elementwise counts them; none on the host), NMSE below ggml's 1e-6;
  *   - POOL_2D: a 4x4 average with stride 4 and a 2x2 average with padding on a 33x20 plane of
- *     two images, 5 channels (the power-of-two windows the backend takes on both front ends),
- *     on the device (npu_pooling), NMSE below ggml's 1e-7; and a max pool of a source holding
- *     1e6 (beyond fp16's range): on the host (host_pooling), exactly ggml's result;
+ *     two images, 5 channels (power-of-two windows: the PDP), a 3x3 average with padding and
+ *     a 1x3 one padded past its width (window sums), on the device (npu_pooling), NMSE below
+ *     ggml's 1e-7; a 3x3 average of a source holding 1e4 (its window sums pass fp16's range)
+ *     and a max pool of a source holding 1e6 (beyond fp16's range): on the host
+ *     (host_pooling), exactly ggml's result;
  *   - CONV_2D: a padded 3x3 conv of a contiguous input and of a channel-first input permuted
  *     into ggml's order (a strided view), on the device (npu_convs), NMSE below ggml's 5e-4;
  *     and of an input holding 1e6: on the host (host_convs), in double.
@@ -144,6 +146,17 @@ static struct ggml_tensor *avg_2x2_padded(struct ggml_context *c, struct ggml_te
     return ggml_pool_2d(c, x, GGML_OP_POOL_AVG, 2, 2, 1, 2, 1, 1);
 }
 
+static struct ggml_tensor *avg_3x3_padded(struct ggml_context *c, struct ggml_tensor *x)
+{
+    return ggml_pool_2d(c, x, GGML_OP_POOL_AVG, 3, 3, 1, 1, 1, 1);
+}
+
+/* a 1-wide kernel padded by 1 left and right (padding the PDP refuses: not below the kernel) */
+static struct ggml_tensor *avg_1x3_padded(struct ggml_context *c, struct ggml_tensor *x)
+{
+    return ggml_pool_2d(c, x, GGML_OP_POOL_AVG, 1, 3, 2, 1, 1, 0);
+}
+
 static struct ggml_tensor *max_3x3(struct ggml_context *c, struct ggml_tensor *x)
 {
     return ggml_pool_2d(c, x, GGML_OP_POOL_MAX, 3, 3, 2, 2, 1, 1);
@@ -213,6 +226,14 @@ static int check_pool(const ctx *t)
                       POOLING, 1, 0);
     fails += check(t, "POOL_2D avg 2x2 stride 1x2 padding 1", avg_2x2_padded, ne, x,
                    34 * 11 * C * B, POOL_TOL, POOLING, 1, 0);
+    /* windows of 9 and 3 cells: window sums split hi + lo (npg_pool.c) */
+    fails += check(t, "POOL_2D avg 3x3 padding 1 (window sums)", avg_3x3_padded, ne, x,
+                   33 * 20 * C * B, POOL_TOL, POOLING, 1, 0);
+    fails += check(t, "POOL_2D avg 1x3 stride 2x1 padding 1x0 (window sums)", avg_1x3_padded,
+                   ne, x, 18 * 18 * C * B, POOL_TOL, POOLING, 1, 0);
+    x[4 * W + 9] = 1e4f; /* within fp16, but a 9-cell sum of it is not: on the host, exactly */
+    fails += check(t, "POOL_2D avg 3x3 of a source holding 1e4", avg_3x3_padded, ne, x,
+                   33 * 20 * C * B, 0.0, POOLING, 0, 1);
     x[7 * W + 3] = 1e6f; /* beyond fp16's range: pooled on the host, exactly */
     fails += check(t, "POOL_2D max 3x3 of a source holding 1e6", max_3x3, ne, x,
                    17 * 10 * C * B, 0.0, POOLING, 0, 1);

@@ -30,10 +30,17 @@ fail=0
 # docs/rk-onnx.md; MaxPool's dilations run as dense pools over sub-sampled phases): both
 # kernels run SDP tasks (rocket's fixed interrupt mask is the DPU's, which an SDP task ends
 # on); rocket never sees the PDP's interrupt, so there MaxPool is unsupported with that reason.
-expect_sdp="Sigmoid=3/0/0 Tanh=3/0/0 HardSigmoid=4/0/0 HardSwish=1/0/0 Softmax=10/0/0"
-expect_sdp="$expect_sdp LeakyRelu=5/0/0 Clip=8/3/0 Add=2/1/0 Mul=4/1/0"
-expect_sim="MaxPool=15/8/0 GlobalMaxPool=2/0/0 $expect_sdp"
-expect_rocket="MaxPool=0/23/0 GlobalMaxPool=0/2/0 $expect_sdp"
+expect_both="Sigmoid=3/0/0 Tanh=3/0/0 HardSigmoid=4/0/0 HardSwish=1/0/0 Softmax=10/0/0"
+expect_both="$expect_both LeakyRelu=5/0/0 Clip=11/0/0 Add=3/0/0 Mul=5/0/0"
+# The integer operators on the int8 conv / matmul engines (asymmetric uint8 and int8 exact,
+# bit for bit); the rescalings are host steps, counted unsupported with that reason.
+expect_both="$expect_both ConvInteger=3/0/0 QLinearConv=1/0/0 MatMulInteger=1/0/0"
+expect_both="$expect_both QLinearMatMul=2/0/0 QuantizeLinear=0/2/0 DequantizeLinear=0/2/0"
+expect_both="$expect_both DynamicQuantizeLinear=0/3/0"
+# 3-D convolutions and pools run on the 2-D engines (docs/rk-onnx.md#3-d-layers).
+expect_both="$expect_both Conv=32/0/0 AveragePool=18/0/0"
+expect_sim="MaxPool=20/3/0 GlobalMaxPool=2/0/0 $expect_both"
+expect_rocket="MaxPool=0/23/0 GlobalMaxPool=0/2/0 $expect_both"
 for dev in sim sim-rocket; do
   args=()
   if [ "$dev" = sim ]; then
@@ -43,6 +50,10 @@ for dev in sim sim-rocket; do
   fi
   out=$(run -m npukit.onnx.suite --data "$data" --device "$dev" "${args[@]}") || fail=1
   echo "$out"
+  for op in QuantizeLinear DequantizeLinear DynamicQuantizeLinear; do
+    grep -E "^  $op +0 " <<< "$out" | grep -qF "a host step" ||
+      { echo "FAILED: $dev: the $op row does not name the host step" >&2; fail=1; }
+  done
   if [ "$dev" = sim-rocket ]; then
     grep -E "^  GlobalMaxPool +0 " <<< "$out" | grep -qF "waits only for the DPU interrupt" ||
       { echo "FAILED: sim-rocket's GlobalMaxPool row does not name the PDP's interrupt" >&2; fail=1; }

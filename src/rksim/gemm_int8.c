@@ -24,7 +24,7 @@
 #endif
 
 enum {
-    NB = 16, /* columns per block */
+    NB = RKSIM_GEMM_BYTES_COLUMNS,
     MR = 8,  /* rows per kernel call */
 };
 
@@ -85,39 +85,13 @@ kernel(const uint8_t *ap, uint32_t k, const uint8_t *blk, const int32_t *sums, f
 }
 #endif
 
-typedef struct job {
-    uint32_t m, n, k;
-    const uint8_t *ap; /* the biased feature, rows padded to a multiple of MR */
-    const uint8_t *kb;
-    float *c;
-} job;
-
-static void blocks(void *ctx, uint32_t lo, uint32_t hi)
-{
-#ifdef GEMM_I8_X86
-    const job *j = ctx;
-    const int32_t *sums = (const int32_t *)(const void *)(j->kb + (size_t)j->k * j->n);
-    for (uint32_t nb = lo; nb < hi; nb++) /* a block (k * 16 bytes) stays in L1 over all rows */
-        for (uint32_t m0 = 0; m0 < j->m; m0 += MR)
-            kernel(j->ap + (size_t)m0 * j->k, j->k, j->kb + (size_t)nb * j->k * NB, sums + nb * NB,
-                   j->c + (size_t)m0 * j->n + nb * NB, j->n, j->m - m0 < MR ? j->m - m0 : MR);
-#else
-    (void)ctx, (void)lo, (void)hi;
-#endif
-}
-
 bool rksim_gemm_i8(uint32_t m, uint32_t n, uint32_t k, const float *a, const uint8_t *kb, float *c)
 {
-    const uint32_t mp = (m + MR - 1) / MR * MR;
-    uint8_t *ap = malloc((size_t)mp * k);
-    if (!ap)
-        return false;
-    for (size_t i = 0; i < (size_t)m * k; i++)
-        ap[i] = (uint8_t)((int)a[i] + 128);
-    memset(ap + (size_t)m * k, 128, (size_t)(mp - m) * k); /* rows of zeros */
-    job j = {m, n, k, ap, kb, c};
-    /* a second thread from about a million products per core on */
-    rksim_split2(blocks, &j, n / NB, (uint64_t)m * n * k >= (1u << 21));
-    free(ap);
-    return true;
+#ifdef GEMM_I8_X86
+    static const rksim_bytes_form form = {128, MR, kernel};
+    return rksim_gemm_bytes(m, n, k, a, kb, c, &form);
+#else
+    (void)m, (void)n, (void)k, (void)a, (void)kb, (void)c;
+    return false; /* never called: rksim_gemm_i8_available() is false here */
+#endif
 }

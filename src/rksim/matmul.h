@@ -111,7 +111,23 @@ const uint8_t *rksim_weights_bytes(rksim *s, const rksim_mm *mm, const uint8_t *
 
 /* The byte kernels' weights: rksim_gemm_bytes_size of them for K x N, blocks of 16 columns,
  * filled a column's K-run of 32 at a time (kt = 0 first) by the dtype's put. */
+enum { RKSIM_GEMM_BYTES_COLUMNS = 16 };
 size_t rksim_gemm_bytes_size(uint32_t k, uint32_t n);
+
+/* One byte kernel call: `rows` rows of the biased feature ap (row stride k) against one block
+ * of 16 columns (blk, their weight sums at sums), results at c with row stride ldc. */
+typedef void rksim_bytes_kernel(const uint8_t *ap, uint32_t k, const uint8_t *blk,
+                                const int32_t *sums, float *c, size_t ldc, unsigned rows);
+/* A byte kernel and its feature form: the feature enters as a + bias (unsigned bytes), in
+ * groups of `rows` rows. */
+typedef struct rksim_bytes_form {
+    uint8_t bias;
+    unsigned rows;
+    rksim_bytes_kernel *kernel;
+} rksim_bytes_form;
+/* C = A . B^T through form's kernel over every block (gemm_bytes.c); false when out of memory. */
+bool rksim_gemm_bytes(uint32_t m, uint32_t n, uint32_t k, const float *a, const uint8_t *kb,
+                      float *c, const rksim_bytes_form *form);
 
 /* int4 GEMM on byte products (gemm_int4.c), when the CPU has AVX2: C[M][N] = A[M][K] .
  * B[N][K]^T exact, as floats, from int4-valued floats A and the weights in the byte form

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 """A small ONNX runner over the RK NPU: python3-onnx reads the model; each node the NPU takes
 (Conv with its folded BatchNormalization and fused Relu/Clip, the pools, element-wise Relu,
-LeakyRelu, Clip, Add, Mul, BatchNormalization, MatMul, Gemm) runs through npukit.rk, the rest
-in numpy, and every step reports where it ran and why, its error against a CPU run of the
+LeakyRelu, Clip, Add, Mul, BatchNormalization, MatMul, Gemm, the LUT activations, Softmax, and
+the integer ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul and QDQ groups around a Conv
+or MatMul) runs through npukit.rk, the rest in numpy, and every step reports where it ran and why, its error against a CPU run of the
 whole model, and the NPU time the device gave (modelled on the simulator).
 
 >>> from npukit import onnx as nox, rk

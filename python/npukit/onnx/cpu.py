@@ -10,6 +10,8 @@ import numpy as np
 
 from .errors import OnnxError
 
+from . import cpu_quant  # (it reads conv from here at call time)
+
 
 def _attr(node, name, default=None):
     return node.attrs.get(name, default)
@@ -52,9 +54,10 @@ def _window_geometry(node, x, kernel):
     return strides, dilations, pads
 
 
-def conv(node, x, w, b=None):
-    x = x.astype(np.float32)
-    w = w.astype(np.float32)
+def conv(node, x, w, b=None, acc=np.float32):
+    """Conv in acc arithmetic: float32, or int64 for the integer convolutions (exact)."""
+    x = x.astype(acc)
+    w = w.astype(acc)
     kernel = list(w.shape[2:])
     strides, dil, pads = _window_geometry(node, x, kernel)
     g = int(_attr(node, "group", 1))
@@ -69,7 +72,7 @@ def conv(node, x, w, b=None):
     if min(out_sp) < 1:
         raise OnnxError(f"node {node.name!r} (Conv): kernel {kernel} (dilations {dil}) larger "
                         f"than the padded input {list(xp.shape[2:])}")
-    y = np.zeros([n, o] + out_sp, np.float32)
+    y = np.zeros([n, o] + out_sp, acc)
     cg, og = c // g, o // g
     for idx in np.ndindex(*kernel):
         sl = tuple(slice(idx[i] * dil[i], idx[i] * dil[i] + (out_sp[i] - 1) * strides[i] + 1,
@@ -80,7 +83,7 @@ def conv(node, x, w, b=None):
             y[:, gi * og:(gi + 1) * og] += np.einsum(
                 "nc...,oc->no...", patch[:, gi * cg:(gi + 1) * cg], wk)
     if b is not None:
-        y += b.astype(np.float32).reshape([1, o] + [1] * rank)
+        y += b.astype(acc).reshape([1, o] + [1] * rank)
     return y
 
 
@@ -238,9 +241,12 @@ def _run(node, inputs, opset):
         return [x.reshape(shape)]
     if op == "Identity":
         return [x]
+    if op in cpu_quant.QUANT_OPS:
+        return cpu_quant.run(node, inputs)
     raise OnnxError(f"node {node.name!r}: operator {op} has no CPU implementation here")
 
 
-CPU_OPS = {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Relu",
-           "LeakyRelu", "Clip", "Add", "Mul", "MatMul", "Gemm", "BatchNormalization", "Sigmoid",
-           "Tanh", "HardSigmoid", "HardSwish", "Softmax", "Flatten", "Reshape", "Identity"}
+CPU_OPS = cpu_quant.QUANT_OPS | {
+    "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Relu", "LeakyRelu",
+    "Clip", "Add", "Mul", "MatMul", "Gemm", "BatchNormalization", "Sigmoid", "Tanh",
+    "HardSigmoid", "HardSwish", "Softmax", "Flatten", "Reshape", "Identity"}

@@ -2,6 +2,7 @@
 """The ONNX runner's errors."""
 from __future__ import annotations
 
+from .. import errors as npk_errors
 from ..errors import BadArgument
 
 
@@ -13,3 +14,12 @@ class OnnxError(BadArgument):
 class Unsupported(Exception):
     """The NPU does not take this node as given; the message names the operator and the
     attribute or value (the node then runs on the CPU, counted as such)."""
+
+
+def library_call(call, what):
+    """Run a library call; its refusals (a limit, a kernel that cannot run the engine) make
+    the node a CPU node, named."""
+    try:
+        return call()
+    except (npk_errors.LimitError, npk_errors.BadArgument) as e:
+        raise Unsupported(f"{what}: {e}") from e

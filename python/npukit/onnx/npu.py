@@ -10,9 +10,9 @@ import dataclasses
 
 import numpy as np
 
-from .. import errors as npk_errors
-from . import cpu, pool_dilated
-from .errors import Unsupported
+from . import cpu, npu_quant, pool_dilated, volume
+from .errors import Unsupported, library_call
+from .stats import combined
 
 FP16_MAX = 65504.0
 
@@ -29,13 +29,20 @@ def _f16(x, what):
     return np.ascontiguousarray(x, np.float16)
 
 
-def _library(call, what):
-    """Run a library call; its refusals (a limit, a kernel that cannot run the engine) make
-    the node a CPU node, named."""
-    try:
-        return call()
-    except (npk_errors.LimitError, npk_errors.BadArgument) as e:
-        raise Unsupported(f"{what}: {e}") from e
+# The largest integer magnitude fp16 holds with every integer below it: 2^11.
+FP16_EXACT_INT = 2048
+
+
+def _f16_order(x, what):
+    """x for an operation that only orders values (max, min pooling): a float tensor as _f16
+    makes it, or an integer one whose values fp16 holds exactly (|v| <= 2048), so the result
+    converts back to x's dtype without change."""
+    if x.dtype.kind not in "iu":
+        return _f16(x, what)
+    if x.size and np.max(np.abs(x.astype(np.int64))) > FP16_EXACT_INT:
+        raise Unsupported(f"{what}: dtype {x.dtype} with a value past {FP16_EXACT_INT} (fp16 "
+                          "holds every integer only up to there)")
+    return np.ascontiguousarray(x, np.float16)
 
 
 def _as_2d_spatial(node, x, kernel_rank):
@@ -57,29 +64,36 @@ def conv(rt, node, inputs, act=("none", 0.0)):
     strides = list(_attr(node, "strides", [1] * rank))
     dil = list(_attr(node, "dilations", [1] * rank))
     pads = cpu.spatial_pads(node, x.shape[2:], kernel, strides, dil)
+    bias = None if b is None else np.ascontiguousarray(b, np.float32)
+    groups = int(_attr(node, "group", 1))
+    if rank == 3 and x.ndim == 5:  # the depth unfolded into the 2-D conv's channels
+        y = volume.conv3d(rt, _f16(x, "Conv input"), _f16(w, "Conv weights"), bias, strides,
+                          dil, pads, groups, act)
+        return [y.astype(np.float32)]
     x4 = _as_2d_spatial(node, _f16(x, "Conv input"), rank)
     w4 = _as_2d_spatial(node, _f16(w, "Conv weights"), rank)
     s2 = tuple(strides) if rank == 2 else (1, strides[0])
     d2 = tuple(dil) if rank == 2 else (1, dil[0])
-    bias = None if b is None else np.ascontiguousarray(b, np.float32)
-    y = _library(lambda: rt.conv2d(x4, w4, bias, stride=s2, pads=_pad4(pads, rank), dilation=d2,
-                                   groups=int(_attr(node, "group", 1)), act=act[0],
-                                   act_max=act[1]), "Conv")
+    y = library_call(lambda: rt.conv2d(x4, w4, bias, stride=s2, pads=_pad4(pads, rank),
+                                       dilation=d2, groups=groups, act=act[0], act_max=act[1]),
+                     "Conv")
     return [(y if rank == 2 else y[:, :, 0, :]).astype(np.float32)]
 
 
 def _pool(rt, node, x, method, global_pool=False):
-    if x.ndim not in (3, 4):
-        raise Unsupported(f"{node.op}: input rank {x.ndim} (the PDP is 2-D)")
+    if x.ndim not in (3, 4, 5):
+        raise Unsupported(f"{node.op}: input rank {x.ndim} (1-D, 2-D or 3-D pools)")
     if len(node.outputs) > 1 and node.outputs[1]:
         raise Unsupported(f"{node.op}: the Indices output")
-    x4 = _f16(x, f"{node.op} input")
+    out_dtype = x.dtype if method == "max" and x.dtype.kind in "iu" else np.float32
+    x4 = (_f16_order if method == "max" else _f16)(x, f"{node.op} input")
     if x.ndim == 3:
         x4 = x4[:, :, None, :]
-    if global_pool:
-        y = _library(lambda: rt.pool2d(np.ascontiguousarray(x4), method, global_pool=True),
-                     node.op)
-        return [(y if x.ndim == 4 else y[:, :, 0, :]).astype(np.float32)]
+    if global_pool:  # a 3-D volume as a [D][H*W] plane: the same cells
+        xg = x4.reshape(x4.shape[:3] + (-1,)) if x.ndim == 5 else x4
+        y = library_call(lambda: rt.pool2d(np.ascontiguousarray(xg), method, global_pool=True),
+                         node.op)
+        return [y.reshape(x.shape[:2] + (1,) * (x.ndim - 2)).astype(out_dtype)]
     kernel = list(_attr(node, "kernel_shape", []))
     rank = len(kernel)
     if rank != x.ndim - 2:
@@ -99,16 +113,22 @@ def _pool(rt, node, x, method, global_pool=False):
             if extra > 0 and method == "avg" and include:
                 raise Unsupported(f"{node.op}: ceil_mode with count_include_pad")
             pads[i + rank] += max(0, extra)
+    if rank == 3:  # separable: the (h, w) windows of every depth slice, then the depth
+        if dil != [1, 1, 1]:
+            raise Unsupported(f"{node.op}: dilations {dil} of a 3-D pool")
+        return [volume.pool3d(rt, x4, method, kernel, strides, pads,
+                              bool(include)).astype(out_dtype)]
     two = (lambda v, one: tuple(v) if rank == 2 else (one, v[0]))  # noqa: E731
     k2, s2, d2 = two(kernel, 1), two(strides, 1), two(dil, 1)
     if d2 != (1, 1):  # no dilation field in the PDP: dense pools over sub-sampled phases
-        y = _library(lambda: pool_dilated.pool(rt, x4, method, k2, s2, d2, _pad4(pads, rank),
-                                               bool(include)), f"{node.op} (dilations {dil})")
+        y = library_call(lambda: pool_dilated.pool(rt, x4, method, k2, s2, d2,
+                                                   _pad4(pads, rank), bool(include)),
+                         f"{node.op} (dilations {dil})")
     else:
-        y = _library(lambda: rt.pool2d(np.ascontiguousarray(x4), method, k2, s2,
-                                       _pad4(pads, rank), count_include_pad=bool(include)),
-                     node.op)
-    return [(y if rank == 2 else y[:, :, 0, :]).astype(np.float32)]
+        y = library_call(lambda: rt.pool2d(np.ascontiguousarray(x4), method, k2, s2,
+                                           _pad4(pads, rank), count_include_pad=bool(include)),
+                         node.op)
+    return [(y if rank == 2 else y[:, :, 0, :]).astype(out_dtype)]
 
 
 def _rows(x):
@@ -116,10 +136,11 @@ def _rows(x):
 
 
 def _ew_vec(rt, op, x16, value, what):
-    """x op value (a scalar broadcast per channel) on the SDP."""
+    """x op value (a scalar broadcast per channel) on the SDP, in x's dtype."""
     r = _rows(x16)
-    vec = np.full(r.shape[1], value, np.float16)
-    return _library(lambda: rt.ew(op, np.ascontiguousarray(r), vec), what).reshape(x16.shape)
+    vec = np.full(r.shape[1], value, x16.dtype)
+    y = library_call(lambda: rt.ew(op, np.ascontiguousarray(r), vec), what)
+    return y.reshape(x16.shape)
 
 
 def _channelwise(rt, x16, scale, shift, act, what):
@@ -131,7 +152,7 @@ def _channelwise(rt, x16, scale, shift, act, what):
     x4 = np.ascontiguousarray(x16.reshape(n, c, 1, -1) if x16.ndim != 4 else x16)
     w = _f16(np.asarray(scale, np.float32).reshape(c, 1, 1, 1), f"{what} scale")
     b = np.ascontiguousarray(np.asarray(shift, np.float32).reshape(c))
-    y = _library(lambda: rt.conv2d(x4, w, b, groups=c, act=act[0], act_max=act[1]), what)
+    y = library_call(lambda: rt.conv2d(x4, w, b, groups=c, act=act[0], act_max=act[1]), what)
     return y.reshape(x16.shape)
 
 
@@ -143,6 +164,8 @@ def _clamp_conv(rt, x16, act, what):
 
 
 def relu(rt, node, inputs):
+    if inputs[0].dtype in (np.int8, np.int16):  # the SDP's integer max, exact
+        return [_ew_vec(rt, "max", np.ascontiguousarray(inputs[0]), 0, "Relu")]
     x16 = _f16(inputs[0], "Relu input")
     try:
         y = _ew_vec(rt, "max", x16, 0.0, "Relu")
@@ -156,12 +179,19 @@ def leaky_relu(rt, node, inputs):
     x16 = _f16(inputs[0], "LeakyRelu input")
     t = _ew_vec(rt, "mul", x16, a, "LeakyRelu")
     # x >= 0 keeps x, x < 0 gives a*x: the larger of the two for a <= 1, the smaller above
-    y = _library(lambda: rt.ew("max" if a <= 1 else "min", _rows(x16), _rows(t)), "LeakyRelu")
+    y = library_call(lambda: rt.ew("max" if a <= 1 else "min", _rows(x16), _rows(t)),
+                     "LeakyRelu")
     return [y.reshape(x16.shape).astype(np.float32)]
 
 
 def clip(rt, node, inputs, opset):
     lo, hi = cpu.clip_bounds(node, inputs, opset)
+    if inputs[0].dtype in (np.int8, np.int16):  # the SDP's integer max / min, exact
+        y = np.ascontiguousarray(inputs[0])
+        for op, v in (("max", lo), ("min", hi)):
+            if np.isfinite(v):
+                y = _ew_vec(rt, op, y, int(v), "Clip")
+        return [y]
     y = _f16(inputs[0], "Clip input")
     if lo == 0 and hi >= 0 and (np.isinf(hi) or hi <= FP16_MAX):
         try:
@@ -190,9 +220,31 @@ def _per_channel(a, b):
     return b.reshape(-1) if shape[1] == a.shape[1] and b.size == shape[1] else None
 
 
+INT16_MAX = 32767
+
+
+def _binary_8bit(rt, node, op, a, b):
+    """Add / Mul of 8-bit integers, which ONNX wraps modulo 256: the SDP's int16 add or mul of
+    the widened operands (exact: a sum within +-510, a product within int16), the host's wrap
+    back to the 8-bit type (a host step)."""
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    if op == "mul" and a.size and b.size:
+        big = int(np.max(np.abs(a.astype(np.int64)))) * int(np.max(np.abs(b.astype(np.int64))))
+        if big > INT16_MAX:
+            raise Unsupported(f"Mul: {a.dtype} products up to {big}, past the SDP's int16 "
+                              f"({INT16_MAX}) where they would saturate")
+    a16 = _rows(np.ascontiguousarray(np.broadcast_to(a, shape), np.int16))
+    b16 = _rows(np.ascontiguousarray(np.broadcast_to(b, shape), np.int16))
+    y = library_call(lambda: rt.ew(op, a16, b16), node.op)
+    rt.last_stats = combined([rt.last_stats], 1)  # the wrap modulo 256
+    return [y.reshape(shape).astype(a.dtype)]
+
+
 def binary(rt, node, inputs):
     op = {"Add": "add", "Mul": "mul"}[node.op]
     a, b = inputs[0], inputs[1]
+    if a.dtype == b.dtype and a.dtype in (np.int8, np.uint8):
+        return _binary_8bit(rt, node, op, a, b)
     try:
         return _binary_sdp(rt, node, op, a, b)
     except Unsupported:
@@ -221,13 +273,14 @@ def _binary_sdp(rt, node, op, a, b):
         b16 = _f16(np.ascontiguousarray(squeezed), f"{node.op} input")
     else:
         b16 = _rows(_f16(np.ascontiguousarray(np.broadcast_to(bb, shape)), f"{node.op} input"))
-    y = _library(lambda: rt.ew(op, np.ascontiguousarray(r), np.ascontiguousarray(b16)), node.op)
+    y = library_call(lambda: rt.ew(op, np.ascontiguousarray(r), np.ascontiguousarray(b16)),
+                     node.op)
     return [y.reshape(shape).astype(np.float32)]
 
 
 def _mm(rt, a2, b2, what):
-    return _library(lambda: rt.matmul(np.ascontiguousarray(a2, np.float16),
-                                      np.ascontiguousarray(b2, np.float16)), what)
+    return library_call(lambda: rt.matmul(np.ascontiguousarray(a2, np.float16),
+                                          np.ascontiguousarray(b2, np.float16)), what)
 
 
 def matmul(rt, node, inputs):
@@ -287,7 +340,7 @@ def _lut(fn):
     """Sigmoid, Tanh, HardSwish: the SDP's LUT over the tensor as rows, fp16 in and out."""
     def handler(rt, node, inputs):
         x16 = _f16(inputs[0], f"{node.op} input")
-        y = _library(lambda: rt.act(fn, np.ascontiguousarray(_rows(x16))), node.op)
+        y = library_call(lambda: rt.act(fn, np.ascontiguousarray(_rows(x16))), node.op)
         return [y.reshape(x16.shape).astype(np.float32)]
     return handler
 
@@ -297,8 +350,8 @@ def hard_sigmoid(rt, node, inputs):
     if a == 0 and b == 0:  # Runtime.act reads both 0 as hardsigmoid's defaults (1/6, 1/2)
         raise Unsupported("HardSigmoid: alpha 0 with beta 0 (the constant 0)")
     x16 = _f16(inputs[0], "HardSigmoid input")
-    y = _library(lambda: rt.act("hardsigmoid", np.ascontiguousarray(_rows(x16)), alpha=a,
-                                beta=b), "HardSigmoid")
+    y = library_call(lambda: rt.act("hardsigmoid", np.ascontiguousarray(_rows(x16)), alpha=a,
+                                    beta=b), "HardSigmoid")
     return [y.reshape(x16.shape).astype(np.float32)]
 
 
@@ -329,7 +382,7 @@ def softmax(rt, node, inputs, opset):
         back = lambda y: np.moveaxis(y.reshape(moved.shape), -1, axis)  # noqa: E731
     shifted = np.maximum(rows - rows.max(axis=-1, keepdims=True), np.float32(-FP16_MAX))
     x16 = _f16(shifted, "Softmax input")
-    y = _library(lambda: rt.softmax(np.ascontiguousarray(x16)), "Softmax")
+    y = library_call(lambda: rt.softmax(np.ascontiguousarray(x16)), "Softmax")
     if rt.last_stats is not None:  # the row maxima subtracted here
         rt.last_stats = dataclasses.replace(rt.last_stats,
                                             host_steps=rt.last_stats.host_steps + rows.shape[0])
@@ -360,6 +413,8 @@ NPU_OPS = {
 
 
 def run_node(rt, node, inputs, opset, act=("none", 0.0)):
+    if node.op in npu_quant.QUANT_NPU_OPS:
+        return npu_quant.QUANT_NPU_OPS[node.op](rt, node, inputs)
     if node.op not in NPU_OPS:
         raise Unsupported(f"{node.op}: not an NPU operator here (data movement runs on the CPU)")
     if any(v is None for v in inputs[:1]):

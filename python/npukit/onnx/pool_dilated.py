@@ -10,9 +10,9 @@ their union). The padding, the sub-sampling, the picking and an average's diviso
 windows that reach into the padding are host work, counted in the call's host steps."""
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
+
+from .stats import combined
 
 KERNEL_MAX = 16  # the PDP's kernel field (4 bits, value - 1): docs/rk-pooling.md
 
@@ -48,18 +48,6 @@ def _phases(out, s, d):
     return {r: np.asarray(v) for r, v in ph.items()}, 1
 
 
-def _combined(stats, host_steps):
-    total = dataclasses.replace(stats[0])
-    for st in stats[1:]:
-        total = dataclasses.replace(
-            total, tasks=total.tasks + st.tasks, submits=total.submits + st.submits,
-            npu_time_s=total.npu_time_s + st.npu_time_s,
-            npu_time_summed_s=total.npu_time_summed_s + st.npu_time_summed_s,
-            host_time_s=total.host_time_s + st.host_time_s,
-            host_steps=total.host_steps + st.host_steps)
-    return dataclasses.replace(total, host_steps=total.host_steps + host_steps)
-
-
 def pool(rt, x16, method, kernel, stride, dilation, pads, count_include_pad):
     """x16 float16 NCHW; kernel, stride, dilation (h, w); pads (top, left, bottom, right).
     Returns float16 [N][C][OH][OW]; rt.last_stats sums the NPU calls and counts the host's."""
@@ -90,5 +78,5 @@ def pool(rt, x16, method, kernel, stride, dilation, pads, count_include_pad):
                               w0:w0 + (outs[1] - 1) * stride[1] + 1:stride[1]]
         y = (y.astype(np.float32) * (kernel[0] * kernel[1] / cells)).astype(np.float16)
         host += 1
-    rt.last_stats = _combined(stats, host)
+    rt.last_stats = combined(stats, host)
     return y

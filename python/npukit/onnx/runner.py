@@ -6,7 +6,8 @@ model on the simulator).
 
 Steps fuse what the engines fuse: a BatchNormalization right behind a Conv (whose output
 nothing else reads) is folded into its weights and bias; a Relu, or a Clip with min 0, right
-behind a Conv becomes the conv's clamp."""
+behind a Conv becomes the conv's clamp; a QDQ group (DequantizeLinear -> Conv or MatMul ->
+QuantizeLinear, qdq.py) runs as its integer operator."""
 from __future__ import annotations
 
 import dataclasses
@@ -14,7 +15,7 @@ from typing import Dict, List, Optional
 
 import numpy as np
 
-from . import cpu, npu
+from . import cpu, npu, qdq
 from .errors import OnnxError, Unsupported
 from .model import Model, Node
 
@@ -24,13 +25,25 @@ class Step:
     node: Node
     folded_bn: Optional[Node] = None
     act: Optional[Node] = None
+    qdq: Optional[qdq.Group] = None  # a QDQ group run as its integer operator
 
     @property
     def outputs(self):
+        if self.qdq:
+            return self.qdq.q.outputs
         return (self.act or self.folded_bn or self.node).outputs
 
     @property
+    def nodes(self):
+        """The step's nodes in the order the CPU computes them."""
+        if self.qdq:
+            return self.qdq.nodes
+        return [self.node] + [x for x in (self.folded_bn, self.act) if x]
+
+    @property
     def label(self):
+        if self.qdq:
+            return f"{self.node.op}(QDQ int8)"
         parts = [self.node.op] + (["BN(folded)"] if self.folded_bn else []) + \
             ([self.act.op] if self.act else [])
         return "+".join(parts)
@@ -97,12 +110,14 @@ def plan_steps(model: Model, env) -> List[Step]:
     for node in model.nodes:
         for x in node.inputs[:1]:
             by_input.setdefault(x, []).append(node)
-    steps, taken = [], set()
+    groups = qdq.find(model, env, uses)
+    taken = {id(n) for g in groups.values() for n in g.nodes if n is not g.op}
+    steps = []
     for node in model.nodes:
         if id(node) in taken:
             continue
-        st = Step(node)
-        if node.op == "Conv":
+        st = Step(node, qdq=groups.get(id(node)))
+        if node.op == "Conv" and not st.qdq:
             out = node.outputs[0]
             nxt = by_input.get(out, [])
             if (len(nxt) == 1 and uses.get(out) == 1 and nxt[0].op == "BatchNormalization"
@@ -167,7 +182,7 @@ def run(model: Model, feeds: Dict[str, np.ndarray], rt=None) -> Result:
     reports = []
     for step in plan_steps(model, env):
         node = step.node
-        inputs = _gather(node, env)
+        inputs = [] if step.qdq else _gather(node, env)  # a QDQ group reads its own below
         reason, placement, npu_s, tasks, host_steps = "", "npu", 0.0, 0, 0
         outs = None
         if rt is None:
@@ -180,8 +195,12 @@ def run(model: Model, feeds: Dict[str, np.ndarray], rt=None) -> Result:
                     inputs = [inputs[0], w, b]
                 if step.act:
                     act = _clamp_of(step.act, env, model.opset)
+                run_as = node
+                if step.qdq:
+                    run_as, names = step.qdq.qlinear()
+                    inputs = [env[x] if x else None for x in names]
                 rt.last_stats = None
-                outs = npu.run_node(rt, node, inputs, model.opset, act)
+                outs = npu.run_node(rt, run_as, inputs, model.opset, act)
                 st = rt.last_stats
                 npu_s = st.npu_time_s if st else 0.0
                 tasks = st.tasks if st else 0
@@ -193,7 +212,7 @@ def run(model: Model, feeds: Dict[str, np.ndarray], rt=None) -> Result:
         # the CPU's step on this run's own inputs, node by node (the fused ones too): the
         # fallback's result, or the NPU step's local reference
         local = dict(env)
-        for n in [node] + [x for x in (step.folded_bn, step.act) if x]:
+        for n in step.nodes:
             for name, v in zip(n.outputs, cpu.run(n, _gather(n, local), model.opset)):
                 if name:
                     local[name] = v

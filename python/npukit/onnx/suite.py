@@ -28,7 +28,9 @@ DATA = "/usr/share/libonnx-testdata/data"
 # The operators the suite is about; CPU_OPS also holds the data-movement ones around them.
 TARGETS = ["Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "Relu",
            "LeakyRelu", "Clip", "Sigmoid", "Tanh", "HardSigmoid", "HardSwish", "Softmax", "Add",
-           "Mul", "MatMul", "Gemm", "BatchNormalization"]
+           "Mul", "MatMul", "Gemm", "BatchNormalization", "ConvInteger", "QLinearConv",
+           "MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear",
+           "DynamicQuantizeLinear"]
 # The fp16 pipeline's bound: the largest |error| within 1% of the largest |expected|.
 REL_TOL = 1e-2
 
@@ -139,7 +141,7 @@ def main(argv=None) -> int:
     for op in TARGETS:
         c = count[op]
         why = "; ".join(sorted(reasons[op]))
-        print(f"  {op:<20} {c['passed']:4d} {c['unsupported']:4d} {c['failed']:4d}  {why}")
+        print(f"  {op:<22} {c['passed']:4d} {c['unsupported']:4d} {c['failed']:4d}  {why}")
     print(f"  (a test with several of the operators counts under each) failures: {len(failures)}")
     bad = False
     for name, f in failures:
