@@ -16,6 +16,7 @@
 #include "npukit/fp16.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_mat.h"
 
 enum { GM = 16, GN = 16, NK = 8, K = NK * 32, PROG = 4, MAX_CL = 8 };
 enum { A_AT = 0x100000, B_AT = 0x200000, C_AT = 0x300000, C_STRIDE = GM * GN * 32 };

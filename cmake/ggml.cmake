@@ -104,7 +104,7 @@ endif()
 
 # Programs against ggml's API: the end-to-end model test, the batching test, the SOFT_MAX and
 # POOL_2D test and the bench.
-foreach(name test_ggml_model test_ggml_batch test_ggml_ops bench_ggml)
+foreach(name test_ggml_model test_ggml_batch test_ggml_ops test_ggml_repack bench_ggml)
   add_executable(${name} ggml/${name}.c)
   target_include_directories(${name} PRIVATE ggml include ${NPUKIT_GENERATED_INCLUDE}
                              ${NPUKIT_GGML_DIR}/include)
@@ -131,7 +131,11 @@ foreach(front sim sim-rocket)
   add_test(NAME ggml_model_${tag} COMMAND test_ggml_model ${NPUKIT_GGML_BIN})
   # batched calls against one call per matrix, and the weight forms, against the CPU backend
   add_test(NAME ggml_batch_${tag} COMMAND test_ggml_batch ${NPUKIT_GGML_BIN})
-  set_tests_properties(ggml_backend_ops_${tag} ggml_model_${tag} ggml_batch_${tag} PROPERTIES
+  # weights the CPU keeps repacked (CPU_REPACK): read by the device exactly, left there by
+  # placement, decode on the CPU and prefill on the device under auto
+  add_test(NAME ggml_repack_${tag} COMMAND test_ggml_repack ${NPUKIT_GGML_BIN})
+  set_tests_properties(ggml_backend_ops_${tag} ggml_model_${tag} ggml_batch_${tag}
+    ggml_repack_${tag} PROPERTIES
     SKIP_RETURN_CODE 77
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()

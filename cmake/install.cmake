@@ -32,9 +32,15 @@ list(APPEND NPUKIT_API_HEADERS rk_synth.h rk_decode.h rk_plan.h)
 #   KohakuTPU below kt.h, the calls behind `npukit kt move / prog / rv64 run`: memory mover
 #   moves, host control programs, RV64 images; the Python package (_ktlib.py) calls them
 list(APPEND NPUKIT_API_HEADERS kt_mover.h kt_hostprog.h kt_rv64_load.h)
+#   booting and running the RV32 control processor, from the host or the control-program engine
+#   (`npukit kt rv32 run`; the Python package's Card.rv32_run)
+list(APPEND NPUKIT_API_HEADERS kt_rv32.h)
 #   the vector core's CU words and kernel words (kt_vec.h), and the elementwise kernels behind
 #   `npukit kt vec` (kt_vec_job.h); the Python package (_ktlib.py) calls the latter
 list(APPEND NPUKIT_API_HEADERS kt_vec.h kt_vec_job.h)
+#   the other unit types' instructions, one header each: saxpy (`npukit kt saxpy`), the matmul
+#   cluster (`npukit kt matmul`), the test unit; the Python package calls the encoders
+list(APPEND NPUKIT_API_HEADERS kt_saxpy.h kt_mat.h kt_test_unit.h)
 #   a KohakuTPU compute-unit model written outside the library: the unit-type row and what a unit
 #   calls on its shell (ksim_unit_register; docs/kt-units.md)
 list(APPEND NPUKIT_API_HEADERS ktsim_unit.h)

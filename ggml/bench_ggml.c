@@ -4,9 +4,9 @@
  * Part 1, for K x N = 4096 x 4096, 4096 x 11008, 11008 x 4096 (fp16 weights, and Q8_0 weights
  * resident as int8) at M = 1, 32, 128, 512, every call on the device: the modelled NPU time of
  * the call (the planner's timing model: a MODEL, not a measurement), the host work per call
- * measured on this machine (the backend's
- * conversions and the runtime's host parts, driving the simulator), the CPU backend's measured
- * time on this machine, the CPU estimate the offload decision uses, and the decision. (The
+ * measured on this machine (the backend's conversions and the runtime's host parts, driving
+ * the simulator), the CPU backend's measured time on this machine, the CPU estimate the offload
+ * decision uses, and the decision. (The
  * simulator's buffer syncs are its own work and are not counted as host work.)
  *
  * Part 2, per quantised type at K = 4096 (N = 256, M = 32): the error against an fp64
@@ -21,7 +21,8 @@
  * modelled.
  * Part 3: a MUL_MAT_ID node at decode, the experts' matmuls one call each against one batched
  * call: modelled NPU time, submits and calls per node.
- *   usage: bench_ggml [CPU-BACKEND-DIR] [--quick] [--shape 0|1|2] [--part 1|2|3] (one part)
+ * Part 4: decode where the weights live (part_decode).
+ *   usage: bench_ggml [CPU-BACKEND-DIR] [--quick] [--shape 0|1|2] [--part 1|2|3|4] (one part)
  * (GGML_BACKEND_PATH names the backend, NPUKIT_GGML_DEVICE the runtime (default auto); the
  * backend and the CPU backend's directory default to this build's) */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -98,6 +99,8 @@ static bool case_weights(op_case *c, ggml_backend_buffer_type_t buft, enum ggml_
     if (!c->buf_w)
         return false;
     ggml_backend_buffer_set_usage(c->buf_w, GGML_BACKEND_BUFFER_USAGE_WEIGHTS);
+    if (!ggml_backend_buft_is_host(buft) && !c->w->extra)
+        return true; /* CPU_REPACK takes only what the CPU repacks: the caller checks */
     void *data = malloc(ggml_nbytes(c->w));
     if (type == GGML_TYPE_F16)
         ggml_fp32_to_fp16_row(wf, data, k * n);
@@ -517,6 +520,94 @@ static int part_moe(ggml_backend_t npu, const npu_api *api, ggml_npukit_reload_f
     return 0;
 }
 
+/* Part 4: decode (M = 1) where the weights live, per type the CPU repacks here, K x N =
+ * 4096 x 4096: ggml's CPU backend with the weight in its CPU_REPACK buffer (the CPU alone),
+ * the CPU backend with the weight in the device's buffer (ggml's own layout: what a device
+ * that takes every weight leaves the CPU for the matmuls it gives back), and
+ * ggml_backend_sched over the device and the CPU under NPUKIT_GGML_OFFLOAD=auto with the weight
+ * in CPU_REPACK (what llama.cpp gets now). The three alternate, in a rotating order; medians
+ * of the rounds. */
+static int part_decode(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api,
+                       ggml_backend_dev_t cpu_dev, ggml_npukit_reload_fn reload, bool quick)
+{
+    enum { K = 4096, N = 4096 };
+    /* an odd count of rounds: the median is one round; three arms: CPU alone, the weight in
+     * our buffer, the scheduler */
+    enum { DECODE_ROUNDS = 61, ARMS = 3 };
+    const int rounds = quick ? 5 : DECODE_ROUNDS;
+    ggml_backend_buffer_type_t repack = npg_test_find_repack(cpu_dev);
+    if (!repack) {
+        printf("part 4: this CPU backend has no CPU_REPACK buffer type\n");
+        return 0;
+    }
+    /* one CPU thread: the kernels compared, not the thread barriers of a loaded machine */
+    ggml_backend_set_n_threads_t set_threads =
+        (ggml_backend_set_n_threads_t)ggml_backend_reg_get_proc_address(
+            ggml_backend_dev_backend_reg(cpu_dev), "ggml_backend_set_n_threads");
+    if (set_threads)
+        set_threads(cpu, 1);
+    setenv("NPUKIT_GGML_OFFLOAD", "auto", 1);
+    reload();
+    printf("part 4: decode (M = 1), %d x %d, one CPU thread, medians of %d alternating rounds (ms "
+           "per matmul; ratio to the CPU alone)\n",
+           K, N, rounds);
+    printf("%-6s %12s %18s %10s %18s %10s\n", "type", "CPU_REPACK", "device's buffer", "ratio",
+           "sched, auto", "ratio");
+    static const enum ggml_type types[] = {GGML_TYPE_Q4_0, GGML_TYPE_Q4_K, GGML_TYPE_IQ4_NL};
+    float *wf = random_floats((int64_t)K * N, 0.05f), *xf = random_floats(K, 1.0f);
+    int rc = 0;
+    for (size_t t = 0; t < sizeof types / sizeof types[0] && rc == 0; t++) {
+        op_case in_repack = {0}, in_ours = {0};
+        bool ok = case_weights(&in_repack, repack, types[t], K, N, wf);
+        if (ok && !in_repack.w->extra) {
+            printf("%-6s the CPU does not repack it here\n", ggml_type_name(types[t]));
+            case_free_all(&in_repack);
+            continue;
+        }
+        ok = ok && case_acts(&in_repack, ggml_backend_cpu_buffer_type(), 1, xf) &&
+             case_weights(&in_ours, ggml_backend_dev_buffer_type(api->dev), types[t], K, N, wf) &&
+             case_acts(&in_ours, ggml_backend_cpu_buffer_type(), 1, xf);
+        ggml_backend_t both[2] = {npu, cpu};
+        ggml_backend_sched_t sched =
+            ok ? ggml_backend_sched_new(both, NULL, 2, 64, false, true) : NULL;
+        ok = sched && ggml_backend_sched_alloc_graph(sched, in_repack.g);
+        ggml_npukit_counters c0, c1;
+        api->counters(api->dev, &c0);
+        double ms[ARMS][DECODE_ROUNDS];
+        /* the arms in a rotating order: each follows each other one as often (an arm that
+         * follows one reading the same weight finds it in the cache) */
+        for (int r = 0; ok && r < rounds; r++)
+            for (int i = 0; ok && i < ARMS; i++) {
+                const int arm = (r + i) % ARMS;
+                uint64_t t0 = now_ns();
+                ok = arm == 2 ? ggml_backend_sched_graph_compute(sched, in_repack.g) ==
+                                    GGML_STATUS_SUCCESS
+                              : ggml_backend_graph_compute(cpu, arm ? in_ours.g : in_repack.g) ==
+                                    GGML_STATUS_SUCCESS;
+                ms[arm][r] = (now_ns() - t0) / 1e6;
+            }
+        api->counters(api->dev, &c1);
+        if (!ok) {
+            printf("%-6s FAILED to run\n", ggml_type_name(types[t]));
+            rc = 1;
+        } else {
+            const double a = median(ms[0], rounds), b = median(ms[1], rounds),
+                         c = median(ms[2], rounds);
+            printf("%-6s %12.3f %18.3f %10.2f %18.3f %10.2f%s\n", ggml_type_name(types[t]), a, b,
+                   b / a, c, c / a,
+                   c1.npu_matmuls != c0.npu_matmuls ? " (the device took decode!)" : "");
+        }
+        if (sched)
+            ggml_backend_sched_free(sched);
+        case_free_all(&in_repack);
+        case_free_all(&in_ours);
+    }
+    free(wf), free(xf);
+    unsetenv("NPUKIT_GGML_OFFLOAD");
+    reload();
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -563,6 +654,8 @@ int main(int argc, char **argv)
         rc = part_types(npu, cpu, &api, cpu_dev, reload);
     if (rc == 0 && (part == 0 || part == 3))
         rc = part_moe(npu, &api, reload);
+    if (rc == 0 && (part == 0 || part == 4))
+        rc = part_decode(npu, cpu, &api, cpu_dev, reload, quick);
     ggml_backend_free(npu);
     ggml_backend_free(cpu);
     return rc;

@@ -15,8 +15,10 @@
  *   npg_pool.c      POOL_2D through the runtime's pooling;
  *   npg_conv.c      CONV_2D through the runtime's fp16 convolution;
  *   npg_cpu.c       the nodes of a graph the device does not compute, on ggml's CPU backend;
+ *   npg_repack.c    weights the CPU backend keeps repacked (CPU_REPACK): left there, read there;
  *   npg_scratch.c   the calls' scratch memory, kept from call to call;
- *   npg_act.c      the int8 form's activation digits and its sums scaled back (SIMD);
+ *   npg_act.c       the activations' arithmetic: fp16 range check, int8 digits, int8 sums
+ *                   scaled back (SSE2, and the scalar reference);
  *   npg_backend.c   registry, devices, backend streams and graph_compute. */
 #ifndef NPUKIT_GGML_NPG_H
 #define NPUKIT_GGML_NPG_H
@@ -50,6 +52,7 @@ typedef struct npg_settings {
     unsigned chain;      /* NPUKIT_GGML_CHAIN: tasks per SUBMIT (npk_rk_set_chain) */
     bool fp16_only;      /* NPUKIT_GGML_WEIGHTS=fp16: every type as fp16 (the table's forms
                             otherwise) */
+    unsigned generation; /* counts the readings (decisions made under older ones are stale) */
 } npg_settings;
 
 /* The process's settings, read from the environment once. */
@@ -128,6 +131,9 @@ typedef struct npg_device {
     npg_counters counters;
     uint64_t resident; /* bytes of NPU memory its cached packed weights hold (lock) */
     npg_scratch scratch; /* the running step's activations and int8 sums (lock) */
+    /* packed copies of weights in buffers not ours (marked as weights, or CPU_REPACK): used
+     * again while a checksum of their bytes matches (npg_buffer.c) */
+    struct npg_buffer *foreign;
     struct ggml_backend_device dev;
     struct ggml_backend_buffer_type buft;
 } npg_device;
@@ -173,18 +179,41 @@ typedef struct npg_buffer {
 } npg_buffer;
 
 void npg_buft_init(npg_device *d);
+/* The device's cache of packed weights from buffers not its own: made, and freed (at close). */
+bool npg_foreign_init(npg_device *d);
+void npg_foreign_free(npg_device *d);
 bool npg_buft_is_ours(ggml_backend_buffer_type_t buft);
 /* Forget the packed weights made from bytes in [lo, hi) of the buffer holding `data`. */
 void npg_buffer_invalidate(ggml_backend_buffer_t buf, const void *data, size_t bytes);
 
 /* The packed weights of src0 for a matmul of m rows: cached in our buffers (in a buffer marked
  * as weights, GGML_BACKEND_BUFFER_USAGE_WEIGHTS, until its bytes are written through the
- * buffer; in any other of our buffers while a checksum of its bytes still matches), else
- * packed for this call (*owned = true: the caller frees with npg_packed_free). NULL and a
- * message on failure. */
+ * buffer; in any other of our buffers while a checksum of its bytes still matches); cached by
+ * the device for weights in other buffers marked as weights or in the CPU's CPU_REPACK (while
+ * a checksum matches: they are written behind our back), else packed for this call
+ * (*owned = true: the caller frees with npg_packed_free). NULL and a message on failure. */
 npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32_t m_hint,
                            bool *owned);
 void npg_packed_free(npg_device *d, npg_packed *p);
+
+/* ---- weights the CPU keeps repacked (npg_repack.c) ------------------------------------- */
+/* ggml's CPU backend's CPU_REPACK buffer type; NULL when no CPU backend offers one. */
+ggml_backend_buffer_type_t npg_repack_buft(void);
+/* t lives in a CPU_REPACK buffer. */
+bool npg_repack_held(const struct ggml_tensor *t);
+/* The CPU backend would keep op's weight (src[0]) repacked for its own kernels. */
+bool npg_repack_cpu_keeps(const struct ggml_tensor *op);
+/* t, held in CPU_REPACK, has a form of the CPU's this device can unpack (checked on a probe
+ * the CPU repacked itself). */
+bool npg_repack_readable(const struct ggml_tensor *t);
+/* t's bytes in ggml's own layout into out (ggml_nbytes(t)); false and a message when its form
+ * is not readable. */
+bool npg_repack_unpack(const struct ggml_tensor *t, void *out);
+/* t's bytes in ggml's own layout: t->data, or (held in CPU_REPACK) a copy unpacked into
+ * *owned, which the caller frees. NULL and a message on failure. */
+const uint8_t *npg_weights_plain(const struct ggml_tensor *t, void **owned);
+/* The device reads weight t where it is: host memory, or CPU_REPACK in a readable form. */
+bool npg_weights_readable(const struct ggml_tensor *t);
 
 /* ---- ops -------------------------------------------------------------------------------- */
 /* The device can compute this node (capability only, no policy). */

@@ -271,18 +271,35 @@ static ggml_backend_buffer_type_t dev_buffer_type(ggml_backend_dev_t dev)
     return &dev_of(dev)->buft;
 }
 
+/* op's weight is being placed: a matmul whose src0 sits in one of our buffers without bytes
+ * yet. llama.cpp places each weight in the first buffer type whose device computes a 512-row
+ * matmul with it there (an empty buffer of that type, the weight not yet allocated). */
+static bool placing_weight(const struct ggml_tensor *op)
+{
+    const struct ggml_tensor *w = op->src[0];
+    return (op->op == GGML_OP_MUL_MAT || op->op == GGML_OP_MUL_MAT_ID) && w && !w->data &&
+           w->buffer && npg_buft_is_ours(w->buffer->buft);
+}
+
 static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor *op)
 {
     if (is_view_op(op->op))
         return true;
+    /* a weight the CPU would keep repacked is left to it: decode (which the cost policy leaves
+     * to the CPU) keeps the CPU's fast kernels, and the matmuls worth the NPU still come here,
+     * read from the CPU's repack buffer (npg_repack.c) */
+    if (placing_weight(op) && npg_repack_cpu_keeps(op))
+        return false;
     return computed_here(dev_of(dev), op) != NULL;
 }
 
-/* Our buffers, and any host buffer (read in place: the device works in host memory). */
+/* Our buffers, any host buffer (read in place: the device works in host memory), and the CPU's
+ * repack buffer (its weights unpacked once, when the device packs its copy). */
 static bool dev_supports_buft(ggml_backend_dev_t dev, ggml_backend_buffer_type_t buft)
 {
     (void)dev;
-    return npg_buft_is_ours(buft) || ggml_backend_buft_is_host(buft);
+    return npg_buft_is_ours(buft) || ggml_backend_buft_is_host(buft) ||
+           (buft && buft == npg_repack_buft());
 }
 
 static bool dev_offload_op(ggml_backend_dev_t dev, const struct ggml_tensor *op)
@@ -407,6 +424,11 @@ static bool device_open(const char *open_name)
     d->simulated = info.simulated;
     d->sdp = info.sdp;
     d->pdp = info.pdp;
+    if (!npg_foreign_init(d)) {
+        fprintf(stderr, "ggml-npukit: device \"%s\": out of memory\n", open_name);
+        npk_rk_close(d->rt);
+        return false;
+    }
     pthread_mutex_init(&d->lock, NULL);
     d->dev.iface = device_iface;
     d->dev.reg = &reg;
@@ -440,6 +462,7 @@ static ggml_backend_reg_t npg_reg(void)
 __attribute__((destructor)) static void registry_fini(void)
 {
     for (size_t i = 0; i < device_count; i++) {
+        npg_foreign_free(&devices[i]);
         npk_rk_close(devices[i].rt);
         npg_scratch_free(&devices[i].scratch);
         pthread_mutex_destroy(&devices[i].lock);

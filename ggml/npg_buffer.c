@@ -13,8 +13,13 @@
  * test-backend-ops) are also written by CPU ops that bypass the buffer interface, so a copy
  * made from them is used again only while a checksum of the bytes it was packed from still
  * matches (hashing costs a small fraction of packing); a copy that no longer matches is
- * replaced, and one overlapping a newly packed tensor's bytes dropped. */
+ * replaced, and one overlapping a newly packed tensor's bytes dropped.
+ *
+ * Weights in other buffers — the CPU backend's, marked as weights, and its CPU_REPACK, whose
+ * interleaved bytes are unpacked first (npg_repack.c) — are cached by the device under the
+ * same checksum rule: their writes never pass through this file. */
 #define _ISOC11_SOURCE /* aligned_alloc */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,8 +222,10 @@ static bool matrix_rows(const struct ggml_tensor *src0, const uint8_t *mat, npg_
     return in_range;
 }
 
-/* Pack every matrix of src0 in its type's form (the caller holds d->lock). */
-static npg_packed *pack(npg_device *d, const struct ggml_tensor *src0, uint32_t m_hint)
+/* Pack every matrix of src0, whose bytes in ggml's layout are at `bytes`, in its type's form
+ * (the caller holds d->lock). */
+static npg_packed *pack(npg_device *d, const struct ggml_tensor *src0, const uint8_t *bytes,
+                        uint32_t m_hint)
 {
     const int64_t k = src0->ne[0], n = src0->ne[1];
     const npg_form form = npg_form_of(src0->type);
@@ -242,7 +249,7 @@ static npg_packed *pack(npg_device *d, const struct ggml_tensor *src0, uint32_t 
     memcpy(p->nb, src0->nb, sizeof p->nb);
     for (int64_t i3 = 0; i3 < src0->ne[3]; i3++)
         for (int64_t i2 = 0; i2 < src0->ne[2]; i2++) {
-            const uint8_t *mat = (const uint8_t *)src0->data + i2 * src0->nb[2] + i3 * src0->nb[3];
+            const uint8_t *mat = bytes + i2 * src0->nb[2] + i3 * src0->nb[3];
             npg_matrix *m = &p->mat[i3 * src0->ne[2] + i2];
             if (form == NPG_FORM_INT8_ROW && !(m->scale = malloc((size_t)n * sizeof *m->scale))) {
                 fprintf(stderr, "ggml-npukit: cannot allocate the scales of %s\n", src0->name);
@@ -276,6 +283,16 @@ fail:
     return NULL;
 }
 
+/* pack() from wherever src0 lives: a weight the CPU keeps repacked is unpacked first. */
+static npg_packed *pack_any(npg_device *d, const struct ggml_tensor *src0, uint32_t m_hint)
+{
+    void *owned;
+    const uint8_t *bytes = npg_weights_plain(src0, &owned);
+    npg_packed *p = bytes ? pack(d, src0, bytes, m_hint) : NULL;
+    free(owned);
+    return p;
+}
+
 static bool packed_matches(const npg_packed *p, const struct ggml_tensor *t)
 {
     return p->data == t->data && p->type == t->type && p->form == npg_form_of(t->type) &&
@@ -293,18 +310,26 @@ npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32
                            bool *owned)
 {
     ggml_backend_buffer_t buf = src0->buffer;
-    bool cached = buf && npg_buft_is_ours(buf->buft);
-    *owned = !cached;
-    if (!cached) {
-        npg_packed *once = pack(d, src0, m_hint);
+    /* our buffers cache their own; weights elsewhere (the CPU's buffers, CPU_REPACK) are
+     * cached by the device, checked by checksum since their writes bypass us */
+    const bool ours = buf && npg_buft_is_ours(buf->buft);
+    npg_buffer *b =
+        ours ? buf->context
+        : buf && (buf->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS || npg_repack_held(src0))
+            ? d->foreign
+            : NULL;
+    *owned = !b;
+    if (!b) {
+        npg_packed *once = pack_any(d, src0, m_hint);
         if (once)
             once->resident = 0; /* this call's: freed when it returns */
         return once;
     }
-    const bool weights = buf->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
+    const bool weights = ours && buf->usage == GGML_BACKEND_BUFFER_USAGE_WEIGHTS;
     const uint64_t sum = weights ? 0 : bytes_sum(src0);
-    npg_buffer *b = buf->context;
-    const size_t lo = (size_t)((const uint8_t *)src0->data - b->base), hi = lo + ggml_nbytes(src0);
+    /* the foreign cache's base is 0: its ranges are addresses */
+    const size_t lo = (size_t)((uintptr_t)src0->data - (uintptr_t)b->base),
+                 hi = lo + ggml_nbytes(src0);
     npg_packed *stale = NULL;
     pthread_mutex_lock(&b->lock);
     npg_packed **pp = &b->packed, *p = NULL;
@@ -323,7 +348,7 @@ npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32
         pp = &q->next;
     }
     if (!p) {
-        p = pack(d, src0, m_hint);
+        p = pack_any(d, src0, m_hint);
         if (p) {
             p->lo = lo;
             p->hi = hi;
@@ -340,4 +365,24 @@ npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32
         stale = next;
     }
     return p;
+}
+
+bool npg_foreign_init(npg_device *d)
+{
+    d->foreign = calloc(1, sizeof *d->foreign);
+    if (!d->foreign)
+        return false;
+    d->foreign->dev = d;
+    pthread_mutex_init(&d->foreign->lock, NULL);
+    return true;
+}
+
+void npg_foreign_free(npg_device *d)
+{
+    if (!d->foreign)
+        return;
+    packed_drop_range(d->foreign, 0, SIZE_MAX);
+    pthread_mutex_destroy(&d->foreign->lock);
+    free(d->foreign);
+    d->foreign = NULL;
 }

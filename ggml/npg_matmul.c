@@ -23,6 +23,11 @@ bool npg_host_buffer_ok(const struct ggml_tensor *t)
     return !t->buffer || ggml_backend_buffer_is_host(t->buffer);
 }
 
+bool npg_weights_readable(const struct ggml_tensor *t)
+{
+    return npg_repack_held(t) ? npg_repack_readable(t) : npg_host_buffer_ok(t);
+}
+
 bool npg_float_type(enum ggml_type t)
 {
     return t == GGML_TYPE_F32 || t == GGML_TYPE_F16 || t == GGML_TYPE_BF16;
@@ -44,7 +49,7 @@ bool npg_can_mul_mat(const struct ggml_tensor *op)
     if (a->ne[0] > NPK_RK_PLAN_MAX_DIM || a->ne[1] > NPK_RK_PLAN_MAX_DIM ||
         rows > NPK_RK_PLAN_MAX_DIM)
         return false;
-    return npg_host_buffer_ok(a) && npg_host_buffer_ok(b) && npg_host_buffer_ok(op);
+    return npg_weights_readable(a) && npg_host_buffer_ok(b) && npg_host_buffer_ok(op);
 }
 
 /* Row of K elements at p with element stride nb0 as fp16 (false: beyond fp16's range). */
@@ -108,11 +113,13 @@ static bool host_slice(const slice *s, int64_t rows)
     const int64_t k = s->a->ne[0], n = s->a->ne[1];
     float *w = malloc((size_t)(n * k) * sizeof *w), *x = malloc((size_t)k * sizeof *x);
     float *c = malloc((size_t)n * sizeof *c);
-    if (!w || !x || !c) {
-        free(w), free(x), free(c);
+    void *unpacked; /* weights the CPU keeps repacked, in ggml's layout */
+    const uint8_t *plain = npg_weights_plain(s->a, &unpacked);
+    if (!w || !x || !c || !plain) {
+        free(w), free(x), free(c), free(unpacked);
         return false;
     }
-    const uint8_t *mat = (const uint8_t *)s->a->data + s->i02 * s->a->nb[2] + s->i03 * s->a->nb[3];
+    const uint8_t *mat = plain + s->i02 * s->a->nb[2] + s->i03 * s->a->nb[3];
     for (int64_t i = 0; i < n; i++)
         npg_tensor_row_f32(s->a, mat + i * s->a->nb[1], w + i * k);
     for (int64_t r = 0; r < rows; r++) {
@@ -126,7 +133,7 @@ static bool host_slice(const slice *s, int64_t rows)
         }
         memcpy(out, c, (size_t)n * sizeof *c);
     }
-    free(w), free(x), free(c);
+    free(w), free(x), free(c), free(unpacked);
     return true;
 }
 

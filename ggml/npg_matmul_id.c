@@ -28,7 +28,7 @@ bool npg_can_mul_mat_id(const struct ggml_tensor *op)
     if (a->ne[3] != 1 || b->ne[1] == 0 || a->ne[0] > NPK_RK_PLAN_MAX_DIM ||
         a->ne[1] > NPK_RK_PLAN_MAX_DIM || ids->ne[0] * ids->ne[1] > NPK_RK_PLAN_MAX_DIM)
         return false;
-    return npg_host_buffer_ok(a) && npg_host_buffer_ok(b) && npg_host_buffer_ok(ids) &&
+    return npg_weights_readable(a) && npg_host_buffer_ok(b) && npg_host_buffer_ok(ids) &&
            npg_host_buffer_ok(op);
 }
 
@@ -59,12 +59,14 @@ static bool host_expert(struct ggml_tensor *dst, int64_t e, const pick *rows, in
     const struct ggml_tensor *a = dst->src[0], *b = dst->src[1];
     const int64_t k = a->ne[0], n = a->ne[1];
     float *w = malloc((size_t)(n * k) * sizeof *w), *x = malloc((size_t)k * sizeof *x);
-    if (!w || !x) {
-        free(w), free(x);
+    void *unpacked; /* weights the CPU keeps repacked, in ggml's layout */
+    const uint8_t *plain = npg_weights_plain(a, &unpacked);
+    if (!w || !x || !plain) {
+        free(w), free(x), free(unpacked);
         return false;
     }
     for (int64_t i = 0; i < n; i++)
-        npg_tensor_row_f32(a, (const uint8_t *)a->data + e * a->nb[2] + i * a->nb[1], w + i * k);
+        npg_tensor_row_f32(a, plain + e * a->nb[2] + i * a->nb[1], w + i * k);
     for (int64_t r = 0; r < count; r++) {
         npg_tensor_row_f32(b, b_row(b, &rows[r]), x);
         float *out = dst_row(dst, &rows[r]);
@@ -75,7 +77,7 @@ static bool host_expert(struct ggml_tensor *dst, int64_t e, const pick *rows, in
             out[i] = (float)acc;
         }
     }
-    free(w), free(x);
+    free(w), free(x), free(unpacked);
     return true;
 }
 

@@ -151,6 +151,7 @@ void npg_settings_reload(void)
                     bound);
         }
     }
+    s.generation = settings.generation + 1;
     settings = s;
 }
 

@@ -42,7 +42,10 @@ run() { # run NAME TOOL ARGS...: stdout to NAME.out, stderr to NAME.err; CPU unl
   local name=$1 tool=$2; shift 2
   local envs=(env -u GGML_BACKEND_PATH)
   local extra=()
-  case $name in npu-*) envs=(env "${npu_env[@]}"); extra=("${npu_args[@]}") ;; esac
+  case $name in
+    npu-*) envs=(env "${npu_env[@]}"); extra=("${npu_args[@]}") ;;
+    auto-*) envs=(env "${npu_env[@]}" NPUKIT_GGML_OFFLOAD=auto); extra=("${npu_args[@]}") ;;
+  esac
   # llama.cpp's logger writes from a thread of its own and the tools exit without flushing it
   # (common/log.cpp says logs may be lost then): a generation whose text lacks its closing blank
   # line lost its tail (as much as all of it, seen here) and is run again, at most 5 times.
@@ -64,7 +67,21 @@ run npu-gen llama-completion "${gen[@]}"
 run cpu-ppl llama-perplexity "${ppl[@]}"
 run npu-ppl llama-perplexity "${ppl[@]}"
 
+# where llama.cpp puts the weights (-v prints its buffers), the CPU alone and the device loaded
+# under auto
+place=(-p "The quick brown fox" -n 2 --temp 0 -c 128 -no-cnv -v)
+run cpu-place llama-completion "${place[@]}"
+run auto-place llama-completion "${place[@]}"
+
 status=0
+# The weights the CPU alone keeps repacked for its own kernels (its CPU_REPACK buffer, where its
+# features repack the type) stay there with the device loaded: decode, which the cost policy
+# leaves to the CPU, keeps the CPU's fast path.
+repack_mib() { grep -o 'CPU_REPACK model buffer size = *[0-9.]*' "$work/$1.err" | grep -o '[0-9.]*$' | tail -1; }
+cpu_repack=$(repack_mib cpu-place) auto_repack=$(repack_mib auto-place)
+echo "CPU_REPACK model buffer: ${cpu_repack:-none} MiB on the CPU alone, ${auto_repack:-none} MiB with the device under auto"
+[ "${cpu_repack:-none}" = "${auto_repack:-none}" ] ||
+  { echo "FAIL: the device took weights the CPU keeps repacked"; status=1; }
 calls=$(cat "$work/npu-gen.err" "$work/npu-ppl.err" | grep -c 'ggml-npukit: .* tasks .* submits')
 echo "$front, $type: $calls matmuls on the NPU"
 [ "$calls" -gt 0 ] || { echo "FAIL: the device ran no matmul"; status=1; }

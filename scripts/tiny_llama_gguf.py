@@ -42,18 +42,26 @@ def main():
     ap.add_argument("--type", choices=sorted(QTYPES), default="f16",
                     help="the matrices' type (norms stay f32)")
     ap.add_argument("--seed", type=int, default=20261205)
+    # larger shapes for timing runs (bench/llama_decode.sh); the tests keep the defaults
+    ap.add_argument("--embd", type=int, default=N_EMBD, help="embedding width (heads of 64)")
+    ap.add_argument("--ff", type=int, default=N_FF, help="feed-forward width")
+    ap.add_argument("--layers", type=int, default=N_LAYER)
     args = ap.parse_args()
+    if args.embd % 64 or args.ff % 32 or args.layers < 1:
+        sys.exit("tiny_llama_gguf: --embd must be a multiple of 64, --ff of 32, --layers >= 1")
+    n_embd, n_ff, n_layer = args.embd, args.ff, args.layers
+    n_head = N_HEAD if n_embd == N_EMBD else n_embd // 64
     qtype, ftype = QTYPES[args.type]
     rng = np.random.default_rng(args.seed)
 
     w = gguf.GGUFWriter(args.out, "llama")
     w.add_context_length(N_CTX)
-    w.add_embedding_length(N_EMBD)
-    w.add_block_count(N_LAYER)
-    w.add_feed_forward_length(N_FF)
-    w.add_head_count(N_HEAD)
-    w.add_head_count_kv(N_HEAD)
-    w.add_rope_dimension_count(N_EMBD // N_HEAD)
+    w.add_embedding_length(n_embd)
+    w.add_block_count(n_layer)
+    w.add_feed_forward_length(n_ff)
+    w.add_head_count(n_head)
+    w.add_head_count_kv(n_head)
+    w.add_rope_dimension_count(n_embd // n_head)
     w.add_layer_norm_rms_eps(1e-5)
     w.add_vocab_size(len(VOCAB))
     w.add_file_type(ftype)
@@ -73,21 +81,21 @@ def main():
         w.add_tensor(name, data, raw_dtype=qtype)
 
     def norm(name):
-        w.add_tensor(name, (1.0 + 0.1 * rng.standard_normal(N_EMBD)).astype(np.float32))
+        w.add_tensor(name, (1.0 + 0.1 * rng.standard_normal(n_embd)).astype(np.float32))
 
     # the embedding is read by row (GET_ROWS), never multiplied: f32 keeps it exact on both sides
-    w.add_tensor("token_embd.weight", rng.standard_normal((len(VOCAB), N_EMBD)).astype(np.float32))
-    for i in range(N_LAYER):
+    w.add_tensor("token_embd.weight", rng.standard_normal((len(VOCAB), n_embd)).astype(np.float32))
+    for i in range(n_layer):
         p = "blk.%d." % i
         norm(p + "attn_norm.weight")
         for proj in ("attn_q", "attn_k", "attn_v", "attn_output"):
-            matrix(p + proj + ".weight", N_EMBD, N_EMBD)
+            matrix(p + proj + ".weight", n_embd, n_embd)
         norm(p + "ffn_norm.weight")
-        matrix(p + "ffn_gate.weight", N_FF, N_EMBD)
-        matrix(p + "ffn_up.weight", N_FF, N_EMBD)
-        matrix(p + "ffn_down.weight", N_EMBD, N_FF)
+        matrix(p + "ffn_gate.weight", n_ff, n_embd)
+        matrix(p + "ffn_up.weight", n_ff, n_embd)
+        matrix(p + "ffn_down.weight", n_embd, n_ff)
     norm("output_norm.weight")
-    matrix("output.weight", len(VOCAB), N_EMBD)
+    matrix("output.weight", len(VOCAB), n_embd)
 
     w.write_header_to_file()
     w.write_kv_data_to_file()

@@ -11,6 +11,7 @@
 #include "ktsim/mesh.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_test_unit.h"
 
 static ktsim *make(ktsim_config *c)
 {

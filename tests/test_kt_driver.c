@@ -9,6 +9,7 @@
 #include "kt_testlib.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_test_unit.h"
 
 static ktsim *make(const char *preset, ktsim_gen gen) { return kt_test_sim(preset, (int)gen, NULL); }
 

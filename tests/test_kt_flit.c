@@ -4,6 +4,8 @@
 #include "npukit/kt.h"
 #include "npukit/kt_flit.h"
 #include "npukit/kt_regs.h"
+#include "npukit/kt_saxpy.h"
+#include "npukit/kt_test_unit.h"
 
 static void test_header_positions(void)
 {

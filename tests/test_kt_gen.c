@@ -9,6 +9,8 @@
 #include "kt_testlib.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_saxpy.h"
+#include "npukit/kt_test_unit.h"
 
 static ktsim *sim_for(ktsim_gen gen) { return kt_test_sim("default", (int)gen, NULL); }
 

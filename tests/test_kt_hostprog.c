@@ -10,6 +10,8 @@
 #include "ktsim/engine.h"
 #include "npukit/kt_hostprog.h"
 #include "ktsim/ktsim_card.h"
+#include "npukit/kt_saxpy.h"
+#include "npukit/kt_test_unit.h"
 
 static void test_program_data(void)
 {

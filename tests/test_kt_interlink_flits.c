@@ -19,6 +19,7 @@
 #include "ktsim/ktsim_card.h"
 #include "npukit/kt.h"
 #include "npukit/kt_regs.h"
+#include "npukit/kt_saxpy.h"
 
 typedef struct rig {
     ktsim_card *c;

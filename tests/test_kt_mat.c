@@ -22,6 +22,7 @@
 #include "npukit/kt.h"
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_mat.h"
 
 enum { A_AT = 0x10000, B_AT = 0x20000, C_AT = 0x40000, QA_AT = 0x60000, QB_AT = 0x70000 };
 enum { GM = 3, GN = 2, NK = 2, M = GM * 4, N = GN * 4, K = NK * 32 };

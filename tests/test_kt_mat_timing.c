@@ -22,6 +22,7 @@
 #include "npukit/kt.h"
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_mat.h"
 
 enum { HOPS = 4, OPERANDS = 0x10000, C_AT = 0x80000 };
 

@@ -15,6 +15,7 @@
 #include "ktsim/mesh.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_saxpy.h"
 
 enum { MAX_LOG = 64 };
 

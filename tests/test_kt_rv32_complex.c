@@ -9,22 +9,25 @@
  *  - the node word: busy while the executor or the mover works, the mover's fault code in [7:4];
  *  - the host's AUX_CFG window is absent from its space: any other node address faults;
  *  - occupant registers: one cycle like a scratchpad load, the request cycle's value, writes
- *    reach the occupant, its fault in [11:8] of the node word (a stand-in occupant).
+ *    reach the occupant, its fault in [11:8] of the node word (a stand-in occupant), and the
+ *    transform bank's own registers;
+ *  - DRAM through the write-back L1, CTL_FLUSH and CTL_INVAL;
+ *  - the system node's coordinate (0,0), a client of the memory ports.
  * Programs are instruction words built here, so this runs without a RISC-V toolchain. */
 #include "check.h"
 #include "kt/hw/kt_rv32.h"
 #include "kt/hw/mxfp.h"
 #include "kt/hw/rv32_regs.h"
-#include "kt/kt_rv32_boot.h"
 #include "ktsim/rv32_complex.h"
 #include "ktsim/rv64_asm.h"
 #include "npukit/kt.h"
 #include "npukit/kt_mover.h"
 #include "npukit/kt_regs.h"
+#include "npukit/kt_rv32.h"
 #include "npukit/ktsim.h"
 
 enum { T0 = 5, T1 = 6, T2 = 7, S0 = 8, S1 = 9, A0 = 10, A1 = 11, A2 = 12, MAX = 256 };
-static const kt_coord RV = {0, 2}; /* the rv32 preset's processor */
+static const kt_coord RV = {0, 0}; /* the rv32 preset's processor: the system node's coordinate */
 
 typedef struct prog {
     uint32_t w[MAX];
@@ -103,10 +106,10 @@ static void test_enumerates(void)
     bool present = false;
     CHECK_EQ(kt_ctrl_read(&m.dev, RV, KT_CU_DBG, &dbg, &present), NPK_OK);
     CHECK(present);
-    CHECK_EQ(dbg, (3ull << 32) | 3);
+    CHECK_EQ(dbg, (3ull << 32) | (2 + 3)); /* the pipeline's two fill cycles, then one each */
     char text[128];
     kt_cu_dbg_describe(KT_RV32_CU_TYPE, dbg, text, sizeof text);
-    CHECK_STR_HAS(text, "instructions=3 cycles=3 (per run");
+    CHECK_STR_HAS(text, "instructions=3 cycles=5 (per run");
     ktsim_destroy(m.sim);
 }
 
@@ -381,7 +384,7 @@ static void test_occupants(void)
     kt_rv32_result r = run(&m, &p, NULL, 0);
     CHECK(!r.faulted);
     CHECK_EQ(r.halt_word, 0);
-    ksim_rv32_side side = {&f, f_cfg, f_stat, f_read, f_write, f_fault};
+    ksim_rv32_side side = {&f, f_cfg, f_stat, f_read, f_write, f_fault, NULL, NULL};
     ksim_rv32c_set_side(m.rv, &side);
     /* two back-to-back loads of the tick counter: one cycle apart, each the value in the cycle it
      * was asked; then the same dependent use after an occupant load and after a scratchpad load
@@ -398,8 +401,9 @@ static void test_occupants(void)
     emit(&p, RVA_ECALL);
     r = run(&m, &p, NULL, 0);
     CHECK_EQ(r.halt_word, 1);
-    /* the first load issued at the core's cycle 3 (two for li, one for lui): tick start + 3 */
-    CHECK_EQ(m.rv->core.x[T0], m.rv->start_tick + 3);
+    /* the first load executes at the core's cycle 5 (two of fill, two for li, one for lui):
+     * tick start + 5 */
+    CHECK_EQ(m.rv->core.x[T0], m.rv->start_tick + 5);
     CHECK_EQ(m.rv->core.x[A2], 0xC0DE0014u);
     CHECK_EQ(f.writes, 1);
     CHECK_EQ(f.last_id, 3);
@@ -465,6 +469,166 @@ static void test_converting_move(void)
     ktsim_destroy(m.sim);
 }
 
+/* The transform bank's registers, through the processor's node range (KohakuTPU's bank):
+ * register 0x04 is each id's geometry — the quantiser's 2048 bits in and 4 words out, the
+ * bypass's one word, 0 for an id that holds nothing; register 0x00 is the bank's fault word,
+ * the same from every id. A transform through an id that names no occupant (built here by
+ * patching XFORM_ID into a bypass descriptor, since the driver refuses it) passes the data
+ * through unchanged and raises fault bit 0, which the node word shows in [11:8] until a store to
+ * register 0 clears it. */
+static void test_transform_bank(void)
+{
+    enum { WORDS = 8, SRC = 0x70000, DST = 0x72000, OUT = 200, NO_OCCUPANT_ID = 3 };
+    machine m;
+    machine_open(&m);
+    static const unsigned ids[] = {0, 1, 2, 15};
+    static const uint32_t geometry[] = {1u << 16 | 256, 4u << 16 | 2048, 0, 0};
+    prog p = {0};
+    li(&p, S1, KT_RV32_SPAD_BASE + 4 * OUT);
+    for (unsigned i = 0; i < 4; i++) {
+        li(&p, T0, KT_RV32_OCC_ADDR(ids[i], KT_RV32_OCC_REG_GEOMETRY));
+        emit(&p, lw(T1, T0, 0));
+        emit(&p, sw(T1, S1, (int32_t)(4 * i)));
+    }
+    li(&p, T0, KT_RV32_OCC_ADDR(1, KT_RV32_OCC_REG_FAULT));
+    emit(&p, lw(A0, T0, 0));
+    emit(&p, RVA_ECALL);
+    kt_rv32_result r = run(&m, &p, NULL, 0);
+    CHECK_EQ(r.halt_word, 0);
+    for (unsigned i = 0; i < 4; i++)
+        CHECK_EQ(ksim_rv32c_spad_read(m.rv, OUT + i), geometry[i]);
+
+    uint8_t src[WORDS * KT_MV_WORD];
+    for (unsigned i = 0; i < sizeof src; i++)
+        src[i] = (uint8_t)(i * 7 + 1);
+    CHECK_EQ(ktsim_dram_write(m.sim, SRC, src, sizeof src), NPK_OK);
+    kt_mv_move mv = kt_mv_copy(DST, SRC, WORDS);
+    mv.mode = KT_MV_XFORM;
+    mv.src.xform_id = KT_MV_SLOT_BYPASS;
+    static uint32_t spad[KT_RV32_SPAD_WORDS];
+    size_t used = put_descriptor(spad, 0, &mv);
+    unsigned patched = 0;
+    for (uint32_t i = 0; i < spad[0]; i++) {
+        uint32_t *w = &spad[1 + 3 * i];
+        if (w[0] == KT_MV_HDR && !(w[1] & 1)) { /* the source walker's header */
+            w[2] |= (uint32_t)NO_OCCUPANT_ID << (47 - 32);
+            patched++;
+        }
+    }
+    CHECK_EQ(patched, 1);
+    uint32_t at[1] = {0};
+    mvgo_program(&p, at, 1);
+    r = run(&m, &p, spad, used);
+    kt_rv32_node n = kt_rv32_node_decode(r.halt_word);
+    CHECK(!n.busy);
+    CHECK_EQ(n.mover_fault, 0);
+    CHECK_EQ(n.occ_fault, KT_RV32_OCC_FAULT_NO_OCCUPANT);
+    uint8_t got[sizeof src];
+    CHECK_EQ(ktsim_dram_read(m.sim, DST, got, sizeof got), NPK_OK);
+    CHECK(memcmp(got, src, sizeof got) == 0);
+
+    /* read the fault from another id, clear it through a third, read the node word */
+    p.n = 0;
+    li(&p, T0, KT_RV32_OCC_ADDR(7, KT_RV32_OCC_REG_FAULT));
+    emit(&p, lw(A1, T0, 0));
+    li(&p, S1, KT_RV32_SPAD_BASE + 4 * OUT);
+    emit(&p, sw(A1, S1, 0));
+    li(&p, T0, KT_RV32_OCC_ADDR(5, KT_RV32_OCC_REG_FAULT));
+    emit(&p, sw(0, T0, 0));
+    li(&p, T0, KT_RV32_MVGO);
+    emit(&p, lw(A0, T0, 0));
+    emit(&p, RVA_ECALL);
+    r = run(&m, &p, NULL, 0);
+    CHECK_EQ(ksim_rv32c_spad_read(m.rv, OUT), KT_RV32_OCC_FAULT_NO_OCCUPANT);
+    CHECK_EQ(kt_rv32_node_decode(r.halt_word).occ_fault, 0);
+    CHECK(ktsim_fault(m.sim) == NULL);
+    ktsim_destroy(m.sim);
+}
+
+/* DRAM through the L1 (addr[31] set: offset addr[30:0] of the mesh's DRAM), write-back: a store
+ * reaches DRAM at CTL_FLUSH or when its line is evicted, never before; a line stays until
+ * CTL_INVAL drops it (dirty data included), across kicks; a miss holds the core l1_miss cycles
+ * (32 by default); a fill from DRAM nobody wrote faults with the pc. */
+static void test_dram_through_l1(void)
+{
+    enum { OFF = 0x200000, DRAM = 0x80000000u | OFF, ALIAS = OFF + 128 * 32 };
+    machine m;
+    machine_open(&m);
+    uint32_t init[16];
+    for (unsigned i = 0; i < 16; i++)
+        init[i] = 0x1000 + i;
+    CHECK_EQ(ktsim_dram_write(m.sim, OFF, init, sizeof init), NPK_OK);
+    CHECK_EQ(ktsim_dram_write(m.sim, ALIAS, init, sizeof init), NPK_OK);
+    prog p = {0};
+    /* a0 = [DRAM]; [DRAM+4] = a0 + 1 */
+    li(&p, S0, DRAM);
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, rva_addi(T0, A0, 1));
+    emit(&p, sw(T0, S0, 4));
+    emit(&p, RVA_ECALL);
+    kt_rv32_result r = run(&m, &p, NULL, 0);
+    CHECK_EQ(r.halt_word, 0x1000);
+    uint32_t got[16];
+    CHECK_EQ(ktsim_dram_read(m.sim, OFF, got, sizeof got), NPK_OK);
+    CHECK_EQ(got[1], 0x1001); /* still in the L1 */
+    CHECK_EQ(m.rv->l1.misses, 1);
+    uint64_t miss_run = m.rv->core.cycles;
+    /* the same program again: a hit, 32 cycles sooner; then CTL_FLUSH */
+    r = run(&m, &p, NULL, 0);
+    CHECK_EQ(m.rv->core.cycles + 32, miss_run);
+    CHECK_EQ(m.rv->l1.misses, 1);
+    p.n = 0;
+    li(&p, S1, KT_RV32_CTL_BASE);
+    emit(&p, sw(0, S1, KT_RV32_CTL_FLUSH));
+    emit(&p, RVA_ECALL);
+    run(&m, &p, NULL, 0);
+    CHECK_EQ(ktsim_dram_read(m.sim, OFF, got, sizeof got), NPK_OK);
+    CHECK_EQ(got[1], 0x1001);
+    /* another agent writes the line: the L1 keeps its copy until CTL_INVAL */
+    init[0] = 0xBEEF;
+    CHECK_EQ(ktsim_dram_write(m.sim, OFF, init, sizeof init), NPK_OK);
+    p.n = 0;
+    li(&p, S0, DRAM);
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, RVA_ECALL);
+    CHECK_EQ(run(&m, &p, NULL, 0).halt_word, 0x1000);
+    p.n = 0;
+    li(&p, S1, KT_RV32_CTL_BASE);
+    emit(&p, sw(0, S1, KT_RV32_CTL_INVAL));
+    li(&p, S0, DRAM);
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, RVA_ECALL);
+    CHECK_EQ(run(&m, &p, NULL, 0).halt_word, 0xBEEF);
+    /* a dirty line dropped by CTL_INVAL never reaches DRAM; one evicted by a line at the same
+     * index does */
+    p.n = 0;
+    li(&p, S0, DRAM);
+    li(&p, T0, 0x55);
+    emit(&p, sw(T0, S0, 8));
+    li(&p, S1, KT_RV32_CTL_BASE);
+    emit(&p, sw(0, S1, KT_RV32_CTL_INVAL));
+    emit(&p, sw(0, S1, KT_RV32_CTL_FLUSH));
+    li(&p, T0, 0x66);
+    emit(&p, sw(T0, S0, 12));
+    li(&p, S0, 0x80000000u | ALIAS);
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, RVA_ECALL);
+    r = run(&m, &p, NULL, 0);
+    CHECK_EQ(r.halt_word, 0x1000);
+    CHECK_EQ(ktsim_dram_read(m.sim, OFF, got, sizeof got), NPK_OK);
+    CHECK_EQ(got[2], 0x1002);
+    CHECK_EQ(got[3], 0x66);
+    /* DRAM nobody wrote: the fill fails, the load faults with its pc */
+    p.n = 0;
+    li(&p, S0, 0x80000000u | 0x300000);
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, RVA_ECALL);
+    r = run(&m, &p, NULL, 0);
+    CHECK(r.faulted);
+    CHECK_EQ(r.halt_word, 8);
+    ktsim_destroy(m.sim);
+}
+
 /* The windows' sizes are preset settings (log2 of words); a burst that does not fit the named
  * window is counted out and dropped, never wrapped onto its start. */
 static void test_window_settings(void)
@@ -500,8 +664,83 @@ static void test_window_settings(void)
     ktsim_destroy(sim);
 }
 
+/* (0,0) is the system node's coordinate: only the control processor sits there, as a client of
+ * the memory ports. On a mesh with two ports (rows 1 and 3) it boots and completes through them,
+ * and the host's requests, sent from (0, GRID_LO), are answered by the agent, not by it. */
+static void test_system_node_coordinate(void)
+{
+    ktsim_config cfg;
+    ktsim *sim = NULL;
+    CHECK_EQ(ktsim_preset_parse("grid 1 1\nmem_port 0 1\nunit 0 0 test\n", "text", &cfg), NPK_OK);
+    CHECK_EQ(ktsim_create(&cfg, &sim), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "unit at (0,0) is of kind 'test'");
+    CHECK_STR_HAS(npk_last_error(), "only the control processor (kind rv32)");
+    CHECK_EQ(ktsim_preset_parse("grid 1 3\nmem_port 0 1\nmem_port 0 3\nunit 0 0 rv32\n"
+                                "unit 2 3 rv32\nunit 2 2 test\n",
+                                "text", &cfg),
+             NPK_OK);
+    CHECK_EQ(ktsim_create(&cfg, &sim), NPK_OK);
+    kt_dev dev;
+    CHECK_EQ(kt_open(&dev, ktsim_transport(sim), cfg.ctrl_base, NULL), NPK_OK);
+    CHECK(dev.opt.reply_to.x == 0 && dev.opt.reply_to.y == 1);
+    kt_unit units[8];
+    size_t n = 0;
+    CHECK_EQ(kt_enumerate(&dev, units, 8, &n), NPK_OK);
+    CHECK_EQ(n, 3);
+    CHECK(n == 3 && kt_coord_eq(units[0].at, RV) && units[0].caps.type == KT_RV32_CU_TYPE);
+    /* both processors run a program reading CTL_COREID: each answers with its own coordinate */
+    const kt_coord at[2] = {{0, 0}, {2, 3}};
+    for (unsigned i = 0; i < 2; i++) {
+        prog p = {0};
+        li(&p, T0, KT_RV32_CTL_BASE);
+        emit(&p, lw(A0, T0, KT_RV32_CTL_COREID));
+        emit(&p, RVA_ECALL);
+        CHECK_EQ(kt_rv32_write(&dev, at[i], KT_RV32_BUF_IMEM, 0, p.w, p.n, KT_RV32_IMEM_WORDS),
+                 NPK_OK);
+        kt_rv32_result r = {0};
+        CHECK_EQ(kt_rv32_run(&dev, at[i], 0, 0, 5000, &r), NPK_OK);
+        CHECK_EQ(r.halt_word, kt_coord_pack(at[i]));
+        CHECK(!r.faulted);
+    }
+    /* Peer pushes from (0,0) into (2,3): a word and a byte into its scratchpad (only the byte's
+     * lane written), a word into its instruction window; a load from the peer window faults. */
+    ksim_rv32c *peer = ktsim_rv32(sim, at[1]);
+    ksim_rv32c_spad_write(peer, 6, 0x11223344u);
+    prog p = {0};
+    li(&p, T0, 0xABCD1234u);
+    li(&p, S0, KT_RV32_PEER_ADDR(2, 3, 0, 5));
+    emit(&p, sw(T0, S0, 0));
+    li(&p, T1, 0xEE);
+    emit(&p, rva_s(4 + 1, T1, S0, 0, 0x23)); /* sb to word 6, byte 1 */
+    li(&p, S1, KT_RV32_PEER_ADDR(2, 3, 1, 40));
+    emit(&p, sw(T0, S1, 0));
+    emit(&p, RVA_ECALL);
+    CHECK_EQ(kt_rv32_write(&dev, at[0], KT_RV32_BUF_IMEM, 0, p.w, p.n, KT_RV32_IMEM_WORDS), NPK_OK);
+    kt_rv32_result r = {0};
+    CHECK_EQ(kt_rv32_run(&dev, at[0], 0, 0, 5000, &r), NPK_OK);
+    CHECK(!r.faulted);
+    ktsim_step(sim, 200);
+    CHECK_EQ(ksim_rv32c_spad_read(peer, 5), 0xABCD1234u);
+    CHECK_EQ(ksim_rv32c_spad_read(peer, 6), 0x1122EE44u);
+    CHECK_EQ(peer->imem[40], 0xABCD1234u);
+    CHECK_EQ(ktsim_rv32(sim, at[0])->pushes, 3);
+    p.n = 0;
+    li(&p, S0, KT_RV32_PEER_ADDR(2, 3, 0, 5));
+    emit(&p, lw(A0, S0, 0));
+    emit(&p, RVA_ECALL);
+    CHECK_EQ(kt_rv32_write(&dev, at[0], KT_RV32_BUF_IMEM, 0, p.w, p.n, KT_RV32_IMEM_WORDS), NPK_OK);
+    CHECK_EQ(kt_rv32_run(&dev, at[0], 0, 0, 5000, &r), NPK_OK);
+    CHECK(r.faulted);
+    CHECK_EQ(r.halt_word, 8);
+    CHECK(ktsim_fault(sim) == NULL);
+    ktsim_destroy(sim);
+}
+
 int main(void)
 {
+    test_system_node_coordinate();
+    test_transform_bank();
+    test_dram_through_l1();
     test_window_settings();
     test_converting_move();
     test_enumerates();

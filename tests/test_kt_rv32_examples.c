@@ -11,10 +11,10 @@
 
 #include "check.h"
 #include "kt/hw/kt_rv32.h"
-#include "kt/kt_rv32_boot.h"
 #include "npukit/kt.h"
 #include "npukit/kt_mover_hw.h"
 #include "npukit/kt_regs.h"
+#include "npukit/kt_rv32.h"
 #include "npukit/ktsim.h"
 
 enum { SKIP = 77, MAX_WORDS = 4096 };
@@ -56,7 +56,7 @@ int main(void)
     CHECK_EQ(ktsim_create(&cfg, &sim), NPK_OK);
     kt_dev dev;
     CHECK_EQ(kt_open(&dev, ktsim_transport(sim), cfg.ctrl_base, NULL), NPK_OK);
-    const kt_coord rv = {0, 2};
+    const kt_coord rv = {0, 0};
     enum { WORDS = 64, C = 0x180000 };
     static uint8_t poison[WORDS * KT_MV_WORD], got[WORDS * KT_MV_WORD];
     memset(poison, 0xEE, sizeof poison);

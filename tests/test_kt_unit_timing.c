@@ -11,6 +11,7 @@
 #include "npukit/kt.h"
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_saxpy.h"
 
 static const kt_unit SXA = {{1, 1}, {0x5358, 4, 0, 8}, "SX"};
 static const kt_unit SXB = {{2, 1}, {0x5358, 4, 0, 8}, "SX"};

@@ -11,6 +11,8 @@
 #include "npukit/kt.h"
 #include "npukit/kt_hostprog.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_saxpy.h"
+#include "npukit/kt_test_unit.h"
 
 static const kt_unit SX = {{1, 1}, {0x5358, 4, 0, 8}, "SX"};
 

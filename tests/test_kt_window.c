@@ -10,6 +10,7 @@
 #include "ktsim/orch.h"
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_test_unit.h"
 
 static const kt_coord TU = {1, 2};
 

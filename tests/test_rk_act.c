@@ -239,12 +239,11 @@ static void sim_case(npk_rk_act_kind act, uint32_t m, uint32_t n)
     CHECK_EQ(npk_rk_mem_create(j.d, ab, 0, &j.feat), NPK_OK);
     CHECK_EQ(npk_rk_mem_create(j.d, ab, 0, &j.out), NPK_OK);
     CHECK_EQ(npk_rk_atom_pack(NPK_PREC_FP16, m, n, x, n, j.feat.host, ab), NPK_OK);
-    npk_rk_job_task t = {.op = NPK_RK_OP_SDP,
-                         .sdp = npk_rk_sdp_default(NPK_EW_LUT, NPK_EW_NO_OPERAND, NPK_PREC_FP16,
-                                                   m, n)};
-    t.sdp.lut = &l;
-    t.sdp.a = j.feat.iova;
-    t.sdp.c = j.out.iova;
+    npk_rk_sdp sdp = npk_rk_sdp_default(NPK_EW_LUT, NPK_EW_NO_OPERAND, NPK_PREC_FP16, m, n);
+    sdp.lut = &l;
+    sdp.a = j.feat.iova;
+    sdp.c = j.out.iova;
+    const npk_rk_job_task t = {.op = NPK_RK_OP_SDP, .args = &sdp};
     npk_status s = submit(&j, &t, 1);
     CHECK_EQ(s, NPK_OK);
     if (s)
@@ -295,15 +294,16 @@ static void fused(void)
     CHECK_EQ(npk_rk_devpack_b(&g, c.b, mb.host, mb.size), NPK_OK);
     npk_rk_lut l;
     CHECK_EQ(npk_rk_lut_fit(NPK_ACT_SILU, 0, 0, &l), NPK_OK);
-    npk_rk_job_task t[2] = {{.mm = npk_rk_mm_default(NPK_PREC_FP16, m, k, n)}, {.op = NPK_RK_OP_SDP}};
-    t[0].mm.out = NPK_PREC_FP16;
-    t[0].mm.a = ma.iova;
-    t[0].mm.b = mb.iova;
-    t[0].mm.c = mo.iova;
-    t[1].sdp = npk_rk_sdp_default(NPK_EW_LUT, NPK_EW_NO_OPERAND, NPK_PREC_FP16, m, n);
-    t[1].sdp.lut = &l;
-    t[1].sdp.a = mo.iova;
-    t[1].sdp.c = j.out.iova;
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, m, k, n);
+    mm.out = NPK_PREC_FP16;
+    mm.a = ma.iova;
+    mm.b = mb.iova;
+    mm.c = mo.iova;
+    npk_rk_sdp sdp = npk_rk_sdp_default(NPK_EW_LUT, NPK_EW_NO_OPERAND, NPK_PREC_FP16, m, n);
+    sdp.lut = &l;
+    sdp.a = mo.iova;
+    sdp.c = j.out.iova;
+    const npk_rk_job_task t[2] = {{NPK_RK_OP_MATMUL, &mm}, {NPK_RK_OP_SDP, &sdp}};
     CHECK_EQ(submit(&j, t, 2), NPK_OK);
     const uint16_t *o = j.out.host;
     size_t bad = 0;
@@ -339,12 +339,11 @@ static void outside(npk_rk_reg_id id, unsigned nth, uint32_t value, const char *
     job j = {.d = tl_open(0)};
     CHECK_EQ(npk_rk_mem_create(j.d, 16, 0, &j.feat), NPK_OK);
     CHECK_EQ(npk_rk_mem_create(j.d, 16, 0, &j.out), NPK_OK);
-    npk_rk_job_task t = {.op = NPK_RK_OP_SDP,
-                         .sdp = npk_rk_sdp_default(NPK_EW_LUT, NPK_EW_NO_OPERAND, NPK_PREC_FP16,
-                                                   1, 8)};
-    t.sdp.lut = &l;
-    t.sdp.a = j.feat.iova;
-    t.sdp.c = j.out.iova;
+    npk_rk_sdp sdp = npk_rk_sdp_default(NPK_EW_LUT, NPK_EW_NO_OPERAND, NPK_PREC_FP16, 1, 8);
+    sdp.lut = &l;
+    sdp.a = j.feat.iova;
+    sdp.c = j.out.iova;
+    const npk_rk_job_task t = {.op = NPK_RK_OP_SDP, .args = &sdp};
     CHECK_EQ(npk_rk_mem_create(j.d, npk_rk_job_bytes_of(&t, 1), RKNPU_MEM_KERNEL_MAPPING, &j.task),
              NPK_OK);
     CHECK_EQ(npk_rk_job_write(j.task.host, j.task.iova, j.task.size, &t, 1), NPK_OK);

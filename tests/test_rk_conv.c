@@ -19,7 +19,7 @@
 #include "npukit/rk.h"
 #include "npukit/rk_decode.h"
 #include "rk/check/rk_reference_conv.h"
-#include "rk/hw/rk_ops.h"
+#include "rk/program/rk_op_synth.h"
 #include "rk/program/rk_conv.h"
 #include "rk/program/rk_pool.h"
 
@@ -206,7 +206,7 @@ static uint32_t body_reg(const void *ctx, npk_rk_reg_id id)
     const npk_rk_entry *b = ctx;
     uint32_t v = 0;
     const npk_rk_reg *r = npk_rk_reg_info(id);
-    for (unsigned i = 0; i < npk_rk_op_desc_of(NPK_RK_OP_CONV)->body; i++)
+    for (unsigned i = 0; i < npk_rk_op_synth_of(NPK_RK_OP_CONV)->body; i++)
         if (npk_rk_entry_target(b[i]) == r->target && npk_rk_entry_reg(b[i]) == r->offset)
             v = npk_rk_entry_value(b[i]);
     return v;
@@ -230,7 +230,7 @@ static void test_decode(void)
     } bodies[] = {{cb, NPK_RK_OP_CONV}, {pb, NPK_RK_OP_POOL}};
     for (size_t k = 0; k < 2; k++) {
         const npk_rk_op_desc *d = npk_rk_op_desc_of(bodies[k].op);
-        for (unsigned i = 0; i < d->body; i++) {
+        for (unsigned i = 0; i < npk_rk_op_synth_of(bodies[k].op)->body; i++) {
             char line[256];
             npk_rk_entry_describe(bodies[k].b[i], line, sizeof line);
             CHECK(strstr(line, "UNKNOWN") == NULL);

@@ -18,7 +18,7 @@
 #include "npukit/rk_decode.h"
 #include "npukit/rk_regs.h"
 #include "rk/check/rk_reference_conv.h"
-#include "rk/hw/rk_ops.h"
+#include "rk/program/rk_op_synth.h"
 #include "rk/program/rk_conv.h"
 #include "rk/runtime/runtime_internal.h"
 
@@ -155,7 +155,7 @@ static uint32_t reg_of(const npk_rk_entry *body, npk_rk_reg_id id)
 {
     const npk_rk_reg *r = npk_rk_reg_info(id);
     uint32_t v = 0xDEADBEEFu;
-    for (unsigned i = 0; i < npk_rk_op_desc_of(NPK_RK_OP_CONV)->body; i++)
+    for (unsigned i = 0; i < npk_rk_op_synth_of(NPK_RK_OP_CONV)->body; i++)
         if (npk_rk_entry_target(body[i]) == r->target && npk_rk_entry_reg(body[i]) == r->offset)
             v = npk_rk_entry_value(body[i]);
     return v;
@@ -183,7 +183,7 @@ static void test_registers(void)
                               reg_of(body, NPK_REG_CNA_DATA_SIZE1)), 32);
     CHECK_EQ(reg_of(body, NPK_REG_CNA_WEIGHT_SIZE1), 9u * 32);
     CHECK_EQ(reg_of(body, NPK_REG_CNA_WEIGHT_SIZE0), 9u * 32 * 64);
-    for (unsigned i = 0; i < npk_rk_op_desc_of(NPK_RK_OP_CONV)->body; i++) {
+    for (unsigned i = 0; i < npk_rk_op_synth_of(NPK_RK_OP_CONV)->body; i++) {
         char line[256];
         npk_rk_entry_describe(body[i], line, sizeof line);
         CHECK(strstr(line, "UNKNOWN") == NULL);

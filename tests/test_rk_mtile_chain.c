@@ -109,19 +109,20 @@ static void job_free(chain_job *j)
 
 /* Tile t of the chain: rows [tR, (t+1)R), the weights at b (the first tile unflagged unless
  * flag_first). */
-static npk_rk_job_task tile(const chain_job *j, unsigned t, uint32_t b, bool flag)
+static npk_rk_mm tile(const chain_job *j, unsigned t, uint32_t b, bool flag)
 {
-    npk_rk_job_task x = {.op = NPK_RK_OP_MATMUL, .mm = npk_rk_mm_default(NPK_PREC_INT8, R, K, N)};
-    x.mm.sched = NPK_SCHED_CHAIN;
-    x.mm.next_m_tile = flag;
-    x.mm.a = j->a.iova + t * R * K;
-    x.mm.b = b;
-    x.mm.c = j->c.iova + t * R * N * 4;
+    npk_rk_mm x = npk_rk_mm_default(NPK_PREC_INT8, R, K, N);
+    x.sched = NPK_SCHED_CHAIN;
+    x.next_m_tile = flag;
+    x.a = j->a.iova + t * R * K;
+    x.b = b;
+    x.c = j->c.iova + t * R * N * 4;
     return x;
 }
 
-static npk_status run(chain_job *j, npk_rk_job_task *tasks)
+static npk_status run(chain_job *j, const npk_rk_mm mm[2])
 {
+    const npk_rk_job_task tasks[2] = {{NPK_RK_OP_MATMUL, &mm[0]}, {NPK_RK_OP_MATMUL, &mm[1]}};
     npk_status s = npk_rk_job_write(j->task.host, j->task.iova, j->task.size, tasks, 2);
     if (s)
         return s;
@@ -140,7 +141,7 @@ static void chained_tiles(void)
 {
     chain_job j;
     job_make(&j);
-    npk_rk_job_task t[2] = {tile(&j, 0, j.b.iova, false), tile(&j, 1, j.b.iova, true)};
+    npk_rk_mm t[2] = {tile(&j, 0, j.b.iova, false), tile(&j, 1, j.b.iova, true)};
     CHECK_EQ(run(&j, t), NPK_OK);
     const int32_t *c = j.c.host;
     size_t bad = 0;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The operation table: every operation has its row in each of the three tables (the hardware
- * description, the driver's synthesizer, the simulator's executor), each row's body is the order
- * its synthesizer writes, and a job of every operation runs on the simulator. An operation past
- * the enum — a row one table lacks — is refused by name at every layer: the rows, the job
- * writer, the simulator (a block set no row names), the CLI and the Python package. */
+/* The operation table: every row of rk/hw/rk_ops.def has its hardware row, its driver row
+ * (order, synthesizer, sample task) and its simulator row (executor); each driver row's order
+ * is what its synthesizer writes, and its sample task runs on both kernels' simulator front
+ * ends. Nothing here names an operation: a new row is swept unedited. An operation past the
+ * enum is refused by name at every layer: the rows, the job writer, the simulator (a block set
+ * no row names), the CLI and the Python package. */
+#include <stddef.h>
 #include <string.h>
 
 #include "npukit/rk_regcmd.h"
@@ -13,40 +15,21 @@
 #include "rksim/ops.h"
 #include "rksim_testlib.h"
 
-/* A task of each operation with its defaults. No default case: an operation added to the enum
- * without a case here fails the build (-Wswitch), so this test covers every row. */
-static npk_rk_job_task default_task(npk_rk_op op)
+/* Room for any operation's argument struct (its driver row's args_size). */
+typedef union {
+    max_align_t align;
+    unsigned char bytes[2048];
+} task_args;
+
+/* Operation op's sample task (its driver row's) over buffers at in, in2 and out. */
+static npk_rk_job_task sample_task(npk_rk_op op, task_args *args, uint32_t in, uint32_t in2,
+                                   uint32_t out)
 {
-    npk_rk_job_task t = {.op = op};
-    switch (op) {
-    case NPK_RK_OP_MATMUL:
-        t.mm = npk_rk_mm_default(NPK_PREC_FP16, 4, 64, 32);
-        t.mm.a = 0x10000;
-        t.mm.b = 0x20000;
-        t.mm.c = 0x30000;
-        break;
-    case NPK_RK_OP_SDP:
-        t.sdp = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 4, 16);
-        t.sdp.a = 0x10000;
-        t.sdp.b = 0x20000;
-        t.sdp.c = 0x30000;
-        break;
-    case NPK_RK_OP_CONV:
-        t.conv = (npk_rk_conv){.prec = NPK_PREC_FP16, .in_h = 6, .in_w = 5, .in_c = 3,
-                               .out_h = 6, .out_w = 5, .out_c = 4, .k_h = 3, .k_w = 3,
-                               .stride_y = 1, .stride_x = 1, .pad_top = 1, .pad_left = 1,
-                               .in = 0x10000, .weights = 0x20000, .bias = 0x28000,
-                               .out = 0x30000};
-        break;
-    case NPK_RK_OP_POOL:
-        t.pool = (npk_rk_pool){.method = NPK_RK_POOL_MAX, .in_h = 4, .in_w = 4, .c = 8,
-                               .out_h = 2, .out_w = 2, .k_h = 2, .k_w = 2, .stride_y = 2,
-                               .stride_x = 2, .in = 0x10000, .out = 0x30000};
-        break;
-    case NPK_RK_OP_COUNT:
-        break;
-    }
-    return t;
+    const npk_rk_op_synth *sy = npk_rk_op_synth_of(op);
+    CHECK(sy && sy->args_size <= sizeof args->bytes);
+    memset(args, 0, sizeof *args);
+    sy->sample(args, in, in2, out);
+    return (npk_rk_job_task){.op = op, .args = args};
 }
 
 /* A register file of one value, for the rows' marks. */
@@ -68,14 +51,12 @@ static void every_row(void)
         if (!d || !sy || !sim)
             continue;
         CHECK_EQ(d->op, op);
-        CHECK_EQ(sy->op, op);
-        CHECK_EQ(sim->op, op);
         CHECK(d->name && d->name[0] && d->source && d->source[0]);
-        CHECK(sy->check && sy->synth && sy->out_prec);
-        CHECK(d->body > 0 && d->order);
+        CHECK(sy->check && sy->synth && sy->out_prec && sy->sample && sy->args_size > 0);
+        CHECK(sy->body > 0 && sy->order);
         CHECK(d->in_precs != 0);
-        if (d->body > max_body)
-            max_body = d->body;
+        if (sy->body > max_body)
+            max_body = sy->body;
         /* names and block sets are unique: the decoder and the simulator find one row */
         for (unsigned j = 0; j < i; j++) {
             const npk_rk_op_desc *o = npk_rk_op_desc_of((npk_rk_op)j);
@@ -99,23 +80,26 @@ static void every_row(void)
                              npk_rk_field_mask(NPK_RKF(PC_INTERRUPT_MASK, PPU_GROUP1));
         CHECK(d->int_mask == dpu || d->int_mask == ppu);
         /* every register of the order is in the register table */
-        for (unsigned k = 0; k < d->body; k++)
-            CHECK(npk_rk_reg_info(d->order[k]) != NULL);
-        /* the synthesizer writes exactly the row's order */
-        npk_rk_job_task t = default_task(op);
-        CHECK_EQ(sy->check(&t), NPK_OK);
+        for (unsigned k = 0; k < sy->body; k++)
+            CHECK(npk_rk_reg_info(sy->order[k]) != NULL);
+        /* the synthesizer writes exactly the row's order, each entry to its register's block */
+        task_args args;
+        npk_rk_job_task t = sample_task(op, &args, 0x10000, 0x20000, 0x30000);
+        CHECK_EQ(sy->check(t.args), NPK_OK);
         npk_rk_entry body[512];
-        CHECK(d->body <= sizeof body / sizeof body[0]);
-        CHECK_EQ(sy->synth(&t, body), NPK_OK);
-        for (unsigned k = 0; k < d->body; k++) {
-            const npk_rk_reg *r = npk_rk_reg_info(d->order[k]);
+        CHECK(sy->body <= sizeof body / sizeof body[0]);
+        CHECK_EQ(sy->synth(t.args, body), NPK_OK);
+        for (unsigned k = 0; k < sy->body; k++) {
+            const npk_rk_reg *r = npk_rk_reg_info(sy->order[k]);
             CHECK_EQ(npk_rk_entry_reg(body[k]), r->offset);
+            CHECK_EQ(npk_rk_entry_target(body[k]), r->target);
         }
     }
     CHECK_EQ(npk_rk_op_max_body(), max_body);
 }
 
-/* A job of every operation, alone, runs on both kernels' simulator front ends. */
+/* A job of every operation, alone, runs on both kernels' simulator front ends and writes its
+ * output. */
 static void every_op_runs(bool rocket)
 {
     for (unsigned i = 0; i < NPK_RK_OP_COUNT; i++) {
@@ -124,24 +108,9 @@ static void every_op_runs(bool rocket)
         CHECK_EQ(npk_rk_mem_create(d, 1 << 16, 0, &in), NPK_OK);
         CHECK_EQ(npk_rk_mem_create(d, 1 << 16, 0, &in2), NPK_OK);
         CHECK_EQ(npk_rk_mem_create(d, 1 << 16, 0, &out), NPK_OK);
-        npk_rk_job_task t = default_task((npk_rk_op)i);
-        switch (t.op) {
-        case NPK_RK_OP_MATMUL:
-            t.mm.a = in.iova, t.mm.b = in2.iova, t.mm.c = out.iova;
-            break;
-        case NPK_RK_OP_SDP:
-            t.sdp.a = in.iova, t.sdp.b = in2.iova, t.sdp.c = out.iova;
-            break;
-        case NPK_RK_OP_CONV:
-            t.conv.in = in.iova, t.conv.weights = in2.iova, t.conv.bias = in2.iova + 0x8000;
-            t.conv.out = out.iova;
-            break;
-        case NPK_RK_OP_POOL:
-            t.pool.in = in.iova, t.pool.out = out.iova;
-            break;
-        case NPK_RK_OP_COUNT:
-            break;
-        }
+        task_args args;
+        const npk_rk_job_task t = sample_task((npk_rk_op)i, &args, in.iova, in2.iova, out.iova);
+        memset(out.host, 0x5a, out.size); /* the inputs are zeros: an output is not this */
         CHECK_EQ(npk_rk_mem_create(d, npk_rk_job_bytes(1), RKNPU_MEM_KERNEL_MAPPING, &task),
                  NPK_OK);
         CHECK_EQ(npk_rk_job_write(task.host, task.iova, task.size, &t, 1), NPK_OK);
@@ -162,12 +131,13 @@ static void every_op_runs(bool rocket)
             CHECK_STR_HAS(tl_report(d)->message, "never satisfied");
         } else {
             CHECK_EQ(s, NPK_OK);
+            CHECK(memcmp(out.host, "\x5a\x5a\x5a\x5a", 4) != 0); /* the executor wrote it */
         }
 
         /* the same program with an op-enable no row names is refused, naming the known sets */
         npk_rk_entry *prog = (npk_rk_entry *)((uint8_t *)task.host + npk_rk_job_program_offset(1, 0));
-        const npk_rk_op_desc *desc = npk_rk_op_desc_of(t.op);
-        for (unsigned k = desc->body; k < desc->body + NPK_RK_TRAILER_ENTRIES; k++)
+        const unsigned body = npk_rk_op_synth_of(t.op)->body;
+        for (unsigned k = body; k < body + NPK_RK_TRAILER_ENTRIES; k++)
             if (npk_rk_entry_target(prog[k]) == 0x0081)
                 prog[k] = npk_rk_entry_make(0x0081, npk_rk_entry_reg(prog[k]), 0x41);
         CHECK_EQ(npk_rk_submit(d, &sub), NPK_EUNSUPPORTED);
@@ -189,15 +159,24 @@ static void fake_op_refused(void)
     CHECK(npk_rk_op_desc_of(fake) == NULL);
     CHECK(npk_rk_op_synth_of(fake) == NULL);
     CHECK(rksim_op_row_of(fake) == NULL);
-    CHECK_STR_HAS(npk_rk_op_name(fake, buf), "operation");
     CHECK(npk_rk_op_by_enable(0x41) == NULL);
+    char want[64];
+    snprintf(want, sizeof want, "operation %d", (int)fake);
+    CHECK_STR_HAS(npk_rk_op_name(fake, buf), want);
     uint8_t host[8192] __attribute__((aligned(16)));
-    npk_rk_job_task tasks[2] = {default_task(NPK_RK_OP_MATMUL), {.op = fake}};
+    task_args args;
+    npk_rk_job_task tasks[2] = {sample_task(NPK_RK_OP_MATMUL, &args, 0x10000, 0x20000, 0x30000),
+                                {.op = fake, .args = &args}};
     CHECK_EQ(npk_rk_job_write(host, 0x1000, sizeof host, &tasks[1], 1), NPK_EINVAL);
-    CHECK_STR_HAS(npk_last_error(), "operation 4");
+    CHECK_STR_HAS(npk_last_error(), want);
     /* behind a known task too: the job is refused before anything is written for it */
     CHECK_EQ(npk_rk_job_write(host, 0x1000, sizeof host, tasks, 2), NPK_EINVAL);
-    CHECK_STR_HAS(npk_last_error(), "job task 1: operation 4");
+    CHECK_STR_HAS(npk_last_error(), "job task 1: ");
+    CHECK_STR_HAS(npk_last_error(), want);
+    /* a known operation without its arguments is refused naming it */
+    tasks[1] = (npk_rk_job_task){.op = NPK_RK_OP_MATMUL, .args = NULL};
+    CHECK_EQ(npk_rk_job_write(host, 0x1000, sizeof host, tasks, 2), NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "job task 1: the matmul task has no arguments");
 }
 
 /* The PC fetches pairs of entries: a program of odd length (body and trailer) ends its last
@@ -207,9 +186,10 @@ static void odd_program_padded(void)
     for (unsigned i = 0; i < NPK_RK_OP_COUNT; i++) {
         static uint64_t host[4096];
         memset(host, 0xff, sizeof host);
-        npk_rk_job_task t = default_task((npk_rk_op)i);
+        task_args args;
+        const npk_rk_job_task t = sample_task((npk_rk_op)i, &args, 0x10000, 0x20000, 0x30000);
         CHECK_EQ(npk_rk_job_write(host, 0x1000, sizeof host, &t, 1), NPK_OK);
-        const uint32_t body = npk_rk_op_desc_of(t.op)->body;
+        const uint32_t body = npk_rk_op_synth_of(t.op)->body;
         const uint32_t fetched = (npk_rk_pc_amount(body) + 1) * 2;
         const npk_rk_entry *prog =
             (const npk_rk_entry *)((const uint8_t *)host + npk_rk_job_program_offset(1, 0));

@@ -14,7 +14,7 @@
 #include "npukit/rk.h"
 #include "npukit/rk_regs.h"
 #include "rk/check/rk_reference_conv.h"
-#include "rk/hw/rk_ops.h"
+#include "rk/program/rk_op_synth.h"
 #include "rk/program/rk_pool.h"
 
 static uint64_t seed = 5;
@@ -95,7 +95,7 @@ static void test_capture_registers(void)
                      .out_w = 8, .k_h = 2, .k_w = 2, .stride_y = 2, .stride_x = 2,
                      .in = 0x1000, .out = 0x9000};
     npk_rk_entry body[64];
-    const unsigned n = npk_rk_op_desc_of(NPK_RK_OP_POOL)->body;
+    const unsigned n = npk_rk_op_synth_of(NPK_RK_OP_POOL)->body;
     CHECK(n <= 64);
     CHECK_EQ(npk_rk_synth_pool(&t, body), NPK_OK);
     struct {

@@ -19,7 +19,7 @@ typedef struct sim_job {
 static npk_status resubmit(sim_job *j, uint32_t count);
 
 /* Write the job into a fresh task buffer and submit it. */
-static npk_status submit_job(sim_job *j, npk_rk_job_task *tasks, uint32_t count)
+static npk_status submit_job(sim_job *j, const npk_rk_job_task *tasks, uint32_t count)
 {
     npk_rk_mem_destroy(j->d, &j->task);
     npk_status s =
@@ -131,12 +131,13 @@ static size_t ew_case(npk_rk_ew_op op, npk_rk_ew_operand mode, npk_rk_prec p, ui
         CHECK_EQ(npk_rk_atom_pack(p, m, n, b, n, j.opnd.host, ab), NPK_OK);
     else
         memcpy(j.opnd.host, b, n * eb); /* the vector: b's first row */
-    npk_rk_job_task t = {.op = NPK_RK_OP_SDP, .sdp = npk_rk_sdp_default(op, mode, p, m, n)};
-    t.sdp.imm[0] = imm_of(p, 0);
-    t.sdp.imm[1] = imm_of(p, 1);
-    t.sdp.a = j.feat.iova;
-    t.sdp.b = j.opnd.iova;
-    t.sdp.c = j.out.iova;
+    npk_rk_sdp ts = npk_rk_sdp_default(op, mode, p, m, n);
+    const npk_rk_job_task t = {.op = NPK_RK_OP_SDP, .args = &ts};
+    ts.imm[0] = imm_of(p, 0);
+    ts.imm[1] = imm_of(p, 1);
+    ts.a = j.feat.iova;
+    ts.b = j.opnd.iova;
+    ts.c = j.out.iova;
     size_t bad = count;
     if (submit_job(&j, &t, 1) == NPK_OK &&
         npk_rk_atom_unpack(p, m, n, j.out.host, ab, c, n) == NPK_OK) {
@@ -202,7 +203,7 @@ static void fake_op_refused(void)
     CHECK_EQ(npk_rk_sdp_check(&t), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "is not one of add|mul|max|min|relu");
     sim_job j = {.d = tl_open(0)};
-    npk_rk_job_task task = {.op = NPK_RK_OP_SDP, .sdp = t};
+    npk_rk_job_task task = {.op = NPK_RK_OP_SDP, .args = &t};
     CHECK_EQ(submit_job(&j, &task, 1), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "is not one of add|mul|max|min|relu");
     job_free(&j);
@@ -290,17 +291,17 @@ static void fused(uint32_t m, npk_rk_ew_operand mode, npk_rk_prec mm_out, uint32
     uint16_t *scale = j.opnd.host;
     for (uint32_t i = 0; i < m * n; i++) /* per-element: in [M][N] order = the flat atoms */
         scale[i] = npk_f32_to_f16((float)((int)(tl_rand() % 8) - 4) / 4.0f);
-    npk_rk_job_task t[2] = {{.mm = npk_rk_mm_default(NPK_PREC_FP16, m, k, n)},
-                            {.op = NPK_RK_OP_SDP}};
-    t[0].mm.out = mm_out;
-    t[0].mm.a = j.mm_a.iova;
-    t[0].mm.b = j.mm_b.iova;
-    t[0].mm.c = mmout.iova;
-    t[1].sdp = npk_rk_sdp_default(NPK_EW_MUL, mode, NPK_PREC_FP16, rows, ch);
-    t[1].sdp.a = mmout.iova;
-    t[1].sdp.b = j.opnd.iova;
-    t[1].sdp.c = j.out.iova;
-    t[1].sdp.unchecked = mm_out != NPK_PREC_FP16; /* past the synthesizer's fusion rule */
+    npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, m, k, n);
+    mm.out = mm_out;
+    mm.a = j.mm_a.iova;
+    mm.b = j.mm_b.iova;
+    mm.c = mmout.iova;
+    npk_rk_sdp sdp = npk_rk_sdp_default(NPK_EW_MUL, mode, NPK_PREC_FP16, rows, ch);
+    sdp.a = mmout.iova;
+    sdp.b = j.opnd.iova;
+    sdp.c = j.out.iova;
+    sdp.unchecked = mm_out != NPK_PREC_FP16; /* past the synthesizer's fusion rule */
+    npk_rk_job_task t[2] = {{NPK_RK_OP_MATMUL, &mm}, {NPK_RK_OP_SDP, &sdp}};
     npk_status s = submit_job(&j, t, 2);
     CHECK_EQ(s, want);
     CHECK(!!(tl_report(j.d)->hazards & RKSIM_HZ_BIT(RKSIM_HZ_SDP_CHAIN_PRECISION)) ==
@@ -332,15 +333,14 @@ static void fused_jobs(void)
     fused(1, NPK_EW_PER_CHANNEL, NPK_PREC_FP32, RKSIM_HZ_BIT(RKSIM_HZ_SDP_CHAIN_PRECISION), NPK_OK,
           false);
     /* the synthesizer refuses the mismatched chain itself, naming the rule */
-    npk_rk_job_task t[2] = {
-        {.mm = npk_rk_mm_default(NPK_PREC_FP16, 1, 64, 32)},
-        {.op = NPK_RK_OP_SDP,
-         .sdp = npk_rk_sdp_default(NPK_EW_MUL, NPK_EW_PER_CHANNEL, NPK_PREC_FP16, 1, 32)}};
+    const npk_rk_mm mm = npk_rk_mm_default(NPK_PREC_FP16, 1, 64, 32);
+    npk_rk_sdp sdp = npk_rk_sdp_default(NPK_EW_MUL, NPK_EW_PER_CHANNEL, NPK_PREC_FP16, 1, 32);
+    const npk_rk_job_task t[2] = {{NPK_RK_OP_MATMUL, &mm}, {NPK_RK_OP_SDP, &sdp}};
     uint8_t buf[4096] __attribute__((aligned(16)));
     CHECK_EQ(npk_rk_job_write(buf, 0x1000, sizeof buf, t, 2), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "dtype-path rule");
-    t[1].sdp.op = NPK_EW_RELU; /* 1-input: chains regardless */
-    t[1].sdp.operand = NPK_EW_NO_OPERAND;
+    sdp.op = NPK_EW_RELU; /* 1-input: chains regardless */
+    sdp.operand = NPK_EW_NO_OPERAND;
     CHECK_EQ(npk_rk_job_write(buf, 0x1000, sizeof buf, t, 2), NPK_OK);
     CHECK_EQ(npk_rk_job_write(buf, 0x1000, 64, t, 2), NPK_EINVAL);
 }
@@ -355,21 +355,20 @@ static void int32_feature(uint32_t rdma_mult, uint32_t ideal)
     int32_t *a = j.feat.host;
     for (uint32_t i = 0; i < n; i++)
         a[i] = i == 0 ? 80000 : (int32_t)(tl_rand() % 200000) - 100000; /* 80000: the spec's */
-    npk_rk_job_task t = {
-        .op = NPK_RK_OP_SDP,
-        .sdp = npk_rk_sdp_default(NPK_EW_RELU, NPK_EW_NO_OPERAND, NPK_PREC_INT16, 1, n)};
-    t.sdp.feature = NPK_PREC_INT32;
-    t.sdp.rdma_channels = rdma_mult * n;
-    t.sdp.unchecked = true;
-    t.sdp.op = NPK_EW_MAX; /* max with a zero vector keeps the lanes' own values */
-    t.sdp.operand = NPK_EW_PER_CHANNEL;
+    npk_rk_sdp ts = npk_rk_sdp_default(NPK_EW_RELU, NPK_EW_NO_OPERAND, NPK_PREC_INT16, 1, n);
+    const npk_rk_job_task t = {.op = NPK_RK_OP_SDP, .args = &ts};
+    ts.feature = NPK_PREC_INT32;
+    ts.rdma_channels = rdma_mult * n;
+    ts.unchecked = true;
+    ts.op = NPK_EW_MAX; /* max with a zero vector keeps the lanes' own values */
+    ts.operand = NPK_EW_PER_CHANNEL;
     CHECK_EQ(npk_rk_mem_create(j.d, 2 * n * 2, 0, &j.opnd), NPK_OK);
     int16_t *floor16 = j.opnd.host;
     for (uint32_t i = 0; i < 2 * n; i++)
         floor16[i] = -32768;
-    t.sdp.a = j.feat.iova;
-    t.sdp.b = j.opnd.iova;
-    t.sdp.c = j.out.iova;
+    ts.a = j.feat.iova;
+    ts.b = j.opnd.iova;
+    ts.c = j.out.iova;
     npk_status s = submit_job(&j, &t, 1);
     rksim_hazard_id id =
         rdma_mult == 1 ? RKSIM_HZ_SDP_INT32_UNDERFETCH : RKSIM_HZ_SDP_INT32_TWO_LANE;
@@ -400,12 +399,11 @@ static void unsupported(npk_rk_reg_id id, uint32_t value, const char *name)
 {
     sim_job j = {.d = tl_open(0)};
     sdp_buffers(&j, NPK_PREC_FP16, 4, 16);
-    npk_rk_job_task t = {
-        .op = NPK_RK_OP_SDP,
-        .sdp = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 4, 16)};
-    t.sdp.a = j.feat.iova;
-    t.sdp.b = j.opnd.iova;
-    t.sdp.c = j.out.iova;
+    npk_rk_sdp ts = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 4, 16);
+    const npk_rk_job_task t = {.op = NPK_RK_OP_SDP, .args = &ts};
+    ts.a = j.feat.iova;
+    ts.b = j.opnd.iova;
+    ts.c = j.out.iova;
     CHECK_EQ(submit_job(&j, &t, 1), NPK_OK);
     patch(&j, 1, 0, id, value);
     CHECK_EQ(resubmit(&j, 1), NPK_EUNSUPPORTED);
@@ -435,17 +433,16 @@ static void not_simulated(void)
         sim_job j = {.d = tl_open(0)};
         sdp_buffers(&j, NPK_PREC_FP16, 4, 16);
         memset(j.out.host, 0x5a, j.out.size);
-        npk_rk_job_task t = {
-            .op = NPK_RK_OP_SDP,
-            .sdp = npk_rk_sdp_default(cases[i].op, cases[i].operand, NPK_PREC_FP16, 4, 16)};
-        t.sdp.ew_imm = cases[i].ew_imm;
-        t.sdp.ew_cvt.on = cases[i].cvt;
-        t.sdp.ew_cvt.scale = 1;
-        t.sdp.imm[0] = 1;
-        t.sdp.unchecked = true; /* the synthesizer refuses them checked */
-        t.sdp.a = j.feat.iova;
-        t.sdp.b = j.opnd.iova;
-        t.sdp.c = j.out.iova;
+        npk_rk_sdp ts = npk_rk_sdp_default(cases[i].op, cases[i].operand, NPK_PREC_FP16, 4, 16);
+        const npk_rk_job_task t = {.op = NPK_RK_OP_SDP, .args = &ts};
+        ts.ew_imm = cases[i].ew_imm;
+        ts.ew_cvt.on = cases[i].cvt;
+        ts.ew_cvt.scale = 1;
+        ts.imm[0] = 1;
+        ts.unchecked = true; /* the synthesizer refuses them checked */
+        ts.a = j.feat.iova;
+        ts.b = j.opnd.iova;
+        ts.c = j.out.iova;
         CHECK_EQ(submit_job(&j, &t, 1), NPK_EUNSUPPORTED);
         CHECK_STR_HAS(tl_report(j.d)->message, "unsupported by the model");
         CHECK_STR_HAS(tl_report(j.d)->message, cases[i].why);
@@ -482,12 +479,11 @@ static void notch_tile(void)
     CHECK_EQ(npk_rk_mem_create(j.d, m * 16, 0, &j.out), NPK_OK);
     uint16_t *a = j.feat.host;
     fill(NPK_PREC_FP16, a, m * p);
-    npk_rk_job_task t = {
-        .op = NPK_RK_OP_SDP,
-        .sdp = npk_rk_sdp_default(NPK_EW_RELU, NPK_EW_NO_OPERAND, NPK_PREC_FP16, m, 8)};
-    t.sdp.a = j.feat.iova + c0 * 2;
-    t.sdp.c = j.out.iova;
-    t.sdp.line_notch = p - 8;
+    npk_rk_sdp ts = npk_rk_sdp_default(NPK_EW_RELU, NPK_EW_NO_OPERAND, NPK_PREC_FP16, m, 8);
+    const npk_rk_job_task t = {.op = NPK_RK_OP_SDP, .args = &ts};
+    ts.a = j.feat.iova + c0 * 2;
+    ts.c = j.out.iova;
+    ts.line_notch = p - 8;
     CHECK_EQ(submit_job(&j, &t, 1), NPK_OK);
     const uint16_t *o = j.out.host;
     size_t bad = 0;
@@ -507,12 +503,11 @@ static void timing(void)
     for (int i = 0; i < 2; i++) {
         sim_job j = {.d = tl_open(0)};
         sdp_buffers(&j, NPK_PREC_FP16, 64, ns[i]);
-        npk_rk_job_task t = {
-            .op = NPK_RK_OP_SDP,
-            .sdp = npk_rk_sdp_default(NPK_EW_MUL, NPK_EW_PER_CHANNEL, NPK_PREC_FP16, 64, ns[i])};
-        t.sdp.a = j.feat.iova;
-        t.sdp.b = j.opnd.iova;
-        t.sdp.c = j.out.iova;
+        npk_rk_sdp ts = npk_rk_sdp_default(NPK_EW_MUL, NPK_EW_PER_CHANNEL, NPK_PREC_FP16, 64, ns[i]);
+        const npk_rk_job_task t = {.op = NPK_RK_OP_SDP, .args = &ts};
+        ts.a = j.feat.iova;
+        ts.b = j.opnd.iova;
+        ts.c = j.out.iova;
         CHECK_EQ(submit_job(&j, &t, 1), NPK_OK);
         double us = tl_report(j.d)->model_us;
         CHECK(us >= 40 && us <= 110);

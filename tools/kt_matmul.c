@@ -20,6 +20,7 @@
 #include "kt_cli.h"
 #include "kt_engine_round.h"
 #include "npukit/fp16.h"
+#include "npukit/kt_mat.h"
 
 enum { MM_MAX_UNITS = 16, MM_MAX_ENUM = 64, MM_PROG = 4, MM_DIM_MAX = 4096 };
 static const uint64_t A_OFF = 0x100000, REGION_ALIGN = 0x100000;

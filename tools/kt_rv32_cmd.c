@@ -2,7 +2,8 @@
 /* `npukit kt rv32 run PROG`: boot a program on the RV32 control processor (CPU_RV64 = 0) as the
  * hardware boots it — PROG.text into its instruction window and PROG.data into its scratchpad by
  * CU_DATA, then a kick — wait for its completion and print the halt word, how it halted and the
- * program's counters (CU_DBG). The exit status follows `kt rv64 run`'s: the program's own (the
+ * program's counters (CU_DBG). With --engine the boot, the kick and the wait run as host control
+ * programs in the card's control-program engine. The exit status follows `kt rv64 run`'s: the program's own (the
  * ECALL halt word's low 8 bits, 1 when they are 0 and the word is not), 124 for a program that
  * halted on EBREAK or a fault or never completed, 125 for npukit's own failures. */
 #include <inttypes.h>
@@ -13,9 +14,9 @@
 #include "cli.h"
 #include "json_out.h"
 #include "kt/hw/kt_rv32.h"
-#include "kt/kt_rv32_boot.h"
 #include "kt_cli.h"
 #include "npukit/kt_regs.h"
+#include "npukit/kt_rv32.h"
 
 enum { RV32_STATUS_NO_EXIT = 124, RV32_STATUS_ERROR = 125, MAX_IMAGE_WORDS = 1u << 16 };
 
@@ -100,7 +101,8 @@ static int find_processor(kt_cli *c, const char *at_text, kt_coord *at)
     return 0;
 }
 
-static bool print_result(kt_coord at, const kt_rv32_result *r, uint64_t dbg, bool json)
+static bool print_result(kt_coord at, const kt_rv32_result *r, uint64_t dbg, bool json,
+                         bool engine)
 {
     const char *how = r->faulted ? "EBREAK or a fault (the word is a0 or the faulting pc)" : "ECALL";
     if (json) {
@@ -113,11 +115,15 @@ static bool print_result(kt_coord at, const kt_rv32_result *r, uint64_t dbg, boo
         json_u64(doc, "instructions", dbg >> 32);
         json_u64(doc, "cycles", dbg & 0xffffffffu);
         json_u64(doc, "polls", r->polls);
+        json_u64(doc, "engine_programs", r->programs);
         return json_print(doc, "kt rv32 run") == 0;
     }
     printf("RV32 processor at (%u,%u): halted by %s, halt word 0x%08" PRIx32 " (%" PRId32 ")\n",
            at.x, at.y, how, r->halt_word, (int32_t)r->halt_word);
     printf("%" PRIu64 " instructions, %" PRIu64 " cycles\n", dbg >> 32, dbg & 0xffffffffu);
+    if (engine)
+        printf("booted and run by the control-program engine: %" PRIu32 " programs\n",
+               r->programs);
     return true;
 }
 
@@ -126,6 +132,7 @@ static int run_main(int argc, char **argv)
     kt_cli c = {0};
     const char *at_text = NULL;
     uint32_t arg = 0, polls = 100000;
+    bool engine = false;
     const cli_opt own[] = {
         {.name = "--arg",
          .kind = CLI_U32_HEX,
@@ -145,13 +152,18 @@ static int run_main(int argc, char **argv)
          .min = 1,
          .max = UINT32_MAX,
          .help = "NODE_STATUS reads to wait for the completion (default 100000)"},
+        {.name = "--engine",
+         .kind = CLI_FLAG,
+         .dest = &engine,
+         .help = "send the image, the kick and the wait as programs for the card's "
+                 "control-program engine (at most 15 flits a program)"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_cli_rows(&c.o), NULL};
     const char *pos[1];
     cli_spec spec = {
         .cmd = "kt rv32 run",
-        .synopsis = "PROG [options]",
+        .synopsis = "PROG [--arg V] [--at X,Y] [--engine] [options]",
         .about = "boot a program on the RV32 control processor (CPU_RV64 = 0): PROG.text into its "
                  "instruction window and PROG.data (if present) into its scratchpad by CU_DATA, "
                  "a kick at pc 0, then its halt word and counters (default preset: rv32; PROG as "
@@ -172,6 +184,7 @@ static int run_main(int argc, char **argv)
         return RV32_STATUS_ERROR;
     if (!c.o.m.preset)
         c.o.m.preset = "rv32";
+    c.engine = engine;
     if (kt_cli_open(&c))
         return RV32_STATUS_ERROR;
     kt_coord at;
@@ -180,13 +193,13 @@ static int run_main(int argc, char **argv)
     bool present = false;
     npk_status s = NPK_OK;
     rc = RV32_STATUS_ERROR;
+    const kt_rv32_boot_opts bo = {engine, kt_machine_board(c.m)->engine_base, polls};
+    const kt_rv32_image img = {text, nt, data, nd};
     /* The windows are the reference build's: a larger image is refused by the driver, naming it. */
     if (find_processor(&c, at_text, &at) == 0 &&
-        !(s = kt_rv32_write(&c.dev, at, KT_RV32_BUF_IMEM, 0, text, nt, KT_RV32_IMEM_WORDS)) &&
-        !(s = kt_rv32_write(&c.dev, at, KT_RV32_BUF_SPAD, 0, data, nd, KT_RV32_SPAD_WORDS)) &&
-        !(s = kt_rv32_run(&c.dev, at, 0, arg, polls, &r)) &&
+        !(s = kt_rv32_boot_run(&c.dev, &bo, at, &img, 0, arg, &r)) &&
         !(s = kt_ctrl_read(&c.dev, at, KT_CU_DBG, &dbg, &present))) {
-        if (print_result(at, &r, dbg, c.o.json))
+        if (print_result(at, &r, dbg, c.o.json, engine))
             rc = r.faulted ? RV32_STATUS_NO_EXIT
                            : !r.halt_word ? 0 : (r.halt_word & 0xff) ? (int)(r.halt_word & 0xff) : 1;
     } else if (s) {

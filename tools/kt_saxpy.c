@@ -10,6 +10,7 @@
 #include "kt_card_cli.h"
 #include "kt_cli.h"
 #include "kt_saxpy_job.h"
+#include "npukit/kt_saxpy.h"
 
 static int fail(kt_cli *c, kt_saxpy_job *j, const char *what)
 {

@@ -16,6 +16,7 @@
 #include "kt_engine_round.h"
 #include "kt_saxpy_job.h"
 #include "npukit/kt_hostprog.h"
+#include "npukit/kt_saxpy.h"
 
 typedef struct engine_run {
     kt_card_cli c;

@@ -11,6 +11,7 @@
 
 #include "npukit/kt.h"
 #include "npukit/ktsim.h"
+#include "npukit/kt_saxpy.h"
 
 enum { KT_SAXPY_CHUNK = KT_SAXPY_INST_MAX_N, KT_SAXPY_MAX_UNITS = 16, KT_SAXPY_MAX_N = 1 << 20 };
 

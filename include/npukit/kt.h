@@ -29,7 +29,8 @@ typedef struct kt_options {
     unsigned stage_flits;   /* STAGE_FLITS of the bitstream (not discoverable; 0 = 128) */
     uint32_t reply_budget;  /* reads spent waiting for one CU_CTRL reply (0 = 256) */
     uint32_t poll_budget;   /* reads without progress before a wait gives up (0 = 20000) */
-    kt_coord reply_to;      /* src of mailbox requests; replies come back here ({0,0}) */
+    kt_coord reply_to;      /* src of mailbox requests; replies come back here ({0,0}: the
+                               edge cell (0, GRID_LO), not (0,0), the processor's own) */
     bool bitstream_current; /* the caller knows the bitstream honours strobes */
     uint8_t expect_version; /* refuse units of another cu_version (0 = the first unit's) */
     /* Pacing of the waits (kt_wait, and the waits kt_dispatch makes): pause(user, cycles) lets
@@ -217,8 +218,8 @@ NPUKIT_API npk_status kt_wait_sig_done(kt_dev *d, uint16_t total);
 /* Decode PROG_STAT into one line: "run=1 flits_left=3 credit=0 (starved: ...)". */
 NPUKIT_API size_t kt_prog_stat_text(const kt_prog_stat *p, char *buf, size_t len);
 
-/* The unit types' instruction encoders (kt_saxpy_inst, kt_test_inst) are declared with their
- * layouts in kt_flit.h, which this header includes: each lives in its unit's hardware file. */
+/* The unit types' instruction encoders are declared with their layouts in each unit's own
+ * header (kt_saxpy.h: kt_saxpy_inst, kt_test_unit.h: kt_test_inst, kt_mat.h, kt_vec.h). */
 
 #ifdef __cplusplus
 }

@@ -96,53 +96,9 @@ NPUKIT_API extern const kt_field kt_layout_mem_req[]; /* MEM_RD_REQ / MEM_WR_REQ
 NPUKIT_API extern const kt_field kt_layout_cu_data[]; /* CU_DATA descriptor */
 NPUKIT_API extern const kt_field kt_layout_wr_ack[];  /* MEM_WR_ACK */
 
-/* The library's unit types as hardware, one file each (src/kt/hw/units/<kind>.c): the CU_CAPS
- * type code, the instruction layout, the codes, the encoder. The simulator's datapath of each is
- * src/ktsim/unit_<kind>.c. */
-
-/* saxpy ('SX', facts §3.3): y[0:n] = a*x + y over float32, n 1..64 per instruction. */
-NPUKIT_API extern const kt_field kt_layout_saxpy[]; /* op, n, a, x_addr, y_addr */
-enum { KT_SAXPY_TYPE = 0x5358, KT_SAXPY_OP = 0x01, KT_SAXPY_INST_MAX_N = 64 };
-/* The codes it faults with (the SIG_FAULT arg, the RTL's). */
-#define KT_SAXPY_FAULT_OPCODE 0xBAD00001u
-#define KT_SAXPY_FAULT_LENGTH 0xBAD00002u
-typedef struct kt_saxpy_fields {
-    uint32_t n;
-    float a;
-    uint64_t x_addr, y_addr;
-} kt_saxpy_fields;
-/* An instruction's fields as the unit reads them; returns 0, or the fault code the unit
- * signals for it (a bad opcode first, then n above 64; n = 0 is no fault). */
-uint32_t kt_saxpy_decode(const kt_flit *f, kt_saxpy_fields *out);
-/* Build one: n 1..64, addresses 32-byte aligned; dst/src are set at dispatch. */
-NPUKIT_API npk_status kt_saxpy_inst(kt_flit *f, uint32_t n, float a, uint64_t x_addr,
-                                    uint64_t y_addr, uint8_t txn, bool last);
-
-/* the matmul cluster ('MG', facts §3.1; src/kt/hw/units/mat.c): FILL n (1..255) entries of L1 A
- * (sel 0) or B (sel 1) at {fbank, eoff + i} from FP16 in memory (quantised to MXFP7 by the
- * memory port) or, preq, MXFP7 already; GEMM gm x gn sub-tiles over nk K blocks of 32 from L1 A
- * {abank, aoff + g nk + kb} and B {bbank, boff + h nk + kb}, acc adding into the resident tile;
- * DRAIN sub-tiles 0..n-1 as FP16 words to addr + 32 t. Addresses 40 bits, 32-byte aligned. */
-NPUKIT_API extern const kt_field kt_layout_mat[];
-enum { KT_MAT_TYPE = 0x4D47, KT_MAT_FILL_MAX_N = 255 };
-NPUKIT_API npk_status kt_mat_fill(kt_flit *f, uint64_t addr, uint32_t n, bool sel, bool preq,
-                                  bool fbank, uint8_t eoff, uint8_t txn, bool last);
-NPUKIT_API npk_status kt_mat_gemm(kt_flit *f, uint8_t gm, uint8_t gn, uint8_t nk, bool acc,
-                                  uint8_t aoff, uint8_t boff, bool abank, bool bbank,
-                                  uint8_t txn, bool last);
-NPUKIT_API npk_status kt_mat_drain(kt_flit *f, uint64_t addr, uint32_t n, uint8_t txn,
-                                   bool last);
-
-/* test ('TU'): retires after N cycles with a result, faults, or fetches one memory word. */
-NPUKIT_API extern const kt_field kt_layout_test_unit[]; /* op, cycles, fetch_addr, result */
-enum { KT_TEST_UNIT_TYPE = 0x5455 };
-/* Its opcodes ([255:252], the KohakuTPU convention); any other retires with 0. */
-enum { KT_TU_RETIRE = 1, KT_TU_FAULT = 2, KT_TU_FETCH = 3 };
-/* Build one: op KT_TU_RETIRE / KT_TU_FAULT with `arg` as the result (the signal's arg), or
- * KT_TU_FETCH of the 32-byte word at `arg` (a 40-bit address); `cycles` to take, 0 for the
- * unit's configured latency. */
-NPUKIT_API npk_status kt_test_inst(kt_flit *f, unsigned op, uint16_t cycles, uint64_t arg,
-                                   uint8_t txn, bool last);
+/* The unit types' own vocabulary — type codes, instruction layouts, encoders — is in each
+ * unit's header (kt_saxpy.h, kt_mat.h, kt_test_unit.h, kt_vec.h), not here: this header is the
+ * flit, which every unit shares. */
 
 /* The payload layout that describes a flit of this type (NULL for pure data beats). */
 NPUKIT_API const kt_field *kt_layout_for_type(unsigned type);

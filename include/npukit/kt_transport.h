@@ -24,6 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "npukit/export.h"
 
 #include "npukit/status.h"
@@ -109,18 +110,29 @@ NPUKIT_API void kt_counters_reset(kt_transport *t);
 /* "12 transactions (3 reads, 8 writes, 1 block write), 104 B written, 24 B read" */
 NPUKIT_API size_t kt_counters_format(const kt_counters *c, char *buf, size_t len);
 
-/* Little-endian word packing used by every block path. */
+/* Little-endian word packing used by every block path (and by the simulator for every beat of
+ * every flit): on a little-endian host one unaligned load or store, elsewhere byte by byte. */
 static inline uint64_t kt_le64(const uint8_t *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+#else
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--)
         v = v << 8 | p[i];
     return v;
+#endif
 }
 static inline void kt_put_le64(uint8_t *p, uint64_t v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(p, &v, sizeof v);
+#else
     for (int i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 
 /* ---- an in-memory transport, for tests of poll loops and of the contract itself ----

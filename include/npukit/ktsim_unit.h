@@ -59,8 +59,11 @@ typedef struct ksim_unit_ops {
     const ktsim_unit_key *timing;
     const char *timing_source; /* required with a timing row: where its figures come from */
     /* Its countdowns, for skipping quiet cycles (NULL: quiet only when idle): how many of its
-     * next ticks would only count down (UINT64_MAX: nothing happens until something arrives),
-     * and n such ticks applied at once. */
+     * next ticks would only count down (UINT64_MAX: nothing happens until something arrives
+     * through its shell), and n such ticks applied at once (skip may be NULL when those ticks
+     * change nothing). With quiet, the shell also sleeps through those ticks while the rest of
+     * the machine runs, and applies them when a countdown ends or a flit arrives: the unit's
+     * tick must then depend on nothing but its own state and what its shell hands it. */
     uint64_t (*quiet)(void *u);
     void (*skip)(void *u, uint64_t cycles);
 } ksim_unit_ops;

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 """C prototypes and struct mirrors of the KohakuTPU half of libnpukit (kt_open.h, kt.h,
-kt_transport.h, kt_mover.h, kt_hostprog.h, kt_rv64_load.h)."""
+kt_transport.h, kt_mover.h, kt_hostprog.h, kt_rv64_load.h, kt_rv32.h)."""
 from __future__ import annotations
 
 import ctypes
@@ -136,6 +136,20 @@ class Rv64Result(ctypes.Structure):
                 ("rings", c_uint), ("clears", c_uint)]
 
 
+class Rv32Image(ctypes.Structure):
+    _fields_ = [("text", POINTER(c_uint32)), ("text_words", c_size_t),
+                ("data", POINTER(c_uint32)), ("data_words", c_size_t)]
+
+
+class Rv32BootOpts(ctypes.Structure):
+    _fields_ = [("engine", c_bool), ("engine_base", c_uint64), ("max_polls", c_uint32)]
+
+
+class Rv32Result(ctypes.Structure):
+    _fields_ = [("halt_word", c_uint32), ("faulted", c_bool), ("polls", c_uint32),
+                ("programs", c_uint32)]
+
+
 MIRRORED = {"kt_coord": Coord, "kt_cu_caps": CuCaps, "kt_unit": Unit, "kt_flit": Flit,
             "kt_options": Options, "kt_ticket": Ticket, "kt_node_status": NodeStatus,
             "kt_wait_result": WaitResult, "kt_counters": Counters, "kt_board": Board,
@@ -144,11 +158,13 @@ MIRRORED = {"kt_coord": Coord, "kt_cu_caps": CuCaps, "kt_unit": Unit, "kt_flit":
             "kt_hp_result": HpResult, "kt_hostprog": Hostprog, "kt_rv64_limits": Rv64Limits,
             "kt_rv64_segment": Rv64Segment, "kt_rv64_image": Rv64Image,
             "kt_rv64_run_opts": Rv64RunOpts,
-            "kt_rv64_result": Rv64Result}
+            "kt_rv64_result": Rv64Result, "kt_rv32_image": Rv32Image,
+            "kt_rv32_boot_opts": Rv32BootOpts, "kt_rv32_result": Rv32Result}
 # kt_transport is mirrored only up to its counters (read through a pointer).
 PREFIX_MIRRORED = {"kt_transport": TransportHead}
 HEADERS = ["npukit/kt.h", "npukit/kt_open.h", "npukit/kt_board.h", "npukit/kt_mover.h",
-           "npukit/kt_hostprog.h", "npukit/kt_rv64_load.h", "npukit/kt_transport.h"]
+           "npukit/kt_hostprog.h", "npukit/kt_rv64_load.h", "npukit/kt_transport.h",
+           "npukit/kt_rv32.h"]
 
 kt_open_spec = _fn("kt_open_spec", c_int, c_char_p, POINTER(OpenOpts), POINTER(P))
 kt_machine_close = _fn("kt_machine_close", c_int, P)
@@ -222,5 +238,9 @@ kt_rv64_run = _fn("kt_rv64_run", c_int, POINTER(TransportHead), c_uint64, IMG,
                   POINTER(Rv64RunOpts), POINTER(Rv64Result))
 kt_rv64_result_free = _fn("kt_rv64_result_free", None, POINTER(Rv64Result))
 kt_rv64_cause_name = _fn("kt_rv64_cause_name", c_char_p, c_uint)
+
+kt_rv32_boot_run = _fn("kt_rv32_boot_run", c_int, P, POINTER(Rv32BootOpts), Coord,
+                       POINTER(Rv32Image), c_uint32, c_uint32, POINTER(Rv32Result))
+kt_ctrl_read = _fn("kt_ctrl_read", c_int, P, Coord, c_uint8, POINTER(c_uint64), POINTER(c_bool))
 
 IDLE_FN = CFUNCTYPE(None, c_void_p)

@@ -44,7 +44,7 @@ from . import _lib
 from ._closing import Closing
 from .errors import BadArgument, DeviceError, LimitError, check
 
-__all__ = ["Card", "Unit", "HostProgramResult", "Rv64Result", "serve", "cli_path"]
+__all__ = ["Card", "Unit", "HostProgramResult", "Rv64Result", "Rv32Result", "serve", "cli_path"]
 
 SAXPY_TYPE = 0x5358  # "SX"
 SAXPY_CHUNK = 64     # elements per saxpy instruction (§3.3)
@@ -54,6 +54,9 @@ VEC_TYPE = 0x5643    # "VC", the vector core (§3.2)
 VEC_BLOCK = 128      # elements one vector-kernel run computes (VLMAX)
 VEC_LOAD_FLITS = 24  # KT_VEC_LOAD_FLITS, KT_VEC_BLOCK_FLITS (kt_vec_job.h)
 VEC_BLOCK_FLITS = 8
+RV32_TYPE = 0x5256   # "RV", the RV32 control processor (CPU_RV64 = 0)
+RV32_WINDOW_WORDS = 2048  # its instruction window and scratchpad at the reference build
+CU_DBG = 3           # CU_CTRL index 3
 _MAX_UNITS = 256
 _U64 = (1 << 64) - 1
 _U32 = (1 << 32) - 1
@@ -96,6 +99,40 @@ class Rv64Result:
     console: str
     rings: int
     clears: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Rv32Result:
+    """How a program on the RV32 control processor ended: its halt word (a0 at ECALL or
+    EBREAK, the faulting pc otherwise), ``faulted`` for EBREAK or a fault, the program's own
+    counters (CU_DBG: instructions retired and processor cycles of this run), and what the wait
+    cost: NODE_STATUS reads, or with ``engine`` the engine programs and reads of its CTRL."""
+    x: int
+    y: int
+    halt_word: int
+    faulted: bool
+    instructions: int
+    cycles: int
+    polls: int
+    engine_programs: int
+
+
+def _rv32_words(image, name: str) -> np.ndarray:
+    """A boot image as little-endian 32-bit words: a path (its bytes), bytes, or an array of
+    32-bit words; a tail short of a word is padded with zeros."""
+    if isinstance(image, (str, os.PathLike)):
+        image = Path(image).read_bytes()
+    if isinstance(image, np.ndarray):
+        if image.dtype.kind not in "ui" or image.dtype.itemsize != 4:
+            raise BadArgument(f"{name}: an array of 32-bit words, not {image.dtype}")
+        return np.ascontiguousarray(image.ravel(), "<u4").view(np.uint32)
+    try:
+        raw = bytes(image)
+    except TypeError:
+        raise BadArgument(f"{name}: a path, bytes or an array of 32-bit words, not "
+                          f"{type(image).__name__}") from None
+    raw += b"\0" * (-len(raw) % 4)
+    return np.frombuffer(raw, "<u4").astype(np.uint32)
 
 
 def _addr(v, name="addr") -> int:
@@ -769,6 +806,57 @@ class Card(Closing):
             return HostProgramResult(code=res.code, polls=res.polls, waits=res.waits, pc=res.pc)
         finally:
             K.kt_hp_free(ctypes.byref(hp))
+
+    @_serial
+    def rv32_run(self, text, data=None, arg: int = 0, at: Optional[tuple] = None,
+                 engine: bool = False, polls: int = 100000, mesh: int = 0) -> Rv32Result:
+        """Boot a program on the RV32 control processor (CPU_RV64 = 0; CU_CAPS 'RV') the way
+        the hardware boots it: `text` into its instruction window and `data` (optional) into
+        its scratchpad by CU_DATA, then a kick at pc 0 with `arg`, and wait for its completion.
+        Images are paths, bytes or arrays of 32-bit words (``build/rv32/NAME.text`` and
+        ``.data``). `at` names the processor, else the first 'RV' unit enumerated. With
+        engine=True the image, the kick and the wait are host control programs run by the
+        card's control-program engine (the card must be opened with engine=True). An image
+        larger than its window (2048 words) or no processor raises, naming it; a program that
+        sends no completion within `polls` raises DeviceError (ETIMEDOUT)."""
+        if engine and not self.has_engine:
+            raise LimitError("rv32_run(engine=True): this machine has no control-program engine "
+                             "(open it with engine=True on a preset that has one)")
+        words = [_rv32_words(text, "text"),
+                 _rv32_words(b"" if data is None else data, "data")]
+        for name, w in zip(("text", "data"), words):
+            if w.size > RV32_WINDOW_WORDS:
+                raise LimitError(f"rv32 {name} image of {w.size} words: the window holds "
+                                 f"{RV32_WINDOW_WORDS}")
+        polls = _uint(polls, "polls", 1, _U32, "completion reads")
+        arg = _uint(arg, "arg", 0, _U32, "the kick's argument")
+        dev = self._dev(mesh)
+        if at is None:
+            found = [u for u in self._units(mesh) if u.caps.type == RV32_TYPE]
+            if not found:
+                raise DeviceError("no RV32 control processor ('RV') on this mesh (the rv32 "
+                                  "preset has one)", "ENODEV")
+            where = found[0].at
+        else:
+            x, y = at
+            where = K.Coord(_uint(x, "at x", 0, 15, "mesh x"), _uint(y, "at y", 0, 15, "mesh y"))
+        img = K.Rv32Image()
+        img.text = words[0].ctypes.data_as(ctypes.POINTER(ctypes.c_uint32))
+        img.text_words = words[0].size
+        img.data = words[1].ctypes.data_as(ctypes.POINTER(ctypes.c_uint32))
+        img.data_words = words[1].size
+        opts = K.Rv32BootOpts(engine, K.kt_machine_board(self._mh()).contents.engine_base, polls)
+        res = K.Rv32Result()
+        check(K.kt_rv32_boot_run(dev, ctypes.byref(opts), where, ctypes.byref(img), 0, arg,
+                                 ctypes.byref(res)), "rv32 run")
+        dbg = ctypes.c_uint64()
+        present = ctypes.c_bool()
+        check(K.kt_ctrl_read(dev, where, CU_DBG, ctypes.byref(dbg), ctypes.byref(present)),
+              "rv32 CU_DBG")
+        return Rv32Result(x=where.x, y=where.y, halt_word=res.halt_word,
+                          faulted=bool(res.faulted), instructions=dbg.value >> 32,
+                          cycles=dbg.value & _U32, polls=res.polls,
+                          engine_programs=res.programs)
 
     @_serial
     def rv64_run(self, elf, stdin: Optional[bytes] = None, timeout_ms: int = 0,

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """npukit.kt: a Card over the simulator, over `kt serve` (pipe, TCP line protocol, card daemon),
 the transport contract (block reads equal word loops; DRAM writes replace whole granules),
-enumeration, saxpy against numpy, matmul on the clusters, the mover, host programs, RV64 programs, errors, input checks
+enumeration, saxpy against numpy, matmul on the clusters, the mover, host programs, RV64 and RV32 programs, errors, input checks
 and struct layouts."""
 import os
 import re
@@ -224,6 +224,51 @@ def test_rv64_program():
     with kt.Card("sim") as c:
         with pytest.raises(npukit.LimitError, match="RV64"):
             c.rv64_run(elf)
+
+
+# addi a0, x0, 0x105; ecall  and  lui t0, 0x20000; lw a0, 0x14(t0); ecall (a0 = the kick's arg)
+_RV32_FIVE = bytes.fromhex("13055010" "73000000")
+_RV32_ARG = bytes.fromhex("b7020020" "03a54201" "73000000")
+
+
+def test_rv32_program(tmp_path):
+    """The RV32 control processor at (0,0) on sim:rv32: hand-written images as bytes, a path and
+    an array, from the host and through the control-program engine — the same halt word and
+    counters; the example move_chain (when the toolchain built it) fills memory with the kick's
+    argument from the host, the engine and a served card alike."""
+    (tmp_path / "five.text").write_bytes(_RV32_FIVE)
+    with kt.Card("sim:rv32", engine=True) as c:
+        r = c.rv32_run(_RV32_FIVE)
+        assert (r.x, r.y, r.halt_word, r.faulted) == (0, 0, 0x105, False)
+        assert (r.instructions, r.cycles, r.engine_programs) == (2, 4, 0)  # as rv_core: 2 + fill
+        e = c.rv32_run(tmp_path / "five.text", engine=True)
+        assert (e.halt_word, e.instructions, e.cycles, e.engine_programs) == (0x105, 2, 4, 1)
+        words = np.frombuffer(_RV32_ARG, "<u4").astype(np.uint32)
+        assert c.rv32_run(words, arg=0xDEADBEEF, at=(0, 0)).halt_word == 0xDEADBEEF
+        brk = c.rv32_run(bytes.fromhex("13057000" "73001000"))  # addi a0, x0, 7; ebreak
+        assert brk.faulted and brk.halt_word == 7
+        with pytest.raises(npukit.LimitError, match="2049 words"):
+            c.rv32_run(np.zeros(2049, np.uint32))
+        with pytest.raises(npukit.BadArgument, match="32-bit words"):
+            c.rv32_run(np.zeros(4, np.float32))
+    with kt.Card("sim") as c:
+        with pytest.raises(npukit.DeviceError, match="no RV32 control processor"):
+            c.rv32_run(_RV32_FIVE)
+        with pytest.raises(npukit.LimitError, match="control-program engine"):
+            c.rv32_run(_RV32_FIVE, engine=True)
+    prog = Path(npukit._lib.lib._name).parent / "rv32" / "move_chain"
+    if not prog.with_suffix(".text").exists():
+        pytest.skip("move_chain not built (the riscv64 toolchain is optional)")
+    text, data = prog.with_suffix(".text"), prog.with_suffix(".data")
+    runs = []
+    for spec, engine in (("sim:rv32", False), ("sim:rv32", True),
+                         (f"pipe:{shlex.quote(cli())} kt serve --sim rv32", False)):
+        with kt.Card(spec, engine=engine) as c:
+            r = c.rv32_run(text, data if data.exists() else None, arg=0x600DF00D, engine=engine)
+            assert r.halt_word == 0 and not r.faulted
+            assert (c.dram_read(0x180000, 64 * 8, np.uint32) == 0x600DF00D).all()
+            runs.append((r.instructions, r.cycles))
+    assert runs[0] == runs[1] == runs[2]
 
 
 def test_errors(sim):

@@ -182,8 +182,11 @@ static npk_status walk(kt_dev *d, kt_unit *units, size_t max, size_t *n, late_wa
     for (int y = lo; y <= hi; y++) {
         for (int x = lo; x <= hi; x++) {
             bool xedge = x == lo || x == hi, yedge = y == lo || y == hi;
-            if (xedge && yedge)
-                continue; /* mesh corners can hold no endpoint */
+            /* Mesh corners hold no endpoint, but (0,0) is the system node's own coordinate: with
+             * the RV32 complex its processor answers there (§6); elsewhere the request comes
+             * back from the memory agent's port at once. */
+            if (xedge && yedge && (x || y))
+                continue;
             if (x < 0 || y < 0 || x > KT_COORD_MAX || y > KT_COORD_MAX)
                 continue;
             kt_coord at = {(uint8_t)x, (uint8_t)y};

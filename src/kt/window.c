@@ -59,6 +59,13 @@ npk_status kt_open(kt_dev *d, kt_transport *t, uint64_t base, const kt_options *
                         d->caps.pos_width, KT_POS_WIDTH);
     if (d->caps.grid_lo < 1 || d->caps.grid_hi < d->caps.grid_lo)
         return npk_fail(NPK_EPROTO, "CAPS grid %u..%u is empty", d->caps.grid_lo, d->caps.grid_hi);
+    /* (0,0) is the system node's processor coordinate when the bitstream has the RV32 complex
+     * (§6), and a reply or completion addressed there is the processor's, not the mailbox's.
+     * (0, GRID_LO) is the edge cell the corner's clamp delivers onto, so the route is the same
+     * and the memory agent's port, which hands the agent every flit not meant for the
+     * processor, takes it. */
+    if (!d->opt.reply_to.x && !d->opt.reply_to.y)
+        d->opt.reply_to = (kt_coord){0, d->caps.grid_lo};
     d->flit_words = (d->caps.flit_width + 63) / 64;
     if ((s = kt_reg_read(d, KT_STATUS, &v)))
         return s;

@@ -7,7 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/big_alloc.h"
+
 enum { PAGE = 4096, GRANULES = PAGE / KSIM_GRANULE };
+/* Pages come in slabs that double from the first to the last size: a lightly used machine stays
+ * small, and a filled one gets slabs big enough for huge pages (common/big_alloc.h). */
+enum { SLAB_FIRST = 8, SLAB_LAST = 1024 };
 
 typedef struct dram_page {
     uint64_t number;
@@ -15,11 +20,18 @@ typedef struct dram_page {
     uint8_t written[GRANULES / 8];
 } dram_page;
 
+typedef struct dram_slab {
+    struct dram_slab *next;
+    size_t bytes, used, pages;
+    dram_page page[];
+} dram_slab;
+
 struct ksim_dram {
     uint64_t size;
     dram_page **table;
     size_t cap, used;
-    dram_page *last; /* the page found last: beats of a burst mostly share a page */
+    dram_page *last;  /* the page found last: beats of a burst mostly share a page */
+    dram_slab *slabs; /* newest first; pages are handed out from the newest */
 };
 
 ksim_dram *ksim_dram_create(uint64_t size)
@@ -41,8 +53,10 @@ void ksim_dram_destroy(ksim_dram *d)
 {
     if (!d)
         return;
-    for (size_t i = 0; i < d->cap; i++)
-        free(d->table[i]);
+    for (dram_slab *sl = d->slabs, *next; sl; sl = next) {
+        next = sl->next;
+        npk_big_free(sl, sl->bytes);
+    }
     free(d->table);
     free(d);
 }
@@ -87,6 +101,22 @@ static bool grow(ksim_dram *d)
     return true;
 }
 
+/* A zeroed page from the newest slab, or from a new one twice its size. */
+static dram_page *new_page(ksim_dram *d)
+{
+    dram_slab *sl = d->slabs;
+    if (!sl || sl->used == sl->pages) {
+        size_t pages = !sl ? SLAB_FIRST : sl->pages < SLAB_LAST ? sl->pages * 2 : SLAB_LAST;
+        size_t bytes = sizeof *sl + pages * sizeof sl->page[0];
+        dram_slab *fresh = npk_big_alloc(bytes);
+        if (!fresh)
+            return NULL;
+        *fresh = (dram_slab){sl, bytes, 0, pages};
+        d->slabs = sl = fresh;
+    }
+    return &sl->page[sl->used++];
+}
+
 static dram_page *page_for_write(ksim_dram *d, uint64_t number)
 {
     dram_page *p = lookup(d, number);
@@ -94,7 +124,7 @@ static dram_page *page_for_write(ksim_dram *d, uint64_t number)
         return d->last = p;
     if ((d->used + 1) * 2 > d->cap && !grow(d))
         return NULL;
-    p = calloc(1, sizeof *p);
+    p = new_page(d);
     if (!p)
         return NULL;
     p->number = number;
@@ -115,8 +145,25 @@ static npk_status check_range(const ksim_dram *d, uint64_t off, size_t len)
     return NPK_OK;
 }
 
+/* The page found last when [off, off+len) is a non-empty part of one of its granules (a beat of
+ * a burst, the memory ports' every access), else NULL: the general paths below decide. */
+static dram_page *beat_page(const ksim_dram *d, uint64_t off, size_t len)
+{
+    dram_page *p = d->last;
+    bool fits =
+        len && off % KSIM_GRANULE + len <= KSIM_GRANULE && off < d->size && len <= d->size - off;
+    return p && fits && p->number == off / PAGE ? p : NULL;
+}
+
 npk_status ksim_dram_write(ksim_dram *d, uint64_t off, const void *buf, size_t len)
 {
+    dram_page *bp = beat_page(d, off, len);
+    if (bp) {
+        size_t in = off % PAGE, g = in / KSIM_GRANULE;
+        memcpy(bp->bytes + in, buf, len);
+        bp->written[g / 8] |= (uint8_t)(1u << (g % 8));
+        return NPK_OK;
+    }
     npk_status s = check_range(d, off, len);
     if (s)
         return s;
@@ -145,6 +192,14 @@ bool ksim_dram_written(const ksim_dram *d, uint64_t off)
 
 npk_status ksim_dram_read(ksim_dram *d, uint64_t off, void *buf, size_t len)
 {
+    dram_page *bp = beat_page(d, off, len);
+    if (bp) {
+        size_t in = off % PAGE, g = in / KSIM_GRANULE;
+        if (bp->written[g / 8] >> (g % 8) & 1) { /* unwritten: the general path reports it */
+            memcpy(buf, bp->bytes + in, len);
+            return NPK_OK;
+        }
+    }
     npk_status s = check_range(d, off, len);
     if (s)
         return s;

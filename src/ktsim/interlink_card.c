@@ -380,6 +380,7 @@ npk_status ktsim_card_create(const ktsim_config *cfg, const ktsim_card_opts *opt
             break;
         }
         ksim_mover_set_trace(m->mover, ksim_trace_track(ktsim_trace_of(m->sim), "mover"));
+        ktsim_set_xform_bank(m->sim, ksim_mover_bank(m->mover));
         /* With no interlink the split is a constant and the mover sees every AUX_CFG write. */
         ktsim_aux_client mv = {
             "mover", 0x00, (uint8_t)(c->ilink ? 0x7F : 0xFF), mv_cfg, mv_stat, NULL, mv_tick, m};

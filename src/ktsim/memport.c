@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fifo.h"
+#include "kt/hw/flit_header.h"
 #include "kt/hw/mxfp.h"
 #include "npukit/kt_words.h"
 
@@ -54,11 +55,14 @@ struct ksim_memport {
     ksim_fifo intake, out;
     read_op rd;
     write_slot slot[MAX_WRITERS]; /* by source {y,x} */
-    enum { OUT_AGENT, OUT_INJECT, OUT_ENGINE } out_from;
+    enum { OUT_AGENT, OUT_PROCESSOR, OUT_INJECT, OUT_ENGINE } out_from;
+    const ksim_hub_client *pe; /* the node's processor at (0,0), or NULL */
+    unsigned index;            /* this port's number in the node */
     ksim_fifo inject; /* flits from another mesh, entering here (port 0) */
     ksim_remote_take_fn remote_take;
     void *remote_user;
     uint16_t reads, writes;
+    uint16_t *total_reads, *total_writes; /* ksim_memport_count_into, or NULL */
 };
 
 ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram,
@@ -103,6 +107,12 @@ void ksim_memport_reset(ksim_memport *p)
 uint16_t ksim_memport_reads(const ksim_memport *p) { return p->reads; }
 uint16_t ksim_memport_writes(const ksim_memport *p) { return p->writes; }
 
+void ksim_memport_count_into(ksim_memport *p, uint16_t *reads, uint16_t *writes)
+{
+    p->total_reads = reads;
+    p->total_writes = writes;
+}
+
 bool ksim_memport_idle(const ksim_memport *p)
 {
     return ksim_fifo_empty(&p->intake) && ksim_fifo_empty(&p->out) && ksim_fifo_empty(&p->inject) &&
@@ -113,6 +123,26 @@ void ksim_memport_set_remote(ksim_memport *p, ksim_remote_take_fn take, void *us
 {
     p->remote_take = take;
     p->remote_user = user;
+}
+
+void ksim_memport_set_processor(ksim_memport *p, const ksim_hub_client *pe, unsigned index)
+{
+    p->pe = pe;
+    p->index = index;
+}
+
+unsigned ksim_hub_port_for_row(const ksim_hub_client *pe, uint8_t row)
+{
+    unsigned port = 0;
+    for (unsigned i = 0; i < pe->n_ports; i++)
+        if (pe->port_row[i] == row)
+            port = i;
+    return port;
+}
+
+static bool for_processor(const ksim_memport *p, const kt_header *h)
+{
+    return p->pe && h->dst.x == 0 && h->dst.y == 0;
 }
 
 bool ksim_memport_inject(ksim_memport *p, const kt_flit *f)
@@ -138,11 +168,14 @@ static bool local_offset(ksim_memport *p, uint64_t addr, uint64_t *off)
 static bool port_offer(void *ep, const kt_flit *f)
 {
     ksim_memport *p = ep;
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     /* rsvd[2] marks a flit for another mesh: with an interlink built it goes to the
      * encapsulator, which may hold the port while its queue is full. */
     if (p->remote_take && h.rsvd & KT_RSVD_REMOTE)
         return p->remote_take(p->remote_user, f);
+    /* The processor next, so a CU_DATA burst for it is not taken for the agent's traffic. */
+    if (for_processor(p, &h))
+        return p->pe->ops->offer(p->pe->ep, f);
     if (kt_type_is_mem(h.type) && h.type != KT_T_MEM_RD_RESP && h.type != KT_T_MEM_WR_ACK)
         return ksim_fifo_push(&p->intake, f, p->cycle); /* full: the port backpressures */
     /* Everything else goes to the control agent, from whichever port it arrived at. The agent
@@ -156,10 +189,14 @@ static bool port_offer(void *ep, const kt_flit *f)
 static const kt_flit *port_out_peek(void *ep)
 {
     ksim_memport *p = ep;
-    /* Outbound priority: the agent, then the interlink's injected flits, then the engine. */
+    /* Outbound priority: the agent, the processor, the interlink's injected flits, the engine. */
     const kt_flit *f = p->orch ? ksim_orch_out_peek(p->orch) : NULL;
     p->out_from = OUT_AGENT;
     if (f)
+        return f;
+    p->out_from = OUT_PROCESSOR;
+    if (p->pe && (f = p->pe->ops->out_peek(p->pe->ep)) &&
+        ksim_hub_port_for_row(p->pe, kt_header_get(f).dst.y) == p->index)
         return f;
     p->out_from = OUT_INJECT;
     if (!ksim_fifo_empty(&p->inject))
@@ -173,6 +210,7 @@ static void port_out_pop(void *ep)
     ksim_memport *p = ep;
     switch (p->out_from) {
     case OUT_AGENT: ksim_orch_out_pop(p->orch); break;
+    case OUT_PROCESSOR: p->pe->ops->out_pop(p->pe->ep); break;
     case OUT_INJECT: ksim_fifo_pop(&p->inject); break;
     case OUT_ENGINE: ksim_fifo_pop(&p->out); break;
     }
@@ -180,7 +218,7 @@ static void port_out_pop(void *ep)
 
 static void start_read(ksim_memport *p, const kt_flit *f)
 {
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     kt_mem_req r = kt_mem_req_get(f);
     read_op *op = &p->rd;
     memset(op, 0, sizeof *op);
@@ -208,6 +246,8 @@ static void start_read(ksim_memport *p, const kt_flit *f)
     }
     op->active = true;
     p->reads++;
+    if (p->total_reads)
+        (*p->total_reads)++;
 }
 
 /* Emit one response beat of the current read. */
@@ -264,7 +304,7 @@ static void step_read(ksim_memport *p)
 
 static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
 {
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     write_slot *s = &p->slot[kt_coord_pack(h.src)];
     *consumed = true;
     if (h.type == KT_T_MEM_WR_REQ) {
@@ -307,6 +347,8 @@ static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
         ksim_fifo_push(&p->out, &ack, p->cycle);
         s->open = false;
         p->writes++;
+        if (p->total_writes)
+            (*p->total_writes)++;
     }
 }
 
@@ -314,11 +356,13 @@ static void port_tick(void *ep, uint64_t cycle)
 {
     ksim_memport *p = ep;
     p->cycle = cycle;
+    if (p->pe && p->index == 0 && p->pe->ops->tick)
+        p->pe->ops->tick(p->pe->ep, cycle);
     step_read(p);
     if (p->rd.active || !ksim_fifo_ready(&p->intake, cycle))
         return; /* one request at a time, in order */
     const kt_flit *f = ksim_fifo_head(&p->intake);
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     bool consumed = true;
     if (h.type == KT_T_MEM_RD_REQ)
         start_read(p, f);

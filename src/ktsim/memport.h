@@ -7,6 +7,7 @@
 
 #include "dram.h"
 #include "mesh.h"
+#include "npukit/ktsim.h"
 #include "orch.h"
 
 typedef struct ksim_memport ksim_memport;
@@ -23,6 +24,9 @@ extern const ksim_endpoint_ops ksim_memport_endpoint;
 /* AXI transactions issued (16-bit, free-running). */
 uint16_t ksim_memport_reads(const ksim_memport *p);
 uint16_t ksim_memport_writes(const ksim_memport *p);
+/* Also add each transaction to *reads / *writes (the agent's totals across its ports), so the
+ * totals are kept as they happen rather than summed every cycle. */
+void ksim_memport_count_into(ksim_memport *p, uint16_t *reads, uint16_t *writes);
 bool ksim_memport_idle(const ksim_memport *p);
 
 /* The interlink's reach (spec §4): a flit arriving with rsvd[2] set is handed to `take` (false:
@@ -31,5 +35,25 @@ bool ksim_memport_idle(const ksim_memport *p);
 typedef bool (*ksim_remote_take_fn)(void *user, const kt_flit *f);
 void ksim_memport_set_remote(ksim_memport *p, ksim_remote_take_fn take, void *user);
 bool ksim_memport_inject(ksim_memport *p, const kt_flit *f);
+
+/* The system node's hub (upstream sn_hub): with CPU_RV64 = 0 the node's control processor
+ * answers at (0,0), a corner no router touches, so no mesh map can hold anything there and the
+ * coordinate is free in every mesh. The processor is not a mesh endpoint but a client of the
+ * node's ports: a flit for (0,0) arriving at any port goes to it (the port holds while it is
+ * busy, since a dropped CU_DATA beat would corrupt a program image), and its own flits leave by
+ * the port whose mesh row is their destination's, port 0 otherwise, after the agent's and before
+ * the interlink's and the engine's. X-then-Y routing on clamped coordinates delivers a flit for
+ * (0,0) westward onto a port's row, so nothing else changes. */
+typedef struct ksim_hub_client {
+    const ksim_endpoint_ops *ops;
+    void *ep;
+    uint8_t port_row[KTSIM_MAX_MEM_PORTS]; /* each port's mesh row */
+    unsigned n_ports;
+} ksim_hub_client;
+/* Port `index` of the node serves `pe` (every port of the node gets the same client); port 0
+ * also ticks it. */
+void ksim_memport_set_processor(ksim_memport *p, const ksim_hub_client *pe, unsigned index);
+/* The port a flit for mesh row `row` leaves by: the last port on that row, else 0. */
+unsigned ksim_hub_port_for_row(const ksim_hub_client *pe, uint8_t row);
 
 #endif

@@ -14,6 +14,7 @@ typedef struct ksim_router {
     kt_flit out[KSIM_PORTS];
     unsigned rr[KSIM_PORTS]; /* next input to favour, per output */
     unsigned held;           /* flits in its input FIFOs and output registers */
+    unsigned occupied;       /* bit i: input FIFO i holds a flit (arbitration visits only those) */
 } ksim_router;
 
 typedef struct ksim_attach {
@@ -22,18 +23,34 @@ typedef struct ksim_attach {
 } ksim_attach;
 
 /* An attached endpoint in attach order, with the router input it injects into worked out once
- * (the per-cycle loops then touch neither the position grid nor the routing clamp). */
+ * (the per-cycle loops then touch neither the position grid nor the routing clamp), and its
+ * hooks copied out of its ops (two loads a cycle fewer each). */
 typedef struct ksim_endpoint {
-    ksim_attach a;
+    void *ep;
+    void (*tick)(void *ep, uint64_t cycle); /* a no-op for an endpoint without one */
+    const kt_flit *(*out_peek)(void *ep);
+    void (*out_pop)(void *ep);
+    /* ksim_mesh_set_wake: before this cycle it needs no tick and has no output (`awake`, 0,
+     * until then: it is ticked and peeked every cycle) */
+    const uint64_t *wake;
     ksim_router *r;
-    ksim_fifo *in; /* r's input facing the endpoint */
+    ksim_fifo *in;   /* r's input facing the endpoint */
+    unsigned in_bit; /* its bit in r->occupied */
 } ksim_endpoint;
+
+static const uint64_t awake = 0;
+static void no_tick(void *ep, uint64_t cycle)
+{
+    (void)ep;
+    (void)cycle;
+}
 
 /* Where a router's output port leads: a neighbour's input FIFO, an endpoint, or nowhere (the
  * flit leaves the mesh). Rebuilt on attach, so delivering decodes no coordinates. */
 typedef struct ksim_link {
     ksim_router *next;
     ksim_fifo *in;      /* next's input, when next */
+    unsigned in_bit;    /* its bit in next->occupied */
     ksim_attach *at;    /* the endpoint, when no next; NULL: nobody there */
 } ksim_link;
 
@@ -47,6 +64,10 @@ struct ksim_mesh {
     uint64_t dropped;
     unsigned in_flight; /* the routers' held flits, summed */
     bool moved;
+    /* Where a header keeps its destination (kt_layout_header's dst_x and dst_y), read once: the
+     * route of every head is decoded every cycle it waits. */
+    unsigned dst_x_word, dst_x_shift, dst_y_word, dst_y_shift;
+    uint64_t dst_x_mask, dst_y_mask;
 };
 
 /* A flit enters or leaves router r (its input FIFOs and output registers together). */
@@ -96,6 +117,14 @@ ksim_mesh *ksim_mesh_create(uint8_t grid_lo, uint8_t grid_hi, unsigned fifo_dept
                 ksim_mesh_destroy(m);
                 return NULL;
             }
+    /* like every header field, each lies inside one host word */
+    const kt_field *dx = &kt_layout_header[0], *dy = &kt_layout_header[1];
+    m->dst_x_word = dx->lo / 64;
+    m->dst_x_shift = dx->lo % 64;
+    m->dst_x_mask = kt_width_mask(dx->width);
+    m->dst_y_word = dy->lo / 64;
+    m->dst_y_shift = dy->lo % 64;
+    m->dst_y_mask = kt_width_mask(dy->width);
     link_all(m);
     return m;
 }
@@ -122,6 +151,7 @@ void ksim_mesh_reset(ksim_mesh *m)
         }
         m->routers[i].out_valid = 0;
         m->routers[i].held = 0;
+        m->routers[i].occupied = 0;
     }
     m->in_flight = 0;
 }
@@ -168,8 +198,22 @@ npk_status ksim_mesh_attach(ksim_mesh *m, kt_coord at, const ksim_endpoint_ops *
     ksim_port port;
     attach_point(m, at.x, at.y, &rx, &ry, &port);
     ksim_router *r = router(m, rx, ry);
-    m->list[m->n_list++] = (ksim_endpoint){{ops, ep}, r, &r->in[port]};
+    m->list[m->n_list++] = (ksim_endpoint){ep,
+                                           ops->tick ? ops->tick : no_tick,
+                                           ops->out_peek,
+                                           ops->out_pop,
+                                           &awake,
+                                           r,
+                                           &r->in[port],
+                                           1u << port};
     return NPK_OK;
+}
+
+void ksim_mesh_set_wake(ksim_mesh *m, kt_coord at, const uint64_t *wake)
+{
+    for (unsigned i = 0; i < m->n_list; i++)
+        if (m->list[i].ep == m->at[at.y][at.x].ep)
+            m->list[i].wake = wake ? wake : &awake;
 }
 
 ksim_port ksim_route(uint8_t grid_lo, uint8_t grid_hi, uint8_t rx, uint8_t ry, kt_coord dst)
@@ -218,28 +262,35 @@ static void link_all(ksim_mesh *m)
                 int nx = x, ny = y;
                 if (p != KSIM_L)
                     neighbour(x, y, (ksim_port)p, &nx, &ny);
-                *l = (ksim_link){NULL, NULL, NULL};
+                *l = (ksim_link){NULL, NULL, 0, NULL};
                 if (p != KSIM_L && in_grid(m, nx, ny)) {
                     l->next = router(m, nx, ny);
                     l->in = &l->next->in[opposite((ksim_port)p)];
+                    l->in_bit = 1u << opposite((ksim_port)p);
                 } else if (nx >= 0 && ny >= 0 && nx < 16 && ny < 16) {
                     l->at = &m->at[ny][nx];
                 }
             }
 }
 
+/* The lowest set bit of a 5-bit mask (the masks here are never 0 when asked). */
+static const uint8_t lowest_bit[1u << KSIM_PORTS] = {
+    0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0, 4, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0,
+};
+
 /* Deliver router r's output registers to their next hops, lowest port first; `links` are r's. */
 static void deliver(ksim_mesh *m, ksim_router *r, const ksim_link *links, uint64_t cycle)
 {
-    for (int p = 0; p < KSIM_PORTS; p++) {
-        if (!(r->out_valid >> p & 1))
-            continue;
+    for (unsigned v = r->out_valid; v; v &= v - 1) {
+        int p = lowest_bit[v];
         const ksim_link *l = &links[p];
         bool taken;
         if (l->next) {
             taken = ksim_fifo_push(l->in, &r->out[p], cycle);
-            if (taken)
+            if (taken) {
                 held_add(m, l->next);
+                l->next->occupied |= l->in_bit;
+            }
         } else if (l->at && l->at->ops) {
             taken = l->at->ops->offer(l->at->ep, &r->out[p]);
         } else {
@@ -261,15 +312,10 @@ static int head_route(const ksim_mesh *m, const ksim_router *r, int i, int x, in
         return -1;
     /* Only the destination matters here: two fields, not the whole header. */
     const kt_flit *f = ksim_fifo_head(&r->in[i]);
-    kt_coord dst = {(uint8_t)kt_field_get(f, &kt_layout_header[0]),
-                    (uint8_t)kt_field_get(f, &kt_layout_header[1])};
+    kt_coord dst = {(uint8_t)(f->w[m->dst_x_word] >> m->dst_x_shift & m->dst_x_mask),
+                    (uint8_t)(f->w[m->dst_y_word] >> m->dst_y_shift & m->dst_y_mask)};
     return (int)ksim_route(m->lo, m->hi, (uint8_t)x, (uint8_t)y, dst);
 }
-
-/* The lowest set bit of a 5-bit mask (the masks here are never 0 when asked). */
-static const uint8_t lowest_bit[1u << KSIM_PORTS] = {
-    0, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0, 4, 0, 1, 0, 2, 0, 1, 0, 3, 0, 1, 0, 2, 0, 1, 0,
-};
 
 /* Each free output takes the first input, round robin from its pointer, whose head routes to it.
  * The routes are decoded once per head (an input that was popped offers its next head to the
@@ -277,21 +323,21 @@ static const uint8_t lowest_bit[1u << KSIM_PORTS] = {
  * round robin is a rotate and a lookup, not a scan. */
 static void arbitrate(ksim_mesh *m, ksim_router *r, int x, int y, uint64_t cycle)
 {
-    unsigned asks[KSIM_PORTS] = {0};
-    bool any = false;
-    for (int i = 0; i < KSIM_PORTS; i++) {
+    unsigned asks[KSIM_PORTS] = {0}, wanted = 0; /* wanted: outputs some head asks for */
+    for (unsigned occ = r->occupied; occ; occ &= occ - 1) {
+        int i = lowest_bit[occ];
         int p = head_route(m, r, i, x, y, cycle);
         if (p >= 0) {
             asks[p] |= 1u << i;
-            any = true;
+            wanted |= 1u << p;
         }
     }
-    if (!any)
-        return;
     const unsigned all = (1u << KSIM_PORTS) - 1;
-    for (int p = 0; p < KSIM_PORTS; p++) {
-        if ((r->out_valid >> p & 1) || !asks[p])
-            continue;
+    /* the free outputs asked for, lowest first (a later one may join as a head moves up) */
+    wanted &= ~r->out_valid;
+    while (wanted) {
+        int p = lowest_bit[wanted];
+        wanted &= wanted - 1;
         unsigned rr = r->rr[p], rot = ((asks[p] >> rr) | (asks[p] << (KSIM_PORTS - rr))) & all;
         int i = (int)(rr + lowest_bit[rot]);
         if (i >= KSIM_PORTS)
@@ -299,10 +345,14 @@ static void arbitrate(ksim_mesh *m, ksim_router *r, int x, int y, uint64_t cycle
         r->out[p] = *ksim_fifo_head(&r->in[i]);
         r->out_valid |= 1u << p;
         ksim_fifo_pop(&r->in[i]);
+        if (ksim_fifo_empty(&r->in[i]))
+            r->occupied &= ~(1u << i);
         /* the next head of input i may ask for a later output this cycle */
         int next = head_route(m, r, i, x, y, cycle);
-        if (next > p)
+        if (next > p) {
             asks[next] |= 1u << i;
+            wanted |= (1u << next) & ~r->out_valid;
+        }
         r->rr[p] = (unsigned)(i + 1) % KSIM_PORTS;
         m->moved = true;
     }
@@ -312,9 +362,9 @@ void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
 {
     m->moved = false;
     for (unsigned i = 0; i < m->n_list; i++) {
-        const ksim_attach *a = &m->list[i].a;
-        if (a->ops->tick)
-            a->ops->tick(a->ep, cycle);
+        const ksim_endpoint *e = &m->list[i];
+        if (cycle >= *e->wake)
+            e->tick(e->ep, cycle);
     }
     /* A router that holds nothing has nothing to deliver or arbitrate (and the mesh as a whole
      * skips both when it holds nothing). */
@@ -331,10 +381,13 @@ void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
     /* Endpoints inject their output register into the router input facing them. */
     for (unsigned i = 0; i < m->n_list; i++) {
         ksim_endpoint *e = &m->list[i];
-        const kt_flit *f = e->a.ops->out_peek(e->a.ep);
+        if (cycle < *e->wake)
+            continue;
+        const kt_flit *f = e->out_peek(e->ep);
         if (f && ksim_fifo_push(e->in, f, cycle)) {
             held_add(m, e->r);
-            e->a.ops->out_pop(e->a.ep);
+            e->r->occupied |= e->in_bit;
+            e->out_pop(e->ep);
             m->moved = true;
         }
     }

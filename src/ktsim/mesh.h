@@ -29,6 +29,10 @@ void ksim_mesh_reset(ksim_mesh *m);
 
 /* Attach an endpoint at a coordinate: a router position (local port) or an edge position. */
 npk_status ksim_mesh_attach(ksim_mesh *m, kt_coord at, const ksim_endpoint_ops *ops, void *ep);
+/* Event-driven endpoints: the one at `at` publishes in *wake the first cycle it needs a tick
+ * (0 or less than the cycle: every cycle); before it the endpoint has no output, and the mesh
+ * neither ticks nor peeks it. A flit offered to it wakes it (its offer resets *wake). */
+void ksim_mesh_set_wake(ksim_mesh *m, kt_coord at, const uint64_t *wake);
 /* Whether `at` can hold an endpoint (inside the grid or on the edge ring, never a corner). */
 bool ksim_mesh_position_ok(const ksim_mesh *m, kt_coord at);
 

@@ -47,6 +47,7 @@ struct ksim_mover {
     uint64_t element; /* destination elements done (gather row/word from it) */
     uint32_t indices[KT_MV_MAX_INDICES];
     unsigned index_words_read;
+    ksim_xform_bank bank; /* the transform slot's occupants and their registers */
     const ksim_occupant *occ;
     const kt_mv_slot *slot; /* the occupant's geometry */
     unsigned beats_in, words_out;
@@ -70,39 +71,6 @@ struct ksim_mover {
     ksim_track trace; /* tr NULL: not traced */
     uint64_t go_at, go_reads, go_writes;
 };
-
-/* ---- transform occupants (spec §3.2) ---- */
-
-static void bypass_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
-{
-    (void)xmode;
-    memcpy(out, in, KT_MV_WORD);
-}
-
-/* Slot 1 is KohakuTPU's occupant, the FP16 -> MXFP7 quantiser (mx_quant; spec §3.2): an entry
- * is eight source beats (4 lanes x 32 K of FP16, lane-major) in and four packed words out, with
- * XFORM_MODE[0] selecting the B packing. The arithmetic is the hardware layer's, bit-exact with
- * the RTL (src/kt/hw/mxfp.c). */
-static void mxfp7_convert(unsigned xmode, const uint8_t *in, uint8_t *out)
-{
-    kt_mx_quant_entry(in, (xmode & 1) != 0, out);
-}
-
-static const ksim_occupant occupants[] = {
-    {KT_MV_SLOT_BYPASS, bypass_convert},
-    {KT_MV_SLOT_MXFP7, mxfp7_convert},
-};
-/* The MXFP7 slot's geometry is the quantiser's entry. */
-_Static_assert(KT_MX_ENTRY_IN / KT_MV_WORD == 8 && KT_MX_ENTRY_OUT / KT_MV_WORD == 4,
-               "the MXFP7 slot row (8 beats in, 4 words out) is the quantiser's entry");
-
-const ksim_occupant *ksim_occupant_slot(unsigned id)
-{
-    for (size_t i = 0; i < sizeof occupants / sizeof occupants[0]; i++)
-        if (occupants[i].id == id && kt_mv_slot_find(id))
-            return &occupants[i];
-    return NULL;
-}
 
 /* ---- life cycle ---- */
 
@@ -183,6 +151,8 @@ static unsigned walker_run(const kt_mv_walker *w)
     const kt_mv_dim *d = &w->dims[w->ndim ? w->ndim - 1 : 0];
     return d->stride == KT_MV_WORD ? (d->count ? d->count : 1) : 1;
 }
+
+ksim_xform_bank *ksim_mover_bank(ksim_mover *m) { return &m->bank; }
 
 uint64_t ksim_mover_stat(const ksim_mover *m)
 {
@@ -267,18 +237,8 @@ static void go(ksim_mover *m)
                                             walker_run(&m->walker[0]), walker_run(&m->walker[1]));
     m->flags_saving = m->flags_delta < 0 ? -m->flags_delta : 0;
     m->flags_k = 0;
-    if (m->mode == KT_MV_XFORM) {
-        m->occ = ksim_occupant_slot(m->walker[0].xform_id);
-        m->slot = kt_mv_slot_find(m->walker[0].xform_id);
-        if (!m->occ) {
-            ksim_report(&m->model,
-                        "mover: transform through slot %u, which holds no occupant in this model",
-                        m->walker[0].xform_id);
-            finish(m, 0);
-            m->ok_so_far = false;
-            return;
-        }
-    }
+    if (m->mode == KT_MV_XFORM)
+        ksim_xform_bank_start(&m->bank, m->walker[0].xform_id, &m->occ, &m->slot);
     m->ph = m->mode == KT_MV_GATHER_MODE ? P_INDEX : P_WALK;
 }
 

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "fault.h"
+#include "xform_bank.h"
 #include "npukit/kt_mover_hw.h"
 #include "trace.h"
 
@@ -38,14 +39,7 @@ typedef struct ksim_mover_mem {
     void *ctx;
 } ksim_mover_mem;
 
-/* A transform occupant: the slot's IN beats of source in, its OUT words out per entry (spec
- * §3.2; the geometry is the hardware layer's slot row, kt_mv_slot_find). */
-typedef struct ksim_occupant {
-    uint8_t id;
-    void (*convert)(unsigned xform_mode, const uint8_t *in, uint8_t *out);
-} ksim_occupant;
-/* The occupant in slot `id` (0 = bypass), NULL for an empty slot. */
-const ksim_occupant *ksim_occupant_slot(unsigned id);
+
 
 typedef struct ksim_mover_timing {
     uint8_t mode;        /* KT_MV_COPY ... */
@@ -89,6 +83,8 @@ uint64_t ksim_mover_quiet(const ksim_mover *m);
 void ksim_mover_skip(ksim_mover *m, uint64_t cycles);
 /* AUX_STAT's mover fields: [63:40] moves completed, [7:4] fault, [0] busy. */
 uint64_t ksim_mover_stat(const ksim_mover *m);
+/* The transform bank on the mover's read-return path (xform_bank.h). */
+ksim_xform_bank *ksim_mover_bank(ksim_mover *m);
 /* The mover's own AXI traffic (words read and written), for tests. */
 void ksim_mover_traffic(const ksim_mover *m, uint64_t *reads, uint64_t *writes);
 /* The walker registers as they stand (sel 0 source, 1 destination). */

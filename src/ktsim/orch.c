@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kt/hw/flit_header.h"
 #include "npukit/kt_mover_hw.h"
 #include "npukit/kt_regs.h"
 
@@ -384,7 +385,7 @@ static void build_dispatch_flit(ksim_orch *o, kt_flit *f)
     f->w[4] &= 0xFFFFFFFFull;
     /* Header rewrite: destination from PROG_DST (read live at the push), source = our own
      * coordinate. Type, txn, last, rsvd and the payload pass through. */
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     h.dst = kt_coord_unpack(o->prog_dst);
     h.src = o->p.self;
     kt_header_put(f, &h);
@@ -482,7 +483,7 @@ void ksim_orch_tick_end(ksim_orch *o)
 
 bool ksim_orch_accept(ksim_orch *o, const kt_flit *f)
 {
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     if (ksim_fifo_full(&o->rx))
         o->rx_overflow = true; /* "offered while full", even for a signal that is not blocked */
     if (h.type == KT_T_CU_SIGNAL) {

@@ -16,10 +16,16 @@
  * may refuse it (a fault: halt) or hold it (a stall: the instruction is retried next cycle,
  * nothing retires — a store to MVGO while a move is under way).
  *
- * Cycles follow upstream's published instruction timing (docs/arch/pe/performance.md at
- * KohakuTPU 7703ee8): one per instruction, a load-use stall of 2 cycles back to back and 1 at a
- * spacing of one, and 3 for a taken branch or a jump. The branch predictor is not modelled:
- * every taken branch pays as unpredicted, an upper bound on a loop the BTB has learned. */
+ * Cycles follow upstream's core (rv_core at KohakuTPU 7703ee8, measured under Verilator): two
+ * cycles of pipeline fill before the first instruction reaches execute, one per instruction, a
+ * load-use stall of 2 cycles back to back and 1 at a spacing of one, and 3 for a branch or jump
+ * the predictor got wrong. The predictor is the RTL's (rv_bpred): a direct-mapped table of 32
+ * entries indexed by pc[6:2] and tagged by pc[14:7], each a valid bit, a 2-bit counter (01 after
+ * reset) and the last target; a branch resolved in execute moves its counter up (taken) or down,
+ * a jump sets it to 11; fetch follows the stored target when the entry is valid, its tag
+ * matches and the counter's high bit is set. A wrong direction, or a wrong target for a taken
+ * branch or jump, costs the 3. The table lives as long as the core (it is cleared at reset, not
+ * at a kick), as the RTL's does. */
 #ifndef NPUKIT_KTSIM_RV32_H
 #define NPUKIT_KTSIM_RV32_H
 
@@ -42,10 +48,12 @@ typedef struct ksim_rv32_bus {
 
 /* Cycle costs, one row per event (a table, so a preset or test can read what is charged). */
 typedef enum ksim_rv32_cost {
+    KSIM_RV32_COST_FILL,      /* the pipeline's fill after a kick: IF, IF2/ID before execute */
     KSIM_RV32_COST_INSN,      /* every instruction */
-    KSIM_RV32_COST_TAKEN,     /* extra: a taken branch, JAL, JALR (no predictor modelled) */
-    KSIM_RV32_COST_LOAD_USE1, /* extra: the instruction right after a load reads its result */
-    KSIM_RV32_COST_LOAD_USE2, /* extra: one instruction between */
+    KSIM_RV32_COST_MISPREDICT, /* extra: a branch or jump the predictor got wrong */
+    KSIM_RV32_COST_LOAD_USE,  /* extra: the instruction right after a load reads its result
+                                 (one fewer a cycle later: the stall counts cycles, so a
+                                 mispredict's bubbles between them cover it) */
     KSIM_RV32_COST_COUNT
 } ksim_rv32_cost;
 extern const uint32_t ksim_rv32_costs[KSIM_RV32_COST_COUNT];
@@ -56,6 +64,21 @@ typedef enum ksim_rv32_stop {
     KSIM_RV32_STALLED,  /* the bus held an access: nothing retired */
 } ksim_rv32_stop;
 
+/* The branch predictor (rv_bpred): entries indexed by pc[6:2], tagged by pc[14:7]. */
+enum { KSIM_RV32_BTB_ENTRIES = 32, KSIM_RV32_BTB_TAG_BITS = 8 };
+typedef struct ksim_rv32_btb_entry {
+    bool valid;
+    uint8_t counter; /* 2 bits: taken predicted at 2 and 3 */
+    uint8_t tag;
+    uint32_t target;
+} ksim_rv32_btb_entry;
+/* What fetch predicts for the instruction at pc: taken, to *target. */
+bool ksim_rv32_btb_predict(const ksim_rv32_btb_entry *btb, uint32_t pc, uint32_t *target);
+/* A branch or jump resolved in execute. */
+void ksim_rv32_btb_update(ksim_rv32_btb_entry *btb, uint32_t pc, bool taken, bool jump,
+                          uint32_t target);
+void ksim_rv32_btb_reset(ksim_rv32_btb_entry *btb);
+
 typedef struct ksim_rv32 {
     uint32_t x[32];
     uint32_t pc;
@@ -63,16 +86,23 @@ typedef struct ksim_rv32 {
     bool halted;
     uint8_t cause;      /* KT_RV32_CAUSE_* */
     uint32_t halt_word; /* a0 (ECALL, EBREAK) or the faulting pc */
-    /* load-use: the destination of the last two retired loads (0: none), newest first */
-    uint8_t load_rd[2];
+    /* load-use: the last two loads' destinations and when their values reach execute */
+    struct ksim_rv32_load {
+        uint8_t rd;        /* 0: none */
+        uint64_t ready_at; /* the first cycle an instruction reading rd executes unstalled */
+    } loads[2];            /* the last two loads, newest first */
+    ksim_rv32_btb_entry btb[KSIM_RV32_BTB_ENTRIES];
+    uint64_t mispredicts; /* since the kick */
     const uint32_t *imem;
     uint32_t imem_words; /* a power of two */
     ksim_rv32_bus bus;
 } ksim_rv32;
 
+/* Power-on: registers zero, the predictor cleared, nothing running. */
 void ksim_rv32_init(ksim_rv32 *c, const uint32_t *imem, uint32_t imem_words,
                     const ksim_rv32_bus *bus);
-/* The kick: registers zero, pc = start, counters zero, running. */
+/* The kick: pc = start, counters zero (then the fill), running; the registers and the
+ * predictor keep what the last program left (only power-on clears them). */
 void ksim_rv32_start(ksim_rv32 *c, uint32_t pc);
 /* Execute one instruction (or find it stalled, or the core halted). */
 ksim_rv32_stop ksim_rv32_step(ksim_rv32 *c);

@@ -39,8 +39,9 @@ static ksim_rv32_access spad_store(ksim_rv32c *c, uint32_t addr, unsigned width,
     return KSIM_RV32_ACCESS_OK;
 }
 
-/* Local control: only addr[7:2] decodes. No L1 is modelled, so there is never a dirty line, a
- * flush or an outstanding write: STATUS and WROUT read 0 and FLUSH / INVAL return at once. */
+/* Local control: only addr[7:2] decodes. The L1's write-backs are synchronous in the model, so
+ * there is never a flush in progress or an outstanding write: STATUS and WROUT read 0, and a
+ * store to FLUSH or INVAL does its work in the store's cycle. */
 static uint32_t ctl_word(const ksim_rv32c *c, uint32_t off)
 {
     switch (off) {
@@ -59,10 +60,43 @@ static ksim_rv32_access ctl_load(ksim_rv32c *c, uint32_t addr, unsigned width, u
     return KSIM_RV32_ACCESS_OK;
 }
 
+static ksim_rv32_l1_mem l1_mem(const ksim_rv32c *c)
+{
+    return (ksim_rv32_l1_mem){c->side.ctx, c->side.dram_read, c->side.dram_write};
+}
+
 static ksim_rv32_access ctl_store(ksim_rv32c *c, uint32_t addr, unsigned width, uint32_t v)
 {
-    (void)c, (void)addr, (void)width, (void)v; /* FLUSH, INVAL: nothing cached; others: no effect */
-    return KSIM_RV32_ACCESS_OK;
+    (void)width, (void)v; /* the store's value is not read: the address is the command */
+    ksim_rv32_l1_mem mem = l1_mem(c);
+    switch (addr & 0xfc) {
+    case KT_RV32_CTL_FLUSH:
+        return ksim_rv32_l1_flush(&c->l1, &mem) ? KSIM_RV32_ACCESS_OK : KSIM_RV32_ACCESS_FAULT;
+    case KT_RV32_CTL_INVAL: ksim_rv32_l1_invalidate(&c->l1); return KSIM_RV32_ACCESS_OK;
+    }
+    return KSIM_RV32_ACCESS_OK; /* the other control words are read-only: no effect */
+}
+
+/* DRAM through the L1: addr[31] set, below the node range. */
+static ksim_rv32_access l1_access(ksim_rv32_l1_result r)
+{
+    return r == KSIM_RV32_L1_OK     ? KSIM_RV32_ACCESS_OK
+           : r == KSIM_RV32_L1_WAIT ? KSIM_RV32_ACCESS_STALL
+                                    : KSIM_RV32_ACCESS_FAULT;
+}
+static ksim_rv32_access dram_load(ksim_rv32c *c, uint32_t addr, unsigned width, uint32_t *v)
+{
+    if (!c->side.dram_read)
+        return KSIM_RV32_ACCESS_FAULT;
+    ksim_rv32_l1_mem mem = l1_mem(c);
+    return l1_access(ksim_rv32_l1_load(&c->l1, &mem, c->now, addr, width, v));
+}
+static ksim_rv32_access dram_store(ksim_rv32c *c, uint32_t addr, unsigned width, uint32_t v)
+{
+    if (!c->side.dram_read)
+        return KSIM_RV32_ACCESS_FAULT;
+    ksim_rv32_l1_mem mem = l1_mem(c);
+    return l1_access(ksim_rv32_l1_store(&c->l1, &mem, c->now, addr, width, v));
 }
 
 uint32_t ksim_rv32c_node_word(const ksim_rv32c *c)
@@ -140,9 +174,42 @@ static ksim_rv32_access node_store(ksim_rv32c *c, uint32_t addr, unsigned width,
     return KSIM_RV32_ACCESS_OK;
 }
 
+/* The peer window: a store is pushed, uncached, into another unit's window as a CU_DATA burst
+ * of one byte-enabled word — addr[27:24] x and [23:20] y of the unit, [19] its instruction
+ * window (buf 5) or scratchpad (buf 4), [18:5] the granule, [4:2] the word in it. The store
+ * holds while the last push has not left, so pushes arrive in program order (upstream's rv_mem
+ * and rv_noc_req). Push only: a load faults. */
+static ksim_rv32_access peer_load(ksim_rv32c *c, uint32_t addr, unsigned width, uint32_t *v)
+{
+    (void)c, (void)addr, (void)width, (void)v;
+    return KSIM_RV32_ACCESS_FAULT;
+}
+
+static ksim_rv32_access peer_store(ksim_rv32c *c, uint32_t addr, unsigned width, uint32_t v)
+{
+    if (c->push_left)
+        return KSIM_RV32_ACCESS_STALL;
+    kt_coord to = {(uint8_t)(addr >> 24 & 15), (uint8_t)(addr >> 20 & 15)};
+    unsigned lane = addr & 3;
+    uint32_t be = ((1u << width) - 1) << lane;
+    kt_cu_data d = {(uint8_t)(addr >> 19 & 1 ? KT_RV32_BUF_IMEM_WORD : KT_RV32_BUF_SPAD_WORD),
+                    (uint16_t)(addr >> 5 & 0x3fff), 0, 0, {0, 0}};
+    kt_header h = {to, c->at, KT_T_CU_DATA, 0, false, 0};
+    memset(c->push, 0, sizeof c->push);
+    if (kt_cu_data_put(&c->push[0], &d) || kt_header_put(&c->push[0], &h))
+        return KSIM_RV32_ACCESS_FAULT;
+    c->push[1].w[0] = (uint64_t)(addr >> 2 & 7) << 36 | (uint64_t)be << 32 | (uint32_t)(v << (8 * lane));
+    h.last = true;
+    if (kt_header_put(&c->push[1], &h))
+        return KSIM_RV32_ACCESS_FAULT;
+    c->push_left = 2;
+    c->pushes++;
+    return KSIM_RV32_ACCESS_OK;
+}
+
 /* Regions by addr[31:28]; a NULL handler faults. The instruction window (0) is fetch-only; the
- * peer windows (3), the vector scratchpad (4) and DRAM through the L1 (8-E) exist on upstream's
- * PE but are not modelled here, and fault rather than pretend. */
+ * vector scratchpad (4) exists on upstream's PE with the DSP extension, which is not modelled,
+ * and faults rather than pretend. */
 static const struct region_row {
     region_load load;
     region_store store;
@@ -150,6 +217,11 @@ static const struct region_row {
     [KT_RV32_SPAD_BASE >> KT_RV32_REGION_SHIFT] = {spad_load, spad_store},
     [KT_RV32_CTL_BASE >> KT_RV32_REGION_SHIFT] = {ctl_load, ctl_store},
     [KT_RV32_NODE_BASE >> KT_RV32_REGION_SHIFT] = {node_load, node_store},
+    [KT_RV32_PEER_BASE >> KT_RV32_REGION_SHIFT] = {peer_load, peer_store},
+    [0x8] = {dram_load, dram_store}, [0x9] = {dram_load, dram_store},
+    [0xA] = {dram_load, dram_store}, [0xB] = {dram_load, dram_store},
+    [0xC] = {dram_load, dram_store}, [0xD] = {dram_load, dram_store},
+    [0xE] = {dram_load, dram_store},
 };
 
 static ksim_rv32_access bus_load(void *ctx, uint32_t addr, unsigned width, uint32_t *v)
@@ -205,9 +277,11 @@ static void exec_tick(ksim_rv32c *c)
 static const ktsim_unit_key rv32_settings[] = {
     {"imem_bits", 11, 3, 16},
     {"spad_bits", 11, 3, 16},
+    {"l1_bits", 7, 0, 12},     /* L1_LINES = 2^N lines of 32 bytes (128: upstream's default) */
+    {"l1_miss", 32, 1, 10000}, /* cycles a miss holds the core: an estimate, not measured */
     {NULL, 0, 0, 0},
 };
-enum { SET_IMEM_BITS, SET_SPAD_BITS };
+enum { SET_IMEM_BITS, SET_SPAD_BITS, SET_L1_BITS, SET_L1_MISS };
 
 static void *rv32_create(const ktsim_unit_cfg *cfg, kt_coord mem_port)
 {
@@ -218,7 +292,9 @@ static void *rv32_create(const ktsim_unit_cfg *cfg, kt_coord mem_port)
         return NULL;
     c->imem = calloc(iw, sizeof *c->imem);
     c->spad = calloc(sw, sizeof *c->spad);
-    if (!c->imem || !c->spad) {
+    if (!c->imem || !c->spad ||
+        !ksim_rv32_l1_init(&c->l1, 1u << cfg->setting[SET_L1_BITS],
+                           (uint32_t)cfg->setting[SET_L1_MISS])) {
         free(c->imem);
         free(c->spad);
         free(c);
@@ -239,6 +315,7 @@ static void rv32_destroy(void *p)
         return;
     free(c->imem);
     free(c->spad);
+    ksim_rv32_l1_free(&c->l1);
     free(c);
 }
 
@@ -251,6 +328,8 @@ static void rv32_reset(void *p)
     c->running = c->kick_pending = c->done_pending = false;
     c->exec = KSIM_RV32_EXEC_IDLE;
     c->rx_active = c->signal_pending = false;
+    c->push_left = 0;
+    ksim_rv32_l1_reset(&c->l1);
 }
 
 void ksim_rv32c_set_side(ksim_rv32c *c, const ksim_rv32_side *side) { c->side = *side; }
@@ -310,7 +389,10 @@ static void rv32_tick(void *p, ksim_shell *sh)
 {
     ksim_rv32c *c = p;
     c->now++;
-    if (c->signal_pending && ksim_shell_send(sh, &c->signal))
+    /* a push's two flits leave back to back, ahead of a DATA_RECEIVED signal */
+    while (c->push_left && ksim_shell_send(sh, &c->push[2 - c->push_left]))
+        c->push_left--;
+    if (!c->push_left && c->signal_pending && ksim_shell_send(sh, &c->signal))
         c->signal_pending = false;
     exec_tick(c);
     if (c->done_pending) {
@@ -330,7 +412,7 @@ static void rv32_tick(void *p, ksim_shell *sh)
     run_core(c);
     /* Done once halted and the executor has issued everything it fetched; a move the program
      * started may still be running in the mover (the node word says so). */
-    if (c->core.halted && c->exec == KSIM_RV32_EXEC_IDLE &&
+    if (c->core.halted && c->exec == KSIM_RV32_EXEC_IDLE && !c->push_left &&
         c->start_tick + c->core.cycles <= c->now) {
         c->running = false;
         complete(c, sh);
@@ -417,7 +499,7 @@ static bool rv32_idle(void *p)
 {
     const ksim_rv32c *c = p;
     return !c->running && !c->kick_pending && !c->done_pending && !c->rx_active &&
-           !c->signal_pending && c->exec == KSIM_RV32_EXEC_IDLE;
+           !c->signal_pending && !c->push_left && c->exec == KSIM_RV32_EXEC_IDLE;
 }
 
 const ksim_unit_ops ksim_unit_rv32 = {

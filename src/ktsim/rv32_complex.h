@@ -18,6 +18,7 @@
 #include "npukit/ktsim.h"
 #include "npukit/ktsim_unit.h"
 #include "rv32.h"
+#include "rv32_l1.h"
 
 typedef struct ksim_rv32_side {
     void *ctx;
@@ -30,6 +31,9 @@ typedef struct ksim_rv32_side {
     bool (*occ_write)(void *ctx, unsigned id, uint8_t reg, uint32_t value);
     /* the occupant fault code for the node word's [11:8] (NULL: none) */
     uint8_t (*occ_fault)(void *ctx);
+    /* DRAM behind the L1, 32-byte lines at offset addr[30:0] (NULL: the region faults) */
+    bool (*dram_read)(void *ctx, uint64_t offset, uint8_t line[KSIM_RV32_L1_LINE]);
+    bool (*dram_write)(void *ctx, uint64_t offset, const uint8_t line[KSIM_RV32_L1_LINE]);
 } ksim_rv32_side;
 
 /* The descriptor executor (mv_exec): idle, fetching word `word` of the descriptor, or waiting the
@@ -42,6 +46,7 @@ typedef struct ksim_rv32c {
     kt_coord at;
     uint32_t *imem, *spad;
     uint32_t imem_words, spad_words;
+    ksim_rv32_l1 l1;
     uint64_t now;         /* unit ticks */
     uint64_t start_tick;  /* the tick the core's cycle 0 falls in */
     bool running;         /* kicked and not yet completed */
@@ -63,6 +68,11 @@ typedef struct ksim_rv32c {
     uint64_t dropped_bursts;
     bool signal_pending;
     kt_flit signal;
+    /* a peer push (a store to the peer window): its CU_DATA descriptor and word, leaving as one
+     * burst; the next push or peer store waits until both have gone */
+    kt_flit push[2];
+    unsigned push_left;
+    uint64_t pushes;
 } ksim_rv32c;
 
 /* The unit kind "rv32" of the unit-type table. */

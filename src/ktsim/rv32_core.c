@@ -5,13 +5,15 @@
  * SYSTEM word other than ECALL and EBREAK, an opcode outside RV32I). */
 #include "rv32.h"
 
+#include <string.h>
+
 #include "kt/hw/kt_rv32.h"
 
 const uint32_t ksim_rv32_costs[KSIM_RV32_COST_COUNT] = {
+    [KSIM_RV32_COST_FILL] = 2,
     [KSIM_RV32_COST_INSN] = 1,
-    [KSIM_RV32_COST_TAKEN] = 3,
-    [KSIM_RV32_COST_LOAD_USE1] = 2,
-    [KSIM_RV32_COST_LOAD_USE2] = 1,
+    [KSIM_RV32_COST_MISPREDICT] = 3,
+    [KSIM_RV32_COST_LOAD_USE] = 2,
 };
 
 enum {
@@ -35,19 +37,21 @@ void ksim_rv32_init(ksim_rv32 *c, const uint32_t *imem, uint32_t imem_words,
     c->imem = imem;
     c->imem_words = imem_words;
     c->bus = *bus;
+    ksim_rv32_btb_reset(c->btb);
     c->halted = true; /* out of reset: idle until a kick */
 }
 
 void ksim_rv32_start(ksim_rv32 *c, uint32_t pc)
 {
-    for (unsigned i = 0; i < 32; i++)
-        c->x[i] = 0;
+    /* The register file has no reset (the RTL's is a RAM): a program starts with what the last
+     * one left, zeros only after power-on. */
     c->pc = pc;
-    c->cycles = c->retired = 0;
+    c->cycles = ksim_rv32_costs[KSIM_RV32_COST_FILL];
+    c->retired = c->mispredicts = 0;
     c->halted = false;
     c->cause = KT_RV32_CAUSE_NONE;
     c->halt_word = 0;
-    c->load_rd[0] = c->load_rd[1] = 0;
+    memset(c->loads, 0, sizeof c->loads);
 }
 
 static uint32_t sext(uint32_t v, unsigned bits) { return (v ^ (1u << (bits - 1))) - (1u << (bits - 1)); }
@@ -123,16 +127,15 @@ static bool branch_taken(uint32_t f3, uint32_t a, uint32_t b, bool *legal)
     return false;
 }
 
-/* The load-use stall this instruction pays for reading rs (0: none). */
-static uint32_t load_use(const ksim_rv32 *c, unsigned rs)
+/* The load-use stall an instruction reaching execute at `at` pays for reading rs (0: none). */
+static uint32_t load_use(const ksim_rv32 *c, unsigned rs, uint64_t at)
 {
-    if (!rs)
-        return 0;
-    if (c->load_rd[0] == rs)
-        return ksim_rv32_costs[KSIM_RV32_COST_LOAD_USE1];
-    if (c->load_rd[1] == rs)
-        return ksim_rv32_costs[KSIM_RV32_COST_LOAD_USE2];
-    return 0;
+    uint32_t stall = 0;
+    for (unsigned i = 0; rs && i < 2; i++)
+        if (c->loads[i].rd == rs && c->loads[i].ready_at > at &&
+            c->loads[i].ready_at - at > stall)
+            stall = (uint32_t)(c->loads[i].ready_at - at);
+    return stall;
 }
 
 ksim_rv32_stop ksim_rv32_step(ksim_rv32 *c)
@@ -147,27 +150,30 @@ ksim_rv32_stop ksim_rv32_step(ksim_rv32 *c)
     uint32_t a = c->x[rs1], b = c->x[rs2];
     uint32_t next = c->pc + 4, val = 0;
     bool writes = false, is_load = false, uses1 = false, uses2 = false, taken = false;
+    bool flow = false;   /* a branch or jump: the predictor learns its outcome */
+    uint32_t target = 0; /* ... and its target, taken or not (a branch's own) */
     switch (opc) {
     case OP_LUI: val = w & 0xfffff000u, writes = true; break;
     case OP_AUIPC: val = c->pc + (w & 0xfffff000u), writes = true; break;
     case OP_JAL:
-        val = next, writes = true, taken = true;
-        next = c->pc + imm_j(w);
+        val = next, writes = true, taken = flow = true;
+        next = target = c->pc + imm_j(w);
         break;
     case OP_JALR:
         if (f3)
             return fault(c);
-        val = next, writes = true, taken = true, uses1 = true;
-        next = (a + imm_i(w)) & ~1u;
+        val = next, writes = true, taken = flow = true, uses1 = true;
+        next = target = (a + imm_i(w)) & ~1u;
         break;
     case OP_BRANCH: {
         bool legal;
-        uses1 = uses2 = true;
+        uses1 = uses2 = flow = true;
         taken = branch_taken(f3, a, b, &legal);
         if (!legal)
             return fault(c);
+        target = c->pc + imm_b(w);
         if (taken)
-            next = c->pc + imm_b(w);
+            next = target;
         break;
     }
     case OP_LOAD: {
@@ -227,14 +233,26 @@ ksim_rv32_stop ksim_rv32_step(ksim_rv32 *c)
         return halt(c, (w >> 20) & 1 ? KT_RV32_CAUSE_EBREAK : KT_RV32_CAUSE_ECALL, c->x[10]);
     default: return fault(c);
     }
-    uint32_t stall = uses1 ? load_use(c, rs1) : 0;
-    uint32_t stall2 = uses2 ? load_use(c, rs2) : 0;
+    uint32_t stall = uses1 ? load_use(c, rs1, c->cycles) : 0;
+    uint32_t stall2 = uses2 ? load_use(c, rs2, c->cycles) : 0;
     stall = stall2 > stall ? stall2 : stall;
+    uint64_t at = c->cycles + stall; /* the cycle this instruction executes */
+    /* Fetch went where the predictor said; execute finds out whether that was right. The
+     * outcome is in the table before the same branch is fetched again (the RTL writes it the
+     * cycle after execute; no program measured shows a difference). */
+    uint32_t predicted_target = 0;
+    bool predicted = ksim_rv32_btb_predict(c->btb, c->pc, &predicted_target);
+    bool wrong = predicted != taken || (taken && predicted_target != next);
+    if (flow)
+        ksim_rv32_btb_update(c->btb, c->pc, taken, opc != OP_BRANCH, target);
+    c->mispredicts += wrong;
     c->cycles += ksim_rv32_costs[KSIM_RV32_COST_INSN] + stall +
-                 (taken ? ksim_rv32_costs[KSIM_RV32_COST_TAKEN] : 0);
-    /* a stall of two covers the older load's spacing too */
-    c->load_rd[1] = stall >= ksim_rv32_costs[KSIM_RV32_COST_LOAD_USE1] ? 0 : c->load_rd[0];
-    c->load_rd[0] = is_load ? (uint8_t)rd : 0;
+                 (wrong ? ksim_rv32_costs[KSIM_RV32_COST_MISPREDICT] : 0);
+    if (is_load) {
+        c->loads[1] = c->loads[0];
+        c->loads[0] = (struct ksim_rv32_load){(uint8_t)rd,
+                                              at + 1 + ksim_rv32_costs[KSIM_RV32_COST_LOAD_USE]};
+    }
     if (writes && rd)
         c->x[rd] = val;
     c->pc = next;

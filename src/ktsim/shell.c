@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fifo.h"
+#include "kt/hw/flit_header.h"
 #include "npukit/kt_regs.h"
 
 enum { SIGQ_DEPTH = 16 };
@@ -50,7 +51,24 @@ struct ksim_shell {
     ksim_track trace;   /* tr NULL: not traced */
     uint64_t issued_at; /* the instruction in flight: when the unit took it, and its flit */
     kt_flit issued;
+
+    /* Asleep: its quiet ticks (countdowns and busy_cycles only) are owed, not run, from cycle
+     * sleep_from on, until wake_at (UINT64_MAX: until a flit arrives) or until anything looks
+     * at it; then they are applied at once, as the machine's own quiet-cycle skip does. Only a
+     * shell that knows the machine's clock sleeps; wake_at is 0 while it is awake (the mesh
+     * reads it to leave a sleeping shell alone). */
+    const uint64_t *clock;
+    bool asleep;
+    uint64_t sleep_from, wake_at;
 };
+
+static void wake(ksim_shell *sh, uint64_t through);
+
+/* The machine's current cycle (that of the last tick when no clock was given). */
+static uint64_t now(const ksim_shell *sh) { return sh->clock ? *sh->clock : sh->cycle; }
+
+void ksim_shell_set_clock(ksim_shell *sh, const uint64_t *clock) { sh->clock = clock; }
+const uint64_t *ksim_shell_wake_at(const ksim_shell *sh) { return &sh->wake_at; }
 
 ksim_shell *ksim_shell_create(const ktsim_unit_cfg *cfg, const ksim_unit_ops *ops,
                               kt_coord mem_port, unsigned recv_depth, unsigned fifo_extra)
@@ -84,6 +102,8 @@ void ksim_shell_destroy(ksim_shell *sh)
 
 void ksim_shell_reset(ksim_shell *sh)
 {
+    sh->asleep = false; /* what it owed is cleared with it */
+    sh->wake_at = 0;
     ksim_fifo_clear(&sh->inst);
     ksim_fifo_clear(&sh->recv);
     sh->in_flight = false;
@@ -96,7 +116,11 @@ void ksim_shell_reset(ksim_shell *sh)
 }
 
 kt_coord ksim_shell_coord(const ksim_shell *sh) { return sh->cfg.at; }
-void *ksim_shell_unit(ksim_shell *sh) { return sh->unit; }
+void *ksim_shell_unit(ksim_shell *sh)
+{
+    wake(sh, now(sh)); /* the caller may look at the unit, or change it */
+    return sh->unit;
+}
 const ksim_unit_ops *ksim_shell_ops(const ksim_shell *sh) { return sh->ops; }
 
 void ksim_shell_report(ksim_shell *sh, const char *fmt, ...)
@@ -115,6 +139,29 @@ static bool busy(const ksim_shell *sh)
 {
     /* Busy covers completions generated but not yet on the wire. */
     return sh->in_flight || !ksim_fifo_empty(&sh->inst) || sh->sig_count;
+}
+
+static uint64_t quiet_ticks(const ksim_shell *sh);
+
+/* The owed quiet ticks up to and including cycle `through`, applied at once. */
+static void settle(ksim_shell *sh, uint64_t through)
+{
+    if (!sh->asleep || through < sh->sleep_from)
+        return;
+    uint64_t n = through - sh->sleep_from + 1;
+    if (sh->ops->skip)
+        sh->ops->skip(sh->unit, n);
+    if (busy(sh))
+        sh->ctr_busy += (uint32_t)n; /* the counter wraps as per-cycle increments would */
+    sh->sleep_from = through + 1;
+}
+
+/* Owed ticks applied and awake: the next tick runs. */
+static void wake(ksim_shell *sh, uint64_t through)
+{
+    settle(sh, through);
+    sh->asleep = false;
+    sh->wake_at = 0;
 }
 
 static uint64_t ctrl_value(const ksim_shell *sh, uint8_t index)
@@ -169,10 +216,13 @@ static void trace_busy(const ksim_shell *sh, uint32_t result, bool fault)
 static bool shell_offer(void *ep, const kt_flit *f)
 {
     ksim_shell *sh = ep;
+    /* Offered after its tick of this cycle, run or owed: what it holds is made current. */
+    sh->cycle = now(sh);
+    wake(sh, sh->cycle);
     /* noc_in_busy = inst_full | recv_full: a full instruction FIFO refuses memory responses too. */
     if (ksim_fifo_full(&sh->inst) || ksim_fifo_full(&sh->recv))
         return false;
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     switch (h.type) {
     case KT_T_CU_INST:
         if (sh->trace.tr)
@@ -252,12 +302,17 @@ static void shell_tick(void *ep, uint64_t cycle)
 {
     ksim_shell *sh = ep;
     sh->cycle = cycle;
+    if (sh->asleep) {
+        if (cycle < sh->wake_at)
+            return; /* a quiet tick, owed */
+        wake(sh, cycle - 1);
+    }
     /* Issue: one instruction in flight, and only with room for its completion. */
     if (ksim_fifo_ready(&sh->inst, cycle) && !sh->in_flight && sh->sig_count < SIGQ_DEPTH &&
         sh->ops->ready(sh->unit)) {
         kt_flit inst = *ksim_fifo_head(&sh->inst);
         ksim_fifo_pop(&sh->inst);
-        kt_header h = kt_header_get(&inst);
+        kt_header h = kt_flit_header(&inst);
         sh->rep_src = h.src;
         sh->rep_txn = h.txn;
         sh->rep_last = h.last;
@@ -276,6 +331,16 @@ static void shell_tick(void *ep, uint64_t cycle)
     fill_output(sh);
     if (busy(sh))
         sh->ctr_busy++;
+    /* Event-driven: a unit that will only count down sleeps until its countdown ends (or a flit
+     * arrives), so the mesh's cycles with traffic elsewhere do not tick it. Only a type that
+     * reports its quiet ticks (ops->quiet) sleeps: another may count even while idle (the RV32
+     * and vector cores keep their own clocks), which only a quiet whole machine may skip. */
+    uint64_t q = sh->clock && sh->ops->quiet ? quiet_ticks(sh) : 0;
+    if (q) {
+        sh->asleep = true;
+        sh->sleep_from = cycle + 1;
+        sh->wake_at = q >= UINT64_MAX - cycle - 1 ? UINT64_MAX : cycle + 1 + q;
+    }
 }
 
 const ksim_endpoint_ops ksim_shell_endpoint = {shell_offer, shell_out_peek, shell_out_pop,
@@ -283,17 +348,20 @@ const ksim_endpoint_ops ksim_shell_endpoint = {shell_offer, shell_out_peek, shel
 
 void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cycles)
 {
+    settle(sh, now(sh));
     sh->ctr_inst = retired;
     sh->ctr_busy = busy_cycles;
 }
 
+/* Asleep, what idle and quiet read does not change (only countdowns and busy_cycles do), so
+ * these three answer without applying what it owes. */
 bool ksim_shell_idle(const ksim_shell *sh)
 {
     return !busy(sh) && !sh->ctrl_pend && !sh->out_valid && ksim_fifo_empty(&sh->recv) &&
            (!sh->ops->idle || sh->ops->idle(sh->unit));
 }
 
-uint64_t ksim_shell_quiet(const ksim_shell *sh)
+static uint64_t quiet_ticks(const ksim_shell *sh)
 {
     if (sh->out_valid || sh->sig_count || sh->ctrl_pend || !ksim_fifo_empty(&sh->recv) ||
         (!sh->in_flight && !ksim_fifo_empty(&sh->inst)))
@@ -303,8 +371,17 @@ uint64_t ksim_shell_quiet(const ksim_shell *sh)
     return sh->ops->idle && sh->ops->idle(sh->unit) ? UINT64_MAX : 0;
 }
 
+uint64_t ksim_shell_quiet(const ksim_shell *sh)
+{
+    if (sh->asleep) /* its countdown has run to the current cycle, owed or not */
+        return sh->wake_at == UINT64_MAX ? UINT64_MAX : sh->wake_at - now(sh) - 1;
+    return quiet_ticks(sh);
+}
+
 void ksim_shell_skip(ksim_shell *sh, uint64_t cycles)
 {
+    if (sh->asleep)
+        return; /* quiet cycles it sleeps through anyway: owed with the rest */
     if (sh->ops->skip)
         sh->ops->skip(sh->unit, cycles);
     if (busy(sh))

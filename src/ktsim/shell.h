@@ -54,8 +54,15 @@ const ksim_unit_ops *ksim_shell_ops(const ksim_shell *sh);
  * the cycle the unit takes it to exec_done, named after the unit's kind. */
 void ksim_shell_set_trace(ksim_shell *sh, ksim_track t);
 /* Ticks ahead in which the shell and its unit only count (nothing to issue, receive or send),
- * and n of them applied (the unit's countdown, busy_cycles). */
+ * and n of them applied (the unit's countdown, busy_cycles). The shell also uses them itself:
+ * it sleeps through its quiet ticks while the rest of the machine runs, and applies them when
+ * it wakes (a countdown ends, a flit arrives, ksim_shell_unit) or its counters are read. */
 uint64_t ksim_shell_quiet(const ksim_shell *sh);
+/* The machine's cycle counter, which the shell reads to sleep (without one it ticks every
+ * cycle), and the first cycle it needs a tick while it sleeps (0 when awake); until then it has
+ * no output, so the mesh need not tick or peek it. */
+void ksim_shell_set_clock(ksim_shell *sh, const uint64_t *clock);
+const uint64_t *ksim_shell_wake_at(const ksim_shell *sh);
 void ksim_shell_skip(ksim_shell *sh, uint64_t cycles);
 
 #endif

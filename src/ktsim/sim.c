@@ -48,16 +48,22 @@ struct ktsim {
     unsigned n_shells;
     bus_region regions[MAX_REGIONS];
     unsigned n_regions;
+    bus_region *ticking[MAX_REGIONS]; /* the regions with a tick, in region order */
+    unsigned n_ticking;
     kt_transport transport;
     char fault[320];
     bool has_fault;
     uint64_t lane[4]; /* station-bus lanes, for the stale-bytes variant */
     uint64_t stalled;
-    uint16_t plugged_rd, plugged_wr;  /* AXI traffic of plugged agent-side masters (the mover) */
+    /* The agent's AXI traffic counters: the memory ports' transactions and those of plugged
+     * agent-side masters (the mover), added as they happen (16-bit, wrapping). */
+    uint16_t traffic_rd, traffic_wr;
     ksim_mover *mover;                /* the memory agent's own mover, unless the preset drops it */
     ksim_rv64c *rv64;                 /* CPU_RV64 = 1 */
     uint64_t rv64_lost[RV64_W_COUNT]; /* writes lost to a same-cycle collision, per window */
     ksim_trace *trace;                /* NPUKIT_TRACE: this machine's trace process, or NULL */
+    ksim_hub_client processor;        /* the unit at (0,0), a client of the node's ports */
+    ksim_xform_bank *bank;            /* the mover's transform bank, or NULL */
 };
 
 static void sim_fault(void *user, const char *msg)
@@ -105,9 +111,9 @@ static uint64_t quiet_cycles(const ktsim *s)
         uint64_t k = ksim_shell_quiet(s->shells[i]);
         q = k < q ? k : q;
     }
-    for (unsigned i = 0; i < s->n_regions && q; i++) {
-        const bus_region *b = &s->regions[i];
-        uint64_t k = !b->r.tick ? UINT64_MAX : b->quiet ? b->quiet(b->r.ctx) : 0;
+    for (unsigned i = 0; i < s->n_ticking && q; i++) {
+        const bus_region *b = s->ticking[i];
+        uint64_t k = b->quiet ? b->quiet(b->r.ctx) : 0;
         q = k < q ? k : q;
     }
     return q;
@@ -121,9 +127,9 @@ static void skip_quiet(ktsim *s, uint64_t cycles)
     for (unsigned i = 0; i < s->n_shells; i++)
         ksim_shell_skip(s->shells[i], cycles);
     ksim_orch_aux_skip(s->orch, cycles);
-    for (unsigned i = 0; i < s->n_regions; i++)
-        if (s->regions[i].r.tick && s->regions[i].skip)
-            s->regions[i].skip(s->regions[i].r.ctx, cycles);
+    for (unsigned i = 0; i < s->n_ticking; i++)
+        if (s->ticking[i]->skip)
+            s->ticking[i]->skip(s->ticking[i]->r.ctx, cycles);
     s->stalled = machine_idle(s) ? 0 : s->stalled + cycles;
 }
 
@@ -148,13 +154,10 @@ void ktsim_step(ktsim *s, uint64_t cycles)
         if (s->rv64)
             ksim_rv64c_tick(s->rv64);
         ksim_orch_tick_aux(s->orch);
-        for (unsigned i = 0; i < s->n_regions; i++)
-            if (s->regions[i].r.tick)
-                s->regions[i].r.tick(s->regions[i].r.ctx);
+        for (unsigned i = 0; i < s->n_ticking; i++)
+            s->ticking[i]->r.tick(s->ticking[i]->r.ctx);
         ksim_orch_tick_end(s->orch);
-        uint16_t rd, wr;
-        ktsim_mem_traffic(s, &rd, &wr);
-        ksim_orch_set_traffic(s->orch, rd, wr);
+        ksim_orch_set_traffic(s->orch, s->traffic_rd, s->traffic_wr);
         if (ksim_mesh_moved(s->mesh) || machine_idle(s))
             s->stalled = 0;
         else
@@ -162,21 +165,17 @@ void ktsim_step(ktsim *s, uint64_t cycles)
     }
 }
 
+/* The ports add theirs as they issue (ksim_memport_count_into), the plugged masters here. */
 void ktsim_mem_traffic(const ktsim *s, uint16_t *reads, uint16_t *writes)
 {
-    uint16_t r = s->plugged_rd, w = s->plugged_wr;
-    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++) {
-        r = (uint16_t)(r + ksim_memport_reads(s->ports[i]));
-        w = (uint16_t)(w + ksim_memport_writes(s->ports[i]));
-    }
-    *reads = r;
-    *writes = w;
+    *reads = s->traffic_rd;
+    *writes = s->traffic_wr;
 }
 
 void ktsim_count_mem_traffic(ktsim *s, unsigned reads, unsigned writes)
 {
-    s->plugged_rd = (uint16_t)(s->plugged_rd + reads);
-    s->plugged_wr = (uint16_t)(s->plugged_wr + writes);
+    s->traffic_rd = (uint16_t)(s->traffic_rd + reads);
+    s->traffic_wr = (uint16_t)(s->traffic_wr + writes);
 }
 
 void ktsim_set_remote_flits(ktsim *s, bool (*take)(void *user, const kt_flit *f), void *user)
@@ -404,7 +403,10 @@ static npk_status add_region(ktsim *s, region_kind kind, const ktsim_region *r)
                             "+0x%" PRIx64,
                             r->name, r->base, r->size, o->name, o->base, o->size);
     }
-    s->regions[s->n_regions++] = (bus_region){kind, *r, NULL, NULL};
+    s->regions[s->n_regions] = (bus_region){kind, *r, NULL, NULL};
+    if (r->tick)
+        s->ticking[s->n_ticking++] = &s->regions[s->n_regions];
+    s->n_regions++;
     return NPK_OK;
 }
 
@@ -462,6 +464,7 @@ static npk_status add_agent_mover(ktsim *s)
     if (!(s->mover = ksim_mover_create(&mem, sim_fault, s)))
         return npk_fail(NPK_ENOMEM, "simulator: out of memory (mover)");
     ksim_mover_set_trace(s->mover, ksim_trace_track(s->trace, "mover"));
+    s->bank = ksim_mover_bank(s->mover);
     ktsim_aux_client c = {"mover",          0x00, KT_MV_AUX_LIMIT - 1, agent_mover_cfg,
                           agent_mover_stat, NULL, agent_mover_tick,    s->mover};
     npk_status st = ktsim_add_aux_client(s, &c);
@@ -630,13 +633,55 @@ static void rv32_mover_cfg(void *ctx, uint8_t off, uint64_t v)
 }
 static uint64_t rv32_mover_stat(void *ctx) { return ksim_orch_aux_stat(((ktsim *)ctx)->orch); }
 
-/* The machine's rv32 units get the rest of their node. The transform occupants have no
- * registers in the model, so their range reads zero (NULL hooks). */
+void ktsim_set_xform_bank(ktsim *s, ksim_xform_bank *b) { s->bank = b; }
+
+/* The occupants' registers are the transform bank's (xform_bank.h); with no bank nothing answers
+ * there. */
+static bool rv32_occ_read(void *ctx, unsigned id, uint8_t reg, uint32_t *value)
+{
+    const ktsim *s = ctx;
+    if (!s->bank)
+        return false;
+    *value = ksim_xform_bank_read(s->bank, id, reg);
+    return true;
+}
+static bool rv32_occ_write(void *ctx, unsigned id, uint8_t reg, uint32_t value)
+{
+    ktsim *s = ctx;
+    if (!s->bank)
+        return false;
+    ksim_xform_bank_write(s->bank, id, reg, value);
+    return true;
+}
+static uint8_t rv32_occ_fault(void *ctx)
+{
+    const ktsim *s = ctx;
+    return s->bank ? s->bank->fault : 0;
+}
+
+/* DRAM behind the processor's L1: this mesh's, at offset addr[30:0] (upstream's DRAM_BASE 0). */
+static bool rv32_dram_read(void *ctx, uint64_t offset, uint8_t line[KSIM_RV32_L1_LINE])
+{
+    return ktsim_dram_read(ctx, offset, line, KSIM_RV32_L1_LINE) == NPK_OK;
+}
+static bool rv32_dram_write(void *ctx, uint64_t offset, const uint8_t line[KSIM_RV32_L1_LINE])
+{
+    return ktsim_dram_write(ctx, offset, line, KSIM_RV32_L1_LINE) == NPK_OK;
+}
+
+/* The machine's rv32 units get the rest of their node. */
 static void wire_rv32(ktsim *s, ksim_shell *sh)
 {
     if (ksim_shell_ops(sh) != &ksim_unit_rv32)
         return;
-    ksim_rv32_side side = {s, rv32_mover_cfg, rv32_mover_stat, NULL, NULL, NULL};
+    ksim_rv32_side side = {s,
+                           rv32_mover_cfg,
+                           rv32_mover_stat,
+                           rv32_occ_read,
+                           rv32_occ_write,
+                           rv32_occ_fault,
+                           rv32_dram_read,
+                           rv32_dram_write};
     ksim_rv32c_set_side(ksim_shell_unit(sh), &side);
 }
 
@@ -652,6 +697,28 @@ ksim_rv32c *ktsim_rv32(ktsim *s, kt_coord at)
 struct ksim_rv64c *ktsim_rv64(ktsim *s) { return s->rv64; }
 uint64_t ktsim_rv64_ilink_lost(const ktsim *s) { return s->rv64_lost[RV64_W_ILINK]; }
 uint64_t ktsim_rv64_mover_host_lost(const ktsim *s) { return s->rv64_lost[RV64_W_MOVER]; }
+
+/* (0,0) is the system node's processor coordinate (control-registers §6, upstream sn_hub): a
+ * corner, which touches no router, so the unit there is a client of the node's memory ports and
+ * not a mesh endpoint (memport.h). Only the control processor sits there. */
+static const kt_coord processor_at = {0, 0};
+
+static npk_status attach_processor(ktsim *s, ksim_shell *sh)
+{
+    if (ksim_shell_ops(sh) != &ksim_unit_rv32)
+        return npk_fail(NPK_EINVAL,
+                        "unit at (0,0) is of kind '%s': (0,0) is the system node's own coordinate, "
+                        "where only the control processor (kind rv32) answers",
+                        ksim_shell_ops(sh)->kind);
+    if (s->processor.ops)
+        return npk_fail(NPK_EINVAL, "two endpoints at (0,0)");
+    s->processor = (ksim_hub_client){&ksim_shell_endpoint, sh, {0}, s->cfg.n_mem_ports};
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        s->processor.port_row[i] = s->cfg.mem_port[i].y;
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        ksim_memport_set_processor(s->ports[i], &s->processor, i);
+    return NPK_OK;
+}
 
 npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
 {
@@ -692,6 +759,7 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
             ktsim_destroy(s);
             return npk_fail(NPK_ENOMEM, "simulator: out of memory (memory port %u)", i);
         }
+        ksim_memport_count_into(s->ports[i], &s->traffic_rd, &s->traffic_wr);
         if (i)
             ksim_memport_share_agent(s->ports[i], s->orch);
         if ((st = ksim_mesh_attach(s->mesh, cfg->mem_port[i], &ksim_memport_endpoint,
@@ -726,9 +794,17 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
         }
         s->shells[s->n_shells++] = sh;
         wire_rv32(s, sh);
-        if ((st = ksim_mesh_attach(s->mesh, u.at, &ksim_shell_endpoint, sh))) {
+        if ((st = kt_coord_eq(u.at, processor_at) ? attach_processor(s, sh)
+                                                   : ksim_mesh_attach(s->mesh, u.at,
+                                                                      &ksim_shell_endpoint, sh))) {
             ktsim_destroy(s);
             return st;
+        }
+        /* event-driven: the shell sleeps through its quiet ticks on the machine's clock
+         * (skip_quiet 0, the reference, ticks it every cycle) */
+        if (cfg->skip_quiet) {
+            ksim_shell_set_clock(sh, &s->cycle);
+            ksim_mesh_set_wake(s->mesh, u.at, ksim_shell_wake_at(sh));
         }
     }
     if (cfg->mover && (st = add_agent_mover(s))) {

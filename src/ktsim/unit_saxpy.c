@@ -22,11 +22,12 @@
  * instruction is accepted, read x and wait for all its beats plus `read_wait`, then the same for
  * y (one read at a time, as the RTL's unit does), `element` cycles per element, the write burst,
  * and `retire` cycles before exec_done. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "kt/hw/flit_header.h"
 #include "shell.h"
+#include "kt/hw/units/saxpy.h"
 
 /* The unit's own transaction tags for its reads and its write (the RTL's). */
 enum { SX_MAX_N = KT_SAXPY_INST_MAX_N, SX_TXN_X = 0x10, SX_TXN_Y = 0x20, SX_TXN_W = 0x30 };
@@ -113,23 +114,32 @@ static bool send_read(saxpy_unit *u, ksim_shell *sh, uint64_t addr, uint8_t txn)
     return ksim_shell_send(sh, &f);
 }
 
-/* The RTL's float-to-integer conversion (toward zero); false where it has no 32-bit answer. */
+/* Whether the RTL's float-to-integer conversion has a 32-bit answer (NaN compares false). */
+static bool in_int_range(float f) { return f >= -2147483648.0f && f < 2147483648.0f; }
+
+/* That conversion (toward zero); false where it has no 32-bit answer. */
 static bool to_int(float f, int32_t *out)
 {
-    if (!isfinite(f) || f >= 2147483648.0f || f < -2147483648.0f)
+    if (!in_int_range(f))
         return false;
     *out = (int32_t)f;
     return true;
 }
 
-/* y = a*x + y as the unit computes it: 32-bit integer multiply-add, wrapping, back to float. */
-static bool rtl_saxpy(float a, float x, float *y)
+/* a*x + y as the unit computes it: 32-bit integer multiply-add, wrapping, back to float. */
+static float rtl_madd(int32_t ia, int32_t ix, int32_t iy)
 {
-    int32_t ia, ix, iy;
-    if (!to_int(a, &ia) || !to_int(x, &ix) || !to_int(*y, &iy))
+    return (float)(int32_t)((uint32_t)ia * (uint32_t)ix + (uint32_t)iy);
+}
+
+/* The same on one element whose operands may have no integer value (false then, y kept); `ia`
+ * is a, converted once per instruction (a_ok: it has a value). */
+static bool rtl_saxpy(bool a_ok, int32_t ia, float x, float *y)
+{
+    int32_t ix, iy;
+    if (!a_ok || !to_int(x, &ix) || !to_int(*y, &iy))
         return false;
-    uint32_t r = (uint32_t)ia * (uint32_t)ix + (uint32_t)iy;
-    *y = (float)(int32_t)r;
+    *y = rtl_madd(ia, ix, iy);
     return true;
 }
 
@@ -166,14 +176,21 @@ static void sx_tick(void *p, ksim_shell *sh)
             after(u, SX_COMPUTE, u->timing.read_wait);
         break;
     case SX_COMPUTE: {
-        for (uint32_t i = 0; i < u->n; i++)
-            if (!rtl_saxpy(u->a, u->x[i], &u->y[i]))
-                ksim_shell_report(sh,
-                                  "saxpy operand a=%g x=%g y=%g has no 32-bit integer value (the "
-                                  "RTL's conversion is not modelled there)",
-                                  (double)u->a, (double)u->x[i], (double)u->y[i]);
-        for (uint32_t i = 0; i < u->n; i++)
-            memcpy(u->ybytes + 4 * i, &u->y[i], 4);
+        int32_t ia = 0;
+        bool a_ok = to_int(u->a, &ia), all_ok = a_ok;
+        for (uint32_t i = 0; i < u->n; i++) /* one test for the whole instruction */
+            all_ok = all_ok && in_int_range(u->x[i]) && in_int_range(u->y[i]);
+        if (all_ok) /* the common case, as a loop the compiler can vectorise */
+            for (uint32_t i = 0; i < u->n; i++)
+                u->y[i] = rtl_madd(ia, (int32_t)u->x[i], (int32_t)u->y[i]);
+        else
+            for (uint32_t i = 0; i < u->n; i++)
+                if (!rtl_saxpy(a_ok, ia, u->x[i], &u->y[i]))
+                    ksim_shell_report(sh,
+                                      "saxpy operand a=%g x=%g y=%g has no 32-bit integer value "
+                                      "(the RTL's conversion is not modelled there)",
+                                      (double)u->a, (double)u->x[i], (double)u->y[i]);
+        memcpy(u->ybytes, u->y, 4 * u->n);
         /* `element` cycles per element, this cycle the first */
         uint32_t cycles = u->n * u->timing.element;
         after(u, SX_WR_REQ, cycles ? cycles - 1 : 0);
@@ -217,7 +234,7 @@ static void sx_tick(void *p, ksim_shell *sh)
 static bool sx_recv(void *p, const kt_flit *f)
 {
     saxpy_unit *u = p;
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     if (h.type != KT_T_MEM_RD_RESP || (u->state != SX_WAIT_X && u->state != SX_WAIT_Y))
         return true; /* write acks and strays are dropped */
     bool is_x = h.txn == SX_TXN_X;

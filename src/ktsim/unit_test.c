@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "shell.h"
+#include "npukit/kt_test_unit.h"
 
 enum {
     TU_RETIRE = KT_TU_RETIRE,
@@ -106,6 +107,9 @@ static bool tu_recv(void *p, const kt_flit *f)
 
 static uint64_t tu_dbg(void *p) { return ((test_unit *)p)->dbg; }
 static bool tu_idle(void *p) { return !((test_unit *)p)->active; }
+/* Idle, its tick does nothing at all (so there is nothing to skip); active, it counts every
+ * tick (CU_DBG). */
+static uint64_t tu_quiet(void *p) { return tu_idle(p) ? UINT64_MAX : 0; }
 
 /* Its one setting: cycles per instruction when the instruction names none. */
 static const ktsim_unit_key tu_settings[] = {
@@ -126,6 +130,7 @@ const ksim_unit_ops ksim_unit_test = {
     .recv = tu_recv,
     .dbg = tu_dbg,
     .idle = tu_idle,
+    .quiet = tu_quiet,
     .layout = kt_layout_test_unit,
     .settings = tu_settings,
 };

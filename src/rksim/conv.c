@@ -20,6 +20,7 @@
 #include "npukit/fp16.h"
 #include "rk/hw/rk_conv_hw.h"
 #include "rksim/conv.h"
+#include "rksim/ops.h"
 #include "rksim/timing.h"
 
 static bool dma_fail(const rksim_fault *f, rksim_core_result *r)
@@ -128,8 +129,9 @@ static void write_out(const rksim_conv *t, double acc, const uint8_t *bias, uint
     memcpy(dst, &h, 2);
 }
 
-void rksim_conv_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
-                   rksim_core_result *r)
+/* Run one convolution task. */
+static void conv_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
+                    rksim_core_result *r)
 {
     (void)blocks, (void)first_in_job; /* the row's set; no hazard row keys on the job's order */
     rksim_conv t;
@@ -189,3 +191,6 @@ void rksim_conv_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
                                          (double)out_len);
     s->core[core].job_out_prec = t.out_prec;
 }
+
+/* The convolution's simulator row (ops.h). */
+const rksim_op_row rksim_op_conv = {conv_op};

@@ -30,8 +30,4 @@ typedef struct rksim_conv {
 bool rksim_conv_decode(const npk_rk_soc *soc, const rksim_regfile *rf, rksim_conv *t,
                        rksim_core_result *r);
 
-/* Run one convolution task (the conv row's executor, rksim/ops.c). */
-void rksim_conv_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
-                   rksim_core_result *r);
-
 #endif

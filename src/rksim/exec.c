@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Operation dispatch: an op-enable entry (target 0x0081, value = the per-block enable mask,
- * facts B.2) runs the operation whose row (rk/hw/ops.c) names that block set, through the
- * operation's executor (rksim/ops.c); a block set two rows share goes to the row whose mark the
- * program's registers hold (npk_rk_op_select: the conv's 0x1D). Anything else is outside the
- * model, refused naming the block sets that are modelled. */
+ * facts B.2) runs the operation whose row (rk/hw/rk_ops.def) names that block set, through
+ * the operation's executor (its simulator row, rksim/ops.h); a block set two rows share goes
+ * to the row whose mark the program's registers hold (npk_rk_op_select: the conv's 0x1D).
+ * Anything else is outside the model, refused naming the block sets that are modelled. */
 #include <stdio.h>
 
 #include "npukit/rk_regs.h"

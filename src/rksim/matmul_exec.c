@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The matmul's executor (the operation's simulator row, rksim/ops.c): decode the core's
+/* The matmul's executor and its simulator row (ops.h): decode the core's
  * registers into a matmul, apply the hazard table, run it. */
 #include <stdio.h>
 
@@ -14,8 +14,8 @@
 /* The matmul: CNA|CORE|DPU (0x0D, or 0x0F with the WAIT bit of CORE_CTRL, spec "Key
  * registers"); +DPU_RDMA (0x1D) is the same matmul when the RDMA block disables its main read
  * (facts C.6), else the DPU waits for a feed that never comes. */
-void rksim_matmul_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
-                     rksim_core_result *r)
+static void matmul_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
+                      rksim_core_result *r)
 {
     rksim_core *c = &s->core[core];
     const rksim_regfile *rf = &c->regs;
@@ -59,3 +59,5 @@ void rksim_matmul_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job
     c->last_prec = mm.in;
     c->job_out_prec = mm.out;
 }
+
+const rksim_op_row rksim_op_matmul = {matmul_op};

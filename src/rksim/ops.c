@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The simulator's operation rows (ops.h). */
+/* The simulator's operation table: rk_ops.def expanded over the rows each operation's executor
+ * file defines (ops.h). */
 #include "rksim/ops.h"
 
-#include "rksim/conv.h"
-#include "rksim/pool.h"
-#include "rksim/sdp.h"
-
-static const rksim_op_row rows[NPK_RK_OP_COUNT] = {
-    [NPK_RK_OP_MATMUL] = {NPK_RK_OP_MATMUL, rksim_matmul_op},
-    [NPK_RK_OP_SDP] = {NPK_RK_OP_SDP, rksim_sdp_op},
-    [NPK_RK_OP_CONV] = {NPK_RK_OP_CONV, rksim_conv_op},
-    [NPK_RK_OP_POOL] = {NPK_RK_OP_POOL, rksim_pool_op},
+static const rksim_op_row *const rows[NPK_RK_OP_COUNT] = {
+#define NPK_RK_OP(ENUM, name, ...) [NPK_RK_OP_##ENUM] = &rksim_op_##name,
+#include "rk/hw/rk_ops.def"
+#undef NPK_RK_OP
 };
 
 const rksim_op_row *rksim_op_row_of(npk_rk_op op)
 {
-    return (unsigned)op < NPK_RK_OP_COUNT && rows[op].exec ? &rows[op] : NULL;
+    return (unsigned)op < NPK_RK_OP_COUNT && rows[op]->exec ? rows[op] : NULL;
 }

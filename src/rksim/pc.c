@@ -49,8 +49,8 @@ static uint32_t matmul_raised_irqs(void)
     return m;
 }
 
-/* The interrupt bits an operation raises: its row's (rk/hw/ops.c; a shared block set's rows end
- * on the same pair), fuzzed to both bits of each pair by the IRQ handler; an operation
+/* The interrupt bits an operation raises: its row's (rk/hw/rk_ops.def; a shared block set's
+ * rows end on the same pair), fuzzed to both bits of each pair by the IRQ handler; an operation
  * without a row never ran. */
 static uint32_t raised_irqs(uint32_t enable)
 {

@@ -13,7 +13,9 @@
 #include "npukit/fp16.h"
 #include "rk/hw/rk_conv_hw.h"
 #include "npukit/rk_regs.h"
-#include "rksim/pool.h"
+#include "rksim/ops.h"
+#include "rksim/result.h"
+#include "rksim/sim.h"
 #include "rksim/regs_view.h"
 #include "rksim/rules.h"
 #include "rksim/timing.h"
@@ -170,8 +172,8 @@ static float window(const pool *p, const uint8_t *surf, uint32_t lane, uint32_t 
     return p->method == NPK_RK_POOL_AVG ? acc * p->recip_w * p->recip_h : acc;
 }
 
-void rksim_pool_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
-                   rksim_core_result *r)
+static void pool_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
+                    rksim_core_result *r)
 {
     (void)blocks, (void)first_in_job; /* the row's set; no hazard row keys on the job's order */
     const rksim_regfile *rf = &s->core[core].regs;
@@ -205,3 +207,6 @@ void rksim_pool_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
     r->model_us += npk_rk_time_sdp_us(s->soc, (double)(surfaces * in_surf), (double)out_len);
     s->core[core].job_out_prec = NPK_PREC_FP16;
 }
+
+/* The pooling's simulator row (ops.h). */
+const rksim_op_row rksim_op_pool = {pool_op};

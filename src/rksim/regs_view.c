@@ -8,6 +8,36 @@
 
 #include "npukit/rk_regcmd.h"
 
+/* What an entry to each block does (facts B.2): a register write, or one of the PC's two
+ * control ops. A block without a row here is one the model does not know what to do with: it
+ * is refused by name, never taken for a write. */
+static const struct {
+    bool modelled;
+    rksim_entry_kind kind;
+} blocks[NPK_BLK_COUNT] = {
+    [NPK_BLK_PC] = {true, RKSIM_ENTRY_WRITE},
+    [NPK_BLK_CNA] = {true, RKSIM_ENTRY_WRITE},
+    [NPK_BLK_CMAC] = {true, RKSIM_ENTRY_WRITE},
+    [NPK_BLK_CORE] = {true, RKSIM_ENTRY_WRITE},
+    [NPK_BLK_DPU] = {true, RKSIM_ENTRY_WRITE},
+    [NPK_BLK_DPU_RDMA] = {true, RKSIM_ENTRY_WRITE},
+    [NPK_BLK_PPU] = {true, RKSIM_ENTRY_WRITE},
+    [NPK_BLK_PPU_RDMA] = {true, RKSIM_ENTRY_WRITE},
+    [NPK_BLK_PC_OP40] = {true, RKSIM_ENTRY_PRE_OP},
+    [NPK_BLK_PC_OPEN] = {true, RKSIM_ENTRY_OP_ENABLE},
+};
+
+bool rksim_block_entry_kind(npk_rk_unit block, rksim_entry_kind *kind, rksim_core_result *r)
+{
+    if ((unsigned)block >= NPK_BLK_COUNT || !blocks[block].modelled)
+        return rksim_result_fail(r, RKSIM_UNSUPPORTED,
+                                 "unsupported by the model: block %s (%d, target 0x%04x) has no "
+                                 "row in the simulator's block table",
+                                 npk_rk_unit_name(block), (int)block, npk_rk_unit_target(block));
+    *kind = blocks[block].kind;
+    return true;
+}
+
 bool rksim_decode_entry(uint64_t e, rksim_entry *out, rksim_core_result *r)
 {
     memset(out, 0, sizeof *out);
@@ -29,21 +59,7 @@ bool rksim_decode_entry(uint64_t e, rksim_entry *out, rksim_core_result *r)
                                  "unsupported by the model: register 0x%04x of block %s "
                                  "(value 0x%08x) is not in the register table",
                                  out->reg, npk_rk_unit_name(out->block), out->value);
-    switch (out->block) {
-    case NPK_BLK_PC_OP40: out->kind = RKSIM_ENTRY_PRE_OP; break;
-    case NPK_BLK_PC_OPEN: out->kind = RKSIM_ENTRY_OP_ENABLE; break;
-    case NPK_BLK_PC:
-    case NPK_BLK_CNA:
-    case NPK_BLK_CMAC:
-    case NPK_BLK_CORE:
-    case NPK_BLK_DPU:
-    case NPK_BLK_DPU_RDMA:
-    case NPK_BLK_PPU:
-    case NPK_BLK_PPU_RDMA:
-    case NPK_BLK_COUNT:
-    default: out->kind = RKSIM_ENTRY_WRITE; break;
-    }
-    return true;
+    return rksim_block_entry_kind(out->block, &out->kind, r);
 }
 
 /* A register's slot in its block's file: offsets within a block span 0x1000 (facts B.2). */

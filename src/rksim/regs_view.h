@@ -27,8 +27,11 @@ typedef struct rksim_entry {
     uint32_t value;
 } rksim_entry;
 
-/* Classify one 64-bit entry through the codec and the register table; false (with a message
- * in r) for a target or register the table does not describe. */
+/* What an entry to `block` does, from the simulator's block table; false (with a message in r
+ * naming the block) for a block without a row, or a value outside the enum. */
+bool rksim_block_entry_kind(npk_rk_unit block, rksim_entry_kind *kind, rksim_core_result *r);
+/* Classify one 64-bit entry through the codec, the register table and the block table; false
+ * (with a message in r) for a target, register or block they do not describe. */
 bool rksim_decode_entry(uint64_t entry, rksim_entry *out, rksim_core_result *r);
 
 /* Land a write in its block's register file. */

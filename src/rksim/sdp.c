@@ -15,6 +15,7 @@
 #include "npukit/rk_regs.h"
 #include "rksim/regs_view.h"
 #include "rksim/lut.h"
+#include "rksim/ops.h"
 #include "rksim/sdp.h"
 #include "rksim/timing.h"
 
@@ -194,9 +195,12 @@ static bool run(rksim *s, const rksim_sdp *t, rksim_core_result *r)
     return true;
 }
 
-void rksim_sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job, rksim_core_result *r)
+/* Run one SDP task: the hazard rows (chained precision path, int32 feature), then the
+ * operation. `first_in_job` tells whether a task of this job ran before it. */
+static void sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
+                   rksim_core_result *r)
 {
-    (void)blocks; /* one block set: DPU | DPU_RDMA (its row, rk/hw/ops.c) */
+    (void)blocks; /* one block set: DPU | DPU_RDMA (its row, rk/hw/rk_ops.def) */
     rksim_core *c = &s->core[core];
     rksim_sdp t;
     if (!rksim_sdp_decode(&c->regs, &t, r))
@@ -216,3 +220,6 @@ void rksim_sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job, r
      * "RC_SDPKW", setdt=0). */
     c->job_out_prec = t.prec;
 }
+
+/* The SDP's simulator row (ops.h). */
+const rksim_op_row rksim_op_sdp = {sdp_op};

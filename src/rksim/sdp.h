@@ -37,9 +37,4 @@ typedef struct rksim_sdp {
 /* Decode and check the SDP registers; false with r = "unsupported" naming the register. */
 bool rksim_sdp_decode(const rksim_regfile *rf, rksim_sdp *t, rksim_core_result *r);
 
-/* Run one SDP task: the hazard rows (chained precision path, int32 feature), then the
- * operation. `first_in_job` tells whether a task of this job ran before it. */
-void rksim_sdp_op(rksim *s, unsigned core, uint32_t blocks, bool first_in_job,
-                  rksim_core_result *r);
-
 #endif

@@ -7,6 +7,8 @@
 #include "npukit/kt_flit.h"
 #include "npukit/kt_regs.h"
 #include "npukit/kt_vec.h"
+#include "npukit/kt_saxpy.h"
+#include "npukit/kt_test_unit.h"
 
 static const kt_cu_dbg_row rows[] = {
     /* the matmul cluster: the array running against the sequencer waiting on operands; both

@@ -2,15 +2,25 @@
 /* The 288-bit flit codec: field positions as tables, generic bit access, typed encoders. */
 #include "npukit/kt_flit.h"
 
+#include "flit_header.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Header at the reference geometry, MSB first: {dst_x, dst_y, src_x, src_y, type, txn, last,
- * rsvd}. Routers read only dst; src must be the sender's own coordinate. */
+ * rsvd}. Routers read only dst; src must be the sender's own coordinate. The positions are
+ * flit_header.h's. */
 const kt_field kt_layout_header[] = {
-    {"dst_x", 284, 4}, {"dst_y", 280, 4}, {"src_x", 276, 4}, {"src_y", 272, 4}, {"type", 268, 4},
-    {"txn", 260, 8},   {"last", 259, 1},  {"rsvd", 256, 3},  {NULL, 0, 0},
+    {"dst_x", KT_H_DST_X, KT_H_POS_W},
+    {"dst_y", KT_H_DST_Y, KT_H_POS_W},
+    {"src_x", KT_H_SRC_X, KT_H_POS_W},
+    {"src_y", KT_H_SRC_Y, KT_H_POS_W},
+    {"type", KT_H_TYPE, KT_H_TYPE_W},
+    {"txn", KT_H_TXN, KT_H_TXN_W},
+    {"last", KT_H_LAST, KT_H_LAST_W},
+    {"rsvd", KT_H_RSVD, KT_H_RSVD_W},
+    {NULL, 0, 0},
 };
 
 /* CU_CTRL: the request's op is not decoded by the shell; the reply carries op 0x02. */
@@ -112,9 +122,9 @@ static npk_status check_coord(const char *what, kt_coord c)
     return NPK_OK;
 }
 
-/* Every header field lies in host word 4 (bits [287:256]): the header is read and written as
- * that one word, field by field from the table. */
-enum { HEADER_WORD = 4, HEADER_LO = 256 };
+/* The header is read and written as host word 4 (flit_header.h); writing goes field by field
+ * from the table, so a refused value is named. */
+enum { HEADER_WORD = KT_H_WORD, HEADER_LO = KT_H_LO };
 
 npk_status kt_header_put(kt_flit *f, const kt_header *h)
 {
@@ -133,20 +143,7 @@ npk_status kt_header_put(kt_flit *f, const kt_header *h)
     return NPK_OK;
 }
 
-kt_header kt_header_get(const kt_flit *f)
-{
-    const kt_field *L = kt_layout_header;
-    uint64_t w = f->w[HEADER_WORD];
-#define HF(i) ((w >> (L[i].lo - HEADER_LO)) & kt_width_mask(L[i].width))
-    kt_header h = {{(uint8_t)HF(0), (uint8_t)HF(1)},
-                   {(uint8_t)HF(2), (uint8_t)HF(3)},
-                   (uint8_t)HF(4),
-                   (uint8_t)HF(5),
-                   HF(6) != 0,
-                   (uint8_t)HF(7)};
-#undef HF
-    return h;
-}
+kt_header kt_header_get(const kt_flit *f) { return kt_flit_header(f); }
 
 npk_status kt_ctrl_put(kt_flit *f, const kt_ctrl *c)
 {

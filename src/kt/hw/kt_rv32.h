@@ -16,6 +16,13 @@
 #define KT_RV32_SPAD_BASE 0x10000000u /* scratchpad: one cycle, always hits */
 #define KT_RV32_CTL_BASE 0x20000000u  /* local control words, addr[7:2] decodes */
 #define KT_RV32_NODE_BASE 0xF0000000u /* the node range, decoded ahead of the L1 (§3.1) */
+#define KT_RV32_PEER_BASE 0x30000000u /* push-only window into other units' windows */
+#define KT_RV32_DRAM_BASE 0x80000000u /* DRAM through the L1: offset addr[30:0] */
+/* A peer-window address: unit (x, y), its instruction window (imem 1) or scratchpad, word `word`
+ * of that window. */
+#define KT_RV32_PEER_ADDR(x, y, imem, word)                                                        \
+    (KT_RV32_PEER_BASE | ((unsigned)(x) << 24) | ((unsigned)(y) << 20) | ((unsigned)(imem) << 19) | \
+     ((unsigned)(word) << 2))
 #define KT_RV32_IMEM_WORDS 2048u      /* the reference build: 32-bit words each */
 #define KT_RV32_SPAD_WORDS 2048u
 
@@ -36,6 +43,13 @@
 #define KT_RV32_OCC_ID_SHIFT 8
 #define KT_RV32_OCC_IDS 16u /* XFORM_ID is four bits; 0 is the bypass */
 #define KT_RV32_OCC_ADDR(id, reg) (KT_RV32_OCC_BASE | ((unsigned)(id) << 8) | (unsigned)(reg))
+
+/* The transform bank's registers (KohakuTPU's xform_bank): byte offsets within an occupant's
+ * range, of which only [7:2] decodes. */
+#define KT_RV32_OCC_REG_FAULT 0x00u    /* R: the bank's fault bits (every id); W: clear them */
+#define KT_RV32_OCC_REG_GEOMETRY 0x04u /* R: id's occupant's geometry (rv32_regs.h), 0: none */
+#define KT_RV32_OCC_REG_DECODE 0xFCu   /* the register-select bits of the offset */
+#define KT_RV32_OCC_FAULT_NO_OCCUPANT 0x1u /* a transform named an id that holds no occupant */
 
 /* The node word read at MVGO: [0] busy, [7:4] mover fault, [11:8] occupant fault. */
 #define KT_RV32_NODE_BUSY 0x1u

@@ -23,6 +23,21 @@ kt_rv32_node kt_rv32_node_decode(uint32_t word)
     return n;
 }
 
+static const kt_wfield geometry_fields[] = {
+    [KT_RV32_GEO_F_IN_BITS] = KT_WF(kt_rv32_occ_geometry, in_bits, "in_bits", 0, 16),
+    [KT_RV32_GEO_F_OUT_WORDS] = KT_WF(kt_rv32_occ_geometry, out_words, "out_words", 16, 8),
+};
+const kt_word_layout kt_rv32_geometry_layout =
+    KT_WORD_LAYOUT("occupant geometry", geometry_fields);
+
+uint32_t kt_rv32_geometry_pack(const kt_mv_slot *slot)
+{
+    if (!slot)
+        return 0;
+    kt_rv32_occ_geometry g = {(uint16_t)(slot->in_beats * KT_MV_WORD * 8), slot->out_words};
+    return (uint32_t)kt_word_pack(&kt_rv32_geometry_layout, &g);
+}
+
 const kt_field kt_layout_rv32[] = {
     {"op", 248, 8},
     {"pc", 216, 32},

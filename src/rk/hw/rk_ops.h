@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The NPU's operations as data: one row per operation the driver can build and the simulator
- * can run — which engine blocks it enables (PC_OP_ENABLE), the order its program writes its
- * registers in, the precisions its input takes, and the source of each. The driver's rows
- * (src/rk/program/rk_op_synth.h: synthesizer, limits, output precision) and the simulator's
- * rows (src/rksim/ops.h: executor) are indexed by the same enum; a test holds every table to
- * one row per operation, and a value past the enum is refused by name at every layer.
+ * can run (rk_ops.def, the only list) — which engine blocks it enables (PC_OP_ENABLE), the
+ * precisions its input takes, the interrupt it ends on, and the source of each. The driver's
+ * rows (src/rk/program/rk_op_synth.h: body order, synthesizer, limits, output precision) and
+ * the simulator's rows (src/rksim/ops.h: executor) are expansions of the same list, each
+ * defined in the operation's own file; a value past the enum is refused by name at every
+ * layer.
  *
- * A new operation is an enum value here, its row in each of the three tables, and its own
- * files (synthesizer, executor). */
+ * A new operation is a row of rk_ops.def, its driver file and its simulator file. */
 #ifndef NPUKIT_RK_OPS_H
 #define NPUKIT_RK_OPS_H
 
@@ -23,11 +23,13 @@
 #define NPK_RK_INT_DPU 0x300u
 #define NPK_RK_INT_PPU 0xC00u
 
+/* NPK_RK_OP_MATMUL (C = A . B, a 1x1 convolution on the CNA), NPK_RK_OP_SDP (the SDP's
+ * element-wise task, no CNA), NPK_RK_OP_CONV, NPK_RK_OP_POOL (the PDP, no CNA or DPU), ... in
+ * the order of rk_ops.def. */
 typedef enum npk_rk_op {
-    NPK_RK_OP_MATMUL, /* CNA | CORE | DPU: C = A . B (a 1x1 convolution on the CNA) */
-    NPK_RK_OP_SDP,    /* DPU | DPU_RDMA: the SDP's element-wise task, no CNA */
-    NPK_RK_OP_CONV,   /* CNA | CORE | DPU | DPU_RDMA: a convolution with the 0x50xx feed */
-    NPK_RK_OP_POOL,   /* PPU | PPU_RDMA: the PDP's pooling, no CNA or DPU */
+#define NPK_RK_OP(ENUM, name, ...) NPK_RK_OP_##ENUM,
+#include "rk/hw/rk_ops.def"
+#undef NPK_RK_OP
     NPK_RK_OP_COUNT
 } npk_rk_op;
 
@@ -36,8 +38,6 @@ typedef struct npk_rk_op_desc {
     const char *name;         /* "matmul", "sdp" */
     uint32_t enable;          /* PC_OP_ENABLE: the blocks the op runs on (WAIT excluded) */
     uint32_t enable_also;     /* another block set that runs the same op, 0 if none */
-    const npk_rk_reg_id *order; /* the program body's registers, in the order written */
-    unsigned body;            /* entries in `order` */
     uint32_t in_precs;        /* input precisions taken: bit (1 << npk_rk_prec) */
     const char *source;       /* where the row's facts come from */
     uint32_t int_mask;        /* the PC interrupt bits the operation ends on (its task's
@@ -63,9 +63,6 @@ const npk_rk_op_desc *npk_rk_op_select(uint32_t blocks,
 /* The block sets of every row, "0x0d|0x1d (matmul), 0x18 (sdp)", for a refusal's message;
  * written into buf (cut to size), which is returned. */
 const char *npk_rk_op_enables(char *buf, size_t size);
-/* The largest body of any operation: a job's program slots are this many entries plus the
- * trailer. */
-uint32_t npk_rk_op_max_body(void);
 /* Whether `op` takes input precision `p`. */
 bool npk_rk_op_takes(const npk_rk_op_desc *d, npk_rk_prec p);
 

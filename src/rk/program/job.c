@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A job of chained tasks in one task buffer: the task records, the programs and the trailers
  * that link them (facts B.3), as one single-submit program. Every operation-specific step goes
- * through the operation's rows (rk/hw/ops.c, ops.c here). */
+ * through the operation's rows (rk/hw/rk_ops.def: its hardware row and its driver row). */
 #include <stdio.h>
 #include <string.h>
 
@@ -33,10 +33,9 @@ uint64_t npk_rk_job_bytes(uint32_t count) { return npk_rk_job_program_offset(cou
 static uint32_t body_of(const npk_rk_job_task *t)
 {
     const npk_rk_op_synth *sy = npk_rk_op_synth_of(t->op);
-    const npk_rk_op_desc *d = npk_rk_op_desc_of(t->op);
-    if (sy && sy->entries)
-        return sy->entries(t);
-    return d ? d->body : 0;
+    if (!sy || !t->args)
+        return 0;
+    return sy->entries ? sy->entries(t->args) : sy->body;
 }
 
 /* A task's program slot in bytes: the fixed slot, or a longer body and its trailer from one
@@ -73,7 +72,7 @@ static npk_status task_fail(npk_status s, uint32_t i)
     return npk_fail(s, "job task %u: %s", i, msg);
 }
 
-/* The rows of task i's operation, or a refusal naming it. */
+/* The rows of task i's operation, or a refusal naming it (or its missing arguments). */
 static npk_status rows_of(const npk_rk_job_task *t, uint32_t i, const npk_rk_op_desc **d,
                           const npk_rk_op_synth **sy)
 {
@@ -83,6 +82,9 @@ static npk_status rows_of(const npk_rk_job_task *t, uint32_t i, const npk_rk_op_
     if (!*d || !*sy)
         return npk_fail(NPK_EINVAL, "job task %u: %s has no %s row", i,
                         npk_rk_op_name(t->op, name), *d ? "synthesizer" : "operation");
+    if (!t->args)
+        return npk_fail(NPK_EINVAL, "job task %u: the %s task has no arguments (NULL)", i,
+                        (*d)->name);
     return NPK_OK;
 }
 
@@ -114,10 +116,10 @@ npk_status npk_rk_job_write(void *host, uint32_t iova, uint64_t size, const npk_
         npk_rk_entry *prog = (npk_rk_entry *)((uint8_t *)host + off);
         if (i > 0 && sy->chain_check) {
             const npk_rk_op_synth *prev = npk_rk_op_synth_of(tasks[i - 1].op);
-            if ((s = sy->chain_check(prev->out_prec(&tasks[i - 1]), t)))
+            if ((s = sy->chain_check(prev->out_prec(tasks[i - 1].args), t->args)))
                 return task_fail(s, i);
         }
-        if ((s = sy->synth(t, prog)))
+        if ((s = sy->synth(t->args, prog)))
             return task_fail(s, i);
         uint32_t next = last ? 0 : iova + (uint32_t)program_offset(tasks, count, i + 1);
         if ((s = npk_rk_trailer(prog + body_of(t), next, last ? 0 : body_of(&tasks[i + 1]),

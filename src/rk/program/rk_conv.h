@@ -52,7 +52,7 @@ uint32_t npk_rk_conv_max_data_banks(const npk_rk_soc *soc);
 
 /* Every limit of the task, with a message naming the value and the limit. */
 npk_status npk_rk_conv_check(const npk_rk_conv *t);
-/* The body: the conv row's `body` entries in its order (rk/hw/ops.c). */
+/* The body: the conv driver row's `body` entries in its order (synth_conv.c). */
 npk_status npk_rk_synth_conv(const npk_rk_conv *t, npk_rk_entry *body);
 
 #ifdef __cplusplus

@@ -23,7 +23,7 @@ uint64_t npk_rk_job_program_offset(uint32_t count, uint32_t i);
 uint64_t npk_rk_job_bytes_of(const npk_rk_job_task *tasks, uint32_t count);
 
 /* Synthesize the job into a task buffer (host view `host`, NPU address `iova`, `size` bytes):
- * the task records (each with its operation's op-enable and interrupt mask, rk/hw/ops.c), the
+ * the task records (each with its operation's op-enable and interrupt mask, rk/hw/rk_ops.def), the
  * programs, and the trailers chaining each to the next. A task behind another
  * is held to its operation's fusion rule (e.g. npk_rk_sdp_chain_check) unless it is unchecked.
  * An operation without a driver row is refused by name. */

@@ -35,7 +35,7 @@ typedef struct npk_rk_pool {
 
 /* Every limit of the task, naming the value and the limit. */
 npk_status npk_rk_pool_check(const npk_rk_pool *t);
-/* The body: the pool row's `body` entries in its order (rk/hw/ops.c). */
+/* The body: the pool driver row's `body` entries in its order (synth_pool.c). */
 npk_status npk_rk_synth_pool(const npk_rk_pool *t, npk_rk_entry *body);
 
 #ifdef __cplusplus

@@ -1,15 +1,81 @@
 /* SPDX-License-Identifier: MIT */
 /* Matmul program synthesis. Every register's value is computed once into a value map; the
- * body is then emitted in the vendor's 108-entry order (the operation's row, rk/hw/ops.c), so the registers the vendor writes
- * twice (CBUF_CON0, CONV_CON1, DCOMP_CTRL, DCOMP_REGNUM) always carry the same value: the NPU
+ * body is then emitted in the vendor's 108-entry order (matmul_order, the operation's driver row
+ * at the end of this file), so the registers the vendor writes twice (CBUF_CON0, CONV_CON1, DCOMP_CTRL, DCOMP_REGNUM) always carry the same value: the NPU
  * uses the later copy, and a stale earlier copy would hide on single-tile shapes (spec). */
-#include "rk/hw/rk_ops.h"
+#include "rk_op_synth.h"
 #include "rk_sched.h"
 #include "npukit/rk_synth.h"
+#include "rk_body_runs.h"
 
 #define PUT(reg, field, v) NPK_RKPUT(reg, field, v)
 
-/* The vendor order (facts C.1): the same sequence in the fp16, int8 and int4 captures. */
+/* The matmul's body in the vendor's order (facts C.1): the same sequence in the fp16, int8 and
+ * int4 captures. CBUF_CON0, CONV_CON1, DCOMP_CTRL and DCOMP_REGNUM are written twice, so the
+ * synthesizer computes each value once and writes it at both places. */
+static const npk_rk_reg_id matmul_order[] = {
+    NPK_REG_CNA_CBUF_CON0,
+    NPK_REG_CNA_DCOMP_REGNUM,
+    NPK_REG_CNA_DCOMP_CTRL,
+    NPK_REG_CNA_CONV_CON1,
+    NPK_REG_DPU_S_POINTER,
+    NPK_REG_CNA_CONV_CON1,
+    NPK_RK_RUN_CNA_SIZES,
+    NPK_REG_CNA_CBUF_CON0,
+    NPK_REG_CNA_CBUF_CON1,
+    NPK_RK_RUN_CNA_FEED,
+    NPK_REG_CNA_DCOMP_CTRL,
+    NPK_REG_CNA_DCOMP_REGNUM,
+    NPK_REG_CNA_DCOMP_ADDR0,
+    NPK_REG_CNA_DCOMP_AMOUNT0,
+    NPK_REG_CNA_DCOMP_AMOUNT1,
+    NPK_REG_CNA_DCOMP_AMOUNT2,
+    NPK_REG_CNA_DCOMP_AMOUNT3,
+    NPK_REG_CNA_DCOMP_AMOUNT4,
+    NPK_REG_CNA_DCOMP_AMOUNT5,
+    NPK_REG_CNA_DCOMP_AMOUNT6,
+    NPK_REG_CNA_DCOMP_AMOUNT7,
+    NPK_REG_CNA_DCOMP_AMOUNT8,
+    NPK_REG_CNA_DCOMP_AMOUNT9,
+    NPK_REG_CNA_DCOMP_AMOUNT10,
+    NPK_REG_CNA_DCOMP_AMOUNT11,
+    NPK_REG_CNA_DCOMP_AMOUNT12,
+    NPK_REG_CNA_DCOMP_AMOUNT13,
+    NPK_REG_CNA_DCOMP_AMOUNT14,
+    NPK_REG_CNA_DCOMP_AMOUNT15,
+    NPK_REG_CNA_CVT_CON5,
+    NPK_REG_CNA_PAD_CON1,
+    NPK_RK_RUN_CORE,
+    NPK_RK_RUN_DPU_STAGES,
+    NPK_REG_DPU_OUT_CVT_OFFSET,
+    NPK_REG_DPU_OUT_CVT_SCALE,
+    NPK_REG_DPU_OUT_CVT_SHIFT,
+    NPK_REG_DPU_EW_OP_VALUE_0,
+    NPK_REG_DPU_EW_OP_VALUE_1,
+    NPK_REG_DPU_EW_OP_VALUE_2,
+    NPK_REG_DPU_EW_OP_VALUE_3,
+    NPK_REG_DPU_EW_OP_VALUE_4,
+    NPK_REG_DPU_EW_OP_VALUE_5,
+    NPK_REG_DPU_EW_OP_VALUE_6,
+    NPK_REG_DPU_EW_OP_VALUE_7,
+    NPK_REG_DPU_SURFACE_ADD,
+    NPK_REG_DPU_40C4,
+    NPK_REG_DPU_LUT_ACCESS_CFG,
+    NPK_REG_DPU_LUT_ACCESS_DATA,
+    NPK_REG_DPU_LUT_CFG,
+    NPK_REG_DPU_LUT_INFO,
+    NPK_REG_DPU_LUT_LE_START,
+    NPK_REG_DPU_LUT_LE_END,
+    NPK_REG_DPU_LUT_LO_START,
+    NPK_REG_DPU_LUT_LO_END,
+    NPK_REG_DPU_LUT_LE_SLOPE_SCALE,
+    NPK_REG_DPU_LUT_LE_SLOPE_SHIFT,
+    NPK_REG_DPU_LUT_LO_SLOPE_SCALE,
+    NPK_REG_DPU_LUT_LO_SLOPE_SHIFT,
+};
+
+_Static_assert(sizeof matmul_order / sizeof matmul_order[0] == NPK_RK_MATMUL_BODY,
+               "the matmul body is 108 entries");
 
 /* The registers whose value is the same in every matmul (facts C.1, kind K). Everything not
  * listed here or set in compute_values() is 0. */
@@ -155,10 +221,36 @@ npk_status npk_rk_synth_matmul(const npk_rk_mm *mm, npk_rk_entry body[NPK_RK_MAT
         return s;
     uint32_t values[NPK_REG_COUNT] = {0};
     compute_values(mm, &r, values);
-    const npk_rk_reg_id *order = npk_rk_op_desc_of(NPK_RK_OP_MATMUL)->order;
     for (unsigned i = 0; i < NPK_RK_MATMUL_BODY; i++)
-        body[i] = npk_rk_entry_reg_write(order[i], values[order[i]]);
+        body[i] = npk_rk_entry_reg_write(matmul_order[i], values[matmul_order[i]]);
     if (info)
         *info = r;
     return NPK_OK;
 }
+
+/* The matmul's driver row (rk_op_synth.h); its task's arguments are an npk_rk_mm. */
+static npk_status matmul_check(const void *args) { return npk_rk_mm_check(args, NULL); }
+
+static npk_status matmul_synth(const void *args, npk_rk_entry *body)
+{
+    return npk_rk_synth_matmul(args, body, NULL);
+}
+
+static npk_rk_prec matmul_out(const void *args) { return ((const npk_rk_mm *)args)->out; }
+
+static void matmul_sample(void *args, uint32_t in, uint32_t in2, uint32_t out)
+{
+    npk_rk_mm *mm = args;
+    *mm = npk_rk_mm_default(NPK_PREC_FP16, 4, 64, 32);
+    mm->a = in, mm->b = in2, mm->c = out;
+}
+
+const npk_rk_op_synth npk_rk_op_synth_matmul = {
+    .order = matmul_order,
+    .body = NPK_RK_MATMUL_BODY,
+    .args_size = sizeof(npk_rk_mm),
+    .check = matmul_check,
+    .synth = matmul_synth,
+    .out_prec = matmul_out,
+    .sample = matmul_sample,
+};

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Convolution task synthesis: every register value computed through the register table's
- * fields and written in the conv row's order (rk/hw/ops.c): Mesa's rocket convolution's
+ * fields and written in the conv row's order (conv_order below): Mesa's rocket convolution's
  * registers (which run on boards) with the spec's conv-capture values for the 0x50xx block
  * (docs/facts-engines.md, "The convolution path"). */
 #include <string.h>
 
 #include "npukit/rk_outstage.h"
-#include "rk/hw/rk_ops.h"
+#include "rk/program/rk_op_synth.h"
 #include "rk/program/rk_conv.h"
 #include "npukit/rk_regs.h"
+#include "rk_body_runs.h"
 
 #define PUT(reg, field, v) NPK_RKPUT(reg, field, v)
 
@@ -162,6 +163,37 @@ static void values(const npk_rk_conv *t, uint32_t *v)
     v[NPK_REG_DPU_RDMA_WEIGHT] = RDMA_WEIGHTS_EQUAL;
 }
 
+/* The convolution's body: CNA, CORE, DPU, then the 0x50xx feed — the register set of Mesa's
+ * rocket convolution (rkt_regcmd.c, which runs on boards; its 16 DCOMP_AMOUNT zeros left out),
+ * the spec's conv-capture values in the 0x50xx block (docs/facts-engines.md). */
+static const npk_rk_reg_id conv_order[] = {
+    /* CNA */
+    NPK_REG_CNA_CBUF_CON0,
+    NPK_REG_CNA_DCOMP_REGNUM,
+    NPK_REG_CNA_DCOMP_CTRL,
+    NPK_REG_CNA_CONV_CON1,
+    NPK_REG_DPU_S_POINTER,
+    NPK_REG_DPU_RDMA_S_POINTER,
+    NPK_RK_RUN_CNA_SIZES,
+    NPK_REG_CNA_CBUF_CON1,
+    NPK_RK_RUN_CNA_FEED,
+    NPK_REG_CNA_DCOMP_ADDR0,
+    NPK_REG_CNA_CVT_CON5,
+    NPK_REG_CNA_PAD_CON1,
+    /* CORE */
+    NPK_RK_RUN_CORE,
+    /* DPU */
+    NPK_RK_RUN_DPU_STAGES,
+    NPK_REG_DPU_OUT_CVT_OFFSET,
+    NPK_REG_DPU_OUT_CVT_SCALE,
+    NPK_REG_DPU_OUT_CVT_SHIFT,
+    NPK_REG_DPU_SURFACE_ADD,
+    /* the 0x50xx input feed */
+    NPK_RK_RUN_DPU_RDMA_FEED,
+    NPK_REG_CNA_CBUF_CON0, /* Mesa writes the bank split again after the sizes */
+};
+#define CONV_BODY (sizeof conv_order / sizeof conv_order[0])
+
 npk_status npk_rk_synth_conv(const npk_rk_conv *task, npk_rk_entry *body)
 {
     npk_rk_conv t = *task;
@@ -173,8 +205,41 @@ npk_status npk_rk_synth_conv(const npk_rk_conv *task, npk_rk_entry *body)
     }
     uint32_t v[NPK_REG_COUNT] = {0};
     values(&t, v);
-    const npk_rk_op_desc *d = npk_rk_op_desc_of(NPK_RK_OP_CONV);
-    for (unsigned i = 0; i < d->body; i++)
-        body[i] = npk_rk_entry_reg_write(d->order[i], v[d->order[i]]);
+    for (unsigned i = 0; i < CONV_BODY; i++)
+        body[i] = npk_rk_entry_reg_write(conv_order[i], v[conv_order[i]]);
     return NPK_OK;
 }
+
+/* The convolution's driver row (rk_op_synth.h); its task's arguments are an npk_rk_conv. A
+ * task is checked with the CBUF split it will be synthesized with. */
+static npk_status conv_check(const void *args)
+{
+    npk_rk_conv c = *(const npk_rk_conv *)args;
+    npk_rk_conv_banks(&c);
+    return npk_rk_conv_check(&c);
+}
+
+static npk_status conv_synth(const void *args, npk_rk_entry *body)
+{
+    return npk_rk_synth_conv(args, body);
+}
+
+static npk_rk_prec conv_out(const void *args) { return ((const npk_rk_conv *)args)->prec; }
+
+static void conv_sample(void *args, uint32_t in, uint32_t in2, uint32_t out)
+{
+    *(npk_rk_conv *)args = (npk_rk_conv){
+        .prec = NPK_PREC_FP16, .in_h = 6, .in_w = 5, .in_c = 3, .out_h = 6, .out_w = 5,
+        .out_c = 4, .k_h = 3, .k_w = 3, .stride_y = 1, .stride_x = 1, .pad_top = 1,
+        .pad_left = 1, .in = in, .weights = in2, .bias = in2 + 0x8000, .out = out};
+}
+
+const npk_rk_op_synth npk_rk_op_synth_conv = {
+    .order = conv_order,
+    .body = CONV_BODY,
+    .args_size = sizeof(npk_rk_conv),
+    .check = conv_check,
+    .synth = conv_synth,
+    .out_prec = conv_out,
+    .sample = conv_sample,
+};

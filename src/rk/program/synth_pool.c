@@ -3,7 +3,7 @@
  * mode 0xE, in/out H-1 W-1, C-1, the kernel/stride word, 0x6070 the input IOVA, 0x60DC = 3)
  * plus the mode, reciprocal and padding registers and the 0x8001 output stage
  * (docs/facts-engines.md). Limits are the fields' widths, read from the register table. */
-#include "rk/hw/rk_ops.h"
+#include "rk/program/rk_op_synth.h"
 #include "rk/program/rk_pool.h"
 #include "npukit/rk_regs.h"
 
@@ -75,6 +75,35 @@ npk_status npk_rk_pool_check(const npk_rk_pool *t)
     return NPK_OK;
 }
 
+/* The pooling body: the PDP block of the spec's maxpool capture (18 registers there; the mode,
+ * reciprocals and padding added) and its 0x8001 output stage (docs/facts-engines.md). */
+static const npk_rk_reg_id pool_order[] = {
+    NPK_REG_PPU_S_POINTER,
+    NPK_REG_PPU_RDMA_S_POINTER,
+    NPK_REG_PPU_DATA_CUBE_IN_HEIGHT,
+    NPK_REG_PPU_DATA_CUBE_IN_WIDTH,
+    NPK_REG_PPU_DATA_CUBE_IN_CHANNEL,
+    NPK_REG_PPU_DATA_CUBE_OUT_HEIGHT,
+    NPK_REG_PPU_DATA_CUBE_OUT_WIDTH,
+    NPK_REG_PPU_DATA_CUBE_OUT_CHANNEL,
+    NPK_REG_PPU_OPERATION_MODE_CFG,
+    NPK_REG_PPU_POOLING_KERNEL_CFG,
+    NPK_REG_PPU_RECIP_KERNEL_WIDTH,
+    NPK_REG_PPU_RECIP_KERNEL_HEIGHT,
+    NPK_REG_PPU_POOLING_PADDING_CFG,
+    NPK_REG_PPU_SRC_BASE_ADDR,
+    NPK_REG_PPU_DATA_FORMAT,
+    NPK_REG_PPU_60DC,
+    NPK_REG_PPU_RDMA_CUBE_HEIGHT,
+    NPK_REG_PPU_RDMA_CUBE_WIDTH,
+    NPK_REG_PPU_RDMA_CUBE_CHANNEL,
+    NPK_REG_PPU_RDMA_DST_BASE_ADDR,
+    NPK_REG_PPU_RDMA_DST_LINE_STRIDE,
+    NPK_REG_PPU_RDMA_DST_SURF_STRIDE,
+    NPK_REG_PPU_RDMA_DATA_FORMAT,
+};
+#define POOL_BODY (sizeof pool_order / sizeof pool_order[0])
+
 npk_status npk_rk_synth_pool(const npk_rk_pool *t, npk_rk_entry *body)
 {
     if (!t->unchecked) {
@@ -118,8 +147,40 @@ npk_status npk_rk_synth_pool(const npk_rk_pool *t, npk_rk_entry *body)
     v[NPK_REG_PPU_RDMA_DST_LINE_STRIDE] = t->out_w * 16u;
     v[NPK_REG_PPU_RDMA_DST_SURF_STRIDE] = t->out_w * t->out_h * 16u;
     v[NPK_REG_PPU_RDMA_DATA_FORMAT] = PUT(PPU_RDMA_DATA_FORMAT, IN_PRECISION, NPK_PREC_FP16);
-    const npk_rk_op_desc *d = npk_rk_op_desc_of(NPK_RK_OP_POOL);
-    for (unsigned i = 0; i < d->body; i++)
-        body[i] = npk_rk_entry_reg_write(d->order[i], v[d->order[i]]);
+    for (unsigned i = 0; i < POOL_BODY; i++)
+        body[i] = npk_rk_entry_reg_write(pool_order[i], v[pool_order[i]]);
     return NPK_OK;
 }
+
+/* The pooling's driver row (rk_op_synth.h); its task's arguments are an npk_rk_pool. */
+static npk_status pool_check(const void *args) { return npk_rk_pool_check(args); }
+
+static npk_status pool_synth(const void *args, npk_rk_entry *body)
+{
+    return npk_rk_synth_pool(args, body);
+}
+
+/* The PDP writes fp16, the only precision it is built for. */
+static npk_rk_prec pool_out(const void *args)
+{
+    (void)args;
+    return NPK_PREC_FP16;
+}
+
+static void pool_sample(void *args, uint32_t in, uint32_t in2, uint32_t out)
+{
+    (void)in2;
+    *(npk_rk_pool *)args = (npk_rk_pool){
+        .method = NPK_RK_POOL_MAX, .in_h = 4, .in_w = 4, .c = 8, .out_h = 2, .out_w = 2,
+        .k_h = 2, .k_w = 2, .stride_y = 2, .stride_x = 2, .in = in, .out = out};
+}
+
+const npk_rk_op_synth npk_rk_op_synth_pool = {
+    .order = pool_order,
+    .body = POOL_BODY,
+    .args_size = sizeof(npk_rk_pool),
+    .check = pool_check,
+    .synth = pool_synth,
+    .out_prec = pool_out,
+    .sample = pool_sample,
+};

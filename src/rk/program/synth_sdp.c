@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* SDP task synthesis: every register value computed through the register table's fields from
- * the SDP rows (rk_sdp_hw.h), then emitted in the operation's order (rk/hw/ops.c: the DPU
+ * the SDP rows (rk_sdp_hw.h), then emitted in the operation's order (sdp_order: the DPU
  * block first, the DPU_RDMA block second). The values
  * reproduce the vendor's fp16 per-channel mul capture (spec "0x4070 DPU_EW_CFG + 0x5034
  * ERDMA_CFG data-mode fields"): EW 0x20800384 / ERDMA 0x8000000a / FEATURE_MODE 0x17849
@@ -10,11 +10,28 @@
 
 #include "npukit/fp16.h"
 #include "npukit/rk_regs.h"
-#include "rk/hw/rk_ops.h"
+#include "rk_op_synth.h"
 #include "rk_sdp.h"
+#include "rk_body_runs.h"
 
 #define PUT(reg, field, v) NPK_RKPUT(reg, field, v)
 
+/* The SDP task's body: the DPU block first, the DPU_RDMA block second (spec "SDP element-wise +
+ * DPU output-stage registers"; the vendor's fp16 per-channel mul capture). */
+static const npk_rk_reg_id sdp_order[] = {
+    NPK_REG_DPU_S_POINTER,
+    NPK_RK_RUN_DPU_STAGES,
+    NPK_REG_DPU_EW_OP_VALUE_0, /* the EW stage's register operand (rk_sdp.h ew_imm), else 0 */
+    NPK_REG_DPU_OUT_CVT_OFFSET,
+    NPK_REG_DPU_OUT_CVT_SCALE,
+    NPK_REG_DPU_OUT_CVT_SHIFT,
+    NPK_REG_DPU_SURFACE_ADD,
+    NPK_REG_DPU_RDMA_S_POINTER,
+    NPK_RK_RUN_DPU_RDMA_FEED,
+};
+
+_Static_assert(sizeof sdp_order / sizeof sdp_order[0] == NPK_RK_SDP_BODY,
+               "NPK_RK_SDP_BODY counts the SDP body");
 
 /* DPU_RDMA_WEIGHT: the E/N/B/M arbitration weights, 1 each (facts C.6). */
 #define RDMA_WEIGHTS_EQUAL 0x01010101u
@@ -236,13 +253,12 @@ npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry *body)
         return s;
     uint32_t v[NPK_REG_COUNT] = {0};
     values(t, v);
-    const npk_rk_reg_id *order = npk_rk_op_desc_of(NPK_RK_OP_SDP)->order;
     npk_rk_entry *e = body;
     /* a LUT task fills its tables first, as the third-party LUT programs do */
     if (t->lut)
         e = upload(upload(e, 0, &t->lut->le), 1, &t->lut->lo);
     for (unsigned i = 0; i < NPK_RK_SDP_BODY; i++)
-        *e++ = npk_rk_entry_reg_write(order[i], v[order[i]]);
+        *e++ = npk_rk_entry_reg_write(sdp_order[i], v[sdp_order[i]]);
     if (t->lut) {
         lut_values(t->lut, v);
         for (unsigned i = 0; i < NPK_RK_SDP_LUT_CONFIG; i++)
@@ -250,3 +266,42 @@ npk_status npk_rk_synth_sdp(const npk_rk_sdp *t, npk_rk_entry *body)
     }
     return NPK_OK;
 }
+
+/* The SDP's driver row (rk_op_synth.h); its task's arguments are an npk_rk_sdp. */
+static npk_status sdp_check(const void *args) { return npk_rk_sdp_check(args); }
+
+static npk_status sdp_synth(const void *args, npk_rk_entry *body)
+{
+    return npk_rk_synth_sdp(args, body);
+}
+
+static npk_rk_prec sdp_out(const void *args) { return ((const npk_rk_sdp *)args)->prec; }
+
+static uint32_t sdp_entries(const void *args) { return npk_rk_sdp_body_entries(args); }
+
+/* An unchecked SDP task skips the fusion rule as it skips its own limits (the over-fetch
+ * experiments build such jobs on purpose). */
+static npk_status sdp_chain(npk_rk_prec prev_out, const void *args)
+{
+    const npk_rk_sdp *t = args;
+    return t->unchecked ? NPK_OK : npk_rk_sdp_chain_check(prev_out, t);
+}
+
+static void sdp_sample(void *args, uint32_t in, uint32_t in2, uint32_t out)
+{
+    npk_rk_sdp *t = args;
+    *t = npk_rk_sdp_default(NPK_EW_ADD, NPK_EW_PER_ELEMENT, NPK_PREC_FP16, 4, 16);
+    t->a = in, t->b = in2, t->c = out;
+}
+
+const npk_rk_op_synth npk_rk_op_synth_sdp = {
+    .order = sdp_order,
+    .body = NPK_RK_SDP_BODY,
+    .args_size = sizeof(npk_rk_sdp),
+    .check = sdp_check,
+    .synth = sdp_synth,
+    .out_prec = sdp_out,
+    .chain_check = sdp_chain,
+    .entries = sdp_entries,
+    .sample = sdp_sample,
+};

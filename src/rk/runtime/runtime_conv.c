@@ -318,7 +318,7 @@ static npk_status run_tile(conv_call *x, const pass *p, uint32_t b, const npk_rk
         .bias = cb->output.iova + (uint32_t)b_off,
         .out = cb->output.iova + (uint32_t)o_off,
     };
-    const npk_rk_job_task job = {.op = NPK_RK_OP_CONV, .conv = task};
+    const npk_rk_job_task job = {.op = NPK_RK_OP_CONV, .args = &task};
     t0 = npk_now_ns();
     if (s == NPK_OK)
         s = npk_rk_job_write(cb->task.host, cb->task.iova, cb->task.size, &job, 1);

@@ -130,11 +130,12 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
     /* the matmul's output, then per step its operand and its output (first: growing the
      * buffer moves it) */
     npk_status s = npk_rk_core_output(rt, t->core, slot * (1 + 2 * (uint64_t)steps));
-    npk_rk_job_task jt[1 + NPK_RK_EPILOGUE_MAX];
-    memset(jt, 0, sizeof jt);
+    npk_rk_mm mm;
+    npk_rk_sdp sdp[NPK_RK_EPILOGUE_MAX];
+    npk_rk_job_task jt[1 + NPK_RK_EPILOGUE_MAX] = {{.op = NPK_RK_OP_MATMUL, .args = &mm}};
     if (s == NPK_OK)
         s = npk_rk_task_matmul(rt, w, &f->a, mode, f->plan.req.a_pitch, t, 0, 0, NPK_PREC_FP16,
-                               b->output.iova, &jt[0].mm, st);
+                               b->output.iova, &mm, st);
     uint64_t t0 = npk_now_ns();
     for (uint32_t i = 0; s == NPK_OK && i < steps; i++)
         s = stage_operand(f, t, i, &cblk, (uint8_t *)b->output.host + slot * (1 + 2 * i),
@@ -146,8 +147,8 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
     t0 = npk_now_ns();
     for (uint32_t i = 0; i < steps; i++) {
         /* the block seen flat: its rows of np channels are contiguous in line mode */
-        npk_rk_sdp *d = &jt[1 + i].sdp;
-        jt[1 + i].op = NPK_RK_OP_SDP;
+        npk_rk_sdp *d = &sdp[i];
+        jt[1 + i] = (npk_rk_job_task){.op = NPK_RK_OP_SDP, .args = d};
         *d = fused_sdp(&f->ep->step[i], t->mp, t->np);
         d->lut = f->calls[i].lut;
         d->a = b->output.iova + (uint32_t)(slot * 2 * i); /* the task before writes there */

@@ -124,7 +124,7 @@ static npk_status run_stage(npk_rk *rt, const npk_rk_pool *shape, const uint16_t
     npk_rk_pool t = *shape;
     t.in = cb->output.iova;
     t.out = cb->output.iova + (uint32_t)o_off;
-    const npk_rk_job_task job = {.op = NPK_RK_OP_POOL, .pool = t};
+    const npk_rk_job_task job = {.op = NPK_RK_OP_POOL, .args = &t};
     t0 = npk_now_ns();
     if (s == NPK_OK)
         s = npk_rk_job_write(cb->task.host, cb->task.iova, cb->task.size, &job, 1);

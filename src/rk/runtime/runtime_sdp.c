@@ -261,6 +261,7 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
 {
     npk_rk_core_bufs *cb = &rt->core[core];
     npk_rk_job_task jt[NPK_RK_MAX_CHAIN];
+    npk_rk_sdp sdp[NPK_RK_MAX_CHAIN];
     uint64_t total = 0;
     for (uint32_t i = 0; i < count; i++) {
         t[i].a_bytes = npk_rk_atom_bytes(x->prec, t[i].rows, t[i].chans);
@@ -285,8 +286,8 @@ static npk_status run_job(npk_rk *rt, unsigned core, const npk_rk_ew_call *x, ti
     uint8_t *base = cb->output.host;
     uint64_t t0 = npk_now_ns();
     for (uint32_t i = 0; s == NPK_OK && i < count; i++) {
-        npk_rk_sdp *d = &jt[i].sdp;
-        jt[i].op = NPK_RK_OP_SDP;
+        npk_rk_sdp *d = &sdp[i];
+        jt[i] = (npk_rk_job_task){.op = NPK_RK_OP_SDP, .args = d};
         *d = npk_rk_sdp_default(x->op, x->operand, x->prec, t[i].rows, t[i].chans);
         for (unsigned v = 0; x->operand == NPK_EW_IMMEDIATE && v < imm_count(x); v++)
             d->imm[v] = elem(x->prec, x->b, v);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The matmul cluster ('MG' 0x4D47, upstream's mx_cluster_cu) as hardware: the public part (type,
- * layout, the FILL/GEMM/DRAIN encoders) is in npukit/kt_flit.h; here, what only the library reads
+ * layout, the FILL/GEMM/DRAIN encoders) is in npukit/kt_mat.h; here, what only the library reads
  * — its opcodes and the decode the simulator reads an instruction through (src/ktsim/unit_mat.c).
  * (facts §3.1) */
 #ifndef NPUKIT_KT_HW_UNITS_MAT_H
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "npukit/kt_flit.h"
+#include "npukit/kt_mat.h"
 
 enum {
     KT_MAT_OP_FILL = 1,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "npukit/kt_flit.h"
+#include "saxpy.h"
 
 const kt_field kt_layout_saxpy[] = {
     {"op", 248, 8},      {"n", 224, 24},     {"a", 192, 32},

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "npukit/kt_flit.h"
+#include "npukit/kt_test_unit.h"
 
 const kt_field kt_layout_test_unit[] = {
     {"op", 252, 4}, {"cycles", 224, 16}, {"fetch_addr", 184, 40}, {"result", 0, 32}, {NULL, 0, 0},
