@@ -9,7 +9,8 @@
  *
  * The SDP's atom layout (npk_rk_atom_pack/unpack) is measured the same way.
  *
- * Usage: bench_rk_pack [runs]   (default 7) */
+ * Usage: bench_rk_pack [runs [filter]]   runs default 7; with a filter only the operations whose
+ * name contains it run (e.g. "pack_b", "cube"), to profile one of them. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -121,8 +122,9 @@ static int measure(bench_case *c, int runs, void *copy_src, void *copy_dst)
 int main(int argc, char **argv)
 {
     int runs = argc > 1 ? atoi(argv[1]) : 7;
-    if (runs < 1 || runs > 64) {
-        fprintf(stderr, "usage: bench_rk_pack [runs 1..64]\n");
+    const char *filter = argc > 2 ? argv[2] : NULL;
+    if (runs < 1 || runs > 64 || argc > 3) {
+        fprintf(stderr, "usage: bench_rk_pack [runs 1..64 [filter]]\n");
         return 2;
     }
     enum { BK = 4096, BN = 4096, AM = 512, AK = 4096, CM = 512, CN = 4096 };
@@ -183,6 +185,8 @@ int main(int argc, char **argv)
            "GB/s", "ratio");
     int failed = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (filter && !strstr(cases[i].name, filter))
+            continue;
         cases[i].packed_size = cases[i].packed == cpacked ? c_elems * 4 : biggest;
         failed |= measure(&cases[i], runs, copy_src, copy_dst);
     }

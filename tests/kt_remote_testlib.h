@@ -54,9 +54,16 @@ static inline bool kt_test_server_start(kt_test_server *sv, const char *const *a
     char line[256];
     size_t have = 0;
     bool ok = false;
-    for (int waited = 0; waited < KT_TEST_START_MS && have < sizeof line - 1; waited += 50) {
+    /* the wait is measured on the clock: a byte read is no 50 ms waited */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    t = t0;
+    for (long waited = 0; waited < KT_TEST_START_MS && have < sizeof line - 1;
+         waited = (t.tv_sec - t0.tv_sec) * 1000L + (t.tv_nsec - t0.tv_nsec) / 1000000L) {
         struct pollfd p = {out[0], POLLIN, 0};
-        if (poll(&p, 1, 50) <= 0)
+        const int ready = poll(&p, 1, 50);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (ready <= 0)
             continue;
         ssize_t r = read(out[0], line + have, 1);
         if (r <= 0)

@@ -19,7 +19,13 @@
  *   drain N  one VDRAIN of N words
  *   red N    TREE reductions (SUM, MAX, MIN, SUMSQ, DOT) over VL = N, broadcast and stored
  *   pdrain N one VDRAIN of N words to a node: (1,2), its L1 word 200, DATA_RECEIVED to (0,1)
- *   fill N   one VFILL of N words and VBAR */
+ *   fill N   one VFILL of N words and VBAR
+ *   seed N   the seeds over VL = N on FP32 inputs (wide, specials, the edges of each reduction):
+ *            VLOG2, VINV, VRSQRT of x, VEXP2 of y, then in D2 VEXP2(y - S1); with N a multiple
+ *            of 16, TREE EXPSUMs of z (predicated by P1 under the last arithmetic word's mode)
+ *            and of y; every vector stored as FP32 twice (as is and rotated by 8 with VSHUF, as
+ *            an FP32 store keeps the high eight of each chunk), the sums broadcast and stored
+ *   expsum N one TREE EXPSUM over VL = N (a multiple of 16), then a SUM of what it wrote */
 #ifndef NPUKIT_TESTS_KT_VEC_KERNELS_H
 #define NPUKIT_TESTS_KT_VEC_KERNELS_H
 
@@ -111,6 +117,65 @@ static inline uint32_t vk_f32_edge(uint64_t *s)
     return sign | e << 23 | m;
 }
 
+static inline uint32_t vk_f32_bits(double x)
+{
+    float f = (float)x;
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+/* A FP32 for the seeds: 1 in 4 from each kind's specials and identities; otherwise for
+ * log2/inv/rsqrt (exp2 = false) any exponent, negative 1 in 8, and for exp2 a value in
+ * (-160, 160) or one whose exponent walks the reduction's shifts (|x| in [2^-20, 256)). */
+static inline uint32_t vk_f32_seed(uint64_t *s, bool exp2)
+{
+    static const uint32_t special_x[] = {
+        0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x3F800000, 0x40000000,
+        0x40800000, 0x3F000000, 0x00800000, 0x7F7FFFFF, 0xBF800000, 0xC0800000, 0x40400000,
+        0x7F000000, 0x01000000, 0x3F7FFF80, 0x3F800080, 0x3FFFFF80, 0x3FC00000,
+    };
+    static const uint32_t special_y[] = {
+        0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0x3F800000, 0xBF800000,
+        0x42FE0000, 0x43000000, 0xC2FC0000, 0xC2FE0000, 0xC3000000, 0xC3150000, 0x437FFF00,
+        0xC37FFF00, 0x43800000, 0x3F000000, 0x35800000, 0xB5800000, 0x30800000, 0x43058000,
+        0xC3058000, 0x3F7FFF80, 0xBF7FFF80, 0x42FFFF00,
+    };
+    uint64_t r = vk_mix(s);
+    const uint32_t *sp = exp2 ? special_y : special_x;
+    unsigned n =
+        exp2 ? sizeof special_y / sizeof special_y[0] : sizeof special_x / sizeof special_x[0];
+    if (r % 4 == 0)
+        return sp[(r >> 8) % n];
+    uint32_t m = (uint32_t)(r >> 9) & 0x7FFFFF;
+    if (!exp2) {
+        uint32_t e = 1 + (uint32_t)(r >> 40) % 254, sign = (r >> 2) % 8 == 0;
+        return sign << 31 | e << 23 | m;
+    }
+    if (r % 4 == 1) {
+        uint32_t e = 107 + (uint32_t)(r >> 40) % 28, sign = (uint32_t)(r >> 2 & 1);
+        return sign << 31 | e << 23 | m;
+    }
+    return vk_f32_bits(((double)(r >> 11) / 9007199254740992.0 - 0.5) * 320.0);
+}
+
+/* Words of FP32 values from `gen` (0: log2/inv/rsqrt inputs, 1: exp2 inputs, 2: (-8, 8)). */
+static inline void vk_fill_f32(vk_kernel *k, uint64_t addr, unsigned words, int gen, uint64_t *s)
+{
+    for (unsigned w = 0; w < words && k->nmem < VK_MAX_MEM; w++) {
+        vk_line *l = &k->mem[k->nmem++];
+        l->addr = addr + 32ull * w;
+        for (int i = 0; i < 32; i += 4) {
+            uint32_t v =
+                gen == 2
+                    ? vk_f32_bits(((double)(vk_mix(s) >> 11) / 9007199254740992.0 - 0.5) * 16.0)
+                    : vk_f32_seed(s, gen == 1);
+            for (int b = 0; b < 4; b++)
+                l->b[i + b] = (uint8_t)(v >> (8 * b));
+        }
+    }
+}
+
 static inline void vk_fill_mem(vk_kernel *k, uint64_t addr, unsigned words, bool edge, uint64_t *s)
 {
     for (unsigned w = 0; w < words && k->nmem < VK_MAX_MEM; w++) {
@@ -141,6 +206,18 @@ static inline void vk_store_row(vk_kernel *k, unsigned row_at, unsigned *r, unsi
                      .dt = type));
 }
 
+/* x, y and z: three VFILLs (A0..A2 to L1 0, 16, 32), VBAR, and VLDs of them (A5) into v0, v1,
+ * v3 in type dt. */
+static inline void vk_load_three(vk_kernel *k, unsigned dt)
+{
+    for (unsigned i = 0; i < 3; i++)
+        vk_emit(k, VK_OP(KT_VEC_VFILL, .ad = i, .off = (int)(16 * i)));
+    vk_emit(k, vk_simple(KT_VEC_VBAR));
+    const unsigned reg[] = {0, 1, 3};
+    for (unsigned i = 0; i < 3; i++)
+        vk_emit(k, VK_OP(KT_VEC_VLD, .vd = reg[i], .ad = 5, .off = (int)(16 * i), .dt = dt));
+}
+
 /* The sixteen rows of ops/edge: results in v2 (v4 for the round trip), stored as FP32 (FP16 in
  * row 13) at L1 row_at + 16 r. */
 static inline void vk_rows(vk_kernel *k, unsigned row_at)
@@ -166,6 +243,80 @@ static inline void vk_rows(vk_kernel *k, unsigned row_at)
     vk_store_row(k, row_at, &r, 2, KT_VEC_DT_FP16);
     vk_emit(k, VK_OP(KT_VEC_VCVT, .vd = 4, .va = 2, .dt = KT_VEC_DT_FP16));
     vk_store_row(k, row_at, &r, 4, KT_VEC_DT_FP32);
+}
+
+/* Scalars S[first..first + n - 1] broadcast at VL 16 through v8 and stored as FP32 at L1
+ * at + 2 i. */
+static inline void vk_store_scalars(vk_kernel *k, unsigned first, unsigned n, unsigned at)
+{
+    vk_setvl(k, 16);
+    for (unsigned i = 0; i < n; i++) {
+        vk_emit(k, VK_OP(KT_VEC_VBCAST, .vd = 8, .va = first + i, .sa = KT_VEC_SRC_S));
+        vk_emit(
+            k, VK_OP(KT_VEC_VST, .vd = 8, .ad = 4, .off = (int)(at + 2 * i), .dt = KT_VEC_DT_FP32));
+    }
+}
+
+/* The rows' kernels' end: VDRAIN of `words` from L1 64 to 0x3000 (A6), VHALT; the L1 walks A4
+ * (stores) and A5 (loads). */
+static inline void vk_drain_rows(vk_kernel *k, unsigned words)
+{
+    vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
+    vk_emit(k, vk_simple(KT_VEC_VHALT));
+    vk_desc(k, 4, 0, 1, 16);
+    vk_desc(k, 5, 0, 1, 16);
+    vk_desc(k, 6, 0x3000, 32, words);
+    k->dump_addr = 0x3000, k->dump_words = words;
+}
+
+/* Store `reg` as FP32 at row *r, then rotated by S5 (8) through v10 at the next row. */
+static inline void vk_store_both(vk_kernel *k, unsigned row_at, unsigned *r, unsigned reg)
+{
+    vk_store_row(k, row_at, r, reg, KT_VEC_DT_FP32);
+    vk_emit(k, VK_OP(KT_VEC_VSHUF, .vd = 10, .va = reg, .vb = 5));
+    vk_store_row(k, row_at, r, 10, KT_VEC_DT_FP32);
+}
+
+static inline void vk_seed_kernel(vk_kernel *k, unsigned n, uint64_t *seed)
+{
+    const unsigned C = KT_VEC_SRC_C, S = KT_VEC_SRC_S;
+    vk_fill_f32(k, 0x1000, 16, 0, seed);
+    vk_fill_f32(k, 0x1400, 16, 1, seed);
+    vk_fill_f32(k, 0x1800, 16, 2, seed);
+    vk_setvl(k, n);
+    vk_emit(k, VK_OP(KT_VEC_VSETI, .vd = 5));
+    vk_word(k, 8);
+    vk_emit(k, VK_OP(KT_VEC_VSETI, .vd = 1));
+    vk_word(k, 0x3FC000 | (uint32_t)(vk_mix(seed) & 0x3FFF)); /* S1 in [1.5, 2) */
+    vk_load_three(k, KT_VEC_DT_FP32);
+    unsigned r = 0;
+    static const unsigned unary[] = {KT_VEC_VLOG2, KT_VEC_VINV, KT_VEC_VRSQRT, KT_VEC_VEXP2};
+    for (unsigned i = 0; i < 4; i++) {
+        vk_emit(k, VK_OP(unary[i], .vd = 2, .va = unary[i] == KT_VEC_VEXP2 ? 1 : 0));
+        vk_store_both(k, 64, &r, 2);
+    }
+    vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_D2));
+    vk_emit(k, VK_OP(KT_VEC_VSUB, .vd = 9, .va = 1, .vc = 1, .sc = S));
+    vk_emit(k, VK_OP(KT_VEC_VEXP2, .vd = 2, .sa = C, .sb = KT_VEC_SRC_K, .sc = KT_VEC_SRC_K));
+    vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_FLAT));
+    vk_store_both(k, 64, &r, 2);
+    if (n % KT_VEC_LANES == 0) {
+        /* v6 and v7 start as x; P1 = z < x; the last arithmetic word is predicated (SET) */
+        vk_emit(k, VK_OP(KT_VEC_VMOV, .vd = 6, .va = 0));
+        vk_emit(k, VK_OP(KT_VEC_VMOV, .vd = 7, .va = 0));
+        vk_emit(k, VK_OP(KT_VEC_VCMPLT, .va = 3, .vb = 0, .pr = 1));
+        vk_emit(k, VK_OP(KT_VEC_VMOV, .vd = 11, .va = 1, .pr = 1, .pm = KT_VEC_PM_SET));
+        vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_TREE));
+        vk_emit(k, VK_OP(KT_VEC_VRED, .vd = 3, .va = 3, .vb = 6, .vc = 5, .pr = 1));
+        vk_emit(k, VK_OP(KT_VEC_VRED, .vd = 4, .va = 1, .vb = 7, .vc = 5, .pr = 1));
+        vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_FLAT));
+        vk_store_both(k, 64, &r, 6);
+        vk_store_both(k, 64, &r, 7);
+        vk_store_scalars(k, 3, 2, 64 + 16 * r);
+    }
+    for (unsigned i = 0; i < 3; i++)
+        vk_desc(k, i, 0x1000 + 0x400ull * i, 32, 16);
+    vk_drain_rows(k, 14 * VK_ROW_WORDS + 4);
 }
 
 /* Build kernel `kind` at size n; false for an unknown kind. */
@@ -204,21 +355,11 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
         vk_fill_mem(k, 0x1400, in_words, edge, &seed);
         vk_fill_mem(k, 0x1800, in_words, edge, &seed);
         vk_setvl(k, n);
-        for (unsigned i = 0; i < 3; i++)
-            vk_emit(k, VK_OP(KT_VEC_VFILL, .ad = i, .off = (int)(16 * i)));
-        vk_emit(k, vk_simple(KT_VEC_VBAR));
-        const unsigned reg[] = {0, 1, 3};
-        for (unsigned i = 0; i < 3; i++)
-            vk_emit(k, VK_OP(KT_VEC_VLD, .vd = reg[i], .ad = 5, .off = (int)(16 * i), .dt = dt));
+        vk_load_three(k, dt);
         vk_rows(k, 64);
-        vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
-        vk_emit(k, vk_simple(KT_VEC_VHALT));
         for (unsigned i = 0; i < 3; i++)
             vk_desc(k, i, 0x1000 + 0x400ull * i, 32, in_words);
-        vk_desc(k, 4, 0, 1, 16);
-        vk_desc(k, 5, 0, 1, 16);
-        vk_desc(k, 6, 0x3000, 32, VK_ROWS * VK_ROW_WORDS);
-        k->dump_addr = 0x3000, k->dump_words = VK_ROWS * VK_ROW_WORDS;
+        vk_drain_rows(k, VK_ROWS * VK_ROW_WORDS);
     } else if (!strcmp(kind, "chain")) {
         vk_setvl(k, 128);
         vk_emit(k, VK_OP(KT_VEC_VSETI, .vd = 2));
@@ -255,13 +396,7 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
         vk_setvl(k, n);
         vk_emit(k, VK_OP(KT_VEC_VSETI, .vd = 1));
         vk_word(k, 0x3FB000 | (uint32_t)(vk_mix(&seed) & 0xFFF)); /* S1 in [1.375, 1.5) */
-        for (unsigned i = 0; i < 3; i++)
-            vk_emit(k, VK_OP(KT_VEC_VFILL, .ad = i, .off = (int)(16 * i)));
-        vk_emit(k, vk_simple(KT_VEC_VBAR));
-        const unsigned reg[] = {0, 1, 3};
-        for (unsigned i = 0; i < 3; i++)
-            vk_emit(k, VK_OP(KT_VEC_VLD, .vd = reg[i], .ad = 5, .off = (int)(16 * i),
-                             .dt = KT_VEC_DT_FP16));
+        vk_load_three(k, KT_VEC_DT_FP16);
         vk_emit(k, VK_OP(KT_VEC_VCMPLT, .va = 0, .vb = 1, .pr = 1));
         vk_emit(k, VK_OP(KT_VEC_VMOV, .vd = 2, .va = 3));
         vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = d4 ? KT_VEC_D4 : KT_VEC_D2));
@@ -286,14 +421,9 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
         vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_FLAT));
         vk_emit(k, VK_OP(KT_VEC_VST, .vd = 2, .ad = 4, .off = 64, .dt = KT_VEC_DT_FP32));
         vk_emit(k, VK_OP(KT_VEC_VST, .vd = 4, .ad = 4, .off = 80, .dt = KT_VEC_DT_FP32));
-        vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
-        vk_emit(k, vk_simple(KT_VEC_VHALT));
         for (unsigned i = 0; i < 3; i++)
             vk_desc(k, i, 0x1000 + 0x400ull * i, 32, 8);
-        vk_desc(k, 4, 0, 1, 16);
-        vk_desc(k, 5, 0, 1, 16);
-        vk_desc(k, 6, 0x3000, 32, 32);
-        k->dump_addr = 0x3000, k->dump_words = 32;
+        vk_drain_rows(k, 32);
     } else if (!strncmp(kind, "d2loop", 6) || !strncmp(kind, "d4loop", 6)) {
         /* N iterations of a chain that reads what the last wrote: d2loop at VL 128 (16 beats),
          * d4loop at VL 64 (16 beats), d4loop128 at VL 128 (32 beats: the pending-write count
@@ -327,20 +457,24 @@ static inline bool vk_build(const char *kind, unsigned n, vk_kernel *k)
             vk_emit(k,
                     VK_OP(KT_VEC_VRED, .vd = 2 + i, .va = 0, .vb = kinds[i][1], .vc = kinds[i][0]));
         vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_FLAT));
-        vk_setvl(k, 16);
-        for (unsigned i = 0; i < 5; i++) {
-            vk_emit(k, VK_OP(KT_VEC_VBCAST, .vd = 8, .va = 2 + i, .sa = KT_VEC_SRC_S));
-            vk_emit(k, VK_OP(KT_VEC_VST, .vd = 8, .ad = 4, .off = (int)(64 + 2 * i),
-                             .dt = KT_VEC_DT_FP32));
-        }
-        vk_emit(k, VK_OP(KT_VEC_VDRAIN, .ad = 6, .off = 64));
-        vk_emit(k, vk_simple(KT_VEC_VHALT));
+        vk_store_scalars(k, 2, 5, 64);
         for (unsigned i = 0; i < 2; i++)
             vk_desc(k, i, 0x1000 + 0x400ull * i, 32, 8);
-        vk_desc(k, 4, 0, 1, 16);
+        vk_drain_rows(k, 10);
+    } else if (!strcmp(kind, "seed")) {
+        vk_seed_kernel(k, n, &seed);
+    } else if (!strcmp(kind, "expsum")) {
+        vk_fill_f32(k, 0x1000, 16, 2, &seed);
+        vk_setvl(k, n);
+        vk_emit(k, VK_OP(KT_VEC_VFILL, .ad = 0, .off = 0));
+        vk_emit(k, vk_simple(KT_VEC_VBAR));
+        vk_emit(k, VK_OP(KT_VEC_VLD, .vd = 0, .ad = 5, .dt = KT_VEC_DT_FP32));
+        vk_emit(k, VK_OP(KT_VEC_VSETMODE, .va = KT_VEC_TREE));
+        vk_emit(k, VK_OP(KT_VEC_VRED, .vd = 1, .va = 0, .vb = 2, .vc = 5));
+        vk_emit(k, VK_OP(KT_VEC_VRED, .vd = 2, .va = 2, .vc = 0));
+        vk_emit(k, vk_simple(KT_VEC_VHALT));
+        vk_desc(k, 0, 0x1000, 32, 16);
         vk_desc(k, 5, 0, 1, 16);
-        vk_desc(k, 6, 0x3000, 32, 10);
-        k->dump_addr = 0x3000, k->dump_words = 10;
     } else if (!strcmp(kind, "pdrain")) {
         /* L1 words 0.. to the node at (1,2), its L1 word 200, DATA_RECEIVED to (0,1) */
         uint32_t w = 0;

@@ -7,6 +7,11 @@
  *     the quantiser is the hardware layer's, itself held to the RTL by test_kt_mxfp), within the
  *     accumulator's FP22 and FP16 rounding;
  *   - GEMM acc (the second sweep adds: 2x), L1 offsets and banks, a partial DRAIN;
+ *   - an emitting GEMM with a fused DRAIN: the same C as GEMM + DRAIN, byte for byte (the RTL's
+ *     emitted words equal its drained ones, measured), against the CPU; with acc after a plain
+ *     sweep; the next emitting sweep waits for the last one's sub-tiles; the encoders' refusals
+ *     and the cases the model refuses by name (a fused DRAIN that would wait forever, a DRAIN
+ *     under an emission still leaving);
  *   - exec_result (retired FILL/GEMM/DRAIN, a no-op opcode not counted), CU_DBG
  *     {compute_cycles, memory_cycles} moving with the work;
  *   - what is not modelled is reported as a model error, not guessed at. */
@@ -243,18 +248,86 @@ static void test_gemm(void)
     ktsim_destroy(r.s);
 }
 
+static void test_emit(void)
+{
+    run r;
+    if (!start(&r))
+        return;
+    make_operands(&r);
+    kt_flit p[8];
+    kt_node_status st;
+    uint16_t plain[M * N], emitted[M * N];
+    CHECK_EQ(kt_mat_fill(&p[0], A_AT, GM * NK, false, false, false, 0, 1, false), NPK_OK);
+    CHECK_EQ(kt_mat_fill(&p[1], B_AT, GN * NK, true, false, false, 0, 1, false), NPK_OK);
+    CHECK_EQ(kt_mat_gemm(&p[2], GM, GN, NK, false, 0, 0, false, false, 1, false), NPK_OK);
+    CHECK_EQ(kt_mat_drain(&p[3], C_AT, GM * GN, 1, false), NPK_OK);
+    CHECK_EQ(run_prog(&r, p, 4, &st), NPK_OK);
+    CHECK_EQ(ktsim_dram_read(r.s, C_AT, plain, sizeof plain), NPK_OK);
+    uint8_t zero[M * N * 2] = {0};
+    CHECK_EQ(ktsim_dram_write(r.s, C_AT, zero, sizeof zero), NPK_OK);
+    /* the same product emitted by the sweep, then the fused DRAIN's barrier */
+    CHECK_EQ(kt_mat_gemm_emit(&p[0], GM, GN, NK, false, 0, 0, false, false, C_AT, 1, false),
+             NPK_OK);
+    CHECK_EQ(kt_mat_drain_fused(&p[1], C_AT, GM * GN, 1, false), NPK_OK);
+    CHECK_EQ(run_prog(&r, p, 2, &st), NPK_OK);
+    CHECK_EQ(st.arg, 6); /* FILL, FILL, GEMM, DRAIN, GEMM, DRAIN */
+    CHECK_EQ(ktsim_dram_read(r.s, C_AT, emitted, sizeof emitted), NPK_OK);
+    CHECK(!memcmp(plain, emitted, sizeof plain));
+    CHECK_EQ(check_c(&r, 1, GM * GN), 0);
+    /* a plain sweep, then an emitting one with acc: 2x; then two emitting sweeps back to back
+     * (the second acc, waiting for the first's sub-tiles to leave, its words landing last) */
+    CHECK_EQ(kt_mat_gemm(&p[0], GM, GN, NK, false, 0, 0, false, false, 1, false), NPK_OK);
+    CHECK_EQ(kt_mat_gemm_emit(&p[1], GM, GN, NK, true, 0, 0, false, false, C_AT, 1, false), NPK_OK);
+    CHECK_EQ(kt_mat_drain_fused(&p[2], C_AT, GM * GN, 1, false), NPK_OK);
+    CHECK_EQ(run_prog(&r, p, 3, &st), NPK_OK);
+    CHECK_EQ(check_c(&r, 2, GM * GN), 0);
+    CHECK_EQ(kt_mat_gemm_emit(&p[0], GM, GN, NK, false, 0, 0, false, false, C_AT, 1, false),
+             NPK_OK);
+    CHECK_EQ(kt_mat_gemm_emit(&p[1], GM, GN, NK, true, 0, 0, false, false, C_AT, 1, false), NPK_OK);
+    CHECK_EQ(kt_mat_drain_fused(&p[2], C_AT, GM * GN, 1, false), NPK_OK);
+    CHECK_EQ(run_prog(&r, p, 3, &st), NPK_OK);
+    CHECK_EQ(check_c(&r, 2, GM * GN), 0);
+    CHECK(ktsim_fault(r.s) == NULL);
+    /* the encoders' limits */
+    CHECK_EQ(kt_mat_gemm_emit(&p[0], 1, 1, 1, false, 0, 0, false, false, C_AT, 1, false),
+             NPK_EINVAL);
+    CHECK_STR_HAS(npk_last_error(), "nk=1 needs acc");
+    CHECK_EQ(kt_mat_gemm_emit(&p[0], 1, 1, 2, false, 0, 0, false, false, C_AT + 8, 1, false),
+             NPK_EINVAL);
+    CHECK_EQ(kt_mat_drain_fused(&p[0], C_AT, 0, 1, false), NPK_ELIMIT);
+    ktsim_destroy(r.s);
+}
+
 static void test_not_modelled(void)
 {
     run r;
     if (!start(&r))
         return;
     make_operands(&r);
-    kt_flit p;
+    kt_flit p[2];
     kt_node_status st;
-    CHECK_EQ(kt_mat_gemm(&p, 1, 1, 1, false, 0, 0, false, false, 1, false), NPK_OK);
-    kt_flit_set_bits(&p, 116, 1, 1); /* emit */
-    run_prog(&r, &p, 1, &st);
-    CHECK_STR_HAS(ktsim_fault(r.s), "emit");
+    /* nk = 1 emitting without acc: the RTL reports an error and hangs */
+    CHECK_EQ(kt_mat_gemm(&p[0], 1, 1, 1, false, 0, 0, false, false, 1, false), NPK_OK);
+    kt_flit_set_bits(&p[0], 116, 1, 1); /* emit */
+    run_prog(&r, p, 1, &st);
+    CHECK_STR_HAS(ktsim_fault(r.s), "no load-and-emit");
+    ktsim_destroy(r.s);
+    /* a fused DRAIN with nothing emitted waits forever on the card */
+    if (!start(&r))
+        return;
+    CHECK_EQ(kt_mat_drain_fused(&p[0], C_AT, 4, 1, false), NPK_OK);
+    run_prog(&r, p, 1, &st);
+    CHECK_STR_HAS(ktsim_fault(r.s), "waits forever");
+    ktsim_destroy(r.s);
+    /* a plain DRAIN while the sweep's sub-tiles are still leaving */
+    if (!start(&r))
+        return;
+    make_operands(&r);
+    CHECK_EQ(kt_mat_gemm_emit(&p[0], GM, GN, NK, false, 0, 0, false, false, C_AT, 1, false),
+             NPK_OK);
+    CHECK_EQ(kt_mat_drain(&p[1], C_AT, GM * GN, 1, false), NPK_OK);
+    run_prog(&r, p, 2, &st);
+    CHECK_STR_HAS(ktsim_fault(r.s), "still leaving");
     ktsim_destroy(r.s);
 }
 
@@ -262,6 +335,7 @@ int main(void)
 {
     test_encoding();
     test_gemm();
+    test_emit();
     test_not_modelled();
     return check_done();
 }

@@ -38,6 +38,8 @@ static const struct {
     {"d4loop", 1, 135, 141},    {"d4loop", 2, 213, 219},    {"d4loop", 16, 1305, 1311},
     {"d4loop128", 1, 151, 157}, {"d4loop128", 2, 200, 206}, {"d4loop128", 16, 886, 892},
     {"red", 16, 1001, 1007},    {"red", 48, 1031, 1037},    {"red", 128, 1106, 1112},
+    {"seed", 16, 2002, 2008},   {"seed", 40, 1663, 1669},   {"seed", 128, 2807, 2813},
+    {"expsum", 16, 403, 409},   {"expsum", 48, 425, 431},   {"expsum", 128, 480, 486},
 };
 
 static bool within_10pct(unsigned got, unsigned want)

@@ -28,6 +28,7 @@ static const uint64_t A_OFF = 0x100000, REGION_ALIGN = 0x100000;
 typedef struct mm_job {
     unsigned m, n, k, gm, gn, nk;
     unsigned mt, nt; /* row groups and column groups of one job's tile */
+    bool emit;       /* the sweep emits its sub-tiles; the DRAIN is the fused barrier */
     uint16_t *a, *bt; /* FP16, A [m][k] and B transposed [n][k] */
     double *ref, *f32; /* MXFP7 product, FP32 product of the FP16 inputs */
     double *bound;     /* the accumulator's rounding allowance per element */
@@ -204,10 +205,13 @@ static npk_status job_program(const mm_job *j, unsigned job, kt_flit *p, uint8_t
                          false, false, false, 0, txn, false)) ||
         (s = kt_mat_fill(&p[1], j->b_off + (uint64_t)h0 * j->nk * KT_MX_ENTRY_IN, gns * j->nk,
                          true, false, false, 0, txn, false)) ||
-        (s = kt_mat_gemm(&p[2], (uint8_t)gms, (uint8_t)gns, (uint8_t)j->nk, false, 0, 0, false,
-                         false, txn, false)))
+        (s = j->emit ? kt_mat_gemm_emit(&p[2], (uint8_t)gms, (uint8_t)gns, (uint8_t)j->nk, false, 0,
+                                        0, false, false, job_c_off(j, job), txn, false)
+                     : kt_mat_gemm(&p[2], (uint8_t)gms, (uint8_t)gns, (uint8_t)j->nk, false, 0, 0,
+                                   false, false, txn, false)))
         return s;
-    return kt_mat_drain(&p[3], job_c_off(j, job), gms * gns, txn, true);
+    return j->emit ? kt_mat_drain_fused(&p[3], job_c_off(j, job), gms * gns, txn, true)
+                   : kt_mat_drain(&p[3], job_c_off(j, job), gms * gns, txn, true);
 }
 
 /* Read each job's sub-tiles back into C [m][n]. */
@@ -279,7 +283,7 @@ int kt_matmul_main(int argc, char **argv)
 {
     kt_cli c = {0};
     uint64_t m = 64, n = 64, k = 128, seed = 1;
-    bool engine = false;
+    bool engine = false, emit = false;
     const cli_opt own[] = {
         {.name = "-m", .kind = CLI_U64, .dest = &m, .min = 4, .max = MM_DIM_MAX, .meta = "M",
          .help = "rows of A and C, a multiple of 4 (default 64)"},
@@ -292,12 +296,15 @@ int kt_matmul_main(int argc, char **argv)
         {.name = "--engine", .kind = CLI_FLAG, .dest = &engine,
          .help = "issue each round's stage, dispatches and waits as one program in the card's "
                  "control-program engine"},
+        {.name = "--emit", .kind = CLI_FLAG, .dest = &emit,
+         .help = "the sweeps emit their sub-tiles as they complete them and each DRAIN is the "
+                 "fused barrier (K of 64 or more)"},
         CLI_END,
     };
     const cli_opt *tables[] = {own, kt_cli_rows(&c.o), kt_cli_discovery_rows(&c.o),
                                kt_cli_wait_rows(&c.o), NULL};
     cli_spec spec = {.cmd = "kt matmul",
-                     .synopsis = "[-m M] [-n N] [-k K] [--seed S] [--engine] [options]",
+                     .synopsis = "[-m M] [-n N] [-k K] [--seed S] [--engine] [--emit] [options]",
                      .about = "quantise, fill, multiply and drain C = A * B on the matmul "
                               "clusters and check it",
                      .tables = tables};
@@ -311,10 +318,15 @@ int kt_matmul_main(int argc, char **argv)
                 m, n, k);
         return 2;
     }
+    if (emit && k == 32) {
+        fprintf(stderr, "npukit kt matmul: --emit with K=32: one K block, which a sweep cannot "
+                        "both open and emit (K of 64 or more)\n");
+        return 2;
+    }
     c.engine = engine;
     if ((rc = kt_cli_open(&c)))
         return rc;
-    mm_job j = {.m = (unsigned)m, .n = (unsigned)n, .k = (unsigned)k};
+    mm_job j = {.m = (unsigned)m, .n = (unsigned)n, .k = (unsigned)k, .emit = emit};
     const kt_board *board = kt_machine_board(c.m);
     uint64_t mem = kt_machine_mem_base(c.m, 0);
     kt_transport *t = kt_machine_transport(c.m);
@@ -374,6 +386,7 @@ int kt_matmul_main(int argc, char **argv)
     if (c.o.json) {
         cJSON *doc = json_doc();
         json_str(doc, "form", engine ? "engine" : "host");
+        json_bool(doc, "emit", emit);
         json_u64(doc, "m", j.m);
         json_u64(doc, "n", j.n);
         json_u64(doc, "k", j.k);

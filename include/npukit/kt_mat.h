@@ -31,6 +31,15 @@ NPUKIT_API npk_status kt_mat_gemm(kt_flit *f, uint8_t gm, uint8_t gn, uint8_t nk
                                   uint8_t txn, bool last);
 NPUKIT_API npk_status kt_mat_drain(kt_flit *f, uint64_t addr, uint32_t n, uint8_t txn,
                                    bool last);
+/* A GEMM that emits: each sub-tile t leaves as FP16 to addr + 32 t as the sweep's last K block
+ * completes it, with no DRAIN pass. nk = 1 needs acc (the unit has no load-and-emit: refused). */
+NPUKIT_API npk_status kt_mat_gemm_emit(kt_flit *f, uint8_t gm, uint8_t gn, uint8_t nk, bool acc,
+                                       uint8_t aoff, uint8_t boff, bool abank, bool bbank,
+                                       uint64_t addr, uint8_t txn, bool last);
+/* A fused DRAIN: the barrier that retires once the n sub-tiles the last emitting GEMM emits have
+ * left; addr and n are that GEMM's (addr + 32 t, gm x gn). */
+NPUKIT_API npk_status kt_mat_drain_fused(kt_flit *f, uint64_t addr, uint32_t n, uint8_t txn,
+                                         bool last);
 
 #ifdef __cplusplus
 }

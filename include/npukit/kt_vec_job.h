@@ -21,13 +21,18 @@ extern "C" {
 #endif
 
 /* axpy: a x + y (one fused multiply-add, a a scalar); add: x + y; mul: x y; max: max(x, y);
- * relu: max(x, 0) (y unused). */
+ * relu: max(x, 0); exp2, log2, inv (1/x), rsqrt (1/sqrt(x)): the lanes' seeds (the last five
+ * read x alone). */
 typedef enum kt_vec_kernel {
     KT_VEC_K_AXPY,
     KT_VEC_K_ADD,
     KT_VEC_K_MUL,
     KT_VEC_K_MAX,
     KT_VEC_K_RELU,
+    KT_VEC_K_EXP2,
+    KT_VEC_K_LOG2,
+    KT_VEC_K_INV,
+    KT_VEC_K_RSQRT,
     KT_VEC_K_COUNT
 } kt_vec_kernel;
 

@@ -201,7 +201,12 @@ kt_mat_fill = _fn("kt_mat_fill", c_int, POINTER(Flit), c_uint64, c_uint32, c_boo
 kt_mat_gemm = _fn("kt_mat_gemm", c_int, POINTER(Flit), c_uint8, c_uint8, c_uint8, c_bool, c_uint8,
                   c_uint8, c_bool, c_bool, c_uint8, c_bool)
 kt_mat_drain = _fn("kt_mat_drain", c_int, POINTER(Flit), c_uint64, c_uint32, c_uint8, c_bool)
+kt_mat_gemm_emit = _fn("kt_mat_gemm_emit", c_int, POINTER(Flit), c_uint8, c_uint8, c_uint8, c_bool,
+                       c_uint8, c_uint8, c_bool, c_bool, c_uint64, c_uint8, c_bool)
+kt_mat_drain_fused = _fn("kt_mat_drain_fused", c_int, POINTER(Flit), c_uint64, c_uint32, c_uint8,
+                         c_bool)
 kt_vec_kernel_find = _fn("kt_vec_kernel_find", c_int, c_char_p, POINTER(c_int))
+kt_vec_kernel_binary = _fn("kt_vec_kernel_binary", c_bool, c_int)
 kt_vec_kernel_load = _fn("kt_vec_kernel_load", c_int, c_int, c_float, c_uint8, POINTER(Flit),
                          POINTER(c_size_t), POINTER(c_float))
 kt_vec_kernel_block = _fn("kt_vec_kernel_block", c_int, c_int, c_uint, c_uint64, c_uint64,

@@ -565,7 +565,7 @@ class Card(Closing):
 
     @_serial
     def matmul(self, a: np.ndarray, b: np.ndarray, mesh: int = 0,
-               offset: int = 0x100000, engine: bool = False) -> np.ndarray:
+               offset: int = 0x100000, engine: bool = False, emit: bool = False) -> np.ndarray:
         """C = A @ B on the mesh's matmul clusters ('MG'). A (M x K) and B (K x N) are rounded to
         FP16 and uploaded in the clusters' entry layout (4 rows of A, or 4 columns of B, by 32 K);
         the memory port quantises them to MXFP7 as each FILL reads them. Each tile of C small
@@ -574,8 +574,10 @@ class Card(Closing):
         (about 1% RMS of the product on random operands) and the FP22 accumulator's rounding.
         M and N must be multiples of 4, K of 32 and at most 32 * 255. With engine=True (a card
         opened with engine=True) each round's staging, dispatches and waits are one host control
-        program that the card's control-program engine runs for one GO; C is the same. A model
-        fault the machine reports during the call raises DeviceError with its text."""
+        program that the card's control-program engine runs for one GO; C is the same. With
+        emit=True each GEMM emits its sub-tiles as its sweep completes them and each DRAIN is the
+        fused barrier (K of 64 or more); C is the same. A model fault the machine reports during
+        the call raises DeviceError with its text."""
         if engine and not self.has_engine:
             raise LimitError("matmul(engine=True): this machine has no control-program engine "
                              "(open it with engine=True on a preset that has one)")
@@ -589,6 +591,9 @@ class Card(Closing):
             raise BadArgument(f"matmul {m} x {k} x {n}: M and N multiples of 4, K a multiple "
                               f"of 32 in 32..{32 * MAT_FILL_MAX} (the cluster's sub-tile, K "
                               "block and FILL)")
+        if emit and k == 32:
+            raise BadArgument("matmul(emit=True) with K=32: one K block, which a sweep cannot "
+                              "both open and emit (K of 64 or more)")
         fault_before = self.fault
         units = [u for u in self._units(mesh) if u.caps.type == MAT_TYPE]
         if not units:
@@ -624,10 +629,15 @@ class Card(Closing):
                                     gms * nk, False, False, False, 0, txn, False), "FILL A")
                 check(K.kt_mat_fill(f[1], b_off + h0 * nk * 256, gns * nk, True, False, False,
                                     0, txn, False), "FILL B")
-                check(K.kt_mat_gemm(f[2], gms, gns, nk, False, 0, 0, False, False, txn, False),
-                      "GEMM")
-                check(K.kt_mat_drain(f[3], c_off + j * job_bytes, gms * gns, txn, True),
-                      "DRAIN")
+                at = c_off + j * job_bytes
+                if emit:
+                    check(K.kt_mat_gemm_emit(f[2], gms, gns, nk, False, 0, 0, False, False, at,
+                                             txn, False), "GEMM emit")
+                    check(K.kt_mat_drain_fused(f[3], at, gms * gns, txn, True), "fused DRAIN")
+                else:
+                    check(K.kt_mat_gemm(f[2], gms, gns, nk, False, 0, 0, False, False, txn,
+                                        False), "GEMM")
+                    check(K.kt_mat_drain(f[3], at, gms * gns, txn, True), "DRAIN")
             if engine:
                 self._engine_round(dev, flits, units[:len(batch)])
             else:
@@ -679,7 +689,9 @@ class Card(Closing):
     def vec(self, kernel: str, x: np.ndarray, y: Optional[np.ndarray] = None, a: float = 1.5,
             mesh: int = 0, offset: int = 0x100000) -> np.ndarray:
         """z = f(x, y) elementwise on the mesh's vector cores ('VC'): kernel "axpy" (a*x + y,
-        one fused multiply-add), "add", "mul", "max" or "relu" (max(x, 0); y unused). x and y are
+        one fused multiply-add), "add", "mul", "max", "relu" (max(x, 0)), or one of the lanes'
+        seeds of x: "exp2", "log2", "inv" (1/x), "rsqrt" (1/sqrt(x)) (y unused by the last five;
+        the seeds are within 0.75 of an E8M15 ulp, log2 2^-19 plus half an ulp). x and y are
         rounded to FP16 and uploaded; each core is loaded once with the kernel, then runs blocks
         of 128 elements dealt round-robin, computing in the lanes' E8M15 (a rounded to it) and
         storing FP16. z comes back as FP16 values (returned as float32). A kernel fault raises
@@ -688,7 +700,7 @@ class Card(Closing):
         check(K.kt_vec_kernel_find(kernel.encode() if isinstance(kernel, str) else None,
                                    ctypes.byref(code)), "vector kernel")
         x = np.asarray(x, np.float16).ravel()
-        binary = kernel != "relu"
+        binary = K.kt_vec_kernel_binary(code.value)
         if binary:
             if y is None:
                 raise BadArgument(f"vector kernel {kernel} needs y")

@@ -108,15 +108,22 @@ def test_vec_kernels_against_numpy():
         assert [(u.x, u.y, u.type) for u in c.enumerate()] == \
             [(1, 0, "VC"), (1, 1, "MG"), (2, 1, "MG"), (1, 2, "VC")]
         refs = {"axpy": lambda x, y: 0.75 * x + y, "add": np.add, "mul": np.multiply,
-                "max": np.maximum, "relu": lambda x, y: np.maximum(x, 0)}
+                "max": np.maximum, "relu": lambda x, y: np.maximum(x, 0),
+                "exp2": lambda x, y: np.exp2(x),
+                "inv": lambda x, y: np.clip(1 / x, -65504, 65504),  # the FP16 store saturates
+                "log2": lambda x, y: np.log2(np.abs(x)),
+                "rsqrt": lambda x, y: 1 / np.sqrt(np.abs(x))}
         for n in (1, 130, 1000):
             x = RNG.uniform(-3, 3, n).astype(np.float16)
             y = RNG.uniform(-3, 3, n).astype(np.float16)
             for kernel, ref in refs.items():
-                got = c.vec(kernel, x, y, a=0.75)
+                xin = np.abs(x) if kernel in ("log2", "rsqrt") else x
+                got = c.vec(kernel, xin, y, a=0.75)
                 want = ref(x.astype(np.float64), y.astype(np.float64))
+                # log2's seed is 2^-19 off at most, absolutely, near x = 1
+                tol = _f16_step(want) + (2.0 ** -19 if kernel == "log2" else 0)
                 assert got.shape == (n,) and got.dtype == np.float32
-                assert np.all(np.abs(got - want) <= _f16_step(want)), f"{kernel} n={n}"
+                assert np.all(np.abs(got - want) <= tol), f"{kernel} n={n}"
         assert c.fault is None
         with pytest.raises(npukit.BadArgument):
             c.vec("add", np.ones(4), np.ones(5))
@@ -132,8 +139,9 @@ def test_vec_kernels_against_numpy():
 def test_matmul_through_the_engine_and_on_served_cards():
     """The same C bit for bit from the host form in-process, the engine form (each round one
     control program), and mg_2 served over a pipe, the line protocol on TCP and the card
-    daemon's protocol, the engine form over the pipe too; each within MXFP7's error of the FP32
-    product. 64 x 512 x 64 is two rounds of two jobs on the two clusters."""
+    daemon's protocol, the engine form over the pipe too, and with emitting sweeps and fused
+    DRAINs; each within MXFP7's error of the FP32 product. 64 x 512 x 64 is two rounds of two
+    jobs on the two clusters."""
     a = RNG.uniform(-1, 1, (64, 512)).astype(np.float16)
     b = RNG.uniform(-1, 1, (512, 64)).astype(np.float16)
     f32 = a.astype(np.float32) @ b.astype(np.float32)
@@ -141,6 +149,11 @@ def test_matmul_through_the_engine_and_on_served_cards():
         want = c.matmul(a, b)
         with pytest.raises(npukit.LimitError, match="no control-program engine"):
             c.matmul(a, b, engine=True)
+        # emitting sweeps and fused DRAINs write the same C; K=32 cannot emit
+        np.testing.assert_array_equal(c.matmul(a, b, emit=True), want)
+        with pytest.raises(npukit.BadArgument, match="K=32"):
+            c.matmul(a[:, :32], b[:32], emit=True)
+        assert c.fault is None
     assert np.sqrt(np.mean((want - f32) ** 2) / np.mean(f32 ** 2)) < 0.03
     pipe = f"pipe:{shlex.quote(cli())} kt serve --sim mg_2"
     with kt.serve("line", preset="mg_2") as line, kt.serve("daemon", preset="mg_2") as daemon:

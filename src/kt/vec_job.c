@@ -34,22 +34,33 @@ enum {
     A_Z = 5,
 };
 
-static const char *const names[KT_VEC_K_COUNT] = {"axpy", "add", "mul", "max", "relu"};
+/* Each kernel: its name and whether it reads y. */
+static const struct {
+    const char *name;
+    bool binary;
+} kernels[KT_VEC_K_COUNT] = {
+    [KT_VEC_K_AXPY] = {"axpy", true},    [KT_VEC_K_ADD] = {"add", true},
+    [KT_VEC_K_MUL] = {"mul", true},      [KT_VEC_K_MAX] = {"max", true},
+    [KT_VEC_K_RELU] = {"relu", false},   [KT_VEC_K_EXP2] = {"exp2", false},
+    [KT_VEC_K_LOG2] = {"log2", false},   [KT_VEC_K_INV] = {"inv", false},
+    [KT_VEC_K_RSQRT] = {"rsqrt", false},
+};
 
-const char *kt_vec_kernel_name(unsigned k) { return k < KT_VEC_K_COUNT ? names[k] : NULL; }
+const char *kt_vec_kernel_name(unsigned k) { return k < KT_VEC_K_COUNT ? kernels[k].name : NULL; }
 
 npk_status kt_vec_kernel_find(const char *name, kt_vec_kernel *k)
 {
     for (unsigned i = 0; i < KT_VEC_K_COUNT; i++)
-        if (name && !strcmp(name, names[i])) {
+        if (name && !strcmp(name, kernels[i].name)) {
             *k = (kt_vec_kernel)i;
             return NPK_OK;
         }
-    return npk_fail(NPK_EINVAL, "vector kernel '%s': one of axpy, add, mul, max, relu",
+    return npk_fail(NPK_EINVAL,
+                    "vector kernel '%s': one of axpy, add, mul, max, relu, exp2, log2, inv, rsqrt",
                     name ? name : "(null)");
 }
 
-bool kt_vec_kernel_binary(kt_vec_kernel k) { return k != KT_VEC_K_RELU; }
+bool kt_vec_kernel_binary(kt_vec_kernel k) { return k < KT_VEC_K_COUNT && kernels[k].binary; }
 
 /* The operation's word: v2 = f(v0, v1). */
 static kt_vec_insn operation(kt_vec_kernel k)
@@ -63,6 +74,10 @@ static kt_vec_insn operation(kt_vec_kernel k)
     case KT_VEC_K_MUL: in.op = KT_VEC_VMUL, in.vb = 1; break;
     case KT_VEC_K_MAX: in.op = KT_VEC_VMAX, in.vb = 1; break;
     case KT_VEC_K_RELU: in.op = KT_VEC_VMAX, in.vb = 0, in.sb = KT_VEC_SRC_K; break; /* K0 */
+    case KT_VEC_K_EXP2: in.op = KT_VEC_VEXP2; break;
+    case KT_VEC_K_LOG2: in.op = KT_VEC_VLOG2; break;
+    case KT_VEC_K_INV: in.op = KT_VEC_VINV; break;
+    case KT_VEC_K_RSQRT: in.op = KT_VEC_VRSQRT; break;
     case KT_VEC_K_COUNT: break;
     }
     return in;

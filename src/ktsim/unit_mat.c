@@ -20,8 +20,15 @@
  * conversion bit for bit. Addresses into L1 and the tile wrap as the
  * RTL's truncated indices do.
  *
- * Not modelled, reported as model errors (never guessed at): GEMM emit (sub-tiles streamed out
- * during the sweep) and DRAIN fuse, DRAIN to a node (dnode), FILL peers, CU_DATA into the unit.
+ * GEMM with `emit` hands each sub-tile out as the sweep's last K block completes it, written to
+ * the GEMM's address through the write-back port while the unit goes on (mat_emit.c); a DRAIN
+ * with `fuse` is the barrier that retires once they have left. The emitted words are the drained
+ * ones (measured on the RTL).
+ *
+ * Not modelled, reported as model errors (never guessed at): emit with nk = 1 and no acc (the RTL
+ * hangs), a fused DRAIN that is not the barrier of exactly the last emission, a plain DRAIN while
+ * an emission is still leaving, DRAIN or emit to a node (dnode), FILL peers, CU_DATA into the
+ * unit.
  *
  * Timing (the `timing mat` row), fitted to the RTL: upstream's mx_cluster_cu (KohakuTPU
  * 7703ee8, GA = GB = 512, TILES = 256, ACC_MW = 14, behavioural MACs) under Verilator 5.006,
@@ -44,7 +51,13 @@
  *     collected while one is sent, each burst from the third `drain_gap` cycles later (RTL: the
  *     first word 17 + min(n, 8) after the instruction, the last 1, 4, 8, 15, 16, 64 sub-tiles
  *     0, 3, 7, 16, 17, 77 cycles after the first); it retires `drain_retire` after its last word
- *     (RTL 4 to the completion).
+ *     (RTL 4 to the completion);
+ *   - emit: sub-tile t's command in the sweep's last K block at (nk - 1) t_total + t commands'
+ *     pace; a burst of 8 is handed to the sender `emit_hand` cycles after its last command (one
+ *     more for a short last burst), then a request and a word a cycle; an emitting sweep's
+ *     compute_cycles are its issue and `emit_comp` (RTL 31: no drain pass to count). The RTL
+ *     stalls a sweep whose write-back falls 112 sub-tiles behind (about 560 emitted at once);
+ *     that stall is not modelled.
  * tests/test_kt_mat_timing.c holds the model to the RTL's figures over those sizes. */
 #include <math.h>
 #include <stdarg.h>
@@ -54,12 +67,12 @@
 
 #include "kt/hw/mxfp.h"
 #include "kt/hw/units/mat.h"
+#include "mat_emit.h"
 #include "shell.h"
 
 enum {
     MG_SIDES = 2,
     MG_WORDS = 4,                 /* words of an L1 entry */
-    MG_WBURST = 8,                /* sub-tiles per drain write burst */
     MG_SUB = KT_MAT_SUBTILE * KT_MAT_SUBTILE,
 };
 
@@ -82,6 +95,8 @@ enum {
     MG_T_DRAIN_SETUP,
     MG_T_DRAIN_GAP,
     MG_T_DRAIN_RETIRE,
+    MG_T_EMIT_HAND,
+    MG_T_EMIT_COMP,
     MG_T_COUNT
 };
 
@@ -122,6 +137,10 @@ typedef struct mat_unit {
     uint32_t bursts;            /* DRAIN: bursts started */
     uint16_t retired;           /* FILL + GEMM + DRAIN retired */
     uint32_t ctr_comp, ctr_fill;
+    mg_emit em;                 /* an emitting sweep's write-back */
+    bool emitted_any;           /* an emitting sweep has started since reset */
+    uint32_t emitted;           /* sub-tiles the last emitting sweep emits */
+    uint64_t emit_addr;         /* and where */
     char pending[160];          /* a model error noticed in issue(), reported at the next tick */
 } mat_unit;
 
@@ -137,10 +156,13 @@ static void *mg_create(const ktsim_unit_cfg *cfg, kt_coord mem)
     for (int s = 0; s < MG_SIDES; s++)
         u->l1[s] = calloc(u->l1_entries, sizeof *u->l1[s]);
     u->tile = calloc((size_t)u->tiles * MG_SUB, sizeof *u->tile);
-    if (!u->l1[0] || !u->l1[1] || !u->tile) {
+    u->em.word = calloc(u->tiles, sizeof *u->em.word);
+    u->em.cap = u->tiles;
+    if (!u->l1[0] || !u->l1[1] || !u->tile || !u->em.word) {
         free(u->l1[0]);
         free(u->l1[1]);
         free(u->tile);
+        free(u->em.word);
         free(u);
         return NULL;
     }
@@ -153,6 +175,7 @@ static void mg_destroy(void *p)
     free(u->l1[0]);
     free(u->l1[1]);
     free(u->tile);
+    free(u->em.word);
     free(u);
 }
 
@@ -163,6 +186,8 @@ static void mg_reset(void *p)
     u->sweep_left = u->issue_left = u->comp_left = 0;
     u->retired = 0;
     u->ctr_comp = u->ctr_fill = 0;
+    u->em.st = EM_IDLE;
+    u->emitted_any = false;
     u->pending[0] = '\0';
 }
 
@@ -181,6 +206,25 @@ static void go(mat_unit *u, mg_state s, uint32_t wait)
 {
     u->state = s;
     u->wait = wait;
+}
+
+/* A fused DRAIN is a barrier for the sub-tiles the last emitting sweep emits: modelled when it
+ * waits for exactly those, at the address they go to. */
+static void check_fused(mat_unit *u)
+{
+    if (!u->emitted_any || u->n > u->emitted)
+        note(u,
+             "matmul fused DRAIN of %u sub-tiles after %u emitted: the RTL's barrier waits "
+             "forever",
+             u->n, u->emitted_any ? u->emitted : 0);
+    else if (u->n < u->emitted)
+        note(u, "matmul fused DRAIN of %u of the %u sub-tiles emitted is not modelled", u->n,
+             u->emitted);
+    else if (u->in.addr != u->emit_addr && mg_emit_busy(&u->em))
+        note(u,
+             "matmul fused DRAIN to 0x%llx while the sweep emits to 0x%llx: the RTL sends "
+             "the sub-tiles still in flight to the DRAIN's address (not modelled)",
+             (unsigned long long)u->in.addr, (unsigned long long)u->emit_addr);
 }
 
 static void mg_issue(void *p, const kt_flit *inst)
@@ -202,13 +246,23 @@ static void mg_issue(void *p, const kt_flit *inst)
         go(u, MG_FILL_REQ, u->t[MG_T_FILL_SETUP]);
         return;
     case KT_MAT_OP_GEMM:
-        if (u->in.emit)
-            note(u, "matmul GEMM with emit: streaming sub-tiles out of the sweep is not modelled");
+        if (u->in.emit && u->in.nk == 1 && !u->in.acc)
+            /* the sweep's one K block would both open the tile and emit it: the RTL has no
+             * such command, reports an error and never finishes the emission */
+            note(u, "matmul GEMM emit with nk=1 and no acc: the RTL has no load-and-emit and "
+                    "hangs");
+        if (u->in.emit && u->in.dnode)
+            note(u, "matmul GEMM emit to a node is not modelled");
         go(u, MG_GEMM_WAIT, 0);
         return;
     case KT_MAT_OP_DRAIN:
-        if (u->in.fuse || u->in.dnode)
-            note(u, "matmul DRAIN %s is not modelled", u->in.fuse ? "fused" : "to a node");
+        if (u->in.dnode)
+            note(u, "matmul DRAIN to a node is not modelled");
+        else if (u->in.fuse)
+            check_fused(u);
+        else if (mg_emit_busy(&u->em))
+            note(u, "matmul DRAIN while an emitting sweep's sub-tiles are still leaving: the RTL "
+                    "restarts its drain counters under them (not modelled)");
         go(u, MG_DRAIN_WAIT, 0);
         return;
     default: go(u, MG_RETIRE, 0); return; /* not an instruction: a no-op, not counted */
@@ -254,6 +308,15 @@ static uint64_t sweep_issue(const mat_unit *u)
     return cmds + (cmds - 1) * idle;
 }
 
+/* A sub-tile's drained word: its 16 FP16 values, row after row. */
+static void subtile_word(const mat_unit *u, uint32_t index, uint64_t w[MG_WORD_U64])
+{
+    const double *t = u->tile + (index % u->tiles) * MG_SUB;
+    memset(w, 0, MG_WORD_U64 * sizeof *w);
+    for (unsigned e = 0; e < MG_SUB; e++)
+        w[e / 4] |= (uint64_t)kt_mx_acc_to_fp16(t[e]) << (16 * (e % 4));
+}
+
 static void start_sweep(mat_unit *u)
 {
     uint64_t t = (uint64_t)u->in.gm * u->in.gn, issue = sweep_issue(u);
@@ -261,8 +324,21 @@ static void start_sweep(mat_unit *u)
     u->narrow = t < u->t[MG_T_REUSE_MIN];
     u->issue_left = issue;
     u->sweep_left = issue + u->t[MG_T_SWEEP_LAT];
-    uint64_t comp = issue + t + u->t[MG_T_COMP_TAIL];
+    /* an emitting sweep has no separate drain pass to count */
+    uint64_t comp = issue + (u->in.emit ? u->t[MG_T_EMIT_COMP] : t + u->t[MG_T_COMP_TAIL]);
     u->comp_left = comp > u->comp_left ? comp : u->comp_left;
+    if (!u->in.emit)
+        return;
+    uint32_t total = (uint32_t)(t < u->tiles ? t : u->tiles);
+    for (uint32_t i = 0; i < total; i++)
+        subtile_word(u, i, u->em.word[i]);
+    uint64_t reuse = u->t[MG_T_REUSE_MIN];
+    uint32_t pace = 1 + (u->in.nk > 1 && t < reuse ? (uint32_t)((reuse + t - 1) / t - 1) : 0);
+    mg_emit_start(&u->em, u->in.addr, (uint32_t)t, (uint32_t)((u->in.nk - 1) * t), pace,
+                  u->t[MG_T_EMIT_HAND]);
+    u->emitted_any = true;
+    u->emitted = (uint32_t)t;
+    u->emit_addr = u->in.addr;
 }
 
 static bool send_fill_req(mat_unit *u, ksim_shell *sh)
@@ -288,28 +364,20 @@ static uint32_t collect(const mat_unit *u)
 
 static bool send_drain_flit(mat_unit *u, ksim_shell *sh, bool request)
 {
-    kt_flit f = {{0}};
-    kt_header h = {u->mem, ksim_shell_coord(sh), KT_T_MEM_WR_DATA, 0, false, 0};
+    kt_flit f;
     if (request) {
         uint32_t len = u->n - u->got < MG_WBURST ? u->n - u->got : MG_WBURST;
-        kt_mem_req r = {0};
-        r.addr = (u->in.addr + (uint64_t)u->got * KT_MX_WORD) & ((1ull << KT_MEM_ADDR_BITS) - 1);
-        r.len = (uint8_t)(len - 1);
-        kt_mem_req_put(&f, &r);
-        h.type = KT_T_MEM_WR_REQ;
-        h.last = true;
-        kt_header_put(&f, &h);
+        mg_write_req(&f, u->mem, ksim_shell_coord(sh), u->in.addr + (uint64_t)u->got * KT_MX_WORD,
+                     len);
         if (!ksim_shell_send(sh, &f))
             return false;
         u->burst_left = len;
         u->bursts++;
         return true;
     }
-    const double *t = u->tile + (u->got % u->tiles) * MG_SUB;
-    for (unsigned e = 0; e < MG_SUB; e++)
-        f.w[e / 4] |= (uint64_t)kt_mx_acc_to_fp16(t[e]) << (16 * (e % 4));
-    h.last = u->burst_left == 1;
-    kt_header_put(&f, &h);
+    uint64_t w[MG_WORD_U64];
+    subtile_word(u, u->got, w);
+    mg_write_data(&f, u->mem, ksim_shell_coord(sh), w, u->burst_left == 1);
     if (!ksim_shell_send(sh, &f))
         return false;
     u->got++;
@@ -317,13 +385,8 @@ static bool send_drain_flit(mat_unit *u, ksim_shell *sh, bool request)
     return true;
 }
 
-static void mg_tick(void *p, ksim_shell *sh)
+static void sequencer(mat_unit *u, ksim_shell *sh)
 {
-    mat_unit *u = p;
-    if (u->pending[0]) {
-        ksim_shell_report(sh, "%s", u->pending);
-        u->pending[0] = '\0';
-    }
     if (u->issue_left)
         u->issue_left--;
     if (u->sweep_left)
@@ -351,15 +414,24 @@ static void mg_tick(void *p, ksim_shell *sh)
         }
         break;
     case MG_GEMM_WAIT:
-        /* after a wide sweep, once the manager is free; after a narrow one, once the tile is */
-        if (u->narrow ? u->sweep_left : u->issue_left)
+        /* after a wide sweep, once the manager is free; after a narrow one, once the tile is;
+         * an emitting sweep also once the last one's sub-tiles have left */
+        if ((u->narrow ? u->sweep_left : u->issue_left) || (u->in.emit && mg_emit_busy(&u->em)))
             break;
         start_sweep(u);
         u->retired++;
         go(u, MG_RETIRE, u->t[MG_T_GEMM_ISSUE]);
         break;
     case MG_DRAIN_WAIT:
-        if (!u->sweep_left) {
+        /* a fused DRAIN waits for the emitted sub-tiles to have left, not for the sweep */
+        if (u->in.fuse && !u->in.dnode) {
+            if (!mg_emit_busy(&u->em)) {
+                u->retired++;
+                go(u, MG_RETIRE, u->t[MG_T_DRAIN_RETIRE]);
+            }
+            break;
+        }
+        if (!u->sweep_left && !mg_emit_busy(&u->em)) {
             u->bursts = 0;
             go(u, MG_DRAIN_REQ, u->t[MG_T_DRAIN_SETUP] + collect(u));
         }
@@ -384,6 +456,17 @@ static void mg_tick(void *p, ksim_shell *sh)
         ksim_shell_done(sh, u->retired, false);
         break;
     }
+}
+
+static void mg_tick(void *p, ksim_shell *sh)
+{
+    mat_unit *u = p;
+    if (u->pending[0]) {
+        ksim_shell_report(sh, "%s", u->pending);
+        u->pending[0] = '\0';
+    }
+    sequencer(u, sh); /* first: a fill's request goes ahead of the write-back's flits */
+    mg_emit_tick(&u->em, sh, u->mem);
 }
 
 /* Responses of a FILL; write acknowledgements are dropped (no write fence); CU_DATA is not
@@ -423,7 +506,7 @@ static uint64_t mg_dbg(void *p)
 static bool mg_idle(void *p)
 {
     const mat_unit *u = p;
-    return u->state == MG_IDLE && !u->sweep_left && !u->comp_left;
+    return u->state == MG_IDLE && !u->sweep_left && !u->comp_left && !mg_emit_busy(&u->em);
 }
 
 static const ktsim_unit_key mg_timing[] = {
@@ -436,6 +519,8 @@ static const ktsim_unit_key mg_timing[] = {
     [MG_T_DRAIN_SETUP] = {"drain_setup", 12, 0, 1u << 16},
     [MG_T_DRAIN_GAP] = {"drain_gap", 1, 0, 1u << 16},
     [MG_T_DRAIN_RETIRE] = {"drain_retire", 2, 0, 1u << 16},
+    [MG_T_EMIT_HAND] = {"emit_hand", 34, 0, 1u << 16},
+    [MG_T_EMIT_COMP] = {"emit_comp", 31, 0, 1u << 16},
     {NULL, 0, 0, 0},
 };
 
@@ -456,5 +541,6 @@ const ksim_unit_ops ksim_unit_mat = {
     .timing = mg_timing,
     .timing_source = "RTL mx_cluster_cu (KohakuTPU 7703ee8) under Verilator, port to port: "
                      "GEMM+DRAIN over 12 shapes 1x1x1..8x8x8 (56..651 cycles), DRAIN of 1..64 "
-                     "sub-tiles (22..106), FILL last response to completion 5",
+                     "sub-tiles (22..106), FILL last response to completion 5, GEMM emit + "
+                     "fused DRAIN over 13 shapes (42..573)",
 };

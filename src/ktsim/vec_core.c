@@ -2,9 +2,9 @@
 /* The vector core's sequencer, one cycle a step (see vec_core.h). The states and their order are
  * the RTL's (upstream vec_core.v, KohakuTPU 7703ee8): every instruction is fetched in F1, F2,
  * DEC and dispatched in EXEC; what follows EXEC is the instruction's own walk below. The FLAT,
- * D2, D4 and TREE modes are modelled (the lanes: vec_lanes.c); the transcendental seeds (and
- * EXPSUM), arithmetic in TREE mode and a drain to a node in another mesh are not, and stop the
- * kernel with KT_VEC_F_UNMODELLED and a model error naming the instruction. */
+ * D2, D4 and TREE modes are modelled (the lanes: vec_lanes.c; the seeds and EXPSUM's 2^x:
+ * src/kt/hw/e8m15_seed.c); arithmetic in TREE mode and a drain to a node in another mesh are
+ * not, and stop the kernel with KT_VEC_F_UNMODELLED and a model error naming the instruction. */
 #include "vec_core.h"
 
 #include <stdio.h>
@@ -248,9 +248,8 @@ static uint32_t pick(const vc_core *c, unsigned sel, unsigned reg)
 static bool chain_stage(vc_core *c, unsigned k)
 {
     const kt_vec_insn *d = &c->d;
-    if (d->op >= KT_VEC_VEXP2) {
-        unmodelled(c, d->op <= KT_VEC_VRSQRT ? kt_vec_op_name(d->op)
-                                             : "a word that is not arithmetic inside a chain");
+    if (d->op > LAST_ALU_OP) {
+        unmodelled(c, "a word that is not arithmetic inside a chain");
         return false;
     }
     vl_stage st = {.op = (uint8_t)d->op};
@@ -323,13 +322,43 @@ static void exec_red(vc_core *c)
         return fault(c, KT_VEC_F_REDVL);
     if (c->mode != KT_VEC_TREE)
         return fault(c, KT_VEC_F_OPCODE);
-    if (kind == RED_EXPSUM)
-        return unmodelled(c, "VRED EXPSUM (the exp2 seed)");
     /* the beats stream through the tree; the result is known now, the scalar written when the
      * tail's sum leaves the tree */
     c->red = vl_reduce(kind, c->v[d->va], c->v[d->vb], nchunk(c));
-    c->nbeat = (kind == RED_SUMSQ || kind == RED_DOT ? 2 : 1) * nchunk(c);
+    c->red_kind = kind;
+    c->nbeat = (kind == RED_SUMSQ || kind == RED_DOT || kind == RED_EXPSUM ? 2 : 1) * nchunk(c);
+    if (kind == RED_EXPSUM) {
+        /* EXPSUM also writes each 2^x, to vb, as an ALU word would: counted pending, and
+         * predicated by P[pr] under the mode of the last arithmetic word (VRED sets no mode of
+         * its own; the RTL's issue keeps the one it had) */
+        c->ra = d->va;
+        c->wd = d->vb;
+        c->pr = d->pr;
+    }
     c->st = S_RED;
+}
+
+/* One beat of EXPSUM: eight elements' 2^x into the lanes, written back to vb. */
+static void expsum_beat(vc_core *c)
+{
+    vl_beat b = {.wd = (uint8_t)c->wd,
+                 .pr = (uint8_t)c->pr,
+                 .chunk = (uint8_t)c->chunk,
+                 .phase = (uint8_t)c->half,
+                 .depth = 1,
+                 .pm = (uint8_t)c->pm,
+                 .exp2_leaf = true,
+                 .tmask = 0xFFFF};
+    for (unsigned slot = 0; slot < KT_VEC_LANES; slot++) {
+        unsigned e = c->chunk * KT_VEC_LANES + slot;
+        b.in[slot][0] = c->v[c->ra][e];
+        b.pmask |= (uint16_t)(c->p[c->pr][e] << slot);
+    }
+    vl_issue(&c->lanes, c->now, &b);
+    if (++c->half == 2) {
+        c->half = 0;
+        c->chunk++;
+    }
 }
 
 /* EXEC: dispatch the fetched word; false holds it here another cycle. */
@@ -562,7 +591,10 @@ void vc_core_step(vc_core *c)
             c->st = S_RDRAIN;
             break;
         }
-        vl_touch(&c->lanes, c->now);
+        if (c->red_kind == RED_EXPSUM)
+            expsum_beat(c);
+        else
+            vl_touch(&c->lanes, c->now);
         c->beats++;
         break;
     case S_RDRAIN: /* the tail waits for the lanes to drain, then sums the accumulators */

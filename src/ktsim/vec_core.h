@@ -66,6 +66,7 @@ typedef struct vc_core {
     unsigned ra, rb, rc, wd, pm, pr, have;
     bool cmp;
     uint32_t red;       /* a reduction's result, written when its tail leaves the tree */
+    unsigned red_kind;  /* the running reduction's kind (EXPSUM's beats also write back) */
     uint32_t tree_tail; /* the timing row's: the tail's issue to its result */
 
     /* the memory side: a request is valid from the cycle after it is set until the unit's

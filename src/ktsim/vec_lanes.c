@@ -53,24 +53,35 @@ void vl_issue(vc_lanes *l, uint64_t now, vl_beat *b)
     l->pipe_free_at = now + l->pipe_lat;
 }
 
+enum { TREE_LEAVES = 8 };
+
+/* Slot `slot` of a beat through its chain: each stage's operands as the stage read its chain
+ * registers. */
+static uint32_t run_chain(const vc_lanes *l, const vl_beat *b, unsigned slot, bool *pred)
+{
+    uint32_t r = 0;
+    for (unsigned k = 0; k < b->depth; k++) {
+        const vl_stage *s = stage_at(l, k, b->issue + l->stage_read + k * l->alu_lat);
+        uint32_t x[3];
+        for (int j = 0; j < 3; j++)
+            x[j] = s->sel[j] == KT_VEC_SRC_V   ? b->in[slot][j]
+                   : s->sel[j] == KT_VEC_SRC_C ? (k ? r : 0)
+                                               : s->konst[j];
+        r = kt_e8_alu((kt_e8_op)(s->op < KT_E8_OP_COUNT ? s->op : KT_E8_MOV), x[0], x[1], x[2],
+                      pred);
+    }
+    return r;
+}
+
 static void write_back(const vc_lanes *l, const vl_beat *b, uint32_t v[][KT_VEC_VLMAX],
                        uint8_t p[][KT_VEC_VLMAX])
 {
-    unsigned wid = KT_VEC_LANES / b->depth;
+    unsigned wid = b->exp2_leaf ? TREE_LEAVES : KT_VEC_LANES / b->depth;
     for (unsigned i = 0; i < wid; i++) {
         unsigned slot = b->phase * wid + i, e = b->chunk * KT_VEC_LANES + slot;
-        uint32_t r = 0;
         bool pred = false;
-        for (unsigned k = 0; k < b->depth; k++) {
-            const vl_stage *s = stage_at(l, k, b->issue + l->stage_read + k * l->alu_lat);
-            uint32_t x[3];
-            for (int j = 0; j < 3; j++)
-                x[j] = s->sel[j] == KT_VEC_SRC_V   ? b->in[slot][j]
-                       : s->sel[j] == KT_VEC_SRC_C ? (k ? r : 0)
-                                                   : s->konst[j];
-            r = kt_e8_alu((kt_e8_op)(s->op < KT_E8_OP_COUNT ? s->op : KT_E8_MOV), x[0], x[1], x[2],
-                          &pred);
-        }
+        uint32_t r =
+            b->exp2_leaf ? kt_e8_seed(KT_E8_EXP2, b->in[slot][0]) : run_chain(l, b, slot, &pred);
         if (!(b->tmask >> slot & 1))
             continue;
         if (b->cmp) {
@@ -107,7 +118,7 @@ void vl_end_cycle(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX], uint8_t
     l->inc = -1;
 }
 
-enum { RED_SUM, RED_MAX, RED_MIN, RED_SUMSQ, RED_DOT, TREE_LEAVES = 8, ACCS = 16 };
+enum { RED_SUM, RED_MAX, RED_MIN, RED_SUMSQ, RED_DOT, RED_EXPSUM, ACCS = 16 };
 
 /* Eight leaves through lanes 8..14: pairs, pairs of those, the last pair. */
 static uint32_t tree(kt_e8_op comb, const uint32_t leaf[TREE_LEAVES])
@@ -124,7 +135,8 @@ uint32_t vl_reduce(unsigned kind, const uint32_t *va, const uint32_t *vb, unsign
 {
     kt_e8_op comb = kind == RED_MAX ? KT_E8_MAX : kind == RED_MIN ? KT_E8_MIN : KT_E8_ADD;
     uint32_t ident = kind == RED_MAX ? 0xFF8000u : kind == RED_MIN ? 0x7F8000u : KT_E8_ZERO;
-    bool half = kind == RED_SUMSQ || kind == RED_DOT; /* a product per leaf, two beats a chunk */
+    /* a product (or 2^x) per leaf, two beats a chunk */
+    bool half = kind == RED_SUMSQ || kind == RED_DOT || kind == RED_EXPSUM;
     uint32_t acc[ACCS], leaf[TREE_LEAVES];
     for (unsigned i = 0; i < ACCS; i++)
         acc[i] = ident;
@@ -133,7 +145,8 @@ uint32_t vl_reduce(unsigned kind, const uint32_t *va, const uint32_t *vb, unsign
         for (unsigned j = 0; j < TREE_LEAVES; j++) {
             if (half) {
                 unsigned e = (b / 2) * KT_VEC_LANES + (b % 2) * TREE_LEAVES + j;
-                leaf[j] = kt_e8_alu(KT_E8_MUL, va[e], vb[e], vb[e], NULL);
+                leaf[j] = kind == RED_EXPSUM ? kt_e8_seed(KT_E8_EXP2, va[e])
+                                             : kt_e8_alu(KT_E8_MUL, va[e], vb[e], vb[e], NULL);
             } else {
                 unsigned e = b * KT_VEC_LANES + 2 * j;
                 leaf[j] = kt_e8_alu(comb, va[e], va[e + 1], va[e + 1], NULL);

@@ -31,6 +31,7 @@ typedef struct vl_beat {
     uint64_t issue, wb;
     uint8_t wd, pr, chunk, phase, depth, pm;
     bool cmp;
+    bool exp2_leaf; /* EXPSUM's: 2^x of each first source into the phase's 8 slots (depth 1) */
     uint16_t tmask, pmask;
     uint32_t in[KT_VEC_LANES][3]; /* the register file's values read at issue, per slot */
 } vl_beat;
@@ -58,9 +59,10 @@ void vl_issue(vc_lanes *l, uint64_t now, vl_beat *b);
 void vl_end_cycle(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX], uint8_t p[][KT_VEC_VLMAX]);
 /* A beat that writes nothing (a reduction's) entering the lanes in cycle `now`. */
 static inline void vl_touch(vc_lanes *l, uint64_t now) { l->pipe_free_at = now + l->pipe_lat; }
-/* A TREE reduction of kind 0..4 (SUM, MAX, MIN, SUMSQ, DOT) over `nchunk` chunks of va (and vb
- * for the products), as the tree combines them: each beat's elements in pairs, then 4, 2, 1,
- * into its own accumulator, the sixteen accumulators the same way at the end. */
+/* A TREE reduction of kind 0..5 (SUM, MAX, MIN, SUMSQ, DOT, EXPSUM) over `nchunk` chunks of va
+ * (and vb for the products), as the tree combines them: each beat's elements in pairs (SUMSQ,
+ * DOT, EXPSUM: each element's product or 2^x, eight a beat), then 4, 2, 1, into its own
+ * accumulator, the sixteen accumulators the same way at the end. */
 uint32_t vl_reduce(unsigned kind, const uint32_t *va, const uint32_t *vb, unsigned nchunk);
 static inline bool vl_pending(const vc_lanes *l, unsigned reg) { return l->pend[reg] != 0; }
 static inline bool vl_empty(const vc_lanes *l, uint64_t now)

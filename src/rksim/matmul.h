@@ -94,12 +94,6 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
  * sums beyond the fp32 chunk; NULL when out of memory. */
 const float *rksim_weights_floats(rksim *s, const rksim_mm *mm, const uint8_t *packed);
 
-/* C[M][N] = A[M][K] . B[N][K]^T in fp32 (rksim_sgemm_nt) with b the floats of mm's packed
- * weights, through the same cache; on new bytes the decode goes a few N tiles at a time, each
- * multiplied while still in the CPU's caches. False when out of memory. */
-bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, const float *a,
-                         float *c);
-
 /* C[M][N] = A[M][K] . B[N][K]^T in fp32 (rksim_sgemm_nt) with B the floats of mm's packed
  * weights, decoded a few N tiles at a time, each chunk multiplied while still in the CPU's
  * caches (weights_stream.c; no cache of decoded floats). False when out of memory. */

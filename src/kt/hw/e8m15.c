@@ -90,18 +90,7 @@ static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool 
 
     if (!mag)
         return (uint32_t)(sign && !cancels) << 23;
-    unsigned pos = lead1(mag);
-    uint64_t nrm = (mag << (FRAME - 1 - pos)) & m48;
-    uint32_t sig = (uint32_t)(nrm >> 32) & 0xFFFF;
-    bool g = nrm >> 31 & 1, st = (nrm & 0x7FFFFFFFu) || stk;
-    uint32_t r = sig + (g && (st || (sig & 1)));
-    bool carry = r >> 16 & 1;
-    int e = (int)pos + ebase + carry;
-    if (e >= E8_EMAX)
-        return (uint32_t)sign << 23 | (uint32_t)E8_EMAX << E8_MBITS;
-    if (e <= 0)
-        return (uint32_t)sign << 23;
-    return (uint32_t)sign << 23 | (uint32_t)e << E8_MBITS | (carry ? 0 : (r & 0x7FFF));
+    return kt_e8_round(mag, ebase, stk, sign);
 }
 
 uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred)
@@ -157,6 +146,10 @@ uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred)
         va = p ? KT_E8_ONE : KT_E8_ZERO;
         va_z = !p;
         break;
+    case KT_E8_EXP2:
+    case KT_E8_LOG2:
+    case KT_E8_INV:
+    case KT_E8_RSQRT: return kt_e8_seed(op, a);
     case KT_E8_MOV:
     case KT_E8_OP_COUNT: break;
     }

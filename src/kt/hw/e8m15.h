@@ -26,7 +26,8 @@ enum {
     KT_E8_NAN = 0x7FC000, /* the lane's quiet NaN */
 };
 
-/* The lane's arithmetic opcodes (the ISA's 0x00..0x0D, which the lane numbers the same). */
+/* The lane's arithmetic opcodes, numbered as the ISA numbers them (0x00..0x11; the lane itself
+ * numbers the four seeds 16..19). */
 typedef enum kt_e8_op {
     KT_E8_MOV,
     KT_E8_NEG,
@@ -42,14 +43,31 @@ typedef enum kt_e8_op {
     KT_E8_CMPLT,
     KT_E8_CMPGT,
     KT_E8_CMPEQ,
+    KT_E8_EXP2,
+    KT_E8_LOG2,
+    KT_E8_INV,
+    KT_E8_RSQRT,
     KT_E8_OP_COUNT
 } kt_e8_op;
 
 /* One lane operation on three 24-bit operands, as the lane computes it: MOV/NEG/ABS a;
  * ADD a + c; SUB a - c; MUL a * b; FMA a * b + c; FNMA -(a * b) + c; MAX/MIN of a and b;
  * SEL c != 0 ? a : b; the compares a against b (result 1.0 or 0.0; *pred the predicate bit,
- * false for the rest). */
+ * false for the rest); the seeds 2^a, log2 a, 1/a and 1/sqrt(a) (kt_e8_seed). */
 uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred);
+
+/* The seeds (e8m15_seed.c), as the lane computes them: a quadratic per segment of 1/32 of an
+ * octave, its coefficients from a table, evaluated in two fixed-point Horner steps and rounded
+ * once by the lane's rounder. `op` is KT_E8_EXP2..KT_E8_RSQRT; any other op returns NaN. */
+uint32_t kt_e8_seed(kt_e8_op op, uint32_t a);
+/* The seed table's row: `idx` 0..31 (RSQRT 0..63, bit 5 the odd-octave half), c[0..2] the
+ * coefficients at weights 2^-20, 2^-24, 2^-28; false for an op or index with no row. */
+bool kt_e8_seed_row(kt_e8_op op, unsigned idx, int32_t c[3]);
+/* The lane's last three cycles (e8m15_round.c): a magnitude whose leading one weighs 2^(position +
+ * ebase - 127), normalised to 16 significant bits, rounded to nearest even (sticky: bits already
+ * lost below it), then bounded: at or above exponent 255 infinity, at or below 0 zero. A zero
+ * magnitude is a zero of `sign`. Shared by the fused multiply-add and the seeds. */
+uint32_t kt_e8_round(uint64_t mag, int ebase, bool sticky, unsigned sign);
 
 uint32_t kt_e8_from_f16(uint16_t h);
 uint16_t kt_e8_to_f16(uint32_t e);

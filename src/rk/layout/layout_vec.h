@@ -28,6 +28,13 @@ static inline int npk_layout_avx2(void) { return __builtin_cpu_supports("avx2");
 /* The same for AVX-512 F (64-byte registers: a whole cache line per access). */
 #define NPK_LAYOUT_AVX512 static inline __attribute__((always_inline, target("avx512f")))
 static inline int npk_layout_avx512(void) { return __builtin_cpu_supports("avx512f"); }
+/* AVX-512 F with BW (byte and 16-bit lanes: the int4 nibble merge). */
+#define NPK_LAYOUT_AVX512BW                                                                        \
+    static inline __attribute__((always_inline, target("avx512f,avx512bw")))
+static inline int npk_layout_avx512bw(void)
+{
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+}
 #else
 #define NPK_LAYOUT_HAVE_AVX2 0
 #endif

@@ -123,6 +123,31 @@ npk_status kt_mat_gemm(kt_flit *f, uint8_t gm, uint8_t gn, uint8_t nk, bool acc,
     return build(f, fv, sizeof fv / sizeof fv[0], txn, last);
 }
 
+npk_status kt_mat_gemm_emit(kt_flit *f, uint8_t gm, uint8_t gn, uint8_t nk, bool acc, uint8_t aoff,
+                            uint8_t boff, bool abank, bool bbank, uint64_t addr, uint8_t txn,
+                            bool last)
+{
+    if (nk == 1 && !acc)
+        return npk_fail(NPK_EINVAL, "matmul GEMM emit with nk=1 needs acc: its one K block would "
+                                    "open the tile and emit it, which the unit cannot do");
+    npk_status s = check_addr("GEMM emit", addr);
+    if (!s)
+        s = kt_mat_gemm(f, gm, gn, nk, acc, aoff, boff, abank, bbank, txn, last);
+    if (!s)
+        s = kt_field_put(f, &kt_layout_mat[F_EMIT], 1);
+    if (!s)
+        s = kt_field_put(f, &kt_layout_mat[F_ADDR], addr & ((1ull << ADDR_LO_BITS) - 1));
+    if (!s)
+        s = kt_field_put(f, &kt_layout_mat[F_ADDR_HI], addr >> ADDR_LO_BITS);
+    return s;
+}
+
+npk_status kt_mat_drain_fused(kt_flit *f, uint64_t addr, uint32_t n, uint8_t txn, bool last)
+{
+    npk_status s = kt_mat_drain(f, addr, n, txn, last);
+    return s ? s : kt_field_put(f, &kt_layout_mat[F_FUSE], 1);
+}
+
 npk_status kt_mat_drain(kt_flit *f, uint64_t addr, uint32_t n, uint8_t txn, bool last)
 {
     if (n == 0 || n > 0xFFFF)
