@@ -111,7 +111,7 @@ int main(int argc, char **argv)
     }
     uint64_t cycles = 0;
     for (int r = 0; r < runs; r++) {
-        uint64_t c0 = ktsim_cycle(s), t0 = npk_now_ns(), p0 = npk_cpu_ns();
+        uint64_t c0 = ktsim_cycle(s), t0 = npk_now_ns(), p0 = npk_thread_cpu_ns();
         kt_ticket tk[MAX_CL];
         if (kt_stage(&d, 0, prog, (unsigned)(nmg * PROG)))
             return 1;
@@ -124,7 +124,7 @@ int main(int argc, char **argv)
                 return 1;
             }
         t_sim[r] = (double)(npk_now_ns() - t0);
-        double used = (double)(npk_cpu_ns() - p0);
+        double used = (double)(npk_thread_cpu_ns() - p0);
         cycles = ktsim_cycle(s) - c0;
         rate[r] = (double)cycles / t_sim[r] * 1e9;
         cpu_rate[r] = used > 0 ? (double)cycles / used * 1e9 : 0;
