@@ -3,8 +3,9 @@
  * preset — FILL A, FILL B (quantised by the memory port), GEMM, DRAIN, one program per cluster —
  * run through the driver, against the same MXFP7 product computed on the CPU in the same run
  * (the chains the clusters compute, in double). Prints the medians: simulated mesh cycles per
- * second of wall time and per second of CPU time (on a loaded machine the wall clock also counts
- * the waits for a core), the product's multiply-adds per second both ways, and their ratio.
+ * second of wall time and per second of the thread's CPU time (on a loaded machine the wall
+ * clock also counts the waits for a core), the product's multiply-adds per second both ways, and
+ * their ratio.
  *
  * Usage: bench_kt_matmul [runs]   (default 5) */
 #include <stdio.h>
