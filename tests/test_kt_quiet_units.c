@@ -32,8 +32,8 @@ typedef struct outcome {
     uint64_t cycle;
     uint64_t reg[MAX_UNITS][3]; /* CU_COUNTERS, CU_DBG, CU_STATUS per unit, each round's end */
     uint64_t last[ROUNDS][MAX_UNITS]; /* each dispatch's final NODE_STATUS: code, arg, count */
-    uint8_t *dram;  /* every cluster's results */
-    uint8_t *dumps; /* the kernels' read-back regions, one after another */
+    uint8_t *dram;                    /* every cluster's results */
+    uint8_t *dumps;                   /* the kernels' read-back regions, one after another */
     size_t ndumps;
     size_t nunits;
 } outcome;
@@ -154,8 +154,8 @@ static bool run(bool skip, outcome *o)
             kt_wait_result res = {0};
             npk_status w = kt_wait(&d, &tk[t], &res);
             CHECK(w == NPK_OK || w == NPK_EFAULT);
-            o->last[r][t] = (uint64_t)res.last.code << 48 | (uint64_t)res.last.count << 32 |
-                            res.last.arg;
+            o->last[r][t] =
+                (uint64_t)res.last.code << 48 | (uint64_t)res.last.count << 32 | res.last.arg;
         }
         for (size_t v = 0; v < nvc; v++) {
             size_t len = (size_t)dump_words[v] * 32;
@@ -181,9 +181,9 @@ static bool run(bool skip, outcome *o)
             size_t len;
         } region[] = {{C_AT, GM * GN * 32}, {N_AT, 2 * 32}, {E_AT, GM * GN * 32}};
         for (int j = 0; j < 3; j++) {
-            CHECK_EQ(ktsim_dram_read(s, region[j].base + (uint64_t)u * UNIT_STRIDE, at,
-                                     region[j].len),
-                     NPK_OK);
+            CHECK_EQ(
+                ktsim_dram_read(s, region[j].base + (uint64_t)u * UNIT_STRIDE, at, region[j].len),
+                NPK_OK);
             at += region[j].len;
         }
     }

@@ -729,7 +729,10 @@ done:
 }
 
 /* Steps until `at` (a step moves the clock first: the one that reaches it acts). */
-static uint64_t steps_before(const vc_core *c, uint64_t at) { return at > c->now + 1 ? at - c->now - 1 : 0; }
+static uint64_t steps_before(const vc_core *c, uint64_t at)
+{
+    return at > c->now + 1 ? at - c->now - 1 : 0;
+}
 
 /* The lanes' quiet steps: until the first queued beat writes back (UINT64_MAX: none queued). */
 static uint64_t lanes_quiet(const vc_core *c)
