@@ -127,10 +127,11 @@ typedef struct ktsim_config {
     unsigned n_units;
     ktsim_unit_timing timing[KTSIM_MAX_TIMINGS]; /* one row per unit kind that has timing */
     unsigned n_timing;
-    /* CPU_RV64 = 1: the RV64 control complex sits at rv64_at (no compute-unit shell; it reaches
-     * the mesh through its mailbox) and its load window at ctrl_base + 0x8000, which the
-     * orchestrator window then stops short of. rv64_cost[k] overrides the core's cycle cost of
-     * instruction class k (0 keeps the default; the classes are listed in data/kt/README.md). */
+    /* CPU_RV64 = 1: the RV64 control complex sits at rv64_at, which must be (0,0), the system
+     * node's coordinate (no compute-unit shell; its mailbox is a client of the memory ports),
+     * and its load window at ctrl_base + 0x8000, which the orchestrator window then stops short
+     * of. rv64_cost[k] overrides the core's cycle cost of instruction class k (0 keeps the
+     * default; the classes are listed in data/kt/README.md). */
     bool cpu_rv64;
     kt_coord rv64_at;
     uint32_t rv64_cost[16];
