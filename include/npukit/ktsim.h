@@ -256,8 +256,9 @@ NPUKIT_API void ktsim_count_mem_traffic(ktsim *s, unsigned reads, unsigned write
 
 /* The interlink's reach into the mesh (spec §4): a flit arriving at a memory port with rsvd[2]
  * set (KT_RSVD_REMOTE) goes to take(user, flit) instead of the agent (false: the port holds it
- * this cycle); ktsim_inject_flit sends a flit from another mesh into this one from memory port
- * 0, after the agent's own outbound (false: its queue is full this cycle). */
+ * this cycle); ktsim_inject_flit sends a flit from another mesh into this one from the memory
+ * port on its destination's row (port 0 when none is), after the agent's and the control
+ * complex's own outbound (false: that port's queue is full this cycle). */
 NPUKIT_API void ktsim_set_remote_flits(ktsim *s, bool (*take)(void *user, const kt_flit *f),
                                        void *user);
 NPUKIT_API bool ktsim_inject_flit(ktsim *s, const kt_flit *f);

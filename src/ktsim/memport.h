@@ -48,13 +48,15 @@ bool ksim_memport_inject(ksim_memport *p, const kt_flit *f);
 typedef struct ksim_hub_client {
     const ksim_endpoint_ops *ops;
     void *ep;
-    uint8_t port_row[KTSIM_MAX_MEM_PORTS]; /* each port's mesh row */
+    const kt_coord *ports; /* the node's memory ports, by number */
     unsigned n_ports;
 } ksim_hub_client;
 /* Port `index` of the node serves `pe` (every port of the node gets the same client); port 0
  * also ticks it. */
 void ksim_memport_set_processor(ksim_memport *p, const ksim_hub_client *pe, unsigned index);
-/* The port a flit for mesh row `row` leaves by: the last port on that row, else 0. */
-unsigned ksim_hub_port_for_row(const ksim_hub_client *pe, uint8_t row);
+/* The port a flit for mesh row `row` leaves by: the last of `ports` on that row, else port 0 —
+ * upstream mag's rule for every outbound source but a port's own engine (the agent, the control
+ * complex, the interlink's injected flits). */
+unsigned ksim_port_for_row(const kt_coord *ports, unsigned n_ports, uint8_t row);
 
 #endif

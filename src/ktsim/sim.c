@@ -184,7 +184,13 @@ void ktsim_set_remote_flits(ktsim *s, bool (*take)(void *user, const kt_flit *f)
         ksim_memport_set_remote(s->ports[i], take, user);
 }
 
-bool ktsim_inject_flit(ktsim *s, const kt_flit *f) { return ksim_memport_inject(s->ports[0], f); }
+/* Upstream's mag sends the interlink's injected flit out by the port on its destination's row
+ * (port 0 when no port is on it), as it does the agent's. */
+bool ktsim_inject_flit(ktsim *s, const kt_flit *f)
+{
+    unsigned port = ksim_port_for_row(s->cfg.mem_port, s->cfg.n_mem_ports, kt_header_get(f).dst.y);
+    return ksim_memport_inject(s->ports[port], f);
+}
 
 void ktsim_reset(ktsim *s)
 {
@@ -483,9 +489,7 @@ static npk_status attach_hub_client(ktsim *s, const ksim_endpoint_ops *ops, void
 {
     if (s->processor.ops)
         return npk_fail(NPK_EINVAL, "two endpoints at (0,0)");
-    s->processor = (ksim_hub_client){ops, ep, {0}, s->cfg.n_mem_ports};
-    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
-        s->processor.port_row[i] = s->cfg.mem_port[i].y;
+    s->processor = (ksim_hub_client){ops, ep, s->cfg.mem_port, s->cfg.n_mem_ports};
     for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
         ksim_memport_set_processor(s->ports[i], &s->processor, i);
     return NPK_OK;
