@@ -681,6 +681,57 @@ static void test_accumulate(void)
     CHECK(big == INT32_MIN);
 }
 
+/* A single K slice's sums copied into C give the bits adding them into a zeroed C gives: a -0
+ * float sum becomes +0 (0 + -0 = +0), every other value (NaN, infinity, denormal, integer) keeps
+ * its bits, and C outside the region is untouched, whatever C held before (no zeroing). */
+static void check_copy_sums(npk_rk_prec p, npk_rk_mode mode)
+{
+    enum { M = 5, N = 37, CR = 7, CC = 41 }; /* C wider than the region [1, 6) x [3, 40) */
+    uint32_t sums[M][N];
+    fill_random_bytes(sums, sizeof sums);
+    const uint32_t neg_zero = 0x80000000u, nan = 0x7fc00001u, inf = 0xff800000u, den = 0x00000003u;
+    sums[0][0] = neg_zero, sums[1][1] = nan, sums[2][2] = inf, sums[3][3] = den, sums[4][4] = 0;
+    sums[0][6] = 0x3fc00000u; /* 1.5 */
+    for (int n = 8; n < N; n += 3)
+        sums[n % M][n] = neg_zero;
+    npk_rk_block blk = npk_rk_c_block(p, mode, M, N);
+    size_t size = npk_rk_c_bytes(&blk, N);
+    uint8_t *block = malloc(size);
+    npk_rk_cmatrix sm = {sums, M, N, N};
+    CHECK_EQ(npk_rk_pack_c(&blk, &sm, (npk_rk_range){0, M}, (npk_rk_range){0, N}, block, size),
+             NPK_OK);
+    uint32_t added[CR][CC], copied[CR][CC];
+    memset(added, SENTINEL, sizeof added);
+    memset(copied, SENTINEL, sizeof copied); /* a copy needs no zeroed C */
+    for (int r = 1; r < 1 + M; r++)
+        for (int c = 3; c < 3 + N; c++)
+            added[r][c] = 0;
+    npk_rk_matrix am = {added, CR, CC, CC}, cm = {copied, CR, CC, CC};
+    const npk_rk_range m = {1, 1 + M}, n = {3, 3 + N};
+    CHECK_EQ(npk_rk_accumulate_c(&blk, block, size, &am, m, n), NPK_OK);
+    CHECK_EQ(npk_rk_copy_sums_c(&blk, block, size, &cm, m, n), NPK_OK);
+    CHECK(!memcmp(added, copied, sizeof added));
+    /* independently of accumulate: -0 lands as +0 for floats, as it is for integers */
+    CHECK_EQ(copied[1][3], p == NPK_PREC_FP32 ? 0u : neg_zero);
+    CHECK_EQ(copied[2][4], nan);
+    CHECK_EQ(copied[3][5], inf);
+    CHECK_EQ(copied[4][6], den);
+    CHECK_EQ(copied[1 + 8 % M][3 + 8], p == NPK_PREC_FP32 ? 0u : neg_zero);
+    CHECK_EQ(copied[1][9], sums[0][6]);
+    CHECK_EQ(copied[0][3], 0xa5a5a5a5u); /* outside the region */
+    CHECK_EQ(copied[1][2], 0xa5a5a5a5u);
+    CHECK_EQ(copied[6][40], 0xa5a5a5a5u);
+    free(block);
+}
+
+static void test_copy_sums(void)
+{
+    for (int mode = NPK_MODE_LINE; mode <= NPK_MODE_CUBE; mode++) {
+        check_copy_sums(NPK_PREC_FP32, (npk_rk_mode)mode);
+        check_copy_sums(NPK_PREC_INT32, (npk_rk_mode)mode);
+    }
+}
+
 /* ---- errors -------------------------------------------------------------------------------- */
 
 #define CHECK_FAIL(call, needle)                                                            \
@@ -811,6 +862,8 @@ static void test_errors(void)
     CHECK_FAIL(npk_rk_accumulate_c(&hb, buf, sizeof buf, &c16m, m, (npk_rk_range){0, 7}),
                "4-byte elements");
     CHECK_FAIL(npk_rk_accumulate_c(&cb, NULL, 0, &c, m, n), "src is NULL");
+    CHECK_FAIL(npk_rk_copy_sums_c(&hb, buf, sizeof buf, &c, m, (npk_rk_range){0, 7}),
+               "sums of precision fp16; only fp32 and int32");
     CHECK_FAIL(npk_rk_pack_c(&cb, &cc, m, n, buf, 16), "dst holds 16 bytes");
     CHECK_FAIL(npk_rk_pack_c(&cb, NULL, m, n, buf, sizeof buf), "matrix c is NULL");
     npk_rk_block cz = cb;
@@ -827,6 +880,7 @@ int main(void)
     test_feature();
     test_output();
     test_accumulate();
+    test_copy_sums();
     test_errors();
     return check_done();
 }

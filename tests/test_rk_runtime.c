@@ -324,6 +324,39 @@ static void test_plan_independent_of_buffers(void)
     npk_rk_close(rt);
 }
 
+/* fp16 weights whose K fits one slice: the tasks' fp32 sums are copied into C, which is not
+ * zeroed first (C starts as NaN bytes here), with the bits adding them to a zeroed C gives: an
+ * A row of zeros against negative weights sums products of -0, and C holds +0 there, as the
+ * CPU reference (a sum started at +0) does; every other element equals the reference bit for
+ * bit. Split over cores in M and N, one K slice each. */
+static void test_single_slice_sums(void)
+{
+    const uint32_t m = 40, k = 96, n = 72, zero_row = 3;
+    npk_rk *rt = NULL;
+    CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
+    CHECK_EQ(npk_rk_set_cores(rt, 3), NPK_OK);
+    uint16_t *a = rk_test_operands(NPK_PREC_FP16, (size_t)m * k);
+    uint16_t *b = malloc((size_t)k * n * sizeof *b);
+    for (size_t i = 0; i < (size_t)k * n; i++)
+        b[i] = npk_f32_to_f16(-(float)(1 + i % 7) / 8.0f);
+    for (uint32_t j = 0; j < k; j++)
+        a[(size_t)zero_row * k + j] = j % 2 ? 0x8000 : 0; /* +0 and -0: products -0 and +0 */
+    uint32_t *c = malloc((size_t)m * n * 4), *ref = malloc((size_t)m * n * 4);
+    memset(c, 0xff, (size_t)m * n * 4);
+    npk_rk_weights *w = NULL;
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_FP16, k, n, b, m, &w), NPK_OK);
+    CHECK_EQ(w->slices, 1);
+    npk_rk_stats st;
+    CHECK_EQ(npk_rk_matmul(rt, w, m, a, NPK_PREC_FP32, c, &st), NPK_OK);
+    CHECK_EQ(npk_rk_reference_matmul(NPK_PREC_FP16, NPK_PREC_FP32, m, k, n, a, b, ref), NPK_OK);
+    CHECK(!memcmp(c, ref, (size_t)m * n * 4));
+    for (uint32_t j = 0; j < n; j++)
+        CHECK_EQ(c[(size_t)zero_row * n + j], 0u); /* +0, not -0 */
+    npk_rk_weights_free(rt, w);
+    free(a), free(b), free(c), free(ref);
+    npk_rk_close(rt);
+}
+
 int main(void)
 {
     setenv("NPUKIT_RKSIM_TIMEOUT_SCALE", "0", 1);
@@ -337,5 +370,6 @@ int main(void)
     test_busy();
     test_padded_last_slice();
     test_plan_independent_of_buffers();
+    test_single_slice_sums();
     return check_done();
 }

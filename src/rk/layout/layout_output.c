@@ -80,6 +80,26 @@ NPK_LAYOUT_INLINE void add_f32_f32(uint8_t *u, uint8_t *b, size_t n)
         dst[i] += src[i];
 }
 
+/* A float sum copied as accumulate gives it into a zeroed C: 0 + x is x, except that a -0 sum
+ * becomes +0 (round to nearest). Adding +0 does exactly that to every value, NaNs and
+ * denormals included; the compiler keeps the addition because signed zeros are honoured
+ * (no -ffast-math). */
+NPK_LAYOUT_INLINE void copy_sum_f32(uint8_t *u, uint8_t *b, size_t n)
+{
+    size_t i = 0;
+    const npk_v4f32 zero = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (; i + 4 <= n; i += 4) {
+        npk_v4f32 y;
+        memcpy(&y, b + 4 * i, sizeof y);
+        y += zero;
+        memcpy(u + 4 * i, &y, sizeof y);
+    }
+    float *dst = (float *)(void *)u;
+    const float *src = (const float *)(void *)b;
+    for (; i < n; i++)
+        dst[i] = src[i] + 0.0f;
+}
+
 NPK_LAYOUT_INLINE void add_f32_f16(uint8_t *u, uint8_t *b, size_t n)
 {
     float *dst = (float *)(void *)u;
@@ -221,6 +241,29 @@ npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t 
         walk_segments(blk, 1, 4, block, user, up, rows, cols, add_i32_i8);
         break;
     }
+    return NPK_OK;
+}
+
+npk_status npk_rk_copy_sums_c(const npk_rk_block *blk, const void *src, size_t src_size,
+                              const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n)
+{
+    npk_status st =
+        check_output_args("npk_rk_copy_sums_c", blk, c, c ? c->data : NULL, c ? c->rows : 0,
+                          c ? c->cols : 0, c ? c->pitch : 0, true, m, n, src, src_size, "src");
+    if (st)
+        return st;
+    uint8_t *user = (uint8_t *)c->data + (m.begin * c->pitch + n.begin) * 4;
+    uint8_t *block = (uint8_t *)(uintptr_t)src; /* only read: see segment_op */
+    size_t up = c->pitch * 4, rows = m.end - m.begin, cols = n.end - n.begin;
+    if (blk->prec == NPK_PREC_FP32)
+        walk_segments(blk, 4, 4, block, user, up, rows, cols, copy_sum_f32);
+    else if (blk->prec == NPK_PREC_INT32)
+        walk_segments(blk, 4, 4, block, user, up, rows, cols, copy_out4);
+    else
+        return npk_fail(NPK_EINVAL,
+                        "npk_rk_copy_sums_c: sums of precision %s; only fp32 and int32 sums are "
+                        "copied (a narrower one is accumulated)",
+                        npk_rk_prec_name(blk->prec) ? npk_rk_prec_name(blk->prec) : "?");
     return NPK_OK;
 }
 

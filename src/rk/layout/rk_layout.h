@@ -156,6 +156,11 @@ npk_status npk_rk_unpack_c(const npk_rk_block *blk, const void *src, size_t src_
  * int16, int8) adds into an int32 C, wrapping on overflow like the hardware's int32. */
 npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t src_size,
                                const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n);
+/* What npk_rk_accumulate_c gives into a zeroed C, without the zeroing: the sums of a single K
+ * slice copied into C. fp32 sums are copied plus +0, so a -0 sum becomes +0 as 0 + -0 does
+ * (every other value keeps its bits); int32 sums are copied. Other precisions: NPK_EINVAL. */
+npk_status npk_rk_copy_sums_c(const npk_rk_block *blk, const void *src, size_t src_size,
+                              const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n);
 /* The inverse of unpack (how the simulator writes an output): C[m][n] into block rows
  * [0, |m|) and columns [0, |n|). Only those elements are written. */
 npk_status npk_rk_pack_c(const npk_rk_block *blk, const npk_rk_cmatrix *c, npk_rk_range m,

@@ -218,14 +218,16 @@ static npk_status finish_task(run *r, const npk_rk_mm_run_item *it, const npk_rk
     const uint8_t *src = (const uint8_t *)b->output.host + sl->out_off;
     size_t room = (size_t)(b->output.size - sl->out_off);
     /* Partials in the input's accumulator add up on the host; any other task output (fp16)
-     * is the whole result of a single K slice, narrowed by the NPU: a copy, as are the integer
-     * sums of a single slice (npk_rk_mm_item_begin). */
-    if (it->task_out != npk_rk_input_row(it->w->in)->acc || it->copies)
-        s = npk_rk_unpack_c(&sl->cblk, src, room, &it->acc, (npk_rk_range){t->m0, t->m1},
-                            (npk_rk_range){t->n0, t->n1});
+     * is the whole result of a single K slice, narrowed by the NPU: a copy. The sums of a
+     * single slice are copied too, as adding them to a zeroed C would give them
+     * (npk_rk_mm_item_begin). */
+    const npk_rk_range tm = {t->m0, t->m1}, tn = {t->n0, t->n1};
+    if (it->task_out != npk_rk_input_row(it->w->in)->acc)
+        s = npk_rk_unpack_c(&sl->cblk, src, room, &it->acc, tm, tn);
+    else if (it->copies)
+        s = npk_rk_copy_sums_c(&sl->cblk, src, room, &it->acc, tm, tn);
     else
-        s = npk_rk_accumulate_c(&sl->cblk, src, room, &it->acc, (npk_rk_range){t->m0, t->m1},
-                                (npk_rk_range){t->n0, t->n1});
+        s = npk_rk_accumulate_c(&sl->cblk, src, room, &it->acc, tm, tn);
     r->st->accumulate_ns += npk_now_ns() - t0;
     npk_rk_trace_host(t->core, "accumulate", t0, npk_now_ns());
     return s;
@@ -585,12 +587,10 @@ npk_status npk_rk_mm_item_begin(const npk_rk_weights *w, uint32_t m, const void 
         it->acc = (npk_rk_matrix){it->scratch, m, w->n, w->n};
     } else {
         /* One K slice: every task's output is its region's whole result, copied into C (a
-         * narrowed output, or integer sums, where 0 + x is x: a float partial is added to 0
-         * as before, which makes a -0 +0), so C needs no zeroing. */
+         * narrowed output, or sums as wide as C: npk_rk_copy_sums_c writes what adding them
+         * to zero would, a -0 float sum as +0), so C needs no zeroing. */
         const npk_rk_prec acc = npk_rk_input_row(w->in)->acc;
-        it->copies =
-            w->slices == 1 &&
-            (it->task_out != acc || (it->task_out == out && !npk_rk_prec_row_of(out)->is_float));
+        it->copies = w->slices == 1 && (it->task_out != acc || it->task_out == out);
         if (!it->copies)
             memset(c, 0, (size_t)m * w->n * (npk_rk_prec_bits(out) / 8));
         it->acc = (npk_rk_matrix){c, m, w->n, w->n};
