@@ -165,8 +165,9 @@ foreach(front sim sim-rocket)
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()
 
-# CONV_2D on both front ends: the suite's planes of one row or one column (its 141 x 133 and
-# 256 x 256 x 192 planes take minutes on the simulator: docs/ggml.md has their run).
+# CONV_2D on both front ends: the suite's planes of one row or one column, contiguous and CWHN
+# (a CONT the CPU backend makes inside graph_compute, the conv on the NPU); its 141 x 133 and
+# 256 x 256 x 192 planes take minutes on the simulator: docs/ggml.md has their run.
 foreach(front sim sim-rocket)
   string(REPLACE "-" "_" tag ${front})
   add_test(NAME ggml_backend_ops_CONV_2D_${tag}
@@ -175,6 +176,14 @@ foreach(front sim sim-rocket)
   set_tests_properties(ggml_backend_ops_CONV_2D_${tag} PROPERTIES SKIP_RETURN_CODE 77
     ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=${front};NPUKIT_GGML_OFFLOAD=always")
 endforeach()
+
+# CONT, the layout copy the device claims for ggml's CPU backend to make inside graph_compute
+# (host work on either front end: the rknpu one runs it)
+add_test(NAME ggml_backend_ops_CONT_sim
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/ggml_backend_ops.sh
+                 ${NPUKIT_GGML_BIN}/test-backend-ops NPUKIT0 CONT)
+set_tests_properties(ggml_backend_ops_CONT_sim PROPERTIES SKIP_RETURN_CODE 77
+  ENVIRONMENT "GGML_BACKEND_PATH=$<TARGET_FILE:ggml-npukit>;NPUKIT_GGML_DEVICE=sim;NPUKIT_GGML_OFFLOAD=always")
 
 # SOFT_MAX of rows far from 0 and POOL_2D's host path and wider planes, against the CPU
 # backend (the SDP's softmax: the rknpu front end).

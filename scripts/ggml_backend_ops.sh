@@ -27,6 +27,8 @@ sed 's/\x1b\[[0-9;]*m//g' "$log" | awk -v op="$op" -v dev="$dev" '
     ta = $0; sub(/.*type_a=/, "", ta); sub(/,.*/, "", ta)
     tb = $0; sub(/.*type_b=/, "", tb); sub(/,.*/, "", tb)
     key = ta " x " tb
+    # an op of one type (CONT: "type=f32"): that type
+    if ($0 !~ /type_a=/) { key = $0; sub(/^[^(]*\(type=/, "", key); sub(/[,)].*/, "", key) }
     total[key]++
     if ($0 ~ /not supported/) {
       # declined by the CPU reference alone: the suite cannot compare, whatever the backend says
