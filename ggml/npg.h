@@ -16,6 +16,9 @@
  *   npg_conv.c      CONV_2D through the runtime's fp16 convolution;
  *   npg_cpu.c       the nodes of a graph the device does not compute, on ggml's CPU backend;
  *   npg_repack.c    weights the CPU backend keeps repacked (CPU_REPACK): left there, read there;
+ *   npg_scratch.c   the calls' scratch memory, kept from call to call;
+ *   npg_act.c       the activations' arithmetic: fp16 range check, int8 digits, int8 sums
+ *                   scaled back (SSE2, and the scalar reference);
  *   npg_backend.c   registry, devices, backend streams and graph_compute. */
 #ifndef NPUKIT_GGML_NPG_H
 #define NPUKIT_GGML_NPG_H
@@ -28,6 +31,7 @@
 #include "ggml-backend-impl.h"
 #include "ggml-npukit.h"
 #include "ggml.h"
+#include "npg_act.h"
 #include "npukit/rk.h"
 
 #define NPG_MAX_DEVICES 4
@@ -99,6 +103,18 @@ bool npg_row_to_fp16(enum ggml_type t, const void *src, int64_t k, float *tmp, u
 float npg_load_float(enum ggml_type t, const void *p);
 
 /* ---- device, buffers -------------------------------------------------------------------- */
+/* ---- scratch memory (npg_scratch.c) ----------------------------------------------------- */
+/* Per-call buffers kept from call to call, so a call does not pay the first-touch page faults
+ * of megabytes of fresh memory. Under the device's lock: npg_scratch_begin at a graph step's
+ * start makes everything free again (what the last step got is no longer valid); then
+ * npg_scratch_get hands out 64-byte aligned pieces (NULL when out of memory). */
+typedef struct npg_scratch {
+    struct npg_scratch_block *blocks;
+} npg_scratch;
+void npg_scratch_begin(npg_scratch *s);
+void *npg_scratch_get(npg_scratch *s, size_t bytes);
+void npg_scratch_free(npg_scratch *s);
+
 /* What a device has done (ggml-npukit.h names the fields). */
 typedef ggml_npukit_counters npg_counters;
 
@@ -114,6 +130,7 @@ typedef struct npg_device {
     pthread_mutex_t lock; /* the runtime takes one call at a time: every caller holds this */
     npg_counters counters;
     uint64_t resident; /* bytes of NPU memory its cached packed weights hold (lock) */
+    npg_scratch scratch; /* the running step's activations and int8 sums (lock) */
     /* packed copies of weights in buffers not ours (marked as weights, or CPU_REPACK): used
      * again while a checksum of their bytes matches (npg_buffer.c) */
     struct npg_buffer *foreign;
@@ -251,6 +268,7 @@ typedef struct npg_call {
                              d M + m) */
     const float *a_scale; /* NPG_FORM_INT8_ROW: M scales */
     float *c;             /* act_rows x M rows of N; the result is its first M rows */
+    float *out;           /* NPG_FORM_INT8_ROW: M rows of N where the results go (NULL: c) */
 } npg_call;
 
 /* Row p of t (K elements) as the form takes its activations: fp16 bits at dst, or int8 digits
@@ -260,10 +278,6 @@ typedef struct npg_call {
  * computes that matrix on the host. tmp: 2 K floats. */
 bool npg_act_row(npg_form form, const struct ggml_tensor *t, const uint8_t *p, float *tmp,
                  uint8_t *dst, size_t digit_stride, float *scale);
-/* x (K finite floats) as int8 q with one scale: x ~ scale * q, |q| <= 127; false when a value
- * is not finite, or all are so small (largest below 1e-30, not 0) that the inverse scales
- * would overflow. */
-bool npg_quantise_row(const float *x, int64_t k, int8_t *q, float *scale);
 /* Every call, as few runtime calls as the settings allow (NPUKIT_GGML_BATCH: one
  * npk_rk_matmul_batch per form), counted in the device's counters; `name` names the node(s)
  * in messages. False and a message on failure. */

@@ -465,6 +465,7 @@ __attribute__((destructor)) static void registry_fini(void)
     for (size_t i = 0; i < device_count; i++) {
         npg_foreign_free(&devices[i]);
         npk_rk_close(devices[i].rt);
+        npg_scratch_free(&devices[i].scratch);
         pthread_mutex_destroy(&devices[i].lock);
     }
     device_count = 0;

@@ -11,60 +11,24 @@
  * whose values are uneven keeps about 16 bits (one digit keeps 8 bits of its largest value
  * only). Both digits are rows of the same call; the NPU's int32 sums P1, P2 are exact, and
  * C[m][n] = s[m] w_scale[n] (P1 + P2 / 254) is applied here in fp32. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "npg.h"
 
-/* int8's symmetric range: -127..127 (-128 is left out so that a row and its negation quantise
- * alike). */
-#define NPG_INT8_MAX 127.0f
-/* A row whose largest magnitude is below this has inverse scales (127 / max, and 254 / scale
- * for the second digit) beyond float's range: such rows are left to the host. */
-#define NPG_INT8_MIN_AMAX 1e-30f
-
-bool npg_quantise_row(const float *x, int64_t k, int8_t *q, float *scale)
-{
-    float amax = 0;
-    for (int64_t i = 0; i < k; i++) {
-        if (!isfinite(x[i]))
-            return false;
-        amax = fmaxf(amax, fabsf(x[i]));
-    }
-    if (amax > 0 && amax < NPG_INT8_MIN_AMAX)
-        return false;
-    *scale = amax / NPG_INT8_MAX;
-    const float inv = amax > 0 ? NPG_INT8_MAX / amax : 0;
-    for (int64_t i = 0; i < k; i++) {
-        /* |x * inv| <= 127 up to rounding: clamp so that rounding never leaves int8 */
-        float v = rintf(x[i] * inv);
-        q[i] = (int8_t)fminf(fmaxf(v, -NPG_INT8_MAX), NPG_INT8_MAX);
-    }
-    return true;
-}
-
-/* The second digit's unit: half of int8's range per half step of the first digit, so that the
- * first digit's rounding error (at most s / 2) fits in -127..127 second-digit units. */
-#define NPG_DIGIT2 254.0f
-
 bool npg_act_row(npg_form form, const struct ggml_tensor *t, const uint8_t *p, float *tmp,
                  uint8_t *dst, size_t digit_stride, float *scale)
 {
     if (form == NPG_FORM_FP16)
         return npg_tensor_row_fp16(t, p, tmp, (uint16_t *)dst);
-    const int64_t k = t->ne[0];
     int8_t *q1 = (int8_t *)dst, *q2 = (int8_t *)(dst + digit_stride);
-    npg_tensor_row_f32(t, p, tmp);
-    if (!npg_quantise_row(tmp, k, q1, scale))
-        return false;
-    const float inv2 = *scale > 0 ? NPG_DIGIT2 / *scale : 0;
-    for (int64_t i = 0; i < k; i++) {
-        float v = rintf((tmp[i] - *scale * q1[i]) * inv2);
-        q2[i] = (int8_t)fminf(fmaxf(v, -NPG_INT8_MAX), NPG_INT8_MAX);
-    }
-    return true;
+    const float *x = tmp;
+    if (t->type == GGML_TYPE_F32 && t->nb[0] == sizeof(float))
+        x = (const float *)(const void *)p; /* a packed F32 row: read in place */
+    else
+        npg_tensor_row_f32(t, p, tmp);
+    return npg_int8_digits(x, t->ne[0], q1, q2, scale);
 }
 
 void npg_count_call(npg_device *d, const npk_rk_stats *st, const char *what, uint64_t *t0,
@@ -100,20 +64,16 @@ static void count_matmuls(npg_device *d, const npk_rk_stats *st, const char *nam
     npg_count_call(d, st, what, t0, runtime_host);
 }
 
-/* The int32 sums of an int8 call (rows of both digits), in place, as its M result rows:
- * s[m] w_scale[n] (P1[m][n] + P2[m][n] / 254). */
+/* The int32 sums of an int8 call (rows of both digits) as its M result rows, in place or
+ * where the call says (out): s[m] w_scale[n] (P1[m][n] + P2[m][n] / 254). */
 static void int8_rescale(const npg_call *c)
 {
     const size_t digit2 = (size_t)c->m * c->n;
-    for (uint32_t i = 0; i < c->m; i++)
-        for (uint32_t j = 0; j < c->n; j++) {
-            float *v = c->c + (size_t)i * c->n + j;
-            int32_t p1, p2;
-            memcpy(&p1, v, sizeof p1);
-            memcpy(&p2, v + digit2, sizeof p2);
-            *v = (float)((double)p1 + (double)p2 / NPG_DIGIT2) * c->a_scale[i] *
-                 c->mat->scale[j];
-        }
+    for (uint32_t i = 0; i < c->m; i++) {
+        float *row = c->c + (size_t)i * c->n;
+        npg_int8_rescale_row(row, row + digit2, c->n, c->a_scale[i], c->mat->scale,
+                             c->out ? c->out + (size_t)i * c->n : row);
+    }
 }
 
 static void fail(const char *name, const npg_call *c, size_t count, npk_status rc)

@@ -144,10 +144,12 @@ typedef struct prepared {
     int64_t rows;
     npg_packed *p;
     bool owned;
+    /* in the device's scratch: */
     uint8_t *a;     /* mats x act_rows x rows x K activation elements of the form */
     float *a_scale; /* mats x rows (int8 row form) */
     float *c;       /* mats x act_rows x rows x N: dst itself when its rows are the calls' */
     bool c_in_dst;  /* the runtime writes dst in place: nothing to scatter */
+    bool sums_to_dst; /* the int8 form's sums are scaled back straight into dst */
     bool *on_npu;   /* mats: the matrix is one of the calls (else done on the host) */
 } prepared;
 
@@ -155,9 +157,7 @@ static void prepared_free(npg_device *d, prepared *q)
 {
     if (q->owned)
         npg_packed_free(d, q->p);
-    if (!q->c_in_dst)
-        free(q->c);
-    free(q->a), free(q->a_scale), free(q->on_npu);
+    free(q->on_npu);
 }
 
 /* Packs dst's weights, converts its activations and appends one call per matrix to calls
@@ -174,15 +174,19 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
     const npg_form form = q->p ? q->p->form : NPG_FORM_FP16;
     const npg_form_row *f = npg_form_info(form);
     const size_t esz = f->act_bytes, per_row = f->act_rows; /* a matrix's rows: per_row x rows */
-    q->a = malloc((size_t)(mats * rows * k) * per_row * esz);
-    q->a_scale = malloc((size_t)(mats * rows) * sizeof *q->a_scale);
+    q->a = npg_scratch_get(&d->scratch, (size_t)(mats * rows * k) * per_row * esz);
+    q->a_scale = npg_scratch_get(&d->scratch, (size_t)(mats * rows) * sizeof *q->a_scale);
     /* Each matrix's result rows are consecutive rows of dst when dst is contiguous and either
      * one weight matrix serves every src1 matrix of a dim-3 index (ne02 = 1) or there is no
-     * dim 3 (ne13 = 1): the stacked order (m, i12, i13) is then dst's own; with one runtime row
-     * per activation row (fp16) the runtime writes dst directly, no copy. */
-    q->c_in_dst = per_row == 1 && ggml_is_contiguous(dst) && (a->ne[2] == 1 || b->ne[3] == 1);
-    q->c = q->c_in_dst ? (float *)dst->data
-                       : malloc((size_t)(mats * rows * n) * per_row * sizeof *q->c);
+     * dim 3 (ne13 = 1): the stacked order (m, i12, i13) is then dst's own. With one runtime row
+     * per activation row (fp16) the runtime writes dst directly, no copy; the int8 form's
+     * sums are scaled back straight into dst. */
+    const bool in_order = ggml_is_contiguous(dst) && (a->ne[2] == 1 || b->ne[3] == 1);
+    q->c_in_dst = per_row == 1 && in_order;
+    q->sums_to_dst = form == NPG_FORM_INT8_ROW && in_order;
+    q->c = q->c_in_dst
+               ? (float *)dst->data
+               : npg_scratch_get(&d->scratch, (size_t)(mats * rows * n) * per_row * sizeof *q->c);
     q->on_npu = calloc((size_t)mats, sizeof *q->on_npu);
     float *tmp = malloc((size_t)(2 * k) * sizeof *tmp);
     bool ok = q->p && q->a && q->a_scale && q->c && q->on_npu && tmp;
@@ -208,14 +212,16 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
                 continue;
             }
             q->on_npu[idx] = true;
-            calls[(*ncalls)++] = (npg_call){.mat = mat,
-                                            .form = form,
-                                            .m = (uint32_t)rows,
-                                            .k = (uint32_t)k,
-                                            .n = (uint32_t)n,
-                                            .a = act,
-                                            .a_scale = scale,
-                                            .c = q->c + (size_t)(idx * rows * n) * per_row};
+            calls[(*ncalls)++] =
+                (npg_call){.mat = mat,
+                           .form = form,
+                           .m = (uint32_t)rows,
+                           .k = (uint32_t)k,
+                           .n = (uint32_t)n,
+                           .a = act,
+                           .a_scale = scale,
+                           .c = q->c + (size_t)(idx * rows * n) * per_row,
+                           .out = q->sums_to_dst ? (float *)dst->data + idx * rows * n : NULL};
         }
     if (!ok && !(q->p && q->a && q->a_scale && q->c && q->on_npu && tmp))
         fprintf(stderr, "ggml-npukit: %s: out of memory\n", dst->name);
@@ -231,7 +237,7 @@ static void finish(prepared *q)
     for (q->s.i03 = 0; q->s.i03 < a->ne[3]; q->s.i03++)
         for (q->s.i02 = 0; q->s.i02 < a->ne[2]; q->s.i02++) {
             const int64_t idx = q->s.i03 * a->ne[2] + q->s.i02;
-            if (q->on_npu[idx] && !q->c_in_dst)
+            if (q->on_npu[idx] && !q->c_in_dst && !q->sums_to_dst)
                 scatter(&q->s, q->rows, q->c + (size_t)(idx * q->rows * a->ne[1]) * per_row);
         }
 }
@@ -248,6 +254,7 @@ bool npg_mul_mat_nodes(npg_device *d, struct ggml_tensor *const *nodes, int coun
     size_t total = 0, ncalls = 0;
     for (int i = 0; i < count; i++)
         total += (size_t)(nodes[i]->src[0]->ne[2] * nodes[i]->src[0]->ne[3]);
+    npg_scratch_begin(&d->scratch);
     prepared *q = calloc((size_t)count, sizeof *q);
     npg_call *calls = malloc((total ? total : 1) * sizeof *calls);
     bool ok = q && calls;

@@ -108,9 +108,10 @@ bool npg_mul_mat_id(npg_device *d, struct ggml_tensor *dst)
     /* rows grouped by expert: expert e's rows are rows[first[e] .. first[e + 1]) */
     pick *rows = malloc((size_t)total * sizeof *rows);
     int64_t *first = calloc((size_t)experts + 1, sizeof *first);
-    uint8_t *act = malloc((size_t)(total * k) * per_row * esz);
-    float *a_scale = malloc((size_t)total * sizeof *a_scale);
-    float *c = malloc((size_t)(total * n) * per_row * sizeof *c),
+    npg_scratch_begin(&d->scratch); /* the activations and sums: kept from call to call */
+    uint8_t *act = npg_scratch_get(&d->scratch, (size_t)(total * k) * per_row * esz);
+    float *a_scale = npg_scratch_get(&d->scratch, (size_t)total * sizeof *a_scale);
+    float *c = npg_scratch_get(&d->scratch, (size_t)(total * n) * per_row * sizeof *c),
           *tmp = malloc((size_t)(2 * k) * sizeof *tmp);
     npg_call *calls = malloc((size_t)experts * sizeof *calls);
     bool *on_npu = calloc((size_t)experts, sizeof *on_npu);
@@ -166,7 +167,6 @@ done:
     d->counters.host_ns += npg_now_ns() - t0 + runtime_host;
     if (owned)
         npg_packed_free(d, p);
-    free(rows), free(first), free(act), free(a_scale), free(c), free(tmp), free(calls),
-        free(on_npu);
+    free(rows), free(first), free(tmp), free(calls), free(on_npu);
     return ok;
 }

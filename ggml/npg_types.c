@@ -9,7 +9,6 @@
  * blocks have very different scales. The choice per type is argued with measured error and
  * modelled time in docs/ggml.md: every quantised type is int8 (half fp16's bytes, within the
  * CPU backend's error); float types stay fp16, where int8 rows would add error they lack. */
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -89,18 +88,6 @@ float npg_load_float(enum ggml_type t, const void *p)
 /* fp16's largest finite value: a finite float beyond it would become infinity. */
 #define NPG_FP16_MAX 65504.0f
 
-/* The largest magnitude among x's finite values (a loop without branches, so that the
- * compiler vectorises it: it runs over every activation element of a call). */
-static float finite_amax(const float *x, int64_t k)
-{
-    float amax = 0;
-    for (int64_t i = 0; i < k; i++) {
-        const float a = fabsf(x[i]);
-        amax = a <= FLT_MAX && a > amax ? a : amax;
-    }
-    return amax;
-}
-
 bool npg_row_to_fp16(enum ggml_type t, const void *src, int64_t k, float *tmp, uint16_t *dst)
 {
     if (t == GGML_TYPE_F16) {
@@ -118,5 +105,5 @@ bool npg_row_to_fp16(enum ggml_type t, const void *src, int64_t k, float *tmp, u
     else
         ggml_get_type_traits(t)->to_float(src, tmp, k);
     npk_f32_to_f16_n(f, dst, (size_t)k);
-    return finite_amax(f, k) <= NPG_FP16_MAX;
+    return !npg_finite_above(f, k, NPG_FP16_MAX);
 }

@@ -32,8 +32,10 @@ static uint32_t rnd(uint32_t n)
     return (uint32_t)(rng % n);
 }
 
-/* One random instruction for word i: registers x1..x9, x10 holds the scratchpad base. Branches
- * and jumps stay inside the program. */
+/* One random instruction for word i: registers x1..x9, x10 holds the scratchpad base and x11
+ * the control region's. Branches and jumps stay inside the program. Control-region accesses
+ * leave a run in its middle; misaligned and out-of-range loads trap there (and halt: no
+ * handler), so the instructions counted with the run up front must be given back exactly. */
 static uint32_t random_word(unsigned i)
 {
     uint32_t rd = 1 + rnd(9), r1 = 1 + rnd(10), r2 = 1 + rnd(10);
@@ -46,8 +48,14 @@ static uint32_t random_word(unsigned i)
     case 4: return rva_beq(r1, r2, hop);
     case 5: return rva_bne(r1, r2, hop);
     case 6: return rnd(4) ? rva_jal(rd, hop) : 0; /* 0: an illegal word (halts: no handler) */
-    case 7: return rva_ld(rd, 10, 0x10000); /* the control region: leaves the run */
+    case 7: return rva_ld(rd, 11, (int32_t)rnd(4) * 8); /* the control region */
     case 8: return rva_xor(rd, r1, r2);
+    case 9: /* a control-region store, or a misaligned load */
+        return rnd(16) ? rva_sd(r2, 11, (int32_t)rnd(4) * 8)
+                      : rva_ld(rd, 10, (int32_t)rnd(SPAD_SLOTS) * 8 + 4);
+    case 10: /* a byte store, or a load from the instruction memory (an access fault) */
+        return rnd(16) ? rva_sb(r2, 10, (int32_t)rnd(SPAD_SLOTS * 8)) : rva_ld(rd, 0, 64);
+    case 11: return rva_lw(rd, 10, (int32_t)rnd(SPAD_SLOTS * 2) * 4);
     default: return rva_addi(rd, r1, (int32_t)rnd(2048) - 1024);
     }
 }
@@ -62,6 +70,9 @@ static bool same_state(const ksim_rv64 *a, const ksim_rv64 *b)
 {
     return !memcmp(a->x, b->x, sizeof a->x) && a->pc == b->pc && a->cycles == b->cycles &&
            a->retired == b->retired && a->halted == b->halted &&
+           a->halt_cause == b->halt_cause && a->halt_pc == b->halt_pc &&
+           a->store_valid == b->store_valid && a->store_cycle == b->store_cycle &&
+           a->store_off == b->store_off && a->store_width == b->store_width &&
            !memcmp(a->spad, b->spad, a->spad_bytes);
 }
 
@@ -74,17 +85,19 @@ int main(void)
     for (unsigned k = 0; k < 2; k++)
         CHECK(ksim_rv64_init(&c[k], &cfg, &bus));
 
-    unsigned mismatches = 0, halts = 0;
+    unsigned mismatches = 0, halts = 0, fault_halts = 0;
     uint64_t executed = 0;
-    for (unsigned program = 0; program < 8; program++) {
+    for (unsigned program = 0; program < 12; program++) {
         load_both(c, 2, 0, rva_lui(10, 0x10)); /* x10 = scratchpad base */
-        for (unsigned i = 1; i < PROG_WORDS; i++)
+        load_both(c, 2, 1, rva_lui(11, 0x20)); /* x11 = control region */
+        for (unsigned i = 2; i < PROG_WORDS; i++)
             load_both(c, 2, i, random_word(i));
         for (unsigned k = 0; k < 2; k++)
             ksim_rv64_reset(&c[k]);
         for (unsigned chunk = 0; chunk < CHUNKS; chunk++) {
             if (c[1].halted) {
                 halts++;
+                fault_halts += c[1].halt_cause == KSIM_RV64_HALT_FAULT;
                 for (unsigned k = 0; k < 2; k++)
                     ksim_rv64_reset(&c[k]);
             }
@@ -105,7 +118,7 @@ int main(void)
                 mismatches++;
             /* A host write into the program, possibly inside the run about to execute. */
             if (rnd(4) == 0) {
-                uint32_t at = 1 + rnd(PROG_WORDS - 1);
+                uint32_t at = 2 + rnd(PROG_WORDS - 2);
                 load_both(c, 2, at, random_word(at));
             }
         }
@@ -113,6 +126,7 @@ int main(void)
     CHECK_EQ(mismatches, 0);
     CHECK(executed > 100000); /* the programs ran long enough to mean something */
     CHECK(halts > 0);         /* and the illegal words were reached */
+    CHECK(fault_halts > 0);   /* and the faulting loads */
     for (unsigned k = 0; k < 2; k++)
         ksim_rv64_free(&c[k]);
     return check_done();

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The monotonic clock and the median. */
+/* The monotonic and thread CPU clocks, and the median. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <time.h>
@@ -10,6 +10,13 @@ uint64_t npk_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t npk_thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 

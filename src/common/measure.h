@@ -13,7 +13,10 @@ extern "C" {
 
 /* Nanoseconds of CLOCK_MONOTONIC. */
 uint64_t npk_now_ns(void);
-/* Milliseconds of the same clock. */
+/* Nanoseconds of CPU time the calling thread has used: a rate per CPU second is what a busy
+ * machine leaves comparable, where other processes stretch the wall clock. */
+uint64_t npk_thread_cpu_ns(void);
+/* Milliseconds of the monotonic clock. */
 double npk_now_ms(void);
 /* Median of v[0..n) (sorts v in place); 0 for n == 0. */
 double npk_median(double *v, size_t n);

@@ -97,6 +97,10 @@ typedef struct ksim_rv64_insn {
      * capped at KSIM_RV64_RUN_MAX; and the sum of their cycle costs. Kept by host writes. */
     uint32_t run_cycles;
     uint16_t run;
+    /* The executor's code for op, when it dispatches by address (set by the executor: see
+     * ksim_rv64.handlers). With it the record is 32 bytes on a 64-bit host, so the slot of an
+     * address is a shift. */
+    const void *handler;
 } ksim_rv64_insn;
 enum { KSIM_RV64_RUN_MAX = 64 };
 
@@ -129,6 +133,9 @@ typedef struct ksim_rv64 {
     uint32_t imem_bytes, spad_bytes;
     uint32_t *imem;
     ksim_rv64_insn *dec;
+    /* The handler table dec[].handler was filled from (NULL: not yet). The executor fills every
+     * slot on its first run; a host write fills the slot it decodes. */
+    const void *const *handlers;
     uint8_t *spad;
 } ksim_rv64;
 

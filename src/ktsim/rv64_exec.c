@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The RV64 core's executor: memories, reset, and the run loop.
  *
- * Speed comes from four choices: the instruction memory is decoded once per host write (fetch
- * is an array index), the loop keeps pc and the counters in locals and writes them back only
- * when it leaves the fast path (a CSR, a trap, a control-region access), the scratchpad is a
- * flat byte array tested with one unsigned compare per access, and each handler dispatches the
- * next instruction itself where the compiler allows (KSIM_RV64_THREADED) — inside a straight run
- * (ksim_rv64_insn.run) without re-testing the budget, cycle limit, interrupts or fetch range. */
+ * Speed comes from these choices: the instruction memory is decoded once per host write (fetch
+ * is an array index), the loop keeps the counters in locals and writes them back only when it
+ * leaves the fast path (a CSR, a trap, a control-region access), the scratchpad is a flat byte
+ * array tested with one unsigned compare per access, and each handler dispatches the next
+ * instruction itself where the compiler allows (KSIM_RV64_THREADED) — inside a straight run
+ * (ksim_rv64_insn.run) without re-testing the budget, cycle limit, interrupts or fetch range,
+ * with the run's instructions retired up front and the pc implied by the decoded slot. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +136,8 @@ void ksim_rv64_imem_write(ksim_rv64 *c, uint32_t index, uint32_t word)
     index &= c->cfg.imem_words - 1;
     c->imem[index] = word;
     ksim_rv64_decode(&c->cfg.costs, word, &c->dec[index]);
+    if (c->handlers)
+        c->dec[index].handler = c->handlers[c->dec[index].op];
     runs_update(c, index);
 }
 
@@ -248,15 +251,34 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
     const ksim_rv64_insn *const dec = c->dec;
     const uint64_t spad_base = c->cfg.spad_base, imem_bytes = c->imem_bytes;
     const uint32_t spad_bytes = c->spad_bytes;
+    /* The scratchpad's size in units of each access width (SPAD_OK). */
+    const uint64_t spad_units[4] = {spad_bytes, spad_bytes >> 1, spad_bytes >> 2, spad_bytes >> 3};
     const uint32_t taken = c->cfg.costs.cycles[KSIM_RV64_TAKEN];
     const uint32_t ctrl_cost = c->cfg.costs.cycles[KSIM_RV64_CTRL];
     uint64_t pc = c->pc, cycles = c->cycles, retired = c->retired;
     uint64_t cause = 0, tval = 0;
     ksim_rv64_stop stop = KSIM_RV64_BUDGET;
 
+    /* The instruction executing, and the last one of the straight run it belongs to. While an
+     * instruction executes its address is implied by its slot (PC), so the handlers inside a run
+     * keep no pc. A run's instructions are counted retired (and taken off the budget) when it
+     * begins; leaving a run early (LEAVE_RUN) gives back those that did not complete. */
+    const ksim_rv64_insn *in = dec, *run_end = dec;
+    uint64_t next = 0;
+#define PC ((uint64_t)(in - dec) << 2)
+#define LEAVE_RUN()                                                                                \
+    do {                                                                                           \
+        uint64_t undone_ = (uint64_t)(run_end - in);                                              \
+        retired -= undone_;                                                                        \
+        max_insns += undone_;                                                                      \
+        run_end = in;                                                                              \
+    } while (0)
 /* Leave the fast path: write the locals back; come back: reload them. */
 #define SYNC() (c->pc = pc, c->cycles = cycles, c->retired = retired)
 #define RELOAD() (pc = c->pc, cycles = c->cycles, retired = c->retired)
+/* Operands, read by the handlers that use them. */
+#define RS1 (x[in->rs1])
+#define RS2 (x[in->rs2])
 /* Threaded dispatch (below) or, without it, each handler breaks out of the switch to the loop's
  * tail. (The ends are blocks, not do-while: `continue` must reach the loop.) */
 #if KSIM_RV64_THREADED
@@ -265,57 +287,61 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
     L_##op:
 #define DISPATCH()                                                                                 \
     do {                                                                                           \
-        a = x[in->rs1];                                                                            \
-        b = x[in->rs2];                                                                            \
-        next = pc + 4;                                                                             \
         cycles += in->cycles;                                                                      \
-        goto *handler[in->op];                                                                     \
+        goto *in->handler;                                                                         \
     } while (0)
-/* The checked end: when the budget, cycle limit, interrupt state and fetch range allow it, go
- * straight to the next instruction and, when its whole straight run fits the budget and the
- * cycle limit, give the run's remaining instructions as fuel for the unchecked end below. */
-#define DONE_CHECKED                                                                               \
+/* The end of an instruction that continues at next. When the next instruction's whole straight
+ * run fits the budget and the cycle limit, no interrupt is pending and it is in the instruction
+ * memory, start that run (retiring and budgeting it up front) and jump straight to it;
+ * otherwise back to the loop, which checks an instruction at a time. Each handler has its own
+ * copy, so each has its own indirect jump for the host to predict. */
+#define DONE_TO_NEXT                                                                               \
     {                                                                                              \
-        if (max_insns > 1 && cycles < cycle_limit && !c->irq_ready && pc < imem_bytes) {          \
-            max_insns--;                                                                           \
-            in = &dec[pc >> 2];                                                                    \
-            fuel = in->run <= max_insns && cycle_limit - cycles > in->run_cycles ? in->run - 1u   \
-                                                                                 : 0;             \
-            DISPATCH();                                                                            \
+        retired++;                                                                                 \
+        if (next < imem_bytes && !c->irq_ready && cycles < cycle_limit) {                         \
+            const ksim_rv64_insn *to = &dec[next >> 2];                                            \
+            if (to->run < max_insns && cycle_limit - cycles > to->run_cycles) {                   \
+                in = to;                                                                           \
+                run_end = to + (to->run - 1u);                                                     \
+                retired += to->run - 1u;                                                           \
+                max_insns -= to->run;                                                              \
+                DISPATCH();                                                                        \
+            }                                                                                      \
         }                                                                                          \
+        pc = next;                                                                                 \
         continue;                                                                                  \
     }
-/* The end of an operation's handler. Threaded: retire it and jump straight to the next
- * operation's handler, so each handler has its own indirect jump for the host to predict. Within
- * a straight run (fuel left) none of the checks can fail: the run ends at the first operation
- * that could change what they test, and its budget and cycles were checked when it began. */
+/* The end of an instruction that falls through. Inside a straight run none of the checks can
+ * fail (the run ends at the first operation that could change what they test, and its budget
+ * and cycles were checked when it began) and the instruction was retired with the run. */
 #define DONE                                                                                       \
     {                                                                                              \
-        pc = next;                                                                                 \
-        retired++;                                                                                 \
-        if (fuel) {                                                                                \
-            fuel--;                                                                                \
-            max_insns--;                                                                           \
+        if (in != run_end) {                                                                       \
             in++;                                                                                  \
             DISPATCH();                                                                            \
         }                                                                                          \
-        DONE_CHECKED                                                                               \
+        next = PC + 4;                                                                             \
+        DONE_TO_NEXT                                                                               \
     }
 #else
 #define OP(op) case op:
 #define DONE break
+#define DONE_TO_NEXT break
 #endif
 #define RAISE(code, value)                                                                         \
     do {                                                                                           \
         cause = (code);                                                                            \
         tval = (value);                                                                            \
+        LEAVE_RUN();                                                                               \
+        pc = PC;                                                                                   \
         goto exception;                                                                            \
     } while (0)
+/* A scratchpad access of width w at off (the address less the scratchpad's base, which is
+ * 8-aligned): in range and naturally aligned, tested with one compare. Rotating the low bits
+ * to the top turns a misaligned offset into one far beyond any scratchpad. */
+#define SPAD_OK(off, lg)                                                                           \
+    ((((off) >> (lg)) | ((off) << ((64 - (lg)) & 63))) < spad_units[lg])
 
-    const ksim_rv64_insn *in;
-    uint64_t a, b, next;
-    unsigned fuel = 0; /* instructions left in the current straight run (threaded only) */
-    (void)fuel;
 #if KSIM_RV64_THREADED
     /* Every operation's handler, for the dispatch at the end of each (THREADED below). */
     static const void *const handler[RV_OP_COUNT] = {
@@ -396,9 +422,13 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
         [RV_CSRRCI] = &&L_RV_CSRRCI,
         [RV_JUMP_MISALIGNED] = &&L_RV_JUMP_MISALIGNED,
     };
+    if (c->handlers != handler) {
+        c->handlers = handler;
+        for (uint32_t i = 0; i < c->cfg.imem_words; i++)
+            c->dec[i].handler = handler[c->dec[i].op];
+    }
 #endif
     for (; max_insns; max_insns--) {
-        fuel = 0;
         if (cycles >= cycle_limit)
             break;
         if (c->irq_ready) {
@@ -406,70 +436,76 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
             ksim_rv64_interrupt(c);
             RELOAD();
         }
-        if (pc >= imem_bytes)
-            RAISE(KSIM_RV64_EXC_FETCH_FAULT, pc);
-        in = &dec[pc >> 2];
-        a = x[in->rs1];
-        b = x[in->rs2];
+        if (pc >= imem_bytes) {
+            cause = KSIM_RV64_EXC_FETCH_FAULT;
+            tval = pc;
+            goto exception;
+        }
+        in = run_end = &dec[pc >> 2];
         next = pc + 4;
         cycles += in->cycles;
         switch ((enum ksim_rv64_op)in->op) {
         OP(RV_LUI) x[in->rd] = (uint64_t)in->imm; DONE;
-        OP(RV_AUIPC) x[in->rd] = pc + (uint64_t)in->imm; DONE;
+        OP(RV_AUIPC) x[in->rd] = PC + (uint64_t)in->imm; DONE;
         OP(RV_JAL)
-            x[in->rd] = next;
-            next = pc + (uint64_t)in->imm;
-            DONE;
+            next = PC + (uint64_t)in->imm;
+            x[in->rd] = PC + 4;
+            DONE_TO_NEXT;
         OP(RV_JALR) {
-            uint64_t t = (a + (uint64_t)in->imm) & ~1ull;
+            uint64_t t = (RS1 + (uint64_t)in->imm) & ~1ull;
             if (t & 3)
                 RAISE(KSIM_RV64_EXC_FETCH_MISALIGNED, t);
-            x[in->rd] = next;
+            x[in->rd] = PC + 4;
             next = t;
-            DONE;
+            DONE_TO_NEXT;
         }
 #define BRANCH(cond)                                                                               \
-    if (cond) {                                                                                    \
-        next = pc + (uint64_t)in->imm;                                                             \
-        cycles += taken;                                                                           \
-    }                                                                                              \
-    DONE
-        OP(RV_BEQ) BRANCH(a == b);
-        OP(RV_BNE) BRANCH(a != b);
-        OP(RV_BLT) BRANCH((int64_t)a < (int64_t)b);
-        OP(RV_BGE) BRANCH((int64_t)a >= (int64_t)b);
-        OP(RV_BLTU) BRANCH(a < b);
-        OP(RV_BGEU) BRANCH(a >= b);
+    {                                                                                              \
+        uint64_t a = RS1, b = RS2;                                                                 \
+        if (cond) {                                                                                \
+            next = PC + (uint64_t)in->imm;                                                         \
+            cycles += taken;                                                                       \
+        } else {                                                                                   \
+            next = PC + 4;                                                                         \
+        }                                                                                          \
+        DONE_TO_NEXT;                                                                              \
+    }
+        OP(RV_BEQ) BRANCH(a == b)
+        OP(RV_BNE) BRANCH(a != b)
+        OP(RV_BLT) BRANCH((int64_t)a < (int64_t)b)
+        OP(RV_BGE) BRANCH((int64_t)a >= (int64_t)b)
+        OP(RV_BLTU) BRANCH(a < b)
+        OP(RV_BGEU) BRANCH(a >= b)
 #undef BRANCH
 /* One handler per width and signedness: the width is a constant in each, so the scratchpad
- * access is one host load or store. */
-#define LOAD(op, w, sign)                                                                           \
+ * access is one host load or store. Anything but an aligned scratchpad access takes the slow
+ * path, which tests misalignment first, as the architecture orders the faults. */
+#define LOAD(op, w, lg, sign)                                                                       \
     OP(op)                                                                                          \
     {                                                                                               \
-        uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base, v = 0;                       \
-        if (addr & (w - 1))                                                                         \
-            RAISE(KSIM_RV64_EXC_LOAD_MISALIGNED, addr);                                             \
-        if (off <= (uint64_t)spad_bytes - w) {                                                      \
+        uint64_t addr = RS1 + (uint64_t)in->imm, off = addr - spad_base, v = 0;                     \
+        if (SPAD_OK(off, lg)) {                                                                     \
             memcpy(&v, spad + off, w);                                                              \
         } else {                                                                                    \
+            if (addr & (w - 1))                                                                     \
+                RAISE(KSIM_RV64_EXC_LOAD_MISALIGNED, addr);                                         \
             int64_t co = ctrl_offset(c, addr);                                                      \
             if (co < 0)                                                                             \
                 RAISE(KSIM_RV64_EXC_LOAD_FAULT, addr);                                              \
             cycles += ctrl_cost;                                                                    \
+            LEAVE_RUN(); /* the bus may raise an interrupt: back to the checked end */              \
+            pc = PC;                                                                                \
             SYNC();                                                                                 \
             v = c->bus.ctrl_load(c->bus.ctx, (uint32_t)co, w);                                      \
-            fuel = 0; /* the bus may have raised an interrupt: back to the checked end */           \
         }                                                                                           \
         x[in->rd] = extend(v, w, sign);                                                             \
         DONE;                                                                                       \
     }
-#define STORE(op, w)                                                                                \
+#define STORE(op, w, lg)                                                                            \
     OP(op)                                                                                          \
     {                                                                                               \
-        uint64_t addr = a + (uint64_t)in->imm, off = addr - spad_base;                              \
-        if (addr & (w - 1))                                                                         \
-            RAISE(KSIM_RV64_EXC_STORE_MISALIGNED, addr);                                            \
-        if (off <= (uint64_t)spad_bytes - w) {                                                      \
+        uint64_t addr = RS1 + (uint64_t)in->imm, off = addr - spad_base, b = RS2;                   \
+        if (SPAD_OK(off, lg)) {                                                                     \
             /* Remember what the store replaced, for a host write in the cycle it issued. */        \
             c->store_cycle = cycles - in->cycles;                                                   \
             c->store_off = (uint32_t)off;                                                           \
@@ -478,11 +514,14 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
             c->store_valid = true;                                                                  \
             memcpy(spad + off, &b, w);                                                              \
         } else {                                                                                    \
+            if (addr & (w - 1))                                                                     \
+                RAISE(KSIM_RV64_EXC_STORE_MISALIGNED, addr);                                        \
             int64_t co = ctrl_offset(c, addr);                                                      \
             if (co < 0)                                                                             \
                 RAISE(KSIM_RV64_EXC_STORE_FAULT, addr);                                             \
             cycles += ctrl_cost;                                                                    \
-            c->pc = next;                                                                           \
+            LEAVE_RUN();                                                                            \
+            c->pc = PC + 4;                                                                         \
             c->cycles = cycles;                                                                     \
             c->retired = retired + 1;                                                               \
             bool halt = c->bus.ctrl_store(c->bus.ctx, (uint32_t)co, w, b);                          \
@@ -495,78 +534,80 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
         }                                                                                           \
         DONE;                                                                                       \
     }
-        LOAD(RV_LB, 1, true)
-        LOAD(RV_LH, 2, true)
-        LOAD(RV_LW, 4, true)
-        LOAD(RV_LD, 8, false)
-        LOAD(RV_LBU, 1, false)
-        LOAD(RV_LHU, 2, false)
-        LOAD(RV_LWU, 4, false)
-        STORE(RV_SB, 1)
-        STORE(RV_SH, 2)
-        STORE(RV_SW, 4)
-        STORE(RV_SD, 8)
+        LOAD(RV_LB, 1, 0, true)
+        LOAD(RV_LH, 2, 1, true)
+        LOAD(RV_LW, 4, 2, true)
+        LOAD(RV_LD, 8, 3, false)
+        LOAD(RV_LBU, 1, 0, false)
+        LOAD(RV_LHU, 2, 1, false)
+        LOAD(RV_LWU, 4, 2, false)
+        STORE(RV_SB, 1, 0)
+        STORE(RV_SH, 2, 1)
+        STORE(RV_SW, 4, 2)
+        STORE(RV_SD, 8, 3)
 #undef LOAD
 #undef STORE
-        OP(RV_ADDI) x[in->rd] = a + (uint64_t)in->imm; DONE;
-        OP(RV_SLTI) x[in->rd] = (int64_t)a < in->imm; DONE;
-        OP(RV_SLTIU) x[in->rd] = a < (uint64_t)in->imm; DONE;
-        OP(RV_XORI) x[in->rd] = a ^ (uint64_t)in->imm; DONE;
-        OP(RV_ORI) x[in->rd] = a | (uint64_t)in->imm; DONE;
-        OP(RV_ANDI) x[in->rd] = a & (uint64_t)in->imm; DONE;
-        OP(RV_SLLI) x[in->rd] = a << in->imm; DONE;
-        OP(RV_SRLI) x[in->rd] = a >> in->imm; DONE;
-        OP(RV_SRAI) x[in->rd] = (uint64_t)((int64_t)a >> in->imm); DONE;
-        OP(RV_ADDIW) x[in->rd] = (uint64_t)sx32(a + (uint64_t)in->imm); DONE;
-        OP(RV_SLLIW) x[in->rd] = (uint64_t)sx32((uint32_t)a << in->imm); DONE;
-        OP(RV_SRLIW) x[in->rd] = (uint64_t)sx32((uint32_t)a >> in->imm); DONE;
-        OP(RV_SRAIW) x[in->rd] = (uint64_t)(int64_t)((int32_t)(uint32_t)a >> in->imm); DONE;
-        OP(RV_ADD) x[in->rd] = a + b; DONE;
-        OP(RV_SUB) x[in->rd] = a - b; DONE;
-        OP(RV_SLL) x[in->rd] = a << (b & 63); DONE;
-        OP(RV_SLT) x[in->rd] = (int64_t)a < (int64_t)b; DONE;
-        OP(RV_SLTU) x[in->rd] = a < b; DONE;
-        OP(RV_XOR) x[in->rd] = a ^ b; DONE;
-        OP(RV_SRL) x[in->rd] = a >> (b & 63); DONE;
-        OP(RV_SRA) x[in->rd] = (uint64_t)((int64_t)a >> (b & 63)); DONE;
-        OP(RV_OR) x[in->rd] = a | b; DONE;
-        OP(RV_AND) x[in->rd] = a & b; DONE;
-        OP(RV_ADDW) x[in->rd] = (uint64_t)sx32(a + b); DONE;
-        OP(RV_SUBW) x[in->rd] = (uint64_t)sx32(a - b); DONE;
-        OP(RV_SLLW) x[in->rd] = (uint64_t)sx32((uint32_t)a << (b & 31)); DONE;
-        OP(RV_SRLW) x[in->rd] = (uint64_t)sx32((uint32_t)a >> (b & 31)); DONE;
-        OP(RV_SRAW) x[in->rd] = (uint64_t)(int64_t)((int32_t)(uint32_t)a >> (b & 31)); DONE;
-        OP(RV_MUL) x[in->rd] = a * b; DONE;
-        OP(RV_MULH) x[in->rd] = mulh_ss((int64_t)a, (int64_t)b); DONE;
-        OP(RV_MULHSU) x[in->rd] = mulh_su((int64_t)a, b); DONE;
-        OP(RV_MULHU) x[in->rd] = mulh_uu(a, b); DONE;
-        OP(RV_DIV) x[in->rd] = div_s((int64_t)a, (int64_t)b); DONE;
-        OP(RV_DIVU) x[in->rd] = div_u(a, b); DONE;
-        OP(RV_REM) x[in->rd] = rem_s((int64_t)a, (int64_t)b); DONE;
-        OP(RV_REMU) x[in->rd] = rem_u(a, b); DONE;
-        OP(RV_MULW) x[in->rd] = (uint64_t)sx32((uint32_t)a * (uint32_t)b); DONE;
-        OP(RV_DIVW) x[in->rd] = divw_s((int32_t)(uint32_t)a, (int32_t)(uint32_t)b); DONE;
-        OP(RV_DIVUW) x[in->rd] = divw_u((uint32_t)a, (uint32_t)b); DONE;
-        OP(RV_REMW) x[in->rd] = remw_s((int32_t)(uint32_t)a, (int32_t)(uint32_t)b); DONE;
-        OP(RV_REMUW) x[in->rd] = remw_u((uint32_t)a, (uint32_t)b); DONE;
+        OP(RV_ADDI) x[in->rd] = RS1 + (uint64_t)in->imm; DONE;
+        OP(RV_SLTI) x[in->rd] = (int64_t)RS1 < in->imm; DONE;
+        OP(RV_SLTIU) x[in->rd] = RS1 < (uint64_t)in->imm; DONE;
+        OP(RV_XORI) x[in->rd] = RS1 ^ (uint64_t)in->imm; DONE;
+        OP(RV_ORI) x[in->rd] = RS1 | (uint64_t)in->imm; DONE;
+        OP(RV_ANDI) x[in->rd] = RS1 & (uint64_t)in->imm; DONE;
+        OP(RV_SLLI) x[in->rd] = RS1 << in->imm; DONE;
+        OP(RV_SRLI) x[in->rd] = RS1 >> in->imm; DONE;
+        OP(RV_SRAI) x[in->rd] = (uint64_t)((int64_t)RS1 >> in->imm); DONE;
+        OP(RV_ADDIW) x[in->rd] = (uint64_t)sx32(RS1 + (uint64_t)in->imm); DONE;
+        OP(RV_SLLIW) x[in->rd] = (uint64_t)sx32((uint32_t)RS1 << in->imm); DONE;
+        OP(RV_SRLIW) x[in->rd] = (uint64_t)sx32((uint32_t)RS1 >> in->imm); DONE;
+        OP(RV_SRAIW) x[in->rd] = (uint64_t)(int64_t)((int32_t)(uint32_t)RS1 >> in->imm); DONE;
+        OP(RV_ADD) x[in->rd] = RS1 + RS2; DONE;
+        OP(RV_SUB) x[in->rd] = RS1 - RS2; DONE;
+        OP(RV_SLL) x[in->rd] = RS1 << (RS2 & 63); DONE;
+        OP(RV_SLT) x[in->rd] = (int64_t)RS1 < (int64_t)RS2; DONE;
+        OP(RV_SLTU) x[in->rd] = RS1 < RS2; DONE;
+        OP(RV_XOR) x[in->rd] = RS1 ^ RS2; DONE;
+        OP(RV_SRL) x[in->rd] = RS1 >> (RS2 & 63); DONE;
+        OP(RV_SRA) x[in->rd] = (uint64_t)((int64_t)RS1 >> (RS2 & 63)); DONE;
+        OP(RV_OR) x[in->rd] = RS1 | RS2; DONE;
+        OP(RV_AND) x[in->rd] = RS1 & RS2; DONE;
+        OP(RV_ADDW) x[in->rd] = (uint64_t)sx32(RS1 + RS2); DONE;
+        OP(RV_SUBW) x[in->rd] = (uint64_t)sx32(RS1 - RS2); DONE;
+        OP(RV_SLLW) x[in->rd] = (uint64_t)sx32((uint32_t)RS1 << (RS2 & 31)); DONE;
+        OP(RV_SRLW) x[in->rd] = (uint64_t)sx32((uint32_t)RS1 >> (RS2 & 31)); DONE;
+        OP(RV_SRAW) x[in->rd] = (uint64_t)(int64_t)((int32_t)(uint32_t)RS1 >> (RS2 & 31)); DONE;
+        OP(RV_MUL) x[in->rd] = RS1 * RS2; DONE;
+        OP(RV_MULH) x[in->rd] = mulh_ss((int64_t)RS1, (int64_t)RS2); DONE;
+        OP(RV_MULHSU) x[in->rd] = mulh_su((int64_t)RS1, RS2); DONE;
+        OP(RV_MULHU) x[in->rd] = mulh_uu(RS1, RS2); DONE;
+        OP(RV_DIV) x[in->rd] = div_s((int64_t)RS1, (int64_t)RS2); DONE;
+        OP(RV_DIVU) x[in->rd] = div_u(RS1, RS2); DONE;
+        OP(RV_REM) x[in->rd] = rem_s((int64_t)RS1, (int64_t)RS2); DONE;
+        OP(RV_REMU) x[in->rd] = rem_u(RS1, RS2); DONE;
+        OP(RV_MULW) x[in->rd] = (uint64_t)sx32((uint32_t)RS1 * (uint32_t)RS2); DONE;
+        OP(RV_DIVW) x[in->rd] = divw_s((int32_t)(uint32_t)RS1, (int32_t)(uint32_t)RS2); DONE;
+        OP(RV_DIVUW) x[in->rd] = divw_u((uint32_t)RS1, (uint32_t)RS2); DONE;
+        OP(RV_REMW) x[in->rd] = remw_s((int32_t)(uint32_t)RS1, (int32_t)(uint32_t)RS2); DONE;
+        OP(RV_REMUW) x[in->rd] = remw_u((uint32_t)RS1, (uint32_t)RS2); DONE;
         OP(RV_FENCE)
         OP(RV_FENCE_I) DONE; /* one hart, no cache model: ordering is free */
         OP(RV_ECALL) RAISE(KSIM_RV64_EXC_ECALL_M, 0);
-        OP(RV_EBREAK) RAISE(KSIM_RV64_EXC_BREAKPOINT, pc);
+        OP(RV_EBREAK) RAISE(KSIM_RV64_EXC_BREAKPOINT, PC);
         OP(RV_MRET)
+            pc = PC;
             SYNC();
             ksim_rv64_mret(c);
             next = c->pc;
-            DONE;
+            DONE_TO_NEXT;
         OP(RV_WFI)
             if (!(c->csr.mip & c->csr.mie)) {
                 c->wfi = true;
-                pc = next;
+                pc = PC + 4;
                 retired++;
                 stop = KSIM_RV64_WFI;
                 goto out;
             }
-            DONE;
+            next = PC + 4;
+            DONE_TO_NEXT;
         OP(RV_CSRRW)
         OP(RV_CSRRS)
         OP(RV_CSRRC)
@@ -575,8 +616,9 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
         OP(RV_CSRRCI) {
             int row = (int)in->imm;
             bool imm_form = in->op >= RV_CSRRWI;
-            uint64_t src = imm_form ? in->rs1 : a;
+            uint64_t src = imm_form ? in->rs1 : RS1;
             unsigned kind = (in->op - RV_CSRRW) % 3; /* 0 write, 1 set, 2 clear */
+            pc = PC;
             SYNC();
             /* CSRRW with rd = x0 does not read (a read could have a side effect). */
             uint64_t old = (kind == 0 && in->rd == 32) ? 0 : ksim_rv64_csr_read(c, row);
@@ -586,12 +628,13 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
                 ksim_rv64_csr_write(c, row, kind == 1 ? old | src : old & ~src);
             RELOAD();
             x[in->rd] = old;
-            DONE;
+            next = pc + 4;
+            DONE_TO_NEXT;
         }
-        OP(RV_JUMP_MISALIGNED) RAISE(KSIM_RV64_EXC_FETCH_MISALIGNED, pc + (uint64_t)in->imm);
+        OP(RV_JUMP_MISALIGNED) RAISE(KSIM_RV64_EXC_FETCH_MISALIGNED, PC + (uint64_t)in->imm);
         OP(RV_ILLEGAL)
         case RV_OP_COUNT:
-        default: RAISE(KSIM_RV64_EXC_ILLEGAL, c->imem[pc >> 2]);
+        default: RAISE(KSIM_RV64_EXC_ILLEGAL, c->imem[PC >> 2]);
         }
         pc = next;
         retired++;
@@ -609,9 +652,15 @@ ksim_rv64_stop ksim_rv64_run(ksim_rv64 *c, uint64_t max_insns, uint64_t cycle_li
 out:
     SYNC();
     return stop;
+#undef PC
+#undef LEAVE_RUN
 #undef SYNC
 #undef RELOAD
+#undef RS1
+#undef RS2
 #undef RAISE
+#undef SPAD_OK
 #undef OP
 #undef DONE
+#undef DONE_TO_NEXT
 }

@@ -37,6 +37,7 @@ static npk_status create_core_buffers(npk_rk_engine *e, npk_rk_core_bufs *b, uns
         npk_rk_mem_destroy(e->dev, &b->feature);
     if (b->task.size)
         npk_rk_mem_destroy(e->dev, &b->task);
+    memset(b->held, 0, sizeof b->held); /* a new feature buffer holds no tile */
     npk_status s = npk_rk_core_mem(e, b, c, (uint64_t)chain * e->feature_slot,
                                    NPK_RK_DATA_FLAGS, &b->feature);
     if (s == NPK_OK)

@@ -15,11 +15,29 @@
 #include "npukit/rk_regcmd.h"
 #include "npukit/rk_soc.h"
 
+/* The tile of A a feature slot holds, as packed by a task of one run of the matmul spine
+ * (npk_rk_matmul_run): A's data and the task's rows, K range and packed geometry. The plan's
+ * tasks of one row range and K slice differ only in their columns, so the same tile comes
+ * again and again; a task of the same run that finds it in a slot reads it there instead of
+ * packing it again (A does not change during a run). */
+typedef struct npk_rk_feature_tile {
+    uint64_t run; /* the run that packed it; 0: unknown (nothing, or packed outside a run) */
+    const void *data;
+    size_t pitch;
+    uint32_t m0, m1, k0, k1, mp, kp, a_pitch;
+    npk_rk_prec prec;
+    int mode;
+} npk_rk_feature_tile;
+
 /* Per-core buffers: the feature buffer is allocated once and never moves (the NPU caches
  * feature state by address, spec "Feature address caching"); the task buffer holds the
  * rknpu_task record and the regcmd program; the output buffer grows when a task needs more. */
 typedef struct npk_rk_core_bufs {
     npk_rk_mem feature;
+    /* What each feature slot holds, and the slot each task of the job being prepared reads
+     * (its own, or an earlier task's holding the same tile); under job_lock. */
+    npk_rk_feature_tile held[NPK_RK_MAX_CHAIN];
+    uint8_t reads[NPK_RK_MAX_CHAIN];
     npk_rk_mem task;
     npk_rk_mem output;
     atomic_bool output_warm; /* read by its core's worker, cleared by a reset on any core */

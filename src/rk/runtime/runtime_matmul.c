@@ -30,6 +30,7 @@ typedef struct run {
     pthread_mutex_t *item_lock; /* guards the items' stats across the cores' threads */
     npk_rk_stats *st;
     atomic_uint *done; /* tasks read back so far, over every core (for npk_rk_set_progress) */
+    uint64_t id;       /* npk_rk_run_id: the feature tiles its tasks packed */
 } run;
 
 /* The item plan task t (a pointer into the plan) belongs to. */
@@ -79,10 +80,37 @@ typedef struct slot {
     uint32_t c_rows, row_offset; /* the row-offset form's shared surface (npk_rk_mm) */
 } slot;
 
+uint64_t npk_rk_run_id(void)
+{
+    static atomic_uint_fast64_t last;
+    return (uint64_t)atomic_fetch_add(&last, 1) + 1;
+}
+
+static bool same_tile(const npk_rk_feature_tile *x, const npk_rk_feature_tile *y)
+{
+    return x->run && x->run == y->run && x->data == y->data && x->pitch == y->pitch &&
+           x->m0 == y->m0 && x->m1 == y->m1 && x->k0 == y->k0 && x->k1 == y->k1 && x->mp == y->mp &&
+           x->kp == y->kp && x->a_pitch == y->a_pitch && x->prec == y->prec && x->mode == y->mode;
+}
+
+/* The slot task i of a job reads tile `tile` from: where it already is (see
+ * npk_rk_task_matmul), else i, after packing it there (*packed). */
+static unsigned tile_slot(npk_rk_core_bufs *b, unsigned i, const npk_rk_feature_tile *tile,
+                          bool *packed)
+{
+    *packed = false;
+    if (i > 0 && same_tile(&b->held[b->reads[i - 1]], tile))
+        return b->reads[i - 1];
+    if (same_tile(&b->held[i], tile))
+        return i;
+    *packed = true;
+    return i;
+}
+
 npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
                               npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
-                              unsigned i, npk_rk_prec out, uint32_t c_iova, npk_rk_mm *mm,
-                              npk_rk_stats *st)
+                              unsigned i, uint64_t run, npk_rk_prec out, uint32_t c_iova,
+                              npk_rk_mm *mm, npk_rk_stats *st)
 {
     npk_rk_core_bufs *b = &rt->core[t->core];
     /* Feature: rows [m0, m1) and the K slice. Slot 0 holds every job's first feature, so the
@@ -93,17 +121,25 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     if (pitch) /* rows pitch x the packed row apart (plan request a_pitch) */
         ablk.stride = (size_t)pitch * t->kp;
     size_t abytes = npk_rk_a_bytes(&ablk, t->kp);
-    uint64_t aoff = (uint64_t)i * rt->feature_slot;
     if (abytes > rt->feature_slot)
         return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot", abytes,
                         rt->feature_slot);
-    /* a zero-padded last slice: the tail is zero; a pitch: the lines between rows are zero
-     * (int4's zero lines, mc_phys = 2H) */
-    if (t->kp > npk_rk_k_padded(t->k1 - t->k0) || pitch > 1)
-        memset((uint8_t *)b->feature.host + aoff, 0, abytes);
-    npk_status s =
-        npk_rk_pack_a(&ablk, a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
-                      (uint8_t *)b->feature.host + aoff, rt->feature_slot);
+    const npk_rk_feature_tile tile = {run,   a->data, a->pitch, t->m0, t->m1, t->k0,
+                                      t->k1, t->mp,   t->kp,    pitch, w->in, (int)mode};
+    bool packed;
+    const unsigned slot = tile_slot(b, i, &tile, &packed);
+    b->reads[i] = (uint8_t)slot;
+    uint64_t aoff = (uint64_t)slot * rt->feature_slot;
+    npk_status s = NPK_OK;
+    if (packed) {
+        /* a zero-padded last slice: the tail is zero; a pitch: the lines between rows are
+         * zero (int4's zero lines, mc_phys = 2H) */
+        if (t->kp > npk_rk_k_padded(t->k1 - t->k0) || pitch > 1)
+            memset((uint8_t *)b->feature.host + aoff, 0, abytes);
+        s = npk_rk_pack_a(&ablk, a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
+                          (uint8_t *)b->feature.host + aoff, rt->feature_slot);
+        b->held[slot] = s == NPK_OK ? tile : (npk_rk_feature_tile){0};
+    }
     st->pack_ns += npk_now_ns() - t0;
     npk_rk_trace_host(t->core, "pack", t0, npk_now_ns());
     if (s)
@@ -128,6 +164,8 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     mm->c = c_iova;
     st->synth_ns += npk_now_ns() - t0;
 
+    if (!packed) /* synced when it was packed; the NPU never writes it */
+        return NPK_OK;
     t0 = npk_now_ns();
     s = npk_rk_mem_sync(rt->dev, &b->feature, aoff, abytes, RKNPU_MEM_SYNC_TO_DEVICE);
     st->sync_ns += npk_now_ns() - t0;
@@ -143,7 +181,7 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     const npk_rk_mm_run_item *it = item_of(r, t);
     npk_rk_mm mm;
     npk_status s =
-        npk_rk_task_matmul(rt, it->w, &it->a, it->mode, it->a_pitch, t, i, it->task_out,
+        npk_rk_task_matmul(rt, it->w, &it->a, it->mode, it->a_pitch, t, i, r->id, it->task_out,
                            (uint32_t)(rt->core[t->core].output.iova + sl->out_off), &mm, r->st);
     if (s)
         return s;
@@ -180,8 +218,9 @@ static npk_status finish_task(run *r, const npk_rk_mm_run_item *it, const npk_rk
     const uint8_t *src = (const uint8_t *)b->output.host + sl->out_off;
     size_t room = (size_t)(b->output.size - sl->out_off);
     /* Partials in the input's accumulator add up on the host; any other task output (fp16)
-     * is the whole result of a single K slice, narrowed by the NPU: a copy. */
-    if (it->task_out != npk_rk_input_row(it->w->in)->acc)
+     * is the whole result of a single K slice, narrowed by the NPU: a copy, as are the integer
+     * sums of a single slice (npk_rk_mm_item_begin). */
+    if (it->task_out != npk_rk_input_row(it->w->in)->acc || it->copies)
         s = npk_rk_unpack_c(&sl->cblk, src, room, &it->acc, (npk_rk_range){t->m0, t->m1},
                             (npk_rk_range){t->n0, t->n1});
     else
@@ -502,7 +541,8 @@ npk_status npk_rk_matmul_run(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_m
              .items = items,
              .item_of = item_of_task,
              .item_lock = &item_lock,
-             .st = st};
+             .st = st,
+             .id = npk_rk_run_id()};
     npk_rk_engine *e = rt->eng;
     /* The call runs in the IOMMU domain of its weights, on that domain's core buffers. */
     const unsigned domain = items[0].w->mem.domain;
@@ -544,8 +584,15 @@ npk_status npk_rk_mm_item_begin(const npk_rk_weights *w, uint32_t m, const void 
             return npk_fail(NPK_ENOMEM, "matmul: no memory for the fp32 accumulator");
         it->acc = (npk_rk_matrix){it->scratch, m, w->n, w->n};
     } else {
-        size_t eb = npk_rk_prec_bits(out) / 8;
-        memset(c, 0, (size_t)m * w->n * eb);
+        /* One K slice: every task's output is its region's whole result, copied into C (a
+         * narrowed output, or integer sums, where 0 + x is x: a float partial is added to 0
+         * as before, which makes a -0 +0), so C needs no zeroing. */
+        const npk_rk_prec acc = npk_rk_input_row(w->in)->acc;
+        it->copies =
+            w->slices == 1 &&
+            (it->task_out != acc || (it->task_out == out && !npk_rk_prec_row_of(out)->is_float));
+        if (!it->copies)
+            memset(c, 0, (size_t)m * w->n * (npk_rk_prec_bits(out) / 8));
         it->acc = (npk_rk_matrix){c, m, w->n, w->n};
     }
     return NPK_OK;

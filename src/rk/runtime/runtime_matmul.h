@@ -33,10 +33,12 @@ typedef struct npk_rk_mm_run_item {
     uint32_t a_pitch; /* the plan's feature row pitch (0: the mode's own) */
     void *c;
     float *scratch;
+    bool copies; /* tasks copy their outputs into C (one K slice; C not zeroed) */
     npk_rk_stats *st;
 } npk_rk_mm_run_item;
 
-/* Set up item it for C [M][N] = A . w in `out` (zeroes C, or allocates the scratch); end it
+/* Set up item it for C [M][N] = A . w in `out` (zeroes C unless the tasks copy into it, or
+ * allocates the scratch); end it
  * (ok: narrow the scratch into C) and free what begin allocated. */
 npk_status npk_rk_mm_item_begin(const npk_rk_weights *w, uint32_t m, const void *a, npk_rk_prec out,
                                 void *c, npk_rk_mm_run_item *it);
@@ -54,11 +56,18 @@ npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out);
 
 /* Plan task t of a matmul on its core (t->core, the engine's): its feature (rows [m0, m1), its K
  * range zero-padded to kp) packed into the core's feature slot i and synced for the NPU, and
- * *mm, the task's matmul (pitch: line-form rows pitch x the packed row apart, 0 the mode's own): the weights' block of its K slice and column range, the slot's
- * feature, the output (task_out) at c_iova. Accounts pack, synth and sync time in st. */
+ * *mm, the task's matmul (pitch: line-form rows pitch x the packed row apart, 0 the mode's
+ * own): the weights' block of its K slice and column range, the slot's feature, the output
+ * (task_out) at c_iova. Accounts pack, synth and sync time in st.
+ * run: the run the task belongs to (npk_rk_run_id; 0: none). Within a run the task reads its
+ * tile where it already is, packing nothing: in slot i from an earlier job, or in the slot the
+ * job's task i - 1 reads (tasks 1.. of a job only: a job's first feature is always slot 0's). */
 npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
                               npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
-                              unsigned i, npk_rk_prec task_out, uint32_t c_iova, npk_rk_mm *mm,
-                              npk_rk_stats *st);
+                              unsigned i, uint64_t run, npk_rk_prec task_out, uint32_t c_iova,
+                              npk_rk_mm *mm, npk_rk_stats *st);
+
+/* A new run's id (never 0, never repeated in the process). */
+uint64_t npk_rk_run_id(void);
 
 #endif
