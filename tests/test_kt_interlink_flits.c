@@ -11,7 +11,9 @@
  *     one that names its ack node does not); a remote flit reaching a disabled interlink is
  *     dropped and raises INJ, and nothing arrives;
  *   - the driver's refusals: a program longer than the far unit's inst_depth, a mesh beyond 3, a
- *     coordinate beyond the txn's nibbles. */
+ *     coordinate beyond the txn's nibbles;
+ *   - the far mesh's entry: by the memory port on the destination's row (mag's inj_port), port 0
+ *     when none is, seen in the round trip of a remote CU_CTRL read on two mesh shapes. */
 #include <string.h>
 
 #include "check.h"
@@ -199,8 +201,75 @@ static void test_faults(rig *r)
     CHECK(recv_within(r, &r->d1, &rep, 200));
 }
 
+/* Cycles from a remote CU_CTRL read of `unit` in mesh 1, sent from mesh 0's mailbox, to its
+ * reply in mesh 1's receive FIFO (read without bus time, one cycle at a time). */
+static uint64_t remote_read_cycles(ktsim_card *c, kt_coord unit)
+{
+    kt_transport *t = ktsim_card_transport(c);
+    kt_dev d0, d1;
+    CHECK_EQ(kt_open(&d0, t, ktsim_card_ctrl_base(c, 0), NULL), NPK_OK);
+    CHECK_EQ(kt_open(&d1, t, ktsim_card_ctrl_base(c, 1), NULL), NPK_OK);
+    kt_coord agent = ktsim_get_config(ktsim_card_mesh(c, 0))->mem_port[0];
+    kt_flit req;
+    CHECK_EQ(kt_flit_ctrl_request(&req, unit, agent, KT_CU_CAPS, 0x33), NPK_OK);
+    CHECK_EQ(kt_il_mark_remote(&req, 1, unit, agent), NPK_OK);
+    CHECK_EQ(kt_mailbox_send(&d0, &req), NPK_OK);
+    uint64_t sent = ktsim_card_cycle(c), rx = 1ull << 16;
+    uint64_t at = ktsim_card_ctrl_base(c, 1) + KT_RX_STATUS;
+    for (unsigned i = 0; i < 2000 && rx >> 16 & 1; i++) {
+        ktsim_card_step(c, 1);
+        CHECK_EQ(ktsim_bus_read64(ktsim_card_mesh(c, 1), at, &rx), NPK_OK);
+    }
+    CHECK(!(rx >> 16 & 1));
+    kt_flit rep;
+    bool got = false;
+    CHECK_EQ(kt_mailbox_recv(&d1, &rep, &got), NPK_OK);
+    CHECK(got && kt_coord_eq(kt_header_get(&rep).src, unit));
+    return ktsim_card_cycle(c) - sent;
+}
+
+/* Units at (3,1) and (3,3) of a 3x3 router mesh; `two_ports` adds a memory port on row 3. Each
+ * read's reply returns to mesh 1's agent at (0,1) by the same route on both shapes, so only the
+ * way in differs: with the second port the read of (3,3) enters at (1,3), three routers from the
+ * unit; without it at (1,1), five routers away. The read of (3,1) enters at (1,1) either way. */
+static void far_entry_cycles(bool two_ports, uint64_t *row1, uint64_t *row3)
+{
+    ktsim_config cfg;
+    CHECK_EQ(ktsim_preset_parse(two_ports ? "grid 1 3\nmem_port 0 1\nmem_port 0 3\n"
+                                            "unit 3 1 test\nunit 3 3 test\n"
+                                          : "grid 1 3\nmem_port 0 1\n"
+                                            "unit 3 1 test\nunit 3 3 test\n",
+                                "text", &cfg),
+             NPK_OK);
+    ktsim_card_opts o = {2, true, false, 0, 0, 0};
+    ktsim_card *c = NULL;
+    CHECK_EQ(ktsim_card_create(&cfg, &o, &c), NPK_OK);
+    if (!c)
+        return;
+    *row1 = remote_read_cycles(c, (kt_coord){3, 1});
+    *row3 = remote_read_cycles(c, (kt_coord){3, 3});
+    ktsim_card_destroy(c);
+}
+
+static void test_far_entry_by_row(void)
+{
+    uint64_t one_row1 = 0, one_row3 = 0, two_row1 = 0, two_row3 = 0;
+    far_entry_cycles(false, &one_row1, &one_row3);
+    far_entry_cycles(true, &two_row1, &two_row3);
+    printf("remote CU_CTRL round trip: (3,1) %llu / %llu cycles, (3,3) %llu / %llu cycles "
+           "(port 0 only / a port on row 3 too)\n",
+           (unsigned long long)one_row1, (unsigned long long)two_row1,
+           (unsigned long long)one_row3, (unsigned long long)two_row3);
+    CHECK_EQ(two_row1, one_row1);
+    CHECK(two_row3 < one_row3);
+    /* Two routers fewer on the way in: half of what the longer read costs over the shorter one
+     * with port 0 alone (two routers more each way). */
+    CHECK_EQ(one_row3 - two_row3, (one_row3 - one_row1) / 2);
+}
+
 int main(void)
 {
+    test_far_entry_by_row();
     rig r;
     if (open_rig(&r)) {
         test_ctrl_read_across(&r);

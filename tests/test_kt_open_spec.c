@@ -17,7 +17,7 @@ static void test_board_keys(void)
     kt_board b;
     CHECK_EQ(kt_board_parse("# the simulator's keys are skipped\nname bench-1\ngrid 1 2\n"
                             "generation prestrobe\nstage_flits 64\nctrl_base 0x800000\n"
-                            "dram_size 0x100000000\nclock_mhz 200\nmover 0\nrv64 0 2\n"
+                            "dram_size 0x100000000\nclock_mhz 200\nmover 0\nrv64 0 0\n"
                             "unit 1 1 saxpy\n",
                             "t", &b),
              NPK_OK);

@@ -2,8 +2,9 @@
 /* The RV64 complex inside the simulated machine, driven the way a host drives a card: programs
  * from build/rv64 loaded through the load window by the driver's loader. Hello with stdin, a
  * runaway program stopped at the timeout (and the machine booted again), the saxpy dispatcher
- * computing on the units through the mailbox, the over-dispatch deadlock, and the coordinate a
- * mesh walk sees as empty. Skips when the RV64 programs are not built. */
+ * computing on the units through the mailbox, and the over-dispatch deadlock (the complex at
+ * (0,0) itself, without programs, is test_kt_rv64_wiring's). Skips when the RV64 programs are not
+ * built. */
 #include "kt_testlib.h"
 #include "ktsim/rv64_complex.h"
 #include "ktsim/rv64_ctrl.h"
@@ -99,39 +100,28 @@ static void test_saxpy_dispatcher(const kt_rv64_image *prog)
     CHECK_EQ(bad, 0);
 }
 
+/* The complex's dispatches enter the mesh by the memory port, on the link into router (1,1)
+ * that carries the unit's memory responses back. The surplus instructions fill that link's input
+ * FIFO and the unit's queues before all 24 are out, so the program never gets past its M_GO loop
+ * (M_STAT[15] stays set: the offered flit is never taken), and the unit, whose memory responses
+ * queue behind them, never finishes. */
 static void test_overdispatch(const kt_rv64_image *prog)
 {
     static float x[N], y[N];
     seed(x, y);
     kt_rv64_result r;
     CHECK_EQ(run(prog, NULL, 1500, &r), NPK_ETIMEDOUT);
-    CHECK_STR_HAS(r.console, "dispatched\n");
+    CHECK(!r.console || !strstr(r.console, "dispatched"));
     kt_rv64_result_free(&r);
     /* The mesh shows the deadlock: nothing has moved for a long time with work outstanding,
-     * and the completions the program waits for never came. How many cycles the wall-clock
-     * budget above simulated depends on the host (under emulation fewer than 100000): the clock
-     * is advanced by a fixed count more, which a stalled mesh adds to its stall whole. */
+     * and a dispatch is still offered. How many cycles the wall-clock budget above simulated
+     * depends on the host (under emulation fewer than 100000): the clock is advanced by a fixed
+     * count more, which a stalled mesh adds to its stall whole. */
     ktsim_step(sim, 100001);
     uint64_t stalled = ktsim_stalled_cycles(sim);
     printf("over-dispatch: mesh stalled for %llu cycles\n", (unsigned long long)stalled);
     CHECK(stalled > 100000);
-}
-
-static void test_not_enumerable(void)
-{
-    kt_unit units[16];
-    size_t n = 0;
-    CHECK_EQ(kt_enumerate(&dev, units, 16, &n), NPK_OK);
-    CHECK_EQ(n, 3);
-    for (size_t i = 0; i < n; i++)
-        CHECK(!(units[i].at.x == 0 && units[i].at.y == 2));
-    /* A CU_CTRL read to the complex is taken and dropped: no reply, the node reads absent. */
-    uint64_t v;
-    bool present = true;
-    uint64_t dropped = ktsim_rv64(sim)->dropped_flits;
-    CHECK_EQ(kt_ctrl_read(&dev, (kt_coord){0, 2}, 0, &v, &present), NPK_OK);
-    CHECK(!present);
-    CHECK(ktsim_rv64(sim)->dropped_flits > dropped);
+    CHECK(ktsim_rv64(sim)->offered);
 }
 
 int main(void)
@@ -144,7 +134,6 @@ int main(void)
     sim = kt_test_sim("rv64", KT_GEN_PRESET, NULL);
     CHECK(sim && ktsim_rv64(sim));
     CHECK_EQ(kt_open(&dev, ktsim_transport(sim), ktsim_get_config(sim)->ctrl_base, NULL), NPK_OK);
-    test_not_enumerable();
     test_hello(&hello);
     test_runaway(&spin, &hello);
     test_saxpy_dispatcher(&saxpy);

@@ -5,13 +5,17 @@
  * mover status word at 0x20, a doorbell rung through the interlink window and counted at the
  * other mesh (0x28, the external interrupt level, the clear), the host winning a same-cycle
  * collision on the interlink's config port, the processor winning one on the mover's (the host's
- * write lost whatever register it addressed), and a clear racing an arriving doorbell losing.
- * Programs are instruction words built here, so this runs without the RISC-V toolchain. */
+ * write lost whatever register it addressed), a clear racing an arriving doorbell losing, and
+ * the mailbox at (0,0) as a client of the system node's hub (dispatches out by the memory ports,
+ * completions in, everything else dropped, a walk seeing the coordinate empty). Programs are
+ * instruction words built here, so this runs without the RISC-V toolchain. */
 #include "check.h"
 #include "ktsim/rv64_asm.h"
 #include "ktsim/rv64_complex.h"
 #include "kt/hw/kt_interlink_hw.h"
+#include "npukit/kt.h"
 #include "npukit/kt_mover.h"
+#include "npukit/kt_test_unit.h"
 #include "npukit/kt_regs.h"
 #include "npukit/ktsim.h"
 #include "ktsim/ktsim_card.h"
@@ -525,8 +529,100 @@ static void test_clear_race(void)
     CHECK_EQ(race(ring + 1, -1, &arrived, &lost), 1);
 }
 
+/* ---- the mailbox at (0,0), a client of the system node's hub ---- */
+
+/* Dispatch one CU_INST through the mailbox, wait for a completion, exit with its word. */
+static void dispatch_program(prog *p, kt_coord to, const kt_flit *inst)
+{
+    prog_start(p);
+    store(p, KT_RV64_M_DST, (uint64_t)to.y << 8 | to.x);
+    for (unsigned i = 0; i < 4; i++)
+        store(p, KT_RV64_M_ARG0 + 8 * i, inst->w[i]);
+    store(p, KT_RV64_M_GO, 1);
+    emit(p, rva_ld(T0, CTRL, KT_RV64_M_STAT));
+    emit(p, rva_andi(T0, T0, KT_RV64_MSTAT_QUEUED));
+    emit(p, rva_beq(T0, 0, -8));
+    exit_with(p, KT_RV64_M_HEAD);
+}
+
+static void refused(const char *preset, const char *why)
+{
+    ktsim_config cfg;
+    ktsim *s = NULL;
+    CHECK_EQ(ktsim_preset_parse(preset, "text", &cfg), NPK_OK);
+    CHECK_EQ(ktsim_create(&cfg, &s), NPK_EINVAL);
+    CHECK(!s);
+    CHECK_STR_HAS(npk_last_error(), why);
+}
+
+/* §6: the complex sits at (0,0), a live hub client with no compute-unit shell. On a mesh with
+ * two memory ports (rows 1 and 3) a dispatch to either row completes into its mailbox with the
+ * unit's coordinate; the host's CU_SIGNAL for (0,0) is queued there too, while a CU_CTRL read
+ * is taken and dropped, so a walk sees (0,0) as empty and the host's own requests (sent from
+ * (0, GRID_LO)) are still answered. */
+static void test_hub_client(void)
+{
+    refused("grid 1 2\nmem_port 0 1\nrv64 0 2\n", "rv64 at (0,2) in preset");
+    refused("grid 1 2\nmem_port 0 1\nrv64 0 2\n", "sits at its coordinate, (0,0)");
+    refused("grid 1 2\nmem_port 0 1\nrv64 0 0\nunit 0 0 rv32\n",
+            "unit 'rv32' at (0,0) and the RV64 complex");
+    ktsim_config cfg;
+    ktsim *s = NULL;
+    CHECK_EQ(ktsim_preset_parse("grid 1 3\nmem_port 0 1\nmem_port 0 3\nrv64 0 0\n"
+                                "unit 2 1 test latency=30\nunit 3 3 test latency=50\n",
+                                "text", &cfg),
+             NPK_OK);
+    CHECK_EQ(ktsim_create(&cfg, &s), NPK_OK);
+    ksim_rv64c *c = ktsim_rv64(s);
+    const kt_coord unit[2] = {{2, 1}, {3, 3}};
+    for (unsigned i = 0; i < 2; i++) {
+        kt_flit inst;
+        CHECK_EQ(kt_test_inst(&inst, KT_TU_RETIRE, 0, 0, 0, false), NPK_OK);
+        prog p;
+        dispatch_program(&p, unit[i], &inst);
+        load_and_boot(c, &p);
+        for (unsigned k = 0; k < 5000 && !finished(c); k++)
+            ktsim_step(s, 1);
+        CHECK(c->exited && !c->halted);
+        CHECK_EQ(KT_RV64_CQ_SRC_X(c->exit_word), unit[i].x);
+        CHECK_EQ(KT_RV64_CQ_SRC_Y(c->exit_word), unit[i].y);
+        /* The mailbox's CU_INST has last set (§7.5), so the unit reports the batch with the
+         * flit's txn: the first dispatch since the boot's, 0. */
+        CHECK_EQ(KT_RV64_CQ_CODE(c->exit_word), KT_SIG_BATCH_COMPLETE);
+        CHECK_EQ(KT_RV64_CQ_ARG(c->exit_word), 0);
+    }
+    CHECK_EQ(c->dropped_flits, 0);
+
+    kt_dev dev;
+    CHECK_EQ(kt_open(&dev, ktsim_transport(s), cfg.ctrl_base, NULL), NPK_OK);
+    kt_unit units[8];
+    size_t n = 0;
+    CHECK_EQ(kt_enumerate(&dev, units, 8, &n), NPK_OK);
+    CHECK_EQ(n, 2);
+    for (size_t i = 0; i < n; i++)
+        CHECK(kt_coord_eq(units[i].at, unit[i]));
+    CHECK_EQ(c->dropped_flits, 1); /* the walk's CU_CAPS read of (0,0) */
+    uint64_t v;
+    bool present = true;
+    CHECK_EQ(kt_ctrl_read(&dev, (kt_coord){0, 0}, 0, &v, &present), NPK_OK);
+    CHECK(!present);
+    CHECK_EQ(c->dropped_flits, 2);
+    unsigned queued = c->cq_count;
+    kt_flit f;
+    CHECK_EQ(kt_flit_signal(&f, (kt_coord){0, 0}, (kt_coord){3, 2}, 9, 0x42, 0xCAFE), NPK_OK);
+    CHECK_EQ(kt_mailbox_send(&dev, &f), NPK_OK);
+    ktsim_step(s, 200);
+    CHECK_EQ(c->cq_count, queued + 1);
+    CHECK_EQ(c->cq[(c->cq_head + queued) % KT_RV64_CQ_DEPTH],
+             (2ull << 52) | (3ull << 48) | (0x42ull << 40) | (0xCAFEull << 8));
+    CHECK_EQ(c->dropped_flits, 2);
+    CHECK(ktsim_fault(s) == NULL);
+    ktsim_destroy(s);
+}
+
 int main(void)
 {
+    test_hub_client();
     test_copy();
     test_fault_status();
     test_half_width();

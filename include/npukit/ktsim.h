@@ -127,10 +127,11 @@ typedef struct ktsim_config {
     unsigned n_units;
     ktsim_unit_timing timing[KTSIM_MAX_TIMINGS]; /* one row per unit kind that has timing */
     unsigned n_timing;
-    /* CPU_RV64 = 1: the RV64 control complex sits at rv64_at (no compute-unit shell; it reaches
-     * the mesh through its mailbox) and its load window at ctrl_base + 0x8000, which the
-     * orchestrator window then stops short of. rv64_cost[k] overrides the core's cycle cost of
-     * instruction class k (0 keeps the default; the classes are listed in data/kt/README.md). */
+    /* CPU_RV64 = 1: the RV64 control complex sits at rv64_at, which must be (0,0), the system
+     * node's coordinate (no compute-unit shell; its mailbox is a client of the memory ports),
+     * and its load window at ctrl_base + 0x8000, which the orchestrator window then stops short
+     * of. rv64_cost[k] overrides the core's cycle cost of instruction class k (0 keeps the
+     * default; the classes are listed in data/kt/README.md). */
     bool cpu_rv64;
     kt_coord rv64_at;
     uint32_t rv64_cost[16];
@@ -255,8 +256,9 @@ NPUKIT_API void ktsim_count_mem_traffic(ktsim *s, unsigned reads, unsigned write
 
 /* The interlink's reach into the mesh (spec §4): a flit arriving at a memory port with rsvd[2]
  * set (KT_RSVD_REMOTE) goes to take(user, flit) instead of the agent (false: the port holds it
- * this cycle); ktsim_inject_flit sends a flit from another mesh into this one from memory port
- * 0, after the agent's own outbound (false: its queue is full this cycle). */
+ * this cycle); ktsim_inject_flit sends a flit from another mesh into this one from the memory
+ * port on its destination's row (port 0 when none is), after the agent's and the control
+ * complex's own outbound (false: that port's queue is full this cycle). */
 NPUKIT_API void ktsim_set_remote_flits(ktsim *s, bool (*take)(void *user, const kt_flit *f),
                                        void *user);
 NPUKIT_API bool ktsim_inject_flit(ktsim *s, const kt_flit *f);

@@ -167,7 +167,7 @@ static bool ilink_take_flit(void *user, const kt_flit *f)
     return ksim_ilink_remote_flit(m->card->ilink, m->pos, f);
 }
 
-/* A flit from another mesh, readdressed: into this mesh by memory port 0. */
+/* A flit from another mesh, readdressed: into this mesh by the memory port on its row. */
 static bool ilink_inject(void *user, unsigned pos, const kt_flit *f)
 {
     ktsim_card *c = user;

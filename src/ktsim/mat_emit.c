@@ -80,3 +80,20 @@ void mg_emit_tick(mg_emit *e, ksim_shell *sh, kt_coord mem)
         break;
     }
 }
+
+uint64_t mg_emit_quiet(const mg_emit *e)
+{
+    switch (e->st) {
+    case EM_IDLE: return UINT64_MAX;
+    case EM_WAIT: {
+        /* a tick moves the clock first: the one that reaches hand_at hands the burst over */
+        uint64_t at = hand_at(e);
+        return at > e->now + 1 ? at - e->now - 1 : 0;
+    }
+    case EM_REQ:
+    case EM_DATA: return 0;
+    }
+    return 0;
+}
+
+void mg_emit_skip(mg_emit *e, uint64_t n) { e->now += n; }

@@ -46,6 +46,9 @@ void mg_emit_start(mg_emit *e, uint64_t base, uint32_t total, uint32_t first_cmd
                    uint32_t hand_lat);
 /* One cycle: the sender's flit, if any. */
 void mg_emit_tick(mg_emit *e, ksim_shell *sh, kt_coord mem);
+/* How many of its next ticks only move its clock (UINT64_MAX: idle), and n such ticks at once. */
+uint64_t mg_emit_quiet(const mg_emit *e);
+void mg_emit_skip(mg_emit *e, uint64_t n);
 static inline bool mg_emit_busy(const mg_emit *e) { return e->st != EM_IDLE; }
 
 #endif

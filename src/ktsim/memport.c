@@ -58,7 +58,7 @@ struct ksim_memport {
     enum { OUT_AGENT, OUT_PROCESSOR, OUT_INJECT, OUT_ENGINE } out_from;
     const ksim_hub_client *pe; /* the node's processor at (0,0), or NULL */
     unsigned index;            /* this port's number in the node */
-    ksim_fifo inject; /* flits from another mesh, entering here (port 0) */
+    ksim_fifo inject; /* flits from another mesh for this port's row (port 0: any other row) */
     ksim_remote_take_fn remote_take;
     void *remote_user;
     uint16_t reads, writes;
@@ -131,11 +131,11 @@ void ksim_memport_set_processor(ksim_memport *p, const ksim_hub_client *pe, unsi
     p->index = index;
 }
 
-unsigned ksim_hub_port_for_row(const ksim_hub_client *pe, uint8_t row)
+unsigned ksim_port_for_row(const kt_coord *ports, unsigned n_ports, uint8_t row)
 {
     unsigned port = 0;
-    for (unsigned i = 0; i < pe->n_ports; i++)
-        if (pe->port_row[i] == row)
+    for (unsigned i = 0; i < n_ports; i++)
+        if (ports[i].y == row)
             port = i;
     return port;
 }
@@ -196,7 +196,7 @@ static const kt_flit *port_out_peek(void *ep)
         return f;
     p->out_from = OUT_PROCESSOR;
     if (p->pe && (f = p->pe->ops->out_peek(p->pe->ep)) &&
-        ksim_hub_port_for_row(p->pe, kt_header_get(f).dst.y) == p->index)
+        ksim_port_for_row(p->pe->ports, p->pe->n_ports, kt_header_get(f).dst.y) == p->index)
         return f;
     p->out_from = OUT_INJECT;
     if (!ksim_fifo_empty(&p->inject))

@@ -36,24 +36,27 @@ typedef bool (*ksim_remote_take_fn)(void *user, const kt_flit *f);
 void ksim_memport_set_remote(ksim_memport *p, ksim_remote_take_fn take, void *user);
 bool ksim_memport_inject(ksim_memport *p, const kt_flit *f);
 
-/* The system node's hub (upstream sn_hub): with CPU_RV64 = 0 the node's control processor
- * answers at (0,0), a corner no router touches, so no mesh map can hold anything there and the
- * coordinate is free in every mesh. The processor is not a mesh endpoint but a client of the
- * node's ports: a flit for (0,0) arriving at any port goes to it (the port holds while it is
- * busy, since a dropped CU_DATA beat would corrupt a program image), and its own flits leave by
- * the port whose mesh row is their destination's, port 0 otherwise, after the agent's and before
- * the interlink's and the engine's. X-then-Y routing on clamped coordinates delivers a flit for
- * (0,0) westward onto a port's row, so nothing else changes. */
+/* The system node's hub (upstream sn_hub): the node's control complex answers at (0,0) — the
+ * RV32 processor with CPU_RV64 = 0, the RV64 complex's mailbox with CPU_RV64 = 1 — a corner no
+ * router touches, so no mesh map can hold anything there and the coordinate is free in every
+ * mesh. The complex is not a mesh endpoint but a client of the node's ports: a flit for (0,0)
+ * arriving at any port goes to it (the port holds while the RV32 processor is busy, since a
+ * dropped CU_DATA beat would corrupt a program image; the RV64 mailbox takes every flit at once),
+ * and its own flits leave by the port whose mesh row is their destination's, port 0 otherwise,
+ * after the agent's and before the interlink's and the engine's. X-then-Y routing on clamped
+ * coordinates delivers a flit for (0,0) westward onto a port's row, so nothing else changes. */
 typedef struct ksim_hub_client {
     const ksim_endpoint_ops *ops;
     void *ep;
-    uint8_t port_row[KTSIM_MAX_MEM_PORTS]; /* each port's mesh row */
+    const kt_coord *ports; /* the node's memory ports, by number */
     unsigned n_ports;
 } ksim_hub_client;
 /* Port `index` of the node serves `pe` (every port of the node gets the same client); port 0
  * also ticks it. */
 void ksim_memport_set_processor(ksim_memport *p, const ksim_hub_client *pe, unsigned index);
-/* The port a flit for mesh row `row` leaves by: the last port on that row, else 0. */
-unsigned ksim_hub_port_for_row(const ksim_hub_client *pe, uint8_t row);
+/* The port a flit for mesh row `row` leaves by: the last of `ports` on that row, else port 0 —
+ * upstream mag's rule for every outbound source but a port's own engine (the agent, the control
+ * complex, the interlink's injected flits). */
+unsigned ksim_port_for_row(const kt_coord *ports, unsigned n_ports, uint8_t row);
 
 #endif

@@ -502,6 +502,24 @@ static bool rv32_idle(void *p)
            !c->signal_pending && !c->push_left && c->exec == KSIM_RV32_EXEC_IDLE;
 }
 
+/* Ticks that only move the unit's clock: idle, or a running core held until its own clock
+ * catches up with its cycle count (a miss, a multi-cycle instruction) with nothing to send and
+ * the executor idle. Its cycle count is its own, so the clock alone is owed. */
+static uint64_t rv32_quiet(void *p)
+{
+    const ksim_rv32c *c = p;
+    if (rv32_idle(p))
+        return UINT64_MAX;
+    if (!c->running || c->kick_pending || c->done_pending || c->signal_pending || c->push_left ||
+        c->exec != KSIM_RV32_EXEC_IDLE)
+        return 0;
+    /* a tick moves the clock first: the one that reaches the core's next cycle runs it */
+    uint64_t next = c->start_tick + c->core.cycles;
+    return next > c->now + 1 ? next - c->now - 1 : 0;
+}
+
+static void rv32_skip(void *p, uint64_t n) { ((ksim_rv32c *)p)->now += n; }
+
 const ksim_unit_ops ksim_unit_rv32 = {
     .kind = "rv32",
     .default_type = KT_RV32_CU_TYPE,
@@ -514,5 +532,7 @@ const ksim_unit_ops ksim_unit_rv32 = {
     .recv = rv32_recv,
     .dbg = rv32_dbg,
     .idle = rv32_idle,
+    .quiet = rv32_quiet,
+    .skip = rv32_skip,
     .settings = rv32_settings,
 };

@@ -2,8 +2,8 @@
 /* The RV64 control complex around the core: the host window (§6: three regions by
  * hs_addr[31:28], write-only memories, the host registers, reads that ignore the region bits),
  * the load window a card's host reaches it through (stdin queue, LOAD_CTL/LOAD_DATA, the console
- * FIFO), the processor's control region (§7), the dispatch mailbox (§7.5) as a mesh endpoint,
- * and the two interrupt levels.
+ * FIFO), the processor's control region (§7), the dispatch mailbox (§7.5) as the system node's
+ * hub client at (0,0), and the two interrupt levels.
  *
  * The rest of the node (the mover, the interlink) is reached through ksim_rv64_side; a hook left
  * NULL is a block the bitstream does not have: its status reads zero and writes vanish. */

@@ -12,7 +12,7 @@ void ksim_rv64c_mbox_reset(ksim_rv64c *c);
 void ksim_rv64c_update_irq(ksim_rv64c *c);
 void ksim_rv64c_console(ksim_rv64c *c, uint8_t byte);
 
-/* The mailbox as a mesh endpoint (ep = the complex). */
+/* The mailbox as an endpoint (ep = the complex): the hub client at (0,0) (memport.h). */
 extern const ksim_endpoint_ops ksim_rv64c_endpoint;
 
 #endif

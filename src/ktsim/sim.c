@@ -184,7 +184,13 @@ void ktsim_set_remote_flits(ktsim *s, bool (*take)(void *user, const kt_flit *f)
         ksim_memport_set_remote(s->ports[i], take, user);
 }
 
-bool ktsim_inject_flit(ktsim *s, const kt_flit *f) { return ksim_memport_inject(s->ports[0], f); }
+/* Upstream's mag sends the interlink's injected flit out by the port on its destination's row
+ * (port 0 when no port is on it), as it does the agent's. */
+bool ktsim_inject_flit(ktsim *s, const kt_flit *f)
+{
+    unsigned port = ksim_port_for_row(s->cfg.mem_port, s->cfg.n_mem_ports, kt_header_get(f).dst.y);
+    return ksim_memport_inject(s->ports[port], f);
+}
 
 void ktsim_reset(ktsim *s)
 {
@@ -473,6 +479,22 @@ static npk_status add_agent_mover(ktsim *s)
 
 /* ---- construction ---- */
 
+/* (0,0) is the system node's own coordinate (control-registers §6, upstream sn_hub): a corner,
+ * which touches no router, so whatever answers there is a client of the node's memory ports and
+ * not a mesh endpoint (memport.h). With CPU_RV64 = 0 that is the RV32 control processor (a unit
+ * of kind rv32), with CPU_RV64 = 1 the RV64 complex's mailbox; never both, nothing else. */
+static const kt_coord processor_at = {0, 0};
+
+static npk_status attach_hub_client(ktsim *s, const ksim_endpoint_ops *ops, void *ep)
+{
+    if (s->processor.ops)
+        return npk_fail(NPK_EINVAL, "two endpoints at (0,0)");
+    s->processor = (ksim_hub_client){ops, ep, s->cfg.mem_port, s->cfg.n_mem_ports};
+    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
+        ksim_memport_set_processor(s->ports[i], &s->processor, i);
+    return NPK_OK;
+}
+
 static npk_status check_config(const ktsim_config *c)
 {
     if (c->flit_width != KT_FLIT_WIDTH || c->pos_width != KT_POS_WIDTH)
@@ -503,7 +525,18 @@ static npk_status check_config(const ktsim_config *c)
         if (!fifos[i].depth)
             return npk_fail(NPK_EINVAL, "%s=0 in preset '%s': a FIFO holds at least 1 entry",
                             fifos[i].key, c->name);
+    if (c->cpu_rv64 && !kt_coord_eq(c->rv64_at, processor_at))
+        return npk_fail(NPK_EINVAL,
+                        "rv64 at (%u,%u) in preset '%s': the RV64 complex is part of the system "
+                        "node and sits at its coordinate, (0,0) (write 'rv64 0 0')",
+                        c->rv64_at.x, c->rv64_at.y, c->name);
     for (unsigned i = 0; i < c->n_units; i++) {
+        if (c->cpu_rv64 && kt_coord_eq(c->units[i].at, processor_at))
+            return npk_fail(NPK_EINVAL,
+                            "unit '%s' at (0,0) and the RV64 complex in preset '%s': (0,0) holds "
+                            "one control complex, the RV32 processor or the RV64 complex "
+                            "(CPU_RV64 picks which)",
+                            c->units[i].kind, c->name);
         if (!ksim_unit_find(c->units[i].kind)) {
             char kinds[256];
             ksim_unit_kinds(kinds, sizeof kinds, false);
@@ -610,7 +643,9 @@ static npk_status add_rv64(ktsim *s)
     for (unsigned w = 0; w < RV64_W_COUNT; w++)
         if (!rv64_windows[w].host_wins)
             ksim_orch_hold_host_pulses(s->orch, rv64_windows[w].lo, rv64_windows[w].hi);
-    npk_status st = ksim_mesh_attach(s->mesh, cfg->rv64_at, &ksim_rv64c_endpoint, s->rv64);
+    /* Its mailbox is a live client of the node's hub at (0,0) (§6): it takes every flit for that
+     * coordinate and keeps only CU_SIGNALs; its dispatches leave by a memory port. */
+    npk_status st = attach_hub_client(s, &ksim_rv64c_endpoint, s->rv64);
     if (st)
         return st;
     ktsim_region lw = {"rv64 load window",
@@ -698,11 +733,6 @@ struct ksim_rv64c *ktsim_rv64(ktsim *s) { return s->rv64; }
 uint64_t ktsim_rv64_ilink_lost(const ktsim *s) { return s->rv64_lost[RV64_W_ILINK]; }
 uint64_t ktsim_rv64_mover_host_lost(const ktsim *s) { return s->rv64_lost[RV64_W_MOVER]; }
 
-/* (0,0) is the system node's processor coordinate (control-registers §6, upstream sn_hub): a
- * corner, which touches no router, so the unit there is a client of the node's memory ports and
- * not a mesh endpoint (memport.h). Only the control processor sits there. */
-static const kt_coord processor_at = {0, 0};
-
 static npk_status attach_processor(ktsim *s, ksim_shell *sh)
 {
     if (ksim_shell_ops(sh) != &ksim_unit_rv32)
@@ -710,14 +740,7 @@ static npk_status attach_processor(ktsim *s, ksim_shell *sh)
                         "unit at (0,0) is of kind '%s': (0,0) is the system node's own coordinate, "
                         "where only the control processor (kind rv32) answers",
                         ksim_shell_ops(sh)->kind);
-    if (s->processor.ops)
-        return npk_fail(NPK_EINVAL, "two endpoints at (0,0)");
-    s->processor = (ksim_hub_client){&ksim_shell_endpoint, sh, {0}, s->cfg.n_mem_ports};
-    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
-        s->processor.port_row[i] = s->cfg.mem_port[i].y;
-    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
-        ksim_memport_set_processor(s->ports[i], &s->processor, i);
-    return NPK_OK;
+    return attach_hub_client(s, &ksim_shell_endpoint, sh);
 }
 
 npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)

@@ -497,6 +497,64 @@ static bool mg_recv(void *p, const kt_flit *f)
     return true;
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* A countdown's quiet ticks when a state waits for it to reach zero: the sequencer counts it
+ * down before it looks, so the tick that takes it to zero acts. */
+static uint64_t until_zero(uint64_t left) { return left ? left - 1 : 0; }
+
+/* The sequencer's quiet ticks (UINT64_MAX: until a flit arrives or the write-back, whose own
+ * quiet ticks bound these, moves on). */
+static uint64_t sequencer_quiet(const mat_unit *u)
+{
+    if (u->state != MG_IDLE && u->wait)
+        return u->wait;
+    bool emitting = mg_emit_busy(&u->em);
+    switch (u->state) {
+    case MG_IDLE: return UINT64_MAX;
+    case MG_FILL_WAIT: return u->got >= u->n ? 0 : UINT64_MAX;
+    case MG_GEMM_WAIT:
+        if (u->in.emit && emitting)
+            return UINT64_MAX;
+        return until_zero(u->narrow ? u->sweep_left : u->issue_left);
+    case MG_DRAIN_WAIT:
+        if (emitting)
+            return UINT64_MAX;
+        return u->in.fuse && !u->in.dnode ? 0 : until_zero(u->sweep_left);
+    case MG_FILL_REQ:
+    case MG_DRAIN_REQ:
+    case MG_DRAIN_DATA:
+    case MG_RETIRE: return 0;
+    }
+    return 0;
+}
+
+/* Ticks that only count down: the countdowns, compute and memory cycles, the wait, the
+ * write-back's clock. Its own clock and counters run while idle, so a sleeping cluster owes them
+ * and skip applies them as the ticks would have. */
+static uint64_t mg_quiet(void *p)
+{
+    const mat_unit *u = p;
+    if (u->pending[0])
+        return 0;
+    return min_u64(sequencer_quiet(u), mg_emit_quiet(&u->em));
+}
+
+static void mg_skip(void *p, uint64_t n)
+{
+    mat_unit *u = p;
+    u->issue_left -= min_u64(n, u->issue_left);
+    u->sweep_left -= min_u64(n, u->sweep_left);
+    uint64_t comp = min_u64(n, u->comp_left);
+    u->comp_left -= comp;
+    u->ctr_comp += (uint32_t)comp; /* the 32-bit counters wrap as per-cycle increments would */
+    if (u->state == MG_FILL_REQ || u->state == MG_FILL_WAIT)
+        u->ctr_fill += (uint32_t)n;
+    if (u->state != MG_IDLE)
+        u->wait -= (uint32_t)min_u64(n, u->wait);
+    mg_emit_skip(&u->em, n);
+}
+
 static uint64_t mg_dbg(void *p)
 {
     const mat_unit *u = p;
@@ -536,6 +594,8 @@ const ksim_unit_ops ksim_unit_mat = {
     .recv = mg_recv,
     .dbg = mg_dbg,
     .idle = mg_idle,
+    .quiet = mg_quiet,
+    .skip = mg_skip,
     .layout = kt_layout_mat,
     .settings = mg_settings,
     .timing = mg_timing,

@@ -335,6 +335,33 @@ static bool vu_idle(void *p)
            !u->c.rd_valid && !u->c.wr_valid;
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Ticks that only count down: the core's (its clock and kernel cycles run while it waits and
+ * while it is idle), bounded by the next fill response reaching the outstanding count and by
+ * the finished RUN's tail. */
+static uint64_t vu_quiet(void *p)
+{
+    const vec_unit *u = p;
+    const vc_core *c = &u->c;
+    if (u->w_data || u->sg_pend || u->cst == CU_RET || (c->model_error[0] && !u->reported))
+        return 0;
+    uint64_t q = vc_core_quiet(c);
+    if (u->cst == CU_RUN)
+        q = min_u64(q, u->halt_seen ? u->tail : vc_core_stopped(c) ? 0 : UINT64_MAX);
+    for (unsigned i = 0; i < u->nland; i++) /* a tick lands those due by the core's next step */
+        q = min_u64(q, u->land_at[i] > c->now + 1 ? u->land_at[i] - c->now - 1 : 0);
+    return q;
+}
+
+static void vu_skip(void *p, uint64_t n)
+{
+    vec_unit *u = p;
+    vc_core_skip(&u->c, n);
+    if (u->cst == CU_RUN && u->halt_seen)
+        u->tail -= (uint32_t)min_u64(n, u->tail);
+}
+
 static const ktsim_unit_key vu_timing[] = {
     [VC_T_WB_LAT] = {"wb_lat", 18, 1, 1024},       [VC_T_WB_LAT_D2] = {"wb_lat_d2", 33, 1, 1024},
     [VC_T_WB_LAT_D4] = {"wb_lat_d4", 63, 1, 1024}, [VC_T_PIPE_LAT] = {"pipe_lat", 79, 1, 1024},
@@ -355,6 +382,8 @@ const ksim_unit_ops ksim_unit_vec = {
     .recv = vu_recv,
     .dbg = vu_dbg,
     .idle = vu_idle,
+    .quiet = vu_quiet,
+    .skip = vu_skip,
     .layout = kt_layout_vec,
     .timing = vu_timing,
     .timing_source = "RTL vec_cu (KohakuTPU 7703ee8) under Verilator, port to port: kernels of "

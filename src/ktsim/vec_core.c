@@ -727,3 +727,56 @@ done:
     if (counting)
         c->cycles++;
 }
+
+/* Steps until `at` (a step moves the clock first: the one that reaches it acts). */
+static uint64_t steps_before(const vc_core *c, uint64_t at)
+{
+    return at > c->now + 1 ? at - c->now - 1 : 0;
+}
+
+/* The lanes' quiet steps: until the first queued beat writes back (UINT64_MAX: none queued). */
+static uint64_t lanes_quiet(const vc_core *c)
+{
+    uint64_t q = UINT64_MAX;
+    for (unsigned i = 0; i < c->lanes.nq; i++) {
+        uint64_t k = steps_before(c, c->lanes.q[i].wb);
+        q = k < q ? k : q;
+    }
+    return q;
+}
+
+/* The sequencer's quiet steps: a wait; idle; a state that only looks at the lanes draining or
+ * the outstanding fills (UINT64_MAX here: the lanes' write-backs and the unit's fill retirements
+ * bound it). Every other state acts. */
+static uint64_t sequencer_quiet(const vc_core *c)
+{
+    if (c->wait)
+        return c->wait;
+    switch (c->st) {
+    case S_IDLE: return UINT64_MAX;
+    case S_ALU: return c->beats == 0 && alu_hazard(c) ? UINT64_MAX : 0;
+    case S_BAR: return c->fill_out ? UINT64_MAX : 0;
+    case S_RDRAIN: return c->lanes.nq ? UINT64_MAX : steps_before(c, c->lanes.pipe_free_at);
+    case S_WAITP:
+        if (c->fill_out || c->lanes.nq)
+            return UINT64_MAX;
+        return steps_before(c, c->lanes.pipe_free_at);
+    }
+    return 0;
+}
+
+uint64_t vc_core_quiet(const vc_core *c)
+{
+    if (c->rd_valid || c->wr_valid || c->lanes.inc >= 0)
+        return 0; /* a request for the send path, a beat's pending count to raise */
+    uint64_t q = sequencer_quiet(c), l = lanes_quiet(c);
+    return q < l ? q : l;
+}
+
+void vc_core_skip(vc_core *c, uint64_t n)
+{
+    c->now += n;
+    c->wait -= (unsigned)(n < c->wait ? n : c->wait);
+    if (c->busy)
+        c->cycles += (uint32_t)n; /* wraps as per-step increments would */
+}
