@@ -33,8 +33,10 @@ typedef struct ggml_npukit_counters {
     uint64_t host_ns;      /* host work: conversions, gathers, the runtime's host parts
                               (synth, pack, accumulate; syncs too on hardware, not on the
                               simulator, whose syncs copy its own memory) */
-    uint64_t cpu_nodes;    /* nodes of its graphs the device left to ggml's CPU backend inside
-                              its graph_compute (a whole graph given to it: ggml's RPC server) */
+    uint64_t cpu_nodes;    /* nodes of its graphs ggml's CPU backend computed inside the
+                              device's graph_compute: the layout copies it claims (host_copies)
+                              and, in a whole graph given to it (ggml's RPC server), the nodes
+                              it does not claim */
     uint64_t npu_elementwise;  /* UNARY and SOFT_MAX nodes computed by the device */
     uint64_t host_elementwise; /* those it computed on the host (a value beyond fp16's range) */
     uint64_t npu_matrices;     /* weight matrices multiplied on the NPU (items of the calls) */
@@ -43,6 +45,9 @@ typedef struct ggml_npukit_counters {
     uint64_t host_pooling;     /* those it computed on the host (a value beyond fp16's range) */
     uint64_t npu_convs;        /* CONV_2D nodes computed by the device */
     uint64_t host_convs;       /* those it computed on the host (a value beyond fp16's range) */
+    uint64_t host_copies;      /* layout copies (CONT: a view made contiguous) ggml's CPU
+                                  backend made inside its graph_compute: host work (counted in
+                                  cpu_nodes too), never NPU work */
 } ggml_npukit_counters;
 
 #define GGML_NPUKIT_COUNTERS "ggml_npukit_counters"

@@ -147,6 +147,10 @@ typedef struct npg_stream {
 /* Nodes [first, end) of g on the stream's CPU backend (npg_cpu.c); false and a message on
  * stderr when there is none or it fails. */
 bool npg_cpu_compute(npg_stream *s, struct ggml_cgraph *g, int first, int end);
+/* op is a layout copy (CONT) the device claims, for the CPU backend to compute inside
+ * graph_compute: where the offload policy takes non-matmul nodes, ggml's CPU backend is
+ * loaded and computes op, and op's bytes are host memory (npg_cpu.c). */
+bool npg_cpu_claims(const npg_device *d, const struct ggml_tensor *op);
 void npg_cpu_free(npg_stream *s);
 
 /* One packed weight matrix. */

@@ -60,7 +60,13 @@ static int8_t clamp_int8(float v) { return (int8_t)fminf(fmaxf(v, -NPG_INT8_MAX)
 static void digits_tail(const float *x, int64_t from, int64_t k, float scale, float inv, float inv2,
                         int8_t *q1, int8_t *q2)
 {
-    for (int64_t i = from; i < k; i++) {
+    /* a count, not an index compared with k: gcc's -O3 reads the signed range of an inlined
+     * `from` as a loop of 2^62 iterations and warns */
+    const size_t n = k > from ? (size_t)(k - from) : 0;
+    x += from, q1 += from;
+    if (q2)
+        q2 += from;
+    for (size_t i = 0; i < n; i++) {
         /* |x * inv| <= 127 up to rounding: clamp so that rounding never leaves int8 */
         q1[i] = clamp_int8(rintf(x[i] * inv));
         if (q2)

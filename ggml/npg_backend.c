@@ -290,7 +290,8 @@ static bool dev_supports_op(ggml_backend_dev_t dev, const struct ggml_tensor *op
      * read from the CPU's repack buffer (npg_repack.c) */
     if (placing_weight(op) && npg_repack_cpu_keeps(op))
         return false;
-    return computed_here(dev_of(dev), op) != NULL;
+    /* a layout copy is claimed for the CPU backend to make inside graph_compute (npg_cpu.c) */
+    return computed_here(dev_of(dev), op) != NULL || npg_cpu_claims(dev_of(dev), op);
 }
 
 /* Our buffers, any host buffer (read in place: the device works in host memory), and the CPU's

@@ -14,9 +14,14 @@
  *     (host_pooling), exactly ggml's result;
  *   - CONV_2D: a padded 3x3 conv of a contiguous input and of a channel-first input permuted
  *     into ggml's order (a strided view), on the device (npu_convs), NMSE below ggml's 5e-4;
- *     and of an input holding 1e6: on the host (host_convs), in double.
+ *     and of an input holding 1e6: on the host (host_convs), in double; the suite's CWHN
+ *     form (the input made channel-contiguous by a CONT, then permuted back): the conv on the
+ *     device, the CONT on the host (host_copies, never NPU work);
+ *   - which layout copies the device claims: a CONT under NPUKIT_GGML_OFFLOAD=always (never
+ *     offload_op: a CPU graph's copies are not pulled to the device), none under auto or never.
  *   usage: test_ggml_ops CPU-BACKEND-DIR   (GGML_BACKEND_PATH names the backend; the device
  *   must run SDP tasks, the rknpu front end) */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +61,7 @@ typedef struct ggml_tensor *(*node_fn)(struct ggml_context *c, struct ggml_tenso
 static bool run(ggml_backend_t be, ggml_backend_dev_t dev, node_fn make, const int64_t ne[4],
                 const float *vals, float *out, size_t out_count)
 {
-    struct ggml_init_params p = {ggml_tensor_overhead() * 4 + ggml_graph_overhead(), NULL, true};
+    struct ggml_init_params p = {ggml_tensor_overhead() * 8 + ggml_graph_overhead(), NULL, true};
     struct ggml_context *c = ggml_init(p);
     struct ggml_tensor *x = ggml_new_tensor(c, GGML_TYPE_F32, 4, ne);
     struct ggml_tensor *y = make(c, x);
@@ -178,6 +183,14 @@ static struct ggml_tensor *conv_cwhn(struct ggml_context *c, struct ggml_tensor 
     return conv_whcn(c, ggml_permute(c, x, 2, 0, 1, 3));
 }
 
+/* The suite's CWHN form: the input made channel-contiguous by a CONT ([C, W, H, N] in memory),
+ * then permuted back to [W, H, C, N] for the conv. */
+static struct ggml_tensor *conv_cont_cwhn(struct ggml_context *c, struct ggml_tensor *x)
+{
+    struct ggml_tensor *cwhn = ggml_cont(c, ggml_permute(c, x, 1, 2, 0, 3));
+    return conv_whcn(c, ggml_permute(c, cwhn, 2, 0, 1, 3));
+}
+
 static int check_conv(const ctx *t)
 {
     enum { COUNT = CW * CH * CC * CN, OUT = CW * CH * COC * CN };
@@ -188,6 +201,16 @@ static int check_conv(const ctx *t)
     int fails = check(t, "CONV_2D 3x3 padded", conv_whcn, whcn, x, OUT, CONV_TOL, CONV, 1, 0);
     fails += check(t, "CONV_2D 3x3 of a CWHN view", conv_cwhn, cwhn, x, OUT, CONV_TOL, CONV, 1,
                    0);
+    ggml_npukit_counters a, b;
+    t->counters(t->npu_dev, &a);
+    fails += check(t, "CONV_2D 3x3 of a CONT made CWHN", conv_cont_cwhn, whcn, x, OUT, CONV_TOL,
+                   CONV, 1, 0);
+    t->counters(t->npu_dev, &b);
+    if (b.host_copies - a.host_copies != 1) {
+        printf("FAIL: the CWHN CONT: %llu host copies, expected 1\n",
+               (unsigned long long)(b.host_copies - a.host_copies));
+        fails++;
+    }
     x[10] = 1e6f; /* beyond fp16's range: convolved on the host */
     fails += check(t, "CONV_2D of an input holding 1e6", conv_whcn, whcn, x, OUT, 1e-10, CONV,
                    0, 1);
@@ -241,6 +264,38 @@ static int check_pool(const ctx *t)
     return fails;
 }
 
+/* Whether the device claims a CONT (supports_op) and asks for it (offload_op) under the
+ * offload policy `policy`. */
+static int check_claim(const ctx *t, const char *policy, bool claims)
+{
+    ggml_npukit_reload_fn reload = (ggml_npukit_reload_fn)ggml_backend_reg_get_proc_address(
+        ggml_backend_dev_backend_reg(t->npu_dev), GGML_NPUKIT_RELOAD);
+    struct ggml_init_params p = {ggml_tensor_overhead() * 4, NULL, true};
+    struct ggml_context *c = ggml_init(p);
+    if (!reload || !c || setenv("NPUKIT_GGML_OFFLOAD", policy, 1) != 0) {
+        printf("FAIL: CONT claim under %s: no reload function or context\n", policy);
+        ggml_free(c);
+        return 1;
+    }
+    reload();
+    struct ggml_tensor *x = ggml_new_tensor_4d(c, GGML_TYPE_F32, CW, CH, CC, CN);
+    struct ggml_tensor *copy = ggml_cont(c, ggml_permute(c, x, 1, 2, 0, 3));
+    const bool supported = ggml_backend_dev_supports_op(t->npu_dev, copy),
+               offloaded = ggml_backend_dev_offload_op(t->npu_dev, copy);
+    const int fails = supported != claims || offloaded;
+    printf("%s CONT under %s: supports_op %d (expected %d), offload_op %d (expected 0)\n",
+           fails ? "FAIL" : "ok", policy, supported, claims, offloaded);
+    ggml_free(c);
+    return fails;
+}
+
+static int check_claims(const ctx *t)
+{
+    int fails = check_claim(t, "auto", false) + check_claim(t, "never", false) +
+                check_claim(t, "always", true);
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     ggml_backend_load_all_from_path(argc > 1 ? argv[1] : NULL);
@@ -256,7 +311,7 @@ int main(int argc, char **argv)
                  reg, GGML_NPUKIT_COUNTERS)};
     t.cpu = ggml_backend_dev_init(cpu_dev, NULL);
     t.npu = ggml_backend_dev_init(npu_dev, NULL);
-    int fails = check_soft_max(&t) + check_pool(&t) + check_conv(&t);
+    int fails = check_soft_max(&t) + check_pool(&t) + check_conv(&t) + check_claims(&t);
     ggml_backend_free(t.npu);
     ggml_backend_free(t.cpu);
     printf("%s\n", fails ? "FAIL" : "PASS");

@@ -27,6 +27,13 @@ sed 's/\x1b\[[0-9;]*m//g' "$log" | awk -v op="$op" -v dev="$dev" '
     ta = $0; sub(/.*type_a=/, "", ta); sub(/,.*/, "", ta)
     tb = $0; sub(/.*type_b=/, "", tb); sub(/,.*/, "", tb)
     key = ta " x " tb
+    # an op without type_a: its one type (CONT: "type=f32"; CONV_2D: "type_kernel=f16")
+    if ($0 !~ /type_a=/) {
+      key = "-"
+      if (match($0, /[(,]type(_kernel)?=[a-z0-9_]+/)) {
+        key = substr($0, RSTART + 1, RLENGTH - 1); sub(/.*=/, "", key)
+      }
+    }
     total[key]++
     if ($0 ~ /not supported/) {
       # declined by the CPU reference alone: the suite cannot compare, whatever the backend says
