@@ -53,5 +53,30 @@ sed 's/\x1b\[[0-9;]*m//g' "$log" | awk -v op="$op" -v dev="$dev" '
     printf "%-22s %9d %7d %6d %9d\n", "all", c, t, f, o
     if (c == 0) { print "the backend claimed no case"; exit 1 }
   }' || rc=1
+# A case that missed the suite's error bound (an "ERR = x > bound" line) is run twice more. The
+# suite draws fresh random operands on every run (std::random_device), and an fp16 product whose
+# few outputs cancel (one output of 2048 terms summing near zero) can miss a relative bound on
+# unlucky data about once in a hundred runs; a wrong result misses it on every draw. Anything else
+# (a crash, a failure that is no bound) fails at once.
+misses=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E "\] (ERR|NMSE) = [0-9.e+-]+ > [0-9.e+-]+ +$op\(" |
+    sed -E "s/.* $op\((.*)\): FAIL.*/\1/")
+failed_rows=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -cE "^  $op\(.*FAIL")
+if [ "$rc" -ne 0 ] && [ -n "$misses" ] && grep -q "tests passed" "$log" &&
+    [ "$(grep -c . <<<"$misses")" -eq "$failed_rows" ]; then
+    rc=0
+    while IFS= read -r params; do
+        regex=$(sed 's/[][\.*^$()+?{}|]/\\&/g' <<<"$params")
+        for again in 1 2; do
+            if "$tbo" -b "$dev" -o "$op" -p "^$regex\$" > "$log" 2>&1 &&
+                grep -q "1/1 tests passed" "$log"; then
+                echo "bound missed once, passed on fresh operands (run $again of 2): $op($params)"
+            else
+                echo "FAILED again on fresh operands: $op($params)"
+                rc=1
+                break
+            fi
+        done
+    done <<<"$misses"
+fi
 echo "test-backend-ops -b $dev -o $op${4:+ -p $4}: exit $rc in $((SECONDS - start)) s"
 exit $rc
