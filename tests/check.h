@@ -20,8 +20,23 @@ static int check_passed, check_failed;
         }                                                                               \
     } while (0)
 
+/* A floating operand (either side) is compared as a double: the integer form would truncate a
+ * fraction to 0 and is undefined for a negative value. */
+#define check_is_float_(x) _Generic((x), float: 1, double: 1, long double: 1, default: 0)
+
 #define CHECK_EQ(a, b)                                                                  \
     do {                                                                                \
+        if (check_is_float_(a) || check_is_float_(b)) {                                 \
+            const double check_x_ = (double)(a), check_y_ = (double)(b);                \
+            if (check_x_ == check_y_) {                                                 \
+                check_passed++;                                                         \
+            } else {                                                                    \
+                check_failed++;                                                         \
+                fprintf(stderr, "%s:%d: CHECK_EQ failed: %s = %a, %s = %a\n", __FILE__, \
+                        __LINE__, #a, check_x_, #b, check_y_);                          \
+            }                                                                           \
+            break;                                                                      \
+        }                                                                               \
         unsigned long long check_a_ = (unsigned long long)(a);                          \
         unsigned long long check_b_ = (unsigned long long)(b);                          \
         if (check_a_ == check_b_) {                                                     \
