@@ -217,17 +217,38 @@ npk_status npk_rk_unpack_c(const npk_rk_block *blk, const void *src, size_t src_
     return NPK_OK;
 }
 
+/* Where sums go in the 4-byte C (rows m, columns n): the arguments checked for fn, then C's
+ * first element, the sums' block, C's pitch in bytes and the range's rows and columns. Each
+ * caller walks with its own op, so the walk inlines it. */
+typedef struct sums_dest {
+    uint8_t *user, *block;
+    size_t up, rows, cols;
+} sums_dest;
+
+static npk_status sums_dest_of(const char *fn, const npk_rk_block *blk, const void *src,
+                               size_t src_size, const npk_rk_matrix *c, npk_rk_range m,
+                               npk_rk_range n, sums_dest *d)
+{
+    npk_status st = check_output_args(fn, blk, c, c ? c->data : NULL, c ? c->rows : 0,
+                                      c ? c->cols : 0, c ? c->pitch : 0, true, m, n, src,
+                                      src_size, "src");
+    if (st)
+        return st;
+    *d = (sums_dest){(uint8_t *)c->data + (m.begin * c->pitch + n.begin) * 4,
+                     (uint8_t *)(uintptr_t)src, /* only read: see segment_op */
+                     c->pitch * 4, m.end - m.begin, n.end - n.begin};
+    return NPK_OK;
+}
+
 npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t src_size,
                                const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n)
 {
-    npk_status st =
-        check_output_args("npk_rk_accumulate_c", blk, c, c ? c->data : NULL, c ? c->rows : 0,
-                          c ? c->cols : 0, c ? c->pitch : 0, true, m, n, src, src_size, "src");
+    sums_dest d;
+    npk_status st = sums_dest_of("npk_rk_accumulate_c", blk, src, src_size, c, m, n, &d);
     if (st)
         return st;
-    uint8_t *user = (uint8_t *)c->data + (m.begin * c->pitch + n.begin) * 4;
-    uint8_t *block = (uint8_t *)(uintptr_t)src; /* only read: see segment_op */
-    size_t up = c->pitch * 4, rows = m.end - m.begin, cols = n.end - n.begin;
+    uint8_t *user = d.user, *block = d.block;
+    size_t up = d.up, rows = d.rows, cols = d.cols;
     switch (blk->prec) {
     case NPK_PREC_FP32: walk_segments(blk, 4, 4, block, user, up, rows, cols, add_f32_f32); break;
     case NPK_PREC_FP16: walk_segments(blk, 2, 4, block, user, up, rows, cols, add_f32_f16); break;
@@ -247,14 +268,12 @@ npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t 
 npk_status npk_rk_copy_sums_c(const npk_rk_block *blk, const void *src, size_t src_size,
                               const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n)
 {
-    npk_status st =
-        check_output_args("npk_rk_copy_sums_c", blk, c, c ? c->data : NULL, c ? c->rows : 0,
-                          c ? c->cols : 0, c ? c->pitch : 0, true, m, n, src, src_size, "src");
+    sums_dest d;
+    npk_status st = sums_dest_of("npk_rk_copy_sums_c", blk, src, src_size, c, m, n, &d);
     if (st)
         return st;
-    uint8_t *user = (uint8_t *)c->data + (m.begin * c->pitch + n.begin) * 4;
-    uint8_t *block = (uint8_t *)(uintptr_t)src; /* only read: see segment_op */
-    size_t up = c->pitch * 4, rows = m.end - m.begin, cols = n.end - n.begin;
+    uint8_t *user = d.user, *block = d.block;
+    size_t up = d.up, rows = d.rows, cols = d.cols;
     if (blk->prec == NPK_PREC_FP32)
         walk_segments(blk, 4, 4, block, user, up, rows, cols, copy_sum_f32);
     else if (blk->prec == NPK_PREC_INT32)
