@@ -243,13 +243,10 @@ __attribute__((target("avx2"))) static void pack_cube_steps_v32(const cube_walk 
  * user bytes): a step's 4 atoms of a user row are one load, and a 4×4 exchange of 16-byte
  * lanes gives each plane its 4 rows' atoms as one store, every access a whole cache line. With
  * 32-byte accesses the fp16 and int8 packs ran at 0.55-0.68 of memcpy. */
-NPK_LAYOUT_AVX512 void pack_step_v64(cube_walk w, const uint8_t *in, uint8_t *out, unsigned bits)
+/* Four rows of 4 lanes (16 bytes each) stored as 4 planes: plane q holds lane q of each row. */
+NPK_LAYOUT_AVX512 void store_planes_v64(cube_walk w, __m512i r0, __m512i r1, __m512i r2,
+                                        __m512i r3, uint8_t *out)
 {
-    (void)bits;
-    const __m512i r0 = _mm512_loadu_si512((const void *)in);
-    const __m512i r1 = _mm512_loadu_si512((const void *)(in + w.src_pitch));
-    const __m512i r2 = _mm512_loadu_si512((const void *)(in + 2 * w.src_pitch));
-    const __m512i r3 = _mm512_loadu_si512((const void *)(in + 3 * w.src_pitch));
     /* t0 = lanes 0, 1 of r0 then of r1; t1 = lanes 2, 3 of both; t2, t3 the same of r2, r3 */
     const __m512i t0 = _mm512_shuffle_i64x2(r0, r1, 0x44), t1 = _mm512_shuffle_i64x2(r0, r1, 0xee);
     const __m512i t2 = _mm512_shuffle_i64x2(r2, r3, 0x44), t3 = _mm512_shuffle_i64x2(r2, r3, 0xee);
@@ -258,6 +255,15 @@ NPK_LAYOUT_AVX512 void pack_step_v64(cube_walk w, const uint8_t *in, uint8_t *ou
     _mm512_storeu_si512((void *)(out + w.plane_bytes), _mm512_shuffle_i64x2(t0, t2, 0xdd));
     _mm512_storeu_si512((void *)(out + 2 * w.plane_bytes), _mm512_shuffle_i64x2(t1, t3, 0x88));
     _mm512_storeu_si512((void *)(out + 3 * w.plane_bytes), _mm512_shuffle_i64x2(t1, t3, 0xdd));
+}
+
+NPK_LAYOUT_AVX512 void pack_step_v64(cube_walk w, const uint8_t *in, uint8_t *out, unsigned bits)
+{
+    (void)bits;
+    store_planes_v64(w, _mm512_loadu_si512((const void *)in),
+                     _mm512_loadu_si512((const void *)(in + w.src_pitch)),
+                     _mm512_loadu_si512((const void *)(in + 2 * w.src_pitch)),
+                     _mm512_loadu_si512((const void *)(in + 3 * w.src_pitch)), out);
 }
 
 /* The same for int4 (AVX-512 BW): a step's 4 atoms of a user row are 128 int8 values, two
@@ -279,15 +285,9 @@ NPK_LAYOUT_AVX512BW void pack_step_v64_nibbles(cube_walk w, const uint8_t *in, u
                                                unsigned bits)
 {
     (void)bits;
-    const __m512i r0 = nibble_quad_v64(in), r1 = nibble_quad_v64(in + w.src_pitch);
-    const __m512i r2 = nibble_quad_v64(in + 2 * w.src_pitch);
-    const __m512i r3 = nibble_quad_v64(in + 3 * w.src_pitch);
-    const __m512i t0 = _mm512_shuffle_i64x2(r0, r1, 0x44), t1 = _mm512_shuffle_i64x2(r0, r1, 0xee);
-    const __m512i t2 = _mm512_shuffle_i64x2(r2, r3, 0x44), t3 = _mm512_shuffle_i64x2(r2, r3, 0xee);
-    _mm512_storeu_si512((void *)out, _mm512_shuffle_i64x2(t0, t2, 0x88));
-    _mm512_storeu_si512((void *)(out + w.plane_bytes), _mm512_shuffle_i64x2(t0, t2, 0xdd));
-    _mm512_storeu_si512((void *)(out + 2 * w.plane_bytes), _mm512_shuffle_i64x2(t1, t3, 0x88));
-    _mm512_storeu_si512((void *)(out + 3 * w.plane_bytes), _mm512_shuffle_i64x2(t1, t3, 0xdd));
+    store_planes_v64(w, nibble_quad_v64(in), nibble_quad_v64(in + w.src_pitch),
+                     nibble_quad_v64(in + 2 * w.src_pitch), nibble_quad_v64(in + 3 * w.src_pitch),
+                     out);
 }
 
 __attribute__((target("avx512f,avx512bw"))) static void
