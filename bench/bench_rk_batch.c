@@ -60,7 +60,7 @@ int main(int argc, char **argv)
                 single_submits += st.submits;
             }
             for (unsigned l = 0; l < len; l++)
-                items[l] = (npk_rk_matmul_item){w[l], 1, a, all + (size_t)l * n, {0}};
+                items[l] = (npk_rk_matmul_item){w[l], 1, a, all + (size_t)l * n, {0}, false};
             rc = rc || npk_rk_matmul_batch(rt, items, len, NPK_PREC_INT32, &bst) != NPK_OK;
         }
         if (rc) {

@@ -99,6 +99,8 @@ const npg_form_row *npg_form_info(npg_form f);
 /* Row `row` of src (K elements, any supported type) as fp16 bits; false when a finite value
  * is beyond fp16's range (the caller falls back to the host). tmp: K floats. */
 bool npg_row_to_fp16(enum ggml_type t, const void *src, int64_t k, float *tmp, uint16_t *dst);
+/* True when no finite value of x[0..n) is beyond fp16's range (what npg_row_to_fp16 checks). */
+bool npg_f32_fits_fp16(const float *x, int64_t n);
 /* One element of a float-like tensor (F32, F16, BF16) as float. */
 float npg_load_float(enum ggml_type t, const void *p);
 
@@ -264,8 +266,10 @@ typedef struct npg_call {
     const npg_matrix *mat;
     npg_form form;
     uint32_t m, k, n;
-    const void *a;        /* act_rows x M rows of K: fp16 bits, or int8 (digit d of row m at row
-                             d M + m) */
+    const void *a;        /* act_rows x M rows of K: fp16 bits, floats (a_f32), or int8 (digit
+                             d of row m at row d M + m) */
+    bool a_f32;           /* NPG_FORM_FP16: a is ggml's own F32 rows, rounded to fp16 as the
+                             runtime packs them (npk_rk_matmul_f32) */
     const float *a_scale; /* NPG_FORM_INT8_ROW: M scales */
     float *c;             /* act_rows x M rows of N; the result is its first M rows */
     float *out;           /* NPG_FORM_INT8_ROW: M rows of N where the results go (NULL: c) */

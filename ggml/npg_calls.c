@@ -95,9 +95,11 @@ static bool run_form(npg_device *d, npg_call *calls, size_t count, npg_form form
     for (size_t i = 0; i <= count; i++) {
         if (used && (i == count || used == chunk)) {
             npk_rk_stats st;
-            npk_status rc = used == 1 ? npk_rk_matmul(d->rt, items[0].w, items[0].m, items[0].a,
-                                                      out, items[0].c, &st)
-                                      : npk_rk_matmul_batch(d->rt, items, (uint32_t)used, out, &st);
+            const npk_rk_matmul_item *one = &items[0];
+            npk_status rc =
+                used > 1      ? npk_rk_matmul_batch(d->rt, items, (uint32_t)used, out, &st)
+                : one->a_fp32 ? npk_rk_matmul_f32(d->rt, one->w, one->m, one->a, out, one->c, &st)
+                              : npk_rk_matmul(d->rt, one->w, one->m, one->a, out, one->c, &st);
             if (rc != NPK_OK) {
                 fail(name, &calls[first], used, rc);
                 return false;
@@ -109,8 +111,11 @@ static bool run_form(npg_device *d, npg_call *calls, size_t count, npg_form form
             continue;
         if (used == 0)
             first = i;
-        items[used++] = (npk_rk_matmul_item){
-            .w = calls[i].mat->w, .m = calls[i].m * f->act_rows, .a = calls[i].a, .c = calls[i].c};
+        items[used++] = (npk_rk_matmul_item){.w = calls[i].mat->w,
+                                             .m = calls[i].m * f->act_rows,
+                                             .a = calls[i].a,
+                                             .c = calls[i].c,
+                                             .a_fp32 = calls[i].a_f32};
     }
     if (form == NPG_FORM_INT8_ROW)
         for (size_t i = 0; i < count; i++)

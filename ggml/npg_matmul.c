@@ -137,6 +137,22 @@ static bool host_slice(const slice *s, int64_t rows)
     return true;
 }
 
+/* The slice's stacked src1 rows as one matrix of K floats a row, when they are that (F32
+ * elements, each row right after the one before): the runtime reads them there and rounds
+ * them to fp16 as it packs them (npk_rk_matmul_f32), so no fp16 copy is made. NULL otherwise. */
+static const float *f32_rows(const slice *s, int64_t rows)
+{
+    const int64_t k = s->b->ne[0];
+    if (s->b->type != GGML_TYPE_F32 || s->b->nb[0] != sizeof(float))
+        return NULL;
+    uint8_t *out;
+    const uint8_t *first = stacked_row(s, 0, &out);
+    for (int64_t r = 1; r < rows; r++)
+        if (stacked_row(s, r, &out) != first + (size_t)(r * k) * sizeof(float))
+            return NULL;
+    return (const float *)(const void *)first;
+}
+
 /* One MUL_MAT node prepared: its weights, its activations in their form and its results,
  * every (i02, i03) matrix's rows at offset mat x rows. */
 typedef struct prepared {
@@ -197,7 +213,10 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
             uint8_t *act = q->a + (size_t)(idx * rows * k) * per_row * esz;
             float *scale = q->a_scale + idx * rows;
             bool in_range = mat->w != NULL;
-            for (int64_t r = 0; r < rows && in_range; r++) {
+            const float *direct = form == NPG_FORM_FP16 ? f32_rows(s, rows) : NULL;
+            if (direct) /* the range only: the runtime converts */
+                in_range = in_range && npg_f32_fits_fp16(direct, rows * k);
+            for (int64_t r = 0; r < rows && in_range && !direct; r++) {
                 uint8_t *out;
                 in_range = npg_act_row(form, b, stacked_row(s, r, &out), tmp,
                                        act + (size_t)(r * k) * esz, (size_t)(rows * k) * esz,
@@ -218,7 +237,8 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
                            .m = (uint32_t)rows,
                            .k = (uint32_t)k,
                            .n = (uint32_t)n,
-                           .a = act,
+                           .a = direct ? (const void *)direct : act,
+                           .a_f32 = direct != NULL,
                            .a_scale = scale,
                            .c = q->c + (size_t)(idx * rows * n) * per_row,
                            .out = q->sums_to_dst ? (float *)dst->data + idx * rows * n : NULL};

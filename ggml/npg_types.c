@@ -105,5 +105,7 @@ bool npg_row_to_fp16(enum ggml_type t, const void *src, int64_t k, float *tmp, u
     else
         ggml_get_type_traits(t)->to_float(src, tmp, k);
     npk_f32_to_f16_n(f, dst, (size_t)k);
-    return !npg_finite_above(f, k, NPG_FP16_MAX);
+    return npg_f32_fits_fp16(f, k);
 }
+
+bool npg_f32_fits_fp16(const float *x, int64_t n) { return !npg_finite_above(x, n, NPG_FP16_MAX); }

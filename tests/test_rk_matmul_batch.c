@@ -89,7 +89,7 @@ static void batch_once(npk_rk *rt, npk_rk_prec in, npk_rk_prec out, npk_rk_stats
     for (int i = 0; i < SHAPES; i++) {
         x[i] = (mm){shapes[i][0], shapes[i][1], shapes[i][2], NULL, NULL, NULL, NULL, NULL};
         make(rt, in, &x[i]);
-        items[i] = (npk_rk_matmul_item){x[i].w, x[i].m, x[i].a, x[i].c, {0}};
+        items[i] = (npk_rk_matmul_item){x[i].w, x[i].m, x[i].a, x[i].c, {0}, false};
     }
     npk_status s = npk_rk_matmul_batch(rt, items, SHAPES, out, st);
     CHECK_EQ(s, NPK_OK);
@@ -143,7 +143,7 @@ static void test_amortises(void)
     for (int i = 0; i < L; i++) {
         x[i] = (mm){1, 1024, 384, NULL, NULL, NULL, NULL, NULL};
         make(rt, NPK_PREC_INT8, &x[i]);
-        items[i] = (npk_rk_matmul_item){x[i].w, 1, x[i].a, x[i].c, {0}};
+        items[i] = (npk_rk_matmul_item){x[i].w, 1, x[i].a, x[i].c, {0}, false};
     }
     npk_rk_stats one, batch;
     uint64_t single_ns = 0, single_submits = 0;
@@ -178,7 +178,7 @@ static void test_bad_input(void)
     make(rt, NPK_PREC_FP16, &a);
     b.n = 64;
     make(rt, NPK_PREC_INT8, &b);
-    npk_rk_matmul_item items[2] = {{a.w, a.m, a.a, a.c, {0}}, {b.w, b.m, b.a, b.c, {0}}};
+    npk_rk_matmul_item items[2] = {{a.w, a.m, a.a, a.c, {0}, false}, {b.w, b.m, b.a, b.c, {0}, false}};
     CHECK_EQ(npk_rk_matmul_batch(NULL, items, 2, NPK_PREC_FP32, NULL), NPK_EINVAL);
     CHECK_EQ(npk_rk_matmul_batch(rt, NULL, 2, NPK_PREC_FP32, NULL), NPK_EINVAL);
     CHECK_EQ(npk_rk_matmul_batch(rt, items, 0, NPK_PREC_FP32, NULL), NPK_ELIMIT);

@@ -22,7 +22,7 @@ int rk_matmul_batch(npk_rk *rt, const npk_rk_weights *w, rk_operands *o, uint32_
         goto out;
     }
     for (uint32_t i = 0; i < count; i++)
-        items[i] = (npk_rk_matmul_item){w, o->m, o->a, i ? cs + (i - 1) * cbytes : o->c, {0}};
+        items[i] = (npk_rk_matmul_item){w, o->m, o->a, i ? cs + (i - 1) * cbytes : o->c, {0}, false};
     npk_rk_stats st;
     if (npk_rk_matmul_batch(rt, items, count, o->out, &st)) {
         cli_lib_error("rk matmul");

@@ -205,6 +205,14 @@ typedef struct npk_rk_stats {
  * for int8 and int4. stats may be NULL. */
 NPUKIT_API npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                     npk_rk_prec out, void *c, npk_rk_stats *stats);
+/* The same for fp16 weights with A [M][K] as floats: each element rounded to fp16 (to nearest,
+ * ties to even, as npk_f32_to_f16) while it is packed for the NPU, so C is bit for bit
+ * npk_rk_matmul's on the converted A, without the caller's fp16 copy of it. A value beyond
+ * fp16's range becomes an infinity as the conversion makes it: check the range first where
+ * that matters. Other weights: NPK_EINVAL. */
+NPUKIT_API npk_status npk_rk_matmul_f32(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
+                                        const float *a, npk_rk_prec out, void *c,
+                                        npk_rk_stats *stats);
 
 /* ---- Several matmuls in one call ------------------------------------------------------------
  * Independent matmuls C_i [M_i][N_i] = A_i [M_i][K_i] . B_i, each with its own weights and M,
@@ -224,6 +232,8 @@ typedef struct npk_rk_matmul_item {
     const void *a;      /* A [M][K] */
     void *c;            /* C [M][N] */
     npk_rk_stats stats; /* out */
+    bool a_fp32;        /* A holds floats, rounded to fp16 as npk_rk_matmul_f32 does (fp16
+                           weights only); false: the weights' element type */
 } npk_rk_matmul_item;
 NPUKIT_API npk_status npk_rk_matmul_batch(npk_rk *rt, npk_rk_matmul_item *items, uint32_t count,
                                           npk_rk_prec out, npk_rk_stats *stats);

@@ -100,12 +100,12 @@ size_t npk_rk_a_bytes(const npk_rk_block *blk, size_t k)
     return npk_layout_block_bytes(blk, npk_layout_in_bits(blk->prec), kp);
 }
 
-/* Everything pack and unpack check alike: the block, the user matrix, both ranges, and the
- * packed buffer. */
-static npk_status check_feature_args(const char *fn, const npk_rk_block *blk, const void *mat,
-                                     const void *data, size_t rows, size_t cols, size_t pitch,
-                                     npk_rk_range m, npk_rk_range k, const void *buf,
-                                     size_t buf_size, const char *buf_name)
+/* Everything pack and unpack check alike: the block, the user matrix (elements of elem_bytes:
+ * the block's own, or 4 for an fp32 source), both ranges, and the packed buffer. */
+npk_status npk_layout_check_feature(const char *fn, const npk_rk_block *blk, const void *mat,
+                                    const void *data, size_t rows, size_t cols, size_t pitch,
+                                    size_t elem_bytes, npk_rk_range m, npk_rk_range k,
+                                    const void *buf, size_t buf_size, const char *buf_name)
 {
     npk_status st;
     if (!blk)
@@ -113,8 +113,8 @@ static npk_status check_feature_args(const char *fn, const npk_rk_block *blk, co
     if ((st = npk_layout_check_prec(fn, blk->prec, false)) != NPK_OK)
         return st;
     unsigned bits = npk_layout_in_bits(blk->prec);
-    if ((st = npk_layout_check_matrix(fn, "a", mat, data, rows, cols, pitch,
-                                      npk_layout_user_bytes(bits))) != NPK_OK ||
+    if ((st = npk_layout_check_matrix(fn, "a", mat, data, rows, cols, pitch, elem_bytes)) !=
+            NPK_OK ||
         (st = npk_layout_check_range(fn, "m", m, rows, "rows of a")) != NPK_OK ||
         (st = npk_layout_check_range(fn, "k", k, cols, "columns of a")) != NPK_OK)
         return st;
@@ -405,12 +405,12 @@ static void unpack_any(const npk_rk_block *blk, unsigned bits, const uint8_t *sr
 npk_status npk_rk_pack_a(const npk_rk_block *blk, const npk_rk_cmatrix *a, npk_rk_range m,
                          npk_rk_range k, void *dst, size_t dst_size)
 {
-    npk_status st =
-        check_feature_args("npk_rk_pack_a", blk, a, a ? a->data : NULL, a ? a->rows : 0,
-                           a ? a->cols : 0, a ? a->pitch : 0, m, k, dst, dst_size, "dst");
+    unsigned bits = blk ? npk_layout_in_bits(blk->prec) : 0;
+    npk_status st = npk_layout_check_feature(
+        "npk_rk_pack_a", blk, a, a ? a->data : NULL, a ? a->rows : 0, a ? a->cols : 0,
+        a ? a->pitch : 0, npk_layout_user_bytes(bits), m, k, dst, dst_size, "dst");
     if (st)
         return st;
-    unsigned bits = npk_layout_in_bits(blk->prec);
     size_t ub = npk_layout_user_bytes(bits);
     const uint8_t *src = (const uint8_t *)a->data + (m.begin * a->pitch + k.begin) * ub;
     size_t rows = m.end - m.begin, cols = k.end - k.begin;
@@ -421,12 +421,12 @@ npk_status npk_rk_pack_a(const npk_rk_block *blk, const npk_rk_cmatrix *a, npk_r
 npk_status npk_rk_unpack_a(const npk_rk_block *blk, const void *src, size_t src_size,
                            const npk_rk_matrix *a, npk_rk_range m, npk_rk_range k)
 {
-    npk_status st =
-        check_feature_args("npk_rk_unpack_a", blk, a, a ? a->data : NULL, a ? a->rows : 0,
-                           a ? a->cols : 0, a ? a->pitch : 0, m, k, src, src_size, "src");
+    unsigned bits = blk ? npk_layout_in_bits(blk->prec) : 0;
+    npk_status st = npk_layout_check_feature(
+        "npk_rk_unpack_a", blk, a, a ? a->data : NULL, a ? a->rows : 0, a ? a->cols : 0,
+        a ? a->pitch : 0, npk_layout_user_bytes(bits), m, k, src, src_size, "src");
     if (st)
         return st;
-    unsigned bits = npk_layout_in_bits(blk->prec);
     size_t ub = npk_layout_user_bytes(bits);
     uint8_t *dst = (uint8_t *)a->data + (m.begin * a->pitch + k.begin) * ub;
     size_t rows = m.end - m.begin, cols = k.end - k.begin;

@@ -56,6 +56,13 @@ npk_status npk_layout_check_block(const char *fn, const npk_rk_block *blk, bool 
 npk_status npk_layout_check_buffer(const char *fn, const char *name, const void *p, size_t have,
                                    size_t need, size_t align);
 
+/* A feature pack's or unpack's arguments: the block, the user matrix a (rows x cols, pitch,
+ * elements of elem_bytes), the ranges m and k within it and the packed buffer (buf_name). */
+npk_status npk_layout_check_feature(const char *fn, const npk_rk_block *blk, const void *mat,
+                                    const void *data, size_t rows, size_t cols, size_t pitch,
+                                    size_t elem_bytes, npk_rk_range m, npk_rk_range k,
+                                    const void *buf, size_t buf_size, const char *buf_name);
+
 /* Bytes a block of `cols` columns per row spans (the body of npk_rk_a_bytes/npk_rk_c_bytes);
  * the block must have passed npk_layout_check_block. */
 size_t npk_layout_block_bytes(const npk_rk_block *blk, unsigned bits, size_t cols);

@@ -61,6 +61,7 @@ void npk_rk_close(npk_rk *rt)
     if (!rt)
         return;
     npk_rk_workers_free(rt->workers); /* joined here, whichever thread closes */
+    npk_rk_shared_tiles_free(rt);
     npk_rk_engine_release(rt->eng);
     pthread_mutex_destroy(&rt->lock);
     pthread_mutex_destroy(&rt->progress_lock);

@@ -40,6 +40,8 @@ static npk_status check_items(npk_rk *rt, const npk_rk_matmul_item *items, uint3
                         NPK_RK_BATCH_MAX);
     for (uint32_t i = 0; i < count; i++) {
         npk_status s = npk_rk_matmul_check(rt, items[i].w, items[i].m, items[i].a, out, items[i].c);
+        if (s == NPK_OK && items[i].a_fp32)
+            s = npk_rk_check_f32_source(items[i].w, "matmul");
         if (s) {
             char why[256]; /* the check's message, before a new one replaces it */
             snprintf(why, sizeof why, "%s", npk_last_error());
@@ -112,6 +114,7 @@ static npk_status run_batch(npk_rk *rt, npk_rk_matmul_item *items, uint32_t coun
         if ((it->w->src && (s = npk_rk_weights_refresh(rt, (npk_rk_weights *)it->w, st))) ||
             (s = npk_rk_mm_item_begin(it->w, it->m, it->a, out, it->c, &run[i])))
             break;
+        run[i].a_f32 = it->a_fp32;
         begun++;
         npk_rk_plan_request req;
         npk_rk_matmul_request(rt, it->w, it->m, run[i].task_out, &req);

@@ -27,6 +27,7 @@ typedef struct npk_rk_feature_tile {
     uint32_t m0, m1, k0, k1, mp, kp, a_pitch;
     npk_rk_prec prec;
     int mode;
+    bool f32; /* A's elements are floats, rounded to the weights' fp16 as packed */
 } npk_rk_feature_tile;
 
 /* Per-core buffers: the feature buffer is allocated once and never moves (the NPU caches
@@ -94,6 +95,9 @@ typedef struct npk_rk_engine {
     struct npk_rk_engine *next;
 } npk_rk_engine;
 
+/* The runtime's shared feature tile buffer released (runtime_tiles.c; npk_rk_close). */
+void npk_rk_shared_tiles_free(struct npk_rk *rt);
+
 /* Open a private engine, or find/open the shared one for `device`; release drops a reference. */
 npk_status npk_rk_engine_get(const char *device, bool shared, npk_rk_engine **out);
 void npk_rk_engine_retain(npk_rk_engine *e);
@@ -135,6 +139,10 @@ struct npk_rk {
     npk_rk_progress_fn progress;
     void *progress_user;
     pthread_mutex_t progress_lock;
+    /* a call's feature tiles packed once for every core (runtime_tiles.c), in that domain;
+     * under lock */
+    npk_rk_mem shared_tiles;
+    unsigned shared_tiles_domain;
 };
 
 /* Begin an API call on rt: take its lock for the whole call (every phase: a matmul and its

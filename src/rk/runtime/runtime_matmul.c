@@ -31,6 +31,7 @@ typedef struct run {
     npk_rk_stats *st;
     atomic_uint *done; /* tasks read back so far, over every core (for npk_rk_set_progress) */
     uint64_t id;       /* npk_rk_run_id: the feature tiles its tasks packed */
+    const uint64_t *tile_off; /* per plan task: its tile in rt->shared_tiles (NULL: none) */
 } run;
 
 /* The item plan task t (a pointer into the plan) belongs to. */
@@ -90,7 +91,8 @@ static bool same_tile(const npk_rk_feature_tile *x, const npk_rk_feature_tile *y
 {
     return x->run && x->run == y->run && x->data == y->data && x->pitch == y->pitch &&
            x->m0 == y->m0 && x->m1 == y->m1 && x->k0 == y->k0 && x->k1 == y->k1 && x->mp == y->mp &&
-           x->kp == y->kp && x->a_pitch == y->a_pitch && x->prec == y->prec && x->mode == y->mode;
+           x->kp == y->kp && x->a_pitch == y->a_pitch && x->prec == y->prec && x->mode == y->mode &&
+           x->f32 == y->f32;
 }
 
 /* The slot task i of a job reads tile `tile` from: where it already is (see
@@ -108,38 +110,34 @@ static unsigned tile_slot(npk_rk_core_bufs *b, unsigned i, const npk_rk_feature_
 }
 
 npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
-                              npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
-                              unsigned i, uint64_t run, npk_rk_prec out, uint32_t c_iova,
-                              npk_rk_mm *mm, npk_rk_stats *st)
+                              bool a_f32, const npk_rk_tile_at *at, npk_rk_mode mode,
+                              uint32_t pitch, const npk_rk_task_plan *t, unsigned i, uint64_t run,
+                              npk_rk_prec out, uint32_t c_iova, npk_rk_mm *mm, npk_rk_stats *st)
 {
     npk_rk_core_bufs *b = &rt->core[t->core];
     /* Feature: rows [m0, m1) and the K slice. Slot 0 holds every job's first feature, so the
      * address the NPU caches feature state by never changes between jobs. */
     uint64_t t0 = npk_now_ns();
-    npk_rk_block ablk =
-        npk_rk_a_block(w->in, mode, mode == NPK_MODE_CUBE ? t->mp : t->m1 - t->m0, t->kp);
-    if (pitch) /* rows pitch x the packed row apart (plan request a_pitch) */
-        ablk.stride = (size_t)pitch * t->kp;
+    const npk_rk_block ablk = npk_rk_task_a_block(w, mode, pitch, t);
     size_t abytes = npk_rk_a_bytes(&ablk, t->kp);
     if (abytes > rt->feature_slot)
         return npk_fail(NPK_ELIMIT, "feature tile of %zu bytes exceeds the %u-byte slot", abytes,
                         rt->feature_slot);
-    const npk_rk_feature_tile tile = {run,   a->data, a->pitch, t->m0, t->m1, t->k0,
-                                      t->k1, t->mp,   t->kp,    pitch, w->in, (int)mode};
-    bool packed;
-    const unsigned slot = tile_slot(b, i, &tile, &packed);
+    const npk_rk_feature_tile tile = {run,   a->data, a->pitch, t->m0, t->m1,     t->k0, t->k1,
+                                      t->mp, t->kp,   pitch,    w->in, (int)mode, a_f32};
+    const bool in_place = at && i > 0; /* read where the call packed it for every core */
+    bool packed = false;
+    const unsigned slot = in_place ? i : tile_slot(b, i, &tile, &packed);
     b->reads[i] = (uint8_t)slot;
     uint64_t aoff = (uint64_t)slot * rt->feature_slot;
+    uint8_t *dst = (uint8_t *)b->feature.host + aoff;
     npk_status s = NPK_OK;
-    if (packed) {
-        /* a zero-padded last slice: the tail is zero; a pitch: the lines between rows are
-         * zero (int4's zero lines, mc_phys = 2H) */
-        if (t->kp > npk_rk_k_padded(t->k1 - t->k0) || pitch > 1)
-            memset((uint8_t *)b->feature.host + aoff, 0, abytes);
-        s = npk_rk_pack_a(&ablk, a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1},
-                          (uint8_t *)b->feature.host + aoff, rt->feature_slot);
+    if (packed && at) /* packed once already: copied */
+        memcpy(dst, (const uint8_t *)at->mem->host + at->off, abytes);
+    else if (packed)
+        s = npk_rk_pack_tile(&ablk, a, a_f32, pitch, t, dst, rt->feature_slot);
+    if (packed)
         b->held[slot] = s == NPK_OK ? tile : (npk_rk_feature_tile){0};
-    }
     st->pack_ns += npk_now_ns() - t0;
     npk_rk_trace_host(t->core, "pack", t0, npk_now_ns());
     if (s)
@@ -159,7 +157,8 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
                                  npk_rk_input_row(w->in)->line_unit / 128);
     mm->sched = t->sched;
     mm->soc = rt->soc;
-    mm->a = (uint32_t)(b->feature.iova + aoff);
+    mm->a = in_place ? (uint32_t)(npk_rk_mem_iova_on(at->mem, t->core) + at->off)
+                     : (uint32_t)(b->feature.iova + aoff);
     mm->b = (uint32_t)(npk_rk_mem_iova_on(&w->mem, t->core) + boff);
     mm->c = c_iova;
     st->synth_ns += npk_now_ns() - t0;
@@ -180,9 +179,12 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     npk_rk *rt = r->rt;
     const npk_rk_mm_run_item *it = item_of(r, t);
     npk_rk_mm mm;
-    npk_status s =
-        npk_rk_task_matmul(rt, it->w, &it->a, it->mode, it->a_pitch, t, i, r->id, it->task_out,
-                           (uint32_t)(rt->core[t->core].output.iova + sl->out_off), &mm, r->st);
+    const npk_rk_tile_at at = {&rt->shared_tiles,
+                               r->tile_off ? r->tile_off[t - r->plan->tasks] : 0};
+    npk_status s = npk_rk_task_matmul(rt, it->w, &it->a, it->a_f32, r->tile_off ? &at : NULL,
+                                      it->mode, it->a_pitch, t, i, r->id, it->task_out,
+                                      (uint32_t)(rt->core[t->core].output.iova + sl->out_off),
+                                      &mm, r->st);
     if (s)
         return s;
     mm.c_rows = sl->c_rows; /* the row-offset form's shared surface */
@@ -562,7 +564,12 @@ npk_status npk_rk_matmul_run(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_m
     e->have_prec = true;
     e->last_prec = items[0].w->in;
     pthread_mutex_unlock(&e->policy_lock);
-    s = run_all_cores(&r);
+    uint64_t *tile_off = NULL;
+    s = npk_rk_shared_tiles_pack(rt, plan, items, item_of_task, domain, st, &tile_off);
+    r.tile_off = tile_off;
+    if (s == NPK_OK)
+        s = run_all_cores(&r);
+    free(tile_off);
     rt->core = e->core;
     pthread_mutex_destroy(&item_lock);
     return s;
@@ -613,6 +620,13 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
                                    npk_rk_prec out, void *c, const npk_rk_plan *plan,
                                    npk_rk_stats *st)
 {
+    return npk_rk_matmul_held_src(rt, w, m, a, false, out, c, plan, st);
+}
+
+npk_status npk_rk_matmul_held_src(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                  bool a_f32, npk_rk_prec out, void *c, const npk_rk_plan *plan,
+                                  npk_rk_stats *st)
+{
     npk_status s = NPK_OK;
     /* Weights bound to a buffer are read at every call: bring them up to date (the object is
      * the caller's B; only its cache of the buffer changes). */
@@ -621,6 +635,7 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
     npk_rk_mm_run_item it;
     if ((s = npk_rk_mm_item_begin(w, m, a, out, c, &it)))
         return s;
+    it.a_f32 = a_f32;
     npk_rk_plan run_plan;
     /* a plan given is the runtime's form's; else the form is chosen with the plan (the
      * multi-task form where the cost model prefers it, runtime_form_choice.c) and the call
@@ -647,20 +662,42 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
     return s;
 }
 
-npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
-                         npk_rk_prec out, void *c, npk_rk_stats *stats)
+npk_status npk_rk_check_f32_source(const npk_rk_weights *w, const char *what)
+{
+    if (w && w->in != NPK_PREC_FP16)
+        return npk_fail(NPK_EINVAL, "%s: A as fp32 is rounded to fp16 for fp16 weights; these are %s",
+                        what, npk_rk_prec_name(w->in));
+    return NPK_OK;
+}
+
+/* npk_rk_matmul and npk_rk_matmul_f32: A's elements the weights' (a_f32 false) or floats. */
+static npk_status matmul_call(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                              bool a_f32, npk_rk_prec out, void *c, npk_rk_stats *stats)
 {
     npk_rk_stats local;
     npk_rk_stats *st = stats ? stats : &local;
     memset(st, 0, sizeof *st);
     uint64_t start = npk_now_ns();
     npk_status s = npk_rk_matmul_check(rt, w, m, a, out, c);
-    if (s || (s = npk_rk_call_begin(rt, "matmul")))
+    if (s || (a_f32 && (s = npk_rk_check_f32_source(w, "matmul"))) ||
+        (s = npk_rk_call_begin(rt, "matmul")))
         return s;
-    s = npk_rk_matmul_held(rt, w, m, a, out, c, st);
+    s = npk_rk_matmul_held_src(rt, w, m, a, a_f32, out, c, NULL, st);
     npk_rk_call_end(rt);
     st->host_ns = npk_now_ns() - start;
     return s;
+}
+
+npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                         npk_rk_prec out, void *c, npk_rk_stats *stats)
+{
+    return matmul_call(rt, w, m, a, false, out, c, stats);
+}
+
+npk_status npk_rk_matmul_f32(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const float *a,
+                             npk_rk_prec out, void *c, npk_rk_stats *stats)
+{
+    return matmul_call(rt, w, m, a, true, out, c, stats);
 }
 
 /* The form npk_rk_matmul would choose, and the totals behind it (runtime_form_choice.c). */

@@ -21,12 +21,19 @@ npk_status npk_rk_matmul_held(npk_rk *rt, const npk_rk_weights *w, uint32_t m, c
 npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
                                    npk_rk_prec out, void *c, const struct npk_rk_plan *plan,
                                    npk_rk_stats *st);
+/* The same with A's elements floats (a_f32, fp16 weights: npk_rk_matmul_f32) or the weights'. */
+npk_status npk_rk_matmul_held_src(npk_rk *rt, const npk_rk_weights *w, uint32_t m, const void *a,
+                                  bool a_f32, npk_rk_prec out, void *c,
+                                  const struct npk_rk_plan *plan, npk_rk_stats *st);
+/* npk_rk_matmul_f32's refusal of weights that are not fp16 (NPK_OK for fp16 ones). */
+npk_status npk_rk_check_f32_source(const npk_rk_weights *w, const char *what);
 /* One matmul of a run: its weights, A, where its tasks' outputs add up (C, or an fp32 scratch
  * narrowed into C at the end), what each task writes and the plan's mode; st: its own stats in
  * a batch (the NPU time of the jobs it rode in, shared by task), NULL otherwise. */
 typedef struct npk_rk_mm_run_item {
     const npk_rk_weights *w;
     npk_rk_cmatrix a;
+    bool a_f32; /* A holds floats, rounded to fp16 as they are packed (fp16 weights) */
     npk_rk_matrix acc;
     npk_rk_prec task_out, out;
     npk_rk_mode mode;
@@ -54,6 +61,28 @@ npk_status npk_rk_matmul_run(npk_rk *rt, const struct npk_rk_plan *plan,
 /* What each task of a matmul of w writes for output `out`. */
 npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out);
 
+/* ---- feature tiles (runtime_tiles.c) ---- */
+
+/* Task t's feature block: rows [m0, m1) (cube mode: mp), K kp, rows pitch x kp apart (0: the
+ * mode's own). */
+npk_rk_block npk_rk_task_a_block(const npk_rk_weights *w, npk_rk_mode mode, uint32_t pitch,
+                                 const npk_rk_task_plan *t);
+/* Task t's tile of A (floats when a_f32) packed at dst (room bytes) as ablk lays it out,
+ * padding included. */
+npk_status npk_rk_pack_tile(const npk_rk_block *ablk, const npk_rk_cmatrix *a, bool a_f32,
+                            uint32_t pitch, const npk_rk_task_plan *t, uint8_t *dst, size_t room);
+/* Where a task's tile was packed for every core, read in place by a job's later tasks. */
+typedef struct npk_rk_tile_at {
+    const npk_rk_mem *mem;
+    uint64_t off;
+} npk_rk_tile_at;
+/* Before the cores start: every distinct tile of the plan packed once into rt's shared tile
+ * buffer (in `domain`) when the cores share one address space and that saves packing;
+ * *offsets (malloc'd, the caller frees) then holds each plan task's tile offset there, else
+ * NULL (each core packs its own). Accounts pack and sync time in st. */
+npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const struct npk_rk_plan *plan,
+                                    const npk_rk_mm_run_item *items, const uint32_t *item_of,
+                                    unsigned domain, npk_rk_stats *st, uint64_t **offsets);
 /* Plan task t of a matmul on its core (t->core, the engine's): its feature (rows [m0, m1), its K
  * range zero-padded to kp) packed into the core's feature slot i and synced for the NPU, and
  * *mm, the task's matmul (pitch: line-form rows pitch x the packed row apart, 0 the mode's
@@ -61,9 +90,11 @@ npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out);
  * (task_out) at c_iova. Accounts pack, synth and sync time in st.
  * run: the run the task belongs to (npk_rk_run_id; 0: none). Within a run the task reads its
  * tile where it already is, packing nothing: in slot i from an earlier job, or in the slot the
- * job's task i - 1 reads (tasks 1.. of a job only: a job's first feature is always slot 0's). */
+ * job's task i - 1 reads (tasks 1.. of a job only: a job's first feature is always slot 0's).
+ * at (NULL: none): the tile packed for every core (npk_rk_shared_tiles_pack): tasks 1.. read
+ * it there, the first is copied from it into slot 0. a_f32: A's elements are floats. */
 npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
-                              npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
+                              bool a_f32, const npk_rk_tile_at *at, npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
                               unsigned i, uint64_t run, npk_rk_prec task_out, uint32_t c_iova,
                               npk_rk_mm *mm, npk_rk_stats *st);
 
