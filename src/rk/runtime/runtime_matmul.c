@@ -95,6 +95,19 @@ static bool same_tile(const npk_rk_feature_tile *x, const npk_rk_feature_tile *y
            x->f32 == y->f32;
 }
 
+/* The clock at the end of a host part of core `core` begun at t0: the part's time added to
+ * *part and traced (name NULL: not traced), the end returned as the next part's start. One
+ * clock read per part: on a virtual machine a read can take 0.2 us, and a call has several
+ * parts per task. */
+static uint64_t part_done(unsigned core, const char *name, uint64_t t0, uint64_t *part)
+{
+    const uint64_t t1 = npk_now_ns();
+    *part += t1 - t0;
+    if (name)
+        npk_rk_trace_host(core, name, t0, t1);
+    return t1;
+}
+
 /* The slot task i of a job reads tile `tile` from: where it already is (see
  * npk_rk_task_matmul), else i, after packing it there (*packed). */
 static unsigned tile_slot(npk_rk_core_bufs *b, unsigned i, const npk_rk_feature_tile *tile,
@@ -138,13 +151,11 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
         s = npk_rk_pack_tile(&ablk, a, a_f32, pitch, t, dst, rt->feature_slot);
     if (packed)
         b->held[slot] = s == NPK_OK ? tile : (npk_rk_feature_tile){0};
-    st->pack_ns += npk_now_ns() - t0;
-    npk_rk_trace_host(t->core, "pack", t0, npk_now_ns());
+    t0 = part_done(t->core, "pack", t0, &st->pack_ns);
     if (s)
         return s;
 
     /* The task: the weights of this slice and column range are one contiguous block. */
-    t0 = npk_now_ns();
     uint32_t k_slice = t->k0 / w->k_slice;
     uint64_t boff = (uint64_t)k_slice * w->slice_bytes +
                     npk_rk_b_tile_offset(t->kp, t->n0 / npk_rk_b_n_group(w->in));
@@ -161,14 +172,12 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
                      : (uint32_t)(b->feature.iova + aoff);
     mm->b = (uint32_t)(npk_rk_mem_iova_on(&w->mem, t->core) + boff);
     mm->c = c_iova;
-    st->synth_ns += npk_now_ns() - t0;
+    t0 = part_done(t->core, NULL, t0, &st->synth_ns);
 
     if (!packed) /* synced when it was packed; the NPU never writes it */
         return NPK_OK;
-    t0 = npk_now_ns();
     s = npk_rk_mem_sync(rt->dev, &b->feature, aoff, abytes, RKNPU_MEM_SYNC_TO_DEVICE);
-    st->sync_ns += npk_now_ns() - t0;
-    npk_rk_trace_host(t->core, "sync", t0, npk_now_ns());
+    part_done(t->core, "sync", t0, &st->sync_ns);
     return s;
 }
 
@@ -199,8 +208,7 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     if ((s = npk_rk_synth_for(rt->form, &mm, body, &nb, NULL)) ||
         (s = npk_rk_job_place(jb, i, body, nb)))
         return s;
-    r->st->synth_ns += npk_now_ns() - t0;
-    npk_rk_trace_host(t->core, "synth", t0, npk_now_ns());
+    part_done(t->core, "synth", t0, &r->st->synth_ns);
     return NPK_OK;
 }
 
@@ -212,11 +220,9 @@ static npk_status finish_task(run *r, const npk_rk_mm_run_item *it, const npk_rk
     uint64_t t0 = npk_now_ns();
     npk_status s = npk_rk_mem_sync(r->rt->dev, &b->output, sl->out_off, sl->cbytes,
                                    RKNPU_MEM_SYNC_FROM_DEVICE);
-    r->st->sync_ns += npk_now_ns() - t0;
-    npk_rk_trace_host(t->core, "sync", t0, npk_now_ns());
+    t0 = part_done(t->core, "sync", t0, &r->st->sync_ns);
     if (s)
         return s;
-    t0 = npk_now_ns();
     const uint8_t *src = (const uint8_t *)b->output.host + sl->out_off;
     size_t room = (size_t)(b->output.size - sl->out_off);
     /* Partials in the input's accumulator add up on the host; any other task output (fp16)
@@ -230,8 +236,7 @@ static npk_status finish_task(run *r, const npk_rk_mm_run_item *it, const npk_rk
         s = npk_rk_copy_sums_c(&sl->cblk, src, room, &it->acc, tm, tn);
     else
         s = npk_rk_accumulate_c(&sl->cblk, src, room, &it->acc, tm, tn);
-    r->st->accumulate_ns += npk_now_ns() - t0;
-    npk_rk_trace_host(t->core, "accumulate", t0, npk_now_ns());
+    part_done(t->core, "accumulate", t0, &r->st->accumulate_ns);
     return s;
 }
 
