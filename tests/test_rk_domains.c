@@ -151,7 +151,7 @@ static void account(npk_rk *rt, const npk_rk_weights *w, placed *p)
 
 /* Place every tensor of md as the runtime places packed weights (nothing packed: the
  * simulator's memory stays untouched); NPK_OK, or the first refusal (its message kept). */
-static npk_status place_model(npk_rk *rt, const model *md, placed *p)
+static npk_status place_model(npk_rk *rt, const model *md, uint32_t m_hint, placed *p)
 {
     const uint32_t shape[7][2] = {{md->hidden, md->hidden}, {md->hidden, md->kv},
                                   {md->hidden, md->kv},     {md->hidden, md->hidden},
@@ -164,7 +164,7 @@ static npk_status place_model(npk_rk *rt, const model *md, placed *p)
         uint32_t k = t < md->layers * 7 ? shape[t % 7][0] : md->hidden,
                  n = t < md->layers * 7 ? shape[t % 7][1] : md->vocab;
         npk_rk_weights *w;
-        if ((s = npk_rk_weights_new(rt, md->prec, k, n, 1, 0, &w)))
+        if ((s = npk_rk_weights_new(rt, md->prec, k, n, m_hint, 0, &w)))
             break;
         if ((s = npk_rk_weights_place(rt, w))) {
             free(w);
@@ -216,7 +216,7 @@ static void model_shapes(void)
     CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
     const model *fit[] = {&llama2_7b_q4_0, &llama3_8b_q8_0, &llama2_7b_f16, &llama2_70b_q4_0};
     for (size_t i = 0; i < sizeof fit / sizeof fit[0]; i++) {
-        CHECK_EQ(place_model(rt, fit[i], &p), NPK_OK);
+        CHECK_EQ(place_model(rt, fit[i], 1, &p), NPK_OK);
         report("rknpu", fit[i], &p);
         unsigned used = 0;
         for (unsigned d = 0; d < RKNPU_MAX_IOMMU_DOMAIN_NUM; d++)
@@ -249,7 +249,7 @@ static void model_shapes(void)
     CHECK_EQ(info.weight_capacity, 3 * NPK_RK_WEIGHT_SPACE);
     const model *rocket_fit[] = {&llama2_7b_q4_0, &llama3_8b_q8_0};
     for (size_t i = 0; i < 2; i++) {
-        CHECK_EQ(place_model(rt, rocket_fit[i], &p), NPK_OK);
+        CHECK_EQ(place_model(rt, rocket_fit[i], 1, &p), NPK_OK);
         report("rocket", rocket_fit[i], &p);
         /* the large tensors are split: every file holds about a third */
         CHECK(p.split > 0);
@@ -259,9 +259,17 @@ static void model_shapes(void)
         CHECK(info.weight_used >= p.bytes && info.weight_used <= info.weight_capacity);
         unplace(rt, &p);
     }
+    /* packed for prefill (M = 512), where the model prefers splitting M for int4's K x 4096
+     * projections: those are copies while every file is at most half full, the rest split */
+    CHECK_EQ(place_model(rt, &llama2_7b_q4_0, 512, &p), NPK_OK);
+    report("rocket (M hint 512)", &llama2_7b_q4_0, &p);
+    CHECK(p.copies > 0 && p.split > 0);
+    for (unsigned c = 0; c < 3; c++)
+        CHECK(p.per_domain[c] < NPK_RK_WEIGHT_SPACE);
+    unplace(rt, &p);
     CHECK_EQ(npk_rk_query(rt, &info), NPK_OK);
     CHECK_EQ(info.weight_used, 0);
-    CHECK_EQ(place_model(rt, &llama2_7b_f16, &p), NPK_ENOMEM);
+    CHECK_EQ(place_model(rt, &llama2_7b_f16, 1, &p), NPK_ENOMEM);
     CHECK_STR_HAS(npk_last_error(), "do not fit");
     CHECK_STR_HAS(npk_last_error(), "4026531840");
     CHECK_STR_HAS(npk_last_error(), "12079595520");

@@ -10,7 +10,8 @@
  *   - the one-core fallback: core 0's file full, the weights go whole into another core's file
  *     and run there;
  *   - narrow weights at a large M hint, where the model says a fixed N split costs more than
- *     splitting M: copies in every file, and the call planned freely;
+ *     splitting M: copies in every file, and the call planned freely; no copies once a file
+ *     is more than half full;
  *   - bad input: every file full, refused naming the size and the limit; a task of another
  *     core's columns refused instead of reading the wrong file. */
 #define _POSIX_C_SOURCE 200809L /* pthread_rwlock_t in the runtime's header */
@@ -209,6 +210,14 @@ static void copies(void)
     npk_rk_stats st = check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
     CHECK_EQ(st.cores_used, 3);
     npk_rk_weights_free(rt, w);
+    /* a file more than half full: no copies, the split */
+    npk_rk_mem filler;
+    CHECK_EQ(npk_rk_weights_mem_on(rt->eng, 2, NPK_RK_WEIGHT_SPACE / 2, &filler), NPK_OK);
+    CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, k, n, b, m, &w), NPK_OK);
+    CHECK_EQ(w->parts, 3);
+    check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
+    npk_rk_weights_free(rt, w);
+    npk_rk_weights_mem_free_on(rt->eng, 2, &filler);
     free(b);
     npk_rk_close(rt);
 }

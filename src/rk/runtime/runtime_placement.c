@@ -11,12 +11,14 @@
  *           planner's split of N over the runtime's cores cuts (npk_rk_plan_n_split), and every
  *           call on them splits N exactly so: the spaces hold cores x one space's worth.
  *
- * Split is the rule: by the planner's timing model, fixing the split at N costs nothing for
- * the wide weights of language models (N >= 4096: the planner picks the N split itself at
- * M <= 128, and at M = 512 it costs at most 6.4% more); what it costs more is narrow N at large
- * M, where splitting M over the cores is cheaper (docs/rk-device.md, "Weights split by core").
- * So copies are taken only where the model says the fixed split costs more than
- * NPK_RK_SPLIT_COST_MAX at the weights' M hint, and the copies fit. When a core's space has no
+ * Split is the rule: by the planner's timing model, fixing the split at N costs at most 3.6%
+ * for the int8 and fp16 weights of LLaMA-7B/8B (N >= 4096) at every M up to 512, and nothing
+ * for any of them at M <= 32; it costs more for narrow N (<= 1024) and int4 K x 4096 at M >= 128
+ * (5% to 2.1x), where splitting M over the cores is cheaper (bench/bench_rk_split.c; the table
+ * in docs/rk-device.md). So copies are taken only where the model says the fixed split costs
+ * more than NPK_RK_SPLIT_COST_MAX at the weights' M hint, and only while every core's space
+ * stays at least half free (copies_fit): copies take at most half of each space, the rest stays
+ * for weights split by core. When a core's space has no
  * room for its part, the weights go whole into the one core's space that has room, and calls
  * on them run on that core alone; when none has, the refusal names every size and limit. */
 #include <stdio.h>
@@ -25,8 +27,8 @@
 #include "rk/layout/rk_layout.h"
 #include "rk/plan/rk_plan_split.h"
 #include "npukit/rk_plan.h"
+#include "runtime_placement.h"
 #include "runtime_request.h"
-#include "runtime_weights.h"
 
 /* Copies instead of the split when the fixed split's modelled call costs more than this many
  * times the planner's free choice (a narrow N at large M: up to 2.6x in the measured table). */
@@ -47,6 +49,8 @@ static uint32_t part_np(const npk_rk_weights *w, unsigned i)
 {
     return (uint32_t)npk_rk_n_padded(w->in, w->part_n0[i + 1] - w->part_n0[i]);
 }
+
+uint64_t npk_rk_weights_bytes(const npk_rk_weights *w) { return bytes_over(w, w->np); }
 
 uint64_t npk_rk_weights_part_bytes(const npk_rk_weights *w, unsigned i)
 {
@@ -69,6 +73,17 @@ static double split_cost(const npk_rk *rt, const npk_rk_weights *w)
             split = c[i].total_us;
     }
     return all > 0 && split > 0 ? split / all : 1;
+}
+
+/* Whether copies of `bytes` leave every core's space at least half free: copies spend room
+ * nobody uses while the spaces are at most half full; the other half stays for weights split
+ * by core, which is what gives the cores' spaces their capacity. */
+static bool copies_fit(npk_rk_engine *e, uint64_t bytes)
+{
+    for (unsigned c = 0; c < e->max_cores; c++)
+        if (npk_rk_weights_free_in(e, c) < bytes + NPK_RK_WEIGHT_SPACE / 2)
+            return false;
+    return true;
 }
 
 /* Each part in its core's space; on failure (NPK_ENOMEM: a space without room) nothing held. */
@@ -130,7 +145,7 @@ npk_status npk_rk_weights_place(npk_rk *rt, npk_rk_weights *w)
         return npk_rk_weights_mem(rt, bytes, &w->mem);
     uint32_t n0[NPK_RK_MAX_CORES + 1];
     const unsigned parts = npk_rk_plan_n_split(w->in, w->n, rt->cores, n0);
-    if (parts > 1 && split_cost(rt, w) > NPK_RK_SPLIT_COST_MAX) {
+    if (parts > 1 && copies_fit(e, bytes) && split_cost(rt, w) > NPK_RK_SPLIT_COST_MAX) {
         npk_status s = npk_rk_weights_mem(rt, bytes, &w->mem);
         if (s != NPK_ENOMEM)
             return s;

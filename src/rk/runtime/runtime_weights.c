@@ -80,16 +80,6 @@ npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n
     return NPK_OK;
 }
 
-uint64_t npk_rk_weights_bytes(const npk_rk_weights *w)
-{
-    uint64_t total = 0;
-    for (uint32_t s = 0; s < w->slices; s++) {
-        uint32_t len = s + 1 < w->slices || w->k_pad ? w->k_slice : w->k - s * w->k_slice;
-        total += npk_rk_b_bytes(w->in, len, w->np);
-    }
-    return total;
-}
-
 npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n, const void *b,
                                uint32_t m_hint, npk_rk_weights **out)
 {
