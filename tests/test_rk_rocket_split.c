@@ -4,7 +4,8 @@
  * planner's split of N cuts them, and calls on them split N there. Checked on sim-rocket
  * against the CPU reference, exactly:
  *   - fp16, int8 and int4 weights split over 3 cores (one K slice and several), and the
- *     calls that plan over them: npk_rk_matmul, a batch, per-group quantised weights;
+ *     calls that plan over them: npk_rk_matmul, a batch, per-group quantised weights, weights
+ *     bound to a buffer (repacked part by part when its bytes change);
  *   - a 1-core runtime: its weights whole in its core's file; weights split at 3 cores still
  *     run on the cores that hold them after the runtime drops to 1;
  *   - the one-core fallback: core 0's file full, the weights go whole into another core's file
@@ -145,6 +146,31 @@ static void split_batch_and_quant(void)
     npk_rk_close(rt);
 }
 
+/* Weights bound to a buffer: split like packed ones, every part repacked when the buffer's
+ * bytes change. */
+static void bound(void)
+{
+    npk_rk *rt;
+    CHECK_EQ(npk_rk_open("sim-rocket", &rt), NPK_OK);
+    const uint32_t m = 16, k = 160, n = 200;
+    int8_t *b = rk_test_operands(NPK_PREC_INT8, (size_t)k * n);
+    npk_rk_buffer *buf;
+    CHECK_EQ(npk_rk_buffer_create(rt, (uint64_t)k * n, &buf), NPK_OK);
+    memcpy(npk_rk_buffer_host(buf), b, (size_t)k * n);
+    npk_rk_weights *w;
+    CHECK_EQ(npk_rk_weights_bind(rt, NPK_PREC_INT8, k, n, buf, 0, NPK_RK_ROWS, m, &w), NPK_OK);
+    CHECK_EQ(w->parts, 3);
+    check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
+    for (size_t i = 0; i < (size_t)k * n; i += 7)
+        b[i] = (int8_t)(-b[i] / 2);
+    memcpy(npk_rk_buffer_host(buf), b, (size_t)k * n);
+    check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
+    npk_rk_weights_free(rt, w);
+    npk_rk_buffer_free(buf);
+    free(b);
+    npk_rk_close(rt);
+}
+
 /* A 1-core runtime: its weights whole in its core's file. Weights split at 3 cores keep
  * running on the cores holding them when the runtime drops to 1. */
 static void one_core(void)
@@ -273,6 +299,7 @@ int main(void)
 {
     split_three();
     split_batch_and_quant();
+    bound();
     one_core();
     fallback();
     copies();
