@@ -15,7 +15,9 @@
  * (activations quantised to int8 per 32-element block as ggml's CPU does, integer products per
  * block, scaled): and the modelled time of the fp16 path against the integer path, which must
  * run one K slice per quantisation block (a scale per 32 weights along K) and add the slices
- * on the host, at K x N = 4096 x 4096, M = 128.
+ * on the host, at K x N = 4096 x 4096, M = 128. Beside them the int4 form (npg_int4.c): the
+ * activation digits it needs, its error computed exactly on the host and run on the
+ * simulator's per-group path, and its modelled cost at M = 1 and 128 (docs/ggml.md).
  *
  * Medians of the repetitions; every figure is measured in this run except those labelled
  * modelled.
