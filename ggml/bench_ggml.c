@@ -368,28 +368,17 @@ static bool int4_on_device(npk_rk *rt, const float *w, const float *x, int64_t k
     int8_t *digits = malloc((size_t)k * INT4_DIGITS);
     float *ws = malloc((size_t)(n * groups) * sizeof *ws);
     float *xs = malloc((size_t)(rows * groups) * sizeof *xs);
+    float *token_scale = malloc((size_t)groups * sizeof *token_scale);
     float *c = malloc((size_t)(rows * n) * sizeof *c);
     bool ok = true;
     for (int64_t j = 0; j < n; j++) /* [N][groups]: B transposed, K replaced by the groups */
         ok = ok && npg_int4_weights(w + j * k, k, slice, qw + j * k, ws + j * groups);
     for (int64_t i = 0; ok && i < m; i++) {
-        ok = npg_int4_digits(x + i * k, k, slice, INT4_DIGITS, digits, xs + i * groups);
-        for (int d = 0; ok && d < INT4_DIGITS; d++) {
-            memcpy(qx + (d * m + i) * k, digits + d * k, (size_t)k);
-            for (int64_t g = 0; g < groups; g++)
-                xs[(d * m + i) * groups + g] =
-                    (float)(xs[i * groups + g] / pow(NPG_INT4_DIGIT_BASE, d));
-        }
+        ok = npg_int4_digits(x + i * k, k, slice, INT4_DIGITS, digits, token_scale);
+        if (ok)
+            npg_int4_digit_rows(digits, token_scale, i, m, k, groups, INT4_DIGITS, qx, xs);
     }
-    npk_rk_qweights_desc desc = {.in = NPK_PREC_INT4,
-                                 .k = (uint32_t)k,
-                                 .n = (uint32_t)n,
-                                 .b = qw,
-                                 .layout = NPK_RK_TRANSPOSED,
-                                 .group = (uint32_t)slice,
-                                 .scale = ws,
-                                 .scale_count = (uint64_t)(n * groups),
-                                 .m_hint = (uint32_t)rows};
+    const npk_rk_qweights_desc desc = npg_int4_desc(qw, ws, k, n, slice, rows);
     npk_rk_qweights *q = NULL;
     ok = ok && npk_rk_qweights_pack(rt, &desc, &q) == NPK_OK &&
          npk_rk_matmul_quant(rt, q, (uint32_t)rows, qx, xs, (uint64_t)(rows * groups),
@@ -404,8 +393,20 @@ static bool int4_on_device(npk_rk *rt, const float *w, const float *x, int64_t k
             out[i * n + j] = (float)y;
         }
     npk_rk_qweights_free(rt, q);
-    free(qw), free(qx), free(digits), free(ws), free(xs), free(c);
+    free(qw), free(qx), free(digits), free(ws), free(xs), free(token_scale), free(c);
     return ok;
+}
+
+/* out [M][N] = x [M][K] . w [N][K]^T in double. */
+static void product(const float *w, const float *x, int64_t k, int64_t n, int64_t m, double *out)
+{
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double acc = 0;
+            for (int64_t e = 0; e < k; e++)
+                acc += (double)w[j * k + e] * x[i * k + e];
+            out[i * n + j] = acc;
+        }
 }
 
 /* How many int4 digits the activations need: the error of the activations alone (weights as
@@ -428,15 +429,10 @@ static void int4_digit_table(int64_t k, int64_t n, int64_t m)
         fill_case(skewed, k, n, m, &wf, &xf);
         float *xa = malloc((size_t)(k * m) * sizeof *xa);
         double *ref = malloc((size_t)(m * n) * sizeof *ref);
+        double *sums = malloc((size_t)(m * n) * sizeof *sums);
         float *got = malloc((size_t)(m * n) * sizeof *got);
         void *xb = malloc(ggml_row_size(GGML_TYPE_Q8_0, k) * (size_t)m);
-        for (int i = 0; i < m; i++)
-            for (int j = 0; j < n; j++) {
-                double acc = 0;
-                for (int64_t e = 0; e < k; e++)
-                    acc += (double)wf[j * k + e] * xf[i * k + e];
-                ref[i * n + j] = acc;
-            }
+        product(wf, xf, k, n, m, ref);
         printf("%8s |", skewed ? "skewed" : "uniform");
         /* variant -2: Q8_0 blocks, -1: two int8 digits, then slice x digits */
         const int variants =
@@ -452,18 +448,14 @@ static void int4_digit_table(int64_t k, int64_t n, int64_t m)
                 int4_rows(xf, m, k, int4_slices[v / NPG_INT4_MAX_DIGITS],
                           v % NPG_INT4_MAX_DIGITS + 1, xa);
             }
-            for (int i = 0; i < m; i++)
-                for (int j = 0; j < n; j++) {
-                    double acc = 0;
-                    for (int64_t e = 0; e < k; e++)
-                        acc += (double)wf[j * k + e] * xa[i * k + e];
-                    got[i * n + j] = (float)acc;
-                }
+            product(wf, xa, k, n, m, sums);
+            for (int64_t i = 0; i < m * n; i++)
+                got[i] = (float)sums[i];
             printf(" %10.3g%s", nmse(ref, got, m * n), v == -1 ? " |" : "");
         }
         printf("\n");
         fflush(stdout);
-        free(wf), free(xf), free(xa), free(ref), free(got), free(xb);
+        free(wf), free(xf), free(xa), free(ref), free(sums), free(got), free(xb);
     }
 }
 
@@ -482,15 +474,7 @@ static bool int4_cost(npk_rk *rt, uint32_t k, uint32_t n, uint32_t slice, uint32
         b[i] = (int8_t)(urand() * 7.5f);
     for (size_t i = 0; i < (size_t)groups * n; i++)
         scale[i] = 1.0f / 64;
-    npk_rk_qweights_desc d = {.in = NPK_PREC_INT4,
-                              .k = k,
-                              .n = n,
-                              .b = b,
-                              .layout = NPK_RK_TRANSPOSED,
-                              .group = slice,
-                              .scale = scale,
-                              .scale_count = (uint64_t)groups * n,
-                              .m_hint = INT4_DIGITS * m};
+    const npk_rk_qweights_desc d = npg_int4_desc(b, scale, k, n, slice, INT4_DIGITS * m);
     npk_rk_qweights *qw = NULL;
     bool ok =
         npk_rk_qweights_pack(rt, &d, &qw) == NPK_OK && npk_rk_qweights_query(qw, info) == NPK_OK;

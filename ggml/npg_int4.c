@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The int4 weight form's host arithmetic (npg_int4.h). */
 #include <math.h>
+#include <string.h>
 
 #include "npg_int4.h"
 
@@ -72,6 +73,32 @@ void npg_int4_value(const int8_t *q, const float *scale, int64_t k, int64_t slic
             v += q[(int64_t)d * k + i] * unit;
         out[i] = (float)(v * scale[i / slice]);
     }
+}
+
+void npg_int4_digit_rows(const int8_t *q, const float *scale, int64_t token, int64_t m, int64_t k,
+                         int64_t groups, int digits, int8_t *rows, float *row_scale)
+{
+    double unit = 1;
+    for (int d = 0; d < digits; d++, unit /= NPG_INT4_DIGIT_BASE) {
+        const int64_t row = d * m + token;
+        memcpy(rows + row * k, q + d * k, (size_t)k);
+        for (int64_t g = 0; g < groups; g++)
+            row_scale[row * groups + g] = (float)(scale[g] * unit);
+    }
+}
+
+npk_rk_qweights_desc npg_int4_desc(const int8_t *qw, const float *ws, int64_t k, int64_t n,
+                                   int64_t slice, int64_t m_hint)
+{
+    return (npk_rk_qweights_desc){.in = NPK_PREC_INT4,
+                                  .k = (uint32_t)k,
+                                  .n = (uint32_t)n,
+                                  .b = qw,
+                                  .layout = NPK_RK_TRANSPOSED,
+                                  .group = (uint32_t)slice,
+                                  .scale = ws,
+                                  .scale_count = (uint64_t)(n * npg_int4_slices(k, slice)),
+                                  .m_hint = (uint32_t)m_hint};
 }
 
 float npg_int4_combine(const int32_t *p, int digits, int64_t groups, const float *xs,

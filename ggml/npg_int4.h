@@ -10,12 +10,14 @@
  *   result       y[m][n] = sum_g xs[m][g] ws[n][g] sum_d P[d][g][m][n] / 14^d,
  *                P[d][g] = sum over k in slice g of qd[m][k] qw[n][k]  (exact integers).
  *
- * Plain C with no ggml types, so a test can build it alone. */
+ * Plain C with no ggml types (the runtime's, npukit/rk.h), so a test can build it alone. */
 #ifndef NPUKIT_GGML_NPG_INT4_H
 #define NPUKIT_GGML_NPG_INT4_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "npukit/rk.h"
 
 /* The weights' int4 range: all of it, -8..7, the larger side of a slice at -8 (ggml's Q4_0
  * rule, so a Q4_0 block held in a slice of 32 comes back exactly). */
@@ -45,6 +47,18 @@ bool npg_int4_digits(const float *x, int64_t k, int64_t slice, int digits, int8_
  * digit). The value the NPU's integer sums stand for, element by element. */
 void npg_int4_value(const int8_t *q, const float *scale, int64_t k, int64_t slice, int digits,
                     float *out);
+
+/* A token's digits (q: digits rows of K, as npg_int4_digits writes them, with its `groups`
+ * slice scales) laid out as rows of one matmul of digits x M rows: digit d of token `token` at
+ * row d M + token, its scales (row_scale: [digits M][groups]) the slice's over 14^d, so that
+ * every row's partial sums scale alike and the digits' results add up to the token's. */
+void npg_int4_digit_rows(const int8_t *q, const float *scale, int64_t token, int64_t m, int64_t k,
+                         int64_t groups, int digits, int8_t *rows, float *row_scale);
+
+/* The runtime's per-group description of int4 weights qw [N][K] (values -8..7, B transposed)
+ * with scales ws [N][groups], a group per slice, for calls of m_hint rows. */
+npk_rk_qweights_desc npg_int4_desc(const int8_t *qw, const float *ws, int64_t k, int64_t n,
+                                   int64_t slice, int64_t m_hint);
 
 /* One result from the exact integer sums of a (token, weight row) pair: p[d * groups + g] the
  * sum of slice g's digit-d products, xs[g] and ws[g] the two scales. Summed in double: the

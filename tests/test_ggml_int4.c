@@ -153,23 +153,9 @@ static void on_device(const char *front, const form_case *fc, bool unit)
         for (int64_t i = 0; i < m * groups; i++)
             xs[i] = 1;
     }
-    /* the digits as rows: digit d of token i at row d m + i, its scales over 14^d */
     for (int64_t i = 0; i < m; i++)
-        for (int d = 0; d < dg; d++) {
-            memcpy(qa + (d * m + i) * k, qx + i * k * dg + d * k, (size_t)k);
-            for (int64_t g = 0; g < groups; g++)
-                as[(d * m + i) * groups + g] =
-                    (float)(xs[i * groups + g] / pow(NPG_INT4_DIGIT_BASE, d));
-        }
-    npk_rk_qweights_desc desc = {.in = NPK_PREC_INT4,
-                                 .k = (uint32_t)k,
-                                 .n = (uint32_t)n,
-                                 .b = qw,
-                                 .layout = NPK_RK_TRANSPOSED,
-                                 .group = (uint32_t)slice,
-                                 .scale = ws,
-                                 .scale_count = (uint64_t)(n * groups),
-                                 .m_hint = (uint32_t)rows};
+        npg_int4_digit_rows(qx + i * k * dg, xs + i * groups, i, m, k, groups, dg, qa, as);
+    const npk_rk_qweights_desc desc = npg_int4_desc(qw, ws, k, n, slice, rows);
     npk_rk_qweights *q = NULL;
     CHECK_EQ(npk_rk_qweights_pack(rt, &desc, &q), NPK_OK);
     CHECK_EQ(npk_rk_matmul_quant(rt, q, (uint32_t)rows, qa, as, (uint64_t)(rows * groups),
