@@ -621,49 +621,51 @@ static int types_with(npk_rk *rt, ggml_backend_t npu, ggml_backend_t cpu, const 
     /* the integer path with a scale per 32 weights: one K slice of one block per task (int8;
      * 4-bit types would run int4, no faster per slice), the slices summed on the host */
     const double k32_ms = modelled_ms(NPK_PREC_INT8, 128, 4096, 4096, 32, &host_k32);
-    printf("\n== the forms at 4096 x 4096 (MODELLED: NPU plus the host model's work; bytes per "
-           "weight in NPU memory, packed)\n");
+    /* the int4 form (weights half a byte each on the NPU, a float scale per row and slice on
+     * the host; INT4_DIGITS rows per token) at each slice, M = 128 and 1: the runtime's
+     * per-group path, and one_call: every slice in one K-sliced matmul, as if the runtime
+     * returned each slice's partial sums instead of adding them (a bound: the per-group path
+     * runs a pass per group of slices) */
+    enum { SLICES = sizeof int4_slices / sizeof int4_slices[0] };
+    npk_rk_qweights_info at[SLICES][2];
+    double one[SLICES][2];
+    for (size_t v = 0; v < SLICES; v++)
+        for (int i = 0; i < 2; i++) {
+            const uint32_t slice = (uint32_t)int4_slices[v], rows = i ? 1 : 128;
+            double host;
+            if (!int4_cost(rt, 4096, 4096, slice, rows, &at[v][i]))
+                return 1;
+            one[v][i] = modelled_ms(NPK_PREC_INT4, INT4_DIGITS * rows, 4096, 4096, slice, &host);
+            one[v][i] += host;
+        }
+    const double int4_bytes =
+        npk_rk_b_layout_bytes(NPK_PREC_INT4, 4096, 4096, NPK_RK_NATIVE) / (4096.0 * 4096.0);
+    printf("\n== the forms at 4096 x 4096 (MODELLED: NPU plus the host model's work, %u cores, "
+           "%u tasks per SUBMIT; bytes per weight in NPU memory, packed, + scales on the host; "
+           "int4: the runtime's per-group path, %d rows per token)\n",
+           npk_rk_soc_default()->cores, (unsigned)NPK_RK_MAX_CHAIN, INT4_DIGITS);
     printf("%10s | %12s %12s | %14s\n", "form", "M=128 ms", "M=1 ms", "bytes/weight");
     printf("%10s | %12.3f %12.3f | %14.3f\n", "fp16", f16_ms + host_f16, f16_1 + host_f16_1,
            npk_rk_b_layout_bytes(NPK_PREC_FP16, 4096, 4096, NPK_RK_NATIVE) / (4096.0 * 4096.0));
     printf("%10s | %12.3f %12.3f | %14.3f\n", "int8_row", row_ms + host_row, row_1 + host_row_1,
            npk_rk_b_layout_bytes(NPK_PREC_INT8, 4096, 4096, NPK_RK_NATIVE) / (4096.0 * 4096.0));
     printf("%10s | %12.3f %12s | %14s\n", "int8_blk32", k32_ms + host_k32, "-", "1 + scales");
-    /* the int4 form: weights int4 (half a byte each on the NPU; a float scale per row and
-     * slice on the host), INT4_DIGITS rows per token */
-    printf("\n== the int4 form at 4096 x 4096 (MODELLED by the runtime's per-group path, "
-           "npk_rk_qweights int4 with a group per K slice, %u cores, %d rows per token: the "
-           "runtime's choice of groups per pass, and K-sliced tasks; bytes per weight: NPU + "
-           "host scales)\n",
-           npk_rk_soc_default()->cores, INT4_DIGITS);
-    printf("%10s | %10s %10s %8s %10s | %10s %10s %8s %10s | %14s\n", "form", "M=128 ms", "ksliced",
-           "per_pass", "one_call", "M=1 ms", "ksliced", "per_pass", "one_call", "bytes/weight");
-    int rc = 0;
-    for (size_t v = 0; v < sizeof int4_slices / sizeof int4_slices[0] && rc == 0; v++) {
-        npk_rk_qweights_info at[2];
-        const uint32_t slice = (uint32_t)int4_slices[v];
-        if (!int4_cost(rt, 4096, 4096, slice, 128, &at[0]) ||
-            !int4_cost(rt, 4096, 4096, slice, 1, &at[1])) {
-            rc = 1;
-            break;
-        }
-        /* one_call: every slice in one K-sliced matmul, as if the runtime returned each
-         * slice's partial sums instead of adding them (a bound: the per-group path runs a
-         * pass per group of slices) */
-        double one[2], one_host[2];
-        for (int i = 0; i < 2; i++)
-            one[i] = modelled_ms(NPK_PREC_INT4, INT4_DIGITS * (i ? 1 : 128), 4096, 4096, slice,
-                                 &one_host[i]) +
-                     one_host[i];
-        char name[16];
-        snprintf(name, sizeof name, "int4_s%u", slice);
-        printf("%10s | %10.3f %10.3f %8u %10.3f | %10.3f %10.3f %8u %10.3f | %7.3f + %.3f\n", name,
-               at[0].chosen_us / 1e3, at[0].ksliced_us / 1e3, at[0].groups_per_pass, one[0],
-               at[1].chosen_us / 1e3, at[1].ksliced_us / 1e3, at[1].groups_per_pass, one[1],
-               npk_rk_b_layout_bytes(NPK_PREC_INT4, 4096, 4096, NPK_RK_NATIVE) / (4096.0 * 4096.0),
-               4.0 / slice);
+    char name[SLICES][16];
+    for (size_t v = 0; v < SLICES; v++) {
+        snprintf(name[v], sizeof name[v], "int4_s%lld", (long long)int4_slices[v]);
+        printf("%10s | %12.3f %12.3f | %7.3f + %.3f\n", name[v], at[v][0].chosen_us / 1e3,
+               at[v][1].chosen_us / 1e3, int4_bytes, 4.0 / (double)int4_slices[v]);
     }
-    return rc;
+    printf("\n== the int4 form's paths (MODELLED, ms): the runtime's choice of groups per pass, "
+           "K-sliced tasks (a group per pass), and one call\n");
+    printf("%10s | %10s %10s %8s %10s | %10s %10s %8s %10s\n", "form", "M=128", "ksliced",
+           "per_pass", "one_call", "M=1", "ksliced", "per_pass", "one_call");
+    for (size_t v = 0; v < SLICES; v++)
+        printf("%10s | %10.3f %10.3f %8u %10.3f | %10.3f %10.3f %8u %10.3f\n", name[v],
+               at[v][0].chosen_us / 1e3, at[v][0].ksliced_us / 1e3, at[v][0].groups_per_pass,
+               one[v][0], at[v][1].chosen_us / 1e3, at[v][1].ksliced_us / 1e3,
+               at[v][1].groups_per_pass, one[v][1]);
+    return 0;
 }
 
 static int part_types(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api,
