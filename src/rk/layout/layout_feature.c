@@ -162,15 +162,16 @@ static void unpack_line(const npk_rk_block *blk, unsigned bits, const uint8_t *s
  * The loads and the stores want opposite shapes. Timed alone on 512×4096 fp16 and int8
  * blocks (x86-64), against sequential loads or stores of the same bytes: stores to 8 planes
  * per row group ran 1.0-1.3 times as long, to 16 or 32 planes 2.1-3.2 times (rows and planes
- * are usually a power of two apart, so all the lines of a row group share a cache set); loads
- * of 8 planes, 128 bytes per user row, 2.3-2.7 times as long (the hardware prefetchers do not
- * follow them), of 32 planes, 512 bytes per row, 1.1-1.2 times. So the walk keeps 8 planes
+ * are usually a power of two apart, so all the lines a row group writes share a cache set);
+ * loads of 8 planes, 128 bytes per user row, 2.3-2.7 times as long (no hardware prefetcher
+ * follows them), of 32 planes, 512 bytes per row, 1.1-1.2 times. So the walk keeps 8 planes
  * and asks for the rows PREFETCH_ROWS ahead itself, into the second-level cache (into the
- * first they would evict each other from the same few sets): 8-plane loads then took 1.6
- * times as long as sequential ones, and the fp16 pack went from 0.70 to 0.85 of memcpy. The
- * int8 pack gained less (0.71 to 0.75): its operand fits the caches better, so memcpy, the
- * reference, is faster. int4 rows are read 256 bytes at a time and ran slower with the
- * prefetch (0.84 against 1.0 of memcpy), so they go without.
+ * first they would evict each other from the same few sets, and it ran slower than none):
+ * 8-plane loads then took 1.5-1.8 times as long as sequential ones, and the fp16 pack went
+ * from 0.70 to 0.90 of memcpy. int8 gained less (0.68 to 0.74): its loads and stores timed
+ * alone already add up to 1.45 times its memcpy, which runs faster than fp16's (46 against
+ * 35 GB/s). int4 rows are read 256 bytes at a time and ran slower with the prefetch (0.84
+ * against 1.0 of memcpy), so they go without.
  *
  * Unpacking still copies atom by atom in blocks of UNPACK_PLANES planes × ROW_GROUP rows. */
 enum {
