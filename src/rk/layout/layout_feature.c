@@ -168,10 +168,10 @@ static void unpack_line(const npk_rk_block *blk, unsigned bits, const uint8_t *s
  * and asks for the rows PREFETCH_ROWS ahead itself, into the second-level cache (into the
  * first they would evict each other from the same few sets, and it ran slower than none):
  * 8-plane loads then took 1.5-1.8 times as long as sequential ones, and the fp16 pack went
- * from 0.70 to 0.90 of memcpy. int8 gained less (0.68 to 0.74): its loads and stores timed
- * alone already add up to 1.45 times its memcpy, which runs faster than fp16's (46 against
- * 35 GB/s). int4 rows are read 256 bytes at a time and ran slower with the prefetch (0.84
- * against 1.0 of memcpy), so they go without.
+ * from 0.70 to 0.87-0.90 of memcpy. int8 gained less (0.68-0.71 to 0.74-0.78): its loads and
+ * stores timed alone already add up to 1.45 times its memcpy, which runs faster than fp16's
+ * (46 against 35 GB/s). int4 rows are read 256 bytes at a time and ran slower with the prefetch
+ * (0.84 against 1.0 of memcpy), so they go without.
  *
  * Unpacking still copies atom by atom in blocks of UNPACK_PLANES planes × ROW_GROUP rows. */
 enum {
@@ -202,8 +202,9 @@ NPK_LAYOUT_INLINE void pack_step_v16(cube_walk w, const uint8_t *in, uint8_t *ou
 }
 
 /* Asks for the user bytes of rows [row, row + STEP) × planes [p, p_end) to be brought into the
- * second-level cache (locality 2: prefetcht1 on x86-64, pldl2keep on aarch64). The last byte
- * of each row's span is asked for too, for rows that do not start on a cache line. */
+ * second-level cache (locality 2: prefetcht1 on x86-64, pldl2keep on aarch64). The span is
+ * whole 64-byte lines (STEP planes of 16 or 32 bytes at a time); a row that does not start on
+ * a line reaches into one line more. */
 NPK_LAYOUT_INLINE void prefetch_rows(const cube_walk *w, size_t row, size_t p, size_t p_end)
 {
     const size_t span = (p_end - p) * w->src_step;
@@ -211,14 +212,41 @@ NPK_LAYOUT_INLINE void prefetch_rows(const cube_walk *w, size_t row, size_t p, s
     for (size_t i = 0; i < STEP; i++, in += w->src_pitch) {
         for (size_t off = 0; off < span; off += 64)
             __builtin_prefetch(in + off, 0, 2);
-        __builtin_prefetch(in + span - 1, 0, 2);
+        if ((uintptr_t)in % 64)
+            __builtin_prefetch(in + span - 1, 0, 2);
     }
+}
+
+/* A row group of the walk, in its order: down the rows of a plane block, then the next. */
+typedef struct walk_pos {
+    size_t row, plane;
+} walk_pos;
+
+NPK_LAYOUT_INLINE void walk_next(walk_pos *pos, size_t rows, size_t plane_block)
+{
+    pos->row += STEP;
+    if (pos->row == rows) {
+        pos->row = 0;
+        pos->plane += plane_block;
+    }
+}
+
+/* Prefetches the row group at `pos` (if the walk has one there) and moves on to the next. */
+NPK_LAYOUT_INLINE void prefetch_next(const cube_walk *w, walk_pos *pos, size_t rows, size_t planes,
+                                     size_t plane_block)
+{
+    if (pos->plane >= planes)
+        return;
+    prefetch_rows(w, pos->row, pos->plane, npk_layout_min(pos->plane + plane_block, planes));
+    walk_next(pos, rows, plane_block);
 }
 
 /* Rows [0, rows) × planes [0, planes) of the walk, both multiples of STEP, with `step` (one of
  * the pack_step_* kernels, inlined where this walker is), `plane_block` planes at a time, and
- * the rows `ahead` rows down prefetched (none when 0). Near the bottom of a plane block the
- * prefetch runs on into the top of the next one. */
+ * the row groups `ahead` rows further on in the walk prefetched (none when 0): one per row
+ * group, across the ends of plane blocks, and the first ones before the walk starts, so that a
+ * small block read once (a tile of a larger matrix) does not begin with its first plane block
+ * cold (a 64×512 fp16 tile of a 4096×4096 matrix went from 0.72 to 1.26 of memcpy). */
 NPK_LAYOUT_INLINE void
 pack_cube_steps(const cube_walk *w, size_t rows, size_t planes, unsigned bits, size_t plane_block,
                 size_t ahead, void (*step)(cube_walk, const uint8_t *, uint8_t *, unsigned))
@@ -226,15 +254,16 @@ pack_cube_steps(const cube_walk *w, size_t rows, size_t planes, unsigned bits, s
     /* A local copy: the stores cannot alias it, so its fields stay in registers. */
     const cube_walk wl = *w;
     const size_t atom = NPK_RK_CUBE_ATOM_BYTES;
+    if (!rows || !planes) /* nothing to walk, and no row to prefetch */
+        return;
+    walk_pos next = {0, 0};
+    for (size_t n = 0; n < ahead; n += STEP)
+        prefetch_next(&wl, &next, rows, planes, plane_block);
     for (size_t pb = 0; pb < planes; pb += plane_block) {
         size_t pb_end = npk_layout_min(pb + plane_block, planes);
         for (size_t g = 0; g < rows; g += STEP) {
-            size_t next = g + ahead;
-            if (ahead && next < rows)
-                prefetch_rows(&wl, next, pb, pb_end);
-            else if (ahead && next - rows < rows && pb_end < planes)
-                prefetch_rows(&wl, next - rows, pb_end,
-                              npk_layout_min(pb_end + plane_block, planes));
+            if (ahead)
+                prefetch_next(&wl, &next, rows, planes, plane_block);
             uint8_t *out = wl.dst + pb * wl.plane_bytes + g * atom;
             const uint8_t *in = wl.src + g * wl.src_pitch + pb * wl.src_step;
             for (size_t p = pb; p < pb_end;
