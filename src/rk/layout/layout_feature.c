@@ -254,10 +254,8 @@ pack_cube_steps(const cube_walk *w, size_t rows, size_t planes, unsigned bits, s
     /* A local copy: the stores cannot alias it, so its fields stay in registers. */
     const cube_walk wl = *w;
     const size_t atom = NPK_RK_CUBE_ATOM_BYTES;
-    if (!rows || !planes) /* nothing to walk, and no row to prefetch */
-        return;
     walk_pos next = {0, 0};
-    for (size_t n = 0; n < ahead; n += STEP)
+    for (size_t n = 0; n < ahead && rows; n += STEP) /* rows 0: there is no row to ask for */
         prefetch_next(&wl, &next, rows, planes, plane_block);
     for (size_t pb = 0; pb < planes; pb += plane_block) {
         size_t pb_end = npk_layout_min(pb + plane_block, planes);
