@@ -95,7 +95,8 @@ typedef struct npk_rk_engine {
     struct npk_rk_engine *next;
 } npk_rk_engine;
 
-/* The runtime's shared feature tile buffer released (runtime_tiles.c; npk_rk_close). */
+/* The runtime's shared feature tile buffer and A staging released (runtime_tiles.c;
+ * npk_rk_close). */
 void npk_rk_shared_tiles_free(struct npk_rk *rt);
 
 /* Open a private engine, or find/open the shared one for `device`; release drops a reference. */
@@ -143,6 +144,10 @@ struct npk_rk {
      * under lock */
     npk_rk_mem shared_tiles;
     unsigned shared_tiles_domain;
+    /* float A converted to fp16 once for cores that pack their own tiles (runtime_tiles.c);
+     * host memory kept from call to call, under lock */
+    uint16_t *a_stage;
+    size_t a_stage_bytes;
 };
 
 /* Begin an API call on rt: take its lock for the whole call (every phase: a matmul and its

@@ -83,6 +83,14 @@ typedef struct npk_rk_tile_at {
 npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const struct npk_rk_plan *plan,
                                     const npk_rk_mm_run_item *items, const uint32_t *item_of,
                                     unsigned domain, npk_rk_stats *st, uint64_t **offsets);
+/* When the cores pack their own tiles (no shared tiles) and more than one core reads A: the
+ * float A of every a_f32 item converted to fp16 once, into rt's staging, so that each core
+ * copies fp16 tiles instead of converting the floats again; *staged (malloc'd, the caller
+ * frees) then holds the items with that A, else NULL. Accounts the conversion as pack time. */
+npk_status npk_rk_stage_f32(npk_rk *rt, const struct npk_rk_plan *plan,
+                            const npk_rk_mm_run_item *items, const uint32_t *item_of,
+                            npk_rk_stats *st, npk_rk_mm_run_item **staged);
+
 /* Plan task t of a matmul on its core (t->core, the engine's): its feature (rows [m0, m1), its K
  * range zero-padded to kp) packed into the core's feature slot i and synced for the NPU, and
  * *mm, the task's matmul (pitch: line-form rows pitch x the packed row apart, 0 the mode's

@@ -11,10 +11,12 @@
  * address of a job's first feature (spec "Feature address caching"), which must not move; the
  * job's later tasks read the shared tiles in place (within one submit, distinct addresses are
  * how chained tasks work). On rocket every core is its own address space and keeps packing its
- * own tiles. */
+ * own tiles; a float A is then converted to fp16 once for all of them (npk_rk_stage_f32), so
+ * the cores copy fp16 tiles instead of each converting every float again. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/dense.h" /* npk_f32_to_f16_n */
 #include "npukit/rk_plan.h"
 #include "runtime_forms.h"
 #include "runtime_matmul.h"
@@ -116,6 +118,53 @@ void npk_rk_shared_tiles_free(npk_rk *rt)
     if (rt->shared_tiles.size)
         npk_rk_mem_destroy(rt->dev, &rt->shared_tiles);
     rt->shared_tiles = (npk_rk_mem){0};
+    free(rt->a_stage);
+    rt->a_stage = NULL;
+    rt->a_stage_bytes = 0;
+}
+
+/* ---- float A for cores that pack their own tiles ------------------------------------------ */
+
+npk_status npk_rk_stage_f32(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_mm_run_item *items,
+                            const uint32_t *item_of, npk_rk_stats *st, npk_rk_mm_run_item **staged)
+{
+    *staged = NULL;
+    if (plan->cores_used < 2)
+        return NPK_OK; /* one core converts each tile once as it packs it */
+    size_t count = 1, bytes = 0;
+    for (size_t i = 0; item_of && i < plan->count; i++)
+        if (item_of[i] + 1 > count)
+            count = item_of[i] + 1;
+    for (size_t i = 0; i < count; i++)
+        if (items[i].a_f32)
+            bytes += (items[i].a.rows * items[i].a.pitch * sizeof *rt->a_stage + 63) / 64 * 64;
+    if (!bytes)
+        return NPK_OK;
+    const uint64_t t0 = npk_now_ns();
+    if (rt->a_stage_bytes < bytes) {
+        free(rt->a_stage);
+        rt->a_stage_bytes = 0;
+        if (!(rt->a_stage = malloc(bytes)))
+            return npk_fail(NPK_ENOMEM, "matmul: no memory to convert A (%zu bytes)", bytes);
+        rt->a_stage_bytes = bytes;
+    }
+    npk_rk_mm_run_item *it = malloc(count * sizeof *it);
+    if (!it)
+        return npk_fail(NPK_ENOMEM, "matmul: no memory for %zu items", count);
+    memcpy(it, items, count * sizeof *it);
+    uint8_t *at = (uint8_t *)rt->a_stage;
+    for (size_t i = 0; i < count; i++) {
+        if (!it[i].a_f32)
+            continue;
+        const size_t n = it[i].a.rows * it[i].a.pitch;
+        npk_f32_to_f16_n(it[i].a.data, (uint16_t *)(void *)at, n);
+        it[i].a.data = at;
+        it[i].a_f32 = false;
+        at += (n * sizeof *rt->a_stage + 63) / 64 * 64;
+    }
+    st->pack_ns += npk_now_ns() - t0;
+    *staged = it;
+    return NPK_OK;
 }
 
 npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
