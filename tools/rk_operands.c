@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/big_alloc.h"
 #include "common/dense.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
@@ -38,39 +39,73 @@ unsigned rk_elem_bytes(npk_rk_prec p)
     }
 }
 
-/* splitmix64: small, seedable, the same numbers on every machine. */
-static uint64_t next_rand(uint64_t *s)
+/* splitmix64: small, seedable, the same numbers on every machine. Its state only advances by a
+ * constant, so the i-th number after state s is mix(s + i * GAMMA): a fill computes every
+ * element on its own, in loops the compiler vectorises. */
+enum { RAND_BATCH = 1024 };
+static const uint64_t GAMMA = 0x9E3779B97F4A7C15ull;
+
+static inline uint64_t mix(uint64_t z)
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);
 }
 
+/* n <= RAND_BATCH elements from the numbers after state s: fp16 values as floats in [-1, 1)
+ * (53 random bits over 2^52, minus 1, exact in a double, then rounded to float), the integer
+ * dtypes as their low bits (int8: the low byte; int4, and any other: the low nibble minus 8). */
+static inline void batch_body(npk_rk_prec p, uint64_t s, size_t n, float *f, uint8_t *bytes)
+{
+    if (p == NPK_PREC_FP16)
+        for (size_t j = 0; j < n; j++)
+            f[j] = (float)((double)(int64_t)(mix(s + (j + 1) * GAMMA) >> 11) /
+                               4503599627370496.0 -
+                           1.0);
+    else if (p == NPK_PREC_INT8)
+        for (size_t j = 0; j < n; j++)
+            bytes[j] = (uint8_t)mix(s + (j + 1) * GAMMA);
+    else
+        for (size_t j = 0; j < n; j++)
+            bytes[j] = (uint8_t)((int)(mix(s + (j + 1) * GAMMA) % 16) - 8);
+}
+
+static void batch_portable(npk_rk_prec p, uint64_t s, size_t n, float *f, uint8_t *bytes)
+{
+    batch_body(p, s, n, f, bytes);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* the same loops with 64-bit multiplies and conversions eight at a time */
+__attribute__((target("avx512f,avx512dq"))) static void
+batch_avx512(npk_rk_prec p, uint64_t s, size_t n, float *f, uint8_t *bytes)
+{
+    batch_body(p, s, n, f, bytes);
+}
+#endif
+
 void rk_fill_random(npk_rk_prec p, void *dst, uint64_t count, uint64_t *seed)
 {
-    if (p == NPK_PREC_FP16) {
-        /* floats in [-1, 1) a batch at a time, converted by the vector path (bit for bit
-         * npk_f32_to_f16, which one at a time was most of a large fill's cost) */
-        enum { BATCH = 1024 };
-        float f[BATCH];
-        for (uint64_t i = 0; i < count; i += BATCH) {
-            const size_t n = count - i < BATCH ? (size_t)(count - i) : BATCH;
-            for (size_t j = 0; j < n; j++)
-                f[j] = (float)((double)(next_rand(seed) >> 11) / 4503599627370496.0 - 1.0);
+    void (*batch)(npk_rk_prec, uint64_t, size_t, float *, uint8_t *) = batch_portable;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+        batch = batch_avx512;
+#endif
+    float f[RAND_BATCH];
+    for (uint64_t i = 0; i < count; i += RAND_BATCH) {
+        const size_t n = count - i < RAND_BATCH ? (size_t)(count - i) : RAND_BATCH;
+        const uint64_t s = *seed + i * GAMMA;
+        if (p == NPK_PREC_FP16) { /* converted by the vector path, bit for bit npk_f32_to_f16 */
+            batch(p, s, n, f, NULL);
             npk_f32_to_f16_n(f, (uint16_t *)dst + i, n);
+        } else if (p == NPK_PREC_INT16) { /* the low 16 bits */
+            for (size_t j = 0; j < n; j++)
+                ((int16_t *)dst)[i + j] = (int16_t)(uint16_t)mix(s + (j + 1) * GAMMA);
+        } else {
+            batch(p, s, n, NULL, (uint8_t *)dst + i);
         }
-        return;
     }
-    for (uint64_t i = 0; i < count; i++) {
-        uint64_t r = next_rand(seed);
-        if (p == NPK_PREC_INT8)
-            ((int8_t *)dst)[i] = (int8_t)(uint8_t)r;
-        else if (p == NPK_PREC_INT16)
-            ((int16_t *)dst)[i] = (int16_t)(uint16_t)r;
-        else
-            ((int8_t *)dst)[i] = (int8_t)((int)(r % 16) - 8);
-    }
+    *seed += count * GAMMA;
 }
 
 bool rk_read_file(const char *path, void *dst, uint64_t bytes)
@@ -110,9 +145,11 @@ bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, ui
         }
     uint64_t na = (uint64_t)o->m * o->k, nb = (uint64_t)o->k * o->n, nc = (uint64_t)o->m * o->n;
     unsigned eb = rk_elem_bytes(o->in), ob = rk_elem_bytes(o->out);
-    o->a = malloc(na * eb);
-    o->b = malloc(nb * eb);
-    o->c = malloc(nc * ob);
+    /* on huge pages where the system has them: a large B is tens of MiB of first touches */
+    o->bytes[0] = (size_t)(na * eb), o->bytes[1] = (size_t)(nb * eb), o->bytes[2] = (size_t)(nc * ob);
+    o->a = npk_big_alloc(o->bytes[0]);
+    o->b = npk_big_alloc(o->bytes[1]);
+    o->c = npk_big_alloc(o->bytes[2]);
     if (!o->a || !o->b || !o->c) {
         fprintf(stderr, "npukit: out of memory for %ux%ux%u operands\n", o->m, o->k, o->n);
         return false;
@@ -129,9 +166,9 @@ bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, ui
 
 void rk_operands_free(rk_operands *o)
 {
-    free(o->a);
-    free(o->b);
-    free(o->c);
+    npk_big_free(o->a, o->bytes[0]);
+    npk_big_free(o->b, o->bytes[1]);
+    npk_big_free(o->c, o->bytes[2]);
     o->a = o->b = o->c = NULL;
 }
 

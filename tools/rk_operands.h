@@ -4,6 +4,7 @@
 #define NPUKIT_TOOLS_RK_OPERANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "json_out.h"
@@ -14,6 +15,7 @@ typedef struct rk_operands {
     npk_rk_prec in, out;
     uint32_t m, k, n;
     void *a, *b, *c;
+    size_t bytes[3]; /* of a, b and c as allocated (rk_operands_make) */
 } rk_operands;
 
 struct rk_shape_opts;
