@@ -76,10 +76,10 @@ bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, ui
     uint64_t na = (uint64_t)o->m * o->k, nb = (uint64_t)o->k * o->n, nc = (uint64_t)o->m * o->n;
     unsigned eb = rk_elem_bytes(o->in), ob = rk_elem_bytes(o->out);
     /* on huge pages where the system has them: a large B is tens of MiB of first touches */
-    o->bytes[0] = (size_t)(na * eb), o->bytes[1] = (size_t)(nb * eb), o->bytes[2] = (size_t)(nc * ob);
-    o->a = npk_big_alloc(o->bytes[0]);
-    o->b = npk_big_alloc(o->bytes[1]);
-    o->c = npk_big_alloc(o->bytes[2]);
+    o->a_bytes = (size_t)(na * eb), o->b_bytes = (size_t)(nb * eb), o->c_bytes = (size_t)(nc * ob);
+    o->a = npk_big_alloc(o->a_bytes);
+    o->b = npk_big_alloc(o->b_bytes);
+    o->c = npk_big_alloc(o->c_bytes);
     if (!o->a || !o->b || !o->c) {
         fprintf(stderr, "npukit: out of memory for %ux%ux%u operands\n", o->m, o->k, o->n);
         return false;
@@ -96,9 +96,9 @@ bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, ui
 
 void rk_operands_free(rk_operands *o)
 {
-    npk_big_free(o->a, o->bytes[0]);
-    npk_big_free(o->b, o->bytes[1]);
-    npk_big_free(o->c, o->bytes[2]);
+    npk_big_free(o->a, o->a_bytes);
+    npk_big_free(o->b, o->b_bytes);
+    npk_big_free(o->c, o->c_bytes);
     o->a = o->b = o->c = NULL;
 }
 

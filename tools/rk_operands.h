@@ -16,7 +16,7 @@ typedef struct rk_operands {
     npk_rk_prec in, out;
     uint32_t m, k, n;
     void *a, *b, *c;
-    size_t bytes[3]; /* of a, b and c as allocated (rk_operands_make) */
+    size_t a_bytes, b_bytes, c_bytes; /* as allocated (rk_operands_make) */
 } rk_operands;
 
 struct rk_shape_opts;
