@@ -737,12 +737,7 @@ static uint64_t steps_before(const vc_core *c, uint64_t at)
 /* The lanes' quiet steps: until the first queued beat writes back (UINT64_MAX: none queued). */
 static uint64_t lanes_quiet(const vc_core *c)
 {
-    uint64_t q = UINT64_MAX;
-    for (unsigned i = 0; i < c->lanes.nq; i++) {
-        uint64_t k = steps_before(c, c->lanes.q[i].wb);
-        q = k < q ? k : q;
-    }
-    return q;
+    return c->lanes.nq ? steps_before(c, c->lanes.next_wb) : UINT64_MAX;
 }
 
 /* The sequencer's quiet steps: a wait; idle; a state that only looks at the lanes draining or

@@ -8,6 +8,7 @@
 #include "kt/hw/e8m15.h"
 
 enum { PEND_MASK = 31 };
+_Static_assert(KT_VEC_VREGS <= 32, "the write-backs of a cycle are a 32-bit register mask");
 
 void vl_reset(vc_lanes *l)
 {
@@ -17,6 +18,7 @@ void vl_reset(vc_lanes *l)
     l->alu_lat = alu, l->stage_read = rd, l->pipe_lat = pipe;
     memcpy(l->wb_lat, wb, sizeof wb);
     l->inc = -1;
+    l->next_wb = UINT64_MAX;
 }
 
 void vl_set_stage(vc_lanes *l, unsigned k, uint64_t now, const vl_stage *s)
@@ -46,8 +48,10 @@ void vl_issue(vc_lanes *l, uint64_t now, vl_beat *b)
     unsigned idx = b->depth == 4 ? 2 : b->depth == 2 ? 1 : 0;
     b->issue = now;
     b->wb = now + l->wb_lat[idx] - 1;
-    if (l->nq < VL_BEATS)
+    if (l->nq < VL_BEATS) {
         l->q[l->nq++] = *b;
+        l->next_wb = b->wb < l->next_wb ? b->wb : l->next_wb;
+    }
     if (!b->cmp)
         l->inc = b->wd;
     l->pipe_free_at = now + l->pipe_lat;
@@ -96,24 +100,39 @@ static void write_back(const vc_lanes *l, const vl_beat *b, uint32_t v[][KT_VEC_
     }
 }
 
+/* A cycle in which no beat writes back and none issued changes nothing: the common case, so it
+ * returns at once. Otherwise only the registers a beat issued to or wrote back move (the rest
+ * keep their counts), each as the five-bit counter does: up for the issue, down for a write-back
+ * unless already at zero. */
 void vl_end_cycle(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX], uint8_t p[][KT_VEC_VLMAX])
 {
-    bool dec[KT_VEC_VREGS] = {false};
+    if (l->inc < 0 && now < l->next_wb)
+        return;
+    uint32_t dec = 0; /* bit r: a beat writing register r wrote back now */
     unsigned keep = 0;
+    uint64_t next = UINT64_MAX;
     for (unsigned i = 0; i < l->nq; i++) {
         const vl_beat *b = &l->q[i];
         if (b->wb != now) {
+            next = b->wb < next ? b->wb : next;
             l->q[keep++] = *b;
             continue;
         }
         write_back(l, b, v, p);
         if (!b->cmp)
-            dec[b->wd] = true;
+            dec |= 1u << b->wd;
     }
     l->nq = keep;
-    for (unsigned r = 0; r < KT_VEC_VREGS; r++) {
-        unsigned n = l->pend[r] + (l->inc == (int)r) - (dec[r] && l->pend[r]);
-        l->pend[r] = (uint8_t)(n & PEND_MASK);
+    l->next_wb = next;
+    if (l->inc >= 0) {
+        unsigned r = (unsigned)l->inc;
+        bool down = (dec >> r & 1) && l->pend[r];
+        l->pend[r] = (uint8_t)((l->pend[r] + 1u - down) & PEND_MASK);
+        dec &= ~(1u << r);
+    }
+    for (; dec; dec &= dec - 1) {
+        unsigned r = (unsigned)__builtin_ctz(dec);
+        l->pend[r] = (uint8_t)(l->pend[r] - (l->pend[r] != 0));
     }
     l->inc = -1;
 }

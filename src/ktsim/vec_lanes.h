@@ -47,6 +47,7 @@ typedef struct vc_lanes {
     uint8_t pend[KT_VEC_VREGS];
     int inc; /* the register a beat issued this cycle will write, or -1 */
     uint64_t pipe_free_at;
+    uint64_t next_wb; /* the earliest write-back queued (UINT64_MAX: none) */
 } vc_lanes;
 
 void vl_reset(vc_lanes *l);
