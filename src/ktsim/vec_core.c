@@ -740,22 +740,55 @@ static uint64_t lanes_quiet(const vc_core *c)
     return c->lanes.nq ? steps_before(c, c->lanes.next_wb) : UINT64_MAX;
 }
 
+/* The lanes' drain as a state waiting for it sees it: never while a beat is queued (the lanes'
+ * write-backs bound that), else the steps before pipe_free_at. */
+static uint64_t drain_quiet(const vc_core *c)
+{
+    return c->lanes.nq ? UINT64_MAX : steps_before(c, c->lanes.pipe_free_at);
+}
+
+/* EXEC holding its word: VSETMODE and the walks (VLD, VST, VCVT with a dtype it takes, VSHUF,
+ * VBCAST) until the lanes drain, VFILL while fills are outstanding (their retirements bound
+ * it). Each held step dispatches the same word again and changes nothing that the step which
+ * finally dispatches it does not set anew, so the held steps are quiet. Every other word acts. */
+static uint64_t exec_quiet(const vc_core *c)
+{
+    kt_vec_insn d;
+    kt_vec_decode(c->ir, &d);
+    bool typed = d.op == KT_VEC_VLD || d.op == KT_VEC_VST || d.op == KT_VEC_VCVT;
+    bool walk = typed || d.op == KT_VEC_VSHUF || d.op == KT_VEC_VBCAST;
+    if (typed && d.dt != KT_VEC_DT_FP16 && d.dt != KT_VEC_DT_FP32)
+        return 0; /* faults */
+    if (walk || d.op == KT_VEC_VSETMODE)
+        return pipe_empty(c) ? 0 : drain_quiet(c);
+    if (d.op == KT_VEC_VFILL)
+        return c->fill_out ? UINT64_MAX : 0;
+    return 0;
+}
+
+/* A walk's steps before its phase counter reaches the phase that moves a chunk (LDD, STD). */
+static uint64_t phase_quiet(const vc_core *c, unsigned phases)
+{
+    return phases - 1 - c->beats % phases;
+}
+
 /* The sequencer's quiet steps: a wait; idle; a state that only looks at the lanes draining or
  * the outstanding fills (UINT64_MAX here: the lanes' write-backs and the unit's fill retirements
- * bound it). Every other state acts. */
+ * bound it); a held EXEC; a load or store walk's phases before the one that acts. Every other
+ * state acts. */
 static uint64_t sequencer_quiet(const vc_core *c)
 {
     if (c->wait)
         return c->wait;
     switch (c->st) {
     case S_IDLE: return UINT64_MAX;
+    case S_EXEC: return exec_quiet(c);
     case S_ALU: return c->beats == 0 && alu_hazard(c) ? UINT64_MAX : 0;
+    case S_LD: return phase_quiet(c, LD_PHASES);
+    case S_ST: return phase_quiet(c, ST_PHASES);
     case S_BAR: return c->fill_out ? UINT64_MAX : 0;
-    case S_RDRAIN: return c->lanes.nq ? UINT64_MAX : steps_before(c, c->lanes.pipe_free_at);
-    case S_WAITP:
-        if (c->fill_out || c->lanes.nq)
-            return UINT64_MAX;
-        return steps_before(c, c->lanes.pipe_free_at);
+    case S_RDRAIN: return drain_quiet(c);
+    case S_WAITP: return c->fill_out ? UINT64_MAX : drain_quiet(c);
     }
     return 0;
 }
@@ -771,7 +804,10 @@ uint64_t vc_core_quiet(const vc_core *c)
 void vc_core_skip(vc_core *c, uint64_t n)
 {
     c->now += n;
-    c->wait -= (unsigned)(n < c->wait ? n : c->wait);
+    uint64_t waited = n < c->wait ? n : c->wait;
+    c->wait -= (unsigned)waited;
+    if (n > waited && (c->st == S_LD || c->st == S_ST))
+        c->beats += (unsigned)(n - waited); /* the walk's phases, counted as its steps count */
     if (c->busy)
         c->cycles += (uint32_t)n; /* wraps as per-step increments would */
 }
