@@ -110,21 +110,26 @@ kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBL
     return s;
 }
 
-/* Bits [lo, lo + width) of a 32-byte word in memory order. */
+/* Bits [lo, lo + width) of a 32-byte word in memory order, width <= 8: a field spans at most
+ * two bytes, worked on as one little-endian 16-bit window (one byte at the word's end). */
+static uint32_t window(const uint8_t *w, unsigned at)
+{
+    return w[at] | (at + 1 < KT_MX_WORD ? (uint32_t)w[at + 1] << 8 : 0);
+}
+
 static void put_bits(uint8_t *w, unsigned lo, unsigned width, unsigned v)
 {
-    for (unsigned b = 0; b < width; b++) {
-        unsigned at = lo + b;
-        w[at / 8] = (uint8_t)((w[at / 8] & ~(1u << (at % 8))) | (((v >> b) & 1u) << (at % 8)));
-    }
+    unsigned at = lo / 8, sh = lo % 8;
+    uint32_t mask = ((1u << width) - 1) << sh;
+    uint32_t cur = (window(w, at) & ~mask) | ((v << sh) & mask);
+    w[at] = (uint8_t)cur;
+    if (at + 1 < KT_MX_WORD)
+        w[at + 1] = (uint8_t)(cur >> 8);
 }
 
 static unsigned get_bits(const uint8_t *w, unsigned lo, unsigned width)
 {
-    unsigned v = 0;
-    for (unsigned b = 0; b < width; b++)
-        v |= (unsigned)((w[(lo + b) / 8] >> ((lo + b) % 8)) & 1) << b;
-    return v;
+    return (window(w, lo / 8) >> (lo % 8)) & ((1u << width) - 1);
 }
 
 enum { SLOT_BITS = 7, SLOTS = 32, K_PER_WORD = 8, SCALE_TOP = 31 };

@@ -87,6 +87,11 @@ double kt_mx_acc_add(double tile, double chain);
  * it, bit for bit with mx_fpacc_to_fp16: nearest even, saturating at +-65504, no subnormals
  * (what is below 2^-14 after rounding is a zero with the sign). */
 uint16_t kt_mx_fp22_to_fp16(uint32_t v);
+/* A chain rounded by the normaliser, as FP22 bits, in integer arithmetic: the same pattern as
+ * kt_mx_fp22_of(kt_mx_acc_round(kt_mx_chain(...))) for every input (tests/test_kt_fp22.c holds
+ * it to that), at a fraction of the cost — the matmul cluster's sweep computes every chain so. */
+uint32_t kt_mx_chain_fp22(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a,
+                          const int8_t qb[KT_MX_KBLOCK], uint8_t field_b, unsigned anchor);
 uint16_t kt_mx_acc_to_fp16(double x);
 
 #endif
