@@ -42,14 +42,6 @@ static cmp compare(uint32_t a, uint32_t b)
     return r;
 }
 
-static unsigned lead1(uint64_t x)
-{
-    unsigned p = 0;
-    while (x >>= 1)
-        p++;
-    return p;
-}
-
 /* va * vb + vc through the FMA with the zero flags the operand selection chose. */
 static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool vb_z)
 {
@@ -164,7 +156,7 @@ uint32_t kt_e8_from_f16(uint16_t h)
     if (e == 0x1F)
         return s << 23 | (uint32_t)E8_EMAX << E8_MBITS | m << 5;
     if (!e) { /* subnormal: renormalise; exact */
-        unsigned p = lead1(m);
+        unsigned p = kt_e8_lead1(m);
         return s << 23 | (103 + p) << E8_MBITS | ((m << (15 - p)) & 0x7FFF);
     }
     return s << 23 | (e + 112) << E8_MBITS | m << 5;

@@ -68,6 +68,11 @@ bool kt_e8_seed_row(kt_e8_op op, unsigned idx, int32_t c[3]);
  * lost below it), then bounded: at or above exponent 255 infinity, at or below 0 zero. A zero
  * magnitude is a zero of `sign`. Shared by the fused multiply-add and the seeds. */
 uint32_t kt_e8_round(uint64_t mag, int ebase, bool sticky, unsigned sign);
+/* The position of x's leading one (0 for 0, as for 1): the lane's leading-one search. */
+static inline unsigned kt_e8_lead1(uint64_t x)
+{
+    return x ? 63u - (unsigned)__builtin_clzll(x) : 0;
+}
 
 uint32_t kt_e8_from_f16(uint16_t h);
 uint16_t kt_e8_to_f16(uint32_t e);
