@@ -337,9 +337,9 @@ static bool vu_idle(void *p)
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* Ticks that only count down: the core's (its clock and kernel cycles run while it waits and
- * while it is idle), bounded by the next fill response reaching the outstanding count and by
- * the finished RUN's tail. */
+/* Ticks the core takes on its own (vc_core_quiet: it counts down, holds or fetches; its clock
+ * and kernel cycles run while it waits and while it is idle), bounded by the next fill response
+ * reaching the outstanding count and by the finished RUN's tail. */
 static uint64_t vu_quiet(void *p)
 {
     const vec_unit *u = p;

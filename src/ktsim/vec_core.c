@@ -535,6 +535,35 @@ static bool store_step(vc_core *c)
 
 /* ---- one cycle ---- */
 
+/* F1 (the loop's branch back; a CU_DATA error is F1's other business), F2, DEC: steps that
+ * touch nothing outside the sequencer, which is why a skip may take them too. */
+static void fetch_step(vc_core *c)
+{
+    switch (c->st) {
+    case S_F1:
+        if (c->lp_act && c->pc == c->lp_end) {
+            if (c->lp_cnt > 1) {
+                c->lp_cnt--;
+                c->pc = c->lp_top;
+            } else
+                c->lp_act = false;
+        }
+        c->st = S_F2;
+        return;
+    case S_F2: c->st = S_DEC; return;
+    case S_DEC:
+        c->ir = c->imem[c->pc];
+        c->st = S_EXEC;
+        return;
+    }
+}
+
+/* The fetch's steps left before EXEC, when they are all quiet (F1 with a CU_DATA error acts). */
+static unsigned fetch_left(const vc_core *c)
+{
+    return c->st == S_F1 ? (c->cd_err ? 0 : 3) : c->st == S_F2 ? 2 : c->st == S_DEC ? 1 : 0;
+}
+
 void vc_core_step(vc_core *c)
 {
     bool counting = c->busy;
@@ -562,20 +591,10 @@ void vc_core_step(vc_core *c)
             fault(c, KT_VEC_F_CUDATA);
             break;
         }
-        if (c->lp_act && c->pc == c->lp_end) {
-            if (c->lp_cnt > 1) {
-                c->lp_cnt--;
-                c->pc = c->lp_top;
-            } else
-                c->lp_act = false;
-        }
-        c->st = S_F2;
+        fetch_step(c);
         break;
-    case S_F2: c->st = S_DEC; break;
-    case S_DEC:
-        c->ir = c->imem[c->pc];
-        c->st = S_EXEC;
-        break;
+    case S_F2:
+    case S_DEC: fetch_step(c); break;
     case S_EXEC: exec(c); break;
     case S_ALU:
         if (c->beats == 0 && alu_hazard(c))
@@ -774,14 +793,17 @@ static uint64_t phase_quiet(const vc_core *c, unsigned phases)
 
 /* The sequencer's quiet steps: a wait; idle; a state that only looks at the lanes draining or
  * the outstanding fills (UINT64_MAX here: the lanes' write-backs and the unit's fill retirements
- * bound it); a held EXEC; a load or store walk's phases before the one that acts. Every other
- * state acts. */
+ * bound it); the fetch's steps; a held EXEC; a load or store walk's phases before the one that
+ * acts. Every other state acts. */
 static uint64_t sequencer_quiet(const vc_core *c)
 {
     if (c->wait)
         return c->wait;
     switch (c->st) {
     case S_IDLE: return UINT64_MAX;
+    case S_F1:
+    case S_F2:
+    case S_DEC: return fetch_left(c);
     case S_EXEC: return exec_quiet(c);
     case S_ALU: return c->beats == 0 && alu_hazard(c) ? UINT64_MAX : 0;
     case S_LD: return phase_quiet(c, LD_PHASES);
@@ -806,8 +828,11 @@ void vc_core_skip(vc_core *c, uint64_t n)
     c->now += n;
     uint64_t waited = n < c->wait ? n : c->wait;
     c->wait -= (unsigned)waited;
-    if (n > waited && (c->st == S_LD || c->st == S_ST))
-        c->beats += (unsigned)(n - waited); /* the walk's phases, counted as its steps count */
+    uint64_t left = n - waited;
+    if (left && (c->st == S_LD || c->st == S_ST))
+        c->beats += (unsigned)left; /* the walk's phases, counted as its steps count */
+    for (; left && fetch_left(c); left--)
+        fetch_step(c);
     if (c->busy)
         c->cycles += (uint32_t)n; /* wraps as per-step increments would */
 }
