@@ -535,35 +535,6 @@ static bool store_step(vc_core *c)
 
 /* ---- one cycle ---- */
 
-/* F1 (the loop's branch back; a CU_DATA error is F1's other business), F2, DEC: steps that
- * touch nothing outside the sequencer, which is why a skip may take them too. */
-static void fetch_step(vc_core *c)
-{
-    switch (c->st) {
-    case S_F1:
-        if (c->lp_act && c->pc == c->lp_end) {
-            if (c->lp_cnt > 1) {
-                c->lp_cnt--;
-                c->pc = c->lp_top;
-            } else
-                c->lp_act = false;
-        }
-        c->st = S_F2;
-        return;
-    case S_F2: c->st = S_DEC; return;
-    case S_DEC:
-        c->ir = c->imem[c->pc];
-        c->st = S_EXEC;
-        return;
-    }
-}
-
-/* The fetch's steps left before EXEC, when they are all quiet (F1 with a CU_DATA error acts). */
-static unsigned fetch_left(const vc_core *c)
-{
-    return c->st == S_F1 ? (c->cd_err ? 0 : 3) : c->st == S_F2 ? 2 : c->st == S_DEC ? 1 : 0;
-}
-
 void vc_core_step(vc_core *c)
 {
     bool counting = c->busy;
@@ -591,10 +562,20 @@ void vc_core_step(vc_core *c)
             fault(c, KT_VEC_F_CUDATA);
             break;
         }
-        fetch_step(c);
+        if (c->lp_act && c->pc == c->lp_end) {
+            if (c->lp_cnt > 1) {
+                c->lp_cnt--;
+                c->pc = c->lp_top;
+            } else
+                c->lp_act = false;
+        }
+        c->st = S_F2;
         break;
-    case S_F2:
-    case S_DEC: fetch_step(c); break;
+    case S_F2: c->st = S_DEC; break;
+    case S_DEC:
+        c->ir = c->imem[c->pc];
+        c->st = S_EXEC;
+        break;
     case S_EXEC: exec(c); break;
     case S_ALU:
         if (c->beats == 0 && alu_hazard(c))
@@ -785,25 +766,54 @@ static uint64_t exec_quiet(const vc_core *c)
     return 0;
 }
 
+/* The steps from here, in F1 (without a CU_DATA error to raise), F2, DEC, SETI, SETI2, AGW,
+ * MEMW, DRA and DRW, that follow one another whatever the data: each changes only the
+ * sequencer's own registers (the fetch's pc and word, a scalar or K3 from the word after SETI,
+ * the next state), raises no request and stops nothing, so a skip runs them as steps. Followed
+ * from state to state until one that acts, waits or holds. */
+static uint64_t own_steps(const vc_core *c)
+{
+    uint64_t n = 0;
+    for (unsigned st = c->st;; n++) {
+        switch (st) {
+        case S_F1:
+            if (c->cd_err)
+                return n;
+            st = S_F2;
+            break;
+        case S_F2: st = S_DEC; break;
+        case S_SETI: st = S_SETI2; break;
+        case S_SETI2: st = S_F1; break;
+        case S_DRA:
+            if (c->mem_left)
+                return n + 2; /* DRA, DRW; DRD sends */
+            st = S_F1;
+            break;
+        case S_DEC:  /* then EXEC */
+        case S_AGW:  /* then a walk's phases or MEMW's wait, quiet in their own right */
+        case S_MEMW: /* then MEM0 */
+        case S_DRW:  /* then DRD */
+            return n + 1;
+        default: return n;
+        }
+    }
+}
+
 /* A walk's steps before its phase counter reaches the phase that moves a chunk (LDD, STD). */
 static uint64_t phase_quiet(const vc_core *c, unsigned phases)
 {
     return phases - 1 - c->beats % phases;
 }
 
-/* The sequencer's quiet steps: a wait; idle; a state that only looks at the lanes draining or
- * the outstanding fills (UINT64_MAX here: the lanes' write-backs and the unit's fill retirements
- * bound it); the fetch's steps; a held EXEC; a load or store walk's phases before the one that
- * acts. Every other state acts. */
-static uint64_t sequencer_quiet(const vc_core *c)
+/* The steps that only count down: a wait; idle; a state that only looks at the lanes draining
+ * or the outstanding fills (UINT64_MAX here: the lanes' write-backs and the unit's fill
+ * retirements bound it); a held EXEC; a load or store walk's phases before the one that acts. */
+static uint64_t countdown(const vc_core *c)
 {
     if (c->wait)
         return c->wait;
     switch (c->st) {
     case S_IDLE: return UINT64_MAX;
-    case S_F1:
-    case S_F2:
-    case S_DEC: return fetch_left(c);
     case S_EXEC: return exec_quiet(c);
     case S_ALU: return c->beats == 0 && alu_hazard(c) ? UINT64_MAX : 0;
     case S_LD: return phase_quiet(c, LD_PHASES);
@@ -813,6 +823,13 @@ static uint64_t sequencer_quiet(const vc_core *c)
     case S_WAITP: return c->fill_out ? UINT64_MAX : drain_quiet(c);
     }
     return 0;
+}
+
+/* The sequencer's quiet steps, counted down or taken on its own. */
+static uint64_t sequencer_quiet(const vc_core *c)
+{
+    uint64_t q = countdown(c);
+    return q ? q : own_steps(c);
 }
 
 uint64_t vc_core_quiet(const vc_core *c)
@@ -825,14 +842,21 @@ uint64_t vc_core_quiet(const vc_core *c)
 
 void vc_core_skip(vc_core *c, uint64_t n)
 {
-    c->now += n;
-    uint64_t waited = n < c->wait ? n : c->wait;
-    c->wait -= (unsigned)waited;
-    uint64_t left = n - waited;
-    if (left && (c->st == S_LD || c->st == S_ST))
-        c->beats += (unsigned)left; /* the walk's phases, counted as its steps count */
-    for (; left && fetch_left(c); left--)
-        fetch_step(c);
-    if (c->busy)
-        c->cycles += (uint32_t)n; /* wraps as per-step increments would */
+    while (n) {
+        uint64_t k = countdown(c);
+        if (!k) { /* one of own_steps: taken as a step */
+            vc_core_step(c);
+            n--;
+            continue;
+        }
+        k = k < n ? k : n;
+        c->now += k;
+        uint64_t waited = k < c->wait ? k : c->wait;
+        c->wait -= (unsigned)waited;
+        if (k > waited && (c->st == S_LD || c->st == S_ST))
+            c->beats += (unsigned)(k - waited); /* the walk's phases, counted as its steps count */
+        if (c->busy)
+            c->cycles += (uint32_t)k; /* wraps as per-step increments would */
+        n -= k;
+    }
 }
