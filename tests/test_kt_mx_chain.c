@@ -5,7 +5,8 @@
  * 32 significands), each under a different pair of scale fields and anchor; every anchor under
  * every scale exponent and mantissa for a set of dots that hit the format's edges (the flush
  * below 2^-62, the saturation above 2^64, ties and the rounding carry); then random chains with
- * significands anywhere in -64..63. */
+ * significands anywhere in -64..63; and whole sub-tiles summed over K blocks against the
+ * arithmetic on doubles the sweep used before. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -111,10 +112,47 @@ static void test_random(void)
     }
 }
 
+/* A sub-tile's K blocks as the sweep runs them (kt_mx_subtile_fp22: loaded by the first, then
+ * summed on the bits) against the unit's former arithmetic on doubles: each chain rounded by
+ * kt_mx_acc_round, summed by kt_mx_acc_add, the tile's values taken to bits at the end. */
+static void test_subtile(void)
+{
+    uint64_t s = 777;
+    int8_t qa[KT_MX_ENTRY_ELEMS], qb[KT_MX_ENTRY_ELEMS];
+    uint8_t fa[KT_MX_LANES], fb[KT_MX_LANES];
+    for (int tile = 0; tile < 400; tile++) {
+        uint32_t t[16] = {0};
+        double ref[16] = {0};
+        unsigned anchor = 30 + (unsigned)(tile % 21);
+        for (int kb = 0; kb < 8; kb++) {
+            for (int e = 0; e < KT_MX_ENTRY_ELEMS; e++) {
+                s = s * 6364136223846793005ull + 1442695040888963407ull;
+                qa[e] = (int8_t)((int)(s >> 33 & 127) - 64);
+                qb[e] = (int8_t)((int)(s >> 45 & 127) - 64);
+            }
+            for (int l = 0; l < KT_MX_LANES; l++) {
+                s = s * 6364136223846793005ull + 1442695040888963407ull;
+                fa[l] = (uint8_t)(s >> 20);
+                fb[l] = (uint8_t)(s >> 30);
+            }
+            kt_mx_subtile_fp22(qa, fa, qb, fb, anchor, kb == 0, t);
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) {
+                    double c = kt_mx_acc_round(
+                        kt_mx_chain(qa + i * K, fa[i], qb + j * K, fb[j], anchor));
+                    ref[i * 4 + j] = kb == 0 ? c : kt_mx_acc_add(ref[i * 4 + j], c);
+                }
+        }
+        for (int e = 0; e < 16; e++)
+            CHECK_EQ(t[e], kt_mx_fp22_of(ref[e]));
+    }
+}
+
 int main(void)
 {
     test_every_dot();
     test_every_scale();
     test_random();
+    test_subtile();
     return check_done();
 }

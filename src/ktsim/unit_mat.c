@@ -270,6 +270,9 @@ static void mg_issue(void *p, const kt_flit *inst)
     }
 }
 
+_Static_assert((int)KT_MAT_SUBTILE == (int)KT_MX_LANES,
+               "a sub-tile is one A entry's lanes by one B entry's");
+
 static const mg_entry *entry_at(const mat_unit *u, int side, bool bank, unsigned off)
 {
     return &u->l1[side][((unsigned)bank << 8 | (off & 0xFF)) % u->l1_entries];
@@ -286,15 +289,8 @@ static void run_sweep(mat_unit *u)
                 const mg_entry *a = entry_at(u, 0, in->abank, in->aoff + g * in->nk + kb);
                 const mg_entry *b = entry_at(u, 1, in->bbank, in->boff + h * in->nk + kb);
                 uint32_t *t = u->tile + ((g * in->gn + h) % u->tiles) * MG_SUB;
-                bool load = kb == 0 && !in->acc;
-                for (unsigned i = 0; i < KT_MAT_SUBTILE; i++)
-                    for (unsigned j = 0; j < KT_MAT_SUBTILE; j++) {
-                        uint32_t c = kt_mx_chain_fp22(a->q + i * KT_MX_KBLOCK, a->field[i],
-                                                      b->q + j * KT_MX_KBLOCK, b->field[j],
-                                                      in->anchor);
-                        uint32_t *v = &t[i * KT_MAT_SUBTILE + j];
-                        *v = load ? c : kt_mx_fp22_add(*v, c);
-                    }
+                kt_mx_subtile_fp22(a->q, a->field, b->q, b->field, in->anchor,
+                                   kb == 0 && !in->acc, t);
             }
 }
 

@@ -145,8 +145,9 @@ static uint32_t fp22_round_exact(uint32_t mag, int sh, unsigned sign)
     return fp22_pack(sign, (unsigned)(e + KT_MX_ACC_EBIAS), keep);
 }
 
-uint32_t kt_mx_chain_fp22(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a,
-                          const int8_t qb[KT_MX_KBLOCK], uint8_t field_b, unsigned anchor)
+/* Inlined into the sub-tile's loop below; kt_mx_chain_fp22 is the same for one chain. */
+static inline uint32_t chain_fp22(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a,
+                                  const int8_t qb[KT_MX_KBLOCK], uint8_t field_b, unsigned anchor)
 {
     int32_t dot = 0; /* |dot| <= 32 * 64 * 64: exact */
     for (int k = 0; k < KT_MX_KBLOCK; k++)
@@ -157,4 +158,23 @@ uint32_t kt_mx_chain_fp22(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a,
     uint32_t mag = (uint32_t)(dot < 0 ? -dot : dot) * m8; /* below 2^25 */
     int sh = (field_a >> 3) + (field_b >> 3) - (int)anchor - 6;
     return fp22_round_exact(mag, sh, dot < 0);
+}
+
+uint32_t kt_mx_chain_fp22(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a,
+                          const int8_t qb[KT_MX_KBLOCK], uint8_t field_b, unsigned anchor)
+{
+    return chain_fp22(qa, field_a, qb, field_b, anchor);
+}
+
+void kt_mx_subtile_fp22(const int8_t qa[KT_MX_ENTRY_ELEMS], const uint8_t field_a[KT_MX_LANES],
+                        const int8_t qb[KT_MX_ENTRY_ELEMS], const uint8_t field_b[KT_MX_LANES],
+                        unsigned anchor, bool load, uint32_t t[KT_MX_LANES * KT_MX_LANES])
+{
+    for (unsigned i = 0; i < KT_MX_LANES; i++)
+        for (unsigned j = 0; j < KT_MX_LANES; j++) {
+            uint32_t c = chain_fp22(qa + i * KT_MX_KBLOCK, field_a[i], qb + j * KT_MX_KBLOCK,
+                                    field_b[j], anchor);
+            uint32_t *v = &t[i * KT_MX_LANES + j];
+            *v = load ? c : kt_mx_fp22_add(*v, c);
+        }
 }
