@@ -289,8 +289,8 @@ static void run_sweep(mat_unit *u)
                 const mg_entry *a = entry_at(u, 0, in->abank, in->aoff + g * in->nk + kb);
                 const mg_entry *b = entry_at(u, 1, in->bbank, in->boff + h * in->nk + kb);
                 uint32_t *t = u->tile + ((g * in->gn + h) % u->tiles) * MG_SUB;
-                kt_mx_subtile_fp22(a->q, a->field, b->q, b->field, in->anchor,
-                                   kb == 0 && !in->acc, t);
+                kt_mx_subtile_fp22(a->q, a->field, b->q, b->field, in->anchor, kb == 0 && !in->acc,
+                                   t);
             }
 }
 

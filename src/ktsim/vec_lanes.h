@@ -42,8 +42,8 @@ typedef struct vc_lanes {
     uint32_t pipe_lat;            /* the last issue to the lanes reading empty */
     vl_stage hist[VL_MAX_DEPTH][VL_VERSIONS]; /* per stage, oldest first */
     unsigned nhist[VL_MAX_DEPTH];
-    vl_beat beat[VL_BEATS];  /* the beats in flight, each where it was issued into */
-    uint8_t q[VL_BEATS];     /* their slots in issue order */
+    vl_beat beat[VL_BEATS]; /* the beats in flight, each where it was issued into */
+    uint8_t q[VL_BEATS];    /* their slots in issue order */
     unsigned nq;
     uint8_t spare[VL_BEATS]; /* the free slots */
     unsigned nspare;

@@ -89,8 +89,8 @@ uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred)
 {
     bool az = expo(a) == 0, bz = expo(b) == 0;
     /* the compare feeds MAX, MIN and the compares only: the other ops skip it */
-    bool ordered = op == KT_E8_MAX || op == KT_E8_MIN || op == KT_E8_CMPLT ||
-                   op == KT_E8_CMPGT || op == KT_E8_CMPEQ;
+    bool ordered = op == KT_E8_MAX || op == KT_E8_MIN || op == KT_E8_CMPLT || op == KT_E8_CMPGT ||
+                   op == KT_E8_CMPEQ;
     cmp k = ordered ? compare(a, b) : (cmp){false, false, false, false};
     bool p = op == KT_E8_CMPLT   ? k.lt
              : op == KT_E8_CMPGT ? k.gt
