@@ -55,7 +55,6 @@ struct ktsim {
     bool has_fault;
     uint64_t lane[4]; /* station-bus lanes, for the stale-bytes variant */
     uint64_t stalled;
-    unsigned busy_hint; /* machine_idle: the shell it last found busy */
     /* The agent's AXI traffic counters: the memory ports' transactions and those of plugged
      * agent-side masters (the mover), added as they happen (16-bit, wrapping). */
     uint16_t traffic_rd, traffic_wr;
@@ -83,22 +82,16 @@ void ktsim_clear_fault(ktsim *s) { s->has_fault = false; }
 uint64_t ktsim_stalled_cycles(const ktsim *s) { return s->stalled; }
 uint64_t ktsim_dropped_flits(const ktsim *s) { return ksim_mesh_dropped(s->mesh); }
 
-/* Asked every cycle that moves no flit (for the stalled count); the shell last found busy is
- * asked first, as it is the likeliest to be busy still. */
-static bool machine_idle(ktsim *s)
+static bool machine_idle(const ktsim *s)
 {
     if (!ksim_orch_idle(s->orch) || ksim_mesh_in_flight(s->mesh))
         return false;
     for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
         if (!ksim_memport_idle(s->ports[i]))
             return false;
-    if (s->busy_hint < s->n_shells && !ksim_shell_idle(s->shells[s->busy_hint]))
-        return false;
     for (unsigned i = 0; i < s->n_shells; i++)
-        if (!ksim_shell_idle(s->shells[i])) {
-            s->busy_hint = i;
+        if (!ksim_shell_idle(s->shells[i]))
             return false;
-        }
     return true;
 }
 
