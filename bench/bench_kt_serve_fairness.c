@@ -7,7 +7,7 @@
  * a block to or from the machine a 256 KiB chunk per turn of its loop and sends a read_block's
  * reply a piece per turn, the other clients' requests between the chunks (docs/kt-remote.md).
  *
- * Usage: bench_kt_serve_fairness [SECONDS] (default 3; NPUKIT_CLI or ./npukit: the command) */
+ * Usage: bench_kt_serve_fairness [SECONDS] (default 3; NPUKIT_CLI, else the npukit beside this program) */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include <signal.h>
 #include <stdbool.h>
@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench_cli.h"
 #include "../tests/kt_raw_testlib.h"
 #include "../tests/kt_remote_testlib.h"
 #include "common/measure.h"
@@ -160,8 +161,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_kt_serve_fairness: seconds %s, expected (0, 600]\n", argv[1]);
         return 2;
     }
-    if (!getenv("NPUKIT_CLI"))
-        setenv("NPUKIT_CLI", "./npukit", 1);
+    if (!getenv("NPUKIT_CLI")) {
+        char cli[4096];
+        bench_cli_path(argv[0], cli, sizeof cli);
+        setenv("NPUKIT_CLI", cli, 1);
+    }
     kt_test_server sv;
     const char *args[] = {"--protocol", "daemon", NULL};
     if (!kt_test_server_start(&sv, args)) {

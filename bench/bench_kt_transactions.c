@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "bench_cli.h"
 
 enum { OUT_MAX = 1 << 16 };
@@ -24,15 +26,13 @@ typedef struct run {
     bool ok;
 } run;
 
-/* The first integer after "name": in text (after `from` when given), or 0. */
-static uint64_t field(const char *text, const char *from, const char *name)
+/* The number at `name` in the object `from` of the command's JSON (the top level when NULL), or 0
+ * when absent. */
+static uint64_t field(const cJSON *root, const char *from, const char *name)
 {
-    if (from && !(text = strstr(text, from)))
-        return 0;
-    char key[64];
-    snprintf(key, sizeof key, "\"%s\": ", name);
-    const char *p = strstr(text, key);
-    return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+    const cJSON *obj = from ? cJSON_GetObjectItemCaseSensitive(root, from) : root;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+    return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
 }
 
 static bool saxpy(const char *cli, const char *n, const char *args, run *r)
@@ -41,22 +41,25 @@ static bool saxpy(const char *cli, const char *n, const char *args, run *r)
     snprintf(cmd, sizeof cmd, "'%s' kt saxpy -n %s --json %s", cli, n, args);
     int rc = bench_cli_run(cmd, out, sizeof out);
     memset(r, 0, sizeof *r);
-    r->ok = rc == 0 && strstr(out, "\"ok\": true");
+    cJSON *root = rc == 0 ? cJSON_Parse(out) : NULL;
+    r->ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "ok"));
     if (!r->ok) {
-        fprintf(stderr, "bench_kt_transactions: `%s` failed:\n%s\n", cmd, out);
+        fprintf(stderr, "bench_kt_transactions: `%s` failed (status %d):\n%s\n", cmd, rc, out);
+        cJSON_Delete(root);
         return false;
     }
-    r->transactions = field(out, NULL, "transactions");
-    r->reads = field(out, "\"transport\"", "reads");
-    r->writes = field(out, "\"transport\"", "writes");
-    r->block_reads = field(out, "\"transport\"", "block_reads");
-    r->block_writes = field(out, "\"transport\"", "block_writes");
-    r->polls = field(out, "\"waits\"", "polls");
-    r->checks = field(out, "\"waits\"", "checks");
-    r->programs = field(out, NULL, "programs");
-    r->rerun_runs = field(out, "\"reruns\"", "runs");
-    r->rerun_transactions = field(out, "\"reruns\"", "transactions");
-    r->rerun_check = field(out, "\"reruns\"", "check_transactions");
+    r->transactions = field(root, NULL, "transactions");
+    r->reads = field(root, "transport", "reads");
+    r->writes = field(root, "transport", "writes");
+    r->block_reads = field(root, "transport", "block_reads");
+    r->block_writes = field(root, "transport", "block_writes");
+    r->polls = field(root, "waits", "polls");
+    r->checks = field(root, "waits", "checks");
+    r->programs = field(root, NULL, "programs");
+    r->rerun_runs = field(root, "reruns", "runs");
+    r->rerun_transactions = field(root, "reruns", "transactions");
+    r->rerun_check = field(root, "reruns", "check_transactions");
+    cJSON_Delete(root);
     return true;
 }
 
@@ -74,15 +77,7 @@ int main(int argc, char **argv)
 {
     const char *n = argc > 1 ? argv[1] : "1000000";
     char cli[4096];
-    const char *env = getenv("NPUKIT");
-    if (env) {
-        snprintf(cli, sizeof cli, "%s", env);
-    } else {
-        snprintf(cli, sizeof cli, "%s", argv[0]);
-        char *slash = strrchr(cli, '/');
-        snprintf(slash ? slash + 1 : cli, sizeof cli - (size_t)(slash ? slash + 1 - cli : 0),
-                 "npukit");
-    }
+    bench_cli_path(argv[0], cli, sizeof cli);
     enum { RERUNS = 10 };
     char rerun_args[64];
     snprintf(rerun_args, sizeof rerun_args, "--engine --reruns %d", RERUNS);

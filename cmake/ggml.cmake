@@ -113,6 +113,8 @@ foreach(name test_ggml_model test_ggml_batch test_ggml_ops test_ggml_repack benc
                         BUILD_RPATH "${NPUKIT_GGML_BUILD}/src;${NPUKIT_GGML_BIN}")
 endforeach()
 target_link_libraries(bench_ggml PRIVATE npukit_lib)
+# the int4 form's arithmetic, measured in part 2
+target_sources(bench_ggml PRIVATE ggml/npg_int4.c)
 # `make bench` runs it without arguments: the backend and ggml's CPU backend of this build.
 target_compile_definitions(bench_ggml PRIVATE NPUKIT_GGML_DEFAULT_BIN="${NPUKIT_GGML_BIN}"
                            NPUKIT_GGML_DEFAULT_PLUGIN="$<TARGET_FILE:ggml-npukit>")

@@ -15,7 +15,9 @@
  * (activations quantised to int8 per 32-element block as ggml's CPU does, integer products per
  * block, scaled): and the modelled time of the fp16 path against the integer path, which must
  * run one K slice per quantisation block (a scale per 32 weights along K) and add the slices
- * on the host, at K x N = 4096 x 4096, M = 128.
+ * on the host, at K x N = 4096 x 4096, M = 128. Beside them the int4 form (npg_int4.c): the
+ * activation digits it needs, its error computed exactly on the host and run on the
+ * simulator's per-group path, and its modelled cost at M = 1 and 128 (docs/ggml.md).
  *
  * Medians of the repetitions; every figure is measured in this run except those labelled
  * modelled.
@@ -36,6 +38,7 @@
 #include "ggml-backend.h"
 #include "ggml-npukit.h"
 #include "ggml.h"
+#include "npg_int4.h"
 #include "npg_testlib.h"
 #include "npukit/rk.h"
 #include "npukit/rk_plan.h"
@@ -281,6 +284,7 @@ static double modelled_ms(npk_rk_prec in, uint32_t m, uint32_t k, uint32_t n, ui
     npk_rk_plan_request_init(&req, in, m, k, n);
     req.cores = npk_rk_soc_default()->cores; /* every core of the SoC the planner models */
     req.k_slice = k_slice;
+    req.chain = NPK_RK_MAX_CHAIN; /* the backend's tasks per SUBMIT (NPUKIT_GGML_CHAIN) */
     npk_rk_plan plan;
     if (npk_rk_plan_matmul(&req, &plan) != NPK_OK)
         return NAN;
@@ -307,6 +311,32 @@ static void int8_row(const float *x, int64_t k, int digits, float *out)
     }
 }
 
+/* ---- the int4 form (npg_int4.c), computed exactly on the host -------------------------- */
+
+/* The K slices the int4 form is measured at: one ggml block (32: a Q4_0 block is held exactly)
+ * and the longest the int4 accumulator allows (npk_rk_int4_k_max 511, in whole 32-element
+ * K tiles: 480). */
+static const int64_t int4_slices[] = {32, 480};
+/* The activation digits the form's columns use: the fewest whose activation error stays far
+ * below the CPU backend's own (the digits table below measures 1..4). */
+#define INT4_DIGITS 3
+
+/* Rows of x (rows x K) as the int4 form holds them, back as floats: weights (digits 0: int4
+ * with a scale per slice) or activations (that many digits per slice). */
+static void int4_rows(const float *x, int64_t rows, int64_t k, int64_t slice, int digits,
+                      float *out)
+{
+    int8_t *q = malloc((size_t)k * NPG_INT4_MAX_DIGITS);
+    float *scale = malloc((size_t)npg_int4_slices(k, slice) * sizeof *scale);
+    for (int64_t r = 0; r < rows; r++) {
+        if (digits ? !npg_int4_digits(x + r * k, k, slice, digits, q, scale)
+                   : !npg_int4_weights(x + r * k, k, slice, q, scale))
+            abort(); /* the bench's values are finite */
+        npg_int4_value(q, scale, k, slice, digits ? digits : 1, out + r * k);
+    }
+    free(q), free(scale);
+}
+
 /* Weights and activations of one distribution: "uniform" (every value uniform), or "skewed"
  * (each 32-weight block scaled by 0.05..1, log-uniform, and 1 % of the activation channels 20
  * times the others: the outliers real models have, where one scale per row loses most). */
@@ -326,12 +356,142 @@ static void fill_case(bool skewed, int64_t k, int64_t n, int64_t m, float **wf, 
             (*xf)[i * k + e] *= 20.0f;
 }
 
-static int part_types(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api,
+/* The int4 form run through the runtime's per-group path on the device (npk_rk_qweights, int4,
+ * a group per slice): w (N rows of K) and x (M rows of K) quantised as int4_rows does, the
+ * activations' INT4_DIGITS digits as INT4_DIGITS x M rows, each with its slice's scale over
+ * 14^d; out (M x N) the digits' results added. False and a message when the runtime fails. */
+static bool int4_on_device(npk_rk *rt, const float *w, const float *x, int64_t k, int64_t n,
+                           int64_t m, int64_t slice, float *out)
+{
+    const int64_t groups = npg_int4_slices(k, slice), rows = INT4_DIGITS * m;
+    int8_t *qw = malloc((size_t)(n * k)), *qx = malloc((size_t)(rows * k));
+    int8_t *digits = malloc((size_t)k * INT4_DIGITS);
+    float *ws = malloc((size_t)(n * groups) * sizeof *ws);
+    float *xs = malloc((size_t)(rows * groups) * sizeof *xs);
+    float *token_scale = malloc((size_t)groups * sizeof *token_scale);
+    float *c = malloc((size_t)(rows * n) * sizeof *c);
+    bool ok = true;
+    for (int64_t j = 0; j < n; j++) /* [N][groups]: B transposed, K replaced by the groups */
+        ok = ok && npg_int4_weights(w + j * k, k, slice, qw + j * k, ws + j * groups);
+    for (int64_t i = 0; ok && i < m; i++) {
+        ok = npg_int4_digits(x + i * k, k, slice, INT4_DIGITS, digits, token_scale);
+        if (ok)
+            npg_int4_digit_rows(digits, token_scale, i, m, k, groups, INT4_DIGITS, qx, xs);
+    }
+    const npk_rk_qweights_desc desc = npg_int4_desc(qw, ws, k, n, slice, rows);
+    npk_rk_qweights *q = NULL;
+    ok = ok && npk_rk_qweights_pack(rt, &desc, &q) == NPK_OK &&
+         npk_rk_matmul_quant(rt, q, (uint32_t)rows, qx, xs, (uint64_t)(rows * groups),
+                             NPK_PREC_FP32, c, NULL) == NPK_OK;
+    if (!ok)
+        fprintf(stderr, "bench_ggml: the int4 form on the device: %s\n", npk_last_error());
+    for (int64_t i = 0; ok && i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double y = 0;
+            for (int d = 0; d < INT4_DIGITS; d++)
+                y += c[(d * m + i) * n + j];
+            out[i * n + j] = (float)y;
+        }
+    npk_rk_qweights_free(rt, q);
+    free(qw), free(qx), free(digits), free(ws), free(xs), free(token_scale), free(c);
+    return ok;
+}
+
+/* out [M][N] = x [M][K] . w [N][K]^T in double. */
+static void product(const float *w, const float *x, int64_t k, int64_t n, int64_t m, double *out)
+{
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double acc = 0;
+            for (int64_t e = 0; e < k; e++)
+                acc += (double)w[j * k + e] * x[i * k + e];
+            out[i * n + j] = acc;
+        }
+}
+
+/* How many int4 digits the activations need: the error of the activations alone (weights as
+ * given, fp32) with 1..4 digits per token and slice, beside the CPU backend's activations (int8
+ * per 32-element block, Q8_0) and the int8 row form's two digits. */
+static void int4_digit_table(int64_t k, int64_t n, int64_t m)
+{
+    printf("\n== int4 activation digits: error of the activations alone (K %lld, N %lld, M %lld; "
+           "NMSE vs fp64; a8_blk32: the CPU backend's int8 per 32-element block; a8_2digit: the "
+           "int8 row form's; a4_sS_D: D int4 digits with a scale per token and K slice of S)\n",
+           (long long)k, (long long)n, (long long)m);
+    printf("%8s | %10s %10s |", "data", "a8_blk32", "a8_2digit");
+    for (size_t v = 0; v < sizeof int4_slices / sizeof int4_slices[0]; v++)
+        for (int d = 1; d <= NPG_INT4_MAX_DIGITS; d++)
+            printf(" a4_s%lld_%d%*s", (long long)int4_slices[v], d, int4_slices[v] < 100 ? 2 : 1,
+                   "");
+    printf("\n");
+    for (int skewed = 0; skewed < 2; skewed++) {
+        float *wf, *xf;
+        fill_case(skewed, k, n, m, &wf, &xf);
+        float *xa = malloc((size_t)(k * m) * sizeof *xa);
+        double *ref = malloc((size_t)(m * n) * sizeof *ref);
+        double *sums = malloc((size_t)(m * n) * sizeof *sums);
+        float *got = malloc((size_t)(m * n) * sizeof *got);
+        void *xb = malloc(ggml_row_size(GGML_TYPE_Q8_0, k) * (size_t)m);
+        product(wf, xf, k, n, m, ref);
+        printf("%8s |", skewed ? "skewed" : "uniform");
+        /* variant -2: Q8_0 blocks, -1: two int8 digits, then slice x digits */
+        const int variants =
+            (int)(sizeof int4_slices / sizeof int4_slices[0]) * NPG_INT4_MAX_DIGITS;
+        for (int v = -2; v < variants; v++) {
+            if (v == -2) {
+                ggml_quantize_chunk(GGML_TYPE_Q8_0, xf, xb, 0, m, k, NULL);
+                ggml_get_type_traits(GGML_TYPE_Q8_0)->to_float(xb, xa, k * m);
+            } else if (v == -1) {
+                for (int64_t i = 0; i < m; i++)
+                    int8_row(xf + i * k, k, 2, xa + i * k);
+            } else {
+                int4_rows(xf, m, k, int4_slices[v / NPG_INT4_MAX_DIGITS],
+                          v % NPG_INT4_MAX_DIGITS + 1, xa);
+            }
+            product(wf, xa, k, n, m, sums);
+            for (int64_t i = 0; i < m * n; i++)
+                got[i] = (float)sums[i];
+            printf(" %10.3g%s", nmse(ref, got, m * n), v == -1 ? " |" : "");
+        }
+        printf("\n");
+        fflush(stdout);
+        free(wf), free(xf), free(xa), free(ref), free(sums), free(got), free(xb);
+    }
+}
+
+/* The int4 form's modelled cost on the runtime's per-group path (npk_rk_qweights, int4, a group
+ * per slice): K x N weights packed on the simulator for M tokens of INT4_DIGITS rows each, the
+ * runtime's own choice of groups per pass and its modelled time (NPU and host models, its
+ * combine included), and the K-sliced time (one group per pass) beside it. False when the
+ * runtime refuses. */
+static bool int4_cost(npk_rk *rt, uint32_t k, uint32_t n, uint32_t slice, uint32_t m,
+                      npk_rk_qweights_info *info)
+{
+    const uint32_t groups = (uint32_t)npg_int4_slices(k, slice);
+    int8_t *b = malloc((size_t)k * n);
+    float *scale = malloc((size_t)groups * n * sizeof *scale);
+    for (size_t i = 0; i < (size_t)k * n; i++)
+        b[i] = (int8_t)(urand() * 7.5f);
+    for (size_t i = 0; i < (size_t)groups * n; i++)
+        scale[i] = 1.0f / 64;
+    const npk_rk_qweights_desc d = npg_int4_desc(b, scale, k, n, slice, INT4_DIGITS * m);
+    npk_rk_qweights *qw = NULL;
+    bool ok =
+        npk_rk_qweights_pack(rt, &d, &qw) == NPK_OK && npk_rk_qweights_query(qw, info) == NPK_OK;
+    if (!ok)
+        fprintf(stderr, "bench_ggml: int4 slice %u, M %u: %s\n", slice, m, npk_last_error());
+    npk_rk_qweights_free(rt, qw);
+    free(b), free(scale);
+    return ok;
+}
+
+/* Part 2 with rt, the simulator the int4 form runs on. */
+static int types_with(npk_rk *rt, ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api,
                       ggml_backend_dev_t cpu_dev, ggml_npukit_reload_fn reload)
 {
     static const enum ggml_type types[] = {
-        GGML_TYPE_Q8_0, GGML_TYPE_Q4_0, GGML_TYPE_Q4_1,   GGML_TYPE_Q5_0,   GGML_TYPE_Q5_1,
-        GGML_TYPE_Q2_K, GGML_TYPE_Q3_K, GGML_TYPE_Q4_K,   GGML_TYPE_Q5_K,   GGML_TYPE_Q6_K,
+        GGML_TYPE_Q8_0,   GGML_TYPE_Q4_0,   GGML_TYPE_Q4_1, GGML_TYPE_Q5_0, GGML_TYPE_Q5_1,
+        GGML_TYPE_Q2_K,   GGML_TYPE_Q3_K,   GGML_TYPE_Q4_K, GGML_TYPE_Q5_K, GGML_TYPE_Q6_K,
         GGML_TYPE_IQ4_NL, GGML_TYPE_IQ4_XS, GGML_TYPE_MXFP4};
     const int64_t k = 4096, n = 256, m = 32;
     double host_f16, host_row, host_k32, host_f16_1, host_row_1;
@@ -340,14 +500,18 @@ static int part_types(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api
     const double row_ms = modelled_ms(NPK_PREC_INT8, 2 * 128, 4096, 4096, 0, &host_row);
     const double f16_1 = modelled_ms(NPK_PREC_FP16, 1, 4096, 4096, 0, &host_f16_1);
     const double row_1 = modelled_ms(NPK_PREC_INT8, 2 * 1, 4096, 4096, 0, &host_row_1);
+    int4_digit_table(k, n, m);
     printf("\n== quantised weights: error vs an fp64 reference (K %lld, N %lld, M %lld; NMSE, "
            "test-backend-ops allows 5e-4); fp16 and auto: this backend on the device; int8_row "
            "and int8_blk32: the integer forms computed exactly on the host (int8_row: weights in "
            "int8 rows, activations two int8 digits per token; w8_row: only the weights; "
-           "a8_1digit: only the activations, one digit per token)\n",
-           (long long)k, (long long)n, (long long)m);
-    printf("%6s %8s | %10s %10s %10s %10s %10s %10s %10s\n", "type", "data", "fp16", "auto",
-           "cpu_backend", "int8_row", "w8_row", "a8_1digit", "int8_blk32");
+           "a8_1digit: only the activations, one digit per token; int4_sS: weights int4 with "
+           "a scale per row and K slice of S, activations %d int4 digits per token and slice; "
+           "w4_sS: only the weights)\n",
+           (long long)k, (long long)n, (long long)m, INT4_DIGITS);
+    printf("%6s %8s | %10s %10s %10s %10s %10s %10s %10s | %10s %10s %10s %10s %10s\n", "type",
+           "data", "fp16", "auto", "cpu_backend", "int8_row", "w8_row", "a8_1digit", "int8_blk32",
+           "w4_s32", "int4_s32", "s32_device", "w4_s480", "int4_s480");
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++)
         for (int skewed = 0; skewed < 2; skewed++) {
             const enum ggml_type type = types[t];
@@ -391,6 +555,16 @@ static int part_types(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api
                 int8_row(xf + i * k, k, 1, xr + i * k);
                 int8_row(xf + i * k, k, 2, x2 + i * k);
             }
+            /* the int4 form at each slice: weights alone, and with its activation digits */
+            float *w4[2], *x4[2], *w4_only[2], *int4[2];
+            for (int v = 0; v < 2; v++) {
+                w4[v] = malloc((size_t)(k * n) * sizeof *w4[v]);
+                x4[v] = malloc((size_t)(k * m) * sizeof *x4[v]);
+                w4_only[v] = malloc((size_t)(m * n) * sizeof *w4_only[v]);
+                int4[v] = malloc((size_t)(m * n) * sizeof *int4[v]);
+                int4_rows(wq, n, k, int4_slices[v], 0, w4[v]);
+                int4_rows(xf, m, k, int4_slices[v], INT4_DIGITS, x4[v]);
+            }
             double *ref = malloc((size_t)(m * n) * sizeof *ref);
             float *on_cpu = malloc((size_t)(m * n) * sizeof *on_cpu);
             float *blk = malloc((size_t)(m * n) * sizeof *blk);
@@ -400,7 +574,12 @@ static int part_types(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api
             for (int64_t i = 0; i < m; i++)
                 for (int64_t j = 0; j < n; j++) {
                     double acc = 0, acc_q = 0, acc_r = 0, acc_w = 0, acc_a = 0;
+                    double acc_4w[2] = {0}, acc_4[2] = {0};
                     for (int64_t e = 0; e < k; e++) {
+                        for (int v = 0; v < 2; v++) {
+                            acc_4w[v] += (double)w4[v][j * k + e] * xf[i * k + e];
+                            acc_4[v] += (double)w4[v][j * k + e] * x4[v][i * k + e];
+                        }
                         acc += (double)wq[j * k + e] * xf[i * k + e];
                         acc_q += (double)wq[j * k + e] * xq[i * k + e];
                         acc_r += (double)wr[j * k + e] * x2[i * k + e];
@@ -412,12 +591,26 @@ static int part_types(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api
                     row[i * n + j] = (float)acc_r;
                     w_only[i * n + j] = (float)acc_w;
                     a_only[i * n + j] = (float)acc_a;
+                    for (int v = 0; v < 2; v++) {
+                        w4_only[v][i * n + j] = (float)acc_4w[v];
+                        int4[v][i * n + j] = (float)acc_4[v];
+                    }
                 }
             ggml_backend_tensor_get(cc.out, on_cpu, 0, ggml_nbytes(cc.out));
-            printf("%6s %8s | %10.3g %10.3g %10.3g %10.3g %10.3g %10.3g %10.3g\n",
+            float *on_device = malloc((size_t)(m * n) * sizeof *on_device);
+            if (!int4_on_device(rt, wq, xf, k, n, m, int4_slices[0], on_device))
+                return 1;
+            printf("%6s %8s | %10.3g %10.3g %10.3g %10.3g %10.3g %10.3g %10.3g | %10.3g %10.3g "
+                   "%10.3g %10.3g %10.3g\n",
                    ggml_type_name(type), skewed ? "skewed" : "uniform", nmse(ref, on_fp16, m * n),
                    nmse(ref, on_auto, m * n), nmse(ref, on_cpu, m * n), nmse(ref, row, m * n),
-                   nmse(ref, w_only, m * n), nmse(ref, a_only, m * n), nmse(ref, blk, m * n));
+                   nmse(ref, w_only, m * n), nmse(ref, a_only, m * n), nmse(ref, blk, m * n),
+                   nmse(ref, w4_only[0], m * n), nmse(ref, int4[0], m * n),
+                   nmse(ref, on_device, m * n), nmse(ref, w4_only[1], m * n),
+                   nmse(ref, int4[1], m * n));
+            free(on_device);
+            for (int v = 0; v < 2; v++)
+                free(w4[v]), free(x4[v]), free(w4_only[v]), free(int4[v]);
             fflush(stdout);
             free(wf), free(xf), free(wq), free(wr), free(blocks), free(xq), free(xr), free(xb);
             free(ref), free(on_fp16), free(on_auto), free(on_cpu), free(blk), free(row);
@@ -428,15 +621,65 @@ static int part_types(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api
     /* the integer path with a scale per 32 weights: one K slice of one block per task (int8;
      * 4-bit types would run int4, no faster per slice), the slices summed on the host */
     const double k32_ms = modelled_ms(NPK_PREC_INT8, 128, 4096, 4096, 32, &host_k32);
-    printf("\n== the forms at 4096 x 4096 (MODELLED: NPU plus the host model's work; bytes per "
-           "weight in NPU memory, packed)\n");
+    /* the int4 form (weights half a byte each on the NPU, a float scale per row and slice on
+     * the host; INT4_DIGITS rows per token) at each slice, M = 128 and 1: the runtime's
+     * per-group path, and one_call: every slice in one K-sliced matmul, as if the runtime
+     * returned each slice's partial sums instead of adding them (a bound: the per-group path
+     * runs a pass per group of slices) */
+    enum { SLICES = sizeof int4_slices / sizeof int4_slices[0] };
+    npk_rk_qweights_info at[SLICES][2];
+    double one[SLICES][2];
+    for (size_t v = 0; v < SLICES; v++)
+        for (int i = 0; i < 2; i++) {
+            const uint32_t slice = (uint32_t)int4_slices[v], rows = i ? 1 : 128;
+            double host;
+            if (!int4_cost(rt, 4096, 4096, slice, rows, &at[v][i]))
+                return 1;
+            one[v][i] = modelled_ms(NPK_PREC_INT4, INT4_DIGITS * rows, 4096, 4096, slice, &host);
+            one[v][i] += host;
+        }
+    const double int4_bytes =
+        npk_rk_b_layout_bytes(NPK_PREC_INT4, 4096, 4096, NPK_RK_NATIVE) / (4096.0 * 4096.0);
+    printf("\n== the forms at 4096 x 4096 (MODELLED: NPU plus the host model's work, %u cores, "
+           "%u tasks per SUBMIT; bytes per weight in NPU memory, packed, + scales on the host; "
+           "int4: the runtime's per-group path, %d rows per token)\n",
+           npk_rk_soc_default()->cores, (unsigned)NPK_RK_MAX_CHAIN, INT4_DIGITS);
     printf("%10s | %12s %12s | %14s\n", "form", "M=128 ms", "M=1 ms", "bytes/weight");
     printf("%10s | %12.3f %12.3f | %14.3f\n", "fp16", f16_ms + host_f16, f16_1 + host_f16_1,
            npk_rk_b_layout_bytes(NPK_PREC_FP16, 4096, 4096, NPK_RK_NATIVE) / (4096.0 * 4096.0));
     printf("%10s | %12.3f %12.3f | %14.3f\n", "int8_row", row_ms + host_row, row_1 + host_row_1,
            npk_rk_b_layout_bytes(NPK_PREC_INT8, 4096, 4096, NPK_RK_NATIVE) / (4096.0 * 4096.0));
     printf("%10s | %12.3f %12s | %14s\n", "int8_blk32", k32_ms + host_k32, "-", "1 + scales");
+    char name[SLICES][16];
+    for (size_t v = 0; v < SLICES; v++) {
+        snprintf(name[v], sizeof name[v], "int4_s%lld", (long long)int4_slices[v]);
+        printf("%10s | %12.3f %12.3f | %7.3f + %.3f\n", name[v], at[v][0].chosen_us / 1e3,
+               at[v][1].chosen_us / 1e3, int4_bytes, 4.0 / (double)int4_slices[v]);
+    }
+    printf("\n== the int4 form's paths (MODELLED, ms): the runtime's choice of groups per pass, "
+           "K-sliced tasks (a group per pass), and one call\n");
+    printf("%10s | %10s %10s %8s %10s | %10s %10s %8s %10s\n", "form", "M=128", "ksliced",
+           "per_pass", "one_call", "M=1", "ksliced", "per_pass", "one_call");
+    for (size_t v = 0; v < SLICES; v++)
+        printf("%10s | %10.3f %10.3f %8u %10.3f | %10.3f %10.3f %8u %10.3f\n", name[v],
+               at[v][0].chosen_us / 1e3, at[v][0].ksliced_us / 1e3, at[v][0].groups_per_pass,
+               one[v][0], at[v][1].chosen_us / 1e3, at[v][1].ksliced_us / 1e3,
+               at[v][1].groups_per_pass, one[v][1]);
     return 0;
+}
+
+static int part_types(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *api,
+                      ggml_backend_dev_t cpu_dev, ggml_npukit_reload_fn reload)
+{
+    /* the int4 form runs on the simulator, at the backend's tasks per SUBMIT */
+    npk_rk *rt = NULL;
+    int rc = 1;
+    if (npk_rk_open("sim", &rt) != NPK_OK || npk_rk_set_chain(rt, NPK_RK_MAX_CHAIN) != NPK_OK)
+        fprintf(stderr, "bench_ggml: the simulator: %s\n", npk_last_error());
+    else
+        rc = types_with(rt, npu, cpu, api, cpu_dev, reload);
+    npk_rk_close(rt);
+    return rc;
 }
 
 /* Part 3: one MUL_MAT_ID node at decode (one token): the picked experts' GEMVs one runtime
@@ -451,6 +694,10 @@ static int part_moe(ggml_backend_t npu, const npu_api *api, ggml_npukit_reload_f
         {2048, 1408, 8, 2, GGML_TYPE_F16},  {2048, 1408, 64, 8, GGML_TYPE_F16},
         {2048, 1408, 64, 8, GGML_TYPE_Q8_0}, {4096, 14336, 8, 2, GGML_TYPE_Q8_0},
     };
+    /* the node on the device in both arms: under auto the cost model leaves one token's
+     * experts on the CPU, and there would be nothing to count */
+    setenv("NPUKIT_GGML_OFFLOAD", "always", 1);
+    reload();
     printf("\n== MUL_MAT_ID at decode (1 token): per node, the experts one call each vs one "
            "batched call (NPU time MODELLED; submits and calls counted)\n");
     printf("%6s %6s %7s %4s %5s | %12s %8s %6s | %12s %8s %6s | %6s\n", "K", "N", "experts",
@@ -504,7 +751,6 @@ static int part_moe(ggml_backend_t npu, const npu_api *api, ggml_npukit_reload_f
             ggml_backend_tensor_get(out, res[batch], 0, ggml_nbytes(out));
         }
         unsetenv("NPUKIT_GGML_BATCH");
-        reload();
         const bool same = memcmp(res[0], res[1], ggml_nbytes(out)) == 0;
         printf("%6lld %6lld %7lld %4lld %5s | %12.3f %8llu %6llu | %12.3f %8llu %6llu | %6s\n",
                (long long)k, (long long)n, (long long)e, (long long)u,
@@ -517,6 +763,8 @@ static int part_moe(ggml_backend_t npu, const npu_api *api, ggml_npukit_reload_f
         if (!same)
             return 1;
     }
+    unsetenv("NPUKIT_GGML_OFFLOAD");
+    reload();
     return 0;
 }
 

@@ -211,9 +211,9 @@ static const char *dev_description(ggml_backend_dev_t dev) { return dev_of(dev)-
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 /* What the device can really hold: its packed weights live in the host's memory and in the
- * NPU's address spaces (the runtime's weight capacity: rknpu's IOMMU domains, or rocket's one
- * space every core's file copies), so the smaller of the two, less what packed weights already
- * hold of the address spaces. llama.cpp fits layers by this. */
+ * NPU's address spaces (the runtime's weight capacity: rknpu's IOMMU domains, or rocket's
+ * cores' files, weights split by core), so the smaller of the two, less what packed weights
+ * already hold of the address spaces. llama.cpp fits layers by this. */
 static void dev_memory(ggml_backend_dev_t dev, size_t *free_bytes, size_t *total)
 {
     npg_device *d = dev_of(dev);

@@ -311,9 +311,9 @@ if [[ -d src/kt/hw/units ]]; then
 fi
 # The RK runtime's files depend one way, each on the ones before it in this list (a file's
 # functions are declared in its own header): the plan request, the submission form weighed by
-# cost, the weights, the layouts and bound weights, the matmul spine, the native-layout matmul.
+# cost, the weights' placement, the weights, the layouts and bound weights, the matmul spine, the native-layout matmul.
 # A file including the header of one after it would make two files need each other again.
-runtime_order=(runtime_request runtime_form_choice runtime_weights runtime_layout runtime_matmul runtime_matmul_layout)
+runtime_order=(runtime_request runtime_form_choice runtime_placement runtime_weights runtime_layout runtime_matmul runtime_matmul_layout)
 for ((i = 0; i < ${#runtime_order[@]}; i++)); do
     f=src/rk/runtime/${runtime_order[i]}.c
     [[ -e $f ]] || { report "$f (of the runtime's one-way order) is missing"; continue; }

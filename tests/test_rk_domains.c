@@ -21,6 +21,7 @@
 #include "npukit/rk.h"
 #include "npukit/rk_reference.h"
 #include "rk/device/rk_device.h"
+#include "rk/runtime/runtime_internal.h"
 #include "rk/runtime/runtime_weights.h"
 
 static void device_domains(void)
@@ -125,35 +126,54 @@ typedef struct model {
 } model;
 
 typedef struct placed {
-    npk_rk_mem *mem;
+    npk_rk_weights **w;
     size_t count;
     uint64_t params, bytes, per_domain[RKNPU_MAX_IOMMU_DOMAIN_NUM];
+    unsigned split, copies, whole; /* rocket: tensors split by core, copied, whole in one */
 } placed;
 
-/* Place every tensor of md; NPK_OK, or the first refusal (its message kept). */
-static npk_status place_model(npk_rk *rt, const model *md, placed *p)
+/* Where w's bytes went: its domain, or on rocket each part's core (a copy: every core). */
+static void account(npk_rk *rt, const npk_rk_weights *w, placed *p)
+{
+    const uint64_t bytes = npk_rk_weights_bytes(w);
+    if (!rt->eng->core_spaces) {
+        p->per_domain[w->mem.domain] += bytes;
+        return;
+    }
+    for (unsigned i = 0; i < w->parts; i++)
+        p->per_domain[w->part_core[i]] += npk_rk_weights_part_bytes(w, i);
+    for (unsigned c = 0; !w->parts && c < rt->eng->max_cores; c++)
+        p->per_domain[c] += bytes;
+    p->split += w->parts > 1;
+    p->whole += w->parts == 1;
+    p->copies += w->parts == 0;
+}
+
+/* Place every tensor of md as the runtime places packed weights (nothing packed: the
+ * simulator's memory stays untouched); NPK_OK, or the first refusal (its message kept). */
+static npk_status place_model(npk_rk *rt, const model *md, uint32_t m_hint, placed *p)
 {
     const uint32_t shape[7][2] = {{md->hidden, md->hidden}, {md->hidden, md->kv},
                                   {md->hidden, md->kv},     {md->hidden, md->hidden},
                                   {md->hidden, md->ffn},    {md->hidden, md->ffn},
                                   {md->ffn, md->hidden}};
     memset(p, 0, sizeof *p);
-    p->mem = calloc((size_t)md->layers * 7 + 1, sizeof *p->mem);
-    npk_status s = p->mem ? NPK_OK : NPK_ENOMEM;
+    p->w = calloc((size_t)md->layers * 7 + 1, sizeof *p->w);
+    npk_status s = p->w ? NPK_OK : NPK_ENOMEM;
     for (uint32_t t = 0; s == NPK_OK && t <= md->layers * 7; t++) {
         uint32_t k = t < md->layers * 7 ? shape[t % 7][0] : md->hidden,
                  n = t < md->layers * 7 ? shape[t % 7][1] : md->vocab;
         npk_rk_weights *w;
-        if ((s = npk_rk_weights_new(rt, md->prec, k, n, 1, 0, &w)))
+        if ((s = npk_rk_weights_new(rt, md->prec, k, n, m_hint, 0, &w)))
             break;
-        uint64_t bytes = npk_rk_weights_bytes(w);
-        free(w);
-        if ((s = npk_rk_weights_mem(rt, bytes, &p->mem[p->count])))
+        if ((s = npk_rk_weights_place(rt, w))) {
+            free(w);
             break;
-        p->per_domain[p->mem[p->count].domain] += bytes;
-        p->count++;
+        }
+        account(rt, w, p);
+        p->w[p->count++] = w;
         p->params += (uint64_t)k * n;
-        p->bytes += bytes;
+        p->bytes += npk_rk_weights_bytes(w);
     }
     return s;
 }
@@ -161,8 +181,8 @@ static npk_status place_model(npk_rk *rt, const model *md, placed *p)
 static void unplace(npk_rk *rt, placed *p)
 {
     for (size_t i = 0; i < p->count; i++)
-        npk_rk_weights_mem_free(rt->eng, &p->mem[i]);
-    free(p->mem);
+        npk_rk_weights_free(rt, p->w[i]);
+    free(p->w);
 }
 
 static void report(const char *device, const model *md, const placed *p)
@@ -174,6 +194,9 @@ static void report(const char *device, const model *md, const placed *p)
     for (unsigned d = 0; d < RKNPU_MAX_IOMMU_DOMAIN_NUM; d++)
         if (p->per_domain[d])
             printf(" [%u] %.3f GB", d, p->per_domain[d] / 1e9);
+    if (p->split + p->copies + p->whole)
+        printf("; split by core %u, copies %u, whole in one core %u", p->split, p->copies,
+               p->whole);
     printf("\n");
 }
 
@@ -193,7 +216,7 @@ static void model_shapes(void)
     CHECK_EQ(npk_rk_open("sim", &rt), NPK_OK);
     const model *fit[] = {&llama2_7b_q4_0, &llama3_8b_q8_0, &llama2_7b_f16, &llama2_70b_q4_0};
     for (size_t i = 0; i < sizeof fit / sizeof fit[0]; i++) {
-        CHECK_EQ(place_model(rt, fit[i], &p), NPK_OK);
+        CHECK_EQ(place_model(rt, fit[i], 1, &p), NPK_OK);
         report("rknpu", fit[i], &p);
         unsigned used = 0;
         for (unsigned d = 0; d < RKNPU_MAX_IOMMU_DOMAIN_NUM; d++)
@@ -216,19 +239,41 @@ static void model_shapes(void)
         npk_rk_weights_mem_free(rt->eng, &full[d]);
     npk_rk_close(rt);
 
-    /* rocket: every core's file holds a copy, so one space's worth: the 7B int4 fits, the 8B
-     * int8 does not, and its refusal says why */
+    /* rocket: one address space per core's file, weights split by core (each file holds the
+     * columns its core computes): three spaces' worth. The 7B int4 and the 8B int8 fit; the 7B
+     * fp16 does not, and its refusal names the size and the limits. */
     CHECK_EQ(npk_rk_open("sim-rocket", &rt), NPK_OK);
     npk_rk_info info;
     CHECK_EQ(npk_rk_query(rt, &info), NPK_OK);
-    CHECK(info.weight_spaces == 1 && info.weight_capacity == NPK_RK_WEIGHT_SPACE);
-    CHECK_EQ(place_model(rt, &llama2_7b_q4_0, &p), NPK_OK);
-    report("rocket", &llama2_7b_q4_0, &p);
+    CHECK_EQ(info.weight_spaces, 3);
+    CHECK_EQ(info.weight_capacity, 3 * NPK_RK_WEIGHT_SPACE);
+    const model *rocket_fit[] = {&llama2_7b_q4_0, &llama3_8b_q8_0};
+    for (size_t i = 0; i < 2; i++) {
+        CHECK_EQ(place_model(rt, rocket_fit[i], 1, &p), NPK_OK);
+        report("rocket", rocket_fit[i], &p);
+        /* the large tensors are split: every file holds about a third */
+        CHECK(p.split > 0);
+        for (unsigned c = 0; c < 3; c++)
+            CHECK(p.per_domain[c] > p.bytes / 4 && p.per_domain[c] < p.bytes / 2);
+        CHECK_EQ(npk_rk_query(rt, &info), NPK_OK);
+        CHECK(info.weight_used >= p.bytes && info.weight_used <= info.weight_capacity);
+        unplace(rt, &p);
+    }
+    /* packed for prefill (M = 512), where the model prefers splitting M for int4's K x 4096
+     * projections: those are copies while every file is at most half full, the rest split */
+    CHECK_EQ(place_model(rt, &llama2_7b_q4_0, 512, &p), NPK_OK);
+    report("rocket (M hint 512)", &llama2_7b_q4_0, &p);
+    CHECK(p.copies > 0 && p.split > 0);
+    for (unsigned c = 0; c < 3; c++)
+        CHECK(p.per_domain[c] < NPK_RK_WEIGHT_SPACE);
     unplace(rt, &p);
-    CHECK_EQ(place_model(rt, &llama3_8b_q8_0, &p), NPK_ENOMEM);
+    CHECK_EQ(npk_rk_query(rt, &info), NPK_OK);
+    CHECK_EQ(info.weight_used, 0);
+    CHECK_EQ(place_model(rt, &llama2_7b_f16, 1, &p), NPK_ENOMEM);
     CHECK_STR_HAS(npk_last_error(), "do not fit");
     CHECK_STR_HAS(npk_last_error(), "4026531840");
-    printf("rocket, %s: refused after %.3f GB (%s)\n", llama3_8b_q8_0.name, p.bytes / 1e9,
+    CHECK_STR_HAS(npk_last_error(), "12079595520");
+    printf("rocket, %s: refused after %.3f GB (%s)\n", llama2_7b_f16.name, p.bytes / 1e9,
            npk_last_error());
     unplace(rt, &p);
     npk_rk_close(rt);

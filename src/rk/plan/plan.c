@@ -6,6 +6,7 @@
 #include "npukit/rk.h"
 #include "rk/layout/rk_layout.h"
 #include "npukit/rk_plan.h"
+#include "rk/plan/rk_plan_split.h"
 #include "rk/program/rk_sched.h"
 #include "npukit/rk_synth.h"
 #include "rk/hw/rk_timing.h"
@@ -113,16 +114,35 @@ static uint32_t n_groups(const npk_rk_plan_request *r)
     return (r->n + nal - 1) / nal;
 }
 
-/* Split over N: contiguous ranges of N groups, fewer cores while each would get < 2 groups
- * (facts E.3). Split over M: contiguous row ranges, at least one row each. */
+/* Cores a split over N of `groups` N groups uses: fewer than asked while each would get < 2
+ * groups (facts E.3). */
+static unsigned n_split_cores(uint32_t groups, unsigned cores)
+{
+    unsigned nc = cores;
+    while (nc > 1 && groups < 2 * nc)
+        nc--;
+    return nc;
+}
+
+unsigned npk_rk_plan_n_split(npk_rk_prec in, uint32_t n, unsigned cores, uint32_t *n0)
+{
+    const uint32_t nal = npk_rk_n_align(in), groups = (n + nal - 1) / nal;
+    const unsigned nc = n_split_cores(groups, cores ? cores : 1);
+    for (unsigned c = 0; c < nc; c++) /* core_shares' bounds, in columns */
+        n0[c] = (uint32_t)((uint64_t)groups * c / nc) * nal;
+    n0[nc] = n;
+    return nc;
+}
+
+/* Split over N: contiguous ranges of N groups (n_split_cores of them). Split over M: contiguous
+ * row ranges, at least one row each. */
 static unsigned core_shares(const plan_shape *p, core_share *out)
 {
     const npk_rk_plan_request *r = p->r;
     const uint32_t groups = n_groups(r);
     unsigned nc = r->cores;
     if (p->split == NPK_RK_SPLIT_N)
-        while (nc > 1 && groups < 2 * nc)
-            nc--;
+        nc = n_split_cores(groups, nc);
     else if (nc > r->m)
         nc = r->m;
     const uint32_t total = p->split == NPK_RK_SPLIT_N ? groups : r->m;

@@ -86,7 +86,7 @@ npk_status npk_rk_query(npk_rk *rt, npk_rk_info *info)
     info->cores = rt->cores;
     info->drv_version = rt->eng->drv_version;
     info->hw_version = rt->eng->hw_version;
-    info->weight_spaces = rt->eng->domains;
+    info->weight_spaces = npk_rk_weight_spaces(rt->eng);
     npk_rk_weights_room(rt->eng, &info->weight_capacity, &info->weight_used);
     return NPK_OK;
 }

@@ -124,7 +124,7 @@ static npk_status run_batch(npk_rk *rt, npk_rk_matmul_item *items, uint32_t coun
         it->stats.tasks = (uint32_t)plans[i].count;
         it->stats.cores_used = plans[i].cores_used;
         for (size_t t = 0; t < plans[i].count; t++) {
-            plans[i].tasks[t].core = rt->core_map[plans[i].tasks[t].core];
+            plans[i].tasks[t].core = npk_rk_task_core(rt, it->w, plans[i].tasks[t].core);
             it->stats.core_mask |= 1u << plans[i].tasks[t].core;
         }
     }

@@ -216,7 +216,7 @@ static npk_status run_fused(fused *f)
     pthread_mutex_unlock(&e->policy_lock);
     npk_rk_ew_enter(rt);
     for (size_t i = 0; i < f->plan.count; i++) /* the runtime's cores are the engine's */
-        f->plan.tasks[i].core = rt->core_map[f->plan.tasks[i].core];
+        f->plan.tasks[i].core = npk_rk_task_core(rt, f->w, f->plan.tasks[i].core);
     f->st->cores_used = f->plan.cores_used;
     /* the jobs run in the IOMMU domain of the weights, on that domain's core buffers */
     npk_status s = npk_rk_use_domain(rt, f->w->mem.domain);

@@ -148,12 +148,23 @@ struct npk_rk_weights {
                             another device, or name another buffer there */
     npk_rk_prec in;
     uint32_t k, n;
+    uint32_t m_hint;  /* the M calls are expected at (the placement weighs its cost there) */
     uint32_t k_slice; /* K per slice (multiple of 32); the last slice may be shorter */
     bool k_pad;       /* ... and is then packed at k_slice, its tail zero (the plan's choice) */
     uint32_t slices;
     uint32_t np;          /* N padded to the dtype's group */
     uint64_t slice_bytes; /* bytes of one full slice over all Np columns */
     npk_rk_mem mem;       /* owned, or (in_place) a view of the bound buffer's bytes */
+    /* Split by core (parts > 0; a device whose cores read only their own address space, rocket):
+     * no `mem`; part i holds the columns [part_n0[i], part_n0[i + 1]) of every slice, packed as
+     * the slices are (part_slice_bytes apart), in core part_core[i]'s address space only, and
+     * every call splits N exactly so, part i's tasks on core part_core[i]
+     * (runtime_weights.c). parts 0: `mem`, read by every core (a copy in each one's space). */
+    unsigned parts;
+    uint32_t part_n0[NPK_RK_MAX_CORES + 1];
+    uint8_t part_core[NPK_RK_MAX_CORES];
+    uint64_t part_slice_bytes[NPK_RK_MAX_CORES];
+    npk_rk_mem part_mem[NPK_RK_MAX_CORES];
     /* Weights bound to a device buffer (npk_rk_weights_bind): re-read at every call. */
     struct npk_rk_buffer *src;
     uint64_t src_off, src_bytes;
@@ -208,7 +219,18 @@ npk_status npk_rk_core_mem(npk_rk_engine *e, const npk_rk_core_bufs *b, unsigned
 npk_status npk_rk_weights_mem(npk_rk *rt, uint64_t size, npk_rk_mem *mem);
 /* Give back what npk_rk_weights_mem placed (destroys mem). */
 void npk_rk_weights_mem_free(npk_rk_engine *e, npk_rk_mem *mem);
-/* The packed-weight bytes the engine can hold, and holds (npk_rk_info.weight_*). */
+/* Address spaces packed weights are placed over: the IOMMU domains, or on a device whose cores
+ * read only their own space (rocket) the cores' spaces (one open file each). */
+unsigned npk_rk_weight_spaces(const npk_rk_engine *e);
+/* Bytes of packed weights address space `space` has room for now. */
+uint64_t npk_rk_weights_free_in(npk_rk_engine *e, unsigned space);
+/* Packed weights only core `core` reads, in its own address space (a device with core spaces):
+ * NPK_ENOMEM when the space has no room for them (no error message set: the caller names the
+ * placement it tried). npk_rk_weights_mem_free_on gives them back. */
+npk_status npk_rk_weights_mem_on(npk_rk_engine *e, unsigned core, uint64_t size, npk_rk_mem *mem);
+void npk_rk_weights_mem_free_on(npk_rk_engine *e, unsigned core, npk_rk_mem *mem);
+/* The packed-weight bytes the engine can hold, and holds (npk_rk_info.weight_*): every copy
+ * counts in its own space. */
 void npk_rk_weights_room(npk_rk_engine *e, uint64_t *capacity, uint64_t *used);
 /* Point rt's cores at the buffers of IOMMU domain d (made on first need) for a call whose
  * weights live there, and enter it (npk_rk_engine_enter_domain); rt->core = rt->eng->core
@@ -218,6 +240,10 @@ npk_status npk_rk_use_domain(npk_rk *rt, unsigned d);
 void npk_rk_engine_enter_domain(npk_rk_engine *e, unsigned d);
 /* Clear every domain's cores' warm flags (after a reset). */
 void npk_rk_engine_clear_warm(npk_rk_engine *e);
+
+/* The engine's core that runs a task the planner gave core `core` of a call on w: the core
+ * holding that part of weights split by core, else the runtime's core_map. */
+unsigned npk_rk_task_core(const npk_rk *rt, const npk_rk_weights *w, unsigned core);
 
 /* Make policy actions (NPK_POLICY_*) due: the next submit on any core carries them out first,
  * while no job is in flight. */

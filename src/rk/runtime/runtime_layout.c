@@ -185,7 +185,7 @@ npk_status npk_rk_weights_bind(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t 
         w->mem.iova = buf->mem.iova + (uint32_t)offset;
         w->mem.size = bytes;
     } else {
-        s = npk_rk_weights_mem(rt, npk_rk_weights_bytes(w), &w->mem);
+        s = npk_rk_weights_place(rt, w); /* packed at every refresh, as packed weights are */
         if (s) {
             free(w);
             return s;

@@ -147,9 +147,9 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
 
     /* The task: the weights of this slice and column range are one contiguous block. */
     t0 = npk_now_ns();
-    uint32_t k_slice = t->k0 / w->k_slice;
-    uint64_t boff = (uint64_t)k_slice * w->slice_bytes +
-                    npk_rk_b_tile_offset(t->kp, t->n0 / npk_rk_b_n_group(w->in));
+    uint32_t b_iova;
+    if ((s = npk_rk_weights_b_iova(w, t, &b_iova)))
+        return s;
     *mm = npk_rk_mm_default(w->in, t->mp, t->kp, t->np);
     mm->out = out;
     mm->mode = (int)mode;
@@ -160,7 +160,7 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     mm->sched = t->sched;
     mm->soc = rt->soc;
     mm->a = (uint32_t)(b->feature.iova + aoff);
-    mm->b = (uint32_t)(npk_rk_mem_iova_on(&w->mem, t->core) + boff);
+    mm->b = b_iova;
     mm->c = c_iova;
     st->synth_ns += npk_now_ns() - t0;
 
@@ -635,7 +635,7 @@ npk_status npk_rk_matmul_held_plan(npk_rk *rt, const npk_rk_weights *w, uint32_t
         st->cores_used = run_plan.cores_used;
         /* The runtime's cores are the engine's: tasks go to the pinned ones. */
         for (size_t i = 0; i < run_plan.count; i++)
-            run_plan.tasks[i].core = rt->core_map[run_plan.tasks[i].core];
+            run_plan.tasks[i].core = npk_rk_task_core(rt, w, run_plan.tasks[i].core);
         st->core_mask = npk_rk_core_mask(rt);
         it.mode = run_plan.mode;
         it.a_pitch = run_plan.req.a_pitch;

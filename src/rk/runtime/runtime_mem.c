@@ -57,62 +57,125 @@ npk_status npk_rk_buffer_create_flags(npk_rk *rt, uint64_t size, unsigned flags,
 /* Bytes a buffer takes of its address space: whole pages. */
 static uint64_t span_of(uint64_t size) { return (size + 4095) & ~4095ull; }
 
+unsigned npk_rk_weight_spaces(const npk_rk_engine *e)
+{
+    return e->core_spaces ? e->max_cores : e->domains;
+}
+
+uint64_t npk_rk_weights_free_in(npk_rk_engine *e, unsigned space)
+{
+    pthread_mutex_lock(&e->place_lock);
+    uint64_t used = e->weight_bytes[space];
+    pthread_mutex_unlock(&e->place_lock);
+    return used < NPK_RK_WEIGHT_SPACE ? NPK_RK_WEIGHT_SPACE - used : 0;
+}
+
+/* Hold `span` bytes in every space of `mask` for a buffer being created (a racing placement
+ * sees them); false, holding nothing, when one of them has no room. */
+static bool hold(npk_rk_engine *e, unsigned mask, uint64_t span)
+{
+    pthread_mutex_lock(&e->place_lock);
+    bool room = true;
+    for (unsigned d = 0; d < npk_rk_weight_spaces(e); d++)
+        if (mask >> d & 1)
+            room &= e->weight_bytes[d] + span <= NPK_RK_WEIGHT_SPACE;
+    for (unsigned d = 0; room && d < npk_rk_weight_spaces(e); d++)
+        if (mask >> d & 1)
+            e->weight_bytes[d] += span;
+    pthread_mutex_unlock(&e->place_lock);
+    return room;
+}
+
+static void unhold(npk_rk_engine *e, unsigned mask, uint64_t span)
+{
+    pthread_mutex_lock(&e->place_lock);
+    for (unsigned d = 0; d < npk_rk_weight_spaces(e); d++)
+        if (mask >> d & 1)
+            e->weight_bytes[d] -= span;
+    pthread_mutex_unlock(&e->place_lock);
+}
+
+/* The spaces a buffer of npk_rk_weights_mem takes: every core's (copies), or its domain. */
+static unsigned shared_mask(const npk_rk_engine *e, unsigned domain)
+{
+    return e->core_spaces ? (1u << e->max_cores) - 1 : 1u << domain;
+}
+
+static npk_status too_big(uint64_t size)
+{
+    return npk_fail(NPK_ELIMIT,
+                    "packed weights of %llu bytes: one address space holds at most %llu "
+                    "(4 GiB of 32-bit IOVA less 256 MiB for the runtime's buffers)",
+                    (unsigned long long)size, (unsigned long long)NPK_RK_WEIGHT_SPACE);
+}
+
 npk_status npk_rk_weights_mem(npk_rk *rt, uint64_t size, npk_rk_mem *mem)
 {
     npk_rk_engine *e = rt->eng;
     const uint64_t span = span_of(size);
     if (span > NPK_RK_WEIGHT_SPACE)
-        return npk_fail(NPK_ELIMIT,
-                        "packed weights of %llu bytes: one address space holds at most %llu "
-                        "(4 GiB of 32-bit IOVA less 256 MiB for the runtime's buffers)",
-                        (unsigned long long)size, (unsigned long long)NPK_RK_WEIGHT_SPACE);
+        return too_big(size);
     /* the first domain with room; a domain the kernel finds full (other buffers, fragments)
-     * is passed over */
+     * is passed over. Where every core has its own space, one placement: a copy in each. */
     for (unsigned d = 0; d < e->domains; d++) {
-        pthread_mutex_lock(&e->place_lock);
-        bool room = e->weight_bytes[d] + span <= NPK_RK_WEIGHT_SPACE;
-        if (room)
-            e->weight_bytes[d] += span; /* held while created: a racing placement sees it */
-        pthread_mutex_unlock(&e->place_lock);
-        if (!room)
+        if (!hold(e, shared_mask(e, d), span))
             continue;
         npk_status s = npk_rk_mem_create_in(e->dev, d, size, NPK_RK_DATA_FLAGS,
                                             (1u << e->max_cores) - 1, mem);
         if (s == NPK_OK)
             return NPK_OK;
-        pthread_mutex_lock(&e->place_lock);
-        e->weight_bytes[d] -= span;
-        pthread_mutex_unlock(&e->place_lock);
+        unhold(e, shared_mask(e, d), span);
         if (s != NPK_ENOMEM)
             return s;
     }
     uint64_t cap, used;
     npk_rk_weights_room(e, &cap, &used);
+    const unsigned spaces = npk_rk_weight_spaces(e);
     return npk_fail(NPK_ENOMEM,
-                    "packed weights of %llu bytes do not fit: %s holds %llu bytes of weights "
+                    "packed weights of %llu bytes do not fit%s: %s holds %llu bytes of weights "
                     "(%u address space%s of %llu), %llu in use",
-                    (unsigned long long)size, npk_rk_device_name(e->dev),
-                    (unsigned long long)cap, e->domains, e->domains == 1 ? "" : "s",
-                    (unsigned long long)NPK_RK_WEIGHT_SPACE, (unsigned long long)used);
+                    (unsigned long long)size, e->core_spaces ? " as a copy in every core's space" : "",
+                    npk_rk_device_name(e->dev), (unsigned long long)cap, spaces,
+                    spaces == 1 ? "" : "s", (unsigned long long)NPK_RK_WEIGHT_SPACE,
+                    (unsigned long long)used);
 }
 
 void npk_rk_weights_mem_free(npk_rk_engine *e, npk_rk_mem *mem)
 {
     if (!mem->size)
         return;
-    pthread_mutex_lock(&e->place_lock);
-    e->weight_bytes[mem->domain] -= span_of(mem->size);
-    pthread_mutex_unlock(&e->place_lock);
+    unhold(e, shared_mask(e, mem->domain), span_of(mem->size));
+    npk_rk_mem_destroy(e->dev, mem);
+}
+
+npk_status npk_rk_weights_mem_on(npk_rk_engine *e, unsigned core, uint64_t size, npk_rk_mem *mem)
+{
+    const uint64_t span = span_of(size);
+    if (span > NPK_RK_WEIGHT_SPACE)
+        return too_big(size);
+    if (!hold(e, 1u << core, span))
+        return NPK_ENOMEM;
+    npk_status s = npk_rk_mem_create_for(e->dev, size, NPK_RK_DATA_FLAGS, 1u << core, mem);
+    if (s)
+        unhold(e, 1u << core, span);
+    return s;
+}
+
+void npk_rk_weights_mem_free_on(npk_rk_engine *e, unsigned core, npk_rk_mem *mem)
+{
+    if (!mem->size)
+        return;
+    unhold(e, 1u << core, span_of(mem->size));
     npk_rk_mem_destroy(e->dev, mem);
 }
 
 void npk_rk_weights_room(npk_rk_engine *e, uint64_t *capacity, uint64_t *used)
 {
-    /* on rocket every core's file holds a copy: the weights of one file is the capacity */
-    *capacity = (uint64_t)e->domains * NPK_RK_WEIGHT_SPACE;
+    const unsigned spaces = npk_rk_weight_spaces(e);
+    *capacity = (uint64_t)spaces * NPK_RK_WEIGHT_SPACE;
     *used = 0;
     pthread_mutex_lock(&e->place_lock);
-    for (unsigned d = 0; d < e->domains; d++)
+    for (unsigned d = 0; d < spaces; d++)
         *used += e->weight_bytes[d];
     pthread_mutex_unlock(&e->place_lock);
 }

@@ -120,13 +120,8 @@ void npk_rk_quant_pass_of(const npk_rk_qweights *q, uint32_t i, npk_rk_weights *
     }
     const npk_rk_weights *w = q->w;
     uint32_t k0 = i * w->k_slice, k1 = k0 + w->k_slice < q->k ? k0 + w->k_slice : q->k;
-    uint64_t off = (uint64_t)i * w->slice_bytes;
-    *view = *w;
+    npk_rk_weights_slice_view(w, i, view);
     view->k = k1 - k0;
-    view->slices = 1;
-    view->mem.iova += (uint32_t)off;
-    view->mem.host = (uint8_t *)w->mem.host + off;
-    view->mem.size -= off;
     view->src = NULL;
     view->in_place = false;
     view->have_sum = false;

@@ -17,6 +17,10 @@ void npk_rk_matmul_request(const npk_rk *rt, const npk_rk_weights *w, uint32_t m
     req->soc = rt->soc;
     req->k_slice = w->k_slice;
     req->k_pad = w->k_pad; /* the slicing the weights were packed in */
+    if (w->parts) { /* weights split by core: N split where they are cut, on their cores */
+        req->cores = w->parts;
+        req->core_split = NPK_RK_SPLIT_N;
+    }
     npk_rk_request_submits(rt, req);
     npk_rk_request_layout(rt, req);
     /* Warm-ups are not costed here: they are paid once per output buffer, and a plan that

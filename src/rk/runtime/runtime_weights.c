@@ -62,6 +62,7 @@ npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n
     w->in = in;
     w->k = k;
     w->n = n;
+    w->m_hint = hint;
     w->k_slice = ks;
     w->k_pad = pad;
     w->slices = (k + ks - 1) / ks;
@@ -77,16 +78,6 @@ npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n
     }
     *out = w;
     return NPK_OK;
-}
-
-uint64_t npk_rk_weights_bytes(const npk_rk_weights *w)
-{
-    uint64_t total = 0;
-    for (uint32_t s = 0; s < w->slices; s++) {
-        uint32_t len = s + 1 < w->slices || w->k_pad ? w->k_slice : w->k - s * w->k_slice;
-        total += npk_rk_b_bytes(w->in, len, w->np);
-    }
-    return total;
 }
 
 npk_status npk_rk_weights_pack(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n, const void *b,
@@ -117,11 +108,9 @@ npk_status npk_rk_weights_pack_sliced(npk_rk *rt, npk_rk_prec in, uint32_t k, ui
         free(w);
         return npk_fail(NPK_EBUSY, "weights_pack: another call is running");
     }
-    s = npk_rk_weights_mem(rt, npk_rk_weights_bytes(w), &w->mem);
-    if (s == NPK_OK)
-        s = npk_rk_weights_fill(rt, w, b);
-    if (s && w->mem.size)
-        npk_rk_weights_mem_free(rt->eng, &w->mem);
+    s = npk_rk_weights_place(rt, w);
+    if (s == NPK_OK && (s = npk_rk_weights_fill(rt, w, b)))
+        npk_rk_weights_unplace(rt->eng, w);
     pthread_mutex_unlock(&rt->lock);
     if (s) {
         free(w);
@@ -131,10 +120,10 @@ npk_status npk_rk_weights_pack_sliced(npk_rk *rt, npk_rk_prec in, uint32_t k, ui
     return NPK_OK;
 }
 
-/* The last slice, shorter than k_slice, packed at k_slice: B's rows [k0, k1) staged with zero
- * rows after them up to k_slice. */
+/* The last slice, shorter than k_slice, packed at k_slice: B's rows [k0, k1) and columns cols
+ * staged with zero rows after them up to k_slice. */
 static npk_status pack_padded_slice(const npk_rk_weights *w, const npk_rk_cmatrix *bm, uint32_t k0,
-                                    uint32_t k1, uint8_t *dst, size_t room)
+                                    uint32_t k1, npk_rk_range cols, uint8_t *dst, size_t room)
 {
     size_t ub = w->in == NPK_PREC_FP16 ? 2 : 1; /* user bytes per element (int4 in int8_t) */
     uint8_t *staged = calloc((size_t)w->k_slice * w->n, ub);
@@ -143,29 +132,40 @@ static npk_status pack_padded_slice(const npk_rk_weights *w, const npk_rk_cmatri
     memcpy(staged, (const uint8_t *)bm->data + (size_t)k0 * bm->pitch * ub,
            (size_t)(k1 - k0) * w->n * ub);
     const npk_rk_cmatrix sm = {staged, w->k_slice, w->n, w->n};
-    npk_status s = npk_rk_pack_b(w->in, &sm, (npk_rk_range){0, w->k_slice}, (npk_rk_range){0, w->n},
-                                 dst, room);
+    npk_status s = npk_rk_pack_b(w->in, &sm, (npk_rk_range){0, w->k_slice}, cols, dst, room);
     free(staged);
+    return s;
+}
+
+/* Every slice of B's columns cols into mem, slice_bytes apart, and the whole synced. */
+static npk_status fill_mem(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *bm,
+                           npk_rk_range cols, const npk_rk_mem *mem, uint64_t slice_bytes)
+{
+    npk_status s = NPK_OK;
+    for (uint32_t i = 0; s == NPK_OK && i < w->slices; i++) {
+        uint32_t k0 = i * w->k_slice, k1 = k0 + w->k_slice < w->k ? k0 + w->k_slice : w->k;
+        uint64_t off = (uint64_t)i * slice_bytes;
+        uint8_t *dst = (uint8_t *)mem->host + off;
+        size_t room = (size_t)(mem->size - off);
+        if (w->k_pad && k1 - k0 < w->k_slice)
+            s = pack_padded_slice(w, bm, k0, k1, cols, dst, room);
+        else
+            s = npk_rk_pack_b(w->in, bm, (npk_rk_range){k0, k1}, cols, dst, room);
+    }
+    if (s == NPK_OK)
+        s = npk_rk_mem_sync(rt->dev, mem, 0, mem->size, RKNPU_MEM_SYNC_TO_DEVICE);
     return s;
 }
 
 npk_status npk_rk_weights_fill(npk_rk *rt, npk_rk_weights *w, const void *b)
 {
-    npk_status s = NPK_OK;
     const npk_rk_cmatrix bm = {b, w->k, w->n, w->n};
-    for (uint32_t i = 0; s == NPK_OK && i < w->slices; i++) {
-        uint32_t k0 = i * w->k_slice, k1 = k0 + w->k_slice < w->k ? k0 + w->k_slice : w->k;
-        uint64_t off = (uint64_t)i * w->slice_bytes;
-        uint8_t *dst = (uint8_t *)w->mem.host + off;
-        size_t room = (size_t)(w->mem.size - off);
-        if (w->k_pad && k1 - k0 < w->k_slice)
-            s = pack_padded_slice(w, &bm, k0, k1, dst, room);
-        else
-            s = npk_rk_pack_b(w->in, &bm, (npk_rk_range){k0, k1}, (npk_rk_range){0, w->n}, dst,
-                              room);
-    }
-    if (s == NPK_OK)
-        s = npk_rk_mem_sync(rt->dev, &w->mem, 0, w->mem.size, RKNPU_MEM_SYNC_TO_DEVICE);
+    if (!w->parts)
+        return fill_mem(rt, w, &bm, (npk_rk_range){0, w->n}, &w->mem, w->slice_bytes);
+    npk_status s = NPK_OK;
+    for (unsigned p = 0; s == NPK_OK && p < w->parts; p++)
+        s = fill_mem(rt, w, &bm, (npk_rk_range){w->part_n0[p], w->part_n0[p + 1]}, &w->part_mem[p],
+                     w->part_slice_bytes[p]);
     return s;
 }
 
@@ -176,8 +176,8 @@ void npk_rk_weights_free(npk_rk *rt, npk_rk_weights *w)
     /* The buffer lives in the owner's device; destroying it through another runtime would
      * destroy whatever buffer has the same handle there. */
     (void)rt;
-    if (w->owner && w->mem.size && !w->in_place)
-        npk_rk_weights_mem_free(w->owner->eng, &w->mem);
+    if (w->owner && !w->in_place)
+        npk_rk_weights_unplace(w->owner->eng, w);
     free(w);
 }
 

@@ -5,6 +5,7 @@
 #define NPUKIT_RK_RUNTIME_WEIGHTS_H
 
 #include "runtime_internal.h"
+#include "runtime_placement.h"
 
 /* A weights object of this shape with its slicing chosen (k_slice 0: the planner's choice for
  * m_hint, else exactly that), no memory yet. */
@@ -15,8 +16,6 @@ npk_status npk_rk_weights_new(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n
 npk_status npk_rk_weights_pack_sliced(npk_rk *rt, npk_rk_prec in, uint32_t k, uint32_t n,
                                       const void *b, uint32_t m_hint, uint32_t k_slice,
                                       npk_rk_weights **out);
-/* Bytes of w's packed slices. */
-uint64_t npk_rk_weights_bytes(const npk_rk_weights *w);
 /* Pack row-major B (the runtime's element convention) into w->mem over w's slicing. */
 npk_status npk_rk_weights_fill(npk_rk *rt, npk_rk_weights *w, const void *b);
 /* NPK_EINVAL naming the first element outside [-8, 7]. */
