@@ -122,7 +122,7 @@ uint16_t kt_mx_fp22_to_fp16(uint32_t v)
 /* An exact value mag * 2^sh (mag > 0) as kt_mx_acc_round rounds it: a leading one below
  * 2^(1 - bias) flushes to zero (before rounding), else nearest even on 15 significant bits, and
  * a rounded exponent above bias + 1 saturates to the largest magnitude. */
-static uint32_t fp22_round_exact(uint32_t mag, int sh, unsigned sign)
+static inline uint32_t fp22_round_exact(uint32_t mag, int sh, unsigned sign)
 {
     enum { SIG = MW + 1, E_MIN = 1 - KT_MX_ACC_EBIAS, E_MAX = KT_MX_ACC_EBIAS + 1 };
     unsigned p = msb_of(mag);
