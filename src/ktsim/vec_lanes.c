@@ -78,8 +78,12 @@ static uint32_t run_chain(const vl_stage *const st[VL_MAX_DEPTH], unsigned depth
             x[j] = s->sel[j] == KT_VEC_SRC_V   ? in[j]
                    : s->sel[j] == KT_VEC_SRC_C ? (k ? r : 0)
                                                : s->konst[j];
-        r = kt_e8_alu((kt_e8_op)(s->op < KT_E8_OP_COUNT ? s->op : KT_E8_MOV), x[0], x[1], x[2],
-                      pred);
+        if (s->op == KT_E8_FMA) {
+            r = kt_e8_fma(x[0], x[1], x[2]);
+            *pred = false;
+        } else
+            r = kt_e8_alu((kt_e8_op)(s->op < KT_E8_OP_COUNT ? s->op : KT_E8_MOV), x[0], x[1],
+                          x[2], pred);
     }
     return r;
 }

@@ -85,6 +85,11 @@ static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool 
     return kt_e8_round(mag, ebase, stk, sign);
 }
 
+uint32_t kt_e8_fma(uint32_t a, uint32_t b, uint32_t c)
+{
+    return fma_lane(a, b, c, expo(a) == 0, expo(b) == 0);
+}
+
 uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred)
 {
     bool az = expo(a) == 0, bz = expo(b) == 0;
