@@ -110,7 +110,7 @@ static int measure(bench_case *c, int runs, void *copy_src, void *copy_dst)
     double op_ms = npk_median(op, (size_t)(runs)), cp_ms = npk_median(cp, (size_t)(runs));
     double gb = (double)c->bytes / 1e9;
     double op_gbs = gb / (op_ms / 1e3), cp_gbs = gb / (cp_ms / 1e3);
-    printf("%-34s %8.1f %9.2f %7.2f %10.2f %7.2f %6.2f", c->name, (double)c->bytes / 1e6, op_ms,
+    printf("%-34s %8.1f %9.3f %7.2f %10.3f %7.2f %6.2f", c->name, (double)c->bytes / 1e6, op_ms,
            op_gbs, cp_ms, cp_gbs, op_gbs / cp_gbs);
     /* the packs (pack_a, pack_b) have a goal: at least PACK_GOAL of memcpy's speed */
     if (!strncmp(c->name, "pack_", 5))

@@ -424,6 +424,8 @@ static void test_feature(void)
             check_a_block(p, (npk_rk_mode)mode, 20, 300, 3, 8, 41, 140, 5, 0); /* sub-block */
             check_a_block(p, (npk_rk_mode)mode, 20, 300, 3, 8, 41, 140, 8, 0); /* rows padded */
             check_a_block(p, (npk_rk_mode)mode, 4, 64, 1, 2, 7, 8, 4, 0);      /* one element */
+            /* many rows and planes: the cube walk's plane blocks and its rows read ahead */
+            check_a_block(p, (npk_rk_mode)mode, 72, 600, 2, 70, 3, 590, 72, 0);
         }
         check_a_block(p, NPK_MODE_LINE, 6, 100, 0, 6, 0, 100, 6, 160);         /* line stride */
     }

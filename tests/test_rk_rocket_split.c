@@ -55,8 +55,9 @@ static void split_case(npk_rk *rt, npk_rk_prec in, npk_rk_prec out, uint32_t m, 
     npk_rk_weights *w;
     CHECK_EQ(npk_rk_weights_pack_sliced(rt, in, k, n, b, m, k_slice, &w), NPK_OK);
     CHECK_EQ(w->parts, parts);
+    CHECK(w->parts <= NPK_RK_MAX_CORES);
     uint64_t sum = 0;
-    for (unsigned i = 0; i < w->parts; i++) {
+    for (unsigned i = 0; i < w->parts && i < NPK_RK_MAX_CORES; i++) {
         CHECK_EQ(w->part_core[i], i);
         CHECK(w->part_n0[i] < w->part_n0[i + 1]);
         /* the part is in its core's file only */
