@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The CLI's random operands (tools/rk_random.c) are splitmix64's sequence, one number an
- * element in order, whatever the batching and vector path: checked against the generator
- * stepped one number at a time, across batch boundaries, over consecutive fills that carry the
- * seed on, and with the portable path forced. */
+ * element in order, whatever the batching, vector path and threads: checked against the
+ * generator stepped one number at a time, across batch boundaries, over consecutive fills that
+ * carry the seed on, a fill that two threads share, and with the portable path forced. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,10 +73,14 @@ static void check_all(void)
                                   {1024, 1024}, {1025, 3000}, {5000, 1}};
     /* a seed whose state wraps around 2^64 within the fill */
     const uint64_t seeds[] = {1, 0xfffffffffffff000ull, 12345};
-    for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++)
+    for (size_t pi = 0; pi < sizeof ps / sizeof ps[0]; pi++) {
         for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++)
             for (size_t si = 0; si < sizeof seeds / sizeof seeds[0]; si++)
                 check_fills(ps[pi], seeds[si], counts[ci][0], counts[ci][1]);
+        /* a fill large enough for two threads (from 2^20 elements), its halves not a whole
+         * number of batches */
+        check_fills(ps[pi], 7, (1u << 20) + 1000, 5);
+    }
 }
 
 int main(void)
@@ -86,6 +90,6 @@ int main(void)
     npk_dense_force_portable(true);
     check_all();
     npk_dense_force_portable(false);
-    CHECK_EQ(fills_checked, 2 * 4 * 8 * 3);
+    CHECK_EQ(fills_checked, 2 * 4 * (8 * 3 + 1));
     return check_done();
 }
