@@ -6,12 +6,13 @@
  *
  * Runs the npukit next to this program (or $NPUKIT). Usage: bench_rk_cli [runs [dtype...]]
  * runs default 7; dtypes default fp16 int8 int4. */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* wait4 */
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +33,14 @@ static void beside(char *path, size_t len, const char *argv0, const char *leaf)
     snprintf(path, len, "%.*s/%s", dir, slash ? argv0 : ".", leaf);
 }
 
+/* Milliseconds of CPU time used by this process (the sgemm's threads included). */
+static double process_cpu_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 /* Before each timed run: OpenBLAS's idle worker threads spin (sched_yield) for about 0.1 s
  * after a threaded call before they sleep; without a pause the command would share the cores
  * with the spinning the sgemm before it left behind. */
@@ -41,8 +50,9 @@ static void settle(void)
     nanosleep(&t, NULL);
 }
 
-/* The command's wall time in ms, its output to /dev/null; < 0 when it did not succeed. */
-static double run_cli(const char *cli, const char *dtype)
+/* The command's wall time in ms, its output to /dev/null, and in *cpu_ms the CPU time (user and
+ * system) it used: what a busy machine leaves comparable. < 0 when it did not succeed. */
+static double run_cli(const char *cli, const char *dtype, double *cpu_ms)
 {
     char m[16], k[16], n[16];
     snprintf(m, sizeof m, "%d", M), snprintf(k, sizeof k, "%d", K), snprintf(n, sizeof n, "%d", N);
@@ -56,9 +66,13 @@ static double run_cli(const char *cli, const char *dtype)
     int err = posix_spawn(&pid, cli, &fa, NULL, args, environ);
     posix_spawn_file_actions_destroy(&fa);
     int status = 0;
-    if (err || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+    struct rusage ru;
+    if (err || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
         return -1;
-    return npk_now_ms() - t0;
+    double wall = npk_now_ms() - t0;
+    *cpu_ms = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+              (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+    return wall;
 }
 
 int main(int argc, char **argv)
@@ -79,7 +93,8 @@ int main(int argc, char **argv)
     float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * N * K),
           *c = malloc(sizeof(float) * M * N);
     double *tc = malloc(sizeof(double) * (size_t)runs), *ts = malloc(sizeof(double) * (size_t)runs);
-    if (!a || !b || !c || !tc || !ts) {
+    double *cc = malloc(sizeof(double) * (size_t)runs), *cs = malloc(sizeof(double) * (size_t)runs);
+    if (!a || !b || !c || !tc || !ts || !cc || !cs) {
         fprintf(stderr, "bench_rk_cli: out of memory\n");
         return 1;
     }
@@ -94,21 +109,25 @@ int main(int argc, char **argv)
     for (int d = 0; d < ndt; d++) {
         for (int r = 0; r < runs; r++) {
             settle();
-            tc[r] = run_cli(cli, dtypes[d]);
+            tc[r] = run_cli(cli, dtypes[d], &cc[r]);
             if (tc[r] < 0) {
                 fprintf(stderr, "bench_rk_cli: %s rk matmul --dtype %s failed\n", cli, dtypes[d]);
                 return 1;
             }
             settle();
-            double t0 = npk_now_ms();
+            double c0 = process_cpu_ms(), t0 = npk_now_ms();
             rksim_sgemm_nt(M, N, K, a, K, b, K, c, N);
             ts[r] = npk_now_ms() - t0;
+            cs[r] = process_cpu_ms() - c0;
         }
         double cm = npk_median(tc, (size_t)runs), sm = npk_median(ts, (size_t)runs);
         bool met = cm / sm <= GOAL;
         printf("  %-5s command %8.1f ms  sgemm %7.1f ms  ratio %5.2f  (goal <= %.1f: %s)\n",
                dtypes[d], cm, sm, cm / sm, GOAL, met ? "met" : "MISSED");
+        double ccm = npk_median(cc, (size_t)runs), csm = npk_median(cs, (size_t)runs);
+        printf("        CPU time: command %.1f ms, sgemm %.1f ms, ratio %.2f\n", ccm, csm,
+               ccm / csm);
     }
-    free(a), free(b), free(c), free(tc), free(ts);
+    free(a), free(b), free(c), free(tc), free(ts), free(cc), free(cs);
     return 0;
 }

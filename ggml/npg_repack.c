@@ -71,12 +71,15 @@ bool npg_repack_cpu_keeps(const struct ggml_tensor *op)
 
 /* One interleaved form: `group` rows at a time, every block column of the group stored as one
  * unit (group blocks' bytes): first each row's head (its scales), then the quant bytes of the
- * group's blocks taken `chunk` bytes from each row in turn, every byte XOR `flip`. */
+ * group's blocks taken `chunk` bytes from each row in turn, every byte XOR `flip`. A block whose
+ * quants come in several arrays (Q5_K's high bits and low nibbles, Q6_K's) reads the same way:
+ * each array is a multiple of `chunk` per row and interleaved in turn, in the block's order. */
 typedef struct layout_row {
     enum ggml_type type;
     unsigned group, chunk;
     uint8_t flip;
-    unsigned head; /* bytes of a block before its quants */
+    unsigned head;     /* bytes of a block's head (its scales) */
+    bool quants_first; /* ggml's block holds its quants before its head (Q6_K) */
     /* the head of row r of the group from the group's heads (NULL: stored one after another) */
     void (*head_of)(const uint8_t *heads, unsigned r, uint8_t *out);
     const char *where; /* which CPUs the pinned ggml writes it on */
@@ -111,21 +114,35 @@ static void q4_k_head(const uint8_t *heads, unsigned r, uint8_t *out)
     }
 }
 
+/* Q6_K's head in ggml's block (16 int8 scales, then d) from the heads of a group of 8: the 8
+ * rows' d, then scale j of row r at 8 j + r. */
+static void q6_k_head(const uint8_t *heads, unsigned r, uint8_t *out)
+{
+    for (unsigned j = 0; j < 16; j++)
+        out[j] = heads[16 + 8 * j + r];
+    memcpy(out + 16, heads + 2 * r, 2);
+}
+
 /* Every form the pinned ggml's repack.cpp can write for these types; a form the CPU uses that
  * none of these reproduces is declined. Q4_0 stores its nibbles XOR 0x88 (signed). */
 static const layout_row layout_rows[] = {
-    {GGML_TYPE_Q4_0, 8, 8, 0x88, 2, NULL, "x86 AVX2, SVE 256-bit"},
-    {GGML_TYPE_Q4_0, 4, 8, 0x88, 2, NULL, "NEON with i8mm"},
-    {GGML_TYPE_Q4_0, 4, 4, 0x88, 2, NULL, "NEON with dotprod"},
-    {GGML_TYPE_Q4_0, 16, 1, 0x88, 2, NULL, "RISC-V V 256-bit"},
-    {GGML_TYPE_Q8_0, 4, 8, 0, 2, NULL, "NEON with i8mm"},
-    {GGML_TYPE_Q8_0, 4, 4, 0, 2, NULL, "NEON with dotprod"},
-    {GGML_TYPE_IQ4_NL, 8, 8, 0, 2, NULL, "x86 AVX2"},
-    {GGML_TYPE_IQ4_NL, 4, 4, 0, 2, NULL, "NEON with dotprod"},
-    {GGML_TYPE_MXFP4, 8, 8, 0, 1, NULL, "x86 AVX2"},
-    {GGML_TYPE_MXFP4, 4, 4, 0, 1, NULL, "NEON with dotprod"},
-    {GGML_TYPE_Q4_K, 8, 8, 0, 16, q4_k_head, "x86 AVX2, NEON with i8mm"},
-    {GGML_TYPE_Q4_K, 8, 4, 0, 16, q4_k_head, "NEON with dotprod"},
+    {GGML_TYPE_Q4_0, 8, 8, 0x88, 2, false, NULL, "x86 AVX2, SVE 256-bit with i8mm"},
+    {GGML_TYPE_Q4_0, 4, 8, 0x88, 2, false, NULL, "NEON with i8mm"},
+    {GGML_TYPE_Q4_0, 4, 4, 0x88, 2, false, NULL, "NEON with dotprod"},
+    {GGML_TYPE_Q4_0, 16, 1, 0x88, 2, false, NULL, "RISC-V V 256-bit"},
+    {GGML_TYPE_Q8_0, 4, 8, 0, 2, false, NULL, "NEON with i8mm"},
+    {GGML_TYPE_Q8_0, 4, 4, 0, 2, false, NULL, "NEON with dotprod"},
+    {GGML_TYPE_IQ4_NL, 8, 8, 0, 2, false, NULL, "x86 AVX2"},
+    {GGML_TYPE_IQ4_NL, 4, 4, 0, 2, false, NULL, "NEON with dotprod"},
+    {GGML_TYPE_MXFP4, 8, 8, 0, 1, false, NULL, "x86 AVX2"},
+    {GGML_TYPE_MXFP4, 4, 4, 0, 1, false, NULL, "NEON with dotprod"},
+    {GGML_TYPE_Q4_K, 8, 8, 0, 16, false, q4_k_head, "x86 AVX2, NEON with i8mm"},
+    {GGML_TYPE_Q4_K, 8, 4, 0, 16, false, q4_k_head, "NEON with dotprod"},
+    /* Q5_K's scales are packed as Q4_K's; its high bits then its low nibbles interleaved */
+    {GGML_TYPE_Q5_K, 8, 8, 0, 16, false, q4_k_head, "NEON with i8mm"},
+    {GGML_TYPE_Q5_K, 8, 4, 0, 16, false, q4_k_head, "NEON with dotprod"},
+    {GGML_TYPE_Q6_K, 8, 8, 0, 18, true, q6_k_head, "NEON with i8mm"},
+    {GGML_TYPE_Q6_K, 8, 4, 0, 18, true, q6_k_head, "NEON with dotprod"},
 };
 
 /* The bytes of t (contiguous, its rows a multiple of the group) in ggml's own layout from
@@ -139,7 +156,7 @@ static void unpack_with(const layout_row *l, const struct ggml_tensor *t, const 
     for (int64_t g = 0; g < rows; g += l->group)
         for (int64_t x = 0; x < blocks; x++, src += l->group * bs) {
             for (unsigned r = 0; r < l->group; r++) {
-                uint8_t *blk = dst + ((g + r) * blocks + x) * bs;
+                uint8_t *blk = dst + ((g + r) * blocks + x) * bs + (l->quants_first ? quants : 0);
                 if (l->head_of)
                     l->head_of(src, r, blk);
                 else
@@ -148,7 +165,8 @@ static void unpack_with(const layout_row *l, const struct ggml_tensor *t, const 
             const uint8_t *q = src + l->group * l->head;
             for (size_t c = 0; c < chunks; c++) {
                 const unsigned r = (unsigned)(c % l->group);
-                uint8_t *to = dst + ((g + r) * blocks + x) * bs + l->head + c / l->group * l->chunk;
+                uint8_t *to = dst + ((g + r) * blocks + x) * bs + (l->quants_first ? 0 : l->head) +
+                              c / l->group * l->chunk;
                 for (unsigned i = 0; i < l->chunk; i++)
                     to[i] = q[c * l->chunk + i] ^ l->flip;
             }
@@ -230,9 +248,12 @@ static const layout_row *layout_locked(const struct ggml_tensor *t)
         met = probe(t, probe_rows[i], &row);
     if (form_count < NPG_REPACK_FORMS)
         forms[form_count++] = (struct form){t->extra, row};
-    if (npg_settings_get()->verbose)
-        fprintf(stderr, "ggml-npukit: the CPU's %s form of %s: %s\n", ggml_type_name(t->type),
-                t->name, row ? row->where : "no layout here reproduces it (left to the CPU)");
+    if (npg_settings_get()->verbose && row)
+        fprintf(stderr, "ggml-npukit: the CPU's %s form of %s: %u rows x %u bytes (%s)\n",
+                ggml_type_name(t->type), t->name, row->group, row->chunk, row->where);
+    else if (npg_settings_get()->verbose)
+        fprintf(stderr, "ggml-npukit: the CPU's %s form of %s: no layout here reproduces it (left "
+                        "to the CPU)\n", ggml_type_name(t->type), t->name);
     return row;
 }
 

@@ -110,7 +110,8 @@ static void mm_free(mm *m)
 static bool device_reads(enum ggml_type type)
 {
     return type == GGML_TYPE_Q4_0 || type == GGML_TYPE_Q8_0 || type == GGML_TYPE_IQ4_NL ||
-           type == GGML_TYPE_MXFP4 || type == GGML_TYPE_Q4_K;
+           type == GGML_TYPE_MXFP4 || type == GGML_TYPE_Q4_K || type == GGML_TYPE_Q5_K ||
+           type == GGML_TYPE_Q6_K;
 }
 
 static int check_type(const env *e, enum ggml_type type)

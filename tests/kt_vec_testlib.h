@@ -20,7 +20,8 @@ typedef struct vk_run {
     kt_unit units[2];
 } vk_run;
 
-static inline bool vk_open(vk_run *r)
+/* skip_quiet: false ticks every unit every cycle (the reference for the quiet-cycle skips). */
+static inline bool vk_open_skip(vk_run *r, bool skip_quiet)
 {
     /* the core under test at (1,1); a second at (1,2) receives drains to a node */
     const char *text = "name vc_bench\ngrid 1 1\nmem_port 0 1\n"
@@ -28,7 +29,10 @@ static inline bool vk_open(vk_run *r)
                        "unit 1 2 vec version=4 n_buffers=2 inst_depth=512\n";
     ktsim_config c;
     r->s = NULL;
-    if (ktsim_preset_parse(text, "vc", &c) != NPK_OK || ktsim_create(&c, &r->s) != NPK_OK)
+    if (ktsim_preset_parse(text, "vc", &c) != NPK_OK)
+        return false;
+    c.skip_quiet = skip_quiet;
+    if (ktsim_create(&c, &r->s) != NPK_OK)
         return false;
     size_t n = 0;
     if (kt_open(&r->d, ktsim_transport(r->s), c.ctrl_base, NULL) != NPK_OK ||
@@ -40,6 +44,8 @@ static inline bool vk_open(vk_run *r)
     r->peer = r->units[0].at.y == 1 ? r->units[1] : r->units[0];
     return true;
 }
+
+static inline bool vk_open(vk_run *r) { return vk_open_skip(r, true); }
 
 static inline uint64_t vk_ctrl(vk_run *r, uint8_t index)
 {

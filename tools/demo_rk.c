@@ -62,7 +62,7 @@ static int show_plan(void)
 
 static int run_layer(npk_rk *rt, npk_rk_prec in, npk_rk_prec out)
 {
-    rk_operands o = {in, out, LAYER_M, LAYER_K, LAYER_N, NULL, NULL, NULL};
+    rk_operands o = {.in = in, .out = out, .m = LAYER_M, .k = LAYER_K, .n = LAYER_N};
     npk_rk_weights *w = NULL;
     npk_rk_stats st;
     npk_rk_verdict e;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/dense.h"
+#include "common/big_alloc.h"
 #include "npukit/fp16.h"
 #include "npukit/rk.h"
 #include "rk/layout/rk_layout.h"
@@ -35,41 +35,6 @@ unsigned rk_elem_bytes(npk_rk_prec p)
     case NPK_PREC_INT4:
     case NPK_PREC_TF32:
     default: return 1;
-    }
-}
-
-/* splitmix64: small, seedable, the same numbers on every machine. */
-static uint64_t next_rand(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-void rk_fill_random(npk_rk_prec p, void *dst, uint64_t count, uint64_t *seed)
-{
-    if (p == NPK_PREC_FP16) {
-        /* floats in [-1, 1) a batch at a time, converted by the vector path (bit for bit
-         * npk_f32_to_f16, which one at a time was most of a large fill's cost) */
-        enum { BATCH = 1024 };
-        float f[BATCH];
-        for (uint64_t i = 0; i < count; i += BATCH) {
-            const size_t n = count - i < BATCH ? (size_t)(count - i) : BATCH;
-            for (size_t j = 0; j < n; j++)
-                f[j] = (float)((double)(next_rand(seed) >> 11) / 4503599627370496.0 - 1.0);
-            npk_f32_to_f16_n(f, (uint16_t *)dst + i, n);
-        }
-        return;
-    }
-    for (uint64_t i = 0; i < count; i++) {
-        uint64_t r = next_rand(seed);
-        if (p == NPK_PREC_INT8)
-            ((int8_t *)dst)[i] = (int8_t)(uint8_t)r;
-        else if (p == NPK_PREC_INT16)
-            ((int16_t *)dst)[i] = (int16_t)(uint16_t)r;
-        else
-            ((int8_t *)dst)[i] = (int8_t)((int)(r % 16) - 8);
     }
 }
 
@@ -110,9 +75,11 @@ bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, ui
         }
     uint64_t na = (uint64_t)o->m * o->k, nb = (uint64_t)o->k * o->n, nc = (uint64_t)o->m * o->n;
     unsigned eb = rk_elem_bytes(o->in), ob = rk_elem_bytes(o->out);
-    o->a = malloc(na * eb);
-    o->b = malloc(nb * eb);
-    o->c = malloc(nc * ob);
+    /* on huge pages where the system has them: a large B is tens of MiB of first touches */
+    o->a_bytes = (size_t)(na * eb), o->b_bytes = (size_t)(nb * eb), o->c_bytes = (size_t)(nc * ob);
+    o->a = npk_big_alloc(o->a_bytes);
+    o->b = npk_big_alloc(o->b_bytes);
+    o->c = npk_big_alloc(o->c_bytes);
     if (!o->a || !o->b || !o->c) {
         fprintf(stderr, "npukit: out of memory for %ux%ux%u operands\n", o->m, o->k, o->n);
         return false;
@@ -129,9 +96,9 @@ bool rk_operands_make(rk_operands *o, const char *a_file, const char *b_file, ui
 
 void rk_operands_free(rk_operands *o)
 {
-    free(o->a);
-    free(o->b);
-    free(o->c);
+    npk_big_free(o->a, o->a_bytes);
+    npk_big_free(o->b, o->b_bytes);
+    npk_big_free(o->c, o->c_bytes);
     o->a = o->b = o->c = NULL;
 }
 

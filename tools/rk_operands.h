@@ -4,25 +4,25 @@
 #define NPUKIT_TOOLS_RK_OPERANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "json_out.h"
 #include "npukit/rk_reference.h"
 #include "npukit/rk_types.h"
+#include "rk_random.h"
 
 typedef struct rk_operands {
     npk_rk_prec in, out;
     uint32_t m, k, n;
     void *a, *b, *c;
+    size_t a_bytes, b_bytes, c_bytes; /* as allocated (rk_operands_make) */
 } rk_operands;
 
 struct rk_shape_opts;
 /* Shape and precisions from the parsed options; the runtime's integer output is int32. */
 void rk_operands_from_opts(rk_operands *o, const struct rk_shape_opts *so);
 
-/* count random elements of p from *seed (advanced): fp16 uniform in [-1, 1), int8 and int16 full
- * range, int4 [-8, 7]. The same numbers on every machine for the same seed. */
-void rk_fill_random(npk_rk_prec p, void *dst, uint64_t count, uint64_t *seed);
 
 /* Read exactly `bytes` bytes of a raw file into dst; false with a message naming the file and
  * the sizes otherwise. */

@@ -15,8 +15,9 @@
  *
  * Values: the chains are exact (the integer dot of a K block times both scales), rounded to
  * FP22 with ties to even (kt_mx_acc_round, as the unit's normaliser does: the value is an exact
- * integer and its exponent stays inside the range); each sum is the accumulation unit's adder bit
- * for bit (kt_mx_acc_add: align with a lost-bits sticky, then round), and DRAIN's FP16 is EMIT's
+ * integer and its exponent stays inside the range; computed on the bits by kt_mx_chain_fp22);
+ * the tile holds FP22 bit patterns, each sum the accumulation unit's adder bit for bit
+ * (kt_mx_fp22_add: align with a lost-bits sticky, then round), and DRAIN's FP16 is EMIT's
  * conversion bit for bit. Addresses into L1 and the tile wrap as the
  * RTL's truncated indices do.
  *
@@ -122,7 +123,7 @@ typedef struct mat_unit {
     uint32_t t[MG_T_COUNT];
     unsigned l1_entries, tiles;
     mg_entry *l1[MG_SIDES];
-    double *tile; /* tiles x 16, FP22 values */
+    uint32_t *tile; /* tiles x 16, FP22 bit patterns */
 
     mg_state state;
     uint32_t wait;
@@ -269,6 +270,9 @@ static void mg_issue(void *p, const kt_flit *inst)
     }
 }
 
+_Static_assert((int)KT_MAT_SUBTILE == (int)KT_MX_LANES,
+               "a sub-tile is one A entry's lanes by one B entry's");
+
 static const mg_entry *entry_at(const mat_unit *u, int side, bool bank, unsigned off)
 {
     return &u->l1[side][((unsigned)bank << 8 | (off & 0xFF)) % u->l1_entries];
@@ -284,17 +288,9 @@ static void run_sweep(mat_unit *u)
             for (unsigned h = 0; h < in->gn; h++) {
                 const mg_entry *a = entry_at(u, 0, in->abank, in->aoff + g * in->nk + kb);
                 const mg_entry *b = entry_at(u, 1, in->bbank, in->boff + h * in->nk + kb);
-                double *t = u->tile + ((g * in->gn + h) % u->tiles) * MG_SUB;
-                bool load = kb == 0 && !in->acc;
-                for (unsigned i = 0; i < KT_MAT_SUBTILE; i++)
-                    for (unsigned j = 0; j < KT_MAT_SUBTILE; j++) {
-                        double c = kt_mx_acc_round(kt_mx_chain(a->q + i * KT_MX_KBLOCK,
-                                                               a->field[i],
-                                                               b->q + j * KT_MX_KBLOCK,
-                                                               b->field[j], in->anchor));
-                        double *v = &t[i * KT_MAT_SUBTILE + j];
-                        *v = load ? c : kt_mx_acc_add(*v, c);
-                    }
+                uint32_t *t = u->tile + ((g * in->gn + h) % u->tiles) * MG_SUB;
+                kt_mx_subtile_fp22(a->q, a->field, b->q, b->field, in->anchor, kb == 0 && !in->acc,
+                                   t);
             }
 }
 
@@ -311,10 +307,10 @@ static uint64_t sweep_issue(const mat_unit *u)
 /* A sub-tile's drained word: its 16 FP16 values, row after row. */
 static void subtile_word(const mat_unit *u, uint32_t index, uint64_t w[MG_WORD_U64])
 {
-    const double *t = u->tile + (index % u->tiles) * MG_SUB;
+    const uint32_t *t = u->tile + (index % u->tiles) * MG_SUB;
     memset(w, 0, MG_WORD_U64 * sizeof *w);
     for (unsigned e = 0; e < MG_SUB; e++)
-        w[e / 4] |= (uint64_t)kt_mx_acc_to_fp16(t[e]) << (16 * (e % 4));
+        w[e / 4] |= (uint64_t)kt_mx_fp22_to_fp16(t[e]) << (16 * (e % 4));
 }
 
 static void start_sweep(mat_unit *u)

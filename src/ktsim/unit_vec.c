@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "kt/hw/units/vec.h"
+#include "npukit/kt_transport.h"
 #include "shell.h"
 #include "vec_core.h"
 
@@ -141,6 +142,19 @@ static void vu_issue(void *p, const kt_flit *inst)
     }
 }
 
+/* An L1 word as a flit's payload (its low 256 bits, little-endian) and back. */
+static void word_to_flit(kt_flit *f, const uint8_t w[VC_WORD])
+{
+    for (int i = 0; i < VC_WORD / 8; i++)
+        f->w[i] = kt_le64(w + 8 * i);
+}
+
+static void flit_to_word(const kt_flit *f, uint8_t w[VC_WORD])
+{
+    for (int i = 0; i < VC_WORD / 8; i++)
+        kt_put_le64(w + 8 * i, f->w[i]);
+}
+
 /* A drain to a node: one CU_DATA descriptor for the burst (a cycle of its own), then a word a
  * flit, `last` on the final one. */
 static void send_to_node(vec_unit *u, ksim_shell *sh)
@@ -162,8 +176,7 @@ static void send_to_node(vec_unit *u, ksim_shell *sh)
         }
         return;
     }
-    for (int i = 0; i < VC_WORD; i++)
-        f.w[i / 8] |= (uint64_t)c->wr_data[i] << (8 * (i % 8));
+    word_to_flit(&f, c->wr_data);
     h.last = u->nd_cnt == c->nd_len;
     kt_header_put(&f, &h);
     if (!ksim_shell_send(sh, &f))
@@ -215,8 +228,7 @@ static void send(vec_unit *u, ksim_shell *sh)
             return;
         c->wr_taken = true;
         memset(&u->data, 0, sizeof u->data);
-        for (int i = 0; i < VC_WORD; i++)
-            u->data.w[i / 8] |= (uint64_t)c->wr_data[i] << (8 * (i % 8));
+        word_to_flit(&u->data, c->wr_data);
         kt_header d = {u->mem, me, KT_T_MEM_WR_DATA, WR_TXN, true, 0};
         kt_header_put(&u->data, &d);
         u->w_data = true;
@@ -289,8 +301,7 @@ static void cu_data(vec_unit *u, const kt_flit *f, kt_header h)
     bool alien = !kt_coord_eq(h.src, u->cd_src);
     if (!u->cd_drop && !alien) {
         uint8_t w[VC_WORD];
-        for (int i = 0; i < VC_WORD; i++)
-            w[i] = (uint8_t)(f->w[i / 8] >> (8 * (i % 8)));
+        flit_to_word(f, w);
         vc_core_land(c, u->cd_ptr, w);
     }
     u->cd_ptr = (u->cd_ptr + 1) & L1_MASK;
@@ -315,8 +326,7 @@ static bool vu_recv(void *p, const kt_flit *f)
         return false; /* a DATA_RECEIVED waits for the link: take nothing meanwhile */
     if (h.type == KT_T_MEM_RD_RESP) {
         uint8_t w[VC_WORD];
-        for (int i = 0; i < VC_WORD; i++)
-            w[i] = (uint8_t)(f->w[i / 8] >> (8 * (i % 8)));
+        flit_to_word(f, w);
         vc_core_land(&u->c, (unsigned)u->fill_bank[h.txn] << 8 | h.txn, w);
         if (u->nland < TAGS)
             u->land_at[u->nland++] = u->c.now + u->t[VC_T_RESP_LAT];
@@ -337,9 +347,9 @@ static bool vu_idle(void *p)
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-/* Ticks that only count down: the core's (its clock and kernel cycles run while it waits and
- * while it is idle), bounded by the next fill response reaching the outstanding count and by
- * the finished RUN's tail. */
+/* Ticks the core takes on its own (vc_core_quiet: it counts down, holds or fetches; its clock
+ * and kernel cycles run while it waits and while it is idle), bounded by the next fill response
+ * reaching the outstanding count and by the finished RUN's tail. */
 static uint64_t vu_quiet(void *p)
 {
     const vec_unit *u = p;

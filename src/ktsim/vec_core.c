@@ -737,46 +737,182 @@ static uint64_t steps_before(const vc_core *c, uint64_t at)
 /* The lanes' quiet steps: until the first queued beat writes back (UINT64_MAX: none queued). */
 static uint64_t lanes_quiet(const vc_core *c)
 {
-    uint64_t q = UINT64_MAX;
-    for (unsigned i = 0; i < c->lanes.nq; i++) {
-        uint64_t k = steps_before(c, c->lanes.q[i].wb);
-        q = k < q ? k : q;
-    }
-    return q;
+    return c->lanes.nq ? steps_before(c, c->lanes.next_wb) : UINT64_MAX;
 }
 
-/* The sequencer's quiet steps: a wait; idle; a state that only looks at the lanes draining or
- * the outstanding fills (UINT64_MAX here: the lanes' write-backs and the unit's fill retirements
- * bound it). Every other state acts. */
-static uint64_t sequencer_quiet(const vc_core *c)
+/* The lanes' drain as a state waiting for it sees it: never while a beat is queued (the lanes'
+ * write-backs bound that), else the steps before pipe_free_at. */
+static uint64_t drain_quiet(const vc_core *c)
+{
+    return c->lanes.nq ? UINT64_MAX : steps_before(c, c->lanes.pipe_free_at);
+}
+
+/* EXEC holding its word: VSETMODE and the walks (VLD, VST, VCVT with a dtype it takes, VSHUF,
+ * VBCAST) until the lanes drain, VFILL while fills are outstanding (their retirements bound
+ * it). Each held step dispatches the same word again and changes nothing that the step which
+ * finally dispatches it does not set anew, so the held steps are quiet. Every other word acts. */
+static uint64_t exec_quiet(const vc_core *c)
+{
+    kt_vec_insn d;
+    kt_vec_decode(c->ir, &d);
+    bool typed = d.op == KT_VEC_VLD || d.op == KT_VEC_VST || d.op == KT_VEC_VCVT;
+    bool walk = typed || d.op == KT_VEC_VSHUF || d.op == KT_VEC_VBCAST;
+    if (typed && d.dt != KT_VEC_DT_FP16 && d.dt != KT_VEC_DT_FP32)
+        return 0; /* faults */
+    if (walk || d.op == KT_VEC_VSETMODE)
+        return pipe_empty(c) ? 0 : drain_quiet(c);
+    if (d.op == KT_VEC_VFILL)
+        return c->fill_out ? UINT64_MAX : 0;
+    return 0;
+}
+
+/* Whether EXEC dispatching `word` stays inside the sequencer: every word does (a fault only
+ * moves it to FAULT, whose own step stops the kernel) but an arithmetic one in TREE mode, which
+ * reports a model error. */
+static bool exec_own(const vc_core *c, uint32_t word)
+{
+    kt_vec_insn d;
+    kt_vec_decode(word, &d);
+    bool c_src = d.sa == KT_VEC_SRC_C || d.sb == KT_VEC_SRC_C || d.sc == KT_VEC_SRC_C;
+    return !(d.op <= LAST_ALU_OP && !c_src && c->mode == KT_VEC_TREE);
+}
+
+/* Chunks a load or store walk still finishes: it stops when the chunk count reaches VL's
+ * chunks modulo 8. */
+static unsigned chunks_left(const vc_core *c)
+{
+    return (unsigned)((int)(nchunk(c) % 8) - (int)(c->chunk % 8) + 7) % 8 + 1;
+}
+
+/* A load or store walk's steps to its end (its phases, a chunk moved every `phases` steps),
+ * or 0 where a chunk takes two moves (FP32, left to the phases' countdown). */
+static uint64_t walk_steps(const vc_core *c)
+{
+    const kt_vec_insn *d = &c->d;
+    unsigned phases = c->st == S_LD ? LD_PHASES : ST_PHASES, moves = chunks_left(c);
+    bool fp32 = d->dt == KT_VEC_DT_FP32;
+    if (c->st == S_LD ? fp32 : d->op == KT_VEC_VST && fp32)
+        return 0;
+    if (c->st == S_ST && d->op == KT_VEC_VBCAST && d->sa != KT_VEC_SRC_S)
+        moves = 1; /* to a scalar: one chunk */
+    return phases - c->beats % phases + (uint64_t)phases * (moves - 1);
+}
+
+/* The steps from here that stay inside the sequencer whatever the data: they change only its
+ * own registers, the register file, L1 and the lanes (whose write-backs run in them), raise no
+ * request, report nothing and do not stop the kernel, so a skip takes them as steps. Followed
+ * from state to state as far as the states that follow are known: a load or store walk (FP16),
+ * the ALU's beats past the interlock, a reduction's beats, RWAIT, SETI and SETI2, DRA and its
+ * DRW, then the fetch (F1 without a CU_DATA error, F2, DEC) and EXEC of the word it fetches;
+ * START, AGW, MEMW, MEM0 (not a drain to a node) one step. */
+static uint64_t own_steps(const vc_core *c)
+{
+    if (c->wait)
+        return 0; /* the wait's steps are a countdown */
+    uint64_t n = 0;
+    unsigned pc = c->pc;
+    switch (c->st) { /* the current state: its steps to the next fetch, or to its end */
+    case S_LD:
+    case S_ST:
+        if (!(n = walk_steps(c)))
+            return 0;
+        break;
+    case S_ALU:
+        if (c->beats == 0 && alu_hazard(c))
+            return 0;
+        n = c->nbeat - c->beats + 1;
+        break;
+    case S_RED: return c->nbeat - c->beats + 1; /* then RDRAIN */
+    case S_RWAIT: n = 1; break;
+    case S_SETI:
+    case S_SETI2:
+        n = c->st == S_SETI ? 2 : 1;
+        pc = (pc + 1) & PC_MASK; /* SETI2 takes the immediate word */
+        break;
+    case S_DRA:
+        if (c->mem_left)
+            return 2; /* DRA, DRW; DRD sends */
+        n = 1;
+        break;
+    case S_START:
+        return c->cd_err ? 1 : 3 + exec_own(c, c->imem[pc]); /* START, F2, DEC, EXEC */
+    case S_F1: break;
+    case S_F2: return 2 + exec_own(c, c->imem[pc]);
+    case S_DEC: return 1 + exec_own(c, c->imem[pc]);
+    case S_EXEC: return exec_own(c, c->ir);
+    case S_AGW:
+    case S_MEMW:
+    case S_DRW: return 1;
+    case S_MEM0: return !c->nd_valid;
+    default: return 0;
+    }
+    /* F1 next (or now): its branch back, F2, DEC, EXEC */
+    if (c->cd_err)
+        return n;
+    if (c->lp_act && pc == c->lp_end && c->lp_cnt > 1)
+        pc = c->lp_top;
+    return n + 3 + exec_own(c, c->imem[pc]);
+}
+
+/* A walk's steps before its phase counter reaches the phase that moves a chunk (LDD, STD). */
+static uint64_t phase_quiet(const vc_core *c, unsigned phases)
+{
+    return phases - 1 - c->beats % phases;
+}
+
+/* The steps that only count down: a wait; idle; a state that only looks at the lanes draining
+ * or the outstanding fills (UINT64_MAX here: the lanes' write-backs and the unit's fill
+ * retirements bound it); a held EXEC; a load or store walk's phases before the one that acts. */
+static uint64_t countdown(const vc_core *c)
 {
     if (c->wait)
         return c->wait;
     switch (c->st) {
     case S_IDLE: return UINT64_MAX;
+    case S_EXEC: return exec_quiet(c);
     case S_ALU: return c->beats == 0 && alu_hazard(c) ? UINT64_MAX : 0;
+    case S_LD: return phase_quiet(c, LD_PHASES);
+    case S_ST: return phase_quiet(c, ST_PHASES);
     case S_BAR: return c->fill_out ? UINT64_MAX : 0;
-    case S_RDRAIN: return c->lanes.nq ? UINT64_MAX : steps_before(c, c->lanes.pipe_free_at);
-    case S_WAITP:
-        if (c->fill_out || c->lanes.nq)
-            return UINT64_MAX;
-        return steps_before(c, c->lanes.pipe_free_at);
+    case S_RDRAIN: return drain_quiet(c);
+    case S_WAITP: return c->fill_out ? UINT64_MAX : drain_quiet(c);
     }
     return 0;
+}
+
+
+/* A countdown's steps that may be taken at once: not past the lanes' next write-back. */
+static uint64_t countdown_now(const vc_core *c)
+{
+    uint64_t q = countdown(c), l = lanes_quiet(c);
+    return q < l ? q : l;
 }
 
 uint64_t vc_core_quiet(const vc_core *c)
 {
     if (c->rd_valid || c->wr_valid || c->lanes.inc >= 0)
         return 0; /* a request for the send path, a beat's pending count to raise */
-    uint64_t q = sequencer_quiet(c), l = lanes_quiet(c);
-    return q < l ? q : l;
+    uint64_t q = countdown_now(c), o = own_steps(c);
+    return q > o ? q : o;
 }
 
 void vc_core_skip(vc_core *c, uint64_t n)
 {
-    c->now += n;
-    c->wait -= (unsigned)(n < c->wait ? n : c->wait);
-    if (c->busy)
-        c->cycles += (uint32_t)n; /* wraps as per-step increments would */
+    while (n) {
+        uint64_t k = countdown_now(c);
+        if (!k) { /* one of own_steps: taken as a step */
+            vc_core_step(c);
+            n--;
+            continue;
+        }
+        k = k < n ? k : n;
+        c->now += k;
+        uint64_t waited = k < c->wait ? k : c->wait;
+        c->wait -= (unsigned)waited;
+        if (k > waited && (c->st == S_LD || c->st == S_ST))
+            c->beats += (unsigned)(k - waited); /* the walk's phases, counted as its steps count */
+        if (c->busy)
+            c->cycles += (uint32_t)k; /* wraps as per-step increments would */
+        n -= k;
+    }
 }

@@ -99,9 +99,13 @@ void vc_core_step(vc_core *c);
 /* A fill response (its L1 word) landing, and the count of outstanding fills falling. */
 void vc_core_land(vc_core *c, unsigned l1_word, const uint8_t *data);
 void vc_core_fill_retired(vc_core *c);
-/* How many of its next steps would only count down (its clock, the wait, the kernel's cycles)
- * — UINT64_MAX: nothing happens until a fill response retires or a RUN starts it — and n such
- * steps at once, every count as the steps would leave it. */
+/* How many of its next steps touch nothing outside the core — they count down (its clock, the
+ * wait, the kernel's cycles, a load or store walk's phases), hold, or change only its own
+ * registers, register file, L1 and lanes (a walk, the ALU's beats, the fetch, ...) — and raise
+ * no request, report nothing and neither start nor stop a kernel (UINT64_MAX: nothing happens
+ * until a fill response retires or a RUN starts it); and n such steps at once, counted down
+ * where they only count and taken as steps where they do more, the core left as the ticks would
+ * leave it. */
 uint64_t vc_core_quiet(const vc_core *c);
 void vc_core_skip(vc_core *c, uint64_t n);
 /* Whether the core is idle: not running, no fill in flight, the lanes drained. */

@@ -8,6 +8,8 @@
 #include "kt/hw/e8m15.h"
 
 enum { PEND_MASK = 31 };
+_Static_assert(KT_VEC_VREGS <= 32, "the write-backs of a cycle are a 32-bit register mask");
+_Static_assert(VL_BEATS <= 256, "a beat's slot is a byte");
 
 void vl_reset(vc_lanes *l)
 {
@@ -17,6 +19,10 @@ void vl_reset(vc_lanes *l)
     l->alu_lat = alu, l->stage_read = rd, l->pipe_lat = pipe;
     memcpy(l->wb_lat, wb, sizeof wb);
     l->inc = -1;
+    l->next_wb = UINT64_MAX;
+    for (unsigned i = 0; i < VL_BEATS; i++)
+        l->spare[i] = (uint8_t)i;
+    l->nspare = VL_BEATS;
 }
 
 void vl_set_stage(vc_lanes *l, unsigned k, uint64_t now, const vl_stage *s)
@@ -46,8 +52,12 @@ void vl_issue(vc_lanes *l, uint64_t now, vl_beat *b)
     unsigned idx = b->depth == 4 ? 2 : b->depth == 2 ? 1 : 0;
     b->issue = now;
     b->wb = now + l->wb_lat[idx] - 1;
-    if (l->nq < VL_BEATS)
-        l->q[l->nq++] = *b;
+    if (l->nq < VL_BEATS) {
+        uint8_t slot = l->spare[--l->nspare];
+        l->beat[slot] = *b;
+        l->q[l->nq++] = slot;
+        l->next_wb = b->wb < l->next_wb ? b->wb : l->next_wb;
+    }
     if (!b->cmp)
         l->inc = b->wd;
     l->pipe_free_at = now + l->pipe_lat;
@@ -55,65 +65,93 @@ void vl_issue(vc_lanes *l, uint64_t now, vl_beat *b)
 
 enum { TREE_LEAVES = 8 };
 
-/* Slot `slot` of a beat through its chain: each stage's operands as the stage read its chain
- * registers. */
-static uint32_t run_chain(const vc_lanes *l, const vl_beat *b, unsigned slot, bool *pred)
+/* One slot through a beat's chain: each stage's operands as the stage read its chain registers
+ * (st[k], read by stage k). */
+static uint32_t run_chain(const vl_stage *const st[VL_MAX_DEPTH], unsigned depth,
+                          const uint32_t in[3], bool *pred)
 {
     uint32_t r = 0;
-    for (unsigned k = 0; k < b->depth; k++) {
-        const vl_stage *s = stage_at(l, k, b->issue + l->stage_read + k * l->alu_lat);
+    for (unsigned k = 0; k < depth; k++) {
+        const vl_stage *s = st[k];
         uint32_t x[3];
         for (int j = 0; j < 3; j++)
-            x[j] = s->sel[j] == KT_VEC_SRC_V   ? b->in[slot][j]
+            x[j] = s->sel[j] == KT_VEC_SRC_V   ? in[j]
                    : s->sel[j] == KT_VEC_SRC_C ? (k ? r : 0)
                                                : s->konst[j];
-        r = kt_e8_alu((kt_e8_op)(s->op < KT_E8_OP_COUNT ? s->op : KT_E8_MOV), x[0], x[1], x[2],
-                      pred);
+        if (s->op == KT_E8_FMA) {
+            r = kt_e8_fma(x[0], x[1], x[2]);
+            *pred = false;
+        } else
+            r = kt_e8_alu((kt_e8_op)(s->op < KT_E8_OP_COUNT ? s->op : KT_E8_MOV), x[0], x[1],
+                          x[2], pred);
     }
     return r;
 }
 
+/* A beat's results into its slots. The stages' registers are the same for every slot (looked up
+ * once), and a slot that writes nothing (past VL, or predicated off) is not computed: the
+ * arithmetic has no effect but its result. */
 static void write_back(const vc_lanes *l, const vl_beat *b, uint32_t v[][KT_VEC_VLMAX],
                        uint8_t p[][KT_VEC_VLMAX])
 {
+    const vl_stage *st[VL_MAX_DEPTH] = {NULL};
+    for (unsigned k = 0; k < b->depth && !b->exp2_leaf; k++)
+        st[k] = stage_at(l, k, b->issue + l->stage_read + k * l->alu_lat);
     unsigned wid = b->exp2_leaf ? TREE_LEAVES : KT_VEC_LANES / b->depth;
     for (unsigned i = 0; i < wid; i++) {
         unsigned slot = b->phase * wid + i, e = b->chunk * KT_VEC_LANES + slot;
-        bool pred = false;
-        uint32_t r =
-            b->exp2_leaf ? kt_e8_seed(KT_E8_EXP2, b->in[slot][0]) : run_chain(l, b, slot, &pred);
         if (!(b->tmask >> slot & 1))
             continue;
-        if (b->cmp) {
-            p[b->pr][e] = pred;
-            continue;
-        }
         bool pm = b->pm == KT_VEC_PM_ALL   ? true
                   : b->pm == KT_VEC_PM_SET ? (b->pmask >> slot & 1)
                                            : !(b->pmask >> slot & 1);
-        if (pm)
+        if (!b->cmp && !pm)
+            continue;
+        bool pred = false;
+        uint32_t r = b->exp2_leaf ? kt_e8_seed(KT_E8_EXP2, b->in[slot][0])
+                                  : run_chain(st, b->depth, b->in[slot], &pred);
+        if (b->cmp)
+            p[b->pr][e] = pred;
+        else
             v[b->wd][e] = r;
     }
 }
 
+/* A cycle in which no beat writes back and none issued changes nothing: the common case, so it
+ * returns at once. Otherwise only the registers a beat issued to or wrote back move (the rest
+ * keep their counts), each as the five-bit counter does: up for the issue, down for a write-back
+ * unless already at zero. */
 void vl_end_cycle(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX], uint8_t p[][KT_VEC_VLMAX])
 {
-    bool dec[KT_VEC_VREGS] = {false};
+    if (l->inc < 0 && now < l->next_wb)
+        return;
+    uint32_t dec = 0; /* bit r: a beat writing register r wrote back now */
     unsigned keep = 0;
+    uint64_t next = UINT64_MAX;
     for (unsigned i = 0; i < l->nq; i++) {
-        const vl_beat *b = &l->q[i];
+        uint8_t slot = l->q[i];
+        const vl_beat *b = &l->beat[slot];
         if (b->wb != now) {
-            l->q[keep++] = *b;
+            next = b->wb < next ? b->wb : next;
+            l->q[keep++] = slot;
             continue;
         }
         write_back(l, b, v, p);
         if (!b->cmp)
-            dec[b->wd] = true;
+            dec |= 1u << b->wd;
+        l->spare[l->nspare++] = slot;
     }
     l->nq = keep;
-    for (unsigned r = 0; r < KT_VEC_VREGS; r++) {
-        unsigned n = l->pend[r] + (l->inc == (int)r) - (dec[r] && l->pend[r]);
-        l->pend[r] = (uint8_t)(n & PEND_MASK);
+    l->next_wb = next;
+    if (l->inc >= 0) {
+        unsigned r = (unsigned)l->inc;
+        bool down = (dec >> r & 1) && l->pend[r];
+        l->pend[r] = (uint8_t)((l->pend[r] + 1u - down) & PEND_MASK);
+        dec &= ~(1u << r);
+    }
+    for (; dec; dec &= dec - 1) {
+        unsigned r = (unsigned)__builtin_ctz(dec);
+        l->pend[r] = (uint8_t)(l->pend[r] - (l->pend[r] != 0));
     }
     l->inc = -1;
 }

@@ -42,11 +42,15 @@ typedef struct vc_lanes {
     uint32_t pipe_lat;            /* the last issue to the lanes reading empty */
     vl_stage hist[VL_MAX_DEPTH][VL_VERSIONS]; /* per stage, oldest first */
     unsigned nhist[VL_MAX_DEPTH];
-    vl_beat q[VL_BEATS];
+    vl_beat beat[VL_BEATS]; /* the beats in flight, each where it was issued into */
+    uint8_t q[VL_BEATS];    /* their slots in issue order */
     unsigned nq;
+    uint8_t spare[VL_BEATS]; /* the free slots */
+    unsigned nspare;
     uint8_t pend[KT_VEC_VREGS];
     int inc; /* the register a beat issued this cycle will write, or -1 */
     uint64_t pipe_free_at;
+    uint64_t next_wb; /* the earliest write-back queued (UINT64_MAX: none) */
 } vc_lanes;
 
 void vl_reset(vc_lanes *l);

@@ -83,6 +83,24 @@ static bool gather_feature(rksim *s, const rksim_mm *mm, float *a, rksim_core_re
     if (!a && w.base)
         return true;
     uint32_t atom = 128 / mm->in_bits; /* elements per 16-byte atom */
+    if (a && w.base && !mm->line) {
+        /* a cube in one window: a surface's rows are runs of whole atoms, 4 rows a group (all
+         * of them when the groups are adjacent), decoded a group at a time */
+        const uint32_t step = mm->group_bytes == 4 * 16 ? mm->m : 4;
+        for (uint32_t k0 = 0; k0 < mm->k; k0 += atom)
+            for (uint32_t m0 = 0; m0 < mm->m; m0 += step) {
+                const uint32_t rows = mm->m - m0 < step ? mm->m - m0 : step;
+                const uint8_t *p = win_at(&w, mm->feat + feature_bit(mm, m0, k0) / 8, 0);
+                float *dst = a + (size_t)m0 * mm->k + k0;
+                if (mm->k - k0 >= atom)
+                    rksim_load_runs((npk_rk_prec)mm->in, p, atom, rows, dst, mm->k);
+                else /* the last surface's part */
+                    for (uint32_t j = 0; j < rows; j++)
+                        rksim_load_run((npk_rk_prec)mm->in, p + (size_t)j * 16, 0, mm->k - k0,
+                                       dst + (size_t)j * mm->k);
+            }
+        return true;
+    }
     for (uint32_t m = 0; m < mm->m; m++) {
         float *dst = a ? a + (size_t)m * mm->k : NULL;
         if (mm->line && w.base) { /* a line-mode row is one run */
@@ -261,6 +279,38 @@ static uint64_t out_atom(const rksim_mm *mm, uint32_t m, uint32_t n)
     return t * mm->out_tile_bytes + sfc * mm->out_surf_bytes + m * mm->out_line_bytes;
 }
 
+/* The single-window output write, a block of rows per run: the destination rows of a run are
+ * consecutive atoms in memory, the source rows stay within a few pages. Blocks of rows are
+ * independent (disjoint atoms), so two threads may take half of them each. */
+enum { OUT_BLOCK_ROWS = 16, OUT_SPLIT_BYTES = 1 << 21 };
+
+typedef struct out_blocks {
+    const rksim_mm *mm;
+    dma_window *w; /* with base: only read */
+    const float *cf;
+    const int64_t *ci;
+    const uint32_t *run_n0; /* nruns + 1 run starts, the last nw */
+    uint32_t nruns, rows, v;
+} out_blocks;
+
+static void store_blocks(void *ctx, uint32_t lo, uint32_t hi)
+{
+    const out_blocks *o = ctx;
+    const rksim_mm *mm = o->mm;
+    for (uint32_t b = lo; b < hi; b++) {
+        uint32_t m0 = b * OUT_BLOCK_ROWS;
+        uint32_t mb = o->rows - m0 < OUT_BLOCK_ROWS ? o->rows - m0 : OUT_BLOCK_ROWS;
+        for (uint32_t i = 0; i < o->nruns; i++) {
+            uint32_t n0 = o->run_n0[i], lanes = o->run_n0[i + 1] - n0;
+            size_t at = (size_t)m0 * mm->n + n0;
+            rksim_store_rows((npk_rk_prec)mm->out,
+                             win_at(o->w, mm->dst + out_atom(mm, m0 + o->v, n0), 0),
+                             mm->out_line_bytes, o->cf ? o->cf + at : NULL,
+                             o->ci ? o->ci + at : NULL, mm->n, lanes, mb);
+        }
+    }
+}
+
 /* Result row m goes to output row m + v (0x1068's row offset); rows at or past the write DMA's
  * bound (HEIGHT_WDMA + 1, none when the hazard table lifts it) are lost, every written row is
  * bounds-checked like any DMA. */
@@ -297,19 +347,10 @@ static bool write_output(rksim *s, const rksim_mm *mm, const float *cf, const in
     run_n0[nruns] = nw;
     bool ok = true;
     if (w.base) {
-        /* a block of rows per run: the destination rows of a run are consecutive atoms in
-         * memory, the source rows stay within a few pages */
-        enum { BLOCK_ROWS = 16 };
-        for (uint32_t m0 = 0; m0 < rows; m0 += BLOCK_ROWS) {
-            uint32_t mb = rows - m0 < BLOCK_ROWS ? rows - m0 : BLOCK_ROWS;
-            for (uint32_t i = 0; i < nruns; i++) {
-                uint32_t n0 = run_n0[i], lanes = run_n0[i + 1] - n0;
-                size_t at = (size_t)m0 * mm->n + n0;
-                rksim_store_rows(
-                    (npk_rk_prec)mm->out, win_at(&w, mm->dst + out_atom(mm, m0 + v, n0), 0),
-                    mm->out_line_bytes, cf ? cf + at : NULL, ci ? ci + at : NULL, mm->n, lanes, mb);
-            }
-        }
+        out_blocks ob_ctx = {mm, &w, cf, ci, run_n0, nruns, rows, v};
+        /* memory-bound: a second thread from a few MiB of output on */
+        rksim_split2(store_blocks, &ob_ctx, (rows + OUT_BLOCK_ROWS - 1) / OUT_BLOCK_ROWS,
+                     (uint64_t)rows * nw * ob >= OUT_SPLIT_BYTES);
     }
     for (uint32_t m = 0; !w.base && m < rows && ok; m++)
         for (uint32_t i = 0; i < nruns; i++) {

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/big_alloc.h"
 #include "npukit/rknpu_uapi.h"
 
 enum {
@@ -33,13 +34,36 @@ void rksim_mem_init(rksim_mem *m, bool incoherent)
     m->incoherent = incoherent;
 }
 
+/* A buffer's zeroed pages: from 2 MiB on aligned for transparent huge pages
+ * (common/big_alloc.h), so that the first touch of a large operand, the runtime's packed
+ * weights for one, costs a fault per 2 MiB rather than one per page. */
+enum { HUGE_FROM = 2u << 20 };
+
+static void *pages_alloc(uint64_t span)
+{
+    if (span >= HUGE_FROM)
+        return npk_big_alloc((size_t)span);
+    void *p = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void pages_free(void *p, uint64_t span)
+{
+    if (span >= HUGE_FROM)
+        npk_big_free(p, (size_t)span);
+    else
+        munmap(p, span);
+}
+
 static void buf_free(rksim_buf *b)
 {
     if (b->imported && b->import_fd >= 0)
         close(b->import_fd);
     if (b->dev && b->dev != b->cpu)
         free(b->dev);
-    if (b->cpu)
+    if (b->cpu && !b->imported)
+        pages_free(b->cpu, b->span);
+    else if (b->cpu)
         munmap(b->cpu, b->span);
     free(b);
 }
@@ -136,8 +160,8 @@ int rksim_mem_create_in(rksim_mem *m, unsigned space, uint64_t size, uint32_t fl
     if (!b)
         return -ENOMEM;
     b->space = space;
-    void *cpu = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (cpu == MAP_FAILED) {
+    void *cpu = pages_alloc(span);
+    if (!cpu) {
         free(b);
         return -ENOMEM;
     }

@@ -7,17 +7,20 @@
  * a cache of them (weights.c) would have to compare the packed bytes on every use anyway, which
  * costs as much as reading them again for a decode.
  *
- * Two threads take half of the tiles each, with a single-threaded sgemm: the decode runs on
- * both cores and the halves meet once per matmul, where a threaded sgemm per chunk would meet
- * at every chunk. Splitting N does not change any element's sum: each result is the same
+ * Two threads take chunks of tiles from a shared counter, each with a single-threaded sgemm: the
+ * decode runs on both cores and the threads meet once per matmul, where a threaded sgemm per
+ * chunk would meet at every chunk. Splitting N does not change any element's sum: each result is the same
  * K-ordered accumulation whichever columns share its call. */
+#include <stdatomic.h>
+
 #include "rksim/elements.h"
 #include "rksim/matmul.h"
 
 enum {
     KRUN = 32,                /* the k's of one column in one K-tile, contiguous in both layouts */
     CHUNK_FLOATS = 1 << 21,   /* decoded floats per thread multiplied at once (8 MiB: in L3) */
-    SPLIT_PRODUCTS = 1 << 22, /* products from which a second thread takes half the tiles */
+    SPLIT_PRODUCTS = 1 << 22, /* products from which a second thread takes chunks too */
+    MIN_CHUNKS = 8,           /* with two threads: chunks enough to even out their progress */
 };
 
 typedef struct stream {
@@ -27,17 +30,25 @@ typedef struct stream {
     float *c;
     float *buf[2];       /* a chunk's floats for each thread */
     uint32_t m, k, n, g; /* shape; G: columns per N tile */
-    uint32_t step, half; /* tiles per chunk; the second thread's first tile */
+    uint32_t tiles, step; /* N tiles; tiles per chunk */
+    atomic_uint next;     /* the first tile no thread has taken yet */
 } stream;
 
+/* A thread's part (lo: 0 the caller, 1 the helper): chunks taken one at a time from the shared
+ * counter until none is left, so that a thread slowed by other work on its core (the runtime's
+ * own threads, other processes) leaves more of them to the other rather than making it wait. */
 static void stream_range(void *ctx, uint32_t lo, uint32_t hi)
 {
-    const stream *st = ctx;
-    float *buf = st->buf[lo >= st->half && lo > 0];
+    (void)hi;
+    stream *st = ctx;
+    float *buf = st->buf[lo];
     const uint32_t kts = st->k / KRUN;
     const size_t block_bytes = (size_t)st->g * KRUN * npk_rk_prec_bits(st->in) / 8;
-    for (uint32_t t0 = lo, t1; t0 < hi; t0 = t1) {
-        t1 = hi - t0 < st->step ? hi : t0 + st->step;
+    for (;;) {
+        const uint32_t t0 = atomic_fetch_add(&st->next, st->step);
+        if (t0 >= st->tiles)
+            return;
+        const uint32_t t1 = st->tiles - t0 < st->step ? st->tiles : t0 + st->step;
         for (uint32_t t = t0; t < t1; t++)
             for (uint32_t kt = 0; kt < kts; kt++)
                 rksim_load_runs(st->in, st->packed + ((size_t)t * kts + kt) * block_bytes, KRUN,
@@ -53,7 +64,10 @@ bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, co
 {
     const uint32_t tiles = mm->n / mm->ntile;
     const bool two = (uint64_t)mm->m * mm->n * mm->k >= SPLIT_PRODUCTS && tiles >= 2;
+    /* at most CHUNK_FLOATS a chunk, and with two threads at least MIN_CHUNKS chunks */
     uint32_t step = (uint32_t)(CHUNK_FLOATS / ((uint64_t)mm->k * mm->ntile));
+    if (two && step > tiles / MIN_CHUNKS)
+        step = tiles / MIN_CHUNKS;
     step = step ? step : 1;
     const size_t chunk = (size_t)step * mm->ntile * mm->k;
     float *buf = rksim_scratch(s, RKSIM_SCRATCH_CHUNKS, (two ? 2 : 1) * chunk * sizeof *buf);
@@ -68,11 +82,14 @@ bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, co
                  .k = mm->k,
                  .n = mm->n,
                  .g = mm->ntile,
-                 .step = step,
-                 .half = tiles / 2};
+                 .tiles = tiles,
+                 .step = step};
+    atomic_init(&st.next, 0);
     if (two)
         rksim_blas_single_begin();
-    rksim_split2(stream_range, &st, tiles, two);
+    /* a part each for the caller and the helper (rksim_split2: both to the caller when no
+     * helper runs, which then takes every chunk with the first buffer) */
+    rksim_split2(stream_range, &st, 2, two);
     if (two)
         rksim_blas_single_end();
     return true;

@@ -42,14 +42,6 @@ static cmp compare(uint32_t a, uint32_t b)
     return r;
 }
 
-static unsigned lead1(uint64_t x)
-{
-    unsigned p = 0;
-    while (x >>= 1)
-        p++;
-    return p;
-}
-
 /* va * vb + vc through the FMA with the zero flags the operand selection chose. */
 static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool vb_z)
 {
@@ -93,10 +85,18 @@ static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool 
     return kt_e8_round(mag, ebase, stk, sign);
 }
 
+uint32_t kt_e8_fma(uint32_t a, uint32_t b, uint32_t c)
+{
+    return fma_lane(a, b, c, expo(a) == 0, expo(b) == 0);
+}
+
 uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred)
 {
     bool az = expo(a) == 0, bz = expo(b) == 0;
-    cmp k = compare(a, b);
+    /* the compare feeds MAX, MIN and the compares only: the other ops skip it */
+    bool ordered = op == KT_E8_MAX || op == KT_E8_MIN || op == KT_E8_CMPLT || op == KT_E8_CMPGT ||
+                   op == KT_E8_CMPEQ;
+    cmp k = ordered ? compare(a, b) : (cmp){false, false, false, false};
     bool p = op == KT_E8_CMPLT   ? k.lt
              : op == KT_E8_CMPGT ? k.gt
              : op == KT_E8_CMPEQ ? k.eq && !k.nan
@@ -164,7 +164,7 @@ uint32_t kt_e8_from_f16(uint16_t h)
     if (e == 0x1F)
         return s << 23 | (uint32_t)E8_EMAX << E8_MBITS | m << 5;
     if (!e) { /* subnormal: renormalise; exact */
-        unsigned p = lead1(m);
+        unsigned p = kt_e8_lead1(m);
         return s << 23 | (103 + p) << E8_MBITS | ((m << (15 - p)) & 0x7FFF);
     }
     return s << 23 | (e + 112) << E8_MBITS | m << 5;

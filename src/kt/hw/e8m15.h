@@ -55,6 +55,9 @@ typedef enum kt_e8_op {
  * SEL c != 0 ? a : b; the compares a against b (result 1.0 or 0.0; *pred the predicate bit,
  * false for the rest); the seeds 2^a, log2 a, 1/a and 1/sqrt(a) (kt_e8_seed). */
 uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred);
+/* kt_e8_alu(KT_E8_FMA, a, b, c, pred) without the dispatch (its predicate bit is false): the
+ * vector lanes' commonest operation. */
+uint32_t kt_e8_fma(uint32_t a, uint32_t b, uint32_t c);
 
 /* The seeds (e8m15_seed.c), as the lane computes them: a quadratic per segment of 1/32 of an
  * octave, its coefficients from a table, evaluated in two fixed-point Horner steps and rounded
@@ -68,6 +71,11 @@ bool kt_e8_seed_row(kt_e8_op op, unsigned idx, int32_t c[3]);
  * lost below it), then bounded: at or above exponent 255 infinity, at or below 0 zero. A zero
  * magnitude is a zero of `sign`. Shared by the fused multiply-add and the seeds. */
 uint32_t kt_e8_round(uint64_t mag, int ebase, bool sticky, unsigned sign);
+/* The position of x's leading one (0 for 0, as for 1): the lane's leading-one search. */
+static inline unsigned kt_e8_lead1(uint64_t x)
+{
+    return x ? 63u - (unsigned)__builtin_clzll(x) : 0;
+}
 
 uint32_t kt_e8_from_f16(uint16_t h);
 uint16_t kt_e8_to_f16(uint32_t e);

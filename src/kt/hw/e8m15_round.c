@@ -9,20 +9,12 @@ enum {
     E8_EMAX = 0xFF,
 };
 
-static unsigned lead1(uint64_t x)
-{
-    unsigned p = 0;
-    while (x >>= 1)
-        p++;
-    return p;
-}
-
 uint32_t kt_e8_round(uint64_t mag, int ebase, bool sticky, unsigned sign)
 {
     const uint64_t m48 = (1ull << FRAME) - 1;
     if (!mag)
         return (uint32_t)sign << 23;
-    unsigned pos = lead1(mag);
+    unsigned pos = kt_e8_lead1(mag);
     uint64_t nrm = (mag << (FRAME - 1 - pos)) & m48;
     uint32_t sig = (uint32_t)(nrm >> 32) & 0xFFFF;
     bool g = nrm >> 31 & 1, st = (nrm & 0x7FFFFFFFu) || sticky;

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "npukit/kt_transport.h"
+
 /* round(4096 * 8 / m8) for m8 = 8..15: the scale mantissa's reciprocal, 12 fraction bits. */
 static const uint16_t recip_m8[8] = {4096, 3641, 3277, 2979, 2731, 2520, 2341, 2185};
 
@@ -110,21 +112,32 @@ kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBL
     return s;
 }
 
-/* Bits [lo, lo + width) of a 32-byte word in memory order. */
-static void put_bits(uint8_t *w, unsigned lo, unsigned width, unsigned v)
+/* A 32-byte word in memory order as four little-endian 64-bit limbs: bit i of the word is bit
+ * i % 64 of limb i / 64. A field of up to 8 bits spans at most two limbs. */
+enum { LIMBS = KT_MX_WORD / 8 };
+
+static void limbs_of(const uint8_t *w, uint64_t l[LIMBS])
 {
-    for (unsigned b = 0; b < width; b++) {
-        unsigned at = lo + b;
-        w[at / 8] = (uint8_t)((w[at / 8] & ~(1u << (at % 8))) | (((v >> b) & 1u) << (at % 8)));
-    }
+    for (int i = 0; i < LIMBS; i++)
+        l[i] = kt_le64(w + 8 * i);
 }
 
-static unsigned get_bits(const uint8_t *w, unsigned lo, unsigned width)
+/* Into a word that is zero there (the fields never overlap). */
+static void limbs_or(uint64_t l[LIMBS], unsigned lo, unsigned width, uint64_t v)
 {
-    unsigned v = 0;
-    for (unsigned b = 0; b < width; b++)
-        v |= (unsigned)((w[(lo + b) / 8] >> ((lo + b) % 8)) & 1) << b;
-    return v;
+    unsigned at = lo / 64, sh = lo % 64;
+    l[at] |= v << sh;
+    if (sh + width > 64)
+        l[at + 1] |= v >> (64 - sh);
+}
+
+static unsigned limbs_get(const uint64_t l[LIMBS], unsigned lo, unsigned width)
+{
+    unsigned at = lo / 64, sh = lo % 64;
+    uint64_t v = l[at] >> sh;
+    if (sh + width > 64)
+        v |= l[at + 1] << (64 - sh);
+    return (unsigned)(v & ((1u << width) - 1));
 }
 
 enum { SLOT_BITS = 7, SLOTS = 32, K_PER_WORD = 8, SCALE_TOP = 31 };
@@ -149,36 +162,41 @@ void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
         }
         field[lane] = kt_mx_scale_field(kt_mx_quant_block(x, q + lane * KT_MX_KBLOCK));
     }
-    memset(out, 0, KT_MX_ENTRY_OUT);
     for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++) {
-        uint8_t *word = out + w * KT_MX_WORD;
+        uint64_t l[LIMBS] = {0};
         for (unsigned s = 0; s < SLOTS; s++) {
             unsigned lane, k8;
             slot_place(b_layout, s, &lane, &k8);
             int8_t v = q[lane * KT_MX_KBLOCK + w * K_PER_WORD + k8];
-            put_bits(word, 256 - SLOT_BITS * (s + 1), SLOT_BITS, (unsigned)v & 0x7F);
+            limbs_or(l, 256 - SLOT_BITS * (s + 1), SLOT_BITS, (uint64_t)v & 0x7F);
         }
         for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
-            put_bits(word, SCALE_TOP - 8 * lane - 7, 8, field[lane]);
+            limbs_or(l, SCALE_TOP - 8 * lane - 7, 8, field[lane]);
+        for (int i = 0; i < LIMBS; i++)
+            kt_put_le64(out + w * KT_MX_WORD + 8 * i, l[i]);
     }
 }
 
 void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
                         int8_t q[KT_MX_ENTRY_ELEMS], kt_mx_scale scale[KT_MX_LANES])
 {
+    uint64_t first[LIMBS];
     for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++) {
-        const uint8_t *word = in + w * KT_MX_WORD;
+        uint64_t l[LIMBS];
+        limbs_of(in + w * KT_MX_WORD, l);
+        if (w == 0)
+            memcpy(first, l, sizeof first);
         for (unsigned s = 0; s < SLOTS; s++) {
             unsigned lane, k8;
             slot_place(b_layout, s, &lane, &k8);
-            unsigned v = get_bits(word, 256 - SLOT_BITS * (s + 1), SLOT_BITS);
+            unsigned v = limbs_get(l, 256 - SLOT_BITS * (s + 1), SLOT_BITS);
             /* sign-extend the 7-bit two's complement slot */
             q[lane * KT_MX_KBLOCK + w * K_PER_WORD + k8] = (int8_t)((int)(v ^ 0x40) - 0x40);
         }
     }
     /* every word repeats the scales; the first word's are read */
     for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
-        scale[lane] = kt_mx_scale_of_field((uint8_t)get_bits(in, SCALE_TOP - 8 * lane - 7, 8));
+        scale[lane] = kt_mx_scale_of_field((uint8_t)limbs_get(first, SCALE_TOP - 8 * lane - 7, 8));
 }
 
 double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],

@@ -87,6 +87,16 @@ double kt_mx_acc_add(double tile, double chain);
  * it, bit for bit with mx_fpacc_to_fp16: nearest even, saturating at +-65504, no subnormals
  * (what is below 2^-14 after rounding is a zero with the sign). */
 uint16_t kt_mx_fp22_to_fp16(uint32_t v);
+/* A chain rounded by the normaliser, as FP22 bits, in integer arithmetic: the same pattern as
+ * kt_mx_fp22_of(kt_mx_acc_round(kt_mx_chain(...))) for every input (tests/test_kt_fp22.c holds
+ * it to that), at a fraction of the cost — the matmul cluster's sweep computes every chain so. */
+uint32_t kt_mx_chain_fp22(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a,
+                          const int8_t qb[KT_MX_KBLOCK], uint8_t field_b, unsigned anchor);
+/* One K block of a 4 x 4 sub-tile: t[i * 4 + j] (FP22 bits) loaded with, or summed by
+ * kt_mx_fp22_add with, the chain of A entry lane i and B entry lane j (q: lane * 32 + k). */
+void kt_mx_subtile_fp22(const int8_t qa[KT_MX_ENTRY_ELEMS], const uint8_t field_a[KT_MX_LANES],
+                        const int8_t qb[KT_MX_ENTRY_ELEMS], const uint8_t field_b[KT_MX_LANES],
+                        unsigned anchor, bool load, uint32_t t[KT_MX_LANES * KT_MX_LANES]);
 uint16_t kt_mx_acc_to_fp16(double x);
 
 #endif

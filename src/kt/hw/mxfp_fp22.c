@@ -30,13 +30,8 @@ static uint32_t fp22_pack(unsigned s, unsigned e, uint32_t f)
     return (uint32_t)s << (MW + 7) | (uint32_t)e << MW | (f & ((1u << MW) - 1));
 }
 
-static unsigned msb_of(uint32_t x)
-{
-    unsigned p = 0;
-    while (x >>= 1)
-        p++;
-    return p;
-}
+/* The leading one's position (0 for 0, as for 1). */
+static unsigned msb_of(uint32_t x) { return x ? 31u - (unsigned)__builtin_clz(x) : 0; }
 
 uint32_t kt_mx_fp22_add(uint32_t a, uint32_t b)
 {
@@ -122,4 +117,64 @@ uint16_t kt_mx_fp22_to_fp16(uint32_t v)
     if (e >= 31)
         return (uint16_t)(sign | 0x7BFF);
     return (uint16_t)(sign | (unsigned)e << 10 | m);
+}
+
+/* An exact value mag * 2^sh (mag > 0) as kt_mx_acc_round rounds it: a leading one below
+ * 2^(1 - bias) flushes to zero (before rounding), else nearest even on 15 significant bits, and
+ * a rounded exponent above bias + 1 saturates to the largest magnitude. */
+static inline uint32_t fp22_round_exact(uint32_t mag, int sh, unsigned sign)
+{
+    enum { SIG = MW + 1, E_MIN = 1 - KT_MX_ACC_EBIAS, E_MAX = KT_MX_ACC_EBIAS + 1 };
+    unsigned p = msb_of(mag);
+    int e = (int)p + sh; /* the leading one's weight */
+    if (e < E_MIN)
+        return 0;
+    uint32_t keep = mag;
+    if (p >= SIG) {
+        unsigned d = p - (SIG - 1);
+        uint32_t rem = mag & ((1u << d) - 1), half = 1u << (d - 1);
+        keep = (mag >> d) + (rem > half || (rem == half && (mag >> d & 1)));
+        if (keep >> SIG) { /* 1.11..1 rounded up to 10.00..0 */
+            keep >>= 1;
+            e++;
+        }
+    } else
+        keep <<= SIG - 1 - p;
+    if (e > E_MAX)
+        return fp22_pack(sign, EXP_MAX, ~0u);
+    return fp22_pack(sign, (unsigned)(e + KT_MX_ACC_EBIAS), keep);
+}
+
+/* Inlined into the sub-tile's loop below; kt_mx_chain_fp22 is the same for one chain. */
+static inline uint32_t chain_fp22(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a,
+                                  const int8_t qb[KT_MX_KBLOCK], uint8_t field_b, unsigned anchor)
+{
+    int32_t dot = 0; /* |dot| <= 32 * 64 * 64: exact */
+    for (int k = 0; k < KT_MX_KBLOCK; k++)
+        dot += qa[k] * qb[k];
+    if (!dot)
+        return 0;
+    uint32_t m8 = (8u | (field_a & 7)) * (8u | (field_b & 7));
+    uint32_t mag = (uint32_t)(dot < 0 ? -dot : dot) * m8; /* below 2^25 */
+    int sh = (field_a >> 3) + (field_b >> 3) - (int)anchor - 6;
+    return fp22_round_exact(mag, sh, dot < 0);
+}
+
+uint32_t kt_mx_chain_fp22(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a,
+                          const int8_t qb[KT_MX_KBLOCK], uint8_t field_b, unsigned anchor)
+{
+    return chain_fp22(qa, field_a, qb, field_b, anchor);
+}
+
+void kt_mx_subtile_fp22(const int8_t qa[KT_MX_ENTRY_ELEMS], const uint8_t field_a[KT_MX_LANES],
+                        const int8_t qb[KT_MX_ENTRY_ELEMS], const uint8_t field_b[KT_MX_LANES],
+                        unsigned anchor, bool load, uint32_t t[KT_MX_LANES * KT_MX_LANES])
+{
+    for (unsigned i = 0; i < KT_MX_LANES; i++)
+        for (unsigned j = 0; j < KT_MX_LANES; j++) {
+            uint32_t c = chain_fp22(qa + i * KT_MX_KBLOCK, field_a[i], qb + j * KT_MX_KBLOCK,
+                                    field_b[j], anchor);
+            uint32_t *v = &t[i * KT_MX_LANES + j];
+            *v = load ? c : kt_mx_fp22_add(*v, c);
+        }
 }
