@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "rk_matmul_check_testlib.h"
 #include "rk_operands_testlib.h"
 #include "npukit/rk.h"
 #include "npukit/rk_reference.h"
@@ -63,22 +64,6 @@ static void device_domains(void)
     npk_rk_device_close(d);
 }
 
-/* One matmul on weights w (packed from b) against the reference, exactly. */
-static void check_matmul(npk_rk *rt, npk_rk_weights *w, npk_rk_prec in, npk_rk_prec out,
-                         uint32_t m, uint32_t k, uint32_t n, const void *b)
-{
-    void *a = rk_test_operands(in, (size_t)m * k);
-    size_t ob = out == NPK_PREC_FP16 ? 2 : 4;
-    void *c = calloc((size_t)m * n, ob), *ref = calloc((size_t)m * n, ob);
-    npk_rk_stats st;
-    CHECK_EQ(npk_rk_matmul(rt, w, m, a, out, c, &st), NPK_OK);
-    CHECK_EQ(npk_rk_reference_matmul(in, out, m, k, n, a, b, ref), NPK_OK);
-    CHECK_EQ(npk_rk_compare(out, c, ref, (uint64_t)m * n).mismatches, 0);
-    free(a);
-    free(c);
-    free(ref);
-}
-
 static void second_domain(void)
 {
     npk_rk *rt;
@@ -98,15 +83,15 @@ static void second_domain(void)
     CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, k, n, b8, m, &w8), NPK_OK);
     CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_FP16, k, n, b16, m, &w16), NPK_OK);
     CHECK(w8->mem.domain == 1 && w16->mem.domain == 1);
-    check_matmul(rt, w8, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b8);
-    check_matmul(rt, w16, NPK_PREC_FP16, NPK_PREC_FP32, m, k, n, b16);
+    rk_test_check_matmul(rt, w8, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b8);
+    rk_test_check_matmul(rt, w16, NPK_PREC_FP16, NPK_PREC_FP32, m, k, n, b16);
     /* room again in the first: new weights go there, and calls alternate between domains */
     npk_rk_weights_mem_free(rt->eng, &filler);
     CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, k, n, b8, m, &w0), NPK_OK);
     CHECK_EQ(w0->mem.domain, 0);
-    check_matmul(rt, w0, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b8);
-    check_matmul(rt, w8, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b8);
-    check_matmul(rt, w0, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b8);
+    rk_test_check_matmul(rt, w0, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b8);
+    rk_test_check_matmul(rt, w8, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b8);
+    rk_test_check_matmul(rt, w0, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b8);
     npk_rk_weights_free(rt, w0);
     npk_rk_weights_free(rt, w8);
     npk_rk_weights_free(rt, w16);

@@ -21,30 +21,12 @@
 #include <string.h>
 
 #include "check.h"
+#include "rk_matmul_check_testlib.h"
 #include "rk_operands_testlib.h"
 #include "npukit/rk.h"
 #include "npukit/rk_reference.h"
 #include "rk/runtime/runtime_internal.h"
 #include "rk/runtime/runtime_weights.h"
-
-static size_t out_bytes(npk_rk_prec out) { return out == NPK_PREC_FP16 ? 2 : 4; }
-
-/* One matmul on w (packed from b) against the reference, exactly; its stats. */
-static npk_rk_stats check_matmul(npk_rk *rt, const npk_rk_weights *w, npk_rk_prec in,
-                                 npk_rk_prec out, uint32_t m, uint32_t k, uint32_t n,
-                                 const void *b)
-{
-    void *a = rk_test_operands(in, (size_t)m * k);
-    void *c = calloc((size_t)m * n, out_bytes(out)), *ref = calloc((size_t)m * n, out_bytes(out));
-    npk_rk_stats st = {0};
-    CHECK_EQ(npk_rk_matmul(rt, w, m, a, out, c, &st), NPK_OK);
-    CHECK_EQ(npk_rk_reference_matmul(in, out, m, k, n, a, b, ref), NPK_OK);
-    CHECK_EQ(npk_rk_compare(out, c, ref, (uint64_t)m * n).mismatches, 0);
-    free(a);
-    free(c);
-    free(ref);
-    return st;
-}
 
 /* Weights of this shape packed (K sliced at k_slice, 0: the planner's choice), checked split
  * over the cores of `mask` in order, run and checked against the reference. */
@@ -66,7 +48,7 @@ static void split_case(npk_rk *rt, npk_rk_prec in, npk_rk_prec out, uint32_t m, 
     }
     CHECK_EQ(w->part_n0[w->parts], n);
     CHECK(sum >= npk_rk_weights_bytes(w) && w->mem.size == 0);
-    npk_rk_stats st = check_matmul(rt, w, in, out, m, k, n, b);
+    npk_rk_stats st = rk_test_check_matmul(rt, w, in, out, m, k, n, b);
     CHECK_EQ(st.cores_used, parts);
     npk_rk_weights_free(rt, w);
     free(b);
@@ -161,11 +143,11 @@ static void bound(void)
     npk_rk_weights *w;
     CHECK_EQ(npk_rk_weights_bind(rt, NPK_PREC_INT8, k, n, buf, 0, NPK_RK_ROWS, m, &w), NPK_OK);
     CHECK_EQ(w->parts, 3);
-    check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
+    rk_test_check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
     for (size_t i = 0; i < (size_t)k * n; i += 7)
         b[i] = (int8_t)(-b[i] / 2);
     memcpy(npk_rk_buffer_host(buf), b, (size_t)k * n);
-    check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
+    rk_test_check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
     npk_rk_weights_free(rt, w);
     npk_rk_buffer_free(buf);
     free(b);
@@ -185,9 +167,9 @@ static void one_core(void)
     CHECK_EQ(npk_rk_set_cores(rt, 1), NPK_OK);
     CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, k, n, b, m, &w1), NPK_OK);
     CHECK(w1->parts == 1 && w1->part_core[0] == 0);
-    npk_rk_stats st = check_matmul(rt, w1, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
+    npk_rk_stats st = rk_test_check_matmul(rt, w1, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
     CHECK_EQ(st.cores_used, 1);
-    st = check_matmul(rt, w3, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
+    st = rk_test_check_matmul(rt, w3, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
     CHECK_EQ(st.cores_used, 3);
     npk_rk_weights_free(rt, w1);
     npk_rk_weights_free(rt, w3);
@@ -208,7 +190,7 @@ static void fallback(void)
     npk_rk_weights *w;
     CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, k, n, b, m, &w), NPK_OK);
     CHECK(w->parts == 1 && w->part_core[0] == 1);
-    npk_rk_stats st = check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
+    npk_rk_stats st = rk_test_check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
     CHECK_EQ(st.cores_used, 1); /* on core 1: core 0 would be refused its file's address */
     npk_rk_info info;
     CHECK_EQ(npk_rk_query(rt, &info), NPK_OK);
@@ -234,7 +216,7 @@ static void copies(void)
     npk_rk_info info;
     CHECK_EQ(npk_rk_query(rt, &info), NPK_OK);
     CHECK_EQ(info.weight_used, 3 * ((npk_rk_weights_bytes(w) + 4095) & ~4095ull));
-    npk_rk_stats st = check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
+    npk_rk_stats st = rk_test_check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
     CHECK_EQ(st.cores_used, 3);
     npk_rk_weights_free(rt, w);
     /* a file more than half full: no copies, the split */
@@ -242,7 +224,7 @@ static void copies(void)
     CHECK_EQ(npk_rk_weights_mem_on(rt->eng, 2, NPK_RK_WEIGHT_SPACE / 2, &filler), NPK_OK);
     CHECK_EQ(npk_rk_weights_pack(rt, NPK_PREC_INT8, k, n, b, m, &w), NPK_OK);
     CHECK_EQ(w->parts, 3);
-    check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
+    rk_test_check_matmul(rt, w, NPK_PREC_INT8, NPK_PREC_INT32, m, k, n, b);
     npk_rk_weights_free(rt, w);
     npk_rk_weights_mem_free_on(rt->eng, 2, &filler);
     free(b);
