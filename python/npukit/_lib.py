@@ -320,7 +320,7 @@ class QWeightsDesc(ctypes.Structure):
 
 class MatmulItem(ctypes.Structure):
     _fields_ = [("w", c_void_p), ("m", c_uint32), ("a", c_void_p), ("c", c_void_p),
-                ("stats", RkStats)]
+                ("stats", RkStats), ("a_fp32", c_bool)]
 
 
 class Conv2dArgs(ctypes.Structure):
