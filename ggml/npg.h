@@ -39,6 +39,13 @@
  * regcmd program holds is a 32-bit IOVA (facts B.1); the runtime maps everything it uses in it. */
 #define NPG_ADDRESS_SPACE (1ull << 32)
 
+/* The M that weights kept packed between calls are sliced for (at least): their K slicing is
+ * fixed when they are packed, at their first call. Sliced for one row (decode), K stays whole,
+ * and every later prefill pays for it: 3.7x the NPU time at M = 32 and 5.6-19x at M = 512 for
+ * llama-7B's layers (the planner's model); sliced for 512 rows (llama.cpp's default micro-batch),
+ * a decode call costs about 1 % more (1.428 -> 1.439 ms for 4096 x 4096). */
+#define NPG_RESIDENT_M_HINT 512u
+
 /* ---- settings (npg_settings.c) ---------------------------------------------------------- */
 typedef enum { NPG_OFFLOAD_AUTO = 0, NPG_OFFLOAD_ALWAYS, NPG_OFFLOAD_NEVER } npg_offload;
 

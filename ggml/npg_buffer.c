@@ -348,7 +348,9 @@ npg_packed *npg_packed_get(npg_device *d, const struct ggml_tensor *src0, uint32
         pp = &q->next;
     }
     if (!p) {
-        p = pack_any(d, src0, m_hint);
+        /* kept for every later call: sliced for prefill-sized M even when the first call is a
+         * decode (see NPG_RESIDENT_M_HINT) */
+        p = pack_any(d, src0, m_hint > NPG_RESIDENT_M_HINT ? m_hint : NPG_RESIDENT_M_HINT);
         if (p) {
             p->lo = lo;
             p->hi = hi;
