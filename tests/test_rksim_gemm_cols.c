@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The fp16 matmul's GEMM (rksim_gemm_cols) on every path the CPU has (portable C, AVX2 with
- * FMA, AVX-512), against the loop that defines it written out here: per result one fp32
+ * FMA, AVX-512, NEON), against the loop that defines it written out here: per result one fp32
  * fmaf chain over k = 0..K-1 from +0. Bit for bit (NaN as NaN), over edge shapes (M and N
  * around the kernel's 16-row blocks and 8-column groups, K of 1), and with what the zero-row
  * skip must respect:
@@ -122,6 +122,7 @@ int main(void)
     check_path(RKSIM_GEMM_COLS_PORTABLE);
     check_path(RKSIM_GEMM_COLS_AVX2);
     check_path(RKSIM_GEMM_COLS_AVX512);
+    check_path(RKSIM_GEMM_COLS_NEON);
     rksim_gemm_cols_force(RKSIM_GEMM_COLS_AUTO);
     return check_done();
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The fp16 matmul's GEMM on weights decoded as columns (see matmul.h): every result is one
  * fp32 fused multiply-add chain over k = 0, 1, ... from +0, the order of a plain loop, on every
- * path (AVX-512, AVX2 with FMA, portable C), so the paths agree bit for bit.
+ * path (AVX-512, AVX2 with FMA, NEON, portable C), so the paths agree bit for bit.
  *
  * Why its own GEMM: a BLAS copies each call's weight panel into its own layout before
  * multiplying (a tenth of an fp16 task's time). Here the weights are used where the decode
@@ -23,6 +23,11 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define COLS_X86 1
+#endif
+/* Advanced SIMD is part of every AArch64 CPU Linux runs on: no run-time check */
+#if defined(__aarch64__) && defined(__GNUC__)
+#include <arm_neon.h>
+#define COLS_NEON 1
 #endif
 
 enum {
@@ -208,6 +213,40 @@ static bool cpu_has_fma(void)
 }
 #endif
 
+#ifdef COLS_NEON
+/* 16 rows (four vectors of 4) x 4 columns a pass, twice per group: 16 accumulators of the 32
+ * registers; FMLA by lane takes the four weights of a step from one vector load each. */
+static void kernel_neon(const float *at, size_t block_stride, unsigned blocks,
+                        const float *const col[GROUP], uint32_t kk, float *tile)
+{
+    for (unsigned b = 0; b < blocks; b++) {
+        const float *ab = at + b * block_stride;
+        for (unsigned h = 0; h < GROUP; h += 4) {
+            const float *c0 = col[h], *c1 = col[h + 1], *c2 = col[h + 2], *c3 = col[h + 3];
+            float32x4_t x[4][4];
+            for (unsigned j = 0; j < 4; j++)
+                for (unsigned q = 0; q < 4; q++)
+                    x[j][q] = vdupq_n_f32(0.0f);
+            for (uint32_t p = 0; p < kk; p++) {
+                const float *ap = ab + (size_t)p * ROWS;
+                const float32x4_t u0 = vld1q_f32(ap), u1 = vld1q_f32(ap + 4),
+                                  u2 = vld1q_f32(ap + 8), u3 = vld1q_f32(ap + 12);
+                const float w[4] = {c0[p], c1[p], c2[p], c3[p]};
+                for (unsigned j = 0; j < 4; j++) {
+                    x[j][0] = vfmaq_n_f32(x[j][0], u0, w[j]);
+                    x[j][1] = vfmaq_n_f32(x[j][1], u1, w[j]);
+                    x[j][2] = vfmaq_n_f32(x[j][2], u2, w[j]);
+                    x[j][3] = vfmaq_n_f32(x[j][3], u3, w[j]);
+                }
+            }
+            for (unsigned j = 0; j < 4; j++)
+                for (unsigned q = 0; q < 4; q++)
+                    vst1q_f32(tile + (size_t)(h + j) * 2 * ROWS + b * ROWS + 4 * q, x[j][q]);
+        }
+    }
+}
+#endif
+
 /* RKSIM_GEMM_COLS_AUTO or a path a test asks for (taken only where the CPU has it) */
 static atomic_int forced = RKSIM_GEMM_COLS_AUTO;
 
@@ -217,6 +256,8 @@ rksim_gemm_cols_path rksim_gemm_cols_path_used(void)
 {
     const int want = atomic_load(&forced);
 #ifdef COLS_X86
+    /* AVX-512 behind the dense check elements.c uses too (F, BW, VNNI and the OS's ZMM state):
+     * an AVX-512 CPU without VNNI takes the AVX2 path */
     if ((want == RKSIM_GEMM_COLS_AUTO || want == RKSIM_GEMM_COLS_AVX512) &&
         npk_dense_use_avx512_vnni())
         return RKSIM_GEMM_COLS_AVX512;
@@ -224,6 +265,10 @@ rksim_gemm_cols_path rksim_gemm_cols_path_used(void)
          want == RKSIM_GEMM_COLS_AVX2) &&
         npk_dense_use_avx2() && cpu_has_fma())
         return RKSIM_GEMM_COLS_AVX2;
+#elif defined(COLS_NEON)
+    /* npk_dense_force_portable pins this path to the portable one too */
+    if (want != RKSIM_GEMM_COLS_PORTABLE && !strcmp(npk_dense_f16_path(), "neon"))
+        return RKSIM_GEMM_COLS_NEON;
 #else
     (void)want;
 #endif
@@ -239,6 +284,11 @@ static kernel_fn *kernel_of(rksim_gemm_cols_path p)
 #else
     case RKSIM_GEMM_COLS_AVX512:
     case RKSIM_GEMM_COLS_AVX2:
+#endif
+#ifdef COLS_NEON
+    case RKSIM_GEMM_COLS_NEON: return kernel_neon;
+#else
+    case RKSIM_GEMM_COLS_NEON:
 #endif
     case RKSIM_GEMM_COLS_AUTO:
     case RKSIM_GEMM_COLS_PORTABLE: break;

@@ -154,12 +154,14 @@ uint32_t rksim_gemm_cols_live_k(const float *b, size_t ldb, uint32_t n, uint32_t
 void rksim_gemm_cols(const float *at, uint32_t m, uint32_t k, uint32_t kk, const float *b,
                      size_t ldb, uint32_t n, float *c, size_t ldc);
 /* Its paths: the one a call takes, and a test's choice (AUTO: the fastest the CPU has; a
- * path the CPU lacks falls back to the next one down). */
+ * path the CPU lacks falls back to the next one down; npk_dense_force_portable pins the
+ * portable one). */
 typedef enum rksim_gemm_cols_path {
     RKSIM_GEMM_COLS_AUTO,
     RKSIM_GEMM_COLS_PORTABLE,
     RKSIM_GEMM_COLS_AVX2,
     RKSIM_GEMM_COLS_AVX512,
+    RKSIM_GEMM_COLS_NEON, /* aarch64 */
 } rksim_gemm_cols_path;
 rksim_gemm_cols_path rksim_gemm_cols_path_used(void);
 void rksim_gemm_cols_force(rksim_gemm_cols_path p);
