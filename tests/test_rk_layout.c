@@ -760,7 +760,7 @@ static void check_sum_slices(npk_rk_prec p, npk_rk_mode mode, size_t count, bool
         uint8_t narrow[M * N * 4];
         const size_t eb = p == NPK_PREC_FP16 || p == NPK_PREC_INT16 ? 2 : p == NPK_PREC_INT8 ? 1 : 4;
         for (int i = 0; i < M * N; i++)
-            memcpy(narrow + i * eb, &part[0][i], eb);
+            memcpy(narrow + i * eb, &part[i / N][i % N], eb);
         npk_rk_cmatrix pm = {narrow, M, N, N};
         uint8_t *b = blocks + j * slot + (j % 2) * 64; /* slots apart, not all aligned alike */
         CHECK_EQ(npk_rk_pack_c(&blk, &pm, (npk_rk_range){0, M}, (npk_rk_range){0, N}, b, size),
