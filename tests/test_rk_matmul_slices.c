@@ -8,7 +8,8 @@
  *     the end), int8 and int4 weights into int32 C;
  *   - one task per submit (every slice its own job), a few (a region's slices split over jobs)
  *     and all of a core's tasks in one job; one core and three;
- *   - both front ends (rknpu and rocket), a batch of two items, and M = 1. */
+ *   - both front ends (rknpu and rocket), a batch of two items, and M = 1;
+ * and the call's stats name the cores its tasks ran on (one, for one row of a narrow N). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,9 @@ static void one(npk_rk *rt, npk_rk_prec in, npk_rk_prec out, uint32_t m, uint32_
     npk_rk_stats st = {0};
     CHECK_EQ(npk_rk_matmul(rt, w, m, a, out, c, &st), NPK_OK);
     CHECK_EQ(npk_rk_reference_matmul(in, out, m, k, n, a, b, ref), NPK_OK);
+    /* the stats name the cores the tasks ran on: one per core the plan used, all the runtime's */
+    CHECK_EQ((unsigned)__builtin_popcount(st.core_mask), st.cores_used);
+    CHECK_EQ(st.core_mask & ~npk_rk_core_mask(rt), 0u);
     const uint64_t bad = npk_rk_compare(out, c, ref, (uint64_t)m * n).mismatches;
     CHECK_EQ(bad, 0);
     if (bad)
@@ -82,6 +86,8 @@ int main(void)
         {NPK_PREC_FP16, NPK_PREC_FP32, 300, 4100, 200}, {NPK_PREC_FP16, NPK_PREC_FP16, 300, 4100, 200},
         {NPK_PREC_FP16, NPK_PREC_FP32, 1, 4100, 200},   {NPK_PREC_INT8, NPK_PREC_INT32, 130, 9000, 96},
         {NPK_PREC_INT4, NPK_PREC_INT32, 70, 5000, 64},
+        {NPK_PREC_FP16, NPK_PREC_FP32, 200, 2100, 16}, /* narrow N: the cores split M */
+        {NPK_PREC_FP16, NPK_PREC_FP32, 1, 20000, 16},  /* one row, narrow N: one core */
     };
     for (size_t d = 0; d < sizeof devices / sizeof devices[0]; d++) {
         npk_rk *rt;

@@ -727,9 +727,11 @@ npk_status npk_rk_matmul_held_src(npk_rk *rt, const npk_rk_weights *w, uint32_t 
         st->tasks = (uint32_t)run_plan.count;
         st->cores_used = run_plan.cores_used;
         /* The runtime's cores are the engine's: tasks go to the pinned ones. */
-        for (size_t i = 0; i < run_plan.count; i++)
+        st->core_mask = 0;
+        for (size_t i = 0; i < run_plan.count; i++) {
             run_plan.tasks[i].core = npk_rk_task_core(rt, w, run_plan.tasks[i].core);
-        st->core_mask = npk_rk_core_mask(rt);
+            st->core_mask |= 1u << run_plan.tasks[i].core;
+        }
         it.mode = run_plan.mode;
         it.a_pitch = run_plan.req.a_pitch;
         s = npk_rk_matmul_run(rt, &run_plan, &it, NULL, st);
