@@ -86,6 +86,7 @@ int main(void)
         {NPK_PREC_FP16, NPK_PREC_FP32, 300, 4100, 200}, {NPK_PREC_FP16, NPK_PREC_FP16, 300, 4100, 200},
         {NPK_PREC_FP16, NPK_PREC_FP32, 1, 4100, 200},   {NPK_PREC_INT8, NPK_PREC_INT32, 130, 9000, 96},
         {NPK_PREC_INT4, NPK_PREC_INT32, 70, 5000, 64},
+        {NPK_PREC_INT4, NPK_PREC_INT32, 20, 9000, 64}, /* past 16 slices: summed in parts */
         {NPK_PREC_FP16, NPK_PREC_FP32, 200, 2100, 16}, /* narrow N: the cores split M */
         {NPK_PREC_FP16, NPK_PREC_FP32, 1, 20000, 16},  /* one row, narrow N: one core */
     };
