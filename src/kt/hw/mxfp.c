@@ -7,9 +7,7 @@
 #include "kt/hw/mxfp.h"
 
 #include <math.h>
-#include <string.h>
-
-#include "npukit/kt_transport.h"
+#include <stddef.h>
 
 /* round(4096 * 8 / m8) for m8 = 8..15: the scale mantissa's reciprocal, 12 fraction bits. */
 static const uint16_t recip_m8[8] = {4096, 3641, 3277, 2979, 2731, 2520, 2341, 2185};
@@ -78,7 +76,8 @@ kt_mx_scale kt_mx_scale_of_field(uint8_t field)
 
 double kt_mx_scale_value(kt_mx_scale s) { return ldexp(s.m8 / 8.0, s.exp); }
 
-int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s)
+/* Inlined into the block loop below; kt_mx_quant_elem is the same for one element. */
+static inline int8_t quant_elem(uint16_t h, kt_mx_scale s)
 {
     int e;
     unsigned sig;
@@ -100,6 +99,8 @@ int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s)
     return (int8_t)((h & 0x8000) ? -(int)mag : (int)mag);
 }
 
+int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s) { return quant_elem(h, s); }
+
 kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBLOCK])
 {
     uint16_t peak = 0;
@@ -108,45 +109,41 @@ kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBL
             peak = x[k] & 0x7FFF; /* magnitude order is the unsigned order of bits [14:0] */
     kt_mx_scale s = kt_mx_block_scale(peak);
     for (int k = 0; k < KT_MX_KBLOCK; k++)
-        q[k] = kt_mx_quant_elem(x[k], s);
+        q[k] = quant_elem(x[k], s);
     return s;
 }
 
-/* A 32-byte word in memory order as four little-endian 64-bit limbs: bit i of the word is bit
- * i % 64 of limb i / 64. A field of up to 8 bits spans at most two limbs. */
-enum { LIMBS = KT_MX_WORD / 8 };
+/* A word's layout, read off mxfp.h: bits 0..31 (bytes 0..3) hold the four lanes' scale fields,
+ * lane i in byte 3 - i; the 32 slots of 7 bits fill bits 32..255 from the top down. Eight slots
+ * make 56 bits, so the slots form four groups of seven whole bytes: group g (slots 8g..8g+7) is
+ * bytes 25 - 7g..31 - 7g, little-endian, slot 8g + j at bits 49 - 7j..55 - 7j of it. Packing and
+ * unpacking a group is then one 56-bit load or store and eight shifts. */
+enum { SLOT_BITS = 7, GROUPS = 4, GROUP_SLOTS = 8, GROUP_BYTES = 7, K_PER_WORD = 8, SCALE_BYTES = 4 };
 
-static void limbs_of(const uint8_t *w, uint64_t l[LIMBS])
+static unsigned group_at(unsigned g) { return 25 - GROUP_BYTES * g; }
+
+static uint64_t group_load(const uint8_t *p)
 {
-    for (int i = 0; i < LIMBS; i++)
-        l[i] = kt_le64(w + 8 * i);
+    uint64_t v = 0;
+    for (int i = GROUP_BYTES - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
 }
 
-/* Into a word that is zero there (the fields never overlap). */
-static void limbs_or(uint64_t l[LIMBS], unsigned lo, unsigned width, uint64_t v)
+static void group_store(uint8_t *p, uint64_t v)
 {
-    unsigned at = lo / 64, sh = lo % 64;
-    l[at] |= v << sh;
-    if (sh + width > 64)
-        l[at + 1] |= v >> (64 - sh);
+    for (int i = 0; i < GROUP_BYTES; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static unsigned limbs_get(const uint64_t l[LIMBS], unsigned lo, unsigned width)
+/* The element of an entry's q (lane * 32 + k) that slot j of group g in word w holds: in A's
+ * packing the group is a lane and j its K; in B's the slots cycle through the lanes, two K a
+ * group. */
+static unsigned slot_elem(bool b_layout, unsigned w, unsigned g, unsigned j)
 {
-    unsigned at = lo / 64, sh = lo % 64;
-    uint64_t v = l[at] >> sh;
-    if (sh + width > 64)
-        v |= l[at + 1] << (64 - sh);
-    return (unsigned)(v & ((1u << width) - 1));
-}
-
-enum { SLOT_BITS = 7, SLOTS = 32, K_PER_WORD = 8, SCALE_TOP = 31 };
-
-/* The lane and K-within-word of slot s in a word of either packing. */
-static void slot_place(bool b_layout, unsigned s, unsigned *lane, unsigned *k8)
-{
-    *lane = b_layout ? s % KT_MX_LANES : s / K_PER_WORD;
-    *k8 = b_layout ? s / KT_MX_LANES : s % K_PER_WORD;
+    unsigned lane = b_layout ? j % KT_MX_LANES : g;
+    unsigned k8 = b_layout ? 2 * g + j / KT_MX_LANES : j;
+    return lane * KT_MX_KBLOCK + w * K_PER_WORD + k8;
 }
 
 void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
@@ -163,40 +160,33 @@ void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
         field[lane] = kt_mx_scale_field(kt_mx_quant_block(x, q + lane * KT_MX_KBLOCK));
     }
     for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++) {
-        uint64_t l[LIMBS] = {0};
-        for (unsigned s = 0; s < SLOTS; s++) {
-            unsigned lane, k8;
-            slot_place(b_layout, s, &lane, &k8);
-            int8_t v = q[lane * KT_MX_KBLOCK + w * K_PER_WORD + k8];
-            limbs_or(l, 256 - SLOT_BITS * (s + 1), SLOT_BITS, (uint64_t)v & 0x7F);
-        }
+        uint8_t *o = out + w * KT_MX_WORD;
         for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
-            limbs_or(l, SCALE_TOP - 8 * lane - 7, 8, field[lane]);
-        for (int i = 0; i < LIMBS; i++)
-            kt_put_le64(out + w * KT_MX_WORD + 8 * i, l[i]);
+            o[SCALE_BYTES - 1 - lane] = field[lane];
+        for (unsigned g = 0; g < GROUPS; g++) {
+            uint64_t v = 0;
+            for (unsigned j = 0; j < GROUP_SLOTS; j++)
+                v = v << SLOT_BITS | ((uint64_t)q[slot_elem(b_layout, w, g, j)] & 0x7F);
+            group_store(o + group_at(g), v);
+        }
     }
 }
 
 void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
                         int8_t q[KT_MX_ENTRY_ELEMS], kt_mx_scale scale[KT_MX_LANES])
 {
-    uint64_t first[LIMBS];
-    for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++) {
-        uint64_t l[LIMBS];
-        limbs_of(in + w * KT_MX_WORD, l);
-        if (w == 0)
-            memcpy(first, l, sizeof first);
-        for (unsigned s = 0; s < SLOTS; s++) {
-            unsigned lane, k8;
-            slot_place(b_layout, s, &lane, &k8);
-            unsigned v = limbs_get(l, 256 - SLOT_BITS * (s + 1), SLOT_BITS);
-            /* sign-extend the 7-bit two's complement slot */
-            q[lane * KT_MX_KBLOCK + w * K_PER_WORD + k8] = (int8_t)((int)(v ^ 0x40) - 0x40);
+    for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++)
+        for (unsigned g = 0; g < GROUPS; g++) {
+            uint64_t v = group_load(in + w * KT_MX_WORD + group_at(g));
+            for (unsigned j = 0; j < GROUP_SLOTS; j++) {
+                unsigned slot = (unsigned)(v >> (SLOT_BITS * (GROUP_SLOTS - 1 - j))) & 0x7F;
+                /* sign-extend the 7-bit two's complement slot */
+                q[slot_elem(b_layout, w, g, j)] = (int8_t)((int)(slot ^ 0x40) - 0x40);
+            }
         }
-    }
     /* every word repeats the scales; the first word's are read */
     for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
-        scale[lane] = kt_mx_scale_of_field((uint8_t)limbs_get(first, SCALE_TOP - 8 * lane - 7, 8));
+        scale[lane] = kt_mx_scale_of_field(in[SCALE_BYTES - 1 - lane]);
 }
 
 double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],
