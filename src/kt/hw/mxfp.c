@@ -6,6 +6,8 @@
  * the scale is a multiply by one of eight reciprocals followed by an 8-bit window. */
 #include "kt/hw/mxfp.h"
 
+#include "kt/hw/mx_avx2.h"
+
 #include <math.h>
 #include <stddef.h>
 
@@ -101,8 +103,65 @@ static inline int8_t quant_elem(uint16_t h, kt_mx_scale s)
 
 int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s) { return quant_elem(h, s); }
 
+/* quant_elem over a block, eight elements a step, and the block's peak (mx_avx2.h). */
+#if MX_HAVE_AVX2
+static MX_AVX2_FN uint16_t peak_avx2(const uint16_t x[KT_MX_KBLOCK])
+{
+    const __m256i low15 = _mm256_set1_epi16(0x7FFF);
+    __m256i m = _mm256_max_epu16(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)x), low15),
+                                 _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(x + 16)), low15));
+    __m128i h = _mm_max_epu16(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+    /* the largest of eight is the complement of the smallest complement */
+    __m128i inv = _mm_xor_si128(h, _mm_set1_epi16(-1));
+    return (uint16_t)(0xFFFF - _mm_extract_epi16(_mm_minpos_epu16(inv), 0));
+}
+
+static MX_AVX2_FN void quant_avx2(const uint16_t x[KT_MX_KBLOCK], kt_mx_scale s,
+                                   int8_t q[KT_MX_KBLOCK])
+{
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+    const __m256i qmax = _mm256_set1_epi32(KT_MX_QMAX);
+    const __m256i recip = _mm256_set1_epi32(recip_m8[(s.m8 - 8) & 7]);
+    const __m256i t_base = _mm256_set1_epi32(T_BASE + s.exp);
+    __m256i v[KT_MX_KBLOCK / 8];
+    for (unsigned c = 0; c < KT_MX_KBLOCK / 8; c++) {
+        __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + 8 * c)));
+        /* decode16 */
+        __m256i ef = _mm256_and_si256(_mm256_srli_epi32(h, 10), _mm256_set1_epi32(0x1F));
+        __m256i frac = _mm256_and_si256(h, _mm256_set1_epi32(0x3FF));
+        __m256i sub = _mm256_cmpeq_epi32(ef, zero);
+        __m256i e = mx_sel(sub, one, ef);
+        __m256i sig = mx_sel(sub, frac, _mm256_or_si256(frac, _mm256_set1_epi32(SIG_ONE)));
+        __m256i t = _mm256_sub_epi32(t_base, e);
+        __m256i prod = _mm256_mullo_epi32(sig, recip);
+        __m256i x8 = _mm256_srlv_epi32(_mm256_srli_epi32(prod, 15), _mm256_max_epi32(t, zero));
+        __m256i sum = _mm256_add_epi32(_mm256_srli_epi32(x8, 1), _mm256_and_si256(x8, one));
+        /* above the block's peak (t < 0) or past 63 after rounding: the clamp */
+        __m256i clamp = _mm256_or_si256(_mm256_cmpgt_epi32(zero, t), _mm256_cmpgt_epi32(sum, qmax));
+        __m256i mag = mx_sel(clamp, qmax, sum);
+        __m256i none = _mm256_or_si256(_mm256_cmpeq_epi32(sig, zero),
+                                       _mm256_cmpgt_epi32(t, _mm256_set1_epi32(7)));
+        mag = _mm256_andnot_si256(none, mag);
+        __m256i neg = _mm256_cmpgt_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x8000)), zero);
+        v[c] = mx_sel(neg, _mm256_sub_epi32(zero, mag), mag);
+    }
+    /* 32 x 32 bits to 32 x 8 in order: the packs work within 128-bit halves, the permute
+     * puts the four-byte groups back in sequence */
+    __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+    b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256((__m256i *)q, b);
+}
+#endif
+
 kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBLOCK])
 {
+#if MX_HAVE_AVX2
+    if (mx_avx2()) {
+        kt_mx_scale s = kt_mx_block_scale(peak_avx2(x));
+        quant_avx2(x, s, q);
+        return s;
+    }
+#endif
     uint16_t peak = 0;
     for (int k = 0; k < KT_MX_KBLOCK; k++)
         if ((x[k] & 0x7FFF) > peak)

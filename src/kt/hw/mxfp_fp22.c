@@ -13,6 +13,7 @@
  * operand's sign. An exact cancellation is +0, and a zero operand passes the other unchanged. */
 #include <math.h>
 
+#include "kt/hw/mx_avx2.h"
 #include "kt/hw/mxfp.h"
 
 #if defined(__SSE2__)
@@ -252,12 +253,8 @@ static void subtile_dots(const int8_t *qa, const int8_t *qb, int32_t dot[KT_MX_L
  * per-chain reference; both paths give the same bits). A leading one is found through a float
  * conversion: x with the bit below each run of ones cleared (x & ~(x >> 1)) keeps its top bit
  * and cannot round up into the next power of two, so the float's exponent is the bit's index.
- * x86-64 with AVX2 only, chosen at run time; elsewhere the scalar loop. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define MX_HAVE_AVX2 1
-#include <immintrin.h>
-#define MX_AVX2 static inline __attribute__((always_inline, target("avx2")))
-
+ * x86-64 with AVX2 only (mx_avx2.h); elsewhere the scalar loop. */
+#if MX_HAVE_AVX2
 MX_AVX2 __m256i v_msb(__m256i x) /* x > 0 */
 {
     __m256i top = _mm256_andnot_si256(_mm256_srli_epi32(x, 1), x);
@@ -270,11 +267,6 @@ MX_AVX2 __m256i v_pack(__m256i sign, __m256i e, __m256i f)
     __m256i frac = _mm256_and_si256(f, _mm256_set1_epi32((1 << MW) - 1));
     return _mm256_or_si256(_mm256_or_si256(_mm256_slli_epi32(sign, MW + 7), _mm256_slli_epi32(e, MW)),
                            frac);
-}
-
-MX_AVX2 __m256i v_sel(__m256i mask, __m256i yes, __m256i no)
-{
-    return _mm256_blendv_epi8(no, yes, mask);
 }
 
 /* chain_of_dot, eight at once (fa, fb: the lanes' scale fields). */
@@ -306,11 +298,11 @@ MX_AVX2 __m256i v_chain(__m256i dot, __m256i fa, __m256i fb, __m256i anchor)
                                                   _mm256_cmpeq_epi32(_mm256_and_si256(hi, one), one)));
     __m256i keep = _mm256_sub_epi32(hi, up); /* up is -1 where it rounds up */
     __m256i carry = _mm256_cmpgt_epi32(_mm256_srli_epi32(keep, SIG), zero);
-    keep = v_sel(carry, _mm256_srli_epi32(keep, 1), keep);
+    keep = mx_sel(carry, _mm256_srli_epi32(keep, 1), keep);
     e = _mm256_sub_epi32(e, _mm256_and_si256(carry, wide)); /* carry is -1: e + 1 */
-    keep = v_sel(wide, keep, _mm256_sllv_epi32(mag, _mm256_sub_epi32(_mm256_setzero_si256(), d)));
+    keep = mx_sel(wide, keep, _mm256_sllv_epi32(mag, _mm256_sub_epi32(_mm256_setzero_si256(), d)));
     __m256i r = v_pack(sign, _mm256_add_epi32(e, _mm256_set1_epi32(KT_MX_ACC_EBIAS)), keep);
-    r = v_sel(_mm256_cmpgt_epi32(e, _mm256_set1_epi32(E_MAX)),
+    r = mx_sel(_mm256_cmpgt_epi32(e, _mm256_set1_epi32(E_MAX)),
               v_pack(sign, _mm256_set1_epi32(EXP_MAX), _mm256_set1_epi32(-1)), r);
     return _mm256_andnot_si256(gone, r);
 }
@@ -328,8 +320,8 @@ MX_AVX2 __m256i v_add(__m256i a, __m256i b)
     __m256i a_ge = _mm256_xor_si256(_mm256_cmpgt_epi32(_mm256_and_si256(b, mag_mask),
                                                        _mm256_and_si256(a, mag_mask)),
                                     _mm256_set1_epi32(-1));
-    __m256i big = v_sel(a_ge, a, b), small = v_sel(a_ge, b, a);
-    __m256i e_big = v_sel(a_ge, ea, eb), e_small = v_sel(a_ge, eb, ea);
+    __m256i big = mx_sel(a_ge, a, b), small = mx_sel(a_ge, b, a);
+    __m256i e_big = mx_sel(a_ge, ea, eb), e_small = mx_sel(a_ge, eb, ea);
     __m256i diff = _mm256_sub_epi32(e_big, e_small);
     __m256i lead = _mm256_set1_epi32(1 << MW);
     __m256i bg = _mm256_slli_epi32(_mm256_or_si256(lead, _mm256_and_si256(big, fmask)), GUARD);
@@ -342,7 +334,7 @@ MX_AVX2 __m256i v_add(__m256i a, __m256i b)
         _mm256_set1_epi32(-1));
     __m256i sub =
         _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_srli_epi32(_mm256_xor_si256(a, b), MW + 7), one), one);
-    __m256i sum = v_sel(sub, _mm256_sub_epi32(bg, shifted), _mm256_add_epi32(bg, shifted));
+    __m256i sum = mx_sel(sub, _mm256_sub_epi32(bg, shifted), _mm256_add_epi32(bg, shifted));
     __m256i lz = _mm256_sub_epi32(_mm256_set1_epi32(SW), v_msb(_mm256_max_epi32(sum, one)));
     __m256i norm = _mm256_sllv_epi32(sum, lz);
     __m256i e_out = _mm256_sub_epi32(_mm256_add_epi32(e_big, one), lz);
@@ -358,18 +350,17 @@ MX_AVX2 __m256i v_add(__m256i a, __m256i b)
     sig = _mm256_sub_epi32(sig, up);
     __m256i s_big = _mm256_and_si256(_mm256_srli_epi32(big, MW + 7), one);
     __m256i r = v_pack(s_big, e_out, sig);
-    r = v_sel(_mm256_cmpgt_epi32(e_out, _mm256_set1_epi32(EXP_MAX - 1)),
+    r = mx_sel(_mm256_cmpgt_epi32(e_out, _mm256_set1_epi32(EXP_MAX - 1)),
               v_pack(s_big, _mm256_set1_epi32(EXP_MAX), _mm256_set1_epi32(-1)), r);
     r = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi32(one, e_out),
                                             _mm256_cmpeq_epi32(sum, zero)),
                             r);
-    r = v_sel(zb, a, r);
-    r = v_sel(za, b, r);
+    r = mx_sel(zb, a, r);
+    r = mx_sel(za, b, r);
     return _mm256_andnot_si256(_mm256_and_si256(za, zb), r); /* both zero: 0 */
 }
 
-static __attribute__((target("avx2"))) void
-subtile_avx2(const int32_t dot[KT_MX_LANES * KT_MX_LANES], const uint8_t field_a[KT_MX_LANES],
+static MX_AVX2_FN void subtile_avx2(const int32_t dot[KT_MX_LANES * KT_MX_LANES], const uint8_t field_a[KT_MX_LANES],
              const uint8_t field_b[KT_MX_LANES], unsigned anchor, bool load,
              uint32_t t[KT_MX_LANES * KT_MX_LANES])
 {
@@ -386,8 +377,6 @@ subtile_avx2(const int32_t dot[KT_MX_LANES * KT_MX_LANES], const uint8_t field_a
         _mm256_storeu_si256(at, load ? c : v_add(_mm256_loadu_si256(at), c));
     }
 }
-#else
-#define MX_HAVE_AVX2 0
 #endif
 
 void kt_mx_subtile_fp22(const int8_t qa[KT_MX_ENTRY_ELEMS], const uint8_t field_a[KT_MX_LANES],
@@ -397,7 +386,7 @@ void kt_mx_subtile_fp22(const int8_t qa[KT_MX_ENTRY_ELEMS], const uint8_t field_
     int32_t dot[KT_MX_LANES * KT_MX_LANES];
     subtile_dots(qa, qb, dot);
 #if MX_HAVE_AVX2
-    if (__builtin_cpu_supports("avx2"))
+    if (mx_avx2())
         return subtile_avx2(dot, field_a, field_b, anchor, load, t);
 #endif
     for (unsigned i = 0; i < KT_MX_LANES; i++)
