@@ -195,14 +195,18 @@ static void group_store(uint8_t *p, uint64_t v)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* The element of an entry's q (lane * 32 + k) that slot j of group g in word w holds: in A's
- * packing the group is a lane and j its K; in B's the slots cycle through the lanes, two K a
- * group. */
-static unsigned slot_elem(bool b_layout, unsigned w, unsigned g, unsigned j)
+/* Where slot j of group g in word w sits in an entry's q (lane * 32 + k): at group_base plus
+ * slot_off[layout][j]. In A's packing the group is a lane and j its K; in B's the slots cycle
+ * through the lanes, two K a group. */
+static const uint8_t slot_off[2][GROUP_SLOTS] = {
+    {0, 1, 2, 3, 4, 5, 6, 7},
+    {0, KT_MX_KBLOCK, 2 * KT_MX_KBLOCK, 3 * KT_MX_KBLOCK, 1, KT_MX_KBLOCK + 1,
+     2 * KT_MX_KBLOCK + 1, 3 * KT_MX_KBLOCK + 1},
+};
+
+static unsigned group_base(bool b_layout, unsigned w, unsigned g)
 {
-    unsigned lane = b_layout ? j % KT_MX_LANES : g;
-    unsigned k8 = b_layout ? 2 * g + j / KT_MX_LANES : j;
-    return lane * KT_MX_KBLOCK + w * K_PER_WORD + k8;
+    return w * K_PER_WORD + (b_layout ? 2 * g : g * KT_MX_KBLOCK);
 }
 
 void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
@@ -223,9 +227,11 @@ void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
         for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
             o[SCALE_BYTES - 1 - lane] = field[lane];
         for (unsigned g = 0; g < GROUPS; g++) {
+            const int8_t *at = q + group_base(b_layout, w, g);
+            const uint8_t *off = slot_off[b_layout];
             uint64_t v = 0;
             for (unsigned j = 0; j < GROUP_SLOTS; j++)
-                v = v << SLOT_BITS | ((uint64_t)q[slot_elem(b_layout, w, g, j)] & 0x7F);
+                v = v << SLOT_BITS | ((uint64_t)at[off[j]] & 0x7F);
             group_store(o + group_at(g), v);
         }
     }
@@ -237,10 +243,12 @@ void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
     for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++)
         for (unsigned g = 0; g < GROUPS; g++) {
             uint64_t v = group_load(in + w * KT_MX_WORD + group_at(g));
+            int8_t *at = q + group_base(b_layout, w, g);
+            const uint8_t *off = slot_off[b_layout];
             for (unsigned j = 0; j < GROUP_SLOTS; j++) {
                 unsigned slot = (unsigned)(v >> (SLOT_BITS * (GROUP_SLOTS - 1 - j))) & 0x7F;
                 /* sign-extend the 7-bit two's complement slot */
-                q[slot_elem(b_layout, w, g, j)] = (int8_t)((int)(slot ^ 0x40) - 0x40);
+                at[off[j]] = (int8_t)((int)(slot ^ 0x40) - 0x40);
             }
         }
     /* every word repeats the scales; the first word's are read */
