@@ -77,6 +77,36 @@ static npk_status run_accumulate_c(const bench_case *c)
                                (npk_rk_range){0, c->cols});
 }
 
+/* A region's K slices (SLICES blocks one after another in c->packed) added into C: one by one,
+ * C read and written per slice, against all at once (npk_rk_sum_slices_c), C read and written
+ * once: how the runtime finishes a job's slices of one output region. */
+enum { SLICES = 4 };
+
+static npk_status run_slices_one_by_one(const bench_case *c)
+{
+    npk_rk_matrix m = {c->user, c->rows, c->cols, c->cols};
+    const size_t each = c->packed_size / SLICES;
+    npk_status s = NPK_OK;
+    for (size_t j = 0; s == NPK_OK && j < SLICES; j++)
+        s = npk_rk_accumulate_c(&c->blk, (uint8_t *)c->packed + j * each, each, &m,
+                                (npk_rk_range){0, c->rows}, (npk_rk_range){0, c->cols});
+    return s;
+}
+
+static npk_status run_slices_at_once(const bench_case *c)
+{
+    npk_rk_matrix m = {c->user, c->rows, c->cols, c->cols};
+    const size_t each = c->packed_size / SLICES;
+    const void *src[SLICES];
+    size_t size[SLICES];
+    for (size_t j = 0; j < SLICES; j++) {
+        src[j] = (uint8_t *)c->packed + j * each;
+        size[j] = each;
+    }
+    return npk_rk_sum_slices_c(&c->blk, src, size, SLICES, &m, (npk_rk_range){0, c->rows},
+                               (npk_rk_range){0, c->cols}, false);
+}
+
 /* The SDP's atom layout (rk_sdp.h): the feature pack and the output unpack of an M x N block. */
 static npk_status run_atom_pack(const bench_case *c)
 {
@@ -136,10 +166,13 @@ int main(int argc, char **argv)
     /* C: normal floats (1.0 and 0.25), so accumulation never meets slow subnormals */
     size_t c_elems = (size_t)CM * CN;
     float *cuser = alloc_filled(c_elems * 4, 0), *cpacked = alloc_filled(c_elems * 4, 0);
+    float *cslices = alloc_filled(SLICES * c_elems * 4, 0);
     for (size_t i = 0; i < c_elems; i++) {
         cuser[i] = 1.0f;
         cpacked[i] = 0.25f;
     }
+    for (size_t i = 0; i < SLICES * c_elems; i++)
+        cslices[i] = 0.25f;
 
     bench_case cases[] = {
         {"pack_b fp16 4096x4096", (size_t)BK * BN * 2, run_pack_b, NPK_PREC_FP16, {0}, BK, BN,
@@ -171,6 +204,12 @@ int main(int argc, char **argv)
         {"accumulate_c int16 cube 512x4096", (size_t)CM * CN * 2, run_accumulate_c,
          NPK_PREC_INT16, npk_rk_c_block(NPK_PREC_INT16, NPK_MODE_CUBE, CM, CN), CM, CN, cuser,
          cpacked, 0},
+        {"4 slices one by one fp32 512x4096", (size_t)SLICES * CM * CN * 4, run_slices_one_by_one,
+         NPK_PREC_FP32, npk_rk_c_block(NPK_PREC_FP32, NPK_MODE_LINE, CM, CN), CM, CN, cuser,
+         cslices, 0},
+        {"4 slices at once fp32 512x4096", (size_t)SLICES * CM * CN * 4, run_slices_at_once,
+         NPK_PREC_FP32, npk_rk_c_block(NPK_PREC_FP32, NPK_MODE_LINE, CM, CN), CM, CN, cuser,
+         cslices, 0},
         {"atom_pack fp16 512x4096", (size_t)CM * CN * 2, run_atom_pack, NPK_PREC_FP16, {0}, CM,
          CN, user, packed, 0},
         {"atom_unpack fp16 512x4096", (size_t)CM * CN * 2, run_atom_unpack, NPK_PREC_FP16, {0},
@@ -187,9 +226,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (filter && !strstr(cases[i].name, filter))
             continue;
-        cases[i].packed_size = cases[i].packed == cpacked ? c_elems * 4 : biggest;
+        cases[i].packed_size = cases[i].packed == cpacked   ? c_elems * 4
+                               : cases[i].packed == cslices ? SLICES * c_elems * 4
+                                                            : biggest;
         failed |= measure(&cases[i], runs, copy_src, copy_dst);
     }
+    free(cslices);
     free(cpacked);
     free(cuser);
     free(user4);

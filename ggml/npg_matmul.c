@@ -190,7 +190,9 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
     const npg_form form = q->p ? q->p->form : NPG_FORM_FP16;
     const npg_form_row *f = npg_form_info(form);
     const size_t esz = f->act_bytes, per_row = f->act_rows; /* a matrix's rows: per_row x rows */
-    q->a = npg_scratch_get(&d->scratch, (size_t)(mats * rows * k) * per_row * esz);
+    /* the activations' scratch is taken at the first matrix that needs converting (floats
+     * the runtime reads in place need none: 11 MB of pages at M = 512, K = 11008) */
+    const size_t a_bytes = (size_t)(mats * rows * k) * per_row * esz;
     q->a_scale = npg_scratch_get(&d->scratch, (size_t)(mats * rows) * sizeof *q->a_scale);
     /* Each matrix's result rows are consecutive rows of dst when dst is contiguous and either
      * one weight matrix serves every src1 matrix of a dim-3 index (ne02 = 1) or there is no
@@ -205,15 +207,20 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
                : npg_scratch_get(&d->scratch, (size_t)(mats * rows * n) * per_row * sizeof *q->c);
     q->on_npu = calloc((size_t)mats, sizeof *q->on_npu);
     float *tmp = malloc((size_t)(2 * k) * sizeof *tmp);
-    bool ok = q->p && q->a && q->a_scale && q->c && q->on_npu && tmp;
+    bool ok = q->p && q->a_scale && q->c && q->on_npu && tmp;
     for (slice *s = &q->s; ok && s->i03 < a->ne[3]; s->i03++)
         for (s->i02 = 0; ok && s->i02 < a->ne[2]; s->i02++) {
             const int64_t idx = s->i03 * a->ne[2] + s->i02;
             const npg_matrix *mat = &q->p->mat[idx];
-            uint8_t *act = q->a + (size_t)(idx * rows * k) * per_row * esz;
             float *scale = q->a_scale + idx * rows;
             bool in_range = mat->w != NULL;
             const float *direct = form == NPG_FORM_FP16 ? f32_rows(s, rows) : NULL;
+            if (!direct && !q->a && !(q->a = npg_scratch_get(&d->scratch, a_bytes))) {
+                ok = false;
+                fprintf(stderr, "ggml-npukit: %s: out of memory for the activations\n", dst->name);
+                break;
+            }
+            uint8_t *act = q->a ? q->a + (size_t)(idx * rows * k) * per_row * esz : NULL;
             if (direct) /* the range only: the runtime converts */
                 in_range = in_range && npg_f32_fits_fp16(direct, rows * k);
             for (int64_t r = 0; r < rows && in_range && !direct; r++) {
@@ -243,7 +250,7 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
                            .c = q->c + (size_t)(idx * rows * n) * per_row,
                            .out = q->sums_to_dst ? (float *)dst->data + idx * rows * n : NULL};
         }
-    if (!ok && !(q->p && q->a && q->a_scale && q->c && q->on_npu && tmp))
+    if (!(q->p && q->a_scale && q->c && q->on_npu && tmp))
         fprintf(stderr, "ggml-npukit: %s: out of memory\n", dst->name);
     free(tmp);
     return ok;

@@ -2,6 +2,7 @@
 /* RK operand layouts: every packed element is checked against the fact sheet's offset formulas
  * (written out again here, independently of the library), plus round trips, sub-blocks, padding,
  * int4 nibble order, accumulation and every error path. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -734,6 +735,96 @@ static void test_copy_sums(void)
     }
 }
 
+/* A region's K slices summed in one pass give, bit for bit, what adding them one by one gives
+ * (into a zeroed C when `first`: C's old contents are then never read), for every output
+ * precision and both modes, slices at scattered offsets as a job's output slots lie; C
+ * outside the region is untouched. Float partials hold -0, NaNs, infinities and denormals, so
+ * the order of the additions shows; integer partials wrap. */
+static void check_sum_slices(npk_rk_prec p, npk_rk_mode mode, size_t count, bool first)
+{
+    enum { M = 6, N = 37, CR = 9, CC = 43 }; /* C wider than the region [2, 8) x [4, 41) */
+    npk_rk_block blk = npk_rk_c_block(p, mode, M, N);
+    const size_t size = npk_rk_c_bytes(&blk, N), slot = (size + 64 + 63) / 64 * 64;
+    uint8_t *blocks = malloc(slot * count + 1);
+    const void *srcs[NPK_RK_SUM_SLICES_MAX];
+    size_t sizes[NPK_RK_SUM_SLICES_MAX];
+    const uint32_t specials[] = {0x80000000u, 0x7fc00001u, 0xff800000u, 0x00000003u,
+                                 0x7f800000u, 0xffc00abcu};
+    for (size_t j = 0; j < count; j++) {
+        uint32_t part[M][N];
+        fill_random_bytes(part, sizeof part);
+        if (p == NPK_PREC_FP32)
+            for (int i = 0; i < M * N; i += 7)
+                part[i / N][i % N] = specials[(i / 7 + j) % COUNT(specials)];
+        /* each element in the block's precision: pack_c takes C in it */
+        uint8_t narrow[M * N * 4];
+        const size_t eb = p == NPK_PREC_FP16 || p == NPK_PREC_INT16 ? 2 : p == NPK_PREC_INT8 ? 1 : 4;
+        for (int i = 0; i < M * N; i++)
+            memcpy(narrow + i * eb, &part[i / N][i % N], eb);
+        npk_rk_cmatrix pm = {narrow, M, N, N};
+        uint8_t *b = blocks + j * slot + (j % 2) * 64; /* slots apart, not all aligned alike */
+        CHECK_EQ(npk_rk_pack_c(&blk, &pm, (npk_rk_range){0, M}, (npk_rk_range){0, N}, b, size),
+                 NPK_OK);
+        srcs[j] = b;
+        sizes[j] = size;
+    }
+    uint32_t ref[CR][CC], got[CR][CC];
+    fill_random_bytes(ref, sizeof ref);
+    memcpy(got, ref, sizeof got);
+    const npk_rk_range m = {2, 2 + M}, n = {4, 4 + N};
+    if (first) { /* the reference adds into a zeroed region; the sum never reads it */
+        for (int r = 2; r < 2 + M; r++)
+            for (int c = 4; c < 4 + N; c++)
+                ref[r][c] = 0;
+    }
+    npk_rk_matrix rm = {ref, CR, CC, CC}, gm = {got, CR, CC, CC};
+    for (size_t j = 0; j < count; j++)
+        CHECK_EQ(npk_rk_accumulate_c(&blk, srcs[j], sizes[j], &rm, m, n), NPK_OK);
+    CHECK_EQ(npk_rk_sum_slices_c(&blk, srcs, sizes, count, &gm, m, n, first), NPK_OK);
+    /* bit for bit, except that which NaN's payload a sum of two NaNs keeps is the compiler's
+     * choice of operand order (C leaves it unspecified): any NaN matches any NaN */
+    const bool is_float = p == NPK_PREC_FP32 || p == NPK_PREC_FP16;
+    int bad = 0;
+    for (int r = 0; r < CR; r++)
+        for (int c = 0; c < CC; c++) {
+            float x, y;
+            memcpy(&x, &ref[r][c], 4);
+            memcpy(&y, &got[r][c], 4);
+            bad += ref[r][c] != got[r][c] && !(is_float && isnan(x) && isnan(y));
+        }
+    CHECK_EQ(bad, 0);
+    free(blocks);
+}
+
+static void test_sum_slices(void)
+{
+    static const size_t counts[] = {1, 2, 3, 5, NPK_RK_SUM_SLICES_MAX};
+    for (size_t i = 0; i < COUNT(OUTPUTS); i++)
+        for (int mode = NPK_MODE_LINE; mode <= NPK_MODE_CUBE; mode++)
+            for (size_t c = 0; c < COUNT(counts); c++)
+                for (int first = 0; first < 2; first++)
+                    check_sum_slices(OUTPUTS[i], (npk_rk_mode)mode, counts[c], first);
+    /* the -0 of a first slice lands as +0, as 0 + -0 gives, and adds up from there */
+    float c = 5.0f, s0 = -0.0f, s1 = -0.0f;
+    const void *src[] = {&s0, &s1};
+    const size_t sz[] = {4, 4};
+    npk_rk_block b1 = npk_rk_c_block(NPK_PREC_FP32, NPK_MODE_LINE, 1, 1);
+    npk_rk_matrix cm = {&c, 1, 1, 1};
+    CHECK_EQ(npk_rk_sum_slices_c(&b1, src, sz, 2, &cm, (npk_rk_range){0, 1}, (npk_rk_range){0, 1},
+                                 true),
+             NPK_OK);
+    CHECK(c == 0.0f && !signbit(c));
+    /* int32 sums wrap: INT32_MAX + 1 + 1 */
+    int32_t ci = INT32_MAX, one = 1;
+    const void *isrc[] = {&one, &one};
+    npk_rk_block bi = npk_rk_c_block(NPK_PREC_INT32, NPK_MODE_LINE, 1, 1);
+    npk_rk_matrix im = {&ci, 1, 1, 1};
+    CHECK_EQ(npk_rk_sum_slices_c(&bi, isrc, sz, 2, &im, (npk_rk_range){0, 1}, (npk_rk_range){0, 1},
+                                 false),
+             NPK_OK);
+    CHECK(ci == INT32_MIN + 1);
+}
+
 /* ---- errors -------------------------------------------------------------------------------- */
 
 #define CHECK_FAIL(call, needle)                                                            \
@@ -864,6 +955,15 @@ static void test_errors(void)
     CHECK_FAIL(npk_rk_accumulate_c(&hb, buf, sizeof buf, &c16m, m, (npk_rk_range){0, 7}),
                "4-byte elements");
     CHECK_FAIL(npk_rk_accumulate_c(&cb, NULL, 0, &c, m, n), "src is NULL");
+    /* slices summed at once: their count, their blocks, each one's size */
+    const void *srcs[NPK_RK_SUM_SLICES_MAX + 1] = {buf, buf + 256};
+    size_t sizes[NPK_RK_SUM_SLICES_MAX + 1] = {256, 255};
+    CHECK_FAIL(npk_rk_sum_slices_c(&cb, srcs, sizes, 0, &c, m, n, false), "0 slices; 1..16");
+    CHECK_FAIL(npk_rk_sum_slices_c(&cb, srcs, sizes, NPK_RK_SUM_SLICES_MAX + 1, &c, m, n, false),
+               "17 slices; 1..16");
+    CHECK_FAIL(npk_rk_sum_slices_c(&cb, NULL, sizes, 2, &c, m, n, false), "blocks are NULL");
+    CHECK_FAIL(npk_rk_sum_slices_c(&cb, srcs, sizes, 2, &c, m, n, true),
+               "src holds 255 bytes; the block needs 256");
     CHECK_FAIL(npk_rk_copy_sums_c(&hb, buf, sizeof buf, &c, m, (npk_rk_range){0, 7}),
                "sums of precision fp16; only fp32 and int32");
     CHECK_FAIL(npk_rk_pack_c(&cb, &cc, m, n, buf, 16), "dst holds 16 bytes");
@@ -883,6 +983,7 @@ int main(void)
     test_output();
     test_accumulate();
     test_copy_sums();
+    test_sum_slices();
     test_errors();
     return check_done();
 }

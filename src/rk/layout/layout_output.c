@@ -11,9 +11,10 @@
 #include "layout_internal.h"
 #include "layout_vec.h"
 
-/* An operation on `count` elements between a user row segment and block bytes. The block
- * pointer is read-only for unpack/accumulate; only pack writes through it. */
-typedef void (*segment_op)(uint8_t *user, uint8_t *block, size_t count);
+/* An operation on `count` elements between a user row segment and block bytes, with the
+ * operation's own context (NULL for copies). The block pointer is read-only for
+ * unpack/accumulate; only pack writes through it. */
+typedef void (*segment_op)(uint8_t *user, uint8_t *block, size_t count, const void *ctx);
 
 /* The cube layout is a transpose of 16-byte atoms between the user's [rows][planes] and the
  * block's [planes][rows]; it is walked in blocks of PLANE_BLOCK planes × ROW_GROUP rows so
@@ -26,11 +27,11 @@ enum { ROW_GROUP = 8, PLANE_BLOCK = 16 };
  * partial into float or int32). */
 NPK_LAYOUT_INLINE void walk_segments(const npk_rk_block *blk, size_t ob, size_t ub, uint8_t *block,
                                      uint8_t *user, size_t user_pitch, size_t rows, size_t cols,
-                                     segment_op op)
+                                     segment_op op, const void *ctx)
 {
     if (blk->mode == NPK_MODE_LINE) {
         for (size_t i = 0; i < rows; i++)
-            op(user + i * user_pitch, block + i * blk->stride * ob, cols);
+            op(user + i * user_pitch, block + i * blk->stride * ob, cols, ctx);
         return;
     }
     const size_t atom = NPK_RK_CUBE_ATOM_BYTES, c2 = atom / ob; /* C2o, facts D.3 */
@@ -43,7 +44,7 @@ NPK_LAYOUT_INLINE void walk_segments(const npk_rk_block *blk, size_t ob, size_t 
                 uint8_t *b = block + p * plane_bytes + g * atom;
                 uint8_t *u = user + g * user_pitch + p * c2 * ub;
                 for (size_t i = g; i < g_end; i++, b += atom, u += user_pitch)
-                    op(u, b, c2); /* a constant count: the op compiles to a few moves */
+                    op(u, b, c2, ctx); /* a constant count: the op compiles to a few moves */
             }
         }
     }
@@ -51,109 +52,161 @@ NPK_LAYOUT_INLINE void walk_segments(const npk_rk_block *blk, size_t ob, size_t 
         size_t p = full_planes;
         for (size_t i = 0; i < rows; i++)
             op(user + i * user_pitch + p * c2 * ub, block + p * plane_bytes + i * atom,
-               cols - p * c2);
+               cols - p * c2, ctx);
     }
 }
 
 /* ---- the operations ------------------------------------------------------------------------ */
 
-NPK_LAYOUT_INLINE void copy_out4(uint8_t *u, uint8_t *b, size_t n) { memcpy(u, b, n * 4); }
-NPK_LAYOUT_INLINE void copy_out2(uint8_t *u, uint8_t *b, size_t n) { memcpy(u, b, n * 2); }
-NPK_LAYOUT_INLINE void copy_out1(uint8_t *u, uint8_t *b, size_t n) { memcpy(u, b, n); }
-NPK_LAYOUT_INLINE void copy_in4(uint8_t *u, uint8_t *b, size_t n) { memcpy(b, u, n * 4); }
-NPK_LAYOUT_INLINE void copy_in2(uint8_t *u, uint8_t *b, size_t n) { memcpy(b, u, n * 2); }
-NPK_LAYOUT_INLINE void copy_in1(uint8_t *u, uint8_t *b, size_t n) { memcpy(b, u, n); }
-
-NPK_LAYOUT_INLINE void add_f32_f32(uint8_t *u, uint8_t *b, size_t n)
+NPK_LAYOUT_INLINE void copy_out4(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
 {
+    (void)ctx;
+    memcpy(u, b, n * 4);
+}
+NPK_LAYOUT_INLINE void copy_out2(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
+{
+    (void)ctx;
+    memcpy(u, b, n * 2);
+}
+NPK_LAYOUT_INLINE void copy_out1(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
+{
+    (void)ctx;
+    memcpy(u, b, n);
+}
+NPK_LAYOUT_INLINE void copy_in4(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
+{
+    (void)ctx;
+    memcpy(b, u, n * 4);
+}
+NPK_LAYOUT_INLINE void copy_in2(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
+{
+    (void)ctx;
+    memcpy(b, u, n * 2);
+}
+NPK_LAYOUT_INLINE void copy_in1(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
+{
+    (void)ctx;
+    memcpy(b, u, n);
+}
+
+/* The K slices of one output region, added into C in slice order (npk_rk_sum_slices_c): the
+ * other slices' blocks lie at fixed offsets from the first's, so one walk reaches them all,
+ * and C is read (unless `first`) and written once for all of them. */
+typedef struct slice_sum {
+    ptrdiff_t delta[NPK_RK_SUM_SLICES_MAX]; /* slice j's block minus slice 0's, in bytes */
+    size_t count;
+    bool first; /* C starts from zero: what adding into a zeroed C gives, without the zeroing */
+} slice_sum;
+
+/* Float sums: x = ((0 or C) + s0) + s1 ..., element by element in slice order, so the result
+ * is bit for bit what adding the slices one by one into C gives (0 + -0 is +0, as it was). */
+NPK_LAYOUT_INLINE void sum_f32_f32(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
+{
+    const slice_sum *k = ctx;
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        npk_v4f32 x, y;
-        memcpy(&x, u + 4 * i, sizeof x);
-        memcpy(&y, b + 4 * i, sizeof y);
-        x += y;
+        npk_v4f32 x = {0.0f, 0.0f, 0.0f, 0.0f}, y;
+        if (!k->first)
+            memcpy(&x, u + 4 * i, sizeof x);
+        for (size_t j = 0; j < k->count; j++) {
+            memcpy(&y, b + k->delta[j] + 4 * i, sizeof y);
+            x += y;
+        }
         memcpy(u + 4 * i, &x, sizeof x);
     }
     float *dst = (float *)(void *)u;
-    const float *src = (const float *)(void *)b;
-    for (; i < n; i++)
-        dst[i] += src[i];
-}
-
-/* A float sum copied as accumulate gives it into a zeroed C: 0 + x is x, except that a -0 sum
- * becomes +0 (round to nearest). Adding +0 does exactly that to every value, NaNs and
- * denormals included; the compiler keeps the addition because signed zeros are honoured
- * (no -ffast-math). */
-NPK_LAYOUT_INLINE void copy_sum_f32(uint8_t *u, uint8_t *b, size_t n)
-{
-    size_t i = 0;
-    const npk_v4f32 zero = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (; i + 4 <= n; i += 4) {
-        npk_v4f32 y;
-        memcpy(&y, b + 4 * i, sizeof y);
-        y += zero;
-        memcpy(u + 4 * i, &y, sizeof y);
+    for (; i < n; i++) {
+        float x = k->first ? 0.0f : dst[i], y;
+        for (size_t j = 0; j < k->count; j++) {
+            memcpy(&y, b + k->delta[j] + 4 * i, sizeof y);
+            x += y;
+        }
+        dst[i] = x;
     }
-    float *dst = (float *)(void *)u;
-    const float *src = (const float *)(void *)b;
-    for (; i < n; i++)
-        dst[i] = src[i] + 0.0f;
 }
 
-NPK_LAYOUT_INLINE void add_f32_f16(uint8_t *u, uint8_t *b, size_t n)
+NPK_LAYOUT_INLINE void sum_f32_f16(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
 {
+    const slice_sum *k = ctx;
     float *dst = (float *)(void *)u;
-    const uint16_t *src = (const uint16_t *)(void *)b;
-    for (size_t i = 0; i < n; i++)
-        dst[i] += npk_f16_to_f32(src[i]);
+    for (size_t i = 0; i < n; i++) {
+        float x = k->first ? 0.0f : dst[i];
+        for (size_t j = 0; j < k->count; j++) {
+            uint16_t h;
+            memcpy(&h, b + k->delta[j] + 2 * i, sizeof h);
+            x += npk_f16_to_f32(h);
+        }
+        dst[i] = x;
+    }
 }
 
 /* Integer sums wrap at 32 bits like the hardware's int32 accumulator instead of overflowing
  * (undefined behaviour) in C: the additions are done on unsigned lanes. */
-NPK_LAYOUT_INLINE int32_t wrap_add(int32_t a, int32_t b)
+NPK_LAYOUT_INLINE void sum_i32_i32(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
 {
-    return (int32_t)((uint32_t)a + (uint32_t)b);
-}
-
-NPK_LAYOUT_INLINE void add_i32_i32(uint8_t *u, uint8_t *b, size_t n)
-{
+    const slice_sum *k = ctx;
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        npk_v4u32 x, y;
-        memcpy(&x, u + 4 * i, sizeof x);
-        memcpy(&y, b + 4 * i, sizeof y);
-        x += y;
+        npk_v4u32 x = {0, 0, 0, 0}, y;
+        if (!k->first)
+            memcpy(&x, u + 4 * i, sizeof x);
+        for (size_t j = 0; j < k->count; j++) {
+            memcpy(&y, b + k->delta[j] + 4 * i, sizeof y);
+            x += y;
+        }
         memcpy(u + 4 * i, &x, sizeof x);
     }
-    int32_t *dst = (int32_t *)(void *)u;
-    const int32_t *src = (const int32_t *)(void *)b;
-    for (; i < n; i++)
-        dst[i] = wrap_add(dst[i], src[i]);
+    for (; i < n; i++) {
+        uint32_t x = 0, y;
+        if (!k->first)
+            memcpy(&x, u + 4 * i, sizeof x);
+        for (size_t j = 0; j < k->count; j++) {
+            memcpy(&y, b + k->delta[j] + 4 * i, sizeof y);
+            x += y;
+        }
+        memcpy(u + 4 * i, &x, sizeof x);
+    }
 }
 
-NPK_LAYOUT_INLINE void add_i32_i16(uint8_t *u, uint8_t *b, size_t n)
+NPK_LAYOUT_INLINE void sum_i32_i16(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
 {
+    const slice_sum *k = ctx;
     size_t i = 0;
     for (; i + 4 <= n; i += 4) {
-        npk_v4u32 x;
+        npk_v4u32 x = {0, 0, 0, 0};
         npk_v4i16 y;
-        memcpy(&x, u + 4 * i, sizeof x);
-        memcpy(&y, b + 2 * i, sizeof y);
-        x += (npk_v4u32) __builtin_convertvector(y, npk_v4i32); /* sign-extend, then wrap */
+        if (!k->first)
+            memcpy(&x, u + 4 * i, sizeof x);
+        for (size_t j = 0; j < k->count; j++) {
+            memcpy(&y, b + k->delta[j] + 2 * i, sizeof y);
+            x += (npk_v4u32) __builtin_convertvector(y, npk_v4i32); /* sign-extend, then wrap */
+        }
         memcpy(u + 4 * i, &x, sizeof x);
     }
-    int32_t *dst = (int32_t *)(void *)u;
-    const int16_t *src = (const int16_t *)(void *)b;
-    for (; i < n; i++)
-        dst[i] = wrap_add(dst[i], src[i]);
+    for (; i < n; i++) {
+        uint32_t x = 0;
+        if (!k->first)
+            memcpy(&x, u + 4 * i, sizeof x);
+        for (size_t j = 0; j < k->count; j++) {
+            int16_t y;
+            memcpy(&y, b + k->delta[j] + 2 * i, sizeof y);
+            x += (uint32_t)(int32_t)y;
+        }
+        memcpy(u + 4 * i, &x, sizeof x);
+    }
 }
 
-NPK_LAYOUT_INLINE void add_i32_i8(uint8_t *u, uint8_t *b, size_t n)
+NPK_LAYOUT_INLINE void sum_i32_i8(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
 {
-    int32_t *dst = (int32_t *)(void *)u;
-    const int8_t *src = (const int8_t *)(void *)b;
-    for (size_t i = 0; i < n; i++)
-        dst[i] = wrap_add(dst[i], src[i]);
+    const slice_sum *k = ctx;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x = 0;
+        if (!k->first)
+            memcpy(&x, u + 4 * i, sizeof x);
+        for (size_t j = 0; j < k->count; j++)
+            x += (uint32_t)(int32_t)(int8_t)b[k->delta[j] + (ptrdiff_t)i];
+        memcpy(u + 4 * i, &x, sizeof x);
+    }
 }
 
 /* ---- checks -------------------------------------------------------------------------------- */
@@ -209,81 +262,75 @@ npk_status npk_rk_unpack_c(const npk_rk_block *blk, const void *src, size_t src_
     uint8_t *block = (uint8_t *)(uintptr_t)src; /* only read: see segment_op */
     size_t up = c->pitch * ob, rows = m.end - m.begin, cols = n.end - n.begin;
     if (ob == 4)
-        walk_segments(blk, 4, 4, block, user, up, rows, cols, copy_out4);
+        walk_segments(blk, 4, 4, block, user, up, rows, cols, copy_out4, NULL);
     else if (ob == 2)
-        walk_segments(blk, 2, 2, block, user, up, rows, cols, copy_out2);
+        walk_segments(blk, 2, 2, block, user, up, rows, cols, copy_out2, NULL);
     else
-        walk_segments(blk, 1, 1, block, user, up, rows, cols, copy_out1);
+        walk_segments(blk, 1, 1, block, user, up, rows, cols, copy_out1, NULL);
     return NPK_OK;
 }
 
-/* Where sums go in the 4-byte C (rows m, columns n): the arguments checked for fn, then C's
- * first element, the sums' block, C's pitch in bytes and the range's rows and columns. Each
- * caller walks with its own op, so the walk inlines it. */
-typedef struct sums_dest {
-    uint8_t *user, *block;
-    size_t up, rows, cols;
-} sums_dest;
-
-static npk_status sums_dest_of(const char *fn, const npk_rk_block *blk, const void *src,
-                               size_t src_size, const npk_rk_matrix *c, npk_rk_range m,
-                               npk_rk_range n, sums_dest *d)
+/* The slices' sums into C (rows m, columns n), every block checked for fn; the walk is
+ * inlined for each block precision. */
+static npk_status sum_slices(const char *fn, const npk_rk_block *blk, const void *const *srcs,
+                             const size_t *src_sizes, size_t count, const npk_rk_matrix *c,
+                             npk_rk_range m, npk_rk_range n, bool first)
 {
-    npk_status st = check_output_args(fn, blk, c, c ? c->data : NULL, c ? c->rows : 0,
-                                      c ? c->cols : 0, c ? c->pitch : 0, true, m, n, src,
-                                      src_size, "src");
-    if (st)
-        return st;
-    *d = (sums_dest){(uint8_t *)c->data + (m.begin * c->pitch + n.begin) * 4,
-                     (uint8_t *)(uintptr_t)src, /* only read: see segment_op */
-                     c->pitch * 4, m.end - m.begin, n.end - n.begin};
-    return NPK_OK;
-}
-
-npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t src_size,
-                               const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n)
-{
-    sums_dest d;
-    npk_status st = sums_dest_of("npk_rk_accumulate_c", blk, src, src_size, c, m, n, &d);
-    if (st)
-        return st;
-    uint8_t *user = d.user, *block = d.block;
-    size_t up = d.up, rows = d.rows, cols = d.cols;
+    if (count == 0 || count > NPK_RK_SUM_SLICES_MAX)
+        return npk_fail(NPK_EINVAL, "%s: %zu slices; 1..%d are summed at once", fn, count,
+                        NPK_RK_SUM_SLICES_MAX);
+    if (!srcs || !src_sizes)
+        return npk_fail(NPK_EINVAL, "%s: the slices' blocks are NULL", fn);
+    slice_sum k = {.count = count, .first = first};
+    for (size_t j = 0; j < count; j++) {
+        npk_status st = check_output_args(fn, blk, c, c ? c->data : NULL, c ? c->rows : 0,
+                                          c ? c->cols : 0, c ? c->pitch : 0, true, m, n, srcs[j],
+                                          src_sizes[j], "src");
+        if (st)
+            return st;
+        k.delta[j] = (const uint8_t *)srcs[j] - (const uint8_t *)srcs[0];
+    }
+    uint8_t *user = (uint8_t *)c->data + (m.begin * c->pitch + n.begin) * 4;
+    uint8_t *block = (uint8_t *)(uintptr_t)srcs[0]; /* only read: see segment_op */
+    const size_t up = c->pitch * 4, rows = m.end - m.begin, cols = n.end - n.begin;
     switch (blk->prec) {
-    case NPK_PREC_FP32: walk_segments(blk, 4, 4, block, user, up, rows, cols, add_f32_f32); break;
-    case NPK_PREC_FP16: walk_segments(blk, 2, 4, block, user, up, rows, cols, add_f32_f16); break;
-    case NPK_PREC_INT32: walk_segments(blk, 4, 4, block, user, up, rows, cols, add_i32_i32); break;
-    case NPK_PREC_INT16: walk_segments(blk, 2, 4, block, user, up, rows, cols, add_i32_i16); break;
+    case NPK_PREC_FP32: walk_segments(blk, 4, 4, block, user, up, rows, cols, sum_f32_f32, &k); break;
+    case NPK_PREC_FP16: walk_segments(blk, 2, 4, block, user, up, rows, cols, sum_f32_f16, &k); break;
+    case NPK_PREC_INT32: walk_segments(blk, 4, 4, block, user, up, rows, cols, sum_i32_i32, &k); break;
+    case NPK_PREC_INT16: walk_segments(blk, 2, 4, block, user, up, rows, cols, sum_i32_i16, &k); break;
     case NPK_PREC_INT8:
     case NPK_PREC_BF16:
     case NPK_PREC_INT4:
     case NPK_PREC_TF32:
     default: /* NPK_PREC_INT8: check_output_args admits no other */
-        walk_segments(blk, 1, 4, block, user, up, rows, cols, add_i32_i8);
+        walk_segments(blk, 1, 4, block, user, up, rows, cols, sum_i32_i8, &k);
         break;
     }
     return NPK_OK;
 }
 
+npk_status npk_rk_sum_slices_c(const npk_rk_block *blk, const void *const *srcs,
+                               const size_t *src_sizes, size_t count, const npk_rk_matrix *c,
+                               npk_rk_range m, npk_rk_range n, bool first)
+{
+    return sum_slices("npk_rk_sum_slices_c", blk, srcs, src_sizes, count, c, m, n, first);
+}
+
+npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t src_size,
+                               const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n)
+{
+    return sum_slices("npk_rk_accumulate_c", blk, &src, &src_size, 1, c, m, n, false);
+}
+
 npk_status npk_rk_copy_sums_c(const npk_rk_block *blk, const void *src, size_t src_size,
                               const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n)
 {
-    sums_dest d;
-    npk_status st = sums_dest_of("npk_rk_copy_sums_c", blk, src, src_size, c, m, n, &d);
-    if (st)
-        return st;
-    uint8_t *user = d.user, *block = d.block;
-    size_t up = d.up, rows = d.rows, cols = d.cols;
-    if (blk->prec == NPK_PREC_FP32)
-        walk_segments(blk, 4, 4, block, user, up, rows, cols, copy_sum_f32);
-    else if (blk->prec == NPK_PREC_INT32)
-        walk_segments(blk, 4, 4, block, user, up, rows, cols, copy_out4);
-    else
+    if (blk && blk->prec != NPK_PREC_FP32 && blk->prec != NPK_PREC_INT32)
         return npk_fail(NPK_EINVAL,
                         "npk_rk_copy_sums_c: sums of precision %s; only fp32 and int32 sums are "
                         "copied (a narrower one is accumulated)",
                         npk_rk_prec_name(blk->prec) ? npk_rk_prec_name(blk->prec) : "?");
-    return NPK_OK;
+    return sum_slices("npk_rk_copy_sums_c", blk, &src, &src_size, 1, c, m, n, true);
 }
 
 npk_status npk_rk_pack_c(const npk_rk_block *blk, const npk_rk_cmatrix *c, npk_rk_range m,
@@ -299,10 +346,10 @@ npk_status npk_rk_pack_c(const npk_rk_block *blk, const npk_rk_cmatrix *c, npk_r
     uint8_t *user = (uint8_t *)(uintptr_t)c->data + (m.begin * c->pitch + n.begin) * ob;
     size_t up = c->pitch * ob, rows = m.end - m.begin, cols = n.end - n.begin;
     if (ob == 4)
-        walk_segments(blk, 4, 4, dst, user, up, rows, cols, copy_in4);
+        walk_segments(blk, 4, 4, dst, user, up, rows, cols, copy_in4, NULL);
     else if (ob == 2)
-        walk_segments(blk, 2, 2, dst, user, up, rows, cols, copy_in2);
+        walk_segments(blk, 2, 2, dst, user, up, rows, cols, copy_in2, NULL);
     else
-        walk_segments(blk, 1, 1, dst, user, up, rows, cols, copy_in1);
+        walk_segments(blk, 1, 1, dst, user, up, rows, cols, copy_in1, NULL);
     return NPK_OK;
 }

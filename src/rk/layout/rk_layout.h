@@ -167,6 +167,15 @@ npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t 
  * (every other value keeps its bits); int32 sums are copied. Other precisions: NPK_EINVAL. */
 npk_status npk_rk_copy_sums_c(const npk_rk_block *blk, const void *src, size_t src_size,
                               const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n);
+/* The most K slices npk_rk_sum_slices_c adds in one walk (a job's tasks at most). */
+#define NPK_RK_SUM_SLICES_MAX 16
+/* The partial sums of `count` K slices of one output region (each a block laid out as blk, at
+ * srcs[j], src_sizes[j] bytes readable) added into C in slice order, reading C once (not at
+ * all when `first`: C starts from zero) and writing it once. Each element is bit for bit what
+ * npk_rk_accumulate_c gives slice after slice (into a zeroed C when `first`). */
+npk_status npk_rk_sum_slices_c(const npk_rk_block *blk, const void *const *srcs,
+                               const size_t *src_sizes, size_t count, const npk_rk_matrix *c,
+                               npk_rk_range m, npk_rk_range n, bool first);
 /* The inverse of unpack (how the simulator writes an output): C[m][n] into block rows
  * [0, |m|) and columns [0, |n|). Only those elements are written. */
 npk_status npk_rk_pack_c(const npk_rk_block *blk, const npk_rk_cmatrix *c, npk_rk_range m,

@@ -112,7 +112,7 @@ static npk_status run_batch(npk_rk *rt, npk_rk_matmul_item *items, uint32_t coun
         npk_rk_matmul_item *it = &items[i];
         memset(&it->stats, 0, sizeof it->stats);
         if ((it->w->src && (s = npk_rk_weights_refresh(rt, (npk_rk_weights *)it->w, st))) ||
-            (s = npk_rk_mm_item_begin(it->w, it->m, it->a, out, it->c, &run[i])))
+            (s = npk_rk_mm_item_begin(it->w, it->m, it->a, out, it->c, true, &run[i])))
             break;
         run[i].a_f32 = it->a_fp32;
         begun++;
@@ -136,7 +136,9 @@ static npk_status run_batch(npk_rk *rt, npk_rk_matmul_item *items, uint32_t coun
     if (s == NPK_OK && (s = merge(plans, count, &all, &item_of)) == NPK_OK) {
         st->tasks = (uint32_t)all.count;
         st->cores_used = all.cores_used;
-        st->core_mask = npk_rk_core_mask(rt);
+        st->core_mask = 0;
+        for (uint32_t i = 0; i < count; i++)
+            st->core_mask |= items[i].stats.core_mask;
         s = npk_rk_matmul_run(rt, &all, run, item_of, st);
     }
     free(all.tasks);

@@ -31,7 +31,8 @@ typedef struct run {
     npk_rk_stats *st;
     atomic_uint *done; /* tasks read back so far, over every core (for npk_rk_set_progress) */
     uint64_t id;       /* npk_rk_run_id: the feature tiles its tasks packed */
-    const uint64_t *tile_off; /* per plan task: its tile in rt->shared_tiles (NULL: none) */
+    const uint64_t *tile_off; /* per plan task: its tile in rt's shared or host tiles (NULL:
+                               * none) */
 } run;
 
 /* The item plan task t (a pointer into the plan) belongs to. */
@@ -138,7 +139,7 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
                         rt->feature_slot);
     const npk_rk_feature_tile tile = {run,   a->data, a->pitch, t->m0, t->m1,     t->k0, t->k1,
                                       t->mp, t->kp,   pitch,    w->in, (int)mode, a_f32};
-    const bool in_place = at && i > 0; /* read where the call packed it for every core */
+    const bool in_place = at && at->mem && i > 0; /* read where the call packed it */
     bool packed = false;
     const unsigned slot = in_place ? i : tile_slot(b, i, &tile, &packed);
     b->reads[i] = (uint8_t)slot;
@@ -146,7 +147,7 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     uint8_t *dst = (uint8_t *)b->feature.host + aoff;
     npk_status s = NPK_OK;
     if (packed && at) /* packed once already: copied */
-        memcpy(dst, (const uint8_t *)at->mem->host + at->off, abytes);
+        memcpy(dst, at->host + at->off, abytes);
     else if (packed)
         s = npk_rk_pack_tile(&ablk, a, a_f32, pitch, t, dst, rt->feature_slot);
     if (packed)
@@ -188,7 +189,9 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     npk_rk *rt = r->rt;
     const npk_rk_mm_run_item *it = item_of(r, t);
     npk_rk_mm mm;
-    const npk_rk_tile_at at = {&rt->shared_tiles,
+    const bool host = rt->eng->core_spaces; /* npk_rk_shared_tiles_pack's choice */
+    const npk_rk_tile_at at = {host ? NULL : &rt->shared_tiles,
+                               host ? rt->host_tiles : (const uint8_t *)rt->shared_tiles.host,
                                r->tile_off ? r->tile_off[t - r->plan->tasks] : 0};
     npk_status s = npk_rk_task_matmul(rt, it->w, &it->a, it->a_f32, r->tile_off ? &at : NULL,
                                       it->mode, it->a_pitch, t, i, r->id, it->task_out,
@@ -212,32 +215,73 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     return NPK_OK;
 }
 
-/* Read task t's output back from its slot and add it into its item's result. */
-static npk_status finish_task(run *r, const npk_rk_mm_run_item *it, const npk_rk_task_plan *t,
-                              const slot *sl)
+/* Whether item it's tasks write partial sums of K slices that add up in its accumulator (else
+ * each task's output is its region's whole result: a copy). */
+static bool adds_partials(const npk_rk_mm_run_item *it)
+{
+    return it->task_out == npk_rk_input_row(it->w->in)->acc && !it->copies;
+}
+
+/* Task t's output in its slot, synced for the CPU: *src, *room bytes readable. */
+static npk_status read_slot(run *r, const npk_rk_task_plan *t, const slot *sl, const void **src,
+                            size_t *room)
 {
     npk_rk_core_bufs *b = &r->rt->core[t->core];
     uint64_t t0 = npk_now_ns();
     npk_status s = npk_rk_mem_sync(r->rt->dev, &b->output, sl->out_off, sl->cbytes,
                                    RKNPU_MEM_SYNC_FROM_DEVICE);
-    t0 = part_done(t->core, "sync", t0, &r->st->sync_ns);
-    if (s)
-        return s;
-    const uint8_t *src = (const uint8_t *)b->output.host + sl->out_off;
-    size_t room = (size_t)(b->output.size - sl->out_off);
-    /* Partials in the input's accumulator add up on the host; any other task output (fp16)
-     * is the whole result of a single K slice, narrowed by the NPU: a copy. The sums of a
-     * single slice are copied too, as adding them to a zeroed C would give them
-     * (npk_rk_mm_item_begin). */
-    const npk_rk_range tm = {t->m0, t->m1}, tn = {t->n0, t->n1};
-    if (it->task_out != npk_rk_input_row(it->w->in)->acc)
-        s = npk_rk_unpack_c(&sl->cblk, src, room, &it->acc, tm, tn);
-    else if (it->copies)
-        s = npk_rk_copy_sums_c(&sl->cblk, src, room, &it->acc, tm, tn);
-    else
-        s = npk_rk_accumulate_c(&sl->cblk, src, room, &it->acc, tm, tn);
-    part_done(t->core, "accumulate", t0, &r->st->accumulate_ns);
+    part_done(t->core, "sync", t0, &r->st->sync_ns);
+    *src = (const uint8_t *)b->output.host + sl->out_off;
+    *room = (size_t)(b->output.size - sl->out_off);
     return s;
+}
+
+/* Read back `count` tasks of item it and put them into its result. Tasks that add partials are
+ * one output region's K slices in plan order; they are summed in one pass, so C is read and
+ * written once for all of them instead of once per slice (a region's first slice, k0 = 0, also
+ * skips the read where C was left unzeroed: npk_rk_mm_item_begin). Any other task output
+ * (fp16) is the whole result of a single K slice, narrowed by the NPU: a copy. The sums of a
+ * single slice are copied too, as adding them to a zeroed C would give them. */
+static npk_status finish_region(run *r, const npk_rk_mm_run_item *it,
+                                const npk_rk_task_plan *const *tasks, const slot *const *slots,
+                                uint32_t count)
+{
+    const void *src[NPK_RK_SUM_SLICES_MAX];
+    size_t room[NPK_RK_SUM_SLICES_MAX];
+    const npk_rk_task_plan *t = tasks[0];
+    const npk_rk_range tm = {t->m0, t->m1}, tn = {t->n0, t->n1};
+    npk_status s = NPK_OK;
+    for (uint32_t done = 0; s == NPK_OK && done < count;) {
+        const uint32_t n = count - done < NPK_RK_SUM_SLICES_MAX ? count - done
+                                                                : NPK_RK_SUM_SLICES_MAX;
+        for (uint32_t j = 0; s == NPK_OK && j < n; j++)
+            s = read_slot(r, tasks[done + j], slots[done + j], &src[j], &room[j]);
+        if (s)
+            break;
+        const uint64_t t0 = npk_now_ns();
+        const npk_rk_block *blk = &slots[done]->cblk;
+        if (!adds_partials(it))
+            s = it->task_out != npk_rk_input_row(it->w->in)->acc
+                    ? npk_rk_unpack_c(blk, src[0], room[0], &it->acc, tm, tn)
+                    : npk_rk_copy_sums_c(blk, src[0], room[0], &it->acc, tm, tn);
+        else
+            s = npk_rk_sum_slices_c(blk, src, room, n, &it->acc, tm, tn,
+                                    done == 0 && it->c_fresh && tasks[0]->k0 == 0);
+        part_done(t->core, "accumulate", t0, &r->st->accumulate_ns);
+        done += n;
+    }
+    return s;
+}
+
+/* Whether job tasks x and y (of one item) are K slices of the same output region, their
+ * outputs laid out alike. */
+static bool same_region(const npk_rk_task_plan *x, const slot *sx, const npk_rk_task_plan *y,
+                        const slot *sy)
+{
+    return x->m0 == y->m0 && x->m1 == y->m1 && x->n0 == y->n0 && x->n1 == y->n1 &&
+           sx->cblk.prec == sy->cblk.prec && sx->cblk.mode == sy->cblk.mode &&
+           sx->cblk.rows == sy->cblk.rows && sx->cblk.stride == sy->cblk.stride &&
+           sx->cbytes == sy->cbytes;
 }
 
 /* The row-offset form: the job's M-tiles (one K slice and column range, npk_rk_job_joins) write
@@ -308,17 +352,36 @@ static npk_status prepare_job(run *r, const npk_rk_task_plan *tasks, uint32_t co
     return s;
 }
 
+/* Read a job's tasks back into their items' results: each output region's K slices in the
+ * job at once, in plan order. */
 static npk_status finish_job(run *r, const npk_rk_task_plan *tasks, uint32_t count,
                              const slot *slots)
 {
     if (r->rt->submission->row_offset) { /* one shared surface: its rows read back at once */
         npk_rk_task_plan span = tasks[0];
         span.m1 = tasks[count - 1].m1;
-        return finish_task(r, item_of(r, &tasks[0]), &span, &slots[0]);
+        const npk_rk_task_plan *t = &span;
+        const slot *sl = &slots[0];
+        return finish_region(r, item_of(r, &tasks[0]), &t, &sl, 1);
     }
+    bool taken[NPK_RK_MAX_CHAIN] = {false};
     npk_status s = NPK_OK;
-    for (uint32_t i = 0; s == NPK_OK && i < count; i++)
-        s = finish_task(r, item_of(r, &tasks[i]), &tasks[i], &slots[i]);
+    for (uint32_t i = 0; s == NPK_OK && i < count; i++) {
+        if (taken[i])
+            continue;
+        const npk_rk_mm_run_item *it = item_of(r, &tasks[i]);
+        const npk_rk_task_plan *group[NPK_RK_MAX_CHAIN] = {&tasks[i]};
+        const slot *gslots[NPK_RK_MAX_CHAIN] = {&slots[i]};
+        uint32_t n = 1;
+        for (uint32_t j = i + 1; adds_partials(it) && j < count; j++)
+            if (!taken[j] && item_of(r, &tasks[j]) == it &&
+                same_region(&tasks[i], &slots[i], &tasks[j], &slots[j])) {
+                taken[j] = true;
+                group[n] = &tasks[j];
+                gslots[n++] = &slots[j];
+            }
+        s = finish_region(r, it, group, gslots, n);
+    }
     return s;
 }
 
@@ -586,7 +649,7 @@ npk_status npk_rk_matmul_run(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_m
 }
 
 npk_status npk_rk_mm_item_begin(const npk_rk_weights *w, uint32_t m, const void *a, npk_rk_prec out,
-                                void *c, npk_rk_mm_run_item *it)
+                                void *c, bool slices_in_order, npk_rk_mm_run_item *it)
 {
     *it = (npk_rk_mm_run_item){0};
     it->w = w;
@@ -597,8 +660,12 @@ npk_status npk_rk_mm_item_begin(const npk_rk_weights *w, uint32_t m, const void 
     /* Partials add up in the host accumulator; an output narrower than it (fp16 from fp32
      * partials) is accumulated aside and narrowed at the end. */
     const npk_rk_prec host_acc = npk_rk_out_stage_find(w->in, it->task_out)->host_acc;
+    /* In a plan that runs each region's K slices in order on one core, first slice first
+     * (npk_rk_plan_matmul's), the first slice writes the region: nothing is zeroed. */
+    it->c_fresh = slices_in_order;
     if (out != it->task_out && out != host_acc) {
-        it->scratch = calloc((size_t)m * w->n, sizeof *it->scratch);
+        it->scratch = slices_in_order ? malloc((size_t)m * w->n * sizeof *it->scratch)
+                                      : calloc((size_t)m * w->n, sizeof *it->scratch);
         if (!it->scratch)
             return npk_fail(NPK_ENOMEM, "matmul: no memory for the fp32 accumulator");
         it->acc = (npk_rk_matrix){it->scratch, m, w->n, w->n};
@@ -608,7 +675,7 @@ npk_status npk_rk_mm_item_begin(const npk_rk_weights *w, uint32_t m, const void 
          * to zero would, a -0 float sum as +0), so C needs no zeroing. */
         const npk_rk_prec acc = npk_rk_input_row(w->in)->acc;
         it->copies = w->slices == 1 && (it->task_out != acc || it->task_out == out);
-        if (!it->copies)
+        if (!it->copies && !it->c_fresh)
             memset(c, 0, (size_t)m * w->n * (npk_rk_prec_bits(out) / 8));
         it->acc = (npk_rk_matrix){c, m, w->n, w->n};
     }
@@ -643,7 +710,8 @@ npk_status npk_rk_matmul_held_src(npk_rk *rt, const npk_rk_weights *w, uint32_t 
     if (w->src && (s = npk_rk_weights_refresh(rt, (npk_rk_weights *)w, st)))
         return s;
     npk_rk_mm_run_item it;
-    if ((s = npk_rk_mm_item_begin(w, m, a, out, c, &it)))
+    /* a caller's plan may order its tasks any way: C is zeroed for it */
+    if ((s = npk_rk_mm_item_begin(w, m, a, out, c, plan == NULL, &it)))
         return s;
     it.a_f32 = a_f32;
     npk_rk_plan run_plan;
@@ -659,9 +727,11 @@ npk_status npk_rk_matmul_held_src(npk_rk *rt, const npk_rk_weights *w, uint32_t 
         st->tasks = (uint32_t)run_plan.count;
         st->cores_used = run_plan.cores_used;
         /* The runtime's cores are the engine's: tasks go to the pinned ones. */
-        for (size_t i = 0; i < run_plan.count; i++)
+        st->core_mask = 0;
+        for (size_t i = 0; i < run_plan.count; i++) {
             run_plan.tasks[i].core = npk_rk_task_core(rt, w, run_plan.tasks[i].core);
-        st->core_mask = npk_rk_core_mask(rt);
+            st->core_mask |= 1u << run_plan.tasks[i].core;
+        }
         it.mode = run_plan.mode;
         it.a_pitch = run_plan.req.a_pitch;
         s = npk_rk_matmul_run(rt, &run_plan, &it, NULL, st);

@@ -41,14 +41,16 @@ typedef struct npk_rk_mm_run_item {
     void *c;
     float *scratch;
     bool copies; /* tasks copy their outputs into C (one K slice; C not zeroed) */
+    bool c_fresh; /* C (or the scratch) not zeroed: each region's first K slice writes it */
     npk_rk_stats *st;
 } npk_rk_mm_run_item;
 
-/* Set up item it for C [M][N] = A . w in `out` (zeroes C unless the tasks copy into it, or
- * allocates the scratch); end it
+/* Set up item it for C [M][N] = A . w in `out` (zeroes C unless the tasks copy into it or
+ * slices_in_order says the plan runs each output region's K slices in order on one core, the
+ * slice at k0 = 0 first, as npk_rk_plan_matmul's plans do; or allocates the scratch); end it
  * (ok: narrow the scratch into C) and free what begin allocated. */
 npk_status npk_rk_mm_item_begin(const npk_rk_weights *w, uint32_t m, const void *a, npk_rk_prec out,
-                                void *c, npk_rk_mm_run_item *it);
+                                void *c, bool slices_in_order, npk_rk_mm_run_item *it);
 void npk_rk_mm_item_end(npk_rk_mm_run_item *it, bool ok);
 
 /* Run a plan's tasks (cores already the engine's, each core's tasks contiguous): task i belongs
@@ -71,15 +73,19 @@ npk_rk_block npk_rk_task_a_block(const npk_rk_weights *w, npk_rk_mode mode, uint
  * padding included. */
 npk_status npk_rk_pack_tile(const npk_rk_block *ablk, const npk_rk_cmatrix *a, bool a_f32,
                             uint32_t pitch, const npk_rk_task_plan *t, uint8_t *dst, size_t room);
-/* Where a task's tile was packed for every core, read in place by a job's later tasks. */
+/* Where a task's tile was packed for every core: in a buffer every core reads (mem), read in
+ * place by a job's later tasks, or in host memory (mem NULL: the cores' address spaces are
+ * their own), copied into the core's slot by every task. */
 typedef struct npk_rk_tile_at {
     const npk_rk_mem *mem;
+    const uint8_t *host; /* the buffer's host view */
     uint64_t off;
 } npk_rk_tile_at;
-/* Before the cores start: every distinct tile of the plan packed once into rt's shared tile
- * buffer (in `domain`) when the cores share one address space and that saves packing;
- * *offsets (malloc'd, the caller frees) then holds each plan task's tile offset there, else
- * NULL (each core packs its own). Accounts pack and sync time in st. */
+/* Before the cores start: every distinct tile of the plan packed once, when that saves packing,
+ * into rt's shared tile buffer (in `domain`) where the cores share one address space, else
+ * into rt's host tile buffer; *offsets (malloc'd, the caller frees) then holds each plan
+ * task's tile offset there, else NULL (each core packs its own). Accounts pack and sync time
+ * in st. */
 npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const struct npk_rk_plan *plan,
                                     const npk_rk_mm_run_item *items, const uint32_t *item_of,
                                     unsigned domain, npk_rk_stats *st, uint64_t **offsets);
@@ -100,7 +106,8 @@ npk_status npk_rk_stage_f32(npk_rk *rt, const struct npk_rk_plan *plan,
  * tile where it already is, packing nothing: in slot i from an earlier job, or in the slot the
  * job's task i - 1 reads (tasks 1.. of a job only: a job's first feature is always slot 0's).
  * at (NULL: none): the tile packed for every core (npk_rk_shared_tiles_pack): tasks 1.. read
- * it there, the first is copied from it into slot 0. a_f32: A's elements are floats. */
+ * it there, the first is copied from it into slot 0 (host tiles: every task's is copied into
+ * its slot). a_f32: A's elements are floats. */
 npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
                               bool a_f32, const npk_rk_tile_at *at, npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
                               unsigned i, uint64_t run, npk_rk_prec task_out, uint32_t c_iova,

@@ -10,9 +10,13 @@
  * reads its own core's slot 0, the tile copied there: the NPU caches feature state by the
  * address of a job's first feature (spec "Feature address caching"), which must not move; the
  * job's later tasks read the shared tiles in place (within one submit, distinct addresses are
- * how chained tasks work). On rocket every core is its own address space and keeps packing its
- * own tiles; a float A is then converted to fp16 once for all of them (npk_rk_stage_f32), so
- * the cores copy fp16 tiles instead of each converting every float again. */
+ * how chained tasks work). On rocket every core is its own address space, so no tile can be
+ * read in place: the call packs each distinct tile once into host memory instead, and each core
+ * copies the packed tiles into its own slots (a copy costs less than a pack: 3 MiB copied and
+ * 1 MiB packed at M = 128, K = N = 4096 instead of 3 MiB packed). Where that does not pay (no
+ * tile read twice, or the tiles past SHARED_TILES_MAX) every core packs its own, and a float A
+ * is then converted to fp16 once for all of them (npk_rk_stage_f32), so the cores copy fp16
+ * tiles instead of each converting every float again. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,9 +84,12 @@ static bool same_tile(const tile_ref *a, const tile_ref *b)
 }
 
 /* Whether packing once pays: every distinct tile packed once plus one copy per job (into its
- * first slot) against a pack per task as the cores would do alone. */
+ * first slot; with address spaces per core, a copy per task) against a pack per task as the
+ * cores would do alone. */
 static bool worth_sharing(const npk_rk *rt, const npk_rk_plan *plan, size_t distinct)
 {
+    if (rt->eng->core_spaces) /* every task copies: pays once a tile is read twice */
+        return distinct < plan->count;
     size_t per_core[NPK_RK_MAX_CORES] = {0}, jobs = 0;
     for (size_t i = 0; i < plan->count; i++)
         if (plan->tasks[i].core < NPK_RK_MAX_CORES)
@@ -113,8 +120,25 @@ static npk_status shared_buffer(npk_rk *rt, unsigned domain, uint64_t bytes)
     return s;
 }
 
+/* The runtime's host tile buffer (address spaces per core), at least `bytes`. */
+static npk_status host_buffer(npk_rk *rt, uint64_t bytes)
+{
+    if (rt->host_tiles_bytes >= bytes)
+        return NPK_OK;
+    free(rt->host_tiles);
+    rt->host_tiles_bytes = 0;
+    const size_t size = (size_t)((bytes + (1u << 20) - 1) >> 20 << 20);
+    if (!(rt->host_tiles = aligned_alloc(TILE_ALIGN, size)))
+        return npk_fail(NPK_ENOMEM, "matmul: no memory for %zu bytes of packed tiles", size);
+    rt->host_tiles_bytes = size;
+    return NPK_OK;
+}
+
 void npk_rk_shared_tiles_free(npk_rk *rt)
 {
+    free(rt->host_tiles);
+    rt->host_tiles = NULL;
+    rt->host_tiles_bytes = 0;
     if (rt->shared_tiles.size)
         npk_rk_mem_destroy(rt->dev, &rt->shared_tiles);
     rt->shared_tiles = (npk_rk_mem){0};
@@ -172,8 +196,9 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
                                     unsigned domain, npk_rk_stats *st, uint64_t **offsets)
 {
     *offsets = NULL;
-    if (rt->eng->core_spaces || plan->cores_used < 2 || plan->count < 2)
+    if (plan->cores_used < 2 || plan->count < 2)
         return NPK_OK;
+    const bool host = rt->eng->core_spaces; /* no buffer every core reads: host memory */
     const uint64_t t0 = npk_now_ns();
     tile_ref *ref = malloc(plan->count * sizeof *ref);
     uint64_t *off = malloc(plan->count * sizeof *off);
@@ -202,11 +227,12 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
     }
     npk_status s = NPK_OK;
     if (total > SHARED_TILES_MAX || !worth_sharing(rt, plan, distinct) ||
-        shared_buffer(rt, domain, total) != NPK_OK) {
+        (host ? host_buffer(rt, total) : shared_buffer(rt, domain, total)) != NPK_OK) {
         free(ref), free(off); /* per core, as before */
         return NPK_OK;
     }
-    uint8_t *base = rt->shared_tiles.host;
+    uint8_t *base = host ? rt->host_tiles : rt->shared_tiles.host;
+    const size_t room = host ? rt->host_tiles_bytes : (size_t)rt->shared_tiles.size;
     for (size_t i = 0; s == NPK_OK && i < plan->count; i++) {
         if (i > 0 && same_tile(&ref[i - 1], &ref[i]))
             continue;
@@ -215,10 +241,10 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
         const npk_rk_block ablk = npk_rk_task_a_block(it->w, it->mode, it->a_pitch, t);
         const uint64_t o = off[ref[i].task];
         s = npk_rk_pack_tile(&ablk, &it->a, it->a_f32, it->a_pitch, t, base + o,
-                             (size_t)(rt->shared_tiles.size - o));
+                             (size_t)(room - o));
     }
     st->pack_ns += npk_now_ns() - t0;
-    if (s == NPK_OK) {
+    if (s == NPK_OK && !host) {
         const uint64_t t1 = npk_now_ns();
         s = npk_rk_mem_sync(rt->dev, &rt->shared_tiles, 0, total, RKNPU_MEM_SYNC_TO_DEVICE);
         st->sync_ns += npk_now_ns() - t1;
