@@ -108,8 +108,9 @@ int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s) { return quant_elem(h, s); }
 static MX_AVX2_FN uint16_t peak_avx2(const uint16_t x[KT_MX_KBLOCK])
 {
     const __m256i low15 = _mm256_set1_epi16(0x7FFF);
-    __m256i m = _mm256_max_epu16(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)x), low15),
-                                 _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(x + 16)), low15));
+    __m256i m =
+        _mm256_max_epu16(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)x), low15),
+                         _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(x + 16)), low15));
     __m128i h = _mm_max_epu16(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
     /* the largest of eight is the complement of the smallest complement */
     __m128i inv = _mm_xor_si128(h, _mm_set1_epi16(-1));
@@ -117,7 +118,7 @@ static MX_AVX2_FN uint16_t peak_avx2(const uint16_t x[KT_MX_KBLOCK])
 }
 
 static MX_AVX2_FN void quant_avx2(const uint16_t x[KT_MX_KBLOCK], kt_mx_scale s,
-                                   int8_t q[KT_MX_KBLOCK])
+                                  int8_t q[KT_MX_KBLOCK])
 {
     const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
     const __m256i qmax = _mm256_set1_epi32(KT_MX_QMAX);
@@ -177,7 +178,14 @@ kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBL
  * make 56 bits, so the slots form four groups of seven whole bytes: group g (slots 8g..8g+7) is
  * bytes 25 - 7g..31 - 7g, little-endian, slot 8g + j at bits 49 - 7j..55 - 7j of it. Packing and
  * unpacking a group is then one 56-bit load or store and eight shifts. */
-enum { SLOT_BITS = 7, GROUPS = 4, GROUP_SLOTS = 8, GROUP_BYTES = 7, K_PER_WORD = 8, SCALE_BYTES = 4 };
+enum {
+    SLOT_BITS = 7,
+    GROUPS = 4,
+    GROUP_SLOTS = 8,
+    GROUP_BYTES = 7,
+    K_PER_WORD = 8,
+    SCALE_BYTES = 4
+};
 
 static unsigned group_at(unsigned g) { return 25 - GROUP_BYTES * g; }
 
@@ -200,8 +208,8 @@ static void group_store(uint8_t *p, uint64_t v)
  * through the lanes, two K a group. */
 static const uint8_t slot_off[2][GROUP_SLOTS] = {
     {0, 1, 2, 3, 4, 5, 6, 7},
-    {0, KT_MX_KBLOCK, 2 * KT_MX_KBLOCK, 3 * KT_MX_KBLOCK, 1, KT_MX_KBLOCK + 1,
-     2 * KT_MX_KBLOCK + 1, 3 * KT_MX_KBLOCK + 1},
+    {0, KT_MX_KBLOCK, 2 * KT_MX_KBLOCK, 3 * KT_MX_KBLOCK, 1, KT_MX_KBLOCK + 1, 2 * KT_MX_KBLOCK + 1,
+     3 * KT_MX_KBLOCK + 1},
 };
 
 static unsigned group_base(bool b_layout, unsigned w, unsigned g)

@@ -23,10 +23,10 @@
 #endif
 
 enum {
-    MW = KT_MX_ACC_MANT,     /* fraction bits */
-    GUARD = 8,               /* spare bits below the fraction while aligning */
-    SW = MW + 1 + GUARD,     /* 1.f and the guard bits: 23 */
-    EXP_MAX = 127,           /* a rounded exponent at or above this saturates */
+    MW = KT_MX_ACC_MANT, /* fraction bits */
+    GUARD = 8,           /* spare bits below the fraction while aligning */
+    SW = MW + 1 + GUARD, /* 1.f and the guard bits: 23 */
+    EXP_MAX = 127,       /* a rounded exponent at or above this saturates */
 };
 
 static unsigned fp22_sign(uint32_t v) { return v >> (MW + 7) & 1; }
@@ -178,12 +178,12 @@ uint32_t kt_mx_chain_fp22(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a,
 /* The sixteen dot products of a sub-tile, dot[i * 4 + j] = A lane i . B lane j over the K
  * block. Integer sums, so every path gives the same numbers: with 16-byte vectors, the
  * significands widened to 16 bits and multiplied pairwise into 32-bit sums (no product or pair
- * sum comes near 2^31); elsewhere one element at a time. The sweep spends most of its time
- * here: 512 multiply-adds a sub-tile. */
+ * sum comes near 2^31); elsewhere one element at a time. 512 multiply-adds a sub-tile. */
 #if defined(__SSE2__)
 static void widen_lane(const int8_t *q, __m128i w[4])
 {
-    __m128i lo = _mm_loadu_si128((const __m128i *)q), hi = _mm_loadu_si128((const __m128i *)(q + 16));
+    __m128i lo = _mm_loadu_si128((const __m128i *)q),
+            hi = _mm_loadu_si128((const __m128i *)(q + 16));
     /* each byte paired with itself, then shifted down: sign extension in SSE2 */
     w[0] = _mm_srai_epi16(_mm_unpacklo_epi8(lo, lo), 8);
     w[1] = _mm_srai_epi16(_mm_unpackhi_epi8(lo, lo), 8);
@@ -265,8 +265,8 @@ MX_AVX2 __m256i v_msb(__m256i x) /* x > 0 */
 MX_AVX2 __m256i v_pack(__m256i sign, __m256i e, __m256i f)
 {
     __m256i frac = _mm256_and_si256(f, _mm256_set1_epi32((1 << MW) - 1));
-    return _mm256_or_si256(_mm256_or_si256(_mm256_slli_epi32(sign, MW + 7), _mm256_slli_epi32(e, MW)),
-                           frac);
+    return _mm256_or_si256(
+        _mm256_or_si256(_mm256_slli_epi32(sign, MW + 7), _mm256_slli_epi32(e, MW)), frac);
 }
 
 /* chain_of_dot, eight at once (fa, fb: the lanes' scale fields). */
@@ -278,8 +278,9 @@ MX_AVX2 __m256i v_chain(__m256i dot, __m256i fa, __m256i fb, __m256i anchor)
     __m256i m8 = _mm256_mullo_epi32(_mm256_or_si256(eight, _mm256_and_si256(fa, seven)),
                                     _mm256_or_si256(eight, _mm256_and_si256(fb, seven)));
     __m256i mag = _mm256_mullo_epi32(_mm256_abs_epi32(dot), m8);
-    __m256i sh = _mm256_sub_epi32(_mm256_add_epi32(_mm256_srli_epi32(fa, 3), _mm256_srli_epi32(fb, 3)),
-                                  _mm256_add_epi32(anchor, _mm256_set1_epi32(6)));
+    __m256i sh =
+        _mm256_sub_epi32(_mm256_add_epi32(_mm256_srli_epi32(fa, 3), _mm256_srli_epi32(fb, 3)),
+                         _mm256_add_epi32(anchor, _mm256_set1_epi32(6)));
     __m256i sign = _mm256_srli_epi32(dot, 31);
     __m256i p = v_msb(_mm256_max_epi32(mag, one));
     __m256i e = _mm256_add_epi32(p, sh);
@@ -293,9 +294,10 @@ MX_AVX2 __m256i v_chain(__m256i dot, __m256i fa, __m256i fb, __m256i anchor)
     __m256i hi = _mm256_srlv_epi32(mag, dr);
     __m256i rem = _mm256_and_si256(mag, _mm256_sub_epi32(_mm256_sllv_epi32(one, dr), one));
     __m256i half = _mm256_sllv_epi32(one, _mm256_sub_epi32(dr, one));
-    __m256i up = _mm256_or_si256(_mm256_cmpgt_epi32(rem, half),
-                                 _mm256_and_si256(_mm256_cmpeq_epi32(rem, half),
-                                                  _mm256_cmpeq_epi32(_mm256_and_si256(hi, one), one)));
+    __m256i up =
+        _mm256_or_si256(_mm256_cmpgt_epi32(rem, half),
+                        _mm256_and_si256(_mm256_cmpeq_epi32(rem, half),
+                                         _mm256_cmpeq_epi32(_mm256_and_si256(hi, one), one)));
     __m256i keep = _mm256_sub_epi32(hi, up); /* up is -1 where it rounds up */
     __m256i carry = _mm256_cmpgt_epi32(_mm256_srli_epi32(keep, SIG), zero);
     keep = mx_sel(carry, _mm256_srli_epi32(keep, 1), keep);
@@ -303,7 +305,7 @@ MX_AVX2 __m256i v_chain(__m256i dot, __m256i fa, __m256i fb, __m256i anchor)
     keep = mx_sel(wide, keep, _mm256_sllv_epi32(mag, _mm256_sub_epi32(_mm256_setzero_si256(), d)));
     __m256i r = v_pack(sign, _mm256_add_epi32(e, _mm256_set1_epi32(KT_MX_ACC_EBIAS)), keep);
     r = mx_sel(_mm256_cmpgt_epi32(e, _mm256_set1_epi32(E_MAX)),
-              v_pack(sign, _mm256_set1_epi32(EXP_MAX), _mm256_set1_epi32(-1)), r);
+               v_pack(sign, _mm256_set1_epi32(EXP_MAX), _mm256_set1_epi32(-1)), r);
     return _mm256_andnot_si256(gone, r);
 }
 
@@ -317,9 +319,9 @@ MX_AVX2 __m256i v_add(__m256i a, __m256i b)
     __m256i eb = _mm256_and_si256(_mm256_srli_epi32(b, MW), emask);
     __m256i za = _mm256_cmpeq_epi32(ea, zero), zb = _mm256_cmpeq_epi32(eb, zero);
     /* a_ge: {exponent, fraction} of a at least b's; ties take a */
-    __m256i a_ge = _mm256_xor_si256(_mm256_cmpgt_epi32(_mm256_and_si256(b, mag_mask),
-                                                       _mm256_and_si256(a, mag_mask)),
-                                    _mm256_set1_epi32(-1));
+    __m256i a_ge = _mm256_xor_si256(
+        _mm256_cmpgt_epi32(_mm256_and_si256(b, mag_mask), _mm256_and_si256(a, mag_mask)),
+        _mm256_set1_epi32(-1));
     __m256i big = mx_sel(a_ge, a, b), small = mx_sel(a_ge, b, a);
     __m256i e_big = mx_sel(a_ge, ea, eb), e_small = mx_sel(a_ge, eb, ea);
     __m256i diff = _mm256_sub_epi32(e_big, e_small);
@@ -332,8 +334,8 @@ MX_AVX2 __m256i v_add(__m256i a, __m256i b)
         _mm256_cmpeq_epi32(_mm256_and_si256(sml, _mm256_sub_epi32(_mm256_sllv_epi32(one, sh), one)),
                            zero),
         _mm256_set1_epi32(-1));
-    __m256i sub =
-        _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_srli_epi32(_mm256_xor_si256(a, b), MW + 7), one), one);
+    __m256i sub = _mm256_cmpeq_epi32(
+        _mm256_and_si256(_mm256_srli_epi32(_mm256_xor_si256(a, b), MW + 7), one), one);
     __m256i sum = mx_sel(sub, _mm256_sub_epi32(bg, shifted), _mm256_add_epi32(bg, shifted));
     __m256i lz = _mm256_sub_epi32(_mm256_set1_epi32(SW), v_msb(_mm256_max_epi32(sum, one)));
     __m256i norm = _mm256_sllv_epi32(sum, lz);
@@ -341,8 +343,8 @@ MX_AVX2 __m256i v_add(__m256i a, __m256i b)
     __m256i sig = _mm256_srli_epi32(norm, GUARD + 1);
     __m256i g = _mm256_and_si256(_mm256_srli_epi32(norm, GUARD), one);
     __m256i low = _mm256_and_si256(norm, _mm256_set1_epi32((1 << GUARD) - 1));
-    __m256i st = _mm256_or_si256(lost, _mm256_xor_si256(_mm256_cmpeq_epi32(low, zero),
-                                                         _mm256_set1_epi32(-1)));
+    __m256i st = _mm256_or_si256(
+        lost, _mm256_xor_si256(_mm256_cmpeq_epi32(low, zero), _mm256_set1_epi32(-1)));
     __m256i odd = _mm256_cmpeq_epi32(_mm256_and_si256(sig, one), one);
     __m256i up = _mm256_and_si256(_mm256_cmpeq_epi32(g, one), _mm256_or_si256(st, odd));
     __m256i wrap = _mm256_and_si256(up, _mm256_cmpeq_epi32(sig, _mm256_set1_epi32((2 << MW) - 1)));
@@ -351,26 +353,27 @@ MX_AVX2 __m256i v_add(__m256i a, __m256i b)
     __m256i s_big = _mm256_and_si256(_mm256_srli_epi32(big, MW + 7), one);
     __m256i r = v_pack(s_big, e_out, sig);
     r = mx_sel(_mm256_cmpgt_epi32(e_out, _mm256_set1_epi32(EXP_MAX - 1)),
-              v_pack(s_big, _mm256_set1_epi32(EXP_MAX), _mm256_set1_epi32(-1)), r);
-    r = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpgt_epi32(one, e_out),
-                                            _mm256_cmpeq_epi32(sum, zero)),
-                            r);
+               v_pack(s_big, _mm256_set1_epi32(EXP_MAX), _mm256_set1_epi32(-1)), r);
+    r = _mm256_andnot_si256(
+        _mm256_or_si256(_mm256_cmpgt_epi32(one, e_out), _mm256_cmpeq_epi32(sum, zero)), r);
     r = mx_sel(zb, a, r);
     r = mx_sel(za, b, r);
     return _mm256_andnot_si256(_mm256_and_si256(za, zb), r); /* both zero: 0 */
 }
 
-static MX_AVX2_FN void subtile_avx2(const int32_t dot[KT_MX_LANES * KT_MX_LANES], const uint8_t field_a[KT_MX_LANES],
-             const uint8_t field_b[KT_MX_LANES], unsigned anchor, bool load,
-             uint32_t t[KT_MX_LANES * KT_MX_LANES])
+static MX_AVX2_FN void subtile_avx2(const int32_t dot[KT_MX_LANES * KT_MX_LANES],
+                                    const uint8_t field_a[KT_MX_LANES],
+                                    const uint8_t field_b[KT_MX_LANES], unsigned anchor, bool load,
+                                    uint32_t t[KT_MX_LANES * KT_MX_LANES])
 {
     /* rows i, i + 1 in each vector: lane k is row i + k / 4, column k % 4 */
     __m256i fb = _mm256_setr_epi32(field_b[0], field_b[1], field_b[2], field_b[3], field_b[0],
                                    field_b[1], field_b[2], field_b[3]);
     __m256i anc = _mm256_set1_epi32((int)anchor);
     for (unsigned i = 0; i < KT_MX_LANES; i += 2) {
-        __m256i fa = _mm256_setr_epi32(field_a[i], field_a[i], field_a[i], field_a[i],
-                                       field_a[i + 1], field_a[i + 1], field_a[i + 1], field_a[i + 1]);
+        __m256i fa =
+            _mm256_setr_epi32(field_a[i], field_a[i], field_a[i], field_a[i], field_a[i + 1],
+                              field_a[i + 1], field_a[i + 1], field_a[i + 1]);
         __m256i d = _mm256_loadu_si256((const __m256i *)(dot + i * KT_MX_LANES));
         __m256i c = v_chain(d, fa, fb, anc);
         __m256i *at = (__m256i *)(t + i * KT_MX_LANES);
