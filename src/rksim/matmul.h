@@ -94,9 +94,10 @@ bool rksim_mm_run(rksim *s, unsigned core, const rksim_mm *mm, const rksim_effec
  * sums beyond the fp32 chunk; NULL when out of memory. */
 const float *rksim_weights_floats(rksim *s, const rksim_mm *mm, const uint8_t *packed);
 
-/* C[M][N] = A[M][K] . B[N][K]^T in fp32 (rksim_sgemm_nt) with B the floats of mm's packed
- * weights, decoded a few N tiles at a time, each chunk multiplied while still in the CPU's
- * caches (weights_stream.c; no cache of decoded floats). False when out of memory. */
+/* C[M][N] = A[M][K] . B[N][K]^T in fp32 with B the floats of mm's packed weights, decoded a
+ * few N tiles at a time, each chunk multiplied while still in the CPU's caches
+ * (weights_stream.c; no cache of decoded floats): fp16 by rksim_gemm_cols, integer sums by
+ * rksim_sgemm_nt. False when out of memory. */
 bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, const float *a,
                          float *c);
 
@@ -138,6 +139,32 @@ bool rksim_gemm_i8_available(void);
 void rksim_gemm_i8_put(uint8_t *kb, uint32_t k, uint32_t n, uint32_t col, uint32_t kt,
                        const int8_t *src);
 bool rksim_gemm_i8(uint32_t m, uint32_t n, uint32_t k, const float *a, const uint8_t *kb, float *c);
+
+/* The fp16 matmul's GEMM (gemm_cols.c): C[M][N] = A . B^T, each result the fp32 fused
+ * multiply-add chain over k = 0, 1, ... from +0 on every path. A is first rearranged into
+ * blocks of RKSIM_GEMM_COLS_ROWS rows, k-major (rksim_gemm_cols_a_floats floats, the rows past M
+ * zero); pack_a returns the k from which every A element is finite. B is N columns of k floats
+ * ldb apart (the decode's layout); only k < kk is multiplied, which leaves every result as it
+ * is when the weights at k >= kk are +-0 and A is finite there (rksim_gemm_cols_live_k: the
+ * smallest such kk of the weights). */
+enum { RKSIM_GEMM_COLS_ROWS = 16 };
+size_t rksim_gemm_cols_a_floats(uint32_t m, uint32_t k);
+uint32_t rksim_gemm_cols_pack_a(const float *a, uint32_t m, uint32_t k, float *at);
+uint32_t rksim_gemm_cols_live_k(const float *b, size_t ldb, uint32_t n, uint32_t k);
+void rksim_gemm_cols(const float *at, uint32_t m, uint32_t k, uint32_t kk, const float *b,
+                     size_t ldb, uint32_t n, float *c, size_t ldc);
+/* Its paths: the one a call takes, and a test's choice (AUTO: the fastest the CPU has; a
+ * path the CPU lacks falls back to the next one down; npk_dense_force_portable pins the
+ * portable one). */
+typedef enum rksim_gemm_cols_path {
+    RKSIM_GEMM_COLS_AUTO,
+    RKSIM_GEMM_COLS_PORTABLE,
+    RKSIM_GEMM_COLS_AVX2,
+    RKSIM_GEMM_COLS_AVX512,
+    RKSIM_GEMM_COLS_NEON, /* aarch64 */
+} rksim_gemm_cols_path;
+rksim_gemm_cols_path rksim_gemm_cols_path_used(void);
+void rksim_gemm_cols_force(rksim_gemm_cols_path p);
 
 /* fn(ctx, lo, hi) over [0, count): with `two`, the halves [0, count/2) and [count/2, count) at
  * once, the second on a thread of its own (the whole range here when no thread starts). The

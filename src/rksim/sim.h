@@ -73,8 +73,9 @@ typedef struct rksim_core {
     rksim_lut_ram lut; /* the SDP LUT's tables (rksim/lut.h): RAM, kept across tasks */
 } rksim_core;
 
-/* slots 0..2: a matmul's A, its float and integer results; 3: the weights' decoded chunks */
-enum { RKSIM_SCRATCH_CHUNKS = 3, RKSIM_SCRATCH_SLOTS = 4 };
+/* slots 0..2: a matmul's A, its float and integer results; 3: the weights' decoded chunks;
+ * 4: A rearranged for the fp16 GEMM */
+enum { RKSIM_SCRATCH_CHUNKS = 3, RKSIM_SCRATCH_FEATURE_COLS = 4, RKSIM_SCRATCH_SLOTS = 5 };
 
 struct rksim {
     rksim_config cfg;

@@ -7,10 +7,16 @@
  * a cache of them (weights.c) would have to compare the packed bytes on every use anyway, which
  * costs as much as reading them again for a decode.
  *
- * Two threads take chunks of tiles from a shared counter, each with a single-threaded sgemm: the
+ * Two threads take chunks of tiles from a shared counter, each with a single-threaded GEMM: the
  * decode runs on both cores and the threads meet once per matmul, where a threaded sgemm per
  * chunk would meet at every chunk. Splitting N does not change any element's sum: each result is the same
- * K-ordered accumulation whichever columns share its call. */
+ * K-ordered accumulation whichever columns share its call.
+ *
+ * fp16 multiplies with the simulator's own GEMM (gemm_cols.c), which takes the chunk where the
+ * decode wrote it (a BLAS would copy it into its own layout first) and leaves out a trailing
+ * run of zero weight rows (a plan's padded last K slice); its columns are COL_PAD floats longer
+ * than K so that the kernel's columns, read side by side, do not fall on one cache set when K
+ * is a multiple of 1024. The integer sums keep the BLAS. */
 #include <stdatomic.h>
 
 #include "rksim/elements.h"
@@ -21,12 +27,16 @@ enum {
     CHUNK_FLOATS = 1 << 21,   /* decoded floats per thread multiplied at once (8 MiB: in L3) */
     SPLIT_PRODUCTS = 1 << 22, /* products from which a second thread takes chunks too */
     MIN_CHUNKS = 8,           /* with two threads: chunks enough to even out their progress */
+    COL_PAD = 16,             /* fp16: floats after each decoded column */
 };
 
 typedef struct stream {
     npk_rk_prec in;
     const uint8_t *packed;
     const float *a;
+    const float *at;     /* fp16: A rearranged for rksim_gemm_cols */
+    uint32_t a_finite;   /* fp16: every A element at k >= a_finite is finite */
+    size_t ld;           /* floats between decoded columns */
     float *c;
     float *buf[2];       /* a chunk's floats for each thread */
     uint32_t m, k, n, g; /* shape; G: columns per N tile */
@@ -52,10 +62,16 @@ static void stream_range(void *ctx, uint32_t lo, uint32_t hi)
         for (uint32_t t = t0; t < t1; t++)
             for (uint32_t kt = 0; kt < kts; kt++)
                 rksim_load_runs(st->in, st->packed + ((size_t)t * kts + kt) * block_bytes, KRUN,
-                                st->g, buf + (size_t)(t - t0) * st->g * st->k + (size_t)kt * KRUN,
-                                st->k);
-        rksim_sgemm_nt(st->m, (t1 - t0) * st->g, st->k, st->a, st->k, buf, st->k,
-                       st->c + (size_t)t0 * st->g, st->n);
+                                st->g, buf + (size_t)(t - t0) * st->g * st->ld + (size_t)kt * KRUN,
+                                st->ld);
+        const uint32_t cols = (t1 - t0) * st->g;
+        if (st->at) {
+            const uint32_t live = rksim_gemm_cols_live_k(buf, st->ld, cols, st->k);
+            rksim_gemm_cols(st->at, st->m, st->k, live > st->a_finite ? live : st->a_finite, buf,
+                            st->ld, cols, st->c + (size_t)t0 * st->g, st->n);
+        } else
+            rksim_sgemm_nt(st->m, cols, st->k, st->a, st->k, buf, st->k,
+                           st->c + (size_t)t0 * st->g, st->n);
     }
 }
 
@@ -65,17 +81,25 @@ bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, co
     const uint32_t tiles = mm->n / mm->ntile;
     const bool two = (uint64_t)mm->m * mm->n * mm->k >= SPLIT_PRODUCTS && tiles >= 2;
     /* at most CHUNK_FLOATS a chunk, and with two threads at least MIN_CHUNKS chunks */
-    uint32_t step = (uint32_t)(CHUNK_FLOATS / ((uint64_t)mm->k * mm->ntile));
+    const bool cols = mm->in == NPK_PREC_FP16;
+    const size_t ld = mm->k + (cols ? COL_PAD : 0);
+    uint32_t step = (uint32_t)(CHUNK_FLOATS / ((uint64_t)ld * mm->ntile));
     if (two && step > tiles / MIN_CHUNKS)
         step = tiles / MIN_CHUNKS;
     step = step ? step : 1;
-    const size_t chunk = (size_t)step * mm->ntile * mm->k;
+    const size_t chunk = (size_t)step * mm->ntile * ld;
     float *buf = rksim_scratch(s, RKSIM_SCRATCH_CHUNKS, (two ? 2 : 1) * chunk * sizeof *buf);
-    if (!buf)
+    float *at = cols ? rksim_scratch(s, RKSIM_SCRATCH_FEATURE_COLS,
+                                     rksim_gemm_cols_a_floats(mm->m, mm->k) * sizeof *at)
+                     : NULL;
+    if (!buf || (cols && !at))
         return false;
     stream st = {.in = (npk_rk_prec)mm->in,
                  .packed = packed,
                  .a = a,
+                 .at = at,
+                 .a_finite = at ? rksim_gemm_cols_pack_a(a, mm->m, mm->k, at) : 0,
+                 .ld = ld,
                  .c = c,
                  .buf = {buf, two ? buf + chunk : buf},
                  .m = mm->m,
@@ -85,12 +109,13 @@ bool rksim_weights_sgemm(rksim *s, const rksim_mm *mm, const uint8_t *packed, co
                  .tiles = tiles,
                  .step = step};
     atomic_init(&st.next, 0);
-    if (two)
+    const bool blas = two && !cols;
+    if (blas)
         rksim_blas_single_begin();
     /* a part each for the caller and the helper (rksim_split2: both to the caller when no
      * helper runs, which then takes every chunk with the first buffer) */
     rksim_split2(stream_range, &st, 2, two);
-    if (two)
+    if (blas)
         rksim_blas_single_end();
     return true;
 }
