@@ -6,10 +6,10 @@
  * the scale is a multiply by one of eight reciprocals followed by an 8-bit window. */
 #include "kt/hw/mxfp.h"
 
-#include <math.h>
-#include <string.h>
+#include "kt/hw/mx_avx2.h"
 
-#include "npukit/kt_transport.h"
+#include <math.h>
+#include <stddef.h>
 
 /* round(4096 * 8 / m8) for m8 = 8..15: the scale mantissa's reciprocal, 12 fraction bits. */
 static const uint16_t recip_m8[8] = {4096, 3641, 3277, 2979, 2731, 2520, 2341, 2185};
@@ -78,7 +78,8 @@ kt_mx_scale kt_mx_scale_of_field(uint8_t field)
 
 double kt_mx_scale_value(kt_mx_scale s) { return ldexp(s.m8 / 8.0, s.exp); }
 
-int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s)
+/* Inlined into the block loop below; kt_mx_quant_elem is the same for one element. */
+static inline int8_t quant_elem(uint16_t h, kt_mx_scale s)
 {
     int e;
     unsigned sig;
@@ -100,53 +101,120 @@ int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s)
     return (int8_t)((h & 0x8000) ? -(int)mag : (int)mag);
 }
 
+int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s) { return quant_elem(h, s); }
+
+/* quant_elem over a block, eight elements a step, and the block's peak (mx_avx2.h). */
+#if MX_HAVE_AVX2
+static MX_AVX2_FN uint16_t peak_avx2(const uint16_t x[KT_MX_KBLOCK])
+{
+    const __m256i low15 = _mm256_set1_epi16(0x7FFF);
+    __m256i m =
+        _mm256_max_epu16(_mm256_and_si256(_mm256_loadu_si256((const __m256i *)x), low15),
+                         _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(x + 16)), low15));
+    __m128i h = _mm_max_epu16(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+    /* the largest of eight is the complement of the smallest complement */
+    __m128i inv = _mm_xor_si128(h, _mm_set1_epi16(-1));
+    return (uint16_t)(0xFFFF - _mm_extract_epi16(_mm_minpos_epu16(inv), 0));
+}
+
+static MX_AVX2_FN void quant_avx2(const uint16_t x[KT_MX_KBLOCK], kt_mx_scale s,
+                                  int8_t q[KT_MX_KBLOCK])
+{
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
+    const __m256i qmax = _mm256_set1_epi32(KT_MX_QMAX);
+    const __m256i recip = _mm256_set1_epi32(recip_m8[(s.m8 - 8) & 7]);
+    const __m256i t_base = _mm256_set1_epi32(T_BASE + s.exp);
+    __m256i v[KT_MX_KBLOCK / 8];
+    for (unsigned c = 0; c < KT_MX_KBLOCK / 8; c++) {
+        __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + 8 * c)));
+        /* decode16 */
+        __m256i ef = _mm256_and_si256(_mm256_srli_epi32(h, 10), _mm256_set1_epi32(0x1F));
+        __m256i frac = _mm256_and_si256(h, _mm256_set1_epi32(0x3FF));
+        __m256i sub = _mm256_cmpeq_epi32(ef, zero);
+        __m256i e = mx_sel(sub, one, ef);
+        __m256i sig = mx_sel(sub, frac, _mm256_or_si256(frac, _mm256_set1_epi32(SIG_ONE)));
+        __m256i t = _mm256_sub_epi32(t_base, e);
+        __m256i prod = _mm256_mullo_epi32(sig, recip);
+        __m256i x8 = _mm256_srlv_epi32(_mm256_srli_epi32(prod, 15), _mm256_max_epi32(t, zero));
+        __m256i sum = _mm256_add_epi32(_mm256_srli_epi32(x8, 1), _mm256_and_si256(x8, one));
+        /* above the block's peak (t < 0) or past 63 after rounding: the clamp */
+        __m256i clamp = _mm256_or_si256(_mm256_cmpgt_epi32(zero, t), _mm256_cmpgt_epi32(sum, qmax));
+        __m256i mag = mx_sel(clamp, qmax, sum);
+        __m256i none = _mm256_or_si256(_mm256_cmpeq_epi32(sig, zero),
+                                       _mm256_cmpgt_epi32(t, _mm256_set1_epi32(7)));
+        mag = _mm256_andnot_si256(none, mag);
+        __m256i neg = _mm256_cmpgt_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x8000)), zero);
+        v[c] = mx_sel(neg, _mm256_sub_epi32(zero, mag), mag);
+    }
+    /* 32 x 32 bits to 32 x 8 in order: the packs work within 128-bit halves, the permute
+     * puts the four-byte groups back in sequence */
+    __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
+    b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256((__m256i *)q, b);
+}
+#endif
+
 kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBLOCK])
 {
+#if MX_HAVE_AVX2
+    if (mx_avx2()) {
+        kt_mx_scale s = kt_mx_block_scale(peak_avx2(x));
+        quant_avx2(x, s, q);
+        return s;
+    }
+#endif
     uint16_t peak = 0;
     for (int k = 0; k < KT_MX_KBLOCK; k++)
         if ((x[k] & 0x7FFF) > peak)
             peak = x[k] & 0x7FFF; /* magnitude order is the unsigned order of bits [14:0] */
     kt_mx_scale s = kt_mx_block_scale(peak);
     for (int k = 0; k < KT_MX_KBLOCK; k++)
-        q[k] = kt_mx_quant_elem(x[k], s);
+        q[k] = quant_elem(x[k], s);
     return s;
 }
 
-/* A 32-byte word in memory order as four little-endian 64-bit limbs: bit i of the word is bit
- * i % 64 of limb i / 64. A field of up to 8 bits spans at most two limbs. */
-enum { LIMBS = KT_MX_WORD / 8 };
+/* A word's layout, read off mxfp.h: bits 0..31 (bytes 0..3) hold the four lanes' scale fields,
+ * lane i in byte 3 - i; the 32 slots of 7 bits fill bits 32..255 from the top down. Eight slots
+ * make 56 bits, so the slots form four groups of seven whole bytes: group g (slots 8g..8g+7) is
+ * bytes 25 - 7g..31 - 7g, little-endian, slot 8g + j at bits 49 - 7j..55 - 7j of it. Packing and
+ * unpacking a group is then one 56-bit load or store and eight shifts. */
+enum {
+    SLOT_BITS = 7,
+    GROUPS = 4,
+    GROUP_SLOTS = 8,
+    GROUP_BYTES = 7,
+    K_PER_WORD = 8,
+    SCALE_BYTES = 4
+};
 
-static void limbs_of(const uint8_t *w, uint64_t l[LIMBS])
+static unsigned group_at(unsigned g) { return 25 - GROUP_BYTES * g; }
+
+static uint64_t group_load(const uint8_t *p)
 {
-    for (int i = 0; i < LIMBS; i++)
-        l[i] = kt_le64(w + 8 * i);
+    uint64_t v = 0;
+    for (int i = GROUP_BYTES - 1; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
 }
 
-/* Into a word that is zero there (the fields never overlap). */
-static void limbs_or(uint64_t l[LIMBS], unsigned lo, unsigned width, uint64_t v)
+static void group_store(uint8_t *p, uint64_t v)
 {
-    unsigned at = lo / 64, sh = lo % 64;
-    l[at] |= v << sh;
-    if (sh + width > 64)
-        l[at + 1] |= v >> (64 - sh);
+    for (int i = 0; i < GROUP_BYTES; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static unsigned limbs_get(const uint64_t l[LIMBS], unsigned lo, unsigned width)
-{
-    unsigned at = lo / 64, sh = lo % 64;
-    uint64_t v = l[at] >> sh;
-    if (sh + width > 64)
-        v |= l[at + 1] << (64 - sh);
-    return (unsigned)(v & ((1u << width) - 1));
-}
+/* Where slot j of group g in word w sits in an entry's q (lane * 32 + k): at group_base plus
+ * slot_off[layout][j]. In A's packing the group is a lane and j its K; in B's the slots cycle
+ * through the lanes, two K a group. */
+static const uint8_t slot_off[2][GROUP_SLOTS] = {
+    {0, 1, 2, 3, 4, 5, 6, 7},
+    {0, KT_MX_KBLOCK, 2 * KT_MX_KBLOCK, 3 * KT_MX_KBLOCK, 1, KT_MX_KBLOCK + 1, 2 * KT_MX_KBLOCK + 1,
+     3 * KT_MX_KBLOCK + 1},
+};
 
-enum { SLOT_BITS = 7, SLOTS = 32, K_PER_WORD = 8, SCALE_TOP = 31 };
-
-/* The lane and K-within-word of slot s in a word of either packing. */
-static void slot_place(bool b_layout, unsigned s, unsigned *lane, unsigned *k8)
+static unsigned group_base(bool b_layout, unsigned w, unsigned g)
 {
-    *lane = b_layout ? s % KT_MX_LANES : s / K_PER_WORD;
-    *k8 = b_layout ? s / KT_MX_LANES : s % K_PER_WORD;
+    return w * K_PER_WORD + (b_layout ? 2 * g : g * KT_MX_KBLOCK);
 }
 
 void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
@@ -163,40 +231,37 @@ void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
         field[lane] = kt_mx_scale_field(kt_mx_quant_block(x, q + lane * KT_MX_KBLOCK));
     }
     for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++) {
-        uint64_t l[LIMBS] = {0};
-        for (unsigned s = 0; s < SLOTS; s++) {
-            unsigned lane, k8;
-            slot_place(b_layout, s, &lane, &k8);
-            int8_t v = q[lane * KT_MX_KBLOCK + w * K_PER_WORD + k8];
-            limbs_or(l, 256 - SLOT_BITS * (s + 1), SLOT_BITS, (uint64_t)v & 0x7F);
-        }
+        uint8_t *o = out + w * KT_MX_WORD;
         for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
-            limbs_or(l, SCALE_TOP - 8 * lane - 7, 8, field[lane]);
-        for (int i = 0; i < LIMBS; i++)
-            kt_put_le64(out + w * KT_MX_WORD + 8 * i, l[i]);
+            o[SCALE_BYTES - 1 - lane] = field[lane];
+        for (unsigned g = 0; g < GROUPS; g++) {
+            const int8_t *at = q + group_base(b_layout, w, g);
+            const uint8_t *off = slot_off[b_layout];
+            uint64_t v = 0;
+            for (unsigned j = 0; j < GROUP_SLOTS; j++)
+                v = v << SLOT_BITS | ((uint64_t)at[off[j]] & 0x7F);
+            group_store(o + group_at(g), v);
+        }
     }
 }
 
 void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
                         int8_t q[KT_MX_ENTRY_ELEMS], kt_mx_scale scale[KT_MX_LANES])
 {
-    uint64_t first[LIMBS];
-    for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++) {
-        uint64_t l[LIMBS];
-        limbs_of(in + w * KT_MX_WORD, l);
-        if (w == 0)
-            memcpy(first, l, sizeof first);
-        for (unsigned s = 0; s < SLOTS; s++) {
-            unsigned lane, k8;
-            slot_place(b_layout, s, &lane, &k8);
-            unsigned v = limbs_get(l, 256 - SLOT_BITS * (s + 1), SLOT_BITS);
-            /* sign-extend the 7-bit two's complement slot */
-            q[lane * KT_MX_KBLOCK + w * K_PER_WORD + k8] = (int8_t)((int)(v ^ 0x40) - 0x40);
+    for (unsigned w = 0; w < KT_MX_ENTRY_OUT / KT_MX_WORD; w++)
+        for (unsigned g = 0; g < GROUPS; g++) {
+            uint64_t v = group_load(in + w * KT_MX_WORD + group_at(g));
+            int8_t *at = q + group_base(b_layout, w, g);
+            const uint8_t *off = slot_off[b_layout];
+            for (unsigned j = 0; j < GROUP_SLOTS; j++) {
+                unsigned slot = (unsigned)(v >> (SLOT_BITS * (GROUP_SLOTS - 1 - j))) & 0x7F;
+                /* sign-extend the 7-bit two's complement slot */
+                at[off[j]] = (int8_t)((int)(slot ^ 0x40) - 0x40);
+            }
         }
-    }
     /* every word repeats the scales; the first word's are read */
     for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
-        scale[lane] = kt_mx_scale_of_field((uint8_t)limbs_get(first, SCALE_TOP - 8 * lane - 7, 8));
+        scale[lane] = kt_mx_scale_of_field(in[SCALE_BYTES - 1 - lane]);
 }
 
 double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],

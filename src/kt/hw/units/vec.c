@@ -179,16 +179,22 @@ npk_status kt_vec_encode(const kt_vec_insn *in, uint32_t *word)
     return NPK_OK;
 }
 
+/* A slot of a word: each use names its slot by a constant, so the compiler folds the table
+ * into a shift and a mask (the simulator decodes a word every cycle it asks whether the next
+ * ones are quiet). */
+static inline unsigned field_of(uint32_t w, unsigned s)
+{
+    return w >> slots[s].lo & ((1u << slots[s].width) - 1);
+}
+
 void kt_vec_decode(uint32_t w, kt_vec_insn *o)
 {
-    unsigned f[S_COUNT];
-    for (unsigned s = 0; s < S_COUNT; s++)
-        f[s] = w >> slots[s].lo & ((1u << slots[s].width) - 1);
     o->op = w >> 27;
-    o->vd = f[S_VD], o->va = f[S_VA], o->vb = f[S_VB], o->vc = f[S_VC];
-    o->sa = f[S_SA], o->sb = f[S_SB], o->sc = f[S_SC], o->pr = f[S_PR], o->pm = f[S_PM];
-    o->ad = f[S_AD], o->dt = f[S_DT];
-    o->off = (int)(f[S_OFF] ^ 0x2000) - 0x2000;
+    o->vd = field_of(w, S_VD), o->va = field_of(w, S_VA), o->vb = field_of(w, S_VB);
+    o->vc = field_of(w, S_VC), o->sa = field_of(w, S_SA), o->sb = field_of(w, S_SB);
+    o->sc = field_of(w, S_SC), o->pr = field_of(w, S_PR), o->pm = field_of(w, S_PM);
+    o->ad = field_of(w, S_AD), o->dt = field_of(w, S_DT);
+    o->off = (int)(field_of(w, S_OFF) ^ 0x2000) - 0x2000;
 }
 
 const char *kt_vec_fault_name(uint32_t code)
