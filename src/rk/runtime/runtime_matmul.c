@@ -634,8 +634,9 @@ npk_status npk_rk_matmul_run(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_m
     pthread_mutex_unlock(&e->policy_lock);
     uint64_t *tile_off = NULL;
     npk_rk_mm_run_item *staged = NULL;
-    s = npk_rk_shared_tiles_pack(rt, plan, items, item_of_task, domain, st, &tile_off);
-    if (s == NPK_OK && !tile_off)
+    bool repeated = true;
+    s = npk_rk_shared_tiles_pack(rt, plan, items, item_of_task, domain, st, &tile_off, &repeated);
+    if (s == NPK_OK && !tile_off && repeated)
         s = npk_rk_stage_f32(rt, plan, items, item_of_task, st, &staged);
     r.tile_off = tile_off;
     r.items = staged ? staged : items;

@@ -193,9 +193,11 @@ npk_status npk_rk_stage_f32(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_mm
 
 npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
                                     const npk_rk_mm_run_item *items, const uint32_t *item_of,
-                                    unsigned domain, npk_rk_stats *st, uint64_t **offsets)
+                                    unsigned domain, npk_rk_stats *st, uint64_t **offsets,
+                                    bool *repeated)
 {
     *offsets = NULL;
+    *repeated = true; /* unless counted below */
     if (plan->cores_used < 2 || plan->count < 2)
         return NPK_OK;
     const bool host = rt->eng->core_spaces; /* no buffer every core reads: host memory */
@@ -226,6 +228,7 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
         }
     }
     npk_status s = NPK_OK;
+    *repeated = distinct < plan->count;
     if (total > SHARED_TILES_MAX || !worth_sharing(rt, plan, distinct) ||
         (host ? host_buffer(rt, total) : shared_buffer(rt, domain, total)) != NPK_OK) {
         free(ref), free(off); /* per core, as before */
