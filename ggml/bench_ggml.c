@@ -4,10 +4,11 @@
  * Part 1, for K x N = 4096 x 4096, 4096 x 11008, 11008 x 4096 (fp16 weights, and Q8_0 weights
  * resident as int8) at M = 1, 32, 128, 512, every call on the device: the modelled NPU time of
  * the call (the planner's timing model: a MODEL, not a measurement), the host work per call
- * measured on this machine (the backend's conversions and the runtime's host parts, driving
- * the simulator), the CPU backend's measured time on this machine, the CPU estimate the offload
- * decision uses, and the decision. (The
- * simulator's buffer syncs are its own work and are not counted as host work.)
+ * measured on this machine (the backend's conversions on the wall clock and the runtime's host
+ * parts by their threads' CPU time, NPUKIT_RK_HOST_CLOCK=thread unless the environment says
+ * wall, driving the simulator), the CPU backend's measured time on this machine, the CPU
+ * estimate the offload decision uses, and the decision. (The simulator's buffer syncs are its
+ * own work and are not counted as host work.)
  *
  * Part 2, per quantised type at K = 4096 (N = 256, M = 32): the error against an fp64
  * reference of (a) this backend's path (dequantised once to fp16, fp16 activations; run on
@@ -200,7 +201,9 @@ static int part_layers(ggml_backend_t npu, ggml_backend_t cpu, const npu_api *ap
     setenv("NPUKIT_GGML_OFFLOAD", "always", 1);
     reload();
     printf("== llama-7B layers (NPU times MODELLED by the planner's timing model; host work and "
-           "CPU times MEASURED here, medians; each size run once before it is timed)\n");
+           "CPU times MEASURED here, medians; each size run once before it is timed; the "
+           "runtime's host parts on the %s clock)\n",
+           strcmp(getenv("NPUKIT_RK_HOST_CLOCK"), "thread") ? "wall" : "thread CPU-time");
     printf("%5s %6s %6s %4s | %12s %10s %12s | %12s %7s %10s | %12s %12s | %8s %s\n", "type",
            "K", "N", "M", "npu_model_ms", "npu_run_ms", "host_mdl_ms", "host_meas_ms", "host%",
            "least_ms", "cpu_meas_ms",
@@ -885,6 +888,10 @@ int main(int argc, char **argv)
     if (!getenv("GGML_BACKEND_PATH"))
         setenv("GGML_BACKEND_PATH", NPUKIT_GGML_DEFAULT_PLUGIN, 0);
 #endif
+    /* The runtime's host parts timed by their threads' CPU time (docs/rk-runtime.md): they run
+     * beside the simulator's computing on the same CPUs, whose waits for a CPU are no host
+     * work on a board. NPUKIT_RK_HOST_CLOCK=wall in the environment keeps the wall clock. */
+    setenv("NPUKIT_RK_HOST_CLOCK", "thread", 0);
     ggml_backend_load_all_from_path(dir);
     ggml_backend_dev_t cpu_dev = find_dev("CPU"), npu_dev = find_dev("NPUKIT");
     if (!cpu_dev || !npu_dev) {

@@ -185,7 +185,9 @@ typedef struct npk_rk_stats {
     uint64_t npu_span_ns; /* the busiest core's sum: the call's NPU time, as the cores run
                              concurrently (one submitting thread each) */
     uint64_t host_ns;     /* wall time of the whole call */
-    uint64_t synth_ns, pack_ns, sync_ns, submit_ns, accumulate_ns; /* host-side parts */
+    /* host-side parts; a matmul's synth, pack, sync and accumulate are wall time, or each
+     * part's CPU time on its thread with NPUKIT_RK_HOST_CLOCK=thread (docs/rk-runtime.md) */
+    uint64_t synth_ns, pack_ns, sync_ns, submit_ns, accumulate_ns;
     uint64_t wait_ns;    /* completion waits after non-blocking submits (submit_ns excludes them) */
     uint32_t cores_used; /* cores the plan spread N over (fewer than allowed for narrow N) */
     uint32_t core_mask;  /* the cores the tasks ran on */

@@ -12,6 +12,7 @@
 #include "npukit/rk_plan.h"
 #include "rk/program/rk_sched.h"
 #include "npukit/rk_synth.h"
+#include "part_clock.h"
 #include "policy.h"
 #include "runtime_form_choice.h"
 #include "runtime_forms.h"
@@ -102,9 +103,9 @@ static bool same_tile(const npk_rk_feature_tile *x, const npk_rk_feature_tile *y
  * parts per task. */
 static uint64_t part_done(unsigned core, const char *name, uint64_t t0, uint64_t *part)
 {
-    const uint64_t t1 = npk_now_ns();
+    const uint64_t t1 = npk_rk_part_now();
     *part += t1 - t0;
-    if (name)
+    if (name && npk_rk_part_clock_wall()) /* the trace's host track is the wall clock */
         npk_rk_trace_host(core, name, t0, t1);
     return t1;
 }
@@ -131,7 +132,7 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     npk_rk_core_bufs *b = &rt->core[t->core];
     /* Feature: rows [m0, m1) and the K slice. Slot 0 holds every job's first feature, so the
      * address the NPU caches feature state by never changes between jobs. */
-    uint64_t t0 = npk_now_ns();
+    uint64_t t0 = npk_rk_part_now();
     const npk_rk_block ablk = npk_rk_task_a_block(w, mode, pitch, t);
     size_t abytes = npk_rk_a_bytes(&ablk, t->kp);
     if (abytes > rt->feature_slot)
@@ -205,7 +206,7 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
      * next rows) carries the spec's "subsequent M-tile" flag, 0x2000 */
     mm.next_m_tile = t->sched == NPK_SCHED_CHAIN && i > 0 && t[-1].k0 == t->k0 &&
                      t[-1].n0 == t->n0 && t[-1].m1 == t->m0;
-    uint64_t t0 = npk_now_ns();
+    uint64_t t0 = npk_rk_part_now();
     npk_rk_entry body[NPK_RK_BODY_MAX];
     size_t nb; /* the body in the form the device's kernel expects */
     if ((s = npk_rk_synth_for(rt->form, &mm, body, &nb, NULL)) ||
@@ -227,7 +228,7 @@ static npk_status read_slot(run *r, const npk_rk_task_plan *t, const slot *sl, c
                             size_t *room)
 {
     npk_rk_core_bufs *b = &r->rt->core[t->core];
-    uint64_t t0 = npk_now_ns();
+    uint64_t t0 = npk_rk_part_now();
     npk_status s = npk_rk_mem_sync(r->rt->dev, &b->output, sl->out_off, sl->cbytes,
                                    RKNPU_MEM_SYNC_FROM_DEVICE);
     part_done(t->core, "sync", t0, &r->st->sync_ns);
@@ -258,7 +259,7 @@ static npk_status finish_region(run *r, const npk_rk_mm_run_item *it,
             s = read_slot(r, tasks[done + j], slots[done + j], &src[j], &room[j]);
         if (s)
             break;
-        const uint64_t t0 = npk_now_ns();
+        const uint64_t t0 = npk_rk_part_now();
         const npk_rk_block *blk = &slots[done]->cblk;
         if (!adds_partials(it))
             s = it->task_out != npk_rk_input_row(it->w->in)->acc
@@ -342,12 +343,12 @@ static npk_status prepare_job(run *r, const npk_rk_task_plan *tasks, uint32_t co
     for (uint32_t i = 0; s == NPK_OK && i < count; i++)
         s = prepare_task(r, &tasks[i], i, jb, &slots[i]);
     if (s == NPK_OK) {
-        uint64_t t0 = npk_now_ns();
+        uint64_t t0 = npk_rk_part_now();
         s = npk_rk_mem_sync(rt->dev, &b->task, 0, npk_rk_regcmd_offset(rt->chain, count),
                             RKNPU_MEM_SYNC_TO_DEVICE);
         /* The output is never written by the CPU, so it needs no TO_DEVICE sync; its first
          * submit's stale read is what the warm-up is for. */
-        r->st->sync_ns += npk_now_ns() - t0;
+        r->st->sync_ns += npk_rk_part_now() - t0;
     }
     return s;
 }

@@ -22,6 +22,7 @@
 
 #include "common/dense.h" /* npk_f32_to_f16_n */
 #include "npukit/rk_plan.h"
+#include "part_clock.h"
 #include "runtime_forms.h"
 #include "runtime_matmul.h"
 
@@ -164,7 +165,7 @@ npk_status npk_rk_stage_f32(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_mm
             bytes += (items[i].a.rows * items[i].a.pitch * sizeof *rt->a_stage + 63) / 64 * 64;
     if (!bytes)
         return NPK_OK;
-    const uint64_t t0 = npk_now_ns();
+    const uint64_t t0 = npk_rk_part_now();
     if (rt->a_stage_bytes < bytes) {
         free(rt->a_stage);
         rt->a_stage_bytes = 0;
@@ -186,7 +187,7 @@ npk_status npk_rk_stage_f32(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_mm
         it[i].a_f32 = false;
         at += (n * sizeof *rt->a_stage + 63) / 64 * 64;
     }
-    st->pack_ns += npk_now_ns() - t0;
+    st->pack_ns += npk_rk_part_now() - t0;
     *staged = it;
     return NPK_OK;
 }
@@ -201,7 +202,7 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
     if (plan->cores_used < 2 || plan->count < 2)
         return NPK_OK;
     const bool host = rt->eng->core_spaces; /* no buffer every core reads: host memory */
-    const uint64_t t0 = npk_now_ns();
+    const uint64_t t0 = npk_rk_part_now();
     tile_ref *ref = malloc(plan->count * sizeof *ref);
     uint64_t *off = malloc(plan->count * sizeof *off);
     if (!ref || !off) { /* packing per core needs neither */
@@ -246,11 +247,11 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
         s = npk_rk_pack_tile(&ablk, &it->a, it->a_f32, it->a_pitch, t, base + o,
                              (size_t)(room - o));
     }
-    st->pack_ns += npk_now_ns() - t0;
+    st->pack_ns += npk_rk_part_now() - t0;
     if (s == NPK_OK && !host) {
-        const uint64_t t1 = npk_now_ns();
+        const uint64_t t1 = npk_rk_part_now();
         s = npk_rk_mem_sync(rt->dev, &rt->shared_tiles, 0, total, RKNPU_MEM_SYNC_TO_DEVICE);
-        st->sync_ns += npk_now_ns() - t1;
+        st->sync_ns += npk_rk_part_now() - t1;
     }
     free(ref);
     if (s) {
