@@ -58,36 +58,23 @@ NPK_LAYOUT_INLINE void walk_segments(const npk_rk_block *blk, size_t ob, size_t 
 
 /* ---- the operations ------------------------------------------------------------------------ */
 
-NPK_LAYOUT_INLINE void copy_out4(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
-{
-    (void)ctx;
-    memcpy(u, b, n * 4);
-}
-NPK_LAYOUT_INLINE void copy_out2(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
-{
-    (void)ctx;
-    memcpy(u, b, n * 2);
-}
-NPK_LAYOUT_INLINE void copy_out1(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
-{
-    (void)ctx;
-    memcpy(u, b, n);
-}
-NPK_LAYOUT_INLINE void copy_in4(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
-{
-    (void)ctx;
-    memcpy(b, u, n * 4);
-}
-NPK_LAYOUT_INLINE void copy_in2(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
-{
-    (void)ctx;
-    memcpy(b, u, n * 2);
-}
-NPK_LAYOUT_INLINE void copy_in1(uint8_t *u, uint8_t *b, size_t n, const void *ctx)
-{
-    (void)ctx;
-    memcpy(b, u, n);
-}
+/* The copies between a user segment and block bytes, per element size: out (block to user,
+ * unpack) and in (user to block, pack). They take no context. */
+#define COPY_OPS(bytes)                                                                            \
+    NPK_LAYOUT_INLINE void copy_out##bytes(uint8_t *u, uint8_t *b, size_t n, const void *ctx)    \
+    {                                                                                              \
+        (void)ctx;                                                                                 \
+        memcpy(u, b, n * bytes);                                                                   \
+    }                                                                                              \
+    NPK_LAYOUT_INLINE void copy_in##bytes(uint8_t *u, uint8_t *b, size_t n, const void *ctx)     \
+    {                                                                                              \
+        (void)ctx;                                                                                 \
+        memcpy(b, u, n * bytes);                                                                   \
+    }
+COPY_OPS(4)
+COPY_OPS(2)
+COPY_OPS(1)
+#undef COPY_OPS
 
 /* The K slices of one output region, added into C in slice order (npk_rk_sum_slices_c): the
  * other slices' blocks lie at fixed offsets from the first's, so one walk reaches them all,

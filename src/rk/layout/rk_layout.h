@@ -167,7 +167,9 @@ npk_status npk_rk_accumulate_c(const npk_rk_block *blk, const void *src, size_t 
  * (every other value keeps its bits); int32 sums are copied. Other precisions: NPK_EINVAL. */
 npk_status npk_rk_copy_sums_c(const npk_rk_block *blk, const void *src, size_t src_size,
                               const npk_rk_matrix *c, npk_rk_range m, npk_rk_range n);
-/* The most K slices npk_rk_sum_slices_c adds in one walk (a job's tasks at most). */
+/* The most K slices npk_rk_sum_slices_c adds in one walk: a bound of the software, not of the
+ * NPU (the walk keeps each slice's offset in a fixed array; more slices are summed in parts,
+ * with the same additions in the same order). */
 #define NPK_RK_SUM_SLICES_MAX 16
 /* The partial sums of `count` K slices of one output region (each a block laid out as blk, at
  * srcs[j], src_sizes[j] bytes readable) added into C in slice order, reading C once (not at

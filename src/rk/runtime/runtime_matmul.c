@@ -33,8 +33,8 @@ typedef struct run {
     npk_rk_stats *st;
     atomic_uint *done; /* tasks read back so far, over every core (for npk_rk_set_progress) */
     uint64_t id;       /* npk_rk_run_id: the feature tiles its tasks packed */
-    const uint64_t *tile_off; /* per plan task: its tile in rt's shared or host tiles (NULL:
-                               * none) */
+    const uint64_t *tile_off; /* per plan task: its tile's offset in `tiles` (NULL: none) */
+    npk_rk_tile_at tiles;     /* the buffer the call packed its tiles into, once for every core */
 } run;
 
 /* The item plan task t (a pointer into the plan) belongs to. */
@@ -196,10 +196,8 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     npk_rk *rt = r->rt;
     const npk_rk_mm_run_item *it = item_of(r, t);
     npk_rk_mm mm;
-    const bool host = rt->eng->core_spaces; /* npk_rk_shared_tiles_pack's choice */
-    const npk_rk_tile_at at = {host ? NULL : &rt->shared_tiles,
-                               host ? rt->host_tiles : (const uint8_t *)rt->shared_tiles.host,
-                               r->tile_off ? r->tile_off[t - r->plan->tasks] : 0};
+    npk_rk_tile_at at = r->tiles;
+    at.off = r->tile_off ? r->tile_off[t - r->plan->tasks] : 0;
     npk_status s = npk_rk_task_matmul(rt, it->w, &it->a, it->a_f32, r->tile_off ? &at : NULL,
                                       it->mode, it->a_pitch, t, i, r->id, it->task_out,
                                       (uint32_t)(rt->core[t->core].output.iova + sl->out_off),
@@ -642,7 +640,8 @@ npk_status npk_rk_matmul_run(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_m
     uint64_t *tile_off = NULL;
     npk_rk_mm_run_item *staged = NULL;
     bool repeated = true;
-    s = npk_rk_shared_tiles_pack(rt, plan, items, item_of_task, domain, st, &tile_off, &repeated);
+    s = npk_rk_shared_tiles_pack(rt, plan, items, item_of_task, domain, st, &tile_off, &r.tiles,
+                                 &repeated);
     if (s == NPK_OK && !tile_off && repeated)
         s = npk_rk_stage_f32(rt, plan, items, item_of_task, st, &staged);
     r.tile_off = tile_off;
