@@ -36,7 +36,7 @@ static void f16le_by_table(const uint8_t *src, size_t from, size_t to, float *ds
         dst[j] = f16_table[src[2 * j] | src[2 * j + 1] << 8];
 }
 #endif
-static bool have_f16c, have_avx2, have_avx512_vnni;
+static bool have_f16c, have_avx2, have_fma, have_avx512_vnni;
 static atomic_bool forced_portable;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
@@ -63,6 +63,14 @@ static bool cpu_has_avx2(void)
     return cpu_has_f16c() && __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & 1u << 5);
 }
 
+/* CPUID leaf 1, ECX bit 12: FMA (three-operand fused multiply-add on YMM registers), with the
+ * AVX2 of cpu_has_avx2. */
+static bool cpu_has_avx2_fma(void)
+{
+    unsigned a, b, c, d;
+    return cpu_has_avx2() && __get_cpuid(1, &a, &b, &c, &d) && (c & 1u << 12);
+}
+
 /* CPUID leaf 7: EBX bit 16 AVX512F, bit 30 AVX512BW, ECX bit 11 AVX512_VNNI; the OS must save
  * the opmask and ZMM state besides the YMM one (XCR0 bits 5, 6, 7). */
 static bool cpu_has_avx512_vnni(void)
@@ -85,6 +93,7 @@ static void dense_init(void)
 #ifdef DENSE_X86
     have_f16c = cpu_has_f16c();
     have_avx2 = cpu_has_avx2();
+    have_fma = cpu_has_avx2_fma();
     have_avx512_vnni = cpu_has_avx512_vnni();
 #endif
 }
@@ -116,6 +125,12 @@ bool npk_dense_use_avx2(void)
 {
     pthread_once(&init_once, dense_init);
     return have_avx2 && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
+}
+
+bool npk_dense_use_avx2_fma(void)
+{
+    pthread_once(&init_once, dense_init);
+    return have_fma && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
 }
 
 bool npk_dense_use_avx512_vnni(void)

@@ -24,6 +24,8 @@ void npk_dense_force_portable(bool on);
 /* True when the CPU has AVX2 (with the OS saving its state) and the portable path is not
  * pinned: vector loops elsewhere choose by it at run time. */
 bool npk_dense_use_avx2(void);
+/* The same with FMA as well (the fused multiply-add the fp32 kernels round once with). */
+bool npk_dense_use_avx2_fma(void);
 /* The same for AVX-512 F, BW and VNNI (with the OS saving the ZMM and opmask state). */
 bool npk_dense_use_avx512_vnni(void);
 

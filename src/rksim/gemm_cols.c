@@ -206,11 +206,6 @@ __attribute__((target("avx2,fma"))) static void kernel_avx2(const float *at, siz
     }
 }
 
-static bool cpu_has_fma(void)
-{
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("fma");
-}
 #endif
 
 #ifdef COLS_NEON
@@ -263,7 +258,7 @@ rksim_gemm_cols_path rksim_gemm_cols_path_used(void)
         return RKSIM_GEMM_COLS_AVX512;
     if ((want == RKSIM_GEMM_COLS_AUTO || want == RKSIM_GEMM_COLS_AVX512 ||
          want == RKSIM_GEMM_COLS_AVX2) &&
-        npk_dense_use_avx2() && cpu_has_fma())
+        npk_dense_use_avx2_fma())
         return RKSIM_GEMM_COLS_AVX2;
 #elif defined(COLS_NEON)
     /* npk_dense_force_portable pins this path to the portable one too */

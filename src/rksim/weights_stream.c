@@ -9,8 +9,8 @@
  *
  * Two threads take chunks of tiles from a shared counter, each with a single-threaded GEMM: the
  * decode runs on both cores and the threads meet once per matmul, where a threaded sgemm per
- * chunk would meet at every chunk. Splitting N does not change any element's sum: each result is the same
- * K-ordered accumulation whichever columns share its call.
+ * chunk would meet at every chunk. Splitting N does not change any element's sum: each result
+ * is the same K-ordered accumulation whichever columns share its call.
  *
  * fp16 multiplies with the simulator's own GEMM (gemm_cols.c), which takes the chunk where the
  * decode wrote it (a BLAS would copy it into its own layout first) and leaves out a trailing
