@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/stream_copy.h" /* npk_stream_copy: the packed tiles' stores */
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -63,34 +65,6 @@ static inline npk_v16u8 npk_vload(const void *p)
     return v;
 }
 static inline void npk_vstore(void *p, npk_v16u8 v) { memcpy(p, &v, sizeof v); }
-
-/* Copy `bytes` (a multiple of 64) from src to a 16-byte aligned dst that will not be read again
- * soon. A packed operand much larger than the caches is written once and read by the NPU (or
- * the simulator) later: an ordinary store first reads every destination line into the cache,
- * a third of the memory traffic, which x86's non-temporal stores skip (as memcpy does for
- * large copies). Elsewhere this is an ordinary copy; npk_stream_done() must follow the last
- * call before the data is handed on. */
-static inline void npk_stream_copy(uint8_t *dst, const uint8_t *src, size_t bytes)
-{
-#if defined(__SSE2__)
-    for (size_t i = 0; i < bytes; i += 64) {
-        _mm_stream_si128((__m128i *)(void *)(dst + i), (__m128i)npk_vload(src + i));
-        _mm_stream_si128((__m128i *)(void *)(dst + i + 16), (__m128i)npk_vload(src + i + 16));
-        _mm_stream_si128((__m128i *)(void *)(dst + i + 32), (__m128i)npk_vload(src + i + 32));
-        _mm_stream_si128((__m128i *)(void *)(dst + i + 48), (__m128i)npk_vload(src + i + 48));
-    }
-#else
-    memcpy(dst, src, bytes);
-#endif
-}
-
-/* Orders the non-temporal stores of npk_stream_copy before everything after it. */
-static inline void npk_stream_done(void)
-{
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
 
 /* Interleave the low (or high) halves of two rows: [a0 b0 a1 b1 ...]. */
 static inline npk_v16u8 npk_zip_lo8(npk_v16u8 a, npk_v16u8 b)
