@@ -162,20 +162,21 @@ static void unpack_line(const npk_rk_block *blk, unsigned bits, const uint8_t *s
  * two bytes apart, so the lines a step reads (one per row, at its plane offset) fall in one
  * first-level set chosen by the plane group alone, and the lines it writes (one per plane, at
  * its row offset) in one chosen by the row group alone: steps in flight together want
- * different row groups and different plane groups. A block read from memory wants the
- * opposite: each plane written front to back, a stream the hardware prefetcher follows. So
- * the walk goes down all rows in bands of BAND plane groups (16 planes), each plane group SKEW
- * row groups (16 rows) behind the one before it: in band step t, plane group k does row group
- * t - SKEW·k. The band's 16 planes are written as streams, and the 4 steps of one t differ in
- * both groups. No hardware prefetcher follows reads that jump rows, so the walk asks for each
- * row group's bytes of the band (256 user bytes a row, 512 for int4) PREFETCH_GROUPS row
- * groups ahead of t, into the second-level cache (the first level has too few ways for lines
- * that share a set), on into the next band, and the first ones before the walk starts, so
- * that a small block read once (a tile of a larger matrix) does not begin cold.
+ * different plane groups and different row groups, or they evict each other's lines. A block
+ * read from memory wants each plane written front to back, a stream the hardware prefetcher
+ * follows. So the walk goes down all rows in bands of a few plane groups, each plane group a
+ * few row groups behind the one before it (cube_order): in band step t, plane group k does row
+ * group t - skew·k. The band's planes are still written as streams, and the steps of one t
+ * differ in both groups. No hardware prefetcher follows reads that jump rows, so the walk asks
+ * for each row group's bytes of the band a number of row groups ahead of t, into the
+ * second-level cache (the first level has too few ways for lines that share a set), on into
+ * the next band, and the first ones before the walk starts, so that a small block read once (a
+ * tile of a larger matrix) does not begin cold.
  *
- * Measured (docs/rk-programs.md) against the walk it replaced, 8 planes wide down all rows
- * with no skew: the int8 and fp16 packs of 512×4096 from 0.74-0.81 of memcpy to 0.82-0.92,
- * with the source in cache; read from memory, even.
+ * The walk this replaced went down all rows 8 planes wide without skew: the loads had 2 sets,
+ * the stores one. Against it, in alternating runs (docs/rk-programs.md), the int8 pack of
+ * 512×4096 went from 0.77 to 0.88-0.93 of memcpy, the fp16 one from 0.79-0.86 to 0.78-0.89,
+ * and blocks read from memory (tiles of a 4096×4096 matrix) stayed within about 10%.
  *
  * Unpacking still copies atom by atom in blocks of UNPACK_PLANES planes × ROW_GROUP rows. */
 enum { STEP = 4, ROW_GROUP = 8, UNPACK_PLANES = 32 };
@@ -186,9 +187,11 @@ typedef struct cube_order {
     size_t band, skew, ahead;
 } cube_order;
 
-/* Per element width, as measured (docs/rk-programs.md). int4 reads 512 bytes a row per band
- * and merges nibbles between loads and stores; it ran best in its old order, 8 planes down all
- * rows unskewed with no prefetch, and a prefetched skewed band cost it 5-20%. */
+/* Per element width, as measured on 512×4096 blocks and tiles (docs/rk-programs.md). 8- and
+ * 16-bit: 16 planes a band, 16 rows of skew (half that lost up to 10% on fp16), 80 rows
+ * ahead. int4 reads 512 bytes a row per band and merges nibbles between loads and stores; it
+ * ran best in its old order, 8 planes down all rows unskewed with no prefetch: the skewed band
+ * cost it 5-15% with the prefetch and 20% without. */
 static const cube_order CUBE_ORDER_8_16 = {4, 4, 20};
 static const cube_order CUBE_ORDER_4 = {2, 0, 0};
 
@@ -233,9 +236,9 @@ NPK_LAYOUT_INLINE size_t band_end(cube_order o, size_t band, size_t planes)
     return npk_layout_min(band + o.band * STEP, planes);
 }
 
-/* Prefetches, for band step t of the band starting at plane `band`, row group t +
- * PREFETCH_GROUPS of the band, or past its end the row group as far into the next band (a
- * band has `rows` / STEP row groups and `ts` band steps, SKEW · (BAND - 1) more). */
+/* Prefetches, for band step t of the band starting at plane `band`, row group t + o.ahead of
+ * the band, or past its end the row group as far into the next band (a band has `rows` / STEP
+ * row groups and `ts` band steps, o.skew · (plane groups - 1) more). */
 NPK_LAYOUT_INLINE void prefetch_ahead(const cube_walk *w, cube_order o, size_t rows,
                                       size_t planes, size_t band, size_t t, size_t ts)
 {
@@ -245,7 +248,7 @@ NPK_LAYOUT_INLINE void prefetch_ahead(const cube_walk *w, cube_order o, size_t r
             return;
         g -= ts;
         band += o.band * STEP;
-        if (band >= planes)
+        if (band >= planes || g >= rows / STEP) /* a block with fewer row groups than o.ahead */
             return;
     }
     prefetch_rows(w, g * STEP, band, band_end(o, band, planes));
