@@ -173,10 +173,11 @@ static void unpack_line(const npk_rk_block *blk, unsigned bits, const uint8_t *s
  * the next band, and the first ones before the walk starts, so that a small block read once (a
  * tile of a larger matrix) does not begin cold.
  *
- * The walk this replaced went down all rows 8 planes wide without skew: the loads had 2 sets,
- * the stores one. Against it, in alternating runs (docs/rk-programs.md), the int8 pack of
- * 512×4096 went from 0.77 to 0.88-0.93 of memcpy, the fp16 one from 0.79-0.86 to 0.78-0.89,
- * and blocks read from memory (tiles of a 4096×4096 matrix) stayed within about 10%.
+ * The walk this replaced went down all rows 8 planes wide without skew (the loads of a row
+ * group in 2 sets, its stores in one), as the 16-byte kernels still do. Against it, in
+ * alternating runs on x86-64 with AVX-512 (docs/rk-programs.md), the int8 pack of 512×4096
+ * went from 0.77 to 0.87 of memcpy and the fp16 one from 0.83 to 0.88, and tiles of a
+ * 4096×4096 matrix, read from memory, ran as fast as before.
  *
  * Unpacking still copies atom by atom in blocks of UNPACK_PLANES planes × ROW_GROUP rows. */
 enum { STEP = 4, ROW_GROUP = 8, UNPACK_PLANES = 32 };
@@ -187,13 +188,16 @@ typedef struct cube_order {
     size_t band, skew, ahead;
 } cube_order;
 
-/* Per element width, as measured on 512×4096 blocks and tiles (docs/rk-programs.md). 8- and
- * 16-bit: 16 planes a band, 16 rows of skew (half that lost up to 10% on fp16), 80 rows
- * ahead. int4 reads 512 bytes a row per band and merges nibbles between loads and stores; it
- * ran best in its old order, 8 planes down all rows unskewed with no prefetch: the skewed band
- * cost it 5-15% with the prefetch and 20% without. */
-static const cube_order CUBE_ORDER_8_16 = {4, 4, 20};
-static const cube_order CUBE_ORDER_4 = {2, 0, 0};
+/* The orders, as measured on x86-64 (docs/rk-programs.md), per kernel and element width. The
+ * 32- and 64-byte steps of 8- and 16-bit atoms: bands of 16 planes, 8 rows of skew, 32 rows
+ * ahead; 16 rows of skew and 80 rows ahead ran as fast on blocks in cache but up to 10% slower
+ * on tiles read from memory. The 16-byte steps (the portable and NEON kernels) keep the
+ * unskewed walk, 8 planes wide with 64 rows ahead: skewed, their tiles read from memory ran
+ * 10-30% slower. int4 reads 512 bytes a row per band and merges nibbles between loads and
+ * stores; it ran fastest unskewed, 8 planes wide with no prefetch (5-20% slower skewed). */
+static const cube_order CUBE_ORDER_WIDE = {4, 2, 8};
+static const cube_order CUBE_ORDER_NARROW = {2, 0, 16};
+static const cube_order CUBE_ORDER_NIBBLES = {2, 0, 0};
 
 /* Where a run of steps reads and writes: user rows `src_pitch` bytes apart with `src_step`
  * user bytes per atom; planes `plane_bytes` apart with one atom per row. */
@@ -288,9 +292,9 @@ NPK_LAYOUT_INLINE void pack_cube_steps(const cube_walk *w, size_t rows, size_t p
 static void pack_cube_steps_v16(const cube_walk *w, size_t rows, size_t planes, unsigned bits)
 {
     if (bits == 4)
-        pack_cube_steps(w, rows, planes, 4, CUBE_ORDER_4, pack_step_v16);
+        pack_cube_steps(w, rows, planes, 4, CUBE_ORDER_NIBBLES, pack_step_v16);
     else /* 8- and 16-bit atoms are both plain 16-byte copies */
-        pack_cube_steps(w, rows, planes, 8, CUBE_ORDER_8_16, pack_step_v16);
+        pack_cube_steps(w, rows, planes, 8, CUBE_ORDER_NARROW, pack_step_v16);
 }
 
 #if NPK_LAYOUT_HAVE_AVX2
@@ -316,9 +320,9 @@ __attribute__((target("avx2"))) static void pack_cube_steps_v32(const cube_walk 
                                                                 size_t planes, unsigned bits)
 {
     if (bits == 4)
-        pack_cube_steps(w, rows, planes, 4, CUBE_ORDER_4, pack_step_v32);
+        pack_cube_steps(w, rows, planes, 4, CUBE_ORDER_NIBBLES, pack_step_v32);
     else
-        pack_cube_steps(w, rows, planes, 8, CUBE_ORDER_8_16, pack_step_v32);
+        pack_cube_steps(w, rows, planes, 8, CUBE_ORDER_WIDE, pack_step_v32);
 }
 
 /* The same step in 64-byte registers (AVX-512), 8- and 16-bit atoms (an int4 atom takes 32
@@ -375,13 +379,13 @@ NPK_LAYOUT_AVX512BW void pack_step_v64_nibbles(cube_walk w, const uint8_t *in, u
 __attribute__((target("avx512f,avx512bw"))) static void
 pack_cube_steps_v64_nibbles(const cube_walk *w, size_t rows, size_t planes)
 {
-    pack_cube_steps(w, rows, planes, 4, CUBE_ORDER_4, pack_step_v64_nibbles);
+    pack_cube_steps(w, rows, planes, 4, CUBE_ORDER_NIBBLES, pack_step_v64_nibbles);
 }
 
 __attribute__((target("avx512f"))) static void pack_cube_steps_v64(const cube_walk *w, size_t rows,
                                                                    size_t planes)
 {
-    pack_cube_steps(w, rows, planes, 8, CUBE_ORDER_8_16, pack_step_v64);
+    pack_cube_steps(w, rows, planes, 8, CUBE_ORDER_WIDE, pack_step_v64);
 }
 #endif
 
