@@ -189,13 +189,13 @@ typedef struct cube_order {
 } cube_order;
 
 /* The orders, as measured on x86-64 (docs/rk-programs.md), per kernel and element width. The
- * 32- and 64-byte steps of 8- and 16-bit atoms: bands of 16 planes, 8 rows of skew, 32 rows
- * ahead; 16 rows of skew and 80 rows ahead ran as fast on blocks in cache but up to 10% slower
- * on tiles read from memory. The 16-byte steps (the portable and NEON kernels) keep the
- * unskewed walk, 8 planes wide with 64 rows ahead: skewed, their tiles read from memory ran
- * 10-30% slower. int4 reads 512 bytes a row per band and merges nibbles between loads and
- * stores; it ran fastest unskewed, 8 planes wide with no prefetch (5-20% slower skewed). */
-static const cube_order CUBE_ORDER_WIDE = {4, 2, 8};
+ * 32- and 64-byte steps of 8- and 16-bit atoms: bands of 16 planes, 8 rows of skew, 64 rows
+ * ahead (16 rows of skew or 32 rows ahead ran within a few per cent of it). The 16-byte steps
+ * (the portable and NEON kernels) keep the unskewed walk, 8 planes wide with 64 rows ahead:
+ * skewed, their tiles read from memory ran 10-30% slower. int4 reads 512 bytes a row per band
+ * and merges nibbles between loads and stores; it ran fastest unskewed, 8 planes wide with no
+ * prefetch (5-20% slower skewed). */
+static const cube_order CUBE_ORDER_WIDE = {4, 2, 16};
 static const cube_order CUBE_ORDER_NARROW = {2, 0, 16};
 static const cube_order CUBE_ORDER_NIBBLES = {2, 0, 0};
 
