@@ -195,7 +195,9 @@ typedef struct cube_order {
  * skewed, their tiles read from memory ran 10-30% slower. int4 reads 512 bytes a row per band
  * and merges nibbles between loads and stores; it ran fastest unskewed, 8 planes wide with no
  * prefetch (5-20% slower skewed). */
+#if NPK_LAYOUT_HAVE_AVX2 /* the only wide kernels */
 static const cube_order CUBE_ORDER_WIDE = {4, 2, 16};
+#endif
 static const cube_order CUBE_ORDER_NARROW = {2, 0, 16};
 static const cube_order CUBE_ORDER_NIBBLES = {2, 0, 0};
 
