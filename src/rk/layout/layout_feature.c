@@ -192,9 +192,9 @@ typedef struct cube_order {
  * 32- and 64-byte steps of 8- and 16-bit atoms: bands of 16 planes, 8 rows of skew, 64 rows
  * ahead (16 rows of skew or 32 rows ahead ran within a few per cent of it). The 16-byte steps
  * (the portable and NEON kernels) keep the unskewed walk, 8 planes wide with 64 rows ahead:
- * skewed, their tiles read from memory ran 10-30% slower. int4 reads 512 bytes a row per band
- * and merges nibbles between loads and stores; it ran fastest unskewed, 8 planes wide with no
- * prefetch (5-20% slower skewed). */
+ * skewed, their tiles read from memory ran 10-30% slower. An int4 atom takes 32 user bytes
+ * (256 a row per 8 planes) and its step merges nibbles between loads and stores; it ran
+ * fastest unskewed, 8 planes wide with no prefetch (5-20% slower skewed). */
 #if NPK_LAYOUT_HAVE_AVX2 /* the only wide kernels */
 static const cube_order CUBE_ORDER_WIDE = {4, 2, 16};
 #endif
