@@ -292,6 +292,88 @@ static int check_fp16_range(ggml_backend_t npu, ggml_backend_t cpu, ggml_backend
     return 0;
 }
 
+/* fp16 weights and float activations the NPU reads as they are (the runtime rounds them to
+ * fp16 as it packs them, and reports a finite one beyond fp16's range): a node of `mats`
+ * weight matrices, each with M rows of activations, `big` (0: none) at one activation of matrix
+ * `bad`. That matrix, and only it, is computed again on the host (counted); every result
+ * against a double product of the fp16 weights and the floats. */
+static int fp16_acts_case(ggml_backend_t npu, ggml_backend_dev_t npu_dev,
+                          ggml_npukit_counters_fn get_counters, int mats, int bad, float big)
+{
+    enum { K = 64, N = 8, M = 3 };
+    static float x[4 * M * K], w[4 * N * K], out[4 * M * N];
+    static ggml_fp16_t wh[4 * N * K];
+    for (int i = 0; i < mats * N * K; i++) {
+        wh[i] = ggml_fp32_to_fp16(urand());
+        w[i] = ggml_fp16_to_fp32(wh[i]);
+    }
+    for (int i = 0; i < mats * M * K; i++)
+        x[i] = urand();
+    if (big != 0)
+        x[bad * M * K + K + 17] = big; /* matrix `bad`, its second row */
+    ggml_npukit_counters before, after;
+    get_counters(npu_dev, &before);
+    struct ggml_init_params p = {ggml_tensor_overhead() * 8 + ggml_graph_overhead(), NULL, true};
+    struct ggml_context *ctx = ggml_init(p);
+    struct ggml_tensor *tw = ggml_new_tensor_3d(ctx, GGML_TYPE_F16, K, N, mats);
+    struct ggml_tensor *tx = ggml_new_tensor_3d(ctx, GGML_TYPE_F32, K, M, mats);
+    struct ggml_tensor *to = ggml_mul_mat(ctx, tw, tx);
+    struct ggml_cgraph *g = ggml_new_graph(ctx);
+    ggml_build_forward_expand(g, to);
+    ggml_backend_buffer_t buf =
+        ggml_backend_alloc_ctx_tensors_from_buft(ctx, ggml_backend_dev_buffer_type(npu_dev));
+    ggml_backend_tensor_set(tw, wh, 0, (size_t)mats * N * K * sizeof *wh);
+    ggml_backend_tensor_set(tx, x, 0, (size_t)mats * M * K * sizeof *x);
+    bool ok = buf && ggml_backend_graph_compute(npu, g) == GGML_STATUS_SUCCESS;
+    if (ok)
+        ggml_backend_tensor_get(to, out, 0, (size_t)mats * M * N * sizeof *out);
+    ggml_backend_buffer_free(buf);
+    ggml_free(ctx);
+    if (!ok) {
+        printf("FAIL: the fp16-weight matmul (%d matrices) did not compute\n", mats);
+        return 1;
+    }
+    get_counters(npu_dev, &after);
+    const uint64_t want = big != 0 && fabsf(big) > 65504.0f && isfinite(big) ? 1 : 0;
+    double worst = 0;
+    for (int q = 0; q < mats; q++)
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                double acc = 0;
+                for (int e = 0; e < K; e++)
+                    acc += (double)w[(q * N + j) * K + e] * x[(q * M + i) * K + e];
+                const float got = out[(q * M + i) * N + j];
+                /* the NPU's matrices round the activations to fp16: within fp16's precision;
+                 * the host's is fp32 with double sums */
+                const double tol = q == bad && want ? 1e-5 : 2e-2;
+                const double rel = fabs(got - acc) / fmax(1.0, fabs(acc));
+                if (!isfinite(got) || rel > tol) {
+                    if (isfinite(worst)) /* the first only */
+                        printf("  matrix %d row %d column %d: %g, want %g\n", q, i, j, got, acc);
+                    worst = INFINITY;
+                }
+                else if (rel > worst)
+                    worst = rel;
+            }
+    const uint64_t host = after.host_matmuls - before.host_matmuls;
+    printf("fp16 weights, float activations, %d matrices, %g in matrix %d: %llu on the host "
+           "(want %llu), worst relative difference from a double product %.3g\n",
+           mats, big, bad, (unsigned long long)host, (unsigned long long)want, worst);
+    return host == want && isfinite(worst) ? 0 : 1;
+}
+
+static int check_fp16_acts(ggml_backend_t npu, ggml_backend_dev_t npu_dev,
+                           ggml_npukit_counters_fn get_counters)
+{
+    int fails = 0;
+    fails += fp16_acts_case(npu, npu_dev, get_counters, 1, 0, 0);       /* all fit */
+    fails += fp16_acts_case(npu, npu_dev, get_counters, 1, 0, 7e4f);    /* one call */
+    fails += fp16_acts_case(npu, npu_dev, get_counters, 3, 1, -7e4f);   /* one of a batch */
+    fails += fp16_acts_case(npu, npu_dev, get_counters, 3, 2, 65505.f); /* rounds to 65504 */
+    fails += fp16_acts_case(npu, npu_dev, get_counters, 2, 0, 65504.f); /* fp16's largest */
+    return fails;
+}
+
 /* A matmul whose weights sit in a buffer not marked as weights (what test-backend-ops does):
  * run twice, packed once; its bytes changed behind the buffer's back (as a CPU op writes them),
  * packed again and the new product computed. Each result against a host product in double. */
@@ -567,6 +649,7 @@ int main(int argc, char **argv)
     fails += check_unmarked_cache(npu, npu_dev, get_counters);
     fails += check_memory(npu_dev);
     fails += check_fp16_range(npu, cpu, npu_dev, cpu_dev, get_counters);
+    fails += check_fp16_acts(npu, npu_dev, get_counters);
     model_free(&m_cpu);
     model_free(&m_npu);
     free(lg_cpu);

@@ -3,8 +3,10 @@
  * the block checked against the fact sheet's offsets (facts D.2, written out here) holding the
  * scalar npk_f32_to_f16 of the user's element, the padding zero, the bytes a line stride skips
  * and the bytes past the block untouched; on the vector path the CPU has and on the portable
- * one; values covering fp16's edges (ties, subnormals, overflow, infinities, NaNs); and every
- * refusal. */
+ * one; values covering fp16's edges (ties, subnormals, overflow, infinities, NaNs); the report
+ * of a finite float beyond fp16's range, for each edge value at each place of a block; and
+ * every refusal. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,9 +85,14 @@ static void check_block(npk_rk_mode mode, size_t rows, size_t cols, size_t pitch
     memset(buf, FILL, bytes + 2 * GUARD);
     uint16_t *dst = (uint16_t *)(void *)(buf + GUARD);
     const npk_rk_cmatrix am = {a, rows, cols, pitch};
+    bool beyond = false, want_beyond = false;
     CHECK_EQ(npk_rk_pack_a_f32(&blk, &am, (npk_rk_range){m0, m1}, (npk_rk_range){k0, k1}, dst,
-                               bytes),
+                               bytes, &beyond),
              NPK_OK);
+    for (size_t m = m0; m < m1; m++) /* only the packed region counts */
+        for (size_t k = k0; k < k1; k++)
+            want_beyond |= isfinite(a[m * pitch + k]) && fabsf(a[m * pitch + k]) > 65504.0f;
+    CHECK_EQ(beyond, want_beyond);
     /* what each element must hold: FILL where a line stride skips, 0 for padding */
     uint16_t *want = malloc(bytes);
     memset(want, FILL, bytes);
@@ -136,7 +143,7 @@ static void same_as_converted(void)
         const size_t bytes = npk_rk_a_bytes(&blk, cols);
         uint8_t *x = malloc(bytes), *y = malloc(bytes);
         const npk_rk_range m = {0, rows}, k = {0, cols};
-        CHECK_EQ(npk_rk_pack_a_f32(&blk, &(npk_rk_cmatrix){a, rows, cols, cols}, m, k, x, bytes),
+        CHECK_EQ(npk_rk_pack_a_f32(&blk, &(npk_rk_cmatrix){a, rows, cols, cols}, m, k, x, bytes, NULL),
                  NPK_OK);
         CHECK_EQ(npk_rk_pack_a(&blk, &(npk_rk_cmatrix){h, rows, cols, cols}, m, k, y, bytes),
                  NPK_OK);
@@ -148,6 +155,60 @@ static void same_as_converted(void)
     free(a);
 }
 
+/* One special value at each of several places of an otherwise small matrix: the packing
+ * reports it beyond fp16 exactly when it is finite and above 65504 in magnitude, in either
+ * mode (the line's row, the cube's chunks of 128 and its last plane). */
+static void beyond_range(void)
+{
+    static const struct {
+        uint32_t bits;
+        bool beyond;
+    } values[] = {
+        {0x477fe000, false}, /* 65504, fp16's largest */
+        {0xc77fe000, false}, /* -65504 */
+        {0x477fe001, true},  /* just above: rounds to 65504, still not the float given */
+        {0x477fefff, true},  /* just below the tie to infinity */
+        {0x477ff000, true},  /* the tie: infinity */
+        {0xc788b800, true},  /* -70000 */
+        {0x7f7fffff, true},  /* the largest float */
+        {0x7f800000, false}, /* infinities and NaNs convert to themselves */
+        {0xff800000, false},
+        {0x7fc00001, false},
+    };
+    enum { ROWS = 5, COLS = 200 };
+    static const size_t places[][2] = {{0, 0}, {4, 199}, {2, 127}, {2, 128}, {3, 192}, {1, 7}};
+    static float a[ROWS * COLS];
+    for (int mode = NPK_MODE_LINE; mode <= NPK_MODE_CUBE; mode++) {
+        const npk_rk_block blk = npk_rk_a_block(NPK_PREC_FP16, (npk_rk_mode)mode, 8, COLS);
+        const size_t bytes = npk_rk_a_bytes(&blk, COLS);
+        uint8_t *x = malloc(bytes);
+        size_t wrong = 0, runs = 0;
+        for (size_t v = 0; v < sizeof values / sizeof values[0]; v++)
+            for (size_t p = 0; p < sizeof places / sizeof places[0]; p++, runs++) {
+                for (size_t i = 0; i < ROWS * COLS; i++)
+                    a[i] = 0.5f + (float)(i % 13);
+                a[places[p][0] * COLS + places[p][1]] = bits_f32(values[v].bits);
+                bool beyond = false;
+                CHECK_EQ(npk_rk_pack_a_f32(&blk, &(npk_rk_cmatrix){a, ROWS, COLS, COLS},
+                                           (npk_rk_range){0, ROWS}, (npk_rk_range){0, COLS}, x,
+                                           bytes, &beyond),
+                         NPK_OK);
+                wrong += beyond != values[v].beyond;
+                /* the same value outside the packed rows is not reported */
+                beyond = false;
+                const size_t r = places[p][0];
+                const npk_rk_range rows = r ? (npk_rk_range){0, r} : (npk_rk_range){1, ROWS};
+                CHECK_EQ(npk_rk_pack_a_f32(&blk, &(npk_rk_cmatrix){a, ROWS, COLS, COLS}, rows,
+                                           (npk_rk_range){0, COLS}, x, bytes, &beyond),
+                         NPK_OK);
+                wrong += beyond;
+            }
+        CHECK_EQ(wrong, 0);
+        CHECK(runs == 60);
+        free(x);
+    }
+}
+
 static void refusals(void)
 {
     float a[4 * 64] = {0};
@@ -157,18 +218,18 @@ static void refusals(void)
     npk_rk_block blk = npk_rk_a_block(NPK_PREC_FP16, NPK_MODE_LINE, 4, 64);
     const size_t bytes = npk_rk_a_bytes(&blk, 64);
     npk_rk_block i8 = npk_rk_a_block(NPK_PREC_INT8, NPK_MODE_LINE, 4, 64);
-    CHECK_EQ(npk_rk_pack_a_f32(&i8, &am, m, k, buf, sizeof buf), NPK_EINVAL);
+    CHECK_EQ(npk_rk_pack_a_f32(&i8, &am, m, k, buf, sizeof buf, NULL), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "block precision int8");
-    CHECK_EQ(npk_rk_pack_a_f32(&blk, &am, m, k, (uint8_t *)buf + 1, bytes), NPK_EINVAL);
+    CHECK_EQ(npk_rk_pack_a_f32(&blk, &am, m, k, (uint8_t *)buf + 1, bytes, NULL), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "not aligned to its 2-byte");
     const npk_rk_cmatrix odd = {(const uint8_t *)a + 2, 4, 60, 64};
-    CHECK_EQ(npk_rk_pack_a_f32(&blk, &odd, m, (npk_rk_range){0, 60}, buf, bytes), NPK_EINVAL);
+    CHECK_EQ(npk_rk_pack_a_f32(&blk, &odd, m, (npk_rk_range){0, 60}, buf, bytes, NULL), NPK_EINVAL);
     CHECK_STR_HAS(npk_last_error(), "not aligned to its 4-byte elements");
-    CHECK_EQ(npk_rk_pack_a_f32(&blk, &am, m, k, buf, bytes - 1), NPK_EINVAL);
-    CHECK_EQ(npk_rk_pack_a_f32(&blk, &am, m, (npk_rk_range){0, 65}, buf, bytes), NPK_EINVAL);
-    CHECK_EQ(npk_rk_pack_a_f32(NULL, &am, m, k, buf, bytes), NPK_EINVAL);
-    CHECK_EQ(npk_rk_pack_a_f32(&blk, NULL, m, k, buf, bytes), NPK_EINVAL);
-    CHECK_EQ(npk_rk_pack_a_f32(&blk, &am, m, k, NULL, bytes), NPK_EINVAL);
+    CHECK_EQ(npk_rk_pack_a_f32(&blk, &am, m, k, buf, bytes - 1, NULL), NPK_EINVAL);
+    CHECK_EQ(npk_rk_pack_a_f32(&blk, &am, m, (npk_rk_range){0, 65}, buf, bytes, NULL), NPK_EINVAL);
+    CHECK_EQ(npk_rk_pack_a_f32(NULL, &am, m, k, buf, bytes, NULL), NPK_EINVAL);
+    CHECK_EQ(npk_rk_pack_a_f32(&blk, NULL, m, k, buf, bytes, NULL), NPK_EINVAL);
+    CHECK_EQ(npk_rk_pack_a_f32(&blk, &am, m, k, NULL, bytes, NULL), NPK_EINVAL);
 }
 
 int main(void)
@@ -178,6 +239,7 @@ int main(void)
         npk_dense_force_portable(portable);
         shapes();
         same_as_converted();
+        beyond_range();
     }
     npk_dense_force_portable(false);
     refusals();

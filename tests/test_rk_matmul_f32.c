@@ -9,8 +9,11 @@
  *   - on floats that round to multiples of 1/8, C equals the CPU reference exactly;
  *   - A changed in place between calls (same pointer) gives the new product;
  *   - a batch mixing float and fp16 items gives each its own product;
+ *   - a finite float beyond fp16's range is reported in the call's (and its item's) stats,
+ *     fp16's largest and infinities are not;
  *   - int8 weights with a float A are refused, naming both. */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +84,24 @@ static void one_shape(npk_rk *rt, uint32_t m, uint32_t k, uint32_t n, uint32_t h
     CHECK_EQ(npk_rk_matmul_f32(rt, w, m, a, NPK_PREC_FP16, c16, NULL), NPK_OK);
     CHECK_EQ(npk_rk_matmul(rt, w, m, h, NPK_PREC_FP16, r16, NULL), NPK_OK);
     CHECK(memcmp(c16, r16, mn * 2) == 0);
+    /* a finite float beyond fp16's range is reported (stats.a_beyond_fp16), wherever it sits:
+     * the last element (the last tile; on three cores every core reads it) or the middle one;
+     * fp16's largest and an infinity are not beyond */
+    static const struct {
+        float v;
+        uint32_t beyond;
+    } edges[] = {{70000.0f, 1}, {-65505.0f, 1}, {65504.0f, 0}, {INFINITY, 0}, {-3e38f, 1}};
+    npk_rk_stats st;
+    CHECK_EQ(npk_rk_matmul_f32(rt, w, m, a, NPK_PREC_FP32, c, &st), NPK_OK);
+    CHECK_EQ(st.a_beyond_fp16, 0u);
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        const size_t at = i % 2 ? mk / 2 : mk - 1;
+        const float keep = a[at];
+        a[at] = edges[i].v;
+        CHECK_EQ(npk_rk_matmul_f32(rt, w, m, a, NPK_PREC_FP32, c, &st), NPK_OK);
+        CHECK_EQ(st.a_beyond_fp16, edges[i].beyond);
+        a[at] = keep;
+    }
     free(c16), free(r16), free(e), free(h);
     npk_rk_weights_free(rt, w);
     free(a), free(b), free(c), free(ref);
@@ -106,6 +127,13 @@ static void batch(npk_rk *rt)
     CHECK_EQ(npk_rk_matmul(rt, w2, m, a2, NPK_PREC_FP32, r2, NULL), NPK_OK);
     CHECK(memcmp(c1, r1, (size_t)m * n * 4) == 0);
     CHECK(memcmp(c2, r2, (size_t)m * n * 4) == 0);
+    /* the item whose floats do not fit fp16 is the one reported */
+    npk_rk_stats st;
+    a1[5 * k + 3] = -1e5f;
+    CHECK_EQ(npk_rk_matmul_batch(rt, items, 2, NPK_PREC_FP32, &st), NPK_OK);
+    CHECK_EQ(items[0].stats.a_beyond_fp16, 1u);
+    CHECK_EQ(items[1].stats.a_beyond_fp16, 0u);
+    CHECK_EQ(st.a_beyond_fp16, 1u);
     npk_rk_weights_free(rt, w1);
     npk_rk_weights_free(rt, w2);
     free(b1), free(b2), free(a1), free(a2), free(h1), free(c1), free(c2), free(r1), free(r2);

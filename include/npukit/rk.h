@@ -201,6 +201,12 @@ typedef struct npk_rk_stats {
     uint32_t host_steps; /* steps of the call run on the host because the NPU model does not
                             cover them (softmax's row maximum and sum, a norm's reductions and
                             normalisation), each named in docs/rk-activations.md */
+    uint32_t a_beyond_fp16; /* A given as floats (npk_rk_matmul_f32, a_fp32 items): 1 when a
+                               finite float of A was beyond fp16's range (|x| > 65504), which
+                               the rounding made an infinity or 65504, so C is not the product
+                               of the floats given (a batch: the items this happened to, each
+                               item's stats saying which); found as A is converted, not by a
+                               pass of its own */
 } npk_rk_stats;
 
 /* C [M][N] = A [M][K] . B. out: NPK_PREC_FP32 or NPK_PREC_FP16 for fp16 weights, NPK_PREC_INT32
@@ -209,9 +215,10 @@ NPUKIT_API npk_status npk_rk_matmul(npk_rk *rt, const npk_rk_weights *w, uint32_
                                     npk_rk_prec out, void *c, npk_rk_stats *stats);
 /* The same for fp16 weights with A [M][K] as floats: each element rounded to fp16 (to nearest,
  * ties to even, as npk_f32_to_f16) while it is packed for the NPU, so C is bit for bit
- * npk_rk_matmul's on the converted A, without the caller's fp16 copy of it. A value beyond
- * fp16's range becomes an infinity as the conversion makes it: check the range first where
- * that matters. Other weights: NPK_EINVAL. */
+ * npk_rk_matmul's on the converted A, without the caller's fp16 copy of it. A finite value
+ * beyond fp16's range becomes an infinity (or 65504) as the conversion makes it, and
+ * stats->a_beyond_fp16 says so: a caller for whom that matters computes C again its own way
+ * instead of reading A once more to check first. Other weights: NPK_EINVAL. */
 NPUKIT_API npk_status npk_rk_matmul_f32(npk_rk *rt, const npk_rk_weights *w, uint32_t m,
                                         const float *a, npk_rk_prec out, void *c,
                                         npk_rk_stats *stats);

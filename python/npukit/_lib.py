@@ -259,7 +259,8 @@ class RkStats(ctypes.Structure):
                 ("accumulate_ns", c_uint64), ("wait_ns", c_uint64), ("cores_used", c_uint32),
                 ("core_mask", c_uint32), ("b_repacks", c_uint32), ("b_check_ns", c_uint64),
                 ("sdp_tasks", c_uint32), ("fused_jobs", c_uint32), ("sdp_direct", c_uint32),
-                ("handoff_ns", c_uint64), ("host_steps", c_uint32)]
+                ("handoff_ns", c_uint64), ("host_steps", c_uint32),
+                ("a_beyond_fp16", c_uint32)]
 
 
 class PlanRequest(ctypes.Structure):

@@ -156,6 +156,7 @@ class Stats:
     sdp_tasks: int
     fused_jobs: int
     host_steps: int = 0
+    a_beyond_fp16: int = 0  # float activations: 1 when a finite one was beyond fp16's range
 
     @classmethod
     def _from(cls, s: _lib.RkStats, simulated: bool) -> "Stats":
@@ -165,7 +166,7 @@ class Stats:
                    npu_time_kind="modelled" if simulated else "measured",
                    npu_time_summed_s=s.npu_ns * 1e-9, host_time_s=s.host_ns * 1e-9,
                    b_repacks=s.b_repacks, sdp_tasks=s.sdp_tasks, fused_jobs=s.fused_jobs,
-                   host_steps=s.host_steps)
+                   host_steps=s.host_steps, a_beyond_fp16=s.a_beyond_fp16)
 
 
 def _contig(x, name: str) -> np.ndarray:

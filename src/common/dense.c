@@ -2,6 +2,7 @@
 /* Batch fp16 conversions and the double GEMM (see dense.h). */
 #include "common/dense.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -319,6 +320,23 @@ void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n)
 #endif
     for (; i < n; i++)
         h[i] = npk_f32_to_f16(f[i]);
+}
+
+bool npk_f32_to_f16_n_beyond(const float *f, uint16_t *h, size_t n)
+{
+    npk_f32_to_f16_n(f, h, n);
+    /* only a float at or beyond 65504 in magnitude, an infinity or a NaN rounds to a half whose
+     * magnitude bits are 0x7bff or more: a loop the compiler vectorises, then the exact test on
+     * the (rare) floats it marks */
+    unsigned marked = 0;
+    for (size_t i = 0; i < n; i++)
+        marked |= (h[i] & 0x7fffu) >= 0x7bffu;
+    if (!marked)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(f[i]) && fabsf(f[i]) > 65504.0f)
+            return true;
+    return false;
 }
 
 bool npk_dense_uses_blas(void)

@@ -13,6 +13,12 @@
 void npk_f16_to_f32_n(const uint16_t *h, float *f, size_t n);
 /* h[i] = npk_f32_to_f16(f[i]) for n elements, bit for bit. */
 void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n);
+/* The same, and whether some f[i] is a finite float beyond fp16's largest finite value
+ * (|f| > 65504), which the rounding turns into an infinity or 65504: what a caller that
+ * must not hand the NPU a changed value checks. Infinities and NaNs are not beyond: they
+ * convert to themselves. The check reads the converted halves (an fp16 result of 65504 or
+ * beyond marks the floats to look at), so it costs a pass over n halves in the cache. */
+bool npk_f32_to_f16_n_beyond(const float *f, uint16_t *h, size_t n);
 /* `runs` runs of `run` fp16 elements, little-endian and consecutive at src (any alignment), to
  * floats at dst + r * stride, bit for bit as npk_f16_to_f32. */
 void npk_f16le_to_f32_runs(const uint8_t *src, size_t run, size_t runs, float *dst, size_t stride);

@@ -4,7 +4,9 @@
  * converts the whole matrix into an fp16 copy and packs that, reading and writing A twice.
  * The rounding is npk_f32_to_f16_n's (F16C or NEON where the CPU has it, else the portable
  * npk_f32_to_f16, the same bits on every path), so the block is bit for bit the one
- * npk_rk_pack_a gives for the converted matrix. */
+ * npk_rk_pack_a gives for the converted matrix. Asked to, the packing also says whether a finite
+ * float was beyond fp16's range (npk_f32_to_f16_n_beyond), so that a caller which must not
+ * compute with a changed value needs no pass of its own over A to find out. */
 #include <string.h>
 
 #include "common/dense.h" /* npk_f32_to_f16_n */
@@ -15,12 +17,21 @@ enum {
     CHUNK_PLANES = 16                /* atoms of one row converted at a time in cube mode */
 };
 
+/* n floats to halves; with `beyond`, whether one was a finite float beyond fp16 is or-ed in */
+static void convert(const float *f, uint16_t *h, size_t n, bool *beyond)
+{
+    if (beyond)
+        *beyond |= npk_f32_to_f16_n_beyond(f, h, n);
+    else
+        npk_f32_to_f16_n(f, h, n);
+}
+
 static void pack_line_f32(const npk_rk_block *blk, const float *src, size_t src_pitch,
-                          size_t rows, size_t cols, uint16_t *dst)
+                          size_t rows, size_t cols, uint16_t *dst, bool *beyond)
 {
     const size_t kp = npk_rk_k_padded(cols);
     for (size_t i = 0; i < rows; i++, src += src_pitch, dst += blk->stride) {
-        npk_f32_to_f16_n(src, dst, cols);
+        convert(src, dst, cols, beyond);
         memset(dst + cols, 0, (kp - cols) * sizeof *dst); /* K padding must read as zero */
     }
     for (size_t i = rows; i < blk->rows; i++, dst += blk->stride)
@@ -30,7 +41,7 @@ static void pack_line_f32(const npk_rk_block *blk, const float *src, size_t src_
 /* Cube mode, [Kp/8][rows][8]: each user row is converted CHUNK_PLANES atoms at a time and its
  * atoms stored one per plane. */
 static void pack_cube_f32(const npk_rk_block *blk, const float *src, size_t src_pitch,
-                          size_t rows, size_t cols, uint16_t *dst)
+                          size_t rows, size_t cols, uint16_t *dst, bool *beyond)
 {
     const size_t planes = npk_rk_k_padded(cols) / C2, full = cols / C2, plane = blk->rows * C2;
     uint16_t chunk[CHUNK_PLANES * C2];
@@ -38,7 +49,7 @@ static void pack_cube_f32(const npk_rk_block *blk, const float *src, size_t src_
         const float *row = src + i * src_pitch;
         for (size_t p0 = 0; p0 < full; p0 += CHUNK_PLANES) {
             const size_t n = npk_layout_min(CHUNK_PLANES, full - p0);
-            npk_f32_to_f16_n(row + p0 * C2, chunk, n * C2);
+            convert(row + p0 * C2, chunk, n * C2, beyond);
             for (size_t q = 0; q < n; q++)
                 memcpy(dst + (p0 + q) * plane + i * C2, chunk + q * C2, sizeof chunk[0] * C2);
         }
@@ -49,15 +60,15 @@ static void pack_cube_f32(const npk_rk_block *blk, const float *src, size_t src_
         memset(dst + p * plane, 0, rows * C2 * sizeof *dst);
         if (p * C2 < cols)
             for (size_t i = 0; i < rows; i++)
-                npk_f32_to_f16_n(src + i * src_pitch + p * C2, dst + p * plane + i * C2,
-                                 cols - p * C2);
+                convert(src + i * src_pitch + p * C2, dst + p * plane + i * C2, cols - p * C2,
+                        beyond);
     }
     for (size_t p = 0; p < planes && rows < blk->rows; p++) /* padding rows are zero */
         memset(dst + p * plane + rows * C2, 0, (blk->rows - rows) * C2 * sizeof *dst);
 }
 
 npk_status npk_rk_pack_a_f32(const npk_rk_block *blk, const npk_rk_cmatrix *a, npk_rk_range m,
-                             npk_rk_range k, void *dst, size_t dst_size)
+                             npk_rk_range k, void *dst, size_t dst_size, bool *beyond_fp16)
 {
     static const char fn[] = "npk_rk_pack_a_f32";
     npk_status st = npk_layout_check_feature(fn, blk, a, a ? a->data : NULL, a ? a->rows : 0,
@@ -73,8 +84,8 @@ npk_status npk_rk_pack_a_f32(const npk_rk_block *blk, const npk_rk_cmatrix *a, n
     const float *src = (const float *)a->data + m.begin * a->pitch + k.begin;
     const size_t rows = m.end - m.begin, cols = k.end - k.begin;
     if (blk->mode == NPK_MODE_LINE)
-        pack_line_f32(blk, src, a->pitch, rows, cols, dst);
+        pack_line_f32(blk, src, a->pitch, rows, cols, dst, beyond_fp16);
     else
-        pack_cube_f32(blk, src, a->pitch, rows, cols, dst);
+        pack_cube_f32(blk, src, a->pitch, rows, cols, dst, beyond_fp16);
     return NPK_OK;
 }

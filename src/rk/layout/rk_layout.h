@@ -116,9 +116,11 @@ npk_status npk_rk_pack_a(const npk_rk_block *blk, const npk_rk_cmatrix *a, npk_r
 /* npk_rk_pack_a from an fp32 A (float elements) into an fp16 block: each element rounded to
  * fp16 as npk_f32_to_f16 rounds it (to nearest, ties to even; bit for bit, NaNs and
  * infinities included), so the block is the one packing the converted matrix would give,
- * without the converted copy. blk->prec must be fp16; dst 2-byte aligned. */
+ * without the converted copy. blk->prec must be fp16; dst 2-byte aligned. beyond_fp16 (may be
+ * NULL): set true when a packed element was a finite float beyond fp16's range (|x| > 65504,
+ * now an infinity or 65504), left alone otherwise. */
 npk_status npk_rk_pack_a_f32(const npk_rk_block *blk, const npk_rk_cmatrix *a, npk_rk_range m,
-                             npk_rk_range k, void *dst, size_t dst_size);
+                             npk_rk_range k, void *dst, size_t dst_size, bool *beyond_fp16);
 /* The inverse: read block rows [0, |m|) and columns [0, |k|) into A[m][k]. */
 npk_status npk_rk_unpack_a(const npk_rk_block *blk, const void *src, size_t src_size,
                            const npk_rk_matrix *a, npk_rk_range m, npk_rk_range k);

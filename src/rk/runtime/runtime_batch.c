@@ -115,6 +115,7 @@ static npk_status run_batch(npk_rk *rt, npk_rk_matmul_item *items, uint32_t coun
             (s = npk_rk_mm_item_begin(it->w, it->m, it->a, out, it->c, true, &run[i])))
             break;
         run[i].a_f32 = it->a_fp32;
+        run[i].a_beyond = it->a_fp32 ? &it->stats.a_beyond_fp16 : NULL;
         begun++;
         npk_rk_plan_request req;
         npk_rk_matmul_request(rt, it->w, it->m, run[i].task_out, &req);
@@ -140,6 +141,8 @@ static npk_status run_batch(npk_rk *rt, npk_rk_matmul_item *items, uint32_t coun
         for (uint32_t i = 0; i < count; i++)
             st->core_mask |= items[i].stats.core_mask;
         s = npk_rk_matmul_run(rt, &all, run, item_of, st);
+        for (uint32_t i = 0; i < count; i++) /* the items whose floats did not fit */
+            st->a_beyond_fp16 += items[i].stats.a_beyond_fp16;
     }
     free(all.tasks);
     free(item_of);

@@ -134,7 +134,7 @@ static npk_status fused_job(fused *f, const npk_rk_task_plan *t)
     npk_rk_sdp sdp[NPK_RK_EPILOGUE_MAX];
     npk_rk_job_task jt[1 + NPK_RK_EPILOGUE_MAX] = {{.op = NPK_RK_OP_MATMUL, .args = &mm}};
     if (s == NPK_OK)
-        s = npk_rk_task_matmul(rt, w, &f->a, false, NULL, mode, f->plan.req.a_pitch, t, 0, 0,
+        s = npk_rk_task_matmul(rt, w, &f->a, false, NULL, NULL, mode, f->plan.req.a_pitch, t, 0, 0,
                                NPK_PREC_FP16, b->output.iova, &mm, st);
     uint64_t t0 = npk_now_ns();
     for (uint32_t i = 0; s == NPK_OK && i < steps; i++)

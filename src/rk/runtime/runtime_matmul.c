@@ -126,7 +126,8 @@ static unsigned tile_slot(npk_rk_core_bufs *b, unsigned i, const npk_rk_feature_
 }
 
 npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
-                              bool a_f32, const npk_rk_tile_at *at, npk_rk_mode mode,
+                              bool a_f32, uint32_t *a_beyond, const npk_rk_tile_at *at,
+                              npk_rk_mode mode,
                               uint32_t pitch, const npk_rk_task_plan *t, unsigned i, uint64_t run,
                               npk_rk_prec out, uint32_t c_iova, npk_rk_mm *mm, npk_rk_stats *st)
 {
@@ -151,7 +152,7 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     if (packed && at) /* packed once already: copied, for the NPU to read next */
         npk_stream_copy_any(dst, at->host + at->off, abytes);
     else if (packed)
-        s = npk_rk_pack_tile(&ablk, a, a_f32, pitch, t, dst, rt->feature_slot);
+        s = npk_rk_pack_tile(&ablk, a, a_f32, pitch, t, dst, rt->feature_slot, a_beyond);
     if (packed)
         b->held[slot] = s == NPK_OK ? tile : (npk_rk_feature_tile){0};
     t0 = part_done(t->core, "pack", t0, &st->pack_ns);
@@ -193,7 +194,8 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     npk_rk_mm mm;
     npk_rk_tile_at at = r->tiles;
     at.off = r->tile_off ? r->tile_off[t - r->plan->tasks] : 0;
-    npk_status s = npk_rk_task_matmul(rt, it->w, &it->a, it->a_f32, r->tile_off ? &at : NULL,
+    npk_status s = npk_rk_task_matmul(rt, it->w, &it->a, it->a_f32, it->a_beyond,
+                                      r->tile_off ? &at : NULL,
                                       it->mode, it->a_pitch, t, i, r->id, it->task_out,
                                       (uint32_t)(rt->core[t->core].output.iova + sl->out_off),
                                       &mm, r->st);
@@ -716,6 +718,7 @@ npk_status npk_rk_matmul_held_src(npk_rk *rt, const npk_rk_weights *w, uint32_t 
     if ((s = npk_rk_mm_item_begin(w, m, a, out, c, plan == NULL, &it)))
         return s;
     it.a_f32 = a_f32;
+    it.a_beyond = a_f32 ? &st->a_beyond_fp16 : NULL;
     npk_rk_plan run_plan;
     /* a plan given is the runtime's form's; else the form is chosen with the plan (the
      * multi-task form where the cost model prefers it, runtime_form_choice.c) and the call

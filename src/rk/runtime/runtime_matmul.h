@@ -43,6 +43,9 @@ typedef struct npk_rk_mm_run_item {
     bool copies; /* tasks copy their outputs into C (one K slice; C not zeroed) */
     bool c_fresh; /* C (or the scratch) not zeroed: each region's first K slice writes it */
     npk_rk_stats *st;
+    /* a_f32: set to 1 (from any core's thread: an atomic store) when a float of A was finite and
+     * beyond fp16's range as it was converted; NULL: not looked for */
+    uint32_t *a_beyond;
 } npk_rk_mm_run_item;
 
 /* Set up item it for C [M][N] = A . w in `out` (zeroes C unless the tasks copy into it or
@@ -70,9 +73,11 @@ npk_rk_prec npk_rk_task_out(const npk_rk_weights *w, npk_rk_prec out);
 npk_rk_block npk_rk_task_a_block(const npk_rk_weights *w, npk_rk_mode mode, uint32_t pitch,
                                  const npk_rk_task_plan *t);
 /* Task t's tile of A (floats when a_f32) packed at dst (room bytes) as ablk lays it out,
- * padding included. */
+ * padding included; a float beyond fp16's range sets *beyond (NULL: not looked for; see
+ * npk_rk_mm_run_item.a_beyond). */
 npk_status npk_rk_pack_tile(const npk_rk_block *ablk, const npk_rk_cmatrix *a, bool a_f32,
-                            uint32_t pitch, const npk_rk_task_plan *t, uint8_t *dst, size_t room);
+                            uint32_t pitch, const npk_rk_task_plan *t, uint8_t *dst, size_t room,
+                            uint32_t *beyond);
 /* Where a task's tile was packed for every core: in a buffer every core reads (mem; with
  * address spaces per core, at its copy in the core's space), read in place by a job's later
  * tasks and copied into slot 0 by a job's first. */
@@ -110,10 +115,10 @@ npk_status npk_rk_stage_f32(npk_rk *rt, const struct npk_rk_plan *plan,
  * tile where it already is, packing nothing: in slot i from an earlier job, or in the slot the
  * job's task i - 1 reads (tasks 1.. of a job only: a job's first feature is always slot 0's).
  * at (NULL: none): the tile packed for every core (npk_rk_shared_tiles_pack): tasks 1.. read
- * it there, the first is copied from it into slot 0 (host tiles: every task's is copied into
- * its slot). a_f32: A's elements are floats. */
+ * it there, the first is copied from it into slot 0. a_f32: A's elements are floats; a_beyond
+ * as npk_rk_pack_tile takes it. */
 npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_cmatrix *a,
-                              bool a_f32, const npk_rk_tile_at *at, npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
+                              bool a_f32, uint32_t *a_beyond, const npk_rk_tile_at *at, npk_rk_mode mode, uint32_t pitch, const npk_rk_task_plan *t,
                               unsigned i, uint64_t run, npk_rk_prec task_out, uint32_t c_iova,
                               npk_rk_mm *mm, npk_rk_stats *st);
 

@@ -44,15 +44,25 @@ npk_rk_block npk_rk_task_a_block(const npk_rk_weights *w, npk_rk_mode mode, uint
     return ablk;
 }
 
+/* Marks *flag from whichever core's thread found it (the caller reads it after joining them). */
+static void mark_beyond(uint32_t *flag) { __atomic_store_n(flag, 1u, __ATOMIC_RELAXED); }
+
 npk_status npk_rk_pack_tile(const npk_rk_block *ablk, const npk_rk_cmatrix *a, bool a_f32,
-                            uint32_t pitch, const npk_rk_task_plan *t, uint8_t *dst, size_t room)
+                            uint32_t pitch, const npk_rk_task_plan *t, uint8_t *dst, size_t room,
+                            uint32_t *beyond)
 {
     /* a zero-padded last slice: the tail is zero; a pitch: the lines between rows are zero
      * (int4's zero lines, mc_phys = 2H) */
     if (t->kp > npk_rk_k_padded(t->k1 - t->k0) || pitch > 1)
         memset(dst, 0, npk_rk_a_bytes(ablk, t->kp));
-    return (a_f32 ? npk_rk_pack_a_f32 : npk_rk_pack_a)(
-        ablk, a, (npk_rk_range){t->m0, t->m1}, (npk_rk_range){t->k0, t->k1}, dst, room);
+    const npk_rk_range m = {t->m0, t->m1}, k = {t->k0, t->k1};
+    if (!a_f32)
+        return npk_rk_pack_a(ablk, a, m, k, dst, room);
+    bool found = false;
+    npk_status s = npk_rk_pack_a_f32(ablk, a, m, k, dst, room, beyond ? &found : NULL);
+    if (found)
+        mark_beyond(beyond);
+    return s;
 }
 
 /* ---- a call's tiles, once for every core ------------------------------------------------- */
@@ -136,6 +146,23 @@ void npk_rk_shared_tiles_free(npk_rk *rt)
 
 /* ---- float A for cores that pack their own tiles ------------------------------------------ */
 
+/* A's floats (rows of a->cols, a->pitch apart) to halves at h with the same pitch, and whether
+ * a float of the rows was finite and beyond fp16 (what lies between rows is converted but not
+ * looked at: it is not A's). */
+static bool beyond_rows(const npk_rk_cmatrix *a, uint16_t *h)
+{
+    const float *f = a->data;
+    if (a->pitch == a->cols)
+        return npk_f32_to_f16_n_beyond(f, h, a->rows * a->cols);
+    bool beyond = false;
+    for (size_t r = 0; r < a->rows; r++) {
+        beyond |= npk_f32_to_f16_n_beyond(f + r * a->pitch, h + r * a->pitch, a->cols);
+        npk_f32_to_f16_n(f + r * a->pitch + a->cols, h + r * a->pitch + a->cols,
+                         a->pitch - a->cols);
+    }
+    return beyond;
+}
+
 npk_status npk_rk_stage_f32(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_mm_run_item *items,
                             const uint32_t *item_of, npk_rk_stats *st, npk_rk_mm_run_item **staged)
 {
@@ -168,7 +195,10 @@ npk_status npk_rk_stage_f32(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_mm
         if (!it[i].a_f32)
             continue;
         const size_t n = it[i].a.rows * it[i].a.pitch;
-        npk_f32_to_f16_n(it[i].a.data, (uint16_t *)(void *)at, n);
+        if (it[i].a_beyond && beyond_rows(&it[i].a, (uint16_t *)(void *)at))
+            mark_beyond(it[i].a_beyond);
+        else if (!it[i].a_beyond)
+            npk_f32_to_f16_n(it[i].a.data, (uint16_t *)(void *)at, n);
         it[i].a.data = at;
         it[i].a_f32 = false;
         at += (n * sizeof *rt->a_stage + 63) / 64 * 64;
@@ -231,7 +261,7 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
         const npk_rk_block ablk = npk_rk_task_a_block(it->w, it->mode, it->a_pitch, t);
         const uint64_t o = off[ref[i].task];
         s = npk_rk_pack_tile(&ablk, &it->a, it->a_f32, it->a_pitch, t, base + o,
-                             (size_t)(room - o));
+                             (size_t)(room - o), it->a_beyond);
     }
     st->pack_ns += npk_rk_part_now() - t0;
     if (s == NPK_OK) {
