@@ -93,33 +93,43 @@ const kt_field *kt_field_find(const kt_field *layout, const char *name)
     return NULL;
 }
 
+static npk_status field_too_wide(const kt_field *field, uint64_t value)
+{
+    return npk_fail(NPK_ELIMIT,
+                    "flit field %s=0x%" PRIx64 " does not fit %u bits (max 0x%" PRIx64 ")",
+                    field->name, value, field->width, kt_width_mask(field->width));
+}
+
 npk_status kt_field_put(kt_flit *f, const kt_field *field, uint64_t value)
 {
     if (field->width < 64 && value > kt_width_mask(field->width))
-        return npk_fail(NPK_ELIMIT,
-                        "flit field %s=0x%" PRIx64 " does not fit %u bits (max 0x%" PRIx64 ")",
-                        field->name, value, field->width, kt_width_mask(field->width));
+        return field_too_wide(field, value);
     kt_flit_set_bits(f, field->lo, field->width, value);
     return NPK_OK;
 }
 
-/* Put a list of values into the fields of `layout`, in table order. */
+/* Put a list of values into the fields of `layout`, in table order. Every simulated memory
+ * request, signal and reply is built here, so the puts are inline, each value checked first. */
 static npk_status put_all(kt_flit *f, const kt_field *layout, const uint64_t *values, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        npk_status s = kt_field_put(f, &layout[i], values[i]);
-        if (s != NPK_OK)
-            return s;
+        const kt_field *fl = &layout[i];
+        if (fl->width < 64 && values[i] > kt_width_mask(fl->width))
+            return field_too_wide(fl, values[i]);
+        kt_flit_set_bits(f, fl->lo, fl->width, values[i]);
     }
     return NPK_OK;
 }
 
-static npk_status check_coord(const char *what, kt_coord c)
+static npk_status coord_too_far(const char *what, kt_coord c)
 {
-    if (c.x > KT_COORD_MAX || c.y > KT_COORD_MAX)
-        return npk_fail(NPK_ELIMIT, "%s coordinate (%u,%u) exceeds %u per axis", what, c.x, c.y,
-                        KT_COORD_MAX);
-    return NPK_OK;
+    return npk_fail(NPK_ELIMIT, "%s coordinate (%u,%u) exceeds %u per axis", what, c.x, c.y,
+                    KT_COORD_MAX);
+}
+
+static inline npk_status check_coord(const char *what, kt_coord c)
+{
+    return c.x > KT_COORD_MAX || c.y > KT_COORD_MAX ? coord_too_far(what, c) : NPK_OK;
 }
 
 /* The header is read and written as host word 4 (flit_header.h); writing goes field by field
@@ -136,7 +146,7 @@ npk_status kt_header_put(kt_flit *f, const kt_header *h)
     for (size_t i = 0; i < 8; i++) {
         const kt_field *fl = &kt_layout_header[i];
         if (v[i] > kt_width_mask(fl->width))
-            return kt_field_put(f, fl, v[i]); /* refused, naming the field */
+            return field_too_wide(fl, v[i]);
         word |= v[i] << (fl->lo - HEADER_LO);
     }
     f->w[HEADER_WORD] = word; /* the host word 4 has no bits above 287 */
