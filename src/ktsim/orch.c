@@ -395,6 +395,11 @@ void ksim_orch_tick_begin(ksim_orch *o, uint64_t cycle)
 {
     o->cycle = cycle;
     o->pushed_this_cycle = o->inst_complete_this_cycle = o->signal_this_cycle = false;
+    /* The commonest cycle: nothing registered, nothing streaming, nothing queued to hand out (or
+     * the output register still full) — every step below would find nothing to do. */
+    if (!(o->kick_req | o->push_pending | o->run | o->tx_push_req | o->rx_pop_req) &&
+        (o->out_valid || ksim_fifo_empty(&o->tx)))
+        return;
     uint16_t credit_now = o->credit; /* the registered value this cycle sees */
 
     /* A kick registered last cycle: accepted only when idle and PROG_LEN is non-zero. */

@@ -108,15 +108,22 @@ npk_status kt_field_put(kt_flit *f, const kt_field *field, uint64_t value)
     return NPK_OK;
 }
 
-/* Put a list of values into the fields of `layout`, in table order. Every simulated memory
- * request, signal and reply is built here, so the puts are inline, each value checked first. */
+/* Put a list of values into the fields of `layout` (every one inside the payload, bits
+ * 0..255), in table order, the payload cleared first. Every simulated memory request, signal
+ * and reply is built here: each value is checked against its field, then ORed into the zeroed
+ * bits, in one host word or across two. */
 static npk_status put_all(kt_flit *f, const kt_field *layout, const uint64_t *values, size_t n)
 {
+    kt_payload_clear(f);
     for (size_t i = 0; i < n; i++) {
         const kt_field *fl = &layout[i];
-        if (fl->width < 64 && values[i] > kt_width_mask(fl->width))
-            return field_too_wide(fl, values[i]);
-        kt_flit_set_bits(f, fl->lo, fl->width, values[i]);
+        uint64_t v = values[i];
+        if (fl->width < 64 && v > kt_width_mask(fl->width))
+            return field_too_wide(fl, v);
+        unsigned word = fl->lo / 64, shift = fl->lo % 64;
+        f->w[word] |= v << shift;
+        if (shift && shift + fl->width > 64)
+            f->w[word + 1] |= v >> (64 - shift);
     }
     return NPK_OK;
 }
@@ -157,7 +164,6 @@ kt_header kt_header_get(const kt_flit *f) { return kt_flit_header(f); }
 
 npk_status kt_ctrl_put(kt_flit *f, const kt_ctrl *c)
 {
-    kt_payload_clear(f);
     uint64_t v[] = {c->op, c->index, c->value};
     return put_all(f, kt_layout_ctrl, v, 3);
 }
@@ -171,7 +177,6 @@ kt_ctrl kt_ctrl_get(const kt_flit *f)
 
 npk_status kt_signal_put(kt_flit *f, const kt_signal *s)
 {
-    kt_payload_clear(f);
     uint64_t v[] = {s->code, s->arg};
     return put_all(f, kt_layout_signal, v, 2);
 }
@@ -193,7 +198,6 @@ npk_status kt_mem_req_put(kt_flit *f, const kt_mem_req *r)
             return s;
         peers |= (uint64_t)kt_coord_pack(r->peer[i]) << (8 * i); /* peer0 in the lowest byte */
     }
-    kt_payload_clear(f);
     uint64_t v[] = {r->addr, r->len, r->flags, r->count, peers, r->n_peer, r->entry_words};
     return put_all(f, kt_layout_mem_req, v, 7);
 }
@@ -220,7 +224,6 @@ npk_status kt_cu_data_put(kt_flit *f, const kt_cu_data *d)
     npk_status s;
     if ((s = check_coord("ack", d->ack)))
         return s;
-    kt_payload_clear(f);
     uint64_t v[] = {d->buf_id, d->offset, d->len, d->flags, d->ack.y, d->ack.x};
     return put_all(f, kt_layout_cu_data, v, 6);
 }
