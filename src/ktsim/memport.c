@@ -136,8 +136,10 @@ uint64_t ksim_memport_quiet(const ksim_memport *p)
 
 void ksim_memport_skip(ksim_memport *p, uint64_t cycles, uint64_t now)
 {
+    /* An idle port is left alone: its clock record is read only in cycles that tick it (an
+     * offer follows its tick; an interlink's injection comes on a machine that skips nothing). */
     if (!holding(p))
-        return; /* idle: its ticks change nothing, its clock record included */
+        return;
     p->rd.hold -= (unsigned)cycles;
     p->cycle = now;
 }
