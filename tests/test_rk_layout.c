@@ -7,7 +7,9 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "common/dense.h" /* npk_dense_force_portable */
 #include "npukit/fp16.h"
+#include "rk/layout/layout_vec.h" /* npk_layout_limit_vectors */
 #include "rk/layout/rk_layout.h"
 
 static const npk_rk_prec INPUTS[] = {NPK_PREC_FP16, NPK_PREC_INT8, NPK_PREC_INT4};
@@ -485,6 +487,47 @@ static void test_feature(void)
     CHECK_EQ(out[0], 0xe1);
     CHECK_EQ(out[1], 0x03);
     CHECK_EQ(out[2], 0x00);
+}
+
+/* The cube feature pack's walk on every vector path this CPU has (64-, 32- and 16-byte kernels
+ * on x86-64, then the portable path pinned; NEON and the portable path on aarch64), each
+ * element checked against the fact sheet's index: shapes at the edges of its atoms (K at and
+ * past C2), of its 4×4 steps (rows and planes not multiples of 4, M = 1), and blocks large
+ * enough for several bands of planes, a last band with fewer plane groups, and the rows it
+ * asks for ahead running past the end of a band into the next. */
+static void cube_shapes(void)
+{
+    for (size_t i = 0; i < COUNT(INPUTS); i++) {
+        npk_rk_prec p = INPUTS[i];
+        size_t c2 = fact_c2(p);
+        check_a_block(p, NPK_MODE_CUBE, 1, c2, 0, 1, 0, c2, 1, 0);              /* one atom */
+        check_a_block(p, NPK_MODE_CUBE, 1, 4 * c2 + 3, 0, 1, 0, 4 * c2 + 3, 1, 0); /* M = 1 */
+        check_a_block(p, NPK_MODE_CUBE, 5, c2 + 1, 0, 5, 0, c2 + 1, 5, 0);       /* K past C2 */
+        check_a_block(p, NPK_MODE_CUBE, 4, 4 * c2, 0, 4, 0, 4 * c2, 4, 0);       /* one step */
+        check_a_block(p, NPK_MODE_CUBE, 7, 8 * c2 - 1, 0, 7, 0, 8 * c2 - 1, 9, 0); /* odd K */
+        /* 25 row groups and a row; 10 plane groups (bands of 4, 4 and 2) and a partial plane */
+        check_a_block(p, NPK_MODE_CUBE, 101, 40 * c2 + 5, 0, 101, 0, 40 * c2 + 5, 104, 0);
+        /* a sub-block of a wider matrix, 23 row groups, 36 plane groups */
+        check_a_block(p, NPK_MODE_CUBE, 130, 150 * c2, 9, 101, 3 * c2, 147 * c2, 92, 0);
+        /* rows fewer than the prefetch distance, plane groups many */
+        check_a_block(p, NPK_MODE_CUBE, 12, 64 * c2, 0, 12, 0, 64 * c2, 12, 0);
+    }
+}
+
+static void test_cube_paths(void)
+{
+    CHECK(!npk_layout_limit_vectors(8));
+    CHECK(!npk_layout_limit_vectors(128));
+    static const unsigned limits[] = {64, 32, 16};
+    for (size_t i = 0; i < COUNT(limits); i++) {
+        CHECK(npk_layout_limit_vectors(limits[i]));
+        CHECK_EQ(npk_layout_vector_limit(), limits[i]);
+        cube_shapes();
+    }
+    npk_layout_limit_vectors(64);
+    npk_dense_force_portable(true);
+    cube_shapes();
+    npk_dense_force_portable(false);
 }
 
 /* ---- C ------------------------------------------------------------------------------------- */
@@ -980,6 +1023,7 @@ int main(void)
     test_weights();
     test_weights_streamed();
     test_feature();
+    test_cube_paths();
     test_output();
     test_accumulate();
     test_copy_sums();

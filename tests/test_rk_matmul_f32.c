@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* npk_rk_matmul_f32 and batch items with a_fp32: A given as floats, rounded to fp16 while it is
  * packed. Checked on both front ends (rknpu, where the cores share one address space and a
- * call's tiles are packed once for all of them; rocket, where they are packed once in host
- * memory and copied into each core's own address space), on 1 and 3 cores, several chains
+ * call's tiles are packed once for all of them; rocket, where they are packed once into a
+ * buffer with a copy in each core's own address space), on 1 and 3 cores, several chains
  * (one job or several per core), the feature pitch and K that is not a multiple of 32:
  *   - C is bit for bit what npk_rk_matmul gives on A converted by the scalar npk_f32_to_f16,
  *     on floats that round (ties, subnormals, both signs);

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/stream_copy.h"
 #include "npukit/rocket_uapi.h"
 #include "device_backend.h"
 
@@ -264,10 +265,11 @@ static int mem_sync(rocket_ctx *r, const struct rknpu_mem_sync *y)
         struct drm_rocket_fini_bo f = {.handle = b.khandle};
         rc = f_ioctl(r, b.file, DRM_IOCTL_ROCKET_FINI_BO, &f);
         for (size_t i = 0; rc == 0 && i < nc; i++) {
-            /* the CPU wrote the buffer's own mapping: the range goes to every copy */
+            /* the CPU wrote the buffer's own mapping: the range goes to every copy, which the
+             * NPU reads next (streamed: the CPU does not read a copy) */
             if (b.host)
-                memcpy((uint8_t *)copy[i].host + y->offset, (const uint8_t *)b.host + y->offset,
-                       y->size);
+                npk_stream_copy_any((uint8_t *)copy[i].host + y->offset,
+                                    (const uint8_t *)b.host + y->offset, y->size);
             f = (struct drm_rocket_fini_bo){.handle = copy[i].khandle};
             rc = f_ioctl(r, copy[i].file, DRM_IOCTL_ROCKET_FINI_BO, &f);
         }

@@ -155,33 +155,51 @@ static void unpack_line(const npk_rk_block *blk, unsigned bits, const uint8_t *s
 /* The cube layout is a transpose of 16-byte atoms between [rows][planes] (the user's rows)
  * and [planes][rows] (the block). Packing walks it in steps of STEP rows × STEP planes: a step
  * reads one whole cache line from each of 4 user rows (two for int4, whose atoms come from 32
- * user bytes) and writes one whole line of 4 rows' atoms into each of 4 planes, so no line has
- * to stay in cache between steps. Steps are grouped PLANE_BLOCK planes wide and walk down all
- * rows, so the block is written as 8 streams that each advance one line per 4 rows.
+ * user bytes) and writes one whole line of 4 rows' atoms into each of 4 planes, so no line is
+ * read or written by two steps.
  *
- * The loads and the stores want opposite shapes. Timed alone on 512×4096 fp16 and int8
- * blocks (x86-64), against sequential loads or stores of the same bytes: stores to 8 planes
- * per row group ran 1.0-1.3 times as long, to 16 or 32 planes 2.1-3.2 times (rows and planes
- * are usually a power of two apart, so all the lines a row group writes share a cache set);
- * loads of 8 planes, 128 bytes per user row, 2.3-2.7 times as long (no hardware prefetcher
- * follows them), of 32 planes, 512 bytes per row, 1.1-1.2 times. So the walk keeps 8 planes
- * and asks for the rows PREFETCH_ROWS ahead itself, into the second-level cache (into the
- * first they would evict each other from the same few sets, and it ran slower than none):
- * 8-plane loads then took 1.5-1.8 times as long as sequential ones, and the fp16 pack went
- * from 0.70 to 0.87-0.90 of memcpy. int8 gained less (0.68-0.71 to 0.74-0.78): its loads and
- * stores timed alone already add up to 1.45 times its memcpy, which runs faster than fp16's
- * (46 against 35 GB/s). int4 rows are read 256 bytes at a time and ran slower with the prefetch
- * (0.84 against 1.0 of memcpy), so they go without.
+ * The order of the steps is chosen for the caches. User rows and planes are usually a power of
+ * two bytes apart, so the lines a step reads (one per row, at its plane offset) fall in one
+ * first-level set chosen by the plane group alone, and the lines it writes (one per plane, at
+ * its row offset) in one chosen by the row group alone: steps in flight together want
+ * different plane groups and different row groups, or they evict each other's lines. A block
+ * read from memory wants each plane written front to back, a stream the hardware prefetcher
+ * follows. So the walk goes down all rows in bands of a few plane groups, each plane group a
+ * few row groups behind the one before it (cube_order): in band step t, plane group k does row
+ * group t - skew·k. The band's planes are still written as streams, and the steps of one t
+ * differ in both groups. No hardware prefetcher follows reads that jump rows, so the walk asks
+ * for each row group's bytes of the band a number of row groups ahead of t, into the
+ * second-level cache (the first level has too few ways for lines that share a set), on into
+ * the next band, and the first ones before the walk starts, so that a small block read once (a
+ * tile of a larger matrix) does not begin cold.
+ *
+ * The walk this replaced went down all rows 8 planes wide without skew (the loads of a row
+ * group in 2 sets, its stores in one), as the 16-byte kernels still do. Against it, in
+ * alternating runs on x86-64 with AVX-512 (docs/rk-programs.md), the int8 pack of 512×4096
+ * went from 0.75 to 0.90 of memcpy and the fp16 one from 0.84 to 0.85, blocks in cache ran
+ * 10-25% faster, and tiles of a 4096×4096 matrix, read from memory, about as fast as before.
  *
  * Unpacking still copies atom by atom in blocks of UNPACK_PLANES planes × ROW_GROUP rows. */
-enum {
-    PLANE_BLOCK = 8,
-    STEP = 4,
-    PREFETCH_ROWS = 64,
-    INT4_PREFETCH_ROWS = 0,
-    ROW_GROUP = 8,
-    UNPACK_PLANES = 32
-};
+enum { STEP = 4, ROW_GROUP = 8, UNPACK_PLANES = 32 };
+
+/* The walk's shape: plane groups per band, row groups each plane group runs behind the one
+ * before it, and how many row groups ahead the user bytes are asked for (0: none). */
+typedef struct cube_order {
+    size_t band, skew, ahead;
+} cube_order;
+
+/* The orders, as measured on x86-64 (docs/rk-programs.md), per kernel and element width. The
+ * 32- and 64-byte steps of 8- and 16-bit atoms: bands of 16 planes, 8 rows of skew, 64 rows
+ * ahead (16 rows of skew or 32 rows ahead ran within a few per cent of it). The 16-byte steps
+ * (the portable and NEON kernels) keep the unskewed walk, 8 planes wide with 64 rows ahead:
+ * skewed, their tiles read from memory ran 10-30% slower. An int4 atom takes 32 user bytes
+ * (256 a row per 8 planes) and its step merges nibbles between loads and stores; it ran
+ * fastest unskewed, 8 planes wide with no prefetch (5-20% slower skewed). */
+#if NPK_LAYOUT_HAVE_AVX2 /* the only wide kernels */
+static const cube_order CUBE_ORDER_WIDE = {4, 2, 16};
+#endif
+static const cube_order CUBE_ORDER_NARROW = {2, 0, 16};
+static const cube_order CUBE_ORDER_NIBBLES = {2, 0, 0};
 
 /* Where a run of steps reads and writes: user rows `src_pitch` bytes apart with `src_step`
  * user bytes per atom; planes `plane_bytes` apart with one atom per row. */
@@ -217,56 +235,58 @@ NPK_LAYOUT_INLINE void prefetch_rows(const cube_walk *w, size_t row, size_t p, s
     }
 }
 
-/* A row group of the walk, in its order: down the rows of a plane block, then the next. */
-typedef struct walk_pos {
-    size_t row, plane;
-} walk_pos;
-
-NPK_LAYOUT_INLINE void walk_next(walk_pos *pos, size_t rows, size_t plane_block)
+/* The first plane of the band after the one at `band`, and where a band starting at `band`
+ * ends. */
+NPK_LAYOUT_INLINE size_t band_end(cube_order o, size_t band, size_t planes)
 {
-    pos->row += STEP;
-    if (pos->row == rows) {
-        pos->row = 0;
-        pos->plane += plane_block;
+    return npk_layout_min(band + o.band * STEP, planes);
+}
+
+/* Prefetches, for band step t of the band starting at plane `band`, row group t + o.ahead of
+ * the band, or past its end the row group as far into the next band (a band has `rows` / STEP
+ * row groups and `ts` band steps, o.skew · (plane groups - 1) more). */
+NPK_LAYOUT_INLINE void prefetch_ahead(const cube_walk *w, cube_order o, size_t rows,
+                                      size_t planes, size_t band, size_t t, size_t ts)
+{
+    size_t g = t + o.ahead;
+    if (g >= rows / STEP) {
+        if (g < ts) /* row groups past the band's last: nothing to ask for */
+            return;
+        g -= ts;
+        band += o.band * STEP;
+        if (band >= planes || g >= rows / STEP) /* a block with fewer row groups than o.ahead */
+            return;
     }
+    prefetch_rows(w, g * STEP, band, band_end(o, band, planes));
 }
 
-/* Prefetches the row group at `pos` (if the walk has one there) and moves on to the next. */
-NPK_LAYOUT_INLINE void prefetch_next(const cube_walk *w, walk_pos *pos, size_t rows, size_t planes,
-                                     size_t plane_block)
-{
-    if (pos->plane >= planes)
-        return;
-    prefetch_rows(w, pos->row, pos->plane, npk_layout_min(pos->plane + plane_block, planes));
-    walk_next(pos, rows, plane_block);
-}
-
-/* Rows [0, rows) × planes [0, planes) of the walk, both multiples of STEP, with `step` (one of
- * the pack_step_* kernels, inlined where this walker is), `plane_block` planes at a time, and
- * the row groups `ahead` rows further on in the walk prefetched (none when 0): one per row
- * group, across the ends of plane blocks, and the first ones before the walk starts, so that a
- * small block read once (a tile of a larger matrix) does not begin with its first plane block
- * cold (a 64×512 fp16 tile of a 4096×4096 matrix went from 0.72 to 1.26 of memcpy). */
-NPK_LAYOUT_INLINE void
-pack_cube_steps(const cube_walk *w, size_t rows, size_t planes, unsigned bits, size_t plane_block,
-                size_t ahead, void (*step)(cube_walk, const uint8_t *, uint8_t *, unsigned))
+/* Rows [0, rows) × planes [0, planes) of the walk, both multiples of STEP, in order `o`, with
+ * `step` (one of the pack_step_* kernels, inlined where this walker is). */
+NPK_LAYOUT_INLINE void pack_cube_steps(const cube_walk *w, size_t rows, size_t planes,
+                                       unsigned bits, cube_order o,
+                                       void (*step)(cube_walk, const uint8_t *, uint8_t *,
+                                                    unsigned))
 {
     /* A local copy: the stores cannot alias it, so its fields stay in registers. */
     const cube_walk wl = *w;
-    const size_t atom = NPK_RK_CUBE_ATOM_BYTES;
-    walk_pos next = {0, 0};
-    for (size_t n = 0; n < ahead && rows; n += STEP) /* rows 0: there is no row to ask for */
-        prefetch_next(&wl, &next, rows, planes, plane_block);
-    for (size_t pb = 0; pb < planes; pb += plane_block) {
-        size_t pb_end = npk_layout_min(pb + plane_block, planes);
-        for (size_t g = 0; g < rows; g += STEP) {
-            if (ahead)
-                prefetch_next(&wl, &next, rows, planes, plane_block);
-            uint8_t *out = wl.dst + pb * wl.plane_bytes + g * atom;
-            const uint8_t *in = wl.src + g * wl.src_pitch + pb * wl.src_step;
-            for (size_t p = pb; p < pb_end;
-                 p += STEP, out += STEP * wl.plane_bytes, in += STEP * wl.src_step)
-                step(wl, in, out, bits);
+    const size_t atom = NPK_RK_CUBE_ATOM_BYTES, groups = rows / STEP;
+    if (!groups)
+        return;
+    for (size_t g = 0; g < o.ahead && g < groups; g++)
+        prefetch_rows(&wl, g * STEP, 0, band_end(o, 0, planes));
+    for (size_t band = 0; band < planes; band += o.band * STEP) {
+        const size_t bands = (band_end(o, band, planes) - band) / STEP;
+        const size_t ts = groups + o.skew * (bands - 1);
+        for (size_t t = 0; t < ts; t++) {
+            if (o.ahead)
+                prefetch_ahead(&wl, o, rows, planes, band, t, ts);
+            /* plane group k does row group t - skew·k, when the band has it */
+            for (size_t k = 0; k < bands && o.skew * k <= t; k++) {
+                const size_t g = t - o.skew * k, p = band + k * STEP;
+                if (g < groups)
+                    step(wl, wl.src + g * STEP * wl.src_pitch + p * wl.src_step,
+                         wl.dst + p * wl.plane_bytes + g * STEP * atom, bits);
+            }
         }
     }
 }
@@ -274,9 +294,9 @@ pack_cube_steps(const cube_walk *w, size_t rows, size_t planes, unsigned bits, s
 static void pack_cube_steps_v16(const cube_walk *w, size_t rows, size_t planes, unsigned bits)
 {
     if (bits == 4)
-        pack_cube_steps(w, rows, planes, 4, PLANE_BLOCK, INT4_PREFETCH_ROWS, pack_step_v16);
+        pack_cube_steps(w, rows, planes, 4, CUBE_ORDER_NIBBLES, pack_step_v16);
     else /* 8- and 16-bit atoms are both plain 16-byte copies */
-        pack_cube_steps(w, rows, planes, 8, PLANE_BLOCK, PREFETCH_ROWS, pack_step_v16);
+        pack_cube_steps(w, rows, planes, 8, CUBE_ORDER_NARROW, pack_step_v16);
 }
 
 #if NPK_LAYOUT_HAVE_AVX2
@@ -302,9 +322,9 @@ __attribute__((target("avx2"))) static void pack_cube_steps_v32(const cube_walk 
                                                                 size_t planes, unsigned bits)
 {
     if (bits == 4)
-        pack_cube_steps(w, rows, planes, 4, PLANE_BLOCK, INT4_PREFETCH_ROWS, pack_step_v32);
+        pack_cube_steps(w, rows, planes, 4, CUBE_ORDER_NIBBLES, pack_step_v32);
     else
-        pack_cube_steps(w, rows, planes, 8, PLANE_BLOCK, PREFETCH_ROWS, pack_step_v32);
+        pack_cube_steps(w, rows, planes, 8, CUBE_ORDER_WIDE, pack_step_v32);
 }
 
 /* The same step in 64-byte registers (AVX-512), 8- and 16-bit atoms (an int4 atom takes 32
@@ -361,13 +381,13 @@ NPK_LAYOUT_AVX512BW void pack_step_v64_nibbles(cube_walk w, const uint8_t *in, u
 __attribute__((target("avx512f,avx512bw"))) static void
 pack_cube_steps_v64_nibbles(const cube_walk *w, size_t rows, size_t planes)
 {
-    pack_cube_steps(w, rows, planes, 4, PLANE_BLOCK, INT4_PREFETCH_ROWS, pack_step_v64_nibbles);
+    pack_cube_steps(w, rows, planes, 4, CUBE_ORDER_NIBBLES, pack_step_v64_nibbles);
 }
 
 __attribute__((target("avx512f"))) static void pack_cube_steps_v64(const cube_walk *w, size_t rows,
                                                                    size_t planes)
 {
-    pack_cube_steps(w, rows, planes, 8, PLANE_BLOCK, PREFETCH_ROWS, pack_step_v64);
+    pack_cube_steps(w, rows, planes, 8, CUBE_ORDER_WIDE, pack_step_v64);
 }
 #endif
 

@@ -9,31 +9,50 @@
 #ifndef NPUKIT_RK_LAYOUT_VEC_H
 #define NPUKIT_RK_LAYOUT_VEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "common/dense.h"       /* npk_dense_use_avx2 */
+#include "common/stream_copy.h" /* npk_stream_copy: the packed tiles' stores */
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
+/* The widest registers the kernels may use, in bytes: 64 unless a test lowers it to 32 or 16 to
+ * run the narrower kernels on a CPU that has the wider ones (npk_dense_force_portable pins 16
+ * as well). Other values are refused with false. */
+bool npk_layout_limit_vectors(unsigned bytes);
+unsigned npk_layout_vector_limit(void);
+
 /* x86-64 compilers can build AVX2 code into a baseline (SSE2) binary, chosen at run time by
- * npk_layout_avx2(); kernels marked NPK_LAYOUT_AVX2 are only called behind that check. Every
- * such kernel has a portable 16-byte twin, the one other targets (aarch64's NEON) use. */
+ * npk_layout_avx2() (the library's AVX2 check, npk_dense_use_avx2: the OS must save the YMM
+ * state); kernels marked NPK_LAYOUT_AVX2 are only called behind that check. Every such kernel
+ * has a portable 16-byte twin, the one other targets (aarch64's NEON) use. */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define NPK_LAYOUT_HAVE_AVX2 1
 #include <immintrin.h>
 #define NPK_LAYOUT_AVX2 static inline __attribute__((always_inline, target("avx2")))
-static inline int npk_layout_avx2(void) { return __builtin_cpu_supports("avx2"); }
-/* The same for AVX-512 F (64-byte registers: a whole cache line per access). */
+static inline int npk_layout_avx2(void)
+{
+    return npk_layout_vector_limit() >= 32 && npk_dense_use_avx2();
+}
+/* The same for AVX-512 F (64-byte registers: a whole cache line per access); the compiler's
+ * check also asks whether the OS saves the ZMM state. */
 #define NPK_LAYOUT_AVX512 static inline __attribute__((always_inline, target("avx512f")))
-static inline int npk_layout_avx512(void) { return __builtin_cpu_supports("avx512f"); }
+static inline int npk_layout_avx512(void)
+{
+    return npk_layout_vector_limit() >= 64 && npk_dense_use_avx2() &&
+           __builtin_cpu_supports("avx512f");
+}
 /* AVX-512 F with BW (byte and 16-bit lanes: the int4 nibble merge). */
 #define NPK_LAYOUT_AVX512BW                                                                        \
     static inline __attribute__((always_inline, target("avx512f,avx512bw")))
 static inline int npk_layout_avx512bw(void)
 {
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    return npk_layout_avx512() && __builtin_cpu_supports("avx512bw");
 }
 #else
 #define NPK_LAYOUT_HAVE_AVX2 0
@@ -63,34 +82,6 @@ static inline npk_v16u8 npk_vload(const void *p)
     return v;
 }
 static inline void npk_vstore(void *p, npk_v16u8 v) { memcpy(p, &v, sizeof v); }
-
-/* Copy `bytes` (a multiple of 64) from src to a 16-byte aligned dst that will not be read again
- * soon. A packed operand much larger than the caches is written once and read by the NPU (or
- * the simulator) later: an ordinary store first reads every destination line into the cache,
- * a third of the memory traffic, which x86's non-temporal stores skip (as memcpy does for
- * large copies). Elsewhere this is an ordinary copy; npk_stream_done() must follow the last
- * call before the data is handed on. */
-static inline void npk_stream_copy(uint8_t *dst, const uint8_t *src, size_t bytes)
-{
-#if defined(__SSE2__)
-    for (size_t i = 0; i < bytes; i += 64) {
-        _mm_stream_si128((__m128i *)(void *)(dst + i), (__m128i)npk_vload(src + i));
-        _mm_stream_si128((__m128i *)(void *)(dst + i + 16), (__m128i)npk_vload(src + i + 16));
-        _mm_stream_si128((__m128i *)(void *)(dst + i + 32), (__m128i)npk_vload(src + i + 32));
-        _mm_stream_si128((__m128i *)(void *)(dst + i + 48), (__m128i)npk_vload(src + i + 48));
-    }
-#else
-    memcpy(dst, src, bytes);
-#endif
-}
-
-/* Orders the non-temporal stores of npk_stream_copy before everything after it. */
-static inline void npk_stream_done(void)
-{
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
 
 /* Interleave the low (or high) halves of two rows: [a0 b0 a1 b1 ...]. */
 static inline npk_v16u8 npk_zip_lo8(npk_v16u8 a, npk_v16u8 b)

@@ -148,10 +148,6 @@ struct npk_rk {
      * host memory kept from call to call, under lock */
     uint16_t *a_stage;
     size_t a_stage_bytes;
-    /* where the cores have address spaces of their own (rocket): a call's distinct tiles packed
-     * once in host memory, copied into each core's slots (runtime_tiles.c); under lock */
-    uint8_t *host_tiles;
-    size_t host_tiles_bytes;
 };
 
 /* Begin an API call on rt: take its lock for the whole call (every phase: a matmul and its

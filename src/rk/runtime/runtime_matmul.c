@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/stream_copy.h"
 #include "npukit/fp16.h"
-#include "rk/layout/layout_vec.h"
 #include "rk/layout/rk_layout.h"
 #include "npukit/rk_plan.h"
 #include "rk/program/rk_sched.h"
@@ -148,13 +148,8 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     uint64_t aoff = (uint64_t)slot * rt->feature_slot;
     uint8_t *dst = (uint8_t *)b->feature.host + aoff;
     npk_status s = NPK_OK;
-    if (packed && at && !at->mem) { /* packed once in host memory: streamed into the slot */
-        const size_t lines = abytes / 64 * 64; /* the slot starts on a page */
-        npk_stream_copy(dst, at->host + at->off, lines);
-        npk_stream_done();
-        memcpy(dst + lines, at->host + at->off + lines, abytes - lines);
-    } else if (packed && at) /* packed once already: copied */
-        memcpy(dst, at->host + at->off, abytes);
+    if (packed && at) /* packed once already: copied, for the NPU to read next */
+        npk_stream_copy_any(dst, at->host + at->off, abytes);
     else if (packed)
         s = npk_rk_pack_tile(&ablk, a, a_f32, pitch, t, dst, rt->feature_slot);
     if (packed)

@@ -73,17 +73,17 @@ npk_rk_block npk_rk_task_a_block(const npk_rk_weights *w, npk_rk_mode mode, uint
  * padding included. */
 npk_status npk_rk_pack_tile(const npk_rk_block *ablk, const npk_rk_cmatrix *a, bool a_f32,
                             uint32_t pitch, const npk_rk_task_plan *t, uint8_t *dst, size_t room);
-/* Where a task's tile was packed for every core: in a buffer every core reads (mem), read in
- * place by a job's later tasks, or in host memory (mem NULL: the cores' address spaces are
- * their own), copied into the core's slot by every task. */
+/* Where a task's tile was packed for every core: in a buffer every core reads (mem; with
+ * address spaces per core, at its copy in the core's space), read in place by a job's later
+ * tasks and copied into slot 0 by a job's first. */
 typedef struct npk_rk_tile_at {
     const npk_rk_mem *mem;
     const uint8_t *host; /* the buffer's host view */
     uint64_t off;
 } npk_rk_tile_at;
 /* Before the cores start: every distinct tile of the plan packed once, when that saves packing,
- * into rt's shared tile buffer (in `domain`) where the cores share one address space, else
- * into rt's host tile buffer; *offsets (malloc'd, the caller frees) then holds each plan
+ * into rt's shared tile buffer (in `domain`; with address spaces per core, a copy in each, the
+ * copies made by the sync and counted as packing); *offsets (malloc'd, the caller frees) then holds each plan
  * task's tile offset there and *where that buffer (offset 0), else NULL (each core packs its
  * own). *repeated: some tile is read by more than one task (true where that was not
  * counted). Accounts pack and sync time in st. */

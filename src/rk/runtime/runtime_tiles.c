@@ -10,13 +10,15 @@
  * reads its own core's slot 0, the tile copied there: the NPU caches feature state by the
  * address of a job's first feature (spec "Feature address caching"), which must not move; the
  * job's later tasks read the shared tiles in place (within one submit, distinct addresses are
- * how chained tasks work). On rocket every core is its own address space, so no tile can be
- * read in place: the call packs each distinct tile once into host memory instead, and each core
- * copies the packed tiles into its own slots (a copy costs less than a pack: 3 MiB copied and
- * 1 MiB packed at M = 128, K = N = 4096 instead of 3 MiB packed). Where that does not pay (no
- * tile read twice, or the tiles past SHARED_TILES_MAX) every core packs its own, and a float A
- * is then converted to fp16 once for all of them (npk_rk_stage_f32), so the cores copy fp16
- * tiles instead of each converting every float again. */
+ * how chained tasks work). On rocket every core is its own address space: the shared buffer is
+ * created for every core, so it has a copy in each core's space, and syncing it to the device
+ * copies the packed tiles into the other cores' copies (rk_device.h npk_rk_mem_create_for).
+ * Every core then reads them in place as on rknpu. At M = 512, K = 11008 that writes 33 MB
+ * (11 MB packed, then copied into two more spaces) where packing into host memory and copying
+ * every task's tile into its core's slot wrote 44 MB. Where sharing does not pay (no tile
+ * read twice, or the tiles past SHARED_TILES_MAX) every core packs its own, and a float A is
+ * then converted to fp16 once for all of them (npk_rk_stage_f32), so the cores copy fp16 tiles
+ * instead of each converting every float again. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,12 +87,12 @@ static bool same_tile(const tile_ref *a, const tile_ref *b)
 }
 
 /* Whether packing once pays: every distinct tile packed once plus one copy per job (into its
- * first slot; with address spaces per core, a copy per task) against a pack per task as the
- * cores would do alone. */
+ * first slot) against a pack per task as the cores would do alone. With address spaces per
+ * core, the shared buffer is also copied into every other core's space: counted as half a pack
+ * per tile and core (a copy reads and writes fp16; a pack reads A, often as floats, and
+ * rearranges it). */
 static bool worth_sharing(const npk_rk *rt, const npk_rk_plan *plan, size_t distinct)
 {
-    if (rt->eng->core_spaces) /* every task copies: pays once a tile is read twice */
-        return distinct < plan->count;
     size_t per_core[NPK_RK_MAX_CORES] = {0}, jobs = 0;
     for (size_t i = 0; i < plan->count; i++)
         if (plan->tasks[i].core < NPK_RK_MAX_CORES)
@@ -98,7 +100,8 @@ static bool worth_sharing(const npk_rk *rt, const npk_rk_plan *plan, size_t dist
     const size_t per_job = npk_rk_tasks_per_job(rt);
     for (unsigned c = 0; c < NPK_RK_MAX_CORES; c++)
         jobs += (per_core[c] + per_job - 1) / per_job;
-    return distinct + jobs < plan->count;
+    const size_t copies = rt->eng->core_spaces ? distinct * (rt->max_cores - 1) / 2 : 0;
+    return distinct + copies + jobs < plan->count;
 }
 
 /* The runtime's shared tile buffer, at least `bytes` in domain `domain`. */
@@ -121,25 +124,8 @@ static npk_status shared_buffer(npk_rk *rt, unsigned domain, uint64_t bytes)
     return s;
 }
 
-/* The runtime's host tile buffer (address spaces per core), at least `bytes`. */
-static npk_status host_buffer(npk_rk *rt, uint64_t bytes)
-{
-    if (rt->host_tiles_bytes >= bytes)
-        return NPK_OK;
-    free(rt->host_tiles);
-    rt->host_tiles_bytes = 0;
-    const size_t size = (size_t)((bytes + (1u << 20) - 1) >> 20 << 20);
-    if (!(rt->host_tiles = aligned_alloc(TILE_ALIGN, size)))
-        return npk_fail(NPK_ENOMEM, "matmul: no memory for %zu bytes of packed tiles", size);
-    rt->host_tiles_bytes = size;
-    return NPK_OK;
-}
-
 void npk_rk_shared_tiles_free(npk_rk *rt)
 {
-    free(rt->host_tiles);
-    rt->host_tiles = NULL;
-    rt->host_tiles_bytes = 0;
     if (rt->shared_tiles.size)
         npk_rk_mem_destroy(rt->dev, &rt->shared_tiles);
     rt->shared_tiles = (npk_rk_mem){0};
@@ -202,7 +188,6 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
     *repeated = true; /* unless counted below */
     if (plan->cores_used < 2 || plan->count < 2)
         return NPK_OK;
-    const bool host = rt->eng->core_spaces; /* no buffer every core reads: host memory */
     const uint64_t t0 = npk_rk_part_now();
     tile_ref *ref = malloc(plan->count * sizeof *ref);
     uint64_t *off = malloc(plan->count * sizeof *off);
@@ -232,12 +217,12 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
     npk_status s = NPK_OK;
     *repeated = distinct < plan->count;
     if (total > SHARED_TILES_MAX || !worth_sharing(rt, plan, distinct) ||
-        (host ? host_buffer(rt, total) : shared_buffer(rt, domain, total)) != NPK_OK) {
+        shared_buffer(rt, domain, total) != NPK_OK) {
         free(ref), free(off); /* per core, as before */
         return NPK_OK;
     }
-    uint8_t *base = host ? rt->host_tiles : rt->shared_tiles.host;
-    const size_t room = host ? rt->host_tiles_bytes : (size_t)rt->shared_tiles.size;
+    uint8_t *base = rt->shared_tiles.host;
+    const size_t room = (size_t)rt->shared_tiles.size;
     for (size_t i = 0; s == NPK_OK && i < plan->count; i++) {
         if (i > 0 && same_tile(&ref[i - 1], &ref[i]))
             continue;
@@ -249,10 +234,12 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
                              (size_t)(room - o));
     }
     st->pack_ns += npk_rk_part_now() - t0;
-    if (s == NPK_OK && !host) {
+    if (s == NPK_OK) {
+        /* with address spaces per core this sync copies the tiles into the other cores'
+         * spaces: host work on any device, the rest of the packing; elsewhere cache upkeep */
         const uint64_t t1 = npk_rk_part_now();
         s = npk_rk_mem_sync(rt->dev, &rt->shared_tiles, 0, total, RKNPU_MEM_SYNC_TO_DEVICE);
-        st->sync_ns += npk_rk_part_now() - t1;
+        *(rt->eng->core_spaces ? &st->pack_ns : &st->sync_ns) += npk_rk_part_now() - t1;
     }
     free(ref);
     if (s) {
@@ -260,6 +247,6 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
         return s;
     }
     *offsets = off;
-    *where = (npk_rk_tile_at){host ? NULL : &rt->shared_tiles, base, 0};
+    *where = (npk_rk_tile_at){&rt->shared_tiles, base, 0};
     return NPK_OK;
 }
