@@ -5,8 +5,9 @@
  * unit every cycle: a workload with both kinds running at once — FILLs, wide and narrow sweeps,
  * DRAINs, an emitting sweep and its fused DRAIN on both clusters, vector kernels with fills,
  * barriers, interlocked chains and reductions on both cores — must leave every unit's
- * CU_COUNTERS, CU_DBG and CU_STATUS, every signal, the results in DRAM and the final cycle
- * exactly the same. */
+ * CU_COUNTERS, CU_DBG and CU_STATUS, every signal, the results in DRAM, the final cycle and
+ * the stalled-cycle count sampled while the units work (it asks every unit, sleeping or not,
+ * whether it is idle) exactly the same. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ enum { A_AT = 0x100000, B_AT = 0x140000, C_AT = 0x300000, E_AT = 0x340000, N_AT 
 enum { GM = 4, GN = 4, NK = 4, UNIT_STRIDE = 0x8000 };
 enum { RESULTS = MG_UNITS * (2 * GM * GN + 2) * 32 };
 enum { VL = 64 };
+enum { STALL_SAMPLES = 16, STALL_STEP = 97 }; /* a prime step: samples at varied phases */
 
 /* Each round's kernel per vector core (the first core, the second). */
 static const char *const kernels[ROUNDS][VC_UNITS] = {{"fma", "red"}, {"chain", "expsum"}};
@@ -32,6 +34,7 @@ typedef struct outcome {
     uint64_t cycle;
     uint64_t reg[MAX_UNITS][3]; /* CU_COUNTERS, CU_DBG, CU_STATUS per unit, each round's end */
     uint64_t last[ROUNDS][MAX_UNITS]; /* each dispatch's final NODE_STATUS: code, arg, count */
+    uint64_t stalled[ROUNDS][STALL_SAMPLES]; /* ktsim_stalled_cycles while each round runs */
     uint8_t *dram;                    /* every cluster's results */
     uint8_t *dumps;                   /* the kernels' read-back regions, one after another */
     size_t ndumps;
@@ -150,6 +153,10 @@ static bool run(bool skip, outcome *o)
                 CHECK_EQ(kt_dispatch(&d, &mg[u], at, MG_PROG, 0, &tk[nt++]), NPK_OK);
         for (size_t v = 0; v < nvc; v++, at++)
             CHECK_EQ(kt_dispatch(&d, &vc[v], at, 1, 0, &tk[nt++]), NPK_OK);
+        for (int k = 0; k < STALL_SAMPLES; k++) { /* the units at work, between the flits */
+            ktsim_step(s, STALL_STEP);
+            o->stalled[r][k] = ktsim_stalled_cycles(s);
+        }
         for (unsigned t = 0; t < nt; t++) {
             kt_wait_result res = {0};
             npk_status w = kt_wait(&d, &tk[t], &res);
@@ -213,6 +220,17 @@ int main(void)
     for (size_t i = 0; i < on.nunits && i < MAX_UNITS; i++)
         CHECK(on.reg[i][1] != 0);
     CHECK(memcmp(on.last, off.last, sizeof on.last) == 0);
+    uint64_t stalled_max = 0;
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < STALL_SAMPLES; k++) {
+            if (on.stalled[r][k] != off.stalled[r][k])
+                fprintf(stderr, "round %d sample %d: %llu stalled cycles skipping, %llu ticked\n",
+                        r, k, (unsigned long long)on.stalled[r][k],
+                        (unsigned long long)off.stalled[r][k]);
+            CHECK_EQ(on.stalled[r][k], off.stalled[r][k]);
+            stalled_max = on.stalled[r][k] > stalled_max ? on.stalled[r][k] : stalled_max;
+        }
+    CHECK(stalled_max > 0); /* the samples met the units working with no flit moving */
     CHECK_EQ(on.ndumps, off.ndumps);
     CHECK(on.ndumps > 0 && on.ndumps == off.ndumps && !memcmp(on.dumps, off.dumps, on.ndumps));
     CHECK(on.dram && off.dram && !memcmp(on.dram, off.dram, RESULTS));

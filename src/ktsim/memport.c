@@ -119,6 +119,31 @@ bool ksim_memport_idle(const ksim_memport *p)
            !p->rd.active;
 }
 
+/* A holding read's ticks do nothing but count its hold down (step_read): the intake waits for
+ * the read to finish, and nothing else in the port moves. */
+static bool holding(const ksim_memport *p)
+{
+    return p->rd.active && p->rd.hold && ksim_fifo_empty(&p->out) && ksim_fifo_empty(&p->inject) &&
+           !p->pe;
+}
+
+uint64_t ksim_memport_quiet(const ksim_memport *p)
+{
+    if (ksim_memport_idle(p))
+        return UINT64_MAX;
+    return holding(p) ? p->rd.hold : 0;
+}
+
+void ksim_memport_skip(ksim_memport *p, uint64_t cycles, uint64_t now)
+{
+    /* An idle port is left alone: its clock record is read only in cycles that tick it (an
+     * offer follows its tick; an interlink's injection comes on a machine that skips nothing). */
+    if (!holding(p))
+        return;
+    p->rd.hold -= (unsigned)cycles;
+    p->cycle = now;
+}
+
 void ksim_memport_set_remote(ksim_memport *p, ksim_remote_take_fn take, void *user)
 {
     p->remote_take = take;

@@ -28,6 +28,12 @@ uint16_t ksim_memport_writes(const ksim_memport *p);
  * totals are kept as they happen rather than summed every cycle. */
 void ksim_memport_count_into(ksim_memport *p, uint16_t *reads, uint16_t *writes);
 bool ksim_memport_idle(const ksim_memport *p);
+/* Ticks ahead in which the port only counts down (UINT64_MAX when idle, 0 when the next tick
+ * acts): a quantising read holding its entry while the quantiser works, nothing queued to leave
+ * and no processor behind the port. ksim_memport_skip applies `cycles` of them, the machine's
+ * clock then at `now` (the port's own record of it, as its ticks would leave it). */
+uint64_t ksim_memport_quiet(const ksim_memport *p);
+void ksim_memport_skip(ksim_memport *p, uint64_t cycles, uint64_t now);
 
 /* The interlink's reach (spec §4): a flit arriving with rsvd[2] set is handed to `take` (false:
  * not this cycle, the port holds it), and a flit from another mesh enters the mesh through this

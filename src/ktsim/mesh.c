@@ -361,7 +361,9 @@ static void arbitrate(ksim_mesh *m, ksim_router *r, int x, int y, uint64_t cycle
 void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
 {
     m->moved = false;
-    for (unsigned i = 0; i < m->n_list; i++) {
+    /* the list does not change during a tick: its length read once, not after every call */
+    const unsigned n_list = m->n_list;
+    for (unsigned i = 0; i < n_list; i++) {
         const ksim_endpoint *e = &m->list[i];
         if (cycle >= *e->wake)
             e->tick(e->ep, cycle);
@@ -379,7 +381,7 @@ void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
                           cycle);
     }
     /* Endpoints inject their output register into the router input facing them. */
-    for (unsigned i = 0; i < m->n_list; i++) {
+    for (unsigned i = 0; i < n_list; i++) {
         ksim_endpoint *e = &m->list[i];
         if (cycle < *e->wake)
             continue;

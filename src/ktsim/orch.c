@@ -395,6 +395,11 @@ void ksim_orch_tick_begin(ksim_orch *o, uint64_t cycle)
 {
     o->cycle = cycle;
     o->pushed_this_cycle = o->inst_complete_this_cycle = o->signal_this_cycle = false;
+    /* The commonest cycle: nothing registered, nothing streaming, nothing queued to hand out (or
+     * the output register still full) — every step below would find nothing to do. */
+    if (!(o->kick_req | o->push_pending | o->run | o->tx_push_req | o->rx_pop_req) &&
+        (o->out_valid || ksim_fifo_empty(&o->tx)))
+        return;
     uint16_t credit_now = o->credit; /* the registered value this cycle sees */
 
     /* A kick registered last cycle: accepted only when idle and PROG_LEN is non-zero. */
@@ -490,9 +495,13 @@ bool ksim_orch_accept(ksim_orch *o, const kt_flit *f)
         /* Summarised, never queued: the mirror keeps the last code/arg and a 16-bit count. */
         kt_signal s = kt_signal_get(f);
         uint8_t idx = kt_coord_pack(h.src);
-        kt_node_status old = kt_node_status_decode(o->node_status[idx]);
-        kt_node_status ns = {s.code, s.arg, (uint16_t)(old.count + 1), true};
-        o->node_status[idx] = kt_node_status_encode(&ns);
+        /* field by field: every completion passes here */
+        const kt_word_layout *L = &kt_word_node_status;
+        uint64_t count = kt_word_get(L, KT_NODE_STATUS_F_COUNT, o->node_status[idx]) + 1;
+        o->node_status[idx] = kt_word_bits(L, KT_NODE_STATUS_F_CODE, s.code) |
+                              kt_word_bits(L, KT_NODE_STATUS_F_ARG, s.arg) |
+                              kt_word_bits(L, KT_NODE_STATUS_F_COUNT, count) |
+                              kt_word_bits(L, KT_NODE_STATUS_F_VALID, 1);
         o->signal_this_cycle = true;
         if (s.code == KT_SIG_INST_COMPLETE)
             o->inst_complete_this_cycle = true; /* only INST_COMPLETE refills credit */

@@ -59,6 +59,7 @@ struct ksim_shell {
      * reads it to leave a sleeping shell alone). */
     const uint64_t *clock;
     bool asleep;
+    bool idle_asleep; /* ksim_shell_idle when it fell asleep: what that reads holds till it wakes */
     uint64_t sleep_from, wake_at;
 };
 
@@ -142,6 +143,12 @@ static bool busy(const ksim_shell *sh)
 }
 
 static uint64_t quiet_ticks(const ksim_shell *sh);
+
+static bool idle_now(const ksim_shell *sh)
+{
+    return !busy(sh) && !sh->ctrl_pend && !sh->out_valid && ksim_fifo_empty(&sh->recv) &&
+           (!sh->ops->idle || sh->ops->idle(sh->unit));
+}
 
 /* The owed quiet ticks up to and including cycle `through`, applied at once. */
 static void settle(ksim_shell *sh, uint64_t through)
@@ -337,6 +344,7 @@ static void shell_tick(void *ep, uint64_t cycle)
      * and vector cores keep their own clocks), which only a quiet whole machine may skip. */
     uint64_t q = sh->clock && sh->ops->quiet ? quiet_ticks(sh) : 0;
     if (q) {
+        sh->idle_asleep = idle_now(sh);
         sh->asleep = true;
         sh->sleep_from = cycle + 1;
         sh->wake_at = q >= UINT64_MAX - cycle - 1 ? UINT64_MAX : cycle + 1 + q;
@@ -354,12 +362,9 @@ void ksim_shell_poke_counters(ksim_shell *sh, uint32_t retired, uint32_t busy_cy
 }
 
 /* Asleep, what idle and quiet read does not change (only countdowns and busy_cycles do), so
- * these three answer without applying what it owes. */
-bool ksim_shell_idle(const ksim_shell *sh)
-{
-    return !busy(sh) && !sh->ctrl_pend && !sh->out_valid && ksim_fifo_empty(&sh->recv) &&
-           (!sh->ops->idle || sh->ops->idle(sh->unit));
-}
+ * these three answer without applying what it owes; idle, asked every cycle the machine runs
+ * without moving a flit, as it was found when the shell fell asleep. */
+bool ksim_shell_idle(const ksim_shell *sh) { return sh->asleep ? sh->idle_asleep : idle_now(sh); }
 
 static uint64_t quiet_ticks(const ksim_shell *sh)
 {

@@ -46,6 +46,7 @@ struct ktsim {
     ksim_memport *ports[KTSIM_MAX_MEM_PORTS];
     ksim_shell *shells[KTSIM_MAX_UNITS];
     unsigned n_shells;
+    bool ports_counting; /* quiet_cycles found a memory port counting down */
     bus_region regions[MAX_REGIONS];
     unsigned n_regions;
     bus_region *ticking[MAX_REGIONS]; /* the regions with a tick, in region order */
@@ -84,7 +85,8 @@ uint64_t ktsim_dropped_flits(const ktsim *s) { return ksim_mesh_dropped(s->mesh)
 
 static bool machine_idle(const ktsim *s)
 {
-    if (!ksim_orch_idle(s->orch) || ksim_mesh_in_flight(s->mesh))
+    /* flits in the mesh first: the commonest reason, and the cheapest test */
+    if (ksim_mesh_in_flight(s->mesh) || !ksim_orch_idle(s->orch))
         return false;
     for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
         if (!ksim_memport_idle(s->ports[i]))
@@ -95,18 +97,24 @@ static bool machine_idle(const ktsim *s)
     return true;
 }
 
-/* How many of the next cycles would change nothing but countdowns and counters: the mesh and
- * the memory ports empty, the orchestrator quiet, every shell, AUX_CFG client and ticking region
+/* How many of the next cycles would change nothing but countdowns and counters: the mesh
+ * empty, the orchestrator quiet, every memory port, shell, AUX_CFG client and ticking region
  * idle or counting down. 0 when the next cycle does real work. */
-static uint64_t quiet_cycles(const ktsim *s)
+static uint64_t quiet_cycles(ktsim *s)
 {
     /* flits in the mesh first: the commonest reason a cycle is not quiet, and the cheapest test */
     if (ksim_mesh_in_flight(s->mesh) || !s->cfg.skip_quiet || s->rv64 || !ksim_orch_quiet(s->orch))
         return 0;
-    for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
-        if (!ksim_memport_idle(s->ports[i]))
-            return 0;
-    uint64_t q = ksim_orch_aux_quiet(s->orch);
+    uint64_t q = UINT64_MAX;
+    for (unsigned i = 0; i < s->cfg.n_mem_ports && q; i++) {
+        uint64_t k = ksim_memport_quiet(s->ports[i]);
+        q = k < q ? k : q;
+    }
+    if (!q)
+        return 0;
+    s->ports_counting = q != UINT64_MAX; /* the skip that follows has ports to count down */
+    uint64_t a = ksim_orch_aux_quiet(s->orch);
+    q = a < q ? a : q;
     for (unsigned i = 0; i < s->n_shells && q; i++) {
         uint64_t k = ksim_shell_quiet(s->shells[i]);
         q = k < q ? k : q;
@@ -124,6 +132,8 @@ static void skip_quiet(ktsim *s, uint64_t cycles)
 {
     s->cycle += cycles;
     ksim_orch_skip(s->orch, s->cycle);
+    for (unsigned i = 0; i < s->cfg.n_mem_ports && s->ports_counting; i++)
+        ksim_memport_skip(s->ports[i], cycles, s->cycle);
     for (unsigned i = 0; i < s->n_shells; i++)
         ksim_shell_skip(s->shells[i], cycles);
     ksim_orch_aux_skip(s->orch, cycles);

@@ -190,13 +190,17 @@ static void send_to_node(vec_unit *u, ksim_shell *sh)
 static void send(vec_unit *u, ksim_shell *sh)
 {
     vc_core *c = &u->c;
-    kt_coord me = ksim_shell_coord(sh);
-    kt_flit f = {{0}};
     if (u->w_data) {
         if (ksim_shell_send(sh, &u->data))
             u->w_data = false;
         return;
     }
+    /* the commonest cycle: nothing to send (a flit is built only when there is one) */
+    bool req = (c->rd_valid && !c->rd_taken) || (c->wr_valid && !c->wr_taken);
+    if (!u->sg_pend && !(req && c->req_at < c->now))
+        return;
+    kt_coord me = ksim_shell_coord(sh);
+    kt_flit f = {{0}};
     if (u->sg_pend) {
         kt_flit_signal(&f, u->sg_to, me, 0, KT_SIG_DATA_RECEIVED, u->sg_buf);
         if (ksim_shell_send(sh, &f))

@@ -127,9 +127,18 @@ void vc_core_reset(vc_core *c)
     for (int a = 0; a < KT_VEC_DESCS; a++)
         for (int d = 0; d < KT_VEC_DIMS; d++)
             c->dbound[a][d] = 1;
+    kt_vec_decode(0, &c->ird);
+    for (unsigned i = 0; i < KT_VEC_IMEM_WORDS; i++)
+        c->dimem[i] = c->ird;
 }
 
-void vc_core_imem(vc_core *c, unsigned addr, uint32_t word) { c->imem[addr & PC_MASK] = word; }
+/* A word is decoded once, here: the sequencer and its quiet-step look-ahead read the fields of
+ * the words they fetch many times. */
+void vc_core_imem(vc_core *c, unsigned addr, uint32_t word)
+{
+    c->imem[addr & PC_MASK] = word;
+    kt_vec_decode(word, &c->dimem[addr & PC_MASK]);
+}
 
 void vc_core_desc(vc_core *c, unsigned ad, unsigned fld, uint64_t value)
 {
@@ -292,7 +301,7 @@ static void exec_alu(vc_core *c)
 /* GD: the chain's next word, fetched over GA, GB, GC. */
 static void gather(vc_core *c)
 {
-    kt_vec_decode(c->imem[c->pc], &c->d);
+    c->d = c->dimem[c->pc];
     c->pc = (c->pc + 1) & PC_MASK;
     const kt_vec_insn *d = &c->d;
     if (d->sa == KT_VEC_SRC_V || d->sb == KT_VEC_SRC_V || d->sc == KT_VEC_SRC_V)
@@ -365,7 +374,7 @@ static void expsum_beat(vc_core *c)
 static void exec(vc_core *c)
 {
     kt_vec_insn *d = &c->d;
-    kt_vec_decode(c->ir, d);
+    *d = c->ird;
     unsigned held = c->pc;
     c->pc = (c->pc + 1) & PC_MASK;
     c->chunk = c->half = c->beats = 0;
@@ -574,6 +583,7 @@ void vc_core_step(vc_core *c)
     case S_F2: c->st = S_DEC; break;
     case S_DEC:
         c->ir = c->imem[c->pc];
+        c->ird = c->dimem[c->pc];
         c->st = S_EXEC;
         break;
     case S_EXEC: exec(c); break;
@@ -753,28 +763,25 @@ static uint64_t drain_quiet(const vc_core *c)
  * finally dispatches it does not set anew, so the held steps are quiet. Every other word acts. */
 static uint64_t exec_quiet(const vc_core *c)
 {
-    kt_vec_insn d;
-    kt_vec_decode(c->ir, &d);
-    bool typed = d.op == KT_VEC_VLD || d.op == KT_VEC_VST || d.op == KT_VEC_VCVT;
-    bool walk = typed || d.op == KT_VEC_VSHUF || d.op == KT_VEC_VBCAST;
-    if (typed && d.dt != KT_VEC_DT_FP16 && d.dt != KT_VEC_DT_FP32)
+    const kt_vec_insn *d = &c->ird;
+    bool typed = d->op == KT_VEC_VLD || d->op == KT_VEC_VST || d->op == KT_VEC_VCVT;
+    bool walk = typed || d->op == KT_VEC_VSHUF || d->op == KT_VEC_VBCAST;
+    if (typed && d->dt != KT_VEC_DT_FP16 && d->dt != KT_VEC_DT_FP32)
         return 0; /* faults */
-    if (walk || d.op == KT_VEC_VSETMODE)
+    if (walk || d->op == KT_VEC_VSETMODE)
         return pipe_empty(c) ? 0 : drain_quiet(c);
-    if (d.op == KT_VEC_VFILL)
+    if (d->op == KT_VEC_VFILL)
         return c->fill_out ? UINT64_MAX : 0;
     return 0;
 }
 
-/* Whether EXEC dispatching `word` stays inside the sequencer: every word does (a fault only
- * moves it to FAULT, whose own step stops the kernel) but an arithmetic one in TREE mode, which
- * reports a model error. */
-static bool exec_own(const vc_core *c, uint32_t word)
+/* Whether EXEC dispatching the (decoded) word `d` stays inside the sequencer: every word does (a
+ * fault only moves it to FAULT, whose own step stops the kernel) but an arithmetic one in TREE
+ * mode, which reports a model error. */
+static bool exec_own(const vc_core *c, const kt_vec_insn *d)
 {
-    kt_vec_insn d;
-    kt_vec_decode(word, &d);
-    bool c_src = d.sa == KT_VEC_SRC_C || d.sb == KT_VEC_SRC_C || d.sc == KT_VEC_SRC_C;
-    return !(d.op <= LAST_ALU_OP && !c_src && c->mode == KT_VEC_TREE);
+    bool c_src = d->sa == KT_VEC_SRC_C || d->sb == KT_VEC_SRC_C || d->sc == KT_VEC_SRC_C;
+    return !(d->op <= LAST_ALU_OP && !c_src && c->mode == KT_VEC_TREE);
 }
 
 /* Chunks a load or store walk still finishes: it stops when the chunk count reaches VL's
@@ -835,11 +842,11 @@ static uint64_t own_steps(const vc_core *c)
         n = 1;
         break;
     case S_START:
-        return c->cd_err ? 1 : 3 + exec_own(c, c->imem[pc]); /* START, F2, DEC, EXEC */
+        return c->cd_err ? 1 : 3 + exec_own(c, &c->dimem[pc]); /* START, F2, DEC, EXEC */
     case S_F1: break;
-    case S_F2: return 2 + exec_own(c, c->imem[pc]);
-    case S_DEC: return 1 + exec_own(c, c->imem[pc]);
-    case S_EXEC: return exec_own(c, c->ir);
+    case S_F2: return 2 + exec_own(c, &c->dimem[pc]);
+    case S_DEC: return 1 + exec_own(c, &c->dimem[pc]);
+    case S_EXEC: return exec_own(c, &c->ird);
     case S_AGW:
     case S_MEMW:
     case S_DRW: return 1;
@@ -851,7 +858,7 @@ static uint64_t own_steps(const vc_core *c)
         return n;
     if (c->lp_act && pc == c->lp_end && c->lp_cnt > 1)
         pc = c->lp_top;
-    return n + 3 + exec_own(c, c->imem[pc]);
+    return n + 3 + exec_own(c, &c->dimem[pc]);
 }
 
 /* A walk's steps before its phase counter reaches the phase that moves a chunk (LDD, STD). */

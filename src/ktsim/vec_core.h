@@ -36,6 +36,7 @@ typedef struct vc_core {
 
     /* architectural state */
     uint32_t imem[KT_VEC_IMEM_WORDS];
+    kt_vec_insn dimem[KT_VEC_IMEM_WORDS]; /* each IMEM word decoded when it is written */
     uint64_t dbase[KT_VEC_DESCS];
     int32_t dstride[KT_VEC_DESCS][KT_VEC_DIMS];
     uint16_t dbound[KT_VEC_DESCS][KT_VEC_DIMS];
@@ -51,6 +52,7 @@ typedef struct vc_core {
     unsigned pc, wait;
     kt_vec_insn d;
     uint32_t ir;
+    kt_vec_insn ird; /* ir decoded */
     unsigned chunk, half, beats, nbeat;
     bool lp_act;
     unsigned lp_top, lp_end;

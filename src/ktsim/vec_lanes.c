@@ -117,14 +117,11 @@ static void write_back(const vc_lanes *l, const vl_beat *b, uint32_t v[][KT_VEC_
     }
 }
 
-/* A cycle in which no beat writes back and none issued changes nothing: the common case, so it
- * returns at once. Otherwise only the registers a beat issued to or wrote back move (the rest
- * keep their counts), each as the five-bit counter does: up for the issue, down for a write-back
- * unless already at zero. */
-void vl_end_cycle(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX], uint8_t p[][KT_VEC_VLMAX])
+/* Only the registers a beat issued to or wrote back move (the rest keep their counts), each as
+ * the five-bit counter does: up for the issue, down for a write-back unless already at zero. */
+void vl_end_cycle_work(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX],
+                       uint8_t p[][KT_VEC_VLMAX])
 {
-    if (l->inc < 0 && now < l->next_wb)
-        return;
     uint32_t dec = 0; /* bit r: a beat writing register r wrote back now */
     unsigned keep = 0;
     uint64_t next = UINT64_MAX;

@@ -59,8 +59,16 @@ void vl_set_stage(vc_lanes *l, unsigned k, uint64_t now, const vl_stage *s);
 /* A beat issued in cycle `now` (b->issue, b->wb filled here). */
 void vl_issue(vc_lanes *l, uint64_t now, vl_beat *b);
 /* The end of cycle `now`: beats writing back now compute their stages and write v (or p); the
- * pending counts move. */
-void vl_end_cycle(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX], uint8_t p[][KT_VEC_VLMAX]);
+ * pending counts move. A cycle in which no beat writes back and none issued changes nothing:
+ * the commonest case, answered inline (vl_end_cycle_work does the rest). */
+void vl_end_cycle_work(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX],
+                       uint8_t p[][KT_VEC_VLMAX]);
+static inline void vl_end_cycle(vc_lanes *l, uint64_t now, uint32_t v[][KT_VEC_VLMAX],
+                                uint8_t p[][KT_VEC_VLMAX])
+{
+    if (l->inc >= 0 || now >= l->next_wb)
+        vl_end_cycle_work(l, now, v, p);
+}
 /* A beat that writes nothing (a reduction's) entering the lanes in cycle `now`. */
 static inline void vl_touch(vc_lanes *l, uint64_t now) { l->pipe_free_at = now + l->pipe_lat; }
 /* A TREE reduction of kind 0..5 (SUM, MAX, MIN, SUMSQ, DOT, EXPSUM) over `nchunk` chunks of va

@@ -93,33 +93,50 @@ const kt_field *kt_field_find(const kt_field *layout, const char *name)
     return NULL;
 }
 
+static npk_status field_too_wide(const kt_field *field, uint64_t value)
+{
+    return npk_fail(NPK_ELIMIT,
+                    "flit field %s=0x%" PRIx64 " does not fit %u bits (max 0x%" PRIx64 ")",
+                    field->name, value, field->width, kt_width_mask(field->width));
+}
+
 npk_status kt_field_put(kt_flit *f, const kt_field *field, uint64_t value)
 {
     if (field->width < 64 && value > kt_width_mask(field->width))
-        return npk_fail(NPK_ELIMIT,
-                        "flit field %s=0x%" PRIx64 " does not fit %u bits (max 0x%" PRIx64 ")",
-                        field->name, value, field->width, kt_width_mask(field->width));
+        return field_too_wide(field, value);
     kt_flit_set_bits(f, field->lo, field->width, value);
     return NPK_OK;
 }
 
-/* Put a list of values into the fields of `layout`, in table order. */
+/* Put a list of values into the fields of `layout` (every one inside the payload, bits
+ * 0..255), in table order, the payload cleared first. Every simulated memory request, signal
+ * and reply is built here: each value is checked against its field, then ORed into the zeroed
+ * bits, in one host word or across two. */
 static npk_status put_all(kt_flit *f, const kt_field *layout, const uint64_t *values, size_t n)
 {
+    kt_payload_clear(f);
     for (size_t i = 0; i < n; i++) {
-        npk_status s = kt_field_put(f, &layout[i], values[i]);
-        if (s != NPK_OK)
-            return s;
+        const kt_field *fl = &layout[i];
+        uint64_t v = values[i];
+        if (fl->width < 64 && v > kt_width_mask(fl->width))
+            return field_too_wide(fl, v);
+        unsigned word = fl->lo / 64, shift = fl->lo % 64;
+        f->w[word] |= v << shift;
+        if (shift && shift + fl->width > 64)
+            f->w[word + 1] |= v >> (64 - shift);
     }
     return NPK_OK;
 }
 
-static npk_status check_coord(const char *what, kt_coord c)
+static npk_status coord_too_far(const char *what, kt_coord c)
 {
-    if (c.x > KT_COORD_MAX || c.y > KT_COORD_MAX)
-        return npk_fail(NPK_ELIMIT, "%s coordinate (%u,%u) exceeds %u per axis", what, c.x, c.y,
-                        KT_COORD_MAX);
-    return NPK_OK;
+    return npk_fail(NPK_ELIMIT, "%s coordinate (%u,%u) exceeds %u per axis", what, c.x, c.y,
+                    KT_COORD_MAX);
+}
+
+static inline npk_status check_coord(const char *what, kt_coord c)
+{
+    return c.x > KT_COORD_MAX || c.y > KT_COORD_MAX ? coord_too_far(what, c) : NPK_OK;
 }
 
 /* The header is read and written as host word 4 (flit_header.h); writing goes field by field
@@ -136,7 +153,7 @@ npk_status kt_header_put(kt_flit *f, const kt_header *h)
     for (size_t i = 0; i < 8; i++) {
         const kt_field *fl = &kt_layout_header[i];
         if (v[i] > kt_width_mask(fl->width))
-            return kt_field_put(f, fl, v[i]); /* refused, naming the field */
+            return field_too_wide(fl, v[i]);
         word |= v[i] << (fl->lo - HEADER_LO);
     }
     f->w[HEADER_WORD] = word; /* the host word 4 has no bits above 287 */
@@ -147,7 +164,6 @@ kt_header kt_header_get(const kt_flit *f) { return kt_flit_header(f); }
 
 npk_status kt_ctrl_put(kt_flit *f, const kt_ctrl *c)
 {
-    kt_payload_clear(f);
     uint64_t v[] = {c->op, c->index, c->value};
     return put_all(f, kt_layout_ctrl, v, 3);
 }
@@ -161,7 +177,6 @@ kt_ctrl kt_ctrl_get(const kt_flit *f)
 
 npk_status kt_signal_put(kt_flit *f, const kt_signal *s)
 {
-    kt_payload_clear(f);
     uint64_t v[] = {s->code, s->arg};
     return put_all(f, kt_layout_signal, v, 2);
 }
@@ -183,7 +198,6 @@ npk_status kt_mem_req_put(kt_flit *f, const kt_mem_req *r)
             return s;
         peers |= (uint64_t)kt_coord_pack(r->peer[i]) << (8 * i); /* peer0 in the lowest byte */
     }
-    kt_payload_clear(f);
     uint64_t v[] = {r->addr, r->len, r->flags, r->count, peers, r->n_peer, r->entry_words};
     return put_all(f, kt_layout_mem_req, v, 7);
 }
@@ -210,7 +224,6 @@ npk_status kt_cu_data_put(kt_flit *f, const kt_cu_data *d)
     npk_status s;
     if ((s = check_coord("ack", d->ack)))
         return s;
-    kt_payload_clear(f);
     uint64_t v[] = {d->buf_id, d->offset, d->len, d->flags, d->ack.y, d->ack.x};
     return put_all(f, kt_layout_cu_data, v, 6);
 }

@@ -361,6 +361,31 @@ MX_AVX2 __m256i v_add(__m256i a, __m256i b)
     return _mm256_andnot_si256(_mm256_and_si256(za, zb), r); /* both zero: 0 */
 }
 
+/* subtile_dots, sixteen significands a vector: each lane's 32 widened to two vectors of 16-bit
+ * values, multiplied pairwise into 32-bit sums, the partial sums of a row's four dots added
+ * across in three horizontal adds and the two halves' sums added (the same integers). */
+static MX_AVX2_FN void dots_avx2(const int8_t *qa, const int8_t *qb,
+                                 int32_t dot[KT_MX_LANES * KT_MX_LANES])
+{
+    __m256i a[KT_MX_LANES][2], b[KT_MX_LANES][2];
+    for (unsigned l = 0; l < KT_MX_LANES; l++)
+        for (unsigned h = 0; h < 2; h++) {
+            unsigned at = l * KT_MX_KBLOCK + 16 * h;
+            a[l][h] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(qa + at)));
+            b[l][h] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(qb + at)));
+        }
+    for (unsigned i = 0; i < KT_MX_LANES; i++) {
+        __m256i s[KT_MX_LANES];
+        for (unsigned j = 0; j < KT_MX_LANES; j++)
+            s[j] = _mm256_add_epi32(_mm256_madd_epi16(a[i][0], b[j][0]),
+                                    _mm256_madd_epi16(a[i][1], b[j][1]));
+        /* per half: {s0, s1, s2, s3} of that half's eight products each */
+        __m256i h = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
+        __m128i r = _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+        _mm_storeu_si128((__m128i *)(dot + i * KT_MX_LANES), r);
+    }
+}
+
 static MX_AVX2_FN void subtile_avx2(const int32_t dot[KT_MX_LANES * KT_MX_LANES],
                                     const uint8_t field_a[KT_MX_LANES],
                                     const uint8_t field_b[KT_MX_LANES], unsigned anchor, bool load,
@@ -387,11 +412,13 @@ void kt_mx_subtile_fp22(const int8_t qa[KT_MX_ENTRY_ELEMS], const uint8_t field_
                         unsigned anchor, bool load, uint32_t t[KT_MX_LANES * KT_MX_LANES])
 {
     int32_t dot[KT_MX_LANES * KT_MX_LANES];
-    subtile_dots(qa, qb, dot);
 #if MX_HAVE_AVX2
-    if (mx_avx2())
+    if (mx_avx2()) {
+        dots_avx2(qa, qb, dot);
         return subtile_avx2(dot, field_a, field_b, anchor, load, t);
+    }
 #endif
+    subtile_dots(qa, qb, dot);
     for (unsigned i = 0; i < KT_MX_LANES; i++)
         for (unsigned j = 0; j < KT_MX_LANES; j++) {
             uint32_t c = chain_of_dot(dot[i * KT_MX_LANES + j], field_a[i], field_b[j], anchor);

@@ -241,9 +241,12 @@ uint64_t kt_mesh_addr_make(bool aperture, unsigned mesh, uint64_t local)
     return kt_word_pack(&kt_word_mesh_addr, &a);
 }
 
+/* Every address a simulated memory port serves is split here: the rows' bits read directly
+ * (field_value), not through the layout's member copy loop. */
 kt_mesh_addr kt_mesh_addr_split(uint64_t addr)
 {
-    kt_mesh_addr a;
-    kt_word_decode(&kt_word_mesh_addr, addr, &a);
-    return a;
+    const kt_wfield *r = mesh_addr_rows;
+    return (kt_mesh_addr){field_value(&r[KT_MADDR_APERTURE], addr) != 0,
+                          (uint8_t)field_value(&r[KT_MADDR_MESH], addr),
+                          field_value(&r[KT_MADDR_LOCAL], addr)};
 }
