@@ -280,9 +280,6 @@ typedef struct npg_call {
     const float *a_scale; /* NPG_FORM_INT8_ROW: M scales */
     float *c;             /* act_rows x M rows of N; the result is its first M rows */
     float *out;           /* NPG_FORM_INT8_ROW: M rows of N where the results go (NULL: c) */
-    bool beyond;          /* out, a_f32: a finite float of a was beyond fp16's range (the runtime
-                             found it converting them): the result is not the product; the
-                             caller computes that matrix on the host */
 } npg_call;
 
 /* Row p of t (K elements) as the form takes its activations: fp16 bits at dst, or int8 digits

@@ -85,7 +85,7 @@ static void fail(const char *name, const npg_call *c, size_t count, npk_status r
 /* The calls of one form: chunks of at most NPK_RK_BATCH_MAX items per runtime call (one
  * item per call when batching is off). */
 static bool run_form(npg_device *d, npg_call *calls, size_t count, npg_form form,
-                     npk_rk_matmul_item *items, size_t *call_of, const char *name, uint64_t *t0,
+                     npk_rk_matmul_item *items, const char *name, uint64_t *t0,
                      uint64_t *runtime_host)
 {
     const npg_form_row *f = npg_form_info(form);
@@ -105,16 +105,12 @@ static bool run_form(npg_device *d, npg_call *calls, size_t count, npg_form form
                 return false;
             }
             count_matmuls(d, &st, name, used, &calls[first], t0, runtime_host);
-            for (size_t j = 0; j < used; j++) /* whose floats did not fit fp16 */
-                calls[call_of[j]].beyond =
-                    (used > 1 ? items[j].stats.a_beyond_fp16 : st.a_beyond_fp16) != 0;
             used = 0;
         }
         if (i == count || calls[i].form != form)
             continue;
         if (used == 0)
             first = i;
-        call_of[used] = i;
         items[used++] = (npk_rk_matmul_item){.w = calls[i].mat->w,
                                              .m = calls[i].m * f->act_rows,
                                              .a = calls[i].a,
@@ -133,18 +129,16 @@ bool npg_calls_run(npg_device *d, npg_call *calls, size_t count, const char *nam
 {
     if (count == 0)
         return true;
-    const size_t most = count < NPK_RK_BATCH_MAX ? count : NPK_RK_BATCH_MAX;
-    npk_rk_matmul_item *items = malloc(most * sizeof *items);
-    size_t *call_of = malloc(most * sizeof *call_of);
-    if (!items || !call_of) {
-        free(items), free(call_of);
+    npk_rk_matmul_item *items = malloc(
+        (count < NPK_RK_BATCH_MAX ? count : NPK_RK_BATCH_MAX) * sizeof *items);
+    if (!items) {
         fprintf(stderr, "ggml-npukit: %s: out of memory for %zu matmuls\n", name, count);
         return false;
     }
     static const npg_form forms[] = {NPG_FORM_FP16, NPG_FORM_INT8_ROW};
     bool ok = true;
     for (size_t f = 0; f < sizeof forms / sizeof forms[0] && ok; f++)
-        ok = run_form(d, calls, count, forms[f], items, call_of, name, t0, runtime_host);
-    free(items), free(call_of);
+        ok = run_form(d, calls, count, forms[f], items, name, t0, runtime_host);
+    free(items);
     return ok;
 }

@@ -8,10 +8,7 @@
  *
  * Activations become fp16 at each call (the product is fp16 x fp16 with fp32 accumulation);
  * a matrix whose operands fp16 cannot hold (a finite value beyond 65504) is computed on the
- * host in fp32 instead, never returned as infinities. Float activations the runtime reads in
- * place are checked by the runtime as it converts them (npk_rk_stats.a_beyond_fp16), not by a
- * pass of the backend's own over them: such a matrix is computed again on the host after the
- * call. */
+ * host in fp32 instead, never returned as infinities. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,7 +167,6 @@ typedef struct prepared {
     bool c_in_dst;  /* the runtime writes dst in place: nothing to scatter */
     bool sums_to_dst; /* the int8 form's sums are scaled back straight into dst */
     bool *on_npu;   /* mats: the matrix is one of the calls (else done on the host) */
-    size_t first_call; /* its first call's index: one call per matrix on_npu, in order */
 } prepared;
 
 static void prepared_free(npg_device *d, prepared *q)
@@ -212,7 +208,6 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
     q->on_npu = calloc((size_t)mats, sizeof *q->on_npu);
     float *tmp = malloc((size_t)(2 * k) * sizeof *tmp);
     bool ok = q->p && q->a_scale && q->c && q->on_npu && tmp;
-    q->first_call = *ncalls;
     for (slice *s = &q->s; ok && s->i03 < a->ne[3]; s->i03++)
         for (s->i02 = 0; ok && s->i02 < a->ne[2]; s->i02++) {
             const int64_t idx = s->i03 * a->ne[2] + s->i02;
@@ -226,6 +221,8 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
                 break;
             }
             uint8_t *act = q->a ? q->a + (size_t)(idx * rows * k) * per_row * esz : NULL;
+            if (direct) /* the range only: the runtime converts */
+                in_range = in_range && npg_f32_fits_fp16(direct, rows * k);
             for (int64_t r = 0; r < rows && in_range && !direct; r++) {
                 uint8_t *out;
                 in_range = npg_act_row(form, b, stacked_row(s, r, &out), tmp,
@@ -256,29 +253,6 @@ static bool prepare(npg_device *d, struct ggml_tensor *dst, prepared *q, npg_cal
     if (!(q->p && q->a_scale && q->c && q->on_npu && tmp))
         fprintf(stderr, "ggml-npukit: %s: out of memory\n", dst->name);
     free(tmp);
-    return ok;
-}
-
-/* The matrices whose float activations the runtime found beyond fp16 (calls[].beyond), on the
- * host, as the ones found before the call are. */
-static bool redo_beyond(npg_device *d, prepared *q, const npg_call *calls)
-{
-    const struct ggml_tensor *a = q->s.a;
-    size_t c = q->first_call;
-    bool ok = true;
-    for (q->s.i03 = 0; q->s.i03 < a->ne[3]; q->s.i03++)
-        for (q->s.i02 = 0; q->s.i02 < a->ne[2]; q->s.i02++) {
-            const int64_t idx = q->s.i03 * a->ne[2] + q->s.i02;
-            if (!q->on_npu[idx] || !calls[c++].beyond)
-                continue;
-            q->on_npu[idx] = false;
-            d->counters.host_matmuls++;
-            if (!host_slice(&q->s, q->rows)) {
-                fprintf(stderr, "ggml-npukit: %s: out of memory on the host path\n",
-                        q->s.dst->name);
-                ok = false;
-            }
-        }
     return ok;
 }
 
@@ -319,7 +293,6 @@ bool npg_mul_mat_nodes(npg_device *d, struct ggml_tensor *const *nodes, int coun
     ok = ok && npg_calls_run(d, calls, ncalls, nodes[0]->name, &t0, &runtime_host);
     for (int i = 0; q && i < count; i++) {
         if (ok && !empty_mul_mat(nodes[i])) {
-            ok = redo_beyond(d, &q[i], calls);
             finish(&q[i]);
             d->counters.npu_matmuls++;
         }

@@ -141,6 +141,35 @@ static void dgemm(void)
     CHECK(r == 0);
 }
 
+/* npk_f32_to_f16_n_beyond: the same halves as npk_f32_to_f16_n, and true exactly when a float
+ * is finite and beyond 65504 in magnitude; each edge value at every place of runs of every
+ * length up to 40 (the vector body and every tail). */
+static void beyond(void)
+{
+    static const struct {
+        float v;
+        bool beyond;
+    } edges[] = {{65504.0f, false},  {-65504.0f, false}, {65504.00390625f, true},
+                 {65519.99f, true},  {65520.0f, true},   {-1e30f, true},
+                 {INFINITY, false},  {-INFINITY, false}, {NAN, false},
+                 {65000.0f, false}};
+    float f[40];
+    uint16_t h[40], want[40];
+    unsigned wrong = 0, bits = 0;
+    for (size_t n = 1; n <= 40; n++)
+        for (size_t at = 0; at < n; at++)
+            for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++) {
+                for (size_t i = 0; i < n; i++)
+                    f[i] = (float)i * 0.37f - 3.0f;
+                f[at] = edges[e].v;
+                npk_f32_to_f16_n(f, want, n);
+                wrong += npk_f32_to_f16_n_beyond(f, h, n) != edges[e].beyond;
+                bits += memcmp(h, want, n * sizeof *h) != 0;
+            }
+    CHECK_EQ(wrong, 0u);
+    CHECK_EQ(bits, 0u);
+}
+
 int main(void)
 {
     printf("fp16 conversion path: %s\n", npk_dense_f16_path());
@@ -150,11 +179,13 @@ int main(void)
     CHECK(strcmp(npk_dense_f16_path(), "neon") == 0);
 #endif
     conversions();
+    beyond();
     dgemm();
     if (strcmp(npk_dense_f16_path(), "portable") != 0) {
         npk_dense_force_portable(true);
         CHECK(strcmp(npk_dense_f16_path(), "portable") == 0);
         conversions();
+        beyond();
         npk_dense_force_portable(false);
     }
     return check_done();

@@ -163,15 +163,23 @@ __attribute__((target("avx,f16c"))) static size_t f16_to_f32_f16c(const uint16_t
 }
 
 /* VCVTPS2PH with round-to-nearest-even is bit-exact with npk_f32_to_f16, NaNs included. */
+/* Also marks (*marked) a half whose magnitude bits are 0x7bff or more: 65504, an infinity or a
+ * NaN (npk_f32_to_f16_n_beyond); two instructions per 8 halves, so the plain conversion does
+ * it too. */
 __attribute__((target("avx,f16c"))) static size_t f32_to_f16_f16c(const float *f, uint16_t *h,
-                                                                  size_t n)
+                                                                  size_t n, bool *marked)
 {
     size_t i = 0;
+    const __m128i magnitude = _mm_set1_epi16(0x7fff), below = _mm_set1_epi16(0x7bfe);
+    __m128i mark = _mm_setzero_si128();
     for (; i + 8 <= n; i += 8) {
         __m128i x =
             _mm256_cvtps_ph(_mm256_loadu_ps(f + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
         _mm_storeu_si128((__m128i *)(void *)(h + i), x);
+        /* the magnitudes are 0..0x7fff: a signed compare is right */
+        mark = _mm_or_si128(mark, _mm_cmpgt_epi16(_mm_and_si128(x, magnitude), below));
     }
+    *marked = _mm_movemask_epi8(mark) != 0;
     return i;
 }
 #endif
@@ -213,19 +221,26 @@ static size_t f16_to_f32_neon(const uint16_t *h, float *f, size_t n)
  * exponent, the quiet bit and the top 9 fraction bits: npk_f32_to_f16 bit for bit, under the
  * FPCR Linux starts every thread with (RMode nearest, FZ and DN clear), which nothing in
  * npukit changes. The tail goes through the same instruction from a zero-padded copy. */
-static void f32_to_f16_neon(const float *f, uint16_t *h, size_t n)
+/* Marks as f32_to_f16_f16c does (the tail's zero padding converts to 0: never marked). */
+static void f32_to_f16_neon(const float *f, uint16_t *h, size_t n, bool *marked)
 {
     size_t i = 0;
+    uint16x8_t mark = vdupq_n_u16(0);
     for (; i + 8 <= n; i += 8) {
         float16x4_t lo = vcvt_f16_f32(vld1q_f32(f + i));
-        vst1q_u16(h + i, vreinterpretq_u16_f16(vcvt_high_f16_f32(lo, vld1q_f32(f + i + 4))));
+        uint16x8_t x = vreinterpretq_u16_f16(vcvt_high_f16_f32(lo, vld1q_f32(f + i + 4)));
+        vst1q_u16(h + i, x);
+        mark = vorrq_u16(mark, vcgeq_u16(vandq_u16(x, vdupq_n_u16(0x7fff)), vdupq_n_u16(0x7bff)));
     }
+    *marked = vmaxvq_u16(mark) != 0;
     if (i < n) {
         float in[8] = {0};
         uint16_t out[8];
+        bool tail;
         memcpy(in, f + i, (n - i) * sizeof *in);
-        f32_to_f16_neon(in, out, 8);
+        f32_to_f16_neon(in, out, 8, &tail);
         memcpy(h + i, out, (n - i) * sizeof *out);
+        *marked |= tail;
     }
 }
 
@@ -306,32 +321,36 @@ void npk_f16le_to_f32_runs(const uint8_t *src, size_t run, size_t runs, float *d
             dst[i] = f16_table[src[2 * i] | src[2 * i + 1] << 8];
 }
 
-void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n)
+/* npk_f32_to_f16_n, and whether a half's magnitude bits are 0x7bff or more (65504, an
+ * infinity or a NaN): what npk_f32_to_f16_n_beyond looks at the floats of. */
+static bool f32_to_f16_marked(const float *f, uint16_t *h, size_t n)
 {
     size_t i = 0;
+    bool marked = false;
 #if defined(DENSE_X86)
     if (use_f16c())
-        i = f32_to_f16_f16c(f, h, n);
+        i = f32_to_f16_f16c(f, h, n, &marked);
 #elif defined(DENSE_NEON)
     if (use_neon()) {
-        f32_to_f16_neon(f, h, n);
-        return;
+        f32_to_f16_neon(f, h, n, &marked);
+        return marked;
     }
 #endif
-    for (; i < n; i++)
+    for (; i < n; i++) {
         h[i] = npk_f32_to_f16(f[i]);
+        marked |= (h[i] & 0x7fffu) >= 0x7bffu;
+    }
+    return marked;
 }
+
+void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n) { (void)f32_to_f16_marked(f, h, n); }
 
 bool npk_f32_to_f16_n_beyond(const float *f, uint16_t *h, size_t n)
 {
-    npk_f32_to_f16_n(f, h, n);
     /* only a float at or beyond 65504 in magnitude, an infinity or a NaN rounds to a half whose
-     * magnitude bits are 0x7bff or more: a loop the compiler vectorises, then the exact test on
-     * the (rare) floats it marks */
-    unsigned marked = 0;
-    for (size_t i = 0; i < n; i++)
-        marked |= (h[i] & 0x7fffu) >= 0x7bffu;
-    if (!marked)
+     * magnitude bits are 0x7bff or more: the conversion marks those (in its vector registers),
+     * then the exact test looks at the (rare) floats of a marked run */
+    if (!f32_to_f16_marked(f, h, n))
         return false;
     for (size_t i = 0; i < n; i++)
         if (isfinite(f[i]) && fabsf(f[i]) > 65504.0f)

@@ -16,8 +16,8 @@ void npk_f32_to_f16_n(const float *f, uint16_t *h, size_t n);
 /* The same, and whether some f[i] is a finite float beyond fp16's largest finite value
  * (|f| > 65504), which the rounding turns into an infinity or 65504: what a caller that
  * must not hand the NPU a changed value checks. Infinities and NaNs are not beyond: they
- * convert to themselves. The check reads the converted halves (an fp16 result of 65504 or
- * beyond marks the floats to look at), so it costs a pass over n halves in the cache. */
+ * convert to themselves. The conversion marks a half of 65504 or beyond as it makes it (in its
+ * vector registers), and only a marked run's floats are looked at again. */
 bool npk_f32_to_f16_n_beyond(const float *f, uint16_t *h, size_t n);
 /* `runs` runs of `run` fp16 elements, little-endian and consecutive at src (any alignment), to
  * floats at dst + r * stride, bit for bit as npk_f16_to_f32. */
