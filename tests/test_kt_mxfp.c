@@ -8,13 +8,16 @@
  *   - arithmetic in double: the chosen scale is the smallest E5M3 value with peak / scale <= 63,
  *     and each significand is x / scale rounded to within half a step (the circuit divides by
  *     a 12-bit reciprocal, so a tie may fall either way), clamped to 63;
- * and the packing against the slot formula written out, the unpack as its inverse, a few values
+ * and the packing against the slot formula written out (on the vector and, forced, the portable
+ * path, over random entries of every kind and random words), the unpack as its inverse, a few values
  * worked by hand, and the block quantiser (a whole block at once, eight elements a step where
  * the machine has AVX2) against the one-element quantiser the RTL vectors anchor, over random
  * blocks in every binade, with subnormals, zeros of both signs, infinities and NaNs. */
 #include <math.h>
+#include <string.h>
 
 #include "check.h"
+#include "common/dense.h"
 #include "kt/hw/mxfp.h"
 #include "kt_mxfp_vectors.h"
 #include "npukit/fp16.h"
@@ -142,35 +145,128 @@ static int slot_at(const uint8_t *out, unsigned w, unsigned s)
     return v & 0x40 ? (int)v - 128 : (int)v;
 }
 
+/* An entry packed by the rule written out bit by bit: slot s of word w at bits 249 - 7s..255 - 7s,
+ * lane i's scale field in byte 3 - i of every word. */
+static void pack_ref(const int8_t q[MXV_ELEMS], const uint8_t field[4], bool b,
+                     uint8_t out[KT_MX_ENTRY_OUT])
+{
+    memset(out, 0, KT_MX_ENTRY_OUT);
+    for (unsigned w = 0; w < 4; w++) {
+        for (unsigned k = 0; k < 8; k++)
+            for (unsigned lane = 0; lane < 4; lane++) {
+                unsigned s = b ? k * 4 + lane : lane * 8 + k;
+                unsigned v = (unsigned)q[lane * 32 + 8 * w + k] & 0x7F;
+                for (unsigned bit = 0; bit < 7; bit++) {
+                    unsigned at = 249 - 7 * s + bit;
+                    out[w * 32 + at / 8] |= (uint8_t)((v >> bit & 1) << (at % 8));
+                }
+            }
+        for (unsigned lane = 0; lane < 4; lane++)
+            out[w * 32 + 3 - lane] = field[lane];
+    }
+}
+
+/* One entry of FP16 through quantise-and-pack against the block quantiser and pack_ref, and the
+ * unpack as its inverse; counts the differences. */
+static unsigned check_entry(const uint16_t v[MXV_ELEMS], bool b)
+{
+    uint8_t in[KT_MX_ENTRY_IN], out[KT_MX_ENTRY_OUT], want[KT_MX_ENTRY_OUT];
+    for (unsigned i = 0; i < MXV_ELEMS; i++) {
+        in[2 * i] = (uint8_t)v[i];
+        in[2 * i + 1] = (uint8_t)(v[i] >> 8);
+    }
+    kt_mx_quant_entry(in, b, out);
+    int8_t q[MXV_ELEMS], uq[MXV_ELEMS];
+    uint8_t field[KT_MX_LANES], ufield[KT_MX_LANES];
+    kt_mx_scale us[KT_MX_LANES];
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+        field[lane] = kt_mx_scale_field(kt_mx_quant_block(v + lane * 32, q + lane * 32));
+    pack_ref(q, field, b, want);
+    unsigned bad = memcmp(out, want, sizeof out) != 0;
+    for (unsigned w = 0; w < 4; w++)
+        for (unsigned k = 0; k < 8; k++)
+            for (unsigned lane = 0; lane < 4; lane++)
+                bad += slot_at(out, w, b ? k * 4 + lane : lane * 8 + k) != q[lane * 32 + 8 * w + k];
+    kt_mx_unpack_entry(out, b, uq, us);
+    bad += memcmp(uq, q, sizeof q) != 0;
+    for (unsigned lane = 0; lane < 4; lane++)
+        bad += kt_mx_scale_field(us[lane]) != field[lane];
+    kt_mx_unpack_q(out, b, uq, ufield);
+    bad += memcmp(uq, q, sizeof q) != 0 || memcmp(ufield, field, sizeof field) != 0;
+    return bad;
+}
+
+/* Any four words read back (every slot value, -64 included, and any scale bytes): the unpack
+ * against slot_at, and packing what was read gives the words again but for the scale bytes
+ * of words 1..3, which the reading takes from word 0. */
+static unsigned check_words(const uint8_t in[KT_MX_ENTRY_OUT], bool b)
+{
+    int8_t q[MXV_ELEMS];
+    uint8_t field[KT_MX_LANES], again[KT_MX_ENTRY_OUT], want[KT_MX_ENTRY_OUT];
+    kt_mx_unpack_q(in, b, q, field);
+    unsigned bad = 0;
+    for (unsigned w = 0; w < 4; w++)
+        for (unsigned k = 0; k < 8; k++)
+            for (unsigned lane = 0; lane < 4; lane++)
+                bad += slot_at(in, w, b ? k * 4 + lane : lane * 8 + k) != q[lane * 32 + 8 * w + k];
+    for (unsigned lane = 0; lane < 4; lane++)
+        bad += field[lane] != in[3 - lane];
+    kt_mx_pack_entry(q, field, b, again);
+    memcpy(want, in, sizeof want);
+    for (unsigned w = 1; w < 4; w++)
+        memcpy(want + w * 32, in, 4);
+    bad += memcmp(again, want, sizeof want) != 0;
+    pack_ref(q, field, b, want);
+    bad += memcmp(again, want, sizeof want) != 0;
+    return bad;
+}
+
+/* FP16 of one of a few kinds: any bits (infinities, NaNs), a few binades, subnormals and zeros,
+ * mostly zeros of either sign, the largest finite values. */
+static uint16_t edge_half(uint64_t *st, unsigned kind, unsigned base)
+{
+    uint64_t r = mxv_next(st);
+    uint16_t h = (uint16_t)r;
+    switch (kind % 6) {
+    case 0: return h;
+    case 1: return (uint16_t)((h & 0x83FF) | ((base + (r >> 20) % 4) % 32) << 10);
+    case 2: return h & 0x83FF;
+    case 3: return (r >> 24 & 3) ? h & 0x8000 : h;
+    case 4: return (uint16_t)((h & 0x8000) | ((r >> 24 & 1) ? 0x7BFF : 0x7C00 | (h & 0x3FF)));
+    }
+    return (uint16_t)((h & 0x8000) | 0x3C00); /* all of one magnitude, either sign */
+}
+
+/* The packing on every path the machine has (the vector kernels and, forced, the portable
+ * code), over the RTL vectors' entries, random entries of every kind and random words. */
 static void test_packing(void)
 {
-    for (unsigned e = 0; e < 16; e++) {
-        uint8_t in[KT_MX_ENTRY_IN], out[KT_MX_ENTRY_OUT];
-        uint16_t v[MXV_ELEMS];
-        entry_bytes(e, in, v);
-        for (int b = 0; b < 2; b++) {
-            kt_mx_quant_entry(in, b, out);
-            int8_t q[KT_MX_LANES][KT_MX_KBLOCK], uq[MXV_ELEMS];
-            uint8_t field[KT_MX_LANES];
-            kt_mx_scale us[KT_MX_LANES];
-            for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
-                field[lane] = kt_mx_scale_field(kt_mx_quant_block(v + lane * 32, q[lane]));
-            unsigned bad = 0;
-            for (unsigned w = 0; w < 4; w++) {
-                for (unsigned k = 0; k < 8; k++)
-                    for (unsigned lane = 0; lane < 4; lane++)
-                        bad += slot_at(out, w, b ? k * 4 + lane : lane * 8 + k) != q[lane][8 * w + k];
-                for (unsigned lane = 0; lane < 4; lane++)
-                    bad += out[w * 32 + 3 - lane] != field[lane]; /* bits [31 - 8 lane -: 8] */
-            }
-            kt_mx_unpack_entry(out, b, uq, us);
-            for (unsigned i = 0; i < MXV_ELEMS; i++)
-                bad += uq[i] != q[i / 32][i % 32];
-            for (unsigned lane = 0; lane < 4; lane++)
-                bad += kt_mx_scale_field(us[lane]) != field[lane];
-            CHECK_EQ(bad, 0);
+    for (int portable = 0; portable < 2; portable++) {
+        npk_dense_force_portable(portable);
+        unsigned bad = 0;
+        for (unsigned e = 0; e < 16; e++) {
+            uint8_t in[KT_MX_ENTRY_IN];
+            uint16_t v[MXV_ELEMS];
+            entry_bytes(e, in, v);
+            for (int b = 0; b < 2; b++)
+                bad += check_entry(v, b);
         }
+        uint64_t st = 99;
+        for (unsigned n = 0; n < 3000; n++) {
+            uint16_t v[MXV_ELEMS];
+            unsigned kind = n % 7, base = (unsigned)(mxv_next(&st) % 32);
+            for (unsigned i = 0; i < MXV_ELEMS; i++) /* kind 6: each lane its own kind */
+                v[i] = edge_half(&st, kind == 6 ? (i / 32 + n) : kind, base);
+            bad += check_entry(v, n & 1);
+            uint8_t w[KT_MX_ENTRY_OUT];
+            for (unsigned i = 0; i < sizeof w; i++)
+                w[i] = (uint8_t)mxv_next(&st);
+            bad += check_words(w, n & 1);
+        }
+        printf("packing (%s path): %u differences\n", portable ? "portable" : "default", bad);
+        CHECK_EQ(bad, 0);
     }
+    npk_dense_force_portable(false);
 }
 
 /* The cost of the format against the FP32 source, over Gaussian-like blocks (fp16 of sums of

@@ -481,13 +481,9 @@ static bool mg_recv(void *p, const kt_flit *f)
     mg_entry *e = &u->l1[side][((unsigned)u->in.fbank << 8 | h.txn) % u->l1_entries];
     unsigned w = h.rsvd & 3;
     for (int i = 0; i < 4; i++)
-        for (int b = 0; b < 8; b++)
-            e->raw[w * KT_MX_WORD + i * 8 + b] = (uint8_t)(f->w[i] >> (8 * b));
+        kt_put_le64(e->raw + w * KT_MX_WORD + i * 8, f->w[i]);
     if (w == MG_WORDS - 1) {
-        kt_mx_scale s[KT_MX_LANES];
-        kt_mx_unpack_entry(e->raw, side == 1, e->q, s);
-        for (int l = 0; l < KT_MX_LANES; l++)
-            e->field[l] = kt_mx_scale_field(s[l]);
+        kt_mx_unpack_q(e->raw, side == 1, e->q, e->field);
         u->got++;
     }
     return true;

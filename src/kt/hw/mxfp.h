@@ -56,9 +56,16 @@ kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBL
  * [31 - 8i -: 8] of every word. */
 void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
                        uint8_t out[KT_MX_ENTRY_OUT]);
-/* The inverse reading of a packed entry: q[lane * 32 + k] and the four lanes' scales. */
+/* The packing alone: significands q[lane * 32 + k] (-64..63) and the lanes' scale fields into
+ * the four words, as above (mxfp_entry.c). */
+void kt_mx_pack_entry(const int8_t q[KT_MX_ENTRY_ELEMS], const uint8_t field[KT_MX_LANES],
+                      bool b_layout, uint8_t out[KT_MX_ENTRY_OUT]);
+/* The inverse reading of a packed entry: q[lane * 32 + k] and the four lanes' scales, as
+ * kt_mx_scale values or (kt_mx_unpack_q) as the stored fields. */
 void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
                         int8_t q[KT_MX_ENTRY_ELEMS], kt_mx_scale scale[KT_MX_LANES]);
+void kt_mx_unpack_q(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
+                    int8_t q[KT_MX_ENTRY_ELEMS], uint8_t field[KT_MX_LANES]);
 
 /* ---- the cluster's accumulation (facts §3.1.1) ----
  * A chain is one 4 x 4 sub-tile's exact integer dot products over a K block of 32, scaled by

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/* An MXFP7 entry's packing (mxfp.h): four lanes' significands and scales into four 32-byte
+ * words and back. The simulator packs every entry a memory port quantises and unpacks every
+ * entry a matmul cluster fills, so the work is done a group of eight slots at a time in 64-bit
+ * integer steps (the same on every machine), and B's packing, whose slots interleave the
+ * lanes, is a 4 x 32 byte transpose on either side of it: AVX2 shuffles where the machine has
+ * them (mx_avx2.h), a byte loop elsewhere. Both give the same bytes. */
+#include "kt/hw/mxfp.h"
+
+#include <string.h>
+
+#include "kt/hw/mx_avx2.h"
+#include "npukit/kt_transport.h"
+
+/* A word's layout, read off mxfp.h: bits 0..31 (bytes 0..3) hold the four lanes' scale fields,
+ * lane i in byte 3 - i; the 32 slots of 7 bits fill bits 32..255 from the top down. Eight slots
+ * make 56 bits, so the slots form four groups of seven whole bytes: group g (slots 8g..8g+7) is
+ * bytes 25 - 7g..31 - 7g, little-endian, slot 8g + j at bits 49 - 7j..55 - 7j of it. A group is
+ * read as the eight bytes from 24 - 7g shifted down by one byte (inside the word for every g),
+ * and written as the same eight bytes, group 0 first: each later group's store puts its top
+ * byte over the byte below the previous group, and group 3's lowest byte is a scale byte,
+ * written last. */
+enum {
+    GROUPS = 4,
+    GROUP_SLOTS = 8,
+    GROUP_BYTES = 7,
+    K_PER_WORD = 8,
+    SCALE_BYTES = 4,
+    WORDS = KT_MX_ENTRY_OUT / KT_MX_WORD,
+};
+
+static unsigned group_below(unsigned g) { return 24 - GROUP_BYTES * g; }
+
+static uint64_t bswap64(uint64_t v) { return __builtin_bswap64(v); }
+
+/* Eight significands (byte j: slot j, bit 7 ignored) as a group's 56 bits: reversed so that
+ * slot j's byte is byte 7 - j, then the 7-bit fields closed up in three halvings. */
+static uint64_t group_pack(uint64_t bytes)
+{
+    uint64_t x = bswap64(bytes) & 0x7F7F7F7F7F7F7F7Full;
+    x = (x & 0x007F007F007F007Full) | (x & 0x7F007F007F007F00ull) >> 1;
+    x = (x & 0x00003FFF00003FFFull) | (x & 0x3FFF00003FFF0000ull) >> 2;
+    return (x & 0x000000000FFFFFFFull) | (x & 0x0FFFFFFF00000000ull) >> 4;
+}
+
+/* The inverse: the fields spread back to a byte each, sign-extended (bit 6 copied into bit 7,
+ * which is 7-bit two's complement widened to 8), and put back in slot order. */
+static uint64_t group_unpack(uint64_t v)
+{
+    uint64_t x = v & 0x00FFFFFFFFFFFFFFull;
+    x = (x & 0x000000000FFFFFFFull) | (x << 4 & 0x0FFFFFFF00000000ull);
+    x = (x & 0x00003FFF00003FFFull) | (x << 2 & 0x3FFF00003FFF0000ull);
+    x = (x & 0x007F007F007F007Full) | (x << 1 & 0x7F007F007F007F00ull);
+    x |= (x & 0x4040404040404040ull) << 1;
+    return bswap64(x);
+}
+
+/* Where group g of word w finds its eight significands: in A's packing the group is lane g,
+ * K 8w..8w+7 of q (lane * 32 + k); in B's it is K 8w + 2g and 8w + 2g + 1, four lanes each,
+ * which is eight consecutive bytes of q transposed (k * 4 + lane). */
+static unsigned group_src(bool b_layout, unsigned w, unsigned g)
+{
+    return b_layout ? (w * K_PER_WORD + 2 * g) * KT_MX_LANES : g * KT_MX_KBLOCK + w * K_PER_WORD;
+}
+
+/* q (lane * 32 + k) to t (k * 4 + lane) and back. */
+static void to_k_major(const int8_t q[KT_MX_ENTRY_ELEMS], int8_t t[KT_MX_ENTRY_ELEMS])
+{
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+        for (unsigned k = 0; k < KT_MX_KBLOCK; k++)
+            t[k * KT_MX_LANES + lane] = q[lane * KT_MX_KBLOCK + k];
+}
+
+static void to_lane_major(const int8_t t[KT_MX_ENTRY_ELEMS], int8_t q[KT_MX_ENTRY_ELEMS])
+{
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+        for (unsigned k = 0; k < KT_MX_KBLOCK; k++)
+            q[lane * KT_MX_KBLOCK + k] = t[k * KT_MX_LANES + lane];
+}
+
+#if MX_HAVE_AVX2
+/* Interleaving: bytes of lanes 0/1 and 2/3 paired, the pairs paired, which leaves four K in
+ * each 128-bit half; the halves are then put back in K order. */
+static MX_AVX2_FN void to_k_major_avx2(const int8_t q[KT_MX_ENTRY_ELEMS],
+                                       int8_t t[KT_MX_ENTRY_ELEMS])
+{
+    __m256i l[KT_MX_LANES];
+    for (unsigned i = 0; i < KT_MX_LANES; i++)
+        l[i] = _mm256_loadu_si256((const __m256i *)(q + i * KT_MX_KBLOCK));
+    /* halves: K 0..7 | 16..23 (lo) and 8..15 | 24..31 (hi), two lanes a K */
+    __m256i ab_lo = _mm256_unpacklo_epi8(l[0], l[1]), ab_hi = _mm256_unpackhi_epi8(l[0], l[1]);
+    __m256i cd_lo = _mm256_unpacklo_epi8(l[2], l[3]), cd_hi = _mm256_unpackhi_epi8(l[2], l[3]);
+    /* four lanes a K: K 0..3 | 16..19, 4..7 | 20..23, 8..11 | 24..27, 12..15 | 28..31 */
+    __m256i k0 = _mm256_unpacklo_epi16(ab_lo, cd_lo), k1 = _mm256_unpackhi_epi16(ab_lo, cd_lo);
+    __m256i k2 = _mm256_unpacklo_epi16(ab_hi, cd_hi), k3 = _mm256_unpackhi_epi16(ab_hi, cd_hi);
+    __m256i *o = (__m256i *)t;
+    _mm256_storeu_si256(o + 0, _mm256_permute2x128_si256(k0, k1, 0x20));
+    _mm256_storeu_si256(o + 1, _mm256_permute2x128_si256(k2, k3, 0x20));
+    _mm256_storeu_si256(o + 2, _mm256_permute2x128_si256(k0, k1, 0x31));
+    _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(k2, k3, 0x31));
+}
+
+/* Each 8-K vector's 4 x 4 byte blocks transposed in place, its 64-bit lanes made one lane's
+ * eight K each, and those lanes gathered across the four vectors. */
+static MX_AVX2_FN void to_lane_major_avx2(const int8_t t[KT_MX_ENTRY_ELEMS],
+                                          int8_t q[KT_MX_ENTRY_ELEMS])
+{
+    const __m256i tr = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4,
+                                        8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    const __m256i halves = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    __m256i p[WORDS];
+    for (unsigned w = 0; w < WORDS; w++) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(t + w * KT_MX_WORD));
+        p[w] = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, tr), halves);
+    }
+    __m256i lo01 = _mm256_unpacklo_epi64(p[0], p[1]), hi01 = _mm256_unpackhi_epi64(p[0], p[1]);
+    __m256i lo23 = _mm256_unpacklo_epi64(p[2], p[3]), hi23 = _mm256_unpackhi_epi64(p[2], p[3]);
+    __m256i *o = (__m256i *)q;
+    _mm256_storeu_si256(o + 0, _mm256_permute2x128_si256(lo01, lo23, 0x20));
+    _mm256_storeu_si256(o + 1, _mm256_permute2x128_si256(hi01, hi23, 0x20));
+    _mm256_storeu_si256(o + 2, _mm256_permute2x128_si256(lo01, lo23, 0x31));
+    _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(hi01, hi23, 0x31));
+}
+#endif
+
+static void transpose_to_k(const int8_t q[KT_MX_ENTRY_ELEMS], int8_t t[KT_MX_ENTRY_ELEMS])
+{
+#if MX_HAVE_AVX2
+    if (mx_avx2())
+        return to_k_major_avx2(q, t);
+#endif
+    to_k_major(q, t);
+}
+
+static void transpose_to_lane(const int8_t t[KT_MX_ENTRY_ELEMS], int8_t q[KT_MX_ENTRY_ELEMS])
+{
+#if MX_HAVE_AVX2
+    if (mx_avx2())
+        return to_lane_major_avx2(t, q);
+#endif
+    to_lane_major(t, q);
+}
+
+void kt_mx_pack_entry(const int8_t q[KT_MX_ENTRY_ELEMS], const uint8_t field[KT_MX_LANES],
+                      bool b_layout, uint8_t out[KT_MX_ENTRY_OUT])
+{
+    int8_t t[KT_MX_ENTRY_ELEMS];
+    const int8_t *src = q;
+    if (b_layout) {
+        transpose_to_k(q, t);
+        src = t;
+    }
+    for (unsigned w = 0; w < WORDS; w++) {
+        uint8_t *o = out + w * KT_MX_WORD;
+        for (unsigned g = 0; g < GROUPS; g++) {
+            uint64_t bytes = kt_le64((const uint8_t *)src + group_src(b_layout, w, g));
+            kt_put_le64(o + group_below(g), group_pack(bytes) << 8);
+        }
+        for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+            o[SCALE_BYTES - 1 - lane] = field[lane];
+    }
+}
+
+void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
+                       uint8_t out[KT_MX_ENTRY_OUT])
+{
+    uint16_t x[KT_MX_ENTRY_ELEMS];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(x, in, sizeof x);
+#else
+    for (unsigned i = 0; i < KT_MX_ENTRY_ELEMS; i++)
+        x[i] = (uint16_t)(in[2 * i] | in[2 * i + 1] << 8);
+#endif
+    int8_t q[KT_MX_ENTRY_ELEMS];
+    uint8_t field[KT_MX_LANES];
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+        field[lane] = kt_mx_scale_field(
+            kt_mx_quant_block(x + lane * KT_MX_KBLOCK, q + lane * KT_MX_KBLOCK));
+    kt_mx_pack_entry(q, field, b_layout, out);
+}
+
+void kt_mx_unpack_q(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
+                    int8_t q[KT_MX_ENTRY_ELEMS], uint8_t field[KT_MX_LANES])
+{
+    int8_t t[KT_MX_ENTRY_ELEMS];
+    int8_t *dst = b_layout ? t : q;
+    for (unsigned w = 0; w < WORDS; w++)
+        for (unsigned g = 0; g < GROUPS; g++) {
+            uint64_t v = kt_le64(in + w * KT_MX_WORD + group_below(g)) >> 8;
+            kt_put_le64((uint8_t *)dst + group_src(b_layout, w, g), group_unpack(v));
+        }
+    if (b_layout)
+        transpose_to_lane(t, q);
+    /* every word repeats the scales; the first word's are read */
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+        field[lane] = in[SCALE_BYTES - 1 - lane];
+}
+
+void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
+                        int8_t q[KT_MX_ENTRY_ELEMS], kt_mx_scale scale[KT_MX_LANES])
+{
+    uint8_t field[KT_MX_LANES];
+    kt_mx_unpack_q(in, b_layout, q, field);
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+        scale[lane] = kt_mx_scale_of_field(field[lane]);
+}
