@@ -40,6 +40,9 @@ static void f16le_by_table(const uint8_t *src, size_t from, size_t to, float *ds
 static bool have_f16c, have_avx2, have_fma, have_avx512_vnni;
 static atomic_bool forced_portable;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/* Set at the end of dense_init: the path checks run per call in the simulators' inner loops
+ * (per MXFP7 block and sub-tile), where a load beats a call to pthread_once. */
+static atomic_bool init_done;
 
 #ifdef DENSE_X86
 /* CPUID leaf 1, ECX: bit 27 OSXSAVE, 28 AVX, 29 F16C (Intel SDM vol. 2A, CPUID); the OS must
@@ -97,18 +100,25 @@ static void dense_init(void)
     have_fma = cpu_has_avx2_fma();
     have_avx512_vnni = cpu_has_avx512_vnni();
 #endif
+    atomic_store_explicit(&init_done, true, memory_order_release);
+}
+
+static void dense_ready(void)
+{
+    if (!atomic_load_explicit(&init_done, memory_order_acquire))
+        pthread_once(&init_once, dense_init);
 }
 
 static bool use_f16c(void)
 {
-    pthread_once(&init_once, dense_init);
+    dense_ready();
     return have_f16c && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
 }
 
 #ifdef DENSE_NEON
 static bool use_neon(void)
 {
-    pthread_once(&init_once, dense_init);
+    dense_ready();
     return !atomic_load_explicit(&forced_portable, memory_order_relaxed);
 }
 #endif
@@ -124,19 +134,19 @@ const char *npk_dense_f16_path(void)
 
 bool npk_dense_use_avx2(void)
 {
-    pthread_once(&init_once, dense_init);
+    dense_ready();
     return have_avx2 && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
 }
 
 bool npk_dense_use_avx2_fma(void)
 {
-    pthread_once(&init_once, dense_init);
+    dense_ready();
     return have_fma && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
 }
 
 bool npk_dense_use_avx512_vnni(void)
 {
-    pthread_once(&init_once, dense_init);
+    dense_ready();
     return have_avx512_vnni && !atomic_load_explicit(&forced_portable, memory_order_relaxed);
 }
 
@@ -273,7 +283,7 @@ void npk_f16_to_f32_n(const uint16_t *h, float *f, size_t n)
     if (use_neon())
         i = f16_to_f32_neon(h, f, n);
 #else
-    pthread_once(&init_once, dense_init);
+    dense_ready();
 #endif
     for (; i < n; i++)
         f[i] = f16_table[h[i]];
@@ -314,7 +324,7 @@ void npk_f16le_to_f32_runs(const uint8_t *src, size_t run, size_t runs, float *d
         return;
     }
 #else
-    pthread_once(&init_once, dense_init);
+    dense_ready();
 #endif
     for (size_t r = 0; r < runs; r++, src += 2 * run, dst += stride)
         for (size_t i = 0; i < run; i++)

@@ -154,15 +154,16 @@ static MX_AVX2_FN void quant_avx2(const uint16_t x[KT_MX_KBLOCK], kt_mx_scale s,
 }
 #endif
 
-kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBLOCK])
+static kt_mx_scale quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBLOCK], bool avx2)
 {
 #if MX_HAVE_AVX2
-    if (mx_avx2()) {
+    if (avx2) {
         kt_mx_scale s = kt_mx_block_scale(peak_avx2(x));
         quant_avx2(x, s, q);
         return s;
     }
 #endif
+    (void)avx2;
     uint16_t peak = 0;
     for (int k = 0; k < KT_MX_KBLOCK; k++)
         if ((x[k] & 0x7FFF) > peak)
@@ -171,6 +172,30 @@ kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBL
     for (int k = 0; k < KT_MX_KBLOCK; k++)
         q[k] = quant_elem(x[k], s);
     return s;
+}
+
+/* Whether the vector kernels run: asked once per call (the check is not free next to a block). */
+static bool use_avx2(void)
+{
+#if MX_HAVE_AVX2
+    return mx_avx2();
+#else
+    return false;
+#endif
+}
+
+kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBLOCK])
+{
+    return quant_block(x, q, use_avx2());
+}
+
+void kt_mx_quant_lanes(const uint16_t x[KT_MX_ENTRY_ELEMS], int8_t q[KT_MX_ENTRY_ELEMS],
+                       uint8_t field[KT_MX_LANES])
+{
+    bool avx2 = use_avx2();
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+        field[lane] = kt_mx_scale_field(
+            quant_block(x + lane * KT_MX_KBLOCK, q + lane * KT_MX_KBLOCK, avx2));
 }
 
 double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],

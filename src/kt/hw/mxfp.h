@@ -49,6 +49,9 @@ int8_t kt_mx_quant_elem(uint16_t h, kt_mx_scale s);
 
 /* A block of 32 FP16 elements: its scale and significands. */
 kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBLOCK]);
+/* An entry's four lanes of blocks (x, q: lane * 32 + k) and their scale fields. */
+void kt_mx_quant_lanes(const uint16_t x[KT_MX_ENTRY_ELEMS], int8_t q[KT_MX_ENTRY_ELEMS],
+                       uint8_t field[KT_MX_LANES]);
 
 /* One entry: `in` is eight beats, FP16 little-endian, element (lane, k) at byte 2 * (lane * 32
  * + k); `out` is four words, word w holding K slice 8w..8w+7 at 7-bit slots from bit 255 down

@@ -173,9 +173,7 @@ void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
 #endif
     int8_t q[KT_MX_ENTRY_ELEMS];
     uint8_t field[KT_MX_LANES];
-    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
-        field[lane] = kt_mx_scale_field(
-            kt_mx_quant_block(x + lane * KT_MX_KBLOCK, q + lane * KT_MX_KBLOCK));
+    kt_mx_quant_lanes(x, q, field);
     kt_mx_pack_entry(q, field, b_layout, out);
 }
 
