@@ -143,16 +143,25 @@ static void skip_quiet(ktsim *s, uint64_t cycles)
     s->stalled = machine_idle(s) ? 0 : s->stalled + cycles;
 }
 
-void ktsim_step(ktsim *s, uint64_t cycles)
+/* ktsim_step, carrying a quiet count between calls. Quiet skips are mostly cut short by the
+ * host's own accesses (a register read is two cycles, the read, then a cycle), and a skip leaves
+ * every part where ticking would have, so the cycles a cut-short skip did not use are still
+ * quiet as long as nothing outside the machine's own cycles has touched it: *carry holds them
+ * (UINT64_MAX: until something happens), and a caller passes it to its next step only across
+ * an access that changes nothing (a read of the control window or of DRAM). */
+static void step_carry(ktsim *s, uint64_t cycles, uint64_t *carry)
 {
     while (cycles) {
         /* Event-driven where the machine is quiet: an idle machine, or units counting down their
          * compute and read waits, changes nothing else until the first countdown ends. */
-        uint64_t q = quiet_cycles(s);
+        uint64_t q = *carry ? *carry : quiet_cycles(s);
+        *carry = 0;
         if (q) {
             uint64_t k = q < cycles ? q : cycles;
             skip_quiet(s, k);
             cycles -= k;
+            if (!cycles)
+                *carry = q == UINT64_MAX ? q : q - k;
             continue;
         }
         cycles--;
@@ -173,6 +182,12 @@ void ktsim_step(ktsim *s, uint64_t cycles)
         else
             s->stalled++;
     }
+}
+
+void ktsim_step(ktsim *s, uint64_t cycles)
+{
+    uint64_t carry = 0;
+    step_carry(s, cycles, &carry);
 }
 
 /* The ports add theirs as they issue (ksim_memport_count_into), the plugged masters here. */
@@ -312,17 +327,19 @@ static npk_status sim_read(ktsim *s, uint64_t addr, uint8_t *bytes, size_t len)
     bus_region *b = find_region(s, addr, len, &off);
     if (!b)
         return no_slave(addr, len);
-    ktsim_step(s, s->cfg.host_access_cycles);
+    /* the control window's and DRAM's reads change nothing: the quiet count carries over them */
+    uint64_t carry = 0;
+    step_carry(s, s->cfg.host_access_cycles, &carry);
     switch (b->kind) {
     case R_CTRL:
         for (size_t i = 0; i < len; i += 8) {
             kt_put_le64(bytes + i, ksim_orch_read(s->orch, (uint32_t)(off + i)));
-            ktsim_step(s, 1);
+            step_carry(s, 1, &carry);
         }
         return NPK_OK;
     case R_MEM: {
         npk_status st = ksim_dram_read(s->dram, off, bytes, len);
-        ktsim_step(s, mem_window_cycles(s, len));
+        step_carry(s, mem_window_cycles(s, len), &carry);
         return st;
     }
     case R_PLUGGED:
