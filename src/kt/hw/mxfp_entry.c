@@ -100,54 +100,127 @@ static MX_AVX2_FN void to_k_major_avx2(const int8_t q[KT_MX_ENTRY_ELEMS],
     _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(k2, k3, 0x31));
 }
 
-/* Each 8-K vector's 4 x 4 byte blocks transposed in place, its 64-bit lanes made one lane's
- * eight K each, and those lanes gathered across the four vectors. */
-static MX_AVX2_FN void to_lane_major_avx2(const int8_t t[KT_MX_ENTRY_ELEMS],
-                                          int8_t q[KT_MX_ENTRY_ELEMS])
+/* v[i] = {a_i0, a_i1, a_i2, a_i3} (64-bit lanes) to out + 32 j = {a_0j, a_1j, a_2j, a_3j}. */
+MX_AVX2 void qword_transpose(const __m256i v[4], int8_t *out)
 {
-    const __m256i tr = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4,
-                                        8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    const __m256i halves = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-    __m256i p[WORDS];
-    for (unsigned w = 0; w < WORDS; w++) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(t + w * KT_MX_WORD));
-        p[w] = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, tr), halves);
-    }
-    __m256i lo01 = _mm256_unpacklo_epi64(p[0], p[1]), hi01 = _mm256_unpackhi_epi64(p[0], p[1]);
-    __m256i lo23 = _mm256_unpacklo_epi64(p[2], p[3]), hi23 = _mm256_unpackhi_epi64(p[2], p[3]);
-    __m256i *o = (__m256i *)q;
+    __m256i lo01 = _mm256_unpacklo_epi64(v[0], v[1]), hi01 = _mm256_unpackhi_epi64(v[0], v[1]);
+    __m256i lo23 = _mm256_unpacklo_epi64(v[2], v[3]), hi23 = _mm256_unpackhi_epi64(v[2], v[3]);
+    __m256i *o = (__m256i *)out;
     _mm256_storeu_si256(o + 0, _mm256_permute2x128_si256(lo01, lo23, 0x20));
     _mm256_storeu_si256(o + 1, _mm256_permute2x128_si256(hi01, hi23, 0x20));
     _mm256_storeu_si256(o + 2, _mm256_permute2x128_si256(lo01, lo23, 0x31));
     _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(hi01, hi23, 0x31));
 }
-#endif
 
-static void transpose_to_k(const int8_t q[KT_MX_ENTRY_ELEMS], int8_t t[KT_MX_ENTRY_ELEMS])
+/* An 8-K vector of t (k * 4 + lane) as four lanes' eight K each: its 4 x 4 byte blocks
+ * transposed in place, then the halves' 32-bit pieces interleaved. */
+MX_AVX2 __m256i k_to_lanes(__m256i v)
 {
-#if MX_HAVE_AVX2
-    if (mx_avx2())
-        return to_k_major_avx2(q, t);
-#endif
-    to_k_major(q, t);
+    const __m256i tr = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4,
+                                        8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(v, tr),
+                                       _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-static void transpose_to_lane(const int8_t t[KT_MX_ENTRY_ELEMS], int8_t q[KT_MX_ENTRY_ELEMS])
+/* group_unpack on a word's four groups at once, one a 64-bit lane in group order: the groups'
+ * bytes gathered from two 16-byte loads (bytes 3..18 hold groups 3 and 2, 16..31 groups 1 and
+ * 0), a zero above each, then the same steps lane by lane. */
+MX_AVX2 __m256i unpack_word_avx2(const uint8_t *word)
 {
-#if MX_HAVE_AVX2
-    if (mx_avx2())
-        return to_lane_major_avx2(t, q);
+    const __m256i gather = _mm256_setr_epi8(8, 9, 10, 11, 12, 13, 14, -1, 1, 2, 3, 4, 5, 6, 7, -1, 9,
+                                            10, 11, 12, 13, 14, 15, -1, 2, 3, 4, 5, 6, 7, 8, -1);
+    const __m256i rev = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+                                         5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
+    __m256i v = _mm256_set_m128i(_mm_loadu_si128((const __m128i *)(word + 16)),
+                                 _mm_loadu_si128((const __m128i *)(word + 3)));
+    /* lanes now groups 2, 3, 0, 1: swapped to 0..3 by the 64-bit permute */
+    __m256i x = _mm256_permute4x64_epi64(_mm256_shuffle_epi8(v, gather), 0x4E);
+    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x000000000FFFFFFFll)),
+                        _mm256_and_si256(_mm256_slli_epi64(x, 4),
+                                         _mm256_set1_epi64x(0x0FFFFFFF00000000ll)));
+    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x00003FFF00003FFFll)),
+                        _mm256_and_si256(_mm256_slli_epi64(x, 2),
+                                         _mm256_set1_epi64x(0x3FFF00003FFF0000ll)));
+    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x007F007F007F007Fll)),
+                        _mm256_and_si256(_mm256_slli_epi64(x, 1),
+                                         _mm256_set1_epi64x(0x7F007F007F007F00ll)));
+    x = _mm256_or_si256(
+        x, _mm256_slli_epi64(_mm256_and_si256(x, _mm256_set1_epi64x(0x4040404040404040ll)), 1));
+    return _mm256_shuffle_epi8(x, rev);
+}
+
+static MX_AVX2_FN void unpack_avx2(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
+                                   int8_t q[KT_MX_ENTRY_ELEMS])
+{
+    /* A: word w's groups are lanes 0..3 at K 8w, a transpose away from q; B: word w is the
+     * eight K of t at 8w */
+    __m256i p[WORDS];
+    for (unsigned w = 0; w < WORDS; w++) {
+        p[w] = unpack_word_avx2(in + w * KT_MX_WORD);
+        if (b_layout)
+            p[w] = k_to_lanes(p[w]);
+    }
+    qword_transpose(p, q);
+}
+
+/* group_pack on a word's four groups (64-bit lanes in group order), written as the scalar
+ * path writes them. */
+MX_AVX2 void pack_word_avx2(__m256i v, uint8_t *word)
+{
+    const __m256i rev = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+                                         5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
+    __m256i x = _mm256_and_si256(_mm256_shuffle_epi8(v, rev), _mm256_set1_epi8(0x7F));
+    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x007F007F007F007Fll)),
+                        _mm256_srli_epi64(_mm256_and_si256(x, _mm256_set1_epi64x(0x7F007F007F007F00ll)), 1));
+    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x00003FFF00003FFFll)),
+                        _mm256_srli_epi64(_mm256_and_si256(x, _mm256_set1_epi64x(0x3FFF00003FFF0000ll)), 2));
+    x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x000000000FFFFFFFll)),
+                        _mm256_srli_epi64(_mm256_and_si256(x, _mm256_set1_epi64x(0x0FFFFFFF00000000ll)), 4));
+    uint8_t g[GROUPS * 8];
+    _mm256_storeu_si256((__m256i *)g, _mm256_slli_epi64(x, 8));
+    for (unsigned i = 0; i < GROUPS; i++)
+        memcpy(word + group_below(i), g + 8 * i, 8);
+}
+
+static MX_AVX2_FN void pack_avx2(const int8_t q[KT_MX_ENTRY_ELEMS], bool b_layout,
+                                 uint8_t out[KT_MX_ENTRY_OUT])
+{
+    int8_t t[KT_MX_ENTRY_ELEMS];
+    if (b_layout)
+        to_k_major_avx2(q, t);
+    else { /* the transpose that unpack_avx2 ends with, undone */
+        __m256i l[KT_MX_LANES];
+        for (unsigned i = 0; i < KT_MX_LANES; i++)
+            l[i] = _mm256_loadu_si256((const __m256i *)(q + i * KT_MX_KBLOCK));
+        qword_transpose(l, t);
+    }
+    for (unsigned w = 0; w < WORDS; w++)
+        pack_word_avx2(_mm256_loadu_si256((const __m256i *)(t + w * KT_MX_WORD)),
+                       out + w * KT_MX_WORD);
+}
 #endif
-    to_lane_major(t, q);
+
+/* The scale bytes of every word, after the groups (group 3's store reaches byte 3). */
+static void set_fields(uint8_t out[KT_MX_ENTRY_OUT], const uint8_t field[KT_MX_LANES])
+{
+    for (unsigned w = 0; w < WORDS; w++)
+        for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+            out[w * KT_MX_WORD + SCALE_BYTES - 1 - lane] = field[lane];
 }
 
 void kt_mx_pack_entry(const int8_t q[KT_MX_ENTRY_ELEMS], const uint8_t field[KT_MX_LANES],
                       bool b_layout, uint8_t out[KT_MX_ENTRY_OUT])
 {
+#if MX_HAVE_AVX2
+    if (mx_avx2()) {
+        pack_avx2(q, b_layout, out);
+        return set_fields(out, field);
+    }
+#endif
     int8_t t[KT_MX_ENTRY_ELEMS];
     const int8_t *src = q;
     if (b_layout) {
-        transpose_to_k(q, t);
+        to_k_major(q, t);
         src = t;
     }
     for (unsigned w = 0; w < WORDS; w++) {
@@ -156,9 +229,8 @@ void kt_mx_pack_entry(const int8_t q[KT_MX_ENTRY_ELEMS], const uint8_t field[KT_
             uint64_t bytes = kt_le64((const uint8_t *)src + group_src(b_layout, w, g));
             kt_put_le64(o + group_below(g), group_pack(bytes) << 8);
         }
-        for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
-            o[SCALE_BYTES - 1 - lane] = field[lane];
     }
+    set_fields(out, field);
 }
 
 void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
@@ -180,6 +252,13 @@ void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
 void kt_mx_unpack_q(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
                     int8_t q[KT_MX_ENTRY_ELEMS], uint8_t field[KT_MX_LANES])
 {
+    /* every word repeats the scales; the first word's are read */
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
+        field[lane] = in[SCALE_BYTES - 1 - lane];
+#if MX_HAVE_AVX2
+    if (mx_avx2())
+        return unpack_avx2(in, b_layout, q);
+#endif
     int8_t t[KT_MX_ENTRY_ELEMS];
     int8_t *dst = b_layout ? t : q;
     for (unsigned w = 0; w < WORDS; w++)
@@ -188,10 +267,7 @@ void kt_mx_unpack_q(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
             kt_put_le64((uint8_t *)dst + group_src(b_layout, w, g), group_unpack(v));
         }
     if (b_layout)
-        transpose_to_lane(t, q);
-    /* every word repeats the scales; the first word's are read */
-    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
-        field[lane] = in[SCALE_BYTES - 1 - lane];
+        to_lane_major(t, q);
 }
 
 void kt_mx_unpack_entry(const uint8_t in[KT_MX_ENTRY_OUT], bool b_layout,
