@@ -103,9 +103,11 @@ void ksim_mover_destroy(ksim_mover *m) { free(m); }
 void ksim_mover_set_mem(ksim_mover *m, const ksim_mover_mem *mem) { m->mem = *mem; }
 bool ksim_mover_busy(const ksim_mover *m) { return m->ph != P_IDLE; }
 uint64_t ksim_mover_quiet(const ksim_mover *m) { return m->ph == P_IDLE ? UINT64_MAX : m->wait; }
+/* As `cycles` ticks would: an idle mover's count is left alone (a start sets it afresh). */
 void ksim_mover_skip(ksim_mover *m, uint64_t cycles)
 {
-    m->wait = cycles < m->wait ? m->wait - cycles : 0;
+    if (m->ph != P_IDLE)
+        m->wait = cycles < m->wait ? m->wait - cycles : 0;
 }
 
 /* A step that moved data costs `cycles` (this tick included). */
