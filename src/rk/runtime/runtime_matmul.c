@@ -33,8 +33,8 @@ typedef struct run {
     npk_rk_stats *st;
     atomic_uint *done; /* tasks read back so far, over every core (for npk_rk_set_progress) */
     uint64_t id;       /* npk_rk_run_id: the feature tiles its tasks packed */
-    const uint64_t *tile_off; /* per plan task: its tile's offset in `tiles` (NULL: none) */
-    npk_rk_tile_at tiles;     /* the buffer the call packed its tiles into, once for every core */
+    const uint64_t *tile_off; /* per plan task: its tile's offset in rt's shared tiles (NULL:
+                               * none) */
 } run;
 
 /* The item plan task t (a pointer into the plan) belongs to. */
@@ -142,7 +142,7 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
                         rt->feature_slot);
     const npk_rk_feature_tile tile = {run,   a->data, a->pitch, t->m0, t->m1,     t->k0, t->k1,
                                       t->mp, t->kp,   pitch,    w->in, (int)mode, a_f32};
-    const bool in_place = at && at->mem && i > 0; /* read where the call packed it */
+    const bool in_place = at && i > 0; /* read where the call packed it */
     bool packed = false;
     const unsigned slot = in_place ? i : tile_slot(b, i, &tile, &packed);
     b->reads[i] = (uint8_t)slot;
@@ -150,7 +150,7 @@ npk_status npk_rk_task_matmul(npk_rk *rt, const npk_rk_weights *w, const npk_rk_
     uint8_t *dst = (uint8_t *)b->feature.host + aoff;
     npk_status s = NPK_OK;
     if (packed && at) /* packed once already: copied, for the NPU to read next */
-        npk_stream_copy_any(dst, at->host + at->off, abytes);
+        npk_stream_copy_any(dst, (const uint8_t *)at->mem->host + at->off, abytes);
     else if (packed)
         s = npk_rk_pack_tile(&ablk, a, a_f32, pitch, t, dst, rt->feature_slot, a_beyond);
     if (packed)
@@ -192,13 +192,12 @@ static npk_status prepare_task(run *r, const npk_rk_task_plan *t, unsigned i,
     npk_rk *rt = r->rt;
     const npk_rk_mm_run_item *it = item_of(r, t);
     npk_rk_mm mm;
-    npk_rk_tile_at at = r->tiles;
-    at.off = r->tile_off ? r->tile_off[t - r->plan->tasks] : 0;
-    npk_status s = npk_rk_task_matmul(rt, it->w, &it->a, it->a_f32, it->a_beyond,
-                                      r->tile_off ? &at : NULL,
-                                      it->mode, it->a_pitch, t, i, r->id, it->task_out,
-                                      (uint32_t)(rt->core[t->core].output.iova + sl->out_off),
-                                      &mm, r->st);
+    const npk_rk_tile_at at = {&rt->shared_tiles,
+                               r->tile_off ? r->tile_off[t - r->plan->tasks] : 0};
+    npk_status s =
+        npk_rk_task_matmul(rt, it->w, &it->a, it->a_f32, it->a_beyond, r->tile_off ? &at : NULL,
+                           it->mode, it->a_pitch, t, i, r->id, it->task_out,
+                           (uint32_t)(rt->core[t->core].output.iova + sl->out_off), &mm, r->st);
     if (s)
         return s;
     mm.c_rows = sl->c_rows; /* the row-offset form's shared surface */
@@ -637,8 +636,7 @@ npk_status npk_rk_matmul_run(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_m
     uint64_t *tile_off = NULL;
     npk_rk_mm_run_item *staged = NULL;
     bool repeated = true;
-    s = npk_rk_shared_tiles_pack(rt, plan, items, item_of_task, domain, st, &tile_off, &r.tiles,
-                                 &repeated);
+    s = npk_rk_shared_tiles_pack(rt, plan, items, item_of_task, domain, st, &tile_off, &repeated);
     if (s == NPK_OK && !tile_off && repeated)
         s = npk_rk_stage_f32(rt, plan, items, item_of_task, st, &staged);
     r.tile_off = tile_off;

@@ -82,20 +82,18 @@ npk_status npk_rk_pack_tile(const npk_rk_block *ablk, const npk_rk_cmatrix *a, b
  * address spaces per core, at its copy in the core's space), read in place by a job's later
  * tasks and copied into slot 0 by a job's first. */
 typedef struct npk_rk_tile_at {
-    const npk_rk_mem *mem;
-    const uint8_t *host; /* the buffer's host view */
+    const npk_rk_mem *mem; /* rt's shared tile buffer */
     uint64_t off;
 } npk_rk_tile_at;
 /* Before the cores start: every distinct tile of the plan packed once, when that saves packing,
  * into rt's shared tile buffer (in `domain`; with address spaces per core, a copy in each, the
- * copies made by the sync and counted as packing); *offsets (malloc'd, the caller frees) then holds each plan
- * task's tile offset there and *where that buffer (offset 0), else NULL (each core packs its
- * own). *repeated: some tile is read by more than one task (true where that was not
+ * copies made by the sync and counted as packing); *offsets (malloc'd, the caller frees) then
+ * holds each plan task's tile offset there, else NULL (each core packs its own). *repeated: some tile is read by more than one task (true where that was not
  * counted). Accounts pack and sync time in st. */
 npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const struct npk_rk_plan *plan,
                                     const npk_rk_mm_run_item *items, const uint32_t *item_of,
                                     unsigned domain, npk_rk_stats *st, uint64_t **offsets,
-                                    npk_rk_tile_at *where, bool *repeated);
+                                    bool *repeated);
 /* When the cores pack their own tiles (no shared tiles) and more than one task reads a tile
  * (the caller's test: npk_rk_shared_tiles_pack's *repeated; where each task's tile is its own,
  * as when the cores split M, converting A first would only add a pass over it): the

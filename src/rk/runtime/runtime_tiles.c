@@ -211,10 +211,9 @@ npk_status npk_rk_stage_f32(npk_rk *rt, const npk_rk_plan *plan, const npk_rk_mm
 npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
                                     const npk_rk_mm_run_item *items, const uint32_t *item_of,
                                     unsigned domain, npk_rk_stats *st, uint64_t **offsets,
-                                    npk_rk_tile_at *where, bool *repeated)
+                                    bool *repeated)
 {
     *offsets = NULL;
-    *where = (npk_rk_tile_at){0};
     *repeated = true; /* unless counted below */
     if (plan->cores_used < 2 || plan->count < 2)
         return NPK_OK;
@@ -277,6 +276,5 @@ npk_status npk_rk_shared_tiles_pack(npk_rk *rt, const npk_rk_plan *plan,
         return s;
     }
     *offsets = off;
-    *where = (npk_rk_tile_at){&rt->shared_tiles, base, 0};
     return NPK_OK;
 }
