@@ -88,6 +88,37 @@ static uint32_t run_chain(const vl_stage *const st[VL_MAX_DEPTH], unsigned depth
     return r;
 }
 
+/* The slots of a beat that write: inside VL and, unless it is a compare (which writes its
+ * predicate whatever the mask), predicated on. */
+static uint16_t write_mask(const vl_beat *b)
+{
+    uint16_t on = b->pm == KT_VEC_PM_ALL   ? 0xFFFF
+                  : b->pm == KT_VEC_PM_SET ? b->pmask
+                                           : (uint16_t)~b->pmask;
+    return b->cmp ? b->tmask : b->tmask & on;
+}
+
+/* A FLAT beat that writes a register: one stage, whose selects pick the same source for every
+ * slot, so each operand is either the slot's register value or one constant for the beat (C,
+ * the chain's carry, reads 0 in the first stage). */
+static void write_back_flat(const vl_stage *st, const vl_beat *b, uint32_t *v, uint16_t mask)
+{
+    bool reg[3];
+    uint32_t k[3];
+    for (int j = 0; j < 3; j++) {
+        reg[j] = st->sel[j] == KT_VEC_SRC_V;
+        k[j] = st->sel[j] == KT_VEC_SRC_C ? 0 : st->konst[j];
+    }
+    kt_e8_op op = (kt_e8_op)(st->op < KT_E8_OP_COUNT ? st->op : KT_E8_MOV);
+    for (unsigned m = mask; m; m &= m - 1) {
+        unsigned slot = (unsigned)__builtin_ctz(m);
+        const uint32_t *in = b->in[slot];
+        uint32_t x0 = reg[0] ? in[0] : k[0], x1 = reg[1] ? in[1] : k[1];
+        uint32_t x2 = reg[2] ? in[2] : k[2];
+        v[slot] = op == KT_E8_FMA ? kt_e8_fma(x0, x1, x2) : kt_e8_alu(op, x0, x1, x2, NULL);
+    }
+}
+
 /* A beat's results into its slots. The stages' registers are the same for every slot (looked up
  * once), and a slot that writes nothing (past VL, or predicated off) is not computed: the
  * arithmetic has no effect but its result. */
@@ -97,15 +128,13 @@ static void write_back(const vc_lanes *l, const vl_beat *b, uint32_t v[][KT_VEC_
     const vl_stage *st[VL_MAX_DEPTH] = {NULL};
     for (unsigned k = 0; k < b->depth && !b->exp2_leaf; k++)
         st[k] = stage_at(l, k, b->issue + l->stage_read + k * l->alu_lat);
+    uint16_t mask = write_mask(b);
+    if (b->depth == 1 && !b->exp2_leaf && !b->cmp)
+        return write_back_flat(st[0], b, &v[b->wd][b->chunk * KT_VEC_LANES], mask);
     unsigned wid = b->exp2_leaf ? TREE_LEAVES : KT_VEC_LANES / b->depth;
     for (unsigned i = 0; i < wid; i++) {
         unsigned slot = b->phase * wid + i, e = b->chunk * KT_VEC_LANES + slot;
-        if (!(b->tmask >> slot & 1))
-            continue;
-        bool pm = b->pm == KT_VEC_PM_ALL   ? true
-                  : b->pm == KT_VEC_PM_SET ? (b->pmask >> slot & 1)
-                                           : !(b->pmask >> slot & 1);
-        if (!b->cmp && !pm)
+        if (!(mask >> slot & 1))
             continue;
         bool pred = false;
         uint32_t r = b->exp2_leaf ? kt_e8_seed(KT_E8_EXP2, b->in[slot][0])

@@ -85,7 +85,7 @@ static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool 
     return kt_e8_round(mag, ebase, stk, sign);
 }
 
-uint32_t kt_e8_fma(uint32_t a, uint32_t b, uint32_t c)
+uint32_t kt_e8_fma_datapath(uint32_t a, uint32_t b, uint32_t c)
 {
     return fma_lane(a, b, c, expo(a) == 0, expo(b) == 0);
 }
@@ -154,44 +154,6 @@ uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred)
     case KT_E8_OP_COUNT: break;
     }
     return fma_lane(va, vb, vc, va_z, vb_z);
-}
-
-uint32_t kt_e8_from_f16(uint16_t h)
-{
-    uint32_t s = h >> 15, e = h >> 10 & 0x1F, m = h & 0x3FF;
-    if (!e && !m)
-        return s << 23;
-    if (e == 0x1F)
-        return s << 23 | (uint32_t)E8_EMAX << E8_MBITS | m << 5;
-    if (!e) { /* subnormal: renormalise; exact */
-        unsigned p = kt_e8_lead1(m);
-        return s << 23 | (103 + p) << E8_MBITS | ((m << (15 - p)) & 0x7FFF);
-    }
-    return s << 23 | (e + 112) << E8_MBITS | m << 5;
-}
-
-uint16_t kt_e8_to_f16(uint32_t v)
-{
-    uint16_t s = (uint16_t)(sgn(v) << 15);
-    unsigned e = expo(v), m = mant(v), sig = 0x8000u | m;
-    if (!e)
-        return s;
-    if (e == E8_EMAX)
-        return (uint16_t)(s | 0x7C00 | (m ? 0x200 | (m >> 5 & 0x1FF) : 0));
-    unsigned keep = sig >> 5, guard = m >> 4 & 1, stick = (m & 0xF) != 0;
-    unsigned rnd = keep + (guard & (stick | (keep & 1)));
-    unsigned carry = rnd >> 11 & 1;
-    int e5 = (int)e - 112 + (int)carry;
-    if (e5 >= 31)
-        return (uint16_t)(s | 0x7BFF); /* saturates to the largest finite */
-    if (e5 <= 0) { /* subnormal out, rounded again from the unrounded significand */
-        unsigned sh = 118 - e > 31 ? 31 : 118 - e;
-        uint64_t wide = ((uint64_t)sig << 32) >> sh;
-        unsigned k = (unsigned)(wide >> 32) & 0x7FF, g = wide >> 31 & 1;
-        unsigned st = (wide & 0x7FFFFFFFu) != 0;
-        return (uint16_t)(s | ((k + (g & (st | (k & 1)))) & 0x7FF));
-    }
-    return (uint16_t)(s | (unsigned)e5 << 10 | (carry ? 0 : (rnd & 0x3FF)));
 }
 
 uint32_t kt_e8_from_f32(uint32_t f)

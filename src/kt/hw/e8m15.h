@@ -55,9 +55,9 @@ typedef enum kt_e8_op {
  * SEL c != 0 ? a : b; the compares a against b (result 1.0 or 0.0; *pred the predicate bit,
  * false for the rest); the seeds 2^a, log2 a, 1/a and 1/sqrt(a) (kt_e8_seed). */
 uint32_t kt_e8_alu(kt_e8_op op, uint32_t a, uint32_t b, uint32_t c, bool *pred);
-/* kt_e8_alu(KT_E8_FMA, a, b, c, pred) without the dispatch (its predicate bit is false): the
- * vector lanes' commonest operation. */
-uint32_t kt_e8_fma(uint32_t a, uint32_t b, uint32_t c);
+/* kt_e8_alu(KT_E8_FMA, a, b, c, pred) without the dispatch (its predicate bit is false), through
+ * the datapath step by step: the reference kt_e8_fma's shortcut is held to. */
+uint32_t kt_e8_fma_datapath(uint32_t a, uint32_t b, uint32_t c);
 
 /* The seeds (e8m15_seed.c), as the lane computes them: a quadratic per segment of 1/32 of an
  * octave, its coefficients from a table, evaluated in two fixed-point Horner steps and rounded
@@ -77,8 +77,95 @@ static inline unsigned kt_e8_lead1(uint64_t x)
     return x ? 63u - (unsigned)__builtin_clzll(x) : 0;
 }
 
-uint32_t kt_e8_from_f16(uint16_t h);
-uint16_t kt_e8_to_f16(uint32_t e);
+/* kt_e8_round's body, inline where a caller runs it per element. */
+static inline uint32_t kt_e8_round_inline(uint64_t mag, int ebase, bool sticky, unsigned sign)
+{
+    const uint64_t m48 = (1ull << 48) - 1; /* the widest magnitude: the FMA's sum */
+    if (!mag)
+        return (uint32_t)sign << 23;
+    unsigned pos = kt_e8_lead1(mag);
+    uint64_t nrm = (mag << (47 - pos)) & m48;
+    uint32_t sig = (uint32_t)(nrm >> 32) & 0xFFFF;
+    bool g = nrm >> 31 & 1, st = (nrm & 0x7FFFFFFFu) || sticky;
+    uint32_t r = sig + (g && (st || (sig & 1)));
+    bool carry = r >> 16 & 1;
+    int e = (int)pos + ebase + carry;
+    if (e >= 0xFF)
+        return (uint32_t)sign << 23 | 0xFFu << 15;
+    if (e <= 0)
+        return (uint32_t)sign << 23;
+    return (uint32_t)sign << 23 | (uint32_t)e << 15 | (carry ? 0 : (r & 0x7FFF));
+}
+
+/* The vector lanes' commonest operation, a * b + c, with the commonest operands' shortcut: all
+ * three normal (exponent 1..254), so no special, no zero flag, and the datapath reduces to the
+ * addend's bypass (an addend 2^17 above the product is the result, exactly: its significand
+ * normalises onto itself) or its alignment into the 48-bit frame, one product, one sum and the
+ * rounder. Any other operand takes the datapath (tests/test_kt_e8_paths.c holds the two to the
+ * same bits). */
+static inline uint32_t kt_e8_fma(uint32_t a, uint32_t b, uint32_t c)
+{
+    unsigned ea = a >> 15 & 0xFF, eb = b >> 15 & 0xFF, ec = c >> 15 & 0xFF;
+    if (ea - 1u >= 254u || eb - 1u >= 254u || ec - 1u >= 254u)
+        return kt_e8_fma_datapath(a, b, c);
+    int shift = (int)(ea + eb) - (int)ec - 110; /* the addend's lsb onto the product's */
+    if (shift < 0)
+        return c & 0xFFFFFF;
+    unsigned s = shift > 48 ? 48u : (unsigned)shift;
+    uint64_t gc = 0x8000u | (c & 0x7FFF);
+    uint64_t prod = (uint64_t)(0x8000u | (a & 0x7FFF)) * (0x8000u | (b & 0x7FFF));
+    uint64_t algn = (gc << 32) >> s;
+    /* addend bits below the frame: its hidden bit among them once 16 or more drop */
+    bool sticky = s > 32 && (s >= 48 || (gc & ((1u << (s - 32)) - 1)));
+    unsigned sab = (a ^ b) >> 23 & 1;
+    if (!((sab ^ c >> 23) & 1))
+        return kt_e8_round_inline(algn + prod, (int)(ea + eb) - 157, sticky, sab);
+    uint64_t p = (algn - prod) & ((1ull << 48) - 1);
+    if (s && (p >> 47 & 1)) /* the product outweighs the addend: the magnitude negated */
+        return kt_e8_round_inline((0 - p) & ((1ull << 33) - 1), (int)(ea + eb) - 157, sticky, sab);
+    if (!p)
+        return 0; /* exact cancellation: +0 */
+    return kt_e8_round_inline(p, (int)(ea + eb) - 157, sticky, c >> 23 & 1);
+}
+
+/* The FP16 conversions, inline: the vector core's loads and stores convert 16 lanes a chunk. */
+static inline uint32_t kt_e8_from_f16(uint16_t h)
+{
+    uint32_t s = h >> 15, e = h >> 10 & 0x1F, m = h & 0x3FF;
+    if (!e && !m)
+        return s << 23;
+    if (e == 0x1F)
+        return s << 23 | 0xFFu << 15 | m << 5;
+    if (!e) { /* subnormal: renormalise; exact */
+        unsigned p = kt_e8_lead1(m);
+        return s << 23 | (103 + p) << 15 | ((m << (15 - p)) & 0x7FFF);
+    }
+    return s << 23 | (e + 112) << 15 | m << 5;
+}
+
+static inline uint16_t kt_e8_to_f16(uint32_t v)
+{
+    uint16_t s = (uint16_t)((v >> 23 & 1) << 15);
+    unsigned e = v >> 15 & 0xFF, m = v & 0x7FFF, sig = 0x8000u | m;
+    if (!e)
+        return s;
+    if (e == 0xFF)
+        return (uint16_t)(s | 0x7C00 | (m ? 0x200 | (m >> 5 & 0x1FF) : 0));
+    unsigned keep = sig >> 5, guard = m >> 4 & 1, stick = (m & 0xF) != 0;
+    unsigned rnd = keep + (guard & (stick | (keep & 1)));
+    unsigned carry = rnd >> 11 & 1;
+    int e5 = (int)e - 112 + (int)carry;
+    if (e5 >= 31)
+        return (uint16_t)(s | 0x7BFF); /* saturates to the largest finite */
+    if (e5 <= 0) { /* subnormal out, rounded again from the unrounded significand */
+        unsigned sh = 118 - e > 31 ? 31 : 118 - e;
+        uint64_t wide = ((uint64_t)sig << 32) >> sh;
+        unsigned k = (unsigned)(wide >> 32) & 0x7FF, g = wide >> 31 & 1;
+        unsigned st = (wide & 0x7FFFFFFFu) != 0;
+        return (uint16_t)(s | ((k + (g & (st | (k & 1)))) & 0x7FF));
+    }
+    return (uint16_t)(s | (unsigned)e5 << 10 | (carry ? 0 : (rnd & 0x3FF)));
+}
 uint32_t kt_e8_from_f32(uint32_t f);
 uint32_t kt_e8_to_f32(uint32_t e);
 /* As a double (exact), for references and reports. */
