@@ -257,12 +257,12 @@ uint64_t ksim_orch_aux_stat(const ksim_orch *o)
     return client;
 }
 
-void ksim_orch_write_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb)
+bool ksim_orch_write_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb)
 {
     off &= KT_WINDOW_BYTES - 1; /* only addr[15:0] is decoded */
     bool strobed = o->gen->honours_strobes;
     if (strobed && strb == 0)
-        return; /* no strobes: no write and no arrival (nothing kicks, nothing clears) */
+        return true; /* no strobes: no write and no arrival (nothing kicks, nothing clears) */
     /* Pre-strobe ignores the strobes everywhere except TX_FLIT: the beat is the whole word. */
     uint8_t eff = strobed ? strb : 0xFF;
     bool low16 = (eff & 0x03) != 0; /* the 16-bit PROG_* registers live in bytes 0-1 */
@@ -271,16 +271,16 @@ void ksim_orch_write_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t str
     if (in_stage(o, off)) {
         unsigned i = (off - KT_STAGE) >> 3;
         o->stage[i] = merge(o->stage[i], data, eff);
-        return;
+        return true;
     }
     if (in_tx_flit(o, off)) {
         unsigned w = (off - KT_TX_FLIT) >> 3;
         o->tx_stage[w] = merge(o->tx_stage[w], data, strb); /* always byte-strobed */
-        return;
+        return true;
     }
     if (off >= KT_AUX_CFG && off < KT_AUX_CFG + KT_AUX_CFG_BYTES) {
         aux_beat(o, off - KT_AUX_CFG, data, eff, strobed);
-        return;
+        return false;
     }
     switch (off & ~7u) {
     case KT_CTRL: o->ctrl = merge(o->ctrl, data, eff); break;
@@ -317,6 +317,7 @@ void ksim_orch_write_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t str
         break;
     default: break; /* read-only and unlisted offsets ignore writes */
     }
+    return false;
 }
 
 /* ---- read decode ---- */

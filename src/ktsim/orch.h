@@ -40,8 +40,10 @@ void ksim_orch_destroy(ksim_orch *o);
 /* resetn: registers, FIFOs and the dispatcher; NODE_STATUS and the RAMs keep their contents. */
 void ksim_orch_reset(ksim_orch *o);
 
-/* One AXI write beat at window offset `off` (8-aligned) with byte strobes `strb`. */
-void ksim_orch_write_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb);
+/* One AXI write beat at window offset `off` (8-aligned) with byte strobes `strb`. True when the
+ * beat changed nothing a cycle acts on by itself: it wrote the staging RAM or the TX_FLIT words
+ * (read only once a kick or a push is registered), or nothing at all (no strobes). */
+bool ksim_orch_write_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb);
 /* One AXI read beat: reads have no side effects anywhere in the window. */
 uint64_t ksim_orch_read(ksim_orch *o, uint32_t off);
 

@@ -252,22 +252,25 @@ static npk_status no_slave(uint64_t addr, size_t len)
                     len);
 }
 
-/* One beat into the orchestrator, then one cycle. */
-static void ctrl_beat(ktsim *s, uint32_t off, uint64_t data, uint8_t strb)
+/* One beat into the orchestrator, then one cycle. A beat that only stores (the staging RAM, the
+ * TX_FLIT words) changes no part's quiet count, so *carry (step_carry's) holds across it. */
+static void ctrl_beat(ktsim *s, uint32_t off, uint64_t data, uint8_t strb, uint64_t *carry)
 {
-    ksim_orch_write_beat(s->orch, off, data, strb);
-    ktsim_step(s, 1);
+    if (!ksim_orch_write_beat(s->orch, off, data, strb))
+        *carry = 0;
+    step_carry(s, 1, carry);
 }
 
 /* The station bus: `words` words starting at window offset `off`, packed into 32-byte flits of
  * four beats each, with strobes only on the words the host sent. */
-static void ctrl_write_words(ktsim *s, uint32_t off, const uint8_t *bytes, size_t words)
+static void ctrl_write_words(ktsim *s, uint32_t off, const uint8_t *bytes, size_t words,
+                             uint64_t *carry)
 {
     uint32_t first = off & ~(uint32_t)(KT_BUS_FLIT_BYTES - 1);
     uint32_t end = off + (uint32_t)words * 8;
     if (!s->cfg.station_bus) { /* a direct AXI master: each word is its own strobed beat */
         for (uint32_t a = off; a < end; a += 8)
-            ctrl_beat(s, a, kt_le64(bytes + (a - off)), 0xFF);
+            ctrl_beat(s, a, kt_le64(bytes + (a - off)), 0xFF, carry);
         return;
     }
     for (uint32_t flit = first; flit < end; flit += KT_BUS_FLIT_BYTES) {
@@ -276,11 +279,11 @@ static void ctrl_write_words(ktsim *s, uint32_t off, const uint8_t *bytes, size_
             if (a >= off && a < end) {
                 uint64_t v = kt_le64(bytes + (a - off));
                 s->lane[b] = v;
-                ctrl_beat(s, a, v, 0xFF);
+                ctrl_beat(s, a, v, 0xFF, carry);
             } else {
                 /* The packer clears at the flit's first beat: unsent lanes carry zeros (or, in
                  * the variant some boards show, whatever the lane last held). */
-                ctrl_beat(s, a, s->cfg.stale_lanes ? s->lane[b] : 0, 0x00);
+                ctrl_beat(s, a, s->cfg.stale_lanes ? s->lane[b] : 0, 0x00, carry);
             }
         }
     }
@@ -299,9 +302,10 @@ static npk_status sim_write(ktsim *s, uint64_t addr, const uint8_t *bytes, size_
     bus_region *b = find_region(s, addr, len, &off);
     if (!b)
         return no_slave(addr, len);
-    ktsim_step(s, s->cfg.host_access_cycles);
+    uint64_t carry = 0; /* the beats that only store carry the quiet count over them */
+    step_carry(s, s->cfg.host_access_cycles, &carry);
     switch (b->kind) {
-    case R_CTRL: ctrl_write_words(s, (uint32_t)off, bytes, len / 8); return NPK_OK;
+    case R_CTRL: ctrl_write_words(s, (uint32_t)off, bytes, len / 8, &carry); return NPK_OK;
     case R_MEM: {
         npk_status st = ksim_dram_host_write(s->dram, off, bytes, len);
         ktsim_step(s, mem_window_cycles(s, len));
