@@ -5,8 +5,11 @@
  * infinities, NaNs, the smallest and largest exponents, exponents that make the addend bypass
  * the product or fall out of the frame — and over a sweep of every addend exponent against
  * products of edge exponents, with edge and random significands and every sign pattern (so every
- * alignment, bypass boundary, cancellation, overflow and underflow of the result); and
- * kt_e8_lead1 against a bit-by-bit search at every position. */
+ * alignment, bypass boundary, cancellation, overflow and underflow of the result); the chunk
+ * conversions against the lane-by-lane ones over every FP16 value and every E8M15 value (in
+ * chunks of 16 consecutive values, so each binade's chunks take the shortcut or not as a whole,
+ * and once more with each chunk's first lane swapped for a special, which must send the chunk
+ * lane by lane); and kt_e8_lead1 against a bit-by-bit search at every position. */
 #include "check.h"
 #include "kt/hw/e8m15.h"
 
@@ -73,8 +76,59 @@ static unsigned sweep(uint64_t *s)
     return differ;
 }
 
+/* Every FP16 value through kt_e8_from_f16_chunk, 16 consecutive values a chunk, with lane 0 as
+ * it comes or replaced by `lane0` (when not 0xFFFFFFFF): the lanes that differ from
+ * kt_e8_from_f16. */
+static unsigned from_f16_chunks(uint32_t lane0)
+{
+    unsigned differ = 0;
+    for (uint32_t base = 0; base < 0x10000; base += KT_E8_CHUNK) {
+        uint8_t in[2 * KT_E8_CHUNK];
+        uint32_t out[KT_E8_CHUNK];
+        for (unsigned l = 0; l < KT_E8_CHUNK; l++) {
+            uint32_t h = l == 0 && lane0 != 0xFFFFFFFFu ? lane0 : base + l;
+            in[2 * l] = (uint8_t)h;
+            in[2 * l + 1] = (uint8_t)(h >> 8);
+        }
+        kt_e8_from_f16_chunk(out, in);
+        for (unsigned l = 0; l < KT_E8_CHUNK; l++)
+            differ += out[l] != kt_e8_from_f16((uint16_t)(in[2 * l] | in[2 * l + 1] << 8));
+    }
+    return differ;
+}
+
+/* E8M15 values through kt_e8_to_f16_chunk, likewise: every one (`stride` KT_E8_CHUNK) or a
+ * chunk every `stride` values. */
+static unsigned to_f16_chunks(uint32_t lane0, uint32_t stride)
+{
+    unsigned differ = 0;
+    for (uint32_t base = 0; base < 1u << 24; base += stride) {
+        uint32_t in[KT_E8_CHUNK];
+        uint8_t out[2 * KT_E8_CHUNK];
+        for (unsigned l = 0; l < KT_E8_CHUNK; l++)
+            in[l] = l == 0 && lane0 != 0xFFFFFFFFu ? lane0 : base + l;
+        kt_e8_to_f16_chunk(out, in);
+        for (unsigned l = 0; l < KT_E8_CHUNK; l++)
+            differ += (uint16_t)(out[2 * l] | out[2 * l + 1] << 8) != kt_e8_to_f16(in[l]);
+    }
+    return differ;
+}
+
 int main(void)
 {
+    /* as they come; a zero, a subnormal, an infinity, a NaN in lane 0 (from); a zero, the top
+     * binade, an underflow, a NaN in lane 0 (to) */
+    CHECK_EQ(from_f16_chunks(0xFFFFFFFFu), 0u);
+    CHECK_EQ(from_f16_chunks(0x8000), 0u);
+    CHECK_EQ(from_f16_chunks(0x0001), 0u);
+    CHECK_EQ(from_f16_chunks(0x7C00), 0u);
+    CHECK_EQ(from_f16_chunks(0xFE00), 0u);
+    CHECK_EQ(to_f16_chunks(0xFFFFFFFFu, KT_E8_CHUNK), 0u);
+    CHECK_EQ(to_f16_chunks(0x000000, 0x1F0), 0u);
+    CHECK_EQ(to_f16_chunks(142u << 15 | 0x7FFF, 0x1F0), 0u);
+    CHECK_EQ(to_f16_chunks(0x800000 | 100u << 15 | 0x1234, 0x1F0), 0u);
+    CHECK_EQ(to_f16_chunks(0x7FC000, 0x1F0), 0u);
+
     uint64_t s = 0xE8;
     unsigned differ = 0;
     for (int i = 0; i < 2000000; i++) {

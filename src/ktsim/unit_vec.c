@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kt/hw/flit_header.h"
 #include "kt/hw/units/vec.h"
 #include "npukit/kt_transport.h"
 #include "shell.h"
@@ -325,7 +326,7 @@ static void cu_data(vec_unit *u, const kt_flit *f, kt_header h)
 static bool vu_recv(void *p, const kt_flit *f)
 {
     vec_unit *u = p;
-    kt_header h = kt_header_get(f);
+    kt_header h = kt_flit_header(f);
     if (u->sg_pend)
         return false; /* a DATA_RECEIVED waits for the link: take nothing meanwhile */
     if (h.type == KT_T_MEM_RD_RESP) {

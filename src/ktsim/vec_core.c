@@ -57,6 +57,13 @@ enum {
     IMM_BITS = 0xFFFFFF,
 };
 
+/* The states' heavier steps (a chunk's conversions, a beat's operands, a dispatch) are kept
+ * out of vc_core_step, so that its common steps — a fetch, a phase, a held request — run without
+ * saving the registers those need. */
+#define OUT_OF_LINE __attribute__((noinline))
+
+_Static_assert((int)KT_VEC_LANES == (int)KT_E8_CHUNK, "a load or store converts one chunk of lanes");
+
 /* ---- the address walk (vec_agu) ---- */
 
 static void walk_start(vc_core *c, unsigned ad, int64_t off)
@@ -212,7 +219,7 @@ static unsigned depth(const vc_core *c)
 
 /* One beat: a chunk of 16 elements (FLAT) or a phase of 16 / depth of them, into the lanes with
  * the register file's values read now. */
-static void alu_beat(vc_core *c)
+OUT_OF_LINE static void alu_beat(vc_core *c)
 {
     unsigned dep = depth(c), wid = KT_VEC_LANES / dep;
     vl_beat b = {.wd = (uint8_t)c->wd,
@@ -299,7 +306,7 @@ static void exec_alu(vc_core *c)
 }
 
 /* GD: the chain's next word, fetched over GA, GB, GC. */
-static void gather(vc_core *c)
+OUT_OF_LINE static void gather(vc_core *c)
 {
     c->d = c->dimem[c->pc];
     c->pc = (c->pc + 1) & PC_MASK;
@@ -348,7 +355,7 @@ static void exec_red(vc_core *c)
 }
 
 /* One beat of EXPSUM: eight elements' 2^x into the lanes, written back to vb. */
-static void expsum_beat(vc_core *c)
+OUT_OF_LINE static void expsum_beat(vc_core *c)
 {
     vl_beat b = {.wd = (uint8_t)c->wd,
                  .pr = (uint8_t)c->pr,
@@ -371,7 +378,7 @@ static void expsum_beat(vc_core *c)
 }
 
 /* EXEC: dispatch the fetched word; false holds it here another cycle. */
-static void exec(vc_core *c)
+OUT_OF_LINE static void exec(vc_core *c)
 {
     kt_vec_insn *d = &c->d;
     *d = c->ird;
@@ -440,15 +447,14 @@ static void exec(vc_core *c)
 
 /* ---- the load and store walks ---- */
 
-static void load_step(vc_core *c)
+OUT_OF_LINE static void load_step(vc_core *c)
 {
     const kt_vec_insn *d = &c->d;
     const uint8_t *w = c->l1[walk_addr(&c->walk) & L1_MASK];
     walk_step(&c->walk);
     uint32_t *v = &c->v[d->vd][c->chunk * KT_VEC_LANES];
     if (d->dt == KT_VEC_DT_FP16) {
-        for (unsigned l = 0; l < KT_VEC_LANES; l++)
-            v[l] = kt_e8_from_f16((uint16_t)(w[2 * l] | w[2 * l + 1] << 8));
+        kt_e8_from_f16_chunk(v, w);
     } else {
         for (unsigned l = 0; l < KT_VEC_LANES / 2; l++) {
             const uint8_t *b = w + 4 * l;
@@ -477,11 +483,7 @@ static void store_word(vc_core *c, const uint32_t *v)
     uint8_t *w = c->l1[c->st_addr & L1_MASK];
     walk_step(&c->walk);
     if (c->d.dt == KT_VEC_DT_FP16) {
-        for (unsigned l = 0; l < KT_VEC_LANES; l++) {
-            uint16_t h = kt_e8_to_f16(v[l]);
-            w[2 * l] = (uint8_t)h;
-            w[2 * l + 1] = (uint8_t)(h >> 8);
-        }
+        kt_e8_to_f16_chunk(w, v);
         return;
     }
     for (unsigned l = 0; l < KT_VEC_LANES / 2; l++) {
@@ -492,7 +494,7 @@ static void store_word(vc_core *c, const uint32_t *v)
 }
 
 /* STD: one chunk's result; true when the chunk is finished. */
-static bool store_step(vc_core *c)
+OUT_OF_LINE static bool store_step(vc_core *c)
 {
     const kt_vec_insn *d = &c->d;
     unsigned base = c->chunk * KT_VEC_LANES;

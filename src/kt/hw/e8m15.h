@@ -166,6 +166,45 @@ static inline uint16_t kt_e8_to_f16(uint32_t v)
     }
     return (uint16_t)(s | (unsigned)e5 << 10 | (carry ? 0 : (rnd & 0x3FF)));
 }
+/* A chunk of 16 lanes converted at once, as the vector core's loads and stores move them (FP16
+ * little-endian in L1), with the commonest lanes' shortcut: when every one is a normal FP16 (in)
+ * or an E8M15 that rounds to a normal FP16 without reaching the top binade (out, exponent
+ * 113..141), each converts with a few shifts and adds and no branch; a chunk with any other
+ * lane converts lane by lane above (tests/test_kt_vec.c holds the two to the same bits). */
+enum { KT_E8_CHUNK = 16 };
+static inline void kt_e8_from_f16_chunk(uint32_t out[KT_E8_CHUNK], const uint8_t in[2 * KT_E8_CHUNK])
+{
+    unsigned other = 0;
+    for (unsigned l = 0; l < KT_E8_CHUNK; l++) {
+        uint32_t h = in[2 * l] | (uint32_t)in[2 * l + 1] << 8;
+        other |= (h >> 10 & 0x1F) - 1u >= 30u; /* zero, subnormal, infinity or NaN */
+        out[l] = (h & 0x8000) << 8 | ((h & 0x7FFF) + (112u << 10)) << 5;
+    }
+    if (other)
+        for (unsigned l = 0; l < KT_E8_CHUNK; l++)
+            out[l] = kt_e8_from_f16((uint16_t)(in[2 * l] | in[2 * l + 1] << 8));
+}
+
+static inline void kt_e8_to_f16_chunk(uint8_t out[2 * KT_E8_CHUNK], const uint32_t in[KT_E8_CHUNK])
+{
+    unsigned other = 0;
+    uint16_t h[KT_E8_CHUNK];
+    for (unsigned l = 0; l < KT_E8_CHUNK; l++) {
+        uint32_t v = in[l], e = v >> 15 & 0xFF, m = v & 0x7FFF;
+        other |= e - 113u >= 29u;
+        uint32_t keep = (0x8000u | m) >> 5, guard = m >> 4 & 1, stick = (m & 0xF) != 0;
+        uint32_t rnd = keep + (guard & (stick | (keep & 1))); /* 0x400..0x800: a carry is 0x800 */
+        h[l] = (uint16_t)((v >> 8 & 0x8000) | (((e - 112) << 10) + rnd - 0x400));
+    }
+    if (other)
+        for (unsigned l = 0; l < KT_E8_CHUNK; l++)
+            h[l] = kt_e8_to_f16(in[l]);
+    for (unsigned l = 0; l < KT_E8_CHUNK; l++) {
+        out[2 * l] = (uint8_t)h[l];
+        out[2 * l + 1] = (uint8_t)(h[l] >> 8);
+    }
+}
+
 uint32_t kt_e8_from_f32(uint32_t f);
 uint32_t kt_e8_to_f32(uint32_t e);
 /* As a double (exact), for references and reports. */

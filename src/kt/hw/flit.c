@@ -143,19 +143,25 @@ static inline npk_status check_coord(const char *what, kt_coord c)
  * from the table, so a refused value is named. */
 enum { HEADER_WORD = KT_H_WORD, HEADER_LO = KT_H_LO };
 
+_Static_assert(KT_H_TXN_W == 8 && KT_H_LAST_W == 1, "txn and last fill their header fields");
+
+/* The header's fields in table order, its word built from the constant positions (every field
+ * of every flit the simulator sends passes here); a value too wide is named from the table. */
 npk_status kt_header_put(kt_flit *f, const kt_header *h)
 {
     npk_status s;
     if ((s = check_coord("dst", h->dst)) || (s = check_coord("src", h->src)))
         return s;
-    uint64_t v[] = {h->dst.x, h->dst.y, h->src.x, h->src.y, h->type, h->txn, h->last, h->rsvd};
+    const uint64_t v[] = {h->dst.x, h->dst.y, h->src.x, h->src.y,
+                          h->type,  h->txn,   h->last,  h->rsvd};
+    /* the coordinates are checked, txn and last fill their fields: only these two can overflow */
+    if (h->type > kt_width_mask(KT_H_TYPE_W) || h->rsvd > kt_width_mask(KT_H_RSVD_W))
+        for (size_t i = 0; i < 8; i++)
+            if (v[i] > kt_width_mask(kt_layout_header[i].width))
+                return field_too_wide(&kt_layout_header[i], v[i]);
     uint64_t word = 0;
-    for (size_t i = 0; i < 8; i++) {
-        const kt_field *fl = &kt_layout_header[i];
-        if (v[i] > kt_width_mask(fl->width))
-            return field_too_wide(fl, v[i]);
-        word |= v[i] << (fl->lo - HEADER_LO);
-    }
+    for (size_t i = 0; i < 8; i++)
+        word |= v[i] << (kt_layout_header[i].lo - HEADER_LO);
     f->w[HEADER_WORD] = word; /* the host word 4 has no bits above 287 */
     return NPK_OK;
 }
