@@ -54,10 +54,15 @@ typedef struct ksim_link {
     ksim_attach *at;    /* the endpoint, when no next; NULL: nobody there */
 } ksim_link;
 
+/* A destination as the route table indexes it: {dst_x, dst_y}, four bits each. */
+enum { DST_BITS = KT_POS_WIDTH, DSTS = 1 << (2 * DST_BITS) };
+_Static_assert(DSTS == 16 * 16, "the route table covers the endpoint grid");
+
 struct ksim_mesh {
     uint8_t lo, hi, n; /* routers per axis: hi - lo + 1 */
     ksim_router *routers;
     ksim_link *links;       /* [router index][port] */
+    uint8_t *route;         /* [router index][destination]: ksim_route's answer, worked out once */
     ksim_attach at[16][16]; /* endpoints by [y][x] */
     ksim_endpoint list[256]; /* attached endpoints, in attach order */
     unsigned n_list;
@@ -105,12 +110,20 @@ ksim_mesh *ksim_mesh_create(uint8_t grid_lo, uint8_t grid_hi, unsigned fifo_dept
     m->n = (uint8_t)(grid_hi - grid_lo + 1);
     m->routers = calloc((size_t)m->n * m->n, sizeof *m->routers);
     m->links = calloc((size_t)m->n * m->n * KSIM_PORTS, sizeof *m->links);
-    if (!m->routers || !m->links) {
+    m->route = malloc((size_t)m->n * m->n * DSTS);
+    if (!m->routers || !m->links || !m->route) {
         free(m->routers);
         free(m->links);
+        free(m->route);
         free(m);
         return NULL;
     }
+    for (int i = 0; i < m->n * m->n; i++)
+        for (unsigned d = 0; d < DSTS; d++) {
+            kt_coord dst = {(uint8_t)(d >> DST_BITS), (uint8_t)(d & ((1u << DST_BITS) - 1))};
+            m->route[i * DSTS + d] = (uint8_t)ksim_route(grid_lo, grid_hi, (uint8_t)(grid_lo + i % m->n),
+                                                         (uint8_t)(grid_lo + i / m->n), dst);
+        }
     for (int i = 0; i < m->n * m->n; i++)
         for (int p = 0; p < KSIM_PORTS; p++)
             if (!ksim_fifo_init(&m->routers[i].in[p], fifo_depth)) {
@@ -139,6 +152,7 @@ void ksim_mesh_destroy(ksim_mesh *m)
                 ksim_fifo_free(&m->routers[i].in[p]);
     free(m->routers);
     free(m->links);
+    free(m->route);
     free(m);
 }
 
@@ -305,28 +319,30 @@ static void deliver(ksim_mesh *m, ksim_router *r, const ksim_link *links, uint64
     }
 }
 
-/* The output port the head of input i asks for this cycle, or -1 (empty, or arrived this cycle). */
-static int head_route(const ksim_mesh *m, const ksim_router *r, int i, int x, int y, uint64_t cycle)
+/* The output port the head of input i asks for this cycle, or -1 (empty, or arrived this cycle);
+ * `route` is the router's row of the route table. */
+static int head_route(const ksim_mesh *m, const ksim_router *r, const uint8_t *route, int i,
+                      uint64_t cycle)
 {
     if (!ksim_fifo_ready(&r->in[i], cycle))
         return -1;
     /* Only the destination matters here: two fields, not the whole header. */
     const kt_flit *f = ksim_fifo_head(&r->in[i]);
-    kt_coord dst = {(uint8_t)(f->w[m->dst_x_word] >> m->dst_x_shift & m->dst_x_mask),
-                    (uint8_t)(f->w[m->dst_y_word] >> m->dst_y_shift & m->dst_y_mask)};
-    return (int)ksim_route(m->lo, m->hi, (uint8_t)x, (uint8_t)y, dst);
+    unsigned x = (unsigned)(f->w[m->dst_x_word] >> m->dst_x_shift & m->dst_x_mask);
+    unsigned y = (unsigned)(f->w[m->dst_y_word] >> m->dst_y_shift & m->dst_y_mask);
+    return route[x << DST_BITS | y];
 }
 
 /* Each free output takes the first input, round robin from its pointer, whose head routes to it.
  * The routes are decoded once per head (an input that was popped offers its next head to the
  * outputs after it, as before); `asks[p]` holds the inputs whose heads route to output p, so the
  * round robin is a rotate and a lookup, not a scan. */
-static void arbitrate(ksim_mesh *m, ksim_router *r, int x, int y, uint64_t cycle)
+static void arbitrate(ksim_mesh *m, ksim_router *r, const uint8_t *route, uint64_t cycle)
 {
     unsigned asks[KSIM_PORTS] = {0}, wanted = 0; /* wanted: outputs some head asks for */
     for (unsigned occ = r->occupied; occ; occ &= occ - 1) {
         int i = lowest_bit[occ];
-        int p = head_route(m, r, i, x, y, cycle);
+        int p = head_route(m, r, route, i, cycle);
         if (p >= 0) {
             asks[p] |= 1u << i;
             wanted |= 1u << p;
@@ -348,7 +364,7 @@ static void arbitrate(ksim_mesh *m, ksim_router *r, int x, int y, uint64_t cycle
         if (ksim_fifo_empty(&r->in[i]))
             r->occupied &= ~(1u << i);
         /* the next head of input i may ask for a later output this cycle */
-        int next = head_route(m, r, i, x, y, cycle);
+        int next = head_route(m, r, route, i, cycle);
         if (next > p) {
             asks[next] |= 1u << i;
             wanted |= (1u << next) & ~r->out_valid;
@@ -361,13 +377,16 @@ static void arbitrate(ksim_mesh *m, ksim_router *r, int x, int y, uint64_t cycle
 void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
 {
     m->moved = false;
-    /* the list does not change during a tick: its length read once, not after every call */
-    const unsigned n_list = m->n_list;
-    for (unsigned i = 0; i < n_list; i++) {
-        const ksim_endpoint *e = &m->list[i];
-        if (cycle >= *e->wake)
+    /* The endpoints ticked this cycle, in attach order: only they can have output to inject (one
+     * that sleeps has none, and an offer that wakes it gives it none before its next tick). */
+    ksim_endpoint *ticked[sizeof m->list / sizeof m->list[0]];
+    unsigned n_ticked = 0;
+    /* the list does not change during a tick: its end read once, not after every call */
+    for (ksim_endpoint *e = m->list, *end = m->list + m->n_list; e < end; e++)
+        if (cycle >= *e->wake) {
             e->tick(e->ep, cycle);
-    }
+            ticked[n_ticked++] = e;
+        }
     /* A router that holds nothing has nothing to deliver or arbitrate (and the mesh as a whole
      * skips both when it holds nothing). */
     if (m->in_flight) {
@@ -377,14 +396,11 @@ void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
                 deliver(m, &m->routers[i], &m->links[i * KSIM_PORTS], cycle);
         for (unsigned i = 0; i < routers; i++)
             if (m->routers[i].held)
-                arbitrate(m, &m->routers[i], m->lo + (int)(i % m->n), m->lo + (int)(i / m->n),
-                          cycle);
+                arbitrate(m, &m->routers[i], &m->route[i * DSTS], cycle);
     }
     /* Endpoints inject their output register into the router input facing them. */
-    for (unsigned i = 0; i < n_list; i++) {
-        ksim_endpoint *e = &m->list[i];
-        if (cycle < *e->wake)
-            continue;
+    for (unsigned k = 0; k < n_ticked; k++) {
+        ksim_endpoint *e = ticked[k];
         const kt_flit *f = e->out_peek(e->ep);
         if (f && ksim_fifo_push(e->in, f, cycle)) {
             held_add(m, e->r);

@@ -3,6 +3,7 @@
  * the status mirror and the AUX_CFG forwarding. Behaviour follows the RTL per beat and per
  * cycle; the two bitstream generations differ only in their ksim_generation row. */
 #include "orch.h"
+#include "out_of_line.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -392,15 +393,23 @@ static void build_dispatch_flit(ksim_orch *o, kt_flit *f)
     kt_header_put(f, &h);
 }
 
+static void tick_work(ksim_orch *o, uint64_t cycle);
+
 void ksim_orch_tick_begin(ksim_orch *o, uint64_t cycle)
 {
     o->cycle = cycle;
     o->pushed_this_cycle = o->inst_complete_this_cycle = o->signal_this_cycle = false;
     /* The commonest cycle: nothing registered, nothing streaming, nothing queued to hand out (or
-     * the output register still full) — every step below would find nothing to do. */
+     * the output register still full) — every step of tick_work would find nothing to do. */
     if (!(o->kick_req | o->push_pending | o->run | o->tx_push_req | o->rx_pop_req) &&
         (o->out_valid || ksim_fifo_empty(&o->tx)))
         return;
+    tick_work(o, cycle);
+}
+
+/* The cycle's dispatcher, mailbox and output register steps. */
+static KSIM_OUT_OF_LINE void tick_work(ksim_orch *o, uint64_t cycle)
+{
     uint16_t credit_now = o->credit; /* the registered value this cycle sees */
 
     /* A kick registered last cycle: accepted only when idle and PROG_LEN is non-zero. */

@@ -12,6 +12,7 @@
 
 #include "kt/hw/e8m15.h"
 #include "kt/hw/units/vec.h"
+#include "out_of_line.h"
 
 enum {
     S_IDLE,
@@ -58,9 +59,8 @@ enum {
 };
 
 /* The states' heavier steps (a chunk's conversions, a beat's operands, a dispatch) are kept
- * out of vc_core_step, so that its common steps — a fetch, a phase, a held request — run without
- * saving the registers those need. */
-#define OUT_OF_LINE __attribute__((noinline))
+ * out of vc_core_step: its common steps are a fetch, a phase, a held request. */
+#define OUT_OF_LINE KSIM_OUT_OF_LINE
 
 _Static_assert((int)KT_VEC_LANES == (int)KT_E8_CHUNK, "a load or store converts one chunk of lanes");
 

@@ -145,24 +145,25 @@ enum { HEADER_WORD = KT_H_WORD, HEADER_LO = KT_H_LO };
 
 _Static_assert(KT_H_TXN_W == 8 && KT_H_LAST_W == 1, "txn and last fill their header fields");
 
-/* The header's fields in table order, its word built from the constant positions (every field
- * of every flit the simulator sends passes here); a value too wide is named from the table. */
+/* The header's word from its constant positions (every flit the simulator sends passes here);
+ * a value too wide for its field is named from the table. */
 npk_status kt_header_put(kt_flit *f, const kt_header *h)
 {
     npk_status s;
     if ((s = check_coord("dst", h->dst)) || (s = check_coord("src", h->src)))
         return s;
-    const uint64_t v[] = {h->dst.x, h->dst.y, h->src.x, h->src.y,
-                          h->type,  h->txn,   h->last,  h->rsvd};
     /* the coordinates are checked, txn and last fill their fields: only these two can overflow */
-    if (h->type > kt_width_mask(KT_H_TYPE_W) || h->rsvd > kt_width_mask(KT_H_RSVD_W))
-        for (size_t i = 0; i < 8; i++)
-            if (v[i] > kt_width_mask(kt_layout_header[i].width))
-                return field_too_wide(&kt_layout_header[i], v[i]);
-    uint64_t word = 0;
-    for (size_t i = 0; i < 8; i++)
-        word |= v[i] << (kt_layout_header[i].lo - HEADER_LO);
-    f->w[HEADER_WORD] = word; /* the host word 4 has no bits above 287 */
+    if (h->type > kt_width_mask(KT_H_TYPE_W))
+        return field_too_wide(&kt_layout_header[4], h->type);
+    if (h->rsvd > kt_width_mask(KT_H_RSVD_W))
+        return field_too_wide(&kt_layout_header[7], h->rsvd);
+    f->w[HEADER_WORD] = /* the host word 4 has no bits above 287 */
+        (uint64_t)h->dst.x << (KT_H_DST_X - HEADER_LO) |
+        (uint64_t)h->dst.y << (KT_H_DST_Y - HEADER_LO) |
+        (uint64_t)h->src.x << (KT_H_SRC_X - HEADER_LO) |
+        (uint64_t)h->src.y << (KT_H_SRC_Y - HEADER_LO) | (uint64_t)h->type << (KT_H_TYPE - HEADER_LO) |
+        (uint64_t)h->txn << (KT_H_TXN - HEADER_LO) | (uint64_t)h->last << (KT_H_LAST - HEADER_LO) |
+        (uint64_t)h->rsvd << (KT_H_RSVD - HEADER_LO);
     return NPK_OK;
 }
 
