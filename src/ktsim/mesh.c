@@ -374,7 +374,7 @@ static void arbitrate(ksim_mesh *m, ksim_router *r, const uint8_t *route, uint64
     }
 }
 
-void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
+bool ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
 {
     m->moved = false;
     /* The endpoints ticked this cycle, in attach order: only they can have output to inject (one
@@ -409,6 +409,7 @@ void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
             m->moved = true;
         }
     }
+    return m->moved;
 }
 
 unsigned ksim_mesh_in_flight(const ksim_mesh *m) { return m->in_flight; }

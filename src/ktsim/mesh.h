@@ -40,8 +40,9 @@ bool ksim_mesh_position_ok(const ksim_mesh *m, kt_coord at);
  * the grid, X first, then Y, then at most one outward hop; West > East > North > South > Local. */
 ksim_port ksim_route(uint8_t grid_lo, uint8_t grid_hi, uint8_t rx, uint8_t ry, kt_coord dst);
 
-/* One cycle: endpoint ticks, then links and routers move flits. */
-void ksim_mesh_tick(ksim_mesh *m, uint64_t cycle);
+/* One cycle: endpoint ticks, then links and routers move flits. True when a flit moved (what
+ * ksim_mesh_moved reads after it). */
+bool ksim_mesh_tick(ksim_mesh *m, uint64_t cycle);
 
 /* Flits inside routers, and whether any moved in the last tick. */
 unsigned ksim_mesh_in_flight(const ksim_mesh *m);

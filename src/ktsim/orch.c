@@ -175,13 +175,17 @@ static bool in_rx_flit(const ksim_orch *o, uint32_t off)
     return off >= KT_RX_FLIT && off < KT_RX_FLIT + o->p.flit_words * 8u;
 }
 
+static KSIM_OUT_OF_LINE void deliver_host_pulse(ksim_orch *o)
+{
+    o->aux_pulse = false;
+    ksim_orch_aux_pulse(o, o->aux_pulse_addr, o->aux_pulse_value);
+}
+
 /* Deliver a held host pulse (the held one's cycle has come, or a second beat arrived before it). */
 static void release_host_pulse(ksim_orch *o)
 {
-    if (o->aux_pulse) {
-        o->aux_pulse = false;
-        ksim_orch_aux_pulse(o, o->aux_pulse_addr, o->aux_pulse_value);
-    }
+    if (o->aux_pulse)
+        deliver_host_pulse(o);
 }
 
 static void aux_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb, bool strobed)

@@ -59,6 +59,7 @@ struct ktsim {
     /* The agent's AXI traffic counters: the memory ports' transactions and those of plugged
      * agent-side masters (the mover), added as they happen (16-bit, wrapping). */
     uint16_t traffic_rd, traffic_wr;
+    uint16_t traffic_told_rd, traffic_told_wr; /* what the orchestrator was last told */
     ksim_mover *mover;                /* the memory agent's own mover, unless the preset drops it */
     ksim_rv64c *rv64;                 /* CPU_RV64 = 1 */
     uint64_t rv64_lost[RV64_W_COUNT]; /* writes lost to a same-cycle collision, per window */
@@ -86,13 +87,16 @@ uint64_t ktsim_dropped_flits(const ktsim *s) { return ksim_mesh_dropped(s->mesh)
 static bool machine_idle(const ktsim *s)
 {
     /* flits in the mesh first: the commonest reason, and the cheapest test */
-    if (ksim_mesh_in_flight(s->mesh) || !ksim_orch_idle(s->orch))
+    if (ksim_mesh_in_flight(s->mesh))
+        return false;
+    /* then the units: one runs a kernel through most cycles that reach here */
+    for (unsigned i = 0; i < s->n_shells; i++)
+        if (!ksim_shell_idle(s->shells[i]))
+            return false;
+    if (!ksim_orch_idle(s->orch))
         return false;
     for (unsigned i = 0; i < s->cfg.n_mem_ports; i++)
         if (!ksim_memport_idle(s->ports[i]))
-            return false;
-    for (unsigned i = 0; i < s->n_shells; i++)
-        if (!ksim_shell_idle(s->shells[i]))
             return false;
     return true;
 }
@@ -167,7 +171,7 @@ static void step_carry(ktsim *s, uint64_t cycles, uint64_t *carry)
         cycles--;
         s->cycle++;
         ksim_orch_tick_begin(s->orch, s->cycle);
-        ksim_mesh_tick(s->mesh, s->cycle);
+        bool moved = ksim_mesh_tick(s->mesh, s->cycle);
         /* The complex before the clients: its stores are cfg pulses of this cycle, so a doorbell
          * the interlink counts in this cycle survives a clear the program stores in it. */
         if (s->rv64)
@@ -176,8 +180,12 @@ static void step_carry(ktsim *s, uint64_t cycles, uint64_t *carry)
         for (unsigned i = 0; i < s->n_ticking; i++)
             s->ticking[i]->r.tick(s->ticking[i]->r.ctx);
         ksim_orch_tick_end(s->orch);
-        ksim_orch_set_traffic(s->orch, s->traffic_rd, s->traffic_wr);
-        if (ksim_mesh_moved(s->mesh) || machine_idle(s))
+        if (s->traffic_rd != s->traffic_told_rd || s->traffic_wr != s->traffic_told_wr) {
+            ksim_orch_set_traffic(s->orch, s->traffic_rd, s->traffic_wr);
+            s->traffic_told_rd = s->traffic_rd;
+            s->traffic_told_wr = s->traffic_wr;
+        }
+        if (moved || machine_idle(s))
             s->stalled = 0;
         else
             s->stalled++;
