@@ -287,10 +287,17 @@ bool ksim_shell_send(ksim_shell *sh, const kt_flit *f)
     return true;
 }
 
-static void fill_output(ksim_shell *sh)
+static void fill_output_now(ksim_shell *sh);
+
+/* The output register refilled when empty: a signal first, then a CU_CTRL reply. */
+static inline void fill_output(ksim_shell *sh)
 {
-    if (sh->out_valid)
-        return;
+    if (!sh->out_valid && (sh->sig_count || sh->ctrl_pend))
+        fill_output_now(sh);
+}
+
+static void fill_output_now(ksim_shell *sh)
+{
     if (sh->sig_count) {
         pending_signal *s = &sh->sigq[sh->sig_head];
         kt_flit_signal(&sh->out, s->dst, sh->cfg.at, s->txn, s->code, s->arg);

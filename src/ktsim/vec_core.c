@@ -15,7 +15,7 @@
 #include "out_of_line.h"
 
 enum {
-    S_IDLE,
+    S_IDLE = VC_IDLE,
     S_START,
     S_F1,
     S_F2,
@@ -176,17 +176,6 @@ void vc_core_fill_retired(vc_core *c)
         c->fill_out--;
 }
 
-/* Nothing running, no fill in flight, the lanes drained (a kernel that faulted mid-flight
- * leaves beats in the lanes, which keep counting down). */
-bool vc_core_idle(const vc_core *c)
-{
-    return !c->busy && c->st == S_IDLE && !c->fill_out && vl_empty(&c->lanes, c->now);
-}
-
-bool vc_core_stopped(const vc_core *c)
-{
-    return !c->busy && c->st == S_IDLE && (c->halted || c->fault);
-}
 
 static unsigned nchunk(const vc_core *c) { return (c->vl + KT_VEC_LANES - 1) / KT_VEC_LANES; }
 static bool pipe_empty(const vc_core *c) { return vl_empty(&c->lanes, c->now); }
@@ -897,10 +886,9 @@ static uint64_t countdown_now(const vc_core *c)
     return q < l ? q : l;
 }
 
-uint64_t vc_core_quiet(const vc_core *c)
+/* vc_core_quiet past its requests and a beat issued this cycle (vec_core.h). */
+uint64_t vc_core_quiet_steps(const vc_core *c)
 {
-    if (c->rd_valid || c->wr_valid || c->lanes.inc >= 0)
-        return 0; /* a request for the send path, a beat's pending count to raise */
     uint64_t q = countdown_now(c), o = own_steps(c);
     return q > o ? q : o;
 }

@@ -19,7 +19,10 @@
 #include "npukit/kt_vec.h"
 #include "vec_lanes.h"
 
-enum { VC_WORD = 32 };
+enum {
+    VC_WORD = 32,
+    VC_IDLE = 0, /* the sequencer's idle state (vec_core.c's S_IDLE) */
+};
 
 /* A descriptor walk (upstream's vec_agu): base + offset + sum of idx * stride, dim 0 fastest. */
 typedef struct vc_walk {
@@ -108,11 +111,24 @@ void vc_core_fill_retired(vc_core *c);
  * until a fill response retires or a RUN starts it); and n such steps at once, counted down
  * where they only count and taken as steps where they do more, the core left as the ticks would
  * leave it. */
-uint64_t vc_core_quiet(const vc_core *c);
+uint64_t vc_core_quiet_steps(const vc_core *c);
+static inline uint64_t vc_core_quiet(const vc_core *c)
+{
+    if (c->rd_valid || c->wr_valid || c->lanes.inc >= 0)
+        return 0; /* a request for the send path, a beat's pending count to raise */
+    return vc_core_quiet_steps(c);
+}
 void vc_core_skip(vc_core *c, uint64_t n);
-/* Whether the core is idle: not running, no fill in flight, the lanes drained. */
-bool vc_core_idle(const vc_core *c);
+/* Whether the core is idle: not running, no fill in flight, the lanes drained (a kernel that
+ * faulted mid-flight leaves beats in the lanes, which keep counting down). */
+static inline bool vc_core_idle(const vc_core *c)
+{
+    return !c->busy && c->st == VC_IDLE && !c->fill_out && vl_empty(&c->lanes, c->now);
+}
 /* Whether the kernel has stopped: halted or faulted, the sequencer back in its idle state. */
-bool vc_core_stopped(const vc_core *c);
+static inline bool vc_core_stopped(const vc_core *c)
+{
+    return !c->busy && c->st == VC_IDLE && (c->halted || c->fault);
+}
 
 #endif
