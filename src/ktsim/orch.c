@@ -140,6 +140,8 @@ void ksim_orch_reset(ksim_orch *o)
 
 static uint64_t strobe_mask(uint8_t strb)
 {
+    if (strb == 0xFF)
+        return ~0ull; /* the commonest beat: the whole word */
     uint64_t m = 0;
     for (int b = 0; b < 8; b++)
         if (strb & (1u << b))
