@@ -264,6 +264,12 @@ uint64_t ksim_orch_aux_stat(const ksim_orch *o)
     return client;
 }
 
+bool ksim_orch_beat_stores(const ksim_orch *o, uint32_t off, uint8_t strb)
+{
+    off &= KT_WINDOW_BYTES - 1;
+    return (o->gen->honours_strobes && strb == 0) || in_stage(o, off) || in_tx_flit(o, off);
+}
+
 bool ksim_orch_write_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb)
 {
     off &= KT_WINDOW_BYTES - 1; /* only addr[15:0] is decoded */

@@ -44,6 +44,8 @@ void ksim_orch_reset(ksim_orch *o);
  * beat changed nothing a cycle acts on by itself: it wrote the staging RAM or the TX_FLIT words
  * (read only once a kick or a push is registered), or nothing at all (no strobes). */
 bool ksim_orch_write_beat(ksim_orch *o, uint32_t off, uint64_t data, uint8_t strb);
+/* Whether such a beat would only store (what ksim_orch_write_beat returns), asked before it. */
+bool ksim_orch_beat_stores(const ksim_orch *o, uint32_t off, uint8_t strb);
 /* One AXI read beat: reads have no side effects anywhere in the window. */
 uint64_t ksim_orch_read(ksim_orch *o, uint32_t off);
 

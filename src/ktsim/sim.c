@@ -261,9 +261,20 @@ static npk_status no_slave(uint64_t addr, size_t len)
 }
 
 /* One beat into the orchestrator, then one cycle. A beat that only stores (the staging RAM, the
- * TX_FLIT words) changes no part's quiet count, so *carry (step_carry's) holds across it. */
-static void ctrl_beat(ktsim *s, uint32_t off, uint64_t data, uint8_t strb, uint64_t *carry)
+ * TX_FLIT words) changes no part's quiet count, so *carry (step_carry's) holds across it; and
+ * while the machine is quiet nothing reads what such a beat writes (the dispatcher and the
+ * mailbox read them only on a kick or a push, which end a quiet stretch), so a run of them is
+ * written at once and their cycles skipped together afterwards: *owed counts them. */
+static void ctrl_beat(ktsim *s, uint32_t off, uint64_t data, uint8_t strb, uint64_t *carry,
+                      uint64_t *owed)
 {
+    if (*carry > *owed && ksim_orch_beat_stores(s->orch, off, strb)) {
+        ksim_orch_write_beat(s->orch, off, data, strb);
+        ++*owed;
+        return;
+    }
+    step_carry(s, *owed, carry);
+    *owed = 0;
     if (!ksim_orch_write_beat(s->orch, off, data, strb))
         *carry = 0;
     step_carry(s, 1, carry);
@@ -276,9 +287,11 @@ static void ctrl_write_words(ktsim *s, uint32_t off, const uint8_t *bytes, size_
 {
     uint32_t first = off & ~(uint32_t)(KT_BUS_FLIT_BYTES - 1);
     uint32_t end = off + (uint32_t)words * 8;
+    uint64_t owed = 0;
     if (!s->cfg.station_bus) { /* a direct AXI master: each word is its own strobed beat */
         for (uint32_t a = off; a < end; a += 8)
-            ctrl_beat(s, a, kt_le64(bytes + (a - off)), 0xFF, carry);
+            ctrl_beat(s, a, kt_le64(bytes + (a - off)), 0xFF, carry, &owed);
+        step_carry(s, owed, carry);
         return;
     }
     for (uint32_t flit = first; flit < end; flit += KT_BUS_FLIT_BYTES) {
@@ -287,14 +300,15 @@ static void ctrl_write_words(ktsim *s, uint32_t off, const uint8_t *bytes, size_
             if (a >= off && a < end) {
                 uint64_t v = kt_le64(bytes + (a - off));
                 s->lane[b] = v;
-                ctrl_beat(s, a, v, 0xFF, carry);
+                ctrl_beat(s, a, v, 0xFF, carry, &owed);
             } else {
                 /* The packer clears at the flit's first beat: unsent lanes carry zeros (or, in
                  * the variant some boards show, whatever the lane last held). */
-                ctrl_beat(s, a, s->cfg.stale_lanes ? s->lane[b] : 0, 0x00, carry);
+                ctrl_beat(s, a, s->cfg.stale_lanes ? s->lane[b] : 0, 0x00, carry, &owed);
             }
         }
     }
+    step_carry(s, owed, carry);
 }
 
 /* The host memory window moves 256-bit beats at the preset's rate (a beat a cycle by default). */
