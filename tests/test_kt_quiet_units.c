@@ -7,7 +7,10 @@
  * barriers, interlocked chains and reductions on both cores — must leave every unit's
  * CU_COUNTERS, CU_DBG and CU_STATUS, every signal, the results in DRAM, the final cycle and
  * the stalled-cycle count sampled while the units work (it asks every unit, sleeping or not,
- * whether it is idle) exactly the same. */
+ * whether it is idle) exactly the same. Midway through each round's samples the host stages a
+ * program again into the staging RAM's upper half, so its beats land while units work: in
+ * cycles that tick and in quiet stretches (where a run of beats that only store is written at
+ * once and its cycles skipped together). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,7 @@ enum { GM = 4, GN = 4, NK = 4, UNIT_STRIDE = 0x8000 };
 enum { RESULTS = MG_UNITS * (2 * GM * GN + 2) * 32 };
 enum { VL = 64 };
 enum { STALL_SAMPLES = 16, STALL_STEP = 97 }; /* a prime step: samples at varied phases */
+enum { RESTAGE_AT = 64 }; /* past every program dispatched from the staging RAM's start */
 
 /* Each round's kernel per vector core (the first core, the second). */
 static const char *const kernels[ROUNDS][VC_UNITS] = {{"fma", "red"}, {"chain", "expsum"}};
@@ -156,6 +160,8 @@ static bool run(bool skip, outcome *o)
         for (int k = 0; k < STALL_SAMPLES; k++) { /* the units at work, between the flits */
             ktsim_step(s, STALL_STEP);
             o->stalled[r][k] = ktsim_stalled_cycles(s);
+            if (k == STALL_SAMPLES / 2)
+                CHECK_EQ(kt_stage(&d, RESTAGE_AT, p, np), NPK_OK);
         }
         for (unsigned t = 0; t < nt; t++) {
             kt_wait_result res = {0};
