@@ -386,7 +386,7 @@ static uint64_t quiet_ticks(const ksim_shell *sh)
 uint64_t ksim_shell_quiet(const ksim_shell *sh)
 {
     if (sh->asleep) /* its countdown has run to the current cycle, owed or not */
-        return sh->wake_at == UINT64_MAX ? UINT64_MAX : sh->wake_at - now(sh) - 1;
+        return ksim_shell_asleep_quiet(sh->wake_at, now(sh));
     return quiet_ticks(sh);
 }
 

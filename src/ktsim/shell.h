@@ -64,5 +64,12 @@ uint64_t ksim_shell_quiet(const ksim_shell *sh);
 void ksim_shell_set_clock(ksim_shell *sh, const uint64_t *clock);
 const uint64_t *ksim_shell_wake_at(const ksim_shell *sh);
 void ksim_shell_skip(ksim_shell *sh, uint64_t cycles);
+/* A sleeping shell's answers from its wake_at alone (the machine asks every shell each quiet
+ * stretch, most of them asleep): ksim_shell_quiet at cycle `now`, and ksim_shell_skip a no-op
+ * (it owes the cycles instead). */
+static inline uint64_t ksim_shell_asleep_quiet(uint64_t wake_at, uint64_t now)
+{
+    return wake_at == UINT64_MAX ? UINT64_MAX : wake_at - now - 1;
+}
 
 #endif

@@ -45,6 +45,7 @@ struct ktsim {
     ksim_dram *dram;
     ksim_memport *ports[KTSIM_MAX_MEM_PORTS];
     ksim_shell *shells[KTSIM_MAX_UNITS];
+    const uint64_t *shell_wake[KTSIM_MAX_UNITS]; /* each one's wake_at: not 0 while it sleeps */
     unsigned n_shells;
     bool ports_counting; /* quiet_cycles found a memory port counting down */
     bus_region regions[MAX_REGIONS];
@@ -120,7 +121,8 @@ static uint64_t quiet_cycles(ktsim *s)
     uint64_t a = ksim_orch_aux_quiet(s->orch);
     q = a < q ? a : q;
     for (unsigned i = 0; i < s->n_shells && q; i++) {
-        uint64_t k = ksim_shell_quiet(s->shells[i]);
+        uint64_t w = *s->shell_wake[i];
+        uint64_t k = w ? ksim_shell_asleep_quiet(w, s->cycle) : ksim_shell_quiet(s->shells[i]);
         q = k < q ? k : q;
     }
     for (unsigned i = 0; i < s->n_ticking && q; i++) {
@@ -139,7 +141,8 @@ static void skip_quiet(ktsim *s, uint64_t cycles)
     for (unsigned i = 0; i < s->cfg.n_mem_ports && s->ports_counting; i++)
         ksim_memport_skip(s->ports[i], cycles, s->cycle);
     for (unsigned i = 0; i < s->n_shells; i++)
-        ksim_shell_skip(s->shells[i], cycles);
+        if (!*s->shell_wake[i]) /* a sleeping one owes them instead */
+            ksim_shell_skip(s->shells[i], cycles);
     ksim_orch_aux_skip(s->orch, cycles);
     for (unsigned i = 0; i < s->n_ticking; i++)
         if (s->ticking[i]->skip)
@@ -868,6 +871,7 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
             snprintf(track, sizeof track, "CU (%u,%u) %s", u.at.x, u.at.y, u.kind);
             ksim_shell_set_trace(sh, ksim_trace_track(s->trace, track));
         }
+        s->shell_wake[s->n_shells] = ksim_shell_wake_at(sh);
         s->shells[s->n_shells++] = sh;
         wire_rv32(s, sh);
         if ((st = kt_coord_eq(u.at, processor_at) ? attach_processor(s, sh)
