@@ -362,6 +362,8 @@ static uint64_t vu_quiet(void *p)
     if (u->w_data || u->sg_pend || u->cst == CU_RET || (c->model_error[0] && !u->reported))
         return 0;
     uint64_t q = vc_core_quiet(c);
+    if (!q)
+        return 0; /* the commonest answer while a fill or drain streams its requests */
     if (u->cst == CU_RUN)
         q = min_u64(q, u->halt_seen ? u->tail : vc_core_stopped(c) ? 0 : UINT64_MAX);
     for (unsigned i = 0; i < u->nland; i++) /* a tick lands those due by the core's next step */
