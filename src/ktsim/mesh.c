@@ -337,8 +337,39 @@ static int head_route(const ksim_mesh *m, const ksim_router *r, const uint8_t *r
  * The routes are decoded once per head (an input that was popped offers its next head to the
  * outputs after it, as before); `asks[p]` holds the inputs whose heads route to output p, so the
  * round robin is a rotate and a lookup, not a scan. */
+/* Input i's head to output p, the round robin past it. */
+static inline void grant(ksim_mesh *m, ksim_router *r, int i, int p)
+{
+    r->out[p] = *ksim_fifo_head(&r->in[i]);
+    r->out_valid |= 1u << p;
+    ksim_fifo_pop(&r->in[i]);
+    if (ksim_fifo_empty(&r->in[i]))
+        r->occupied &= ~(1u << i);
+    r->rr[p] = (unsigned)(i + 1) % KSIM_PORTS;
+    m->moved = true;
+}
+
+/* One occupied input, the commonest case: what the round robin below gives a lone asker — its
+ * head moves when its output is free, and so does each next head that asks for a free output
+ * after the one just granted. */
+static void arbitrate_one(ksim_mesh *m, ksim_router *r, const uint8_t *route, int i,
+                          uint64_t cycle)
+{
+    for (int p = head_route(m, r, route, i, cycle); p >= 0 && !(r->out_valid >> p & 1);) {
+        grant(m, r, i, p);
+        int next = head_route(m, r, route, i, cycle);
+        if (next <= p)
+            return;
+        p = next;
+    }
+}
+
 static void arbitrate(ksim_mesh *m, ksim_router *r, const uint8_t *route, uint64_t cycle)
 {
+    if (!r->occupied)
+        return; /* its flits wait in output registers */
+    if (!(r->occupied & (r->occupied - 1)))
+        return arbitrate_one(m, r, route, lowest_bit[r->occupied], cycle);
     unsigned asks[KSIM_PORTS] = {0}, wanted = 0; /* wanted: outputs some head asks for */
     for (unsigned occ = r->occupied; occ; occ &= occ - 1) {
         int i = lowest_bit[occ];
@@ -358,19 +389,13 @@ static void arbitrate(ksim_mesh *m, ksim_router *r, const uint8_t *route, uint64
         int i = (int)(rr + lowest_bit[rot]);
         if (i >= KSIM_PORTS)
             i -= KSIM_PORTS;
-        r->out[p] = *ksim_fifo_head(&r->in[i]);
-        r->out_valid |= 1u << p;
-        ksim_fifo_pop(&r->in[i]);
-        if (ksim_fifo_empty(&r->in[i]))
-            r->occupied &= ~(1u << i);
+        grant(m, r, i, p);
         /* the next head of input i may ask for a later output this cycle */
         int next = head_route(m, r, route, i, cycle);
         if (next > p) {
             asks[next] |= 1u << i;
             wanted |= (1u << next) & ~r->out_valid;
         }
-        r->rr[p] = (unsigned)(i + 1) % KSIM_PORTS;
-        m->moved = true;
     }
 }
 
