@@ -131,7 +131,7 @@ int main(void)
 
     uint64_t s = 0xE8;
     unsigned differ = 0;
-    for (int i = 0; i < 2000000; i++) {
+    for (int i = 0; i < 1000000; i++) {
         uint32_t a = operand(&s), b = operand(&s), c = operand(&s);
         differ += fma_differs(a, b, c);
     }
