@@ -46,6 +46,8 @@ bool ksim_mesh_tick(ksim_mesh *m, uint64_t cycle);
 
 /* Flits inside routers, and whether any moved in the last tick. */
 unsigned ksim_mesh_in_flight(const ksim_mesh *m);
+/* The count ksim_mesh_in_flight reads, for a caller that asks every cycle (the machine's step). */
+const unsigned *ksim_mesh_in_flight_count(const ksim_mesh *m);
 bool ksim_mesh_moved(const ksim_mesh *m);
 uint64_t ksim_mesh_dropped(const ksim_mesh *m);
 

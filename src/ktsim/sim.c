@@ -42,6 +42,7 @@ struct ktsim {
     uint64_t cycle;
     ksim_orch *orch;
     ksim_mesh *mesh;
+    const unsigned *mesh_in_flight; /* its flits in flight, asked before anything else each cycle */
     ksim_dram *dram;
     ksim_memport *ports[KTSIM_MAX_MEM_PORTS];
     ksim_shell *shells[KTSIM_MAX_UNITS];
@@ -88,7 +89,7 @@ uint64_t ktsim_dropped_flits(const ktsim *s) { return ksim_mesh_dropped(s->mesh)
 static bool machine_idle(const ktsim *s)
 {
     /* flits in the mesh first: the commonest reason, and the cheapest test */
-    if (ksim_mesh_in_flight(s->mesh))
+    if (*s->mesh_in_flight)
         return false;
     /* then the units: one runs a kernel through most cycles that reach here */
     for (unsigned i = 0; i < s->n_shells; i++)
@@ -108,7 +109,7 @@ static bool machine_idle(const ktsim *s)
 static uint64_t quiet_cycles(ktsim *s)
 {
     /* flits in the mesh first: the commonest reason a cycle is not quiet, and the cheapest test */
-    if (ksim_mesh_in_flight(s->mesh) || !s->cfg.skip_quiet || s->rv64 || !ksim_orch_quiet(s->orch))
+    if (*s->mesh_in_flight || !s->cfg.skip_quiet || s->rv64 || !ksim_orch_quiet(s->orch))
         return 0;
     uint64_t q = UINT64_MAX;
     for (unsigned i = 0; i < s->cfg.n_mem_ports && q; i++) {
@@ -118,12 +119,15 @@ static uint64_t quiet_cycles(ktsim *s)
     if (!q)
         return 0;
     s->ports_counting = q != UINT64_MAX; /* the skip that follows has ports to count down */
-    uint64_t a = ksim_orch_aux_quiet(s->orch);
-    q = a < q ? a : q;
+    /* the units before the AUX_CFG clients: a unit with a request out is the commoner 0 */
     for (unsigned i = 0; i < s->n_shells && q; i++) {
         uint64_t w = *s->shell_wake[i];
         uint64_t k = w ? ksim_shell_asleep_quiet(w, s->cycle) : ksim_shell_quiet(s->shells[i]);
         q = k < q ? k : q;
+    }
+    if (q) {
+        uint64_t a = ksim_orch_aux_quiet(s->orch);
+        q = a < q ? a : q;
     }
     for (unsigned i = 0; i < s->n_ticking && q; i++) {
         const bus_region *b = s->ticking[i];
@@ -831,6 +835,7 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
         ktsim_destroy(s);
         return npk_fail(NPK_ENOMEM, "simulator: out of memory building '%s'", cfg->name);
     }
+    s->mesh_in_flight = ksim_mesh_in_flight_count(s->mesh);
     for (unsigned i = 0; i < cfg->n_mem_ports; i++) {
         s->ports[i] = ksim_memport_create(cfg->mem_port[i], cfg->mem_queue, s->dram,
                                           i == 0 ? s->orch : NULL, sim_fault, s);
