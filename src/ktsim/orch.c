@@ -555,6 +555,11 @@ npk_status ksim_orch_add_aux(ksim_orch *o, const ktsim_aux_client *c)
 void ksim_orch_tick_aux(ksim_orch *o)
 {
     release_host_pulse(o); /* a held host pulse no second writer took this cycle */
+    if (o->n_aux == 1) { /* the commonest node: one client (the agent's mover), a tail call */
+        if (o->aux[0].tick)
+            o->aux[0].tick(o->aux[0].ctx);
+        return;
+    }
     for (unsigned i = 0; i < o->n_aux; i++)
         if (o->aux[i].tick)
             o->aux[i].tick(o->aux[i].ctx);
