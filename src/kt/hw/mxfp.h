@@ -109,4 +109,23 @@ void kt_mx_subtile_fp22(const int8_t qa[KT_MX_ENTRY_ELEMS], const uint8_t field_
                         unsigned anchor, bool load, uint32_t t[KT_MX_LANES * KT_MX_LANES]);
 uint16_t kt_mx_acc_to_fp16(double x);
 
+/* ---- the sweep's operands (mxfp_sweep.c) ----
+ * An L1 entry as the cluster's sweep reads it: each significand times its lane's scale mantissa
+ * (q * m8, |v| <= 64 * 15: a K block's dot of them is below 2^25 and already carries both
+ * mantissas), the scale fields, and the stored exponents (field >> 3) laid out for the kernel's
+ * vectors: row[h] = lanes 2h and 2h + 1, four times each (the entry as A); col = the four lanes,
+ * twice (the entry as B). */
+typedef struct kt_mx_opnd {
+    int16_t v[KT_MX_ENTRY_ELEMS]; /* lane * 32 + k */
+    int32_t row[2][8];
+    int32_t col[8];
+    uint8_t field[KT_MX_LANES];
+} kt_mx_opnd;
+void kt_mx_opnd_of(const int8_t q[KT_MX_ENTRY_ELEMS], const uint8_t field[KT_MX_LANES],
+                   kt_mx_opnd *o);
+/* One sub-tile over nk K blocks in order: block kb is kt_mx_subtile_fp22 of A entry a[kb] and
+ * B entry b[kb] (loading t when `load` and kb = 0, summing otherwise), bit for bit. */
+void kt_mx_subtile_run(const kt_mx_opnd *const *a, const kt_mx_opnd *const *b, unsigned nk,
+                       unsigned anchor, bool load, uint32_t t[KT_MX_LANES * KT_MX_LANES]);
+
 #endif
