@@ -313,10 +313,11 @@ static uint64_t sweep_issue(const mat_unit *u)
 /* A sub-tile's drained word: its 16 FP16 values, row after row. */
 static void subtile_word(const mat_unit *u, uint32_t index, uint64_t w[MG_WORD_U64])
 {
-    const uint32_t *t = u->tile + (index % u->tiles) * MG_SUB;
+    uint16_t h[MG_SUB];
+    kt_mx_fp22_to_fp16_n(u->tile + (index % u->tiles) * MG_SUB, h, MG_SUB);
     memset(w, 0, MG_WORD_U64 * sizeof *w);
     for (unsigned e = 0; e < MG_SUB; e++)
-        w[e / 4] |= (uint64_t)kt_mx_fp22_to_fp16(t[e]) << (16 * (e % 4));
+        w[e / 4] |= (uint64_t)h[e] << (16 * (e % 4));
 }
 
 static void start_sweep(mat_unit *u)

@@ -15,6 +15,7 @@
 #define NPUKIT_KT_HW_MXFP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -97,6 +98,8 @@ double kt_mx_acc_add(double tile, double chain);
  * it, bit for bit with mx_fpacc_to_fp16: nearest even, saturating at +-65504, no subnormals
  * (what is below 2^-14 after rounding is a zero with the sign). */
 uint16_t kt_mx_fp22_to_fp16(uint32_t v);
+/* The same over n values (a drained sub-tile's sixteen at once). */
+void kt_mx_fp22_to_fp16_n(const uint32_t *v, uint16_t *h, size_t n);
 /* A chain rounded by the normaliser, as FP22 bits, in integer arithmetic: the same pattern as
  * kt_mx_fp22_of(kt_mx_acc_round(kt_mx_chain(...))) for every input (tests/test_kt_fp22.c holds
  * it to that), at a fraction of the cost — the matmul cluster's sweep computes every chain so. */

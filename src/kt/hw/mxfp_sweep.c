@@ -31,15 +31,36 @@ enum {
     SUM_LEAD = 22,
 };
 
+#if MX_HAVE_AVX2
+static MX_AVX2_FN void scale_avx2(const int8_t q[KT_MX_ENTRY_ELEMS],
+                                  const uint8_t field[KT_MX_LANES], int16_t v[KT_MX_ENTRY_ELEMS])
+{
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++) {
+        __m256i m8 = _mm256_set1_epi16((short)(8 | (field[lane] & 7)));
+        for (unsigned h = 0; h < 2; h++) {
+            unsigned at = lane * KT_MX_KBLOCK + 16 * h;
+            __m256i x = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(q + at)));
+            _mm256_storeu_si256((__m256i *)(v + at), _mm256_mullo_epi16(x, m8));
+        }
+    }
+}
+#endif
+
 void kt_mx_opnd_of(const int8_t q[KT_MX_ENTRY_ELEMS], const uint8_t field[KT_MX_LANES],
                    kt_mx_opnd *o)
 {
-    for (unsigned lane = 0; lane < KT_MX_LANES; lane++) {
-        int m8 = 8 | (field[lane] & 7);
-        for (unsigned k = 0; k < KT_MX_KBLOCK; k++)
-            o->v[lane * KT_MX_KBLOCK + k] = (int16_t)(q[lane * KT_MX_KBLOCK + k] * m8);
+#if MX_HAVE_AVX2
+    if (mx_avx2())
+        scale_avx2(q, field, o->v);
+    else
+#endif
+        for (unsigned lane = 0; lane < KT_MX_LANES; lane++) {
+            int m8 = 8 | (field[lane] & 7);
+            for (unsigned k = 0; k < KT_MX_KBLOCK; k++)
+                o->v[lane * KT_MX_KBLOCK + k] = (int16_t)(q[lane * KT_MX_KBLOCK + k] * m8);
+        }
+    for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
         o->field[lane] = field[lane];
-    }
     for (unsigned c = 0; c < 8; c++) {
         o->row[0][c] = field[c / 4] >> 3;
         o->row[1][c] = field[2 + c / 4] >> 3;
