@@ -336,6 +336,46 @@ static void test_block_matches_elements(void)
     CHECK_EQ(bad, 0);
 }
 
+/* Every FP16 value, either sign, as an element of blocks under 96 peaks (every 343rd magnitude
+ * and the edges: the smallest subnormals, the first normal, 1.0, the largest finite, infinity, the
+ * NaNs), 31 to a block after its peak, against kt_mx_quant_elem under the block's scale. */
+static void test_every_element(void)
+{
+    uint16_t peaks[96];
+    unsigned np = 0;
+    const uint16_t edge[] = {1, 2, 3, 0x3FF, 0x400, 0x401, 0x3C00, 0x7BFF, 0x7C00, 0x7C01, 0x7FFF};
+    for (unsigned i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        peaks[np++] = edge[i];
+    for (unsigned p = 100; np < 96; p += 343)
+        peaks[np++] = (uint16_t)p;
+    unsigned bad = 0, blocks = 0;
+    for (unsigned i = 0; i < np; i++) {
+        kt_mx_scale s = kt_mx_block_scale(peaks[i]);
+        uint16_t x[KT_MX_KBLOCK];
+        unsigned n = 0;
+        x[n++] = peaks[i];
+        for (uint32_t h = 0; h <= 0xFFFF; h++) {
+            if ((h & 0x7FFF) <= peaks[i])
+                x[n++] = (uint16_t)h;
+            if (n == KT_MX_KBLOCK || (h == 0xFFFF && n > 1)) {
+                while (n < KT_MX_KBLOCK)
+                    x[n++] = 0;
+                int8_t q[KT_MX_KBLOCK];
+                kt_mx_scale got = kt_mx_quant_block(x, q);
+                bad += got.exp != s.exp || got.m8 != s.m8;
+                for (int k = 0; k < KT_MX_KBLOCK; k++)
+                    if (q[k] != kt_mx_quant_elem(x[k], s) && bad++ < 5)
+                        fprintf(stderr, "peak 0x%04x element 0x%04x: %d, kt_mx_quant_elem %d\n",
+                                peaks[i], x[k], q[k], kt_mx_quant_elem(x[k], s));
+                blocks++;
+                n = 1;
+            }
+        }
+    }
+    printf("every element: %u blocks under %u peaks, %u differences\n", blocks, np, bad);
+    CHECK_EQ(bad, 0);
+}
+
 int main(void)
 {
     test_rtl_vectors();
@@ -344,5 +384,6 @@ int main(void)
     test_packing();
     test_error_bound();
     test_block_matches_elements();
+    test_every_element();
     return check_done();
 }

@@ -117,39 +117,47 @@ static MX_AVX2_FN uint16_t peak_avx2(const uint16_t x[KT_MX_KBLOCK])
     return (uint16_t)(0xFFFF - _mm_extract_epi16(_mm_minpos_epu16(inv), 0));
 }
 
+/* Sixteen elements a vector, in 16-bit lanes. The product sig * recip needs 23 bits, but only
+ * its bits from 15 + t up are kept, so it is taken in two high-half multiplies: (sig << 5) *
+ * (recip << 3) >> 16 is the product's bits from 8 up (below 2^15), and a multiply by
+ * 2^(9 - t) >> 16 drops 7 + t more. 2^(9 - t) comes from two byte tables indexed by t clamped to
+ * 8 (no bits left); a negative t indexes past the tables' reach and reads 0, its clamp applied
+ * after. */
 static MX_AVX2_FN void quant_avx2(const uint16_t x[KT_MX_KBLOCK], kt_mx_scale s,
                                   int8_t q[KT_MX_KBLOCK])
 {
-    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
-    const __m256i qmax = _mm256_set1_epi32(KT_MX_QMAX);
-    const __m256i recip = _mm256_set1_epi32(recip_m8[(s.m8 - 8) & 7]);
-    const __m256i t_base = _mm256_set1_epi32(T_BASE + s.exp);
-    __m256i v[KT_MX_KBLOCK / 8];
-    for (unsigned c = 0; c < KT_MX_KBLOCK / 8; c++) {
-        __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + 8 * c)));
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi16(1);
+    const __m256i qmax = _mm256_set1_epi16(KT_MX_QMAX);
+    const __m256i recip = _mm256_set1_epi16((short)(recip_m8[(s.m8 - 8) & 7] << 3));
+    const __m256i t_base = _mm256_set1_epi16((short)(T_BASE + s.exp));
+    /* 2^(9 - t) for t = 0..7, its low bytes and its high bytes (0 from t = 8 on) */
+    const __m256i pow_lo = _mm256_setr_epi8(0, 0, (char)128, 64, 32, 16, 8, 4, 0, 0, 0, 0, 0, 0, 0, 0,
+                                            0, 0, (char)128, 64, 32, 16, 8, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m256i pow_hi = _mm256_setr_epi8(2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0, 0,
+                                            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m256i v[KT_MX_KBLOCK / 16];
+    for (unsigned c = 0; c < KT_MX_KBLOCK / 16; c++) {
+        __m256i h = _mm256_loadu_si256((const __m256i *)(x + 16 * c));
         /* decode16 */
-        __m256i ef = _mm256_and_si256(_mm256_srli_epi32(h, 10), _mm256_set1_epi32(0x1F));
-        __m256i frac = _mm256_and_si256(h, _mm256_set1_epi32(0x3FF));
-        __m256i sub = _mm256_cmpeq_epi32(ef, zero);
-        __m256i e = mx_sel(sub, one, ef);
-        __m256i sig = mx_sel(sub, frac, _mm256_or_si256(frac, _mm256_set1_epi32(SIG_ONE)));
-        __m256i t = _mm256_sub_epi32(t_base, e);
-        __m256i prod = _mm256_mullo_epi32(sig, recip);
-        __m256i x8 = _mm256_srlv_epi32(_mm256_srli_epi32(prod, 15), _mm256_max_epi32(t, zero));
-        __m256i sum = _mm256_add_epi32(_mm256_srli_epi32(x8, 1), _mm256_and_si256(x8, one));
-        /* above the block's peak (t < 0) or past 63 after rounding: the clamp */
-        __m256i clamp = _mm256_or_si256(_mm256_cmpgt_epi32(zero, t), _mm256_cmpgt_epi32(sum, qmax));
-        __m256i mag = mx_sel(clamp, qmax, sum);
-        __m256i none = _mm256_or_si256(_mm256_cmpeq_epi32(sig, zero),
-                                       _mm256_cmpgt_epi32(t, _mm256_set1_epi32(7)));
-        mag = _mm256_andnot_si256(none, mag);
-        __m256i neg = _mm256_cmpgt_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x8000)), zero);
-        v[c] = mx_sel(neg, _mm256_sub_epi32(zero, mag), mag);
+        __m256i ef = _mm256_and_si256(_mm256_srli_epi16(h, 10), _mm256_set1_epi16(0x1F));
+        __m256i normal = _mm256_min_epu16(ef, one);
+        __m256i sig = _mm256_or_si256(_mm256_and_si256(h, _mm256_set1_epi16(0x3FF)),
+                                      _mm256_slli_epi16(normal, 10));
+        __m256i t = _mm256_sub_epi16(t_base, _mm256_max_epu16(ef, one));
+        __m256i ti = _mm256_min_epi16(t, _mm256_set1_epi16(8));
+        __m256i pw = _mm256_or_si256(_mm256_shuffle_epi8(pow_lo, ti),
+                                     _mm256_slli_epi16(_mm256_shuffle_epi8(pow_hi, ti), 8));
+        __m256i p8 = _mm256_mulhi_epu16(_mm256_slli_epi16(sig, 5), recip);
+        __m256i x8 = _mm256_mulhi_epu16(p8, pw);
+        __m256i sum = _mm256_add_epi16(_mm256_srli_epi16(x8, 1), _mm256_and_si256(x8, one));
+        /* past 63 after rounding, or above the block's peak (t < 0): the clamp */
+        __m256i mag = _mm256_or_si256(_mm256_min_epu16(sum, qmax),
+                                      _mm256_and_si256(_mm256_cmpgt_epi16(zero, t), qmax));
+        mag = _mm256_andnot_si256(_mm256_cmpeq_epi16(sig, zero), mag);
+        v[c] = _mm256_sign_epi16(mag, h); /* h's sign bit: negative; h = 0 has mag 0 */
     }
-    /* 32 x 32 bits to 32 x 8 in order: the packs work within 128-bit halves, the permute
-     * puts the four-byte groups back in sequence */
-    __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
-    b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    /* 32 x 16 bits to 32 x 8 in order: the pack works within 128-bit halves */
+    __m256i b = _mm256_permute4x64_epi64(_mm256_packs_epi16(v[0], v[1]), 0xD8);
     _mm256_storeu_si256((__m256i *)q, b);
 }
 #endif
