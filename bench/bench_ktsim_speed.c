@@ -10,8 +10,9 @@
  * ratio, so the CPU rate is the simulator's figure and the load average (printed at the start
  * and the end, where the system reports one) says how far the wall clock can be trusted.
  *
- * Runs the npukit next to this program (or $NPUKIT), with the presets in ../data/kt from it (or
- * $NPUKIT_DATA). Usage: bench_ktsim_speed [N] */
+ * Runs the npukit next to this program (or $NPUKIT), with the default preset found where the
+ * library looks for its data: $NPUKIT_DATA_DIR, then share/npukit beside this program (every build
+ * directory has it), then the source tree's data/ one level up. Usage: bench_ktsim_speed [N] */
 #define _POSIX_C_SOURCE 200809L /* popen, clock_gettime, mkstemp, getrusage */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -127,12 +128,20 @@ int main(int argc, char **argv)
         snprintf(cli, sizeof cli, "%s", getenv("NPUKIT"));
     else
         beside(cli, sizeof cli, argv[0], "npukit");
-    if (getenv("NPUKIT_DATA"))
-        snprintf(preset, sizeof preset, "%s/kt/default.mesh", getenv("NPUKIT_DATA"));
-    else
+    FILE *in = NULL;
+    if (getenv("NPUKIT_DATA_DIR")) {
+        snprintf(preset, sizeof preset, "%s/kt/default.mesh", getenv("NPUKIT_DATA_DIR"));
+        in = fopen(preset, "r");
+    }
+    if (!in) {
+        beside(preset, sizeof preset, argv[0], "share/npukit/kt/default.mesh");
+        in = fopen(preset, "r");
+    }
+    if (!in) {
         beside(preset, sizeof preset, argv[0], "../data/kt/default.mesh");
+        in = fopen(preset, "r");
+    }
     /* The reference: the default preset, every cycle ticked. */
-    FILE *in = fopen(preset, "r");
     int fd = mkstemp(ticked);
     FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!in || !out) {

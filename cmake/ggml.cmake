@@ -41,7 +41,7 @@ target_compile_definitions(ggml-npukit PRIVATE GGML_BACKEND_DL GGML_BACKEND_SHAR
 # src: the library's batch fp16 conversions (common/dense.h), linked in with its objects.
 target_include_directories(ggml-npukit PRIVATE ggml include src ${NPUKIT_GENERATED_INCLUDE}
                            ${NPUKIT_GGML_DIR}/include ${NPUKIT_GGML_DIR}/src)
-target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB}
+target_link_libraries(ggml-npukit PRIVATE ${NPUKIT_ELF_LIB} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB}
                       Threads::Threads m ${CMAKE_DL_LIBS})
 # In a directory of its own, off the loader's path: a module ggml loads by name
 # (GGML_BACKEND_PATH), not a library a program links (no soname).

@@ -84,7 +84,7 @@ install(FILES ${CMAKE_BINARY_DIR}/npukitConfig.cmake ${CMAKE_BINARY_DIR}/npukitC
 
 # pkg-config: static linking needs the libraries libnpukit.a uses (Libs.private).
 set(NPUKIT_PC_LIBS_PRIVATE "")
-foreach(lib ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB})
+foreach(lib ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB})
   get_filename_component(name ${lib} NAME_WE)
   string(REGEX REPLACE "^lib" "-l" flag ${name})
   string(APPEND NPUKIT_PC_LIBS_PRIVATE "${flag} ")

@@ -8,10 +8,9 @@ set_target_properties(npukit_plain PROPERTIES
   LINK_OPTIONS ""
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 target_include_directories(npukit_plain PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src tools)
-target_link_libraries(npukit_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m)
+target_link_libraries(npukit_plain PRIVATE ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
 if(NPUKIT_HAVE_CBLAS)
-  target_include_directories(npukit_plain PRIVATE ${NPUKIT_CBLAS_INCLUDE})
-  target_compile_definitions(npukit_plain PRIVATE NPUKIT_HAVE_CBLAS=1)
+  target_compile_definitions(npukit_plain PRIVATE ${NPUKIT_BLAS_DEFS})
 endif()
 add_dependencies(npukit_plain rksim_shim)
 

@@ -39,7 +39,7 @@ add_test(NAME test_rknn_demo COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn
 add_executable(test_rknn_api ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn/test_rknn_api.c)
 target_include_directories(test_rknn_api PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests
                            ${CMAKE_CURRENT_SOURCE_DIR}/include)
-target_link_libraries(test_rknn_api PRIVATE rknnrt Threads::Threads m)
+target_link_libraries(test_rknn_api PRIVATE rknnrt Threads::Threads m ${CMAKE_DL_LIBS})
 add_test(NAME test_rknn_api COMMAND test_rknn_api)
 
 # Client-shaped programs of the layer, run on each kernel: in process on the simulator's rknpu
@@ -50,7 +50,7 @@ function(npukit_rknn_client_test name)
   add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn/${name}.c)
   target_include_directories(${name} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests
                              ${CMAKE_CURRENT_SOURCE_DIR}/include)
-  target_link_libraries(${name} PRIVATE rknnrt Threads::Threads m)
+  target_link_libraries(${name} PRIVATE rknnrt Threads::Threads m ${CMAKE_DL_LIBS})
   foreach(dev sim sim-rocket)
     add_test(NAME ${name}_${dev} COMMAND ${name})
     set_tests_properties(${name}_${dev} PROPERTIES ENVIRONMENT "NPUKIT_RK_DEVICE=${dev}")
@@ -61,8 +61,8 @@ function(npukit_rknn_client_test name)
                              ${CMAKE_CURRENT_SOURCE_DIR}/include
                              ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn
                              ${CMAKE_CURRENT_SOURCE_DIR}/src)
-  target_link_libraries(${name}_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_ELF_LIB}
-                        ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m)
+  target_link_libraries(${name}_plain PRIVATE ${NPUKIT_ELF_LIB}
+                        ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
   set_target_properties(${name}_plain PROPERTIES COMPILE_OPTIONS "-Wall;-Wextra;-Werror"
                         LINK_OPTIONS "")
   add_dependencies(${name}_plain rksim_shim)
@@ -83,7 +83,7 @@ add_executable(test_rknn_mem_flags ${CMAKE_CURRENT_SOURCE_DIR}/tests/rknn/test_r
 target_include_directories(test_rknn_mem_flags PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests
                            ${CMAKE_CURRENT_SOURCE_DIR}/include ${CMAKE_CURRENT_SOURCE_DIR}/include/rknn
                            ${CMAKE_CURRENT_SOURCE_DIR}/src)
-target_link_libraries(test_rknn_mem_flags PRIVATE npukit_lib Threads::Threads m)
+target_link_libraries(test_rknn_mem_flags PRIVATE npukit_lib Threads::Threads m ${CMAKE_DL_LIBS})
 foreach(dev sim sim-rocket)
   add_test(NAME test_rknn_mem_flags_${dev} COMMAND test_rknn_mem_flags)
   set_tests_properties(test_rknn_mem_flags_${dev} PROPERTIES ENVIRONMENT "NPUKIT_RK_DEVICE=${dev}")

@@ -18,8 +18,7 @@ set_target_properties(npukit_plain_objs PROPERTIES
   POSITION_INDEPENDENT_CODE ON)
 target_include_directories(npukit_plain_objs PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src)
 if(NPUKIT_HAVE_CBLAS)
-  target_include_directories(npukit_plain_objs PRIVATE ${NPUKIT_CBLAS_INCLUDE})
-  target_compile_definitions(npukit_plain_objs PRIVATE NPUKIT_HAVE_CBLAS=1)
+  target_compile_definitions(npukit_plain_objs PRIVATE ${NPUKIT_BLAS_DEFS})
 endif()
 
 add_library(rksim_shim SHARED $<TARGET_OBJECTS:npukit_plain_objs> src/rksim/shim/shim.c
@@ -34,7 +33,7 @@ set_target_properties(rksim_shim PROPERTIES
   LINK_DEPENDS ${NPUKIT_SHIM_MAP}
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 target_include_directories(rksim_shim PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src)
-target_link_libraries(rksim_shim PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
+target_link_libraries(rksim_shim PRIVATE ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
 install(TARGETS rksim_shim LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/npukit COMPONENT sim)
 
 # this file is included before the top level enables testing; enabling twice is harmless
@@ -44,7 +43,7 @@ foreach(src ${NPUKIT_SHIM_TEST_SOURCES})
   get_filename_component(name ${src} NAME_WE)
   if(name MATCHES "^npukit_")
     add_executable(${name} ${src} $<TARGET_OBJECTS:npukit_plain_objs>)
-    target_link_libraries(${name} PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m)
+    target_link_libraries(${name} PRIVATE ${NPUKIT_CJSON_LIB} ${NPUKIT_XXHASH_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
     target_include_directories(${name} PRIVATE include src tests)
     set(gens "6.1")
   else()
@@ -78,8 +77,8 @@ endforeach()
 foreach(name test_rksim_kacc)
   add_executable(${name}_plain tests/${name}.c $<TARGET_OBJECTS:npukit_plain_objs>)
   target_include_directories(${name}_plain PRIVATE include ${NPUKIT_GENERATED_INCLUDE} src tests)
-  target_link_libraries(${name}_plain PRIVATE ${NPUKIT_BLAS_LIBS} ${NPUKIT_CJSON_LIB}
-                        ${NPUKIT_XXHASH_LIB} Threads::Threads m)
+  target_link_libraries(${name}_plain PRIVATE ${NPUKIT_CJSON_LIB}
+                        ${NPUKIT_XXHASH_LIB} Threads::Threads m ${CMAKE_DL_LIBS})
   set_target_properties(${name}_plain PROPERTIES COMPILE_OPTIONS "${NPUKIT_PLAIN_WARNINGS}"
                         LINK_OPTIONS "" RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
   add_dependencies(${name}_plain rksim_shim)

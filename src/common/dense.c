@@ -9,9 +9,7 @@
 
 #include "npukit/fp16.h"
 
-#ifdef NPUKIT_HAVE_CBLAS
-#include <cblas.h>
-#endif
+#include "common/blas.h"
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
 #include <immintrin.h>
@@ -368,27 +366,19 @@ bool npk_f32_to_f16_n_beyond(const float *f, uint16_t *h, size_t n)
     return false;
 }
 
-bool npk_dense_uses_blas(void)
-{
-#ifdef NPUKIT_HAVE_CBLAS
-    return true;
-#else
-    return false;
-#endif
-}
+bool npk_dense_uses_blas(void) { return npk_blas_get() != NULL; }
 
 void npk_dgemm(uint32_t m, uint32_t n, uint32_t k, const double *a, size_t lda, const double *b,
                size_t ldb, double *c, size_t ldc)
 {
     if (!m || !n)
         return;
-#ifdef NPUKIT_HAVE_CBLAS
-    if (k) {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, a,
-                    (int)lda, b, (int)ldb, 0.0, c, (int)ldc);
+    const npk_blas *blas = k ? npk_blas_get() : NULL;
+    if (blas) {
+        blas->dgemm(NPK_CBLAS_ROW_MAJOR, NPK_CBLAS_NO_TRANS, NPK_CBLAS_NO_TRANS, (int)m, (int)n,
+                    (int)k, 1.0, a, (int)lda, b, (int)ldb, 0.0, c, (int)ldc);
         return;
     }
-#endif
     npk_dgemm_plain(m, n, k, a, lda, b, ldb, c, ldc);
 }
 
@@ -422,13 +412,12 @@ void npk_sgemm(uint32_t m, uint32_t n, uint32_t k, const float *a, size_t lda, c
 {
     if (!m || !n)
         return;
-#ifdef NPUKIT_HAVE_CBLAS
-    if (k) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, a,
-                    (int)lda, b, (int)ldb, 0.0f, c, (int)ldc);
+    const npk_blas *blas = k ? npk_blas_get() : NULL;
+    if (blas) {
+        blas->sgemm(NPK_CBLAS_ROW_MAJOR, NPK_CBLAS_NO_TRANS, NPK_CBLAS_NO_TRANS, (int)m, (int)n,
+                    (int)k, 1.0f, a, (int)lda, b, (int)ldb, 0.0f, c, (int)ldc);
         return;
     }
-#endif
     for (uint32_t i = 0; i < m; i++) {
         float *cr = c + i * ldc;
         memset(cr, 0, n * sizeof *c);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Dense arithmetic shared by the CPU reference and the simulator: batch fp16 conversions
  * (F16C when the CPU has it, chosen at run time; NEON on every AArch64 CPU) and a double GEMM
- * (CBLAS dgemm when CMake found OpenBLAS, else a blocked loop). */
+ * (CBLAS dgemm when a BLAS can be opened, common/blas.h, else a blocked loop). */
 #ifndef NPUKIT_COMMON_DENSE_H
 #define NPUKIT_COMMON_DENSE_H
 
@@ -35,7 +35,7 @@ bool npk_dense_use_avx2_fma(void);
 /* The same for AVX-512 F, BW and VNNI (with the OS saving the ZMM and opmask state). */
 bool npk_dense_use_avx512_vnni(void);
 
-/* True when npk_dgemm goes through CBLAS. */
+/* True when npk_dgemm goes through CBLAS (opening the BLAS if not yet). */
 bool npk_dense_uses_blas(void);
 typedef void npk_dgemm_fn(uint32_t m, uint32_t n, uint32_t k, const double *a, size_t lda,
                           const double *b, size_t ldb, double *c, size_t ldc);

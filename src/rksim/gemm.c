@@ -1,58 +1,62 @@
 /* SPDX-License-Identifier: MIT */
-/* The simulator's arithmetic: fp32 GEMM through CBLAS when CMake found OpenBLAS, else a
- * portable blocked loop; integer GEMM exact through fp32 chunks. */
+/* The simulator's arithmetic: fp32 GEMM through CBLAS when a BLAS can be opened (common/blas.h,
+ * opened at the first GEMM), else a portable blocked loop; integer GEMM exact through fp32
+ * chunks. */
 #include <pthread.h>
 #include <string.h>
 
+#include "common/blas.h"
 #include "rksim/matmul.h"
 
-#ifdef NPUKIT_HAVE_CBLAS
-#include <cblas.h>
-#endif
-
-bool rksim_gemm_uses_blas(void)
+/* The BLAS, or NULL for the loop (a build without one compiles no call to it). */
+static const npk_blas *gemm_blas(void)
 {
 #ifdef NPUKIT_HAVE_CBLAS
-    return true;
+    return npk_blas_get();
 #else
-    return false;
+    return NULL;
 #endif
 }
 
-#ifdef NPUKIT_HAVE_CBLAS
+bool rksim_gemm_uses_blas(void) { return gemm_blas() != NULL; }
+
 /* Users of single-threaded calls (simulators in other threads may overlap): the first sets the
- * BLAS to one thread, the last sets back the count the first found. */
+ * BLAS to one thread, the last sets back the count the first found. A BLAS without OpenBLAS's
+ * thread calls is left as it is. */
 static pthread_mutex_t single_lock = PTHREAD_MUTEX_INITIALIZER;
 static int single_users, threads_before;
-#endif
 
 void rksim_blas_single_begin(void)
 {
-#ifdef NPUKIT_HAVE_CBLAS
+    const npk_blas *blas = gemm_blas();
+    if (!blas || !blas->set_threads)
+        return;
     pthread_mutex_lock(&single_lock);
-    if (single_users++ == 0 && (threads_before = openblas_get_num_threads()) != 1)
-        openblas_set_num_threads(1);
+    if (single_users++ == 0 && (threads_before = blas->get_threads()) != 1)
+        blas->set_threads(1);
     pthread_mutex_unlock(&single_lock);
-#endif
 }
 
 void rksim_blas_single_end(void)
 {
-#ifdef NPUKIT_HAVE_CBLAS
+    const npk_blas *blas = gemm_blas();
+    if (!blas || !blas->set_threads)
+        return;
     pthread_mutex_lock(&single_lock);
     if (--single_users == 0 && threads_before != 1)
-        openblas_set_num_threads(threads_before);
+        blas->set_threads(threads_before);
     pthread_mutex_unlock(&single_lock);
-#endif
 }
 
 void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t lda,
                     const float *b, uint32_t ldb, float *c, uint32_t ldc)
 {
-#ifdef NPUKIT_HAVE_CBLAS
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)m, (int)n, (int)k, 1.0f, a, (int)lda,
-                b, (int)ldb, 0.0f, c, (int)ldc);
-#else
+    const npk_blas *blas = gemm_blas();
+    if (blas) {
+        blas->sgemm(NPK_CBLAS_ROW_MAJOR, NPK_CBLAS_NO_TRANS, NPK_CBLAS_TRANS, (int)m, (int)n,
+                    (int)k, 1.0f, a, (int)lda, b, (int)ldb, 0.0f, c, (int)ldc);
+        return;
+    }
     /* Portable: blocks of rows and columns so that B's rows stay in cache. */
     enum { BM = 16, BN = 64 };
     for (uint32_t i0 = 0; i0 < m; i0 += BM)
@@ -67,7 +71,6 @@ void rksim_sgemm_nt(uint32_t m, uint32_t n, uint32_t k, const float *a, uint32_t
                     c[(size_t)i * ldc + j] = s;
                 }
         }
-#endif
 }
 
 /* fp32 holds every integer up to 2^24 exactly. With |a*b| <= max_abs^2, every partial sum of

@@ -172,7 +172,7 @@ void rksim_gemm_cols_force(rksim_gemm_cols_path p);
 typedef void rksim_range_fn(void *ctx, uint32_t lo, uint32_t hi);
 void rksim_split2(rksim_range_fn *fn, void *ctx, uint32_t count, bool two);
 
-/* True when the arithmetic goes through CBLAS (OpenBLAS found by CMake). */
+/* True when the arithmetic goes through CBLAS (common/blas.h: opened by this call if not yet). */
 bool rksim_gemm_uses_blas(void);
 /* Between begin and end the sgemm calls run on the calling thread only (the caller runs its own
  * threads, each with single-threaded calls); the BLAS's thread count is set back after the last
