@@ -191,18 +191,22 @@ MX_AVX2 __m256i add_avx2(__m256i a, __m256i b)
     return _mm256_andnot_si256(_mm256_and_si256(za, zb), r);
 }
 
-/* A pair of rows' eight dots (lanes: row i's four columns, then row i + 1's): per row, each
- * column's sixteen pair sums added across in two rounds of horizontal adds, leaving the two
- * 128-bit halves' partial sums, which the pair's permutes line up and add. */
-MX_AVX2 __m256i row_dots(const __m256i ra[2], const __m256i rb[2], const __m256i b[4][2])
+/* A pair of rows' eight dots (lanes: row i's four columns, then row i + 1's), rows i and i + 1 of
+ * entry a against entry b's four lanes: per row, each column's sixteen pair sums added across in
+ * two rounds of horizontal adds, leaving the two 128-bit halves' partial sums, which the pair's
+ * permutes line up and add. The operands are read from memory where they are used (the
+ * multiply-adds take one from memory): held in registers they would not all fit. */
+MX_AVX2 __m256i ld16(const int16_t *p) { return _mm256_loadu_si256((const __m256i *)p); }
+
+MX_AVX2 __m256i row_dots(const int16_t *a, const int16_t *b)
 {
     __m256i u[2];
     for (unsigned r = 0; r < 2; r++) {
-        const __m256i *x = r ? rb : ra;
-        __m256i s[4];
+        const int16_t *x = a + r * KT_MX_KBLOCK;
+        __m256i x0 = ld16(x), x1 = ld16(x + 16), s[4];
         for (unsigned j = 0; j < 4; j++)
-            s[j] = _mm256_add_epi32(_mm256_madd_epi16(x[0], b[j][0]),
-                                    _mm256_madd_epi16(x[1], b[j][1]));
+            s[j] = _mm256_add_epi32(_mm256_madd_epi16(x0, ld16(b + j * KT_MX_KBLOCK)),
+                                    _mm256_madd_epi16(x1, ld16(b + j * KT_MX_KBLOCK + 16)));
         u[r] = _mm256_hadd_epi32(_mm256_hadd_epi32(s[0], s[1]), _mm256_hadd_epi32(s[2], s[3]));
     }
     return _mm256_add_epi32(_mm256_permute2x128_si256(u[0], u[1], 0x20),
@@ -218,15 +222,9 @@ static MX_AVX2_FN void run_avx2(const kt_mx_opnd *const *a, const kt_mx_opnd *co
     const __m256i bias = k32((int)anchor + 6 + CHAIN_REBIAS);
     for (unsigned kb = 0; kb < nk; kb++) {
         const kt_mx_opnd *pa = a[kb], *pb = b[kb];
-        __m256i vb[4][2], va[4][2];
-        for (unsigned l = 0; l < 4; l++)
-            for (unsigned h = 0; h < 2; h++) {
-                vb[l][h] = _mm256_loadu_si256((const __m256i *)(pb->v + l * KT_MX_KBLOCK + 16 * h));
-                va[l][h] = _mm256_loadu_si256((const __m256i *)(pa->v + l * KT_MX_KBLOCK + 16 * h));
-            }
         __m256i col = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)pb->col), bias);
         for (unsigned p = 0; p < 2; p++) {
-            __m256i d = row_dots(va[2 * p], va[2 * p + 1], vb);
+            __m256i d = row_dots(pa->v + 2 * p * KT_MX_KBLOCK, pb->v);
             __m256i sh64 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)pa->row[p]), col);
             __m256i c = chain_avx2(d, sh64);
             acc[p] = load && kb == 0 ? c : add_avx2(acc[p], c);
