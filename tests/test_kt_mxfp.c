@@ -376,6 +376,36 @@ static void test_every_element(void)
     CHECK_EQ(bad, 0);
 }
 
+/* The block scale for every peak magnitude (infinities and NaNs read as the largest binade),
+ * either sign: the smallest E5M3 scale with peak / scale <= 63, found by walking the scales up
+ * from far below the field, its exponent clamped to the field's lowest; a zero peak the unit
+ * scale. */
+static void test_every_peak(void)
+{
+    unsigned bad = 0;
+    for (uint32_t p = 0; p <= 0x7FFF; p++) {
+        kt_mx_scale s = kt_mx_block_scale((uint16_t)p), neg = kt_mx_block_scale((uint16_t)(p | 0x8000));
+        bool ok = s.exp == neg.exp && s.m8 == neg.m8 && s.m8 >= 8 && s.m8 <= 15 &&
+                  s.exp >= KT_MX_SEXP_MIN && s.exp <= KT_MX_SEXP_MAX;
+        double peak = half_value((uint16_t)p);
+        if (peak == 0)
+            ok = ok && s.exp == 0 && s.m8 == 8;
+        else { /* the wanted scale, the exponent unbounded, from the smallest value up */
+            int e = -40;
+            unsigned m8 = 8;
+            while (peak / kt_mx_scale_value((kt_mx_scale){(int8_t)e, (uint8_t)m8}) > 63.0)
+                if (++m8 == 16) {
+                    m8 = 8;
+                    e++;
+                }
+            ok = ok && s.m8 == m8 && s.exp == (e < KT_MX_SEXP_MIN ? KT_MX_SEXP_MIN : e);
+        }
+        if (!ok && bad++ < 5)
+            fprintf(stderr, "peak 0x%04x: scale 2^%d * %u/8\n", (unsigned)p, s.exp, s.m8);
+    }
+    CHECK_EQ(bad, 0u);
+}
+
 int main(void)
 {
     test_rtl_vectors();
@@ -385,5 +415,6 @@ int main(void)
     test_error_bound();
     test_block_matches_elements();
     test_every_element();
+    test_every_peak();
     return check_done();
 }

@@ -14,15 +14,13 @@
 /* round(4096 * 8 / m8) for m8 = 8..15: the scale mantissa's reciprocal, 12 fraction bits. */
 static const uint16_t recip_m8[8] = {4096, 3641, 3277, 2979, 2731, 2520, 2341, 2185};
 
-/* Thresholds on the renormalised peak significand sig (1024..2047, the peak being
- * sig * 2^(e - 25)): the scale mantissa in eighths is ceil(sig / 126), because peak / 63 =
- * (sig / 126) / 8 * 2^(e - 21). The first row above which sig lies gives it (9 below all);
- * above 15 * 126 the quotient spills into the next binade (16 -> 8, 17 -> 9, exponent + 1). */
-static const struct {
-    uint16_t above;
-    uint8_t m8;
-} ceil_rows[] = {{1764, 15}, {1638, 14}, {1512, 13}, {1386, 12}, {1260, 11}, {1134, 10}};
-enum { SIG_ONE = 1024, SPILL_AT = 15 * 126, SPILL_HIGH = 16 * 126, T_BASE = 21 };
+/* The scale from the renormalised peak significand sig (1024..2047, the peak being
+ * sig * 2^(e - 25)): the mantissa in eighths is ceil(sig / 126), because peak / 63 =
+ * (sig / 126) / 8 * 2^(e - 21) — 9 at the least; above 15 * 126 the quotient spills into the
+ * next binade (16 -> 8, 17 -> 9, exponent + 1). The circuit compares sig with the multiples of
+ * 126; the quotient is the same count. */
+enum { SIG_DIV = 126, M8_SPILL = 16 };
+enum { SIG_ONE = 1024, T_BASE = 21 };
 
 /* An FP16 magnitude as the circuit decodes it: subnormals keep their bits (not flushed) with
  * an effective exponent of 1; infinities and NaNs read as the largest binade. */
@@ -33,6 +31,9 @@ static void decode16(uint16_t h, int *e, unsigned *sig)
     *sig = ef ? (SIG_ONE | frac) : frac;
 }
 
+/* Without a branch on the data: on real blocks the peak's significand lands between the
+ * multiples of 126 at random, and branches on it mispredict (about one a block, more than the
+ * rest of the block's work). */
 kt_mx_scale kt_mx_block_scale(uint16_t peak)
 {
     int ep;
@@ -40,29 +41,18 @@ kt_mx_scale kt_mx_block_scale(uint16_t peak)
     decode16(peak & 0x7FFF, &ep, &sig);
     if (!sig)
         return (kt_mx_scale){0, 8}; /* no peak to scale from: unit scale, every q is 0 */
-    while (sig < SIG_ONE) {         /* a subnormal peak, renormalised into [1024, 2048) */
-        sig <<= 1;
-        ep--;
-    }
-    int sexp;
-    unsigned m8 = 9;
-    if (sig > SPILL_AT) {
-        sexp = ep - (T_BASE - 1);
-        m8 = sig > SPILL_HIGH ? 9 : 8;
-    } else {
-        sexp = ep - T_BASE;
-        for (size_t i = 0; i < sizeof ceil_rows / sizeof ceil_rows[0]; i++)
-            if (sig > ceil_rows[i].above) {
-                m8 = ceil_rows[i].m8;
-                break;
-            }
-    }
+    /* a subnormal peak, renormalised into [1024, 2048): its leading one moved up to bit 10 */
+    unsigned lead = 31u - (unsigned)__builtin_clz(sig);
+    unsigned up = lead < 10 ? 10 - lead : 0;
+    sig <<= up;
+    ep -= (int)up;
+    unsigned c = (sig + SIG_DIV - 1) / SIG_DIV, spill = c >= M8_SPILL;
+    unsigned m8 = c - 8 * spill;
+    int sexp = ep - T_BASE + (int)spill;
     /* a block whose peak is itself far subnormal wants a scale the 5-bit field cannot hold:
      * clamped, the peak lands below 63 instead of the exponent wrapping */
-    if (sexp < KT_MX_SEXP_MIN)
-        sexp = KT_MX_SEXP_MIN;
-    if (sexp > KT_MX_SEXP_MAX)
-        sexp = KT_MX_SEXP_MAX;
+    sexp = sexp < KT_MX_SEXP_MIN ? KT_MX_SEXP_MIN : sexp;
+    sexp = sexp > KT_MX_SEXP_MAX ? KT_MX_SEXP_MAX : sexp;
     return (kt_mx_scale){(int8_t)sexp, (uint8_t)m8};
 }
 
@@ -204,6 +194,27 @@ void kt_mx_quant_lanes(const uint16_t x[KT_MX_ENTRY_ELEMS], int8_t q[KT_MX_ENTRY
     for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
         field[lane] = kt_mx_scale_field(
             quant_block(x + lane * KT_MX_KBLOCK, q + lane * KT_MX_KBLOCK, avx2));
+}
+
+/* The vector kernels load 32 bytes at a time straight from the entry's bytes (little-endian
+ * FP16, as the kernels' lanes hold it): a copy into a uint16_t array first would be stored in
+ * narrower pieces than they load, and each load would wait for those stores to complete. */
+void kt_mx_quant_lanes_le(const uint8_t in[KT_MX_ENTRY_IN], int8_t q[KT_MX_ENTRY_ELEMS],
+                          uint8_t field[KT_MX_LANES])
+{
+#if MX_HAVE_AVX2
+    if (mx_avx2()) {
+        for (unsigned lane = 0; lane < KT_MX_LANES; lane++) {
+            const uint16_t *x = (const uint16_t *)(const void *)(in + 2 * lane * KT_MX_KBLOCK);
+            field[lane] = kt_mx_scale_field(quant_block(x, q + lane * KT_MX_KBLOCK, true));
+        }
+        return;
+    }
+#endif
+    uint16_t x[KT_MX_ENTRY_ELEMS];
+    for (unsigned i = 0; i < KT_MX_ENTRY_ELEMS; i++)
+        x[i] = (uint16_t)(in[2 * i] | in[2 * i + 1] << 8);
+    kt_mx_quant_lanes(x, q, field);
 }
 
 double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],

@@ -53,6 +53,10 @@ kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBL
 /* An entry's four lanes of blocks (x, q: lane * 32 + k) and their scale fields. */
 void kt_mx_quant_lanes(const uint16_t x[KT_MX_ENTRY_ELEMS], int8_t q[KT_MX_ENTRY_ELEMS],
                        uint8_t field[KT_MX_LANES]);
+/* The same on an entry's bytes as they lie in memory (FP16 little-endian, as kt_mx_quant_entry
+ * takes them). */
+void kt_mx_quant_lanes_le(const uint8_t in[KT_MX_ENTRY_IN], int8_t q[KT_MX_ENTRY_ELEMS],
+                          uint8_t field[KT_MX_LANES]);
 
 /* One entry: `in` is eight beats, FP16 little-endian, element (lane, k) at byte 2 * (lane * 32
  * + k); `out` is four words, word w holding K slice 8w..8w+7 at 7-bit slots from bit 255 down
