@@ -213,22 +213,35 @@ MX_AVX2 __m256i row_dots(const int16_t *a, const int16_t *b)
                             _mm256_permute2x128_si256(u[0], u[1], 0x31));
 }
 
+/* Block kb's two chain vectors: rows 0..1 and 2..3. */
+MX_AVX2 void block_chains(const kt_mx_opnd *pa, const kt_mx_opnd *pb, __m256i bias, __m256i c[2])
+{
+    __m256i col = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)pb->col), bias);
+    for (unsigned p = 0; p < 2; p++) {
+        __m256i d = row_dots(pa->v + 2 * p * KT_MX_KBLOCK, pb->v);
+        __m256i sh64 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)pa->row[p]), col);
+        c[p] = chain_avx2(d, sh64);
+    }
+}
+
 static MX_AVX2_FN void run_avx2(const kt_mx_opnd *const *a, const kt_mx_opnd *const *b,
                                 unsigned nk, unsigned anchor, bool load,
                                 uint32_t t[KT_MX_LANES * KT_MX_LANES])
 {
-    __m256i acc[2] = {_mm256_loadu_si256((const __m256i *)t),
-                      _mm256_loadu_si256((const __m256i *)(t + 8))};
     const __m256i bias = k32((int)anchor + 6 + CHAIN_REBIAS);
-    for (unsigned kb = 0; kb < nk; kb++) {
-        const kt_mx_opnd *pa = a[kb], *pb = b[kb];
-        __m256i col = _mm256_sub_epi32(_mm256_loadu_si256((const __m256i *)pb->col), bias);
-        for (unsigned p = 0; p < 2; p++) {
-            __m256i d = row_dots(pa->v + 2 * p * KT_MX_KBLOCK, pb->v);
-            __m256i sh64 = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)pa->row[p]), col);
-            __m256i c = chain_avx2(d, sh64);
-            acc[p] = load && kb == 0 ? c : add_avx2(acc[p], c);
-        }
+    __m256i acc[2], c[2];
+    unsigned kb = 0;
+    if (load && nk) { /* the first block loads the tile: no sum */
+        block_chains(a[0], b[0], bias, acc);
+        kb = 1;
+    } else {
+        acc[0] = _mm256_loadu_si256((const __m256i *)t);
+        acc[1] = _mm256_loadu_si256((const __m256i *)(t + 8));
+    }
+    for (; kb < nk; kb++) {
+        block_chains(a[kb], b[kb], bias, c);
+        acc[0] = add_avx2(acc[0], c[0]);
+        acc[1] = add_avx2(acc[1], c[1]);
     }
     _mm256_storeu_si256((__m256i *)t, acc[0]);
     _mm256_storeu_si256((__m256i *)(t + 8), acc[1]);
