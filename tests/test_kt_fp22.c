@@ -12,6 +12,7 @@
 #include <math.h>
 
 #include "check.h"
+#include "common/dense.h"
 #include "kt/hw/mxfp.h"
 #include "kt_fp22_vectors.h"
 
@@ -109,9 +110,35 @@ static void test_by_hand(void)
     }
 }
 
+/* The drain's conversion of a sub-tile at once (kt_mx_fp22_to_fp16_n), vector and portable,
+ * against the one-value conversion over every 22-bit pattern, in runs of 16 and a tail. */
+static void test_convert_n(void)
+{
+    enum { N = 1 << 22, STEP = 16 * 256 + 5 };
+    static uint32_t v[STEP];
+    static uint16_t h[STEP];
+    unsigned bad = 0;
+    for (int portable = 0; portable < 2; portable++) {
+        npk_dense_force_portable(portable);
+        for (uint32_t at = 0; at < N; at += STEP) {
+            uint32_t n = N - at < STEP ? N - at : STEP;
+            for (uint32_t i = 0; i < n; i++)
+                v[i] = at + i;
+            kt_mx_fp22_to_fp16_n(v, h, n);
+            for (uint32_t i = 0; i < n; i++)
+                if (h[i] != kt_mx_fp22_to_fp16(v[i]) && bad++ < 5)
+                    fprintf(stderr, "fp22 0x%06x: 0x%04x, one at a time 0x%04x\n", (unsigned)v[i],
+                            h[i], kt_mx_fp22_to_fp16(v[i]));
+        }
+    }
+    npk_dense_force_portable(false);
+    CHECK_EQ(bad, 0u);
+}
+
 int main(void)
 {
     test_rtl_vectors();
     test_by_hand();
+    test_convert_n();
     return check_done();
 }

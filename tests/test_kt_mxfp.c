@@ -336,6 +336,76 @@ static void test_block_matches_elements(void)
     CHECK_EQ(bad, 0);
 }
 
+/* Every FP16 value, either sign, as an element of blocks under 96 peaks (every 343rd magnitude
+ * and the edges: the smallest subnormals, the first normal, 1.0, the largest finite, infinity, the
+ * NaNs), 31 to a block after its peak, against kt_mx_quant_elem under the block's scale. */
+static void test_every_element(void)
+{
+    uint16_t peaks[96];
+    unsigned np = 0;
+    const uint16_t edge[] = {1, 2, 3, 0x3FF, 0x400, 0x401, 0x3C00, 0x7BFF, 0x7C00, 0x7C01, 0x7FFF};
+    for (unsigned i = 0; i < sizeof edge / sizeof edge[0]; i++)
+        peaks[np++] = edge[i];
+    for (unsigned p = 100; np < 96; p += 343)
+        peaks[np++] = (uint16_t)p;
+    unsigned bad = 0, blocks = 0;
+    for (unsigned i = 0; i < np; i++) {
+        kt_mx_scale s = kt_mx_block_scale(peaks[i]);
+        uint16_t x[KT_MX_KBLOCK];
+        unsigned n = 0;
+        x[n++] = peaks[i];
+        for (uint32_t h = 0; h <= 0xFFFF; h++) {
+            if ((h & 0x7FFF) <= peaks[i])
+                x[n++] = (uint16_t)h;
+            if (n == KT_MX_KBLOCK || (h == 0xFFFF && n > 1)) {
+                while (n < KT_MX_KBLOCK)
+                    x[n++] = 0;
+                int8_t q[KT_MX_KBLOCK];
+                kt_mx_scale got = kt_mx_quant_block(x, q);
+                bad += got.exp != s.exp || got.m8 != s.m8;
+                for (int k = 0; k < KT_MX_KBLOCK; k++)
+                    if (q[k] != kt_mx_quant_elem(x[k], s) && bad++ < 5)
+                        fprintf(stderr, "peak 0x%04x element 0x%04x: %d, kt_mx_quant_elem %d\n",
+                                peaks[i], x[k], q[k], kt_mx_quant_elem(x[k], s));
+                blocks++;
+                n = 1;
+            }
+        }
+    }
+    printf("every element: %u blocks under %u peaks, %u differences\n", blocks, np, bad);
+    CHECK_EQ(bad, 0);
+}
+
+/* The block scale for every peak magnitude (infinities and NaNs read as the largest binade),
+ * either sign: the smallest E5M3 scale with peak / scale <= 63, found by walking the scales up
+ * from far below the field, its exponent clamped to the field's lowest; a zero peak the unit
+ * scale. */
+static void test_every_peak(void)
+{
+    unsigned bad = 0;
+    for (uint32_t p = 0; p <= 0x7FFF; p++) {
+        kt_mx_scale s = kt_mx_block_scale((uint16_t)p), neg = kt_mx_block_scale((uint16_t)(p | 0x8000));
+        bool ok = s.exp == neg.exp && s.m8 == neg.m8 && s.m8 >= 8 && s.m8 <= 15 &&
+                  s.exp >= KT_MX_SEXP_MIN && s.exp <= KT_MX_SEXP_MAX;
+        double peak = half_value((uint16_t)p);
+        if (peak == 0)
+            ok = ok && s.exp == 0 && s.m8 == 8;
+        else { /* the wanted scale, the exponent unbounded, from the smallest value up */
+            int e = -40;
+            unsigned m8 = 8;
+            while (peak / kt_mx_scale_value((kt_mx_scale){(int8_t)e, (uint8_t)m8}) > 63.0)
+                if (++m8 == 16) {
+                    m8 = 8;
+                    e++;
+                }
+            ok = ok && s.m8 == m8 && s.exp == (e < KT_MX_SEXP_MIN ? KT_MX_SEXP_MIN : e);
+        }
+        if (!ok && bad++ < 5)
+            fprintf(stderr, "peak 0x%04x: scale 2^%d * %u/8\n", (unsigned)p, s.exp, s.m8);
+    }
+    CHECK_EQ(bad, 0u);
+}
+
 int main(void)
 {
     test_rtl_vectors();
@@ -344,5 +414,7 @@ int main(void)
     test_packing();
     test_error_bound();
     test_block_matches_elements();
+    test_every_element();
+    test_every_peak();
     return check_done();
 }

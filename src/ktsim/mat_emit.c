@@ -51,7 +51,7 @@ static uint64_t hand_at(const mg_emit *e)
     return ready > e->free_at ? ready : e->free_at;
 }
 
-void mg_emit_tick(mg_emit *e, ksim_shell *sh, kt_coord mem)
+void mg_emit_step(mg_emit *e, ksim_shell *sh, kt_coord mem)
 {
     e->now++;
     kt_flit f;
@@ -81,7 +81,7 @@ void mg_emit_tick(mg_emit *e, ksim_shell *sh, kt_coord mem)
     }
 }
 
-uint64_t mg_emit_quiet(const mg_emit *e)
+uint64_t mg_emit_quiet_busy(const mg_emit *e)
 {
     switch (e->st) {
     case EM_IDLE: return UINT64_MAX;

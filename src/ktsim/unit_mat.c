@@ -113,8 +113,7 @@ typedef enum mg_state {
 } mg_state;
 
 typedef struct mg_entry {
-    int8_t q[KT_MX_ENTRY_ELEMS]; /* lane * 32 + k */
-    uint8_t field[KT_MX_LANES];
+    kt_mx_opnd op;                      /* as the sweep reads it, prepared when it arrives */
     uint8_t raw[MG_WORDS * KT_MX_WORD]; /* the four words as they arrived */
 } mg_entry;
 
@@ -279,19 +278,26 @@ static const mg_entry *entry_at(const mat_unit *u, int side, bool bank, unsigned
 }
 
 /* The whole sweep's arithmetic, done when it starts (nothing can observe the tile before the
- * sweep ends: a DRAIN waits for it). */
+ * sweep ends: a DRAIN waits for it). The RTL runs K blocks outermost; each sub-tile's K blocks
+ * in order give the same bits when no two sub-tiles share a tile slot, so the sweep takes one
+ * sub-tile through all of them at a time, and block by block only when the tiling wraps. */
 static void run_sweep(mat_unit *u)
 {
     const kt_mat_fields *in = &u->in;
-    for (unsigned kb = 0; kb < in->nk; kb++)
-        for (unsigned g = 0; g < in->gm; g++)
+    const kt_mx_opnd *a[256], *b[256]; /* nk <= 255 */
+    bool wraps = (unsigned)in->gm * in->gn > u->tiles;
+    unsigned runs = wraps ? in->nk : 1, nk = wraps ? 1 : in->nk;
+    for (unsigned r = 0; r < runs; r++)
+        for (unsigned g = 0; g < in->gm; g++) {
+            for (unsigned kb = 0; kb < nk; kb++)
+                a[kb] = &entry_at(u, 0, in->abank, in->aoff + g * in->nk + r + kb)->op;
             for (unsigned h = 0; h < in->gn; h++) {
-                const mg_entry *a = entry_at(u, 0, in->abank, in->aoff + g * in->nk + kb);
-                const mg_entry *b = entry_at(u, 1, in->bbank, in->boff + h * in->nk + kb);
+                for (unsigned kb = 0; kb < nk; kb++)
+                    b[kb] = &entry_at(u, 1, in->bbank, in->boff + h * in->nk + r + kb)->op;
                 uint32_t *t = u->tile + ((g * in->gn + h) % u->tiles) * MG_SUB;
-                kt_mx_subtile_fp22(a->q, a->field, b->q, b->field, in->anchor, kb == 0 && !in->acc,
-                                   t);
+                kt_mx_subtile_run(a, b, nk, in->anchor, r == 0 && !in->acc, t);
             }
+        }
 }
 
 /* The manager's issue of the sweep: one command a cycle, and a narrow tiling idles after each
@@ -307,10 +313,11 @@ static uint64_t sweep_issue(const mat_unit *u)
 /* A sub-tile's drained word: its 16 FP16 values, row after row. */
 static void subtile_word(const mat_unit *u, uint32_t index, uint64_t w[MG_WORD_U64])
 {
-    const uint32_t *t = u->tile + (index % u->tiles) * MG_SUB;
+    uint16_t h[MG_SUB];
+    kt_mx_fp22_to_fp16_n(u->tile + (index % u->tiles) * MG_SUB, h, MG_SUB);
     memset(w, 0, MG_WORD_U64 * sizeof *w);
     for (unsigned e = 0; e < MG_SUB; e++)
-        w[e / 4] |= (uint64_t)kt_mx_fp22_to_fp16(t[e]) << (16 * (e % 4));
+        w[e / 4] |= (uint64_t)h[e] << (16 * (e % 4));
 }
 
 static void start_sweep(mat_unit *u)
@@ -483,7 +490,10 @@ static bool mg_recv(void *p, const kt_flit *f)
     for (int i = 0; i < 4; i++)
         kt_put_le64(e->raw + w * KT_MX_WORD + i * 8, f->w[i]);
     if (w == MG_WORDS - 1) {
-        kt_mx_unpack_q(e->raw, side == 1, e->q, e->field);
+        int8_t q[KT_MX_ENTRY_ELEMS];
+        uint8_t field[KT_MX_LANES];
+        kt_mx_unpack_q(e->raw, side == 1, q, field);
+        kt_mx_opnd_of(q, field, &e->op);
         u->got++;
     }
     return true;

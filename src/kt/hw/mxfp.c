@@ -14,15 +14,13 @@
 /* round(4096 * 8 / m8) for m8 = 8..15: the scale mantissa's reciprocal, 12 fraction bits. */
 static const uint16_t recip_m8[8] = {4096, 3641, 3277, 2979, 2731, 2520, 2341, 2185};
 
-/* Thresholds on the renormalised peak significand sig (1024..2047, the peak being
- * sig * 2^(e - 25)): the scale mantissa in eighths is ceil(sig / 126), because peak / 63 =
- * (sig / 126) / 8 * 2^(e - 21). The first row above which sig lies gives it (9 below all);
- * above 15 * 126 the quotient spills into the next binade (16 -> 8, 17 -> 9, exponent + 1). */
-static const struct {
-    uint16_t above;
-    uint8_t m8;
-} ceil_rows[] = {{1764, 15}, {1638, 14}, {1512, 13}, {1386, 12}, {1260, 11}, {1134, 10}};
-enum { SIG_ONE = 1024, SPILL_AT = 15 * 126, SPILL_HIGH = 16 * 126, T_BASE = 21 };
+/* The scale from the renormalised peak significand sig (1024..2047, the peak being
+ * sig * 2^(e - 25)): the mantissa in eighths is ceil(sig / 126), because peak / 63 =
+ * (sig / 126) / 8 * 2^(e - 21) — 9 at the least; above 15 * 126 the quotient spills into the
+ * next binade (16 -> 8, 17 -> 9, exponent + 1). The circuit compares sig with the multiples of
+ * 126; the quotient is the same count. */
+enum { SIG_DIV = 126, M8_SPILL = 16 };
+enum { SIG_ONE = 1024, T_BASE = 21 };
 
 /* An FP16 magnitude as the circuit decodes it: subnormals keep their bits (not flushed) with
  * an effective exponent of 1; infinities and NaNs read as the largest binade. */
@@ -33,6 +31,9 @@ static void decode16(uint16_t h, int *e, unsigned *sig)
     *sig = ef ? (SIG_ONE | frac) : frac;
 }
 
+/* Without a branch on the data: on real blocks the peak's significand lands between the
+ * multiples of 126 at random, and branches on it mispredict (about one a block, more than the
+ * rest of the block's work). */
 kt_mx_scale kt_mx_block_scale(uint16_t peak)
 {
     int ep;
@@ -40,29 +41,18 @@ kt_mx_scale kt_mx_block_scale(uint16_t peak)
     decode16(peak & 0x7FFF, &ep, &sig);
     if (!sig)
         return (kt_mx_scale){0, 8}; /* no peak to scale from: unit scale, every q is 0 */
-    while (sig < SIG_ONE) {         /* a subnormal peak, renormalised into [1024, 2048) */
-        sig <<= 1;
-        ep--;
-    }
-    int sexp;
-    unsigned m8 = 9;
-    if (sig > SPILL_AT) {
-        sexp = ep - (T_BASE - 1);
-        m8 = sig > SPILL_HIGH ? 9 : 8;
-    } else {
-        sexp = ep - T_BASE;
-        for (size_t i = 0; i < sizeof ceil_rows / sizeof ceil_rows[0]; i++)
-            if (sig > ceil_rows[i].above) {
-                m8 = ceil_rows[i].m8;
-                break;
-            }
-    }
+    /* a subnormal peak, renormalised into [1024, 2048): its leading one moved up to bit 10 */
+    unsigned lead = 31u - (unsigned)__builtin_clz(sig);
+    unsigned up = lead < 10 ? 10 - lead : 0;
+    sig <<= up;
+    ep -= (int)up;
+    unsigned c = (sig + SIG_DIV - 1) / SIG_DIV, spill = c >= M8_SPILL;
+    unsigned m8 = c - 8 * spill;
+    int sexp = ep - T_BASE + (int)spill;
     /* a block whose peak is itself far subnormal wants a scale the 5-bit field cannot hold:
      * clamped, the peak lands below 63 instead of the exponent wrapping */
-    if (sexp < KT_MX_SEXP_MIN)
-        sexp = KT_MX_SEXP_MIN;
-    if (sexp > KT_MX_SEXP_MAX)
-        sexp = KT_MX_SEXP_MAX;
+    sexp = sexp < KT_MX_SEXP_MIN ? KT_MX_SEXP_MIN : sexp;
+    sexp = sexp > KT_MX_SEXP_MAX ? KT_MX_SEXP_MAX : sexp;
     return (kt_mx_scale){(int8_t)sexp, (uint8_t)m8};
 }
 
@@ -117,39 +107,47 @@ static MX_AVX2_FN uint16_t peak_avx2(const uint16_t x[KT_MX_KBLOCK])
     return (uint16_t)(0xFFFF - _mm_extract_epi16(_mm_minpos_epu16(inv), 0));
 }
 
+/* Sixteen elements a vector, in 16-bit lanes. The product sig * recip needs 23 bits, but only
+ * its bits from 15 + t up are kept, so it is taken in two high-half multiplies: (sig << 5) *
+ * (recip << 3) >> 16 is the product's bits from 8 up (below 2^15), and a multiply by
+ * 2^(9 - t) >> 16 drops 7 + t more. 2^(9 - t) comes from two byte tables indexed by t clamped to
+ * 8 (no bits left); a negative t indexes past the tables' reach and reads 0, its clamp applied
+ * after. */
 static MX_AVX2_FN void quant_avx2(const uint16_t x[KT_MX_KBLOCK], kt_mx_scale s,
                                   int8_t q[KT_MX_KBLOCK])
 {
-    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
-    const __m256i qmax = _mm256_set1_epi32(KT_MX_QMAX);
-    const __m256i recip = _mm256_set1_epi32(recip_m8[(s.m8 - 8) & 7]);
-    const __m256i t_base = _mm256_set1_epi32(T_BASE + s.exp);
-    __m256i v[KT_MX_KBLOCK / 8];
-    for (unsigned c = 0; c < KT_MX_KBLOCK / 8; c++) {
-        __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + 8 * c)));
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi16(1);
+    const __m256i qmax = _mm256_set1_epi16(KT_MX_QMAX);
+    const __m256i recip = _mm256_set1_epi16((short)(recip_m8[(s.m8 - 8) & 7] << 3));
+    const __m256i t_base = _mm256_set1_epi16((short)(T_BASE + s.exp));
+    /* 2^(9 - t) for t = 0..7, its low bytes and its high bytes (0 from t = 8 on) */
+    const __m256i pow_lo = _mm256_setr_epi8(0, 0, (char)128, 64, 32, 16, 8, 4, 0, 0, 0, 0, 0, 0, 0, 0,
+                                            0, 0, (char)128, 64, 32, 16, 8, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+    const __m256i pow_hi = _mm256_setr_epi8(2, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 0, 0,
+                                            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    __m256i v[KT_MX_KBLOCK / 16];
+    for (unsigned c = 0; c < KT_MX_KBLOCK / 16; c++) {
+        __m256i h = _mm256_loadu_si256((const __m256i *)(x + 16 * c));
         /* decode16 */
-        __m256i ef = _mm256_and_si256(_mm256_srli_epi32(h, 10), _mm256_set1_epi32(0x1F));
-        __m256i frac = _mm256_and_si256(h, _mm256_set1_epi32(0x3FF));
-        __m256i sub = _mm256_cmpeq_epi32(ef, zero);
-        __m256i e = mx_sel(sub, one, ef);
-        __m256i sig = mx_sel(sub, frac, _mm256_or_si256(frac, _mm256_set1_epi32(SIG_ONE)));
-        __m256i t = _mm256_sub_epi32(t_base, e);
-        __m256i prod = _mm256_mullo_epi32(sig, recip);
-        __m256i x8 = _mm256_srlv_epi32(_mm256_srli_epi32(prod, 15), _mm256_max_epi32(t, zero));
-        __m256i sum = _mm256_add_epi32(_mm256_srli_epi32(x8, 1), _mm256_and_si256(x8, one));
-        /* above the block's peak (t < 0) or past 63 after rounding: the clamp */
-        __m256i clamp = _mm256_or_si256(_mm256_cmpgt_epi32(zero, t), _mm256_cmpgt_epi32(sum, qmax));
-        __m256i mag = mx_sel(clamp, qmax, sum);
-        __m256i none = _mm256_or_si256(_mm256_cmpeq_epi32(sig, zero),
-                                       _mm256_cmpgt_epi32(t, _mm256_set1_epi32(7)));
-        mag = _mm256_andnot_si256(none, mag);
-        __m256i neg = _mm256_cmpgt_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x8000)), zero);
-        v[c] = mx_sel(neg, _mm256_sub_epi32(zero, mag), mag);
+        __m256i ef = _mm256_and_si256(_mm256_srli_epi16(h, 10), _mm256_set1_epi16(0x1F));
+        __m256i normal = _mm256_min_epu16(ef, one);
+        __m256i sig = _mm256_or_si256(_mm256_and_si256(h, _mm256_set1_epi16(0x3FF)),
+                                      _mm256_slli_epi16(normal, 10));
+        __m256i t = _mm256_sub_epi16(t_base, _mm256_max_epu16(ef, one));
+        __m256i ti = _mm256_min_epi16(t, _mm256_set1_epi16(8));
+        __m256i pw = _mm256_or_si256(_mm256_shuffle_epi8(pow_lo, ti),
+                                     _mm256_slli_epi16(_mm256_shuffle_epi8(pow_hi, ti), 8));
+        __m256i p8 = _mm256_mulhi_epu16(_mm256_slli_epi16(sig, 5), recip);
+        __m256i x8 = _mm256_mulhi_epu16(p8, pw);
+        __m256i sum = _mm256_add_epi16(_mm256_srli_epi16(x8, 1), _mm256_and_si256(x8, one));
+        /* past 63 after rounding, or above the block's peak (t < 0): the clamp */
+        __m256i mag = _mm256_or_si256(_mm256_min_epu16(sum, qmax),
+                                      _mm256_and_si256(_mm256_cmpgt_epi16(zero, t), qmax));
+        mag = _mm256_andnot_si256(_mm256_cmpeq_epi16(sig, zero), mag);
+        v[c] = _mm256_sign_epi16(mag, h); /* h's sign bit: negative; h = 0 has mag 0 */
     }
-    /* 32 x 32 bits to 32 x 8 in order: the packs work within 128-bit halves, the permute
-     * puts the four-byte groups back in sequence */
-    __m256i b = _mm256_packs_epi16(_mm256_packs_epi32(v[0], v[1]), _mm256_packs_epi32(v[2], v[3]));
-    b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    /* 32 x 16 bits to 32 x 8 in order: the pack works within 128-bit halves */
+    __m256i b = _mm256_permute4x64_epi64(_mm256_packs_epi16(v[0], v[1]), 0xD8);
     _mm256_storeu_si256((__m256i *)q, b);
 }
 #endif
@@ -196,6 +194,27 @@ void kt_mx_quant_lanes(const uint16_t x[KT_MX_ENTRY_ELEMS], int8_t q[KT_MX_ENTRY
     for (unsigned lane = 0; lane < KT_MX_LANES; lane++)
         field[lane] = kt_mx_scale_field(
             quant_block(x + lane * KT_MX_KBLOCK, q + lane * KT_MX_KBLOCK, avx2));
+}
+
+/* The vector kernels load 32 bytes at a time straight from the entry's bytes (little-endian
+ * FP16, as the kernels' lanes hold it): a copy into a uint16_t array first would be stored in
+ * narrower pieces than they load, and each load would wait for those stores to complete. */
+void kt_mx_quant_lanes_le(const uint8_t in[KT_MX_ENTRY_IN], int8_t q[KT_MX_ENTRY_ELEMS],
+                          uint8_t field[KT_MX_LANES])
+{
+#if MX_HAVE_AVX2
+    if (mx_avx2()) {
+        for (unsigned lane = 0; lane < KT_MX_LANES; lane++) {
+            const uint16_t *x = (const uint16_t *)(const void *)(in + 2 * lane * KT_MX_KBLOCK);
+            field[lane] = kt_mx_scale_field(quant_block(x, q + lane * KT_MX_KBLOCK, true));
+        }
+        return;
+    }
+#endif
+    uint16_t x[KT_MX_ENTRY_ELEMS];
+    for (unsigned i = 0; i < KT_MX_ENTRY_ELEMS; i++)
+        x[i] = (uint16_t)(in[2 * i] | in[2 * i + 1] << 8);
+    kt_mx_quant_lanes(x, q, field);
 }
 
 double kt_mx_chain(const int8_t qa[KT_MX_KBLOCK], uint8_t field_a, const int8_t qb[KT_MX_KBLOCK],

@@ -15,6 +15,7 @@
 #define NPUKIT_KT_HW_MXFP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 enum {
@@ -52,6 +53,10 @@ kt_mx_scale kt_mx_quant_block(const uint16_t x[KT_MX_KBLOCK], int8_t q[KT_MX_KBL
 /* An entry's four lanes of blocks (x, q: lane * 32 + k) and their scale fields. */
 void kt_mx_quant_lanes(const uint16_t x[KT_MX_ENTRY_ELEMS], int8_t q[KT_MX_ENTRY_ELEMS],
                        uint8_t field[KT_MX_LANES]);
+/* The same on an entry's bytes as they lie in memory (FP16 little-endian, as kt_mx_quant_entry
+ * takes them). */
+void kt_mx_quant_lanes_le(const uint8_t in[KT_MX_ENTRY_IN], int8_t q[KT_MX_ENTRY_ELEMS],
+                          uint8_t field[KT_MX_LANES]);
 
 /* One entry: `in` is eight beats, FP16 little-endian, element (lane, k) at byte 2 * (lane * 32
  * + k); `out` is four words, word w holding K slice 8w..8w+7 at 7-bit slots from bit 255 down
@@ -97,6 +102,8 @@ double kt_mx_acc_add(double tile, double chain);
  * it, bit for bit with mx_fpacc_to_fp16: nearest even, saturating at +-65504, no subnormals
  * (what is below 2^-14 after rounding is a zero with the sign). */
 uint16_t kt_mx_fp22_to_fp16(uint32_t v);
+/* The same over n values (a drained sub-tile's sixteen at once). */
+void kt_mx_fp22_to_fp16_n(const uint32_t *v, uint16_t *h, size_t n);
 /* A chain rounded by the normaliser, as FP22 bits, in integer arithmetic: the same pattern as
  * kt_mx_fp22_of(kt_mx_acc_round(kt_mx_chain(...))) for every input (tests/test_kt_fp22.c holds
  * it to that), at a fraction of the cost — the matmul cluster's sweep computes every chain so. */
@@ -108,5 +115,24 @@ void kt_mx_subtile_fp22(const int8_t qa[KT_MX_ENTRY_ELEMS], const uint8_t field_
                         const int8_t qb[KT_MX_ENTRY_ELEMS], const uint8_t field_b[KT_MX_LANES],
                         unsigned anchor, bool load, uint32_t t[KT_MX_LANES * KT_MX_LANES]);
 uint16_t kt_mx_acc_to_fp16(double x);
+
+/* ---- the sweep's operands (mxfp_sweep.c) ----
+ * An L1 entry as the cluster's sweep reads it: each significand times its lane's scale mantissa
+ * (q * m8, |v| <= 64 * 15: a K block's dot of them is below 2^25 and already carries both
+ * mantissas), the scale fields, and the stored exponents (field >> 3) laid out for the kernel's
+ * vectors: row[h] = lanes 2h and 2h + 1, four times each (the entry as A); col = the four lanes,
+ * twice (the entry as B). */
+typedef struct kt_mx_opnd {
+    int16_t v[KT_MX_ENTRY_ELEMS]; /* lane * 32 + k */
+    int32_t row[2][8];
+    int32_t col[8];
+    uint8_t field[KT_MX_LANES];
+} kt_mx_opnd;
+void kt_mx_opnd_of(const int8_t q[KT_MX_ENTRY_ELEMS], const uint8_t field[KT_MX_LANES],
+                   kt_mx_opnd *o);
+/* One sub-tile over nk K blocks in order: block kb is kt_mx_subtile_fp22 of A entry a[kb] and
+ * B entry b[kb] (loading t when `load` and kb = 0, summing otherwise), bit for bit. */
+void kt_mx_subtile_run(const kt_mx_opnd *const *a, const kt_mx_opnd *const *b, unsigned nk,
+                       unsigned anchor, bool load, uint32_t t[KT_MX_LANES * KT_MX_LANES]);
 
 #endif

@@ -84,12 +84,13 @@ static void to_lane_major(const int8_t t[KT_MX_ENTRY_ELEMS], int8_t q[KT_MX_ENTR
 static MX_AVX2_FN void to_k_major_avx2(const int8_t q[KT_MX_ENTRY_ELEMS],
                                        int8_t t[KT_MX_ENTRY_ELEMS])
 {
-    __m256i l[KT_MX_LANES];
-    for (unsigned i = 0; i < KT_MX_LANES; i++)
-        l[i] = _mm256_loadu_si256((const __m256i *)(q + i * KT_MX_KBLOCK));
+    /* four named loads, not an array of vectors (see qword_transpose) */
+    const __m256i *l = (const __m256i *)q;
+    __m256i l0 = _mm256_loadu_si256(l), l1 = _mm256_loadu_si256(l + 1);
+    __m256i l2 = _mm256_loadu_si256(l + 2), l3 = _mm256_loadu_si256(l + 3);
     /* halves: K 0..7 | 16..23 (lo) and 8..15 | 24..31 (hi), two lanes a K */
-    __m256i ab_lo = _mm256_unpacklo_epi8(l[0], l[1]), ab_hi = _mm256_unpackhi_epi8(l[0], l[1]);
-    __m256i cd_lo = _mm256_unpacklo_epi8(l[2], l[3]), cd_hi = _mm256_unpackhi_epi8(l[2], l[3]);
+    __m256i ab_lo = _mm256_unpacklo_epi8(l0, l1), ab_hi = _mm256_unpackhi_epi8(l0, l1);
+    __m256i cd_lo = _mm256_unpacklo_epi8(l2, l3), cd_hi = _mm256_unpackhi_epi8(l2, l3);
     /* four lanes a K: K 0..3 | 16..19, 4..7 | 20..23, 8..11 | 24..27, 12..15 | 28..31 */
     __m256i k0 = _mm256_unpacklo_epi16(ab_lo, cd_lo), k1 = _mm256_unpackhi_epi16(ab_lo, cd_lo);
     __m256i k2 = _mm256_unpacklo_epi16(ab_hi, cd_hi), k3 = _mm256_unpackhi_epi16(ab_hi, cd_hi);
@@ -100,11 +101,13 @@ static MX_AVX2_FN void to_k_major_avx2(const int8_t q[KT_MX_ENTRY_ELEMS],
     _mm256_storeu_si256(o + 3, _mm256_permute2x128_si256(k2, k3, 0x31));
 }
 
-/* v[i] = {a_i0, a_i1, a_i2, a_i3} (64-bit lanes) to out + 32 j = {a_0j, a_1j, a_2j, a_3j}. */
-MX_AVX2 void qword_transpose(const __m256i v[4], int8_t *out)
+/* v_i = {a_i0, a_i1, a_i2, a_i3} (64-bit lanes) to out + 32 j = {a_0j, a_1j, a_2j, a_3j}. The
+ * four are passed as values: gcc builds an array of vectors on the stack in 16-byte pieces and
+ * reads it back in 32-byte ones, each read then waiting for the pieces' stores to complete. */
+MX_AVX2 void qword_transpose(__m256i v0, __m256i v1, __m256i v2, __m256i v3, int8_t *out)
 {
-    __m256i lo01 = _mm256_unpacklo_epi64(v[0], v[1]), hi01 = _mm256_unpackhi_epi64(v[0], v[1]);
-    __m256i lo23 = _mm256_unpacklo_epi64(v[2], v[3]), hi23 = _mm256_unpackhi_epi64(v[2], v[3]);
+    __m256i lo01 = _mm256_unpacklo_epi64(v0, v1), hi01 = _mm256_unpackhi_epi64(v0, v1);
+    __m256i lo23 = _mm256_unpacklo_epi64(v2, v3), hi23 = _mm256_unpackhi_epi64(v2, v3);
     __m256i *o = (__m256i *)out;
     _mm256_storeu_si256(o + 0, _mm256_permute2x128_si256(lo01, lo23, 0x20));
     _mm256_storeu_si256(o + 1, _mm256_permute2x128_si256(hi01, hi23, 0x20));
@@ -154,13 +157,15 @@ static MX_AVX2_FN void unpack_avx2(const uint8_t in[KT_MX_ENTRY_OUT], bool b_lay
 {
     /* A: word w's groups are lanes 0..3 at K 8w, a transpose away from q; B: word w is the
      * eight K of t at 8w */
-    __m256i p[WORDS];
-    for (unsigned w = 0; w < WORDS; w++) {
-        p[w] = unpack_word_avx2(in + w * KT_MX_WORD);
-        if (b_layout)
-            p[w] = k_to_lanes(p[w]);
+    __m256i p0 = unpack_word_avx2(in), p1 = unpack_word_avx2(in + KT_MX_WORD);
+    __m256i p2 = unpack_word_avx2(in + 2 * KT_MX_WORD), p3 = unpack_word_avx2(in + 3 * KT_MX_WORD);
+    if (b_layout) {
+        p0 = k_to_lanes(p0);
+        p1 = k_to_lanes(p1);
+        p2 = k_to_lanes(p2);
+        p3 = k_to_lanes(p3);
     }
-    qword_transpose(p, q);
+    qword_transpose(p0, p1, p2, p3, q);
 }
 
 /* group_pack on a word's four groups (64-bit lanes in group order), written as the scalar
@@ -176,10 +181,13 @@ MX_AVX2 void pack_word_avx2(__m256i v, uint8_t *word)
                         _mm256_srli_epi64(_mm256_and_si256(x, _mm256_set1_epi64x(0x3FFF00003FFF0000ll)), 2));
     x = _mm256_or_si256(_mm256_and_si256(x, _mm256_set1_epi64x(0x000000000FFFFFFFll)),
                         _mm256_srli_epi64(_mm256_and_si256(x, _mm256_set1_epi64x(0x0FFFFFFF00000000ll)), 4));
-    uint8_t g[GROUPS * 8];
-    _mm256_storeu_si256((__m256i *)g, _mm256_slli_epi64(x, 8));
+    /* the groups taken out of the register, not stored and read back in pieces */
+    x = _mm256_slli_epi64(x, 8);
+    __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
+    uint64_t g[GROUPS] = {(uint64_t)_mm_cvtsi128_si64(lo), (uint64_t)_mm_extract_epi64(lo, 1),
+                          (uint64_t)_mm_cvtsi128_si64(hi), (uint64_t)_mm_extract_epi64(hi, 1)};
     for (unsigned i = 0; i < GROUPS; i++)
-        memcpy(word + group_below(i), g + 8 * i, 8);
+        memcpy(word + group_below(i), &g[i], 8);
 }
 
 static MX_AVX2_FN void pack_avx2(const int8_t q[KT_MX_ENTRY_ELEMS], bool b_layout,
@@ -189,10 +197,9 @@ static MX_AVX2_FN void pack_avx2(const int8_t q[KT_MX_ENTRY_ELEMS], bool b_layou
     if (b_layout)
         to_k_major_avx2(q, t);
     else { /* the transpose that unpack_avx2 ends with, undone */
-        __m256i l[KT_MX_LANES];
-        for (unsigned i = 0; i < KT_MX_LANES; i++)
-            l[i] = _mm256_loadu_si256((const __m256i *)(q + i * KT_MX_KBLOCK));
-        qword_transpose(l, t);
+        const __m256i *l = (const __m256i *)q;
+        qword_transpose(_mm256_loadu_si256(l), _mm256_loadu_si256(l + 1),
+                        _mm256_loadu_si256(l + 2), _mm256_loadu_si256(l + 3), t);
     }
     for (unsigned w = 0; w < WORDS; w++)
         pack_word_avx2(_mm256_loadu_si256((const __m256i *)(t + w * KT_MX_WORD)),
@@ -236,16 +243,9 @@ void kt_mx_pack_entry(const int8_t q[KT_MX_ENTRY_ELEMS], const uint8_t field[KT_
 void kt_mx_quant_entry(const uint8_t in[KT_MX_ENTRY_IN], bool b_layout,
                        uint8_t out[KT_MX_ENTRY_OUT])
 {
-    uint16_t x[KT_MX_ENTRY_ELEMS];
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(x, in, sizeof x);
-#else
-    for (unsigned i = 0; i < KT_MX_ENTRY_ELEMS; i++)
-        x[i] = (uint16_t)(in[2 * i] | in[2 * i + 1] << 8);
-#endif
     int8_t q[KT_MX_ENTRY_ELEMS];
     uint8_t field[KT_MX_LANES];
-    kt_mx_quant_lanes(x, q, field);
+    kt_mx_quant_lanes_le(in, q, field);
     kt_mx_pack_entry(q, field, b_layout, out);
 }
 

@@ -12,6 +12,7 @@
  * zero (no subnormals, no sign); 127 or more saturates to the largest magnitude with the larger
  * operand's sign. An exact cancellation is +0, and a zero operand passes the other unchanged. */
 #include <math.h>
+#include <stddef.h>
 
 #include "kt/hw/mx_avx2.h"
 #include "kt/hw/mxfp.h"
@@ -127,6 +128,53 @@ uint16_t kt_mx_fp22_to_fp16(uint32_t v)
     if (e >= 31)
         return (uint16_t)(sign | 0x7BFF);
     return (uint16_t)(sign | (unsigned)e << 10 | m);
+}
+
+/* kt_mx_fp22_to_fp16 over n values. With AVX2 eight a step: the exponent and fraction rounded
+ * together (adding 7 plus the kept part's lowest bit, then dropping 4 bits, carries a rounded-up
+ * 1.11..1 into the exponent), and the FP16 exponent's range read off the result: below 49 (FP16
+ * exponent 0 or less, including FP22's zero) the sign alone, 79 or more the largest FP16. */
+#if MX_HAVE_AVX2
+static MX_AVX2_FN void to_fp16_avx2(const uint32_t *v, uint16_t *h, size_t n)
+{
+    enum { DROP = MW - 10, REBIAS = KT_MX_ACC_EBIAS - 15 };
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256i r[2];
+        for (unsigned k = 0; k < 2; k++) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(v + i + 8 * k));
+            __m256i mag = _mm256_and_si256(x, _mm256_set1_epi32((1 << (MW + 7)) - 1));
+            __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(mag, DROP), _mm256_set1_epi32(1));
+            __m256i c = _mm256_srli_epi32(
+                _mm256_add_epi32(_mm256_add_epi32(mag, _mm256_set1_epi32((1 << (DROP - 1)) - 1)),
+                                 lsb),
+                DROP);
+            __m256i sign = _mm256_and_si256(_mm256_srli_epi32(x, MW + 7 - 15),
+                                            _mm256_set1_epi32(0x8000));
+            __m256i out = _mm256_sub_epi32(c, _mm256_set1_epi32(REBIAS << 10));
+            out = mx_sel(_mm256_cmpgt_epi32(c, _mm256_set1_epi32(((REBIAS + 31) << 10) - 1)),
+                         _mm256_set1_epi32(0x7BFF), out);
+            out = _mm256_andnot_si256(
+                _mm256_cmpgt_epi32(_mm256_set1_epi32((REBIAS + 1) << 10), c), out);
+            r[k] = _mm256_or_si256(out, sign);
+        }
+        /* the pack works within 128-bit halves: the 64-bit permute puts them in order */
+        __m256i p = _mm256_permute4x64_epi64(_mm256_packus_epi32(r[0], r[1]), 0xD8);
+        _mm256_storeu_si256((__m256i *)(h + i), p);
+    }
+    for (; i < n; i++)
+        h[i] = kt_mx_fp22_to_fp16(v[i]);
+}
+#endif
+
+void kt_mx_fp22_to_fp16_n(const uint32_t *v, uint16_t *h, size_t n)
+{
+#if MX_HAVE_AVX2
+    if (mx_avx2())
+        return to_fp16_avx2(v, h, n);
+#endif
+    for (size_t i = 0; i < n; i++)
+        h[i] = kt_mx_fp22_to_fp16(v[i]);
 }
 
 /* An exact value mag * 2^sh (mag > 0) as kt_mx_acc_round rounds it: a leading one below
