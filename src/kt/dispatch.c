@@ -256,7 +256,10 @@ static bool stream_ended(uint64_t prog_stat, uint64_t want)
 /* Wrap-aware: the count is within half the 16-bit space past `want`. */
 static bool count_reached(uint64_t node_status, uint64_t want)
 {
-    return (uint16_t)(kt_node_status_decode(node_status).count - (uint16_t)want) < 0x8000;
+    /* the one field, not the whole word: a poll may ask this thousands of times a job */
+    uint16_t count = (uint16_t)kt_word_get(&kt_word_node_status, KT_NODE_STATUS_F_COUNT,
+                                           node_status);
+    return (uint16_t)(count - (uint16_t)want) < 0x8000;
 }
 
 static bool sig_done_is(uint64_t sig_done, uint64_t want)
@@ -474,12 +477,19 @@ static npk_status wait_program(kt_dev *d, const kt_ticket *tk, kt_wait_result *r
     kt_pacer pc = {0};
     if (!kept)
         pc = kt_pace_start(d, tk->expect_cycles, tk->paused_at);
+    /* Most polls read the word the last one did: it is decoded again only when it changes. */
+    uint64_t decoded = 0;
+    bool have_decoded = false;
     while (quiet < d->opt.poll_budget) {
         uint64_t v = kept;
         if (!kept && (s = kt_reg_read(d, off, &v)))
             break;
         r.polls += !kept;
-        r.last = kt_node_status_decode(v);
+        if (!have_decoded || v != decoded) {
+            r.last = kt_node_status_decode(v);
+            decoded = v;
+            have_decoded = true;
+        }
         if (!kept)
             kt_pace_read(&pc, r.last.valid && r.last.count == want);
         if (r.last.valid && r.last.code == KT_SIG_FAULT && r.last.count != tk->baseline &&
