@@ -63,6 +63,11 @@ struct ksim_memport {
     void *remote_user;
     uint16_t reads, writes;
     uint16_t *total_reads, *total_writes; /* ksim_memport_count_into, or NULL */
+    /* Event-driven (ksim_memport_sleep_on): with the machine's clock the port sleeps while it
+     * has nothing to do, wake UINT64_MAX, and the mesh neither ticks nor peeks it; whatever
+     * hands it work sets wake back to 0 (awake). Without a clock it never sleeps. */
+    const uint64_t *clock;
+    uint64_t wake;
 };
 
 ksim_memport *ksim_memport_create(kt_coord at, unsigned queue_depth, ksim_dram *dram,
@@ -97,6 +102,7 @@ void ksim_memport_destroy(ksim_memport *p)
 
 void ksim_memport_reset(ksim_memport *p)
 {
+    p->wake = 0;
     ksim_fifo_clear(&p->intake);
     ksim_fifo_clear(&p->out);
     ksim_fifo_clear(&p->inject);
@@ -136,12 +142,38 @@ uint64_t ksim_memport_quiet(const ksim_memport *p)
 
 void ksim_memport_skip(ksim_memport *p, uint64_t cycles, uint64_t now)
 {
-    /* An idle port is left alone: its clock record is read only in cycles that tick it (an
-     * offer follows its tick; an interlink's injection comes on a machine that skips nothing). */
+    /* An idle port is left alone: its clock record is read only in cycles that tick it, or made
+     * current by what wakes it (wake_now). */
     if (!holding(p))
         return;
     p->rd.hold -= (unsigned)cycles;
     p->cycle = now;
+}
+
+uint64_t *ksim_memport_sleep_on(ksim_memport *p, const uint64_t *clock)
+{
+    p->clock = clock;
+    p->wake = 0;
+    return &p->wake;
+}
+
+/* Work arrives: awake from now on, and (asleep, it missed its ticks) the clock record made
+ * current, since what it queues is stamped with it. */
+static void wake_now(ksim_memport *p)
+{
+    if (p->wake) {
+        p->wake = 0;
+        p->cycle = *p->clock;
+    }
+}
+
+/* Nothing for a tick to do and nothing to hand the mesh: the engine idle, nothing injected,
+ * the agent's output register empty (filling it wakes port 0: ksim_orch_set_out_wake), and no
+ * processor behind the port (it ticks and sends on its own, unseen here). */
+static bool can_sleep(const ksim_memport *p)
+{
+    return p->clock && !p->pe && ksim_memport_idle(p) &&
+           !(p->orch && ksim_orch_out_peek(p->orch));
 }
 
 void ksim_memport_set_remote(ksim_memport *p, ksim_remote_take_fn take, void *user)
@@ -154,6 +186,7 @@ void ksim_memport_set_processor(ksim_memport *p, const ksim_hub_client *pe, unsi
 {
     p->pe = pe;
     p->index = index;
+    p->wake = 0; /* it never sleeps with one (can_sleep) */
 }
 
 unsigned ksim_port_for_row(const kt_coord *ports, unsigned n_ports, uint8_t row)
@@ -172,6 +205,7 @@ static bool for_processor(const ksim_memport *p, const kt_header *h)
 
 bool ksim_memport_inject(ksim_memport *p, const kt_flit *f)
 {
+    wake_now(p);
     return ksim_fifo_push(&p->inject, f, p->cycle);
 }
 
@@ -193,6 +227,8 @@ static bool local_offset(ksim_memport *p, uint64_t addr, uint64_t *off)
 static bool port_offer(void *ep, const kt_flit *f)
 {
     ksim_memport *p = ep;
+    /* Offered after its tick of this cycle, run or slept through: awake for the next one. */
+    wake_now(p);
     kt_header h = kt_flit_header(f);
     /* rsvd[2] marks a flit for another mesh: with an interlink built it goes to the
      * encapsulator, which may hold the port while its queue is full. */
@@ -377,15 +413,11 @@ static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
     }
 }
 
-static void port_tick(void *ep, uint64_t cycle)
+/* The intake's head, once no read is running: one request at a time, in order. */
+static void serve_intake(ksim_memport *p, uint64_t cycle)
 {
-    ksim_memport *p = ep;
-    p->cycle = cycle;
-    if (p->pe && p->index == 0 && p->pe->ops->tick)
-        p->pe->ops->tick(p->pe->ep, cycle);
-    step_read(p);
     if (p->rd.active || !ksim_fifo_ready(&p->intake, cycle))
-        return; /* one request at a time, in order */
+        return;
     const kt_flit *f = ksim_fifo_head(&p->intake);
     kt_header h = kt_flit_header(f);
     bool consumed = true;
@@ -395,6 +427,18 @@ static void port_tick(void *ep, uint64_t cycle)
         handle_write(p, f, &consumed);
     if (consumed)
         ksim_fifo_pop(&p->intake);
+}
+
+static void port_tick(void *ep, uint64_t cycle)
+{
+    ksim_memport *p = ep;
+    p->cycle = cycle;
+    if (p->pe && p->index == 0 && p->pe->ops->tick)
+        p->pe->ops->tick(p->pe->ep, cycle);
+    step_read(p);
+    serve_intake(p, cycle);
+    if (can_sleep(p))
+        p->wake = UINT64_MAX;
 }
 
 const ksim_endpoint_ops ksim_memport_endpoint = {port_offer, port_out_peek, port_out_pop,

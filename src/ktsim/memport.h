@@ -35,6 +35,13 @@ bool ksim_memport_idle(const ksim_memport *p);
 uint64_t ksim_memport_quiet(const ksim_memport *p);
 void ksim_memport_skip(ksim_memport *p, uint64_t cycles, uint64_t now);
 
+/* Event-driven on the machine's clock `clock` (the quiet skip on): the port sleeps while it
+ * has nothing to do and nothing to send, and the pointer returned is its wake cycle for
+ * ksim_mesh_set_wake (UINT64_MAX asleep, 0 awake). A flit offered or injected wakes it; port 0
+ * also needs the agent to wake it when its output register fills (ksim_orch_set_out_wake).
+ * A port with a processor behind it never sleeps. */
+uint64_t *ksim_memport_sleep_on(ksim_memport *p, const uint64_t *clock);
+
 /* The interlink's reach (spec §4): a flit arriving with rsvd[2] set is handed to `take` (false:
  * not this cycle, the port holds it), and a flit from another mesh enters the mesh through this
  * port's outbound, after the agent's and before the engine's (false: the queue is full). */

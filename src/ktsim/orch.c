@@ -61,6 +61,7 @@ struct ksim_orch {
     uint64_t tx_stage[8];
     ksim_fifo tx, rx;
     bool out_valid;
+    uint64_t *out_wake; /* ksim_orch_set_out_wake, or NULL */
     kt_flit out;
     bool rx_overflow;
 
@@ -483,6 +484,8 @@ static KSIM_OUT_OF_LINE void tick_work(ksim_orch *o, uint64_t cycle)
         o->out = *ksim_fifo_head(&o->tx);
         ksim_fifo_pop(&o->tx);
         o->out_valid = true;
+        if (o->out_wake)
+            *o->out_wake = 0; /* before the mesh's tick of this cycle, which peeks the port */
     }
 }
 
@@ -534,6 +537,7 @@ bool ksim_orch_accept(ksim_orch *o, const kt_flit *f)
 
 const kt_flit *ksim_orch_out_peek(ksim_orch *o) { return o->out_valid ? &o->out : NULL; }
 void ksim_orch_out_pop(ksim_orch *o) { o->out_valid = false; }
+void ksim_orch_set_out_wake(ksim_orch *o, uint64_t *wake) { o->out_wake = wake; }
 
 npk_status ksim_orch_add_aux(ksim_orch *o, const ktsim_aux_client *c)
 {

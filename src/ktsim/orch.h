@@ -58,6 +58,9 @@ void ksim_orch_tick_end(ksim_orch *o);
 bool ksim_orch_accept(ksim_orch *o, const kt_flit *f);
 const kt_flit *ksim_orch_out_peek(ksim_orch *o);
 void ksim_orch_out_pop(ksim_orch *o);
+/* The output register filling sets *wake to 0: the wake cycle of the memory port that carries
+ * it, which sleeps while it has nothing else to do (ksim_memport_sleep_on). NULL: none. */
+void ksim_orch_set_out_wake(ksim_orch *o, uint64_t *wake);
 
 /* Plug an AUX_CFG client (rows kept in order; later rows may not overlap earlier ones). */
 npk_status ksim_orch_add_aux(ksim_orch *o, const ktsim_aux_client *c);

@@ -851,6 +851,14 @@ npk_status ktsim_create(const ktsim_config *cfg, ktsim **out)
             ktsim_destroy(s);
             return st;
         }
+        /* event-driven, as the units below: the port sleeps while idle (skip_quiet 0, the
+         * reference, ticks it every cycle) */
+        if (cfg->skip_quiet) {
+            uint64_t *wake = ksim_memport_sleep_on(s->ports[i], &s->cycle);
+            ksim_mesh_set_wake(s->mesh, cfg->mem_port[i], wake);
+            if (i == 0)
+                ksim_orch_set_out_wake(s->orch, wake);
+        }
     }
     for (unsigned i = 0; i < cfg->n_units; i++) {
         ktsim_unit_cfg u = cfg->units[i];
