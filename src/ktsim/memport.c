@@ -15,6 +15,7 @@
 #include "kt/hw/flit_header.h"
 #include "kt/hw/mxfp.h"
 #include "npukit/kt_words.h"
+#include "out_of_line.h"
 
 enum { OUT_DEPTH = 4, MAX_WRITERS = 256, INJECT_DEPTH = 2 };
 
@@ -121,8 +122,8 @@ void ksim_memport_count_into(ksim_memport *p, uint16_t *reads, uint16_t *writes)
 
 bool ksim_memport_idle(const ksim_memport *p)
 {
-    return ksim_fifo_empty(&p->intake) && ksim_fifo_empty(&p->out) && ksim_fifo_empty(&p->inject) &&
-           !p->rd.active;
+    return !p->rd.active && ksim_fifo_empty(&p->intake) && ksim_fifo_empty(&p->out) &&
+           ksim_fifo_empty(&p->inject);
 }
 
 /* A holding read's ticks do nothing but count its hold down (step_read): the intake waits for
@@ -172,8 +173,7 @@ static void wake_now(ksim_memport *p)
  * processor behind the port (it ticks and sends on its own, unseen here). */
 static bool can_sleep(const ksim_memport *p)
 {
-    return p->clock && !p->pe && ksim_memport_idle(p) &&
-           !(p->orch && ksim_orch_out_peek(p->orch));
+    return ksim_memport_idle(p) && p->clock && !p->pe && !(p->orch && ksim_orch_out_peek(p->orch));
 }
 
 void ksim_memport_set_remote(ksim_memport *p, ksim_remote_take_fn take, void *user)
@@ -251,17 +251,20 @@ static const kt_flit *port_out_peek(void *ep)
 {
     ksim_memport *p = ep;
     /* Outbound priority: the agent, the processor, the interlink's injected flits, the engine. */
-    const kt_flit *f = p->orch ? ksim_orch_out_peek(p->orch) : NULL;
-    p->out_from = OUT_AGENT;
-    if (f)
+    const kt_flit *f;
+    if (p->orch && (f = ksim_orch_out_peek(p->orch))) {
+        p->out_from = OUT_AGENT;
         return f;
-    p->out_from = OUT_PROCESSOR;
+    }
     if (p->pe && (f = p->pe->ops->out_peek(p->pe->ep)) &&
-        ksim_port_for_row(p->pe->ports, p->pe->n_ports, kt_header_get(f).dst.y) == p->index)
+        ksim_port_for_row(p->pe->ports, p->pe->n_ports, kt_header_get(f).dst.y) == p->index) {
+        p->out_from = OUT_PROCESSOR;
         return f;
-    p->out_from = OUT_INJECT;
-    if (!ksim_fifo_empty(&p->inject))
+    }
+    if (!ksim_fifo_empty(&p->inject)) {
+        p->out_from = OUT_INJECT;
         return ksim_fifo_head(&p->inject);
+    }
     p->out_from = OUT_ENGINE;
     return ksim_fifo_empty(&p->out) ? NULL : ksim_fifo_head(&p->out);
 }
@@ -311,11 +314,12 @@ static void start_read(ksim_memport *p, const kt_flit *f)
         (*p->total_reads)++;
 }
 
-/* Emit one response beat of the current read. */
-static void step_read(ksim_memport *p)
+/* Emit one response beat of the running read. Out of line, as serve_intake: the port's tick
+ * stays small for the cycles that find nothing to do. */
+static KSIM_OUT_OF_LINE void step_read(ksim_memport *p)
 {
     read_op *op = &p->rd;
-    if (!op->active || ksim_fifo_full(&p->out))
+    if (ksim_fifo_full(&p->out))
         return;
     if (op->hold) {
         op->hold--;
@@ -413,11 +417,9 @@ static void handle_write(ksim_memport *p, const kt_flit *f, bool *consumed)
     }
 }
 
-/* The intake's head, once no read is running: one request at a time, in order. */
-static void serve_intake(ksim_memport *p, uint64_t cycle)
+/* The intake's head (ready), once no read is running. */
+static KSIM_OUT_OF_LINE void serve_intake(ksim_memport *p)
 {
-    if (p->rd.active || !ksim_fifo_ready(&p->intake, cycle))
-        return;
     const kt_flit *f = ksim_fifo_head(&p->intake);
     kt_header h = kt_flit_header(f);
     bool consumed = true;
@@ -435,8 +437,10 @@ static void port_tick(void *ep, uint64_t cycle)
     p->cycle = cycle;
     if (p->pe && p->index == 0 && p->pe->ops->tick)
         p->pe->ops->tick(p->pe->ep, cycle);
-    step_read(p);
-    serve_intake(p, cycle);
+    if (p->rd.active)
+        step_read(p);
+    if (!p->rd.active && ksim_fifo_ready(&p->intake, cycle))
+        serve_intake(p); /* one request at a time, in order */
     if (can_sleep(p))
         p->wake = UINT64_MAX;
 }
