@@ -10,7 +10,14 @@
  * whether it is idle) exactly the same. Midway through each round's samples the host stages a
  * program again into the staging RAM's upper half, so its beats land while units work: in
  * cycles that tick and in quiet stretches (where a run of beats that only store is written at
- * once and its cycles skipped together). */
+ * once and its cycles skipped together).
+ *
+ * The memory port sleeps too while it has nothing to do, woken by what hands it work: a flit the
+ * router offers it (the units' reads and writes), the agent's output register filling (every
+ * dispatched flit and CU_CTRL request) and, for the quantising FILLs, the hold it counts down
+ * while the quiet skip runs. A wake missed or late delays a transaction, so each stall sample
+ * also takes the agent's AXI read and write counts (they move as the port issues), and midway
+ * the host writes and reads back a DRAM word through the memory window while the units work. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +37,7 @@ enum { RESULTS = MG_UNITS * (2 * GM * GN + 2) * 32 };
 enum { VL = 64 };
 enum { STALL_SAMPLES = 16, STALL_STEP = 97 }; /* a prime step: samples at varied phases */
 enum { RESTAGE_AT = 64 }; /* past every program dispatched from the staging RAM's start */
+enum { HOST_AT = 0x3F0000 }; /* the host's own DRAM words, past every result */
 
 /* Each round's kernel per vector core (the first core, the second). */
 static const char *const kernels[ROUNDS][VC_UNITS] = {{"fma", "red"}, {"chain", "expsum"}};
@@ -39,6 +47,8 @@ typedef struct outcome {
     uint64_t reg[MAX_UNITS][3]; /* CU_COUNTERS, CU_DBG, CU_STATUS per unit, each round's end */
     uint64_t last[ROUNDS][MAX_UNITS]; /* each dispatch's final NODE_STATUS: code, arg, count */
     uint64_t stalled[ROUNDS][STALL_SAMPLES]; /* ktsim_stalled_cycles while each round runs */
+    uint32_t traffic[ROUNDS][STALL_SAMPLES]; /* the agent's AXI reads << 16 | writes, likewise */
+    uint64_t host_word[ROUNDS];              /* the DRAM word the host wrote and read back */
     uint8_t *dram;                    /* every cluster's results */
     uint8_t *dumps;                   /* the kernels' read-back regions, one after another */
     size_t ndumps;
@@ -160,8 +170,16 @@ static bool run(bool skip, outcome *o)
         for (int k = 0; k < STALL_SAMPLES; k++) { /* the units at work, between the flits */
             ktsim_step(s, STALL_STEP);
             o->stalled[r][k] = ktsim_stalled_cycles(s);
+            uint16_t rd, wr;
+            ktsim_mem_traffic(s, &rd, &wr);
+            o->traffic[r][k] = (uint32_t)rd << 16 | wr;
             if (k == STALL_SAMPLES / 2)
                 CHECK_EQ(kt_stage(&d, RESTAGE_AT, p, np), NPK_OK);
+            if (k == STALL_SAMPLES / 2 + 1) { /* a host access to DRAM, away from every operand */
+                uint64_t at = cfg.mem_base + HOST_AT + 8ull * r;
+                CHECK_EQ(kt_write64(ktsim_transport(s), at, 0x5EED0000u + (unsigned)r), NPK_OK);
+                CHECK_EQ(kt_read64(ktsim_transport(s), at, &o->host_word[r]), NPK_OK);
+            }
         }
         for (unsigned t = 0; t < nt; t++) {
             kt_wait_result res = {0};
@@ -237,6 +255,19 @@ int main(void)
             stalled_max = on.stalled[r][k] > stalled_max ? on.stalled[r][k] : stalled_max;
         }
     CHECK(stalled_max > 0); /* the samples met the units working with no flit moving */
+    for (int r = 0; r < ROUNDS; r++)
+        for (int k = 0; k < STALL_SAMPLES; k++) {
+            if (on.traffic[r][k] != off.traffic[r][k])
+                fprintf(stderr, "round %d sample %d: AXI reads/writes 0x%08x skipping, 0x%08x ticked\n",
+                        r, k, on.traffic[r][k], off.traffic[r][k]);
+            CHECK_EQ(on.traffic[r][k], off.traffic[r][k]);
+        }
+    /* the samples met the port at work: its counts moved between them */
+    CHECK(on.traffic[0][0] != on.traffic[0][STALL_SAMPLES - 1]);
+    for (int r = 0; r < ROUNDS; r++) {
+        CHECK_EQ(on.host_word[r], 0x5EED0000u + (unsigned)r);
+        CHECK_EQ(off.host_word[r], on.host_word[r]);
+    }
     CHECK_EQ(on.ndumps, off.ndumps);
     CHECK(on.ndumps > 0 && on.ndumps == off.ndumps && !memcmp(on.dumps, off.dumps, on.ndumps));
     CHECK(on.dram && off.dram && !memcmp(on.dram, off.dram, RESULTS));
