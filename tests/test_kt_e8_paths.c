@@ -9,8 +9,12 @@
  * conversions against the lane-by-lane ones over every FP16 value and every E8M15 value (in
  * chunks of 16 consecutive values, so each binade's chunks take the shortcut or not as a whole,
  * and once more with each chunk's first lane swapped for a special, which must send the chunk
- * lane by lane); and kt_e8_lead1 against a bit-by-bit search at every position. */
+ * lane by lane); kt_e8_fma_n (four lanes at a time with AVX2, with masks for the branches)
+ * against the datapath over the same operands, in runs of every length from 1 to 19 so that
+ * every tail and every lane position of a special is taken, on the vector path and with the
+ * portable path pinned; and kt_e8_lead1 against a bit-by-bit search at every position. */
 #include "check.h"
+#include "common/dense.h"
 #include "kt/hw/e8m15.h"
 
 static uint64_t next(uint64_t *s)
@@ -49,6 +53,43 @@ static unsigned fma_differs(uint32_t a, uint32_t b, uint32_t c)
     return kt_e8_fma(a, b, c) != want || pred || kt_e8_fma_datapath(a, b, c) != want;
 }
 
+/* Triples gathered for kt_e8_fma_n, checked against the datapath a buffer at a time. */
+enum { RUN_BUF = 4096 };
+static uint32_t run_a[RUN_BUF], run_b[RUN_BUF], run_c[RUN_BUF];
+static unsigned run_used, run_len = 1;
+
+/* kt_e8_fma_n over the gathered triples, in runs of 1, 2, .. 19 elements (each run's start
+ * moving on by its length): the elements whose result differs from the datapath's. */
+static unsigned run_flush(void)
+{
+    uint32_t out[RUN_BUF];
+    for (unsigned i = 0; i < run_used;) {
+        unsigned n = run_used - i < run_len ? run_used - i : run_len;
+        kt_e8_fma_n(run_a + i, run_b + i, run_c + i, out + i, n);
+        i += n;
+        run_len = run_len % 19 + 1;
+    }
+    unsigned differ = 0;
+    for (unsigned i = 0; i < run_used; i++)
+        differ += out[i] != kt_e8_alu(KT_E8_FMA, run_a[i], run_b[i], run_c[i], NULL);
+    run_used = 0;
+    return differ;
+}
+
+static unsigned run_add(uint32_t a, uint32_t b, uint32_t c)
+{
+    run_a[run_used] = a;
+    run_b[run_used] = b;
+    run_c[run_used] = c;
+    return ++run_used == RUN_BUF ? run_flush() : 0;
+}
+
+/* kt_e8_fma and, gathered, kt_e8_fma_n against the datapath at one triple. */
+static unsigned both_differ(uint32_t a, uint32_t b, uint32_t c)
+{
+    return fma_differs(a, b, c) + run_add(a, b, c);
+}
+
 /* Every addend exponent against the products of edge exponents (the zero, subnormal-range and
  * special ones included), each with significands at the edges and one random, every sign. */
 static unsigned sweep(uint64_t *s)
@@ -71,9 +112,9 @@ static unsigned sweep(uint64_t *s)
                     uint32_t a = ex[i] << 15 | mant[0], b = ex[j] << 15 | mant[1];
                     uint32_t c = ec << 15 | mant[2];
                     for (uint32_t sg = 0; sg < 4; sg++)
-                        differ += fma_differs(a | (sg & 1) << 23, b, c | (sg >> 1) << 23);
+                        differ += both_differ(a | (sg & 1) << 23, b, c | (sg >> 1) << 23);
                 }
-    return differ;
+    return differ + run_flush();
 }
 
 /* Every FP16 value through kt_e8_from_f16_chunk, 16 consecutive values a chunk, with lane 0 as
@@ -133,10 +174,20 @@ int main(void)
     unsigned differ = 0;
     for (int i = 0; i < 1000000; i++) {
         uint32_t a = operand(&s), b = operand(&s), c = operand(&s);
-        differ += fma_differs(a, b, c);
+        differ += both_differ(a, b, c);
     }
+    differ += run_flush();
     CHECK_EQ(differ, 0u);
     CHECK_EQ(sweep(&s), 0u);
+    /* kt_e8_fma_n once more on the portable path (the loop), over fresh random triples */
+    npk_dense_force_portable(true);
+    differ = 0;
+    for (int i = 0; i < 200000; i++) {
+        uint32_t a = operand(&s), b = operand(&s), c = operand(&s);
+        differ += run_add(a, b, c);
+    }
+    CHECK_EQ(differ + run_flush(), 0u);
+    npk_dense_force_portable(false);
     CHECK_EQ(kt_e8_lead1(0), 0u);
     for (unsigned p = 0; p < 64; p++) {
         uint64_t x = 1ull << p;

@@ -110,6 +110,22 @@ static void write_back_flat(const vl_stage *st, const vl_beat *b, uint32_t *v, u
         k[j] = st->sel[j] == KT_VEC_SRC_C ? 0 : st->konst[j];
     }
     kt_e8_op op = (kt_e8_op)(st->op < KT_E8_OP_COUNT ? st->op : KT_E8_MOV);
+    if (op == KT_E8_FMA) { /* the commonest: the written slots' operands gathered, then a run */
+        uint32_t x[3][KT_VEC_LANES], r[KT_VEC_LANES];
+        uint8_t at[KT_VEC_LANES];
+        unsigned n = 0;
+        for (unsigned m = mask; m; m &= m - 1, n++) {
+            unsigned slot = (unsigned)__builtin_ctz(m);
+            const uint32_t *in = b->in[slot];
+            at[n] = (uint8_t)slot;
+            for (int j = 0; j < 3; j++)
+                x[j][n] = reg[j] ? in[j] : k[j];
+        }
+        kt_e8_fma_n(x[0], x[1], x[2], r, n);
+        for (unsigned i = 0; i < n; i++)
+            v[at[i]] = r[i];
+        return;
+    }
     for (unsigned m = mask; m; m &= m - 1) {
         unsigned slot = (unsigned)__builtin_ctz(m);
         const uint32_t *in = b->in[slot];

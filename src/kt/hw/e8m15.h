@@ -128,6 +128,11 @@ static inline uint32_t kt_e8_fma(uint32_t a, uint32_t b, uint32_t c)
     return kt_e8_round_inline(p, (int)(ea + eb) - 157, sticky, c >> 23 & 1);
 }
 
+/* out[i] = kt_e8_fma(a[i], b[i], c[i]) for i < n, the same bits: four lanes at a time with
+ * AVX2 where the CPU has it (e8m15_lanes.c), the loop elsewhere. */
+void kt_e8_fma_n(const uint32_t *a, const uint32_t *b, const uint32_t *c, uint32_t *out,
+                 unsigned n);
+
 /* The FP16 conversions, inline: the vector core's loads and stores convert 16 lanes a chunk. */
 static inline uint32_t kt_e8_from_f16(uint16_t h)
 {
