@@ -95,6 +95,9 @@ double kt_mx_acc_round(double x);
  * kt_mx_fp22_value: its value. kt_mx_acc_add: tile + chain, both FP22 values, as the unit sums
  * them. */
 uint32_t kt_mx_fp22_add(uint32_t a, uint32_t b);
+/* The FP22 pattern of the exact value ±mag * 2^sh (mag > 0, below 2^25; sign 1 for minus) as
+ * kt_mx_acc_round rounds it: a chain's rounding, shared by the block kernels and the sweep. */
+uint32_t kt_mx_fp22_round(uint32_t mag, int sh, unsigned sign);
 uint32_t kt_mx_fp22_of(double x);
 double kt_mx_fp22_value(uint32_t v);
 double kt_mx_acc_add(double tile, double chain);

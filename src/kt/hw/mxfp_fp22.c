@@ -203,6 +203,11 @@ static inline uint32_t fp22_round_exact(uint32_t mag, int sh, unsigned sign)
     return fp22_pack(sign, (unsigned)(e + KT_MX_ACC_EBIAS), keep);
 }
 
+uint32_t kt_mx_fp22_round(uint32_t mag, int sh, unsigned sign)
+{
+    return fp22_round_exact(mag, sh, sign);
+}
+
 /* A chain from its integer dot product: dot * m8A * m8B * 2^(EA + EB - anchor - 6), rounded. */
 static inline uint32_t chain_of_dot(int32_t dot, uint8_t field_a, uint8_t field_b, unsigned anchor)
 {

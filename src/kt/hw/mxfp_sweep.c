@@ -70,40 +70,6 @@ void kt_mx_opnd_of(const int8_t q[KT_MX_ENTRY_ELEMS], const uint8_t field[KT_MX_
 
 /* ---- the portable path: kt_mx_subtile_fp22's own steps on the scaled dots ---- */
 
-static unsigned msb_of(uint32_t x) { return x ? 31u - (unsigned)__builtin_clz(x) : 0; }
-
-static uint32_t fp22_pack(unsigned s, unsigned e, uint32_t f)
-{
-    return (uint32_t)s << (MW + 7) | (uint32_t)e << MW | (f & ((1u << MW) - 1));
-}
-
-/* A scaled dot d (the chain's value is d * 2^sh) rounded as kt_mx_acc_round rounds it. */
-static uint32_t chain_scaled(int32_t d, int sh)
-{
-    enum { SIG = MW + 1, E_MIN = 1 - KT_MX_ACC_EBIAS, E_MAX = KT_MX_ACC_EBIAS + 1 };
-    if (!d)
-        return 0;
-    uint32_t mag = (uint32_t)(d < 0 ? -d : d);
-    unsigned p = msb_of(mag);
-    int e = (int)p + sh;
-    if (e < E_MIN)
-        return 0;
-    uint32_t keep = mag;
-    if (p >= SIG) {
-        unsigned drop = p - (SIG - 1);
-        uint32_t rem = mag & ((1u << drop) - 1), half = 1u << (drop - 1);
-        keep = (mag >> drop) + (rem > half || (rem == half && (mag >> drop & 1)));
-        if (keep >> SIG) {
-            keep >>= 1;
-            e++;
-        }
-    } else
-        keep <<= SIG - 1 - p;
-    if (e > E_MAX)
-        return fp22_pack(d < 0, 127, ~0u);
-    return fp22_pack(d < 0, (unsigned)(e + KT_MX_ACC_EBIAS), keep);
-}
-
 static void run_portable(const kt_mx_opnd *const *a, const kt_mx_opnd *const *b, unsigned nk,
                          unsigned anchor, bool load, uint32_t t[KT_MX_LANES * KT_MX_LANES])
 {
@@ -115,7 +81,7 @@ static void run_portable(const kt_mx_opnd *const *a, const kt_mx_opnd *const *b,
                 for (unsigned k = 0; k < KT_MX_KBLOCK; k++)
                     d += va[k] * vb[k];
                 int sh = (a[kb]->field[i] >> 3) + (b[kb]->field[j] >> 3) - (int)anchor - 6;
-                uint32_t c = chain_scaled(d, sh);
+                uint32_t c = d ? kt_mx_fp22_round((uint32_t)(d < 0 ? -d : d), sh, d < 0) : 0;
                 uint32_t *v = &t[i * KT_MX_LANES + j];
                 *v = load && kb == 0 ? c : kt_mx_fp22_add(*v, c);
             }
