@@ -74,6 +74,16 @@ static npk_status run_prog(run *r, kt_flit *p, unsigned n, kt_node_status *st)
     return s;
 }
 
+/* The plain product as a program in p[0..3]: FILL A and FILL B (FP16 in memory, quantised by
+ * the port on the way in), GEMM, DRAIN of `drained` entries to C. */
+static void product_prog(kt_flit p[4], unsigned drained)
+{
+    CHECK_EQ(kt_mat_fill(&p[0], A_AT, GM * NK, false, false, false, 0, 1, false), NPK_OK);
+    CHECK_EQ(kt_mat_fill(&p[1], B_AT, GN * NK, true, false, false, 0, 1, false), NPK_OK);
+    CHECK_EQ(kt_mat_gemm(&p[2], GM, GN, NK, false, 0, 0, false, false, 1, false), NPK_OK);
+    CHECK_EQ(kt_mat_drain(&p[3], C_AT, drained, 1, false), NPK_OK);
+}
+
 static uint64_t ctrl(run *r, uint8_t index)
 {
     uint64_t v = 0;
@@ -206,11 +216,7 @@ static void test_gemm(void)
     make_operands(&r);
     kt_flit p[8];
     kt_node_status st;
-    /* FP16 in memory, quantised by the port on the way in */
-    CHECK_EQ(kt_mat_fill(&p[0], A_AT, GM * NK, false, false, false, 0, 1, false), NPK_OK);
-    CHECK_EQ(kt_mat_fill(&p[1], B_AT, GN * NK, true, false, false, 0, 1, false), NPK_OK);
-    CHECK_EQ(kt_mat_gemm(&p[2], GM, GN, NK, false, 0, 0, false, false, 1, false), NPK_OK);
-    CHECK_EQ(kt_mat_drain(&p[3], C_AT, GM * GN, 1, false), NPK_OK);
+    product_prog(p, GM * GN);
     CHECK_EQ(run_prog(&r, p, 4, &st), NPK_OK);
     CHECK_EQ(st.code, KT_SIG_INST_COMPLETE);
     CHECK_EQ(st.arg, 4); /* FILL, FILL, GEMM, DRAIN retired */
@@ -263,10 +269,7 @@ static void test_emit(void)
     kt_flit p[8];
     kt_node_status st;
     uint16_t plain[M * N], emitted[M * N];
-    CHECK_EQ(kt_mat_fill(&p[0], A_AT, GM * NK, false, false, false, 0, 1, false), NPK_OK);
-    CHECK_EQ(kt_mat_fill(&p[1], B_AT, GN * NK, true, false, false, 0, 1, false), NPK_OK);
-    CHECK_EQ(kt_mat_gemm(&p[2], GM, GN, NK, false, 0, 0, false, false, 1, false), NPK_OK);
-    CHECK_EQ(kt_mat_drain(&p[3], C_AT, GM * GN, 1, false), NPK_OK);
+    product_prog(p, GM * GN);
     CHECK_EQ(run_prog(&r, p, 4, &st), NPK_OK);
     CHECK_EQ(ktsim_dram_read(r.s, C_AT, plain, sizeof plain), NPK_OK);
     uint8_t zero[M * N * 2] = {0};
@@ -350,10 +353,7 @@ static void test_wrapped_tile(void)
     make_operands(&r);
     kt_flit p[4];
     kt_node_status st;
-    CHECK_EQ(kt_mat_fill(&p[0], A_AT, GM * NK, false, false, false, 0, 1, false), NPK_OK);
-    CHECK_EQ(kt_mat_fill(&p[1], B_AT, GN * NK, true, false, false, 0, 1, false), NPK_OK);
-    CHECK_EQ(kt_mat_gemm(&p[2], GM, GN, NK, false, 0, 0, false, false, 1, false), NPK_OK);
-    CHECK_EQ(kt_mat_drain(&p[3], C_AT, TILES, 1, false), NPK_OK);
+    product_prog(p, TILES);
     CHECK_EQ(run_prog(&r, p, 4, &st), NPK_OK);
     static uint8_t buf[M * K * 2];
     uint8_t w[KT_MX_ENTRY_OUT];
