@@ -11,11 +11,6 @@ enum {
     E8_BIAS = 127,
     E8_MBITS = 15,
     E8_EMAX = 0xFF,
-    FRAME = 48,         /* the sum's width: a 16 x 16 product below an addend 32 bits up */
-    ADDEND_UP = 32,     /* where the addend's significand sits in the frame before alignment */
-    ALIGN_BIAS = 110,   /* shift = ea + eb - ec - 110: the addend's lsb onto the product's */
-    EXP_BIAS_FMA = 157, /* result exponent = lead + ea + eb - 157 */
-    EXP_BIAS_BYP = 47,  /* an addend that bypasses the product: lead + ec - 47 */
 };
 
 static unsigned sgn(uint32_t v) { return v >> 23 & 1; }
@@ -63,20 +58,20 @@ static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool 
 
     /* alignment: an addend far above the product bypasses it; one far below leaves a sticky
      * bit (a zero addend is shifted all the way out and, its hidden bit being 1, still does) */
-    int s_raw = (int)(ea_eff + eb_eff) - (int)ec - ALIGN_BIAS;
+    int s_raw = (int)(ea_eff + eb_eff) - (int)ec - KT_E8_ALIGN_BIAS;
     bool byp = s_raw < 0 && !cz;
-    unsigned s = cz ? FRAME : byp ? 0 : (s_raw > FRAME ? FRAME : (unsigned)s_raw);
+    unsigned s = cz ? KT_E8_FRAME : byp ? 0 : (s_raw > KT_E8_FRAME ? KT_E8_FRAME : (unsigned)s_raw);
     uint64_t gc = 0x8000u | mant(vc);
-    uint64_t algn = (gc << ADDEND_UP) >> s;
-    unsigned dropped = s > ADDEND_UP ? s - ADDEND_UP : 0; /* addend bits shifted out */
+    uint64_t algn = (gc << KT_E8_ADDEND_UP) >> s;
+    unsigned dropped = s > KT_E8_ADDEND_UP ? s - KT_E8_ADDEND_UP : 0; /* addend bits shifted out */
     bool stk = dropped && (gc & (dropped >= 16 ? 0xFFFFu : (1u << dropped) - 1));
-    int ebase = byp ? (int)ec - EXP_BIAS_BYP : (int)(ea_eff + eb_eff) - EXP_BIAS_FMA;
+    int ebase = byp ? (int)ec - KT_E8_EXP_BIAS_BYP : (int)(ea_eff + eb_eff) - KT_E8_EXP_BIAS_FMA;
 
     uint64_t ga = (byp || pz) ? 0 : (0x8000u | mant(va)), gb = 0x8000u | mant(vb);
-    const uint64_t m48 = (1ull << FRAME) - 1;
+    const uint64_t m48 = (1ull << KT_E8_FRAME) - 1;
     uint64_t prod = ga * gb;
     uint64_t p = (neg ? algn - prod : algn + prod) & m48;
-    bool res_neg = neg && s != 0 && (p >> (FRAME - 1) & 1);
+    bool res_neg = neg && s != 0 && (p >> (KT_E8_FRAME - 1) & 1);
     uint64_t mag = res_neg ? ((~p + 1) & ((1ull << 33) - 1)) : p;
     unsigned sign = neg ? (res_neg ? sab : sgn(vc)) : sab;
 

@@ -26,6 +26,21 @@ enum {
     KT_E8_NAN = 0x7FC000, /* the lane's quiet NaN */
 };
 
+/* The fused multiply-add's frame, from the format (bias 127, 15 mantissa bits): the 16 x 16-bit
+ * product of the significands sits at bit 0, its lsb weighing 2^(ea + eb - 2 * (127 + 15)); the
+ * addend's 16-bit significand starts KT_E8_ADDEND_UP bits up, lsb 2^(ec - (127 + 15)), and is
+ * shifted down by ea + eb - ec - KT_E8_ALIGN_BIAS to put its lsb onto the product's. A result
+ * whose leading one is at frame bit `lead` has the exponent field lead + ea + eb -
+ * KT_E8_EXP_BIAS_FMA, or lead + ec - KT_E8_EXP_BIAS_BYP for an addend that bypasses the
+ * product (left unshifted). */
+enum {
+    KT_E8_FRAME = 48,
+    KT_E8_ADDEND_UP = 32,
+    KT_E8_ALIGN_BIAS = (127 + 15) - KT_E8_ADDEND_UP,         /* 110 */
+    KT_E8_EXP_BIAS_FMA = 2 * (127 + 15) - 127,               /* 157 */
+    KT_E8_EXP_BIAS_BYP = (127 + 15) + KT_E8_ADDEND_UP - 127, /* 47 */
+};
+
 /* The lane's arithmetic opcodes, numbered as the ISA numbers them (0x00..0x11; the lane itself
  * numbers the four seeds 16..19). */
 typedef enum kt_e8_op {
@@ -108,24 +123,28 @@ static inline uint32_t kt_e8_fma(uint32_t a, uint32_t b, uint32_t c)
     unsigned ea = a >> 15 & 0xFF, eb = b >> 15 & 0xFF, ec = c >> 15 & 0xFF;
     if (ea - 1u >= 254u || eb - 1u >= 254u || ec - 1u >= 254u)
         return kt_e8_fma_datapath(a, b, c);
-    int shift = (int)(ea + eb) - (int)ec - 110; /* the addend's lsb onto the product's */
+    int shift =
+        (int)(ea + eb) - (int)ec - KT_E8_ALIGN_BIAS; /* the addend's lsb onto the product's */
     if (shift < 0)
         return c & 0xFFFFFF;
-    unsigned s = shift > 48 ? 48u : (unsigned)shift;
+    unsigned s = shift > KT_E8_FRAME ? KT_E8_FRAME : (unsigned)shift;
     uint64_t gc = 0x8000u | (c & 0x7FFF);
     uint64_t prod = (uint64_t)(0x8000u | (a & 0x7FFF)) * (0x8000u | (b & 0x7FFF));
-    uint64_t algn = (gc << 32) >> s;
+    uint64_t algn = (gc << KT_E8_ADDEND_UP) >> s;
     /* addend bits below the frame: its hidden bit among them once 16 or more drop */
-    bool sticky = s > 32 && (s >= 48 || (gc & ((1u << (s - 32)) - 1)));
+    bool sticky =
+        s > KT_E8_ADDEND_UP && (s >= KT_E8_FRAME || (gc & ((1u << (s - KT_E8_ADDEND_UP)) - 1)));
     unsigned sab = (a ^ b) >> 23 & 1;
     if (!((sab ^ c >> 23) & 1))
-        return kt_e8_round_inline(algn + prod, (int)(ea + eb) - 157, sticky, sab);
-    uint64_t p = (algn - prod) & ((1ull << 48) - 1);
-    if (s && (p >> 47 & 1)) /* the product outweighs the addend: the magnitude negated */
-        return kt_e8_round_inline((0 - p) & ((1ull << 33) - 1), (int)(ea + eb) - 157, sticky, sab);
+        return kt_e8_round_inline(algn + prod, (int)(ea + eb) - KT_E8_EXP_BIAS_FMA, sticky, sab);
+    uint64_t p = (algn - prod) & ((1ull << KT_E8_FRAME) - 1);
+    if (s &&
+        (p >> (KT_E8_FRAME - 1) & 1)) /* the product outweighs the addend: the magnitude negated */
+        return kt_e8_round_inline((0 - p) & ((1ull << 33) - 1), (int)(ea + eb) - KT_E8_EXP_BIAS_FMA,
+                                  sticky, sab);
     if (!p)
         return 0; /* exact cancellation: +0 */
-    return kt_e8_round_inline(p, (int)(ea + eb) - 157, sticky, c >> 23 & 1);
+    return kt_e8_round_inline(p, (int)(ea + eb) - KT_E8_EXP_BIAS_FMA, sticky, c >> 23 & 1);
 }
 
 /* out[i] = kt_e8_fma(a[i], b[i], c[i]) for i < n, the same bits: four lanes at a time with
@@ -177,7 +196,8 @@ static inline uint16_t kt_e8_to_f16(uint32_t v)
  * 113..141), each converts with a few shifts and adds and no branch; a chunk with any other
  * lane converts lane by lane above (tests/test_kt_vec.c holds the two to the same bits). */
 enum { KT_E8_CHUNK = 16 };
-static inline void kt_e8_from_f16_chunk(uint32_t out[KT_E8_CHUNK], const uint8_t in[2 * KT_E8_CHUNK])
+static inline void kt_e8_from_f16_chunk(uint32_t out[KT_E8_CHUNK],
+                                        const uint8_t in[2 * KT_E8_CHUNK])
 {
     unsigned other = 0;
     for (unsigned l = 0; l < KT_E8_CHUNK; l++) {
