@@ -437,8 +437,6 @@ bool ksim_mesh_tick(ksim_mesh *m, uint64_t cycle)
     return m->moved;
 }
 
-unsigned ksim_mesh_in_flight(const ksim_mesh *m) { return m->in_flight; }
 const unsigned *ksim_mesh_in_flight_count(const ksim_mesh *m) { return &m->in_flight; }
 
-bool ksim_mesh_moved(const ksim_mesh *m) { return m->moved; }
 uint64_t ksim_mesh_dropped(const ksim_mesh *m) { return m->dropped; }

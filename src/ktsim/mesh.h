@@ -40,15 +40,12 @@ bool ksim_mesh_position_ok(const ksim_mesh *m, kt_coord at);
  * the grid, X first, then Y, then at most one outward hop; West > East > North > South > Local. */
 ksim_port ksim_route(uint8_t grid_lo, uint8_t grid_hi, uint8_t rx, uint8_t ry, kt_coord dst);
 
-/* One cycle: endpoint ticks, then links and routers move flits. True when a flit moved (what
- * ksim_mesh_moved reads after it). */
+/* One cycle: endpoint ticks, then links and routers move flits. True when a flit moved. */
 bool ksim_mesh_tick(ksim_mesh *m, uint64_t cycle);
 
-/* Flits inside routers, and whether any moved in the last tick. */
-unsigned ksim_mesh_in_flight(const ksim_mesh *m);
-/* The count ksim_mesh_in_flight reads, for a caller that asks every cycle (the machine's step). */
+/* The count of flits inside routers, kept current by the mesh: a caller that asks every cycle
+ * (the machine's step) reads it through this pointer. */
 const unsigned *ksim_mesh_in_flight_count(const ksim_mesh *m);
-bool ksim_mesh_moved(const ksim_mesh *m);
 uint64_t ksim_mesh_dropped(const ksim_mesh *m);
 
 #endif
