@@ -167,8 +167,9 @@ rksim_gemm_cols_path rksim_gemm_cols_path_used(void);
 void rksim_gemm_cols_force(rksim_gemm_cols_path p);
 
 /* fn(ctx, lo, hi) over [0, count): with `two`, the halves [0, count/2) and [count/2, count) at
- * once, the second on a thread of its own (the whole range here when no thread starts). The
- * simulator's memory-bound passes use both cores this way. */
+ * once, the second on a thread of its own (the whole range here when no thread starts), which
+ * is allowed the caller's CPUs but the one the caller is on. The simulator's memory-bound
+ * passes and its GEMMs use both cores this way. */
 typedef void rksim_range_fn(void *ctx, uint32_t lo, uint32_t hi);
 void rksim_split2(rksim_range_fn *fn, void *ctx, uint32_t count, bool two);
 
