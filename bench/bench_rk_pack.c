@@ -4,12 +4,14 @@
  * For each operation at a realistic size (B 4096×4096, A 512×4096, C 512×4096) it times RUNS
  * runs of the operation and RUNS runs of a memcpy of the same number of bytes, interleaved in
  * the same process, and prints the medians, GB/s for both, and the ratio (operation GB/s over
- * memcpy GB/s). Each case first runs both WARM_RUNS times, and in the timed pairs each goes
- * first in every other pair: the first runs after the case before (32 MB moved) and the first
- * place in a pair were both slower, and with one warm-up run and the operation always first the
- * fp16 cube pack of A read 0.76 of memcpy by the median of 20 invocations where it reads 0.86
- * with both even (docs/rk-programs.md). "Bytes" is what the operation reads from its source (the user matrix for a
- * pack, the packed block for an unpack); for int4 packing the output is half of that.
+ * memcpy GB/s). Each case first runs both, a pair after the other, for WARM_MS (at least
+ * WARM_RUNS pairs), and in the timed pairs each goes first in every other pair: for about ten
+ * runs after a case that moved 32 MB the caches still held its state, and the first place in a
+ * pair was slower too. Timed straight after one warm-up run, the operation always first, the
+ * fp16 cube pack of A read 0.76 of memcpy by the median of 20 invocations; warmed this way,
+ * 0.87-0.91 (docs/rk-programs.md).
+ * "Bytes" is what the operation reads from its source (the user matrix for a pack, the packed
+ * block for an unpack); for int4 packing the output is half of that.
  *
  * The SDP's atom layout (npk_rk_atom_pack/unpack) is measured the same way.
  *
@@ -27,7 +29,7 @@
 #include "rk/program/rk_sdp.h"
 
 static const double PACK_GOAL = 0.8;
-enum { WARM_RUNS = 3 };
+enum { WARM_RUNS = 3, WARM_MS = 20 };
 
 static void *alloc_filled(size_t bytes, uint8_t mask)
 {
@@ -133,10 +135,11 @@ static int measure(bench_case *c, int runs, void *copy_src, void *copy_dst)
         fprintf(stderr, "bench_rk_pack: %s: %s\n", c->name, npk_last_error());
         return 1;
     }
-    for (int r = 1; r < WARM_RUNS; r++)
+    const double warm_until = npk_now_ms() + WARM_MS;
+    for (int r = 1; r < WARM_RUNS || npk_now_ms() < warm_until; r++) {
         c->run(c);
-    for (int r = 0; r < WARM_RUNS; r++)
         memcpy(copy_dst, copy_src, c->bytes);
+    }
     for (int r = 0; r < runs; r++) {
         /* each goes first in every other pair */
         const bool op_first = r % 2 == 0;
