@@ -7,14 +7,10 @@
 
 #include <math.h>
 
-enum {
-    E8_BIAS = 127,
-    E8_MBITS = 15,
-    E8_EMAX = 0xFF,
-};
+enum { E8_EMAX = 0xFF };
 
 static unsigned sgn(uint32_t v) { return v >> 23 & 1; }
-static unsigned expo(uint32_t v) { return v >> E8_MBITS & 0xFF; }
+static unsigned expo(uint32_t v) { return v >> KT_E8_MBITS & 0xFF; }
 static unsigned mant(uint32_t v) { return v & 0x7FFF; }
 static bool is_nan(uint32_t v) { return expo(v) == E8_EMAX && mant(v); }
 static bool is_inf(uint32_t v) { return expo(v) == E8_EMAX && !mant(v); }
@@ -54,7 +50,7 @@ static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool 
     if (f_nan)
         return KT_E8_NAN;
     if (f_inf)
-        return (uint32_t)(p_inf ? sab : sgn(vc)) << 23 | (uint32_t)E8_EMAX << E8_MBITS;
+        return (uint32_t)(p_inf ? sab : sgn(vc)) << 23 | (uint32_t)E8_EMAX << KT_E8_MBITS;
 
     /* alignment: an addend far above the product bypasses it; one far below leaves a sticky
      * bit (a zero addend is shifted all the way out and, its hidden bit being 1, still does) */
@@ -72,7 +68,7 @@ static uint32_t fma_lane(uint32_t va, uint32_t vb, uint32_t vc, bool va_z, bool 
     uint64_t prod = ga * gb;
     uint64_t p = (neg ? algn - prod : algn + prod) & m48;
     bool res_neg = neg && s != 0 && (p >> (KT_E8_FRAME - 1) & 1);
-    uint64_t mag = res_neg ? ((~p + 1) & ((1ull << 33) - 1)) : p;
+    uint64_t mag = res_neg ? ((~p + 1) & ((1ull << KT_E8_NEG_BITS) - 1)) : p;
     unsigned sign = neg ? (res_neg ? sab : sgn(vc)) : sab;
 
     if (!mag)
@@ -157,13 +153,13 @@ uint32_t kt_e8_from_f32(uint32_t f)
     if (!e)
         return s << 23;
     if (e == 0xFF)
-        return s << 23 | (uint32_t)E8_EMAX << E8_MBITS | (m ? 0x4000 | (m >> 8 & 0x3FFF) : 0);
+        return s << 23 | (uint32_t)E8_EMAX << KT_E8_MBITS | (m ? 0x4000 | (m >> 8 & 0x3FFF) : 0);
     uint32_t keep = m >> 8, guard = m >> 7 & 1, stick = (m & 0x7F) != 0;
     uint32_t rnd = keep + (guard & (stick | (keep & 1)));
     uint32_t carry = rnd >> 15 & 1, e2 = e + carry;
     if (e2 >= E8_EMAX)
-        return s << 23 | (uint32_t)E8_EMAX << E8_MBITS;
-    return s << 23 | e2 << E8_MBITS | (carry ? 0 : (rnd & 0x7FFF));
+        return s << 23 | (uint32_t)E8_EMAX << KT_E8_MBITS;
+    return s << 23 | e2 << KT_E8_MBITS | (carry ? 0 : (rnd & 0x7FFF));
 }
 
 uint32_t kt_e8_to_f32(uint32_t v) { return expo(v) ? (v & 0xFFFFFF) << 8 : (uint32_t)sgn(v) << 31; }
@@ -176,5 +172,5 @@ double kt_e8_value(uint32_t v)
         return sign * 0.0;
     if (e == E8_EMAX)
         return mant(v) ? NAN : sign * INFINITY;
-    return sign * ldexp((double)(0x8000u | mant(v)), (int)e - E8_BIAS - E8_MBITS);
+    return sign * ldexp((double)(0x8000u | mant(v)), (int)e - KT_E8_BIAS - KT_E8_MBITS);
 }

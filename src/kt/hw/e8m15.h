@@ -26,19 +26,24 @@ enum {
     KT_E8_NAN = 0x7FC000, /* the lane's quiet NaN */
 };
 
-/* The fused multiply-add's frame, from the format (bias 127, 15 mantissa bits): the 16 x 16-bit
- * product of the significands sits at bit 0, its lsb weighing 2^(ea + eb - 2 * (127 + 15)); the
- * addend's 16-bit significand starts KT_E8_ADDEND_UP bits up, lsb 2^(ec - (127 + 15)), and is
- * shifted down by ea + eb - ec - KT_E8_ALIGN_BIAS to put its lsb onto the product's. A result
- * whose leading one is at frame bit `lead` has the exponent field lead + ea + eb -
- * KT_E8_EXP_BIAS_FMA, or lead + ec - KT_E8_EXP_BIAS_BYP for an addend that bypasses the
- * product (left unshifted). */
+/* The format's exponent bias and mantissa width. */
+enum { KT_E8_BIAS = 127, KT_E8_MBITS = 15 };
+
+/* The fused multiply-add's frame, from the format: the 16 x 16-bit product of the significands
+ * sits at bit 0, its lsb weighing 2^(ea + eb - 2 * (bias + mbits)); the addend's 16-bit
+ * significand starts KT_E8_ADDEND_UP bits up, lsb 2^(ec - (bias + mbits)), and is shifted down by
+ * ea + eb - ec - KT_E8_ALIGN_BIAS to put its lsb onto the product's. A result whose leading one
+ * is at frame bit `lead` has the exponent field lead + ea + eb - KT_E8_EXP_BIAS_FMA, or
+ * lead + ec - KT_E8_EXP_BIAS_BYP for an addend that bypasses the product (left unshifted). A
+ * difference the product outweighs is negated within KT_E8_NEG_BITS: the product's width and
+ * one bit more. */
 enum {
     KT_E8_FRAME = 48,
     KT_E8_ADDEND_UP = 32,
-    KT_E8_ALIGN_BIAS = (127 + 15) - KT_E8_ADDEND_UP,         /* 110 */
-    KT_E8_EXP_BIAS_FMA = 2 * (127 + 15) - 127,               /* 157 */
-    KT_E8_EXP_BIAS_BYP = (127 + 15) + KT_E8_ADDEND_UP - 127, /* 47 */
+    KT_E8_ALIGN_BIAS = (KT_E8_BIAS + KT_E8_MBITS) - KT_E8_ADDEND_UP,                /* 110 */
+    KT_E8_EXP_BIAS_FMA = 2 * (KT_E8_BIAS + KT_E8_MBITS) - KT_E8_BIAS,               /* 157 */
+    KT_E8_EXP_BIAS_BYP = (KT_E8_BIAS + KT_E8_MBITS) + KT_E8_ADDEND_UP - KT_E8_BIAS, /* 47 */
+    KT_E8_NEG_BITS = 2 * (KT_E8_MBITS + 1) + 1,                                     /* 33 */
 };
 
 /* The lane's arithmetic opcodes, numbered as the ISA numbers them (0x00..0x11; the lane itself
@@ -140,8 +145,8 @@ static inline uint32_t kt_e8_fma(uint32_t a, uint32_t b, uint32_t c)
     uint64_t p = (algn - prod) & ((1ull << KT_E8_FRAME) - 1);
     if (s &&
         (p >> (KT_E8_FRAME - 1) & 1)) /* the product outweighs the addend: the magnitude negated */
-        return kt_e8_round_inline((0 - p) & ((1ull << 33) - 1), (int)(ea + eb) - KT_E8_EXP_BIAS_FMA,
-                                  sticky, sab);
+        return kt_e8_round_inline((0 - p) & ((1ull << KT_E8_NEG_BITS) - 1),
+                                  (int)(ea + eb) - KT_E8_EXP_BIAS_FMA, sticky, sab);
     if (!p)
         return 0; /* exact cancellation: +0 */
     return kt_e8_round_inline(p, (int)(ea + eb) - KT_E8_EXP_BIAS_FMA, sticky, c >> 23 & 1);

@@ -49,7 +49,8 @@ MX_AVX2_FN static __m256i fma4(__m256i a, __m256i b, __m256i c, int *special)
     /* a difference the product outweighs: the magnitude negated, the product's sign */
     __m256i top = _mm256_cmpeq_epi64(_mm256_srli_epi64(p, KT_E8_FRAME - 1), one);
     __m256i flip = _mm256_andnot_si256(_mm256_cmpeq_epi64(s, zero), top);
-    __m256i negp = _mm256_and_si256(_mm256_sub_epi64(zero, p), _mm256_set1_epi64x((1ll << 33) - 1));
+    __m256i negp = _mm256_and_si256(_mm256_sub_epi64(zero, p),
+                                    _mm256_set1_epi64x((1ll << KT_E8_NEG_BITS) - 1));
     __m256i mag = mx_sel(same, _mm256_add_epi64(algn, prod), mx_sel(flip, negp, p));
     __m256i sign = mx_sel(_mm256_or_si256(same, flip), sab, sc);
     __m256i cancel = _mm256_andnot_si256(same, _mm256_cmpeq_epi64(mag, zero)); /* exact: +0 */
